@@ -1,0 +1,13 @@
+// The subset of SMBus/I2C operations the drivers need. The real backend wraps i2c-bus; the
+// simulator implements the same interface, so the DS2482 driver code is exercised either way.
+export interface I2cBus {
+  /** Write one byte with no command (SMBus send byte). */
+  sendByte(address: number, byte: number): Promise<void>;
+  /** Write a command byte followed by one data byte (SMBus write byte data). */
+  writeByte(address: number, command: number, byte: number): Promise<void>;
+  /** Read one byte with no command (SMBus receive byte). */
+  receiveByte(address: number): Promise<number>;
+  /** Addresses that acknowledge, restricted to the given range. */
+  scan(first: number, last: number): Promise<number[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,68 @@
+// Contracts shared by every 1-Wire master and device driver. Drivers know nothing of blocks.
+
+/** A 64-bit ROM id as 16 lowercase hex digits, bytes in bus order: family first, CRC last. */
+export type RomAddress = string;
+
+/** Result of the DS2482-style search triplet: two read bits and the direction taken. */
+export interface TripletResult {
+  id: 0 | 1;
+  cmp: 0 | 1;
+  dir: 0 | 1;
+}
+
+/**
+ * Bit/byte-level bus master (DS2482 channel, DS2480B adapter). Protocol code (ROM search,
+ * device commands) runs on top of this interface and is shared by every master.
+ */
+export interface OneWireMaster {
+  /** Stable, human-readable name, e.g. `ds2482-1-0x18-ch0` or `ds2480b-/dev/ttyUSB0`. */
+  readonly name: string;
+  /** Reset pulse; resolves true when at least one device answered with presence. Throws BusShortError on a short. */
+  reset(): Promise<boolean>;
+  writeByte(byte: number): Promise<void>;
+  readByte(): Promise<number>;
+  writeBit(bit: 0 | 1): Promise<void>;
+  readBit(): Promise<0 | 1>;
+  /** One search step: read bit, read complement, write the chosen direction (`dir` when both differ). */
+  triplet(direction: 0 | 1): Promise<TripletResult>;
+  /** Optional: strong pull-up after the next byte (parasite power); masters without it ignore the call. */
+  close?(): Promise<void>;
+}
+
+/** Device-level view of one physical bus. Implemented over a OneWireMaster, or directly by the kernel w1 tree. */
+export interface OneWireBus {
+  readonly name: string;
+  readonly kind: 'ds2482' | 'ds2480b' | 'w1';
+  /** Full ROM search; returns CRC-valid addresses. */
+  search(): Promise<RomAddress[]>;
+  /** Start a temperature conversion on every DS18B20 on the bus at once (skip ROM + Convert T). */
+  convertAll(): Promise<void>;
+  /** Read a DS18B20 scratchpad and return degC. Throws a OneWireError on CRC failure, no presence, or an invalid scratchpad. */
+  readTemperature(address: RomAddress): Promise<number>;
+  /** DS2408: PIO logic state and output latch state, bit n = channel n+1. */
+  readDs2408(address: RomAddress): Promise<{ pins: number; latches: number }>;
+  /** DS2408: write the output latches (bit set = latch on = pin pulled low = "active"). */
+  writeDs2408(address: RomAddress, latches: number): Promise<void>;
+  /** DS2413: pin and latch state for A (bit 0) and B (bit 1). */
+  readDs2413(address: RomAddress): Promise<{ pins: number; latches: number }>;
+  writeDs2413(address: RomAddress, latches: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type OneWireErrorCode = 'NO_PRESENCE' | 'CRC' | 'INVALID_DATA' | 'SHORT' | 'TIMEOUT' | 'IO';
+
+export class OneWireError extends Error {
+  constructor(
+    readonly code: OneWireErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OneWireError';
+  }
+}
+
+export const FAMILY = {
+  DS18B20: 0x28,
+  DS2408: 0x29,
+  DS2413: 0x3a,
+} as const;
