@@ -1,1 +1,77 @@
-export {};
+#!/usr/bin/env node
+// CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
+import { createApp } from './app.js';
+import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
+import { VERSION } from './version.js';
+
+const SHUTDOWN_LIMIT_MS = 5000;
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    const args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      console.log(helpText());
+      return;
+    }
+    if (args.version) {
+      console.log(VERSION);
+      return;
+    }
+    config = loadConfig(args.values);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`edgeblocks: configuration error: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+
+  let app;
+  try {
+    app = await createApp(config);
+  } catch (e) {
+    process.stderr.write(`edgeblocks: cannot start: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  const { log } = app;
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
+    force.unref();
+    app.stop().then(
+      () => process.exit(0),
+      (e) => {
+        log.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('uncaughtException', (e) => {
+    log.fatal({ err: e }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (e) => {
+    log.fatal({ err: e }, 'unhandled rejection');
+    process.exit(1);
+  });
+  try {
+    await app.start();
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    log.fatal({ err }, `cannot listen: ${err.code ?? err.message}`);
+    process.stderr.write(`edgeblocks: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}\n`);
+    await app.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+void main();

@@ -1,0 +1,60 @@
+// One JSON error envelope for every failure: {statusCode, error, message, validation?}.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { ValidationIssue } from '../codec/decode.js';
+import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
+
+const STATUS_OF: Record<BlockErrorKind, number> = {
+  'bad-request': 400,
+  'not-found': 404,
+  conflict: 409,
+  invalid: 422,
+};
+
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  validation?: ValidationIssue[];
+}
+
+/** An error a route raises on purpose, with its status and (for 422) the offending fields. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly validation?: ValidationIssue[],
+  ) {
+    super(message);
+  }
+}
+
+export function errorBody(statusCode: number, message: string, validation?: ValidationIssue[]): ErrorBody {
+  const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
+  if (validation) body.validation = validation;
+  return body;
+}
+
+export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof BlockError) return errorBody(STATUS_OF[err.kind], err.message, err.kind === 'invalid' ? (err.validation ?? []) : undefined);
+  if (err instanceof HttpError) return errorBody(err.statusCode, err.message, err.validation ?? (err.statusCode === 422 ? [] : undefined));
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const validation = fe.validation.map((v) => ({ path: v.instancePath.replace(/^\//, '').replace(/\//g, '.') || String(v.params?.missingProperty ?? ''), message: v.message ?? 'invalid' }));
+    return errorBody(422, fe.message, validation);
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return errorBody(fe.statusCode, fe.message);
+  return errorBody(500, 'internal error; see the service log');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const body = toErrorBody(err);
+    if (body.statusCode >= 500) req.log.error({ err }, 'request failed');
+    else req.log.debug({ status: body.statusCode, message: body.message }, 'request refused');
+    void reply.status(body.statusCode).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.status(404).send(errorBody(404, `no route ${req.method} ${req.url.split('?')[0]}`));
+  });
+}

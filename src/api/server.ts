@@ -1,0 +1,52 @@
+// The HTTP application: one fastify instance with a JSON parser that names bad bodies, the
+// shared error envelope, and one encapsulated context per documented API (each with its own
+// Swagger page).
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import type { Logger } from '../log.js';
+import { HttpError, installErrorHandling } from './errors.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface ApiContext {
+  /** URL prefix of the context, e.g. `/edge-one` or `/history`. */
+  prefix: string;
+  title: string;
+  description: string;
+  plugins: FastifyPluginAsync[];
+}
+
+export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    ...opts,
+  });
+  installErrorHandling(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (e) {
+      done(new HttpError(400, `the body is not valid JSON: ${(e as Error).message}`), undefined);
+    }
+  });
+  // Schemas document the API; validation is done by the block codec (shared with MQTT), and
+  // responses are serialised as they are, so no field is ever dropped by a response schema.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const ctx of contexts) {
+    await app.register(async (child) => {
+      await child.register(fastifySwagger, {
+        openapi: { info: { title: ctx.title, description: ctx.description, version: '1' } },
+      });
+      for (const plugin of ctx.plugins) await child.register(plugin, { prefix: ctx.prefix });
+      await child.register(fastifySwaggerUi, { routePrefix: `${ctx.prefix}/api/doc` });
+    });
+  }
+  return app;
+}

@@ -1,0 +1,141 @@
+// Composition root: config -> store -> hardware -> runtime -> HTTP (and MQTT) -> control loop.
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { blockRoutes } from './api/blocks.js';
+import { buildServer, type ApiContext } from './api/server.js';
+import { systemRoutes } from './api/system.js';
+import { blockTypes } from './blocks/index.js';
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { systemClock, type Clock } from './runtime/clock.js';
+import { noHardware, type Hardware } from './runtime/hardware.js';
+import { ControlLoop, type TickHook } from './runtime/loop.js';
+import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
+import { UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
+import { BlockStore } from './store/block-store.js';
+import { openDatabase, type Db } from './store/db.js';
+import { DocumentStore, type Doc } from './store/documents.js';
+import { VERSION } from './version.js';
+
+export interface AppOptions {
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface App {
+  config: Config;
+  log: Logger;
+  db: Db;
+  documents: DocumentStore;
+  units: UnitsSetting;
+  runtime: BlockRuntime;
+  http: FastifyInstance;
+  loop: ControlLoop;
+  /** Extra status sections, filled by subsystems (mqtt, hardware). */
+  status: Record<string, () => unknown>;
+  /** Base URL of the controller HTTP API once listening. */
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Run at stop, in reverse order of registration. */
+  onStop(fn: () => Promise<void> | void): void;
+}
+
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const clock = opts.clock ?? systemClock;
+  const db = openDatabase(config.dataDir);
+  const store = new BlockStore(db);
+  const documents = new DocumentStore(db);
+  const units = new UnitsSetting(config.serviceId);
+  units.apply(documents.get(config.serviceId, UNITS_DOC_ID));
+
+  const hardware: Hardware = noHardware;
+  const discoverers: Discoverer[] = [];
+  const beforeTick: TickHook[] = [];
+
+  const runtime = new BlockRuntime({
+    serviceId: config.serviceId,
+    version: VERSION,
+    types: blockTypes,
+    clock,
+    persistence: store,
+    units: () => units.prefs,
+    hardware,
+    log: log.child({ module: 'runtime' }),
+    discoverers,
+    backupStore: {
+      save: () => documents.inNamespace(config.serviceId),
+      load: (docs) => documents.replaceNamespace(config.serviceId, docs as Doc[]),
+    },
+  });
+
+  const onDocs = (docs: Doc[]) => {
+    for (const d of docs) if (units.isUnitsKey(d.namespace, d.id) && units.apply(d)) log.info({ units: units.prefs }, 'unit preference changed');
+  };
+  documents.on('changed', onDocs);
+  documents.on('deleted', (keys) => {
+    if (keys.includes(`${config.serviceId}:${UNITS_DOC_ID}`) && units.apply(null)) log.info({ units: units.prefs }, 'unit preference reset');
+  });
+
+  const status: App['status'] = {};
+  const startedAt = Date.now();
+  const statusReport = () => ({
+    serviceId: config.serviceId,
+    version: VERSION,
+    online: true,
+    startedAt: new Date(startedAt).toISOString(),
+    uptime: Math.round((Date.now() - startedAt) / 1000),
+    units: units.prefs,
+    blocks: runtime.blocks().length,
+    quarantined: store.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
+    ...Object.fromEntries(Object.entries(status).map(([k, fn]) => [k, fn()])),
+  });
+
+  const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), systemRoutes(statusReport)];
+  const historyPlugins: FastifyPluginAsync[] = [];
+  const contexts: ApiContext[] = [
+    { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
+  ];
+  if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
+  const http = await buildServer(log.child({ module: 'http' }), contexts);
+
+  runtime.load();
+  const loop = new ControlLoop(runtime, beforeTick);
+  const stops: Array<() => Promise<void> | void> = [];
+
+  const app: App = {
+    config,
+    log,
+    db,
+    documents,
+    units,
+    runtime,
+    http,
+    loop,
+    status,
+    url: '',
+    onStop: (fn) => stops.push(fn),
+    async start() {
+      await http.listen({ host: config.host, port: config.port });
+      const addr = http.server.address() as AddressInfo;
+      const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+      app.url = `http://${host}:${addr.port}/${config.serviceId}`;
+      log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
+      loop.start();
+    },
+    async stop() {
+      await loop.stop();
+      for (const fn of stops.reverse()) {
+        try {
+          await fn();
+        } catch (e) {
+          log.error({ err: e }, 'shutdown step failed');
+        }
+      }
+      await http.close();
+      db.close();
+    },
+  };
+  return app;
+}

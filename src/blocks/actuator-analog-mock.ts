@@ -1,0 +1,41 @@
+// ActuatorAnalogMock: a simulated analog output (0-100 %) with setting and value clipping.
+import { f } from '../codec/fields.js';
+import { defineBlock } from '../runtime/types.js';
+import { applyAnalogConstraints } from './shared/analog-constraints.js';
+import { analogConstraintsField, claimableFields } from './shared/fields.js';
+import { desired, storedModeRatchet, type Driven } from './shared/pipeline.js';
+
+const fields = {
+  enabled: f.bool({ stored: true, default: true }),
+  storedSetting: f.number({ logged: true, stored: true }),
+  desiredSetting: f.number({ readonly: true, logged: true }),
+  setting: f.number({ readonly: true, logged: true }),
+  value: f.number({ readonly: true, logged: true }),
+  minSetting: f.number({ stored: true, description: 'the setting is clipped to at least this' }),
+  maxSetting: f.number({ stored: true, default: 100, description: 'the setting is clipped to at most this' }),
+  minValue: f.number({ stored: true, description: 'the simulated actuator cannot go below this' }),
+  maxValue: f.number({ stored: true, default: 100, description: 'the simulated actuator cannot go above this' }),
+  constraints: analogConstraintsField,
+  ...claimableFields,
+};
+
+const clip = (v: number, lo: number | null, hi: number | null) => Math.min(Math.max(v, lo ?? -Infinity), hi ?? Infinity);
+
+export const ActuatorAnalogMock = defineBlock<typeof fields, Driven<number>>({
+  type: 'ActuatorAnalogMock',
+  fields,
+  implements: ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'],
+  description: 'A simulated analog actuator',
+  init: () => ({ request: null }),
+  onWrite(block, info) {
+    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
+  },
+  update(block, ctx) {
+    const d = block.data;
+    d.desiredSetting = desired(block, d.storedSetting);
+    const own = d.desiredSetting === null ? null : clip(d.desiredSetting, d.minSetting, d.maxSetting);
+    d.setting = applyAnalogConstraints(own, d.constraints, block, ctx);
+    d.value = d.setting === null ? 0 : clip(d.setting, d.minValue, d.maxValue);
+    return ctx.now + 1000;
+  },
+});

@@ -1,0 +1,64 @@
+// SetpointSensorPair: a temperature setting paired with a (filtered) sensor value.
+import { f } from '../codec/fields.js';
+import { defineBlock } from '../runtime/types.js';
+import { FilterChoice } from './shared/enums.js';
+import { claimableFields } from './shared/fields.js';
+import { FilterChain } from './shared/filter-chain.js';
+import { desired, nextInterval, storedModeRatchet, type Driven } from './shared/pipeline.js';
+
+/** Consecutive failed samples after which the filtered value goes null. */
+const MAX_FAILED_SAMPLES = 10;
+
+const fields = {
+  enabled: f.bool({ stored: true }),
+  sensorId: f.link('TempSensorInterface', { stored: true }),
+  storedSetting: f.temp({ logged: true, stored: true }),
+  desiredSetting: f.temp({ readonly: true, logged: true }),
+  setting: f.temp({ readonly: true, logged: true }),
+  value: f.temp({ readonly: true, logged: true, description: 'filtered sensor value' }),
+  valueUnfiltered: f.temp({ readonly: true, logged: true }),
+  filter: f.enum(FilterChoice, { stored: true, default: 'FILTER_15s' }),
+  filterThreshold: f.deltaTemp({ stored: true, description: 'a step at least this large bypasses the filter; 0 means 5 degC' }),
+  resetFilter: f.bool({ description: 'write true to restart the filter from the current reading' }),
+  ...claimableFields,
+};
+
+export interface SetpointState extends Driven<number> {
+  filter: FilterChain;
+  failed: number;
+  sensorId: string | null;
+}
+
+export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
+  type: 'SetpointSensorPair',
+  fields,
+  implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
+  description: 'A temperature setpoint and the filtered sensor value it is compared with',
+  init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId }),
+  onWrite(block, info) {
+    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
+  },
+  update(block, ctx) {
+    const d = block.data;
+    const s = block.state;
+    if (d.sensorId !== s.sensorId || d.resetFilter) {
+      s.sensorId = d.sensorId;
+      s.failed = MAX_FAILED_SAMPLES + 1;
+      d.resetFilter = false;
+    }
+    const sensor = ctx.resolve(d.sensorId, 'TempSensorInterface');
+    const raw = sensor ? ((sensor.data as { value?: number | null }).value ?? null) : null;
+    if (raw !== null) {
+      if (s.failed > MAX_FAILED_SAMPLES) s.filter.reset(raw);
+      s.filter.push(raw, d.filterThreshold ?? 0);
+      s.failed = 0;
+    } else {
+      s.failed++;
+    }
+    d.valueUnfiltered = raw;
+    d.value = s.failed > MAX_FAILED_SAMPLES ? null : s.filter.read(d.filter);
+    d.desiredSetting = desired(block, d.storedSetting);
+    d.setting = d.enabled ? d.desiredSetting : null;
+    return nextInterval(block.nextUpdate, ctx.now, 1000);
+  },
+});

@@ -1,0 +1,39 @@
+// The stored -> desired -> setting -> value pipeline of claimable blocks (reference §4.1):
+// a claimer's request wins; an unclaimed block in STORED mode uses its stored value; an
+// unclaimed block in CLAIMED mode stays inactive (null) until the user writes a setting.
+import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
+
+export interface Driven<T> {
+  /** What the current claimer last asked for. */
+  request: T | null;
+}
+
+export function desired<T>(block: AnyBlock & { state: Driven<T> }, stored: T): T | null {
+  const data = block.data as { claimedBy: string | null; settingMode: string; enabled?: boolean };
+  if (data.enabled === false) return null;
+  if (data.claimedBy) return block.state.request;
+  return data.settingMode === 'CLAIMED' ? null : stored;
+}
+
+/** Claim `target` for `claimer` and hand it a request; the target updates within this tick. */
+export function drive<T>(ctx: UpdateContext, target: AnyBlock & { state: Driven<T> }, claimer: AnyBlock, value: T | null): boolean {
+  if (!ctx.claim(target, claimer)) return false;
+  if (target.state.request !== value) {
+    target.state.request = value;
+    ctx.wake(target);
+  }
+  return true;
+}
+
+/** After a user write: a patch that sets the stored value without settingMode returns to STORED. */
+export function storedModeRatchet(block: AnyBlock, given: Record<string, unknown>, storedKey: string, isPatch: boolean): void {
+  const data = block.data as { settingMode: string };
+  if (isPatch && storedKey in given && !('settingMode' in given)) data.settingMode = 'STORED';
+}
+
+/** Interval helper with catch-up: the long-term average rate is exact even when updates run late. */
+export function nextInterval(previousDue: number, now: number, interval: number): number {
+  if (!Number.isFinite(previousDue) || now - previousDue > interval * 10) return now + interval;
+  const next = previousDue + interval;
+  return next > now ? next : now + 1;
+}

@@ -1,0 +1,274 @@
+// Input decoding: typed objects (__objtype or __bloxtype), bare numbers in the user's unit,
+// postfixed keys `name[unit]` and `name<>`, enums by name or number. Produces a partial tree
+// in internal units, where RESET marks an explicit null (reset to default / remove sub-object).
+import { defaultValue, type Field, type FieldTable } from './fields.js';
+import { toInternal, UnitError, type UnitPrefs } from './units.js';
+
+export const RESET = Symbol('reset');
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export interface DecodeContext {
+  prefs: UnitPrefs;
+  /** Returns an error message when `id` cannot be linked from a field of interface `iface`. */
+  checkLink(id: string, iface: string): string | null;
+}
+
+export type Partial = Record<string, unknown>;
+
+const TYPE_KEYS = ['__objtype', '__bloxtype'] as const;
+
+export function decodeData(fields: FieldTable, input: unknown, ctx: DecodeContext, path = 'data'): { value: Partial; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
+  const value = decodeObject(fields, input, ctx, path, issues);
+  return { value, issues };
+}
+
+function decodeObject(fields: FieldTable, input: unknown, ctx: DecodeContext, path: string, issues: ValidationIssue[]): Partial {
+  const out: Partial = {};
+  if (!isPlainObject(input)) {
+    issues.push({ path, message: `must be an object, got ${describe(input)}` });
+    return out;
+  }
+  for (const [rawKey, raw] of Object.entries(input)) {
+    const { name, unit, link } = parseKey(rawKey);
+    const field = fields[name];
+    const fieldPath = `${path}.${name}`;
+    if (!field) {
+      issues.push({ path: `${path}.${rawKey}`, message: `unknown field '${rawKey}'; known fields: ${Object.keys(fields).join(', ')}` });
+      continue;
+    }
+    if (field.readonly) continue;
+    if (unit !== undefined && field.spec.kind !== 'quantity') {
+      issues.push({ path: fieldPath, message: `'${name}' is not a quantity and takes no unit` });
+      continue;
+    }
+    if (link && field.spec.kind !== 'link') {
+      issues.push({ path: fieldPath, message: `'${name}' is not a link` });
+      continue;
+    }
+    if (raw === null) {
+      out[name] = RESET;
+      continue;
+    }
+    const v = decodeValue(field, raw, ctx, fieldPath, issues, { unit, link });
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+interface KeyHints {
+  unit?: string;
+  link?: boolean;
+}
+
+function parseKey(key: string): { name: string } & KeyHints {
+  const unit = /^([^[\]<>]+)\[([^\]]+)\]$/.exec(key);
+  if (unit) return { name: unit[1]!, unit: unit[2]! };
+  const link = /^([^[\]<>]+)<[^>]*>$/.exec(key);
+  if (link) return { name: link[1]!, link: true };
+  return { name: key };
+}
+
+function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: string, issues: ValidationIssue[], hints: KeyHints): unknown {
+  const s = field.spec;
+  const fail = (message: string) => {
+    issues.push({ path, message });
+    return undefined;
+  };
+  switch (s.kind) {
+    case 'bool':
+      if (typeof raw === 'boolean') return raw;
+      return fail(`must be true or false, got ${describe(raw)}`);
+    case 'number': {
+      if (typeof raw !== 'number' || !Number.isFinite(raw)) return fail(`must be a number, got ${describe(raw)}`);
+      const n = s.integer ? Math.round(raw) : raw;
+      if (s.min !== undefined && n < s.min) return fail(`must be at least ${s.min}, got ${n}`);
+      if (s.max !== undefined && n > s.max) return fail(`must be at most ${s.max}, got ${n}`);
+      return n;
+    }
+    case 'quantity': {
+      let value: unknown = raw;
+      let unit = hints.unit;
+      if (isPlainObject(raw)) {
+        const marker = typeMarker(raw);
+        if (marker !== undefined && marker !== 'Quantity') return fail(`expected a Quantity, got a ${String(marker)}`);
+        value = raw.value;
+        if (raw.unit !== undefined && raw.unit !== null) {
+          if (typeof raw.unit !== 'string') return fail(`unit must be a string, got ${describe(raw.unit)}`);
+          unit = raw.unit;
+        }
+        if (value === null || value === undefined) return RESET;
+      }
+      if (typeof value !== 'number' || !Number.isFinite(value)) return fail(`must be a number or a Quantity, got ${describe(raw)}`);
+      try {
+        const n = toInternal(value, s.unit, ctx.prefs, unit);
+        if (s.min !== undefined && n < s.min) return fail(`must not be negative, got ${value}`);
+        return n;
+      } catch (e) {
+        if (e instanceof UnitError) return fail(e.message);
+        throw e;
+      }
+    }
+    case 'enum': {
+      if (typeof raw === 'string' && raw in s.values) return raw;
+      if (typeof raw === 'number') {
+        const name = Object.keys(s.values).find((k) => s.values[k] === raw);
+        if (name) return name;
+      }
+      return fail(`must be one of ${Object.keys(s.values).join(', ')} (or their numbers), got ${describe(raw)}`);
+    }
+    case 'string':
+      if (typeof raw !== 'string') return fail(`must be a string, got ${describe(raw)}`);
+      if (raw.length > s.maxLength) return fail(`must be at most ${s.maxLength} characters, got ${raw.length}`);
+      return raw;
+    case 'address': {
+      if (typeof raw !== 'string' || !/^[0-9a-fA-F]{1,16}$/.test(raw)) return fail(`must be a hex address of up to 16 digits, got ${describe(raw)}`);
+      return raw.toLowerCase().padEnd(16, '0');
+    }
+    case 'datetime':
+      return decodeDatetime(raw) ?? fail(`must be an ISO-8601 date or epoch seconds/milliseconds, got ${describe(raw)}`);
+    case 'link': {
+      let id: unknown = raw;
+      if (isPlainObject(raw)) {
+        const marker = typeMarker(raw);
+        if (marker !== undefined && marker !== 'Link') return fail(`expected a Link, got a ${String(marker)}`);
+        id = raw.id;
+        if (id === null || id === undefined) return RESET;
+      } else if (!hints.link) {
+        return fail(`a link takes {"__objtype":"Link","id":"<block id>"} or the key '${path.split('.').pop()}<>'`);
+      }
+      if (typeof id === 'number' && Number.isInteger(id)) id = String(id);
+      if (typeof id !== 'string' || id === '') return fail(`link id must be a block id string, got ${describe(id)}`);
+      const problem = ctx.checkLink(id, s.iface);
+      return problem ? fail(problem) : id;
+    }
+    case 'object':
+      if (!isPlainObject(raw)) return fail(`must be an object, got ${describe(raw)}`);
+      return decodeObject(s.fields, raw, ctx, path, issues);
+    case 'array': {
+      if (!Array.isArray(raw)) return fail(`must be an array, got ${describe(raw)}`);
+      if (raw.length > s.maxItems) return fail(`must have at most ${s.maxItems} items, got ${raw.length}`);
+      const items = raw.map((item, i) => {
+        const itemPath = `${path}.${i}`;
+        if (item === null) return issues.push({ path: itemPath, message: 'must not be null' }) && undefined;
+        const v = decodeValue(s.of, item, ctx, itemPath, issues, s.of.spec.kind === 'link' ? { link: true } : {});
+        return v === RESET ? defaultValue(s.of) : s.of.spec.kind === 'object' ? complete(s.of.spec.fields, v as Partial) : v;
+      });
+      return items;
+    }
+  }
+}
+
+function decodeDatetime(raw: unknown): number | undefined {
+  if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) return raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);
+  if (typeof raw === 'string') {
+    const t = Date.parse(raw);
+    if (!Number.isNaN(t)) return Math.floor(t / 1000);
+  }
+  return undefined;
+}
+
+function typeMarker(o: Record<string, unknown>): unknown {
+  for (const k of TYPE_KEYS) if (k in o) return o[k];
+  return undefined;
+}
+
+/** Write semantics: every writable field takes the given value or its default. */
+export function complete(fields: FieldTable, partial: Partial): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.readonly) continue;
+    const v = partial[name];
+    if (v === undefined || v === RESET) {
+      const d = defaultValue(field);
+      if (d !== undefined) out[name] = d;
+    } else if (field.spec.kind === 'object') {
+      out[name] = complete(field.spec.fields, v as Partial);
+    } else {
+      out[name] = v;
+    }
+  }
+  return out;
+}
+
+/** Patch semantics: deep merge onto the current writable data; arrays replace, RESET resets or removes. */
+export function merge(fields: FieldTable, current: Record<string, unknown>, partial: Partial): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.readonly) continue;
+    const cur = current[name];
+    const v = partial[name];
+    if (v === undefined) {
+      if (cur !== undefined) out[name] = cur;
+    } else if (v === RESET) {
+      const d = defaultValue(field);
+      if (d !== undefined) out[name] = d;
+    } else if (field.spec.kind === 'object') {
+      const base = cur === undefined ? {} : (cur as Record<string, unknown>);
+      out[name] = merge(field.spec.fields, fillMissing(field.spec.fields, base), v as Partial);
+    } else {
+      out[name] = v;
+    }
+  }
+  return out;
+}
+
+function fillMissing(fields: FieldTable, base: Record<string, unknown>): Record<string, unknown> {
+  return { ...complete(fields, {}), ...base };
+}
+
+/** The writable projection of a block's data (the base a patch merges onto). */
+export function writable(fields: FieldTable, data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.readonly || data[name] === undefined) continue;
+    const v = data[name];
+    out[name] = field.spec.kind === 'object' ? writable(field.spec.fields, v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v} ${String(v)}`;
+}
+
+/**
+ * Full block data after a write: the new writable values, with the read-only (computed) values
+ * carried over from the previous data, or their defaults where there is nothing to carry.
+ */
+export function withReadonly(fields: FieldTable, previous: Record<string, unknown> | undefined, next: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const prev = previous?.[name];
+    if (field.readonly) {
+      const v = prev !== undefined ? prev : defaultValue(field);
+      if (v !== undefined) out[name] = v;
+      continue;
+    }
+    const v = next[name];
+    if (v === undefined) continue;
+    const s = field.spec;
+    if (s.kind === 'object') {
+      out[name] = withReadonly(s.fields, prev as Record<string, unknown> | undefined, v as Record<string, unknown>);
+    } else if (s.kind === 'array' && s.of.spec.kind === 'object') {
+      const itemFields = s.of.spec.fields;
+      const prevItems = Array.isArray(prev) ? prev : [];
+      out[name] = (v as Record<string, unknown>[]).map((item, i) => withReadonly(itemFields, prevItems[i] as Record<string, unknown> | undefined, item));
+    } else {
+      out[name] = v;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,133 @@
+// The declarative field table. Every block type describes its data with these builders; the
+// codecs, validation, Swagger schemas and the logged/stored projections are all derived from it.
+import type { UnitKind } from './units.js';
+
+export interface FieldFlags {
+  /** Computed by the block; ignored on input. */
+  readonly?: boolean;
+  /** Included in history (read/logged). */
+  logged?: boolean;
+  /** Persisted and included in read/stored and backups. */
+  stored?: boolean;
+  description?: string;
+}
+
+export type EnumTable = Readonly<Record<string, number>>;
+
+export type FieldSpec =
+  | { kind: 'bool'; default: boolean | null }
+  | { kind: 'number'; integer: boolean; min?: number; max?: number; default: number | null }
+  | { kind: 'quantity'; unit: UnitKind; min?: number; default: number | null }
+  | { kind: 'enum'; values: EnumTable; default: string | null }
+  | { kind: 'string'; maxLength: number; default: string }
+  | { kind: 'address'; default: string }
+  | { kind: 'datetime'; default: number | null }
+  | { kind: 'link'; iface: string; drives: boolean }
+  | { kind: 'object'; fields: FieldTable; optional: boolean }
+  | { kind: 'array'; of: Field; maxItems: number };
+
+/** `T` is the internal (canonical) type of the value; used only for typing block code. */
+export interface Field<T = unknown> extends FieldFlags {
+  spec: FieldSpec;
+  readonly __type?: T;
+}
+
+export type FieldTable = Readonly<Record<string, Field>>;
+
+export type DataOf<F extends FieldTable> = { -readonly [K in keyof F]: F[K] extends Field<infer T> ? T : never };
+
+type Opts<D> = FieldFlags & { default?: D };
+
+const make = <T>(spec: FieldSpec, flags: FieldFlags): Field<T> => {
+  const { readonly, logged, stored, description } = flags;
+  return { spec, readonly, logged, stored, description };
+};
+
+export const f = {
+  bool: (o: Opts<boolean> = {}) => make<boolean>({ kind: 'bool', default: o.default ?? false }, o),
+  /** A nullable boolean (computed values that may be unknown). */
+  boolOrNull: (o: FieldFlags = {}) => make<boolean | null>({ kind: 'bool', default: null }, o),
+  number: (o: Opts<number | null> & { integer?: boolean; min?: number; max?: number } = {}) =>
+    make<number | null>({ kind: 'number', integer: o.integer ?? false, min: o.min, max: o.max, default: initial(o) }, o),
+  quantity: (unit: UnitKind, o: Opts<number | null> & { min?: number } = {}) =>
+    make<number | null>({ kind: 'quantity', unit, min: o.min, default: initial(o) }, o),
+  temp: (o: Opts<number | null> = {}) => f.quantity('temp', o),
+  deltaTemp: (o: Opts<number | null> = {}) => f.quantity('deltaTemp', o),
+  duration: (o: Opts<number | null> = {}) => f.quantity('duration', { min: 0, ...o }),
+  enum: <E extends EnumTable>(values: E, o: Opts<keyof E & string> = {}) =>
+    make<keyof E & string>({ kind: 'enum', values, default: o.default ?? firstName(values) }, o),
+  enumOrNull: <E extends EnumTable>(values: E, o: FieldFlags = {}) =>
+    make<(keyof E & string) | null>({ kind: 'enum', values, default: null }, o),
+  string: (o: Opts<string> & { maxLength?: number } = {}) =>
+    make<string>({ kind: 'string', maxLength: o.maxLength ?? 200, default: o.default ?? '' }, o),
+  address: (o: FieldFlags = {}) => make<string>({ kind: 'address', default: '0000000000000000' }, o),
+  datetime: (o: FieldFlags = {}) => make<number | null>({ kind: 'datetime', default: null }, o),
+  link: (iface: string, o: FieldFlags & { drives?: boolean } = {}) =>
+    make<string | null>({ kind: 'link', iface, drives: o.drives ?? false }, o),
+  object: <F extends FieldTable>(fields: F, o: FieldFlags = {}) =>
+    make<DataOf<F>>({ kind: 'object', fields, optional: false }, o),
+  optionalObject: <F extends FieldTable>(fields: F, o: FieldFlags = {}) =>
+    make<DataOf<F> | undefined>({ kind: 'object', fields, optional: true }, o),
+  array: <T>(of: Field<T>, o: FieldFlags & { maxItems?: number } = {}) =>
+    make<T[]>({ kind: 'array', of, maxItems: o.maxItems ?? 64 }, o),
+};
+
+/** Writable numbers default to 0; computed ones start out unknown (null). */
+function initial(o: Opts<number | null>): number | null {
+  if (o.default !== undefined) return o.default;
+  return o.readonly ? null : 0;
+}
+
+function firstName(values: EnumTable): string {
+  const entries = Object.entries(values).sort((a, b) => a[1] - b[1]);
+  return entries[0]![0];
+}
+
+/** Default internal value of a field (what a write that omits it stores). */
+export function defaultValue(field: Field): unknown {
+  const s = field.spec;
+  switch (s.kind) {
+    case 'link':
+      return null;
+    case 'object':
+      return s.optional ? undefined : defaults(s.fields);
+    case 'array':
+      return [];
+    default:
+      return s.default;
+  }
+}
+
+export function defaults(fields: FieldTable): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const v = defaultValue(field);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+export function enumName(values: EnumTable, n: number): string | undefined {
+  return Object.entries(values).find(([, v]) => v === n)?.[0];
+}
+
+/** Walk every link in `data` (any depth), calling `visit` with its path, value and spec. */
+export function forEachLink(
+  fields: FieldTable,
+  data: Record<string, unknown> | undefined,
+  visit: (path: string[], id: string | null, field: Field & { spec: { kind: 'link' } }) => void,
+  path: string[] = [],
+): void {
+  if (!data) return;
+  for (const [name, field] of Object.entries(fields)) {
+    const value = data[name];
+    walkLink(field, value, [...path, name], visit);
+  }
+}
+
+function walkLink(field: Field, value: unknown, path: string[], visit: Parameters<typeof forEachLink>[2]): void {
+  const s = field.spec;
+  if (s.kind === 'link') visit(path, (value as string | null) ?? null, field as Field & { spec: { kind: 'link' } });
+  else if (s.kind === 'object' && value && typeof value === 'object') forEachLink(s.fields, value as Record<string, unknown>, visit, path);
+  else if (s.kind === 'array' && Array.isArray(value)) value.forEach((item, i) => walkLink(s.of, item, [...path, String(i)], visit));
+}

@@ -1,0 +1,55 @@
+// JSON schemas (TypeBox) derived from the field tables, for the Swagger documentation.
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Field, FieldTable } from './fields.js';
+import { userUnit, DEFAULT_UNITS } from './units.js';
+
+const quantityOut = (unit: string) =>
+  Type.Object({
+    __objtype: Type.Literal('Quantity'),
+    unit: Type.String({ examples: [unit] }),
+    value: Type.Union([Type.Number(), Type.Null()]),
+    readonly: Type.Optional(Type.Boolean()),
+  });
+
+function fieldSchema(field: Field): TSchema {
+  const s = field.spec;
+  const meta = { description: describeFlags(field) };
+  switch (s.kind) {
+    case 'bool':
+      return Type.Union([Type.Boolean(), Type.Null()], meta);
+    case 'number':
+      return Type.Union([s.integer ? Type.Integer() : Type.Number(), Type.Null()], meta);
+    case 'quantity':
+      return Type.Union([quantityOut(userUnit(s.unit, DEFAULT_UNITS)), Type.Number()], meta);
+    case 'enum':
+      return Type.Union([Type.Union(Object.keys(s.values).map((k) => Type.Literal(k))), Type.Integer(), Type.Null()], meta);
+    case 'string':
+      return Type.String({ ...meta, maxLength: s.maxLength });
+    case 'address':
+      return Type.String({ ...meta, pattern: '^[0-9a-f]{16}$' });
+    case 'datetime':
+      return Type.Union([Type.String({ format: 'date-time' }), Type.Integer(), Type.Null()], meta);
+    case 'link':
+      return Type.Object(
+        { __objtype: Type.Literal('Link'), type: Type.Literal(s.iface), id: Type.Union([Type.String(), Type.Null()]) },
+        meta,
+      );
+    case 'object':
+      return dataSchema(s.fields, meta.description);
+    case 'array':
+      return Type.Array(fieldSchema(s.of), { ...meta, maxItems: s.maxItems });
+  }
+}
+
+function describeFlags(field: Field): string {
+  const flags = [field.readonly && 'read-only', field.logged && 'logged', field.stored && 'stored'].filter(Boolean).join(', ');
+  const unit = field.spec.kind === 'quantity' ? `unit: ${userUnit(field.spec.unit, DEFAULT_UNITS)}` : '';
+  const link = field.spec.kind === 'link' ? `link to ${field.spec.iface}` : '';
+  return [field.description, unit, link, flags].filter(Boolean).join('; ');
+}
+
+export function dataSchema(fields: FieldTable, description?: string): TSchema {
+  const props: Record<string, TSchema> = {};
+  for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(fieldSchema(field));
+  return Type.Object(props, { description, additionalProperties: true });
+}

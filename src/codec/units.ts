@@ -1,0 +1,90 @@
+// Unit kinds of quantity fields, the user's preference, and conversion to and from the
+// controller's internal units (degC, delta degC, 1/degC, seconds).
+
+export type UnitKind = 'temp' | 'deltaTemp' | 'inverseTemp' | 'duration';
+export type TempUnit = 'degC' | 'degF';
+
+export interface UnitPrefs {
+  temperature: TempUnit;
+}
+
+export const DEFAULT_UNITS: UnitPrefs = { temperature: 'degC' };
+
+/** The unit a quantity of this kind is shown in, for the user's preference. */
+export function userUnit(kind: UnitKind, prefs: UnitPrefs): string {
+  const f = prefs.temperature === 'degF';
+  switch (kind) {
+    case 'temp':
+      return f ? 'degF' : 'degC';
+    case 'deltaTemp':
+      return f ? 'delta_degF' : 'delta_degC';
+    case 'inverseTemp':
+      return f ? '1 / degF' : '1 / degC';
+    case 'duration':
+      return 'second';
+  }
+}
+
+interface UnitDef {
+  kind: UnitKind;
+  toBase: (v: number) => number;
+  fromBase: (v: number) => number;
+}
+
+const identity = (v: number) => v;
+const scale = (k: number): Pick<UnitDef, 'toBase' | 'fromBase'> => ({ toBase: (v) => v * k, fromBase: (v) => v / k });
+
+const UNIT_TABLE: Record<string, UnitDef> = {};
+function define(names: string[], def: UnitDef) {
+  for (const n of names) UNIT_TABLE[normalize(n)] = def;
+}
+function normalize(name: string): string {
+  return name.replace(/\s+/g, '').replace(/°/g, 'deg').toLowerCase();
+}
+
+define(['degC', 'celsius', 'degree_Celsius', 'C'], { kind: 'temp', toBase: identity, fromBase: identity });
+define(['degF', 'fahrenheit', 'degree_Fahrenheit', 'F'], {
+  kind: 'temp',
+  toBase: (v) => ((v - 32) * 5) / 9,
+  fromBase: (v) => (v * 9) / 5 + 32,
+});
+define(['delta_degC', 'delta_celsius', 'dC'], { kind: 'deltaTemp', toBase: identity, fromBase: identity });
+define(['delta_degF', 'delta_fahrenheit', 'dF'], { kind: 'deltaTemp', ...scale(5 / 9) });
+define(['1/degC', '1/delta_degC', '1/celsius'], { kind: 'inverseTemp', toBase: identity, fromBase: identity });
+define(['1/degF', '1/delta_degF', '1/fahrenheit'], { kind: 'inverseTemp', ...scale(9 / 5) });
+define(['ms', 'millisecond', 'milliseconds'], { kind: 'duration', ...scale(1 / 1000) });
+define(['s', 'sec', 'second', 'seconds'], { kind: 'duration', toBase: identity, fromBase: identity });
+define(['min', 'minute', 'minutes'], { kind: 'duration', ...scale(60) });
+define(['h', 'hr', 'hour', 'hours'], { kind: 'duration', ...scale(3600) });
+define(['d', 'day', 'days'], { kind: 'duration', ...scale(86400) });
+
+const KIND_NAMES: Record<UnitKind, string> = {
+  temp: 'temperature',
+  deltaTemp: 'temperature difference',
+  inverseTemp: 'inverse temperature',
+  duration: 'duration',
+};
+
+export class UnitError extends Error {}
+
+function lookup(unit: string, kind: UnitKind): UnitDef {
+  const def = UNIT_TABLE[normalize(unit)];
+  if (!def) throw new UnitError(`unknown unit '${unit}'`);
+  if (def.kind !== kind) throw new UnitError(`unit '${unit}' is not a ${KIND_NAMES[kind]} unit (expected e.g. ${userUnit(kind, DEFAULT_UNITS)})`);
+  return def;
+}
+
+/** Convert a value given in `unit` (or in the user's unit when omitted) to the internal unit. */
+export function toInternal(value: number, kind: UnitKind, prefs: UnitPrefs, unit?: string): number {
+  return lookup(unit ?? userUnit(kind, prefs), kind).toBase(value);
+}
+
+/** Convert an internal value to the user's unit; rounds away floating-point conversion noise. */
+export function fromInternal(value: number, kind: UnitKind, prefs: UnitPrefs): number {
+  const out = lookup(userUnit(kind, prefs), kind).fromBase(value);
+  return Math.round(out * 1e9) / 1e9;
+}
+
+export function isTempUnit(v: unknown): v is TempUnit {
+  return v === 'degC' || v === 'degF';
+}

@@ -1,0 +1,125 @@
+// Claims: a driving link (PID -> output, PWM -> actuator, ...) claims its target; first come,
+// first served. IO channels are claimed per channel. Claims are volatile: they are rebuilt
+// from the links at run time and never persisted (settingMode is, through the block data).
+import { forEachLink } from '../codec/fields.js';
+import type { AnyBlock } from './types.js';
+
+interface ChannelData {
+  id: number;
+  claimedBy: string | null;
+}
+
+export function claimedBy(block: AnyBlock): string | null {
+  return (block.data as { claimedBy?: string | null }).claimedBy ?? null;
+}
+
+/** Returns true when `target` switched into claimed mode and its settingMode changed. */
+export function claim(target: AnyBlock, claimer: AnyBlock): { held: boolean; modeChanged: boolean } {
+  if (!('claimedBy' in target.def.fields)) return { held: false, modeChanged: false };
+  const current = claimedBy(target);
+  if (current !== null && current !== claimer.id) return { held: false, modeChanged: false };
+  const data = target.data as { claimedBy: string | null; settingMode?: string };
+  data.claimedBy = claimer.id;
+  if ('settingMode' in target.def.fields && data.settingMode !== 'CLAIMED') {
+    data.settingMode = 'CLAIMED';
+    return { held: true, modeChanged: true };
+  }
+  return { held: true, modeChanged: false };
+}
+
+export function release(target: AnyBlock, claimer: AnyBlock): void {
+  if (claimedBy(target) === claimer.id) (target.data as { claimedBy: string | null }).claimedBy = null;
+}
+
+export function channels(array: AnyBlock): ChannelData[] {
+  return ((array.data as { channels?: ChannelData[] }).channels ?? []) as ChannelData[];
+}
+
+/** True when `claimer` is enabled and still has a driving link to `target`. */
+function stillDrives(claimer: AnyBlock, target: AnyBlock): boolean {
+  if ((claimer.data as { enabled?: boolean }).enabled === false) return false;
+  let found = false;
+  forEachLink(claimer.def.fields, claimer.data, (_path, id, field) => {
+    if (field.spec.drives && id === target.id) found = true;
+  });
+  return found;
+}
+
+/** Drop claims whose claimer is gone, disabled, or no longer links to the target. */
+export function releaseStale(blocks: Iterable<AnyBlock>, byId: (id: string) => AnyBlock | undefined): AnyBlock[] {
+  const released: AnyBlock[] = [];
+  for (const target of blocks) {
+    const holder = claimedBy(target);
+    if (holder !== null) {
+      const claimer = byId(holder);
+      if (!claimer || !stillDrives(claimer, target)) {
+        (target.data as { claimedBy: string | null }).claimedBy = null;
+        released.push(target);
+      }
+    }
+    for (const ch of channels(target)) {
+      if (ch.claimedBy !== null && !byId(ch.claimedBy)) ch.claimedBy = null;
+    }
+  }
+  return released;
+}
+
+export interface Relation {
+  source: string;
+  target: string;
+  claimed: boolean;
+  relation: string[];
+}
+
+const SKIPPED_LINK_KEYS = new Set(['claimedBy', 'oneWireBusId', 'clients']);
+const INPUT_LINK_KEYS = new Set(['inputId', 'referenceId', 'sensorId', 'analog', 'digital', 'sensors', 'hwDevice']);
+
+/** Data-flow relations between blocks, for UIs drawing the control chain. */
+export function relations(blocks: AnyBlock[]): Relation[] {
+  const out: Relation[] = [];
+  const byId = new Map(blocks.map((b) => [b.id, b]));
+  for (const b of blocks) {
+    forEachLink(b.def.fields, b.data, (path, id) => {
+      if (!id || path.some((p) => SKIPPED_LINK_KEYS.has(p))) return;
+      const swap = path.some((p) => INPUT_LINK_KEYS.has(p));
+      const source = swap ? id : b.id;
+      const target = swap ? b.id : id;
+      const targetBlock = byId.get(target);
+      const claimed = !!targetBlock && claimedBy(targetBlock) === source;
+      out.push({ source, target, claimed, relation: path });
+    });
+  }
+  return out;
+}
+
+export interface Claim {
+  source: string;
+  target: string;
+  intermediate: string[];
+}
+
+/** One claim per claimed block and per claimed channel, followed up to the top-level claimer. */
+export function claimChains(blocks: AnyBlock[]): Claim[] {
+  const byId = new Map(blocks.map((b) => [b.id, b]));
+  const chain = (target: string, first: string): Claim => {
+    const intermediate: string[] = [];
+    const seen = new Set([target]);
+    let source = first;
+    for (;;) {
+      const next = byId.get(source);
+      const up = next ? claimedBy(next) : null;
+      if (!up || seen.has(up)) break;
+      seen.add(source);
+      intermediate.push(source);
+      source = up;
+    }
+    return { source, target, intermediate };
+  };
+  const out: Claim[] = [];
+  for (const b of blocks) {
+    const holder = claimedBy(b);
+    if (holder) out.push(chain(b.id, holder));
+    for (const ch of channels(b)) if (ch.claimedBy) out.push(chain(b.id, ch.claimedBy));
+  }
+  return out;
+}

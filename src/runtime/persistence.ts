@@ -1,0 +1,74 @@
+// What the runtime needs from storage. The SQLite store implements it; the runtime never
+// touches SQL.
+export interface BlockRecord {
+  nid: number;
+  id: string;
+  type: string;
+  /** Stored-mode data, encoded in controller units (degC, seconds). */
+  data: Record<string, unknown>;
+  meta: Record<string, unknown>;
+}
+
+export interface RawRecord {
+  nid: number;
+  id: string;
+  type: string;
+  data: string;
+  meta: string;
+}
+
+export interface QuarantinedRecord extends RawRecord {
+  reason: string;
+  at: string;
+}
+
+export interface BlockPersistence {
+  loadBlocks(): RawRecord[];
+  saveBlock(record: BlockRecord): void;
+  removeBlock(nid: number): void;
+  /** Replace every block record in one transaction (backup load). */
+  replaceBlocks(records: BlockRecord[]): void;
+  /** Move a record that cannot be decoded out of the way, keeping it for inspection. */
+  quarantine(record: RawRecord, reason: string): void;
+  quarantined(): QuarantinedRecord[];
+  /** Next free user nid; never hands out a nid that was used before. */
+  allocateNid(): number;
+  /** Make sure later allocations stay above `nid`. */
+  reserveNid(nid: number): void;
+}
+
+/** In-memory persistence, for unit tests. */
+export class MemoryPersistence implements BlockPersistence {
+  records = new Map<number, RawRecord>();
+  held: QuarantinedRecord[] = [];
+  writes = 0;
+  private next = 100;
+  loadBlocks(): RawRecord[] {
+    return [...this.records.values()];
+  }
+  saveBlock(r: BlockRecord): void {
+    this.writes++;
+    this.records.set(r.nid, { nid: r.nid, id: r.id, type: r.type, data: JSON.stringify(r.data), meta: JSON.stringify(r.meta) });
+  }
+  removeBlock(nid: number): void {
+    this.writes++;
+    this.records.delete(nid);
+  }
+  replaceBlocks(records: BlockRecord[]): void {
+    this.records.clear();
+    for (const r of records) this.saveBlock(r);
+  }
+  quarantine(record: RawRecord, reason: string): void {
+    this.records.delete(record.nid);
+    this.held.push({ ...record, reason, at: new Date().toISOString() });
+  }
+  quarantined(): QuarantinedRecord[] {
+    return this.held;
+  }
+  allocateNid(): number {
+    return this.next++;
+  }
+  reserveNid(nid: number): void {
+    this.next = Math.max(this.next, nid + 1);
+  }
+}

@@ -1,0 +1,86 @@
+// What a block type is made of, and what its behaviour can ask of the runtime.
+import type { DataOf, FieldTable } from '../codec/fields.js';
+import type { Logger } from '../log.js';
+import type { Hardware } from './hardware.js';
+
+export type Data = Record<string, unknown>;
+
+export interface Block<F extends FieldTable = FieldTable, S = unknown> {
+  readonly nid: number;
+  id: string;
+  readonly def: BlockTypeDef<F, S>;
+  data: DataOf<F>;
+  meta: Record<string, unknown>;
+  /** Volatile behaviour state: never persisted. */
+  state: S;
+  nextUpdate: number;
+}
+
+export type AnyBlock = Block<FieldTable, any>;
+
+/** A channel array (MockPins, DS2408, DS2413, GpioPins). Channels are numbered from 1. */
+export interface IoArray {
+  readonly channelCount: number;
+  /** Logical pin state (active = true), or null when it cannot be read. */
+  read(channel: number): boolean | null;
+  write(channel: number, active: boolean): void;
+}
+
+export interface UpdateContext {
+  now: number;
+  /** Scheduler ticks completed so far (SysInfo derives updates per second from it). */
+  ticks: number;
+  /** Epoch milliseconds, or null when the wall clock is not valid. */
+  wall: number | null;
+  /** Resolve a link: the target when it exists and implements `iface`, else null. */
+  resolve(id: string | null | undefined, iface: string): AnyBlock | null;
+  /** First come, first served: true when `claimer` holds `target` after the call. */
+  claim(target: AnyBlock, claimer: AnyBlock): boolean;
+  release(target: AnyBlock, claimer: AnyBlock): void;
+  /** Claim channel `channel` of an IoArray block for `claimer`; returns the array when held. */
+  claimChannel(array: AnyBlock, channel: number, claimer: AnyBlock): IoArray | null;
+  releaseChannels(claimer: AnyBlock, except?: { array: AnyBlock; channel: number }): void;
+  /** Ask the runtime to update `block` again within this tick (after the current block). */
+  wake(block: AnyBlock): void;
+  /** Persist the block's stored data now, if it changed (e.g. an output forced off). */
+  persist(block: AnyBlock): void;
+  hardware: Hardware;
+  log: Logger;
+}
+
+export interface WriteInfo {
+  /** Data before the write (undefined on create). */
+  previous: Data | undefined;
+  patch: boolean;
+  /** The decoded input: the fields the caller actually gave. */
+  given: Data;
+}
+
+export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
+  type: string;
+  fields: F;
+  /** Link interfaces this type satisfies (its own type name is implied). */
+  implements: readonly string[];
+  description?: string;
+  /** System types exist once, at a fixed nid, and cannot be created or deleted. */
+  system?: { nid: number; id: string };
+  /** Discovered types are normally created by discovery, but may also be created by hand. */
+  discovered?: boolean;
+  /** Fresh volatile state, after create and after load. */
+  init?(block: Block<F, S>): S;
+  /** Run when due; returns the absolute time (ms) it next wants to run. */
+  update?(block: Block<F, S>, ctx: UpdateContext): number;
+  /** Called after the new data is in place, before the forced update. */
+  onWrite?(block: Block<F, S>, info: WriteInfo, ctx: UpdateContext): void;
+  onDelete?(block: Block<F, S>, ctx: UpdateContext): void;
+  /** For IoArrayInterface implementers. */
+  io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
+}
+
+export function defineBlock<F extends FieldTable, S = undefined>(def: BlockTypeDef<F, S>): BlockTypeDef<F, S> {
+  return def;
+}
+
+export function implementsIface(def: BlockTypeDef<any, any>, iface: string): boolean {
+  return iface === 'Any' || def.type === iface || def.implements.includes(iface);
+}
