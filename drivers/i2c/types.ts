@@ -1,6 +1,8 @@
 // The subset of SMBus/I2C operations the drivers need. The real backend wraps i2c-bus; the
 // simulator implements the same interface, so the DS2482 driver code is exercised either way.
 export interface I2cBus {
+  /** Optional short name used in master names, e.g. `1` for /dev/i2c-1. */
+  readonly name?: string;
   /** Write one byte with no command (SMBus send byte). */
   sendByte(address: number, byte: number): Promise<void>;
   /** Write a command byte followed by one data byte (SMBus write byte data). */

@@ -27,6 +27,20 @@ export interface OneWireMaster {
   triplet(direction: 0 | 1): Promise<TripletResult>;
   /** Optional: strong pull-up after the next byte (parasite power); masters without it ignore the call. */
   close?(): Promise<void>;
+  /**
+   * Optional: one whole search pass done by the master in hardware (DS2480B search accelerator).
+   * Issues reset + `command` (0xF0 or 0xEC) itself. `directions[i]` is the branch to take at ROM
+   * bit i when devices disagree. Returns the 64 bits taken and the 64 conflict flags (both read
+   * slots were 0), or null when no device answered the reset. Search code falls back to
+   * `triplet` when a master lacks this.
+   */
+  searchPass?(command: number, directions: Uint8Array): Promise<SearchPassResult | null>;
+}
+
+/** Per-bit result of a hardware search pass, each array 64 entries of 0/1, bit i = ROM bit i (LSB of byte 0 first). */
+export interface SearchPassResult {
+  bits: Uint8Array;
+  conflicts: Uint8Array;
 }
 
 /** Device-level view of one physical bus. Implemented over a OneWireMaster, or directly by the kernel w1 tree. */
@@ -39,11 +53,15 @@ export interface OneWireBus {
   convertAll(): Promise<void>;
   /** Read a DS18B20 scratchpad and return degC. Throws a OneWireError on CRC failure, no presence, or an invalid scratchpad. */
   readTemperature(address: RomAddress): Promise<number>;
-  /** DS2408: PIO logic state and output latch state, bit n = channel n+1. */
+  /**
+   * DS2408: PIO logic state and output latch state, bit n = channel n+1. Both in "active"
+   * polarity: a pins bit is 1 when that pin reads low, a latches bit is 1 when that output
+   * transistor is on (chip latch register bit 0).
+   */
   readDs2408(address: RomAddress): Promise<{ pins: number; latches: number }>;
   /** DS2408: write the output latches (bit set = latch on = pin pulled low = "active"). */
   writeDs2408(address: RomAddress, latches: number): Promise<void>;
-  /** DS2413: pin and latch state for A (bit 0) and B (bit 1). */
+  /** DS2413: pin and latch state for A (bit 0) and B (bit 1), same "active" polarity as the DS2408. */
   readDs2413(address: RomAddress): Promise<{ pins: number; latches: number }>;
   writeDs2413(address: RomAddress, latches: number): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +76,14 @@ export class OneWireError extends Error {
   ) {
     super(message);
     this.name = 'OneWireError';
+  }
+}
+
+/** The error a master throws when the bus is shorted (code 'SHORT'). */
+export class BusShortError extends OneWireError {
+  constructor(message: string) {
+    super('SHORT', message);
+    this.name = 'BusShortError';
   }
 }
 

@@ -1,0 +1,172 @@
+// Emulated DS18B20: scratchpad with real CRC, EEPROM TH/TL/config, resolution, conversion time
+// against the segment clock, power-on 85 degC scratchpad.
+import { crc8 } from '../onewire/crc.js';
+import { FAMILY } from '../onewire/types.js';
+import { SimSlave, type Bit, type SlaveOptions } from './onewire-slave.js';
+
+export interface SimDs18b20Options extends SlaveOptions {
+  /** Initial temperature of the sensed medium, degC. Default 20. */
+  temperature?: number;
+  /** EEPROM contents; defaults are the factory values TH 75, TL 70, 12-bit. */
+  eepromTh?: number;
+  eepromTl?: number;
+  eepromConfig?: number;
+  /** 12-bit conversion time (lower resolutions scale down). Default 750 ms. */
+  conversionMs?: number;
+}
+
+function toByte(n: number): number {
+  return n & 0xff;
+}
+
+export class SimDs18b20 extends SimSlave {
+  /** Temperature of the medium the probe sits in; the thermal plant sets this. */
+  temperature: number;
+  readonly eeprom: { th: number; tl: number; config: number };
+  readonly conversionMs: number;
+  /** Completed conversions (diagnostics for tests). */
+  conversions = 0;
+  private conversionsSincePowerOn = 0;
+  private ram: number[] = [];
+  private convertingUntil: number | null = null;
+  private step: 'command' | 'writeScratchpad' = 'command';
+  private written: number[] = [];
+
+  constructor(options: SimDs18b20Options = {}) {
+    super(FAMILY.DS18B20, options);
+    this.temperature = options.temperature ?? 20;
+    this.eeprom = {
+      th: toByte(options.eepromTh ?? 75),
+      tl: toByte(options.eepromTl ?? 70),
+      config: (options.eepromConfig ?? 0x7f) & 0x7f,
+    };
+    this.conversionMs = options.conversionMs ?? 750;
+    this.powerOn();
+  }
+
+  setTemperature(degC: number): void {
+    this.temperature = degC;
+  }
+
+  get resolutionBits(): number {
+    return 9 + ((this.ram[4]! >> 5) & 3);
+  }
+
+  get converting(): boolean {
+    this.settle();
+    return this.convertingUntil !== null;
+  }
+
+  /** True from power-on until the first completed conversion (scratchpad holds 85 degC). */
+  get powerOnValue(): boolean {
+    this.settle();
+    return this.conversionsSincePowerOn === 0;
+  }
+
+  protected powerOn(): void {
+    this.ram = [0x50, 0x05, this.eeprom.th, this.eeprom.tl, this.eeprom.config | 0x1f, 0xff, 0x0c, 0x10];
+    this.convertingUntil = null;
+    this.conversionsSincePowerOn = 0;
+    this.step = 'command';
+  }
+
+  private conversionTime(): number {
+    return this.conversionMs / (1 << (12 - this.resolutionBits));
+  }
+
+  private settle(): void {
+    if (this.convertingUntil !== null && this.now() >= this.convertingUntil) this.finishConversion();
+  }
+
+  private finishConversion(): void {
+    this.convertingUntil = null;
+    const t = Math.max(-55, Math.min(125, this.temperature));
+    let raw = Math.round(t * 16);
+    raw &= ~((1 << (12 - this.resolutionBits)) - 1);
+    raw &= 0xffff;
+    this.ram[0] = raw & 0xff;
+    this.ram[1] = raw >> 8;
+    this.ram[6] = 0x10 - (raw & 0x0f);
+    this.conversions++;
+    this.conversionsSincePowerOn++;
+  }
+
+  /** Completes a conversion immediately (what the kernel's blocking w1_slave read amounts to). */
+  convertNow(): void {
+    this.finishConversion();
+  }
+
+  /** The 9 scratchpad bytes with their CRC, as the chip holds them (no faults applied). */
+  scratchpad(): number[] {
+    this.settle();
+    const bytes = this.ram.slice(0, 8);
+    bytes.push(crc8(bytes));
+    return bytes;
+  }
+
+  /** The scratchpad as it would arrive at a master now: corruption and held-low faults applied. */
+  readScratchpadFrame(): number[] {
+    if (this.faults.zeroData) return new Array(9).fill(0);
+    return this.transmitFrame(this.scratchpad());
+  }
+
+  protected override alarmCondition(): boolean {
+    this.settle();
+    const raw = (this.ram[1]! << 8) | this.ram[0]!;
+    const t = Math.trunc((raw & 0x8000 ? raw - 0x10000 : raw) / 16);
+    const th = this.ram[2]! & 0x80 ? this.ram[2]! - 256 : this.ram[2]!;
+    const tl = this.ram[3]! & 0x80 ? this.ram[3]! - 256 : this.ram[3]!;
+    return t >= th || t <= tl;
+  }
+
+  protected override onSelected(): void {
+    this.step = 'command';
+    this.written = [];
+  }
+
+  protected onFunctionByte(byte: number): void {
+    if (this.step === 'writeScratchpad') {
+      this.written.push(byte);
+      if (this.written.length === 3) {
+        this.ram[2] = this.written[0]!;
+        this.ram[3] = this.written[1]!;
+        this.ram[4] = (this.written[2]! & 0x60) | 0x1f;
+        this.step = 'command';
+        this.fill();
+      }
+      return;
+    }
+    switch (byte) {
+      case 0x44:
+        this.settle();
+        this.convertingUntil = this.now() + this.conversionTime();
+        // Read slots return 0 while converting, 1 when done.
+        this.fill((): Bit => (this.converting ? 0 : 1));
+        return;
+      case 0xbe:
+        this.send(this.transmitFrame(this.scratchpad()));
+        return;
+      case 0x4e:
+        this.step = 'writeScratchpad';
+        this.written = [];
+        return;
+      case 0x48:
+        this.eeprom.th = this.ram[2]!;
+        this.eeprom.tl = this.ram[3]!;
+        this.eeprom.config = this.ram[4]! & 0x7f;
+        this.fill();
+        return;
+      case 0xb8:
+        this.ram[2] = this.eeprom.th;
+        this.ram[3] = this.eeprom.tl;
+        this.ram[4] = this.eeprom.config | 0x1f;
+        this.fill(); // recall is instantaneous here: read slots report done (1)
+        return;
+      case 0xb4:
+        this.fill(); // externally powered: read slot 1
+        return;
+      default:
+        this.fill();
+    }
+  }
+}
