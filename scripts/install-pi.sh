@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Installs edgeblocks from this checkout as a hardened systemd service on a Raspberry Pi
+# (Raspberry Pi OS Bookworm, arm64 or armhf). Safe to run again: it upgrades in place and never
+# asks anything. See docs/raspberry-pi.md.
+#
+#   sudo scripts/install-pi.sh [--with-mosquitto] [--enable-interfaces] [--no-start]
+#   sudo scripts/install-pi.sh --uninstall [--purge]
+#
+# Environment:
+#   PREFIX   install directory (default /opt/edgeblocks)
+#   DESTDIR  root prepended to every path written (default empty: the real system)
+#   SKIP_NPM=1  do not run npm (tests, or when node_modules is provided otherwise)
+#   BOOT_CONFIG  config.txt to edit (default /boot/firmware/config.txt, else /boot/config.txt)
+set -euo pipefail
+
+PREFIX="${PREFIX:-/opt/edgeblocks}"
+DESTDIR="${DESTDIR:-}"
+SKIP_NPM="${SKIP_NPM:-0}"
+SERVICE=edgeblocks.service
+SERVICE_USER=edgeblocks
+DEVICE_GROUPS=(gpio i2c dialout)
+SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+INSTALL_DIR="$DESTDIR$PREFIX"
+ETC_DIR="$DESTDIR/etc/edgeblocks"
+CONFIG_FILE="$ETC_DIR/config.json"
+UNIT_FILE="$DESTDIR/etc/systemd/system/$SERVICE"
+DATA_DIR="$DESTDIR/var/lib/edgeblocks"
+MODULES_FILE="$DESTDIR/etc/modules-load.d/edgeblocks.conf"
+
+with_mosquitto=0
+enable_interfaces=0
+uninstall=0
+purge=0
+start=1
+
+log() { printf 'install-pi: %s\n' "$*"; }
+warn() { printf 'install-pi: warning: %s\n' "$*" >&2; }
+die() {
+  printf 'install-pi: error: %s\n' "$*" >&2
+  exit 1
+}
+
+usage() {
+  sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --with-mosquitto) with_mosquitto=1 ;;
+    --enable-interfaces) enable_interfaces=1 ;;
+    --uninstall) uninstall=1 ;;
+    --purge) purge=1 ;;
+    --no-start) start=0 ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    *)
+      usage >&2
+      die "unknown option: $1"
+      ;;
+  esac
+  shift
+done
+[ "$purge" -eq 0 ] || [ "$uninstall" -eq 1 ] || die "--purge only goes with --uninstall"
+
+if [ -z "$DESTDIR" ] && [ "$EUID" -ne 0 ]; then
+  die "run as root: sudo $0"
+fi
+
+# Writes stdin to $1 only when the content differs, so a second run leaves files untouched.
+write_if_changed() {
+  local target="$1" mode="$2" tmp
+  tmp="$(mktemp)"
+  cat >"$tmp"
+  if [ -f "$target" ] && cmp -s "$tmp" "$target"; then
+    rm -f "$tmp"
+    return 1
+  fi
+  mkdir -p "$(dirname "$target")"
+  install -m "$mode" "$tmp" "$target"
+  rm -f "$tmp"
+  return 0
+}
+
+check_node() {
+  NODE_BIN="$(command -v node || true)"
+  [ -n "$NODE_BIN" ] || die "Node.js >= 20 is required and 'node' is not on PATH (install nodejs, e.g. from NodeSource)"
+  local major
+  major="$("$NODE_BIN" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+  [[ "$major" =~ ^[0-9]+$ ]] || major=0
+  [ "$major" -ge 20 ] || die "Node.js >= 20 is required, $NODE_BIN is $("$NODE_BIN" --version 2>/dev/null || echo unknown)"
+  case "$NODE_BIN" in
+    /root/* | /home/*) die "$NODE_BIN is under a home directory, which the service cannot see (ProtectHome=yes); install Node system-wide" ;;
+  esac
+  log "using $NODE_BIN ($("$NODE_BIN" --version))"
+}
+
+install_tree() {
+  if [ ! -f "$SRC_DIR/dist/src/main.js" ]; then
+    if [ "$SKIP_NPM" = 1 ]; then die "no build in $SRC_DIR/dist: run 'npm ci && npm run build' there first"; fi
+    log "building the checkout (npm ci, npm run build)"
+    (cd "$SRC_DIR" && npm ci && npm run build)
+  fi
+  if [ "$(readlink -f "$SRC_DIR")" = "$(readlink -f "$INSTALL_DIR" 2>/dev/null || true)" ]; then
+    log "running from $INSTALL_DIR itself: not copying"
+  else
+    local staging="$INSTALL_DIR.new" item
+    rm -rf "$staging"
+    mkdir -p "$staging"
+    for item in package.json package-lock.json README.md LICENSE dist systemd scripts docs; do
+      if [ -e "$SRC_DIR/$item" ]; then cp -R "$SRC_DIR/$item" "$staging/"; fi
+    done
+    rm -rf "$INSTALL_DIR"
+    mv "$staging" "$INSTALL_DIR"
+    log "copied $SRC_DIR to $INSTALL_DIR"
+  fi
+  if [ "$SKIP_NPM" = 1 ]; then
+    log "SKIP_NPM=1: not installing node modules"
+  else
+    # --ignore-scripts keeps npm from running our own "prepare" (tsc is a dev dependency);
+    # rebuild then runs the install scripts that compile the native modules.
+    (cd "$INSTALL_DIR" && npm ci --omit=dev --ignore-scripts && npm rebuild)
+  fi
+}
+
+ensure_user() {
+  local group members missing=()
+  for group in "${DEVICE_GROUPS[@]}"; do
+    getent group "$group" >/dev/null || { groupadd --system "$group" && log "created group $group"; }
+  done
+  if ! getent passwd "$SERVICE_USER" >/dev/null; then
+    useradd --system --user-group --home-dir /var/lib/edgeblocks --no-create-home \
+      --shell /usr/sbin/nologin --comment "edgeblocks controller" "$SERVICE_USER"
+    log "created user $SERVICE_USER"
+  fi
+  for group in "${DEVICE_GROUPS[@]}"; do
+    members="$(getent group "$group" | cut -d: -f4)"
+    case ",$members," in
+      *",$SERVICE_USER,"*) ;;
+      *) missing+=("$group") ;;
+    esac
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    usermod -a -G "$(IFS=,; echo "${missing[*]}")" "$SERVICE_USER"
+    log "added $SERVICE_USER to ${missing[*]}"
+  fi
+}
+
+default_config() {
+  local mqtt='"embedded"'
+  if [ "$with_mosquitto" -eq 1 ]; then mqtt='"mqtt://localhost:1883"'; fi
+  cat <<EOF
+{
+  "serviceId": "edge-one",
+  "hardware": "linux",
+  "port": 5000,
+  "httpsPort": 443,
+  "mqttUrl": $mqtt,
+  "gpio": []
+}
+EOF
+}
+
+install_config() {
+  if [ -f "$CONFIG_FILE" ]; then
+    log "keeping existing $CONFIG_FILE"
+    return
+  fi
+  mkdir -p "$ETC_DIR"
+  default_config | write_if_changed "$CONFIG_FILE" 0640 || true
+  # Ownership only on the real system: a DESTDIR tree is staged by whoever packs it.
+  if [ -z "$DESTDIR" ]; then chgrp "$SERVICE_USER" "$CONFIG_FILE"; fi
+  log "wrote $CONFIG_FILE (edit it, then: systemctl restart $SERVICE)"
+}
+
+install_unit() {
+  local source="$INSTALL_DIR/systemd/$SERVICE"
+  [ -f "$source" ] || source="$SRC_DIR/systemd/$SERVICE"
+  if sed -e "s#/usr/bin/node#$NODE_BIN#g" -e "s#/opt/edgeblocks#$PREFIX#g" "$source" | write_if_changed "$UNIT_FILE" 0644; then
+    log "installed $UNIT_FILE"
+  else
+    log "$UNIT_FILE is up to date"
+  fi
+}
+
+boot_config_path() {
+  if [ -n "${BOOT_CONFIG:-}" ]; then
+    echo "$BOOT_CONFIG"
+  elif [ -d "$DESTDIR/boot/firmware" ]; then
+    echo "$DESTDIR/boot/firmware/config.txt"
+  else
+    echo "$DESTDIR/boot/config.txt"
+  fi
+}
+
+# Appends a setting unless an active line already has it. Lines go under [all] so that a
+# trailing conditional section such as [pi4] or [cm5] does not swallow them.
+ensure_boot_setting() {
+  local file="$1" line="$2" pattern="$3" last_section
+  grep -Eq "^[[:space:]]*$pattern" "$file" && return 1
+  last_section="$(grep -E '^[[:space:]]*\[' "$file" | tail -n 1 | tr -d '[:space:]' || true)"
+  if [ -n "$last_section" ] && [ "$last_section" != "[all]" ]; then
+    printf '\n[all]\n' >>"$file"
+  fi
+  printf '%s\n' "$line" >>"$file"
+  log "added '$line' to $file"
+  return 0
+}
+
+enable_interfaces() {
+  local file changed=0 module
+  file="$(boot_config_path)"
+  if [ ! -f "$file" ]; then
+    warn "$file not found: creating it (is this a Raspberry Pi?)"
+    mkdir -p "$(dirname "$file")"
+    touch "$file"
+  fi
+  ensure_boot_setting "$file" "dtparam=i2c_arm=on" 'dtparam=i2c_arm=on([[:space:],]|$)' && changed=1
+  ensure_boot_setting "$file" "dtoverlay=w1-gpio" 'dtoverlay=w1-gpio([[:space:],]|$)' && changed=1
+  if printf 'i2c-dev\n' | write_if_changed "$MODULES_FILE" 0644; then log "wrote $MODULES_FILE"; fi
+  for module in i2c-dev w1-gpio w1-therm; do
+    modprobe "$module" 2>/dev/null || warn "could not load module $module now (it loads after a reboot)"
+  done
+  if [ "$changed" -eq 1 ]; then warn "$file changed: reboot for the w1/i2c overlays to take effect"; fi
+}
+
+install_mosquitto() {
+  log "installing Mosquitto"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mosquitto
+}
+
+print_access() {
+  local host port sid
+  port="$("$NODE_BIN" -e 'try{const c=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));console.log(c.port??5000)}catch{console.log(5000)}' "$CONFIG_FILE" 2>/dev/null || echo 5000)"
+  sid="$("$NODE_BIN" -e 'try{const c=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));console.log(c.serviceId??"edge-one")}catch{console.log("edge-one")}' "$CONFIG_FILE" 2>/dev/null || echo edge-one)"
+  host="$(hostname -I 2>/dev/null | awk '{print $1}' || true)"
+  [ -n "$host" ] || host="$(hostname 2>/dev/null || echo localhost).local"
+  log "done. The API:      http://$host:$port/$sid/system/ping"
+  log "      API docs:     http://$host:$port/$sid/api/doc"
+  log "      status, logs: systemctl status edgeblocks; journalctl -u edgeblocks -f"
+}
+
+do_install() {
+  check_node
+  install_tree
+  ensure_user
+  if [ "$with_mosquitto" -eq 1 ]; then install_mosquitto; fi
+  install_config
+  install_unit
+  if [ "$enable_interfaces" -eq 1 ]; then enable_interfaces; fi
+  systemctl daemon-reload
+  systemctl enable "$SERVICE"
+  if [ "$start" -eq 1 ]; then
+    systemctl restart "$SERVICE"
+    print_access
+  else
+    log "installed; start it with: systemctl start $SERVICE"
+  fi
+}
+
+do_uninstall() {
+  if [ -f "$UNIT_FILE" ]; then
+    # Stopping runs ExecStopPost, the failsafe, so it goes before the files are removed.
+    systemctl disable --now "$SERVICE" || warn "could not stop/disable $SERVICE"
+    rm -f "$UNIT_FILE"
+    systemctl daemon-reload
+    systemctl reset-failed "$SERVICE" 2>/dev/null || true
+    log "removed $UNIT_FILE"
+  fi
+  rm -rf "$INSTALL_DIR" "$INSTALL_DIR.new"
+  log "removed $INSTALL_DIR"
+  if [ "$purge" -eq 1 ]; then
+    rm -rf "$ETC_DIR" "$DATA_DIR"
+    rm -f "$MODULES_FILE"
+    if getent passwd "$SERVICE_USER" >/dev/null; then
+      userdel "$SERVICE_USER"
+      log "removed user $SERVICE_USER"
+    fi
+    log "purged $ETC_DIR and $DATA_DIR"
+  else
+    log "kept $ETC_DIR and $DATA_DIR (--purge removes them)"
+  fi
+}
+
+if [ "$uninstall" -eq 1 ]; then
+  do_uninstall
+else
+  do_install
+fi

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// edgeblocks-failsafe: drives every configured GPIO output to its safe state.
+// systemd runs it as ExecStopPost= after every stop of the service, crashes and watchdog kills
+// included, so it depends on nothing but the config file and drivers/gpio (plain sysfs file
+// writes: no native module, no database, no runtime).
+//
+//   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL]
+//
+// Exit 0 when every output was driven and read back at its safe level, 1 otherwise. Every
+// problem is one line on stderr, never a stack trace.
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_GPIO_ROOT } from '../drivers/gpio/chip-base.js';
+import { safePhysicalLevel, safeState } from '../drivers/gpio/levels.js';
+import { parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
+import { SysfsGpioBackend } from '../drivers/gpio/sysfs-backend.js';
+import type { GpioLineConfig } from '../drivers/gpio/types.js';
+
+const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL]';
+
+interface Options {
+  config?: string;
+  gpioRoot: string;
+  chipLabel?: string;
+}
+
+class UsageError extends Error {}
+
+function say(line: string): void {
+  process.stdout.write(`failsafe: ${line}\n`);
+}
+
+function problem(line: string): void {
+  process.stderr.write(`failsafe: ${line}\n`);
+}
+
+function text(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { config: process.env.EDGEBLOCKS_CONFIG || undefined, gpioRoot: DEFAULT_GPIO_ROOT };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--config') options.config = value();
+    else if (flag === '--gpio-root') options.gpioRoot = value();
+    else if (flag === '--chip-label') options.chipLabel = value();
+    else if (flag === '--help' || flag === '-h') {
+      say(USAGE);
+      process.exit(0);
+    } else throw new UsageError(`unknown argument "${arg}"`);
+  }
+  return options;
+}
+
+async function loadConfig(path: string): Promise<Record<string, unknown>> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? text(err)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    throw new Error(`config ${path} is not valid JSON: ${text(err)}`);
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new Error(`config ${path} must be a JSON object`);
+  }
+  return json as Record<string, unknown>;
+}
+
+async function makeSafe(gpio: SysfsGpioBackend, config: GpioLineConfig): Promise<string | null> {
+  const wanted = safeState(config);
+  const pin = safePhysicalLevel(config) === 1 ? 'high' : 'low';
+  try {
+    const line = await gpio.open(config);
+    const level = await line.read();
+    await line.close();
+    if (level === null) return `${config.name} (line ${config.line}): written ${pin} but could not be read back`;
+    if (level !== wanted) return `${config.name} (line ${config.line}): written ${pin} but reads ${level ? 'active' : 'inactive'}`;
+    say(`${config.name} (line ${config.line}) ${wanted ? 'active' : 'inactive'}, pin ${pin}`);
+    return null;
+  } catch (err) {
+    return text(err);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const options = parseArgs(argv);
+  if (!options.config) throw new UsageError('--config FILE is required');
+  const config = await loadConfig(options.config);
+  if (config.hardware === 'sim') {
+    say('hardware is "sim": no real outputs to make safe');
+    return 0;
+  }
+  const { lines, errors } = parseGpioLineConfigs(config.gpio);
+  errors.forEach(problem);
+  const outputs = lines.filter((line) => line.direction === 'out');
+  if (outputs.length === 0) {
+    if (errors.length === 0) say('no GPIO outputs configured');
+    return errors.length === 0 ? 0 : 1;
+  }
+  const label = options.chipLabel ?? (typeof config.gpioChipLabel === 'string' ? config.gpioChipLabel : undefined);
+  let gpio: SysfsGpioBackend;
+  try {
+    gpio = await SysfsGpioBackend.detect({ root: options.gpioRoot, label });
+  } catch (err) {
+    problem(`${text(err)}; ${outputs.length} output(s) NOT made safe`);
+    return 1;
+  }
+  let failed = errors.length;
+  for (const output of outputs) {
+    const failure = await makeSafe(gpio, output);
+    if (failure) {
+      problem(failure);
+      failed++;
+    }
+  }
+  await gpio.close();
+  return failed === 0 ? 0 : 1;
+}
+
+process.on('uncaughtException', (err) => {
+  problem(`unexpected error: ${text(err)}`);
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => {
+  problem(`unexpected error: ${text(err)}`);
+  process.exit(1);
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    problem(err instanceof UsageError ? `${err.message} (${USAGE})` : text(err));
+    process.exitCode = 1;
+  },
+);
