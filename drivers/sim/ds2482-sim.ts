@@ -40,8 +40,11 @@ export class Ds2482Sim implements SimI2cDevice {
   readonly variant: Ds2482Variant;
   readonly channels: OneWireSegment[];
   busyPolls: number;
-  /** Faults: 1WB never clears; the next N transactions fail with EIO. */
-  readonly faults = { stuckBusy: false, failTransactions: 0 };
+  /**
+   * Faults: `hangOneWire`: every accepted 1-Wire command leaves 1WB stuck until a Device Reset;
+   * `failTransactions`: the next N I2C transactions fail with EIO.
+   */
+  readonly faults = { hangOneWire: false, failTransactions: 0 };
   readonly stats = { transactions: 0, deviceResets: 0, nacks: 0 };
   private channel = 0;
   private config = 0;
@@ -49,6 +52,7 @@ export class Ds2482Sim implements SimI2cDevice {
   private readData = 0xff;
   private bits = ST.RST as number;
   private busyLeft = 0;
+  private hung = false;
 
   constructor(options: Ds2482SimOptions) {
     this.address = options.address;
@@ -89,6 +93,7 @@ export class Ds2482Sim implements SimI2cDevice {
     this.channel = 0;
     this.pointer = 'status';
     this.busyLeft = 0;
+    this.hung = false;
   }
 
   private transaction(): void {
@@ -105,7 +110,7 @@ export class Ds2482Sim implements SimI2cDevice {
   }
 
   private get busy(): boolean {
-    return this.faults.stuckBusy || this.busyLeft > 0;
+    return this.hung || this.busyLeft > 0;
   }
 
   private oneWire(run: () => void): void {
@@ -113,6 +118,7 @@ export class Ds2482Sim implements SimI2cDevice {
     run();
     this.pointer = 'status';
     this.busyLeft = this.busyPolls;
+    if (this.faults.hangOneWire) this.hung = true;
   }
 
   private setBit(mask: number, on: boolean): void {
