@@ -11,7 +11,7 @@
 #   DESTDIR  root prepended to every path written (default empty: the real system)
 #   SKIP_NPM=1  do not run npm (tests, or when node_modules is provided otherwise)
 #   BOOT_CONFIG  config.txt to edit (default /boot/firmware/config.txt, else /boot/config.txt)
-set -euo pipefail
+set -Eeuo pipefail
 
 PREFIX="${PREFIX:-/opt/edgeblocks}"
 DESTDIR="${DESTDIR:-}"
@@ -44,6 +44,8 @@ die() {
 usage() {
   sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
+
+trap 'die "failed at line $LINENO: $BASH_COMMAND"' ERR
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -136,7 +138,7 @@ ensure_user() {
     log "created user $SERVICE_USER"
   fi
   for group in "${DEVICE_GROUPS[@]}"; do
-    members="$(getent group "$group" | cut -d: -f4)"
+    members="$(getent group "$group" | cut -d: -f4 || true)"
     case ",$members," in
       *",$SERVICE_USER,"*) ;;
       *) missing+=("$group") ;;

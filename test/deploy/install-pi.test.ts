@@ -1,0 +1,235 @@
+// The installer in a throwaway root: fake systemctl/useradd/groupadd/usermod/userdel/apt-get/
+// npm/getent/modprobe on PATH record every call and keep users and groups in a state dir.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PREFIX = '/opt/eb-test';
+
+const FAKES: Record<string, string> = {
+  // getent DB KEY, from $FAKE_STATE/DB
+  getent: `grep "^$2:" "$FAKE_STATE/$1" 2>/dev/null || exit 2`,
+  groupadd: `name=; for a; do name=$a; done; echo "$name:x:990:" >> "$FAKE_STATE/group"`,
+  useradd: `name=; for a; do name=$a; done
+echo "$name:x:990:990::/var/lib/edgeblocks:/usr/sbin/nologin" >> "$FAKE_STATE/passwd"
+echo "$name:x:990:" >> "$FAKE_STATE/group"`,
+  // usermod -a -G g1,g2 user
+  usermod: `user=$4; for g in $(echo "$3" | tr ',' ' '); do
+  sed -i -E "s/^($g:[^:]*:[^:]*:)(.+)$/\\1\\2,$user/; s/^($g:[^:]*:[^:]*:)$/\\1$user/" "$FAKE_STATE/group"
+done`,
+  userdel: `sed -i "/^$1:/d" "$FAKE_STATE/passwd"`,
+  npm: `if [ "$1" = ci ]; then mkdir -p node_modules && echo fake > node_modules/.fake-npm; fi`,
+  systemctl: 'true',
+  'apt-get': 'true',
+  modprobe: 'true',
+};
+
+interface Sandbox {
+  dir: string;
+  root: string;
+  src: string;
+  state: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function makeSandbox(): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), 'eb-install-'));
+  const root = join(dir, 'root');
+  const src = join(dir, 'checkout');
+  const state = join(dir, 'state');
+  const bin = join(dir, 'bin');
+  for (const d of [root, state, bin]) mkdirSync(d, { recursive: true });
+  for (const [name, body] of Object.entries(FAKES)) {
+    const file = join(bin, name);
+    writeFileSync(file, `#!/bin/sh\necho "${name} $*" >> "$FAKE_STATE/calls"\n${body}\n`);
+    chmodSync(file, 0o755);
+  }
+  // Raspberry Pi OS has gpio and dialout already; i2c is missing here on purpose.
+  writeFileSync(join(state, 'group'), 'root:x:0:\ngpio:x:997:\ndialout:x:20:pi\n');
+  writeFileSync(join(state, 'passwd'), 'root:x:0:0::/root:/bin/bash\n');
+  writeFileSync(join(state, 'calls'), '');
+
+  // A built checkout, with things that must not be copied.
+  for (const d of ['dist/src', 'systemd', 'scripts', 'docs', 'node_modules/x', '.git', 'src']) {
+    mkdirSync(join(src, d), { recursive: true });
+  }
+  writeFileSync(join(src, 'package.json'), '{"name":"edgeblocks","version":"0.0.0-test"}\n');
+  writeFileSync(join(src, 'package-lock.json'), '{"lockfileVersion":3}\n');
+  writeFileSync(join(src, 'dist/src/main.js'), '// main\n');
+  writeFileSync(join(src, 'dist/src/failsafe.js'), '// failsafe\n');
+  writeFileSync(join(src, 'docs/raspberry-pi.md'), '# docs\n');
+  writeFileSync(join(src, 'node_modules/x/index.js'), '');
+  writeFileSync(join(src, '.git/HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(src, 'src/main.ts'), '');
+  copyFileSync(join(repo, 'systemd/edgeblocks.service'), join(src, 'systemd/edgeblocks.service'));
+  copyFileSync(join(repo, 'scripts/install-pi.sh'), join(src, 'scripts/install-pi.sh'));
+  chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
+
+  // A Pi OS config.txt: i2c commented out, and a trailing [cm5] section.
+  mkdirSync(join(root, 'boot/firmware'), { recursive: true });
+  writeFileSync(
+    join(root, 'boot/firmware/config.txt'),
+    '# http://rptl.io/configtxt\n#dtparam=i2c_arm=on\ndtparam=audio=on\ncamera_auto_detect=1\n\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n',
+  );
+  const env = {
+    ...process.env,
+    PATH: `${bin}${delimiter}${process.env.PATH}`,
+    FAKE_STATE: state,
+    DESTDIR: root,
+    PREFIX,
+  };
+  return { dir, root, src, state, env };
+}
+
+function install(sb: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}) {
+  writeFileSync(join(sb.state, 'calls'), '');
+  const result = spawnSync('bash', [join(sb.src, 'scripts/install-pi.sh'), ...args], {
+    env: { ...sb.env, ...env },
+    encoding: 'utf8',
+  });
+  const calls = readFileSync(join(sb.state, 'calls'), 'utf8').split('\n').filter(Boolean);
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
+}
+
+/** Every file under dir with a hash of its content and its mode. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const path = join(d, name);
+      const st = statSync(path);
+      if (st.isDirectory()) walk(path);
+      else out[relative(dir, path)] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+t.test('install twice: same tree, same config, accounts made once, no duplicate boot lines', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const args = ['--with-mosquitto', '--enable-interfaces'];
+
+  const first = install(sb, args);
+  t.equal(first.code, 0, first.stderr);
+  const node = spawnSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).stdout.trim();
+  t.same(
+    first.calls.filter((c) => /^(groupadd|useradd|usermod)/.test(c)),
+    [
+      'groupadd --system i2c',
+      'useradd --system --user-group --home-dir /var/lib/edgeblocks --no-create-home --shell /usr/sbin/nologin --comment edgeblocks controller edgeblocks',
+      'usermod -a -G gpio,i2c,dialout edgeblocks',
+    ],
+  );
+  t.ok(first.calls.includes('npm ci --omit=dev --ignore-scripts'), 'npm ci without dev deps');
+  t.ok(first.calls.includes('npm rebuild'), 'native modules built');
+  t.ok(first.calls.includes('apt-get install -y --no-install-recommends mosquitto'));
+  t.ok(first.calls.includes('modprobe i2c-dev') && first.calls.includes('modprobe w1-gpio'));
+  const systemctl = first.calls.filter((c) => c.startsWith('systemctl'));
+  t.same(systemctl, ['systemctl daemon-reload', 'systemctl enable edgeblocks.service', 'systemctl restart edgeblocks.service']);
+  t.match(first.stdout, /http:\/\/\S+:5000\/edge-one\/system\/ping/, 'prints how to reach the API');
+
+  const prefix = join(sb.root, PREFIX);
+  t.ok(existsSync(join(prefix, 'dist/src/main.js')));
+  t.ok(existsSync(join(prefix, 'node_modules/.fake-npm')), 'npm ran in the prefix');
+  t.notOk(existsSync(join(prefix, '.git')), 'no .git copied');
+  t.notOk(existsSync(join(prefix, 'node_modules/x')), 'no checkout node_modules copied');
+  t.notOk(existsSync(join(prefix, 'src')), 'sources stay in the checkout');
+
+  const unit = readFileSync(join(sb.root, 'etc/systemd/system/edgeblocks.service'), 'utf8');
+  t.match(unit, `ExecStart=${node} ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir /var/lib/edgeblocks`);
+  t.match(unit, `ExecStopPost=${node} ${PREFIX}/dist/src/failsafe.js --config /etc/edgeblocks/config.json`);
+  t.notMatch(unit, '/opt/edgeblocks/dist');
+
+  const configPath = join(sb.root, 'etc/edgeblocks/config.json');
+  const config = JSON.parse(readFileSync(configPath, 'utf8'));
+  t.equal(config.mqttUrl, 'mqtt://localhost:1883', 'Mosquitto install points the config at it');
+  t.same(config.gpio, []);
+  t.equal(statSync(configPath).mode & 0o777, 0o640);
+
+  const bootPath = join(sb.root, 'boot/firmware/config.txt');
+  const boot = readFileSync(bootPath, 'utf8');
+  t.match(boot, /\[cm5\]\ndtoverlay=dwc2,dr_mode=host\n\n\[all\]\ndtparam=i2c_arm=on\ndtoverlay=w1-gpio\n$/, 'appended under [all]');
+  t.equal(readFileSync(join(sb.root, 'etc/modules-load.d/edgeblocks.conf'), 'utf8'), 'i2c-dev\n');
+
+  // The user edits the config; a second run keeps it and changes nothing else either.
+  config.gpio = [{ name: 'heater', line: 17, direction: 'out', activeLow: true }];
+  writeFileSync(configPath, JSON.stringify(config));
+  const before = snapshot(sb.root);
+  const second = install(sb, args);
+  t.equal(second.code, 0, second.stderr);
+  t.same(snapshot(sb.root), before, 'second run leaves the same tree');
+  t.same(second.calls.filter((c) => /^(groupadd|useradd|usermod)/.test(c)), [], 'no accounts touched the second time');
+  t.same(second.calls.filter((c) => c.startsWith('systemctl')), systemctl, 'service reloaded and restarted again');
+  t.match(second.stdout, /keeping existing .*config\.json/);
+  t.equal(readFileSync(bootPath, 'utf8'), boot, 'config.txt unchanged');
+  for (const line of ['dtparam=i2c_arm=on', 'dtoverlay=w1-gpio', '[all]']) {
+    t.equal(boot.split('\n').filter((l) => l === line).length, 1, `one ${line}`);
+  }
+  t.equal(readFileSync(join(sb.state, 'group'), 'utf8').match(/edgeblocks/g)?.length, 4, 'user in gpio, i2c, dialout and its own group once each');
+});
+
+t.test('uninstall keeps config and data; --purge removes them and the user', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  t.equal(install(sb, ['--no-start']).code, 0);
+  mkdirSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true });
+  writeFileSync(join(sb.root, 'var/lib/edgeblocks/edgeblocks.db'), 'data');
+
+  const removed = install(sb, ['--uninstall']);
+  t.equal(removed.code, 0, removed.stderr);
+  t.same(removed.calls, [
+    'systemctl disable --now edgeblocks.service',
+    'systemctl daemon-reload',
+    'systemctl reset-failed edgeblocks.service',
+  ]);
+  t.notOk(existsSync(join(sb.root, 'etc/systemd/system/edgeblocks.service')));
+  t.notOk(existsSync(join(sb.root, PREFIX)));
+  t.ok(existsSync(join(sb.root, 'etc/edgeblocks/config.json')), 'config kept');
+  t.ok(existsSync(join(sb.root, 'var/lib/edgeblocks/edgeblocks.db')), 'data kept');
+
+  const purged = install(sb, ['--uninstall', '--purge']);
+  t.equal(purged.code, 0, purged.stderr);
+  t.ok(purged.calls.includes('userdel edgeblocks'));
+  t.notOk(existsSync(join(sb.root, 'etc/edgeblocks')));
+  t.notOk(existsSync(join(sb.root, 'var/lib/edgeblocks')));
+});
+
+t.test('refuses an old Node, unknown options, and a checkout without a build', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const oldNode = join(sb.dir, 'old-node');
+  mkdirSync(oldNode);
+  writeFileSync(join(oldNode, 'node'), '#!/bin/sh\ncase "$1" in -p) echo 18;; *) echo v18.19.0;; esac\n');
+  chmodSync(join(oldNode, 'node'), 0o755);
+  const old = install(sb, [], { PATH: `${oldNode}${delimiter}${sb.env.PATH}` });
+  t.equal(old.code, 1);
+  t.match(old.stderr, /Node\.js >= 20 is required, .*old-node\/node is v18\.19\.0/);
+  t.same(old.calls, [], 'nothing done');
+
+  const bad = install(sb, ['--frobnicate']);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /unknown option: --frobnicate/);
+
+  rmSync(join(sb.src, 'dist'), { recursive: true });
+  const unbuilt = install(sb, [], { SKIP_NPM: '1' });
+  t.equal(unbuilt.code, 1);
+  t.match(unbuilt.stderr, /no build in .*dist: run 'npm ci && npm run build'/);
+});
