@@ -1,0 +1,71 @@
+import t from 'tap';
+import { httpApp } from '../helpers/http-app.js';
+
+t.test('backup save -> all/delete -> load restores every block with ids, nids, links and meta', async (t) => {
+  const { post, close } = await httpApp();
+  t.teardown(close);
+  await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5, fluctuations: [{ amplitude: 0.2, period: 60 }] }, meta: { color: 'blue' } });
+  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor', filter: 'FILTER_45s' } });
+  await post('blocks/create', { id: 'pins', type: 'MockPins', data: {} });
+  await post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 1, invert: true } });
+  const backup = (await post('blocks/backup/save')).body;
+  t.match(backup.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  t.type(backup.version, 'string');
+  t.ok(Array.isArray(backup.store));
+  t.equal(backup.blocks.length, 5, 'system block included');
+  t.same(Object.keys(backup.blocks.find((b: { id: string }) => b.id === 'Beer Sensor').data).sort(), ['connected', 'fluctuations', 'setting']);
+  const stored = (await post('blocks/all/read/stored')).body;
+
+  const removed = (await post('blocks/all/delete')).body;
+  t.same(removed.map((i: { id: string }) => i.id).sort(), ['Beer Sensor', 'Beer Setpoint', 'Heater', 'pins']);
+  await post('blocks/create', { id: 'extra', type: 'TempSensorMock', data: {} });
+
+  const load = await post('blocks/backup/load', backup);
+  t.equal(load.status, 200);
+  t.same(load.body, { messages: [] });
+  const after = (await post('blocks/all/read/stored')).body;
+  t.same(after, stored, 'stored data, ids, nids and meta are back exactly');
+  t.notOk(after.some((b: { id: string }) => b.id === 'extra'), 'load is not a merge');
+});
+
+t.test('forward links resolve and failing blocks are reported by name', async (t) => {
+  const { post, close } = await httpApp();
+  t.teardown(close);
+  const backup = {
+    blocks: [
+      { id: 'sp', nid: 205, type: 'SetpointSensorPair', data: { 'sensorId<>': 'sensor-1', storedSetting: 20 } },
+      { id: 'sensor-1', nid: 202, type: 'TempSensorMock', data: { setting: 21 } },
+      { id: 'fantast', nid: 400, type: 'SetpointSensorPair', data: { 'sensorId<>': 'missing' } },
+      { id: 'Groups', nid: 1, type: 'Groups', data: {} },
+      { id: 'derpface', nid: 500, type: 'INVALID', data: {} },
+    ],
+  };
+  const res = await post('blocks/backup/load', backup);
+  t.equal(res.status, 200);
+  t.equal(res.body.messages.length, 3);
+  t.match(res.body.messages[0], /fantast.*'missing' does not exist/);
+  t.match(res.body.messages[1], /Groups/);
+  t.match(res.body.messages[2], /derpface.*INVALID/);
+  const sp = (await post('blocks/read', { id: 'sp' })).body;
+  t.equal(sp.nid, 205);
+  t.equal(sp.data.sensorId.id, 'sensor-1', 'forward link resolved');
+  t.equal((await post('blocks/read', { id: 'sensor-1' })).body.nid, 202, 'nid kept');
+  t.equal((await post('blocks/read', { id: 'fantast' })).status, 404);
+  t.equal((await post('blocks/read', { id: 'derpface' })).status, 404);
+  const created = (await post('blocks/create', { id: 'new', type: 'TempSensorMock', data: {} })).body;
+  t.ok(created.nid > 205, 'new nids stay above loaded ones');
+});
+
+t.test('backup includes and restores the controller datastore documents', async (t) => {
+  const { app, post, close } = await httpApp();
+  t.teardown(close);
+  app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degF' }, { namespace: 'edge-one:ui', id: 'layout', cols: 3 }, { namespace: 'other', id: 'x' }]);
+  const backup = (await post('blocks/backup/save')).body;
+  t.same(backup.store.map((d: { id: string }) => d.id).sort(), ['layout', 'units'], 'only the controller namespace');
+  app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degC' }, { namespace: 'edge-one', id: 'stray' }]);
+  await post('blocks/backup/load', backup);
+  t.equal(app.documents.get('edge-one', 'units')!.temperature, 'degF');
+  t.equal(app.documents.get('edge-one', 'stray'), null, 'replaced, not merged');
+  t.ok(app.documents.get('other', 'x'), 'other namespaces untouched');
+  t.equal(app.units.prefs.temperature, 'degF', 'the loaded units document takes effect');
+});

@@ -1,0 +1,68 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, parseArgs } from '../../src/config.js';
+import { CLI, startCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-config-'));
+const file = (name: string, content: string) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, content);
+  return p;
+};
+
+t.test('precedence: defaults < file < env < flags', async (t) => {
+  const cfg = file('a.json', JSON.stringify({ serviceId: 'from-file', port: 6001, topicRoot: 'file', emitInterval: 1000 }));
+  const c = loadConfig(parseArgs(['--config', cfg, '--port', '7001']).values, { EDGEBLOCKS_PORT: '6501', EDGEBLOCKS_TOPIC_ROOT: 'env' });
+  t.equal(c.serviceId, 'from-file', 'file over default');
+  t.equal(c.topicRoot, 'env', 'env over file');
+  t.equal(c.port, 7001, 'flag over env');
+  t.equal(c.emitInterval, 1000);
+  t.equal(c.mqttUrl, 'embedded', 'default');
+  const viaEnv = loadConfig({}, { EDGEBLOCKS_CONFIG: cfg });
+  t.equal(viaEnv.serviceId, 'from-file', 'config file from the environment');
+  t.equal(loadConfig(parseArgs(['--port=0']).values, {}).port, 0, '--flag=value form');
+});
+
+const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
+  ['a port that is not a number', ['--port', 'abc'], {}, /port .*must be an integer/],
+  ['a port out of range', ['--port', '70000'], {}, /port .*0-65535/],
+  ['an unknown flag', ['--colour', 'red'], {}, /--colour: unknown option/],
+  ['an unknown hardware kind', ['--hardware', 'arduino'], {}, /hardware .*'linux' or 'sim'/],
+  ['a bad env value', [], { EDGEBLOCKS_EMIT_INTERVAL: '-5' }, /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be positive/],
+  ['a bad mqtt url', ['--mqtt-url', 'localhost'], {}, /mqttUrl: must be 'embedded' or a URL/],
+  ['a missing config file', ['--config', '/nonexistent/x.json'], {}, /config: cannot read \/nonexistent\/x.json: ENOENT/],
+  ['a config file that is not JSON', ['--config', file('b.json', '{port: 1')], {}, /config: .*is not valid JSON/],
+  ['an unknown key in the file', ['--config', file('c.json', '{"prot": 1}')], {}, /prot: unknown key/],
+  ['a wrong type in the file', ['--config', file('d.json', '{"port": "5000"}')], {}, /port \(file\): must be an integer/],
+  ['a bad gpio entry', ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')], {}, /gpio \(file\): \[0\]\.line/],
+];
+
+for (const [what, args, env, message] of bad) {
+  t.test(`bad config: ${what} -> one line, exit code 2`, async (t) => {
+    const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    t.equal(res.status, 2);
+    const lines = res.stderr.trim().split('\n');
+    t.equal(lines.length, 1, `one line: ${res.stderr}`);
+    t.match(lines[0], message);
+    t.notMatch(res.stderr, /at .*\.js:\d+/, 'no stack trace');
+  });
+}
+
+t.test('--port 0 picks a free port and logs it', async (t) => {
+  const cli = await startCli(['--data-dir', dir, '--mqtt-port', '0']);
+  t.teardown(() => cli.child.kill('SIGKILL'));
+  t.ok(cli.port > 0);
+  const ping = await fetch(`${cli.base}/edge-one/system/ping`);
+  t.same(await ping.json(), { ping: 'pong' });
+});
+
+t.test('--help lists every flag', async (t) => {
+  const res = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
+  t.equal(res.status, 0);
+  for (const flag of ['--config', '--service-id', '--host', '--port', '--https-port', '--data-dir', '--mqtt-url', '--mqtt-port', '--topic-root', '--hardware', '--sim-config', '--emit-interval', '--log-level']) {
+    t.match(res.stdout, flag);
+  }
+});

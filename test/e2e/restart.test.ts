@@ -1,0 +1,62 @@
+import t from 'tap';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { postJson, startCli } from '../helpers/cli.js';
+
+t.test('blocks survive kill -9 of the built CLI exactly as they were', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-e2e-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const args = ['--data-dir', dataDir, '--mqtt-port', '0', '--log-level', 'info'];
+  let cli = await startCli(args);
+  const api = (p: string) => `${cli.base}/edge-one/${p}`;
+  const create = async (b: unknown) => t.equal((await postJson(api('blocks/create'), b)).status, 201);
+  await create({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20.25 }, meta: { color: 'green', pos: [1, 2] } });
+  await create({ id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, 'storedSetting[degF]': 66.2, 'sensorId<>': 'Beer Sensor', filter: 'FILTER_90s', filterThreshold: 1.5 } });
+  await create({ id: 'pins', type: 'MockPins', data: {} });
+  await create({ id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 3, invert: true, storedState: 'STATE_ACTIVE' }, meta: { note: 'relay 3' } });
+  await postJson(api('blocks/patch'), { id: 'Beer Sensor', type: 'TempSensorMock', data: { fluctuations: [{ amplitude: 0.5, period: 600 }] }, meta: { pos: [3, 4] } });
+  const deleted = await postJson(api('blocks/create'), { id: 'gone', type: 'TempSensorExternal', data: {} });
+  await postJson(api('blocks/delete'), { id: 'gone' });
+  const before = (await postJson(api('blocks/all/read/stored'))).body;
+  t.equal(cli.output().match(/http listening on/g)?.length, 1, 'one listening line with the real port');
+
+  cli.child.kill('SIGKILL');
+  await cli.exited;
+  cli = await startCli(args);
+  t.teardown(() => cli.child.kill('SIGKILL'));
+  const after = (await postJson(`${cli.base}/edge-one/blocks/all/read/stored`)).body;
+  t.same(after, before, 'ids, nids, links, settings and meta identical after kill -9');
+  const fresh = (await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'new', type: 'TempSensorMock', data: {} })).body;
+  t.ok(fresh.nid > deleted.body.nid, 'the nid of a deleted block is not reused after restart');
+  const sp = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body;
+  t.equal(sp.data.sensorId.id, 'Beer Sensor');
+  t.equal(sp.data.storedSetting.value, 19);
+});
+
+t.test('a stored record that cannot be decoded is kept aside and reported', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-e2e-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const args = ['--data-dir', dataDir, '--mqtt-port', '0'];
+  let cli = await startCli(args);
+  await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'good', type: 'TempSensorMock', data: { setting: 3 } });
+  await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'bad', type: 'TempSensorMock', data: {} });
+  cli.child.kill('SIGTERM');
+  t.equal(await cli.exited, 0, 'SIGTERM exits 0');
+  const db = new Database(path.join(dataDir, 'edgeblocks.db'));
+  db.prepare("UPDATE blocks SET data = '{not json' WHERE id = 'bad'").run();
+  db.prepare("INSERT INTO blocks (nid, id, type, data, meta) VALUES (777, 'alien', 'NoSuchType', '{}', '{}')").run();
+  db.close();
+  cli = await startCli(args);
+  t.teardown(() => cli.child.kill('SIGKILL'));
+  const status = await (await fetch(`${cli.base}/edge-one/system/status`)).json();
+  t.same(status.quarantined.map((q: { id: string }) => q.id).sort(), ['alien', 'bad']);
+  t.match(status.quarantined.find((q: { id: string }) => q.id === 'alien').reason, /unknown block type 'NoSuchType'/);
+  t.equal((await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'good' })).body.data.setting.value, 3, 'good blocks load');
+  const created = (await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'later', type: 'TempSensorMock', data: {} })).body;
+  t.not(created.nid, 777, 'a quarantined nid is not handed out again');
+  const kept = new Database(path.join(dataDir, 'edgeblocks.db'), { readonly: true });
+  t.equal((kept.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n, 2, 'records kept in the database');
+  kept.close();
+});
