@@ -1,0 +1,280 @@
+// Drives one OneWireBus for the block runtime. No timers inside: the owner calls
+// `service(nowMs)` every 50-100 ms with a monotonic clock, which also lets tests run it on a
+// manual clock. Each temperature cycle is one bus-wide conversion followed, once the
+// conversion time has passed, by one scratchpad read per watched sensor. IO modules are polled
+// on their own cadence and latch writes go out on the next service call.
+import { SerialLock } from './serial-lock.js';
+import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
+
+export type IoKind = 'ds2408' | 'ds2413';
+
+export interface IoState {
+  /** Active polarity: bit set = pin low. */
+  pins: number;
+  /** Active polarity: bit set = output on. */
+  latches: number;
+  connected: boolean;
+}
+
+export interface PollerCounters {
+  crcErrors: number;
+  presenceErrors: number;
+  shortErrors: number;
+  /** Every other failure: invalid data (85 degC power-on, all-zero), timeouts, I/O. */
+  readErrors: number;
+  searches: number;
+}
+
+export interface BusPollerOptions {
+  /** Wait between Convert T and the reads. Default 750 ms (12-bit). */
+  conversionMs?: number;
+  /** Temperature cycle period. Default 1000 ms. */
+  cycleMs?: number;
+  /** A temperature older than this reads null. Default 2000 ms. */
+  staleMs?: number;
+  /** IO module poll period. Default 1000 ms. */
+  ioPollMs?: number;
+}
+
+export interface SensorInfo {
+  address: RomAddress;
+  /** Last valid reading, regardless of age. */
+  lastValue: number | null;
+  /** Service time of the last valid reading. */
+  validAt: number | null;
+  /** False after a failed read, true after a good one. */
+  connected: boolean;
+  lastError: string | null;
+}
+
+interface IoDevice {
+  address: RomAddress;
+  kind: IoKind;
+  pins: number;
+  latches: number;
+  connected: boolean;
+  desired: number | null;
+  pendingWrite: boolean;
+  lastError: string | null;
+}
+
+export class BusPoller {
+  readonly counters: PollerCounters = { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, searches: 0 };
+  lastError: string | null = null;
+  /** Result of the last successful search(). */
+  addresses: RomAddress[] = [];
+  private readonly conversionMs: number;
+  private readonly cycleMs: number;
+  private readonly staleMs: number;
+  private readonly ioPollMs: number;
+  private readonly sensors = new Map<RomAddress, SensorInfo>();
+  private readonly ioDevices = new Map<RomAddress, IoDevice>();
+  private readonly lock = new SerialLock();
+  private running: Promise<void> | null = null;
+  private converting = false;
+  private convertStartedAt = 0;
+  private nextCycleAt: number | null = null;
+  private nextIoAt: number | null = null;
+
+  constructor(
+    readonly bus: OneWireBus,
+    options: BusPollerOptions = {},
+  ) {
+    this.conversionMs = options.conversionMs ?? 750;
+    this.cycleMs = options.cycleMs ?? 1000;
+    this.staleMs = options.staleMs ?? 2000;
+    this.ioPollMs = options.ioPollMs ?? 1000;
+  }
+
+  watchTemperature(address: RomAddress): void {
+    if (!this.sensors.has(address)) {
+      this.sensors.set(address, { address, lastValue: null, validAt: null, connected: false, lastError: null });
+    }
+  }
+
+  watchIo(address: RomAddress, kind: IoKind): void {
+    const existing = this.ioDevices.get(address);
+    if (existing && existing.kind === kind) return;
+    this.ioDevices.set(address, {
+      address,
+      kind,
+      pins: 0,
+      latches: 0,
+      connected: false,
+      desired: null,
+      pendingWrite: false,
+      lastError: null,
+    });
+    // A newly watched module is read on the next service call.
+    this.nextIoAt = null;
+  }
+
+  unwatch(address: RomAddress): void {
+    this.sensors.delete(address);
+    this.ioDevices.delete(address);
+  }
+
+  get watchedTemperatures(): RomAddress[] {
+    return [...this.sensors.keys()];
+  }
+
+  get watchedIo(): Array<{ address: RomAddress; kind: IoKind }> {
+    return [...this.ioDevices.values()].map((d) => ({ address: d.address, kind: d.kind }));
+  }
+
+  /** degC, or null when there was no valid reading in the last `staleMs` (or the sensor is not watched). */
+  temperature(address: RomAddress, now: number): number | null {
+    const s = this.sensors.get(address);
+    if (!s || s.validAt === null || now - s.validAt >= this.staleMs) return null;
+    return s.lastValue;
+  }
+
+  sensor(address: RomAddress): SensorInfo | null {
+    const s = this.sensors.get(address);
+    return s ? { ...s } : null;
+  }
+
+  /** Cached state from the last poll; null when not watched. `connected` is false until the first good read. */
+  io(address: RomAddress): IoState | null {
+    const d = this.ioDevices.get(address);
+    if (!d) return null;
+    return { pins: d.pins, latches: d.latches, connected: d.connected };
+  }
+
+  /** Desired output latches (active polarity); written on the next service call and re-asserted if they drift. */
+  setLatches(address: RomAddress, latches: number): void {
+    const d = this.ioDevices.get(address);
+    if (!d) throw new Error(`setLatches: ${address} is not a watched IO module`);
+    d.desired = latches & (d.kind === 'ds2408' ? 0xff : 0x03);
+    d.pendingWrite = true;
+  }
+
+  /** ROM search, run between polling steps (never interleaved with them). Counts failures, then rethrows. */
+  search(): Promise<RomAddress[]> {
+    return this.lock.run(async () => {
+      this.counters.searches++;
+      try {
+        this.addresses = await this.bus.search();
+        return this.addresses.slice();
+      } catch (e) {
+        this.record(e, `${this.bus.name} search`);
+        throw e;
+      }
+    });
+  }
+
+  /** Advances polling to `now`. Never throws. Overlapping calls share the one in progress. */
+  service(now: number): Promise<void> {
+    if (this.running) return this.running;
+    const run = this.lock.run(() => this.step(now)).catch((e) => {
+      this.record(e, `${this.bus.name} service`);
+    });
+    this.running = run.finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private record(e: unknown, context: string): string {
+    const code = e instanceof OneWireError ? e.code : null;
+    if (code === 'CRC') this.counters.crcErrors++;
+    else if (code === 'NO_PRESENCE') this.counters.presenceErrors++;
+    else if (code === 'SHORT') this.counters.shortErrors++;
+    else this.counters.readErrors++;
+    const text = `${context}: ${e instanceof Error ? e.message : String(e)}`;
+    this.lastError = text;
+    return text;
+  }
+
+  private static advance(next: number | null, now: number, period: number): number {
+    if (next === null) return now + period;
+    const n = next + period;
+    return n > now ? n : now + period;
+  }
+
+  private async step(now: number): Promise<void> {
+    await this.pushWrites();
+    await this.pollIo(now);
+    await this.temperatures(now);
+  }
+
+  private async pushWrites(): Promise<void> {
+    for (const d of this.ioDevices.values()) {
+      if (!d.pendingWrite || d.desired === null) continue;
+      d.pendingWrite = false;
+      await this.writeIo(d, d.desired);
+    }
+  }
+
+  private async writeIo(d: IoDevice, latches: number): Promise<boolean> {
+    try {
+      if (d.kind === 'ds2408') await this.bus.writeDs2408(d.address, latches);
+      else await this.bus.writeDs2413(d.address, latches);
+      d.latches = latches;
+    } catch (e) {
+      d.connected = false;
+      d.lastError = this.record(e, `${d.address} write`);
+      return false;
+    }
+    // Refresh pins (and confirm the latches) right away.
+    return this.readIo(d);
+  }
+
+  private async readIo(d: IoDevice): Promise<boolean> {
+    try {
+      const r = d.kind === 'ds2408' ? await this.bus.readDs2408(d.address) : await this.bus.readDs2413(d.address);
+      d.pins = r.pins;
+      d.latches = r.latches;
+      d.connected = true;
+      d.lastError = null;
+      return true;
+    } catch (e) {
+      d.connected = false;
+      d.lastError = this.record(e, `${d.address} read`);
+      return false;
+    }
+  }
+
+  private async pollIo(now: number): Promise<void> {
+    if (this.ioDevices.size === 0) return;
+    if (this.nextIoAt !== null && now < this.nextIoAt) return;
+    this.nextIoAt = BusPoller.advance(this.nextIoAt, now, this.ioPollMs);
+    for (const d of [...this.ioDevices.values()]) {
+      if (!(await this.readIo(d))) continue;
+      // Re-assert outputs that differ from what was asked (e.g. random latches after a power cycle).
+      if (d.desired !== null && d.latches !== d.desired) await this.writeIo(d, d.desired);
+    }
+  }
+
+  private async temperatures(now: number): Promise<void> {
+    if (this.sensors.size === 0) {
+      this.converting = false;
+      return;
+    }
+    if (this.converting) {
+      if (now - this.convertStartedAt < this.conversionMs) return;
+      this.converting = false;
+      for (const s of [...this.sensors.values()]) {
+        try {
+          s.lastValue = await this.bus.readTemperature(s.address);
+          s.validAt = now;
+          s.connected = true;
+          s.lastError = null;
+        } catch (e) {
+          s.connected = false;
+          s.lastError = this.record(e, `${s.address} temperature`);
+        }
+      }
+      return;
+    }
+    if (this.nextCycleAt !== null && now < this.nextCycleAt) return;
+    this.nextCycleAt = BusPoller.advance(this.nextCycleAt, now, this.cycleMs);
+    try {
+      await this.bus.convertAll();
+      this.converting = true;
+      this.convertStartedAt = now;
+    } catch (e) {
+      this.record(e, `${this.bus.name} convert`);
+    }
+  }
+}

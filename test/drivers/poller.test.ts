@@ -1,0 +1,206 @@
+import t from 'tap';
+import { BusPoller } from '../../drivers/onewire/poller.js';
+import { OneWireError, type OneWireBus } from '../../drivers/onewire/types.js';
+import { SimDs18b20, SimDs2408, SimDs2413 } from '../../drivers/sim/onewire-wire.js';
+import { ds2482Rig } from './onewire-fixtures.js';
+
+/** Calls service every `step` ms from the current clock time up to `until` (inclusive). */
+async function runUntil(poller: BusPoller, clock: { t: number }, until: number, step = 50): Promise<void> {
+  while (clock.t < until) {
+    clock.t = Math.min(until, clock.t + step);
+    await poller.service(clock.t);
+  }
+}
+
+t.test('N sensors refresh within one cycle: one conversion, then N reads after 750 ms', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig('ds2482-800', 2);
+  const temps = [18.5, 19.0625, -3.25, 24, 65.5, 0.5, 10.125];
+  const sensors = temps.map((c, i) => segment.attach(new SimDs18b20({ serial: BigInt(i + 1), temperature: c })));
+  const poller = new BusPoller(bus);
+  for (const s of sensors) poller.watchTemperature(s.address);
+  const t0 = clock.t;
+  await poller.service(t0);
+  t.equal(sensors[0]!.conversions, 0, 'conversion started, not finished');
+  t.ok(sensors.every((s) => s.converting), 'one bus-wide Convert T reached every sensor');
+  await runUntil(poller, clock, t0 + 700);
+  t.ok(sensors.every((s) => poller.temperature(s.address, clock.t) === null), 'nothing before the conversion ends');
+  await runUntil(poller, clock, t0 + 750);
+  t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps, 'all values present at 750 ms');
+  t.ok(sensors.every((s) => s.conversions === 1), 'exactly one conversion each');
+
+  sensors.forEach((s, i) => s.setTemperature(temps[i]! + 1));
+  await runUntil(poller, clock, t0 + 1700);
+  t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps, 'old values until the next read');
+  t.ok(sensors.every((s) => s.converting && s.conversions === 1), 'second conversion running since 1000 ms');
+  await runUntil(poller, clock, t0 + 1750);
+  t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps.map((c) => c + 1), 'refreshed in cycle 2');
+  await runUntil(poller, clock, t0 + 10_000, 100);
+  t.equal(sensors[0]!.conversions, 10, 'one cycle per second with 100 ms service calls');
+  t.same(poller.counters, { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, searches: 0 });
+  t.equal(poller.lastError, null);
+});
+
+t.test('null 2 s after the sensor stops answering; recovers after replug', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const s = segment.attach(new SimDs18b20({ serial: 21n, temperature: 20 }));
+  const keep = segment.attach(new SimDs18b20({ serial: 22n, temperature: 4 }));
+  const poller = new BusPoller(bus);
+  poller.watchTemperature(s.address);
+  poller.watchTemperature(keep.address);
+  const t0 = clock.t;
+  await poller.service(t0);
+  await runUntil(poller, clock, t0 + 2800);
+  t.equal(poller.temperature(s.address, clock.t), 20);
+  const lastGood = poller.sensor(s.address)!.validAt!;
+  t.equal(lastGood, t0 + 2750);
+  s.unplug();
+  await runUntil(poller, clock, lastGood + 1950);
+  t.equal(poller.temperature(s.address, clock.t), 20, 'last value kept while younger than 2 s');
+  t.equal(poller.sensor(s.address)!.connected, false, 'but flagged disconnected');
+  await runUntil(poller, clock, lastGood + 2000);
+  t.equal(poller.temperature(s.address, clock.t), null, 'null once 2 s old');
+  t.equal(poller.temperature(keep.address, clock.t), 4, 'the other sensor is unaffected');
+  t.ok(poller.counters.presenceErrors >= 2, 'presence errors counted');
+  t.match(poller.lastError, new RegExp(s.address));
+
+  s.plug(); // power-on: 85 degC scratchpad and TH reloaded from EEPROM
+  const back = clock.t;
+  await runUntil(poller, clock, back + 5000);
+  t.equal(poller.temperature(s.address, clock.t), 20, 'recovered');
+  t.ok(poller.counters.readErrors >= 1, 'the power-on reading was rejected and counted');
+  t.equal(poller.sensor(s.address)!.connected, true);
+});
+
+t.test('bus short: service never throws, counts, and recovers', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const s = segment.attach(new SimDs18b20({ serial: 31n, temperature: 20 }));
+  const io = segment.attach(new SimDs2413({ serial: 32n }));
+  const poller = new BusPoller(bus);
+  poller.watchTemperature(s.address);
+  poller.watchIo(io.address, 'ds2413');
+  await runUntil(poller, clock, clock.t + 1000);
+  t.equal(poller.io(io.address)!.connected, true);
+  segment.setShort(true);
+  await runUntil(poller, clock, clock.t + 3000);
+  t.ok(poller.counters.shortErrors >= 3, `short errors counted (${poller.counters.shortErrors})`);
+  t.match(poller.lastError, /short/);
+  t.equal(poller.temperature(s.address, clock.t), null);
+  t.equal(poller.io(io.address)!.connected, false);
+  segment.setShort(false);
+  await runUntil(poller, clock, clock.t + 2000);
+  t.equal(poller.temperature(s.address, clock.t), 20);
+  t.equal(poller.io(io.address)!.connected, true);
+});
+
+t.test('CRC errors are counted after retries are exhausted', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const s = segment.attach(new SimDs18b20({ serial: 41n, temperature: 20 }));
+  const poller = new BusPoller(bus);
+  poller.watchTemperature(s.address);
+  await runUntil(poller, clock, clock.t + 1000);
+  s.corruptNextReads(2);
+  await runUntil(poller, clock, clock.t + 1000);
+  t.equal(poller.counters.crcErrors, 0, 'absorbed by retries');
+  t.equal(poller.temperature(s.address, clock.t), 20);
+  s.corruptAlways();
+  await runUntil(poller, clock, clock.t + 3000);
+  t.equal(poller.counters.crcErrors, 3, 'one per cycle');
+  t.equal(poller.temperature(s.address, clock.t), null);
+});
+
+t.test('DS2408 and DS2413 through the poller', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const sw = segment.attach(new SimDs2408({ serial: 51n }));
+  const ab = segment.attach(new SimDs2413({ serial: 52n }));
+  const poller = new BusPoller(bus);
+  poller.watchIo(sw.address, 'ds2408');
+  poller.watchIo(ab.address, 'ds2413');
+  t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: false }, 'unknown until polled');
+  t.equal(poller.io('28ffffffffffffff'), null, 'not watched');
+  await poller.service(clock.t);
+  t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: true });
+  t.same(poller.io(ab.address), { pins: 0, latches: 0, connected: true });
+
+  sw.setExternalLow(0x80);
+  poller.setLatches(sw.address, 0x05);
+  poller.setLatches(ab.address, 0x02);
+  t.equal(sw.activeOutputs(), 0, 'nothing written before service');
+  await poller.service(clock.advance(50));
+  t.equal(sw.activeOutputs(), 0x05, 'DS2408 write pushed on the next service');
+  t.equal(ab.activeOutputs(), 0x02, 'DS2413 write pushed');
+  t.equal(poller.io(sw.address)!.latches, 0x05);
+  await runUntil(poller, clock, clock.t + 1000);
+  t.same(poller.io(sw.address), { pins: 0x85, latches: 0x05, connected: true }, 'pins from the 1 s poll');
+  t.same(poller.io(ab.address), { pins: 0x02, latches: 0x02, connected: true });
+
+  sw.unplug();
+  await runUntil(poller, clock, clock.t + 1000);
+  t.equal(poller.io(sw.address)!.connected, false, 'failed exchange marks it disconnected');
+  t.equal(poller.io(ab.address)!.connected, true);
+  poller.setLatches(sw.address, 0x06);
+  await poller.service(clock.advance(50));
+  t.equal(poller.io(sw.address)!.connected, false, 'write to an absent module fails quietly');
+  sw.plug(); // power-on latches: all off
+  await runUntil(poller, clock, clock.t + 1000);
+  t.same(poller.io(sw.address), { pins: 0x86, latches: 0x06, connected: true }, 'reconnected, desired latches re-asserted');
+  t.equal(sw.activeOutputs(), 0x06);
+  t.throws(() => poller.setLatches('29ffffffffffffff', 1), /not a watched/);
+});
+
+t.test('search is serialised with polling; service never throws on odd errors', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const devices = [1n, 2n, 3n].map((n) => segment.attach(new SimDs18b20({ serial: n, temperature: 10 })));
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const tracked = new Proxy(bus, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function' || prop === 'close') return v;
+      return async (...args: unknown[]) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        try {
+          return await v.apply(target, args);
+        } finally {
+          inFlight--;
+        }
+      };
+    },
+  }) as OneWireBus;
+  const poller = new BusPoller(tracked);
+  for (const d of devices) poller.watchTemperature(d.address);
+  await poller.service(clock.t);
+  clock.advance(800);
+  const [found] = await Promise.all([poller.search(), poller.service(clock.t), poller.service(clock.t), poller.search()]);
+  t.equal(maxInFlight, 1, 'never two bus operations at once');
+  t.same([...found].sort(), devices.map((d) => d.address).sort());
+  t.same(poller.addresses, found);
+  t.equal(poller.counters.searches, 2);
+  t.ok(devices.every((d) => poller.temperature(d.address, clock.t) === 10));
+
+  const broken: OneWireBus = {
+    name: 'broken',
+    kind: 'w1',
+    search: async () => {
+      throw new OneWireError('NO_PRESENCE', 'nobody');
+    },
+    convertAll: async () => {
+      throw new TypeError('boom');
+    },
+    readTemperature: async () => 0,
+    readDs2408: async () => ({ pins: 0, latches: 0 }),
+    writeDs2408: async () => {},
+    readDs2413: async () => ({ pins: 0, latches: 0 }),
+    writeDs2413: async () => {},
+    close: async () => {},
+  };
+  const p2 = new BusPoller(broken);
+  p2.watchTemperature(devices[0]!.address);
+  await p2.service(0);
+  t.equal(p2.counters.readErrors, 1, 'a non-1-Wire error is counted, not thrown');
+  t.match(p2.lastError, /boom/);
+  await t.rejects(p2.search(), /nobody/, 'search reports its failure to the caller');
+  t.equal(p2.counters.presenceErrors, 1);
+  t.equal(p2.counters.searches, 1);
+});
