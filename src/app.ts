@@ -2,11 +2,13 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { blockRoutes } from './api/blocks.js';
+import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
 import { systemRoutes } from './api/system.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
+import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, type Clock } from './runtime/clock.js';
 import { noHardware, type Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
@@ -14,6 +16,7 @@ import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
 import { UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
 import { BlockStore } from './store/block-store.js';
 import { openDatabase, type Db } from './store/db.js';
+import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
 import { VERSION } from './version.js';
 
@@ -31,6 +34,8 @@ export interface App {
   runtime: BlockRuntime;
   http: FastifyInstance;
   loop: ControlLoop;
+  /** The message bus (publish/subscribe for other subsystems); see src/mqtt/index.ts. */
+  mqtt: AppMqtt;
   /** Extra status sections, filled by subsystems (mqtt, hardware). */
   status: Record<string, () => unknown>;
   /** Base URL of the controller HTTP API once listening. */
@@ -39,6 +44,11 @@ export interface App {
   stop(): Promise<void>;
   /** Run at stop, in reverse order of registration. */
   onStop(fn: () => Promise<void> | void): void;
+  /**
+   * Hook for the message bus (app.mqtt): publishes datastore change events and applies events
+   * about the controller's namespace from other datastores. Returns the detach function.
+   */
+  attachDatastoreBus(bus: { publish: Publish; subscribe?: Subscribe }): () => void;
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
@@ -66,17 +76,35 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     discoverers,
     backupStore: {
       save: () => documents.inNamespace(config.serviceId),
-      load: (docs) => documents.replaceNamespace(config.serviceId, docs as Doc[]),
+      load: (docs) => {
+        const rejected = documents.replaceNamespace(config.serviceId, docs);
+        if (rejected.length) log.warn({ rejected }, 'backup load: documents left out');
+      },
     },
   });
 
+  // The controller's own documents, changed here or (through the bus) in another datastore.
   const onDocs = (docs: Doc[]) => {
     for (const d of docs) if (units.isUnitsKey(d.namespace, d.id) && units.apply(d)) log.info({ units: units.prefs }, 'unit preference changed');
   };
-  documents.on('changed', onDocs);
-  documents.on('deleted', (keys) => {
+  const onDeletedKeys = (keys: string[]) => {
     if (keys.includes(`${config.serviceId}:${UNITS_DOC_ID}`) && units.apply(null)) log.info({ units: units.prefs }, 'unit preference reset');
-  });
+  };
+  documents.on('changed', onDocs);
+  documents.on('deleted', onDeletedKeys);
+  const attachDatastoreBus: App['attachDatastoreBus'] = (bus) =>
+    bridgeDatastore({
+      documents,
+      topicRoot: config.topicRoot,
+      namespace: config.serviceId,
+      publish: bus.publish,
+      subscribe: bus.subscribe,
+      onRemote: ({ changed, deleted }) => {
+        onDeletedKeys(deleted);
+        onDocs(changed);
+      },
+      onError: (err) => log.debug({ err }, 'datastore event not published'),
+    });
 
   const status: App['status'] = {};
   const startedAt = Date.now();
@@ -93,7 +121,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   });
 
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), systemRoutes(statusReport)];
-  const historyPlugins: FastifyPluginAsync[] = [];
+  const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
@@ -103,6 +131,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
   const stops: Array<() => Promise<void> | void> = [];
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, version: VERSION, startedAt });
+  stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
 
   const app: App = {
     config,
@@ -113,15 +143,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     runtime,
     http,
     loop,
+    mqtt,
     status,
     url: '',
     onStop: (fn) => stops.push(fn),
+    attachDatastoreBus,
     async start() {
       await http.listen({ host: config.host, port: config.port });
       const addr = http.server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
       log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
+      await mqtt.start();
       loop.start();
     },
     async stop() {

@@ -1,27 +1,58 @@
-// Datastore documents in SQLite: {namespace, id, ...fields}, stored as JSON text. Emits
-// `changed` and `deleted` after each committed call, so the controller's own settings
-// (the units document) take effect live.
+// Datastore documents in SQLite: {namespace, id, ...fields}, stored as JSON text. Every call is
+// one transaction (durable on return: WAL + synchronous=FULL). Emits `changed` and `deleted`
+// after each committed call that changed something, so the controller's own settings (the
+// units document) take effect live and change events can be published.
 import { EventEmitter } from 'node:events';
 import type { Db } from './db.js';
+import { globMatcher } from './datastore-glob.js';
+import { documentIssues, type SetQuery } from './datastore-validate.js';
 
 export type Doc = { namespace: string; id: string } & Record<string, unknown>;
 
 type Events = { changed: [Doc[]]; deleted: [string[]] };
 
+interface Row {
+  namespace: string;
+  id: string;
+  value: string;
+}
+
 export function keyOf(namespace: string, id: string): string {
   return namespace === '' ? id : `${namespace}:${id}`;
+}
+
+/** The first `:` section of a full key (for a key without `:`, the whole key). */
+export function topLevelOf(key: string): string {
+  const i = key.indexOf(':');
+  return i < 0 ? key : key.slice(0, i);
+}
+
+export const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Is `namespace` equal to `root` or nested below it? */
+function inTree(namespace: string, root: string): boolean {
+  return namespace === root || namespace.startsWith(`${root}:`);
 }
 
 export class DocumentStore extends EventEmitter<Events> {
   private readonly getStmt;
   private readonly putStmt;
   private readonly delStmt;
+  private readonly allStmt;
+  private readonly treeStmt;
 
   constructor(readonly db: Db) {
     super();
     this.getStmt = db.prepare('SELECT value FROM documents WHERE namespace = ? AND id = ?').pluck();
     this.putStmt = db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?) ON CONFLICT(namespace, id) DO UPDATE SET value = excluded.value');
     this.delStmt = db.prepare('DELETE FROM documents WHERE namespace = ? AND id = ?');
+    this.allStmt = db.prepare('SELECT namespace, id, value FROM documents');
+    this.treeStmt = db.prepare("SELECT namespace, id, value FROM documents WHERE namespace = @ns OR substr(namespace, 1, length(@ns) + 1) = @ns || ':'");
+  }
+
+  /** Liveness of the database. */
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
   }
 
   get(namespace: string, id: string): Doc | null {
@@ -29,11 +60,15 @@ export class DocumentStore extends EventEmitter<Events> {
     return text === undefined ? null : (JSON.parse(text) as Doc);
   }
 
-  /** Store documents atomically; emits `changed` with the ones whose content changed. */
+  /**
+   * Store documents atomically (a later document with the same key wins); emits and returns
+   * the documents whose stored content actually changed.
+   */
   setMany(docs: Doc[]): Doc[] {
+    const last = new Map(docs.map((d) => [keyOf(d.namespace, d.id), d]));
     const changed = this.db.transaction(() => {
       const out: Doc[] = [];
-      for (const doc of docs) {
+      for (const doc of last.values()) {
         const text = JSON.stringify(doc);
         if (this.getStmt.get(doc.namespace, doc.id) === text) continue;
         this.putStmt.run(doc.namespace, doc.id, text);
@@ -45,32 +80,90 @@ export class DocumentStore extends EventEmitter<Events> {
     return changed;
   }
 
-  /** Delete documents atomically; emits `deleted` with the keys that existed. */
+  /** Delete documents atomically; emits and returns the keys that existed. */
   deleteMany(keys: { namespace: string; id: string }[]): string[] {
     const deleted = this.db.transaction(() => keys.filter((k) => this.delStmt.run(k.namespace, k.id).changes > 0).map((k) => keyOf(k.namespace, k.id)))();
     if (deleted.length) this.emit('deleted', deleted);
     return deleted;
   }
 
-  /** Every document whose namespace is `namespace` or nested below it. */
-  inNamespace(namespace: string): Doc[] {
-    const rows = this.db
-      .prepare("SELECT value FROM documents WHERE namespace = ? OR substr(namespace, 1, length(?) + 1) = ? || ':' ORDER BY namespace, id")
-      .pluck()
-      .all(namespace, namespace, namespace) as string[];
-    return rows.map((t) => JSON.parse(t) as Doc);
+  /**
+   * Documents named by `ids` (in their order, missing ones left out), then those whose key
+   * after `namespace:` matches `filter` (in key order); each document once. With neither ids
+   * nor filter: the whole namespace tree when `emptyMeansAll`, else nothing.
+   */
+  find(query: SetQuery, emptyMeansAll = true): Doc[] {
+    return this.findRows(query, emptyMeansAll).map((r) => JSON.parse(r.value) as Doc);
   }
 
-  /** Replace every document of a namespace tree in one transaction (backup load). */
-  replaceNamespace(namespace: string, docs: Doc[]): void {
-    const before = this.inNamespace(namespace);
-    this.db.transaction(() => {
-      for (const d of before) this.delStmt.run(d.namespace, d.id);
-      for (const d of docs) this.putStmt.run(d.namespace, d.id, JSON.stringify(d));
+  /** Delete what `find(query, false)` names, atomically; emits and returns the deleted keys (sorted). */
+  deleteFound(query: SetQuery): string[] {
+    const deleted = this.db.transaction(() => {
+      const rows = this.findRows(query, false);
+      for (const r of rows) this.delStmt.run(r.namespace, r.id);
+      return rows.map((r) => keyOf(r.namespace, r.id)).sort(byKey);
     })();
-    const kept = new Set(docs.map((d) => keyOf(d.namespace, d.id)));
-    const gone = before.map((d) => keyOf(d.namespace, d.id)).filter((k) => !kept.has(k));
-    if (gone.length) this.emit('deleted', gone);
-    if (docs.length) this.emit('changed', docs);
+    if (deleted.length) this.emit('deleted', deleted);
+    return deleted;
+  }
+
+  private findRows(query: SetQuery, emptyMeansAll: boolean): Row[] {
+    const { namespace, ids } = query;
+    const found = new Map<string, Row>();
+    for (const id of ids ?? []) {
+      const value = this.getStmt.get(namespace, id) as string | undefined;
+      if (value !== undefined) found.set(keyOf(namespace, id), { namespace, id, value });
+    }
+    const filter = query.filter ?? (ids === undefined && emptyMeansAll ? '*' : undefined);
+    if (filter !== undefined) {
+      const matches = globMatcher(filter);
+      const prefix = namespace === '' ? 0 : namespace.length + 1;
+      const rows = (namespace === '' ? this.allStmt.all() : this.treeStmt.all({ ns: namespace })) as Row[];
+      const keyed = rows.map((r) => [keyOf(r.namespace, r.id), r] as const).sort((a, b) => byKey(a[0], b[0]));
+      for (const [key, row] of keyed) if (!found.has(key) && matches(key.slice(prefix))) found.set(key, row);
+    }
+    return [...found.values()];
+  }
+
+  /** Every document whose namespace is `namespace` or nested below it. */
+  inNamespace(namespace: string): Doc[] {
+    const rows = this.treeStmt.all({ ns: namespace }) as Row[];
+    return rows.sort((a, b) => byKey(a.namespace, b.namespace) || byKey(a.id, b.id)).map((r) => JSON.parse(r.value) as Doc);
+  }
+
+  /**
+   * Replace every document of a namespace tree in one transaction (backup load). Items that
+   * are not valid documents of the tree are left out; returns why, one line each.
+   */
+  replaceNamespace(namespace: string, items: unknown[]): string[] {
+    const rejected: string[] = [];
+    const docs = new Map<string, Doc>();
+    items.forEach((item, i) => {
+      const issues = documentIssues(item, `store.${i}`);
+      if (issues.length) return rejected.push(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
+      const doc = item as Doc;
+      if (!inTree(doc.namespace, namespace)) return rejected.push(`store.${i}: namespace '${doc.namespace}' is not '${namespace}' or below it`);
+      docs.set(keyOf(doc.namespace, doc.id), doc);
+    });
+    const { changed, gone } = this.db.transaction(() => {
+      const before = new Map((this.treeStmt.all({ ns: namespace }) as Row[]).map((r) => [keyOf(r.namespace, r.id), r]));
+      const gone: string[] = [];
+      for (const [key, r] of before) {
+        if (docs.has(key)) continue;
+        this.delStmt.run(r.namespace, r.id);
+        gone.push(key);
+      }
+      const changed: Doc[] = [];
+      for (const [key, d] of docs) {
+        const text = JSON.stringify(d);
+        if (before.get(key)?.value === text) continue;
+        this.putStmt.run(d.namespace, d.id, text);
+        changed.push(d);
+      }
+      return { changed, gone };
+    })();
+    if (gone.length) this.emit('deleted', gone.sort(byKey));
+    if (changed.length) this.emit('changed', changed);
+    return rejected;
   }
 }
