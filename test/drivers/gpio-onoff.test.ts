@@ -15,7 +15,7 @@ function fakeOnoff(fail?: NodeJS.ErrnoException): { made: Made[]; module: OnoffM
   const made: Made[] = [];
   class Gpio {
     private readonly rec: Made;
-    constructor(number: number, direction: string, _edge: string, options: unknown) {
+    constructor(number: number, direction: string, _edge?: string, options?: unknown) {
       if (fail) throw fail;
       this.rec = { number, direction, options, level: direction === 'high' ? 1 : 0, unexported: false };
       made.push(this.rec);

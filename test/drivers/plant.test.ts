@@ -95,7 +95,7 @@ t.test('deterministic, and step size only changes the result by a little', async
 });
 
 t.test('12 h at 1 s steps runs in one go (the control tests do this)', async (t) => {
-  const plant = new ThermalPlant({}, { heater: () => plant.beer < 21, cooler: () => plant.beer > 21.5 });
+  const plant: ThermalPlant = new ThermalPlant({}, { heater: () => plant.beer < 21, cooler: () => plant.beer > 21.5 });
   run(plant, 43200);
   t.ok(plant.beer > 20.5 && plant.beer < 22, `bang-bang keeps beer near 21 (${plant.beer.toFixed(2)})`);
 });

@@ -1,0 +1,114 @@
+// edgeblocks-failsafe, compiled with tsc as it ships, run as a child process against fake
+// sysfs GPIO trees: outputs left on by a "crash" end up at their safe physical level.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeGpioRoot, PI4_CHIPS, PI5_CHIPS } from '../drivers/gpio-fixtures.js';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const out = mkdtempSync(join(tmpdir(), 'eb-failsafe-build-'));
+t.teardown(() => rmSync(out, { recursive: true, force: true }));
+
+// Compile the command and only what it imports, the way `npm run build` does.
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const build = spawnSync(
+  process.execPath,
+  [tsc, '--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--types', 'node', '--skipLibCheck', join(repo, 'src/failsafe.ts')],
+  { encoding: 'utf8' },
+);
+writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
+const failsafe = join(out, 'src/failsafe.js');
+
+function run(args: string[]) {
+  const result = spawnSync(process.execPath, [failsafe, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function writeConfig(config: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'eb-failsafe-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'config.json');
+  writeFileSync(path, typeof config === 'string' ? config : JSON.stringify(config));
+  return path;
+}
+
+const level = (root: string, n: number) => readFileSync(join(root, `gpio${n}`, 'value'), 'utf8').trim();
+const direction = (root: string, n: number) => readFileSync(join(root, `gpio${n}`, 'direction'), 'utf8').trim();
+
+const GPIO = [
+  { name: 'heater', line: 17, direction: 'out', activeLow: true },
+  { name: 'cooler', line: 27, direction: 'out', activeLow: true, safeState: false },
+  { name: 'fan', line: 22, direction: 'out' },
+  { name: 'pump', line: 23, direction: 'out', activeLow: true, safeState: true },
+  { name: 'door', line: 5, direction: 'in' },
+];
+
+t.test('the command compiles', async (t) => {
+  t.equal(build.status, 0, `${build.stdout}${build.stderr}`);
+});
+
+t.test('every output goes to its safe physical level (Pi 5, base 571)', async (t) => {
+  // What a crash leaves: both active-low relays ON (low), the fan ON (high), the pump OFF.
+  const root = makeGpioRoot(PI5_CHIPS, { 588: '0', 598: '0', 593: '1', 594: '1', 576: '1' });
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const result = run(['--config', writeConfig({ hardware: 'linux', gpio: GPIO }), '--gpio-root', root]);
+  t.equal(result.code, 0, result.stderr);
+  t.equal(result.stderr, '');
+  t.equal(level(root, 588), '1', 'heater relay released (active-low: high)');
+  t.equal(level(root, 598), '1', 'cooler relay released');
+  t.equal(level(root, 593), '0', 'fan off (active-high: low)');
+  t.equal(level(root, 594), '0', 'pump safe state is ON: active-low pin low');
+  t.equal(direction(root, 588), 'high', 'set as an output at the safe level in one write');
+  t.equal(level(root, 576), '1', 'input untouched');
+  t.equal(direction(root, 576), 'in');
+  t.equal(result.stdout.trim().split('\n').length, 4, 'one line per output');
+  t.match(result.stdout, /heater \(line 17\) inactive, pin high/);
+  t.match(result.stdout, /pump \(line 23\) active, pin low/);
+});
+
+t.test('a line that cannot be driven fails the run; the others are still made safe', async (t) => {
+  const root = makeGpioRoot(PI4_CHIPS, { 529: '0' }); // GPIO27 (539) never appears after export
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const config = writeConfig({ gpio: [GPIO[0], GPIO[1], { name: 'broken', line: 'x', direction: 'out' }] });
+  const result = run(['--config', config, '--gpio-root', root]);
+  t.equal(result.code, 1);
+  t.equal(level(root, 529), '1', 'heater made safe anyway');
+  const problems = result.stderr.trim().split('\n');
+  t.equal(problems.length, 2, result.stderr);
+  t.match(problems[0], /^failsafe: gpio\[2\] "broken": line must be a non-negative integer/);
+  t.match(problems[1], /^failsafe: GPIO "cooler" \(line 27, sysfs 539\): .*did not become writable after export/);
+  t.notMatch(result.stderr, /\n\s+at /, 'no stack trace');
+});
+
+t.test('config and chip problems: one line, exit 1, never a stack trace', async (t) => {
+  const root = makeGpioRoot(PI5_CHIPS);
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const cases: Array<[string[], RegExp]> = [
+    [[], /--config FILE is required/],
+    [['--config', '/nonexistent/config.json'], /cannot read config \/nonexistent\/config\.json: ENOENT/],
+    [['--config', writeConfig('{ not json')], /is not valid JSON/],
+    [['--config', writeConfig({ gpio: GPIO }), '--gpio-root', join(root, 'nope')], /not readable \(ENOENT\).*4 output\(s\) NOT made safe/],
+    [['--config', writeConfig({ gpio: GPIO }), '--gpio-root', root, '--chip-label', 'pinctrl-bcm2711'], /no gpiochip with label "pinctrl-bcm2711"/],
+    [['--config', writeConfig({ gpio: 'heater' })], /gpio must be an array/],
+    [['--bogus'], /unknown argument "--bogus"/],
+  ];
+  for (const [args, expected] of cases) {
+    const result = run(args);
+    t.equal(result.code, 1, `exit 1 for ${args.join(' ')}`);
+    t.match(result.stderr, expected);
+    t.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
+  }
+});
+
+t.test('nothing to do is success', async (t) => {
+  const none = run(['--config', writeConfig({ gpio: [{ name: 'door', line: 5, direction: 'in' }] })]);
+  t.equal(none.code, 0, none.stderr);
+  t.match(none.stdout, /no GPIO outputs configured/);
+  const sim = run(['--config', writeConfig({ hardware: 'sim', gpio: GPIO })]);
+  t.equal(sim.code, 0, sim.stderr);
+  t.match(sim.stdout, /hardware is "sim"/);
+});
