@@ -1,6 +1,7 @@
 // One configuration schema: defaults < JSON file < environment < command-line flags.
 import { readFileSync } from 'node:fs';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
+import { isValidCron } from './service/backup-schedule.js';
 
 type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings';
 
@@ -234,6 +235,7 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   if (config.mqttUrl !== 'embedded' && !/^(mqtts?|wss?|tcp|ssl):\/\/[^/]+/.test(config.mqttUrl)) {
     throw new ConfigError('mqttUrl', `must be 'embedded' or a URL like mqtt://host:1883, got ${JSON.stringify(config.mqttUrl)}`);
   }
+  if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   if (!/^[\w.~-]+$/.test(config.serviceId)) throw new ConfigError('serviceId', 'may hold only letters, digits, _ - . ~');
   if (!/^[\w.~-]+(\/[\w.~-]+)*$/.test(config.topicRoot)) throw new ConfigError('topicRoot', 'must be a topic path without wildcards');
   return config;

@@ -37,6 +37,7 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a config file that is not JSON', ['--config', file('b.json', '{port: 1')], {}, /config: .*is not valid JSON/],
   ['an unknown key in the file', ['--config', file('c.json', '{"prot": 1}')], {}, /prot: unknown key/],
   ['a wrong type in the file', ['--config', file('d.json', '{"port": "5000"}')], {}, /port \(file\): must be an integer/],
+  ['a bad backup schedule', ['--config', file('f.json', '{"backupSchedule": "often"}')], {}, /backupSchedule: "often" is not a valid cron expression/],
   ['a bad gpio entry', ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')], {}, /gpio \(file\): \[0\]\.line/],
 ];
 

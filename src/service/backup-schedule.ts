@@ -1,0 +1,70 @@
+// Scheduled backups: node-schedule runs a cron expression (hourly by default); each run saves
+// `auto-<UTC timestamp>` and prunes the scheduled backups beyond the configured count.
+// Backups saved by hand are never pruned.
+import schedule from 'node-schedule';
+import type { Logger } from '../log.js';
+import type { BackupFiles } from '../store/backup-files.js';
+
+export const AUTO_PREFIX = 'auto-';
+
+export interface BackupScheduleOptions {
+  cron: string;
+  keep: number;
+  files: BackupFiles;
+  save: () => unknown;
+  log: Logger;
+}
+
+export class BackupSchedule {
+  private job: schedule.Job | null = null;
+
+  constructor(private readonly opts: BackupScheduleOptions) {}
+
+  /** Throws when the cron expression is not valid. */
+  start(): void {
+    const job = schedule.scheduleJob(this.opts.cron, () => {
+      this.runOnce();
+    });
+    if (!job) throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
+    this.job = job;
+  }
+
+  stop(): void {
+    this.job?.cancel();
+    this.job = null;
+  }
+
+  nextRun(): Date | null {
+    return this.job?.nextInvocation() ?? null;
+  }
+
+  /** Save one scheduled backup now and prune old ones. Never throws. */
+  runOnce(): string | null {
+    try {
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      let name = `${AUTO_PREFIX}${stamp}`;
+      const existing = new Set(this.opts.files.list());
+      for (let i = 2; existing.has(name); i++) name = `${AUTO_PREFIX}${stamp}-${i}`;
+      this.opts.files.write(name, { name, ...(this.opts.save() as object) });
+      this.prune();
+      this.opts.log.info({ name }, 'scheduled backup saved');
+      return name;
+    } catch (e) {
+      this.opts.log.error({ err: e }, 'scheduled backup failed');
+      return null;
+    }
+  }
+
+  private prune(): void {
+    const auto = this.opts.files.list().filter((n) => n.startsWith(AUTO_PREFIX));
+    for (const name of auto.slice(0, Math.max(0, auto.length - this.opts.keep))) this.opts.files.remove(name);
+  }
+}
+
+/** True when node-schedule accepts the cron expression. */
+export function isValidCron(cron: string): boolean {
+  const job = schedule.scheduleJob(cron, () => undefined);
+  if (!job) return false;
+  job.cancel();
+  return true;
+}

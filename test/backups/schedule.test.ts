@@ -1,0 +1,52 @@
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mock } from 'node:test';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { silentLogger } from '../../src/log.js';
+import { BackupSchedule, isValidCron } from '../../src/service/backup-schedule.js';
+import { BackupFiles } from '../../src/store/backup-files.js';
+import { testRuntime } from '../helpers/runtime.js';
+
+t.test('scheduled backups follow the cron schedule on a manual clock and are pruned to the limit', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-backups-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: Date.UTC(2026, 10, 22, 10, 30, 0) });
+  t.teardown(() => mock.timers.reset());
+  const { runtime } = testRuntime();
+  runtime.create({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18 } });
+  const files = new BackupFiles(dir);
+  files.write('by-hand', runtime.backupSave());
+  const sched = new BackupSchedule({ cron: '0 * * * *', keep: 3, files, save: () => runtime.backupSave(), log: silentLogger });
+  sched.start();
+  t.teardown(() => sched.stop());
+  t.equal(sched.nextRun()?.toISOString(), '2026-11-22T11:00:00.000Z', 'next run on the hour');
+  mock.timers.tick(29 * 60 * 1000);
+  t.same(files.list(), ['by-hand'], 'nothing before the hour');
+  mock.timers.tick(60 * 1000);
+  t.same(files.list().filter((n) => n.startsWith('auto-')), ['auto-20261122T110000Z'], 'one backup at 11:00');
+  for (let h = 0; h < 5; h++) mock.timers.tick(60 * 60 * 1000);
+  const auto = files.list().filter((n) => n.startsWith('auto-'));
+  t.same(auto, ['auto-20261122T140000Z', 'auto-20261122T150000Z', 'auto-20261122T160000Z'], 'only the newest 3 kept');
+  t.ok(files.list().includes('by-hand'), 'backups saved by hand are never pruned');
+
+  runtime.deleteAll();
+  const backup = files.read(auto[2]!) as { name: string; blocks: unknown[] };
+  t.equal(backup.name, 'auto-20261122T160000Z');
+  const { messages } = await runtime.backupLoad(backup);
+  t.same(messages, []);
+  t.equal(runtime.read({ id: 'Beer Sensor' }).data.setting.value, 18, 'a scheduled backup loads back');
+});
+
+t.test('cron validation', async (t) => {
+  t.ok(isValidCron('0 * * * *'));
+  t.ok(isValidCron('*/15 * * * *'));
+  t.notOk(isValidCron('every hour'));
+});
+
+t.test('backup names cannot escape the backup directory', async (t) => {
+  const files = new BackupFiles(mkdtempSync(path.join(tmpdir(), 'edgeblocks-backups-')));
+  t.throws(() => files.write('../evil', {}), /backup name/);
+  t.throws(() => files.write('.hidden', {}), /backup name/);
+  t.equal(files.read('missing'), null);
+});

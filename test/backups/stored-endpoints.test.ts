@@ -1,0 +1,25 @@
+import t from 'tap';
+import { httpApp } from '../helpers/http-app.js';
+
+t.test('stored backups: save, list, download, upload, load', async (t) => {
+  const { post, close } = await httpApp();
+  t.teardown(close);
+  await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18 } });
+  const saved = await post('blocks/backup/stored/save', { name: 'before-brew' });
+  t.equal(saved.status, 200);
+  t.equal(saved.body.name, 'before-brew');
+  t.equal(saved.body.blocks.length, (await post('blocks/backup/save')).body.blocks.length);
+  t.same((await post('blocks/backup/stored/all')).body, [{ name: 'before-brew' }]);
+  t.same((await post('blocks/backup/stored/download', { name: 'before-brew' })).body, saved.body);
+  t.equal((await post('blocks/backup/stored/upload', { blocks: [] })).status, 400, 'upload without a name');
+  t.equal((await post('blocks/backup/stored/upload', { name: '../x', blocks: [] })).status, 422, 'a name that would escape');
+  t.equal((await post('blocks/backup/stored/download', { name: 'nope' })).status, 404);
+  await post('blocks/create', { id: 'extra', type: 'TempSensorMock', data: {} });
+  const load = await post('blocks/backup/stored/load', { name: 'before-brew' });
+  t.same(load.body, { messages: [] });
+  t.equal((await post('blocks/read', { id: 'extra' })).status, 404, 'extra is gone');
+  t.equal((await post('blocks/read', { id: 'Beer Sensor' })).body.data.setting.value, 18);
+  const up = await post('blocks/backup/stored/upload', { ...saved.body, name: 'copy' });
+  t.equal(up.status, 200);
+  t.same((await post('blocks/backup/stored/all')).body.map((b: { name: string }) => b.name).sort(), ['before-brew', 'copy']);
+});
