@@ -108,7 +108,10 @@ async function main(argv: string[]): Promise<number> {
     if (errors.length === 0) say('no GPIO outputs configured');
     return errors.length === 0 ? 0 : 1;
   }
-  const label = options.chipLabel ?? (typeof config.gpioChipLabel === 'string' ? config.gpioChipLabel : undefined);
+  const label =
+    options.chipLabel ??
+    (typeof config.gpioChipLabel === 'string' ? config.gpioChipLabel : undefined) ??
+    (process.env.EDGEBLOCKS_GPIO_CHIP_LABEL || undefined);
   let gpio: SysfsGpioBackend;
   try {
     gpio = await SysfsGpioBackend.detect({ root: options.gpioRoot, label });
