@@ -86,14 +86,24 @@ export function decodeTemperature(bytes: ArrayLike<number>): number {
 }
 
 /**
- * Validates a CRC-checked scratchpad and returns degC. `marker` is the TH value written by
- * configureDs18b20, or null when the sensor has not been configured yet.
+ * Throws PowerOnResetError for the chip's own "no conversion happened" signatures: 0x0550
+ * (85.000, power-on) or 0x07FF (insufficient power) with byte 6 = 0x0C. After a real conversion
+ * a genuine chip has byte 6 = 0x10 - (byte 0 & 0x0F), so a real 85.000 has byte 6 = 0x10.
  */
-export function temperatureFromScratchpad(bytes: ArrayLike<number>, marker: number | null, who = 'DS18B20'): number {
+export function checkPowerOnSignature(bytes: ArrayLike<number>, who = 'DS18B20'): void {
   const raw = rawTemperature(bytes);
   if ((raw === POWER_ON_RAW || raw === LOW_POWER_RAW) && bytes[6] === 0x0c) {
     throw new PowerOnResetError(`${who}: power-on/low-power value ${raw === POWER_ON_RAW ? '85.000' : '127.94'} degC, not a conversion`);
   }
+}
+
+/**
+ * Validates a CRC-checked scratchpad and returns degC. `marker` is the TH value written by
+ * configureDs18b20, or null when the sensor has not been configured yet.
+ */
+export function temperatureFromScratchpad(bytes: ArrayLike<number>, marker: number | null, who = 'DS18B20'): number {
+  checkPowerOnSignature(bytes, who);
+  const raw = rawTemperature(bytes);
   if (marker !== null && bytes[2] !== marker) {
     throw new PowerOnResetError(`${who}: TH ${bytes[2]} is not the marker ${marker}: sensor was power cycled`);
   }

@@ -1,0 +1,258 @@
+// OneWireBus over the Linux kernel w1 subsystem (w1-gpio or the kernel ds2482 driver), used at
+// device level through sysfs files. The kernel does ROM search, conversion and CRC checking;
+// this adds the rejections the kernel does not make by default (all-zero scratchpad, 85 degC
+// power-on value) and maps file-level failures to OneWireError codes.
+import { constants as fsc } from 'node:fs';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isKernelSlaveName, kernelNameToRom, romFamily, romToKernelName } from './address.js';
+import { crc8 } from './crc.js';
+import { decodeDs2413, ds2413StatusValid } from './ds2413.js';
+import { checkPowerOnSignature, PowerOnResetError } from './ds18b20.js';
+import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
+
+export const W1_DEFAULT_ROOT = '/sys/bus/w1/devices';
+
+export interface W1SlaveReading {
+  /** The 9 bytes of the current read (line 1). */
+  bytes: number[];
+  /** The CRC byte the kernel computed over bytes 0..7. */
+  crc: number;
+  crcOk: boolean;
+  /** Last CRC-valid bytes the driver kept (line 2). */
+  lastGood: number[];
+  millidegrees: number;
+}
+
+const LINE1 = /^((?:[0-9a-f]{2} ){9}): crc=([0-9a-f]{2}) (YES|NO)$/i;
+const LINE2 = /^((?:[0-9a-f]{2} ){9})t=(-?\d+)$/i;
+
+function hexBytes(s: string): number[] {
+  return s.trim().split(/\s+/).map((h) => parseInt(h, 16));
+}
+
+/** Parses the two-line `w1_slave` format. Empty text (the kernel's way to report a failed read) is an IO error. */
+export function parseW1Slave(text: string, who = 'w1_slave'): W1SlaveReading {
+  if (text.trim() === '') throw new OneWireError('IO', `${who}: empty read (kernel reported a failed read)`);
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const m1 = lines[0] ? LINE1.exec(lines[0]) : null;
+  const m2 = lines[1] ? LINE2.exec(lines[1]) : null;
+  if (!m1 || !m2) throw new OneWireError('INVALID_DATA', `${who}: unexpected format: ${JSON.stringify(text.slice(0, 120))}`);
+  return {
+    bytes: hexBytes(m1[1]!),
+    crc: parseInt(m1[2]!, 16),
+    crcOk: m1[3]!.toUpperCase() === 'YES',
+    lastGood: hexBytes(m2[1]!),
+    millidegrees: parseInt(m2[2]!, 10),
+  };
+}
+
+/** degC from `w1_slave` text, with the checks the kernel leaves out. */
+export function temperatureFromW1Slave(text: string, who = 'w1_slave'): number {
+  const r = parseW1Slave(text, who);
+  if (!r.crcOk) throw new OneWireError('CRC', `${who}: kernel reports crc=${r.crc.toString(16).padStart(2, '0')} NO`);
+  if (crc8(r.bytes.slice(0, 8)) !== r.bytes[8]) throw new OneWireError('CRC', `${who}: scratchpad CRC mismatch`);
+  if (r.bytes.every((b) => b === 0)) throw new OneWireError('INVALID_DATA', `${who}: all-zero scratchpad (crc=00 YES t=0)`);
+  if (r.bytes.every((b) => b === 0xff)) throw new OneWireError('NO_PRESENCE', `${who}: scratchpad all 0xFF`);
+  // No TH marker through sysfs; the chip's own power-on signature is what can be checked.
+  checkPowerOnSignature(r.bytes, who);
+  const t = r.millidegrees / 1000;
+  if (t < -55 || t > 125) throw new OneWireError('INVALID_DATA', `${who}: ${t} degC is outside -55..125`);
+  return t;
+}
+
+/** `w1_master_slaves`: one name per line, or `not found.` when empty. */
+export function parseMasterSlaves(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && isKernelSlaveName(l));
+}
+
+/** Temperature from the `temperature` attribute (millidegrees). 85000 is rejected as the power-on value. */
+export function temperatureFromMillidegrees(text: string, who = 'temperature'): number {
+  const s = text.trim();
+  if (s === '') throw new OneWireError('IO', `${who}: empty read (kernel reported a failed read)`);
+  if (!/^-?\d+$/.test(s)) throw new OneWireError('INVALID_DATA', `${who}: not a number: ${JSON.stringify(s.slice(0, 40))}`);
+  const milli = parseInt(s, 10);
+  if (milli === 85000) throw new PowerOnResetError(`${who}: 85000 is the DS18B20 power-on value`);
+  const t = milli / 1000;
+  if (t < -55 || t > 125) throw new OneWireError('INVALID_DATA', `${who}: ${t} degC is outside -55..125`);
+  return t;
+}
+
+function fsError(e: unknown, who: string): OneWireError {
+  if (e instanceof OneWireError) return e;
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const msg = e instanceof Error ? e.message : String(e);
+  if (code === 'ENOENT' || code === 'ENODEV' || code === 'ENXIO') {
+    return new OneWireError('NO_PRESENCE', `${who}: device gone from the w1 tree (${code})`);
+  }
+  return new OneWireError('IO', `${who}: ${msg}`);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface W1SysfsOptions {
+  /** Directory holding masters and slaves. Default /sys/bus/w1/devices. */
+  root?: string;
+  /** Master directory name. Default w1_bus_master1. */
+  master?: string;
+}
+
+export class W1SysfsBus implements OneWireBus {
+  readonly kind = 'w1' as const;
+  readonly name: string;
+  readonly root: string;
+  readonly master: string;
+  /** Bulk conversions triggered through therm_bulk_read. */
+  bulkTriggers = 0;
+  private bulkUsable = true;
+
+  constructor(options: W1SysfsOptions = {}) {
+    this.root = options.root ?? W1_DEFAULT_ROOT;
+    this.master = options.master ?? 'w1_bus_master1';
+    this.name = `w1-${this.master}`;
+  }
+
+  private get masterDir(): string {
+    return join(this.root, this.master);
+  }
+
+  private slaveFile(address: RomAddress, file: string): string {
+    return join(this.root, romToKernelName(address), file);
+  }
+
+  async search(): Promise<RomAddress[]> {
+    let names: string[];
+    try {
+      names = parseMasterSlaves(await readFile(join(this.masterDir, 'w1_master_slaves'), 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException)?.code !== 'ENOENT' || !(await exists(this.masterDir))) {
+        throw fsError(e, `${this.name} w1_master_slaves`);
+      }
+      names = (await readdir(this.masterDir)).filter(isKernelSlaveName);
+    }
+    const out: RomAddress[] = [];
+    for (const n of names) {
+      const a = kernelNameToRom(n);
+      const family = romFamily(a);
+      if (family !== 0x00 && family !== 0xff && !out.includes(a)) out.push(a);
+    }
+    return out;
+  }
+
+  /** Writes `trigger` to therm_bulk_read when present and writable; otherwise each read converts by itself. */
+  async convertAll(): Promise<void> {
+    if (!this.bulkUsable) return;
+    const file = join(this.masterDir, 'therm_bulk_read');
+    let st;
+    try {
+      st = await stat(file);
+    } catch {
+      return; // absent (no bulk-capable sensor, or an old kernel)
+    }
+    if ((st.mode & 0o222) === 0) {
+      this.bulkUsable = false;
+      return;
+    }
+    try {
+      await writeFile(file, 'trigger\n');
+      this.bulkTriggers++;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+        this.bulkUsable = false;
+        return;
+      }
+      throw fsError(e, `${this.name} therm_bulk_read`);
+    }
+  }
+
+  async readTemperature(address: RomAddress): Promise<number> {
+    const who = `${address} (${romToKernelName(address)})`;
+    const tempFile = this.slaveFile(address, 'temperature');
+    let text: string | null = null;
+    try {
+      text = await readFile(tempFile, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException)?.code !== 'ENOENT') throw fsError(e, who);
+    }
+    if (text !== null) {
+      const t = temperatureFromMillidegrees(text, who);
+      // An all-zero scratchpad passes the kernel's CRC and reads as 0; confirm a 0 via w1_slave.
+      if (t !== 0) return t;
+    }
+    try {
+      return temperatureFromW1Slave(await readFile(this.slaveFile(address, 'w1_slave'), 'utf8'), who);
+    } catch (e) {
+      throw fsError(e, who);
+    }
+  }
+
+  private async readByteFile(address: RomAddress, file: string): Promise<number> {
+    let buf: Buffer;
+    try {
+      buf = await readFile(this.slaveFile(address, file));
+    } catch (e) {
+      throw fsError(e, `${address} ${file}`);
+    }
+    if (buf.length < 1) throw new OneWireError('IO', `${address} ${file}: empty read (kernel reported a failed read)`);
+    return buf[0]!;
+  }
+
+  private async writeByteFile(address: RomAddress, file: string, byte: number): Promise<void> {
+    try {
+      await writeFile(this.slaveFile(address, file), Buffer.from([byte & 0xff]), { flag: fsc.O_WRONLY | fsc.O_TRUNC });
+    } catch (e) {
+      throw fsError(e, `${address} ${file}`);
+    }
+  }
+
+  async readDs2408(address: RomAddress): Promise<{ pins: number; latches: number }> {
+    const state = await this.readByteFile(address, 'state');
+    const output = await this.readByteFile(address, 'output');
+    return { pins: ~state & 0xff, latches: ~output & 0xff };
+  }
+
+  async writeDs2408(address: RomAddress, latches: number): Promise<void> {
+    await this.writeByteFile(address, 'output', ~latches & 0xff);
+  }
+
+  async readDs2413(address: RomAddress): Promise<{ pins: number; latches: number }> {
+    const status = await this.readByteFile(address, 'state');
+    if (!ds2413StatusValid(status)) throw new OneWireError('CRC', `${address} state: complement check failed`);
+    return decodeDs2413(status);
+  }
+
+  async writeDs2413(address: RomAddress, latches: number): Promise<void> {
+    await this.writeByteFile(address, 'output', 0xfc | (~latches & 0x03));
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Master directory names (`w1_bus_masterN`) under `root`, in numeric order. */
+export async function listW1Masters(root = W1_DEFAULT_ROOT): Promise<string[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(root);
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => /^w1_bus_master\d+$/.test(e))
+    .sort((a, b) => parseInt(a.slice(13), 10) - parseInt(b.slice(13), 10));
+}
+
+/** One bus per kernel w1 master found under `root`. */
+export async function openW1Buses(root = W1_DEFAULT_ROOT): Promise<W1SysfsBus[]> {
+  return (await listW1Masters(root)).map((master) => new W1SysfsBus({ root, master }));
+}
