@@ -6,6 +6,9 @@
 //
 //   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL]
 //
+// The chip label comes from --chip-label, else the config's gpioChipLabel, else
+// EDGEBLOCKS_GPIO_CHIP_LABEL, else the Pi header labels.
+//
 // Exit 0 when every output was driven and read back at its safe level, 1 otherwise. Every
 // problem is one line on stderr, never a stack trace.
 import { readFile } from 'node:fs/promises';

@@ -144,6 +144,11 @@ export class Watchdog {
     return this.intervalMs > 0;
   }
 
+  /** A ping is on its way (systemd-notify still running). */
+  get pinging(): boolean {
+    return this.inFlight;
+  }
+
   get periodMs(): number {
     return Math.max(1, Math.floor(this.intervalMs / 2));
   }

@@ -104,6 +104,15 @@ t.test('config and chip problems: one line, exit 1, never a stack trace', async 
   }
 });
 
+t.test('the chip label can come from the config (gpioChipLabel)', async (t) => {
+  const root = makeGpioRoot(PI4_CHIPS, { 571: '0' });
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const config = writeConfig({ gpioChipLabel: 'raspberrypi-exp-gpio', gpio: [{ name: 'led', line: 1, direction: 'out', activeLow: true }] });
+  const result = run(['--config', config, '--gpio-root', root]);
+  t.equal(result.code, 0, result.stderr);
+  t.equal(level(root, 571), '1', 'line 1 of the expander chip (base 570), not of the header chip');
+});
+
 t.test('nothing to do is success', async (t) => {
   const none = run(['--config', writeConfig({ gpio: [{ name: 'door', line: 5, direction: 'in' }] })]);
   t.equal(none.code, 0, none.stderr);

