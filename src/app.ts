@@ -97,8 +97,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       documents,
       topicRoot: config.topicRoot,
       namespace: config.serviceId,
-      publish: bus.publish,
-      subscribe: bus.subscribe,
+      publish: (topic, payload, flags) => bus.publish(topic, payload, flags),
+      subscribe: bus.subscribe && ((topic, handler) => bus.subscribe!(topic, handler)),
       onRemote: ({ changed, deleted }) => {
         onDeletedKeys(deleted);
         onDocs(changed);
@@ -133,6 +133,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const stops: Array<() => Promise<void> | void> = [];
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, version: VERSION, startedAt });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
+  stops.push(attachDatastoreBus(mqtt));
 
   const app: App = {
     config,
