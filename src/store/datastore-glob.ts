@@ -41,7 +41,7 @@ function charClass(chars: string[], start: number): [string, number] {
     if (ch === ']') break;
     if (ch === '\\' && i + 1 < chars.length) {
       parts.push(escapeRe(chars[++i]!, true));
-    } else if (i + 2 < chars.length && chars[i + 1] === '-' && chars[i + 2] !== undefined) {
+    } else if (i + 2 < chars.length && chars[i + 1] === '-') {
       // Redis swaps a reversed range instead of rejecting it.
       let lo = ch;
       let hi = chars[i + 2]!;
