@@ -80,8 +80,10 @@ export function bridgeDatastore(opts: DatastoreBridgeOptions): () => void {
     opts.documents,
     opts.topicRoot,
     (topic, payload, flags) => {
-      if (topic === ownTopic) echoes.remember(payload);
-      return opts.publish(topic, payload, flags);
+      const result = opts.publish(topic, payload, flags);
+      // A message the bus dropped (false: disconnected) will never come back.
+      if (topic === ownTopic && result !== false) echoes.remember(payload);
+      return result;
     },
     opts.onError,
   );

@@ -49,10 +49,12 @@ t.test('a units document in another namespace or under another id changes nothin
 function fakeBus() {
   const published: { topic: string; payload: unknown }[] = [];
   const handlers = new Map<string, (topic: string, payload: unknown) => void>();
-  return {
+  const bus = {
+    connected: true,
     published,
     handlers,
-    publish: (topic: string, payload: unknown) => published.push({ topic, payload: JSON.parse(JSON.stringify(payload)) }),
+    /** Like app.mqtt.publish: false when the message was dropped. */
+    publish: (topic: string, payload: unknown) => bus.connected && published.push({ topic, payload: JSON.parse(JSON.stringify(payload)) }) > 0,
     subscribe: (topic: string, handler: (topic: string, payload: unknown) => void) => {
       handlers.set(topic, handler);
       return () => handlers.delete(topic);
@@ -61,6 +63,7 @@ function fakeBus() {
       handlers.get(topic)?.(topic, payload);
     },
   };
+  return bus;
 }
 
 t.test('units events from another datastore apply live and are not re-published', async (t) => {
@@ -109,6 +112,20 @@ t.test('our own event echoed back late does not undo a newer local change', asyn
   t.equal((await setting()).unit, 'degC');
   bus.deliver('svc/datastore/edge-one', bus.published[0]!.payload);
   t.equal((await setting()).unit, 'degF', 'the same content from someone else (not an echo any more) applies');
+});
+
+t.test('an event the bus dropped is not expected back as an echo', async (t) => {
+  const { app, ds, setting, close } = await setpointApp();
+  t.teardown(close);
+  const bus = fakeBus();
+  app.attachDatastoreBus(bus);
+  bus.connected = false;
+  await ds('set', { value: { ...UNITS, temperature: 'degF' } });
+  await ds('set', { value: { ...UNITS, temperature: 'degC' } });
+  bus.connected = true;
+  t.same(bus.published, []);
+  bus.deliver('svc/datastore/edge-one', { changed: [{ ...UNITS, temperature: 'degF' }] });
+  t.equal((await setting()).unit, 'degF', 'the same content from another datastore applies');
 });
 
 t.test('backup save holds the controller documents; load replaces them and the units apply', async (t) => {
