@@ -25,7 +25,7 @@ export interface OneWireMaster {
   readBit(): Promise<0 | 1>;
   /** One search step: read bit, read complement, write the chosen direction (`dir` when both differ). */
   triplet(direction: 0 | 1): Promise<TripletResult>;
-  /** Optional: strong pull-up after the next byte (parasite power); masters without it ignore the call. */
+  /** Optional: release the underlying port or handle. */
   close?(): Promise<void>;
   /**
    * Optional: one whole search pass done by the master in hardware (DS2480B search accelerator).
