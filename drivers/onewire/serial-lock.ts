@@ -9,7 +9,10 @@ export class SerialLock {
 
   run<T>(job: () => Promise<T>): Promise<T> {
     this.depth++;
-    const result = this.tail.then(job, job);
+    const result = this.tail.then(
+      () => job(),
+      () => job(),
+    );
     this.tail = result.then(
       () => this.depth--,
       () => this.depth--,
