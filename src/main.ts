@@ -2,6 +2,7 @@
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import { createApp } from './app.js';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
+import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './version.js';
 
 const SHUTDOWN_LIMIT_MS = 5000;
@@ -35,11 +36,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = app;
+  setNotifyErrorHandler((message) => log.warn(message));
+  // Pings systemd only while the control loop keeps ticking, so a stalled loop gets restarted.
+  const watchdog = Watchdog.fromEnv({ lastTickAt: () => app.runtime.lastTickAt, now: () => app.runtime.clock.now() });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    watchdog.stop();
+    void notifyStopping();
     const force = setTimeout(() => {
       log.error('shutdown took too long; exiting');
       process.exit(1);
@@ -65,6 +71,8 @@ async function main(): Promise<void> {
   });
   try {
     await app.start();
+    await notifyReady(`listening on ${app.url}`);
+    if (watchdog.start()) log.info({ periodMs: watchdog.periodMs }, 'systemd watchdog enabled');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     log.fatal({ err }, `cannot listen: ${err.code ?? err.message}`);
