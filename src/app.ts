@@ -2,19 +2,24 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { blockRoutes } from './api/blocks.js';
+import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
+import { simRoutes } from './api/sim.js';
 import { systemRoutes } from './api/system.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
+import { HardwareLayer } from './hardware/layer.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, type Clock } from './runtime/clock.js';
-import { noHardware, type Hardware } from './runtime/hardware.js';
+import type { Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
 import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
 import { UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
+import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
+import { BackupSchedule } from './service/backup-schedule.js';
 import { openDatabase, type Db } from './store/db.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
@@ -34,6 +39,8 @@ export interface App {
   runtime: BlockRuntime;
   http: FastifyInstance;
   loop: ControlLoop;
+  /** Buses, GPIO lines and (in sim mode) the emulation behind the hardware blocks. */
+  hardware: HardwareLayer;
   /** The message bus (publish/subscribe for other subsystems); see src/mqtt/index.ts. */
   mqtt: AppMqtt;
   /** Extra status sections, filled by subsystems (mqtt, hardware). */
@@ -60,9 +67,16 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const units = new UnitsSetting(config.serviceId);
   units.apply(documents.get(config.serviceId, UNITS_DOC_ID));
 
-  const hardware: Hardware = noHardware;
-  const discoverers: Discoverer[] = [];
-  const beforeTick: TickHook[] = [];
+  let hardwareLayer: HardwareLayer;
+  try {
+    hardwareLayer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  const hardware: Hardware = hardwareLayer.hardware;
+  const discoverers: Discoverer[] = [hardwareLayer.discoverer];
+  const beforeTick: TickHook[] = [hardwareLayer.service];
 
   const runtime = new BlockRuntime({
     serviceId: config.serviceId,
@@ -120,7 +134,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...Object.fromEntries(Object.entries(status).map(([k, fn]) => [k, fn()])),
   });
 
-  const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), systemRoutes(statusReport)];
+  const backupFiles = new BackupFiles(config.dataDir);
+  const backups = new BackupSchedule({ cron: config.backupSchedule, keep: config.backupKeep, files: backupFiles, save: () => runtime.backupSave(), log });
+  status.backups = () => ({ schedule: config.backupSchedule, keep: config.backupKeep, next: backups.nextRun()?.toISOString() ?? null, stored: backupFiles.list().length });
+
+  const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
+  if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
+  status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
@@ -134,6 +154,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, version: VERSION, startedAt });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
+  stops.push(async () => {
+    await hardwareLayer.safeState();
+    await hardwareLayer.close();
+  });
 
   const app: App = {
     config,
@@ -144,6 +168,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     runtime,
     http,
     loop,
+    hardware: hardwareLayer,
     mqtt,
     status,
     url: '',
@@ -157,8 +182,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
       await mqtt.start();
       loop.start();
+      backups.start();
     },
     async stop() {
+      backups.stop();
       await loop.stop();
       for (const fn of stops.reverse()) {
         try {

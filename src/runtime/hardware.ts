@@ -1,8 +1,92 @@
 // What block behaviour may ask of the hardware layer. The app fills it from the drivers
-// (linux or sim); in tests and without hardware it is empty.
+// (linux or sim); in tests and without hardware it is empty. Everything here is synchronous:
+// reads come from caches the hardware layer refreshes before each scheduler tick, and writes
+// are queued for the next refresh. No block ever awaits IO.
 export interface Hardware {
-  /** Named services registered by the hardware layer (one-wire pollers, GPIO lines, ...). */
+  /** Named services registered by the hardware layer (see ONEWIRE_SERVICE, GPIO_SERVICE). */
   readonly services: Record<string, unknown>;
 }
 
 export const noHardware: Hardware = { services: {} };
+
+export const ONEWIRE_SERVICE = 'onewire';
+export const GPIO_SERVICE = 'gpio';
+
+/** 16 lowercase hex digits, family byte first, CRC last (bus order). */
+export type DeviceAddress = string;
+
+export type OneWireIoKind = 'ds2408' | 'ds2413';
+
+export interface TemperatureReading {
+  /** degC; null when there is no fresh (under 2 s old) valid reading. */
+  value: number | null;
+  /** Name of the bus the sensor was found on, or null when it has not been found. */
+  bus: string | null;
+  /** The last read of the sensor succeeded. */
+  connected: boolean;
+}
+
+export interface IoReading {
+  /** Active polarity: bit n set = channel n+1 pin reads low ("active"). */
+  pins: number;
+  /** Active polarity: bit n set = output n+1 latch on. */
+  latches: number;
+  connected: boolean;
+  bus: string;
+}
+
+export interface OneWireBusInfo {
+  name: string;
+  kind: string;
+  /** Addresses found by the last successful search. */
+  addresses: DeviceAddress[];
+  crcErrors: number;
+  /** CRC failures absorbed by a retry (masters that retry; 0 otherwise). */
+  crcRetries: number;
+  presenceErrors: number;
+  shortErrors: number;
+  readErrors: number;
+  searches: number;
+  lastError: string | null;
+}
+
+/**
+ * 1-Wire devices by address. Asking for an address is what makes the hardware layer find and
+ * poll it; addresses nobody asked about for a while are dropped again.
+ */
+export interface OneWireAccess {
+  temperature(address: DeviceAddress, now: number): TemperatureReading;
+  /** Cached IO module state; null until the module has been found on a bus. */
+  io(address: DeviceAddress, kind: OneWireIoKind): IoReading | null;
+  /** Desired output latches (active polarity); written on the next refresh, re-asserted if they drift. */
+  setLatches(address: DeviceAddress, kind: OneWireIoKind, latches: number): void;
+  /** Stop polling an address (its block was deleted or re-addressed). */
+  release(address: DeviceAddress): void;
+  buses(): OneWireBusInfo[];
+  bus(name: string): OneWireBusInfo | null;
+}
+
+export interface GpioLineInfo {
+  name: string;
+  line: number;
+  direction: 'out' | 'in';
+  activeLow: boolean;
+  safeState: boolean;
+}
+
+/** The GPIO lines of the configuration, by name, in configuration order. */
+export interface GpioAccess {
+  lines(): GpioLineInfo[];
+  /** Logical level (after activeLow) from the last refresh; null when unknown or unreadable. */
+  read(name: string): boolean | null;
+  /** Queued; failures are counted and logged by the hardware layer. */
+  write(name: string, active: boolean): void;
+}
+
+export function oneWireAccess(hardware: Hardware): OneWireAccess | null {
+  return (hardware.services[ONEWIRE_SERVICE] as OneWireAccess | undefined) ?? null;
+}
+
+export function gpioAccess(hardware: Hardware): GpioAccess | null {
+  return (hardware.services[GPIO_SERVICE] as GpioAccess | undefined) ?? null;
+}

@@ -1,0 +1,359 @@
+// Emulated hardware assembled from a sim config (sim-config.ts): an I2C bus with DS2482
+// bridges, optionally a kernel w1 tree and DS2480B adapters, each with 1-Wire devices on its
+// segments; GPIO lines; and a thermal plant whose heater and cooler follow DS2408/DS2413
+// latches and GPIO lines, and whose temperatures drive the DS18B20 models. The real drivers
+// run on top of it unchanged. step(now) advances everything from the caller's monotonic clock.
+import type { SerialLink } from '../onewire/serial-link.js';
+import { romToKernelName } from '../onewire/address.js';
+import { SimGpioBackend } from '../gpio/sim-backend.js';
+import type { PhysicalLevel } from '../gpio/levels.js';
+import type { GpioLineConfig } from '../gpio/types.js';
+import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
+import { SimI2cBus } from './ds2482-sim.js';
+import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from './onewire-wire.js';
+import { ThermalPlant, type PlantNode } from './plant.js';
+import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
+import { W1Tree } from './w1-tree.js';
+
+export interface SimHardwareOptions {
+  /** Monotonic clock in ms: conversions and the plant run on it (the app's clock). */
+  now: () => number;
+  /** Minimum interval between re-renders of the emulated w1 tree. Default 250 ms. */
+  w1RefreshMs?: number;
+}
+
+export type SimModel = SimDs18b20 | SimDs2408 | SimDs2413;
+
+export interface SimSegmentEntry {
+  /** Named as the driver names the master that reaches it, e.g. `ds2482-sim-0x18-ch0`. */
+  name: string;
+  kind: 'ds2482' | 'w1' | 'ds2480b';
+  segment: OneWireSegment;
+}
+
+export interface SimDeviceEntry {
+  spec: SimDeviceSpec;
+  model: SimModel;
+  bus: SimSegmentEntry;
+  /** A temperature set by hand, overriding the plant; null = follow the plant. */
+  forced: number | null;
+}
+
+export type SimFault = 'crc' | 'power-on' | 'zero' | 'clear';
+
+export const I2C_BUS_NAME = 'sim';
+
+export class SimNotFoundError extends Error {
+  override name = 'SimNotFoundError';
+}
+
+export class SimHardware {
+  readonly config: SimConfig;
+  readonly i2c: SimI2cBus | null;
+  /** Root of the emulated kernel w1 tree, or null when the config has none. */
+  readonly w1Root: string | null;
+  /** DS2480B adapters reached through a pseudo-terminal (open them with the serial driver). */
+  readonly serialPorts: string[] = [];
+  /** DS2480B adapters reached in-process. */
+  readonly serialLinks: SerialLink[] = [];
+  readonly gpio: SimGpioBackend;
+  /** The GPIO lines the sim config declares (for the app to open). */
+  readonly gpioLines: GpioLineConfig[];
+  plant: ThermalPlant;
+  private readonly now: () => number;
+  private readonly w1RefreshMs: number;
+  private readonly w1: W1Tree | null;
+  private readonly ptys: Ds2480bPty[] = [];
+  private readonly segmentList: SimSegmentEntry[] = [];
+  private readonly deviceList: SimDeviceEntry[] = [];
+  private lastStep: number | null = null;
+  private lastW1Refresh = -Infinity;
+  /** Fermentation heat set through modifyPlant (the plant does not report it). */
+  private fermentationW: number | null = null;
+
+  private constructor(config: SimConfig, options: SimHardwareOptions) {
+    this.config = config;
+    this.now = options.now;
+    this.w1RefreshMs = options.w1RefreshMs ?? 250;
+    this.plant = this.makePlant(config.plant);
+
+    if (config.ds2482.length) {
+      this.i2c = new SimI2cBus(I2C_BUS_NAME);
+      for (const chip of config.ds2482) {
+        // Every channel the chip has exists, with or without devices in the config.
+        const count = chip.variant === 'ds2482-800' ? 8 : 1;
+        const segments = Array.from({ length: count }, (_, ch) => this.segmentFor('ds2482', `ds2482-${I2C_BUS_NAME}-0x${chip.address.toString(16)}-ch${ch}`));
+        this.i2c.addDs2482({ address: chip.address, variant: chip.variant, segments: segments.map((s) => s.segment), now: this.now });
+        chip.channels.forEach((specs, ch) => {
+          for (const spec of specs) this.addDevice(spec, segments[ch]!);
+        });
+      }
+    } else {
+      this.i2c = null;
+    }
+
+    if (config.w1.length) {
+      const masters = config.w1.map((specs, m) => {
+        const entry = this.segmentFor('w1', `w1-w1_bus_master${m + 1}`);
+        for (const spec of specs) this.addDevice(spec, entry);
+        return entry.segment;
+      });
+      this.w1 = new W1Tree({ masters });
+      this.w1Root = this.w1.root;
+    } else {
+      this.w1 = null;
+      this.w1Root = null;
+    }
+
+    const initial: Record<number, PhysicalLevel> = {};
+    for (const g of config.gpio) {
+      if (g.direction === 'in' && g.level !== null) initial[g.line] = g.level;
+      // An idle active-low relay input sits high (board pull-up), so it is off before the app opens the line.
+      else if (g.direction === 'out' && g.activeLow) initial[g.line] = 1;
+    }
+    this.gpio = new SimGpioBackend({ initial });
+    this.gpioLines = config.gpio.map(({ name, line, direction, activeLow, safeState }) => ({ name, line, direction, activeLow, safeState }));
+  }
+
+  /** Builds the emulation; `config` is raw JSON (validated) or an already parsed SimConfig. */
+  static async create(config: unknown, options: SimHardwareOptions): Promise<SimHardware> {
+    const parsed = isParsed(config) ? config : parseSimConfig(config);
+    const hw = new SimHardware(parsed, options);
+    try {
+      for (const [i, adapter] of parsed.ds2480b.entries()) {
+        const label = `sim-ds2480b-${i}`;
+        const segment = new OneWireSegment({ name: label, now: options.now });
+        const sim = new Ds2480bSim(segment);
+        let path: string;
+        if (adapter.pty) {
+          const pty = await createDs2480bPty(sim);
+          hw.ptys.push(pty);
+          hw.serialPorts.push(pty.path);
+          path = pty.path;
+        } else {
+          const link = new SimSerialLink(sim, label);
+          hw.serialLinks.push(link);
+          path = label;
+        }
+        const entry = hw.addSegment('ds2480b', `ds2480b-${path}`, segment);
+        for (const spec of adapter.devices) hw.addDevice(spec, entry);
+      }
+    } catch (e) {
+      await hw.close();
+      throw e;
+    }
+    hw.step(options.now());
+    return hw;
+  }
+
+  private makePlant(config: unknown): ThermalPlant {
+    return new ThermalPlant(config, { heater: () => this.actuatorOn('heater'), cooler: () => this.actuatorOn('cooler') });
+  }
+
+  private segmentFor(kind: SimSegmentEntry['kind'], name: string): SimSegmentEntry {
+    return this.addSegment(kind, name, new OneWireSegment({ name, now: this.now }));
+  }
+
+  private addSegment(kind: SimSegmentEntry['kind'], name: string, segment: OneWireSegment): SimSegmentEntry {
+    const entry = { name, kind, segment };
+    this.segmentList.push(entry);
+    return entry;
+  }
+
+  private addDevice(spec: SimDeviceSpec, bus: SimSegmentEntry): void {
+    const model: SimModel =
+      spec.type === 'DS18B20'
+        ? new SimDs18b20({ address: spec.address, temperature: spec.sense ? this.plant.temperature(spec.sense) : spec.temperature })
+        : spec.type === 'DS2408'
+          ? new SimDs2408({ address: spec.address })
+          : new SimDs2413({ address: spec.address });
+    bus.segment.attach(model);
+    if (!spec.plugged) model.unplug();
+    this.deviceList.push({ spec, model, bus, forced: null });
+  }
+
+  /** True when any output wired to `role` is on: a plugged IO module's latch or a GPIO line. */
+  actuatorOn(role: PlantActuator): boolean {
+    for (const d of this.deviceList) {
+      if (d.spec.type === 'DS18B20' || !d.model.plugged || !d.bus.segment.isConnected) continue;
+      const on = (d.model as SimDs2408 | SimDs2413).activeOutputs();
+      for (const [ch, r] of Object.entries(d.spec.outputs)) if (r === role && on & (1 << (Number(ch) - 1))) return true;
+    }
+    for (const g of this.config.gpio) {
+      if (g.drives !== role) continue;
+      if (this.gpio.physical(g.line) === (g.activeLow ? 0 : 1)) return true;
+    }
+    return false;
+  }
+
+  /** Advances the plant to `now` (ms), feeds its temperatures to the sensors, re-renders the w1 tree. */
+  step(now: number): void {
+    if (this.lastStep !== null && now > this.lastStep) this.plant.step((now - this.lastStep) / 1000);
+    if (this.lastStep === null || now > this.lastStep) this.lastStep = now;
+    for (const d of this.deviceList) {
+      if (!(d.model instanceof SimDs18b20)) continue;
+      d.model.setTemperature(d.forced ?? (d.spec.sense ? this.plant.temperature(d.spec.sense) : d.spec.temperature));
+    }
+    if (this.w1 && now - this.lastW1Refresh >= this.w1RefreshMs) {
+      this.lastW1Refresh = now;
+      this.w1.refresh();
+    }
+  }
+
+  // ---- inspection and control (the sim REST endpoints use these) ----------------------
+
+  devices(): SimDeviceEntry[] {
+    return this.deviceList.slice();
+  }
+
+  segments(): SimSegmentEntry[] {
+    return this.segmentList.slice();
+  }
+
+  /** A device by name, address (16 hex digits) or kernel name (28-...). */
+  device(key: string): SimDeviceEntry {
+    const k = key.trim();
+    const lower = k.toLowerCase();
+    const d = this.deviceList.find((x) => x.spec.name === k || x.spec.address === lower || romToKernelName(x.spec.address) === lower);
+    if (!d) throw new SimNotFoundError(`no emulated device '${key}'; devices: ${this.deviceList.map((x) => x.spec.name).join(', ') || 'none'}`);
+    return d;
+  }
+
+  segment(name: string): SimSegmentEntry {
+    const s = this.segmentList.find((x) => x.name === name);
+    if (!s) throw new SimNotFoundError(`no emulated bus '${name}'; buses: ${this.segmentList.map((x) => x.name).join(', ') || 'none'}`);
+    return s;
+  }
+
+  plug(key: string, plugged: boolean): SimDeviceEntry {
+    const d = this.device(key);
+    if (plugged) d.model.plug();
+    else d.model.unplug();
+    return d;
+  }
+
+  /** Force a DS18B20's temperature, or give it back to the plant with null. */
+  setTemperature(key: string, degC: number | null): SimDeviceEntry {
+    const d = this.device(key);
+    if (!(d.model instanceof SimDs18b20)) throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}, not a temperature sensor`);
+    d.forced = degC;
+    this.step(this.now());
+    return d;
+  }
+
+  /**
+   * crc: garble the next `count` frames the device sends (Infinity = until cleared);
+   * power-on: the chip restarts (a DS18B20 then holds the 85 degC power-on scratchpad);
+   * zero: its data line reads all zeros (an all-zero scratchpad passes the CRC); clear: none.
+   */
+  injectFault(key: string, fault: SimFault, count = 1): SimDeviceEntry {
+    const d = this.device(key);
+    const m = d.model;
+    switch (fault) {
+      case 'crc':
+        m.faults.corruptReads = count;
+        break;
+      case 'power-on':
+        m.powerOnReset();
+        break;
+      case 'zero':
+        m.holdDataLow(true);
+        break;
+      case 'clear':
+        m.faults.corruptReads = 0;
+        m.holdDataLow(false);
+        break;
+    }
+    return d;
+  }
+
+  /** Short the bus data line to ground (or release it). */
+  setShort(bus: string, on: boolean): SimSegmentEntry {
+    const s = this.segment(bus);
+    s.segment.setShort(on);
+    return s;
+  }
+
+  /** Cut the cable between the master and every device (or mend it). */
+  setCut(bus: string, cut: boolean): SimSegmentEntry {
+    const s = this.segment(bus);
+    s.segment.setConnected(!cut);
+    return s;
+  }
+
+  /** Removes every injected device and bus fault (plugged state and forced temperatures stay). */
+  clearFaults(): void {
+    for (const d of this.deviceList) this.injectFault(d.spec.name, 'clear');
+    for (const s of this.segmentList) {
+      s.segment.setShort(false);
+      s.segment.setConnected(true);
+    }
+  }
+
+  /** Plant settings that can change while running. Setting beer or air restarts the plant from those temperatures. */
+  modifyPlant(change: { ambient?: number; fermentationW?: number; beer?: number; air?: number }): void {
+    this.step(this.now());
+    if (change.beer !== undefined || change.air !== undefined) {
+      const s = this.plant.state();
+      const ambient = change.ambient ?? s.ambient;
+      const fermentationW = change.fermentationW ?? this.plantFermentationW();
+      this.plant = this.makePlant({ ...this.plant.config, ambient, fermentationW, initial: { beer: change.beer ?? s.beer, air: change.air ?? s.air } });
+    } else {
+      if (change.ambient !== undefined) this.plant.setAmbient(change.ambient);
+      if (change.fermentationW !== undefined) this.plant.setFermentationHeat(change.fermentationW);
+    }
+    this.fermentationW = change.fermentationW ?? this.fermentationW;
+    this.step(this.now());
+  }
+
+  private plantFermentationW(): number {
+    return this.fermentationW ?? this.plant.config.fermentationW;
+  }
+
+  plantStatus(): { time: number; beer: number; air: number; ambient: number; heater: number; cooler: number; fermentationW: number; heaterOn: boolean; coolerOn: boolean } {
+    return { ...this.plant.state(), fermentationW: this.plantFermentationW(), heaterOn: this.actuatorOn('heater'), coolerOn: this.actuatorOn('cooler') };
+  }
+
+  describeDevice(d: SimDeviceEntry): Record<string, unknown> {
+    const base: Record<string, unknown> = {
+      name: d.spec.name,
+      type: d.spec.type,
+      address: d.spec.address,
+      kernelName: romToKernelName(d.spec.address),
+      bus: d.bus.name,
+      plugged: d.model.plugged,
+      faults: { crc: d.model.faults.corruptReads === Infinity ? 'always' : d.model.faults.corruptReads, zero: d.model.faults.zeroData },
+    };
+    if (d.model instanceof SimDs18b20) {
+      return { ...base, sense: d.spec.sense, temperature: d.model.temperature, forced: d.forced !== null, powerOnValue: d.model.powerOnValue };
+    }
+    const on = d.model.activeOutputs();
+    const count = d.spec.type === 'DS2408' ? 8 : 2;
+    const active = Array.from({ length: count }, (_, i) => i + 1).filter((ch) => on & (1 << (ch - 1)));
+    return { ...base, outputs: d.spec.outputs, activeChannels: active };
+  }
+
+  describeSegment(s: SimSegmentEntry): Record<string, unknown> {
+    return {
+      name: s.name,
+      kind: s.kind,
+      shorted: s.segment.isShorted,
+      cut: !s.segment.isConnected,
+      devices: this.deviceList.filter((d) => d.bus === s).map((d) => d.spec.name),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.w1?.close();
+    for (const p of this.ptys.splice(0)) await p.close().catch(() => undefined);
+    for (const l of this.serialLinks) await l.close().catch(() => undefined);
+    await this.gpio.close();
+  }
+}
+
+function isParsed(c: unknown): c is SimConfig {
+  const o = c as Partial<SimConfig> | null;
+  return !!o && typeof o === 'object' && Array.isArray(o.ds2482) && Array.isArray(o.w1) && Array.isArray(o.ds2480b) && Array.isArray(o.gpio) && typeof o.plant === 'object' && o.plant !== null && 'maxSubstepSeconds' in o.plant;
+}
+
+export type { PlantNode };

@@ -1,0 +1,62 @@
+// GpioPins: the GPIO lines named in the config (`gpio`) as one IoArray, channel n = the n-th
+// configured line. A system block; without configured lines it has no channels.
+import { f } from '../codec/fields.js';
+import { gpioAccess, type GpioAccess, type GpioLineInfo } from '../runtime/hardware.js';
+import { defineBlock, type IoArray } from '../runtime/types.js';
+import { ChannelCapability } from './shared/enums.js';
+import { ioChannelsField } from './shared/fields.js';
+
+const fields = {
+  channels: ioChannelsField,
+  lines: f.array(
+    f.object({
+      channel: f.number({ readonly: true, integer: true }),
+      name: f.string({ readonly: true }),
+      line: f.number({ readonly: true, integer: true, description: 'line offset on the header chip (BCM number)' }),
+      direction: f.string({ readonly: true }),
+      activeLow: f.bool({ readonly: true }),
+      active: f.boolOrNull({ readonly: true, description: 'logical level; null when unreadable' }),
+    }),
+    { readonly: true, description: 'which GPIO line each channel is' },
+  ),
+};
+
+export const GpioPins = defineBlock<typeof fields>({
+  type: 'GpioPins',
+  fields,
+  implements: ['IoArrayInterface'],
+  description: 'The GPIO lines of the configuration as IO channels',
+  system: { nid: 19, id: 'GpioPins' },
+  update(block, ctx) {
+    const gpio = gpioAccess(ctx.hardware);
+    const lines = gpio?.lines() ?? [];
+    const d = block.data;
+    const same = d.channels.length === lines.length && d.channels.every((c, i) => c.capabilities === capabilities(lines[i]!));
+    if (!same) d.channels = lines.map((l, i) => ({ id: i + 1, capabilities: capabilities(l), claimedBy: d.channels[i]?.claimedBy ?? null }));
+    d.lines = lines.map((l, i) => ({ channel: i + 1, name: l.name, line: l.line, direction: l.direction, activeLow: l.activeLow, active: gpio!.read(l.name) }));
+    return ctx.now + 1000;
+  },
+  io(_block, ctx) {
+    const gpio = gpioAccess(ctx.hardware);
+    return gpio ? gpioIo(gpio) : null;
+  },
+});
+
+function capabilities(line: GpioLineInfo): number {
+  return line.direction === 'out' ? ChannelCapability.DIGITAL_OUTPUT : ChannelCapability.DIGITAL_INPUT;
+}
+
+function gpioIo(gpio: GpioAccess): IoArray {
+  const lines = gpio.lines();
+  return {
+    channelCount: lines.length,
+    read: (channel) => {
+      const l = lines[channel - 1];
+      return l ? gpio.read(l.name) : null;
+    },
+    write: (channel, active) => {
+      const l = lines[channel - 1];
+      if (l && l.direction === 'out') gpio.write(l.name, active);
+    },
+  };
+}

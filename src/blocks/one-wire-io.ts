@@ -1,0 +1,84 @@
+// What DS2408 and DS2413 blocks share: an IoArray over a 1-Wire IO module's cached state, and
+// the per-update refresh of `connected` and `oneWireBusId`. "Active" = latch on = pin pulled
+// low; reads come from the polled pin state, writes go out on the next hardware refresh.
+import { oneWireAccess, type OneWireIoKind } from '../runtime/hardware.js';
+import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
+import { oneWireBusBlockId } from './one-wire-bus.js';
+
+export interface OneWireIoState {
+  /** Latches this block asked for (active polarity), for the address it asked them for. */
+  desired: number;
+  address: string | null;
+  /** The desired latches have been handed to the hardware layer (which keeps re-asserting them). */
+  sent: boolean;
+}
+
+interface IoData {
+  address: string;
+  connected: boolean;
+  oneWireBusId: string | null;
+}
+
+export const initIoState = (): OneWireIoState => ({ desired: 0, address: null, sent: false });
+
+export function oneWireIo(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind, channelCount: number): IoArray | null {
+  const ow = oneWireAccess(ctx.hardware);
+  if (!ow) return null;
+  const d = block.data as unknown as IoData;
+  const s = block.state as OneWireIoState;
+  if (s.address !== d.address) {
+    // Outputs that were never asked for start off.
+    s.address = d.address;
+    s.desired = 0;
+    s.sent = false;
+  }
+  return {
+    channelCount,
+    read(channel) {
+      const r = ow.io(d.address, kind);
+      if (!r || !r.connected || channel < 1 || channel > channelCount) return null;
+      return (r.pins & (1 << (channel - 1))) !== 0;
+    },
+    write(channel, active) {
+      if (channel < 1 || channel > channelCount) return;
+      const bit = 1 << (channel - 1);
+      const next = active ? s.desired | bit : s.desired & ~bit;
+      if (next !== s.desired || !s.sent) {
+        s.desired = next;
+        s.sent = true;
+        ow.setLatches(d.address, kind, next);
+      }
+    },
+  };
+}
+
+export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind): number {
+  const d = block.data as unknown as IoData;
+  const s = block.state as OneWireIoState;
+  const ow = oneWireAccess(ctx.hardware);
+  const r = ow?.io(d.address, kind) ?? null;
+  if (s.address !== d.address) {
+    s.address = d.address;
+    s.desired = 0;
+    s.sent = false;
+  }
+  if (ow && !s.sent) {
+    // No channel user has written yet: outputs nobody drives are switched off.
+    s.sent = true;
+    ow.setLatches(d.address, kind, s.desired);
+  }
+  d.connected = r?.connected ?? false;
+  if (r) {
+    const busId = oneWireBusBlockId(r.bus);
+    d.oneWireBusId = ctx.resolve(busId, 'OneWireBusInterface') ? busId : null;
+  }
+  return ctx.now + 1000;
+}
+
+/** Stop using the module (the hardware layer switches its outputs off first). */
+export function releaseIo(block: AnyBlock, ctx: UpdateContext, previousAddress?: unknown): void {
+  const d = block.data as unknown as IoData;
+  const ow = oneWireAccess(ctx.hardware);
+  if (previousAddress === undefined) ow?.release(d.address);
+  else if (typeof previousAddress === 'string' && previousAddress !== d.address) ow?.release(previousAddress);
+}

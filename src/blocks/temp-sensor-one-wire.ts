@@ -1,0 +1,44 @@
+// TempSensorOneWire: a DS18B20 on any 1-Wire master, by address. value = reading + offset,
+// null when the driver has no valid reading under 2 s old.
+import { f } from '../codec/fields.js';
+import { oneWireAccess } from '../runtime/hardware.js';
+import { defineBlock } from '../runtime/types.js';
+import { oneWireBusBlockId } from './one-wire-bus.js';
+
+// Frequent enough that a stale value turns null within a tick of the driver dropping it.
+const UPDATE_MS = 100;
+
+const fields = {
+  value: f.temp({ readonly: true, logged: true }),
+  offset: f.deltaTemp({ stored: true, description: 'calibration added to every reading' }),
+  address: f.address({ stored: true, description: '16 hex digits, family byte (28) first' }),
+  oneWireBusId: f.link('OneWireBusInterface', { readonly: true }),
+  connected: f.bool({ readonly: true, description: 'the last read of the sensor succeeded' }),
+};
+
+export const TempSensorOneWire = defineBlock<typeof fields>({
+  type: 'TempSensorOneWire',
+  fields,
+  implements: ['TempSensorInterface', 'OneWireDeviceInterface'],
+  description: 'A DS18B20 temperature sensor on a 1-Wire bus',
+  discovered: true,
+  onWrite(block, info, ctx) {
+    const before = info.previous?.address;
+    if (typeof before === 'string' && before !== block.data.address) oneWireAccess(ctx.hardware)?.release(before);
+  },
+  onDelete(block, ctx) {
+    oneWireAccess(ctx.hardware)?.release(block.data.address);
+  },
+  update(block, ctx) {
+    const d = block.data;
+    const ow = oneWireAccess(ctx.hardware);
+    const r = ow ? ow.temperature(d.address, ctx.now) : null;
+    d.value = r && r.value !== null ? r.value + (d.offset ?? 0) : null;
+    d.connected = r?.connected ?? false;
+    if (r?.bus) {
+      const busId = oneWireBusBlockId(r.bus);
+      d.oneWireBusId = ctx.resolve(busId, 'OneWireBusInterface') ? busId : null;
+    }
+    return ctx.now + UPDATE_MS;
+  },
+});

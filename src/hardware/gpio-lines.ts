@@ -1,0 +1,131 @@
+// The configured GPIO lines behind a synchronous GpioAccess: reads come from a cache that
+// service() refreshes, writes are queued and go out on the next service(). A line that cannot
+// be opened stays listed and reads null; failures are counted and logged once per line.
+import type { GpioBackend, GpioLine, GpioLineConfig } from '../../drivers/gpio/types.js';
+import type { Logger } from '../log.js';
+import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
+
+interface Entry {
+  info: GpioLineInfo;
+  line: GpioLine | null;
+  value: boolean | null;
+  pending: boolean | null;
+  errors: number;
+  lastError: string | null;
+}
+
+function text(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}
+
+export class GpioLines implements GpioAccess {
+  private readonly entries: Entry[];
+  private readonly byName = new Map<string, Entry>();
+  private backend: GpioBackend | null = null;
+  private stopped = false;
+  unknownWrites = 0;
+
+  constructor(
+    configs: GpioLineConfig[],
+    private readonly log: Logger,
+  ) {
+    this.entries = configs.map((c) => ({
+      info: { name: c.name, line: c.line, direction: c.direction, activeLow: c.activeLow === true, safeState: c.safeState === true },
+      line: null,
+      value: null,
+      pending: null,
+      errors: 0,
+      lastError: null,
+    }));
+    for (const e of this.entries) this.byName.set(e.info.name, e);
+  }
+
+  /** Opens every line (outputs start at their safe state). */
+  async open(backend: GpioBackend): Promise<void> {
+    this.backend = backend;
+    for (const e of this.entries) {
+      try {
+        e.line = await backend.open({ ...e.info });
+      } catch (err) {
+        this.fail(e, `cannot open: ${text(err)}`);
+      }
+    }
+    await this.refresh();
+  }
+
+  /** Marks every line unavailable (no backend on this machine). */
+  unavailable(reason: string): void {
+    for (const e of this.entries) {
+      e.lastError = reason;
+    }
+  }
+
+  lines(): GpioLineInfo[] {
+    return this.entries.map((e) => ({ ...e.info }));
+  }
+
+  read(name: string): boolean | null {
+    return this.byName.get(name)?.value ?? null;
+  }
+
+  write(name: string, active: boolean): void {
+    if (this.stopped) return;
+    const e = this.byName.get(name);
+    if (!e || e.info.direction !== 'out') {
+      this.unknownWrites++;
+      return;
+    }
+    e.pending = active;
+  }
+
+  async service(): Promise<void> {
+    for (const e of this.entries) {
+      if (e.pending === null || !e.line) continue;
+      const value = e.pending;
+      e.pending = null;
+      if (value === e.value) continue;
+      try {
+        await e.line.write(value);
+      } catch (err) {
+        this.fail(e, `write failed: ${text(err)}`);
+      }
+    }
+    await this.refresh();
+  }
+
+  private async refresh(): Promise<void> {
+    for (const e of this.entries) {
+      e.value = e.line ? await e.line.read().catch(() => null) : null;
+    }
+  }
+
+  private fail(e: Entry, message: string): void {
+    e.errors++;
+    if (e.lastError !== message) this.log.warn({ line: e.info.line }, `GPIO "${e.info.name}": ${message}`);
+    e.lastError = message;
+  }
+
+  /** Drives every output to its safe state now; later writes are ignored. */
+  async safeState(): Promise<void> {
+    this.stopped = true;
+    for (const e of this.entries) {
+      e.pending = null;
+      if (!e.line || e.info.direction !== 'out') continue;
+      try {
+        await e.line.write(e.info.safeState);
+      } catch (err) {
+        this.fail(e, `safe state failed: ${text(err)}`);
+      }
+    }
+    await this.refresh();
+  }
+
+  async close(): Promise<void> {
+    for (const e of this.entries) await e.line?.close().catch(() => undefined);
+    await this.backend?.close().catch(() => undefined);
+  }
+
+  status(): Array<GpioLineInfo & { open: boolean; active: boolean | null; errors: number; lastError: string | null }> {
+    return this.entries.map((e) => ({ ...e.info, open: e.line !== null, active: e.value, errors: e.errors, lastError: e.lastError }));
+  }
+}

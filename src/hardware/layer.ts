@@ -1,0 +1,177 @@
+// The hardware of the app: every 1-Wire master (one BusPoller each, behind a OneWireHub), the
+// configured GPIO lines, and in sim mode the emulation they run on. It gives blocks their
+// synchronous access objects (hardware.services), the tick hook that refreshes the caches,
+// discovery, a status section, and the safe state at stop.
+import { readFile } from 'node:fs/promises';
+import { OnoffGpioBackend } from '../../drivers/gpio/onoff-backend.js';
+import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
+import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
+import type { BusPollerOptions } from '../../drivers/onewire/poller.js';
+import type { OneWireBus } from '../../drivers/onewire/types.js';
+import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
+import { parseSimConfig, SimConfigError } from '../../drivers/sim/sim-config.js';
+import { SimHardware } from '../../drivers/sim/sim-hardware.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Clock } from '../runtime/clock.js';
+import { GPIO_SERVICE, ONEWIRE_SERVICE, type Hardware } from '../runtime/hardware.js';
+import type { Discoverer } from '../runtime/runtime.js';
+import { oneWireDiscoverer } from './discovery.js';
+import { GpioLines } from './gpio-lines.js';
+import { openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
+import { OneWireHub } from './onewire-hub.js';
+
+/** Longest a tick waits for the buses; slower IO finishes in the background and later ticks see it. */
+const SERVICE_WAIT_MS = 100;
+
+export interface HardwareLayerOptions {
+  config: Pick<Config, 'hardware' | 'simConfig' | 'gpio' | 'gpioChipLabel' | 'w1Root' | 'i2cBuses' | 'serialPorts'>;
+  clock: Clock;
+  log: Logger;
+  pollerOptions?: BusPollerOptions;
+}
+
+export class HardwareLayer {
+  readonly mode: 'linux' | 'sim';
+  readonly onewire: OneWireHub;
+  readonly gpio: GpioLines;
+  readonly sim: SimHardware | null;
+  readonly hardware: Hardware;
+  readonly discoverer: Discoverer;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private inflight: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(opts: HardwareLayerOptions, sim: SimHardware | null, gpioLines: GpioLineConfig[]) {
+    this.mode = opts.config.hardware;
+    this.log = opts.log;
+    this.clock = opts.clock;
+    this.sim = sim;
+    this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
+    this.gpio = new GpioLines(gpioLines, opts.log);
+    this.hardware = { services: { [ONEWIRE_SERVICE]: this.onewire, [GPIO_SERVICE]: this.gpio } };
+    this.discoverer = oneWireDiscoverer(this.onewire);
+  }
+
+  /** Opens every bus and line there is, and starts the first search of every bus in the background. */
+  static async create(opts: HardwareLayerOptions): Promise<HardwareLayer> {
+    const { config, log } = opts;
+    let sim: SimHardware | null = null;
+    if (config.hardware === 'sim') {
+      sim = await SimHardware.create(await loadSimConfig(config.simConfig), { now: () => opts.clock.now() });
+      log.info({ devices: sim.devices().length, config: config.simConfig ?? 'built-in demo' }, 'hardware: emulated (sim)');
+    }
+    const lines = sim && config.gpio.length === 0 ? sim.gpioLines : config.gpio;
+    const layer = new HardwareLayer(opts, sim, lines);
+    try {
+      await layer.open(opts);
+    } catch (e) {
+      await layer.close();
+      throw e;
+    }
+    return layer;
+  }
+
+  private async open({ config, log }: HardwareLayerOptions): Promise<void> {
+    const sim = this.sim;
+    const buses: OneWireBus[] = [];
+    if (sim) {
+      if (sim.w1Root) buses.push(...(await openW1Masters(sim.w1Root, log)));
+      if (sim.i2c) buses.push(...(await probeI2c(sim.i2c, 'emulated I2C bus', log)));
+      buses.push(...(await openSerialMasters(sim.serialPorts, log)));
+      for (const link of sim.serialLinks) {
+        const bus = await openSerialLinkMaster(link, log);
+        if (bus) buses.push(bus);
+      }
+    } else {
+      buses.push(...(await openW1Masters(config.w1Root, log)));
+      buses.push(...(await openI2cMasters(config.i2cBuses, log)));
+      buses.push(...(await openSerialMasters(config.serialPorts, log)));
+    }
+    for (const bus of buses) this.onewire.addBus(bus);
+    if (buses.length === 0) log.info('no 1-Wire masters found');
+
+    if (this.gpio.lines().length) {
+      const backend = sim ? sim.gpio : await linuxGpioBackend(config.gpioChipLabel, log);
+      if (backend) await this.gpio.open(backend);
+      else this.gpio.unavailable('no GPIO backend on this machine');
+    }
+    void this.onewire.searchAll();
+  }
+
+  /** The tick hook: advance the emulation, then refresh every cache and flush queued writes. */
+  readonly service = async (now: number): Promise<void> => {
+    if (this.closed) return;
+    this.sim?.step(now);
+    this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service()])
+      .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))
+      .finally(() => {
+        this.inflight = null;
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const wait = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SERVICE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.inflight, wait]);
+    clearTimeout(timer);
+  };
+
+  status(): Record<string, unknown> {
+    return {
+      mode: this.mode,
+      onewire: { buses: this.onewire.buses(), missing: this.onewire.missing() },
+      gpio: this.gpio.status(),
+      ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
+    };
+  }
+
+  /** Every output to its safe state: GPIO lines to their safeState, IO module latches off. */
+  async safeState(): Promise<void> {
+    await this.inflight;
+    await this.gpio.safeState();
+    await this.onewire.safeState(this.clock.now());
+    this.sim?.step(this.clock.now());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.inflight;
+    await this.onewire.close();
+    await this.gpio.close();
+    await this.sim?.close();
+  }
+}
+
+async function loadSimConfig(file: string | undefined): Promise<unknown> {
+  if (file === undefined) return parseSimConfig(DEMO_SIM_CONFIG);
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(`sim config ${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`);
+  }
+  try {
+    return parseSimConfig(json);
+  } catch (e) {
+    if (e instanceof SimConfigError) throw new Error(`sim config ${file}: ${e.message}`);
+    throw e;
+  }
+}
+
+async function linuxGpioBackend(label: string | undefined, log: Logger): Promise<GpioBackend | null> {
+  try {
+    return await OnoffGpioBackend.create({ label });
+  } catch (e) {
+    log.debug({ err: e }, 'onoff GPIO backend unavailable; trying plain sysfs');
+  }
+  try {
+    return await SysfsGpioBackend.detect({ label });
+  } catch (e) {
+    log.warn(`GPIO lines are configured but cannot be used: ${(e as Error).message}`);
+    return null;
+  }
+}

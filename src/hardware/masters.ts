@@ -1,0 +1,106 @@
+// Finds the 1-Wire masters of the machine: kernel w1 masters, DS2482 channels on I2C buses,
+// DS2480B adapters on serial ports. Anything missing is normal on a machine without it: one
+// info line, never an error that stops the service.
+import { readdir } from 'node:fs/promises';
+import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
+import type { I2cBus } from '../../drivers/i2c/types.js';
+import { Ds2480bMaster, openDs2480bBus, type SerialLink } from '../../drivers/onewire/ds2480b.js';
+import { probeDs2482Buses } from '../../drivers/onewire/ds2482.js';
+import { ProtocolBus } from '../../drivers/onewire/protocol-bus.js';
+import type { OneWireBus } from '../../drivers/onewire/types.js';
+import { openW1Buses } from '../../drivers/onewire/w1-sysfs.js';
+import type { Logger } from '../log.js';
+
+function text(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}
+
+export async function openW1Masters(root: string, log: Logger): Promise<OneWireBus[]> {
+  const buses = await openW1Buses(root);
+  if (buses.length === 0) log.info(`no kernel 1-Wire masters under ${root}`);
+  else log.info({ masters: buses.map((b) => b.name) }, `kernel 1-Wire: ${buses.length} master(s) under ${root}`);
+  return buses;
+}
+
+/** `/dev/i2c-1`, `i2c-1` or `1` -> 1. */
+export function i2cBusNumber(spec: string): number | null {
+  const m = /^(?:\/dev\/)?(?:i2c-)?(\d+)$/.exec(spec.trim());
+  return m ? Number(m[1]) : null;
+}
+
+export async function listI2cBuses(): Promise<string[]> {
+  try {
+    return (await readdir('/dev')).filter((n) => /^i2c-\d+$/.test(n)).sort((a, b) => i2cBusNumber(a)! - i2cBusNumber(b)!).map((n) => `/dev/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+/** DS2482 channels on one I2C bus (the bus is closed again when it has none). */
+export async function probeI2c(i2c: I2cBus, label: string, log: Logger): Promise<OneWireBus[]> {
+  let buses: OneWireBus[] = [];
+  try {
+    buses = await probeDs2482Buses(i2c);
+  } catch (e) {
+    log.info(`${label}: DS2482 probe failed: ${text(e)}`);
+  }
+  if (buses.length === 0) {
+    log.info(`${label}: no DS2482 bridge at 0x18-0x1B`);
+    await i2c.close().catch(() => undefined);
+  } else {
+    log.info({ masters: buses.map((b) => b.name) }, `${label}: ${buses.length} DS2482 channel(s)`);
+  }
+  return buses;
+}
+
+/** Every DS2482 channel on the given buses, or on every /dev/i2c-* when none are given. */
+export async function openI2cMasters(configured: string[], log: Logger): Promise<OneWireBus[]> {
+  const specs = configured.length ? configured : await listI2cBuses();
+  if (specs.length === 0) {
+    log.info('no I2C buses (/dev/i2c-*): no DS2482 bridges');
+    return [];
+  }
+  const out: OneWireBus[] = [];
+  for (const spec of specs) {
+    const n = i2cBusNumber(spec);
+    if (n === null) {
+      log.warn(`i2cBuses: '${spec}' is not an I2C bus (use /dev/i2c-N or N)`);
+      continue;
+    }
+    let i2c: I2cBus;
+    try {
+      i2c = await openI2cBus(n);
+    } catch (e) {
+      log.info(`/dev/i2c-${n}: ${text(e)}`);
+      continue;
+    }
+    out.push(...(await probeI2c(i2c, `/dev/i2c-${n}`, log)));
+  }
+  return out;
+}
+
+export async function openSerialMasters(ports: string[], log: Logger): Promise<OneWireBus[]> {
+  const out: OneWireBus[] = [];
+  for (const port of ports) {
+    try {
+      const bus = await openDs2480bBus(port);
+      log.info({ master: bus.name }, `DS2480B adapter on ${port}`);
+      out.push(bus);
+    } catch (e) {
+      log.warn(`serialPorts: no DS2480B adapter on ${port}: ${text(e)}`);
+    }
+  }
+  return out;
+}
+
+/** A DS2480B reached through an already open link (the in-process emulation). */
+export async function openSerialLinkMaster(link: SerialLink, log: Logger): Promise<OneWireBus | null> {
+  const master = new Ds2480bMaster(link);
+  try {
+    await master.init();
+  } catch (e) {
+    log.warn(`no DS2480B answering on ${link.path}: ${text(e)}`);
+    return null;
+  }
+  return new ProtocolBus(master, { kind: 'ds2480b' });
+}

@@ -1,0 +1,242 @@
+// Every 1-Wire bus of the machine behind one synchronous OneWireAccess. Blocks ask for devices
+// by address; the hub finds the bus each address is on (from the searches), has that bus's
+// poller watch it, and answers from the poller caches. Addresses nobody asks about for a while
+// are released. While an asked-for address is missing, every bus is searched again every 30 s,
+// so a device that was absent at start (or moved to another bus) is picked up when it appears.
+import { romFamily } from '../../drivers/onewire/address.js';
+import { BusPoller, type BusPollerOptions, type IoKind } from '../../drivers/onewire/poller.js';
+import { FAMILY, type OneWireBus } from '../../drivers/onewire/types.js';
+import type { Logger } from '../log.js';
+import type { OneWireAccess, OneWireBusInfo, OneWireIoKind, TemperatureReading, IoReading } from '../runtime/hardware.js';
+
+export const RESEARCH_INTERVAL_MS = 30_000;
+/** An address nobody asked about for this long is no longer polled. */
+export const WANT_EXPIRY_MS = 10_000;
+
+type WantKind = 'temperature' | IoKind;
+
+interface Want {
+  address: string;
+  kind: WantKind;
+  poller: BusPoller | null;
+  lastAsked: number;
+  /** IO modules: latches asked for (active polarity), re-applied when the module is (re)bound. */
+  latches: number | null;
+}
+
+const IO_FAMILIES: Record<number, IoKind> = { [FAMILY.DS2408]: 'ds2408', [FAMILY.DS2413]: 'ds2413' };
+
+export class OneWireHub implements OneWireAccess {
+  private readonly pollers: BusPoller[] = [];
+  private readonly wants = new Map<string, Want>();
+  /** IO modules released with their outputs switched off on the next service; unwatched after it. */
+  private readonly releasing: Array<{ poller: BusPoller; address: string }> = [];
+  private readonly searchErrors = new Map<BusPoller, string>();
+  private now = 0;
+  private lastSearchAt = -Infinity;
+  private searching: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly pollerOptions: BusPollerOptions = {},
+  ) {}
+
+  addBus(bus: OneWireBus): BusPoller {
+    const poller = new BusPoller(bus, this.pollerOptions);
+    this.pollers.push(poller);
+    return poller;
+  }
+
+  get busCount(): number {
+    return this.pollers.length;
+  }
+
+  // ---- OneWireAccess ------------------------------------------------------------------
+
+  temperature(address: string, now: number): TemperatureReading {
+    const w = this.want(address, 'temperature', now);
+    if (!w.poller) return { value: null, bus: null, connected: false };
+    const info = w.poller.sensor(address);
+    return { value: w.poller.temperature(address, now), bus: w.poller.bus.name, connected: info?.connected ?? false };
+  }
+
+  io(address: string, kind: OneWireIoKind): IoReading | null {
+    const w = this.want(address, kind, this.now);
+    const st = w.poller?.io(address);
+    if (!w.poller || !st) return null;
+    return { pins: st.pins, latches: st.latches, connected: st.connected, bus: w.poller.bus.name };
+  }
+
+  setLatches(address: string, kind: OneWireIoKind, latches: number): void {
+    if (this.stopped) return;
+    const w = this.want(address, kind, this.now);
+    w.latches = latches;
+    if (w.poller) w.poller.setLatches(address, latches);
+  }
+
+  release(address: string): void {
+    const w = this.wants.get(address);
+    if (!w) return;
+    this.wants.delete(address);
+    this.unbind(w);
+  }
+
+  buses(): OneWireBusInfo[] {
+    return this.pollers.map((p) => busInfo(p));
+  }
+
+  bus(name: string): OneWireBusInfo | null {
+    const p = this.pollers.find((x) => x.bus.name === name);
+    return p ? busInfo(p) : null;
+  }
+
+  // ---- driving the pollers ------------------------------------------------------------
+
+  /** The tick hook: binds wanted addresses, starts re-searches when needed, advances every poller. */
+  async service(now: number): Promise<void> {
+    this.now = now;
+    for (const w of [...this.wants.values()]) {
+      if (now - w.lastAsked > WANT_EXPIRY_MS) this.release(w.address);
+    }
+    this.bindAll();
+    if (!this.searching && now - this.lastSearchAt >= RESEARCH_INTERVAL_MS && this.anyMissing()) void this.searchAll();
+    const releasing = this.releasing.splice(0);
+    await Promise.all(this.pollers.map((p) => p.service(now)));
+    for (const r of releasing) {
+      // Still unwanted after its outputs went off: stop polling it.
+      if (!this.wants.has(r.address)) r.poller.unwatch(r.address);
+    }
+  }
+
+  /** Searches every bus (serialised with its polling); failures are counted by the poller and logged. */
+  searchAll(): Promise<void> {
+    if (this.searching) return this.searching;
+    this.lastSearchAt = this.now;
+    const run = Promise.all(this.pollers.map((p) => this.searchOne(p))).then(() => this.bindAll());
+    this.searching = run.finally(() => {
+      this.searching = null;
+    });
+    return this.searching;
+  }
+
+  private async searchOne(p: BusPoller): Promise<void> {
+    try {
+      const found = await p.search();
+      if (this.searchErrors.delete(p)) this.log.info({ bus: p.bus.name, devices: found.length }, `1-Wire bus ${p.bus.name} searches again`);
+      this.log.debug({ bus: p.bus.name, found }, `1-Wire bus ${p.bus.name}: ${found.length} device(s)`);
+    } catch (e) {
+      const text = e instanceof Error ? e.message : String(e);
+      if (this.searchErrors.get(p) !== text) this.log.warn({ bus: p.bus.name }, `1-Wire search on ${p.bus.name} failed: ${text}`);
+      this.searchErrors.set(p, text);
+    }
+  }
+
+  /** Every asked-for address that is not bound to a bus or not answering. */
+  missing(): string[] {
+    const out: string[] = [];
+    for (const w of this.wants.values()) {
+      if (!w.poller) out.push(w.address);
+      else if (w.kind === 'temperature' ? !w.poller.sensor(w.address)?.connected : !w.poller.io(w.address)?.connected) out.push(w.address);
+    }
+    return out;
+  }
+
+  private anyMissing(): boolean {
+    return this.missing().length > 0;
+  }
+
+  /** Switches every IO module on every bus off and waits until the writes went out. */
+  async safeState(now = this.now): Promise<void> {
+    this.stopped = true;
+    for (const p of this.pollers) {
+      for (const address of p.addresses) {
+        const kind = IO_FAMILIES[romFamily(address)];
+        if (kind && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, kind);
+      }
+      for (const { address } of p.watchedIo) p.setLatches(address, 0);
+    }
+    // A service already running may be past its write step, so run one more.
+    await Promise.all(this.pollers.map(async (p) => {
+      await p.service(now);
+      await p.service(now);
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.searching?.catch(() => undefined);
+    for (const p of this.pollers) {
+      try {
+        await p.bus.close();
+      } catch (e) {
+        this.log.debug({ err: e, bus: p.bus.name }, 'closing 1-Wire bus failed');
+      }
+    }
+  }
+
+  // ---- wants and binding ----------------------------------------------------------------
+
+  private want(address: string, kind: WantKind, now: number): Want {
+    let w = this.wants.get(address);
+    if (w && w.kind !== kind) {
+      this.release(address);
+      w = undefined;
+    }
+    if (!w) {
+      w = { address, kind, poller: null, lastAsked: now, latches: null };
+      this.wants.set(address, w);
+      this.bind(w);
+    }
+    w.lastAsked = Math.max(w.lastAsked, now);
+    return w;
+  }
+
+  private bindAll(): void {
+    for (const w of this.wants.values()) this.bind(w);
+  }
+
+  /** Points a want at the bus whose last search found its address; a missing device stays where it was. */
+  private bind(w: Want): void {
+    if (w.poller && w.poller.addresses.includes(w.address)) return;
+    const found = this.pollers.find((p) => p.addresses.includes(w.address));
+    if (!found || found === w.poller) return;
+    this.unbind(w);
+    w.poller = found;
+    if (w.kind === 'temperature') found.watchTemperature(w.address);
+    else {
+      found.watchIo(w.address, w.kind);
+      if (w.latches !== null) found.setLatches(w.address, w.latches);
+    }
+    this.log.debug({ address: w.address, bus: found.bus.name }, 'device bound');
+  }
+
+  private unbind(w: Want): void {
+    const p = w.poller;
+    if (!p) return;
+    w.poller = null;
+    if (w.kind === 'temperature') {
+      p.unwatch(w.address);
+      return;
+    }
+    // Outputs go off before the module is let go of.
+    p.setLatches(w.address, 0);
+    this.releasing.push({ poller: p, address: w.address });
+  }
+}
+
+function busInfo(p: BusPoller): OneWireBusInfo {
+  const stats = (p.bus as { stats?: { crcRetries?: number } }).stats;
+  return {
+    name: p.bus.name,
+    kind: p.bus.kind,
+    addresses: p.addresses.slice(),
+    crcErrors: p.counters.crcErrors,
+    crcRetries: stats?.crcRetries ?? 0,
+    presenceErrors: p.counters.presenceErrors,
+    shortErrors: p.counters.shortErrors,
+    readErrors: p.counters.readErrors,
+    searches: p.counters.searches,
+    lastError: p.lastError,
+  };
+}
