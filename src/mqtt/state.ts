@@ -1,0 +1,39 @@
+// State and patch envelopes (DESIGN §5): `{key, type, ttl, data}`.
+import type { BlockJson } from '../runtime/runtime.js';
+
+export const STATE_TYPE = 'Controller.state';
+export const PATCH_TYPE = 'Controller.patch';
+
+export interface ControllerStatus {
+  online: boolean;
+  serviceId: string;
+  version: string;
+  [extra: string]: unknown;
+}
+
+export interface StateData {
+  status: ControllerStatus;
+  blocks: BlockJson[];
+  relations: unknown[];
+  claims: unknown[];
+}
+
+export interface Envelope<T> {
+  key: string;
+  type: string;
+  ttl: string;
+  data: T;
+}
+
+export function stateMessage(key: string, ttl: string, data: StateData): Envelope<StateData> {
+  return { key, type: STATE_TYPE, ttl, data };
+}
+
+/** The last will and the clean-shutdown message: offline, no blocks. */
+export function offlineMessage(key: string, ttl: string, serviceId: string, version: string): Envelope<StateData> {
+  return stateMessage(key, ttl, { status: { online: false, serviceId, version }, blocks: [], relations: [], claims: [] });
+}
+
+export function patchMessage(key: string, ttl: string, changed: BlockJson[], deleted: string[]): Envelope<{ changed: BlockJson[]; deleted: string[] }> {
+  return { key, type: PATCH_TYPE, ttl, data: { changed, deleted } };
+}
