@@ -1,0 +1,58 @@
+// The embedded broker: aedes (MQTT 3.1.1) on a TCP port, plus `handle(stream)` for websocket
+// connections from /eventbus.
+import { Aedes } from 'aedes';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '../log.js';
+
+export class EmbeddedBroker {
+  private constructor(
+    private readonly aedes: Aedes,
+    private readonly server: Server,
+    readonly port: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound. */
+  static async start(host: string, port: number, log: Logger): Promise<EmbeddedBroker> {
+    const aedes = await Aedes.createBroker();
+    aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'));
+    aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
+    const server = createServer((socket: Socket) => aedes.handle(socket));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (e) {
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new Error(
+        `mqtt broker cannot listen on ${host}:${port} (${code}); another broker may be running: use it with --mqtt-url mqtt://127.0.0.1:${port}, or pick another --mqtt-port`,
+      );
+    }
+    server.on('error', (err) => log.error({ err }, 'mqtt broker server error'));
+    const actual = (server.address() as AddressInfo).port;
+    log.info({ host, port: actual }, `mqtt broker listening on ${host}:${actual}`);
+    return new EmbeddedBroker(aedes, server, actual, log);
+  }
+
+  /** Serve one MQTT connection arriving over another transport (a websocket stream). */
+  handle(stream: Duplex, req?: IncomingMessage): void {
+    this.aedes.handle(stream, req);
+  }
+
+  get clients(): number {
+    return this.aedes.connectedClients;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.log.debug('mqtt broker closed');
+  }
+}

@@ -1,0 +1,218 @@
+// The runtime's MQTT client (mqtt.js, MQTT 3.1.1): reconnects with exponential backoff, never
+// queues QoS 0 messages while disconnected, keeps a table of subscriptions that it renews on
+// every connect, and dispatches incoming messages to handlers by topic filter.
+import { EventEmitter } from 'node:events';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { Logger } from '../log.js';
+import { Backoff } from './backoff.js';
+import { topicMatches } from './topics.js';
+
+export type MessageHandler = (topic: string, payload: Buffer) => void;
+
+export interface Will {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
+
+export interface ConnectionOptions {
+  url: string;
+  clientId: string;
+  will?: Will;
+  username?: string;
+  password?: string;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  rejectUnauthorized?: boolean;
+  keepaliveSeconds?: number;
+  backoff?: Backoff;
+  log: Logger;
+}
+
+export interface ConnectionStatus {
+  connected: boolean;
+  url: string;
+  clientId: string;
+  connectedSince: string | null;
+  connects: number;
+  lastError: string | null;
+}
+
+const STOP_LIMIT_MS = 2000;
+
+export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }> {
+  private client: MqttClient | null = null;
+  private readonly handlers = new Map<string, Set<MessageHandler>>();
+  private readonly backoff: Backoff;
+  private retry: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private wasConnected = false;
+  private connectedSince: Date | null = null;
+  private connects = 0;
+  private lastError: string | null = null;
+  private outageLogged = false;
+
+  constructor(private readonly opts: ConnectionOptions) {
+    super();
+    this.backoff = opts.backoff ?? new Backoff();
+  }
+
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
+  /** The broker URL without credentials, for logs and status. */
+  get displayUrl(): string {
+    return redact(this.opts.url);
+  }
+
+  start(): void {
+    if (this.client) return;
+    const o = this.opts;
+    const options: IClientOptions = {
+      clientId: o.clientId,
+      protocolVersion: 4,
+      clean: true,
+      keepalive: o.keepaliveSeconds ?? 30,
+      connectTimeout: 10_000,
+      reconnectPeriod: 0, // reconnects are scheduled here, with backoff
+      resubscribe: false, // subscriptions are renewed here on every connect
+      queueQoSZero: false,
+      username: o.username,
+      password: o.password,
+      ca: o.ca,
+      cert: o.cert,
+      key: o.key,
+      rejectUnauthorized: o.rejectUnauthorized,
+      will: o.will ? { topic: o.will.topic, payload: Buffer.from(o.will.payload), retain: o.will.retain, qos: 0 } : undefined,
+    };
+    const client = mqtt.connect(o.url, options);
+    this.client = client;
+    client.on('connect', () => this.onConnect());
+    client.on('close', () => this.onClose());
+    client.on('error', (err) => {
+      this.lastError = (err as NodeJS.ErrnoException).code ?? err.message;
+    });
+    client.on('message', (topic, payload) => this.dispatch(topic, payload));
+  }
+
+  /** Publish now if connected; otherwise drop the message and return false. */
+  publish(topic: string, payload: string | Buffer, opts: { retain?: boolean } = {}): boolean {
+    const client = this.client;
+    if (!client?.connected) return false;
+    client.publish(topic, payload, { qos: 0, retain: opts.retain ?? false }, (err) => {
+      if (err) this.opts.log.debug({ topic, err: err.message }, 'mqtt publish dropped');
+    });
+    return true;
+  }
+
+  /** Register a handler for a topic filter (wildcards allowed). Returns the unsubscribe function. */
+  subscribe(filter: string, handler: MessageHandler): () => void {
+    let set = this.handlers.get(filter);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(filter, set);
+      if (this.connected) this.sendSubscribe([filter]);
+    }
+    set.add(handler);
+    return () => {
+      const current = this.handlers.get(filter);
+      if (!current?.delete(handler) || current.size) return;
+      this.handlers.delete(filter);
+      if (this.connected) this.client!.unsubscribe(filter, (err) => err && this.opts.log.debug({ filter, err: err.message }, 'mqtt unsubscribe failed'));
+    };
+  }
+
+  /** Publish `final` (if connected), then disconnect cleanly. Never takes more than ~2 s. */
+  async stop(final?: { topic: string; payload: string; retain: boolean }): Promise<void> {
+    this.stopping = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    const client = this.client;
+    if (!client) return;
+    const work = async () => {
+      if (client.connected && final) await client.publishAsync(final.topic, final.payload, { qos: 0, retain: final.retain });
+      await client.endAsync(!client.connected);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_LIMIT_MS)));
+    try {
+      await Promise.race([work(), limit]);
+    } catch (e) {
+      this.opts.log.warn({ err: (e as Error).message }, 'mqtt clean disconnect failed');
+    } finally {
+      clearTimeout(timer);
+      if (!client.disconnected) client.end(true);
+    }
+  }
+
+  status(): ConnectionStatus {
+    return {
+      connected: this.connected,
+      url: this.displayUrl,
+      clientId: this.opts.clientId,
+      connectedSince: this.connectedSince?.toISOString() ?? null,
+      connects: this.connects,
+      lastError: this.lastError,
+    };
+  }
+
+  private onConnect(): void {
+    this.backoff.reset();
+    this.wasConnected = true;
+    this.outageLogged = false;
+    this.connects++;
+    this.connectedSince = new Date();
+    this.lastError = null;
+    this.opts.log.info({ url: this.displayUrl }, `mqtt connected to ${this.displayUrl}`);
+    if (this.handlers.size) this.sendSubscribe([...this.handlers.keys()]);
+    this.emit('connect');
+  }
+
+  private onClose(): void {
+    const lost = this.wasConnected;
+    this.wasConnected = false;
+    this.connectedSince = null;
+    if (lost) this.emit('disconnect');
+    if (this.stopping || this.retry) return;
+    const delay = this.backoff.next();
+    const message = `mqtt ${lost ? 'connection to' : 'cannot connect to'} ${this.displayUrl} ${lost ? 'lost' : 'failed'}${this.lastError ? ` (${this.lastError})` : ''}; retrying in ${delay} ms`;
+    if (lost || !this.outageLogged) this.opts.log.warn({ url: this.displayUrl, error: this.lastError, retryMs: delay }, message);
+    else this.opts.log.debug({ url: this.displayUrl, error: this.lastError, retryMs: delay }, message);
+    this.outageLogged = true;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (!this.stopping) this.client?.reconnect();
+    }, delay);
+  }
+
+  private sendSubscribe(filters: string[]): void {
+    this.client!.subscribe(filters, { qos: 0 }, (err) => {
+      if (err) this.opts.log.warn({ filters, err: err.message }, 'mqtt subscribe failed');
+    });
+  }
+
+  private dispatch(topic: string, payload: Buffer): void {
+    for (const [filter, set] of this.handlers) {
+      if (!topicMatches(filter, topic)) continue;
+      for (const handler of set) {
+        try {
+          handler(topic, payload);
+        } catch (e) {
+          this.opts.log.error({ topic, err: e }, 'mqtt message handler failed');
+        }
+      }
+    }
+  }
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
