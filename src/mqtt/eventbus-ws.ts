@@ -1,0 +1,77 @@
+// MQTT over websocket at /eventbus, on any HTTP(S) server: each connection is served by the
+// embedded broker, or piped byte for byte to the external broker.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
+import type { Logger } from '../log.js';
+import type { EmbeddedBroker } from './broker.js';
+
+export const EVENTBUS_PATH = '/eventbus';
+const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Duplex };
+
+export class EventbusWebsocket {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  private readonly detachers: Array<() => void> = [];
+
+  constructor(
+    private readonly target: EventbusTarget,
+    private readonly log: Logger,
+  ) {}
+
+  get clients(): number {
+    return this.wss.clients.size;
+  }
+
+  /** Serve upgrades of `server` for /eventbus. Other paths are left to other listeners, or refused. */
+  attach(server: Pick<Server, 'on' | 'off' | 'listenerCount'>): void {
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== EVENTBUS_PATH) {
+        if (server.listenerCount('upgrade') === 1) {
+          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        }
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
+    };
+    server.on('upgrade', onUpgrade);
+    this.detachers.push(() => server.off('upgrade', onUpgrade));
+  }
+
+  close(): void {
+    for (const detach of this.detachers.splice(0)) detach();
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+  }
+
+  private serve(ws: WebSocket, req: IncomingMessage): void {
+    const stream = createWebSocketStream(ws);
+    stream.on('error', (err) => this.log.debug({ err: err.message }, 'eventbus websocket error'));
+    if ('broker' in this.target) {
+      this.target.broker.handle(stream, req);
+      return;
+    }
+    let upstream: Duplex;
+    try {
+      upstream = this.target.upstream();
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'eventbus: cannot reach the broker');
+      ws.terminate();
+      return;
+    }
+    const closeBoth = () => {
+      stream.destroy();
+      upstream.destroy();
+    };
+    upstream.on('error', (err) => {
+      this.log.debug({ err: err.message }, 'eventbus: broker connection failed');
+      closeBoth();
+    });
+    upstream.on('close', closeBoth);
+    stream.on('close', closeBoth);
+    stream.pipe(upstream);
+    upstream.pipe(stream);
+  }
+}

@@ -1,0 +1,77 @@
+// The TLS gateway (spec §1): one HTTPS port serving the controller's REST routes (handed to
+// fastify's router, so routes, hooks and errors are the very same) and MQTT over websocket at
+// /eventbus. A port it cannot bind is a warning, never a reason to stop the controller.
+import type { FastifyInstance } from 'fastify';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
+import type { EventbusWebsocket } from './eventbus-ws.js';
+import type { TlsIdentity } from './tls-cert.js';
+
+export interface GatewayStatus {
+  port: number;
+  listening: boolean;
+  error: string | null;
+  certificate: string;
+}
+
+export class Gateway {
+  private server: Server | null = null;
+  private boundPort: number | null = null;
+  private error: string | null = null;
+
+  constructor(
+    private readonly opts: { host: string; port: number; tls: TlsIdentity; http: FastifyInstance; eventbus: EventbusWebsocket; log: Logger },
+  ) {}
+
+  /** The bound port, or null when the gateway is not listening. */
+  get port(): number | null {
+    return this.boundPort;
+  }
+
+  /** Listen; on failure log why and how to fix it, and resolve anyway. */
+  async start(): Promise<void> {
+    const { host, port, tls, http, eventbus, log } = this.opts;
+    const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => http.routing(req, res));
+    server.keepAliveTimeout = 72_000;
+    eventbus.attach(server);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      this.error = code;
+      log.warn(
+        { port, host, code },
+        `https gateway cannot listen on ${host}:${port} (${code}); REST and /eventbus stay available on the HTTP port. ` +
+          `Fix: let node bind low ports (systemd: AmbientCapabilities=CAP_NET_BIND_SERVICE; otherwise: sudo setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")"), ` +
+          `or choose another port with --https-port`,
+      );
+      server.close();
+      return;
+    }
+    server.on('error', (err) => log.error({ err }, 'https gateway error'));
+    server.on('tlsClientError', (err) => log.debug({ err: err.message }, 'https gateway: TLS handshake failed'));
+    this.server = server;
+    this.boundPort = (server.address() as AddressInfo).port;
+    log.info({ host, port: this.boundPort }, `https gateway listening on ${host}:${this.boundPort}`);
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    this.boundPort = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  status(): GatewayStatus {
+    return { port: this.boundPort ?? this.opts.port, listening: this.server !== null, error: this.error, certificate: this.opts.tls.source };
+  }
+}
