@@ -1,0 +1,41 @@
+// The block API over MQTT: `R/controller/blocks/{create,write,patch,delete}`. A message is
+// handled only when its serviceId is ours (the topics are shared by every controller), with the
+// same validation as REST. Whatever is wrong with a message is logged and the message dropped.
+import { isPlainObject } from '../codec/decode.js';
+import type { Logger } from '../log.js';
+import type { BlockRuntime } from '../runtime/runtime.js';
+import type { MqttConnection } from './connection.js';
+import { CONTROLLER_ACTIONS, type ControllerAction, type Topics } from './topics.js';
+
+export const MQTT_ORIGIN = 'mqtt';
+
+export function handleControllerMessage(runtime: BlockRuntime, action: ControllerAction, payload: Buffer, log: Logger): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(payload.toString('utf8'));
+  } catch (e) {
+    log.warn({ action, reason: `not JSON: ${(e as Error).message}` }, `mqtt blocks/${action} dropped: the payload is not JSON`);
+    return;
+  }
+  if (!isPlainObject(body)) {
+    log.warn({ action, reason: 'not a JSON object' }, `mqtt blocks/${action} dropped: the payload is not a JSON object (a block)`);
+    return;
+  }
+  if (body.serviceId !== runtime.serviceId) {
+    log.debug({ action, serviceId: body.serviceId }, `mqtt blocks/${action} ignored: for another service`);
+    return;
+  }
+  try {
+    const result = runtime[action](body, MQTT_ORIGIN);
+    log.debug({ action, id: result.id }, `mqtt blocks/${action} done`);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    log.warn({ action, id: body.id, nid: body.nid, reason }, `mqtt blocks/${action} dropped: ${reason}`);
+  }
+}
+
+export function subscribeControllerTopics(opts: { conn: MqttConnection; runtime: BlockRuntime; topics: Topics; log: Logger }): () => void {
+  const { conn, runtime, topics, log } = opts;
+  const unsubscribes = CONTROLLER_ACTIONS.map((action) => conn.subscribe(topics.controller(action), (_topic, payload) => handleControllerMessage(runtime, action, payload, log)));
+  return () => unsubscribes.forEach((u) => u());
+}

@@ -1,0 +1,78 @@
+// The emission loop: every interval, on a fixed cadence, history then state. History goes out
+// only while connected and is never queued; state is retained, and is also published at once
+// on every (re)connect so the retained copy is fresh.
+import type { Logger } from '../log.js';
+import type { BlockRuntime } from '../runtime/runtime.js';
+import { Cadence } from './cadence.js';
+import type { MqttConnection } from './connection.js';
+import { historyPayload } from './history.js';
+import { stateMessage, type ControllerStatus } from './state.js';
+import type { Topics } from './topics.js';
+
+export interface EmissionCounts {
+  cycles: number;
+  history: number;
+  state: number;
+}
+
+export class Emission {
+  private readonly cadence: Cadence;
+  private readonly counts: EmissionCounts = { cycles: 0, history: 0, state: 0 };
+  private readonly onConnect = () => this.publishState();
+
+  constructor(
+    private readonly opts: {
+      conn: MqttConnection;
+      runtime: BlockRuntime;
+      topics: Topics;
+      key: string;
+      ttl: string;
+      intervalMs: number;
+      status: () => ControllerStatus;
+      log: Logger;
+    },
+  ) {
+    this.cadence = new Cadence(opts.intervalMs, () => this.cycle());
+  }
+
+  start(): void {
+    this.opts.conn.on('connect', this.onConnect);
+    this.cadence.start();
+  }
+
+  stop(): void {
+    this.cadence.stop();
+    this.opts.conn.off('connect', this.onConnect);
+  }
+
+  stats(): EmissionCounts {
+    return { ...this.counts };
+  }
+
+  private cycle(): void {
+    this.counts.cycles++;
+    if (!this.opts.conn.connected) return;
+    try {
+      this.publishHistory();
+    } catch (e) {
+      this.opts.log.error({ err: e }, 'history emission failed');
+    }
+    this.publishState();
+  }
+
+  private publishHistory(): void {
+    const { conn, runtime, topics, key } = this.opts;
+    if (conn.publish(topics.history, JSON.stringify(historyPayload(key, runtime.readAll('logged'))))) this.counts.history++;
+  }
+
+  private publishState(): void {
+    const { conn, runtime, topics, key, ttl, status } = this.opts;
+    if (!conn.connected) return;
+    try {
+      const message = stateMessage(key, ttl, { status: status(), blocks: runtime.readAll(), relations: runtime.relations(), claims: runtime.claims() });
+      if (conn.publish(topics.state, JSON.stringify(message), { retain: true })) this.counts.state++;
+    } catch (e) {
+      this.opts.log.error({ err: e }, 'state emission failed');
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// The MQTT subsystem of the app: embedded broker (or an external one), the runtime's client,
+// /eventbus websockets, the TLS gateway, state/history/patch emission and the controller
+// topics. `createMqtt` only wires; nothing listens or connects before `start()`.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { BlockRuntime } from '../runtime/runtime.js';
+import { EmbeddedBroker } from './broker.js';
+import { MqttConnection, type ConnectionStatus } from './connection.js';
+import { subscribeControllerTopics } from './controller-topics.js';
+import { Emission, type EmissionCounts } from './emission.js';
+import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
+import { Gateway, type GatewayStatus } from './gateway.js';
+import { publishPatches } from './patches.js';
+import { offlineMessage, type ControllerStatus } from './state.js';
+import { gatewayIdentity } from './tls-cert.js';
+import { topicsFor, type Topics } from './topics.js';
+import { ttlFor } from './ttl.js';
+import { openUpstream } from './upstream.js';
+
+export { EVENTBUS_PATH } from './eventbus-ws.js';
+export type { Topics } from './topics.js';
+
+/** What the rest of the app (e.g. the datastore) uses to talk on the bus. */
+export interface AppMqtt {
+  readonly topics: Topics;
+  readonly connected: boolean;
+  /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
+  publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
+  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. Returns the unsubscribe function. */
+  subscribe(filter: string, handler: (topic: string, payload: unknown) => void): () => void;
+  /** TCP port of the embedded broker once started; null with an external broker. */
+  readonly brokerPort: number | null;
+  /** Bound port of the TLS gateway; null when off or not listening. */
+  readonly gatewayPort: number | null;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface MqttStatus extends ConnectionStatus {
+  broker: 'embedded' | 'external';
+  brokerPort: number | null;
+  topicRoot: string;
+  emitIntervalMs: number;
+  ttl: string;
+  emitted: EmissionCounts;
+  eventbusClients: number;
+}
+
+export interface MqttDeps {
+  config: Config;
+  log: Logger;
+  runtime: BlockRuntime;
+  http: FastifyInstance;
+  /** The app's status sections; `mqtt` and `gateway` are added, `hardware` is read if present. */
+  status: Record<string, () => unknown>;
+  version: string;
+  startedAt?: number;
+}
+
+export function createMqtt(deps: MqttDeps): AppMqtt {
+  const { config, log, runtime, http, status, version } = deps;
+  const startedAt = deps.startedAt ?? Date.now();
+  const embedded = config.mqttUrl === 'embedded';
+  const topics = topicsFor(config.topicRoot, config.serviceId);
+  const key = config.serviceId;
+  const ttl = ttlFor(config.emitInterval);
+  const offline = JSON.stringify(offlineMessage(key, ttl, config.serviceId, version));
+
+  let broker: EmbeddedBroker | null = null;
+  let conn: MqttConnection | null = null;
+  let eventbus: EventbusWebsocket | null = null;
+  let gateway: Gateway | null = null;
+  let emission: Emission | null = null;
+  const cleanups: Array<() => void> = [];
+  // Subscriptions made before start() are replayed onto the connection when it exists.
+  const pending: Array<{ filter: string; handler: (topic: string, payload: Buffer) => void; unsubscribe?: () => void }> = [];
+
+  const controllerStatus = (): ControllerStatus => {
+    let hardware: unknown;
+    try {
+      hardware = status.hardware?.();
+    } catch (e) {
+      hardware = { error: (e as Error).message };
+    }
+    return {
+      online: true,
+      serviceId: config.serviceId,
+      version,
+      uptime: Math.round((Date.now() - startedAt) / 1000),
+      mqtt: { connected: conn?.connected ?? false, url: conn?.displayUrl ?? config.mqttUrl },
+      ...(hardware === undefined ? {} : { hardware }),
+    };
+  };
+
+  const mqttStatus = (): MqttStatus => ({
+    ...(conn?.status() ?? { connected: false, url: config.mqttUrl, clientId: '', connectedSince: null, connects: 0, lastError: null }),
+    broker: embedded ? 'embedded' : 'external',
+    brokerPort: broker?.port ?? null,
+    topicRoot: config.topicRoot,
+    emitIntervalMs: config.emitInterval,
+    ttl,
+    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0 },
+    eventbusClients: eventbus?.clients ?? 0,
+  });
+  status.mqtt = mqttStatus;
+  status.gateway = (): GatewayStatus | { port: 0; listening: false } => gateway?.status() ?? { port: 0, listening: false };
+
+  const readFile = (file: string | undefined) => (file ? readFileSync(file) : undefined);
+
+  return {
+    topics,
+    get connected() {
+      return conn?.connected ?? false;
+    },
+    get brokerPort() {
+      return broker?.port ?? null;
+    },
+    get gatewayPort() {
+      return gateway?.port ?? null;
+    },
+
+    publish(topic, payload, opts = {}) {
+      const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
+      return conn?.publish(topic, body, opts) ?? false;
+    },
+
+    subscribe(filter, handler) {
+      const raw = (topic: string, payload: Buffer) => {
+        if (payload.length === 0) return handler(topic, null);
+        let data: unknown;
+        try {
+          data = JSON.parse(payload.toString('utf8'));
+        } catch (e) {
+          log.warn({ topic, reason: (e as Error).message }, `mqtt message on ${topic} dropped: not JSON`);
+          return;
+        }
+        handler(topic, data);
+      };
+      const entry: (typeof pending)[number] = { filter, handler: raw, unsubscribe: conn?.subscribe(filter, raw) };
+      pending.push(entry);
+      return () => {
+        entry.unsubscribe?.();
+        pending.splice(pending.indexOf(entry), 1);
+      };
+    },
+
+    async start() {
+      if (conn) return;
+      let url = config.mqttUrl;
+      if (embedded) {
+        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log);
+        url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
+      }
+      const tls = { ca: readFile(config.mqttCa), cert: readFile(config.mqttCert), key: readFile(config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
+      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log);
+      eventbus.attach(http.server);
+      log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
+
+      if (config.httpsPort > 0) {
+        try {
+          const identity = await gatewayIdentity({ dataDir: config.dataDir, certFile: config.httpsCert, keyFile: config.httpsKey }, log);
+          gateway = new Gateway({ host: config.host, port: config.httpsPort, tls: identity, http, eventbus, log });
+          await gateway.start();
+        } catch (e) {
+          log.warn({ err: (e as Error).message }, `https gateway off: ${(e as Error).message}`);
+        }
+      }
+
+      conn = new MqttConnection({
+        url,
+        clientId: `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`,
+        will: { topic: topics.state, payload: offline, retain: true },
+        username: embedded ? undefined : config.mqttUsername,
+        password: embedded ? undefined : config.mqttPassword,
+        ...(embedded ? {} : tls),
+        log,
+      });
+      for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
+      cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log }));
+      cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
+      emission = new Emission({ conn, runtime, topics, key, ttl, intervalMs: config.emitInterval, status: controllerStatus, log });
+      emission.start();
+      cleanups.push(() => emission?.stop());
+      conn.start();
+    },
+
+    async stop() {
+      for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+      await conn?.stop({ topic: topics.state, payload: offline, retain: true });
+      eventbus?.close();
+      await gateway?.close();
+      await broker?.close();
+    },
+  };
+}
+
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
