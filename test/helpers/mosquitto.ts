@@ -1,0 +1,104 @@
+// A real Mosquitto broker for tests, started on a free (or given) port of 127.0.0.1 with a
+// temporary config. A missing mosquitto binary is an error, never a skip.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const START_TIMEOUT_MS = 5000;
+
+export interface Mosquitto {
+  port: number;
+  url: string;
+  /** Everything mosquitto wrote so far. */
+  output(): string;
+  /** SIGKILL: clients see their connection drop, nothing is flushed. */
+  kill(): Promise<void>;
+  /** Start again on the same port (after kill or stop). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function waitForPort(port: number, timeoutMs = START_TIMEOUT_MS, alive: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!alive()) throw new Error(`process exited before accepting connections on port ${port}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect({ port, host: '127.0.0.1' });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${timeoutMs} ms`);
+}
+
+export async function startMosquitto(port?: number): Promise<Mosquitto> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-mosquitto-'));
+  const conf = path.join(dir, 'mosquitto.conf');
+  const chosen = port ?? (await freePort());
+  writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
+  let child: ChildProcess | null = null;
+  let out = '';
+  const killOnExit = () => child?.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const launch = async () => {
+    const proc = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let exited = false;
+    const spawnError = new Promise<never>((_, reject) =>
+      proc.once('error', (e: NodeJS.ErrnoException) =>
+        reject(
+          e.code === 'ENOENT'
+            ? new Error('mosquitto is not installed: the MQTT tests need a real broker (apt-get install -y mosquitto mosquitto-clients)')
+            : e,
+        ),
+      ),
+    );
+    proc.once('exit', () => (exited = true));
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      await Promise.race([waitForPort(chosen, START_TIMEOUT_MS, () => !exited), spawnError]);
+    } catch (e) {
+      proc.kill('SIGKILL');
+      throw new Error(`${(e as Error).message}\nmosquitto output:\n${out}`);
+    }
+  };
+  const terminate = async (signal: NodeJS.Signals) => {
+    const proc = child;
+    child = null;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill(signal);
+    await gone;
+  };
+
+  await launch();
+  return {
+    port: chosen,
+    url: `mqtt://127.0.0.1:${chosen}`,
+    output: () => out,
+    kill: () => terminate('SIGKILL'),
+    restart: launch,
+    async stop() {
+      await terminate('SIGTERM');
+      process.off('exit', killOnExit);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
