@@ -1,0 +1,40 @@
+// The emission loop keeps a fixed cadence: 60 emissions at a 50 ms interval show no
+// accumulated drift (each is scheduled from the start time, not from the previous one).
+import t from 'tap';
+import { startApp } from '../helpers/app.js';
+import { Recorder, topic, until, VARIANTS } from './fixtures.js';
+
+const INTERVAL = 50;
+const COUNT = 60;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+for (const variant of VARIANTS) {
+  t.test(variant.name, async (t) => {
+    const bus = await variant.setup();
+    t.teardown(() => bus.close());
+    const rt = await startApp({ ...bus.overrides, emitInterval: String(INTERVAL) });
+    t.teardown(() => rt.close());
+    await until(() => rt.app.mqtt.connected, 'the runtime to connect');
+    const sub = await Recorder.connect(bus.brokerUrl(rt.app));
+    t.teardown(() => sub.end());
+    await sub.subscribe(topic('history'));
+    await until(() => sub.messages.length >= COUNT + 1, `${COUNT + 1} history messages`, COUNT * INTERVAL * 3);
+    // The first one may have been caught mid-subscription; measure the next COUNT.
+    const at = sub.messages.slice(1, COUNT + 1).map((m) => m.at);
+    const span = at[COUNT - 1]! - at[0]!;
+    // Drift shows as offsets from the ideal schedule that grow with k. Their trend (the median
+    // of all pairwise slopes, so single late deliveries on a busy machine do not count) times
+    // 59 intervals is the accumulated drift.
+    const offsets = at.map((x, k) => x - at[0]! - k * INTERVAL);
+    const slopes: number[] = [];
+    for (let i = 0; i < COUNT; i++) for (let j = i + 1; j < COUNT; j++) slopes.push((offsets[j]! - offsets[i]!) / (j - i));
+    const drift = median(slopes) * (COUNT - 1);
+    const spread = Math.max(...offsets) - Math.min(...offsets);
+    t.ok(Math.abs(drift) < INTERVAL / 2, `trend over ${COUNT - 1} intervals: ${drift.toFixed(1)} ms (offsets spread ${spread.toFixed(0)} ms)`);
+    t.ok(Math.abs(span - (COUNT - 1) * INTERVAL) < INTERVAL, `first to last: ${span.toFixed(0)} ms, ideal ${(COUNT - 1) * INTERVAL} ms`);
+  });
+}
