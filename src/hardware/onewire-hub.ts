@@ -57,8 +57,10 @@ export class OneWireHub implements OneWireAccess {
   temperature(address: string, now: number): TemperatureReading {
     const w = this.want(address, 'temperature', now);
     if (!w.poller) return { value: null, bus: null, connected: false };
-    const info = w.poller.sensor(address);
-    return { value: w.poller.temperature(address, now), bus: w.poller.bus.name, connected: info?.connected ?? false };
+    const value = w.poller.temperature(address, now);
+    // A failing bus-wide conversion (a short) skips the reads, which leaves the poller's flag set.
+    const connected = value !== null && (w.poller.sensor(address)?.connected ?? false);
+    return { value, bus: w.poller.bus.name, connected };
   }
 
   io(address: string, kind: OneWireIoKind): IoReading | null {
@@ -137,7 +139,7 @@ export class OneWireHub implements OneWireAccess {
     const out: string[] = [];
     for (const w of this.wants.values()) {
       if (!w.poller) out.push(w.address);
-      else if (w.kind === 'temperature' ? !w.poller.sensor(w.address)?.connected : !w.poller.io(w.address)?.connected) out.push(w.address);
+      else if (w.kind === 'temperature' ? w.poller.temperature(w.address, this.now) === null : !w.poller.io(w.address)?.connected) out.push(w.address);
     }
     return out;
   }

@@ -1,4 +1,4 @@
-// An in-process app on emulated hardware (--hardware sim) with a manual clock: the real
+// An in-process app on emulated hardware (--hardware sim, or linux with `config`) with a manual clock: the real
 // drivers run on the emulation, and `run(ms)` advances the clock, the hardware and the
 // scheduler together, so seconds of control take milliseconds. Not a test file itself.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { runFor } from '../../src/runtime/loop.js';
+import { runFor, type TickHook } from '../../src/runtime/loop.js';
 
 export interface SimApp {
   app: App;
@@ -32,6 +32,8 @@ export interface SimAppOptions {
   config?: Partial<Record<keyof Config, string>>;
   /** Start time of the manual clock. */
   start?: number;
+  /** Extra hooks run before the app's hardware service on every step. */
+  hooks?: TickHook[];
 }
 
 export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
@@ -45,7 +47,17 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
   }
   const config = loadConfig(values, {});
   const clock = new ManualClock(opts.start ?? 1000);
-  const app = await createApp(config, { clock, log: silentLogger });
+  const cleanup = () => {
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (simDir) rmSync(simDir, { recursive: true, force: true });
+  };
+  let app: App;
+  try {
+    app = await createApp(config, { clock, log: silentLogger });
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
   const prefix = `/${config.serviceId}`;
   const call: SimApp['call'] = async (method, route, body) => {
     const res = await app.http.inject({
@@ -63,14 +75,13 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
     call,
     post: (route, body) => call('POST', route, body),
     get: (route) => call('GET', route),
-    run: (ms, step = 100) => runFor(app.runtime, clock, ms, step, [app.hardware.service]),
+    run: (ms, step = 100) => runFor(app.runtime, clock, ms, step, [...(opts.hooks ?? []), app.hardware.service]),
     data: (id) => app.runtime.read({ id }).data,
     async close() {
       if (closed) return;
       closed = true;
       await app.stop();
-      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (simDir) rmSync(simDir, { recursive: true, force: true });
+      cleanup();
     },
   };
 }

@@ -1,0 +1,50 @@
+// `--hardware linux`: what it finds is what the machine has. A kernel w1 tree (emulated here in
+// a directory) is found through w1Root; missing buses, modules and GPIO are normal.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { makeRom } from '../../drivers/onewire/address.js';
+import { OneWireSegment, SimDs18b20, SimDs2408 } from '../../drivers/sim/onewire-wire.js';
+import { W1Tree } from '../../drivers/sim/w1-tree.js';
+import { q, simApp } from './sim-app.js';
+
+t.test('a machine without 1-Wire, I2C or GPIO starts, discovers nothing, and says so in status', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-linux-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const configFile = path.join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ gpio: [{ name: 'heater', line: 17, activeLow: true }], gpioChipLabel: 'no-such-chip', w1Root: path.join(dir, 'no-w1'), i2cBuses: ['/dev/i2c-99'] }));
+  const s = await simApp({ config: { hardware: 'linux', config: configFile } });
+  t.teardown(() => s.close());
+  t.same((await s.post('blocks/discover')).body, []);
+  await s.run(2000);
+  const pins = s.data('GpioPins');
+  t.same(pins.lines.map((l: any) => [l.name, l.line, l.active]), [['heater', 17, null]], 'the configured line is listed, unreadable');
+  const status = (await s.get('system/status')).body.hardware;
+  t.equal(status.mode, 'linux');
+  t.same(status.onewire.buses, []);
+  t.equal(status.gpio[0].open, false);
+  t.ok(status.gpio[0].lastError, 'and why');
+  await s.post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'GpioPins', channel: 1, storedState: 'STATE_ACTIVE' } });
+  await s.run(1500);
+  t.equal(s.data('Heater').state, null, 'an actuator on it shows an unknown state, nothing crashes');
+});
+
+t.test('kernel w1 masters under w1Root are found, discovered and polled', async (t) => {
+  const segment = new OneWireSegment({ name: 'w1' });
+  const sensor = segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x5150), temperature: 63.5 }));
+  segment.attach(new SimDs2408({ address: makeRom(0x29, 0x5151) }));
+  const tree = new W1Tree({ masters: [segment] });
+  t.teardown(() => tree.close());
+  const s = await simApp({ config: { hardware: 'linux', w1Root: tree.root, i2cBuses: '/dev/i2c-99' }, hooks: [() => tree.refresh()] });
+  t.teardown(() => s.close());
+  const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
+  t.same(found, ['DS2408 000000005151', 'OneWire Bus w1-w1_bus_master1', 'OneWire Temp Sensor 000000005150']);
+  await s.run(3000);
+  t.equal(q(s.data('OneWire Temp Sensor 000000005150').value), 63.5);
+  t.equal(s.data('DS2408 000000005151').connected, true);
+  sensor.setTemperature(-4.25);
+  await s.run(2000);
+  t.equal(q(s.data('OneWire Temp Sensor 000000005150').value), -4.25);
+  t.equal(s.data('OneWire Bus w1-w1_bus_master1').kind, 'w1');
+});
