@@ -108,7 +108,14 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   status.mqtt = mqttStatus;
   status.gateway = (): GatewayStatus | { port: 0; listening: false } => gateway?.status() ?? { port: 0, listening: false };
 
-  const readFile = (file: string | undefined) => (file ? readFileSync(file) : undefined);
+  const readFile = (key: string, file: string | undefined) => {
+    if (!file) return undefined;
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new Error(`${key}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  };
 
   return {
     topics,
@@ -154,7 +161,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         broker = await EmbeddedBroker.start(config.host, config.mqttPort, log);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
-      const tls = { ca: readFile(config.mqttCa), cert: readFile(config.mqttCert), key: readFile(config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
+      const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
       eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log);
       eventbus.attach(http.server);
       log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
