@@ -24,9 +24,12 @@ const fields = {
 };
 
 export interface SetpointState extends Driven<number> {
+  /** The PID reads the derivative of the sensor value at any stage from here. */
   filter: FilterChain;
   failed: number;
   sensorId: string | null;
+  /** When the next 1 Hz filter sample is due; forced updates after writes do not sample. */
+  sampleDue: number;
 }
 
 export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
@@ -34,7 +37,7 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   fields,
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
   description: 'A temperature setpoint and the filtered sensor value it is compared with',
-  init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId }),
+  init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId, sampleDue: -Infinity }),
   onWrite(block, info) {
     storedModeRatchet(block, info.given, 'storedSetting', info.patch);
   },
@@ -48,17 +51,24 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
     }
     const sensor = ctx.resolve(d.sensorId, 'TempSensorInterface');
     const raw = sensor ? ((sensor.data as { value?: number | null }).value ?? null) : null;
-    if (raw !== null) {
-      if (s.failed > MAX_FAILED_SAMPLES) s.filter.reset(raw);
-      s.filter.push(raw, d.filterThreshold ?? 0);
+    if (ctx.now >= s.sampleDue) {
+      // The filter coefficients assume 1 Hz: sample on the catch-up cadence only.
+      s.sampleDue = nextInterval(s.sampleDue, ctx.now, 1000);
+      if (raw !== null) {
+        if (s.failed > MAX_FAILED_SAMPLES) s.filter.reset(raw);
+        s.filter.push(raw, d.filterThreshold ?? 0);
+        s.failed = 0;
+      } else {
+        s.failed++;
+      }
+    } else if (raw !== null && s.failed > MAX_FAILED_SAMPLES) {
+      s.filter.reset(raw);
       s.failed = 0;
-    } else {
-      s.failed++;
     }
     d.valueUnfiltered = raw;
     d.value = s.failed > MAX_FAILED_SAMPLES ? null : s.filter.read(d.filter);
     d.desiredSetting = desired(block, d.storedSetting);
     d.setting = d.enabled ? d.desiredSetting : null;
-    return nextInterval(block.nextUpdate, ctx.now, 1000);
+    return s.sampleDue;
   },
 });
