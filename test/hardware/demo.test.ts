@@ -1,0 +1,32 @@
+// The demo (npm run demo): the built-in emulated fermenter, the seed chain on its hardware, and
+// discovery of the devices the seed leaves out.
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { deviceBlockId } from '../../src/hardware/discovery.js';
+import { q, simApp } from './sim-app.js';
+
+const seed = JSON.parse(readFileSync(new URL('../../scripts/demo-blocks.json', import.meta.url), 'utf8'));
+
+t.test('the demo seed loads on the built-in sim and its chain heats the beer', async (t) => {
+  const s = await simApp();
+  t.teardown(() => s.close());
+  const devices = (await s.get('sim/devices')).body;
+  for (const b of seed.blocks.filter((x: any) => x.data.address)) {
+    t.equal(deviceBlockId(b.data.address), b.id, `${b.id} has the id discovery would give it`);
+    t.ok(devices.some((d: any) => d.address === b.data.address), `${b.id} is on the emulated hardware`);
+  }
+  const loaded = await s.post('blocks/backup/load', seed);
+  t.equal(loaded.status, 200);
+  t.same(loaded.body.messages, [], 'every seed block loads');
+  await s.run(3000);
+  t.equal(q(s.data('Beer Setpoint').value), 19, 'the setpoint sees the beer sensor');
+  await s.run(120_000, 500);
+  t.equal(s.data('Heat PID').active, true);
+  t.ok(s.data('Heat PWM').setting > 0, 'heating asked for');
+  t.ok(s.app.hardware.sim!.plant.state().time > 100);
+  t.ok(q(s.data('OneWire Temp Sensor 00000000a001').value)! > 20.5, 'the chamber air warms under the heater');
+
+  const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
+  t.same(found, ['DS2413 00000000e001', 'OneWire Bus ds2482-sim-0x18-ch0', 'OneWire Bus ds2482-sim-0x18-ch1', 'OneWire Bus ds2482-sim-0x18-ch2', 'OneWire Temp Sensor 00000000c001'], 'discovery adds what the seed left out');
+  t.same((await s.post('blocks/discover')).body, []);
+});
