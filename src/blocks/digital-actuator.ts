@@ -1,9 +1,15 @@
-// DigitalActuator: drives one IoArray channel on or off, optionally inverted.
+// DigitalActuator: drives one IoArray channel on or off, optionally inverted, through the
+// digital constraints (minOff, minOn, delayedOn, delayedOff, mutexed). It keeps a short history
+// of its transitions, which the constraints and a driving PWM read.
 import { f } from '../codec/fields.js';
-import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
+import { defineBlock, type AnyBlock, type Block, type IoArray, type UpdateContext } from '../runtime/types.js';
+import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
-import { claimableFields, digitalState, digitalStateOrNull } from './shared/fields.js';
+import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
+import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
 import { desired, storedModeRatchet, type Driven } from './shared/pipeline.js';
+
+const MAX_INTERVAL_MS = 1000;
 
 const fields = {
   hwDevice: f.link('IoArrayInterface', { stored: true, drives: true }),
@@ -12,10 +18,20 @@ const fields = {
   desiredState: digitalStateOrNull({ readonly: true, logged: true }),
   state: digitalStateOrNull({ readonly: true, logged: true, description: 'the channel state read back; null when unknown' }),
   invert: f.bool({ stored: true, description: 'active-low output' }),
+  constraints: digitalConstraintsField,
   ...claimableFields,
 };
 
-export type DigitalActuatorState = Driven<DigitalStateName>;
+export interface DigitalActuatorState extends Driven<DigitalStateName> {
+  /** Applied transitions, oldest first; starts with the state found at the first update. */
+  history: Transition[];
+  wanted: boolean | null;
+  wantSince: number;
+  /** The mutex whose token this actuator may hold, to give it back when relinked. */
+  mutexId: string | null;
+}
+
+export type DigitalActuatorBlock = Block<typeof fields, DigitalActuatorState>;
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
 
@@ -23,34 +39,99 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   type: 'DigitalActuator',
   fields,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
-  description: 'A digital output on one IoArray channel',
-  init: () => ({ request: null }),
+  description: 'A digital output on one IoArray channel, with timing and mutex constraints',
+  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null }),
   onWrite(block, info) {
     storedModeRatchet(block, info.given, 'storedState', info.patch);
   },
   onDelete(block, ctx) {
-    setChannel(block, ctx, false);
+    const io = channelIo(block, ctx);
+    if (io) io.write(block.data.channel!, block.data.invert);
     ctx.releaseChannels(block);
+    const mutex = ctx.resolve(block.state.mutexId, 'MutexInterface');
+    if (mutex) unlock(mutex.state as MutexToken, block.id);
   },
   update(block, ctx) {
     const d = block.data;
+    const s = block.state;
+    const now = ctx.now;
     d.desiredState = desired(block, d.storedState);
-    d.state = setChannel(block, ctx, isActive(d.desiredState));
-    return ctx.now + 1000;
+    const want = isActive(d.desiredState);
+    const io = channelIo(block, ctx);
+    if (s.history.length === 0) {
+      const pin = io ? io.read(d.channel!) : null;
+      record(s.history, now, pin !== null && pin !== d.invert);
+    }
+    if (want !== s.wanted) {
+      s.wanted = want;
+      s.wantSince = now;
+    }
+    const last = s.history[s.history.length - 1]!;
+    const mutexed = d.constraints.mutexed;
+    const mutex = mutexed?.enabled ? ctx.resolve(mutexed.mutexId, 'MutexInterface') : null;
+    if (s.mutexId !== null && s.mutexId !== mutex?.id) {
+      const old = ctx.resolve(s.mutexId, 'MutexInterface');
+      if (old) unlock(old.state as MutexToken, block.id);
+      s.mutexId = null;
+    }
+    const token = mutex ? (mutex.state as MutexToken) : null;
+    const holderValid = (holder: string) => mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
+    const check = checkConstraints(d.constraints, {
+      on: last.on,
+      since: last.t,
+      want,
+      wantSince: s.wantSince,
+      now,
+      // An unresolvable mutex blocks switching on; retry every second.
+      lock: () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS }),
+    });
+    let on = last.on;
+    if (io && want !== on && check.allowed) {
+      on = want;
+      record(s.history, now, on);
+    }
+    let next = check.allowed ? MAX_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, Math.max(1, check.wait));
+    if (token && mutex) {
+      // An actuator that is on must own the token; take it if it is free.
+      if (on && token.holder !== block.id) tryLock(token, block.id, now, holderValid);
+      const offSince = on ? now : s.history[s.history.length - 1]!.t;
+      const holdMs = (mutexed!.extraHoldTime ?? 0) * 1000;
+      refreshHold(token, block.id, on, offSince, holdMs, now);
+      if (token.holder === block.id) {
+        s.mutexId = mutex.id;
+        if (!on) next = Math.min(next, Math.max(1, offSince + holdMs - now));
+      } else if (s.mutexId === mutex.id) {
+        s.mutexId = null;
+      }
+    }
+    if (mutexed) mutexed.hasLock = token !== null && token.holder === block.id;
+    if (io) {
+      io.write(d.channel!, on !== d.invert);
+      const pin = io.read(d.channel!);
+      d.state = pin === null ? null : pin !== d.invert ? 'STATE_ACTIVE' : 'STATE_INACTIVE';
+    } else {
+      d.state = null;
+    }
+    return now + next;
   },
 });
 
-/** Write the channel (with inversion) and read it back; null when the channel is unavailable. */
-function setChannel(block: AnyBlock, ctx: UpdateContext, active: boolean): DigitalStateName | null {
-  const d = block.data as { hwDevice: string | null; channel: number | null; invert: boolean };
+/** Claim the block's channel; null (and no channel held) when unavailable. */
+function channelIo(block: AnyBlock, ctx: UpdateContext): IoArray | null {
+  const d = block.data as { hwDevice: string | null; channel: number | null };
   const array = ctx.resolve(d.hwDevice, 'IoArrayInterface');
   const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
-  if (!io) {
-    ctx.releaseChannels(block);
-    return null;
-  }
-  io.write(d.channel!, active !== d.invert);
-  const pin = io.read(d.channel!);
-  if (pin === null) return null;
-  return pin !== d.invert ? 'STATE_ACTIVE' : 'STATE_INACTIVE';
+  if (!io) ctx.releaseChannels(block);
+  return io;
+}
+
+/** True when `block` is a digital actuator with an enabled mutexed constraint on `mutexId`. */
+export function holdsMutexConstraint(block: AnyBlock | null, mutexId: string): boolean {
+  const c = (block?.data as { constraints?: { mutexed?: { enabled: boolean; mutexId: string | null } } } | undefined)?.constraints?.mutexed;
+  return !!c && c.enabled && c.mutexId === mutexId;
+}
+
+/** The applied state history of a digital actuator block (empty before its first update). */
+export function historyOf(block: AnyBlock): Transition[] {
+  return (block.state as Partial<DigitalActuatorState> | undefined)?.history ?? [];
 }

@@ -47,3 +47,36 @@ export const analogConstraintsField = f.object(
   },
   { stored: true },
 );
+
+const durationConstraint = (blocks: string) =>
+  f.optionalObject(
+    {
+      duration: f.duration({ stored: true }),
+      enabled: f.bool({ stored: true }),
+      limiting: f.bool({ readonly: true, description: `true while this constraint ${blocks}` }),
+      remaining: f.duration({ readonly: true, default: 0, description: 'time until the constraint allows the change' }),
+    },
+    { stored: true },
+  );
+
+/** Digital constraints, always evaluated in this order (reference §4.5, §6.5). */
+export const digitalConstraintsField = f.object(
+  {
+    minOff: durationConstraint('keeps the output off'),
+    minOn: durationConstraint('keeps the output on'),
+    delayedOn: durationConstraint('delays switching on'),
+    delayedOff: durationConstraint('delays switching off'),
+    mutexed: f.optionalObject(
+      {
+        mutexId: f.link('MutexInterface', { stored: true }),
+        extraHoldTime: f.duration({ stored: true, description: 'how long the lock is kept after switching off' }),
+        hasLock: f.bool({ readonly: true }),
+        enabled: f.bool({ stored: true }),
+        limiting: f.bool({ readonly: true, description: 'true while another actuator holds the mutex' }),
+        remaining: f.duration({ readonly: true, default: 0 }),
+      },
+      { stored: true },
+    ),
+  },
+  { stored: true },
+);

@@ -1,0 +1,81 @@
+// Digital constraints (reference §6.5) and the switching history of a digital actuator. The
+// constraints are evaluated in a fixed order; the first that needs more time blocks the change,
+// shows `limiting` and `remaining`, and the actuator re-checks when that time has passed.
+import type { DataOf } from '../../codec/fields.js';
+import type { digitalConstraintsField } from './fields.js';
+
+export type DigitalConstraints = DataOf<{ c: typeof digitalConstraintsField }>['c'];
+
+export interface Transition {
+  /** Monotonic ms. */
+  t: number;
+  on: boolean;
+}
+
+/** Transitions kept per actuator: enough for the PWM to look at the last two cycles. */
+export const HISTORY_LENGTH = 8;
+
+export function record(history: Transition[], t: number, on: boolean): void {
+  history.push({ t, on });
+  if (history.length > HISTORY_LENGTH) history.splice(0, history.length - HISTORY_LENGTH);
+}
+
+/** Milliseconds spent on within [from, to] according to `history` (oldest first). */
+export function onTimeBetween(history: Transition[], from: number, to: number): number {
+  let total = 0;
+  for (let i = 0; i < history.length; i++) {
+    const h = history[i]!;
+    if (!h.on) continue;
+    const start = Math.max(h.t, from);
+    const end = Math.min(history[i + 1]?.t ?? Infinity, to);
+    if (end > start) total += end - start;
+  }
+  return total;
+}
+
+export interface ConstraintCheck {
+  /** The applied state and since when (ms). */
+  on: boolean;
+  since: number;
+  /** The requested state and since when it has been requested without interruption. */
+  want: boolean;
+  wantSince: number;
+  now: number;
+  /** Try to take the mutex; only asked when every time constraint allows switching on. */
+  lock(): { granted: boolean; wait: number };
+}
+
+const ORDER = ['minOff', 'minOn', 'delayedOn', 'delayedOff', 'mutexed'] as const;
+
+/** Clears the read-only flags, then evaluates the change `check.on -> check.want`. */
+export function checkConstraints(c: DigitalConstraints, check: ConstraintCheck): { allowed: boolean; wait: number } {
+  for (const key of ORDER) {
+    const k = c[key];
+    if (k) {
+      k.limiting = false;
+      k.remaining = 0;
+    }
+  }
+  if (check.want === check.on) return { allowed: true, wait: 0 };
+  const { now, want } = check;
+  for (const key of ORDER) {
+    const k = c[key];
+    if (!k?.enabled) continue;
+    let wait = 0;
+    if (key === 'mutexed') {
+      if (want) wait = check.lock().wait;
+    } else {
+      const duration = ((k as { duration: number | null }).duration ?? 0) * 1000;
+      if (key === 'minOff' && want) wait = duration - (now - check.since);
+      else if (key === 'minOn' && !want) wait = duration - (now - check.since);
+      else if (key === 'delayedOn' && want) wait = duration - (now - check.wantSince);
+      else if (key === 'delayedOff' && !want) wait = duration - (now - check.wantSince);
+    }
+    if (wait > 0) {
+      k.limiting = true;
+      k.remaining = wait / 1000;
+      return { allowed: false, wait };
+    }
+  }
+  return { allowed: true, wait: 0 };
+}
