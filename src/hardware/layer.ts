@@ -118,6 +118,11 @@ export class HardwareLayer {
     clearTimeout(timer);
   };
 
+  /** Resolves when the refresh in progress (if any) has finished; for tests on a manual clock. */
+  async idle(): Promise<void> {
+    await this.inflight;
+  }
+
   status(): Record<string, unknown> {
     return {
       mode: this.mode,

@@ -3,7 +3,7 @@
 // poller watch it, and answers from the poller caches. Addresses nobody asks about for a while
 // are released. While an asked-for address is missing, every bus is searched again every 30 s,
 // so a device that was absent at start (or moved to another bus) is picked up when it appears.
-import { romFamily } from '../../drivers/onewire/address.js';
+import { isValidRom, romFamily } from '../../drivers/onewire/address.js';
 import { BusPoller, type BusPollerOptions, type IoKind } from '../../drivers/onewire/poller.js';
 import { FAMILY, type OneWireBus } from '../../drivers/onewire/types.js';
 import type { Logger } from '../log.js';
@@ -25,6 +25,7 @@ interface Want {
 }
 
 const IO_FAMILIES: Record<number, IoKind> = { [FAMILY.DS2408]: 'ds2408', [FAMILY.DS2413]: 'ds2413' };
+const FAMILY_OF_KIND: Record<WantKind, number> = { temperature: FAMILY.DS18B20, ds2408: FAMILY.DS2408, ds2413: FAMILY.DS2413 };
 
 export class OneWireHub implements OneWireAccess {
   private readonly pollers: BusPoller[] = [];
@@ -56,7 +57,7 @@ export class OneWireHub implements OneWireAccess {
 
   temperature(address: string, now: number): TemperatureReading {
     const w = this.want(address, 'temperature', now);
-    if (!w.poller) return { value: null, bus: null, connected: false };
+    if (!w?.poller) return { value: null, bus: null, connected: false };
     const value = w.poller.temperature(address, now);
     // A failing bus-wide conversion (a short) skips the reads, which leaves the poller's flag set.
     const connected = value !== null && (w.poller.sensor(address)?.connected ?? false);
@@ -65,14 +66,15 @@ export class OneWireHub implements OneWireAccess {
 
   io(address: string, kind: OneWireIoKind): IoReading | null {
     const w = this.want(address, kind, this.now);
-    const st = w.poller?.io(address);
-    if (!w.poller || !st) return null;
+    const st = w?.poller?.io(address);
+    if (!w?.poller || !st) return null;
     return { pins: st.pins, latches: st.latches, connected: st.connected, bus: w.poller.bus.name };
   }
 
   setLatches(address: string, kind: OneWireIoKind, latches: number): void {
     if (this.stopped) return;
     const w = this.want(address, kind, this.now);
+    if (!w) return;
     w.latches = latches;
     if (w.poller) w.poller.setLatches(address, latches);
   }
@@ -179,7 +181,9 @@ export class OneWireHub implements OneWireAccess {
 
   // ---- wants and binding ----------------------------------------------------------------
 
-  private want(address: string, kind: WantKind, now: number): Want {
+  /** The want for an address, created on first ask; null for an address no device of `kind` can have. */
+  private want(address: string, kind: WantKind, now: number): Want | null {
+    if (!isValidRom(address) || FAMILY_OF_KIND[kind] !== romFamily(address)) return null;
     let w = this.wants.get(address);
     if (w && w.kind !== kind) {
       this.release(address);

@@ -1,4 +1,5 @@
 // blocks/discover end to end through REST, on the emulated hardware with the real drivers.
+import { spawnSync } from 'node:child_process';
 import t from 'tap';
 import { makeRom, romToKernelName } from '../../drivers/onewire/address.js';
 import { q, simApp } from './sim-app.js';
@@ -80,6 +81,13 @@ t.test('a sensor whose address no bus has reads null and is not connected; disco
   t.equal(s.data('Ghost').connected, false);
   t.equal(s.data('Ghost').oneWireBusId.id, null);
   t.same((await s.get('system/status')).body.hardware.onewire.missing, [makeRom(0x28, 0x777)], 'status lists it as missing');
+  // Addresses no DS18B20 can have are not looked for at all.
+  await s.post('blocks/create', { id: 'Unset', type: 'TempSensorOneWire', data: {} });
+  await s.post('blocks/create', { id: 'Wrong family', type: 'TempSensorOneWire', data: { address: makeRom(0x29, 0x5) } });
+  await s.run(1000);
+  t.equal(q(s.data('Unset').value), null);
+  t.equal(q(s.data('Wrong family').value), null);
+  t.same((await s.get('system/status')).body.hardware.onewire.missing, [makeRom(0x28, 0x777)], 'only the real sensor address is missing');
   const found = (await s.post('blocks/discover')).body;
   t.equal(found.filter((b: any) => b.type === 'TempSensorOneWire').length, 3, 'the three real sensors');
   t.ok((await s.post('blocks/read', { id: 'Ghost' })).status === 200, 'the absent device keeps its block');
@@ -105,4 +113,17 @@ t.test('discovery reaches every kind of master: kernel w1 tree, DS2482, DS2480B'
   const kinds = (await s.get('system/status')).body.hardware.onewire.buses.map((b: any) => b.kind).sort();
   t.same(kinds, ['ds2480b', 'ds2482', 'w1']);
   t.same((await s.post('blocks/discover')).body, []);
+});
+
+const hasSocat = spawnSync('socat', ['-V']).status === 0;
+
+t.test('a DS2480B behind a real pseudo-terminal goes through the serial driver', { skip: hasSocat ? false : 'socat is not installed' }, async (t) => {
+  const s = await simApp({ sim: { ds2480b: [{ pty: true, devices: [{ name: 'probe', type: 'DS18B20', address: '28-000000000301', temperature: 12.25 }] }] } });
+  t.teardown(() => s.close());
+  const ports = s.app.hardware.sim!.serialPorts;
+  t.equal(ports.length, 1);
+  const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
+  t.same(found, [`OneWire Bus ds2480b-${ports[0]}`, 'OneWire Temp Sensor 000000000301']);
+  await s.run(3000);
+  t.equal(q(s.data('OneWire Temp Sensor 000000000301').value), 12.25);
 });

@@ -67,6 +67,11 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
     });
     return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
   };
+  // Waits for real IO (files, a pty) too, so every step sees the hardware at `now`.
+  const serviced = async (now: number) => {
+    await app.hardware.service(now);
+    await app.hardware.idle();
+  };
   let closed = false;
   return {
     app,
@@ -75,7 +80,7 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
     call,
     post: (route, body) => call('POST', route, body),
     get: (route) => call('GET', route),
-    run: (ms, step = 100) => runFor(app.runtime, clock, ms, step, [...(opts.hooks ?? []), app.hardware.service]),
+    run: (ms, step = 100) => runFor(app.runtime, clock, ms, step, [...(opts.hooks ?? []), serviced]),
     data: (id) => app.runtime.read({ id }).data,
     async close() {
       if (closed) return;
