@@ -140,6 +140,27 @@ t.test('mutex: one actuator at a time, the holder keeps the lock for its hold ti
   t.end();
 });
 
+t.test('mutex without hold time: the holder keeps the token for as long as it is on', async (t) => {
+  const su = setup();
+  su.create('pins', 'MockPins', {});
+  su.create('mutex', 'Mutex', {});
+  const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: s(0), enabled: true } };
+  actuator(su, 'a', 1, mutexed);
+  actuator(su, 'b', 2, mutexed);
+  set(su, 'a', ACTIVE);
+  set(su, 'b', ACTIVE);
+  let both = 0;
+  await su.run(60_000, 100, [() => void (su.pins('pins')[0] && su.pins('pins')[1] && both++)]);
+  t.equal(su.pins('pins')[0], true);
+  t.equal(su.pins('pins')[1], false, 'b waits while a is on');
+  t.equal(both, 0);
+  set(su, 'a', INACTIVE);
+  await su.run(1100, 100, [() => void (su.pins('pins')[0] && su.pins('pins')[1] && both++)]);
+  t.equal(su.pins('pins')[1], true, 'b gets the token as soon as a is off');
+  t.equal(both, 0, 'never both on');
+  t.end();
+});
+
 t.test('mutex: a time constraint blocks before the token is taken; a deleted holder frees it', async (t) => {
   const su = setup();
   su.create('pins', 'MockPins', {});

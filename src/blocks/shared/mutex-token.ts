@@ -29,7 +29,7 @@ export function holdRemaining(t: MutexToken, now: number): number {
  */
 export function tryLock(t: MutexToken, id: string, now: number, holderValid: (holder: string) => boolean): { granted: boolean; wait: number } {
   if (t.holder === id) return { granted: true, wait: 0 };
-  if (t.holder !== null && (!holderValid(t.holder) || holdRemaining(t, now) <= 0)) t.holder = null;
+  if (t.holder !== null && (!holderValid(t.holder) || (!t.holderOn && now - t.offSince >= t.holdMs))) t.holder = null;
   if (t.holder !== null) return { granted: false, wait: holdRemaining(t, now) + 1 };
   t.holder = id;
   t.holderOn = false;
