@@ -17,8 +17,9 @@ export function desired<T>(block: AnyBlock & { state: Driven<T> }, stored: T): T
 
 /** Claim `target` for `claimer` and hand it a request; the target updates within this tick. */
 export function drive<T>(ctx: UpdateContext, target: AnyBlock & { state: Driven<T> }, claimer: AnyBlock, value: T | null): boolean {
+  const held = (target.data as { claimedBy?: string | null }).claimedBy === claimer.id;
   if (!ctx.claim(target, claimer)) return false;
-  if (target.state.request !== value) {
+  if (!held || target.state.request !== value) {
     target.state.request = value;
     ctx.wake(target);
   }
@@ -36,4 +37,16 @@ export function nextInterval(previousDue: number, now: number, interval: number)
   if (!Number.isFinite(previousDue) || now - previousDue > interval * 10) return now + interval;
   const next = previousDue + interval;
   return next > now ? next : now + 1;
+}
+
+/**
+ * How well an analog actuator achieves its setting, for the anti-windup of a PID driving it.
+ * Actuators whose value lags or ripples by design (PWM) publish this in their state; for the
+ * others the PID compares setting and value directly.
+ */
+export interface Tracking {
+  /** Average setting minus achieved value, over the actuator's own measuring window. */
+  shortfall: number;
+  /** A deviation that is normal for this actuator (PWM ripple); only the excess counts. */
+  tolerance: number;
 }

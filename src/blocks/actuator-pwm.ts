@@ -1,0 +1,88 @@
+// ActuatorPwm: turns a 0-100 % setting into timed on/off of a claimed digital actuator, with a
+// period of seconds (heaters) to tens of minutes (compressors). Reference §5.4, §6.3.
+import { f } from '../codec/fields.js';
+import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
+import { historyOf } from './digital-actuator.js';
+import { applyAnalogConstraints } from './shared/analog-constraints.js';
+import { analogConstraintsField, claimableFields } from './shared/fields.js';
+import { desired, drive, storedModeRatchet, type Driven, type Tracking } from './shared/pipeline.js';
+import { PwmCycle } from './shared/pwm-cycle.js';
+
+const MAX_INTERVAL_MS = 1000;
+const MIN_PERIOD_S = 1;
+
+const fields = {
+  enabled: f.bool({ stored: true, default: true }),
+  actuatorId: f.link('ActuatorDigitalInterface', { stored: true, drives: true }),
+  storedSetting: f.number({ logged: true, stored: true }),
+  desiredSetting: f.number({ readonly: true, logged: true }),
+  setting: f.number({ readonly: true, logged: true, description: 'duty cycle after clipping to 0-100 % and the constraints' }),
+  value: f.number({ readonly: true, logged: true, description: 'achieved duty cycle over about two periods' }),
+  period: f.duration({ stored: true, default: 4, description: 'PWM period; at least 1 s' }),
+  constraints: analogConstraintsField,
+  ...claimableFields,
+};
+
+export interface PwmState extends Driven<number> {
+  cycle: PwmCycle;
+  /** Read by a driving PID's anti-windup. */
+  tracking: Tracking | null;
+  /** Whether the actuator was already switched off for a null setting. */
+  parked: boolean;
+}
+
+export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
+  type: 'ActuatorPwm',
+  fields,
+  implements: ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'],
+  description: 'Pulse width modulation of a digital actuator',
+  init: () => ({ request: null, cycle: new PwmCycle(), tracking: null, parked: false }),
+  onWrite(block, info) {
+    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
+  },
+  update(block, ctx) {
+    const d = block.data;
+    const s = block.state;
+    d.desiredSetting = desired(block, d.storedSetting);
+    const own = d.desiredSetting === null ? null : Math.min(100, Math.max(0, d.desiredSetting));
+    d.setting = applyAnalogConstraints(own, d.constraints, block, ctx);
+    const actuator = ctx.resolve(d.actuatorId, 'ActuatorDigitalInterface');
+    if (!d.enabled || !actuator) {
+      // Disabled: the claim is already released (runtime); switch the actuator off once.
+      if (actuator && !s.parked) park(actuator, block, ctx, false);
+      s.parked = !!actuator;
+      d.value = null;
+      s.tracking = null;
+      return ctx.now + MAX_INTERVAL_MS;
+    }
+    const periodMs = Math.max(MIN_PERIOD_S, d.period ?? 0) * 1000;
+    const decision = s.cycle.step(ctx.now, d.setting === null ? null : d.setting / 100, periodMs, historyOf(actuator));
+    const known = (actuator.data as { state: string | null }).state !== null;
+    d.value = known ? s.cycle.value : null;
+    s.tracking = known ? s.cycle.tracking : null;
+    if (d.setting === null) {
+      if (!s.parked) park(actuator, block, ctx, true);
+      s.parked = true;
+      return ctx.now + MAX_INTERVAL_MS;
+    }
+    s.parked = false;
+    if (!drive(ctx, actuator, block, decision.want ? 'STATE_ACTIVE' : 'STATE_INACTIVE')) {
+      d.value = null;
+      s.tracking = null;
+    }
+    return ctx.now + Math.min(MAX_INTERVAL_MS, Math.max(1, decision.wait));
+  },
+});
+
+/**
+ * Switch the actuator off and make OFF its stored state, persisted, so that a restart does not
+ * bring back an old ON (reference §6.3, §8.1). Not when another block drives it now.
+ */
+function park(actuator: AnyBlock, pwm: AnyBlock, ctx: UpdateContext, keepClaim: boolean): void {
+  const a = actuator.data as { storedState: string; claimedBy: string | null };
+  if (a.claimedBy !== null && a.claimedBy !== pwm.id) return;
+  if (keepClaim) drive(ctx, actuator, pwm, 'STATE_INACTIVE');
+  else ctx.wake(actuator);
+  a.storedState = 'STATE_INACTIVE';
+  ctx.persist(actuator);
+}

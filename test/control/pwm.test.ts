@@ -1,0 +1,193 @@
+import t from 'tap';
+import { MemoryPersistence } from '../../src/runtime/persistence.js';
+import { link, setup, type Setup } from './setup.js';
+
+const s = (seconds: number) => ({ __objtype: 'Quantity', unit: 's', value: seconds });
+
+function chain(su: Setup, opts: { period: number; setting: number; constraints?: Record<string, unknown> }) {
+  su.create('pins', 'MockPins', {});
+  su.create('act', 'DigitalActuator', { hwDevice: link('pins'), channel: 1, constraints: opts.constraints ?? {} });
+  su.create('pwm', 'ActuatorPwm', { actuatorId: link('act'), period: s(opts.period), storedSetting: opts.setting });
+}
+
+/** On-fraction (%), rising edges and shortest on/off phases of pin 1 over `ms`. */
+async function measure(su: Setup, ms: number, stepMs = 10) {
+  let on = 0;
+  let n = 0;
+  let rises = 0;
+  let prev = su.pins('pins')[0]!;
+  let phaseStart = su.clock.now();
+  const phases: { on: boolean; ms: number }[] = [];
+  await su.run(ms, stepMs, [
+    () => {
+      const pin = su.pins('pins')[0]!;
+      if (pin) on++;
+      n++;
+      if (pin !== prev) {
+        if (pin) rises++;
+        phases.push({ on: prev, ms: su.clock.now() - phaseStart });
+        phaseStart = su.clock.now();
+        prev = pin;
+      }
+    },
+  ]);
+  const inner = phases.slice(1);
+  const shortest = (state: boolean) => Math.min(...inner.filter((p) => p.on === state).map((p) => p.ms));
+  return { duty: (100 * on) / n, rises, shortestOn: shortest(true), shortestOff: shortest(false) };
+}
+
+t.test('achieved duty matches the setting, one cycle per period', async (t) => {
+  for (const setting of [10, 25, 50, 75, 90]) {
+    const su = setup();
+    chain(su, { period: 10, setting });
+    await su.run(30_000, 10);
+    const m = await measure(su, 200_000);
+    t.ok(Math.abs(m.duty - setting) < 0.5, `${setting} %: achieved ${m.duty.toFixed(2)} %`);
+    t.ok(m.rises >= 19 && m.rises <= 21, `${setting} %: ${m.rises} cycles in 20 periods`);
+    t.ok(Math.abs(su.data('pwm').value - setting) < 1.5, `${setting} %: value ${su.data('pwm').value.toFixed(2)}`);
+    t.equal(su.data('pwm').setting, setting);
+  }
+  for (const setting of [0, 100]) {
+    const su = setup();
+    chain(su, { period: 10, setting });
+    const m = await measure(su, 60_000);
+    t.equal(m.duty, setting, `${setting} %: constant`);
+    t.equal(m.rises, 0);
+    t.equal(su.data('pwm').value, setting);
+  }
+  t.end();
+});
+
+t.test('setting is clipped to 0-100 and then constrained', async (t) => {
+  const su = setup();
+  chain(su, { period: 10, setting: 150 });
+  await su.run(200, 100);
+  t.equal(su.data('pwm').setting, 100);
+  su.patch('pwm', 'ActuatorPwm', { storedSetting: 60, constraints: { max: { value: 40, enabled: true } } });
+  await su.run(200, 100);
+  t.equal(su.data('pwm').desiredSetting, 60);
+  t.equal(su.data('pwm').setting, 40);
+  t.equal(su.data('pwm').constraints.max.limiting, true);
+  su.patch('pwm', 'ActuatorPwm', { storedSetting: -20, constraints: { min: { value: 5, enabled: true } } });
+  await su.run(200, 100);
+  t.equal(su.data('pwm').setting, 5);
+  t.equal(su.data('pwm').constraints.min.limiting, true);
+  t.end();
+});
+
+t.test('compensation: a minimum ON time at low duty stretches the OFF time', async (t) => {
+  const su = setup();
+  chain(su, { period: 10, setting: 20, constraints: { minOn: { duration: s(3), enabled: true } } });
+  await su.run(60_000, 10);
+  const m = await measure(su, 300_000);
+  t.ok(m.shortestOn >= 2990, `every ON lasts the minimum 3 s (${m.shortestOn} ms)`);
+  // Uncompensated the duty would be 3 / (3 + 8) = 27 %.
+  t.ok(Math.abs(m.duty - 20) < 0.5, `average duty stays at 20 % (${m.duty.toFixed(2)} %)`);
+  t.end();
+});
+
+t.test('compensation: a minimum OFF time at high duty stretches the ON time', async (t) => {
+  const su = setup();
+  chain(su, { period: 10, setting: 80, constraints: { minOff: { duration: s(3), enabled: true } } });
+  await su.run(60_000, 10);
+  const m = await measure(su, 300_000);
+  t.ok(m.shortestOff >= 2990, `every OFF lasts the minimum 3 s (${m.shortestOff} ms)`);
+  // Uncompensated the duty would be 8 / (8 + 3) = 73 %.
+  t.ok(Math.abs(m.duty - 80) < 0.5, `average duty stays at 80 % (${m.duty.toFixed(2)} %)`);
+  t.end();
+});
+
+t.test('compensation: a toggle delayed once by a mutex is made up in the next cycles', async (t) => {
+  const su = setup();
+  su.create('mutex', 'Mutex', {});
+  const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: s(0), enabled: true } };
+  chain(su, { period: 10, setting: 50, constraints: mutexed });
+  su.create('other', 'DigitalActuator', { hwDevice: link('pins'), channel: 2, constraints: mutexed });
+  await su.run(60_000, 10);
+  // Another actuator holds the mutex for 4 s, from the middle of an OFF phase.
+  await su.run(20, 10);
+  while (su.pins('pins')[0]) await su.run(10, 10);
+  await su.run(2500, 10);
+  su.patch('other', 'DigitalActuator', { storedState: 'STATE_ACTIVE' });
+  await su.run(4000, 10);
+  su.patch('other', 'DigitalActuator', { storedState: 'STATE_INACTIVE' });
+  const m = await measure(su, 60_000);
+  // 2.5 s of the ON time was lost; over the following 60 s it is delivered anyway.
+  const expected = 50 + (100 * 2) / 60;
+  t.ok(Math.abs(m.duty - expected) < 1, `the lost ON time is made up (${m.duty.toFixed(2)} %, ${expected.toFixed(2)} % expected)`);
+  const after = await measure(su, 100_000);
+  t.ok(Math.abs(after.duty - 50) < 0.5, `then back to 50 % (${after.duty.toFixed(2)} %)`);
+  t.end();
+});
+
+t.test('a null setting switches the actuator off once and persists OFF; a restart restores OFF', async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = setup({ persistence });
+  su.create('pins', 'MockPins', {});
+  su.create('sensor', 'TempSensorExternal', { setting: 10, timeout: 0 });
+  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, enabled: true });
+  // A user had switched the heater on by hand before the PWM took it over.
+  su.create('act', 'DigitalActuator', { hwDevice: link('pins'), channel: 1, storedState: 'STATE_ACTIVE' });
+  su.create('pwm', 'ActuatorPwm', { actuatorId: link('act'), period: s(10) });
+  su.create('pid', 'Pid', { inputId: link('sp'), outputId: link('pwm'), kp: 50, ti: 0, td: 0 });
+  await su.run(5000, 100);
+  t.equal(su.pins('pins')[0], true, 'heating');
+  t.equal(su.data('act').claimedBy, 'pwm');
+  const record = () => JSON.parse(persistence.records.get(su.block('act').nid)!.data) as Record<string, unknown>;
+  t.equal(record().storedState, 1, 'stored state ACTIVE (as the integer in stored mode)');
+  su.patch('sensor', 'TempSensorExternal', { enabled: false });
+  await su.run(10_500, 100);
+  t.equal(su.pins('pins')[0], true, 'still heating while the setpoint holds its last value');
+  const writes = persistence.writes;
+  let offAt = -1;
+  await su.run(3000, 100, [(now) => void (offAt < 0 && su.data('pwm').setting === null && !su.pins('pins')[0] && (offAt = now))]);
+  t.equal(su.data('pid').active, false);
+  t.equal(su.data('pwm').setting, null);
+  t.equal(su.pins('pins')[0], false, 'switched off');
+  t.equal(su.data('act').desiredState, 'STATE_INACTIVE');
+  t.equal(record().storedState, 0, 'OFF is persisted');
+  t.equal(persistence.writes - writes, 1, 'by one write');
+  await su.run(600_000, 1000);
+  t.equal(persistence.writes - writes, 1, 'and not again');
+  t.equal(su.pins('pins')[0], false);
+
+  const after = setup({ persistence });
+  await after.run(30_000, 100);
+  t.equal(after.data('act').storedState, 'STATE_INACTIVE', 'restored OFF');
+  t.equal(after.pins('pins')[0], false, 'stays off after a restart');
+  t.equal(after.data('pid').active, false);
+  t.end();
+});
+
+t.test('disabling the PWM switches its actuator off and releases it', async (t) => {
+  const su = setup();
+  chain(su, { period: 10, setting: 100 });
+  await su.run(1000, 100);
+  t.equal(su.pins('pins')[0], true);
+  t.equal(su.data('act').claimedBy, 'pwm');
+  su.patch('pwm', 'ActuatorPwm', { enabled: false });
+  t.equal(su.pins('pins')[0], false, 'off in the same update');
+  t.equal(su.data('act').claimedBy, null, 'released');
+  t.equal(su.data('act').storedState, 'STATE_INACTIVE');
+  t.equal(su.data('pwm').setting, null);
+  t.equal(su.data('pwm').value, null);
+  await su.run(20_000, 100);
+  t.equal(su.pins('pins')[0], false);
+  su.patch('pwm', 'ActuatorPwm', { enabled: true });
+  await su.run(200, 100);
+  t.equal(su.pins('pins')[0], true, 're-enabled: claims and drives again');
+  t.equal(su.data('act').claimedBy, 'pwm');
+  t.end();
+});
+
+t.test('value is null when the actuator state is unknown', async (t) => {
+  const su = setup();
+  su.create('pins', 'MockPins', {});
+  su.create('act', 'DigitalActuator', { channel: 1 });
+  su.create('pwm', 'ActuatorPwm', { actuatorId: link('act'), period: s(10), storedSetting: 50 });
+  await su.run(30_000, 100);
+  t.equal(su.data('act').state, null);
+  t.equal(su.data('pwm').value, null);
+  t.equal(su.data('pwm').setting, 50);
+  t.end();
+});
