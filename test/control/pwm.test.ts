@@ -58,6 +58,37 @@ t.test('achieved duty matches the setting, one cycle per period', async (t) => {
   t.end();
 });
 
+t.test('tracking for anti-windup: normal cycling stays within the ripple tolerance, a blocked actuator does not', async (t) => {
+  const su = setup();
+  su.create('mutex', 'Mutex', {});
+  const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: s(0), enabled: true } };
+  chain(su, { period: 30, setting: 40, constraints: mutexed });
+  su.create('other', 'DigitalActuator', { hwDevice: link('pins'), channel: 2, constraints: mutexed });
+  // A setting that moves every second, like a PID output does.
+  let k = 0;
+  const wobble = () => {
+    if (++k % 10 === 0) (su.block('pwm').data as { storedSetting: number }).storedSetting = 40 + 20 * Math.sin(k / 900) + 3 * Math.sin(k / 7);
+  };
+  await su.run(120_000, 100, [wobble]);
+  let worst = 0;
+  let outside = 0;
+  await su.run(1_800_000, 100, [
+    wobble,
+    () => {
+      const tr = su.block('pwm').state.tracking as { shortfall: number; tolerance: number };
+      worst = Math.max(worst, Math.abs(tr.shortfall) / tr.tolerance);
+      if (Math.abs(tr.shortfall) > tr.tolerance) outside++;
+    },
+  ]);
+  t.equal(outside, 0, `the achieved duty never strays beyond the tolerance (worst ${(100 * worst).toFixed(0)} % of it)`);
+  t.ok(worst > 0.2, 'the tolerance is not vastly larger than the real ripple');
+  su.patch('other', 'DigitalActuator', { storedState: 'STATE_ACTIVE' });
+  await su.run(120_000, 100, [wobble]);
+  const tr = su.block('pwm').state.tracking as { shortfall: number; tolerance: number };
+  t.ok(tr.shortfall - tr.tolerance > 20, `blocked by the mutex: shortfall ${tr.shortfall.toFixed(1)} beyond tolerance ${tr.tolerance.toFixed(1)}`);
+  t.end();
+});
+
 t.test('setting is clipped to 0-100 and then constrained', async (t) => {
   const su = setup();
   chain(su, { period: 10, setting: 150 });
