@@ -1,0 +1,47 @@
+// SetpointProfile: drives a setpoint along points in time from a wall-clock start, holding the
+// first temperature until its point and the last one after the end. Without a valid wall clock
+// it pauses (the target keeps its setting) until the time is known again. Reference §5.2.
+import { f } from '../codec/fields.js';
+import { defineBlock } from '../runtime/types.js';
+import { drive, type Driven } from './shared/pipeline.js';
+import { profileSetting } from './shared/profile.js';
+
+const fields = {
+  points: f.array(
+    f.object({
+      time: f.duration({ stored: true, description: 'offset from the start' }),
+      temperature: f.temp({ stored: true }),
+    }),
+    { stored: true, maxItems: 100 },
+  ),
+  enabled: f.bool({ stored: true, default: true }),
+  targetId: f.link('SetpointSensorPair', { stored: true, drives: true }),
+  setting: f.temp({ readonly: true, logged: true }),
+  start: f.datetime({ stored: true }),
+};
+
+export const SetpointProfile = defineBlock<typeof fields, undefined>({
+  type: 'SetpointProfile',
+  fields,
+  implements: ['EnablerInterface'],
+  description: 'A temperature profile over time, driving a setpoint',
+  update(block, ctx) {
+    const d = block.data;
+    const next = ctx.now + 1000;
+    const target = ctx.resolve(d.targetId, 'SetpointSensorPair') as (ReturnType<typeof ctx.resolve> & { state: Driven<number> }) | null;
+    if (!d.enabled) {
+      d.setting = null;
+      if (target) ctx.wake(target);
+      return next;
+    }
+    // Paused: no wall clock (the setting stays as it was).
+    if (ctx.wall === null) return next;
+    if (d.start === null || ctx.wall / 1000 < d.start) {
+      d.setting = null;
+      return next;
+    }
+    d.setting = profileSetting(d.points, ctx.wall / 1000 - d.start);
+    if (target && d.setting !== null) drive(ctx, target, block, d.setting);
+    return next;
+  },
+});

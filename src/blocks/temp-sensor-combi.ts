@@ -1,0 +1,32 @@
+// TempSensorCombi: the average, minimum or maximum of up to 8 temperature sensors, ignoring
+// the ones without a value; null when none has one. Reference §5.1.
+import { f } from '../codec/fields.js';
+import { defineBlock } from '../runtime/types.js';
+import { SensorCombiFunc } from './shared/enums.js';
+
+const fields = {
+  value: f.temp({ readonly: true, logged: true }),
+  combineFunc: f.enum(SensorCombiFunc, { stored: true }),
+  sensors: f.array(f.link('TempSensorInterface', { stored: true }), { stored: true, maxItems: 8 }),
+};
+
+export const TempSensorCombi = defineBlock<typeof fields, undefined>({
+  type: 'TempSensorCombi',
+  fields,
+  implements: ['TempSensorInterface'],
+  description: 'Combines several temperature sensors into one value',
+  update(block, ctx) {
+    const d = block.data;
+    const values: number[] = [];
+    for (const id of d.sensors) {
+      if (id === block.id) continue;
+      const v = (ctx.resolve(id, 'TempSensorInterface')?.data as { value?: number | null } | undefined)?.value;
+      if (typeof v === 'number' && Number.isFinite(v)) values.push(v);
+    }
+    if (values.length === 0) d.value = null;
+    else if (d.combineFunc === 'SENSOR_COMBI_FUNC_MIN') d.value = Math.min(...values);
+    else if (d.combineFunc === 'SENSOR_COMBI_FUNC_MAX') d.value = Math.max(...values);
+    else d.value = values.reduce((a, b) => a + b, 0) / values.length;
+    return ctx.now + 1000;
+  },
+});
