@@ -25,3 +25,33 @@ export const ChannelCapability = {
   BIDIRECTIONAL: 32,
   DIGITAL_INPUT: 64,
 } as const;
+
+export const SensorCombiFunc = { SENSOR_COMBI_FUNC_AVG: 0, SENSOR_COMBI_FUNC_MIN: 1, SENSOR_COMBI_FUNC_MAX: 2 } as const;
+
+export const ReferenceKind = { REF_SETTING: 0, REF_VALUE: 1 } as const;
+
+export const ToggleBehavior = { DIRECT: 0, ALTERNATING: 1 } as const;
+
+export const DigitalCompareOp = { OP_VALUE_IS: 0, OP_VALUE_IS_NOT: 1, OP_DESIRED_IS: 10, OP_DESIRED_IS_NOT: 11 } as const;
+
+export const AnalogCompareOp = { OP_VALUE_LE: 0, OP_VALUE_GE: 1, OP_SETTING_LE: 10, OP_SETTING_GE: 11 } as const;
+
+/** Result of an ActuatorLogic expression or comparison; every value >= 3 is an error. */
+export const LogicResult = {
+  RESULT_FALSE: 0,
+  RESULT_TRUE: 1,
+  RESULT_EMPTY: 2,
+  RESULT_EMPTY_SUBSTRING: 3,
+  RESULT_BLOCK_NOT_FOUND: 4,
+  RESULT_INVALID_DIGITAL_OP: 5,
+  RESULT_INVALID_ANALOG_OP: 6,
+  RESULT_UNDEFINED_ANALOG_COMPARE: 7,
+  RESULT_UNDEFINED_DIGITAL_COMPARE: 8,
+  RESULT_UNEXPECTED_CLOSE_BRACKET: 9,
+  RESULT_MISSING_CLOSE_BRACKET: 10,
+  RESULT_UNEXPECTED_OPEN_BRACKET: 11,
+  RESULT_UNEXPECTED_CHARACTER: 12,
+  RESULT_UNEXPECTED_COMPARISON: 13,
+  RESULT_UNEXPECTED_OPERATOR: 14,
+} as const;
+export type LogicResultName = keyof typeof LogicResult;
