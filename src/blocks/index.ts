@@ -1,14 +1,23 @@
 // Every block type the runtime knows. A new type is one file plus one line here.
 import type { BlockTypeDef } from '../runtime/types.js';
 import { ActuatorAnalogMock } from './actuator-analog-mock.js';
+import { ActuatorLogic } from './actuator-logic.js';
+import { ActuatorOffset } from './actuator-offset.js';
+import { ActuatorPwm } from './actuator-pwm.js';
+import { Balancer } from './balancer.js';
 import { DigitalActuator } from './digital-actuator.js';
+import { DigitalInput } from './digital-input.js';
 import { DS2408 } from './ds2408.js';
 import { DS2413 } from './ds2413.js';
 import { GpioPins } from './gpio-pins.js';
 import { MockPins } from './mock-pins.js';
+import { Mutex } from './mutex.js';
 import { OneWireBus } from './one-wire-bus.js';
+import { Pid } from './pid.js';
+import { SetpointProfile } from './setpoint-profile.js';
 import { SetpointSensorPair } from './setpoint-sensor-pair.js';
 import { SysInfo } from './sys-info.js';
+import { TempSensorCombi } from './temp-sensor-combi.js';
 import { TempSensorExternal } from './temp-sensor-external.js';
 import { TempSensorMock } from './temp-sensor-mock.js';
 import { TempSensorOneWire } from './temp-sensor-one-wire.js';
@@ -21,6 +30,16 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   ActuatorAnalogMock,
   MockPins,
   DigitalActuator,
+  // Control blocks
+  Pid,
+  ActuatorPwm,
+  ActuatorOffset,
+  TempSensorCombi,
+  SetpointProfile,
+  ActuatorLogic,
+  DigitalInput,
+  Mutex,
+  Balancer,
   // Hardware blocks
   TempSensorOneWire,
   DS2408,
