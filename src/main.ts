@@ -75,8 +75,8 @@ async function main(): Promise<void> {
     if (watchdog.start()) log.info({ periodMs: watchdog.periodMs }, 'systemd watchdog enabled');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    log.fatal({ err }, `cannot listen: ${err.code ?? err.message}`);
-    process.stderr.write(`edgeblocks: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}\n`);
+    log.fatal({ err }, `cannot start: ${err.message}`);
+    process.stderr.write(`edgeblocks: cannot start: ${err.message}\n`);
     await app.stop().catch(() => undefined);
     process.exit(1);
   }
