@@ -11,7 +11,7 @@ import type { GpioLineConfig } from '../gpio/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
 import { SimI2cBus } from './ds2482-sim.js';
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from './onewire-wire.js';
-import { ThermalPlant, type PlantNode } from './plant.js';
+import { ThermalPlant } from './plant.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
 import { W1Tree } from './w1-tree.js';
 
@@ -115,9 +115,9 @@ export class SimHardware {
     this.gpioLines = config.gpio.map(({ name, line, direction, activeLow, safeState }) => ({ name, line, direction, activeLow, safeState }));
   }
 
-  /** Builds the emulation; `config` is raw JSON (validated) or an already parsed SimConfig. */
-  static async create(config: unknown, options: SimHardwareOptions): Promise<SimHardware> {
-    const parsed = isParsed(config) ? config : parseSimConfig(config);
+  /** Builds the emulation from a config checked by parseSimConfig (see fromJson for raw JSON). */
+  static async create(config: SimConfig, options: SimHardwareOptions): Promise<SimHardware> {
+    const parsed = config;
     const hw = new SimHardware(parsed, options);
     try {
       for (const [i, adapter] of parsed.ds2480b.entries()) {
@@ -144,6 +144,11 @@ export class SimHardware {
     }
     hw.step(options.now());
     return hw;
+  }
+
+  /** Validates raw JSON (throws SimConfigError naming the field), then builds. */
+  static fromJson(json: unknown, options: SimHardwareOptions): Promise<SimHardware> {
+    return SimHardware.create(parseSimConfig(json), options);
   }
 
   private makePlant(config: unknown): ThermalPlant {
@@ -350,10 +355,3 @@ export class SimHardware {
     await this.gpio.close();
   }
 }
-
-function isParsed(c: unknown): c is SimConfig {
-  const o = c as Partial<SimConfig> | null;
-  return !!o && typeof o === 'object' && Array.isArray(o.ds2482) && Array.isArray(o.w1) && Array.isArray(o.ds2480b) && Array.isArray(o.gpio) && typeof o.plant === 'object' && o.plant !== null && 'maxSubstepSeconds' in o.plant;
-}
-
-export type { PlantNode };

@@ -6,10 +6,11 @@ import { readFile } from 'node:fs/promises';
 import { OnoffGpioBackend } from '../../drivers/gpio/onoff-backend.js';
 import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
+import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { BusPollerOptions } from '../../drivers/onewire/poller.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
-import { parseSimConfig, SimConfigError } from '../../drivers/sim/sim-config.js';
+import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
 import { SimHardware } from '../../drivers/sim/sim-hardware.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -40,6 +41,7 @@ export class HardwareLayer {
   readonly discoverer: Discoverer;
   private readonly log: Logger;
   private readonly clock: Clock;
+  private readonly i2cBuses: I2cBus[] = [];
   private inflight: Promise<void> | null = null;
   private closed = false;
 
@@ -86,7 +88,7 @@ export class HardwareLayer {
       }
     } else {
       buses.push(...(await openW1Masters(config.w1Root, log)));
-      buses.push(...(await openI2cMasters(config.i2cBuses, log)));
+      buses.push(...(await openI2cMasters(config.i2cBuses, log, (i2c) => this.i2cBuses.push(i2c))));
       buses.push(...(await openSerialMasters(config.serialPorts, log)));
     }
     for (const bus of buses) this.onewire.addBus(bus);
@@ -145,12 +147,13 @@ export class HardwareLayer {
     this.closed = true;
     await this.inflight;
     await this.onewire.close();
+    for (const i2c of this.i2cBuses) await i2c.close().catch(() => undefined);
     await this.gpio.close();
     await this.sim?.close();
   }
 }
 
-async function loadSimConfig(file: string | undefined): Promise<unknown> {
+async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
   if (file === undefined) return parseSimConfig(DEMO_SIM_CONFIG);
   let json: unknown;
   try {

@@ -53,8 +53,8 @@ export async function probeI2c(i2c: I2cBus, label: string, log: Logger): Promise
   return buses;
 }
 
-/** Every DS2482 channel on the given buses, or on every /dev/i2c-* when none are given. */
-export async function openI2cMasters(configured: string[], log: Logger): Promise<OneWireBus[]> {
+/** Every DS2482 channel on the given buses, or on every /dev/i2c-* when none are given. `keep` gets each bus kept open. */
+export async function openI2cMasters(configured: string[], log: Logger, keep: (i2c: I2cBus) => void): Promise<OneWireBus[]> {
   const specs = configured.length ? configured : await listI2cBuses();
   if (specs.length === 0) {
     log.info('no I2C buses (/dev/i2c-*): no DS2482 bridges');
@@ -74,7 +74,9 @@ export async function openI2cMasters(configured: string[], log: Logger): Promise
       log.info(`/dev/i2c-${n}: ${text(e)}`);
       continue;
     }
-    out.push(...(await probeI2c(i2c, `/dev/i2c-${n}`, log)));
+    const found = await probeI2c(i2c, `/dev/i2c-${n}`, log);
+    if (found.length) keep(i2c);
+    out.push(...found);
   }
   return out;
 }
