@@ -32,6 +32,10 @@ async function main(): Promise<void> {
   try {
     app = await createApp(config);
   } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`edgeblocks: configuration error: ${e.message}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`edgeblocks: cannot start: ${(e as Error).message}\n`);
     process.exit(1);
   }

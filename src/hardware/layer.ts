@@ -12,7 +12,7 @@ import type { OneWireBus } from '../../drivers/onewire/types.js';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
 import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
 import { SimHardware } from '../../drivers/sim/sim-hardware.js';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../runtime/clock.js';
 import { GPIO_SERVICE, ONEWIRE_SERVICE, type Hardware } from '../runtime/hardware.js';
@@ -160,12 +160,12 @@ async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new Error(`sim config ${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`);
+    throw new ConfigError('simConfig', `${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`);
   }
   try {
     return parseSimConfig(json);
   } catch (e) {
-    if (e instanceof SimConfigError) throw new Error(`sim config ${file}: ${e.message}`);
+    if (e instanceof SimConfigError) throw new ConfigError('simConfig', `${file}: ${e.message}`);
     throw e;
   }
 }

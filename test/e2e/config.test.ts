@@ -38,6 +38,7 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['an unknown key in the file', ['--config', file('c.json', '{"prot": 1}')], {}, /prot: unknown key/],
   ['a wrong type in the file', ['--config', file('d.json', '{"port": "5000"}')], {}, /port \(file\): must be an integer/],
   ['a bad backup schedule', ['--config', file('f.json', '{"backupSchedule": "often"}')], {}, /backupSchedule: "often" is not a valid cron expression/],
+  ['a sim config that is not valid', ['--hardware', 'sim', '--sim-config', file('sim.json', '{"ds2482": [{"address": 24, "channels": [[{"name": "probe", "type": "DS9999"}]]}]}')], {}, /simConfig: .*sim.json: .*type/],
   ['a bad gpio entry', ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')], {}, /gpio \(file\): \[0\]\.line/],
 ];
 
