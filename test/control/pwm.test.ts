@@ -89,6 +89,60 @@ t.test('tracking for anti-windup: normal cycling stays within the ripple toleran
   t.end();
 });
 
+t.test('a setting flickering around 0 % does not start a pulse each time it comes back', async (t) => {
+  const su = setup();
+  chain(su, { period: 60, setting: 0 });
+  // Like a PID output hovering at zero: 0 % and 4 % every other second, 2 % on average.
+  let k = 0;
+  const flicker = () => {
+    if (++k % 10 === 0) (su.block('pwm').data as { storedSetting: number }).storedSetting = (k / 10) % 2 ? 4 : 0;
+  };
+  await su.run(600_000, 100, [flicker]);
+  let on = 0;
+  let n = 0;
+  let rises = 0;
+  let prev = su.pins('pins')[0];
+  await su.run(3_600_000, 100, [
+    flicker,
+    () => {
+      const pin = su.pins('pins')[0];
+      if (pin) on++;
+      if (pin && !prev) rises++;
+      prev = pin;
+      n++;
+    },
+  ]);
+  t.ok(Math.abs((100 * on) / n - 2) < 0.5, `average duty follows the average setting (${((100 * on) / n).toFixed(2)} %)`);
+  // 0 % means off, so a pulse may be cut by the dips; but returning does not restart it (1800 returns).
+  t.ok(rises <= 120, `at most two pulses per period (${rises} in 60 periods)`);
+  t.end();
+});
+
+t.test('from 0 % a new setting starts a pulse at once', async (t) => {
+  const su = setup();
+  chain(su, { period: 600, setting: 0 });
+  await su.run(1_200_000, 1000);
+  su.patch('pwm', 'ActuatorPwm', { storedSetting: 10 });
+  await su.run(100, 100);
+  t.equal(su.pins('pins')[0], true, 'on right away');
+  await su.run(59_000, 1000);
+  t.equal(su.pins('pins')[0], true);
+  await su.run(2000, 1000);
+  t.equal(su.pins('pins')[0], false, 'for 10 % of the period');
+  t.end();
+});
+
+t.test('from 100 % a lower setting cycles normally right away, without paying anything back', async (t) => {
+  const su = setup();
+  chain(su, { period: 10, setting: 100 });
+  await su.run(600_000, 100);
+  su.patch('pwm', 'ActuatorPwm', { storedSetting: 80 });
+  const m = await measure(su, 50_000);
+  t.ok(Math.abs(m.duty - 80) < 1, `80 % from the first period on (${m.duty.toFixed(2)} %)`);
+  t.ok(m.rises >= 4 && m.rises <= 5, `${m.rises} cycles in 5 periods`);
+  t.end();
+});
+
 t.test('setting is clipped to 0-100 and then constrained', async (t) => {
   const su = setup();
   chain(su, { period: 10, setting: 150 });

@@ -10,6 +10,10 @@
 // The adaptive phase never goes below 75 % of its nominal length, and the balance is clamped
 // to +/-5h, so a phase is stretched to at most 3x nominal: after a long block the PWM does not
 // try to catch up for hours (the controller above it corrects for that already).
+// The balance is kept at 0 % and 100 % too. Coming back from 0 %, the time spent there is
+// counted as owed at the new duty, up to -h: after a long OFF a pulse starts at once, but a
+// setting that dips to 0 % and comes back does not start a new pulse each time (and from
+// 100 % the other way round).
 import { onTimeBetween, type Transition } from './digital-constraints.js';
 import type { Tracking } from './pipeline.js';
 
@@ -38,12 +42,11 @@ export class PwmCycle {
   /** For anti-windup: how far the achieved duty falls short of the average setting. */
   tracking: Tracking | null = null;
   private mode: 'off' | 'on' | 'mod' = 'off';
-  /** Just left 0 % (or 100 %): the next toggle may happen at once. */
-  private restart = false;
   private lastT: number | null = null;
   private lastDuty: number | null = null;
-  private restartEdge: Transition | undefined;
   private segments: Segment[] = [];
+  /** When the current 0 % or 100 % stretch began. */
+  private modeSince = -Infinity;
 
   /**
    * Account for what the actuator did since the last call, then decide. `duty` is 0..1 or null
@@ -56,38 +59,30 @@ export class PwmCycle {
     if (this.lastT !== null && now > this.lastT) {
       const dt = now - this.lastT;
       const onMs = onTimeBetween(history, this.lastT, now);
-      if (this.mode === 'mod' && this.lastDuty !== null) this.balance += onMs - this.lastDuty * dt;
+      this.balance += onMs - (this.lastDuty ?? 0) * dt;
       this.addSegment(this.lastT, now, onMs, (this.lastDuty ?? 0) * dt);
     }
     this.lastT = now;
     this.lastDuty = duty;
     this.measure(now, on, duty, periodMs);
 
-    if (duty === null || duty <= 0) {
-      this.mode = 'off';
-      this.balance = 0;
-      return { want: false, wait: Infinity };
-    }
-    if (duty >= 1) {
-      this.mode = 'on';
-      this.balance = 0;
-      return { want: true, wait: Infinity };
+    if (duty === null || duty <= 0 || duty >= 1) {
+      const mode = duty !== null && duty >= 1 ? 'on' : 'off';
+      if (this.mode !== mode) this.modeSince = now;
+      this.mode = mode;
+      this.balance = Math.max(-periodMs, Math.min(periodMs, this.balance));
+      return { want: mode === 'on', wait: Infinity };
     }
     const h = (duty * (1 - duty) * periodMs) / 2;
-    // Coming from 0 % start a cycle now; coming from 100 % end the ON phase now.
-    if (this.mode !== 'mod') {
-      this.balance = this.mode === 'on' ? h : -h;
-      this.restart = true;
-      this.restartEdge = current;
-    } else if (current !== this.restartEdge) {
-      this.restart = false;
-    }
+    const stretch = now - this.modeSince;
+    if (this.mode === 'off') this.balance = Math.max(-h, this.balance - duty * stretch);
+    if (this.mode === 'on') this.balance = Math.min(h, this.balance + (1 - duty) * stretch);
     this.mode = 'mod';
     this.balance = Math.max(-BALANCE_LIMIT * h, Math.min(BALANCE_LIMIT * h, this.balance));
     const nominalOn = duty * periodMs;
     const nominalOff = periodMs - nominalOn;
-    // After a restart the minimum phase length does not apply to the phase in progress.
-    const phase = this.restart ? Infinity : now - edge;
+    // The first history entry is the state found at start-up, not a toggle.
+    const phase = history.length <= 1 ? Infinity : now - edge;
     if (on) {
       const wait = duty < 0.5 ? nominalOn - phase : Math.max((h - this.balance) / (1 - duty), MIN_PHASE_FRACTION * nominalOn - phase);
       return { want: wait > 0, wait };
