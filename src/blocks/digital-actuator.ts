@@ -2,7 +2,7 @@
 // digital constraints (minOff, minOn, delayedOn, delayedOff, mutexed). It keeps a short history
 // of its transitions, which the constraints and a driving PWM read.
 import { f } from '../codec/fields.js';
-import { defineBlock, type AnyBlock, type Block, type IoArray, type UpdateContext } from '../runtime/types.js';
+import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
 import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
@@ -30,8 +30,6 @@ export interface DigitalActuatorState extends Driven<DigitalStateName> {
   /** The mutex whose token this actuator may hold, to give it back when relinked. */
   mutexId: string | null;
 }
-
-export type DigitalActuatorBlock = Block<typeof fields, DigitalActuatorState>;
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
 

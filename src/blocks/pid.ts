@@ -87,7 +87,7 @@ export const Pid = defineBlock<typeof fields, PidState>({
     const wasActive = d.active;
     if (!d.enabled || !output || d.inputSetting === null || d.inputValue === null) {
       deactivate(block, output, ctx, dt, prm);
-      if (d.active !== wasActive || !s.started) onActiveChange(block, output, ctx);
+      if (d.active !== wasActive || !s.started) onActiveChange(output, ctx);
       s.started = true;
       return due;
     }
@@ -120,7 +120,7 @@ export const Pid = defineBlock<typeof fields, PidState>({
       d.boilModeActive = terms.boil;
     }
     d.integral = s.integral;
-    if (d.active !== wasActive || !s.started) onActiveChange(block, output, ctx);
+    if (d.active !== wasActive || !s.started) onActiveChange(output, ctx);
     s.started = true;
     return due;
   },
@@ -158,7 +158,7 @@ function deactivate(block: AnyBlock, output: AnyBlock | null, ctx: UpdateContext
  * When the PID switches between active and inactive its output is persisted: the output's
  * stored data (settingMode CLAIMED) must not let a restart bring back an old setting.
  */
-function onActiveChange(block: AnyBlock, output: AnyBlock | null, ctx: UpdateContext): void {
+function onActiveChange(output: AnyBlock | null, ctx: UpdateContext): void {
   if (!output) return;
   ctx.wake(output);
   ctx.persist(output);

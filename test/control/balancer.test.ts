@@ -24,6 +24,6 @@ t.test('Balancer: over-subscription is scaled to 100 %, headroom is shared, clie
   su.runtime.delete({ id: 'b' });
   await su.run(5000, 100);
   t.equal(su.data('a').setting, 90, 'a deleted client drops out');
-  t.equal(su.runtime.read({ id: 'balancer' }).data.clients.length, 1);
+  t.equal((su.runtime.read({ id: 'balancer' }).data.clients as unknown[]).length, 1);
   t.end();
 });

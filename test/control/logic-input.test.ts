@@ -104,7 +104,7 @@ t.test('DigitalInput: direct with pulse stretching, inverted, alternating with d
   const pin = (v: boolean) => (su.pins('pins')[3] = v);
   await su.run(100, 20);
   t.equal(su.data('button').state, 'STATE_INACTIVE');
-  t.equal(su.block('pins').data.channels[3].claimedBy, 'button', 'the channel is claimed');
+  t.equal(su.data('pins').channels[3].claimedBy, 'button', 'the channel is claimed');
   pin(true);
   await su.run(100, 20);
   t.equal(su.data('button').state, 'STATE_ACTIVE');
@@ -138,6 +138,6 @@ t.test('DigitalInput: direct with pulse stretching, inverted, alternating with d
   su.patch('button', 'DigitalInput', { channel: 0 });
   await su.run(40, 20);
   t.equal(su.data('button').state, null, 'no channel: unknown');
-  t.equal(su.block('pins').data.channels[3].claimedBy, null, 'channel released');
+  t.equal(su.data('pins').channels[3].claimedBy, null, 'channel released');
   t.end();
 });
