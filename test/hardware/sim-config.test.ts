@@ -58,5 +58,5 @@ t.test('the demo config file is the built-in demo, and both parse', async (t) =>
 });
 
 t.test('a bad --sim-config stops the start with a message naming the file and the field', async (t) => {
-  await t.rejects(simApp({ sim: chip([{ name: 'x', type: 'DS18B20', sense: 'wort' }]) }), /sim config .*sim\.json: sim\.ds2482\[0\]\.channels\[0\]\[0\]\.sense must be one of/);
+  await t.rejects(simApp({ sim: chip([{ name: 'x', type: 'DS18B20', sense: 'wort' }]) }), /simConfig: .*sim\.json: sim\.ds2482\[0\]\.channels\[0\]\[0\]\.sense must be one of/);
 });
