@@ -6,8 +6,13 @@ import { claimableFields } from './shared/fields.js';
 import { FilterChain } from './shared/filter-chain.js';
 import { desired, nextInterval, storedModeRatchet, type Driven } from './shared/pipeline.js';
 
-/** Consecutive failed samples after which the filtered value goes null. */
-const MAX_FAILED_SAMPLES = 10;
+/**
+ * Consecutive failed samples after which the filtered value goes null. Sensors already ride
+ * through single bad reads (a DS18B20 reads null only after 2 s without a valid conversion),
+ * so the setpoint lets one sample pass and then fails safe: with 1 Hz sampling its value goes
+ * null within 2 s of the sensor's, and the PID and outputs follow in the same tick.
+ */
+const MAX_FAILED_SAMPLES = 1;
 
 const fields = {
   enabled: f.bool({ stored: true }),
