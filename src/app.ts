@@ -151,7 +151,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
   const stops: Array<() => Promise<void> | void> = [];
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, version: VERSION, startedAt });
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
   stops.push(async () => {

@@ -134,6 +134,22 @@ export class HardwareLayer {
     };
   }
 
+  /** A few numbers for the state message: what is attached and whether anything is wrong. */
+  summary(): Record<string, unknown> {
+    const buses = this.onewire.buses();
+    const errors = (b: (typeof buses)[number]) => b.crcErrors + b.presenceErrors + b.shortErrors + b.readErrors;
+    const lastError = buses.map((b) => b.lastError).find((e) => e !== null) ?? null;
+    return {
+      mode: this.mode,
+      buses: buses.length,
+      devices: buses.reduce((n, b) => n + b.addresses.length, 0),
+      missing: this.onewire.missing().length,
+      errors: buses.reduce((n, b) => n + errors(b), 0),
+      lastError,
+      gpioLines: this.gpio.status().length,
+    };
+  }
+
   /** Every output to its safe state: GPIO lines to their safeState, IO module latches off. */
   async safeState(): Promise<void> {
     await this.inflight;

@@ -54,8 +54,10 @@ export interface MqttDeps {
   log: Logger;
   runtime: BlockRuntime;
   http: FastifyInstance;
-  /** The app's status sections; `mqtt` and `gateway` are added, `hardware` is read if present. */
+  /** The app's status sections; `mqtt` and `gateway` are added. */
   status: Record<string, () => unknown>;
+  /** A short hardware summary for the state message (the full report stays in system/status). */
+  hardwareSummary?: () => unknown;
   version: string;
   startedAt?: number;
 }
@@ -81,7 +83,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const controllerStatus = (): ControllerStatus => {
     let hardware: unknown;
     try {
-      hardware = status.hardware?.();
+      hardware = deps.hardwareSummary?.();
     } catch (e) {
       hardware = { error: (e as Error).message };
     }
