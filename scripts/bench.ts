@@ -1,0 +1,129 @@
+// `npm run bench`: speed and memory of the parts that run all the time on a small board.
+// Each figure is checked against a target; the run exits 1 when one is missed. Targets are
+// set for a Raspberry Pi 3/4, which is roughly 5-10x slower than a desktop core.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { blockTypes } from '../src/blocks/index.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { ManualClock } from '../src/runtime/clock.js';
+import { MemoryPersistence } from '../src/runtime/persistence.js';
+import { BlockRuntime } from '../src/runtime/runtime.js';
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  target: number;
+  /** 'max': the value must stay at or below the target; 'min': at or above. */
+  kind: 'max' | 'min';
+}
+
+const rows: Row[] = [];
+const record = (name: string, value: number, unit: string, target: number, kind: Row['kind'] = 'max') => rows.push({ name, value, unit, target, kind });
+
+const link = (id: string) => ({ __objtype: 'Link', id });
+
+/** `n` fermenter chains: sensor, setpoint, heat and cool PID, PWMs, actuators, mutex (10 blocks each). */
+function chains(runtime: BlockRuntime, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const c = (id: string, type: string, data: Record<string, unknown>) => runtime.create({ id: `${id} ${i}`, type, data });
+    c('pins', 'MockPins', {});
+    c('sensor', 'TempSensorMock', { setting: 19 + (i % 3), fluctuations: [{ amplitude: 0.5, period: 600 }] });
+    c('setpoint', 'SetpointSensorPair', { enabled: true, storedSetting: 20, sensorId: link(`sensor ${i}`), filter: 'FILTER_45s' });
+    c('mutex', 'Mutex', {});
+    const mutexed = { mutexed: { mutexId: link(`mutex ${i}`), extraHoldTime: 600, enabled: true } };
+    c('heater', 'DigitalActuator', { hwDevice: link(`pins ${i}`), channel: 1, constraints: mutexed });
+    c('cooler', 'DigitalActuator', { hwDevice: link(`pins ${i}`), channel: 2, constraints: { ...mutexed, minOn: { duration: 60, enabled: true }, minOff: { duration: 300, enabled: true } } });
+    c('heat pwm', 'ActuatorPwm', { enabled: true, actuatorId: link(`heater ${i}`), period: 10 });
+    c('cool pwm', 'ActuatorPwm', { enabled: true, actuatorId: link(`cooler ${i}`), period: 600 });
+    c('heat pid', 'Pid', { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`heat pwm ${i}`), kp: 60, ti: 7200, td: 900 });
+    c('cool pid', 'Pid', { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`cool pwm ${i}`), kp: -60, ti: 3600, td: 1500 });
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+async function schedulerBench(): Promise<void> {
+  const clock = new ManualClock(0);
+  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  runtime.load();
+  chains(runtime, 10);
+  const durations: number[] = [];
+  const simulated = 3600 * 1000;
+  const started = performance.now();
+  for (let t = 0; t < simulated; t += 100) {
+    clock.advance(100);
+    const t0 = performance.now();
+    runtime.tick();
+    durations.push(performance.now() - t0);
+  }
+  const wall = performance.now() - started;
+  durations.sort((a, b) => a - b);
+  record(`scheduler tick, ${runtime.blocks().length} blocks, p50`, percentile(durations, 0.5), 'ms', 1);
+  record(`scheduler tick, ${runtime.blocks().length} blocks, p99`, percentile(durations, 0.99), 'ms', 5);
+  record('one simulated hour of 10 fermenters (100 ms ticks)', wall / 1000, 's', 30);
+  const t0 = performance.now();
+  for (let i = 0; i < 100; i++) runtime.readAll();
+  record(`all/read encoding of ${runtime.blocks().length} blocks`, (performance.now() - t0) / 100, 'ms', 20);
+}
+
+async function memoryBench(): Promise<void> {
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const clock = new ManualClock(0);
+  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  runtime.load();
+  chains(runtime, 100);
+  for (let i = 0; i < 100; i++) {
+    clock.advance(100);
+    runtime.tick();
+  }
+  global.gc?.();
+  const perBlock = (process.memoryUsage().heapUsed - before) / runtime.blocks().length;
+  record(`heap per block (${runtime.blocks().length} blocks${global.gc ? '' : ', no --expose-gc'})`, perBlock / 1024, 'KiB', 16);
+}
+
+async function apiBench(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-bench-'));
+  const app = await createApp(loadConfig({ port: '0', httpsPort: '0', mqttPort: '0', dataDir, hardware: 'sim', logLevel: 'silent' }, {}), { log: silentLogger });
+  try {
+    const inject = (url: string, body: unknown) =>
+      app.http.inject({ method: 'POST', url: `/edge-one/${url}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    let t0 = performance.now();
+    const creates = 200;
+    for (let i = 0; i < creates; i++) await inject('blocks/create', { id: `s${i}`, type: 'TempSensorMock', data: { setting: 20 + i / 100 } });
+    record('REST create, durable in SQLite (synchronous=FULL)', (performance.now() - t0) / creates, 'ms/request', 25);
+    t0 = performance.now();
+    const reads = 2000;
+    await Promise.all(Array.from({ length: reads }, (_, i) => inject('blocks/read', { id: `s${i % creates}` })));
+    record('REST read throughput (in-process)', reads / ((performance.now() - t0) / 1000), 'requests/s', 1000, 'min');
+    t0 = performance.now();
+    const patches = 200;
+    for (let i = 0; i < patches; i++) await inject('blocks/patch', { id: 's1', type: 'TempSensorMock', data: { setting: 20 } });
+    record('REST patch that changes nothing (no database write)', (performance.now() - t0) / patches, 'ms/request', 5);
+  } finally {
+    await app.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await schedulerBench();
+await memoryBench();
+await apiBench();
+
+let failed = 0;
+console.log(`${'benchmark'.padEnd(58)} ${'value'.padStart(10)}  ${'target'.padStart(12)}`);
+for (const r of rows) {
+  const ok = r.kind === 'max' ? r.value <= r.target : r.value >= r.target;
+  if (!ok) failed++;
+  const target = `${r.kind === 'max' ? '<=' : '>='} ${r.target}`;
+  console.log(`${r.name.padEnd(58)} ${r.value.toFixed(3).padStart(10)}  ${target.padStart(12)} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`);
+}
+console.log(failed ? `${failed} target(s) missed` : 'all targets met');
+process.exit(failed ? 1 : 0);
