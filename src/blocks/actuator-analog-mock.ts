@@ -2,15 +2,12 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
-import { analogConstraintsField, claimableFields } from './shared/fields.js';
+import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
 import { desired, storedModeRatchet, type Driven } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
-  storedSetting: f.number({ logged: true, stored: true }),
-  desiredSetting: f.number({ readonly: true, logged: true }),
-  setting: f.number({ readonly: true, logged: true }),
-  value: f.number({ readonly: true, logged: true }),
+  ...settingPipelineFields(f.number, { value: 'what the simulated actuator achieves, within minValue-maxValue' }),
   minSetting: f.number({ stored: true, description: 'the setting is clipped to at least this' }),
   maxSetting: f.number({ stored: true, default: 100, description: 'the setting is clipped to at most this' }),
   minValue: f.number({ stored: true, description: 'the simulated actuator cannot go below this' }),

@@ -5,17 +5,14 @@ import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { ReferenceKind } from './shared/enums.js';
-import { analogConstraintsField, claimableFields } from './shared/fields.js';
+import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
 import { desired, drive, storedModeRatchet, type Driven } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
   targetId: f.link('SetpointSensorPairInterface', { stored: true, drives: true }),
   referenceId: f.link('SetpointSensorPairInterface', { stored: true }),
-  storedSetting: f.deltaTemp({ logged: true, stored: true }),
-  desiredSetting: f.deltaTemp({ readonly: true, logged: true }),
-  setting: f.deltaTemp({ readonly: true, logged: true }),
-  value: f.deltaTemp({ readonly: true, logged: true, description: 'target value minus reference: the offset achieved' }),
+  ...settingPipelineFields(f.deltaTemp, { value: 'target value minus reference: the offset achieved' }),
   referenceSettingOrValue: f.enum(ReferenceKind, { stored: true }),
   constraints: analogConstraintsField,
   ...claimableFields,

@@ -4,7 +4,7 @@ import { f } from '../codec/fields.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import { historyOf } from './digital-actuator.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
-import { analogConstraintsField, claimableFields } from './shared/fields.js';
+import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
 import { desired, drive, storedModeRatchet, type Driven, type Tracking } from './shared/pipeline.js';
 import { PwmCycle } from './shared/pwm-cycle.js';
 
@@ -14,10 +14,7 @@ const MIN_PERIOD_S = 1;
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
   actuatorId: f.link('ActuatorDigitalInterface', { stored: true, drives: true }),
-  storedSetting: f.number({ logged: true, stored: true }),
-  desiredSetting: f.number({ readonly: true, logged: true }),
-  setting: f.number({ readonly: true, logged: true, description: 'duty cycle after clipping to 0-100 % and the constraints' }),
-  value: f.number({ readonly: true, logged: true, description: 'achieved duty cycle over about two periods' }),
+  ...settingPipelineFields(f.number, { setting: 'duty cycle after clipping to 0-100 % and the constraints', value: 'achieved duty cycle over about two periods' }),
   period: f.duration({ stored: true, default: 4, description: 'PWM period; at least 1 s' }),
   constraints: analogConstraintsField,
   ...claimableFields,

@@ -2,7 +2,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { FilterChoice } from './shared/enums.js';
-import { claimableFields } from './shared/fields.js';
+import { claimableFields, settingPipelineFields } from './shared/fields.js';
 import { FilterChain } from './shared/filter-chain.js';
 import { desired, nextInterval, storedModeRatchet, type Driven } from './shared/pipeline.js';
 
@@ -17,10 +17,7 @@ const MAX_FAILED_SAMPLES = 1;
 const fields = {
   enabled: f.bool({ stored: true }),
   sensorId: f.link('TempSensorInterface', { stored: true }),
-  storedSetting: f.temp({ logged: true, stored: true }),
-  desiredSetting: f.temp({ readonly: true, logged: true }),
-  setting: f.temp({ readonly: true, logged: true }),
-  value: f.temp({ readonly: true, logged: true, description: 'filtered sensor value' }),
+  ...settingPipelineFields(f.temp, { setting: 'the desired setting, or null when disabled', value: 'filtered sensor value' }),
   valueUnfiltered: f.temp({ readonly: true, logged: true }),
   filter: f.enum(FilterChoice, { stored: true, default: 'FILTER_15s' }),
   filterThreshold: f.deltaTemp({ stored: true, description: 'a step at least this large bypasses the filter; 0 means 5 degC' }),

@@ -1,5 +1,5 @@
 // Field groups that several block types share.
-import { f, type FieldFlags } from '../../codec/fields.js';
+import { f, type Field, type FieldFlags } from '../../codec/fields.js';
 import { DigitalState, SettingMode } from './enums.js';
 
 export const claimableFields = {
@@ -80,3 +80,16 @@ export const digitalConstraintsField = f.object(
   },
   { stored: true },
 );
+
+/**
+ * The four values of the stored -> desired -> setting -> value pipeline (reference §4.1), in
+ * the unit `make` gives them: plain numbers (percent), temperatures or temperature differences.
+ */
+export function settingPipelineFields(make: (o: FieldFlags) => Field<number | null>, notes: { setting?: string; value?: string } = {}) {
+  return {
+    storedSetting: make({ logged: true, stored: true, description: 'the setting written by the user' }),
+    desiredSetting: make({ readonly: true, logged: true, description: 'the claimer\'s request, or the stored setting when unclaimed' }),
+    setting: make({ readonly: true, logged: true, description: notes.setting ?? 'the desired setting after clipping and constraints' }),
+    value: make({ readonly: true, logged: true, description: notes.value }),
+  };
+}
