@@ -29,6 +29,14 @@ export interface DigitalActuatorState extends Driven<DigitalStateName> {
   wantSince: number;
   /** The mutex whose token this actuator may hold, to give it back when relinked. */
   mutexId: string | null;
+  /** The output last written, so that it is switched off when the actuator moves or goes. */
+  driven: DrivenOutput | null;
+}
+
+interface DrivenOutput {
+  arrayId: string;
+  channel: number;
+  invert: boolean;
 }
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
@@ -38,13 +46,12 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   fields,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
-  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null }),
+  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null }),
   onWrite(block, info) {
     storedModeRatchet(block, info.given, 'storedState', info.patch);
   },
   onDelete(block, ctx) {
-    const io = channelIo(block, ctx);
-    if (io) io.write(block.data.channel!, block.data.invert);
+    switchOffPrevious(block, ctx, null);
     ctx.releaseChannels(block);
     const mutex = ctx.resolve(block.state.mutexId, 'MutexInterface');
     if (mutex) unlock(mutex.state as MutexToken, block.id);
@@ -56,6 +63,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     d.desiredState = desired(block, d.storedState);
     const want = isActive(d.desiredState);
     const io = channelIo(block, ctx);
+    switchOffPrevious(block, ctx, io ? { arrayId: d.hwDevice!, channel: d.channel! } : null);
     if (s.history.length === 0) {
       const pin = io ? io.read(d.channel!) : null;
       record(s.history, now, pin !== null && pin !== d.invert);
@@ -105,6 +113,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     if (mutexed) mutexed.hasLock = token !== null && token.holder === block.id;
     if (io) {
       io.write(d.channel!, on !== d.invert);
+      s.driven = { arrayId: d.hwDevice!, channel: d.channel!, invert: d.invert };
       const pin = io.read(d.channel!);
       d.state = pin === null ? null : pin !== d.invert ? 'STATE_ACTIVE' : 'STATE_INACTIVE';
     } else {
@@ -113,6 +122,19 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     return now + next;
   },
 });
+
+/**
+ * When the actuator no longer drives the output it drove last (its channel or IO device changed,
+ * or it is being deleted), leave that output in its inactive state instead of wherever it was.
+ */
+function switchOffPrevious(block: AnyBlock, ctx: UpdateContext, current: { arrayId: string; channel: number } | null): void {
+  const state = block.state as DigitalActuatorState;
+  const old = state.driven;
+  if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return;
+  const array = ctx.resolve(old.arrayId, 'IoArrayInterface');
+  array?.def.io?.(array, ctx)?.write(old.channel, old.invert);
+  state.driven = null;
+}
 
 /** Claim the block's channel; null (and no channel held) when unavailable. */
 function channelIo(block: AnyBlock, ctx: UpdateContext): IoArray | null {

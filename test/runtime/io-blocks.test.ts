@@ -69,3 +69,26 @@ t.test('SetpointSensorPair: setting follows enabled, value goes null within 2 s 
   sp = runtime.patch({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: false } });
   t.equal(sp.data.setting.value, null);
 });
+
+t.test('an actuator that moves to another channel or device, or is deleted, leaves its old output off', async (t) => {
+  const { runtime } = testRuntime();
+  runtime.create({ id: 'pins', type: 'MockPins', data: {} });
+  runtime.create({ id: 'pins2', type: 'MockPins', data: {} });
+  const pins = (id: string) => (runtime.find(id)!.state as { pins: boolean[] }).pins;
+  runtime.create({ id: 'heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_ACTIVE' } });
+  t.same(pins('pins').slice(0, 3), [true, false, false]);
+  runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { channel: 3 } });
+  t.same(pins('pins').slice(0, 3), [false, false, true], 'channel 1 switched off when the actuator moved to channel 3');
+  runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins2' } });
+  t.equal(pins('pins')[2], false, 'the old device is switched off');
+  t.equal(pins('pins2')[2], true);
+  runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { hwDevice: null } });
+  t.equal(pins('pins2')[2], false, 'unlinking the device switches its output off');
+  runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 4, invert: true } });
+  t.equal(pins('pins')[3], false, 'inverted and active: the pin is low');
+  runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { channel: 0 } });
+  t.equal(pins('pins')[3], true, 'channel 0: the old inverted output is left at its inactive (high) level');
+  runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { channel: 5 } });
+  runtime.delete({ id: 'heater' });
+  t.equal(pins('pins')[4], true, 'deleting an inverted actuator leaves its pin at the inactive level');
+});
