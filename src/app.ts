@@ -93,6 +93,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       load: (docs) => {
         const rejected = documents.replaceNamespace(config.serviceId, docs);
         if (rejected.length) log.warn({ rejected }, 'backup load: documents left out');
+        return rejected.map((reason) => `document left out: ${reason}`);
       },
     },
   });

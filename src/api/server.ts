@@ -9,6 +9,14 @@ import { HttpError, installErrorHandling } from './errors.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+class PrototypeKeyError extends Error {}
+
+/** JSON.parse reviver refusing `__proto__` keys, which could poison objects built from the body. */
+function rejectPrototypeKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new PrototypeKeyError('the body may not contain a "__proto__" key');
+  return value;
+}
+
 export interface ApiContext {
   /** URL prefix of the context, e.g. `/edge-one` or `/history`. */
   prefix: string;
@@ -29,11 +37,13 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text, rejectPrototypeKeys);
     } catch (e) {
-      done(new HttpError(400, `the body is not valid JSON: ${(e as Error).message}`), undefined);
+      return done(new HttpError(400, e instanceof PrototypeKeyError ? e.message : `the body is not valid JSON: ${(e as Error).message}`), undefined);
     }
+    done(null, parsed);
   });
   // Schemas document the API; validation is done by the block codec (shared with MQTT), and
   // responses are serialised as they are, so no field is ever dropped by a response schema.

@@ -6,6 +6,9 @@ import { toInternal, UnitError, type UnitPrefs } from './units.js';
 
 export const RESET = Symbol('reset');
 
+/** Largest magnitude of any number in block data (internal units): far beyond any real setting. */
+export const MAX_MAGNITUDE = 1e9;
+
 export interface ValidationIssue {
   path: string;
   message: string;
@@ -35,7 +38,7 @@ function decodeObject(fields: FieldTable, input: unknown, ctx: DecodeContext, pa
   }
   for (const [rawKey, raw] of Object.entries(input)) {
     const { name, unit, link } = parseKey(rawKey);
-    const field = fields[name];
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     const fieldPath = `${path}.${name}`;
     if (!field) {
       issues.push({ path: `${path}.${rawKey}`, message: `unknown field '${rawKey}'; known fields: ${Object.keys(fields).join(', ')}` });
@@ -85,7 +88,9 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       return fail(`must be true or false, got ${describe(raw)}`);
     case 'number': {
       if (typeof raw !== 'number' || !Number.isFinite(raw)) return fail(`must be a number, got ${describe(raw)}`);
-      const n = s.integer ? Math.round(raw) : raw;
+      if (s.integer && !Number.isInteger(raw)) return fail(`must be a whole number, got ${raw}`);
+      if (Math.abs(raw) > MAX_MAGNITUDE) return fail(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got ${raw}`);
+      const n = raw;
       if (s.min !== undefined && n < s.min) return fail(`must be at least ${s.min}, got ${n}`);
       if (s.max !== undefined && n > s.max) return fail(`must be at most ${s.max}, got ${n}`);
       return n;
@@ -106,7 +111,8 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       if (typeof value !== 'number' || !Number.isFinite(value)) return fail(`must be a number or a Quantity, got ${describe(raw)}`);
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
-        if (s.min !== undefined && n < s.min) return fail(`must not be negative, got ${value}`);
+        if (!Number.isFinite(n) || Math.abs(n) > MAX_MAGNITUDE) return fail(`is out of range, got ${value}${unit ? ` ${unit}` : ''}`);
+        if (s.min !== undefined && n < s.min) return fail(s.min === 0 ? `must not be negative, got ${value}` : `must be at least ${s.min}, got ${value}`);
         return n;
       } catch (e) {
         if (e instanceof UnitError) return fail(e.message);
@@ -114,7 +120,7 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       }
     }
     case 'enum': {
-      if (typeof raw === 'string' && raw in s.values) return raw;
+      if (typeof raw === 'string' && Object.hasOwn(s.values, raw)) return raw;
       if (typeof raw === 'number') {
         const name = Object.keys(s.values).find((k) => s.values[k] === raw);
         if (name) return name;
@@ -163,13 +169,17 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
   }
 }
 
+/** Latest date accepted: 9999-12-31T23:59:59Z, in epoch seconds. */
+const MAX_EPOCH_SECONDS = 253402300799;
+
 function decodeDatetime(raw: unknown): number | undefined {
-  if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) return raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);
-  if (typeof raw === 'string') {
+  let seconds: number | undefined;
+  if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) seconds = raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);
+  else if (typeof raw === 'string') {
     const t = Date.parse(raw);
-    if (!Number.isNaN(t)) return Math.floor(t / 1000);
+    if (!Number.isNaN(t)) seconds = Math.floor(t / 1000);
   }
-  return undefined;
+  return seconds !== undefined && seconds >= 0 && seconds <= MAX_EPOCH_SECONDS ? seconds : undefined;
 }
 
 function typeMarker(o: Record<string, unknown>): unknown {

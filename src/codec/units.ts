@@ -68,7 +68,8 @@ const KIND_NAMES: Record<UnitKind, string> = {
 export class UnitError extends Error {}
 
 function lookup(unit: string, kind: UnitKind): UnitDef {
-  const def = UNIT_TABLE[normalize(unit)];
+  const key = normalize(unit);
+  const def = Object.hasOwn(UNIT_TABLE, key) ? UNIT_TABLE[key] : undefined;
   if (!def) throw new UnitError(`unknown unit '${unit}'`);
   if (def.kind !== kind) throw new UnitError(`unit '${unit}' is not a ${KIND_NAMES[kind]} unit (expected e.g. ${userUnit(kind, DEFAULT_UNITS)})`);
   return def;

@@ -60,7 +60,8 @@ export interface Backup {
 /** The controller's own datastore documents, saved in and restored from backups. */
 export interface BackupStore {
   save(): Record<string, unknown>[];
-  load(docs: Record<string, unknown>[]): void;
+  /** Replace the documents; returns one message per document that was left out. */
+  load(docs: Record<string, unknown>[]): string[] | void;
 }
 
 export interface RuntimeOptions {
@@ -203,7 +204,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     const nid = body.nid ?? this.allocateNid();
     this.persistence.reserveNid(nid);
     const block = this.insert(def, nid, body.id, complete(def.fields, given), body.meta ?? {});
-    this.afterWrite(block, { previous: undefined, patch: false, given });
+    this.afterWrite(block, { previous: undefined, patch: false, given }, () => this.remove(block, false));
     this.emit('change', { changed: [block], deleted: [], origin });
     return this.toJson(block);
   }
@@ -229,12 +230,16 @@ export class BlockRuntime extends EventEmitter<Events> {
     const def = block.def;
     const given = this.decode(def, body.data, body.type);
     const previous = block.data as Data;
+    const previousMeta = block.meta;
     const next = isPatch ? merge(def.fields, writable(def.fields, previous), given) : complete(def.fields, given);
     block.data = withReadonly(def.fields, previous, next) as AnyBlock['data'];
     if (body.meta !== undefined) block.meta = isPatch ? { ...block.meta, ...body.meta } : body.meta;
     else if (!isPatch) block.meta = {};
     this.ordered = null;
-    this.afterWrite(block, { previous, patch: isPatch, given });
+    this.afterWrite(block, { previous, patch: isPatch, given }, () => {
+      block.data = previous as AnyBlock['data'];
+      block.meta = previousMeta;
+    });
     this.emit('change', { changed: [block], deleted: [], origin });
     return this.toJson(block);
   }
@@ -275,7 +280,7 @@ export class BlockRuntime extends EventEmitter<Events> {
             continue;
           }
           const block = this.insert(def, this.allocateNid(), d.id, complete(def.fields, value), {});
-          this.afterWrite(block, { previous: undefined, patch: false, given: value });
+          this.afterWrite(block, { previous: undefined, patch: false, given: value }, () => this.remove(block, false));
           created.push(block);
         }
       }
@@ -326,9 +331,18 @@ export class BlockRuntime extends EventEmitter<Events> {
       if (!def) return `block '${id}' does not exist`;
       return implementsIface(def, iface) ? null : `block '${id}' is a ${def.type}, which is not a ${iface}`;
     };
-    const previousIds = this.blocks().filter((b) => !b.def.system).map((b) => b.id);
-    for (const b of this.blocks()) if (!b.def.system) this.remove(b, false);
-    const changed: AnyBlock[] = [];
+
+    // Phase 1: decode everything without touching the current blocks.
+    interface Prepared {
+      def: BlockTypeDef<any, any>;
+      nid: number;
+      id: string;
+      data: Data;
+      meta: Record<string, unknown>;
+    }
+    const prepared: Prepared[] = [];
+    const nids = new Set<number>();
+    const ids = new Set<string>();
     items.forEach((item, i) => {
       try {
         const body = blockBody(item, true);
@@ -337,34 +351,66 @@ export class BlockRuntime extends EventEmitter<Events> {
         if (issues.length) throw invalid(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
         const meta = body.meta ?? {};
         if (def.system) {
-          const sys = this.byNid.get(def.system.nid)!;
-          sys.data = withReadonly(def.fields, sys.data, complete(def.fields, value)) as AnyBlock['data'];
-          sys.meta = meta;
-          changed.push(sys);
+          prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), meta });
           return;
         }
         if (body.id === undefined) throw invalid('no id');
         if (body.nid === undefined) throw invalid('no nid');
         if (body.nid < FIRST_USER_NID) throw invalid(`nid ${body.nid} is not a user nid and no system block has it`);
-        if (this.byNid.has(body.nid)) throw conflict(`nid ${body.nid} appears twice`);
-        if (this.byId.has(body.id)) throw conflict(`id '${body.id}' appears twice`);
-        const block = this.insert(def, body.nid, body.id, complete(def.fields, value), meta);
-        this.persistence.reserveNid(body.nid);
-        changed.push(block);
+        if (nids.has(body.nid)) throw conflict(`nid ${body.nid} appears twice`);
+        if (ids.has(body.id) || this.systemBlockById(body.id)) throw conflict(`id '${body.id}' appears twice`);
+        nids.add(body.nid);
+        ids.add(body.id);
+        prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), meta });
       } catch (e) {
-        const reason = e instanceof Error ? e.message : String(e);
-        messages.push(`${label(item, i)} failed: ${reason}`);
+        messages.push(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     });
-    this.persistence.replaceBlocks(this.blocks().map((b) => this.record(b)));
+    if (items.length > 0 && prepared.length === 0) {
+      throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [{ path: 'blocks', message: 'no loadable block' }]);
+    }
+
+    // Phase 2: swap the blocks in memory, then commit them in one transaction (or undo the swap).
+    const previous = this.blocks();
+    const previousSystem = previous.filter((b) => b.def.system).map((b) => ({ block: b, data: b.data, meta: b.meta }));
+    const previousIds = previous.filter((b) => !b.def.system).map((b) => b.id);
+    for (const b of previous) if (!b.def.system) this.remove(b, false);
+    const changed: AnyBlock[] = [];
+    for (const p of prepared) {
+      if (p.def.system) {
+        const sys = this.byNid.get(p.nid)!;
+        sys.data = withReadonly(p.def.fields, sys.data, p.data) as AnyBlock['data'];
+        sys.meta = p.meta;
+        changed.push(sys);
+      } else {
+        changed.push(this.insert(p.def, p.nid, p.id, p.data, p.meta));
+      }
+    }
+    try {
+      this.persistence.replaceBlocks(this.blocks().map((b) => this.record(b)));
+    } catch (e) {
+      for (const b of this.blocks()) if (!b.def.system) this.remove(b, false);
+      for (const b of previous) if (!b.def.system) this.restoreInMemory(b);
+      for (const p of previousSystem) Object.assign(p.block, { data: p.data, meta: p.meta });
+      this.afterStructureChange();
+      throw e;
+    }
+    for (const p of prepared) if (!p.def.system) this.persistence.reserveNid(p.nid);
     for (const b of this.blocks()) this.persisted.set(b.nid, this.recordString(b));
-    if (docs && this.backupStore) this.backupStore.load(docs);
+    if (docs && this.backupStore) messages.push(...(this.backupStore.load(docs) ?? []));
     this.afterStructureChange();
     for (const b of changed) b.nextUpdate = -Infinity;
     this.tick();
     const kept = new Set(this.blocks().map((b) => b.id));
     this.emit('change', { changed, deleted: previousIds.filter((id) => !kept.has(id)), origin });
     return { messages };
+  }
+
+  /** Put a removed block object back, volatile state and all (undoing a failed backup load). */
+  private restoreInMemory(block: AnyBlock): void {
+    this.byNid.set(block.nid, block);
+    this.byId.set(block.id, block);
+    this.ordered = null;
   }
 
   // ---- encoding ------------------------------------------------------------------------
@@ -439,7 +485,8 @@ export class BlockRuntime extends EventEmitter<Events> {
 
   // ---- internals ---------------------------------------------------------------------------
 
-  private afterWrite(block: AnyBlock, info: Parameters<NonNullable<BlockTypeDef['onWrite']>>[1]): void {
+  /** Runs the type's write hook and makes the change durable; undoes it when it cannot be stored. */
+  private afterWrite(block: AnyBlock, info: Parameters<NonNullable<BlockTypeDef['onWrite']>>[1], undo: () => void): void {
     this.ctx.now = this.clock.now();
     this.ctx.wall = this.clock.wall();
     try {
@@ -447,7 +494,13 @@ export class BlockRuntime extends EventEmitter<Events> {
     } catch (e) {
       this.log.error({ err: e, id: block.id }, 'onWrite failed');
     }
-    this.persist(block);
+    try {
+      this.persist(block);
+    } catch (e) {
+      undo();
+      this.afterStructureChange();
+      throw e;
+    }
     this.afterStructureChange();
     block.nextUpdate = -Infinity;
     this.tick();
@@ -618,10 +671,27 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   if (id !== undefined && (typeof id !== 'string' || !validId(id))) {
     issues.push({ path: 'id', message: 'must be a string of 1 to 200 characters, without leading or trailing spaces or control characters' });
   }
-  if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1)) issues.push({ path: 'nid', message: 'must be a positive integer' });
+  if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID)) issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
   if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
+  else if (meta !== undefined && depth(meta) > MAX_META_DEPTH) issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
   if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return { id: id as string | undefined, nid: nid as number | undefined, type: type as string, data, meta: meta as Record<string, unknown> | undefined };
+}
+
+export const MAX_NID = 2_147_483_647;
+const MAX_META_DEPTH = 32;
+
+/** Nesting depth of a JSON value, without recursion (a hostile body could nest very deeply). */
+function depth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (d > max) max = d;
+    if (d > MAX_META_DEPTH) break;
+    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
 }
 
 function validId(id: string): boolean {

@@ -71,3 +71,31 @@ t.test('backup includes and restores the controller datastore documents', async 
   t.ok(app.documents.get('other', 'x'), 'other namespaces untouched');
   t.equal(app.units.prefs.temperature, 'degF', 'the loaded units document takes effect');
 });
+
+t.test('a backup with nothing loadable is refused and changes nothing; rejected documents are reported', async (t) => {
+  const { post, close } = await httpApp();
+  t.teardown(close);
+  await post('blocks/create', { id: 'keep', type: 'TempSensorMock', data: {} });
+  const garbage = await post('blocks/backup/load', { blocks: [1, 'x', null] });
+  t.equal(garbage.status, 422);
+  t.match(garbage.body.message, /nothing was changed/);
+  t.equal((await post('blocks/read', { id: 'keep' })).status, 200, 'blocks kept');
+  const docs = await post('blocks/backup/load', { blocks: [], store: [1, { namespace: 'edge-one' }, { namespace: 'edge-one', id: 'ok', v: 1 }] });
+  t.equal(docs.status, 200);
+  t.equal(docs.body.messages.length, 2, 'one message per document left out');
+  t.match(docs.body.messages[0], /document left out/);
+});
+
+t.test('nid and meta bounds', async (t) => {
+  const { post, close } = await httpApp();
+  t.teardown(close);
+  const big = await post('blocks/create', { id: 'x', nid: 9007199254740991, type: 'TempSensorMock', data: {} });
+  t.equal(big.status, 422);
+  t.match(big.body.validation, [{ path: 'nid' }]);
+  let meta: Record<string, unknown> = {};
+  for (let i = 0; i < 100; i++) meta = { m: meta };
+  const deep = await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {}, meta });
+  t.equal(deep.status, 422);
+  t.match(deep.body.validation, [{ path: 'meta' }]);
+  t.equal((await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {} })).status, 201, 'creates still work afterwards');
+});

@@ -32,6 +32,11 @@ t.test('bad input gets the documented status, names the problem, and changes not
     ['an unknown nid', 'blocks/read/stored', { nid: 9999 }, 404, /9999/],
     ['no identity', 'blocks/read', {}, 422, /id or nid/, 'id'],
     ['meta that is not an object', 'blocks/write', { ...sensor, meta: 'x' }, 422, /meta/, 'meta'],
+    ['a field named like an Object method', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { toString: 1 } }, 422, /unknown field 'toString'/, 'data.toString'],
+    ['a constructor field', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { constructor: {} } }, 422, /unknown field 'constructor'/, 'data.constructor'],
+    ['an enum value named like an Object method', 'blocks/create', { id: 'x', type: 'SetpointSensorPair', data: { filter: 'toString' } }, 422, /FILTER_NONE/, 'data.filter'],
+    ['a unit named like an Object method', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { 'setting[constructor]': 1 } }, 422, /unknown unit 'constructor'/, 'data.setting'],
+    ['a __proto__ key', 'blocks/create', '{"id":"x","type":"TempSensorMock","data":{"__proto__":{"setting":1}}}', 400, /__proto__/],
     ['a backup without blocks', 'blocks/backup/load', { timestamp: 'x' }, 422, /blocks/, 'blocks'],
   ];
   for (const [what, url, body, status, message, path] of cases) {

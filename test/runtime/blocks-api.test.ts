@@ -119,3 +119,33 @@ t.test('a link to a deleted block dangles without breaking the owner', async (t)
   runtime.tick();
   t.equal(runtime.read({ id: 'Beer Setpoint' }).data.value.value, 20, 're-resolves when the target returns');
 });
+
+t.test('a change that cannot be stored is undone in memory too', async (t) => {
+  class FailingPersistence extends MemoryPersistence {
+    failFor = '';
+    override saveBlock(r: Parameters<MemoryPersistence['saveBlock']>[0]): void {
+      if (r.id === this.failFor) throw new Error('disk full');
+      super.saveBlock(r);
+    }
+    override replaceBlocks(records: Parameters<MemoryPersistence['replaceBlocks']>[0]): void {
+      if (records.some((r) => r.id === this.failFor)) throw new Error('disk full');
+      super.replaceBlocks(records);
+    }
+  }
+  const persistence = new FailingPersistence();
+  const { runtime } = testRuntime({ persistence });
+  runtime.create(sensor);
+  persistence.failFor = 'ghost';
+  t.throws(() => runtime.create({ id: 'ghost', type: 'TempSensorMock', data: {} }), /disk full/);
+  t.notOk(runtime.find('ghost'), 'no ghost block after a failed create');
+  t.doesNotThrow(() => runtime.readAll());
+  persistence.failFor = 'Beer Sensor';
+  t.throws(() => runtime.patch({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 30 }, meta: { x: 1 } }), /disk full/);
+  const b = runtime.read({ id: 'Beer Sensor' });
+  t.equal(b.data.setting.value, 20, 'the failed patch is rolled back');
+  t.same(b.meta, {});
+  persistence.failFor = 'new';
+  await t.rejects(runtime.backupLoad({ blocks: [{ id: 'new', nid: 300, type: 'TempSensorMock', data: {} }] }), /disk full/);
+  t.ok(runtime.find('Beer Sensor'), 'a backup load that cannot be stored leaves the blocks as they were');
+  t.notOk(runtime.find('new'));
+});
