@@ -11,7 +11,7 @@ const UPDATE_MS = 100;
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
   offset: f.deltaTemp({ stored: true, description: 'calibration added to every reading' }),
-  address: f.address({ stored: true, description: '16 hex digits, family byte (28) first' }),
+  address: f.address({ stored: true, unique: true, description: '16 hex digits, family byte (28) first' }),
   oneWireBusId: f.link('OneWireBusInterface', { readonly: true }),
   connected: f.bool({ readonly: true, description: 'the last read of the sensor succeeded' }),
 };

@@ -9,6 +9,8 @@ export interface FieldFlags {
   logged?: boolean;
   /** Persisted and included in read/stored and backups. */
   stored?: boolean;
+  /** No two blocks may hold the same non-default value (e.g. a hardware address). Top-level fields only. */
+  unique?: boolean;
   description?: string;
 }
 
@@ -39,8 +41,8 @@ export type DataOf<F extends FieldTable> = { -readonly [K in keyof F]: F[K] exte
 type Opts<D> = FieldFlags & { default?: D };
 
 const make = <T>(spec: FieldSpec, flags: FieldFlags): Field<T> => {
-  const { readonly, logged, stored, description } = flags;
-  return { spec, readonly, logged, stored, description };
+  const { readonly, logged, stored, unique, description } = flags;
+  return { spec, readonly, logged, stored, unique, description };
 };
 
 export const f = {

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { complete, decodeData, isPlainObject, merge, withReadonly, writable, type DecodeContext, type ValidationIssue } from '../codec/decode.js';
 import { encodeData, type ReadMode } from '../codec/encode.js';
+import { defaultValue, type Field } from '../codec/fields.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { claim, claimChains, channels, relations, release, releaseStale, type Claim, type Relation } from './claims.js';
@@ -228,7 +229,7 @@ export class BlockRuntime extends EventEmitter<Events> {
       throw conflict(`block '${block.id}' is a ${block.def.type}; a ${isPatch ? 'patch' : 'write'} cannot change it to '${body.type}'`);
     }
     const def = block.def;
-    const given = this.decode(def, body.data, body.type);
+    const given = this.decode(def, body.data, body.type, block);
     const previous = block.data as Data;
     const previousMeta = block.meta;
     const next = isPatch ? merge(def.fields, writable(def.fields, previous), given) : complete(def.fields, given);
@@ -563,7 +564,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     return def;
   }
 
-  private decode(def: BlockTypeDef<any, any>, data: unknown, type: string): Data {
+  private decode(def: BlockTypeDef<any, any>, data: unknown, type: string, self?: AnyBlock): Data {
     const ctx: DecodeContext = {
       prefs: this.units,
       checkLink: (id, iface) => {
@@ -574,8 +575,21 @@ export class BlockRuntime extends EventEmitter<Events> {
       },
     };
     const { value, issues } = decodeData(def.fields, data, ctx);
+    issues.push(...this.uniquenessIssues(def, value, self));
     if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
     return value;
+  }
+
+  /** Values of `unique` fields (hardware addresses) that another block already holds. */
+  private uniquenessIssues(def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
+    const issues: ValidationIssue[] = [];
+    for (const [name, field] of Object.entries(def.fields) as [string, Field][]) {
+      const value = given[name];
+      if (!field.unique || value === undefined || value === defaultValue(field)) continue;
+      const holder = this.blocks().find((b) => b !== self && b.def.fields[name]?.unique && (b.data as Data)[name] === value);
+      if (holder) issues.push({ path: `data.${name}`, message: `${String(value)} is already used by block '${holder.id}'` });
+    }
+    return issues;
   }
 
   private resolveIdent(input: unknown): AnyBlock {

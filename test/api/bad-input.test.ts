@@ -8,6 +8,7 @@ t.test('bad input gets the documented status, names the problem, and changes not
   t.teardown(close);
   t.equal((await post('blocks/create', sensor)).status, 201);
   await post('blocks/create', { id: 'pins', type: 'MockPins', data: {} });
+  await post('blocks/create', { id: 'relays', type: 'DS2408', data: { address: '2901d0000000004a' } });
   const snapshot = async () => (await post('blocks/all/read')).body;
   const before = await snapshot();
 
@@ -37,6 +38,7 @@ t.test('bad input gets the documented status, names the problem, and changes not
     ['an enum value named like an Object method', 'blocks/create', { id: 'x', type: 'SetpointSensorPair', data: { filter: 'toString' } }, 422, /FILTER_NONE/, 'data.filter'],
     ['a unit named like an Object method', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { 'setting[constructor]': 1 } }, 422, /unknown unit 'constructor'/, 'data.setting'],
     ['a __proto__ key', 'blocks/create', '{"id":"x","type":"TempSensorMock","data":{"__proto__":{"setting":1}}}', 400, /__proto__/],
+    ['a hardware address another block holds', 'blocks/create', { id: 'x', type: 'DS2408', data: { address: '2901d0000000004a' } }, 422, /already used by block 'relays'/, 'data.address'],
     ['a backup without blocks', 'blocks/backup/load', { timestamp: 'x' }, 422, /blocks/, 'blocks'],
   ];
   for (const [what, url, body, status, message, path] of cases) {
@@ -55,7 +57,7 @@ t.test('bad input gets the documented status, names the problem, and changes not
   t.equal(unknownRoute.status, 404);
   const after = await snapshot();
   t.same(after.map((b: { id: string; data: unknown }) => [b.id, b.id === 'SysInfo' ? null : b.data]), before.map((b: { id: string; data: unknown }) => [b.id, b.id === 'SysInfo' ? null : b.data]), 'nothing changed');
-  t.equal(app.runtime.blocks().filter((b) => !b.def.system).length, 2, 'only the two user blocks created at the start');
+  t.equal(app.runtime.blocks().filter((b) => !b.def.system).length, 3, 'only the three user blocks created at the start');
 });
 
 t.test('100 concurrent requests of any mix are safe', async (t) => {
