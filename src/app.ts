@@ -188,7 +188,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     async stop() {
       backups.stop();
       await loop.stop();
-      for (const fn of stops.reverse()) {
+      for (const fn of [...stops].reverse()) {
         try {
           await fn();
         } catch (e) {

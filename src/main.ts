@@ -6,6 +6,7 @@ import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './
 import { VERSION } from './version.js';
 
 const SHUTDOWN_LIMIT_MS = 5000;
+const CRASH_SAFE_STATE_MS = 1000;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -65,14 +66,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('uncaughtException', (e) => {
-    log.fatal({ err: e }, 'uncaught exception');
-    process.exit(1);
-  });
-  process.on('unhandledRejection', (e) => {
-    log.fatal({ err: e }, 'unhandled rejection');
-    process.exit(1);
-  });
+  // A crash still tries to leave every output safe (briefly: the failsafe command follows under systemd).
+  const crash = (what: string, e: unknown) => {
+    log.fatal({ err: e }, what);
+    const exit = setTimeout(() => process.exit(1), CRASH_SAFE_STATE_MS);
+    exit.unref();
+    app.hardware.safeState().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    );
+  };
+  process.on('uncaughtException', (e) => crash('uncaught exception', e));
+  process.on('unhandledRejection', (e) => crash('unhandled rejection', e));
   try {
     await app.start();
     await notifyReady(`listening on ${app.url}`);

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { BackupFiles } from '../store/backup-files.js';
 
 export const AUTO_PREFIX = 'auto-';
+const SCHEDULED_NAME = /^auto-\d{8}T\d{6}Z(-\d+)?$/;
 
 export interface BackupScheduleOptions {
   cron: string;
@@ -55,8 +56,13 @@ export class BackupSchedule {
     }
   }
 
+  /** Only names this schedule made, ordered by the UTC timestamp in the name (a clock set back
+   *  later does not make old files look new, and file times are not trusted). */
   private prune(): void {
-    const auto = this.opts.files.list().filter((n) => n.startsWith(AUTO_PREFIX));
+    const auto = this.opts.files
+      .list()
+      .filter((n) => SCHEDULED_NAME.test(n))
+      .sort();
     for (const name of auto.slice(0, Math.max(0, auto.length - this.opts.keep))) this.opts.files.remove(name);
   }
 }
