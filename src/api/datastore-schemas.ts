@@ -1,8 +1,8 @@
 // Swagger (documentation only) schemas of the datastore API.
-import { ID_RULE, NAMESPACE_RULE } from '../store/datastore-validate.js';
+import { ID_RULE, MAX_FILTER_LENGTH, MAX_ID_LENGTH, MAX_NAMESPACE_LENGTH, NAMESPACE_RULE } from '../store/datastore-validate.js';
 
-const namespace = { type: 'string', pattern: NAMESPACE_RULE, description: 'May be empty; nest with ":"', example: 'edge-one' };
-const id = { type: 'string', pattern: ID_RULE, minLength: 1, example: 'units' };
+const namespace = { type: 'string', pattern: NAMESPACE_RULE, maxLength: MAX_NAMESPACE_LENGTH, description: 'May be empty; nest with ":"', example: 'edge-one' };
+const id = { type: 'string', pattern: ID_RULE, minLength: 1, maxLength: MAX_ID_LENGTH, example: 'units' };
 
 const document = {
   type: 'object',
@@ -23,7 +23,7 @@ export const datastoreSchemas = {
     properties: {
       namespace,
       ids: { type: 'array', items: id, nullable: true },
-      filter: { type: 'string', nullable: true, example: '*' },
+      filter: { type: 'string', nullable: true, maxLength: MAX_FILTER_LENGTH, example: '*' },
     },
   },
   valueBody: { type: 'object', required: ['value'], properties: { value: document } },

@@ -1,65 +1,99 @@
 // The datastore `filter` glob, with Redis KEYS semantics: `*` any run (`:` included), `?` one
 // character, `[abc]`, `[a-z]`, `[^abc]` classes, `\` escapes the next character. `:` means
 // nothing special. An unterminated `[` runs to the end of the pattern, as in Redis.
+//
+// Matching is by code point and runs in O(text × pattern) at worst: every token other than `*`
+// consumes exactly one character, so only the most recent `*` ever needs to be retried. (A
+// RegExp of `.*` runs backtracks exponentially on e.g. `*a*a*a*a*b`, which would freeze the
+// controller's single thread.)
 
-// With the `u` flag only syntax characters may be escaped (and `-` only inside a class).
-const escapeRe = (ch: string, inClass = false) => (/[\\^$.*+?()[\]{}|\/]/.test(ch) || (inClass && ch === '-') ? `\\${ch}` : ch);
+/** One pattern element: a `*`, or a test on one code point. */
+type Token = { star: true } | { star: false; test: (cp: number) => boolean };
 
-/** Compile a glob to a RegExp anchored on the whole string. */
-export function globToRegExp(glob: string): RegExp {
+const cp = (ch: string) => ch.codePointAt(0)!;
+
+/** Parse a glob into tokens; runs of `*` collapse into one. */
+function tokenize(glob: string): Token[] {
   const chars = Array.from(glob);
-  let re = '';
+  const tokens: Token[] = [];
   for (let i = 0; i < chars.length; i++) {
     const ch = chars[i]!;
     if (ch === '*') {
       while (chars[i + 1] === '*') i++;
-      re += '.*';
+      tokens.push({ star: true });
     } else if (ch === '?') {
-      re += '.';
-    } else if (ch === '\\') {
-      // A trailing backslash matches itself (Redis).
-      re += escapeRe(i + 1 < chars.length ? chars[++i]! : '\\');
+      tokens.push({ star: false, test: () => true });
     } else if (ch === '[') {
-      const [cls, next] = charClass(chars, i + 1);
-      re += cls;
+      const [test, next] = charClass(chars, i + 1);
+      tokens.push({ star: false, test });
       i = next;
     } else {
-      re += escapeRe(ch);
+      // `\` escapes the next character; a trailing backslash matches itself (Redis).
+      const lit = cp(ch === '\\' && i + 1 < chars.length ? chars[++i]! : ch);
+      tokens.push({ star: false, test: (c) => c === lit });
     }
   }
-  return new RegExp(`^${re}$`, 'su');
+  return tokens;
 }
 
-/** Parse a class starting after `[`; returns the RegExp class and the index of its `]` (or the last index). */
-function charClass(chars: string[], start: number): [string, number] {
+/** Parse a class starting after `[`; returns its test and the index of its `]` (or the last index). */
+function charClass(chars: string[], start: number): [(cp: number) => boolean, number] {
   let i = start;
   const negate = chars[i] === '^';
   if (negate) i++;
-  const parts: string[] = [];
+  const ranges: [lo: number, hi: number][] = [];
   for (; i < chars.length; i++) {
     const ch = chars[i]!;
     if (ch === ']') break;
     if (ch === '\\' && i + 1 < chars.length) {
-      parts.push(escapeRe(chars[++i]!, true));
+      const c = cp(chars[++i]!);
+      ranges.push([c, c]);
     } else if (i + 2 < chars.length && chars[i + 1] === '-') {
       // Redis swaps a reversed range instead of rejecting it.
-      let lo = ch;
-      let hi = chars[i + 2]!;
-      if (lo.codePointAt(0)! > hi.codePointAt(0)!) [lo, hi] = [hi, lo];
-      parts.push(`${escapeRe(lo, true)}-${escapeRe(hi, true)}`);
+      const a = cp(ch);
+      const b = cp(chars[i + 2]!);
+      ranges.push(a <= b ? [a, b] : [b, a]);
       i += 2;
     } else {
-      parts.push(escapeRe(ch, true));
+      const c = cp(ch);
+      ranges.push([c, c]);
     }
   }
   const end = Math.min(i, chars.length - 1);
   // An empty class matches nothing; negated, it matches any one character.
-  if (parts.length === 0) return [negate ? '.' : '[^\\s\\S]', end];
-  return [`[${negate ? '^' : ''}${parts.join('')}]`, end];
+  const test = (c: number) => ranges.some(([lo, hi]) => c >= lo && c <= hi) !== negate;
+  return [test, end];
 }
 
-/** A matcher for `glob` (compiled once). */
+/** Whether `tokens` match all of `text` (code points). Greedy with one retry point, O(n × m). */
+function matchTokens(tokens: Token[], text: number[]): boolean {
+  let t = 0; // next token
+  let s = 0; // next character
+  let starT = -1; // token index after the last `*` seen
+  let starS = 0; // where that `*`'s run currently ends
+  while (s < text.length) {
+    const tok = tokens[t];
+    if (tok !== undefined && tok.star) {
+      starT = ++t;
+      starS = s;
+    } else if (tok !== undefined && tok.test(text[s]!)) {
+      t++;
+      s++;
+    } else if (starT >= 0) {
+      // Let the last `*` take one more character and retry what follows it.
+      t = starT;
+      s = ++starS;
+    } else {
+      return false;
+    }
+  }
+  // The text is used up: only `*` may remain.
+  while (t < tokens.length && tokens[t]!.star) t++;
+  return t === tokens.length;
+}
+
+/** A matcher for `glob` (parsed once) on the whole string. */
 export function globMatcher(glob: string): (s: string) => boolean {
-  const re = globToRegExp(glob);
-  return (s) => re.test(s);
+  const tokens = tokenize(glob);
+  return (s) => matchTokens(tokens, Array.from(s, cp));
 }

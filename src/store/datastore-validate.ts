@@ -15,6 +15,12 @@ export const NAMESPACE_PATTERN = new RegExp(`^[${WORD}\\-.~:]*$`, 'u');
 export const ID_RULE = '^[\\w\\-\\.~]+$';
 export const NAMESPACE_RULE = '^[\\w\\-\\.~\\:]*$';
 
+// Length caps, in characters (code points). They bound the work of a filter match (the glob
+// matcher is O(key × filter)) and keep keys and MQTT topics sane.
+export const MAX_ID_LENGTH = 200;
+export const MAX_NAMESPACE_LENGTH = 500;
+export const MAX_FILTER_LENGTH = 500;
+
 export interface KeyQuery {
   namespace: string;
   id: string;
@@ -39,11 +45,27 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`;
 }
 
+/** Whether `v` has more than `max` code points; stops counting early. */
+function longerThan(v: string, max: number): boolean {
+  if (v.length <= max) return false;
+  let n = 0;
+  for (const _ of v) if (++n > max) return true;
+  return false;
+}
+
+/** Push a length issue (the value itself is not echoed) when `v` is over `max`. */
+function checkLength(v: string, max: number, path: string, issues: Issue[]): boolean {
+  if (!longerThan(v, max)) return true;
+  issues.push({ path, message: `must be at most ${max} characters, got ${Array.from(v).length}` });
+  return false;
+}
+
 function checkNamespace(v: unknown, path: string, issues: Issue[]): v is string {
   if (typeof v !== 'string') {
     issues.push({ path, message: v === undefined ? 'required string (may be empty)' : `must be a string, got ${describe(v)}` });
     return false;
   }
+  if (!checkLength(v, MAX_NAMESPACE_LENGTH, path, issues)) return false;
   if (!NAMESPACE_PATTERN.test(v)) {
     issues.push({ path, message: `must match ${NAMESPACE_RULE} (letters, digits, _ - . ~ :), got ${describe(v)}` });
     return false;
@@ -56,6 +78,7 @@ function checkId(v: unknown, path: string, issues: Issue[]): v is string {
     issues.push({ path, message: v === undefined ? 'required non-empty string' : `must be a string, got ${describe(v)}` });
     return false;
   }
+  if (!checkLength(v, MAX_ID_LENGTH, path, issues)) return false;
   if (!ID_PATTERN.test(v)) {
     issues.push({ path, message: v === '' ? 'must not be empty' : `must match ${ID_RULE} (letters, digits, _ - . ~), got ${describe(v)}` });
     return false;
@@ -98,7 +121,7 @@ export function parseSetQuery(body: Record<string, unknown>): { query?: SetQuery
   }
   if (body.filter !== undefined && body.filter !== null) {
     if (typeof body.filter !== 'string') issues.push({ path: 'filter', message: `must be a glob string, got ${describe(body.filter)}` });
-    else query.filter = body.filter;
+    else if (checkLength(body.filter, MAX_FILTER_LENGTH, 'filter', issues)) query.filter = body.filter;
   }
   return issues.length ? { issues } : { query, issues };
 }
