@@ -5,6 +5,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log.js';
+import { listen } from './listen.js';
 
 export class EmbeddedBroker {
   private constructor(
@@ -21,13 +22,7 @@ export class EmbeddedBroker {
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
     const server = createServer((socket: Socket) => aedes.handle(socket));
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      await listen(server, port, host);
     } catch (e) {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;

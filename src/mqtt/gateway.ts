@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import type { EventbusWebsocket } from './eventbus-ws.js';
 import type { TlsIdentity } from './tls-cert.js';
+import { listen } from './listen.js';
 
 export interface GatewayStatus {
   port: number;
@@ -36,13 +37,7 @@ export class Gateway {
     server.keepAliveTimeout = 72_000;
     eventbus.attach(server);
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      await listen(server, port, host);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       this.error = code;
