@@ -3,7 +3,7 @@ import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { desired, storedModeRatchet, type Driven } from './shared/pipeline.js';
+import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
@@ -21,12 +21,10 @@ const clip = (v: number, lo: number | null, hi: number | null) => Math.min(Math.
 export const ActuatorAnalogMock = defineBlock<typeof fields, Driven<number>>({
   type: 'ActuatorAnalogMock',
   fields,
-  implements: ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'],
+  implements: ANALOG_ACTUATOR_INTERFACES,
   description: 'A simulated analog actuator',
   init: () => ({ request: null }),
-  onWrite(block, info) {
-    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
-  },
+  onWrite: returnToStoredOnPatch('storedSetting'),
   update(block, ctx) {
     const d = block.data;
     d.desiredSetting = desired(block, d.storedSetting);

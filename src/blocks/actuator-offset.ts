@@ -6,7 +6,7 @@ import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { ReferenceKind } from './shared/enums.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { desired, drive, storedModeRatchet, type Driven } from './shared/pipeline.js';
+import { ANALOG_ACTUATOR_INTERFACES, desired, drive, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
@@ -26,12 +26,10 @@ interface OffsetState extends Driven<number> {
 export const ActuatorOffset = defineBlock<typeof fields, OffsetState>({
   type: 'ActuatorOffset',
   fields,
-  implements: ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'],
+  implements: ANALOG_ACTUATOR_INTERFACES,
   description: 'Drives a target setpoint to a reference setpoint plus an offset',
   init: () => ({ request: null, parked: false }),
-  onWrite(block, info) {
-    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
-  },
+  onWrite: returnToStoredOnPatch('storedSetting'),
   update(block, ctx) {
     const d = block.data;
     const s = block.state;

@@ -5,7 +5,7 @@ import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types
 import { historyOf } from './digital-actuator.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { desired, drive, storedModeRatchet, type Driven, type Tracking } from './shared/pipeline.js';
+import { ANALOG_ACTUATOR_INTERFACES, desired, drive, type Driven, returnToStoredOnPatch, type Tracking } from './shared/pipeline.js';
 import { PwmCycle } from './shared/pwm-cycle.js';
 
 const MAX_INTERVAL_MS = 1000;
@@ -31,12 +31,10 @@ export interface PwmState extends Driven<number> {
 export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
   type: 'ActuatorPwm',
   fields,
-  implements: ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'],
+  implements: ANALOG_ACTUATOR_INTERFACES,
   description: 'Pulse width modulation of a digital actuator',
   init: () => ({ request: null, cycle: new PwmCycle(), tracking: null, parked: false }),
-  onWrite(block, info) {
-    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
-  },
+  onWrite: returnToStoredOnPatch('storedSetting'),
   update(block, ctx) {
     const d = block.data;
     const s = block.state;

@@ -7,7 +7,7 @@ import { checkConstraints, record, type Transition } from './shared/digital-cons
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
 import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
-import { desired, storedModeRatchet, type Driven } from './shared/pipeline.js';
+import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
 
 const MAX_INTERVAL_MS = 1000;
 
@@ -47,9 +47,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null }),
-  onWrite(block, info) {
-    storedModeRatchet(block, info.given, 'storedState', info.patch);
-  },
+  onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
     switchOffPrevious(block, ctx, null);
     ctx.releaseChannels(block);

@@ -4,7 +4,7 @@ import { defineBlock } from '../runtime/types.js';
 import { FilterChoice } from './shared/enums.js';
 import { claimableFields, settingPipelineFields } from './shared/fields.js';
 import { FilterChain } from './shared/filter-chain.js';
-import { desired, nextInterval, storedModeRatchet, type Driven } from './shared/pipeline.js';
+import { desired, type Driven, nextInterval, returnToStoredOnPatch } from './shared/pipeline.js';
 
 /**
  * Consecutive failed samples after which the filtered value goes null. Sensors already ride
@@ -40,9 +40,7 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
   description: 'A temperature setpoint and the filtered sensor value it is compared with',
   init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId, sampleDue: -Infinity }),
-  onWrite(block, info) {
-    storedModeRatchet(block, info.given, 'storedSetting', info.patch);
-  },
+  onWrite: returnToStoredOnPatch('storedSetting'),
   update(block, ctx) {
     const d = block.data;
     const s = block.state;

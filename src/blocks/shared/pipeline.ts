@@ -1,7 +1,7 @@
 // The stored -> desired -> setting -> value pipeline of claimable blocks (reference §4.1):
 // a claimer's request wins; an unclaimed block in STORED mode uses its stored value; an
 // unclaimed block in CLAIMED mode stays inactive (null) until the user writes a setting.
-import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
+import type { AnyBlock, UpdateContext, WriteInfo } from '../../runtime/types.js';
 
 export interface Driven<T> {
   /** What the current claimer last asked for. */
@@ -31,6 +31,14 @@ export function storedModeRatchet(block: AnyBlock, given: Record<string, unknown
   const data = block.data as { settingMode: string };
   if (isPatch && storedKey in given && !('settingMode' in given)) data.settingMode = 'STORED';
 }
+
+/** The `onWrite` hook of a claimable block whose stored value is `storedKey`. */
+export function returnToStoredOnPatch(storedKey: string) {
+  return (block: AnyBlock, info: WriteInfo): void => storedModeRatchet(block, info.given, storedKey, info.patch);
+}
+
+/** The interfaces of an analog actuator that follows the setting pipeline. */
+export const ANALOG_ACTUATOR_INTERFACES = ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'] as const;
 
 /** Interval helper with catch-up: the long-term average rate is exact even when updates run late. */
 export function nextInterval(previousDue: number, now: number, interval: number): number {
