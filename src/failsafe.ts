@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// edgeblocks-failsafe: drives every configured GPIO output to its safe state.
-// systemd runs it as ExecStopPost= after every stop of the service, crashes and watchdog kills
-// included, so it depends on nothing but the config file and drivers/gpio (plain sysfs file
-// writes: no native module, no database, no runtime).
+// edgeblocks-failsafe: drives every configured GPIO output to its safe state and switches every
+// DS2408/DS2413 output off. systemd runs it as ExecStopPost= after every stop of the service,
+// crashes and watchdog kills included, so it depends on nothing but the config file and the
+// drivers: GPIO through plain sysfs file writes, the 1-Wire masters opened afresh (bounded by
+// --timeout), no database, no runtime.
 //
-//   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL]
+//   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]
 //
 // The chip label comes from --chip-label, else the config's gpioChipLabel, else
 // EDGEBLOCKS_GPIO_CHIP_LABEL, else the Pi header labels.
@@ -17,13 +18,17 @@ import { safePhysicalLevel, safeState } from '../drivers/gpio/levels.js';
 import { parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
 import { SysfsGpioBackend } from '../drivers/gpio/sysfs-backend.js';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
+import { oneWireFailsafeConfig, oneWireOutputsOff } from './failsafe-onewire.js';
 
-const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL]';
+const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]';
+/** How long the 1-Wire masters get, in all: systemd waits for ExecStopPost before a restart. */
+const DEFAULT_ONEWIRE_TIMEOUT_MS = 4000;
 
 interface Options {
   config?: string;
   gpioRoot: string;
   chipLabel?: string;
+  timeoutMs: number;
 }
 
 class UsageError extends Error {}
@@ -41,7 +46,7 @@ function text(err: unknown): string {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { config: process.env.EDGEBLOCKS_CONFIG || undefined, gpioRoot: DEFAULT_GPIO_ROOT };
+  const options: Options = { config: process.env.EDGEBLOCKS_CONFIG || undefined, gpioRoot: DEFAULT_GPIO_ROOT, timeoutMs: DEFAULT_ONEWIRE_TIMEOUT_MS };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -53,7 +58,11 @@ function parseArgs(argv: string[]): Options {
     if (flag === '--config') options.config = value();
     else if (flag === '--gpio-root') options.gpioRoot = value();
     else if (flag === '--chip-label') options.chipLabel = value();
-    else if (flag === '--help' || flag === '-h') {
+    else if (flag === '--timeout') {
+      const ms = Number(value());
+      if (!Number.isInteger(ms) || ms < 100 || ms > 60000) throw new UsageError('--timeout takes milliseconds from 100 to 60000');
+      options.timeoutMs = ms;
+    }    else if (flag === '--help' || flag === '-h') {
       say(USAGE);
       process.exit(0);
     } else throw new UsageError(`unknown argument "${arg}"`);
@@ -96,20 +105,14 @@ async function makeSafe(gpio: SysfsGpioBackend, config: GpioLineConfig): Promise
   }
 }
 
-async function main(argv: string[]): Promise<number> {
-  const options = parseArgs(argv);
-  if (!options.config) throw new UsageError('--config FILE is required');
-  const config = await loadConfig(options.config);
-  if (config.hardware === 'sim') {
-    say('hardware is "sim": no real outputs to make safe');
-    return 0;
-  }
+/** GPIO outputs to their safe level. Returns the number of failures. */
+async function gpioOutputsSafe(config: Record<string, unknown>, options: Options): Promise<number> {
   const { lines, errors } = parseGpioLineConfigs(config.gpio);
   errors.forEach(problem);
   const outputs = lines.filter((line) => line.direction === 'out');
   if (outputs.length === 0) {
     if (errors.length === 0) say('no GPIO outputs configured');
-    return errors.length === 0 ? 0 : 1;
+    return errors.length;
   }
   const label =
     options.chipLabel ??
@@ -120,7 +123,7 @@ async function main(argv: string[]): Promise<number> {
     gpio = await SysfsGpioBackend.detect({ root: options.gpioRoot, label });
   } catch (err) {
     problem(`${text(err)}; ${outputs.length} output(s) NOT made safe`);
-    return 1;
+    return errors.length + 1;
   }
   let failed = errors.length;
   for (const output of outputs) {
@@ -131,6 +134,20 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   await gpio.close();
+  return failed;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const options = parseArgs(argv);
+  if (!options.config) throw new UsageError('--config FILE is required');
+  const config = await loadConfig(options.config);
+  if (config.hardware === 'sim') {
+    say('hardware is "sim": no real outputs to make safe');
+    return 0;
+  }
+  let failed = await gpioOutputsSafe(config, options);
+  const report = { say, problem };
+  failed += await oneWireOutputsOff(oneWireFailsafeConfig(config, report), report, options.timeoutMs);
   return failed === 0 ? 0 : 1;
 }
 
@@ -143,12 +160,11 @@ process.on('unhandledRejection', (err) => {
   process.exit(1);
 });
 
+// Exits explicitly: a serial port or I2C handle left open by a hung bus must not keep it alive.
 main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
+  (code) => process.exit(code),
   (err) => {
     problem(err instanceof UsageError ? `${err.message} (${USAGE})` : text(err));
-    process.exitCode = 1;
+    process.exit(1);
   },
 );

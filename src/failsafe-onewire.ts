@@ -1,0 +1,137 @@
+// The failsafe's 1-Wire half: opens the masters the config names (kernel w1 tree, DS2482
+// bridges on I2C, DS2480B adapters on serial ports), finds every DS2408 and DS2413 and switches
+// all their outputs off, as the service does at a clean stop. After kill -9 or a watchdog kill
+// the service never got to do that, and a relay on an IO module would keep its latch.
+import { romFamily } from '../drivers/onewire/address.js';
+import { FAMILY, type OneWireBus, type RomAddress } from '../drivers/onewire/types.js';
+import type { Logger } from './log.js';
+import { openI2cMasters, openSerialMasters, openW1Masters } from './hardware/masters.js';
+
+export interface OneWireFailsafeConfig {
+  w1Root: string;
+  i2cBuses: string[];
+  serialPorts: string[];
+}
+
+export interface Reporter {
+  say(line: string): void;
+  problem(line: string): void;
+}
+
+const DEFAULTS: OneWireFailsafeConfig = { w1Root: '/sys/bus/w1/devices', i2cBuses: [], serialPorts: [] };
+
+function text(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+function strings(value: unknown, key: string, report: Reporter): string[] {
+  if (value === undefined) return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
+  report.problem(`config ${key} must be a list of strings; ignored`);
+  return [];
+}
+
+export function oneWireFailsafeConfig(config: Record<string, unknown>, report: Reporter): OneWireFailsafeConfig {
+  return {
+    w1Root: typeof config.w1Root === 'string' ? config.w1Root : DEFAULTS.w1Root,
+    i2cBuses: strings(config.i2cBuses, 'i2cBuses', report),
+    serialPorts: strings(config.serialPorts, 'serialPorts', report),
+  };
+}
+
+/** The master openers log through a pino-shaped logger: only their messages matter here. */
+function reporterLog(report: Reporter): Logger {
+  const message = (args: unknown[]) => args.find((a): a is string => typeof a === 'string');
+  const quiet = () => undefined;
+  return {
+    info: quiet,
+    debug: quiet,
+    warn: (...args: unknown[]) => {
+      const m = message(args);
+      if (m) report.problem(m);
+    },
+  } as unknown as Logger;
+}
+
+const KIND: Record<number, 'DS2408' | 'DS2413'> = { [FAMILY.DS2408]: 'DS2408', [FAMILY.DS2413]: 'DS2413' };
+
+const READBACK_TRIES = 3;
+const READBACK_PAUSE_MS = 100;
+
+async function latchesOf(bus: OneWireBus, address: RomAddress, kind: 'DS2408' | 'DS2413'): Promise<number> {
+  return (kind === 'DS2408' ? await bus.readDs2408(address) : await bus.readDs2413(address)).latches;
+}
+
+/** Writes all latches off and reads them back; a flaky bus gets a few more reads before it counts as failed. */
+async function outputsOff(bus: OneWireBus, address: RomAddress, kind: 'DS2408' | 'DS2413'): Promise<void> {
+  if (kind === 'DS2408') await bus.writeDs2408(address, 0);
+  else await bus.writeDs2413(address, 0);
+  let latches = -1;
+  for (let i = 0; i < READBACK_TRIES; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, READBACK_PAUSE_MS));
+    latches = await latchesOf(bus, address, kind).catch(() => -1);
+    if (latches === 0) return;
+  }
+  throw new Error(latches < 0 ? 'written, but could not be read back' : `latches read back as ${latches.toString(2).padStart(kind === 'DS2408' ? 8 : 2, '0')}`);
+}
+
+/** Every IO module on every bus to all outputs off. Returns the number of failures. */
+async function allOff(buses: OneWireBus[], report: Reporter): Promise<number> {
+  let failed = 0;
+  let modules = 0;
+  for (const bus of buses) {
+    let found: RomAddress[];
+    try {
+      found = await bus.search();
+    } catch (err) {
+      report.problem(`${bus.name}: search failed: ${text(err)}`);
+      failed++;
+      continue;
+    }
+    for (const address of found) {
+      const kind = KIND[romFamily(address)];
+      if (!kind) continue;
+      modules++;
+      try {
+        await outputsOff(bus, address, kind);
+        report.say(`${kind} ${address} on ${bus.name}: all outputs off`);
+      } catch (err) {
+        report.problem(`${kind} ${address} on ${bus.name}: NOT made safe: ${text(err)}`);
+        failed++;
+      }
+    }
+  }
+  if (modules === 0 && failed === 0) report.say('no DS2408/DS2413 IO modules found');
+  return failed;
+}
+
+/**
+ * Opens the configured 1-Wire masters and switches every DS2408/DS2413 output off, giving up
+ * after `timeoutMs` (a hung bus must not hold up systemd). Returns the number of failures.
+ */
+export async function oneWireOutputsOff(config: OneWireFailsafeConfig, report: Reporter, timeoutMs: number): Promise<number> {
+  const log = reporterLog(report);
+  const buses: OneWireBus[] = [];
+  const work = (async () => {
+    buses.push(...(await openW1Masters(config.w1Root, log)));
+    buses.push(...(await openI2cMasters(config.i2cBuses, log, () => undefined)));
+    buses.push(...(await openSerialMasters(config.serialPorts, log)));
+    return allOff(buses, report);
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<number>((resolve) => {
+    timer = setTimeout(() => {
+      report.problem(`1-Wire IO modules: gave up after ${timeoutMs} ms; outputs not confirmed off`);
+      resolve(1);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } catch (err) {
+    report.problem(`1-Wire IO modules: ${text(err)}`);
+    return 1;
+  } finally {
+    clearTimeout(timer);
+    await Promise.race([Promise.allSettled(buses.map((b) => b.close())), new Promise((r) => setTimeout(r, 200))]);
+  }
+}
