@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Installs edgeblocks from this checkout as a hardened systemd service on a Raspberry Pi
-# (Raspberry Pi OS Bookworm, arm64 or armhf). Safe to run again: it upgrades in place and never
-# asks anything. See docs/raspberry-pi.md.
+# (Raspberry Pi OS Bookworm/Trixie, arm64 or armhf). Safe to run again and never asks anything.
+# An upgrade is staged beside the running release (copy, npm ci, a smoke start on emulated
+# hardware) and only then swapped in atomically; a failed upgrade leaves the running service
+# untouched. The previous release is kept for --rollback. See docs/raspberry-pi.md.
 #
 #   sudo scripts/install-pi.sh [--with-mosquitto] [--enable-interfaces] [--no-start]
+#   sudo scripts/install-pi.sh --rollback
 #   sudo scripts/install-pi.sh --uninstall [--purge]
 #
 # Environment:
-#   PREFIX   install directory (default /opt/edgeblocks)
+#   PREFIX   install path (default /opt/edgeblocks: a link to the release in PREFIX.releases)
 #   DESTDIR  root prepended to every path written (default empty: the real system)
 #   SKIP_NPM=1  do not run npm (tests, or when node_modules is provided otherwise)
+#   SMOKE_SECONDS  how long the staged release may take to answer its smoke start (default 120)
 #   BOOT_CONFIG  config.txt to edit (default /boot/firmware/config.txt, else /boot/config.txt)
 set -Eeuo pipefail
 
@@ -22,6 +26,10 @@ DEVICE_GROUPS=(gpio i2c dialout)
 SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 INSTALL_DIR="$DESTDIR$PREFIX"
+RELEASES_DIR="$INSTALL_DIR.releases"
+# PREFIX links to its release relatively, so the tree also works staged under DESTDIR.
+RELEASES_LINK="$(basename "$PREFIX").releases"
+SMOKE_SECONDS="${SMOKE_SECONDS:-120}"
 ETC_DIR="$DESTDIR/etc/edgeblocks"
 CONFIG_FILE="$ETC_DIR/config.json"
 UNIT_FILE="$DESTDIR/etc/systemd/system/$SERVICE"
@@ -31,6 +39,7 @@ MODULES_FILE="$DESTDIR/etc/modules-load.d/edgeblocks.conf"
 with_mosquitto=0
 enable_interfaces=0
 uninstall=0
+rollback=0
 purge=0
 start=1
 
@@ -52,6 +61,7 @@ while [ $# -gt 0 ]; do
     --with-mosquitto) with_mosquitto=1 ;;
     --enable-interfaces) enable_interfaces=1 ;;
     --uninstall) uninstall=1 ;;
+    --rollback) rollback=1 ;;
     --purge) purge=1 ;;
     --no-start) start=0 ;;
     -h | --help)
@@ -99,32 +109,126 @@ check_node() {
   log "using $NODE_BIN ($("$NODE_BIN" --version))"
 }
 
+# A release is named by its version and a hash of what it ships, so running the installer again
+# on the same checkout finds it already in place.
+release_id() {
+  local version hash
+  version="$("$NODE_BIN" -p 'require(process.argv[1]).version' "$SRC_DIR/package.json" 2>/dev/null || echo unknown)"
+  hash="$(cd "$SRC_DIR" && find package.json package-lock.json dist systemd scripts -type f 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
+  echo "$version-$hash"
+}
+
+current_release() {
+  if [ -L "$INSTALL_DIR" ]; then basename "$(readlink "$INSTALL_DIR")"; fi
+}
+
+# Starts the staged release on emulated hardware, free ports and a throwaway data dir, and
+# asks it for system/ping: the same node, the same native modules, the real code path.
+smoke_start() {
+  local dir="$1" tmp pid port="" waited=0
+  tmp="$(mktemp -d)"
+  env -i PATH="$PATH" HOME="$tmp" "$NODE_BIN" "$dir/dist/src/main.js" --hardware sim --host 127.0.0.1 --port 0 \
+    --https-port 0 --mqtt-port 0 --service-id smoke --data-dir "$tmp/data" >"$tmp/out" 2>&1 &
+  pid=$!
+  while [ "$waited" -lt $((SMOKE_SECONDS * 5)) ]; do
+    port="$(sed -nE 's/.*http listening on [^ ]*:([0-9]+).*/\1/p' "$tmp/out" | head -n 1)"
+    [ -z "$port" ] || break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+    waited=$((waited + 1))
+  done
+  local ok=0
+  if [ -n "$port" ] && "$NODE_BIN" -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
+    "http://127.0.0.1:$port/smoke/system/ping"; then
+    ok=1
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if [ "$ok" -ne 1 ]; then
+    warn "smoke start of the new release failed; its output:"
+    sed 's/^/  | /' "$tmp/out" | tail -n 20 >&2
+  fi
+  rm -rf "$tmp"
+  [ "$ok" -eq 1 ]
+}
+
+# Points PREFIX at a release in one rename(2), so the service never sees a half-installed tree.
+switch_to() {
+  local target="$1"
+  ln -sfn "$target" "$INSTALL_DIR.switch"
+  mv -T "$INSTALL_DIR.switch" "$INSTALL_DIR"
+}
+
+# Keeps the current release and the one before it.
+prune_releases() {
+  local keep_current keep_previous entry
+  keep_current="$(current_release)"
+  keep_previous="$(basename "$(readlink "$RELEASES_DIR/previous" 2>/dev/null || echo none)")"
+  for entry in "$RELEASES_DIR"/*; do
+    [ -d "$entry" ] && [ ! -L "$entry" ] || continue
+    case "$(basename "$entry")" in
+      "$keep_current" | "$keep_previous") ;;
+      *) rm -rf "$entry" && log "removed old release $(basename "$entry")" ;;
+    esac
+  done
+}
+
 install_tree() {
   if [ ! -f "$SRC_DIR/dist/src/main.js" ]; then
     if [ "$SKIP_NPM" = 1 ]; then die "no build in $SRC_DIR/dist: run 'npm ci && npm run build' there first"; fi
     log "building the checkout (npm ci, npm run build)"
     (cd "$SRC_DIR" && npm ci && npm run build)
   fi
-  if [ "$(readlink -f "$SRC_DIR")" = "$(readlink -f "$INSTALL_DIR" 2>/dev/null || true)" ]; then
-    log "running from $INSTALL_DIR itself: not copying"
-  else
-    local staging="$INSTALL_DIR.new" item
-    rm -rf "$staging"
-    mkdir -p "$staging"
-    for item in package.json package-lock.json README.md LICENSE dist systemd scripts docs; do
-      if [ -e "$SRC_DIR/$item" ]; then cp -R "$SRC_DIR/$item" "$staging/"; fi
-    done
-    rm -rf "$INSTALL_DIR"
-    mv "$staging" "$INSTALL_DIR"
-    log "copied $SRC_DIR to $INSTALL_DIR"
+  mkdir -p "$RELEASES_DIR"
+  # An install from before releases existed: keep it as the previous release.
+  if [ -d "$INSTALL_DIR" ] && [ ! -L "$INSTALL_DIR" ]; then
+    mv "$INSTALL_DIR" "$RELEASES_DIR/legacy"
+    switch_to "$RELEASES_LINK/legacy"
+    log "moved the existing install to $RELEASES_DIR/legacy"
   fi
+  local id stage item
+  id="$(release_id)"
+  if [ "$(current_release)" = "$id" ] && [ -f "$RELEASES_DIR/$id/dist/src/main.js" ]; then
+    log "release $id is already installed"
+    return
+  fi
+  stage="$RELEASES_DIR/$id"
+  rm -rf "$stage" "$stage.staging"
+  mkdir -p "$stage.staging"
+  for item in package.json package-lock.json README.md LICENSE dist systemd scripts docs; do
+    if [ -e "$SRC_DIR/$item" ]; then cp -R "$SRC_DIR/$item" "$stage.staging/"; fi
+  done
+  log "staging release $id in $stage.staging"
+  # From here on a failure removes the staging tree and leaves the running release alone.
+  trap 'rm -rf "$stage.staging"; die "upgrade failed at line $LINENO: $BASH_COMMAND; the running release ($(current_release || true)) is untouched"' ERR
   if [ "$SKIP_NPM" = 1 ]; then
     log "SKIP_NPM=1: not installing node modules"
   else
     # --ignore-scripts keeps npm from running our own "prepare" (tsc is a dev dependency);
     # rebuild then runs the install scripts that compile the native modules.
-    (cd "$INSTALL_DIR" && npm ci --omit=dev --ignore-scripts && npm rebuild)
+    (cd "$stage.staging" && npm ci --omit=dev --ignore-scripts && npm rebuild)
   fi
+  smoke_start "$stage.staging"
+  mv "$stage.staging" "$stage"
+  trap 'die "failed at line $LINENO: $BASH_COMMAND"' ERR
+  local previous
+  previous="$(current_release)"
+  if [ -n "$previous" ]; then ln -sfn "$previous" "$RELEASES_DIR/previous"; fi
+  switch_to "$RELEASES_LINK/$id"
+  log "installed release $id in $stage${previous:+ (previous: $previous, for --rollback)}"
+  prune_releases
+}
+
+do_rollback() {
+  check_node
+  local previous current
+  previous="$(basename "$(readlink "$RELEASES_DIR/previous" 2>/dev/null || true)" 2>/dev/null || true)"
+  [ -n "$previous" ] && [ -f "$RELEASES_DIR/$previous/dist/src/main.js" ] || die "no previous release to roll back to in $RELEASES_DIR"
+  current="$(current_release)"
+  switch_to "$RELEASES_LINK/$previous"
+  if [ -n "$current" ]; then ln -sfn "$current" "$RELEASES_DIR/previous"; fi
+  log "rolled back to $previous${current:+ ($current kept as previous)}"
+  systemctl restart "$SERVICE"
 }
 
 ensure_user() {
@@ -271,8 +375,8 @@ do_uninstall() {
     systemctl reset-failed "$SERVICE" 2>/dev/null || true
     log "removed $UNIT_FILE"
   fi
-  rm -rf "$INSTALL_DIR" "$INSTALL_DIR.new"
-  log "removed $INSTALL_DIR"
+  rm -rf "$INSTALL_DIR" "$RELEASES_DIR" "$INSTALL_DIR.new" "$INSTALL_DIR.switch"
+  log "removed $INSTALL_DIR and its releases"
   if [ "$purge" -eq 1 ]; then
     rm -rf "$ETC_DIR" "$DATA_DIR"
     rm -f "$MODULES_FILE"
@@ -288,6 +392,8 @@ do_uninstall() {
 
 if [ "$uninstall" -eq 1 ]; then
   do_uninstall
+elif [ "$rollback" -eq 1 ]; then
+  do_rollback
 else
   do_install
 fi

@@ -10,7 +10,9 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  lstatSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -39,6 +41,18 @@ done`,
   'apt-get': 'true',
   modprobe: 'true',
 };
+
+// The built CLI as far as the installer's smoke start sees it: logs its port, answers system/ping.
+const FAKE_MAIN = `const http = require('node:http');
+const id = process.argv[process.argv.indexOf('--service-id') + 1];
+const server = http.createServer((req, res) => {
+  res.statusCode = req.url === '/' + id + '/system/ping' ? 200 : 404;
+  res.end('{}');
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'http listening on 127.0.0.1:' + server.address().port })));
+process.on('SIGTERM', () => process.exit(0));
+`;
+const BROKEN_MAIN = "console.error('SyntaxError: the new release cannot start'); process.exit(1);\n";
 
 interface Sandbox {
   dir: string;
@@ -71,7 +85,7 @@ function makeSandbox(): Sandbox {
   }
   writeFileSync(join(src, 'package.json'), '{"name":"edgeblocks","version":"0.0.0-test"}\n');
   writeFileSync(join(src, 'package-lock.json'), '{"lockfileVersion":3}\n');
-  writeFileSync(join(src, 'dist/src/main.js'), '// main\n');
+  writeFileSync(join(src, 'dist/src/main.js'), FAKE_MAIN);
   writeFileSync(join(src, 'dist/src/failsafe.js'), '// failsafe\n');
   writeFileSync(join(src, 'docs/raspberry-pi.md'), '# docs\n');
   writeFileSync(join(src, 'node_modules/x/index.js'), '');
@@ -232,4 +246,67 @@ t.test('refuses an old Node, unknown options, and a checkout without a build', a
   const unbuilt = install(sb, [], { SKIP_NPM: '1' });
   t.equal(unbuilt.code, 1);
   t.match(unbuilt.stderr, /no build in .*dist: run 'npm ci && npm run build'/);
+});
+
+t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; --rollback goes back', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const prefix = join(sb.root, PREFIX);
+  const releases = `${prefix}.releases`;
+  const current = () => readlinkSync(prefix);
+  const setVersion = (v: string) => writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${v}"}\n`);
+
+  setVersion('1.0.0');
+  const first = install(sb, ['--no-start']);
+  t.equal(first.code, 0, first.stderr);
+  t.ok(lstatSync(prefix).isSymbolicLink(), `${PREFIX} is a link to the release`);
+  const v1 = current();
+  t.match(v1, /^eb-test\.releases\/1\.0\.0-[0-9a-f]{12}$/, 'relative link into the releases directory');
+
+  // A release that cannot start: the smoke start catches it before anything is switched.
+  setVersion('2.0.0');
+  writeFileSync(join(sb.src, 'dist/src/main.js'), BROKEN_MAIN);
+  const broken = install(sb, []);
+  t.equal(broken.code, 1, 'the installer fails');
+  t.match(broken.stderr, /smoke start of the new release failed/);
+  t.match(broken.stderr, /the new release cannot start/, 'its output is shown');
+  t.match(broken.stderr, /running release \(1\.0\.0-[0-9a-f]+\) is untouched/);
+  t.equal(current(), v1, 'still on 1.0.0');
+  t.same(broken.calls.filter((c) => c.startsWith('systemctl')), [], 'the service was not restarted');
+  t.same(readdirSync(releases).filter((n) => n.startsWith('2.0.0')), [], 'no trace of the failed stage');
+
+  writeFileSync(join(sb.src, 'dist/src/main.js'), FAKE_MAIN);
+  const good = install(sb, []);
+  t.equal(good.code, 0, good.stderr);
+  const v2 = current();
+  t.match(v2, /2\.0\.0-/);
+  t.equal(readlinkSync(join(releases, 'previous')), v1.split('/')[1], '1.0.0 kept as previous');
+  t.ok(good.calls.includes('systemctl restart edgeblocks.service'));
+  t.ok(existsSync(join(prefix, 'node_modules/.fake-npm')), 'npm ran in the new release');
+
+  const back = install(sb, ['--rollback']);
+  t.equal(back.code, 0, back.stderr);
+  t.equal(current(), v1, 'back on 1.0.0');
+  t.equal(readlinkSync(join(releases, 'previous')), v2.split('/')[1], 'and 2.0.0 is the one to roll forward to');
+  t.same(back.calls, ['systemctl restart edgeblocks.service']);
+
+  // Three upgrades later only the current and the previous release are kept.
+  for (const v of ['3.0.0', '4.0.0', '5.0.0']) {
+    setVersion(v);
+    t.equal(install(sb, ['--no-start']).code, 0);
+  }
+  t.same(readdirSync(releases).filter((n) => n !== 'previous').sort(), readdirSync(releases).filter((n) => /^[45]\.0\.0-/.test(n)).sort(), 'two releases kept');
+});
+
+t.test('an install from before releases becomes the previous release', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const prefix = join(sb.root, PREFIX);
+  mkdirSync(join(prefix, 'dist/src'), { recursive: true });
+  writeFileSync(join(prefix, 'dist/src/main.js'), FAKE_MAIN);
+  const result = install(sb, ['--no-start']);
+  t.equal(result.code, 0, result.stderr);
+  t.ok(lstatSync(prefix).isSymbolicLink());
+  t.equal(readlinkSync(`${prefix}.releases/previous`), 'legacy');
+  t.ok(existsSync(`${prefix}.releases/legacy/dist/src/main.js`), 'old tree kept for --rollback');
 });
