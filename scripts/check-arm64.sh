@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Proves edgeblocks on the Raspberry Pi's own architecture without a Pi: builds an arm64 Debian
+# trixie userland (the base of Raspberry Pi OS) with mmdebstrap, runs it under qemu-user-static,
+# and inside it runs this checkout's CI entry point (.ci/run: apt packages, npm ci with the
+# native modules compiled for arm64, the whole test suite). Prints the timings and the counts.
+#
+#   sudo scripts/check-arm64.sh [--keep] [-- TAP ARGS...]
+#
+#   --keep        keep the unpacked userland (default: removed at the end; the tarball is kept)
+#   -- ARGS       run `npx tap ARGS` after npm ci instead of the whole suite (e.g. -- test/drivers)
+#
+# Environment:
+#   ARM64_CACHE   where the userland tarball and the unpacked root live (default /var/cache/edgeblocks-arm64)
+#   ARM64_MIRROR  Debian mirror (default http://deb.debian.org/debian)
+#   EDGEBLOCKS_TEST_SLOWDOWN  multiplier for the tests' start and wait limits (default 8 here:
+#                 emulation runs Node about 5-10x slower than the host)
+#
+# Needs root (chroot, mounts) and, from Debian: mmdebstrap qemu-user-static binfmt-support.
+set -Eeuo pipefail
+
+CACHE="${ARM64_CACHE:-/var/cache/edgeblocks-arm64}"
+MIRROR="${ARM64_MIRROR:-http://deb.debian.org/debian}"
+SLOWDOWN="${EDGEBLOCKS_TEST_SLOWDOWN:-8}"
+SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SHARED_DIR="$(cd "$SRC_DIR/.." && pwd)/shared"
+TARBALL="$CACHE/rootfs.tar"
+ROOT="$CACHE/root"
+PACKAGES=nodejs,npm,python3,make,g++,ca-certificates,mosquitto,mosquitto-clients,socat,procps,openssl,util-linux,git
+
+keep=0
+tap_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) keep=1 ;;
+    --) shift; tap_args=("$@"); break ;;
+    -h | --help) sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "check-arm64: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+log() { printf 'check-arm64: %s\n' "$*"; }
+die() { printf 'check-arm64: error: %s\n' "$*" >&2; exit 1; }
+[ "$EUID" -eq 0 ] || die "run as root (chroot and mounts): sudo $0"
+
+need=()
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+[ -e /usr/libexec/qemu-binfmt/aarch64-binfmt-P ] || [ -x /usr/bin/qemu-aarch64-static ] || need+=(qemu-user-static)
+command -v update-binfmts >/dev/null || need+=(binfmt-support)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || update-binfmts --enable qemu-aarch64 || die "cannot register qemu-aarch64 with binfmt_misc"
+
+mkdir -p "$CACHE"
+t0=$(date +%s)
+if [ ! -f "$TARBALL" ]; then
+  log "building the arm64 trixie userland (once; cached in $TARBALL)"
+  mmdebstrap --arch=arm64 --variant=apt --include="$PACKAGES" trixie "$TARBALL.part" "$MIRROR"
+  mv "$TARBALL.part" "$TARBALL"
+fi
+t_rootfs=$(( $(date +%s) - t0 ))
+
+mounted=()
+cleanup() {
+  local m
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  if [ "$keep" -eq 0 ]; then rm -rf "$ROOT"; fi
+}
+trap cleanup EXIT
+
+rm -rf "$ROOT"
+mkdir -p "$ROOT"
+tar -xf "$TARBALL" -C "$ROOT"
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+mkdir -p "$ROOT/work/main"
+# What CI sees: the committed tree, and shared/ beside it.
+git -C "$SRC_DIR" archive HEAD | tar -x -C "$ROOT/work/main"
+if [ -d "$SHARED_DIR" ]; then cp -rL "$SHARED_DIR" "$ROOT/work/shared"; fi
+for m in proc sys dev dev/pts; do
+  mkdir -p "$ROOT/$m"
+  case "$m" in
+    proc) mount -t proc proc "$ROOT/proc" ;;
+    dev/pts) mount -t devpts -o newinstance,ptmxmode=0666 devpts "$ROOT/dev/pts" ;;
+    *) mount --rbind "/$m" "$ROOT/$m" ;;
+  esac
+  mounted+=("$ROOT/$m")
+done
+mount -t tmpfs tmpfs "$ROOT/tmp" && mounted+=("$ROOT/tmp")
+
+inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI=true \
+  EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" LANG=C.UTF-8 "$@"; }
+
+log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version), npm $(inside npm --version)"
+log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN"
+
+t1=$(date +%s)
+if [ ${#tap_args[@]} -gt 0 ]; then
+  inside sh -c 'cd /work/main && npm ci --no-audit --no-fund' 2>&1 | tee "$CACHE/npm-ci.log" | tail -n 5
+  t_install=$(( $(date +%s) - t1 ))
+  t2=$(date +%s)
+  set +e
+  inside sh -c "cd /work/main && npx tap $(printf '%q ' "${tap_args[@]}")" >"$CACHE/test.log" 2>&1
+  status=$?
+  set -e
+  summary=$(grep -E '^# \{ total: [0-9]+' "$CACHE/test.log" | tail -n 1 || true)
+  pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary"); fail=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")
+  line="${pass:-0} passed, ${fail:-0} failed"
+else
+  set +e
+  inside sh -c 'cd /work/main && bash .ci/run' >"$CACHE/test.log" 2>&1
+  status=$?
+  set -e
+  t_install=$(grep -m1 -oE 'added [0-9]+ packages in [^ ]+' "$CACHE/test.log" || echo "see $CACHE/test.log")
+  t2=$t1
+  line=$(tail -n 1 "$CACHE/test.log")
+fi
+t_tests=$(( $(date +%s) - t2 ))
+log "userland build: ${t_rootfs}s (0 when cached); npm ci: ${t_install}${tap_args:+s}; tests: $((t_tests / 60)) min $((t_tests % 60)) s"
+log "log: $CACHE/test.log"
+echo "$line"
+exit "$status"
