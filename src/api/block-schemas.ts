@@ -11,7 +11,7 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
         nid: Type.Optional(Type.Integer()),
         type: Type.Literal(t.type),
         serviceId: Type.Optional(Type.String()),
-        data: dataSchema(t.fields, t.description),
+        data: dataSchema(t.fields, t.description, t.legacy),
         meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       },
       { title: t.type, description: t.description },

@@ -1,5 +1,6 @@
 // SetpointSensorPair: a temperature setting paired with a (filtered) sensor value.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { FilterChoice } from './shared/enums.js';
 import { claimableFields, settingPipelineFields } from './shared/fields.js';
@@ -34,9 +35,17 @@ export interface SetpointState extends Driven<number> {
   sampleDue: number;
 }
 
+const legacyNames: LegacyTable = {
+  settingEnabled: legacy.rename('enabled'),
+  rampLimit: legacy.unsupported('setting ramp limit'),
+  rampLimitEnabled: legacy.unsupported('setting ramp limit'),
+  rampDuration: legacy.unsupported('setting ramp limit'),
+};
+
 export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   type: 'SetpointSensorPair',
   fields,
+  legacy: legacyNames,
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
   description: 'A temperature setpoint and the filtered sensor value it is compared with',
   init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId, sampleDue: -Infinity }),

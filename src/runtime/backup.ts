@@ -1,6 +1,7 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
-import { complete, decodeData, isPlainObject, withReadonly } from '../codec/decode.js';
+import { complete, isPlainObject, withReadonly } from '../codec/decode.js';
+import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
 import type { BlockRuntime } from './runtime.js';
@@ -78,7 +79,7 @@ function loadBackupBlocks(rt: BlockRuntime, items: unknown[], docs: Record<strin
     try {
       const body = blockBody(item, true);
       const def = rt.typeOf(body.type);
-      const { value, issues } = decodeData(def.fields, body.data, { prefs, checkLink });
+      const { value, issues } = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink });
       if (issues.length) throw invalid(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
       const meta = body.meta ?? {};
       if (def.system) {

@@ -33,7 +33,9 @@ export interface BlockBody {
 export function blockBody(input: unknown, needData: boolean): BlockBody {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object (a block)');
   const issues: ValidationIssue[] = [];
-  const { id, nid, type, data, meta } = input;
+  const { id, type, data, meta } = input;
+  // Brewblox clients send nid 0 or null for "assign one".
+  const nid = input.nid === 0 || input.nid === null ? undefined : input.nid;
   if (typeof type !== 'string' || type === '') issues.push({ path: 'type', message: type === undefined ? 'required' : 'must be a non-empty string' });
   if (needData && !isPlainObject(data)) issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
   if (id !== undefined && (typeof id !== 'string' || !validId(id))) {

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { complete, decodeData, isPlainObject, merge, withReadonly, writable, type DecodeContext, type ValidationIssue } from '../codec/decode.js';
 import { encodeData, type ReadMode } from '../codec/encode.js';
 import { defaultValue, type Field } from '../codec/fields.js';
+import { decodeWithLegacy } from '../codec/legacy.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { claim, claimChains, channels, relations, release, releaseStale, type Claim, type Relation } from './claims.js';
@@ -435,7 +436,7 @@ export class BlockRuntime extends EventEmitter<Events> {
         return null;
       },
     };
-    const { value, issues } = decodeData(def.fields, data, ctx);
+    const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
     issues.push(...this.uniquenessIssues(def, value, self));
     if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
     return value;
