@@ -63,7 +63,7 @@ export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowT
 });
 
 let cachedDeviceId: string | undefined;
-function deviceId(): string {
+export function deviceId(): string {
   if (cachedDeviceId === undefined) {
     const mac = Object.values(os.networkInterfaces())
       .flat()

@@ -122,7 +122,7 @@ function loadBackupBlocks(rt: BlockRuntime, items: unknown[], docs: Record<strin
     rt.persistence.replaceBlocks(rt.blocks().map((b) => rt.record(b)));
   } catch (e) {
     for (const b of rt.blocks()) if (!b.def.system) rt.remove(b, false);
-    for (const b of previous) if (!b.def.system) restoreInMemory(rt, b);
+    for (const b of previous) if (!b.def.system) rt.restoreInMemory(b);
     for (const p of previousSystem) Object.assign(p.block, { data: p.data, meta: p.meta });
     rt.afterStructureChange();
     throw e;
@@ -136,11 +136,4 @@ function loadBackupBlocks(rt: BlockRuntime, items: unknown[], docs: Record<strin
   const kept = new Set(rt.blocks().map((b) => b.id));
   rt.emit('change', { changed, deleted: previousIds.filter((id) => !kept.has(id)), origin });
   return { messages };
-}
-
-/** Put a removed block object back, volatile state and all (undoing a failed backup load). */
-function restoreInMemory(rt: BlockRuntime, block: AnyBlock): void {
-  rt.byNid.set(block.nid, block);
-  rt.byId.set(block.id, block);
-  rt.ordered = null;
 }

@@ -64,7 +64,7 @@ function depth(value: unknown): number {
   return max;
 }
 
-function validId(id: string): boolean {
+export function validId(id: string): boolean {
   // eslint-disable-next-line no-control-regex
   return id.length >= 1 && id.length <= 200 && id.trim() === id && !/[\u0000-\u001f\u007f]/.test(id);
 }

@@ -16,6 +16,8 @@ import { dependencyOrder } from './order.js';
 import type { BlockPersistence, BlockRecord, RawRecord } from './persistence.js';
 import { loadBackup, saveBackup, type Backup, type BackupStore } from './backup.js';
 import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
+import { runBatch, type BatchScope } from './batch.js';
+import { renameBlock } from './rename.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data, type IoArray, type UpdateContext } from './types.js';
 
 export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from './body.js';
@@ -72,11 +74,15 @@ export class BlockRuntime extends EventEmitter<Events> {
   readonly byId = new Map<string, AnyBlock>();
   readonly persisted = new Map<number, string>();
   ordered: AnyBlock[] | null = null;
+  /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
+  scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
   private ctx: UpdateContext;
   private ticking = false;
   /** Monotonic time of the last completed scheduler tick (the watchdog watches it). */
   lastTickAt = -Infinity;
+  /** Control disabled (PUT settings/enabled false): no block runs until it is enabled again. */
+  paused = false;
   tickCount = 0;
 
   constructor(opts: RuntimeOptions) {
@@ -183,7 +189,8 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.persistence.reserveNid(nid);
     const block = this.insert(def, nid, body.id, complete(def.fields, given), body.meta ?? {});
     this.afterWrite(block, { previous: undefined, patch: false, given }, () => this.remove(block, false));
-    this.emit('change', { changed: [block], deleted: [], origin });
+    this.scope?.undo.push(() => this.remove(block, false));
+    this.changed({ changed: [block], deleted: [], origin });
     return this.toJson(block);
   }
 
@@ -214,11 +221,13 @@ export class BlockRuntime extends EventEmitter<Events> {
     if (body.meta !== undefined) block.meta = isPatch ? { ...block.meta, ...body.meta } : body.meta;
     else if (!isPatch) block.meta = {};
     this.ordered = null;
-    this.afterWrite(block, { previous, patch: isPatch, given }, () => {
+    const undo = () => {
       block.data = previous as AnyBlock['data'];
       block.meta = previousMeta;
-    });
-    this.emit('change', { changed: [block], deleted: [], origin });
+    };
+    this.afterWrite(block, { previous, patch: isPatch, given }, undo);
+    this.scope?.undo.push(undo);
+    this.changed({ changed: [block], deleted: [], origin });
     return this.toJson(block);
   }
 
@@ -226,9 +235,33 @@ export class BlockRuntime extends EventEmitter<Events> {
     const block = this.resolveIdent(input);
     if (block.def.system) throw conflict(`'${block.id}' is a system block and cannot be deleted`);
     this.remove(block);
+    this.scope?.undo.push(() => this.restoreInMemory(block));
     this.afterStructureChange();
-    this.emit('change', { changed: [], deleted: [block.id], origin });
+    this.changed({ changed: [], deleted: [block.id], origin });
     return this.ident(block);
+  }
+
+  /** Change a block's id; links to it follow (rename.ts). */
+  rename(input: unknown, origin = 'api'): Ident {
+    return renameBlock(this, input, origin);
+  }
+
+  /** A list of creates, writes, patches or deletes, all or nothing (batch.ts). */
+  batch(op: 'create' | 'write' | 'patch', input: unknown, origin = 'api'): BlockJson[] {
+    return runBatch(this, op, input, origin);
+  }
+
+  deleteMany(input: unknown, origin = 'api'): Ident[] {
+    return runBatch(this, 'delete', input, origin);
+  }
+
+  /** Decode a block body as create would, without storing anything. */
+  validate(input: unknown): { type: string; data: Record<string, unknown> } {
+    const body = blockBody(input, true);
+    const def = this.typeOf(body.type);
+    const self = body.id !== undefined ? this.byId.get(body.id) : undefined;
+    const value = this.decode(def, body.data, body.type, self);
+    return { type: def.type, data: encodeData(def.fields, { ...withReadonly(def.fields, undefined, complete(def.fields, value)) }, 'default', this.units) };
   }
 
   readAll(mode: ReadMode = 'default'): BlockJson[] {
@@ -306,7 +339,7 @@ export class BlockRuntime extends EventEmitter<Events> {
 
   /** Run every block that is due, in dependency order. Never throws. */
   tick(now = this.clock.now()): void {
-    if (this.ticking) return;
+    if (this.ticking || this.paused) return;
     this.ticking = true;
     try {
       this.ctx.now = now;
@@ -367,6 +400,19 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.afterStructureChange();
     block.nextUpdate = -Infinity;
     this.tick();
+  }
+
+  /** Emit a change, or collect it while a batch runs. */
+  changed(event: ChangeEvent): void {
+    if (this.scope) this.scope.events.push(event);
+    else this.emit('change', event);
+  }
+
+  /** Put a removed block object back, volatile state and all (undoing a failed batch or load). */
+  restoreInMemory(block: AnyBlock): void {
+    this.byNid.set(block.nid, block);
+    this.byId.set(block.id, block);
+    this.ordered = null;
   }
 
   afterStructureChange(): void {
