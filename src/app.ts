@@ -19,7 +19,7 @@ import { systemClock, type Clock } from './runtime/clock.js';
 import type { Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
 import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
-import { UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
+import { GLOBAL_NAMESPACE, UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
 import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
@@ -72,6 +72,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store = new BlockStore(db);
   const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
+  units.apply(documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
   units.apply(documents.get(config.serviceId, UNITS_DOC_ID));
 
   let hardwareLayer: HardwareLayer;
@@ -110,7 +111,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     for (const d of docs) if (units.isUnitsKey(d.namespace, d.id) && units.apply(d)) log.info({ units: units.prefs }, 'unit preference changed');
   };
   const onDeletedKeys = (keys: string[]) => {
-    if (keys.includes(`${config.serviceId}:${UNITS_DOC_ID}`) && units.apply(null)) log.info({ units: units.prefs }, 'unit preference reset');
+    for (const ns of [GLOBAL_NAMESPACE, config.serviceId]) {
+      if (keys.includes(`${ns}:${UNITS_DOC_ID}`) && units.apply(null, ns)) log.info({ units: units.prefs }, 'unit preference reset');
+    }
   };
   documents.on('changed', onDocs);
   documents.on('deleted', onDeletedKeys);

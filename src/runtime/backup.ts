@@ -21,6 +21,16 @@ export interface BackupStore {
   load(docs: Record<string, unknown>[]): string[] | void;
 }
 
+/** System blocks of the Spark firmware (display, WiFi, touch screen, its pins, groups). */
+const SPARK_SYSTEM_TYPES = new Set(['DisplaySettings', 'WiFiSettings', 'TouchSettings', 'Spark2Pins', 'Spark3Pins', 'Groups', 'ActiveGroups']);
+
+/** A Spark system block: a known Spark system type, or a system nid (< 100) none of our system blocks has. */
+function isSparkOnly(rt: BlockRuntime, type: string, nid: number | undefined): boolean {
+  const def = rt.types.get(type);
+  if (def?.system) return false;
+  return SPARK_SYSTEM_TYPES.has(type) || (nid !== undefined && nid < FIRST_USER_NID && !!def);
+}
+
 export function saveBackup(rt: BlockRuntime): Backup {
   const wall = rt.clock.wall() ?? Date.now();
   return {
@@ -78,6 +88,10 @@ function loadBackupBlocks(rt: BlockRuntime, items: unknown[], docs: Record<strin
   items.forEach((item, i) => {
     try {
       const body = blockBody(item, true);
+      if (isSparkOnly(rt, body.type, body.nid)) {
+        messages.push(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`);
+        return;
+      }
       const def = rt.typeOf(body.type);
       const { value, issues } = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink });
       if (issues.length) throw invalid(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
