@@ -4,7 +4,7 @@ import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import type { SetpointState } from './setpoint-sensor-pair.js';
-import { FilterChoice } from './shared/enums.js';
+import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { derivativeStageForTd, integralFor, pidStep, rescaleIntegral, type PidParams } from './shared/pid-math.js';
 import { drive, nextInterval, type Tracking } from './shared/pipeline.js';
 
@@ -35,7 +35,7 @@ const fields = {
   boilMinOutput: f.number({ stored: true, description: 'minimum output while boiling' }),
   boilModeActive: f.bool({ readonly: true, logged: true }),
   derivativeFilter: f.enumOrNull(FilterChoice, { readonly: true, description: 'the input filter stage the derivative is taken from' }),
-  derivativeFilterChoice: f.enum(FilterChoice, { stored: true, description: 'FILTER_NONE: chosen from Td' }),
+  derivativeFilterChoice: f.enum(FilterChoice, { stored: true, aliases: FilterChoiceAliases, description: 'FILTER_NONE: chosen from Td' }),
 };
 
 interface PidState {

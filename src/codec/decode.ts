@@ -121,6 +121,7 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
     }
     case 'enum': {
       if (typeof raw === 'string' && Object.hasOwn(s.values, raw)) return raw;
+      if (typeof raw === 'string' && s.aliases && Object.hasOwn(s.aliases, raw)) return s.aliases[raw];
       if (typeof raw === 'number') {
         const name = Object.keys(s.values).find((k) => s.values[k] === raw);
         if (name) return name;
