@@ -165,7 +165,7 @@ export const analogConstrainedBy = legacy.translate('older list of analog constr
         out[e.name] = { enabled: true, value: e.value };
       } else if (e.name === 'balanced') {
         const body = isPlainObject(e.value) ? e.value : { balancerId: e.value };
-        const id = linkId(body.balancerId ?? body['balancerId<>']);
+        const id = linkId(entries(body).find((b) => b.name === 'balancerId')?.value);
         const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface');
         if (problem) issues.push({ path: `${at}.${e.rawKey}`, message: `cannot translate the balanced constraint: ${problem}` });
         else out.balanced = { enabled: true, balancerId: { __bloxtype: 'Link', id } };
