@@ -159,3 +159,18 @@ t.test('the units document of brewblox-global applies; the service\'s own wins',
   await ds('delete', { namespace: 'edge-one', id: 'units' });
   t.match((await call(rt, 'POST', 'blocks/read', { id: 'S' })).body.data.setting, { unit: 'degF' }, 'back to the global one');
 });
+
+t.test('Swagger lists the legacy names of each type as deprecated', async (t) => {
+  const rt = await startApp();
+  t.teardown(() => rt.close());
+  const doc = await (await fetch(`${rt.base}/api/doc/json`)).json();
+  const text = JSON.stringify(doc);
+  const body = doc.paths['/edge-one/blocks/create'].post.requestBody.content['application/json'].schema;
+  const variants: any[] = body.anyOf ?? body.oneOf ?? [];
+  const da = variants.find((v) => v.title === 'DigitalActuator');
+  t.ok(da, 'the DigitalActuator body schema');
+  t.match(da.properties.data.properties.constrainedBy, { deprecated: true, description: /constraints object/ });
+  t.notOk(da.properties.data.properties.constraints.deprecated, 'current fields are not deprecated');
+  t.match(text, /rename/, 'rename is documented');
+  for (const path of ['/edge-one/blocks/rename', '/edge-one/blocks/batch/create', '/edge-one/blocks/validate', '/edge-one/settings/enabled', '/edge-one/system/reboot/service']) t.ok(doc.paths[path], path);
+});
