@@ -29,7 +29,7 @@ for (let i = 0; i < 10; i++) {
 runtime.tick(1000);
 const user = runtime.readAll().filter((b) => b.nid >= 100).slice(0, 100);
 const drop = (key: string) => JSON.stringify(user, (k, v) => (k === key ? undefined : v));
-const state = (blocks: unknown) => JSON.stringify(stateMessage('edge-one', '30s', { status: { online: true }, blocks: blocks as never, relations: runtime.relations(), claims: runtime.claims() }));
+const state = (blocks: unknown) => JSON.stringify(stateMessage('edge-one', '30s', { status: { online: true, serviceId: 'edge-one', version: 'x' } as never, blocks: blocks as never, relations: runtime.relations(), claims: runtime.claims() }));
 const size = (s: string) => ({ raw: Buffer.byteLength(s), gzip: gzipSync(s).length });
 const both = JSON.stringify(user);
 const one = drop('__objtype');
