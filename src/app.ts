@@ -7,6 +7,9 @@ import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
 import { simRoutes } from './api/sim.js';
 import { systemRoutes } from './api/system.js';
+import { sparkSystemRoutes } from './api/spark-system.js';
+import { ControlEnabled } from './service/control-enabled.js';
+import { sparkStatus } from './service/spark-status.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
@@ -16,7 +19,7 @@ import { systemClock, type Clock } from './runtime/clock.js';
 import type { Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
 import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
-import { UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
+import { GLOBAL_NAMESPACE, UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
 import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
@@ -45,6 +48,10 @@ export interface App {
   mqtt: AppMqtt;
   /** Extra status sections, filled by subsystems (mqtt, hardware). */
   status: Record<string, () => unknown>;
+  /** Control on/off (PUT settings/enabled). */
+  control: ControlEnabled;
+  /** Set by main: stop gracefully and exit so that the supervisor starts the service again. */
+  onRestart?: () => void;
   /** Base URL of the controller HTTP API once listening. */
   url: string;
   start(): Promise<void>;
@@ -65,6 +72,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store = new BlockStore(db);
   const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
+  units.apply(documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
   units.apply(documents.get(config.serviceId, UNITS_DOC_ID));
 
   let hardwareLayer: HardwareLayer;
@@ -103,7 +111,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     for (const d of docs) if (units.isUnitsKey(d.namespace, d.id) && units.apply(d)) log.info({ units: units.prefs }, 'unit preference changed');
   };
   const onDeletedKeys = (keys: string[]) => {
-    if (keys.includes(`${config.serviceId}:${UNITS_DOC_ID}`) && units.apply(null)) log.info({ units: units.prefs }, 'unit preference reset');
+    for (const ns of [GLOBAL_NAMESPACE, config.serviceId]) {
+      if (keys.includes(`${ns}:${UNITS_DOC_ID}`) && units.apply(null, ns)) log.info({ units: units.prefs }, 'unit preference reset');
+    }
   };
   documents.on('changed', onDocs);
   documents.on('deleted', onDeletedKeys);
@@ -133,6 +143,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     blocks: runtime.blocks().length,
     quarantined: store.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
     ...Object.fromEntries(Object.entries(status).map(([k, fn]) => [k, fn()])),
+    ...sparkStatus({ serviceId: config.serviceId, version: VERSION, hardware: config.hardware, enabled: () => control.enabled, address: () => (app.url ? new URL(app.url).host : null) }),
   });
 
   const backupFiles = new BackupFiles(config.dataDir);
@@ -141,6 +152,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
   if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
+  controllerPlugins.push(sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (app.onRestart ? app.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }));
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const contexts: ApiContext[] = [
@@ -151,6 +163,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
+  const control = new ControlEnabled(store, runtime, loop, () => hardwareLayer.safeState(), log);
   const stops: Array<() => Promise<void> | void> = [];
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
@@ -169,6 +182,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     runtime,
     http,
     loop,
+    control,
     hardware: hardwareLayer,
     mqtt,
     status,
@@ -182,7 +196,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
       log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
       await mqtt.start();
-      loop.start();
+      await control.start();
       backups.start();
     },
     async stop() {

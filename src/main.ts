@@ -5,6 +5,8 @@ import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './con
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './version.js';
 
+/** EX_TEMPFAIL: the service asks its supervisor to start it again. */
+const RESTART_EXIT_CODE = 75;
 const SHUTDOWN_LIMIT_MS = 5000;
 const CRASH_SAFE_STATE_MS = 1000;
 
@@ -43,9 +45,9 @@ async function main(): Promise<void> {
   const { log } = app;
   setNotifyErrorHandler((message) => log.warn(message));
   // Pings systemd only while the control loop keeps ticking, so a stalled loop gets restarted.
-  const watchdog = Watchdog.fromEnv({ lastTickAt: () => app.runtime.lastTickAt, now: () => app.runtime.clock.now() });
+  const watchdog = Watchdog.fromEnv({ lastTickAt: () => (app.runtime.paused ? app.runtime.clock.now() : app.runtime.lastTickAt), now: () => app.runtime.clock.now() });
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
     }, SHUTDOWN_LIMIT_MS);
     force.unref();
     app.stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (e) => {
         log.error({ err: e }, 'shutdown failed');
         process.exit(1);
@@ -65,6 +67,8 @@ async function main(): Promise<void> {
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // system/reboot/service: a clean stop, then an exit code systemd's Restart=on-failure restarts.
+  app.onRestart = () => shutdown('restart requested', RESTART_EXIT_CODE);
   process.on('SIGINT', () => shutdown('SIGINT'));
   // A crash still tries to leave every output safe (briefly: the failsafe command follows under systemd).
   const crash = (what: string, e: unknown) => {

@@ -11,7 +11,7 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
         nid: Type.Optional(Type.Integer()),
         type: Type.Literal(t.type),
         serviceId: Type.Optional(Type.String()),
-        data: dataSchema(t.fields, t.description),
+        data: dataSchema(t.fields, t.description, t.legacy),
         meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       },
       { title: t.type, description: t.description },
@@ -27,5 +27,6 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
     store: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   });
   const messages = Type.Object({ messages: Type.Array(Type.String()) });
-  return { block, ident, identOut, backup, messages, blocks: Type.Array(block) };
+  const rename = Type.Object({ existing: Type.String(), desired: Type.String() }, { description: 'The current id and the new one' });
+  return { block, ident, identOut, backup, messages, rename, blocks: Type.Array(block) };
 }

@@ -19,7 +19,15 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req) => runtime.read(req.body, 'stored'));
     app.post('/blocks/write', doc('Write a block: the entire desired state', s.block, s.block), async (req) => runtime.write(req.body, 'rest'));
     app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.block, s.block), async (req) => runtime.patch(req.body, 'rest'));
-    app.post('/blocks/delete', doc('Delete a block', s.ident, s.identOut), async (req) => runtime.delete(req.body, 'rest'));
+    app.post('/blocks/delete', doc('Delete a block, or a list of blocks (all or nothing)', { anyOf: [s.ident, { type: 'array', items: s.ident }] }, { anyOf: [s.identOut, { type: 'array', items: s.identOut }] }), async (req) =>
+      Array.isArray(req.body) ? runtime.deleteMany(req.body, 'rest') : runtime.delete(req.body, 'rest'),
+    );
+    app.post('/blocks/rename', doc('Rename a block; links to it follow', s.rename, s.identOut), async (req) => runtime.rename(req.body, 'rest'));
+    app.post('/blocks/validate', doc('Validate a block body without storing it', s.block, s.block), async (req) => runtime.validate(req.body));
+    app.post('/blocks/batch/create', doc('Create a list of blocks, all or nothing', s.blocks, s.blocks, 201), async (req, reply) => reply.status(201).send(runtime.batch('create', req.body, 'rest')));
+    app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('write', req.body, 'rest'));
+    app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('patch', req.body, 'rest'));
+    app.post('/blocks/batch/delete', doc('Delete a list of blocks, all or nothing', { type: 'array', items: s.ident }, { type: 'array', items: s.identOut }), async (req) => runtime.deleteMany(req.body, 'rest'));
     app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async () => runtime.readAll());
     app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async () => runtime.readAll('logged'));
     app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async () => runtime.readAll('stored'));

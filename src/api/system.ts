@@ -8,6 +8,8 @@ export function systemRoutes(status: StatusProvider): FastifyPluginAsync {
     const ping = { schema: { tags: ['system'], summary: 'Liveness check', response: { 200: { type: 'object', properties: { ping: { type: 'string' } } } } } };
     app.get('/system/ping', ping, async () => ({ ping: 'pong' }));
     app.post('/system/ping', ping, async () => ({ ping: 'pong' }));
-    app.get('/system/status', { schema: { tags: ['system'], summary: 'Service status: version, uptime, connections, hardware, records kept aside' } }, async () => status());
+    const statusRoute = { schema: { tags: ['system'], summary: 'Service status: version, uptime, connections, hardware, records kept aside, and the Spark status description' } };
+    app.get('/system/status', statusRoute, async () => status());
+    app.post('/system/status', statusRoute, async () => status());
   };
 }

@@ -1,5 +1,6 @@
 // ActuatorAnalogMock: a simulated analog output (0-100 %) with setting and value clipping.
 import { f } from '../codec/fields.js';
+import { analogConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
@@ -18,9 +19,14 @@ const fields = {
 
 const clip = (v: number, lo: number | null, hi: number | null) => Math.min(Math.max(v, lo ?? -Infinity), hi ?? Infinity);
 
+const legacyNames: LegacyTable = {
+  constrainedBy: analogConstrainedBy,
+};
+
 export const ActuatorAnalogMock = defineBlock<typeof fields, Driven<number>>({
   type: 'ActuatorAnalogMock',
   fields,
+  legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,
   description: 'A simulated analog actuator',
   init: () => ({ request: null }),

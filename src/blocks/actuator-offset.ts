@@ -2,6 +2,7 @@
 // (or value) plus its own setting, e.g. a beer PID driving the fridge air setpoint, or a mash
 // PID driving the HLT. Its value is the achieved offset. Reference §5.4.
 import { f } from '../codec/fields.js';
+import { analogConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { ReferenceKind } from './shared/enums.js';
@@ -23,9 +24,15 @@ interface OffsetState extends Driven<number> {
   parked: boolean;
 }
 
+const legacyNames: LegacyTable = {
+  constrainedBy: analogConstrainedBy,
+  drivenTargetId: legacy.ignore('older firmware: read-only link to the driven setpoint'),
+};
+
 export const ActuatorOffset = defineBlock<typeof fields, OffsetState>({
   type: 'ActuatorOffset',
   fields,
+  legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,
   description: 'Drives a target setpoint to a reference setpoint plus an offset',
   init: () => ({ request: null, parked: false }),

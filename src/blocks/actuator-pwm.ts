@@ -1,6 +1,7 @@
 // ActuatorPwm: turns a 0-100 % setting into timed on/off of a claimed digital actuator, with a
 // period of seconds (heaters) to tens of minutes (compressors). Reference §5.4, §6.3.
 import { f } from '../codec/fields.js';
+import { analogConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import { historyOf } from './digital-actuator.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
@@ -28,9 +29,15 @@ export interface PwmState extends Driven<number> {
   parked: boolean;
 }
 
+const legacyNames: LegacyTable = {
+  constrainedBy: analogConstrainedBy,
+  drivenActuatorId: legacy.ignore('older firmware: read-only link to the driven actuator'),
+};
+
 export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
   type: 'ActuatorPwm',
   fields,
+  legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,
   description: 'Pulse width modulation of a digital actuator',
   init: () => ({ request: null, cycle: new PwmCycle(), tracking: null, parked: false }),

@@ -2,6 +2,7 @@
 // digital constraints (minOff, minOn, delayedOn, delayedOff, mutexed). It keeps a short history
 // of its transitions, which the constraints and a driving PWM read.
 import { f } from '../codec/fields.js';
+import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
 import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
@@ -41,9 +42,17 @@ interface DrivenOutput {
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
 
+const legacyNames: LegacyTable = {
+  constrainedBy: digitalConstrainedBy,
+  transitionDurationPreset: legacy.unsupported('soft start', (v) => v === null || v === 'ST_OFF' || v === 0),
+  transitionDurationSetting: legacy.unsupported('soft start'),
+  transitionDurationValue: legacy.notReported('soft start, read-only'),
+};
+
 export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>({
   type: 'DigitalActuator',
   fields,
+  legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null }),

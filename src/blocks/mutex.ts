@@ -1,6 +1,7 @@
 // Mutex: a token shared by mutexed digital actuators, so that at most one of them is on (and
 // the holder keeps it for its extraHoldTime after switching off). Reference §5.6, §6.5.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { holdsMutexConstraint } from './digital-actuator.js';
 import { holdRemaining, newToken, type MutexToken } from './shared/mutex-token.js';
@@ -9,9 +10,14 @@ const fields = {
   waitRemaining: f.duration({ readonly: true, default: 0, description: 'how long the current holder keeps the lock' }),
 };
 
+const legacyNames: LegacyTable = {
+  differentActuatorWait: legacy.ignore('older firmware: the hold time now belongs to each mutexed constraint (extraHoldTime)'),
+};
+
 export const Mutex = defineBlock<typeof fields, MutexToken>({
   type: 'Mutex',
   fields,
+  legacy: legacyNames,
   implements: ['MutexInterface'],
   description: 'Lets at most one mutexed digital actuator be on',
   init: () => newToken(),

@@ -1,9 +1,10 @@
 // Pid: drives an analog actuator (PWM, setpoint driver, ...) to bring a setpoint's filtered
 // sensor value to its setting. Algorithm in shared/pid-math.ts; reference §5.3, §6.1.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import type { SetpointState } from './setpoint-sensor-pair.js';
-import { FilterChoice } from './shared/enums.js';
+import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { derivativeStageForTd, integralFor, pidStep, rescaleIntegral, type PidParams } from './shared/pid-math.js';
 import { drive, nextInterval, type Tracking } from './shared/pipeline.js';
 
@@ -34,7 +35,7 @@ const fields = {
   boilMinOutput: f.number({ stored: true, description: 'minimum output while boiling' }),
   boilModeActive: f.bool({ readonly: true, logged: true }),
   derivativeFilter: f.enumOrNull(FilterChoice, { readonly: true, description: 'the input filter stage the derivative is taken from' }),
-  derivativeFilterChoice: f.enum(FilterChoice, { stored: true, description: 'FILTER_NONE: chosen from Td' }),
+  derivativeFilterChoice: f.enum(FilterChoice, { stored: true, aliases: FilterChoiceAliases, description: 'FILTER_NONE: chosen from Td' }),
 };
 
 interface PidState {
@@ -50,9 +51,21 @@ interface PidState {
 
 const params = (d: { kp: number | null; ti: number | null; td: number | null }): PidParams => ({ kp: d.kp ?? 0, ti: d.ti ?? 0, td: d.td ?? 0 });
 
+const legacyNames: LegacyTable = {
+  drivenOutputId: legacy.ignore('older firmware: read-only link to the driven output'),
+  filter: legacy.ignore('older firmware: the input filter moved to the SetpointSensorPair'),
+  filterThreshold: legacy.ignore('older firmware: the input filter moved to the SetpointSensorPair'),
+  ambientId: legacy.unsupported('feed-forward from an ambient sensor'),
+  kff: legacy.unsupported('feed-forward from an ambient sensor'),
+  ff: legacy.notReported('feed-forward part, read-only'),
+  ambientValue: legacy.notReported('feed-forward input, read-only'),
+  ambientOffset: legacy.notReported('feed-forward offset, read-only'),
+};
+
 export const Pid = defineBlock<typeof fields, PidState>({
   type: 'Pid',
   fields,
+  legacy: legacyNames,
   implements: ['EnablerInterface'],
   description: 'PID controller',
   init: () => ({ integral: 0, lastT: null, requested: null, outputId: null, started: false, due: -Infinity }),

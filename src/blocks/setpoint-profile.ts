@@ -2,6 +2,7 @@
 // first temperature until its point and the last one after the end. Without a valid wall clock
 // it pauses (the target keeps its setting) until the time is known again. Reference §5.2.
 import { f } from '../codec/fields.js';
+import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { drive, type Driven } from './shared/pipeline.js';
 import { profileSetting } from './shared/profile.js';
@@ -20,9 +21,16 @@ const fields = {
   start: f.datetime({ stored: true }),
 };
 
+const legacyNames: LegacyTable = {
+  points: absoluteProfilePoints,
+  drivenTargetId: legacy.ignore('older firmware: read-only link to the driven setpoint'),
+  interpolateDisabled: legacy.unsupported('step profiles (no interpolation)'),
+};
+
 export const SetpointProfile = defineBlock<typeof fields, undefined>({
   type: 'SetpointProfile',
   fields,
+  legacy: legacyNames,
   implements: ['EnablerInterface'],
   description: 'A temperature profile over time, driving a setpoint',
   update(block, ctx) {

@@ -1,7 +1,8 @@
 // SetpointSensorPair: a temperature setting paired with a (filtered) sensor value.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { FilterChoice } from './shared/enums.js';
+import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { claimableFields, settingPipelineFields } from './shared/fields.js';
 import { FilterChain } from './shared/filter-chain.js';
 import { desired, type Driven, nextInterval, returnToStoredOnPatch } from './shared/pipeline.js';
@@ -19,7 +20,7 @@ const fields = {
   sensorId: f.link('TempSensorInterface', { stored: true }),
   ...settingPipelineFields(f.temp, { setting: 'the desired setting, or null when disabled', value: 'filtered sensor value' }),
   valueUnfiltered: f.temp({ readonly: true, logged: true }),
-  filter: f.enum(FilterChoice, { stored: true, default: 'FILTER_15s' }),
+  filter: f.enum(FilterChoice, { stored: true, default: 'FILTER_15s', aliases: FilterChoiceAliases }),
   filterThreshold: f.deltaTemp({ stored: true, description: 'a step at least this large bypasses the filter; 0 means 5 degC' }),
   resetFilter: f.bool({ description: 'write true to restart the filter from the current reading' }),
   ...claimableFields,
@@ -34,9 +35,18 @@ export interface SetpointState extends Driven<number> {
   sampleDue: number;
 }
 
+const legacyNames: LegacyTable = {
+  settingEnabled: legacy.rename('enabled'),
+  rampLimit: legacy.unsupported('setting ramp limit'),
+  rampLimitEnabled: legacy.unsupported('setting ramp limit'),
+  rampDuration: legacy.unsupported('setting ramp limit'),
+  updateInterval: legacy.unsupported('sensor update interval (0: the default)'),
+};
+
 export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   type: 'SetpointSensorPair',
   fields,
+  legacy: legacyNames,
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
   description: 'A temperature setpoint and the filtered sensor value it is compared with',
   init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId, sampleDue: -Infinity }),

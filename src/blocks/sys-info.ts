@@ -1,6 +1,7 @@
 // SysInfo: the controller's identity and health, system block nid 2.
 import os from 'node:os';
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { VERSION } from '../version.js';
 
@@ -18,11 +19,20 @@ const fields = {
   memoryFree: f.number({ readonly: true, logged: true, integer: true, description: 'free system memory, bytes' }),
   systemTime: f.datetime({ readonly: true }),
   timeZone: f.string({ stored: true, maxLength: 64, description: 'IANA time zone name, informational' }),
+  // The Brewblox UI patches these two; kept and reported (a Pi has no display of its own).
+  tempUnit: f.enum({ TEMP_CELSIUS: 0, TEMP_FAHRENHEIT: 1 }, { stored: true, description: 'display temperature unit (informational; output units follow the units document)' }),
+  displayBrightness: f.number({ stored: true, integer: true, min: 0, max: 255, description: 'display brightness (informational)' }),
 };
+
+/** Read-only SysInfo fields of the Spark that have no meaning on a Pi: accepted, not reported. */
+const legacyNames: LegacyTable = Object.fromEntries(
+  ['protocolVersion', 'releaseDate', 'protocolDate', 'ip', 'voltage5', 'voltageExternal', 'memoryFreeContiguous', 'memoryFreeLowest'].map((n) => [n, legacy.notReported('Spark hardware detail, read-only')]),
+);
 
 export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowTicks: number }>({
   type: 'SysInfo',
   fields,
+  legacy: legacyNames,
   implements: [],
   description: 'Controller identity and health',
   system: { nid: 2, id: 'SysInfo' },
@@ -53,7 +63,7 @@ export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowT
 });
 
 let cachedDeviceId: string | undefined;
-function deviceId(): string {
+export function deviceId(): string {
   if (cachedDeviceId === undefined) {
     const mac = Object.values(os.networkInterfaces())
       .flat()

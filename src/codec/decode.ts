@@ -68,7 +68,7 @@ interface KeyHints {
   link?: boolean;
 }
 
-function parseKey(key: string): { name: string } & KeyHints {
+export function parseKey(key: string): { name: string } & KeyHints {
   const unit = /^([^[\]<>]+)\[([^\]]+)\]$/.exec(key);
   if (unit) return { name: unit[1]!, unit: unit[2]! };
   const link = /^([^[\]<>]+)<[^>]*>$/.exec(key);
@@ -121,6 +121,7 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
     }
     case 'enum': {
       if (typeof raw === 'string' && Object.hasOwn(s.values, raw)) return raw;
+      if (typeof raw === 'string' && s.aliases && Object.hasOwn(s.aliases, raw)) return s.aliases[raw];
       if (typeof raw === 'number') {
         const name = Object.keys(s.values).find((k) => s.values[k] === raw);
         if (name) return name;
@@ -132,6 +133,7 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       if (raw.length > s.maxLength) return fail(`must be at most ${s.maxLength} characters, got ${raw.length}`);
       return raw;
     case 'address': {
+      if (raw === '') return RESET; // "not yet bound", as Brewblox clients send it
       if (typeof raw !== 'string' || !/^[0-9a-fA-F]{1,16}$/.test(raw)) return fail(`must be a hex address of up to 16 digits, got ${describe(raw)}`);
       return raw.toLowerCase().padEnd(16, '0');
     }
@@ -143,10 +145,12 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
         const marker = typeMarker(raw);
         if (marker !== undefined && marker !== 'Link') return fail(`expected a Link, got a ${String(marker)}`);
         id = raw.id;
-        if (id === null || id === undefined) return RESET;
+        if (id === null || id === undefined || id === 0 || id === '') return RESET;
       } else if (!hints.link) {
         return fail(`a link takes {"__objtype":"Link","id":"<block id>"} or the key '${path.split('.').pop()}<>'`);
       }
+      // Brewblox clients send 0 (the old "no block" nid) or '' for an unset link.
+      if (id === 0 || id === '') return RESET;
       if (typeof id === 'number' && Number.isInteger(id)) id = String(id);
       if (typeof id !== 'string' || id === '') return fail(`link id must be a block id string, got ${describe(id)}`);
       const problem = ctx.checkLink(id, s.iface);

@@ -6,6 +6,8 @@ import { fromInternal, userUnit, type UnitPrefs } from './units.js';
 export type ReadMode = 'default' | 'stored' | 'logged';
 
 export const OBJTYPE = '__objtype';
+/** Brewblox clients (UI, history, automation) recognise typed objects only by this key, so both are written. */
+export const BLOXTYPE = '__bloxtype';
 
 export function encodeData(fields: FieldTable, data: Record<string, unknown>, mode: ReadMode, prefs: UnitPrefs): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -37,6 +39,7 @@ function encodeValue(field: Field, value: unknown, mode: ReadMode, prefs: UnitPr
     case 'quantity': {
       const q: Record<string, unknown> = {
         [OBJTYPE]: 'Quantity',
+        [BLOXTYPE]: 'Quantity',
         unit: userUnit(s.unit, prefs),
         value: value === null ? null : fromInternal(value as number, s.unit, prefs),
       };
@@ -44,7 +47,7 @@ function encodeValue(field: Field, value: unknown, mode: ReadMode, prefs: UnitPr
       return q;
     }
     case 'link': {
-      const l: Record<string, unknown> = { [OBJTYPE]: 'Link', type: s.iface, id: value ?? null };
+      const l: Record<string, unknown> = { [OBJTYPE]: 'Link', [BLOXTYPE]: 'Link', type: s.iface, id: value ?? null };
       if (field.readonly) l.readonly = true;
       return l;
     }

@@ -20,7 +20,7 @@ export type FieldSpec =
   | { kind: 'bool'; default: boolean | null }
   | { kind: 'number'; integer: boolean; min?: number; max?: number; default: number | null }
   | { kind: 'quantity'; unit: UnitKind; min?: number; default: number | null }
-  | { kind: 'enum'; values: EnumTable; default: string | null }
+  | { kind: 'enum'; values: EnumTable; default: string | null; aliases?: Readonly<Record<string, string>> }
   | { kind: 'string'; maxLength: number; default: string }
   | { kind: 'address'; default: string }
   | { kind: 'datetime'; default: number | null }
@@ -56,10 +56,11 @@ export const f = {
   temp: (o: Opts<number | null> = {}) => f.quantity('temp', o),
   deltaTemp: (o: Opts<number | null> = {}) => f.quantity('deltaTemp', o),
   duration: (o: Opts<number | null> = {}) => f.quantity('duration', { min: 0, ...o }),
-  enum: <E extends EnumTable>(values: E, o: Opts<keyof E & string> = {}) =>
-    make<keyof E & string>({ kind: 'enum', values, default: o.default ?? firstName(values) }, o),
-  enumOrNull: <E extends EnumTable>(values: E, o: FieldFlags = {}) =>
-    make<(keyof E & string) | null>({ kind: 'enum', values, default: null }, o),
+  /** `aliases`: other names accepted on input (older or newer Brewblox spellings) -> the name stored. */
+  enum: <E extends EnumTable>(values: E, o: Opts<keyof E & string> & { aliases?: Readonly<Record<string, keyof E & string>> } = {}) =>
+    make<keyof E & string>({ kind: 'enum', values, default: o.default ?? firstName(values), aliases: o.aliases }, o),
+  enumOrNull: <E extends EnumTable>(values: E, o: FieldFlags & { aliases?: Readonly<Record<string, keyof E & string>> } = {}) =>
+    make<(keyof E & string) | null>({ kind: 'enum', values, default: null, aliases: o.aliases }, o),
   string: (o: Opts<string> & { maxLength?: number } = {}) =>
     make<string>({ kind: 'string', maxLength: o.maxLength ?? 200, default: o.default ?? '' }, o),
   address: (o: FieldFlags = {}) => make<string>({ kind: 'address', default: '0000000000000000' }, o),

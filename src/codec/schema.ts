@@ -1,11 +1,13 @@
 // JSON schemas (TypeBox) derived from the field tables, for the Swagger documentation.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Field, FieldTable } from './fields.js';
+import type { LegacyTable } from './legacy.js';
 import { userUnit, DEFAULT_UNITS } from './units.js';
 
 const quantityOut = (unit: string) =>
   Type.Object({
     __objtype: Type.Literal('Quantity'),
+    __bloxtype: Type.Literal('Quantity'),
     unit: Type.String({ examples: [unit] }),
     value: Type.Union([Type.Number(), Type.Null()]),
     readonly: Type.Optional(Type.Boolean()),
@@ -31,7 +33,7 @@ function fieldSchema(field: Field): TSchema {
       return Type.Union([Type.String({ format: 'date-time' }), Type.Integer(), Type.Null()], meta);
     case 'link':
       return Type.Object(
-        { __objtype: Type.Literal('Link'), type: Type.Literal(s.iface), id: Type.Union([Type.String(), Type.Null()]) },
+        { __objtype: Type.Literal('Link'), __bloxtype: Type.Literal('Link'), type: Type.Literal(s.iface), id: Type.Union([Type.String(), Type.Null()]) },
         meta,
       );
     case 'object':
@@ -48,8 +50,13 @@ function describeFlags(field: Field): string {
   return [field.description, unit, link, flags].filter(Boolean).join('; ');
 }
 
-export function dataSchema(fields: FieldTable, description?: string): TSchema {
+export function dataSchema(fields: FieldTable, description?: string, legacy?: LegacyTable): TSchema {
   const props: Record<string, TSchema> = {};
   for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(fieldSchema(field));
+  for (const [name, rule] of Object.entries(legacy ?? {})) {
+    if (name in props) continue;
+    const what = rule.kind === 'unsupported' ? 'not supported here; only its neutral value (false, 0, null) is accepted' : `legacy, ${rule.kind === 'ignore' ? 'accepted and ignored' : 'accepted'}`;
+    props[name] = Type.Optional(Type.Unknown({ deprecated: true, description: `${what}: ${rule.note}` }));
+  }
   return Type.Object(props, { description, additionalProperties: true });
 }

@@ -53,9 +53,9 @@ define(['delta_degF', 'delta_fahrenheit', 'dF'], { kind: 'deltaTemp', ...scale(5
 define(['1/degC', '1/delta_degC', '1/celsius'], { kind: 'inverseTemp', toBase: identity, fromBase: identity });
 define(['1/degF', '1/delta_degF', '1/fahrenheit'], { kind: 'inverseTemp', ...scale(9 / 5) });
 define(['ms', 'millisecond', 'milliseconds'], { kind: 'duration', ...scale(1 / 1000) });
-define(['s', 'sec', 'second', 'seconds'], { kind: 'duration', toBase: identity, fromBase: identity });
-define(['min', 'minute', 'minutes'], { kind: 'duration', ...scale(60) });
-define(['h', 'hr', 'hour', 'hours'], { kind: 'duration', ...scale(3600) });
+define(['s', 'sec', 'secs', 'second', 'seconds'], { kind: 'duration', toBase: identity, fromBase: identity });
+define(['min', 'mins', 'minute', 'minutes'], { kind: 'duration', ...scale(60) });
+define(['h', 'hr', 'hrs', 'hour', 'hours'], { kind: 'duration', ...scale(3600) });
 define(['d', 'day', 'days'], { kind: 'duration', ...scale(86400) });
 
 const KIND_NAMES: Record<UnitKind, string> = {

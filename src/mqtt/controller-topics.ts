@@ -1,4 +1,5 @@
-// The block API over MQTT: `R/controller/blocks/{create,write,patch,delete}`. A message is
+// The block API over MQTT: `R/controller/blocks/{create,write,patch,delete}`, and the same on
+// `R/spark/blocks/...`, where Brewblox services write blocks. A message is
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
 // same validation as REST. Whatever is wrong with a message is logged and the message dropped.
 import { isPlainObject } from '../codec/decode.js';
@@ -36,6 +37,8 @@ export function handleControllerMessage(runtime: BlockRuntime, action: Controlle
 
 export function subscribeControllerTopics(opts: { conn: MqttConnection; runtime: BlockRuntime; topics: Topics; log: Logger }): () => void {
   const { conn, runtime, topics, log } = opts;
-  const unsubscribes = CONTROLLER_ACTIONS.map((action) => conn.subscribe(topics.controller(action), (_topic, payload) => handleControllerMessage(runtime, action, payload, log)));
+  const unsubscribes = CONTROLLER_ACTIONS.flatMap((action) =>
+    [topics.controller(action), topics.sparkBlocks(action)].map((topic) => conn.subscribe(topic, (_topic, payload) => handleControllerMessage(runtime, action, payload, log))),
+  );
   return () => unsubscribes.forEach((u) => u());
 }

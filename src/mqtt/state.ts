@@ -1,8 +1,8 @@
 // State and patch envelopes (DESIGN §5): `{key, type, ttl, data}`.
 import type { BlockJson } from '../runtime/runtime.js';
 
-export const STATE_TYPE = 'Controller.state';
-export const PATCH_TYPE = 'Controller.patch';
+export const STATE_TYPE = 'Spark.state';
+export const PATCH_TYPE = 'Spark.patch';
 
 export interface ControllerStatus {
   online: boolean;

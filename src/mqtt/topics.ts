@@ -9,6 +9,8 @@ export interface Topics {
   patch: string;
   history: string;
   controller(action: ControllerAction): string;
+  /** The topic Brewblox services write blocks on; handled like `controller`. */
+  sparkBlocks(action: ControllerAction): string;
   datastore(topLevelNamespace: string): string;
 }
 
@@ -19,6 +21,7 @@ export function topicsFor(root: string, serviceId: string): Topics {
     patch: `${root}/state/${serviceId}/patch`,
     history: `${root}/history/${serviceId}`,
     controller: (action) => `${root}/controller/blocks/${action}`,
+    sparkBlocks: (action) => `${root}/spark/blocks/${action}`,
     datastore: (ns) => `${root}/datastore/${ns}`,
   };
 }

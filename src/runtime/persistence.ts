@@ -35,6 +35,8 @@ export interface BlockPersistence {
   allocateNid(): number;
   /** Make sure later allocations stay above `nid`. */
   reserveNid(nid: number): void;
+  /** Run `fn` as one transaction: every write in it is durable together, or none is (fn threw). */
+  transaction<T>(fn: () => T): T;
 }
 
 /** In-memory persistence, for unit tests. */
@@ -70,5 +72,14 @@ export class MemoryPersistence implements BlockPersistence {
   }
   reserveNid(nid: number): void {
     this.next = Math.max(this.next, nid + 1);
+  }
+  transaction<T>(fn: () => T): T {
+    const records = new Map(this.records);
+    try {
+      return fn();
+    } catch (e) {
+      this.records = records;
+      throw e;
+    }
   }
 }

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { complete, decodeData, isPlainObject, merge, withReadonly, writable, type DecodeContext, type ValidationIssue } from '../codec/decode.js';
 import { encodeData, type ReadMode } from '../codec/encode.js';
 import { defaultValue, type Field } from '../codec/fields.js';
+import { decodeWithLegacy } from '../codec/legacy.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { claim, claimChains, channels, relations, release, releaseStale, type Claim, type Relation } from './claims.js';
@@ -13,26 +14,16 @@ import { BlockError, conflict, invalid, notFound } from './errors.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { dependencyOrder } from './order.js';
 import type { BlockPersistence, BlockRecord, RawRecord } from './persistence.js';
+import { loadBackup, saveBackup, type Backup, type BackupStore } from './backup.js';
+import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
+import { runBatch, type BatchScope } from './batch.js';
+import { renameBlock } from './rename.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data, type IoArray, type UpdateContext } from './types.js';
 
-export const FIRST_USER_NID = 100;
+export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from './body.js';
+export type { Backup, BackupStore } from './backup.js';
+
 const IDLE_INTERVAL_MS = 1000;
-
-export interface BlockJson {
-  id: string;
-  nid: number;
-  type: string;
-  serviceId: string;
-  data: Record<string, unknown>;
-  meta?: Record<string, unknown>;
-}
-
-export interface Ident {
-  id: string;
-  nid: number;
-  type: string;
-  serviceId: string;
-}
 
 export interface ChangeEvent {
   changed: AnyBlock[];
@@ -50,20 +41,6 @@ export interface DiscoveredBlock {
 
 /** Finds hardware that has no block yet. Given every current block, returns the blocks to create. */
 export type Discoverer = (existing: AnyBlock[]) => Promise<DiscoveredBlock[]>;
-
-export interface Backup {
-  timestamp: string;
-  version: string;
-  blocks: BlockJson[];
-  store: Record<string, unknown>[];
-}
-
-/** The controller's own datastore documents, saved in and restored from backups. */
-export interface BackupStore {
-  save(): Record<string, unknown>[];
-  /** Replace the documents; returns one message per document that was left out. */
-  load(docs: Record<string, unknown>[]): string[] | void;
-}
 
 export interface RuntimeOptions {
   serviceId: string;
@@ -89,17 +66,23 @@ export class BlockRuntime extends EventEmitter<Events> {
   readonly types = new Map<string, BlockTypeDef<any, any>>();
   readonly discoverers: Discoverer[];
   backupStore?: BackupStore;
-  private readonly persistence: BlockPersistence;
+  // Members below without an access modifier are internal: the runtime's own modules
+  // (backup.ts, batch.ts, rename.ts) use them; API code does not.
+  readonly persistence: BlockPersistence;
   private readonly unitsOf: () => UnitPrefs;
-  private readonly byNid = new Map<number, AnyBlock>();
-  private readonly byId = new Map<string, AnyBlock>();
-  private readonly persisted = new Map<number, string>();
-  private ordered: AnyBlock[] | null = null;
+  readonly byNid = new Map<number, AnyBlock>();
+  readonly byId = new Map<string, AnyBlock>();
+  readonly persisted = new Map<number, string>();
+  ordered: AnyBlock[] | null = null;
+  /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
+  scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
   private ctx: UpdateContext;
   private ticking = false;
   /** Monotonic time of the last completed scheduler tick (the watchdog watches it). */
   lastTickAt = -Infinity;
+  /** Control disabled (PUT settings/enabled false): no block runs until it is enabled again. */
+  paused = false;
   tickCount = 0;
 
   constructor(opts: RuntimeOptions) {
@@ -172,7 +155,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.persisted.set(raw.nid, this.recordString(this.byNid.get(raw.nid)!));
   }
 
-  private insert(def: BlockTypeDef<any, any>, nid: number, id: string, writableData: Data, meta: Record<string, unknown>): AnyBlock {
+  insert(def: BlockTypeDef<any, any>, nid: number, id: string, writableData: Data, meta: Record<string, unknown>): AnyBlock {
     const block: AnyBlock = {
       nid,
       id,
@@ -206,7 +189,8 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.persistence.reserveNid(nid);
     const block = this.insert(def, nid, body.id, complete(def.fields, given), body.meta ?? {});
     this.afterWrite(block, { previous: undefined, patch: false, given }, () => this.remove(block, false));
-    this.emit('change', { changed: [block], deleted: [], origin });
+    this.scope?.undo.push(() => this.remove(block, false));
+    this.changed({ changed: [block], deleted: [], origin });
     return this.toJson(block);
   }
 
@@ -237,11 +221,13 @@ export class BlockRuntime extends EventEmitter<Events> {
     if (body.meta !== undefined) block.meta = isPatch ? { ...block.meta, ...body.meta } : body.meta;
     else if (!isPatch) block.meta = {};
     this.ordered = null;
-    this.afterWrite(block, { previous, patch: isPatch, given }, () => {
+    const undo = () => {
       block.data = previous as AnyBlock['data'];
       block.meta = previousMeta;
-    });
-    this.emit('change', { changed: [block], deleted: [], origin });
+    };
+    this.afterWrite(block, { previous, patch: isPatch, given }, undo);
+    this.scope?.undo.push(undo);
+    this.changed({ changed: [block], deleted: [], origin });
     return this.toJson(block);
   }
 
@@ -249,9 +235,33 @@ export class BlockRuntime extends EventEmitter<Events> {
     const block = this.resolveIdent(input);
     if (block.def.system) throw conflict(`'${block.id}' is a system block and cannot be deleted`);
     this.remove(block);
+    this.scope?.undo.push(() => this.restoreInMemory(block));
     this.afterStructureChange();
-    this.emit('change', { changed: [], deleted: [block.id], origin });
+    this.changed({ changed: [], deleted: [block.id], origin });
     return this.ident(block);
+  }
+
+  /** Change a block's id; links to it follow (rename.ts). */
+  rename(input: unknown, origin = 'api'): Ident {
+    return renameBlock(this, input, origin);
+  }
+
+  /** A list of creates, writes, patches or deletes, all or nothing (batch.ts). */
+  batch(op: 'create' | 'write' | 'patch', input: unknown, origin = 'api'): BlockJson[] {
+    return runBatch(this, op, input, origin);
+  }
+
+  deleteMany(input: unknown, origin = 'api'): Ident[] {
+    return runBatch(this, 'delete', input, origin);
+  }
+
+  /** Decode a block body as create would, without storing anything. */
+  validate(input: unknown): { type: string; data: Record<string, unknown> } {
+    const body = blockBody(input, true);
+    const def = this.typeOf(body.type);
+    const self = body.id !== undefined ? this.byId.get(body.id) : undefined;
+    const value = this.decode(def, body.data, body.type, self);
+    return { type: def.type, data: encodeData(def.fields, { ...withReadonly(def.fields, undefined, complete(def.fields, value)) }, 'default', this.units) };
   }
 
   readAll(mode: ReadMode = 'default'): BlockJson[] {
@@ -291,127 +301,12 @@ export class BlockRuntime extends EventEmitter<Events> {
   }
 
   backupSave(): Backup {
-    const wall = this.clock.wall() ?? Date.now();
-    return {
-      timestamp: new Date(wall).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      version: this.version,
-      blocks: this.blocks().map((b) => this.toJson(b, 'stored')),
-      store: this.backupStore?.save() ?? [],
-    };
+    return saveBackup(this);
   }
 
   /** Replace every block (and the controller's datastore documents) with a backup's. */
   backupLoad(input: unknown, origin = 'backup'): Promise<{ messages: string[] }> {
-    if (!isPlainObject(input)) throw new BlockError('bad-request', 'a backup must be a JSON object');
-    if (!Array.isArray(input.blocks)) throw invalid('a backup needs a blocks array', [{ path: 'blocks', message: 'required array' }]);
-    if (input.store !== undefined && input.store !== null && !Array.isArray(input.store)) {
-      throw invalid('store must be an array of documents', [{ path: 'store', message: 'must be an array' }]);
-    }
-    const items = input.blocks as unknown[];
-    const docs = (input.store ?? null) as Record<string, unknown>[] | null;
-    return this.exclusively(async () => this.loadBackupBlocks(items, docs, origin));
-  }
-
-  private loadBackupBlocks(items: unknown[], docs: Record<string, unknown>[] | null, origin: string): { messages: string[] } {
-    const messages: string[] = [];
-    const label = (item: unknown, i: number) => {
-      const o = isPlainObject(item) ? item : {};
-      return `block ${i} (id '${String(o.id ?? '?')}', nid ${String(o.nid ?? '?')}, type '${String(o.type ?? '?')}')`;
-    };
-    // Every id in the backup is known before any block is decoded, so forward links resolve.
-    const pending = new Map<string, BlockTypeDef<any, any>>();
-    for (const item of items) {
-      if (isPlainObject(item) && typeof item.id === 'string' && typeof item.type === 'string') {
-        const def = this.types.get(item.type);
-        if (def) pending.set(item.id, def);
-      }
-    }
-    const prefs = this.units;
-    const checkLink = (id: string, iface: string): string | null => {
-      const def = pending.get(id) ?? this.systemBlockById(id)?.def;
-      if (!def) return `block '${id}' does not exist`;
-      return implementsIface(def, iface) ? null : `block '${id}' is a ${def.type}, which is not a ${iface}`;
-    };
-
-    // Phase 1: decode everything without touching the current blocks.
-    interface Prepared {
-      def: BlockTypeDef<any, any>;
-      nid: number;
-      id: string;
-      data: Data;
-      meta: Record<string, unknown>;
-    }
-    const prepared: Prepared[] = [];
-    const nids = new Set<number>();
-    const ids = new Set<string>();
-    items.forEach((item, i) => {
-      try {
-        const body = blockBody(item, true);
-        const def = this.typeOf(body.type);
-        const { value, issues } = decodeData(def.fields, body.data, { prefs, checkLink });
-        if (issues.length) throw invalid(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
-        const meta = body.meta ?? {};
-        if (def.system) {
-          prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), meta });
-          return;
-        }
-        if (body.id === undefined) throw invalid('no id');
-        if (body.nid === undefined) throw invalid('no nid');
-        if (body.nid < FIRST_USER_NID) throw invalid(`nid ${body.nid} is not a user nid and no system block has it`);
-        if (nids.has(body.nid)) throw conflict(`nid ${body.nid} appears twice`);
-        if (ids.has(body.id) || this.systemBlockById(body.id)) throw conflict(`id '${body.id}' appears twice`);
-        nids.add(body.nid);
-        ids.add(body.id);
-        prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), meta });
-      } catch (e) {
-        messages.push(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    });
-    if (items.length > 0 && prepared.length === 0) {
-      throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [{ path: 'blocks', message: 'no loadable block' }]);
-    }
-
-    // Phase 2: swap the blocks in memory, then commit them in one transaction (or undo the swap).
-    const previous = this.blocks();
-    const previousSystem = previous.filter((b) => b.def.system).map((b) => ({ block: b, data: b.data, meta: b.meta }));
-    const previousIds = previous.filter((b) => !b.def.system).map((b) => b.id);
-    for (const b of previous) if (!b.def.system) this.remove(b, false);
-    const changed: AnyBlock[] = [];
-    for (const p of prepared) {
-      if (p.def.system) {
-        const sys = this.byNid.get(p.nid)!;
-        sys.data = withReadonly(p.def.fields, sys.data, p.data) as AnyBlock['data'];
-        sys.meta = p.meta;
-        changed.push(sys);
-      } else {
-        changed.push(this.insert(p.def, p.nid, p.id, p.data, p.meta));
-      }
-    }
-    try {
-      this.persistence.replaceBlocks(this.blocks().map((b) => this.record(b)));
-    } catch (e) {
-      for (const b of this.blocks()) if (!b.def.system) this.remove(b, false);
-      for (const b of previous) if (!b.def.system) this.restoreInMemory(b);
-      for (const p of previousSystem) Object.assign(p.block, { data: p.data, meta: p.meta });
-      this.afterStructureChange();
-      throw e;
-    }
-    for (const p of prepared) if (!p.def.system) this.persistence.reserveNid(p.nid);
-    for (const b of this.blocks()) this.persisted.set(b.nid, this.recordString(b));
-    if (docs && this.backupStore) messages.push(...(this.backupStore.load(docs) ?? []));
-    this.afterStructureChange();
-    for (const b of changed) b.nextUpdate = -Infinity;
-    this.tick();
-    const kept = new Set(this.blocks().map((b) => b.id));
-    this.emit('change', { changed, deleted: previousIds.filter((id) => !kept.has(id)), origin });
-    return { messages };
-  }
-
-  /** Put a removed block object back, volatile state and all (undoing a failed backup load). */
-  private restoreInMemory(block: AnyBlock): void {
-    this.byNid.set(block.nid, block);
-    this.byId.set(block.id, block);
-    this.ordered = null;
+    return loadBackup(this, input, origin);
   }
 
   // ---- encoding ------------------------------------------------------------------------
@@ -444,7 +339,7 @@ export class BlockRuntime extends EventEmitter<Events> {
 
   /** Run every block that is due, in dependency order. Never throws. */
   tick(now = this.clock.now()): void {
-    if (this.ticking) return;
+    if (this.ticking || this.paused) return;
     this.ticking = true;
     try {
       this.ctx.now = now;
@@ -487,7 +382,7 @@ export class BlockRuntime extends EventEmitter<Events> {
   // ---- internals ---------------------------------------------------------------------------
 
   /** Runs the type's write hook and makes the change durable; undoes it when it cannot be stored. */
-  private afterWrite(block: AnyBlock, info: Parameters<NonNullable<BlockTypeDef['onWrite']>>[1], undo: () => void): void {
+  afterWrite(block: AnyBlock, info: Parameters<NonNullable<BlockTypeDef['onWrite']>>[1], undo: () => void): void {
     this.ctx.now = this.clock.now();
     this.ctx.wall = this.clock.wall();
     try {
@@ -507,12 +402,25 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.tick();
   }
 
-  private afterStructureChange(): void {
+  /** Emit a change, or collect it while a batch runs. */
+  changed(event: ChangeEvent): void {
+    if (this.scope) this.scope.events.push(event);
+    else this.emit('change', event);
+  }
+
+  /** Put a removed block object back, volatile state and all (undoing a failed batch or load). */
+  restoreInMemory(block: AnyBlock): void {
+    this.byNid.set(block.nid, block);
+    this.byId.set(block.id, block);
+    this.ordered = null;
+  }
+
+  afterStructureChange(): void {
     this.ordered = null;
     releaseStale(this.byNid.values(), (id) => this.byId.get(id));
   }
 
-  private remove(block: AnyBlock, persist = true): void {
+  remove(block: AnyBlock, persist = true): void {
     try {
       block.def.onDelete?.(block, this.ctx);
     } catch (e) {
@@ -535,7 +443,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     return true;
   }
 
-  private record(block: AnyBlock): BlockRecord {
+  record(block: AnyBlock): BlockRecord {
     return {
       nid: block.nid,
       id: block.id,
@@ -545,18 +453,18 @@ export class BlockRuntime extends EventEmitter<Events> {
     };
   }
 
-  private recordString(block: AnyBlock): string {
+  recordString(block: AnyBlock): string {
     const r = this.record(block);
     return JSON.stringify([r.id, r.data, r.meta]);
   }
 
-  private allocateNid(): number {
+  allocateNid(): number {
     let nid = this.persistence.allocateNid();
     while (this.byNid.has(nid)) nid = this.persistence.allocateNid();
     return nid;
   }
 
-  private typeOf(type: string): BlockTypeDef<any, any> {
+  typeOf(type: string): BlockTypeDef<any, any> {
     const def = this.types.get(type);
     if (!def) {
       throw invalid(`unknown block type '${type}'; known types: ${[...this.types.keys()].sort().join(', ')}`, [{ path: 'type', message: `unknown block type '${type}'` }]);
@@ -564,7 +472,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     return def;
   }
 
-  private decode(def: BlockTypeDef<any, any>, data: unknown, type: string, self?: AnyBlock): Data {
+  decode(def: BlockTypeDef<any, any>, data: unknown, type: string, self?: AnyBlock): Data {
     const ctx: DecodeContext = {
       prefs: this.units,
       checkLink: (id, iface) => {
@@ -574,14 +482,14 @@ export class BlockRuntime extends EventEmitter<Events> {
         return null;
       },
     };
-    const { value, issues } = decodeData(def.fields, data, ctx);
+    const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
     issues.push(...this.uniquenessIssues(def, value, self));
     if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
     return value;
   }
 
   /** Values of `unique` fields (hardware addresses) that another block already holds. */
-  private uniquenessIssues(def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
+  uniquenessIssues(def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
     const issues: ValidationIssue[] = [];
     for (const [name, field] of Object.entries(def.fields) as [string, Field][]) {
       const value = given[name];
@@ -592,7 +500,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     return issues;
   }
 
-  private resolveIdent(input: unknown): AnyBlock {
+  resolveIdent(input: unknown): AnyBlock {
     if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
     const { id, nid } = input;
     if (nid !== undefined && nid !== null) {
@@ -608,12 +516,12 @@ export class BlockRuntime extends EventEmitter<Events> {
     return block;
   }
 
-  private systemBlockById(id: string): AnyBlock | undefined {
+  systemBlockById(id: string): AnyBlock | undefined {
     const b = this.byId.get(id);
     return b?.def.system ? b : undefined;
   }
 
-  private exclusively<T>(fn: () => Promise<T> | T): Promise<T> {
+  exclusively<T>(fn: () => Promise<T> | T): Promise<T> {
     const run = this.exclusive.then(fn, fn);
     this.exclusive = run.catch(() => undefined);
     return run;
@@ -665,50 +573,4 @@ export class BlockRuntime extends EventEmitter<Events> {
     };
     return ctx;
   }
-}
-
-interface BlockBody {
-  id?: string;
-  nid?: number;
-  type: string;
-  data: unknown;
-  meta?: Record<string, unknown>;
-}
-
-/** Shape check of a Block body, shared by REST, MQTT and backup load. */
-export function blockBody(input: unknown, needData: boolean): BlockBody {
-  if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object (a block)');
-  const issues: ValidationIssue[] = [];
-  const { id, nid, type, data, meta } = input;
-  if (typeof type !== 'string' || type === '') issues.push({ path: 'type', message: type === undefined ? 'required' : 'must be a non-empty string' });
-  if (needData && !isPlainObject(data)) issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
-  if (id !== undefined && (typeof id !== 'string' || !validId(id))) {
-    issues.push({ path: 'id', message: 'must be a string of 1 to 200 characters, without leading or trailing spaces or control characters' });
-  }
-  if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID)) issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
-  if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
-  else if (meta !== undefined && depth(meta) > MAX_META_DEPTH) issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
-  if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
-  return { id: id as string | undefined, nid: nid as number | undefined, type: type as string, data, meta: meta as Record<string, unknown> | undefined };
-}
-
-export const MAX_NID = 2_147_483_647;
-const MAX_META_DEPTH = 32;
-
-/** Nesting depth of a JSON value, without recursion (a hostile body could nest very deeply). */
-function depth(value: unknown): number {
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (d > max) max = d;
-    if (d > MAX_META_DEPTH) break;
-    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push([child, d + 1]);
-  }
-  return max;
-}
-
-function validId(id: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return id.length >= 1 && id.length <= 200 && id.trim() === id && !/[\u0000-\u001f\u007f]/.test(id);
 }

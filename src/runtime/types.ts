@@ -1,5 +1,6 @@
 // What a block type is made of, and what its behaviour can ask of the runtime.
 import type { DataOf, FieldTable } from '../codec/fields.js';
+import type { LegacyTable } from '../codec/legacy.js';
 import type { Logger } from '../log.js';
 import type { Hardware } from './hardware.js';
 
@@ -59,6 +60,8 @@ export interface WriteInfo {
 export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   type: string;
   fields: F;
+  /** Names older Brewblox clients and backups send, and what becomes of them (codec/legacy.ts). */
+  legacy?: LegacyTable;
   /** Link interfaces this type satisfies (its own type name is implied). */
   implements: readonly string[];
   description?: string;

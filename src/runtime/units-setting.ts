@@ -1,22 +1,32 @@
-// The user's unit preference, from the datastore document {namespace: <service id>, id: "units"}.
-import { DEFAULT_UNITS, isTempUnit, type UnitPrefs } from '../codec/units.js';
+// The user's unit preference, from the datastore document {namespace: <service id>, id: "units"},
+// or else the Brewblox UI's global one {namespace: "brewblox-global", id: "units"}.
+import { DEFAULT_UNITS, isTempUnit, type TempUnit, type UnitPrefs } from '../codec/units.js';
 
 export const UNITS_DOC_ID = 'units';
+export const GLOBAL_NAMESPACE = 'brewblox-global';
 
 export class UnitsSetting {
   prefs: UnitPrefs = { ...DEFAULT_UNITS };
+  private own: TempUnit | null = null;
+  private global: TempUnit | null = null;
 
   constructor(readonly namespace: string) {}
 
-  /** Apply a document if it is the units document; returns true when the preference changed. */
-  apply(doc: { namespace: string; id: string; temperature?: unknown } | null): boolean {
-    const next = isTempUnit(doc?.temperature) ? doc!.temperature : DEFAULT_UNITS.temperature;
+  /**
+   * Apply a units document (or its deletion: null, with the namespace it was deleted from);
+   * returns true when the preference changed. The service's own document wins over the global one.
+   */
+  apply(doc: { namespace: string; id: string; temperature?: unknown } | null, namespace = doc?.namespace ?? this.namespace): boolean {
+    const unit = isTempUnit(doc?.temperature) ? doc!.temperature : null;
+    if (namespace === GLOBAL_NAMESPACE && namespace !== this.namespace) this.global = unit;
+    else this.own = unit;
+    const next = this.own ?? this.global ?? DEFAULT_UNITS.temperature;
     if (next === this.prefs.temperature) return false;
     this.prefs = { temperature: next };
     return true;
   }
 
   isUnitsKey(namespace: string, id: string): boolean {
-    return namespace === this.namespace && id === UNITS_DOC_ID;
+    return (namespace === this.namespace || namespace === GLOBAL_NAMESPACE) && id === UNITS_DOC_ID;
   }
 }

@@ -60,6 +60,19 @@ export class BlockStore implements BlockPersistence {
     })();
   }
 
+  readSetting(key: string): string | undefined {
+    const v = this.getSetting.get(key);
+    return v === undefined ? undefined : String(v);
+  }
+
+  writeSetting(key: string, value: string): void {
+    this.putSetting.run(key, value);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   reserveNid(nid: number): void {
     const next = Number(this.getSetting.get('next_nid') ?? FIRST_USER_NID);
     if (nid >= next) this.putSetting.run('next_nid', String(nid + 1));

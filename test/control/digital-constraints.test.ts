@@ -36,7 +36,7 @@ t.test('constraints keep a fixed order, and limiting/remaining are read-only', a
   t.same(Object.keys(json.constraints.minOn!), ['duration', 'enabled', 'limiting', 'remaining']);
   t.same(Object.keys(json.constraints.mutexed!), ['mutexId', 'extraHoldTime', 'hasLock', 'enabled', 'limiting', 'remaining']);
   t.equal(json.constraints.minOff!.limiting, false, 'limiting in the input is ignored');
-  t.same(json.constraints.minOn!.remaining, { __objtype: 'Quantity', unit: 'second', value: 0, readonly: true }, 'remaining in the input is ignored');
+  t.same(json.constraints.minOn!.remaining, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 0, readonly: true }, 'remaining in the input is ignored');
   t.equal(json.constraints.mutexed!.hasLock, false, 'hasLock in the input is ignored');
   const stored = su.runtime.read({ id: 'a' }, 'stored').data as { constraints: Record<string, Record<string, unknown>> };
   t.notOk('remaining' in stored.constraints.minOn!, 'remaining is not stored');

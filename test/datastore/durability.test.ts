@@ -36,5 +36,5 @@ t.test('documents survive kill -9 exactly as the replies said', async (t) => {
   t.same((await ds('get', { namespace: '', id: 'solo' })).body.value.text, 'héllo');
   t.same((await ds('get', { namespace: 'lost', id: 'a' })).body, { value: null }, 'the refused mset left nothing');
   const sp = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'sp' })).body;
-  t.same(sp.data.storedSetting, { __objtype: 'Quantity', unit: 'degF', value: 68 }, 'the units document applies at start-up');
+  t.same(sp.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 }, 'the units document applies at start-up');
 });

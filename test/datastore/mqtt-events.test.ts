@@ -71,11 +71,11 @@ t.test('a units event from another datastore switches block output; it is not re
     void obs.client.publishAsync('svc/datastore/edge-one', remote);
     return false;
   });
-  t.same(await setting(), { __objtype: 'Quantity', unit: 'degF', value: 68 });
+  t.same(await setting(), { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 });
   await sleep(300);
   t.equal(obs.messages.filter((m) => m.topic === 'svc/datastore/edge-one').length, sent, 'only our own publishes: nothing echoed back by the app');
 
   await obs.client.publishAsync('svc/datastore/edge-one', JSON.stringify({ deleted: ['edge-one:units'] }));
   await until('the units to reset', () => h.app.units.prefs.temperature === 'degC');
-  t.same(await setting(), { __objtype: 'Quantity', unit: 'degC', value: 20 });
+  t.same(await setting(), { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 20 });
 });

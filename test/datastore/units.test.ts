@@ -14,7 +14,7 @@ async function setpointApp() {
 t.test('the units document set through the API switches block output and bare-number input', async (t) => {
   const { app, ds, post, setting, close } = await setpointApp();
   t.teardown(close);
-  t.same(await setting(), { __objtype: 'Quantity', unit: 'degC', value: 20 });
+  t.same(await setting(), { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 20 });
 
   t.equal((await ds('set', { value: { ...UNITS, temperature: 'degF' } })).status, 200);
   t.equal(app.units.prefs.temperature, 'degF');
@@ -26,7 +26,7 @@ t.test('the units document set through the API switches block output and bare-nu
   t.equal((await setting()).value, 50, 'a bare number is taken in degF');
 
   await ds('mset', { values: [{ ...UNITS, temperature: 'degC' }] });
-  t.same(await setting(), { __objtype: 'Quantity', unit: 'degC', value: 10 }, '50 degF was stored as 10 degC');
+  t.same(await setting(), { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 10 }, '50 degF was stored as 10 degC');
 
   await ds('set', { value: { ...UNITS, temperature: 'degF' } });
   t.equal((await setting()).unit, 'degF');

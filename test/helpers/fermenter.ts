@@ -40,6 +40,11 @@ export interface FermenterOptions {
   /** Scheduler step of the manual clock, ms. */
   stepMs?: number;
   persistence?: MemoryPersistence;
+  /** What the probe block measures (default the beer) and its id (default 'Beer Sensor'). */
+  probeOf?: 'beer' | 'air';
+  probeId?: string;
+  /** The setpoint block `sample()` reports (default 'Beer Setpoint'). */
+  setpointId?: string;
 }
 
 /**
@@ -183,15 +188,16 @@ export class Fermenter {
       t: this.lastNow / 1000,
       beer: this.plant.beer,
       air: this.plant.air,
-      setting: this.data('Beer Setpoint').setting ?? null,
+      setting: this.data(this.opts.setpointId ?? 'Beer Setpoint').setting ?? null,
       heater: this.heaterOn,
       cooler: this.coolerOn,
     };
   }
 
   private writeProbe(): void {
-    const probe = this.runtime.find('Beer Sensor');
+    const probe = this.runtime.find(this.opts.probeId ?? 'Beer Sensor');
     if (!probe) return;
-    (probe.data as { value: number | null }).value = this.probeConnected ? Math.round(this.plant.beer * 16) / 16 : null;
+    const t = this.opts.probeOf === 'air' ? this.plant.air : this.plant.beer;
+    (probe.data as { value: number | null }).value = this.probeConnected ? Math.round(t * 16) / 16 : null;
   }
 }

@@ -9,7 +9,7 @@ import { assertBuilt, KILLABLE_BROKERS, Recorder, SERVICE_ID, spawnCli, topic, V
 
 const isOffline = (m: { json(): any }) => {
   const s = m.json();
-  return s.type === 'Controller.state' && s.data.status.online === false;
+  return s.type === 'Spark.state' && s.data.status.online === false;
 };
 const isOnline = (m: { json(): any }) => m.json().data.status.online === true;
 

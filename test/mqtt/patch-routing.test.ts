@@ -22,7 +22,7 @@ for (const variant of VARIANTS) {
       t.equal(created.status, 201);
       const p1 = (await sub.waitFor((m) => changedIds(m.json()).includes('Sensor'), 'the patch of the create', 2000, from)).json();
       t.equal(p1.key, SERVICE_ID);
-      t.equal(p1.type, 'Controller.patch');
+      t.equal(p1.type, 'Spark.patch');
       t.type(p1.ttl, 'string');
       t.same(p1.data.deleted, []);
       t.same(p1.data.changed[0], created.body, 'the changed block is the REST answer');

@@ -36,7 +36,7 @@ for (const variant of VARIANTS) {
       const retained = await sub.waitFor((m) => m.retain, 'the retained state', 1000);
       const state = retained.json();
       t.equal(state.key, SERVICE_ID);
-      t.equal(state.type, 'Controller.state');
+      t.equal(state.type, 'Spark.state');
       t.equal(ms(state.ttl), 6 * INTERVAL, `ttl ${state.ttl} is six intervals`);
       t.equal(state.data.status.online, true);
       t.equal(state.data.status.serviceId, SERVICE_ID);

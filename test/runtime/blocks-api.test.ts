@@ -94,8 +94,8 @@ t.test('units preference changes output and the meaning of bare numbers', async 
   runtime.create({ id: 'sp', type: 'SetpointSensorPair', data: { storedSetting: 20, filterThreshold: 1 } });
   units.temperature = 'degF';
   let b = runtime.read({ id: 'sp' });
-  t.same(b.data.storedSetting, { __objtype: 'Quantity', unit: 'degF', value: 68 });
-  t.same(b.data.filterThreshold, { __objtype: 'Quantity', unit: 'delta_degF', value: 1.8 });
+  t.same(b.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 });
+  t.same(b.data.filterThreshold, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degF', value: 1.8 });
   runtime.patch({ id: 'sp', type: 'SetpointSensorPair', data: { storedSetting: 50 } });
   units.temperature = 'degC';
   b = runtime.read({ id: 'sp' });

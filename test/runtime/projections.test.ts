@@ -45,7 +45,7 @@ t.test('nested flags: a stored list that is not logged disappears from logged ou
   runtime.create({ id: 'm', type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] } });
   const stored = runtime.read({ id: 'm' }, 'stored');
   const logged = runtime.read({ id: 'm' }, 'logged');
-  t.same(stored.data.fluctuations, [{ amplitude: { __objtype: 'Quantity', unit: 'delta_degC', value: 1 }, period: { __objtype: 'Quantity', unit: 'second', value: 60 } }]);
+  t.same(stored.data.fluctuations, [{ amplitude: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degC', value: 1 }, period: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 60 } }]);
   t.notOk('fluctuations' in logged.data);
   t.ok('value[degC]' in logged.data);
 });

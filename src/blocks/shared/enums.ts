@@ -15,6 +15,23 @@ export const FilterChoice = {
 } as const;
 export type FilterChoiceName = keyof typeof FilterChoice;
 
+/** Other spellings of the filter choices: older firmware (FILT_*) and newer (SETTLE_IN_*_SAMPLES, same numbers). */
+export const FilterChoiceAliases: Readonly<Record<string, FilterChoiceName>> = {
+  FILT_NONE: 'FILTER_NONE',
+  FILT_15s: 'FILTER_15s',
+  FILT_45s: 'FILTER_45s',
+  FILT_90s: 'FILTER_90s',
+  FILT_3m: 'FILTER_3m',
+  FILT_10m: 'FILTER_10m',
+  FILT_30m: 'FILTER_30m',
+  SETTLE_IN_13_SAMPLES: 'FILTER_15s',
+  SETTLE_IN_47_SAMPLES: 'FILTER_45s',
+  SETTLE_IN_112_SAMPLES: 'FILTER_90s',
+  SETTLE_IN_241_SAMPLES: 'FILTER_3m',
+  SETTLE_IN_649_SAMPLES: 'FILTER_10m',
+  SETTLE_IN_1876_SAMPLES: 'FILTER_30m',
+};
+
 /** Channel capability bits of IoArray channels. */
 export const ChannelCapability = {
   DIGITAL_OUTPUT: 1,

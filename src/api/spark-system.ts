@@ -1,0 +1,43 @@
+// Spark service endpoints the Brewblox UI calls: the enabled setting, service restart, and
+// clear "not applicable" answers for what only a Spark's own hardware can do.
+import type { FastifyPluginAsync } from 'fastify';
+import { HttpError } from './errors.js';
+
+export interface SparkSystemDeps {
+  enabled(): boolean;
+  setEnabled(enabled: boolean): Promise<boolean>;
+  /** Graceful restart: stop, then exit for the supervisor (systemd) to start the service again. */
+  restart(): void;
+}
+
+const NOT_APPLICABLE: Record<string, string> = {
+  '/system/flash': 'there is no controller firmware to flash: edgeblocks is the controller; update the package instead',
+  '/system/usb': 'there is no USB-connected controller: the buses of this host are used directly',
+  '/system/mdns': 'there is no controller to discover over mDNS: edgeblocks is the controller',
+  '/system/reboot/controller': 'there is no separate controller to reboot; use system/reboot/service',
+};
+
+export function sparkSystemRoutes(deps: SparkSystemDeps): FastifyPluginAsync {
+  return async (app) => {
+    const tags = ['system'];
+    const enabledSchema = { type: 'object', properties: { enabled: { type: 'boolean' } } };
+    app.get('/settings/enabled', { schema: { tags, summary: 'Whether control is enabled', response: { 200: enabledSchema } } }, async () => ({ enabled: deps.enabled() }));
+    app.put('/settings/enabled', { schema: { tags, summary: 'Enable or disable control; disabled drives every output safe (persisted)', body: enabledSchema, response: { 200: enabledSchema } } }, async (req) => {
+      const body = req.body as { enabled?: unknown } | undefined;
+      if (!body || typeof body !== 'object' || typeof body.enabled !== 'boolean') {
+        throw new HttpError(422, 'the body must be {"enabled": true|false}', [{ path: 'enabled', message: 'required boolean' }]);
+      }
+      return { enabled: await deps.setEnabled(body.enabled) };
+    });
+    app.post('/system/reboot/service', { schema: { tags, summary: 'Restart the service: outputs safe, then exit for systemd to restart it' } }, async (_req, reply) => {
+      await reply.send({});
+      setImmediate(() => deps.restart());
+      return reply;
+    });
+    for (const [path, message] of Object.entries(NOT_APPLICABLE)) {
+      app.post(path, { schema: { tags, summary: `Not applicable: ${message}` } }, async () => {
+        throw new HttpError(409, `not applicable: ${message}`);
+      });
+    }
+  };
+}

@@ -1,0 +1,153 @@
+// Backups: the stored data of every block plus the controller's datastore documents, and
+// loading one back (replace, not merge; per-block failures become messages).
+import { complete, isPlainObject, withReadonly } from '../codec/decode.js';
+import { decodeWithLegacy } from '../codec/legacy.js';
+import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
+import { BlockError, conflict, invalid } from './errors.js';
+import type { BlockRuntime } from './runtime.js';
+import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
+
+export interface Backup {
+  timestamp: string;
+  version: string;
+  blocks: BlockJson[];
+  store: Record<string, unknown>[];
+}
+
+/** The controller's own datastore documents, saved in and restored from backups. */
+export interface BackupStore {
+  save(): Record<string, unknown>[];
+  /** Replace the documents; returns one message per document that was left out. */
+  load(docs: Record<string, unknown>[]): string[] | void;
+}
+
+/** System blocks of the Spark firmware (display, WiFi, touch screen, its pins, groups). */
+const SPARK_SYSTEM_TYPES = new Set(['DisplaySettings', 'WiFiSettings', 'TouchSettings', 'Spark2Pins', 'Spark3Pins', 'Groups', 'ActiveGroups']);
+
+/** A Spark system block: a known Spark system type, or a system nid (< 100) none of our system blocks has. */
+function isSparkOnly(rt: BlockRuntime, type: string, nid: number | undefined): boolean {
+  const def = rt.types.get(type);
+  if (def?.system) return false;
+  return SPARK_SYSTEM_TYPES.has(type) || (nid !== undefined && nid < FIRST_USER_NID && !!def);
+}
+
+export function saveBackup(rt: BlockRuntime): Backup {
+  const wall = rt.clock.wall() ?? Date.now();
+  return {
+    timestamp: new Date(wall).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    version: rt.version,
+    blocks: rt.blocks().map((b) => rt.toJson(b, 'stored')),
+    store: rt.backupStore?.save() ?? [],
+  };
+}
+
+/** Replace every block (and the controller's datastore documents) with a backup's. */
+export function loadBackup(rt: BlockRuntime, input: unknown, origin: string): Promise<{ messages: string[] }> {
+  if (!isPlainObject(input)) throw new BlockError('bad-request', 'a backup must be a JSON object');
+  if (!Array.isArray(input.blocks)) throw invalid('a backup needs a blocks array', [{ path: 'blocks', message: 'required array' }]);
+  if (input.store !== undefined && input.store !== null && !Array.isArray(input.store)) {
+    throw invalid('store must be an array of documents', [{ path: 'store', message: 'must be an array' }]);
+  }
+  const items = input.blocks as unknown[];
+  const docs = (input.store ?? null) as Record<string, unknown>[] | null;
+  return rt.exclusively(async () => loadBackupBlocks(rt, items, docs, origin));
+}
+
+function loadBackupBlocks(rt: BlockRuntime, items: unknown[], docs: Record<string, unknown>[] | null, origin: string): { messages: string[] } {
+  const messages: string[] = [];
+  const label = (item: unknown, i: number) => {
+    const o = isPlainObject(item) ? item : {};
+    return `block ${i} (id '${String(o.id ?? '?')}', nid ${String(o.nid ?? '?')}, type '${String(o.type ?? '?')}')`;
+  };
+  // Every id in the backup is known before any block is decoded, so forward links resolve.
+  const pending = new Map<string, BlockTypeDef<any, any>>();
+  for (const item of items) {
+    if (isPlainObject(item) && typeof item.id === 'string' && typeof item.type === 'string') {
+      const def = rt.types.get(item.type);
+      if (def) pending.set(item.id, def);
+    }
+  }
+  const prefs = rt.units;
+  const checkLink = (id: string, iface: string): string | null => {
+    const def = pending.get(id) ?? rt.systemBlockById(id)?.def;
+    if (!def) return `block '${id}' does not exist`;
+    return implementsIface(def, iface) ? null : `block '${id}' is a ${def.type}, which is not a ${iface}`;
+  };
+
+  // Phase 1: decode everything without touching the current blocks.
+  interface Prepared {
+    def: BlockTypeDef<any, any>;
+    nid: number;
+    id: string;
+    data: Data;
+    meta: Record<string, unknown>;
+  }
+  const prepared: Prepared[] = [];
+  const nids = new Set<number>();
+  const ids = new Set<string>();
+  items.forEach((item, i) => {
+    try {
+      const body = blockBody(item, true);
+      if (isSparkOnly(rt, body.type, body.nid)) {
+        messages.push(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`);
+        return;
+      }
+      const def = rt.typeOf(body.type);
+      const { value, issues } = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink });
+      if (issues.length) throw invalid(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
+      const meta = body.meta ?? {};
+      if (def.system) {
+        prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), meta });
+        return;
+      }
+      if (body.id === undefined) throw invalid('no id');
+      if (body.nid === undefined) throw invalid('no nid');
+      if (body.nid < FIRST_USER_NID) throw invalid(`nid ${body.nid} is not a user nid and no system block has it`);
+      if (nids.has(body.nid)) throw conflict(`nid ${body.nid} appears twice`);
+      if (ids.has(body.id) || rt.systemBlockById(body.id)) throw conflict(`id '${body.id}' appears twice`);
+      nids.add(body.nid);
+      ids.add(body.id);
+      prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), meta });
+    } catch (e) {
+      messages.push(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  });
+  if (items.length > 0 && prepared.length === 0) {
+    throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [{ path: 'blocks', message: 'no loadable block' }]);
+  }
+
+  // Phase 2: swap the blocks in memory, then commit them in one transaction (or undo the swap).
+  const previous = rt.blocks();
+  const previousSystem = previous.filter((b) => b.def.system).map((b) => ({ block: b, data: b.data, meta: b.meta }));
+  const previousIds = previous.filter((b) => !b.def.system).map((b) => b.id);
+  for (const b of previous) if (!b.def.system) rt.remove(b, false);
+  const changed: AnyBlock[] = [];
+  for (const p of prepared) {
+    if (p.def.system) {
+      const sys = rt.byNid.get(p.nid)!;
+      sys.data = withReadonly(p.def.fields, sys.data, p.data) as AnyBlock['data'];
+      sys.meta = p.meta;
+      changed.push(sys);
+    } else {
+      changed.push(rt.insert(p.def, p.nid, p.id, p.data, p.meta));
+    }
+  }
+  try {
+    rt.persistence.replaceBlocks(rt.blocks().map((b) => rt.record(b)));
+  } catch (e) {
+    for (const b of rt.blocks()) if (!b.def.system) rt.remove(b, false);
+    for (const b of previous) if (!b.def.system) rt.restoreInMemory(b);
+    for (const p of previousSystem) Object.assign(p.block, { data: p.data, meta: p.meta });
+    rt.afterStructureChange();
+    throw e;
+  }
+  for (const p of prepared) if (!p.def.system) rt.persistence.reserveNid(p.nid);
+  for (const b of rt.blocks()) rt.persisted.set(b.nid, rt.recordString(b));
+  if (docs && rt.backupStore) messages.push(...(rt.backupStore.load(docs) ?? []));
+  rt.afterStructureChange();
+  for (const b of changed) b.nextUpdate = -Infinity;
+  rt.tick();
+  const kept = new Set(rt.blocks().map((b) => b.id));
+  rt.emit('change', { changed, deleted: previousIds.filter((id) => !kept.has(id)), origin });
+  return { messages };
+}

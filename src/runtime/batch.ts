@@ -1,0 +1,96 @@
+// Batch create/write/patch/delete: a list of blocks applied all or nothing. The writes share one
+// database transaction; when an item fails, the transaction rolls back, the blocks already
+// changed in memory are put back, and the error names the item's index and field.
+import { isPlainObject } from '../codec/decode.js';
+import type { BlockJson, Ident } from './body.js';
+import { BlockError } from './errors.js';
+import type { BlockRuntime, ChangeEvent } from './runtime.js';
+import type { AnyBlock } from './types.js';
+
+export interface BatchScope {
+  undo: Array<() => void>;
+  events: ChangeEvent[];
+}
+
+export type BatchOp = 'create' | 'write' | 'patch' | 'delete';
+
+export const MAX_BATCH = 1000;
+
+export function runBatch(rt: BlockRuntime, op: 'delete', input: unknown, origin: string): Ident[];
+export function runBatch(rt: BlockRuntime, op: Exclude<BatchOp, 'delete'>, input: unknown, origin: string): BlockJson[];
+export function runBatch(rt: BlockRuntime, op: BatchOp, input: unknown, origin: string): Array<BlockJson | Ident> {
+  if (!Array.isArray(input)) throw new BlockError('bad-request', `a batch ${op} takes a JSON array of blocks`);
+  if (input.length > MAX_BATCH) throw new BlockError('invalid', `a batch holds at most ${MAX_BATCH} blocks, got ${input.length}`, [{ path: '', message: `at most ${MAX_BATCH} items` }]);
+  if (rt.scope) throw new Error('batches do not nest');
+  const scope: BatchScope = { undo: [], events: [] };
+  const results: Array<BlockJson | Ident> = [];
+  try {
+    rt.persistence.transaction(() => {
+      rt.scope = scope;
+      try {
+        input.forEach((item, i) => {
+          try {
+            results.push(apply(rt, op, item, origin));
+          } catch (e) {
+            throw atIndex(e, i, item);
+          }
+        });
+      } finally {
+        rt.scope = null;
+      }
+    });
+  } catch (e) {
+    for (const undo of scope.undo.reverse()) undo();
+    resync(rt, scope);
+    rt.afterStructureChange();
+    rt.tick();
+    throw e;
+  }
+  rt.changed(merged(rt, scope.events, origin));
+  return results;
+}
+
+function apply(rt: BlockRuntime, op: BatchOp, item: unknown, origin: string): BlockJson | Ident {
+  switch (op) {
+    case 'create':
+      return rt.create(item, origin);
+    case 'write':
+      return rt.write(item, origin);
+    case 'patch':
+      return rt.patch(item, origin);
+    case 'delete':
+      return rt.delete(item, origin);
+  }
+}
+
+/** The same error, saying which item failed; validation paths get the index in front. */
+function atIndex(e: unknown, i: number, item: unknown): unknown {
+  if (!(e instanceof BlockError)) return e;
+  const id = isPlainObject(item) && typeof item.id === 'string' ? ` (id '${item.id}')` : '';
+  const validation = e.validation?.map((v) => ({ path: `${i}.${v.path}`, message: v.message })) ?? [{ path: String(i), message: e.message }];
+  return new BlockError(e.kind, `batch item ${i}${id}: ${e.message}; nothing was changed`, validation);
+}
+
+/** After a rollback the database holds the old records again: forget what was cached as written. */
+function resync(rt: BlockRuntime, scope: BatchScope): void {
+  const touched = new Set<AnyBlock>();
+  for (const ev of scope.events) for (const b of ev.changed) touched.add(b);
+  for (const b of touched) {
+    if (rt.byNid.get(b.nid) === b) rt.persisted.set(b.nid, rt.recordString(b));
+    else rt.persisted.delete(b.nid);
+  }
+  for (const b of rt.blocks()) if (!rt.persisted.has(b.nid)) rt.persisted.set(b.nid, rt.recordString(b));
+}
+
+/** One change event for the whole batch. */
+function merged(rt: BlockRuntime, events: ChangeEvent[], origin: string): ChangeEvent {
+  const deleted = new Set<string>();
+  const changed = new Map<number, AnyBlock>();
+  for (const ev of events) {
+    for (const b of ev.changed) changed.set(b.nid, b);
+    for (const id of ev.deleted) deleted.add(id);
+  }
+  const live = [...changed.values()].filter((b) => rt.byNid.get(b.nid) === b);
+  for (const b of live) deleted.delete(b.id);
+  return { changed: live, deleted: [...deleted], origin };
+}

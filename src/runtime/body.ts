@@ -1,0 +1,70 @@
+// Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
+import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
+import { BlockError, invalid } from './errors.js';
+
+/** System blocks have nids below this; user and discovered blocks get this or more. */
+export const FIRST_USER_NID = 100;
+
+export interface BlockJson {
+  id: string;
+  nid: number;
+  type: string;
+  serviceId: string;
+  data: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+}
+
+export interface Ident {
+  id: string;
+  nid: number;
+  type: string;
+  serviceId: string;
+}
+
+export interface BlockBody {
+  id?: string;
+  nid?: number;
+  type: string;
+  data: unknown;
+  meta?: Record<string, unknown>;
+}
+
+/** Shape check of a Block body, shared by REST, MQTT and backup load. */
+export function blockBody(input: unknown, needData: boolean): BlockBody {
+  if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object (a block)');
+  const issues: ValidationIssue[] = [];
+  const { id, type, data, meta } = input;
+  // Brewblox clients send nid 0 or null for "assign one".
+  const nid = input.nid === 0 || input.nid === null ? undefined : input.nid;
+  if (typeof type !== 'string' || type === '') issues.push({ path: 'type', message: type === undefined ? 'required' : 'must be a non-empty string' });
+  if (needData && !isPlainObject(data)) issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
+  if (id !== undefined && (typeof id !== 'string' || !validId(id))) {
+    issues.push({ path: 'id', message: 'must be a string of 1 to 200 characters, without leading or trailing spaces or control characters' });
+  }
+  if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID)) issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
+  if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
+  else if (meta !== undefined && depth(meta) > MAX_META_DEPTH) issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
+  if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  return { id: id as string | undefined, nid: nid as number | undefined, type: type as string, data, meta: meta as Record<string, unknown> | undefined };
+}
+
+export const MAX_NID = 2_147_483_647;
+const MAX_META_DEPTH = 32;
+
+/** Nesting depth of a JSON value, without recursion (a hostile body could nest very deeply). */
+function depth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (d > max) max = d;
+    if (d > MAX_META_DEPTH) break;
+    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+export function validId(id: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return id.length >= 1 && id.length <= 200 && id.trim() === id && !/[\u0000-\u001f\u007f]/.test(id);
+}

@@ -1,0 +1,67 @@
+// Rename a block: the id changes, the nid stays, and every link to it follows. The renamed block
+// and every block whose links changed are written in one transaction.
+import { isPlainObject } from '../codec/decode.js';
+import { forEachLink } from '../codec/fields.js';
+import { validId, type Ident } from './body.js';
+import { BlockError, conflict, invalid, notFound } from './errors.js';
+import type { BlockRuntime } from './runtime.js';
+import type { AnyBlock } from './types.js';
+
+export function renameBlock(rt: BlockRuntime, input: unknown, origin: string): Ident {
+  if (!isPlainObject(input)) throw new BlockError('bad-request', 'rename takes {"existing": "<id>", "desired": "<new id>"}');
+  const { existing, desired } = input;
+  if (typeof existing !== 'string' || existing === '') throw invalid('rename needs the current id in "existing"', [{ path: 'existing', message: 'required string' }]);
+  if (typeof desired !== 'string' || !validId(desired)) {
+    throw invalid('"desired" must be a string of 1 to 200 characters, without leading or trailing spaces or control characters', [{ path: 'desired', message: 'invalid id' }]);
+  }
+  const block = rt.find(existing);
+  if (!block) throw notFound(`no block with id '${existing}'`);
+  if (block.def.system) throw conflict(`'${existing}' is a system block and cannot be renamed`);
+  if (desired === existing) return rt.ident(block);
+  if (rt.find(desired)) throw conflict(`block id '${desired}' is already in use`);
+
+  const changes: Array<() => void> = [];
+  const undo: Array<() => void> = [];
+  const linkers = new Set<AnyBlock>();
+  for (const b of rt.blocks()) {
+    forEachLink(b.def.fields, b.data as Record<string, unknown>, (path, id) => {
+      if (id !== existing) return;
+      linkers.add(b);
+      const parent = path.slice(0, -1).reduce<any>((o, k) => o[k], b.data);
+      const key = path[path.length - 1]!;
+      changes.push(() => (parent[key] = desired));
+      undo.push(() => (parent[key] = existing));
+    });
+  }
+  const apply = (from: string, to: string) => {
+    rt.byId.delete(from);
+    block.id = to;
+    rt.byId.set(to, block);
+    for (const b of rt.blocks()) renameInState(b.state, from, to);
+  };
+  apply(existing, desired);
+  changes.forEach((c) => c());
+  try {
+    rt.persistence.transaction(() => {
+      for (const b of new Set([block, ...linkers])) rt.persist(b);
+    });
+  } catch (e) {
+    undo.forEach((u) => u());
+    apply(desired, existing);
+    for (const b of new Set([block, ...linkers])) rt.persisted.set(b.nid, rt.recordString(b));
+    throw e;
+  }
+  rt.afterStructureChange();
+  rt.changed({ changed: [block, ...[...linkers].filter((b) => b !== block)], deleted: [existing], origin });
+  return rt.ident(block);
+}
+
+/** Volatile state that remembers block ids: a Mutex's holder, a Balancer's clients. */
+function renameInState(state: unknown, from: string, to: string): void {
+  if (state instanceof Map && state.has(from)) {
+    state.set(to, state.get(from));
+    state.delete(from);
+  } else if (isPlainObject(state) && state.holder === from) {
+    state.holder = to;
+  }
+}

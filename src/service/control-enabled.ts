@@ -1,0 +1,49 @@
+// The Spark "enabled" setting (PUT settings/enabled): when false, the control loop stops, block
+// updates are paused and every output is driven to its safe state. Persisted in the database,
+// so a disabled controller stays disabled across restarts.
+import type { Logger } from '../log.js';
+import type { ControlLoop } from '../runtime/loop.js';
+import type { BlockRuntime } from '../runtime/runtime.js';
+
+export interface SettingsStore {
+  readSetting(key: string): string | undefined;
+  writeSetting(key: string, value: string): void;
+}
+
+const KEY = 'control_enabled';
+
+export class ControlEnabled {
+  constructor(
+    private readonly store: SettingsStore,
+    private readonly runtime: BlockRuntime,
+    private readonly loop: ControlLoop,
+    private readonly safeState: () => Promise<void>,
+    private readonly log: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.store.readSetting(KEY) !== 'false';
+  }
+
+  /** Start the loop, or (when disabled before the restart) keep it stopped with outputs safe. */
+  async start(): Promise<void> {
+    await this.apply(this.enabled);
+  }
+
+  async set(enabled: boolean): Promise<boolean> {
+    this.store.writeSetting(KEY, String(enabled));
+    await this.apply(enabled);
+    this.log.info({ enabled }, enabled ? 'control enabled' : 'control disabled; outputs in their safe state');
+    return enabled;
+  }
+
+  private async apply(enabled: boolean): Promise<void> {
+    this.runtime.paused = !enabled;
+    if (enabled) {
+      this.loop.start();
+    } else {
+      await this.loop.stop();
+      await this.safeState();
+    }
+  }
+}
