@@ -2,6 +2,9 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { blockRoutes } from './api/blocks.js';
+import { Auth } from './auth/auth.js';
+import { installAuthGuard } from './auth/guard.js';
+import { authRoutes } from './auth/routes.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -61,6 +64,7 @@ export interface App {
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;
+  const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
   const store = new BlockStore(db);
   const documents = new DocumentStore(db);
@@ -147,12 +151,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
-  const http = await buildServer(log.child({ module: 'http' }), contexts);
+  contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
+  const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus', '/api']);
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installAuthGuard(app, auth, apiPrefixes)]);
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
   const stops: Array<() => Promise<void> | void> = [];
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt, busAuth: auth });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
   stops.push(async () => {

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { EmbeddedBroker } from './broker.js';
+import type { BusAuth } from './bus-auth.js';
 import { MqttConnection, type ConnectionStatus } from './connection.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
@@ -60,6 +61,8 @@ export interface MqttDeps {
   hardwareSummary?: () => unknown;
   version: string;
   startedAt?: number;
+  /** With auth on: the broker, /eventbus and the service's own client use it. */
+  busAuth?: BusAuth;
 }
 
 export function createMqtt(deps: MqttDeps): AppMqtt {
@@ -160,11 +163,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       if (conn) return;
       let url = config.mqttUrl;
       if (embedded) {
-        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log);
+        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log, deps.busAuth);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
-      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log);
+      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log, deps.busAuth?.enabled ? (req) => deps.busAuth!.allowUpgrade(req) : undefined);
       eventbus.attach(http.server);
       log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 
@@ -182,8 +185,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url,
         clientId: `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`,
         will: { topic: topics.state, payload: offline, retain: true },
-        username: embedded ? undefined : config.mqttUsername,
-        password: embedded ? undefined : config.mqttPassword,
+        username: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.username : undefined) : config.mqttUsername,
+        password: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.password : undefined) : config.mqttPassword,
         ...(embedded ? {} : tls),
         log,
       });
