@@ -62,7 +62,7 @@ export interface App {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
-  const log = opts.log ?? createLogger(config.logLevel);
+  const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
   const clock = opts.clock ?? systemClock;
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
@@ -186,7 +186,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const addr = http.server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
-      log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
+      log.info({ port: addr.port, host: config.host }, `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`);
       await mqtt.start();
       loop.start();
       backups.start();
