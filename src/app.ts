@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
+import { HomeAssistant } from './homeassistant/discovery.js';
 import { systemClock, type Clock } from './runtime/clock.js';
 import type { Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
@@ -161,6 +162,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt, busAuth: auth });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
+  if (config.homeAssistant) {
+    const ha = new HomeAssistant({ mqtt, runtime, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
+    ha.start();
+    stops.push(() => ha.stop());
+  }
   stops.push(async () => {
     await hardwareLayer.safeState();
     await hardwareLayer.close();

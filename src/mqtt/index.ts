@@ -32,6 +32,8 @@ export interface AppMqtt {
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
   /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. Returns the unsubscribe function. */
   subscribe(filter: string, handler: (topic: string, payload: unknown) => void): () => void;
+  /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
+  onConnect(fn: () => void): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
   /** Bound port of the TLS gateway; null when off or not listening. */
@@ -81,6 +83,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   let emission: Emission | null = null;
   const cleanups: Array<() => void> = [];
   // Subscriptions made before start() are replayed onto the connection when it exists.
+  const connectHandlers = new Set<() => void>();
   const pending: Array<{ filter: string; handler: (topic: string, payload: Buffer) => void; unsubscribe?: () => void }> = [];
 
   const controllerStatus = (): ControllerStatus => {
@@ -159,6 +162,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       };
     },
 
+    onConnect(fn) {
+      connectHandlers.add(fn);
+      return () => connectHandlers.delete(fn);
+    },
+
     async start() {
       if (conn) return;
       let url = config.mqttUrl;
@@ -191,6 +199,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         log,
       });
       for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
+      conn.on('connect', () => connectHandlers.forEach((fn) => fn()));
       cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log }));
       cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
       emission = new Emission({ conn, runtime, topics, key, ttl, intervalMs: config.emitInterval, status: controllerStatus, log });
