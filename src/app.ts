@@ -153,7 +153,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
-  const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus', '/api']);
+  const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
   const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installAuthGuard(app, auth, apiPrefixes)]);
 
   runtime.load();

@@ -105,6 +105,8 @@ t.test('auth on: every API route refuses anonymous clients; the login contract a
 
   const open = await call('GET', '/some/static/file.js');
   t.equal(open.status, 404, 'static paths are not guarded (404, not 401)');
+  t.equal((await call('GET', '/api/doc/json')).status, 200, 'the Swagger page of the login contract is open');
+  t.equal((await call('POST', '/some/static/file.js')).status, 401, 'other methods are guarded everywhere');
 });
 
 t.test('forged, expired and stale cookies are refused', async (t) => {
