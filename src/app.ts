@@ -2,6 +2,9 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { blockRoutes } from './api/blocks.js';
+import { Auth } from './auth/auth.js';
+import { installAuthGuard } from './auth/guard.js';
+import { authRoutes } from './auth/routes.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -15,6 +18,7 @@ import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
+import { HomeAssistant } from './homeassistant/discovery.js';
 import { systemClock, type Clock } from './runtime/clock.js';
 import type { Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
@@ -66,8 +70,9 @@ export interface App {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
-  const log = opts.log ?? createLogger(config.logLevel);
+  const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
   const clock = opts.clock ?? systemClock;
+  const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
   const store = new BlockStore(db);
   const documents = new DocumentStore(db);
@@ -159,15 +164,22 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
-  const http = await buildServer(log.child({ module: 'http' }), contexts);
+  contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
+  const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installAuthGuard(app, auth, apiPrefixes)]);
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
   const control = new ControlEnabled(store, runtime, loop, () => hardwareLayer.safeState(), log);
   const stops: Array<() => Promise<void> | void> = [];
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt, busAuth: auth });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
+  if (config.homeAssistant) {
+    const ha = new HomeAssistant({ mqtt, runtime, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
+    ha.start();
+    stops.push(() => ha.stop());
+  }
   stops.push(async () => {
     await hardwareLayer.safeState();
     await hardwareLayer.close();
@@ -194,7 +206,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const addr = http.server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
-      log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
+      log.info({ port: addr.port, host: config.host }, `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`);
       await mqtt.start();
       await control.start();
       backups.start();

@@ -42,6 +42,9 @@ export interface Config {
   serialPorts: string[];
   backupSchedule: string;
   backupKeep: number;
+  auth: boolean;
+  homeAssistant: boolean;
+  logFormat: 'auto' | 'json' | 'pretty';
 }
 
 export const DEFAULTS: Config = {
@@ -63,6 +66,9 @@ export const DEFAULTS: Config = {
   serialPorts: [],
   backupSchedule: '0 * * * *',
   backupKeep: 48,
+  auth: false,
+  homeAssistant: false,
+  logFormat: 'auto',
 };
 
 export const OPTIONS: Option[] = [
@@ -94,6 +100,9 @@ export const OPTIONS: Option[] = [
   { key: 'serialPorts', env: 'EDGEBLOCKS_SERIAL_PORTS', kind: 'strings', help: 'serial ports with DS2480B adapters' },
   { key: 'backupSchedule', env: 'EDGEBLOCKS_BACKUP_SCHEDULE', kind: 'string', help: 'cron expression for scheduled backups' },
   { key: 'backupKeep', env: 'EDGEBLOCKS_BACKUP_KEEP', kind: 'int', help: 'scheduled backups kept' },
+  { key: 'auth', flag: '--auth', env: 'EDGEBLOCKS_AUTH', kind: 'bool', help: 'require a login (users: edgeblocks user add NAME)' },
+  { key: 'homeAssistant', flag: '--home-assistant', env: 'EDGEBLOCKS_HOME_ASSISTANT', kind: 'bool', help: 'publish Home Assistant MQTT discovery' },
+  { key: 'logFormat', flag: '--log-format', env: 'EDGEBLOCKS_LOG_FORMAT', kind: 'string', help: "'pretty' (one line per event), 'json', or 'auto' (pretty on a terminal)" },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -236,6 +245,7 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
     throw new ConfigError('mqttUrl', `must be 'embedded' or a URL like mqtt://host:1883, got ${JSON.stringify(config.mqttUrl)}`);
   }
   if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
+  if (!['auto', 'json', 'pretty'].includes(config.logFormat)) throw new ConfigError('logFormat', `must be 'auto', 'json' or 'pretty', got ${JSON.stringify(config.logFormat)}`);
   if (!/^[\w.~-]+$/.test(config.serviceId)) throw new ConfigError('serviceId', 'may hold only letters, digits, _ - . ~');
   if (!/^[\w.~-]+(\/[\w.~-]+)*$/.test(config.topicRoot)) throw new ConfigError('topicRoot', 'must be a topic path without wildcards');
   return config;

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
-import { createApp } from './app.js';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './version.js';
@@ -11,6 +10,8 @@ const SHUTDOWN_LIMIT_MS = 5000;
 const CRASH_SAFE_STATE_MS = 1000;
 
 async function main(): Promise<void> {
+  // `edgeblocks user ...` loads only what it needs (the service's modules take seconds on a Pi).
+  if (process.argv[2] === 'user') process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     throw e;
   }
 
+  const { createApp } = await import('./app.js');
   let app;
   try {
     app = await createApp(config);

@@ -25,7 +25,10 @@ export interface ApiContext {
   plugins: FastifyPluginAsync[];
 }
 
-export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}): Promise<FastifyInstance> {
+/** A guard adds root hooks (auth, origin checks) before any route exists, so every route gets them. */
+export type Guard = (app: FastifyInstance) => void;
+
+export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}, guards: Guard[] = []): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -33,6 +36,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     ...opts,
   });
   installErrorHandling(app);
+  for (const guard of guards) guard(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;

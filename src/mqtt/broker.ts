@@ -1,10 +1,11 @@
 // The embedded broker: aedes (MQTT 3.1.1) on a TCP port, plus `handle(stream)` for websocket
 // connections from /eventbus.
-import { Aedes } from 'aedes';
+import { Aedes, type AedesOptions } from 'aedes';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log.js';
+import type { BusAuth } from './bus-auth.js';
 import { listen } from './listen.js';
 
 export class EmbeddedBroker {
@@ -16,8 +17,8 @@ export class EmbeddedBroker {
   ) {}
 
   /** Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound. */
-  static async start(host: string, port: number, log: Logger): Promise<EmbeddedBroker> {
-    const aedes = await Aedes.createBroker();
+  static async start(host: string, port: number, log: Logger, auth?: BusAuth): Promise<EmbeddedBroker> {
+    const aedes = await Aedes.createBroker(auth?.enabled ? { authenticate: authenticateWith(auth, log) } : {});
     aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'));
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
     const server = createServer((socket: Socket) => aedes.handle(socket));
@@ -50,4 +51,18 @@ export class EmbeddedBroker {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.log.debug('mqtt broker closed');
   }
+}
+
+/** aedes' CONNECT hook: refused clients get CONNACK return code 5, "not authorized". */
+function authenticateWith(auth: BusAuth, log: Logger): NonNullable<AedesOptions['authenticate']> {
+  const refused = () => Object.assign(new Error('not authorized'), { returnCode: 5 as const });
+  return (client, username, password, done) => {
+    auth.allowMqtt(username, password, (client as { req?: IncomingMessage }).req).then(
+      (ok) => {
+        if (!ok) log.warn({ client: client.id }, 'mqtt broker: connection refused, not authorized');
+        done(ok ? null : refused(), ok);
+      },
+      () => done(refused(), false),
+    );
+  };
 }

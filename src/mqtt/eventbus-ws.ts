@@ -18,6 +18,8 @@ export class EventbusWebsocket {
   constructor(
     private readonly target: EventbusTarget,
     private readonly log: Logger,
+    /** With auth on: whether an upgrade request carries a valid session or token. */
+    private readonly allowUpgrade: (req: IncomingMessage) => boolean = () => true,
   ) {}
 
   get clients(): number {
@@ -32,6 +34,10 @@ export class EventbusWebsocket {
         if (server.listenerCount('upgrade') === 1) {
           socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         }
+        return;
+      }
+      if (!this.allowUpgrade(req)) {
+        socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));

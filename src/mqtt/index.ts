@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { EmbeddedBroker } from './broker.js';
+import type { BusAuth } from './bus-auth.js';
 import { MqttConnection, type ConnectionStatus } from './connection.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
@@ -31,6 +32,8 @@ export interface AppMqtt {
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
   /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. Returns the unsubscribe function. */
   subscribe(filter: string, handler: (topic: string, payload: unknown) => void): () => void;
+  /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
+  onConnect(fn: () => void): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
   /** Bound port of the TLS gateway; null when off or not listening. */
@@ -60,6 +63,8 @@ export interface MqttDeps {
   hardwareSummary?: () => unknown;
   version: string;
   startedAt?: number;
+  /** With auth on: the broker, /eventbus and the service's own client use it. */
+  busAuth?: BusAuth;
 }
 
 export function createMqtt(deps: MqttDeps): AppMqtt {
@@ -78,6 +83,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   let emission: Emission | null = null;
   const cleanups: Array<() => void> = [];
   // Subscriptions made before start() are replayed onto the connection when it exists.
+  const connectHandlers = new Set<() => void>();
   const pending: Array<{ filter: string; handler: (topic: string, payload: Buffer) => void; unsubscribe?: () => void }> = [];
 
   const controllerStatus = (): ControllerStatus => {
@@ -156,15 +162,20 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       };
     },
 
+    onConnect(fn) {
+      connectHandlers.add(fn);
+      return () => connectHandlers.delete(fn);
+    },
+
     async start() {
       if (conn) return;
       let url = config.mqttUrl;
       if (embedded) {
-        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log);
+        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log, deps.busAuth);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
-      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log);
+      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log, deps.busAuth?.enabled ? (req) => deps.busAuth!.allowUpgrade(req) : undefined);
       eventbus.attach(http.server);
       log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 
@@ -182,12 +193,13 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url,
         clientId: `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`,
         will: { topic: topics.state, payload: offline, retain: true },
-        username: embedded ? undefined : config.mqttUsername,
-        password: embedded ? undefined : config.mqttPassword,
+        username: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.username : undefined) : config.mqttUsername,
+        password: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.password : undefined) : config.mqttPassword,
         ...(embedded ? {} : tls),
         log,
       });
       for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
+      conn.on('connect', () => connectHandlers.forEach((fn) => fn()));
       cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log }));
       cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
       emission = new Emission({ conn, runtime, topics, key, ttl, intervalMs: config.emitInterval, status: controllerStatus, log });

@@ -25,7 +25,7 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, time
     const timer = setTimeout(() => reject(new Error(`CLI did not report its port in time:\n${out}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /http listening on [^:]*:(\d+)/.exec(out);
+      const m = /http listening on (?:http:\/\/)?[^:]*:(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]));

@@ -1,0 +1,138 @@
+// `edgeblocks user add|passwd|remove|list|token`: manage the users file in the data dir. The
+// password comes from a prompt on a terminal, or the first line of stdin otherwise (scripts).
+// Usage errors exit 2, a users file that cannot be read exits 1; the file is never rewritten then.
+import { mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { ConfigError, loadConfig, parseArgs } from '../config.js';
+import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+const USAGE = `Usage: edgeblocks user <command> [options]
+  add NAME         add a user (password from the prompt, or the first line of stdin)
+  passwd NAME      change a user's password (ends the user's sessions)
+  remove NAME      remove a user (ends the user's sessions, revokes the token)
+  list             list the users
+  token NAME       make an API token for scripts (replaces the previous one; shown once)
+  token NAME --revoke
+Options: --data-dir DIR, --config FILE (as for the service; the users file is DIR/users.json)`;
+
+class UsageError extends Error {}
+
+interface Io {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+}
+
+async function readStdinLine(stdin: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stdin) {
+    text += chunk.toString();
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0]!;
+}
+
+async function prompt(io: Io, question: string): Promise<string> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk, _enc, cb) {
+      if (!muted) io.stderr.write(chunk.toString());
+      cb();
+    },
+  });
+  const rl = createInterface({ input: io.stdin, output, terminal: true });
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.question(question, (answer) => resolve(answer));
+      muted = true;
+    });
+  } finally {
+    rl.close();
+    io.stderr.write('\n');
+  }
+}
+
+async function readPassword(io: Io, name: string): Promise<string> {
+  let password: string;
+  if (io.stdin.isTTY) {
+    password = await prompt(io, `password for ${name}: `);
+    if ((await prompt(io, 'again: ')) !== password) throw new UsageError('the passwords differ; nothing was changed');
+  } else {
+    password = await readStdinLine(io.stdin);
+  }
+  if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
+  return password;
+}
+
+/** Run `edgeblocks user ...` (argv after `user`); returns the exit code. */
+export async function runUserCommand(argv: string[], io: Io = process, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    const positional: string[] = [];
+    const flags: string[] = [];
+    let revoke = false;
+    for (let i = 0; i < argv.length; i++) {
+      const a = argv[i]!;
+      if (a === '--revoke') revoke = true;
+      else if (a === '--help' || a === '-h') {
+        io.stdout.write(USAGE + '\n');
+        return 0;
+      } else if (a.startsWith('--')) {
+        flags.push(a);
+        if (!a.includes('=') && i + 1 < argv.length) flags.push(argv[++i]!);
+      } else positional.push(a);
+    }
+    const [command, name, ...extra] = positional;
+    const config = loadConfig(parseArgs(flags).values, env);
+    const needsName = ['add', 'passwd', 'remove', 'token'];
+    if (!command || (!needsName.includes(command) && command !== 'list')) throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);
+    if (needsName.includes(command) && name === undefined) throw new UsageError(`\`edgeblocks user ${command}\` needs a user name`);
+    if (extra.length || (command === 'list' && name !== undefined)) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0] ?? name)} (a user name with spaces is not allowed)`);
+    if (revoke && command !== 'token') throw new UsageError('--revoke goes with `token`');
+
+    mkdirSync(config.dataDir, { recursive: true });
+    const users = new UsersFile(config.dataDir).load();
+    switch (command) {
+      case 'list':
+        io.stdout.write(users.names().map((n) => `${n}${users.get(n)!.token ? '  (has an API token)' : ''}\n`).join('') || `no users in ${users.file}\n`);
+        return 0;
+      case 'add': {
+        checkUserName(name!);
+        if (users.get(name!)) throw new UserNameError(`user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`);
+        await users.add(name!, await readPassword(io, name!));
+        io.stdout.write(`user ${name} added to ${users.file}\n`);
+        return 0;
+      }
+      case 'passwd':
+        users.require(name!);
+        await users.setPassword(name!, await readPassword(io, name!));
+        io.stdout.write(`password of ${name} changed; the user's sessions have ended\n`);
+        return 0;
+      case 'remove':
+        users.remove(name!);
+        io.stdout.write(`user ${name} removed\n`);
+        return 0;
+      case 'token':
+        if (revoke) {
+          io.stdout.write(users.revokeToken(name!) ? `token of ${name} revoked\n` : `${name} had no token\n`);
+          return 0;
+        }
+        io.stdout.write(`${users.createToken(name!)}\n`);
+        io.stderr.write(`API token for ${name} (shown once; the previous one no longer works). Send it as: Authorization: Bearer <token>\n`);
+        return 0;
+    }
+    return 2;
+  } catch (e) {
+    if (e instanceof UsersFileError) {
+      io.stderr.write(`edgeblocks user: ${e.message}\n`);
+      return 1;
+    }
+    if (e instanceof UsageError || e instanceof UserNameError || e instanceof ConfigError) {
+      io.stderr.write(`edgeblocks user: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

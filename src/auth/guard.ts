@@ -1,0 +1,33 @@
+// The request guard: with auth on, every request needs a session cookie or an API token, except
+//  - the login contract under /auth/ (status, login, refresh, logout): how a client gets in;
+//  - GET/HEAD outside the API prefixes: the static UI files, which hold no data and show the login.
+// /eventbus upgrades are checked by the websocket server (Auth.allowUpgrade), not here.
+import type { FastifyInstance } from 'fastify';
+import { errorBody } from '../api/errors.js';
+import type { Auth } from './auth.js';
+
+export const AUTH_PREFIX = '/auth/';
+
+/** Whether a request may pass without a session. `protectedPrefixes` are the API prefixes, e.g. `/edge-one`. */
+export function isOpenRoute(method: string, url: string, protectedPrefixes: string[]): boolean {
+  const path = url.split('?')[0]!;
+  if (path.startsWith(AUTH_PREFIX)) return true;
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return !protectedPrefixes.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
+}
+
+/** Install the guard on the root instance, before the API contexts are registered. */
+export function installAuthGuard(app: FastifyInstance, auth: Auth, protectedPrefixes: string[]): void {
+  if (!auth.enabled) return;
+  app.decorateRequest('user', null);
+  app.addHook('onRequest', async (req, reply) => {
+    if (isOpenRoute(req.method, req.url, protectedPrefixes)) return;
+    const user = auth.identify(req.headers);
+    if (user) {
+      (req as unknown as { user: string }).user = user;
+      return;
+    }
+    reply.header('www-authenticate', 'Bearer realm="edgeblocks"');
+    return reply.status(401).send(errorBody(401, 'login required: POST /auth/login {username, password} for a session cookie, or send "Authorization: Bearer <token>" (edgeblocks user token NAME)'));
+  });
+}

@@ -1,0 +1,80 @@
+// Brewblox's login contract at /auth: status, login, refresh, logout. The session travels in an
+// HttpOnly, SameSite=Strict cookie (Secure when the request came over TLS, i.e. the gateway).
+// Logins are rate limited per address; a failed login answers 401 a constant time after it came.
+import { fastifyCookie } from '@fastify/cookie';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errorBody } from '../api/errors.js';
+import { COOKIE_NAME, FAIL_DELAY_MS, type Auth } from './auth.js';
+
+export const LOGIN_LIMIT = { max: 10, timeWindow: 60_000 };
+
+/** ISO 8601 duration, as Brewblox's auth service serialises `valid_duration` (e.g. P7D). */
+export function isoDuration(ms: number): string {
+  let s = Math.round(ms / 1000);
+  const d = Math.floor(s / 86400);
+  s -= d * 86400;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  const date = d ? `${d}D` : '';
+  const time = `${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s ? `${s}S` : ''}`;
+  if (!date && !time) return 'PT0S';
+  return `P${date}${time ? `T${time}` : ''}`;
+}
+
+const isTls = (req: FastifyRequest) => (req.raw.socket as { encrypted?: boolean }).encrypted === true;
+
+export function authRoutes(auth: Auth): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(fastifyRateLimit, { global: false });
+    // The login body holds a password: a body that is not JSON is refused without quoting it.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, (body as string).trim() === '' ? undefined : JSON.parse(body as string));
+      } catch {
+        done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
+      }
+    });
+
+    const setSession = (req: FastifyRequest, reply: FastifyReply, user: string) => {
+      const { value, expires } = auth.issue(user);
+      reply.header('set-cookie', fastifyCookie.serialize(COOKIE_NAME, value, { httpOnly: true, sameSite: 'strict', secure: isTls(req), path: '/', expires }));
+      return { username: user, expires: expires.toISOString(), enabled: true };
+    };
+    const off = { username: null, expires: null, enabled: false };
+    const tags = ['auth'];
+
+    app.get('/auth/status', { schema: { tags, summary: 'Whether auth is on, and how long a session lasts' } }, async () => ({
+      enabled: auth.enabled,
+      valid_duration: isoDuration(auth.validDurationMs),
+    }));
+
+    app.post('/auth/login', { schema: { tags, summary: 'Log in with {username, password}; sets the session cookie' }, config: { rateLimit: LOGIN_LIMIT } }, async (req, reply) => {
+      if (!auth.enabled) return off;
+      const started = Date.now();
+      const body = req.body as { username?: unknown; password?: unknown } | undefined;
+      const user = await auth.checkPassword(body?.username, body?.password);
+      if (user) return setSession(req, reply, user);
+      await sleep(Math.max(0, started + FAIL_DELAY_MS - Date.now()));
+      return reply.status(401).send(errorBody(401, 'wrong user name or password'));
+    });
+
+    app.get('/auth/refresh', { schema: { tags, summary: 'Renew the session: 200 with a new cookie, or 401' } }, async (req, reply) => {
+      if (!auth.enabled) return off;
+      const user = auth.identify(req.headers);
+      if (!user) return reply.status(401).send(errorBody(401, 'no valid session; log in again'));
+      return setSession(req, reply, user);
+    });
+
+    const logout = async (req: FastifyRequest, reply: FastifyReply) => {
+      reply.header('set-cookie', fastifyCookie.serialize(COOKIE_NAME, '', { httpOnly: true, sameSite: 'strict', secure: isTls(req), path: '/', expires: new Date(0) }));
+      return { enabled: auth.enabled };
+    };
+    app.get('/auth/logout', { schema: { tags, summary: 'End the session (clears the cookie)' } }, logout);
+    app.post('/auth/logout', { schema: { tags, summary: 'End the session (clears the cookie)' } }, logout);
+  };
+}

@@ -1,0 +1,52 @@
+// Signed session values for the `Authorization` cookie (Brewblox's cookie name):
+// `<payload base64url>.<HMAC-SHA256 base64url>`, the payload {u: user, s: stamp, exp: ms}.
+// The key lives in the data dir (auth-secret, mode 0600), so sessions survive restarts.
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { sameString } from './password.js';
+
+export const SECRET_FILE = 'auth-secret';
+
+export interface SessionClaims {
+  u: string;
+  s: string;
+  exp: number;
+}
+
+export class SecretFileError extends Error {}
+
+/** Read the session key, creating it on first use. */
+export function loadSecret(dataDir: string): Buffer {
+  const file = path.join(dataDir, SECRET_FILE);
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  const text = readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/.test(text)) throw new SecretFileError(`${file} does not hold a session key (64 hex digits); remove it to make a new one (every session ends)`);
+  return Buffer.from(text, 'hex');
+}
+
+function mac(secret: Buffer, payload: string): string {
+  return createHmac('sha256', secret).update(payload).digest('base64url');
+}
+
+export function signSession(secret: Buffer, claims: SessionClaims): string {
+  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  return `${payload}.${mac(secret, payload)}`;
+}
+
+/** The claims of a well-signed, unexpired session value, or null. */
+export function readSession(secret: Buffer, value: string, now = Date.now()): SessionClaims | null {
+  const dot = value.indexOf('.');
+  if (dot <= 0 || value.length > 2048) return null;
+  const payload = value.slice(0, dot);
+  if (!sameString(value.slice(dot + 1), mac(secret, payload))) return null;
+  let claims: Partial<SessionClaims>;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof claims.u !== 'string' || typeof claims.s !== 'string' || typeof claims.exp !== 'number') return null;
+  if (claims.exp <= now) return null;
+  return claims as SessionClaims;
+}

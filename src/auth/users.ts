@@ -1,0 +1,209 @@
+// The users file in the data dir (`users.json`, mode 0600): scrypt password hashes, a stamp that
+// changes with the password (so old sessions end), and API token digests. Written atomically;
+// a file that cannot be read as a users file is reported with its path and never rewritten.
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
+
+export const USERS_FILE = 'users.json';
+export const TOKEN_PREFIX = 'ebt_';
+const NAME_RE = /^[A-Za-z0-9_.@-]+$/;
+export const MAX_NAME_LENGTH = 64;
+
+export interface UserRecord {
+  hash: string;
+  /** Random; changes with the password, and every session carries it. */
+  stamp: string;
+  /** sha256 (hex) of the user's API token, if one was made. */
+  token?: string;
+  created: string;
+}
+
+export class UsersFileError extends Error {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
+    super(`${file} is not a valid users file (${reason}); fix or remove it: nothing was changed`);
+    this.name = 'UsersFileError';
+  }
+}
+
+/** A user name the CLI refuses, with the reason in the message. */
+export class UserNameError extends Error {}
+
+export function checkUserName(name: string): void {
+  if (name.length === 0) throw new UserNameError('the user name is empty');
+  if (name.length > MAX_NAME_LENGTH) throw new UserNameError(`the user name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed`);
+  if (!NAME_RE.test(name)) throw new UserNameError(`the user name ${JSON.stringify(name)} may hold only letters, digits and _ . @ - (no spaces)`);
+}
+
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function parseUsers(file: string, text: string): Map<string, UserRecord> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UsersFileError(file, `not JSON: ${(e as Error).message.split('\n')[0]!.slice(0, 80)}`);
+  }
+  if (typeof json !== 'object' || json === null || (json as { version?: unknown }).version !== 1) throw new UsersFileError(file, 'expected an object with "version": 1');
+  const users = (json as { users?: unknown }).users;
+  if (typeof users !== 'object' || users === null || Array.isArray(users)) throw new UsersFileError(file, 'expected a "users" object');
+  const out = new Map<string, UserRecord>();
+  for (const [name, rec] of Object.entries(users)) {
+    const r = rec as Partial<UserRecord>;
+    const bad = (what: string) => new UsersFileError(file, `user ${JSON.stringify(name)}: ${what}`);
+    try {
+      checkUserName(name);
+    } catch (e) {
+      throw bad((e as Error).message);
+    }
+    if (typeof r !== 'object' || r === null) throw bad('not an object');
+    if (!isPasswordHash(r.hash)) throw bad('the password hash is not an scrypt hash');
+    if (typeof r.stamp !== 'string' || r.stamp.length < 8) throw bad('no stamp');
+    if (r.token !== undefined && (typeof r.token !== 'string' || !/^[0-9a-f]{64}$/.test(r.token))) throw bad('the token digest is not a sha256');
+    out.set(name, { hash: r.hash, stamp: r.stamp, ...(r.token ? { token: r.token } : {}), created: typeof r.created === 'string' ? r.created : '' });
+  }
+  return out;
+}
+
+export class UsersFile {
+  readonly file: string;
+  private users = new Map<string, UserRecord>();
+  private seen = '';
+  private error: UsersFileError | null = null;
+
+  constructor(dataDir: string) {
+    this.file = path.join(dataDir, USERS_FILE);
+  }
+
+  /** Read the file (absent = no users). Throws UsersFileError when it is not a users file. */
+  load(): this {
+    this.seen = this.signature();
+    this.error = null;
+    this.users = existsSync(this.file) ? parseUsers(this.file, readFileSync(this.file, 'utf8')) : new Map();
+    return this;
+  }
+
+  /**
+   * Re-read the file if it changed on disk (the CLI edits it while the service runs). A file that
+   * turned bad leaves no user able to log in until it is fixed; the error is returned once.
+   */
+  refresh(): UsersFileError | null {
+    const sig = this.signature();
+    if (sig === this.seen) return null;
+    try {
+      this.load();
+      return null;
+    } catch (e) {
+      this.seen = sig;
+      this.users = new Map();
+      this.error = e as UsersFileError;
+      return this.error;
+    }
+  }
+
+  get broken(): UsersFileError | null {
+    return this.error;
+  }
+
+  names(): string[] {
+    return [...this.users.keys()].sort();
+  }
+
+  get(name: string): UserRecord | undefined {
+    return this.users.get(name);
+  }
+
+  get size(): number {
+    return this.users.size;
+  }
+
+  async add(name: string, password: string): Promise<void> {
+    checkUserName(name);
+    if (this.users.has(name)) throw new UserNameError(`user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`);
+    this.users.set(name, { hash: await hashPassword(password), stamp: randomBytes(12).toString('hex'), created: new Date().toISOString() });
+    this.save();
+  }
+
+  async setPassword(name: string, password: string): Promise<void> {
+    const rec = this.require(name);
+    this.users.set(name, { ...rec, hash: await hashPassword(password), stamp: randomBytes(12).toString('hex') });
+    this.save();
+  }
+
+  remove(name: string): void {
+    this.require(name);
+    this.users.delete(name);
+    this.save();
+  }
+
+  /** Make a new API token for `name` (replacing the previous one); returns it (shown once). */
+  createToken(name: string): string {
+    const rec = this.require(name);
+    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    this.users.set(name, { ...rec, token: tokenDigest(token) });
+    this.save();
+    return token;
+  }
+
+  revokeToken(name: string): boolean {
+    const rec = this.require(name);
+    if (!rec.token) return false;
+    const { token: _, ...rest } = rec;
+    this.users.set(name, rest);
+    this.save();
+    return true;
+  }
+
+  /** The user whose password this is, or null; takes as long for an unknown name. */
+  async checkPassword(name: string, password: string): Promise<string | null> {
+    const rec = typeof name === 'string' ? this.users.get(name) : undefined;
+    const ok = await verifyPassword(String(password), rec?.hash ?? null);
+    return ok && rec ? name : null;
+  }
+
+  /** The user owning this API token, or null. Every digest is compared, in constant time. */
+  checkToken(token: string): string | null {
+    const digest = tokenDigest(token);
+    let found: string | null = null;
+    for (const [name, rec] of this.users) if (rec.token && sameString(rec.token, digest)) found = name;
+    return found;
+  }
+
+  /** The user's record; a bad or unknown name throws UserNameError. */
+  require(name: string): UserRecord {
+    checkUserName(name);
+    const rec = this.users.get(name);
+    if (!rec) throw new UserNameError(`no user ${JSON.stringify(name)}; users: ${this.names().join(', ') || '(none)'}`);
+    return rec;
+  }
+
+  private save(): void {
+    const body = JSON.stringify({ version: 1, users: Object.fromEntries([...this.users].sort(([a], [b]) => a.localeCompare(b))) }, null, 2) + '\n';
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, body);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.file);
+    this.seen = this.signature();
+  }
+
+  private signature(): string {
+    try {
+      const s = statSync(this.file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}`;
+    } catch {
+      return 'absent';
+    }
+  }
+}

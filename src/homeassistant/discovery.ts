@@ -1,0 +1,173 @@
+// Home Assistant MQTT discovery (opt-in, `homeAssistant: true`). For every block with entities
+// (see entities.ts): a retained config on `homeassistant/<component>/<node>/<nid>_<key>/config`,
+// a retained JSON state on `<root>/ha/<serviceId>/<nid>`, and command topics
+// `<root>/ha/<serviceId>/<nid>/set/<key>` that patch the block through the runtime. Unique ids
+// are built from the service id and the block nid, so they survive restarts and renames.
+// Availability follows the service's retained state message (online, or the offline will).
+// A deleted block's configs are replaced by empty retained messages, which removes the entities;
+// configs left from blocks deleted while the service was down are found and removed on connect.
+import type { Logger } from '../log.js';
+import type { AppMqtt } from '../mqtt/index.js';
+import type { BlockJson, BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
+import { commandPatch, ENTITIES, haUnit, stateOf, type EntitySpec } from './entities.js';
+
+export const DISCOVERY_PREFIX = 'homeassistant';
+export const HA_ORIGIN = 'homeassistant';
+
+export interface HomeAssistantOptions {
+  mqtt: AppMqtt;
+  runtime: BlockRuntime;
+  serviceId: string;
+  topicRoot: string;
+  version: string;
+  intervalMs: number;
+  log: Logger;
+}
+
+export function nodeId(serviceId: string): string {
+  return `edgeblocks_${serviceId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+export class HomeAssistant {
+  private readonly node: string;
+  /** Published config topics per block id, to clear them when the block goes. */
+  private readonly published = new Map<string, { nid: number; topics: string[] }>();
+  private readonly cleanups: Array<() => void> = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: HomeAssistantOptions) {
+    this.node = nodeId(o.serviceId);
+  }
+
+  private stateTopic(nid: number): string {
+    return `${this.o.topicRoot}/ha/${this.o.serviceId}/${nid}`;
+  }
+
+  private configTopic(spec: EntitySpec, nid: number): string {
+    return `${DISCOVERY_PREFIX}/${spec.component}/${this.node}/${nid}_${spec.key}/config`;
+  }
+
+  start(): void {
+    const { mqtt, runtime } = this.o;
+    this.cleanups.push(mqtt.onConnect(() => this.publishAll()));
+    this.cleanups.push(mqtt.subscribe(`${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`, (topic, payload) => this.command(topic, payload)));
+    this.cleanups.push(mqtt.subscribe(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)));
+    const onChange = (ev: ChangeEvent) => this.onChange(ev);
+    runtime.on('change', onChange);
+    this.cleanups.push(() => runtime.off('change', onChange));
+    this.timer = setInterval(() => this.publishStates(), this.o.intervalMs);
+    this.timer.unref();
+    if (mqtt.connected) this.publishAll();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const c of this.cleanups.splice(0)) c();
+  }
+
+  /** Config payload of one entity (Home Assistant's abbreviations are not used, for readability). */
+  config(spec: EntitySpec, block: BlockJson): Record<string, unknown> {
+    const { serviceId, topicRoot, version } = this.o;
+    const unique = `edgeblocks_${serviceId}_${block.nid}_${spec.key}`;
+    const cfg: Record<string, unknown> = {
+      name: spec.label ? `${block.id} ${spec.label}` : block.id,
+      unique_id: unique,
+      object_id: unique,
+      state_topic: this.stateTopic(block.nid),
+      value_template: spec.component === 'switch' ? `{{ value_json.${spec.key} | tojson }}` : `{{ value_json.${spec.key} }}`,
+      availability: [{ topic: `${topicRoot}/state/${serviceId}`, value_template: "{{ 'online' if value_json.data.status.online else 'offline' }}" }],
+      device: { identifiers: [this.node], name: `edgeblocks ${serviceId}`, manufacturer: 'edgeblocks', model: 'block runtime', sw_version: version },
+      origin: { name: 'edgeblocks', sw_version: version },
+    };
+    const unit = haUnit(spec, block);
+    if (unit) cfg.unit_of_measurement = unit;
+    if (spec.kind === 'temperature') cfg.device_class = 'temperature';
+    if (spec.component === 'sensor') cfg.state_class = 'measurement';
+    if (spec.write) cfg.command_topic = `${this.stateTopic(block.nid)}/set/${spec.key}`;
+    if (spec.component === 'number') Object.assign(cfg, { min: spec.min, max: spec.max, step: spec.step, mode: 'box' });
+    if (spec.component === 'switch') Object.assign(cfg, { payload_on: 'true', payload_off: 'false' });
+    return cfg;
+  }
+
+  private entityState(block: BlockJson, specs: EntitySpec[]): Record<string, unknown> {
+    return Object.fromEntries(specs.map((s) => [s.key, stateOf(s, block)]));
+  }
+
+  private publishBlock(block: BlockJson): void {
+    const specs = ENTITIES[block.type];
+    if (!specs) return;
+    const topics = specs.map((s) => this.configTopic(s, block.nid));
+    specs.forEach((s, i) => this.o.mqtt.publish(topics[i]!, this.config(s, block), { retain: true }));
+    this.published.set(block.id, { nid: block.nid, topics });
+    this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
+  }
+
+  private unpublish(id: string): void {
+    const entry = this.published.get(id);
+    if (!entry) return;
+    this.published.delete(id);
+    for (const topic of entry.topics) this.o.mqtt.publish(topic, '', { retain: true });
+    this.o.mqtt.publish(this.stateTopic(entry.nid), '', { retain: true });
+  }
+
+  private publishAll(): void {
+    for (const block of this.o.runtime.readAll()) this.publishBlock(block);
+  }
+
+  private publishStates(): void {
+    if (!this.o.mqtt.connected) return;
+    for (const block of this.o.runtime.readAll()) {
+      const specs = ENTITIES[block.type];
+      if (specs) this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
+    }
+  }
+
+  private onChange(ev: ChangeEvent): void {
+    // A renamed block keeps its nid, so its entities (and unique ids) stay; only the name changes.
+    const liveNids = new Set(this.o.runtime.blocks().map((b) => b.nid));
+    for (const [id, entry] of this.published) {
+      if (ev.deleted.includes(id) || !this.o.runtime.find(id)) {
+        if (liveNids.has(entry.nid)) this.published.delete(id);
+        else this.unpublish(id);
+      }
+    }
+    for (const b of ev.changed) this.publishBlock(this.o.runtime.toJson(b));
+  }
+
+  /** A retained config of ours for an entity that no longer exists is cleared. */
+  private sweep(topic: string, payload: unknown): void {
+    if (payload === null) return;
+    const objectId = topic.split('/')[3] ?? '';
+    const nid = Number(objectId.split('_')[0]);
+    const key = objectId.slice(objectId.indexOf('_') + 1);
+    const block = this.o.runtime.blocks().find((b) => b.nid === nid);
+    const specs = block ? ENTITIES[block.def.type] : undefined;
+    if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
+    this.o.log.info({ topic }, 'home assistant: removing the entity of a block that is gone');
+    this.o.mqtt.publish(topic, '', { retain: true });
+  }
+
+  private command(topic: string, payload: unknown): void {
+    const parts = topic.split('/');
+    const key = parts[parts.length - 1]!;
+    const nid = Number(parts[parts.length - 3]);
+    const block = this.o.runtime.blocks().find((b) => b.nid === nid);
+    const spec = block && ENTITIES[block.def.type]?.find((s) => s.key === key && s.write);
+    if (!block || !spec) {
+      this.o.log.warn({ topic }, `home assistant command on ${topic} dropped: no such entity`);
+      return;
+    }
+    const json = this.o.runtime.toJson(block);
+    const patch = commandPatch(spec, json, payload);
+    if ('error' in patch) {
+      this.o.log.warn({ topic, reason: patch.error }, `home assistant command dropped: ${patch.error}`);
+      return;
+    }
+    try {
+      this.o.runtime.patch({ id: json.id, nid: json.nid, serviceId: json.serviceId, type: json.type, data: patch.data }, HA_ORIGIN);
+    } catch (e) {
+      this.o.log.warn({ topic, reason: (e as Error).message }, `home assistant command refused: ${(e as Error).message}`);
+    }
+  }
+}

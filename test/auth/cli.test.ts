@@ -1,0 +1,112 @@
+// `edgeblocks user ...` and start-up with `auth: true`, through the built CLI: non-interactive
+// passwords on stdin, file mode 0600, bad names, no user, a corrupt users file left untouched.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { CLI } from '../helpers/cli.js';
+import { assertBuilt } from '../mqtt/fixtures.js';
+
+assertBuilt();
+// Each start of the service loads every module: slow on a loaded machine.
+t.setTimeout(300_000);
+
+function run(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+    child.on('error', reject);
+    child.on('exit', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
+    child.stdin.end(stdin);
+  });
+}
+
+const tmp = (t: typeof import('tap').default) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-users-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+t.test('add, list, token, passwd, remove with the password on stdin', async (t) => {
+  const dir = tmp(t);
+  const added = await run(['user', 'add', 'alice', '--data-dir', dir], 'a long password\n');
+  t.equal(added.code, 0, added.stderr);
+  const file = path.join(dir, 'users.json');
+  t.equal(statSync(file).mode & 0o777, 0o600, 'users file mode 0600');
+  const text = readFileSync(file, 'utf8');
+  t.notOk(text.includes('a long password'), 'no clear-text password');
+  t.match(JSON.parse(text).users.alice.hash, /^scrypt\$16384\$8\$1\$/);
+  t.equal((await run(['user', 'add', 'bob', '--data-dir', dir], 'another secret')).code, 0, 'stdin without a newline');
+  t.equal((await run(['user', 'list', '--data-dir', dir])).stdout, 'alice\nbob\n');
+  const dup = await run(['user', 'add', 'alice', '--data-dir', dir], 'whatever123\n');
+  t.equal(dup.code, 2);
+  t.match(dup.stderr, /exists; use `edgeblocks user passwd alice`/);
+  const token = await run(['user', 'token', 'alice', '--data-dir', dir]);
+  t.equal(token.code, 0);
+  t.match(token.stdout, /^ebt_[A-Za-z0-9_-]{43}\n$/);
+  t.notOk(readFileSync(file, 'utf8').includes(token.stdout.trim()), 'only a digest of the token is stored');
+  t.match((await run(['user', 'list', '--data-dir', dir])).stdout, /alice {2}\(has an API token\)/);
+  t.equal((await run(['user', 'passwd', 'alice', '--data-dir', dir], 'changed password\n')).code, 0);
+  t.equal((await run(['user', 'remove', 'bob', '--data-dir', dir])).code, 0);
+  t.equal((await run(['user', 'list', '--data-dir', dir])).stdout, 'alice  (has an API token)\n');
+  const gone = await run(['user', 'remove', 'bob', '--data-dir', dir]);
+  t.equal(gone.code, 2);
+  t.match(gone.stderr, /no user "bob"; users: alice/);
+});
+
+t.test('bad names and passwords get a clear error and change nothing', async (t) => {
+  const dir = tmp(t);
+  await run(['user', 'add', 'alice', '--data-dir', dir], 'a long password\n');
+  const before = readFileSync(path.join(dir, 'users.json'), 'utf8');
+  const cases: Array<[string[], string, RegExp]> = [
+    [['user', 'add', 'bob smith', '--data-dir', dir], 'a long password\n', /"bob smith" may hold only letters, digits and _ \. @ - \(no spaces\)/],
+    [['user', 'add', 'bob', 'smith', '--data-dir', dir], 'a long password\n', /unexpected argument "smith" \(a user name with spaces is not allowed\)/],
+    [['user', 'add', 'x'.repeat(200), '--data-dir', dir], 'a long password\n', /200 characters long; at most 64/],
+    [['user', 'add', '', '--data-dir', dir], 'a long password\n', /the user name is empty/],
+    [['user', 'add', 'bob', '--data-dir', dir], 'short\n', /at least 8 characters; nothing was changed/],
+    [['user', 'add', 'bob', '--data-dir', dir], '', /at least 8 characters/],
+    [['user', 'add', '--data-dir', dir], '', /needs a user name/],
+    [['user', 'frobnicate', '--data-dir', dir], '', /unknown command "frobnicate"/],
+  ];
+  for (const [args, stdin, message] of cases) {
+    const res = await run(args, stdin);
+    t.equal(res.code, 2, args.join(' '));
+    t.match(res.stderr, message);
+  }
+  t.equal(readFileSync(path.join(dir, 'users.json'), 'utf8'), before, 'users file unchanged');
+});
+
+t.test('a corrupt users file: the CLI and the service refuse it by path and never rewrite it', async (t) => {
+  const dir = tmp(t);
+  const file = path.join(dir, 'users.json');
+  for (const corrupt of ['{"version":1,"users":{"alice":{"hash":"plain', '{"version":1,"users":{"alice":{"hash":"md5$abc","stamp":"0123456789"}}}', '[]']) {
+    writeFileSync(file, corrupt, { mode: 0o600 });
+    const add = await run(['user', 'add', 'bob', '--data-dir', dir], 'a long password\n');
+    t.equal(add.code, 1);
+    t.match(add.stderr, `${file} is not a valid users file`);
+    t.match(add.stderr, /nothing was changed/);
+    t.equal(readFileSync(file, 'utf8'), corrupt, 'the CLI left the file as it was');
+    if (corrupt === '[]') continue;
+    const start = await run(['--auth', 'true', '--data-dir', dir, '--hardware', 'sim', '--port', '0', '--mqtt-port', '0', '--https-port', '0']);
+    t.equal(start.code, 2);
+    t.match(start.stderr, `configuration error: auth: ${file} is not a valid users file`);
+    t.equal(readFileSync(file, 'utf8'), corrupt, 'the file is as it was');
+  }
+});
+
+t.test('auth: true without a user: exit 2 naming the command that adds one', async (t) => {
+  const dir = tmp(t);
+  const cfg = path.join(dir, 'config.json');
+  writeFileSync(cfg, JSON.stringify({ auth: true, dataDir: dir, hardware: 'sim', port: 0, mqttPort: 0, httpsPort: 0 }));
+  const start = await run(['--config', cfg]);
+  t.equal(start.code, 2);
+  t.match(start.stderr, /auth is on but there is no user in .*users\.json; add one with `edgeblocks user add NAME`/);
+  const bad = await run(['--auth', 'maybe']);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /auth \(flag --auth\): must be true or false/);
+});
