@@ -14,6 +14,7 @@ import { MockPins } from './mock-pins.js';
 import { Mutex } from './mutex.js';
 import { OneWireBus } from './one-wire-bus.js';
 import { Pid } from './pid.js';
+import { Sequence } from './sequence.js';
 import { SetpointProfile } from './setpoint-profile.js';
 import { SetpointSensorPair } from './setpoint-sensor-pair.js';
 import { SysInfo } from './sys-info.js';
@@ -21,6 +22,7 @@ import { TempSensorCombi } from './temp-sensor-combi.js';
 import { TempSensorExternal } from './temp-sensor-external.js';
 import { TempSensorMock } from './temp-sensor-mock.js';
 import { TempSensorOneWire } from './temp-sensor-one-wire.js';
+import { Variables } from './variables.js';
 
 export const blockTypes: BlockTypeDef<any, any>[] = [
   SysInfo,
@@ -40,6 +42,8 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   DigitalInput,
   Mutex,
   Balancer,
+  Variables,
+  Sequence,
   // Hardware blocks
   TempSensorOneWire,
   DS2408,
