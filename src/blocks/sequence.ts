@@ -165,7 +165,6 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
         report(block, 'WAITING', 'NONE');
       } else {
         report(block, 'ERROR', result.error, index, null, `instruction ${index + 1}: ${result.error}`);
-        next = now + IDLE_INTERVAL_MS;
       }
       break;
     }
@@ -200,6 +199,8 @@ function advance(block: SequenceBlock, index: number, now: number): void {
 function restartAt(block: SequenceBlock, index: number): void {
   const s = block.state;
   block.data.activeInstruction = index;
+  // Not END any more, for a WAIT_SEQUENCE that looks before this sequence updates.
+  block.data.status = 'UNKNOWN';
   s.startedAt = null;
   s.pausedMs = 0;
   s.pausedSince = null;
