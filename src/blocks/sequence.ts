@@ -2,7 +2,8 @@
 // `instructions` are text lines (shared/sequence-syntax.ts); a line that does not parse is
 // kept as written, and the sequence reports it (`error` INVALID_ARGUMENT with the line and
 // column in `errorInstruction`/`errorPos`/`errorMessage`) and runs nothing until it is fixed.
-// SET instructions chain within one update; a WAIT is re-checked every 100 ms; RESTART
+// SET instructions chain within one update (a WAIT right after a SET is first checked on the
+// next tick, once the changed blocks have updated); a WAIT is re-checked every 100 ms; RESTART
 // pauses 1 s; an error retries the same instruction until the cause is gone. Disabled, the
 // sequence is PAUSED and the paused time does not count towards WAIT_DURATION. WAIT_UNTIL,
 // START_PROFILE and WAIT_PROFILE need the wall clock (SYSTEM_TIME_NOT_AVAILABLE without it);
@@ -130,6 +131,8 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     s.startedAt ??= now;
     const variables = ctx.resolve(d.variablesId, 'Variables');
     let next = now + WAIT_INTERVAL_MS;
+    let touched = 0;
+    const changed = { add: (b: AnyBlock) => (s.changed.add(b), touched++) };
     // Each instruction runs at most once per update, so a sequence without WAITs cannot spin.
     for (let steps = 0; steps <= s.lines.length; steps++) {
       const index = d.activeInstruction ?? 0;
@@ -140,12 +143,18 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
         next = now + IDLE_INTERVAL_MS;
         break;
       }
+      if (touched > 0 && line.instruction!.op.startsWith('WAIT')) {
+        // Let the blocks just set update before a wait looks at them (next tick).
+        report(block, 'WAITING', 'NONE');
+        next = now + 1;
+        break;
+      }
       const result = runInstruction(line.instruction!, {
         ctx,
         self: block,
         variables,
         elapsedMs: elapsedMs(s, now),
-        changed: s.changed,
+        changed,
         startSequence: (target) => {
           restartAt(target as SequenceBlock, 0);
           ctx.wake(target);

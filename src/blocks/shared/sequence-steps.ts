@@ -1,6 +1,7 @@
 // What each Sequence instruction does (reference §6.9). A SET instruction acts like a user
 // write of the target's stored value and returns NEXT; a WAIT returns WAIT until its condition
 // holds; every problem returns an error code, and the caller retries the same instruction.
+import { forEachLink } from '../../codec/fields.js';
 import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import { variableOf, type VariableValue } from '../variables.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
@@ -28,7 +29,7 @@ export interface StepContext {
   /** ms the instruction has been active, paused time excluded. */
   elapsedMs: number;
   /** Blocks the sequence changed; persisted with its progress. */
-  changed: Set<AnyBlock>;
+  changed: { add(block: AnyBlock): void };
   /** Restart another sequence at its first instruction. */
   startSequence(target: AnyBlock): void;
 }
@@ -160,6 +161,16 @@ function step(ins: Instruction, sc: StepContext): StepResult {
 function change(sc: StepContext, b: AnyBlock, values: Record<string, unknown>): void {
   const d = b.data as Record<string, unknown>;
   for (const [k, v] of Object.entries(values)) if (k in b.def.fields) d[k] = v;
+  // Disabled like by a user write: the blocks it drove are free for another claimer (§4.4).
+  if (values.enabled === false) {
+    forEachLink(b.def.fields, d, (_path, id, field) => {
+      const target = field.spec.drives ? sc.ctx.resolve(id, 'Any') : null;
+      if (target) {
+        sc.ctx.release(target, b);
+        sc.ctx.wake(target);
+      }
+    });
+  }
   sc.changed.add(b);
   sc.ctx.wake(b);
 }
