@@ -9,6 +9,7 @@ import { DigitalActuator } from './digital-actuator.js';
 import { DigitalInput } from './digital-input.js';
 import { DS2408 } from './ds2408.js';
 import { DS2413 } from './ds2413.js';
+import { FastPwm } from './fast-pwm.js';
 import { GpioPins } from './gpio-pins.js';
 import { MockPins } from './mock-pins.js';
 import { Mutex } from './mutex.js';
@@ -35,6 +36,7 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   // Control blocks
   Pid,
   ActuatorPwm,
+  FastPwm,
   ActuatorOffset,
   TempSensorCombi,
   SetpointProfile,
