@@ -12,6 +12,7 @@ import { DS2413 } from './ds2413.js';
 import { FastPwm } from './fast-pwm.js';
 import { GpioPins } from './gpio-pins.js';
 import { MockPins } from './mock-pins.js';
+import { MotorValve } from './motor-valve.js';
 import { Mutex } from './mutex.js';
 import { OneWireBus } from './one-wire-bus.js';
 import { Pid } from './pid.js';
@@ -50,6 +51,7 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   TempSensorOneWire,
   DS2408,
   DS2413,
+  MotorValve,
   OneWireBus,
   GpioPins,
 ];
