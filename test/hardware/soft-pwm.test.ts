@@ -33,7 +33,7 @@ class JitteryClock implements PwmScheduler {
       const next = this.queue[0];
       if (!next || next.at > end) break;
       this.queue.shift();
-      this.t = next.at;
+      this.t = Math.max(this.t, next.at);
       next.fn();
     }
     this.t = end;
