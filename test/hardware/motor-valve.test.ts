@@ -1,6 +1,7 @@
 // MotorValve on an emulated DS2408 valve board (drivers/sim/motor-valve.ts): the block drives
 // the H-bridge latches through the real 1-Wire stack and reads the end switches back.
 import t from 'tap';
+import { parseSimConfig } from '../../drivers/sim/sim-config.js';
 import { simApp, type SimApp } from './sim-app.js';
 
 const SIM = {
@@ -85,4 +86,12 @@ t.test('MotorValve needs a start channel of a DS2408 in valve mode', async (t) =
   t.equal(s.data('Valve').state, null);
   const bad = await s.post('blocks/create', { id: 'x', type: 'MotorValve', data: { 'hwDevice<>': 'Valve', channel: 1 } });
   t.equal(bad.status, 422, 'the link must be a DS2408');
+});
+
+t.test('sim config: valves only on a DS2408, at start channel 1 or 5', async (t) => {
+  const dev = (extra: Record<string, unknown>) => ({ ds2482: [{ address: 24, variant: 'ds2482-100', channels: [[{ name: 'v', type: 'DS2408', ...extra }]] }] });
+  t.same(parseSimConfig(dev({ valves: { '5': {} } })).ds2482[0]!.channels[0]![0]!.valves, [{ start: 5, travelSeconds: 6 }]);
+  t.throws(() => parseSimConfig(dev({ valves: { '3': {} } })), { name: 'SimConfigError', message: /valve starts at channel 1 or 5/ });
+  t.throws(() => parseSimConfig(dev({ valves: { '1': { travelSeconds: 0 } } })), { name: 'SimConfigError', message: /travelSeconds/ });
+  t.throws(() => parseSimConfig(dev({ type: 'DS2413', valves: { '1': {} } })), { name: 'SimConfigError', message: /only for a DS2408/ });
 });
