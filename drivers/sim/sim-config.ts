@@ -46,6 +46,8 @@ export interface SimDeviceSpec {
   temperature: number;
   /** Channel (1-based) -> actuator. */
   outputs: Record<number, PlantActuator>;
+  /** DS2408: motor valves by start channel (1 or 5), with their stroke time in seconds. */
+  valves: Array<{ start: number; travelSeconds: number }>;
   plugged: boolean;
 }
 
@@ -147,7 +149,7 @@ export function parseSimAddress(raw: unknown, type: SimDeviceType, path: string)
 
 function parseDevice(raw: unknown, path: string, names: Set<string>, addresses: Set<string>): SimDeviceSpec {
   const o = object(raw, path);
-  keys(o, ['name', 'type', 'address', 'sense', 'temperature', 'outputs', 'plugged'], path);
+  keys(o, ['name', 'type', 'address', 'sense', 'temperature', 'outputs', 'valves', 'plugged'], path);
   if (typeof o.name !== 'string' || o.name.trim() === '' || o.name.length > 64) fail(`${path}.name`, 'must be a non-empty string of at most 64 characters');
   const name = o.name;
   if (names.has(name)) fail(`${path}.name`, `"${name}" is used by another device`);
@@ -182,7 +184,24 @@ function parseDevice(raw: unknown, path: string, names: Set<string>, addresses: 
       }
     }
   }
-  return { name, type, address, sense, temperature, outputs, plugged: bool(o.plugged, `${path}.plugged`, true) };
+  const valves = parseValves(o.valves, type, `${path}.valves`);
+  return { name, type, address, sense, temperature, outputs, valves, plugged: bool(o.plugged, `${path}.plugged`, true) };
+}
+
+/** `valves: {"1": {"travelSeconds": 6}, "5": {}}`: motor valves on a DS2408 (drivers/sim/motor-valve.ts). */
+function parseValves(raw: unknown, type: SimDeviceType, path: string): SimDeviceSpec['valves'] {
+  if (raw === undefined) return [];
+  if (type !== 'DS2408') fail(path, 'is only for a DS2408');
+  const out: SimDeviceSpec['valves'] = [];
+  for (const [ch, v] of Object.entries(object(raw, path))) {
+    if (ch !== '1' && ch !== '5') fail(`${path}.${ch}`, 'a valve starts at channel 1 or 5');
+    const o = object(v, `${path}.${ch}`);
+    keys(o, ['travelSeconds'], `${path}.${ch}`);
+    const travel = o.travelSeconds ?? 6;
+    if (typeof travel !== 'number' || !(travel > 0) || travel > 600) fail(`${path}.${ch}.travelSeconds`, 'must be a number of seconds above 0, at most 600');
+    out.push({ start: Number(ch), travelSeconds: travel as number });
+  }
+  return out;
 }
 
 function parseDevices(raw: unknown, path: string, names: Set<string>, addresses: Set<string>): SimDeviceSpec[] {

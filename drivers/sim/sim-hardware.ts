@@ -12,6 +12,7 @@ import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './
 import { SimI2cBus } from './ds2482-sim.js';
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from './onewire-wire.js';
 import { ThermalPlant } from './plant.js';
+import { SimMotorValve } from './motor-valve.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
 import { W1Tree } from './w1-tree.js';
 
@@ -66,6 +67,7 @@ export class SimHardware {
   private readonly ptys: Ds2480bPty[] = [];
   private readonly segmentList: SimSegmentEntry[] = [];
   private readonly deviceList: SimDeviceEntry[] = [];
+  private readonly valveList: Array<{ device: SimDs2408; valve: SimMotorValve }> = [];
   private lastStep: number | null = null;
   private lastW1Refresh = -Infinity;
   /** Fermentation heat set through modifyPlant (the plant does not report it). */
@@ -175,6 +177,7 @@ export class SimHardware {
     bus.segment.attach(model);
     if (!spec.plugged) model.unplug();
     this.deviceList.push({ spec, model, bus, forced: null });
+    for (const v of spec.valves) this.valveList.push({ device: model as SimDs2408, valve: new SimMotorValve({ start: v.start, travelSeconds: v.travelSeconds }) });
   }
 
   /** True when any output wired to `role` is on: a plugged IO module's latch or a GPIO line. */
@@ -193,7 +196,11 @@ export class SimHardware {
 
   /** Advances the plant to `now` (ms), feeds its temperatures to the sensors, re-renders the w1 tree. */
   step(now: number): void {
-    if (this.lastStep !== null && now > this.lastStep) this.plant.step((now - this.lastStep) / 1000);
+    if (this.lastStep !== null && now > this.lastStep) {
+      const dt = (now - this.lastStep) / 1000;
+      this.plant.step(dt);
+      this.stepValves(dt);
+    }
     if (this.lastStep === null || now > this.lastStep) this.lastStep = now;
     for (const d of this.deviceList) {
       if (!(d.model instanceof SimDs18b20)) continue;
@@ -203,6 +210,20 @@ export class SimHardware {
       this.lastW1Refresh = now;
       this.w1.refresh();
     }
+  }
+
+  /** Motor valves move under their DS2408's latches and pull its end switch pins low. */
+  private stepValves(dt: number): void {
+    const low = new Map<SimDs2408, number>();
+    for (const { device, valve } of this.valveList) {
+      if (device.plugged) valve.step(dt, device.activeOutputs());
+      low.set(device, (low.get(device) ?? 0) | valve.switchesLow());
+    }
+    for (const [device, mask] of low) device.setExternalLow(mask);
+  }
+
+  valves(): Array<{ device: SimDs2408; valve: SimMotorValve }> {
+    return this.valveList.slice();
   }
 
   // ---- inspection and control (the sim REST endpoints use these) ----------------------

@@ -1,6 +1,7 @@
 // DigitalActuator: drives one IoArray channel on or off, optionally inverted, through the
 // digital constraints (minOff, minOn, delayedOn, delayedOff, mutexed). It keeps a short history
-// of its transitions, which the constraints and a driving PWM read.
+// of its transitions, which the constraints and a driving PWM read. Soft start (shared/soft-start.ts)
+// ramps the output on through fast PWM where the channel can; elsewhere it switches at once.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
@@ -9,8 +10,11 @@ import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
 import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
 import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
+import { canPwm, DutyRamp, RAMP_INTERVAL_MS, softStartFields, transitionSeconds } from './shared/soft-start.js';
 
 const MAX_INTERVAL_MS = 1000;
+/** PWM frequency of the soft-start ramp (every PWM-capable channel has 100 Hz). */
+const SOFT_START_HZ = 100;
 
 const fields = {
   hwDevice: f.link('IoArrayInterface', { stored: true, drives: true }),
@@ -20,6 +24,7 @@ const fields = {
   state: digitalStateOrNull({ readonly: true, logged: true, description: 'the channel state read back; null when unknown' }),
   invert: f.bool({ stored: true, description: 'active-low output' }),
   constraints: digitalConstraintsField,
+  ...softStartFields,
   ...claimableFields,
 };
 
@@ -32,6 +37,8 @@ export interface DigitalActuatorState extends Driven<DigitalStateName> {
   mutexId: string | null;
   /** The output last written, so that it is switched off when the actuator moves or goes. */
   driven: DrivenOutput | null;
+  /** Soft start: the duty ramping up after switching on. */
+  ramp: DutyRamp;
 }
 
 interface DrivenOutput {
@@ -55,7 +62,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
-  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null }),
+  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null, ramp: new DutyRamp() }),
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
     switchOffPrevious(block, ctx, null);
@@ -118,8 +125,19 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       }
     }
     if (mutexed) mutexed.hasLock = token !== null && token.holder === block.id;
+    const array = io ? ctx.resolve(d.hwDevice, 'IoArrayInterface') : null;
+    const rampS = transitionSeconds(d, canPwm(array, d.channel, io));
+    d.transitionDurationValue = rampS;
     if (io) {
-      io.write(d.channel!, on !== d.invert);
+      if (on && rampS > 0 && s.ramp.ramping(100)) {
+        // Soft start: ramp the duty up; switching off is immediate.
+        const duty = s.ramp.step(now, 100, rampS * 1000);
+        io.writeDuty!(d.channel!, d.invert ? 100 - duty : duty, SOFT_START_HZ);
+        if (s.ramp.ramping(100)) next = Math.min(next, RAMP_INTERVAL_MS);
+      } else {
+        s.ramp.set(now, on ? 100 : 0);
+        io.write(d.channel!, on !== d.invert);
+      }
       s.driven = { arrayId: d.hwDevice!, channel: d.channel!, invert: d.invert };
       const pin = io.read(d.channel!);
       d.state = pin === null ? null : pin !== d.invert ? 'STATE_ACTIVE' : 'STATE_INACTIVE';

@@ -1,10 +1,13 @@
 // GpioPins: the GPIO lines named in the config (`gpio`) as one IoArray, channel n = the n-th
-// configured line. A system block; without configured lines it has no channels.
+// configured line. A system block; without configured lines it has no channels. Output lines
+// offer a software PWM at 80 and 100 Hz (src/hardware/soft-pwm.ts) to FastPwm and soft start.
 import { f } from '../codec/fields.js';
 import { gpioAccess, type GpioAccess, type GpioLineInfo } from '../runtime/hardware.js';
 import { defineBlock, type IoArray } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField } from './shared/fields.js';
+
+const SOFT_PWM_CAPABILITIES = ChannelCapability.PWM_80HZ | ChannelCapability.PWM_100HZ;
 
 const fields = {
   channels: ioChannelsField,
@@ -31,8 +34,9 @@ export const GpioPins = defineBlock<typeof fields>({
     const gpio = gpioAccess(ctx.hardware);
     const lines = gpio?.lines() ?? [];
     const d = block.data;
-    const same = d.channels.length === lines.length && d.channels.every((c, i) => c.capabilities === capabilities(lines[i]!));
-    if (!same) d.channels = lines.map((l, i) => ({ id: i + 1, capabilities: capabilities(l), claimedBy: d.channels[i]?.claimedBy ?? null }));
+    const pwm = !!gpio?.pwm;
+    const same = d.channels.length === lines.length && d.channels.every((c, i) => c.capabilities === capabilities(lines[i]!, pwm));
+    if (!same) d.channels = lines.map((l, i) => ({ id: i + 1, capabilities: capabilities(l, pwm), claimedBy: d.channels[i]?.claimedBy ?? null }));
     d.lines = lines.map((l, i) => ({ channel: i + 1, name: l.name, line: l.line, direction: l.direction, activeLow: l.activeLow, active: gpio!.read(l.name) }));
     return ctx.now + 1000;
   },
@@ -42,8 +46,9 @@ export const GpioPins = defineBlock<typeof fields>({
   },
 });
 
-function capabilities(line: GpioLineInfo): number {
-  return line.direction === 'out' ? ChannelCapability.DIGITAL_OUTPUT : ChannelCapability.DIGITAL_INPUT;
+function capabilities(line: GpioLineInfo, pwm: boolean): number {
+  if (line.direction !== 'out') return ChannelCapability.DIGITAL_INPUT;
+  return ChannelCapability.DIGITAL_OUTPUT | (pwm ? SOFT_PWM_CAPABILITIES : 0);
 }
 
 function gpioIo(gpio: GpioAccess): IoArray {
@@ -57,6 +62,16 @@ function gpioIo(gpio: GpioAccess): IoArray {
     write: (channel, active) => {
       const l = lines[channel - 1];
       if (l && l.direction === 'out') gpio.write(l.name, active);
+    },
+    writeDuty: gpio.pwm
+      ? (channel, duty, hz) => {
+          const l = lines[channel - 1];
+          if (l && l.direction === 'out') gpio.pwm!(l.name, duty, hz);
+        }
+      : undefined,
+    readDuty: (channel) => {
+      const l = lines[channel - 1];
+      return l && gpio.duty ? gpio.duty(l.name) : null;
     },
   };
 }

@@ -9,11 +9,14 @@ import { DigitalActuator } from './digital-actuator.js';
 import { DigitalInput } from './digital-input.js';
 import { DS2408 } from './ds2408.js';
 import { DS2413 } from './ds2413.js';
+import { FastPwm } from './fast-pwm.js';
 import { GpioPins } from './gpio-pins.js';
 import { MockPins } from './mock-pins.js';
+import { MotorValve } from './motor-valve.js';
 import { Mutex } from './mutex.js';
 import { OneWireBus } from './one-wire-bus.js';
 import { Pid } from './pid.js';
+import { Sequence } from './sequence.js';
 import { SetpointProfile } from './setpoint-profile.js';
 import { SetpointSensorPair } from './setpoint-sensor-pair.js';
 import { SysInfo } from './sys-info.js';
@@ -21,6 +24,7 @@ import { TempSensorCombi } from './temp-sensor-combi.js';
 import { TempSensorExternal } from './temp-sensor-external.js';
 import { TempSensorMock } from './temp-sensor-mock.js';
 import { TempSensorOneWire } from './temp-sensor-one-wire.js';
+import { Variables } from './variables.js';
 
 export const blockTypes: BlockTypeDef<any, any>[] = [
   SysInfo,
@@ -33,6 +37,7 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   // Control blocks
   Pid,
   ActuatorPwm,
+  FastPwm,
   ActuatorOffset,
   TempSensorCombi,
   SetpointProfile,
@@ -40,10 +45,13 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   DigitalInput,
   Mutex,
   Balancer,
+  Variables,
+  Sequence,
   // Hardware blocks
   TempSensorOneWire,
   DS2408,
   DS2413,
+  MotorValve,
   OneWireBus,
   GpioPins,
 ];

@@ -170,6 +170,35 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       });
       return items;
     }
+    case 'map': {
+      if (!isPlainObject(raw)) return fail(`must be an object of named entries, got ${describe(raw)}`);
+      const entries = Object.entries(raw);
+      if (entries.length > s.maxItems) return fail(`must have at most ${s.maxItems} entries, got ${entries.length}`);
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of entries) {
+        const itemPath = `${path}.${key}`;
+        if (!s.keyPattern.test(key)) {
+          issues.push({ path: itemPath, message: `invalid name '${key}': ${s.keyHint}` });
+          continue;
+        }
+        if (item === null) {
+          out[key] = RESET;
+          continue;
+        }
+        const v = decodeValue(s.of, item, ctx, itemPath, issues, {});
+        if (v !== undefined) out[key] = v === RESET ? defaultValue(s.of) : s.of.spec.kind === 'object' ? complete(s.of.spec.fields, v as Partial) : v;
+      }
+      return out;
+    }
+    case 'variant': {
+      if (!isPlainObject(raw)) return fail(`must be an object with one of ${Object.keys(s.fields).join(', ')}, got ${describe(raw)}`);
+      const keys = Object.keys(raw);
+      if (keys.length !== 1) return fail(`must have exactly one of ${Object.keys(s.fields).join(', ')}, got ${keys.length ? keys.join(', ') : 'none'}`);
+      const v = decodeObject(s.fields, raw, ctx, path, issues);
+      const k = keys[0]!;
+      if (v[k] === RESET) return fail(`'${k}' must not be null`);
+      return v[k] === undefined ? undefined : v;
+    }
   }
 }
 
@@ -202,6 +231,8 @@ export function complete(fields: FieldTable, partial: Partial): Record<string, u
       if (d !== undefined) out[name] = d;
     } else if (field.spec.kind === 'object') {
       out[name] = complete(field.spec.fields, v as Partial);
+    } else if (field.spec.kind === 'map') {
+      out[name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, item]) => item !== RESET));
     } else {
       out[name] = v;
     }
@@ -224,6 +255,14 @@ export function merge(fields: FieldTable, current: Record<string, unknown>, part
     } else if (field.spec.kind === 'object') {
       const base = cur === undefined ? {} : (cur as Record<string, unknown>);
       out[name] = merge(field.spec.fields, fillMissing(field.spec.fields, base), v as Partial);
+    } else if (field.spec.kind === 'map') {
+      // Entries merge by name; a null entry removes the name.
+      const merged: Record<string, unknown> = { ...(cur as Record<string, unknown> | undefined) };
+      for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+        if (item === RESET) delete merged[k];
+        else merged[k] = item;
+      }
+      out[name] = merged;
     } else {
       out[name] = v;
     }

@@ -62,6 +62,10 @@ function encodeValue(field: Field, value: unknown, mode: ReadMode, prefs: UnitPr
     case 'array':
       return (value as unknown[])
         .map((item) => (s.of.spec.kind === 'object' ? encodeData(s.of.spec.fields, item as Record<string, unknown>, mode, prefs) : encodeValue(s.of, item, mode, prefs)));
+    case 'variant':
+      return encodeData(s.fields, value as Record<string, unknown>, mode, prefs);
+    case 'map':
+      return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, item]) => [k, encodeValue(s.of, item, mode, prefs)]));
     default:
       return value;
   }

@@ -26,7 +26,11 @@ export type FieldSpec =
   | { kind: 'datetime'; default: number | null }
   | { kind: 'link'; iface: string; drives: boolean }
   | { kind: 'object'; fields: FieldTable; optional: boolean }
-  | { kind: 'array'; of: Field; maxItems: number };
+  | { kind: 'array'; of: Field; maxItems: number }
+  /** Named entries (`{name: value}`); a patch merges by name. */
+  | { kind: 'map'; of: Field; maxItems: number; keyPattern: RegExp; keyHint: string }
+  /** An object of which exactly one member is given (a tagged union such as a variable value). */
+  | { kind: 'variant'; fields: FieldTable };
 
 /** `T` is the internal (canonical) type of the value; used only for typing block code. */
 export interface Field<T = unknown> extends FieldFlags {
@@ -73,6 +77,10 @@ export const f = {
     make<DataOf<F> | undefined>({ kind: 'object', fields, optional: true }, o),
   array: <T>(of: Field<T>, o: FieldFlags & { maxItems?: number } = {}) =>
     make<T[]>({ kind: 'array', of, maxItems: o.maxItems ?? 64 }, o),
+  map: <T>(of: Field<T>, o: FieldFlags & { maxItems?: number; keyPattern: RegExp; keyHint: string }) =>
+    make<Record<string, T>>({ kind: 'map', of, maxItems: o.maxItems ?? 64, keyPattern: o.keyPattern, keyHint: o.keyHint }, o),
+  variant: <F extends FieldTable>(fields: F, o: FieldFlags = {}) =>
+    make<Partial<DataOf<F>>>({ kind: 'variant', fields }, o),
 };
 
 /** Writable numbers default to 0; computed ones start out unknown (null). */
@@ -96,6 +104,10 @@ export function defaultValue(field: Field): unknown {
       return s.optional ? undefined : defaults(s.fields);
     case 'array':
       return [];
+    case 'map':
+      return {};
+    case 'variant':
+      return undefined;
     default:
       return s.default;
   }
@@ -133,4 +145,6 @@ function walkLink(field: Field, value: unknown, path: string[], visit: Parameter
   if (s.kind === 'link') visit(path, (value as string | null) ?? null, field as Field & { spec: { kind: 'link' } });
   else if (s.kind === 'object' && value && typeof value === 'object') forEachLink(s.fields, value as Record<string, unknown>, visit, path);
   else if (s.kind === 'array' && Array.isArray(value)) value.forEach((item, i) => walkLink(s.of, item, [...path, String(i)], visit));
+  else if (s.kind === 'variant' && value && typeof value === 'object') forEachLink(s.fields, value as Record<string, unknown>, visit, path);
+  else if (s.kind === 'map' && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walkLink(s.of, v, [...path, k], visit);
 }

@@ -40,6 +40,10 @@ function fieldSchema(field: Field): TSchema {
       return dataSchema(s.fields, meta.description);
     case 'array':
       return Type.Array(fieldSchema(s.of), { ...meta, maxItems: s.maxItems });
+    case 'map':
+      return Type.Record(Type.String({ pattern: s.keyPattern.source }), fieldSchema(s.of), { ...meta, maxProperties: s.maxItems });
+    case 'variant':
+      return dataSchema(s.fields, meta.description);
   }
 }
 

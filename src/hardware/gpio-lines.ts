@@ -1,9 +1,11 @@
 // The configured GPIO lines behind a synchronous GpioAccess: reads come from a cache that
 // service() refreshes, writes are queued and go out on the next service(). A line that cannot
-// be opened stays listed and reads null; failures are counted and logged once per line.
+// be opened stays listed and reads null; failures are counted and logged once per line. Output
+// lines can also run a software PWM (soft-pwm.ts), which a plain write ends.
 import type { GpioBackend, GpioLine, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { Logger } from '../log.js';
 import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
+import { SoftPwm } from './soft-pwm.js';
 
 interface Entry {
   info: GpioLineInfo;
@@ -12,6 +14,7 @@ interface Entry {
   pending: boolean | null;
   errors: number;
   lastError: string | null;
+  pwm: SoftPwm | null;
 }
 
 function text(e: unknown): string {
@@ -36,6 +39,7 @@ export class GpioLines implements GpioAccess {
       pending: null,
       errors: 0,
       lastError: null,
+      pwm: null,
     }));
     for (const e of this.entries) this.byName.set(e.info.name, e);
   }
@@ -75,7 +79,27 @@ export class GpioLines implements GpioAccess {
       this.unknownWrites++;
       return;
     }
+    e.pwm?.stop();
     e.pending = active;
+  }
+
+  pwm(name: string, duty: number, hz: number): void {
+    if (this.stopped) return;
+    const e = this.byName.get(name);
+    if (!e || e.info.direction !== 'out' || !e.line) {
+      this.unknownWrites++;
+      return;
+    }
+    e.pending = null;
+    e.pwm ??= new SoftPwm(e.line, (err) => this.fail(e, `PWM write failed: ${text(err)}`));
+    e.pwm.set(duty, hz);
+  }
+
+  duty(name: string): number | null {
+    const e = this.byName.get(name);
+    if (!e) return null;
+    if (e.pwm?.running) return e.pwm.duty;
+    return e.value === null ? null : e.value ? 100 : 0;
   }
 
   async service(): Promise<void> {
@@ -109,6 +133,7 @@ export class GpioLines implements GpioAccess {
   async safeState(): Promise<void> {
     this.stopped = true;
     for (const e of this.entries) {
+      e.pwm?.stop();
       e.pending = null;
       if (!e.line || e.info.direction !== 'out') continue;
       try {

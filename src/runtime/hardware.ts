@@ -81,6 +81,10 @@ export interface GpioAccess {
   read(name: string): boolean | null;
   /** Queued; failures are counted and logged by the hardware layer. */
   write(name: string, active: boolean): void;
+  /** Software PWM on an output line (80 or 100 Hz); a later write() ends it. */
+  pwm?(name: string, duty: number, hz: number): void;
+  /** The duty commanded on a line (0/100 for a steady level), or null when unknown. */
+  duty?(name: string): number | null;
 }
 
 export function oneWireAccess(hardware: Hardware): OneWireAccess | null {

@@ -25,6 +25,10 @@ export interface IoArray {
   /** Logical pin state (active = true), or null when it cannot be read. */
   read(channel: number): boolean | null;
   write(channel: number, active: boolean): void;
+  /** Fast PWM (FastPwm, soft start): duty 0-100 % at `hz`; only on arrays with PWM channels. */
+  writeDuty?(channel: number, duty: number, hz: number): void;
+  /** The duty the channel achieves, or null when unknown. */
+  readDuty?(channel: number): number | null;
 }
 
 export interface UpdateContext {

@@ -1,0 +1,112 @@
+// MotorValve: a motorised ball valve on the Brewblox valve board, four channels of a DS2408 in
+// valve mode from start channel 1 or 5 (reference §5.5): +0 "is closed" and +1 "is open" end
+// switches (read back; active = pin low), +2 and +3 the H-bridge inputs. The bridge inputs are
+// pulled up, so a latch that is on drives its input low: to open, the +3 latch goes on and +2
+// off; to close, the reverse. The drive stays on at the end stop (the valve has its own).
+// ACTIVE = open, anything else (INACTIVE, UNKNOWN) = close. The digital time constraints
+// (minOff, minOn, delayedOn, delayedOff) apply to the direction; a mutexed constraint is not
+// supported on valves and blocks opening while enabled.
+import { f } from '../codec/fields.js';
+import { defineBlock } from '../runtime/types.js';
+import { isActive } from './digital-actuator.js';
+import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
+import type { DigitalStateName } from './shared/enums.js';
+import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
+import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
+
+export const ValveState = {
+  VALVE_UNKNOWN: 0,
+  VALVE_OPEN: 1,
+  VALVE_CLOSED: 2,
+  VALVE_OPENING: 3,
+  VALVE_CLOSING: 4,
+  VALVE_HALF_OPEN_IDLE: 5,
+  VALVE_INIT_IDLE: 6,
+} as const;
+type ValveStateName = keyof typeof ValveState;
+
+const INTERVAL_MS = 1000;
+const MUTEX_RETRY_MS = 1000;
+
+const fields = {
+  hwDevice: f.link('DS2408Interface', { stored: true, drives: true, description: 'a DS2408 in CONNECT_VALVE mode' }),
+  channel: f.number({ stored: true, integer: true, min: 0, max: 8, description: 'start channel: 1 (valve B) or 5 (valve A); 0 = none' }),
+  storedState: digitalState({ logged: true, stored: true, description: 'ACTIVE = open' }),
+  desiredState: digitalStateOrNull({ readonly: true, logged: true }),
+  state: digitalStateOrNull({ readonly: true, logged: true, description: 'ACTIVE when open, INACTIVE when closed, UNKNOWN in between; null when unreadable' }),
+  valveState: f.enumOrNull(ValveState, { readonly: true, logged: true, description: 'from the end switches and the drive direction' }),
+  constraints: digitalConstraintsField,
+  ...claimableFields,
+};
+
+interface ValveRuntime extends Driven<DigitalStateName> {
+  /** Applied drive directions (on = opening), as the constraints read them. */
+  history: Transition[];
+  wanted: boolean | null;
+  wantSince: number;
+}
+
+export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
+  type: 'MotorValve',
+  fields,
+  implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
+  description: 'A motorised valve on a DS2408 valve board, with its end switches read back',
+  init: () => ({ request: null, history: [], wanted: null, wantSince: 0 }),
+  onWrite: returnToStoredOnPatch('storedState'),
+  onDelete(block, ctx) {
+    ctx.releaseChannels(block);
+  },
+  update(block, ctx) {
+    const d = block.data;
+    const s = block.state;
+    const now = ctx.now;
+    d.desiredState = desired(block, d.storedState);
+    const want = isActive(d.desiredState);
+    const array = ctx.resolve(d.hwDevice, 'DS2408Interface');
+    const c = d.channel ?? 0;
+    const io = array && c ? ctx.claimChannel(array, c, block) : null;
+    if (!io) {
+      ctx.releaseChannels(block);
+      d.state = null;
+      d.valveState = null;
+      return now + INTERVAL_MS;
+    }
+    if (s.history.length === 0) record(s.history, now, false);
+    if (want !== s.wanted) {
+      s.wanted = want;
+      s.wantSince = now;
+    }
+    const last = s.history[s.history.length - 1]!;
+    const check = checkConstraints(d.constraints, {
+      on: last.on,
+      since: last.t,
+      want,
+      wantSince: s.wantSince,
+      now,
+      lock: () => ({ granted: false, wait: MUTEX_RETRY_MS }),
+    });
+    let opening = last.on;
+    if (want !== opening && check.allowed) {
+      opening = want;
+      record(s.history, now, opening);
+    }
+    io.write(c + 2, !opening);
+    io.write(c + 3, opening);
+    const closed = io.read(c);
+    const open = io.read(c + 1);
+    d.valveState = closed === null || open === null ? null : valveState(closed, open, opening ? 1 : -1);
+    d.state = d.valveState === null ? null : d.valveState === 'VALVE_OPEN' ? 'STATE_ACTIVE' : d.valveState === 'VALVE_CLOSED' ? 'STATE_INACTIVE' : 'STATE_UNKNOWN';
+    const wait = check.allowed ? INTERVAL_MS : Math.min(INTERVAL_MS, Math.max(1, check.wait));
+    return now + wait;
+  },
+});
+
+/** The valve's state from its end switches (true = reached) and the drive direction. */
+export function valveState(closed: boolean, open: boolean, drive: -1 | 0 | 1): ValveStateName {
+  if (closed && open) return 'VALVE_UNKNOWN';
+  if (open) return drive < 0 ? 'VALVE_CLOSING' : 'VALVE_OPEN';
+  if (closed) return drive > 0 ? 'VALVE_OPENING' : 'VALVE_CLOSED';
+  if (drive > 0) return 'VALVE_OPENING';
+  if (drive < 0) return 'VALVE_CLOSING';
+  return 'VALVE_HALF_OPEN_IDLE';
+}

@@ -1,0 +1,242 @@
+// Sequence: a small script of instructions run on the controller (reference §5.6, §6.9).
+// `instructions` are text lines (shared/sequence-syntax.ts); a line that does not parse is
+// kept as written, and the sequence reports it (`error` INVALID_ARGUMENT with the line and
+// column in `errorInstruction`/`errorPos`/`errorMessage`) and runs nothing until it is fixed.
+// SET instructions chain within one update (a WAIT right after a SET is first checked on the
+// next tick, once the changed blocks have updated); a WAIT is re-checked every 100 ms; RESTART
+// pauses 1 s; an error retries the same instruction until the cause is gone. Disabled, the
+// sequence is PAUSED and the paused time does not count towards WAIT_DURATION. WAIT_UNTIL,
+// START_PROFILE and WAIT_PROFILE need the wall clock (SYSTEM_TIME_NOT_AVAILABLE without it);
+// WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed are persisted
+// once an instruction has been active for 60 s, and at END.
+import { f } from '../codec/fields.js';
+import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
+import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
+import { formatInstruction, parseInstruction, type Instruction } from './shared/sequence-syntax.js';
+
+export const SequenceStatus = { UNKNOWN: 0, DISABLED: 1, PAUSED: 2, NEXT: 3, WAITING: 4, END: 5, RESTART: 6, ERROR: 7 } as const;
+
+export const SequenceStoreMode = {
+  AT_RESTORE_INSTRUCTION_RESTORE_ENABLED: 0,
+  AT_RESTORE_INSTRUCTION_ALWAYS_ENABLED: 1,
+  AT_RESTORE_INSTRUCTION_NEVER_ENABLED: 2,
+  AT_FIRST_INSTRUCTION_RESTORE_ENABLED: 3,
+  AT_FIRST_INSTRUCTION_ALWAYS_ENABLED: 4,
+  AT_FIRST_INSTRUCTION_NEVER_ENABLED: 5,
+} as const;
+
+const WAIT_INTERVAL_MS = 100;
+const RESTART_PAUSE_MS = 1000;
+const IDLE_INTERVAL_MS = 1000;
+const PERSIST_AFTER_MS = 60_000;
+
+const fields = {
+  enabled: f.bool({ stored: true, logged: true, default: true }),
+  instructions: f.array(f.string({ maxLength: 200 }), { stored: true, maxItems: 100, description: 'one instruction per line: OPCODE key=value, ... or # comment' }),
+  variablesId: f.link('Variables', { stored: true }),
+  overrideState: f.bool({ stored: true, description: 'true in a write: activeInstruction is taken from the write' }),
+  activeInstruction: f.number({ stored: true, logged: true, integer: true, min: 0 }),
+  storeMode: f.enum(SequenceStoreMode, { stored: true, description: 'where a restored sequence resumes, and whether it is enabled' }),
+  status: f.enum(SequenceStatus, { readonly: true }),
+  error: f.enum(SequenceError, { readonly: true }),
+  elapsed: f.duration({ readonly: true, logged: true, default: 0, description: 'time in the active instruction, paused time excluded' }),
+  errorInstruction: f.number({ readonly: true, integer: true, description: 'index of the instruction the error is about' }),
+  errorPos: f.number({ readonly: true, integer: true, description: 'column of a parse error in that instruction' }),
+  errorMessage: f.string({ readonly: true, description: 'what is wrong, in words' }),
+};
+
+interface ParsedLine {
+  instruction: Instruction | null;
+  error: { message: string; pos: number } | null;
+}
+
+export interface SequenceState {
+  lines: ParsedLine[];
+  /** Monotonic start of the active instruction; null: not started yet. */
+  startedAt: number | null;
+  pausedMs: number;
+  pausedSince: number | null;
+  /** No instruction runs before this (after RESTART). */
+  holdUntil: number;
+  /** The active instruction's progress and changes have been persisted. */
+  persisted: boolean;
+  changed: Set<AnyBlock>;
+  /** Enabled flag and instruction as stored, before the store mode was applied at load. */
+  restored: { enabled: boolean; activeInstruction: number | null };
+}
+
+type SequenceBlock = Block<typeof fields, SequenceState>;
+
+export const Sequence = defineBlock<typeof fields, SequenceState>({
+  type: 'Sequence',
+  fields,
+  implements: ['EnablerInterface'],
+  description: 'A script of instructions: set and wait for setpoints, outputs, profiles, times',
+  init(block) {
+    const d = block.data;
+    const restored = { enabled: d.enabled, activeInstruction: d.activeInstruction };
+    const mode = d.storeMode;
+    if (mode.startsWith('AT_FIRST_INSTRUCTION')) d.activeInstruction = 0;
+    if (mode.endsWith('ALWAYS_ENABLED')) d.enabled = true;
+    if (mode.endsWith('NEVER_ENABLED')) d.enabled = false;
+    const s: SequenceState = { lines: [], startedAt: null, pausedMs: 0, pausedSince: null, holdUntil: -Infinity, persisted: true, changed: new Set(), restored };
+    s.lines = parseLines(d.instructions);
+    return s;
+  },
+  onWrite(block, info) {
+    const d = block.data;
+    const s = block.state;
+    const previous = info.previous as { instructions?: string[]; activeInstruction?: number } | undefined;
+    if (!previous) {
+      // Created, not restored: the store mode applies at load only.
+      d.enabled = s.restored.enabled;
+      d.activeInstruction = s.restored.activeInstruction;
+    }
+    const oldLines = s.lines;
+    s.lines = parseLines(d.instructions);
+    d.instructions = d.instructions.map((text, i) => (s.lines[i]!.instruction ? formatInstruction(s.lines[i]!.instruction!) : text.trim()));
+    const current = previous?.activeInstruction ?? d.activeInstruction ?? 0;
+    if (d.overrideState) {
+      d.overrideState = false;
+      restartAt(block, d.activeInstruction ?? 0);
+    } else if (previous) {
+      // New instructions keep the position when the opcodes before it are unchanged.
+      const same = (i: number) => oldLines[i]?.instruction?.op === s.lines[i]?.instruction?.op;
+      const keep = Array.from({ length: Math.min(current + 1, s.lines.length) }, (_, i) => i).every(same) && current <= s.lines.length;
+      if (keep) d.activeInstruction = current;
+      else restartAt(block, 0);
+    }
+  },
+  update(block, ctx) {
+    const d = block.data;
+    const s = block.state;
+    const now = ctx.now;
+    const bad = s.lines.findIndex((l) => l.error !== null);
+    if (bad >= 0) {
+      const e = s.lines[bad]!.error!;
+      report(block, 'ERROR', 'INVALID_ARGUMENT', bad, e.pos, `instruction ${bad + 1}: ${e.message}`);
+      return now + IDLE_INTERVAL_MS;
+    }
+    if (!d.enabled) {
+      s.pausedSince ??= now;
+      report(block, (d.activeInstruction ?? 0) > 0 || s.startedAt !== null ? 'PAUSED' : 'DISABLED', 'NONE');
+      d.elapsed = elapsedMs(s, now) / 1000;
+      return now + IDLE_INTERVAL_MS;
+    }
+    if (s.pausedSince !== null) {
+      s.pausedMs = s.startedAt === null ? 0 : s.pausedMs + now - s.pausedSince;
+      s.pausedSince = null;
+    }
+    if (now < s.holdUntil) return s.holdUntil;
+    s.startedAt ??= now;
+    const variables = ctx.resolve(d.variablesId, 'Variables');
+    let next = now + WAIT_INTERVAL_MS;
+    let touched = 0;
+    const changed = { add: (b: AnyBlock) => (s.changed.add(b), touched++) };
+    // Each instruction runs at most once per update, so a sequence without WAITs cannot spin.
+    for (let steps = 0; steps <= s.lines.length; steps++) {
+      const index = d.activeInstruction ?? 0;
+      const line = s.lines[index];
+      if (!line) {
+        report(block, 'END', 'NONE');
+        persistProgress(block, ctx);
+        next = now + IDLE_INTERVAL_MS;
+        break;
+      }
+      if (touched > 0 && line.instruction!.op.startsWith('WAIT')) {
+        // Let the blocks just set update before a wait looks at them (next tick).
+        report(block, 'WAITING', 'NONE');
+        next = now + 1;
+        break;
+      }
+      const result = runInstruction(line.instruction!, {
+        ctx,
+        self: block,
+        variables,
+        elapsedMs: elapsedMs(s, now),
+        changed,
+        startSequence: (target) => {
+          restartAt(target as SequenceBlock, 0);
+          ctx.wake(target);
+        },
+      });
+      if (result.kind === 'next') {
+        report(block, 'NEXT', 'NONE');
+        advance(block, index + 1, now);
+        continue;
+      }
+      if (result.kind === 'restart') {
+        report(block, 'RESTART', 'NONE');
+        advance(block, 0, now);
+        s.holdUntil = now + RESTART_PAUSE_MS;
+        next = s.holdUntil;
+      } else if (result.kind === 'wait') {
+        report(block, 'WAITING', 'NONE');
+      } else {
+        report(block, 'ERROR', result.error, index, null, `instruction ${index + 1}: ${result.error}`);
+      }
+      break;
+    }
+    d.elapsed = elapsedMs(s, now) / 1000;
+    if (!s.persisted && elapsedMs(s, now) >= PERSIST_AFTER_MS) persistProgress(block, ctx);
+    return next;
+  },
+});
+
+function parseLines(instructions: string[]): ParsedLine[] {
+  return instructions.map((text) => {
+    const r = parseInstruction(text);
+    return 'instruction' in r ? { instruction: r.instruction, error: null } : { instruction: null, error: r.error };
+  });
+}
+
+function elapsedMs(s: SequenceState, now: number): number {
+  if (s.startedAt === null) return 0;
+  const paused = s.pausedMs + (s.pausedSince !== null ? now - s.pausedSince : 0);
+  return Math.max(0, now - s.startedAt - paused);
+}
+
+function advance(block: SequenceBlock, index: number, now: number): void {
+  block.data.activeInstruction = index;
+  block.state.startedAt = now;
+  block.state.pausedMs = 0;
+  block.state.pausedSince = block.data.enabled ? null : now;
+  block.state.persisted = false;
+}
+
+/** Jump to `index` with a fresh timer (override, START_SEQUENCE, changed instructions). */
+function restartAt(block: SequenceBlock, index: number): void {
+  const s = block.state;
+  block.data.activeInstruction = index;
+  // Not END any more, for a WAIT_SEQUENCE that looks before this sequence updates.
+  block.data.status = 'UNKNOWN';
+  s.startedAt = null;
+  s.pausedMs = 0;
+  s.pausedSince = null;
+  s.holdUntil = -Infinity;
+  s.persisted = false;
+}
+
+function persistProgress(block: SequenceBlock, ctx: UpdateContext): void {
+  const s = block.state;
+  for (const b of s.changed) ctx.persist(b);
+  s.changed.clear();
+  ctx.persist(block);
+  s.persisted = true;
+}
+
+function report(
+  block: SequenceBlock,
+  status: keyof typeof SequenceStatus,
+  error: SequenceErrorName,
+  at: number | null = null,
+  pos: number | null = null,
+  message = '',
+): void {
+  const d = block.data;
+  d.status = status;
+  d.error = error;
+  d.errorInstruction = at;
+  d.errorPos = pos;
+  d.errorMessage = message;
+}

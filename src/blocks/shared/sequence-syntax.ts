@@ -1,0 +1,207 @@
+// The Sequence instruction language (reference §6.9, block-api §2.7): one instruction per line,
+// `OPCODE key=value, key=value` or `# comment`. Temperatures carry a unit (40C, 104F; deltas
+// 2dC, 3.6dF), durations are 1d2h3m4s, times ISO-8601 or epoch seconds, links are block ids,
+// digital states their names, and any argument may be `$name`, a variable of the linked
+// Variables block. Parsing yields a typed instruction or an error with its column; formatting
+// gives the normalised line.
+import { DigitalState } from './enums.js';
+
+export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: string };
+
+/** Argument names and kinds per opcode, in their normalised order. */
+export const OPCODES = {
+  RESTART: {},
+  ENABLE: { target: { link: 'EnablerInterface' } },
+  DISABLE: { target: { link: 'EnablerInterface' } },
+  WAIT: {},
+  WAIT_DURATION: { duration: 'duration' },
+  WAIT_UNTIL: { time: 'datetime' },
+  WAIT_TEMP_BETWEEN: { target: { link: 'TempSensorInterface' }, lower: 'temp', upper: 'temp' },
+  WAIT_TEMP_NOT_BETWEEN: { target: { link: 'TempSensorInterface' }, lower: 'temp', upper: 'temp' },
+  WAIT_TEMP_UNEXPECTED: { target: { link: 'TempSensorInterface' }, lower: 'temp', upper: 'temp' },
+  WAIT_TEMP_ABOVE: { target: { link: 'TempSensorInterface' }, value: 'temp' },
+  WAIT_TEMP_BELOW: { target: { link: 'TempSensorInterface' }, value: 'temp' },
+  SET_SETPOINT: { target: { link: 'SetpointSensorPairInterface' }, setting: 'temp' },
+  WAIT_SETPOINT: { target: { link: 'SetpointSensorPairInterface' }, precision: 'deltaTemp' },
+  WAIT_SETPOINT_ABOVE: { target: { link: 'SetpointSensorPairInterface' }, precision: 'deltaTemp' },
+  WAIT_SETPOINT_BELOW: { target: { link: 'SetpointSensorPairInterface' }, precision: 'deltaTemp' },
+  SET_DIGITAL: { target: { link: 'ActuatorDigitalInterface' }, setting: 'digital' },
+  WAIT_DIGITAL: { target: { link: 'ActuatorDigitalInterface' } },
+  WAIT_DIGITAL_EQUALS: { target: { link: 'DigitalInterface' }, state: 'digital' },
+  SET_PWM: { target: { link: 'ActuatorAnalogInterface' }, setting: 'analog' },
+  START_PROFILE: { target: { link: 'SetpointProfile' } },
+  WAIT_PROFILE: { target: { link: 'SetpointProfile' } },
+  START_SEQUENCE: { target: { link: 'Sequence' } },
+  WAIT_SEQUENCE: { target: { link: 'Sequence' } },
+  COMMENT: { text: 'text' },
+} as const satisfies Record<string, Record<string, ArgKind>>;
+
+export type Opcode = keyof typeof OPCODES;
+
+/** A literal in internal units (degC, delta degC, seconds, epoch seconds), or a variable. */
+export type Arg =
+  | { var: string }
+  | { value: number; unit?: 'C' | 'F' }
+  | { text: string };
+
+export interface Instruction {
+  op: Opcode;
+  args: Record<string, Arg>;
+}
+
+export interface ParseError {
+  message: string;
+  /** 0-based column in the trimmed line. */
+  pos: number;
+}
+
+const VAR_NAME = /^[A-Za-z0-9_-]{1,16}$/;
+const NUMBER = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)';
+const TEMP = new RegExp(`^(${NUMBER})\\s*(?:°|deg)?([CF])$`, 'i');
+const DELTA = new RegExp(`^(${NUMBER})\\s*(?:d|delta_?|Δ)(?:°|deg)?([CF])$`, 'i');
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|d|h|m|s)/gy;
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+export function parseInstruction(line: string): { instruction: Instruction } | { error: ParseError } {
+  const text = line.trim();
+  if (text.startsWith('#')) return { instruction: { op: 'COMMENT', args: { text: { text: text.slice(1).trim() } } } };
+  const head = /^([A-Za-z_]+)(\s+|$)/.exec(text);
+  if (!head) return fail(text === '' ? 'empty instruction' : `expected an instruction name, got '${text.split(/\s/)[0]}'`, 0);
+  const op = head[1]!.toUpperCase();
+  if (!Object.hasOwn(OPCODES, op)) return fail(`unknown instruction '${head[1]}'`, 0);
+  const spec = OPCODES[op as Opcode] as Record<string, ArgKind>;
+  const args: Record<string, Arg> = {};
+  let pos = head[0].length;
+  const rest = text.slice(pos);
+  if (op === 'COMMENT' && !/^text\s*=/.test(rest)) return { instruction: { op: 'COMMENT', args: { text: { text: rest } } } };
+  if (rest.trim() !== '') {
+    for (const part of rest.split(',')) {
+      const at = pos + (part.length - part.trimStart().length);
+      pos += part.length + 1;
+      const eq = part.indexOf('=');
+      if (eq < 0) return fail(`expected key=value, got '${part.trim()}'`, at);
+      const key = part.slice(0, eq).trim();
+      const raw = part.slice(eq + 1).trim();
+      const valueAt = at + part.trimStart().indexOf('=') + 1 + (part.slice(eq + 1).length - part.slice(eq + 1).trimStart().length);
+      const kind = Object.hasOwn(spec, key) ? spec[key]! : undefined;
+      if (!kind) return fail(`${op} has no argument '${key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`, at);
+      if (key in args) return fail(`argument '${key}' given twice`, at);
+      const arg = parseArg(raw, kind);
+      if (typeof arg === 'string') return fail(`${key}: ${arg}`, valueAt);
+      args[key] = arg;
+    }
+  }
+  const missing = Object.keys(spec).filter((k) => !(k in args));
+  if (missing.length) return fail(`${op} needs ${missing.join(', ')}`, text.length);
+  return { instruction: { op: op as Opcode, args } };
+}
+
+function fail(message: string, pos: number): { error: ParseError } {
+  return { error: { message, pos } };
+}
+
+function parseArg(raw: string, kind: ArgKind): Arg | string {
+  if (raw.startsWith('$')) {
+    const name = raw.slice(1);
+    return VAR_NAME.test(name) ? { var: name } : `invalid variable name '${raw}' (1-16 characters of A-Z a-z 0-9 _ -)`;
+  }
+  if (raw === '') return 'missing value';
+  if (typeof kind === 'object') return { text: raw };
+  switch (kind) {
+    case 'text':
+      return { text: raw };
+    case 'temp': {
+      const m = TEMP.exec(raw);
+      if (!m) return `expected a temperature with unit (40C, 104F), got '${raw}'`;
+      const v = Number(m[1]);
+      const unit = m[2]!.toUpperCase() as 'C' | 'F';
+      return { value: unit === 'F' ? ((v - 32) * 5) / 9 : v, unit };
+    }
+    case 'deltaTemp': {
+      const m = DELTA.exec(raw) ?? TEMP.exec(raw);
+      if (!m) return `expected a temperature difference with unit (0.5dC, 1dF), got '${raw}'`;
+      const v = Number(m[1]);
+      const unit = m[2]!.toUpperCase() as 'C' | 'F';
+      if (v < 0) return `must not be negative, got '${raw}'`;
+      return { value: unit === 'F' ? (v * 5) / 9 : v, unit };
+    }
+    case 'duration': {
+      const s = parseDuration(raw);
+      return s === null ? `expected a duration such as 1h30m or 45s, got '${raw}'` : { value: s };
+    }
+    case 'datetime': {
+      if (/^\d+$/.test(raw)) {
+        const n = Number(raw);
+        return { value: n > 1e11 ? Math.floor(n / 1000) : n };
+      }
+      const t = Date.parse(raw);
+      return Number.isNaN(t) ? `expected an ISO-8601 date-time or epoch seconds, got '${raw}'` : { value: Math.floor(t / 1000) };
+    }
+    case 'digital': {
+      const name = raw.toUpperCase();
+      const full = name.startsWith('STATE_') ? name : `STATE_${name}`;
+      if (Object.hasOwn(DigitalState, full)) return { text: full };
+      return `expected one of ${Object.keys(DigitalState).join(', ')}, got '${raw}'`;
+    }
+    case 'analog': {
+      const m = new RegExp(`^(${NUMBER})\\s*%?$`).exec(raw);
+      return m ? { value: Number(m[1]) } : `expected a number, got '${raw}'`;
+    }
+  }
+}
+
+/** Seconds from `1d2h3m4s` (any subset, in any order; `ms` allowed), or a bare number of seconds. */
+export function parseDuration(raw: string): number | null {
+  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  DURATION_PART.lastIndex = 0;
+  let total = 0;
+  let m: RegExpExecArray | null;
+  let end = 0;
+  while ((m = DURATION_PART.exec(raw)) !== null) {
+    total += Number(m[1]) * UNIT_SECONDS[m[2]!]!;
+    end = DURATION_PART.lastIndex;
+  }
+  return end === raw.length && end > 0 ? total : null;
+}
+
+export function formatDuration(seconds: number): string {
+  let rest = Math.round(seconds * 1000);
+  if (rest === 0) return '0s';
+  let out = '';
+  for (const [unit, ms] of [['d', 86400000], ['h', 3600000], ['m', 60000], ['s', 1000], ['ms', 1]] as const) {
+    const n = Math.floor(rest / ms);
+    if (n > 0) out += `${n}${unit}`;
+    rest -= n * ms;
+  }
+  return out;
+}
+
+/** Up to two decimals, at least one: 40 -> 40.0, 40.125 -> 40.13. */
+function formatNumber(v: number): string {
+  const s = (Math.round(v * 100) / 100).toFixed(2).replace(/0$/, '');
+  return s;
+}
+
+export function formatInstruction(ins: Instruction): string {
+  if (ins.op === 'COMMENT') return `# ${(ins.args.text as { text: string }).text}`.trimEnd();
+  const spec = OPCODES[ins.op] as Record<string, ArgKind>;
+  const parts = Object.keys(spec).map((key) => `${key}=${formatArg(ins.args[key]!, spec[key]!)}`);
+  return parts.length ? `${ins.op} ${parts.join(', ')}` : ins.op;
+}
+
+function formatArg(arg: Arg, kind: ArgKind): string {
+  if ('var' in arg) return `$${arg.var}`;
+  if ('text' in arg) return arg.text;
+  switch (kind) {
+    case 'temp':
+      return arg.unit === 'F' ? `${formatNumber((arg.value * 9) / 5 + 32)}F` : `${formatNumber(arg.value)}C`;
+    case 'deltaTemp':
+      return arg.unit === 'F' ? `${formatNumber((arg.value * 9) / 5)}dF` : `${formatNumber(arg.value)}dC`;
+    case 'duration':
+      return formatDuration(arg.value);
+    case 'datetime':
+      return new Date(arg.value * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    default:
+      return String(arg.value);
+  }
+}
