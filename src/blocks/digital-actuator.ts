@@ -3,7 +3,7 @@
 // of its transitions, which the constraints and a driving PWM read. Soft start (shared/soft-start.ts)
 // ramps the output on through fast PWM where the channel can; elsewhere it switches at once.
 import { f } from '../codec/fields.js';
-import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
+import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
 import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
@@ -51,9 +51,6 @@ export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_AC
 
 const legacyNames: LegacyTable = {
   constrainedBy: digitalConstrainedBy,
-  transitionDurationPreset: legacy.unsupported('soft start', (v) => v === null || v === 'ST_OFF' || v === 0),
-  transitionDurationSetting: legacy.unsupported('soft start'),
-  transitionDurationValue: legacy.notReported('soft start, read-only'),
 };
 
 export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>({
