@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { blockRoutes } from './api/blocks.js';
 import { Auth } from './auth/auth.js';
-import { installAuthGuard } from './auth/guard.js';
+import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
@@ -167,6 +167,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
   const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
   const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installAuthGuard(app, auth, apiPrefixes)]);
+  installUpgradeGuard(http.server, auth);
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);

@@ -253,5 +253,5 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
 
 export function helpText(): string {
   const rows = OPTIONS.map((o) => `  ${(o.flag ?? `(file) ${o.key}`).padEnd(20)} ${(o.env ?? '').padEnd(36)} ${o.help} [${JSON.stringify(DEFAULTS[o.key] ?? null)}]`);
-  return ['Usage: edgeblocks [options]', '', '  flag                 env                                  meaning [default]', ...rows].join('\n');
+  return ['Usage: edgeblocks [options]', '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)', '', '  flag                 env                                  meaning [default]', ...rows].join('\n');
 }

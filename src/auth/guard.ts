@@ -1,8 +1,10 @@
 // The request guard: with auth on, every request needs a session cookie or an API token, except
 //  - the login contract under /auth/ (status, login, refresh, logout): how a client gets in;
 //  - GET/HEAD outside the API prefixes: the static UI files, which hold no data and show the login.
-// /eventbus upgrades are checked by the websocket server (Auth.allowUpgrade), not here.
+// Websocket upgrades never reach fastify's hooks: installUpgradeGuard refuses them first.
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { errorBody } from '../api/errors.js';
 import type { Auth } from './auth.js';
 
@@ -29,5 +31,19 @@ export function installAuthGuard(app: FastifyInstance, auth: Auth, protectedPref
     }
     reply.header('www-authenticate', 'Bearer realm="edgeblocks"');
     return reply.status(401).send(errorBody(401, 'login required: POST /auth/login {username, password} for a session cookie, or send "Authorization: Bearer <token>" (edgeblocks user token NAME)'));
+  });
+}
+
+/**
+ * Refuse every websocket upgrade (/eventbus, /history/timeseries/stream, ...) without a session
+ * or token, before any other upgrade listener sees it (those then find the socket closed). No
+ * websocket is part of the login contract or the static UI. Listeners may check again.
+ */
+export function installUpgradeGuard(server: Pick<Server, 'prependListener'>, auth: Auth): void {
+  if (!auth.enabled) return;
+  server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    if (auth.allowUpgrade(req)) return;
+    socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    socket.destroy();
   });
 }

@@ -110,3 +110,24 @@ t.test('auth: true without a user: exit 2 naming the command that adds one', asy
   t.equal(bad.code, 2);
   t.match(bad.stderr, /auth \(flag --auth\): must be true or false/);
 });
+
+t.test('on a terminal the password is asked twice and not echoed', async (t) => {
+  const dir = tmp(t);
+  const cmd = [process.execPath, CLI, 'user', 'add', 'carol', '--data-dir', dir].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (re: RegExp) => {
+    const deadline = Date.now() + 30_000;
+    while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  };
+  await waitFor(/password for carol: $/);
+  child.stdin.write('tty secret pw\r');
+  await waitFor(/again: $/);
+  child.stdin.write('tty secret pw\r');
+  t.equal(await exited, 0, out);
+  t.match(out, /user carol added/);
+  t.notMatch(out, /tty secret pw/, 'the password is not echoed');
+  t.match(JSON.parse(readFileSync(path.join(dir, 'users.json'), 'utf8')).users.carol.hash, /^scrypt\$/);
+});

@@ -141,7 +141,7 @@ t.test('wrong passwords: 401 after a constant delay; logins are rate limited per
     const res = await call('POST', '/auth/login', { body });
     const took = Date.now() - started;
     t.equal(res.status, 401, JSON.stringify(body));
-    t.ok(took >= FAIL_DELAY_MS - 5 && took < FAIL_DELAY_MS + 400, `answered after ${took} ms`);
+    t.ok(took >= FAIL_DELAY_MS - 5, `answered after ${took} ms, not before the constant delay`);
     t.equal(res.setCookie, null);
   }
   const bad = await call('POST', '/auth/login', { body: '{"username":"alice","password":"hunter2-secret' });
@@ -175,13 +175,15 @@ t.test('/eventbus, the TLS gateway and the embedded broker refuse anonymous clie
   const ws = `ws://${origin.slice('http://'.length)}/eventbus`;
   const anonWs = await tryConnect(ws, {});
   t.equal(anonWs.ok, false, '/eventbus without a session');
-  const upgradeStatus = await new Promise<number>((resolve, reject) => {
-    const sock = new WebSocket(ws, 'mqtt');
-    sock.once('unexpected-response', (_req, res) => (resolve(res.statusCode!), sock.terminate()));
-    sock.once('open', () => (sock.close(), resolve(101)));
-    sock.once('error', reject);
-  });
-  t.equal(upgradeStatus, 401, 'the upgrade is answered 401');
+  const upgradeStatus = (url: string) =>
+    new Promise<number>((resolve, reject) => {
+      const sock = new WebSocket(url, 'mqtt');
+      sock.once('unexpected-response', (_req, res) => (resolve(res.statusCode!), sock.terminate()));
+      sock.once('open', () => (sock.close(), resolve(101)));
+      sock.once('error', reject);
+    });
+  t.equal(await upgradeStatus(ws), 401, 'the upgrade is answered 401');
+  t.equal(await upgradeStatus(ws.replace('/eventbus', '/history/timeseries/stream')), 401, 'any other websocket too');
   t.equal((await tryConnect(ws, { wsOptions: { headers: { cookie: s.cookie } } })).ok, true, '/eventbus with the session cookie');
   t.equal((await tryConnect(ws, { wsOptions: { headers: { authorization: `Bearer ${token}` } } })).ok, true, '/eventbus with a token');
 
