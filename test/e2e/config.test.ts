@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, parseArgs } from '../../src/config.js';
 import { CLI, startCli } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-config-'));
 const file = (name: string, content: string) => {
@@ -44,7 +45,7 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
 
 for (const [what, args, env, message] of bad) {
   t.test(`bad config: ${what} -> one line, exit code 2`, async (t) => {
-    const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
     t.equal(res.status, 2);
     const lines = res.stderr.trim().split('\n');
     t.equal(lines.length, 1, `one line: ${res.stderr}`);
@@ -54,7 +55,7 @@ for (const [what, args, env, message] of bad) {
 }
 
 t.test('--port 0 picks a free port and logs it', async (t) => {
-  const cli = await startCli(['--data-dir', dir, '--mqtt-port', '0']);
+  const cli = await startCli(['--data-dir', dir, '--mqtt-port', '0'], {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
   t.ok(cli.port > 0);
   const ping = await fetch(`${cli.base}/edge-one/system/ping`);
@@ -62,7 +63,7 @@ t.test('--port 0 picks a free port and logs it', async (t) => {
 });
 
 t.test('--help lists every flag', async (t) => {
-  const res = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
   t.equal(res.status, 0);
   for (const flag of ['--config', '--service-id', '--host', '--port', '--https-port', '--data-dir', '--mqtt-url', '--mqtt-port', '--topic-root', '--hardware', '--sim-config', '--emit-interval', '--log-level']) {
     t.match(res.stdout, flag);
