@@ -21,6 +21,7 @@ import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { openDatabase, type Db } from './store/db.js';
+import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
 import { VERSION } from './version.js';
@@ -176,7 +177,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     onStop: (fn) => stops.push(fn),
     attachDatastoreBus,
     async start() {
-      await http.listen({ host: config.host, port: config.port });
+      await http.listen({ host: config.host, port: config.port }).catch((e: unknown) => {
+        throw isAddressInUse(e) ? new PortInUseError(portInUseMessage('http', config.host, config.port, '--port')) : e;
+      });
       const addr = http.server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;

@@ -48,7 +48,7 @@ export class NotifyHarness {
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     const harness = new NotifyHarness(address, child);
     const lines = createInterface({ input: child.stdout! });
-    const startLimit = limit(5000);
+    const startLimit = limit(15000);
     try {
       await new Promise<void>((resolve, reject) => {
         setTimeout(() => reject(new Error(`notify harness not ready within ${startLimit} ms: ${stderr}`)), startLimit).unref();

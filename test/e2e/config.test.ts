@@ -41,6 +41,12 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a bad backup schedule', ['--config', file('f.json', '{"backupSchedule": "often"}')], {}, /backupSchedule: "often" is not a valid cron expression/],
   ['a sim config that is not valid', ['--hardware', 'sim', '--sim-config', file('sim.json', '{"ds2482": [{"address": 24, "channels": [[{"name": "probe", "type": "DS9999"}]]}]}')], {}, /simConfig: .*sim.json: .*type/],
   ['a bad gpio entry', ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')], {}, /gpio \(file\): \[0\]\.line/],
+  ['a typo in a gpio entry', ['--config', file('g.json', '{"gpio": [{"name": "heater", "line": 17, "direction": "out", "activelow": true}]}')], {}, /^gpio\[0\]\.activelow: unknown key; did you mean "activeLow"\? known: name, line, direction, activeLow, safeState$/],
+  ['a typo in a top-level key', ['--config', file('h.json', '{"prot": 5000}')], {}, /^prot: unknown key; did you mean "port"\?/],
+  ['an object in serialPorts', ['--config', file('i.json', '{"serialPorts": [{"path": "/dev/ttyUSB0"}]}')], {}, /^serialPorts\[0\]: must be a non-empty string/],
+  ['an empty name in i2cBuses', ['--config', file('j.json', '{"i2cBuses": ["/dev/i2c-1", ""]}')], {}, /^i2cBuses\[1\]: must be a non-empty string/],
+  ['a typo in the sim config', ['--hardware', 'sim', '--sim-config', file('sim2.json', '{"ds2482": [{"adress": 24}]}')], {}, /sim\.ds2482\[0\]\.adress is not a setting: unknown key; did you mean "address"\?/],
+  ['a typo in the sim plant', ['--hardware', 'sim', '--sim-config', file('sim3.json', '{"plant": {"ambiant": 18}}')], {}, /plant\.ambiant is not a plant setting: unknown key; did you mean "ambient"\?/],
 ];
 
 for (const [what, args, env, message] of bad) {
