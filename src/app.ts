@@ -21,6 +21,7 @@ import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { openDatabase, type Db } from './store/db.js';
+import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
@@ -154,10 +155,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const loop = new ControlLoop(runtime, beforeTick);
   const stops: Array<() => Promise<void> | void> = [];
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
-  stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
+  let safeCount = 0;
+  let offlinePublished = false;
+  stops.push(async () => {
+    offlinePublished = mqtt.connected;
+    await mqtt.stop();
+  }); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
   stops.push(async () => {
-    await hardwareLayer.safeState();
+    const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
+    logSafeOutputs(log, safe);
+    safeCount = safe.length;
     await hardwareLayer.close();
   });
 
@@ -200,6 +208,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await http.close();
       db.close();
+      log.info(stoppedLine(safeCount, offlinePublished));
     },
   };
   return app;
