@@ -55,7 +55,10 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string
     const onExit = (code: number | null, signal: string | null) => fail(`${what}: exited with ${signal ?? code} first`);
     const onError = (e: Error) => fail(`${what}: could not start (${e.message})`);
     const timer = setTimeout(() => fail(`${what}: not seen within ${limitMs} ms`), limitMs);
+    let done = false;
     const finish = (then: () => void) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       child.stdout?.off('data', onData);
       child.stderr?.off('data', onData);
