@@ -1,6 +1,7 @@
 // Helpful HTTP errors (issue 14.6): 405 with Allow for a GET on a POST route, 415 naming
 // content-type: application/json, and GET / answering a JSON index of the APIs.
 import t from 'tap';
+import type { InjectOptions } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
 import { silentLogger } from '../../src/log.js';
 import { httpApp } from '../helpers/http-app.js';
@@ -8,7 +9,7 @@ import { httpApp } from '../helpers/http-app.js';
 t.test('the app', async (t) => {
   const h = await httpApp({ hardware: 'sim' });
   t.teardown(() => h.close());
-  const inject = (o: Parameters<typeof h.app.http.inject>[0]) => h.app.http.inject(o);
+  const inject = (o: InjectOptions) => h.app.http.inject(o);
 
   t.test('GET on a POST-only route: 405, Allow: POST, and a message saying to POST', async (t) => {
     for (const url of ['/edge-one/blocks/all/read', '/history/datastore/get', '/edge-one/sim/devices/beer/temperature']) {

@@ -43,7 +43,7 @@ t.test('the failsafe command reads gpio entries the same way', async (t) => {
 
 t.test('serialPorts and i2cBuses: each entry is checked and named by index', async (t) => {
   t.throws(() => withFile({ serialPorts: ['/dev/ttyUSB0', { path: '/dev/ttyUSB1' }] }), { key: 'serialPorts[1]', message: /must be a non-empty string/ });
-  t.throws(() => withFile({ i2cBuses: [''] }), { key: 'i2cBuses[0]' });
+  t.throws(() => withFile({ i2cBuses: [''] }), { key: 'i2cBuses[0]', message: /must be a non-empty string/ });
   t.same(withFile({ i2cBuses: ['/dev/i2c-1'] }).i2cBuses, ['/dev/i2c-1']);
 });
 

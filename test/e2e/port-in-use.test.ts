@@ -1,6 +1,6 @@
 // A second instance on a busy port (issue 14.3): one line naming the port and the fix, exit
 // code 2, no stack trace; the same for the demo script.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -12,7 +12,7 @@ import { limit } from '../helpers/limits.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-busy-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-async function holdPort(t: Tap.Test): Promise<number> {
+async function holdPort(t: Test): Promise<number> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -23,7 +23,7 @@ function run(script: string, args: string[]) {
   return spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', timeout: limit(30000), killSignal: 'SIGKILL' });
 }
 
-function assertOneLine(t: Tap.Test, res: ReturnType<typeof run>, message: RegExp) {
+function assertOneLine(t: Test, res: ReturnType<typeof run>, message: RegExp) {
   t.equal(res.status, 2, `exit code 2 (stderr: ${res.stderr})`);
   const lines = res.stderr.trim().split('\n');
   t.equal(lines.length, 1, `one line on stderr: ${res.stderr}`);
