@@ -26,5 +26,12 @@ if (app.runtime.blocks().every((b) => b.def.system)) {
 const stop = () => app.stop().then(() => process.exit(0), () => process.exit(1));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-await app.start();
+try {
+  await app.start();
+} catch (e) {
+  if (e.name !== 'PortInUseError') throw e;
+  console.error(`demo: ${e.message}`);
+  await app.stop().catch(() => undefined);
+  process.exit(2);
+}
 app.log.info(`demo: try  curl -s -XPOST ${app.url}/blocks/all/read   and open ${app.url}/api/doc`);

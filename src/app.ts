@@ -28,6 +28,8 @@ import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { openDatabase, type Db } from './store/db.js';
+import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
+import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
 import { VERSION } from './version.js';
@@ -171,10 +173,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
-  const control = new ControlEnabled(store, runtime, loop, () => hardwareLayer.safeState(), log);
+  const control = new ControlEnabled(store, runtime, loop, async () => void (await hardwareLayer.safeState()), log);
   const stops: Array<() => Promise<void> | void> = [];
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt, busAuth: auth });
-  stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
+  let safeCount = 0;
+  let offlinePublished = false;
+  stops.push(async () => {
+    offlinePublished = mqtt.connected;
+    await mqtt.stop();
+  }); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
   if (config.homeAssistant) {
     const ha = new HomeAssistant({ mqtt, runtime, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
@@ -182,7 +189,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     stops.push(() => ha.stop());
   }
   stops.push(async () => {
-    await hardwareLayer.safeState();
+    const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
+    logSafeOutputs(log, safe);
+    safeCount = safe.length;
     await hardwareLayer.close();
   });
 
@@ -203,7 +212,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     onStop: (fn) => stops.push(fn),
     attachDatastoreBus,
     async start() {
-      await http.listen({ host: config.host, port: config.port });
+      await http.listen({ host: config.host, port: config.port }).catch((e: unknown) => {
+        throw isAddressInUse(e) ? new PortInUseError(portInUseMessage('http', config.host, config.port, '--port')) : e;
+      });
       const addr = http.server.address() as AddressInfo;
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
@@ -224,6 +235,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await http.close();
       db.close();
+      log.info(stoppedLine(safeCount, offlinePublished));
     },
   };
   return app;

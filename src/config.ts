@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
 import { isValidCron } from './service/backup-schedule.js';
+import { firstUnknownKey, unknownKeyMessage } from '../drivers/closest-name.js';
 
 type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings';
 
@@ -149,7 +150,9 @@ function parse(opt: Option, raw: unknown, source: string): unknown {
       return raw;
     case 'strings': {
       const list = fromText ? (raw as string).split(',').map((s) => s.trim()).filter(Boolean) : raw;
-      if (!Array.isArray(list) || !list.every((s) => typeof s === 'string' && s !== '')) fail('must be a list of non-empty strings');
+      if (!Array.isArray(list)) fail('must be a list of non-empty strings');
+      const bad = (list as unknown[]).findIndex((s) => typeof s !== 'string' || s === '');
+      if (bad >= 0) throw new ConfigError(`${opt.key}[${bad}]`, `must be a non-empty string (a device path), got ${JSON.stringify((list as unknown[])[bad])}`);
       return list;
     }
     case 'gpio':
@@ -157,12 +160,16 @@ function parse(opt: Option, raw: unknown, source: string): unknown {
   }
 }
 
+const GPIO_KEYS = ['name', 'line', 'direction', 'activeLow', 'safeState'];
+
 function parseGpio(raw: unknown, fail: (msg: string) => never): GpioLineConfig[] {
   if (!Array.isArray(raw)) fail('must be an array of {name, line, direction, activeLow, safeState}');
   const names = new Set<string>();
   return (raw as unknown[]).map((item, i) => {
     const o = item as Record<string, unknown>;
     if (typeof o !== 'object' || o === null) fail(`[${i}] must be an object`);
+    const unknown = firstUnknownKey(o, GPIO_KEYS);
+    if (unknown !== undefined) throw new ConfigError(`gpio[${i}].${unknown}`, unknownKeyMessage(unknown, GPIO_KEYS));
     if (typeof o.name !== 'string' || o.name === '') fail(`[${i}].name must be a non-empty string`);
     if (names.has(o.name as string)) fail(`[${i}].name '${String(o.name)}' is used twice`);
     names.add(o.name as string);
@@ -228,7 +235,7 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
     if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError('config', `${file} must hold a JSON object`);
     for (const [key, raw] of Object.entries(json)) {
       const opt = OPTIONS.find((o) => o.key === key);
-      if (!opt || key === 'config') throw new ConfigError(key, `unknown key in ${file}; known keys: ${OPTIONS.map((o) => o.key).filter((k) => k !== 'config').join(', ')}`);
+      if (!opt || key === 'config') throw new ConfigError(key, `${unknownKeyMessage(key, OPTIONS.map((o) => o.key).filter((k) => k !== 'config'))} (in ${file})`);
       cfg[key] = parse(opt, raw, 'file');
     }
     cfg.config = file;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
+import { PortInUseError } from './port-in-use.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './version.js';
 
@@ -89,6 +90,11 @@ async function main(): Promise<void> {
     await notifyReady(`listening on ${app.url}`);
     if (watchdog.start()) log.info({ periodMs: watchdog.periodMs }, 'systemd watchdog enabled');
   } catch (e) {
+    if (e instanceof PortInUseError) {
+      process.stderr.write(`edgeblocks: ${e.message}\n`);
+      await app.stop().catch(() => undefined);
+      process.exit(2);
+    }
     const err = e as NodeJS.ErrnoException;
     log.fatal({ err }, `cannot start: ${err.message}`);
     process.stderr.write(`edgeblocks: cannot start: ${err.message}\n`);

@@ -1,5 +1,8 @@
 // Validation of GpioLineConfig entries read from JSON (config file, sim config).
+import { firstUnknownKey, unknownKeyMessage } from '../closest-name.js';
 import type { GpioLineConfig } from './types.js';
+
+const KEYS = ['name', 'line', 'direction', 'activeLow', 'safeState'];
 
 export interface ParsedLineConfigs {
   lines: GpioLineConfig[];
@@ -18,6 +21,8 @@ function entryError(index: number, raw: unknown, message: string): string {
 function checkEntry(raw: unknown): string | GpioLineConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'must be an object';
   const entry = raw as Record<string, unknown>;
+  const unknown = firstUnknownKey(entry, KEYS);
+  if (unknown !== undefined) return `${unknown}: ${unknownKeyMessage(unknown, KEYS)}`;
   if (typeof entry.name !== 'string' || entry.name.trim() === '') return 'name must be a non-empty string';
   if (typeof entry.line !== 'number' || !Number.isInteger(entry.line) || entry.line < 0) {
     return `line must be a non-negative integer, got ${JSON.stringify(entry.line)}`;

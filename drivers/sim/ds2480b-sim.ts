@@ -224,7 +224,13 @@ export async function createDs2480bPty(sim: Ds2480bSim, options: Ds2480bPtyOptio
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.on('error', () => undefined); // reported through waitForSocat
+  // socat outlives a process that exits without close() (process.exit, a crash): take it along.
+  const killOnExit = (): void => {
+    if (child.exitCode === null && child.pid !== undefined) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
   const cleanup = (): void => {
+    process.off('exit', killOnExit);
     if (child.exitCode === null && child.pid !== undefined) child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   };

@@ -19,6 +19,8 @@
 // With the defaults the air moves ~2 K/min under the heater and settles in ~10 min; the beer
 // follows the air with a time constant of ~8 h, and drifts to ambient over about a day.
 
+import { unknownKeyMessage } from '../closest-name.js';
+
 export type PlantTarget = 'beer' | 'air';
 
 export interface PlantConfig {
@@ -90,7 +92,7 @@ function target(input: Json, path: string, fallback: PlantTarget): PlantTarget {
 
 function checkKeys(input: Json, allowed: string[], path: string): void {
   for (const key of Object.keys(input)) {
-    if (!allowed.includes(key)) throw new PlantConfigError(`${path}.${key} is not a plant setting`);
+    if (!allowed.includes(key)) throw new PlantConfigError(`${path}.${key} is not a plant setting: ${unknownKeyMessage(key, allowed)}`);
   }
 }
 

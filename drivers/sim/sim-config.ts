@@ -30,6 +30,7 @@
 //     "temperature": 20,                    DS18B20: fixed temperature when it senses nothing
 //     "outputs": { "1": "heater" },         DS2408/DS2413: channel (1-based) -> plant actuator
 //     "plugged": true }                     start unplugged with false
+import { firstUnknownKey, unknownKeyMessage } from '../closest-name.js';
 import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
@@ -111,7 +112,8 @@ function array(v: unknown, path: string): unknown[] {
 }
 
 function keys(o: Json, allowed: string[], path: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(`${path}.${k}`, `is not a setting; known: ${allowed.join(', ')}`);
+  const k = firstUnknownKey(o, allowed);
+  if (k !== undefined) fail(`${path}.${k}`, `is not a setting: ${unknownKeyMessage(k, allowed)}`);
 }
 
 function bool(v: unknown, path: string, fallback: boolean): boolean {

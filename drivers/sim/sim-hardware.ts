@@ -307,9 +307,12 @@ export class SimHardware {
     return s;
   }
 
-  /** Removes every injected device and bus fault (plugged state and forced temperatures stay). */
+  /** Removes every injected device and bus fault and releases forced temperatures (the plugged state stays). */
   clearFaults(): void {
-    for (const d of this.deviceList) this.injectFault(d.spec.name, 'clear');
+    for (const d of this.deviceList) {
+      this.injectFault(d.spec.name, 'clear');
+      if (d.forced !== null) this.setTemperature(d.spec.name, null);
+    }
     for (const s of this.segmentList) {
       s.segment.setShort(false);
       s.segment.setConnected(true);

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http';
 import type { ValidationIssue } from '../codec/decode.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
+import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
 
 const STATUS_OF: Record<BlockErrorKind, number> = {
   'bad-request': 400,
@@ -49,12 +50,14 @@ export function toErrorBody(err: unknown): ErrorBody {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
-    const body = toErrorBody(err);
+    const body = unsupportedMediaType(err, req) ?? toErrorBody(err);
     if (body.statusCode >= 500) req.log.error({ err }, 'request failed');
     else req.log.debug({ status: body.statusCode, message: body.message }, 'request refused');
     void reply.status(body.statusCode).send(body);
   });
   app.setNotFoundHandler((req, reply) => {
+    const wrongMethod = methodNotAllowed(app, req);
+    if (wrongMethod) return void reply.status(405).header('allow', wrongMethod.allow).send(wrongMethod.body);
     void reply.status(404).send(errorBody(404, `no route ${req.method} ${req.url.split('?')[0]}`));
   });
 }

@@ -6,6 +6,8 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from '../log.js';
 import { HttpError, installErrorHandling } from './errors.js';
+import { installHttpHints } from './http-hints.js';
+import { indexRoute } from './index-route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -37,6 +39,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   });
   installErrorHandling(app);
   for (const guard of guards) guard(app);
+  installHttpHints(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
@@ -62,5 +65,6 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
       await child.register(fastifySwaggerUi, { routePrefix: `${ctx.prefix}/api/doc` });
     });
   }
+  if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, indexRoute(contexts));
   return app;
 }

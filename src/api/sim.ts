@@ -99,7 +99,7 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
       sim.setCut(seg.name, fault === 'cut');
       return sim.describeSegment(seg);
     });
-    app.post('/sim/faults/clear', doc('Clear every device and bus fault'), async () => {
+    app.post('/sim/faults/clear', doc('Clear every device and bus fault and release forced temperatures (sensors follow the plant again); unplugged devices stay unplugged'), async () => {
       sim.clearFaults();
       return { devices: sim.devices().map((d) => sim.describeDevice(d)), buses: sim.segments().map((s) => sim.describeSegment(s)) };
     });

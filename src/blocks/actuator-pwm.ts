@@ -15,7 +15,9 @@ const MIN_PERIOD_S = 1;
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
   actuatorId: f.link('ActuatorDigitalInterface', { stored: true, drives: true }),
-  ...settingPipelineFields(f.number, { setting: 'duty cycle after clipping to 0-100 % and the constraints', value: 'achieved duty cycle over about two periods' }),
+  ...settingPipelineFields(f.number, {
+    desiredSetting: 'the claimer\'s request (a PID output) or the stored setting, before clipping: it may lie outside 0-100 % (a PID asking for more than full power, or less than none) and is kept as asked, like the reference; setting is what is applied',
+    setting: 'duty cycle after clipping to 0-100 % and the constraints', value: 'achieved duty cycle over about two periods' }),
   period: f.duration({ stored: true, default: 4, description: 'PWM period; at least 1 s' }),
   constraints: analogConstraintsField,
   ...claimableFields,

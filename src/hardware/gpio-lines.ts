@@ -129,20 +129,23 @@ export class GpioLines implements GpioAccess {
     e.lastError = message;
   }
 
-  /** Drives every output to its safe state now; later writes are ignored. */
-  async safeState(): Promise<void> {
+  /** Drives every output to its safe state now; later writes are ignored. Returns the lines driven. */
+  async safeState(): Promise<Array<{ name: string; line: number; active: boolean }>> {
     this.stopped = true;
+    const driven: Array<{ name: string; line: number; active: boolean }> = [];
     for (const e of this.entries) {
       e.pwm?.stop();
       e.pending = null;
       if (!e.line || e.info.direction !== 'out') continue;
       try {
         await e.line.write(e.info.safeState);
+        driven.push({ name: e.info.name, line: e.info.line, active: e.info.safeState });
       } catch (err) {
         this.fail(e, `safe state failed: ${text(err)}`);
       }
     }
     await this.refresh();
+    return driven;
   }
 
   async close(): Promise<void> {

@@ -25,6 +25,12 @@ import { OneWireHub } from './onewire-hub.js';
 /** Longest a tick waits for the buses; slower IO finishes in the background and later ticks see it. */
 const SERVICE_WAIT_MS = 100;
 
+/** The outputs a safeState() drove: GPIO lines (logical level) and 1-Wire IO modules switched off. */
+export interface DrivenSafe {
+  gpio: Array<{ name: string; line: number; active: boolean }>;
+  io: Array<{ address: string; kind: 'ds2408' | 'ds2413' }>;
+}
+
 export interface HardwareLayerOptions {
   config: Pick<Config, 'hardware' | 'simConfig' | 'gpio' | 'gpioChipLabel' | 'w1Root' | 'i2cBuses' | 'serialPorts'>;
   clock: Clock;
@@ -150,12 +156,13 @@ export class HardwareLayer {
     };
   }
 
-  /** Every output to its safe state: GPIO lines to their safeState, IO module latches off. */
-  async safeState(): Promise<void> {
+  /** Every output to its safe state: GPIO lines to their safeState, IO module latches off. Returns what was driven. */
+  async safeState(): Promise<DrivenSafe> {
     await this.inflight;
-    await this.gpio.safeState();
-    await this.onewire.safeState(this.clock.now());
+    const gpio = await this.gpio.safeState();
+    const io = await this.onewire.safeState(this.clock.now());
     this.sim?.step(this.clock.now());
+    return { gpio, io };
   }
 
   async close(): Promise<void> {

@@ -150,21 +150,26 @@ export class OneWireHub implements OneWireAccess {
     return this.missing().length > 0;
   }
 
-  /** Switches every IO module on every bus off and waits until the writes went out. */
-  async safeState(now = this.now): Promise<void> {
+  /** Switches every IO module on every bus off and waits until the writes went out. Returns the modules switched off. */
+  async safeState(now = this.now): Promise<Array<{ address: string; kind: IoKind }>> {
     this.stopped = true;
+    const off: Array<{ address: string; kind: IoKind }> = [];
     for (const p of this.pollers) {
       for (const address of p.addresses) {
         const kind = IO_FAMILIES[romFamily(address)];
         if (kind && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, kind);
       }
-      for (const { address } of p.watchedIo) p.setLatches(address, 0);
+      for (const { address, kind } of p.watchedIo) {
+        p.setLatches(address, 0);
+        off.push({ address, kind });
+      }
     }
     // A service already running may be past its write step, so run one more.
     await Promise.all(this.pollers.map(async (p) => {
       await p.service(now);
       await p.service(now);
     }));
+    return off;
   }
 
   async close(): Promise<void> {

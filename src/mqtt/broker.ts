@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log.js';
 import type { BusAuth } from './bus-auth.js';
 import { listen } from './listen.js';
+import { isAddressInUse, portInUseMessage, PortInUseError } from '../port-in-use.js';
 
 export class EmbeddedBroker {
   private constructor(
@@ -27,6 +28,7 @@ export class EmbeddedBroker {
     } catch (e) {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      if (isAddressInUse(e)) throw new PortInUseError(`${portInUseMessage('mqtt broker', host, port, '--mqtt-port')}; or use the broker already there with --mqtt-url mqtt://127.0.0.1:${port}`);
       throw new Error(
         `mqtt broker cannot listen on ${host}:${port} (${code}); another broker may be running: use it with --mqtt-url mqtt://127.0.0.1:${port}, or pick another --mqtt-port`,
       );

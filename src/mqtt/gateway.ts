@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { EventbusWebsocket } from './eventbus-ws.js';
 import type { TlsIdentity } from './tls-cert.js';
 import { listen } from './listen.js';
+import { isAddressInUse, portInUseMessage } from '../port-in-use.js';
 
 export interface GatewayStatus {
   port: number;
@@ -41,6 +42,11 @@ export class Gateway {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       this.error = code;
+      if (isAddressInUse(e)) {
+        log.warn({ port, host, code }, `https gateway off: ${portInUseMessage('https gateway', host, port, '--https-port (0 = off)')}; REST and /eventbus stay available on the HTTP port`);
+        server.close();
+        return;
+      }
       log.warn(
         { port, host, code },
         `https gateway cannot listen on ${host}:${port} (${code}); REST and /eventbus stay available on the HTTP port. ` +

@@ -16,7 +16,7 @@ t.test('ping answers pong without caching, and the Swagger page lists the routes
   const paths = Object.keys(spec.json().paths);
   for (const op of ['ping', 'get', 'mget', 'set', 'mset', 'delete', 'mdelete']) t.ok(paths.includes(`/history/datastore/${op}`), `${op} documented`);
   t.notOk(paths.some((p) => p.startsWith('/edge-one')), 'the block API is documented separately');
-  t.equal((await app.http.inject({ method: 'GET', url: '/history/datastore/get' })).statusCode, 404, 'get is POST only');
+  t.equal((await app.http.inject({ method: 'GET', url: '/history/datastore/get' })).statusCode, 405, 'get is POST only');
 });
 
 t.test('set stores the document as given and get reads it back; missing gives null', async (t) => {

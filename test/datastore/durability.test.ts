@@ -10,7 +10,7 @@ t.test('documents survive kill -9 exactly as the replies said', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-ds-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const args = ['--data-dir', dataDir, '--mqtt-port', '0'];
-  let cli = await startCli(args);
+  let cli = await startCli(args, {}, t);
   const ds = (op: string, body: unknown) => postJson(`${cli.base}/history/datastore/${op}`, body);
 
   const many = Array.from({ length: 50 }, (_, i) => ({ namespace: 'bulk:items', id: `item-${i}`, i, payload: { nested: [i, String(i)] } }));
@@ -27,7 +27,7 @@ t.test('documents survive kill -9 exactly as the replies said', async (t) => {
   cli.child.kill('SIGKILL');
   await cli.exited;
 
-  cli = await startCli(args);
+  cli = await startCli(args, {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
   const after = (await ds('mget', { namespace: '', filter: '*' })).body.values;
   t.same(after, before, 'every document, as it was');

@@ -3,10 +3,11 @@
 import t from 'tap';
 import mqtt from 'mqtt';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { limit } from '../helpers/limits.js';
 import { datastoreApp } from './helpers.js';
 
 async function until(what: string, cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + limit(ms);
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeGpioRoot, PI4_CHIPS, PI5_CHIPS } from '../drivers/gpio-fixtures.js';
+import { limit } from '../helpers/limits.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const out = mkdtempSync(join(tmpdir(), 'eb-failsafe-build-'));
@@ -18,13 +19,13 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const build = spawnSync(
   process.execPath,
   [tsc, '--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--types', 'node', '--skipLibCheck', join(repo, 'src/failsafe.ts')],
-  { encoding: 'utf8' },
+  { encoding: 'utf8', timeout: limit(90000), killSignal: 'SIGKILL' },
 );
 writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
 const failsafe = join(out, 'src/failsafe.js');
 
 function run(args: string[]) {
-  const result = spawnSync(process.execPath, [failsafe, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const result = spawnSync(process.execPath, [failsafe, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: limit(15000), killSignal: 'SIGKILL' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

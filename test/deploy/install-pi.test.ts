@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { limit } from '../helpers/limits.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PREFIX = '/opt/eb-test';
@@ -116,6 +117,7 @@ function install(sb: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync('bash', [join(sb.src, 'scripts/install-pi.sh'), ...args], {
     env: { ...sb.env, ...env },
     encoding: 'utf8',
+    timeout: limit(30000), killSignal: 'SIGKILL',
   });
   const calls = readFileSync(join(sb.state, 'calls'), 'utf8').split('\n').filter(Boolean);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };

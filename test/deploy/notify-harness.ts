@@ -1,8 +1,10 @@
 // A real sd_notify receiver for tests: python3 binds an AF_UNIX datagram socket (Node cannot),
 // asks for sender credentials like systemd does, closes fds passed for BARRIER=1 (which is what
 // releases systemd-notify) and prints one JSON line per datagram.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { killAndWait, spawnOwned, type Owner } from '../helpers/children.js';
+import { limit } from '../helpers/limits.js';
 
 const RECEIVER = `
 import array, json, os, socket, struct, sys
@@ -40,21 +42,28 @@ export class NotifyHarness {
   ) {}
 
   /** Starts a receiver on a socket path, or an abstract address when it starts with "@". */
-  static async start(address: string): Promise<NotifyHarness> {
-    const child = spawn('python3', ['-c', RECEIVER, address], { stdio: ['ignore', 'pipe', 'pipe'] });
+  static async start(address: string, owner?: Owner): Promise<NotifyHarness> {
+    const child = spawnOwned('python3', ['-c', RECEIVER, address], { stdio: ['ignore', 'pipe', 'pipe'] }, owner);
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     const harness = new NotifyHarness(address, child);
     const lines = createInterface({ input: child.stdout! });
-    await new Promise<void>((resolve, reject) => {
-      child.once('error', (err) => reject(new Error(`python3 is needed for the notify harness: ${err.message}`)));
-      child.once('exit', (code) => reject(new Error(`notify harness exited with ${code}: ${stderr}`)));
-      lines.on('line', (line) => {
-        const parsed = JSON.parse(line);
-        if (parsed.ready) resolve();
-        else harness.messages.push(parsed as NotifyMessage);
+    const startLimit = limit(15000);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        setTimeout(() => reject(new Error(`notify harness not ready within ${startLimit} ms: ${stderr}`)), startLimit).unref();
+        child.once('error', (err) => reject(new Error(`python3 is needed for the notify harness: ${err.message}`)));
+        child.once('exit', (code) => reject(new Error(`notify harness exited with ${code}: ${stderr}`)));
+        lines.on('line', (line) => {
+          const parsed = JSON.parse(line);
+          if (parsed.ready) resolve();
+          else harness.messages.push(parsed as NotifyMessage);
+        });
       });
-    });
+    } catch (e) {
+      await killAndWait(child);
+      throw e;
+    }
     return harness;
   }
 
@@ -68,6 +77,7 @@ export class NotifyHarness {
   }
 
   async waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+    timeoutMs = limit(timeoutMs);
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
       if (Date.now() > deadline) throw new Error(`timed out; received: ${JSON.stringify(this.payloads())}`);

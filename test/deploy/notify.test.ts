@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function harness(t: Test, name = 'notify.sock'): Promise<NotifyHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'eb-notify-'));
-  const h = await NotifyHarness.start(name.startsWith('@') ? name : join(dir, name));
+  const h = await NotifyHarness.start(name.startsWith('@') ? name : join(dir, name), t);
   const saved = process.env.NOTIFY_SOCKET;
   process.env.NOTIFY_SOCKET = h.address;
   t.teardown(() => {

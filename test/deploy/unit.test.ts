@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { limit } from '../helpers/limits.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const unitPath = join(repo, 'systemd', 'edgeblocks.service');
@@ -13,7 +14,7 @@ const unit = readFileSync(unitPath, 'utf8');
 const MAX_EXPOSURE = 3.0;
 
 function analyze(args: string[]) {
-  const result = spawnSync('systemd-analyze', args, { encoding: 'utf8', env: { ...process.env, SYSTEMD_COLORS: '0', SYSTEMD_PAGER: '' } });
+  const result = spawnSync('systemd-analyze', args, { encoding: 'utf8', env: { ...process.env, SYSTEMD_COLORS: '0', SYSTEMD_PAGER: '' }, timeout: limit(30000), killSignal: 'SIGKILL' });
   if (result.error) {
     throw new Error(`systemd-analyze cannot run (${result.error.message}): install the Debian package "systemd"`);
   }

@@ -8,6 +8,7 @@ import { OneWireError } from '../../drivers/onewire/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink } from '../../drivers/sim/ds2480b-sim.js';
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from '../../drivers/sim/onewire-wire.js';
 import { ManualClock, rejects } from './onewire-fixtures.js';
+import { limit } from '../helpers/limits.js';
 
 function code(e: unknown): string {
   return e instanceof OneWireError ? e.code : `not a OneWireError: ${String(e)}`;
@@ -29,7 +30,7 @@ t.test('DS2480B over a real socat pty pair', async (t) => {
   const { temps, sw, ab } = populate(segment);
   const sim = new Ds2480bSim(segment);
   // Fails (does not skip) with a clear message when socat is missing.
-  const pty = await createDs2480bPty(sim);
+  const pty = await createDs2480bPty(sim, { startTimeoutMs: limit(5000) });
   t.teardown(() => pty.close());
   const bus = await openDs2480bBus(pty.path, { timeoutMs: 500 });
   t.teardown(() => bus.close());

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, parseArgs } from '../../src/config.js';
 import { CLI, startCli } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-config-'));
 const file = (name: string, content: string) => {
@@ -40,11 +41,17 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a bad backup schedule', ['--config', file('f.json', '{"backupSchedule": "often"}')], {}, /backupSchedule: "often" is not a valid cron expression/],
   ['a sim config that is not valid', ['--hardware', 'sim', '--sim-config', file('sim.json', '{"ds2482": [{"address": 24, "channels": [[{"name": "probe", "type": "DS9999"}]]}]}')], {}, /simConfig: .*sim.json: .*type/],
   ['a bad gpio entry', ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')], {}, /gpio \(file\): \[0\]\.line/],
+  ['a typo in a gpio entry', ['--config', file('g.json', '{"gpio": [{"name": "heater", "line": 17, "direction": "out", "activelow": true}]}')], {}, /^edgeblocks: configuration error: gpio\[0\]\.activelow: unknown key; did you mean "activeLow"\? known: name, line, direction, activeLow, safeState$/],
+  ['a typo in a top-level key', ['--config', file('h.json', '{"prot": 5000}')], {}, /^edgeblocks: configuration error: prot: unknown key; did you mean "port"\?/],
+  ['an object in serialPorts', ['--config', file('i.json', '{"serialPorts": [{"path": "/dev/ttyUSB0"}]}')], {}, /^edgeblocks: configuration error: serialPorts\[0\]: must be a non-empty string/],
+  ['an empty name in i2cBuses', ['--config', file('j.json', '{"i2cBuses": ["/dev/i2c-1", ""]}')], {}, /^edgeblocks: configuration error: i2cBuses\[1\]: must be a non-empty string/],
+  ['a typo in the sim config', ['--hardware', 'sim', '--sim-config', file('sim2.json', '{"ds2482": [{"adress": 24}]}')], {}, /sim\.ds2482\[0\]\.adress is not a setting: unknown key; did you mean "address"\?/],
+  ['a typo in the sim plant', ['--hardware', 'sim', '--sim-config', file('sim3.json', '{"plant": {"ambiant": 18}}')], {}, /plant\.ambiant is not a plant setting: unknown key; did you mean "ambient"\?/],
 ];
 
 for (const [what, args, env, message] of bad) {
   t.test(`bad config: ${what} -> one line, exit code 2`, async (t) => {
-    const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
     t.equal(res.status, 2);
     const lines = res.stderr.trim().split('\n');
     t.equal(lines.length, 1, `one line: ${res.stderr}`);
@@ -54,7 +61,7 @@ for (const [what, args, env, message] of bad) {
 }
 
 t.test('--port 0 picks a free port and logs it', async (t) => {
-  const cli = await startCli(['--data-dir', dir, '--mqtt-port', '0']);
+  const cli = await startCli(['--data-dir', dir, '--mqtt-port', '0'], {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
   t.ok(cli.port > 0);
   const ping = await fetch(`${cli.base}/edge-one/system/ping`);
@@ -62,7 +69,7 @@ t.test('--port 0 picks a free port and logs it', async (t) => {
 });
 
 t.test('--help lists every flag', async (t) => {
-  const res = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
   t.equal(res.status, 0);
   for (const flag of ['--config', '--service-id', '--host', '--port', '--https-port', '--data-dir', '--mqtt-url', '--mqtt-port', '--topic-root', '--hardware', '--sim-config', '--emit-interval', '--log-level']) {
     t.match(res.stdout, flag);

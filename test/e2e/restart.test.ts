@@ -9,7 +9,7 @@ t.test('blocks survive kill -9 of the built CLI exactly as they were', async (t)
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-e2e-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const args = ['--data-dir', dataDir, '--mqtt-port', '0', '--log-level', 'info'];
-  let cli = await startCli(args);
+  let cli = await startCli(args, {}, t);
   const api = (p: string) => `${cli.base}/edge-one/${p}`;
   const create = async (b: unknown) => t.equal((await postJson(api('blocks/create'), b)).status, 201);
   await create({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20.25 }, meta: { color: 'green', pos: [1, 2] } });
@@ -24,7 +24,7 @@ t.test('blocks survive kill -9 of the built CLI exactly as they were', async (t)
 
   cli.child.kill('SIGKILL');
   await cli.exited;
-  cli = await startCli(args);
+  cli = await startCli(args, {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
   const after = (await postJson(`${cli.base}/edge-one/blocks/all/read/stored`)).body;
   t.same(after, before, 'ids, nids, links, settings and meta identical after kill -9');
@@ -39,7 +39,7 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-e2e-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const args = ['--data-dir', dataDir, '--mqtt-port', '0'];
-  let cli = await startCli(args);
+  let cli = await startCli(args, {}, t);
   await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'good', type: 'TempSensorMock', data: { setting: 3 } });
   await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'bad', type: 'TempSensorMock', data: {} });
   cli.child.kill('SIGTERM');
@@ -48,7 +48,7 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   db.prepare("UPDATE blocks SET data = '{not json' WHERE id = 'bad'").run();
   db.prepare("INSERT INTO blocks (nid, id, type, data, meta) VALUES (777, 'alien', 'NoSuchType', '{}', '{}')").run();
   db.close();
-  cli = await startCli(args);
+  cli = await startCli(args, {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
   const status = await (await fetch(`${cli.base}/edge-one/system/status`)).json();
   t.same(status.quarantined.map((q: { id: string }) => q.id).sort(), ['alien', 'bad']);

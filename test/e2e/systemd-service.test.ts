@@ -5,18 +5,19 @@ import path from 'node:path';
 import { createLogger, journaldLine } from '../../src/log.js';
 import { NotifyHarness } from '../deploy/notify-harness.js';
 import { startCli } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
 
 t.test('the built CLI reports READY=1 once listening and pings the watchdog from the loop', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-notify-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const harness = await NotifyHarness.start(path.join(dir, 'notify.sock'));
+  const harness = await NotifyHarness.start(path.join(dir, 'notify.sock'), t);
   t.teardown(() => harness.stop());
   const cli = await startCli(['--data-dir', path.join(dir, 'data'), '--mqtt-port', '0'], {
     NOTIFY_SOCKET: harness.address,
     WATCHDOG_USEC: '1000000',
-  });
+  }, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + limit(10_000);
   const seen = (text: string) => harness.messages.some((m) => m.message.split('\n').includes(text));
   while (Date.now() < deadline && !(seen('READY=1') && harness.messages.filter((m) => m.message.includes('WATCHDOG=1')).length >= 2)) {
     await new Promise((r) => setTimeout(r, 100));

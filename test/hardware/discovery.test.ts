@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import t from 'tap';
 import { makeRom, romToKernelName } from '../../drivers/onewire/address.js';
 import { q, simApp } from './sim-app.js';
+import { limit } from '../helpers/limits.js';
 
 const FERMENTER = {
   plant: { ambient: 18, initial: { beer: 21, air: 19.5 } },
@@ -115,7 +116,7 @@ t.test('discovery reaches every kind of master: kernel w1 tree, DS2482, DS2480B'
   t.same((await s.post('blocks/discover')).body, []);
 });
 
-const hasSocat = spawnSync('socat', ['-V']).status === 0;
+const hasSocat = spawnSync('socat', ['-V'], { timeout: limit(5000), killSignal: 'SIGKILL' }).status === 0;
 
 t.test('a DS2480B behind a real pseudo-terminal goes through the serial driver', async (t) => {
   t.ok(hasSocat, 'socat must be installed for this test (apt-get install socat)');

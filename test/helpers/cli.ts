@@ -1,7 +1,9 @@
 // Spawn the built CLI (dist/src/main.js) as a child process and find its HTTP port.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnOwned, waitForOutput, type Owner } from './children.js';
+import { limit } from './limits.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'dist/src/main.js');
@@ -14,31 +16,25 @@ export interface RunningCli {
   exited: Promise<number | null>;
 }
 
-export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15000): Promise<RunningCli> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--https-port', '0', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+const START_LIMIT_MS = 15000;
+
+/**
+ * Starts the CLI and waits for its HTTP port. The child is killed if it does not report the
+ * port within the (scaled) limit, when the owning test ends, and when the test process exits.
+ */
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, owner?: Owner): Promise<RunningCli> {
+  return startScript(CLI, ['--port', '0', '--https-port', '0', ...args], env, owner);
+}
+
+/** startCli for any script that prints "http listening on HOST:PORT" (also a stub, in tests). */
+export async function startScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, owner?: Owner, limitMs = limit(START_LIMIT_MS)): Promise<RunningCli> {
+  const child = spawnOwned(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }, owner);
   let out = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not report its port in time:\n${out}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /http listening on (?:http:\/\/)?[^:]*:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`CLI exited with ${code} before listening:\n${out}`));
-    });
-  });
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const m = await waitForOutput(child, /http listening on (?:https?:\/\/)?[^:\s]*:(\d+)/, `${path.basename(script)} reporting its HTTP port`, limitMs, () => out);
+  const port = Number(m[1]);
   return { child, port, base: `http://127.0.0.1:${port}`, output: () => out, exited };
 }
 

@@ -1,10 +1,12 @@
 // A real Mosquitto broker for tests, started on a free (or given) port of 127.0.0.1 with a
 // temporary config. A missing mosquitto binary is an error, never a skip.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { killAndWait, spawnOwned } from './children.js';
+import { limit } from './limits.js';
 
 const START_TIMEOUT_MS = 5000;
 
@@ -28,7 +30,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitForPort(port: number, timeoutMs = START_TIMEOUT_MS, alive: () => boolean = () => true): Promise<void> {
+export async function waitForPort(port: number, timeoutMs = limit(START_TIMEOUT_MS), alive: () => boolean = () => true): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive()) throw new Error(`process exited before accepting connections on port ${port}`);
@@ -53,11 +55,9 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
   writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
   let child: ChildProcess | null = null;
   let out = '';
-  const killOnExit = () => child?.kill('SIGKILL');
-  process.once('exit', killOnExit);
 
   const launch = async () => {
-    const proc = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawnOwned('mosquitto', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     let exited = false;
     const spawnError = new Promise<never>((_, reject) =>
@@ -73,9 +73,9 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     try {
-      await Promise.race([waitForPort(chosen, START_TIMEOUT_MS, () => !exited), spawnError]);
+      await Promise.race([waitForPort(chosen, limit(START_TIMEOUT_MS), () => !exited), spawnError]);
     } catch (e) {
-      proc.kill('SIGKILL');
+      await killAndWait(proc);
       throw new Error(`${(e as Error).message}\nmosquitto output:\n${out}`);
     }
   };
@@ -97,7 +97,6 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     restart: launch,
     async stop() {
       await terminate('SIGTERM');
-      process.off('exit', killOnExit);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 // Shared fixtures of the MQTT tests: the two broker set-ups every test runs against, a
 // recording MQTT client, and the built CLI as a child process.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,8 @@ import type { App } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { EmbeddedBroker } from '../../src/mqtt/broker.js';
+import { spawnOwned, waitForOutput, type Owner } from '../helpers/children.js';
+import { limit } from '../helpers/limits.js';
 import { freePort, startMosquitto } from '../helpers/mosquitto.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -65,7 +67,7 @@ export class Recorder {
   }
 
   static async connect(url: string, opts: IClientOptions = {}): Promise<Recorder> {
-    const client = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 50, connectTimeout: 5000, ...opts });
+    const client = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 50, connectTimeout: limit(5000), ...opts });
     client.on('error', () => undefined);
     return new Recorder(client);
   }
@@ -82,8 +84,9 @@ export class Recorder {
     return this.messages.slice(from).filter((m) => m.topic === topic);
   }
 
-  /** The first message (from index `from`) matching `pred`, waiting up to `timeoutMs` for it. */
+  /** The first message (from index `from`) matching `pred`, waiting up to `timeoutMs` (scaled) for it. */
   async waitFor(pred: (m: Received) => boolean, what: string, timeoutMs = 5000, from = 0): Promise<Received> {
+    timeoutMs = limit(timeoutMs);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const hit = this.messages.slice(from).find((m) => {
@@ -107,6 +110,7 @@ export class Recorder {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function until(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  timeoutMs = limit(timeoutMs);
   const deadline = performance.now() + timeoutMs;
   while (!cond()) {
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -140,23 +144,15 @@ export interface Cli {
   exited: Promise<number | null>;
 }
 
-/** Spawn `node dist/src/main.js` and wait until its MQTT client is connected. */
-export async function spawnCli(args: string[], timeoutMs = 15000): Promise<Cli> {
+/** Spawn `node dist/src/main.js` and wait until its MQTT client is connected (killed on failure and at the owner's teardown). */
+export async function spawnCli(args: string[], owner?: Owner, timeoutMs = 15000): Promise<Cli> {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--https-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnOwned(process.execPath, [CLI, '--port', '0', '--https-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }, owner);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = performance.now() + timeoutMs;
-  while (!/mqtt connected to/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`CLI exited with ${child.exitCode}:\n${out}`);
-    if (performance.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`CLI did not connect to MQTT within ${timeoutMs} ms:\n${out}`);
-    }
-    await sleep(20);
-  }
+  await waitForOutput(child, /mqtt connected to/, 'the CLI connecting to MQTT', limit(timeoutMs), () => out);
   return { child, output: () => out, exited };
 }
 

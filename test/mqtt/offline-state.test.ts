@@ -25,7 +25,7 @@ for (const kind of KILLABLE_BROKERS) {
     t.teardown(() => sub.end());
     await sub.subscribe(topic('state'));
 
-    const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--service-id', SERVICE_ID]);
+    const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--service-id', SERVICE_ID], t);
     t.teardown(() => cli.child.kill('SIGKILL'));
     await sub.waitFor(isOnline, 'the online state', 5000);
     const from = sub.messages.length;
@@ -53,7 +53,7 @@ for (const kind of KILLABLE_BROKERS) {
     const sub = await Recorder.connect(broker.url);
     t.teardown(() => sub.end());
     await sub.subscribe(topic('state'));
-    const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200']);
+    const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200'], t);
     t.teardown(() => cli.child.kill('SIGKILL'));
     await sub.waitFor(isOnline, 'the online state', 5000);
     const from = sub.messages.length;

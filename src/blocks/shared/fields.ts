@@ -85,10 +85,10 @@ export const digitalConstraintsField = f.object(
  * The four values of the stored -> desired -> setting -> value pipeline (reference §4.1), in
  * the unit `make` gives them: plain numbers (percent), temperatures or temperature differences.
  */
-export function settingPipelineFields(make: (o: FieldFlags) => Field<number | null>, notes: { setting?: string; value?: string } = {}) {
+export function settingPipelineFields(make: (o: FieldFlags) => Field<number | null>, notes: { desiredSetting?: string; setting?: string; value?: string } = {}) {
   return {
     storedSetting: make({ logged: true, stored: true, description: 'the setting written by the user' }),
-    desiredSetting: make({ readonly: true, logged: true, description: 'the claimer\'s request, or the stored setting when unclaimed' }),
+    desiredSetting: make({ readonly: true, logged: true, description: notes.desiredSetting ?? 'the claimer\'s request, or the stored setting when unclaimed' }),
     setting: make({ readonly: true, logged: true, description: notes.setting ?? 'the desired setting after clipping and constraints' }),
     value: make({ readonly: true, logged: true, description: notes.value }),
   };

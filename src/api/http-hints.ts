@@ -1,0 +1,59 @@
+// Errors that tell an HTTP client what to do instead: 405 with an Allow header for a method a
+// route does not take, 415 naming the content type every body must have.
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { errorBody, type ErrorBody } from './errors.js';
+
+const JSON_TYPE = 'content-type: application/json';
+
+interface KnownRoute {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+function toPattern(url: string): RegExp {
+  const escaped = url
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+const routesOf = new WeakMap<FastifyInstance, Map<string, KnownRoute>>();
+
+/** Call before any route is added: remembers every route's methods, and refuses non-JSON bodies. */
+export function installHttpHints(app: FastifyInstance): void {
+  const routes = new Map<string, KnownRoute>();
+  routesOf.set(app, routes);
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRoute', (route) => {
+    const known = routes.get(route.url) ?? { pattern: toPattern(route.url), methods: new Set<string>() };
+    for (const m of [route.method].flat()) known.methods.add(m);
+    routes.set(route.url, known);
+  });
+}
+
+/** The methods a path does answer to, when it exists for other methods than the one asked. */
+export function allowedMethods(app: FastifyInstance, path: string): string[] {
+  const routes = routesOf.get(app);
+  if (!routes) return [];
+  const methods = new Set<string>();
+  for (const r of routes.values()) if (r.pattern.test(path)) for (const m of r.methods) methods.add(m);
+  return [...methods].sort();
+}
+
+/** 405 for a known path with another method: the body and the Allow header value. */
+export function methodNotAllowed(app: FastifyInstance, req: FastifyRequest): { body: ErrorBody; allow: string } | null {
+  const path = req.url.split('?')[0]!;
+  const allowed = allowedMethods(app, path).filter((m) => m !== 'HEAD');
+  if (allowed.length === 0 || allowed.includes(req.method)) return null;
+  const how = allowed.length === 1 ? `send a ${allowed[0]}` : `use ${allowed.join(' or ')}`;
+  const json = allowed.includes('POST') ? ` with a JSON body (${JSON_TYPE})` : '';
+  return { body: errorBody(405, `${req.method} is not allowed on ${path}: ${how}${json}`), allow: allowed.join(', ') };
+}
+
+/** 415 with the content type to use instead of fastify's bare "Unsupported Media Type". */
+export function unsupportedMediaType(err: unknown, req: FastifyRequest): ErrorBody | null {
+  if ((err as FastifyError).code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return null;
+  const got = req.headers['content-type'];
+  return errorBody(415, `the body must be JSON sent with the header ${JSON_TYPE} (${got ? `got content-type: ${got}` : 'no content-type was sent'})`);
+}

@@ -1,0 +1,15 @@
+// GET / until a dashboard is served there: a small JSON index of the APIs and their docs, so a
+// first `curl localhost:5000/` shows where to go instead of a 404.
+import type { RouteHandlerMethod } from 'fastify';
+import { VERSION } from '../version.js';
+import type { ApiContext } from './server.js';
+
+export function indexRoute(contexts: ApiContext[]): RouteHandlerMethod {
+  const body = {
+    name: 'edgeblocks',
+    version: VERSION,
+    apis: contexts.map((c) => ({ title: c.title, description: c.description, prefix: c.prefix, docs: `${c.prefix}/api/doc`, openapi: `${c.prefix}/api/doc/json` })),
+    hint: 'every API call is a POST with a JSON body (content-type: application/json); the docs pages list them all',
+  };
+  return async () => body;
+}

@@ -1,0 +1,71 @@
+// Shutdown says what it did (issue 14.2): one info line per output driven safe (block, IO block,
+// channel, state) and a final "stopped: N outputs safe, ..." line, on SIGTERM and on SIGINT.
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CLI, postJson, ROOT, startScript } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-shutdown-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+interface LogLine {
+  level: number;
+  msg: string;
+  block?: string | null;
+  io?: string;
+  channel?: number;
+  state?: string;
+}
+
+const logLines = (out: string): LogLine[] =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+
+async function until(what: string, cond: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + limit(20000);
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+t.test('the demo on SIGTERM: one line per safe output, then the summary', async (t) => {
+  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')], {}, t);
+  await until('the heater relay to be read back', async () => (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Heater' })).body?.data?.state != null);
+  await until('MQTT to connect', async () => /mqtt connected/.test(cli.output()));
+  cli.child.kill('SIGTERM');
+  t.equal(await cli.exited, 0, 'clean exit');
+  const lines = logLines(cli.output());
+  const safe = lines.filter((l) => l.msg.startsWith('output safe:'));
+  t.ok(safe.every((l) => l.level === 30), 'at info level');
+  t.match(safe.find((l) => l.block === 'Heater'), { io: 'DS2408 00000000d001', channel: 1, state: 'off', msg: 'output safe: "Heater" on "DS2408 00000000d001" channel 1 off' }, `the heater relay: ${JSON.stringify(safe)}`);
+  t.ok(safe.some((l) => l.block === 'Cooler' && l.io === 'DS2408 00000000d001' && l.channel === 2 && l.state === 'off'), 'the cooler relay');
+  t.equal(safe.filter((l) => l.io === 'DS2408 00000000d001').length, 8, 'every DS2408 channel');
+  t.ok(safe.some((l) => /fan|GpioPins|GPIO/.test(`${l.io}`) && l.state === 'off'), 'the fan GPIO line');
+  const last = lines.filter((l) => l.msg.startsWith('stopped:'));
+  t.same(last.map((l) => [l.level, l.msg]), [[30, `stopped: ${safe.length} outputs safe, state offline published, database closed`]]);
+  t.equal(lines.at(-1)?.msg, last[0]?.msg, 'the summary is the last line');
+});
+
+t.test('the CLI on SIGINT, with an external broker that is not there', async (t) => {
+  const cli = await startScript(CLI, ['--port', '0', '--https-port', '0', '--mqtt-url', 'mqtt://127.0.0.1:1', '--hardware', 'sim', '--data-dir', path.join(dir, 'cli')], {}, t);
+  let status: unknown;
+  await until('the 1-Wire IO modules to be found', async () => {
+    status = await (await fetch(`${cli.base}/edge-one/system/status`)).json();
+    const found = JSON.stringify((status as { hardware?: { onewire?: unknown } }).hardware?.onewire ?? null);
+    return found.includes('2901d0000000004a') && found.includes('3a01e00000000072');
+  }).catch((e: Error) => {
+    throw new Error(`${e.message}: ${JSON.stringify(status)}`);
+  });
+  cli.child.kill('SIGINT');
+  t.equal(await cli.exited, 0, 'clean exit');
+  const lines = logLines(cli.output());
+  const safe = lines.filter((l) => l.msg.startsWith('output safe:'));
+  t.ok(safe.length >= 8 + 2 + 1, `the DS2408, the DS2413 and the fan line (${safe.length})`);
+  t.same(lines.filter((l) => l.msg.startsWith('stopped:')).map((l) => l.msg), [`stopped: ${safe.length} outputs safe, state offline not published (MQTT not connected), database closed`]);
+});
