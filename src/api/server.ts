@@ -6,6 +6,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from '../log.js';
 import { HttpError, installErrorHandling } from './errors.js';
+import { FASTIFY_TIMEOUTS } from './timeouts.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -30,6 +31,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    ...FASTIFY_TIMEOUTS,
     ...opts,
   });
   installErrorHandling(app);
