@@ -147,7 +147,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
-  const http = await buildServer(log.child({ module: 'http' }), contexts);
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, config.allowedOrigins);
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);

@@ -1,6 +1,7 @@
 // One configuration schema: defaults < JSON file < environment < command-line flags.
 import { readFileSync } from 'node:fs';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
+import { normalOrigin } from './origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 
 type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings';
@@ -42,6 +43,7 @@ export interface Config {
   serialPorts: string[];
   backupSchedule: string;
   backupKeep: number;
+  allowedOrigins: string[];
 }
 
 export const DEFAULTS: Config = {
@@ -63,6 +65,7 @@ export const DEFAULTS: Config = {
   serialPorts: [],
   backupSchedule: '0 * * * *',
   backupKeep: 48,
+  allowedOrigins: [],
 };
 
 export const OPTIONS: Option[] = [
@@ -94,6 +97,7 @@ export const OPTIONS: Option[] = [
   { key: 'serialPorts', env: 'EDGEBLOCKS_SERIAL_PORTS', kind: 'strings', help: 'serial ports with DS2480B adapters' },
   { key: 'backupSchedule', env: 'EDGEBLOCKS_BACKUP_SCHEDULE', kind: 'string', help: 'cron expression for scheduled backups' },
   { key: 'backupKeep', env: 'EDGEBLOCKS_BACKUP_KEEP', kind: 'int', help: 'scheduled backups kept' },
+  { key: 'allowedOrigins', env: 'EDGEBLOCKS_ALLOWED_ORIGINS', kind: 'strings', help: 'web origins besides this host that may change things, e.g. http://brewblox.local' },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -234,6 +238,13 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   const config = cfg as unknown as Config;
   if (config.mqttUrl !== 'embedded' && !/^(mqtts?|wss?|tcp|ssl):\/\/[^/]+/.test(config.mqttUrl)) {
     throw new ConfigError('mqttUrl', `must be 'embedded' or a URL like mqtt://host:1883, got ${JSON.stringify(config.mqttUrl)}`);
+  }
+  for (const o of config.allowedOrigins) {
+    try {
+      normalOrigin(o);
+    } catch (e) {
+      throw new ConfigError('allowedOrigins', (e as Error).message);
+    }
   }
   if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   if (!/^[\w.~-]+$/.test(config.serviceId)) throw new ConfigError('serviceId', 'may hold only letters, digits, _ - . ~');

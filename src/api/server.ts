@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, 
 import type { Logger } from '../log.js';
 import { HttpError, installErrorHandling } from './errors.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
+import { installCrossSiteGuard } from './csrf.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -26,7 +27,7 @@ export interface ApiContext {
   plugins: FastifyPluginAsync[];
 }
 
-export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}): Promise<FastifyInstance> {
+export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}, allowedOrigins: readonly string[] = []): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -35,6 +36,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     ...opts,
   });
   installErrorHandling(app);
+  installCrossSiteGuard(app, allowedOrigins);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;

@@ -3,7 +3,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
+import { crossSiteRefusal } from '../api/csrf.js';
 import type { Logger } from '../log.js';
+import { normalOrigin } from '../origin.js';
 import type { EmbeddedBroker } from './broker.js';
 
 export const EVENTBUS_PATH = '/eventbus';
@@ -14,11 +16,15 @@ export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Dupl
 export class EventbusWebsocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly detachers: Array<() => void> = [];
+  private readonly allowedOrigins: string[];
 
   constructor(
     private readonly target: EventbusTarget,
     private readonly log: Logger,
-  ) {}
+    allowedOrigins: readonly string[] = [],
+  ) {
+    this.allowedOrigins = allowedOrigins.map(normalOrigin);
+  }
 
   get clients(): number {
     return this.wss.clients.size;
@@ -32,6 +38,12 @@ export class EventbusWebsocket {
         if (server.listenerCount('upgrade') === 1) {
           socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         }
+        return;
+      }
+      const refused = crossSiteRefusal(req.headers, this.allowedOrigins);
+      if (refused) {
+        this.log.warn({ origin: req.headers.origin, referer: req.headers.referer }, `eventbus websocket ${refused}`);
+        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(refused)}\r\n\r\n${refused}`);
         return;
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));

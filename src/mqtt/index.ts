@@ -164,7 +164,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
-      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log);
+      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log, config.allowedOrigins);
       eventbus.attach(http.server);
       log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 

@@ -45,7 +45,7 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, time
 export async function postJson(url: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
