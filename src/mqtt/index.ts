@@ -104,7 +104,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     topicRoot: config.topicRoot,
     emitIntervalMs: config.emitInterval,
     ttl,
-    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0 },
+    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0 },
     eventbusClients: eventbus?.clients ?? 0,
   });
   status.mqtt = mqttStatus;

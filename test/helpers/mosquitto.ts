@@ -15,6 +15,10 @@ export interface Mosquitto {
   output(): string;
   /** SIGKILL: clients see their connection drop, nothing is flushed. */
   kill(): Promise<void>;
+  /** SIGSTOP: the broker hangs; its connections stay open and the kernel keeps buffering for it. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** Start again on the same port (after kill or stop). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -84,6 +88,7 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     child = null;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGCONT'); // a paused broker would not act on SIGTERM
     proc.kill(signal);
     await gone;
   };
@@ -94,6 +99,8 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     url: `mqtt://127.0.0.1:${chosen}`,
     output: () => out,
     kill: () => terminate('SIGKILL'),
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     restart: launch,
     async stop() {
       await terminate('SIGTERM');
