@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -139,6 +140,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     subscribe(filter, handler) {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
+        if (payload.length > BODY_LIMIT) {
+          log.warn({ topic, bytes: payload.length, limit: BODY_LIMIT }, `mqtt message on ${topic} dropped: ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit`);
+          return;
+        }
         let data: unknown;
         try {
           data = JSON.parse(payload.toString('utf8'));

@@ -11,6 +11,7 @@ import { claim, claimChains, channels, relations, release, releaseStale, type Cl
 import type { Clock } from './clock.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
 import { noHardware, type Hardware } from './hardware.js';
+import { checkRecordSize, metaSizeIssue } from './limits.js';
 import { dependencyOrder } from './order.js';
 import type { BlockPersistence, BlockRecord, RawRecord } from './persistence.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data, type IoArray, type UpdateContext } from './types.js';
@@ -530,6 +531,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     if (this.byNid.get(block.nid) !== block) return false;
     const text = this.recordString(block);
     if (this.persisted.get(block.nid) === text) return false;
+    checkRecordSize(block.id, text);
     this.persistence.saveBlock(this.record(block));
     this.persisted.set(block.nid, text);
     return true;
@@ -688,6 +690,10 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID)) issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
   if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
   else if (meta !== undefined && depth(meta) > MAX_META_DEPTH) issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
+  else if (meta !== undefined) {
+    const tooLarge = metaSizeIssue(meta);
+    if (tooLarge) issues.push(tooLarge);
+  }
   if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return { id: id as string | undefined, nid: nid as number | undefined, type: type as string, data, meta: meta as Record<string, unknown> | undefined };
 }
