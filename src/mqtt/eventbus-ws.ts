@@ -11,7 +11,8 @@ import type { EmbeddedBroker } from './broker.js';
 export const EVENTBUS_PATH = '/eventbus';
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
-export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Duplex };
+/** The embedded broker, a fresh connection to the external one, or a refusal saying why there is none. */
+export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Duplex } | { refused: string };
 
 export class EventbusWebsocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
@@ -40,6 +41,11 @@ export class EventbusWebsocket {
         }
         return;
       }
+      if ('refused' in this.target) {
+        const reason = this.target.refused;
+        socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+        return;
+      }
       const refused = crossSiteRefusal(req.headers, this.allowedOrigins);
       if (refused) {
         this.log.warn({ origin: req.headers.origin, referer: req.headers.referer }, `eventbus websocket ${refused}`);
@@ -65,6 +71,7 @@ export class EventbusWebsocket {
       this.target.broker.handle(stream, req);
       return;
     }
+    if (!('upstream' in this.target)) return;
     let upstream: Duplex;
     try {
       upstream = this.target.upstream();

@@ -19,7 +19,7 @@ import { offlineMessage, type ControllerStatus } from './state.js';
 import { gatewayIdentity } from './tls-cert.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
-import { openUpstream } from './upstream.js';
+import { bridgeTarget } from './upstream.js';
 
 export { EVENTBUS_PATH } from './eventbus-ws.js';
 export type { Topics } from './topics.js';
@@ -169,7 +169,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
-      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log, config.allowedOrigins);
+      eventbus = new EventbusWebsocket(broker ? { broker } : bridgeTarget(config, tls, log), log, config.allowedOrigins);
       eventbus.attach(http.server);
       log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 

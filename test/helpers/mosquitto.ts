@@ -50,11 +50,12 @@ export async function waitForPort(port: number, timeoutMs = START_TIMEOUT_MS, al
   throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${timeoutMs} ms`);
 }
 
-export async function startMosquitto(port?: number): Promise<Mosquitto> {
+/** `extra` config lines go after the listener's own (e.g. TLS settings of that listener, a password file). */
+export async function startMosquitto(port?: number, extra: string[] = []): Promise<Mosquitto> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-mosquitto-'));
   const conf = path.join(dir, 'mosquitto.conf');
   const chosen = port ?? (await freePort());
-  writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
+  writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ...extra, ''].join('\n'));
   let child: ChildProcess | null = null;
   let out = '';
   const killOnExit = () => child?.kill('SIGKILL');
