@@ -169,9 +169,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
-      eventbus = new EventbusWebsocket(broker ? { broker } : bridgeTarget(config, tls, log), log, config.allowedOrigins);
+      const target = broker ? { broker } : bridgeTarget(config, tls, log);
+      eventbus = new EventbusWebsocket(target, log, config.allowedOrigins);
       eventbus.attach(http.server);
-      log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
+      if (!('refused' in target)) log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 
       if (config.httpsPort > 0) {
         try {
