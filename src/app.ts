@@ -5,6 +5,7 @@ import { blockRoutes } from './api/blocks.js';
 import { Auth } from './auth/auth.js';
 import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
+import { installCrossSiteGuard } from './api/csrf.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -168,7 +169,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
   const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installAuthGuard(app, auth, apiPrefixes)]);
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)]);
   installUpgradeGuard(http.server, auth);
 
   runtime.load();

@@ -1,6 +1,7 @@
 // One configuration schema: defaults < JSON file < environment < command-line flags.
 import { readFileSync } from 'node:fs';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
+import { normalOrigin } from './origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { firstUnknownKey, unknownKeyMessage } from '../drivers/closest-name.js';
 
@@ -46,6 +47,7 @@ export interface Config {
   auth: boolean;
   homeAssistant: boolean;
   logFormat: 'auto' | 'json' | 'pretty';
+  allowedOrigins: string[];
 }
 
 export const DEFAULTS: Config = {
@@ -70,6 +72,7 @@ export const DEFAULTS: Config = {
   auth: false,
   homeAssistant: false,
   logFormat: 'auto',
+  allowedOrigins: [],
 };
 
 export const OPTIONS: Option[] = [
@@ -104,6 +107,7 @@ export const OPTIONS: Option[] = [
   { key: 'auth', flag: '--auth', env: 'EDGEBLOCKS_AUTH', kind: 'bool', help: 'require a login (users: edgeblocks user add NAME)' },
   { key: 'homeAssistant', flag: '--home-assistant', env: 'EDGEBLOCKS_HOME_ASSISTANT', kind: 'bool', help: 'publish Home Assistant MQTT discovery' },
   { key: 'logFormat', flag: '--log-format', env: 'EDGEBLOCKS_LOG_FORMAT', kind: 'string', help: "'pretty' (one line per event), 'json', or 'auto' (pretty on a terminal)" },
+  { key: 'allowedOrigins', env: 'EDGEBLOCKS_ALLOWED_ORIGINS', kind: 'strings', help: 'web origins besides this host that may change things, e.g. http://brewblox.local' },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -250,6 +254,13 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   const config = cfg as unknown as Config;
   if (config.mqttUrl !== 'embedded' && !/^(mqtts?|wss?|tcp|ssl):\/\/[^/]+/.test(config.mqttUrl)) {
     throw new ConfigError('mqttUrl', `must be 'embedded' or a URL like mqtt://host:1883, got ${JSON.stringify(config.mqttUrl)}`);
+  }
+  for (const o of config.allowedOrigins) {
+    try {
+      normalOrigin(o);
+    } catch (e) {
+      throw new ConfigError('allowedOrigins', (e as Error).message);
+    }
   }
   if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   if (!['auto', 'json', 'pretty'].includes(config.logFormat)) throw new ConfigError('logFormat', `must be 'auto', 'json' or 'pretty', got ${JSON.stringify(config.logFormat)}`);

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { HttpError, installErrorHandling } from './errors.js';
 import { installHttpHints } from './http-hints.js';
 import { indexRoute } from './index-route.js';
+import { FASTIFY_TIMEOUTS } from './timeouts.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -35,6 +36,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    ...FASTIFY_TIMEOUTS,
     ...opts,
   });
   installErrorHandling(app);

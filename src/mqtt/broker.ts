@@ -1,5 +1,5 @@
 // The embedded broker: aedes (MQTT 3.1.1) on a TCP port, plus `handle(stream)` for websocket
-// connections from /eventbus.
+// connections from /eventbus. Packets over MAX_PACKET_BYTES close the connection.
 import { Aedes, type AedesOptions } from 'aedes';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { BusAuth } from './bus-auth.js';
 import { listen } from './listen.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from '../port-in-use.js';
+import { limitPacketSize, MAX_PACKET_BYTES } from './packet-limit.js';
 
 export class EmbeddedBroker {
   private constructor(
@@ -22,7 +23,7 @@ export class EmbeddedBroker {
     const aedes = await Aedes.createBroker(auth?.enabled ? { authenticate: authenticateWith(auth, log) } : {});
     aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'));
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
-    const server = createServer((socket: Socket) => aedes.handle(socket));
+    const server = createServer((socket: Socket) => serveLimited(aedes, socket, log));
     try {
       await listen(server, port, host);
     } catch (e) {
@@ -41,7 +42,7 @@ export class EmbeddedBroker {
 
   /** Serve one MQTT connection arriving over another transport (a websocket stream). */
   handle(stream: Duplex, req?: IncomingMessage): void {
-    this.aedes.handle(stream, req);
+    serveLimited(this.aedes, stream, this.log, req);
   }
 
   get clients(): number {
@@ -67,4 +68,11 @@ function authenticateWith(auth: BusAuth, log: Logger): NonNullable<AedesOptions[
       () => done(refused(), false),
     );
   };
+}
+
+function serveLimited(aedes: Aedes, stream: Duplex, log: Logger, req?: IncomingMessage): void {
+  aedes.handle(stream, req);
+  limitPacketSize(stream, MAX_PACKET_BYTES, (bytes) =>
+    log.warn({ bytes, limit: MAX_PACKET_BYTES }, `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`),
+  );
 }

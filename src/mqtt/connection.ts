@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
 import { Backoff } from './backoff.js';
+import { BrokerLiveness } from './liveness.js';
 import { topicMatches } from './topics.js';
 
 export type MessageHandler = (topic: string, payload: Buffer) => void;
@@ -40,9 +41,12 @@ export interface ConnectionStatus {
 }
 
 const STOP_LIMIT_MS = 2000;
+/** Keepalive, and how long a liveness probe may go unanswered: a hung broker is given up on within 10 s. */
+const KEEPALIVE_SECONDS = 10;
 
 export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }> {
   private client: MqttClient | null = null;
+  private liveness: BrokerLiveness | null = null;
   private readonly handlers = new Map<string, Set<MessageHandler>>();
   private readonly backoff: Backoff;
   private retry: NodeJS.Timeout | null = null;
@@ -74,7 +78,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
       clientId: o.clientId,
       protocolVersion: 4,
       clean: true,
-      keepalive: o.keepaliveSeconds ?? 30,
+      keepalive: o.keepaliveSeconds ?? KEEPALIVE_SECONDS,
+      reschedulePings: false, // ping every keepalive even while publishing, so a hung broker is noticed
       connectTimeout: 10_000,
       reconnectPeriod: 0, // reconnects are scheduled here, with backoff
       resubscribe: false, // subscriptions are renewed here on every connect
@@ -89,6 +94,11 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     };
     const client = mqtt.connect(o.url, options);
     this.client = client;
+    const keepaliveMs = (o.keepaliveSeconds ?? KEEPALIVE_SECONDS) * 1000;
+    this.liveness = new BrokerLiveness(client, keepaliveMs, (silentMs) => {
+      this.lastError = `no answer from the broker for ${Math.round(silentMs / 1000)} s`;
+      this.opts.log.warn({ url: this.displayUrl, silentMs: Math.round(silentMs) }, `mqtt broker ${this.displayUrl} has not answered for ${Math.round(silentMs / 1000)} s; reconnecting`);
+    });
     client.on('connect', () => this.onConnect());
     client.on('close', () => this.onClose());
     client.on('error', (err) => {
@@ -105,6 +115,16 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
       if (err) this.opts.log.debug({ topic, err: err.message }, 'mqtt publish dropped');
     });
     return true;
+  }
+
+  /** Connected, the broker answered the last probe and nothing is waiting to be sent: emitting now cannot queue stale data. */
+  get clear(): boolean {
+    return this.connected && (this.liveness?.clear ?? false);
+  }
+
+  /** Ask the broker to confirm it has read everything sent so far (see liveness.ts). */
+  probe(): void {
+    this.liveness?.probe();
   }
 
   /** Register a handler for a topic filter (wildcards allowed). Returns the unsubscribe function. */

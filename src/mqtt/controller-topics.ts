@@ -1,7 +1,8 @@
 // The block API over MQTT: `R/controller/blocks/{create,write,patch,delete}`, and the same on
 // `R/spark/blocks/...`, where Brewblox services write blocks. A message is
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
-// same validation as REST. Whatever is wrong with a message is logged and the message dropped.
+// same validation and size limit as REST. Whatever is wrong with a message is logged and the message dropped.
+import { BODY_LIMIT } from '../api/server.js';
 import { isPlainObject } from '../codec/decode.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -11,6 +12,10 @@ import { CONTROLLER_ACTIONS, type ControllerAction, type Topics } from './topics
 export const MQTT_ORIGIN = 'mqtt';
 
 export function handleControllerMessage(runtime: BlockRuntime, action: ControllerAction, payload: Buffer, log: Logger): void {
+  if (payload.length > BODY_LIMIT) {
+    log.warn({ action, bytes: payload.length, limit: BODY_LIMIT }, `mqtt blocks/${action} dropped: the payload is ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit (the same as REST)`);
+    return;
+  }
   let body: unknown;
   try {
     body = JSON.parse(payload.toString('utf8'));

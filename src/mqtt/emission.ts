@@ -1,6 +1,7 @@
 // The emission loop: every interval, on a fixed cadence, history then state. History goes out
 // only while connected and is never queued; state is retained, and is also published at once
-// on every (re)connect so the retained copy is fresh.
+// on every (re)connect so the retained copy is fresh. A cycle is skipped while the broker has
+// not yet confirmed the previous one (a hung broker), so nothing piles up in the socket.
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { Cadence } from './cadence.js';
@@ -13,11 +14,13 @@ export interface EmissionCounts {
   cycles: number;
   history: number;
   state: number;
+  /** Cycles skipped because the broker had not confirmed the previous one. */
+  skipped: number;
 }
 
 export class Emission {
   private readonly cadence: Cadence;
-  private readonly counts: EmissionCounts = { cycles: 0, history: 0, state: 0 };
+  private readonly counts: EmissionCounts = { cycles: 0, history: 0, state: 0, skipped: 0 };
   private readonly onConnect = () => this.publishState();
 
   constructor(
@@ -51,13 +54,20 @@ export class Emission {
 
   private cycle(): void {
     this.counts.cycles++;
-    if (!this.opts.conn.connected) return;
+    const { conn } = this.opts;
+    if (!conn.connected) return;
+    if (!conn.clear) {
+      this.counts.skipped++;
+      conn.probe();
+      return;
+    }
     try {
       this.publishHistory();
     } catch (e) {
       this.opts.log.error({ err: e }, 'history emission failed');
     }
     this.publishState();
+    conn.probe();
   }
 
   private publishHistory(): void {

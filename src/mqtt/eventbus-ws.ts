@@ -3,24 +3,31 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
+import { crossSiteRefusal } from '../api/csrf.js';
 import type { Logger } from '../log.js';
+import { normalOrigin } from '../origin.js';
 import type { EmbeddedBroker } from './broker.js';
 
 export const EVENTBUS_PATH = '/eventbus';
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
-export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Duplex };
+/** The embedded broker, a fresh connection to the external one, or a refusal saying why there is none. */
+export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Duplex } | { refused: string };
 
 export class EventbusWebsocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly detachers: Array<() => void> = [];
+  private readonly allowedOrigins: string[];
 
   constructor(
     private readonly target: EventbusTarget,
     private readonly log: Logger,
     /** With auth on: whether an upgrade request carries a valid session or token. */
     private readonly allowUpgrade: (req: IncomingMessage) => boolean = () => true,
-  ) {}
+    allowedOrigins: readonly string[] = [],
+  ) {
+    this.allowedOrigins = allowedOrigins.map(normalOrigin);
+  }
 
   get clients(): number {
     return this.wss.clients.size;
@@ -34,6 +41,17 @@ export class EventbusWebsocket {
         if (server.listenerCount('upgrade') === 1) {
           socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         }
+        return;
+      }
+      if ('refused' in this.target) {
+        const reason = this.target.refused;
+        socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+        return;
+      }
+      const refused = crossSiteRefusal(req.headers, this.allowedOrigins);
+      if (refused) {
+        this.log.warn({ origin: req.headers.origin, referer: req.headers.referer }, `eventbus websocket ${refused}`);
+        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(refused)}\r\n\r\n${refused}`);
         return;
       }
       if (!this.allowUpgrade(req)) {
@@ -59,6 +77,7 @@ export class EventbusWebsocket {
       this.target.broker.handle(stream, req);
       return;
     }
+    if (!('upstream' in this.target)) return;
     let upstream: Duplex;
     try {
       upstream = this.target.upstream();

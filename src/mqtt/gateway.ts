@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
 import type { EventbusWebsocket } from './eventbus-ws.js';
 import type { TlsIdentity } from './tls-cert.js';
@@ -34,7 +35,7 @@ export class Gateway {
   /** Listen; on failure log why and how to fix it, and resolve anyway. */
   async start(): Promise<void> {
     const { host, port, tls, http, eventbus, log } = this.opts;
-    const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => http.routing(req, res));
+    const server = createServer({ cert: tls.cert, key: tls.key, ...SERVER_TIMEOUTS }, (req, res) => http.routing(req, res));
     server.keepAliveTimeout = 72_000;
     eventbus.attach(server);
     try {

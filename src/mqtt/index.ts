@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -19,7 +20,7 @@ import { offlineMessage, type ControllerStatus } from './state.js';
 import { gatewayIdentity } from './tls-cert.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
-import { openUpstream } from './upstream.js';
+import { bridgeTarget } from './upstream.js';
 
 export { EVENTBUS_PATH } from './eventbus-ws.js';
 export type { Topics } from './topics.js';
@@ -110,7 +111,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     topicRoot: config.topicRoot,
     emitIntervalMs: config.emitInterval,
     ttl,
-    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0 },
+    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0 },
     eventbusClients: eventbus?.clients ?? 0,
   });
   status.mqtt = mqttStatus;
@@ -145,6 +146,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     subscribe(filter, handler) {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
+        if (payload.length > BODY_LIMIT) {
+          log.warn({ topic, bytes: payload.length, limit: BODY_LIMIT }, `mqtt message on ${topic} dropped: ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit`);
+          return;
+        }
         let data: unknown;
         try {
           data = JSON.parse(payload.toString('utf8'));
@@ -175,9 +180,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
-      eventbus = new EventbusWebsocket(broker ? { broker } : { upstream: () => openUpstream(config.mqttUrl, tls) }, log, deps.busAuth?.enabled ? (req) => deps.busAuth!.allowUpgrade(req) : undefined);
+      const target = broker ? { broker } : bridgeTarget(config, tls, log);
+      eventbus = new EventbusWebsocket(target, log, deps.busAuth?.enabled ? (req) => deps.busAuth!.allowUpgrade(req) : undefined, config.allowedOrigins);
       eventbus.attach(http.server);
-      log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
+      if (!('refused' in target)) log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 
       if (config.httpsPort > 0) {
         try {

@@ -1,6 +1,6 @@
 // The gateway's TLS identity: the configured certificate and key, or a self-signed pair
 // generated on first start and kept in the data dir.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generate } from 'selfsigned';
@@ -25,6 +25,7 @@ export async function gatewayIdentity(opts: { dataDir: string; certFile?: string
   const certPath = path.join(opts.dataDir, CERT_FILE);
   const keyPath = path.join(opts.dataDir, KEY_FILE);
   if (existsSync(certPath) && existsSync(keyPath)) {
+    chmodSync(keyPath, 0o600);
     return { cert: readFileSync(certPath), key: readFileSync(keyPath), source: certPath };
   }
   const host = os.hostname();

@@ -1,4 +1,5 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
+import { metaSizeIssue } from './limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
 import { BlockError, invalid } from './errors.js';
 
@@ -44,6 +45,10 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID)) issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
   if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
   else if (meta !== undefined && depth(meta) > MAX_META_DEPTH) issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
+  else if (meta !== undefined) {
+    const tooLarge = metaSizeIssue(meta);
+    if (tooLarge) issues.push(tooLarge);
+  }
   if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return { id: id as string | undefined, nid: nid as number | undefined, type: type as string, data, meta: meta as Record<string, unknown> | undefined };
 }

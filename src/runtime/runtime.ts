@@ -12,6 +12,7 @@ import { claim, claimChains, channels, relations, release, releaseStale, type Cl
 import type { Clock } from './clock.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
 import { noHardware, type Hardware } from './hardware.js';
+import { checkRecordSize } from './limits.js';
 import { dependencyOrder } from './order.js';
 import type { BlockPersistence, BlockRecord, RawRecord } from './persistence.js';
 import { loadBackup, saveBackup, type Backup, type BackupStore } from './backup.js';
@@ -438,6 +439,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     if (this.byNid.get(block.nid) !== block) return false;
     const text = this.recordString(block);
     if (this.persisted.get(block.nid) === text) return false;
+    checkRecordSize(block.id, text);
     this.persistence.saveBlock(this.record(block));
     this.persisted.set(block.nid, text);
     return true;

@@ -1,7 +1,8 @@
 // Backups kept as JSON files in `<data dir>/backups/<name>.json`, written atomically
 // (temporary file + rename), so a crash never leaves half a backup under a real name.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_FILE_MODE, privateDir } from './file-modes.js';
 
 export const BACKUP_NAME = /^[\w.-]{1,100}$/;
 
@@ -23,9 +24,9 @@ export class BackupFiles {
 
   write(name: string, backup: unknown): void {
     const file = this.file(name);
-    mkdirSync(this.dir, { recursive: true });
+    privateDir(this.dir);
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(backup));
+    writeFileSync(tmp, JSON.stringify(backup), { mode: PRIVATE_FILE_MODE });
     renameSync(tmp, file);
   }
 

@@ -1,8 +1,8 @@
 // The one SQLite database in the data dir (better-sqlite3, WAL). synchronous=FULL makes every
 // committed change durable before the caller answers, power loss included.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { privateDir, privateFile } from './file-modes.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -10,8 +10,12 @@ export type Db = Database.Database;
 export const DB_FILE = 'edgeblocks.db';
 
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE));
+  privateDir(dataDir);
+  const file = path.join(dataDir, DB_FILE);
+  // SQLite creates the -wal and -shm files with the mode of the database file.
+  privateFile(file, true);
+  for (const suffix of ['-wal', '-shm']) privateFile(file + suffix);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

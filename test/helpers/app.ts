@@ -35,7 +35,7 @@ export async function startApp(overrides: Partial<Record<keyof Config, string>> 
     post: async (route, body) => {
       const res = await fetch(`${base}/${route}`, {
         method: 'POST',
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();

@@ -41,7 +41,7 @@ export async function startScript(script: string, args: string[], env: NodeJS.Pr
 export async function postJson(url: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

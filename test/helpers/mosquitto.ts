@@ -17,6 +17,10 @@ export interface Mosquitto {
   output(): string;
   /** SIGKILL: clients see their connection drop, nothing is flushed. */
   kill(): Promise<void>;
+  /** SIGSTOP: the broker hangs; its connections stay open and the kernel keeps buffering for it. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** Start again on the same port (after kill or stop). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -48,11 +52,12 @@ export async function waitForPort(port: number, timeoutMs = limit(START_TIMEOUT_
   throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${timeoutMs} ms`);
 }
 
-export async function startMosquitto(port?: number): Promise<Mosquitto> {
+/** `extra` config lines go after the listener's own (e.g. TLS settings of that listener, a password file). */
+export async function startMosquitto(port?: number, extra: string[] = []): Promise<Mosquitto> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-mosquitto-'));
   const conf = path.join(dir, 'mosquitto.conf');
   const chosen = port ?? (await freePort());
-  writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
+  writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ...extra, ''].join('\n'));
   let child: ChildProcess | null = null;
   let out = '';
 
@@ -84,6 +89,7 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     child = null;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGCONT'); // a paused broker would not act on SIGTERM
     proc.kill(signal);
     await gone;
   };
@@ -94,6 +100,8 @@ export async function startMosquitto(port?: number): Promise<Mosquitto> {
     url: `mqtt://127.0.0.1:${chosen}`,
     output: () => out,
     kill: () => terminate('SIGKILL'),
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     restart: launch,
     async stop() {
       await terminate('SIGTERM');

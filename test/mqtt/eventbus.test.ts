@@ -17,7 +17,7 @@ import { controllerTopic, Recorder, SERVICE_ID, topic, until, VARIANTS } from '.
 function httpsPost(port: number, route: string, body?: unknown): Promise<{ status: number; body: any; cert: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: `/${SERVICE_ID}/${route}`, method: 'POST', rejectUnauthorized: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      { host: '127.0.0.1', port, path: `/${SERVICE_ID}/${route}`, method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/json' } },
       (res) => {
         const cert = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
         let text = '';
