@@ -53,7 +53,7 @@ export const valueText = (v: number): string => String(v);
 /**
  * Average points into steps as Prometheus' avg_over_time does on a step-aligned grid: the
  * value at grid time g averages the points in (g - step, g]. Grid times run from start rounded
- * down to a multiple of the step to end.
+ * down to a multiple of the step to end; the window still open at end ends there.
  */
 export function stepAverages(points: { t: number[]; v: number[] }, start: number, end: number, stepS: number): Array<[number, string]> {
   const stepMs = stepS * 1000;
@@ -61,8 +61,9 @@ export function stepAverages(points: { t: number[]; v: number[] }, start: number
   const sums = new Map<number, { s: number; n: number }>();
   for (let i = 0; i < points.t.length; i++) {
     const t = points.t[i]!;
-    const slot = Math.ceil(t / stepMs) * stepMs;
-    if (slot < first || slot > end || t <= first - stepMs) continue;
+    // The window still open at `end` is labelled `end` (a partial step), so a graph shows its newest points.
+    const slot = Math.min(Math.ceil(t / stepMs) * stepMs, end);
+    if (slot < first || t > end || t <= first - stepMs) continue;
     const acc = sums.get(slot);
     if (acc) {
       acc.s += points.v[i]!;
