@@ -117,7 +117,7 @@ export class EmbeddedStore implements HistoryStore {
     for (const s of this.rowsSeries(0, from, lastRaw)) {
       s.t.forEach((t, i) => {
         this.lastSeen.set(s.id, Math.max(this.lastSeen.get(s.id) ?? 0, t));
-        for (const tier of this.tiers.slice(1)) if (t >= this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
+        for (const tier of this.tiers.slice(1)) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
       });
     }
   }
@@ -214,8 +214,8 @@ export class EmbeddedStore implements HistoryStore {
         for (const [id, t] of this.lastSeen) {
           if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id)) setLast.run(t, id);
         }
-        const drop = db.prepare('DELETE FROM chunks WHERE tier = ? AND t0 < ?');
-        for (const tier of this.tiers) this.evicted += drop.run(tier.index, now - tier.keepMs).changes;
+        const drop = db.prepare('DELETE FROM chunks WHERE tier = @tier AND t0 < @cutoff AND t1 < @cutoff');
+        for (const tier of this.tiers) this.evicted += drop.run({ tier: tier.index, cutoff: now - tier.keepMs }).changes;
       })();
     } catch (e) {
       tierDone.forEach((m, i) => this.acc[i + 1]!.restore(m));
@@ -276,7 +276,7 @@ export class EmbeddedStore implements HistoryStore {
     return out;
   }
 
-  /** Points per id in [start, end] of a tier (raw includes the unflushed batch); bucket points sit at their middle. */
+  /** Points per id in [start, end] of a tier (raw includes the unflushed batch); bucket points sit at their end. */
   private collect(tier: Tier, ids: Set<number>, start: number, end: number): Map<number, Buffered> {
     const out = new Map<number, Buffered>();
     const add = (id: number, t: number, v: number) => {
@@ -286,8 +286,7 @@ export class EmbeddedStore implements HistoryStore {
       b.t.push(t);
       b.v.push(v);
     };
-    const shift = tier.bucketMs / 2;
-    for (const s of this.rowsSeries(tier.index, start - tier.bucketMs, end, ids)) s.t.forEach((t, i) => add(s.id, t + shift, s.v[i]!));
+    for (const s of this.rowsSeries(tier.index, start, end, ids)) s.t.forEach((t, i) => add(s.id, t, s.v[i]!));
     if (tier.index === 0) for (const id of ids) this.pending.get(id)?.t.forEach((t, i) => add(id, t, this.pending.get(id)!.v[i]!));
     return out;
   }
@@ -296,9 +295,9 @@ export class EmbeddedStore implements HistoryStore {
   private points(tier: Tier, ids: Set<number>, start: number, end: number): Map<number, Buffered> {
     if (tier.index === 0) return this.collect(tier, ids, start, end);
     const cut = this.doneUntil[tier.index]!;
-    const coarse = this.collect(tier, ids, start, Math.min(end, cut - 1));
-    if (end < cut) return coarse;
-    const fine = this.collect(this.tiers[0]!, ids, Math.max(start, cut), end);
+    const coarse = this.collect(tier, ids, start, Math.min(end, cut));
+    if (end <= cut) return coarse;
+    const fine = this.collect(this.tiers[0]!, ids, Math.max(start, cut + 1), end);
     for (const [id, b] of fine) {
       const c = coarse.get(id);
       if (c) {

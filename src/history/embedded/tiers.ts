@@ -6,7 +6,10 @@
 //   tier 1  1-minute average  kept 60 days     ~ 86 k points per field
 //   tier 2  10-minute average kept 1 year      ~ 53 k points per field
 //
-// Each is capped by historyRetention. A tier row holds the buckets completed at one flush.
+// Each is capped by historyRetention. A tier row holds the buckets completed at one flush. A
+// bucket is the half-open interval (end - length, end], labelled by its end, like the step
+// windows of a range query, so a step made of whole buckets averages exactly what the raw
+// points would give (for evenly spaced points).
 export interface Tier {
   index: number;
   /** Bucket length in ms; 0 for raw points. */
@@ -40,7 +43,7 @@ export class BucketAccumulator {
   constructor(readonly bucketMs: number) {}
 
   add(id: number, t: number, v: number): void {
-    const b = Math.floor(t / this.bucketMs) * this.bucketMs;
+    const b = Math.ceil(t / this.bucketMs) * this.bucketMs;
     const acc = this.open.get(id);
     if (acc && acc.b === b) {
       acc.s += v;
@@ -54,7 +57,7 @@ export class BucketAccumulator {
   /** Close buckets that ended at or before `now`, and hand over everything completed. */
   take(now: number): Map<number, { t: number[]; v: number[] }> {
     for (const [id, acc] of this.open) {
-      if (acc.b + this.bucketMs <= now) {
+      if (acc.b <= now) {
         this.complete(id, acc);
         this.open.delete(id);
       }
