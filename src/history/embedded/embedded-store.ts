@@ -54,6 +54,7 @@ export class EmbeddedStore implements HistoryStore {
   private error: string | null = null;
   private lastErrorLog = 0;
   private flushes = 0;
+  private lastFlush: number | null = null;
   private bytesWritten = 0;
   private pointsWritten = 0;
   private evicted = 0;
@@ -229,6 +230,7 @@ export class EmbeddedStore implements HistoryStore {
     this.pendingCount = 0;
     for (const tier of this.tiers.slice(1)) this.doneUntil[tier.index] = Math.max(this.doneUntil[tier.index]!, Math.floor(now / tier.bucketMs) * tier.bucketMs);
     this.flushes++;
+    this.lastFlush = now;
     this.bytesWritten += bytes;
     this.pointsWritten += points;
     this.error = null;
@@ -372,6 +374,7 @@ export class EmbeddedStore implements HistoryStore {
       fields: this.ids.size,
       pendingPoints: this.pendingCount,
       flushes: this.flushes,
+      lastFlush: this.lastFlush === null ? null : new Date(this.lastFlush).toISOString(),
       pointsWritten: this.pointsWritten,
       chunkBytesWritten: this.bytesWritten,
       usedBytes: this.usedBytes(),
