@@ -15,9 +15,9 @@ export interface Victoria {
   stop(): Promise<void>;
 }
 
-export async function startVictoria(): Promise<Victoria> {
+export async function startVictoria(port?: number): Promise<Victoria> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-victoria-'));
-  const port = await freePort();
+  port ??= await freePort();
   let out = '';
   const child: ChildProcess = spawn(
     'victoria-metrics',
