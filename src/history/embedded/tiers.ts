@@ -6,7 +6,8 @@
 //   tier 1  1-minute average  kept 60 days     ~ 86 k points per field
 //   tier 2  10-minute average kept 1 year      ~ 53 k points per field
 //
-// Each is capped by historyRetention. A tier row holds the buckets completed at one flush. A
+// Tier 1 writes a row per hour, tier 2 per 6 hours; completed buckets wait in memory until
+// then and are rebuilt from the raw rows after a crash. Each is capped by historyRetention. A tier row holds the buckets completed at one flush. A
 // bucket is the half-open interval (end - length, end], labelled by its end, like the step
 // windows of a range query, so a step made of whole buckets averages exactly what the raw
 // points would give (for evenly spaced points).
@@ -15,15 +16,18 @@ export interface Tier {
   /** Bucket length in ms; 0 for raw points. */
   bucketMs: number;
   keepMs: number;
+  /** A coarse tier collects this much before it writes a row (rebuilt from raw rows after a crash). */
+  rowSpanMs: number;
 }
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 export function tiersFor(retentionMs: number): Tier[] {
   return [
-    { index: 0, bucketMs: 0, keepMs: Math.min(2 * DAY, retentionMs) },
-    { index: 1, bucketMs: 60_000, keepMs: Math.min(60 * DAY, retentionMs) },
-    { index: 2, bucketMs: 600_000, keepMs: Math.min(365 * DAY, retentionMs) },
+    { index: 0, bucketMs: 0, keepMs: Math.min(2 * DAY, retentionMs), rowSpanMs: 0 },
+    { index: 1, bucketMs: 60_000, keepMs: Math.min(60 * DAY, retentionMs), rowSpanMs: HOUR },
+    { index: 2, bucketMs: 600_000, keepMs: Math.min(365 * DAY, retentionMs), rowSpanMs: 6 * HOUR },
   ];
 }
 
@@ -65,17 +69,6 @@ export class BucketAccumulator {
     const out = this.done;
     this.done = new Map();
     return out;
-  }
-
-  /** Put completed buckets back (the write failed). */
-  restore(buckets: Map<number, { t: number[]; v: number[] }>): void {
-    for (const [id, s] of buckets) {
-      const cur = this.done.get(id);
-      if (cur) {
-        cur.t.unshift(...s.t);
-        cur.v.unshift(...s.v);
-      } else this.done.set(id, s);
-    }
   }
 
   private complete(id: number, acc: { b: number; s: number; n: number }) {
