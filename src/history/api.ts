@@ -195,6 +195,7 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
       const extra = Object.keys(msg).filter((k) => !['id', 'command', 'query'].includes(k));
       if (extra.length) throw new QueryError(`unknown member ${JSON.stringify(extra[0])}; allowed: id, command, query`);
       if (typeof id !== 'string' || id === '' || id.length > 200) throw new QueryError('id must be a non-empty string');
+      if (command !== 'stop' && !streams.has(id) && streams.size >= 100) throw new QueryError('at most 100 streams on one socket; stop one first');
       if (command === 'ranges') {
         const q = parseRangesQuery(query);
         selectTimeframe(q, deps.now());
@@ -207,7 +208,6 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
       } else if (command === 'stop') {
         stop(id);
       } else throw new QueryError(`command must be ranges, metrics or stop, got ${JSON.stringify(command)}`);
-      if (streams.size > 100) throw new QueryError('more than 100 streams on one socket');
     } catch (e) {
       if (!(e instanceof QueryError)) deps.log.error({ err: e }, 'history stream command failed');
       send({ error: (e as Error).message, message: text });

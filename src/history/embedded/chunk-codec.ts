@@ -119,33 +119,40 @@ export function decodeChunk(base: number, data: Buffer, wanted?: (id: number) =>
   for (let s = 0; s < count; s++) {
     const id = r.uvarint();
     const n = r.uvarint();
-    const t = new Array<number>(n);
-    let prev = base;
-    let delta = 0;
-    for (let i = 0; i < n; i++) {
-      const d = r.svarint();
-      delta = i === 0 ? d : delta + d;
-      prev += delta;
-      t[i] = prev;
+    if (wanted && !wanted(id)) {
+      for (let i = 0; i < n; i++) r.uvarint();
+    } else {
+      const t = new Array<number>(n);
+      let prev = base;
+      let delta = 0;
+      for (let i = 0; i < n; i++) {
+        const d = r.svarint();
+        delta = i === 0 ? d : delta + d;
+        prev += delta;
+        t[i] = prev;
+      }
+      heads.push({ id, t, offset: total });
     }
-    heads.push({ id, t, offset: total });
     total += n;
   }
   const planes = r.pos;
   if (buf.length - planes !== total * 8) throw new Error('chunk values truncated');
-  const word = Buffer.alloc(8);
-  const f = new Float64Array(word.buffer, word.byteOffset, 1);
+  // XOR in two 32-bit halves (little-endian words), cheaper than BigInt.
+  const word = new Uint8Array(8);
+  const halves = new Uint32Array(word.buffer);
+  const f = new Float64Array(word.buffer);
   const out: Series[] = [];
   for (const h of heads) {
-    if (wanted && !wanted(h.id)) continue;
     const v = new Array<number>(h.t.length);
-    let prev = 0n;
+    let lo = 0;
+    let hi = 0;
     for (let i = 0; i < h.t.length; i++) {
       for (let b = 0; b < 8; b++) word[b] = buf[planes + b * total + h.offset + i]!;
-      const x = word.readBigUInt64LE(0) ^ prev;
-      word.writeBigUInt64LE(x);
+      lo = (halves[0]! ^ lo) >>> 0;
+      hi = (halves[1]! ^ hi) >>> 0;
+      halves[0] = lo;
+      halves[1] = hi;
       v[i] = f[0]!;
-      prev = x;
     }
     out.push({ id: h.id, t: h.t, v });
   }
