@@ -109,8 +109,10 @@ for (const variant of VARIANTS) {
       const csv = await post('csv', { fields: ['bare/v', 'fermenter-bridge/sg'], precision: 'ISO8601', duration: '1h' });
       const lines = csv.text.trim().split('\n');
       t.equal(lines[0], 'time,bare/v,fermenter-bridge/sg');
-      t.ok(lines.some((l) => /^\d{4}-\d\d-\d\dT[\d:.]+Z,3,$/.test(l)), `a line of bare/v: ${lines.join(' | ')}`);
-      t.ok(lines.some((l) => /Z,,1\.012$/.test(l)), 'a line of sg');
+      const cells = lines.slice(1).map((l) => l.split(','));
+      t.ok(cells.every((c) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/.test(c[0]!) && c.length === 3), `ISO8601 times, one cell per field: ${lines.join(' | ')}`);
+      t.ok(cells.some((c) => c[1] === '3'), 'bare/v in its column');
+      t.ok(cells.some((c) => c[2] === '1.012'), 'sg in its column');
     });
 
     await t.test('ping and Swagger', async (t) => {
