@@ -12,6 +12,7 @@ import { silentLogger } from '../src/log.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
+import { historyBench } from './bench-history.js';
 
 interface Row {
   name: string;
@@ -116,6 +117,7 @@ async function apiBench(): Promise<void> {
 await schedulerBench();
 await memoryBench();
 await apiBench();
+await historyBench(record);
 
 let failed = 0;
 console.log(`${'benchmark'.padEnd(58)} ${'value'.padStart(10)}  ${'target'.padStart(12)}`);

@@ -17,6 +17,7 @@ import { sparkStatus } from './service/spark-status.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
+import { createHistory, type History } from './history/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { HomeAssistant } from './homeassistant/discovery.js';
@@ -53,6 +54,8 @@ export interface App {
   hardware: HardwareLayer;
   /** The message bus (publish/subscribe for other subsystems); see src/mqtt/index.ts. */
   mqtt: AppMqtt;
+  /** The history service (ingest, store, timeseries API); null with --history off. */
+  history: History | null;
   /** Extra status sections, filled by subsystems (mqtt, hardware). */
   status: Record<string, () => unknown>;
   /** Control on/off (PUT settings/enabled). */
@@ -163,6 +166,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   controllerPlugins.push(sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (app.onRestart ? app.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }));
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
+  const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
+  if (history) {
+    historyPlugins.push(history.routes);
+    status.history = history.status;
+  }
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
@@ -184,6 +192,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await mqtt.stop();
   }); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
+  if (history) {
+    stops.push(history.attach(mqtt, config.topicRoot));
+    stops.push(() => history.stop());
+  }
   if (config.homeAssistant) {
     const ha = new HomeAssistant({ mqtt, runtime, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
     ha.start();
@@ -208,6 +220,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     control,
     hardware: hardwareLayer,
     mqtt,
+    history,
     status,
     url: '',
     onStop: (fn) => stops.push(fn),
@@ -220,6 +233,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
       log.info({ port: addr.port, host: config.host }, `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`);
+      history?.start();
       await mqtt.start();
       await control.start();
       backups.start();

@@ -4,6 +4,7 @@ import type { GpioLineConfig } from '../drivers/gpio/types.js';
 import { normalOrigin } from './origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { firstUnknownKey, unknownKeyMessage } from '../drivers/closest-name.js';
+import { parseDuration, QueryError } from './history/timeframe.js';
 
 type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings';
 
@@ -48,6 +49,11 @@ export interface Config {
   homeAssistant: boolean;
   logFormat: 'auto' | 'json' | 'pretty';
   allowedOrigins: string[];
+  history: 'embedded' | 'victoria' | 'off';
+  historyUrl?: string;
+  historyRetention: string;
+  historyMaxBytes: number;
+  historyFlushInterval: number;
 }
 
 export const DEFAULTS: Config = {
@@ -73,6 +79,10 @@ export const DEFAULTS: Config = {
   homeAssistant: false,
   logFormat: 'auto',
   allowedOrigins: [],
+  history: 'embedded',
+  historyRetention: '365d',
+  historyMaxBytes: 512 * 1024 * 1024,
+  historyFlushInterval: 60000,
 };
 
 export const OPTIONS: Option[] = [
@@ -108,6 +118,11 @@ export const OPTIONS: Option[] = [
   { key: 'homeAssistant', flag: '--home-assistant', env: 'EDGEBLOCKS_HOME_ASSISTANT', kind: 'bool', help: 'publish Home Assistant MQTT discovery' },
   { key: 'logFormat', flag: '--log-format', env: 'EDGEBLOCKS_LOG_FORMAT', kind: 'string', help: "'pretty' (one line per event), 'json', or 'auto' (pretty on a terminal)" },
   { key: 'allowedOrigins', env: 'EDGEBLOCKS_ALLOWED_ORIGINS', kind: 'strings', help: 'web origins besides this host that may change things, e.g. http://brewblox.local' },
+  { key: 'history', flag: '--history', env: 'EDGEBLOCKS_HISTORY', kind: 'string', help: "history store: 'embedded' (data dir), 'victoria' (--history-url) or 'off'" },
+  { key: 'historyUrl', flag: '--history-url', env: 'EDGEBLOCKS_HISTORY_URL', kind: 'string', help: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)' },
+  { key: 'historyRetention', env: 'EDGEBLOCKS_HISTORY_RETENTION', kind: 'string', help: 'embedded history kept at most, e.g. 365d' },
+  { key: 'historyMaxBytes', env: 'EDGEBLOCKS_HISTORY_MAX_BYTES', kind: 'int', help: 'embedded history size cap; oldest data goes first' },
+  { key: 'historyFlushInterval', env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL', kind: 'int', help: 'ms between embedded history writes (a crash loses at most this)' },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -264,9 +279,21 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   }
   if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   if (!['auto', 'json', 'pretty'].includes(config.logFormat)) throw new ConfigError('logFormat', `must be 'auto', 'json' or 'pretty', got ${JSON.stringify(config.logFormat)}`);
+  checkHistoryConfig(config, args.history !== undefined || env.EDGEBLOCKS_HISTORY !== undefined);
   if (!/^[\w.~-]+$/.test(config.serviceId)) throw new ConfigError('serviceId', 'may hold only letters, digits, _ - . ~');
   if (!/^[\w.~-]+(\/[\w.~-]+)*$/.test(config.topicRoot)) throw new ConfigError('topicRoot', 'must be a topic path without wildcards');
   return config;
+}
+
+function checkHistoryConfig(config: Config, historyGiven: boolean): void {
+  if (config.historyUrl !== undefined && !historyGiven && config.history === 'embedded') config.history = 'victoria';
+  if (!['embedded', 'victoria', 'off'].includes(config.history)) throw new ConfigError('history', `must be 'embedded', 'victoria' or 'off', got ${JSON.stringify(config.history)}`);
+  if (config.history === 'victoria' && !/^https?:\/\/[^/]+/.test(config.historyUrl ?? '')) throw new ConfigError('historyUrl', `--history victoria needs --history-url http://host:8428, got ${JSON.stringify(config.historyUrl ?? null)}`);
+  try {
+    if (parseDuration(config.historyRetention, 'historyRetention') < 3600) throw new QueryError('must be at least 1h');
+  } catch (e) {
+    throw new ConfigError('historyRetention', (e as Error).message);
+  }
 }
 
 export function helpText(): string {

@@ -35,6 +35,8 @@ export interface AppMqtt {
   subscribe(filter: string, handler: (topic: string, payload: unknown) => void): () => void;
   /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
   onConnect(fn: () => void): () => void;
+  /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
   /** Bound port of the TLS gateway; null when off or not listening. */
@@ -126,6 +128,15 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     }
   };
 
+  const subscribeRaw: AppMqtt['subscribeRaw'] = (filter, handler) => {
+    const entry: (typeof pending)[number] = { filter, handler, unsubscribe: conn?.subscribe(filter, handler) };
+    pending.push(entry);
+    return () => {
+      entry.unsubscribe?.();
+      pending.splice(pending.indexOf(entry), 1);
+    };
+  };
+
   return {
     topics,
     get connected() {
@@ -159,18 +170,14 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         }
         handler(topic, data);
       };
-      const entry: (typeof pending)[number] = { filter, handler: raw, unsubscribe: conn?.subscribe(filter, raw) };
-      pending.push(entry);
-      return () => {
-        entry.unsubscribe?.();
-        pending.splice(pending.indexOf(entry), 1);
-      };
+      return subscribeRaw(filter, raw);
     },
 
     onConnect(fn) {
       connectHandlers.add(fn);
       return () => connectHandlers.delete(fn);
     },
+    subscribeRaw,
 
     async start() {
       if (conn) return;
