@@ -12,6 +12,7 @@ import { silentLogger } from '../src/log.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
+import { sideBySide, type SideRow } from './bench/side.js';
 
 interface Row {
   name: string;
@@ -113,9 +114,31 @@ async function apiBench(): Promise<void> {
   }
 }
 
-await schedulerBench();
-await memoryBench();
-await apiBench();
+/** The built CLI against a bare fastify server (scripts/bench/side.ts); ratios are edgeblocks / bare. */
+async function sideBySideBench(): Promise<void> {
+  const side = await sideBySide();
+  console.log(`${'side by side'.padEnd(66)} ${'edgeblocks'.padStart(10)} ${'bare'.padStart(10)} ${'ratio'.padStart(7)}`);
+  for (const r of side) {
+    const ratio = r.bare === null ? '' : (r.edge / r.bare).toFixed(2);
+    console.log(`${r.name.padEnd(66)} ${r.edge.toFixed(1).padStart(10)} ${(r.bare?.toFixed(1) ?? '').padStart(10)} ${ratio.padStart(7)} ${r.unit}`);
+  }
+  console.log();
+  const find = (name: string): SideRow => side.find((r) => r.name.startsWith(name))!;
+  const ratio = (name: string) => find(name).edge / find(name).bare!;
+  record('blocks/read req/s, edgeblocks / bare', ratio('blocks/read throughput'), 'ratio', 0.8, 'min');
+  record('blocks/all/read req/s, edgeblocks / bare', ratio('blocks/all/read throughput'), 'ratio', 0.5, 'min');
+  record('spawn to first 200, edgeblocks / bare', ratio('spawn to first 200'), 'ratio', 2);
+  record('idle RSS with 200 blocks', find('RSS idle').edge, 'MB', 60);
+  record('state emission p99 lateness under all/read load', find('state emission').edge, 'ms', 10);
+}
+
+const only = process.argv.includes('--side-only');
+if (!only) {
+  await schedulerBench();
+  await memoryBench();
+  await apiBench();
+}
+if (only || !process.argv.includes('--no-side')) await sideBySideBench();
 
 let failed = 0;
 console.log(`${'benchmark'.padEnd(58)} ${'value'.padStart(10)}  ${'target'.padStart(12)}`);
