@@ -1,7 +1,10 @@
 // The block API routes: every endpoint of the spec, all POST with JSON bodies.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { blockSchemas } from './block-schemas.js';
+
+/** Send JSON text encoded already (the runtime's encoding cache); fastify sends it as it is. */
+const json = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
 
 export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
   return async (app) => {
@@ -14,15 +17,15 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       const block = runtime.create(req.body, 'rest');
       return reply.status(201).send(block);
     });
-    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req) => runtime.read(req.body));
-    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req) => runtime.read(req.body, 'logged'));
-    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req) => runtime.read(req.body, 'stored'));
+    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body)));
+    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'logged')));
+    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'stored')));
     app.post('/blocks/write', doc('Write a block: the entire desired state', s.block, s.block), async (req) => runtime.write(req.body, 'rest'));
     app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.block, s.block), async (req) => runtime.patch(req.body, 'rest'));
     app.post('/blocks/delete', doc('Delete a block', s.ident, s.identOut), async (req) => runtime.delete(req.body, 'rest'));
-    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async () => runtime.readAll());
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async () => runtime.readAll('logged'));
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async () => runtime.readAll('stored'));
+    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText()));
+    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('logged')));
+    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('stored')));
     app.post('/blocks/all/delete', doc('Delete every user block', null, { type: 'array', items: s.identOut }), async () => runtime.deleteAll('rest'));
     app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () => runtime.discover('rest'));
     app.post('/blocks/backup/save', doc('Stored data of every block and the controller documents', null, s.backup), async () => runtime.backupSave());

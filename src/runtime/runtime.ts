@@ -10,6 +10,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { claim, claimChains, channels, relations, release, releaseStale, type Claim, type Relation } from './claims.js';
 import type { Clock } from './clock.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
+import { EncodeCache } from './encode-cache.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { dependencyOrder } from './order.js';
 import type { BlockPersistence, BlockRecord, RawRecord } from './persistence.js';
@@ -101,6 +102,8 @@ export class BlockRuntime extends EventEmitter<Events> {
   /** Monotonic time of the last completed scheduler tick (the watchdog watches it). */
   lastTickAt = -Infinity;
   tickCount = 0;
+  /** Encoded JSON text per block, shared by REST reads and the state emission. */
+  readonly encodings: EncodeCache;
 
   constructor(opts: RuntimeOptions) {
     super();
@@ -115,6 +118,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.backupStore = opts.backupStore;
     for (const t of opts.types) this.types.set(t.type, t);
     this.ctx = this.makeContext();
+    this.encodings = new EncodeCache(this);
   }
 
   get units(): UnitPrefs {
@@ -256,6 +260,16 @@ export class BlockRuntime extends EventEmitter<Events> {
 
   readAll(mode: ReadMode = 'default'): BlockJson[] {
     return this.blocks().map((b) => this.toJson(b, mode));
+  }
+
+  /** `JSON.stringify(read(input, mode))`, from the encoding cache. */
+  readText(input: unknown, mode: ReadMode = 'default'): string {
+    return this.encodings.text(this.resolveIdent(input), mode);
+  }
+
+  /** `JSON.stringify(readAll(mode))`, from the encoding cache. */
+  readAllText(mode: ReadMode = 'default'): string {
+    return this.encodings.list(mode);
   }
 
   deleteAll(origin = 'api'): Ident[] {
@@ -509,6 +523,7 @@ export class BlockRuntime extends EventEmitter<Events> {
 
   private afterStructureChange(): void {
     this.ordered = null;
+    this.encodings.invalidate();
     releaseStale(this.byNid.values(), (id) => this.byId.get(id));
   }
 
