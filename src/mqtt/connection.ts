@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
 import { Backoff } from './backoff.js';
+import './packet-numbers.js';
 import { topicMatches } from './topics.js';
 
 export type MessageHandler = (topic: string, payload: Buffer) => void;

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
-import { EmbeddedBroker } from './broker.js';
+import type { EmbeddedBroker } from './broker.js';
 import { MqttConnection, type ConnectionStatus } from './connection.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
@@ -160,6 +160,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       if (conn) return;
       let url = config.mqttUrl;
       if (embedded) {
+        // Loaded only when embedded: aedes costs start time and memory an external broker does not need.
+        const { EmbeddedBroker } = await import('./broker.js');
         broker = await EmbeddedBroker.start(config.host, config.mqttPort, log);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
