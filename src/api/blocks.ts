@@ -9,19 +9,20 @@ const json = (reply: FastifyReply, text: string) => reply.type('application/json
 export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
   return async (app) => {
     const s = blockSchemas([...runtime.types.values()]);
+    for (const schema of s.shared) app.addSchema(schema);
     const doc = (summary: string, body: unknown, response: unknown, status = 200) => ({
       schema: { tags: ['blocks'], summary, ...(body ? { body } : {}), response: { [status]: response } },
     });
 
-    app.post('/blocks/create', doc('Create a block', s.block, s.block, 201), async (req, reply) => {
+    app.post('/blocks/create', doc('Create a block', s.blockIn, s.block, 201), async (req, reply) => {
       const block = runtime.create(req.body, 'rest');
       return reply.status(201).send(block);
     });
     app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body)));
     app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'logged')));
     app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'stored')));
-    app.post('/blocks/write', doc('Write a block: the entire desired state', s.block, s.block), async (req) => runtime.write(req.body, 'rest'));
-    app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.block, s.block), async (req) => runtime.patch(req.body, 'rest'));
+    app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) => runtime.write(req.body, 'rest'));
+    app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.patchIn, s.block), async (req) => runtime.patch(req.body, 'rest'));
     app.post('/blocks/delete', doc('Delete a block', s.ident, s.identOut), async (req) => runtime.delete(req.body, 'rest'));
     app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText()));
     app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('logged')));
