@@ -90,6 +90,27 @@ async function memoryBench(): Promise<void> {
   record(`heap per block (${runtime.blocks().length} blocks${global.gc ? '' : ', no --expose-gc'})`, perBlock / 1024, 'KiB', 16);
 }
 
+/** 10 000 creates and deletes, each with an all/read between: the heap comes back to where it was. */
+async function churnBench(): Promise<void> {
+  const clock = new ManualClock(0);
+  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  runtime.load();
+  chains(runtime, 2);
+  const cycle = (i: number) => {
+    runtime.create({ id: `churn ${i}`, type: 'TempSensorMock', data: { setting: 20 + (i % 10) } });
+    clock.advance(10);
+    runtime.tick();
+    runtime.readAllText();
+    runtime.delete({ id: `churn ${i}` });
+  };
+  for (let i = 0; i < 1000; i++) cycle(i);
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 1000; i < 11000; i++) cycle(i);
+  global.gc?.();
+  record(`heap growth over 10 000 creates and deletes${global.gc ? '' : ', no --expose-gc'}`, (process.memoryUsage().heapUsed - before) / 1024, 'KiB', 256);
+}
+
 async function apiBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-bench-'));
   const app = await createApp(loadConfig({ port: '0', httpsPort: '0', mqttPort: '0', dataDir, hardware: 'sim', logLevel: 'silent' }, {}), { log: silentLogger });
@@ -136,6 +157,7 @@ const only = process.argv.includes('--side-only');
 if (!only) {
   await schedulerBench();
   await memoryBench();
+  await churnBench();
   await apiBench();
 }
 if (only || !process.argv.includes('--no-side')) await sideBySideBench();

@@ -20,6 +20,7 @@ import { UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
 import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
+import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
@@ -47,6 +48,8 @@ export interface App {
   status: Record<string, () => unknown>;
   /** Base URL of the controller HTTP API once listening. */
   url: string;
+  /** Milliseconds per start-up phase (module load, db open, hardware probe, ...). */
+  phases: StartupPhases;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Run at stop, in reverse order of registration. */
@@ -59,9 +62,12 @@ export interface App {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const phases = new StartupPhases();
+  phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
+  phases.mark('db open');
   const store = new BlockStore(db);
   const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
@@ -74,6 +80,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     db.close();
     throw e;
   }
+  phases.mark('hardware probe');
   const hardware: Hardware = hardwareLayer.hardware;
   const discoverers: Discoverer[] = [hardwareLayer.discoverer];
   const beforeTick: TickHook[] = [hardwareLayer.service];
@@ -148,8 +155,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   const http = await buildServer(log.child({ module: 'http' }), contexts);
+  phases.mark('http routes');
 
   runtime.load();
+  phases.mark('block restore');
   const loop = new ControlLoop(runtime, beforeTick);
   const stops: Array<() => Promise<void> | void> = [];
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
@@ -173,6 +182,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     mqtt,
     status,
     url: '',
+    phases,
     onStop: (fn) => stops.push(fn),
     attachDatastoreBus,
     async start() {
@@ -181,7 +191,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
       log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
+      phases.mark('listen');
       await mqtt.start();
+      phases.mark('mqtt start');
+      log.info({ phases: phases.ms }, 'start-up phases (ms)');
       loop.start();
       backups.start();
     },

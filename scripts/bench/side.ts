@@ -32,6 +32,7 @@ interface Server {
   child: ChildProcess;
   url: string;
   startMs: number;
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -57,9 +58,11 @@ async function post(url: string, body?: unknown): Promise<{ status: number; text
 async function spawnServer(args: string[], port: number): Promise<Server> {
   const url = `http://127.0.0.1:${port}${PREFIX}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
+  let out = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   let exited = false;
   const gone = new Promise<void>((r) => child.on('exit', () => ((exited = true), r())));
   for (;;) {
@@ -77,6 +80,7 @@ async function spawnServer(args: string[], port: number): Promise<Server> {
     child,
     url,
     startMs,
+    output: () => out,
     stop: async () => {
       if (!exited) child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -176,7 +180,7 @@ export async function sideBySide(): Promise<SideRow[]> {
     const mqttPort = await freePort();
     const cliArgs = async () => {
       const port = await freePort();
-      return { port, args: [CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'warn'] };
+      return { port, args: [CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'info'] };
     };
     // First run: create the blocks. The measured run restores them from the database.
     {
@@ -219,6 +223,8 @@ export async function sideBySide(): Promise<SideRow[]> {
     await sleep(2000);
     global.gc?.();
     rows.push({ name: 'spawn to first 200 (200 blocks restored)', edge: edge.startMs, bare: bare.startMs, unit: 'ms' });
+    const phases = /"phases":(\{[^}]*\})/.exec(edge.output());
+    for (const [phase, ms] of Object.entries(phases ? (JSON.parse(phases[1]!) as Record<string, number>) : {})) rows.push({ name: `  start-up phase: ${phase}`, edge: ms, bare: null, unit: 'ms' });
     rows.push({ name: 'RSS idle', edge: rssMb(edge.child.pid!), bare: rssMb(bare.child.pid!), unit: 'MB' });
     rows.push({ name: 'all/read response size', edge: captured.all.length / 1024, bare: null, unit: 'KiB' });
 
