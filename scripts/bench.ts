@@ -103,10 +103,10 @@ async function churnBench(): Promise<void> {
     runtime.readAllText();
     runtime.delete({ id: `churn ${i}` });
   };
-  for (let i = 0; i < 1000; i++) cycle(i);
+  for (let i = 0; i < 10000; i++) cycle(i); // warm-up: Map tables and compiled code reach their size
   global.gc?.();
   const before = process.memoryUsage().heapUsed;
-  for (let i = 1000; i < 11000; i++) cycle(i);
+  for (let i = 10000; i < 20000; i++) cycle(i);
   global.gc?.();
   record(`heap growth over 10 000 creates and deletes${global.gc ? '' : ', no --expose-gc'}`, (process.memoryUsage().heapUsed - before) / 1024, 'KiB', 256);
 }
