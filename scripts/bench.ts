@@ -13,6 +13,7 @@ import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
+import { sideBySide, type SideRow } from './bench/side.js';
 
 interface Row {
   name: string;
@@ -72,6 +73,16 @@ async function schedulerBench(): Promise<void> {
   const t0 = performance.now();
   for (let i = 0; i < 100; i++) runtime.readAll();
   record(`all/read encoding of ${runtime.blocks().length} blocks`, (performance.now() - t0) / 100, 'ms', 20);
+  // The same list as JSON text from the encoding cache, with a tick (values moving) between reads.
+  let cached = 0;
+  for (let i = 0; i < 100; i++) {
+    clock.advance(100);
+    runtime.tick();
+    const t1 = performance.now();
+    runtime.readAllText();
+    cached += performance.now() - t1;
+  }
+  record(`all/read JSON text from the cache, a tick between reads`, cached / 100, 'ms', 5);
 }
 
 async function memoryBench(): Promise<void> {
@@ -88,6 +99,27 @@ async function memoryBench(): Promise<void> {
   global.gc?.();
   const perBlock = (process.memoryUsage().heapUsed - before) / runtime.blocks().length;
   record(`heap per block (${runtime.blocks().length} blocks${global.gc ? '' : ', no --expose-gc'})`, perBlock / 1024, 'KiB', 16);
+}
+
+/** 10 000 creates and deletes, each with an all/read between: the heap comes back to where it was. */
+async function churnBench(): Promise<void> {
+  const clock = new ManualClock(0);
+  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  runtime.load();
+  chains(runtime, 2);
+  const cycle = (i: number) => {
+    runtime.create({ id: `churn ${i}`, type: 'TempSensorMock', data: { setting: 20 + (i % 10) } });
+    clock.advance(10);
+    runtime.tick();
+    runtime.readAllText();
+    runtime.delete({ id: `churn ${i}` });
+  };
+  for (let i = 0; i < 10000; i++) cycle(i); // warm-up: Map tables and compiled code reach their size
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 10000; i < 20000; i++) cycle(i);
+  global.gc?.();
+  record(`heap growth over 10 000 creates and deletes${global.gc ? '' : ', no --expose-gc'}`, (process.memoryUsage().heapUsed - before) / 1024, 'KiB', 256);
 }
 
 async function apiBench(): Promise<void> {
@@ -114,10 +146,33 @@ async function apiBench(): Promise<void> {
   }
 }
 
-await schedulerBench();
-await memoryBench();
-await apiBench();
-await historyBench(record);
+/** The built CLI against a bare fastify server (scripts/bench/side.ts); ratios are edgeblocks / bare. */
+async function sideBySideBench(): Promise<void> {
+  const side = await sideBySide();
+  console.log(`${'side by side'.padEnd(66)} ${'edgeblocks'.padStart(10)} ${'bare'.padStart(10)} ${'ratio'.padStart(7)}`);
+  for (const r of side) {
+    const ratio = r.bare === null ? '' : (r.edge / r.bare).toFixed(2);
+    console.log(`${r.name.padEnd(66)} ${r.edge.toFixed(1).padStart(10)} ${(r.bare?.toFixed(1) ?? '').padStart(10)} ${ratio.padStart(7)} ${r.unit}`);
+  }
+  console.log();
+  const find = (name: string): SideRow => side.find((r) => r.name.startsWith(name))!;
+  const ratio = (name: string) => find(name).edge / find(name).bare!;
+  record('blocks/read req/s, edgeblocks / bare', ratio('blocks/read throughput'), 'ratio', 0.8, 'min');
+  record('blocks/all/read req/s, edgeblocks / bare', ratio('blocks/all/read throughput'), 'ratio', 0.5, 'min');
+  record('spawn to first 200, edgeblocks / bare', ratio('spawn to first 200'), 'ratio', 2);
+  record('idle RSS with 200 blocks', find('RSS idle').edge, 'MB', 60);
+  record('state emission p99 lateness under all/read load', find('state emission').edge, 'ms', 10);
+}
+
+const only = process.argv.includes('--side-only');
+if (!only) {
+  await schedulerBench();
+  await memoryBench();
+  await churnBench();
+  await apiBench();
+  await historyBench(record);
+}
+if (only || !process.argv.includes('--no-side')) await sideBySideBench();
 
 let failed = 0;
 console.log(`${'benchmark'.padEnd(58)} ${'value'.padStart(10)}  ${'target'.padStart(12)}`);

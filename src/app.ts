@@ -29,6 +29,7 @@ import { GLOBAL_NAMESPACE, UnitsSetting, UNITS_DOC_ID } from './runtime/units-se
 import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
+import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
 import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
@@ -64,6 +65,8 @@ export interface App {
   onRestart?: () => void;
   /** Base URL of the controller HTTP API once listening. */
   url: string;
+  /** Milliseconds per start-up phase (module load, db open, hardware probe, ...). */
+  phases: StartupPhases;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Run at stop, in reverse order of registration. */
@@ -76,10 +79,13 @@ export interface App {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const phases = new StartupPhases();
+  phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
   const clock = opts.clock ?? systemClock;
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
+  phases.mark('db open');
   const store = new BlockStore(db);
   const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
@@ -93,6 +99,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     db.close();
     throw e;
   }
+  phases.mark('hardware probe');
   const hardware: Hardware = hardwareLayer.hardware;
   const discoverers: Discoverer[] = [hardwareLayer.discoverer];
   const beforeTick: TickHook[] = [hardwareLayer.service];
@@ -179,8 +186,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
   const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)]);
   installUpgradeGuard(http.server, auth);
+  phases.mark('http routes');
 
   runtime.load();
+  phases.mark('block restore');
   const loop = new ControlLoop(runtime, beforeTick);
   const control = new ControlEnabled(store, runtime, loop, async () => void (await hardwareLayer.safeState()), log);
   const stops: Array<() => Promise<void> | void> = [];
@@ -223,6 +232,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     history,
     status,
     url: '',
+    phases,
     onStop: (fn) => stops.push(fn),
     attachDatastoreBus,
     async start() {
@@ -233,8 +243,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
       log.info({ port: addr.port, host: config.host }, `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`);
+      phases.mark('listen');
       history?.start();
       await mqtt.start();
+      phases.mark('mqtt start');
+      log.info({ phases: phases.ms }, 'start-up phases (ms)');
       await control.start();
       backups.start();
     },

@@ -1,7 +1,30 @@
-// Request and response schemas of the block API, generated from the block type tables.
+// Request and response schemas of the block API, generated from the block type tables. Each
+// type is one shared schema (its name is its $id, a component of the OpenAPI document); routes
+// refer to them, so the document holds every type once.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { complete, writable } from '../codec/decode.js';
+import { encodeData } from '../codec/encode.js';
+import type { FieldTable } from '../codec/fields.js';
 import { dataSchema } from '../codec/schema.js';
+import { DEFAULT_UNITS } from '../codec/units.js';
 import type { BlockTypeDef } from '../runtime/types.js';
+
+const ref = (id: string) => ({ $ref: `${id}#` });
+
+/** The first example of create, write and read: what "Try it out" sends. */
+export const EXAMPLE_ID = 'my sensor';
+const EXAMPLE_TYPE = 'TempSensorMock';
+
+/** A create body per creatable type, with the type's defaults (the TempSensorMock one first). */
+function createExamples(types: BlockTypeDef<any, any>[]) {
+  const creatable = types.filter((t) => !t.system).sort((a, b) => Number(b.type === EXAMPLE_TYPE) - Number(a.type === EXAMPLE_TYPE));
+  return creatable.map((t, i) => {
+    const data = encodeData(t.fields, writable(t.fields, complete(t.fields, {})), 'default', DEFAULT_UNITS);
+    // Links are left out: they name blocks that may not exist yet.
+    for (const [name, field] of Object.entries(t.fields as FieldTable)) if (field.spec.kind === 'link') delete data[name];
+    return { id: i === 0 ? EXAMPLE_ID : `my ${t.type}`, type: t.type, data };
+  });
+}
 
 export function blockSchemas(types: BlockTypeDef<any, any>[]) {
   const perType = types.map((t) =>
@@ -14,12 +37,18 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
         data: dataSchema(t.fields, t.description, t.legacy),
         meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       },
-      { title: t.type, description: t.description },
+      { $id: t.type, title: t.type, description: t.description },
     ),
   );
-  const block: TSchema = Type.Union(perType, { description: 'A block. Quantities accept typed objects, bare numbers in your unit, or postfixed keys such as "offset[delta_degF]"; links accept {"__objtype":"Link","id":...} or "sensorId<>": "<id>".' });
-  const ident = Type.Object({ id: Type.Optional(Type.String()), nid: Type.Optional(Type.Integer()), serviceId: Type.Optional(Type.String()) }, { description: 'Names a block by id or nid (nid wins).' });
-  const identOut = Type.Object({ id: Type.String(), nid: Type.Integer(), type: Type.String(), serviceId: Type.String() });
+  const description =
+    'A block. Quantities accept typed objects, bare numbers in your unit, or postfixed keys such as "offset[delta_degF]"; links accept {"__objtype":"Link","id":...} or "sensorId<>": "<id>".';
+  const anyType = { anyOf: types.map((t) => ref(t.type)), description };
+  const blockShared = { $id: 'Block', ...anyType };
+  const identShared = Type.Object(
+    { id: Type.Optional(Type.String()), nid: Type.Optional(Type.Integer()), serviceId: Type.Optional(Type.String()) },
+    { $id: 'BlockIdent', description: 'Names a block by id or nid (nid wins).' },
+  );
+  const identOutShared = Type.Object({ id: Type.String(), nid: Type.Integer(), type: Type.String(), serviceId: Type.String() }, { $id: 'BlockIdentOut' });
   const backup = Type.Object({
     timestamp: Type.String(),
     version: Type.String(),
@@ -28,5 +57,21 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
   });
   const messages = Type.Object({ messages: Type.Array(Type.String()) });
   const rename = Type.Object({ existing: Type.String(), desired: Type.String() }, { description: 'The current id and the new one' });
-  return { block, ident, identOut, backup, messages, rename, blocks: Type.Array(block) };
+  const examples = createExamples(types);
+  return {
+    /** Register each with `app.addSchema` in the context of the routes. */
+    shared: [...perType, blockShared, identShared, identOutShared] as TSchema[],
+    block: ref('Block'),
+    /** Create and write bodies: any type, with one example per type. */
+    blockIn: { ...anyType, examples },
+    /** Patch body: any type; the example changes one field. */
+    patchIn: { ...anyType, examples: [{ id: EXAMPLE_ID, type: EXAMPLE_TYPE, data: { setting: 21.5 } }] },
+    /** Inline (a reference cannot carry the example), and small. */
+    ident: { ...identShared, $id: undefined, examples: [{ id: EXAMPLE_ID }] },
+    identOut: ref('BlockIdentOut'),
+    backup,
+    messages,
+    rename,
+    blocks: { type: 'array', items: ref('Block') },
+  };
 }

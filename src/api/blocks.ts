@@ -1,36 +1,40 @@
 // The block API routes: every endpoint of the spec, all POST with JSON bodies.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { blockSchemas } from './block-schemas.js';
+
+/** Send JSON text encoded already (the runtime's encoding cache); fastify sends it as it is. */
+const json = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
 
 export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
   return async (app) => {
     const s = blockSchemas([...runtime.types.values()]);
+    for (const schema of s.shared) app.addSchema(schema);
     const doc = (summary: string, body: unknown, response: unknown, status = 200) => ({
       schema: { tags: ['blocks'], summary, ...(body ? { body } : {}), response: { [status]: response } },
     });
 
-    app.post('/blocks/create', doc('Create a block', s.block, s.block, 201), async (req, reply) => {
+    app.post('/blocks/create', doc('Create a block', s.blockIn, s.block, 201), async (req, reply) => {
       const block = runtime.create(req.body, 'rest');
       return reply.status(201).send(block);
     });
-    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req) => runtime.read(req.body));
-    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req) => runtime.read(req.body, 'logged'));
-    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req) => runtime.read(req.body, 'stored'));
-    app.post('/blocks/write', doc('Write a block: the entire desired state', s.block, s.block), async (req) => runtime.write(req.body, 'rest'));
-    app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.block, s.block), async (req) => runtime.patch(req.body, 'rest'));
+    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body)));
+    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'logged')));
+    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'stored')));
+    app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) => runtime.write(req.body, 'rest'));
+    app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.patchIn, s.block), async (req) => runtime.patch(req.body, 'rest'));
     app.post('/blocks/delete', doc('Delete a block, or a list of blocks (all or nothing)', { anyOf: [s.ident, { type: 'array', items: s.ident }] }, { anyOf: [s.identOut, { type: 'array', items: s.identOut }] }), async (req) =>
       Array.isArray(req.body) ? runtime.deleteMany(req.body, 'rest') : runtime.delete(req.body, 'rest'),
     );
     app.post('/blocks/rename', doc('Rename a block; links to it follow', s.rename, s.identOut), async (req) => runtime.rename(req.body, 'rest'));
-    app.post('/blocks/validate', doc('Validate a block body without storing it', s.block, s.block), async (req) => runtime.validate(req.body));
+    app.post('/blocks/validate', doc('Validate a block body without storing it', s.blockIn, s.block), async (req) => runtime.validate(req.body));
     app.post('/blocks/batch/create', doc('Create a list of blocks, all or nothing', s.blocks, s.blocks, 201), async (req, reply) => reply.status(201).send(runtime.batch('create', req.body, 'rest')));
     app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('write', req.body, 'rest'));
     app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('patch', req.body, 'rest'));
     app.post('/blocks/batch/delete', doc('Delete a list of blocks, all or nothing', { type: 'array', items: s.ident }, { type: 'array', items: s.identOut }), async (req) => runtime.deleteMany(req.body, 'rest'));
-    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async () => runtime.readAll());
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async () => runtime.readAll('logged'));
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async () => runtime.readAll('stored'));
+    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText()));
+    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('logged')));
+    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('stored')));
     app.post('/blocks/all/delete', doc('Delete every user block', null, { type: 'array', items: s.identOut }), async () => runtime.deleteAll('rest'));
     app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () => runtime.discover('rest'));
     app.post('/blocks/backup/save', doc('Stored data of every block and the controller documents', null, s.backup), async () => runtime.backupSave());

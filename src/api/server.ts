@@ -2,9 +2,9 @@
 // shared error envelope, and one encapsulated context per documented API (each with its own
 // Swagger page).
 import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from '../log.js';
+import { docsPlugin } from './docs.js';
 import { HttpError, installErrorHandling } from './errors.js';
 import { installHttpHints } from './http-hints.js';
 import { indexRoute } from './index-route.js';
@@ -37,6 +37,10 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     ...FASTIFY_TIMEOUTS,
+    // Schemas document the API; validation is done by the block codec (shared with MQTT), and
+    // responses are serialised as they are, so no field is ever dropped by a response schema.
+    // Given as factories, so contexts that add shared schemas get them too (not Ajv).
+    schemaController: { compilersFactory: { buildValidator: (() => () => () => true) as never, buildSerializer: () => () => (data: unknown) => JSON.stringify(data) } },
     ...opts,
   });
   installErrorHandling(app);
@@ -54,17 +58,15 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     }
     done(null, parsed);
   });
-  // Schemas document the API; validation is done by the block codec (shared with MQTT), and
-  // responses are serialised as they are, so no field is ever dropped by a response schema.
-  app.setValidatorCompiler(() => () => true);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const ctx of contexts) {
     await app.register(async (child) => {
       await child.register(fastifySwagger, {
         openapi: { info: { title: ctx.title, description: ctx.description, version: '1' } },
+        // Shared schemas become components named by their $id (e.g. #/components/schemas/Pid).
+        refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       });
       for (const plugin of ctx.plugins) await child.register(plugin, { prefix: ctx.prefix });
-      await child.register(fastifySwaggerUi, { routePrefix: `${ctx.prefix}/api/doc` });
+      await child.register(docsPlugin(ctx));
     });
   }
   if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, indexRoute(contexts));

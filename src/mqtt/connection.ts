@@ -6,6 +6,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
 import { Backoff } from './backoff.js';
 import { BrokerLiveness } from './liveness.js';
+import './packet-numbers.js';
 import { topicMatches } from './topics.js';
 
 export type MessageHandler = (topic: string, payload: Buffer) => void;

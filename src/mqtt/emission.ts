@@ -10,6 +10,9 @@ import { historyPayload } from './history.js';
 import { stateMessage, type ControllerStatus } from './state.js';
 import type { Topics } from './topics.js';
 
+/** Stands for the block list in the serialised state message until the cached text replaces it. */
+const BLOCKS_SLOT = '\u0000blocks\u0000';
+
 export interface EmissionCounts {
   cycles: number;
   history: number;
@@ -79,8 +82,10 @@ export class Emission {
     const { conn, runtime, topics, key, ttl, status } = this.opts;
     if (!conn.connected) return;
     try {
-      const message = stateMessage(key, ttl, { status: status(), blocks: runtime.readAll(), relations: runtime.relations(), claims: runtime.claims() });
-      if (conn.publish(topics.state, JSON.stringify(message), { retain: true })) this.counts.state++;
+      // The block list goes in as the cached JSON text (src/runtime/encode-cache.ts).
+      const message = stateMessage(key, ttl, { status: status(), blocks: BLOCKS_SLOT as never, relations: runtime.relations(), claims: runtime.claims() });
+      const text = JSON.stringify(message).replace(JSON.stringify(BLOCKS_SLOT), () => runtime.readAllText());
+      if (conn.publish(topics.state, text, { retain: true })) this.counts.state++;
     } catch (e) {
       this.opts.log.error({ err: e }, 'state emission failed');
     }

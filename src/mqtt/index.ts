@@ -8,7 +8,7 @@ import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
-import { EmbeddedBroker } from './broker.js';
+import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
 import { MqttConnection, type ConnectionStatus } from './connection.js';
 import { subscribeControllerTopics } from './controller-topics.js';
@@ -183,6 +183,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       if (conn) return;
       let url = config.mqttUrl;
       if (embedded) {
+        // Loaded only when embedded: aedes costs start time and memory an external broker does not need.
+        const { EmbeddedBroker } = await import('./broker.js');
         broker = await EmbeddedBroker.start(config.host, config.mqttPort, log, deps.busAuth);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }

@@ -3,7 +3,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import type { Logger } from '../log.js';
 
 export const CERT_FILE = 'gateway-cert.pem';
@@ -32,6 +31,8 @@ export async function gatewayIdentity(opts: { dataDir: string; certFile?: string
   const notBeforeDate = new Date();
   const notAfterDate = new Date(notBeforeDate);
   notAfterDate.setFullYear(notAfterDate.getFullYear() + VALID_YEARS);
+  // Loaded only on the first start: the certificate library is large and needed once.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: host }], {
     keySize: 2048,
     algorithm: 'sha256',

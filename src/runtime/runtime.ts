@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { claim, claimChains, channels, relations, release, releaseStale, type Claim, type Relation } from './claims.js';
 import type { Clock } from './clock.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
+import { EncodeCache } from './encode-cache.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { checkRecordSize } from './limits.js';
 import { dependencyOrder } from './order.js';
@@ -85,6 +86,8 @@ export class BlockRuntime extends EventEmitter<Events> {
   /** Control disabled (PUT settings/enabled false): no block runs until it is enabled again. */
   paused = false;
   tickCount = 0;
+  /** Encoded JSON text per block, shared by REST reads and the state emission. */
+  readonly encodings: EncodeCache;
 
   constructor(opts: RuntimeOptions) {
     super();
@@ -99,6 +102,7 @@ export class BlockRuntime extends EventEmitter<Events> {
     this.backupStore = opts.backupStore;
     for (const t of opts.types) this.types.set(t.type, t);
     this.ctx = this.makeContext();
+    this.encodings = new EncodeCache(this);
   }
 
   get units(): UnitPrefs {
@@ -269,6 +273,16 @@ export class BlockRuntime extends EventEmitter<Events> {
     return this.blocks().map((b) => this.toJson(b, mode));
   }
 
+  /** `JSON.stringify(read(input, mode))`, from the encoding cache. */
+  readText(input: unknown, mode: ReadMode = 'default'): string {
+    return this.encodings.text(this.resolveIdent(input), mode);
+  }
+
+  /** `JSON.stringify(readAll(mode))`, from the encoding cache. */
+  readAllText(mode: ReadMode = 'default'): string {
+    return this.encodings.list(mode);
+  }
+
   deleteAll(origin = 'api'): Ident[] {
     const removed = this.blocks().filter((b) => !b.def.system);
     for (const b of removed) this.remove(b);
@@ -418,6 +432,7 @@ export class BlockRuntime extends EventEmitter<Events> {
 
   afterStructureChange(): void {
     this.ordered = null;
+    this.encodings.invalidate();
     releaseStale(this.byNid.values(), (id) => this.byId.get(id));
   }
 

@@ -1,0 +1,251 @@
+// Side-by-side bench: the built CLI (sim hardware, 200 restored user blocks) against a bare
+// fastify 5 server answering the same JSON bytes, both child processes, loaded by autocannon
+// in this process. Every figure is reported as a ratio edgeblocks / bare, so a regression shows
+// on any machine. Also the emission's lateness while all/read is hammered.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CLI = path.resolve(HERE, '../../src/main.js');
+const BARE = path.join(HERE, 'bare-server.js');
+const PROBE = path.join(HERE, 'lateness-probe.js');
+const SERVICE = 'edge-one';
+const PREFIX = `/${SERVICE}`;
+const PAIRS = 100;
+const CONNECTIONS = 50;
+const SECONDS = 3;
+const EMIT_MS = 200;
+
+export interface SideRow {
+  name: string;
+  edge: number;
+  bare: number | null;
+  unit: string;
+}
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+  startMs: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  return { status: res.status, text: await res.text() };
+}
+
+/** Spawn a server and time it from spawn to the first 200 of a block read. */
+async function spawnServer(args: string[], port: number): Promise<Server> {
+  const url = `http://127.0.0.1:${port}${PREFIX}`;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  let out = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  let exited = false;
+  const gone = new Promise<void>((r) => child.on('exit', () => ((exited = true), r())));
+  for (;;) {
+    if (exited) throw new Error(`${args[0]} exited before answering:\n${err}`);
+    if (performance.now() - t0 > 30000) throw new Error(`${args[0]} did not answer within 30 s:\n${err}`);
+    try {
+      if ((await post(`${url}/blocks/read`, { id: 's0' })).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await sleep(2);
+  }
+  const startMs = performance.now() - t0;
+  return {
+    child,
+    url,
+    startMs,
+    output: () => out,
+    stop: async () => {
+      if (!exited) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await gone;
+      clearTimeout(t);
+    },
+  };
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+const json = { 'content-type': 'application/json' };
+
+interface Load {
+  name: string;
+  path: string;
+  body?: (n: number) => string;
+}
+
+const loads: Load[] = [
+  { name: 'blocks/read', path: '/blocks/read', body: (n) => JSON.stringify({ id: `s${n % PAIRS}` }) },
+  { name: 'blocks/all/read', path: '/blocks/all/read' },
+  { name: 'blocks/patch', path: '/blocks/patch', body: (n) => JSON.stringify({ id: `s${n % PAIRS}`, type: 'TempSensorMock', data: { setting: 18 + (n % 7) } }) },
+  { name: 'blocks/create', path: '/blocks/create', body: (n) => JSON.stringify({ id: `load ${n}`, type: 'TempSensorMock', data: { setting: 20 } }) },
+];
+
+/** Request counter across runs, so created ids stay unique. */
+let n = 0;
+
+async function hammer(url: string, load: Load, seconds: number): Promise<{ rps: number; p99: number }> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: `${PREFIX}${load.path}`,
+        headers: json,
+        setupRequest: (req) => ({ ...req, body: load.body ? load.body(n++) : '{}' }),
+      },
+    ],
+  });
+  if (result.errors || result.non2xx || result.timeouts) throw new Error(`${load.name}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+/** 100 TempSensorMock and 100 SetpointSensorPair, each pair linked to its sensor. */
+async function populate(url: string): Promise<void> {
+  for (let i = 0; i < PAIRS; i++) {
+    const s = await post(`${url}/blocks/create`, { id: `s${i}`, type: 'TempSensorMock', data: { setting: 19 + (i % 5), fluctuations: [{ amplitude: 0.5, period: 600 }] } });
+    const p = await post(`${url}/blocks/create`, {
+      id: `p${i}`,
+      type: 'SetpointSensorPair',
+      data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' },
+    });
+    if (s.status !== 201 || p.status !== 201) throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
+  }
+}
+
+/** p99 of how late each state message arrived against its slot on the fixed cadence. */
+function lateness(arrivals: number[]): number {
+  if (arrivals.length < 3) throw new Error(`only ${arrivals.length} state messages arrived`);
+  const slots = arrivals.map((t) => Math.round((t - arrivals[0]!) / EMIT_MS));
+  const anchor = Math.min(...arrivals.map((t, i) => t - slots[i]! * EMIT_MS));
+  const late = arrivals.map((t, i) => t - slots[i]! * EMIT_MS - anchor).sort((a, b) => a - b);
+  return late[Math.min(late.length - 1, Math.floor(late.length * 0.99))]!;
+}
+
+async function emissionLateness(mqttPort: number, url: string): Promise<number> {
+  const probe = spawn(process.execPath, [PROBE, `mqtt://127.0.0.1:${mqttPort}`, `bench/state/${SERVICE}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  probe.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  const done = new Promise<void>((r) => probe.on('exit', () => r()));
+  try {
+    for (let i = 0; !out.includes('subscribed'); i++) {
+      if (i > 1000) throw new Error('lateness probe did not subscribe');
+      await sleep(10);
+    }
+    await hammer(url, loads[1]!, 5);
+  } finally {
+    probe.kill('SIGTERM');
+    await done;
+  }
+  const arrivals = JSON.parse(out.split('\n').filter(Boolean).pop()!) as number[];
+  return lateness(arrivals);
+}
+
+export async function sideBySide(): Promise<SideRow[]> {
+  const rows: SideRow[] = [];
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-side-'));
+  const servers: Server[] = [];
+  try {
+    const mqttPort = await freePort();
+    const cliArgs = async () => {
+      const port = await freePort();
+      return { port, args: [CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'info'] };
+    };
+    // First run: create the blocks. The measured run restores them from the database.
+    {
+      const { port, args } = await cliArgs();
+      const child = spawn(process.execPath, args, { stdio: 'ignore' });
+      const url = `http://127.0.0.1:${port}${PREFIX}`;
+      for (let i = 0; ; i++) {
+        try {
+          if ((await post(`${url}/blocks/all/read`)).status === 200) break;
+        } catch {
+          if (i > 3000) throw new Error('the CLI did not start');
+        }
+        await sleep(10);
+      }
+      await populate(url);
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('exit', r));
+    }
+
+    const { port, args } = await cliArgs();
+    const edge = await spawnServer(args, port);
+    servers.push(edge);
+    // Capture the bytes edgeblocks answers; the bare server replays them.
+    const read: Record<string, string> = {};
+    for (let i = 0; i < PAIRS; i++) read[`s${i}`] = (await post(`${edge.url}/blocks/read`, { id: `s${i}` })).text;
+    const captured = {
+      prefix: PREFIX,
+      read,
+      all: (await post(`${edge.url}/blocks/all/read`)).text,
+      patch: (await post(`${edge.url}/blocks/patch`, { id: 's0', type: 'TempSensorMock', data: { setting: 21 } })).text,
+      create: (await post(`${edge.url}/blocks/create`, { id: 'captured', type: 'TempSensorMock', data: { setting: 20 } })).text,
+    };
+    await post(`${edge.url}/blocks/delete`, { id: 'captured' });
+    const file = path.join(dataDir, 'captured.json');
+    writeFileSync(file, JSON.stringify(captured));
+    const barePort = await freePort();
+    const bare = await spawnServer([BARE, String(barePort), file], barePort);
+    servers.push(bare);
+
+    await sleep(2000);
+    global.gc?.();
+    rows.push({ name: 'spawn to first 200 (200 blocks restored)', edge: edge.startMs, bare: bare.startMs, unit: 'ms' });
+    const phases = /"phases":(\{[^}]*\})/.exec(edge.output());
+    for (const [phase, ms] of Object.entries(phases ? (JSON.parse(phases[1]!) as Record<string, number>) : {})) rows.push({ name: `  start-up phase: ${phase}`, edge: ms, bare: null, unit: 'ms' });
+    rows.push({ name: 'RSS idle', edge: rssMb(edge.child.pid!), bare: rssMb(bare.child.pid!), unit: 'MB' });
+    rows.push({ name: 'all/read response size', edge: captured.all.length / 1024, bare: null, unit: 'KiB' });
+
+    const edgeBase = `http://127.0.0.1:${port}`;
+    const bareBase = `http://127.0.0.1:${barePort}`;
+    for (const load of loads) {
+      // A short warm-up each, so both are measured with optimised code.
+      await hammer(edgeBase, load, 1);
+      await hammer(bareBase, load, 1);
+      const e = await hammer(edgeBase, load, SECONDS);
+      const b = await hammer(bareBase, load, SECONDS);
+      rows.push({ name: `${load.name} throughput`, edge: e.rps, bare: b.rps, unit: 'req/s' });
+      rows.push({ name: `${load.name} p99 latency`, edge: e.p99, bare: b.p99, unit: 'ms' });
+      if (load.name === 'blocks/all/read') {
+        rows.push({ name: `state emission p99 lateness under all/read load (${EMIT_MS} ms cadence)`, edge: await emissionLateness(mqttPort, edgeBase), bare: null, unit: 'ms' });
+      }
+    }
+    rows.push({ name: 'RSS after load', edge: rssMb(edge.child.pid!), bare: rssMb(bare.child.pid!), unit: 'MB' });
+  } finally {
+    for (const s of servers) await s.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,98 @@
+// Encoded JSON text of each block, per read mode and unit preference, shared by the REST reads
+// and the state emission, so a block that did not change is never encoded twice.
+//
+// Validity: every mutation of block data happens inside a runtime operation that ends in a
+// 'change' or 'tick' event (writes, deletes, renames, backup loads, block updates, claims) or
+// in a structure change; each of them starts a new epoch. Within an epoch a cached text is
+// served as is. In a new epoch a block's raw state (id, nid, internal data, meta) is compared
+// with the one its texts were made from; only a block whose state differs is encoded again.
+// The unit preference and the read mode are part of the key. Entries hang off the block
+// objects (a WeakMap), so a deleted block's texts go with it.
+import type { ReadMode } from '../codec/encode.js';
+import type { UnitPrefs } from '../codec/units.js';
+import type { AnyBlock } from './types.js';
+
+interface Entry {
+  epoch: number;
+  /** The raw state the texts were encoded from. */
+  fingerprint: string;
+  /** Key: read mode and unit preference. */
+  texts: Map<string, string>;
+}
+
+/** Distinct (mode, units) keys kept per block; more means preferences keep changing, so start over. */
+const MAX_KEYS = 8;
+
+export interface EncodeSource {
+  serviceId: string;
+  units: UnitPrefs;
+  blocks(): AnyBlock[];
+  toJson(block: AnyBlock, mode: ReadMode): unknown;
+  prependListener(event: 'change' | 'tick', fn: () => void): unknown;
+}
+
+export class EncodeCache {
+  private epoch = 0;
+  private readonly entries = new WeakMap<AnyBlock, Entry>();
+  private sorted: { epoch: number; blocks: AnyBlock[] } | null = null;
+  /** Blocks encoded (cache misses) since start; the tests watch it. */
+  misses = 0;
+
+  constructor(private readonly source: EncodeSource) {
+    // Prepended, so the epoch moves before any other listener can read.
+    source.prependListener('change', () => this.invalidate());
+    source.prependListener('tick', () => this.invalidate());
+  }
+
+  /** Start a new epoch: every block's state is checked again on its next read. */
+  invalidate(): void {
+    this.epoch++;
+  }
+
+  /** The JSON text of one block, as `JSON.stringify(runtime.toJson(block, mode))`. */
+  text(block: AnyBlock, mode: ReadMode = 'default'): string {
+    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
+  }
+
+  /** The JSON text of the block list (every block, by nid), as `JSON.stringify(runtime.readAll(mode))`. */
+  list(mode: ReadMode = 'default'): string {
+    const key = `${mode} ${this.unitsKey()}`;
+    if (this.sorted?.epoch !== this.epoch) this.sorted = { epoch: this.epoch, blocks: this.source.blocks() };
+    let out = '[';
+    const blocks = this.sorted.blocks;
+    for (let i = 0; i < blocks.length; i++) out += (i ? ',' : '') + this.lookup(blocks[i]!, key, mode);
+    return out + ']';
+  }
+
+  private lookup(block: AnyBlock, key: string, mode: ReadMode): string {
+    let entry = this.entries.get(block);
+    if (!entry) {
+      entry = { epoch: this.epoch, fingerprint: fingerprint(block), texts: new Map() };
+      this.entries.set(block, entry);
+    } else if (entry.epoch !== this.epoch) {
+      const now = fingerprint(block);
+      if (now !== entry.fingerprint) {
+        entry.fingerprint = now;
+        entry.texts.clear();
+      }
+      entry.epoch = this.epoch;
+    }
+    let text = entry.texts.get(key);
+    if (text === undefined) {
+      if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
+      text = JSON.stringify(this.source.toJson(block, mode));
+      entry.texts.set(key, text);
+      this.misses++;
+    }
+    return text;
+  }
+
+  private unitsKey(): string {
+    return JSON.stringify(this.source.units);
+  }
+}
+
+/** Everything a block's encoding is made of, besides the mode and the units. */
+function fingerprint(block: AnyBlock): string {
+  return JSON.stringify([block.id, block.nid, block.data, block.meta]);
+}

@@ -1,0 +1,128 @@
+// The encoding cache never serves a stale text: after every kind of change, the cached JSON of
+// each block and of the list equals a fresh encoding, in every read mode and unit preference.
+import t, { type Test } from 'tap';
+import type { ReadMode } from '../../src/codec/encode.js';
+import type { BlockRuntime } from '../../src/runtime/runtime.js';
+import { testRuntime } from '../helpers/runtime.js';
+
+const link = (id: string) => ({ __objtype: 'Link', id });
+const MODES: ReadMode[] = ['default', 'stored', 'logged'];
+
+/** Read everything from the cache, so a later change has something to make stale. */
+function prime(runtime: BlockRuntime): void {
+  for (const mode of MODES) {
+    runtime.readAllText(mode);
+    for (const b of runtime.blocks()) runtime.readText({ id: b.id }, mode);
+  }
+}
+
+function same(t: Test, runtime: BlockRuntime, after: string): void {
+  for (const mode of MODES) {
+    t.equal(runtime.readAllText(mode), JSON.stringify(runtime.readAll(mode)), `all/read ${mode} after ${after}`);
+    for (const b of runtime.blocks()) {
+      const cached = runtime.readText({ id: b.id }, mode);
+      const fresh = JSON.stringify(runtime.read({ id: b.id }, mode));
+      if (cached !== fresh) t.equal(cached, fresh, `read ${b.id} ${mode} after ${after}`);
+    }
+  }
+  prime(runtime);
+}
+
+function fermenter() {
+  const rt = testRuntime();
+  const { runtime } = rt;
+  runtime.create({ id: 'pins', type: 'MockPins', data: {} });
+  runtime.create({ id: 'sensor', type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] } });
+  runtime.create({ id: 'still', type: 'TempSensorMock', data: { setting: 18 } });
+  runtime.create({ id: 'pair', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 21, sensorId: link('sensor') } });
+  runtime.create({ id: 'heater', type: 'DigitalActuator', data: { hwDevice: link('pins'), channel: 1 } });
+  runtime.create({ id: 'pwm', type: 'ActuatorPwm', data: { enabled: true, actuatorId: link('heater'), period: 10 } });
+  runtime.create({ id: 'pid', type: 'Pid', data: { enabled: true, inputId: link('pair'), outputId: link('pwm'), kp: 60, ti: 3600, td: 0 } });
+  prime(runtime);
+  return rt;
+}
+
+t.test('cached and fresh encodings agree after every kind of change', async (t) => {
+  const { runtime, clock, units } = fermenter();
+  same(t, runtime, 'create');
+
+  runtime.write({ id: 'still', type: 'TempSensorMock', data: { setting: 25 } });
+  same(t, runtime, 'write');
+
+  runtime.patch({ id: 'pair', type: 'SetpointSensorPair', data: { storedSetting: 19.5 }, meta: { note: 'patched' } });
+  same(t, runtime, 'patch');
+
+  const before = runtime.readText({ id: 'sensor' });
+  clock.advance(5000);
+  runtime.tick();
+  t.not(runtime.readText({ id: 'sensor' }), before, 'the fluctuating sensor value moved');
+  same(t, runtime, 'an update that changes a value');
+
+  units.temperature = 'degF';
+  same(t, runtime, 'a unit change (the preference object changed in place)');
+  units.temperature = 'degC';
+  same(t, runtime, 'the unit change back');
+
+  const claimedBefore = runtime.readText({ id: 'heater' });
+  runtime.patch({ id: 'pwm', type: 'ActuatorPwm', data: { enabled: false } });
+  clock.advance(1000);
+  runtime.tick();
+  runtime.patch({ id: 'pid', type: 'Pid', data: { enabled: false } });
+  clock.advance(1000);
+  runtime.tick();
+  same(t, runtime, 'claims changing');
+  runtime.patch({ id: 'pwm', type: 'ActuatorPwm', data: { enabled: true } });
+  runtime.patch({ id: 'pid', type: 'Pid', data: { enabled: true } });
+  clock.advance(1000);
+  runtime.tick();
+  same(t, runtime, 'claims taken again');
+  t.ok(claimedBefore.length > 0);
+
+  // A link target renamed: a backup load that gives the sensor a new id and relinks the pair.
+  const backup = runtime.backupSave();
+  const sensor = backup.blocks.find((b) => b.id === 'sensor')!;
+  sensor.id = 'renamed sensor';
+  const pair = backup.blocks.find((b) => b.id === 'pair')!;
+  pair.data.sensorId = link('renamed sensor');
+  await runtime.backupLoad(backup);
+  same(t, runtime, 'a link target renamed');
+
+  runtime.delete({ id: 'renamed sensor' });
+  same(t, runtime, 'a link target deleted');
+  clock.advance(2000);
+  runtime.tick();
+  same(t, runtime, 'the tick after the link target went');
+
+  runtime.delete({ id: 'pwm' });
+  same(t, runtime, 'a delete that releases a claim');
+
+  runtime.deleteAll();
+  same(t, runtime, 'delete of every block');
+});
+
+t.test('a block that did not change is not encoded again', async (t) => {
+  const { runtime, clock } = fermenter();
+  runtime.readAllText();
+  const misses = runtime.encodings.misses;
+  for (let i = 0; i < 10; i++) runtime.readAllText();
+  t.equal(runtime.encodings.misses, misses, 'repeated reads are served from the cache');
+
+  clock.advance(1000);
+  runtime.tick();
+  runtime.readAllText();
+  const encoded = runtime.encodings.misses - misses;
+  t.ok(encoded > 0, 'blocks whose values changed are encoded again');
+  t.ok(encoded < runtime.blocks().length, `only those (${encoded} of ${runtime.blocks().length})`);
+
+  const still = runtime.encodings.misses;
+  runtime.readText({ id: 'still' });
+  t.equal(runtime.encodings.misses, still, 'the unchanged sensor came from the cache');
+  runtime.patch({ id: 'still', type: 'TempSensorMock', data: { setting: 30 } });
+  t.match(runtime.readText({ id: 'still' }), /"setting":\{"__objtype":"Quantity","unit":"degC","value":30\}/);
+});
+
+t.test('the state emission text is the fresh encoding', async (t) => {
+  const { runtime } = fermenter();
+  const text = runtime.readAllText();
+  t.same(JSON.parse(text), runtime.readAll());
+});
