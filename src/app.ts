@@ -2,6 +2,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { blockRoutes } from './api/blocks.js';
+import { dashboardRoutes } from './api/dashboard.js';
+import { eventRoutes } from './api/events.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -141,6 +143,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
   if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
+  controllerPlugins.push(eventRoutes({ runtime, status: statusReport, intervalMs: config.emitInterval }));
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const contexts: ApiContext[] = [
@@ -148,6 +151,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   const http = await buildServer(log.child({ module: 'http' }), contexts);
+  await http.register(dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }));
 
   runtime.load();
   const loop = new ControlLoop(runtime, beforeTick);
