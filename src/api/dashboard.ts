@@ -27,7 +27,7 @@ export function dashboardRoutes(info: { serviceId: string; emitIntervalMs: numbe
       return;
     }
     app.get('/dashboard.json', { schema: { hide: true } }, async () => ({ serviceId: info.serviceId, emitIntervalMs: info.emitIntervalMs }));
-    // wildcard off: one route per built file, so unknown paths keep the API's JSON 404.
-    await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'], maxAge: '1h', setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); } });
+    // Unknown files fall through to the app's JSON 404 (reply.callNotFound).
+    await app.register(fastifyStatic, { root, prefix: '/', index: ['index.html'], maxAge: '1h', setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); } });
   };
 }
