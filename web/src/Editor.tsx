@@ -113,7 +113,7 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
     if (!block && !newId.trim()) return setAnswer({ text: 'give the new block a name', bad: true });
     if (block && !Object.keys(data).length) return setAnswer({ text: 'nothing changed', bad: false });
     setAnswer({ text: 'sending…', bad: false });
-    const a = block ? await patchBlock(block.id, data) : await createBlock({ id: newId.trim(), type, data });
+    const a = block ? await patchBlock(block, data) : await createBlock({ id: newId.trim(), type, data });
     setAnswer({ text: a.ok ? (block ? 'saved' : 'created') : a.error, bad: !a.ok });
     if (a.ok) {
       setDraft({});

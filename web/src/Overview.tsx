@@ -59,7 +59,7 @@ function Toggle(props: { label: string; on: boolean; onChange: (on: boolean) => 
 
 function Controls({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
   const d = block.data;
-  const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block.id, data), okText);
+  const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block, data), okText);
   switch (block.type) {
     case 'SetpointSensorPair': {
       const unit = isQuantity(d.storedSetting) ? d.storedSetting.unit : 'degC';

@@ -70,7 +70,7 @@ function Wizard({ unit }: { unit: string }) {
     // Like the quick start: actuators already on the chosen channels let go of them first.
     for (const c of [heat, cool]) {
       if (!c.claimedBy) continue;
-      const a = await patchBlock(c.claimedBy, { hwDevice: { __objtype: 'Link', id: null } });
+      const a = await patchBlock({ id: c.claimedBy, type: live.blocks.get(c.claimedBy)?.type ?? 'DigitalActuator' }, { hwDevice: { __objtype: 'Link', id: null } });
       lines.push({ text: a.ok ? `released ${chKey(c)} from ${c.claimedBy}` : `could not release ${chKey(c)}: ${a.error}`, bad: !a.ok });
       setLog([...lines]);
       if (!a.ok) return setBusy(false);

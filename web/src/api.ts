@@ -91,7 +91,7 @@ export const post = <T = unknown>(url: string, body?: unknown) => call<T>('POST'
 export const get = <T = unknown>(url: string) => call<T>('GET', url);
 export const controller = <T = unknown>(path: string, body?: unknown) => post<T>(controllerUrl(path), body);
 
-export const patchBlock = (id: string, data: Record<string, unknown>) => controller<Block>('blocks/patch', { id, serviceId: serviceId(), data });
+export const patchBlock = (block: { id: string; type: string }, data: Record<string, unknown>) => controller<Block>('blocks/patch', { id: block.id, type: block.type, serviceId: serviceId(), data });
 export const createBlock = (block: Omit<Block, 'serviceId'>) => controller<Block>('blocks/create', { ...block, serviceId: serviceId() });
 
 /** Browser download of a Blob or text. */
