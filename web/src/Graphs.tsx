@@ -12,6 +12,7 @@ type RangeKey = keyof typeof RANGES;
 const COLORS = ['#d94c2b', '#2b7bd9', '#e0a000', '#3aa655', '#8e44ad', '#16a3a3', '#777', '#c2185b'];
 const LIVE_MS = 10_000;
 const STORE_KEY = 'edgeblocks.graph.fields';
+const RANGE_KEY = 'edgeblocks.graph.range';
 
 declare global {
   interface Window {
@@ -43,10 +44,20 @@ function Chart({ fields, data }: { fields: string[]; data: Columns }) {
       scales: { x: { time: true } },
       axes: [{}, { scale: 'temp', label: 'temperature' }, { scale: 'pct', side: 1, label: '% / state', grid: { show: false } }],
       legend: { live: true },
+      hooks: {
+        draw: [
+          () => {
+            if (drawn) return;
+            drawn = true;
+            window.__graphRenderMs = performance.now() - t0;
+            window.__graphPoints = data[0].length * fields.length;
+          },
+        ],
+      },
     };
+    let drawn = false;
+    window.__graphRenderMs = undefined;
     plot.current = new uPlot(opts, data as uPlot.AlignedData, host);
-    window.__graphRenderMs = performance.now() - t0;
-    window.__graphPoints = data[0].length * fields.length;
     const onResize = () => plot.current?.setSize({ width: Math.max(320, host.clientWidth), height: 360 });
     addEventListener('resize', onResize);
     return () => {
@@ -63,7 +74,10 @@ export function Graphs() {
   const [all, setAll] = useState<string[] | null>(null);
   const [missing, setMissing] = useState('');
   const [fields, setFields] = useState<string[]>([]);
-  const [range, setRange] = useState<RangeKey>('1d');
+  const [range, setRange] = useState<RangeKey>(() => {
+    const saved = localStorage.getItem(RANGE_KEY);
+    return saved && saved in RANGES ? (saved as RangeKey) : '1d';
+  });
   const [data, setData] = useState<Columns | null>(null);
   const [error, setError] = useState('');
 
@@ -79,6 +93,7 @@ export function Graphs() {
   useEffect(() => {
     if (!fields.length) return setData(null);
     localStorage.setItem(STORE_KEY, JSON.stringify(fields));
+    localStorage.setItem(RANGE_KEY, range);
     let stopped = false;
     let cols: Columns | null = null;
     const load = async () => {

@@ -42,7 +42,7 @@ export interface ServiceInfo {
 let info: ServiceInfo = { serviceId: 'edge-one', emitIntervalMs: 5000 };
 
 export async function loadServiceInfo(): Promise<ServiceInfo> {
-  const res = await fetch('/dashboard.json', { cache: 'no-store' });
+  const res = await fetch('/dashboard.json');
   if (!res.ok) throw new Error(`the service did not say who it is (HTTP ${res.status})`);
   info = (await res.json()) as ServiceInfo;
   return info;
