@@ -12,6 +12,7 @@ import { systemRoutes } from './api/system.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
+import { createHistory, type History } from './history/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, type Clock } from './runtime/clock.js';
@@ -45,6 +46,8 @@ export interface App {
   hardware: HardwareLayer;
   /** The message bus (publish/subscribe for other subsystems); see src/mqtt/index.ts. */
   mqtt: AppMqtt;
+  /** The history service (ingest, store, timeseries API); null with --history off. */
+  history: History | null;
   /** Extra status sections, filled by subsystems (mqtt, hardware). */
   status: Record<string, () => unknown>;
   /** Base URL of the controller HTTP API once listening. */
@@ -146,6 +149,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   controllerPlugins.push(eventRoutes({ runtime, status: statusReport, intervalMs: config.emitInterval }));
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
+  const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
+  if (history) {
+    historyPlugins.push(history.routes);
+    status.history = history.status;
+  }
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
@@ -159,6 +167,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt });
   stops.push(() => mqtt.stop()); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
+  if (history) {
+    stops.push(history.attach(mqtt, config.topicRoot));
+    stops.push(() => history.stop());
+  }
   stops.push(async () => {
     await hardwareLayer.safeState();
     await hardwareLayer.close();
@@ -175,6 +187,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     loop,
     hardware: hardwareLayer,
     mqtt,
+    history,
     status,
     url: '',
     onStop: (fn) => stops.push(fn),
@@ -185,6 +198,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       app.url = `http://${host}:${addr.port}/${config.serviceId}`;
       log.info({ port: addr.port, host: config.host }, `http listening on ${config.host}:${addr.port}`);
+      history?.start();
       await mqtt.start();
       loop.start();
       backups.start();

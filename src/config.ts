@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
 import { isValidCron } from './service/backup-schedule.js';
+import { parseDuration, QueryError } from './history/timeframe.js';
 
 type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings';
 
@@ -42,6 +43,11 @@ export interface Config {
   serialPorts: string[];
   backupSchedule: string;
   backupKeep: number;
+  history: 'embedded' | 'victoria' | 'off';
+  historyUrl?: string;
+  historyRetention: string;
+  historyMaxBytes: number;
+  historyFlushInterval: number;
 }
 
 export const DEFAULTS: Config = {
@@ -63,6 +69,10 @@ export const DEFAULTS: Config = {
   serialPorts: [],
   backupSchedule: '0 * * * *',
   backupKeep: 48,
+  history: 'embedded',
+  historyRetention: '365d',
+  historyMaxBytes: 512 * 1024 * 1024,
+  historyFlushInterval: 60000,
 };
 
 export const OPTIONS: Option[] = [
@@ -94,6 +104,11 @@ export const OPTIONS: Option[] = [
   { key: 'serialPorts', env: 'EDGEBLOCKS_SERIAL_PORTS', kind: 'strings', help: 'serial ports with DS2480B adapters' },
   { key: 'backupSchedule', env: 'EDGEBLOCKS_BACKUP_SCHEDULE', kind: 'string', help: 'cron expression for scheduled backups' },
   { key: 'backupKeep', env: 'EDGEBLOCKS_BACKUP_KEEP', kind: 'int', help: 'scheduled backups kept' },
+  { key: 'history', flag: '--history', env: 'EDGEBLOCKS_HISTORY', kind: 'string', help: "history store: 'embedded' (data dir), 'victoria' (--history-url) or 'off'" },
+  { key: 'historyUrl', flag: '--history-url', env: 'EDGEBLOCKS_HISTORY_URL', kind: 'string', help: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)' },
+  { key: 'historyRetention', env: 'EDGEBLOCKS_HISTORY_RETENTION', kind: 'string', help: 'embedded history kept at most, e.g. 365d' },
+  { key: 'historyMaxBytes', env: 'EDGEBLOCKS_HISTORY_MAX_BYTES', kind: 'int', help: 'embedded history size cap; oldest data goes first' },
+  { key: 'historyFlushInterval', env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL', kind: 'int', help: 'ms between embedded history writes (a crash loses at most this)' },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -236,9 +251,21 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
     throw new ConfigError('mqttUrl', `must be 'embedded' or a URL like mqtt://host:1883, got ${JSON.stringify(config.mqttUrl)}`);
   }
   if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
+  checkHistoryConfig(config, args.history !== undefined || env.EDGEBLOCKS_HISTORY !== undefined);
   if (!/^[\w.~-]+$/.test(config.serviceId)) throw new ConfigError('serviceId', 'may hold only letters, digits, _ - . ~');
   if (!/^[\w.~-]+(\/[\w.~-]+)*$/.test(config.topicRoot)) throw new ConfigError('topicRoot', 'must be a topic path without wildcards');
   return config;
+}
+
+function checkHistoryConfig(config: Config, historyGiven: boolean): void {
+  if (config.historyUrl !== undefined && !historyGiven && config.history === 'embedded') config.history = 'victoria';
+  if (!['embedded', 'victoria', 'off'].includes(config.history)) throw new ConfigError('history', `must be 'embedded', 'victoria' or 'off', got ${JSON.stringify(config.history)}`);
+  if (config.history === 'victoria' && !/^https?:\/\/[^/]+/.test(config.historyUrl ?? '')) throw new ConfigError('historyUrl', `--history victoria needs --history-url http://host:8428, got ${JSON.stringify(config.historyUrl ?? null)}`);
+  try {
+    if (parseDuration(config.historyRetention, 'historyRetention') < 3600) throw new QueryError('must be at least 1h');
+  } catch (e) {
+    throw new ConfigError('historyRetention', (e as Error).message);
+  }
 }
 
 export function helpText(): string {

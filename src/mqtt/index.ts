@@ -31,6 +31,8 @@ export interface AppMqtt {
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
   /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. Returns the unsubscribe function. */
   subscribe(filter: string, handler: (topic: string, payload: unknown) => void): () => void;
+  /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
   /** Bound port of the TLS gateway; null when off or not listening. */
@@ -119,6 +121,15 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     }
   };
 
+  const subscribeRaw: AppMqtt['subscribeRaw'] = (filter, handler) => {
+    const entry: (typeof pending)[number] = { filter, handler, unsubscribe: conn?.subscribe(filter, handler) };
+    pending.push(entry);
+    return () => {
+      entry.unsubscribe?.();
+      pending.splice(pending.indexOf(entry), 1);
+    };
+  };
+
   return {
     topics,
     get connected() {
@@ -148,13 +159,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         }
         handler(topic, data);
       };
-      const entry: (typeof pending)[number] = { filter, handler: raw, unsubscribe: conn?.subscribe(filter, raw) };
-      pending.push(entry);
-      return () => {
-        entry.unsubscribe?.();
-        pending.splice(pending.indexOf(entry), 1);
-      };
+      return subscribeRaw(filter, raw);
     },
+
+    subscribeRaw,
 
     async start() {
       if (conn) return;

@@ -1,0 +1,219 @@
+// The timeseries API under /history/timeseries (reference/datastore.md §7): ping, fields,
+// ranges, metrics, csv, and the websocket stream. Queries go to the store; metrics come from
+// the ingest's last-value cache; open-ended stream ranges push each new point as it arrives.
+import type { FastifyPluginAsync } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Readable } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { HttpError } from '../api/errors.js';
+import type { Logger } from '../log.js';
+import type { HistoryIngest } from './ingest.js';
+import { formatTime, parseCsvQuery, parseFieldsQuery, parseMetricsQuery, parseRangesQuery, type Precision, type RangesQuery } from './query.js';
+import { timeseriesSchemas as s } from './schemas.js';
+import { valueText, type HistoryStore, type Range } from './store.js';
+import { QueryError, parseDuration, selectTimeframe } from './timeframe.js';
+
+export const STREAM_PATH = '/history/timeseries/stream';
+
+export interface TimeseriesDeps {
+  store: HistoryStore;
+  ingest: HistoryIngest;
+  /** Wall clock, epoch ms. */
+  now: () => number;
+  log: Logger;
+  metricsIntervalMs?: number;
+}
+
+const NO_CACHE = { 'cache-control': 'no-cache, no-store, must-revalidate, proxy-revalidate, max-age=0', pragma: 'no-cache', expires: '0' };
+
+function asHttp(e: unknown): never {
+  if (e instanceof QueryError) throw new HttpError(e.status, e.message);
+  throw e;
+}
+
+export function queryRanges(deps: TimeseriesDeps, q: RangesQuery): Promise<Range[]> {
+  const tf = selectTimeframe(q, deps.now());
+  return deps.store.ranges(q.fields, tf.start, tf.end ?? deps.now(), tf.step);
+}
+
+async function* csvLines(deps: TimeseriesDeps, q: RangesQuery & { precision: Precision }): AsyncGenerator<string> {
+  const tf = selectTimeframe(q, deps.now());
+  const series = await deps.store.raw(q.fields, tf.start, tf.end ?? deps.now());
+  yield `${['time', ...q.fields].join(',')}\n`;
+  const cols = series.map((r) => ({ idx: q.fields.indexOf(r.field), r, i: 0 }));
+  let chunk = '';
+  for (;;) {
+    let t = Infinity;
+    for (const c of cols) if (c.i < c.r.t.length) t = Math.min(t, c.r.t[c.i]!);
+    if (t === Infinity) break;
+    const cells = new Array<string>(q.fields.length).fill('');
+    for (const c of cols) {
+      if (c.r.t[c.i] === t) {
+        cells[c.idx] = valueText(c.r.v[c.i]!);
+        c.i++;
+      }
+    }
+    chunk += `${formatTime(t, q.precision)},${cells.join(',')}\n`;
+    if (chunk.length >= 32_768) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
+  return async (app) => {
+    const doc = (summary: string, description: string, body: unknown, response: unknown) => ({
+      schema: { tags: ['timeseries'], summary, description, ...(body ? { body } : {}), response: { 200: response } },
+    });
+    const ping = async (_req: unknown, reply: { headers(h: Record<string, string>): unknown }) => {
+      try {
+        await deps.store.ping();
+      } catch (e) {
+        throw new HttpError(503, `history database unavailable: ${(e as Error).message}`);
+      }
+      reply.headers(NO_CACHE);
+      return { ping: 'pong' };
+    };
+    app.get('/timeseries/ping', doc('Liveness of the history database', 'Answers {"ping": "pong"} when the store answers, 503 otherwise.', null, s.pong), ping);
+    app.post('/timeseries/ping', doc('Liveness of the history database', 'Same as GET.', null, s.pong), ping);
+
+    app.post('/timeseries/fields', doc('Field names with data', 'Sorted names of the fields with points within the duration (default 1d).', s.fieldsQuery, s.fieldNames), async (req) => {
+      try {
+        const q = parseFieldsQuery(req.body);
+        return await deps.store.fields(deps.now() - parseDuration(q.duration) * 1000);
+      } catch (e) {
+        return asHttp(e);
+      }
+    });
+
+    app.post('/timeseries/ranges', doc('Averaged values of fields over a period', 'One entry per field with data, in request order; values are averages over steps of max(period / 1000, 10 s).', s.rangesQuery, s.ranges), async (req) => {
+      try {
+        return await queryRanges(deps, parseRangesQuery(req.body));
+      } catch (e) {
+        return asHttp(e);
+      }
+    });
+
+    app.post('/timeseries/metrics', doc('Latest values of fields', 'From the last received message; only fields updated within the duration (default 10m).', s.metricsQuery, s.metrics), async (req) => {
+      try {
+        const q = parseMetricsQuery(req.body);
+        return deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000);
+      } catch (e) {
+        return asHttp(e);
+      }
+    });
+
+    app.post('/timeseries/csv', doc('Raw points as CSV', 'Streamed text/plain: "time,<fields>" then one line per timestamp.', s.csvQuery, s.csv), async (req, reply) => {
+      let q: ReturnType<typeof parseCsvQuery>;
+      try {
+        q = parseCsvQuery(req.body);
+        selectTimeframe(q, deps.now());
+      } catch (e) {
+        return asHttp(e);
+      }
+      void reply.header('content-type', 'text/plain; charset=utf-8');
+      return reply.send(Readable.from(csvLines(deps, q)));
+    });
+
+    const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if ((req.url ?? '').split('?')[0] !== STREAM_PATH) return;
+      wss.handleUpgrade(req, socket, head, (ws) => serveStream(ws, deps));
+    };
+    app.server.on('upgrade', onUpgrade);
+    app.addHook('onClose', async () => {
+      app.server.off('upgrade', onUpgrade);
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+    });
+  };
+}
+
+function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
+  const streams = new Map<string, () => void>();
+  const send = (msg: unknown) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+  };
+  const stop = (id: string) => {
+    streams.get(id)?.();
+    streams.delete(id);
+  };
+
+  const startRanges = (id: string, q: RangesQuery) => {
+    const tf = selectTimeframe(q, deps.now());
+    let stopped = false;
+    const wanted = new Set(q.fields);
+    let unsubscribe: () => void = () => undefined;
+    // Points arriving while the initial query runs are held back, then sent after it.
+    let held: Array<{ field: string; t: number; v: number }> | null = [];
+    const push = (points: ReadonlyArray<{ field: string; t: number; v: number }>) => {
+      const byField = new Map<string, Array<[number, string]>>();
+      for (const p of points) if (wanted.has(p.field)) (byField.get(p.field) ?? byField.set(p.field, []).get(p.field)!).push([p.t / 1000, valueText(p.v)]);
+      if (!byField.size) return;
+      const ranges = q.fields.filter((f) => byField.has(f)).map((f) => ({ metric: { __name__: f }, values: byField.get(f)! }));
+      send({ id, data: { initial: false, ranges } });
+    };
+    if (tf.openEnded) unsubscribe = deps.ingest.onPoints((points) => (held ? held.push(...points) : push(points)));
+    streams.set(id, () => {
+      stopped = true;
+      unsubscribe();
+    });
+    const queryEnd = tf.end ?? deps.now();
+    deps.store
+      .ranges(q.fields, tf.start, queryEnd, tf.step)
+      .then((ranges) => {
+        if (stopped) return;
+        send({ id, data: { initial: true, ranges } });
+        const later = (held ?? []).filter((p) => p.t > queryEnd);
+        held = null;
+        if (later.length) push(later);
+      })
+      .catch((e) => deps.log.error({ err: e }, 'history stream ranges query failed'));
+  };
+
+  const startMetrics = (id: string, q: { fields: string[]; duration: string | number }) => {
+    const tick = () => send({ id, data: { metrics: deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000) } });
+    tick();
+    const timer = setInterval(tick, deps.metricsIntervalMs ?? 10_000);
+    streams.set(id, () => clearInterval(timer));
+  };
+
+  ws.on('message', (data, isBinary) => {
+    const text = isBinary ? '' : data.toString();
+    try {
+      let msg: unknown;
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        throw new QueryError('the command is not JSON');
+      }
+      if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw new QueryError('the command must be a JSON object {id, command, query}');
+      const { id, command, query } = msg as Record<string, unknown>;
+      const extra = Object.keys(msg).filter((k) => !['id', 'command', 'query'].includes(k));
+      if (extra.length) throw new QueryError(`unknown member ${JSON.stringify(extra[0])}; allowed: id, command, query`);
+      if (typeof id !== 'string' || id === '' || id.length > 200) throw new QueryError('id must be a non-empty string');
+      if (command === 'ranges') {
+        const q = parseRangesQuery(query);
+        selectTimeframe(q, deps.now());
+        stop(id);
+        startRanges(id, q);
+      } else if (command === 'metrics') {
+        const q = parseMetricsQuery(query);
+        stop(id);
+        startMetrics(id, q);
+      } else if (command === 'stop') {
+        stop(id);
+      } else throw new QueryError(`command must be ranges, metrics or stop, got ${JSON.stringify(command)}`);
+      if (streams.size > 100) throw new QueryError('more than 100 streams on one socket');
+    } catch (e) {
+      if (!(e instanceof QueryError)) deps.log.error({ err: e }, 'history stream command failed');
+      send({ error: (e as Error).message, message: text });
+    }
+  });
+  ws.on('close', () => {
+    for (const id of [...streams.keys()]) stop(id);
+  });
+}

@@ -1,0 +1,162 @@
+// The VictoriaMetrics history store (--history-url): Influx line protocol to /write, queries
+// through its Prometheus API. Run VictoriaMetrics with -influxMeasurementFieldSeparator=/ so a
+// metric is named `<key>/<field>`, as in Brewblox.
+//
+// Writes are queued and sent once a second; control never waits on the database. While it is
+// away the queue is bounded: when full, every other line is dropped (older data thins out
+// first, as repeated halving hits it more often), and the rest goes out when it answers again.
+import type { Logger } from '../log.js';
+import { escapeFieldKey, escapeMeasurement, type HistoryStore, type Range, type RawSeries } from './store.js';
+
+export interface VictoriaOptions {
+  url: string;
+  log: Logger;
+  writeIntervalMs?: number;
+  maxPendingLines?: number;
+  timeoutMs?: number;
+}
+
+const promString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+export class VictoriaStore implements HistoryStore {
+  readonly kind = 'victoria' as const;
+  private readonly base: string;
+  private pending: string[] = [];
+  private sending: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private lastError: string | null = null;
+  private lastErrorLog = 0;
+  private sent = 0;
+  private thinned = 0;
+
+  constructor(private readonly o: VictoriaOptions) {
+    this.base = o.url.replace(/\/+$/, '');
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.send(), this.o.writeIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number): void {
+    if (!fields.length) return;
+    const values = fields.map(([f, v]) => `${escapeFieldKey(f)}=${v}`).join(',');
+    this.pending.push(`${escapeMeasurement(key)} ${values} ${Math.round(t)}000000`);
+    const max = this.o.maxPendingLines ?? 5000;
+    if (this.pending.length >= max) {
+      this.pending = this.pending.filter((_, i) => i % 2 === 1);
+      this.thinned++;
+      this.problem(`VictoriaMetrics write queue full (${max} lines): kept every other line`);
+    }
+  }
+
+  private problem(message: string): void {
+    this.lastError = message;
+    if (Date.now() - this.lastErrorLog > 60_000) {
+      this.lastErrorLog = Date.now();
+      this.o.log.warn({ url: this.base }, `history: ${message}`);
+    }
+  }
+
+  private async request(path: string, body?: string): Promise<Response> {
+    const res = await fetch(`${this.base}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
+    });
+    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    return res;
+  }
+
+  private send(): Promise<void> {
+    if (this.sending) return this.sending;
+    if (!this.pending.length) return Promise.resolve();
+    const lines = this.pending;
+    this.pending = [];
+    this.sending = (async () => {
+      try {
+        const res = await fetch(`${this.base}/write`, { method: 'POST', body: lines.join('\n'), signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000) });
+        if (res.status >= 500) throw new Error(`/write answered ${res.status}`);
+        if (!res.ok) this.problem(`/write refused ${lines.length} lines: ${res.status} ${(await res.text()).slice(0, 200)}`);
+        else this.sent += lines.length;
+        if (res.ok && this.lastError) {
+          this.o.log.info({ url: this.base }, 'history: VictoriaMetrics answers again');
+          this.lastError = null;
+        }
+      } catch (e) {
+        this.pending = lines.concat(this.pending);
+        const max = this.o.maxPendingLines ?? 5000;
+        while (this.pending.length >= max) {
+          this.pending = this.pending.filter((_, i) => i % 2 === 1);
+          this.thinned++;
+        }
+        this.problem(`cannot write to VictoriaMetrics (${(e as Error).message}); ${this.pending.length} lines queued`);
+      } finally {
+        this.sending = null;
+      }
+    })();
+    return this.sending;
+  }
+
+  async flush(): Promise<void> {
+    await this.sending;
+    await this.send();
+    await this.request('/internal/force_flush').catch(() => undefined);
+  }
+
+  async fields(since: number): Promise<string[]> {
+    const res = await this.request('/api/v1/series', `match[]=${encodeURIComponent('{__name__!=""}')}&start=${since / 1000}`);
+    const body = (await res.json()) as { data: Array<{ __name__: string }> };
+    return [...new Set(body.data.map((m) => m.__name__))].sort();
+  }
+
+  async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
+    const results = await Promise.all(
+      fields.map(async (f) => {
+        const query = `avg_over_time({__name__=${promString(f)}}[${stepS}s])`;
+        const res = await this.request('/api/v1/query_range', `query=${encodeURIComponent(query)}&start=${start / 1000}&end=${end / 1000}&step=${stepS}s`);
+        const body = (await res.json()) as { data: { result: Array<{ values: Array<[number, string]> }> } };
+        const first = body.data.result[0];
+        return first && first.values.length ? { metric: { __name__: f }, values: first.values } : null;
+      }),
+    );
+    return results.filter((r): r is Range => r !== null);
+  }
+
+  async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
+    if (!fields.length) return [];
+    const matches = [...new Set(fields)].map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`).join('&');
+    const res = await this.request('/api/v1/export', `${matches}&start=${start / 1000}&end=${end / 1000}`);
+    const byField = new Map<string, Array<[number, number]>>();
+    for (const line of (await res.text()).split('\n')) {
+      if (!line.trim()) continue;
+      const m = JSON.parse(line) as { metric: { __name__: string }; values: number[]; timestamps: number[] };
+      const list = byField.get(m.metric.__name__) ?? byField.set(m.metric.__name__, []).get(m.metric.__name__)!;
+      m.timestamps.forEach((t, i) => list.push([t, m.values[i]!]));
+    }
+    const out: RawSeries[] = [];
+    for (const f of new Set(fields)) {
+      const list = byField.get(f);
+      if (!list?.length) continue;
+      list.sort((a, b) => a[0] - b[0]);
+      out.push({ field: f, t: list.map((p) => p[0]), v: list.map((p) => p[1]) });
+    }
+    return out;
+  }
+
+  async ping(): Promise<void> {
+    const text = await (await this.request('/health')).text();
+    if (text.trim() !== 'OK') throw new Error(`VictoriaMetrics health answered ${JSON.stringify(text.slice(0, 100))}`);
+  }
+
+  status(): Record<string, unknown> {
+    return { store: 'victoria', url: this.base, ok: this.lastError === null, error: this.lastError, pendingLines: this.pending.length, linesSent: this.sent, thinned: this.thinned };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.send().catch(() => undefined);
+  }
+}

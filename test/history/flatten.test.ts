@@ -1,0 +1,74 @@
+// Flattening and numeric conversion: the cases of reference/datastore.md §5 and §10 G.
+import t from 'tap';
+import { flatten, parseHistoryMessage, toNumber } from '../../src/history/flatten.js';
+
+const fieldsOf = (payload: unknown) => {
+  const r = parseHistoryMessage(JSON.stringify(payload));
+  if (!r.ok) throw new Error(`rejected: ${r.reason}`);
+  return Object.fromEntries(r.fields);
+};
+
+t.test('flatten table', async (t) => {
+  const cases: Array<[string, Record<string, unknown>, Array<[string, unknown]>]> = [
+    ['lists become index segments', { nest: { ed: { values: ['val', 'var', true] } } }, [['nest/ed/values/0', 'val'], ['nest/ed/values/1', 'var'], ['nest/ed/values/2', true]]],
+    ['keys with a slash stay as they are', { 'single/text': 'value' }, [['single/text', 'value']]],
+    ['already flat input is unchanged', { 'a/b': 1, c: 2 }, [['a/b', 1], ['c', 2]]],
+    ['empty objects and lists vanish', { nest: { ed: { empty: {}, data: [] } } }, []],
+    ['lists of objects recurse', { a: [{ b: 1 }, { b: 2 }] }, [['a/0/b', 1], ['a/1/b', 2]]],
+    ['sorted by code point', { b: 1, a: { z: 2, B: 3 } }, [['a/B', 3], ['a/z', 2], ['b', 1]]],
+    ['leaves kept as they are', { n: null, s: 'x', f: false }, [['f', false], ['n', null], ['s', 'x']]],
+  ];
+  for (const [name, input, expected] of cases) t.same(flatten(input), expected, name);
+});
+
+t.test('numeric conversion table', async (t) => {
+  const cases: Array<[unknown, number | undefined]> = [
+    [10, 10], [1.234, 1.234], [-3, -3], [true, 1], [false, 0],
+    ['8', 8], [' 8 ', 8], ['1e3', 1000], ['-2.5', -2.5], ['.5', 0.5],
+    ['test', undefined], ['true', undefined], ['1.2.3', undefined], ['', undefined], ['0x10', undefined],
+    ['nan', undefined], ['inf', undefined], ['1_000', undefined], [null, undefined], [NaN, undefined], [Infinity, undefined],
+  ];
+  for (const [input, expected] of cases) t.equal(toNumber(input as never), expected, `${JSON.stringify(input)} -> ${expected}`);
+});
+
+t.test('messages: reference cases', async (t) => {
+  t.same(fieldsOf({ key: 'm', data: { nest: { ed: { values: ['val', 'var', true] } } } }), { 'nest/ed/values/2': 1 }, 'H-FLATTEN-LIST');
+  t.same(fieldsOf({ key: 'm', data: { 'single/text': 'value' } }), {}, 'H-FLAT-KEY: no numeric field');
+  t.same(fieldsOf({ key: 'm', data: { 'single/num': 5 } }), { 'single/num': 5 });
+  t.same(fieldsOf({ key: 'conv', data: { i: 10, f: 1.234, t: true, b: false, s: '8', x: 'test', y: 'true', z: '1.2.3', n: null } }), { b: 0, f: 1.234, i: 10, s: 8, t: 1 }, 'H-NUMERIC');
+  t.same(fieldsOf({ key: 'arr', data: { a: [{ b: 1 }, { b: 2 }] } }), { 'a/0/b': 1, 'a/1/b': 2 }, 'H-ARRAY-OF-OBJECTS');
+  t.same(fieldsOf({ key: 'sp', data: { 'my field': 3 } }), { 'my field': 3 }, 'H-SPACE-FIELD');
+  t.same(fieldsOf({ key: 'ex', type: 'whatever', timestamp: 123, data: { v: 1 } }), { v: 1 }, 'H-EXTRA-TOPLEVEL');
+  t.same(fieldsOf({ key: 'ex', data: { timestamp: 5 } }), { timestamp: 5 });
+  t.same(fieldsOf({ key: 'm', data: { nest: { ed: { empty: {}, data: [] } } } }), {}, 'H-EMPTY-NESTED');
+});
+
+t.test('messages: rejected, each with a reason', async (t) => {
+  const bad: Array<[string, string | Buffer, RegExp]> = [
+    ['not JSON', 'hello', /not JSON/],
+    ['empty', '', /empty/],
+    ['array', '[1,2]', /object/],
+    ['number', '5', /object/],
+    ['no key', '{"pancakes":"yummy"}', /key/],
+    ['key only', '{"key":"m"}', /data/],
+    ['data only', '{"data":{"a":1}}', /key/],
+    ['data a string', '{"key":"m","data":"no"}', /data/],
+    ['data a list', '{"key":"m","data":[1,2]}', /data/],
+    ['data null', '{"key":"m","data":null}', /data/],
+    ['key a number', '{"key":5,"data":{"a":1}}', /key/],
+    ['key with a slash', '{"key":"a/b","data":{"a":1}}', /slash/],
+    ['key with a quote', '{"key":"a\\"b","data":{"a":1}}', /quote/],
+    ['field with a quote', '{"key":"k","data":{"a\\"b":1}}', /quote/],
+    ['10 MB', Buffer.alloc(10 * 1024 * 1024, 32), /larger than/],
+    ['100 000 fields', JSON.stringify({ key: 'k', data: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`f${i}`, i])) }), /larger than|more than/],
+  ];
+  for (const [name, payload, reason] of bad) {
+    const r = parseHistoryMessage(payload);
+    t.equal(r.ok, false, name);
+    if (!r.ok) t.match(r.reason, reason, `${name}: ${r.reason}`);
+  }
+  const wide = parseHistoryMessage(JSON.stringify({ key: 'k', data: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f${i}`, i])) }));
+  t.equal(wide.ok, false, '3000 numeric fields exceed the per-message cap');
+  const nan = parseHistoryMessage('{"key":"k","data":{"a":1e999,"b":2}}');
+  t.same(nan.ok && nan.fields, [['b', 2]], 'an overflowing number (Infinity) is skipped, the rest kept');
+});
