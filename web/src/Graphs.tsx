@@ -19,6 +19,8 @@ declare global {
     /** Milliseconds the last full graph draw took (read by the benchmark and tests). */
     __graphRenderMs?: number;
     __graphPoints?: number;
+    /** Rows (timestamps) the graph holds now, growing with live appends. */
+    __graphRows?: number;
   }
 }
 
@@ -29,10 +31,10 @@ function defaultFields(all: string[]): string[] {
   return all.filter((f) => /\/value\[deg[CF]\]$|\/setting\[deg[CF]\]$|Pwm\/value$/i.test(f)).slice(0, 6);
 }
 
-function Chart({ fields, data }: { fields: string[]; data: Columns }) {
+function Chart({ fields, data, seconds }: { fields: string[]; data: Columns; seconds: number }) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const key = fields.join('\n');
+  const key = `${fields.join('\n')}\n${seconds}`;
   useEffect(() => {
     const host = el.current!;
     const t0 = performance.now();
@@ -41,7 +43,8 @@ function Chart({ fields, data }: { fields: string[]; data: Columns }) {
       width: Math.max(320, host.clientWidth),
       height: 360,
       series,
-      scales: { x: { time: true } },
+      // The whole chosen window, also while history is still short.
+      scales: { x: { time: true, range: () => [Date.now() / 1000 - seconds, Date.now() / 1000] } },
       axes: [{}, { scale: 'temp', label: 'temperature' }, { scale: 'pct', side: 1, label: '% / state', grid: { show: false } }],
       legend: { live: true },
       hooks: {
@@ -66,7 +69,10 @@ function Chart({ fields, data }: { fields: string[]; data: Columns }) {
       plot.current = null;
     };
   }, [key]);
-  useEffect(() => plot.current?.setData(data as uPlot.AlignedData), [data]);
+  useEffect(() => {
+    plot.current?.setData(data as uPlot.AlignedData, false);
+    window.__graphRows = data[0].length;
+  }, [data]);
   return <div ref={el} class="chart" data-testid="chart" />;
 }
 
@@ -140,7 +146,7 @@ export function Graphs() {
         </button>
       </div>
       {error && <p class="answer bad">{error}</p>}
-      {data && fields.length > 0 ? <Chart fields={fields} data={data} /> : <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>}
+      {data && fields.length > 0 ? <Chart fields={fields} data={data} seconds={RANGES[range]} /> : <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>}
       <details open={!fields.length}>
         <summary>Fields ({fields.length} of {all.length})</summary>
         <div class="fieldlist">
