@@ -33,13 +33,19 @@ function loadSchemas(): Promise<Map<string, Schema>> {
   return schemas;
 }
 
+/** String choices of an enum field, also when written as a union of literals (nested anyOf). */
+function enumValues(s: Schema): string[] {
+  if (s.type === 'string' && s.enum) return s.enum.map(String);
+  return (s.anyOf ?? []).flatMap(enumValues);
+}
+
 type Kind = 'quantity' | 'link' | 'enum' | 'bool' | 'number' | 'string' | 'json';
 
 function kindOf(s: Schema): Kind {
   const variants = s.anyOf ?? [s];
   if (variants.some((v) => v.properties?.__objtype?.enum?.includes('Quantity'))) return 'quantity';
   if (variants.some((v) => v.properties?.__objtype?.enum?.includes('Link'))) return 'link';
-  if (s.enum) return 'enum';
+  if (enumValues(s).length) return 'enum';
   if (s.type === 'boolean') return 'bool';
   if (s.type === 'number' || s.type === 'integer') return 'number';
   if (s.type === 'string') return 'string';
@@ -142,7 +148,7 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
             {kind === 'enum' ? (
               <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
                 {!text && <option value="" />}
-                {s.enum!.map((v) => <option value={String(v)}>{String(v)}</option>)}
+                {enumValues(s).map((v) => <option value={v}>{v}</option>)}
               </select>
             ) : kind === 'bool' ? (
               <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
