@@ -96,6 +96,7 @@ export function problemsOf(b: Block, exists: (id: string) => boolean): Problem[]
   if (d.connected === false) out.push({ level: 'error', text: roleOf(b) === 'sensors' ? 'sensor disconnected' : 'device disconnected' });
   if (isQuantity(d.value) && d.value.value === null && (roleOf(b) === 'sensors' || b.type === 'SetpointSensorPair')) out.push({ level: 'error', text: 'value is null (no valid reading)' });
   if (b.type === 'Pid' && d.enabled === true && d.active === false) out.push({ level: 'warn', text: 'not active: input or output invalid' });
+  if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
   for (const [key, v] of Object.entries(d)) {
     if (isLink(v) && v.id && !v.readonly && !exists(v.id)) out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
   }
