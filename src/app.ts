@@ -6,6 +6,8 @@ import { Auth } from './auth/auth.js';
 import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
 import { installCrossSiteGuard } from './api/csrf.js';
+import { dashboardRoutes } from './api/dashboard.js';
+import { eventRoutes } from './api/events.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -171,6 +173,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
   if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
   controllerPlugins.push(sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (app.onRestart ? app.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }));
+  controllerPlugins.push(eventRoutes({ runtime, status: statusReport, intervalMs: config.emitInterval }));
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
@@ -184,7 +187,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
   const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)]);
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)], [
+    dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
+  ]);
   installUpgradeGuard(http.server, auth);
   phases.mark('http routes');
 

@@ -31,7 +31,11 @@ export interface ApiContext {
 /** A guard adds root hooks (auth, origin checks) before any route exists, so every route gets them. */
 export type Guard = (app: FastifyInstance) => void;
 
-export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}, guards: Guard[] = []): Promise<FastifyInstance> {
+/**
+ * `roots` are plugins at the root, outside every API prefix (the dashboard); when none of them
+ * answers `GET /`, a JSON index of the APIs does.
+ */
+export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}, guards: Guard[] = [], roots: FastifyPluginAsync[] = []): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -69,6 +73,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
       await child.register(docsPlugin(ctx));
     });
   }
+  for (const root of roots) await app.register(root);
   if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, indexRoute(contexts));
   return app;
 }

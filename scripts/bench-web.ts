@@ -1,0 +1,136 @@
+// `npm run bench:web`: the dashboard's budgets (issue #11). Gzipped JS+CSS of the first view,
+// first meaningful paint (the first block card showing a number) with Chromium's CPU throttled
+// 4x (about a Raspberry Pi 3), and the render time of a 7-day graph of 6 fields (1000 points
+// each, the history API's resolution) at the same throttling. Uses Debian's Chromium; exits 1
+// when a target is missed.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Page } from 'playwright-core';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+
+// Runs compiled, from dist/scripts/.
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const WEB = path.join(ROOT, 'dist', 'web');
+const THROTTLE = 4;
+const RUNS = 5;
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  target: number;
+}
+const rows: Row[] = [];
+const info: string[] = [];
+/** Runs in the page: notes the time the first block card shows a number. */
+const FMP_PROBE = `new MutationObserver((_, obs) => {
+  const big = document.querySelector('.card .big');
+  if (big && /\\d/.test(big.textContent || '')) { window.__fmp = performance.now(); obs.disconnect(); }
+}).observe(document, { childList: true, subtree: true, characterData: true });`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The files a browser loads before the overview shows: index.html, its entry script and CSS, and their static imports. */
+function firstViewBytes(): { files: string[]; gzip: number } {
+  const html = readFileSync(path.join(WEB, 'index.html'), 'utf8');
+  const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+  const seen = new Set<string>();
+  const visit = (ref: string) => {
+    if (seen.has(ref)) return;
+    seen.add(ref);
+    if (!ref.endsWith('.js')) return;
+    const code = readFileSync(path.join(WEB, ref), 'utf8');
+    // Static imports only (`import ... from "./x.js"` / `import "./x.js"`); import() chunks load later.
+    for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"();]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(`/assets/${m[1]!.slice(2)}`);
+  };
+  refs.forEach(visit);
+  const files = [...seen];
+  return { files, gzip: files.reduce((n, f) => n + gzipSync(readFileSync(path.join(WEB, f))).length, 0) + gzipSync(html).length };
+}
+
+async function throttled(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
+}
+
+const bundle = firstViewBytes();
+rows.push({ name: `first view JS+CSS gzipped (${bundle.files.length} files + html)`, value: bundle.gzip / 1024, unit: 'KB', target: 250 });
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'eb-bench-web-'));
+const config = loadConfig({ dataDir, hardware: 'sim', port: '0', httpsPort: '0', mqttPort: '0', host: '127.0.0.1', emitInterval: '1000', logLevel: 'silent' }, {});
+const app = await createApp(config, { log: silentLogger });
+const seed = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'demo-blocks.json'), 'utf8'));
+await app.runtime.backupLoad(seed, 'bench');
+await app.start();
+const base = app.url.replace(/\/[^/]+$/, '');
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+try {
+  // First meaningful paint: a block card with a number in it, timed inside the page.
+  const paints: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.addInitScript({ content: FMP_PROBE });
+    await throttled(page);
+    await page.goto(`${base}/`);
+    await page.waitForFunction('window.__fmp !== undefined', undefined, { timeout: 30000 });
+    paints.push((await page.evaluate('window.__fmp')) as number);
+    await context.close();
+  }
+  rows.push({ name: `first meaningful paint, CPU ${THROTTLE}x slower, median of ${RUNS}`, value: median(paints), unit: 'ms', target: 1500 });
+  // Reference in the same run: first paint of a one-line static page, same throttling, so a
+  // loaded machine shows up as a slow reference rather than as a slow dashboard.
+  const refs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const context = await browser.newContext();
+    await context.route('**/bench-reference', (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><p>reference</p>' }));
+    const page = await context.newPage();
+    await throttled(page);
+    await page.goto(`${base}/bench-reference`);
+    await page.waitForFunction("performance.getEntriesByName('first-contentful-paint').length > 0", undefined, { timeout: 30000 });
+    refs.push((await page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")) as number);
+    await context.close();
+  }
+  info.push(`reference: first paint of a static one-line page, CPU ${THROTTLE}x slower: ${median(refs).toFixed(0)} ms (dashboard / reference = ${(median(paints) / median(refs)).toFixed(1)}x)`);
+
+  // 7-day graph of 6 fields, from a history API answering per its contract.
+  const fields = ['Beer Sensor/value[degC]', 'Fridge Sensor/value[degC]', 'Beer Setpoint/setting[degC]', 'Fridge Setpoint/setting[degC]', 'Heat PWM/value', 'Cool PWM/value'].map((f) => `${config.serviceId}/${f}`);
+  const now = Math.floor(Date.now() / 1000);
+  const step = Math.floor((7 * 86400) / 1000);
+  const ranges = fields.map((f, i) => ({ metric: { __name__: f }, values: Array.from({ length: 1000 }, (_, k) => [now - (1000 - k) * step, String(i < 4 ? 20 + i + Math.sin(k / 40 + i) * 2 : 50 + 50 * Math.sin(k / 15 + i))]) }));
+  const renders: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.route('**/history/timeseries/fields', (r) => r.fulfill({ json: fields }));
+    await context.route('**/history/timeseries/ranges', (r) => r.fulfill({ json: (r.request().postDataJSON() as { start?: number }).start ? [] : ranges }));
+    const page = await context.newPage();
+    await page.addInitScript({ content: `localStorage.setItem('edgeblocks.graph.fields', ${JSON.stringify(JSON.stringify(fields))}); localStorage.setItem('edgeblocks.graph.range', '7d');` });
+    await throttled(page);
+    await page.goto(`${base}/#/graphs`);
+    await page.waitForFunction('window.__graphRenderMs !== undefined', undefined, { timeout: 30000 });
+    const { ms, points } = (await page.evaluate('({ ms: window.__graphRenderMs, points: window.__graphPoints })')) as { ms: number; points: number };
+    if (points < 6000) throw new Error(`graph drew ${points} points, expected 6000`);
+    renders.push(ms);
+    await context.close();
+  }
+  rows.push({ name: `7-day graph, 6 fields x 1000 points, CPU ${THROTTLE}x slower, median`, value: median(renders), unit: 'ms', target: 200 });
+} finally {
+  await browser.close();
+  await app.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+let failed = 0;
+console.log(`${'benchmark'.padEnd(66)} ${'value'.padStart(9)}  ${'target'.padStart(9)}`);
+for (const r of rows) {
+  const ok = r.value <= r.target;
+  if (!ok) failed++;
+  console.log(`${r.name.padEnd(66)} ${r.value.toFixed(1).padStart(9)}  ${`<= ${r.target}`.padStart(9)} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`);
+}
+for (const line of info) console.log(line);
+console.log(failed ? `${failed} target(s) missed` : 'all targets met');
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,90 @@
+// GET /{service_id}/events (the dashboard's live feed) over a real socket, and the dashboard's
+// static files at `/` next to the API's JSON 404s.
+import t from 'tap';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { dashboardDir } from '../../src/api/dashboard.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'eb-events-'));
+const app = await createApp(loadConfig({ host: '127.0.0.1', port: '0', httpsPort: '0', mqttPort: '0', dataDir: dir, logLevel: 'silent', emitInterval: '200', history: 'off' }, {}), { log: silentLogger });
+await app.start();
+const base = app.url.replace(/\/[^/]+$/, '');
+t.teardown(async () => {
+  await app.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Reads SSE events from the stream until `until` says stop. */
+async function readEvents(until: (events: Array<{ event: string; data: any }>) => boolean, onOpen?: () => Promise<void>) {
+  const ac = new AbortController();
+  const res = await fetch(`${base}/edge-one/events`, { signal: ac.signal });
+  const events: Array<{ event: string; data: any }> = [];
+  const reader = res.body!.getReader();
+  let buf = '';
+  let opened = false;
+  try {
+    while (!until(events)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += Buffer.from(value).toString('utf8');
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const chunk = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const event = /^event: (.*)$/m.exec(chunk)?.[1];
+        const data = /^data: (.*)$/m.exec(chunk)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) });
+      }
+      if (!opened && events.length && onOpen) {
+        opened = true;
+        await onOpen();
+      }
+    }
+  } finally {
+    ac.abort();
+  }
+  return { res, events };
+}
+
+t.test('a state at once, patches after changes, fresh state every interval', async (t) => {
+  const { res, events } = await readEvents(
+    (ev) => ev.some((e) => e.event === 'patch') && ev.filter((e) => e.event === 'state').length >= 3,
+    async () => {
+      const r = await fetch(`${base}/edge-one/blocks/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'Probe', type: 'TempSensorMock', data: { setting: 21 } }) });
+      t.equal(r.status, 201);
+    },
+  );
+  t.match(res.headers.get('content-type'), /^text\/event-stream/);
+  t.equal(events[0]!.event, 'state', 'the first event is a full state');
+  t.equal(events[0]!.data.status.online, true);
+  t.ok(events[0]!.data.blocks.some((b: any) => b.id === 'SysInfo'), 'with the blocks');
+  const patch = events.find((e) => e.event === 'patch')!;
+  t.same(patch.data.changed.map((b: any) => b.id), ['Probe']);
+  t.ok(events.filter((e) => e.event === 'state').at(-1)!.data.blocks.some((b: any) => b.id === 'Probe'), 'later states hold the new block');
+});
+
+t.test('deletes arrive as patch.deleted', async (t) => {
+  const { events } = await readEvents(
+    (ev) => ev.some((e) => e.event === 'patch' && e.data.deleted.length),
+    async () => void (await fetch(`${base}/edge-one/blocks/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'Probe' }) })),
+  );
+  t.same(events.find((e) => e.event === 'patch')!.data.deleted, ['Probe']);
+});
+
+t.test('the dashboard at / and JSON 404s elsewhere', async (t) => {
+  t.ok(dashboardDir(), 'dist/web is built (npm ci runs npm run build:web)');
+  const page = await fetch(`${base}/`);
+  t.equal(page.status, 200);
+  t.match(await page.text(), /<div id="app">/);
+  const info = await fetch(`${base}/dashboard.json`);
+  t.same(await info.json(), { serviceId: 'edge-one', emitIntervalMs: 200 });
+  for (const url of ['/no-such-file.js', '/edge-one/no-such-route']) {
+    const res = await fetch(`${base}${url}`);
+    t.equal(res.status, 404, url);
+    t.match(await res.json(), { statusCode: 404, message: /no route/ });
+  }
+});

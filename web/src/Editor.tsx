@@ -1,0 +1,239 @@
+// A generic block editor: the form for any block type comes from the controller's OpenAPI
+// document (`/{serviceId}/api/doc/json`, the create request's schema per type). Editing sends
+// only the changed fields as a patch; a new block is sent to create. The server's answer,
+// 422 messages included, is shown as it came.
+import { useEffect, useState } from 'preact/hooks';
+import { controller, controllerUrl, createBlock, get, patchBlock, type Block } from './api';
+import { isLink, isQuantity, unitLabel } from './blocks';
+import { applyPatch, useLive } from './live';
+
+interface Schema {
+  title?: string;
+  description?: string;
+  type?: string;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  nullable?: boolean;
+}
+
+let schemas: Promise<Map<string, Schema>> | null = null;
+
+function loadSchemas(): Promise<Map<string, Schema>> {
+  schemas ??= get<{ paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: Schema }> } } }> }>(controllerUrl('api/doc/json')).then((a) => {
+    if (!a.ok) {
+      schemas = null;
+      throw new Error(a.error);
+    }
+    const create = Object.entries(a.body.paths).find(([p]) => p.endsWith('/blocks/create'))?.[1].post;
+    const root = create?.requestBody?.content['application/json']?.schema;
+    return new Map((root?.anyOf ?? []).filter((s) => s.title).map((s) => [s.title!, s.properties?.data ?? {}]));
+  });
+  return schemas;
+}
+
+/** String choices of an enum field, also when written as a union of literals (nested anyOf). */
+function enumValues(s: Schema): string[] {
+  if (s.type === 'string' && s.enum) return s.enum.map(String);
+  return (s.anyOf ?? []).flatMap(enumValues);
+}
+
+type Kind = 'quantity' | 'link' | 'enum' | 'bool' | 'number' | 'string' | 'json';
+
+function kindOf(s: Schema): Kind {
+  const variants = s.anyOf ?? [s];
+  if (variants.some((v) => v.properties?.__objtype?.enum?.includes('Quantity'))) return 'quantity';
+  if (variants.some((v) => v.properties?.__objtype?.enum?.includes('Link'))) return 'link';
+  if (enumValues(s).length) return 'enum';
+  if (s.type === 'boolean') return 'bool';
+  if (s.type === 'number' || s.type === 'integer') return 'number';
+  if (s.type === 'string') return 'string';
+  return 'json';
+}
+
+const readOnly = (s: Schema) => /read-only/.test(s.description ?? '');
+
+/** The form value of a field (strings in inputs), from the block's current data. */
+function toText(kind: Kind, v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (kind === 'quantity') return isQuantity(v) ? (v.value === null ? '' : String(v.value)) : String(v);
+  if (kind === 'link') return isLink(v) ? (v.id ?? '') : String(v);
+  if (kind === 'json') return JSON.stringify(v);
+  return String(v);
+}
+
+/** What to send for a field; throws a message in words for input the server would refuse anyway. */
+function fromText(kind: Kind, name: string, text: string): unknown {
+  switch (kind) {
+    case 'quantity':
+    case 'number': {
+      if (text.trim() === '') return null;
+      const n = Number(text.replace(',', '.'));
+      if (!Number.isFinite(n)) throw new Error(`${name}: "${text}" is not a number`);
+      return n;
+    }
+    case 'link':
+      return { __objtype: 'Link', id: text.trim() || null };
+    case 'bool':
+      return text === 'true';
+    case 'json':
+      try {
+        return text.trim() === '' ? null : JSON.parse(text);
+      } catch {
+        throw new Error(`${name}: not valid JSON`);
+      }
+    default:
+      return text;
+  }
+}
+
+function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSaved: (b: Block) => void }) {
+  const live = useLive();
+  const [fields, setFields] = useState<Array<[string, Schema]> | null>(null);
+  const [error, setError] = useState('');
+  const [draft, setDraft] = useState<Record<string, string>>({});
+  const [newId, setNewId] = useState('');
+  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(null);
+  useEffect(() => {
+    loadSchemas().then(
+      (m) => {
+        const s = m.get(type);
+        if (!s) return setError(`the API documents no type ${type}`);
+        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !readOnly(f)));
+      },
+      (e: Error) => setError(`cannot read the API schema: ${e.message}`),
+    );
+  }, [type]);
+  if (error) return <p class="answer bad">{error}</p>;
+  if (!fields) return <p>Reading the schema…</p>;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const data: Record<string, unknown> = {};
+    try {
+      for (const [name, s] of fields) if (name in draft) data[name] = fromText(kindOf(s), name, draft[name]!);
+    } catch (err) {
+      return setAnswer({ text: (err as Error).message, bad: true });
+    }
+    if (!block && !newId.trim()) return setAnswer({ text: 'give the new block a name', bad: true });
+    if (block && !Object.keys(data).length) return setAnswer({ text: 'nothing changed', bad: false });
+    setAnswer({ text: 'sending…', bad: false });
+    const a = block ? await patchBlock(block, data) : await createBlock({ id: newId.trim(), type, data });
+    setAnswer({ text: a.ok ? (block ? 'saved' : 'created') : a.error, bad: !a.ok });
+    if (a.ok) {
+      setDraft({});
+      applyPatch([a.body]);
+      onSaved(a.body);
+    }
+  };
+
+  const linkIds = [...live.blocks.keys()];
+  return (
+    <form class="editor grid" onSubmit={submit} data-testid="block-form">
+      {!block && (
+        <label>
+          Name <input value={newId} onInput={(e) => setNewId((e.target as HTMLInputElement).value)} name="id" />
+        </label>
+      )}
+      {fields.map(([name, s]) => {
+        const kind = kindOf(s);
+        const current = block?.data[name];
+        const text = draft[name] ?? toText(kind, current);
+        const set = (v: string) => setDraft({ ...draft, [name]: v });
+        const unit = isQuantity(current) ? unitLabel(current.unit) : '';
+        return (
+          <label title={s.description}>
+            {name}
+            {kind === 'enum' ? (
+              <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
+                {!text && <option value="" />}
+                {enumValues(s).map((v) => <option value={v}>{v}</option>)}
+              </select>
+            ) : kind === 'bool' ? (
+              <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
+            ) : (
+              <input name={name} value={text} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+            )}
+            {unit && <span class="unit">{unit}</span>}
+          </label>
+        );
+      })}
+      <datalist id="block-ids">
+        {linkIds.map((id) => <option value={id} />)}
+      </datalist>
+      <button type="submit">{block ? 'Save changes' : 'Create block'}</button>
+      {answer && (
+        <p class={`answer ${answer.bad ? 'bad' : 'good'}`} role="status" data-testid="editor-answer">
+          {answer.text}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function NewBlock() {
+  const [types, setTypes] = useState<string[]>([]);
+  const [type, setType] = useState('');
+  useEffect(() => void loadSchemas().then((m) => setTypes([...m.keys()].filter((t) => t !== 'SysInfo')), () => undefined), []);
+  return (
+    <section class="panel">
+      <h2>New block</h2>
+      <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+        <option value="">type…</option>
+        {types.map((t) => <option value={t}>{t}</option>)}
+      </select>
+      {type && <BlockForm key={type} type={type} onSaved={(b) => (location.hash = `#/block/${encodeURIComponent(b.id)}`)} />}
+    </section>
+  );
+}
+
+export function Editor({ id }: { id: string }) {
+  const live = useLive();
+  const [text, setText] = useState('');
+  if (!id)
+    return (
+      <div>
+        <section class="panel">
+          <h2>Blocks</h2>
+          <ul class="blocklist">
+            {[...live.blocks.values()].map((b) => (
+              <li>
+                <a href={`#/block/${encodeURIComponent(b.id)}`}>{b.id}</a> <span class="type">{b.type}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+        <NewBlock />
+      </div>
+    );
+  const block = live.blocks.get(id);
+  if (!block)
+    return (
+      <p class="banner" data-testid="block-gone">
+        {live.deleted.has(id) ? `Block "${id}" was deleted (possibly elsewhere).` : live.loaded ? `There is no block "${id}".` : 'Loading…'} <a href="#/block">All blocks</a>
+      </p>
+    );
+  const remove = async () => {
+    if (!confirm(`Delete ${id}?`)) return;
+    const a = await controller('blocks/delete', { id });
+    setText(a.ok ? 'deleted' : a.error);
+    if (a.ok) applyPatch([], [id]);
+  };
+  return (
+    <section class="panel">
+      <h2>
+        {block.id} <span class="type">{block.type}</span>
+      </h2>
+      <BlockForm key={block.id} type={block.type} block={block} onSaved={() => undefined} />
+      <details>
+        <summary>Current JSON</summary>
+        <pre>{JSON.stringify(block, null, 2)}</pre>
+      </details>
+      <button class="danger" onClick={() => void remove()}>
+        Delete block
+      </button>
+      {text && <p class="answer">{text}</p>}
+    </section>
+  );
+}

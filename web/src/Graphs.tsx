@@ -1,0 +1,162 @@
+// Graphs from the history API (/history/timeseries): fields chosen per graph, ranges 1h to 30d,
+// live append every 10 s, temperatures on the left axis and percentages/states on the right,
+// CSV export. Without a history service the page says so instead of failing.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { download, post } from './api';
+import { align, dropBefore, isTemperature, type Columns, type Range } from './graph-data';
+
+const RANGES = { '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
+type RangeKey = keyof typeof RANGES;
+const COLORS = ['#d94c2b', '#2b7bd9', '#e0a000', '#3aa655', '#8e44ad', '#16a3a3', '#777', '#c2185b'];
+const LIVE_MS = 10_000;
+const STORE_KEY = 'edgeblocks.graph.fields';
+const RANGE_KEY = 'edgeblocks.graph.range';
+
+declare global {
+  interface Window {
+    /** Milliseconds the last full graph draw took (read by the benchmark and tests). */
+    __graphRenderMs?: number;
+    __graphPoints?: number;
+    /** Rows (timestamps) the graph holds now, growing with live appends. */
+    __graphRows?: number;
+  }
+}
+
+function defaultFields(all: string[]): string[] {
+  const saved = JSON.parse(localStorage.getItem(STORE_KEY) ?? '[]') as string[];
+  const kept = saved.filter((f) => all.includes(f));
+  if (kept.length) return kept;
+  return all.filter((f) => /\/value\[deg[CF]\]$|\/setting\[deg[CF]\]$|Pwm\/value$/i.test(f)).slice(0, 6);
+}
+
+function Chart({ fields, data, seconds }: { fields: string[]; data: Columns; seconds: number }) {
+  const el = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const key = `${fields.join('\n')}\n${seconds}`;
+  useEffect(() => {
+    const host = el.current!;
+    const t0 = performance.now();
+    const series: uPlot.Series[] = [{}, ...fields.map((f, i) => ({ label: f, stroke: COLORS[i % COLORS.length], width: 1.5, scale: isTemperature(f) ? 'temp' : 'pct', spanGaps: true }))];
+    const opts: uPlot.Options = {
+      width: Math.max(320, host.clientWidth),
+      height: 360,
+      series,
+      // The whole chosen window, also while history is still short.
+      scales: { x: { time: true, range: () => [Date.now() / 1000 - seconds, Date.now() / 1000] } },
+      axes: [{}, { scale: 'temp', label: 'temperature' }, { scale: 'pct', side: 1, label: '% / state', grid: { show: false } }],
+      legend: { live: true },
+      hooks: {
+        draw: [
+          () => {
+            if (drawn) return;
+            drawn = true;
+            window.__graphRenderMs = performance.now() - t0;
+            window.__graphPoints = data[0].length * fields.length;
+          },
+        ],
+      },
+    };
+    let drawn = false;
+    window.__graphRenderMs = undefined;
+    plot.current = new uPlot(opts, data as uPlot.AlignedData, host);
+    const onResize = () => plot.current?.setSize({ width: Math.max(320, host.clientWidth), height: 360 });
+    addEventListener('resize', onResize);
+    return () => {
+      removeEventListener('resize', onResize);
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [key]);
+  useEffect(() => {
+    plot.current?.setData(data as uPlot.AlignedData, false);
+    window.__graphRows = data[0].length;
+  }, [data]);
+  return <div ref={el} class="chart" data-testid="chart" />;
+}
+
+export function Graphs() {
+  const [all, setAll] = useState<string[] | null>(null);
+  const [missing, setMissing] = useState('');
+  const [fields, setFields] = useState<string[]>([]);
+  const [range, setRange] = useState<RangeKey>(() => {
+    const saved = localStorage.getItem(RANGE_KEY);
+    return saved && saved in RANGES ? (saved as RangeKey) : '1d';
+  });
+  const [data, setData] = useState<Columns | null>(null);
+  const [error, setError] = useState('');
+
+  useEffect(() => {
+    void post<string[]>('/history/timeseries/fields', { duration: '30d' }).then((a) => {
+      if (a.status === 404 || a.status === 0) return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
+      if (!a.ok) return setError(a.error);
+      setAll(a.body);
+      setFields(defaultFields(a.body));
+    });
+  }, []);
+
+  useEffect(() => {
+    if (!fields.length) return setData(null);
+    localStorage.setItem(STORE_KEY, JSON.stringify(fields));
+    localStorage.setItem(RANGE_KEY, range);
+    let stopped = false;
+    let cols: Columns | null = null;
+    const load = async () => {
+      const last = cols?.[0].at(-1);
+      const body = last === undefined ? { fields, duration: `${RANGES[range]}s` } : { fields, start: last };
+      const a = await post<Range[]>('/history/timeseries/ranges', body);
+      if (stopped) return;
+      if (!a.ok) return setError(a.error);
+      setError('');
+      cols = dropBefore(align(fields, a.body, cols ?? undefined), Date.now() / 1000 - RANGES[range]);
+      setData(cols);
+    };
+    void load();
+    const timer = setInterval(() => void load(), LIVE_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [fields.join('\n'), range]);
+
+  const exportCsv = async () => {
+    const res = await fetch('/history/timeseries/csv', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fields, precision: 'ISO8601', duration: `${RANGES[range]}s` }) });
+    if (!res.ok) return setError(`CSV export failed (HTTP ${res.status})`);
+    download(`edgeblocks-${range}-${new Date().toISOString().slice(0, 16)}.csv`, await res.blob());
+  };
+
+  if (missing)
+    return (
+      <p class="banner" data-testid="no-history">
+        History not available: {missing}. Live values are on the Overview.
+      </p>
+    );
+  if (!all) return <p>{error || 'Asking the history service for fields…'}</p>;
+  return (
+    <div class="graphs">
+      <div class="toolbar">
+        {(Object.keys(RANGES) as RangeKey[]).map((r) => (
+          <button class={r === range ? 'active' : ''} onClick={() => setRange(r)}>
+            {r}
+          </button>
+        ))}
+        <button onClick={() => void exportCsv()} disabled={!fields.length}>
+          Export CSV
+        </button>
+      </div>
+      {error && <p class="answer bad">{error}</p>}
+      {data && fields.length > 0 ? <Chart fields={fields} data={data} seconds={RANGES[range]} /> : <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>}
+      <details open={!fields.length}>
+        <summary>Fields ({fields.length} of {all.length})</summary>
+        <div class="fieldlist">
+          {all.map((f) => (
+            <label>
+              <input type="checkbox" checked={fields.includes(f)} onChange={(e) => setFields((e.target as HTMLInputElement).checked ? [...fields, f] : fields.filter((x) => x !== f))} /> {f}
+            </label>
+          ))}
+        </div>
+      </details>
+    </div>
+  );
+}

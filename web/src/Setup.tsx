@@ -1,0 +1,227 @@
+// Setting up: discovery, the fermentation-fridge wizard, temperature units, backups.
+import { useEffect, useState } from 'preact/hooks';
+import { controller, createBlock, download, patchBlock, post, serviceId, type Block } from './api';
+import { isLink, roleOf, unitLabel } from './blocks';
+import { applyPatch, useLive } from './live';
+import { fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
+
+function Discovery() {
+  const [text, setText] = useState('');
+  const discover = async () => {
+    setText('searching the buses…');
+    const a = await controller<Block[]>('blocks/discover');
+    if (!a.ok) return setText(a.error);
+    applyPatch(a.body);
+    setText(a.body.length ? `found ${a.body.length} new: ${a.body.map((b) => `${b.id} (${b.type})`).join(', ')}` : 'no new devices found');
+  };
+  return (
+    <section class="panel">
+      <h2>Discover hardware</h2>
+      <p class="muted">Searches every bus and adds a block for each new sensor or IO module.</p>
+      <button onClick={() => void discover()} data-testid="discover">
+        Discover
+      </button>
+      {text && <p class="answer">{text}</p>}
+    </section>
+  );
+}
+
+function channelsOf(blocks: Block[]): Channel[] {
+  const out: Channel[] = [];
+  for (const b of blocks) {
+    if (roleOf(b) !== 'io' || !Array.isArray(b.data.channels)) continue;
+    for (const ch of b.data.channels as Array<{ id: number; claimedBy?: unknown }>) {
+      out.push({ blockId: b.id, channel: ch.id, claimedBy: isLink(ch.claimedBy) ? ch.claimedBy.id : null });
+    }
+  }
+  return out;
+}
+
+const chKey = (c: Channel) => `${c.blockId}#${c.channel}`;
+
+function Wizard({ unit }: { unit: string }) {
+  const live = useLive();
+  const blocks = [...live.blocks.values()];
+  const sensors = blocks.filter((b) => b.type.startsWith('TempSensor')).map((b) => b.id);
+  const channels = channelsOf(blocks);
+  const defaults = unit === 'degF' ? { beer: 68, fridge: 68 } : { beer: 20, fridge: 20 };
+  const [form, setForm] = useState({ prefix: 'Ferment', beerSensor: '', fridgeSensor: '', heat: '', cool: '', beerSetting: String(defaults.beer), fridgeSetting: String(defaults.fridge), mode: 'beer' });
+  const [log, setLog] = useState<Array<{ text: string; bad?: boolean }>>([]);
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+
+  const problems: string[] = [];
+  if (!form.beerSensor || !form.fridgeSensor) problems.push('pick both sensors');
+  else if (form.beerSensor === form.fridgeSensor) problems.push('beer and fridge need different sensors');
+  if (!form.heat || !form.cool) problems.push('pick a heater and a cooler channel');
+  else if (form.heat === form.cool) problems.push('heater and cooler need different channels');
+  for (const k of ['beerSetting', 'fridgeSetting'] as const) if (!Number.isFinite(Number(form[k])) || form[k].trim() === '') problems.push(`${k === 'beerSetting' ? 'beer' : 'fridge'} setting must be a number`);
+  const taken = Object.values(fridgeNames(form.prefix.trim())).filter((n) => live.blocks.has(n));
+  if (taken.length) problems.push(`names in use: ${taken.join(', ')} (change the prefix)`);
+
+  const run = async (e: Event) => {
+    e.preventDefault();
+    if (problems.length) return;
+    setBusy(true);
+    const lines: Array<{ text: string; bad?: boolean }> = [];
+    const byKey = new Map(channels.map((c) => [chKey(c), c]));
+    const heat = byKey.get(form.heat)!;
+    const cool = byKey.get(form.cool)!;
+    // Like the quick start: actuators already on the chosen channels let go of them first.
+    for (const c of [heat, cool]) {
+      if (!c.claimedBy) continue;
+      const a = await patchBlock({ id: c.claimedBy, type: live.blocks.get(c.claimedBy)?.type ?? 'DigitalActuator' }, { hwDevice: { __objtype: 'Link', id: null } });
+      lines.push({ text: a.ok ? `released ${chKey(c)} from ${c.claimedBy}` : `could not release ${chKey(c)}: ${a.error}`, bad: !a.ok });
+      setLog([...lines]);
+      if (!a.ok) return setBusy(false);
+      applyPatch([a.body]);
+    }
+    const choice: FridgeChoice = { prefix: form.prefix.trim(), beerSensor: form.beerSensor, fridgeSensor: form.fridgeSensor, heat, cool, beerSetting: Number(form.beerSetting), fridgeSetting: Number(form.fridgeSetting), mode: form.mode as 'beer' | 'fridge' };
+    for (const block of fridgeBlocks(choice)) {
+      const a = await createBlock(block);
+      lines.push({ text: a.ok ? `created ${block.id}` : `${block.id}: ${a.error}`, bad: !a.ok });
+      setLog([...lines]);
+      if (!a.ok) {
+        lines.push({ text: 'stopped; the blocks created so far are kept and can be removed in Blocks', bad: true });
+        setLog([...lines]);
+        return setBusy(false);
+      }
+      applyPatch([a.body]);
+    }
+    lines.push({ text: `done: ${choice.mode} temperature control is running. See the Overview.` });
+    setLog([...lines]);
+    setBusy(false);
+  };
+
+  const chLabel = (c: Channel) => `${c.blockId} channel ${c.channel}${c.claimedBy ? ` (now used by ${c.claimedBy})` : ''}`;
+  return (
+    <section class="panel" data-testid="wizard">
+      <h2>Fermentation fridge</h2>
+      <p class="muted">Creates the quick-start chain: beer and fridge setpoints, heater and cooler with PWM and PID, a mutex so they never run together, and a temperature profile.</p>
+      <form onSubmit={run} class="grid">
+        <label>
+          Name prefix <input value={form.prefix} onInput={set('prefix')} name="prefix" />
+        </label>
+        <label>
+          Beer sensor
+          <select value={form.beerSensor} onChange={set('beerSensor')} name="beerSensor">
+            <option value="">choose…</option>
+            {sensors.map((s) => <option value={s}>{s}</option>)}
+          </select>
+        </label>
+        <label>
+          Fridge sensor
+          <select value={form.fridgeSensor} onChange={set('fridgeSensor')} name="fridgeSensor">
+            <option value="">choose…</option>
+            {sensors.map((s) => <option value={s}>{s}</option>)}
+          </select>
+        </label>
+        <label>
+          Heater output
+          <select value={form.heat} onChange={set('heat')} name="heat">
+            <option value="">choose…</option>
+            {channels.map((c) => <option value={chKey(c)}>{chLabel(c)}</option>)}
+          </select>
+        </label>
+        <label>
+          Cooler output
+          <select value={form.cool} onChange={set('cool')} name="cool">
+            <option value="">choose…</option>
+            {channels.map((c) => <option value={chKey(c)}>{chLabel(c)}</option>)}
+          </select>
+        </label>
+        <label>
+          Beer setting ({unitLabel(unit)}) <input inputMode="decimal" value={form.beerSetting} onInput={set('beerSetting')} name="beerSetting" />
+        </label>
+        <label>
+          Fridge setting ({unitLabel(unit)}) <input inputMode="decimal" value={form.fridgeSetting} onInput={set('fridgeSetting')} name="fridgeSetting" />
+        </label>
+        <label>
+          Control
+          <select value={form.mode} onChange={set('mode')} name="mode">
+            <option value="beer">beer temperature</option>
+            <option value="fridge">fridge temperature</option>
+          </select>
+        </label>
+        {sensors.length < 2 && <p class="hint bad">Fewer than two temperature sensors: use Discover first.</p>}
+        {problems.length > 0 && <p class="hint">{problems.join('; ')}</p>}
+        <button type="submit" disabled={busy || problems.length > 0} data-testid="wizard-create">
+          Create fermentation fridge
+        </button>
+      </form>
+      <ul class="log" data-testid="wizard-log">
+        {log.map((l) => <li class={l.bad ? 'bad' : 'good'}>{l.text}</li>)}
+      </ul>
+    </section>
+  );
+}
+
+function Units({ unit, onChange }: { unit: string; onChange: (u: string) => void }) {
+  const [text, setText] = useState('');
+  const choose = async (temperature: string) => {
+    const a = await post('/history/datastore/set', { value: { namespace: serviceId(), id: 'units', temperature } });
+    setText(a.ok ? `temperatures now in ${unitLabel(temperature)}` : a.error);
+    if (a.ok) onChange(temperature);
+  };
+  return (
+    <section class="panel">
+      <h2>Units</h2>
+      {['degC', 'degF'].map((u) => (
+        <label class="toggle">
+          <input type="radio" name="unit" checked={unit === u} onChange={() => void choose(u)} /> {unitLabel(u)}
+        </label>
+      ))}
+      {text && <p class="answer">{text}</p>}
+    </section>
+  );
+}
+
+function Backup() {
+  const [text, setText] = useState('');
+  const save = async () => {
+    const a = await controller('blocks/backup/save');
+    if (!a.ok) return setText(a.error);
+    download(`${serviceId()}-backup-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.json`, JSON.stringify(a.body, null, 2));
+    setText('backup downloaded');
+  };
+  const load = async (e: Event) => {
+    const file = (e.target as HTMLInputElement).files?.[0];
+    if (!file) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await file.text());
+    } catch (err) {
+      return setText(`${file.name} is not JSON: ${(err as Error).message}`);
+    }
+    if (!confirm(`Replace every block and setting with ${file.name}?`)) return;
+    const a = await controller<{ messages?: string[] }>('blocks/backup/load', parsed);
+    setText(a.ok ? `loaded ${file.name}${a.body.messages?.length ? `; ${a.body.messages.join('; ')}` : ''}` : a.error);
+  };
+  return (
+    <section class="panel">
+      <h2>Backup</h2>
+      <button onClick={() => void save()}>Download backup</button>{' '}
+      <label class="file">
+        Restore from file… <input type="file" accept="application/json,.json" onChange={(e) => void load(e)} />
+      </label>
+      {text && <p class="answer">{text}</p>}
+    </section>
+  );
+}
+
+export function Setup() {
+  const [unit, setUnit] = useState('degC');
+  useEffect(() => {
+    void post<{ value: { temperature?: string } | null }>('/history/datastore/get', { namespace: serviceId(), id: 'units' }).then((a) => {
+      if (a.ok && a.body.value?.temperature) setUnit(a.body.value.temperature);
+    });
+  }, []);
+  return (
+    <div class="setup">
+      <Discovery />
+      <Wizard unit={unit} key={unit} />
+      <Units unit={unit} onChange={setUnit} />
+      <Backup />
+    </div>
+  );
+}

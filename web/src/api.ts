@@ -1,0 +1,107 @@
+// The public HTTP API as the page uses it: the controller under /{serviceId}/, the datastore and
+// history under /history/. Every call answers {ok, status, body, error}; error is the server's
+// message in words (422 validation entries included), never a bare status code.
+
+export interface Quantity {
+  __objtype?: 'Quantity';
+  __bloxtype?: 'Quantity';
+  unit: string;
+  value: number | null;
+  readonly?: boolean;
+}
+
+export interface Link {
+  __objtype?: 'Link';
+  __bloxtype?: 'Link';
+  type: string;
+  id: string | null;
+  readonly?: boolean;
+}
+
+export interface Block {
+  id: string;
+  nid?: number;
+  type: string;
+  serviceId?: string;
+  data: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+}
+
+export interface Answer<T = unknown> {
+  ok: boolean;
+  status: number;
+  body: T;
+  error: string;
+}
+
+export interface ServiceInfo {
+  serviceId: string;
+  emitIntervalMs: number;
+}
+
+let info: ServiceInfo = { serviceId: 'edge-one', emitIntervalMs: 5000 };
+
+export async function loadServiceInfo(): Promise<ServiceInfo> {
+  const res = await fetch('/dashboard.json');
+  if (!res.ok) throw new Error(`the service did not say who it is (HTTP ${res.status})`);
+  info = (await res.json()) as ServiceInfo;
+  return info;
+}
+
+export const serviceId = (): string => info.serviceId;
+export const emitIntervalMs = (): number => info.emitIntervalMs;
+export const controllerUrl = (path: string): string => `/${encodeURIComponent(info.serviceId)}/${path}`;
+
+export function errorText(status: number, body: unknown): string {
+  if (body && typeof body === 'object') {
+    const b = body as { message?: unknown; error?: unknown; validation?: Array<{ path?: string; message?: string }> };
+    let text = typeof b.message === 'string' ? b.message : typeof b.error === 'string' ? b.error : '';
+    const details = (b.validation ?? []).map((v) => `${v.path ?? ''}: ${v.message ?? ''}`).filter((d) => !text.includes(d));
+    if (details.length) text = `${text}${text ? ' — ' : ''}${details.join('; ')}`;
+    if (text) return status >= 400 ? `${text} (${status})` : text;
+  }
+  if (typeof body === 'string' && body) return `${body} (${status})`;
+  return status === 0 ? 'the service did not answer (offline?)' : `HTTP ${status}`;
+}
+
+async function call<T>(method: string, url: string, body?: unknown): Promise<Answer<T>> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, status: 0, body: undefined as T, error: errorText(0, undefined) };
+  }
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { ok: res.ok, status: res.status, body: parsed as T, error: res.ok ? '' : errorText(res.status, parsed) };
+}
+
+export const post = <T = unknown>(url: string, body?: unknown) => call<T>('POST', url, body ?? {});
+export const get = <T = unknown>(url: string) => call<T>('GET', url);
+export const controller = <T = unknown>(path: string, body?: unknown) => post<T>(controllerUrl(path), body);
+
+export const patchBlock = (block: { id: string; type: string }, data: Record<string, unknown>) => controller<Block>('blocks/patch', { id: block.id, type: block.type, serviceId: serviceId(), data });
+export const createBlock = (block: Omit<Block, 'serviceId'>) => controller<Block>('blocks/create', { ...block, serviceId: serviceId() });
+
+/** Browser download of a Blob or text. */
+export function download(name: string, content: Blob | string, type = 'application/json'): void {
+  const blob = typeof content === 'string' ? new Blob([content], { type }) : content;
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}

@@ -1,0 +1,149 @@
+// What the overview needs to know about blocks: their role group, how to print values, and
+// the problems a brewer must see at a glance. Works on the block JSON of the public API only.
+import type { Block, Link, Quantity } from './api';
+
+export type Role = 'sensors' | 'setpoints' | 'controllers' | 'outputs' | 'io' | 'system';
+
+export const ROLE_TITLES: Record<Role, string> = {
+  sensors: 'Sensors',
+  setpoints: 'Setpoints',
+  controllers: 'Controllers',
+  outputs: 'Outputs',
+  io: 'IO',
+  system: 'System',
+};
+
+const ROLE_BY_TYPE: Record<string, Role> = {
+  TempSensorOneWire: 'sensors',
+  TempSensorMock: 'sensors',
+  TempSensorExternal: 'sensors',
+  TempSensorCombi: 'sensors',
+  DigitalInput: 'sensors',
+  SetpointSensorPair: 'setpoints',
+  SetpointProfile: 'setpoints',
+  Pid: 'controllers',
+  Mutex: 'controllers',
+  Balancer: 'controllers',
+  ActuatorOffset: 'controllers',
+  ActuatorLogic: 'controllers',
+  Sequence: 'controllers',
+  Variables: 'controllers',
+  ActuatorPwm: 'outputs',
+  DigitalActuator: 'outputs',
+  ActuatorAnalogMock: 'outputs',
+  FastPwm: 'outputs',
+  MotorValve: 'outputs',
+  DS2408: 'io',
+  DS2413: 'io',
+  GpioPins: 'io',
+  MockPins: 'io',
+  OneWireBus: 'io',
+  OneWireGpioModule: 'io',
+  SysInfo: 'system',
+};
+
+export const roleOf = (b: Block): Role => ROLE_BY_TYPE[b.type] ?? (b.data && 'channels' in b.data ? 'io' : 'controllers');
+
+export function isQuantity(v: unknown): v is Quantity {
+  return !!v && typeof v === 'object' && ((v as Quantity).__objtype === 'Quantity' || (v as Quantity).__bloxtype === 'Quantity');
+}
+
+export function isLink(v: unknown): v is Link {
+  return !!v && typeof v === 'object' && ((v as Link).__objtype === 'Link' || (v as Link).__bloxtype === 'Link');
+}
+
+const UNIT_LABELS: Record<string, string> = {
+  degC: '°C',
+  degF: '°F',
+  delta_degC: 'Δ°C',
+  delta_degF: 'Δ°F',
+  second: 's',
+  '1 / degC': '/°C',
+  '1 / degF': '/°F',
+};
+
+export const unitLabel = (unit: string): string => UNIT_LABELS[unit] ?? unit;
+
+export function fmtNumber(v: number | null | undefined, digits = 1): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits);
+}
+
+export function fmtQty(q: unknown, digits = 1): string {
+  if (isQuantity(q)) return q.unit === 'second' ? fmtDuration(q.value) : `${fmtNumber(q.value, digits)} ${unitLabel(q.unit)}`;
+  if (typeof q === 'number') return fmtNumber(q, digits);
+  return q === null || q === undefined ? '—' : String(q);
+}
+
+export function fmtDuration(s: number | null): string {
+  if (s === null) return '—';
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 172800) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86400).toFixed(1)} d`;
+}
+
+export const qtyValue = (q: unknown): number | null => (isQuantity(q) ? q.value : typeof q === 'number' ? q : null);
+
+export interface Problem {
+  level: 'error' | 'warn' | 'info';
+  text: string;
+}
+
+/** Problems of one block, in words. `exists` tells whether a link target is there. */
+export function problemsOf(b: Block, exists: (id: string) => boolean): Problem[] {
+  const d = b.data ?? {};
+  const out: Problem[] = [];
+  if (d.connected === false) out.push({ level: 'error', text: roleOf(b) === 'sensors' ? 'sensor disconnected' : 'device disconnected' });
+  if (isQuantity(d.value) && d.value.value === null && (roleOf(b) === 'sensors' || b.type === 'SetpointSensorPair')) out.push({ level: 'error', text: 'value is null (no valid reading)' });
+  if (b.type === 'Pid' && d.enabled === true && d.active === false) out.push({ level: 'warn', text: 'not active: input or output invalid' });
+  if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
+  for (const [key, v] of Object.entries(d)) {
+    if (isLink(v) && v.id && !v.readonly && !exists(v.id)) out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
+  }
+  const constraints = d.constraints;
+  if (constraints && typeof constraints === 'object') {
+    for (const [name, c] of Object.entries(constraints as Record<string, Record<string, unknown>>)) {
+      if (c && c.limiting === true) {
+        const left = qtyValue(c.remaining);
+        out.push({ level: 'warn', text: `limited by ${name}${left ? ` for ${fmtDuration(left)} more` : ''}` });
+      }
+    }
+  }
+  if ('desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state) out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
+  if (isLink(d.claimedBy) && d.claimedBy.id) out.push({ level: 'info', text: `claimed by ${d.claimedBy.id}` });
+  return out;
+}
+
+export function stateWord(s: unknown): string {
+  if (s === 'STATE_ACTIVE' || s === 1 || s === true) return 'on';
+  if (s === 'STATE_INACTIVE' || s === 0 || s === false) return 'off';
+  if (s === null || s === undefined) return 'unknown';
+  return String(s).replace(/^STATE_/, '').toLowerCase();
+}
+
+/** The one value a card shows big. */
+export function headline(b: Block): string {
+  const d = b.data ?? {};
+  switch (b.type) {
+    case 'SetpointSensorPair':
+      return fmtQty(d.value);
+    case 'SetpointProfile':
+      return d.enabled ? fmtQty(d.setting) : 'stopped';
+    case 'Pid':
+      return d.enabled ? `${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %` : 'disabled';
+    case 'ActuatorPwm':
+    case 'ActuatorAnalogMock':
+    case 'FastPwm':
+      return `${fmtNumber(qtyValue(d.value) ?? (d.value as number | null), 0)} %`;
+    case 'DigitalActuator':
+    case 'MotorValve':
+    case 'DigitalInput':
+      return stateWord(d.state);
+    case 'Mutex':
+      return qtyValue(d.waitRemaining) ? `wait ${fmtQty(d.waitRemaining)}` : 'free';
+    default:
+      if ('value' in d) return fmtQty(d.value);
+      if (Array.isArray(d.channels)) return `${d.channels.length} channels`;
+      return '';
+  }
+}

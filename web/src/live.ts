@@ -1,0 +1,110 @@
+// Live state from the service's event stream (GET /{serviceId}/events): a full `state` on
+// connect and every emit interval, `patch` events after changes. EventSource reconnects by
+// itself; a watchdog also marks the service offline when nothing arrived for three intervals
+// (a hung service or a proxy that keeps the socket open) and opens a fresh stream.
+import { useEffect, useState } from 'preact/hooks';
+import { controllerUrl, emitIntervalMs, type Block } from './api';
+
+export interface LiveState {
+  online: boolean;
+  /** Set once the first state arrived. */
+  loaded: boolean;
+  blocks: Map<string, Block>;
+  status: Record<string, unknown>;
+  /** Ids deleted (elsewhere or here) since the page opened, so open views can say so. */
+  deleted: Set<string>;
+  offlineSince: number | null;
+  version: number;
+}
+
+const state: LiveState = { online: false, loaded: false, blocks: new Map(), status: {}, deleted: new Set(), offlineSince: Date.now(), version: 0 };
+const listeners = new Set<() => void>();
+let source: EventSource | null = null;
+let lastMessage = 0;
+
+function notify(): void {
+  state.version++;
+  for (const l of listeners) l();
+}
+
+function setOnline(online: boolean): void {
+  if (state.online === online) return;
+  state.online = online;
+  state.offlineSince = online ? null : Date.now();
+  notify();
+}
+
+function onState(ev: MessageEvent<string>): void {
+  lastMessage = Date.now();
+  const msg = JSON.parse(ev.data) as { status: Record<string, unknown>; blocks: Block[] };
+  const next = new Map(msg.blocks.map((b) => [b.id, b]));
+  for (const id of state.blocks.keys()) if (!next.has(id)) state.deleted.add(id);
+  for (const id of next.keys()) state.deleted.delete(id);
+  state.blocks = next;
+  state.status = msg.status;
+  state.loaded = true;
+  state.online = msg.status.online !== false;
+  if (state.online) state.offlineSince = null;
+  notify();
+}
+
+function onPatch(ev: MessageEvent<string>): void {
+  lastMessage = Date.now();
+  const msg = JSON.parse(ev.data) as { changed: Block[]; deleted: string[] };
+  applyPatch(msg.changed, msg.deleted);
+}
+
+/** Also used after our own REST calls, so the page shows the answer before the next event. */
+export function applyPatch(changed: Block[], deleted: string[] = []): void {
+  const next = new Map(state.blocks);
+  for (const b of changed) {
+    next.set(b.id, b);
+    state.deleted.delete(b.id);
+  }
+  for (const id of deleted) {
+    next.delete(id);
+    state.deleted.add(id);
+  }
+  state.blocks = next;
+  notify();
+}
+
+function open(): void {
+  source?.close();
+  const es = new EventSource(controllerUrl('events'));
+  source = es;
+  es.addEventListener('state', onState as EventListener);
+  es.addEventListener('patch', onPatch as EventListener);
+  es.onopen = () => (lastMessage = Date.now());
+  es.onerror = () => {
+    setOnline(false);
+    // CLOSED means the browser gave up (e.g. a 502 from a proxy): start over ourselves.
+    if (es.readyState === EventSource.CLOSED && source === es) setTimeout(() => source === es && open(), 3000);
+  };
+}
+
+export function startLive(): void {
+  open();
+  setInterval(() => {
+    const limit = 3 * emitIntervalMs() + 2000;
+    if (Date.now() - lastMessage > limit && source?.readyState !== EventSource.CONNECTING) {
+      setOnline(false);
+      open();
+    }
+  }, 1000);
+}
+
+export function live(): LiveState {
+  return state;
+}
+
+/** Re-renders the component whenever live state changes. */
+export function useLive(): LiveState {
+  const [, setVersion] = useState(0);
+  useEffect(() => {
+    const l = () => setVersion(state.version);
+    listeners.add(l);
+    return () => void listeners.delete(l);
+  }, []);
+  return state;
+}

@@ -1,0 +1,99 @@
+import { render } from 'preact';
+import { lazy, Suspense } from 'preact/compat';
+import { useEffect, useState } from 'preact/hooks';
+import { loadServiceInfo, serviceId } from './api';
+import { startLive, useLive } from './live';
+import { Overview } from './Overview';
+import './style.css';
+
+// Pages besides the overview load on demand, so the first view stays small.
+const Graphs = lazy(() => import('./Graphs').then((m) => ({ default: m.Graphs })));
+const Setup = lazy(() => import('./Setup').then((m) => ({ default: m.Setup })));
+const Hardware = lazy(() => import('./Hardware').then((m) => ({ default: m.Hardware })));
+const Editor = lazy(() => import('./Editor').then((m) => ({ default: m.Editor })));
+
+const PAGES = [
+  ['overview', 'Overview'],
+  ['graphs', 'Graphs'],
+  ['setup', 'Setup'],
+  ['hardware', 'Hardware'],
+  ['block', 'Blocks'],
+] as const;
+
+function useRoute(): string[] {
+  const read = () => decodeURIComponent(location.hash.replace(/^#\/?/, '')).split('/');
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+function OfflineBanner() {
+  const live = useLive();
+  if (live.online) return null;
+  const since = live.offlineSince ? ` since ${new Date(live.offlineSince).toLocaleTimeString()}` : '';
+  return (
+    <div class="banner offline" role="alert" data-testid="offline">
+      Service offline{since}: values below are the last known ones. Reconnecting…
+    </div>
+  );
+}
+
+function App() {
+  const [page, ...rest] = useRoute();
+  const current = PAGES.some(([p]) => p === page) ? page : 'overview';
+  const live = useLive();
+  return (
+    <>
+      <header>
+        <strong class="brand">edgeblocks</strong>
+        <span class="service">{serviceId()}</span>
+        <span class={`dot ${live.online ? 'on' : 'off'}`} title={live.online ? 'online' : 'offline'} data-testid="online">
+          {live.online ? 'online' : 'offline'}
+        </span>
+        <nav>
+          {PAGES.map(([p, title]) => (
+            <a href={`#/${p}`} class={p === current ? 'active' : ''}>
+              {title}
+            </a>
+          ))}
+        </nav>
+      </header>
+      <OfflineBanner />
+      <main>
+        <Suspense fallback={<p>Loading…</p>}>
+          {current === 'overview' && <Overview />}
+          {current === 'graphs' && <Graphs />}
+          {current === 'setup' && <Setup />}
+          {current === 'hardware' && <Hardware />}
+          {current === 'block' && <Editor id={rest.join('/')} />}
+        </Suspense>
+      </main>
+    </>
+  );
+}
+
+async function boot(): Promise<void> {
+  const root = document.getElementById('app')!;
+  for (;;) {
+    try {
+      await loadServiceInfo();
+      break;
+    } catch (e) {
+      root.innerHTML = '';
+      const p = document.createElement('p');
+      p.className = 'banner offline';
+      p.textContent = `Service offline: ${(e as Error).message}. Retrying…`;
+      root.appendChild(p);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  }
+  root.innerHTML = '';
+  startLive();
+  render(<App />, root);
+}
+
+void boot();
