@@ -5,7 +5,7 @@ import { blockRoutes } from './api/blocks.js';
 import { Auth } from './auth/auth.js';
 import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
-import { installCrossSiteGuard } from './api/csrf.js';
+import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.js';
 import { dashboardRoutes } from './api/dashboard.js';
 import { eventRoutes } from './api/events.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
@@ -191,6 +191,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
   ]);
   installUpgradeGuard(http.server, auth);
+  installCrossSiteUpgradeGuard(http.server, config.allowedOrigins);
   phases.mark('http routes');
 
   runtime.load();

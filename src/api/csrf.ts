@@ -7,7 +7,8 @@
 // browser sends cross-site without asking, is 415 even with no body. Only a POST with no body
 // and no content-type at all passes without it (what `curl -XPOST` and the Brewblox UI's
 // axios send); a browser cannot send that without an Origin header, which is checked.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { normalOrigin } from '../origin.js';
 import { errorBody } from './errors.js';
@@ -53,6 +54,20 @@ export function installCrossSiteGuard(app: FastifyInstance, allowedOrigins: read
     if (refused) return reply.status(403).send(errorBody(403, refused));
     const wrongType = contentTypeRefusal(req.method, req.headers);
     if (wrongType) return reply.status(415).send(errorBody(415, wrongType));
+  });
+}
+
+/**
+ * The same check for every websocket upgrade of `server` (/eventbus, /history/timeseries/stream),
+ * before any other upgrade listener sees it: a websocket is state-changing (it can publish).
+ */
+export function installCrossSiteUpgradeGuard(server: Pick<Server, 'prependListener'>, allowedOrigins: readonly string[] = []): void {
+  const allowed = allowedOrigins.map(normalOrigin);
+  server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const refused = crossSiteRefusal(req.headers, allowed);
+    if (!refused) return;
+    socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(refused)}\r\n\r\n${refused}`);
+    socket.destroy();
   });
 }
 

@@ -89,6 +89,10 @@ t.test('foreign origins are refused, this host and allowedOrigins are not', asyn
   t.equal(await upgrade(wsUrl, self), 101, '/eventbus accepts this host');
   t.equal(await upgrade(wsUrl, 'http://ui.example:8080'), 101, '/eventbus accepts an allowedOrigins entry');
   t.equal(await upgrade(wsUrl), 101, '/eventbus accepts a client without Origin');
+  // Every websocket of the service gets the same check, the history stream too.
+  const streamUrl = `ws://127.0.0.1:${port}/history/timeseries/stream`;
+  t.equal(await upgrade(streamUrl, 'http://evil.example'), 403, 'the history stream refuses a foreign Origin');
+  t.equal(await upgrade(streamUrl, self), 101, 'the history stream accepts this host');
 });
 
 t.test('allowedOrigins must be origins', async (t) => {
