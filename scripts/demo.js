@@ -34,4 +34,6 @@ try {
   await app.stop().catch(() => undefined);
   process.exit(2);
 }
-app.log.info(`demo: try  curl -s -XPOST ${app.url}/blocks/all/read   and open ${app.url}/api/doc`);
+const root = app.url.slice(0, app.url.length - config.serviceId.length);
+app.log.info(`demo: dashboard at ${root}  (the emulated fermenter, live)`);
+app.log.info(`demo: API docs at ${app.url}/api/doc; try  curl -s -XPOST ${app.url}/blocks/all/read`);

@@ -22,7 +22,7 @@ export interface SimService {
 
 /** The built CLI on emulated hardware, in a fresh data dir, emitting every `emitMs`. */
 export async function startSim(extra: string[] = [], emitMs = 1000, dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-'))): Promise<SimService> {
-  const cli = await startCli(['--hardware', 'sim', '--data-dir', dataDir, '--mqtt-port', '0', '--emit-interval', String(emitMs), ...extra], { EDGEBLOCKS_HISTORY_FLUSH_INTERVAL: '1000' }, 60_000);
+  const cli = await startCli(['--hardware', 'sim', '--data-dir', dataDir, '--mqtt-port', '0', '--emit-interval', String(emitMs), ...extra], { EDGEBLOCKS_HISTORY_FLUSH_INTERVAL: '1000' });
   return {
     cli,
     dataDir,

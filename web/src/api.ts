@@ -75,6 +75,8 @@ async function call<T>(method: string, url: string, body?: unknown): Promise<Ans
   } catch {
     return { ok: false, status: 0, body: undefined as T, error: errorText(0, undefined) };
   }
+  // A session that expired (auth on): start over, which shows the login form.
+  if (res.status === 401 && !url.startsWith('/auth/')) location.reload();
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) {

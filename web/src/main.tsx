@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { loadServiceInfo, serviceId } from './api';
+import { haveSession, Login } from './Login';
 import { startLive, useLive } from './live';
 import { Overview } from './Overview';
 import './style.css';
@@ -92,6 +93,8 @@ async function boot(): Promise<void> {
     }
   }
   root.innerHTML = '';
+  if (!(await haveSession())) await new Promise<void>((done) => render(<Login onDone={done} />, root));
+  render(null, root);
   startLive();
   render(<App />, root);
 }

@@ -1,0 +1,58 @@
+// The dashboard with auth on, in a real browser: the page asks for a login instead of showing
+// nothing, a wrong password is said in words, the right one (a user made with the CLI) reaches
+// the live overview, and the session survives a reload.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import type { Browser } from 'playwright-core';
+import { CLI, ROOT } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+
+if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+t.setTimeout(300_000);
+
+let sim: SimService;
+let browser: Browser;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-login-'));
+
+t.before(async () => {
+  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'brewer', '--data-dir', dataDir], { input: 'mash at 67 degrees\n', encoding: 'utf8', timeout: limit(30_000), killSignal: 'SIGKILL' });
+  if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
+  sim = await startSim(['--auth', 'true'], 1000, dataDir);
+  browser = await launchBrowser();
+});
+
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+  await sim?.stop();
+  removeDir(dataDir);
+});
+
+t.test('the page asks for a login, refuses a wrong password, and opens with the right one', async (t) => {
+  const page = await browser.newPage();
+  await page.goto(`${sim.cli.base}/`);
+  const form = page.getByTestId('login');
+  await form.waitFor({ timeout: limit(15_000) });
+  t.equal(await page.locator('section.card').count(), 0, 'no block is shown before the login');
+
+  await form.locator('input[name=username]').fill('brewer');
+  await form.locator('input[name=password]').fill('not the password');
+  await form.locator('button[type=submit]').click();
+  const error = page.getByTestId('login-error');
+  await error.waitFor({ timeout: limit(10_000) });
+  t.match(await error.innerText(), /wrong user name or password/);
+
+  await form.locator('input[name=password]').fill('mash at 67 degrees');
+  await form.locator('button[type=submit]').click();
+  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15_000) });
+  await page.locator('section.card[data-block="SysInfo"]').waitFor({ timeout: limit(15_000) });
+  t.pass('the live overview is shown after the login');
+
+  await page.reload();
+  await page.locator('section.card[data-block="SysInfo"]').waitFor({ timeout: limit(15_000) });
+  t.equal(await page.getByTestId('login').count(), 0, 'the session cookie carries over a reload');
+  await page.close();
+});
