@@ -23,7 +23,7 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'stored')));
     app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) => runtime.write(req.body, 'rest'));
     app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.patchIn, s.block), async (req) => runtime.patch(req.body, 'rest'));
-    app.post('/blocks/delete', doc('Delete a block, or a list of blocks (all or nothing)', { anyOf: [s.ident, { type: 'array', items: s.ident }] }, { anyOf: [s.identOut, { type: 'array', items: s.identOut }] }), async (req) =>
+    app.post('/blocks/delete', doc('Delete a block, or a list of blocks (all or nothing)', { anyOf: [s.ident, { type: 'array', items: s.ident }], examples: s.ident.examples }, { anyOf: [s.identOut, { type: 'array', items: s.identOut }] }), async (req) =>
       Array.isArray(req.body) ? runtime.deleteMany(req.body, 'rest') : runtime.delete(req.body, 'rest'),
     );
     app.post('/blocks/rename', doc('Rename a block; links to it follow', s.rename, s.identOut), async (req) => runtime.rename(req.body, 'rest'));

@@ -39,11 +39,14 @@ export function contentTypeRefusal(method: string, headers: IncomingHttpHeaders)
   const type = headers['content-type'];
   if (type !== undefined) {
     const media = type.split(';')[0]!.trim().toLowerCase();
-    return media === 'application/json' ? null : `a POST must be sent with content-type: application/json, not ${JSON.stringify(type)}`;
+    return media === 'application/json' ? null : `${MUST_BE_JSON} (got content-type: ${type})`;
   }
   const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-  return hasBody ? 'a POST with a body must be sent with content-type: application/json' : null;
+  return hasBody ? `${MUST_BE_JSON} (no content-type was sent)` : null;
 }
+
+/** The same words as the 415 of the body parser (src/api/http-hints.ts). */
+const MUST_BE_JSON = 'the body must be JSON sent with the header content-type: application/json';
 
 /** Install the checks on every route of `app` (call before registering routes). */
 export function installCrossSiteGuard(app: FastifyInstance, allowedOrigins: readonly string[] = []): void {

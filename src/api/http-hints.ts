@@ -26,6 +26,9 @@ export function installHttpHints(app: FastifyInstance): void {
   routesOf.set(app, routes);
   app.removeContentTypeParser('text/plain');
   app.addHook('onRoute', (route) => {
+    // A catch-all (the dashboard's static files, GET /*) answers every path: it says nothing
+    // about which methods a path of the API takes.
+    if (route.url.includes('*')) return;
     const known = routes.get(route.url) ?? { pattern: toPattern(route.url), methods: new Set<string>() };
     for (const m of [route.method].flat()) known.methods.add(m);
     routes.set(route.url, known);

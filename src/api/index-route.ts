@@ -1,5 +1,5 @@
-// GET / until a dashboard is served there: a small JSON index of the APIs and their docs, so a
-// first `curl localhost:5000/` shows where to go instead of a 404.
+// A small JSON index of the APIs and their docs at GET /api, and at GET / when no dashboard is
+// served there, so a first `curl localhost:5000/` shows where to go instead of a 404.
 import type { RouteHandlerMethod } from 'fastify';
 import { VERSION } from '../version.js';
 import type { ApiContext } from './server.js';

@@ -74,6 +74,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     });
   }
   for (const root of roots) await app.register(root);
+  app.get('/api', { schema: { hide: true } }, indexRoute(contexts));
   if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, indexRoute(contexts));
   return app;
 }

@@ -39,13 +39,16 @@ t.test('the app', async (t) => {
     t.equal(bare.statusCode, 200, 'a POST without a body needs no content type');
   });
 
-  t.test('GET / is a JSON index of the APIs and their docs', async (t) => {
-    const res = await inject({ method: 'GET', url: '/' });
+  t.test('GET /api is a JSON index of the APIs and their docs; GET / the dashboard', async (t) => {
+    const page = await inject({ method: 'GET', url: '/' });
+    t.equal(page.statusCode, 200);
+    t.match(page.headers['content-type'], /text\/html/, 'the built dashboard answers /');
+    const res = await inject({ method: 'GET', url: '/api' });
     t.equal(res.statusCode, 200);
     t.match(res.headers['content-type'], /application\/json/);
     const index = res.json();
     t.match(index, { name: 'edgeblocks', version: String });
-    t.same(index.apis.map((a: { prefix: string; docs: string }) => [a.prefix, a.docs]), [['/edge-one', '/edge-one/api/doc'], ['/history', '/history/api/doc']]);
+    t.same(index.apis.map((a: { prefix: string; docs: string }) => [a.prefix, a.docs]), [['/edge-one', '/edge-one/api/doc'], ['/history', '/history/api/doc'], ['', '/api/doc']]);
     for (const api of index.apis) t.equal((await inject({ method: 'GET', url: api.openapi })).statusCode, 200, `${api.openapi} is there`);
   });
 });

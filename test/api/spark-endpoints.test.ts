@@ -166,8 +166,10 @@ t.test('Swagger lists the legacy names of each type as deprecated', async (t) =>
   const doc = await (await fetch(`${rt.base}/api/doc/json`)).json();
   const text = JSON.stringify(doc);
   const body = doc.paths['/edge-one/blocks/create'].post.requestBody.content['application/json'].schema;
-  const variants: any[] = body.anyOf ?? body.oneOf ?? [];
-  const da = variants.find((v) => v.title === 'DigitalActuator');
+  // Each type is a shared component the body refers to.
+  const resolve = (v: any) => (typeof v.$ref === 'string' ? v.$ref.split('/').slice(1).reduce((o: any, k: string) => o?.[k], doc) : v);
+  const variants: any[] = (body.anyOf ?? body.oneOf ?? []).map(resolve);
+  const da = variants.find((v) => v?.title === 'DigitalActuator');
   t.ok(da, 'the DigitalActuator body schema');
   t.match(da.properties.data.properties.constrainedBy, { deprecated: true, description: /constraints object/ });
   t.notOk(da.properties.data.properties.constraints.deprecated, 'current fields are not deprecated');
