@@ -158,7 +158,7 @@ t.test('variables: resolved on every check, errors for undefined and mistyped on
   t.throws(() => su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { 'bad name': { analog: 1 } } } }), { kind: 'invalid', message: /bad name/ });
   t.throws(() => su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { two: { analog: 1, digital: 'STATE_ACTIVE' } } } }), { kind: 'invalid', message: /exactly one/ });
   const stored = su.runtime.read({ id: 'vars' }, 'stored').data as Record<string, any>;
-  t.same(stored.variables.target, { link: { __objtype: 'Link', type: 'Any', id: 'sp' } });
+  t.same(stored.variables.target, { link: { __objtype: 'Link', __bloxtype: 'Link', type: 'Any', id: 'sp' } });
   t.end();
 });
 
