@@ -74,6 +74,8 @@ rm -rf "$ROOT"
 mkdir -p "$ROOT"
 tar -xf "$TARBALL" -C "$ROOT"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The host's trust store too: a registry reached through a TLS-inspecting proxy needs its CA.
+cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
 mkdir -p "$ROOT/work/main"
 # What CI sees: the committed tree, and shared/ beside it.
 git -C "$SRC_DIR" archive HEAD | tar -x -C "$ROOT/work/main"
@@ -90,7 +92,8 @@ done
 mount -t tmpfs tmpfs "$ROOT/tmp" && mounted+=("$ROOT/tmp")
 
 inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI=true \
-  EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" LANG=C.UTF-8 "$@"; }
+  EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
+  npm_config_cafile=/etc/ssl/certs/ca-certificates.crt "$@"; }
 
 log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version), npm $(inside npm --version)"
 log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN"
