@@ -39,18 +39,24 @@ export function oneWireFailsafeConfig(config: Record<string, unknown>, report: R
   };
 }
 
-/** The master openers log through a pino-shaped logger: only their messages matter here. */
-function reporterLog(report: Reporter): Logger {
+/**
+ * The master openers log through a pino-shaped logger. Their warnings are masters the config
+ * names that could not be opened (a serial port without an adapter): each one is a failure,
+ * since outputs behind it were not made safe.
+ */
+function reporterLog(report: Reporter): { log: Logger; warnings: () => number } {
   const message = (args: unknown[]) => args.find((a): a is string => typeof a === 'string');
   const quiet = () => undefined;
-  return {
+  let warnings = 0;
+  const log = {
     info: quiet,
     debug: quiet,
     warn: (...args: unknown[]) => {
-      const m = message(args);
-      if (m) report.problem(m);
+      warnings++;
+      report.problem(message(args) ?? 'a 1-Wire master could not be opened');
     },
   } as unknown as Logger;
+  return { log, warnings: () => warnings };
 }
 
 const KIND: Record<number, 'DS2408' | 'DS2413'> = { [FAMILY.DS2408]: 'DS2408', [FAMILY.DS2413]: 'DS2413' };
@@ -110,13 +116,13 @@ async function allOff(buses: OneWireBus[], report: Reporter): Promise<number> {
  * after `timeoutMs` (a hung bus must not hold up systemd). Returns the number of failures.
  */
 export async function oneWireOutputsOff(config: OneWireFailsafeConfig, report: Reporter, timeoutMs: number): Promise<number> {
-  const log = reporterLog(report);
+  const { log, warnings } = reporterLog(report);
   const buses: OneWireBus[] = [];
   const work = (async () => {
     buses.push(...(await openW1Masters(config.w1Root, log)));
     buses.push(...(await openI2cMasters(config.i2cBuses, log, () => undefined)));
     buses.push(...(await openSerialMasters(config.serialPorts, log)));
-    return allOff(buses, report);
+    return (await allOff(buses, report)) + warnings();
   })();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<number>((resolve) => {
