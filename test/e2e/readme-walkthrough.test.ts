@@ -48,7 +48,7 @@ t.test('README curl commands on the demo', async (t) => {
   const [created, patched, logged] = mash;
   t.ok(Math.abs(created.data.storedSetting.value - ((150 - 32) * 5) / 9) < 0.01, 'created at 150 degF');
   t.equal(created.data.sensorId.id, 'Mash Sensor', 'linked to the new sensor');
-  t.same(patched.data.storedSetting, { __objtype: 'Quantity', unit: 'degC', value: 66 }, 'the patch changed the new setpoint');
+  t.same(patched.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 66 }, 'the patch changed the new setpoint');
   t.equal(logged.data['storedSetting[degC]'], 66, 'read/logged shows the patched setting');
 
   const after = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data.storedSetting;

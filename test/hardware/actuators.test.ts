@@ -1,6 +1,7 @@
 // Outputs through the blocks: DigitalActuator on DS2408, DS2413 and GPIO channels switches the
 // emulated latches and lines, and through them the plant; everything goes safe at stop.
 import t from 'tap';
+import { ChannelCapability } from '../../src/blocks/shared/enums.js';
 import { q, simApp, type SimApp } from './sim-app.js';
 
 const SIM = {
@@ -101,7 +102,10 @@ t.test('GPIO lines through GpioPins, with activeLow', async (t) => {
     [2, 'pump', 6, 'out', false],
     [3, 'door', 13, 'in', false],
   ], 'each channel shows its line');
-  t.same(pins.channels.map((c: any) => c.capabilities), [1, 1, 64], 'outputs and input');
+  // Outputs: digital, and the software PWM's 80 and 100 Hz (FastPwm); the input: digital input.
+    const { DIGITAL_OUTPUT, PWM_80HZ, PWM_100HZ, DIGITAL_INPUT } = ChannelCapability;
+    const output = DIGITAL_OUTPUT | PWM_80HZ | PWM_100HZ;
+    t.same(pins.channels.map((c: any) => c.capabilities), [output, output, DIGITAL_INPUT], 'outputs and input');
   t.equal(sim.gpio.physical(5), 1, 'an idle active-low output sits high');
   t.equal(sim.gpio.physical(6), 1, 'pump opened at its safe state (on)');
 
