@@ -118,7 +118,7 @@ t.test('a block that did not change is not encoded again', async (t) => {
   runtime.readText({ id: 'still' });
   t.equal(runtime.encodings.misses, still, 'the unchanged sensor came from the cache');
   runtime.patch({ id: 'still', type: 'TempSensorMock', data: { setting: 30 } });
-  t.match(runtime.readText({ id: 'still' }), /"setting":\{"__objtype":"Quantity","unit":"degC","value":30\}/);
+  t.match(runtime.readText({ id: 'still' }), /"setting":\{"__objtype":"Quantity","__bloxtype":"Quantity","unit":"degC","value":30\}/);
 });
 
 t.test('the state emission text is the fresh encoding', async (t) => {
