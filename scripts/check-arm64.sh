@@ -25,7 +25,7 @@ SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED_DIR="$(cd "$SRC_DIR/.." && pwd)/shared"
 TARBALL="$CACHE/rootfs.tar"
 ROOT="$CACHE/root"
-PACKAGES=nodejs,npm,python3,make,g++,ca-certificates,mosquitto,mosquitto-clients,socat,procps,openssl,util-linux,git
+PACKAGES=nodejs,libnode-dev,npm,python3,make,g++,ca-certificates,mosquitto,mosquitto-clients,socat,procps,openssl,util-linux,git
 
 keep=0
 tap_args=()
@@ -93,8 +93,11 @@ mount -t tmpfs tmpfs "$ROOT/tmp" && mounted+=("$ROOT/tmp")
 
 inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI=true \
   EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-  npm_config_cafile=/etc/ssl/certs/ca-certificates.crt "$@"; }
+  npm_config_cafile=/etc/ssl/certs/ca-certificates.crt npm_config_nodedir=/usr "$@"; }
 
+# node-gyp builds the native modules against Debian's Node headers (/usr/include/node): the
+# headers tarball from nodejs.org is not always reachable. Older cached userlands lack them.
+[ -d "$ROOT/usr/include/node" ] || inside apt-get install -y -qq --no-install-recommends libnode-dev >/dev/null
 log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version), npm $(inside npm --version)"
 log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN"
 
