@@ -68,13 +68,13 @@ async function latchesOf(bus: OneWireBus, address: RomAddress, kind: 'DS2408' | 
   return (kind === 'DS2408' ? await bus.readDs2408(address) : await bus.readDs2413(address)).latches;
 }
 
-/** Writes all latches off and reads them back; a flaky bus gets a few more reads before it counts as failed. */
+/** Writes all latches off and reads them back; a write that did not take is written again. */
 async function outputsOff(bus: OneWireBus, address: RomAddress, kind: 'DS2408' | 'DS2413'): Promise<void> {
-  if (kind === 'DS2408') await bus.writeDs2408(address, 0);
-  else await bus.writeDs2413(address, 0);
   let latches = -1;
   for (let i = 0; i < READBACK_TRIES; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, READBACK_PAUSE_MS));
+    if (kind === 'DS2408') await bus.writeDs2408(address, 0);
+    else await bus.writeDs2413(address, 0);
     latches = await latchesOf(bus, address, kind).catch(() => -1);
     if (latches === 0) return;
   }

@@ -16,19 +16,32 @@ interface Schema {
   properties?: Record<string, Schema>;
   items?: Schema;
   nullable?: boolean;
+  $ref?: string;
+}
+
+interface OpenApiDoc {
+  paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: Schema }> } } }>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
+/** Each block type is a shared component (`#/components/schemas/<type>`) the create body refers to. */
+function resolve(doc: OpenApiDoc, s: Schema): Schema {
+  const name = s.$ref?.startsWith('#/components/schemas/') ? s.$ref.slice('#/components/schemas/'.length) : null;
+  return (name && doc.components?.schemas?.[name]) || s;
 }
 
 let schemas: Promise<Map<string, Schema>> | null = null;
 
 function loadSchemas(): Promise<Map<string, Schema>> {
-  schemas ??= get<{ paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: Schema }> } } }> }>(controllerUrl('api/doc/json')).then((a) => {
+  schemas ??= get<OpenApiDoc>(controllerUrl('api/doc/json')).then((a) => {
     if (!a.ok) {
       schemas = null;
       throw new Error(a.error);
     }
     const create = Object.entries(a.body.paths).find(([p]) => p.endsWith('/blocks/create'))?.[1].post;
     const root = create?.requestBody?.content['application/json']?.schema;
-    return new Map((root?.anyOf ?? []).filter((s) => s.title).map((s) => [s.title!, s.properties?.data ?? {}]));
+    const types = (root?.anyOf ?? []).map((s) => resolve(a.body, s));
+    return new Map(types.filter((s) => s.title).map((s) => [s.title!, s.properties?.data ?? {}]));
   });
   return schemas;
 }
