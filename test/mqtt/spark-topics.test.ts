@@ -34,7 +34,9 @@ t.test('a plain MQTT client on a real Mosquitto', async (t) => {
     throw new Error(`timed out waiting for ${what}`);
   };
 
-  const state = await waitFor((m) => m.topic === `brewcast/state/${SERVICE_ID}` && m.json.type === 'Spark.state', 'a Spark.state');
+  // The retained state may predate the create by one emit interval: wait for one that has the sensor.
+  const hasSensor = (m: Msg) => Array.isArray(m.json.data?.blocks) && m.json.data.blocks.some((b: any) => b.id === 'Fridge Sensor');
+  const state = await waitFor((m) => m.topic === `brewcast/state/${SERVICE_ID}` && m.json.type === 'Spark.state' && hasSensor(m), 'a Spark.state with the sensor');
   t.equal(state.json.key, SERVICE_ID);
   t.same(Object.keys(state.json.data).sort(), ['blocks', 'claims', 'relations', 'status'], 'the SparkStateEvent data shape');
   const sensor = state.json.data.blocks.find((b: any) => b.id === 'Fridge Sensor');
