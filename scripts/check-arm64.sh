@@ -80,6 +80,9 @@ mkdir -p "$ROOT/work/main"
 # What CI sees: the committed tree, and shared/ beside it.
 git -C "$SRC_DIR" archive HEAD | tar -x -C "$ROOT/work/main"
 if [ -d "$SHARED_DIR" ]; then cp -rL "$SHARED_DIR" "$ROOT/work/shared"; fi
+# The host's npm cache, if any: the tarballs are architecture-independent, and under emulation a
+# slow registry fetch can hit npm's socket timeout.
+if [ -d "${HOME:-/root}/.npm/_cacache" ]; then mkdir -p "$ROOT/root/.npm" && cp -a "${HOME:-/root}/.npm/_cacache" "$ROOT/root/.npm/"; fi
 for m in proc sys dev dev/pts; do
   mkdir -p "$ROOT/$m"
   case "$m" in
@@ -93,7 +96,8 @@ mount -t tmpfs tmpfs "$ROOT/tmp" && mounted+=("$ROOT/tmp")
 
 inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI=true \
   EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-  npm_config_cafile=/etc/ssl/certs/ca-certificates.crt npm_config_nodedir=/usr "$@"; }
+  npm_config_cafile=/etc/ssl/certs/ca-certificates.crt npm_config_nodedir=/usr \
+  npm_config_prefer_offline=true npm_config_fetch_timeout=600000 npm_config_fetch_retries=5 "$@"; }
 
 # node-gyp builds the native modules against Debian's Node headers (/usr/include/node): the
 # headers tarball from nodejs.org is not always reachable. Older cached userlands lack them.
