@@ -1,9 +1,11 @@
 // One JSON error envelope for every failure: {statusCode, error, message, validation?}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
 import type { ValidationIssue } from '../codec/decode.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
+import { errorBody, type ErrorBody } from './error-body.js';
 import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
+
+export { errorBody, type ErrorBody } from './error-body.js';
 
 const STATUS_OF: Record<BlockErrorKind, number> = {
   'bad-request': 400,
@@ -11,13 +13,6 @@ const STATUS_OF: Record<BlockErrorKind, number> = {
   conflict: 409,
   invalid: 422,
 };
-
-export interface ErrorBody {
-  statusCode: number;
-  error: string;
-  message: string;
-  validation?: ValidationIssue[];
-}
 
 /** An error a route raises on purpose, with its status and (for 422) the offending fields. */
 export class HttpError extends Error {
@@ -28,12 +23,6 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
-}
-
-export function errorBody(statusCode: number, message: string, validation?: ValidationIssue[]): ErrorBody {
-  const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
-  if (validation) body.validation = validation;
-  return body;
 }
 
 export function toErrorBody(err: unknown): ErrorBody {

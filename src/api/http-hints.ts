@@ -1,7 +1,7 @@
 // Errors that tell an HTTP client what to do instead: 405 with an Allow header for a method a
 // route does not take, 415 naming the content type every body must have.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { errorBody, type ErrorBody } from './errors.js';
+import { errorBody, type ErrorBody } from './error-body.js';
 
 const JSON_TYPE = 'content-type: application/json';
 

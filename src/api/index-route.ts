@@ -2,9 +2,15 @@
 // served there, so a first `curl localhost:5000/` shows where to go instead of a 404.
 import type { RouteHandlerMethod } from 'fastify';
 import { VERSION } from '../version.js';
-import type { ApiContext } from './server.js';
 
-export function indexRoute(contexts: ApiContext[]): RouteHandlerMethod {
+/** What the index shows of an API context (server.ts's ApiContext; not imported: server.ts imports this). */
+interface IndexedContext {
+  prefix: string;
+  title: string;
+  description: string;
+}
+
+export function indexRoute(contexts: IndexedContext[]): RouteHandlerMethod {
   const body = {
     name: 'edgeblocks',
     version: VERSION,

@@ -4,7 +4,7 @@ import { complete, isPlainObject, withReadonly } from '../codec/decode.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
-import type { BlockRuntime } from './runtime.js';
+import type { BackupStore, RuntimeCore } from './core.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
 
 export interface Backup {
@@ -14,24 +14,19 @@ export interface Backup {
   store: Record<string, unknown>[];
 }
 
-/** The controller's own datastore documents, saved in and restored from backups. */
-export interface BackupStore {
-  save(): Record<string, unknown>[];
-  /** Replace the documents; returns one message per document that was left out. */
-  load(docs: Record<string, unknown>[]): string[] | void;
-}
+export type { BackupStore };
 
 /** System blocks of the Spark firmware (display, WiFi, touch screen, its pins, groups). */
 const SPARK_SYSTEM_TYPES = new Set(['DisplaySettings', 'WiFiSettings', 'TouchSettings', 'Spark2Pins', 'Spark3Pins', 'Groups', 'ActiveGroups']);
 
 /** A Spark system block: a known Spark system type, or a system nid (< 100) none of our system blocks has. */
-function isSparkOnly(rt: BlockRuntime, type: string, nid: number | undefined): boolean {
+function isSparkOnly(rt: RuntimeCore, type: string, nid: number | undefined): boolean {
   const def = rt.types.get(type);
   if (def?.system) return false;
   return SPARK_SYSTEM_TYPES.has(type) || (nid !== undefined && nid < FIRST_USER_NID && !!def);
 }
 
-export function saveBackup(rt: BlockRuntime): Backup {
+export function saveBackup(rt: RuntimeCore): Backup {
   const wall = rt.clock.wall() ?? Date.now();
   return {
     timestamp: new Date(wall).toISOString().replace(/\.\d{3}Z$/, 'Z'),
@@ -42,7 +37,7 @@ export function saveBackup(rt: BlockRuntime): Backup {
 }
 
 /** Replace every block (and the controller's datastore documents) with a backup's. */
-export function loadBackup(rt: BlockRuntime, input: unknown, origin: string): Promise<{ messages: string[] }> {
+export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Promise<{ messages: string[] }> {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'a backup must be a JSON object');
   if (!Array.isArray(input.blocks)) throw invalid('a backup needs a blocks array', [{ path: 'blocks', message: 'required array' }]);
   if (input.store !== undefined && input.store !== null && !Array.isArray(input.store)) {
@@ -53,7 +48,7 @@ export function loadBackup(rt: BlockRuntime, input: unknown, origin: string): Pr
   return rt.exclusively(async () => loadBackupBlocks(rt, items, docs, origin));
 }
 
-function loadBackupBlocks(rt: BlockRuntime, items: unknown[], docs: Record<string, unknown>[] | null, origin: string): { messages: string[] } {
+function loadBackupBlocks(rt: RuntimeCore, items: unknown[], docs: Record<string, unknown>[] | null, origin: string): { messages: string[] } {
   const messages: string[] = [];
   const label = (item: unknown, i: number) => {
     const o = isPlainObject(item) ? item : {};

@@ -4,21 +4,18 @@
 import { isPlainObject } from '../codec/decode.js';
 import type { BlockJson, Ident } from './body.js';
 import { BlockError } from './errors.js';
-import type { BlockRuntime, ChangeEvent } from './runtime.js';
+import type { BatchScope, ChangeEvent, RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
 
-export interface BatchScope {
-  undo: Array<() => void>;
-  events: ChangeEvent[];
-}
+export type { BatchScope };
 
 export type BatchOp = 'create' | 'write' | 'patch' | 'delete';
 
 export const MAX_BATCH = 1000;
 
-export function runBatch(rt: BlockRuntime, op: 'delete', input: unknown, origin: string): Ident[];
-export function runBatch(rt: BlockRuntime, op: Exclude<BatchOp, 'delete'>, input: unknown, origin: string): BlockJson[];
-export function runBatch(rt: BlockRuntime, op: BatchOp, input: unknown, origin: string): Array<BlockJson | Ident> {
+export function runBatch(rt: RuntimeCore, op: 'delete', input: unknown, origin: string): Ident[];
+export function runBatch(rt: RuntimeCore, op: Exclude<BatchOp, 'delete'>, input: unknown, origin: string): BlockJson[];
+export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: string): Array<BlockJson | Ident> {
   if (!Array.isArray(input)) throw new BlockError('bad-request', `a batch ${op} takes a JSON array of blocks`);
   if (input.length > MAX_BATCH) throw new BlockError('invalid', `a batch holds at most ${MAX_BATCH} blocks, got ${input.length}`, [{ path: '', message: `at most ${MAX_BATCH} items` }]);
   if (rt.scope) throw new Error('batches do not nest');
@@ -50,7 +47,7 @@ export function runBatch(rt: BlockRuntime, op: BatchOp, input: unknown, origin: 
   return results;
 }
 
-function apply(rt: BlockRuntime, op: BatchOp, item: unknown, origin: string): BlockJson | Ident {
+function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): BlockJson | Ident {
   switch (op) {
     case 'create':
       return rt.create(item, origin);
@@ -72,7 +69,7 @@ function atIndex(e: unknown, i: number, item: unknown): unknown {
 }
 
 /** After a rollback the database holds the old records again: forget what was cached as written. */
-function resync(rt: BlockRuntime, scope: BatchScope): void {
+function resync(rt: RuntimeCore, scope: BatchScope): void {
   const touched = new Set<AnyBlock>();
   for (const ev of scope.events) for (const b of ev.changed) touched.add(b);
   for (const b of touched) {
@@ -83,7 +80,7 @@ function resync(rt: BlockRuntime, scope: BatchScope): void {
 }
 
 /** One change event for the whole batch. */
-function merged(rt: BlockRuntime, events: ChangeEvent[], origin: string): ChangeEvent {
+function merged(rt: RuntimeCore, events: ChangeEvent[], origin: string): ChangeEvent {
   const deleted = new Set<string>();
   const changed = new Map<number, AnyBlock>();
   for (const ev of events) {

@@ -1,7 +1,8 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
-import { BlockError, invalid } from './errors.js';
+import { BlockError, invalid, notFound } from './errors.js';
+import type { AnyBlock } from './types.js';
 
 /** System blocks have nids below this; user and discovered blocks get this or more. */
 export const FIRST_USER_NID = 100;
@@ -72,4 +73,21 @@ function depth(value: unknown): number {
 export function validId(id: string): boolean {
   // eslint-disable-next-line no-control-regex
   return id.length >= 1 && id.length <= 200 && id.trim() === id && !/[\u0000-\u001f\u007f]/.test(id);
+}
+
+/** The block an ident body ({id} or {nid}) names; nid wins when both are given. */
+export function resolveIdent(input: unknown, byId: Map<string, AnyBlock>, byNid: Map<number, AnyBlock>): AnyBlock {
+  if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
+  const { id, nid } = input;
+  if (nid !== undefined && nid !== null) {
+    if (typeof nid !== 'number' || !Number.isInteger(nid)) throw invalid(`nid must be an integer, got ${JSON.stringify(nid)}`, [{ path: 'nid', message: 'must be an integer' }]);
+    const block = byNid.get(nid);
+    if (!block) throw notFound(`no block with nid ${nid}`);
+    return block;
+  }
+  if (id === undefined || id === null) throw invalid('the body names no block: give id or nid', [{ path: 'id', message: 'required' }]);
+  if (typeof id !== 'string') throw invalid(`id must be a string, got ${JSON.stringify(id)}`, [{ path: 'id', message: 'must be a string' }]);
+  const block = byId.get(id);
+  if (!block) throw notFound(`no block with id '${id}'`);
+  return block;
 }

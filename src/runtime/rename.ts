@@ -4,10 +4,10 @@ import { isPlainObject } from '../codec/decode.js';
 import { forEachLink } from '../codec/fields.js';
 import { validId, type Ident } from './body.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
-import type { BlockRuntime } from './runtime.js';
+import type { RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
 
-export function renameBlock(rt: BlockRuntime, input: unknown, origin: string): Ident {
+export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Ident {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'rename takes {"existing": "<id>", "desired": "<new id>"}');
   const { existing, desired } = input;
   if (typeof existing !== 'string' || existing === '') throw invalid('rename needs the current id in "existing"', [{ path: 'existing', message: 'required string' }]);

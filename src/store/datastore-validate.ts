@@ -1,6 +1,8 @@
 // Shape rules of datastore documents and query bodies (spec §2.4). Pure: returns the issues,
 // each naming the offending field, so the REST API and backup load share one rulebook.
-import type { Doc } from './documents.js';
+
+/** A datastore document: {namespace, id, ...fields}. */
+export type Doc = { namespace: string; id: string } & Record<string, unknown>;
 
 export interface Issue {
   path: string;

@@ -5,9 +5,9 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from './db.js';
 import { globMatcher } from './datastore-glob.js';
-import { documentIssues, type SetQuery } from './datastore-validate.js';
+import { documentIssues, type Doc, type SetQuery } from './datastore-validate.js';
 
-export type Doc = { namespace: string; id: string } & Record<string, unknown>;
+export type { Doc };
 
 type Events = { changed: [Doc[]]; deleted: [string[]] };
 

@@ -1,0 +1,76 @@
+// What the runtime's own modules (backup, batch, rename, discovery, records, validation, the
+// update context) see of the block runtime. They import this interface rather than the class,
+// so runtime.ts can import them without an import cycle; BlockRuntime implements it.
+import type { ReadMode } from '../codec/encode.js';
+import type { UnitPrefs } from '../codec/units.js';
+import type { Logger } from '../log.js';
+import type { BlockJson, Ident } from './body.js';
+import type { Clock } from './clock.js';
+import type { Hardware } from './hardware.js';
+import type { BlockPersistence, BlockRecord } from './persistence.js';
+import type { AnyBlock, BlockTypeDef, Data, WriteInfo } from './types.js';
+
+export interface ChangeEvent {
+  changed: AnyBlock[];
+  deleted: string[];
+  /** Where the change came from: REST and MQTT callers, discovery, backup load. */
+  origin: string;
+}
+
+/** The controller's own datastore documents, saved in and restored from backups. */
+export interface BackupStore {
+  save(): Record<string, unknown>[];
+  /** Replace the documents; returns one message per document that was left out. */
+  load(docs: Record<string, unknown>[]): string[] | void;
+}
+
+/** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
+export interface BatchScope {
+  undo: Array<() => void>;
+  events: ChangeEvent[];
+}
+
+export interface RuntimeCore {
+  readonly serviceId: string;
+  readonly version: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly hardware: Hardware;
+  readonly types: Map<string, BlockTypeDef<any, any>>;
+  readonly persistence: BlockPersistence;
+  readonly units: UnitPrefs;
+  backupStore?: BackupStore;
+  readonly byNid: Map<number, AnyBlock>;
+  readonly byId: Map<string, AnyBlock>;
+  /** The record text last written per nid. */
+  readonly persisted: Map<number, string>;
+  ordered: AnyBlock[] | null;
+  scope: BatchScope | null;
+
+  blocks(): AnyBlock[];
+  find(id: string): AnyBlock | undefined;
+  create(input: unknown, origin?: string): BlockJson;
+  write(input: unknown, origin?: string): BlockJson;
+  patch(input: unknown, origin?: string): BlockJson;
+  delete(input: unknown, origin?: string): Ident;
+  tick(now?: number): void;
+  emit(event: 'change', change: ChangeEvent): boolean;
+  toJson(block: AnyBlock, mode?: ReadMode): BlockJson;
+  ident(block: AnyBlock): Ident;
+
+  insert(def: BlockTypeDef<any, any>, nid: number, id: string, writableData: Data, meta: Record<string, unknown>): AnyBlock;
+  afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void;
+  changed(event: ChangeEvent): void;
+  restoreInMemory(block: AnyBlock): void;
+  afterStructureChange(): void;
+  remove(block: AnyBlock, persist?: boolean): void;
+  persist(block: AnyBlock): boolean;
+  record(block: AnyBlock): BlockRecord;
+  recordString(block: AnyBlock): string;
+  allocateNid(): number;
+  typeOf(type: string): BlockTypeDef<any, any>;
+  decode(def: BlockTypeDef<any, any>, data: unknown, type: string, self?: AnyBlock): Data;
+  resolveIdent(input: unknown): AnyBlock;
+  systemBlockById(id: string): AnyBlock | undefined;
+  exclusively<T>(fn: () => Promise<T> | T): Promise<T>;
+}

@@ -1,0 +1,67 @@
+// A block's stored record (data in stored mode and controller units), and restoring the
+// stored blocks at start-up: records that cannot be decoded are quarantined, not lost.
+import { complete, decodeData, isPlainObject, withReadonly } from '../codec/decode.js';
+import { encodeData } from '../codec/encode.js';
+import { DEFAULT_UNITS } from '../codec/units.js';
+import { FIRST_USER_NID } from './body.js';
+import { releaseStale } from './claims.js';
+import type { RuntimeCore } from './core.js';
+import type { BlockRecord, RawRecord } from './persistence.js';
+import type { AnyBlock, Data } from './types.js';
+
+export function blockRecord(block: AnyBlock): BlockRecord {
+  return {
+    nid: block.nid,
+    id: block.id,
+    type: block.def.type,
+    data: encodeData(block.def.fields, block.data as Data, 'stored', DEFAULT_UNITS),
+    meta: block.meta,
+  };
+}
+
+/** The text compared to decide whether a block's record needs writing. */
+export function recordText(block: AnyBlock): string {
+  const r = blockRecord(block);
+  return JSON.stringify([r.id, r.data, r.meta]);
+}
+
+/** Create the system blocks, then restore every stored block. Bad records are quarantined. */
+export function loadStored(rt: RuntimeCore): void {
+  for (const def of rt.types.values()) {
+    if (def.system) rt.insert(def, def.system.nid, def.system.id, complete(def.fields, {}), {});
+  }
+  for (const raw of rt.persistence.loadBlocks()) {
+    if (raw.nid >= FIRST_USER_NID) rt.persistence.reserveNid(raw.nid);
+    try {
+      restore(rt, raw);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      rt.log.error({ nid: raw.nid, id: raw.id, type: raw.type, reason }, 'stored block cannot be decoded; kept aside');
+      rt.persistence.quarantine(raw, reason);
+    }
+  }
+  releaseStale(rt.byNid.values(), (id) => rt.byId.get(id));
+  rt.ordered = null;
+}
+
+function restore(rt: RuntimeCore, raw: RawRecord): void {
+  const def = rt.types.get(raw.type);
+  if (!def) throw new Error(`unknown block type '${raw.type}'`);
+  const data = JSON.parse(raw.data) as unknown;
+  const meta = JSON.parse(raw.meta) as unknown;
+  if (!isPlainObject(meta)) throw new Error('meta is not an object');
+  const { value, issues } = decodeData(def.fields, data, { prefs: DEFAULT_UNITS, checkLink: () => null });
+  if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  const full = complete(def.fields, value);
+  if (def.system) {
+    const sys = rt.byNid.get(def.system.nid);
+    if (!sys || raw.nid !== def.system.nid) throw new Error(`system block ${raw.type} stored under nid ${raw.nid}`);
+    sys.data = withReadonly(def.fields, sys.data, full) as AnyBlock['data'];
+    sys.meta = meta;
+  } else {
+    if (rt.byNid.has(raw.nid) || rt.byId.has(raw.id)) throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
+    rt.insert(def, raw.nid, raw.id, full, meta);
+    rt.persistence.reserveNid(raw.nid);
+  }
+  rt.persisted.set(raw.nid, rt.recordString(rt.byNid.get(raw.nid)!));
+}

@@ -1,0 +1,28 @@
+// Running one block's update and choosing when it runs next.
+import type { Logger } from '../log.js';
+import type { AnyBlock, UpdateContext } from './types.js';
+
+/** When an update returns no usable next time (or throws), the block runs again after this. */
+export const IDLE_INTERVAL_MS = 1000;
+
+export function runUpdate(block: AnyBlock, ctx: UpdateContext, now: number, log: Logger): void {
+  const def = block.def;
+  if (!def.update) {
+    block.nextUpdate = Infinity;
+    return;
+  }
+  try {
+    const next = def.update(block, ctx);
+    block.nextUpdate = Number.isFinite(next) && next > now ? next : now + IDLE_INTERVAL_MS;
+  } catch (e) {
+    block.nextUpdate = now + IDLE_INTERVAL_MS;
+    log.error({ err: e, id: block.id, type: def.type }, 'block update failed');
+  }
+}
+
+/** The earliest time any of the blocks wants to run. */
+export function nextDue(blocks: Iterable<AnyBlock>): number {
+  let next = Infinity;
+  for (const b of blocks) if (b.nextUpdate < next) next = b.nextUpdate;
+  return next;
+}

@@ -1,0 +1,51 @@
+// The context block update and write hooks receive: link resolution, output claims, IoArray
+// channel claims, waking a block and persisting it. One object per runtime, reused every tick.
+import { claim, channels, release } from './claims.js';
+import type { RuntimeCore } from './core.js';
+import { implementsIface, type IoArray, type UpdateContext } from './types.js';
+
+export function makeUpdateContext(rt: RuntimeCore): UpdateContext {
+  const ctx: UpdateContext = {
+    now: 0,
+    ticks: 0,
+    wall: null,
+    resolve(id, iface) {
+      if (!id) return null;
+      const target = rt.byId.get(id);
+      return target && implementsIface(target.def, iface) ? target : null;
+    },
+    claim(target, claimer) {
+      const r = claim(target, claimer);
+      if (r.modeChanged) rt.persist(target);
+      return r.held;
+    },
+    release(target, claimer) {
+      release(target, claimer);
+    },
+    claimChannel(array, channel, claimer) {
+      if (!array.def.io) return null;
+      const ch = channels(array).find((c) => c.id === channel);
+      if (!ch) return null;
+      if (ch.claimedBy !== null && ch.claimedBy !== claimer.id) return null;
+      ctx.releaseChannels(claimer, { array, channel });
+      ch.claimedBy = claimer.id;
+      return array.def.io(array, ctx) as IoArray | null;
+    },
+    releaseChannels(claimer, except) {
+      for (const b of rt.byNid.values()) {
+        for (const ch of channels(b)) {
+          if (ch.claimedBy === claimer.id && !(except && except.array === b && except.channel === ch.id)) ch.claimedBy = null;
+        }
+      }
+    },
+    wake(block) {
+      block.nextUpdate = Math.min(block.nextUpdate, ctx.now);
+    },
+    persist(block) {
+      rt.persist(block);
+    },
+    hardware: rt.hardware,
+    log: rt.log,
+  };
+  return ctx;
+}

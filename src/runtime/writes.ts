@@ -1,0 +1,72 @@
+// Single-block create, write, patch and delete. Inside a batch (rt.scope) each records how to
+// undo itself and its change event is collected instead of emitted.
+import { complete, merge, withReadonly, writable } from '../codec/decode.js';
+import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
+import type { RuntimeCore } from './core.js';
+import { conflict, invalid } from './errors.js';
+import type { AnyBlock, Data } from './types.js';
+
+export function createBlock(rt: RuntimeCore, input: unknown, origin: string): BlockJson {
+  const body = blockBody(input, true);
+  const def = rt.typeOf(body.type);
+  if (def.system) throw conflict(`'${def.type}' is a system block type and cannot be created`);
+  if (body.id === undefined) throw invalid('create needs an id', [{ path: 'id', message: 'required' }]);
+  if (rt.byId.has(body.id)) throw conflict(`block id '${body.id}' is already in use`);
+  if (body.nid !== undefined) {
+    if (body.nid < FIRST_USER_NID) throw invalid(`nid ${body.nid} is reserved for system blocks; use ${FIRST_USER_NID} or more`, [{ path: 'nid', message: 'must be >= 100' }]);
+    if (rt.byNid.has(body.nid)) throw conflict(`nid ${body.nid} is already in use`);
+  }
+  const given = rt.decode(def, body.data, body.type);
+  const nid = body.nid ?? rt.allocateNid();
+  rt.persistence.reserveNid(nid);
+  const block = rt.insert(def, nid, body.id, complete(def.fields, given), body.meta ?? {});
+  rt.afterWrite(block, { previous: undefined, patch: false, given }, () => rt.remove(block, false));
+  rt.scope?.undo.push(() => rt.remove(block, false));
+  rt.changed({ changed: [block], deleted: [], origin });
+  return rt.toJson(block);
+}
+
+/** Write (replace the data) or patch (merge into it) an existing block. */
+export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, origin: string): BlockJson {
+  const body = blockBody(input, true);
+  const block = rt.resolveIdent(body);
+  if (body.type !== block.def.type) {
+    throw conflict(`block '${block.id}' is a ${block.def.type}; a ${isPatch ? 'patch' : 'write'} cannot change it to '${body.type}'`);
+  }
+  const def = block.def;
+  const given = rt.decode(def, body.data, body.type, block);
+  const previous = block.data as Data;
+  const previousMeta = block.meta;
+  const next = isPatch ? merge(def.fields, writable(def.fields, previous), given) : complete(def.fields, given);
+  block.data = withReadonly(def.fields, previous, next) as AnyBlock['data'];
+  if (body.meta !== undefined) block.meta = isPatch ? { ...block.meta, ...body.meta } : body.meta;
+  else if (!isPatch) block.meta = {};
+  rt.ordered = null;
+  const undo = () => {
+    block.data = previous as AnyBlock['data'];
+    block.meta = previousMeta;
+  };
+  rt.afterWrite(block, { previous, patch: isPatch, given }, undo);
+  rt.scope?.undo.push(undo);
+  rt.changed({ changed: [block], deleted: [], origin });
+  return rt.toJson(block);
+}
+
+export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): Ident {
+  const block = rt.resolveIdent(input);
+  if (block.def.system) throw conflict(`'${block.id}' is a system block and cannot be deleted`);
+  rt.remove(block);
+  rt.scope?.undo.push(() => rt.restoreInMemory(block));
+  rt.afterStructureChange();
+  rt.changed({ changed: [], deleted: [block.id], origin });
+  return rt.ident(block);
+}
+
+/** Delete every block but the system blocks (not part of a batch). */
+export function deleteAllBlocks(rt: RuntimeCore, origin: string): Ident[] {
+  const removed = rt.blocks().filter((b) => !b.def.system);
+  for (const b of removed) rt.remove(b);
+  rt.afterStructureChange();
+  if (removed.length) rt.emit('change', { changed: [], deleted: removed.map((b) => b.id), origin });
+  return removed.map((b) => rt.ident(b));
+}
