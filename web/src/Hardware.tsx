@@ -170,10 +170,10 @@ export function Hardware() {
           <Value v={rest} />
         </section>
       )}
-      <section class="panel">
-        <h2>Service</h2>
+      <details class="panel">
+        <summary>Service status (every field)</summary>
         <Value v={service} />
-      </section>
+      </details>
     </div>
   );
 }
