@@ -68,7 +68,8 @@ t.test('the hardware page shows buses, devices and a counter that moves on a fau
   t.equal(before, 0, 'no CRC errors yet');
 
   t.equal((await simApi('devices/beer/fault', { fault: 'crc', count: 'always' })).status, 200);
-  await page.waitForFunction(([sel]) => Number(document.querySelector(sel)?.textContent) > 0, [`tr[data-bus="${BEER_BUS}"] td[data-counter=crcErrors]`] as const, { timeout: limit(20_000) });
+  const sel = JSON.stringify(`tr[data-bus="${BEER_BUS}"] td[data-counter=crcErrors]`);
+  await page.waitForFunction(`Number(document.querySelector(${sel})?.textContent) > 0`, undefined, { timeout: limit(20_000) });
   const shown = Number(await cell.innerText());
   t.ok(shown > 0, `the page shows ${shown} CRC errors`);
   t.ok((await busCounters()).crcErrors >= shown, 'the service counted at least as many');
