@@ -170,6 +170,23 @@ t.test('the generic editor creates and edits a type the wizard does not make, an
   t.equal(sent.filter((p) => p.endsWith('/blocks/patch')).length, patches, 'nothing was sent');
   t.equal((await read('Test Offset')).data.storedSetting.value, -2.25, 'the server still has the last good value');
   t.equal((await api('blocks/delete', { id: 'Test Offset' })).status, 200, 'removed again (it claims the beer setpoint)');
+
+  // A Sequence: its instructions are lines of a text area; a whole-number field refuses 1.5.
+  await page.goto(`${sim.cli.base}/#/block`);
+  await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('Sequence');
+  const seq = page.getByTestId('block-form');
+  await seq.locator('input[name=id]').fill('Test Sequence');
+  await seq.locator('textarea[name=instructions]').fill('# warm up slowly\nWAIT_DURATION duration=1h\n');
+  await seq.locator('input[name=activeInstruction]').fill('1.5');
+  const creates = sent.filter((p) => p.endsWith('/blocks/create')).length;
+  await seq.getByRole('button', { name: 'Create block' }).click();
+  await page.getByTestId('error-activeInstruction').filter({ hasText: 'not a whole number' }).waitFor();
+  t.equal(sent.filter((p) => p.endsWith('/blocks/create')).length, creates, 'not sent');
+  await seq.locator('input[name=activeInstruction]').fill('0');
+  await seq.getByRole('button', { name: 'Create block' }).click();
+  await page.getByTestId('editor-answer').filter({ hasText: 'created Test Sequence' }).waitFor();
+  t.same((await read('Test Sequence')).data.instructions, ['# warm up slowly', 'WAIT_DURATION duration=1h'], 'one instruction per line');
+  t.equal(await page.getByTestId('block-form').locator('textarea[name=instructions]').inputValue(), '# warm up slowly\nWAIT_DURATION duration=1h', 'and shown that way');
 });
 
 t.test('enable and disable control from the overview', async (t) => {

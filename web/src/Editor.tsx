@@ -52,7 +52,7 @@ function enumValues(s: Schema): string[] {
   return (s.anyOf ?? []).flatMap(enumValues);
 }
 
-type Kind = 'quantity' | 'link' | 'enum' | 'bool' | 'integer' | 'number' | 'string' | 'json';
+type Kind = 'quantity' | 'link' | 'enum' | 'bool' | 'integer' | 'number' | 'string' | 'lines' | 'json';
 
 function kindOf(s: Schema): Kind {
   const variants = s.anyOf ?? [s];
@@ -63,6 +63,8 @@ function kindOf(s: Schema): Kind {
   if (s.type === 'integer') return 'integer';
   if (s.type === 'number') return 'number';
   if (s.type === 'string') return 'string';
+  // A list of strings (a Sequence's instructions): one per line in a text area.
+  if (s.type === 'array' && s.items?.type === 'string') return 'lines';
   return 'json';
 }
 
@@ -79,6 +81,7 @@ function toText(kind: Kind, v: unknown): string {
   if (v === undefined || v === null) return '';
   if (kind === 'quantity') return isQuantity(v) ? (v.value === null ? '' : String(v.value)) : String(v);
   if (kind === 'link') return isLink(v) ? (v.id ?? '') : String(v);
+  if (kind === 'lines') return Array.isArray(v) ? v.join('\n') : String(v);
   if (kind === 'json') return JSON.stringify(v);
   return String(v);
 }
@@ -99,6 +102,11 @@ function fromText(kind: Kind, name: string, text: string): unknown {
       return { __objtype: 'Link', id: text.trim() || null };
     case 'bool':
       return text === 'true';
+    case 'lines': {
+      const lines = text.split('\n').map((l) => l.trimEnd());
+      while (lines.length && lines[lines.length - 1] === '') lines.pop();
+      return lines;
+    }
     case 'json':
       try {
         return text.trim() === '' ? null : JSON.parse(text);
@@ -184,6 +192,8 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
                 {!text && <option value="" />}
                 {enumValues(s).map((v) => <option value={v}>{v}</option>)}
               </select>
+            ) : kind === 'lines' ? (
+              <textarea name={name} rows={5} value={text} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
             ) : kind === 'bool' ? (
               <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
             ) : (
