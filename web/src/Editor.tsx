@@ -52,7 +52,7 @@ function enumValues(s: Schema): string[] {
   return (s.anyOf ?? []).flatMap(enumValues);
 }
 
-type Kind = 'quantity' | 'link' | 'enum' | 'bool' | 'number' | 'string' | 'json';
+type Kind = 'quantity' | 'link' | 'enum' | 'bool' | 'integer' | 'number' | 'string' | 'lines' | 'json';
 
 function kindOf(s: Schema): Kind {
   const variants = s.anyOf ?? [s];
@@ -60,18 +60,28 @@ function kindOf(s: Schema): Kind {
   if (variants.some((v) => v.properties?.__objtype?.enum?.includes('Link'))) return 'link';
   if (enumValues(s).length) return 'enum';
   if (s.type === 'boolean') return 'bool';
-  if (s.type === 'number' || s.type === 'integer') return 'number';
+  if (s.type === 'integer') return 'integer';
+  if (s.type === 'number') return 'number';
   if (s.type === 'string') return 'string';
+  // A list of strings (a Sequence's instructions): one per line in a text area.
+  if (s.type === 'array' && s.items?.type === 'string') return 'lines';
   return 'json';
 }
 
 const readOnly = (s: Schema) => /read-only/.test(s.description ?? '');
+
+/** The unit a quantity field takes, from the schema's description, in the user's temperature unit. */
+function schemaUnit(s: Schema, temperature: string): string {
+  const unit = /unit: ([^;]+)/.exec(s.description ?? '')?.[1]?.trim() ?? '';
+  return temperature === 'degF' ? unit.replace(/degC/g, 'degF') : unit;
+}
 
 /** The form value of a field (strings in inputs), from the block's current data. */
 function toText(kind: Kind, v: unknown): string {
   if (v === undefined || v === null) return '';
   if (kind === 'quantity') return isQuantity(v) ? (v.value === null ? '' : String(v.value)) : String(v);
   if (kind === 'link') return isLink(v) ? (v.id ?? '') : String(v);
+  if (kind === 'lines') return Array.isArray(v) ? v.join('\n') : String(v);
   if (kind === 'json') return JSON.stringify(v);
   return String(v);
 }
@@ -80,16 +90,23 @@ function toText(kind: Kind, v: unknown): string {
 function fromText(kind: Kind, name: string, text: string): unknown {
   switch (kind) {
     case 'quantity':
+    case 'integer':
     case 'number': {
       if (text.trim() === '') return null;
       const n = Number(text.replace(',', '.'));
       if (!Number.isFinite(n)) throw new Error(`${name}: "${text}" is not a number`);
+      if (kind === 'integer' && !Number.isInteger(n)) throw new Error(`${name}: "${text}" is not a whole number`);
       return n;
     }
     case 'link':
       return { __objtype: 'Link', id: text.trim() || null };
     case 'bool':
       return text === 'true';
+    case 'lines': {
+      const lines = text.split('\n').map((l) => l.trimEnd());
+      while (lines.length && lines[lines.length - 1] === '') lines.pop();
+      return lines;
+    }
     case 'json':
       try {
         return text.trim() === '' ? null : JSON.parse(text);
@@ -101,13 +118,17 @@ function fromText(kind: Kind, name: string, text: string): unknown {
   }
 }
 
+/** The block just created here: its own page opens next and says so. */
+let created: string | null = null;
+
 function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSaved: (b: Block) => void }) {
   const live = useLive();
   const [fields, setFields] = useState<Array<[string, Schema]> | null>(null);
   const [error, setError] = useState('');
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [newId, setNewId] = useState('');
-  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(null);
+  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(block && created === block.id ? { text: `created ${block.id}`, bad: false } : null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   useEffect(() => {
     loadSchemas().then(
       (m) => {
@@ -124,11 +145,17 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
   const submit = async (e: Event) => {
     e.preventDefault();
     const data: Record<string, unknown> = {};
-    try {
-      for (const [name, s] of fields) if (name in draft) data[name] = fromText(kindOf(s), name, draft[name]!);
-    } catch (err) {
-      return setAnswer({ text: (err as Error).message, bad: true });
+    const bad: Record<string, string> = {};
+    for (const [name, s] of fields) {
+      if (!(name in draft)) continue;
+      try {
+        data[name] = fromText(kindOf(s), name, draft[name]!);
+      } catch (err) {
+        bad[name] = (err as Error).message;
+      }
     }
+    setErrors(bad);
+    if (Object.keys(bad).length) return setAnswer({ text: `not sent: ${Object.values(bad).join('; ')}`, bad: true });
     if (!block && !newId.trim()) return setAnswer({ text: 'give the new block a name', bad: true });
     if (block && !Object.keys(data).length) return setAnswer({ text: 'nothing changed', bad: false });
     setAnswer({ text: 'sending…', bad: false });
@@ -154,7 +181,9 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
         const current = block?.data[name];
         const text = draft[name] ?? toText(kind, current);
         const set = (v: string) => setDraft({ ...draft, [name]: v });
-        const unit = isQuantity(current) ? unitLabel(current.unit) : '';
+        const temperature = (live.status.units as { temperature?: string } | undefined)?.temperature ?? 'degC';
+        const unit = isQuantity(current) ? unitLabel(current.unit) : kind === 'quantity' ? unitLabel(schemaUnit(s, temperature)) : '';
+        const invalid = errors[name];
         return (
           <label title={s.description}>
             {name}
@@ -163,12 +192,19 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
                 {!text && <option value="" />}
                 {enumValues(s).map((v) => <option value={v}>{v}</option>)}
               </select>
+            ) : kind === 'lines' ? (
+              <textarea name={name} rows={5} value={text} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
             ) : kind === 'bool' ? (
               <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
             ) : (
-              <input name={name} value={text} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+              <input name={name} value={text} aria-invalid={invalid ? 'true' : undefined} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
             )}
             {unit && <span class="unit">{unit}</span>}
+            {invalid && (
+              <span class="field-error" data-testid={`error-${name}`}>
+                {invalid}
+              </span>
+            )}
           </label>
         );
       })}
@@ -196,7 +232,16 @@ function NewBlock() {
         <option value="">type…</option>
         {types.map((t) => <option value={t}>{t}</option>)}
       </select>
-      {type && <BlockForm key={type} type={type} onSaved={(b) => (location.hash = `#/block/${encodeURIComponent(b.id)}`)} />}
+      {type && (
+        <BlockForm
+          key={type}
+          type={type}
+          onSaved={(b) => {
+            created = b.id;
+            location.hash = `#/block/${encodeURIComponent(b.id)}`;
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -63,10 +63,11 @@ function Controls({ block, run }: { block: Block; run: ReturnType<typeof useAnsw
   switch (block.type) {
     case 'SetpointSensorPair': {
       const unit = isQuantity(d.storedSetting) ? d.storedSetting.unit : 'degC';
-      const max = unit === 'degF' ? 300 : 150;
+      // -50 °C to 150 °C, in the unit the service speaks now.
+      const [min, max] = unit === 'degF' ? [-58, 302] : [-50, 150];
       return (
         <>
-          <NumberField label="Setting" value={qtyValue(d.storedSetting)} unit={unit} min={-50} max={max} testid={`setting-${block.id}`} onSave={(v) => patch({ storedSetting: v })} />
+          <NumberField label="Setting" value={qtyValue(d.storedSetting)} unit={unit} min={min} max={max} testid={`setting-${block.id}`} onSave={(v) => patch({ storedSetting: v })} />
           <Toggle label="enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controller, createBlock, download, patchBlock, post, serviceId, type Block } from './api';
 import { isLink, roleOf, unitLabel } from './blocks';
-import { applyPatch, useLive } from './live';
+import { applyAll, applyPatch, useLive } from './live';
 import { fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
 
 function Discovery() {
@@ -159,52 +159,82 @@ function Wizard({ unit }: { unit: string }) {
 function Units({ unit, onChange }: { unit: string; onChange: (u: string) => void }) {
   const [text, setText] = useState('');
   const choose = async (temperature: string) => {
+    setText('sending…');
     const a = await post('/history/datastore/set', { value: { namespace: serviceId(), id: 'units', temperature } });
-    setText(a.ok ? `temperatures now in ${unitLabel(temperature)}` : a.error);
-    if (a.ok) onChange(temperature);
+    if (!a.ok) return setText(a.error);
+    onChange(temperature);
+    // The service converts every value to the new unit; show them now, not at the next state event.
+    const all = await controller<Block[]>('blocks/all/read');
+    if (all.ok) applyAll(all.body);
+    setText(`temperatures now in ${unitLabel(temperature)}`);
   };
   return (
-    <section class="panel">
+    <section class="panel" data-testid="units">
       <h2>Units</h2>
       {['degC', 'degF'].map((u) => (
         <label class="toggle">
-          <input type="radio" name="unit" checked={unit === u} onChange={() => void choose(u)} /> {unitLabel(u)}
+          <input type="radio" name="unit" value={u} checked={unit === u} onChange={() => void choose(u)} /> {unitLabel(u)}
         </label>
       ))}
-      {text && <p class="answer">{text}</p>}
+      {text && (
+        <p class="answer" role="status">
+          {text}
+        </p>
+      )}
     </section>
   );
 }
 
+/** What makes a file a backup before the service is asked: an object with a list of blocks. */
+export function backupProblem(parsed: unknown): string | null {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'it is not a backup (a JSON object with a "blocks" list)';
+  const blocks = (parsed as { blocks?: unknown }).blocks;
+  if (!Array.isArray(blocks)) return 'it has no "blocks" list, so it is not a backup';
+  return null;
+}
+
 function Backup() {
-  const [text, setText] = useState('');
+  const [text, setText] = useState<{ text: string; bad: boolean } | null>(null);
+  const say = (t: string, bad = false) => setText({ text: t, bad });
   const save = async () => {
     const a = await controller('blocks/backup/save');
-    if (!a.ok) return setText(a.error);
+    if (!a.ok) return say(a.error, true);
     download(`${serviceId()}-backup-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.json`, JSON.stringify(a.body, null, 2));
-    setText('backup downloaded');
+    say('backup downloaded');
   };
   const load = async (e: Event) => {
-    const file = (e.target as HTMLInputElement).files?.[0];
+    const input = e.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
     if (!file) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(await file.text());
     } catch (err) {
-      return setText(`${file.name} is not JSON: ${(err as Error).message}`);
+      return say(`${file.name} was not loaded: it is not valid JSON (${(err as Error).message}). Nothing was changed.`, true);
     }
-    if (!confirm(`Replace every block and setting with ${file.name}?`)) return;
+    const problem = backupProblem(parsed);
+    if (problem) return say(`${file.name} was not loaded: ${problem}. Nothing was changed.`, true);
+    if (!confirm(`Replace every block and setting with ${file.name}?`)) return say('restore cancelled');
+    say('loading…');
     const a = await controller<{ messages?: string[] }>('blocks/backup/load', parsed);
-    setText(a.ok ? `loaded ${file.name}${a.body.messages?.length ? `; ${a.body.messages.join('; ')}` : ''}` : a.error);
+    if (!a.ok) return say(`${file.name} was not loaded: ${a.error}`, true);
+    const all = await controller<Block[]>('blocks/all/read');
+    if (all.ok) applyAll(all.body);
+    say(`loaded ${file.name}${a.body.messages?.length ? `; ${a.body.messages.join('; ')}` : ''}`);
   };
   return (
-    <section class="panel">
+    <section class="panel" data-testid="backup">
       <h2>Backup</h2>
       <button onClick={() => void save()}>Download backup</button>{' '}
       <label class="file">
         Restore from file… <input type="file" accept="application/json,.json" onChange={(e) => void load(e)} />
       </label>
-      {text && <p class="answer">{text}</p>}
+      {text && (
+        <p class={`answer ${text.bad ? 'bad' : 'good'}`} role="status">
+          {text.text}
+        </p>
+      )}
     </section>
   );
 }

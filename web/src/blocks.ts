@@ -124,6 +124,8 @@ export function stateWord(s: unknown): string {
 /** The one value a card shows big. */
 export function headline(b: Block): string {
   const d = b.data ?? {};
+  // A disconnected sensor's last number is not a reading: never show it as one.
+  if (d.connected === false && roleOf(b) === 'sensors' && isQuantity(d.value)) return `— ${unitLabel(d.value.unit)}`;
   switch (b.type) {
     case 'SetpointSensorPair':
       return fmtQty(d.value);

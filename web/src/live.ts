@@ -34,13 +34,23 @@ function setOnline(online: boolean): void {
   notify();
 }
 
-function onState(ev: MessageEvent<string>): void {
-  lastMessage = Date.now();
-  const msg = JSON.parse(ev.data) as { status: Record<string, unknown>; blocks: Block[] };
-  const next = new Map(msg.blocks.map((b) => [b.id, b]));
+function replaceBlocks(blocks: Block[]): void {
+  const next = new Map(blocks.map((b) => [b.id, b]));
   for (const id of state.blocks.keys()) if (!next.has(id)) state.deleted.add(id);
   for (const id of next.keys()) state.deleted.delete(id);
   state.blocks = next;
+}
+
+/** Every block at once (after a backup load or a unit change), without waiting for the next state. */
+export function applyAll(blocks: Block[]): void {
+  replaceBlocks(blocks);
+  notify();
+}
+
+function onState(ev: MessageEvent<string>): void {
+  lastMessage = Date.now();
+  const msg = JSON.parse(ev.data) as { status: Record<string, unknown>; blocks: Block[] };
+  replaceBlocks(msg.blocks);
   state.status = msg.status;
   state.loaded = true;
   state.online = msg.status.online !== false;

@@ -43,6 +43,18 @@ function OfflineBanner() {
   );
 }
 
+/** The page does not need MQTT (it reads the event stream), but history and other clients do. */
+function BrokerBanner() {
+  const live = useLive();
+  const mqtt = live.status.mqtt as { connected?: boolean; url?: string; lastError?: string | null } | undefined;
+  if (!live.online || !mqtt || mqtt.connected !== false) return null;
+  return (
+    <div class="banner broker" role="alert" data-testid="broker-down">
+      MQTT broker unreachable{mqtt.url ? ` (${mqtt.url})` : ''}{mqtt.lastError ? `: ${mqtt.lastError}` : ''}. This page stays live; history and other MQTT clients get no updates until it is back.
+    </div>
+  );
+}
+
 function App() {
   const [page, ...rest] = useRoute();
   const current = PAGES.some(([p]) => p === page) ? page : 'overview';
@@ -64,6 +76,7 @@ function App() {
         </nav>
       </header>
       <OfflineBanner />
+      <BrokerBanner />
       <main>
         <Suspense fallback={<p>Loading…</p>}>
           {current === 'overview' && <Overview />}

@@ -1,0 +1,137 @@
+// What goes wrong, as the dashboard shows it, in a real browser (Debian's Chromium) against the
+// built CLI on emulated hardware with the demo blocks: the hardware page's buses, devices and
+// error counters (a counter moves when a fault is injected), a disconnected sensor, an output
+// held back by a constraint and for how long, who claims an output; and, with an external
+// Mosquitto, the broker going away does not stop the page (it reads the service's event
+// stream) and is reported until it is back. Needs `npm run build` and `npm run build:web`.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { postJson, ROOT } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import { startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
+import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+
+const SID = 'edge-one';
+const BEER = 'OneWire Temp Sensor 00000000b001';
+const AIR = 'OneWire Temp Sensor 00000000a001';
+const BEER_BUS = 'ds2482-sim-0x18-ch0';
+
+if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+
+t.setTimeout(limit(300_000));
+
+let mosquitto: Mosquitto;
+let sim: SimService;
+let browser: Browser;
+let page: Page;
+
+t.before(async () => {
+  mosquitto = await startMosquitto();
+  sim = await startSim(['--mqtt-url', mosquitto.url]);
+  const seeded = await api('blocks/backup/load', JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')));
+  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(limit(15_000));
+});
+
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+  await sim?.stop();
+  await mosquitto?.stop();
+  if (sim) removeDir(sim.dataDir);
+});
+
+const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
+const simApi = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/sim/${p}`, body);
+const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
+const problems = (id: string) => card(id).locator('ul.problems');
+
+async function busCounters(): Promise<Record<string, number>> {
+  const res = await fetch(`${sim.cli.base}/${SID}/system/status`);
+  const bus = ((await res.json()) as any).hardware.onewire.buses.find((b: { name: string }) => b.name === BEER_BUS);
+  return bus;
+}
+
+t.test('the hardware page shows buses, devices and a counter that moves on a fault', async (t) => {
+  await page.goto(`${sim.cli.base}/#/hardware`);
+  const row = page.getByTestId('buses').locator(`tr[data-bus="${BEER_BUS}"]`);
+  await row.waitFor();
+  t.match(await row.innerText(), BEER, 'the beer sensor is listed on its bus by block name');
+  t.match(await row.innerText(), '2801b00000000066', 'with its address');
+  t.match(await page.getByTestId('buses').innerText(), 'DS2408 00000000d001', 'the relay board is on another bus');
+  t.match(await page.getByTestId('gpio').innerText(), 'door', 'the GPIO lines are listed');
+  const cell = row.locator('td[data-counter=crcErrors]');
+  const before = Number(await cell.innerText());
+  t.equal(before, 0, 'no CRC errors yet');
+
+  t.equal((await simApi('devices/beer/fault', { fault: 'crc', count: 'always' })).status, 200);
+  const sel = JSON.stringify(`tr[data-bus="${BEER_BUS}"] td[data-counter=crcErrors]`);
+  await page.waitForFunction(`Number(document.querySelector(${sel})?.textContent) > 0`, undefined, { timeout: limit(20_000) });
+  const shown = Number(await cell.innerText());
+  t.ok(shown > 0, `the page shows ${shown} CRC errors`);
+  t.ok((await busCounters()).crcErrors >= shown, 'the service counted at least as many');
+  t.equal(await cell.getAttribute('class'), 'bad', 'the counter is marked');
+  t.not(await row.locator('td').last().innerText(), '—', 'the last error is shown');
+  t.equal((await simApi('faults/clear')).status, 200);
+});
+
+t.test('a disconnected sensor shows as disconnected and recovers', async (t) => {
+  await page.goto(`${sim.cli.base}/#/overview`);
+  await card(AIR).getByTestId('headline').filter({ hasText: '°C' }).waitFor();
+  t.equal((await simApi('devices/air/unplug')).status, 200);
+  await problems(AIR).filter({ hasText: 'sensor disconnected' }).waitFor({ timeout: limit(20_000) });
+  t.equal(await card(AIR).getByTestId('headline').innerText(), '— °C', 'no number is shown for it');
+  await problems(AIR).filter({ hasText: 'value is null' }).waitFor({ timeout: limit(20_000) });
+  t.match(await card(AIR).getAttribute('class'), /\berror\b/, 'the card is marked');
+  t.equal((await simApi('devices/air/plug')).status, 200);
+  await problems(AIR).waitFor({ state: 'detached', timeout: limit(20_000) });
+  t.pass('the problem clears when the sensor is back');
+});
+
+t.test('an output held back by a constraint says which and for how long; a claimed output says by whom', async (t) => {
+  const made = await api('blocks/create', {
+    id: 'Fan',
+    type: 'DigitalActuator',
+    data: { hwDevice: { __objtype: 'Link', id: 'DS2408 00000000d001' }, channel: 3, storedState: 'STATE_INACTIVE', constraints: { delayedOn: { duration: 600, enabled: true } } },
+  });
+  if (made.status !== 201) throw new Error(`Fan not created: ${JSON.stringify(made.body)}`);
+  await page.goto(`${sim.cli.base}/#/overview`);
+  await card('Fan').getByRole('button', { name: 'On' }).click();
+  await card('Fan').getByRole('status').filter({ hasText: 'switched on' }).waitFor();
+  await problems('Fan').filter({ hasText: 'limited by delayedOn' }).waitFor({ timeout: limit(20_000) });
+  const said = await problems('Fan').innerText();
+  t.match(said, /limited by delayedOn for (9|10) min more/, `the constraint and the time left: ${said}`);
+  t.match(said, 'wants on, is off');
+  const server = (await api('blocks/read', { id: 'Fan' })).body.data.constraints.delayedOn;
+  t.equal(server.limiting, true, 'the server says it limits');
+
+  await card('Heater').waitFor();
+  t.match(await problems('Heater').innerText(), 'claimed by Heat PWM', 'the heater says who drives it');
+  t.match(await problems('Heat PWM').innerText(), 'claimed by Heat PID');
+});
+
+t.test('the broker going away does not break the page, and is reported until it is back', async (t) => {
+  await page.goto(`${sim.cli.base}/#/overview`);
+  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
+  await mosquitto.kill();
+  await page.getByTestId('broker-down').waitFor({ timeout: limit(20_000) });
+  t.match(await page.getByTestId('broker-down').innerText(), 'This page stays live');
+  t.equal(await page.getByTestId('online').innerText(), 'online', 'the page is still online');
+
+  // Live values still arrive and edits still go through.
+  const forced = await simApi('devices/beer/temperature', { value: 27.75 });
+  t.equal(forced.status, 200);
+  await card(BEER).getByTestId('headline').filter({ hasText: '27.8 °C' }).waitFor({ timeout: limit(20_000) });
+  await card('Beer Setpoint').getByTestId('setting-Beer Setpoint').fill('17.5');
+  await card('Beer Setpoint').getByRole('button', { name: 'Set' }).click();
+  await card('Beer Setpoint').getByRole('status').filter({ hasText: 'saved' }).waitFor();
+  t.equal((await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 17.5, 'a setpoint edit works without the broker');
+
+  await mosquitto.restart();
+  await page.getByTestId('broker-down').waitFor({ state: 'detached', timeout: limit(60_000) });
+  t.pass('the banner goes once the service is back on the broker');
+  t.equal(await page.getByTestId('offline').count(), 0, 'the page is not offline');
+});
