@@ -2,7 +2,9 @@
 // and "new block" bodies, the Spark service's backup fixture and its integration-test bodies.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { blockTypes } from '../../src/blocks/index.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
+import { holdsSent } from '../helpers/holds-sent.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/brewblox/${name}`, import.meta.url), 'utf8'));
 
@@ -56,15 +58,54 @@ t.test('the fridge quick start translates its legacy shapes into the stored ones
   t.match(await read('Fridge Cool PID'), { kp: { value: -20 }, ti: { value: 7200 }, td: { value: 600 }, enabled: true });
 });
 
-t.test('"new block" bodies of the UI', async (t) => {
+t.test('"new block" bodies of the UI: created, and read back holding what was sent', async (t) => {
   const gen = fixture('generate-bodies.json');
   const rt = await app(t);
   let n = 0;
-  for (const [label, data] of Object.entries(gen.bodies)) {
-    const type = label.split(' ')[0];
-    const res = await rt.post('blocks/create', { id: `New ${n++}`, type, serviceId: 'edge-one', data });
+  for (const [label, data] of Object.entries<Record<string, unknown>>(gen.bodies)) {
+    const type = label.split(' ')[0]!;
+    const def = blockTypes.find((d) => d.type === type)!;
+    const id = `New ${n++}`;
+    const res = await rt.post('blocks/create', { id, type, serviceId: 'edge-one', data });
     t.equal(res.status, 201, `${label}: ${res.status === 201 ? 'created' : JSON.stringify(res.body)}`);
+    holdsSent(t, def.fields, def.legacy, data, (await rt.post('blocks/read', { id })).body.data, label);
   }
+});
+
+t.test('"new block" bodies edited as a user does in the block forms', async (t) => {
+  const gen = fixture('generate-bodies.json');
+  const rt = await app(t);
+  for (const block of gen.setup) {
+    const res = await rt.post('blocks/create', block);
+    t.equal(res.status, 201, `setup ${block.id}: ${JSON.stringify(res.body).slice(0, 200)}`);
+  }
+  t.ok(Object.keys(gen.edits).length >= 15);
+  let n = 0;
+  for (const [label, edit] of Object.entries<Record<string, unknown>>(gen.edits)) {
+    const type = label.split(' ')[0]!;
+    const def = blockTypes.find((d) => d.type === type)!;
+    const id = `Edited ${n++}`;
+    const data = { ...gen.bodies[label], ...edit };
+    const res = await rt.post('blocks/create', { id, type, data });
+    t.equal(res.status, 201, `${label}: ${res.status === 201 ? 'created' : JSON.stringify(res.body)}`);
+    // Everything not a legacy name must read back as sent; legacy names are checked below.
+    const current = Object.fromEntries(Object.entries(data).filter(([k]) => !def.legacy || !Object.hasOwn(def.legacy, k) || Object.hasOwn(def.fields, k)));
+    const read = (await rt.post('blocks/read', { id })).body.data;
+    holdsSent(t, def.fields, def.legacy, current, read, label);
+    const stored = (await rt.post('blocks/read/stored', { id })).body.data;
+    for (const key of Object.keys(current)) if (def.fields[key]?.stored) t.ok(Object.hasOwn(stored, key), `${label}.${key} is stored`);
+  }
+  // The legacy shapes among the edits, translated.
+  const read = async (label: string) => (await rt.post('blocks/read', { id: `Edited ${Object.keys(gen.edits).indexOf(label)}` })).body.data;
+  t.match((await read('ActuatorAnalogMock (constrainedBy era)')).constraints, { min: { enabled: true, value: 10 }, max: { enabled: true, value: 80 } });
+  t.match((await read('FastPwm (constrainedBy era)')).constraints, { min: { enabled: true, value: 15 } });
+  const valve = await read('MotorValve (startChannel era)');
+  t.equal(valve.channel, 1, 'startChannel became channel');
+  t.match(valve.constraints, { minOff: { enabled: true, duration: { value: 30, unit: 's' } } });
+  // A mash temperature the user typed in Fahrenheit reads in the service's unit (degC).
+  const mash = (await read('Variables')).variables.mash.temp;
+  t.equal(mash.unit, 'degC');
+  t.ok(Math.abs(mash.value - 200 / 3) < 1e-9, `152 degF reads ${mash.value} degC`);
 });
 
 t.test('the Spark service backup fixture loads with the same messages (plus one per Spark system block)', async (t) => {
