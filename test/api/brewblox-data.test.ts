@@ -163,3 +163,88 @@ t.test('the Spark service integration-test bodies', async (t) => {
   t.equal((await rt.post('blocks/rename', { existing: 'testobj', desired: 'newname' })).status, 200);
   t.equal((await rt.post('blocks/read', { id: 'newname' })).status, 200);
 });
+
+t.test('the Spark service integration-test bodies: write, patch, nid, logged, stored, sequence, validate, settings', async (t) => {
+  const { integration } = fixture('devcon-spark.json');
+  const rt = await app(t);
+  const args = integration.block_args;
+  const created = await rt.post('blocks/create', args);
+  t.equal(created.status, 201);
+  // write, patch and their batches with the create body (test_write, test_patch, test_batch_*)
+  t.equal((await rt.post('blocks/write', args)).status, 200);
+  t.equal((await rt.post('blocks/batch/write', [args, args, args])).status, 200);
+  t.equal((await rt.post('blocks/patch', args)).status, 200);
+  t.equal((await rt.post('blocks/batch/patch', [args, args, args])).status, 200);
+  t.match((await rt.post('blocks/read', { id: 'testobj' })).body.data, { offset: { value: 20 }, address: 'ff00000000000000' });
+  // read/logged leaves out what is not logged (test_read_logged)
+  const logged = (await rt.post('blocks/read/logged', { id: 'testobj' })).body;
+  t.equal(logged.id, 'testobj');
+  t.notOk('address' in logged.data, 'address is not a logged field');
+  // by nid (test_nid_crud)
+  const nid = created.body.nid;
+  t.equal((await rt.post('blocks/read', { nid })).body.id, 'testobj');
+  t.equal((await rt.post('blocks/write', { ...created.body, data: { ...created.body.data, value: 5 } })).status, 200);
+  t.equal((await rt.post('blocks/delete', { nid })).status, 200);
+  const gone = await rt.post('blocks/read', { nid });
+  t.ok(gone.status >= 400 && gone.status < 500, `read of a deleted nid is a 4xx (${gone.status})`);
+  // read/stored of an unknown id (test_stored_blocks)
+  const flappy = await rt.post('blocks/read/stored', { id: 'flappy' });
+  t.ok(flappy.status >= 400 && flappy.status < 500, `unknown id: ${flappy.status}`);
+
+  // test_patch: constraints patched member by member, and removed with null
+  t.equal((await rt.post('blocks/create', integration.pwm_block)).status, 201);
+  const [addMax, enableMax, dropMax] = integration.pwm_patches;
+  t.match((await rt.post('blocks/patch', addMax)).body.data.constraints, { min: { enabled: false, value: 10 }, max: { enabled: false, value: 100 } });
+  const enabled = (await rt.post('blocks/patch', enableMax)).body.data;
+  t.equal(enabled.enabled, true);
+  t.match(enabled.constraints, { min: { enabled: false, value: 10 }, max: { enabled: true, value: 100 } });
+  const dropped = (await rt.post('blocks/patch', dropMax)).body.data;
+  t.match(dropped.constraints, { min: { enabled: false, value: 10 } });
+  t.notOk(dropped.constraints.max, 'max: null removes the max constraint');
+
+  // test_read_all_logged
+  const la = integration.read_all_logged;
+  t.equal((await rt.post('blocks/create', { ...la, id: 'pwm2' })).status, 201);
+  const all = ((await rt.post('blocks/all/read')).body as any[]).find((b) => b.id === 'pwm2');
+  t.ok('storedSetting' in all.data && 'period' in all.data);
+  const allLogged = ((await rt.post('blocks/all/read/logged')).body as any[]).find((b) => b.id === 'pwm2');
+  t.ok('storedSetting' in allLogged.data, 'storedSetting is logged');
+  t.notOk('period' in allLogged.data, 'period is not');
+
+  // test_sequence: the same instructions, comment with spaces included, parse and run
+  const seq = integration.sequence;
+  t.equal((await rt.post('blocks/create', seq.setpoint_block)).status, 201);
+  const sequence = await rt.post('blocks/create', seq.sequence_block);
+  t.equal(sequence.status, 201);
+  t.same(sequence.body.data.instructions, seq.spark_reads_back, 'instructions read back as the Spark service reads them back');
+  // A SetpointSensorPair created with empty data is disabled, so SET_SETPOINT waits on it (as on a Spark).
+  t.equal(sequence.body.data.error, 'DISABLED_TARGET');
+  t.equal((await rt.post('blocks/patch', { id: 'setpoint', type: 'SetpointSensorPair', data: { enabled: true } })).status, 200);
+  let setting: any;
+  for (let i = 0; i < 50 && setting?.value !== 40; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    setting = (await rt.post('blocks/read', { id: 'setpoint' })).body.data.storedSetting;
+  }
+  t.match(setting, { value: 40, unit: 'degC' }, 'SET_SETPOINT ran once the target was enabled');
+
+  // test_validate
+  const validate = (body: unknown) => rt.post('blocks/validate', body);
+  t.equal((await validate({ type: args.type, data: args.data })).status, 200);
+  const badField = await validate({ type: args.type, data: { ...args.data, ...integration.validate.invalid_field } });
+  t.ok(badField.status >= 400 && badField.status < 500, `unknown field: ${badField.status}`);
+  t.match(JSON.stringify(badField.body), /invalid/);
+  const badLink = await validate(integration.validate.invalid_link);
+  t.ok(badLink.status >= 400 && badLink.status < 500, `unknown link target: ${badLink.status}`);
+  t.match(JSON.stringify(badLink.body), /Santa/);
+
+  // test_settings_api
+  const put = await fetch(`${rt.base}/settings/enabled`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+  t.same(await put.json(), { enabled: false });
+  t.same(await (await fetch(`${rt.base}/settings/enabled`)).json(), { enabled: false });
+  await fetch(`${rt.base}/settings/enabled`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: true }) });
+
+  // test_backup_save: one more block, one more in the backup
+  const before = (await rt.post('blocks/backup/save')).body.blocks.length;
+  t.equal((await rt.post('blocks/create', { ...args, id: 'late', data: { ...args.data, address: 'FE' } })).status, 201);
+  t.equal((await rt.post('blocks/backup/save')).body.blocks.length, before + 1);
+});
