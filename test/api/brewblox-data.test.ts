@@ -79,7 +79,7 @@ t.test('"new block" bodies edited as a user does in the block forms', async (t) 
     const res = await rt.post('blocks/create', block);
     t.equal(res.status, 201, `setup ${block.id}: ${JSON.stringify(res.body).slice(0, 200)}`);
   }
-  t.ok(Object.keys(gen.edits).length >= 15);
+  t.ok(Object.keys(gen.edits).length >= 23);
   let n = 0;
   for (const [label, edit] of Object.entries<Record<string, unknown>>(gen.edits)) {
     const type = label.split(' ')[0]!;
@@ -102,6 +102,7 @@ t.test('"new block" bodies edited as a user does in the block forms', async (t) 
   const valve = await read('MotorValve (startChannel era)');
   t.equal(valve.channel, 1, 'startChannel became channel');
   t.match(valve.constraints, { minOff: { enabled: true, duration: { value: 30, unit: 's' } } });
+  t.match((await read('DigitalActuator (constrainedBy era)')).constraints, { minOn: { enabled: true, duration: { value: 120 } }, mutexed: { enabled: true, mutexId: { id: 'Lock' }, extraHoldTime: { value: 30 } } });
   // A mash temperature the user typed in Fahrenheit reads in the service's unit (degC).
   const mash = (await read('Variables')).variables.mash.temp;
   t.equal(mash.unit, 'degC');
