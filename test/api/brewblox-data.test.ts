@@ -249,3 +249,14 @@ t.test('the Spark service integration-test bodies: write, patch, nid, logged, st
   t.equal((await rt.post('blocks/create', { ...args, id: 'late', data: { ...args.data, address: 'FE' } })).status, 201);
   t.equal((await rt.post('blocks/backup/save')).body.blocks.length, before + 1);
 });
+
+t.test('a Spark 4 backup: its OneWireGpioModule system blocks are skipped with one message each', async (t) => {
+  const rt = await app(t);
+  // Spark 4 firmware lists one OneWireGpioModule per expansion board (brewblox-proto SystemBlockType).
+  const modules = [19, 20].map((nid, i) => ({ id: `GPIO${i + 1}`, nid, type: 'OneWireGpioModule', data: { modulePosition: i + 1, channels: [] } }));
+  const res = await rt.post('blocks/backup/load', { blocks: [...modules, { id: 'Sensor', nid: 100, type: 'TempSensorMock', data: {} }], store: [] });
+  t.equal(res.status, 200);
+  t.equal(res.body.messages.length, 2, JSON.stringify(res.body.messages));
+  for (const m of res.body.messages) t.match(m, /GPIO\d.*skipped: a Spark system block/);
+  t.equal((await rt.post('blocks/read', { id: 'Sensor' })).status, 200);
+});
