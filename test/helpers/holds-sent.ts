@@ -35,7 +35,8 @@ function convert(value: number, from: string, to: string): number {
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function holdsSent(t: Test, fields: FieldTable, legacy: LegacyTable | undefined, sent: Record<string, unknown>, read: Record<string, any>, at: string): void {
+/** `stored`: `read` is a read/stored projection, which holds only the stored fields. */
+export function holdsSent(t: Test, fields: FieldTable, legacy: LegacyTable | undefined, sent: Record<string, unknown>, read: Record<string, any>, at: string, stored = false): void {
   for (const [rawKey, value] of Object.entries(sent)) {
     const { name, unit } = parseKey(rawKey);
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
@@ -43,16 +44,17 @@ export function holdsSent(t: Test, fields: FieldTable, legacy: LegacyTable | und
       const rule = legacy?.[name];
       t.ok(rule, `${at}.${name} is a known legacy name`);
       t.notOk(Object.hasOwn(read, name), `${at}.${name}: not reported under its legacy name`);
-      if (rule?.kind === 'rename') holdsValue(t, fields[rule.to]!, unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value, read[rule.to], `${at}.${rule.to} (was ${name})`);
+      if (rule?.kind === 'rename') holdsValue(t, fields[rule.to]!, unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value, read[rule.to], `${at}.${rule.to} (was ${name})`, stored);
       continue;
     }
-    t.ok(Object.hasOwn(read, name), `${at}.${name} is reported`);
+    if (stored && !field.stored) continue;
+    t.ok(Object.hasOwn(read, name), `${at}.${name} is ${stored ? 'stored' : 'reported'}`);
     if (field.readonly) continue;
-    holdsValue(t, field, unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value, read[name], `${at}.${name}`);
+    holdsValue(t, field, unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value, read[name], `${at}.${name}`, stored);
   }
 }
 
-function holdsValue(t: Test, field: Field, sent: unknown, got: any, at: string): void {
+function holdsValue(t: Test, field: Field, sent: unknown, got: any, at: string, stored: boolean): void {
   const s = field.spec;
   switch (s.kind) {
     case 'quantity': {
@@ -68,20 +70,26 @@ function holdsValue(t: Test, field: Field, sent: unknown, got: any, at: string):
     case 'object':
     case 'variant':
       if (!isObj(sent)) return void t.equal(got ?? null, sent ?? null, at);
-      holdsSent(t, s.fields, undefined, sent, got ?? {}, at);
+      holdsSent(t, s.fields, undefined, sent, got ?? {}, at, stored);
       return;
     case 'array':
       t.equal(got?.length, (sent as unknown[]).length, `${at} has ${(sent as unknown[]).length} items`);
-      (sent as unknown[]).forEach((item, i) => holdsValue(t, s.of, item, got?.[i], `${at}.${i}`));
+      (sent as unknown[]).forEach((item, i) => holdsValue(t, s.of, item, got?.[i], `${at}.${i}`, stored));
       return;
     case 'map':
       t.same(Object.keys(got ?? {}).sort(), Object.keys(sent as object).sort(), `${at} has the names sent`);
-      for (const [k, v] of Object.entries(sent as object)) holdsValue(t, s.of, v, got?.[k], `${at}.${k}`);
+      for (const [k, v] of Object.entries(sent as object)) holdsValue(t, s.of, v, got?.[k], `${at}.${k}`, stored);
       return;
     case 'address':
       // An empty address means "not yet bound" and reads as the unbound default.
       t.equal(got, sent === '' ? s.default : String(sent).toLowerCase().padEnd(16, '0'), at);
       return;
+    case 'enum': {
+      // An alias reads back as the name it stands for; read/stored holds enums by number.
+      const name = typeof sent === 'string' ? (s.aliases?.[sent] ?? sent) : sent;
+      t.equal(got, stored && typeof name === 'string' ? s.values[name] : name, at);
+      return;
+    }
     case 'datetime':
       // Controllers keep times in whole seconds.
       t.equal(seconds(got), sent === null ? null : Math.floor(seconds(sent)!), at);
