@@ -248,6 +248,16 @@ t.test('the Spark service integration-test bodies: write, patch, nid, logged, st
   const before = (await rt.post('blocks/backup/save')).body.blocks.length;
   t.equal((await rt.post('blocks/create', { ...args, id: 'late', data: { ...args.data, address: 'FE' } })).status, 201);
   t.equal((await rt.post('blocks/backup/save')).body.blocks.length, before + 1);
+
+  // test_discover: nothing new on an emulator without hardware; test_delete_all: only user blocks go
+  t.same((await rt.post('blocks/discover')).body, []);
+  const everything = (await rt.post('blocks/all/read')).body as any[];
+  const deleted = (await rt.post('blocks/all/delete')).body as any[];
+  t.ok(deleted.length > 0 && deleted.length < everything.length, `${deleted.length} of ${everything.length} deleted`);
+  const left = (await rt.post('blocks/all/read')).body as any[];
+  t.equal(left.length, everything.length - deleted.length);
+  t.ok(left.some((b) => b.id === 'SysInfo'), 'system blocks stay');
+  t.notOk(left.some((b) => b.id === 'late'));
 });
 
 t.test('a Spark 4 backup: its OneWireGpioModule system blocks are skipped with one message each', async (t) => {
