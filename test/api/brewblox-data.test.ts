@@ -249,6 +249,15 @@ t.test('the Spark service integration-test bodies: write, patch, nid, logged, st
   t.equal((await rt.post('blocks/create', { ...args, id: 'late', data: { ...args.data, address: 'FE' } })).status, 201);
   t.equal((await rt.post('blocks/backup/save')).body.blocks.length, before + 1);
 
+  // test_invalid_input: no type, and a type nobody knows, are 4xx naming the problem
+  const { type: _type, ...untyped } = args;
+  const noType = await rt.post('blocks/create', { ...untyped, id: 'untyped' });
+  t.ok(noType.status >= 400 && noType.status < 500, `no type: ${noType.status}`);
+  t.match(JSON.stringify(noType.body), /type/);
+  const dummy = await rt.post('blocks/create', { ...args, id: 'dummy-typed', type: 'dummy' });
+  t.ok(dummy.status >= 400 && dummy.status < 500, `unknown type: ${dummy.status}`);
+  t.match(JSON.stringify(dummy.body), /dummy/);
+
   // test_discover: nothing new on an emulator without hardware; test_delete_all: only user blocks go
   t.same((await rt.post('blocks/discover')).body, []);
   const everything = (await rt.post('blocks/all/read')).body as any[];
