@@ -2,6 +2,7 @@
 // analog comparisons is true (reference §5.6, §6.8). Anything but TRUE, errors included,
 // switches the target off.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type UpdateContext } from '../runtime/types.js';
 import { AnalogCompareOp, DigitalCompareOp, LogicResult, type LogicResultName } from './shared/enums.js';
 import { digitalState } from './shared/fields.js';
@@ -36,6 +37,10 @@ const fields = {
   errorPos: f.number({ readonly: true, integer: true, default: 0 }),
 };
 
+const legacyNames: LegacyTable = {
+  drivenTargetId: legacy.ignore('older firmware: read-only link to the driven actuator'),
+};
+
 type Data = { state?: string | null; desiredState?: string | null; value?: number | null; setting?: number | null };
 
 function compareDigital(c: { op: string; id: string | null; rhs: string }, ctx: UpdateContext): LogicResultName {
@@ -62,6 +67,7 @@ function compareAnalog(c: { op: string; id: string | null; rhs: number | null },
 export const ActuatorLogic = defineBlock<typeof fields, undefined>({
   type: 'ActuatorLogic',
   fields,
+  legacy: legacyNames,
   implements: ['EnablerInterface'],
   description: 'Switches a digital actuator from a logic expression',
   update(block, ctx) {

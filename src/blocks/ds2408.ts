@@ -1,6 +1,7 @@
 // DS2408: an 8-channel 1-Wire IO module as an IoArray. In actuator mode every channel is an
 // output; valve mode exposes the start channels 1 and 5 of the two motor valves it can drive.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { initIoState, oneWireIo, refreshIoBlock, releaseIo, type OneWireIoState } from './one-wire-io.js';
 import { ChannelCapability } from './shared/enums.js';
@@ -23,9 +24,14 @@ function channelIds(mode: keyof typeof PinConnectMode): number[] {
   return mode === 'CONNECT_VALVE' ? [1, 5] : Array.from({ length: CHANNELS }, (_, i) => i + 1);
 }
 
+const legacyNames: LegacyTable = {
+  pins: legacy.ignore('older firmware name of the read-only channel list (now channels)'),
+};
+
 export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
   type: 'DS2408',
   fields,
+  legacy: legacyNames,
   implements: ['IoArrayInterface', 'DS2408Interface', 'OneWireDeviceInterface'],
   description: 'DS2408 8-channel 1-Wire IO module',
   discovered: true,

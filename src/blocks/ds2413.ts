@@ -1,5 +1,6 @@
 // DS2413: a 2-channel (A, B) 1-Wire IO module as an IoArray.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { initIoState, oneWireIo, refreshIoBlock, releaseIo, type OneWireIoState } from './one-wire-io.js';
 import { ChannelCapability } from './shared/enums.js';
@@ -14,9 +15,14 @@ const fields = {
   channels: ioChannelsField,
 };
 
+const legacyNames: LegacyTable = {
+  pins: legacy.ignore('older firmware name of the read-only channel list (now channels)'),
+};
+
 export const DS2413 = defineBlock<typeof fields, OneWireIoState>({
   type: 'DS2413',
   fields,
+  legacy: legacyNames,
   implements: ['IoArrayInterface', 'OneWireDeviceInterface'],
   description: 'DS2413 2-channel 1-Wire IO module (channel 1 = A, 2 = B)',
   discovered: true,

@@ -5,6 +5,7 @@
 // (see src/hardware/soft-pwm.ts); DS2408/DS2413 channels cannot PWM, so `value` stays null.
 // A frequency the channel lacks falls back to 100 Hz. Reference §5.4.
 import { f } from '../codec/fields.js';
+import { analogConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type UpdateContext } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { ChannelCapability } from './shared/enums.js';
@@ -36,6 +37,10 @@ const fields = {
   ...claimableFields,
 };
 
+const legacyNames: LegacyTable = {
+  constrainedBy: analogConstrainedBy,
+};
+
 interface FastPwmState extends Driven<number> {
   ramp: DutyRamp;
   /** The channel last written, to write 0 % there once when the setting goes away. */
@@ -45,6 +50,7 @@ interface FastPwmState extends Driven<number> {
 export const FastPwm = defineBlock<typeof fields, FastPwmState>({
   type: 'FastPwm',
   fields,
+  legacy: legacyNames,
   implements: [...ANALOG_ACTUATOR_INTERFACES, 'IoClaimerInterface'],
   description: 'Fast PWM of an IO channel, with soft start',
   init: () => ({ request: null, ramp: new DutyRamp(), written: null }),

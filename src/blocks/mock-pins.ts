@@ -1,6 +1,7 @@
 // MockPins: an IoArray of 8 simulated channels whose state mirrors what is written. Channels
 // also take a PWM duty (FastPwm, soft start), emulated: the achieved duty is the one written,
 // and the channel reads active while the duty is above 0.
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type IoArray } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
@@ -9,9 +10,14 @@ import { PWM_CAPABILITIES } from './shared/soft-start.js';
 const CHANNELS = 8;
 const fields = { channels: ioChannelsField };
 
+const legacyNames: LegacyTable = {
+  pins: legacy.ignore('older firmware name of the read-only channel list (now channels)'),
+};
+
 export const MockPins = defineBlock<typeof fields, { pins: boolean[]; duty: number[]; io: IoArray }>({
   type: 'MockPins',
   fields,
+  legacy: legacyNames,
   implements: ['IoArrayInterface'],
   description: 'Eight simulated IO channels',
   init(block) {

@@ -7,6 +7,7 @@
 // (minOff, minOn, delayedOn, delayedOff) apply to the direction; a mutexed constraint is not
 // supported on valves and blocks opening while enabled.
 import { f } from '../codec/fields.js';
+import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { isActive } from './digital-actuator.js';
 import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
@@ -39,6 +40,11 @@ const fields = {
   ...claimableFields,
 };
 
+const legacyNames: LegacyTable = {
+  startChannel: legacy.rename('channel'),
+  constrainedBy: digitalConstrainedBy,
+};
+
 interface ValveRuntime extends Driven<DigitalStateName> {
   /** Applied drive directions (on = opening), as the constraints read them. */
   history: Transition[];
@@ -49,6 +55,7 @@ interface ValveRuntime extends Driven<DigitalStateName> {
 export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   type: 'MotorValve',
   fields,
+  legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A motorised valve on a DS2408 valve board, with its end switches read back',
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0 }),

@@ -10,6 +10,7 @@
 // WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed are persisted
 // once an instruction has been active for 60 s, and at END.
 import { f } from '../codec/fields.js';
+import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
 import { formatInstruction, parseInstruction, type Instruction } from './shared/sequence-syntax.js';
@@ -45,6 +46,11 @@ const fields = {
   errorMessage: f.string({ readonly: true, description: 'what is wrong, in words' }),
 };
 
+/** Older firmware timed the active instruction with these; `elapsed` replaced them. */
+const legacyNames: LegacyTable = Object.fromEntries(
+  ['activeInstructionStartedAt', 'disabledAt', 'disabledDuration'].map((n) => [n, legacy.ignore('older firmware: replaced by elapsed')]),
+);
+
 interface ParsedLine {
   instruction: Instruction | null;
   error: { message: string; pos: number } | null;
@@ -70,6 +76,7 @@ type SequenceBlock = Block<typeof fields, SequenceState>;
 export const Sequence = defineBlock<typeof fields, SequenceState>({
   type: 'Sequence',
   fields,
+  legacy: legacyNames,
   implements: ['EnablerInterface'],
   description: 'A script of instructions: set and wait for setpoints, outputs, profiles, times',
   init(block) {

@@ -17,7 +17,7 @@ export interface Backup {
 export type { BackupStore };
 
 /** System blocks of the Spark firmware (display, WiFi, touch screen, its pins, groups). */
-const SPARK_SYSTEM_TYPES = new Set(['DisplaySettings', 'WiFiSettings', 'TouchSettings', 'Spark2Pins', 'Spark3Pins', 'Groups', 'ActiveGroups']);
+const SPARK_SYSTEM_TYPES = new Set(['DisplaySettings', 'WiFiSettings', 'TouchSettings', 'Spark2Pins', 'Spark3Pins', 'OneWireGpioModule', 'Groups', 'ActiveGroups']);
 
 /** A Spark system block: a known Spark system type, or a system nid (< 100) none of our system blocks has. */
 function isSparkOnly(rt: RuntimeCore, type: string, nid: number | undefined): boolean {

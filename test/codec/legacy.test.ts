@@ -105,6 +105,24 @@ t.test('dropped fields are ignored, renamed ones move, unknown ones are still a 
   t.equal(rt.read({ id: 'sp' }).data.enabled, true, 'a refused patch changed nothing');
 });
 
+t.test('older UI shapes of FastPwm, MotorValve, Sequence, ActuatorLogic and the IO modules', async (t) => {
+  const { rt } = chain();
+  rt.create({ id: 'valves', type: 'DS2408', data: { address: '29ee000000000001', connectMode: 'CONNECT_VALVE', pins: [] } });
+  t.notOk('pins' in rt.read({ id: 'valves' }).data, 'pins (the old channel list) is not reported');
+  const pwm = rt.create({ id: 'pwm', type: 'FastPwm', data: { hwDevice: link('pins'), channel: 2, constrainedBy: { constraints: [{ min: 5 }, { max: 60 }, { balanced: { balancerId: link('balancer') } }] } } });
+  t.match(pwm.data.constraints, { min: { enabled: true, value: 5 }, max: { enabled: true, value: 60 }, balanced: { enabled: true, balancerId: { id: 'balancer' } } });
+  const valve = rt.create({ id: 'valve', type: 'MotorValve', data: { hwDevice: link('valves'), startChannel: 5, constrainedBy: { constraints: [{ minOn: q(1, 'min') }] } } });
+  t.equal(valve.data.channel, 5, 'startChannel became channel');
+  t.match(valve.data.constraints, { minOn: { enabled: true, duration: { value: 60 } } });
+  const both = rt.create({ id: 'valve2', type: 'MotorValve', data: { hwDevice: link('valves'), startChannel: 5, channel: 1 } });
+  t.equal(both.data.channel, 1, 'the current name wins');
+  const seq = rt.create({ id: 'seq', type: 'Sequence', data: { enabled: false, instructions: ['RESTART'], activeInstructionStartedAt: 1700000000, disabledAt: 0, disabledDuration: q(5, 's') } });
+  for (const name of ['activeInstructionStartedAt', 'disabledAt', 'disabledDuration']) t.notOk(name in seq.data, `${name} is dropped`);
+  const logic = rt.create({ id: 'logic', type: 'ActuatorLogic', data: { targetId: link(null), drivenTargetId: { ...link(null, 'ActuatorDigitalInterface'), driven: true } } });
+  t.notOk('drivenTargetId' in logic.data);
+  await rejects(t, () => rt.patch({ id: 'valve', type: 'MotorValve', data: { startChannels: 1 } }), /data\.startChannels/, /unknown field/);
+});
+
 t.test('SetpointProfile points with absolute epoch times become offsets from start', async (t) => {
   const { rt } = chain();
   rt.create({ id: 'sp', type: 'SetpointSensorPair', data: {} });
