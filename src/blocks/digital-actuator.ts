@@ -4,8 +4,9 @@
 // ramps the output on through fast PWM where the channel can; elsewhere it switches at once.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
-import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
-import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
+import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
+import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
+import { constrainedSwitch, record, type SwitchTiming, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
 import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
@@ -28,23 +29,14 @@ const fields = {
   ...claimableFields,
 };
 
-export interface DigitalActuatorState extends Driven<DigitalStateName> {
-  /** Applied transitions, oldest first; starts with the state found at the first update. */
-  history: Transition[];
-  wanted: boolean | null;
-  wantSince: number;
+/** `history` starts with the state found at the first update. */
+export interface DigitalActuatorState extends Driven<DigitalStateName>, SwitchTiming {
   /** The mutex whose token this actuator may hold, to give it back when relinked. */
   mutexId: string | null;
   /** The output last written, so that it is switched off when the actuator moves or goes. */
   driven: DrivenOutput | null;
   /** Soft start: the duty ramping up after switching on. */
   ramp: DutyRamp;
-}
-
-interface DrivenOutput {
-  arrayId: string;
-  channel: number;
-  invert: boolean;
 }
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
@@ -73,17 +65,12 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     const now = ctx.now;
     d.desiredState = desired(block, d.storedState);
     const want = isActive(d.desiredState);
-    const io = channelIo(block, ctx);
+    const { array: claimed, io } = claimOwnChannel(block, ctx);
     switchOffPrevious(block, ctx, io ? { arrayId: d.hwDevice!, channel: d.channel! } : null);
     if (s.history.length === 0) {
       const pin = io ? io.read(d.channel!) : null;
       record(s.history, now, pin !== null && pin !== d.invert);
     }
-    if (want !== s.wanted) {
-      s.wanted = want;
-      s.wantSince = now;
-    }
-    const last = s.history[s.history.length - 1]!;
     const mutexed = d.constraints.mutexed;
     const mutex = mutexed?.enabled ? ctx.resolve(mutexed.mutexId, 'MutexInterface') : null;
     if (s.mutexId !== null && s.mutexId !== mutex?.id) {
@@ -93,21 +80,10 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     }
     const token = mutex ? (mutex.state as MutexToken) : null;
     const holderValid = (holder: string) => mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
-    const check = checkConstraints(d.constraints, {
-      on: last.on,
-      since: last.t,
-      want,
-      wantSince: s.wantSince,
-      now,
-      // An unresolvable mutex blocks switching on; retry every second.
-      lock: () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS }),
-    });
-    let on = last.on;
-    if (io && want !== on && check.allowed) {
-      on = want;
-      record(s.history, now, on);
-    }
-    let next = check.allowed ? MAX_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, Math.max(1, check.wait));
+    // An unresolvable mutex blocks switching on; retry every second.
+    const lock = () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS });
+    const { on, retryMs } = constrainedSwitch(s, d.constraints, want, now, lock, MAX_INTERVAL_MS, io !== null);
+    let next = retryMs;
     if (token && mutex) {
       // An actuator that is on must own the token; take it if it is free.
       if (on && token.holder !== block.id) tryLock(token, block.id, now, holderValid);
@@ -122,7 +98,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       }
     }
     if (mutexed) mutexed.hasLock = token !== null && token.holder === block.id;
-    const array = io ? ctx.resolve(d.hwDevice, 'IoArrayInterface') : null;
+    const array = io ? claimed : null;
     const rampS = transitionSeconds(d, canPwm(array, d.channel, io));
     d.transitionDurationValue = rampS;
     if (io) {
@@ -153,18 +129,8 @@ function switchOffPrevious(block: AnyBlock, ctx: UpdateContext, current: { array
   const state = block.state as DigitalActuatorState;
   const old = state.driven;
   if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return;
-  const array = ctx.resolve(old.arrayId, 'IoArrayInterface');
-  array?.def.io?.(array, ctx)?.write(old.channel, old.invert);
+  drivenIo(ctx, old)?.write(old.channel, old.invert);
   state.driven = null;
-}
-
-/** Claim the block's channel; null (and no channel held) when unavailable. */
-function channelIo(block: AnyBlock, ctx: UpdateContext): IoArray | null {
-  const d = block.data as { hwDevice: string | null; channel: number | null };
-  const array = ctx.resolve(d.hwDevice, 'IoArrayInterface');
-  const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
-  if (!io) ctx.releaseChannels(block);
-  return io;
 }
 
 /** True when `block` is a digital actuator with an enabled mutexed constraint on `mutexId`. */

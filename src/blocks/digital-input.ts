@@ -3,6 +3,7 @@
 // press, ignoring presses closer together than minActiveTime (debounce). Reference §5.5.
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
+import { claimOwnChannel } from './shared/channel.js';
 import { ToggleBehavior } from './shared/enums.js';
 import { digitalStateOrNull } from './shared/fields.js';
 
@@ -38,9 +39,7 @@ export const DigitalInput = defineBlock<typeof fields, InputState>({
     const d = block.data;
     const s = block.state;
     const now = ctx.now;
-    const array = ctx.resolve(d.hwDevice, 'IoArrayInterface');
-    const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
-    if (!io) ctx.releaseChannels(block);
+    const { io } = claimOwnChannel(block, ctx);
     const raw = io ? io.read(d.channel!) : null;
     d.hwState = raw === null ? null : raw ? 'STATE_ACTIVE' : 'STATE_INACTIVE';
     if (raw === null) {

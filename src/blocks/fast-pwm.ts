@@ -8,6 +8,7 @@ import { f } from '../codec/fields.js';
 import { analogConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type UpdateContext } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
+import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
 import { ChannelCapability } from './shared/enums.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
 import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
@@ -44,7 +45,7 @@ const legacyNames: LegacyTable = {
 interface FastPwmState extends Driven<number> {
   ramp: DutyRamp;
   /** The channel last written, to write 0 % there once when the setting goes away. */
-  written: { arrayId: string; channel: number; invert: boolean } | null;
+  written: DrivenOutput | null;
 }
 
 export const FastPwm = defineBlock<typeof fields, FastPwmState>({
@@ -66,9 +67,7 @@ export const FastPwm = defineBlock<typeof fields, FastPwmState>({
     d.desiredSetting = desired(block, d.storedSetting);
     const own = d.desiredSetting === null ? null : Math.min(100, Math.max(0, d.desiredSetting));
     d.setting = applyAnalogConstraints(own, d.constraints, block, ctx);
-    const array = ctx.resolve(d.hwDevice, 'IoArrayInterface');
-    const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
-    if (!io) ctx.releaseChannels(block);
+    const { array, io } = claimOwnChannel(block, ctx);
     const pwm = canPwm(array, d.channel, io);
     d.transitionDurationValue = transitionSeconds(d, pwm);
     if (s.written && (s.written.arrayId !== array?.id || s.written.channel !== d.channel || !pwm)) off(s, ctx);
@@ -94,7 +93,6 @@ export const FastPwm = defineBlock<typeof fields, FastPwmState>({
 function off(s: FastPwmState, ctx: UpdateContext): void {
   const w = s.written;
   if (!w) return;
-  const array = ctx.resolve(w.arrayId, 'IoArrayInterface');
-  array?.def.io?.(array, ctx)?.writeDuty?.(w.channel, w.invert ? 100 : 0, 100);
+  drivenIo(ctx, w)?.writeDuty?.(w.channel, w.invert ? 100 : 0, 100);
   s.written = null;
 }

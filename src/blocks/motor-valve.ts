@@ -10,7 +10,8 @@ import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { isActive } from './digital-actuator.js';
-import { checkConstraints, record, type Transition } from './shared/digital-constraints.js';
+import { claimOwnChannel } from './shared/channel.js';
+import { constrainedSwitch, record, type SwitchTiming } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
 import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
@@ -45,12 +46,8 @@ const legacyNames: LegacyTable = {
   constrainedBy: digitalConstrainedBy,
 };
 
-interface ValveRuntime extends Driven<DigitalStateName> {
-  /** Applied drive directions (on = opening), as the constraints read them. */
-  history: Transition[];
-  wanted: boolean | null;
-  wantSince: number;
-}
+/** `history` holds the applied drive directions (on = opening), as the constraints read them. */
+interface ValveRuntime extends Driven<DigitalStateName>, SwitchTiming {}
 
 export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   type: 'MotorValve',
@@ -69,42 +66,23 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     const now = ctx.now;
     d.desiredState = desired(block, d.storedState);
     const want = isActive(d.desiredState);
-    const array = ctx.resolve(d.hwDevice, 'DS2408Interface');
     const c = d.channel ?? 0;
-    const io = array && c ? ctx.claimChannel(array, c, block) : null;
+    const { io } = claimOwnChannel(block, ctx, 'DS2408Interface');
     if (!io) {
-      ctx.releaseChannels(block);
       d.state = null;
       d.valveState = null;
       return now + INTERVAL_MS;
     }
     if (s.history.length === 0) record(s.history, now, false);
-    if (want !== s.wanted) {
-      s.wanted = want;
-      s.wantSince = now;
-    }
-    const last = s.history[s.history.length - 1]!;
-    const check = checkConstraints(d.constraints, {
-      on: last.on,
-      since: last.t,
-      want,
-      wantSince: s.wantSince,
-      now,
-      lock: () => ({ granted: false, wait: MUTEX_RETRY_MS }),
-    });
-    let opening = last.on;
-    if (want !== opening && check.allowed) {
-      opening = want;
-      record(s.history, now, opening);
-    }
+    const noMutex = () => ({ granted: false, wait: MUTEX_RETRY_MS });
+    const { on: opening, retryMs } = constrainedSwitch(s, d.constraints, want, now, noMutex, INTERVAL_MS);
     io.write(c + 2, !opening);
     io.write(c + 3, opening);
     const closed = io.read(c);
     const open = io.read(c + 1);
     d.valveState = closed === null || open === null ? null : valveState(closed, open, opening ? 1 : -1);
     d.state = d.valveState === null ? null : d.valveState === 'VALVE_OPEN' ? 'STATE_ACTIVE' : d.valveState === 'VALVE_CLOSED' ? 'STATE_INACTIVE' : 'STATE_UNKNOWN';
-    const wait = check.allowed ? INTERVAL_MS : Math.min(INTERVAL_MS, Math.max(1, check.wait));
-    return now + wait;
+    return now + retryMs;
   },
 });
 

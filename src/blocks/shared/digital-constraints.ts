@@ -79,3 +79,40 @@ export function checkConstraints(c: DigitalConstraints, check: ConstraintCheck):
   }
   return { allowed: true, wait: 0 };
 }
+
+/** What a constrained digital output (DigitalActuator, MotorValve) tracks between updates. */
+export interface SwitchTiming {
+  /** Applied transitions, oldest first. */
+  history: Transition[];
+  wanted: boolean | null;
+  /** Since when `wanted` has held without interruption (ms). */
+  wantSince: number;
+}
+
+/**
+ * One update of a constrained output: note when the wanted state changed, check the constraints
+ * for switching from the last applied state, and record the switch when allowed (and `canSwitch`).
+ * `on` is the state to apply; `retryMs` how soon to look again, at most `maxMs`.
+ */
+export function constrainedSwitch(
+  s: SwitchTiming,
+  c: DigitalConstraints,
+  want: boolean,
+  now: number,
+  lock: ConstraintCheck['lock'],
+  maxMs: number,
+  canSwitch = true,
+): { on: boolean; retryMs: number } {
+  if (want !== s.wanted) {
+    s.wanted = want;
+    s.wantSince = now;
+  }
+  const last = s.history[s.history.length - 1]!;
+  const check = checkConstraints(c, { on: last.on, since: last.t, want, wantSince: s.wantSince, now, lock });
+  let on = last.on;
+  if (canSwitch && want !== on && check.allowed) {
+    on = want;
+    record(s.history, now, on);
+  }
+  return { on, retryMs: check.allowed ? maxMs : Math.min(maxMs, Math.max(1, check.wait)) };
+}
