@@ -113,68 +113,78 @@ function constraintList(value: unknown, path: string): { items: Record<string, u
   return { items, issues };
 }
 
-const DIGITAL_DURATIONS = ['minOff', 'minOn', 'delayedOn', 'delayedOff'];
 const IGNORED_IN_ITEM = new Set(['remaining', 'limiting']);
 
-/** `constrainedBy: {constraints: [{minOn}, {mutexed: {...}}, ...]}` (digital) -> `constraints`. */
-export const digitalConstrainedBy = legacy.translate('older list of digital constraints; becomes the constraints object', (value, ctx, path) => {
-  const { items, issues } = constraintList(value, path);
-  const out: Record<string, unknown> = {};
-  items.forEach((item, i) => {
-    const at = `${path}.constraints.${i}`;
-    for (const e of entries(item)) {
-      if (IGNORED_IN_ITEM.has(e.name)) continue;
-      if (DIGITAL_DURATIONS.includes(e.name)) {
-        out[e.name] = { enabled: true, [e.unit !== undefined ? `duration[${e.unit}]` : 'duration']: e.value };
-      } else if (e.name === 'mutexed' || e.name === 'mutex') {
-        // `mutex<>: id` is the oldest form; `mutexed: {mutexId, extraHoldTime, hasCustomHoldTime}` the later one.
-        const body = e.name === 'mutex' ? { mutexId: e.value } : isPlainObject(e.value) ? e.value : null;
-        if (!body) {
-          issues.push({ path: `${at}.${e.rawKey}`, message: 'must be an object' });
-          continue;
-        }
-        const mutexed: Record<string, unknown> = { enabled: true };
-        for (const m of entries(body)) {
-          if (m.name === 'mutexId') {
-            const id = linkId(m.value);
-            const problem = id === null ? 'names no Mutex' : ctx.checkLink(id, 'MutexInterface');
-            if (problem) issues.push({ path: `${at}.${e.rawKey}.${m.rawKey}`, message: `cannot translate the mutexed constraint: ${problem}` });
-            else mutexed.mutexId = { __bloxtype: 'Link', id };
-          } else if (m.name === 'extraHoldTime') mutexed[m.rawKey] = m.value;
-          // hasCustomHoldTime (the hold time then came from the Mutex) and the read-only hasLock are dropped.
-          else if (m.name !== 'hasCustomHoldTime' && m.name !== 'hasLock') issues.push({ path: `${at}.${e.rawKey}.${m.rawKey}`, message: `unknown field '${m.rawKey}' in a mutexed constraint` });
-        }
-        out.mutexed = mutexed;
-      } else {
-        issues.push({ path: `${at}.${e.rawKey}`, message: `unknown digital constraint '${e.rawKey}'; known: ${[...DIGITAL_DURATIONS, 'mutexed'].join(', ')}` });
+type Entry = ReturnType<typeof entries>[number];
+
+/**
+ * A translator of a `constrainedBy: {constraints: [...]}` list into the `constraints` object.
+ * `one` adds one list entry (`at` is its item's path) to `out` and returns false for a name it
+ * does not know, which becomes an issue listing the `known` ones.
+ */
+function constrainedBy(
+  note: string,
+  kind: string,
+  known: string[],
+  one: (e: Entry, at: string, ctx: DecodeContext, out: Record<string, unknown>, issues: ValidationIssue[]) => boolean,
+): LegacyRule {
+  return legacy.translate(note, (value, ctx, path) => {
+    const { items, issues } = constraintList(value, path);
+    const out: Record<string, unknown> = {};
+    items.forEach((item, i) => {
+      const at = `${path}.constraints.${i}`;
+      for (const e of entries(item)) {
+        if (IGNORED_IN_ITEM.has(e.name)) continue;
+        if (!one(e, at, ctx, out, issues)) issues.push({ path: `${at}.${e.rawKey}`, message: `unknown ${kind} constraint '${e.rawKey}'; known: ${known.join(', ')}` });
       }
-    }
+    });
+    return { set: { constraints: out }, issues };
   });
-  return { set: { constraints: out }, issues };
+}
+
+const DIGITAL_DURATIONS = ['minOff', 'minOn', 'delayedOn', 'delayedOff'];
+
+/** `constrainedBy: {constraints: [{minOn}, {mutexed: {...}}, ...]}` (digital) -> `constraints`. */
+export const digitalConstrainedBy = constrainedBy('older list of digital constraints; becomes the constraints object', 'digital', [...DIGITAL_DURATIONS, 'mutexed'], (e, at, ctx, out, issues) => {
+  if (DIGITAL_DURATIONS.includes(e.name)) {
+    out[e.name] = { enabled: true, [e.unit !== undefined ? `duration[${e.unit}]` : 'duration']: e.value };
+    return true;
+  }
+  if (e.name !== 'mutexed' && e.name !== 'mutex') return false;
+  // `mutex<>: id` is the oldest form; `mutexed: {mutexId, extraHoldTime, hasCustomHoldTime}` the later one.
+  const body = e.name === 'mutex' ? { mutexId: e.value } : isPlainObject(e.value) ? e.value : null;
+  if (!body) {
+    issues.push({ path: `${at}.${e.rawKey}`, message: 'must be an object' });
+    return true;
+  }
+  const mutexed: Record<string, unknown> = { enabled: true };
+  for (const m of entries(body)) {
+    if (m.name === 'mutexId') {
+      const id = linkId(m.value);
+      const problem = id === null ? 'names no Mutex' : ctx.checkLink(id, 'MutexInterface');
+      if (problem) issues.push({ path: `${at}.${e.rawKey}.${m.rawKey}`, message: `cannot translate the mutexed constraint: ${problem}` });
+      else mutexed.mutexId = { __bloxtype: 'Link', id };
+    } else if (m.name === 'extraHoldTime') mutexed[m.rawKey] = m.value;
+    // hasCustomHoldTime (the hold time then came from the Mutex) and the read-only hasLock are dropped.
+    else if (m.name !== 'hasCustomHoldTime' && m.name !== 'hasLock') issues.push({ path: `${at}.${e.rawKey}.${m.rawKey}`, message: `unknown field '${m.rawKey}' in a mutexed constraint` });
+  }
+  out.mutexed = mutexed;
+  return true;
 });
 
 /** `constrainedBy: {constraints: [{min}, {max}, {balanced: {...}}]}` (analog) -> `constraints`. */
-export const analogConstrainedBy = legacy.translate('older list of analog constraints; becomes the constraints object', (value, ctx, path) => {
-  const { items, issues } = constraintList(value, path);
-  const out: Record<string, unknown> = {};
-  items.forEach((item, i) => {
-    const at = `${path}.constraints.${i}`;
-    for (const e of entries(item)) {
-      if (IGNORED_IN_ITEM.has(e.name)) continue;
-      if (e.name === 'min' || e.name === 'max') {
-        out[e.name] = { enabled: true, value: e.value };
-      } else if (e.name === 'balanced') {
-        const body = isPlainObject(e.value) ? e.value : { balancerId: e.value };
-        const id = linkId(entries(body).find((b) => b.name === 'balancerId')?.value);
-        const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface');
-        if (problem) issues.push({ path: `${at}.${e.rawKey}`, message: `cannot translate the balanced constraint: ${problem}` });
-        else out.balanced = { enabled: true, balancerId: { __bloxtype: 'Link', id } };
-      } else {
-        issues.push({ path: `${at}.${e.rawKey}`, message: `unknown analog constraint '${e.rawKey}'; known: min, max, balanced` });
-      }
-    }
-  });
-  return { set: { constraints: out }, issues };
+export const analogConstrainedBy = constrainedBy('older list of analog constraints; becomes the constraints object', 'analog', ['min', 'max', 'balanced'], (e, at, ctx, out, issues) => {
+  if (e.name === 'min' || e.name === 'max') {
+    out[e.name] = { enabled: true, value: e.value };
+    return true;
+  }
+  if (e.name !== 'balanced') return false;
+  const body = isPlainObject(e.value) ? e.value : { balancerId: e.value };
+  const id = linkId(entries(body).find((b) => b.name === 'balancerId')?.value);
+  const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface');
+  if (problem) issues.push({ path: `${at}.${e.rawKey}`, message: `cannot translate the balanced constraint: ${problem}` });
+  else out.balanced = { enabled: true, balancerId: { __bloxtype: 'Link', id } };
+  return true;
 });
 
 /** Seconds since the epoch from which a profile point time is taken to be absolute (2001-09-09). */
