@@ -35,7 +35,7 @@ export function docsPlugin(ctx: { prefix: string; title: string }): FastifyPlugi
       const res = await (await pages).inject({ method: req.method as 'GET', url: req.url, headers: req.headers as IncomingHttpHeaders as Record<string, string> });
       if (res.statusCode === 404) return reply.callNotFound();
       for (const [name, value] of Object.entries(res.headers)) if (!OWN_HEADERS.has(name) && value !== undefined) void reply.header(name, value);
-      return reply.code(res.statusCode).send(res.rawPayload);
+      return reply.code(res.statusCode).send(res.rawPayload.length ? res.rawPayload : undefined);
     };
     docs.get(`${ctx.prefix}/api/doc`, { schema: { hide: true } }, serve);
     docs.get(`${ctx.prefix}/api/doc/*`, { schema: { hide: true } }, serve);
