@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
 import { PortInUseError } from './port-in-use.js';
