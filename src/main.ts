@@ -1,5 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
+import module from 'node:module';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
 import { PortInUseError } from './port-in-use.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     throw e;
   }
 
+  // Node >= 22.1 keeps compiled module code on disk (NODE_COMPILE_CACHE, else the temp dir): later starts skip compiling. Node 20 has no such cache.
+  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   const { createApp } = await import('./app.js');
   let app;
   try {

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
+/** Node flags of the CLI's shebang (`#!/usr/bin/env -S node FLAGS`): started as its bin and the service start it. */
+const CLI_FLAGS = (/^#!\/usr\/bin\/env -S node (.*)$/m.exec(readFileSync(CLI, 'utf8').split('\n', 1)[0]!)?.[1] ?? '').split(' ').filter(Boolean);
 const BARE = path.join(HERE, 'bare-server.js');
 const PROBE = path.join(HERE, 'lateness-probe.js');
 const SERVICE = 'edge-one';
@@ -180,7 +182,7 @@ export async function sideBySide(): Promise<SideRow[]> {
     const mqttPort = await freePort();
     const cliArgs = async () => {
       const port = await freePort();
-      return { port, args: [CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'info'] };
+      return { port, args: [...CLI_FLAGS, CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'info'] };
     };
     // First run: create the blocks. The measured run restores them from the database.
     {

@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
-import { MqttConnection, type ConnectionStatus } from './connection.js';
+import type { ConnectionStatus, MqttConnection } from './connection.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
 import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
@@ -204,6 +204,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         }
       }
 
+      // Loaded here, not at start-up: mqtt.js and its streams are the heaviest import after fastify.
+      const { MqttConnection } = await import('./connection.js');
       conn = new MqttConnection({
         url,
         clientId: `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`,

@@ -1,0 +1,20 @@
+// Start-up cost: Swagger UI, compression and mqtt.js are not loaded by building the app; the docs
+// page loads its part on the first request and answers as before.
+import t from 'tap';
+import { createRequire } from 'node:module';
+import { httpApp } from '../helpers/http-app.js';
+
+const loaded = (pkg: string) => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes(`/node_modules/${pkg}/`));
+
+t.test('docs and mqtt.js load only when used', async (t) => {
+  const { app, close } = await httpApp();
+  t.teardown(close);
+  for (const pkg of ['@fastify/swagger-ui', '@fastify/compress', 'mqtt']) t.notOk(loaded(pkg), `${pkg} not loaded by createApp`);
+  const page = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/' });
+  t.equal(page.statusCode, 200);
+  t.match(page.body, /<title>edgeblocks edge-one API<\/title>/);
+  t.ok(loaded('@fastify/swagger-ui'), 'loaded by the first docs request');
+  const missing = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/no-such-file' });
+  t.equal(missing.statusCode, 404);
+  t.match(JSON.parse(missing.body), { message: /no route/ }, "the app's own 404 envelope");
+});
