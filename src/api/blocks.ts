@@ -4,7 +4,7 @@ import type { BlockRuntime } from '../runtime/runtime.js';
 import { blockSchemas } from './block-schemas.js';
 
 /** Send JSON text encoded already (the runtime's encoding cache); fastify sends it as it is. */
-const json = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
+const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
 
 export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
   return async (app) => {
@@ -32,9 +32,9 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('write', req.body, 'rest'));
     app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('patch', req.body, 'rest'));
     app.post('/blocks/batch/delete', doc('Delete a list of blocks, all or nothing', { type: 'array', items: s.ident }, { type: 'array', items: s.identOut }), async (req) => runtime.deleteMany(req.body, 'rest'));
-    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText()));
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('logged')));
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('stored')));
+    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes()));
+    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes('logged')));
+    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes('stored')));
     app.post('/blocks/all/delete', doc('Delete every user block', null, { type: 'array', items: s.identOut }), async () => runtime.deleteAll('rest'));
     app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () => runtime.discover('rest'));
     app.post('/blocks/backup/save', doc('Stored data of every block and the controller documents', null, s.backup), async () => runtime.backupSave());

@@ -35,6 +35,8 @@ export class EncodeCache {
   private epoch = 0;
   private readonly entries = new WeakMap<AnyBlock, Entry>();
   private sorted: { epoch: number; blocks: AnyBlock[] } | null = null;
+  /** The whole list per key, made once per epoch; its bytes are made on the first request for them. */
+  private readonly lists = new Map<string, { epoch: number; text: string; bytes: Buffer | null }>();
   /** Blocks encoded (cache misses) since start; the tests watch it. */
   misses = 0;
 
@@ -56,12 +58,28 @@ export class EncodeCache {
 
   /** The JSON text of the block list (every block, by nid), as `JSON.stringify(runtime.readAll(mode))`. */
   list(mode: ReadMode = 'default'): string {
+    return this.listEntry(mode).text;
+  }
+
+  /** The same list as UTF-8 bytes, so an HTTP answer neither measures nor encodes the text again. */
+  listBytes(mode: ReadMode = 'default'): Buffer {
+    const entry = this.listEntry(mode);
+    return (entry.bytes ??= Buffer.from(entry.text));
+  }
+
+  private listEntry(mode: ReadMode): { epoch: number; text: string; bytes: Buffer | null } {
     const key = `${mode} ${this.unitsKey()}`;
+    const cached = this.lists.get(key);
+    if (cached?.epoch === this.epoch) return cached;
     if (this.sorted?.epoch !== this.epoch) this.sorted = { epoch: this.epoch, blocks: this.source.blocks() };
-    let out = '[';
     const blocks = this.sorted.blocks;
-    for (let i = 0; i < blocks.length; i++) out += (i ? ',' : '') + this.lookup(blocks[i]!, key, mode);
-    return out + ']';
+    const parts = new Array<string>(blocks.length);
+    for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode);
+    // Older epochs' lists (and those of unit preferences no longer in use) are dropped.
+    for (const [k, e] of this.lists) if (e.epoch !== this.epoch) this.lists.delete(k);
+    const entry = { epoch: this.epoch, text: `[${parts.join(',')}]`, bytes: null };
+    this.lists.set(key, entry);
+    return entry;
   }
 
   private lookup(block: AnyBlock, key: string, mode: ReadMode): string {

@@ -283,6 +283,11 @@ export class BlockRuntime extends EventEmitter<Events> {
     return this.encodings.list(mode);
   }
 
+  /** The same as UTF-8 bytes (what all/read answers). */
+  readAllBytes(mode: ReadMode = 'default'): Buffer {
+    return this.encodings.listBytes(mode);
+  }
+
   deleteAll(origin = 'api'): Ident[] {
     const removed = this.blocks().filter((b) => !b.def.system);
     for (const b of removed) this.remove(b);
