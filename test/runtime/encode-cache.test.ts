@@ -13,7 +13,10 @@ function prime(runtime: BlockRuntime): void {
   for (const mode of MODES) {
     runtime.readAllText(mode);
     runtime.readAllBytes(mode);
-    for (const b of runtime.blocks()) runtime.readText({ id: b.id }, mode);
+    for (const b of runtime.blocks()) {
+      runtime.readText({ id: b.id }, mode);
+      runtime.readBytes({ id: b.id }, mode);
+    }
   }
 }
 
@@ -26,6 +29,8 @@ function same(t: Test, runtime: BlockRuntime, after: string): void {
       const cached = runtime.readText({ id: b.id }, mode);
       const fresh = JSON.stringify(runtime.read({ id: b.id }, mode));
       if (cached !== fresh) t.equal(cached, fresh, `read ${b.id} ${mode} after ${after}`);
+      const bytes = runtime.readBytes({ id: b.id }, mode).toString('utf8');
+      if (bytes !== fresh) t.equal(bytes, fresh, `read bytes ${b.id} ${mode} after ${after}`);
     }
   }
   prime(runtime);
