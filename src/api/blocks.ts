@@ -3,8 +3,8 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { blockSchemas } from './block-schemas.js';
 
-/** Send JSON text encoded already (the runtime's encoding cache); fastify sends it as it is. */
-const json = (reply: FastifyReply, text: string) => reply.type('application/json; charset=utf-8').send(text);
+/** Send JSON encoded already (the runtime's encoding cache, as bytes); fastify sends it as it is. */
+const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
 
 export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
   return async (app) => {
@@ -18,9 +18,9 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       const block = runtime.create(req.body, 'rest');
       return reply.status(201).send(block);
     });
-    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body)));
-    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'logged')));
-    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readText(req.body, 'stored')));
+    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readBytes(req.body)));
+    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readBytes(req.body, 'logged')));
+    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readBytes(req.body, 'stored')));
     app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) => runtime.write(req.body, 'rest'));
     app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.patchIn, s.block), async (req) => runtime.patch(req.body, 'rest'));
     app.post('/blocks/delete', doc('Delete a block, or a list of blocks (all or nothing)', { anyOf: [s.ident, { type: 'array', items: s.ident }], examples: s.ident.examples }, { anyOf: [s.identOut, { type: 'array', items: s.identOut }] }), async (req) =>
@@ -32,9 +32,9 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('write', req.body, 'rest'));
     app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('patch', req.body, 'rest'));
     app.post('/blocks/batch/delete', doc('Delete a list of blocks, all or nothing', { type: 'array', items: s.ident }, { type: 'array', items: s.identOut }), async (req) => runtime.deleteMany(req.body, 'rest'));
-    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText()));
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('logged')));
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllText('stored')));
+    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes()));
+    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes('logged')));
+    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes('stored')));
     app.post('/blocks/all/delete', doc('Delete every user block', null, { type: 'array', items: s.identOut }), async () => runtime.deleteAll('rest'));
     app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () => runtime.discover('rest'));
     app.post('/blocks/backup/save', doc('Stored data of every block and the controller documents', null, s.backup), async () => runtime.backupSave());

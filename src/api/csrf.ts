@@ -51,12 +51,14 @@ const MUST_BE_JSON = 'the body must be JSON sent with the header content-type: a
 /** Install the checks on every route of `app` (call before registering routes). */
 export function installCrossSiteGuard(app: FastifyInstance, allowedOrigins: readonly string[] = []): void {
   const allowed = allowedOrigins.map(normalOrigin);
-  app.addHook('onRequest', async (req, reply) => {
-    if (!STATE_CHANGING.has(req.method)) return;
+  // A callback hook, not an async one: it runs on every request, and a promise per request costs.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!STATE_CHANGING.has(req.method)) return done();
     const refused = crossSiteRefusal(req.headers, allowed);
-    if (refused) return reply.status(403).send(errorBody(403, refused));
+    if (refused) return void reply.status(403).send(errorBody(403, refused));
     const wrongType = contentTypeRefusal(req.method, req.headers);
-    if (wrongType) return reply.status(415).send(errorBody(415, wrongType));
+    if (wrongType) return void reply.status(415).send(errorBody(415, wrongType));
+    done();
   });
 }
 

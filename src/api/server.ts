@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { docsPlugin } from './docs.js';
 import { HttpError, installErrorHandling } from './errors.js';
 import { installHttpHints } from './http-hints.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
 
@@ -39,6 +40,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   const app = Fastify({
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     ...FASTIFY_TIMEOUTS,
     // Schemas document the API; validation is done by the block codec (shared with MQTT), and
@@ -56,7 +58,9 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text, rejectPrototypeKeys);
+      // The reviver costs more than the parse; a `__proto__` key can only be in a text that
+      // spells it out or uses an escape, so only those texts need it.
+      parsed = text.includes('__proto__') || text.includes('\\') ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
     } catch (e) {
       return done(new HttpError(400, e instanceof PrototypeKeyError ? e.message : `the body is not valid JSON: ${(e as Error).message}`), undefined);
     }

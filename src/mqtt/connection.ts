@@ -2,7 +2,8 @@
 // queues QoS 0 messages while disconnected, keeps a table of subscriptions that it renews on
 // every connect, and dispatches incoming messages to handlers by topic filter.
 import { EventEmitter } from 'node:events';
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
 import { Backoff } from './backoff.js';
 import { BrokerLiveness } from './liveness.js';
@@ -30,6 +31,8 @@ export interface ConnectionOptions {
   keepaliveSeconds?: number;
   backoff?: Backoff;
   log: Logger;
+  /** Connect over this stream (made anew for every connect) instead of dialling `url`: the embedded broker in the same process. */
+  stream?: () => Duplex;
 }
 
 export interface ConnectionStatus {
@@ -93,7 +96,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
       rejectUnauthorized: o.rejectUnauthorized,
       will: o.will ? { topic: o.will.topic, payload: Buffer.from(o.will.payload), retain: o.will.retain, qos: 0 } : undefined,
     };
-    const client = mqtt.connect(o.url, options);
+    const client = o.stream ? inProcessClient(o.stream, options) : mqtt.connect(o.url, options);
     this.client = client;
     const keepaliveMs = (o.keepaliveSeconds ?? KEEPALIVE_SECONDS) * 1000;
     this.liveness = new BrokerLiveness(client, keepaliveMs, (silentMs) => {
@@ -236,4 +239,10 @@ function redact(url: string): string {
   } catch {
     return url;
   }
+}
+
+function inProcessClient(stream: () => Duplex, options: IClientOptions): MqttClient {
+  const client = new MqttClient(() => stream() as never, options);
+  client.on('error', () => {}); // as mqtt.connect does; errors are handled by the 'error' listener above
+  return client;
 }

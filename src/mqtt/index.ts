@@ -3,6 +3,7 @@
 // topics. `createMqtt` only wires; nothing listens or connects before `start()`.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
@@ -11,6 +12,7 @@ import type { BlockRuntime } from '../runtime/runtime.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
 import type { ConnectionStatus, MqttConnection } from './connection.js';
+import { memoryPair } from './memory-pair.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
 import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
@@ -212,6 +214,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         will: { topic: topics.state, payload: offline, retain: true },
         username: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.username : undefined) : config.mqttUsername,
         password: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.password : undefined) : config.mqttPassword,
+        stream: broker ? () => inProcessLink(broker!) : undefined,
         ...(embedded ? {} : tls),
         log,
       });
@@ -238,4 +241,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
 function loopbackFor(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** One end of an in-memory pair whose other end the embedded broker serves (memory-pair.ts). */
+function inProcessLink(broker: EmbeddedBroker): Duplex {
+  const [client, server] = memoryPair();
+  broker.handle(server);
+  return client;
 }

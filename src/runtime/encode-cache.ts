@@ -17,7 +17,13 @@ interface Entry {
   /** The raw state the texts were encoded from. */
   fingerprint: string;
   /** Key: read mode and unit preference. */
-  texts: Map<string, string>;
+  texts: Map<string, Encoded>;
+}
+
+/** A cached encoding; its UTF-8 bytes are made on the first request for them. */
+interface Encoded {
+  text: string;
+  bytes: Buffer | null;
 }
 
 /** Distinct (mode, units) keys kept per block; more means preferences keep changing, so start over. */
@@ -35,6 +41,8 @@ export class EncodeCache {
   private epoch = 0;
   private readonly entries = new WeakMap<AnyBlock, Entry>();
   private sorted: { epoch: number; blocks: AnyBlock[] } | null = null;
+  /** The whole list per key, made once per epoch; its bytes are made on the first request for them. */
+  private readonly lists = new Map<string, { epoch: number; text: string; bytes: Buffer | null }>();
   /** Blocks encoded (cache misses) since start; the tests watch it. */
   misses = 0;
 
@@ -51,20 +59,42 @@ export class EncodeCache {
 
   /** The JSON text of one block, as `JSON.stringify(runtime.toJson(block, mode))`. */
   text(block: AnyBlock, mode: ReadMode = 'default'): string {
-    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
+    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode).text;
+  }
+
+  /** The same text as UTF-8 bytes, what an HTTP answer sends. */
+  bytes(block: AnyBlock, mode: ReadMode = 'default'): Buffer {
+    const encoded = this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
+    return (encoded.bytes ??= Buffer.from(encoded.text));
   }
 
   /** The JSON text of the block list (every block, by nid), as `JSON.stringify(runtime.readAll(mode))`. */
   list(mode: ReadMode = 'default'): string {
-    const key = `${mode} ${this.unitsKey()}`;
-    if (this.sorted?.epoch !== this.epoch) this.sorted = { epoch: this.epoch, blocks: this.source.blocks() };
-    let out = '[';
-    const blocks = this.sorted.blocks;
-    for (let i = 0; i < blocks.length; i++) out += (i ? ',' : '') + this.lookup(blocks[i]!, key, mode);
-    return out + ']';
+    return this.listEntry(mode).text;
   }
 
-  private lookup(block: AnyBlock, key: string, mode: ReadMode): string {
+  /** The same list as UTF-8 bytes, so an HTTP answer neither measures nor encodes the text again. */
+  listBytes(mode: ReadMode = 'default'): Buffer {
+    const entry = this.listEntry(mode);
+    return (entry.bytes ??= Buffer.from(entry.text));
+  }
+
+  private listEntry(mode: ReadMode): { epoch: number; text: string; bytes: Buffer | null } {
+    const key = `${mode} ${this.unitsKey()}`;
+    const cached = this.lists.get(key);
+    if (cached?.epoch === this.epoch) return cached;
+    if (this.sorted?.epoch !== this.epoch) this.sorted = { epoch: this.epoch, blocks: this.source.blocks() };
+    const blocks = this.sorted.blocks;
+    const parts = new Array<string>(blocks.length);
+    for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode).text;
+    // Older epochs' lists (and those of unit preferences no longer in use) are dropped.
+    for (const [k, e] of this.lists) if (e.epoch !== this.epoch) this.lists.delete(k);
+    const entry = { epoch: this.epoch, text: `[${parts.join(',')}]`, bytes: null };
+    this.lists.set(key, entry);
+    return entry;
+  }
+
+  private lookup(block: AnyBlock, key: string, mode: ReadMode): Encoded {
     let entry = this.entries.get(block);
     if (!entry) {
       entry = { epoch: this.epoch, fingerprint: fingerprint(block), texts: new Map() };
@@ -77,14 +107,14 @@ export class EncodeCache {
       }
       entry.epoch = this.epoch;
     }
-    let text = entry.texts.get(key);
-    if (text === undefined) {
+    let encoded = entry.texts.get(key);
+    if (encoded === undefined) {
       if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
-      text = JSON.stringify(this.source.toJson(block, mode));
-      entry.texts.set(key, text);
+      encoded = { text: JSON.stringify(this.source.toJson(block, mode)), bytes: null };
+      entry.texts.set(key, encoded);
       this.misses++;
     }
-    return text;
+    return encoded;
   }
 
   private unitsKey(): string {

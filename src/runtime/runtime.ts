@@ -178,9 +178,19 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return this.encodings.text(this.resolveIdent(input), mode);
   }
 
+  /** The same as UTF-8 bytes (what blocks/read answers). */
+  readBytes(input: unknown, mode: ReadMode = 'default'): Buffer {
+    return this.encodings.bytes(this.resolveIdent(input), mode);
+  }
+
   /** `JSON.stringify(readAll(mode))`, from the encoding cache. */
   readAllText(mode: ReadMode = 'default'): string {
     return this.encodings.list(mode);
+  }
+
+  /** The same as UTF-8 bytes (what all/read answers). */
+  readAllBytes(mode: ReadMode = 'default'): Buffer {
+    return this.encodings.listBytes(mode);
   }
 
   deleteAll(origin = 'api'): Ident[] {

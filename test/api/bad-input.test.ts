@@ -38,6 +38,7 @@ t.test('bad input gets the documented status, names the problem, and changes not
     ['an enum value named like an Object method', 'blocks/create', { id: 'x', type: 'SetpointSensorPair', data: { filter: 'toString' } }, 422, /FILTER_NONE/, 'data.filter'],
     ['a unit named like an Object method', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { 'setting[constructor]': 1 } }, 422, /unknown unit 'constructor'/, 'data.setting'],
     ['a __proto__ key', 'blocks/create', '{"id":"x","type":"TempSensorMock","data":{"__proto__":{"setting":1}}}', 400, /__proto__/],
+    ['a __proto__ key spelled with escapes', 'blocks/create', '{"id":"x","type":"TempSensorMock","data":{"\\u005f_proto\\u005f_":{"setting":1}}}', 400, /__proto__/],
     ['a hardware address another block holds', 'blocks/create', { id: 'x', type: 'DS2408', data: { address: '2901d0000000004a' } }, 422, /already used by block 'relays'/, 'data.address'],
     ['a backup without blocks', 'blocks/backup/load', { timestamp: 'x' }, 422, /blocks/, 'blocks'],
   ];

@@ -12,17 +12,25 @@ const MODES: ReadMode[] = ['default', 'stored', 'logged'];
 function prime(runtime: BlockRuntime): void {
   for (const mode of MODES) {
     runtime.readAllText(mode);
-    for (const b of runtime.blocks()) runtime.readText({ id: b.id }, mode);
+    runtime.readAllBytes(mode);
+    for (const b of runtime.blocks()) {
+      runtime.readText({ id: b.id }, mode);
+      runtime.readBytes({ id: b.id }, mode);
+    }
   }
 }
 
 function same(t: Test, runtime: BlockRuntime, after: string): void {
   for (const mode of MODES) {
-    t.equal(runtime.readAllText(mode), JSON.stringify(runtime.readAll(mode)), `all/read ${mode} after ${after}`);
+    const fresh = JSON.stringify(runtime.readAll(mode));
+    t.equal(runtime.readAllText(mode), fresh, `all/read ${mode} after ${after}`);
+    t.equal(runtime.readAllBytes(mode).toString('utf8'), fresh, `all/read bytes ${mode} after ${after}`);
     for (const b of runtime.blocks()) {
       const cached = runtime.readText({ id: b.id }, mode);
       const fresh = JSON.stringify(runtime.read({ id: b.id }, mode));
       if (cached !== fresh) t.equal(cached, fresh, `read ${b.id} ${mode} after ${after}`);
+      const bytes = runtime.readBytes({ id: b.id }, mode).toString('utf8');
+      if (bytes !== fresh) t.equal(bytes, fresh, `read bytes ${b.id} ${mode} after ${after}`);
     }
   }
   prime(runtime);
