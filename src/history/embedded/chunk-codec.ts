@@ -10,9 +10,12 @@
 // the noisy series sit together instead of breaking those runs. The whole is compressed with
 // Brotli (quality 8, 64 KiB window: 15% smaller than deflate level 9 on the benchmark's mix, as fast;
 // larger windows made the encoder hold tens of MB).
+// Tier records hold one packed block per series instead (encodeSeriesBlocks): no compressor,
+// since setting up an inflate or Brotli decoder costs ~0.1-0.5 ms and a 30-day graph decodes
+// thousands of blocks.
 // Version 1 (format 1, read for migration only) was deflated, in series order, with each series'
 // count and timestamps in place of the list index and class.
-import { brotliCompressSync, brotliDecompressSync, constants, inflateRawSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 export interface Series {
   id: number;
@@ -79,7 +82,10 @@ class Reader {
   }
 }
 
-export function encodeChunk(base: number, series: Series[]): Buffer {
+/** `brotli` for big chunks (smallest), `deflate` for small ones (quick to decode). */
+export type Codec = 'brotli' | 'deflate';
+
+export function encodeChunk(base: number, series: Series[], codec: Codec = 'brotli'): Buffer {
   const w = new Writer();
   w.byte(VERSION);
   const lists = new Map<string, number>();
@@ -117,6 +123,7 @@ export function encodeChunk(base: number, series: Series[]): Buffer {
   for (let i = 0; i < total; i++) for (let b = 0; b < 8; b++) raw[b * total + i] = bytes[i * 8 + b]!;
   w.bytes(raw);
   const body = w.done();
+  if (codec === 'deflate') return deflateRawSync(body, { level: 9 });
   return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 8, [constants.BROTLI_PARAM_LGWIN]: 16, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
 }
 
@@ -177,12 +184,12 @@ function readTimes(r: Reader, base: number, n: number, keep: boolean): number[] 
   return t;
 }
 
-/** Points of the wanted series of a chunk; `deflated` for version-1 chunks (format 1). */
-export function decodeChunk(base: number, data: Buffer, wanted?: (id: number) => boolean, deflated = false): Series[] {
-  const buf = deflated ? inflateRawSync(data) : brotliDecompressSync(data);
+/** Points of the wanted series of a chunk (format-1 chunks are version 1, deflated). */
+export function decodeChunk(base: number, data: Buffer, wanted?: (id: number) => boolean, codec: Codec = 'brotli'): Series[] {
+  const buf = codec === 'deflate' ? inflateRawSync(data) : brotliDecompressSync(data);
   const r = new Reader(buf);
   const version = r.byte();
-  if (version !== (deflated ? 1 : VERSION)) throw new Error(`unknown chunk version ${version}`);
+  if (version !== 1 && version !== VERSION) throw new Error(`unknown chunk version ${version}`);
   const heads: Array<{ id: number; t: number[]; offset: number }> = [];
   let total = 0;
   if (version === 1) {
@@ -238,9 +245,17 @@ export function decodeChunk(base: number, data: Buffer, wanted?: (id: number) =>
   return out;
 }
 
-/** One chunk per series after a directory (count, then id and byte length of each), so a query decodes only the series it asks for. */
+/**
+ * One packed block per series after a directory (count, then id and byte length of each), so a
+ * query decodes only the series it asks for. A block: varint point count, the first timestamp
+ * as a zigzag offset from the base, then runs of equal steps (zigzag step, varint run length);
+ * then each value's float64 XOR-ed with the previous one, as a control byte and the bytes that
+ * are not zero at either end: control `L * 9 + T` (L leading and T trailing zero bytes of the
+ * little-endian word) followed by its 8 - L - T middle bytes, or control 0x80 + n for n + 1 zero
+ * words (a value repeated).
+ */
 export function encodeSeriesBlocks(base: number, series: Series[]): Buffer {
-  const blocks = series.map((s) => encodeChunk(base, [s]));
+  const blocks = series.map((s) => packSeries(base, s));
   const w = new Writer();
   w.uvarint(series.length);
   series.forEach((s, i) => {
@@ -250,16 +265,86 @@ export function encodeSeriesBlocks(base: number, series: Series[]): Buffer {
   return Buffer.concat([w.done(), ...blocks]);
 }
 
+function packSeries(base: number, s: Series): Buffer {
+  const w = new Writer();
+  const n = s.t.length;
+  w.uvarint(n);
+  if (n) w.svarint(s.t[0]! - base);
+  for (let i = 1; i < n; ) {
+    const step = s.t[i]! - s.t[i - 1]!;
+    let run = 1;
+    while (i + run < n && s.t[i + run]! - s.t[i + run - 1]! === step) run++;
+    w.svarint(step);
+    w.uvarint(run);
+    i += run;
+  }
+  const words = new Uint8Array(xorWords(s.v).buffer);
+  for (let i = 0; i < n; ) {
+    let zeros = 0;
+    while (i + zeros < n && zeros < 128 && isZero(words, i + zeros)) zeros++;
+    if (zeros) {
+      w.byte(0x80 + zeros - 1);
+      i += zeros;
+      continue;
+    }
+    const o = i * 8;
+    let lead = 0;
+    while (words[o + 7 - lead] === 0) lead++;
+    let trail = 0;
+    while (words[o + trail] === 0) trail++;
+    w.byte(lead * 9 + trail);
+    for (let b = trail; b < 8 - lead; b++) w.byte(words[o + b]!);
+    i++;
+  }
+  return w.done();
+}
+
+function isZero(words: Uint8Array, i: number): boolean {
+  for (let b = 0; b < 8; b++) if (words[i * 8 + b]) return false;
+  return true;
+}
+
+function unpackSeries(base: number, id: number, body: Buffer): Series {
+  const r = new Reader(body);
+  const n = r.uvarint();
+  const t = new Array<number>(n);
+  if (n) t[0] = base + r.svarint();
+  for (let i = 1; i < n; ) {
+    const step = r.svarint();
+    const run = r.uvarint();
+    if (!run || i + run > n) throw new Error('series block timestamps corrupt');
+    for (let k = 0; k < run; k++, i++) t[i] = t[i - 1]! + step;
+  }
+  const word = new Uint8Array(8);
+  const f = new Float64Array(word.buffer);
+  const v = new Array<number>(n);
+  for (let i = 0; i < n; ) {
+    const c = r.byte();
+    if (c >= 0x80) {
+      const run = c - 0x7f;
+      if (i + run > n) throw new Error('series block values corrupt');
+      for (let k = 0; k < run; k++) v[i++] = f[0]!;
+      continue;
+    }
+    const lead = Math.floor(c / 9);
+    const trail = c % 9;
+    for (let b = 0; b < 8; b++) word[b]! ^= b >= trail && b < 8 - lead ? r.byte() : 0;
+    v[i++] = f[0]!;
+  }
+  return { id, t, v };
+}
+
 export function decodeSeriesBlocks(base: number, body: Buffer, wanted?: (id: number) => boolean): Series[] {
   const r = new Reader(body);
-  const dir: Array<{ id: number; len: number }> = [];
-  for (let n = r.uvarint(); n > 0; n--) dir.push({ id: r.uvarint(), len: r.uvarint() });
-  let pos = r.pos;
-  const out: Series[] = [];
-  for (const { id, len } of dir) {
-    if (pos + len > body.length) throw new Error('series block truncated');
-    if (!wanted || wanted(id)) out.push(...decodeChunk(base, body.subarray(pos, pos + len)));
+  const count = r.uvarint();
+  const picked: Array<[number, number, number]> = [];
+  let pos = 0;
+  for (let k = 0; k < count; k++) {
+    const id = r.uvarint();
+    const len = r.uvarint();
+    if (!wanted || wanted(id)) picked.push([id, pos, len]);
     pos += len;
   }
-  return out;
+  if (r.pos + pos > body.length) throw new Error('series block truncated');
+  return picked.map(([id, at, len]) => unpackSeries(base, id, body.subarray(r.pos + at, r.pos + at + len)));
 }

@@ -25,7 +25,7 @@ export function migrateV1(file: string, dir: string, log: Logger): void {
       appendNames(tmp, fields);
       const segs = new Map<string, SegmentFile>();
       for (const row of db.prepare('SELECT tier, t0, t1, data FROM chunks ORDER BY tier, t0').iterate() as IterableIterator<{ tier: number; t0: number; t1: number; data: Buffer }>) {
-        const series = decodeChunk(row.t0, row.data, undefined, true);
+        const series = decodeChunk(row.t0, row.data, undefined, 'deflate');
         if (!series.length || row.tier > 2) continue;
         const body = row.tier === 0 ? encodeChunk(row.t0, series) : encodeSeriesBlocks(row.t0, series);
         appendRecord(tmp, segmentFor(segs, row.tier, row.t0), row.tier === 0 ? Layout.Whole : Layout.PerSeries, row.t0, row.t1, body);
