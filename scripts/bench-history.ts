@@ -1,10 +1,10 @@
 // History benchmarks (called from bench.ts): ingest cost, bytes written per stored point (from
 // /proc/self/io, WAL and checkpoints included), graph queries over 7 and 30 days, memory.
-import { closeSync, fsyncSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EmbeddedStore, HISTORY_DB_FILE } from '../src/history/embedded/embedded-store.js';
+import { EmbeddedStore, HISTORY_DIR } from '../src/history/embedded/embedded-store.js';
 import { HistoryIngest } from '../src/history/ingest.js';
 import { selectTimeframe } from '../src/history/timeframe.js';
 import { silentLogger } from '../src/log.js';
@@ -48,9 +48,9 @@ function writeBytes(): number {
 
 /** Make the written pages reach the disk, as the kernel's writeback does between real flushes a minute apart. */
 function settle(dir: string): void {
-  for (const f of [HISTORY_DB_FILE, `${HISTORY_DB_FILE}-wal`]) {
+  const files = existsSync(path.join(dir, HISTORY_DIR)) ? readdirSync(path.join(dir, HISTORY_DIR)).map((f) => path.join(HISTORY_DIR, f)) : [];
+  for (const f of files) {
     const p = path.join(dir, f);
-    if (!existsSync(p)) continue;
     const fd = openSync(p, 'r+');
     fsyncSync(fd);
     closeSync(fd);

@@ -1,21 +1,32 @@
-// The embedded history store: better-sqlite3 in its own file (history.sqlite in the data dir,
-// apart from the blocks database so history writes never wait on or for block durability).
+// The embedded history store: append-only segment files in `history/` in the data dir (format 2,
+// see segments.ts, chunk-codec.ts and field-names.ts; `history/FORMAT` holds the version).
 //
-// Points are kept in memory and written once per flush interval as compressed chunks
-// (chunk-codec.ts): one row per tier per flush, so a flush is a handful of page writes however
-// many fields there are. A kill -9 loses the unflushed batch; SQLite's WAL keeps every committed
-// flush intact. Retention is per tier (tiers.ts); over historyMaxBytes the oldest rows go
-// first. A database that cannot be opened or written degrades history (logged, in status) and
-// keeps the newest points in bounded memory; control and the block API never notice.
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+// Points are kept in memory and written once per flush interval as one compressed record per
+// tier, each in a 4 KiB-aligned page run of its own: a flush of 200 fields is one page written
+// once, with no journal, B-tree or checkpoint copy besides it (the SQLite store of format 1 wrote
+// every chunk twice, WAL then database, plus the pages around it). Raw records hold all series
+// in one chunk (the smallest write); tier records hold one chunk per series, so a long graph
+// decodes only the fields it shows. A kill -9 loses the unflushed batch; a torn record is cut off
+// on open by its checksum. Retention is per tier (tiers.ts), whole files go once past it; over
+// historyMaxBytes the oldest files go first. A format-1 database (history.sqlite) is migrated on
+// open and kept as history.sqlite.v1-migrated. A directory that cannot be opened or written
+// degrades history (logged, in status) and keeps the newest points in bounded memory; control
+// and the block API never notice.
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
 import { stepAverages, type HistoryStore, type Range, type RawSeries } from '../store.js';
-import { decodeChunk, encodeChunk, type Series } from './chunk-codec.js';
+import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
+import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
+import { migrateV1 } from './migrate-v1.js';
+import { appendRecord, ensureDir, Layout, readBody, removeSegment, scanSegments, segmentFor, type RecordRef, type SegmentFile } from './segments.js';
 import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
 
-export const HISTORY_DB_FILE = 'history.sqlite';
+export const HISTORY_DIR = 'history';
+/** The format-1 SQLite database, migrated on open. */
+export const LEGACY_DB_FILE = 'history.sqlite';
+export const FORMAT_FILE = 'FORMAT';
+export const FORMAT_VERSION = 2;
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -25,17 +36,32 @@ export interface EmbeddedOptions {
   retentionMs: number;
   maxBytes: number;
   log: Logger;
-  /** Points kept in memory at most (the unflushed batch, or more while the database is failing). */
+  /** Points kept in memory at most (the unflushed batch, or more while the directory is failing). */
   maxPendingPoints?: number;
 }
 
 type Buffered = { t: number[]; v: number[] };
 const HOUR = 3_600_000;
 
+/** Create the format file in an empty directory; refuse any other format, naming the directory. */
+export function checkFormat(dir: string): void {
+  const file = path.join(dir, FORMAT_FILE);
+  if (!existsSync(file)) {
+    if (readdirSync(dir).length) throw new Error(`${dir} holds files but no ${FORMAT_FILE}: not an edgeblocks history directory this version can read (move it aside to start afresh)`);
+    writeFileSync(file, `${FORMAT_VERSION}\n`);
+    return;
+  }
+  const version = readFileSync(file, 'utf8').trim();
+  if (version !== String(FORMAT_VERSION)) throw new Error(`${dir} holds history format ${version}; this edgeblocks reads format ${FORMAT_VERSION} (nothing was changed; move it aside to start afresh)`);
+}
+
 export class EmbeddedStore implements HistoryStore {
   readonly kind = 'embedded' as const;
-  private db: Database.Database | null = null;
-  private readonly file: string;
+  private ready = false;
+  private readonly dir: string;
+  private readonly segs = new Map<string, SegmentFile>();
+  /** Per tier, records in time order. */
+  private readonly index: RecordRef[][];
   private readonly tiers: Tier[];
   private readonly ids = new Map<string, number>();
   private readonly names = new Map<number, string>();
@@ -45,13 +71,10 @@ export class EmbeddedStore implements HistoryStore {
   private pending = new Map<number, Buffered>();
   private pendingCount = 0;
   private readonly acc: BucketAccumulator[];
-  /** Per tier: buckets ending at or before this time are complete (in the database or in `unwritten`). */
+  /** Per tier: buckets ending at or before this time are complete (on disk or in `unwritten`). */
   private readonly doneUntil: number[];
-  /** Per tier: completed buckets not yet written; a coarse tier writes one row per rowSpan, so a long graph reads few rows. */
+  /** Per tier: completed buckets not yet written; a coarse tier writes one record per rowSpan, so a long graph reads few records. */
   private readonly unwritten: Array<Map<number, Buffered>>;
-  private readonly maxSpan: number[];
-  /** Per tier: the newest row key, so a clock that stands still cannot make two rows collide. */
-  private readonly lastT0: number[];
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
   private error: string | null = null;
@@ -63,13 +86,12 @@ export class EmbeddedStore implements HistoryStore {
   private evicted = 0;
 
   constructor(private readonly o: EmbeddedOptions) {
-    this.file = path.join(o.dataDir, HISTORY_DB_FILE);
+    this.dir = path.join(o.dataDir, HISTORY_DIR);
     this.tiers = tiersFor(o.retentionMs);
+    this.index = this.tiers.map(() => []);
     this.acc = this.tiers.map((t) => new BucketAccumulator(t.bucketMs || 1));
     this.doneUntil = this.tiers.map(() => 0);
     this.unwritten = this.tiers.map(() => new Map());
-    this.maxSpan = this.tiers.map(() => 0);
-    this.lastT0 = this.tiers.map(() => -Infinity);
     this.open();
   }
 
@@ -81,49 +103,40 @@ export class EmbeddedStore implements HistoryStore {
   private open(): void {
     try {
       mkdirSync(this.o.dataDir, { recursive: true });
-      const db = new Database(this.file);
-      try {
-        // Small pages: a flush rewrites a few B-tree pages besides the appended chunk, and each
-        // costs a page in the WAL. A long WAL (10 MB) lets a checkpoint write a page changed by
-        // many flushes once. Measured in scripts/bench-history.ts: 4 KiB pages and the default
-        // checkpoint wrote 20 B per point, 512 B pages and 20000-page checkpoints 6 B.
-        db.pragma('page_size = 512');
-        db.pragma('journal_mode = WAL');
-        db.pragma('wal_autocheckpoint = 20000');
-        db.pragma('synchronous = NORMAL');
-        db.pragma('journal_size_limit = 16777216');
-        db.exec(`CREATE TABLE IF NOT EXISTS fields (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, last INTEGER NOT NULL);
-          CREATE TABLE IF NOT EXISTS chunks (tier INTEGER NOT NULL, t0 INTEGER NOT NULL, t1 INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (tier, t0)) WITHOUT ROWID;`);
-      } catch (e) {
-        db.close();
-        throw e;
-      }
-      this.db = db;
-      for (const row of db.prepare('SELECT id, name, last FROM fields').all() as Array<{ id: number; name: string; last: number }>) {
-        if (!this.ids.has(row.name)) {
-          this.ids.set(row.name, row.id);
-          this.names.set(row.id, row.name);
+      const legacy = path.join(this.o.dataDir, LEGACY_DB_FILE);
+      if (existsSync(legacy) && !existsSync(this.dir)) migrateV1(legacy, this.dir, this.o.log);
+      ensureDir(this.dir);
+      checkFormat(this.dir);
+      for (const e of readNames(this.dir)) {
+        if (!this.ids.has(e.name)) {
+          this.ids.set(e.name, e.id);
+          this.names.set(e.id, e.name);
         }
-        this.storedLast.set(row.id, row.last);
+        this.storedLast.set(e.id, e.last);
       }
-      for (const t of this.tiers) {
-        const r = db.prepare('SELECT max(t1) AS done, max(t1 - t0) AS span, max(t0) AS last FROM chunks WHERE tier = ?').get(t.index) as { done: number | null; span: number | null; last: number | null };
-        if (r.last !== null) this.lastT0[t.index] = r.last;
-        this.maxSpan[t.index] = Math.max(this.maxSpan[t.index]!, r.span ?? 0);
-        if (t.index > 0) this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, r.done ?? 0);
+      this.segs.clear();
+      this.index.forEach((x) => (x.length = 0));
+      for (const seg of scanSegments(this.dir, (file, why) => this.o.log.warn({ file }, `history: torn record ${why}`))) {
+        if (seg.tier >= this.tiers.length) continue;
+        this.segs.set(seg.name, seg);
+        this.index[seg.tier]!.push(...seg.records);
       }
+      for (const refs of this.index) refs.sort((a, b) => a.t0 - b.t0);
+      for (const t of this.tiers.slice(1)) this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.index[t.index]!.map((r) => r.t1));
+      this.ready = true;
       this.replay();
       this.error = null;
     } catch (e) {
-      this.db = null;
+      this.ready = false;
       this.fail('cannot open the history database', e);
     }
   }
 
-  /** After a restart: rebuild the buckets in progress and the recent last-seen times from raw rows. */
+  /** After a restart: rebuild the buckets in progress and the recent last-seen times from raw records. */
   private replay(): void {
-    const lastRaw = (this.db!.prepare('SELECT max(t1) AS t FROM chunks WHERE tier = 0').get() as { t: number | null }).t;
-    if (lastRaw === null) return;
+    const raw = this.index[0]!;
+    if (!raw.length) return;
+    const lastRaw = Math.max(...raw.map((r) => r.t1));
     const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
     for (const s of this.rowsSeries(0, from, lastRaw)) {
       s.t.forEach((t, i) => {
@@ -139,7 +152,7 @@ export class EmbeddedStore implements HistoryStore {
     const now = Date.now();
     if (now - this.lastErrorLog > 60_000) {
       this.lastErrorLog = now;
-      this.o.log.error({ file: this.file }, `history degraded: ${message}`);
+      this.o.log.error({ dir: this.dir }, `history degraded: ${message}`);
     }
   }
 
@@ -188,10 +201,8 @@ export class EmbeddedStore implements HistoryStore {
 
   flushSync(): void {
     const now = this.o.now();
-    if (!this.db) this.open();
-    const db = this.db;
-    if (!db) return;
-    const pending = this.pending;
+    if (!this.ready) this.open();
+    if (!this.ready) return;
     for (const tier of this.tiers.slice(1)) {
       for (const [id, b] of this.acc[tier.index]!.take(now)) {
         const u = this.unwritten[tier.index]!.get(id);
@@ -201,62 +212,52 @@ export class EmbeddedStore implements HistoryStore {
         } else this.unwritten[tier.index]!.set(id, b);
       }
     }
-    const written: number[] = [];
-    const insert = db.prepare('INSERT INTO chunks (tier, t0, t1, data) VALUES (?, ?, ?, ?)');
-    let bytes = 0;
-    let points = 0;
-    const writeRow = (tier: number, series: Series[], t1: number) => {
-      if (!series.length) return;
+    const toSeries = (m: Map<number, Buffered>) => [...m.entries()].map(([id, b]) => ({ id, t: b.t, v: b.v }));
+    const writeRecord = (tier: number, series: Series[], t1: number) => {
       let t0 = Infinity;
+      let points = 0;
       for (const s of series) {
         t0 = Math.min(t0, s.t[0]!);
         points += s.t.length;
       }
-      if (t0 <= this.lastT0[tier]!) t0 = this.lastT0[tier]! + 1;
-      const data = encodeChunk(t0, series);
-      insert.run(tier, t0, Math.max(t0, t1), data);
-      this.lastT0[tier] = t0;
-      bytes += data.length;
-      this.maxSpan[tier] = Math.max(this.maxSpan[tier]!, t1 - t0);
+      const body = tier === 0 ? encodeChunk(t0, series) : encodeSeriesBlocks(t0, series);
+      const ref = appendRecord(this.dir, segmentFor(this.segs, tier, t0), tier === 0 ? Layout.Whole : Layout.PerSeries, t0, Math.max(t0, t1), body);
+      this.index[tier]!.push(ref);
+      this.bytesWritten += body.length;
+      this.pointsWritten += points;
     };
-    const toSeries = (m: Map<number, Buffered>) => [...m.entries()].map(([id, b]) => ({ id, t: b.t, v: b.v }));
     try {
-      db.transaction(() => {
-        const addName = db.prepare('INSERT OR IGNORE INTO fields (id, name, last) VALUES (?, ?, ?)');
-        for (const id of this.unsavedNames) addName.run(id, this.names.get(id)!, this.lastSeen.get(id) ?? now);
-        const raw = toSeries(pending);
-        writeRow(0, raw, Math.max(0, ...raw.map((s) => s.t[s.t.length - 1]!)));
-        for (const tier of this.tiers.slice(1)) {
-          const done = Math.floor(now / tier.bucketMs) * tier.bucketMs;
-          const series = toSeries(this.unwritten[tier.index]!);
-          const oldest = Math.min(...series.map((x) => x.t[0]!));
-          if (series.length && (this.closing || oldest <= now - tier.rowSpanMs)) {
-            writeRow(tier.index, series, done);
-            written.push(tier.index);
-          }
+      // Names first: a record never names a field the names file does not hold.
+      const names: FieldEntry[] = [];
+      for (const id of this.unsavedNames) names.push({ id, name: this.names.get(id)!, last: this.lastSeen.get(id) ?? now });
+      for (const [id, t] of this.lastSeen) {
+        if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id)) names.push({ id, name: this.names.get(id)!, last: t });
+      }
+      appendNames(this.dir, names);
+      for (const e of names) this.storedLast.set(e.id, e.last);
+      this.unsavedNames.clear();
+      const raw = toSeries(this.pending);
+      if (raw.length) writeRecord(0, raw, Math.max(...raw.map((s) => s.t[s.t.length - 1]!)));
+      this.pending = new Map();
+      this.pendingCount = 0;
+      for (const tier of this.tiers.slice(1)) {
+        const done = Math.floor(now / tier.bucketMs) * tier.bucketMs;
+        this.doneUntil[tier.index] = Math.max(this.doneUntil[tier.index]!, done);
+        const series = toSeries(this.unwritten[tier.index]!);
+        if (!series.length) continue;
+        const oldest = Math.min(...series.map((x) => x.t[0]!));
+        if (this.closing || oldest <= now - tier.rowSpanMs) {
+          writeRecord(tier.index, series, done);
+          this.unwritten[tier.index] = new Map();
         }
-        const setLast = db.prepare('UPDATE fields SET last = ? WHERE id = ?');
-        for (const [id, t] of this.lastSeen) {
-          if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id)) setLast.run(t, id);
-        }
-        const drop = db.prepare('DELETE FROM chunks WHERE tier = @tier AND t0 < @cutoff AND t1 < @cutoff');
-        for (const tier of this.tiers) this.evicted += drop.run({ tier: tier.index, cutoff: now - tier.keepMs }).changes;
-      })();
+      }
+      this.dropExpired(now);
     } catch (e) {
       this.fail('history flush failed, points kept in memory', e);
       return;
     }
-    for (const id of this.unsavedNames) this.storedLast.set(id, this.lastSeen.get(id) ?? now);
-    for (const [id, t] of this.lastSeen) if (t - (this.storedLast.get(id) ?? 0) > HOUR) this.storedLast.set(id, t);
-    this.unsavedNames.clear();
-    for (const k of written) this.unwritten[k] = new Map();
-    this.pending = new Map();
-    this.pendingCount = 0;
-    for (const tier of this.tiers.slice(1)) this.doneUntil[tier.index] = Math.max(this.doneUntil[tier.index]!, Math.floor(now / tier.bucketMs) * tier.bucketMs);
     this.flushes++;
     this.lastFlush = now;
-    this.bytesWritten += bytes;
-    this.pointsWritten += points;
     this.error = null;
     try {
       this.enforceCap();
@@ -265,40 +266,58 @@ export class EmbeddedStore implements HistoryStore {
     }
   }
 
-  /** Bytes of database pages in use (the file keeps its high-water size; freed pages are reused). */
+  /** Records wholly older than their tier keeps are no longer read; a file goes when all its records have. */
+  private cutoff(tier: number): number {
+    return this.o.now() - this.tiers[tier]!.keepMs;
+  }
+
+  private dropExpired(now: number): void {
+    for (const seg of [...this.segs.values()]) {
+      const cutoff = now - this.tiers[seg.tier]!.keepMs;
+      if (seg.records.length && seg.records.every((r) => r.t1 < cutoff)) this.removeFile(seg);
+    }
+  }
+
+  private removeFile(seg: SegmentFile): void {
+    removeSegment(this.dir, seg);
+    this.segs.delete(seg.name);
+    const gone = new Set(seg.records);
+    this.index[seg.tier] = this.index[seg.tier]!.filter((r) => !gone.has(r));
+    this.evicted += seg.records.length;
+  }
+
+  /** Bytes on disk: the segment files and the names file. */
   usedBytes(): number {
-    if (!this.db) return 0;
-    const pages = (this.db.pragma('page_count', { simple: true }) as number) - (this.db.pragma('freelist_count', { simple: true }) as number);
-    return pages * (this.db.pragma('page_size', { simple: true }) as number);
+    if (!this.ready) return 0;
+    let bytes = 0;
+    for (const seg of this.segs.values()) bytes += seg.size;
+    const names = path.join(this.dir, NAMES_FILE);
+    return bytes + (existsSync(names) ? statSync(names).size : 0);
   }
 
+  /** Over the cap, whole files go, the oldest period first (whatever its tier). */
   private enforceCap(): void {
-    const db = this.db!;
-    if (this.usedBytes() <= this.o.maxBytes) return;
-    const oldest = db.prepare('SELECT t0 FROM chunks WHERE tier = ? ORDER BY t0 LIMIT 1').pluck();
-    const del = db.prepare('DELETE FROM chunks WHERE tier = ? AND t0 = ?');
-    db.transaction(() => {
-      while (this.usedBytes() > this.o.maxBytes) {
-        let best: { tier: number; t0: number } | null = null;
-        for (const t of this.tiers) {
-          const t0 = oldest.get(t.index) as number | undefined;
-          if (t0 !== undefined && (!best || t0 < best.t0)) best = { tier: t.index, t0 };
-        }
-        if (!best) return;
-        del.run(best.tier, best.t0);
-        this.evicted++;
-      }
-    })();
+    let used = this.usedBytes();
+    while (used > this.o.maxBytes) {
+      let oldest: SegmentFile | null = null;
+      for (const seg of this.segs.values()) if (!oldest || (seg.records[0]?.t0 ?? seg.period) < (oldest.records[0]?.t0 ?? oldest.period)) oldest = seg;
+      if (!oldest) return;
+      used -= oldest.size;
+      this.removeFile(oldest);
+    }
   }
 
-  /** Decoded series of a tier's rows overlapping [start, end], wanted ids only. */
+  /** Decoded series of a tier's records overlapping [start, end] and within retention, wanted ids only. */
   private rowsSeries(tier: number, start: number, end: number, wanted?: Set<number>): Series[] {
-    if (!this.db) return [];
-    const rows = this.db
-      .prepare('SELECT t0, t1, data FROM chunks WHERE tier = ? AND t0 >= ? AND t0 <= ? AND t1 >= ? ORDER BY t0')
-      .all(tier, start - this.maxSpan[tier]!, end, start) as Array<{ t0: number; t1: number; data: Buffer }>;
+    if (!this.ready) return [];
+    const cutoff = this.cutoff(tier);
+    const want = wanted && ((id: number) => wanted.has(id));
     const out: Series[] = [];
-    for (const r of rows) out.push(...decodeChunk(r.t0, r.data, wanted && ((id) => wanted.has(id))));
+    for (const r of this.index[tier]!) {
+      if (r.t0 > end || r.t1 < start || r.t1 < cutoff) continue;
+      const body = readBody(this.dir, r);
+      out.push(...(r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want)));
+    }
     return out;
   }
 
@@ -386,14 +405,15 @@ export class EmbeddedStore implements HistoryStore {
   }
 
   async ping(): Promise<void> {
-    if (!this.db) throw new Error(this.error ?? 'history database not open');
-    this.db.prepare('SELECT 1').get();
+    if (!this.ready) throw new Error(this.error ?? 'history database not open');
+    statSync(this.dir);
   }
 
   status(): Record<string, unknown> {
     return {
       store: 'embedded',
-      file: this.file,
+      dir: this.dir,
+      format: FORMAT_VERSION,
       ok: this.error === null,
       error: this.error,
       fields: this.ids.size,
@@ -414,7 +434,6 @@ export class EmbeddedStore implements HistoryStore {
     this.timer = null;
     this.closing = true;
     this.flushSync();
-    this.db?.close();
-    this.db = null;
+    this.ready = false;
   }
 }

@@ -1,0 +1,160 @@
+// Append-only segment files of the embedded history store, one file per tier and period
+// (`t<tier>-<period start, epoch ms>.seg`). A record is a 32-byte header (magic "EBH2", body
+// length u32, CRC-32 of the body u32, tier u8, layout u8, 2 bytes zero, t0 and t1 as float64 epoch
+// ms, all little-endian) and its body, zero-padded to the next 4 KiB boundary: a flush dirties
+// whole file-system pages once (an unaligned append rewrites the partly filled page before it)
+// and every record starts on a page of its own. Opening scans the headers and cuts a torn tail
+// (bad magic, short body, CRC mismatch) off, so a crash never leaves a record that reads wrong.
+import { closeSync, existsSync, ftruncateSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+
+export const PAGE = 4096;
+export const HEADER = 32;
+const MAGIC = 0x32484245; // "EBH2"
+
+/** How a record's body holds its series: one chunk for all, or a directory of one chunk per series. */
+export const enum Layout {
+  Whole = 0,
+  PerSeries = 1,
+}
+
+export interface RecordRef {
+  tier: number;
+  layout: Layout;
+  t0: number;
+  t1: number;
+  file: string;
+  offset: number;
+  length: number;
+}
+
+export interface SegmentFile {
+  name: string;
+  tier: number;
+  period: number;
+  size: number;
+  records: RecordRef[];
+}
+
+const NAME = /^t(\d)-(\d+)\.seg$/;
+
+/** Period of one file per tier: raw points an hour (so the size cap can drop little at a time), tiers a day and ten days. */
+export const PERIOD_MS = [3_600_000, 86_400_000, 864_000_000];
+
+export function segmentName(tier: number, period: number): string {
+  return `t${tier}-${period}.seg`;
+}
+
+/** The file a record starting at t0 goes to (created in the map, empty, if new). */
+export function segmentFor(segs: Map<string, SegmentFile>, tier: number, t0: number): SegmentFile {
+  const p = PERIOD_MS[tier]!;
+  const period = Math.floor(t0 / p) * p;
+  const name = segmentName(tier, period);
+  let seg = segs.get(name);
+  if (!seg) segs.set(name, (seg = { name, tier, period, size: 0, records: [] }));
+  return seg;
+}
+
+/** Every segment file of the directory, checked record by record (a torn tail is cut off when `repair`), oldest period first. */
+export function scanSegments(dir: string, onTorn: (file: string, why: string) => void, repair = true): SegmentFile[] {
+  const out: SegmentFile[] = [];
+  for (const name of readdirSync(dir)) {
+    const m = NAME.exec(name);
+    if (!m) continue;
+    const file = path.join(dir, name);
+    const seg: SegmentFile = { name, tier: Number(m[1]), period: Number(m[2]), size: 0, records: [] };
+    const fd = openSync(file, repair ? 'r+' : 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const head = Buffer.alloc(HEADER);
+      let offset = 0;
+      while (offset < size) {
+        const why = checkRecord(fd, offset, size, head, seg);
+        if (why) {
+          onTorn(file, `${why} at byte ${offset}${repair ? '; cut off' : ''}`);
+          if (repair) ftruncateSync(fd, offset);
+          break;
+        }
+        offset += align(HEADER + seg.records.at(-1)!.length);
+      }
+      // A record whose padding was cut short is whole (its CRC passed): restore the padding.
+      if (offset > size && repair) ftruncateSync(fd, offset);
+      seg.size = offset;
+    } finally {
+      closeSync(fd);
+    }
+    out.push(seg);
+  }
+  return out.sort((a, b) => a.period - b.period || a.tier - b.tier);
+}
+
+function checkRecord(fd: number, offset: number, size: number, head: Buffer, seg: SegmentFile): string | null {
+  if (readSync(fd, head, 0, HEADER, offset) < HEADER) return 'short header';
+  if (head.readUInt32LE(0) !== MAGIC) return 'no record header';
+  const length = head.readUInt32LE(4);
+  if (offset + HEADER + length > size) return 'short record';
+  const body = Buffer.alloc(length);
+  readSync(fd, body, 0, length, offset + HEADER);
+  if (crc32(body) !== head.readUInt32LE(8)) return 'checksum mismatch';
+  seg.records.push({ tier: head[12]!, layout: head[13]! as Layout, t0: head.readDoubleLE(16), t1: head.readDoubleLE(24), file: seg.name, offset: offset + HEADER, length });
+  return null;
+}
+
+const align = (n: number) => Math.ceil(n / PAGE) * PAGE;
+
+/** Append one record (header, body, padding) with a single write; returns its reference. */
+export function appendRecord(dir: string, seg: SegmentFile, layout: Layout, t0: number, t1: number, body: Buffer): RecordRef {
+  const total = align(HEADER + body.length);
+  const buf = Buffer.alloc(total);
+  buf.writeUInt32LE(MAGIC, 0);
+  buf.writeUInt32LE(body.length, 4);
+  buf.writeUInt32LE(crc32(body), 8);
+  buf[12] = seg.tier;
+  buf[13] = layout;
+  buf.writeDoubleLE(t0, 16);
+  buf.writeDoubleLE(t1, 24);
+  body.copy(buf, HEADER);
+  const fd = openSync(path.join(dir, seg.name), 'a');
+  try {
+    // A failed earlier append may have left a partial record: 'a' writes at the true end, so
+    // realign to what the index knows first.
+    if (fstatSync(fd).size !== seg.size) ftruncateSync(fd, seg.size);
+    let done = 0;
+    while (done < total) done += writeSync(fd, buf, done, total - done);
+  } catch (e) {
+    try {
+      ftruncateSync(fd, seg.size);
+    } catch {
+      // The scan on the next open cuts a partial record off.
+    }
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+  const ref: RecordRef = { tier: seg.tier, layout, t0, t1, file: seg.name, offset: seg.size + HEADER, length: body.length };
+  seg.size += total;
+  seg.records.push(ref);
+  return ref;
+}
+
+export function readBody(dir: string, ref: RecordRef): Buffer {
+  const fd = openSync(path.join(dir, ref.file), 'r');
+  try {
+    const body = Buffer.allocUnsafe(ref.length);
+    if (readSync(fd, body, 0, ref.length, ref.offset) < ref.length) throw new Error(`history record in ${ref.file} at ${ref.offset} is short`);
+    return body;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function removeSegment(dir: string, seg: SegmentFile): void {
+  const file = path.join(dir, seg.name);
+  if (existsSync(file)) unlinkSync(file);
+}
+
+export function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
+}
