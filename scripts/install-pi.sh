@@ -103,8 +103,6 @@ check_node() {
   major="$("$NODE_BIN" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
   [[ "$major" =~ ^[0-9]+$ ]] || major=0
   [ "$major" -ge 20 ] || die "Node.js >= 20 is required, $NODE_BIN is $("$NODE_BIN" --version 2>/dev/null || echo unknown)"
-  # better-sqlite3 12 (the last line that builds on Node 20) aborts the process at exit on Node 24.
-  [ "$major" -lt 24 ] || die "Node.js 20 or 22 is required: on Node $major the database module aborts at exit (SIGABRT); $NODE_BIN is $("$NODE_BIN" --version 2>/dev/null || echo unknown)"
   case "$NODE_BIN" in
     /root/* | /home/*) die "$NODE_BIN is under a home directory, which the service cannot see (ProtectHome=yes); install Node system-wide" ;;
   esac

@@ -1,11 +1,11 @@
 // The one SQLite database in the data dir (better-sqlite3, WAL). synchronous=FULL makes every
 // committed change durable before the caller answers, power loss included.
-import Database from 'better-sqlite3';
+import Database, { type BetterSqlite3 } from './sqlite.js';
 import path from 'node:path';
 import { privateDir, privateFile } from './file-modes.js';
 import { MIGRATIONS } from './migrations.js';
 
-export type Db = Database.Database;
+export type Db = BetterSqlite3.Database;
 
 export const DB_FILE = 'edgeblocks.db';
 

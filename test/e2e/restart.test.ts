@@ -1,5 +1,5 @@
 import t from 'tap';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

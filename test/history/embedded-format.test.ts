@@ -2,7 +2,7 @@
 // with every point, a history directory of an unknown format is refused naming it and left as
 // it was, and a torn record at the end of a segment is cut off on open.
 import t from 'tap';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite.js';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

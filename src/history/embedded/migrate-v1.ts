@@ -4,7 +4,7 @@
 // into a new directory (built aside, renamed into place when complete), then renames the old
 // file to history.sqlite.v1-migrated, kept for the user to delete. A failure leaves the old file
 // untouched and names it in the error.
-import Database from 'better-sqlite3';
+import Database from '../../store/sqlite.js';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from '../../log.js';
 import { decodeChunk, encodeChunk, encodeSeriesBlocks } from './chunk-codec.js';
