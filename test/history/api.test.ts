@@ -36,7 +36,6 @@ for (const variant of VARIANTS) {
       await client.publish('svc/history', JSON.stringify({ key: 'bare', data: { v: 3 } }));
       await client.publish('svc/historyX/a', JSON.stringify({ key: 'wrong', data: { v: 3 } }));
       let metrics: any[] = [];
-      await until(() => metrics.length === 4, 'the metrics of both publishers', 5000).catch(() => undefined);
       for (let i = 0; i < 50 && metrics.length < 4; i++) {
         metrics = (await post('metrics', { fields: ['fermenter-bridge/beer/temp[degC]', 'fermenter-bridge/heater/on', 'fermenter-bridge/sg', 'fermenter-bridge/beer/label', 'bare/v', 'wrong/v'] })).body;
         await new Promise((r) => setTimeout(r, 100));
