@@ -15,7 +15,7 @@
 #   EDGEBLOCKS_TEST_SLOWDOWN  multiplier for the tests' start and wait limits (default 8 here:
 #                 emulation runs Node about 5-10x slower than the host)
 #
-# Needs root (chroot, mounts) and, from Debian: mmdebstrap qemu-user-static binfmt-support.
+# Needs root (chroot, mounts) and, from Debian: mmdebstrap qemu-user-static binfmt-support arch-test.
 set -Eeuo pipefail
 
 CACHE="${ARM64_CACHE:-/var/cache/edgeblocks-arm64}"
@@ -47,6 +47,8 @@ need=()
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 [ -e /usr/libexec/qemu-binfmt/aarch64-binfmt-P ] || [ -x /usr/bin/qemu-aarch64-static ] || need+=(qemu-user-static)
 command -v update-binfmts >/dev/null || need+=(binfmt-support)
+# mmdebstrap checks with arch-test that the foreign architecture runs (a Recommends, not a Depends).
+command -v arch-test >/dev/null || need+=(arch-test)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
