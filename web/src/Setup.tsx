@@ -165,7 +165,7 @@ function Units({ unit, onChange }: { unit: string; onChange: (u: string) => void
     onChange(temperature);
     // The service converts every value to the new unit; show them now, not at the next state event.
     const all = await controller<Block[]>('blocks/all/read');
-    if (all.ok) applyAll(all.body);
+    if (all.ok) applyAll(all.body, { temperature });
     setText(`temperatures now in ${unitLabel(temperature)}`);
   };
   return (

@@ -42,8 +42,11 @@ function replaceBlocks(blocks: Block[]): void {
 }
 
 /** Every block at once (after a backup load or a unit change), without waiting for the next state. */
-export function applyAll(blocks: Block[]): void {
+export function applyAll(blocks: Block[], units?: { temperature: string }): void {
   replaceBlocks(blocks);
+  // The status' units come with the next state event; a unit change here is known now (the
+  // editor labels new quantity fields by it).
+  if (units) state.status = { ...state.status, units: { ...(state.status.units as object | undefined), ...units } };
   notify();
 }
 
