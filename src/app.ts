@@ -6,6 +6,7 @@ import { Auth } from './auth/auth.js';
 import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
 import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.js';
+import { refuseUnservedUpgrades } from './api/upgrade-routes.js';
 import { dashboardRoutes } from './api/dashboard.js';
 import { eventRoutes } from './api/events.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
@@ -192,6 +193,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ]);
   installUpgradeGuard(http.server, auth);
   installCrossSiteUpgradeGuard(http.server, config.allowedOrigins);
+  refuseUnservedUpgrades(http.server);
   phases.mark('http routes');
 
   runtime.load();

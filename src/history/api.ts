@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { HttpError } from '../api/errors.js';
+import { serveUpgrade } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import type { HistoryIngest } from './ingest.js';
 import { formatTime, parseCsvQuery, parseFieldsQuery, parseMetricsQuery, parseRangesQuery, type Precision, type RangesQuery } from './query.js';
@@ -119,13 +120,11 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
     });
 
     const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if ((req.url ?? '').split('?')[0] !== STREAM_PATH) return;
+    const detach = serveUpgrade(app.server, STREAM_PATH, (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       wss.handleUpgrade(req, socket, head, (ws) => serveStream(ws, deps));
-    };
-    app.server.on('upgrade', onUpgrade);
+    });
     app.addHook('onClose', async () => {
-      app.server.off('upgrade', onUpgrade);
+      detach();
       for (const c of wss.clients) c.terminate();
       wss.close();
     });

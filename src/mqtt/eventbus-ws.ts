@@ -4,6 +4,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
 import { crossSiteRefusal } from '../api/csrf.js';
+import { serveUpgrade } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import { normalOrigin } from '../origin.js';
 import type { EmbeddedBroker } from './broker.js';
@@ -33,16 +34,9 @@ export class EventbusWebsocket {
     return this.wss.clients.size;
   }
 
-  /** Serve upgrades of `server` for /eventbus. Other paths are left to other listeners, or refused. */
-  attach(server: Pick<Server, 'on' | 'off' | 'listenerCount'>): void {
+  /** Serve upgrades of `server` for /eventbus (other paths are other listeners' or refused 404). */
+  attach(server: Pick<Server, 'on' | 'off'>): void {
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = (req.url ?? '').split('?')[0];
-      if (path !== EVENTBUS_PATH) {
-        if (server.listenerCount('upgrade') === 1) {
-          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        }
-        return;
-      }
       if ('refused' in this.target) {
         const reason = this.target.refused;
         socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
@@ -60,8 +54,7 @@ export class EventbusWebsocket {
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
     };
-    server.on('upgrade', onUpgrade);
-    this.detachers.push(() => server.off('upgrade', onUpgrade));
+    this.detachers.push(serveUpgrade(server, EVENTBUS_PATH, onUpgrade));
   }
 
   close(): void {

@@ -6,7 +6,6 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
-import type { EventbusWebsocket } from './eventbus-ws.js';
 import type { TlsIdentity } from './tls-cert.js';
 import { listen } from './listen.js';
 import { isAddressInUse, portInUseMessage } from '../port-in-use.js';
@@ -24,7 +23,7 @@ export class Gateway {
   private error: string | null = null;
 
   constructor(
-    private readonly opts: { host: string; port: number; tls: TlsIdentity; http: FastifyInstance; eventbus: EventbusWebsocket; log: Logger },
+    private readonly opts: { host: string; port: number; tls: TlsIdentity; http: FastifyInstance; log: Logger },
   ) {}
 
   /** The bound port, or null when the gateway is not listening. */
@@ -34,10 +33,12 @@ export class Gateway {
 
   /** Listen; on failure log why and how to fix it, and resolve anyway. */
   async start(): Promise<void> {
-    const { host, port, tls, http, eventbus, log } = this.opts;
+    const { host, port, tls, http, log } = this.opts;
     const server = createServer({ cert: tls.cert, key: tls.key, ...SERVER_TIMEOUTS }, (req, res) => http.routing(req, res));
     server.keepAliveTimeout = 72_000;
-    eventbus.attach(server);
+    // Upgrades take the HTTP server's path: the same guards (auth, cross-site), /eventbus, the
+    // history stream, and 404 for anything else.
+    server.on('upgrade', (req, socket, head) => http.server.emit('upgrade', req, socket, head));
     try {
       await listen(server, port, host);
     } catch (e) {

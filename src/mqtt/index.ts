@@ -199,7 +199,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       if (config.httpsPort > 0) {
         try {
           const identity = await gatewayIdentity({ dataDir: config.dataDir, certFile: config.httpsCert, keyFile: config.httpsKey }, log);
-          gateway = new Gateway({ host: config.host, port: config.httpsPort, tls: identity, http, eventbus, log });
+          gateway = new Gateway({ host: config.host, port: config.httpsPort, tls: identity, http, log });
           await gateway.start();
         } catch (e) {
           log.warn({ err: (e as Error).message }, `https gateway off: ${(e as Error).message}`);

@@ -9,8 +9,10 @@ import { Writable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { pino } from 'pino';
 import t from 'tap';
+import { WebSocket } from 'ws';
 import { CERT_FILE } from '../../src/mqtt/tls-cert.js';
 import { startApp } from '../helpers/app.js';
+import { limit } from '../helpers/limits.js';
 import { freePort } from '../helpers/mosquitto.js';
 import { controllerTopic, Recorder, SERVICE_ID, topic, until, VARIANTS } from './fixtures.js';
 
@@ -66,6 +68,21 @@ for (const variant of VARIANTS) {
       t.teardown(() => ws.end());
       await ws.subscribe(topic('state'));
       t.ok(await ws.waitFor(isOnlineState, 'state over ws', 2000));
+    });
+
+    t.test('upgrades: the history stream over the gateway, 404 for a path nobody serves', async (t) => {
+      const answer = (url: string) =>
+        new Promise<number>((resolve, reject) => {
+          const ws = new WebSocket(url, { rejectUnauthorized: false });
+          const timer = setTimeout(() => reject(new Error(`no answer from ${url}`)), limit(5000));
+          ws.on('open', () => (clearTimeout(timer), ws.terminate(), resolve(101)));
+          ws.on('unexpected-response', (_req, res) => (clearTimeout(timer), ws.terminate(), resolve(res.statusCode!)));
+          ws.on('error', (e) => (clearTimeout(timer), reject(e)));
+        });
+      t.equal(await answer(`wss://127.0.0.1:${httpsPort}/history/timeseries/stream`), 101, 'the history stream on the gateway');
+      t.equal(await answer(`wss://127.0.0.1:${httpsPort}/nothing/here`), 404, 'an unknown path on the gateway');
+      t.equal(await answer(`ws://127.0.0.1:${httpPort}/nothing/here`), 404, 'an unknown path on the HTTP port');
+      t.equal(await answer(`ws://127.0.0.1:${httpPort}/eventbus/extra`), 404, 'a longer path is another path');
     });
 
     t.test('REST over the gateway', async (t) => {
