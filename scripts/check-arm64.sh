@@ -59,7 +59,8 @@ mkdir -p "$CACHE"
 t0=$(date +%s)
 if [ ! -f "$TARBALL" ]; then
   log "building the arm64 trixie userland (once; cached in $TARBALL)"
-  mmdebstrap --arch=arm64 --variant=apt --include="$PACKAGES" trixie "$TARBALL.part" "$MIRROR"
+  # The format is named: mmdebstrap guesses it from the file name, and "*.part" would be a directory.
+  mmdebstrap --arch=arm64 --variant=apt --format=tar --include="$PACKAGES" trixie "$TARBALL.part" "$MIRROR"
   mv "$TARBALL.part" "$TARBALL"
 fi
 t_rootfs=$(( $(date +%s) - t0 ))
