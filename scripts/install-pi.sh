@@ -196,7 +196,8 @@ install_tree() {
   rm -rf "$stage" "$stage.staging"
   mkdir -p "$stage.staging"
   for item in package.json package-lock.json README.md LICENSE dist systemd scripts docs; do
-    if [ -e "$SRC_DIR/$item" ]; then cp -R "$SRC_DIR/$item" "$stage.staging/"; fi
+    # -p keeps the build times: main.js loads dist/bundle only when it is not older than dist/src.
+    if [ -e "$SRC_DIR/$item" ]; then cp -pR "$SRC_DIR/$item" "$stage.staging/"; fi
   done
   log "staging release $id in $stage.staging"
   # From here on a failure removes the staging tree and leaves the running release alone.

@@ -1,8 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import module from 'node:module';
+import { statSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
-import { PortInUseError } from './port-in-use.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './version.js';
 
@@ -10,6 +10,23 @@ import { VERSION } from './version.js';
 const RESTART_EXIT_CODE = 75;
 const SHUTDOWN_LIMIT_MS = 5000;
 const CRASH_SAFE_STATE_MS = 1000;
+
+/** Errors from the app are told by name: the bundle has its own copies of their classes. */
+function isNamed(e: unknown, name: string): e is Error {
+  return e instanceof Error && e.name === name;
+}
+
+/** dist/bundle/app.js (npm run build) when it is at least as new as dist/src/app.js, else the plain modules. */
+function appModule(): string {
+  const plain = new URL('./app.js', import.meta.url);
+  const bundled = new URL('../bundle/app.js', import.meta.url);
+  try {
+    if (statSync(bundled).mtimeMs >= statSync(plain).mtimeMs) return bundled.href;
+  } catch {
+    // no bundle (running from src/, or tsc alone): the plain modules
+  }
+  return plain.href;
+}
 
 async function main(): Promise<void> {
   // `edgeblocks user ...` loads only what it needs (the service's modules take seconds on a Pi).
@@ -36,12 +53,13 @@ async function main(): Promise<void> {
 
   // Node >= 22.1 keeps compiled module code on disk (NODE_COMPILE_CACHE, else the temp dir): later starts skip compiling. Node 20 has no such cache.
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-  const { createApp } = await import('./app.js');
+  const modules = appModule();
+  const { createApp } = (await import(modules)) as typeof import('./app.js');
   let app;
   try {
     app = await createApp(config);
   } catch (e) {
-    if (e instanceof ConfigError) {
+    if (isNamed(e, 'ConfigError')) {
       process.stderr.write(`edgeblocks: configuration error: ${e.message}\n`);
       process.exit(2);
     }
@@ -49,6 +67,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = app;
+  log.debug({ modules }, `service modules: ${modules.includes('/dist/bundle/') ? 'dist/bundle' : 'dist/src'}`);
   setNotifyErrorHandler((message) => log.warn(message));
   // Pings systemd only while the control loop keeps ticking, so a stalled loop gets restarted.
   const watchdog = Watchdog.fromEnv({ lastTickAt: () => (app.runtime.paused ? app.runtime.clock.now() : app.runtime.lastTickAt), now: () => app.runtime.clock.now() });
@@ -93,7 +112,7 @@ async function main(): Promise<void> {
     await notifyReady(`listening on ${app.url}`);
     if (watchdog.start()) log.info({ periodMs: watchdog.periodMs }, 'systemd watchdog enabled');
   } catch (e) {
-    if (e instanceof PortInUseError) {
+    if (isNamed(e, 'PortInUseError')) {
       process.stderr.write(`edgeblocks: ${e.message}\n`);
       await app.stop().catch(() => undefined);
       process.exit(2);

@@ -1,0 +1,27 @@
+// `npm run build` bundles the service's modules into dist/bundle, and the CLI starts from it
+// (a few files to read instead of some 600); a bundle older than dist/src is never used.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { CLI, ROOT, postJson, startCli } from '../helpers/cli.js';
+
+const bundle = path.join(ROOT, 'dist/bundle/app.js');
+
+t.test('the build made a bundle no older than the modules it holds', async (t) => {
+  const plain = path.join(ROOT, 'dist/src/app.js');
+  t.ok(statSync(bundle).mtimeMs >= statSync(plain).mtimeMs, 'dist/bundle/app.js is not older than dist/src/app.js');
+});
+
+t.test('the CLI runs from the bundle, and it serves the API and the page', async (t) => {
+  const cli = await startCli(['--hardware', 'sim', '--mqtt-port', '0', '--log-level', 'debug', '--data-dir', t.testdir()], {}, t);
+  t.teardown(() => void cli.child.kill('SIGKILL'));
+  t.match(cli.output(), /service modules: dist\/bundle/, `${path.relative(ROOT, CLI)} loaded dist/bundle`);
+  const created = await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'Bundled', type: 'TempSensorMock', data: { setting: 21 } });
+  t.equal(created.status, 201, JSON.stringify(created.body));
+  t.equal(created.body.data.value.value, 21);
+  const page = await fetch(`${cli.base}/`);
+  t.equal(page.status, 200);
+  t.match(await page.text(), '<div id="app"', 'the dashboard is served (its files are found from the bundle)');
+  const docs = await fetch(`${cli.base}/edge-one/api/doc/json`);
+  t.equal(docs.status, 200, 'Swagger (loaded lazily, outside the bundle) answers');
+});
