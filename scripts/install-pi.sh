@@ -127,8 +127,10 @@ current_release() {
 smoke_start() {
   local dir="$1" tmp pid port="" waited=0
   tmp="$(mktemp -d)"
+  # Created here: the background job opens its redirect after the fork, possibly after the first read below.
+  : >"$tmp/out"
   env -i PATH="$PATH" HOME="$tmp" "$NODE_BIN" "$dir/dist/src/main.js" --hardware sim --host 127.0.0.1 --port 0 \
-    --https-port 0 --mqtt-port 0 --service-id smoke --data-dir "$tmp/data" >"$tmp/out" 2>&1 &
+    --https-port 0 --mqtt-port 0 --service-id smoke --data-dir "$tmp/data" >>"$tmp/out" 2>&1 &
   pid=$!
   while [ "$waited" -lt $((SMOKE_SECONDS * 5)) ]; do
     port="$(sed -nE 's/.*http listening on [^ ]*:([0-9]+).*/\1/p' "$tmp/out" | head -n 1)"
