@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { normalOrigin } from '../origin.js';
 import { errorBody } from './errors.js';
+import { answerUpgrade } from './upgrade-routes.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -71,7 +72,7 @@ export function installCrossSiteUpgradeGuard(server: Pick<Server, 'prependListen
   server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
     const refused = crossSiteRefusal(req.headers, allowed);
     if (!refused) return;
-    socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(refused)}\r\n\r\n${refused}`);
+    answerUpgrade(socket, 403, refused);
     socket.destroy();
   });
 }

@@ -13,19 +13,26 @@ function pathOf(req: IncomingMessage): string {
   return (req.url ?? '').split('?')[0];
 }
 
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+
+/** Refuse an upgrade with a plain HTTP answer (the socket is not HTTP-parsed any more) and close it. */
+export function answerUpgrade(socket: Duplex, status: keyof typeof REASONS, text = ''): void {
+  const body = text ? `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}` : 'Content-Length: 0\r\n\r\n';
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${body}`);
+}
+
 /** Answer 404 to every upgrade of `server` whose path no `serveUpgrade` claims (idempotent). */
 export function refuseUnservedUpgrades(server: UpgradeServer): Set<string> {
-  let paths = servedPaths.get(server);
-  if (paths) return paths;
+  const known = servedPaths.get(server);
+  if (known) return known;
   const served = new Set<string>();
   servedPaths.set(server, served);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
     // A guard listener (auth, cross-site) may already have answered and closed it.
     if (socket.destroyed || !socket.writable || served.has(pathOf(req))) return;
-    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    answerUpgrade(socket, 404);
   });
-  paths = served;
-  return paths;
+  return served;
 }
 
 /** Serve upgrades of `path` on `server`; returns the detacher. */

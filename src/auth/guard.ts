@@ -7,6 +7,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../api/errors.js';
 import type { Auth } from './auth.js';
+import { answerUpgrade } from '../api/upgrade-routes.js';
 
 export const AUTH_PREFIX = '/auth/';
 
@@ -43,7 +44,7 @@ export function installUpgradeGuard(server: Pick<Server, 'prependListener'>, aut
   if (!auth.enabled) return;
   server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
     if (auth.allowUpgrade(req)) return;
-    socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    answerUpgrade(socket, 401);
     socket.destroy();
   });
 }
