@@ -5,6 +5,5 @@ import type { IncomingMessage } from 'node:http';
 export interface BusAuth {
   readonly enabled: boolean;
   allowMqtt(username: string | undefined, password: Buffer | undefined, req?: IncomingMessage): Promise<boolean>;
-  allowUpgrade(req: IncomingMessage): boolean;
   readonly internal: { username: string; password: string };
 }

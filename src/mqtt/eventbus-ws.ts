@@ -3,10 +3,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
-import { crossSiteRefusal } from '../api/csrf.js';
-import { serveUpgrade } from '../api/upgrade-routes.js';
+import { answerUpgrade, serveUpgrade } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
-import { normalOrigin } from '../origin.js';
 import type { EmbeddedBroker } from './broker.js';
 
 export const EVENTBUS_PATH = '/eventbus';
@@ -18,17 +16,11 @@ export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Dupl
 export class EventbusWebsocket {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly detachers: Array<() => void> = [];
-  private readonly allowedOrigins: string[];
 
   constructor(
     private readonly target: EventbusTarget,
     private readonly log: Logger,
-    /** With auth on: whether an upgrade request carries a valid session or token. */
-    private readonly allowUpgrade: (req: IncomingMessage) => boolean = () => true,
-    allowedOrigins: readonly string[] = [],
-  ) {
-    this.allowedOrigins = allowedOrigins.map(normalOrigin);
-  }
+  ) {}
 
   get clients(): number {
     return this.wss.clients.size;
@@ -36,22 +28,10 @@ export class EventbusWebsocket {
 
   /** Serve upgrades of `server` for /eventbus (other paths are other listeners' or refused 404). */
   attach(server: Pick<Server, 'on' | 'off'>): void {
+    // Origin and auth were checked by the server's upgrade guards (installCrossSiteUpgradeGuard,
+    // installUpgradeGuard), which run before any path's listener.
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if ('refused' in this.target) {
-        const reason = this.target.refused;
-        socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
-        return;
-      }
-      const refused = crossSiteRefusal(req.headers, this.allowedOrigins);
-      if (refused) {
-        this.log.warn({ origin: req.headers.origin, referer: req.headers.referer }, `eventbus websocket ${refused}`);
-        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(refused)}\r\n\r\n${refused}`);
-        return;
-      }
-      if (!this.allowUpgrade(req)) {
-        socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        return;
-      }
+      if ('refused' in this.target) return answerUpgrade(socket, 503, this.target.refused);
       this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
     };
     this.detachers.push(serveUpgrade(server, EVENTBUS_PATH, onUpgrade));

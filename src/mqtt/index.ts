@@ -192,7 +192,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
       const target = broker ? { broker } : bridgeTarget(config, tls, log);
-      eventbus = new EventbusWebsocket(target, log, deps.busAuth?.enabled ? (req) => deps.busAuth!.allowUpgrade(req) : undefined, config.allowedOrigins);
+      eventbus = new EventbusWebsocket(target, log);
       eventbus.attach(http.server);
       if (!('refused' in target)) log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
 
