@@ -22,14 +22,16 @@ const PAGES = [
 ] as const;
 
 function useRoute(): string[] {
-  const read = () => decodeURIComponent(location.hash.replace(/^#\/?/, '')).split('/');
-  const [route, setRoute] = useState(read);
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const on = () => setRoute(read());
+    const on = () => setHash(location.hash);
     addEventListener('hashchange', on);
+    // The hash may have changed between the first render and this effect (a link followed while
+    // the page was still starting): that hashchange came before the listener.
+    on();
     return () => removeEventListener('hashchange', on);
   }, []);
-  return route;
+  return decodeURIComponent(hash.replace(/^#\/?/, '')).split('/');
 }
 
 function OfflineBanner() {
