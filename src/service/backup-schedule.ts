@@ -1,7 +1,7 @@
-// Scheduled backups: node-schedule runs a cron expression (hourly by default); each run saves
+// Scheduled backups: croner runs a cron expression (hourly by default, local time); each run saves
 // `auto-<UTC timestamp>` and prunes the scheduled backups beyond the configured count.
 // Backups saved by hand are never pruned.
-import schedule from 'node-schedule';
+import { Cron } from 'croner';
 import type { Logger } from '../log.js';
 import type { BackupFiles } from '../store/backup-files.js';
 
@@ -17,26 +17,26 @@ export interface BackupScheduleOptions {
 }
 
 export class BackupSchedule {
-  private job: schedule.Job | null = null;
+  private job: Cron | null = null;
 
   constructor(private readonly opts: BackupScheduleOptions) {}
 
   /** Throws when the cron expression is not valid. */
   start(): void {
-    const job = schedule.scheduleJob(this.opts.cron, () => {
+    if (!isValidCron(this.opts.cron)) throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
+    // protect: a slow save is never overlapped by the next run.
+    this.job = new Cron(this.opts.cron, { protect: true }, () => {
       this.runOnce();
     });
-    if (!job) throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
-    this.job = job;
   }
 
   stop(): void {
-    this.job?.cancel();
+    this.job?.stop();
     this.job = null;
   }
 
   nextRun(): Date | null {
-    return this.job?.nextInvocation() ?? null;
+    return this.job?.nextRun() ?? null;
   }
 
   /** Save one scheduled backup now and prune old ones. Never throws. */
@@ -67,10 +67,11 @@ export class BackupSchedule {
   }
 }
 
-/** True when node-schedule accepts the cron expression. */
+/** True when croner accepts the cron expression and it ever fires (`0 0 30 2 *` never does). */
 export function isValidCron(cron: string): boolean {
-  const job = schedule.scheduleJob(cron, () => undefined);
-  if (!job) return false;
-  job.cancel();
-  return true;
+  try {
+    return new Cron(cron, { paused: true }).nextRun() !== null;
+  } catch {
+    return false;
+  }
 }

@@ -25,8 +25,13 @@ t.test('scheduled backups follow the cron schedule on a manual clock and are pru
   mock.timers.tick(29 * 60 * 1000);
   t.same(files.list().sort(), ['auto-mine', 'by-hand'], 'nothing before the hour');
   mock.timers.tick(60 * 1000);
+  await new Promise((r) => setImmediate(r));
   t.same(files.list().filter((n) => n.startsWith('auto-2')), ['auto-20261122T110000Z'], 'one backup at 11:00');
-  for (let h = 0; h < 5; h++) mock.timers.tick(60 * 60 * 1000);
+  // Between real hours the run's promise settles before the next one is due.
+  for (let h = 0; h < 5; h++) {
+    mock.timers.tick(60 * 60 * 1000);
+    await new Promise((r) => setImmediate(r));
+  }
   const auto = files.list().filter((n) => n.startsWith('auto-2')).sort();
   t.same(auto, ['auto-20261122T140000Z', 'auto-20261122T150000Z', 'auto-20261122T160000Z'], 'only the newest 3 kept');
   t.ok(files.list().includes('by-hand'), 'backups saved by hand are never pruned');
@@ -43,7 +48,10 @@ t.test('scheduled backups follow the cron schedule on a manual clock and are pru
 t.test('cron validation', async (t) => {
   t.ok(isValidCron('0 * * * *'));
   t.ok(isValidCron('*/15 * * * *'));
+  t.ok(isValidCron('0 0 * * * *'), 'six fields: seconds first');
   t.notOk(isValidCron('every hour'));
+  t.notOk(isValidCron('61 * * * *'), 'minute out of range');
+  t.notOk(isValidCron('0 0 30 2 *'), 'a date that never comes');
 });
 
 t.test('backup names cannot escape the backup directory', async (t) => {
