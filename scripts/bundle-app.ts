@@ -22,5 +22,13 @@ await build({
   logLevel: 'warn',
   // docs.ts imports fastify lazily for its inner instance; the server has it already. Not a problem.
   onLog: (level, log, handler) => void (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' ? undefined : handler(level, log)),
-  output: { dir: path.join(root, 'dist/bundle'), format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
+  output: {
+    dir: path.join(root, 'dist/bundle'),
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+    charset: 'ascii',
+    comments: false,
+  },
 });
