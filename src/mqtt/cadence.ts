@@ -9,7 +9,8 @@ export class Cadence {
 
   constructor(
     readonly intervalMs: number,
-    private readonly run: () => void,
+    /** Called with the time the run was due (on the `now` clock). */
+    private readonly run: (due: number) => void,
     private readonly now: () => number = () => performance.now(),
   ) {
     if (!(intervalMs > 0)) throw new Error(`cadence interval must be positive, got ${intervalMs}`);
@@ -30,16 +31,19 @@ export class Cadence {
     this.timer = null;
   }
 
+  private due(): number {
+    return this.startedAt + this.k * this.intervalMs;
+  }
+
   private schedule(): void {
-    const due = this.startedAt + this.k * this.intervalMs;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, due - this.now()));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, this.due() - this.now()));
   }
 
   private fire(): void {
     this.timer = null;
     if (!this.running) return;
     try {
-      this.run();
+      this.run(this.due());
     } finally {
       const elapsedSlots = Math.floor((this.now() - this.startedAt) / this.intervalMs);
       this.k = Math.max(this.k + 1, elapsedSlots);

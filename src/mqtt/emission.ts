@@ -19,11 +19,19 @@ export interface EmissionCounts {
   state: number;
   /** Cycles skipped because the broker had not confirmed the previous one. */
   skipped: number;
+  /** How late the state message was handed to the broker against its slot on the cadence, over
+   *  the last cycles that published (ms): an overloaded controller shows here first. */
+  lateMs: { p50: number; p99: number; max: number; samples: number };
 }
+
+/** Cycles the lateness figures cover: at the default 5 s, the last 10 minutes. */
+const LATENESS_WINDOW = 120;
 
 export class Emission {
   private readonly cadence: Cadence;
-  private readonly counts: EmissionCounts = { cycles: 0, history: 0, state: 0, skipped: 0 };
+  private readonly counts = { cycles: 0, history: 0, state: 0, skipped: 0 };
+  private readonly lateness: number[] = [];
+  private latenessNext = 0;
   private readonly onConnect = () => this.publishState();
 
   constructor(
@@ -38,7 +46,7 @@ export class Emission {
       log: Logger;
     },
   ) {
-    this.cadence = new Cadence(opts.intervalMs, () => this.cycle());
+    this.cadence = new Cadence(opts.intervalMs, (due) => this.cycle(due));
   }
 
   start(): void {
@@ -52,10 +60,12 @@ export class Emission {
   }
 
   stats(): EmissionCounts {
-    return { ...this.counts };
+    const sorted = [...this.lateness].sort((a, b) => a - b);
+    const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0) * 10) / 10;
+    return { ...this.counts, lateMs: { p50: at(0.5), p99: at(0.99), max: at(1), samples: sorted.length } };
   }
 
-  private cycle(): void {
+  private cycle(due: number): void {
     this.counts.cycles++;
     const { conn } = this.opts;
     if (!conn.connected) return;
@@ -69,8 +79,14 @@ export class Emission {
     } catch (e) {
       this.opts.log.error({ err: e }, 'history emission failed');
     }
-    this.publishState();
+    if (this.publishState()) this.recordLateness(performance.now() - due);
     conn.probe();
+  }
+
+  private recordLateness(ms: number): void {
+    // Timers run on the loop's millisecond clock and can fire a fraction of a millisecond early.
+    this.lateness[this.latenessNext] = Math.max(0, ms);
+    this.latenessNext = (this.latenessNext + 1) % LATENESS_WINDOW;
   }
 
   private publishHistory(): void {
@@ -78,16 +94,20 @@ export class Emission {
     if (conn.publish(topics.history, JSON.stringify(historyPayload(key, runtime.readAll('logged'))))) this.counts.history++;
   }
 
-  private publishState(): void {
+  /** True when the message went to the broker. */
+  private publishState(): boolean {
     const { conn, runtime, topics, key, ttl, status } = this.opts;
-    if (!conn.connected) return;
+    if (!conn.connected) return false;
     try {
       // The block list goes in as the cached JSON text (src/runtime/encode-cache.ts).
       const message = stateMessage(key, ttl, { status: status(), blocks: BLOCKS_SLOT as never, relations: runtime.relations(), claims: runtime.claims() });
       const text = JSON.stringify(message).replace(JSON.stringify(BLOCKS_SLOT), () => runtime.readAllText());
-      if (conn.publish(topics.state, text, { retain: true })) this.counts.state++;
+      if (!conn.publish(topics.state, text, { retain: true })) return false;
+      this.counts.state++;
+      return true;
     } catch (e) {
       this.opts.log.error({ err: e }, 'state emission failed');
+      return false;
     }
   }
 }

@@ -115,7 +115,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     topicRoot: config.topicRoot,
     emitIntervalMs: config.emitInterval,
     ttl,
-    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0 },
+    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0, lateMs: { p50: 0, p99: 0, max: 0, samples: 0 } },
     eventbusClients: eventbus?.clients ?? 0,
   });
   status.mqtt = mqttStatus;
