@@ -117,10 +117,16 @@ export class EncodeCache {
     return encoded;
   }
 
+  /** The unit preference as part of a cache key; read on every block read, so no serialising. */
   private unitsKey(): string {
-    return JSON.stringify(this.source.units);
+    return this.source.units.temperature;
   }
 }
+
+// unitsKey() names every unit preference there is; one added to UnitPrefs must be added there
+// too (or cached texts would ignore it), and this line stops compiling until it is.
+const UNITS_KEY_COVERS_EVERY_PREFERENCE: Exclude<keyof UnitPrefs, 'temperature'> extends never ? true : never = true;
+void UNITS_KEY_COVERS_EVERY_PREFERENCE;
 
 /** Everything a block's encoding is made of, besides the mode and the units. */
 function fingerprint(block: AnyBlock): string {
