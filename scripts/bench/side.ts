@@ -12,8 +12,10 @@ import { loads, type Load, type LoadResult } from './load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
-/** Node flags of the CLI's shebang (`#!/usr/bin/env -S node FLAGS`): started as its bin and the service start it. */
-const CLI_FLAGS = (/^#!\/usr\/bin\/env -S node (.*)$/m.exec(readFileSync(CLI, 'utf8').split('\n', 1)[0]!)?.[1] ?? '').split(' ').filter(Boolean);
+/** Environment and node flags of the CLI's shebang (`#!/usr/bin/env -S VAR=value node FLAGS`): started as its bin and the service start it so. */
+const [, CLI_ENV_TEXT = '', CLI_FLAGS_TEXT = ''] = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node (.*)$/.exec(readFileSync(CLI, 'utf8').split('\n', 1)[0]!) ?? [];
+const CLI_FLAGS = CLI_FLAGS_TEXT.split(' ').filter(Boolean);
+const CLI_ENV = Object.fromEntries(CLI_ENV_TEXT.split(' ').filter(Boolean).map((a) => a.split('=', 2) as [string, string]));
 const BARE = path.join(HERE, 'bare-server.js');
 const PROBE = path.join(HERE, 'lateness-probe.js');
 const LOAD = path.join(HERE, 'load.js');
@@ -59,11 +61,12 @@ async function post(url: string, body?: unknown): Promise<{ status: number; text
   return { status: res.status, text: await res.text() };
 }
 
-/** Spawn a server and time it from spawn to the first 200 of a block read. */
+/** Spawn a server and time it from spawn to the first 200 of a block read. Both servers get the
+ *  environment of the CLI's shebang (malloc arenas), so the ratios compare code, not settings. */
 async function spawnServer(args: string[], port: number): Promise<Server> {
   const url = `http://127.0.0.1:${port}${PREFIX}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLI_ENV } });
   let err = '';
   let out = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -178,7 +181,7 @@ export async function sideBySide(): Promise<SideRow[]> {
     // First run: create the blocks. The measured run restores them from the database.
     {
       const { port, args } = await cliArgs();
-      const child = spawn(process.execPath, args, { stdio: 'ignore' });
+      const child = spawn(process.execPath, args, { stdio: 'ignore', env: { ...process.env, ...CLI_ENV } });
       const url = `http://127.0.0.1:${port}${PREFIX}`;
       for (let i = 0; ; i++) {
         try {
