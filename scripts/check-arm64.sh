@@ -4,10 +4,13 @@
 # and inside it runs this checkout's CI entry point (.ci/run: apt packages, npm ci with the
 # native modules compiled for arm64, the whole test suite). Prints the timings and the counts.
 #
-#   sudo scripts/check-arm64.sh [--keep] [-- TAP ARGS...]
+#   sudo scripts/check-arm64.sh [--keep] [--reuse] [-- TAP ARGS...]
 #
 #   --keep        keep the unpacked userland (default: removed at the end; the tarball is kept)
-#   -- ARGS       run `npx tap ARGS` after npm ci instead of the whole suite (e.g. -- test/drivers)
+#   --reuse       run in the userland a --keep run left, as it is: no fresh copy of the tree, no
+#                 npm ci (an hour under emulation); needs -- ARGS. For re-running some files.
+#   -- ARGS       run `npx tap ARGS` instead of the whole suite (e.g. -- test/drivers); after the
+#                 same apt packages and npm ci as .ci/run, unless --reuse
 #
 # Environment:
 #   ARM64_CACHE   where the userland tarball and the unpacked root live (default /var/cache/edgeblocks-arm64)
@@ -28,12 +31,14 @@ ROOT="$CACHE/root"
 PACKAGES=nodejs,libnode-dev,npm,python3,make,g++,ca-certificates,mosquitto,mosquitto-clients,socat,procps,openssl,util-linux,git
 
 keep=0
+reuse=0
 tap_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep=1 ;;
+    --reuse) reuse=1 ;;
     --) shift; tap_args=("$@"); break ;;
-    -h | --help) sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "check-arm64: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -42,6 +47,11 @@ done
 log() { printf 'check-arm64: %s\n' "$*"; }
 die() { printf 'check-arm64: error: %s\n' "$*" >&2; exit 1; }
 [ "$EUID" -eq 0 ] || die "run as root (chroot and mounts): sudo $0"
+if [ "$reuse" -eq 1 ]; then
+  [ ${#tap_args[@]} -gt 0 ] || die "--reuse runs some test files: give them after --"
+  [ -d "$ROOT/work/main/node_modules" ] || die "--reuse: no userland with node_modules in $ROOT (run once with --keep)"
+  keep=1
+fi
 
 need=()
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
@@ -73,19 +83,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-rm -rf "$ROOT"
-mkdir -p "$ROOT"
-tar -xf "$TARBALL" -C "$ROOT"
-cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
-# The host's trust store too: a registry reached through a TLS-inspecting proxy needs its CA.
-cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
-mkdir -p "$ROOT/work/main"
-# What CI sees: the committed tree, and shared/ beside it.
-git -C "$SRC_DIR" archive HEAD | tar -x -C "$ROOT/work/main"
-if [ -d "$SHARED_DIR" ]; then cp -rL "$SHARED_DIR" "$ROOT/work/shared"; fi
-# The host's npm cache, if any: the tarballs are architecture-independent, and under emulation a
-# slow registry fetch can hit npm's socket timeout.
-if [ -d "${HOME:-/root}/.npm/_cacache" ]; then mkdir -p "$ROOT/root/.npm" && cp -a "${HOME:-/root}/.npm/_cacache" "$ROOT/root/.npm/"; fi
+if [ "$reuse" -eq 0 ]; then
+  rm -rf "$ROOT"
+  mkdir -p "$ROOT"
+  tar -xf "$TARBALL" -C "$ROOT"
+  cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+  # The host's trust store too: a registry reached through a TLS-inspecting proxy needs its CA.
+  cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
+  mkdir -p "$ROOT/work/main"
+  # What CI sees: the committed tree, and shared/ beside it.
+  git -C "$SRC_DIR" archive HEAD | tar -x -C "$ROOT/work/main"
+  git -C "$SRC_DIR" rev-parse --short HEAD >"$ROOT/work/commit"
+  if [ -d "$SHARED_DIR" ]; then cp -rL "$SHARED_DIR" "$ROOT/work/shared"; fi
+  # The host's npm cache, if any: the tarballs are architecture-independent, and under emulation a
+  # slow registry fetch can hit npm's socket timeout.
+  if [ -d "${HOME:-/root}/.npm/_cacache" ]; then mkdir -p "$ROOT/root/.npm" && cp -a "${HOME:-/root}/.npm/_cacache" "$ROOT/root/.npm/"; fi
+fi
 for m in proc sys dev dev/pts; do
   mkdir -p "$ROOT/$m"
   case "$m" in
@@ -107,10 +120,16 @@ inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/u
 [ -d "$ROOT/usr/include/node" ] || inside apt-get install -y -qq --no-install-recommends libnode-dev >/dev/null
 log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version), npm $(inside npm --version)"
 log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN"
+log "tree: commit $(cat "$ROOT/work/commit" 2>/dev/null || echo unknown)$([ "$reuse" -eq 1 ] && echo ', as the --keep run left it')"
 
 t1=$(date +%s)
 if [ ${#tap_args[@]} -gt 0 ]; then
-  inside sh -c 'cd /work/main && npm ci --no-audit --no-fund' 2>&1 | tee "$CACHE/npm-ci.log" | tail -n 5
+  if [ "$reuse" -eq 0 ]; then
+    # What .ci/run installs before the tests (the history tests need victoria-metrics, the
+    # dashboard tests chromium), then npm ci as CI runs it.
+    inside sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(sed -nE "s/.*\|\| need\+=\(([a-z0-9-]+)\)$/\1/p" /work/main/.ci/run) >/dev/null'
+    inside sh -c 'cd /work/main && npm ci --no-audit --no-fund' 2>&1 | tee "$CACHE/npm-ci.log" | tail -n 5
+  fi
   t_install=$(( $(date +%s) - t1 ))
   t2=$(date +%s)
   set +e
