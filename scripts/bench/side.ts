@@ -23,7 +23,7 @@ const SERVICE = 'edge-one';
 const PREFIX = `/${SERVICE}`;
 const PAIRS = 100;
 const CONNECTIONS = 50;
-const SECONDS = 3;
+const SECONDS = 5;
 const EMIT_MS = 200;
 /** Long enough for the service's lateness window (120 cycles) to hold only cycles under load. */
 const LATENESS_SECONDS = 26;
