@@ -15,8 +15,8 @@
 # Environment:
 #   ARM64_CACHE   where the userland tarball and the unpacked root live (default /var/cache/edgeblocks-arm64)
 #   ARM64_MIRROR  Debian mirror (default http://deb.debian.org/debian)
-#   EDGEBLOCKS_TEST_SLOWDOWN  multiplier for the tests' start and wait limits (default 8 here:
-#                 emulation runs Node about 5-10x slower than the host)
+#   EDGEBLOCKS_TEST_SLOWDOWN  multiplier for the tests' start and wait limits and for tap's limit
+#                 per test file (default 8 here: emulation runs Node about 5-10x slower than the host)
 #
 # Needs root (chroot, mounts) and, from Debian: mmdebstrap qemu-user-static binfmt-support arch-test.
 set -Eeuo pipefail
@@ -25,6 +25,10 @@ CACHE="${ARM64_CACHE:-/var/cache/edgeblocks-arm64}"
 MIRROR="${ARM64_MIRROR:-http://deb.debian.org/debian}"
 SLOWDOWN="${EDGEBLOCKS_TEST_SLOWDOWN:-8}"
 SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# tap's limit per test file (package.json "tap.timeout"), stretched like the tests' own limits.
+TAP_FILE_TIMEOUT=$(( $(sed -nE 's/^ *"timeout": ([0-9]+),?$/\1/p' "$SRC_DIR/package.json" | head -n 1 || true) + 0 ))
+[ "$TAP_FILE_TIMEOUT" -gt 0 ] || TAP_FILE_TIMEOUT=120
+TAP_FILE_TIMEOUT=$(( TAP_FILE_TIMEOUT * SLOWDOWN ))
 SHARED_DIR="$(cd "$SRC_DIR/.." && pwd)/shared"
 TARBALL="$CACHE/rootfs.tar"
 ROOT="$CACHE/root"
@@ -111,7 +115,7 @@ done
 mount -t tmpfs tmpfs "$ROOT/tmp" && mounted+=("$ROOT/tmp")
 
 inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI=true \
-  EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
+  EDGEBLOCKS_TEST_SLOWDOWN="$SLOWDOWN" TAP_TIMEOUT="$TAP_FILE_TIMEOUT" LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
   npm_config_cafile=/etc/ssl/certs/ca-certificates.crt npm_config_nodedir=/usr \
   npm_config_prefer_offline=true npm_config_fetch_timeout=600000 npm_config_fetch_retries=5 "$@"; }
 
@@ -119,7 +123,7 @@ inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/u
 # headers tarball from nodejs.org is not always reachable. Older cached userlands lack them.
 [ -d "$ROOT/usr/include/node" ] || inside apt-get install -y -qq --no-install-recommends libnode-dev >/dev/null
 log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version), npm $(inside npm --version)"
-log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN"
+log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN, ${TAP_FILE_TIMEOUT} s per test file"
 log "tree: commit $(cat "$ROOT/work/commit" 2>/dev/null || echo unknown)$([ "$reuse" -eq 1 ] && echo ', as the --keep run left it')"
 
 t1=$(date +%s)

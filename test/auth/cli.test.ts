@@ -11,7 +11,7 @@ import { assertBuilt } from '../mqtt/fixtures.js';
 
 assertBuilt();
 // Each start of the service loads every module: slow on a loaded machine.
-t.setTimeout(300_000);
+t.setTimeout(limit(300_000));
 
 function run(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -20,7 +20,7 @@ function run(args: string[], stdin = ''): Promise<{ code: number | null; stdout:
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), limit(20000));
     child.on('error', reject);
     child.on('exit', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
     child.stdin.end(stdin);

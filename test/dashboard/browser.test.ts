@@ -9,6 +9,7 @@ import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { limit } from '../helpers/limits.js';
 
 const SID = 'edge-one';
 const BEER = 'OneWire Temp Sensor 00000000b001';
@@ -18,7 +19,7 @@ const RELAYS = 'DS2408 00000000d001';
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 
 // A browser and several service starts: more than the default per-file limit on a busy machine.
-t.setTimeout(300_000);
+t.setTimeout(limit(300_000));
 
 let sim: SimService;
 let browser: Browser;
@@ -44,7 +45,7 @@ const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
 t.test('the page loads from / and shows the service live', async (t) => {
   const res = await page.goto(`${sim.cli.base}/`);
   t.equal(res?.status(), 200);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: 15000 });
+  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15000) });
   await card('SysInfo').waitFor();
   t.match(await page.locator('header').innerText(), SID, 'the service id is in the header');
 });
@@ -52,7 +53,7 @@ t.test('the page loads from / and shows the service live', async (t) => {
 t.test('discovery and the fermentation-fridge wizard create a working chain', async (t) => {
   await page.goto(`${sim.cli.base}/#/setup`);
   await page.getByTestId('discover').click();
-  await page.getByText(/found \d+ new/).waitFor({ timeout: 15000 });
+  await page.getByText(/found \d+ new/).waitFor({ timeout: limit(15000) });
   const wizard = page.getByTestId('wizard');
   await wizard.locator('select[name=beerSensor]').selectOption(BEER);
   await wizard.locator('select[name=fridgeSensor]').selectOption(AIR);
@@ -60,7 +61,7 @@ t.test('discovery and the fermentation-fridge wizard create a working chain', as
   await wizard.locator('select[name=cool]').selectOption(`${RELAYS}#2`);
   await wizard.locator('input[name=beerSetting]').fill('21');
   await page.getByTestId('wizard-create').click();
-  await page.getByTestId('wizard-log').getByText(/^done:/).waitFor({ timeout: 20000 });
+  await page.getByTestId('wizard-log').getByText(/^done:/).waitFor({ timeout: limit(20000) });
 
   const all = (await api('blocks/all/read')).body as Array<{ id: string; type: string; data: any; meta?: any }>;
   const made = all.filter((b) => b.meta?.wizard === 'fermentation-fridge');
@@ -89,7 +90,7 @@ t.test('a value on screen follows the emulated temperature', async (t) => {
   for (const value of [31.25, 12.5]) {
     const forced = await postJson(`${sim.cli.base}/${SID}/sim/devices/2801b00000000066/temperature`, { value });
     t.equal(forced.status, 200);
-    await page.waitForFunction(([sel, text]) => document.querySelector(sel)?.textContent?.includes(text), [`section.card[data-block="${BEER}"] [data-testid=headline]`, `${value.toFixed(1)} °C`] as const, { timeout: 15000 });
+    await page.waitForFunction(([sel, text]) => document.querySelector(sel)?.textContent?.includes(text), [`section.card[data-block="${BEER}"] [data-testid=headline]`, `${value.toFixed(1)} °C`] as const, { timeout: limit(15000) });
     t.match(await headline.innerText(), `${value.toFixed(1)} °C`);
   }
 });
@@ -133,7 +134,7 @@ t.test('a block deleted elsewhere is reported on its open page', async (t) => {
   await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Ferment Profile')}`);
   await page.getByTestId('block-form').waitFor();
   t.equal((await api('blocks/delete', { id: 'Ferment Profile' })).status, 200);
-  await page.getByTestId('block-gone').filter({ hasText: 'was deleted' }).waitFor({ timeout: 10000 });
+  await page.getByTestId('block-gone').filter({ hasText: 'was deleted' }).waitFor({ timeout: limit(10000) });
   t.pass('the editor says the block is gone');
 });
 
@@ -156,7 +157,7 @@ t.test('graphs draw history, append live and export CSV', async (t) => {
   await page.waitForFunction('window.__graphPoints > 0');
   const rows = (await page.evaluate('window.__graphRows')) as number;
   t.ok(rows > 0, `the graph has ${rows} rows`);
-  await page.waitForFunction(`window.__graphRows > ${rows}`, undefined, { timeout: 30000 });
+  await page.waitForFunction(`window.__graphRows > ${rows}`, undefined, { timeout: limit(30000) });
   t.pass('live points were appended');
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   const csv = await (await dl.createReadStream())!.toArray();
@@ -179,10 +180,10 @@ t.test('the page shows "offline" while the service is down and recovers', async 
   await page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
   const port = sim.cli.port;
   await sim.stop();
-  await page.getByTestId('offline').waitFor({ timeout: 15000 });
+  await page.getByTestId('offline').waitFor({ timeout: limit(15000) });
   t.match(await page.getByTestId('online').innerText(), 'offline');
   sim = await startSim(['--port', String(port)], 1000, sim.dataDir);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: 20000 });
+  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(20000) });
   t.equal(await page.getByTestId('offline').count(), 0, 'the banner is gone');
   await card('Ferment Beer Setpoint').waitFor();
   t.pass('the blocks are back');

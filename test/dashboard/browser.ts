@@ -5,13 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startCli, type RunningCli } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: limit(60_000) });
 }
 
 export interface SimService {
@@ -29,7 +30,7 @@ export async function startSim(extra: string[] = [], emitMs = 1000, dataDir = mk
     async stop() {
       if (cli.child.exitCode === null) {
         cli.child.kill('SIGTERM');
-        const timer = setTimeout(() => cli.child.kill('SIGKILL'), 5000);
+        const timer = setTimeout(() => cli.child.kill('SIGKILL'), limit(5000));
         await cli.exited;
         clearTimeout(timer);
       }

@@ -12,7 +12,7 @@ import { limit } from '../helpers/limits.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
 
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
-t.setTimeout(300_000);
+t.setTimeout(limit(300_000));
 
 let sim: SimService;
 let browser: Browser;

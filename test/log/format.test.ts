@@ -10,9 +10,10 @@ import { createLogger } from '../../src/log.js';
 import { prettyLine } from '../../src/log-pretty.js';
 import { CLI } from '../helpers/cli.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
+import { limit } from '../helpers/limits.js';
 
 assertBuilt();
-t.setTimeout(240_000);
+t.setTimeout(limit(240_000));
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
