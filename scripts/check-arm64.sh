@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --keep) keep=1 ;;
     --reuse) reuse=1 ;;
     --) shift; tap_args=("$@"); break ;;
-    -h | --help) sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "check-arm64: unknown option $1" >&2; exit 2 ;;
   esac
   shift
