@@ -1,6 +1,6 @@
 // Side-by-side bench: the built CLI (sim hardware, 200 restored user blocks) against a bare
 // fastify 5 server answering the same JSON bytes, both child processes, loaded by autocannon
-// in this process. Every figure is reported as a ratio edgeblocks / bare, so a regression shows
+// in a third (load.ts). Every figure is reported as a ratio edgeblocks / bare, so a regression shows
 // on any machine. Also the emission's lateness while all/read is hammered.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,14 +8,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCliShebang } from '../cli-shebang.js';
 import { loads, type Load, type LoadResult } from './load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
-/** Environment and node flags of the CLI's shebang (`#!/usr/bin/env -S VAR=value node FLAGS`): started as its bin and the service start it so. */
-const [, CLI_ENV_TEXT = '', CLI_FLAGS_TEXT = ''] = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node (.*)$/.exec(readFileSync(CLI, 'utf8').split('\n', 1)[0]!) ?? [];
-const CLI_FLAGS = CLI_FLAGS_TEXT.split(' ').filter(Boolean);
-const CLI_ENV = Object.fromEntries(CLI_ENV_TEXT.split(' ').filter(Boolean).map((a) => a.split('=', 2) as [string, string]));
+/** Environment and node flags of the CLI's shebang: started as its bin and the service start it so. */
+const { env: CLI_ENV, flags: CLI_FLAGS } = parseCliShebang(readFileSync(CLI, 'utf8').split('\n', 1)[0]!);
 const BARE = path.join(HERE, 'bare-server.js');
 const PROBE = path.join(HERE, 'lateness-probe.js');
 const LOAD = path.join(HERE, 'load.js');

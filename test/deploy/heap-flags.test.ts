@@ -7,12 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCliShebang } from '../../scripts/cli-shebang.js';
 import { limit } from '../helpers/limits.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shebang = readFileSync(join(repo, 'src/main.ts'), 'utf8').split('\n', 1)[0]!;
-const [, envs = '', flags = ''] = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node (.+)$/.exec(shebang) ?? [];
-const assignments = envs.trim().split(' ').filter(Boolean);
+const parsed = parseCliShebang(shebang);
+const assignments = parsed.assignments;
+const flags = parsed.flags.join(' ');
+const envs = assignments.map((a) => `${a} `).join('');
 
 t.test('the shebang passes heap flags to node and sets the malloc arenas', async (t) => {
   t.match(flags, /--max-semi-space-size=\d+/, shebang);
