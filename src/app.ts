@@ -186,9 +186,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
-  contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
-  const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)], [
+  contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)], public: true });
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth)], [
     dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
   ]);
   installUpgradeGuard(http.server, auth);

@@ -6,6 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { publicRoutes } from './public-routes.js';
 
 /** dist/web of the package this module belongs to (from src/ or from dist/src/). */
 export function dashboardDir(): string | null {
@@ -26,10 +27,10 @@ export function dashboardRoutes(info: { serviceId: string; emitIntervalMs: numbe
       app.log.info('dashboard not built (no dist/web): run npm run build:web');
       return;
     }
+    publicRoutes(app); // the page, its files and which service it belongs to: no data, and they show the login
     app.get('/dashboard.json', { schema: { hide: true } }, async () => ({ serviceId: info.serviceId, emitIntervalMs: info.emitIntervalMs }));
-    // `/` itself is a route of its own, so the API index (src/api/index-route.ts) knows it is taken.
-    app.get('/', { schema: { hide: true } }, (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
-    // Unknown files fall through to the app's JSON 404 (reply.callNotFound).
-    await app.register(fastifyStatic, { root, prefix: '/', index: ['index.html'], maxAge: '1h', setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); } });
+    // One route per built file (wildcard: false), `/` among them: an unknown path matches no
+    // route, so it is the app's JSON 404, or the auth guard's 401 (it is not a public route).
+    await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'], maxAge: '1h', setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); } });
   };
 }

@@ -17,7 +17,8 @@ export interface EventSourceDeps {
 export function eventRoutes(deps: EventSourceDeps): FastifyPluginAsync {
   const { runtime, status, intervalMs } = deps;
   return async (app) => {
-    app.get('/events', { schema: { tags: ['system'], summary: 'Server-sent events: `state` (every emit interval and on connect) and `patch` (after every change), as on MQTT' } }, (req, reply) => {
+    // GET only: a HEAD of an endless stream would never end (Node sends no headers for it until end()).
+    app.get('/events', { exposeHeadRoute: false, schema: { tags: ['system'], summary: 'Server-sent events: `state` (every emit interval and on connect) and `patch` (after every change), as on MQTT' } }, (req, reply) => {
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });

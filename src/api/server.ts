@@ -10,6 +10,7 @@ import { installHttpHints } from './http-hints.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
+import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -27,6 +28,15 @@ export interface ApiContext {
   title: string;
   description: string;
   plugins: FastifyPluginAsync[];
+  /** Served without a session when auth is on (the login contract). */
+  public?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its method and whether it is public (for the auth guard's tests and the index). */
+    routeTable(): RouteRow[];
+  }
 }
 
 /** A guard adds root hooks (auth, origin checks) before any route exists, so every route gets them. */
@@ -49,6 +59,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     schemaController: { compilersFactory: { buildValidator: (() => () => () => true) as never, buildSerializer: () => () => (data: unknown) => JSON.stringify(data) } },
     ...opts,
   });
+  app.decorate('routeTable', routeTable(app));
   installErrorHandling(app);
   for (const guard of guards) guard(app);
   installHttpHints(app);
@@ -68,6 +79,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   });
   for (const ctx of contexts) {
     await app.register(async (child) => {
+      if (ctx.public) publicRoutes(child);
       await child.register(fastifySwagger, {
         openapi: { info: { title: ctx.title, description: ctx.description, version: '1' } },
         // Shared schemas become components named by their $id (e.g. #/components/schemas/Pid).
@@ -78,7 +90,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     });
   }
   for (const root of roots) await app.register(root);
-  app.get('/api', { schema: { hide: true } }, indexRoute(contexts));
-  if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, indexRoute(contexts));
+  app.get('/api', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
+  if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
   return app;
 }

@@ -1,6 +1,9 @@
-// The request guard: with auth on, every request needs a session cookie or an API token, except
-//  - the login contract under /auth/ (status, login, refresh, logout): how a client gets in;
-//  - GET/HEAD outside the API prefixes: the static UI files, which hold no data and show the login.
+// The request guard: with auth on, every request needs a session cookie or an API token, unless
+// the route the router matched says it is public (`config.public`, see src/api/public-routes.ts): the
+// login contract under /auth/, the API index and the dashboard's static files, which hold no data
+// and show the login. The decision is made on the matched route, never on the raw URL (the router
+// decodes `%65dge-one` to `edge-one`; a guard reading the raw text would not), and a request that
+// matched nothing (a 404) is refused like any other: refuse by default.
 // Websocket upgrades never reach fastify's hooks: installUpgradeGuard refuses them first.
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, Server } from 'node:http';
@@ -8,23 +11,14 @@ import type { Duplex } from 'node:stream';
 import { errorBody } from '../api/errors.js';
 import type { Auth } from './auth.js';
 import { answerUpgrade } from '../api/upgrade-routes.js';
-
-export const AUTH_PREFIX = '/auth/';
-
-/** Whether a request may pass without a session. `protectedPrefixes` are the API prefixes, e.g. `/edge-one`. */
-export function isOpenRoute(method: string, url: string, protectedPrefixes: string[]): boolean {
-  const path = url.split('?')[0]!;
-  if (path.startsWith(AUTH_PREFIX)) return true;
-  if (method !== 'GET' && method !== 'HEAD') return false;
-  return !protectedPrefixes.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
-}
+import '../api/public-routes.js';
 
 /** Install the guard on the root instance, before the API contexts are registered. */
-export function installAuthGuard(app: FastifyInstance, auth: Auth, protectedPrefixes: string[]): void {
+export function installAuthGuard(app: FastifyInstance, auth: Auth): void {
   if (!auth.enabled) return;
   app.decorateRequest('user', null);
   app.addHook('onRequest', async (req, reply) => {
-    if (isOpenRoute(req.method, req.url, protectedPrefixes)) return;
+    if (req.routeOptions.config.public === true) return;
     const user = auth.identify(req.headers);
     if (user) {
       (req as unknown as { user: string }).user = user;

@@ -103,8 +103,11 @@ t.test('auth on: every API route refuses anonymous clients; the login contract a
   t.equal(out.status, 200);
   t.match(out.setCookie, /^Authorization=;.*Expires=Thu, 01 Jan 1970/);
 
-  const open = await call('GET', '/some/static/file.js');
-  t.equal(open.status, 404, 'static paths are not guarded (404, not 401)');
+  const page = await call('GET', '/');
+  t.equal(page.status, 200, 'the dashboard page is open (it shows the login)');
+  t.match(page.body, /<html/i);
+  t.equal((await call('GET', '/dashboard.json')).status, 200, 'which service the page belongs to is open');
+  t.equal((await call('GET', '/some/static/file.js')).status, 401, 'a path that matches no route is refused by default, not answered 404');
   t.equal((await call('GET', '/api/doc/json')).status, 200, 'the Swagger page of the login contract is open');
   t.equal((await call('POST', '/some/static/file.js')).status, 401, 'other methods are guarded everywhere');
 });

@@ -1,0 +1,161 @@
+// With auth on, no route answers an anonymous client, whatever spelling of its path reaches the
+// router: percent-encoded letters, other case, doubled slashes, dot segments, a trailing slash,
+// encoded slashes. The routes come from the app's own route table, so a new route is covered by
+// itself; every variant goes to the HTTP port and the TLS gateway as raw bytes (no client
+// normalises them first). Websocket upgrades of every spelling are refused too.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { UsersFile } from '../../src/auth/users.js';
+import { startApp } from '../helpers/app.js';
+import { freePort } from '../helpers/mosquitto.js';
+
+/** A concrete path for a route pattern (`:param` and `*` filled in). */
+const concrete = (url: string) => url.replace(/:[^/]+/g, 'x').replace(/\*$/, 'index.html');
+
+const enc = (c: string, upper = true) => {
+  const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
+  return `%${upper ? hex.toUpperCase() : hex.toLowerCase()}`;
+};
+
+/** Other spellings of `p` that a router may take for the same route, or a guard for another. */
+export function variants(p: string): string[] {
+  const segs = p.split('/').slice(1);
+  const out = new Set<string>();
+  const join = (s: string[]) => `/${s.join('/')}`;
+  segs.forEach((seg, i) => {
+    if (!seg) return;
+    const first = [...segs];
+    first[i] = enc(seg[0]!) + seg.slice(1);
+    out.add(join(first));
+    const lower = [...segs];
+    lower[i] = enc(seg[0]!, false) + seg.slice(1);
+    out.add(join(lower));
+    // Every letter of the first segment (the service id or API prefix), the middle one of the others.
+    const positions = i === 0 ? Array.from(seg, (_c, k) => k).slice(1) : seg.length > 2 ? [Math.floor(seg.length / 2)] : [];
+    for (const at of positions) {
+      const middle = [...segs];
+      middle[i] = seg.slice(0, at) + enc(seg[at]!) + seg.slice(at + 1);
+      out.add(join(middle));
+    }
+    const upper = [...segs];
+    upper[i] = seg.toUpperCase();
+    out.add(join(upper));
+  });
+  out.add(join(segs.map((s) => (s ? enc(s[0]!) + s.slice(1) : s))));
+  out.add(p.toUpperCase());
+  out.add(join(segs.map((s) => (s ? s[0]!.toUpperCase() + s.slice(1) : s))));
+  out.add(`/${p}`);
+  out.add(p.replaceAll('/', '//'));
+  out.add(`${p}/`);
+  out.add(join([segs[0]!, '.', ...segs.slice(1)]));
+  out.add(`/auth/..${p}`);
+  out.add(`/auth/%2e%2e${p}`);
+  out.add(`/x/..${p}`);
+  out.add(`${p}?/auth/status`);
+  out.add(`${p}#/auth/status`);
+  out.add(`/${segs.join('%2F')}`);
+  out.add(`/${segs.join('%2f')}`);
+  out.delete(p);
+  return [...out];
+}
+
+interface Answer {
+  status: number;
+  upgraded: boolean;
+}
+
+function send(port: number, tls: boolean, agent: HttpAgent, method: string, rawPath: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const body = method === 'POST' || method === 'PUT' ? '{}' : undefined;
+    const opts = {
+      host: '127.0.0.1',
+      port,
+      method,
+      path: rawPath,
+      agent,
+      rejectUnauthorized: false,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) },
+    };
+    const req = (tls ? httpsRequest : httpRequest)(opts, (res: IncomingMessage) => {
+      resolve({ status: res.statusCode ?? 0, upgraded: false });
+      res.destroy(); // the events route streams: the status line is all we need
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, upgraded: true });
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${rawPath}: no answer in 10 s`)));
+    req.end(body);
+  });
+}
+
+t.test('every route of the route table, in every spelling, refuses anonymous clients on both ports', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-routes-'));
+  const users = new UsersFile(dataDir).load();
+  await users.add('alice', 'correct horse battery');
+  const token = users.createToken('alice');
+  const httpsPort = await freePort();
+  const rt = await startApp({ auth: 'true', hardware: 'sim', httpsPort: String(httpsPort) }, { dataDir });
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 8 });
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 8 });
+  t.teardown(async () => {
+    httpAgent.destroy();
+    httpsAgent.destroy();
+    await rt.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const httpPort = Number(new URL(rt.base).port);
+  const ports = [
+    { name: 'http', port: httpPort, tls: false, agent: httpAgent },
+    { name: 'https gateway', port: httpsPort, tls: true, agent: httpsAgent as unknown as HttpAgent },
+  ];
+
+  const table = rt.app.http.routeTable();
+  const guarded = table.filter((r) => !r.public);
+  t.ok(guarded.some((r) => r.url === '/edge-one/events'), 'the table holds the events stream');
+  t.ok(guarded.some((r) => r.url.startsWith('/edge-one/sim/')), 'the table holds the sim routes');
+  t.ok(guarded.some((r) => r.url === '/history/datastore/ping'), 'the table holds the datastore');
+  t.ok(guarded.some((r) => r.url === '/edge-one/settings/enabled'), 'the table holds settings/enabled');
+  t.ok(table.filter((r) => r.public).every((r) => r.url.startsWith('/auth/') || r.url.startsWith('/api') || r.url === '/' || r.url === '/dashboard.json' || r.url === '/index.html' || r.url.startsWith('/assets/')), 'public: only the login contract, the index and the dashboard files');
+
+  let checked = 0;
+  const leaks: string[] = [];
+  for (const { name, port, tls, agent } of ports) {
+    for (const route of guarded) {
+      const p = concrete(route.url);
+      // The route exists as spelled: with a token it is not refused (so the variants test something).
+      const own = await send(port, tls, agent, route.method, p, { authorization: `Bearer ${token}` });
+      if (own.status === 401) leaks.push(`${name} ${route.method} ${p}: refused even with a token`);
+      for (const v of [p, ...variants(p)]) {
+        const res = await send(port, tls, agent, route.method, v);
+        checked++;
+        if (res.status !== 401) leaks.push(`${name} ${route.method} ${v} -> ${res.status}`);
+      }
+    }
+  }
+  t.same(leaks, [], 'no spelling of a guarded route answers without credentials');
+  t.ok(checked > guarded.length * 20, `${checked} anonymous requests`);
+
+  // Upgrades of both websocket paths, in every spelling, on both ports.
+  const upgradeLeaks: string[] = [];
+  for (const { name, port, tls, agent } of ports) {
+    for (const p of ['/eventbus', '/history/timeseries/stream']) {
+      for (const v of [p, ...variants(p)]) {
+        const res = await send(port, tls, agent, 'GET', v, { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'mqtt' });
+        if (res.upgraded || res.status !== 401) upgradeLeaks.push(`${name} upgrade ${v} -> ${res.status}${res.upgraded ? ' (upgraded)' : ''}`);
+      }
+    }
+  }
+  t.same(upgradeLeaks, [], 'no spelling of a websocket path upgrades without credentials');
+});
+
+t.test('the variants include the spellings that bypassed the guard', async (t) => {
+  const v = variants('/edge-one/events');
+  for (const bypass of ['/%65dge-one/events', '/edg%65-one/events', '//edge-one/events', '/EDGE-ONE/events']) t.ok(v.includes(bypass), bypass);
+  t.ok(variants('/history/datastore/ping').includes('/%68istory/datastore/ping'));
+});
