@@ -7,8 +7,9 @@
 // every chunk twice, WAL then database, plus the pages around it). Raw records hold all series
 // in one chunk (the smallest write); tier records hold one chunk per series, so a long graph
 // decodes only the fields it shows. A kill -9 loses the unflushed batch; a torn record at a
-// file's end is cut off on open by its checksum, a bad one in the middle skipped and counted. Retention is per tier (tiers.ts), whole files go once past it; over
-// historyMaxBytes the oldest files go first. A format-1 database (history.sqlite) is migrated on
+// file's end is cut off on open by its checksum, a bad one in the middle skipped and counted.
+// Retention is per tier (tiers.ts), whole files go once past it; over historyMaxBytes the oldest
+// files go first. A format-1 database (history.sqlite) is migrated on
 // open and kept as history.sqlite.v1-migrated. A directory that cannot be opened or written
 // degrades history (logged, in status) and keeps the newest points in bounded memory; control
 // and the block API never notice.
