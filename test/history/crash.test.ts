@@ -43,7 +43,7 @@ t.test('kill -9 during ingest, then restart', async (t) => {
   t.ok(before.length > 20, `${before.length} points before the kill`);
 
   const problems: string[] = [];
-  const segments = scanSegments(path.join(dir, HISTORY_DIR), (file, why) => problems.push(`${file}: ${why}`), false);
+  const segments = scanSegments(path.join(dir, HISTORY_DIR), { onSkipped: (file, x) => problems.push(`${file}: ${x.why} at ${x.offset}`), onTorn: (file, x) => problems.push(`${file}: torn, ${x.why} at ${x.offset}`) }, false);
   t.same(problems, [], 'every record in the history directory is whole');
   t.ok(segments.reduce((n, s) => n + s.records.length, 0) >= 2, 'and the flushes are there');
 

@@ -6,9 +6,10 @@
 // once, with no journal, B-tree or checkpoint copy besides it (the SQLite store of format 1 wrote
 // every chunk twice, WAL then database, plus the pages around it). Raw records hold all series
 // in one chunk (the smallest write); tier records hold one chunk per series, so a long graph
-// decodes only the fields it shows. A kill -9 loses the unflushed batch; a torn record is cut off
-// on open by its checksum. Retention is per tier (tiers.ts), whole files go once past it; over
-// historyMaxBytes the oldest files go first. A format-1 database (history.sqlite) is migrated on
+// decodes only the fields it shows. A kill -9 loses the unflushed batch; a torn record at a
+// file's end is cut off on open by its checksum, a bad one in the middle skipped and counted.
+// Retention is per tier (tiers.ts), whole files go once past it; over historyMaxBytes the oldest
+// files go first. A format-1 database (history.sqlite) is migrated on
 // open and kept as history.sqlite.v1-migrated. A directory that cannot be opened or written
 // degrades history (logged, in status) and keeps the newest points in bounded memory; control
 // and the block API never notice.
@@ -19,7 +20,7 @@ import { stepAverages, type HistoryStore, type Range, type RawSeries } from '../
 import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
 import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
 import { migrateV1 } from './migrate-v1.js';
-import { appendRecord, ensureDir, Layout, readBody, removeSegment, scanSegments, segmentFor, type RecordRef, type SegmentFile } from './segments.js';
+import { appendRecord, ensureDir, Layout, readBody, removeSegment, scanSegments, segmentFor, type BadSpan, type RecordRef, type SegmentFile } from './segments.js';
 import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
 
 export const HISTORY_DIR = 'history';
@@ -84,6 +85,8 @@ export class EmbeddedStore implements HistoryStore {
   private bytesWritten = 0;
   private pointsWritten = 0;
   private evicted = 0;
+  /** Bad records already logged (file@offset), so a reopen does not log them again. */
+  private readonly loggedSkips = new Set<string>();
 
   constructor(private readonly o: EmbeddedOptions) {
     this.dir = path.join(o.dataDir, HISTORY_DIR);
@@ -116,7 +119,17 @@ export class EmbeddedStore implements HistoryStore {
       }
       this.segs.clear();
       this.index.forEach((x) => (x.length = 0));
-      for (const seg of scanSegments(this.dir, (file, why) => this.o.log.warn({ file }, `history: torn record ${why}`))) {
+      const report = {
+        onSkipped: (file: string, span: BadSpan) => {
+          const key = `${file}@${span.offset}`;
+          if (this.loggedSkips.has(key)) return;
+          this.loggedSkips.add(key);
+          this.o.log.warn({ file, offset: span.offset, bytes: span.bytes }, `history: bad record in ${file} (${span.why}, ${span.bytes} bytes at byte ${span.offset}) skipped; the records after it are kept and the file is left as it is`);
+        },
+        onTorn: (file: string, span: BadSpan) =>
+          this.o.log.warn({ file, offset: span.offset, bytes: span.bytes }, `history: torn record at the end of ${file} (${span.why} at byte ${span.offset}); cut off ${span.bytes} bytes`),
+      };
+      for (const seg of scanSegments(this.dir, report)) {
         if (seg.tier >= this.tiers.length) continue;
         this.segs.set(seg.name, seg);
         this.index[seg.tier]!.push(...seg.records);
@@ -425,8 +438,17 @@ export class EmbeddedStore implements HistoryStore {
       usedBytes: this.usedBytes(),
       maxBytes: this.o.maxBytes,
       evictedChunks: this.evicted,
+      corruptRecords: this.corruptRecords(),
       tiers: this.tiers.map((t) => ({ bucketSeconds: t.bucketMs / 1000, keepDays: t.keepMs / 86_400_000 })),
     };
+  }
+
+  /** Bad records skipped in the files still held, per file. */
+  private corruptRecords(): { count: number; files: Array<{ file: string; records: number; bytes: number }> } {
+    const files = [...this.segs.values()]
+      .filter((seg) => seg.skipped.length)
+      .map((seg) => ({ file: seg.name, records: seg.skipped.length, bytes: seg.skipped.reduce((n, x) => n + x.bytes, 0) }));
+    return { count: files.reduce((n, f) => n + f.records, 0), files };
   }
 
   async close(): Promise<void> {

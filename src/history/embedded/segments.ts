@@ -3,8 +3,10 @@
 // length u32, CRC-32 of the body u32, tier u8, layout u8, 2 bytes zero, t0 and t1 as float64 epoch
 // ms, all little-endian) and its body, zero-padded to the next 4 KiB boundary: a flush dirties
 // whole file-system pages once (an unaligned append rewrites the partly filled page before it)
-// and every record starts on a page of its own. Opening scans the headers and cuts a torn tail
-// (bad magic, short body, CRC mismatch) off, so a crash never leaves a record that reads wrong.
+// and every record starts on a page of its own. Opening scans the headers: a bad record (bad
+// magic, short body, CRC mismatch) between good ones is skipped and counted, and the file kept
+// as it is; bad bytes after the last good record are a torn write and are cut off, so a crash
+// never leaves a record that reads wrong.
 import { closeSync, existsSync, ftruncateSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -35,6 +37,8 @@ export interface SegmentFile {
   period: number;
   size: number;
   records: RecordRef[];
+  /** Bad records between good ones, skipped by the scan (the file keeps them). */
+  skipped: BadSpan[];
 }
 
 const NAME = /^t(\d)-(\d+)\.seg$/;
@@ -52,34 +56,66 @@ export function segmentFor(segs: Map<string, SegmentFile>, tier: number, t0: num
   const period = Math.floor(t0 / p) * p;
   const name = segmentName(tier, period);
   let seg = segs.get(name);
-  if (!seg) segs.set(name, (seg = { name, tier, period, size: 0, records: [] }));
+  if (!seg) segs.set(name, (seg = { name, tier, period, size: 0, records: [], skipped: [] }));
   return seg;
 }
 
-/** Every segment file of the directory, checked record by record (a torn tail is cut off when `repair`), oldest period first. */
-export function scanSegments(dir: string, onTorn: (file: string, why: string) => void, repair = true): SegmentFile[] {
+/** Bytes of a segment file that did not read as records, found by the scan. */
+export interface BadSpan {
+  offset: number;
+  bytes: number;
+  why: string;
+}
+
+export interface ScanReport {
+  /** Bad bytes between good records: skipped, never rewritten. */
+  onSkipped: (file: string, span: BadSpan) => void;
+  /** Bad bytes after the last good record (a torn write): cut off when repairing. */
+  onTorn: (file: string, span: BadSpan, cut: boolean) => void;
+}
+
+/**
+ * Every segment file of the directory, checked record by record, oldest period first. A bad
+ * record (rot in the middle of the card) is skipped: the scan looks for the next record page by
+ * page (records start on pages; a rotten length field is never followed) and the file is left as
+ * it is. Bad bytes after the last good record are a torn write and are cut off when `repair`.
+ */
+export function scanSegments(dir: string, report: ScanReport, repair = true): SegmentFile[] {
   const out: SegmentFile[] = [];
   for (const name of readdirSync(dir)) {
     const m = NAME.exec(name);
     if (!m) continue;
     const file = path.join(dir, name);
-    const seg: SegmentFile = { name, tier: Number(m[1]), period: Number(m[2]), size: 0, records: [] };
+    const seg: SegmentFile = { name, tier: Number(m[1]), period: Number(m[2]), size: 0, records: [], skipped: [] };
     const fd = openSync(file, repair ? 'r+' : 'r');
     try {
       const size = fstatSync(fd).size;
       const head = Buffer.alloc(HEADER);
       let offset = 0;
+      let bad: { offset: number; why: string } | null = null;
       while (offset < size) {
         const why = checkRecord(fd, offset, size, head, seg);
         if (why) {
-          onTorn(file, `${why} at byte ${offset}${repair ? '; cut off' : ''}`);
-          if (repair) ftruncateSync(fd, offset);
-          break;
+          bad ??= { offset, why };
+          offset += PAGE;
+          continue;
+        }
+        if (bad) {
+          const span = { offset: bad.offset, bytes: offset - bad.offset, why: bad.why };
+          seg.skipped.push(span);
+          report.onSkipped(file, span);
+          bad = null;
         }
         offset += align(HEADER + seg.records.at(-1)!.length);
       }
-      // A record whose padding was cut short is whole (its CRC passed): restore the padding.
-      if (offset > size && repair) ftruncateSync(fd, offset);
+      if (bad) {
+        report.onTorn(file, { offset: bad.offset, bytes: size - bad.offset, why: bad.why }, repair);
+        if (repair) ftruncateSync(fd, bad.offset);
+        offset = bad.offset;
+      } else if (offset > size && repair) {
+        // A record whose padding was cut short is whole (its CRC passed): restore the padding.
+        ftruncateSync(fd, offset);
+      }
       seg.size = offset;
     } finally {
       closeSync(fd);
