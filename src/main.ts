@@ -16,9 +16,13 @@ function isNamed(e: unknown, name: string): e is Error {
   return e instanceof Error && e.name === name;
 }
 
-/** dist/bundle/app.js (npm run build) when it is at least as new as dist/src/app.js, else the plain modules. */
+/**
+ * dist/bundle/app.js (npm run build) when it is at least as new as dist/src/app.js, else the plain
+ * modules; EDGEBLOCKS_MODULES=plain asks for the plain ones (a CPU profile then names each file).
+ */
 function appModule(): string {
   const plain = new URL('./app.js', import.meta.url);
+  if (process.env.EDGEBLOCKS_MODULES === 'plain') return plain.href;
   const bundled = new URL('../bundle/app.js', import.meta.url);
   try {
     if (statSync(bundled).mtimeMs >= statSync(plain).mtimeMs) return bundled.href;
