@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../service/spark-status.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
@@ -67,6 +68,8 @@ export interface MqttDeps {
   /** A short hardware summary for the state message (the full report stays in system/status). */
   hardwareSummary?: () => unknown;
   version: string;
+  /** What the Spark status description in the state message is made of (the same as GET system/status). */
+  sparkStatus: SparkStatusInput;
   startedAt?: number;
   /** With auth on: the broker, /eventbus and the service's own client use it. */
   busAuth?: BusAuth;
@@ -79,7 +82,9 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const topics = topicsFor(config.topicRoot, config.serviceId);
   const key = config.serviceId;
   const ttl = ttlFor(config.emitInterval);
-  const offline = JSON.stringify(offlineMessage(key, ttl, config.serviceId, version));
+  // Built when used: the will when the connection is made, the clean-stop message at stop.
+  const offline = () =>
+    JSON.stringify(offlineMessage(key, ttl, { ...offlineSparkStatus(deps.sparkStatus), online: false, serviceId: config.serviceId, version }));
 
   let broker: EmbeddedBroker | null = null;
   let conn: MqttConnection | null = null;
@@ -99,6 +104,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       hardware = { error: (e as Error).message };
     }
     return {
+      ...sparkStatus(deps.sparkStatus),
       online: true,
       serviceId: config.serviceId,
       version,
@@ -211,7 +217,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       conn = new MqttConnection({
         url,
         clientId: `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`,
-        will: { topic: topics.state, payload: offline, retain: true },
+        will: { topic: topics.state, payload: offline(), retain: true },
         username: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.username : undefined) : config.mqttUsername,
         password: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.password : undefined) : config.mqttPassword,
         stream: broker ? () => inProcessLink(broker!) : undefined,
@@ -230,7 +236,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
 
     async stop() {
       for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-      await conn?.stop({ topic: topics.state, payload: offline, retain: true });
+      await conn?.stop({ topic: topics.state, payload: offline(), retain: true });
       eventbus?.close();
       await gateway?.close();
       await broker?.close();
