@@ -215,7 +215,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     stops.push(() => history.stop());
   }
   if (config.homeAssistant) {
-    const ha = new HomeAssistant({ mqtt, runtime, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
+    const ha = new HomeAssistant({ mqtt, runtime, units, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
     ha.start();
     stops.push(() => ha.stop());
   }
