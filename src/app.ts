@@ -16,7 +16,7 @@ import { simRoutes } from './api/sim.js';
 import { systemRoutes } from './api/system.js';
 import { sparkSystemRoutes } from './api/spark-system.js';
 import { ControlEnabled } from './service/control-enabled.js';
-import { sparkStatus } from './service/spark-status.js';
+import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
@@ -154,6 +154,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const status: App['status'] = {};
   const startedAt = Date.now();
+  const sparkStatusInput: SparkStatusInput = { serviceId: config.serviceId, version: VERSION, hardware: config.hardware, enabled: () => control.enabled, address: () => (app.url ? new URL(app.url).host : null) };
   const statusReport = () => ({
     serviceId: config.serviceId,
     version: VERSION,
@@ -164,7 +165,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     blocks: runtime.blocks().length,
     quarantined: store.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
     ...Object.fromEntries(Object.entries(status).map(([k, fn]) => [k, fn()])),
-    ...sparkStatus({ serviceId: config.serviceId, version: VERSION, hardware: config.hardware, enabled: () => control.enabled, address: () => (app.url ? new URL(app.url).host : null) }),
+    ...sparkStatus(sparkStatusInput),
   });
 
   const backupFiles = new BackupFiles(config.dataDir);
@@ -200,7 +201,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const loop = new ControlLoop(runtime, beforeTick);
   const control = new ControlEnabled(store, runtime, loop, async () => void (await hardwareLayer.safeState()), log);
   const stops: Array<() => Promise<void> | void> = [];
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, startedAt, busAuth: auth });
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, sparkStatus: sparkStatusInput, startedAt, busAuth: auth });
   let safeCount = 0;
   let offlinePublished = false;
   stops.push(async () => {
@@ -213,7 +214,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     stops.push(() => history.stop());
   }
   if (config.homeAssistant) {
-    const ha = new HomeAssistant({ mqtt, runtime, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
+    const ha = new HomeAssistant({ mqtt, runtime, units, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
     ha.start();
     stops.push(() => ha.stop());
   }

@@ -3,13 +3,17 @@
 // a retained JSON state on `<root>/ha/<serviceId>/<nid>`, and command topics
 // `<root>/ha/<serviceId>/<nid>/set/<key>` that patch the block through the runtime. Unique ids
 // are built from the service id and the block nid, so they survive restarts and renames.
-// Availability follows the service's retained state message (online, or the offline will).
+// Availability is a small retained topic `<root>/ha/<serviceId>/availability` (`online`/`offline`,
+// with an `offline` last will: see mqtt/presence.ts), so entities never parse the state message.
+// Temperatures are announced in the user's unit (the units document); when it changes every
+// config is announced again, and commands are read in the unit of the config last announced.
 // A deleted block's configs are replaced by empty retained messages, which removes the entities;
 // configs left from blocks deleted while the service was down are found and removed on connect.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import type { BlockJson, BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
-import { commandPatch, ENTITIES, haUnit, stateOf, type EntitySpec } from './entities.js';
+import type { UnitsSetting } from '../runtime/units-setting.js';
+import { announce, commandPatch, ENTITIES, stateOf, type Announcement, type EntitySpec } from './entities.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
@@ -17,6 +21,7 @@ export const HA_ORIGIN = 'homeassistant';
 export interface HomeAssistantOptions {
   mqtt: AppMqtt;
   runtime: BlockRuntime;
+  units: Pick<UnitsSetting, 'prefs' | 'on' | 'off'>;
   serviceId: string;
   topicRoot: string;
   version: string;
@@ -32,6 +37,8 @@ export class HomeAssistant {
   private readonly node: string;
   /** Published config topics per block id, to clear them when the block goes. */
   private readonly published = new Map<string, { nid: number; topics: string[] }>();
+  /** What each entity's config (by `<nid>_<key>`) last told Home Assistant: commands are read in it. */
+  private readonly announced = new Map<string, Announcement>();
   private readonly cleanups: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
 
@@ -43,13 +50,21 @@ export class HomeAssistant {
     return `${this.o.topicRoot}/ha/${this.o.serviceId}/${nid}`;
   }
 
+  get availabilityTopic(): string {
+    return `${this.o.topicRoot}/ha/${this.o.serviceId}/availability`;
+  }
+
   private configTopic(spec: EntitySpec, nid: number): string {
     return `${DISCOVERY_PREFIX}/${spec.component}/${this.node}/${nid}_${spec.key}/config`;
   }
 
   start(): void {
-    const { mqtt, runtime } = this.o;
+    const { mqtt, runtime, units } = this.o;
+    this.cleanups.push(mqtt.presence(this.availabilityTopic));
     this.cleanups.push(mqtt.onConnect(() => this.publishAll()));
+    const onUnits = () => this.publishAll();
+    units.on('change', onUnits);
+    this.cleanups.push(() => units.off('change', onUnits));
     this.cleanups.push(mqtt.subscribe(`${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`, (topic, payload) => this.command(topic, payload)));
     this.cleanups.push(mqtt.subscribe(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)));
     const onChange = (ev: ChangeEvent) => this.onChange(ev);
@@ -67,25 +82,24 @@ export class HomeAssistant {
   }
 
   /** Config payload of one entity (Home Assistant's abbreviations are not used, for readability). */
-  config(spec: EntitySpec, block: BlockJson): Record<string, unknown> {
-    const { serviceId, topicRoot, version } = this.o;
-    const unique = `edgeblocks_${serviceId}_${block.nid}_${spec.key}`;
+  config(spec: EntitySpec, block: BlockJson, announced: Announcement = announce(spec, this.o.units.prefs)): Record<string, unknown> {
+    const { serviceId, version } = this.o;
     const cfg: Record<string, unknown> = {
       name: spec.label ? `${block.id} ${spec.label}` : block.id,
-      unique_id: unique,
-      object_id: unique,
+      unique_id: `edgeblocks_${serviceId}_${block.nid}_${spec.key}`,
+      // Only the first time Home Assistant sees the unique id; it keeps the entity id after renames.
+      default_entity_id: `${spec.component}.${entitySlug(serviceId, block)}`,
       state_topic: this.stateTopic(block.nid),
       value_template: spec.component === 'switch' ? `{{ value_json.${spec.key} | tojson }}` : `{{ value_json.${spec.key} }}`,
-      availability: [{ topic: `${topicRoot}/state/${serviceId}`, value_template: "{{ 'online' if value_json.data.status.online else 'offline' }}" }],
+      availability: [{ topic: this.availabilityTopic }],
       device: { identifiers: [this.node], name: `edgeblocks ${serviceId}`, manufacturer: 'edgeblocks', model: 'block runtime', sw_version: version },
       origin: { name: 'edgeblocks', sw_version: version },
     };
-    const unit = haUnit(spec, block);
-    if (unit) cfg.unit_of_measurement = unit;
+    if (announced.haUnit) cfg.unit_of_measurement = announced.haUnit;
     if (spec.kind === 'temperature') cfg.device_class = 'temperature';
     if (spec.component === 'sensor') cfg.state_class = 'measurement';
     if (spec.write) cfg.command_topic = `${this.stateTopic(block.nid)}/set/${spec.key}`;
-    if (spec.component === 'number') Object.assign(cfg, { min: spec.min, max: spec.max, step: spec.step, mode: 'box' });
+    if (spec.component === 'number') Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });
     if (spec.component === 'switch') Object.assign(cfg, { payload_on: 'true', payload_off: 'false' });
     return cfg;
   }
@@ -98,7 +112,11 @@ export class HomeAssistant {
     const specs = ENTITIES[block.type];
     if (!specs) return;
     const topics = specs.map((s) => this.configTopic(s, block.nid));
-    specs.forEach((s, i) => this.o.mqtt.publish(topics[i]!, this.config(s, block), { retain: true }));
+    specs.forEach((s, i) => {
+      const announced = announce(s, this.o.units.prefs);
+      // Only a config that went out is what Home Assistant holds; while disconnected the old one stays.
+      if (this.o.mqtt.publish(topics[i]!, this.config(s, block, announced), { retain: true })) this.announced.set(`${block.nid}_${s.key}`, announced);
+    });
     this.published.set(block.id, { nid: block.nid, topics });
     this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
   }
@@ -107,6 +125,7 @@ export class HomeAssistant {
     const entry = this.published.get(id);
     if (!entry) return;
     this.published.delete(id);
+    for (const key of [...this.announced.keys()]) if (key.startsWith(`${entry.nid}_`)) this.announced.delete(key);
     for (const topic of entry.topics) this.o.mqtt.publish(topic, '', { retain: true });
     this.o.mqtt.publish(this.stateTopic(entry.nid), '', { retain: true });
   }
@@ -159,7 +178,7 @@ export class HomeAssistant {
       return;
     }
     const json = this.o.runtime.toJson(block);
-    const patch = commandPatch(spec, json, payload);
+    const patch = commandPatch(spec, this.announced.get(`${nid}_${key}`) ?? announce(spec, this.o.units.prefs), payload);
     if ('error' in patch) {
       this.o.log.warn({ topic, reason: patch.error }, `home assistant command dropped: ${patch.error}`);
       return;
@@ -170,4 +189,14 @@ export class HomeAssistant {
       this.o.log.warn({ topic, reason: (e as Error).message }, `home assistant command refused: ${(e as Error).message}`);
     }
   }
+}
+
+/** The object part of a default entity id: lower case letters, digits and single underscores. */
+export function entitySlug(serviceId: string, block: BlockJson): string {
+  const slug = `${serviceId} ${block.id}`
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return slug || `edgeblocks_${block.nid}`;
 }

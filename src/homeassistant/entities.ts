@@ -1,6 +1,7 @@
 // Which Home Assistant entities a block becomes: one table, by block type. `field` is read from
 // the block's JSON for the state; `write` is the field a command patches (through the runtime,
 // as a REST patch would), so constraints, claims and validation apply as for any other client.
+import { fromInternal, type UnitPrefs } from '../codec/units.js';
 import type { BlockJson } from '../runtime/runtime.js';
 
 export type Component = 'sensor' | 'number' | 'switch';
@@ -39,7 +40,7 @@ export const ENTITIES: Record<string, EntitySpec[]> = {
   ],
 };
 
-const HA_UNITS: Record<string, string> = { degC: '°C', degF: '°F', celsius: '°C', fahrenheit: '°F' };
+const HA_UNITS: Record<UnitPrefs['temperature'], string> = { degC: '°C', degF: '°F' };
 
 /** A quantity's number (`{value, unit}` or a bare number); null when absent. */
 export function numberOf(v: unknown): number | null {
@@ -48,17 +49,27 @@ export function numberOf(v: unknown): number | null {
   return null;
 }
 
-export function unitOf(v: unknown): string | undefined {
-  return typeof v === 'object' && v !== null && typeof (v as { unit?: unknown }).unit === 'string' ? (v as { unit: string }).unit : undefined;
+/**
+ * What one entity's config announces: its unit (the codec's name, and Home Assistant's) and, for
+ * a number, the range and step in that unit. Commands are read against the announcement Home
+ * Assistant holds, never against the block's current unit, so the two cannot disagree.
+ */
+export interface Announcement {
+  /** The codec unit a number command is given in (degC/degF); none for percent and switches. */
+  unit?: string;
+  haUnit?: string;
+  min?: number;
+  max?: number;
+  step?: number;
 }
 
-export function haUnit(spec: EntitySpec, block: BlockJson): string | undefined {
-  if (spec.kind === 'percent') return '%';
-  if (spec.kind === 'temperature') {
-    const unit = unitOf(block.data[spec.field]);
-    return unit ? (HA_UNITS[unit] ?? unit) : '°C';
-  }
-  return undefined;
+export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
+  if (spec.kind === 'digital') return {};
+  if (spec.kind === 'percent') return { haUnit: '%', min: spec.min, max: spec.max, step: spec.step };
+  // Temperatures are shown in the user's unit (as the block JSON is); the table's range is in degC.
+  const temp = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs));
+  const delta = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'deltaTemp', prefs));
+  return { unit: prefs.temperature, haUnit: HA_UNITS[prefs.temperature], min: temp(spec.min), max: temp(spec.max), step: delta(spec.step) };
 }
 
 /** The state value of one entity: a number, true/false for a switch, or null when unknown. */
@@ -68,8 +79,8 @@ export function stateOf(spec: EntitySpec, block: BlockJson): number | boolean | 
   return numberOf(v);
 }
 
-/** The patch a command payload asks for, or a reason it is refused. */
-export function commandPatch(spec: EntitySpec, block: BlockJson, payload: unknown): { data: Record<string, unknown> } | { error: string } {
+/** The patch a command payload asks for, read in the announced unit and range, or a reason it is refused. */
+export function commandPatch(spec: EntitySpec, announced: Announcement, payload: unknown): { data: Record<string, unknown> } | { error: string } {
   if (spec.kind === 'digital') {
     const on = payload === true || payload === 1 || payload === 'ON';
     const off = payload === false || payload === 0 || payload === 'OFF';
@@ -78,7 +89,7 @@ export function commandPatch(spec: EntitySpec, block: BlockJson, payload: unknow
   }
   const n = typeof payload === 'string' && payload.trim() !== '' ? Number(payload) : payload;
   if (typeof n !== 'number' || !Number.isFinite(n)) return { error: `a number command must be a number, got ${JSON.stringify(payload)}` };
-  if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) return { error: `${n} is outside ${spec.min}..${spec.max}` };
-  const unit = unitOf(block.data[spec.write!]);
+  const { min, max, unit, haUnit } = announced;
+  if ((min !== undefined && n < min) || (max !== undefined && n > max)) return { error: `${n} is outside ${min}..${max}${haUnit ? ` ${haUnit}` : ''}` };
   return { data: { [spec.write!]: unit ? { __objtype: 'Quantity', unit, value: n } : n } };
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../service/spark-status.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
@@ -18,6 +19,7 @@ import { Emission, type EmissionCounts } from './emission.js';
 import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
 import { Gateway, type GatewayStatus } from './gateway.js';
 import { publishPatches } from './patches.js';
+import { Presence } from './presence.js';
 import { offlineMessage, type ControllerStatus } from './state.js';
 import { gatewayIdentity } from './tls-cert.js';
 import { topicsFor, type Topics } from './topics.js';
@@ -39,6 +41,8 @@ export interface AppMqtt {
   onConnect(fn: () => void): () => void;
   /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
   subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  /** Keep a retained `online`/`offline` topic with an `offline` last will (presence.ts). Returns the remove function, which publishes `offline`. */
+  presence(topic: string): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
   /** Bound port of the TLS gateway; null when off or not listening. */
@@ -67,6 +71,8 @@ export interface MqttDeps {
   /** A short hardware summary for the state message (the full report stays in system/status). */
   hardwareSummary?: () => unknown;
   version: string;
+  /** What the Spark status description in the state message is made of (the same as GET system/status). */
+  sparkStatus: SparkStatusInput;
   startedAt?: number;
   /** With auth on: the broker, /eventbus and the service's own client use it. */
   busAuth?: BusAuth;
@@ -79,7 +85,9 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const topics = topicsFor(config.topicRoot, config.serviceId);
   const key = config.serviceId;
   const ttl = ttlFor(config.emitInterval);
-  const offline = JSON.stringify(offlineMessage(key, ttl, config.serviceId, version));
+  // Built when used: the will when the connection is made, the clean-stop message at stop.
+  const offline = () =>
+    JSON.stringify(offlineMessage(key, ttl, { ...offlineSparkStatus(deps.sparkStatus), online: false, serviceId: config.serviceId, version }));
 
   let broker: EmbeddedBroker | null = null;
   let conn: MqttConnection | null = null;
@@ -89,6 +97,16 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const cleanups: Array<() => void> = [];
   // Subscriptions made before start() are replayed onto the connection when it exists.
   const connectHandlers = new Set<() => void>();
+  // Presence topics (presence.ts) by topic; null until the service's connection exists.
+  const presences = new Map<string, Presence | null>();
+  const stoppingPresences: Array<Promise<void>> = [];
+  let openPresence: ((topic: string) => Presence) | null = null;
+  const startPresence = (topic: string) => {
+    if (presences.get(topic) || !openPresence) return;
+    const p = openPresence(topic);
+    presences.set(topic, p);
+    p.start();
+  };
   const pending: Array<{ filter: string; handler: (topic: string, payload: Buffer) => void; unsubscribe?: () => void }> = [];
 
   const controllerStatus = (): ControllerStatus => {
@@ -99,6 +117,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       hardware = { error: (e as Error).message };
     }
     return {
+      ...sparkStatus(deps.sparkStatus),
       online: true,
       serviceId: config.serviceId,
       version,
@@ -208,16 +227,18 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
 
       // Loaded here, not at start-up: mqtt.js and its streams are the heaviest import after fastify.
       const { MqttConnection } = await import('./connection.js');
-      conn = new MqttConnection({
+      const options = {
         url,
-        clientId: `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`,
-        will: { topic: topics.state, payload: offline, retain: true },
         username: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.username : undefined) : config.mqttUsername,
         password: embedded ? (deps.busAuth?.enabled ? deps.busAuth.internal.password : undefined) : config.mqttPassword,
         stream: broker ? () => inProcessLink(broker!) : undefined,
         ...(embedded ? {} : tls),
         log,
-      });
+      };
+      const clientId = () => `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`;
+      conn = new MqttConnection({ ...options, clientId: clientId(), will: { topic: topics.state, payload: offline(), retain: true } });
+      const main = conn;
+      openPresence = (topic) => new Presence({ topic, main, connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }) });
       for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
       conn.on('connect', () => connectHandlers.forEach((fn) => fn()));
       cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log }));
@@ -226,11 +247,25 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       emission.start();
       cleanups.push(() => emission?.stop());
       conn.start();
+      for (const [topic] of presences) startPresence(topic);
+    },
+
+    presence(topic) {
+      presences.set(topic, null);
+      if (conn) startPresence(topic);
+      return () => {
+        const p = presences.get(topic);
+        presences.delete(topic);
+        if (p) stoppingPresences.push(p.stop());
+      };
     },
 
     async stop() {
       for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-      await conn?.stop({ topic: topics.state, payload: offline, retain: true });
+      const left = [...presences.values()];
+      presences.clear();
+      await Promise.all([...stoppingPresences.splice(0), ...left.map((p) => p?.stop())]);
+      await conn?.stop({ topic: topics.state, payload: offline(), retain: true });
       eventbus?.close();
       await gateway?.close();
       await broker?.close();

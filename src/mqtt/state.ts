@@ -1,10 +1,12 @@
 // State and patch envelopes (DESIGN §5): `{key, type, ttl, data}`.
 import type { BlockJson } from '../runtime/runtime.js';
+import type { SparkStatusDescription } from '../service/spark-status.js';
 
 export const STATE_TYPE = 'Spark.state';
 export const PATCH_TYPE = 'Spark.patch';
 
-export interface ControllerStatus {
+/** The Spark status description (service/spark-status.ts) plus edgeblocks' own fields. */
+export interface ControllerStatus extends SparkStatusDescription {
   online: boolean;
   serviceId: string;
   version: string;
@@ -29,9 +31,9 @@ export function stateMessage(key: string, ttl: string, data: StateData): Envelop
   return { key, type: STATE_TYPE, ttl, data };
 }
 
-/** The last will and the clean-shutdown message: offline, no blocks. */
-export function offlineMessage(key: string, ttl: string, serviceId: string, version: string): Envelope<StateData> {
-  return stateMessage(key, ttl, { status: { online: false, serviceId, version }, blocks: [], relations: [], claims: [] });
+/** The last will and the clean-shutdown message: the offline status, no blocks. */
+export function offlineMessage(key: string, ttl: string, status: ControllerStatus): Envelope<StateData> {
+  return stateMessage(key, ttl, { status, blocks: [], relations: [], claims: [] });
 }
 
 export function patchMessage(key: string, ttl: string, changed: BlockJson[], deleted: string[]): Envelope<{ changed: BlockJson[]; deleted: string[] }> {

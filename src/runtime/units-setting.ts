@@ -1,16 +1,20 @@
 // The user's unit preference, from the datastore document {namespace: <service id>, id: "units"},
 // or else the Brewblox UI's global one {namespace: "brewblox-global", id: "units"}.
+import { EventEmitter } from 'node:events';
 import { DEFAULT_UNITS, isTempUnit, type TempUnit, type UnitPrefs } from '../codec/units.js';
 
 export const UNITS_DOC_ID = 'units';
 export const GLOBAL_NAMESPACE = 'brewblox-global';
 
-export class UnitsSetting {
+/** Emits `change` (after the preference changed) for clients that announce units, e.g. Home Assistant configs. */
+export class UnitsSetting extends EventEmitter<{ change: [UnitPrefs] }> {
   prefs: UnitPrefs = { ...DEFAULT_UNITS };
   private own: TempUnit | null = null;
   private global: TempUnit | null = null;
 
-  constructor(readonly namespace: string) {}
+  constructor(readonly namespace: string) {
+    super();
+  }
 
   /**
    * Apply a units document (or its deletion: null, with the namespace it was deleted from);
@@ -23,6 +27,7 @@ export class UnitsSetting {
     const next = this.own ?? this.global ?? DEFAULT_UNITS.temperature;
     if (next === this.prefs.temperature) return false;
     this.prefs = { temperature: next };
+    this.emit('change', this.prefs);
     return true;
   }
 

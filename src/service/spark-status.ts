@@ -1,6 +1,8 @@
 // The Spark status description (brewblox-proto SparkStatusDescription) the Brewblox UI reads from
-// GET system/status: the service and "controller" are the same process here, so the controller
-// is always connected and synchronized; connection_kind tells real hardware from emulation.
+// GET system/status and from the `status` of every Spark.state message: the service and
+// "controller" are the same process here, so while the service runs the controller is connected
+// and synchronized; connection_kind tells real hardware from emulation. The offline description
+// (clean stop and last will) is the same service part with no controller: DISCONNECTED.
 import { deviceId } from '../blocks/sys-info.js';
 
 export interface SparkStatusInput {
@@ -11,7 +13,26 @@ export interface SparkStatusInput {
   address: () => string | null;
 }
 
-export function sparkStatus(i: SparkStatusInput): Record<string, unknown> {
+interface Firmware {
+  firmware_version: string;
+  proto_version: string;
+  firmware_date: string;
+  proto_date: string;
+}
+
+/** brewblox-proto `SparkStatusDescription`, as far as edgeblocks fills it. */
+export interface SparkStatusDescription {
+  enabled: boolean;
+  service: { name: string; firmware: Firmware; device: { device_id: string } };
+  controller: { system_version: string; platform: string; reset_reason: string; firmware: Firmware; device: { device_id: string } } | null;
+  address: string | null;
+  connection_kind: 'SIM' | 'TCP' | null;
+  connection_status: 'SYNCHRONIZED' | 'DISCONNECTED';
+  firmware_error: null;
+  identity_error: null;
+}
+
+export function sparkStatus(i: SparkStatusInput): SparkStatusDescription {
   const firmware = { firmware_version: i.version, proto_version: i.version, firmware_date: '', proto_date: '' };
   const device = { device_id: deviceId() };
   return {
@@ -25,4 +46,9 @@ export function sparkStatus(i: SparkStatusInput): Record<string, unknown> {
     firmware_error: null,
     identity_error: null,
   };
+}
+
+/** The description once the service is gone: no controller, no connection. */
+export function offlineSparkStatus(i: SparkStatusInput): SparkStatusDescription {
+  return { ...sparkStatus(i), controller: null, address: null, connection_kind: null, connection_status: 'DISCONNECTED' };
 }

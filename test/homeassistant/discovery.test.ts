@@ -71,7 +71,7 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   let rt = await startApp({ homeAssistant: 'true', emitInterval: '200' }, { dataDir });
   t.teardown(() => rt.close());
   const b = await seed(rt);
-  const w = await Watcher.connect(rt.app.mqtt.brokerPort!, ['homeassistant/#', 'svc/ha/#', 'svc/state/edge-one']);
+  const w = await Watcher.connect(rt.app.mqtt.brokerPort!, ['homeassistant/#', 'svc/ha/#']);
   t.teardown(() => w.client.end(true));
   const cfg = (component: string, nid: number, key: string) => `homeassistant/${component}/${NODE}/${nid}_${key}/config`;
   const expected = [
@@ -95,12 +95,14 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
     unit_of_measurement: '°C',
     state_class: 'measurement',
     device: { identifiers: [NODE], name: 'edgeblocks edge-one', manufacturer: 'edgeblocks' },
-    availability: [{ topic: 'svc/state/edge-one' }],
+    availability: [{ topic: 'svc/ha/edge-one/availability' }],
+    default_entity_id: 'sensor.edge_one_beer_sensor',
   });
-  t.match(sensorCfg.availability[0].value_template, /value_json\.data\.status\.online/);
-  await until(() => w.json('svc/state/edge-one')?.data.status.online === true, 'the availability topic says online');
+  t.notOk('object_id' in sensorCfg, 'no object_id (deprecated in Home Assistant 2025.10)');
+  t.notOk(w.configs().some((k) => JSON.stringify(w.json(k).availability).includes('svc/state/')), 'no entity reads the state message for availability');
+  await until(() => w.retained.get('svc/ha/edge-one/availability') === 'online', 'the availability topic says online');
   const number = w.json(cfg('number', b.sp.nid, 'setting'));
-  t.match(number, { name: 'Beer Setpoint setting', command_topic: `svc/ha/edge-one/${b.sp.nid}/set/setting`, min: -20, max: 150, unit_of_measurement: '°C' });
+  t.match(number, { name: 'Beer Setpoint setting', default_entity_id: 'number.edge_one_beer_setpoint', command_topic: `svc/ha/edge-one/${b.sp.nid}/set/setting`, min: -20, max: 150, unit_of_measurement: '°C' });
   const sw = w.json(cfg('switch', b.heater.nid, 'state'));
   t.match(sw, { command_topic: `svc/ha/edge-one/${b.heater.nid}/set/state`, payload_on: 'true', payload_off: 'false' });
   t.same(new Set(w.configs().map((k) => w.json(k).unique_id)).size, w.configs().length, 'unique ids are unique');

@@ -1,11 +1,20 @@
 // Brewblox parity on the bus: with `--topic-root brewcast`, a plain MQTT client (no edgeblocks
 // code) finds the service by its retained Spark.state, reads blocks with __bloxtype markers, and
 // writes blocks on brewcast/spark/blocks/* as Brewblox services do (routed by serviceId).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import mqtt from 'mqtt';
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
-import { SERVICE_ID } from './fixtures.js';
+import { ROOT, SERVICE_ID } from './fixtures.js';
+
+/** The `type` the README's MQTT table gives for the messages on one topic row. */
+function readmeType(topicCell: string): string | undefined {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const row = readme.split('\n').find((l) => l.startsWith(`| \`${topicCell}\` |`));
+  return row && /type: "([^"]+)"/.exec(row)?.[1];
+}
 
 interface Msg {
   topic: string;
@@ -55,4 +64,8 @@ t.test('a plain MQTT client on a real Mosquitto', async (t) => {
   await publish('delete', { id: 'Bus Sensor', serviceId: SERVICE_ID });
   await waitFor((m) => m.json.type === 'Spark.patch' && m.json.data.deleted.includes('Bus Sensor'), 'the patch of the delete');
   t.equal((await rt.post('blocks/read', { id: 'Other' })).status, 404, 'a block for another service is ignored');
+
+  // The README's MQTT table names the types the messages really carry.
+  t.equal(readmeType('svc/state/{service_id}'), state.json.type, 'README: the state message type');
+  t.equal(readmeType('svc/state/{service_id}/patch'), created.json.type, 'README: the patch message type');
 });
