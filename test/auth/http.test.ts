@@ -9,7 +9,7 @@ import mqtt from 'mqtt';
 import { pino } from 'pino';
 import { WebSocket } from 'ws';
 import t from 'tap';
-import { FAIL_DELAY_MS } from '../../src/auth/auth.js';
+import { FAIL_DELAY_MS } from '../../src/auth/attempts.js';
 import { loadSecret, signSession } from '../../src/auth/session.js';
 import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
