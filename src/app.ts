@@ -209,6 +209,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await mqtt.stop();
   }); // first registered, so it runs last: the offline state goes out after outputs are safe
   stops.push(attachDatastoreBus(mqtt));
+  stops.push(() => auth.close());
+  if (auth.enabled) status.auth = () => auth.status();
   if (history) {
     stops.push(history.attach(mqtt, config.topicRoot));
     stops.push(() => history.stop());

@@ -81,7 +81,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** 100 TempSensorMock and 100 SetpointSensorPair in `dataDir`, written by the CLI itself. */
-async function populate(dataDir: string): Promise<void> {
+export async function populate(dataDir: string): Promise<void> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}/edge-one`;

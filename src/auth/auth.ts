@@ -1,20 +1,25 @@
 // Opt-in authentication (DESIGN §9.5): who a request, an /eventbus upgrade or an MQTT CONNECT
 // belongs to. A session cookie (signed, `Authorization` as Brewblox names it) or an API token
 // (`Authorization: Bearer ebt_...`) identifies a user; MQTT clients give a user name and password
-// or a token as the password. Nothing here logs a password, hash, token or cookie.
+// or a token as the password. What let a connection in is held while it lives (grants.ts): a
+// logout, a new password or a removed user closes it. Nothing here logs a password, hash, token
+// or cookie.
 import { fastifyCookie } from '@fastify/cookie';
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
+import type { Closable, MqttPeer } from '../mqtt/bus-auth.js';
+import { LoginAttempts, type AttemptResult, type Via } from './attempts.js';
+import { grantHolds, HeldConnections, type Grant } from './grants.js';
 import { sameString } from './password.js';
 import { loadSecret, readSession, SecretFileError, signSession } from './session.js';
-import { TOKEN_PREFIX, UsersFile, UsersFileError } from './users.js';
+import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
 
 export const COOKIE_NAME = 'Authorization';
 export const VALID_DURATION_MS = 7 * 24 * 3600 * 1000;
-/** Every failed login is answered this long after it arrived, whatever failed. */
-export const FAIL_DELAY_MS = 500;
+/** How often the users file is looked at for changes by the CLI (a stat), to close what they ended. */
+export const USERS_WATCH_MS = 1000;
 const INTERNAL_USER = 'edgeblocks-internal';
 
 export interface AuthOptions {
@@ -24,11 +29,16 @@ export interface AuthOptions {
   validDurationMs?: number;
 }
 
+
 export class Auth {
   readonly enabled: boolean;
   readonly validDurationMs: number;
   /** Credentials of the service's own MQTT client on the embedded broker (random per process). */
   readonly internal = { username: INTERNAL_USER, password: randomBytes(24).toString('hex') };
+  readonly attempts: LoginAttempts;
+  private readonly held = new HeldConnections();
+  private sweptVersion: number;
+  private watch: NodeJS.Timeout | null = null;
   private constructor(
     readonly users: UsersFile,
     private readonly secret: Buffer | null,
@@ -37,6 +47,15 @@ export class Auth {
   ) {
     this.enabled = opts.enabled;
     this.validDurationMs = opts.validDurationMs ?? VALID_DURATION_MS;
+    this.attempts = new LoginAttempts(log);
+    this.sweptVersion = users.version;
+    if (this.enabled) {
+      this.watch = setInterval(() => {
+        this.refreshUsers();
+        this.attempts.prune();
+      }, USERS_WATCH_MS);
+      this.watch.unref();
+    }
   }
 
   /** Open the users file and session key. With auth on, a bad file or no user is a ConfigError. */
@@ -60,65 +79,121 @@ export class Auth {
     return new Auth(users, secret, opts.log, opts);
   }
 
-  /** Pick up CLI changes to the users file; a file gone bad is logged (with its path) once. */
+  /** Stop watching the users file. */
+  close(): void {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = null;
+  }
+
+  status(): Record<string, unknown> {
+    return { users: this.users.size, connections: this.held.size, logins: this.attempts.status() };
+  }
+
+  /**
+   * Pick up CLI changes to the users file (a file gone bad is logged, with its path, once) and
+   * close the connections whose grant they ended.
+   */
   private refreshUsers(): void {
     const err = this.users.refresh();
     if (err) this.log.error(`${err.message}; nobody can log in until it is fixed`);
+    this.sweep();
+  }
+
+  private sweep(): void {
+    if (this.users.version === this.sweptVersion) return;
+    this.sweptVersion = this.users.version;
+    for (const [user, count] of this.held.sweep((g) => grantHolds(this.users, g))) {
+      const why = this.users.get(user) ? 'logged out or password changed' : 'user removed';
+      this.log.info({ user, connections: count }, `auth: closed ${count} connection(s) of ${user} (${why})`);
+    }
+  }
+
+  /** Keep `grant` while `conn` is open; `close` ends the connection when the grant ends. */
+  holdWhileOpen(grant: Grant, conn: Closable, close: () => void): void {
+    if (!this.enabled || conn.destroyed) return;
+    conn.once('close', this.held.hold(grant, close));
   }
 
   /** A signed session for `user`, and when it expires. */
   issue(user: string): { value: string; expires: Date } {
     const rec = this.users.get(user);
     const exp = Date.now() + this.validDurationMs;
-    return { value: signSession(this.secret!, { u: user, s: rec?.stamp ?? '', exp }), expires: new Date(exp) };
+    return { value: signSession(this.secret!, { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp }), expires: new Date(exp) };
   }
 
-  /** The user of a session cookie value, if it is well signed, unexpired and the user's password unchanged. */
-  sessionUser(value: string | undefined): string | null {
+  private sessionGrant(value: string | undefined): Grant | null {
     if (!value || !this.secret) return null;
     const claims = readSession(this.secret, value);
     if (!claims) return null;
     this.refreshUsers();
-    const rec = this.users.get(claims.u);
-    return rec && sameString(rec.stamp, claims.s) ? claims.u : null;
+    const grant: Grant = { kind: 'session', user: claims.u, stamp: claims.s, gen: claims.g };
+    return grantHolds(this.users, grant) ? grant : null;
   }
 
-  tokenUser(token: string): string | null {
+  private tokenGrant(token: string): Grant | null {
     if (!token.startsWith(TOKEN_PREFIX)) return null;
     this.refreshUsers();
-    return this.users.checkToken(token);
+    const user = this.users.checkToken(token);
+    return user ? { kind: 'token', user, digest: tokenDigest(token) } : null;
+  }
+
+  /** What lets a request in: its bearer token or its session cookie; null when neither is valid. */
+  grantOf(headers: IncomingHttpHeaders): Grant | null {
+    const authz = headers.authorization;
+    if (typeof authz === 'string' && /^bearer /i.test(authz)) return this.tokenGrant(authz.slice(7).trim());
+    const cookie = headers.cookie;
+    if (typeof cookie !== 'string') return null;
+    return this.sessionGrant(fastifyCookie.parse(cookie)[COOKIE_NAME]);
   }
 
   /** The user behind a request's cookie or bearer token, or null. */
   identify(headers: IncomingHttpHeaders): string | null {
-    const authz = headers.authorization;
-    if (typeof authz === 'string' && /^bearer /i.test(authz)) return this.tokenUser(authz.slice(7).trim());
-    const cookie = headers.cookie;
-    if (typeof cookie !== 'string') return null;
-    return this.sessionUser(fastifyCookie.parse(cookie)[COOKIE_NAME]);
+    return this.grantOf(headers)?.user ?? null;
   }
 
-  async checkPassword(username: unknown, password: unknown): Promise<string | null> {
+  /** End every session of the user whose session cookie `headers` carry (a logout); the user, or null. */
+  logout(headers: IncomingHttpHeaders): string | null {
+    const grant = this.grantOf(headers);
+    if (grant?.kind !== 'session') return null;
+    try {
+      this.users.endSessions(grant.user);
+    } catch (e) {
+      if (!(e instanceof UsersFileError)) throw e;
+      this.log.error(`${e.message}; the logout of ${grant.user} was not recorded`);
+    }
+    this.sweep();
+    return grant.user;
+  }
+
+  /** A login by user name and password from `address`, under the per-address limit (attempts.ts). */
+  login(address: string | undefined, via: Via, username: unknown, password: unknown): Promise<AttemptResult<Grant>> {
+    return this.attempts.attempt(address, via, () => this.passwordGrant(username, password));
+  }
+
+  private async passwordGrant(username: unknown, password: unknown): Promise<Grant | null> {
     this.refreshUsers();
-    return this.users.checkPassword(typeof username === 'string' ? username : '', typeof password === 'string' ? password : '');
-  }
-
-  /** An /eventbus websocket upgrade may proceed (auth off, or a valid cookie or token). */
-  allowUpgrade(req: IncomingMessage): boolean {
-    return !this.enabled || this.identify(req.headers) !== null;
+    const user = await this.users.checkPassword(typeof username === 'string' ? username : '', typeof password === 'string' ? password : '');
+    const rec = user === null ? undefined : this.users.get(user);
+    return rec ? { kind: 'password', user: user!, stamp: rec.stamp } : null;
   }
 
   /**
    * The embedded broker's CONNECT check: the service's own client, a websocket that came in
-   * through an authorised upgrade, a user name and password, or any user name with a token.
+   * through an authorised upgrade (held by the upgrade guard), or a user name with a password or
+   * token, under the login limit. The admitted connection is closed when its grant ends.
    */
-  async allowMqtt(username: string | undefined, password: Buffer | undefined, req?: IncomingMessage): Promise<boolean> {
+  async allowMqtt(username: string | undefined, password: Buffer | undefined, peer: MqttPeer): Promise<boolean> {
     if (!this.enabled) return true;
-    if (req && this.identify(req.headers)) return true;
+    if (peer.req && this.grantOf(peer.req.headers)) return true;
     const pass = password?.toString('utf8') ?? '';
-    if (username === INTERNAL_USER) return sameString(pass, this.internal.password);
-    if (pass.startsWith(TOKEN_PREFIX)) return this.tokenUser(pass) !== null;
-    if (!username || !pass) return false;
-    return (await this.checkPassword(username, pass)) !== null;
+    if (username === INTERNAL_USER && sameString(pass, this.internal.password)) return true;
+    const result = await this.attempts.attempt(peer.address, 'mqtt', async () => {
+      if (username === INTERNAL_USER) return null;
+      if (pass.startsWith(TOKEN_PREFIX)) return this.tokenGrant(pass);
+      return username && pass ? this.passwordGrant(username, pass) : null;
+    });
+    if (!result.ok) return false;
+    this.holdWhileOpen(result.value, peer.conn, peer.close);
+    return true;
   }
 }

@@ -11,8 +11,8 @@ export const MIN_PASSWORD_LENGTH = 8;
 
 const USAGE = `Usage: edgeblocks user <command> [options]
   add NAME         add a user (password from the prompt, or the first line of stdin)
-  passwd NAME      change a user's password (ends the user's sessions)
-  remove NAME      remove a user (ends the user's sessions, revokes the token)
+  passwd NAME      change a user's password (ends the user's sessions and connections, revokes the token)
+  remove NAME      remove a user (ends the user's sessions and connections, revokes the token)
   list             list the users
   token NAME       make an API token for scripts (replaces the previous one; shown once)
   token NAME --revoke
@@ -107,8 +107,8 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
       }
       case 'passwd':
         users.require(name!);
-        await users.setPassword(name!, await readPassword(io, name!));
-        io.stdout.write(`password of ${name} changed; the user's sessions have ended\n`);
+        if (await users.setPassword(name!, await readPassword(io, name!))) io.stdout.write(`password of ${name} changed; the user's sessions have ended and the API token no longer works\n`);
+        else io.stdout.write(`password of ${name} changed; the user's sessions have ended\n`);
         return 0;
       case 'remove':
         users.remove(name!);

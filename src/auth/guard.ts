@@ -19,9 +19,11 @@ export function installAuthGuard(app: FastifyInstance, auth: Auth): void {
   app.decorateRequest('user', null);
   app.addHook('onRequest', async (req, reply) => {
     if (req.routeOptions.config.public === true) return;
-    const user = auth.identify(req.headers);
-    if (user) {
-      (req as unknown as { user: string }).user = user;
+    const grant = auth.grantOf(req.headers);
+    if (grant) {
+      (req as unknown as { user: string }).user = grant.user;
+      // Held until the answer is done: an event stream ends when its session or user does.
+      auth.holdWhileOpen(grant, reply.raw, () => req.raw.socket.destroy());
       return;
     }
     reply.header('www-authenticate', 'Bearer realm="edgeblocks"');
@@ -37,7 +39,8 @@ export function installAuthGuard(app: FastifyInstance, auth: Auth): void {
 export function installUpgradeGuard(server: Pick<Server, 'prependListener'>, auth: Auth): void {
   if (!auth.enabled) return;
   server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
-    if (auth.allowUpgrade(req)) return;
+    const grant = auth.grantOf(req.headers);
+    if (grant) return auth.holdWhileOpen(grant, socket, () => socket.destroy());
     answerUpgrade(socket, 401);
     socket.destroy();
   });

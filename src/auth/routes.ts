@@ -1,14 +1,12 @@
 // Brewblox's login contract at /auth: status, login, refresh, logout. The session travels in an
 // HttpOnly, SameSite=Strict cookie (Secure when the request came over TLS, i.e. the gateway).
-// Logins are rate limited per address; a failed login answers 401 a constant time after it came.
+// Failed logins are limited per address, and answered a constant time after they came, by the
+// rule the embedded broker's CONNECTs share (attempts.ts). A logout ends every session of the user.
 import { fastifyCookie } from '@fastify/cookie';
-import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { errorBody } from '../api/errors.js';
-import { COOKIE_NAME, FAIL_DELAY_MS, type Auth } from './auth.js';
-
-export const LOGIN_LIMIT = { max: 10, timeWindow: 60_000 };
+import { LOGIN_LIMIT } from './attempts.js';
+import { COOKIE_NAME, type Auth } from './auth.js';
 
 /** ISO 8601 duration, as Brewblox's auth service serialises `valid_duration` (e.g. P7D). */
 export function isoDuration(ms: number): string {
@@ -29,7 +27,6 @@ const isTls = (req: FastifyRequest) => (req.raw.socket as { encrypted?: boolean 
 
 export function authRoutes(auth: Auth): FastifyPluginAsync {
   return async (app) => {
-    await app.register(fastifyRateLimit, { global: false });
     // The login body holds a password: a body that is not JSON is refused without quoting it.
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -53,14 +50,15 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
       valid_duration: isoDuration(auth.validDurationMs),
     }));
 
-    app.post('/auth/login', { schema: { tags, summary: 'Log in with {username, password}; sets the session cookie' }, config: { rateLimit: LOGIN_LIMIT } }, async (req, reply) => {
+    app.post('/auth/login', { schema: { tags, summary: `Log in with {username, password}; sets the session cookie. ${LOGIN_LIMIT.max} failed logins a minute per address (MQTT CONNECTs count too), 429 beyond` } }, async (req, reply) => {
       if (!auth.enabled) return off;
-      const started = Date.now();
       const body = req.body as { username?: unknown; password?: unknown } | undefined;
-      const user = await auth.checkPassword(body?.username, body?.password);
-      if (user) return setSession(req, reply, user);
-      await sleep(Math.max(0, started + FAIL_DELAY_MS - Date.now()));
-      return reply.status(401).send(errorBody(401, 'wrong user name or password'));
+      const result = await auth.login(req.ip, 'http', body?.username, body?.password);
+      if (result.ok) return setSession(req, reply, result.value.user);
+      if (!result.limited) return reply.status(401).send(errorBody(401, 'wrong user name or password'));
+      const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+      reply.header('retry-after', String(seconds));
+      return reply.status(429).send(errorBody(429, `too many failed logins from this address (${LOGIN_LIMIT.max} a minute); try again in ${seconds} s`));
     });
 
     app.get('/auth/refresh', { schema: { tags, summary: 'Renew the session: 200 with a new cookie, or 401' } }, async (req, reply) => {
@@ -71,10 +69,11 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
     });
 
     const logout = async (req: FastifyRequest, reply: FastifyReply) => {
+      if (auth.enabled) auth.logout(req.headers);
       reply.header('set-cookie', fastifyCookie.serialize(COOKIE_NAME, '', { httpOnly: true, sameSite: 'strict', secure: isTls(req), path: '/', expires: new Date(0) }));
       return { enabled: auth.enabled };
     };
-    app.get('/auth/logout', { schema: { tags, summary: 'End the session (clears the cookie)' } }, logout);
-    app.post('/auth/logout', { schema: { tags, summary: 'End the session (clears the cookie)' } }, logout);
+    app.get('/auth/logout', { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } }, logout);
+    app.post('/auth/logout', { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } }, logout);
   };
 }

@@ -1,5 +1,6 @@
 // Signed session values for the `Authorization` cookie (Brewblox's cookie name):
-// `<payload base64url>.<HMAC-SHA256 base64url>`, the payload {u: user, s: stamp, exp: ms}.
+// `<payload base64url>.<HMAC-SHA256 base64url>`, the payload {u: user, s: stamp, g: session
+// generation (a logout increases the user's; absent in sessions made before it existed: 0), exp: ms}.
 // The key lives in the data dir (auth-secret, mode 0600), so sessions survive restarts.
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ export const SECRET_FILE = 'auth-secret';
 export interface SessionClaims {
   u: string;
   s: string;
+  g: number;
   exp: number;
 }
 
@@ -47,6 +49,7 @@ export function readSession(secret: Buffer, value: string, now = Date.now()): Se
     return null;
   }
   if (typeof claims.u !== 'string' || typeof claims.s !== 'string' || typeof claims.exp !== 'number') return null;
+  if (claims.g !== undefined && typeof claims.g !== 'number') return null;
   if (claims.exp <= now) return null;
-  return claims as SessionClaims;
+  return { u: claims.u, s: claims.s, g: claims.g ?? 0, exp: claims.exp };
 }

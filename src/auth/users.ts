@@ -1,6 +1,8 @@
 // The users file in the data dir (`users.json`, mode 0600): scrypt password hashes, a stamp that
-// changes with the password (so old sessions end), and API token digests. Written atomically;
-// a file that cannot be read as a users file is reported with its path and never rewritten.
+// changes with the password (so old sessions and connections end), a session generation that a
+// logout increases, and API token digests. Written atomically; every change re-reads the file
+// first (the CLI and the service both write it); a file that cannot be read as a users file is
+// reported with its path and never rewritten.
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +17,9 @@ export interface UserRecord {
   hash: string;
   /** Random; changes with the password, and every session carries it. */
   stamp: string;
-  /** sha256 (hex) of the user's API token, if one was made. */
+  /** Increased by a logout: sessions carry it, so a logout ends every session of the user. */
+  sessionGen?: number;
+  /** sha256 (hex) of the user's API token, if one was made; a password change removes it. */
   token?: string;
   created: string;
 }
@@ -38,6 +42,8 @@ export function checkUserName(name: string): void {
   if (name.length > MAX_NAME_LENGTH) throw new UserNameError(`the user name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed`);
   if (!NAME_RE.test(name)) throw new UserNameError(`the user name ${JSON.stringify(name)} may hold only letters, digits and _ . @ - (no spaces)`);
 }
+
+const newStamp = () => randomBytes(12).toString('hex');
 
 export function tokenDigest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -66,7 +72,14 @@ function parseUsers(file: string, text: string): Map<string, UserRecord> {
     if (!isPasswordHash(r.hash)) throw bad('the password hash is not an scrypt hash');
     if (typeof r.stamp !== 'string' || r.stamp.length < 8) throw bad('no stamp');
     if (r.token !== undefined && (typeof r.token !== 'string' || !/^[0-9a-f]{64}$/.test(r.token))) throw bad('the token digest is not a sha256');
-    out.set(name, { hash: r.hash, stamp: r.stamp, ...(r.token ? { token: r.token } : {}), created: typeof r.created === 'string' ? r.created : '' });
+    if (r.sessionGen !== undefined && !(Number.isSafeInteger(r.sessionGen) && r.sessionGen >= 0)) throw bad('sessionGen is not a whole number >= 0');
+    out.set(name, {
+      hash: r.hash,
+      stamp: r.stamp,
+      ...(r.sessionGen ? { sessionGen: r.sessionGen } : {}),
+      ...(r.token ? { token: r.token } : {}),
+      created: typeof r.created === 'string' ? r.created : '',
+    });
   }
   return out;
 }
@@ -76,6 +89,7 @@ export class UsersFile {
   private users = new Map<string, UserRecord>();
   private seen = '';
   private error: UsersFileError | null = null;
+  private loads = 0;
 
   constructor(dataDir: string) {
     this.file = path.join(dataDir, USERS_FILE);
@@ -86,7 +100,13 @@ export class UsersFile {
     this.seen = this.signature();
     this.error = null;
     this.users = existsSync(this.file) ? parseUsers(this.file, readFileSync(this.file, 'utf8')) : new Map();
+    this.loads++;
     return this;
+  }
+
+  /** Changes whenever the users in memory may have changed (a read or a write). */
+  get version(): number {
+    return this.loads;
   }
 
   /**
@@ -102,6 +122,7 @@ export class UsersFile {
     } catch (e) {
       this.seen = sig;
       this.users = new Map();
+      this.loads++;
       this.error = e as UsersFileError;
       return this.error;
     }
@@ -125,39 +146,63 @@ export class UsersFile {
 
   async add(name: string, password: string): Promise<void> {
     checkUserName(name);
-    if (this.users.has(name)) throw new UserNameError(`user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`);
-    this.users.set(name, { hash: await hashPassword(password), stamp: randomBytes(12).toString('hex'), created: new Date().toISOString() });
-    this.save();
+    const exists = () => new UserNameError(`user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`);
+    if (this.users.has(name)) throw exists();
+    const hash = await hashPassword(password);
+    this.update(() => {
+      if (this.users.has(name)) throw exists();
+      this.users.set(name, { hash, stamp: newStamp(), created: new Date().toISOString() });
+    });
   }
 
-  async setPassword(name: string, password: string): Promise<void> {
-    const rec = this.require(name);
-    this.users.set(name, { ...rec, hash: await hashPassword(password), stamp: randomBytes(12).toString('hex') });
-    this.save();
+  /** A new password ends the user's sessions and connections and revokes the API token. */
+  /** Returns whether an API token was revoked with it. */
+  async setPassword(name: string, password: string): Promise<boolean> {
+    this.require(name);
+    const hash = await hashPassword(password);
+    let hadToken = false;
+    this.update(() => {
+      const { token, ...rest } = this.require(name);
+      hadToken = token !== undefined;
+      this.users.set(name, { ...rest, hash, stamp: newStamp() });
+    });
+    return hadToken;
   }
 
   remove(name: string): void {
-    this.require(name);
-    this.users.delete(name);
-    this.save();
+    this.update(() => {
+      this.require(name);
+      this.users.delete(name);
+    });
+  }
+
+  /** End every session of `name` (a logout); false when there is no such user. */
+  endSessions(name: string): boolean {
+    let found = false;
+    this.update(() => {
+      const rec = this.users.get(name);
+      if (!rec) return;
+      found = true;
+      this.users.set(name, { ...rec, sessionGen: (rec.sessionGen ?? 0) + 1 });
+    });
+    return found;
   }
 
   /** Make a new API token for `name` (replacing the previous one); returns it (shown once). */
   createToken(name: string): string {
-    const rec = this.require(name);
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    this.users.set(name, { ...rec, token: tokenDigest(token) });
-    this.save();
+    this.update(() => this.users.set(name, { ...this.require(name), token: tokenDigest(token) }));
     return token;
   }
 
   revokeToken(name: string): boolean {
-    const rec = this.require(name);
-    if (!rec.token) return false;
-    const { token: _, ...rest } = rec;
-    this.users.set(name, rest);
-    this.save();
-    return true;
+    let had = false;
+    this.update(() => {
+      const { token, ...rest } = this.require(name);
+      had = token !== undefined;
+      if (had) this.users.set(name, rest);
+    });
+    return had;
   }
 
   /** The user whose password this is, or null; takes as long for an unknown name. */
@@ -183,6 +228,16 @@ export class UsersFile {
     return rec;
   }
 
+  /**
+   * Re-read the file, apply `change`, write it: another process (the CLI, the service) may have
+   * written since this one read it, and its change (a logout, a new password) must not be undone.
+   */
+  private update(change: () => void): void {
+    this.load();
+    change();
+    this.save();
+  }
+
   private save(): void {
     const body = JSON.stringify({ version: 1, users: Object.fromEntries([...this.users].sort(([a], [b]) => a.localeCompare(b))) }, null, 2) + '\n';
     const tmp = `${this.file}.${process.pid}.tmp`;
@@ -196,6 +251,7 @@ export class UsersFile {
     chmodSync(tmp, 0o600);
     renameSync(tmp, this.file);
     this.seen = this.signature();
+    this.loads++;
   }
 
   private signature(): string {

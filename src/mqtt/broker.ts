@@ -20,7 +20,7 @@ export class EmbeddedBroker {
 
   /** Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound. */
   static async start(host: string, port: number, log: Logger, auth?: BusAuth): Promise<EmbeddedBroker> {
-    const aedes = await Aedes.createBroker(auth?.enabled ? { authenticate: authenticateWith(auth, log) } : {});
+    const aedes = await Aedes.createBroker(auth?.enabled ? { authenticate: authenticateWith(auth) } : {});
     aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'));
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
     const server = createServer((socket: Socket) => serveLimited(aedes, socket, log));
@@ -56,15 +56,18 @@ export class EmbeddedBroker {
   }
 }
 
-/** aedes' CONNECT hook: refused clients get CONNACK return code 5, "not authorized". */
-function authenticateWith(auth: BusAuth, log: Logger): NonNullable<AedesOptions['authenticate']> {
+/**
+ * aedes' CONNECT hook: refused clients get CONNACK return code 5, "not authorized". Refusals are
+ * logged by the login limiter (one line a minute per address), not here.
+ */
+function authenticateWith(auth: BusAuth): NonNullable<AedesOptions['authenticate']> {
   const refused = () => Object.assign(new Error('not authorized'), { returnCode: 5 as const });
   return (client, username, password, done) => {
-    auth.allowMqtt(username, password, (client as { req?: IncomingMessage }).req).then(
-      (ok) => {
-        if (!ok) log.warn({ client: client.id }, 'mqtt broker: connection refused, not authorized');
-        done(ok ? null : refused(), ok);
-      },
+    const req = (client as { req?: IncomingMessage }).req;
+    const conn = client.conn as Duplex & { remoteAddress?: string };
+    const peer = { address: conn.remoteAddress ?? req?.socket.remoteAddress, req, conn, close: () => client.close() };
+    auth.allowMqtt(username, password, peer).then(
+      (ok) => done(ok ? null : refused(), ok),
       () => done(refused(), false),
     );
   };

@@ -52,9 +52,11 @@ t.test('add, list, token, passwd, remove with the password on stdin', async (t) 
   t.match(token.stdout, /^ebt_[A-Za-z0-9_-]{43}\n$/);
   t.notOk(readFileSync(file, 'utf8').includes(token.stdout.trim()), 'only a digest of the token is stored');
   t.match((await run(['user', 'list', '--data-dir', dir])).stdout, /alice {2}\(has an API token\)/);
-  t.equal((await run(['user', 'passwd', 'alice', '--data-dir', dir], 'changed password\n')).code, 0);
+  const passwd = await run(['user', 'passwd', 'alice', '--data-dir', dir], 'changed password\n');
+  t.equal(passwd.code, 0);
+  t.match(passwd.stdout, /the API token no longer works/, 'passwd says the token was revoked');
   t.equal((await run(['user', 'remove', 'bob', '--data-dir', dir])).code, 0);
-  t.equal((await run(['user', 'list', '--data-dir', dir])).stdout, 'alice  (has an API token)\n');
+  t.equal((await run(['user', 'list', '--data-dir', dir])).stdout, 'alice\n', 'a password change revokes the API token');
   const gone = await run(['user', 'remove', 'bob', '--data-dir', dir]);
   t.equal(gone.code, 2);
   t.match(gone.stderr, /no user "bob"; users: alice/);

@@ -48,6 +48,7 @@ t.test('the page loads from / and shows the service live', async (t) => {
   await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15000) });
   await card('SysInfo').waitFor();
   t.match(await page.locator('header').innerText(), SID, 'the service id is in the header');
+  t.equal(await page.getByTestId('logout').count(), 0, 'no logout button with auth off');
 });
 
 t.test('discovery and the fermentation-fridge wizard create a working chain', async (t) => {

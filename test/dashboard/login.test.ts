@@ -1,6 +1,7 @@
 // The dashboard with auth on, in a real browser: the page asks for a login instead of showing
 // nothing, a wrong password is said in words, the right one (a user made with the CLI) reaches
-// the live overview, and the session survives a reload.
+// the live overview, and the session survives a reload. The logout button ends the session: the
+// page shows the login form and the old cookie is refused.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -55,4 +56,32 @@ t.test('the page asks for a login, refuses a wrong password, and opens with the 
   await page.locator('section.card[data-block="SysInfo"]').waitFor({ timeout: limit(15_000) });
   t.equal(await page.getByTestId('login').count(), 0, 'the session cookie carries over a reload');
   await page.close();
+});
+
+t.test('the logout button ends the session and shows the login form', async (t) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${sim.cli.base}/`);
+  const form = page.getByTestId('login');
+  await form.waitFor({ timeout: limit(15_000) });
+  await form.locator('input[name=username]').fill('brewer');
+  await form.locator('input[name=password]').fill('mash at 67 degrees');
+  await form.locator('button[type=submit]').click();
+  const logout = page.getByTestId('logout');
+  await logout.waitFor({ timeout: limit(15_000) });
+  t.match(await logout.innerText(), /brewer/, 'the button names the user');
+  const cookie = (await context.cookies()).find((c) => c.name === 'Authorization');
+  t.ok(cookie, 'a session cookie was set');
+  const read = () => fetch(`${sim.cli.base}/edge-one/blocks/all/read`, { method: 'POST', headers: { cookie: `Authorization=${cookie!.value}`, 'content-type': 'application/json' }, body: '{}' });
+  t.equal((await read()).status, 200, 'the cookie works before the logout');
+
+  await logout.click();
+  await form.waitFor({ timeout: limit(15_000) });
+  t.equal(await page.locator('section.card').count(), 0, 'after the logout the page shows the login form, no block');
+  t.equal(await page.getByTestId('logout').count(), 0, 'and no logout button');
+  t.equal((await read()).status, 401, 'the old cookie is refused');
+  await page.reload();
+  await form.waitFor({ timeout: limit(15_000) });
+  t.pass('a reload still asks for the login');
+  await context.close();
 });

@@ -1,13 +1,30 @@
 // The login form, shown when the service has auth on and this browser has no session
 // (GET /auth/refresh answers 401). It posts /auth/login, which sets the session cookie that
 // every later request and the event stream carry; the server's answer is shown in words.
+// The logout button (auth on only) posts /auth/logout and starts the page over: the login form.
 import { useState } from 'preact/hooks';
 import { post } from './api';
 
-/** True when a session exists or auth is off; false when a login is needed. */
-export async function haveSession(): Promise<boolean> {
+/** Whether a login is needed, and who is logged in (null with auth off). */
+export async function sessionState(): Promise<{ loginNeeded: boolean; user: string | null }> {
   const res = await fetch('/auth/refresh');
-  return res.status !== 401;
+  if (res.status === 401) return { loginNeeded: true, user: null };
+  const body = (await res.json().catch(() => ({}))) as { enabled?: boolean; username?: string | null };
+  return { loginNeeded: false, user: body.enabled ? (body.username ?? null) : null };
+}
+
+export function LogoutButton(props: { user: string }) {
+  const [busy, setBusy] = useState(false);
+  const logout = async () => {
+    setBusy(true);
+    await post('/auth/logout');
+    location.reload();
+  };
+  return (
+    <button type="button" class="logout" data-testid="logout" disabled={busy} onClick={logout} title={`logged in as ${props.user}`}>
+      Log out {props.user}
+    </button>
+  );
 }
 
 export function Login(props: { onDone: () => void }) {

@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { loadServiceInfo, serviceId } from './api';
-import { haveSession, Login } from './Login';
+import { Login, LogoutButton, sessionState } from './Login';
 import { startLive, useLive } from './live';
 import { Overview } from './Overview';
 import './style.css';
@@ -57,7 +57,8 @@ function BrokerBanner() {
   );
 }
 
-function App() {
+/** `user`: who is logged in, when auth is on (then the header has a logout button). */
+function App(props: { user: string | null }) {
   const [page, ...rest] = useRoute();
   const current = PAGES.some(([p]) => p === page) ? page : 'overview';
   const live = useLive();
@@ -76,6 +77,7 @@ function App() {
             </a>
           ))}
         </nav>
+        {props.user !== null && <LogoutButton user={props.user} />}
       </header>
       <OfflineBanner />
       <BrokerBanner />
@@ -108,10 +110,14 @@ async function boot(): Promise<void> {
     }
   }
   root.innerHTML = '';
-  if (!(await haveSession())) await new Promise<void>((done) => render(<Login onDone={done} />, root));
+  let session = await sessionState();
+  if (session.loginNeeded) {
+    await new Promise<void>((done) => render(<Login onDone={done} />, root));
+    session = await sessionState();
+  }
   render(null, root);
   startLive();
-  render(<App />, root);
+  render(<App user={session.user} />, root);
 }
 
 void boot();
