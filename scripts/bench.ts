@@ -13,6 +13,7 @@ import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
+import { idleBench } from './bench/idle.js';
 import { sideBySide, type SideRow } from './bench/side.js';
 
 interface Row {
@@ -164,6 +165,22 @@ async function sideBySideBench(): Promise<void> {
   record('state emission p99 lateness under all/read load', find('state emission p99 lateness under all/read load, published').edge, 'ms', 10);
 }
 
+/** Idle cost of the built CLI started as plain `node`, linux and sim hardware, against bare fastify with a 10 Hz timer (scripts/bench/idle.ts). */
+async function idleCostBench(): Promise<void> {
+  const figures = await idleBench({ profile: true });
+  const bare = figures.find((f) => f.name.startsWith('bare'))!;
+  console.log(`${'idle, 60 s, 200 blocks, plain node'.padEnd(40)} ${'CPU % of one core'.padStart(18)} ${'RSS MB'.padStart(8)} ${'RSS ratio'.padStart(10)}`);
+  for (const f of figures) {
+    console.log(`${f.name.padEnd(40)} ${f.cpuPercent.toFixed(3).padStart(18)} ${f.rssMb.toFixed(1).padStart(8)} ${(f.rssMb / bare.rssMb).toFixed(2).padStart(10)}`);
+    for (const p of f.profile ?? []) console.log(`    ${p.part.slice(0, 60).padEnd(60)} ${p.percentOfCore.toFixed(3).padStart(7)} % (${p.share.toFixed(1)} % of busy samples)`);
+  }
+  console.log();
+  for (const f of figures.filter((x) => x !== bare)) {
+    record(`idle CPU, ${f.name}`, f.cpuPercent, '% of one core', 0.3);
+    record(`idle RSS, ${f.name}, / bare fastify`, f.rssMb / bare.rssMb, 'ratio', 1.15);
+  }
+}
+
 const only = process.argv.includes('--side-only');
 if (!only) {
   await schedulerBench();
@@ -173,6 +190,7 @@ if (!only) {
   await historyBench(record);
 }
 if (only || !process.argv.includes('--no-side')) await sideBySideBench();
+if (!only && !process.argv.includes('--no-idle')) await idleCostBench();
 
 let failed = 0;
 console.log(`${'benchmark'.padEnd(58)} ${'value'.padStart(10)}  ${'target'.padStart(12)}`);
