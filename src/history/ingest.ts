@@ -212,7 +212,7 @@ export class HistoryIngest {
     this.counts.points += fields.length;
     for (const [f, v] of fields) this.cache.set(`${parsed.key}/${f}`, { value: v, t });
     try {
-      this.o.store.write(parsed.key, fields, t);
+      this.o.store.write(parsed.key, fields, t, topic === this.o.ownTopic);
     } catch (e) {
       this.o.log.error({ err: e }, 'history store refused points');
     }

@@ -48,7 +48,7 @@ export const INGEST_LIMITS: IngestLimits = {
   keysPerPublisher: 50,
   maxKeys: 1000,
   maxFieldsPerKey: 2000,
-  maxFields: 50_000,
+  maxFields: 20_000,
   idleMs: 10 * 60_000,
   maxQueuedBytes: 4 * 1024 * 1024,
   sliceMs: 10,
@@ -56,4 +56,6 @@ export const INGEST_LIMITS: IngestLimits = {
 };
 
 /** Points the embedded store keeps in memory between flushes (or while its directory fails). */
-export const MAX_PENDING_POINTS = 200_000;
+export const MAX_PENDING_POINTS = 100_000;
+/** Share over MAX_PENDING_POINTS kept for the controller's own history while others fill the batch. */
+export const PENDING_RESERVE = 0.1;

@@ -19,7 +19,7 @@ import { stepAverages, type HistoryStore, type Range, type RawSeries } from '../
 import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
 import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
 import { DropLog } from '../drops.js';
-import { INGEST_LIMITS, MAX_PENDING_POINTS } from '../limits.js';
+import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE } from '../limits.js';
 import { migrateV1 } from './migrate-v1.js';
 import { appendRecord, ensureDir, Layout, readBody, removeSegment, scanSegments, segmentFor, type RecordRef, type SegmentFile } from './segments.js';
 import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
@@ -174,8 +174,10 @@ export class EmbeddedStore implements HistoryStore {
     return id;
   }
 
-  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number): void {
-    const max = this.o.maxPendingPoints ?? MAX_PENDING_POINTS;
+  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
+    const bound = this.o.maxPendingPoints ?? MAX_PENDING_POINTS;
+    // The controller's own points may use a reserve over the bound, so a flood leaves its history whole.
+    const max = reserved ? bound + Math.ceil(bound * PENDING_RESERVE) : bound;
     if (this.pendingCount + fields.length > max && !this.thinned) this.thinPending();
     if (this.pendingCount + fields.length > max) {
       this.droppedPoints += fields.length;
