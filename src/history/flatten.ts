@@ -1,5 +1,6 @@
 // History messages (reference/datastore.md §5): validation, flattening and numeric conversion.
 // Pure functions; the ingest adds topics, limits and logging.
+import { DEFAULT_LIMITS, type HistoryLimits } from './limits.js';
 
 export type FlatValue = string | number | boolean | null;
 
@@ -37,17 +38,6 @@ export function toNumber(value: FlatValue): number | undefined {
   }
   return undefined;
 }
-
-export interface HistoryLimits {
-  /** Largest payload in bytes. */
-  maxBytes: number;
-  /** Most numeric fields one message (one key) may carry. */
-  maxFields: number;
-  /** Longest key or field name. */
-  maxNameLength: number;
-}
-
-export const DEFAULT_LIMITS: HistoryLimits = { maxBytes: 256 * 1024, maxFields: 2000, maxNameLength: 200 };
 
 export type Parsed = { ok: true; key: string; fields: Array<[string, number]> } | { ok: false; reason: string };
 

@@ -7,6 +7,7 @@ import { timeseriesRoutes } from './api.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import { HistoryIngest } from './ingest.js';
 import type { HistoryStore } from './store.js';
+import { topicsFor } from '../mqtt/topics.js';
 import { parseDuration } from './timeframe.js';
 import { VictoriaStore } from './victoria-store.js';
 
@@ -41,14 +42,17 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
           maxBytes: config.historyMaxBytes,
           log,
         });
-  const ingest = new HistoryIngest({ store, now, log });
+  const ingest = new HistoryIngest({ store, now, log, ownTopic: topicsFor(config.topicRoot, config.serviceId).history });
   return {
     store,
     ingest,
     routes: timeseriesRoutes({ store, ingest, now, log }),
     attach: (bus, topicRoot) => bus.subscribeRaw(`${topicRoot}/history/#`, (topic, payload) => ingest.handle(topic, payload)),
     start: () => store.start(),
-    stop: () => store.close(),
+    stop: () => {
+      ingest.stop();
+      return store.close();
+    },
     status: () => ({ ...store.status(), ingest: ingest.status() }),
   };
 }

@@ -1,8 +1,13 @@
-// History ingest: every message on `<root>/history/#` (any publisher) is validated, flattened,
-// stamped at receipt and handed to the store, the last-value cache (metrics API) and live
-// stream listeners. Bad messages are dropped with a warning per topic at most once a minute.
+// History ingest: every message on `<root>/history/#` is stamped at receipt and queued; the queue
+// is worked through in short slices (limits.ts) so control, the state emission and the API never
+// wait behind it. Each message is validated, flattened and handed to the store, the last-value
+// cache (metrics API) and live stream listeners. Bad messages are dropped with a warning per
+// topic at most once a minute; what the limits drop is counted in the status and logged once a
+// minute at most (drops.ts).
 import type { Logger } from '../log.js';
-import { DEFAULT_LIMITS, parseHistoryMessage, type HistoryLimits } from './flatten.js';
+import { DropLog } from './drops.js';
+import { parseHistoryMessage } from './flatten.js';
+import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
 export interface Metric {
@@ -19,44 +24,195 @@ export interface IngestOptions {
   now: () => number;
   log: Logger;
   limits?: HistoryLimits;
-  /** Distinct fields one key may create; later new fields of that key are dropped. */
-  maxFieldsPerKey?: number;
-  /** Distinct keys kept at most. */
-  maxKeys?: number;
+  ingestLimits?: Partial<IngestLimits>;
+  /** The controller's own history topic: exempt from the per-publisher limits and the queue bound. */
+  ownTopic?: string;
   warnIntervalMs?: number;
+}
+
+interface Publisher {
+  tokens: number;
+  refilled: number;
+  lastSeen: number;
+  keys: number;
+}
+
+interface KeyEntry {
+  fields: Set<string>;
+  topic: string;
+  lastSeen: number;
+}
+
+interface Queued {
+  topic: string;
+  payload: Buffer | string;
+  bytes: number;
+  t: number;
 }
 
 export class HistoryIngest {
   private readonly cache = new Map<string, { value: number; t: number }>();
-  private readonly keyFields = new Map<string, Set<string>>();
+  private readonly keys = new Map<string, KeyEntry>();
+  private readonly publishers = new Map<string, Publisher>();
   private readonly listeners = new Set<PointsListener>();
   private readonly warned = new Map<string, { at: number; dropped: number }>();
   private readonly counts = { messages: 0, points: 0, dropped: 0, droppedFields: 0 };
+  private readonly lim: IngestLimits;
+  private readonly drops: DropLog;
+  private queue: Queued[] = [];
+  private queueHead = 0;
+  private queuedBytes = 0;
+  private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
+  private lastSweep = 0;
 
-  constructor(private readonly o: IngestOptions) {}
+  constructor(private readonly o: IngestOptions) {
+    this.lim = { ...INGEST_LIMITS, ...o.ingestLimits };
+    this.drops = new DropLog(o.log, this.lim.dropLogIntervalMs);
+  }
 
-  /** One raw MQTT message. Never throws. */
+  /** One raw MQTT message: admitted (or dropped) now, ingested in a later slice. Never throws. */
   handle(topic: string, payload: Buffer | string): void {
     this.counts.messages++;
-    const parsed = parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS);
-    if (!parsed.ok) return this.drop(topic, parsed.reason);
     const t = this.o.now();
-    let known = this.keyFields.get(parsed.key);
-    if (!known) {
-      if (this.keyFields.size >= (this.o.maxKeys ?? 1000)) return this.drop(topic, `more than ${this.o.maxKeys ?? 1000} history keys; key ${JSON.stringify(parsed.key)} refused`);
-      this.keyFields.set(parsed.key, (known = new Set()));
+    const own = topic === this.o.ownTopic;
+    if (!own && !this.admitPublisher(topic, t)) {
+      this.counts.dropped++;
+      return;
     }
-    const cap = this.o.maxFieldsPerKey ?? 2000;
-    const fields = parsed.fields.filter(([f]) => known.has(f) || (known.size < cap && known.add(f)));
+    const bytes = payload.length;
+    if (!own && this.queuedBytes + bytes > this.lim.maxQueuedBytes) {
+      this.counts.dropped++;
+      return this.drops.drop('queue full', 1, `${this.queuedBytes} bytes of history messages wait to be ingested (limit ${this.lim.maxQueuedBytes}); message on ${topic} dropped`);
+    }
+    this.queue.push({ topic, payload, bytes, t });
+    this.queuedBytes += bytes;
+    this.schedule(0);
+  }
+
+  /** Ingest everything queued now (tests, shutdown). */
+  drain(): void {
+    while (this.queueHead < this.queue.length) this.ingestNext();
+    this.compact();
+  }
+
+  private schedule(restMs: number): void {
+    if (this.scheduled) return;
+    const run = () => {
+      this.scheduled = null;
+      this.slice();
+    };
+    this.scheduled = restMs > 0 ? setTimeout(run, restMs) : setImmediate(run);
+  }
+
+  private slice(): void {
+    const start = performance.now();
+    while (this.queueHead < this.queue.length && performance.now() - start < this.lim.sliceMs) this.ingestNext();
+    this.compact();
+    if (this.queueHead < this.queue.length) this.schedule(Math.max(1, Math.round(performance.now() - start)));
+  }
+
+  private compact(): void {
+    if (this.queueHead === this.queue.length) {
+      this.queue = [];
+      this.queueHead = 0;
+    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+  }
+
+  private ingestNext(): void {
+    const m = this.queue[this.queueHead]!;
+    this.queue[this.queueHead++] = undefined as never;
+    this.queuedBytes -= m.bytes;
+    this.ingest(m.topic, m.payload, m.t);
+  }
+
+  /** Per-publisher token bucket, checked before parsing: a flood costs a map look-up per message. */
+  private admitPublisher(topic: string, t: number): boolean {
+    let p = this.publishers.get(topic);
+    if (!p) {
+      if (this.publishers.size >= this.lim.maxPublishers) this.sweep(t);
+      if (this.publishers.size >= this.lim.maxPublishers) {
+        this.drops.drop('publishers', 1, `${this.lim.maxPublishers} publishers (topics) are active; message on ${topic} dropped`);
+        return false;
+      }
+      this.publishers.set(topic, (p = { tokens: this.lim.messagesBurst, refilled: t, lastSeen: t, keys: 0 }));
+    }
+    p.tokens = Math.min(this.lim.messagesBurst, p.tokens + ((t - p.refilled) / 1000) * this.lim.messagesPerSecond);
+    p.refilled = t;
+    p.lastSeen = t;
+    if (p.tokens < 1) {
+      this.drops.drop('rate', 1, `${topic} sends more than ${this.lim.messagesPerSecond} history messages a second`);
+      return false;
+    }
+    p.tokens--;
+    return true;
+  }
+
+  /** Keys and publishers not seen for `idleMs` age out (at most once a second). */
+  private sweep(t: number): void {
+    if (t - this.lastSweep < 1000) return;
+    this.lastSweep = t;
+    for (const [key, e] of this.keys) if (t - e.lastSeen > this.lim.idleMs) this.forgetKey(key, e);
+    for (const [topic, p] of this.publishers) if (t - p.lastSeen > this.lim.idleMs && p.keys === 0) this.publishers.delete(topic);
+  }
+
+  private forgetKey(key: string, e: KeyEntry): void {
+    for (const f of e.fields) this.cache.delete(`${key}/${f}`);
+    this.keys.delete(key);
+    const p = this.publishers.get(e.topic);
+    if (p) p.keys--;
+  }
+
+  private keyCount(): number {
+    let n = 0;
+    for (const e of this.keys.values()) if (e.topic !== this.o.ownTopic) n++;
+    return n;
+  }
+
+  /** The key's entry, or a reason it is refused. */
+  private keyFor(key: string, topic: string, t: number): KeyEntry | string {
+    const known = this.keys.get(key);
+    if (known) {
+      known.lastSeen = t;
+      return known;
+    }
+    if (topic !== this.o.ownTopic) {
+      const p = this.publishers.get(topic);
+      const full = () => (p && p.keys >= this.lim.keysPerPublisher ? `${topic} already holds ${this.lim.keysPerPublisher} history keys` : this.keyCount() >= this.lim.maxKeys ? `more than ${this.lim.maxKeys} history keys` : null);
+      if (full()) this.sweep(t);
+      const reason = full();
+      if (reason) return `${reason}; key ${JSON.stringify(key)} refused`;
+    }
+    const entry = { fields: new Set<string>(), topic, lastSeen: t };
+    this.keys.set(key, entry);
+    const p = this.publishers.get(topic);
+    if (p) p.keys++;
+    return entry;
+  }
+
+  private ingest(topic: string, payload: Buffer | string, t: number): void {
+    const parsed = parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS);
+    if (!parsed.ok) return this.invalid(topic, parsed.reason);
+    const entry = this.keyFor(parsed.key, topic, t);
+    if (typeof entry === 'string') {
+      this.counts.dropped++;
+      return this.drops.drop('keys', 1, entry);
+    }
+    const known = entry.fields;
+    const cap = this.lim.maxFieldsPerKey;
+    const fields = parsed.fields.filter(([f]) => known.has(f) || (known.size < cap && this.cache.size < this.lim.maxFields && known.add(f)));
     if (fields.length < parsed.fields.length) {
-      this.counts.droppedFields += parsed.fields.length - fields.length;
-      this.drop(topic, `key ${JSON.stringify(parsed.key)} reached ${cap} fields; ${parsed.fields.length - fields.length} new fields dropped`, false);
+      const n = parsed.fields.length - fields.length;
+      this.counts.droppedFields += n;
+      this.drops.drop('fields', n, known.size >= cap ? `key ${JSON.stringify(parsed.key)} reached ${cap} fields; ${n} new fields dropped` : `${this.lim.maxFields} history fields are held; ${n} new fields of key ${JSON.stringify(parsed.key)} dropped`);
     }
     if (!fields.length) return;
     this.counts.points += fields.length;
     for (const [f, v] of fields) this.cache.set(`${parsed.key}/${f}`, { value: v, t });
     try {
-      this.o.store.write(parsed.key, fields, t);
+      this.o.store.write(parsed.key, fields, t, topic === this.o.ownTopic);
     } catch (e) {
       this.o.log.error({ err: e }, 'history store refused points');
     }
@@ -66,8 +222,9 @@ export class HistoryIngest {
     }
   }
 
-  private drop(topic: string, reason: string, whole = true): void {
-    if (whole) this.counts.dropped++;
+  /** A malformed message: a warning per topic at most once a minute. */
+  private invalid(topic: string, reason: string): void {
+    this.counts.dropped++;
     const now = Date.now();
     const w = this.warned.get(topic);
     if (w && now - w.at < (this.o.warnIntervalMs ?? 60_000)) {
@@ -93,7 +250,25 @@ export class HistoryIngest {
     return () => this.listeners.delete(listener);
   }
 
+  stop(): void {
+    if (this.scheduled) {
+      clearTimeout(this.scheduled as NodeJS.Timeout);
+      clearImmediate(this.scheduled as NodeJS.Immediate);
+    }
+    this.scheduled = null;
+    this.drain();
+  }
+
   status(): Record<string, unknown> {
-    return { ...this.counts, keys: this.keyFields.size, fields: this.cache.size };
+    return {
+      ...this.counts,
+      keys: this.keys.size,
+      fields: this.cache.size,
+      publishers: this.publishers.size,
+      queuedMessages: this.queue.length - this.queueHead,
+      queuedBytes: this.queuedBytes,
+      droppedOverLimits: { ...this.drops.counts },
+      limits: { ...this.lim },
+    };
   }
 }

@@ -23,8 +23,8 @@ export interface RawSeries {
 
 export interface HistoryStore {
   readonly kind: 'embedded' | 'victoria';
-  /** Queue points of one message (all stamped `t`). Never blocks, never throws. */
-  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number): void;
+  /** Queue points of one message (all stamped `t`). Never blocks, never throws. `reserved`: the controller's own, kept over the pending bound. */
+  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved?: boolean): void;
   /** Sorted names of fields with data at or after `since` (epoch ms). */
   fields(since: number): Promise<string[]>;
   /** Step averages of each field with data in [start, end], in request order; fields without data are left out. */

@@ -19,6 +19,8 @@ import type { Logger } from '../../log.js';
 import { stepAverages, type HistoryStore, type Range, type RawSeries } from '../store.js';
 import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
 import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
+import { DropLog } from '../drops.js';
+import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE } from '../limits.js';
 import { migrateV1 } from './migrate-v1.js';
 import { appendRecord, ensureDir, Layout, readBody, removeSegment, scanSegments, segmentFor, type BadSpan, type RecordRef, type SegmentFile } from './segments.js';
 import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
@@ -87,9 +89,13 @@ export class EmbeddedStore implements HistoryStore {
   private evicted = 0;
   /** Bad records already logged (file@offset), so a reopen does not log them again. */
   private readonly loggedSkips = new Set<string>();
+  private thinned = false;
+  private droppedPoints = 0;
+  private readonly drops: DropLog;
 
   constructor(private readonly o: EmbeddedOptions) {
     this.dir = path.join(o.dataDir, HISTORY_DIR);
+    this.drops = new DropLog(o.log, INGEST_LIMITS.dropLogIntervalMs);
     this.tiers = tiersFor(o.retentionMs);
     this.index = this.tiers.map(() => []);
     this.acc = this.tiers.map((t) => new BucketAccumulator(t.bucketMs || 1));
@@ -181,7 +187,16 @@ export class EmbeddedStore implements HistoryStore {
     return id;
   }
 
-  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number): void {
+  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
+    const bound = this.o.maxPendingPoints ?? MAX_PENDING_POINTS;
+    // The controller's own points may use a reserve over the bound, so a flood leaves its history whole.
+    const max = reserved ? bound + Math.ceil(bound * PENDING_RESERVE) : bound;
+    if (this.pendingCount + fields.length > max && !this.thinned) this.thinPending();
+    if (this.pendingCount + fields.length > max) {
+      this.droppedPoints += fields.length;
+      this.drops.drop('store full', fields.length, `${this.pendingCount} history points wait for the next flush (limit ${max}); ${fields.length} points of key ${JSON.stringify(key)} dropped`);
+      return;
+    }
     for (const [field, v] of fields) {
       const id = this.idFor(`${key}/${field}`);
       let b = this.pending.get(id);
@@ -192,11 +207,17 @@ export class EmbeddedStore implements HistoryStore {
       for (let k = 1; k < this.acc.length; k++) this.acc[k]!.add(id, t, v);
     }
     this.pendingCount += fields.length;
-    if (this.pendingCount > (this.o.maxPendingPoints ?? 200_000)) this.thinPending();
   }
 
-  /** Memory is bounded: keep every other point of the oldest half when the batch overflows. */
+  /**
+   * Memory is bounded: keep every other point of the oldest half of each series when the batch
+   * overflows (long series: a failing directory keeps the newest points). Many short series
+   * cannot be thinned, and scanning them again for every message is what kept a flooded
+   * controller busy for minutes: when a pass frees less than a quarter, points over the bound
+   * are dropped (counted) until the next flush instead.
+   */
   private thinPending(): void {
+    const before = this.pendingCount;
     let count = 0;
     for (const b of this.pending.values()) {
       const half = Math.floor(b.t.length / 2);
@@ -206,6 +227,7 @@ export class EmbeddedStore implements HistoryStore {
       count += b.t.length;
     }
     this.pendingCount = count;
+    this.thinned = count > before * 0.75;
   }
 
   async flush(): Promise<void> {
@@ -214,6 +236,7 @@ export class EmbeddedStore implements HistoryStore {
 
   flushSync(): void {
     const now = this.o.now();
+    this.thinned = false;
     if (!this.ready) this.open();
     if (!this.ready) return;
     for (const tier of this.tiers.slice(1)) {
@@ -431,6 +454,8 @@ export class EmbeddedStore implements HistoryStore {
       error: this.error,
       fields: this.ids.size,
       pendingPoints: this.pendingCount,
+      maxPendingPoints: this.o.maxPendingPoints ?? MAX_PENDING_POINTS,
+      droppedPoints: this.droppedPoints,
       flushes: this.flushes,
       lastFlush: this.lastFlush === null ? null : new Date(this.lastFlush).toISOString(),
       pointsWritten: this.pointsWritten,
