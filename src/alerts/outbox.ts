@@ -20,6 +20,7 @@ export interface OutboxOptions {
 
 const BATCH = 20;
 const DROP_LOG_INTERVAL_MS = 60000;
+const STOP_WAIT_MS = 500;
 
 export class Outbox {
   private timer: NodeJS.Timeout | null = null;
@@ -44,7 +45,10 @@ export class Outbox {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.running;
+    // A send in flight does not hold up the shutdown: its row stays and goes again (same id).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running?.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
     for (const c of this.o.channels) await c.close?.();
   }
 
@@ -108,10 +112,12 @@ export class Outbox {
     }
     try {
       const answer = await channel.send(row.message);
+      if (this.stopped) return; // the database may be closed; the row goes again after a restart
       this.o.store.delivered(row.seq);
       this.counts.delivered++;
       this.o.record({ at: new Date().toISOString(), event: 'delivered', key: row.message.key, messageId: row.messageId, channel: row.channel, text: `${row.message.event} delivered to ${row.channel} after ${row.attempts + 1} attempt(s): ${answer}` });
     } catch (e) {
+      if (this.stopped) return;
       const error = (e as Error).message;
       const delay = Math.min(this.o.retryMaxMs, this.o.retryBaseMs * 2 ** Math.min(row.attempts, 30));
       this.o.store.retryLater(row.seq, Date.now() + delay, error);
