@@ -39,6 +39,7 @@ import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
 import { VERSION } from './version.js';
+import { Alerts, parseAlertSettings } from './alerts/index.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -183,6 +184,24 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     historyPlugins.push(history.routes);
     status.history = history.status;
   }
+  const alerts = new Alerts({
+    settings: config.alerts ?? parseAlertSettings({}),
+    serviceId: config.serviceId,
+    topicRoot: config.topicRoot,
+    homeAssistant: config.homeAssistant,
+    dataDir: config.dataDir,
+    db,
+    documents,
+    runtime,
+    version: VERSION,
+    log: log.child({ module: 'alerts' }),
+    controlEnabled: () => control.enabled,
+    brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
+    historyOk: () => (history ? (history.status() as { ok: boolean; error: string | null }) : null),
+    hardware: () => ({ missing: hardwareLayer.onewire.missing(), buses: hardwareLayer.onewire.buses() }),
+  });
+  controllerPlugins.push(alerts.routes());
+  status.alerts = () => alerts.status();
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
   ];
@@ -220,6 +239,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ha.start();
     stops.push(() => ha.stop());
   }
+  alerts.attachMqtt(mqtt);
+  stops.push(() => alerts.stop());
   stops.push(async () => {
     const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
     logSafeOutputs(log, safe);
@@ -260,6 +281,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       log.info({ phases: phases.ms }, 'start-up phases (ms)');
       await control.start();
       backups.start();
+      alerts.start();
     },
     async stop() {
       backups.stop();

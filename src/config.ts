@@ -5,8 +5,9 @@ import { normalOrigin } from './origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { firstUnknownKey, unknownKeyMessage } from '../drivers/closest-name.js';
 import { parseDuration, QueryError } from './history/timeframe.js';
+import { parseAlertSettings, type AlertSettings } from './alerts/settings.js';
 
-type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings';
+type Kind = 'string' | 'int' | 'port' | 'bool' | 'level' | 'hardware' | 'gpio' | 'strings' | 'alerts';
 
 interface Option {
   key: keyof Config;
@@ -54,6 +55,8 @@ export interface Config {
   historyRetention: string;
   historyMaxBytes: number;
   historyFlushInterval: number;
+  /** Alert channels, heartbeat, timings and starting rules (schema: src/alerts/settings.ts). */
+  alerts?: AlertSettings;
 }
 
 export const DEFAULTS: Config = {
@@ -122,6 +125,7 @@ export const OPTIONS: Option[] = [
   { key: 'historyUrl', flag: '--history-url', env: 'EDGEBLOCKS_HISTORY_URL', kind: 'string', help: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)' },
   { key: 'historyRetention', env: 'EDGEBLOCKS_HISTORY_RETENTION', kind: 'string', help: 'embedded history kept at most, e.g. 365d' },
   { key: 'historyMaxBytes', env: 'EDGEBLOCKS_HISTORY_MAX_BYTES', kind: 'int', help: 'embedded history size cap; oldest data goes first' },
+  { key: 'alerts', kind: 'alerts', help: 'alert channels (ntfy, webhook, email), heartbeat and rules; see README "Alerts" (file only)' },
   { key: 'historyFlushInterval', env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL', kind: 'int', help: 'ms between embedded history writes (a crash loses at most this)' },
 ];
 
@@ -176,6 +180,12 @@ function parse(opt: Option, raw: unknown, source: string): unknown {
     }
     case 'gpio':
       return parseGpio(raw, fail);
+    case 'alerts':
+      try {
+        return parseAlertSettings(raw);
+      } catch (e) {
+        return fail((e as Error).message.replace(/^alerts: /, ''));
+      }
   }
 }
 

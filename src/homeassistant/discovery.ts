@@ -158,6 +158,8 @@ export class HomeAssistant {
   private sweep(topic: string, payload: unknown): void {
     if (payload === null) return;
     const objectId = topic.split('/')[3] ?? '';
+    // Not a block entity (e.g. the alert binary_sensors, src/alerts/channels/mqtt.ts): not ours to sweep.
+    if (!/^\d+_/.test(objectId)) return;
     const nid = Number(objectId.split('_')[0]);
     const key = objectId.slice(objectId.indexOf('_') + 1);
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);

@@ -29,4 +29,25 @@ export const MIGRATIONS: string[] = [
      value TEXT NOT NULL,
      PRIMARY KEY (namespace, id)
    ) WITHOUT ROWID;`,
+  // 2: alerts (src/alerts/store.ts): the active alerts, the last events, and the outbox of
+  // messages waiting for a channel.
+  `CREATE TABLE alert_active (
+     key TEXT PRIMARY KEY,
+     value TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE alert_history (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     value TEXT NOT NULL
+   );
+   CREATE TABLE alert_outbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     message_id TEXT NOT NULL,
+     channel TEXT NOT NULL,
+     message TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_at INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     last_error TEXT,
+     UNIQUE (message_id, channel)
+   );`,
 ];

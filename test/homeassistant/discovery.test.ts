@@ -84,7 +84,9 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
     cfg('number', b.pwm.nid, 'setting'),
   ];
   await until(() => expected.every((k) => w.retained.has(k)), 'every config topic retained');
-  t.ok(w.configs().every((k) => expected.includes(k) || /\/\d+_state\/config$/.test(k)), 'only blocks with entities (the Fan switch too)');
+  const alertConfig = /^homeassistant\/binary_sensor\/[^/]+\/alert_[a-z_]+\/config$/;
+  t.ok(w.configs().some((k) => alertConfig.test(k)), 'the alert binary_sensors (src/alerts) are published too');
+  t.ok(w.configs().filter((k) => !alertConfig.test(k)).every((k) => expected.includes(k) || /\/\d+_state\/config$/.test(k)), 'only blocks with entities (the Fan switch too)');
 
   const sensorCfg = w.json(cfg('sensor', b.sensor.nid, 'value'));
   t.match(sensorCfg, {

@@ -1,0 +1,75 @@
+// MQTT: the active alerts as one retained list on <root>/alerts/<service id>, published on every
+// change and (re)connect. It is state, not a message stream, so it needs no outbox: the broker
+// keeps the latest list. With Home Assistant discovery on, one binary_sensor (device class
+// `problem`) per condition kind, on while any alert of that kind is active.
+import type { AppMqtt } from '../../mqtt/index.js';
+import { nodeId, DISCOVERY_PREFIX } from '../../homeassistant/discovery.js';
+import { CONDITION_KINDS, CONDITION_TITLES, type ActiveAlert } from '../types.js';
+
+export interface MqttAlertsOptions {
+  mqtt: AppMqtt;
+  topicRoot: string;
+  serviceId: string;
+  homeAssistant: boolean;
+  version: string;
+  active: () => ActiveAlert[];
+}
+
+export function alertsTopic(topicRoot: string, serviceId: string): string {
+  return `${topicRoot}/alerts/${serviceId}`;
+}
+
+export class MqttAlerts {
+  private readonly topic: string;
+  private readonly cleanups: Array<() => void> = [];
+
+  constructor(private readonly o: MqttAlertsOptions) {
+    this.topic = alertsTopic(o.topicRoot, o.serviceId);
+  }
+
+  start(): void {
+    this.cleanups.push(this.o.mqtt.onConnect(() => this.publishAll()));
+    if (this.o.mqtt.connected) this.publishAll();
+  }
+
+  stop(): void {
+    for (const c of this.cleanups.splice(0)) c();
+  }
+
+  private publishAll(): void {
+    if (this.o.homeAssistant) for (const kind of CONDITION_KINDS) this.o.mqtt.publish(this.configTopic(kind), this.haConfig(kind), { retain: true });
+    this.publish();
+  }
+
+  /** The current list (and the Home Assistant states); call after every change. */
+  publish(): void {
+    const active = this.o.active();
+    const list = active.map((a) => ({ key: a.key, condition: a.kind, blockId: a.blockId ?? null, text: a.text, since: new Date(a.firstSeenAt).toISOString(), count: a.count, acknowledged: a.acknowledged }));
+    this.o.mqtt.publish(this.topic, { serviceId: this.o.serviceId, active: list }, { retain: true });
+    if (!this.o.homeAssistant) return;
+    const state = Object.fromEntries(CONDITION_KINDS.map((k) => [k.replace(/-/g, '_'), active.some((a) => a.kind === k) ? 'ON' : 'OFF']));
+    this.o.mqtt.publish(`${this.topic}/ha`, state, { retain: true });
+  }
+
+  private configTopic(kind: string): string {
+    return `${DISCOVERY_PREFIX}/binary_sensor/${nodeId(this.o.serviceId)}/alert_${kind.replace(/-/g, '_')}/config`;
+  }
+
+  private haConfig(kind: (typeof CONDITION_KINDS)[number]): Record<string, unknown> {
+    const { serviceId, topicRoot, version } = this.o;
+    const key = kind.replace(/-/g, '_');
+    const unique = `edgeblocks_${serviceId}_alert_${key}`;
+    return {
+      name: `Alert: ${CONDITION_TITLES[kind]}`,
+      unique_id: unique,
+      object_id: unique,
+      device_class: 'problem',
+      state_topic: `${this.topic}/ha`,
+      value_template: `{{ value_json.${key} }}`,
+      json_attributes_topic: this.topic,
+      json_attributes_template: `{{ {'alerts': value_json.active | selectattr('condition', 'eq', '${kind}') | map(attribute='text') | list} | tojson }}`,
+      availability: [{ topic: `${topicRoot}/state/${serviceId}`, value_template: "{{ 'online' if value_json.data.status.online else 'offline' }}" }],
+      device: { identifiers: [nodeId(serviceId)], name: `edgeblocks ${serviceId}`, manufacturer: 'edgeblocks', model: 'block runtime', sw_version: version },
+    };
+  }
+}

@@ -1,0 +1,105 @@
+// The conditions, read from the runtime's blocks and the services' own status (never through
+// the API). Each evaluation lists the problems seen now; tracker.ts turns them into alerts.
+import { statfsSync } from 'node:fs';
+import { implementsIface, type AnyBlock } from '../runtime/types.js';
+import type { BlockRuntime } from '../runtime/runtime.js';
+import type { Rules, BlockRule } from './rules.js';
+import type { Observation } from './types.js';
+
+export interface ConditionSources {
+  runtime: BlockRuntime;
+  controlEnabled: () => boolean;
+  /** null with the embedded broker (it cannot be unreachable). */
+  brokerConnected: () => boolean | null;
+  /** null without a history store. */
+  historyOk: () => { ok: boolean; error: string | null } | null;
+  /** Addresses of devices that blocks use and that are gone; per bus, its short-circuit count. */
+  hardware: () => { missing: string[]; buses: { name: string; shortErrors: number }[] };
+  dataDir: string;
+}
+
+type Data = Record<string, unknown>;
+
+export class Conditions {
+  private readonly shorts = new Map<string, number>();
+
+  constructor(private readonly s: ConditionSources) {}
+
+  evaluate(rules: Rules): Observation[] {
+    const out: Observation[] = [];
+    const blockRule = (b: AnyBlock): BlockRule => rules.blocks[b.id] ?? {};
+    const temp = (c: number | null | undefined) => this.formatTemp(c);
+    for (const b of this.s.runtime.blocks()) {
+      const rule = blockRule(b);
+      if (rule.enabled === false) continue;
+      const data = b.data as Data;
+      if (rules.sensorNull.enabled && implementsIface(b.def, 'TempSensorInterface') && 'value' in data && data.value === null) {
+        const after = rule.after ?? rules.sensorNull.after;
+        out.push({ key: `sensor-null:${b.nid}`, kind: 'sensor-null', blockId: b.id, after, tolerateGaps: true, text: `${b.id} reads no value (disconnected or failing) for more than ${after} s`, values: { value: null } });
+      }
+      if (rules.setpointBand.enabled && b.def.type === 'SetpointSensorPair' && data.enabled === true && typeof data.value === 'number' && typeof data.setting === 'number') {
+        const band = rule.band ?? rules.setpointBand.band;
+        const after = rule.after ?? rules.setpointBand.after;
+        const off = data.value - data.setting;
+        if (Math.abs(off) > band) {
+          out.push({ key: `setpoint-band:${b.nid}`, kind: 'setpoint-band', blockId: b.id, after, tolerateGaps: true, text: `${b.id} is ${temp(data.value)}, setting ${temp(data.setting)}: further than ${this.formatDelta(band)} for more than ${after} s`, values: { value: data.value, setting: data.setting, band } });
+        }
+      }
+      if (rules.outputOn.enabled && implementsIface(b.def, 'ActuatorDigitalInterface') && data.state === 'STATE_ACTIVE') {
+        const after = rule.onAfter ?? rules.outputOn.after;
+        if (after > 0) out.push({ key: `output-on:${b.nid}`, kind: 'output-on', blockId: b.id, after, tolerateGaps: false, text: `${b.id} has been on without a break for more than ${after} s`, values: { state: data.state } });
+      }
+    }
+    if (rules.hardware.enabled) this.hardware(out);
+    if (rules.service.enabled) this.service(out, rules);
+    return out;
+  }
+
+  private hardware(out: Observation[]): void {
+    const hw = this.s.hardware();
+    const missing = new Set(hw.missing);
+    for (const b of this.s.runtime.blocks()) {
+      const address = (b.data as Data).address;
+      // A missing sensor is the sensor-null alert, which names its value; this one is for IO modules.
+      if (typeof address !== 'string' || !missing.has(address) || implementsIface(b.def, 'TempSensorInterface')) continue;
+      out.push({ key: `device-missing:${address}`, kind: 'device-missing', blockId: b.id, after: 0, tolerateGaps: true, text: `${b.id} (device ${address}) is missing from its bus`, values: { address } });
+    }
+    for (const bus of hw.buses) {
+      const before = this.shorts.get(bus.name);
+      this.shorts.set(bus.name, bus.shortErrors);
+      if (before !== undefined && bus.shortErrors > before) {
+        out.push({ key: `bus-short:${bus.name}`, kind: 'bus-short', after: 0, tolerateGaps: true, text: `1-Wire bus ${bus.name} reports a short circuit (${bus.shortErrors} so far)`, values: { bus: bus.name, shortErrors: bus.shortErrors } });
+      }
+    }
+  }
+
+  private service(out: Observation[], rules: Rules): void {
+    const after = rules.service.unreachableAfter;
+    if (!this.s.controlEnabled()) out.push({ key: 'control-disabled', kind: 'control-disabled', after: 0, tolerateGaps: false, text: 'Control is disabled: every output is in its safe state' });
+    if (this.s.brokerConnected() === false) out.push({ key: 'broker-unreachable', kind: 'broker-unreachable', after, tolerateGaps: false, text: `The MQTT broker has been unreachable for more than ${after} s` });
+    const history = this.s.historyOk();
+    if (history && !history.ok) out.push({ key: 'history-unreachable', kind: 'history-unreachable', after, tolerateGaps: false, text: `The history store has been failing for more than ${after} s: ${history.error ?? 'unknown error'}` });
+    const free = freePercent(this.s.dataDir);
+    if (free !== null && free < rules.service.diskFreePercent) {
+      out.push({ key: 'disk-full', kind: 'disk-full', after: 0, tolerateGaps: true, text: `The data disk is nearly full: ${free.toFixed(1)} % free (alert below ${rules.service.diskFreePercent} %)`, values: { freePercent: Number(free.toFixed(2)) } });
+    }
+  }
+
+  private formatTemp(c: number | null | undefined): string {
+    if (typeof c !== 'number') return 'null';
+    return this.s.runtime.units.temperature === 'degF' ? `${(c * 1.8 + 32).toFixed(1)} °F` : `${c.toFixed(1)} °C`;
+  }
+
+  private formatDelta(c: number): string {
+    return this.s.runtime.units.temperature === 'degF' ? `${(c * 1.8).toFixed(1)} °F` : `${c.toFixed(1)} °C`;
+  }
+}
+
+function freePercent(dir: string): number | null {
+  try {
+    const s = statfsSync(dir);
+    return s.blocks > 0 ? (s.bavail / s.blocks) * 100 : null;
+  } catch {
+    return null;
+  }
+}

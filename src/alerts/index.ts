@@ -1,0 +1,230 @@
+// The alerts subsystem: conditions -> tracker -> history, log, outbox -> channels; the MQTT
+// list; the heartbeat. `createAlerts` only wires; start() begins watching.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Logger } from '../log.js';
+import type { AppMqtt } from '../mqtt/index.js';
+import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
+import type { Db } from '../store/db.js';
+import type { DocumentStore, Doc } from '../store/documents.js';
+import type { Channel } from './channels/types.js';
+import { ntfyChannel } from './channels/ntfy.js';
+import { webhookChannel } from './channels/webhook.js';
+import { smtpChannel } from './channels/smtp.js';
+import { MqttAlerts } from './channels/mqtt.js';
+import { Conditions, type ConditionSources } from './conditions.js';
+import { Heartbeat } from './heartbeat.js';
+import { alertMessage, testMessage } from './messages.js';
+import { Outbox } from './outbox.js';
+import { alertRoutes } from './routes.js';
+import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withoutBlocks, type Rules } from './rules.js';
+import type { AlertSettings } from './settings.js';
+import { AlertStore, markRunning, markStopped } from './store.js';
+import { Tracker } from './tracker.js';
+import type { ActiveAlert, AlertEventKind, HistoryEntry } from './types.js';
+
+export { parseAlertSettings, type AlertSettings } from './settings.js';
+
+export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
+  settings: AlertSettings;
+  serviceId: string;
+  topicRoot: string;
+  homeAssistant: boolean;
+  version: string;
+  db: Db;
+  documents: DocumentStore;
+  runtime: BlockRuntime;
+  log: Logger;
+}
+
+export class Alerts {
+  readonly store: AlertStore;
+  readonly outbox: Outbox;
+  private readonly tracker: Tracker;
+  private readonly conditions: Conditions;
+  private readonly heartbeat: Heartbeat | null;
+  private mqttAlerts: MqttAlerts | null = null;
+  private rules: Rules;
+  private rulesError: string | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly cleanups: Array<() => void> = [];
+  private readonly idsByNid = new Map<number, string>();
+  private uncleanStop = false;
+
+  constructor(private readonly d: AlertsDeps) {
+    const s = d.settings;
+    this.store = new AlertStore(d.db, s.historyLimit);
+    this.rules = effectiveRules(s.rules, null);
+    this.loadRules();
+    this.outbox = new Outbox({
+      store: this.store,
+      channels: channelsOf(s),
+      log: d.log,
+      retryBaseMs: s.retryBaseMs,
+      retryMaxMs: s.retryMaxMs,
+      limit: s.outboxLimit,
+      maxAgeMs: s.maxAgeHours * 3600_000,
+      record: (e) => this.record(e),
+    });
+    this.tracker = new Tracker({
+      remindMs: s.remindHours * 3600_000,
+      load: () => this.store.loadActive(),
+      save: (a) => this.store.saveActive(a),
+      remove: (key) => this.store.removeActive(key),
+      emit: (event, alert) => this.onEvent(event, alert),
+    });
+    this.conditions = new Conditions({ ...d, runtime: d.runtime });
+    this.heartbeat = s.heartbeat
+      ? new Heartbeat({ url: s.heartbeat.url, intervalMs: s.heartbeat.intervalSeconds * 1000, timeoutMs: s.sendTimeoutMs, controlRuns: () => d.controlEnabled() && !d.runtime.paused, log: d.log })
+      : null;
+  }
+
+  /** Routes under the controller prefix: GET /alerts, POST /alerts/test, /alerts/acknowledge, GET|PUT /alerts/rules. */
+  routes(): FastifyPluginAsync {
+    return alertRoutes(this);
+  }
+
+  attachMqtt(mqtt: AppMqtt): void {
+    if (!this.d.settings.mqtt) return;
+    this.mqttAlerts = new MqttAlerts({ mqtt, topicRoot: this.d.topicRoot, serviceId: this.d.serviceId, homeAssistant: this.d.homeAssistant, version: this.d.version, active: () => this.active() });
+  }
+
+  start(): void {
+    this.uncleanStop = markRunning(this.d.db);
+    const onDocs = (docs: Doc[]) => docs.some((doc) => this.isRulesKey(doc.namespace, doc.id)) && this.loadRules();
+    const onDeleted = (keys: string[]) => keys.includes(`${this.d.serviceId}:${RULES_DOC_ID}`) && this.loadRules();
+    this.d.documents.on('changed', onDocs);
+    this.d.documents.on('deleted', onDeleted);
+    const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
+    this.d.runtime.on('change', onChange);
+    this.cleanups.push(() => this.d.documents.off('changed', onDocs), () => this.d.documents.off('deleted', onDeleted), () => this.d.runtime.off('change', onChange));
+    for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
+    this.mqttAlerts?.start();
+    this.outbox.start();
+    this.heartbeat?.start();
+    if (this.uncleanStop && this.rules.service.enabled) {
+      this.tracker.fireOnce({ key: 'unclean-stop', kind: 'unclean-stop', text: 'The service started after an unclean stop (a crash, kill -9, power loss or a watchdog restart); outputs were uncontrolled meanwhile' }, Date.now());
+    }
+    this.timer = setInterval(() => this.evaluate(), this.d.settings.checkIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.heartbeat?.stop();
+    this.mqttAlerts?.stop();
+    for (const c of this.cleanups.splice(0)) c();
+    await this.outbox.stop();
+    markStopped(this.d.db);
+  }
+
+  evaluate(now = Date.now()): void {
+    try {
+      this.tracker.update(this.conditions.evaluate(this.rules), now, this.rules.resolveAfter * 1000);
+    } catch (e) {
+      this.d.log.error({ err: e }, 'alert evaluation failed');
+    }
+  }
+
+  active(): ActiveAlert[] {
+    return this.tracker.list();
+  }
+
+  history(): HistoryEntry[] {
+    return this.store.history();
+  }
+
+  acknowledge(key: string): boolean {
+    return this.tracker.acknowledge(key);
+  }
+
+  async sendTest(): Promise<{ channel: string; ok: boolean; answer: string }[]> {
+    const message = testMessage(this.d.serviceId, Date.now());
+    const results = await this.outbox.sendDirect(message);
+    for (const r of results) this.record({ at: new Date().toISOString(), event: r.ok ? 'delivered' : 'failed', key: 'test', messageId: message.id, channel: r.channel, text: `test message ${r.ok ? 'delivered' : 'not delivered'} to ${r.channel}: ${r.answer}` });
+    return results;
+  }
+
+  currentRules(): { rules: Rules; document: Record<string, unknown> | null; error: string | null } {
+    return { rules: this.rules, document: docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)), error: this.rulesError };
+  }
+
+  /** Validate and store the rules document; throws SchemaError naming the field. */
+  setRules(input: Record<string, unknown>): Rules {
+    const body = docBody(input)!;
+    effectiveRules(this.d.settings.rules, body);
+    this.d.documents.setMany([{ ...body, namespace: this.d.serviceId, id: RULES_DOC_ID }]);
+    this.loadRules();
+    return this.rules;
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      active: this.tracker.list().length,
+      channels: this.outbox.channelNames,
+      mqtt: this.mqttAlerts !== null,
+      outbox: { pending: this.store.pending(), limit: this.d.settings.outboxLimit, ...this.outbox.counts },
+      heartbeat: this.heartbeat ? { ...this.heartbeat.counts, lastError: this.heartbeat.lastError } : null,
+      rulesError: this.rulesError,
+    };
+  }
+
+  private isRulesKey(namespace: string, id: string): boolean {
+    return namespace === this.d.serviceId && id === RULES_DOC_ID;
+  }
+
+  private loadRules(): boolean {
+    try {
+      this.rules = effectiveRules(this.d.settings.rules, docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)));
+      this.rulesError = null;
+    } catch (e) {
+      this.rulesError = (e as Error).message;
+      this.d.log.warn({ error: this.rulesError }, 'alert rules document is not valid; the previous rules stay');
+    }
+    return true;
+  }
+
+  /** A block's alert settings follow its rename and go away with its delete. */
+  private followBlocks(ev: ChangeEvent): void {
+    const renamedFrom = new Set<string>();
+    let doc: Record<string, unknown> | null = this.d.documents.get(this.d.serviceId, RULES_DOC_ID);
+    let changed = false;
+    for (const b of ev.changed) {
+      const before = this.idsByNid.get(b.nid);
+      this.idsByNid.set(b.nid, b.id);
+      if (before === undefined || before === b.id) continue;
+      renamedFrom.add(before);
+      this.tracker.renamed(before, b.id);
+      const next = renamedIn(doc, before, b.id);
+      if (next) [doc, changed] = [next, true];
+    }
+    const deleted = ev.deleted.filter((id) => !renamedFrom.has(id));
+    for (const [nid, id] of this.idsByNid) if (deleted.includes(id)) this.idsByNid.delete(nid);
+    const next = withoutBlocks(doc, deleted);
+    if (next) [doc, changed] = [next, true];
+    if (changed && doc) this.d.documents.setMany([doc as Doc]);
+  }
+
+  private onEvent(event: AlertEventKind, alert: ActiveAlert): void {
+    const now = Date.now();
+    const message = alertMessage(this.d.serviceId, event, alert, now);
+    this.record({ at: message.at, event, key: alert.key, messageId: message.id, text: `${message.title}: ${message.message}` });
+    if (event !== 'acknowledged') this.outbox.enqueue(message);
+    this.mqttAlerts?.publish();
+  }
+
+  private record(entry: HistoryEntry): void {
+    this.store.addHistory(entry);
+    const fields = { alert: entry.key, event: entry.event, channel: entry.channel, messageId: entry.messageId, error: entry.error };
+    if (entry.event === 'fired' || entry.event === 'failed' || entry.event === 'dropped') this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
+    else this.d.log.info(fields, `alert ${entry.event}: ${entry.text}`);
+  }
+}
+
+function channelsOf(s: AlertSettings): Channel[] {
+  const out: Channel[] = [];
+  if (s.ntfy) out.push(ntfyChannel({ ...s.ntfy, timeoutMs: s.sendTimeoutMs }));
+  if (s.webhook) out.push(webhookChannel({ ...s.webhook, timeoutMs: s.sendTimeoutMs }));
+  if (s.email) out.push(smtpChannel({ ...s.email, timeoutMs: s.sendTimeoutMs }));
+  return out;
+}

@@ -1,0 +1,89 @@
+// Alert rules: data with a schema. Effective rules = schema defaults < the config's
+// alerts.rules < the datastore document {namespace: <service id>, id: "alerts"}. Times are in
+// seconds, temperatures in degC. Per-block settings are keyed by block id and follow renames.
+import { Type, type Static } from '@sinclair/typebox';
+import { checked } from './schema-check.js';
+
+export const RULES_DOC_ID = 'alerts';
+const seconds = (def: number, description: string) => Type.Number({ minimum: 0, default: def, description: `${description} (seconds)` });
+const strict = { additionalProperties: false } as const;
+
+export const BlockRuleSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'false: no alerts for this block' })),
+    after: Type.Optional(Type.Number({ minimum: 0, description: 'sensor null / out of band for this long (seconds)' })),
+    band: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'setpoint band (delta degC)' })),
+    onAfter: Type.Optional(Type.Number({ minimum: 0, description: 'output on without a break for this long (seconds); 0 = off' })),
+  },
+  strict,
+);
+
+export const RulesSchema = Type.Object(
+  {
+    sensorNull: Type.Object({ enabled: Type.Boolean({ default: true }), after: seconds(60, 'a sensor reads null for') }, { ...strict, default: {} }),
+    setpointBand: Type.Object(
+      { enabled: Type.Boolean({ default: true }), band: Type.Number({ exclusiveMinimum: 0, default: 2, description: 'delta degC' }), after: seconds(1800, 'out of band for') },
+      { ...strict, default: {} },
+    ),
+    outputOn: Type.Object({ enabled: Type.Boolean({ default: true }), after: seconds(0, 'default for every output, 0 = off; set per actuator in blocks') }, { ...strict, default: {} }),
+    hardware: Type.Object({ enabled: Type.Boolean({ default: true }) }, { ...strict, default: {} }),
+    service: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        unreachableAfter: seconds(300, 'broker or history store unreachable for'),
+        diskFreePercent: Type.Number({ minimum: 0, maximum: 100, default: 5, description: 'alert below this much free space in the data dir' }),
+      },
+      { ...strict, default: {} },
+    ),
+    resolveAfter: seconds(60, 'a condition must stay clear this long to resolve; shorter dips count as flaps'),
+    blocks: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), BlockRuleSchema, { default: {} }),
+  },
+  { ...strict, default: {} },
+);
+
+export type Rules = Static<typeof RulesSchema>;
+export type BlockRule = Static<typeof BlockRuleSchema>;
+
+export function parseRules(raw: unknown, where = 'alert rules'): Rules {
+  return checked(RulesSchema, raw, where);
+}
+
+/** The rules document without its datastore key. */
+export function docBody(doc: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!doc) return null;
+  const { namespace: _n, id: _i, ...rest } = doc;
+  return rest;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? deepMerge(out[k] as Record<string, unknown>, v) : v;
+  return out;
+}
+
+/** Effective rules from the config's rules and the document (either may be missing). */
+export function effectiveRules(fromConfig: Record<string, unknown> | undefined, doc: Record<string, unknown> | null): Rules {
+  return parseRules(deepMerge(fromConfig ?? {}, doc ?? {}));
+}
+
+/** The document after block `from` was renamed to `to` (null when nothing changes). */
+export function renamedIn(doc: Record<string, unknown> | null, from: string, to: string): Record<string, unknown> | null {
+  const blocks = doc?.blocks;
+  if (!isObject(blocks) || !(from in blocks)) return null;
+  const next = { ...blocks, [to]: blocks[from] };
+  delete next[from];
+  return { ...doc, blocks: next };
+}
+
+/** The document without the settings of deleted blocks (null when nothing changes). */
+export function withoutBlocks(doc: Record<string, unknown> | null, ids: string[]): Record<string, unknown> | null {
+  const blocks = doc?.blocks;
+  if (!isObject(blocks) || !ids.some((id) => id in blocks)) return null;
+  const next = { ...blocks };
+  for (const id of ids) delete next[id];
+  return { ...doc, blocks: next };
+}

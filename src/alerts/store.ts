@@ -1,0 +1,109 @@
+// The alert tables (migration 2): active alerts survive a restart (a resolve is still sent),
+// the last events are kept for GET /alerts, and the outbox holds messages until a channel takes them.
+import type { Db } from '../store/db.js';
+import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
+
+export interface OutboxRow {
+  seq: number;
+  messageId: string;
+  channel: string;
+  message: AlertMessage;
+  attempts: number;
+  nextAt: number;
+  createdAt: number;
+  lastError: string | null;
+}
+
+export class AlertStore {
+  constructor(
+    private readonly db: Db,
+    private readonly historyLimit: number,
+  ) {}
+
+  loadActive(): ActiveAlert[] {
+    return (this.db.prepare('SELECT value FROM alert_active').all() as { value: string }[]).map((r) => JSON.parse(r.value) as ActiveAlert);
+  }
+
+  saveActive(alert: ActiveAlert): void {
+    this.db.prepare('INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(alert.key, JSON.stringify(alert));
+  }
+
+  removeActive(key: string): void {
+    this.db.prepare('DELETE FROM alert_active WHERE key = ?').run(key);
+  }
+
+  addHistory(entry: HistoryEntry): void {
+    const seq = this.db.prepare('INSERT INTO alert_history (value) VALUES (?)').run(JSON.stringify(entry)).lastInsertRowid as number;
+    this.db.prepare('DELETE FROM alert_history WHERE seq <= ?').run(seq - this.historyLimit);
+  }
+
+  history(limit = this.historyLimit): HistoryEntry[] {
+    return (this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]).map((r) => JSON.parse(r.value) as HistoryEntry);
+  }
+
+  /** Queue one message per channel, in one transaction (durable before it returns). */
+  enqueue(message: AlertMessage, channels: string[], now: number): void {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO alert_outbox (message_id, channel, message, next_at, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const channel of channels) insert.run(message.id, channel, JSON.stringify(message), now, now);
+    })();
+  }
+
+  due(now: number, limit: number): OutboxRow[] {
+    const rows = this.db.prepare('SELECT * FROM alert_outbox WHERE next_at <= ? ORDER BY seq LIMIT ?').all(now, limit) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      seq: r.seq as number,
+      messageId: r.message_id as string,
+      channel: r.channel as string,
+      message: JSON.parse(r.message as string) as AlertMessage,
+      attempts: r.attempts as number,
+      nextAt: r.next_at as number,
+      createdAt: r.created_at as number,
+      lastError: (r.last_error as string | null) ?? null,
+    }));
+  }
+
+  nextDueAt(): number | null {
+    const row = this.db.prepare('SELECT MIN(next_at) AS at FROM alert_outbox').get() as { at: number | null };
+    return row.at;
+  }
+
+  delivered(seq: number): void {
+    this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq);
+  }
+
+  retryLater(seq: number, nextAt: number, error: string): void {
+    this.db.prepare('UPDATE alert_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE seq = ?').run(nextAt, error, seq);
+  }
+
+  pending(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n;
+  }
+
+  pendingByChannel(): Record<string, number> {
+    const rows = this.db.prepare('SELECT channel, COUNT(*) AS n FROM alert_outbox GROUP BY channel').all() as { channel: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.channel, r.n]));
+  }
+
+  /** Drop the oldest beyond `limit` and anything older than `createdBefore`; returns the dropped rows. */
+  trim(limit: number, createdBefore: number): OutboxRow[] {
+    const over = Math.max(0, this.pending() - limit);
+    const rows = this.db.prepare('SELECT seq, message_id, channel, message, attempts, next_at, created_at, last_error FROM alert_outbox WHERE created_at < ? OR seq IN (SELECT seq FROM alert_outbox ORDER BY seq LIMIT ?)').all(createdBefore, over) as Record<string, unknown>[];
+    const del = this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?');
+    this.db.transaction(() => rows.forEach((r) => del.run(r.seq)))();
+    return rows.map((r) => ({ seq: r.seq as number, messageId: r.message_id as string, channel: r.channel as string, message: JSON.parse(r.message as string) as AlertMessage, attempts: r.attempts as number, nextAt: r.next_at as number, createdAt: r.created_at as number, lastError: (r.last_error as string | null) ?? null }));
+  }
+}
+
+const RUNNING_KEY = 'alerts_service_running';
+
+/** Marks the service as running; returns true when the previous run did not stop cleanly. */
+export function markRunning(db: Db): boolean {
+  const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(RUNNING_KEY) as { value: string } | undefined;
+  db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(RUNNING_KEY, '1');
+  return row?.value === '1';
+}
+
+export function markStopped(db: Db): void {
+  db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(RUNNING_KEY, '0');
+}

@@ -1,0 +1,142 @@
+// From observations to alerts: a problem fires once when it has lasted its `after`, resolves
+// once when it has stayed clear for `resolveAfter`, reminds every `remindMs` until acknowledged.
+// A problem that comes back before it resolved is the same alert with a higher count, so a
+// flapping sensor makes one alert, not a storm. Active alerts are stored, so a restart still
+// sends the resolve.
+import type { ActiveAlert, AlertEventKind, Observation } from './types.js';
+
+export interface TrackerOptions {
+  remindMs: number;
+  load: () => ActiveAlert[];
+  save: (a: ActiveAlert) => void;
+  remove: (key: string) => void;
+  emit: (event: AlertEventKind, alert: ActiveAlert) => void;
+}
+
+interface Streak {
+  firstSeenAt: number;
+  clearSince: number | null;
+  count: number;
+}
+
+export class Tracker {
+  private readonly active = new Map<string, ActiveAlert>();
+  private readonly clearSince = new Map<string, number>();
+  private readonly streaks = new Map<string, Streak>();
+
+  constructor(private readonly o: TrackerOptions) {
+    for (const a of o.load()) this.active.set(a.key, a);
+  }
+
+  list(): ActiveAlert[] {
+    return [...this.active.values()].sort((a, b) => a.firstSeenAt - b.firstSeenAt);
+  }
+
+  get(key: string): ActiveAlert | undefined {
+    return this.active.get(key);
+  }
+
+  /** One evaluation: `seen` is every problem present now. */
+  update(seen: Observation[], now: number, resolveAfterMs: number): void {
+    const present = new Set<string>();
+    for (const obs of seen) {
+      present.add(obs.key);
+      const alert = this.active.get(obs.key);
+      if (alert) this.stillBad(alert, obs, now);
+      else this.pending(obs, now, resolveAfterMs);
+    }
+    for (const [key, alert] of this.active) {
+      if (present.has(key) || alert.oneShot) continue;
+      const since = this.clearSince.get(key) ?? now;
+      this.clearSince.set(key, since);
+      if (now - since >= resolveAfterMs) this.resolve(alert);
+    }
+    for (const [key, streak] of this.streaks) {
+      if (present.has(key)) continue;
+      streak.clearSince ??= now;
+      if (now - streak.clearSince >= resolveAfterMs) this.streaks.delete(key);
+    }
+    for (const alert of this.active.values()) {
+      if (alert.acknowledged || alert.oneShot || alert.lastNotifiedAt === null) continue;
+      if (now - alert.lastNotifiedAt >= this.o.remindMs) {
+        alert.lastNotifiedAt = now;
+        this.o.save(alert);
+        this.o.emit('reminder', alert);
+      }
+    }
+  }
+
+  /** A one-shot alert (an unclean stop): fires now, stays until acknowledged. */
+  fireOnce(obs: Pick<Observation, 'key' | 'kind' | 'text' | 'values'>, now: number): void {
+    const alert: ActiveAlert = { key: obs.key, kind: obs.kind, text: obs.text, values: obs.values, firstSeenAt: now, lastSeenAt: now, firedAt: now, lastNotifiedAt: now, count: 1, acknowledged: false, oneShot: true };
+    this.active.set(alert.key, alert);
+    this.o.save(alert);
+    this.o.emit('fired', alert);
+  }
+
+  /** Stops reminders; a one-shot alert goes away. Returns false for an unknown key. */
+  acknowledge(key: string): boolean {
+    const alert = this.active.get(key);
+    if (!alert) return false;
+    if (alert.acknowledged) return true;
+    alert.acknowledged = true;
+    if (alert.oneShot) {
+      this.active.delete(key);
+      this.o.remove(key);
+    } else {
+      this.o.save(alert);
+    }
+    this.o.emit('acknowledged', alert);
+    return true;
+  }
+
+  /** A block was renamed: active alerts name it by its new id. */
+  renamed(from: string, to: string): void {
+    for (const alert of this.active.values()) {
+      if (alert.blockId !== from) continue;
+      alert.blockId = to;
+      this.o.save(alert);
+    }
+  }
+
+  private stillBad(alert: ActiveAlert, obs: Observation, now: number): void {
+    const wasClear = this.clearSince.delete(alert.key);
+    alert.lastSeenAt = now;
+    alert.text = obs.text;
+    alert.values = obs.values;
+    alert.blockId = obs.blockId;
+    if (wasClear) {
+      alert.count++;
+      this.o.save(alert);
+    }
+  }
+
+  private pending(obs: Observation, now: number, resolveAfterMs: number): void {
+    let streak = this.streaks.get(obs.key);
+    if (streak && streak.clearSince !== null) {
+      const gap = now - streak.clearSince;
+      if (!obs.tolerateGaps || gap >= resolveAfterMs) streak = undefined;
+      else {
+        streak.count++;
+        streak.clearSince = null;
+      }
+    }
+    if (!streak) {
+      streak = { firstSeenAt: now, clearSince: null, count: 1 };
+      this.streaks.set(obs.key, streak);
+    }
+    if (now - streak.firstSeenAt < obs.after * 1000) return;
+    this.streaks.delete(obs.key);
+    const alert: ActiveAlert = { key: obs.key, kind: obs.kind, blockId: obs.blockId, text: obs.text, values: obs.values, firstSeenAt: streak.firstSeenAt, lastSeenAt: now, firedAt: now, lastNotifiedAt: now, count: streak.count, acknowledged: false };
+    this.active.set(alert.key, alert);
+    this.o.save(alert);
+    this.o.emit('fired', alert);
+  }
+
+  private resolve(alert: ActiveAlert): void {
+    this.active.delete(alert.key);
+    this.clearSince.delete(alert.key);
+    this.o.remove(alert.key);
+    this.o.emit('resolved', alert);
+  }
+}

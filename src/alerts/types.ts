@@ -1,0 +1,81 @@
+// What an alert is, what happened to it, and what a channel is sent.
+
+export type ConditionKind = 'sensor-null' | 'setpoint-band' | 'output-on' | 'device-missing' | 'bus-short' | 'unclean-stop' | 'control-disabled' | 'broker-unreachable' | 'history-unreachable' | 'disk-full';
+
+export const CONDITION_KINDS: ConditionKind[] = ['sensor-null', 'setpoint-band', 'output-on', 'device-missing', 'bus-short', 'unclean-stop', 'control-disabled', 'broker-unreachable', 'history-unreachable', 'disk-full'];
+
+export const CONDITION_TITLES: Record<ConditionKind, string> = {
+  'sensor-null': 'Sensor not reading',
+  'setpoint-band': 'Temperature out of band',
+  'output-on': 'Output on too long',
+  'device-missing': 'Device missing',
+  'bus-short': 'Bus short',
+  'unclean-stop': 'Unclean stop',
+  'control-disabled': 'Control disabled',
+  'broker-unreachable': 'Broker unreachable',
+  'history-unreachable': 'History store unreachable',
+  'disk-full': 'Disk nearly full',
+};
+
+/** One observed problem, as a condition check reports it on each evaluation. */
+export interface Observation {
+  /** Stable across renames: the kind plus a block nid, device address or nothing. */
+  key: string;
+  kind: ConditionKind;
+  /** Current block id, when the problem belongs to a block. */
+  blockId?: string;
+  /** Seconds the problem must last before it fires. */
+  after: number;
+  /** False: any clear moment ends the streak (an output that went off). */
+  tolerateGaps: boolean;
+  /** Human text naming the block and the values. */
+  text: string;
+  values?: Record<string, unknown>;
+}
+
+export interface ActiveAlert {
+  key: string;
+  kind: ConditionKind;
+  blockId?: string;
+  text: string;
+  values?: Record<string, unknown>;
+  /** Wall-clock ms. */
+  firstSeenAt: number;
+  lastSeenAt: number;
+  firedAt: number | null;
+  lastNotifiedAt: number | null;
+  /** How often it came back after a short clear (a flapping sensor). */
+  count: number;
+  acknowledged: boolean;
+  /** Fires once and stays until acknowledged (an unclean stop). */
+  oneShot?: boolean;
+}
+
+export type AlertEventKind = 'fired' | 'resolved' | 'reminder' | 'acknowledged' | 'test';
+
+/** What channels are sent: one per event, with an id a receiver can use to drop duplicates. */
+export interface AlertMessage {
+  id: string;
+  event: AlertEventKind;
+  serviceId: string;
+  key: string;
+  condition: ConditionKind | 'test';
+  blockId: string | null;
+  title: string;
+  message: string;
+  /** 1 (min) .. 5 (urgent), ntfy's scale. */
+  priority: number;
+  count: number;
+  values: Record<string, unknown>;
+  at: string;
+}
+
+export interface HistoryEntry {
+  at: string;
+  event: AlertEventKind | 'delivered' | 'failed' | 'dropped';
+  key: string;
+  messageId?: string;
+  channel?: string;
+  text: string;
+  error?: string;
+}

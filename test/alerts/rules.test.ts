@@ -1,0 +1,47 @@
+// Issue 26: rules are data with a schema: edited through the API (bad input is a 422 naming the
+// field), a block's settings follow its rename and go away with its delete; a bad alerts config
+// section is a clear error naming the key.
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, ConfigError } from '../../src/config.js';
+import { startApp } from '../helpers/app.js';
+
+t.test('rules edited from the API follow a rename and go away with a delete', async (t) => {
+  const running = await startApp({ hardware: 'sim' });
+  t.teardown(() => running.close());
+  const put = (body: unknown) => fetch(`${running.base}/alerts/rules`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+  const bad = await put({ sensorNull: { after: 'soon' } });
+  t.equal(bad.status, 422);
+  t.match(bad.body.message, 'sensorNull.after');
+  t.equal(bad.body.validation[0].path, 'sensorNull.after');
+  const unknown = await put({ sensorNul: {} });
+  t.equal(unknown.status, 422, 'an unknown rule is refused');
+
+  t.equal((await running.post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} })).status, 201);
+  const ok = await put({ sensorNull: { after: 30 }, blocks: { Probe: { after: 5 } } });
+  t.equal(ok.status, 200);
+  t.equal(ok.body.rules.sensorNull.after, 30);
+  t.equal(ok.body.rules.setpointBand.band, 2, 'defaults fill the rest');
+
+  t.equal((await running.post('blocks/rename', { existing: 'Probe', desired: 'Beer Probe' })).status, 200);
+  const doc = () => running.app.documents.get('edge-one', 'alerts') as any;
+  t.same(doc().blocks, { 'Beer Probe': { after: 5 } }, 'the settings follow the rename');
+  t.equal((await running.post('blocks/delete', { id: 'Beer Probe' })).status, 200);
+  t.same(doc().blocks, {}, 'the settings go away with the delete');
+  t.equal(doc().sensorNull.after, 30, 'the other rules stay');
+});
+
+t.test('a bad alerts config section names the key', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alerts-cfg-'));
+  const file = path.join(dir, 'c.json');
+  writeFileSync(file, JSON.stringify({ alerts: { ntfy: { url: 'ntfy.sh/topic' } } }));
+  t.throws(() => loadConfig({ config: file }, {}), ConfigError);
+  t.throws(() => loadConfig({ config: file }, {}), /alerts.*ntfy\.url/);
+  writeFileSync(file, JSON.stringify({ alerts: { remindHours: 2, rules: { sensorNull: { after: 10 } } } }));
+  const cfg = loadConfig({ config: file }, {});
+  t.equal(cfg.alerts!.remindHours, 2);
+  t.equal(cfg.alerts!.retryBaseMs, 5000, 'defaults from the schema');
+});
