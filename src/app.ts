@@ -6,6 +6,7 @@ import { Auth } from './auth/auth.js';
 import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
 import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.js';
+import { installHostGuard, installHostUpgradeGuard } from './api/host-guard.js';
 import { refuseUnservedUpgrades } from './api/upgrade-routes.js';
 import { dashboardRoutes } from './api/dashboard.js';
 import { eventRoutes } from './api/events.js';
@@ -188,11 +189,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
   const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)], [
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installHostGuard(app, config), (app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)], [
     dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
   ]);
   installUpgradeGuard(http.server, auth);
   installCrossSiteUpgradeGuard(http.server, config.allowedOrigins);
+  installHostUpgradeGuard(http.server, config); // last installed, first to run
   refuseUnservedUpgrades(http.server);
   phases.mark('http routes');
 
