@@ -2,6 +2,7 @@
 // stamped at receipt and handed to the store, the last-value cache (metrics API) and live
 // stream listeners. Bad messages are dropped with a warning per topic at most once a minute.
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log-limit.js';
 import { DEFAULT_LIMITS, parseHistoryMessage, type HistoryLimits } from './flatten.js';
 import type { HistoryStore } from './store.js';
 
@@ -30,10 +31,12 @@ export class HistoryIngest {
   private readonly cache = new Map<string, { value: number; t: number }>();
   private readonly keyFields = new Map<string, Set<string>>();
   private readonly listeners = new Set<PointsListener>();
-  private readonly warned = new Map<string, { at: number; dropped: number }>();
+  private readonly warnings: WarningLimiter;
   private readonly counts = { messages: 0, points: 0, dropped: 0, droppedFields: 0 };
 
-  constructor(private readonly o: IngestOptions) {}
+  constructor(private readonly o: IngestOptions) {
+    this.warnings = new WarningLimiter(o.log, { intervalMs: o.warnIntervalMs });
+  }
 
   /** One raw MQTT message. Never throws. */
   handle(topic: string, payload: Buffer | string): void {
@@ -68,16 +71,7 @@ export class HistoryIngest {
 
   private drop(topic: string, reason: string, whole = true): void {
     if (whole) this.counts.dropped++;
-    const now = Date.now();
-    const w = this.warned.get(topic);
-    if (w && now - w.at < (this.o.warnIntervalMs ?? 60_000)) {
-      w.dropped++;
-      return;
-    }
-    const since = w?.dropped ? ` (${w.dropped} more dropped on this topic since the last warning)` : '';
-    this.o.log.warn({ topic, reason }, `history message on ${topic} dropped: ${reason}${since}`);
-    if (this.warned.size > 1000) this.warned.clear();
-    this.warned.set(topic, { at: now, dropped: 0 });
+    this.warnings.warn(topic, { topic, reason }, `history message on ${topic} dropped: ${reason}`);
   }
 
   /** Latest values of the fields updated at or after `since`, in the order fields were first seen. */
@@ -94,6 +88,6 @@ export class HistoryIngest {
   }
 
   status(): Record<string, unknown> {
-    return { ...this.counts, keys: this.keyFields.size, fields: this.cache.size };
+    return { ...this.counts, keys: this.keyFields.size, fields: this.cache.size, warningsSuppressed: this.warnings.suppressed };
   }
 }
