@@ -35,6 +35,7 @@ import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
+import { StorageHealth } from './store/storage-health.js';
 import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
@@ -90,7 +91,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
   phases.mark('db open');
-  const store = new BlockStore(db);
+  const storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
+  const store = new BlockStore(db, (e) => storage.noteError(e));
   const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
   units.apply(documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
@@ -170,6 +172,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const backupFiles = new BackupFiles(config.dataDir);
   const backups = new BackupSchedule({ cron: config.backupSchedule, keep: config.backupKeep, files: backupFiles, save: () => runtime.backupSave(), log });
+  status.storage = () => storage.status();
   status.backups = () => ({ schedule: config.backupSchedule, keep: config.backupKeep, next: backups.nextRun()?.toISOString() ?? null, stored: backupFiles.list().length });
 
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
@@ -189,7 +192,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)] });
   const apiPrefixes = contexts.map((c) => c.prefix).filter(Boolean).concat(['/eventbus']);
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installHostGuard(app, config), (app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)], [
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installHostGuard(app, config), (app) => app.addHook('onError', (_req, _reply, err, done) => (storage.noteError(err), done())), (app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth, apiPrefixes)], [
     dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
   ]);
   installUpgradeGuard(http.server, auth);
