@@ -6,6 +6,7 @@ import { Auth } from './auth/auth.js';
 import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
 import { authRoutes } from './auth/routes.js';
 import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.js';
+import { installHostGuard, installHostUpgradeGuard } from './api/host-guard.js';
 import { refuseUnservedUpgrades } from './api/upgrade-routes.js';
 import { dashboardRoutes } from './api/dashboard.js';
 import { eventRoutes } from './api/events.js';
@@ -34,6 +35,7 @@ import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
+import { StorageHealth } from './store/storage-health.js';
 import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
@@ -90,7 +92,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
   phases.mark('db open');
-  const store = new BlockStore(db);
+  const storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
+  const store = new BlockStore(db, (e) => storage.noteError(e));
   const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
   units.apply(documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
@@ -171,6 +174,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const backupFiles = new BackupFiles(config.dataDir);
   const backups = new BackupSchedule({ cron: config.backupSchedule, keep: config.backupKeep, files: backupFiles, save: () => runtime.backupSave(), log });
+  status.storage = () => storage.status();
   status.backups = () => ({ schedule: config.backupSchedule, keep: config.backupKeep, next: backups.nextRun()?.toISOString() ?? null, stored: backupFiles.list().length });
 
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
@@ -207,11 +211,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
   contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)], public: true });
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth)], [
+  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installHostGuard(app, config), (app) => app.addHook('onError', (_req, _reply, err, done) => (storage.noteError(err), done())), (app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth)], [
     dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
   ]);
   installUpgradeGuard(http.server, auth);
   installCrossSiteUpgradeGuard(http.server, config.allowedOrigins);
+  installHostUpgradeGuard(http.server, config); // last installed, first to run
   refuseUnservedUpgrades(http.server);
   phases.mark('http routes');
 

@@ -1,7 +1,7 @@
 // One configuration schema: defaults < JSON file < environment < command-line flags.
 import { readFileSync } from 'node:fs';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
-import { normalOrigin } from './origin.js';
+import { normalHost, normalOrigin } from './origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { firstUnknownKey, unknownKeyMessage } from '../drivers/closest-name.js';
 import { parseDuration, QueryError } from './history/timeframe.js';
@@ -50,6 +50,7 @@ export interface Config {
   homeAssistant: boolean;
   logFormat: 'auto' | 'json' | 'pretty';
   allowedOrigins: string[];
+  allowedHosts: string[];
   history: 'embedded' | 'victoria' | 'off';
   historyUrl?: string;
   historyRetention: string;
@@ -82,6 +83,7 @@ export const DEFAULTS: Config = {
   homeAssistant: false,
   logFormat: 'auto',
   allowedOrigins: [],
+  allowedHosts: [],
   history: 'embedded',
   historyRetention: '365d',
   historyMaxBytes: 512 * 1024 * 1024,
@@ -121,6 +123,7 @@ export const OPTIONS: Option[] = [
   { key: 'homeAssistant', flag: '--home-assistant', env: 'EDGEBLOCKS_HOME_ASSISTANT', kind: 'bool', help: 'publish Home Assistant MQTT discovery' },
   { key: 'logFormat', flag: '--log-format', env: 'EDGEBLOCKS_LOG_FORMAT', kind: 'string', help: "'pretty' (one line per event), 'json', or 'auto' (pretty on a terminal)" },
   { key: 'allowedOrigins', env: 'EDGEBLOCKS_ALLOWED_ORIGINS', kind: 'strings', help: 'web origins besides this host that may change things, e.g. http://brewblox.local' },
+  { key: 'allowedHosts', env: 'EDGEBLOCKS_ALLOWED_HOSTS', kind: 'strings', help: "Host names besides localhost, this machine's name and IP addresses the controller answers to (a proxy or Docker service name); * = any" },
   { key: 'history', flag: '--history', env: 'EDGEBLOCKS_HISTORY', kind: 'string', help: "history store: 'embedded' (data dir), 'victoria' (--history-url) or 'off'" },
   { key: 'historyUrl', flag: '--history-url', env: 'EDGEBLOCKS_HISTORY_URL', kind: 'string', help: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)' },
   { key: 'historyRetention', env: 'EDGEBLOCKS_HISTORY_RETENTION', kind: 'string', help: 'embedded history kept at most, e.g. 365d' },
@@ -285,6 +288,13 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
       normalOrigin(o);
     } catch (e) {
       throw new ConfigError('allowedOrigins', (e as Error).message);
+    }
+  }
+  for (const h of config.allowedHosts) {
+    try {
+      normalHost(h);
+    } catch (e) {
+      throw new ConfigError('allowedHosts', (e as Error).message);
     }
   }
   if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);

@@ -1,9 +1,10 @@
 // The built-in dashboard: the files Vite built from web/ (into dist/web), served at `/`, plus
 // `GET /dashboard.json` telling the page which service it belongs to. Registers nothing when
-// the dashboard was not built, so `/` is left to whoever answers it otherwise.
+// the dashboard was not built, so `/` is left to whoever answers it otherwise. Only what the
+// build put there is served: no dotfiles, and no symbolic link that leads out of the web root.
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publicRoutes } from './public-routes.js';
@@ -27,10 +28,32 @@ export function dashboardRoutes(info: { serviceId: string; emitIntervalMs: numbe
       app.log.info('dashboard not built (no dist/web): run npm run build:web');
       return;
     }
+    const realRoot = realpathSync(root);
     publicRoutes(app); // the page, its files and which service it belongs to: no data, and they show the login
     app.get('/dashboard.json', { schema: { hide: true } }, async () => ({ serviceId: info.serviceId, emitIntervalMs: info.emitIntervalMs }));
     // One route per built file (wildcard: false), `/` among them: an unknown path matches no
     // route, so it is the app's JSON 404, or the auth guard's 401 (it is not a public route).
-    await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'], maxAge: '1h', setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); } });
+    // No dotfiles, and no link that leads out of the root (the file list follows links).
+    await app.register(fastifyStatic, {
+      root,
+      prefix: '/',
+      wildcard: false,
+      index: ['index.html'],
+      maxAge: '1h',
+      dotfiles: 'ignore',
+      allowedPath: (pathname) => staysInside(realRoot, path.join(root, pathname)),
+      setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); },
+    });
   };
+}
+
+/** Whether `file`, links resolved, is inside `realRoot`. A file that does not exist passes: it is a 404 anyway. */
+function staysInside(realRoot: string, file: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    return true;
+  }
+  return real === realRoot || real.startsWith(realRoot + path.sep);
 }

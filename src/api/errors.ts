@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ValidationIssue } from '../codec/decode.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
+import { DISK_FULL_MESSAGE, isDiskFull } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';
 import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
 
@@ -28,6 +29,7 @@ export class HttpError extends Error {
 export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof BlockError) return errorBody(STATUS_OF[err.kind], err.message, err.kind === 'invalid' ? (err.validation ?? []) : undefined);
   if (err instanceof HttpError) return errorBody(err.statusCode, err.message, err.validation ?? (err.statusCode === 422 ? [] : undefined));
+  if (isDiskFull(err)) return errorBody(507, DISK_FULL_MESSAGE);
   const fe = err as FastifyError;
   if (fe.validation) {
     const validation = fe.validation.map((v) => ({ path: v.instancePath.replace(/^\//, '').replace(/\//g, '.') || String(v.params?.missingProperty ?? ''), message: v.message ?? 'invalid' }));
@@ -40,7 +42,8 @@ export function toErrorBody(err: unknown): ErrorBody {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = unsupportedMediaType(err, req) ?? toErrorBody(err);
-    if (body.statusCode >= 500) req.log.error({ err }, 'request failed');
+    // A full disk is logged once by StorageHealth, not once per refused request.
+    if (body.statusCode >= 500 && body.statusCode !== 507) req.log.error({ err }, 'request failed');
     else req.log.debug({ status: body.statusCode, message: body.message }, 'request refused');
     void reply.status(body.statusCode).send(body);
   });

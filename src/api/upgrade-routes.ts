@@ -13,7 +13,7 @@ function pathOf(req: IncomingMessage): string {
   return (req.url ?? '').split('?')[0];
 }
 
-const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 421: 'Misdirected Request', 503: 'Service Unavailable' };
 
 /** Refuse an upgrade with a plain HTTP answer (the socket is not HTTP-parsed any more) and close it. */
 export function answerUpgrade(socket: Duplex, status: keyof typeof REASONS, text = ''): void {

@@ -5,6 +5,7 @@
 // topic at most once a minute; what the limits drop is counted in the status and logged once a
 // minute at most (drops.ts).
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log-limit.js';
 import { DropLog } from './drops.js';
 import { parseHistoryMessage } from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
@@ -55,7 +56,7 @@ export class HistoryIngest {
   private readonly keys = new Map<string, KeyEntry>();
   private readonly publishers = new Map<string, Publisher>();
   private readonly listeners = new Set<PointsListener>();
-  private readonly warned = new Map<string, { at: number; dropped: number }>();
+  private readonly warnings: WarningLimiter;
   private readonly counts = { messages: 0, points: 0, dropped: 0, droppedFields: 0 };
   private readonly lim: IngestLimits;
   private readonly drops: DropLog;
@@ -68,6 +69,7 @@ export class HistoryIngest {
   constructor(private readonly o: IngestOptions) {
     this.lim = { ...INGEST_LIMITS, ...o.ingestLimits };
     this.drops = new DropLog(o.log, this.lim.dropLogIntervalMs);
+    this.warnings = new WarningLimiter(o.log, { intervalMs: o.warnIntervalMs });
   }
 
   /** One raw MQTT message: admitted (or dropped) now, ingested in a later slice. Never throws. */
@@ -225,16 +227,7 @@ export class HistoryIngest {
   /** A malformed message: a warning per topic at most once a minute. */
   private invalid(topic: string, reason: string): void {
     this.counts.dropped++;
-    const now = Date.now();
-    const w = this.warned.get(topic);
-    if (w && now - w.at < (this.o.warnIntervalMs ?? 60_000)) {
-      w.dropped++;
-      return;
-    }
-    const since = w?.dropped ? ` (${w.dropped} more dropped on this topic since the last warning)` : '';
-    this.o.log.warn({ topic, reason }, `history message on ${topic} dropped: ${reason}${since}`);
-    if (this.warned.size > 1000) this.warned.clear();
-    this.warned.set(topic, { at: now, dropped: 0 });
+    this.warnings.warn(topic, { topic, reason }, `history message on ${topic} dropped: ${reason}`);
   }
 
   /** Latest values of the fields updated at or after `since`, in the order fields were first seen. */
@@ -268,6 +261,7 @@ export class HistoryIngest {
       queuedMessages: this.queue.length - this.queueHead,
       queuedBytes: this.queuedBytes,
       droppedOverLimits: { ...this.drops.counts },
+      warningsSuppressed: this.warnings.suppressed + this.drops.suppressed,
       limits: { ...this.lim },
     };
   }

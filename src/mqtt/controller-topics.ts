@@ -1,49 +1,64 @@
 // The block API over MQTT: `R/controller/blocks/{create,write,patch,delete}`, and the same on
 // `R/spark/blocks/...`, where Brewblox services write blocks. A message is
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
-// same validation and size limit as REST. Whatever is wrong with a message is logged and the message dropped.
+// same validation and size limit as REST. Whatever is wrong with a message is counted, logged
+// (once a minute per topic, src/log-limit.ts) and the message dropped.
 import { BODY_LIMIT } from '../api/server.js';
 import { isPlainObject } from '../codec/decode.js';
 import type { Logger } from '../log.js';
+import type { WarningLimiter } from '../log-limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { MqttConnection } from './connection.js';
 import { CONTROLLER_ACTIONS, type ControllerAction, type Topics } from './topics.js';
 
 export const MQTT_ORIGIN = 'mqtt';
 
-export function handleControllerMessage(runtime: BlockRuntime, action: ControllerAction, payload: Buffer, log: Logger): void {
+/** Why a message was dropped: the log line and its fields. */
+export interface Dropped {
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** Apply one block API message; what was wrong with it, or null when it was applied or not ours. */
+export function handleControllerMessage(runtime: BlockRuntime, action: ControllerAction, payload: Buffer, log: Logger): Dropped | null {
   if (payload.length > BODY_LIMIT) {
-    log.warn({ action, bytes: payload.length, limit: BODY_LIMIT }, `mqtt blocks/${action} dropped: the payload is ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit (the same as REST)`);
-    return;
+    return { fields: { action, bytes: payload.length, limit: BODY_LIMIT, reason: 'too large' }, message: `mqtt blocks/${action} dropped: the payload is ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit (the same as REST)` };
   }
   let body: unknown;
   try {
     body = JSON.parse(payload.toString('utf8'));
   } catch (e) {
-    log.warn({ action, reason: `not JSON: ${(e as Error).message}` }, `mqtt blocks/${action} dropped: the payload is not JSON`);
-    return;
+    return { fields: { action, reason: `not JSON: ${(e as Error).message}` }, message: `mqtt blocks/${action} dropped: the payload is not JSON` };
   }
   if (!isPlainObject(body)) {
-    log.warn({ action, reason: 'not a JSON object' }, `mqtt blocks/${action} dropped: the payload is not a JSON object (a block)`);
-    return;
+    return { fields: { action, reason: 'not a JSON object' }, message: `mqtt blocks/${action} dropped: the payload is not a JSON object (a block)` };
   }
   if (body.serviceId !== runtime.serviceId) {
     log.debug({ action, serviceId: body.serviceId }, `mqtt blocks/${action} ignored: for another service`);
-    return;
+    return null;
   }
   try {
     const result = runtime[action](body, MQTT_ORIGIN);
     log.debug({ action, id: result.id }, `mqtt blocks/${action} done`);
+    return null;
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    log.warn({ action, id: body.id, nid: body.nid, reason }, `mqtt blocks/${action} dropped: ${reason}`);
+    return { fields: { action, id: body.id, nid: body.nid, reason }, message: `mqtt blocks/${action} dropped: ${reason}` };
   }
 }
 
-export function subscribeControllerTopics(opts: { conn: MqttConnection; runtime: BlockRuntime; topics: Topics; log: Logger }): () => void {
-  const { conn, runtime, topics, log } = opts;
+/** Messages dropped, counted for status; their warnings go through `warnings`, one a minute per topic. */
+export function subscribeControllerTopics(opts: { conn: MqttConnection; runtime: BlockRuntime; topics: Topics; log: Logger; warnings: WarningLimiter; counts: { blockApiDropped: number } }): () => void {
+  const { conn, runtime, topics, log, warnings, counts } = opts;
   const unsubscribes = CONTROLLER_ACTIONS.flatMap((action) =>
-    [topics.controller(action), topics.sparkBlocks(action)].map((topic) => conn.subscribe(topic, (_topic, payload) => handleControllerMessage(runtime, action, payload, log))),
+    [topics.controller(action), topics.sparkBlocks(action)].map((topic) =>
+      conn.subscribe(topic, (_topic, payload) => {
+        const dropped = handleControllerMessage(runtime, action, payload, log);
+        if (!dropped) return;
+        counts.blockApiDropped++;
+        warnings.warn(topic, dropped.fields, dropped.message);
+      }),
+    ),
   );
   return () => unsubscribes.forEach((u) => u());
 }

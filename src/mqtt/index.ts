@@ -25,6 +25,7 @@ import { gatewayIdentity } from './tls-cert.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
 import { bridgeTarget } from './upstream.js';
+import { WarningLimiter } from '../log-limit.js';
 
 export { EVENTBUS_PATH } from './eventbus-ws.js';
 export type { Topics } from './topics.js';
@@ -59,6 +60,8 @@ export interface MqttStatus extends ConnectionStatus {
   ttl: string;
   emitted: EmissionCounts;
   eventbusClients: number;
+  /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large), and warnings held back. */
+  dropped: { blockApi: number; other: number; warningsSuppressed: number };
 }
 
 export interface MqttDeps {
@@ -95,6 +98,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   let gateway: Gateway | null = null;
   let emission: Emission | null = null;
   const cleanups: Array<() => void> = [];
+  const warnings = new WarningLimiter(log);
+  const counts = { blockApiDropped: 0, otherDropped: 0 };
   // Subscriptions made before start() are replayed onto the connection when it exists.
   const connectHandlers = new Set<() => void>();
   // Presence topics (presence.ts) by topic; null until the service's connection exists.
@@ -136,6 +141,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     ttl,
     emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0, lateMs: { p50: 0, p99: 0, max: 0, samples: 0 } },
     eventbusClients: eventbus?.clients ?? 0,
+    dropped: { blockApi: counts.blockApiDropped, other: counts.otherDropped, warningsSuppressed: warnings.suppressed },
   });
   status.mqtt = mqttStatus;
   status.gateway = (): GatewayStatus | { port: 0; listening: false } => gateway?.status() ?? { port: 0, listening: false };
@@ -179,14 +185,16 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
         if (payload.length > BODY_LIMIT) {
-          log.warn({ topic, bytes: payload.length, limit: BODY_LIMIT }, `mqtt message on ${topic} dropped: ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit`);
+          counts.otherDropped++;
+          warnings.warn(topic, { topic, bytes: payload.length, limit: BODY_LIMIT }, `mqtt message on ${topic} dropped: ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit`);
           return;
         }
         let data: unknown;
         try {
           data = JSON.parse(payload.toString('utf8'));
         } catch (e) {
-          log.warn({ topic, reason: (e as Error).message }, `mqtt message on ${topic} dropped: not JSON`);
+          counts.otherDropped++;
+          warnings.warn(topic, { topic, reason: (e as Error).message }, `mqtt message on ${topic} dropped: not JSON`);
           return;
         }
         handler(topic, data);
@@ -241,7 +249,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       openPresence = (topic) => new Presence({ topic, main, connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }) });
       for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
       conn.on('connect', () => connectHandlers.forEach((fn) => fn()));
-      cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log }));
+      cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log, warnings, counts }));
       cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
       emission = new Emission({ conn, runtime, topics, key, ttl, intervalMs: config.emitInterval, status: controllerStatus, log });
       emission.start();

@@ -22,6 +22,7 @@ import { blockRecord, loadStored, recordText } from './records.js';
 import { renameBlock } from './rename.js';
 import { nextDue, runUpdate } from './scheduler.js';
 import { makeUpdateContext } from './update-context.js';
+import { UnsavedBlocks } from './unsaved.js';
 import { decodeBlockData, typeOf, validateBody } from './validation.js';
 import { createBlock, deleteAllBlocks, deleteBlock, updateBlock } from './writes.js';
 import type { AnyBlock, BlockTypeDef, Data, UpdateContext, WriteInfo } from './types.js';
@@ -73,6 +74,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   /** Control disabled (PUT settings/enabled false): no block runs until it is enabled again. */
   paused = false;
   tickCount = 0;
+  private readonly unsaved = new UnsavedBlocks(this);
   /** Encoded JSON text per block, shared by REST reads and the state emission. */
   readonly encodings: EncodeCache;
 
@@ -88,7 +90,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.discoverers = opts.discoverers ?? [];
     this.backupStore = opts.backupStore;
     for (const t of opts.types) this.types.set(t.type, t);
-    this.ctx = makeUpdateContext(this);
+    this.ctx = makeUpdateContext(this, this.unsaved);
     this.encodings = new EncodeCache(this);
   }
 
@@ -251,6 +253,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       for (const block of this.ordered) {
         if (block.nextUpdate <= now && this.byNid.get(block.nid) === block) runUpdate(block, this.ctx, now, this.log);
       }
+      this.unsaved.retry(now);
       this.tickCount++;
       this.lastTickAt = now;
     } finally {

@@ -3,8 +3,9 @@
 import { claim, channels, release } from './claims.js';
 import type { RuntimeCore } from './core.js';
 import { implementsIface, type IoArray, type UpdateContext } from './types.js';
+import type { UnsavedBlocks } from './unsaved.js';
 
-export function makeUpdateContext(rt: RuntimeCore): UpdateContext {
+export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): UpdateContext {
   const ctx: UpdateContext = {
     now: 0,
     ticks: 0,
@@ -16,7 +17,7 @@ export function makeUpdateContext(rt: RuntimeCore): UpdateContext {
     },
     claim(target, claimer) {
       const r = claim(target, claimer);
-      if (r.modeChanged) rt.persist(target);
+      if (r.modeChanged) unsaved.persist(target);
       return r.held;
     },
     release(target, claimer) {
@@ -42,7 +43,7 @@ export function makeUpdateContext(rt: RuntimeCore): UpdateContext {
       block.nextUpdate = Math.min(block.nextUpdate, ctx.now);
     },
     persist(block) {
-      rt.persist(block);
+      unsaved.persist(block);
     },
     hardware: rt.hardware,
     log: rt.log,

@@ -10,7 +10,11 @@ export class BlockStore implements BlockPersistence {
   private readonly getSetting;
   private readonly putSetting;
 
-  constructor(private readonly db: Db) {
+  /** `onWriteError` hears of every failed block write (a full disk) before it is thrown. */
+  constructor(
+    private readonly db: Db,
+    private readonly onWriteError: (e: unknown) => void = () => undefined,
+  ) {
     this.upsert = db.prepare(
       `INSERT INTO blocks (nid, id, type, data, meta) VALUES (@nid, @id, @type, @data, @meta)
        ON CONFLICT(nid) DO UPDATE SET id = excluded.id, type = excluded.type, data = excluded.data, meta = excluded.meta`,
@@ -25,7 +29,12 @@ export class BlockStore implements BlockPersistence {
   }
 
   saveBlock(r: BlockRecord): void {
-    this.upsert.run(serialize(r));
+    try {
+      this.upsert.run(serialize(r));
+    } catch (e) {
+      this.onWriteError(e);
+      throw e;
+    }
   }
 
   removeBlock(nid: number): void {

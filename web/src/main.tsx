@@ -57,6 +57,19 @@ function BrokerBanner() {
   );
 }
 
+/** A full disk refuses changes (507); the page says so, and that reads and control go on. */
+function StorageBanner() {
+  const live = useLive();
+  const storage = live.status.storage as { full?: boolean; since?: string | null } | undefined;
+  if (!live.online || !storage?.full) return null;
+  const since = storage.since ? ` since ${new Date(storage.since).toLocaleTimeString()}` : '';
+  return (
+    <div class="banner storage" role="alert" data-testid="disk-full">
+      Disk full{since}: changes cannot be stored and are refused. Values and control go on. Free some space on the controller's data disk.
+    </div>
+  );
+}
+
 /** `user`: who is logged in, when auth is on (then the header has a logout button). */
 function App(props: { user: string | null }) {
   const [page, ...rest] = useRoute();
@@ -81,6 +94,7 @@ function App(props: { user: string | null }) {
       </header>
       <OfflineBanner />
       <BrokerBanner />
+      <StorageBanner />
       <main>
         <Suspense fallback={<p>Loading…</p>}>
           {current === 'overview' && <Overview />}

@@ -1,0 +1,72 @@
+// The dashboard says when the disk is full (issue 23, item 7): the built CLI with its data dir on
+// a 2 MiB tmpfs, filled to the last byte; a refused change (507) marks it full, the page shows a
+// banner, and the banner goes once space is back. Needs root (mount), `npm run build` and
+// `npm run build:web`.
+import { execFileSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import type { Browser } from 'playwright-core';
+import { postJson, ROOT } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import { launchBrowser, startSim, type SimService } from './browser.js';
+
+if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+t.setTimeout(limit(120_000));
+
+const mountPoint = mkdtempSync(path.join(tmpdir(), 'eb-dash-fulldisk-'));
+execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint]);
+let sim: SimService | undefined;
+let browser: Browser | undefined;
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+  await sim?.stop();
+  execFileSync('umount', ['-l', mountPoint]);
+  rmSync(mountPoint, { recursive: true, force: true });
+});
+
+/** Fill the file system holding `file` to the last byte; ENOSPC ends it. */
+function fill(file: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (const size of [64 * 1024, 4096, 512, 1]) {
+      const chunk = Buffer.alloc(size, 1);
+      for (;;) {
+        try {
+          writeSync(fd, chunk);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
+          throw e;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+t.test('a banner while the disk is full, gone when space is back', async (t) => {
+  const dataDir = path.join(mountPoint, 'data');
+  mkdirSync(dataDir);
+  sim = await startSim(['--history', 'off'], 500, dataDir);
+  browser = await launchBrowser();
+  const page = await browser.newPage();
+  page.setDefaultTimeout(limit(15_000));
+  await page.goto(`${sim.cli.base}/`);
+  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
+  t.equal(await page.getByTestId('disk-full').count(), 0, 'no banner while there is space');
+
+  const filler = path.join(mountPoint, 'filler');
+  fill(filler);
+  const refused = await postJson(`${sim.cli.base}/edge-one/blocks/create`, { id: 'On full disk', type: 'TempSensorMock', data: {} });
+  t.equal(refused.status, 507, 'a create is refused with 507');
+  const banner = page.getByTestId('disk-full');
+  await banner.waitFor();
+  t.match(await banner.innerText(), /Disk full since .*changes cannot be stored/, 'the banner says so');
+
+  rmSync(filler);
+  await banner.waitFor({ state: 'detached', timeout: limit(15_000) });
+  t.pass('the banner is gone once space is back');
+  t.equal((await postJson(`${sim.cli.base}/edge-one/blocks/create`, { id: 'After', type: 'TempSensorMock', data: {} })).status, 201, 'and changes are stored again');
+});
