@@ -95,9 +95,9 @@ export interface ConfigIssue extends SchemaIssue {
   source: ValueSource;
 }
 
-/** `port (flag --port)` for a top-level value, the path alone (`gpio[0].line`) inside one. */
+/** `port (flag --port)` for a top-level value, the path alone for a value inside one (`gpio[0].line`) or a key that is not a setting. */
 export function issueKey(issue: ConfigIssue): string {
-  return issue.path.includes('.') || issue.path.includes('[') ? issue.path : `${issue.path} (${issue.source})`;
+  return issue.unknownKey || issue.path.includes('.') || issue.path.includes('[') ? issue.path : `${issue.path} (${issue.source})`;
 }
 
 /** One setting checked against its schema; text from env and flags is converted first. */
