@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // edgeblocks-failsafe: drives every configured GPIO output to its safe state and switches every
 // DS2408/DS2413 output off. systemd runs it as ExecStopPost= after every stop of the service,
-// crashes and watchdog kills included, so it depends on nothing but the config file and the
-// drivers: GPIO through plain sysfs file writes, the 1-Wire masters opened afresh (bounded by
-// --timeout), no database, no runtime.
+// crashes and watchdog kills included, so it depends on nothing but the config file (read with
+// the service's schema, src/config-schema.ts) and the drivers: GPIO through plain sysfs file
+// writes, the 1-Wire masters opened afresh (bounded by --timeout), no database, no runtime.
+// What the service would refuse in the config is reported (exit 1); every output it can read
+// is still made safe.
 //
 //   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]
 //
