@@ -29,6 +29,7 @@ import { systemClock, type Clock } from './runtime/clock.js';
 import type { Hardware } from './runtime/hardware.js';
 import { ControlLoop, type TickHook } from './runtime/loop.js';
 import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
+import { UnitsDocumentSchema } from './codec/units.js';
 import { GLOBAL_NAMESPACE, UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
 import { BackupFiles } from './store/backup-files.js';
 import { BlockStore } from './store/block-store.js';
@@ -94,8 +95,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   phases.mark('db open');
   const storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
   const store = new BlockStore(db, (e) => storage.noteError(e));
-  const documents = new DocumentStore(db);
   const units = new UnitsSetting(config.serviceId);
+  const documents = new DocumentStore(db, (namespace, id) => (units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined));
   units.apply(documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
   units.apply(documents.get(config.serviceId, UNITS_DOC_ID));
 

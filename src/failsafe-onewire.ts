@@ -4,39 +4,20 @@
 // the service never got to do that, and a relay on an IO module would keep its latch.
 import { romFamily } from '../drivers/onewire/address.js';
 import { FAMILY, type OneWireBus, type RomAddress } from '../drivers/onewire/types.js';
+import type { Config } from './config-schema.js';
 import type { Logger } from './log.js';
 import { openI2cMasters, openSerialMasters, openW1Masters } from './hardware/masters.js';
 
-export interface OneWireFailsafeConfig {
-  w1Root: string;
-  i2cBuses: string[];
-  serialPorts: string[];
-}
+/** The 1-Wire part of the config, as the config schema (config-schema.ts) reads it. */
+export type OneWireFailsafeConfig = Pick<Config, 'w1Root' | 'i2cBuses' | 'serialPorts'>;
 
 export interface Reporter {
   say(line: string): void;
   problem(line: string): void;
 }
 
-const DEFAULTS: OneWireFailsafeConfig = { w1Root: '/sys/bus/w1/devices', i2cBuses: [], serialPorts: [] };
-
 function text(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-}
-
-function strings(value: unknown, key: string, report: Reporter): string[] {
-  if (value === undefined) return [];
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
-  report.problem(`config ${key} must be a list of strings; ignored`);
-  return [];
-}
-
-export function oneWireFailsafeConfig(config: Record<string, unknown>, report: Reporter): OneWireFailsafeConfig {
-  return {
-    w1Root: typeof config.w1Root === 'string' ? config.w1Root : DEFAULTS.w1Root,
-    i2cBuses: strings(config.i2cBuses, 'i2cBuses', report),
-    serialPorts: strings(config.serialPorts, 'serialPorts', report),
-  };
 }
 
 /**

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // edgeblocks-failsafe: drives every configured GPIO output to its safe state and switches every
 // DS2408/DS2413 output off. systemd runs it as ExecStopPost= after every stop of the service,
-// crashes and watchdog kills included, so it depends on nothing but the config file and the
-// drivers: GPIO through plain sysfs file writes, the 1-Wire masters opened afresh (bounded by
-// --timeout), no database, no runtime.
+// crashes and watchdog kills included, so it depends on nothing but the config file (read with
+// the service's schema, src/config-schema.ts) and the drivers: GPIO through plain sysfs file
+// writes, the 1-Wire masters opened afresh (bounded by --timeout), no database, no runtime.
+// What the service would refuse in the config is reported (exit 1); every output it can read
+// is still made safe.
 //
 //   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]
 //
@@ -18,8 +20,11 @@ import { safePhysicalLevel, safeState } from '../drivers/gpio/levels.js';
 import { parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
 import { SysfsGpioBackend } from '../drivers/gpio/sysfs-backend.js';
 import type { GpioLineConfig } from '../drivers/gpio/types.js';
-import { oneWireFailsafeConfig, oneWireOutputsOff } from './failsafe-onewire.js';
+import { parseFlags, type FlagTable } from './cli-args.js';
+import { checkConfigDocument, DEFAULTS, issueKey, type Config } from './config-schema.js';
+import { oneWireOutputsOff } from './failsafe-onewire.js';
 
+const FLAGS: FlagTable = { config: { type: 'string' }, 'gpio-root': { type: 'string' }, 'chip-label': { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
 const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]';
 /** How long the 1-Wire masters get, in all: systemd waits for ExecStopPost before a restart. */
 const DEFAULT_ONEWIRE_TIMEOUT_MS = 4000;
@@ -47,25 +52,25 @@ function text(err: unknown): string {
 
 function parseArgs(argv: string[]): Options {
   const options: Options = { config: process.env.EDGEBLOCKS_CONFIG || undefined, gpioRoot: DEFAULT_GPIO_ROOT, timeoutMs: DEFAULT_ONEWIRE_TIMEOUT_MS };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    if (flag === '--config') options.config = value();
-    else if (flag === '--gpio-root') options.gpioRoot = value();
-    else if (flag === '--chip-label') options.chipLabel = value();
-    else if (flag === '--timeout') {
-      const ms = Number(value());
-      if (!Number.isInteger(ms) || ms < 100 || ms > 60000) throw new UsageError('--timeout takes milliseconds from 100 to 60000');
-      options.timeoutMs = ms;
-    }    else if (flag === '--help' || flag === '-h') {
-      say(USAGE);
-      process.exit(0);
-    } else throw new UsageError(`unknown argument "${arg}"`);
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv, FLAGS);
+  } catch (err) {
+    throw new UsageError(text(err));
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true || positionals[0] === 'help') {
+    say(USAGE);
+    process.exit(0);
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (typeof values.config === 'string') options.config = values.config;
+  if (typeof values['gpio-root'] === 'string') options.gpioRoot = values['gpio-root'];
+  if (typeof values['chip-label'] === 'string') options.chipLabel = values['chip-label'];
+  if (typeof values.timeout === 'string') {
+    const ms = Number(values.timeout);
+    if (!Number.isInteger(ms) || ms < 100 || ms > 60000) throw new UsageError('--timeout takes milliseconds from 100 to 60000');
+    options.timeoutMs = ms;
   }
   return options;
 }
@@ -105,19 +110,16 @@ async function makeSafe(gpio: SysfsGpioBackend, config: GpioLineConfig): Promise
   }
 }
 
-/** GPIO outputs to their safe level. Returns the number of failures. */
-async function gpioOutputsSafe(config: Record<string, unknown>, options: Options): Promise<number> {
-  const { lines, errors } = parseGpioLineConfigs(config.gpio);
+/** GPIO outputs to their safe level, the good entries of a list with bad ones too. Returns the number of failures. */
+async function gpioOutputsSafe(gpioEntries: unknown, config: Config, options: Options): Promise<number> {
+  const { lines, errors } = parseGpioLineConfigs(gpioEntries);
   errors.forEach(problem);
   const outputs = lines.filter((line) => line.direction === 'out');
   if (outputs.length === 0) {
     if (errors.length === 0) say('no GPIO outputs configured');
     return errors.length;
   }
-  const label =
-    options.chipLabel ??
-    (typeof config.gpioChipLabel === 'string' ? config.gpioChipLabel : undefined) ??
-    (process.env.EDGEBLOCKS_GPIO_CHIP_LABEL || undefined);
+  const label = options.chipLabel ?? config.gpioChipLabel ?? (process.env.EDGEBLOCKS_GPIO_CHIP_LABEL || undefined);
   let gpio: SysfsGpioBackend;
   try {
     gpio = await SysfsGpioBackend.detect({ root: options.gpioRoot, label });
@@ -140,14 +142,19 @@ async function gpioOutputsSafe(config: Record<string, unknown>, options: Options
 async function main(argv: string[]): Promise<number> {
   const options = parseArgs(argv);
   if (!options.config) throw new UsageError('--config FILE is required');
-  const config = await loadConfig(options.config);
+  const json = await loadConfig(options.config);
+  // The service's schema: what it refuses is reported here too; the rest is still made safe.
+  const { values, issues } = checkConfigDocument(json);
+  const config: Config = { ...DEFAULTS, ...values };
   if (config.hardware === 'sim') {
     say('hardware is "sim": no real outputs to make safe');
     return 0;
   }
-  let failed = await gpioOutputsSafe(config, options);
+  const otherIssues = issues.filter((i) => i.path !== 'gpio' && !i.path.startsWith('gpio['));
+  for (const issue of otherIssues) problem(`configuration error: ${issueKey(issue)}: ${issue.message}`);
+  let failed = otherIssues.length + (await gpioOutputsSafe(json.gpio, config, options));
   const report = { say, problem };
-  failed += await oneWireOutputsOff(oneWireFailsafeConfig(config, report), report, options.timeoutMs);
+  failed += await oneWireOutputsOff(config, report, options.timeoutMs);
   return failed === 0 ? 0 : 1;
 }
 

@@ -1,66 +1,56 @@
-// Validation of GpioLineConfig entries read from JSON (config file, sim config).
-import { firstUnknownKey, unknownKeyMessage } from '../closest-name.js';
+// The one schema of a GPIO line in a JSON config: the service's config file, the failsafe
+// (which reads the same file) and the sim config (which adds keys of its own) all check a line
+// with it, so a line one of them accepts the others accept too.
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAgainst } from '../schema-check.js';
 import type { GpioLineConfig } from './types.js';
 
-const KEYS = ['name', 'line', 'direction', 'activeLow', 'safeState'];
+export const GPIO_LINE_PROPERTIES = {
+  name: Type.String({ minLength: 1, description: 'name shown in the GpioPins block, e.g. "heater"' }),
+  line: Type.Integer({ minimum: 0, maximum: 127, description: 'BCM line number on the header chip (GPIO17 -> 17)' }),
+  direction: Type.Union([Type.Literal('out'), Type.Literal('in')], { default: 'out', description: "'out' (relay, SSR) or 'in' (switch, door contact)" }),
+  activeLow: Type.Boolean({ default: false, description: 'relay boards that switch on a low level' }),
+  safeState: Type.Boolean({ default: false, description: 'logical level the failsafe drives an output to' }),
+};
+
+export const GpioLineSchema = Type.Object(GPIO_LINE_PROPERTIES, { additionalProperties: false });
+export type GpioLine = Static<typeof GpioLineSchema>;
 
 export interface ParsedLineConfigs {
   lines: GpioLineConfig[];
-  /** One readable message per rejected entry. */
+  /** One readable message per rejected entry: `gpio[1].line: must be ...`. */
   errors: string[];
+  /** The same, as path and message. */
+  issues: Array<{ path: string; message: string }>;
 }
 
-function entryError(index: number, raw: unknown, message: string): string {
-  const name =
-    raw !== null && typeof raw === 'object' && typeof (raw as { name?: unknown }).name === 'string'
-      ? ` "${(raw as { name: string }).name}"`
-      : '';
-  return `gpio[${index}]${name}: ${message}`;
+/** Names and line numbers are unique in a list of lines: what `line` repeats of `earlier`, if anything. */
+export function duplicateLine(line: { name: string; line: number }, earlier: Array<{ name: string; line: number }>): { key: 'name' | 'line'; message: string } | undefined {
+  const sameName = earlier.find((o) => o.name === line.name);
+  if (sameName) return { key: 'name', message: `"${line.name}" is used twice` };
+  const sameLine = earlier.find((o) => o.line === line.line);
+  if (sameLine) return { key: 'line', message: `${line.line} is already used by "${sameLine.name}"` };
+  return undefined;
 }
 
-function checkEntry(raw: unknown): string | GpioLineConfig {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'must be an object';
-  const entry = raw as Record<string, unknown>;
-  const unknown = firstUnknownKey(entry, KEYS);
-  if (unknown !== undefined) return `${unknown}: ${unknownKeyMessage(unknown, KEYS)}`;
-  if (typeof entry.name !== 'string' || entry.name.trim() === '') return 'name must be a non-empty string';
-  if (typeof entry.line !== 'number' || !Number.isInteger(entry.line) || entry.line < 0) {
-    return `line must be a non-negative integer, got ${JSON.stringify(entry.line)}`;
-  }
-  if (entry.direction !== 'out' && entry.direction !== 'in') {
-    return `direction must be "out" or "in", got ${JSON.stringify(entry.direction)}`;
-  }
-  for (const key of ['activeLow', 'safeState'] as const) {
-    if (entry[key] !== undefined && typeof entry[key] !== 'boolean') {
-      return `${key} must be true or false, got ${JSON.stringify(entry[key])}`;
-    }
-  }
-  const config: GpioLineConfig = { name: entry.name, line: entry.line, direction: entry.direction };
-  if (entry.activeLow !== undefined) config.activeLow = entry.activeLow as boolean;
-  if (entry.safeState !== undefined) config.safeState = entry.safeState as boolean;
-  return config;
-}
-
-/** Accepts the `gpio` array of a config file; missing means no lines. */
-export function parseGpioLineConfigs(value: unknown): ParsedLineConfigs {
-  if (value === undefined || value === null) return { lines: [], errors: [] };
-  if (!Array.isArray(value)) return { lines: [], errors: ['gpio must be an array of line objects'] };
+/**
+ * Checks the `gpio` array of a config file entry by entry (missing means no lines): the failsafe
+ * drives the good entries of a list with a bad one; the service refuses the list.
+ */
+export function parseGpioLineConfigs(value: unknown, path = 'gpio'): ParsedLineConfigs {
   const lines: GpioLineConfig[] = [];
-  const errors: string[] = [];
-  const seen = new Map<number, string>();
-  value.forEach((raw, index) => {
-    const checked = checkEntry(raw);
-    if (typeof checked === 'string') {
-      errors.push(entryError(index, raw, checked));
-      return;
-    }
-    const other = seen.get(checked.line);
-    if (other !== undefined) {
-      errors.push(entryError(index, raw, `line ${checked.line} is already used by "${other}"`));
-      return;
-    }
-    seen.set(checked.line, checked.name);
-    lines.push(checked);
-  });
-  return { lines, errors };
+  const issues: ParsedLineConfigs['issues'] = [];
+  if (!Array.isArray(value)) {
+    if (value !== undefined && value !== null) issues.push({ path, message: `must be a list of line objects {name, line, direction, activeLow, safeState}, got ${JSON.stringify(value)}` });
+  } else {
+    value.forEach((raw, index) => {
+      const at = `${path}[${index}]`;
+      const checked = checkAgainst<GpioLine>(GpioLineSchema, raw, at);
+      if (checked.issue) return void issues.push(checked.issue);
+      const twice = duplicateLine(checked.value, lines);
+      if (twice) issues.push({ path: `${at}.${twice.key}`, message: twice.message });
+      else lines.push(checked.value);
+    });
+  }
+  return { lines, issues, errors: issues.map((i) => `${i.path}: ${i.message}`) };
 }

@@ -30,7 +30,10 @@
 //     "temperature": 20,                    DS18B20: fixed temperature when it senses nothing
 //     "outputs": { "1": "heater" },         DS2408/DS2413: channel (1-based) -> plant actuator
 //     "plugged": true }                     start unplugged with false
+import { Type, type Static } from '@sinclair/typebox';
 import { firstUnknownKey, unknownKeyMessage } from '../closest-name.js';
+import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
+import { checkAgainst } from '../schema-check.js';
 import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
@@ -216,43 +219,30 @@ function parseI2cAddress(raw: unknown, path: string): number {
   return n;
 }
 
+/** A sim GPIO line: the config's line schema plus what the emulation needs. */
+const SimGpioSchema = Type.Object(
+  {
+    ...GPIO_LINE_PROPERTIES,
+    drives: Type.Optional(Type.Union([Type.Literal('heater'), Type.Literal('cooler')], { description: 'plant actuator switched by an output line' })),
+    level: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'physical level of an input line' })),
+  },
+  { additionalProperties: false },
+);
+
 function parseGpio(raw: unknown, path: string): SimGpioSpec[] {
-  const names = new Set<string>();
-  const lines = new Set<number>();
-  return array(raw, path).map((item, i) => {
+  const lines: SimGpioSpec[] = [];
+  for (const [i, item] of array(raw, path).entries()) {
     const p = `${path}[${i}]`;
-    const o = object(item, p);
-    keys(o, ['name', 'line', 'direction', 'activeLow', 'safeState', 'drives', 'level'], p);
-    if (typeof o.name !== 'string' || o.name === '') fail(`${p}.name`, 'must be a non-empty string');
-    if (names.has(o.name)) fail(`${p}.name`, `"${o.name}" is used twice`);
-    names.add(o.name);
-    if (typeof o.line !== 'number' || !Number.isInteger(o.line) || o.line < 0 || o.line > 57) fail(`${p}.line`, 'must be a line number 0..57');
-    if (lines.has(o.line)) fail(`${p}.line`, `${o.line} is used twice`);
-    lines.add(o.line);
-    const direction = o.direction ?? 'out';
-    if (direction !== 'out' && direction !== 'in') fail(`${p}.direction`, `must be "out" or "in", got ${JSON.stringify(o.direction)}`);
-    let drives: PlantActuator | null = null;
-    if (o.drives !== undefined) {
-      if (!ACTUATORS.includes(o.drives as PlantActuator)) fail(`${p}.drives`, `must be "heater" or "cooler", got ${JSON.stringify(o.drives)}`);
-      if (direction !== 'out') fail(`${p}.drives`, 'needs an output line');
-      drives = o.drives as PlantActuator;
-    }
-    let level: 0 | 1 | null = null;
-    if (o.level !== undefined) {
-      if (o.level !== 0 && o.level !== 1) fail(`${p}.level`, 'must be 0 or 1');
-      if (direction !== 'in') fail(`${p}.level`, 'is only for input lines');
-      level = o.level;
-    }
-    return {
-      name: o.name,
-      line: o.line,
-      direction,
-      activeLow: bool(o.activeLow, `${p}.activeLow`, false),
-      safeState: bool(o.safeState, `${p}.safeState`, false),
-      drives,
-      level,
-    };
-  });
+    const checked = checkAgainst<Static<typeof SimGpioSchema>>(SimGpioSchema, item, p);
+    if (checked.issue) fail(checked.issue.path, checked.issue.unknownKey ? `is not a setting: ${checked.issue.message}` : checked.issue.message);
+    const o = checked.value;
+    const twice = duplicateLine(o, lines);
+    if (twice) fail(`${p}.${twice.key}`, twice.message);
+    if (o.drives !== undefined && o.direction !== 'out') fail(`${p}.drives`, 'needs an output line');
+    if (o.level !== undefined && o.direction !== 'in') fail(`${p}.level`, 'is only for input lines');
+    lines.push({ ...o, drives: o.drives ?? null, level: o.level ?? null });
+  }
+  return lines;
 }
 
 /** Validates a sim config; throws SimConfigError naming the offending key (e.g. `sim.ds2482[0].channels[1][0].type`). */

@@ -49,7 +49,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
 
     app.post('/datastore/set', doc('Create or replace one document', 'Publishes {"changed": [doc]} on <root>/datastore/<top-level namespace> when the stored content changed.', s.valueBody, s.value), async (req) => {
       const body = objectBody(req.body);
-      const issues = documentIssues(body.value, 'value');
+      const issues = documentIssues(body.value, 'value', documents.shapes);
       if (issues.length) throw invalid(issues);
       documents.setMany([body.value as Doc]);
       return { value: body.value };
@@ -58,7 +58,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
     app.post('/datastore/mset', doc('Create or replace several documents, all or nothing', 'One invalid document fails the call and nothing is stored. Publishes one {"changed"} event per top-level namespace.', s.valuesBody, s.values), async (req) => {
       const body = objectBody(req.body);
       if (!Array.isArray(body.values)) throw invalid([{ path: 'values', message: body.values === undefined ? 'required array of documents' : 'must be an array of documents' }]);
-      const issues = body.values.flatMap((v, i) => documentIssues(v, `values.${i}`));
+      const issues = body.values.flatMap((v, i) => documentIssues(v, `values.${i}`, documents.shapes));
       if (issues.length) throw invalid(issues);
       documents.setMany(body.values as Doc[]);
       return { values: body.values };

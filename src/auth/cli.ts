@@ -4,7 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { ConfigError, loadConfig, parseArgs } from '../config.js';
+import { ArgumentError, parseFlags } from '../cli-args.js';
+import { ConfigError, configFlagTable, configValues, loadConfig } from '../config.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -70,22 +71,19 @@ async function readPassword(io: Io, name: string): Promise<string> {
 /** Run `edgeblocks user ...` (argv after `user`); returns the exit code. */
 export async function runUserCommand(argv: string[], io: Io = process, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
-    const positional: string[] = [];
-    const flags: string[] = [];
-    let revoke = false;
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i]!;
-      if (a === '--revoke') revoke = true;
-      else if (a === '--help' || a === '-h') {
-        io.stdout.write(USAGE + '\n');
-        return 0;
-      } else if (a.startsWith('--')) {
-        flags.push(a);
-        if (!a.includes('=') && i + 1 < argv.length) flags.push(argv[++i]!);
-      } else positional.push(a);
+    if (argv.length === 0) {
+      io.stderr.write(USAGE + '\n');
+      return 2;
     }
+    const { version: _notHere, ...serviceFlags } = configFlagTable();
+    const { values, positionals: positional } = parseFlags(argv, { ...serviceFlags, revoke: { type: 'boolean' } });
+    if (values.help === true || positional[0] === 'help') {
+      io.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    const revoke = values.revoke === true;
     const [command, name, ...extra] = positional;
-    const config = loadConfig(parseArgs(flags).values, env);
+    const config = loadConfig(configValues(values), env);
     const needsName = ['add', 'passwd', 'remove', 'token'];
     if (!command || (!needsName.includes(command) && command !== 'list')) throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);
     if (needsName.includes(command) && name === undefined) throw new UsageError(`\`edgeblocks user ${command}\` needs a user name`);
@@ -129,7 +127,7 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
       io.stderr.write(`edgeblocks user: ${e.message}\n`);
       return 1;
     }
-    if (e instanceof UsageError || e instanceof UserNameError || e instanceof ConfigError) {
+    if (e instanceof UsageError || e instanceof UserNameError || e instanceof ConfigError || e instanceof ArgumentError) {
       io.stderr.write(`edgeblocks user: ${e.message}\n`);
       return 2;
     }

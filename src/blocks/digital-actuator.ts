@@ -5,7 +5,7 @@
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
-import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
+import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } from './shared/channel.js';
 import { constrainedSwitch, record, type SwitchTiming, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
@@ -52,6 +52,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null, ramp: new DutyRamp() }),
+  checkData: outputChannelIssues,
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
     switchOffPrevious(block, ctx, null);

@@ -8,7 +8,7 @@ import { f } from '../codec/fields.js';
 import { analogConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type UpdateContext } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
-import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
+import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } from './shared/channel.js';
 import { ChannelCapability } from './shared/enums.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
 import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
@@ -53,6 +53,7 @@ export const FastPwm = defineBlock<typeof fields, FastPwmState>({
   fields,
   legacy: legacyNames,
   implements: [...ANALOG_ACTUATOR_INTERFACES, 'IoClaimerInterface'],
+  checkData: outputChannelIssues,
   description: 'Fast PWM of an IO channel, with soft start',
   init: () => ({ request: null, ramp: new DutyRamp(), written: null }),
   onWrite: returnToStoredOnPatch('storedSetting'),

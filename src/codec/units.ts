@@ -1,8 +1,14 @@
 // Unit kinds of quantity fields, the user's preference, and conversion to and from the
 // controller's internal units (degC, delta degC, 1/degC, seconds).
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
 export type UnitKind = 'temp' | 'deltaTemp' | 'inverseTemp' | 'duration';
-export type TempUnit = 'degC' | 'degF';
+export const TempUnitSchema = Type.Union([Type.Literal('degC'), Type.Literal('degF')], { description: 'temperatures in degC or degF' });
+export type TempUnit = Static<typeof TempUnitSchema>;
+
+/** The units document ({namespace: <service id> or brewblox-global, id: "units", temperature}). */
+export const UnitsDocumentSchema = Type.Object({ temperature: Type.Optional(TempUnitSchema) });
 
 export interface UnitPrefs {
   temperature: TempUnit;
@@ -87,5 +93,5 @@ export function fromInternal(value: number, kind: UnitKind, prefs: UnitPrefs): n
 }
 
 export function isTempUnit(v: unknown): v is TempUnit {
-  return v === 'degC' || v === 'degF';
+  return Value.Check(TempUnitSchema, v);
 }

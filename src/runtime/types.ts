@@ -1,5 +1,6 @@
 // What a block type is made of, and what its behaviour can ask of the runtime.
 import type { DataOf, FieldTable } from '../codec/fields.js';
+import type { ValidationIssue } from '../codec/decode.js';
 import type { LegacyTable } from '../codec/legacy.js';
 import type { Logger } from '../log.js';
 import type { Hardware } from './hardware.js';
@@ -77,6 +78,11 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   init?(block: Block<F, S>): S;
   /** Run when due; returns the absolute time (ms) it next wants to run. */
   update?(block: Block<F, S>, ctx: UpdateContext): number;
+  /**
+   * Rules across fields and other blocks that decoding cannot see (create, write, patch; REST
+   * and MQTT alike): `data` is the block's data after the change, `resolve` finds a linked block.
+   */
+  checkData?(data: Data, resolve: (id: string | null) => AnyBlock | null): ValidationIssue[];
   /** Called after the new data is in place, before the forced update. */
   onWrite?(block: Block<F, S>, info: WriteInfo, ctx: UpdateContext): void;
   onDelete?(block: Block<F, S>, ctx: UpdateContext): void;

@@ -29,6 +29,7 @@ export function decodeBlockData(rt: RuntimeCore, def: BlockTypeDef<any, any>, da
   };
   const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
   issues.push(...uniquenessIssues(rt, def, value, self));
+  if (def.checkData && !issues.length) issues.push(...def.checkData({ ...(self?.data as Data | undefined), ...value }, (id) => (id ? rt.byId.get(id) ?? null : null)));
   if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   return value;
 }

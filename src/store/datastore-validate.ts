@@ -1,5 +1,7 @@
 // Shape rules of datastore documents and query bodies (spec §2.4). Pure: returns the issues,
 // each naming the offending field, so the REST API and backup load share one rulebook.
+import type { TSchema } from '@sinclair/typebox';
+import { checkAgainst } from '../../drivers/schema-check.js';
 
 /** A datastore document: {namespace, id, ...fields}. */
 export type Doc = { namespace: string; id: string } & Record<string, unknown>;
@@ -88,15 +90,21 @@ function checkId(v: unknown, path: string, issues: Issue[]): v is string {
   return true;
 }
 
+/** The schema of the documents under a key that the service itself reads (the units document). */
+export type DocumentShapes = (namespace: string, id: string) => TSchema | undefined;
+
 /** Issues of one document to be stored; none means it is a valid Doc. */
-export function documentIssues(value: unknown, path: string): Issue[] {
+export function documentIssues(value: unknown, path: string, shapes?: DocumentShapes): Issue[] {
   const issues: Issue[] = [];
   if (!isPlainObject(value)) {
     issues.push({ path, message: value === undefined ? 'required document {namespace, id, ...}' : `must be a document object {namespace, id, ...}, got ${describe(value)}` });
     return issues;
   }
-  checkNamespace(value.namespace, path ? `${path}.namespace` : 'namespace', issues);
-  checkId(value.id, path ? `${path}.id` : 'id', issues);
+  const namespaceOk = checkNamespace(value.namespace, path ? `${path}.namespace` : 'namespace', issues);
+  const idOk = checkId(value.id, path ? `${path}.id` : 'id', issues);
+  const shape = namespaceOk && idOk ? shapes?.(value.namespace as string, value.id as string) : undefined;
+  const checked = shape ? checkAgainst(shape, value, path) : undefined;
+  if (checked?.issue) issues.push({ path: checked.issue.path, message: checked.issue.message });
   return issues;
 }
 

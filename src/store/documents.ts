@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from './db.js';
 import { globMatcher } from './datastore-glob.js';
-import { documentIssues, type Doc, type SetQuery } from './datastore-validate.js';
+import { documentIssues, type Doc, type DocumentShapes, type SetQuery } from './datastore-validate.js';
 
 export type { Doc };
 
@@ -41,7 +41,11 @@ export class DocumentStore extends EventEmitter<Events> {
   private readonly allStmt;
   private readonly treeStmt;
 
-  constructor(readonly db: Db) {
+  /** `shapes`: the schemas of documents the service reads itself; writes that do not fit are refused. */
+  constructor(
+    readonly db: Db,
+    readonly shapes?: DocumentShapes,
+  ) {
     super();
     this.getStmt = db.prepare('SELECT value FROM documents WHERE namespace = ? AND id = ?').pluck();
     this.putStmt = db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?) ON CONFLICT(namespace, id) DO UPDATE SET value = excluded.value');
@@ -139,7 +143,7 @@ export class DocumentStore extends EventEmitter<Events> {
     const rejected: string[] = [];
     const docs = new Map<string, Doc>();
     items.forEach((item, i) => {
-      const issues = documentIssues(item, `store.${i}`);
+      const issues = documentIssues(item, `store.${i}`, this.shapes);
       if (issues.length) return rejected.push(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
       const doc = item as Doc;
       if (!inTree(doc.namespace, namespace)) return rejected.push(`store.${i}: namespace '${doc.namespace}' is not '${namespace}' or below it`);

@@ -56,6 +56,15 @@ t.test('discovery and the fermentation-fridge wizard create a working chain', as
   await page.getByTestId('discover').click();
   await page.getByText(/found \d+ new/).waitFor({ timeout: limit(15000) });
   const wizard = page.getByTestId('wizard');
+  // The demo's door contact is an input line: offered neither as heater nor as cooler (issue 24.7).
+  const pins = (await api('blocks/read', { id: 'GpioPins' })).body.data;
+  const door = pins.lines.find((l: { name: string }) => l.name === 'door');
+  t.ok(door, 'the demo has a door input');
+  for (const select of ['heat', 'cool']) {
+    const offered = await wizard.locator(`select[name=${select}] option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    t.ok(offered.includes(`${RELAYS}#1`), `${select}: relay channels offered`);
+    t.notOk(offered.includes(`GpioPins#${door.channel}`), `${select}: the door input is not offered`);
+  }
   await wizard.locator('select[name=beerSensor]').selectOption(BEER);
   await wizard.locator('select[name=fridgeSensor]').selectOption(AIR);
   await wizard.locator('select[name=heat]').selectOption(`${RELAYS}#1`);

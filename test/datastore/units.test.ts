@@ -164,3 +164,21 @@ t.test('backup load leaves out documents that are invalid or outside the control
   t.same((await ds('mget', { namespace: 'edge-one' })).body.values, [{ ...UNITS, temperature: 'degF' }]);
   t.same((await ds('mget', { namespace: 'edge-onex' })).body.values, []);
 });
+
+t.test('a units document with a value the service does not know is refused with 422, naming the allowed values', async (t) => {
+  const { app, ds, setting, close } = await setpointApp();
+  t.teardown(close);
+  await ds('set', { value: { ...UNITS, temperature: 'degF' } });
+  const set = await ds('set', { value: { ...UNITS, temperature: 'fahrenheit' } });
+  t.equal(set.status, 422, set.raw);
+  t.match(set.body.message, `value.temperature must be 'degC' or 'degF', got "fahrenheit"`);
+  const mset = await ds('mset', { values: [{ namespace: 'edge-one', id: 'other', x: 1 }, { namespace: 'brewblox-global', id: 'units', temperature: 5 }] });
+  t.equal(mset.status, 422, 'the global units document too; nothing of the call is stored');
+  t.match(mset.body.message, `values.1.temperature must be 'degC' or 'degF', got 5`);
+  t.same((await ds('get', { namespace: 'edge-one', id: 'other' })).body, { value: null });
+  t.same((await ds('get', UNITS)).body.value, { ...UNITS, temperature: 'degF' }, 'the stored document is unchanged');
+  t.equal(app.units.prefs.temperature, 'degF');
+  t.equal((await setting()).unit, 'degF');
+  t.equal((await ds('set', { value: { namespace: 'edge-two', id: 'units', temperature: 'fahrenheit' } })).status, 200, 'another service\'s document is not ours to check');
+  t.equal((await ds('set', { value: { ...UNITS } })).status, 200, 'no temperature: the default');
+});

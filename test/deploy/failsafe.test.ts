@@ -2,7 +2,7 @@
 // sysfs GPIO trees: outputs left on by a "crash" end up at their safe physical level.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,6 +22,8 @@ const build = spawnSync(
   { encoding: 'utf8', timeout: limit(90000), killSignal: 'SIGKILL' },
 );
 writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
+// As installed: the package's dependencies (the config schema's typebox) next to the command.
+symlinkSync(join(repo, 'node_modules'), join(out, 'node_modules'));
 const failsafe = join(out, 'src/failsafe.js');
 
 function run(args: string[]) {
@@ -80,7 +82,7 @@ t.test('a line that cannot be driven fails the run; the others are still made sa
   t.equal(level(root, 529), '1', 'heater made safe anyway');
   const problems = result.stderr.trim().split('\n');
   t.equal(problems.length, 2, result.stderr);
-  t.match(problems[0], /^failsafe: gpio\[2\] "broken": line must be a non-negative integer/);
+  t.match(problems[0], /^failsafe: gpio\[2\]\.line: must be an integer 0-127, got "x"$/);
   t.match(problems[1], /^failsafe: GPIO "cooler" \(line 27, sysfs 539\): .*did not become writable after export/);
   t.notMatch(result.stderr, /\n\s+at /, 'no stack trace');
 });
@@ -94,8 +96,8 @@ t.test('config and chip problems: one line, exit 1, never a stack trace', async 
     [['--config', writeConfig('{ not json')], /is not valid JSON/],
     [['--config', writeConfig({ gpio: GPIO }), '--gpio-root', join(root, 'nope')], /not readable \(ENOENT\).*4 output\(s\) NOT made safe/],
     [['--config', writeConfig({ gpio: GPIO }), '--gpio-root', root, '--chip-label', 'pinctrl-bcm2711'], /no gpiochip with label "pinctrl-bcm2711"/],
-    [['--config', writeConfig({ gpio: 'heater' })], /gpio must be an array/],
-    [['--bogus'], /unknown argument "--bogus"/],
+    [['--config', writeConfig({ gpio: 'heater' })], /gpio: must be a list of line objects/],
+    [['--bogus'], /--bogus: unknown option/],
   ];
   for (const [args, expected] of cases) {
     const result = run(args);
@@ -121,4 +123,80 @@ t.test('nothing to do is success', async (t) => {
   const sim = run(['--config', writeConfig({ hardware: 'sim', gpio: GPIO })]);
   t.equal(sim.code, 0, sim.stderr);
   t.match(sim.stdout, /hardware is "sim"/);
+});
+
+// Issue 24.6: the failsafe, the service's config loader and the sim read a gpio line with one
+// schema, so a config the service runs with is one the failsafe makes safe (a line without
+// `direction` is an output for all three), and what one refuses the others refuse.
+const LINE_DOCUMENTS: Array<[string, unknown[], boolean]> = [
+  ['an output with every key', [{ name: 'heater', line: 17, direction: 'out', activeLow: true, safeState: false }], true],
+  ['an output without direction (an output by default)', [{ name: 'fan', line: 22 }], true],
+  ['an input', [{ name: 'door', line: 5, direction: 'in' }], true],
+  ['safeState on', [{ name: 'pump', line: 23, safeState: true }], true],
+  ['the tests\' fixture list', GPIO, true],
+  ['a typo in a key', [{ name: 'heater', line: 17, direction: 'out', activelow: true }], false],
+  ['a line that is not a number', [{ name: 'heater', line: 'x' }], false],
+  ['a line out of range', [{ name: 'heater', line: 128 }], false],
+  ['an unknown direction', [{ name: 'heater', line: 17, direction: 'up' }], false],
+  ['activeLow as text', [{ name: 'heater', line: 17, activeLow: 'yes' }], false],
+  ['an empty name', [{ name: '', line: 17 }], false],
+  ['a name twice', [{ name: 'heater', line: 17 }, { name: 'heater', line: 27 }], false],
+  ['a line twice', [{ name: 'heater', line: 17 }, { name: 'cooler', line: 17 }], false],
+  ['not a list', ['heater'], false],
+];
+
+t.test('the failsafe, the service and the sim give every gpio list the same verdict', async (t) => {
+  const { loadConfig } = await import('../../src/config.js');
+  const { parseSimConfig } = await import('../../drivers/sim/sim-config.js');
+  for (const [what, gpio, accepted] of LINE_DOCUMENTS) {
+    const root = makeGpioRoot(PI5_CHIPS, Object.fromEntries([5, 17, 22, 23, 27].map((line) => [571 + line, '0'])));
+    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    const file = writeConfig({ hardware: 'linux', gpio });
+    const verdict = (f: () => unknown) => {
+      try {
+        f();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    t.equal(verdict(() => loadConfig({ config: file }, {})), accepted, `service: ${what}`);
+    t.equal(verdict(() => parseSimConfig({ gpio })), accepted, `sim: ${what}`);
+    const result = run(['--config', file, '--gpio-root', root]);
+    t.equal(result.code === 0, accepted, `failsafe: ${what}: ${result.stderr}`);
+  }
+});
+
+t.test('a line without direction is made safe like an output', async (t) => {
+  const root = makeGpioRoot(PI5_CHIPS, { 593: '1' }); // GPIO22 on the Pi 5 header chip, left on
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const result = run(['--config', writeConfig({ gpio: [{ name: 'heater', line: 22 }] }), '--gpio-root', root]);
+  t.equal(result.code, 0, result.stderr);
+  t.equal(level(root, 593), '0', 'heater off');
+  t.equal(direction(root, 593), 'low');
+});
+
+t.test('a bad entry is the service\'s message; the good entries are still made safe', async (t) => {
+  const root = makeGpioRoot(PI5_CHIPS, { 588: '0' });
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const result = run(['--config', writeConfig({ gpio: [GPIO[0], { name: 'fan', line: 22, direction: 'up' }] }), '--gpio-root', root]);
+  t.equal(result.code, 1);
+  t.equal(result.stderr, `failsafe: gpio[1].direction: must be 'out' or 'in', got "up"\n`);
+  t.equal(level(root, 588), '1', 'heater made safe anyway');
+});
+
+t.test('other settings are read with the service\'s schema: a problem is named, outputs are still made safe', async (t) => {
+  const root = makeGpioRoot(PI5_CHIPS, { 588: '0' });
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const result = run(['--config', writeConfig({ gpio: [GPIO[0]], serialPorts: '/dev/ttyUSB0', prot: 5000 }), '--gpio-root', root]);
+  t.equal(result.code, 1);
+  const lines = result.stderr.trim().split('\n');
+  t.match(lines, [/^failsafe: configuration error: serialPorts \(file\): must be a list of non-empty strings, got "\/dev\/ttyUSB0"$/, /^failsafe: configuration error: prot: unknown key; did you mean "port"\?/]);
+  t.equal(level(root, 588), '1', 'heater made safe anyway');
+});
+
+t.test('flags: one parser, an unknown flag names the closest one', async (t) => {
+  const result = run(['--gpio-rot', '/x']);
+  t.equal(result.code, 1);
+  t.match(result.stderr, /^failsafe: --gpio-rot: unknown option; did you mean "--gpio-root"\? \(see --help\) \(usage: edgeblocks-failsafe/);
 });

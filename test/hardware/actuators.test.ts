@@ -127,6 +127,24 @@ t.test('GPIO lines through GpioPins, with activeLow', async (t) => {
   t.equal(s.data('GpioPins').lines[2].active, true, 'input level read through the block');
 });
 
+t.test('an input line cannot drive an output: 422 naming its direction (issue 24.7)', async (t) => {
+  const s = await discovered();
+  t.teardown(() => s.close());
+  const refused = `channel 3 of 'GpioPins' cannot drive an output: GPIO line "door" (line 13) has direction 'in'`;
+  const create = await s.post('blocks/create', actuator('Door Heater', 'GpioPins', 3, 'STATE_INACTIVE'));
+  t.equal(create.status, 422, JSON.stringify(create.body));
+  t.match(create.body.message, refused);
+  t.equal((await s.post('blocks/read', { id: 'Door Heater' })).status, 404, 'nothing created');
+  t.equal((await s.post('blocks/create', actuator('Heater', 'GpioPins', 1, 'STATE_INACTIVE'))).status, 201);
+  const patch = await s.post('blocks/patch', { id: 'Heater', type: 'DigitalActuator', data: { channel: 3 } });
+  t.equal(patch.status, 422);
+  t.match(patch.body.message, refused);
+  t.equal(s.data('Heater').channel, 1, 'the actuator keeps its channel');
+  const pwm = await s.post('blocks/create', { id: 'Door PWM', type: 'FastPwm', data: { 'hwDevice<>': 'GpioPins', channel: 3, storedSetting: 0 } });
+  t.equal(pwm.status, 422);
+  t.match(pwm.body.message, refused);
+});
+
 t.test('safe state at stop: latches off and GPIO lines at their safe state before the offline state goes out', async (t) => {
   const s = await discovered();
   const sim = s.app.hardware.sim!;

@@ -26,7 +26,7 @@ t.test('bad configs are refused with the path of the offending field', async (t)
     [chip([{ name: 'x', type: 'DS18B20', colour: 'red' }]), /\[0\]\[0\]\.colour is not a setting/],
     [{ plant: { heater: { powerW: -1 } } }, /sim\.plant\.heater\.powerW must be >= 0/],
     [{ gpio: [{ name: 'a', line: 4, direction: 'in', drives: 'heater' }] }, /sim\.gpio\[0\]\.drives needs an output line/],
-    [{ gpio: [{ name: 'a', line: 4 }, { name: 'b', line: 4 }] }, /sim\.gpio\[1\]\.line 4 is used twice/],
+    [{ gpio: [{ name: 'a', line: 4 }, { name: 'b', line: 4 }] }, /sim\.gpio\[1\]\.line 4 is already used by "a"/],
     [{ w1: [[{ name: 'x', type: 'DS18B20', temperature: 200 }]] }, /sim\.w1\[0\]\[0\]\.temperature must be a number between -55 and 125/],
     [{ devices: [] }, /sim\.devices is not a setting/],
   ];

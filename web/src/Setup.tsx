@@ -26,11 +26,16 @@ function Discovery() {
   );
 }
 
+/** ChannelCapability.DIGITAL_OUTPUT of an IoArray channel (src/blocks/shared/enums.ts). */
+const DIGITAL_OUTPUT = 1;
+
+/** Channels that can drive an output (an input line, such as a door contact, cannot). */
 function channelsOf(blocks: Block[]): Channel[] {
   const out: Channel[] = [];
   for (const b of blocks) {
     if (roleOf(b) !== 'io' || !Array.isArray(b.data.channels)) continue;
-    for (const ch of b.data.channels as Array<{ id: number; claimedBy?: unknown }>) {
+    for (const ch of b.data.channels as Array<{ id: number; capabilities?: number; claimedBy?: unknown }>) {
+      if (((ch.capabilities ?? 0) & DIGITAL_OUTPUT) === 0) continue;
       out.push({ blockId: b.id, channel: ch.id, claimedBy: isLink(ch.claimedBy) ? ch.claimedBy.id : null });
     }
   }

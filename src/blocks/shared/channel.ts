@@ -1,6 +1,9 @@
 // The IoArray channel a channel block (DigitalActuator, DigitalInput, FastPwm, MotorValve)
 // uses: claiming it each update, and reaching the output it last drove after it moved away.
-import type { AnyBlock, IoArray, UpdateContext } from '../../runtime/types.js';
+import type { ValidationIssue } from '../../codec/decode.js';
+import type { AnyBlock, Data, IoArray, UpdateContext } from '../../runtime/types.js';
+import { ChannelCapability } from './enums.js';
+import { channelCapabilities } from './soft-start.js';
 
 /** Where a block last wrote, so that it can leave that output inactive when it moves or goes. */
 export interface DrivenOutput {
@@ -25,4 +28,19 @@ export function claimOwnChannel(block: AnyBlock, ctx: UpdateContext, iface = 'Io
 export function drivenIo(ctx: UpdateContext, output: DrivenOutput): IoArray | null {
   const array = ctx.resolve(output.arrayId, 'IoArrayInterface');
   return array?.def.io?.(array, ctx) ?? null;
+}
+
+/**
+ * A block that drives its channel (`checkData` of DigitalActuator, FastPwm): the channel must be
+ * able to drive an output. An input line refused here, once, for REST and MQTT.
+ */
+export function outputChannelIssues(data: Data, resolve: (id: string | null) => AnyBlock | null): ValidationIssue[] {
+  const array = resolve((data.hwDevice as string | null | undefined) ?? null);
+  const channel = data.channel as number | null | undefined;
+  if (!array || !channel) return [];
+  const known = (array.data as { channels?: Array<{ id: number }> }).channels?.some((c) => c.id === channel);
+  if (!known || channelCapabilities(array, channel) & ChannelCapability.DIGITAL_OUTPUT) return [];
+  const line = (array.data as { lines?: Array<{ channel: number; name: string; line: number; direction: string }> }).lines?.find((l) => l.channel === channel);
+  const what = line ? `GPIO line "${line.name}" (line ${line.line}) has direction '${line.direction}'` : 'it is not an output';
+  return [{ path: 'data.channel', message: `channel ${channel} of '${array.id}' cannot drive an output: ${what}` }];
 }
