@@ -8,7 +8,7 @@ import { authRoutes } from './auth/routes.js';
 import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.js';
 import { refuseUnservedUpgrades } from './api/upgrade-routes.js';
 import { dashboardRoutes } from './api/dashboard.js';
-import { eventRoutes } from './api/events.js';
+import { EventStreams } from './api/events.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -174,7 +174,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
   if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
   controllerPlugins.push(sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (app.onRestart ? app.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }));
-  controllerPlugins.push(eventRoutes({ runtime, status: statusReport, intervalMs: config.emitInterval }));
+  const events = new EventStreams({ runtime, status: statusReport, intervalMs: config.emitInterval });
+  controllerPlugins.push(events.routes);
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
@@ -260,6 +261,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       backups.start();
     },
     async stop() {
+      events.end();
       backups.stop();
       await loop.stop();
       for (const fn of [...stops].reverse()) {
