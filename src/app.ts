@@ -34,6 +34,7 @@ import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
@@ -86,6 +87,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
   const clock = opts.clock ?? systemClock;
+  // Before anything opens hardware or restores blocks: a second service on this dir stops here.
+  const lock = lockDataDir(config.dataDir);
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
   phases.mark('db open');
@@ -100,6 +103,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     hardwareLayer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
   } catch (e) {
     db.close();
+    lock.release();
     throw e;
   }
   phases.mark('hardware probe');
@@ -219,11 +223,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ha.start();
     stops.push(() => ha.stop());
   }
+  // Outputs are this service's to drive (and to leave safe) once control has started; a start
+  // that failed before that (a busy port) leaves them alone: another instance may be driving them.
+  let driving = false;
+  let stopping = false;
   stops.push(async () => {
-    const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
-    logSafeOutputs(log, safe);
-    safeCount = safe.length;
-    await hardwareLayer.close();
+    if (driving) {
+      const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
+      logSafeOutputs(log, safe);
+      safeCount = safe.length;
+    }
+    await hardwareLayer.close(); // releases buses and lines; drives nothing
   });
 
   const app: App = {
@@ -256,11 +266,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       history?.start();
       await mqtt.start();
       phases.mark('mqtt start');
-      log.info({ phases: phases.ms }, 'start-up phases (ms)');
+      if (stopping) return; // a stop came during start-up: the outputs were never this service's
+      driving = true;
       await control.start();
       backups.start();
+      phases.mark('control start');
+      log.info({ phases: phases.ms }, 'start-up phases (ms)');
     },
     async stop() {
+      stopping = true;
       events.end();
       backups.stop();
       await loop.stop();
@@ -273,7 +287,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await http.close();
       db.close();
-      log.info(stoppedLine(safeCount, offlinePublished));
+      lock.release();
+      log.info(driving ? stoppedLine(safeCount, offlinePublished) : 'stopped before control started: outputs not touched, database closed');
     },
   };
   return app;

@@ -22,10 +22,6 @@ export class EventStreams {
 
   constructor(private readonly deps: EventSourceDeps) {}
 
-  get count(): number {
-    return this.open.size;
-  }
-
   /** Ends every stream with an offline state; streams opened later get that state and end at once. */
   end(): void {
     this.ended = true;

@@ -3,6 +3,14 @@
 // by an older version with wider modes are tightened when they are opened.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 
+/** A data dir the service cannot use (busy, or files it may not read or write): one line, exit 2. */
+export class DataDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataDirError';
+  }
+}
+
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 

@@ -29,6 +29,9 @@ const logLines = (out: string): LogLine[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as LogLine);
 
+/** Logged once start() is done, the control loop running. */
+const started = /start-up phases/;
+
 async function until(what: string, cond: () => Promise<boolean>): Promise<void> {
   const end = Date.now() + limit(20000);
   while (!(await cond())) {
@@ -41,6 +44,7 @@ t.test('the demo on SIGTERM: one line per safe output, then the summary', async 
   const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')], {}, t);
   await until('the heater relay to be read back', async () => (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Heater' })).body?.data?.state != null);
   await until('MQTT to connect', async () => /mqtt connected/.test(cli.output()));
+  await until('the start to finish', async () => started.test(cli.output()));
   cli.child.kill('SIGTERM');
   t.equal(await cli.exited, 0, 'clean exit');
   const lines = logLines(cli.output());
@@ -65,6 +69,7 @@ t.test('the CLI on SIGINT, with an external broker that is not there', async (t)
   }).catch((e: Error) => {
     throw new Error(`${e.message}: ${JSON.stringify(status)}`);
   });
+  await until('the start to finish', async () => started.test(cli.output()));
   cli.child.kill('SIGINT');
   t.equal(await cli.exited, 0, 'clean exit');
   const lines = logLines(cli.output());
@@ -99,6 +104,7 @@ async function openStream(t: Test, url: string) {
 
 /** SIGTERM/SIGINT with 3 dashboard streams open; resolves with the ms until exit. */
 async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals) {
+  await until('the start to finish', async () => started.test(cli.output()));
   const streams = await Promise.all([1, 2, 3].map(() => openStream(t, `${cli.base}/edge-one/events`)));
   const sent = Date.now();
   cli.child.kill(signal);
