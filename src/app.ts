@@ -34,7 +34,8 @@ import { BlockStore } from './store/block-store.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
-import { lockDataDir } from './store/data-dir-lock.js';
+import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
+import { unusableFileError } from './store/file-modes.js';
 import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
@@ -83,12 +84,22 @@ export interface App {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  let lock: DataDirLock | null = null;
+  try {
+    // Before anything opens hardware or restores blocks: a second service on this dir stops here.
+    lock = lockDataDir(config.dataDir);
+    return await assembleApp(config, opts, lock);
+  } catch (e) {
+    lock?.release();
+    throw unusableFileError(e, config.dataDir) ?? e;
+  }
+}
+
+async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock): Promise<App> {
   const phases = new StartupPhases();
   phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
   const clock = opts.clock ?? systemClock;
-  // Before anything opens hardware or restores blocks: a second service on this dir stops here.
-  const lock = lockDataDir(config.dataDir);
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const db = openDatabase(config.dataDir);
   phases.mark('db open');
@@ -103,7 +114,6 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     hardwareLayer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
   } catch (e) {
     db.close();
-    lock.release();
     throw e;
   }
   phases.mark('hardware probe');
