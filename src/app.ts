@@ -233,12 +233,14 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
     ha.start();
     stops.push(() => ha.stop());
   }
-  // Outputs are this service's to drive (and to leave safe) once control has started; a start
-  // that failed before that (a busy port) leaves them alone: another instance may be driving them.
+  // Outputs are this service's to drive (and to leave safe) once control has started or a tick
+  // has written to them; a start that failed before that (a busy port) leaves them alone:
+  // another instance may be driving them.
   let driving = false;
   let stopping = false;
+  const droveOutputs = () => driving || hardwareLayer.serviced;
   stops.push(async () => {
-    if (driving) {
+    if (droveOutputs()) {
       const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
       logSafeOutputs(log, safe);
       safeCount = safe.length;
@@ -298,7 +300,7 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
       await http.close();
       db.close();
       lock.release();
-      log.info(driving ? stoppedLine(safeCount, offlinePublished) : 'stopped before control started: outputs not touched, database closed');
+      log.info(droveOutputs() ? stoppedLine(safeCount, offlinePublished) : 'stopped before control started: outputs not touched, database closed');
     },
   };
   return app;
