@@ -36,7 +36,7 @@ import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
 import { unusableFileError } from './store/file-modes.js';
-import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
+import { logSafeOutputs, safeOutputs, stoppedLine, STOPPED_UNTOUCHED } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
@@ -300,7 +300,7 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
       await http.close();
       db.close();
       lock.release();
-      log.info(droveOutputs() ? stoppedLine(safeCount, offlinePublished) : 'stopped before control started: outputs not touched, database closed');
+      log.info(droveOutputs() ? stoppedLine(safeCount, offlinePublished) : STOPPED_UNTOUCHED);
     },
   };
   return app;
