@@ -16,7 +16,14 @@ try {
   }
   throw e;
 }
-const app = await createApp(config);
+let app;
+try {
+  app = await createApp(config);
+} catch (e) {
+  if (e.name !== 'DataDirError') throw e;
+  console.error(`demo: ${e.message}`);
+  process.exit(2);
+}
 if (app.runtime.blocks().every((b) => b.def.system)) {
   const seed = JSON.parse(readFileSync(new URL('./demo-blocks.json', import.meta.url), 'utf8'));
   const { messages } = await app.runtime.backupLoad(seed, 'demo');

@@ -4,10 +4,22 @@
 # An upgrade is staged beside the running release (copy, npm ci, a smoke start on emulated
 # hardware) and only then swapped in atomically; a failed upgrade leaves the running service
 # untouched. The previous release is kept for --rollback. See docs/raspberry-pi.md.
+# `edgeblocks` goes on PATH (a link in /usr/local/bin), for `sudo edgeblocks user add ...`.
 #
 #   sudo scripts/install-pi.sh [--with-mosquitto] [--enable-interfaces] [--no-start]
 #   sudo scripts/install-pi.sh --rollback
 #   sudo scripts/install-pi.sh --uninstall [--purge]
+#   scripts/install-pi.sh --dry-run [other options]   print each step, change nothing (no root needed)
+#   scripts/install-pi.sh --help
+#
+# Options:
+#   --with-mosquitto     install Mosquitto and point the new config at it (mqtt://localhost:1883)
+#   --enable-interfaces  turn on I2C and 1-Wire in config.txt and load their modules (then reboot)
+#   --no-start           install and enable the service, but do not (re)start it
+#   --rollback           go back to the previous release and restart the service
+#   --uninstall          remove the service and the releases; keep the config and the data dir
+#   --purge              with --uninstall: also remove the config, the data dir and the user
+#   --dry-run            print each step with what it would change, and change nothing
 #
 # Environment:
 #   PREFIX   install path (default /opt/edgeblocks: a link to the release in PREFIX.releases)
@@ -35,6 +47,7 @@ CONFIG_FILE="$ETC_DIR/config.json"
 UNIT_FILE="$DESTDIR/etc/systemd/system/$SERVICE"
 DATA_DIR="$DESTDIR/var/lib/edgeblocks"
 MODULES_FILE="$DESTDIR/etc/modules-load.d/edgeblocks.conf"
+BIN_LINK="$DESTDIR/usr/local/bin/edgeblocks"
 
 with_mosquitto=0
 enable_interfaces=0
@@ -42,6 +55,7 @@ uninstall=0
 rollback=0
 purge=0
 start=1
+dry_run=0
 
 log() { printf 'install-pi: %s\n' "$*"; }
 warn() { printf 'install-pi: warning: %s\n' "$*" >&2; }
@@ -50,9 +64,24 @@ die() {
   exit 1
 }
 
+# The header comment, up to the first line that is not a comment.
 usage() {
-  sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p;}' "${BASH_SOURCE[0]}"
 }
+
+# Runs a step; with --dry-run only says what it would do.
+step() {
+  local what="$1"
+  shift
+  if [ "$dry_run" -eq 1 ]; then
+    log "would $what"
+    return 0
+  fi
+  "$@"
+}
+
+# Runs a describe_ function (read-only) only for --dry-run: the others need not pay for it.
+dry() { if [ "$dry_run" -eq 1 ]; then "$@"; fi; }
 
 trap 'die "failed at line $LINENO: $BASH_COMMAND"' ERR
 
@@ -64,6 +93,7 @@ while [ $# -gt 0 ]; do
     --rollback) rollback=1 ;;
     --purge) purge=1 ;;
     --no-start) start=0 ;;
+    --dry-run) dry_run=1 ;;
     -h | --help)
       usage
       exit 0
@@ -77,7 +107,9 @@ while [ $# -gt 0 ]; do
 done
 [ "$purge" -eq 0 ] || [ "$uninstall" -eq 1 ] || die "--purge only goes with --uninstall"
 
-if [ -z "$DESTDIR" ] && [ "$EUID" -ne 0 ]; then
+if [ "$dry_run" -eq 1 ]; then
+  log "dry run: nothing is changed"
+elif [ -z "$DESTDIR" ] && [ "$EUID" -ne 0 ]; then
   die "run as root: sudo $0"
 fi
 
@@ -201,6 +233,8 @@ install_tree() {
     # -p keeps the build times: main.js loads dist/bundle only when it is not older than dist/src.
     if [ -e "$SRC_DIR/$item" ]; then cp -pR "$SRC_DIR/$item" "$stage.staging/"; fi
   done
+  # The CLI is run through the link on PATH: its shebang needs the x bit (npm would set it).
+  chmod 755 "$stage.staging/dist/src/main.js"
   log "staging release $id in $stage.staging"
   # From here on a failure removes the staging tree and leaves the running release alone.
   trap 'rm -rf "$stage.staging"; die "upgrade failed at line $LINENO: $BASH_COMMAND; the running release ($(current_release || true)) is untouched"' ERR
@@ -224,6 +258,10 @@ install_tree() {
 
 do_rollback() {
   check_node
+  step "point $INSTALL_DIR at the previous release ($(basename "$(readlink "$RELEASES_DIR/previous" 2>/dev/null || echo none)")) and restart $SERVICE" roll_back
+}
+
+roll_back() {
   local previous current
   previous="$(basename "$(readlink "$RELEASES_DIR/previous" 2>/dev/null || true)" 2>/dev/null || true)"
   [ -n "$previous" ] && [ -f "$RELEASES_DIR/$previous/dist/src/main.js" ] || die "no previous release to roll back to in $RELEASES_DIR"
@@ -294,6 +332,16 @@ install_unit() {
   fi
 }
 
+# `edgeblocks` on PATH (sudo's secure_path has /usr/local/bin), through PREFIX so that an
+# upgrade or a rollback moves it along.
+install_cli_link() {
+  local target="$PREFIX/dist/src/main.js"
+  if [ "$(readlink "$BIN_LINK" 2>/dev/null || true)" = "$target" ]; then return; fi
+  mkdir -p "$(dirname "$BIN_LINK")"
+  ln -sfn "$target" "$BIN_LINK"
+  log "linked $BIN_LINK to $target"
+}
+
 boot_config_path() {
   if [ -n "${BOOT_CONFIG:-}" ]; then
     echo "$BOOT_CONFIG"
@@ -351,25 +399,61 @@ print_access() {
   log "      status, logs: systemctl status edgeblocks; journalctl -u edgeblocks -f"
 }
 
+# What a step will find, for --dry-run (read-only).
+describe_release() {
+  local id current npm=", npm ci --omit=dev, npm rebuild"
+  id="$(release_id)"
+  current="$(current_release)"
+  [ "$SKIP_NPM" != 1 ] || npm=""
+  if [ "$current" = "$id" ]; then
+    echo "keep release $id, already installed in $RELEASES_DIR"
+  else
+    echo "stage release $id of $SRC_DIR in $RELEASES_DIR/$id (copy$npm, a smoke start on emulated hardware within $SMOKE_SECONDS s), then point $INSTALL_DIR at it${current:+ (keeping $current for --rollback)}"
+  fi
+}
+
+describe_user() {
+  if getent passwd "$SERVICE_USER" >/dev/null 2>&1; then
+    echo "check that user $SERVICE_USER is in the groups ${DEVICE_GROUPS[*]} (add it where missing)"
+  else
+    echo "create the system user $SERVICE_USER and add it to the groups ${DEVICE_GROUPS[*]} (creating missing groups)"
+  fi
+}
+
+describe_config() {
+  if [ -f "$CONFIG_FILE" ]; then echo "keep the existing $CONFIG_FILE"; else echo "write a default $CONFIG_FILE (mode 0640, group $SERVICE_USER)"; fi
+}
+
 do_install() {
   check_node
-  install_tree
-  ensure_user
-  if [ "$with_mosquitto" -eq 1 ]; then install_mosquitto; fi
-  install_config
-  install_unit
-  if [ "$enable_interfaces" -eq 1 ]; then enable_interfaces; fi
-  systemctl daemon-reload
-  systemctl enable "$SERVICE"
+  step "$(dry describe_release)" install_tree
+  step "$(dry describe_user)" ensure_user
+  if [ "$with_mosquitto" -eq 1 ]; then step "install Mosquitto (apt-get install mosquitto)" install_mosquitto; fi
+  step "$(dry describe_config)" install_config
+  step "install the unit $UNIT_FILE (ExecStart with $NODE_BIN, $PREFIX)" install_unit
+  step "link $BIN_LINK to $PREFIX/dist/src/main.js (the edgeblocks command)" install_cli_link
+  if [ "$enable_interfaces" -eq 1 ]; then
+    step "enable I2C and 1-Wire: dtparam=i2c_arm=on and dtoverlay=w1-gpio in $(boot_config_path) unless there, i2c-dev in $MODULES_FILE, modprobe i2c-dev w1-gpio w1-therm" enable_interfaces
+  fi
+  step "run: systemctl daemon-reload; systemctl enable $SERVICE" systemctl_enable
   if [ "$start" -eq 1 ]; then
-    systemctl restart "$SERVICE"
-    print_access
+    step "run: systemctl restart $SERVICE, and print the API address" start_service
   else
     log "installed; start it with: systemctl start $SERVICE"
   fi
 }
 
-do_uninstall() {
+systemctl_enable() {
+  systemctl daemon-reload
+  systemctl enable "$SERVICE"
+}
+
+start_service() {
+  systemctl restart "$SERVICE"
+  print_access
+}
+
+remove_files() {
   if [ -f "$UNIT_FILE" ]; then
     # Stopping runs ExecStopPost, the failsafe, so it goes before the files are removed.
     systemctl disable --now "$SERVICE" || warn "could not stop/disable $SERVICE"
@@ -379,6 +463,7 @@ do_uninstall() {
     log "removed $UNIT_FILE"
   fi
   rm -rf "$INSTALL_DIR" "$RELEASES_DIR" "$INSTALL_DIR.new" "$INSTALL_DIR.switch"
+  if [ -L "$BIN_LINK" ]; then rm -f "$BIN_LINK" && log "removed $BIN_LINK"; fi
   log "removed $INSTALL_DIR and its releases"
   if [ "$purge" -eq 1 ]; then
     rm -rf "$ETC_DIR" "$DATA_DIR"
@@ -391,6 +476,12 @@ do_uninstall() {
   else
     log "kept $ETC_DIR and $DATA_DIR (--purge removes them)"
   fi
+}
+
+do_uninstall() {
+  local what="stop and disable $SERVICE, remove $UNIT_FILE, $BIN_LINK, $INSTALL_DIR and its releases"
+  if [ "$purge" -eq 1 ]; then what="$what; purge $ETC_DIR, $DATA_DIR, $MODULES_FILE and the user $SERVICE_USER"; else what="$what; keep $ETC_DIR and $DATA_DIR"; fi
+  step "$what" remove_files
 }
 
 if [ "$uninstall" -eq 1 ]; then

@@ -9,7 +9,7 @@ import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.
 import { installHostGuard, installHostUpgradeGuard } from './api/host-guard.js';
 import { refuseUnservedUpgrades } from './api/upgrade-routes.js';
 import { dashboardRoutes } from './api/dashboard.js';
-import { eventRoutes } from './api/events.js';
+import { EventStreams } from './api/events.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { buildServer, type ApiContext } from './api/server.js';
@@ -37,7 +37,9 @@ import { BackupSchedule } from './service/backup-schedule.js';
 import { StartupPhases } from './startup-phases.js';
 import { openDatabase, type Db } from './store/db.js';
 import { StorageHealth } from './store/storage-health.js';
-import { logSafeOutputs, safeOutputs, stoppedLine } from './shutdown-report.js';
+import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
+import { unusableFileError } from './store/file-modes.js';
+import { logSafeOutputs, safeOutputs, stoppedLine, STOPPED_UNTOUCHED } from './shutdown-report.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
 import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
 import { DocumentStore, type Doc } from './store/documents.js';
@@ -86,6 +88,18 @@ export interface App {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  let lock: DataDirLock | null = null;
+  try {
+    // Before anything opens hardware or restores blocks: a second service on this dir stops here.
+    lock = lockDataDir(config.dataDir);
+    return await assembleApp(config, opts, lock);
+  } catch (e) {
+    lock?.release();
+    throw unusableFileError(e, config.dataDir) ?? e;
+  }
+}
+
+async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock): Promise<App> {
   const phases = new StartupPhases();
   phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
@@ -181,7 +195,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
   if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
   controllerPlugins.push(sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (app.onRestart ? app.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }));
-  controllerPlugins.push(eventRoutes({ runtime, status: statusReport, intervalMs: config.emitInterval }));
+  const events = new EventStreams({ runtime, status: statusReport, intervalMs: config.emitInterval });
+  controllerPlugins.push(events.routes);
   status.hardware = () => hardwareLayer.status();
   const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
   const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
@@ -247,11 +262,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   alerts.attachMqtt(mqtt);
   stops.push(() => alerts.stop());
+  // Outputs are this service's to drive (and to leave safe) once control has started or a tick
+  // has written to them; a start that failed before that (a busy port) leaves them alone:
+  // another instance may be driving them.
+  let driving = false;
+  let stopping = false;
+  const droveOutputs = () => driving || hardwareLayer.serviced;
   stops.push(async () => {
-    const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
-    logSafeOutputs(log, safe);
-    safeCount = safe.length;
-    await hardwareLayer.close();
+    if (droveOutputs()) {
+      const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
+      logSafeOutputs(log, safe);
+      safeCount = safe.length;
+    }
+    await hardwareLayer.close(); // releases buses and lines; drives nothing
   });
 
   const app: App = {
@@ -284,12 +307,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       history?.start();
       await mqtt.start();
       phases.mark('mqtt start');
-      log.info({ phases: phases.ms }, 'start-up phases (ms)');
+      if (stopping) return; // a stop came during start-up: the outputs were never this service's
+      driving = true;
       await control.start();
       backups.start();
       alerts.start();
+      phases.mark('control start');
+      log.info({ phases: phases.ms }, 'start-up phases (ms)');
     },
     async stop() {
+      stopping = true;
+      events.end();
       backups.stop();
       await loop.stop();
       for (const fn of [...stops].reverse()) {
@@ -301,7 +329,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await http.close();
       db.close();
-      log.info(stoppedLine(safeCount, offlinePublished));
+      lock.release();
+      log.info(droveOutputs() ? stoppedLine(safeCount, offlinePublished) : STOPPED_UNTOUCHED);
     },
   };
   return app;

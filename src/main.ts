@@ -67,6 +67,10 @@ async function main(): Promise<void> {
       process.stderr.write(`edgeblocks: configuration error: ${e.message}\n`);
       process.exit(2);
     }
+    if (isNamed(e, 'DataDirError')) {
+      process.stderr.write(`edgeblocks: ${e.message}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`edgeblocks: cannot start: ${(e as Error).message}\n`);
     process.exit(1);
   }

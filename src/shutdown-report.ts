@@ -47,3 +47,6 @@ export function logSafeOutputs(log: Logger, outputs: SafeOutput[]): void {
 export function stoppedLine(outputs: number, offlinePublished: boolean): string {
   return `stopped: ${outputs} outputs safe, state offline ${offlinePublished ? 'published' : 'not published (MQTT not connected)'}, database closed`;
 }
+
+/** The summary of a stop before this service drove any output (a start that failed, e.g. on a busy port). */
+export const STOPPED_UNTOUCHED = 'stopped before control started: outputs not touched, database closed';

@@ -2,6 +2,8 @@
 // messages the MQTT emission publishes, on `GET /{service_id}/events`. A `state` event goes out
 // at once and then every emit interval; a `patch` event after every block change. Independent
 // of the broker, so the page stays live while an external broker is away.
+// At stop every stream gets a last `state` with `online: false` and ends, so the page shows
+// offline and the HTTP server can close (an open stream would hold it until the stop limit).
 import type { FastifyPluginAsync } from 'fastify';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 
@@ -14,9 +16,21 @@ export interface EventSourceDeps {
   intervalMs: number;
 }
 
-export function eventRoutes(deps: EventSourceDeps): FastifyPluginAsync {
-  const { runtime, status, intervalMs } = deps;
-  return async (app) => {
+export class EventStreams {
+  private readonly open = new Set<{ close: () => void }>();
+  private ended = false;
+
+  constructor(private readonly deps: EventSourceDeps) {}
+
+  /** Ends every stream with an offline state; streams opened later get that state and end at once. */
+  end(): void {
+    this.ended = true;
+    for (const stream of [...this.open]) stream.close();
+  }
+
+  readonly routes: FastifyPluginAsync = async (app) => {
+    const { runtime, status, intervalMs } = this.deps;
+    app.addHook('preClose', async () => this.end());
     // GET only: a HEAD of an endless stream would never end (Node sends no headers for it until end()).
     app.get('/events', { exposeHeadRoute: false, schema: { tags: ['system'], summary: 'Server-sent events: `state` (every emit interval and on connect) and `patch` (after every change), as on MQTT' } }, (req, reply) => {
       reply.hijack();
@@ -25,27 +39,38 @@ export function eventRoutes(deps: EventSourceDeps): FastifyPluginAsync {
       const send = (event: string, data: unknown) => {
         if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       };
-      const sendState = () => {
+      const sendState = (online = true) => {
         try {
-          send('state', { status: status(), blocks: runtime.readAll(), relations: runtime.relations(), claims: runtime.claims() });
+          send('state', { status: online ? status() : { ...status(), online: false }, blocks: runtime.readAll(), relations: runtime.relations(), claims: runtime.claims() });
         } catch (e) {
           req.log.error({ err: e }, 'event stream: state not sent');
         }
       };
-      const onChange = (ev: ChangeEvent) => send('patch', { changed: ev.changed.map((b) => runtime.toJson(b)), deleted: ev.deleted });
       res.write(`retry: ${RETRY_MS}\n\n`);
+      if (this.ended) {
+        sendState(false);
+        res.end();
+        return;
+      }
       sendState();
       const timer = setInterval(sendState, intervalMs);
+      const onChange = (ev: ChangeEvent) => send('patch', { changed: ev.changed.map((b) => runtime.toJson(b)), deleted: ev.deleted });
       runtime.on('change', onChange);
-      const close = () => {
+      const detach = () => {
+        if (!this.open.delete(stream)) return false;
         clearInterval(timer);
         runtime.off('change', onChange);
+        return true;
       };
-      req.raw.on('close', close);
-      app.addHook('onClose', async () => {
-        close();
-        res.end();
-      });
+      const stream = {
+        close: () => {
+          if (!detach()) return;
+          sendState(false);
+          res.end();
+        },
+      };
+      this.open.add(stream);
+      req.raw.on('close', detach);
     });
   };
 }

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
 import { ConfigError, configFlagTable, configValues, loadConfig } from '../config.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
+import { unusableFileError } from '../store/file-modes.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -70,6 +71,7 @@ async function readPassword(io: Io, name: string): Promise<string> {
 
 /** Run `edgeblocks user ...` (argv after `user`); returns the exit code. */
 export async function runUserCommand(argv: string[], io: Io = process, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let dataDir = '.';
   try {
     if (argv.length === 0) {
       io.stderr.write(USAGE + '\n');
@@ -90,6 +92,7 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
     if (extra.length || (command === 'list' && name !== undefined)) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0] ?? name)} (a user name with spaces is not allowed)`);
     if (revoke && command !== 'token') throw new UsageError('--revoke goes with `token`');
 
+    dataDir = config.dataDir;
     mkdirSync(config.dataDir, { recursive: true });
     const users = new UsersFile(config.dataDir).load();
     switch (command) {
@@ -129,6 +132,11 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
     }
     if (e instanceof UsageError || e instanceof UserNameError || e instanceof ConfigError || e instanceof ArgumentError) {
       io.stderr.write(`edgeblocks user: ${e.message}\n`);
+      return 2;
+    }
+    const unusable = unusableFileError(e, dataDir);
+    if (unusable) {
+      io.stderr.write(`edgeblocks user: ${unusable.message}\n`);
       return 2;
     }
     throw e;

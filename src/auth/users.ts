@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
+import { ownLikeDir } from '../store/file-modes.js';
 
 export const USERS_FILE = 'users.json';
 export const TOKEN_PREFIX = 'ebt_';
@@ -249,6 +250,7 @@ export class UsersFile {
       closeSync(fd);
     }
     chmodSync(tmp, 0o600);
+    ownLikeDir(tmp, path.dirname(this.file));
     renameSync(tmp, this.file);
     this.seen = this.signature();
     this.loads++;

@@ -50,6 +50,8 @@ export class HardwareLayer {
   private readonly i2cBuses: I2cBus[] = [];
   private inflight: Promise<void> | null = null;
   private closed = false;
+  /** Set by the first service(): the blocks' writes reach the hardware from then on. */
+  serviced = false;
 
   private constructor(opts: HardwareLayerOptions, sim: SimHardware | null, gpioLines: GpioLineConfig[]) {
     this.mode = opts.config.hardware;
@@ -111,6 +113,7 @@ export class HardwareLayer {
   /** The tick hook: advance the emulation, then refresh every cache and flush queued writes. */
   readonly service = async (now: number): Promise<void> => {
     if (this.closed) return;
+    this.serviced = true;
     this.sim?.step(now);
     this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service()])
       .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))

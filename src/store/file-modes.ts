@@ -1,7 +1,17 @@
 // The data dir holds the block database, backups and the gateway's private key: readable by the
 // service user only. Directories are 0700 and files 0600, whatever the umask, and files left
 // by an older version with wider modes are tightened when they are opened.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+
+/** A data dir the service cannot use (busy, or files it may not read or write): one line, exit 2. */
+export class DataDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataDirError';
+  }
+}
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -19,4 +29,35 @@ export function privateFile(file: string, create = false): void {
     closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
   }
   chmodSync(file, PRIVATE_FILE_MODE);
+}
+
+/**
+ * Run as root (`sudo edgeblocks user add`) on a data dir that belongs to the service user: the
+ * new file goes to that user too, else the service could not read its own files.
+ */
+export function ownLikeDir(file: string, dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const { uid, gid } = statSync(dir);
+  if (uid !== 0 || gid !== 0) chownSync(file, uid, gid);
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(process.getuid?.() ?? 'the service user'); // a uid without a passwd entry
+  }
+}
+
+/** A permission error on a file (EACCES, EPERM) as one line naming the file and the chown that fixes it; null for other errors. */
+export function unusableFileError(e: unknown, dataDir: string): DataDirError | null {
+  const err = e as NodeJS.ErrnoException;
+  if (!(err instanceof Error) || (err.code !== 'EACCES' && err.code !== 'EPERM') || typeof err.path !== 'string') return null;
+  const user = currentUser();
+  const dir = path.resolve(dataDir);
+  const file = path.resolve(err.path);
+  const inDataDir = file === dir || file.startsWith(dir + path.sep);
+  const fix = inDataDir ? `sudo chown -R ${user}: ${dir}` : `sudo chown ${user}: ${file}`;
+  const what = inDataDir ? 'the data dir and its files must belong to the user edgeblocks runs as' : 'edgeblocks must be able to read it';
+  return new DataDirError(`cannot use ${file} (${err.code}: ${err.syscall ?? 'access'} as user ${user}): ${what}; fix: ${fix}`);
 }

@@ -129,8 +129,9 @@ function snapshot(dir: string): Record<string, string> {
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {
       const path = join(d, name);
-      const st = statSync(path);
-      if (st.isDirectory()) walk(path);
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) out[relative(dir, path)] = `-> ${readlinkSync(path)}`;
+      else if (st.isDirectory()) walk(path);
       else out[relative(dir, path)] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
     }
   };
@@ -311,4 +312,71 @@ t.test('an install from before releases becomes the previous release', async (t)
   t.ok(lstatSync(prefix).isSymbolicLink());
   t.equal(readlinkSync(`${prefix}.releases/previous`), 'legacy');
   t.ok(existsSync(`${prefix}.releases/legacy/dist/src/main.js`), 'old tree kept for --rollback');
+});
+
+t.test('--help shows every option and every environment setting, whole', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const help = install(sb, ['--help']);
+  t.equal(help.code, 0, help.stderr);
+  const script = readFileSync(join(sb.src, 'scripts/install-pi.sh'), 'utf8');
+  const options = [...script.matchAll(/^\s+(--[a-z-]+)\)/gm)].map((m) => m[1]!);
+  t.ok(options.includes('--dry-run') && options.length >= 7, `the options the script parses: ${options.join(' ')}`);
+  for (const option of options) t.match(help.stdout, new RegExp(`^\\s+${option}\\s+\\S`, 'm'), `${option} is explained`);
+  const settings = [...script.matchAll(/\$\{([A-Z_]+):-/g)].map((m) => m[1]!).filter((v, i, all) => all.indexOf(v) === i);
+  t.ok(settings.includes('SMOKE_SECONDS') && settings.includes('BOOT_CONFIG'), `the settings the script reads: ${settings.join(' ')}`);
+  for (const setting of settings) t.match(help.stdout, new RegExp(`^\\s+${setting}\\b`, 'm'), `${setting} is explained`);
+  t.same(help.calls, [], 'nothing run');
+});
+
+t.test('--dry-run prints each step and changes nothing, without root', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const before = [snapshot(sb.root), snapshot(sb.src), snapshot(sb.state)];
+  const dry = install(sb, ['--dry-run', '--with-mosquitto', '--enable-interfaces']);
+  t.equal(dry.code, 0, dry.stderr);
+  t.same(dry.calls.filter((c) => !c.startsWith('getent ')), [], 'no command that changes anything');
+  writeFileSync(join(sb.state, 'calls'), '');
+  t.same([snapshot(sb.root), snapshot(sb.src), snapshot(sb.state)], before, 'no file written (in the root, the checkout, the accounts)');
+  const would = dry.stdout.split('\n').filter((l) => l.startsWith('install-pi: would '));
+  const root = sb.root;
+  for (const [what, pattern] of [
+    ['the release', new RegExp(`stage release 0\\.0\\.0-test-[0-9a-f]{12} .*npm ci --omit=dev.*smoke start.*${root}${PREFIX}`)],
+    ['the user', /create the system user edgeblocks .*gpio i2c dialout/],
+    ['mosquitto', /install Mosquitto/],
+    ['the config', new RegExp(`write a default ${root}/etc/edgeblocks/config\\.json`)],
+    ['the unit', new RegExp(`install the unit ${root}/etc/systemd/system/edgeblocks\\.service`)],
+    ['the CLI link', new RegExp(`link ${root}/usr/local/bin/edgeblocks to ${PREFIX}/dist/src/main\\.js`)],
+    ['the interfaces', new RegExp(`dtoverlay=w1-gpio in ${root}/boot/firmware/config\\.txt`)],
+    ['systemd', /systemctl daemon-reload; systemctl enable edgeblocks\.service/],
+    ['the start', /systemctl restart edgeblocks\.service/],
+  ] as const) {
+    t.ok(would.some((l) => pattern.test(l)), `${what}: ${pattern}`);
+  }
+  t.equal(would.length, 9, `one line per step:\n${would.join('\n')}`);
+
+  // As a user who could not install anything: the dry run needs no root (on the real system).
+  chmodSync(sb.dir, 0o755);
+  const asNobody = spawnSync('bash', [join(sb.src, 'scripts/install-pi.sh'), '--dry-run', '--uninstall', '--purge'], {
+    env: { ...sb.env, DESTDIR: '' },
+    encoding: 'utf8',
+    uid: 65534,
+    gid: 65534,
+    timeout: limit(30000),
+  });
+  t.equal(asNobody.status, 0, asNobody.stderr);
+  t.match(asNobody.stdout, /would stop and disable edgeblocks\.service, remove \/etc\/systemd\/system\/edgeblocks\.service, \/usr\/local\/bin\/edgeblocks.*purge \/etc\/edgeblocks, \/var\/lib\/edgeblocks/);
+});
+
+t.test('the edgeblocks command goes on PATH, and goes away with --uninstall', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const first = install(sb, ['--no-start']);
+  t.equal(first.code, 0, first.stderr);
+  const link = join(sb.root, 'usr/local/bin/edgeblocks');
+  t.ok(lstatSync(link).isSymbolicLink(), 'a link in /usr/local/bin (on sudo secure_path)');
+  t.equal(readlinkSync(link), `${PREFIX}/dist/src/main.js`, 'to the CLI through PREFIX, so upgrades move it along');
+  t.ok(statSync(join(sb.root, PREFIX, 'dist/src/main.js')).mode & 0o111, 'the CLI is executable (its shebang runs it)');
+  t.equal(install(sb, ['--uninstall']).code, 0);
+  t.notOk(existsSync(link) || lstatSync(link, { throwIfNoEntry: false }), 'the link is removed');
 });

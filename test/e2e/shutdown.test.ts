@@ -1,11 +1,14 @@
 // Shutdown says what it did (issue 14.2): one info line per output driven safe (block, IO block,
 // channel, state) and a final "stopped: N outputs safe, ..." line, on SIGTERM and on SIGINT.
-import t from 'tap';
+// Open dashboards (SSE streams), an /eventbus websocket and MQTT clients do not hold a stop up
+// (issue 24.5): the streams get a last offline state and end, and the process exits 0 at once.
+import t, { type Test } from 'tap';
+import mqtt from 'mqtt';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, postJson, ROOT, startScript } from '../helpers/cli.js';
+import { CLI, postJson, ROOT, startScript, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-shutdown-'));
@@ -26,6 +29,9 @@ const logLines = (out: string): LogLine[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as LogLine);
 
+/** Logged once start() is done, the control loop running. */
+const started = /start-up phases/;
+
 async function until(what: string, cond: () => Promise<boolean>): Promise<void> {
   const end = Date.now() + limit(20000);
   while (!(await cond())) {
@@ -38,6 +44,7 @@ t.test('the demo on SIGTERM: one line per safe output, then the summary', async 
   const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')], {}, t);
   await until('the heater relay to be read back', async () => (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Heater' })).body?.data?.state != null);
   await until('MQTT to connect', async () => /mqtt connected/.test(cli.output()));
+  await until('the start to finish', async () => started.test(cli.output()));
   cli.child.kill('SIGTERM');
   t.equal(await cli.exited, 0, 'clean exit');
   const lines = logLines(cli.output());
@@ -62,10 +69,72 @@ t.test('the CLI on SIGINT, with an external broker that is not there', async (t)
   }).catch((e: Error) => {
     throw new Error(`${e.message}: ${JSON.stringify(status)}`);
   });
+  await until('the start to finish', async () => started.test(cli.output()));
   cli.child.kill('SIGINT');
   t.equal(await cli.exited, 0, 'clean exit');
   const lines = logLines(cli.output());
   const safe = lines.filter((l) => l.msg.startsWith('output safe:'));
   t.ok(safe.length >= 8 + 2 + 1, `the DS2408, the DS2413 and the fan line (${safe.length})`);
   t.same(lines.filter((l) => l.msg.startsWith('stopped:')).map((l) => l.msg), [`stopped: ${safe.length} outputs safe, state offline not published (MQTT not connected), database closed`]);
+});
+
+/** An open `GET /{id}/events` stream, reading everything it is sent until the server ends it. */
+async function openStream(t: Test, url: string) {
+  const abort = new AbortController();
+  t.teardown(() => abort.abort());
+  const res = await fetch(url, { signal: abort.signal });
+  t.equal(res.status, 200, 'the event stream opens');
+  let text = '';
+  const ended = (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body!) text += decoder.decode(chunk as Uint8Array, { stream: true });
+      return true;
+    } catch {
+      return false; // aborted by the test: the server never ended it
+    }
+  })();
+  await until('the first state event', async () => text.includes('event: state'));
+  const lastState = () => {
+    const data = text.split('event: state\ndata: ').at(-1)!.split('\n')[0]!;
+    return JSON.parse(data) as { status: { online: boolean } };
+  };
+  return { ended, lastState };
+}
+
+/** SIGTERM/SIGINT with 3 dashboard streams open; resolves with the ms until exit. */
+async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals) {
+  await until('the start to finish', async () => started.test(cli.output()));
+  const streams = await Promise.all([1, 2, 3].map(() => openStream(t, `${cli.base}/edge-one/events`)));
+  const sent = Date.now();
+  cli.child.kill(signal);
+  const code = await Promise.race([cli.exited, sleep(limit(10000)).then(() => 'still running')]);
+  const ms = Date.now() - sent;
+  t.equal(code, 0, `exit code 0 after ${signal}`);
+  for (const [i, s] of streams.entries()) {
+    t.equal(await Promise.race([s.ended, sleep(limit(2000)).then(() => 'open')]), true, `stream ${i + 1} was ended by the server`);
+    t.equal(s.lastState().status.online, false, `stream ${i + 1}: the last state says offline`);
+  }
+  const out = cli.output();
+  t.notMatch(out, /took too long/, 'no forced exit');
+  t.notMatch(out, /Reply was already sent/, 'no "Reply was already sent" warning');
+  t.match(out, /"stopped: \d+ outputs safe, [^"]*database closed"/, 'the database was closed');
+  return ms;
+}
+
+t.test('the CLI on SIGTERM with dashboards, an /eventbus websocket and an MQTT client open', async (t) => {
+  const cli = await startScript(CLI, ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--data-dir', path.join(dir, 'streams')], {}, t);
+  await until('MQTT to connect', async () => /mqtt connected/.test(cli.output()));
+  const brokerPort = Number(/mqtt broker listening on [^:]+:(\d+)/.exec(cli.output())![1]);
+  const clients = [mqtt.connect(`ws://127.0.0.1:${cli.port}/eventbus`, { reconnectPeriod: 0 }), mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, { reconnectPeriod: 0 })];
+  t.teardown(() => clients.forEach((c) => c.end(true)));
+  await until('the MQTT clients to connect', async () => clients.every((c) => c.connected));
+  const ms = await stopWithStreams(t, cli, 'SIGTERM');
+  t.ok(ms < limit(2000), `exited within 2 s (${ms} ms)`);
+});
+
+t.test('the demo on SIGINT with dashboards open', async (t) => {
+  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo-streams')], {}, t);
+  const ms = await stopWithStreams(t, cli, 'SIGINT');
+  t.ok(ms < limit(2000), `exited within 2 s (${ms} ms)`);
 });

@@ -1,0 +1,52 @@
+// One service per data dir: two on the same dir would drive the same outputs from two block
+// sets. The lock is a SQLite write lock (an fcntl lock underneath) on a small file in the dir,
+// held for the process lifetime; the kernel drops it when the process dies, kill -9 included,
+// so there is never a stale lock to clear. The pid beside it is only for the message.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database, { type BetterSqlite3 } from './sqlite.js';
+import { DataDirError, privateDir, privateFile, PRIVATE_FILE_MODE } from './file-modes.js';
+
+export const LOCK_FILE = 'edgeblocks.lock';
+export const PID_FILE = 'edgeblocks.pid';
+
+export interface DataDirLock {
+  release(): void;
+}
+
+/** Takes the data dir (creating it); throws DataDirError naming the dir and the holder's pid when another process has it. */
+export function lockDataDir(dataDir: string): DataDirLock {
+  privateDir(dataDir);
+  const file = path.join(dataDir, LOCK_FILE);
+  const pidFile = path.join(dataDir, PID_FILE);
+  privateFile(file, true);
+  let db: BetterSqlite3.Database;
+  try {
+    db = new Database(file, { timeout: 0 });
+  } catch (e) {
+    throw new DataDirError(`cannot open ${file}: ${(e as Error).message}`);
+  }
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw new DataDirError(`cannot lock ${file}: ${(e as Error).message}`);
+    let holder = 'another process';
+    try {
+      const pid = Number(readFileSync(pidFile, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0) holder = `pid ${pid}`;
+    } catch {
+      // the holder has not written its pid yet
+    }
+    throw new DataDirError(`the data dir ${dataDir} is in use by another edgeblocks (${holder}); stop it first, or give this one its own --data-dir`);
+  }
+  privateFile(pidFile);
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+  return {
+    release: () => {
+      if (!db.open) return;
+      db.close();
+    },
+  };
+}
