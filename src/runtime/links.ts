@@ -39,11 +39,16 @@ export class LinkIndex {
     this.into.clear();
   }
 
-  /** Index (again) one block's links after it was inserted or its data changed. */
-  update(block: AnyBlock): void {
-    if (!this.fresh) return;
+  /**
+   * Index (again) one block's links after it was inserted or its data changed. Returns the
+   * links it had before, or null when the index is not built (it will read the new ones).
+   */
+  update(block: AnyBlock): OutLink[] | null {
+    if (!this.fresh) return null;
+    const before = this.out.get(block) ?? [];
     this.unlink(block);
     this.link(block);
+    return before;
   }
 
   remove(block: AnyBlock): void {

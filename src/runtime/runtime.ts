@@ -323,11 +323,12 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
    */
   afterBlockChange(block: AnyBlock): void {
     this.encodings.invalidate();
-    const before = this.links.outgoing(block);
-    this.links.update(block);
+    const before = this.links.update(block);
     const after = this.links.outgoing(block);
-    if (!sameLinks(before, after)) this.order.place(block);
-    this.releaseStaleAround(block, [...before, ...after]);
+    if (!before || !sameLinks(before, after)) this.order.place(block);
+    // Without the links it had before (the index was dropped since), look at every block once.
+    if (before) this.releaseStaleAround(block, [...before, ...after]);
+    else releaseStale(this.byNid.values(), (id) => this.byId.get(id));
   }
 
   /** After one block was removed: claims it held on what it linked to are dropped. */
