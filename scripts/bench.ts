@@ -123,6 +123,39 @@ async function churnBench(): Promise<void> {
   record(`heap growth over 10 000 creates and deletes${global.gc ? '' : ', no --expose-gc'}`, (process.memoryUsage().heapUsed - before) / 1024, 'KiB', 256);
 }
 
+/**
+ * Whether a create costs more as blocks grow: fermenter chains (sensors, setpoints, PIDs driving
+ * PWMs driving actuators) created one by one, with a scheduler tick between creates as the
+ * control loop runs them; the median create around block 500 against the one around block 5000.
+ */
+async function growthBench(): Promise<void> {
+  const clock = new ManualClock(0);
+  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  runtime.load();
+  const link = (id: string) => ({ __objtype: 'Link', id });
+  const durations: number[] = [];
+  const create = (body: Record<string, unknown>) => {
+    const t0 = performance.now();
+    runtime.create(body);
+    durations.push(performance.now() - t0);
+    clock.advance(10);
+    runtime.tick();
+  };
+  for (let i = 0; durations.length < 5100; i++) {
+    create({ id: `sensor ${i}`, type: 'TempSensorMock', data: { setting: 20 } });
+    create({ id: `setpoint ${i}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: link(`sensor ${i}`) } });
+    create({ id: `pins ${i}`, type: 'MockPins', data: {} });
+  create({ id: `actuator ${i}`, type: 'DigitalActuator', data: { hwDevice: link(`pins ${i}`), channel: 1 } });
+    create({ id: `pwm ${i}`, type: 'ActuatorPwm', data: { enabled: true, actuatorId: link(`actuator ${i}`), period: 10 } });
+    create({ id: `pid ${i}`, type: 'Pid', data: { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`pwm ${i}`), kp: 60 } });
+  }
+  const median = (from: number, to: number) => percentile(durations.slice(from, to).sort((a, b) => a - b), 0.5);
+  const early = median(400, 600);
+  const late = median(4900, 5100);
+  console.log(`median create at 500 blocks ${early.toFixed(3)} ms, at 5000 blocks ${late.toFixed(3)} ms`);
+  record('median create at 5000 blocks / at 500 blocks', late / early, 'ratio', 1.5);
+}
+
 async function apiBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-bench-'));
   const app = await createApp(loadConfig({ port: '0', httpsPort: '0', mqttPort: '0', dataDir, hardware: 'sim', logLevel: 'silent' }, {}), { log: silentLogger });
@@ -186,6 +219,7 @@ if (!only) {
   await schedulerBench();
   await memoryBench();
   await churnBench();
+  await growthBench();
   await apiBench();
   await historyBench(record);
 }

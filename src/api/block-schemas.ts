@@ -48,7 +48,20 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
     { id: Type.Optional(Type.String()), nid: Type.Optional(Type.Integer()), serviceId: Type.Optional(Type.String()) },
     { $id: 'BlockIdent', description: 'Names a block by id or nid (nid wins).' },
   );
-  const identOutShared = Type.Object({ id: Type.String(), nid: Type.Integer(), type: Type.String(), serviceId: Type.String() }, { $id: 'BlockIdentOut' });
+  const identOutShared = Type.Object(
+    {
+      id: Type.String(),
+      nid: Type.Integer(),
+      type: Type.String(),
+      serviceId: Type.String(),
+      dangling: Type.Optional(
+        Type.Array(Type.Object({ id: Type.String(), field: Type.String() }), {
+          description: 'blocks/delete: the links of other blocks that pointed at the deleted block and now point nowhere (block id, field path in its data)',
+        }),
+      ),
+    },
+    { $id: 'BlockIdentOut' },
+  );
   const backup = Type.Object({
     timestamp: Type.String(),
     version: Type.String(),

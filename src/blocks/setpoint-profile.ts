@@ -11,7 +11,7 @@ const fields = {
   points: f.array(
     f.object({
       time: f.duration({ stored: true, description: 'offset from the start' }),
-      temperature: f.temp({ stored: true }),
+      temperature: f.setpointTemp({ stored: true }),
     }),
     { stored: true, maxItems: 100 },
   ),

@@ -18,7 +18,7 @@ const MAX_FAILED_SAMPLES = 1;
 const fields = {
   enabled: f.bool({ stored: true }),
   sensorId: f.link('TempSensorInterface', { stored: true }),
-  ...settingPipelineFields(f.temp, { setting: 'the desired setting, or null when disabled', value: 'filtered sensor value' }),
+  ...settingPipelineFields((o) => (o.readonly ? f.temp(o) : f.setpointTemp(o)), { setting: 'the desired setting, or null when disabled', value: 'filtered sensor value' }),
   valueUnfiltered: f.temp({ readonly: true, logged: true }),
   filter: f.enum(FilterChoice, { stored: true, default: 'FILTER_15s', aliases: FilterChoiceAliases }),
   filterThreshold: f.deltaTemp({ stored: true, description: 'a step at least this large bypasses the filter; 0 means 5 degC' }),

@@ -1,8 +1,8 @@
 // Input decoding: typed objects (__objtype or __bloxtype), bare numbers in the user's unit,
 // postfixed keys `name[unit]` and `name<>`, enums by name or number. Produces a partial tree
 // in internal units, where RESET marks an explicit null (reset to default / remove sub-object).
-import { defaultValue, type Field, type FieldTable } from './fields.js';
-import { toInternal, UnitError, type UnitPrefs } from './units.js';
+import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldTable } from './fields.js';
+import { fromInternal, toInternal, UnitError, userUnit, type UnitKind, type UnitPrefs } from './units.js';
 
 export const RESET = Symbol('reset');
 
@@ -112,8 +112,8 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
         if (!Number.isFinite(n) || Math.abs(n) > MAX_MAGNITUDE) return fail(`is out of range, got ${value}${unit ? ` ${unit}` : ''}`);
-        if (s.min !== undefined && n < s.min) return fail(s.min === 0 ? `must not be negative, got ${value}` : `must be at least ${s.min}, got ${value}`);
-        return n;
+        const problem = outOfRange(s, n, ctx.prefs);
+        return problem ? fail(`${problem}, got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`) : n;
       } catch (e) {
         if (e instanceof UnitError) return fail(e.message);
         throw e;
@@ -200,6 +200,23 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       return v[k] === undefined ? undefined : v;
     }
   }
+}
+
+/** Why an internal value is outside the field's declared range, with the range in the user's unit. */
+function outOfRange(s: { unit: UnitKind; min?: number; max?: number }, n: number, prefs: UnitPrefs): string | null {
+  const below = s.min !== undefined && n < s.min;
+  const above = s.max !== undefined && n > s.max;
+  if (!below && !above) return null;
+  const shown = (v: number) => `${fromInternal(v, s.unit, prefs)} ${unitLabel(userUnit(s.unit, prefs))}`;
+  if (s.min !== undefined && s.max !== undefined) return `must be between ${shown(s.min)} and ${shown(s.max)}`;
+  if (below && s.unit === 'temp' && s.min === ABSOLUTE_ZERO_C) return `must not be below absolute zero (${shown(s.min)})`;
+  if (below) return s.min === 0 ? 'must not be negative' : `must be at least ${shown(s.min!)}`;
+  return `must be at most ${shown(s.max!)}`;
+}
+
+/** °C and °F for temperatures; other units by name. */
+export function unitLabel(unit: string): string {
+  return unit === 'degC' ? '°C' : unit === 'degF' ? '°F' : unit;
 }
 
 /** Latest date accepted: 9999-12-31T23:59:59Z, in epoch seconds. */

@@ -19,7 +19,8 @@ export type EnumTable = Readonly<Record<string, number>>;
 export type FieldSpec =
   | { kind: 'bool'; default: boolean | null }
   | { kind: 'number'; integer: boolean; min?: number; max?: number; default: number | null }
-  | { kind: 'quantity'; unit: UnitKind; min?: number; default: number | null }
+  /** `min`/`max` in internal units (degC, seconds); checked on every input (decode.ts) and shown in Swagger. */
+  | { kind: 'quantity'; unit: UnitKind; min?: number; max?: number; default: number | null }
   | { kind: 'enum'; values: EnumTable; default: string | null; aliases?: Readonly<Record<string, string>> }
   | { kind: 'string'; maxLength: number; default: string }
   | { kind: 'address'; default: string }
@@ -40,6 +41,17 @@ export interface Field<T = unknown> extends FieldFlags {
 
 export type FieldTable = Readonly<Record<string, Field>>;
 
+/** No temperature is below this (°C). */
+export const ABSOLUTE_ZERO_C = -273.15;
+
+/**
+ * Setpoints a brewery asks for, in °C: down to -40 (glycol chillers, freezers, cold crashes) and
+ * up to 150 (a boil is 100, a pressure or steam step about 121, HERMS and mash below 100; the
+ * rest is headroom for a kettle or element thermocouple). A typo of 200 for 20.0, which would
+ * drive a heating PID to full output, is refused. Sensor readings are not bound by it.
+ */
+export const SETPOINT_RANGE_C = { min: -40, max: 150 } as const;
+
 export type DataOf<F extends FieldTable> = { -readonly [K in keyof F]: F[K] extends Field<infer T> ? T : never };
 
 type Opts<D> = FieldFlags & { default?: D };
@@ -55,9 +67,12 @@ export const f = {
   boolOrNull: (o: FieldFlags = {}) => make<boolean | null>({ kind: 'bool', default: null }, o),
   number: (o: Opts<number | null> & { integer?: boolean; min?: number; max?: number } = {}) =>
     make<number | null>({ kind: 'number', integer: o.integer ?? false, min: o.min, max: o.max, default: initial(o) }, o),
-  quantity: (unit: UnitKind, o: Opts<number | null> & { min?: number } = {}) =>
-    make<number | null>({ kind: 'quantity', unit, min: o.min, default: initial(o) }, o),
-  temp: (o: Opts<number | null> = {}) => f.quantity('temp', o),
+  quantity: (unit: UnitKind, o: Opts<number | null> & { min?: number; max?: number } = {}) =>
+    make<number | null>({ kind: 'quantity', unit, min: o.min, max: o.max, default: initial(o) }, o),
+  /** An absolute temperature: never below absolute zero. */
+  temp: (o: Opts<number | null> & { min?: number; max?: number } = {}) => f.quantity('temp', { min: ABSOLUTE_ZERO_C, ...o }),
+  /** A temperature a controller is asked to reach (SETPOINT_RANGE_C). */
+  setpointTemp: (o: Opts<number | null> = {}) => f.temp({ ...SETPOINT_RANGE_C, ...o }),
   deltaTemp: (o: Opts<number | null> = {}) => f.quantity('deltaTemp', o),
   duration: (o: Opts<number | null> = {}) => f.quantity('duration', { min: 0, ...o }),
   /** `aliases`: other names accepted on input (older or newer Brewblox spellings) -> the name stored. */

@@ -4,12 +4,13 @@ import type { Field, FieldTable } from './fields.js';
 import type { LegacyTable } from './legacy.js';
 import { userUnit, DEFAULT_UNITS } from './units.js';
 
-const quantityOut = (unit: string) =>
+/** `range`: the field's minimum and maximum in the controller's units (°C, seconds). */
+const quantityOut = (unit: string, range: { minimum?: number; maximum?: number } = {}) =>
   Type.Object({
     __objtype: Type.Literal('Quantity'),
     __bloxtype: Type.Literal('Quantity'),
     unit: Type.String({ examples: [unit] }),
-    value: Type.Union([Type.Number(), Type.Null()]),
+    value: Type.Union([Type.Number(range), Type.Null()]),
     readonly: Type.Optional(Type.Boolean()),
   });
 
@@ -21,8 +22,10 @@ function fieldSchema(field: Field): TSchema {
       return Type.Union([Type.Boolean(), Type.Null()], meta);
     case 'number':
       return Type.Union([s.integer ? Type.Integer() : Type.Number(), Type.Null()], meta);
-    case 'quantity':
-      return Type.Union([quantityOut(userUnit(s.unit, DEFAULT_UNITS)), Type.Number()], meta);
+    case 'quantity': {
+      const range = { ...(s.min !== undefined ? { minimum: s.min } : {}), ...(s.max !== undefined ? { maximum: s.max } : {}) };
+      return Type.Union([quantityOut(userUnit(s.unit, DEFAULT_UNITS), range), Type.Number(range)], meta);
+    }
     case 'enum':
       return Type.Union([Type.Union(Object.keys(s.values).map((k) => Type.Literal(k))), Type.Integer(), Type.Null()], meta);
     case 'string':

@@ -107,7 +107,12 @@ function loadBackupBlocks(rt: RuntimeCore, items: unknown[], docs: Record<string
       messages.push(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   });
-  if (items.length > 0 && prepared.length === 0) {
+  if (items.length === 0) {
+    throw invalid('the backup holds no block, and loading it would delete every block, so nothing was changed; to delete every block use blocks/all/delete', [
+      { path: 'blocks', message: 'empty: no block to load' },
+    ]);
+  }
+  if (prepared.length === 0) {
     throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [{ path: 'blocks', message: 'no loadable block' }]);
   }
 

@@ -35,6 +35,58 @@ export function channels(array: AnyBlock): ChannelData[] {
   return ((array.data as { channels?: ChannelData[] }).channels ?? []) as ChannelData[];
 }
 
+/**
+ * The arrays on which each claimer (by id) holds channels. Channel claims are made only by the
+ * update context, which adds them here; releasing a claimer's channels then looks at its arrays,
+ * not at every block on every update. After a structural change (load, backup, rename) the
+ * index is built again from every array, once.
+ */
+export class ChannelClaims {
+  private byClaimer: Map<string, Set<AnyBlock>> | null = null;
+  /** Full rebuilds since start; the tests watch it. */
+  rebuilds = 0;
+
+  constructor(private readonly all: () => Iterable<AnyBlock>) {}
+
+  invalidate(): void {
+    this.byClaimer = null;
+  }
+
+  add(claimerId: string, array: AnyBlock): void {
+    const index = this.index();
+    let arrays = index.get(claimerId);
+    if (!arrays) index.set(claimerId, (arrays = new Set()));
+    arrays.add(array);
+  }
+
+  /** Arrays on which `claimerId` may hold a channel; the caller clears and calls `settled`. */
+  arraysOf(claimerId: string): Set<AnyBlock> {
+    return this.index().get(claimerId) ?? new Set();
+  }
+
+  /** `array` holds no channel of `claimerId` any more. */
+  settled(claimerId: string, array: AnyBlock): void {
+    const arrays = this.byClaimer?.get(claimerId);
+    arrays?.delete(array);
+    if (arrays?.size === 0) this.byClaimer!.delete(claimerId);
+  }
+
+  private index(): Map<string, Set<AnyBlock>> {
+    if (this.byClaimer) return this.byClaimer;
+    this.rebuilds++;
+    const index = new Map<string, Set<AnyBlock>>();
+    for (const b of this.all()) {
+      for (const ch of channels(b)) {
+        if (ch.claimedBy === null) continue;
+        let arrays = index.get(ch.claimedBy);
+        if (!arrays) index.set(ch.claimedBy, (arrays = new Set()));
+        arrays.add(b);
+      }
+    }
+    return (this.byClaimer = index);
+  }
+}
+
 /** True when `claimer` is enabled and still has a driving link to `target`. */
 function stillDrives(claimer: AnyBlock, target: AnyBlock): boolean {
   if ((claimer.data as { enabled?: boolean }).enabled === false) return false;

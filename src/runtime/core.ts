@@ -5,8 +5,10 @@ import type { ReadMode } from '../codec/encode.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { Logger } from '../log.js';
 import type { BlockJson, Ident } from './body.js';
+import type { ChannelClaims } from './claims.js';
 import type { Clock } from './clock.js';
 import type { Hardware } from './hardware.js';
+import type { LinkIndex, OutLink } from './links.js';
 import type { BlockPersistence, BlockRecord } from './persistence.js';
 import type { AnyBlock, BlockTypeDef, Data, WriteInfo } from './types.js';
 
@@ -44,7 +46,6 @@ export interface RuntimeCore {
   readonly byId: Map<string, AnyBlock>;
   /** The record text last written per nid. */
   readonly persisted: Map<number, string>;
-  ordered: AnyBlock[] | null;
   scope: BatchScope | null;
 
   blocks(): AnyBlock[];
@@ -63,6 +64,11 @@ export interface RuntimeCore {
   changed(event: ChangeEvent): void;
   restoreInMemory(block: AnyBlock): void;
   afterStructureChange(): void;
+  afterBlockChange(block: AnyBlock): void;
+  afterBlockRemoved(block: AnyBlock, links: OutLink[]): void;
+  /** Writable links out of a block and the blocks linking to an id (links.ts). */
+  readonly links: LinkIndex;
+  readonly channelClaims: ChannelClaims;
   remove(block: AnyBlock, persist?: boolean): void;
   persist(block: AnyBlock): boolean;
   record(block: AnyBlock): BlockRecord;

@@ -1,6 +1,7 @@
 // Dependency order for the scheduler: inputs update before the blocks that read them, and a
 // block that drives another (PID -> PWM -> actuator) updates before its target.
 import { forEachLink } from '../codec/fields.js';
+import type { LinkIndex } from './links.js';
 import type { AnyBlock } from './types.js';
 
 export function dependencyOrder(blocks: AnyBlock[]): AnyBlock[] {
@@ -47,4 +48,133 @@ function insertByNid(list: AnyBlock[], b: AnyBlock) {
   const i = list.findIndex((x) => x.nid > b.nid);
   if (i < 0) list.push(b);
   else list.splice(i, 0, b);
+}
+
+/**
+ * The scheduler's order, kept up to date one block at a time. Each block has a rank; the list is
+ * sorted by rank. A created or re-linked block is given a rank between the blocks it must follow
+ * and those it must precede (found through the link index); only when no such rank exists (the
+ * new links reverse an existing order, or close a cycle) is the whole order rebuilt. Finding a
+ * place is a binary search; the list itself is an array (a splice moves pointers, no block work).
+ */
+export class SchedulerOrder {
+  private list: AnyBlock[] = [];
+  private readonly rank = new Map<AnyBlock, number>();
+  private valid = false;
+  /** Full rebuilds (dependencyOrder over every block) since start; the tests watch it. */
+  rebuilds = 0;
+
+  constructor(
+    private readonly all: () => AnyBlock[],
+    private readonly links: LinkIndex,
+    private readonly byId: (id: string) => AnyBlock | undefined,
+  ) {}
+
+  invalidate(): void {
+    this.valid = false;
+  }
+
+  /** Every block, inputs before their readers and drivers before their targets. */
+  current(): AnyBlock[] {
+    if (!this.valid) {
+      this.rebuilds++;
+      this.list = dependencyOrder(this.all());
+      this.rank.clear();
+      this.list.forEach((b, i) => this.rank.set(b, i));
+      this.valid = true;
+    }
+    return this.list;
+  }
+
+  /** A block was inserted, or its links changed: give it a rank that keeps the order valid. */
+  place(block: AnyBlock): void {
+    if (!this.valid) return;
+    this.removed(block);
+    let lo = -Infinity;
+    let hi = Infinity;
+    const follows = (b: AnyBlock) => {
+      const r = this.rank.get(b);
+      if (r === undefined) hi = -Infinity;
+      else lo = Math.max(lo, r);
+    };
+    const precedes = (b: AnyBlock) => {
+      const r = this.rank.get(b);
+      if (r === undefined) hi = -Infinity;
+      else hi = Math.min(hi, r);
+    };
+    for (const l of this.links.outgoing(block)) {
+      const target = this.byId(l.id);
+      if (!target || target === block) continue;
+      if (l.drives) precedes(target);
+      else follows(target);
+    }
+    for (const referrer of this.links.referrers(block.id)) {
+      if (referrer === block || this.byId(referrer.id) !== referrer) continue;
+      for (const l of this.links.outgoing(referrer)) {
+        if (l.id !== block.id) continue;
+        if (l.drives) follows(referrer);
+        else precedes(referrer);
+      }
+    }
+    // At the end when nothing must follow; otherwise just before the first block that must, so
+    // the blocks already there keep their room.
+    let r: number;
+    if (hi === Infinity) {
+      const last = this.list.length ? this.rank.get(this.list[this.list.length - 1]!)! : 0;
+      r = Math.max(lo, last) + 1;
+    } else {
+      const i = this.firstAtOrAbove(hi);
+      const below = i > 0 ? this.rank.get(this.list[i - 1]!)! : hi - 1;
+      r = (Math.max(lo, below) + hi) / 2;
+    }
+    if (!(r > lo && r < hi)) {
+      this.valid = false;
+      return;
+    }
+    this.rank.set(block, r);
+    this.list.splice(this.firstAbove(r), 0, block);
+  }
+
+  removed(block: AnyBlock): void {
+    if (!this.valid) return;
+    const r = this.rank.get(block);
+    if (r === undefined) return;
+    // Blocks of equal rank sit together just below firstAbove(r).
+    for (let i = this.firstAbove(r) - 1; i >= 0 && this.rankAt(i) === r; i--) {
+      if (this.list[i] === block) {
+        this.list.splice(i, 1);
+        this.rank.delete(block);
+        return;
+      }
+    }
+    this.valid = false;
+  }
+
+  private rankAt(i: number): number | undefined {
+    return this.rank.get(this.list[i]!);
+  }
+
+  /** First index whose block ranks at or above `r`. */
+  private firstAtOrAbove(r: number): number {
+    let lo = 0;
+    let hi = this.list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.rank.get(this.list[mid]!)! < r) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index whose block ranks above `r`. */
+  private firstAbove(r: number): number {
+    let lo = 0;
+    let hi = this.list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.rank.get(this.list[mid]!)! <= r) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }

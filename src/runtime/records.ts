@@ -4,7 +4,6 @@ import { complete, decodeData, isPlainObject, withReadonly } from '../codec/deco
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
-import { releaseStale } from './claims.js';
 import type { RuntimeCore } from './core.js';
 import type { BlockRecord, RawRecord } from './persistence.js';
 import type { AnyBlock, Data } from './types.js';
@@ -40,8 +39,7 @@ export function loadStored(rt: RuntimeCore): void {
       rt.persistence.quarantine(raw, reason);
     }
   }
-  releaseStale(rt.byNid.values(), (id) => rt.byId.get(id));
-  rt.ordered = null;
+  rt.afterStructureChange();
 }
 
 function restore(rt: RuntimeCore, raw: RawRecord): void {

@@ -6,12 +6,13 @@ import { withReadonly } from '../codec/decode.js';
 import { encodeData, type ReadMode } from '../codec/encode.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
-import { claimChains, relations, releaseStale, type Claim, type Relation } from './claims.js';
+import { ChannelClaims, claimChains, relations, releaseStale, type Claim, type Relation } from './claims.js';
+import { LinkIndex, type OutLink } from './links.js';
 import type { Clock } from './clock.js';
 import { EncodeCache } from './encode-cache.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { checkRecordSize } from './limits.js';
-import { dependencyOrder } from './order.js';
+import { SchedulerOrder } from './order.js';
 import type { BlockPersistence, BlockRecord } from './persistence.js';
 import { loadBackup, saveBackup, type Backup } from './backup.js';
 import { resolveIdent, type BlockJson, type Ident } from './body.js';
@@ -24,7 +25,7 @@ import { nextDue, runUpdate } from './scheduler.js';
 import { makeUpdateContext } from './update-context.js';
 import { UnsavedBlocks } from './unsaved.js';
 import { decodeBlockData, typeOf, validateBody } from './validation.js';
-import { createBlock, deleteAllBlocks, deleteBlock, updateBlock } from './writes.js';
+import { createBlock, deleteAllBlocks, deleteBlock, updateBlock, type Deleted } from './writes.js';
 import type { AnyBlock, BlockTypeDef, Data, UpdateContext, WriteInfo } from './types.js';
 
 export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from './body.js';
@@ -63,7 +64,12 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   readonly byNid = new Map<number, AnyBlock>();
   readonly byId = new Map<string, AnyBlock>();
   readonly persisted = new Map<number, string>();
-  ordered: AnyBlock[] | null = null;
+  /** Writable links per block and the blocks linking to each id (links.ts). */
+  readonly links = new LinkIndex(() => this.byNid.values());
+  /** Which arrays each claimer holds channels on (claims.ts). */
+  readonly channelClaims = new ChannelClaims(() => this.byNid.values());
+  /** The scheduler's dependency order, kept up to date block by block (order.ts). */
+  readonly order = new SchedulerOrder(() => this.blocks(), this.links, (id) => this.byId.get(id));
   /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
   scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
@@ -126,7 +132,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     block.state = def.init ? def.init(block) : undefined;
     this.byNid.set(nid, block);
     this.byId.set(id, block);
-    this.ordered = null;
+    this.links.update(block);
+    this.order.place(block);
     return block;
   }
 
@@ -148,7 +155,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return updateBlock(this, input, true, origin);
   }
 
-  delete(input: unknown, origin = 'api'): Ident {
+  /** Delete a block; the answer names the links of other blocks that now point nowhere. */
+  delete(input: unknown, origin = 'api'): Deleted {
     return deleteBlock(this, input, origin);
   }
 
@@ -249,8 +257,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       this.ctx.now = now;
       this.ctx.ticks = this.tickCount;
       this.ctx.wall = this.clock.wall();
-      this.ordered ??= dependencyOrder(this.blocks());
-      for (const block of this.ordered) {
+      for (const block of this.order.current()) {
         if (block.nextUpdate <= now && this.byNid.get(block.nid) === block) runUpdate(block, this.ctx, now, this.log);
       }
       this.unsaved.retry(now);
@@ -285,7 +292,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       this.afterStructureChange();
       throw e;
     }
-    this.afterStructureChange();
+    this.afterBlockChange(block);
     block.nextUpdate = -Infinity;
     this.tick();
   }
@@ -300,13 +307,47 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   restoreInMemory(block: AnyBlock): void {
     this.byNid.set(block.nid, block);
     this.byId.set(block.id, block);
-    this.ordered = null;
+    this.afterStructureChange();
   }
 
+  /** After changes to many blocks (load, backup, rename, a batch undone): everything is looked at again. */
   afterStructureChange(): void {
-    this.ordered = null;
+    this.order.invalidate();
+    this.links.invalidate();
+    this.channelClaims.invalidate();
     this.encodings.invalidate();
     releaseStale(this.byNid.values(), (id) => this.byId.get(id));
+  }
+
+  /**
+   * After one block was created or its data changed: its links are indexed again, it moves in
+   * the scheduler order when they changed, and claims on what it linked to are checked. The
+   * cost does not grow with the number of blocks.
+   */
+  afterBlockChange(block: AnyBlock): void {
+    this.encodings.invalidate();
+    const before = this.links.update(block);
+    const after = this.links.outgoing(block);
+    if (!before || !sameLinks(before, after)) this.order.place(block);
+    // Without the links it had before (the index was dropped since), look at every block once.
+    if (before) this.releaseStaleAround(block, [...before, ...after]);
+    else releaseStale(this.byNid.values(), (id) => this.byId.get(id));
+  }
+
+  /** After one block was removed: claims it held on what it linked to are dropped. */
+  afterBlockRemoved(block: AnyBlock, links: OutLink[]): void {
+    this.encodings.invalidate();
+    this.releaseStaleAround(block, links);
+  }
+
+  /** Drop the claims a block held through `links` once it no longer drives (or exists). */
+  releaseStaleAround(block: AnyBlock, links: OutLink[]): void {
+    const near = new Set<AnyBlock>([block]);
+    for (const l of links) {
+      const target = this.byId.get(l.id);
+      if (target) near.add(target);
+    }
+    releaseStale(near, (id) => this.byId.get(id));
   }
 
   remove(block: AnyBlock, persist = true): void {
@@ -318,7 +359,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.byNid.delete(block.nid);
     this.byId.delete(block.id);
     this.persisted.delete(block.nid);
-    this.ordered = null;
+    this.order.removed(block);
+    this.links.remove(block);
     if (persist) this.persistence.removeBlock(block.nid);
   }
 
@@ -369,4 +411,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.exclusive = run.catch(() => undefined);
     return run;
   }
+}
+
+function sameLinks(a: OutLink[], b: OutLink[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((l, i) => l.id === b[i]!.id && l.drives === b[i]!.drives && l.path.join('.') === b[i]!.path.join('.'));
 }

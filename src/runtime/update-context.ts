@@ -30,13 +30,18 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       if (ch.claimedBy !== null && ch.claimedBy !== claimer.id) return null;
       ctx.releaseChannels(claimer, { array, channel });
       ch.claimedBy = claimer.id;
+      rt.channelClaims.add(claimer.id, array);
       return array.def.io(array, ctx) as IoArray | null;
     },
     releaseChannels(claimer, except) {
-      for (const b of rt.byNid.values()) {
+      for (const b of rt.channelClaims.arraysOf(claimer.id)) {
+        let holds = false;
         for (const ch of channels(b)) {
-          if (ch.claimedBy === claimer.id && !(except && except.array === b && except.channel === ch.id)) ch.claimedBy = null;
+          if (ch.claimedBy !== claimer.id) continue;
+          if (except && except.array === b && except.channel === ch.id) holds = true;
+          else ch.claimedBy = null;
         }
+        if (!holds) rt.channelClaims.settled(claimer.id, b);
       }
     },
     wake(block) {

@@ -35,12 +35,13 @@ export function decodeBlockData(rt: RuntimeCore, def: BlockTypeDef<any, any>, da
 }
 
 /** Values of `unique` fields (hardware addresses) that another block already holds. */
-export function uniquenessIssues(rt: Pick<RuntimeCore, 'blocks'>, def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
+export function uniquenessIssues(rt: Pick<RuntimeCore, 'byNid'>, def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const [name, field] of Object.entries(def.fields) as [string, Field][]) {
     const value = given[name];
     if (!field.unique || value === undefined || value === defaultValue(field)) continue;
-    const holder = rt.blocks().find((b) => b !== self && b.def.fields[name]?.unique && (b.data as Data)[name] === value);
+    let holder: AnyBlock | undefined;
+    for (const b of rt.byNid.values()) if (b !== self && b.def.fields[name]?.unique && (b.data as Data)[name] === value) if (!holder || b.nid < holder.nid) holder = b;
     if (holder) issues.push({ path: `data.${name}`, message: `${String(value)} is already used by block '${holder.id}'` });
   }
   return issues;

@@ -41,7 +41,6 @@ export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, o
   block.data = withReadonly(def.fields, previous, next) as AnyBlock['data'];
   if (body.meta !== undefined) block.meta = isPatch ? { ...block.meta, ...body.meta } : body.meta;
   else if (!isPatch) block.meta = {};
-  rt.ordered = null;
   const undo = () => {
     block.data = previous as AnyBlock['data'];
     block.meta = previousMeta;
@@ -52,14 +51,29 @@ export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, o
   return rt.toJson(block);
 }
 
-export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): Ident {
+/** A link left pointing at a block that no longer exists: the block holding it and the field path in its data. */
+export interface DanglingLink {
+  id: string;
+  field: string;
+}
+
+/** The ident of the deleted block, and every link of another block that now points nowhere. */
+export type Deleted = Ident & { dangling: DanglingLink[] };
+
+export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): Deleted {
   const block = rt.resolveIdent(input);
   if (block.def.system) throw conflict(`'${block.id}' is a system block and cannot be deleted`);
+  const links = rt.links.outgoing(block);
+  const dangling: DanglingLink[] = [];
+  for (const referrer of rt.links.referrers(block.id)) {
+    if (referrer === block) continue;
+    for (const l of rt.links.outgoing(referrer)) if (l.id === block.id) dangling.push({ id: referrer.id, field: l.path.join('.') });
+  }
   rt.remove(block);
   rt.scope?.undo.push(() => rt.restoreInMemory(block));
-  rt.afterStructureChange();
+  rt.afterBlockRemoved(block, links);
   rt.changed({ changed: [], deleted: [block.id], origin });
-  return rt.ident(block);
+  return { ...rt.ident(block), dangling };
 }
 
 /** Delete every block but the system blocks (not part of a batch). */

@@ -80,7 +80,8 @@ t.test('a backup with nothing loadable is refused and changes nothing; rejected 
   t.equal(garbage.status, 422);
   t.match(garbage.body.message, /nothing was changed/);
   t.equal((await post('blocks/read', { id: 'keep' })).status, 200, 'blocks kept');
-  const docs = await post('blocks/backup/load', { blocks: [], store: [1, { namespace: 'edge-one' }, { namespace: 'edge-one', id: 'ok', v: 1 }] });
+  const { blocks } = (await post('blocks/backup/save')).body;
+  const docs = await post('blocks/backup/load', { blocks, store: [1, { namespace: 'edge-one' }, { namespace: 'edge-one', id: 'ok', v: 1 }] });
   t.equal(docs.status, 200);
   t.equal(docs.body.messages.length, 2, 'one message per document left out');
   t.match(docs.body.messages[0], /document left out/);
@@ -98,4 +99,18 @@ t.test('nid and meta bounds', async (t) => {
   t.equal(deep.status, 422);
   t.match(deep.body.validation, [{ path: 'meta' }]);
   t.equal((await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {} })).status, 201, 'creates still work afterwards');
+});
+
+t.test('a backup with an empty blocks list is refused and deletes nothing', async (t) => {
+  const { post, close } = await httpApp();
+  t.teardown(close);
+  await post('blocks/create', { id: 'Kept', type: 'TempSensorMock', data: { setting: 20 } });
+  const before = (await post('blocks/all/read/stored')).body;
+  const res = await post('blocks/backup/load', { blocks: [] });
+  t.equal(res.status, 422, JSON.stringify(res.body));
+  t.match(JSON.stringify(res.body), /holds no block/);
+  t.match(JSON.stringify(res.body), /blocks\/all\/delete/, 'the refusal says how to delete everything on purpose');
+  t.same((await post('blocks/all/read/stored')).body, before, 'every block is still there');
+  const res2 = await post('blocks/backup/load', { blocks: [], store: [] });
+  t.equal(res2.status, 422, 'with an empty store too');
 });

@@ -106,8 +106,18 @@ t.test('backup: the download loads through the API, a restore brings back a dele
 
   const before = await ids();
   t.equal((await api('blocks/delete', { id: 'Cool PID' })).status, 200);
-  page.once('dialog', (d) => void d.accept());
+  const userBlocks = (list: Array<{ nid: number }>) => list.filter((b) => b.nid >= 100).length;
+  const onController = userBlocks((await api('blocks/all/read')).body);
+  const inFile = userBlocks(saved.blocks);
+  t.equal(inFile, onController + 1);
+  const asked = new Promise<string>((resolve) =>
+    page.once('dialog', (d) => {
+      resolve(d.message());
+      void d.accept();
+    }),
+  );
   await backup.locator('input[type=file]').setInputFiles(file);
+  t.match(await asked, `Replace the ${onController} blocks on this controller with the ${inFile} blocks in `, 'the confirm says how many blocks are replaced by how many');
   await backup.getByRole('status').filter({ hasText: /^loaded / }).waitFor();
   t.same(await ids(), before, 'every block is back');
   t.equal((await read('Cool PID')).data.outputId.id, 'Cool PWM', 'with its links');

@@ -195,8 +195,13 @@ export function backupProblem(parsed: unknown): string | null {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'it is not a backup (a JSON object with a "blocks" list)';
   const blocks = (parsed as { blocks?: unknown }).blocks;
   if (!Array.isArray(blocks)) return 'it has no "blocks" list, so it is not a backup';
+  if (blocks.length === 0) return 'it holds no block, and restoring it would delete every block (to do that, delete them all)';
   return null;
 }
+
+/** User blocks (system blocks have nids below 100 and are kept by a restore, only their settings change). */
+const userBlocks = (blocks: unknown[]) => blocks.filter((b) => typeof (b as { nid?: unknown }).nid === 'number' && (b as { nid: number }).nid >= 100).length;
+const blocksWord = (n: number) => `${n} block${n === 1 ? '' : 's'}`;
 
 function Backup() {
   const [text, setText] = useState<{ text: string; bad: boolean } | null>(null);
@@ -220,7 +225,12 @@ function Backup() {
     }
     const problem = backupProblem(parsed);
     if (problem) return say(`${file.name} was not loaded: ${problem}. Nothing was changed.`, true);
-    if (!confirm(`Replace every block and setting with ${file.name}?`)) return say('restore cancelled');
+    const current = await controller<Block[]>('blocks/all/read');
+    if (!current.ok) return say(`${file.name} was not loaded: the current blocks cannot be counted (${current.error}). Nothing was changed.`, true);
+    const incoming = userBlocks((parsed as { blocks: unknown[] }).blocks);
+    if (!confirm(`Replace the ${blocksWord(userBlocks(current.body))} on this controller with the ${blocksWord(incoming)} in ${file.name}, and every setting with the file's?`)) {
+      return say('restore cancelled');
+    }
     say('loading…');
     const a = await controller<{ messages?: string[] }>('blocks/backup/load', parsed);
     if (!a.ok) return say(`${file.name} was not loaded: ${a.error}`, true);
