@@ -33,6 +33,11 @@ export function nodeId(serviceId: string): string {
   return `edgeblocks_${serviceId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
+/** The retained `online`/`offline` topic every entity of this controller names as its availability. */
+export function availabilityTopic(topicRoot: string, serviceId: string): string {
+  return `${topicRoot}/ha/${serviceId}/availability`;
+}
+
 export class HomeAssistant {
   private readonly node: string;
   /** Published config topics per block id, to clear them when the block goes. */
@@ -51,7 +56,7 @@ export class HomeAssistant {
   }
 
   get availabilityTopic(): string {
-    return `${this.o.topicRoot}/ha/${this.o.serviceId}/availability`;
+    return availabilityTopic(this.o.topicRoot, this.o.serviceId);
   }
 
   private configTopic(spec: EntitySpec, nid: number): string {

@@ -3,7 +3,7 @@
 // keeps the latest list. With Home Assistant discovery on, one binary_sensor (device class
 // `problem`) per condition kind, on while any alert of that kind is active.
 import type { AppMqtt } from '../../mqtt/index.js';
-import { nodeId, DISCOVERY_PREFIX } from '../../homeassistant/discovery.js';
+import { availabilityTopic, nodeId, DISCOVERY_PREFIX } from '../../homeassistant/discovery.js';
 import { CONDITION_KINDS, CONDITION_TITLES, type ActiveAlert } from '../types.js';
 
 export interface MqttAlertsOptions {
@@ -62,13 +62,13 @@ export class MqttAlerts {
     return {
       name: `Alert: ${CONDITION_TITLES[kind]}`,
       unique_id: unique,
-      object_id: unique,
+      default_entity_id: `binary_sensor.${unique}`,
       device_class: 'problem',
       state_topic: `${this.topic}/ha`,
       value_template: `{{ value_json.${key} }}`,
       json_attributes_topic: this.topic,
       json_attributes_template: `{{ {'alerts': value_json.active | selectattr('condition', 'eq', '${kind}') | map(attribute='text') | list} | tojson }}`,
-      availability: [{ topic: `${topicRoot}/state/${serviceId}`, value_template: "{{ 'online' if value_json.data.status.online else 'offline' }}" }],
+      availability: [{ topic: availabilityTopic(topicRoot, serviceId) }],
       device: { identifiers: [nodeId(serviceId)], name: `edgeblocks ${serviceId}`, manufacturer: 'edgeblocks', model: 'block runtime', sw_version: version },
     };
   }
