@@ -8,10 +8,10 @@
 // summarised by the part of the service they fell in (profile-summary.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, rssMb } from './procs.js';
 import { summariseProfile, type ProfileShare } from './profile-summary.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -30,16 +30,6 @@ export interface IdleFigures {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** utime + stime of a process, in seconds. */
 export function cpuSeconds(pid: number): number {
@@ -48,10 +38,6 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
 }
 
-export function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });

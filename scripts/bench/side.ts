@@ -4,10 +4,10 @@
 // on any machine. Also the emission's lateness while all/read is hammered.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, rssMb } from './procs.js';
 import { parseCliShebang } from '../cli-shebang.js';
 import { loads, type Load, type LoadResult } from './load.js';
 
@@ -44,16 +44,6 @@ interface Server {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
@@ -97,10 +87,6 @@ async function spawnServer(args: string[], port: number): Promise<Server> {
   };
 }
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 /** Request counter across runs, so created ids stay unique. */
 let n = 0;

@@ -2,11 +2,10 @@
 // a 2 MiB tmpfs, filled to the last byte; a refused change (507) marks it full, the page shows a
 // banner, and the banner goes once space is back. Needs root (mount), `npm run build` and
 // `npm run build:web`.
-import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import { fill, smallDisk } from '../helpers/small-disk.js';
 import type { Browser } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
@@ -15,36 +14,16 @@ import { launchBrowser, startSim, type SimService } from './browser.js';
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 t.setTimeout(limit(120_000));
 
-const mountPoint = mkdtempSync(path.join(tmpdir(), 'eb-dash-fulldisk-'));
-execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint]);
+const disk = smallDisk('eb-dash-fulldisk-');
+const mountPoint = disk.mountPoint;
 let sim: SimService | undefined;
 let browser: Browser | undefined;
 t.teardown(async () => {
   await browser?.close().catch(() => undefined);
   await sim?.stop();
-  execFileSync('umount', ['-l', mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
+  disk.unmount();
 });
 
-/** Fill the file system holding `file` to the last byte; ENOSPC ends it. */
-function fill(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [64 * 1024, 4096, 512, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw e;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 t.test('a banner while the disk is full, gone when space is back', async (t) => {
   const dataDir = path.join(mountPoint, 'data');

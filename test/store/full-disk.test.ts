@@ -2,42 +2,21 @@
 // byte. Changes (blocks/create, datastore/set) answer 507 "disk full" instead of a bare 500,
 // system/status shows `storage: {full: true, since}`, reads and the control loop go on, and once
 // space is back everything is accepted again. Needs root (mount), which the test machine has.
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import t from 'tap';
+import { fill, smallDisk } from '../helpers/small-disk.js';
 import { startApp } from '../helpers/app.js';
 import { limit } from '../helpers/limits.js';
 
-const mountPoint = mkdtempSync(path.join(tmpdir(), 'edgeblocks-fulldisk-'));
-execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint]);
+const disk = smallDisk('edgeblocks-fulldisk-');
+const mountPoint = disk.mountPoint;
 t.teardown(() => {
-  execFileSync('umount', ['-l', mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
+  disk.unmount();
 });
 
-/** Fill the file system holding `file` to the last byte; ENOSPC ends it. */
-function fill(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [64 * 1024, 4096, 512, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw e;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 async function until(cond: () => Promise<boolean>, what: string, ms = limit(10_000)): Promise<void> {
   const deadline = Date.now() + ms;
