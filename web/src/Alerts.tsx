@@ -111,7 +111,8 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
       bandAfter: String(r.rules.setpointBand.after),
       remindHours: String(r.rules.remindHours),
     };
-    for (const id of outputs) f[`onAfter:${id}`] = r.rules.blocks[id]?.onAfter === undefined ? '' : String(r.rules.blocks[id].onAfter);
+    // Every block's value, not only the outputs known now: the live blocks may arrive later.
+    for (const [id, rule] of Object.entries(r.rules.blocks as Record<string, { onAfter?: number }>)) if (rule.onAfter !== undefined) f[`onAfter:${id}`] = String(rule.onAfter);
     setForm(f);
   };
   const load = async () => {
@@ -119,7 +120,7 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
     if (a.ok) fill(a.body);
     else setAnswer({ text: a.error, bad: true });
   };
-  useEffect(() => void load(), [outputs.join('\n')]);
+  useEffect(() => void load(), []);
   const set = (k: string) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
 
   const save = async (e: Event) => {
@@ -131,7 +132,7 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
     doc.remindHours = numberOrText(form.remindHours!);
     doc.blocks = { ...doc.blocks };
     for (const id of outputs) {
-      const v = form[`onAfter:${id}`]!.trim();
+      const v = (form[`onAfter:${id}`] ?? '').trim();
       const { onAfter: _old, ...rest } = doc.blocks[id] ?? {};
       doc.blocks[id] = v === '' ? rest : { ...rest, onAfter: numberOrText(v) };
       if (!Object.keys(doc.blocks[id]).length) delete doc.blocks[id];
