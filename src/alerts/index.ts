@@ -224,8 +224,10 @@ export class Alerts {
 
   private record(entry: HistoryEntry): void {
     this.store.addHistory(entry);
+    // Drops are logged by the outbox, one line a minute at most: a full outbox cannot flood the log.
+    if (entry.event === 'dropped') return;
     const fields = { alert: entry.key, event: entry.event, channel: entry.channel, messageId: entry.messageId, error: entry.error };
-    if (entry.event === 'fired' || entry.event === 'failed' || entry.event === 'dropped') this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
+    if (entry.event === 'fired' || entry.event === 'failed') this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
     else this.d.log.info(fields, `alert ${entry.event}: ${entry.text}`);
   }
 }
