@@ -20,7 +20,7 @@ import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withoutBlocks, type R
 import type { AlertSettings } from './settings.js';
 import { AlertStore, markRunning, markStopped } from './store.js';
 import { Tracker } from './tracker.js';
-import type { ActiveAlert, AlertEventKind, HistoryEntry } from './types.js';
+import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type HistoryEntry } from './types.js';
 
 export { parseAlertSettings, type AlertSettings } from './settings.js';
 
@@ -53,7 +53,7 @@ export class Alerts {
   constructor(private readonly d: AlertsDeps) {
     const s = d.settings;
     this.store = new AlertStore(d.db, s.historyLimit);
-    this.rules = effectiveRules(s.rules, null);
+    this.rules = effectiveRules(this.configRules(), null);
     this.loadRules();
     this.outbox = new Outbox({
       store: this.store,
@@ -66,7 +66,7 @@ export class Alerts {
       record: (e) => this.record(e),
     });
     this.tracker = new Tracker({
-      remindMs: s.remindHours * 3600_000,
+      remindMs: () => this.rules.remindHours * 3600_000,
       load: () => this.store.loadActive(),
       save: (a) => this.store.saveActive(a),
       remove: (key) => this.store.removeActive(key),
@@ -152,15 +152,18 @@ export class Alerts {
   /** Validate and store the rules document; throws SchemaError naming the field. */
   setRules(input: Record<string, unknown>): Rules {
     const body = docBody(input)!;
-    effectiveRules(this.d.settings.rules, body);
+    effectiveRules(this.configRules(), body);
     this.d.documents.setMany([{ ...body, namespace: this.d.serviceId, id: RULES_DOC_ID }]);
     this.loadRules();
     return this.rules;
   }
 
   status(): Record<string, unknown> {
+    const active = this.tracker.list();
     return {
-      active: this.tracker.list().length,
+      active: active.length,
+      // What the dashboard's banner says, with each status event (a short list: one per condition).
+      list: active.map((a) => ({ key: a.key, kind: a.kind, title: CONDITION_TITLES[a.kind], blockId: a.blockId ?? null, text: a.text, since: new Date(a.firstSeenAt).toISOString(), count: a.count, acknowledged: a.acknowledged })),
       channels: this.outbox.channelNames,
       mqtt: this.mqttAlerts !== null,
       outbox: { pending: this.store.pending(), limit: this.d.settings.outboxLimit, ...this.outbox.counts },
@@ -169,13 +172,19 @@ export class Alerts {
     };
   }
 
+  /** The config's layer of the rules: alerts.rules, and alerts.remindHours as the remindHours rule. */
+  private configRules(): Record<string, unknown> {
+    const { remindHours, rules } = this.d.settings;
+    return remindHours === undefined ? (rules ?? {}) : { ...rules, remindHours };
+  }
+
   private isRulesKey(namespace: string, id: string): boolean {
     return namespace === this.d.serviceId && id === RULES_DOC_ID;
   }
 
   private loadRules(): boolean {
     try {
-      this.rules = effectiveRules(this.d.settings.rules, docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)));
+      this.rules = effectiveRules(this.configRules(), docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)));
       this.rulesError = null;
     } catch (e) {
       this.rulesError = (e as Error).message;
@@ -215,8 +224,10 @@ export class Alerts {
 
   private record(entry: HistoryEntry): void {
     this.store.addHistory(entry);
+    // Drops are logged by the outbox, one line a minute at most: a full outbox cannot flood the log.
+    if (entry.event === 'dropped') return;
     const fields = { alert: entry.key, event: entry.event, channel: entry.channel, messageId: entry.messageId, error: entry.error };
-    if (entry.event === 'fired' || entry.event === 'failed' || entry.event === 'dropped') this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
+    if (entry.event === 'fired' || entry.event === 'failed') this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
     else this.d.log.info(fields, `alert ${entry.event}: ${entry.text}`);
   }
 }

@@ -10,9 +10,9 @@ const tags = ['alerts'];
 export function alertRoutes(alerts: Alerts): FastifyPluginAsync {
   return async (app) => {
     app.get('/alerts', { schema: { tags, summary: 'Active alerts, the last events (fired, resolved, acknowledged, delivered or not and why), the outbox' } }, async () => ({
+      ...alerts.status(),
       active: alerts.active(),
       history: alerts.history(),
-      ...alerts.status(),
     }));
     app.post('/alerts/test', { schema: { tags, summary: 'Send a test message to every channel now; answers what each said' } }, async () => {
       const results = await alerts.sendTest();

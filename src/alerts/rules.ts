@@ -35,6 +35,7 @@ export const RulesSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    remindHours: Type.Number({ exclusiveMinimum: 0, default: 4, description: 'remind every this many hours while an alert is active and not acknowledged' }),
     resolveAfter: seconds(60, 'a condition must stay clear this long to resolve; shorter dips count as flaps'),
     blocks: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), BlockRuleSchema, { default: {} }),
   },

@@ -48,7 +48,7 @@ export const AlertSettingsSchema = Type.Object(
     heartbeat: Type.Optional(
       Type.Object({ url: url('called while control runs (healthchecks.io, Uptime Kuma push)'), intervalSeconds: Type.Number({ minimum: 1, default: 300 }) }, strict),
     ),
-    remindHours: Type.Number({ exclusiveMinimum: 0, default: 4, description: 'reminder interval while an alert is active' }),
+    remindHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'reminder interval while an alert is active; the starting value of the rule remindHours' })),
     checkIntervalMs: Type.Integer({ minimum: 50, default: 1000, description: 'how often conditions are evaluated' }),
     retryBaseMs: Type.Integer({ minimum: 10, default: 5000, description: 'first retry delay; doubles per attempt' }),
     retryMaxMs: Type.Integer({ minimum: 10, default: 600000 }),

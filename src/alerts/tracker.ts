@@ -6,7 +6,8 @@
 import type { ActiveAlert, AlertEventKind, Observation } from './types.js';
 
 export interface TrackerOptions {
-  remindMs: number;
+  /** Read on each evaluation: the rules can change it. */
+  remindMs: () => number;
   load: () => ActiveAlert[];
   save: (a: ActiveAlert) => void;
   remove: (key: string) => void;
@@ -56,9 +57,10 @@ export class Tracker {
       streak.clearSince ??= now;
       if (now - streak.clearSince >= resolveAfterMs) this.streaks.delete(key);
     }
+    const remindMs = this.o.remindMs();
     for (const alert of this.active.values()) {
       if (alert.acknowledged || alert.oneShot || alert.lastNotifiedAt === null) continue;
-      if (now - alert.lastNotifiedAt >= this.o.remindMs) {
+      if (now - alert.lastNotifiedAt >= remindMs) {
         alert.lastNotifiedAt = now;
         this.o.save(alert);
         this.o.emit('reminder', alert);

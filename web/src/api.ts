@@ -91,6 +91,7 @@ async function call<T>(method: string, url: string, body?: unknown): Promise<Ans
 
 export const post = <T = unknown>(url: string, body?: unknown) => call<T>('POST', url, body ?? {});
 export const get = <T = unknown>(url: string) => call<T>('GET', url);
+export const put = <T = unknown>(url: string, body: unknown) => call<T>('PUT', url, body);
 export const controller = <T = unknown>(path: string, body?: unknown) => post<T>(controllerUrl(path), body);
 
 export const patchBlock = (block: { id: string; type: string }, data: Record<string, unknown>) => controller<Block>('blocks/patch', { id: block.id, type: block.type, serviceId: serviceId(), data });

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
+import { AlertBanner } from './AlertBanner';
 import { loadServiceInfo, serviceId } from './api';
 import { Login, LogoutButton, sessionState } from './Login';
 import { startLive, useLive } from './live';
@@ -11,6 +12,7 @@ import './style.css';
 const Graphs = lazy(() => import('./Graphs').then((m) => ({ default: m.Graphs })));
 const Setup = lazy(() => import('./Setup').then((m) => ({ default: m.Setup })));
 const Hardware = lazy(() => import('./Hardware').then((m) => ({ default: m.Hardware })));
+const Alerts = lazy(() => import('./Alerts').then((m) => ({ default: m.Alerts })));
 const Editor = lazy(() => import('./Editor').then((m) => ({ default: m.Editor })));
 
 const PAGES = [
@@ -18,6 +20,7 @@ const PAGES = [
   ['graphs', 'Graphs'],
   ['setup', 'Setup'],
   ['hardware', 'Hardware'],
+  ['alerts', 'Alerts'],
   ['block', 'Blocks'],
 ] as const;
 
@@ -95,12 +98,14 @@ function App(props: { user: string | null }) {
       <OfflineBanner />
       <BrokerBanner />
       <StorageBanner />
+      <AlertBanner />
       <main>
         <Suspense fallback={<p>Loading…</p>}>
           {current === 'overview' && <Overview />}
           {current === 'graphs' && <Graphs />}
           {current === 'setup' && <Setup />}
           {current === 'hardware' && <Hardware />}
+          {current === 'alerts' && <Alerts />}
           {current === 'block' && <Editor id={rest.join('/')} />}
         </Suspense>
       </main>

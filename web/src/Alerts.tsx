@@ -1,0 +1,201 @@
+// The alerts page: the active alerts (with Acknowledge), the recent events from GET alerts
+// (fired, resolved, acknowledged, delivered or not and why), and a form for the main rules
+// (GET|PUT alerts/rules; the service checks them and its 422 is shown in words).
+import { useEffect, useState } from 'preact/hooks';
+import { controllerUrl, get, post, put, type Answer } from './api';
+import { activeAlerts, activeFor, type ActiveSummary } from './AlertBanner';
+import { useLive } from './live';
+
+interface HistoryEntry {
+  at: string;
+  event: string;
+  key: string;
+  channel?: string;
+  text: string;
+  error?: string;
+}
+
+interface AlertsAnswer {
+  list?: ActiveSummary[];
+  history: HistoryEntry[];
+  channels: string[];
+  outbox: { pending: number; limit: number; dropped: number };
+}
+
+type Doc = Record<string, any>;
+
+interface RulesAnswer {
+  rules: Doc;
+  document: Doc | null;
+  error: string | null;
+}
+
+/** Outputs the "on too long" rule applies to (the digital actuator interface). */
+const OUTPUT_TYPES = new Set(['DigitalActuator', 'MotorValve']);
+
+function Active({ list, onChange }: { list: ActiveSummary[]; onChange: () => void }) {
+  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(null);
+  const acknowledge = async (key: string) => {
+    const a = await post<{ key: string }>(controllerUrl('alerts/acknowledge'), { key });
+    setAnswer(a.ok ? { text: `acknowledged: no more reminders for ${key}`, bad: false } : { text: a.error, bad: true });
+    onChange();
+  };
+  return (
+    <section class="panel" data-testid="alerts-active">
+      <h2>Active alerts</h2>
+      {!list.length && <p class="muted">No active alerts.</p>}
+      <table class="hw">
+        {list.map((a) => (
+          <tr data-alert={a.key}>
+            <td>
+              <strong>{a.title}</strong>
+              {a.blockId && ` — ${a.blockId}`}
+              <div>{a.text}</div>
+              <div class="muted">
+                active for {activeFor(a)}, since {new Date(a.since).toLocaleString()}
+                {a.count > 1 && `, went bad ${a.count} times`}
+              </div>
+            </td>
+            <td>{a.acknowledged ? <span class="muted">acknowledged</span> : <button onClick={() => void acknowledge(a.key)}>Acknowledge</button>}</td>
+          </tr>
+        ))}
+      </table>
+      {answer && (
+        <p class={`answer ${answer.bad ? 'bad' : 'good'}`} role="status">
+          {answer.text}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function History({ data }: { data: AlertsAnswer }) {
+  return (
+    <section class="panel" data-testid="alerts-history">
+      <h2>Recent events</h2>
+      <p class="muted">
+        Channels: {data.channels.length ? data.channels.join(', ') : 'none configured'}; waiting to be sent: {data.outbox.pending}
+        {data.outbox.dropped ? `; dropped since start: ${data.outbox.dropped}` : ''}
+      </p>
+      {!data.history.length && <p class="muted">Nothing yet.</p>}
+      <table class="hw">
+        {data.history.map((h) => (
+          <tr data-event={h.event}>
+            <td>{new Date(h.at).toLocaleString()}</td>
+            <td>{h.event}</td>
+            <td>{h.channel ?? ''}</td>
+            <td>
+              {h.text}
+              {h.error && <span class="bad"> ({h.error})</span>}
+            </td>
+          </tr>
+        ))}
+      </table>
+    </section>
+  );
+}
+
+/** A typed number, or the text itself so the service's 422 names the field. */
+const numberOrText = (s: string): number | string => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : s);
+
+function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
+  const [loaded, setLoaded] = useState<RulesAnswer | null>(null);
+  const [form, setForm] = useState<Record<string, string>>({});
+  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(null);
+  const deltaIn = (c: number) => String(Number((degF ? c * 1.8 : c).toFixed(2)));
+  const fill = (r: RulesAnswer) => {
+    setLoaded(r);
+    const f: Record<string, string> = {
+      sensorNullAfter: String(r.rules.sensorNull.after),
+      band: deltaIn(r.rules.setpointBand.band),
+      bandAfter: String(r.rules.setpointBand.after),
+      remindHours: String(r.rules.remindHours),
+    };
+    // Every block's value, not only the outputs known now: the live blocks may arrive later.
+    for (const [id, rule] of Object.entries(r.rules.blocks as Record<string, { onAfter?: number }>)) if (rule.onAfter !== undefined) f[`onAfter:${id}`] = String(rule.onAfter);
+    setForm(f);
+  };
+  const load = async () => {
+    const a: Answer<RulesAnswer> = await get<RulesAnswer>(controllerUrl('alerts/rules'));
+    if (a.ok) fill(a.body);
+    else setAnswer({ text: a.error, bad: true });
+  };
+  useEffect(() => void load(), []);
+  const set = (k: string) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const doc: Doc = structuredClone(loaded?.document ?? {});
+    const band = numberOrText(form.band!);
+    doc.sensorNull = { ...doc.sensorNull, after: numberOrText(form.sensorNullAfter!) };
+    doc.setpointBand = { ...doc.setpointBand, band: typeof band === 'number' && degF ? band / 1.8 : band, after: numberOrText(form.bandAfter!) };
+    doc.remindHours = numberOrText(form.remindHours!);
+    doc.blocks = { ...doc.blocks };
+    for (const id of outputs) {
+      const v = (form[`onAfter:${id}`] ?? '').trim();
+      const { onAfter: _old, ...rest } = doc.blocks[id] ?? {};
+      doc.blocks[id] = v === '' ? rest : { ...rest, onAfter: numberOrText(v) };
+      if (!Object.keys(doc.blocks[id]).length) delete doc.blocks[id];
+    }
+    const a = await put(controllerUrl('alerts/rules'), doc);
+    if (!a.ok) return setAnswer({ text: `not saved: ${a.error}`, bad: true });
+    setAnswer({ text: 'saved', bad: false });
+    await load();
+  };
+
+  const field = (k: string, label: string, unit: string) => (
+    <label>
+      {label}
+      <span>
+        <input name={k} value={form[k] ?? ''} onInput={set(k)} inputMode="decimal" /> <span class="unit">{unit}</span>
+      </span>
+    </label>
+  );
+  return (
+    <section class="panel" data-testid="alert-rules">
+      <h2>Rules</h2>
+      {loaded?.error && <p class="bad">The stored rules are not valid ({loaded.error}); the previous ones apply.</p>}
+      <form onSubmit={(e) => void save(e)}>
+        <div class="grid">
+          {field('sensorNullAfter', 'Sensor reads nothing for', 's')}
+          {field('band', 'Setpoint band (±)', degF ? '°F' : '°C')}
+          {field('bandAfter', 'Out of band for', 's')}
+          {field('remindHours', 'Remind every', 'h')}
+        </div>
+        {outputs.length > 0 && <h3 class="muted">Output on too long (empty: the default, {loaded?.rules.outputOn.after || 'off'})</h3>}
+        <div class="grid">{outputs.map((id) => field(`onAfter:${id}`, `${id} on for`, 's'))}</div>
+        <div class="buttons">
+          <button type="submit">Save rules</button>
+        </div>
+      </form>
+      {answer && (
+        <p class={`answer ${answer.bad ? 'bad' : 'good'}`} role="status" data-testid="rules-answer">
+          {answer.text}
+        </p>
+      )}
+    </section>
+  );
+}
+
+export function Alerts() {
+  const live = useLive();
+  const [data, setData] = useState<AlertsAnswer | null>(null);
+  const [error, setError] = useState('');
+  const load = async () => {
+    const a = await get<AlertsAnswer>(controllerUrl('alerts'));
+    if (a.ok) setData(a.body);
+    setError(a.ok ? '' : a.error);
+  };
+  // A fresh read with each status event (every emit interval) while the page is open.
+  useEffect(() => void load(), [live.status]);
+  const outputs = [...live.blocks.values()].filter((b) => OUTPUT_TYPES.has(b.type)).map((b) => b.id).sort();
+  const degF = (live.status.units as { temperature?: string } | undefined)?.temperature === 'degF';
+  return (
+    <div class="alerts">
+      {error && <p class="banner">{error}</p>}
+      <Active list={data?.list ?? activeAlerts(live.status)} onChange={() => void load()} />
+      <RulesForm degF={degF} outputs={outputs} />
+      {data && <History data={data} />}
+    </div>
+  );
+}
