@@ -1,10 +1,10 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import module from 'node:module';
-import { statSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './version.js';
+import { pickAppModule } from './service/app-module.js';
 
 /** EX_TEMPFAIL: the service asks its supervisor to start it again. */
 const RESTART_EXIT_CODE = 75;
@@ -16,20 +16,9 @@ function isNamed(e: unknown, name: string): e is Error {
   return e instanceof Error && e.name === name;
 }
 
-/**
- * dist/bundle/app.js (npm run build) when it is at least as new as dist/src/app.js, else the plain
- * modules; EDGEBLOCKS_MODULES=plain asks for the plain ones (a CPU profile then names each file).
- */
+/** The bundle or the plain modules of the app (src/service/app-module.ts says which and why). */
 function appModule(): string {
-  const plain = new URL('./app.js', import.meta.url);
-  if (process.env.EDGEBLOCKS_MODULES === 'plain') return plain.href;
-  const bundled = new URL('../bundle/app.js', import.meta.url);
-  try {
-    if (statSync(bundled).mtimeMs >= statSync(plain).mtimeMs) return bundled.href;
-  } catch {
-    // no bundle (running from src/, or tsc alone): the plain modules
-  }
-  return plain.href;
+  return pickAppModule(new URL('./app.js', import.meta.url), new URL('../bundle/app.js', import.meta.url));
 }
 
 async function main(): Promise<void> {

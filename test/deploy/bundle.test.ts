@@ -25,3 +25,20 @@ t.test('the CLI runs from the bundle, and it serves the API and the page', async
   const docs = await fetch(`${cli.base}/edge-one/api/doc/json`);
   t.equal(docs.status, 200, 'Swagger (loaded lazily, outside the bundle) answers');
 });
+
+t.test('the rule that keeps the bundle safe: never older than the module it was made from', async (t) => {
+  const { pickAppModule } = await import('../../src/service/app-module.js');
+  const { utimesSync, writeFileSync } = await import('node:fs');
+  const dir = t.testdir({ 'app.js': '', 'bundle.js': '' });
+  const plain = new URL(`file://${path.join(dir, 'app.js')}`);
+  const bundled = new URL(`file://${path.join(dir, 'bundle.js')}`);
+  utimesSync(bundled, 2000, 2000);
+  utimesSync(plain, 1000, 1000);
+  t.equal(pickAppModule(plain, bundled, {}), bundled.href, 'a bundle newer than the modules is used');
+  utimesSync(plain, 3000, 3000);
+  t.equal(pickAppModule(plain, bundled, {}), plain.href, 'a tsc after the bundle: the plain modules');
+  utimesSync(plain, 1000, 1000);
+  t.equal(pickAppModule(plain, bundled, { EDGEBLOCKS_MODULES: 'plain' }), plain.href, 'EDGEBLOCKS_MODULES=plain asks for the plain modules');
+  writeFileSync(path.join(dir, 'gone.txt'), '');
+  t.equal(pickAppModule(plain, new URL(`file://${path.join(dir, 'missing.js')}`), {}), plain.href, 'no bundle: the plain modules');
+});
