@@ -6,7 +6,7 @@
 // minute at most (drops.ts).
 import type { Logger } from '../log.js';
 import { DropLog } from './drops.js';
-import { parseHistoryMessage } from './flatten.js';
+import { historyFields, parseHistoryMessage, sizeProblem, type Parsed } from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
@@ -87,6 +87,19 @@ export class HistoryIngest {
     this.queue.push({ topic, payload, bytes, t });
     this.queuedBytes += bytes;
     this.schedule(0);
+  }
+
+  /**
+   * The controller's own history message, handed over by the emission as it is published (the
+   * subscription skips it on the bus), so it is neither parsed back nor queued. `bytes`: the size
+   * of the published text. Validated, counted and delivered as a message from the own topic.
+   */
+  own(message: unknown, bytes: number): void {
+    this.counts.messages++;
+    const topic = this.o.ownTopic ?? '';
+    const limits = this.o.limits ?? DEFAULT_LIMITS;
+    const tooLarge = sizeProblem(bytes, limits);
+    this.accept(topic, tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits), this.o.now());
   }
 
   /** Ingest everything queued now (tests, shutdown). */
@@ -193,7 +206,10 @@ export class HistoryIngest {
   }
 
   private ingest(topic: string, payload: Buffer | string, t: number): void {
-    const parsed = parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS);
+    this.accept(topic, parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS), t);
+  }
+
+  private accept(topic: string, parsed: Parsed, t: number): void {
     if (!parsed.ok) return this.invalid(topic, parsed.reason);
     const entry = this.keyFor(parsed.key, topic, t);
     if (typeof entry === 'string') {
