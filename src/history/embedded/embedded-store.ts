@@ -451,13 +451,16 @@ export class EmbeddedStore implements HistoryStore {
     statSync(this.dir);
   }
 
+  health(): { ok: boolean; error: string | null } {
+    return { ok: this.error === null, error: this.error };
+  }
+
   status(): Record<string, unknown> {
     return {
       store: 'embedded',
       dir: this.dir,
       format: FORMAT_VERSION,
-      ok: this.error === null,
-      error: this.error,
+      ...this.health(),
       fields: this.ids.size,
       pendingPoints: this.pendingCount,
       maxPendingPoints: this.o.maxPendingPoints ?? MAX_PENDING_POINTS,
