@@ -217,7 +217,7 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
     log: log.child({ module: 'alerts' }),
     controlEnabled: () => control.enabled,
     brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
-    historyOk: () => (history ? (history.status() as { ok: boolean; error: string | null }) : null),
+    historyOk: () => (history ? history.store.health() : null),
     hardware: () => ({ missing: hardwareLayer.onewire.missing(), buses: hardwareLayer.onewire.buses() }),
   });
   controllerPlugins.push(alerts.routes());

@@ -149,10 +149,27 @@ export function forEachLink(
   path: string[] = [],
 ): void {
   if (!data) return;
-  for (const [name, field] of Object.entries(fields)) {
-    const value = data[name];
-    walkLink(field, value, [...path, name], visit);
+  for (const name in fields) {
+    const field = fields[name]!;
+    // Most fields hold no link at any depth: no path is built for them (the state emission walks every block).
+    if (mayHoldLink(field)) walkLink(field, data[name], [...path, name], visit);
   }
+}
+
+const holdsLink = new WeakMap<Field, boolean>();
+
+/** Whether a link can sit in this field or anywhere under it (a property of the type, so remembered). */
+function mayHoldLink(field: Field): boolean {
+  let known = holdsLink.get(field);
+  if (known !== undefined) return known;
+  holdsLink.set(field, true); // a type that contains itself: assume a link until worked out
+  const s = field.spec;
+  if (s.kind === 'link') known = true;
+  else if (s.kind === 'object' || s.kind === 'variant') known = Object.values(s.fields).some(mayHoldLink);
+  else if (s.kind === 'array' || s.kind === 'map') known = mayHoldLink(s.of);
+  else known = false;
+  holdsLink.set(field, known);
+  return known;
 }
 
 function walkLink(field: Field, value: unknown, path: string[], visit: Parameters<typeof forEachLink>[2]): void {

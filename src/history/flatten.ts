@@ -49,14 +49,26 @@ const BAD_FIELD = /["\\\p{Cc}]/u;
 /** Validate and convert one raw history payload. Fields that are not numbers are skipped; a message with none is still ok. */
 export function parseHistoryMessage(payload: Buffer | string, limits: HistoryLimits = DEFAULT_LIMITS): Parsed {
   const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-  if (size === 0) return { ok: false, reason: 'empty payload' };
-  if (size > limits.maxBytes) return { ok: false, reason: `payload of ${size} bytes is larger than ${limits.maxBytes}` };
+  const tooLarge = sizeProblem(size, limits);
+  if (tooLarge) return { ok: false, reason: tooLarge };
   let msg: unknown;
   try {
     msg = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
+  return historyFields(msg, limits);
+}
+
+/** Why a payload of `size` bytes is refused, or null. */
+export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS): string | null {
+  if (size === 0) return 'empty payload';
+  if (size > limits.maxBytes) return `payload of ${size} bytes is larger than ${limits.maxBytes}`;
+  return null;
+}
+
+/** Validate and convert a history message already parsed (or never serialised: the controller's own). */
+export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS): Parsed {
   if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { ok: false, reason: 'not a JSON object' };
   const { key, data } = msg as Record<string, unknown>;
   if (typeof key !== 'string' || key === '') return { ok: false, reason: 'key must be a non-empty string' };

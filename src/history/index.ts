@@ -16,10 +16,16 @@ export interface History {
   ingest: HistoryIngest;
   routes: FastifyPluginAsync;
   /** Subscribe on the bus; returns the function that unsubscribes. */
-  attach(bus: { subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void }, topicRoot: string): () => void;
+  attach(bus: HistoryBus, topicRoot: string): () => void;
   start(): void;
   stop(): Promise<void>;
   status(): Record<string, unknown>;
+}
+
+export interface HistoryBus {
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  /** The controller's own history messages as they are published (src/mqtt/index.ts). */
+  onOwnHistory(fn: (message: unknown, bytes: number) => void): () => void;
 }
 
 export interface HistoryDeps {
@@ -42,12 +48,22 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
           maxBytes: config.historyMaxBytes,
           log,
         });
-  const ingest = new HistoryIngest({ store, now, log, ownTopic: topicsFor(config.topicRoot, config.serviceId).history });
+  const ownTopic = topicsFor(config.topicRoot, config.serviceId).history;
+  const ingest = new HistoryIngest({ store, now, log, ownTopic });
   return {
     store,
     ingest,
     routes: timeseriesRoutes({ store, ingest, now, log }),
-    attach: (bus, topicRoot) => bus.subscribeRaw(`${topicRoot}/history/#`, (topic, payload) => ingest.handle(topic, payload)),
+    // The controller's own messages come straight from the emission, so the service does not
+    // parse its own publication back; on the bus they are for everyone else.
+    attach: (bus, topicRoot) => {
+      const offOwn = bus.onOwnHistory((message, bytes) => ingest.own(message, bytes));
+      const offBus = bus.subscribeRaw(`${topicRoot}/history/#`, (topic, payload) => topic !== ownTopic && ingest.handle(topic, payload));
+      return () => {
+        offOwn();
+        offBus();
+      };
+    },
     start: () => store.start(),
     stop: () => {
       ingest.stop();

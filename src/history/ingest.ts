@@ -7,7 +7,7 @@
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log-limit.js';
 import { DropLog } from './drops.js';
-import { parseHistoryMessage } from './flatten.js';
+import { historyFields, parseHistoryMessage, sizeProblem, type Parsed } from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
@@ -38,8 +38,15 @@ interface Publisher {
   keys: number;
 }
 
+/** The last value of one field; the same object sits in the key's entry and in the cache by metric name. */
+interface LastValue {
+  metric: string;
+  value: number;
+  t: number;
+}
+
 interface KeyEntry {
-  fields: Set<string>;
+  fields: Map<string, LastValue>;
   topic: string;
   lastSeen: number;
 }
@@ -52,7 +59,7 @@ interface Queued {
 }
 
 export class HistoryIngest {
-  private readonly cache = new Map<string, { value: number; t: number }>();
+  private readonly cache = new Map<string, LastValue>();
   private readonly keys = new Map<string, KeyEntry>();
   private readonly publishers = new Map<string, Publisher>();
   private readonly listeners = new Set<PointsListener>();
@@ -89,6 +96,19 @@ export class HistoryIngest {
     this.queue.push({ topic, payload, bytes, t });
     this.queuedBytes += bytes;
     this.schedule(0);
+  }
+
+  /**
+   * The controller's own history message, handed over by the emission as it is published (the
+   * subscription skips it on the bus), so it is neither parsed back nor queued. `bytes`: the size
+   * of the published text. Validated, counted and delivered as a message from the own topic.
+   */
+  own(message: unknown, bytes: number): void {
+    this.counts.messages++;
+    const topic = this.o.ownTopic ?? '';
+    const limits = this.o.limits ?? DEFAULT_LIMITS;
+    const tooLarge = sizeProblem(bytes, limits);
+    this.accept(topic, tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits), this.o.now());
   }
 
   /** Ingest everything queued now (tests, shutdown). */
@@ -161,7 +181,7 @@ export class HistoryIngest {
   }
 
   private forgetKey(key: string, e: KeyEntry): void {
-    for (const f of e.fields) this.cache.delete(`${key}/${f}`);
+    for (const c of e.fields.values()) this.cache.delete(c.metric);
     this.keys.delete(key);
     const p = this.publishers.get(e.topic);
     if (p) p.keys--;
@@ -187,7 +207,7 @@ export class HistoryIngest {
       const reason = full();
       if (reason) return `${reason}; key ${JSON.stringify(key)} refused`;
     }
-    const entry = { fields: new Set<string>(), topic, lastSeen: t };
+    const entry: KeyEntry = { fields: new Map(), topic, lastSeen: t };
     this.keys.set(key, entry);
     const p = this.publishers.get(topic);
     if (p) p.keys++;
@@ -195,7 +215,10 @@ export class HistoryIngest {
   }
 
   private ingest(topic: string, payload: Buffer | string, t: number): void {
-    const parsed = parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS);
+    this.accept(topic, parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS), t);
+  }
+
+  private accept(topic: string, parsed: Parsed, t: number): void {
     if (!parsed.ok) return this.invalid(topic, parsed.reason);
     const entry = this.keyFor(parsed.key, topic, t);
     if (typeof entry === 'string') {
@@ -204,22 +227,35 @@ export class HistoryIngest {
     }
     const known = entry.fields;
     const cap = this.lim.maxFieldsPerKey;
-    const fields = parsed.fields.filter(([f]) => known.has(f) || (known.size < cap && this.cache.size < this.lim.maxFields && known.add(f)));
-    if (fields.length < parsed.fields.length) {
-      const n = parsed.fields.length - fields.length;
+    // Known fields update their cached value in place: no name is built per point.
+    const held: LastValue[] = [];
+    let fields = parsed.fields;
+    for (const [f, v] of parsed.fields) {
+      let c = known.get(f);
+      if (!c && known.size < cap && this.cache.size < this.lim.maxFields) {
+        known.set(f, (c = { metric: `${parsed.key}/${f}`, value: v, t }));
+        this.cache.set(c.metric, c);
+      }
+      if (!c) continue;
+      c.value = v;
+      c.t = t;
+      held.push(c);
+    }
+    if (held.length < parsed.fields.length) {
+      const n = parsed.fields.length - held.length;
       this.counts.droppedFields += n;
       this.drops.drop('fields', n, known.size >= cap ? `key ${JSON.stringify(parsed.key)} reached ${cap} fields; ${n} new fields dropped` : `${this.lim.maxFields} history fields are held; ${n} new fields of key ${JSON.stringify(parsed.key)} dropped`);
+      fields = parsed.fields.filter(([f]) => known.has(f));
     }
     if (!fields.length) return;
     this.counts.points += fields.length;
-    for (const [f, v] of fields) this.cache.set(`${parsed.key}/${f}`, { value: v, t });
     try {
       this.o.store.write(parsed.key, fields, t, topic === this.o.ownTopic);
     } catch (e) {
       this.o.log.error({ err: e }, 'history store refused points');
     }
     if (this.listeners.size) {
-      const points = fields.map(([f, v]) => ({ field: `${parsed.key}/${f}`, t, v }));
+      const points = held.map((c, i) => ({ field: c.metric, t, v: fields[i]![1] }));
       for (const l of this.listeners) l(points);
     }
   }

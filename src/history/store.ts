@@ -36,6 +36,8 @@ export interface HistoryStore {
   /** Throws when the store cannot answer. */
   ping(): Promise<void>;
   status(): Record<string, unknown>;
+  /** Whether the store works, without the figures of status() (alerts ask every second). */
+  health(): { ok: boolean; error: string | null };
   close(): Promise<void>;
 }
 

@@ -150,8 +150,12 @@ export class VictoriaStore implements HistoryStore {
     if (text.trim() !== 'OK') throw new Error(`VictoriaMetrics health answered ${JSON.stringify(text.slice(0, 100))}`);
   }
 
+  health(): { ok: boolean; error: string | null } {
+    return { ok: this.lastError === null, error: this.lastError };
+  }
+
   status(): Record<string, unknown> {
-    return { store: 'victoria', url: this.base, ok: this.lastError === null, error: this.lastError, pendingLines: this.pending.length, linesSent: this.sent, thinned: this.thinned };
+    return { store: 'victoria', url: this.base, ...this.health(), pendingLines: this.pending.length, linesSent: this.sent, thinned: this.thinned };
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,8 @@ export class Emission {
   private readonly lateness: number[] = [];
   private latenessNext = 0;
   private readonly onConnect = () => this.publishState();
+  /** Receives each history message published (and the size of its text), after the cycle's state message. */
+  onHistory: ((message: unknown, bytes: number) => void) | null = null;
 
   constructor(
     private readonly opts: {
@@ -74,13 +76,21 @@ export class Emission {
       conn.probe();
       return;
     }
+    let history: { message: unknown; bytes: number } | null = null;
     try {
-      this.publishHistory();
+      history = this.publishHistory();
     } catch (e) {
       this.opts.log.error({ err: e }, 'history emission failed');
     }
     if (this.publishState()) this.recordLateness(performance.now() - due);
     conn.probe();
+    if (history && this.onHistory) {
+      try {
+        this.onHistory(history.message, history.bytes);
+      } catch (e) {
+        this.opts.log.error({ err: e }, 'own history ingest failed');
+      }
+    }
   }
 
   private recordLateness(ms: number): void {
@@ -89,9 +99,14 @@ export class Emission {
     this.latenessNext = (this.latenessNext + 1) % LATENESS_WINDOW;
   }
 
-  private publishHistory(): void {
+  /** The message and its size when it went to the broker. */
+  private publishHistory(): { message: unknown; bytes: number } | null {
     const { conn, runtime, topics, key } = this.opts;
-    if (conn.publish(topics.history, JSON.stringify(historyPayload(key, runtime.readAll('logged'))))) this.counts.history++;
+    const message = historyPayload(key, runtime.readAll('logged'));
+    const text = JSON.stringify(message);
+    if (!conn.publish(topics.history, text)) return null;
+    this.counts.history++;
+    return { message, bytes: Buffer.byteLength(text) };
   }
 
   /** True when the message went to the broker. */

@@ -42,6 +42,9 @@ export interface AppMqtt {
   onConnect(fn: () => void): () => void;
   /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
   subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  /** The controller's own history messages as they are published (the object and the size of its
+   *  text), so an in-process subscriber need not parse them back. Returns the remove function. */
+  onOwnHistory(fn: (message: unknown, bytes: number) => void): () => void;
   /** Keep a retained `online`/`offline` topic with an `offline` last will (presence.ts). Returns the remove function, which publishes `offline`. */
   presence(topic: string): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
@@ -102,6 +105,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const counts = { blockApiDropped: 0, otherDropped: 0 };
   // Subscriptions made before start() are replayed onto the connection when it exists.
   const connectHandlers = new Set<() => void>();
+  const ownHistoryHandlers = new Set<(message: unknown, bytes: number) => void>();
   // Presence topics (presence.ts) by topic; null until the service's connection exists.
   const presences = new Map<string, Presence | null>();
   const stoppingPresences: Array<Promise<void>> = [];
@@ -208,6 +212,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     },
     subscribeRaw,
 
+    onOwnHistory(fn) {
+      ownHistoryHandlers.add(fn);
+      return () => ownHistoryHandlers.delete(fn);
+    },
+
     async start() {
       if (conn) return;
       let url = config.mqttUrl;
@@ -252,6 +261,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log, warnings, counts }));
       cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
       emission = new Emission({ conn, runtime, topics, key, ttl, intervalMs: config.emitInterval, status: controllerStatus, log });
+      emission.onHistory = (message, bytes) => ownHistoryHandlers.forEach((fn) => fn(message, bytes));
       emission.start();
       cleanups.push(() => emission?.stop());
       conn.start();

@@ -68,6 +68,12 @@ for (const subject of subjects) {
 
     await t.test('ping', async () => store.ping());
 
+    await t.test('health: the ok and error of the status, on its own', async (t) => {
+      const status = store.status() as { ok: boolean; error: string | null };
+      t.same(store.health(), { ok: status.ok, error: status.error });
+      t.equal(store.health().ok, true);
+    });
+
     await t.test('fields: sorted, within the duration', async (t) => {
       const day = await store.fields(now - DAY);
       t.same(day, [...day].sort());

@@ -67,6 +67,8 @@ export class EmbeddedStore implements HistoryStore {
   private readonly index: RecordRef[][];
   private readonly tiers: Tier[];
   private readonly ids = new Map<string, number>();
+  /** The same ids by key, then by field within the key: a write builds no name per point. */
+  private readonly idsByKey = new Map<string, Map<string, number>>();
   private readonly names = new Map<number, string>();
   private readonly unsavedNames = new Set<number>();
   private readonly lastSeen = new Map<number, number>();
@@ -197,14 +199,18 @@ export class EmbeddedStore implements HistoryStore {
       this.drops.drop('store full', fields.length, `${this.pendingCount} history points wait for the next flush (limit ${max}); ${fields.length} points of key ${JSON.stringify(key)} dropped`);
       return;
     }
+    let byField = this.idsByKey.get(key);
+    if (!byField) this.idsByKey.set(key, (byField = new Map()));
+    const buckets = this.acc.map((a) => a.bucketOf(t));
     for (const [field, v] of fields) {
-      const id = this.idFor(`${key}/${field}`);
+      let id = byField.get(field);
+      if (id === undefined) byField.set(field, (id = this.idFor(`${key}/${field}`)));
       let b = this.pending.get(id);
       if (!b) this.pending.set(id, (b = { t: [], v: [] }));
       b.t.push(t);
       b.v.push(v);
       this.lastSeen.set(id, t);
-      for (let k = 1; k < this.acc.length; k++) this.acc[k]!.add(id, t, v);
+      for (let k = 1; k < this.acc.length; k++) this.acc[k]!.addTo(id, buckets[k]!, v);
     }
     this.pendingCount += fields.length;
   }
@@ -445,13 +451,16 @@ export class EmbeddedStore implements HistoryStore {
     statSync(this.dir);
   }
 
+  health(): { ok: boolean; error: string | null } {
+    return { ok: this.error === null, error: this.error };
+  }
+
   status(): Record<string, unknown> {
     return {
       store: 'embedded',
       dir: this.dir,
       format: FORMAT_VERSION,
-      ok: this.error === null,
-      error: this.error,
+      ...this.health(),
       fields: this.ids.size,
       pendingPoints: this.pendingCount,
       maxPendingPoints: this.o.maxPendingPoints ?? MAX_PENDING_POINTS,

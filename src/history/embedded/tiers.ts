@@ -47,7 +47,16 @@ export class BucketAccumulator {
   constructor(readonly bucketMs: number) {}
 
   add(id: number, t: number, v: number): void {
-    const b = Math.ceil(t / this.bucketMs) * this.bucketMs;
+    this.addTo(id, this.bucketOf(t), v);
+  }
+
+  /** The end of the bucket holding time `t`. */
+  bucketOf(t: number): number {
+    return Math.ceil(t / this.bucketMs) * this.bucketMs;
+  }
+
+  /** `add` with the bucket already worked out (one per message, not per point). */
+  addTo(id: number, b: number, v: number): void {
     const acc = this.open.get(id);
     if (acc && acc.b === b) {
       acc.s += v;
