@@ -50,6 +50,8 @@ export class I2cSensorHub implements I2cSensorAccess {
   private readonly devices = new Map<string, Device>();
   private readonly claimed = new Map<string, FoundI2cSensor | { bus: string; address: number }>();
   private found: FoundI2cSensor[] = [];
+  /** Polls of one chip (say two inputs of one ADC) run one after the other: a conversion is a write, a wait and reads. */
+  private readonly chipTurns = new Map<string, Promise<void>>();
   private now = 0;
   private closed = false;
 
@@ -99,9 +101,13 @@ export class I2cSensorHub implements I2cSensorAccess {
       else if (!d.inflight && now >= d.nextAt) {
         d.inflight = true;
         d.nextAt = now + POLL_MS;
-        void this.poll(d).finally(() => {
+        const chip = `${d.request.bus}/${d.request.address}`;
+        const turn = (this.chipTurns.get(chip) ?? Promise.resolve()).then(() => this.poll(d));
+        const done = turn.finally(() => {
           d.inflight = false;
+          if (this.chipTurns.get(chip) === done) this.chipTurns.delete(chip);
         });
+        this.chipTurns.set(chip, done);
       }
     }
   }

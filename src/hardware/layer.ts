@@ -142,6 +142,7 @@ export class HardwareLayer {
   /** Resolves when the refresh in progress (if any) has finished; for tests on a manual clock. */
   async idle(): Promise<void> {
     await this.inflight;
+    await this.i2cSensors.idle();
   }
 
   status(): Record<string, unknown> {
