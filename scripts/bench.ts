@@ -13,6 +13,7 @@ import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
+import { i2cPollBench } from './bench/i2c.js';
 import { idleBench } from './bench/idle.js';
 import { sideBySide, type SideRow } from './bench/side.js';
 
@@ -222,6 +223,7 @@ if (!only) {
   await growthBench();
   await apiBench();
   await historyBench(record);
+  await i2cPollBench(record);
 }
 if (only || !process.argv.includes('--no-side')) await sideBySideBench();
 if (!only && !process.argv.includes('--no-idle')) await idleCostBench();

@@ -7,6 +7,8 @@ interface PromisifiedBus {
   sendByte(address: number, byte: number): Promise<void>;
   writeByte(address: number, command: number, byte: number): Promise<void>;
   receiveByte(address: number): Promise<number>;
+  i2cWrite(address: number, length: number, buffer: Buffer): Promise<{ bytesWritten: number }>;
+  i2cRead(address: number, length: number, buffer: Buffer): Promise<{ bytesRead: number; buffer: Buffer }>;
   scan(first: number, last: number): Promise<number[]>;
   close(): Promise<void>;
 }
@@ -63,6 +65,15 @@ export async function openI2cBus(busNumber: number, options: OpenI2cBusOptions =
     sendByte: (address, byte) => bus.sendByte(address, byte),
     writeByte: (address, command, byte) => bus.writeByte(address, command, byte),
     receiveByte: (address) => bus.receiveByte(address),
+    i2cWrite: async (address, bytes) => {
+      const { bytesWritten } = await bus.i2cWrite(address, bytes.length, Buffer.from(bytes));
+      if (bytesWritten !== bytes.length) throw new Error(`0x${address.toString(16)}: wrote ${bytesWritten} of ${bytes.length} bytes`);
+    },
+    i2cRead: async (address, length) => {
+      const { bytesRead, buffer } = await bus.i2cRead(address, length, Buffer.alloc(length));
+      if (bytesRead !== length) throw new Error(`0x${address.toString(16)}: read ${bytesRead} of ${length} bytes`);
+      return Uint8Array.from(buffer);
+    },
     scan: (first, last) => bus.scan(first, last),
     close: () => bus.close(),
   };

@@ -9,6 +9,10 @@ export interface I2cBus {
   writeByte(address: number, command: number, byte: number): Promise<void>;
   /** Read one byte with no command (SMBus receive byte). */
   receiveByte(address: number): Promise<number>;
+  /** Plain I2C write of `bytes` (the sensors' command and register-pointer writes). */
+  i2cWrite(address: number, bytes: Uint8Array): Promise<void>;
+  /** Plain I2C read of `length` bytes. */
+  i2cRead(address: number, length: number): Promise<Uint8Array>;
   /** Addresses that acknowledge, restricted to the given range. */
   scan(first: number, last: number): Promise<number[]>;
   close(): Promise<void>;

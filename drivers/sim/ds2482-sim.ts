@@ -11,11 +11,14 @@ export interface SimI2cDevice {
   sendByte(byte: number): void;
   writeByte(command: number, byte: number): void;
   receiveByte(): number;
+  /** Plain I2C transfers; a device without them NACKs. */
+  i2cWrite?(bytes: Uint8Array): void;
+  i2cRead?(length: number): Uint8Array;
 }
 
 /** An Error shaped like the ones i2c-bus rejects with (errno/code). */
-export function i2cError(code: 'EREMOTEIO' | 'EIO' | 'ENXIO', message: string): Error {
-  const errno = { EREMOTEIO: 121, EIO: 5, ENXIO: 6 }[code];
+export function i2cError(code: 'EREMOTEIO' | 'EIO' | 'ENXIO' | 'EBUSY' | 'ETIMEDOUT', message: string): Error {
+  const errno = { EREMOTEIO: 121, EIO: 5, ENXIO: 6, EBUSY: 16, ETIMEDOUT: 110 }[code];
   return Object.assign(new Error(`${code}: ${message}`), { code, errno });
 }
 
@@ -221,6 +224,8 @@ export class SimI2cBus implements I2cBus {
   readonly name: string;
   private readonly targets = new Map<number, SimI2cDevice>();
   private closed = false;
+  /** `stuck`: SDA held low, every transfer times out. `claimed`: addresses a kernel driver holds (EBUSY). */
+  readonly faults = { stuck: false, claimed: new Set<number>() };
 
   constructor(name = 'sim') {
     this.name = name;
@@ -246,6 +251,8 @@ export class SimI2cBus implements I2cBus {
 
   private target(address: number): SimI2cDevice {
     if (this.closed) throw i2cError('EIO', 'bus closed');
+    if (this.faults.stuck) throw i2cError('ETIMEDOUT', 'bus stuck (SDA held low)');
+    if (this.faults.claimed.has(address)) throw i2cError('EBUSY', `0x${address.toString(16)} is claimed by a kernel driver`);
     const t = this.targets.get(address);
     if (!t) throw i2cError('EREMOTEIO', `no device acknowledges 0x${address.toString(16)}`);
     return t;
@@ -261,6 +268,18 @@ export class SimI2cBus implements I2cBus {
 
   async receiveByte(address: number): Promise<number> {
     return this.target(address).receiveByte();
+  }
+
+  async i2cWrite(address: number, bytes: Uint8Array): Promise<void> {
+    const t = this.target(address);
+    if (!t.i2cWrite) throw i2cError('EREMOTEIO', `0x${address.toString(16)} NACKs a plain write`);
+    t.i2cWrite(Uint8Array.from(bytes));
+  }
+
+  async i2cRead(address: number, length: number): Promise<Uint8Array> {
+    const t = this.target(address);
+    if (!t.i2cRead) throw i2cError('EREMOTEIO', `0x${address.toString(16)} NACKs a plain read`);
+    return t.i2cRead(length);
   }
 
   async scan(first: number, last: number): Promise<number[]> {

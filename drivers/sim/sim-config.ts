@@ -36,6 +36,7 @@ import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
 import { checkAgainst } from '../schema-check.js';
 import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
+import { parseI2cSensors, type SimI2cSensorSpec } from './i2c-sensor-config.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
 
@@ -82,6 +83,8 @@ export interface SimConfig {
   w1: SimDeviceSpec[][];
   ds2480b: SimDs2480bSpec[];
   gpio: SimGpioSpec[];
+  /** Sensors on the emulated I2C bus, see i2c-sensor-config.ts. */
+  i2cSensors: SimI2cSensorSpec[];
 }
 
 export class SimConfigError extends Error {
@@ -248,7 +251,7 @@ function parseGpio(raw: unknown, path: string): SimGpioSpec[] {
 /** Validates a sim config; throws SimConfigError naming the offending key (e.g. `sim.ds2482[0].channels[1][0].type`). */
 export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   const o = object(input, path);
-  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', '$comment'], path);
+  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', 'i2cSensors', '$comment'], path);
   let plant: PlantConfig;
   try {
     plant = parsePlantConfig(o.plant ?? {}, `${path}.plant`);
@@ -281,5 +284,6 @@ export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
     return { pty: bool(c.pty, `${p}.pty`, false), devices: parseDevices(c.devices, `${p}.devices`, names, addresses) };
   });
   const gpio = parseGpio(o.gpio, `${path}.gpio`);
-  return { plant, ds2482, w1, ds2480b, gpio };
+  const i2cSensors = parseI2cSensors(o.i2cSensors, `${path}.i2cSensors`, fail, i2cAddresses);
+  return { plant, ds2482, w1, ds2480b, gpio, i2cSensors };
 }

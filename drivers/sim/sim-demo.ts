@@ -30,4 +30,9 @@ export const DEMO_SIM_CONFIG = {
     { name: 'fan', line: 17, direction: 'out', activeLow: true },
     { name: 'door', line: 27, direction: 'in', level: 1 },
   ],
+  // On the same emulated I2C bus: a room BME280 and a kettle thermocouple on an MCP9600.
+  i2cSensors: [
+    { name: 'room-env', type: 'BME280', address: '0x76', sense: 'ambient', humidity: 55, pressure: 1013 },
+    { name: 'kettle', type: 'MCP9600', address: '0x60', temperature: 66 },
+  ],
 };

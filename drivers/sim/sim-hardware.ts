@@ -10,6 +10,7 @@ import type { PhysicalLevel } from '../gpio/levels.js';
 import type { GpioLineConfig } from '../gpio/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
 import { SimI2cBus } from './ds2482-sim.js';
+import { attachI2cSensors, stepI2cSensors, type SimI2cSensorEntry } from './i2c-sensor-setup.js';
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from './onewire-wire.js';
 import { ThermalPlant } from './plant.js';
 import { SimMotorValve } from './motor-valve.js';
@@ -51,6 +52,8 @@ export class SimNotFoundError extends Error {
 export class SimHardware {
   readonly config: SimConfig;
   readonly i2c: SimI2cBus | null;
+  /** The emulated I2C sensors (on `i2c`). */
+  readonly i2cSensors: SimI2cSensorEntry[] = [];
   /** Root of the emulated kernel w1 tree, or null when the config has none. */
   readonly w1Root: string | null;
   /** DS2480B adapters reached through a pseudo-terminal (open them with the serial driver). */
@@ -79,8 +82,9 @@ export class SimHardware {
     this.w1RefreshMs = options.w1RefreshMs ?? 250;
     this.plant = this.makePlant(config.plant);
 
-    if (config.ds2482.length) {
+    if (config.ds2482.length || config.i2cSensors.length) {
       this.i2c = new SimI2cBus(I2C_BUS_NAME);
+      this.i2cSensors = attachI2cSensors(this.i2c, config.i2cSensors);
       for (const chip of config.ds2482) {
         // Every channel the chip has exists, with or without devices in the config.
         const count = chip.variant === 'ds2482-800' ? 8 : 1;
@@ -206,6 +210,7 @@ export class SimHardware {
       if (!(d.model instanceof SimDs18b20)) continue;
       d.model.setTemperature(d.forced ?? (d.spec.sense ? this.plant.temperature(d.spec.sense) : d.spec.temperature));
     }
+    stepI2cSensors(this.i2cSensors, (node) => this.plant.temperature(node));
     if (this.w1 && now - this.lastW1Refresh >= this.w1RefreshMs) {
       this.lastW1Refresh = now;
       this.w1.refresh();

@@ -4,11 +4,13 @@ import { ActuatorAnalogMock } from './actuator-analog-mock.js';
 import { ActuatorLogic } from './actuator-logic.js';
 import { ActuatorOffset } from './actuator-offset.js';
 import { ActuatorPwm } from './actuator-pwm.js';
+import { AnalogSensorI2c } from './analog-sensor-i2c.js';
 import { Balancer } from './balancer.js';
 import { DigitalActuator } from './digital-actuator.js';
 import { DigitalInput } from './digital-input.js';
 import { DS2408 } from './ds2408.js';
 import { DS2413 } from './ds2413.js';
+import { EnvSensorI2c } from './env-sensor-i2c.js';
 import { FastPwm } from './fast-pwm.js';
 import { GpioPins } from './gpio-pins.js';
 import { MockPins } from './mock-pins.js';
@@ -24,6 +26,7 @@ import { TempSensorCombi } from './temp-sensor-combi.js';
 import { TempSensorExternal } from './temp-sensor-external.js';
 import { TempSensorMock } from './temp-sensor-mock.js';
 import { TempSensorOneWire } from './temp-sensor-one-wire.js';
+import { TempSensorThermocouple } from './temp-sensor-thermocouple.js';
 import { Variables } from './variables.js';
 
 export const blockTypes: BlockTypeDef<any, any>[] = [
@@ -54,4 +57,7 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   MotorValve,
   OneWireBus,
   GpioPins,
+  EnvSensorI2c,
+  TempSensorThermocouple,
+  AnalogSensorI2c,
 ];

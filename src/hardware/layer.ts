@@ -18,8 +18,12 @@ import type { Clock } from '../runtime/clock.js';
 import { GPIO_SERVICE, ONEWIRE_SERVICE, type Hardware } from '../runtime/hardware.js';
 import type { Discoverer } from '../runtime/runtime.js';
 import { oneWireDiscoverer } from './discovery.js';
+import { i2cSensorDiscoverer } from './i2c-discovery.js';
+import { I2cSensorHub } from './i2c-sensors.js';
+import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
+import { I2C_SENSOR_SERVICE } from '../runtime/i2c-sensors.js';
 import { GpioLines } from './gpio-lines.js';
-import { openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
+import { i2cBusNumber, listI2cBuses, openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
 import { OneWireHub } from './onewire-hub.js';
 
 /** Longest a tick waits for the buses; slower IO finishes in the background and later ticks see it. */
@@ -42,6 +46,7 @@ export class HardwareLayer {
   readonly mode: 'linux' | 'sim';
   readonly onewire: OneWireHub;
   readonly gpio: GpioLines;
+  readonly i2cSensors: I2cSensorHub;
   readonly sim: SimHardware | null;
   readonly hardware: Hardware;
   readonly discoverer: Discoverer;
@@ -60,8 +65,11 @@ export class HardwareLayer {
     this.sim = sim;
     this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
     this.gpio = new GpioLines(gpioLines, opts.log);
-    this.hardware = { services: { [ONEWIRE_SERVICE]: this.onewire, [GPIO_SERVICE]: this.gpio } };
-    this.discoverer = oneWireDiscoverer(this.onewire);
+    this.i2cSensors = sensorHub(opts, sim);
+    this.hardware = { services: { [ONEWIRE_SERVICE]: this.onewire, [GPIO_SERVICE]: this.gpio, [I2C_SENSOR_SERVICE]: this.i2cSensors } };
+    const oneWire = oneWireDiscoverer(this.onewire);
+    const i2c = i2cSensorDiscoverer(this.i2cSensors);
+    this.discoverer = async (existing) => [...(await oneWire(existing)), ...(await i2c(existing))];
   }
 
   /** Opens every bus and line there is, and starts the first search of every bus in the background. */
@@ -88,7 +96,8 @@ export class HardwareLayer {
     const buses: OneWireBus[] = [];
     if (sim) {
       if (sim.w1Root) buses.push(...(await openW1Masters(sim.w1Root, log)));
-      if (sim.i2c) buses.push(...(await probeI2c(sim.i2c, 'emulated I2C bus', log)));
+      // probeI2c closes a bus without bridges; the sim bus may carry only sensors.
+      if (sim.i2c && sim.config.ds2482.length) buses.push(...(await probeI2c(sim.i2c, 'emulated I2C bus', log)));
       buses.push(...(await openSerialMasters(sim.serialPorts, log)));
       for (const link of sim.serialLinks) {
         const bus = await openSerialLinkMaster(link, log);
@@ -115,6 +124,7 @@ export class HardwareLayer {
     if (this.closed) return;
     this.serviced = true;
     this.sim?.step(now);
+    this.i2cSensors.service(now);
     this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service()])
       .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))
       .finally(() => {
@@ -132,6 +142,7 @@ export class HardwareLayer {
   /** Resolves when the refresh in progress (if any) has finished; for tests on a manual clock. */
   async idle(): Promise<void> {
     await this.inflight;
+    await this.i2cSensors.idle();
   }
 
   status(): Record<string, unknown> {
@@ -139,6 +150,7 @@ export class HardwareLayer {
       mode: this.mode,
       onewire: { buses: this.onewire.buses(), missing: this.onewire.missing() },
       gpio: this.gpio.status(),
+      i2c: this.i2cSensors.status(),
       ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
     };
   }
@@ -173,10 +185,28 @@ export class HardwareLayer {
     this.closed = true;
     await this.inflight;
     await this.onewire.close();
+    await this.i2cSensors.close();
     for (const i2c of this.i2cBuses) await i2c.close().catch(() => undefined);
     await this.gpio.close();
     await this.sim?.close();
   }
+}
+
+/** The I2C sensor hub: the sim bus in sim mode, else /dev/i2c-N opened on first use. */
+function sensorHub({ config, log }: HardwareLayerOptions, sim: SimHardware | null): I2cSensorHub {
+  if (sim) {
+    const hub = new I2cSensorHub(log, async () => (sim.i2c ? [sim.i2c.name] : []), async (name) => {
+      throw new Error(`no emulated I2C bus named ${name} (the sim bus is ${sim.i2c?.name ?? 'absent'})`);
+    });
+    if (sim.i2c) hub.addBus(sim.i2c);
+    return hub;
+  }
+  const names = async () => (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses()).map(i2cBusNumber).filter((n) => n !== null).map(String);
+  return new I2cSensorHub(log, names, async (name) => {
+    const n = i2cBusNumber(name);
+    if (n === null) throw new Error(`'${name}' is not an I2C bus (use 1 for /dev/i2c-1)`);
+    return openI2cBus(n);
+  });
 }
 
 async function loadSimConfig(file: string | undefined): Promise<SimConfig> {

@@ -101,7 +101,7 @@ export class HomeAssistant {
       origin: { name: 'edgeblocks', sw_version: version },
     };
     if (announced.haUnit) cfg.unit_of_measurement = announced.haUnit;
-    if (spec.kind === 'temperature') cfg.device_class = 'temperature';
+    if (spec.kind === 'temperature' || spec.kind === 'humidity' || spec.kind === 'pressure') cfg.device_class = spec.kind;
     if (spec.component === 'sensor') cfg.state_class = 'measurement';
     if (spec.write) cfg.command_topic = `${this.stateTopic(block.nid)}/set/${spec.key}`;
     if (spec.component === 'number') Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });

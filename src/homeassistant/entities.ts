@@ -14,7 +14,7 @@ export interface EntitySpec {
   field: string;
   /** Appended to the block id to name the entity (none: the block id alone). */
   label?: string;
-  kind: 'temperature' | 'percent' | 'digital';
+  kind: 'temperature' | 'percent' | 'digital' | 'humidity' | 'pressure';
   /** The field a command writes (number and switch only). */
   write?: string;
   min?: number;
@@ -29,6 +29,12 @@ export const ENTITIES: Record<string, EntitySpec[]> = {
   TempSensorMock: tempSensor,
   TempSensorCombi: tempSensor,
   TempSensorExternal: tempSensor,
+  TempSensorThermocouple: tempSensor,
+  EnvSensorI2c: [
+    ...tempSensor,
+    { component: 'sensor', key: 'humidity', field: 'humidity', label: 'humidity', kind: 'humidity' },
+    { component: 'sensor', key: 'pressure', field: 'pressure', label: 'pressure', kind: 'pressure' },
+  ],
   SetpointSensorPair: [
     { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
     { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'temperature', write: 'storedSetting', min: -20, max: 150, step: 0.1 },
@@ -65,6 +71,8 @@ export interface Announcement {
 
 export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
   if (spec.kind === 'digital') return {};
+  if (spec.kind === 'humidity') return { haUnit: '%' };
+  if (spec.kind === 'pressure') return { haUnit: 'hPa' };
   if (spec.kind === 'percent') return { haUnit: '%', min: spec.min, max: spec.max, step: spec.step };
   // Temperatures are shown in the user's unit (as the block JSON is); the table's range is in degC.
   const temp = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs));

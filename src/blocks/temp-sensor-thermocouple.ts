@@ -1,0 +1,36 @@
+// TempSensorThermocouple: a thermocouple on an MCP9600 (I2C). value is the hot junction
+// temperature (readings of several hundred degC are passed on; setpoints stay limited by
+// SETPOINT_RANGE_C). Null while the thermocouple is open or shorted or the chip does not answer.
+import { f } from '../codec/fields.js';
+import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
+import { defineBlock } from '../runtime/types.js';
+import { i2cLocationFields } from './i2c-fields.js';
+
+const UPDATE_MS = 200;
+export const ThermocoupleType = { K: 0, J: 1, T: 2, N: 3, S: 4, E: 5, B: 6, R: 7 } as const;
+
+const fields = {
+  ...i2cLocationFields,
+  thermocoupleType: f.enum(ThermocoupleType, { stored: true, default: 'K' }),
+  value: f.temp({ readonly: true, logged: true }),
+  coldJunction: f.temp({ readonly: true, description: 'the converter board temperature' }),
+  offset: f.deltaTemp({ stored: true, description: 'calibration added to every reading' }),
+};
+
+export const TempSensorThermocouple = defineBlock<typeof fields>({
+  type: 'TempSensorThermocouple',
+  fields,
+  implements: ['TempSensorInterface'],
+  description: 'A thermocouple on an MCP9600 I2C converter',
+  discovered: true,
+  update(block, ctx) {
+    const d = block.data;
+    const r = i2cSensorAccess(ctx.hardware)?.read({ chip: 'MCP9600', bus: d.bus, address: d.address ?? 0, thermocouple: d.thermocoupleType }, ctx.now);
+    d.value = r && r.temperature !== null ? r.temperature + (d.offset ?? 0) : null;
+    d.coldJunction = r?.coldJunction ?? null;
+    d.connected = r?.connected ?? false;
+    d.errors = r?.errors ?? 0;
+    d.lastError = r?.lastError ?? '';
+    return ctx.now + UPDATE_MS;
+  },
+});

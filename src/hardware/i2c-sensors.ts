@@ -1,0 +1,264 @@
+// The I2C sensors of the machine behind one synchronous I2cSensorAccess. A block asking for a
+// chip at a bus and address is what makes it polled (once a second, in the background, never
+// awaited by the tick); devices nobody asked about for a while are dropped. Each bus has one
+// I2cQueue, so the transfers of every chip on it go out one at a time. Any failed poll (CRC,
+// NACK, stuck bus, power-on reset, thermocouple fault) makes the values null and is counted;
+// the next poll sets the chip up again from its identity check.
+import { Ads1x15, ADS1115_ADDRESSES, looksLikeAds1x15, readAdsConfig } from '../../drivers/i2c/ads1115.js';
+import { Bme280, BME280_ADDRESSES, BME280_CHIP_ID, BME280_REG, BMP280_CHIP_IDS } from '../../drivers/i2c/bme280.js';
+import { I2cQueue } from '../../drivers/i2c/bus-queue.js';
+import { Mcp9600, MCP9600_ADDRESSES, readMcp9600Id } from '../../drivers/i2c/mcp9600.js';
+import { errorCode, hex2, readRegisters, type I2cSensorDriver, type Measurement } from '../../drivers/i2c/sensor-common.js';
+import { readSht3xStatus, Sht3x } from '../../drivers/i2c/sht3x.js';
+import { readSht4xSerial, Sht4x, SHT4X_ADDRESSES } from '../../drivers/i2c/sht4x.js';
+import type { I2cBus } from '../../drivers/i2c/types.js';
+import type { Logger } from '../log.js';
+import type { I2cSensorAccess, I2cSensorChip, I2cSensorReading, I2cSensorRequest } from '../runtime/i2c-sensors.js';
+
+export const POLL_MS = 1000;
+/** A reading older than this is not served (null, not connected). */
+export const STALE_MS = 3000;
+export const I2C_WANT_EXPIRY_MS = 10_000;
+
+export interface FoundI2cSensor {
+  bus: string;
+  address: number;
+  chip: I2cSensorChip;
+}
+
+interface Device {
+  key: string;
+  request: I2cSensorRequest;
+  driver: I2cSensorDriver | null;
+  inflight: boolean;
+  nextAt: number;
+  lastAsked: number;
+  values: Measurement | null;
+  at: number;
+  errors: number;
+  crcErrors: number;
+  lastError: string | null;
+}
+
+export function requestKey(r: I2cSensorRequest): string {
+  return [r.bus, hex2(r.address), r.chip, r.channel ?? '', r.gain ?? '', r.thermocouple ?? ''].join('/');
+}
+
+export class I2cSensorHub implements I2cSensorAccess {
+  private readonly queues = new Map<string, I2cQueue>();
+  private readonly opening = new Map<string, Promise<I2cQueue | null>>();
+  private readonly devices = new Map<string, Device>();
+  private readonly claimed = new Map<string, FoundI2cSensor | { bus: string; address: number }>();
+  private found: FoundI2cSensor[] = [];
+  /** Polls of one chip (say two inputs of one ADC) run one after the other: a conversion is a write, a wait and reads. */
+  private readonly chipTurns = new Map<string, Promise<void>>();
+  private now = 0;
+  private closed = false;
+
+  constructor(
+    private readonly log: Logger,
+    /** Bus names discovery probes (the sim bus, or the configured / present /dev/i2c-N). */
+    private readonly busNames: () => Promise<string[]>,
+    private readonly openBus: (name: string) => Promise<I2cBus>,
+    private readonly sleep?: (ms: number) => Promise<void>,
+  ) {}
+
+  /** Registers an already open bus (the emulated one). */
+  addBus(bus: I2cBus): I2cQueue {
+    const q = new I2cQueue(bus);
+    this.queues.set(q.name, q);
+    return q;
+  }
+
+  read(request: I2cSensorRequest, now: number): I2cSensorReading {
+    const key = requestKey(request);
+    let d = this.devices.get(key);
+    if (!d) {
+      d = { key, request: { ...request }, driver: null, inflight: false, nextAt: 0, lastAsked: now, values: null, at: -Infinity, errors: 0, crcErrors: 0, lastError: null };
+      this.devices.set(key, d);
+    }
+    d.lastAsked = Math.max(d.lastAsked, now);
+    const fresh = d.values !== null && now - d.at <= STALE_MS;
+    const v = fresh ? d.values! : {};
+    return {
+      connected: fresh,
+      temperature: v.temperature ?? null,
+      humidity: v.humidity ?? null,
+      pressure: v.pressure ?? null,
+      volts: v.volts ?? null,
+      coldJunction: v.coldJunction ?? null,
+      errors: d.errors,
+      lastError: d.lastError,
+    };
+  }
+
+  /** The tick hook: starts the polls that are due and returns at once. */
+  service(now: number): void {
+    if (this.closed) return;
+    this.now = now;
+    for (const d of [...this.devices.values()]) {
+      if (now - d.lastAsked > I2C_WANT_EXPIRY_MS) this.devices.delete(d.key);
+      else if (!d.inflight && now >= d.nextAt) {
+        d.inflight = true;
+        d.nextAt = now + POLL_MS;
+        const chip = `${d.request.bus}/${d.request.address}`;
+        const turn = (this.chipTurns.get(chip) ?? Promise.resolve()).then(() => this.poll(d));
+        const done = turn.finally(() => {
+          d.inflight = false;
+          if (this.chipTurns.get(chip) === done) this.chipTurns.delete(chip);
+        });
+        this.chipTurns.set(chip, done);
+      }
+    }
+  }
+
+  /** Resolves when no poll is running; for tests. */
+  async idle(): Promise<void> {
+    while ([...this.devices.values()].some((d) => d.inflight)) await new Promise((r) => setTimeout(r, 2));
+  }
+
+  private queue(name: string): Promise<I2cQueue | null> {
+    const q = this.queues.get(name);
+    if (q) return Promise.resolve(q);
+    let p = this.opening.get(name);
+    if (!p) {
+      p = this.openBus(name).then(
+        (bus) => this.addBus(bus),
+        (e) => {
+          this.log.info(`I2C bus ${name}: ${(e as Error).message}`);
+          return null;
+        },
+      );
+      this.opening.set(name, p);
+      void p.then((q) => q ?? this.opening.delete(name));
+    }
+    return p;
+  }
+
+  private makeDriver(bus: I2cBus, r: I2cSensorRequest): I2cSensorDriver {
+    const opts = { sleep: this.sleep };
+    switch (r.chip) {
+      case 'SHT4X':
+        return new Sht4x(bus, r.address, opts);
+      case 'SHT3X':
+        return new Sht3x(bus, r.address, opts);
+      case 'BME280':
+      case 'BMP280':
+        return new Bme280(bus, r.address, r.chip, opts);
+      case 'ADS1115':
+      case 'ADS1015':
+        return new Ads1x15(bus, r.address, r.chip, opts);
+      case 'MCP9600':
+        return new Mcp9600(bus, r.address, r.thermocouple ?? 'K');
+    }
+  }
+
+  private async poll(d: Device): Promise<void> {
+    const r = d.request;
+    try {
+      const q = await this.queue(r.bus);
+      if (!q) throw new Error(`bus ${r.bus} cannot be opened`);
+      if (!d.driver) {
+        const driver = this.makeDriver(q, r);
+        await driver.init();
+        d.driver = driver;
+      }
+      const m = d.driver instanceof Ads1x15 ? { volts: await d.driver.convert(r.channel ?? 0, r.gain ?? 1) } : await d.driver.measure();
+      if (d.lastError !== null) this.log.info(`I2C ${r.chip} ${r.bus}/${hex2(r.address)} reads again`);
+      d.values = m;
+      d.at = this.now;
+      d.lastError = null;
+    } catch (e) {
+      const code = errorCode(e);
+      const text = `${code}: ${(e as Error).message}`;
+      d.errors++;
+      if (code === 'CRC') d.crcErrors++;
+      else d.driver = null; // set the chip up again, from its identity check
+      d.values = null;
+      if (d.lastError !== text) this.log.warn(`I2C ${r.chip} ${r.bus}/${hex2(r.address)}: ${text}`);
+      if (code === 'CLAIMED') this.claimed.set(`${r.bus}/${r.address}`, { bus: r.bus, address: r.address });
+      d.lastError = text;
+    }
+  }
+
+  /** Read-only identity checks at the addresses these chips use, on every bus. Claimed addresses are reported, never forced. */
+  async discover(): Promise<FoundI2cSensor[]> {
+    const found: FoundI2cSensor[] = [];
+    for (const name of await this.busNames()) {
+      const q = await this.queue(name);
+      if (!q) continue;
+      for (const [address, identify] of PROBES) {
+        try {
+          const chip = await identify(q, address);
+          if (chip) found.push({ bus: name, address, chip });
+        } catch (e) {
+          if (errorCode(e) === 'CLAIMED') {
+            this.claimed.set(`${name}/${address}`, { bus: name, address });
+            this.log.info(`I2C ${name}/${hex2(address)} is claimed by a kernel driver; left alone`);
+          }
+        }
+      }
+    }
+    this.found = found;
+    return found;
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      buses: [...this.queues.values()].map((q) => ({ name: q.name, ...q.stats, wireMs: Math.round(q.stats.wireMicros / 100) / 10, depth: q.depth })),
+      devices: [...this.devices.values()].map((d) => ({
+        bus: d.request.bus,
+        address: hex2(d.request.address),
+        chip: d.request.chip,
+        ...(d.request.channel !== undefined ? { channel: d.request.channel } : {}),
+        connected: d.values !== null && this.now - d.at <= STALE_MS,
+        errors: d.errors,
+        crcErrors: d.crcErrors,
+        lastError: d.lastError,
+      })),
+      found: this.found.map((f) => ({ ...f, address: hex2(f.address) })),
+      claimed: [...this.claimed.values()].map((c) => ({ bus: c.bus, address: hex2(c.address) })),
+      missing: [...this.devices.values()].filter((d) => d.values === null || this.now - d.at > STALE_MS).map((d) => `${d.request.chip} ${d.request.bus}/${hex2(d.request.address)}`),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
+    for (const q of this.queues.values()) await q.close().catch(() => undefined);
+  }
+}
+
+type Identify = (bus: I2cBus, address: number) => Promise<I2cSensorChip | null>;
+
+const not = async (p: Promise<unknown>) => p.then(() => true, (e) => (errorCode(e) === 'CLAIMED' || errorCode(e) === 'BUS' ? Promise.reject(e) : false));
+
+const sensirion: Identify = async (bus, address) => {
+  if (await not(readSht4xSerial(bus, address))) return 'SHT4X';
+  if (address !== 0x46 && (await not(readSht3xStatus(bus, address)))) return 'SHT3X';
+  return null;
+};
+
+const bosch: Identify = async (bus, address) => {
+  const [id] = await readRegisters(bus, address, BME280_REG.CHIP_ID, 1).catch((e) => (errorCode(e) === 'NACK' ? [0] : Promise.reject(e)));
+  if (id === BME280_CHIP_ID) return 'BME280';
+  return (BMP280_CHIP_IDS as readonly number[]).includes(id!) ? 'BMP280' : null;
+};
+
+const ads: Identify = async (bus, address) => {
+  const config = await readAdsConfig(bus, address).catch((e) => (errorCode(e) === 'NACK' ? null : Promise.reject(e)));
+  return config !== null && looksLikeAds1x15(config) ? 'ADS1115' : null;
+};
+
+const mcp: Identify = async (bus, address) => {
+  const id = await readMcp9600Id(bus, address).catch((e) => (errorCode(e) === 'NACK' ? null : Promise.reject(e)));
+  return id ? 'MCP9600' : null;
+};
+
+/** The only addresses discovery touches, each with its read-only identity check. */
+export const PROBES: Array<[number, Identify]> = [
+  ...SHT4X_ADDRESSES.map((a) => [a, sensirion] as [number, Identify]),
+  ...ADS1115_ADDRESSES.map((a) => [a, ads] as [number, Identify]),
+  ...MCP9600_ADDRESSES.map((a) => [a, mcp] as [number, Identify]),
+  ...BME280_ADDRESSES.map((a) => [a, bosch] as [number, Identify]),
+];

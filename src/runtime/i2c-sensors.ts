@@ -1,0 +1,42 @@
+// What sensor blocks may ask of the I2C sensors (SHT4x, SHT3x, BME280/BMP280, ADS1x15,
+// MCP9600). Synchronous, from caches: the hardware layer polls the chips in the background on
+// one transaction queue per bus, so a slow or stuck bus never holds a tick.
+import type { ThermocoupleType } from '../../drivers/i2c/mcp9600.js';
+import type { Hardware } from './hardware.js';
+
+export const I2C_SENSOR_SERVICE = 'i2cSensors';
+
+export type I2cSensorChip = 'SHT4X' | 'SHT3X' | 'BME280' | 'BMP280' | 'ADS1115' | 'ADS1015' | 'MCP9600';
+
+export interface I2cSensorRequest {
+  chip: I2cSensorChip;
+  /** Bus name: `1` for /dev/i2c-1, `sim` for the emulated bus. */
+  bus: string;
+  address: number;
+  /** ADS1x15 input 0..3. */
+  channel?: number;
+  /** ADS1x15 PGA code 0..5 (±6.144 .. ±0.256 V). */
+  gain?: number;
+  thermocouple?: ThermocoupleType;
+}
+
+export interface I2cSensorReading {
+  /** The last poll succeeded and its values are fresh. */
+  connected: boolean;
+  temperature: number | null;
+  humidity: number | null;
+  pressure: number | null;
+  volts: number | null;
+  coldJunction: number | null;
+  /** Failed polls since the device was first asked for (CRC, NACK, bus, reset, fault). */
+  errors: number;
+  lastError: string | null;
+}
+
+export interface I2cSensorAccess {
+  read(request: I2cSensorRequest, now: number): I2cSensorReading;
+}
+
+export function i2cSensorAccess(hardware: Hardware): I2cSensorAccess | null {
+  return (hardware.services[I2C_SENSOR_SERVICE] as I2cSensorAccess | undefined) ?? null;
+}
