@@ -49,6 +49,12 @@ export function expectation(schema: TSchema): string {
       const what = s.type === 'integer' ? 'an integer' : 'a number';
       const min = s.minimum as number | undefined;
       const max = s.maximum as number | undefined;
+      const above = s.exclusiveMinimum as number | undefined;
+      const below = s.exclusiveMaximum as number | undefined;
+      if (above !== undefined || below !== undefined) {
+        const bounds = [above !== undefined ? `greater than ${above}` : min !== undefined ? `at least ${min}` : '', below !== undefined ? `less than ${below}` : max !== undefined ? `at most ${max}` : ''];
+        return `${what} ${bounds.filter(Boolean).join(' and ')}`;
+      }
       if (min !== undefined && max !== undefined) return `${what} ${min}-${max}`;
       if (min === 1 && s.type === 'integer') return `positive (${what})`;
       if (min !== undefined) return `${what} of at least ${min}`;
