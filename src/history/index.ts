@@ -42,12 +42,14 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
           maxBytes: config.historyMaxBytes,
           log,
         });
-  const ingest = new HistoryIngest({ store, now, log, ownTopic: topicsFor(config.topicRoot, config.serviceId).history });
+  const ownTopic = topicsFor(config.topicRoot, config.serviceId).history;
+  const ingest = new HistoryIngest({ store, now, log, ownTopic });
   return {
     store,
     ingest,
     routes: timeseriesRoutes({ store, ingest, now, log }),
-    attach: (bus, topicRoot) => bus.subscribeRaw(`${topicRoot}/history/#`, (topic, payload) => ingest.handle(topic, payload)),
+    // 'own': with several controllers on one shared store, each writes its own points once.
+    attach: (bus, topicRoot) => bus.subscribeRaw(config.historyIngest === 'own' ? ownTopic : `${topicRoot}/history/#`, (topic, payload) => ingest.handle(topic, payload)),
     start: () => store.start(),
     stop: () => {
       ingest.stop();
