@@ -101,7 +101,7 @@ t.test('three controllers, one Mosquitto, one VictoriaMetrics', async (t) => {
     const field = 'ferm-3/Beer Sensor/value[degC]';
     const fields = await eventually('the fields of all three in ferm-1', async () => (await post(`${ctl['ferm-1']!.origin}/history/timeseries/fields`, { duration: '1h' })).body as string[], (f) => IDS.every((id) => f.includes(`${id}/Beer Sensor/value[degC]`)), 20000);
     t.ok(fields.includes(field));
-    const ranges = (await post(`${ctl['ferm-1']!.origin}/history/timeseries/ranges`, { fields: [field], duration: '10m' })).body as any[];
+    const ranges = await eventually(`a range of ${field} from ferm-1`, async () => (await post(`${ctl['ferm-1']!.origin}/history/timeseries/ranges`, { fields: [field], duration: '10m' })).body as any[], (r) => r.length > 0);
     t.equal(ranges[0]?.metric.__name__, field, "ferm-1 answers a range of ferm-3's field");
     t.ok(ranges[0].values.length > 0, 'with values');
     // Stored once: VictoriaMetrics holds no more points of ferm-2's field than ferm-2 sent.
