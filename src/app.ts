@@ -45,6 +45,8 @@ import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore
 import { DocumentStore, type Doc } from './store/documents.js';
 import { VERSION } from './version.js';
 import { Alerts, parseAlertSettings } from './alerts/index.js';
+import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
+import { hostname } from 'node:os';
 
 export interface AppOptions {
   clock?: Clock;
@@ -221,6 +223,9 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
     hardware: () => ({ missing: hardwareLayer.onewire.missing(), buses: hardwareLayer.onewire.buses() }),
   });
   controllerPlugins.push(alerts.routes());
+  const fleet = new FleetPeers({ serviceId: config.serviceId, topicRoot: config.topicRoot, log: log.child({ module: 'fleet' }) });
+  controllerPlugins.push(fleet.routes());
+  status.fleet = () => fleet.status();
   status.alerts = () => alerts.status();
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
@@ -241,7 +246,9 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
   const loop = new ControlLoop(runtime, beforeTick);
   const control = new ControlEnabled(store, runtime, loop, async () => void (await hardwareLayer.safeState()), log);
   const stops: Array<() => Promise<void> | void> = [];
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, sparkStatus: sparkStatusInput, startedAt, busAuth: auth });
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, sparkStatus: sparkStatusInput, startedAt, busAuth: auth,
+    dashboardUrl: () => dashboardUrlFor({ publicUrl: config.publicUrl, host: config.host, port: (http.server.address() as AddressInfo | null)?.port ?? null, hostname: hostname() }) });
+  stops.push(fleet.attach(mqtt));
   let safeCount = 0;
   let offlinePublished = false;
   stops.push(async () => {

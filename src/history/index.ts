@@ -55,9 +55,11 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
     ingest,
     routes: timeseriesRoutes({ store, ingest, now, log }),
     // The controller's own messages come straight from the emission, so the service does not
-    // parse its own publication back; on the bus they are for everyone else.
+    // parse its own publication back; on the bus they are for everyone else. With
+    // historyIngest 'own' (several controllers on one shared store) nothing else is stored.
     attach: (bus, topicRoot) => {
       const offOwn = bus.onOwnHistory((message, bytes) => ingest.own(message, bytes));
+      if (config.historyIngest === 'own') return offOwn;
       const offBus = bus.subscribeRaw(`${topicRoot}/history/#`, (topic, payload) => topic !== ownTopic && ingest.handle(topic, payload));
       return () => {
         offOwn();

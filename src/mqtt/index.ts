@@ -82,6 +82,8 @@ export interface MqttDeps {
   startedAt?: number;
   /** With auth on: the broker, /eventbus and the service's own client use it. */
   busAuth?: BusAuth;
+  /** Where this controller's dashboard is, for the other controllers on the broker (src/fleet). */
+  dashboardUrl?: () => string | null;
 }
 
 export function createMqtt(deps: MqttDeps): AppMqtt {
@@ -133,6 +135,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       uptime: Math.round((Date.now() - startedAt) / 1000),
       mqtt: { connected: conn?.connected ?? false, url: conn?.displayUrl ?? config.mqttUrl },
       ...(hardware === undefined ? {} : { hardware }),
+      dashboardUrl: deps.dashboardUrl?.() ?? null,
     };
   };
 

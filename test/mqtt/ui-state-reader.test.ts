@@ -21,57 +21,7 @@ import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { assertBuilt, Recorder, SERVICE_ID, spawnCli, topic, type Received } from './fixtures.js';
-
-interface UiView {
-  /** The service list's entry (asServiceStatus). */
-  desc: string;
-  color: string;
-  /** What the service page shows: blocks, or the troubleshooter at a step. */
-  page: 'blocks' | 'troubleshooter';
-  step: string;
-  serviceName: string | null;
-  deviceId: string | null;
-  enabled: boolean | null;
-  blocks: number;
-}
-
-function statusDesc(status: any): [string, string] {
-  if (!status) return ['unreachable', 'red'];
-  const cs = status.connection_status;
-  if (cs === 'DISCONNECTED') return ['Waiting for connection', 'red'];
-  if (cs === 'CONNECTED') return ['Waiting for handshake', 'yellow'];
-  if (cs === 'ACKNOWLEDGED') {
-    if (status.firmware_error === 'INCOMPATIBLE') return ['Incompatible firmware', 'orange'];
-    if (status.identity_error === 'INCOMPATIBLE') return ['Invalid device ID', 'orange'];
-    return ['Waiting for synchronization', 'yellow'];
-  }
-  if (cs === 'UPDATING') return ['Updating', 'orange'];
-  if (cs === 'SYNCHRONIZED') {
-    if (status.firmware_error == 'MISMATCHED') return ['Firmware update available', 'lime'];
-    if (status.identity_error === 'WILDCARD_ID') return ['Service --device-id not set', 'lime'];
-    return ['Synchronized', 'green'];
-  }
-  return ['Unknown', 'red'];
-}
-
-/** One Spark.state message as the UI's spark store and service page take it. */
-function uiRead(serviceId: string, evt: any): UiView | null {
-  if (evt.type !== 'Spark.state' || evt.key !== serviceId) return null;
-  const status = evt.data ? evt.data.status : null;
-  const blocks = evt.data ? evt.data.blocks.length : 0;
-  const [desc, color] = statusDesc(status);
-  const synchronized = status?.connection_status === 'SYNCHRONIZED';
-  return {
-    desc,
-    color,
-    page: synchronized ? 'blocks' : 'troubleshooter',
-    step: status ? status.connection_status : 'UNREACHABLE',
-    serviceName: status ? status.service.name : null,
-    deviceId: status ? status.service.device.device_id : null,
-    enabled: status ? status.enabled : null,
-    blocks,
-  };
-}
+import { uiRead } from './ui-reader.js';
 
 const view = (m: Received) => uiRead(SERVICE_ID, m.json());
 

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { AlertBanner } from './AlertBanner';
+import { Controllers } from './Controllers';
 import { loadServiceInfo, serviceId } from './api';
 import { Login, LogoutButton, sessionState } from './Login';
 import { startLive, useLive } from './live';
@@ -86,6 +87,7 @@ function App(props: { user: string | null }) {
         <span class={`dot ${live.online ? 'on' : 'off'}`} title={live.online ? 'online' : 'offline'} data-testid="online">
           {live.online ? 'online' : 'offline'}
         </span>
+        <Controllers />
         <nav>
           {PAGES.map(([p, title]) => (
             <a href={`#/${p}`} class={p === current ? 'active' : ''}>
