@@ -12,6 +12,18 @@ import type { Topics } from './topics.js';
 
 /** Stands for the block list in the serialised state message until the cached text replaces it. */
 const BLOCKS_SLOT = '\u0000blocks\u0000';
+const SLOT_JSON = JSON.stringify(BLOCKS_SLOT);
+
+/**
+ * The state message's JSON with the cached block list in the slot. Only relations and claims
+ * (block ids: no control characters) follow the blocks, so the slot is the last match even if a
+ * status text before it held the same characters.
+ */
+export function spliceBlocks(serialised: string, blocksText: string): string {
+  const at = serialised.lastIndexOf(SLOT_JSON);
+  if (at < 0) throw new Error('the state message has no block slot');
+  return serialised.slice(0, at) + blocksText + serialised.slice(at + SLOT_JSON.length);
+}
 
 export interface EmissionCounts {
   cycles: number;
@@ -116,7 +128,7 @@ export class Emission {
     try {
       // The block list goes in as the cached JSON text (src/runtime/encode-cache.ts).
       const message = stateMessage(key, ttl, { status: status(), blocks: BLOCKS_SLOT as never, relations: runtime.relations(), claims: runtime.claims() });
-      const text = JSON.stringify(message).replace(JSON.stringify(BLOCKS_SLOT), () => runtime.readAllText());
+      const text = spliceBlocks(JSON.stringify(message), runtime.readAllText());
       if (!conn.publish(topics.state, text, { retain: true })) return false;
       this.counts.state++;
       return true;

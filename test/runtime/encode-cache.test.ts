@@ -134,3 +134,12 @@ t.test('the state emission text is the fresh encoding', async (t) => {
   const text = runtime.readAllText();
   t.same(JSON.parse(text), runtime.readAll());
 });
+
+t.test('the state message splice fills the block slot even when a status text holds the same characters', async (t) => {
+  const { spliceBlocks } = await import('../../src/mqtt/emission.js');
+  const slot = '\u0000blocks\u0000';
+  const message = { key: 'edge-one', data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] } };
+  const blocks = [{ id: 'a', data: { value: 1 } }];
+  const text = spliceBlocks(JSON.stringify(message), JSON.stringify(blocks));
+  t.same(JSON.parse(text), { ...message, data: { ...message.data, blocks } }, 'the status text is left as it was; the blocks are in their place');
+});
