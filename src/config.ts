@@ -5,7 +5,7 @@ import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './c
 import { checkConfigDocument, checkSetting, configFlags, configHelp, DEFAULTS, issueKey, SETTINGS, type Config, type ConfigIssue, type ConfigKey, type ValueSource } from './config-schema.js';
 import { normalHost, normalOrigin } from './origin.js';
 import { isValidCron } from './service/backup-schedule.js';
-import { parseDuration, QueryError } from './history/timeframe.js';
+import { durationSeconds } from './shared/duration.js';
 
 export { DEFAULTS, type Config } from './config-schema.js';
 
@@ -118,11 +118,9 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
 function checkHistoryConfig(config: Config, historyGiven: boolean): void {
   if (config.historyUrl !== undefined && !historyGiven && config.history === 'embedded') config.history = 'victoria';
   if (config.history === 'victoria' && !/^https?:\/\/[^/]+/.test(config.historyUrl ?? '')) throw new ConfigError('historyUrl', `--history victoria needs --history-url http://host:8428, got ${JSON.stringify(config.historyUrl ?? null)}`);
-  try {
-    if (parseDuration(config.historyRetention, 'historyRetention') < 3600) throw new QueryError('must be at least 1h');
-  } catch (e) {
-    throw new ConfigError('historyRetention', (e as Error).message);
-  }
+  const retention = durationSeconds(config.historyRetention);
+  if (retention.error !== undefined) throw new ConfigError('historyRetention', retention.error);
+  if (retention.seconds < 3600) throw new ConfigError('historyRetention', 'must be at least 1h');
 }
 
 export function helpText(): string {

@@ -3,6 +3,8 @@
 // (milliseconds above 10e10); at most two of start, end, duration; step = window / 1000, at
 // least 10 s.
 
+import { durationSeconds } from '../shared/duration.js';
+
 export class QueryError extends Error {
   constructor(
     message: string,
@@ -12,35 +14,11 @@ export class QueryError extends Error {
   }
 }
 
-const UNIT_SECONDS: Record<string, number> = {
-  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
-  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
-  w: 604800, wk: 604800, wks: 604800, week: 604800, weeks: 604800,
-};
-const PART = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([a-z]+)\s*,?/i;
-
-/** Seconds of a duration text; throws QueryError naming the text when it is not one. */
+/** Seconds of a duration text (src/shared/duration.ts); throws QueryError naming the text when it is not one. */
 export function parseDuration(text: unknown, what = 'duration'): number {
-  if (typeof text === 'number' && Number.isFinite(text) && text >= 0) return text;
-  if (typeof text !== 'string') throw new QueryError(`${what} must be a string like "1d" or "2h30m", got ${JSON.stringify(text)}`);
-  const bare = text.trim();
-  if (/^\d+(\.\d+)?$/.test(bare)) return Number(bare);
-  let rest = bare;
-  let total = 0;
-  let parts = 0;
-  while (rest.length) {
-    const m = PART.exec(rest);
-    const unit = m ? UNIT_SECONDS[m[2]!.toLowerCase()] : undefined;
-    if (!m || unit === undefined) throw new QueryError(`${what} ${JSON.stringify(text)} is not a duration: use numbers with s, m, h, d or w (e.g. "1d", "2h30m", "90")`);
-    total += Number(m[1]) * unit;
-    rest = rest.slice(m[0].length).trimStart();
-    parts++;
-  }
-  if (!parts) throw new QueryError(`${what} is empty`);
-  if (total > 20 * 365 * 86400) throw new QueryError(`${what} ${JSON.stringify(text)} is longer than 20 years`);
-  return total;
+  const d = durationSeconds(text);
+  if (d.error !== undefined) throw new QueryError(`${what} ${d.error}`);
+  return d.seconds;
 }
 
 /** Epoch milliseconds of an instant given as ISO-8601 text or Unix seconds (milliseconds above 10e10). */

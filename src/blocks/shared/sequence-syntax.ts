@@ -5,6 +5,7 @@
 // Variables block. Parsing yields a typed instruction or an error with its column; formatting
 // gives the normalised line.
 import { DigitalState } from './enums.js';
+import { durationSeconds } from '../../shared/duration.js';
 
 export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: string };
 
@@ -59,8 +60,6 @@ const VAR_NAME = /^[A-Za-z0-9_-]{1,16}$/;
 const NUMBER = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)';
 const TEMP = new RegExp(`^(${NUMBER})\\s*(?:°|deg)?([CF])$`, 'i');
 const DELTA = new RegExp(`^(${NUMBER})\\s*(?:d|delta_?|Δ)(?:°|deg)?([CF])$`, 'i');
-const DURATION_PART = /(\d+(?:\.\d+)?)(ms|d|h|m|s)/gy;
-const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
 
 export function parseInstruction(line: string): { instruction: Instruction } | { error: ParseError } {
   const text = line.trim();
@@ -150,18 +149,12 @@ function parseArg(raw: string, kind: ArgKind): Arg | string {
   }
 }
 
-/** Seconds from `1d2h3m4s` (any subset, in any order; `ms` allowed), or a bare number of seconds. */
+/**
+ * Seconds from `1d2h3m4s`, `90s` or a bare number of seconds (src/shared/duration.ts), or null.
+ * No spaces inside: in an instruction a space ends the argument, as in the Brewblox firmware.
+ */
 export function parseDuration(raw: string): number | null {
-  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  DURATION_PART.lastIndex = 0;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  while ((m = DURATION_PART.exec(raw)) !== null) {
-    total += Number(m[1]) * UNIT_SECONDS[m[2]!]!;
-    end = DURATION_PART.lastIndex;
-  }
-  return end === raw.length && end > 0 ? total : null;
+  return /\s/.test(raw) ? null : (durationSeconds(raw).seconds ?? null);
 }
 
 export function formatDuration(seconds: number): string {
