@@ -65,7 +65,7 @@ export const ConfigSchema = Type.Object(
     historyRetention: text({ env: 'EDGEBLOCKS_HISTORY_RETENTION', description: 'embedded history kept at most, e.g. 365d', default: '365d' }),
     historyMaxBytes: positive({ env: 'EDGEBLOCKS_HISTORY_MAX_BYTES', description: 'embedded history size cap; oldest data goes first', default: 512 * 1024 * 1024 }),
     historyFlushInterval: positive({ env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL', description: 'ms between embedded history writes (a crash loses at most this)', default: 60000 }),
-    alerts: Type.Optional({ ...AlertSettingsSchema, description: 'alert channels (ntfy, webhook, email), heartbeat and rules; see README "Alerts" (file only)' }),
+    alerts: Type.Optional({ ...AlertSettingsSchema, description: 'alert channels (ntfy, webhook, email), heartbeat and rules; see docs/alerts.md (file only)' }),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 // scripts/check-arm64.sh builds an arm64 userland and runs the suite in it (hours under
-// emulation; run by hand, figures in the README). Here only what runs in a second: its usage,
+// emulation; run by hand, figures in docs/development.md). Here only what runs in a second: its usage,
 // and that bad options are refused before anything is built or mounted.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';

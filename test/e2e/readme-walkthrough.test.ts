@@ -1,29 +1,38 @@
-// The README's curl walk-through works step by step on a fresh `npm run demo` (issue 14.4): every
-// shell block of README.md with curl commands runs, in order, against the demo script, with
-// curl failing on any HTTP error; then the blocks the README promises are checked.
+// The walkthrough works step by step on a fresh `npm run demo` (issues 14.4 and 29): every shell
+// block marked `<!-- run: demo -->` in README.md and the docs pages runs, page by page in the
+// order below, against the demo script, with curl failing on any HTTP error and the MQTT
+// commands talking to the demo's broker; then what the pages promise is checked.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { postJson, ROOT, startScript } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
+import { markdownPages, readPage, shellBlocks } from '../helpers/markdown.js';
+import { freePort } from '../helpers/mosquitto.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-readme-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The ```sh blocks of the README that talk to the service with curl, in order. */
-function curlBlocks(readme: string): string[] {
-  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => /\bcurl /.test(b) && !/\b(npm|sudo|mosquitto_\w+) /.test(b));
-}
+/** The pages with demo commands, in the order a reader meets them (the units switch of the REST page comes late). */
+const WALK = ['README.md', 'docs/first-fermentation.md', 'docs/mqtt.md', 'docs/rest-api.md', 'docs/hardware.md'];
 
-t.test('README curl commands on the demo', async (t) => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const blocks = curlBlocks(readme);
-  t.ok(blocks.length >= 4, `found the curl blocks (${blocks.length})`);
-  t.match(readme, /npm run demo/);
+const toC = (degF: number) => ((degF - 32) * 5) / 9;
 
-  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo-data')], {}, t);
+t.test('every page with demo commands is walked', async (t) => {
+  const withDemo = markdownPages().filter((p) => shellBlocks(p).some((b) => b.run === 'demo'));
+  t.same([...withDemo].sort(), [...WALK].sort(), 'WALK lists exactly the pages with <!-- run: demo --> blocks');
+});
+
+t.test('the demo commands of the README and docs pages on the demo', async (t) => {
+  const blocks = WALK.flatMap((page) => shellBlocks(page).filter((b) => b.run === 'demo'));
+  t.ok(blocks.length >= 10, `found the demo blocks (${blocks.length})`);
+  t.ok(blocks.some((b) => b.page === 'README.md'), 'the README has demo commands');
+  t.match(readPage('README.md'), /npm run demo/);
+  const mqttPort = await freePort();
+
+  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', String(mqttPort), '--data-dir', path.join(dir, 'demo-data')], {}, t);
   const demoSetpoint = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data.storedSetting;
   t.match(demoSetpoint, { unit: 'degC', value: Number }, 'the demo has its Beer Setpoint');
 
@@ -31,10 +40,13 @@ t.test('README curl commands on the demo', async (t) => {
     'set -euo pipefail',
     // Every command must succeed: an HTTP error (a 409 for a name the demo already uses) stops the run.
     'curl() { command curl --fail-with-body --max-time 30 "$@"; echo; }',
-    ...blocks,
+    // The MQTT page's watcher runs until Ctrl-C: here it stops after the first message (the retained state).
+    `mosquitto_sub() { command mosquitto_sub -C 1 -W ${Math.ceil(limit(10))} "$@"; echo; }`,
+    ...blocks.map((b) => `# ${b.page}:${b.line}\n${b.code}`),
   ]
     .join('\n')
-    .replaceAll('localhost:5000', `127.0.0.1:${cli.port}`);
+    .replaceAll('localhost:5000', `127.0.0.1:${cli.port}`)
+    .replaceAll('-p 1883', `-p ${mqttPort}`);
   const res = spawnSync('bash', ['-c', script], { cwd: dir, encoding: 'utf8', timeout: limit(120000), killSignal: 'SIGKILL' });
   t.equal(res.status, 0, `every command succeeds:\n${res.stdout.slice(-2000)}\n${res.stderr}`);
   const outputs = res.stdout
@@ -51,9 +63,15 @@ t.test('README curl commands on the demo', async (t) => {
   t.same(patched.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 66 }, 'the patch changed the new setpoint');
   t.equal(logged.data['storedSetting[degC]'], 66, 'read/logged shows the patched setting');
 
-  const after = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data.storedSetting;
-  t.equal(after.unit, 'degF', "the README's datastore step switched the units");
-  t.ok(Math.abs(((after.value - 32) * 5) / 9 - demoSetpoint.value) < 0.01, "the demo's setpoint is left as it was");
+  t.match(res.stdout, /^svc\/\S+ [{[]/m, "the MQTT page's watcher got a retained message of the demo");
+  const beer = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data;
+  t.equal(beer.storedSetting.unit, 'degF', "the REST page's datastore step switched the units");
+  t.ok(Math.abs(toC(beer.storedSetting.value) - 18.5) < 0.01, `the MQTT page's patch set the beer setpoint to 18.5 degC (was ${demoSetpoint.value})`);
+  t.equal(beer.sensorId.id, 'Beer Sensor', 'the first-fermentation page renamed the beer sensor, and the link followed');
+  const profile = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Ferment Profile' })).body.data;
+  t.equal(profile.targetId.id, 'Beer Setpoint', 'the profile drives the beer setpoint');
+  t.ok(Math.abs(Date.parse(profile.start) - Date.now()) < limit(300_000), 'the profile started when its command ran');
+  t.ok(Math.abs(toC(beer.setting.value) - 18) < 0.01, `the setpoint follows the profile's first point, 18 degC (setting ${beer.setting.value} degF)`);
 
   const all = (await postJson(`${cli.base}/edge-one/blocks/all/read`)).body as Array<{ id: string; type: string; data: { address?: string } }>;
   const types = all.map((b) => b.type);

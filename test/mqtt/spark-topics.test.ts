@@ -9,9 +9,9 @@ import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { ROOT, SERVICE_ID } from './fixtures.js';
 
-/** The `type` the README's MQTT table gives for the messages on one topic row. */
+/** The `type` the MQTT page's topic table (docs/mqtt.md) gives for the messages on one topic row. */
 function readmeType(topicCell: string): string | undefined {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(ROOT, 'docs/mqtt.md'), 'utf8');
   const row = readme.split('\n').find((l) => l.startsWith(`| \`${topicCell}\` |`));
   return row && /type: "([^"]+)"/.exec(row)?.[1];
 }
@@ -65,7 +65,7 @@ t.test('a plain MQTT client on a real Mosquitto', async (t) => {
   await waitFor((m) => m.json.type === 'Spark.patch' && m.json.data.deleted.includes('Bus Sensor'), 'the patch of the delete');
   t.equal((await rt.post('blocks/read', { id: 'Other' })).status, 404, 'a block for another service is ignored');
 
-  // The README's MQTT table names the types the messages really carry.
-  t.equal(readmeType('svc/state/{service_id}'), state.json.type, 'README: the state message type');
-  t.equal(readmeType('svc/state/{service_id}/patch'), created.json.type, 'README: the patch message type');
+  // The MQTT page's table names the types the messages really carry.
+  t.equal(readmeType('svc/state/{service_id}'), state.json.type, 'docs/mqtt.md: the state message type');
+  t.equal(readmeType('svc/state/{service_id}/patch'), created.json.type, 'docs/mqtt.md: the patch message type');
 });
