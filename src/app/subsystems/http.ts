@@ -44,7 +44,11 @@ export class HttpSubsystem implements Subsystem {
     const { config, log } = this;
     const guards = [
       (app: FastifyInstance) => installHostGuard(app, config),
-      (app: FastifyInstance) => app.addHook('onError', (_req, _reply, err, done) => (storage.noteError(err), done())),
+      (app: FastifyInstance) =>
+        app.addHook('onError', (_req, _reply, err, done) => {
+          storage.noteError(err);
+          done();
+        }),
       (app: FastifyInstance) => installCrossSiteGuard(app, config.allowedOrigins),
       (app: FastifyInstance) => installAuthGuard(app, auth),
     ];

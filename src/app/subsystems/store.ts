@@ -31,7 +31,8 @@ export class StoreSubsystem implements Subsystem {
     this.db = openDatabase(config.dataDir);
     this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
     this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
-    const units = (this.units = new UnitsSetting(config.serviceId));
+    const units = new UnitsSetting(config.serviceId);
+    this.units = units;
     this.documents = new DocumentStore(this.db, (namespace, id) => (units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined));
     units.apply(this.documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
     units.apply(this.documents.get(config.serviceId, UNITS_DOC_ID));
