@@ -1,50 +1,50 @@
-// Composition root: config -> store -> hardware -> runtime -> HTTP (and MQTT) -> control loop.
+// Composition root. The app is an ordered list of subsystems (src/app/lifecycle.ts): they start
+// in this order and stop in reverse, so the event streams end first, the outputs are driven safe
+// before MQTT publishes the offline state, and the database closes (and the data dir lock is
+// released) last. Each subsystem is built from the ones before it; the status report is
+// assembled from their status().
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { AddressInfo } from 'node:net';
+import { Alerts, parseAlertSettings } from './alerts/index.js';
 import { blockRoutes } from './api/blocks.js';
-import { Auth } from './auth/auth.js';
-import { installAuthGuard, installUpgradeGuard } from './auth/guard.js';
-import { authRoutes } from './auth/routes.js';
-import { installCrossSiteGuard, installCrossSiteUpgradeGuard } from './api/csrf.js';
-import { installHostGuard, installHostUpgradeGuard } from './api/host-guard.js';
-import { refuseUnservedUpgrades } from './api/upgrade-routes.js';
 import { dashboardRoutes } from './api/dashboard.js';
-import { EventStreams } from './api/events.js';
-import { storedBackupRoutes } from './api/stored-backups.js';
 import { datastoreRoutes } from './api/datastore.js';
-import { buildServer, type ApiContext } from './api/server.js';
+import { EventStreams } from './api/events.js';
+import type { ApiContext } from './api/server.js';
 import { simRoutes } from './api/sim.js';
-import { systemRoutes } from './api/system.js';
 import { sparkSystemRoutes } from './api/spark-system.js';
-import { ControlEnabled } from './service/control-enabled.js';
-import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
+import { storedBackupRoutes } from './api/stored-backups.js';
+import { systemRoutes } from './api/system.js';
+import { Lifecycle } from './app/lifecycle.js';
+import { GatewaySubsystem } from './app/subsystems/gateway.js';
+import { HardwareSubsystem } from './app/subsystems/hardware.js';
+import { HttpSubsystem } from './app/subsystems/http.js';
+import { MqttSubsystem } from './app/subsystems/mqtt.js';
+import { alertsSubsystem, authSubsystem, fleetSubsystem, backupsSubsystem, controlSubsystem, eventsSubsystem, historySubsystem, homeAssistantSubsystem } from './app/subsystems/services.js';
+import { StoreSubsystem, type DatastoreBus } from './app/subsystems/store.js';
+import { Auth } from './auth/auth.js';
+import { authRoutes } from './auth/routes.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 import { HardwareLayer } from './hardware/layer.js';
 import { createHistory, type History } from './history/index.js';
+import { HomeAssistant } from './homeassistant/discovery.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
-import { HomeAssistant } from './homeassistant/discovery.js';
 import { systemClock, type Clock } from './runtime/clock.js';
-import type { Hardware } from './runtime/hardware.js';
-import { ControlLoop, type TickHook } from './runtime/loop.js';
-import { BlockRuntime, type Discoverer } from './runtime/runtime.js';
-import { UnitsDocumentSchema } from './codec/units.js';
-import { GLOBAL_NAMESPACE, UnitsSetting, UNITS_DOC_ID } from './runtime/units-setting.js';
-import { BackupFiles } from './store/backup-files.js';
-import { BlockStore } from './store/block-store.js';
+import { ControlLoop } from './runtime/loop.js';
+import { BlockRuntime } from './runtime/runtime.js';
+import type { UnitsSetting } from './runtime/units-setting.js';
 import { BackupSchedule } from './service/backup-schedule.js';
+import { ControlEnabled } from './service/control-enabled.js';
+import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
+import { stoppedLine, STOPPED_UNTOUCHED } from './shutdown-report.js';
 import { StartupPhases } from './startup-phases.js';
-import { openDatabase, type Db } from './store/db.js';
-import { StorageHealth } from './store/storage-health.js';
+import { BackupFiles } from './store/backup-files.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
+import type { Db } from './store/db.js';
+import type { DocumentStore } from './store/documents.js';
 import { unusableFileError } from './store/file-modes.js';
-import { logSafeOutputs, safeOutputs, stoppedLine, STOPPED_UNTOUCHED } from './shutdown-report.js';
-import { isAddressInUse, portInUseMessage, PortInUseError } from './port-in-use.js';
-import { bridgeDatastore, type Publish, type Subscribe } from './store/datastore-bus.js';
-import { DocumentStore, type Doc } from './store/documents.js';
 import { VERSION } from './version.js';
-import { Alerts, parseAlertSettings } from './alerts/index.js';
 import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
 import { hostname } from 'node:os';
 
@@ -66,27 +66,29 @@ export interface App {
   hardware: HardwareLayer;
   /** The message bus (publish/subscribe for other subsystems); see src/mqtt/index.ts. */
   mqtt: AppMqtt;
+  /** The TLS gateway; `port` is null when off or not listening. */
+  gateway: { readonly port: number | null };
   /** The history service (ingest, store, timeseries API); null with --history off. */
   history: History | null;
-  /** Extra status sections, filled by subsystems (mqtt, hardware). */
-  status: Record<string, () => unknown>;
+  /** The system/status report, assembled from every subsystem's status(). */
+  status(): Record<string, unknown>;
+  /** The subsystems in start order (stop runs in reverse). */
+  subsystems: readonly string[];
   /** Control on/off (PUT settings/enabled). */
   control: ControlEnabled;
   /** Set by main: stop gracefully and exit so that the supervisor starts the service again. */
   onRestart?: () => void;
   /** Base URL of the controller HTTP API once listening. */
-  url: string;
+  readonly url: string;
   /** Milliseconds per start-up phase (module load, db open, hardware probe, ...). */
   phases: StartupPhases;
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Run at stop, in reverse order of registration. */
-  onStop(fn: () => Promise<void> | void): void;
   /**
    * Hook for the message bus (app.mqtt): publishes datastore change events and applies events
    * about the controller's namespace from other datastores. Returns the detach function.
    */
-  attachDatastoreBus(bus: { publish: Publish; subscribe?: Subscribe }): () => void;
+  attachDatastoreBus(bus: DatastoreBus): () => void;
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
@@ -105,39 +107,41 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
   const phases = new StartupPhases();
   phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
-  const clock = opts.clock ?? systemClock;
+  const lifecycle = new Lifecycle(log, phases);
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
-  const db = openDatabase(config.dataDir);
+  const store = new StoreSubsystem(config, lock, log);
   phases.mark('db open');
-  const storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
-  const store = new BlockStore(db, (e) => storage.noteError(e));
-  const units = new UnitsSetting(config.serviceId);
-  const documents = new DocumentStore(db, (namespace, id) => (units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined));
-  units.apply(documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
-  units.apply(documents.get(config.serviceId, UNITS_DOC_ID));
-
-  let hardwareLayer: HardwareLayer;
   try {
-    hardwareLayer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
+    return await assembleServices(config, opts, { log, phases, lifecycle, auth, store });
   } catch (e) {
-    db.close();
+    store.db.close();
     throw e;
   }
-  phases.mark('hardware probe');
-  const hardware: Hardware = hardwareLayer.hardware;
-  const discoverers: Discoverer[] = [hardwareLayer.discoverer];
-  const beforeTick: TickHook[] = [hardwareLayer.service];
+}
 
+interface Basics {
+  log: Logger;
+  phases: StartupPhases;
+  lifecycle: Lifecycle;
+  auth: Auth;
+  store: StoreSubsystem;
+}
+
+async function assembleServices(config: Config, opts: AppOptions, { log, phases, lifecycle, auth, store }: Basics): Promise<App> {
+  const clock = opts.clock ?? systemClock;
+  const layer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
+  phases.mark('hardware probe');
+  const { documents, units } = store;
   const runtime = new BlockRuntime({
     serviceId: config.serviceId,
     version: VERSION,
     types: blockTypes,
     clock,
-    persistence: store,
+    persistence: store.blocks,
     units: () => units.prefs,
-    hardware,
+    hardware: layer.hardware,
     log: log.child({ module: 'runtime' }),
-    discoverers,
+    discoverers: [layer.discoverer],
     backupStore: {
       save: () => documents.inNamespace(config.serviceId),
       load: (docs) => {
@@ -147,35 +151,13 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
       },
     },
   });
+  const hardware = new HardwareSubsystem(layer, runtime, log);
+  const loop = new ControlLoop(runtime, [layer.service]);
+  const control = new ControlEnabled(store.blocks, runtime, loop, async () => void (await layer.safeState()), log);
+  const http = new HttpSubsystem(config, log);
 
-  // The controller's own documents, changed here or (through the bus) in another datastore.
-  const onDocs = (docs: Doc[]) => {
-    for (const d of docs) if (units.isUnitsKey(d.namespace, d.id) && units.apply(d)) log.info({ units: units.prefs }, 'unit preference changed');
-  };
-  const onDeletedKeys = (keys: string[]) => {
-    for (const ns of [GLOBAL_NAMESPACE, config.serviceId]) {
-      if (keys.includes(`${ns}:${UNITS_DOC_ID}`) && units.apply(null, ns)) log.info({ units: units.prefs }, 'unit preference reset');
-    }
-  };
-  documents.on('changed', onDocs);
-  documents.on('deleted', onDeletedKeys);
-  const attachDatastoreBus: App['attachDatastoreBus'] = (bus) =>
-    bridgeDatastore({
-      documents,
-      topicRoot: config.topicRoot,
-      namespace: config.serviceId,
-      publish: (topic, payload, flags) => bus.publish(topic, payload, flags),
-      subscribe: bus.subscribe && ((topic, handler) => bus.subscribe!(topic, handler)),
-      onRemote: ({ changed, deleted }) => {
-        onDeletedKeys(deleted);
-        onDocs(changed);
-      },
-      onError: (err) => log.debug({ err }, 'datastore event not published'),
-    });
-
-  const status: App['status'] = {};
   const startedAt = Date.now();
-  const sparkStatusInput: SparkStatusInput = { serviceId: config.serviceId, version: VERSION, hardware: config.hardware, enabled: () => control.enabled, address: () => (app.url ? new URL(app.url).host : null) };
+  const sparkInput: SparkStatusInput = { serviceId: config.serviceId, version: VERSION, hardware: config.hardware, enabled: () => control.enabled, address: () => (http.url ? new URL(http.url).host : null) };
   const statusReport = () => ({
     serviceId: config.serviceId,
     version: VERSION,
@@ -184,35 +166,21 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
     uptime: Math.round((Date.now() - startedAt) / 1000),
     units: units.prefs,
     blocks: runtime.blocks().length,
-    quarantined: store.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
-    ...Object.fromEntries(Object.entries(status).map(([k, fn]) => [k, fn()])),
-    ...sparkStatus(sparkStatusInput),
+    ...lifecycle.status(),
+    ...sparkStatus(sparkInput),
   });
 
-  const backupFiles = new BackupFiles(config.dataDir);
-  const backups = new BackupSchedule({ cron: config.backupSchedule, keep: config.backupKeep, files: backupFiles, save: () => runtime.backupSave(), log });
-  status.storage = () => storage.status();
-  status.backups = () => ({ schedule: config.backupSchedule, keep: config.backupKeep, next: backups.nextRun()?.toISOString() ?? null, stored: backupFiles.list().length });
-
-  const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
-  if (hardwareLayer.sim) controllerPlugins.push(simRoutes(hardwareLayer.sim));
-  controllerPlugins.push(sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (app.onRestart ? app.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }));
-  const events = new EventStreams({ runtime, status: statusReport, intervalMs: config.emitInterval });
-  controllerPlugins.push(events.routes);
-  status.hardware = () => hardwareLayer.status();
-  const historyPlugins: FastifyPluginAsync[] = [datastoreRoutes(documents)];
+  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, hardwareSummary: () => layer.summary(), version: VERSION, sparkStatus: sparkInput, startedAt, busAuth: auth,
+    dashboardUrl: () => dashboardUrlFor({ publicUrl: config.publicUrl, host: config.host, port: http.url ? Number(new URL(http.url).port) : null, hostname: hostname() }) });
+  const fleet = new FleetPeers({ serviceId: config.serviceId, topicRoot: config.topicRoot, log: log.child({ module: 'fleet' }) });
   const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
-  if (history) {
-    historyPlugins.push(history.routes);
-    status.history = history.status;
-  }
   const alerts = new Alerts({
     settings: config.alerts ?? parseAlertSettings({}),
     serviceId: config.serviceId,
     topicRoot: config.topicRoot,
     homeAssistant: config.homeAssistant,
     dataDir: config.dataDir,
-    db,
+    db: store.db,
     documents,
     runtime,
     version: VERSION,
@@ -220,125 +188,82 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
     controlEnabled: () => control.enabled,
     brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
     historyOk: () => (history ? history.store.health() : null),
-    hardware: () => ({ missing: hardwareLayer.onewire.missing(), buses: hardwareLayer.onewire.buses() }),
+    hardware: () => ({ missing: layer.onewire.missing(), buses: layer.onewire.buses() }),
   });
-  controllerPlugins.push(alerts.routes());
-  const fleet = new FleetPeers({ serviceId: config.serviceId, topicRoot: config.topicRoot, log: log.child({ module: 'fleet' }) });
-  controllerPlugins.push(fleet.routes());
-  status.fleet = () => fleet.status();
-  status.alerts = () => alerts.status();
+  alerts.attachMqtt(mqtt);
+  const backupFiles = new BackupFiles(config.dataDir);
+  const backups = new BackupSchedule({ cron: config.backupSchedule, keep: config.backupKeep, files: backupFiles, save: () => runtime.backupSave(), log });
+  const events = new EventStreams({ runtime, status: statusReport, intervalMs: config.emitInterval });
+  const supervisor: { onRestart?: () => void } = {};
+
+  const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
+  if (layer.sim) controllerPlugins.push(simRoutes(layer.sim));
+  controllerPlugins.push(
+    sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (supervisor.onRestart ? supervisor.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }),
+    events.routes,
+    alerts.routes(),
+    fleet.routes(),
+  );
   const contexts: ApiContext[] = [
     { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
+    { prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: [datastoreRoutes(documents), ...(history ? [history.routes] : [])] },
+    { prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)], public: true },
   ];
-  if (historyPlugins.length) contexts.push({ prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: historyPlugins });
-  contexts.push({ prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)], public: true });
-  const http = await buildServer(log.child({ module: 'http' }), contexts, {}, [(app) => installHostGuard(app, config), (app) => app.addHook('onError', (_req, _reply, err, done) => (storage.noteError(err), done())), (app) => installCrossSiteGuard(app, config.allowedOrigins), (app) => installAuthGuard(app, auth)], [
-    dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }),
-  ]);
-  installUpgradeGuard(http.server, auth);
-  installCrossSiteUpgradeGuard(http.server, config.allowedOrigins);
-  installHostUpgradeGuard(http.server, config); // last installed, first to run
-  refuseUnservedUpgrades(http.server);
+  await http.build(auth, store.storage, { contexts, roots: [dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }), mqtt.routes] });
   phases.mark('http routes');
-
   runtime.load();
   phases.mark('block restore');
-  const loop = new ControlLoop(runtime, beforeTick);
-  const control = new ControlEnabled(store, runtime, loop, async () => void (await hardwareLayer.safeState()), log);
-  const stops: Array<() => Promise<void> | void> = [];
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, http, status, hardwareSummary: () => hardwareLayer.summary(), version: VERSION, sparkStatus: sparkStatusInput, startedAt, busAuth: auth,
-    dashboardUrl: () => dashboardUrlFor({ publicUrl: config.publicUrl, host: config.host, port: (http.server.address() as AddressInfo | null)?.port ?? null, hostname: hostname() }) });
-  stops.push(fleet.attach(mqtt));
-  let safeCount = 0;
-  let offlinePublished = false;
-  stops.push(async () => {
-    offlinePublished = mqtt.connected;
-    await mqtt.stop();
-  }); // first registered, so it runs last: the offline state goes out after outputs are safe
-  stops.push(attachDatastoreBus(mqtt));
-  stops.push(() => auth.close());
-  if (auth.enabled) status.auth = () => auth.status();
-  if (history) {
-    stops.push(history.attach(mqtt, config.topicRoot));
-    stops.push(() => history.stop());
-  }
+
+  const gateway = new GatewaySubsystem(config, http, log);
+  const bus = new MqttSubsystem(mqtt, store);
+  lifecycle.add(store);
+  lifecycle.add(authSubsystem(auth));
+  lifecycle.add(http);
+  lifecycle.add(gateway);
+  if (history) lifecycle.add(historySubsystem(history, mqtt, config.topicRoot));
+  lifecycle.add(bus);
+  lifecycle.add(hardware);
   if (config.homeAssistant) {
     const ha = new HomeAssistant({ mqtt, runtime, units, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
-    ha.start();
-    stops.push(() => ha.stop());
+    lifecycle.add(homeAssistantSubsystem(ha));
   }
-  alerts.attachMqtt(mqtt);
-  stops.push(() => alerts.stop());
-  // Outputs are this service's to drive (and to leave safe) once control has started or a tick
-  // has written to them; a start that failed before that (a busy port) leaves them alone:
-  // another instance may be driving them.
-  let driving = false;
-  let stopping = false;
-  const droveOutputs = () => driving || hardwareLayer.serviced;
-  stops.push(async () => {
-    if (droveOutputs()) {
-      const safe = safeOutputs(await hardwareLayer.safeState(), runtime.blocks());
-      logSafeOutputs(log, safe);
-      safeCount = safe.length;
-    }
-    await hardwareLayer.close(); // releases buses and lines; drives nothing
-  });
+  lifecycle.add(controlSubsystem(control, loop, hardware));
+  lifecycle.add(backupsSubsystem(config, backups, backupFiles));
+  lifecycle.add(alertsSubsystem(alerts));
+  lifecycle.add(fleetSubsystem(fleet, mqtt));
+  lifecycle.add(eventsSubsystem(events));
 
-  const app: App = {
+  return {
     config,
     log,
-    db,
+    db: store.db,
     documents,
     units,
     runtime,
-    http,
+    http: http.server,
     loop,
     control,
-    hardware: hardwareLayer,
+    hardware: layer,
     mqtt,
+    gateway,
     history,
-    status,
-    url: '',
-    phases,
-    onStop: (fn) => stops.push(fn),
-    attachDatastoreBus,
-    async start() {
-      await http.listen({ host: config.host, port: config.port }).catch((e: unknown) => {
-        throw isAddressInUse(e) ? new PortInUseError(portInUseMessage('http', config.host, config.port, '--port')) : e;
-      });
-      const addr = http.server.address() as AddressInfo;
-      const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-      app.url = `http://${host}:${addr.port}/${config.serviceId}`;
-      log.info({ port: addr.port, host: config.host }, `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`);
-      phases.mark('listen');
-      history?.start();
-      await mqtt.start();
-      phases.mark('mqtt start');
-      if (stopping) return; // a stop came during start-up: the outputs were never this service's
-      driving = true;
-      await control.start();
-      backups.start();
-      alerts.start();
-      phases.mark('control start');
-      log.info({ phases: phases.ms }, 'start-up phases (ms)');
+    status: statusReport,
+    subsystems: lifecycle.names,
+    get onRestart() {
+      return supervisor.onRestart;
     },
+    set onRestart(fn) {
+      supervisor.onRestart = fn;
+    },
+    get url() {
+      return http.url;
+    },
+    phases,
+    attachDatastoreBus: (b) => store.attachBus(b),
+    start: () => lifecycle.start(),
     async stop() {
-      stopping = true;
-      events.end();
-      backups.stop();
-      await loop.stop();
-      for (const fn of [...stops].reverse()) {
-        try {
-          await fn();
-        } catch (e) {
-          log.error({ err: e }, 'shutdown step failed');
-        }
-      }
-      await http.close();
-      db.close();
-      lock.release();
-      log.info(droveOutputs() ? stoppedLine(safeCount, offlinePublished) : STOPPED_UNTOUCHED);
+      await lifecycle.stop();
+      log.info(hardware.droveOutputs ? stoppedLine(hardware.safeCount, bus.offlinePublished) : STOPPED_UNTOUCHED);
     },
   };
-  return app;
 }

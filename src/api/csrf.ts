@@ -7,12 +7,11 @@
 // browser sends cross-site without asking, is 415 even with no body. Only a POST with no body
 // and no content-type at all passes without it (what `curl -XPOST` and the Brewblox UI's
 // axios send); a browser cannot send that without an Origin header, which is checked.
-import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { normalOrigin } from '../origin.js';
 import { errorBody } from './errors.js';
-import { answerUpgrade } from './upgrade-routes.js';
+import type {} from '@fastify/websocket';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -50,31 +49,18 @@ export function contentTypeRefusal(method: string, headers: IncomingHttpHeaders)
 /** The same words as the 415 of the body parser (src/api/http-hints.ts). */
 const MUST_BE_JSON = 'the body must be JSON sent with the header content-type: application/json';
 
-/** Install the checks on every route of `app` (call before registering routes). */
+/** Install the checks on every request of `app`, websocket upgrades included (call before registering routes; after @fastify/websocket, which sets `req.ws`). */
 export function installCrossSiteGuard(app: FastifyInstance, allowedOrigins: readonly string[] = []): void {
   const allowed = allowedOrigins.map(normalOrigin);
   // A callback hook, not an async one: it runs on every request, and a promise per request costs.
   app.addHook('onRequest', (req, reply, done) => {
-    if (!STATE_CHANGING.has(req.method)) return done();
+    // A websocket upgrade (a GET) is state-changing too: /eventbus can publish.
+    if (!STATE_CHANGING.has(req.method) && !req.ws) return done();
     const refused = crossSiteRefusal(req.headers, allowed);
     if (refused) return void reply.status(403).send(errorBody(403, refused));
     const wrongType = contentTypeRefusal(req.method, req.headers);
     if (wrongType) return void reply.status(415).send(errorBody(415, wrongType));
     done();
-  });
-}
-
-/**
- * The same check for every websocket upgrade of `server` (/eventbus, /history/timeseries/stream),
- * before any other upgrade listener sees it: a websocket is state-changing (it can publish).
- */
-export function installCrossSiteUpgradeGuard(server: Pick<Server, 'prependListener'>, allowedOrigins: readonly string[] = []): void {
-  const allowed = allowedOrigins.map(normalOrigin);
-  server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
-    const refused = crossSiteRefusal(req.headers, allowed);
-    if (!refused) return;
-    answerUpgrade(socket, 403, refused);
-    socket.destroy();
   });
 }
 

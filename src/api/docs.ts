@@ -6,6 +6,7 @@
 // answers through inject(); the routes here pass the app's hooks (auth, origin) as before.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import fp from 'fastify-plugin';
 
 /** Headers the outer reply sets itself. */
 const OWN_HEADERS = new Set(['content-length', 'connection', 'keep-alive', 'transfer-encoding', 'date']);
@@ -14,9 +15,7 @@ async function docsPages(ctx: { prefix: string; title: string }, swagger: Fastif
   const [{ default: Fastify }, { default: fastifyCompress }, { default: fastifySwaggerUi }] = await Promise.all([import('fastify'), import('@fastify/compress'), import('@fastify/swagger-ui')]);
   const pages = Fastify();
   // Stands in for @fastify/swagger (which Swagger UI depends on): the document of the app's context.
-  const document = async (app: FastifyInstance) => void app.decorate('swagger', swagger);
-  Object.assign(document, { [Symbol.for('skip-override')]: true, [Symbol.for('plugin-meta')]: { name: '@fastify/swagger' } });
-  await pages.register(document);
+  await pages.register(fp(async (app: FastifyInstance) => void app.decorate('swagger', swagger), { name: '@fastify/swagger' }));
   await pages.register(fastifyCompress);
   await pages.register(fastifySwaggerUi, { routePrefix: `${ctx.prefix}/api/doc`, theme: { title: `${ctx.title} API` } });
   await pages.ready();

@@ -11,14 +11,12 @@
 //    a reverse proxy's name, a Docker service name the Brewblox UI uses.
 // A request with no Host header at all (HTTP/1.0; Node refuses HTTP/1.1 without one) passes:
 // browsers always send one, so it is no rebinding attack.
-import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { normalHost } from '../origin.js';
 import { errorBody } from './errors.js';
-import { answerUpgrade } from './upgrade-routes.js';
 
 export interface HostSettings {
   host: string;
@@ -62,23 +60,12 @@ export function hostRefusal(headers: IncomingHttpHeaders, known: ReadonlySet<str
   );
 }
 
-/** Install the check on every route of `app` (call before the other guards and the routes). */
+/** Install the check on every request of `app`, websocket upgrades included (call before the other guards and the routes). */
 export function installHostGuard(app: FastifyInstance, settings: HostSettings): void {
   const known = knownHostNames(settings);
   app.addHook('onRequest', (req, reply, done) => {
     const refused = hostRefusal(req.headers, known);
     if (refused) return void reply.status(421).send(errorBody(421, refused));
     done();
-  });
-}
-
-/** The same check for every websocket upgrade of `server`; install it last, so that it runs first. */
-export function installHostUpgradeGuard(server: Pick<Server, 'prependListener'>, settings: HostSettings): void {
-  const known = knownHostNames(settings);
-  server.prependListener('upgrade', (req: IncomingMessage, socket: Duplex) => {
-    const refused = hostRefusal(req.headers, known);
-    if (!refused) return;
-    answerUpgrade(socket, 421, refused);
-    socket.destroy();
   });
 }

@@ -2,6 +2,7 @@
 // shared error envelope, and one encapsulated context per documented API (each with its own
 // Swagger page).
 import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from '../log.js';
 import { docsPlugin } from './docs.js';
@@ -11,6 +12,7 @@ import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
 import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes.js';
+import { refusePlainRouteUpgrades, WEBSOCKET_MAX_FRAME_BYTES } from './upgrade-routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -61,7 +63,17 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   });
   app.decorate('routeTable', routeTable(app));
   installErrorHandling(app);
+  // Websocket upgrades go through the router and the guards' hooks like any request; close()
+  // ends open sockets at once (a close handshake would wait for the client).
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: WEBSOCKET_MAX_FRAME_BYTES },
+    preClose(done) {
+      for (const ws of this.websocketServer.clients) ws.terminate();
+      done();
+    },
+  });
   for (const guard of guards) guard(app);
+  refusePlainRouteUpgrades(app);
   installHttpHints(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {

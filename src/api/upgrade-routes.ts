@@ -1,50 +1,51 @@
-// Websocket upgrades on one HTTP server: each listener serves its own path (/eventbus,
-// /history/timeseries/stream). Node hands every upgrade to every listener, so a path that no one
-// serves would hang until the client gives up; the fallback here answers it 404 instead.
-import type { IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
+// Websocket routes (/eventbus, /history/timeseries/stream) are fastify routes served by
+// @fastify/websocket: an upgrade goes through the router and the one chain of onRequest hooks
+// (host, cross-site, auth) like any request, on the HTTP port and (handed over) the TLS gateway.
+// A route says it takes upgrades with `config.websocket`; an upgrade of any other route is
+// answered 404, as is one of a path no route serves (the not-found handler).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/websocket';
+import type { WebSocket } from 'ws';
+import { errorBody } from './errors.js';
 
-type UpgradeServer = Pick<Server, 'on' | 'off'>;
-type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+/** The largest frame any websocket route takes (an /eventbus MQTT message); routes may take less. */
+export const WEBSOCKET_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
-const servedPaths = new WeakMap<object, Set<string>>();
-
-function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '').split('?')[0];
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route serves websocket upgrades. */
+    websocket?: boolean;
+  }
 }
 
-const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 421: 'Misdirected Request', 503: 'Service Unavailable' };
-
-/** Refuse an upgrade with a plain HTTP answer (the socket is not HTTP-parsed any more) and close it. */
-export function answerUpgrade(socket: Duplex, status: keyof typeof REASONS, text = ''): void {
-  const body = text ? `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}` : 'Content-Length: 0\r\n\r\n';
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\n${body}`);
+export interface WebsocketRouteOptions {
+  /** Runs after the guards, before the upgrade: may refuse it (e.g. 503 while a bridge is off). */
+  refusal?: (req: FastifyRequest) => { status: number; message: string } | null;
 }
 
-/** Answer 404 to every upgrade of `server` whose path no `serveUpgrade` claims (idempotent). */
-export function refuseUnservedUpgrades(server: UpgradeServer): Set<string> {
-  const known = servedPaths.get(server);
-  if (known) return known;
-  const served = new Set<string>();
-  servedPaths.set(server, served);
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
-    // A guard listener (auth, cross-site) may already have answered and closed it.
-    if (socket.destroyed || !socket.writable || served.has(pathOf(req))) return;
-    answerUpgrade(socket, 404);
+/** Serve websocket upgrades of `path` in `app`; a plain GET of it is 404. */
+export function websocketRoute(app: FastifyInstance, path: string, opts: WebsocketRouteOptions, serve: (ws: WebSocket, req: FastifyRequest) => void): void {
+  app.get(
+    path,
+    {
+      websocket: true,
+      exposeHeadRoute: false,
+      config: { websocket: true },
+      preHandler: (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+        if (!req.ws) return void reply.code(404).send(errorBody(404, `${path} serves websocket upgrades only`));
+        const refused = opts.refusal?.(req);
+        if (refused) return void reply.code(refused.status).type('text/plain').send(refused.message);
+        done();
+      },
+    },
+    serve,
+  );
+}
+
+/** Answer 404 to an upgrade of a route that serves none (install on the root, once). */
+export function refusePlainRouteUpgrades(app: FastifyInstance): void {
+  app.addHook('preHandler', (req, reply, done) => {
+    if (req.ws && req.routeOptions.config.websocket !== true) return void reply.code(404).send(errorBody(404, `${req.url} serves no websocket upgrades`));
+    done();
   });
-  return served;
-}
-
-/** Serve upgrades of `path` on `server`; returns the detacher. */
-export function serveUpgrade(server: UpgradeServer, path: string, handler: UpgradeHandler): () => void {
-  const paths = refuseUnservedUpgrades(server);
-  paths.add(path);
-  const listener: UpgradeHandler = (req, socket, head) => {
-    if (pathOf(req) === path && !socket.destroyed && socket.writable) handler(req, socket, head);
-  };
-  server.on('upgrade', listener);
-  return () => {
-    paths.delete(path);
-    server.off('upgrade', listener);
-  };
 }

@@ -2,12 +2,10 @@
 // ranges, metrics, csv, and the websocket stream. Queries go to the store; metrics come from
 // the ingest's last-value cache; open-ended stream ranges push each new point as it arrives.
 import type { FastifyPluginAsync } from 'fastify';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { HttpError } from '../api/errors.js';
-import { serveUpgrade } from '../api/upgrade-routes.js';
+import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import type { HistoryIngest } from './ingest.js';
 import { formatTime, parseCsvQuery, parseFieldsQuery, parseMetricsQuery, parseRangesQuery, type Precision, type RangesQuery } from './query.js';
@@ -16,6 +14,11 @@ import { valueText, type HistoryStore, type Range } from './store.js';
 import { QueryError, parseDuration, selectTimeframe } from './timeframe.js';
 
 export const STREAM_PATH = '/history/timeseries/stream';
+const MAX_COMMAND_BYTES = 64 * 1024;
+
+function byteLength(data: Buffer | ArrayBuffer | Buffer[]): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+}
 
 export interface TimeseriesDeps {
   store: HistoryStore;
@@ -119,15 +122,8 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       return reply.send(Readable.from(csvLines(deps, q)));
     });
 
-    const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-    const detach = serveUpgrade(app.server, STREAM_PATH, (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      wss.handleUpgrade(req, socket, head, (ws) => serveStream(ws, deps));
-    });
-    app.addHook('onClose', async () => {
-      detach();
-      for (const c of wss.clients) c.terminate();
-      wss.close();
-    });
+    // Open sockets end with the app's close (the websocket server's preClose, src/api/server.ts).
+    websocketRoute(app, '/timeseries/stream', {}, (ws) => serveStream(ws, deps));
   };
 }
 
@@ -181,6 +177,8 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
   };
 
   ws.on('message', (data, isBinary) => {
+    // The app's websocket server takes frames up to the eventbus's limit; a command is small.
+    if (byteLength(data) > MAX_COMMAND_BYTES) return void ws.close(1009, `a command may have at most ${MAX_COMMAND_BYTES} bytes`);
     const text = isBinary ? '' : data.toString();
     try {
       let msg: unknown;

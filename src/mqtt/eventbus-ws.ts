@@ -1,59 +1,60 @@
-// MQTT over websocket at /eventbus, on any HTTP(S) server: each connection is served by the
-// embedded broker, or piped byte for byte to the external broker.
-import type { IncomingMessage, Server } from 'node:http';
+// MQTT over websocket at /eventbus, a fastify route (src/api/upgrade-routes.ts) on the HTTP port
+// and, handed over, the TLS gateway: each connection is served by the embedded broker, or piped
+// byte for byte to the external broker. Host, origin and auth were checked by the app's
+// onRequest hooks before the upgrade.
+import type { FastifyPluginAsync } from 'fastify';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
-import { answerUpgrade, serveUpgrade } from '../api/upgrade-routes.js';
+import { createWebSocketStream, type WebSocket } from 'ws';
+import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import type { EmbeddedBroker } from './broker.js';
 
 export const EVENTBUS_PATH = '/eventbus';
-const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
 /** The embedded broker, a fresh connection to the external one, or a refusal saying why there is none. */
 export type EventbusTarget = { broker: EmbeddedBroker } | { upstream: () => Duplex } | { refused: string };
 
 export class EventbusWebsocket {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  private readonly detachers: Array<() => void> = [];
+  private readonly open = new Set<WebSocket>();
+  private target: EventbusTarget = { refused: 'the message bus is not started yet' };
 
-  constructor(
-    private readonly target: EventbusTarget,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly log: Logger) {}
 
   get clients(): number {
-    return this.wss.clients.size;
+    return this.open.size;
   }
 
-  /** Serve upgrades of `server` for /eventbus (other paths are other listeners' or refused 404). */
-  attach(server: Pick<Server, 'on' | 'off'>): void {
-    // Origin and auth were checked by the server's upgrade guards (installCrossSiteUpgradeGuard,
-    // installUpgradeGuard), which run before any path's listener.
-    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if ('refused' in this.target) return answerUpgrade(socket, 503, this.target.refused);
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
-    };
-    this.detachers.push(serveUpgrade(server, EVENTBUS_PATH, onUpgrade));
+  /** Where connections go from now on (set when the broker or the bridge is up). */
+  serveTo(target: EventbusTarget): void {
+    this.target = target;
   }
 
+  /** The /eventbus route (register at the root). */
+  readonly routes: FastifyPluginAsync = async (app) => {
+    websocketRoute(app, EVENTBUS_PATH, { refusal: () => ('refused' in this.target ? { status: 503, message: this.target.refused } : null) }, (ws, req) => this.serve(ws, req.raw));
+  };
+
+  /** Ends every connection and refuses new ones. */
   close(): void {
-    for (const detach of this.detachers.splice(0)) detach();
-    for (const ws of this.wss.clients) ws.terminate();
-    this.wss.close();
+    this.target = { refused: 'the message bus is stopping' };
+    for (const ws of this.open) ws.terminate();
+    this.open.clear();
   }
 
-  private serve(ws: WebSocket, req: IncomingMessage): void {
+  private serve(ws: WebSocket, req: Parameters<EmbeddedBroker['handle']>[1]): void {
+    this.open.add(ws);
+    ws.once('close', () => this.open.delete(ws));
     const stream = createWebSocketStream(ws);
     stream.on('error', (err) => this.log.debug({ err: err.message }, 'eventbus websocket error'));
-    if ('broker' in this.target) {
-      this.target.broker.handle(stream, req);
+    const target = this.target;
+    if ('broker' in target) {
+      target.broker.handle(stream, req);
       return;
     }
-    if (!('upstream' in this.target)) return;
+    if (!('upstream' in target)) return void ws.terminate();
     let upstream: Duplex;
     try {
-      upstream = this.target.upstream();
+      upstream = target.upstream();
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'eventbus: cannot reach the broker');
       ws.terminate();

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
 import type { TlsIdentity } from './tls-cert.js';
@@ -21,6 +22,8 @@ export class Gateway {
   private server: Server | null = null;
   private boundPort: number | null = null;
   private error: string | null = null;
+  /** Websockets (handed to the HTTP app) end with the gateway. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(
     private readonly opts: { host: string; port: number; tls: TlsIdentity; http: FastifyInstance; log: Logger },
@@ -36,9 +39,13 @@ export class Gateway {
     const { host, port, tls, http, log } = this.opts;
     const server = createServer({ cert: tls.cert, key: tls.key, ...SERVER_TIMEOUTS }, (req, res) => http.routing(req, res));
     server.keepAliveTimeout = 72_000;
-    // Upgrades take the HTTP server's path: the same guards (auth, cross-site), /eventbus, the
-    // history stream, and 404 for anything else.
-    server.on('upgrade', (req, socket, head) => http.server.emit('upgrade', req, socket, head));
+    // Upgrades take the HTTP server's path: the same router and hooks (host, cross-site, auth),
+    // /eventbus, the history stream, and 404 for anything else.
+    server.on('upgrade', (req, socket, head) => {
+      this.upgraded.add(socket);
+      socket.once('close', () => this.upgraded.delete(socket));
+      http.server.emit('upgrade', req, socket, head);
+    });
     try {
       await listen(server, port, host);
     } catch (e) {
@@ -71,6 +78,8 @@ export class Gateway {
     this.boundPort = null;
     if (!server) return;
     server.closeAllConnections();
+    for (const socket of this.upgraded) socket.destroy();
+    this.upgraded.clear();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 

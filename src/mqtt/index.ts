@@ -1,10 +1,10 @@
 // The MQTT subsystem of the app: embedded broker (or an external one), the runtime's client,
-// /eventbus websockets, the TLS gateway, state/history/patch emission and the controller
-// topics. `createMqtt` only wires; nothing listens or connects before `start()`.
+// /eventbus websockets (a route of the HTTP app: `routes`), state/history/patch emission and the
+// controller topics. `createMqtt` only wires; nothing listens or connects before `start()`.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { BODY_LIMIT } from '../api/server.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -17,11 +17,9 @@ import { memoryPair } from './memory-pair.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
 import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
-import { Gateway, type GatewayStatus } from './gateway.js';
 import { publishPatches } from './patches.js';
 import { Presence } from './presence.js';
 import { offlineMessage, type ControllerStatus } from './state.js';
-import { gatewayIdentity } from './tls-cert.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
 import { bridgeTarget } from './upstream.js';
@@ -49,8 +47,9 @@ export interface AppMqtt {
   presence(topic: string): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
-  /** Bound port of the TLS gateway; null when off or not listening. */
-  readonly gatewayPort: number | null;
+  /** The /eventbus websocket route, for the HTTP app's root. */
+  readonly routes: FastifyPluginAsync;
+  status(): MqttStatus;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -71,9 +70,6 @@ export interface MqttDeps {
   config: Config;
   log: Logger;
   runtime: BlockRuntime;
-  http: FastifyInstance;
-  /** The app's status sections; `mqtt` and `gateway` are added. */
-  status: Record<string, () => unknown>;
   /** A short hardware summary for the state message (the full report stays in system/status). */
   hardwareSummary?: () => unknown;
   version: string;
@@ -87,7 +83,7 @@ export interface MqttDeps {
 }
 
 export function createMqtt(deps: MqttDeps): AppMqtt {
-  const { config, log, runtime, http, status, version } = deps;
+  const { config, log, runtime, version } = deps;
   const startedAt = deps.startedAt ?? Date.now();
   const embedded = config.mqttUrl === 'embedded';
   const topics = topicsFor(config.topicRoot, config.serviceId);
@@ -99,8 +95,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
 
   let broker: EmbeddedBroker | null = null;
   let conn: MqttConnection | null = null;
-  let eventbus: EventbusWebsocket | null = null;
-  let gateway: Gateway | null = null;
+  const eventbus = new EventbusWebsocket(log);
   let emission: Emission | null = null;
   const cleanups: Array<() => void> = [];
   const warnings = new WarningLimiter(log);
@@ -147,11 +142,9 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     emitIntervalMs: config.emitInterval,
     ttl,
     emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0, lateMs: { p50: 0, p99: 0, max: 0, samples: 0 } },
-    eventbusClients: eventbus?.clients ?? 0,
+    eventbusClients: eventbus.clients,
     dropped: { blockApi: counts.blockApiDropped, other: counts.otherDropped, warningsSuppressed: warnings.suppressed },
   });
-  status.mqtt = mqttStatus;
-  status.gateway = (): GatewayStatus | { port: 0; listening: false } => gateway?.status() ?? { port: 0, listening: false };
 
   const readFile = (key: string, file: string | undefined) => {
     if (!file) return undefined;
@@ -179,9 +172,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     get brokerPort() {
       return broker?.port ?? null;
     },
-    get gatewayPort() {
-      return gateway?.port ?? null;
-    },
+    routes: eventbus.routes,
+    status: mqttStatus,
 
     publish(topic, payload, opts = {}) {
       const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
@@ -231,19 +223,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       }
       const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
       const target = broker ? { broker } : bridgeTarget(config, tls, log);
-      eventbus = new EventbusWebsocket(target, log);
-      eventbus.attach(http.server);
+      eventbus.serveTo(target);
       if (!('refused' in target)) log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
-
-      if (config.httpsPort > 0) {
-        try {
-          const identity = await gatewayIdentity({ dataDir: config.dataDir, certFile: config.httpsCert, keyFile: config.httpsKey }, log);
-          gateway = new Gateway({ host: config.host, port: config.httpsPort, tls: identity, http, log });
-          await gateway.start();
-        } catch (e) {
-          log.warn({ err: (e as Error).message }, `https gateway off: ${(e as Error).message}`);
-        }
-      }
 
       // Loaded here, not at start-up: mqtt.js and its streams are the heaviest import after fastify.
       const { MqttConnection } = await import('./connection.js');
@@ -287,8 +268,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       presences.clear();
       await Promise.all([...stoppingPresences.splice(0), ...left.map((p) => p?.stop())]);
       await conn?.stop({ topic: topics.state, payload: offline(), retain: true });
-      eventbus?.close();
-      await gateway?.close();
+      eventbus.close();
       await broker?.close();
     },
   };

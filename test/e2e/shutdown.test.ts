@@ -2,8 +2,10 @@
 // channel, state) and a final "stopped: N outputs safe, ..." line, on SIGTERM and on SIGINT.
 // Open dashboards (SSE streams), an /eventbus websocket and MQTT clients do not hold a stop up
 // (issue 24.5): the streams get a last offline state and end, and the process exits 0 at once.
+// The app is a list of subsystems (issue 25.2): each logs one stop line, in reverse start order.
 import t, { type Test } from 'tap';
 import mqtt from 'mqtt';
+import { WebSocket } from 'ws';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,7 +121,36 @@ async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals)
   t.notMatch(out, /took too long/, 'no forced exit');
   t.notMatch(out, /Reply was already sent/, 'no "Reply was already sent" warning');
   t.match(out, /"stopped: \d+ outputs safe, [^"]*database closed"/, 'the database was closed');
-  return ms;
+  return { ms, lines: logLines(out) };
+}
+
+/** The subsystems of the CLI's app (embedded history, no Home Assistant), in start order. */
+const SUBSYSTEMS = ['store', 'auth', 'http', 'https gateway', 'history', 'mqtt', 'hardware', 'control', 'backups', 'alerts', 'event streams'];
+
+function checkStopLines(t: Test, lines: LogLine[]) {
+  const steps = lines.filter((l) => /^stop [\w ]+: /.test(l.msg));
+  t.same(
+    steps.map((l) => /^stop ([\w ]+): /.exec(l.msg)![1]),
+    [...SUBSYSTEMS].reverse(),
+    'one stop line per subsystem, in reverse start order',
+  );
+  t.ok(
+    steps.every((l) => / done \(\d+ ms\)$/.test(l.msg)),
+    `every step done within its limit: ${steps.map((l) => l.msg).join('; ')}`,
+  );
+  const at = (re: RegExp) => lines.findIndex((l) => re.test(l.msg));
+  t.ok(at(/^output safe:/) > at(/^stop control: /) && at(/^output safe:/) < at(/^stop hardware: /), 'outputs go safe in the hardware step, after control stopped');
+  t.ok(at(/^stop mqtt: /) > at(/^stop hardware: /), 'MQTT (the offline state) after the outputs are safe');
+  t.equal(lines.at(-1)?.msg.startsWith('stopped:'), true, 'the summary is the last line');
+}
+
+/** A websocket on the history stream, with a live ranges stream running. */
+async function openHistoryStream(t: Test, port: number) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/history/timeseries/stream`);
+  t.teardown(() => ws.terminate());
+  await new Promise<void>((resolve, reject) => (ws.once('open', () => resolve()), ws.once('error', reject)));
+  ws.send(JSON.stringify({ id: 'live', command: 'ranges', query: { fields: ['x'], duration: '10m' } }));
+  return { closed: new Promise<number>((resolve) => ws.once('close', (code) => resolve(code))) };
 }
 
 t.test('the CLI on SIGTERM with dashboards, an /eventbus websocket and an MQTT client open', async (t) => {
@@ -129,12 +160,16 @@ t.test('the CLI on SIGTERM with dashboards, an /eventbus websocket and an MQTT c
   const clients = [mqtt.connect(`ws://127.0.0.1:${cli.port}/eventbus`, { reconnectPeriod: 0 }), mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, { reconnectPeriod: 0 })];
   t.teardown(() => clients.forEach((c) => c.end(true)));
   await until('the MQTT clients to connect', async () => clients.every((c) => c.connected));
-  const ms = await stopWithStreams(t, cli, 'SIGTERM');
+  const history = await openHistoryStream(t, cli.port);
+  const { ms, lines } = await stopWithStreams(t, cli, 'SIGTERM');
   t.ok(ms < limit(2000), `exited within 2 s (${ms} ms)`);
+  t.ok(await Promise.race([history.closed.then(() => true), sleep(limit(2000)).then(() => false)]), 'the history stream websocket was ended by the server');
+  t.ok(clients.every((c) => !c.connected), 'the MQTT clients (TCP and /eventbus) were disconnected');
+  checkStopLines(t, lines);
 });
 
 t.test('the demo on SIGINT with dashboards open', async (t) => {
   const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo-streams')], {}, t);
-  const ms = await stopWithStreams(t, cli, 'SIGINT');
+  const { ms } = await stopWithStreams(t, cli, 'SIGINT');
   t.ok(ms < limit(2000), `exited within 2 s (${ms} ms)`);
 });

@@ -40,7 +40,7 @@ for (const variant of VARIANTS) {
     t.ok(Math.abs(span - (COUNT - 1) * INTERVAL) < 2 * INTERVAL, `first to last: ${span.toFixed(0)} ms, ideal ${(COUNT - 1) * INTERVAL} ms`);
 
     // The service reports how late its state messages went out; a stalled event loop shows.
-    const emitted = () => (rt.app.status.mqtt!() as { emitted: { state: number; lateMs: { p50: number; p99: number; max: number; samples: number } } }).emitted;
+    const emitted = () => (rt.app.status().mqtt as { emitted: { state: number; lateMs: { p50: number; p99: number; max: number; samples: number } } }).emitted;
     const before = emitted();
     t.ok(before.lateMs.samples >= COUNT, `lateness kept for every published cycle (${before.lateMs.samples})`);
     t.ok(before.lateMs.p50 >= 0 && before.lateMs.p50 <= before.lateMs.p99 && before.lateMs.p99 <= before.lateMs.max, `p50 ${before.lateMs.p50} <= p99 ${before.lateMs.p99} <= max ${before.lateMs.max}`);

@@ -43,7 +43,7 @@ for (const variant of VARIANTS) {
     const httpsPort = await freePort();
     const rt = await startApp({ ...bus.overrides, httpsPort: String(httpsPort), emitInterval: '200' });
     t.teardown(() => rt.close());
-    t.equal(rt.app.mqtt.gatewayPort, httpsPort, 'the gateway listens');
+    t.equal(rt.app.gateway.port, httpsPort, 'the gateway listens');
     await until(() => rt.app.mqtt.connected, 'the runtime to connect');
     const httpPort = Number(new URL(rt.base).port);
 
@@ -133,7 +133,7 @@ t.test('a gateway port in use is a warning naming the port and the fix; the serv
   t.match(warning?.msg, new RegExp(`https gateway port ${busyPort} on .* is in use`));
   t.match(warning?.msg, /stop the other instance, or choose another port with --https-port/);
   t.notMatch(warning?.msg, /setcap|CAP_NET_BIND_SERVICE/, 'no capability advice: capabilities do not free a busy port');
-  t.equal(rt.app.mqtt.gatewayPort, null);
+  t.equal(rt.app.gateway.port, null);
   const status = (await (await fetch(`${rt.base}/system/status`)).json()) as { gateway: unknown };
   t.match(status.gateway, { listening: false, error: 'EADDRINUSE' });
   t.equal((await rt.post('system/ping')).status, 200, 'REST answers');

@@ -12,7 +12,7 @@ for (const kind of KILLABLE_BROKERS) {
     t.teardown(() => broker.stop());
     const rt = await startApp({ mqttUrl: broker.url, emitInterval: String(INTERVAL) });
     t.teardown(() => rt.close());
-    const emitted = () => (rt.app.status.mqtt!() as { emitted: { cycles: number; history: number } }).emitted;
+    const emitted = () => (rt.app.status().mqtt as { emitted: { cycles: number; history: number } }).emitted;
     await until(() => rt.app.mqtt.connected, 'the runtime to connect');
 
     const sub = await Recorder.connect(broker.url, { reconnectPeriod: 20 });
@@ -26,7 +26,7 @@ for (const kind of KILLABLE_BROKERS) {
     await sleep(8 * INTERVAL);
     t.ok(emitted().cycles >= atOutage.cycles + 5, 'the emission loop keeps its cadence while disconnected');
     t.equal(emitted().history, atOutage.history, 'no history published while disconnected');
-    t.equal((rt.app.status.mqtt!() as { connected: boolean }).connected, false, 'status reports the outage');
+    t.equal((rt.app.status().mqtt as { connected: boolean }).connected, false, 'status reports the outage');
 
     await broker.restart();
     await until(() => sub.client.connected, 'the test client to reconnect', 3000);

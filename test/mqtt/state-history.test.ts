@@ -24,7 +24,7 @@ for (const variant of VARIANTS) {
     t.equal((await rt.post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 21.5, connected: true } })).status, 201);
     t.equal((await rt.post('blocks/create', { id: 'Loose Sensor', type: 'TempSensorMock', data: { setting: 19, connected: false } })).status, 201);
     t.equal((await rt.post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { 'sensorId<>': 'Beer Sensor', storedSetting: 20, enabled: true } })).status, 201);
-    const emittedStates = () => (app.status.mqtt!() as { emitted: { state: number } }).emitted.state;
+    const emittedStates = () => (app.status().mqtt as { emitted: { state: number } }).emitted.state;
     const before = emittedStates();
     await until(() => emittedStates() > before, 'a state emission after the changes');
 

@@ -27,7 +27,7 @@ t.test(`${JUNK} junk block API messages through Mosquitto give a line per topic,
   const rt = await startApp({ mqttUrl: broker.url }, { log: pino({ level: 'warn' }, sink) });
   t.teardown(() => rt.close());
   await until(() => rt.app.mqtt.connected, 'the runtime to connect');
-  const dropped = () => (rt.app.status.mqtt!() as { dropped?: { blockApi: number; warningsSuppressed: number } }).dropped;
+  const dropped = () => (rt.app.status().mqtt as { dropped?: { blockApi: number; warningsSuppressed: number } }).dropped;
 
   const client = await Recorder.connect(broker.url);
   t.teardown(() => client.end());

@@ -63,7 +63,7 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
     t.notOk(ids.includes('Meta Heavy'), 'a 512 KiB meta is dropped');
     t.ok(lines.some((l) => /mqtt blocks\/create dropped: the payload is \d+ bytes, over the 1048576-byte limit/.test(l)), 'the size drop is logged');
     t.ok(lines.some((l) => /mqtt blocks\/create dropped: .*meta must be at most/.test(l)), 'the meta drop is logged');
-    t.equal((rt.app.status.mqtt!() as { dropped: { blockApi: number } }).dropped.blockApi, 2, 'both drops are counted');
+    t.equal((rt.app.status().mqtt as { dropped: { blockApi: number } }).dropped.blockApi, 2, 'both drops are counted');
     const db = statSync(path.join(rt.dataDir, DB_FILE)).size + statSync(path.join(rt.dataDir, `${DB_FILE}-wal`), { throwIfNoEntry: false })!.size;
     t.ok(db < BODY_LIMIT, `database + WAL ${Math.round(db / 1024)} KiB`);
   });

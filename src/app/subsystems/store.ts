@@ -1,0 +1,88 @@
+// The store: the data dir lock (taken by createApp before anything else), the database, block
+// persistence, documents and the unit preference read from them. Stops last: the database closes
+// and the lock is released.
+import { UnitsDocumentSchema } from '../../codec/units.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { GLOBAL_NAMESPACE, UnitsSetting, UNITS_DOC_ID } from '../../runtime/units-setting.js';
+import { BlockStore } from '../../store/block-store.js';
+import type { DataDirLock } from '../../store/data-dir-lock.js';
+import { bridgeDatastore, type Publish, type Subscribe } from '../../store/datastore-bus.js';
+import { openDatabase, type Db } from '../../store/db.js';
+import { DocumentStore, type Doc } from '../../store/documents.js';
+import { StorageHealth } from '../../store/storage-health.js';
+import type { Subsystem } from '../lifecycle.js';
+
+export type DatastoreBus = { publish: Publish; subscribe?: Subscribe };
+
+export class StoreSubsystem implements Subsystem {
+  readonly name = 'store';
+  readonly db: Db;
+  readonly storage: StorageHealth;
+  readonly blocks: BlockStore;
+  readonly units: UnitsSetting;
+  readonly documents: DocumentStore;
+
+  constructor(
+    private readonly config: Config,
+    private readonly lock: DataDirLock,
+    private readonly log: Logger,
+  ) {
+    this.db = openDatabase(config.dataDir);
+    this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
+    this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
+    const units = new UnitsSetting(config.serviceId);
+    this.units = units;
+    this.documents = new DocumentStore(this.db, (namespace, id) => (units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined));
+    units.apply(this.documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
+    units.apply(this.documents.get(config.serviceId, UNITS_DOC_ID));
+    // The controller's own documents, changed here or (through the bus) in another datastore.
+    this.documents.on('changed', (docs: Doc[]) => this.onDocs(docs));
+    this.documents.on('deleted', (keys: string[]) => this.onDeletedKeys(keys));
+  }
+
+  /**
+   * Publishes datastore change events on a message bus and applies events about the controller's
+   * namespace from other datastores. Returns the detach function.
+   */
+  attachBus(bus: DatastoreBus): () => void {
+    const { config, log } = this;
+    return bridgeDatastore({
+      documents: this.documents,
+      topicRoot: config.topicRoot,
+      namespace: config.serviceId,
+      publish: (topic, payload, flags) => bus.publish(topic, payload, flags),
+      subscribe: bus.subscribe && ((topic, handler) => bus.subscribe!(topic, handler)),
+      onRemote: ({ changed, deleted }) => {
+        this.onDeletedKeys(deleted);
+        this.onDocs(changed);
+      },
+      onError: (err) => log.debug({ err }, 'datastore event not published'),
+    });
+  }
+
+  stop(): void {
+    try {
+      this.db.close();
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      quarantined: this.blocks.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
+      storage: this.storage.status(),
+    };
+  }
+
+  private onDocs(docs: Doc[]): void {
+    for (const d of docs) if (this.units.isUnitsKey(d.namespace, d.id) && this.units.apply(d)) this.log.info({ units: this.units.prefs }, 'unit preference changed');
+  }
+
+  private onDeletedKeys(keys: string[]): void {
+    for (const ns of [GLOBAL_NAMESPACE, this.config.serviceId]) {
+      if (keys.includes(`${ns}:${UNITS_DOC_ID}`) && this.units.apply(null, ns)) this.log.info({ units: this.units.prefs }, 'unit preference reset');
+    }
+  }
+}
