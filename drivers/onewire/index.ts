@@ -7,6 +7,7 @@ export { selectDevice, ROM } from './rom-commands.js';
 export * from './ds18b20.js';
 export * from './ds2408.js';
 export * from './ds2413.js';
+export * from './max31850.js';
 export { ProtocolBus, type ProtocolBusOptions, type ProtocolBusStats } from './protocol-bus.js';
 export {
   Ds2482Chip,

@@ -3,6 +3,8 @@
 // manual clock. Each temperature cycle is one bus-wide conversion followed, once the
 // conversion time has passed, by one scratchpad read per watched sensor. IO modules are polled
 // on their own cadence and latch writes go out on the next service call.
+import { romFamily } from './address.js';
+import { MAX31850_FAMILY, type ThermocoupleFault } from './max31850.js';
 import { SerialLock } from './serial-lock.js';
 import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
 
@@ -22,6 +24,8 @@ export interface PollerCounters {
   shortErrors: number;
   /** Every other failure: invalid data (85 degC power-on, all-zero), timeouts, I/O. */
   readErrors: number;
+  /** MAX31850 reads that reported a thermocouple fault (open circuit, short to GND or VCC). */
+  thermocoupleFaults: number;
   searches: number;
 }
 
@@ -45,6 +49,12 @@ export interface SensorInfo {
   /** False after a failed read, true after a good one. */
   connected: boolean;
   lastError: string | null;
+  /** MAX31850: cold-junction degC of the last good read, null otherwise. */
+  coldJunction: number | null;
+  /** MAX31850: the thermocouple fault of the last read that arrived intact, null when none. */
+  fault: ThermocoupleFault | null;
+  /** MAX31850: reads that reported a thermocouple fault. */
+  faultCount: number;
 }
 
 interface IoDevice {
@@ -59,7 +69,7 @@ interface IoDevice {
 }
 
 export class BusPoller {
-  readonly counters: PollerCounters = { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, searches: 0 };
+  readonly counters: PollerCounters = { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, thermocoupleFaults: 0, searches: 0 };
   lastError: string | null = null;
   /** Result of the last successful search(). */
   addresses: RomAddress[] = [];
@@ -88,7 +98,7 @@ export class BusPoller {
 
   watchTemperature(address: RomAddress): void {
     if (!this.sensors.has(address)) {
-      this.sensors.set(address, { address, lastValue: null, validAt: null, connected: false, lastError: null });
+      this.sensors.set(address, { address, lastValue: null, validAt: null, connected: false, lastError: null, coldJunction: null, fault: null, faultCount: 0 });
     }
   }
 
@@ -246,6 +256,23 @@ export class BusPoller {
     }
   }
 
+  /** A fault leaves the value to go stale (null) and is named and counted; the chip did answer. */
+  private async readThermocouple(s: SensorInfo): Promise<void> {
+    const r = await this.bus.readMax31850(s.address);
+    s.coldJunction = r.coldJunction;
+    s.fault = r.fault;
+    if (r.fault || r.temperature === null) {
+      s.validAt = null;
+      s.connected = false;
+      s.faultCount++;
+      this.counters.thermocoupleFaults++;
+      s.lastError = `${s.address}: thermocouple ${r.fault}`;
+      this.lastError = s.lastError;
+      return;
+    }
+    s.lastValue = r.temperature;
+  }
+
   private async temperatures(now: number): Promise<void> {
     if (this.sensors.size === 0) {
       this.converting = false;
@@ -256,12 +283,15 @@ export class BusPoller {
       this.converting = false;
       for (const s of [...this.sensors.values()]) {
         try {
-          s.lastValue = await this.bus.readTemperature(s.address);
+          if (romFamily(s.address) === MAX31850_FAMILY) await this.readThermocouple(s);
+          else s.lastValue = await this.bus.readTemperature(s.address);
+          if (s.fault) continue;
           s.validAt = now;
           s.connected = true;
           s.lastError = null;
         } catch (e) {
           s.connected = false;
+          s.coldJunction = null;
           s.lastError = this.record(e, `${s.address} temperature`);
         }
       }

@@ -8,6 +8,7 @@ import {
   readScratchpad,
   temperatureFromScratchpad,
 } from './ds18b20.js';
+import { decodeFamily3b, type Max31850Reading } from './max31850.js';
 import { searchRoms } from './search.js';
 import { SerialLock } from './serial-lock.js';
 import { OneWireError, type OneWireBus, type OneWireMaster, type RomAddress } from './types.js';
@@ -109,6 +110,11 @@ export class ProtocolBus implements OneWireBus {
       if (marker === null) await this.configure(address);
       return value;
     });
+  }
+
+  /** MAX31850/DS1825: the same scratchpad read (with CRC retries), its own decoding; nothing to configure. */
+  readMax31850(address: RomAddress): Promise<Max31850Reading> {
+    return this.lock.run(async () => decodeFamily3b(await this.withCrcRetry(() => readScratchpad(this.master, address)), address));
   }
 
   /** Forget what is known about a sensor's configuration (it will be configured again on next read). */

@@ -1,4 +1,5 @@
 // Contracts shared by every 1-Wire master and device driver. Drivers know nothing of blocks.
+import type { Max31850Reading } from './max31850.js';
 
 /** A 64-bit ROM id as 16 lowercase hex digits, bytes in bus order: family first, CRC last. */
 export type RomAddress = string;
@@ -53,6 +54,8 @@ export interface OneWireBus {
   convertAll(): Promise<void>;
   /** Read a DS18B20 scratchpad and return degC. Throws a OneWireError on CRC failure, no presence, or an invalid scratchpad. */
   readTemperature(address: RomAddress): Promise<number>;
+  /** Read a family-0x3B (MAX31850/DS1825) scratchpad, CRC-checked; a thermocouple fault is a value, not an error. */
+  readMax31850(address: RomAddress): Promise<Max31850Reading>;
   /**
    * DS2408: PIO logic state and output latch state, bit n = channel n+1. Both in "active"
    * polarity: a pins bit is 1 when that pin reads low, a latches bit is 1 when that output
@@ -91,4 +94,6 @@ export const FAMILY = {
   DS18B20: 0x28,
   DS2408: 0x29,
   DS2413: 0x3a,
+  /** MAX31850 thermocouple converter (and DS1825), see max31850.ts. */
+  MAX31850: 0x3b,
 } as const;

@@ -9,6 +9,7 @@ import { isKernelSlaveName, kernelNameToRom, romFamily, romToKernelName } from '
 import { crc8 } from './crc.js';
 import { decodeDs2413, ds2413StatusValid } from './ds2413.js';
 import { checkPowerOnSignature, PowerOnResetError } from './ds18b20.js';
+import { decodeFamily3b, MAX31850_FAMILY, type Max31850Reading } from './max31850.js';
 import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
 
 export const W1_DEFAULT_ROOT = '/sys/bus/w1/devices';
@@ -59,6 +60,18 @@ export function temperatureFromW1Slave(text: string, who = 'w1_slave'): number {
   const t = r.millidegrees / 1000;
   if (t < -55 || t > 125) throw new OneWireError('INVALID_DATA', `${who}: ${t} degC is outside -55..125`);
   return t;
+}
+
+/**
+ * Family 0x3B from `w1_slave` text. Its `t=` and the `temperature` attribute are computed the
+ * DS18B20 way: they carry no fault bits (a broken thermocouple reads as a plausible number), on
+ * kernels before 5.14 the fault bit counts as 1/16 degC, and the -55..125 check the DS18B20 path
+ * makes would cut off a kettle. So the scratchpad bytes are decoded here.
+ */
+export function max31850FromW1Slave(text: string, who = 'w1_slave'): Max31850Reading {
+  const r = parseW1Slave(text, who);
+  if (!r.crcOk) throw new OneWireError('CRC', `${who}: kernel reports crc=${r.crc.toString(16).padStart(2, '0')} NO`);
+  return decodeFamily3b(r.bytes, who);
 }
 
 /** `w1_master_slaves`: one name per line, or `not found.` when empty. */
@@ -178,6 +191,11 @@ export class W1SysfsBus implements OneWireBus {
 
   async readTemperature(address: RomAddress): Promise<number> {
     const who = `${address} (${romToKernelName(address)})`;
+    if (romFamily(address) === MAX31850_FAMILY) {
+      const r = await this.readMax31850(address);
+      if (r.temperature === null) throw new OneWireError('INVALID_DATA', `${who}: thermocouple ${r.fault}`);
+      return r.temperature;
+    }
     const tempFile = this.slaveFile(address, 'temperature');
     let text: string | null = null;
     try {
@@ -192,6 +210,15 @@ export class W1SysfsBus implements OneWireBus {
     }
     try {
       return temperatureFromW1Slave(await readFile(this.slaveFile(address, 'w1_slave'), 'utf8'), who);
+    } catch (e) {
+      throw fsError(e, who);
+    }
+  }
+
+  async readMax31850(address: RomAddress): Promise<Max31850Reading> {
+    const who = `${address} (${romToKernelName(address)})`;
+    try {
+      return max31850FromW1Slave(await readFile(this.slaveFile(address, 'w1_slave'), 'utf8'), who);
     } catch (e) {
       throw fsError(e, who);
     }

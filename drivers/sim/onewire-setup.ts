@@ -4,13 +4,14 @@
 // and read output latches.
 import { createDs2482Sim, type Ds2482Sim, type Ds2482Variant, type SimI2cBus } from './ds2482-sim.js';
 import { Ds2480bSim } from './ds2480b-sim.js';
-import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413, type SimSlave } from './onewire-wire.js';
+import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413, SimMax31850, type SimSlave } from './onewire-wire.js';
 import type { RomAddress } from '../onewire/types.js';
 
 export type SimDeviceSpec =
   | { type: 'ds18b20'; address?: RomAddress; serial?: number | bigint; temperature?: number; name?: string }
   | { type: 'ds2408'; address?: RomAddress; serial?: number | bigint; powerOnLatches?: number; name?: string }
-  | { type: 'ds2413'; address?: RomAddress; serial?: number | bigint; name?: string };
+  | { type: 'ds2413'; address?: RomAddress; serial?: number | bigint; name?: string }
+  | { type: 'max31850'; address?: RomAddress; serial?: number | bigint; temperature?: number; coldJunction?: number; addressPins?: number; name?: string };
 
 export interface OneWireSimSpec {
   now?: () => number;
@@ -38,6 +39,8 @@ export function createDevice(spec: SimDeviceSpec): SimSlave {
       return new SimDs2408({ ...id, powerOnLatches: spec.powerOnLatches });
     case 'ds2413':
       return new SimDs2413(id);
+    case 'max31850':
+      return new SimMax31850({ ...id, temperature: spec.temperature, coldJunction: spec.coldJunction, addressPins: spec.addressPins });
   }
 }
 

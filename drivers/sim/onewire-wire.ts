@@ -8,6 +8,7 @@ export { SimSlave, type Bit, type SlaveHost, type SlaveOptions } from './onewire
 export { SimDs18b20, type SimDs18b20Options } from './onewire-ds18b20.js';
 export { SimDs2408, type SimDs2408Options } from './onewire-ds2408.js';
 export { SimDs2413 } from './onewire-ds2413.js';
+export { SimMax31850, type SimMax31850Options, type SimThermocoupleFault } from './onewire-max31850.js';
 
 export type ResetResult = 'presence' | 'none' | 'short';
 

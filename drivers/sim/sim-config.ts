@@ -23,11 +23,14 @@
 //
 // A device:
 //   { "name": "beer",                       unique; used by the sim REST endpoints
-//     "type": "DS18B20",                    DS18B20 | DS2408 | DS2413
+//     "type": "DS18B20",                    DS18B20 | MAX31850 | DS2408 | DS2413
 //     "address": "28-0000000000b1",         kernel name, or 16 hex digits (family first, CRC
 //                                           last); default: derived from the name
 //     "sense": "beer",                      DS18B20: plant node it measures (beer/air/ambient)
-//     "temperature": 20,                    DS18B20: fixed temperature when it senses nothing
+//     "temperature": 20,                    DS18B20: fixed temperature when it senses nothing;
+//                                           MAX31850: thermocouple temperature (-270..1372)
+//     "coldJunction": 25,                   MAX31850: chip temperature (-55..125)
+//     "addressPins": 0,                     MAX31850: AD3..AD0 pin levels (0..15)
 //     "outputs": { "1": "heater" },         DS2408/DS2413: channel (1-based) -> plant actuator
 //     "plugged": true }                     start unplugged with false
 import { Type, type Static } from '@sinclair/typebox';
@@ -40,7 +43,7 @@ import { parseI2cSensors, type SimI2cSensorSpec } from './i2c-sensor-config.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
 
-export type SimDeviceType = 'DS18B20' | 'DS2408' | 'DS2413';
+export type SimDeviceType = 'DS18B20' | 'MAX31850' | 'DS2408' | 'DS2413';
 export type PlantActuator = 'heater' | 'cooler';
 
 export interface SimDeviceSpec {
@@ -49,6 +52,9 @@ export interface SimDeviceSpec {
   address: string;
   sense: PlantNode | null;
   temperature: number;
+  /** MAX31850: chip temperature and AD3..AD0 pins. */
+  coldJunction: number;
+  addressPins: number;
   /** Channel (1-based) -> actuator. */
   outputs: Record<number, PlantActuator>;
   /** DS2408: motor valves by start channel (1 or 5), with their stroke time in seconds. */
@@ -91,8 +97,15 @@ export class SimConfigError extends Error {
   override name = 'SimConfigError';
 }
 
-const FAMILY_OF: Record<SimDeviceType, number> = { DS18B20: FAMILY.DS18B20, DS2408: FAMILY.DS2408, DS2413: FAMILY.DS2413 };
-const CHANNELS_OF: Record<SimDeviceType, number> = { DS18B20: 0, DS2408: 8, DS2413: 2 };
+const FAMILY_OF: Record<SimDeviceType, number> = { DS18B20: FAMILY.DS18B20, MAX31850: FAMILY.MAX31850, DS2408: FAMILY.DS2408, DS2413: FAMILY.DS2413 };
+const CHANNELS_OF: Record<SimDeviceType, number> = { DS18B20: 0, MAX31850: 0, DS2408: 8, DS2413: 2 };
+/** Temperature limits per sensor type: the DS18B20 range, a type K thermocouple's range. */
+const TEMPERATURE_RANGE: Partial<Record<SimDeviceType, [number, number]>> = { DS18B20: [-55, 125], MAX31850: [-270, 1372] };
+
+/** The temperatures a sensor of this type can be set to (config and the sim REST endpoint). */
+export function simTemperatureRange(type: SimDeviceType): [number, number] {
+  return TEMPERATURE_RANGE[type] ?? TEMPERATURE_RANGE.DS18B20!;
+}
 const NODES: PlantNode[] = ['beer', 'air', 'ambient'];
 const ACTUATORS: PlantActuator[] = ['heater', 'cooler'];
 
@@ -157,27 +170,41 @@ export function parseSimAddress(raw: unknown, type: SimDeviceType, path: string)
 
 function parseDevice(raw: unknown, path: string, names: Set<string>, addresses: Set<string>): SimDeviceSpec {
   const o = object(raw, path);
-  keys(o, ['name', 'type', 'address', 'sense', 'temperature', 'outputs', 'valves', 'plugged'], path);
+  keys(o, ['name', 'type', 'address', 'sense', 'temperature', 'coldJunction', 'addressPins', 'outputs', 'valves', 'plugged'], path);
   if (typeof o.name !== 'string' || o.name.trim() === '' || o.name.length > 64) fail(`${path}.name`, 'must be a non-empty string of at most 64 characters');
   const name = o.name;
   if (names.has(name)) fail(`${path}.name`, `"${name}" is used by another device`);
   names.add(name);
-  if (o.type !== 'DS18B20' && o.type !== 'DS2408' && o.type !== 'DS2413') fail(`${path}.type`, `must be DS18B20, DS2408 or DS2413, got ${JSON.stringify(o.type)}`);
+  if (o.type !== 'DS18B20' && o.type !== 'MAX31850' && o.type !== 'DS2408' && o.type !== 'DS2413') fail(`${path}.type`, `must be DS18B20, MAX31850, DS2408 or DS2413, got ${JSON.stringify(o.type)}`);
   const type: SimDeviceType = o.type;
   const address = o.address === undefined ? makeRom(FAMILY_OF[type], serialFromName(name)) : parseSimAddress(o.address, type, `${path}.address`);
   if (addresses.has(address)) fail(`${path}.address`, `${address} is used by another device`);
   addresses.add(address);
   let sense: PlantNode | null = null;
   let temperature = 20;
+  let coldJunction = 25;
+  let addressPins = 0;
   const outputs: Record<number, PlantActuator> = {};
-  if (type === 'DS18B20') {
+  if (type !== 'MAX31850' && (o.coldJunction !== undefined || o.addressPins !== undefined)) fail(`${path}`, 'coldJunction and addressPins are only for a MAX31850');
+  if (type === 'MAX31850') {
+    if (o.coldJunction !== undefined) {
+      if (typeof o.coldJunction !== 'number' || o.coldJunction < -55 || o.coldJunction > 125) fail(`${path}.coldJunction`, 'must be a number between -55 and 125');
+      coldJunction = o.coldJunction;
+    }
+    if (o.addressPins !== undefined) {
+      if (typeof o.addressPins !== 'number' || !Number.isInteger(o.addressPins) || o.addressPins < 0 || o.addressPins > 15) fail(`${path}.addressPins`, 'must be an integer 0..15');
+      addressPins = o.addressPins;
+    }
+  }
+  if (type === 'DS18B20' || type === 'MAX31850') {
+    const [lo, hi] = simTemperatureRange(type);
     if (o.outputs !== undefined) fail(`${path}.outputs`, 'is only for DS2408 and DS2413');
     if (o.sense !== undefined) {
       if (!NODES.includes(o.sense as PlantNode)) fail(`${path}.sense`, `must be one of ${NODES.join(', ')}, got ${JSON.stringify(o.sense)}`);
       sense = o.sense as PlantNode;
     }
     if (o.temperature !== undefined) {
-      if (typeof o.temperature !== 'number' || o.temperature < -55 || o.temperature > 125) fail(`${path}.temperature`, 'must be a number between -55 and 125');
+      if (typeof o.temperature !== 'number' || o.temperature < lo || o.temperature > hi) fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
       temperature = o.temperature;
     }
   } else {
@@ -193,7 +220,7 @@ function parseDevice(raw: unknown, path: string, names: Set<string>, addresses: 
     }
   }
   const valves = parseValves(o.valves, type, `${path}.valves`);
-  return { name, type, address, sense, temperature, outputs, valves, plugged: bool(o.plugged, `${path}.plugged`, true) };
+  return { name, type, address, sense, temperature, coldJunction, addressPins, outputs, valves, plugged: bool(o.plugged, `${path}.plugged`, true) };
 }
 
 /** `valves: {"1": {"travelSeconds": 6}, "5": {}}`: motor valves on a DS2408 (drivers/sim/motor-valve.ts). */

@@ -1,6 +1,6 @@
 // The built-in demo hardware for `--hardware sim` without `--sim-config`: a fermenter in a
 // fridge on a DS2482-800. Channel 0 has the beer and chamber air sensors, channel 1 the room
-// sensor, channel 2 a DS2408 whose relays 1 and 2 switch the heater and the cooler, and a
+// sensor and a MAX31850 thermocouple converter on a HERMS coil, channel 2 a DS2408 whose relays 1 and 2 switch the heater and the cooler, and a
 // DS2413. Two GPIO lines: a fan relay (active low) and a door switch input.
 // scripts/demo-sim.json holds the same configuration as a file to copy and edit.
 export const DEMO_SIM_CONFIG = {
@@ -18,7 +18,10 @@ export const DEMO_SIM_CONFIG = {
           { name: 'beer', type: 'DS18B20', address: '28-00000000b001', sense: 'beer' },
           { name: 'air', type: 'DS18B20', address: '28-00000000a001', sense: 'air' },
         ],
-        [{ name: 'room', type: 'DS18B20', address: '28-00000000c001', sense: 'ambient' }],
+        [
+          { name: 'room', type: 'DS18B20', address: '28-00000000c001', sense: 'ambient' },
+          { name: 'herms', type: 'MAX31850', address: '3b-00000000f001', temperature: 68 },
+        ],
         [
           { name: 'relays', type: 'DS2408', address: '29-00000000d001', outputs: { '1': 'heater', '2': 'cooler' } },
           { name: 'spare-io', type: 'DS2413', address: '3a-00000000e001' },

@@ -11,7 +11,7 @@ import type { GpioLineConfig } from '../gpio/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
 import { SimI2cBus } from './ds2482-sim.js';
 import { attachI2cSensors, stepI2cSensors, type SimI2cSensorEntry } from './i2c-sensor-setup.js';
-import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from './onewire-wire.js';
+import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413, SimMax31850, type SimThermocoupleFault } from './onewire-wire.js';
 import { ThermalPlant } from './plant.js';
 import { SimMotorValve } from './motor-valve.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
@@ -24,7 +24,11 @@ export interface SimHardwareOptions {
   w1RefreshMs?: number;
 }
 
-export type SimModel = SimDs18b20 | SimDs2408 | SimDs2413;
+export type SimModel = SimDs18b20 | SimMax31850 | SimDs2408 | SimDs2413;
+
+function isTempModel(m: SimModel): m is SimDs18b20 | SimMax31850 {
+  return m instanceof SimDs18b20 || m instanceof SimMax31850;
+}
 
 export interface SimSegmentEntry {
   /** Named as the driver names the master that reaches it, e.g. `ds2482-sim-0x18-ch0`. */
@@ -41,7 +45,13 @@ export interface SimDeviceEntry {
   forced: number | null;
 }
 
-export type SimFault = 'crc' | 'power-on' | 'zero' | 'clear';
+export type SimFault = 'crc' | 'power-on' | 'zero' | 'open' | 'short-gnd' | 'short-vcc' | 'clear';
+/** MAX31850 thermocouple faults by their sim fault name. */
+export const THERMOCOUPLE_FAULTS: Record<'open' | 'short-gnd' | 'short-vcc', SimThermocoupleFault> = {
+  open: 'open circuit',
+  'short-gnd': 'short to GND',
+  'short-vcc': 'short to VCC',
+};
 
 export const I2C_BUS_NAME = 'sim';
 
@@ -172,10 +182,13 @@ export class SimHardware {
   }
 
   private addDevice(spec: SimDeviceSpec, bus: SimSegmentEntry): void {
+    const temperature = spec.sense ? this.plant.temperature(spec.sense) : spec.temperature;
     const model: SimModel =
       spec.type === 'DS18B20'
-        ? new SimDs18b20({ address: spec.address, temperature: spec.sense ? this.plant.temperature(spec.sense) : spec.temperature })
-        : spec.type === 'DS2408'
+        ? new SimDs18b20({ address: spec.address, temperature })
+        : spec.type === 'MAX31850'
+          ? new SimMax31850({ address: spec.address, temperature, coldJunction: spec.coldJunction, addressPins: spec.addressPins })
+          : spec.type === 'DS2408'
           ? new SimDs2408({ address: spec.address })
           : new SimDs2413({ address: spec.address });
     bus.segment.attach(model);
@@ -187,7 +200,7 @@ export class SimHardware {
   /** True when any output wired to `role` is on: a plugged IO module's latch or a GPIO line. */
   actuatorOn(role: PlantActuator): boolean {
     for (const d of this.deviceList) {
-      if (d.spec.type === 'DS18B20' || !d.model.plugged || !d.bus.segment.isConnected) continue;
+      if (isTempModel(d.model) || !d.model.plugged || !d.bus.segment.isConnected) continue;
       const on = (d.model as SimDs2408 | SimDs2413).activeOutputs();
       for (const [ch, r] of Object.entries(d.spec.outputs)) if (r === role && on & (1 << (Number(ch) - 1))) return true;
     }
@@ -207,7 +220,7 @@ export class SimHardware {
     }
     if (this.lastStep === null || now > this.lastStep) this.lastStep = now;
     for (const d of this.deviceList) {
-      if (!(d.model instanceof SimDs18b20)) continue;
+      if (!isTempModel(d.model)) continue;
       d.model.setTemperature(d.forced ?? (d.spec.sense ? this.plant.temperature(d.spec.sense) : d.spec.temperature));
     }
     stepI2cSensors(this.i2cSensors, (node) => this.plant.temperature(node));
@@ -263,10 +276,10 @@ export class SimHardware {
     return d;
   }
 
-  /** Force a DS18B20's temperature, or give it back to the plant with null. */
+  /** Force a DS18B20's or MAX31850's temperature, or give it back to the plant with null. */
   setTemperature(key: string, degC: number | null): SimDeviceEntry {
     const d = this.device(key);
-    if (!(d.model instanceof SimDs18b20)) throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}, not a temperature sensor`);
+    if (!isTempModel(d.model)) throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}, not a temperature sensor`);
     d.forced = degC;
     this.step(this.now());
     return d;
@@ -275,7 +288,8 @@ export class SimHardware {
   /**
    * crc: garble the next `count` frames the device sends (Infinity = until cleared);
    * power-on: the chip restarts (a DS18B20 then holds the 85 degC power-on scratchpad);
-   * zero: its data line reads all zeros (an all-zero scratchpad passes the CRC); clear: none.
+   * zero: its data line reads all zeros (an all-zero scratchpad passes the CRC);
+   * open / short-gnd / short-vcc: a MAX31850's thermocouple fault; clear: none.
    */
   injectFault(key: string, fault: SimFault, count = 1): SimDeviceEntry {
     const d = this.device(key);
@@ -290,9 +304,16 @@ export class SimHardware {
       case 'zero':
         m.holdDataLow(true);
         break;
+      case 'open':
+      case 'short-gnd':
+      case 'short-vcc':
+        if (!(m instanceof SimMax31850)) throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}; ${fault} is a MAX31850 thermocouple fault`);
+        m.setFault(THERMOCOUPLE_FAULTS[fault]);
+        break;
       case 'clear':
         m.faults.corruptReads = 0;
         m.holdDataLow(false);
+        if (m instanceof SimMax31850) m.setFault(null);
         break;
     }
     return d;
@@ -358,6 +379,9 @@ export class SimHardware {
       plugged: d.model.plugged,
       faults: { crc: d.model.faults.corruptReads === Infinity ? 'always' : d.model.faults.corruptReads, zero: d.model.faults.zeroData },
     };
+    if (d.model instanceof SimMax31850) {
+      return { ...base, sense: d.spec.sense, temperature: d.model.temperature, coldJunction: d.model.coldJunction, forced: d.forced !== null, thermocoupleFault: d.model.thermocoupleFault };
+    }
     if (d.model instanceof SimDs18b20) {
       return { ...base, sense: d.spec.sense, temperature: d.model.temperature, forced: d.forced !== null, powerOnValue: d.model.powerOnValue };
     }

@@ -13,6 +13,7 @@ import type { OneWireSegment } from './onewire-wire.js';
 import { SimDs18b20 } from './onewire-ds18b20.js';
 import { SimDs2408 } from './onewire-ds2408.js';
 import { SimDs2413 } from './onewire-ds2413.js';
+import { SimMax31850 } from './onewire-max31850.js';
 import type { SimSlave } from './onewire-slave.js';
 
 export interface W1TreeOptions {
@@ -43,9 +44,14 @@ function hex2(b: number): string {
   return b.toString(16).padStart(2, '0');
 }
 
-/** Kernel w1_therm conversion of a 12-bit DS18B20 scratchpad to millidegrees. */
+/**
+ * Kernel w1_therm conversion of a scratchpad to millidegrees (DS18B20 12-bit; for family 3b with
+ * configuration bit 7 set, a MAX31850, the fault and reserved bits are masked as since Linux 5.14:
+ * the fault itself is not reported).
+ */
 function millidegrees(bytes: number[]): number {
-  const raw = (bytes[1]! << 8) | bytes[0]!;
+  let raw = (bytes[1]! << 8) | bytes[0]!;
+  if (bytes[4]! & 0x80) raw &= 0xfffc;
   const signed = raw & 0x8000 ? raw - 0x10000 : raw;
   return Math.trunc((signed * 1000) / 16);
 }
@@ -148,7 +154,7 @@ export class W1Tree {
     const bulk = this.takeWrite(bulkPath);
     if (bulk && bulk.toString().trim() === 'trigger') {
       this.stats.bulkTriggers++;
-      for (const d of reachable) if (d instanceof SimDs18b20) d.convertNow();
+      for (const d of reachable) if (d instanceof SimDs18b20 || d instanceof SimMax31850) d.convertNow();
     }
     for (const l of this.listed.values()) {
       if (l.master !== index) continue;
@@ -192,7 +198,7 @@ export class W1Tree {
     this.write(join(dir, 'w1_master_max_slave_count'), '64\n', 0o644);
     this.write(join(dir, 'w1_master_search'), '-1\n', 0o644);
     this.write(join(dir, 'w1_master_timeout'), '10\n');
-    const anyTherm = [...this.listed.values()].some((l) => l.master === index && l.device instanceof SimDs18b20);
+    const anyTherm = [...this.listed.values()].some((l) => l.master === index && (l.device instanceof SimDs18b20 || l.device instanceof SimMax31850));
     if (this.bulkRead !== 'absent' && anyTherm) {
       this.write(bulkPath, '0\n', this.bulkRead === 'writable' ? 0o664 : 0o444);
     } else if (existsSync(bulkPath)) {
@@ -250,6 +256,22 @@ export class W1Tree {
       this.write(join(dir, 'w1_slave'), w1Slave, 0o644);
       if (this.temperatureFile) this.write(join(dir, 'temperature'), temperature);
       this.write(join(dir, 'resolution'), `${d.resolutionBits}\n`, 0o644);
+      this.write(join(dir, 'ext_power'), '1\n');
+      return;
+    }
+    if (d instanceof SimMax31850) {
+      let w1Slave = '';
+      let temperature = '';
+      if (answering) {
+        d.convertNow();
+        const bytes = d.readScratchpadFrame();
+        const ok = crc8(bytes.slice(0, 8)) === bytes[8];
+        if (ok) l.lastGood = bytes;
+        w1Slave = renderW1Slave(bytes, l.lastGood);
+        temperature = ok ? `${millidegrees(bytes)}\n` : '';
+      }
+      this.write(join(dir, 'w1_slave'), w1Slave, 0o644);
+      if (this.temperatureFile) this.write(join(dir, 'temperature'), temperature);
       this.write(join(dir, 'ext_power'), '1\n');
       return;
     }

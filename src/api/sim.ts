@@ -3,6 +3,7 @@
 // read and change the plant, set GPIO input levels. Devices are named by their sim config
 // name, their address (16 hex digits) or their kernel name (28-...).
 import type { FastifyPluginAsync } from 'fastify';
+import { simTemperatureRange } from '../../drivers/sim/sim-config.js';
 import { SimNotFoundError, type SimFault, type SimHardware } from '../../drivers/sim/sim-hardware.js';
 import { isPlainObject } from '../codec/decode.js';
 import { HttpError } from './errors.js';
@@ -45,7 +46,7 @@ function run<T>(fn: () => T): T {
   }
 }
 
-const DEVICE_FAULTS: SimFault[] = ['crc', 'power-on', 'zero', 'clear'];
+const DEVICE_FAULTS: SimFault[] = ['crc', 'power-on', 'zero', 'open', 'short-gnd', 'short-vcc', 'clear'];
 const BUS_FAULTS = ['short', 'cut', 'clear'] as const;
 
 export function simRoutes(sim: SimHardware): FastifyPluginAsync {
@@ -68,11 +69,12 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
       const b = body(req.body, true);
       onlyKeys(b, ['value']);
       if (!('value' in b)) throw invalid('value', 'required (degC, or null to follow the plant)');
-      const value = b.value === null ? null : finite(b, 'value', -55, 125, true)!;
+      const [lo, hi] = simTemperatureRange(run(() => sim.device(req.params.device)).spec.type);
+      const value = b.value === null ? null : finite(b, 'value', lo, hi, true)!;
       run(() => sim.setTemperature(req.params.device, value));
       return device(req.params.device);
     });
-    app.post<{ Params: { device: string } }>('/sim/devices/:device/fault', doc('Inject a fault: {"fault": "crc"|"power-on"|"zero"|"clear", "count": n|"always"} (count: crc frames)'), async (req) => {
+    app.post<{ Params: { device: string } }>('/sim/devices/:device/fault', doc('Inject a fault: {"fault": "crc"|"power-on"|"zero"|"open"|"short-gnd"|"short-vcc"|"clear", "count": n|"always"} (count: crc frames; open/short-*: MAX31850 thermocouple)'), async (req) => {
       const b = body(req.body, true);
       onlyKeys(b, ['fault', 'count']);
       const fault = b.fault as SimFault;

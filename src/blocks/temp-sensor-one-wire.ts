@@ -1,5 +1,8 @@
-// TempSensorOneWire: a DS18B20 on any 1-Wire master, by address. value = reading + offset,
-// null when the driver has no valid reading under 2 s old.
+// TempSensorOneWire: a DS18B20 (family 28) or a MAX31850 thermocouple converter (family 3b) on
+// any 1-Wire master, by address. value = reading + offset, null when the driver has no valid
+// reading under 2 s old. The MAX31850 is the same block type (the Brewblox UI knows it), with the
+// driver decoding by family; its readings of several hundred degC pass, and a thermocouple fault
+// gives null with the fault named in `fault` and counted in `faults`.
 import { f } from '../codec/fields.js';
 import { oneWireAccess } from '../runtime/hardware.js';
 import { defineBlock } from '../runtime/types.js';
@@ -11,16 +14,19 @@ const UPDATE_MS = 100;
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
   offset: f.deltaTemp({ stored: true, description: 'calibration added to every reading' }),
-  address: f.address({ stored: true, unique: true, description: '16 hex digits, family byte (28) first' }),
+  address: f.address({ stored: true, unique: true, description: '16 hex digits, family byte first: 28 DS18B20, 3b MAX31850 thermocouple' }),
   oneWireBusId: f.link('OneWireBusInterface', { readonly: true }),
   connected: f.bool({ readonly: true, description: 'the last read of the sensor succeeded' }),
+  coldJunction: f.temp({ readonly: true, description: 'MAX31850: the converter chip (cold junction) temperature' }),
+  fault: f.string({ readonly: true, maxLength: 40, description: 'MAX31850: thermocouple fault of the last read (open circuit, short to GND, short to VCC), empty when none' }),
+  faults: f.number({ readonly: true, integer: true, description: 'MAX31850: reads that reported a thermocouple fault' }),
 };
 
 export const TempSensorOneWire = defineBlock<typeof fields>({
   type: 'TempSensorOneWire',
   fields,
   implements: ['TempSensorInterface', 'OneWireDeviceInterface'],
-  description: 'A DS18B20 temperature sensor on a 1-Wire bus',
+  description: 'A DS18B20 temperature sensor or MAX31850 thermocouple on a 1-Wire bus',
   discovered: true,
   onWrite(block, info, ctx) {
     const before = info.previous?.address;
@@ -35,6 +41,9 @@ export const TempSensorOneWire = defineBlock<typeof fields>({
     const r = ow ? ow.temperature(d.address, ctx.now) : null;
     d.value = r && r.value !== null ? r.value + (d.offset ?? 0) : null;
     d.connected = r?.connected ?? false;
+    d.coldJunction = r?.coldJunction ?? null;
+    d.fault = r?.fault ?? '';
+    d.faults = r?.faults ?? null;
     if (r?.bus) {
       const busId = oneWireBusBlockId(r.bus);
       d.oneWireBusId = ctx.resolve(busId, 'OneWireBusInterface') ? busId : null;

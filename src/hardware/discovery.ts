@@ -10,6 +10,8 @@ import type { OneWireHub } from './onewire-hub.js';
 
 const DEVICE_TYPES: Record<number, { type: string; label: string; data?: Record<string, unknown> }> = {
   [FAMILY.DS18B20]: { type: 'TempSensorOneWire', label: 'OneWire Temp Sensor' },
+  // MAX31850 (or DS1825): the same block type, decoded by family in the driver.
+  [FAMILY.MAX31850]: { type: 'TempSensorOneWire', label: 'OneWire Thermocouple' },
   [FAMILY.DS2408]: { type: 'DS2408', label: 'DS2408', data: { connectMode: 'CONNECT_ACTUATOR' } },
   [FAMILY.DS2413]: { type: 'DS2413', label: 'DS2413' },
 };

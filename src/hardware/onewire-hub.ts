@@ -25,7 +25,7 @@ interface Want {
 }
 
 const IO_FAMILIES: Record<number, IoKind> = { [FAMILY.DS2408]: 'ds2408', [FAMILY.DS2413]: 'ds2413' };
-const FAMILY_OF_KIND: Record<WantKind, number> = { temperature: FAMILY.DS18B20, ds2408: FAMILY.DS2408, ds2413: FAMILY.DS2413 };
+const FAMILIES_OF_KIND: Record<WantKind, number[]> = { temperature: [FAMILY.DS18B20, FAMILY.MAX31850], ds2408: [FAMILY.DS2408], ds2413: [FAMILY.DS2413] };
 
 export class OneWireHub implements OneWireAccess {
   private readonly pollers: BusPoller[] = [];
@@ -60,8 +60,10 @@ export class OneWireHub implements OneWireAccess {
     if (!w?.poller) return { value: null, bus: null, connected: false };
     const value = w.poller.temperature(address, now);
     // A failing bus-wide conversion (a short) skips the reads, which leaves the poller's flag set.
-    const connected = value !== null && (w.poller.sensor(address)?.connected ?? false);
-    return { value, bus: w.poller.bus.name, connected };
+    const sensor = w.poller.sensor(address);
+    const connected = value !== null && (sensor?.connected ?? false);
+    if (romFamily(address) !== FAMILY.MAX31850) return { value, bus: w.poller.bus.name, connected };
+    return { value, bus: w.poller.bus.name, connected, coldJunction: connected ? (sensor?.coldJunction ?? null) : null, fault: sensor?.fault ?? null, faults: sensor?.faultCount ?? 0 };
   }
 
   io(address: string, kind: OneWireIoKind): IoReading | null {
@@ -188,7 +190,7 @@ export class OneWireHub implements OneWireAccess {
 
   /** The want for an address, created on first ask; null for an address no device of `kind` can have. */
   private want(address: string, kind: WantKind, now: number): Want | null {
-    if (!isValidRom(address) || FAMILY_OF_KIND[kind] !== romFamily(address)) return null;
+    if (!isValidRom(address) || !FAMILIES_OF_KIND[kind].includes(romFamily(address))) return null;
     let w = this.wants.get(address);
     if (w && w.kind !== kind) {
       this.release(address);

@@ -24,6 +24,10 @@ export interface TemperatureReading {
   bus: string | null;
   /** The last read of the sensor succeeded. */
   connected: boolean;
+  /** MAX31850 only (absent for a DS18B20): cold-junction degC, the thermocouple fault, faults counted. */
+  coldJunction?: number | null;
+  fault?: string | null;
+  faults?: number;
 }
 
 export interface IoReading {

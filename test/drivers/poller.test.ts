@@ -36,7 +36,7 @@ t.test('N sensors refresh within one cycle: one conversion, then N reads after 7
   t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps.map((c) => c + 1), 'refreshed in cycle 2');
   await runUntil(poller, clock, t0 + 10_000, 100);
   t.equal(sensors[0]!.conversions, 10, 'one cycle per second with 100 ms service calls');
-  t.same(poller.counters, { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, searches: 0 });
+  t.same(poller.counters, { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, thermocoupleFaults: 0, searches: 0 });
   t.equal(poller.lastError, null);
 });
 
@@ -189,6 +189,7 @@ t.test('search is serialised with polling; service never throws on odd errors', 
       throw new TypeError('boom');
     },
     readTemperature: async () => 0,
+    readMax31850: async () => ({ temperature: 0, coldJunction: 0, fault: null, addressPins: 0, chip: 'MAX31850' }),
     readDs2408: async () => ({ pins: 0, latches: 0 }),
     writeDs2408: async () => {},
     readDs2413: async () => ({ pins: 0, latches: 0 }),

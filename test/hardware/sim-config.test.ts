@@ -15,7 +15,7 @@ t.test('bad configs are refused with the path of the offending field', async (t)
     [{ ds2482: [{ address: 24, variant: 'ds2482-400' }] }, /sim\.ds2482\[0\]\.variant must be "ds2482-100" or "ds2482-800"/],
     [{ ds2482: [{ address: 24, variant: 'ds2482-100', channels: [[], []] }] }, /sim\.ds2482\[0\]\.channels a ds2482-100 has 1 channel/],
     [{ ds2482: [{ address: 24 }, { address: '0x18' }] }, /sim\.ds2482\[1\]\.address 0x18 is used by another bridge/],
-    [chip([{ name: 'x', type: 'DS1820' }]), /sim\.ds2482\[0\]\.channels\[0\]\[0\]\.type must be DS18B20, DS2408 or DS2413/],
+    [chip([{ name: 'x', type: 'DS1820' }]), /sim\.ds2482\[0\]\.channels\[0\]\[0\]\.type must be DS18B20, MAX31850, DS2408 or DS2413/],
     [chip([{ name: 'x', type: 'DS18B20', address: '29-000000000001' }]), /\.address family 0x29 does not match a DS18B20/],
     [chip([{ name: 'x', type: 'DS18B20', address: '2801000000000000' }]), /\.address "2801000000000000" has a wrong CRC byte/],
     [chip([{ name: 'x', type: 'DS18B20', address: 'beer' }]), /\.address "beer" is neither a kernel name/],
@@ -53,7 +53,7 @@ t.test('the demo config file is the built-in demo, and both parse', async (t) =>
   t.same(file, DEMO_SIM_CONFIG);
   const parsed = parseSimConfig(DEMO_SIM_CONFIG);
   t.equal(parsed.ds2482[0]!.variant, 'ds2482-800');
-  t.same(parsed.ds2482[0]!.channels.flat().map((d) => d.type).sort(), ['DS18B20', 'DS18B20', 'DS18B20', 'DS2408', 'DS2413']);
+  t.same(parsed.ds2482[0]!.channels.flat().map((d) => d.type).sort(), ['DS18B20', 'DS18B20', 'DS18B20', 'DS2408', 'DS2413', 'MAX31850']);
   t.ok(parsed.ds2482[0]!.channels.flat().some((d) => d.outputs[1] === 'heater') && parsed.ds2482[0]!.channels.flat().some((d) => d.outputs[2] === 'cooler'));
 });
 
