@@ -5,6 +5,7 @@ import { defineBlock, type IoArray } from '../../src/runtime/types.js';
 import { ChannelCapability } from '../../src/blocks/shared/enums.js';
 import { ioChannelsField, makeChannels } from '../../src/blocks/shared/fields.js';
 import { link, setup } from './setup.js';
+import { at } from '../helpers/json.js';
 
 /** An IoArray without PWM, like a DS2408 or a relay board. */
 const RelayPins = defineBlock<{ channels: typeof ioChannelsField }, { pins: boolean[]; io: IoArray }>({
@@ -91,7 +92,7 @@ t.test('FastPwm: analog constraints, soft start both ways, 0 % once without a se
   su.patch('pump', 'FastPwm', { enabled: true, transitionDurationPreset: 'ST_OFF', invert: true });
   t.equal(duty(su, 4), 80, 'no ramp, inverted: 20 % setting = 80 % pin duty');
   t.equal(su.data('pump').value, 20);
-  t.equal(su.runtime.read({ id: 'Pins' }).data.channels[3].claimedBy.id, 'pump', 'the channel is claimed');
+  t.equal(at(su.runtime.read({ id: 'Pins' }).data, 'channels', 3, 'claimedBy', 'id'), 'pump', 'the channel is claimed');
   su.create('sensor', 'TempSensorExternal', { setting: 18, timeout: 0 });
   su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, enabled: true });
   su.create('pid', 'Pid', { inputId: link('sp'), outputId: link('pump'), kp: 10, enabled: true });

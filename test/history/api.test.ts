@@ -9,6 +9,7 @@ import { Recorder, until, VARIANTS } from '../mqtt/fixtures.js';
 import { createLogger } from '../../src/log.js';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { at } from '../helpers/json.js';
 
 const INTERVAL = 300;
 
@@ -120,8 +121,8 @@ for (const variant of VARIANTS) {
         t.same(await res.json(), { ping: 'pong' }, method);
       }
       const doc = await (await fetch(`${root}/history/api/doc/json`)).json();
-      for (const p of ['ping', 'fields', 'ranges', 'metrics', 'csv']) t.ok(doc.paths[`/history/timeseries/${p}`], `${p} documented`);
-      t.ok(doc.paths['/history/timeseries/ranges'].post.requestBody, 'ranges has a body schema');
+      for (const p of ['ping', 'fields', 'ranges', 'metrics', 'csv']) t.ok(at(doc, 'paths', `/history/timeseries/${p}`), `${p} documented`);
+      t.ok(at(doc, 'paths', '/history/timeseries/ranges', 'post', 'requestBody'), 'ranges has a body schema');
     });
 
     await t.test('websocket stream: initial ranges, then a new point within one emit interval; metrics; stop; bad commands', async (t) => {
