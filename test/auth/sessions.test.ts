@@ -59,7 +59,7 @@ async function sseLive(t: Test, name: string, url: string, headers: Record<strin
   if (res.status !== 200) throw new Error(`${name}: ${res.status}`);
   const reader = res.body!.getReader();
   let open = true;
-  let waiters: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
   const ended = (async () => {
     try {
       for (;;) {

@@ -73,7 +73,7 @@ t.test('FastPwm: analog constraints, soft start both ways, 0 % once without a se
     transitionDurationPreset: 'ST_SLOW',
     constraints: { max: { value: 60, enabled: true } },
   });
-  let d = su.data('pump');
+  const d = su.data('pump');
   t.equal(d.setting, 60, 'max constraint');
   t.equal(d.constraints.max.limiting, true);
   t.equal(d.transitionDurationValue, 2);
