@@ -52,7 +52,7 @@ t.test('DigitalActuator soft start ramps the duty on over the preset, switches o
 });
 
 t.test('channels without PWM: transitionDurationValue 0 s and a plain switch', async (t) => {
-  const su = setup({ types: [RelayPins] });
+  const su = setup({ extraTypes: [RelayPins] });
   su.create('Relays', 'RelayPins', {});
   su.create('pump', 'DigitalActuator', { hwDevice: link('Relays'), channel: 1, transitionDurationPreset: 'ST_SLOW', storedState: 'STATE_ACTIVE' });
   t.equal(su.data('pump').transitionDurationValue, 0);

@@ -1,6 +1,5 @@
 import t from 'tap';
 import { f } from '../../src/codec/fields.js';
-import { blockTypes } from '../../src/blocks/index.js';
 import { defineBlock } from '../../src/runtime/types.js';
 import { runFor } from '../../src/runtime/loop.js';
 import { testRuntime } from '../helpers/runtime.js';
@@ -23,10 +22,9 @@ const Probe = defineBlock({
   },
 });
 
-const types = [...blockTypes, Probe];
 
 t.test('due blocks run in dependency order: inputs first, drivers before their targets', async (t) => {
-  const { runtime, clock } = testRuntime({ types });
+  const { runtime, clock } = testRuntime({ extraTypes: [Probe] });
   // Created in an order opposite to the data flow: actuator, then the chain feeding it.
   runtime.create({ id: 'act', type: 'Probe', data: {} });
   runtime.create({ id: 'pid', type: 'Probe', data: { 'output<>': 'act', 'input<>': 'act' } });
@@ -42,7 +40,7 @@ t.test('due blocks run in dependency order: inputs first, drivers before their t
 });
 
 t.test('each block runs when due; a write forces an immediate update', async (t) => {
-  const { runtime, clock } = testRuntime({ types });
+  const { runtime, clock } = testRuntime({ extraTypes: [Probe] });
   runtime.create({ id: 'fast', type: 'Probe', data: { interval: 100 } });
   runtime.create({ id: 'slow', type: 'Probe', data: { interval: 5000 } });
   const before = (id: string) => runtime.find(id)!.data.count as number;
@@ -81,7 +79,7 @@ t.test('a failing update does not stop the loop', async (t) => {
       throw new Error('boom');
     },
   });
-  const { runtime, clock } = testRuntime({ types: [...types, Broken] });
+  const { runtime, clock } = testRuntime({ extraTypes: [Probe, Broken] });
   runtime.create({ id: 'broken', type: 'Broken', data: {} });
   runtime.create({ id: 'ok', type: 'Probe', data: { interval: 100 } });
   const c = runtime.find('ok')!.data.count as number;
