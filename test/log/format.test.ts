@@ -78,7 +78,7 @@ t.test('--log-format pretty through a pipe; journald keeps its <N> prefix', asyn
     c.on('exit', (code) => resolve({ code, err }));
   });
   t.equal(bad.code, 2);
-  t.match(bad.err, /logFormat: must be 'auto', 'json' or 'pretty', got "fancy"/);
+  t.match(bad.err, /logFormat \(flag --log-format\): must be 'auto', 'json' or 'pretty', got "fancy"/);
 });
 
 t.test('prettyLine: extras, errors, and secrets redacted at the source', async (t) => {
