@@ -126,7 +126,7 @@ t.test('a full outbox drops the oldest, counts it, and logs one line', async (t)
   const LIMIT = 10;
   const rt = await start(t, { webhook: { url: receiver.url('/hook') }, outboxLimit: LIMIT, retryBaseMs: 60000, remindHours: 200 / 3600_000 }, log);
   t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
-  const status = async () => (await (await fetch(`${rt.base}/system/status`)).json()).alerts.outbox;
+  const status = async () => ((await (await fetch(`${rt.base}/system/status`)).json()) as { alerts: { outbox: any } }).alerts.outbox;
   const full = await until('drops', limit(15000), async () => {
     const o = await status();
     return o.dropped >= 5 && o;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { startApp } from '../helpers/app.js';
+import { at } from '../helpers/json.js';
 
 t.test('rules edited from the API follow a rename and go away with a delete', async (t) => {
   const running = await startApp({ hardware: 'sim' });
@@ -15,16 +16,16 @@ t.test('rules edited from the API follow a rename and go away with a delete', as
 
   const bad = await put({ sensorNull: { after: 'soon' } });
   t.equal(bad.status, 422);
-  t.match(bad.body.message, 'sensorNull.after');
-  t.equal(bad.body.validation[0].path, 'sensorNull.after');
+  t.match(at(bad.body, 'message'), 'sensorNull.after');
+  t.equal(at(bad.body, 'validation', 0, 'path'), 'sensorNull.after');
   const unknown = await put({ sensorNul: {} });
   t.equal(unknown.status, 422, 'an unknown rule is refused');
 
   t.equal((await running.post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} })).status, 201);
   const ok = await put({ sensorNull: { after: 30 }, blocks: { Probe: { after: 5 } } });
   t.equal(ok.status, 200);
-  t.equal(ok.body.rules.sensorNull.after, 30);
-  t.equal(ok.body.rules.setpointBand.band, 2, 'defaults fill the rest');
+  t.equal(at(ok.body, 'rules', 'sensorNull', 'after'), 30);
+  t.equal(at(ok.body, 'rules', 'setpointBand', 'band'), 2, 'defaults fill the rest');
 
   t.equal((await running.post('blocks/rename', { existing: 'Probe', desired: 'Beer Probe' })).status, 200);
   const doc = () => running.app.documents.get('edge-one', 'alerts') as any;

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 t.test('backup save -> all/delete -> load restores every block with ids, nids, links and meta', async (t) => {
-  const { app, post, close } = await httpApp();
+  const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5, fluctuations: [{ amplitude: 0.2, period: 60 }] }, meta: { color: 'blue' } });
   await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor', filter: 'FILTER_45s' } });
@@ -31,7 +31,7 @@ t.test('backup save -> all/delete -> load restores every block with ids, nids, l
 });
 
 t.test('forward links resolve and failing blocks are reported by name', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const backup = {
     blocks: [
@@ -59,7 +59,7 @@ t.test('forward links resolve and failing blocks are reported by name', async (t
 });
 
 t.test('backup includes and restores the controller datastore documents', async (t) => {
-  const { app, post, close } = await httpApp();
+  const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degF' }, { namespace: 'edge-one:ui', id: 'layout', cols: 3 }, { namespace: 'other', id: 'x' }]);
   const backup = (await post('blocks/backup/save')).body;
@@ -73,7 +73,7 @@ t.test('backup includes and restores the controller datastore documents', async 
 });
 
 t.test('a backup with nothing loadable is refused and changes nothing; rejected documents are reported', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', { id: 'keep', type: 'TempSensorMock', data: {} });
   const garbage = await post('blocks/backup/load', { blocks: [1, 'x', null] });
@@ -88,7 +88,7 @@ t.test('a backup with nothing loadable is refused and changes nothing; rejected 
 });
 
 t.test('nid and meta bounds', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const big = await post('blocks/create', { id: 'x', nid: 9007199254740991, type: 'TempSensorMock', data: {} });
   t.equal(big.status, 422);
@@ -102,7 +102,7 @@ t.test('nid and meta bounds', async (t) => {
 });
 
 t.test('a backup with an empty blocks list is refused and deletes nothing', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', { id: 'Kept', type: 'TempSensorMock', data: { setting: 20 } });
   const before = (await post('blocks/all/read/stored')).body;

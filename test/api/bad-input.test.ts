@@ -1,10 +1,10 @@
 import t from 'tap';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 const sensor = { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20 } };
 
 t.test('bad input gets the documented status, names the problem, and changes nothing', async (t) => {
-  const { app, post, close } = await httpApp();
+  const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   t.equal((await post('blocks/create', sensor)).status, 201);
   await post('blocks/create', { id: 'pins', type: 'MockPins', data: {} });
@@ -62,7 +62,7 @@ t.test('bad input gets the documented status, names the problem, and changes not
 });
 
 t.test('100 concurrent requests of any mix are safe', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', sensor);
   const ops = Array.from({ length: 100 }, (_, i) => {
@@ -88,7 +88,7 @@ t.test('100 concurrent requests of any mix are safe', async (t) => {
 });
 
 t.test('Swagger UI and the generated OpenAPI document', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const ui = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/' });
   t.equal(ui.statusCode, 200);
@@ -102,7 +102,7 @@ t.test('Swagger UI and the generated OpenAPI document', async (t) => {
 });
 
 t.test('ping and status', async (t) => {
-  const { app, post, close } = await httpApp();
+  const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const get = await app.http.inject({ method: 'GET', url: '/edge-one/system/ping' });
   t.same(JSON.parse(get.body), { ping: 'pong' });

@@ -1,10 +1,10 @@
 // The new block types through REST: documented in the Swagger schema, bad input answered with
 // a 422 naming the field, and a Sequence line that does not parse stored with its error.
 import t from 'tap';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 t.test('Sequence, Variables, MotorValve and FastPwm over REST', async (t) => {
-  const h = await httpApp();
+  const h = await startApp({}, { listen: false });
   t.teardown(() => h.close());
   const doc = await h.app.http.inject({ method: 'GET', url: `/${h.app.config.serviceId}/api/doc/json` });
   t.equal(doc.statusCode, 200);

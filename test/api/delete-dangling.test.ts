@@ -1,8 +1,8 @@
 import t from 'tap';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 t.test('blocks/delete answers the ident and the links of other blocks that now point nowhere', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20 } });
   await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Beer Sensor' } });

@@ -4,10 +4,10 @@ import t from 'tap';
 import type { InjectOptions } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
 import { silentLogger } from '../../src/log.js';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 t.test('the app', async (t) => {
-  const h = await httpApp({ hardware: 'sim' });
+  const h = await startApp({ hardware: 'sim' }, { listen: false });
   t.teardown(() => h.close());
   const inject = (o: InjectOptions) => h.app.http.inject(o);
 

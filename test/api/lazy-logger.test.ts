@@ -23,7 +23,7 @@ t.test('a quiet request makes no child; a logging one logs with its request id',
   let children = 0;
   const app = Fastify({
     loggerInstance: log,
-    childLoggerFactory: (parent, bindings, opts) => lazyChildLogger({ ...parent, child: (b: never, o: never) => (children++, parent.child(b, o)), isLevelEnabled: (l: string) => parent.isLevelEnabled(l) } as never, bindings, opts),
+    childLoggerFactory: (parent, bindings, opts) => lazyChildLogger({ ...parent, child: (b: never, o: never) => (children++, parent.child(b, o)), isLevelEnabled: (l: string) => log.isLevelEnabled(l) } as never, bindings, opts),
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.get('/quiet', async (req) => {

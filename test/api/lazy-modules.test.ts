@@ -2,12 +2,12 @@
 // page loads its part on the first request and answers as before.
 import t from 'tap';
 import { createRequire } from 'node:module';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 const loaded = (pkg: string) => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes(`/node_modules/${pkg}/`));
 
 t.test('docs and mqtt.js load only when used', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   for (const pkg of ['@fastify/swagger-ui', '@fastify/compress', 'mqtt']) t.notOk(loaded(pkg), `${pkg} not loaded by createApp`);
   const page = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/' });

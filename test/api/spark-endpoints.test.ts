@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
+import { at, objectAt } from '../helpers/json.js';
 
 const dirs: string[] = [];
 t.teardown(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -165,7 +166,7 @@ t.test('Swagger lists the legacy names of each type as deprecated', async (t) =>
   t.teardown(() => rt.close());
   const doc = await (await fetch(`${rt.base}/api/doc/json`)).json();
   const text = JSON.stringify(doc);
-  const body = doc.paths['/edge-one/blocks/create'].post.requestBody.content['application/json'].schema;
+  const body = objectAt(doc, 'paths', '/edge-one/blocks/create', 'post', 'requestBody', 'content', 'application/json', 'schema') as { anyOf?: unknown[]; oneOf?: unknown[] };
   // Each type is a shared component the body refers to.
   const resolve = (v: any) => (typeof v.$ref === 'string' ? v.$ref.split('/').slice(1).reduce((o: any, k: string) => o?.[k], doc) : v);
   const variants: any[] = (body.anyOf ?? body.oneOf ?? []).map(resolve);
@@ -174,5 +175,5 @@ t.test('Swagger lists the legacy names of each type as deprecated', async (t) =>
   t.match(da.properties.data.properties.constrainedBy, { deprecated: true, description: /constraints object/ });
   t.notOk(da.properties.data.properties.constraints.deprecated, 'current fields are not deprecated');
   t.match(text, /rename/, 'rename is documented');
-  for (const path of ['/edge-one/blocks/rename', '/edge-one/blocks/batch/create', '/edge-one/blocks/validate', '/edge-one/settings/enabled', '/edge-one/system/reboot/service']) t.ok(doc.paths[path], path);
+  for (const path of ['/edge-one/blocks/rename', '/edge-one/blocks/batch/create', '/edge-one/blocks/validate', '/edge-one/settings/enabled', '/edge-one/system/reboot/service']) t.ok(at(doc, 'paths', path), path);
 });

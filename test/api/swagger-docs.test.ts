@@ -3,11 +3,11 @@
 // title names edgeblocks.
 import t from 'tap';
 import { gunzipSync } from 'node:zlib';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp, type RunningApp } from '../helpers/app.js';
 
 const DOC = '/edge-one/api/doc';
 
-async function openapi(app: Awaited<ReturnType<typeof httpApp>>['app']) {
+async function openapi(app: RunningApp['app']) {
   const res = await app.http.inject({ method: 'GET', url: `${DOC}/json` });
   return { text: res.body, spec: JSON.parse(res.body) };
 }
@@ -19,7 +19,7 @@ function tryItOutBody(spec: any, route: string): any {
 }
 
 t.test('"Try it out" defaults are valid requests, in the order a user tries them', async (t) => {
-  const { app, post, close } = await httpApp();
+  const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const { spec } = await openapi(app);
   const create = tryItOutBody(spec, 'blocks/create');
@@ -34,7 +34,7 @@ t.test('"Try it out" defaults are valid requests, in the order a user tries them
 });
 
 t.test('every create example (one per creatable type) is accepted', async (t) => {
-  const { app, post, close } = await httpApp({ hardware: 'sim' });
+  const { app, post, close } = await startApp({ hardware: 'sim' }, { listen: false });
   t.teardown(close);
   const { spec } = await openapi(app);
   const examples = Object.values(spec.paths['/edge-one/blocks/create'].post.requestBody.content['application/json'].examples as Record<string, { value: any }>);
@@ -47,7 +47,7 @@ t.test('every create example (one per creatable type) is accepted', async (t) =>
 });
 
 t.test('block types are shared components, referenced by the routes', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const { text, spec } = await openapi(app);
   for (const type of app.runtime.types.keys()) t.ok(spec.components.schemas[type]?.properties?.data, `${type} is a component`);
@@ -59,7 +59,7 @@ t.test('block types are shared components, referenced by the routes', async (t) 
 });
 
 t.test('the document and the page are served compressed; the title names edgeblocks', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const plain = await app.http.inject({ method: 'GET', url: `${DOC}/json` });
   const gz = await app.http.inject({ method: 'GET', url: `${DOC}/json`, headers: { 'accept-encoding': 'gzip' } });

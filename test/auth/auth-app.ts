@@ -5,14 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import type t from 'tap';
+import type { Test } from 'tap';
 import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
 import { freePort } from '../helpers/mosquitto.js';
 
 export const PASSWORD = 'correct horse battery';
-
-type Test = typeof t;
 
 export async function setup(t: Test) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-auth-'));

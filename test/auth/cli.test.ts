@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { limit } from '../helpers/limits.js';
 import { CLI } from '../helpers/cli.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
@@ -27,7 +27,7 @@ function run(args: string[], stdin = ''): Promise<{ code: number | null; stdout:
   });
 }
 
-const tmp = (t: typeof import('tap').default) => {
+const tmp = (t: Test) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-users-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;

@@ -4,7 +4,7 @@
 // stale writer of the users file and a restart do not bring them back).
 import { spawn } from 'node:child_process';
 import mqtt from 'mqtt';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
 import { CLI } from '../helpers/cli.js';
@@ -37,7 +37,7 @@ interface Live {
   close(): void;
 }
 
-async function mqttLive(t: Tap, name: string, url: string, opts: mqtt.IClientOptions): Promise<Live> {
+async function mqttLive(t: Test, name: string, url: string, opts: mqtt.IClientOptions): Promise<Live> {
   const c = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: limit(10_000), ...opts });
   t.teardown(() => void c.end(true));
   await new Promise<void>((resolve, reject) => {
@@ -52,14 +52,14 @@ async function mqttLive(t: Tap, name: string, url: string, opts: mqtt.IClientOpt
   return { name, ended, isOpen: () => open, next, close: () => void c.end(true) };
 }
 
-async function sseLive(t: Tap, name: string, url: string, headers: Record<string, string>): Promise<Live> {
+async function sseLive(t: Test, name: string, url: string, headers: Record<string, string>): Promise<Live> {
   const ctl = new AbortController();
   t.teardown(() => ctl.abort());
   const res = await fetch(url, { headers, signal: ctl.signal });
   if (res.status !== 200) throw new Error(`${name}: ${res.status}`);
   const reader = res.body!.getReader();
   let open = true;
-  let waiters: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
   const ended = (async () => {
     try {
       for (;;) {
@@ -78,7 +78,7 @@ async function sseLive(t: Tap, name: string, url: string, headers: Record<string
 }
 
 /** Every connection in `lives` ends within `ms`; returns how long the last one took. */
-async function allEnd(t: Tap, lives: Live[], ms: number): Promise<number> {
+async function allEnd(t: Test, lives: Live[], ms: number): Promise<number> {
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
@@ -88,7 +88,6 @@ async function allEnd(t: Tap, lives: Live[], ms: number): Promise<number> {
   return Date.now() - started;
 }
 
-type Tap = typeof t;
 
 t.test('`user remove` (the CLI) closes the user’s MQTT connections, /eventbus websocket and event streams', async (t) => {
   const { rt, dataDir, token, login, origin, log } = await setup(t);

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/log.js';
 import { BackupSchedule, isValidCron } from '../../src/service/backup-schedule.js';
 import { BackupFiles } from '../../src/store/backup-files.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { at } from '../helpers/json.js';
 
 t.test('scheduled backups follow the cron schedule on a manual clock and are pruned to the limit', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-backups-'));
@@ -42,7 +43,7 @@ t.test('scheduled backups follow the cron schedule on a manual clock and are pru
   t.equal(backup.name, 'auto-20261122T160000Z');
   const { messages } = await runtime.backupLoad(backup);
   t.same(messages, []);
-  t.equal(runtime.read({ id: 'Beer Sensor' }).data.setting.value, 18, 'a scheduled backup loads back');
+  t.equal(at(runtime.read({ id: 'Beer Sensor' }).data, 'setting', 'value'), 18, 'a scheduled backup loads back');
 });
 
 t.test('cron validation', async (t) => {

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 t.test('stored backups: save, list, download, upload, load', async (t) => {
-  const { post, close } = await httpApp();
+  const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18 } });
   const saved = await post('blocks/backup/stored/save', { name: 'before-brew' });

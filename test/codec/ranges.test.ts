@@ -2,12 +2,12 @@
 // range (SETPOINT_RANGE_C in the field table) that REST and Swagger share, named in the user's unit.
 import t from 'tap';
 import { SETPOINT_RANGE_C } from '../../src/codec/fields.js';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 const pair = (storedSetting: unknown) => ({ id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting } });
 
 t.test('setpoints outside the range and temperatures below absolute zero: 422 naming field, range and unit', async (t) => {
-  const { app, post, close } = await httpApp();
+  const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   t.equal((await post('blocks/create', pair(20))).status, 201);
   for (const bad of [-300, 2000, 200]) {
@@ -34,7 +34,7 @@ t.test('setpoints outside the range and temperatures below absolute zero: 422 na
 });
 
 t.test('Swagger shows the range as minimum and maximum', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const doc = JSON.parse((await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/json' })).body);
   const text = JSON.stringify(doc);

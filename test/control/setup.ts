@@ -1,10 +1,10 @@
-// A block runtime on a manual clock and in-memory persistence, for the control block tests.
-import { blockTypes } from '../../src/blocks/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+// The test runtime (test/helpers/runtime.ts) with shorthands for the control block tests.
+import type { ManualClock } from '../../src/runtime/clock.js';
 import { runFor, type TickHook } from '../../src/runtime/loop.js';
-import { MemoryPersistence } from '../../src/runtime/persistence.js';
-import { BlockRuntime } from '../../src/runtime/runtime.js';
-import type { AnyBlock, BlockTypeDef } from '../../src/runtime/types.js';
+import type { MemoryPersistence } from '../../src/runtime/persistence.js';
+import type { BlockRuntime } from '../../src/runtime/runtime.js';
+import type { AnyBlock } from '../../src/runtime/types.js';
+import { testRuntime, type TestRuntimeOptions } from '../helpers/runtime.js';
 
 export interface Setup {
   runtime: BlockRuntime;
@@ -20,17 +20,8 @@ export interface Setup {
   pins(id: string): boolean[];
 }
 
-export function setup(opts: { persistence?: MemoryPersistence; types?: BlockTypeDef<any, any>[]; clock?: ManualClock } = {}): Setup {
-  const clock = opts.clock ?? new ManualClock(0);
-  const persistence = opts.persistence ?? new MemoryPersistence();
-  const runtime = new BlockRuntime({
-    serviceId: 'control-test',
-    version: '0.0.0-test',
-    types: [...blockTypes, ...(opts.types ?? [])],
-    clock,
-    persistence,
-  });
-  runtime.load();
+export function setup(opts: TestRuntimeOptions = {}): Setup {
+  const { runtime, clock, persistence } = testRuntime(opts);
   const block = (id: string) => {
     const b = runtime.find(id);
     if (!b) throw new Error(`no block '${id}'`);

@@ -5,6 +5,7 @@ import { defineBlock, type IoArray } from '../../src/runtime/types.js';
 import { ChannelCapability } from '../../src/blocks/shared/enums.js';
 import { ioChannelsField, makeChannels } from '../../src/blocks/shared/fields.js';
 import { link, setup } from './setup.js';
+import { at } from '../helpers/json.js';
 
 /** An IoArray without PWM, like a DS2408 or a relay board. */
 const RelayPins = defineBlock<{ channels: typeof ioChannelsField }, { pins: boolean[]; io: IoArray }>({
@@ -51,7 +52,7 @@ t.test('DigitalActuator soft start ramps the duty on over the preset, switches o
 });
 
 t.test('channels without PWM: transitionDurationValue 0 s and a plain switch', async (t) => {
-  const su = setup({ types: [RelayPins] });
+  const su = setup({ extraTypes: [RelayPins] });
   su.create('Relays', 'RelayPins', {});
   su.create('pump', 'DigitalActuator', { hwDevice: link('Relays'), channel: 1, transitionDurationPreset: 'ST_SLOW', storedState: 'STATE_ACTIVE' });
   t.equal(su.data('pump').transitionDurationValue, 0);
@@ -72,7 +73,7 @@ t.test('FastPwm: analog constraints, soft start both ways, 0 % once without a se
     transitionDurationPreset: 'ST_SLOW',
     constraints: { max: { value: 60, enabled: true } },
   });
-  let d = su.data('pump');
+  const d = su.data('pump');
   t.equal(d.setting, 60, 'max constraint');
   t.equal(d.constraints.max.limiting, true);
   t.equal(d.transitionDurationValue, 2);
@@ -91,7 +92,7 @@ t.test('FastPwm: analog constraints, soft start both ways, 0 % once without a se
   su.patch('pump', 'FastPwm', { enabled: true, transitionDurationPreset: 'ST_OFF', invert: true });
   t.equal(duty(su, 4), 80, 'no ramp, inverted: 20 % setting = 80 % pin duty');
   t.equal(su.data('pump').value, 20);
-  t.equal(su.runtime.read({ id: 'Pins' }).data.channels[3].claimedBy.id, 'pump', 'the channel is claimed');
+  t.equal(at(su.runtime.read({ id: 'Pins' }).data, 'channels', 3, 'claimedBy', 'id'), 'pump', 'the channel is claimed');
   su.create('sensor', 'TempSensorExternal', { setting: 18, timeout: 0 });
   su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, enabled: true });
   su.create('pid', 'Pid', { inputId: link('sp'), outputId: link('pump'), kp: 10, enabled: true });

@@ -14,6 +14,9 @@ import { getJson } from '../alerts/http.js';
 import { beerSensor, plug } from '../alerts/sim-service.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
 
+/** The part of the page's `document` the in-page functions use (the tests compile without the DOM library). */
+declare const document: { querySelector(selector: string): unknown };
+
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 
 t.setTimeout(limit(300_000));
@@ -92,7 +95,7 @@ t.test('a pulled probe: banner, list, acknowledge, history; a rule edit round-tr
   t.equal(stored.rules.setpointBand.band, 2, 'an untouched default stays');
   await page.reload();
   // Preact sets `value` as a property, so the attribute selector cannot see it.
-  await page.waitForFunction(() => document.querySelector<HTMLInputElement>('input[name=sensorNullAfter]')?.value === '45');
+  await page.waitForFunction(() => (document.querySelector('input[name=sensorNullAfter]') as { value?: string } | null)?.value === '45');
   t.equal(await rules.locator('input[name="onAfter:Heater"]').inputValue(), '600', 'the form reads the stored rules back');
 
   await rules.locator('input[name=band]').fill('-1');

@@ -11,6 +11,9 @@ import { postJson, ROOT } from '../helpers/cli.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
 import { limit } from '../helpers/limits.js';
 
+// What the functions run inside the page use of it: this file compiles without the DOM library.
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+
 const SID = 'edge-one';
 const BEER = 'OneWire Temp Sensor 00000000b001';
 const AIR = 'OneWire Temp Sensor 00000000a001';
@@ -61,7 +64,7 @@ t.test('discovery and the fermentation-fridge wizard create a working chain', as
   const door = pins.lines.find((l: { name: string }) => l.name === 'door');
   t.ok(door, 'the demo has a door input');
   for (const select of ['heat', 'cool']) {
-    const offered = await wizard.locator(`select[name=${select}] option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    const offered = await wizard.locator(`select[name=${select}] option`).evaluateAll((os) => os.map((o) => (o as { value: string }).value));
     t.ok(offered.includes(`${RELAYS}#1`), `${select}: relay channels offered`);
     t.notOk(offered.includes(`GpioPins#${door.channel}`), `${select}: the door input is not offered`);
   }

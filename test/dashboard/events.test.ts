@@ -1,22 +1,12 @@
 // GET /{service_id}/events (the dashboard's live feed) over a real socket, and the dashboard's
 // static files at `/` next to the API's JSON 404s.
 import t from 'tap';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
 import { dashboardDir } from '../../src/api/dashboard.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { startApp } from '../helpers/app.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'eb-events-'));
-const app = await createApp(loadConfig({ host: '127.0.0.1', port: '0', httpsPort: '0', mqttPort: '0', dataDir: dir, logLevel: 'silent', emitInterval: '200', history: 'off' }, {}), { log: silentLogger });
-await app.start();
-const base = app.url.replace(/\/[^/]+$/, '');
-t.teardown(async () => {
-  await app.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const running = await startApp({ emitInterval: '200', history: 'off' });
+const base = running.base.replace(/\/[^/]+$/, '');
+t.teardown(() => running.close());
 
 /** Reads SSE events from the stream until `until` says stop. */
 async function readEvents(until: (events: Array<{ event: string; data: any }>) => boolean, onOpen?: () => Promise<void>) {

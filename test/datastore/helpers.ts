@@ -1,5 +1,5 @@
 // An in-process app with the datastore API, and a recorder of the change events it publishes.
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 import type { DocChange } from '../../src/store/datastore-events.js';
 
 export interface Published {
@@ -8,8 +8,8 @@ export interface Published {
   retain: boolean;
 }
 
-export async function datastoreApp(overrides: Parameters<typeof httpApp>[0] = {}) {
-  const h = await httpApp(overrides);
+export async function datastoreApp(overrides: Parameters<typeof startApp>[0] = {}) {
+  const h = await startApp(overrides, { listen: false });
   const published: Published[] = [];
   h.app.attachDatastoreBus({ publish: (topic, payload, opts) => published.push({ topic, payload, retain: opts.retain }) });
   /** POST /history/datastore/<op>; a string body is sent as it is. */

@@ -129,7 +129,7 @@ t.test('an event the bus dropped is not expected back as an echo', async (t) => 
 });
 
 t.test('backup save holds the controller documents; load replaces them and the units apply', async (t) => {
-  const { app, ds, post, events, setting, close } = await setpointApp();
+  const { ds, post, events, setting, close } = await setpointApp();
   t.teardown(close);
   await ds('mset', { values: [{ ...UNITS, temperature: 'degF' }, { namespace: 'edge-one:ui', id: 'layout', cols: 3 }, { namespace: 'elsewhere', id: 'x' }, { namespace: '', id: 'edge-one' }] });
   const backup = (await post('blocks/backup/save')).body;

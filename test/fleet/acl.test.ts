@@ -51,7 +51,7 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
     await ha.waitFor((m) => m.topic.startsWith(`homeassistant/sensor/edgeblocks_${id}/`) && m.json().unique_id.startsWith(`edgeblocks_${id}_`), `a Home Assistant config of ${id}`);
   }
   // Each reads the other's state (pattern read svc/state/+): the fleet list.
-  const fleetOf = async (id: string) => (await fetch(`${apps[id]!.base}/fleet`)).json();
+  const fleetOf = async (id: string) => (await (await fetch(`${apps[id]!.base}/fleet`)).json()) as { controllers: any[] };
   for (const [id, other] of [IDS, [...IDS].reverse()]) {
     let seen: any;
     for (let i = 0; i < 100 && !seen?.online; i++, await sleep(50)) seen = (await fleetOf(id!)).controllers.find((c: any) => c.serviceId === other);

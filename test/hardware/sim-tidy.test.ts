@@ -1,10 +1,10 @@
 // Sim tidiness (issue 14.8): sim/faults/clear also releases forced temperatures, and a PWM's
 // desiredSetting outside 0-100 % is explained in the API docs and clipped in `setting`.
 import t from 'tap';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 t.test('sim/faults/clear releases forced temperatures; plugged state stays', async (t) => {
-  const h = await httpApp({ hardware: 'sim' });
+  const h = await startApp({ hardware: 'sim' }, { listen: false });
   t.teardown(() => h.close());
   const device = async (name: string) => (await h.app.http.inject({ method: 'GET', url: `/edge-one/sim/devices/${name}` })).json();
   const plantBeer = (await device('beer')).temperature;
@@ -23,7 +23,7 @@ t.test('sim/faults/clear releases forced temperatures; plugged state stays', asy
 });
 
 t.test('PWM desiredSetting outside 0-100: kept as asked, clipped in setting, explained in the docs', async (t) => {
-  const h = await httpApp();
+  const h = await startApp({}, { listen: false });
   t.teardown(() => h.close());
   t.equal((await h.post('blocks/create', { id: 'Relay', type: 'DigitalActuator', data: {} })).status, 201);
   for (const [stored, setting] of [[360, 100], [-359.77, 0], [42, 42]] as const) {

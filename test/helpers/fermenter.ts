@@ -5,13 +5,13 @@
 // send: beer probe -> beer setpoint -> heat PID (+Kp) and cool PID (-Kp) -> PWMs -> digital
 // actuators on MockPins, interlocked by a Mutex, the cooler with minimum on/off times.
 import { f } from '../../src/codec/fields.js';
-import { blockTypes } from '../../src/blocks/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import type { ManualClock } from '../../src/runtime/clock.js';
 import { runFor } from '../../src/runtime/loop.js';
-import { MemoryPersistence } from '../../src/runtime/persistence.js';
-import { BlockRuntime } from '../../src/runtime/runtime.js';
+import type { MemoryPersistence } from '../../src/runtime/persistence.js';
+import type { BlockRuntime } from '../../src/runtime/runtime.js';
 import { defineBlock, type AnyBlock } from '../../src/runtime/types.js';
 import { ThermalPlant } from '../../drivers/sim/plant.js';
+import { testRuntime } from './runtime.js';
 
 /** A temperature sensor whose value the test writes directly. */
 export const PlantProbe = defineBlock({
@@ -73,7 +73,7 @@ export interface Sample {
 }
 
 export class Fermenter {
-  readonly clock = new ManualClock(0);
+  readonly clock: ManualClock;
   readonly persistence: MemoryPersistence;
   readonly runtime: BlockRuntime;
   readonly plant: ThermalPlant;
@@ -83,15 +83,7 @@ export class Fermenter {
 
   constructor(readonly opts: FermenterOptions) {
     this.stepMs = opts.stepMs ?? 500;
-    this.persistence = opts.persistence ?? new MemoryPersistence();
-    this.runtime = new BlockRuntime({
-      serviceId: 'fermenter',
-      version: '0.0.0-test',
-      types: [...blockTypes, PlantProbe],
-      clock: this.clock,
-      persistence: this.persistence,
-    });
-    this.runtime.load();
+    ({ runtime: this.runtime, clock: this.clock, persistence: this.persistence } = testRuntime({ extraTypes: [PlantProbe], persistence: opts.persistence }));
     this.plant = new ThermalPlant(opts.plant ?? {}, { heater: () => this.heaterOn, cooler: () => this.coolerOn });
     this.writeProbe();
   }

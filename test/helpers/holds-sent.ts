@@ -2,11 +2,10 @@
 // value (quantities converted to the unit read back, links by id), every read-only field
 // reported, and legacy names gone from the output (a rename lands on its new name). Walks the
 // type's own field table, so a field the codec silently dropped fails here.
+import type { Test } from 'tap';
 import { parseKey } from '../../src/codec/decode.js';
 import type { Field, FieldTable } from '../../src/codec/fields.js';
 import type { LegacyTable } from '../../src/codec/legacy.js';
-
-type Test = Tap.Test;
 
 /** Unit -> [canonical kind, factor, offset] for the units the Brewblox clients send. */
 const UNITS: Record<string, [string, number, number]> = {

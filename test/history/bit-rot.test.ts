@@ -2,7 +2,7 @@
 // between good ones is skipped, counted in the status and logged once, the file is left as it
 // is and later appends go after its end; a torn tail is still cut off, with a warning naming the
 // file and the bytes cut. Each file is written by the store itself, then damaged, then reopened.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,14 +79,14 @@ function hit(w: Written, from: number, to: number): Set<number> {
   return new Set(w.records.flatMap((r, i) => (recordStart(r) < to && r.offset + r.length > from ? [i] : [])));
 }
 
-function tmp(t: Tap.Test): string {
+function tmp(t: Test): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-rot-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
 /** Reopen after the damage: all other rows read back, one skipped record counted and logged once, the file unchanged; an append goes after its end. */
-async function checkSkipped(t: Tap.Test, w: Written, lost: Set<number>) {
+async function checkSkipped(t: Test, w: Written, lost: Set<number>) {
   const damaged = readFileSync(w.file);
   const { log, lines } = warnings();
   const second = open(w.dir, w.now, log);

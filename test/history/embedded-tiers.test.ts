@@ -1,7 +1,7 @@
 // The embedded store on a manual clock: downsampled tiers agree with raw averages, per-tier
 // retention and historyRetention drop old data, the size cap evicts oldest first, and a data
 // dir that cannot be written degrades history without throwing.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { EmbeddedStore, type EmbeddedOptions } from '../../src/history/embedded/
 const MIN = 60_000;
 const DAY = 86_400_000;
 
-function setup(t: Tap.Test, opts: Partial<EmbeddedOptions> = {}) {
+function setup(t: Test, opts: Partial<EmbeddedOptions> = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-tiers-'));
   const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
   const store = new EmbeddedStore({ dataDir: dir, now: () => clock.wall()!, flushIntervalMs: 600_000, retentionMs: 365 * DAY, maxBytes: 1e9, log: silentLogger, ...opts });

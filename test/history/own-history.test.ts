@@ -19,8 +19,8 @@ for (const variant of VARIANTS) {
     const { app } = rt;
     const root = rt.base.replace(new RegExp(`/${SERVICE_ID}$`), '');
     const post = async (route: string, body: unknown) => (await fetch(`${root}/history/timeseries/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
-    const ingested = () => (app.status.history!() as { ingest: { messages: number } }).ingest.messages;
-    const emitted = () => (app.status.mqtt!() as { emitted: { history: number } }).emitted.history;
+    const ingested = () => (app.status().history as { ingest: { messages: number } }).ingest.messages;
+    const emitted = () => (app.status().mqtt as { emitted: { history: number } }).emitted.history;
     await until(() => app.mqtt.connected, 'the app to connect');
     const sub = await Recorder.connect(bus.brokerUrl(app));
     t.teardown(() => sub.end());

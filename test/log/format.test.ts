@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createLogger } from '../../src/log.js';
 import { prettyLine } from '../../src/log-pretty.js';
 import { CLI } from '../helpers/cli.js';
@@ -18,11 +18,11 @@ t.setTimeout(limit(240_000));
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Start the CLI (under a pty when `tty`), wait for the listening line, stop it with SIGINT. */
-async function runCli(t: typeof import('tap').default, args: string[], tty: boolean, env: NodeJS.ProcessEnv = {}): Promise<string> {
+async function runCli(t: Test, args: string[], tty: boolean, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-log-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const argv = [process.execPath, CLI, '--port', '0', '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--data-dir', dataDir, ...args];
-  const childEnv = { ...process.env, JOURNAL_STREAM: '', ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, JOURNAL_STREAM: '', ...env };
   if (!env.JOURNAL_STREAM) delete childEnv.JOURNAL_STREAM;
   delete childEnv.NO_COLOR;
   const child = tty
@@ -35,7 +35,7 @@ async function runCli(t: typeof import('tap').default, args: string[], tty: bool
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + limit(60_000);
   while (!/mqtt connected to/.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
   if (tty) child.stdin!.write('\x03');
   else child.kill('SIGINT');
@@ -78,7 +78,7 @@ t.test('--log-format pretty through a pipe; journald keeps its <N> prefix', asyn
     c.on('exit', (code) => resolve({ code, err }));
   });
   t.equal(bad.code, 2);
-  t.match(bad.err, /logFormat: must be 'auto', 'json' or 'pretty', got "fancy"/);
+  t.match(bad.err, /logFormat \(flag --log-format\): must be 'auto', 'json' or 'pretty', got "fancy"/);
 });
 
 t.test('prettyLine: extras, errors, and secrets redacted at the source', async (t) => {

@@ -26,7 +26,7 @@ export function statusDesc(status: any): [string, string] {
   }
   if (cs === 'UPDATING') return ['Updating', 'orange'];
   if (cs === 'SYNCHRONIZED') {
-    if (status.firmware_error == 'MISMATCHED') return ['Firmware update available', 'lime'];
+    if (status.firmware_error === 'MISMATCHED') return ['Firmware update available', 'lime'];
     if (status.identity_error === 'WILDCARD_ID') return ['Service --device-id not set', 'lime'];
     return ['Synchronized', 'green'];
   }

@@ -22,6 +22,7 @@ import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { assertBuilt, Recorder, SERVICE_ID, spawnCli, topic, type Received } from './fixtures.js';
 import { uiRead } from './ui-reader.js';
+import { at } from '../helpers/json.js';
 
 const view = (m: Received) => uiRead(SERVICE_ID, m.json());
 
@@ -33,7 +34,7 @@ t.test('the UI reads the state message: online, then offline after a clean stop'
   const rt = await startApp({ mqttUrl: broker.url, emitInterval: '200' });
   t.teardown(() => rt.close());
   await rt.post('blocks/create', { id: 'Fridge Sensor', type: 'TempSensorMock', data: { setting: 20 } });
-  const deviceId = (await fetch(`${rt.base}/system/status`).then((r) => r.json())).service.device.device_id;
+  const deviceId = at(await fetch(`${rt.base}/system/status`).then((r) => r.json()), 'service', 'device', 'device_id');
   t.match(deviceId, /^[0-9a-z]+$/, 'system/status has the device id');
 
   const sub = await Recorder.connect(broker.url);

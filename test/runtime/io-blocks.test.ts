@@ -1,6 +1,7 @@
 import t from 'tap';
 import { runFor } from '../../src/runtime/loop.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { at } from '../helpers/json.js';
 
 t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', async (t) => {
   const { runtime, clock } = testRuntime();
@@ -10,7 +11,7 @@ t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', 
   const pins = runtime.find('pins')!;
   const io = pins.def.io!(pins, {} as never)!;
   t.equal(io.read(2), true, 'the pin is on');
-  t.equal(runtime.read({ id: 'pins' }).data.channels[1].claimedBy.id, 'heater');
+  t.equal(at(runtime.read({ id: 'pins' }).data, 'channels', 1, 'claimedBy', 'id'), 'heater');
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { invert: true } });
   t.equal(io.read(2), false, 'inverted: active means the pin is low');
   t.equal(runtime.read({ id: 'heater' }).data.state, 'STATE_ACTIVE');
@@ -23,7 +24,7 @@ t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', 
   t.equal(runtime.read({ id: 'other' }).data.state, 'STATE_ACTIVE', 'released channel is picked up');
   runtime.delete({ id: 'other' });
   t.equal(io.read(2), false, 'a deleted actuator leaves its channel off');
-  t.equal(runtime.read({ id: 'pins' }).data.channels[1].claimedBy.id, null);
+  t.equal(at(runtime.read({ id: 'pins' }).data, 'channels', 1, 'claimedBy', 'id'), null);
 });
 
 t.test('ActuatorAnalogMock clips setting and value and applies min/max constraints', async (t) => {
@@ -33,24 +34,24 @@ t.test('ActuatorAnalogMock clips setting and value and applies min/max constrain
   t.equal(b.data.value, 60);
   b = runtime.patch({ id: 'a', type: 'ActuatorAnalogMock', data: { constraints: { max: { value: 50, enabled: true } } } });
   t.equal(b.data.setting, 50);
-  t.equal(b.data.constraints.max.limiting, true);
+  t.equal(at(b.data, 'constraints', 'max', 'limiting'), true);
   b = runtime.patch({ id: 'a', type: 'ActuatorAnalogMock', data: { storedSetting: 5, constraints: { min: { value: 10, enabled: true } } } });
   t.equal(b.data.setting, 10);
-  t.equal(b.data.constraints.min.limiting, true);
-  t.equal(b.data.constraints.max.limiting, false);
+  t.equal(at(b.data, 'constraints', 'min', 'limiting'), true);
+  t.equal(at(b.data, 'constraints', 'max', 'limiting'), false);
 });
 
 t.test('TempSensorExternal expires after its timeout and TempSensorMock disconnects', async (t) => {
   const { runtime, clock } = testRuntime();
   runtime.create({ id: 'ext', type: 'TempSensorExternal', data: { timeout: 10, setting: 21 } });
-  t.equal(runtime.read({ id: 'ext' }).data.value.value, 21);
+  t.equal(at(runtime.read({ id: 'ext' }).data, 'value', 'value'), 21);
   t.type(runtime.read({ id: 'ext' }).data.lastUpdated, 'string');
   await runFor(runtime, clock, 11_000, 1000);
-  t.equal(runtime.read({ id: 'ext' }).data.value.value, null, 'expired');
+  t.equal(at(runtime.read({ id: 'ext' }).data, 'value', 'value'), null, 'expired');
   runtime.patch({ id: 'ext', type: 'TempSensorExternal', data: { setting: 22 } });
-  t.equal(runtime.read({ id: 'ext' }).data.value.value, 22, 'fresh again after a write');
+  t.equal(at(runtime.read({ id: 'ext' }).data, 'value', 'value'), 22, 'fresh again after a write');
   runtime.create({ id: 'mock', type: 'TempSensorMock', data: { setting: 19, connected: false } });
-  t.equal(runtime.read({ id: 'mock' }).data.value.value, null);
+  t.equal(at(runtime.read({ id: 'mock' }).data, 'value', 'value'), null);
 });
 
 t.test('SetpointSensorPair: setting follows enabled, value goes null within 2 s of the sensor value', async (t) => {
@@ -59,15 +60,15 @@ t.test('SetpointSensorPair: setting follows enabled, value goes null within 2 s 
   runtime.create({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 's' } });
   await runFor(runtime, clock, 3000, 1000);
   let sp = runtime.read({ id: 'sp' });
-  t.equal(sp.data.setting.value, 18);
-  t.equal(sp.data.value.value, 20);
+  t.equal(at(sp.data, 'setting', 'value'), 18);
+  t.equal(at(sp.data, 'value', 'value'), 20);
   runtime.patch({ id: 's', type: 'TempSensorMock', data: { connected: false } });
   await runFor(runtime, clock, 1000, 1000);
-  t.equal(runtime.read({ id: 'sp' }).data.value.value, 20, 'rides through one missed sample');
+  t.equal(at(runtime.read({ id: 'sp' }).data, 'value', 'value'), 20, 'rides through one missed sample');
   await runFor(runtime, clock, 1000, 1000);
-  t.equal(runtime.read({ id: 'sp' }).data.value.value, null, 'null by the second');
+  t.equal(at(runtime.read({ id: 'sp' }).data, 'value', 'value'), null, 'null by the second');
   sp = runtime.patch({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: false } });
-  t.equal(sp.data.setting.value, null);
+  t.equal(at(sp.data, 'setting', 'value'), null);
 });
 
 t.test('an actuator that moves to another channel or device, or is deleted, leaves its old output off', async (t) => {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Field, FieldTable } from '../../src/codec/fields.js';
 import { testRuntime } from '../helpers/runtime.js';
 
@@ -13,7 +13,7 @@ function expectedKeys(fields: FieldTable, mode: 'stored' | 'logged', units: Reco
 
 const UNITS = { temp: 'degC', deltaTemp: 'delta_degC', inverseTemp: '1 / degC', duration: 'second' };
 
-function onlyNumbers(value: unknown, path: string, t: Tap.Test): void {
+function onlyNumbers(value: unknown, path: string, t: Test): void {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return;
   if (Array.isArray(value)) return value.forEach((v, i) => onlyNumbers(v, `${path}.${i}`, t));
   if (typeof value === 'object') {

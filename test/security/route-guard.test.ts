@@ -12,6 +12,7 @@ import t from 'tap';
 import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
 import { freePort } from '../helpers/mosquitto.js';
+import { limit } from '../helpers/limits.js';
 
 /** A concrete path for a route pattern (`:param` and `*` filled in). */
 const concrete = (url: string) => url.replace(/:[^/]+/g, 'x').replace(/\*$/, 'index.html');
@@ -89,7 +90,7 @@ function send(port: number, tls: boolean, agent: HttpAgent, method: string, rawP
       resolve({ status: res.statusCode ?? 0, upgraded: true });
     });
     req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${rawPath}: no answer in 10 s`)));
+    req.setTimeout(limit(10_000), () => req.destroy(new Error(`${method} ${rawPath}: no answer in ${limit(10_000)} ms`)));
     req.end(body);
   });
 }
