@@ -1,7 +1,6 @@
 // TempSensorOneWire: a DS18B20 on any 1-Wire master, by address. value = reading + offset,
 // null when the driver has no valid reading under 2 s old.
 import { f } from '../codec/fields.js';
-import { oneWireAccess } from '../runtime/hardware.js';
 import { defineBlock } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
 
@@ -24,14 +23,14 @@ export const TempSensorOneWire = defineBlock<typeof fields>({
   discovered: true,
   onWrite(block, info, ctx) {
     const before = info.previous?.address;
-    if (typeof before === 'string' && before !== block.data.address) oneWireAccess(ctx.hardware)?.release(before);
+    if (typeof before === 'string' && before !== block.data.address) ctx.hardware.services.onewire?.release(before);
   },
   onDelete(block, ctx) {
-    oneWireAccess(ctx.hardware)?.release(block.data.address);
+    ctx.hardware.services.onewire?.release(block.data.address);
   },
   update(block, ctx) {
     const d = block.data;
-    const ow = oneWireAccess(ctx.hardware);
+    const ow = ctx.hardware.services.onewire;
     const r = ow ? ow.temperature(d.address, ctx.now) : null;
     d.value = r && r.value !== null ? r.value + (d.offset ?? 0) : null;
     d.connected = r?.connected ?? false;

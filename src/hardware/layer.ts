@@ -15,7 +15,7 @@ import { SimHardware } from '../../drivers/sim/sim-hardware.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../runtime/clock.js';
-import { GPIO_SERVICE, ONEWIRE_SERVICE, type Hardware } from '../runtime/hardware.js';
+import type { Hardware } from '../runtime/hardware.js';
 import type { Discoverer } from '../runtime/runtime.js';
 import { oneWireDiscoverer } from './discovery.js';
 import { GpioLines } from './gpio-lines.js';
@@ -60,7 +60,7 @@ export class HardwareLayer {
     this.sim = sim;
     this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
     this.gpio = new GpioLines(gpioLines, opts.log);
-    this.hardware = { services: { [ONEWIRE_SERVICE]: this.onewire, [GPIO_SERVICE]: this.gpio } };
+    this.hardware = { services: { onewire: this.onewire, gpio: this.gpio } };
     this.discoverer = oneWireDiscoverer(this.onewire);
   }
 
