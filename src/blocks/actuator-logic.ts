@@ -66,6 +66,7 @@ function compareAnalog(c: { op: string; id: string | null; rhs: number | null },
 
 export const ActuatorLogic = defineBlock<typeof fields, undefined>({
   type: 'ActuatorLogic',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],

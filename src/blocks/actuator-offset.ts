@@ -31,6 +31,7 @@ const legacyNames: LegacyTable = {
 
 export const ActuatorOffset = defineBlock<typeof fields, OffsetState>({
   type: 'ActuatorOffset',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,

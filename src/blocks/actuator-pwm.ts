@@ -38,6 +38,11 @@ const legacyNames: LegacyTable = {
 
 export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
   type: 'ActuatorPwm',
+  role: 'output',
+  homeAssistant: [
+    { component: 'sensor', key: 'value', field: 'value', kind: 'percent' },
+    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'percent', write: 'storedSetting', min: 0, max: 100, step: 1 },
+  ],
   fields,
   legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,

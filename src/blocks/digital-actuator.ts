@@ -47,6 +47,8 @@ const legacyNames: LegacyTable = {
 
 export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>({
   type: 'DigitalActuator',
+  role: 'output',
+  homeAssistant: [{ component: 'switch', key: 'state', field: 'state', kind: 'digital', write: 'storedState' }],
   fields,
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],

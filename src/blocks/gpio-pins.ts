@@ -26,6 +26,7 @@ const fields = {
 
 export const GpioPins = defineBlock<typeof fields>({
   type: 'GpioPins',
+  role: 'io',
   fields,
   implements: ['IoArrayInterface'],
   description: 'The GPIO lines of the configuration as IO channels',

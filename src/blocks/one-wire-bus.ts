@@ -25,6 +25,7 @@ const fields = {
 
 export const OneWireBus = defineBlock<typeof fields>({
   type: 'OneWireBus',
+  role: 'io',
   fields,
   implements: ['OneWireBusInterface'],
   description: 'A 1-Wire master: devices found and error counters',

@@ -64,6 +64,7 @@ const legacyNames: LegacyTable = {
 
 export const Pid = defineBlock<typeof fields, PidState>({
   type: 'Pid',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],

@@ -29,6 +29,7 @@ const legacyNames: LegacyTable = {
 
 export const SetpointProfile = defineBlock<typeof fields, undefined>({
   type: 'SetpointProfile',
+  role: 'setpoint',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],

@@ -45,6 +45,11 @@ const legacyNames: LegacyTable = {
 
 export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   type: 'SetpointSensorPair',
+  role: 'setpoint',
+  homeAssistant: [
+    { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
+    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'temperature', write: 'storedSetting', min: -20, max: 150, step: 0.1 },
+  ],
   fields,
   legacy: legacyNames,
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],

@@ -3,6 +3,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 // Frequent enough that a stale value turns null within a tick of the driver dropping it.
 const UPDATE_MS = 100;
@@ -17,6 +18,8 @@ const fields = {
 
 export const TempSensorOneWire = defineBlock<typeof fields>({
   type: 'TempSensorOneWire',
+  role: 'sensor',
+  homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface', 'OneWireDeviceInterface'],
   description: 'A DS18B20 temperature sensor on a 1-Wire bus',

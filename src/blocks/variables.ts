@@ -47,6 +47,7 @@ export interface VariablesState {
 
 export const Variables = defineBlock<typeof fields, VariablesState>({
   type: 'Variables',
+  role: 'controller',
   fields,
   implements: [],
   description: 'Named values for Sequence instructions',

@@ -1,44 +1,13 @@
-// Which Home Assistant entities a block becomes: one table, by block type. `field` is read from
-// the block's JSON for the state; `write` is the field a command patches (through the runtime,
-// as a REST patch would), so constraints, claims and validation apply as for any other client.
+// How a block's Home Assistant entities (declared by its type: `homeAssistant` in defineBlock)
+// are announced, read and commanded. `field` is read from the block's JSON for the state; `write`
+// is the field a command patches (through the runtime, as a REST patch would), so constraints,
+// claims and validation apply as for any other client.
 import { fromInternal, type UnitPrefs } from '../codec/units.js';
 import type { BlockJson } from '../runtime/runtime.js';
+import type { EntitySpec } from '../runtime/traits.js';
 
-export type Component = 'sensor' | 'number' | 'switch';
-
-export interface EntitySpec {
-  component: Component;
-  /** Suffix of the object id and unique id: stable per block type. */
-  key: string;
-  /** Field shown as the state. */
-  field: string;
-  /** Appended to the block id to name the entity (none: the block id alone). */
-  label?: string;
-  kind: 'temperature' | 'percent' | 'digital';
-  /** The field a command writes (number and switch only). */
-  write?: string;
-  min?: number;
-  max?: number;
-  step?: number;
-}
-
-const tempSensor: EntitySpec[] = [{ component: 'sensor', key: 'value', field: 'value', kind: 'temperature' }];
-
-export const ENTITIES: Record<string, EntitySpec[]> = {
-  TempSensorOneWire: tempSensor,
-  TempSensorMock: tempSensor,
-  TempSensorCombi: tempSensor,
-  TempSensorExternal: tempSensor,
-  SetpointSensorPair: [
-    { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
-    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'temperature', write: 'storedSetting', min: -20, max: 150, step: 0.1 },
-  ],
-  DigitalActuator: [{ component: 'switch', key: 'state', field: 'state', kind: 'digital', write: 'storedState' }],
-  ActuatorPwm: [
-    { component: 'sensor', key: 'value', field: 'value', kind: 'percent' },
-    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'percent', write: 'storedSetting', min: 0, max: 100, step: 1 },
-  ],
-};
+export type { EntitySpec };
+export type Component = EntitySpec['component'];
 
 const HA_UNITS: Record<UnitPrefs['temperature'], string> = { degC: '°C', degF: '°F' };
 

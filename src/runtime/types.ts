@@ -4,6 +4,7 @@ import type { ValidationIssue } from '../codec/decode.js';
 import type { LegacyTable } from '../codec/legacy.js';
 import type { Logger } from '../log.js';
 import type { Hardware } from './hardware.js';
+import type { BlockRole, EntitySpec } from './traits.js';
 
 export type Data = Record<string, unknown>;
 
@@ -64,7 +65,11 @@ export interface WriteInfo {
 
 export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   type: string;
+  /** Where the dashboard groups it (published as x-role in the OpenAPI document). */
+  role: BlockRole;
   fields: F;
+  /** The Home Assistant entities a block of this type becomes (none: not announced). */
+  homeAssistant?: readonly EntitySpec[];
   /** Names older Brewblox clients and backups send, and what becomes of them (codec/legacy.ts). */
   legacy?: LegacyTable;
   /** Link interfaces this type satisfies (its own type name is implied). */
