@@ -65,7 +65,7 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
       d.resetFilter = false;
     }
     const sensor = ctx.resolve(d.sensorId, 'TempSensorInterface');
-    const raw = sensor ? ((sensor.data as { value?: number | null }).value ?? null) : null;
+    const raw = sensor?.data.value ?? null;
     if (ctx.now >= s.sampleDue) {
       // The filter coefficients assume 1 Hz: sample on the catch-up cadence only.
       s.sampleDue = nextInterval(s.sampleDue, ctx.now, 1000);

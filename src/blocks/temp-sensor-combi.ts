@@ -23,7 +23,7 @@ export const TempSensorCombi = defineBlock<typeof fields, undefined>({
     const values: number[] = [];
     for (const id of d.sensors) {
       if (id === block.id) continue;
-      const v = (ctx.resolve(id, 'TempSensorInterface')?.data as { value?: number | null } | undefined)?.value;
+      const v = ctx.resolve(id, 'TempSensorInterface')?.data.value;
       if (typeof v === 'number' && Number.isFinite(v)) values.push(v);
     }
     if (values.length === 0) d.value = null;

@@ -7,6 +7,7 @@ import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody } from './body.js';
 import type { RuntimeCore } from './core.js';
 import { invalid } from './errors.js';
+import { resolveIn, type Resolve } from './interfaces.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
 
 export function typeOf(types: Map<string, BlockTypeDef<any, any>>, type: string): BlockTypeDef<any, any> {
@@ -29,7 +30,7 @@ export function decodeBlockData(rt: RuntimeCore, def: BlockTypeDef<any, any>, da
   };
   const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
   issues.push(...uniquenessIssues(rt, def, value, self));
-  if (def.checkData && !issues.length) issues.push(...def.checkData({ ...(self?.data as Data | undefined), ...value }, (id) => (id ? rt.byId.get(id) ?? null : null)));
+  if (def.checkData && !issues.length) issues.push(...def.checkData({ ...(self?.data as Data | undefined), ...value }, ((id, iface) => resolveIn(rt.byId, id, iface)) as Resolve));
   if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   return value;
 }

@@ -5,8 +5,9 @@
 // Variables block. Parsing yields a typed instruction or an error with its column; formatting
 // gives the normalised line.
 import { DigitalState } from './enums.js';
+import type { InterfaceName } from '../../runtime/interfaces.js';
 
-export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: string };
+export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: InterfaceName };
 
 /** Argument names and kinds per opcode, in their normalised order. */
 export const OPCODES = {
