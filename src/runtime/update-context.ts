@@ -3,7 +3,7 @@
 import { claim, channels, release } from './claims.js';
 import type { RuntimeCore } from './core.js';
 import { resolveIn, type Resolve } from './interfaces.js';
-import { implementsIface, type IoArray, type UpdateContext } from './types.js';
+import type { IoArray, UpdateContext } from './types.js';
 import type { UnsavedBlocks } from './unsaved.js';
 
 export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): UpdateContext {
