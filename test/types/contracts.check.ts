@@ -1,8 +1,13 @@
 // Compiled (never run) by test/runtime/contracts.test.ts: each @ts-expect-error line must be a
 // type error, so a contract that stops being checked fails that test.
-import { f } from '../../src/codec/fields.js';
+import { Sequence } from '../../src/blocks/sequence.js';
+import { SetpointProfile } from '../../src/blocks/setpoint-profile.js';
+import { SetpointSensorPair } from '../../src/blocks/setpoint-sensor-pair.js';
+import { Variables } from '../../src/blocks/variables.js';
+import { f, type DataOf, type FieldTable } from '../../src/codec/fields.js';
 import type { Hardware } from '../../src/runtime/hardware.js';
-import { defineBlock, type UpdateContext } from '../../src/runtime/types.js';
+import type { InterfaceMap } from '../../src/runtime/interfaces.js';
+import { defineBlock, type BlockTypeDef, type UpdateContext } from '../../src/runtime/types.js';
 
 declare const ctx: UpdateContext;
 declare const hardware: Hardware;
@@ -27,3 +32,10 @@ export const NoRole = defineBlock({ type: 'NoRole', fields: {}, implements: [] }
 export const bus = hardware.services.onewire?.buses();
 // @ts-expect-error hardware services are named, not looked up by any string
 export const unknownService = hardware.services.i2c;
+
+// A type's own name is an interface it implements without listing it: it keeps that contract.
+type Kept<T> = T extends BlockTypeDef<infer F extends FieldTable, infer S> ? { data: DataOf<F>; state: S } : never;
+declare const kept: { pair: Kept<typeof SetpointSensorPair>; profile: Kept<typeof SetpointProfile>; sequence: Kept<typeof Sequence>; variables: Kept<typeof Variables> };
+export const ownNames: [InterfaceMap['SetpointSensorPair'], InterfaceMap['SetpointProfile'], InterfaceMap['Sequence'], InterfaceMap['Variables']] = [kept.pair, kept.profile, kept.sequence, kept.variables];
+// @ts-expect-error a profile does not keep the setpoint pair's contract
+export const notAPair: InterfaceMap['SetpointSensorPair'] = kept.profile;
