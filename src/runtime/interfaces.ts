@@ -59,8 +59,8 @@ export type ImplementableBy<D, S> = {
 /** Finds a linked block: typed as `iface` promises when it exists and implements `iface`, else null. */
 export type Resolve = <I extends InterfaceName>(id: string | null | undefined, iface: I) => Linked<I> | null;
 
-export function resolveIn(byId: ReadonlyMap<string, AnyBlock>, id: string | null | undefined, iface: InterfaceName): Linked<InterfaceName> | null {
-  const target = id ? byId.get(id) : undefined;
+export function resolveIn(table: { byId(id: string): AnyBlock | undefined }, id: string | null | undefined, iface: InterfaceName): Linked<InterfaceName> | null {
+  const target = id ? table.byId(id) : undefined;
   // The one place a block is given its interface's type: defineBlock let the type claim `iface`
   // only if its data and state keep that interface's contract.
   return target && implementsIface(target.def, iface) ? (target as unknown as Linked<InterfaceName>) : null;

@@ -11,7 +11,7 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     now: 0,
     ticks: 0,
     wall: null,
-    resolve: ((id, iface) => resolveIn(rt.byId, id, iface)) as Resolve,
+    resolve: ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve,
     claim(target, claimer) {
       const r = claim(target, claimer);
       if (r.modeChanged) unsaved.persist(target);
