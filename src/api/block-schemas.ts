@@ -34,10 +34,10 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
         nid: Type.Optional(Type.Integer()),
         type: Type.Literal(t.type),
         serviceId: Type.Optional(Type.String()),
-        data: dataSchema(t.fields, t.description, t.legacy),
+        data: dataSchema(t.fields, { description: t.description }, t.legacy),
         meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       },
-      { $id: t.type, title: t.type, description: t.description },
+      { $id: t.type, title: t.type, description: t.description, 'x-role': t.role },
     ),
   );
   const description =

@@ -25,6 +25,7 @@ const legacyNames: LegacyTable = {
 
 export const ActuatorAnalogMock = defineBlock<typeof fields, Driven<number>>({
   type: 'ActuatorAnalogMock',
+  role: 'output',
   fields,
   legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,

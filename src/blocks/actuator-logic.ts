@@ -41,12 +41,10 @@ const legacyNames: LegacyTable = {
   drivenTargetId: legacy.ignore('older firmware: read-only link to the driven actuator'),
 };
 
-type Data = { state?: string | null; desiredState?: string | null; value?: number | null; setting?: number | null };
-
 function compareDigital(c: { op: string; id: string | null; rhs: string }, ctx: UpdateContext): LogicResultName {
   const block = ctx.resolve(c.id, 'DigitalInterface');
   if (!block) return 'RESULT_BLOCK_NOT_FOUND';
-  const data = block.data as Data;
+  const data = block.data;
   const desiredOp = c.op === 'OP_DESIRED_IS' || c.op === 'OP_DESIRED_IS_NOT';
   const state = desiredOp ? (data.desiredState !== undefined ? data.desiredState : data.state) : data.state;
   if (state === null || state === undefined) return 'RESULT_FALSE';
@@ -57,7 +55,7 @@ function compareDigital(c: { op: string; id: string | null; rhs: string }, ctx: 
 function compareAnalog(c: { op: string; id: string | null; rhs: number | null }, ctx: UpdateContext): LogicResultName {
   const block = ctx.resolve(c.id, 'ProcessValueInterface');
   if (!block) return 'RESULT_BLOCK_NOT_FOUND';
-  const data = block.data as Data;
+  const data = block.data;
   const lhs = c.op === 'OP_SETTING_LE' || c.op === 'OP_SETTING_GE' ? data.setting : data.value;
   if (lhs === null || lhs === undefined || c.rhs === null) return 'RESULT_FALSE';
   const le = c.op === 'OP_VALUE_LE' || c.op === 'OP_SETTING_LE';
@@ -66,6 +64,7 @@ function compareAnalog(c: { op: string; id: string | null; rhs: number | null },
 
 export const ActuatorLogic = defineBlock<typeof fields, undefined>({
   type: 'ActuatorLogic',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],

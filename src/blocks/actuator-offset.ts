@@ -31,6 +31,7 @@ const legacyNames: LegacyTable = {
 
 export const ActuatorOffset = defineBlock<typeof fields, OffsetState>({
   type: 'ActuatorOffset',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,
@@ -43,10 +44,9 @@ export const ActuatorOffset = defineBlock<typeof fields, OffsetState>({
     d.desiredSetting = desired(block, d.storedSetting);
     d.setting = applyAnalogConstraints(d.desiredSetting, d.constraints, block, ctx);
     const reference = ctx.resolve(d.referenceId, 'SetpointSensorPairInterface');
-    const refData = reference?.data as { setting: number | null; value: number | null } | undefined;
-    const ref = (d.referenceSettingOrValue === 'REF_VALUE' ? refData?.value : refData?.setting) ?? null;
+    const ref = (d.referenceSettingOrValue === 'REF_VALUE' ? reference?.data.value : reference?.data.setting) ?? null;
     const target = ctx.resolve(d.targetId, 'SetpointSensorPairInterface');
-    const targetValue = (target?.data as { value?: number | null } | undefined)?.value ?? null;
+    const targetValue = target?.data.value ?? null;
     d.value = ref !== null && targetValue !== null ? targetValue - ref : null;
     if (!target) return ctx.now + 1000;
     if (!d.enabled) {

@@ -3,6 +3,7 @@
 import { f } from '../codec/fields.js';
 import { analogConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
+import type { Linked } from '../runtime/interfaces.js';
 import { historyOf } from './digital-actuator.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
@@ -38,6 +39,11 @@ const legacyNames: LegacyTable = {
 
 export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
   type: 'ActuatorPwm',
+  role: 'output',
+  homeAssistant: [
+    { component: 'sensor', key: 'value', field: 'value', kind: 'percent' },
+    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'percent', write: 'storedSetting', min: 0, max: 100, step: 1 },
+  ],
   fields,
   legacy: legacyNames,
   implements: ANALOG_ACTUATOR_INTERFACES,
@@ -61,7 +67,7 @@ export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
     }
     const periodMs = Math.max(MIN_PERIOD_S, d.period ?? 0) * 1000;
     const decision = s.cycle.step(ctx.now, d.setting === null ? null : d.setting / 100, periodMs, historyOf(actuator));
-    const known = (actuator.data as { state: string | null }).state !== null;
+    const known = actuator.data.state !== null;
     d.value = known ? s.cycle.value : null;
     s.tracking = known ? s.cycle.tracking : null;
     if (d.setting === null) {
@@ -82,8 +88,8 @@ export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
  * Switch the actuator off and make OFF its stored state, persisted, so that a restart does not
  * bring back an old ON (reference §6.3, §8.1). Not when another block drives it now.
  */
-function park(actuator: AnyBlock, pwm: AnyBlock, ctx: UpdateContext, keepClaim: boolean): void {
-  const a = actuator.data as { storedState: string; claimedBy: string | null };
+function park(actuator: Linked<'ActuatorDigitalInterface'>, pwm: AnyBlock, ctx: UpdateContext, keepClaim: boolean): void {
+  const a = actuator.data;
   if (a.claimedBy !== null && a.claimedBy !== pwm.id) return;
   if (keepClaim) drive(ctx, actuator, pwm, 'STATE_INACTIVE');
   else ctx.wake(actuator);

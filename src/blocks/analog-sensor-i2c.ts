@@ -29,6 +29,7 @@ const fields = {
 
 export const AnalogSensorI2c = defineBlock<typeof fields>({
   type: 'AnalogSensorI2c',
+  role: 'sensor',
   fields,
   implements: [],
   description: 'An ADS1115/ADS1015 analog input with a linear scale (bar, psi, %, degC)',

@@ -18,6 +18,7 @@ const fields = {
 
 export const Balancer = defineBlock<typeof fields, BalancerState>({
   type: 'Balancer',
+  role: 'controller',
   fields,
   implements: ['BalancerInterface'],
   description: 'Shares 100 % between balanced analog actuators',

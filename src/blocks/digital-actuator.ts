@@ -3,13 +3,14 @@
 // of its transitions, which the constraints and a driving PWM read. Soft start (shared/soft-start.ts)
 // ramps the output on through fast PWM where the channel can; elsewhere it switches at once.
 import { f } from '../codec/fields.js';
+import type { Linked } from '../runtime/interfaces.js';
 import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } from './shared/channel.js';
 import { constrainedSwitch, record, type SwitchTiming, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
-import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
+import { refreshHold, tryLock, unlock } from './shared/mutex-token.js';
 import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
 import { canPwm, DutyRamp, RAMP_INTERVAL_MS, softStartFields, transitionSeconds } from './shared/soft-start.js';
 
@@ -47,6 +48,8 @@ const legacyNames: LegacyTable = {
 
 export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>({
   type: 'DigitalActuator',
+  role: 'output',
+  homeAssistant: [{ component: 'switch', key: 'state', field: 'state', kind: 'digital', write: 'storedState' }],
   fields,
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
@@ -58,7 +61,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     switchOffPrevious(block, ctx, null);
     ctx.releaseChannels(block);
     const mutex = ctx.resolve(block.state.mutexId, 'MutexInterface');
-    if (mutex) unlock(mutex.state as MutexToken, block.id);
+    if (mutex) unlock(mutex.state, block.id);
   },
   update(block, ctx) {
     const d = block.data;
@@ -76,10 +79,10 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     const mutex = mutexed?.enabled ? ctx.resolve(mutexed.mutexId, 'MutexInterface') : null;
     if (s.mutexId !== null && s.mutexId !== mutex?.id) {
       const old = ctx.resolve(s.mutexId, 'MutexInterface');
-      if (old) unlock(old.state as MutexToken, block.id);
+      if (old) unlock(old.state, block.id);
       s.mutexId = null;
     }
-    const token = mutex ? (mutex.state as MutexToken) : null;
+    const token = mutex ? mutex.state : null;
     const holderValid = (holder: string) => mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
     // An unresolvable mutex blocks switching on; retry every second.
     const lock = () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS });
@@ -135,8 +138,8 @@ function switchOffPrevious(block: AnyBlock, ctx: UpdateContext, current: { array
 }
 
 /** True when `block` is a digital actuator with an enabled mutexed constraint on `mutexId`. */
-export function holdsMutexConstraint(block: AnyBlock | null, mutexId: string): boolean {
-  const c = (block?.data as { constraints?: { mutexed?: { enabled: boolean; mutexId: string | null } } } | undefined)?.constraints?.mutexed;
+export function holdsMutexConstraint(block: Linked<'ActuatorDigitalInterface'> | null, mutexId: string): boolean {
+  const c = block?.data.constraints?.mutexed;
   return !!c && c.enabled && c.mutexId === mutexId;
 }
 

@@ -28,6 +28,7 @@ interface InputState {
 
 export const DigitalInput = defineBlock<typeof fields, InputState>({
   type: 'DigitalInput',
+  role: 'sensor',
   fields,
   implements: ['DigitalInterface', 'IoClaimerInterface'],
   description: 'A digital input on one IoArray channel',

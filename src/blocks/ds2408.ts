@@ -30,6 +30,7 @@ const legacyNames: LegacyTable = {
 
 export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
   type: 'DS2408',
+  role: 'io',
   fields,
   legacy: legacyNames,
   implements: ['IoArrayInterface', 'DS2408Interface', 'OneWireDeviceInterface'],

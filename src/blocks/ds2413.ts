@@ -21,6 +21,7 @@ const legacyNames: LegacyTable = {
 
 export const DS2413 = defineBlock<typeof fields, OneWireIoState>({
   type: 'DS2413',
+  role: 'io',
   fields,
   legacy: legacyNames,
   implements: ['IoArrayInterface', 'OneWireDeviceInterface'],

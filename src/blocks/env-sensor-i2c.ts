@@ -5,6 +5,7 @@ import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
 import { i2cLocationFields } from './i2c-fields.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 const UPDATE_MS = 200;
 export const EnvChip = { SHT4X: 0, SHT3X: 1, BME280: 2, BMP280: 3 } as const;
@@ -20,6 +21,12 @@ const fields = {
 
 export const EnvSensorI2c = defineBlock<typeof fields>({
   type: 'EnvSensorI2c',
+  role: 'sensor',
+  homeAssistant: [
+    ...TEMP_SENSOR_ENTITIES,
+    { component: 'sensor', key: 'humidity', field: 'humidity', label: 'humidity', kind: 'humidity' },
+    { component: 'sensor', key: 'pressure', field: 'pressure', label: 'pressure', kind: 'pressure' },
+  ],
   fields,
   implements: ['TempSensorInterface'],
   description: 'An SHT4x/SHT3x/BME280/BMP280 temperature, humidity and pressure sensor on I2C',

@@ -50,6 +50,7 @@ interface FastPwmState extends Driven<number> {
 
 export const FastPwm = defineBlock<typeof fields, FastPwmState>({
   type: 'FastPwm',
+  role: 'output',
   fields,
   legacy: legacyNames,
   implements: [...ANALOG_ACTUATOR_INTERFACES, 'IoClaimerInterface'],

@@ -2,7 +2,7 @@
 // configured line. A system block; without configured lines it has no channels. Output lines
 // offer a software PWM at 80 and 100 Hz (src/hardware/soft-pwm.ts) to FastPwm and soft start.
 import { f } from '../codec/fields.js';
-import { gpioAccess, type GpioAccess, type GpioLineInfo } from '../runtime/hardware.js';
+import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
 import { defineBlock, type IoArray } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField } from './shared/fields.js';
@@ -26,12 +26,13 @@ const fields = {
 
 export const GpioPins = defineBlock<typeof fields>({
   type: 'GpioPins',
+  role: 'io',
   fields,
   implements: ['IoArrayInterface'],
   description: 'The GPIO lines of the configuration as IO channels',
   system: { nid: 19, id: 'GpioPins' },
   update(block, ctx) {
-    const gpio = gpioAccess(ctx.hardware);
+    const gpio = ctx.hardware.services.gpio;
     const lines = gpio?.lines() ?? [];
     const d = block.data;
     const pwm = !!gpio?.pwm;
@@ -41,7 +42,7 @@ export const GpioPins = defineBlock<typeof fields>({
     return ctx.now + 1000;
   },
   io(_block, ctx) {
-    const gpio = gpioAccess(ctx.hardware);
+    const gpio = ctx.hardware.services.gpio;
     return gpio ? gpioIo(gpio) : null;
   },
 });

@@ -16,6 +16,7 @@ const legacyNames: LegacyTable = {
 
 export const MockPins = defineBlock<typeof fields, { pins: boolean[]; duty: number[]; io: IoArray }>({
   type: 'MockPins',
+  role: 'io',
   fields,
   legacy: legacyNames,
   implements: ['IoArrayInterface'],

@@ -51,6 +51,7 @@ interface ValveRuntime extends Driven<DigitalStateName>, SwitchTiming {}
 
 export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   type: 'MotorValve',
+  role: 'output',
   fields,
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],

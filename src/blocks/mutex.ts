@@ -16,6 +16,7 @@ const legacyNames: LegacyTable = {
 
 export const Mutex = defineBlock<typeof fields, MutexToken>({
   type: 'Mutex',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ['MutexInterface'],

@@ -2,7 +2,6 @@
 // what its last search found and its error counters. Created by discovery for masters with
 // devices; `name` binds the block to its master, everything else is read-only.
 import { f } from '../codec/fields.js';
-import { oneWireAccess } from '../runtime/hardware.js';
 import { defineBlock } from '../runtime/types.js';
 
 /** The id discovery gives the block of a master; devices link to it by this id. */
@@ -26,13 +25,14 @@ const fields = {
 
 export const OneWireBus = defineBlock<typeof fields>({
   type: 'OneWireBus',
+  role: 'io',
   fields,
   implements: ['OneWireBusInterface'],
   description: 'A 1-Wire master: devices found and error counters',
   discovered: true,
   update(block, ctx) {
     const d = block.data;
-    const info = oneWireAccess(ctx.hardware)?.bus(d.name) ?? null;
+    const info = ctx.hardware.services.onewire?.bus(d.name) ?? null;
     d.present = info !== null;
     d.kind = info?.kind ?? '';
     d.address = info?.addresses.slice() ?? [];

@@ -1,7 +1,7 @@
 // What DS2408 and DS2413 blocks share: an IoArray over a 1-Wire IO module's cached state, and
 // the per-update refresh of `connected` and `oneWireBusId`. "Active" = latch on = pin pulled
 // low; reads come from the polled pin state, writes go out on the next hardware refresh.
-import { oneWireAccess, type OneWireIoKind } from '../runtime/hardware.js';
+import type { OneWireIoKind } from '../runtime/hardware.js';
 import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
 
@@ -22,7 +22,7 @@ interface IoData {
 export const initIoState = (): OneWireIoState => ({ desired: 0, address: null, sent: false });
 
 export function oneWireIo(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind, channelCount: number): IoArray | null {
-  const ow = oneWireAccess(ctx.hardware);
+  const ow = ctx.hardware.services.onewire;
   if (!ow) return null;
   const d = block.data as unknown as IoData;
   const s = block.state as OneWireIoState;
@@ -55,7 +55,7 @@ export function oneWireIo(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKi
 export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind): number {
   const d = block.data as unknown as IoData;
   const s = block.state as OneWireIoState;
-  const ow = oneWireAccess(ctx.hardware);
+  const ow = ctx.hardware.services.onewire;
   const r = ow?.io(d.address, kind) ?? null;
   if (s.address !== d.address) {
     s.address = d.address;
@@ -78,7 +78,7 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
 /** Stop using the module (the hardware layer switches its outputs off first). */
 export function releaseIo(block: AnyBlock, ctx: UpdateContext, previousAddress?: unknown): void {
   const d = block.data as unknown as IoData;
-  const ow = oneWireAccess(ctx.hardware);
+  const ow = ctx.hardware.services.onewire;
   if (previousAddress === undefined) ow?.release(d.address);
   else if (typeof previousAddress === 'string' && previousAddress !== d.address) ow?.release(previousAddress);
 }

@@ -3,10 +3,10 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
-import type { SetpointState } from './setpoint-sensor-pair.js';
+import type { Linked } from '../runtime/interfaces.js';
 import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { derivativeStageForTd, integralFor, pidStep, rescaleIntegral, type PidParams } from './shared/pid-math.js';
-import { drive, nextInterval, type Tracking } from './shared/pipeline.js';
+import { drive, nextInterval } from './shared/pipeline.js';
 
 const INTERVAL_MS = 1000;
 /** Longest time step integrated at once, should the loop stall. */
@@ -64,6 +64,7 @@ const legacyNames: LegacyTable = {
 
 export const Pid = defineBlock<typeof fields, PidState>({
   type: 'Pid',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],
@@ -89,9 +90,8 @@ export const Pid = defineBlock<typeof fields, PidState>({
     d.derivativeFilter = d.derivativeFilterChoice === 'FILTER_NONE' ? derivativeStageForTd(prm.td) : d.derivativeFilterChoice;
 
     const input = ctx.resolve(d.inputId, 'SetpointSensorPairInterface');
-    const inData = input?.data as { setting: number | null; value: number | null } | undefined;
-    d.inputSetting = inData?.setting ?? null;
-    d.inputValue = inData?.value ?? null;
+    d.inputSetting = input?.data.setting ?? null;
+    d.inputValue = input?.data.value ?? null;
     const output = ctx.resolve(d.outputId, 'ActuatorAnalogInterface');
     if (s.outputId !== null && s.outputId !== (output?.id ?? null)) s.requested = null;
     s.outputId = output?.id ?? null;
@@ -108,9 +108,9 @@ export const Pid = defineBlock<typeof fields, PidState>({
       requested: s.requested,
       setting: d.outputSetting,
       value: d.outputValue,
-      tracking: ((output.state as { tracking?: Tracking | null } | undefined)?.tracking ?? null),
+      tracking: output.state.tracking ?? null,
     };
-    const derivative = (input!.state as SetpointState).filter.derivative(d.derivativeFilter) ?? 0;
+    const derivative = input!.state.filter.derivative(d.derivativeFilter) ?? 0;
     const terms = pidStep(
       prm,
       s.integral,
@@ -139,18 +139,19 @@ export const Pid = defineBlock<typeof fields, PidState>({
   },
 });
 
-function readOutput(block: AnyBlock, output: AnyBlock | null): void {
+type AnalogOutput = Linked<'ActuatorAnalogInterface'>;
+
+function readOutput(block: AnyBlock, output: AnalogOutput | null): void {
   const d = block.data as { outputSetting: number | null; outputValue: number | null };
-  const o = output?.data as { setting?: number | null; value?: number | null } | undefined;
-  d.outputSetting = o?.setting ?? null;
-  d.outputValue = o?.value ?? null;
+  d.outputSetting = output?.data.setting ?? null;
+  d.outputValue = output?.data.value ?? null;
 }
 
 /**
  * Inactive: no output. The integral decays with time constant Ti rather than resetting, so a
  * short sensor outage does not throw away hours of integral; disabling resets it.
  */
-function deactivate(block: AnyBlock, output: AnyBlock | null, ctx: UpdateContext, dt: number, prm: PidParams, release = true): void {
+function deactivate(block: AnyBlock, output: AnalogOutput | null, ctx: UpdateContext, dt: number, prm: PidParams, release = true): void {
   const d = block.data as Record<string, unknown> & { enabled: boolean };
   const s = block.state as PidState;
   if (!d.enabled) s.integral = 0;
@@ -161,7 +162,7 @@ function deactivate(block: AnyBlock, output: AnyBlock | null, ctx: UpdateContext
   d.integral = s.integral;
   d.boilModeActive = false;
   s.requested = null;
-  if (release && output && (output.data as { claimedBy: string | null }).claimedBy === block.id) {
+  if (release && output && output.data.claimedBy === block.id) {
     if (d.enabled) drive(ctx, output, block, null);
     else ctx.wake(output);
   }

@@ -75,6 +75,7 @@ type SequenceBlock = Block<typeof fields, SequenceState>;
 
 export const Sequence = defineBlock<typeof fields, SequenceState>({
   type: 'Sequence',
+  role: 'controller',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],

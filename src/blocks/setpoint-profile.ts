@@ -4,7 +4,7 @@
 import { f } from '../codec/fields.js';
 import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { drive, type Driven } from './shared/pipeline.js';
+import { drive } from './shared/pipeline.js';
 import { profileSetting } from './shared/profile.js';
 
 const fields = {
@@ -29,6 +29,7 @@ const legacyNames: LegacyTable = {
 
 export const SetpointProfile = defineBlock<typeof fields, undefined>({
   type: 'SetpointProfile',
+  role: 'setpoint',
   fields,
   legacy: legacyNames,
   implements: ['EnablerInterface'],
@@ -36,7 +37,7 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
   update(block, ctx) {
     const d = block.data;
     const next = ctx.now + 1000;
-    const target = ctx.resolve(d.targetId, 'SetpointSensorPair') as (ReturnType<typeof ctx.resolve> & { state: Driven<number> }) | null;
+    const target = ctx.resolve(d.targetId, 'SetpointSensorPair');
     if (!d.enabled) {
       d.setting = null;
       if (target) ctx.wake(target);

@@ -1,5 +1,5 @@
 // SetpointSensorPair: a temperature setting paired with a (filtered) sensor value.
-import { f } from '../codec/fields.js';
+import { f, SETPOINT_RANGE_C } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
@@ -45,6 +45,11 @@ const legacyNames: LegacyTable = {
 
 export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   type: 'SetpointSensorPair',
+  role: 'setpoint',
+  homeAssistant: [
+    { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
+    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'temperature', write: 'storedSetting', ...SETPOINT_RANGE_C, step: 0.1 },
+  ],
   fields,
   legacy: legacyNames,
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
@@ -60,7 +65,7 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
       d.resetFilter = false;
     }
     const sensor = ctx.resolve(d.sensorId, 'TempSensorInterface');
-    const raw = sensor ? ((sensor.data as { value?: number | null }).value ?? null) : null;
+    const raw = sensor?.data.value ?? null;
     if (ctx.now >= s.sampleDue) {
       // The filter coefficients assume 1 Hz: sample on the catch-up cadence only.
       s.sampleDue = nextInterval(s.sampleDue, ctx.now, 1000);

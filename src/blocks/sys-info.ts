@@ -31,6 +31,7 @@ const legacyNames: LegacyTable = Object.fromEntries(
 
 export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowTicks: number }>({
   type: 'SysInfo',
+  role: 'system',
   fields,
   legacy: legacyNames,
   implements: [],

@@ -3,6 +3,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { SensorCombiFunc } from './shared/enums.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
@@ -12,6 +13,8 @@ const fields = {
 
 export const TempSensorCombi = defineBlock<typeof fields, undefined>({
   type: 'TempSensorCombi',
+  role: 'sensor',
+  homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface'],
   description: 'Combines several temperature sensors into one value',
@@ -20,7 +23,7 @@ export const TempSensorCombi = defineBlock<typeof fields, undefined>({
     const values: number[] = [];
     for (const id of d.sensors) {
       if (id === block.id) continue;
-      const v = (ctx.resolve(id, 'TempSensorInterface')?.data as { value?: number | null } | undefined)?.value;
+      const v = ctx.resolve(id, 'TempSensorInterface')?.data.value;
       if (typeof v === 'number' && Number.isFinite(v)) values.push(v);
     }
     if (values.length === 0) d.value = null;

@@ -1,6 +1,7 @@
 // TempSensorExternal: a temperature pushed from outside (scripts, other services).
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
@@ -12,6 +13,8 @@ const fields = {
 
 export const TempSensorExternal = defineBlock<typeof fields, { updatedAt: number | null }>({
   type: 'TempSensorExternal',
+  role: 'sensor',
+  homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface', 'EnablerInterface'],
   description: 'A temperature written by an external source, valid for `timeout` after each write',

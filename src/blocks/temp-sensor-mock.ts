@@ -1,6 +1,7 @@
 // TempSensorMock: a simulated temperature, setting plus optional sine fluctuations.
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
@@ -17,6 +18,8 @@ const fields = {
 
 export const TempSensorMock = defineBlock<typeof fields, { start: number }>({
   type: 'TempSensorMock',
+  role: 'sensor',
+  homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface'],
   description: 'A simulated temperature sensor',

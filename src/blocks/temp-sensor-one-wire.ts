@@ -4,9 +4,9 @@
 // driver decoding by family; its readings of several hundred degC pass, and a thermocouple fault
 // gives null with the fault named in `fault` and counted in `faults`.
 import { f } from '../codec/fields.js';
-import { oneWireAccess } from '../runtime/hardware.js';
 import { defineBlock } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 // Frequent enough that a stale value turns null within a tick of the driver dropping it.
 const UPDATE_MS = 100;
@@ -24,20 +24,22 @@ const fields = {
 
 export const TempSensorOneWire = defineBlock<typeof fields>({
   type: 'TempSensorOneWire',
+  role: 'sensor',
+  homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface', 'OneWireDeviceInterface'],
   description: 'A DS18B20 temperature sensor or MAX31850 thermocouple on a 1-Wire bus',
   discovered: true,
   onWrite(block, info, ctx) {
     const before = info.previous?.address;
-    if (typeof before === 'string' && before !== block.data.address) oneWireAccess(ctx.hardware)?.release(before);
+    if (typeof before === 'string' && before !== block.data.address) ctx.hardware.services.onewire?.release(before);
   },
   onDelete(block, ctx) {
-    oneWireAccess(ctx.hardware)?.release(block.data.address);
+    ctx.hardware.services.onewire?.release(block.data.address);
   },
   update(block, ctx) {
     const d = block.data;
-    const ow = oneWireAccess(ctx.hardware);
+    const ow = ctx.hardware.services.onewire;
     const r = ow ? ow.temperature(d.address, ctx.now) : null;
     d.value = r && r.value !== null ? r.value + (d.offset ?? 0) : null;
     d.connected = r?.connected ?? false;

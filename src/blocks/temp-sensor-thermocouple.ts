@@ -5,6 +5,7 @@ import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
 import { i2cLocationFields } from './i2c-fields.js';
+import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 const UPDATE_MS = 200;
 export const ThermocoupleType = { K: 0, J: 1, T: 2, N: 3, S: 4, E: 5, B: 6, R: 7 } as const;
@@ -19,6 +20,8 @@ const fields = {
 
 export const TempSensorThermocouple = defineBlock<typeof fields>({
   type: 'TempSensorThermocouple',
+  role: 'sensor',
+  homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface'],
   description: 'A thermocouple on an MCP9600 I2C converter',

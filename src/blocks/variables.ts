@@ -4,6 +4,7 @@
 // sequences know to re-resolve their current instruction.
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
+import type { Linked } from '../runtime/interfaces.js';
 import { digitalState } from './shared/fields.js';
 
 export const VARIABLE_NAME = /^[A-Za-z0-9_-]{1,16}$/;
@@ -47,6 +48,7 @@ export interface VariablesState {
 
 export const Variables = defineBlock<typeof fields, VariablesState>({
   type: 'Variables',
+  role: 'controller',
   fields,
   implements: [],
   description: 'Named values for Sequence instructions',
@@ -59,7 +61,7 @@ export const Variables = defineBlock<typeof fields, VariablesState>({
 });
 
 /** The variable `name` of a Variables block, or undefined when it is not defined. */
-export function variableOf(block: { data: unknown } | null, name: string): VariableValue | undefined {
-  const vars = (block?.data as { variables?: Record<string, VariableValue> } | undefined)?.variables;
+export function variableOf(block: Linked<'Variables'> | null, name: string): VariableValue | undefined {
+  const vars = block?.data.variables;
   return vars && Object.hasOwn(vars, name) ? vars[name] : undefined;
 }

@@ -14,9 +14,20 @@ const quantityOut = (unit: string, range: { minimum?: number; maximum?: number }
     readonly: Type.Optional(Type.Boolean()),
   });
 
+/**
+ * What a client may rely on without reading the description: `readOnly` (computed, ignored on
+ * input) and `x-unit` (a quantity's unit in the default unit preferences).
+ */
+function annotations(field: Field): { readOnly?: true; 'x-unit'?: string } {
+  return {
+    ...(field.readonly ? { readOnly: true as const } : {}),
+    ...(field.spec.kind === 'quantity' ? { 'x-unit': userUnit(field.spec.unit, DEFAULT_UNITS) } : {}),
+  };
+}
+
 function fieldSchema(field: Field): TSchema {
   const s = field.spec;
-  const meta = { description: describeFlags(field) };
+  const meta = { description: describeFlags(field), ...annotations(field) };
   switch (s.kind) {
     case 'bool':
       return Type.Union([Type.Boolean(), Type.Null()], meta);
@@ -40,13 +51,13 @@ function fieldSchema(field: Field): TSchema {
         meta,
       );
     case 'object':
-      return dataSchema(s.fields, meta.description);
+      return dataSchema(s.fields, meta);
     case 'array':
       return Type.Array(fieldSchema(s.of), { ...meta, maxItems: s.maxItems });
     case 'map':
       return Type.Record(Type.String({ pattern: s.keyPattern.source }), fieldSchema(s.of), { ...meta, maxProperties: s.maxItems });
     case 'variant':
-      return dataSchema(s.fields, meta.description);
+      return dataSchema(s.fields, meta);
   }
 }
 
@@ -57,7 +68,7 @@ function describeFlags(field: Field): string {
   return [field.description, unit, link, flags].filter(Boolean).join('; ');
 }
 
-export function dataSchema(fields: FieldTable, description?: string, legacy?: LegacyTable): TSchema {
+export function dataSchema(fields: FieldTable, options: { description?: string; readOnly?: true } = {}, legacy?: LegacyTable): TSchema {
   const props: Record<string, TSchema> = {};
   for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(fieldSchema(field));
   for (const [name, rule] of Object.entries(legacy ?? {})) {
@@ -65,5 +76,5 @@ export function dataSchema(fields: FieldTable, description?: string, legacy?: Le
     const what = rule.kind === 'unsupported' ? 'not supported here; only its neutral value (false, 0, null) is accepted' : `legacy, ${rule.kind === 'ignore' ? 'accepted and ignored' : 'accepted'}`;
     props[name] = Type.Optional(Type.Unknown({ deprecated: true, description: `${what}: ${rule.note}` }));
   }
-  return Type.Object(props, { description, additionalProperties: true });
+  return Type.Object(props, { ...options, additionalProperties: true });
 }

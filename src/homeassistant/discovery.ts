@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import type { BlockJson, BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
-import { announce, commandPatch, ENTITIES, stateOf, type Announcement, type EntitySpec } from './entities.js';
+import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
@@ -109,12 +109,16 @@ export class HomeAssistant {
     return cfg;
   }
 
-  private entityState(block: BlockJson, specs: EntitySpec[]): Record<string, unknown> {
+  private entityState(block: BlockJson, specs: readonly EntitySpec[]): Record<string, unknown> {
     return Object.fromEntries(specs.map((s) => [s.key, stateOf(s, block)]));
   }
 
+  private entitiesOf(type: string): readonly EntitySpec[] | undefined {
+    return this.o.runtime.types.get(type)?.homeAssistant;
+  }
+
   private publishBlock(block: BlockJson): void {
-    const specs = ENTITIES[block.type];
+    const specs = this.entitiesOf(block.type);
     if (!specs) return;
     const topics = specs.map((s) => this.configTopic(s, block.nid));
     specs.forEach((s, i) => {
@@ -142,7 +146,7 @@ export class HomeAssistant {
   private publishStates(): void {
     if (!this.o.mqtt.connected) return;
     for (const block of this.o.runtime.readAll()) {
-      const specs = ENTITIES[block.type];
+      const specs = this.entitiesOf(block.type);
       if (specs) this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
     }
   }
@@ -168,7 +172,7 @@ export class HomeAssistant {
     const nid = Number(objectId.split('_')[0]);
     const key = objectId.slice(objectId.indexOf('_') + 1);
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
-    const specs = block ? ENTITIES[block.def.type] : undefined;
+    const specs = block ? block.def.homeAssistant : undefined;
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
     this.o.log.info({ topic }, 'home assistant: removing the entity of a block that is gone');
     this.o.mqtt.publish(topic, '', { retain: true });
@@ -179,7 +183,7 @@ export class HomeAssistant {
     const key = parts[parts.length - 1]!;
     const nid = Number(parts[parts.length - 3]);
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
-    const spec = block && ENTITIES[block.def.type]?.find((s) => s.key === key && s.write);
+    const spec = block && block.def.homeAssistant?.find((s) => s.key === key && s.write);
     if (!block || !spec) {
       this.o.log.warn({ topic }, `home assistant command on ${topic} dropped: no such entity`);
       return;

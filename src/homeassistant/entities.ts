@@ -1,50 +1,13 @@
-// Which Home Assistant entities a block becomes: one table, by block type. `field` is read from
-// the block's JSON for the state; `write` is the field a command patches (through the runtime,
-// as a REST patch would), so constraints, claims and validation apply as for any other client.
+// How a block's Home Assistant entities (declared by its type: `homeAssistant` in defineBlock)
+// are announced, read and commanded. `field` is read from the block's JSON for the state; `write`
+// is the field a command patches (through the runtime, as a REST patch would), so constraints,
+// claims and validation apply as for any other client.
 import { fromInternal, type UnitPrefs } from '../codec/units.js';
 import type { BlockJson } from '../runtime/runtime.js';
+import type { EntitySpec } from '../runtime/traits.js';
 
-export type Component = 'sensor' | 'number' | 'switch';
-
-export interface EntitySpec {
-  component: Component;
-  /** Suffix of the object id and unique id: stable per block type. */
-  key: string;
-  /** Field shown as the state. */
-  field: string;
-  /** Appended to the block id to name the entity (none: the block id alone). */
-  label?: string;
-  kind: 'temperature' | 'percent' | 'digital' | 'humidity' | 'pressure';
-  /** The field a command writes (number and switch only). */
-  write?: string;
-  min?: number;
-  max?: number;
-  step?: number;
-}
-
-const tempSensor: EntitySpec[] = [{ component: 'sensor', key: 'value', field: 'value', kind: 'temperature' }];
-
-export const ENTITIES: Record<string, EntitySpec[]> = {
-  TempSensorOneWire: tempSensor,
-  TempSensorMock: tempSensor,
-  TempSensorCombi: tempSensor,
-  TempSensorExternal: tempSensor,
-  TempSensorThermocouple: tempSensor,
-  EnvSensorI2c: [
-    ...tempSensor,
-    { component: 'sensor', key: 'humidity', field: 'humidity', label: 'humidity', kind: 'humidity' },
-    { component: 'sensor', key: 'pressure', field: 'pressure', label: 'pressure', kind: 'pressure' },
-  ],
-  SetpointSensorPair: [
-    { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
-    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'temperature', write: 'storedSetting', min: -20, max: 150, step: 0.1 },
-  ],
-  DigitalActuator: [{ component: 'switch', key: 'state', field: 'state', kind: 'digital', write: 'storedState' }],
-  ActuatorPwm: [
-    { component: 'sensor', key: 'value', field: 'value', kind: 'percent' },
-    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'percent', write: 'storedSetting', min: 0, max: 100, step: 1 },
-  ],
-};
+export type { EntitySpec };
+export type Component = EntitySpec['component'];
 
 const HA_UNITS: Record<UnitPrefs['temperature'], string> = { degC: '°C', degF: '°F' };
 
@@ -71,9 +34,9 @@ export interface Announcement {
 
 export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
   if (spec.kind === 'digital') return {};
+  if (spec.kind === 'percent') return { haUnit: '%', min: spec.min, max: spec.max, step: spec.step };
   if (spec.kind === 'humidity') return { haUnit: '%' };
   if (spec.kind === 'pressure') return { haUnit: 'hPa' };
-  if (spec.kind === 'percent') return { haUnit: '%', min: spec.min, max: spec.max, step: spec.step };
   // Temperatures are shown in the user's unit (as the block JSON is); the table's range is in degC.
   const temp = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs));
   const delta = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'deltaTemp', prefs));

@@ -124,7 +124,7 @@ function loadBackupBlocks(rt: RuntimeCore, items: unknown[], docs: Record<string
   const changed: AnyBlock[] = [];
   for (const p of prepared) {
     if (p.def.system) {
-      const sys = rt.byNid.get(p.nid)!;
+      const sys = rt.table.byNid(p.nid)!;
       sys.data = withReadonly(p.def.fields, sys.data, p.data) as AnyBlock['data'];
       sys.meta = p.meta;
       changed.push(sys);
@@ -142,7 +142,7 @@ function loadBackupBlocks(rt: RuntimeCore, items: unknown[], docs: Record<string
     throw e;
   }
   for (const p of prepared) if (!p.def.system) rt.persistence.reserveNid(p.nid);
-  for (const b of rt.blocks()) rt.persisted.set(b.nid, rt.recordString(b));
+  for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
   if (docs && rt.backupStore) messages.push(...(rt.backupStore.load(docs) ?? []));
   rt.afterStructureChange();
   for (const b of changed) b.nextUpdate = -Infinity;

@@ -73,10 +73,10 @@ function resync(rt: RuntimeCore, scope: BatchScope): void {
   const touched = new Set<AnyBlock>();
   for (const ev of scope.events) for (const b of ev.changed) touched.add(b);
   for (const b of touched) {
-    if (rt.byNid.get(b.nid) === b) rt.persisted.set(b.nid, rt.recordString(b));
-    else rt.persisted.delete(b.nid);
+    if (rt.table.isLive(b)) rt.table.setWritten(b.nid, rt.recordString(b));
+    else rt.table.forgetWritten(b.nid);
   }
-  for (const b of rt.blocks()) if (!rt.persisted.has(b.nid)) rt.persisted.set(b.nid, rt.recordString(b));
+  for (const b of rt.blocks()) if (!rt.table.hasWritten(b.nid)) rt.table.setWritten(b.nid, rt.recordString(b));
 }
 
 /** One change event for the whole batch. */
@@ -87,7 +87,7 @@ function merged(rt: RuntimeCore, events: ChangeEvent[], origin: string): ChangeE
     for (const b of ev.changed) changed.set(b.nid, b);
     for (const id of ev.deleted) deleted.add(id);
   }
-  const live = [...changed.values()].filter((b) => rt.byNid.get(b.nid) === b);
+  const live = [...changed.values()].filter((b) => rt.table.isLive(b));
   for (const b of live) deleted.delete(b.id);
   return { changed: live, deleted: [...deleted], origin };
 }

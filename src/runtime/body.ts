@@ -3,6 +3,7 @@ import { metaSizeIssue } from './limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
 import { BlockError, invalid, notFound } from './errors.js';
 import type { AnyBlock } from './types.js';
+import type { BlockTable } from './block-table.js';
 
 /** System blocks have nids below this; user and discovered blocks get this or more. */
 export const FIRST_USER_NID = 100;
@@ -76,18 +77,18 @@ export function validId(id: string): boolean {
 }
 
 /** The block an ident body ({id} or {nid}) names; nid wins when both are given. */
-export function resolveIdent(input: unknown, byId: Map<string, AnyBlock>, byNid: Map<number, AnyBlock>): AnyBlock {
+export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'byNid'>): AnyBlock {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
   const { id, nid } = input;
   if (nid !== undefined && nid !== null) {
     if (typeof nid !== 'number' || !Number.isInteger(nid)) throw invalid(`nid must be an integer, got ${JSON.stringify(nid)}`, [{ path: 'nid', message: 'must be an integer' }]);
-    const block = byNid.get(nid);
+    const block = table.byNid(nid);
     if (!block) throw notFound(`no block with nid ${nid}`);
     return block;
   }
   if (id === undefined || id === null) throw invalid('the body names no block: give id or nid', [{ path: 'id', message: 'required' }]);
   if (typeof id !== 'string') throw invalid(`id must be a string, got ${JSON.stringify(id)}`, [{ path: 'id', message: 'must be a string' }]);
-  const block = byId.get(id);
+  const block = table.byId(id);
   if (!block) throw notFound(`no block with id '${id}'`);
   return block;
 }

@@ -4,6 +4,7 @@
 import type { ReadMode } from '../codec/encode.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { Logger } from '../log.js';
+import type { BlockTable } from './block-table.js';
 import type { BlockJson, Ident } from './body.js';
 import type { ChannelClaims } from './claims.js';
 import type { Clock } from './clock.js';
@@ -42,10 +43,8 @@ export interface RuntimeCore {
   readonly persistence: BlockPersistence;
   readonly units: UnitPrefs;
   backupStore?: BackupStore;
-  readonly byNid: Map<number, AnyBlock>;
-  readonly byId: Map<string, AnyBlock>;
-  /** The record text last written per nid. */
-  readonly persisted: Map<number, string>;
+  /** The live blocks by nid and id, and the record text last written per nid. */
+  readonly table: BlockTable;
   scope: BatchScope | null;
 
   blocks(): AnyBlock[];

@@ -23,7 +23,7 @@ export function discoverBlocks(rt: RuntimeCore, discoverers: Discoverer[], origi
       const found = await discoverer(rt.blocks());
       for (const d of found) {
         const def = rt.types.get(d.type);
-        if (!def || rt.byId.has(d.id)) continue;
+        if (!def || rt.table.hasId(d.id)) continue;
         const { value, issues } = decodeData(def.fields, d.data, { prefs: DEFAULT_UNITS, checkLink: () => null });
         if (issues.length) {
           rt.log.warn({ id: d.id, issues }, 'discovered block rejected');

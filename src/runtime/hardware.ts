@@ -2,15 +2,20 @@
 // (linux or sim); in tests and without hardware it is empty. Everything here is synchronous:
 // reads come from caches the hardware layer refreshes before each scheduler tick, and writes
 // are queued for the next refresh. No block ever awaits IO.
+import type { I2cSensorAccess } from './i2c-sensors.js';
+
 export interface Hardware {
-  /** Named services registered by the hardware layer (see ONEWIRE_SERVICE, GPIO_SERVICE). */
-  readonly services: Record<string, unknown>;
+  /** What the hardware layer offers; a service that is absent is not there (tests, no hardware). */
+  readonly services: HardwareServices;
+}
+
+export interface HardwareServices {
+  readonly onewire?: OneWireAccess;
+  readonly gpio?: GpioAccess;
+  readonly i2cSensors?: I2cSensorAccess;
 }
 
 export const noHardware: Hardware = { services: {} };
-
-export const ONEWIRE_SERVICE = 'onewire';
-export const GPIO_SERVICE = 'gpio';
 
 /** 16 lowercase hex digits, family byte first, CRC last (bus order). */
 export type DeviceAddress = string;
@@ -89,12 +94,4 @@ export interface GpioAccess {
   pwm?(name: string, duty: number, hz: number): void;
   /** The duty commanded on a line (0/100 for a steady level), or null when unknown. */
   duty?(name: string): number | null;
-}
-
-export function oneWireAccess(hardware: Hardware): OneWireAccess | null {
-  return (hardware.services[ONEWIRE_SERVICE] as OneWireAccess | undefined) ?? null;
-}
-
-export function gpioAccess(hardware: Hardware): GpioAccess | null {
-  return (hardware.services[GPIO_SERVICE] as GpioAccess | undefined) ?? null;
 }

@@ -4,8 +4,6 @@
 import type { ThermocoupleType } from '../../drivers/i2c/mcp9600.js';
 import type { Hardware } from './hardware.js';
 
-export const I2C_SENSOR_SERVICE = 'i2cSensors';
-
 export type I2cSensorChip = 'SHT4X' | 'SHT3X' | 'BME280' | 'BMP280' | 'ADS1115' | 'ADS1015' | 'MCP9600';
 
 export interface I2cSensorRequest {
@@ -38,5 +36,5 @@ export interface I2cSensorAccess {
 }
 
 export function i2cSensorAccess(hardware: Hardware): I2cSensorAccess | null {
-  return (hardware.services[I2C_SENSOR_SERVICE] as I2cSensorAccess | undefined) ?? null;
+  return hardware.services.i2cSensors ?? null;
 }

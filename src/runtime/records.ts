@@ -52,14 +52,14 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
   const full = complete(def.fields, value);
   if (def.system) {
-    const sys = rt.byNid.get(def.system.nid);
+    const sys = rt.table.byNid(def.system.nid);
     if (!sys || raw.nid !== def.system.nid) throw new Error(`system block ${raw.type} stored under nid ${raw.nid}`);
     sys.data = withReadonly(def.fields, sys.data, full) as AnyBlock['data'];
     sys.meta = meta;
   } else {
-    if (rt.byNid.has(raw.nid) || rt.byId.has(raw.id)) throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
+    if (rt.table.hasNid(raw.nid) || rt.table.hasId(raw.id)) throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
     rt.insert(def, raw.nid, raw.id, full, meta);
     rt.persistence.reserveNid(raw.nid);
   }
-  rt.persisted.set(raw.nid, rt.recordString(rt.byNid.get(raw.nid)!));
+  rt.table.setWritten(raw.nid, rt.recordString(rt.table.byNid(raw.nid)!));
 }

@@ -34,9 +34,7 @@ export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Id
     });
   }
   const apply = (from: string, to: string) => {
-    rt.byId.delete(from);
-    block.id = to;
-    rt.byId.set(to, block);
+    rt.table.rename(block, to);
     for (const b of rt.blocks()) renameInState(b.state, from, to);
   };
   apply(existing, desired);
@@ -48,7 +46,7 @@ export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Id
   } catch (e) {
     undo.forEach((u) => u());
     apply(desired, existing);
-    for (const b of new Set([block, ...linkers])) rt.persisted.set(b.nid, rt.recordString(b));
+    for (const b of new Set([block, ...linkers])) rt.table.setWritten(b.nid, rt.recordString(b));
     throw e;
   }
   rt.afterStructureChange();

@@ -15,6 +15,7 @@ import { checkRecordSize } from './limits.js';
 import { SchedulerOrder } from './order.js';
 import type { BlockPersistence, BlockRecord } from './persistence.js';
 import { loadBackup, saveBackup, type Backup } from './backup.js';
+import { BlockTable } from './block-table.js';
 import { resolveIdent, type BlockJson, type Ident } from './body.js';
 import { runBatch } from './batch.js';
 import type { BackupStore, BatchScope, ChangeEvent, RuntimeCore } from './core.js';
@@ -61,15 +62,13 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   // them through RuntimeCore (core.ts); API code does not.
   readonly persistence: BlockPersistence;
   private readonly unitsOf: () => UnitPrefs;
-  readonly byNid = new Map<number, AnyBlock>();
-  readonly byId = new Map<string, AnyBlock>();
-  readonly persisted = new Map<number, string>();
+  readonly table = new BlockTable();
   /** Writable links per block and the blocks linking to each id (links.ts). */
-  readonly links = new LinkIndex(() => this.byNid.values());
+  readonly links = new LinkIndex(() => this.table.values());
   /** Which arrays each claimer holds channels on (claims.ts). */
-  readonly channelClaims = new ChannelClaims(() => this.byNid.values());
+  readonly channelClaims = new ChannelClaims(() => this.table.values());
   /** The scheduler's dependency order, kept up to date block by block (order.ts). */
-  readonly order = new SchedulerOrder(() => this.blocks(), this.links, (id) => this.byId.get(id));
+  readonly order = new SchedulerOrder(() => this.blocks(), this.links, (id) => this.table.byId(id));
   /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
   scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
@@ -105,11 +104,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   blocks(): AnyBlock[] {
-    return [...this.byNid.values()].sort((a, b) => a.nid - b.nid);
+    return [...this.table.values()].sort((a, b) => a.nid - b.nid);
   }
 
   find(id: string): AnyBlock | undefined {
-    return this.byId.get(id);
+    return this.table.byId(id);
   }
 
   // ---- start-up -------------------------------------------------------------------------
@@ -130,8 +129,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       nextUpdate: -Infinity,
     };
     block.state = def.init ? def.init(block) : undefined;
-    this.byNid.set(nid, block);
-    this.byId.set(id, block);
+    this.table.add(block);
     this.links.update(block);
     this.order.place(block);
     return block;
@@ -258,7 +256,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       this.ctx.ticks = this.tickCount;
       this.ctx.wall = this.clock.wall();
       for (const block of this.order.current()) {
-        if (block.nextUpdate <= now && this.byNid.get(block.nid) === block) runUpdate(block, this.ctx, now, this.log);
+        if (block.nextUpdate <= now && this.table.isLive(block)) runUpdate(block, this.ctx, now, this.log);
       }
       this.unsaved.retry(now);
       this.tickCount++;
@@ -271,7 +269,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /** The earliest time any block wants to run. */
   nextDue(): number {
-    return nextDue(this.byNid.values());
+    return nextDue(this.table.values());
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -305,8 +303,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /** Put a removed block object back, volatile state and all (undoing a failed batch or load). */
   restoreInMemory(block: AnyBlock): void {
-    this.byNid.set(block.nid, block);
-    this.byId.set(block.id, block);
+    this.table.add(block);
     this.afterStructureChange();
   }
 
@@ -316,7 +313,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.links.invalidate();
     this.channelClaims.invalidate();
     this.encodings.invalidate();
-    releaseStale(this.byNid.values(), (id) => this.byId.get(id));
+    releaseStale(this.table.values(), (id) => this.table.byId(id));
   }
 
   /**
@@ -331,7 +328,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     if (!before || !sameLinks(before, after)) this.order.place(block);
     // Without the links it had before (the index was dropped since), look at every block once.
     if (before) this.releaseStaleAround(block, [...before, ...after]);
-    else releaseStale(this.byNid.values(), (id) => this.byId.get(id));
+    else releaseStale(this.table.values(), (id) => this.table.byId(id));
   }
 
   /** After one block was removed: claims it held on what it linked to are dropped. */
@@ -344,10 +341,10 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   releaseStaleAround(block: AnyBlock, links: OutLink[]): void {
     const near = new Set<AnyBlock>([block]);
     for (const l of links) {
-      const target = this.byId.get(l.id);
+      const target = this.table.byId(l.id);
       if (target) near.add(target);
     }
-    releaseStale(near, (id) => this.byId.get(id));
+    releaseStale(near, (id) => this.table.byId(id));
   }
 
   remove(block: AnyBlock, persist = true): void {
@@ -356,9 +353,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     } catch (e) {
       this.log.error({ err: e, id: block.id }, 'onDelete failed');
     }
-    this.byNid.delete(block.nid);
-    this.byId.delete(block.id);
-    this.persisted.delete(block.nid);
+    this.table.remove(block);
     this.order.removed(block);
     this.links.remove(block);
     if (persist) this.persistence.removeBlock(block.nid);
@@ -366,12 +361,12 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /** Write the block's record when its stored data or meta changed since the last write. */
   persist(block: AnyBlock): boolean {
-    if (this.byNid.get(block.nid) !== block) return false;
+    if (!this.table.isLive(block)) return false;
     const text = this.recordString(block);
-    if (this.persisted.get(block.nid) === text) return false;
+    if (this.table.lastWritten(block.nid) === text) return false;
     checkRecordSize(block.id, text);
     this.persistence.saveBlock(this.record(block));
-    this.persisted.set(block.nid, text);
+    this.table.setWritten(block.nid, text);
     return true;
   }
 
@@ -385,7 +380,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   allocateNid(): number {
     let nid = this.persistence.allocateNid();
-    while (this.byNid.has(nid)) nid = this.persistence.allocateNid();
+    while (this.table.hasNid(nid)) nid = this.persistence.allocateNid();
     return nid;
   }
 
@@ -398,11 +393,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   resolveIdent(input: unknown): AnyBlock {
-    return resolveIdent(input, this.byId, this.byNid);
+    return resolveIdent(input, this.table);
   }
 
   systemBlockById(id: string): AnyBlock | undefined {
-    const b = this.byId.get(id);
+    const b = this.table.byId(id);
     return b?.def.system ? b : undefined;
   }
 

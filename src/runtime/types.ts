@@ -4,6 +4,8 @@ import type { ValidationIssue } from '../codec/decode.js';
 import type { LegacyTable } from '../codec/legacy.js';
 import type { Logger } from '../log.js';
 import type { Hardware } from './hardware.js';
+import type { ImplementableBy, Resolve } from './interfaces.js';
+import type { BlockRole, EntitySpec } from './traits.js';
 
 export type Data = Record<string, unknown>;
 
@@ -38,8 +40,8 @@ export interface UpdateContext {
   ticks: number;
   /** Epoch milliseconds, or null when the wall clock is not valid. */
   wall: number | null;
-  /** Resolve a link: the target when it exists and implements `iface`, else null. */
-  resolve(id: string | null | undefined, iface: string): AnyBlock | null;
+  /** Resolve a link: the target, typed as `iface` promises, when it exists and implements `iface`; else null. */
+  resolve: Resolve;
   /** First come, first served: true when `claimer` holds `target` after the call. */
   claim(target: AnyBlock, claimer: AnyBlock): boolean;
   release(target: AnyBlock, claimer: AnyBlock): void;
@@ -64,11 +66,15 @@ export interface WriteInfo {
 
 export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   type: string;
+  /** Where the dashboard groups it (published as x-role in the OpenAPI document). */
+  role: BlockRole;
   fields: F;
+  /** The Home Assistant entities a block of this type becomes (none: not announced). */
+  homeAssistant?: readonly EntitySpec[];
   /** Names older Brewblox clients and backups send, and what becomes of them (codec/legacy.ts). */
   legacy?: LegacyTable;
-  /** Link interfaces this type satisfies (its own type name is implied). */
-  implements: readonly string[];
+  /** Link interfaces this type satisfies (its own type name is implied); only those its data and state keep (interfaces.ts). */
+  implements: readonly ImplementableBy<DataOf<F>, S>[];
   description?: string;
   /** System types exist once, at a fixed nid, and cannot be created or deleted. */
   system?: { nid: number; id: string };
@@ -82,7 +88,7 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * Rules across fields and other blocks that decoding cannot see (create, write, patch; REST
    * and MQTT alike): `data` is the block's data after the change, `resolve` finds a linked block.
    */
-  checkData?(data: Data, resolve: (id: string | null) => AnyBlock | null): ValidationIssue[];
+  checkData?(data: Data, resolve: Resolve): ValidationIssue[];
   /** Called after the new data is in place, before the forced update. */
   onWrite?(block: Block<F, S>, info: WriteInfo, ctx: UpdateContext): void;
   onDelete?(block: Block<F, S>, ctx: UpdateContext): void;
@@ -95,5 +101,5 @@ export function defineBlock<F extends FieldTable, S = undefined>(def: BlockTypeD
 }
 
 export function implementsIface(def: BlockTypeDef<any, any>, iface: string): boolean {
-  return iface === 'Any' || def.type === iface || def.implements.includes(iface);
+  return iface === 'Any' || def.type === iface || (def.implements as readonly string[]).includes(iface);
 }

@@ -2,7 +2,8 @@
 // channel claims, waking a block and persisting it. One object per runtime, reused every tick.
 import { claim, channels, release } from './claims.js';
 import type { RuntimeCore } from './core.js';
-import { implementsIface, type IoArray, type UpdateContext } from './types.js';
+import { resolveIn, type Resolve } from './interfaces.js';
+import type { IoArray, UpdateContext } from './types.js';
 import type { UnsavedBlocks } from './unsaved.js';
 
 export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): UpdateContext {
@@ -10,11 +11,7 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     now: 0,
     ticks: 0,
     wall: null,
-    resolve(id, iface) {
-      if (!id) return null;
-      const target = rt.byId.get(id);
-      return target && implementsIface(target.def, iface) ? target : null;
-    },
+    resolve: ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve,
     claim(target, claimer) {
       const r = claim(target, claimer);
       if (r.modeChanged) unsaved.persist(target);

@@ -7,6 +7,7 @@ import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody } from './body.js';
 import type { RuntimeCore } from './core.js';
 import { invalid } from './errors.js';
+import { resolveIn, type Resolve } from './interfaces.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
 
 export function typeOf(types: Map<string, BlockTypeDef<any, any>>, type: string): BlockTypeDef<any, any> {
@@ -21,7 +22,7 @@ export function decodeBlockData(rt: RuntimeCore, def: BlockTypeDef<any, any>, da
   const ctx: DecodeContext = {
     prefs: rt.units,
     checkLink: (id, iface) => {
-      const target = rt.byId.get(id);
+      const target = rt.table.byId(id);
       if (!target) return `block '${id}' does not exist`;
       if (!implementsIface(target.def, iface)) return `block '${id}' is a ${target.def.type}, which is not a ${iface}`;
       return null;
@@ -29,19 +30,19 @@ export function decodeBlockData(rt: RuntimeCore, def: BlockTypeDef<any, any>, da
   };
   const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
   issues.push(...uniquenessIssues(rt, def, value, self));
-  if (def.checkData && !issues.length) issues.push(...def.checkData({ ...(self?.data as Data | undefined), ...value }, (id) => (id ? rt.byId.get(id) ?? null : null)));
+  if (def.checkData && !issues.length) issues.push(...def.checkData({ ...(self?.data as Data | undefined), ...value }, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve));
   if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   return value;
 }
 
 /** Values of `unique` fields (hardware addresses) that another block already holds. */
-export function uniquenessIssues(rt: Pick<RuntimeCore, 'byNid'>, def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
+export function uniquenessIssues(rt: Pick<RuntimeCore, 'table'>, def: BlockTypeDef<any, any>, given: Data, self: AnyBlock | undefined): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const [name, field] of Object.entries(def.fields) as [string, Field][]) {
     const value = given[name];
     if (!field.unique || value === undefined || value === defaultValue(field)) continue;
     let holder: AnyBlock | undefined;
-    for (const b of rt.byNid.values()) if (b !== self && b.def.fields[name]?.unique && (b.data as Data)[name] === value) if (!holder || b.nid < holder.nid) holder = b;
+    for (const b of rt.table.values()) if (b !== self && b.def.fields[name]?.unique && (b.data as Data)[name] === value) if (!holder || b.nid < holder.nid) holder = b;
     if (holder) issues.push({ path: `data.${name}`, message: `${String(value)} is already used by block '${holder.id}'` });
   }
   return issues;
@@ -51,7 +52,7 @@ export function uniquenessIssues(rt: Pick<RuntimeCore, 'byNid'>, def: BlockTypeD
 export function validateBody(rt: RuntimeCore, input: unknown): { type: string; data: Record<string, unknown> } {
   const body = blockBody(input, true);
   const def = rt.typeOf(body.type);
-  const self = body.id !== undefined ? rt.byId.get(body.id) : undefined;
+  const self = body.id !== undefined ? rt.table.byId(body.id) : undefined;
   const value = rt.decode(def, body.data, body.type, self);
   return { type: def.type, data: encodeData(def.fields, { ...withReadonly(def.fields, undefined, complete(def.fields, value)) }, 'default', rt.units) };
 }

@@ -11,10 +11,10 @@ export function createBlock(rt: RuntimeCore, input: unknown, origin: string): Bl
   const def = rt.typeOf(body.type);
   if (def.system) throw conflict(`'${def.type}' is a system block type and cannot be created`);
   if (body.id === undefined) throw invalid('create needs an id', [{ path: 'id', message: 'required' }]);
-  if (rt.byId.has(body.id)) throw conflict(`block id '${body.id}' is already in use`);
+  if (rt.table.hasId(body.id)) throw conflict(`block id '${body.id}' is already in use`);
   if (body.nid !== undefined) {
     if (body.nid < FIRST_USER_NID) throw invalid(`nid ${body.nid} is reserved for system blocks; use ${FIRST_USER_NID} or more`, [{ path: 'nid', message: 'must be >= 100' }]);
-    if (rt.byNid.has(body.nid)) throw conflict(`nid ${body.nid} is already in use`);
+    if (rt.table.hasNid(body.nid)) throw conflict(`nid ${body.nid} is already in use`);
   }
   const given = rt.decode(def, body.data, body.type);
   const nid = body.nid ?? rt.allocateNid();

@@ -104,7 +104,7 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   t.notOk(w.configs().some((k) => JSON.stringify(w.json(k).availability).includes('svc/state/')), 'no entity reads the state message for availability');
   await until(() => w.retained.get('svc/ha/edge-one/availability') === 'online', 'the availability topic says online');
   const number = w.json(cfg('number', b.sp.nid, 'setting'));
-  t.match(number, { name: 'Beer Setpoint setting', default_entity_id: 'number.edge_one_beer_setpoint', command_topic: `svc/ha/edge-one/${b.sp.nid}/set/setting`, min: -20, max: 150, unit_of_measurement: '°C' });
+  t.match(number, { name: 'Beer Setpoint setting', default_entity_id: 'number.edge_one_beer_setpoint', command_topic: `svc/ha/edge-one/${b.sp.nid}/set/setting`, min: -40, max: 150, unit_of_measurement: '°C' });
   const sw = w.json(cfg('switch', b.heater.nid, 'state'));
   t.match(sw, { command_topic: `svc/ha/edge-one/${b.heater.nid}/set/state`, payload_on: 'true', payload_off: 'false' });
   t.same(new Set(w.configs().map((k) => w.json(k).unique_id)).size, w.configs().length, 'unique ids are unique');

@@ -48,13 +48,13 @@ t.test('a unit switch re-announces the configs and commands follow the announced
   };
 
   await until(() => latest(numberTopic)?.unit_of_measurement === '°C', 'the number config in degC');
-  t.match(latest(numberTopic), { min: -20, max: 150, step: 0.1 });
+  t.match(latest(numberTopic), { min: -40, max: 150, step: 0.1 });
 
   // To degF: every config again, converted; the state follows.
   let from = w.messages.length;
   await setUnits('degF');
   const numberF = (await w.waitFor((m) => m.topic === numberTopic && m.json().unit_of_measurement === '°F', 'the number config in degF', 3000, from)).json();
-  t.match(numberF, { min: -4, max: 302, step: 0.18 }, 'range and step converted');
+  t.match(numberF, { min: -40, max: 302, step: 0.18 }, 'range and step converted');
   t.equal((await w.waitFor((m) => m.topic === sensorTopic, 'the sensor config again', 3000, from)).json().unit_of_measurement, '°F');
   await until(() => latest(stateTopic)?.setting === 68, 'the state in degF');
   // Nothing announced in degC after the switch.
@@ -67,7 +67,7 @@ t.test('a unit switch re-announces the configs and commands follow the announced
   w.client.publish(numberF.command_topic, '50');
   await until(() => latest(stateTopic)?.setting === 50, 'the command echoed in degF');
   t.equal(await storedC(), 10, '50 degF is stored as 10 degC');
-  // The range is the announced one: 350 degF is outside -4..302 (and 350 degC outside -20..150 too).
+  // The range is the announced one: 350 degF is outside -40..302 (and 350 degC outside -40..150 too).
   w.client.publish(numberF.command_topic, '350');
   await new Promise((r) => setTimeout(r, 300));
   t.equal(await storedC(), 10, '350 degF is refused');
@@ -76,7 +76,7 @@ t.test('a unit switch re-announces the configs and commands follow the announced
   from = w.messages.length;
   await setUnits('degC');
   const numberC = (await w.waitFor((m) => m.topic === numberTopic && m.json().unit_of_measurement === '°C', 'the number config in degC again', 3000, from)).json();
-  t.match(numberC, { min: -20, max: 150, step: 0.1 });
+  t.match(numberC, { min: -40, max: 150, step: 0.1 });
   w.client.publish(numberC.command_topic, '20');
   await until(() => latest(stateTopic)?.setting === 20, 'the command echoed in degC');
   t.equal(await storedC(), 20, '20 is 20 degC, not 20 degF');

@@ -1,5 +1,5 @@
 // 23.10: a create, patch or delete must not cost more as blocks grow. No wall clock: the test
-// counts full passes over the block table (every such pass goes through byNid.values()) and
+// counts full passes over the block table (every such pass goes through table.values()) and
 // full rebuilds of the scheduler order, while blocks are created, re-linked and deleted.
 import t, { type Test } from 'tap';
 import { forEachLink } from '../../src/codec/fields.js';
@@ -23,13 +23,13 @@ function chain(runtime: BlockRuntime, i: number, step: () => void): void {
 
 /** Every writable link in the scheduler order: inputs before readers, drivers before targets. */
 function orderViolations(t: Test, runtime: BlockRuntime): string[] {
-  const list = runtime.order.current().filter((b) => runtime.byNid.get(b.nid) === b);
+  const list = runtime.order.current().filter((b) => runtime.table.isLive(b));
   const at = new Map(list.map((b, i) => [b, i]));
   const out: string[] = [];
-  t.equal(list.length, runtime.byNid.size, 'every block is in the order once');
+  t.equal(list.length, runtime.table.size, 'every block is in the order once');
   for (const b of list) {
     forEachLink(b.def.fields, b.data as Record<string, unknown>, (path, id, field) => {
-      const target = id ? runtime.byId.get(id) : undefined;
+      const target = id ? runtime.table.byId(id) : undefined;
       if (!target || target === b || field.readonly) return;
       const ok = field.spec.drives ? at.get(b)! < at.get(target)! : at.get(target)! < at.get(b)!;
       if (!ok) out.push(`${b.id}.${path.join('.')} -> ${target.id}`);
@@ -48,8 +48,8 @@ t.test('creates, patches and deletes make no pass over every block, and the orde
   step();
   const rebuildsBefore = runtime.order.rebuilds;
   let scans = 0;
-  const values = runtime.byNid.values.bind(runtime.byNid);
-  runtime.byNid.values = () => {
+  const values = runtime.table.values.bind(runtime.table);
+  runtime.table.values = () => {
     scans++;
     return values();
   };
@@ -69,7 +69,7 @@ t.test('creates, patches and deletes make no pass over every block, and the orde
   step();
   t.equal(scans, 0, 'deletes, and a create that a dangling link points at again: none either');
   t.equal(runtime.order.rebuilds, rebuildsBefore, 'the scheduler order was never rebuilt from scratch');
-  runtime.byNid.values = values;
+  runtime.table.values = values;
   clock.advance(2000);
   runtime.tick();
 

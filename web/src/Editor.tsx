@@ -3,48 +3,11 @@
 // only the changed fields as a patch; a new block is sent to create. The server's answer,
 // 422 messages included, is shown as it came.
 import { useEffect, useState } from 'preact/hooks';
-import { controller, controllerUrl, createBlock, get, patchBlock, type Block } from './api';
+import { controller, createBlock, patchBlock, type Block } from './api';
 import { isLink, isQuantity, unitLabel } from './blocks';
 import { applyPatch, useLive } from './live';
-
-interface Schema {
-  title?: string;
-  description?: string;
-  type?: string;
-  enum?: unknown[];
-  anyOf?: Schema[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  nullable?: boolean;
-  $ref?: string;
-}
-
-interface OpenApiDoc {
-  paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: Schema }> } } }>;
-  components?: { schemas?: Record<string, Schema> };
-}
-
-/** Each block type is a shared component (`#/components/schemas/<type>`) the create body refers to. */
-function resolve(doc: OpenApiDoc, s: Schema): Schema {
-  const name = s.$ref?.startsWith('#/components/schemas/') ? s.$ref.slice('#/components/schemas/'.length) : null;
-  return (name && doc.components?.schemas?.[name]) || s;
-}
-
-let schemas: Promise<Map<string, Schema>> | null = null;
-
-function loadSchemas(): Promise<Map<string, Schema>> {
-  schemas ??= get<OpenApiDoc>(controllerUrl('api/doc/json')).then((a) => {
-    if (!a.ok) {
-      schemas = null;
-      throw new Error(a.error);
-    }
-    const create = Object.entries(a.body.paths).find(([p]) => p.endsWith('/blocks/create'))?.[1].post;
-    const root = create?.requestBody?.content['application/json']?.schema;
-    const types = (root?.anyOf ?? []).map((s) => resolve(a.body, s));
-    return new Map(types.filter((s) => s.title).map((s) => [s.title!, s.properties?.data ?? {}]));
-  });
-  return schemas;
-}
+import type { Schema } from './type-doc';
+import { loadTypeDoc } from './use-type-doc';
 
 /** String choices of an enum field, also when written as a union of literals (nested anyOf). */
 function enumValues(s: Schema): string[] {
@@ -68,11 +31,9 @@ function kindOf(s: Schema): Kind {
   return 'json';
 }
 
-const readOnly = (s: Schema) => /read-only/.test(s.description ?? '');
-
-/** The unit a quantity field takes, from the schema's description, in the user's temperature unit. */
+/** The unit a quantity field takes (the schema's x-unit), in the user's temperature unit. */
 function schemaUnit(s: Schema, temperature: string): string {
-  const unit = /unit: ([^;]+)/.exec(s.description ?? '')?.[1]?.trim() ?? '';
+  const unit = s['x-unit'] ?? '';
   return temperature === 'degF' ? unit.replace(/degC/g, 'degF') : unit;
 }
 
@@ -130,11 +91,11 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
   const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(block && created === block.id ? { text: `created ${block.id}`, bad: false } : null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   useEffect(() => {
-    loadSchemas().then(
-      (m) => {
-        const s = m.get(type);
+    loadTypeDoc().then(
+      (doc) => {
+        const s = doc.data.get(type);
         if (!s) return setError(`the API documents no type ${type}`);
-        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !readOnly(f)));
+        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !f.readOnly));
       },
       (e: Error) => setError(`cannot read the API schema: ${e.message}`),
     );
@@ -224,7 +185,7 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
 function NewBlock() {
   const [types, setTypes] = useState<string[]>([]);
   const [type, setType] = useState('');
-  useEffect(() => void loadSchemas().then((m) => setTypes([...m.keys()].filter((t) => t !== 'SysInfo')), () => undefined), []);
+  useEffect(() => void loadTypeDoc().then((doc) => setTypes([...doc.data.keys()].filter((t) => doc.roles.get(t) !== 'system')), () => undefined), []);
   return (
     <section class="panel">
       <h2>New block</h2>

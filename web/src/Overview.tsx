@@ -4,8 +4,9 @@ import { useState } from 'preact/hooks';
 import { patchBlock, type Answer, type Block } from './api';
 import { headline, isQuantity, problemsOf, qtyValue, roleOf, ROLE_TITLES, stateWord, unitLabel, type Role } from './blocks';
 import { applyPatch, useLive } from './live';
+import { useTypeDoc } from './use-type-doc';
 
-const ORDER: Role[] = ['sensors', 'setpoints', 'controllers', 'outputs', 'io', 'system'];
+const ORDER: Role[] = ['sensor', 'setpoint', 'controller', 'output', 'io', 'system'];
 
 /** Runs a REST call, shows the server's answer under the card, and applies the changed block. */
 export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>] {
@@ -129,9 +130,9 @@ const fmt = (v: unknown) => {
 };
 const linkId = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id ?? '—') : '—');
 
-function Card({ block, exists }: { block: Block; exists: (id: string) => boolean }) {
+function Card({ block, role, exists }: { block: Block; role: Role; exists: (id: string) => boolean }) {
   const [text, bad, run] = useAnswer();
-  const problems = problemsOf(block, exists);
+  const problems = problemsOf(block, role, exists);
   const level = problems.some((p) => p.level === 'error') ? 'error' : problems.some((p) => p.level === 'warn') ? 'warn' : '';
   return (
     <section class={`card ${level}`} data-block={block.id}>
@@ -142,7 +143,7 @@ function Card({ block, exists }: { block: Block; exists: (id: string) => boolean
         <span class="type">{block.type}</span>
       </div>
       <div class="big" data-testid="headline">
-        {headline(block)}
+        {headline(block, role)}
       </div>
       <Details block={block} />
       {problems.length > 0 && (
@@ -164,10 +165,11 @@ function Card({ block, exists }: { block: Block; exists: (id: string) => boolean
 
 export function Overview() {
   const live = useLive();
-  if (!live.loaded) return <p>Waiting for the controller…</p>;
+  const types = useTypeDoc();
+  if (!live.loaded || !types) return <p>Waiting for the controller…</p>;
   const groups = new Map<Role, Block[]>();
   for (const b of live.blocks.values()) {
-    const r = roleOf(b);
+    const r = roleOf(b, types.roles);
     groups.set(r, [...(groups.get(r) ?? []), b]);
   }
   const exists = (id: string) => live.blocks.has(id);
@@ -186,7 +188,7 @@ export function Overview() {
               .get(r)!
               .sort((a, b) => (a.nid ?? 0) - (b.nid ?? 0))
               .map((b) => (
-                <Card key={b.id} block={b} exists={exists} />
+                <Card key={b.id} block={b} role={r} exists={exists} />
               ))}
           </div>
         </section>

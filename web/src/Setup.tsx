@@ -2,6 +2,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controller, createBlock, download, patchBlock, post, serviceId, type Block } from './api';
 import { isLink, roleOf, unitLabel } from './blocks';
+import type { Role } from './type-doc';
+import { useTypeDoc } from './use-type-doc';
 import { applyAll, applyPatch, useLive } from './live';
 import { fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
 
@@ -30,10 +32,10 @@ function Discovery() {
 const DIGITAL_OUTPUT = 1;
 
 /** Channels that can drive an output (an input line, such as a door contact, cannot). */
-function channelsOf(blocks: Block[]): Channel[] {
+function channelsOf(blocks: Block[], roles: ReadonlyMap<string, Role>): Channel[] {
   const out: Channel[] = [];
   for (const b of blocks) {
-    if (roleOf(b) !== 'io' || !Array.isArray(b.data.channels)) continue;
+    if (roleOf(b, roles) !== 'io' || !Array.isArray(b.data.channels)) continue;
     for (const ch of b.data.channels as Array<{ id: number; capabilities?: number; claimedBy?: unknown }>) {
       if (((ch.capabilities ?? 0) & DIGITAL_OUTPUT) === 0) continue;
       out.push({ blockId: b.id, channel: ch.id, claimedBy: isLink(ch.claimedBy) ? ch.claimedBy.id : null });
@@ -46,9 +48,10 @@ const chKey = (c: Channel) => `${c.blockId}#${c.channel}`;
 
 function Wizard({ unit }: { unit: string }) {
   const live = useLive();
+  const types = useTypeDoc();
   const blocks = [...live.blocks.values()];
   const sensors = blocks.filter((b) => b.type.startsWith('TempSensor')).map((b) => b.id);
-  const channels = channelsOf(blocks);
+  const channels = channelsOf(blocks, types?.roles ?? new Map());
   const defaults = unit === 'degF' ? { beer: 68, fridge: 68 } : { beer: 20, fridge: 20 };
   const [form, setForm] = useState({ prefix: 'Ferment', beerSensor: '', fridgeSensor: '', heat: '', cool: '', beerSetting: String(defaults.beer), fridgeSetting: String(defaults.fridge), mode: 'beer' });
   const [log, setLog] = useState<Array<{ text: string; bad?: boolean }>>([]);

@@ -1,48 +1,21 @@
-// What the overview needs to know about blocks: their role group, how to print values, and
-// the problems a brewer must see at a glance. Works on the block JSON of the public API only.
+// What the overview needs to know about blocks: their role group (from the API document), how
+// to print values, and the problems a brewer must see at a glance. Works on the block JSON of the public API only.
 import type { Block, Link, Quantity } from './api';
+import type { Role } from './type-doc';
 
-export type Role = 'sensors' | 'setpoints' | 'controllers' | 'outputs' | 'io' | 'system';
+export type { Role };
 
 export const ROLE_TITLES: Record<Role, string> = {
-  sensors: 'Sensors',
-  setpoints: 'Setpoints',
-  controllers: 'Controllers',
-  outputs: 'Outputs',
+  sensor: 'Sensors',
+  setpoint: 'Setpoints',
+  controller: 'Controllers',
+  output: 'Outputs',
   io: 'IO',
   system: 'System',
 };
 
-const ROLE_BY_TYPE: Record<string, Role> = {
-  TempSensorOneWire: 'sensors',
-  TempSensorMock: 'sensors',
-  TempSensorExternal: 'sensors',
-  TempSensorCombi: 'sensors',
-  DigitalInput: 'sensors',
-  SetpointSensorPair: 'setpoints',
-  SetpointProfile: 'setpoints',
-  Pid: 'controllers',
-  Mutex: 'controllers',
-  Balancer: 'controllers',
-  ActuatorOffset: 'controllers',
-  ActuatorLogic: 'controllers',
-  Sequence: 'controllers',
-  Variables: 'controllers',
-  ActuatorPwm: 'outputs',
-  DigitalActuator: 'outputs',
-  ActuatorAnalogMock: 'outputs',
-  FastPwm: 'outputs',
-  MotorValve: 'outputs',
-  DS2408: 'io',
-  DS2413: 'io',
-  GpioPins: 'io',
-  MockPins: 'io',
-  OneWireBus: 'io',
-  OneWireGpioModule: 'io',
-  SysInfo: 'system',
-};
-
-export const roleOf = (b: Block): Role => ROLE_BY_TYPE[b.type] ?? (b.data && 'channels' in b.data ? 'io' : 'controllers');
+/** A block's role as the API document declares it for its type (x-role); a type it does not know groups by its data. */
+export const roleOf = (b: Block, roles: ReadonlyMap<string, Role>): Role => roles.get(b.type) ?? (b.data && 'channels' in b.data ? 'io' : 'controller');
 
 export function isQuantity(v: unknown): v is Quantity {
   return !!v && typeof v === 'object' && ((v as Quantity).__objtype === 'Quantity' || (v as Quantity).__bloxtype === 'Quantity');
@@ -90,11 +63,11 @@ export interface Problem {
 }
 
 /** Problems of one block, in words. `exists` tells whether a link target is there. */
-export function problemsOf(b: Block, exists: (id: string) => boolean): Problem[] {
+export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean): Problem[] {
   const d = b.data ?? {};
   const out: Problem[] = [];
-  if (d.connected === false) out.push({ level: 'error', text: roleOf(b) === 'sensors' ? 'sensor disconnected' : 'device disconnected' });
-  if (isQuantity(d.value) && d.value.value === null && (roleOf(b) === 'sensors' || b.type === 'SetpointSensorPair')) out.push({ level: 'error', text: 'value is null (no valid reading)' });
+  if (d.connected === false) out.push({ level: 'error', text: role === 'sensor' ? 'sensor disconnected' : 'device disconnected' });
+  if (isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair')) out.push({ level: 'error', text: 'value is null (no valid reading)' });
   if (b.type === 'Pid' && d.enabled === true && d.active === false) out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
   for (const [key, v] of Object.entries(d)) {
@@ -122,10 +95,10 @@ export function stateWord(s: unknown): string {
 }
 
 /** The one value a card shows big. */
-export function headline(b: Block): string {
+export function headline(b: Block, role: Role): string {
   const d = b.data ?? {};
   // A disconnected sensor's last number is not a reading: never show it as one.
-  if (d.connected === false && roleOf(b) === 'sensors' && isQuantity(d.value)) return `— ${unitLabel(d.value.unit)}`;
+  if (d.connected === false && role === 'sensor' && isQuantity(d.value)) return `— ${unitLabel(d.value.unit)}`;
   switch (b.type) {
     case 'SetpointSensorPair':
       return fmtQty(d.value);

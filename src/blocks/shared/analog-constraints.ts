@@ -3,7 +3,7 @@
 // and is limited to the grant the Balancer computed.
 import type { DataOf } from '../../codec/fields.js';
 import type { UpdateContext, AnyBlock } from '../../runtime/types.js';
-import { balancerRequest, type BalancerState } from './balancer-core.js';
+import { balancerRequest } from './balancer-core.js';
 import type { analogConstraintsField } from './fields.js';
 
 export type AnalogConstraints = NonNullable<DataOf<{ c: typeof analogConstraintsField }>['c']>;
@@ -27,7 +27,7 @@ export function applyAnalogConstraints(value: number | null, c: AnalogConstraint
   if (c.balanced?.enabled) {
     const balancer = ctx.resolve(c.balanced.balancerId, 'BalancerInterface');
     if (balancer) {
-      const granted = balancerRequest(balancer.state as BalancerState, owner.id, v, ctx.now);
+      const granted = balancerRequest(balancer.state, owner.id, v, ctx.now);
       c.balanced.granted = granted;
       if (v > granted) {
         v = granted;

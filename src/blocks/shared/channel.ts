@@ -2,6 +2,7 @@
 // uses: claiming it each update, and reaching the output it last drove after it moved away.
 import type { ValidationIssue } from '../../codec/decode.js';
 import type { AnyBlock, Data, IoArray, UpdateContext } from '../../runtime/types.js';
+import type { Linked, Resolve } from '../../runtime/interfaces.js';
 import { ChannelCapability } from './enums.js';
 import { channelCapabilities } from './soft-start.js';
 
@@ -16,7 +17,7 @@ export interface DrivenOutput {
  * Claim the channel `data.channel` of the array `data.hwDevice` links to. `io` is null (and
  * no channel held) when the link, the channel or the claim is missing.
  */
-export function claimOwnChannel(block: AnyBlock, ctx: UpdateContext, iface = 'IoArrayInterface'): { array: AnyBlock | null; io: IoArray | null } {
+export function claimOwnChannel(block: AnyBlock, ctx: UpdateContext, iface: 'IoArrayInterface' | 'DS2408Interface' = 'IoArrayInterface'): { array: Linked<'IoArrayInterface'> | null; io: IoArray | null } {
   const d = block.data as { hwDevice: string | null; channel: number | null };
   const array = ctx.resolve(d.hwDevice, iface);
   const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
@@ -34,13 +35,13 @@ export function drivenIo(ctx: UpdateContext, output: DrivenOutput): IoArray | nu
  * A block that drives its channel (`checkData` of DigitalActuator, FastPwm): the channel must be
  * able to drive an output. An input line refused here, once, for REST and MQTT.
  */
-export function outputChannelIssues(data: Data, resolve: (id: string | null) => AnyBlock | null): ValidationIssue[] {
-  const array = resolve((data.hwDevice as string | null | undefined) ?? null);
+export function outputChannelIssues(data: Data, resolve: Resolve): ValidationIssue[] {
+  const array = resolve(data.hwDevice as string | null | undefined, 'IoArrayInterface');
   const channel = data.channel as number | null | undefined;
   if (!array || !channel) return [];
-  const known = (array.data as { channels?: Array<{ id: number }> }).channels?.some((c) => c.id === channel);
+  const known = array.data.channels.some((c) => c.id === channel);
   if (!known || channelCapabilities(array, channel) & ChannelCapability.DIGITAL_OUTPUT) return [];
-  const line = (array.data as { lines?: Array<{ channel: number; name: string; line: number; direction: string }> }).lines?.find((l) => l.channel === channel);
+  const line = array.data.lines?.find((l) => l.channel === channel);
   const what = line ? `GPIO line "${line.name}" (line ${line.line}) has direction '${line.direction}'` : 'it is not an output';
   return [{ path: 'data.channel', message: `channel ${channel} of '${array.id}' cannot drive an output: ${what}` }];
 }

@@ -16,8 +16,8 @@ export function desired<T>(block: AnyBlock & { state: Driven<T> }, stored: T): T
 }
 
 /** Claim `target` for `claimer` and hand it a request; the target updates within this tick. */
-export function drive<T>(ctx: UpdateContext, target: AnyBlock & { state: Driven<T> }, claimer: AnyBlock, value: T | null): boolean {
-  const held = (target.data as { claimedBy?: string | null }).claimedBy === claimer.id;
+export function drive<T>(ctx: UpdateContext, target: Omit<AnyBlock, 'data' | 'state'> & { data: { claimedBy: string | null }; state: Driven<T> }, claimer: AnyBlock, value: T | null): boolean {
+  const held = target.data.claimedBy === claimer.id;
   if (!ctx.claim(target, claimer)) return false;
   if (!held || target.state.request !== value) {
     target.state.request = value;

@@ -3,6 +3,7 @@
 // holds; every problem returns an error code, and the caller retries the same instruction.
 import { forEachLink } from '../../codec/fields.js';
 import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
+import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
 import { variableOf, type VariableValue } from '../variables.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
 import { OPCODES } from './sequence-syntax.js';
@@ -25,7 +26,7 @@ export type StepResult = { kind: 'next' } | { kind: 'wait' } | { kind: 'restart'
 export interface StepContext {
   ctx: UpdateContext;
   self: AnyBlock;
-  variables: AnyBlock | null;
+  variables: Linked<'Variables'> | null;
   /** ms the instruction has been active, paused time excluded. */
   elapsedMs: number;
   /** Blocks the sequence changed; persisted with its progress. */
@@ -216,7 +217,7 @@ function textArg(ins: Instruction, key: string, sc: StepContext): string {
 
 function targetArg(ins: Instruction, sc: StepContext): AnyBlock {
   const arg = ins.args.target!;
-  const kind = kindOf(ins, 'target') as { link: string };
+  const kind = kindOf(ins, 'target') as { link: InterfaceName };
   const v = resolveVar(arg, kind, sc);
   const id = v ? v.link : 'text' in arg ? arg.text : null;
   if (!id) throw new StepError(v ? 'INVALID_VARIABLE' : 'INVALID_ARGUMENT');

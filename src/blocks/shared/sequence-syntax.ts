@@ -6,8 +6,9 @@
 // gives the normalised line.
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
+import type { InterfaceName } from '../../runtime/interfaces.js';
 
-export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: string };
+export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: InterfaceName };
 
 /** Argument names and kinds per opcode, in their normalised order. */
 export const OPCODES = {

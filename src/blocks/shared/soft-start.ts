@@ -4,7 +4,8 @@
 // (DS2408/DS2413 latches, plain relay GPIO lines) cannot ramp: they switch at once and report a
 // transition duration value of 0 s.
 import { f } from '../../codec/fields.js';
-import type { AnyBlock, IoArray } from '../../runtime/types.js';
+import type { IoArray } from '../../runtime/types.js';
+import type { Linked } from '../../runtime/interfaces.js';
 import { ChannelCapability } from './enums.js';
 
 export const TransitionDurationPreset = { ST_OFF: 0, ST_FAST: 1, ST_MEDIUM: 2, ST_SLOW: 3, ST_CUSTOM: 4 } as const;
@@ -26,12 +27,12 @@ export const softStartFields = {
 export const PWM_CAPABILITIES = ChannelCapability.PWM_80HZ | ChannelCapability.PWM_100HZ | ChannelCapability.PWM_200HZ | ChannelCapability.PWM_2000HZ;
 
 /** The capability bits of channel `channel` of an IoArray block (0 when it has no such channel). */
-export function channelCapabilities(array: AnyBlock | null, channel: number | null): number {
-  const chans = (array?.data as { channels?: Array<{ id: number; capabilities: number }> } | undefined)?.channels ?? [];
+export function channelCapabilities(array: Linked<'IoArrayInterface'> | null, channel: number | null): number {
+  const chans = array?.data.channels ?? [];
   return chans.find((c) => c.id === channel)?.capabilities ?? 0;
 }
 
-export function canPwm(array: AnyBlock | null, channel: number | null, io: IoArray | null): boolean {
+export function canPwm(array: Linked<'IoArrayInterface'> | null, channel: number | null, io: IoArray | null): boolean {
   return !!io?.writeDuty && (channelCapabilities(array, channel) & PWM_CAPABILITIES) !== 0;
 }
 

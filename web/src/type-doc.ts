@@ -1,0 +1,49 @@
+// What the controller's OpenAPI document (`/{serviceId}/api/doc/json`) says of each block type:
+// its data schema (fields, read-only flags, units) and its role. The page keeps no table of
+// its own by type name; a type the server adds is shown as the server describes it. Pure (no
+// imports): loading it is use-type-doc.ts.
+
+export type Role = 'sensor' | 'setpoint' | 'controller' | 'output' | 'io' | 'system';
+
+export interface Schema {
+  title?: string;
+  description?: string;
+  type?: string;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  nullable?: boolean;
+  $ref?: string;
+  readOnly?: boolean;
+  'x-unit'?: string;
+  'x-role'?: Role;
+}
+
+export interface OpenApiDoc {
+  paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: Schema }> } } }>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
+export interface TypeDoc {
+  /** The data schema per type name. */
+  data: Map<string, Schema>;
+  roles: Map<string, Role>;
+}
+
+/** Each block type is a shared component (`#/components/schemas/<type>`) the create body refers to. */
+function deref(doc: OpenApiDoc, s: Schema): Schema {
+  const name = s.$ref?.startsWith('#/components/schemas/') ? s.$ref.slice('#/components/schemas/'.length) : null;
+  return (name && doc.components?.schemas?.[name]) || s;
+}
+
+/** The block types of the document: those the create request accepts. */
+export function typeDocOf(doc: OpenApiDoc): TypeDoc {
+  const create = Object.entries(doc.paths).find(([p]) => p.endsWith('/blocks/create'))?.[1].post;
+  const root = create?.requestBody?.content['application/json']?.schema;
+  const types = (root?.anyOf ?? []).map((s) => deref(doc, s)).filter((s) => s.title);
+  return {
+    data: new Map(types.map((s) => [s.title!, s.properties?.data ?? {}])),
+    roles: new Map(types.filter((s) => s['x-role']).map((s) => [s.title!, s['x-role']!])),
+  };
+}

@@ -1,0 +1,26 @@
+// The type document (type-doc.ts), read once per page from the controller.
+import { useEffect, useState } from 'preact/hooks';
+import { controllerUrl, get } from './api';
+import { typeDocOf, type OpenApiDoc, type TypeDoc } from './type-doc';
+
+let loading: Promise<TypeDoc> | null = null;
+
+export function loadTypeDoc(): Promise<TypeDoc> {
+  loading ??= get<OpenApiDoc>(controllerUrl('api/doc/json')).then((a) => {
+    if (!a.ok) {
+      loading = null;
+      throw new Error(a.error);
+    }
+    return typeDocOf(a.body);
+  });
+  return loading;
+}
+
+const EMPTY: TypeDoc = { data: new Map(), roles: new Map() };
+
+/** The type document once loaded (null until then); an unreadable document counts as empty. */
+export function useTypeDoc(): TypeDoc | null {
+  const [doc, setDoc] = useState<TypeDoc | null>(null);
+  useEffect(() => void loadTypeDoc().then(setDoc, () => setDoc(EMPTY)), []);
+  return doc;
+}
