@@ -5,7 +5,7 @@ import t from 'tap';
 import type { Field, FieldTable } from '../../src/codec/fields.js';
 import { DEFAULT_UNITS, userUnit } from '../../src/codec/units.js';
 import { BLOCK_ROLES } from '../../src/runtime/traits.js';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 /** Each field's schema node in the document, with its path, for every field at any depth. */
 function* fieldNodes(fields: FieldTable, schema: any, path: string): Generator<[string, Field, any]> {
@@ -21,7 +21,7 @@ function* fieldNode(field: Field, node: any, path: string): Generator<[string, F
 }
 
 t.test('every type schema carries x-role, readOnly and x-unit from its defineBlock', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const res = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/json' });
   const schemas = JSON.parse(res.body).components.schemas;
@@ -49,7 +49,7 @@ t.test('every type schema carries x-role, readOnly and x-unit from its defineBlo
 });
 
 t.test('the Home Assistant entities of a type name fields it has', async (t) => {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const announced = [...app.runtime.types.values()].filter((d) => d.homeAssistant?.length);
   t.ok(announced.length >= 7, `${announced.length} types announce entities`);

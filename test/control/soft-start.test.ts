@@ -10,6 +10,7 @@ import { at } from '../helpers/json.js';
 /** An IoArray without PWM, like a DS2408 or a relay board. */
 const RelayPins = defineBlock<{ channels: typeof ioChannelsField }, { pins: boolean[]; io: IoArray }>({
   type: 'RelayPins',
+  role: 'io',
   fields: { channels: ioChannelsField },
   implements: ['IoArrayInterface'],
   init(block) {

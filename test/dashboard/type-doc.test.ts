@@ -4,10 +4,10 @@
 import t from 'tap';
 import { roleOf } from '../../web/src/blocks.js';
 import { typeDocOf, type OpenApiDoc } from '../../web/src/type-doc.js';
-import { httpApp } from '../helpers/http-app.js';
+import { startApp } from '../helpers/app.js';
 
 async function servedDoc(): Promise<{ doc: OpenApiDoc; types: Map<string, { role: string }>; close: () => Promise<void> }> {
-  const { app, close } = await httpApp();
+  const { app, close } = await startApp({}, { listen: false });
   const res = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/json' });
   return { doc: JSON.parse(res.body), types: app.runtime.types, close };
 }

@@ -16,6 +16,7 @@ import { testRuntime } from './runtime.js';
 /** A temperature sensor whose value the test writes directly. */
 export const PlantProbe = defineBlock({
   type: 'PlantProbe',
+  role: 'sensor',
   fields: { value: f.temp({ readonly: true, logged: true }) },
   implements: ['TempSensorInterface'],
   description: 'test-only: a probe in the emulated plant',

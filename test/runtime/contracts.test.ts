@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { blockTypes } from '../../src/blocks/index.js';
 import { f } from '../../src/codec/fields.js';
 import type { InterfaceName } from '../../src/runtime/interfaces.js';
 import { defineBlock } from '../../src/runtime/types.js';
@@ -29,7 +28,7 @@ const Probe = defineBlock({
 });
 
 t.test('resolve() gives the block only through an interface its type implements', async (t) => {
-  const { runtime, clock } = testRuntime({ types: [...blockTypes, Probe] });
+  const { runtime, clock } = testRuntime({ extraTypes: [Probe] });
   runtime.create({ id: 'beer', type: 'TempSensorMock', data: { value: 20 } });
   runtime.create({ id: 'probe', type: 'Probe', data: { target: { __objtype: 'Link', id: 'beer' } } });
   clock.advance(1000);

@@ -9,6 +9,7 @@ import { limit } from '../helpers/limits.js';
 const runs: string[] = [];
 const Probe = defineBlock({
   type: 'Probe',
+  role: 'controller',
   fields: {
     input: f.link('Probe', { stored: true }),
     output: f.link('Probe', { stored: true, drives: true }),
@@ -74,6 +75,7 @@ t.test('hours of control run in milliseconds with a manual clock', async (t) => 
 t.test('a failing update does not stop the loop', async (t) => {
   const Broken = defineBlock({
     type: 'Broken',
+    role: 'system',
     fields: {},
     implements: [],
     update() {

@@ -2,30 +2,8 @@
 // history under /history/. Every call answers {ok, status, body, error}; error is the server's
 // message in words (422 validation entries included), never a bare status code.
 
-export interface Quantity {
-  __objtype?: 'Quantity';
-  __bloxtype?: 'Quantity';
-  unit: string;
-  value: number | null;
-  readonly?: boolean;
-}
-
-export interface Link {
-  __objtype?: 'Link';
-  __bloxtype?: 'Link';
-  type: string;
-  id: string | null;
-  readonly?: boolean;
-}
-
-export interface Block {
-  id: string;
-  nid?: number;
-  type: string;
-  serviceId?: string;
-  data: Record<string, unknown>;
-  meta?: Record<string, unknown>;
-}
+export type { Block, Link, Quantity } from './block-types.js';
+import type { Block } from './block-types.js';
 
 export interface Answer<T = unknown> {
   ok: boolean;
