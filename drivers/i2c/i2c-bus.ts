@@ -7,6 +7,7 @@ interface PromisifiedBus {
   sendByte(address: number, byte: number): Promise<void>;
   writeByte(address: number, command: number, byte: number): Promise<void>;
   receiveByte(address: number): Promise<number>;
+  readByte(address: number, command: number): Promise<number>;
   scan(first: number, last: number): Promise<number[]>;
   close(): Promise<void>;
 }
@@ -63,6 +64,7 @@ export async function openI2cBus(busNumber: number, options: OpenI2cBusOptions =
     sendByte: (address, byte) => bus.sendByte(address, byte),
     writeByte: (address, command, byte) => bus.writeByte(address, command, byte),
     receiveByte: (address) => bus.receiveByte(address),
+    readByte: (address, command) => bus.readByte(address, command),
     scan: (first, last) => bus.scan(first, last),
     close: () => bus.close(),
   };

@@ -9,6 +9,8 @@ export interface I2cBus {
   writeByte(address: number, command: number, byte: number): Promise<void>;
   /** Read one byte with no command (SMBus receive byte). */
   receiveByte(address: number): Promise<number>;
+  /** Write a command (register) byte, then read one byte (SMBus read byte data). */
+  readByte(address: number, command: number): Promise<number>;
   /** Addresses that acknowledge, restricted to the given range. */
   scan(first: number, last: number): Promise<number[]>;
   close(): Promise<void>;

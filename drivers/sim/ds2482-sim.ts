@@ -11,11 +11,13 @@ export interface SimI2cDevice {
   sendByte(byte: number): void;
   writeByte(command: number, byte: number): void;
   receiveByte(): number;
+  /** Register read (write pointer, repeated start, read); devices without registers omit it. */
+  readByte?(command: number): number;
 }
 
 /** An Error shaped like the ones i2c-bus rejects with (errno/code). */
-export function i2cError(code: 'EREMOTEIO' | 'EIO' | 'ENXIO', message: string): Error {
-  const errno = { EREMOTEIO: 121, EIO: 5, ENXIO: 6 }[code];
+export function i2cError(code: 'EREMOTEIO' | 'EIO' | 'ENXIO' | 'EBUSY', message: string): Error {
+  const errno = { EREMOTEIO: 121, EIO: 5, ENXIO: 6, EBUSY: 16 }[code];
   return Object.assign(new Error(`${code}: ${message}`), { code, errno });
 }
 
@@ -221,6 +223,13 @@ export class SimI2cBus implements I2cBus {
   readonly name: string;
   private readonly targets = new Map<number, SimI2cDevice>();
   private closed = false;
+  /**
+   * Bus faults: `stuck`: a target holds SDA low, every transaction fails (EIO) until cleared;
+   * `claimed`: addresses a kernel driver has bound (I2C_SLAVE refused with EBUSY).
+   */
+  readonly faults = { stuck: false, claimed: new Set<number>() };
+  /** Transactions per kind, for the bus-time figures. */
+  readonly stats = { transactions: 0 };
 
   constructor(name = 'sim') {
     this.name = name;
@@ -246,6 +255,9 @@ export class SimI2cBus implements I2cBus {
 
   private target(address: number): SimI2cDevice {
     if (this.closed) throw i2cError('EIO', 'bus closed');
+    if (this.faults.claimed.has(address)) throw i2cError('EBUSY', `0x${address.toString(16)} is in use by a kernel driver`);
+    this.stats.transactions++;
+    if (this.faults.stuck) throw i2cError('EIO', 'bus stuck: SDA held low');
     const t = this.targets.get(address);
     if (!t) throw i2cError('EREMOTEIO', `no device acknowledges 0x${address.toString(16)}`);
     return t;
@@ -263,7 +275,14 @@ export class SimI2cBus implements I2cBus {
     return this.target(address).receiveByte();
   }
 
+  async readByte(address: number, command: number): Promise<number> {
+    const t = this.target(address);
+    if (!t.readByte) throw i2cError('EREMOTEIO', `0x${address.toString(16)} has no registers (NACK on the command byte)`);
+    return t.readByte(command & 0xff);
+  }
+
   async scan(first: number, last: number): Promise<number[]> {
+    if (this.faults.stuck) throw i2cError('EIO', 'bus stuck: SDA held low');
     return [...this.targets.keys()].filter((a) => a >= first && a <= last).sort((a, b) => a - b);
   }
 
