@@ -14,6 +14,7 @@
 //     { "pty": false,                       true: behind a real pseudo-terminal (needs socat)
 //       "devices": [device, ...] }
 //   ],
+//   "i2cIo": [ ... ],                       MCP23017/PCF8574/PCA9685 on the emulated I2C bus, see i2c-io-config.ts
 //   "gpio": [                               emulated GPIO lines (used when the app config has none)
 //     { "name": "fan", "line": 17, "direction": "out", "activeLow": true, "safeState": false,
 //       "drives": "heater",                 plant actuator switched by this line (optional)
@@ -36,6 +37,7 @@ import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
 import { checkAgainst } from '../schema-check.js';
 import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
+import { parseSimI2cIo, SimI2cIoConfigError, type SimI2cIoSpec } from './i2c-io-config.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
 
@@ -82,6 +84,7 @@ export interface SimConfig {
   w1: SimDeviceSpec[][];
   ds2480b: SimDs2480bSpec[];
   gpio: SimGpioSpec[];
+  i2cIo: SimI2cIoSpec[];
 }
 
 export class SimConfigError extends Error {
@@ -248,7 +251,7 @@ function parseGpio(raw: unknown, path: string): SimGpioSpec[] {
 /** Validates a sim config; throws SimConfigError naming the offending key (e.g. `sim.ds2482[0].channels[1][0].type`). */
 export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   const o = object(input, path);
-  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', '$comment'], path);
+  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', 'i2cIo', '$comment'], path);
   let plant: PlantConfig;
   try {
     plant = parsePlantConfig(o.plant ?? {}, `${path}.plant`);
@@ -281,5 +284,12 @@ export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
     return { pty: bool(c.pty, `${p}.pty`, false), devices: parseDevices(c.devices, `${p}.devices`, names, addresses) };
   });
   const gpio = parseGpio(o.gpio, `${path}.gpio`);
-  return { plant, ds2482, w1, ds2480b, gpio };
+  let i2cIo: SimI2cIoSpec[];
+  try {
+    i2cIo = parseSimI2cIo(o.i2cIo, `${path}.i2cIo`, i2cAddresses);
+  } catch (e) {
+    if (e instanceof SimI2cIoConfigError) throw new SimConfigError(e.message);
+    throw e;
+  }
+  return { plant, ds2482, w1, ds2480b, gpio, i2cIo };
 }

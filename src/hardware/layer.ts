@@ -15,10 +15,12 @@ import { SimHardware } from '../../drivers/sim/sim-hardware.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../runtime/clock.js';
-import { GPIO_SERVICE, ONEWIRE_SERVICE, type Hardware } from '../runtime/hardware.js';
+import { GPIO_SERVICE, I2C_IO_SERVICE, ONEWIRE_SERVICE, type Hardware, type I2cIoKind } from '../runtime/hardware.js';
 import type { Discoverer } from '../runtime/runtime.js';
 import { oneWireDiscoverer } from './discovery.js';
 import { GpioLines } from './gpio-lines.js';
+import { i2cIoDiscoverer, sysfsClaimed } from './i2c-discovery.js';
+import { I2cIoHub } from './i2c-io-hub.js';
 import { openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
 import { OneWireHub } from './onewire-hub.js';
 
@@ -29,6 +31,8 @@ const SERVICE_WAIT_MS = 100;
 export interface DrivenSafe {
   gpio: Array<{ name: string; line: number; active: boolean }>;
   io: Array<{ address: string; kind: 'ds2408' | 'ds2413' }>;
+  /** I2C IO chips back in their power-on state. */
+  i2c: Array<{ bus: string; address: number; kind: I2cIoKind }>;
 }
 
 export interface HardwareLayerOptions {
@@ -42,6 +46,7 @@ export class HardwareLayer {
   readonly mode: 'linux' | 'sim';
   readonly onewire: OneWireHub;
   readonly gpio: GpioLines;
+  readonly i2cIo: I2cIoHub;
   readonly sim: SimHardware | null;
   readonly hardware: Hardware;
   readonly discoverer: Discoverer;
@@ -60,8 +65,11 @@ export class HardwareLayer {
     this.sim = sim;
     this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
     this.gpio = new GpioLines(gpioLines, opts.log);
-    this.hardware = { services: { [ONEWIRE_SERVICE]: this.onewire, [GPIO_SERVICE]: this.gpio } };
-    this.discoverer = oneWireDiscoverer(this.onewire);
+    this.i2cIo = new I2cIoHub(opts.log);
+    this.hardware = { services: { [ONEWIRE_SERVICE]: this.onewire, [GPIO_SERVICE]: this.gpio, [I2C_IO_SERVICE]: this.i2cIo } };
+    const oneWire = oneWireDiscoverer(this.onewire);
+    const i2c = i2cIoDiscoverer(this.i2cIo);
+    this.discoverer = async (existing) => [...(await oneWire(existing)), ...(await i2c(existing))];
   }
 
   /** Opens every bus and line there is, and starts the first search of every bus in the background. */
@@ -88,7 +96,7 @@ export class HardwareLayer {
     const buses: OneWireBus[] = [];
     if (sim) {
       if (sim.w1Root) buses.push(...(await openW1Masters(sim.w1Root, log)));
-      if (sim.i2c) buses.push(...(await probeI2c(sim.i2c, 'emulated I2C bus', log)));
+      if (sim.i2c) buses.push(...(await probeI2c(await this.i2cIo.addBus(sim.i2c), 'emulated I2C bus', log, true)));
       buses.push(...(await openSerialMasters(sim.serialPorts, log)));
       for (const link of sim.serialLinks) {
         const bus = await openSerialLinkMaster(link, log);
@@ -96,7 +104,11 @@ export class HardwareLayer {
       }
     } else {
       buses.push(...(await openW1Masters(config.w1Root, log)));
-      buses.push(...(await openI2cMasters(config.i2cBuses, log, (i2c) => this.i2cBuses.push(i2c))));
+      const useBus = async (i2c: I2cBus, n: number) => {
+        await this.i2cIo.addBus(i2c, { claimed: sysfsClaimed(n) });
+        return true;
+      };
+      buses.push(...(await openI2cMasters(config.i2cBuses, log, (i2c) => this.i2cBuses.push(i2c), useBus)));
       buses.push(...(await openSerialMasters(config.serialPorts, log)));
     }
     for (const bus of buses) this.onewire.addBus(bus);
@@ -115,7 +127,7 @@ export class HardwareLayer {
     if (this.closed) return;
     this.serviced = true;
     this.sim?.step(now);
-    this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service()])
+    this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service(), this.i2cIo.service(now)])
       .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))
       .finally(() => {
         this.inflight = null;
@@ -139,6 +151,7 @@ export class HardwareLayer {
       mode: this.mode,
       onewire: { buses: this.onewire.buses(), missing: this.onewire.missing() },
       gpio: this.gpio.status(),
+      i2c: this.i2cIo.status(),
       ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
     };
   }
@@ -164,8 +177,9 @@ export class HardwareLayer {
     await this.inflight;
     const gpio = await this.gpio.safeState();
     const io = await this.onewire.safeState(this.clock.now());
+    const i2c = await this.i2cIo.safeState();
     this.sim?.step(this.clock.now());
-    return { gpio, io };
+    return { gpio, io, i2c };
   }
 
   async close(): Promise<void> {
@@ -173,6 +187,7 @@ export class HardwareLayer {
     this.closed = true;
     await this.inflight;
     await this.onewire.close();
+    await this.i2cIo.close();
     for (const i2c of this.i2cBuses) await i2c.close().catch(() => undefined);
     await this.gpio.close();
     await this.sim?.close();
