@@ -25,10 +25,13 @@ export class Pcf8574 {
     return this.bus.sendByte(this.address, port & 0xff);
   }
 
-  /** All pins released high; throws when a pin still reads low afterwards (held low from outside, or the write did not take). */
-  async safeState(): Promise<void> {
+  /**
+   * All pins released high and read once (the chip acknowledged both). A pin that still reads
+   * low is held low from outside (a switch, an input): a PCF8574 cannot tell that from a stuck
+   * output, so it is returned, not an error.
+   */
+  async safeState(): Promise<number> {
     await this.write(0xff);
-    const pins = await this.read();
-    if (pins !== 0xff) throw new Error(`pins read back 0x${pins.toString(16).padStart(2, '0')} after writing 0xff`);
+    return ~(await this.read()) & 0xff;
   }
 }
