@@ -2,7 +2,7 @@
 // configured buses (default every /dev/i2c-*) goes back to its power-on state: MCP23017 pins
 // inputs, PCF8574 pins high, PCA9685 channels full off, each read back. A relay board that is
 // off at power-up is off after this. Addresses a kernel driver holds are left alone.
-import { probeI2cIo } from '../drivers/i2c/io-probe.js';
+import { expanderOffEitherWay, probeI2cIo } from '../drivers/i2c/io-probe.js';
 import { Mcp23017 } from '../drivers/i2c/mcp23017.js';
 import { Pca9685 } from '../drivers/i2c/pca9685.js';
 import { Pcf8574 } from '../drivers/i2c/pcf8574.js';
@@ -24,6 +24,17 @@ export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Repor
     return 1;
   }
   for (const c of chips) {
+    if (c.status === 'ambiguous') {
+      try {
+        const kind = await expanderOffEitherWay(bus, c.address);
+        if (kind === 'mcp23017' || kind === 'pcf8574') c.kind = kind;
+        else throw new Error('still neither an MCP23017 nor a PCF8574 after IODIR = 0xFF');
+      } catch (err) {
+        report.problem(`${label} ${hex(c.address)}: MCP23017 or PCF8574 with every pin low: NOT made safe: ${text(err)}`);
+        failed++;
+        continue;
+      }
+    }
     if (!c.kind) {
       if (c.status === 'claimed') report.say(`${label} ${hex(c.address)}: ${c.detail}`);
       else report.problem(`${label} ${hex(c.address)}: ${c.detail}; NOT made safe`);
@@ -32,8 +43,9 @@ export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Repor
     }
     const chip = c.kind === 'mcp23017' ? new Mcp23017(bus, c.address) : c.kind === 'pcf8574' ? new Pcf8574(bus, c.address) : new Pca9685(bus, c.address);
     try {
-      await chip.safeState();
-      report.say(`${c.kind.toUpperCase()} ${hex(c.address)} on ${label}: outputs off (power-on state)`);
+      const heldLow = await chip.safeState();
+      const note = heldLow ? `; pins held low from outside: 0x${heldLow.toString(16).padStart(2, '0')}` : '';
+      report.say(`${c.kind.toUpperCase()} ${hex(c.address)} on ${label}: outputs off (power-on state)${note}`);
     } catch (err) {
       report.problem(`${c.kind.toUpperCase()} ${hex(c.address)} on ${label}: NOT made safe: ${text(err)}`);
       failed++;

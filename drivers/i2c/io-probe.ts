@@ -13,7 +13,7 @@ export interface FoundI2cChip {
   address: number;
   /** null: something answers but is none of these chips (or cannot be told apart). */
   kind: I2cIoKind | null;
-  status: 'found' | 'claimed' | 'unknown';
+  status: 'found' | 'claimed' | 'ambiguous' | 'unknown';
   detail?: string;
 }
 
@@ -32,7 +32,8 @@ async function identify(bus: I2cBus, address: number): Promise<FoundI2cChip> {
   if (address >= 0x20 && address <= 0x27) {
     const kind = await identifyExpander(bus, address);
     if (kind === 'mcp23017' || kind === 'pcf8574') return { address, kind, status: 'found' };
-    return { address, kind: null, status: 'unknown', detail: kind === 'ambiguous' ? 'MCP23017 or PCF8574 with every pin low: cannot tell by reading; add the block by hand' : 'answers, but is neither an MCP23017 nor a PCF8574' };
+    if (kind === 'ambiguous') return { address, kind: null, status: 'ambiguous', detail: 'MCP23017 or PCF8574 with every pin low: cannot tell by reading; add the block by hand' };
+    return { address, kind: null, status: 'unknown', detail: 'answers, but is neither an MCP23017 nor a PCF8574' };
   }
   if ((PCF8574A_ADDRESSES as readonly number[]).includes(address)) {
     await bus.receiveByte(address);
@@ -43,6 +44,18 @@ async function identify(bus: I2cBus, address: number): Promise<FoundI2cChip> {
 }
 
 /** Every chip answering at an IO expander or PWM driver address. Chips that are not one are left out. */
+/**
+ * Power-on state for an expander that may be either chip (every pin low, so every relay on an
+ * active-low board is on): IODIRA and IODIRB = 0xFF as register writes. A PCF8574 takes each
+ * byte as its port, so it ends at 0xFF too; on the way its pins only leave the all-low state
+ * towards high. Then the reads tell the chips apart again.
+ */
+export async function expanderOffEitherWay(bus: I2cBus, address: number): Promise<'mcp23017' | 'pcf8574' | 'ambiguous' | null> {
+  await bus.writeByte(address, 0x00, 0xff);
+  await bus.writeByte(address, 0x01, 0xff);
+  return identifyExpander(bus, address);
+}
+
 export async function probeI2cIo(bus: I2cBus, options: ProbeI2cIoOptions = {}): Promise<FoundI2cChip[]> {
   const ranges: Array<[number, number]> = [
     [0x20, 0x27],
@@ -59,7 +72,7 @@ export async function probeI2cIo(bus: I2cBus, options: ProbeI2cIoOptions = {}): 
       }
       try {
         const chip = await identify(bus, address);
-        if (chip.kind || chip.detail?.startsWith('MCP23017 or')) out.push(chip);
+        if (chip.kind || chip.status === 'ambiguous') out.push(chip);
       } catch (e) {
         if (isBusy(e)) out.push({ address, kind: null, status: 'claimed', detail: `${hex(address)} is in use by a kernel driver (EBUSY); not touched` });
       }
