@@ -35,6 +35,8 @@ interface Want {
   prescale: number;
   /** Set once outputs were written and read back as asked; a later mismatch is a reset or interference. */
   confirmed: boolean;
+  /** MCP23017: directions and latches last read back as asked. */
+  held: { iodir: number; olat: number } | null;
   /** PCF8574: the port byte last written. */
   written: number | null;
   connected: boolean;
@@ -137,7 +139,7 @@ export class I2cIoHub implements I2cIoAccess {
     if (!w) {
       w = {
         bus, address, kind, chip: null, lastAsked: this.now, lastPoll: -Infinity, polling: null, drive: 0, levels: 0,
-        duties: Array(16).fill(null), readDuties: Array(16).fill(null), prescale: prescaleFor(1000), confirmed: false, written: null,
+        duties: Array(16).fill(null), readDuties: Array(16).fill(null), prescale: prescaleFor(1000), confirmed: false, written: null, held: null,
         connected: false, pins: 0, lastError: null, counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
       };
       this.wants.set(key(bus, address), w);
@@ -216,17 +218,21 @@ export class I2cIoHub implements I2cIoAccess {
     const iodir = ~w.drive & 0xffff;
     const olat = w.levels & w.drive;
     let st = await chip.read();
+    // What we last read back as asked: a chip that no longer holds it was reset (or overwritten).
+    const held = w.held;
+    if (held && (st.iodir !== held.iodir || (st.olat & ~held.iodir & 0xffff) !== (held.olat & ~held.iodir & 0xffff))) this.mismatch(w, 'directions or latches');
     const differs = () => st.iodir !== iodir || (st.olat & w.drive) !== olat;
     if (differs()) {
-      if (w.confirmed) this.mismatch(w, 'directions or latches');
       await chip.write(olat, iodir, st);
       w.counters.writes++;
       st = await chip.read();
       if (differs()) {
         w.counters.verifyErrors++;
+        w.held = null;
         throw new Error(`outputs read back IODIR 0x${st.iodir.toString(16)} OLAT 0x${st.olat.toString(16)}, asked 0x${iodir.toString(16)} 0x${olat.toString(16)}`);
       }
     }
+    w.held = { iodir: st.iodir, olat: st.olat };
     w.confirmed = true;
     w.pins = st.gpio;
   }
