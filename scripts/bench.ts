@@ -13,6 +13,7 @@ import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
+import { i2cPollBench } from './bench/i2c.js';
 import { idleBench } from './bench/idle.js';
 import { sideBySide, type SideRow } from './bench/side.js';
 
@@ -27,6 +28,9 @@ interface Row {
 
 const rows: Row[] = [];
 const record = (name: string, value: number, unit: string, target: number, kind: Row['kind'] = 'max') => rows.push({ name, value, unit, target, kind });
+
+/** A poll cycle may use a tenth of the poll interval (100 ms) of the bus. */
+const I2C_POLL_BUDGET_MS = 10;
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 
@@ -132,7 +136,10 @@ async function growthBench(): Promise<void> {
   const clock = new ManualClock(0);
   const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
   runtime.load();
-  const link = (id: string) => ({ __objtype: 'Link', id });
+  /** A poll cycle may use a tenth of the poll interval (100 ms) of the bus. */
+const I2C_POLL_BUDGET_MS = 10;
+
+const link = (id: string) => ({ __objtype: 'Link', id });
   const durations: number[] = [];
   const create = (body: Record<string, unknown>) => {
     const t0 = performance.now();
@@ -222,6 +229,9 @@ if (!only) {
   await growthBench();
   await apiBench();
   await historyBench(record);
+  const i2c = await i2cPollBench();
+  record(`I2C poll cycle, 2 MCP23017 at 100 kHz: wire-time limit (${i2c.bitsPerCycle} bits / clock)`, i2c.wireMs, 'ms', I2C_POLL_BUDGET_MS);
+  record('I2C poll cycle, 2 MCP23017 at 100 kHz: bus time / wire-time limit', i2c.busMs / i2c.wireMs, 'ratio', 1.5);
 }
 if (only || !process.argv.includes('--no-side')) await sideBySideBench();
 if (!only && !process.argv.includes('--no-idle')) await idleCostBench();
