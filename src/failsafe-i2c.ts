@@ -2,7 +2,7 @@
 // configured buses (default every /dev/i2c-*) goes back to its power-on state: MCP23017 pins
 // inputs, PCF8574 pins high, PCA9685 channels full off, each read back. A relay board that is
 // off at power-up is off after this. Addresses a kernel driver holds are left alone.
-import { expanderOffEitherWay, probeI2cIo } from '../drivers/i2c/io-probe.js';
+import { expanderOffEitherWay, probeI2cIo, type FoundI2cChip } from '../drivers/i2c/io-probe.js';
 import { Mcp23017 } from '../drivers/i2c/mcp23017.js';
 import { Pca9685 } from '../drivers/i2c/pca9685.js';
 import { Pcf8574 } from '../drivers/i2c/pcf8574.js';
@@ -16,7 +16,7 @@ const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split(
 /** The IO chips on one bus to their safe state. Returns the number of failures. */
 export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Reporter, claimed?: (address: number) => Promise<boolean>): Promise<number> {
   let failed = 0;
-  let chips;
+  let chips: FoundI2cChip[];
   try {
     chips = await probeI2cIo(bus, { claimed });
   } catch (err) {

@@ -29,13 +29,17 @@ export async function i2cPollBench(cycles = 200): Promise<I2cBenchFigures> {
   // Relays on both boards, then steady: the cycles measured are reads and read-back checks.
   hub.setOutputs('bench', 0x20, 'mcp23017', 0x00ff, 0x0005);
   hub.setOutputs('bench', 0x21, 'mcp23017', 0xffff, 0x8001);
-  for (let i = 0; i < 3; i++) await hub.service((now += I2C_POLL_MS));
+  for (let i = 0; i < 3; i++) {
+    now += I2C_POLL_MS;
+    await hub.service(now);
+  }
   const bits0 = bus.stats.wireBits;
   const t0 = performance.now();
   for (let i = 0; i < cycles; i++) {
     hub.io('bench', 0x20, 'mcp23017');
     hub.io('bench', 0x21, 'mcp23017');
-    await hub.service((now += I2C_POLL_MS));
+    now += I2C_POLL_MS;
+    await hub.service(now);
   }
   const softwareMs = (performance.now() - t0) / cycles;
   const bitsPerCycle = (bus.stats.wireBits - bits0) / cycles;

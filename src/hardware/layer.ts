@@ -169,6 +169,7 @@ export class HardwareLayer {
       errors: buses.reduce((n, b) => n + errors(b), 0),
       lastError,
       gpioLines: this.gpio.status().length,
+      i2cMissing: this.i2cIo.missing().length,
     };
   }
 

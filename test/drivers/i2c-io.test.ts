@@ -11,6 +11,10 @@ import { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import { SimPca9685 } from '../../drivers/sim/pca9685-sim.js';
 import { SimPcf8574 } from '../../drivers/sim/pcf8574-sim.js';
 import { i2cBusOutputsOff } from '../../src/failsafe-i2c.js';
+import { sysfsClaimed } from '../../src/hardware/i2c-discovery.js';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 /** A bus that records every transaction, so a test can see what was written where. */
 function recording(inner: I2cBus) {
@@ -172,4 +176,19 @@ t.test('failsafe I2C half: relays off, PWM off, claimed chips untouched, a stuck
   i2c.faults.stuck = true;
   t.equal(await i2cBusOutputsOff(i2c, 'bus t', { say: () => {}, problem: (l) => problems.push(l) }), 1);
   t.match(problems.join('\n'), /bus t: IO chip probe failed: EIO: bus stuck/);
+});
+
+t.test('Linux: an address with a bound kernel driver in sysfs is claimed', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'i2c-sysfs-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(path.join(root, '1-0020'));
+  symlinkSync('/', path.join(root, '1-0020', 'driver'));
+  mkdirSync(path.join(root, '1-0040')); // a device node without a driver: free
+  const claimed = sysfsClaimed(1, root)!;
+  t.equal(await claimed(0x20), true);
+  t.equal(await claimed(0x40), false);
+  t.equal(await claimed(0x21), false);
+  const { i2c } = board();
+  const found = await probeI2cIo(i2c, { claimed });
+  t.match(found.find((c) => c.address === 0x20), { status: 'claimed', detail: /bound to a kernel driver; not touched/ });
 });
