@@ -94,3 +94,36 @@ export function oneWireAccess(hardware: Hardware): OneWireAccess | null {
 export function gpioAccess(hardware: Hardware): GpioAccess | null {
   return (hardware.services[GPIO_SERVICE] as GpioAccess | undefined) ?? null;
 }
+
+export const I2C_IO_SERVICE = 'i2cio';
+
+export type I2cIoKind = 'mcp23017' | 'pcf8574' | 'pca9685';
+
+export interface I2cIoReading {
+  /** Physical pin levels (bit n = channel n+1 high); PCA9685: 0. */
+  pins: number;
+  /** The chip answered its last poll and its outputs read back as asked. */
+  connected: boolean;
+  /** PCA9685: the duty (0-100) each channel reads back, index = channel - 1; null before the first read-back. */
+  duties: Array<number | null>;
+  lastError: string | null;
+}
+
+/**
+ * MCP23017, PCF8574 and PCA9685 chips by bus name and address. Asking for a chip makes the
+ * hardware layer poll it; chips nobody asked about for a while are made safe and dropped.
+ */
+export interface I2cIoAccess {
+  io(bus: string, address: number, kind: I2cIoKind): I2cIoReading;
+  /** Pins in `drive` become outputs at the physical `levels`; the others stay inputs. Written when they differ from the read-back. */
+  setOutputs(bus: string, address: number, kind: 'mcp23017' | 'pcf8574', drive: number, levels: number): void;
+  /** PCA9685: one channel's duty (0-100 %). */
+  setDuty(bus: string, address: number, channel: number, duty: number): void;
+  /** PCA9685: the chip's PWM frequency (Hz, 24-1526). */
+  setFrequency(bus: string, address: number, hz: number): void;
+  release(bus: string, address: number): void;
+}
+
+export function i2cIoAccess(hardware: Hardware): I2cIoAccess | null {
+  return (hardware.services[I2C_IO_SERVICE] as I2cIoAccess | undefined) ?? null;
+}
