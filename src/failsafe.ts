@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // edgeblocks-failsafe: drives every configured GPIO output to its safe state and switches every
-// DS2408/DS2413 output off. systemd runs it as ExecStopPost= after every stop of the service,
+// DS2408/DS2413 output off and puts MCP23017/PCF8574/PCA9685 chips back in their power-on state. systemd runs it as ExecStopPost= after every stop of the service,
 // crashes and watchdog kills included, so it depends on nothing but the config file (read with
 // the service's schema, src/config-schema.ts) and the drivers: GPIO through plain sysfs file
 // writes, the 1-Wire masters opened afresh (bounded by --timeout), no database, no runtime.
@@ -23,6 +23,9 @@ import type { GpioLineConfig } from '../drivers/gpio/types.js';
 import { parseFlags, type FlagTable } from './cli-args.js';
 import { checkConfigDocument, DEFAULTS, issueKey, type Config } from './config-schema.js';
 import { oneWireOutputsOff } from './failsafe-onewire.js';
+import { i2cOutputsOff } from './failsafe-i2c.js';
+import { openI2cBus } from '../drivers/i2c/i2c-bus.js';
+import { i2cBusNumber, listI2cBuses } from './hardware/masters.js';
 
 const FLAGS: FlagTable = { config: { type: 'string' }, 'gpio-root': { type: 'string' }, 'chip-label': { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
 const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]';
@@ -155,6 +158,8 @@ async function main(argv: string[]): Promise<number> {
   let failed = otherIssues.length + (await gpioOutputsSafe(json.gpio, config, options));
   const report = { say, problem };
   failed += await oneWireOutputsOff(config, report, options.timeoutMs);
+  const i2cBuses = (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses()).map(i2cBusNumber).filter((n): n is number => n !== null);
+  failed += await i2cOutputsOff(i2cBuses, (n) => openI2cBus(n), report);
   return failed === 0 ? 0 : 1;
 }
 

@@ -9,6 +9,7 @@ interface PromisifiedBus {
   receiveByte(address: number): Promise<number>;
   i2cWrite(address: number, length: number, buffer: Buffer): Promise<{ bytesWritten: number }>;
   i2cRead(address: number, length: number, buffer: Buffer): Promise<{ bytesRead: number; buffer: Buffer }>;
+  readByte(address: number, command: number): Promise<number>;
   scan(first: number, last: number): Promise<number[]>;
   close(): Promise<void>;
 }
@@ -74,6 +75,7 @@ export async function openI2cBus(busNumber: number, options: OpenI2cBusOptions =
       if (bytesRead !== length) throw new Error(`0x${address.toString(16)}: read ${bytesRead} of ${length} bytes`);
       return Uint8Array.from(buffer);
     },
+    readByte: (address, command) => bus.readByte(address, command),
     scan: (first, last) => bus.scan(first, last),
     close: () => bus.close(),
   };

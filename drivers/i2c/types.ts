@@ -13,6 +13,8 @@ export interface I2cBus {
   i2cWrite(address: number, bytes: Uint8Array): Promise<void>;
   /** Plain I2C read of `length` bytes. */
   i2cRead(address: number, length: number): Promise<Uint8Array>;
+  /** Write a command (register) byte, then read one byte (SMBus read byte data). */
+  readByte(address: number, command: number): Promise<number>;
   /** Addresses that acknowledge, restricted to the given range. */
   scan(first: number, last: number): Promise<number[]>;
   close(): Promise<void>;

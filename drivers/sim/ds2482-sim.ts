@@ -14,11 +14,13 @@ export interface SimI2cDevice {
   /** Plain I2C transfers; a device without them NACKs. */
   i2cWrite?(bytes: Uint8Array): void;
   i2cRead?(length: number): Uint8Array;
+  /** Register read (write pointer, repeated start, read); devices without registers omit it. */
+  readByte?(command: number): number;
 }
 
 /** An Error shaped like the ones i2c-bus rejects with (errno/code). */
-export function i2cError(code: 'EREMOTEIO' | 'EIO' | 'ENXIO' | 'EBUSY' | 'ETIMEDOUT', message: string): Error {
-  const errno = { EREMOTEIO: 121, EIO: 5, ENXIO: 6, EBUSY: 16, ETIMEDOUT: 110 }[code];
+export function i2cError(code: 'EREMOTEIO' | 'EIO' | 'ENXIO' | 'EBUSY', message: string): Error {
+  const errno = { EREMOTEIO: 121, EIO: 5, ENXIO: 6, EBUSY: 16 }[code];
   return Object.assign(new Error(`${code}: ${message}`), { code, errno });
 }
 
@@ -224,8 +226,13 @@ export class SimI2cBus implements I2cBus {
   readonly name: string;
   private readonly targets = new Map<number, SimI2cDevice>();
   private closed = false;
-  /** `stuck`: SDA held low, every transfer times out. `claimed`: addresses a kernel driver holds (EBUSY). */
+  /**
+   * Bus faults: `stuck`: a target holds SDA low, every transaction fails (EIO) until cleared;
+   * `claimed`: addresses a kernel driver has bound (I2C_SLAVE refused with EBUSY).
+   */
   readonly faults = { stuck: false, claimed: new Set<number>() };
+  /** Transactions that reached the wire (claimed addresses are refused before). */
+  readonly stats = { transactions: 0 };
 
   constructor(name = 'sim') {
     this.name = name;
@@ -251,8 +258,9 @@ export class SimI2cBus implements I2cBus {
 
   private target(address: number): SimI2cDevice {
     if (this.closed) throw i2cError('EIO', 'bus closed');
-    if (this.faults.stuck) throw i2cError('ETIMEDOUT', 'bus stuck (SDA held low)');
-    if (this.faults.claimed.has(address)) throw i2cError('EBUSY', `0x${address.toString(16)} is claimed by a kernel driver`);
+    if (this.faults.claimed.has(address)) throw i2cError('EBUSY', `0x${address.toString(16)} is in use by a kernel driver`);
+    this.stats.transactions++;
+    if (this.faults.stuck) throw i2cError('EIO', 'bus stuck: SDA held low');
     const t = this.targets.get(address);
     if (!t) throw i2cError('EREMOTEIO', `no device acknowledges 0x${address.toString(16)}`);
     return t;
@@ -282,7 +290,14 @@ export class SimI2cBus implements I2cBus {
     return t.i2cRead(length);
   }
 
+  async readByte(address: number, command: number): Promise<number> {
+    const t = this.target(address);
+    if (!t.readByte) throw i2cError('EREMOTEIO', `0x${address.toString(16)} has no registers (NACK on the command byte)`);
+    return t.readByte(command & 0xff);
+  }
+
   async scan(first: number, last: number): Promise<number[]> {
+    if (this.faults.stuck) throw i2cError('EIO', 'bus stuck: SDA held low');
     return [...this.targets.keys()].filter((a) => a >= first && a <= last).sort((a, b) => a - b);
   }
 

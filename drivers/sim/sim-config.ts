@@ -14,6 +14,7 @@
 //     { "pty": false,                       true: behind a real pseudo-terminal (needs socat)
 //       "devices": [device, ...] }
 //   ],
+//   "i2cIo": [ ... ],                       MCP23017/PCF8574/PCA9685 on the emulated I2C bus, see i2c-io-config.ts
 //   "gpio": [                               emulated GPIO lines (used when the app config has none)
 //     { "name": "fan", "line": 17, "direction": "out", "activeLow": true, "safeState": false,
 //       "drives": "heater",                 plant actuator switched by this line (optional)
@@ -40,6 +41,7 @@ import { checkAgainst } from '../schema-check.js';
 import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
 import { parseI2cSensors, type SimI2cSensorSpec } from './i2c-sensor-config.js';
+import { parseSimI2cIo, type SimI2cIoSpec } from './i2c-io-config.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
 
@@ -91,6 +93,8 @@ export interface SimConfig {
   gpio: SimGpioSpec[];
   /** Sensors on the emulated I2C bus, see i2c-sensor-config.ts. */
   i2cSensors: SimI2cSensorSpec[];
+  /** IO expanders and PWM chips on the emulated I2C bus, see i2c-io-config.ts. */
+  i2cIo: SimI2cIoSpec[];
 }
 
 export class SimConfigError extends Error {
@@ -278,7 +282,7 @@ function parseGpio(raw: unknown, path: string): SimGpioSpec[] {
 /** Validates a sim config; throws SimConfigError naming the offending key (e.g. `sim.ds2482[0].channels[1][0].type`). */
 export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   const o = object(input, path);
-  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', 'i2cSensors', '$comment'], path);
+  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', 'i2cSensors', 'i2cIo', '$comment'], path);
   let plant: PlantConfig;
   try {
     plant = parsePlantConfig(o.plant ?? {}, `${path}.plant`);
@@ -312,5 +316,6 @@ export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   });
   const gpio = parseGpio(o.gpio, `${path}.gpio`);
   const i2cSensors = parseI2cSensors(o.i2cSensors, `${path}.i2cSensors`, fail, i2cAddresses);
-  return { plant, ds2482, w1, ds2480b, gpio, i2cSensors };
+  const i2cIo = parseSimI2cIo(o.i2cIo, `${path}.i2cIo`, fail, i2cAddresses);
+  return { plant, ds2482, w1, ds2480b, gpio, i2cSensors, i2cIo };
 }

@@ -1,7 +1,8 @@
 // The built-in demo hardware for `--hardware sim` without `--sim-config`: a fermenter in a
 // fridge on a DS2482-800. Channel 0 has the beer and chamber air sensors, channel 1 the room
 // sensor and a MAX31850 thermocouple converter on a HERMS coil, channel 2 a DS2408 whose relays 1 and 2 switch the heater and the cooler, and a
-// DS2413. Two GPIO lines: a fan relay (active low) and a door switch input.
+// DS2413. Two GPIO lines: a fan relay (active low) and a door switch input. An active-low
+// 16-relay board on an MCP23017 at 0x20, on the same I2C bus, wired to nothing in the plant.
 // scripts/demo-sim.json holds the same configuration as a file to copy and edit.
 export const DEMO_SIM_CONFIG = {
   plant: {
@@ -38,4 +39,6 @@ export const DEMO_SIM_CONFIG = {
     { name: 'room-env', type: 'BME280', address: '0x76', sense: 'ambient', humidity: 55, pressure: 1013 },
     { name: 'kettle', type: 'MCP9600', address: '0x60', temperature: 66 },
   ],
+  // And an active-low MCP23017 relay board.
+  i2cIo: [{ name: 'relay-board', type: 'MCP23017', address: 32, activeLow: true }],
 };

@@ -11,6 +11,7 @@ import type { GpioLineConfig } from '../gpio/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
 import { SimI2cBus } from './ds2482-sim.js';
 import { attachI2cSensors, stepI2cSensors, type SimI2cSensorEntry } from './i2c-sensor-setup.js';
+import { attachI2cIo, channelOn, type SimI2cIoEntry } from './i2c-io-sim.js';
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413, SimMax31850, type SimThermocoupleFault } from './onewire-wire.js';
 import { ThermalPlant } from './plant.js';
 import { SimMotorValve } from './motor-valve.js';
@@ -73,6 +74,8 @@ export class SimHardware {
   readonly gpio: SimGpioBackend;
   /** The GPIO lines the sim config declares (for the app to open). */
   readonly gpioLines: GpioLineConfig[];
+  /** MCP23017/PCF8574/PCA9685 chips on the sim I2C bus. */
+  readonly i2cIo: SimI2cIoEntry[];
   plant: ThermalPlant;
   private readonly now: () => number;
   private readonly w1RefreshMs: number;
@@ -92,7 +95,7 @@ export class SimHardware {
     this.w1RefreshMs = options.w1RefreshMs ?? 250;
     this.plant = this.makePlant(config.plant);
 
-    if (config.ds2482.length || config.i2cSensors.length) {
+    if (config.ds2482.length || config.i2cSensors.length || config.i2cIo.length) {
       this.i2c = new SimI2cBus(I2C_BUS_NAME);
       this.i2cSensors = attachI2cSensors(this.i2c, config.i2cSensors);
       for (const chip of config.ds2482) {
@@ -107,6 +110,7 @@ export class SimHardware {
     } else {
       this.i2c = null;
     }
+    this.i2cIo = this.i2c ? attachI2cIo(this.i2c, config.i2cIo) : [];
 
     if (config.w1.length) {
       const masters = config.w1.map((specs, m) => {
@@ -203,6 +207,9 @@ export class SimHardware {
       if (isTempModel(d.model) || !d.model.plugged || !d.bus.segment.isConnected) continue;
       const on = (d.model as SimDs2408 | SimDs2413).activeOutputs();
       for (const [ch, r] of Object.entries(d.spec.outputs)) if (r === role && on & (1 << (Number(ch) - 1))) return true;
+    }
+    for (const e of this.i2cIo) {
+      for (const [ch, r] of Object.entries(e.spec.outputs)) if (r === role && channelOn(e, Number(ch))) return true;
     }
     for (const g of this.config.gpio) {
       if (g.drives !== role) continue;

@@ -13,10 +13,13 @@ import { DS2413 } from './ds2413.js';
 import { EnvSensorI2c } from './env-sensor-i2c.js';
 import { FastPwm } from './fast-pwm.js';
 import { GpioPins } from './gpio-pins.js';
+import { MCP23017 } from './mcp23017.js';
 import { MockPins } from './mock-pins.js';
 import { MotorValve } from './motor-valve.js';
 import { Mutex } from './mutex.js';
 import { OneWireBus } from './one-wire-bus.js';
+import { PCA9685 } from './pca9685.js';
+import { PCF8574 } from './pcf8574.js';
 import { Pid } from './pid.js';
 import { Sequence } from './sequence.js';
 import { SetpointProfile } from './setpoint-profile.js';
@@ -60,4 +63,7 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   EnvSensorI2c,
   TempSensorThermocouple,
   AnalogSensorI2c,
+  MCP23017,
+  PCF8574,
+  PCA9685,
 ];

@@ -1,11 +1,20 @@
-// blocks/discover for I2C sensors: the chips the read-only identity probes found, for which no
-// block holds that bus and address yet. An ADC is proposed with input 0 (add more by hand).
+// What is on the I2C buses, in one place: blocks/discover for the sensors and the IO chips,
+// and the `i2c` section of system/status. Discovery probes again, reads only where a write
+// could change an output: the sensor probes check identities at the sensor addresses (see
+// PROBES in i2c-sensors.ts), the IO probe (drivers/i2c/io-probe.ts) uses plain reads at
+// 0x20-0x27 and skips 0x70. A block is proposed for every found chip whose bus and address
+// no block holds yet; an ADC is proposed with input 0 (add more by hand).
+// Ids name the chip, bus and address: `I2C BME280 sim-0x76`, `MCP23017 1-0x20`.
+import { access } from 'node:fs/promises';
+import type { ProbeI2cIoOptions } from '../../drivers/i2c/io-probe.js';
+import type { QueuedI2cBus } from '../../drivers/i2c/queue.js';
+import type { I2cSensorChip } from '../runtime/i2c-sensors.js';
 import type { DiscoveredBlock, Discoverer } from '../runtime/runtime.js';
 import type { AnyBlock } from '../runtime/types.js';
-import type { I2cSensorChip } from '../runtime/i2c-sensors.js';
+import type { I2cIoHub } from './i2c-io-hub.js';
 import type { I2cSensorHub } from './i2c-sensors.js';
 
-const BLOCK_OF: Record<I2cSensorChip, { type: string; data: Record<string, unknown> }> = {
+const SENSOR_BLOCK: Record<I2cSensorChip, { type: string; data: Record<string, unknown> }> = {
   SHT4X: { type: 'EnvSensorI2c', data: { chip: 'SHT4X' } },
   SHT3X: { type: 'EnvSensorI2c', data: { chip: 'SHT3X' } },
   BME280: { type: 'EnvSensorI2c', data: { chip: 'BME280' } },
@@ -14,29 +23,69 @@ const BLOCK_OF: Record<I2cSensorChip, { type: string; data: Record<string, unkno
   ADS1015: { type: 'AnalogSensorI2c', data: { chip: 'ADS1015', channel: 0 } },
   MCP9600: { type: 'TempSensorThermocouple', data: {} },
 };
+const IO_BLOCK = { mcp23017: 'MCP23017', pcf8574: 'PCF8574', pca9685: 'PCA9685' } as const;
 
-const TYPES = new Set(Object.values(BLOCK_OF).map((b) => b.type));
+/** Every block type that holds an I2C bus and address. */
+const I2C_BLOCK_TYPES = new Set<string>([...Object.values(SENSOR_BLOCK).map((b) => b.type), ...Object.values(IO_BLOCK)]);
 
-export function i2cSensorDiscoverer(hub: I2cSensorHub): Discoverer {
+const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
+
+export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
   return async (existing: AnyBlock[]): Promise<DiscoveredBlock[]> => {
-    const found = await hub.discover();
+    await io.probeAll();
+    const sensorChips = await sensors.discover();
     const taken = new Set(existing.map((b) => b.id));
     const held = new Set(
-      existing.filter((b) => TYPES.has(b.def.type)).map((b) => {
+      existing.filter((b) => I2C_BLOCK_TYPES.has(b.def.type)).map((b) => {
         const d = b.data as { bus?: string; address?: number };
         return `${d.bus}/${d.address}`;
       }),
     );
     const out: DiscoveredBlock[] = [];
-    for (const f of found) {
-      if (held.has(`${f.bus}/${f.address}`)) continue;
-      held.add(`${f.bus}/${f.address}`);
-      const b = BLOCK_OF[f.chip];
-      let id = `I2C ${f.chip} ${f.bus}-0x${f.address.toString(16)}`;
-      for (let n = 2; taken.has(id); n++) id = `I2C ${f.chip} ${f.bus}-0x${f.address.toString(16)} (${n})`;
+    const propose = (bus: string, address: number, name: string, type: string, data: Record<string, unknown>) => {
+      if (held.has(`${bus}/${address}`)) return;
+      held.add(`${bus}/${address}`);
+      let id = `${name} ${bus}-${hex(address)}`;
+      for (let n = 2; taken.has(id); n++) id = `${name} ${bus}-${hex(address)} (${n})`;
       taken.add(id);
-      out.push({ type: b.type, id, data: { ...b.data, bus: f.bus, address: f.address } });
-    }
+      out.push({ type, id, data: { ...data, bus, address } });
+    };
+    for (const f of sensorChips) propose(f.bus, f.address, `I2C ${f.chip}`, SENSOR_BLOCK[f.chip].type, SENSOR_BLOCK[f.chip].data);
+    for (const c of io.found()) if (c.status === 'found' && c.kind) propose(c.bus, c.address, IO_BLOCK[c.kind], IO_BLOCK[c.kind], {});
     return out;
+  };
+}
+
+type Missing = { bus: string; address: string; kind: string; lastError: string | null };
+
+/** Chips a block asks for that do not answer: sensors and IO chips. */
+export function i2cMissing(sensors: I2cSensorHub, io: I2cIoHub): Missing[] {
+  return [...sensors.missing(), ...io.missing()];
+}
+
+/** The `i2c` section of system/status: every bus with its queue's counters, found chips, kernel-claimed addresses, polled and missing chips. */
+export function i2cStatus(buses: QueuedI2cBus[], sensors: I2cSensorHub, io: I2cIoHub): Record<string, unknown> {
+  const s = sensors.status();
+  const ioFound = io.found();
+  const claimed = new Map<string, { bus: string; address: string }>();
+  for (const c of [...s.claimed, ...ioFound.filter((c) => c.status === 'claimed').map((c) => ({ bus: c.bus, address: hex(c.address) }))]) claimed.set(`${c.bus}/${c.address}`, c);
+  return {
+    buses: buses.map((q) => ({ name: q.name, ...q.stats, busyMs: Math.round(q.stats.busyMs * 10) / 10, wireMs: Math.round(q.wireMs * 10) / 10 })),
+    found: [...s.found, ...ioFound.filter((c) => c.status !== 'claimed').map((c) => ({ ...c, address: hex(c.address) }))],
+    claimed: [...claimed.values()],
+    devices: [...s.devices, ...io.devices()],
+    missing: i2cMissing(sensors, io),
+  };
+}
+
+/** Linux: an address a kernel driver is bound to has /sys/bus/i2c/devices/<bus>-00<aa>/driver. */
+export function sysfsClaimed(busNumber: number, root = '/sys/bus/i2c/devices'): ProbeI2cIoOptions['claimed'] {
+  return async (address) => {
+    try {
+      await access(`${root}/${busNumber}-${address.toString(16).padStart(4, '0')}/driver`);
+      return true;
+    } catch {
+      return false;
+    }
   };
 }

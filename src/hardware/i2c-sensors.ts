@@ -1,12 +1,12 @@
 // The I2C sensors of the machine behind one synchronous I2cSensorAccess. A block asking for a
 // chip at a bus and address is what makes it polled (once a second, in the background, never
 // awaited by the tick); devices nobody asked about for a while are dropped. Each bus has one
-// I2cQueue, so the transfers of every chip on it go out one at a time. Any failed poll (CRC,
+// transaction queue (drivers/i2c/queue.ts), shared with every other driver there, so the transfers of every chip on it go out one at a time. Any failed poll (CRC,
 // NACK, stuck bus, power-on reset, thermocouple fault) makes the values null and is counted;
 // the next poll sets the chip up again from its identity check.
 import { Ads1x15, ADS1115_ADDRESSES, looksLikeAds1x15, readAdsConfig } from '../../drivers/i2c/ads1115.js';
 import { Bme280, BME280_ADDRESSES, BME280_CHIP_ID, BME280_REG, BMP280_CHIP_IDS } from '../../drivers/i2c/bme280.js';
-import { I2cQueue } from '../../drivers/i2c/bus-queue.js';
+import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import { Mcp9600, MCP9600_ADDRESSES, readMcp9600Id } from '../../drivers/i2c/mcp9600.js';
 import { errorCode, hex2, readRegisters, type I2cSensorDriver, type Measurement } from '../../drivers/i2c/sensor-common.js';
 import { readSht3xStatus, Sht3x } from '../../drivers/i2c/sht3x.js';
@@ -45,8 +45,8 @@ export function requestKey(r: I2cSensorRequest): string {
 }
 
 export class I2cSensorHub implements I2cSensorAccess {
-  private readonly queues = new Map<string, I2cQueue>();
-  private readonly opening = new Map<string, Promise<I2cQueue | null>>();
+  private readonly queues = new Map<string, QueuedI2cBus>();
+  private readonly opening = new Map<string, Promise<QueuedI2cBus | null>>();
   private readonly devices = new Map<string, Device>();
   private readonly claimed = new Map<string, FoundI2cSensor | { bus: string; address: number }>();
   private found: FoundI2cSensor[] = [];
@@ -63,10 +63,10 @@ export class I2cSensorHub implements I2cSensorAccess {
     private readonly sleep?: (ms: number) => Promise<void>,
   ) {}
 
-  /** Registers an already open bus (the emulated one). */
-  addBus(bus: I2cBus): I2cQueue {
-    const q = new I2cQueue(bus);
-    this.queues.set(q.name, q);
+  /** Registers an already open bus through its queue (the one its other drivers use when it is one already). */
+  addBus(bus: I2cBus): QueuedI2cBus {
+    const q = queued(bus);
+    this.queues.set(q.name ?? 'i2c', q);
     return q;
   }
 
@@ -117,7 +117,7 @@ export class I2cSensorHub implements I2cSensorAccess {
     while ([...this.devices.values()].some((d) => d.inflight)) await new Promise((r) => setTimeout(r, 2));
   }
 
-  private queue(name: string): Promise<I2cQueue | null> {
+  private queue(name: string): Promise<QueuedI2cBus | null> {
     const q = this.queues.get(name);
     if (q) return Promise.resolve(q);
     let p = this.opening.get(name);
@@ -203,23 +203,36 @@ export class I2cSensorHub implements I2cSensorAccess {
     return found;
   }
 
-  status(): Record<string, unknown> {
+  /** Polled chips, found chips and kernel-claimed addresses, for the i2c status section (i2c-discovery.ts). */
+  status() {
     return {
-      buses: [...this.queues.values()].map((q) => ({ name: q.name, ...q.stats, wireMs: Math.round(q.stats.wireMicros / 100) / 10, depth: q.depth })),
       devices: [...this.devices.values()].map((d) => ({
         bus: d.request.bus,
         address: hex2(d.request.address),
         chip: d.request.chip,
         ...(d.request.channel !== undefined ? { channel: d.request.channel } : {}),
-        connected: d.values !== null && this.now - d.at <= STALE_MS,
+        connected: this.answers(d),
         errors: d.errors,
         crcErrors: d.crcErrors,
         lastError: d.lastError,
+        kind: d.request.chip,
       })),
-      found: this.found.map((f) => ({ ...f, address: hex2(f.address) })),
+      found: this.found.map((f) => ({ ...f, address: hex2(f.address), kind: f.chip, status: 'found' as const })),
       claimed: [...this.claimed.values()].map((c) => ({ bus: c.bus, address: hex2(c.address) })),
-      missing: [...this.devices.values()].filter((d) => d.values === null || this.now - d.at > STALE_MS).map((d) => `${d.request.chip} ${d.request.bus}/${hex2(d.request.address)}`),
     };
+  }
+
+  /** Chips a block asks for that do not answer (one entry per chip, not per ADC input). */
+  missing(): Array<{ bus: string; address: string; kind: string; lastError: string | null }> {
+    const out = new Map<string, { bus: string; address: string; kind: string; lastError: string | null }>();
+    for (const d of this.devices.values()) {
+      if (!this.answers(d)) out.set(`${d.request.bus}/${d.request.address}`, { bus: d.request.bus, address: hex2(d.request.address), kind: d.request.chip, lastError: d.lastError });
+    }
+    return [...out.values()];
+  }
+
+  private answers(d: Device): boolean {
+    return d.values !== null && this.now - d.at <= STALE_MS;
   }
 
   async close(): Promise<void> {

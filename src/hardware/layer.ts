@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { OnoffGpioBackend } from '../../drivers/gpio/onoff-backend.js';
 import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
+import { I2C_QUEUE_LIMIT, queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
+import { WarningLimiter } from '../log-limit.js';
 import type { BusPollerOptions } from '../../drivers/onewire/poller.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
@@ -15,13 +17,14 @@ import { SimHardware } from '../../drivers/sim/sim-hardware.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../runtime/clock.js';
-import type { Hardware } from '../runtime/hardware.js';
+import type { Hardware, I2cIoKind } from '../runtime/hardware.js';
 import type { Discoverer } from '../runtime/runtime.js';
 import { oneWireDiscoverer } from './discovery.js';
-import { i2cSensorDiscoverer } from './i2c-discovery.js';
+import { i2cDiscoverer, i2cMissing, i2cStatus, sysfsClaimed } from './i2c-discovery.js';
 import { I2cSensorHub } from './i2c-sensors.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
 import { GpioLines } from './gpio-lines.js';
+import { I2cIoHub } from './i2c-io-hub.js';
 import { i2cBusNumber, listI2cBuses, openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
 import { OneWireHub } from './onewire-hub.js';
 
@@ -32,6 +35,8 @@ const SERVICE_WAIT_MS = 100;
 export interface DrivenSafe {
   gpio: Array<{ name: string; line: number; active: boolean }>;
   io: Array<{ address: string; kind: 'ds2408' | 'ds2413' }>;
+  /** I2C IO chips back in their power-on state. */
+  i2c: Array<{ bus: string; address: number; kind: I2cIoKind }>;
 }
 
 export interface HardwareLayerOptions {
@@ -46,12 +51,17 @@ export class HardwareLayer {
   readonly onewire: OneWireHub;
   readonly gpio: GpioLines;
   readonly i2cSensors: I2cSensorHub;
+  readonly i2cIo: I2cIoHub;
   readonly sim: SimHardware | null;
   readonly hardware: Hardware;
   readonly discoverer: Discoverer;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly i2cBuses: I2cBus[] = [];
+  /** The one transaction queue of each I2C bus, by bus name: every driver on the bus uses it. */
+  private readonly i2cQueues = new Map<string, QueuedI2cBus>();
+  private readonly i2cDrops: WarningLimiter;
+  private readonly i2cDropsSeen = new Map<string, number>();
   private inflight: Promise<void> | null = null;
   private closed = false;
   /** Set by the first service(): the blocks' writes reach the hardware from then on. */
@@ -60,14 +70,16 @@ export class HardwareLayer {
   private constructor(opts: HardwareLayerOptions, sim: SimHardware | null, gpioLines: GpioLineConfig[]) {
     this.mode = opts.config.hardware;
     this.log = opts.log;
+    this.i2cDrops = new WarningLimiter(opts.log);
     this.clock = opts.clock;
     this.sim = sim;
     this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
     this.gpio = new GpioLines(gpioLines, opts.log);
-    this.i2cSensors = sensorHub(opts, sim);
-    this.hardware = { services: { onewire: this.onewire, gpio: this.gpio, i2cSensors: this.i2cSensors } };
+    this.i2cIo = new I2cIoHub(opts.log);
+    this.i2cSensors = sensorHub(opts, sim, (bus) => this.i2cQueue(bus), (name) => this.i2cQueues.get(name));
+    this.hardware = { services: { onewire: this.onewire, gpio: this.gpio, i2cSensors: this.i2cSensors, i2cIo: this.i2cIo } };
     const oneWire = oneWireDiscoverer(this.onewire);
-    const i2c = i2cSensorDiscoverer(this.i2cSensors);
+    const i2c = i2cDiscoverer(this.i2cSensors, this.i2cIo);
     this.discoverer = async (existing) => [...(await oneWire(existing)), ...(await i2c(existing))];
   }
 
@@ -95,8 +107,12 @@ export class HardwareLayer {
     const buses: OneWireBus[] = [];
     if (sim) {
       if (sim.w1Root) buses.push(...(await openW1Masters(sim.w1Root, log)));
-      // probeI2c closes a bus without bridges; the sim bus may carry only sensors.
-      if (sim.i2c && sim.config.ds2482.length) buses.push(...(await probeI2c(sim.i2c, 'emulated I2C bus', log)));
+      if (sim.i2c) {
+        // One queue for the emulated bus: the bridges, the IO chips and the sensors all use it.
+        const q = this.i2cQueue(sim.i2c);
+        this.i2cSensors.addBus(q);
+        buses.push(...(await probeI2c(await this.i2cIo.addBus(q), 'emulated I2C bus', log, true)));
+      }
       buses.push(...(await openSerialMasters(sim.serialPorts, log)));
       for (const link of sim.serialLinks) {
         const bus = await openSerialLinkMaster(link, log);
@@ -104,7 +120,11 @@ export class HardwareLayer {
       }
     } else {
       buses.push(...(await openW1Masters(config.w1Root, log)));
-      buses.push(...(await openI2cMasters(config.i2cBuses, log, (i2c) => this.i2cBuses.push(i2c))));
+      const useBus = async (i2c: I2cBus, n: number) => {
+        await this.i2cIo.addBus(this.i2cQueue(i2c), { claimed: sysfsClaimed(n) });
+        return true;
+      };
+      buses.push(...(await openI2cMasters(config.i2cBuses, log, (i2c) => this.i2cBuses.push(i2c), useBus)));
       buses.push(...(await openSerialMasters(config.serialPorts, log)));
     }
     for (const bus of buses) this.onewire.addBus(bus);
@@ -124,7 +144,8 @@ export class HardwareLayer {
     this.serviced = true;
     this.sim?.step(now);
     this.i2cSensors.service(now);
-    this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service()])
+    this.reportI2cDrops();
+    this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service(), this.i2cIo.service(now)])
       .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))
       .finally(() => {
         this.inflight = null;
@@ -138,6 +159,26 @@ export class HardwareLayer {
     clearTimeout(timer);
   };
 
+  /** The queue of an I2C bus; a bus opened again by name gets the queue it already has. */
+  private i2cQueue(bus: I2cBus): QueuedI2cBus {
+    const name = bus.name ?? String(this.i2cQueues.size);
+    const known = this.i2cQueues.get(name);
+    if (known && (known === bus || known.inner === bus)) return known;
+    if (known) throw new Error(`I2C bus ${name} is open already; use its queue`);
+    const q = queued(bus);
+    this.i2cQueues.set(name, q);
+    return q;
+  }
+
+  /** One warning a minute per bus whose queue refused transactions since the last look. */
+  private reportI2cDrops(): void {
+    for (const [name, q] of this.i2cQueues) {
+      const seen = this.i2cDropsSeen.get(name) ?? 0;
+      if (q.stats.dropped === seen) continue;
+      if (this.i2cDrops.warn(`i2c:${name}`, { bus: name, dropped: q.stats.dropped }, `I2C bus ${name}: ${q.stats.dropped - seen} transaction(s) refused, ${I2C_QUEUE_LIMIT} were waiting`)) this.i2cDropsSeen.set(name, q.stats.dropped);
+    }
+  }
+
   /** Resolves when the refresh in progress (if any) has finished; for tests on a manual clock. */
   async idle(): Promise<void> {
     await this.inflight;
@@ -149,7 +190,7 @@ export class HardwareLayer {
       mode: this.mode,
       onewire: { buses: this.onewire.buses(), missing: this.onewire.missing() },
       gpio: this.gpio.status(),
-      i2c: this.i2cSensors.status(),
+      i2c: i2cStatus([...this.i2cQueues.values()], this.i2cSensors, this.i2cIo),
       ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
     };
   }
@@ -167,6 +208,7 @@ export class HardwareLayer {
       errors: buses.reduce((n, b) => n + errors(b), 0),
       lastError,
       gpioLines: this.gpio.status().length,
+      i2cMissing: i2cMissing(this.i2cSensors, this.i2cIo).length,
     };
   }
 
@@ -175,8 +217,9 @@ export class HardwareLayer {
     await this.inflight;
     const gpio = await this.gpio.safeState();
     const io = await this.onewire.safeState(this.clock.now());
+    const i2c = await this.i2cIo.safeState();
     this.sim?.step(this.clock.now());
-    return { gpio, io };
+    return { gpio, io, i2c };
   }
 
   async close(): Promise<void> {
@@ -184,6 +227,7 @@ export class HardwareLayer {
     this.closed = true;
     await this.inflight;
     await this.onewire.close();
+    await this.i2cIo.close();
     await this.i2cSensors.close();
     for (const i2c of this.i2cBuses) await i2c.close().catch(() => undefined);
     await this.gpio.close();
@@ -191,20 +235,21 @@ export class HardwareLayer {
   }
 }
 
-/** The I2C sensor hub: the sim bus in sim mode, else /dev/i2c-N opened on first use. */
-function sensorHub({ config, log }: HardwareLayerOptions, sim: SimHardware | null): I2cSensorHub {
+/**
+ * The I2C sensor hub: the sim bus in sim mode, else /dev/i2c-N opened on first use. `queueOf`
+ * hands out the bus's one queue, so a bus the IO chips or DS2482 bridges already use is shared.
+ */
+function sensorHub({ config, log }: HardwareLayerOptions, sim: SimHardware | null, queueOf: (bus: I2cBus) => QueuedI2cBus, openQueue: (name: string) => QueuedI2cBus | undefined): I2cSensorHub {
   if (sim) {
-    const hub = new I2cSensorHub(log, async () => (sim.i2c ? [sim.i2c.name] : []), async (name) => {
+    return new I2cSensorHub(log, async () => (sim.i2c ? [sim.i2c.name] : []), async (name) => {
       throw new Error(`no emulated I2C bus named ${name} (the sim bus is ${sim.i2c?.name ?? 'absent'})`);
     });
-    if (sim.i2c) hub.addBus(sim.i2c);
-    return hub;
   }
   const names = async () => (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses()).map(i2cBusNumber).filter((n) => n !== null).map(String);
   return new I2cSensorHub(log, names, async (name) => {
     const n = i2cBusNumber(name);
     if (n === null) throw new Error(`'${name}' is not an I2C bus (use 1 for /dev/i2c-1)`);
-    return openI2cBus(n);
+    return openQueue(String(n)) ?? queueOf(await openI2cBus(n));
   });
 }
 

@@ -3,6 +3,7 @@
 // info line, never an error that stops the service.
 import { readdir } from 'node:fs/promises';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
+import { queued } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import { Ds2480bMaster, openDs2480bBus, type SerialLink } from '../../drivers/onewire/ds2480b.js';
 import { probeDs2482Buses } from '../../drivers/onewire/ds2482.js';
@@ -36,8 +37,8 @@ export async function listI2cBuses(): Promise<string[]> {
   }
 }
 
-/** DS2482 channels on one I2C bus (the bus is closed again when it has none). */
-export async function probeI2c(i2c: I2cBus, label: string, log: Logger): Promise<OneWireBus[]> {
+/** DS2482 channels on one I2C bus (the bus is closed again when it has none, unless `keepOpen`). */
+export async function probeI2c(i2c: I2cBus, label: string, log: Logger, keepOpen = false): Promise<OneWireBus[]> {
   let buses: OneWireBus[] = [];
   try {
     buses = await probeDs2482Buses(i2c);
@@ -46,15 +47,19 @@ export async function probeI2c(i2c: I2cBus, label: string, log: Logger): Promise
   }
   if (buses.length === 0) {
     log.info(`${label}: no DS2482 bridge at 0x18-0x1B`);
-    await i2c.close().catch(() => undefined);
+    if (!keepOpen) await i2c.close().catch(() => undefined);
   } else {
     log.info({ masters: buses.map((b) => b.name) }, `${label}: ${buses.length} DS2482 channel(s)`);
   }
   return buses;
 }
 
-/** Every DS2482 channel on the given buses, or on every /dev/i2c-* when none are given. `keep` gets each bus kept open. */
-export async function openI2cMasters(configured: string[], log: Logger, keep: (i2c: I2cBus) => void): Promise<OneWireBus[]> {
+/**
+ * Every DS2482 channel on the given buses, or on every /dev/i2c-* when none are given. `keep`
+ * gets each bus kept open. With `useBus` (the IO chips), every bus opens through its transaction
+ * queue and stays open when `useBus` wants it.
+ */
+export async function openI2cMasters(configured: string[], log: Logger, keep: (i2c: I2cBus) => void, useBus?: (i2c: I2cBus, busNumber: number) => Promise<boolean>): Promise<OneWireBus[]> {
   const specs = configured.length ? configured : await listI2cBuses();
   if (specs.length === 0) {
     log.info('no I2C buses (/dev/i2c-*): no DS2482 bridges');
@@ -69,13 +74,15 @@ export async function openI2cMasters(configured: string[], log: Logger, keep: (i
     }
     let i2c: I2cBus;
     try {
-      i2c = await openI2cBus(n);
+      i2c = queued(await openI2cBus(n));
     } catch (e) {
       log.info(`/dev/i2c-${n}: ${text(e)}`);
       continue;
     }
-    const found = await probeI2c(i2c, `/dev/i2c-${n}`, log);
-    if (found.length) keep(i2c);
+    const found = await probeI2c(i2c, `/dev/i2c-${n}`, log, !!useBus);
+    const used = useBus ? await useBus(i2c, n) : false;
+    if (found.length || used) keep(i2c);
+    else if (useBus) await i2c.close().catch(() => undefined);
     out.push(...found);
   }
   return out;

@@ -63,6 +63,9 @@ t.test('the hardware page shows buses, devices and a counter that moves on a fau
   t.match(await row.innerText(), '2801b00000000066', 'with its address');
   t.match(await page.getByTestId('buses').innerText(), 'DS2408 00000000d001', 'the relay board is on another bus');
   t.match(await page.getByTestId('gpio').innerText(), 'door', 'the GPIO lines are listed');
+  const chip = page.getByTestId('i2c').locator('tr[data-chip="sim-0x20"]');
+  await chip.waitFor();
+  t.match(await chip.innerText(), /MCP23017\s+sim\s+0x20\s+found, no block/, 'the I2C relay board is listed with bus and address');
   const cell = row.locator('td[data-counter=crcErrors]');
   const before = Number(await cell.innerText());
   t.equal(before, 0, 'no CRC errors yet');

@@ -77,7 +77,7 @@ t.test('CRC failure -> null and a counted error; open thermocouple; unplugged ch
   t.equal(q(s.data('I2C SHT4X sim-0x44').value), null);
   t.equal(q(s.data('I2C MCP9600 sim-0x67').value), 350, 'thermocouple back');
   st = (await s.get('system/status')).body;
-  t.match(JSON.stringify(st), /"missing":\["SHT4X sim\/0x44"\]/, 'a configured chip that does not answer is listed as missing');
+  t.match(JSON.stringify(st), /"missing":\[\{"bus":"sim","address":"0x44","kind":"SHT4X"/, 'a configured chip that does not answer is listed as missing');
 
   model('ferm1').faults.nack = false;
   sim.i2c!.faults.stuck = true;

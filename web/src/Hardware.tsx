@@ -3,6 +3,7 @@
 // blocks expect but no bus answers for; the rest of the status as nested tables below.
 import { useEffect, useState } from 'preact/hooks';
 import { get, controllerUrl } from './api';
+import { I2cChips, type I2cStatus } from './I2cChips';
 import { useLive } from './live';
 
 interface Bus {
@@ -140,11 +141,15 @@ export function Hardware() {
   }, []);
   if (!status) return <p>{error || 'Reading the hardware status…'}</p>;
   const { hardware, ...service } = status;
-  const hw = (hardware ?? {}) as { mode?: string; onewire?: { buses?: Bus[]; missing?: string[] }; gpio?: GpioLine[]; [k: string]: unknown };
-  const { mode, onewire, gpio, ...rest } = hw;
+  const hw = (hardware ?? {}) as { mode?: string; onewire?: { buses?: Bus[]; missing?: string[] }; gpio?: GpioLine[]; i2c?: I2cStatus; [k: string]: unknown };
+  const { mode, onewire, gpio, i2c, ...rest } = hw;
   // Which block uses a 1-Wire address, so a brewer can tell the sensors apart.
   const users = new Map<string, string>();
   for (const b of live.blocks.values()) if (typeof b.data?.address === 'string') users.set(b.data.address, b.id);
+  // I2C chips by bus and address, as the I2C table keys them.
+  for (const b of live.blocks.values()) {
+    if (typeof b.data?.address === 'number' && typeof b.data?.bus === 'string') users.set(`${b.data.bus}-0x${b.data.address.toString(16).padStart(2, '0')}`, b.id);
+  }
   const missing = onewire?.missing ?? [];
   return (
     <div class="hardware">
@@ -162,6 +167,12 @@ export function Hardware() {
         <section class="panel">
           <h2>GPIO</h2>
           <Gpio lines={gpio} />
+        </section>
+      )}
+      {i2c && (
+        <section class="panel">
+          <h2>I2C IO chips</h2>
+          <I2cChips i2c={i2c} users={users} />
         </section>
       )}
       {Object.keys(rest).length > 0 && (
