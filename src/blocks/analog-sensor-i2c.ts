@@ -36,7 +36,7 @@ export const AnalogSensorI2c = defineBlock<typeof fields>({
   discovered: true,
   update(block, ctx) {
     const d = block.data;
-    const r = i2cSensorAccess(ctx.hardware)?.read(
+    const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(
       { chip: d.chip, bus: d.bus, address: d.address ?? 0, channel: d.channel ?? 0, gain: AdcGain[d.gain] },
       ctx.now,
     );

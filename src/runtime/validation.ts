@@ -1,6 +1,6 @@
 // Decoding and checking block data as create, write, patch and validate receive it: the type
 // must be known, links must name blocks of the right interface, hardware addresses are unique.
-import { complete, withReadonly, type DecodeContext, type ValidationIssue } from '../codec/decode.js';
+import { complete, merge, withReadonly, type DecodeContext, type ValidationIssue } from '../codec/decode.js';
 import { encodeData } from '../codec/encode.js';
 import { defaultValue, type Field } from '../codec/fields.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
@@ -30,7 +30,12 @@ export function decodeBlockData(rt: RuntimeCore, def: BlockTypeDef<any, any>, da
   };
   const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
   issues.push(...uniquenessIssues(rt, def, value, self));
-  if (def.checkData && !issues.length) issues.push(...def.checkData({ ...(self?.data as Data | undefined), ...value }, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve));
+  if (def.checkData && !issues.length) {
+    // The data as the block will hold it (explicit nulls already reset to defaults), not the decoded input.
+    const current = self?.data as Data | undefined;
+    const whole = { ...current, ...(current ? merge(def.fields, current, value) : complete(def.fields, value)) } as Data;
+    issues.push(...def.checkData(whole, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve));
+  }
   if (issues.length) throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   return value;
 }

@@ -6,10 +6,11 @@ import { f } from '../../codec/fields.js';
 import { i2cIoAccess, type I2cIoKind } from '../../runtime/hardware.js';
 import type { AnyBlock, Data, IoArray, UpdateContext, WriteInfo } from '../../runtime/types.js';
 
+/** Where an I2C chip is, for every block that names one (IO modules and sensors): no address, no chip. */
 export const i2cChipFields = {
   bus: f.string({ stored: true, default: '1', maxLength: 32, description: 'I2C bus: 1 for /dev/i2c-1 (sim: "sim")' }),
-  address: f.number({ stored: true, integer: true, min: 0x03, max: 0x77, default: null, description: '7-bit I2C address, e.g. 32 (0x20)' }),
-  connected: f.bool({ readonly: true }),
+  address: f.number({ stored: true, integer: true, min: 0x03, max: 0x77, default: null, description: '7-bit I2C address, e.g. 32 (0x20); none: not set up yet' }),
+  connected: f.bool({ readonly: true, description: 'the chip answered its last poll' }),
 };
 
 export const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
