@@ -125,7 +125,7 @@ async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals)
 }
 
 /** The subsystems of the CLI's app (embedded history, no Home Assistant), in start order. */
-const SUBSYSTEMS = ['store', 'auth', 'http', 'https gateway', 'history', 'mqtt', 'hardware', 'control', 'backups', 'alerts', 'event streams'];
+const SUBSYSTEMS = ['store', 'auth', 'http', 'https gateway', 'history', 'mqtt', 'hardware', 'control', 'backups', 'alerts', 'fleet', 'event streams'];
 
 function checkStopLines(t: Test, lines: LogLine[]) {
   const steps = lines.filter((l) => /^stop [\w ]+: /.test(l.msg));
