@@ -1,9 +1,13 @@
 // The live overview: one compact card per block, grouped by role, with the problems a brewer
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
 import { useState } from 'preact/hooks';
-import { patchBlock, type Answer, type Block } from './api';
-import { headline, isQuantity, problemsOf, qtyValue, roleOf, ROLE_TITLES, stateWord, unitLabel, type Role } from './blocks';
+import { controller, patchBlock, type Answer, type Block } from './api';
+import { headline, isQuantity, problemsOf, qtyValue, roleOf, ROLE_TITLES, unitLabel, type Role } from './blocks';
+import { fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
 import { applyPatch, useLive } from './live';
+import { ControlSwitch } from './ControlSwitch';
+import { ProfileCard } from './Profile';
+import { Sparkline, useSparklines } from './Sparkline';
 
 const ORDER: Role[] = ['sensors', 'setpoints', 'controllers', 'outputs', 'io', 'system'];
 
@@ -57,7 +61,7 @@ function Toggle(props: { label: string; on: boolean; onChange: (on: boolean) => 
   );
 }
 
-function Controls({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
+function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof useAnswer>[2]; blocks: Map<string, Block> }) {
   const d = block.data;
   const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block, data), okText);
   switch (block.type) {
@@ -68,49 +72,76 @@ function Controls({ block, run }: { block: Block; run: ReturnType<typeof useAnsw
       return (
         <>
           <NumberField label="Setting" value={qtyValue(d.storedSetting)} unit={unit} min={min} max={max} testid={`setting-${block.id}`} onSave={(v) => patch({ storedSetting: v })} />
-          <Toggle label="enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
+          <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
     }
     case 'Pid':
-      return <Toggle label="control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />;
+      return <Toggle label="Control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />;
     case 'ActuatorPwm':
       return (
         <>
-          <NumberField label="Manual" value={typeof d.storedSetting === 'number' ? d.storedSetting : null} unit="%" min={0} max={100} onSave={(v) => patch({ storedSetting: v })} />
-          <Toggle label="enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
+          <OutputStoryView story={outputStory(block, blocks)} />
+          <NumberField label="Manual setting" value={typeof d.storedSetting === 'number' ? d.storedSetting : null} unit="%" min={0} max={100} onSave={(v) => patch({ storedSetting: v })} />
+          <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
     case 'DigitalActuator':
-    case 'MotorValve':
+    case 'MotorValve': {
+      const story = outputStory(block, blocks);
       return (
-        <div class="buttons">
-          <button onClick={() => patch({ storedState: 'STATE_ACTIVE' }, 'switched on')}>On</button>
-          <button onClick={() => patch({ storedState: 'STATE_INACTIVE' }, 'switched off')}>Off</button>
-          <span class="muted">manual: {stateWord(d.storedState)}</span>
-        </div>
+        <>
+          <OutputStoryView story={story} />
+          {story.driver ? (
+            // A claimed output follows its driver: On/Off here would be undone at the next update.
+            <p class="muted" data-testid="manual-note">
+              Not switchable by hand while {story.driver} drives it: disable {story.driver} first.
+            </p>
+          ) : (
+            <div class="buttons" role="group" aria-label={`switch ${block.id} by hand`}>
+              <button onClick={() => patch({ storedState: 'STATE_ACTIVE' }, 'asked on')}>On</button>
+              <button onClick={() => patch({ storedState: 'STATE_INACTIVE' }, 'asked off')}>Off</button>
+            </div>
+          )}
+        </>
       );
+    }
+    case 'Mutex': {
+      const m = mutexStory(block, blocks);
+      return (
+        <p data-testid="mutex-story">
+          {m.holder ? `Held by ${m.holder}.` : 'Free: no actuator holds it.'} {m.waiting.length ? `${m.waiting.join('; ')}.` : 'Nobody waits.'}
+        </p>
+      );
+    }
     case 'SetpointProfile':
-      return (
-        <div class="buttons">
-          <button onClick={() => patch({ enabled: true, start: new Date().toISOString() }, 'profile started')}>Start profile now</button>
-          <button disabled={d.enabled !== true} onClick={() => patch({ enabled: false }, 'profile stopped')}>Stop</button>
-        </div>
-      );
+      return <ProfileCard block={block} run={run} />;
     default:
       return null;
   }
 }
 
+function OutputStoryView({ story }: { story: ReturnType<typeof outputStory> }) {
+  return (
+    <div class="story" data-testid="output-story">
+      <span>Output: {story.doing}</span>
+      <ul>
+        {story.why.map((w) => (
+          <li>{w}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function Details({ block }: { block: Block }) {
   const d = block.data;
   const rows: Array<[string, string]> = [];
-  if (block.type === 'SetpointSensorPair') rows.push(['setting', fmt(d.setting)], ['sensor', linkId(d.sensorId)]);
-  if (block.type === 'Pid') rows.push(['input', `${fmt(d.inputValue)} → ${fmt(d.inputSetting)}`], ['output', linkId(d.outputId)]);
-  if (block.type === 'ActuatorPwm') rows.push(['setting', `${fmt(d.setting)} %`], ['actuator', linkId(d.actuatorId)]);
-  if (block.type === 'DigitalActuator') rows.push(['channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
-  if (block.type === 'SetpointProfile') rows.push(['target', linkId(d.targetId)]);
-  if (block.type.startsWith('TempSensor') && 'address' in d) rows.push(['address', String(d.address)]);
+  if (block.type === 'SetpointSensorPair') rows.push([fieldLabel('setting'), fmt(d.setting)], [fieldLabel('sensorId'), linkId(d.sensorId)]);
+  if (block.type === 'Pid') rows.push([fieldLabel('inputId'), linkId(d.inputId)], [fieldLabel('outputId'), linkId(d.outputId)]);
+  if (block.type === 'ActuatorPwm') rows.push([fieldLabel('setting'), `${fmt(d.setting)} %`], [fieldLabel('actuatorId'), linkId(d.actuatorId)]);
+  if (block.type === 'DigitalActuator') rows.push(['Channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
+  if (block.type.startsWith('TempSensor') && 'address' in d) rows.push(['Address', String(d.address)]);
   return rows.length ? (
     <dl>
       {rows.map(([k, v]) => (
@@ -129,12 +160,42 @@ const fmt = (v: unknown) => {
 };
 const linkId = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id ?? '—') : '—');
 
-function Card({ block, exists }: { block: Block; exists: (id: string) => boolean }) {
+/** One click to rename (links to the block follow, as blocks/rename does). New sensors with a made-up name ask for one. */
+function Rename({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
+  const asks = roleOf(block) === 'sensors' && isMadeUpName(block.id);
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState('');
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const desired = name.trim();
+    if (!desired) return;
+    const ok = await run(controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>, `renamed to ${desired}`);
+    if (ok) setOpen(false);
+  };
+  if (!open && !asks)
+    return (
+      <button type="button" class="link" aria-label={`Rename ${block.id}`} onClick={() => setOpen(true)}>
+        Rename
+      </button>
+    );
+  return (
+    <form class="field rename" onSubmit={save} data-testid="rename">
+      <label>
+        {asks && !open ? 'New sensor: name it' : 'New name'}
+        <input value={name} placeholder="e.g. Beer" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <button type="submit">Save name</button>
+    </form>
+  );
+}
+
+function Card({ block, blocks, spark }: { block: Block; blocks: Map<string, Block>; spark?: Array<number | null> }) {
   const [text, bad, run] = useAnswer();
+  const exists = (id: string) => blocks.has(id);
   const problems = problemsOf(block, exists);
   const level = problems.some((p) => p.level === 'error') ? 'error' : problems.some((p) => p.level === 'warn') ? 'warn' : '';
   return (
-    <section class={`card ${level}`} data-block={block.id}>
+    <section class={`card ${level}`} data-block={block.id} aria-label={block.id}>
       <div class="card-head">
         <a class="name" href={`#/block/${encodeURIComponent(block.id)}`} title="edit this block">
           {block.id}
@@ -144,15 +205,20 @@ function Card({ block, exists }: { block: Block; exists: (id: string) => boolean
       <div class="big" data-testid="headline">
         {headline(block)}
       </div>
+      {spark && <Sparkline values={spark} label={`${block.id}, last hour`} />}
       <Details block={block} />
       {problems.length > 0 && (
         <ul class="problems">
           {problems.map((p) => (
-            <li class={p.level}>{p.text}</li>
+            <li class={p.level}>
+              <span class="level">{p.level === 'error' ? 'Error: ' : p.level === 'warn' ? 'Warning: ' : ''}</span>
+              {p.text}
+            </li>
           ))}
         </ul>
       )}
-      <Controls block={block} run={run} />
+      <Controls block={block} run={run} blocks={blocks} />
+      {block.type !== 'SysInfo' && <Rename block={block} run={run} />}
       {text && (
         <p class={`answer ${bad ? 'bad' : 'good'}`} role="status">
           {text}
@@ -170,9 +236,10 @@ export function Overview() {
     const r = roleOf(b);
     groups.set(r, [...(groups.get(r) ?? []), b]);
   }
-  const exists = (id: string) => live.blocks.has(id);
+  const sparks = useSparklines([...(groups.get('sensors') ?? []), ...(groups.get('setpoints') ?? [])].map((b) => b.id));
   return (
     <div class={live.online ? '' : 'stale'}>
+      <ControlSwitch />
       {live.blocks.size <= 1 && (
         <p class="banner">
           No blocks yet. Use <a href="#/setup">Setup</a> to discover hardware and create a fermentation fridge.
@@ -186,7 +253,7 @@ export function Overview() {
               .get(r)!
               .sort((a, b) => (a.nid ?? 0) - (b.nid ?? 0))
               .map((b) => (
-                <Card key={b.id} block={b} exists={exists} />
+                <Card key={b.id} block={b} blocks={live.blocks} spark={sparks.get(b.id)} />
               ))}
           </div>
         </section>

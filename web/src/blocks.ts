@@ -101,7 +101,8 @@ export function problemsOf(b: Block, exists: (id: string) => boolean): Problem[]
     if (isLink(v) && v.id && !v.readonly && !exists(v.id)) out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
   }
   const constraints = d.constraints;
-  if (constraints && typeof constraints === 'object') {
+  // Outputs tell their constraints in their own words (explain.ts outputStory).
+  if (constraints && typeof constraints === 'object' && roleOf(b) !== 'outputs') {
     for (const [name, c] of Object.entries(constraints as Record<string, Record<string, unknown>>)) {
       if (c && c.limiting === true) {
         const left = qtyValue(c.remaining);
@@ -109,8 +110,7 @@ export function problemsOf(b: Block, exists: (id: string) => boolean): Problem[]
       }
     }
   }
-  if ('desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state) out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
-  if (isLink(d.claimedBy) && d.claimedBy.id) out.push({ level: 'info', text: `claimed by ${d.claimedBy.id}` });
+  if (roleOf(b) !== 'outputs' && 'desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state) out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
   return out;
 }
 
@@ -132,7 +132,8 @@ export function headline(b: Block): string {
     case 'SetpointProfile':
       return d.enabled ? fmtQty(d.setting) : 'stopped';
     case 'Pid':
-      return d.enabled ? `${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %` : 'disabled';
+      // Input, setting and output together: a PID is read as "21.3 → 21.0, heating at 40 %".
+      return d.enabled ? `${fmtQty(d.inputValue)} → ${fmtQty(d.inputSetting)} · out ${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %` : 'disabled';
     case 'ActuatorPwm':
     case 'ActuatorAnalogMock':
     case 'FastPwm':
