@@ -2,7 +2,7 @@
 // mutex and who holds it), what a mutex is doing, a PID's input, setting and output together.
 // Pure functions of the public block JSON, so the words are tested without a browser.
 import type { Block } from './api';
-import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks';
+import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
 
 const CONSTRAINT_WORDS: Record<string, string> = {
   minOff: 'minimum off time',

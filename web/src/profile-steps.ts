@@ -1,6 +1,6 @@
 // Fermentation profiles as a brewer thinks of them (steps: temperature, duration, ramp) and as
 // a SetpointProfile stores them (points: time offset, temperature). Pure, so tested without a browser.
-import { fmtDuration, qtyValue } from './blocks';
+import { fmtDuration, qtyValue } from './blocks.js';
 
 export interface Step {
   /** Target temperature in the service's unit. */
