@@ -121,10 +121,16 @@ t.test('a setpoint edit persists across a reload', async (t) => {
   t.equal((await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body.data.storedSetting.value, 18.5, 'invalid input was not sent');
 });
 
-t.test('switching an output by hand shows the server answer', async (t) => {
-  await card('Ferment Cool Actuator').getByRole('button', { name: 'On' }).click();
-  await card('Ferment Cool Actuator').getByRole('status').filter({ hasText: 'switched on' }).waitFor();
-  t.equal((await api('blocks/read', { id: 'Ferment Cool Actuator' })).body.data.storedState, 'STATE_ACTIVE');
+t.test('a claimed output offers no manual switch; a free one shows what it does after a click', async (t) => {
+  t.equal(await card('Ferment Cool Actuator').getByRole('button', { name: 'On' }).count(), 0, 'the PWM drives the cooler: no On/Off');
+  t.match(await card('Ferment Cool Actuator').getByTestId('output-story').innerText(), 'Driven by Ferment Cool PWM');
+  const made = await api('blocks/create', { id: 'Spare Relay', type: 'DigitalActuator', data: { hwDevice: { __objtype: 'Link', id: RELAYS }, channel: 4, storedState: 'STATE_INACTIVE' } });
+  t.equal(made.status, 201);
+  await card('Spare Relay').getByRole('button', { name: 'On' }).click();
+  await card('Spare Relay').getByRole('status').filter({ hasText: 'asked on' }).waitFor();
+  t.equal((await api('blocks/read', { id: 'Spare Relay' })).body.data.storedState, 'STATE_ACTIVE');
+  await card('Spare Relay').getByTestId('output-doing').filter({ hasText: /^Output: on$/ }).waitFor({ timeout: limit(15000) });
+  t.match(await card('Spare Relay').getByTestId('output-story').innerText(), 'Switched by hand: on');
 });
 
 t.test('a 422 from the server is shown in words', async (t) => {

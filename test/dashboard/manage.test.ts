@@ -61,7 +61,7 @@ t.test('degF: the page shows °F, a setting typed in °F is stored as °C, and t
 
   await page.goto(`${sim.cli.base}/#/overview`);
   await card('Beer Setpoint').getByTestId('headline').filter({ hasText: '°F' }).waitFor();
-  await card('OneWire Temp Sensor 00000000b001').getByTestId('headline').filter({ hasText: '°F' }).waitFor();
+  await card('Beer Sensor').getByTestId('headline').filter({ hasText: '°F' }).waitFor();
   t.notMatch(await page.locator('section.group[data-role=sensors]').innerText(), '°C', 'no sensor card speaks °C');
   await card('Beer Setpoint').getByTestId('setting-Beer Setpoint').fill('64.4');
   await card('Beer Setpoint').getByRole('button', { name: 'Set' }).click();

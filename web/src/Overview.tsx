@@ -19,7 +19,8 @@ export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okTex
     setText('sending…');
     setBad(false);
     const a = await p;
-    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body) applyPatch([a.body]);
+    // A whole block (not a rename's {id}) replaces the shown one before the next event.
+    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body && typeof a.body.data === 'object') applyPatch([a.body]);
     setText(a.ok ? okText : a.error);
     setBad(!a.ok);
     return a.ok;
@@ -124,7 +125,7 @@ function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof
 function OutputStoryView({ story }: { story: ReturnType<typeof outputStory> }) {
   return (
     <div class="story" data-testid="output-story">
-      <span>Output: {story.doing}</span>
+      <span data-testid="output-doing">Output: {story.doing}</span>
       <ul>
         {story.why.map((w) => (
           <li>{w}</li>

@@ -36,7 +36,7 @@ function notify(): void {
 
 /** A stream silent this long (with the service's emit interval shorter) is checked by a probe. */
 const SILENCE_MS = 2500;
-const PROBE_TIMEOUT_MS = 2000;
+const PROBE_TIMEOUT_MS = 1500;
 
 function setConnection(connection: Connection): void {
   if (state.connection === connection) return;
@@ -53,7 +53,7 @@ const streamFresh = () => source?.readyState === EventSource.OPEN && Date.now() 
 
 /** Asks the service whether it is there and who we are to it. */
 async function probe(): Promise<void> {
-  if (probing || Date.now() - lastProbe < 1500) return;
+  if (probing || Date.now() - lastProbe < 1000) return;
   probing = true;
   lastProbe = Date.now();
   try {
@@ -138,12 +138,12 @@ export function startLive(): void {
     const silent = Date.now() - lastMessage;
     // Between state events (every emit interval) silence is normal; past SILENCE_MS the probe
     // says whether the service is still there, so a stopped one is noticed within a few seconds.
-    if (silent > Math.min(SILENCE_MS, emitIntervalMs() + 1000) || state.connection !== 'online') void probe();
+    if (silent > Math.min(SILENCE_MS, emitIntervalMs() + 500) || state.connection !== 'online') void probe();
     if (silent > 3 * emitIntervalMs() + 2000 && source?.readyState !== EventSource.CONNECTING) {
       if (state.connection === 'online') setConnection('reconnecting');
       open();
     }
-  }, 1000);
+  }, 500);
 }
 
 export function live(): LiveState {
