@@ -37,6 +37,7 @@ function notify(): void {
 /** A stream silent this long (with the service's emit interval shorter) is checked by a probe. */
 const SILENCE_MS = 2500;
 const PROBE_TIMEOUT_MS = 1500;
+const CHECK_MS = 10_000;
 
 function setConnection(connection: Connection): void {
   if (state.connection === connection) return;
@@ -138,7 +139,8 @@ export function startLive(): void {
     const silent = Date.now() - lastMessage;
     // Between state events (every emit interval) silence is normal; past SILENCE_MS the probe
     // says whether the service is still there, so a stopped one is noticed within a few seconds.
-    if (silent > Math.min(SILENCE_MS, emitIntervalMs() + 500) || state.connection !== 'online') void probe();
+    // Every CHECK_MS anyway: an open stream does not say that the session ended elsewhere.
+    if (silent > Math.min(SILENCE_MS, emitIntervalMs() + 500) || state.connection !== 'online' || Date.now() - lastProbe > CHECK_MS) void probe();
     if (silent > 3 * emitIntervalMs() + 2000 && source?.readyState !== EventSource.CONNECTING) {
       if (state.connection === 'online') setConnection('reconnecting');
       open();
