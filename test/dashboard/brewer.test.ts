@@ -73,7 +73,7 @@ t.test('sensor and setpoint cards carry a sparkline of the last hour; a mutex ca
 
 t.test('rename in one click (links follow); a discovered sensor asks for a name', async (t) => {
   await page.goto(`${sim.cli.base}/#/overview`);
-  await card('Beer Sensor').getByRole('button', { name: 'Rename Beer Sensor' }).click();
+  await card('Beer Sensor').getByRole('button', { name: 'Rename', exact: true }).click();
   await card('Beer Sensor').getByLabel('New name').fill('Wort Sensor');
   await card('Beer Sensor').getByRole('button', { name: 'Save name' }).click();
   await card('Wort Sensor').waitFor({ timeout: limit(10_000) });

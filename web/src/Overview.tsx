@@ -175,7 +175,7 @@ function Rename({ block, run }: { block: Block; run: ReturnType<typeof useAnswer
   };
   if (!open && !asks)
     return (
-      <button type="button" class="link" aria-label={`Rename ${block.id}`} onClick={() => setOpen(true)}>
+      <button type="button" class="link" onClick={() => setOpen(true)}>
         Rename
       </button>
     );
