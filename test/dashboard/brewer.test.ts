@@ -98,15 +98,15 @@ t.test('graphs: a fresh controller shows its last minutes, setpoints paired with
   await page.getByTestId('chart').locator('canvas').waitFor();
   await page.waitForFunction('window.__graphPoints > 0');
   t.equal(await page.getByRole('button', { name: 'show the last 10m' }).getAttribute('aria-pressed'), 'true', 'the range fits minutes of data: 10 min');
-  const checked = await page.getByTestId('field-picker').locator('input[type=checkbox]:checked').evaluateAll((els) => els.map((e) => `${e.closest('fieldset')!.dataset.group}/${e.parentElement!.textContent!.trim()}`));
-  t.ok(checked.includes('Beer Setpoint/setting[degC]') && checked.includes('Beer Setpoint/value[degC]'), `the beer setpoint is drawn with its measured value: ${checked.join(', ')}`);
+  const checked = await page.getByTestId('field-picker').locator('input[type=checkbox]:checked').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).dataset.field));
+  t.ok(checked.includes(`${SID}/Beer Setpoint/setting[degC]`) && checked.includes(`${SID}/Beer Setpoint/value[degC]`), `the beer setpoint is drawn with its measured value: ${checked.join(', ')}`);
   t.ok(checked.length <= 6, 'at most six fields by default');
 
   await page.locator('summary').filter({ hasText: 'Fields' }).click();
   await page.getByLabel('Search fields').fill('heat pwm');
   const groups = await page.getByTestId('field-picker').locator('fieldset').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.group));
   t.same(groups, ['Heat PWM'], 'search narrows the list to one block, grouped under its name');
-  await page.getByTestId('field-picker').getByLabel('value', { exact: true }).check();
+  await page.getByTestId('field-picker').getByLabel('Value', { exact: true }).check();
   await page.getByRole('button', { name: 'show the last 1h' }).click();
   await page.reload();
   await page.getByTestId('chart').locator('canvas').waitFor();
@@ -162,6 +162,20 @@ t.test('one button stops all outputs and says what it did', async (t) => {
   await page.getByTestId('control-switch').getByRole('button', { name: 'Resume control' }).click();
   await page.getByTestId('control-switch').getByRole('status').filter({ hasText: 'Control resumed' }).waitFor();
   t.same(await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json(), { enabled: true });
+});
+
+t.test('the editor labels fields in words and enforces the ranges of the field table', async (t) => {
+  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
+  const form = page.getByTestId('block-form');
+  await form.waitFor();
+  const labels = await form.locator('label').evaluateAll((els) => els.map((e) => e.firstChild?.textContent?.trim()));
+  t.ok(labels.includes('Setting') && labels.includes('Filter threshold'), `labels in words: ${labels.join(', ')}`);
+  t.notOk(labels.some((l) => /[a-z][A-Z]/.test(l ?? '')), 'no camelCase label');
+  t.notOk(labels.includes('Value'), 'read-only fields are not inputs');
+  await form.locator('input[name=storedSetting]').fill('500');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await form.getByTestId('error-storedSetting').filter({ hasText: /Setting: between -?\d+ and \d+/ }).waitFor();
+  t.equal((await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 20.5, 'the out-of-range value was not sent');
 });
 
 const PAGES = ['overview', 'graphs', 'setup', 'hardware', 'alerts', `block/${encodeURIComponent('Beer Setpoint')}`];

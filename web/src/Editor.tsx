@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controller, controllerUrl, createBlock, get, patchBlock, type Block } from './api';
 import { isLink, isQuantity, unitLabel } from './blocks';
+import { fieldLabel } from './explain.js';
 import { applyPatch, useLive } from './live';
 
 interface Schema {
@@ -17,6 +18,11 @@ interface Schema {
   items?: Schema;
   nullable?: boolean;
   $ref?: string;
+  readOnly?: boolean;
+  deprecated?: boolean;
+  minimum?: number;
+  maximum?: number;
+  'x-unit'?: string;
 }
 
 interface OpenApiDoc {
@@ -68,11 +74,20 @@ function kindOf(s: Schema): Kind {
   return 'json';
 }
 
-const readOnly = (s: Schema) => /read-only/.test(s.description ?? '');
+/** Read-only (the `readOnly` key, or the older "read-only" in the description) or refused as not supported / legacy (`deprecated`): not a form field. */
+const notEditable = (s: Schema) => s.readOnly === true || s.deprecated === true || /read-only/.test(s.description ?? '');
+
+/** The field's range from the schema (`minimum`/`maximum`, on the number or a quantity's value). */
+function rangeOf(s: Schema): { min?: number; max?: number } {
+  for (const v of [s, ...(s.anyOf ?? []), ...(s.anyOf ?? []).flatMap((a) => [...(a.anyOf ?? []), a.properties?.value ?? {}, ...(a.properties?.value?.anyOf ?? [])])]) {
+    if (v.minimum !== undefined || v.maximum !== undefined) return { min: v.minimum, max: v.maximum };
+  }
+  return {};
+}
 
 /** The unit a quantity field takes, from the schema's description, in the user's temperature unit. */
 function schemaUnit(s: Schema, temperature: string): string {
-  const unit = /unit: ([^;]+)/.exec(s.description ?? '')?.[1]?.trim() ?? '';
+  const unit = s['x-unit'] ?? /unit: ([^;]+)/.exec(s.description ?? '')?.[1]?.trim() ?? '';
   return temperature === 'degF' ? unit.replace(/degC/g, 'degF') : unit;
 }
 
@@ -134,7 +149,7 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
       (m) => {
         const s = m.get(type);
         if (!s) return setError(`the API documents no type ${type}`);
-        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !readOnly(f)));
+        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !notEditable(f)));
       },
       (e: Error) => setError(`cannot read the API schema: ${e.message}`),
     );
@@ -149,7 +164,12 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
     for (const [name, s] of fields) {
       if (!(name in draft)) continue;
       try {
-        data[name] = fromText(kindOf(s), name, draft[name]!);
+        const v = fromText(kindOf(s), fieldLabel(name), draft[name]!);
+        const { min, max } = rangeOf(s);
+        // The server's range (from the field table, in °C and seconds); a quantity in °F is checked there.
+        const unitShown = isQuantity(block?.data[name]) ? (block!.data[name] as { unit: string }).unit : '';
+        if (typeof v === 'number' && !/degF/.test(unitShown) && ((min !== undefined && v < min) || (max !== undefined && v > max))) throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);
+        data[name] = v;
       } catch (err) {
         bad[name] = (err as Error).message;
       }
@@ -186,7 +206,7 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
         const invalid = errors[name];
         return (
           <label title={s.description}>
-            {name}
+            {fieldLabel(name)}
             {kind === 'enum' ? (
               <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
                 {!text && <option value="" />}
@@ -197,7 +217,7 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
             ) : kind === 'bool' ? (
               <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
             ) : (
-              <input name={name} value={text} aria-invalid={invalid ? 'true' : undefined} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+              <input name={name} value={text} min={rangeOf(s).min} max={rangeOf(s).max} aria-invalid={invalid ? 'true' : undefined} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
             )}
             {unit && <span class="unit">{unit}</span>}
             {invalid && (

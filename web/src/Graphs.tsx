@@ -5,6 +5,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { download, post } from './api';
+import { unitLabel } from './blocks.js';
+import { fieldLabel } from './explain.js';
 import { align, dropBefore, isTemperature, type Columns, type Range } from './graph-data';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
@@ -39,6 +41,11 @@ export function defaultFields(all: string[]): string[] {
 
 const blockOf = (field: string) => field.split('/').slice(1, -1).join('/');
 const fieldName = (field: string) => field.split('/').at(-1) ?? field;
+/** `setting[degC]` → "Setting (°C)". */
+function fieldWords(field: string): string {
+  const m = /^([^[]+)(?:\[(.+)\])?$/.exec(fieldName(field));
+  return m ? `${fieldLabel(m[1]!)}${m[2] ? ` (${unitLabel(m[2])})` : ''}` : fieldName(field);
+}
 
 /** The shortest range that holds all the data there is (a fresh controller: its last minutes). */
 function fittingRange(cols: Columns): RangeKey {
@@ -65,7 +72,7 @@ function FieldPicker({ all, fields, setFields }: { all: string[]; fields: string
           <legend>{block}</legend>
           {list.map((f) => (
             <label>
-              <input type="checkbox" checked={fields.includes(f)} onChange={(e) => setFields((e.target as HTMLInputElement).checked ? [...fields, f] : fields.filter((x) => x !== f))} /> {fieldName(f)}
+              <input type="checkbox" data-field={f} checked={fields.includes(f)} onChange={(e) => setFields((e.target as HTMLInputElement).checked ? [...fields, f] : fields.filter((x) => x !== f))} /> {fieldWords(f)}
             </label>
           ))}
         </fieldset>
@@ -75,7 +82,7 @@ function FieldPicker({ all, fields, setFields }: { all: string[]; fields: string
   );
 }
 
-function Chart({ fields, data, seconds }: { fields: string[]; data: Columns; seconds: number }) {
+function Chart({ fields, data, seconds, fitData }: { fields: string[]; data: Columns; seconds: number; fitData: boolean }) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const key = `${fields.join('\n')}\n${seconds}`;
@@ -86,14 +93,15 @@ function Chart({ fields, data, seconds }: { fields: string[]; data: Columns; sec
     const blocks = [...new Set(fields.map(blockOf))];
     const series: uPlot.Series[] = [
       {},
-      ...fields.map((f) => ({ label: `${blockOf(f)} ${fieldName(f)}`, stroke: COLORS[blocks.indexOf(blockOf(f)) % COLORS.length], width: 1.5, dash: /\/setting\[/.test(f) ? [6, 4] : undefined, scale: isTemperature(f) ? 'temp' : 'pct', spanGaps: true })),
+      ...fields.map((f) => ({ label: `${blockOf(f)} ${fieldWords(f)}`, stroke: COLORS[blocks.indexOf(blockOf(f)) % COLORS.length], width: 1.5, dash: /\/setting\[/.test(f) ? [6, 4] : undefined, scale: isTemperature(f) ? 'temp' : 'pct', spanGaps: true })),
     ];
     const opts: uPlot.Options = {
       width: Math.max(320, host.clientWidth),
       height: 360,
       series,
       // The whole chosen window, also while history is still short.
-      scales: { x: { time: true, range: () => [Date.now() / 1000 - seconds, Date.now() / 1000] } },
+      // The whole chosen window; while the range was chosen for the user, no wider than the data.
+      scales: { x: { time: true, range: (u) => [Math.max(Date.now() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0), Date.now() / 1000] } },
       axes: [{}, { scale: 'temp', label: 'temperature' }, { scale: 'pct', side: 1, label: '% / state', grid: { show: false } }],
       legend: { live: true },
       hooks: {
@@ -207,7 +215,7 @@ export function Graphs() {
         </button>
       </div>
       {error && <p class="answer bad">{error}</p>}
-      {data && fields.length > 0 ? <Chart fields={fields} data={data} seconds={RANGES[range]} /> : <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>}
+      {data && fields.length > 0 ? <Chart fields={fields} data={data} seconds={RANGES[range]} fitData={savedRange === null} /> : <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>}
       <details open={!fields.length}>
         <summary>Fields ({fields.length} of {all.length})</summary>
         <FieldPicker all={all} fields={fields} setFields={setFields} />
