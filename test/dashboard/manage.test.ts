@@ -174,8 +174,8 @@ t.test('the generic editor creates and edits a type the wizard does not make, an
   await edit.locator('input[name=storedSetting]').fill('two degrees');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await page.getByTestId('error-storedSetting').waitFor();
-  t.match(await page.getByTestId('error-storedSetting').innerText(), 'storedSetting: "two degrees" is not a number');
-  t.match(await page.getByTestId('editor-answer').innerText(), /^not sent: storedSetting/);
+  t.match(await page.getByTestId('error-storedSetting').innerText(), 'Setting: "two degrees" is not a number');
+  t.match(await page.getByTestId('editor-answer').innerText(), /^not sent: Setting/);
   t.equal(await edit.locator('input[name=storedSetting]').getAttribute('aria-invalid'), 'true');
   t.equal(sent.filter((p) => p.endsWith('/blocks/patch')).length, patches, 'nothing was sent');
   t.equal((await read('Test Offset')).data.storedSetting.value, -2.25, 'the server still has the last good value');

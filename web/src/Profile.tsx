@@ -73,7 +73,25 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
   const pausedAt = typeof block.meta?.pausedAt === 'number' ? block.meta.pausedAt : null;
   const start = startSeconds(d.start);
   const segments = segmentsOf(d.points, unit);
-  if (d.enabled !== true && pausedAt === null) return <StartForm block={block} run={run} unit={unit} />;
+  if (d.enabled !== true && pausedAt === null) {
+    if (!segments.length) return <StartForm block={block} run={run} unit={unit} />;
+    return (
+      <div class="profile">
+        <ol class="muted" data-testid="profile-steps">
+          {segments.map((s) => (
+            <li>{s.text}</li>
+          ))}
+        </ol>
+        <button type="button" onClick={() => void run(patch(block, { enabled: true, start: new Date().toISOString() }, { pausedAt: null }), 'profile started')}>
+          Start profile now
+        </button>
+        <details>
+          <summary>Or start from a template</summary>
+          <StartForm block={block} run={run} unit={unit} />
+        </details>
+      </div>
+    );
+  }
   const now = Date.now() / 1000;
   const elapsed = pausedAt ?? (start === null ? 0 : now - start);
   const where = whereIsIt(segments, elapsed);
