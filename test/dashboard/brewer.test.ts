@@ -145,7 +145,8 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
   t.equal(b.data.enabled, true, 'resumed');
   t.ok(Math.abs(Date.now() / 1000 - Date.parse(b.data.start) / 1000 - 10 * 86400) < 120, 'at the start of step 2 (10 days in)');
   await c.getByRole('button', { name: 'Stop' }).click();
-  await c.getByTestId('profile-form').waitFor();
+  await c.getByRole('button', { name: 'Start profile now' }).waitFor();
+  t.equal(await c.getByTestId('profile-steps').locator('li').count(), 5, 'stopped, it lists its steps to start again');
 });
 
 t.test('one button stops all outputs and says what it did', async (t) => {
