@@ -173,6 +173,9 @@ t.test('the editor labels fields in words and enforces the ranges of the field t
   t.ok(labels.includes('Setting') && labels.includes('Filter threshold'), `labels in words: ${labels.join(', ')}`);
   t.notOk(labels.some((l) => /[a-z][A-Z]/.test(l ?? '')), 'no camelCase label');
   t.notOk(labels.includes('Value'), 'read-only fields are not inputs');
+  const sensors = await form.locator('select[name=sensorId] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  t.ok(sensors.includes('Wort Sensor') && sensors.includes('Fridge Sensor'), `the sensor picker offers sensors: ${sensors.join(', ')}`);
+  t.notOk(sensors.includes('Heat PID') || sensors.includes('Heater') || sensors.includes('Beer Setpoint'), 'and no block of another interface');
   await form.locator('input[name=storedSetting]').fill('500');
   await form.getByRole('button', { name: 'Save changes' }).click();
   await form.getByTestId('error-storedSetting').filter({ hasText: /Setting: between -?\d+ and \d+/ }).waitFor();

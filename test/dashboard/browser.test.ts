@@ -134,16 +134,21 @@ t.test('a claimed output offers no manual switch; a free one shows what it does 
 });
 
 t.test('a 422 from the server is shown in words', async (t) => {
+  // The link picker offers existing blocks only; the server still refuses one deleted (elsewhere)
+  // between the pick and the save, and the page shows its message as sent.
+  t.equal((await api('blocks/create', { id: 'Spare Sensor', type: 'TempSensorMock', data: {} })).status, 201);
   await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Ferment Beer Setpoint')}`);
   const form = page.getByTestId('block-form');
-  await form.locator('input[name=sensorId]').fill('No Such Sensor');
+  await form.locator('select[name=sensorId]').selectOption('Spare Sensor');
+  t.equal((await api('blocks/delete', { id: 'Spare Sensor' })).status, 200);
+  await form.locator('select[name=sensorId] option[value="Spare Sensor"]').waitFor({ state: 'detached' });
   await form.getByRole('button', { name: 'Save changes' }).click();
   const answer = page.getByTestId('editor-answer');
   await answer.filter({ hasText: '422' }).waitFor();
-  const direct = await api('blocks/patch', { id: 'Ferment Beer Setpoint', type: 'SetpointSensorPair', data: { sensorId: { __objtype: 'Link', id: 'No Such Sensor' } } });
+  const direct = await api('blocks/patch', { id: 'Ferment Beer Setpoint', type: 'SetpointSensorPair', data: { sensorId: { __objtype: 'Link', id: 'Spare Sensor' } } });
   t.equal(direct.status, 422);
   t.match(await answer.innerText(), direct.body.message, 'the server message, as sent');
-  t.match(await answer.innerText(), 'No Such Sensor');
+  t.match(await answer.innerText(), 'Spare Sensor');
 });
 
 t.test('a block deleted elsewhere is reported on its open page', async (t) => {

@@ -151,8 +151,8 @@ t.test('the generic editor creates and edits a type the wizard does not make, an
   await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('ActuatorOffset');
   const form = page.getByTestId('block-form');
   await form.locator('input[name=id]').fill('Test Offset');
-  await form.locator('input[name=targetId]').fill('Beer Setpoint');
-  await form.locator('input[name=referenceId]').fill('Beer Setpoint');
+  await form.locator('select[name=targetId]').selectOption('Beer Setpoint');
+  await form.locator('select[name=referenceId]').selectOption('Beer Setpoint');
   await form.locator('input[name=storedSetting]').fill('1.5');
   t.match(await form.locator('label', { has: page.locator('input[name=storedSetting]') }).innerText(), 'Δ°C', 'a new quantity field names its unit');
   await form.getByRole('button', { name: 'Create block' }).click();

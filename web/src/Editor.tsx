@@ -23,6 +23,8 @@ interface Schema {
   minimum?: number;
   maximum?: number;
   'x-unit'?: string;
+  'x-implements'?: string[];
+  const?: unknown;
 }
 
 interface OpenApiDoc {
@@ -36,9 +38,15 @@ function resolve(doc: OpenApiDoc, s: Schema): Schema {
   return (name && doc.components?.schemas?.[name]) || s;
 }
 
-let schemas: Promise<Map<string, Schema>> | null = null;
+interface TypeSchema {
+  data: Schema;
+  /** Interfaces a link to this type satisfies (`x-implements`), when the document says. */
+  implements: string[] | null;
+}
 
-function loadSchemas(): Promise<Map<string, Schema>> {
+let schemas: Promise<Map<string, TypeSchema>> | null = null;
+
+function loadSchemas(): Promise<Map<string, TypeSchema>> {
   schemas ??= get<OpenApiDoc>(controllerUrl('api/doc/json')).then((a) => {
     if (!a.ok) {
       schemas = null;
@@ -47,9 +55,19 @@ function loadSchemas(): Promise<Map<string, Schema>> {
     const create = Object.entries(a.body.paths).find(([p]) => p.endsWith('/blocks/create'))?.[1].post;
     const root = create?.requestBody?.content['application/json']?.schema;
     const types = (root?.anyOf ?? []).map((s) => resolve(a.body, s));
-    return new Map(types.filter((s) => s.title).map((s) => [s.title!, s.properties?.data ?? {}]));
+    return new Map(types.filter((s) => s.title).map((s) => [s.title!, { data: s.properties?.data ?? {}, implements: s['x-implements'] ?? null }]));
   });
   return schemas;
+}
+
+/** The interface a link field takes (`type` of the Link object in the schema). */
+function linkInterface(s: Schema): string | null {
+  for (const v of s.anyOf ?? [s]) {
+    const t = v.properties?.type;
+    if (t?.const !== undefined) return String(t.const);
+    if (t?.enum?.length === 1) return String(t.enum[0]);
+  }
+  return null;
 }
 
 /** String choices of an enum field, also when written as a union of literals (nested anyOf). */
@@ -139,6 +157,7 @@ let created: string | null = null;
 function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSaved: (b: Block) => void }) {
   const live = useLive();
   const [fields, setFields] = useState<Array<[string, Schema]> | null>(null);
+  const [types, setTypes] = useState<Map<string, TypeSchema>>(new Map());
   const [error, setError] = useState('');
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [newId, setNewId] = useState('');
@@ -147,8 +166,9 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
   useEffect(() => {
     loadSchemas().then(
       (m) => {
-        const s = m.get(type);
+        const s = m.get(type)?.data;
         if (!s) return setError(`the API documents no type ${type}`);
+        setTypes(m);
         setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !notEditable(f)));
       },
       (e: Error) => setError(`cannot read the API schema: ${e.message}`),
@@ -188,7 +208,9 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
     }
   };
 
-  const linkIds = [...live.blocks.keys()];
+  /** Blocks a link of interface `iface` may point to (all, when the document does not say). */
+  const linkTargets = (iface: string | null) =>
+    [...live.blocks.values()].filter((b) => b.id !== block?.id && (iface === null || iface === 'Any' || (types.get(b.type)?.implements ?? [iface]).includes(iface))).map((b) => b.id);
   return (
     <form class="editor grid" onSubmit={submit} data-testid="block-form">
       {!block && (
@@ -212,12 +234,19 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
                 {!text && <option value="" />}
                 {enumValues(s).map((v) => <option value={v}>{v}</option>)}
               </select>
+            ) : kind === 'link' ? (
+              <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
+                <option value="">(none)</option>
+                {linkTargets(linkInterface(s)).map((id) => (
+                  <option value={id}>{id}</option>
+                ))}
+              </select>
             ) : kind === 'lines' ? (
               <textarea name={name} rows={5} value={text} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
             ) : kind === 'bool' ? (
               <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
             ) : (
-              <input name={name} value={text} min={rangeOf(s).min} max={rangeOf(s).max} aria-invalid={invalid ? 'true' : undefined} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+              <input name={name} value={text} min={rangeOf(s).min} max={rangeOf(s).max} aria-invalid={invalid ? 'true' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
             )}
             {unit && <span class="unit">{unit}</span>}
             {invalid && (
@@ -228,9 +257,6 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
           </label>
         );
       })}
-      <datalist id="block-ids">
-        {linkIds.map((id) => <option value={id} />)}
-      </datalist>
       <button type="submit">{block ? 'Save changes' : 'Create block'}</button>
       {answer && (
         <p class={`answer ${answer.bad ? 'bad' : 'good'}`} role="status" data-testid="editor-answer">
