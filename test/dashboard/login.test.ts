@@ -103,6 +103,8 @@ t.test('a session ended elsewhere shows "logged out", not "offline", and offers 
   await page.getByTestId('logged-out').waitFor({ timeout: limit(15_000) });
   t.equal(await page.getByTestId('online').innerText(), 'logged out', 'the header says logged out');
   t.equal(await page.getByTestId('offline').count(), 0, 'not offline: the service answers');
+  await page.waitForTimeout(limit(3000));
+  t.equal(await page.getByTestId('online').innerText(), 'logged out', 'and stays so while state events go on arriving');
   await page.getByTestId('logged-out').getByRole('button', { name: 'Log in again' }).click();
   await form.waitFor({ timeout: limit(15_000) });
   t.pass('the login form is back');

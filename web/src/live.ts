@@ -40,7 +40,7 @@ const PROBE_TIMEOUT_MS = 1500;
 const CHECK_MS = 10_000;
 
 function setConnection(connection: Connection): void {
-  if (state.connection === connection) return;
+  if (state.connection === connection || state.connection === 'logged-out') return;
   const online = connection === 'online';
   if (state.online !== online) state.offlineSince = online ? null : Date.now();
   state.online = online;
@@ -90,10 +90,14 @@ function onState(ev: MessageEvent<string>): void {
   replaceBlocks(msg.blocks);
   state.status = msg.status;
   state.loaded = true;
-  const online = msg.status.online !== false;
-  if (online) state.offlineSince = null;
-  state.online = online;
-  state.connection = online ? 'online' : 'offline';
+  // Logged out stays so until the page starts over (the login form): a stream the service keeps
+  // open after the session ended must not make the page look logged in.
+  if (state.connection !== 'logged-out') {
+    const online = msg.status.online !== false;
+    if (online) state.offlineSince = null;
+    state.online = online;
+    state.connection = online ? 'online' : 'offline';
+  }
   notify();
 }
 
