@@ -12,8 +12,8 @@ import { launchBrowser, removeDir, startSim, type SimService } from './browser.j
 import { limit } from '../helpers/limits.js';
 
 const SID = 'edge-one';
-const BEER = 'OneWire Temp Sensor 00000000b001';
-const AIR = 'OneWire Temp Sensor 00000000a001';
+const BEER = 'Sensor b001';
+const AIR = 'Sensor a001';
 const RELAYS = 'DS2408 00000000d001';
 
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');

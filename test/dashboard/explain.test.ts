@@ -69,7 +69,8 @@ t.test('field labels are words, made-up sensor names are recognised', async (t) 
   t.equal(fieldLabel('minOff'), 'Minimum off time');
   t.equal(fieldLabel('filterThreshold'), 'Filter threshold');
   t.equal(fieldLabel('sensorId'), 'Sensor');
-  t.ok(isMadeUpName('OneWire Temp Sensor 00000000b001'));
+  t.ok(isMadeUpName('Sensor b001'));
+  t.ok(isMadeUpName('OneWire Temp Sensor 00000000b001'), 'and the long form of older versions');
   t.ok(isMadeUpName('Sensor 1'));
   t.notOk(isMadeUpName('Beer Sensor'));
 });

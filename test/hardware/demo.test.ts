@@ -29,6 +29,6 @@ t.test('the demo seed loads on the built-in sim and its chain heats the beer', a
   t.ok(q(s.data('Fridge Sensor').value)! > 20.5, 'the chamber air warms under the heater');
 
   const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
-  t.same(found, ['DS2413 00000000e001', 'I2C BME280 sim-0x76', 'I2C MCP9600 sim-0x60', 'OneWire Bus ds2482-sim-0x18-ch0', 'OneWire Bus ds2482-sim-0x18-ch1', 'OneWire Bus ds2482-sim-0x18-ch2', 'OneWire Temp Sensor 00000000c001'], 'discovery adds what the seed left out');
+  t.same(found, ['DS2413 00000000e001', 'I2C BME280 sim-0x76', 'I2C MCP9600 sim-0x60', 'OneWire Bus ds2482-sim-0x18-ch0', 'OneWire Bus ds2482-sim-0x18-ch1', 'OneWire Bus ds2482-sim-0x18-ch2', 'Sensor c001'], 'discovery adds what the seed left out');
   t.same((await s.post('blocks/discover')).body, []);
 });
