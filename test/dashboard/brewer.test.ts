@@ -149,22 +149,6 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
   t.equal(await c.getByTestId('profile-steps').locator('li').count(), 5, 'stopped, it lists its steps to start again');
 });
 
-t.test('one button stops all outputs and says what it did', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  const sw = page.getByTestId('control-switch');
-  await sw.getByRole('button', { name: 'Stop all outputs' }).click();
-  await sw.getByRole('status').filter({ hasText: 'All outputs stopped' }).waitFor();
-  const enabled = await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json();
-  t.same(enabled, { enabled: false }, 'control is disabled on the service');
-  t.match(await sw.innerText(), 'Control is stopped: all outputs are off.');
-  await page.reload();
-  await page.getByTestId('control-switch').filter({ hasText: 'Control is stopped' }).waitFor();
-  await screenshot(page, 'overview-stopped-desktop');
-  await page.getByTestId('control-switch').getByRole('button', { name: 'Resume control' }).click();
-  await page.getByTestId('control-switch').getByRole('status').filter({ hasText: 'Control resumed' }).waitFor();
-  t.same(await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json(), { enabled: true });
-});
-
 t.test('the editor labels fields in words and enforces the ranges of the field table', async (t) => {
   await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
   const form = page.getByTestId('block-form');
@@ -221,6 +205,22 @@ t.test('keyboard: the pages are reached with Tab and Enter, focus is visible', a
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => location.hash === '#/graphs');
   t.pass('Enter follows it');
+});
+
+t.test('one button stops all outputs and says what it did', async (t) => {
+  await page.goto(`${sim.cli.base}/#/overview`);
+  const sw = page.getByTestId('control-switch');
+  await sw.getByRole('button', { name: 'Stop all outputs' }).click();
+  await sw.getByRole('status').filter({ hasText: 'All outputs stopped' }).waitFor();
+  const enabled = await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json();
+  t.same(enabled, { enabled: false }, 'control is disabled on the service');
+  t.match(await sw.innerText(), 'Control is stopped: all outputs are off.');
+  await page.reload();
+  await page.getByTestId('control-switch').filter({ hasText: 'Control is stopped' }).waitFor();
+  await screenshot(page, 'overview-stopped-desktop');
+  await page.getByTestId('control-switch').getByRole('button', { name: 'Resume control' }).click();
+  await page.getByTestId('control-switch').getByRole('status').filter({ hasText: 'Control resumed' }).waitFor();
+  t.same(await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json(), { enabled: true });
 });
 
 t.test('connection: a stopped service is noticed within 5 s, a hung one too, and the page comes back', async (t) => {
