@@ -37,7 +37,8 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
         data: dataSchema(t.fields, { description: t.description }, t.legacy),
         meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       },
-      { $id: t.type, title: t.type, description: t.description, 'x-role': t.role },
+      // x-implements: the interfaces a link to this type satisfies (the dashboard's link pickers).
+      { $id: t.type, title: t.type, description: t.description, 'x-role': t.role, 'x-implements': [t.type, ...t.implements] },
     ),
   );
   const description =

@@ -1,6 +1,7 @@
 // blocks/discover for 1-Wire: search every bus, then propose a block for every master with
-// devices and every device whose address no block holds yet. Ids are readable and unique:
-// `OneWire Temp Sensor 0123456789ab` (the serial as in the kernel name 28-0123456789ab).
+// devices and every device whose address no block holds yet. Ids are short and unique: a
+// temperature sensor is `Sensor 89ab` (the last four digits of its serial, as in the kernel name
+// 28-0123456789ab), for the user to rename to what it measures; an IO module `DS2408 0123456789ab`.
 import { isValidRom, romFamily, romToKernelName } from '../../drivers/onewire/address.js';
 import { FAMILY } from '../../drivers/onewire/types.js';
 import { oneWireBusBlockId } from '../blocks/one-wire-bus.js';
@@ -8,10 +9,11 @@ import type { DiscoveredBlock, Discoverer } from '../runtime/runtime.js';
 import type { AnyBlock } from '../runtime/types.js';
 import type { OneWireHub } from './onewire-hub.js';
 
-const DEVICE_TYPES: Record<number, { type: string; label: string; data?: Record<string, unknown> }> = {
-  [FAMILY.DS18B20]: { type: 'TempSensorOneWire', label: 'OneWire Temp Sensor' },
+/** `digits`: how many trailing digits of the serial the id carries (all when not given). */
+const DEVICE_TYPES: Record<number, { type: string; label: string; digits?: number; data?: Record<string, unknown> }> = {
+  [FAMILY.DS18B20]: { type: 'TempSensorOneWire', label: 'Sensor', digits: 4 },
   // MAX31850 (or DS1825): the same block type, decoded by family in the driver.
-  [FAMILY.MAX31850]: { type: 'TempSensorOneWire', label: 'OneWire Thermocouple' },
+  [FAMILY.MAX31850]: { type: 'TempSensorOneWire', label: 'Thermocouple', digits: 4 },
   [FAMILY.DS2408]: { type: 'DS2408', label: 'DS2408', data: { connectMode: 'CONNECT_ACTUATOR' } },
   [FAMILY.DS2413]: { type: 'DS2413', label: 'DS2413' },
 };
@@ -27,7 +29,7 @@ function uniqueId(wanted: string, taken: Set<string>): string {
 
 export function deviceBlockId(address: string): string | null {
   const t = DEVICE_TYPES[romFamily(address)];
-  return t ? `${t.label} ${romToKernelName(address).slice(3)}` : null;
+  return t ? `${t.label} ${romToKernelName(address).slice(3).slice(-(t.digits ?? 12))}` : null;
 }
 
 export function oneWireDiscoverer(hub: OneWireHub): Discoverer {

@@ -15,8 +15,8 @@ import { limit } from '../helpers/limits.js';
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
 
 const SID = 'edge-one';
-const BEER = 'OneWire Temp Sensor 00000000b001';
-const AIR = 'OneWire Temp Sensor 00000000a001';
+const BEER = 'Sensor b001';
+const AIR = 'Sensor a001';
 const RELAYS = 'DS2408 00000000d001';
 
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
@@ -124,23 +124,34 @@ t.test('a setpoint edit persists across a reload', async (t) => {
   t.equal((await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body.data.storedSetting.value, 18.5, 'invalid input was not sent');
 });
 
-t.test('switching an output by hand shows the server answer', async (t) => {
-  await card('Ferment Cool Actuator').getByRole('button', { name: 'On' }).click();
-  await card('Ferment Cool Actuator').getByRole('status').filter({ hasText: 'switched on' }).waitFor();
-  t.equal((await api('blocks/read', { id: 'Ferment Cool Actuator' })).body.data.storedState, 'STATE_ACTIVE');
+t.test('a claimed output offers no manual switch; a free one shows what it does after a click', async (t) => {
+  t.equal(await card('Ferment Cool Actuator').getByRole('button', { name: 'On' }).count(), 0, 'the PWM drives the cooler: no On/Off');
+  t.match(await card('Ferment Cool Actuator').getByTestId('output-story').innerText(), 'Driven by Ferment Cool PWM');
+  const made = await api('blocks/create', { id: 'Spare Relay', type: 'DigitalActuator', data: { hwDevice: { __objtype: 'Link', id: RELAYS }, channel: 4, storedState: 'STATE_INACTIVE' } });
+  t.equal(made.status, 201);
+  await card('Spare Relay').getByRole('button', { name: 'On' }).click();
+  await card('Spare Relay').getByRole('status').filter({ hasText: 'asked on' }).waitFor();
+  t.equal((await api('blocks/read', { id: 'Spare Relay' })).body.data.storedState, 'STATE_ACTIVE');
+  await card('Spare Relay').getByTestId('output-doing').filter({ hasText: /^Output: on$/ }).waitFor({ timeout: limit(15000) });
+  t.match(await card('Spare Relay').getByTestId('output-story').innerText(), 'Switched by hand: on');
 });
 
 t.test('a 422 from the server is shown in words', async (t) => {
+  // The link picker offers existing blocks only; the server still refuses one deleted (elsewhere)
+  // between the pick and the save, and the page shows its message as sent.
+  t.equal((await api('blocks/create', { id: 'Spare Sensor', type: 'TempSensorMock', data: {} })).status, 201);
   await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Ferment Beer Setpoint')}`);
   const form = page.getByTestId('block-form');
-  await form.locator('input[name=sensorId]').fill('No Such Sensor');
+  await form.locator('select[name=sensorId]').selectOption('Spare Sensor');
+  t.equal((await api('blocks/delete', { id: 'Spare Sensor' })).status, 200);
+  await form.locator('select[name=sensorId] option[value="Spare Sensor"]').waitFor({ state: 'detached' });
   await form.getByRole('button', { name: 'Save changes' }).click();
   const answer = page.getByTestId('editor-answer');
   await answer.filter({ hasText: '422' }).waitFor();
-  const direct = await api('blocks/patch', { id: 'Ferment Beer Setpoint', type: 'SetpointSensorPair', data: { sensorId: { __objtype: 'Link', id: 'No Such Sensor' } } });
+  const direct = await api('blocks/patch', { id: 'Ferment Beer Setpoint', type: 'SetpointSensorPair', data: { sensorId: { __objtype: 'Link', id: 'Spare Sensor' } } });
   t.equal(direct.status, 422);
   t.match(await answer.innerText(), direct.body.message, 'the server message, as sent');
-  t.match(await answer.innerText(), 'No Such Sensor');
+  t.match(await answer.innerText(), 'Spare Sensor');
 });
 
 t.test('a block deleted elsewhere is reported on its open page', async (t) => {

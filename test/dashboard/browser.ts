@@ -1,10 +1,11 @@
 // Debian's Chromium driven by playwright-core (no browser download), and a sim instance of the
 // built CLI for the page to talk to. Both are killed on every path by the callers' teardown.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { startCli, type RunningCli } from '../helpers/cli.js';
+import { ROOT, startCli, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -39,3 +40,37 @@ export async function startSim(extra: string[] = [], emitMs = 1000, dataDir = mk
 }
 
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
+
+/** Screenshots for a person to look at: test-output/screenshots/<name>.png (gitignored). */
+export const SCREENSHOTS = path.join(ROOT, 'test-output', 'screenshots');
+
+export async function screenshot(page: import('playwright-core').Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** axe-core's source (installed in node_modules); a clear error when it is not there. */
+export function axeSource(): string {
+  let file: string;
+  try {
+    file = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+  } catch {
+    throw new Error('axe-core is not installed in node_modules: the accessibility check cannot run (install axe-core@4)');
+  }
+  return readFileSync(file, 'utf8');
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** Runs axe-core (WCAG 2 A/AA rules) on the page as it is now; returns the violations. */
+export async function axeViolations(page: import('playwright-core').Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.addScriptTag({ content: axeSource() });
+  return (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+}

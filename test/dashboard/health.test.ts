@@ -1,7 +1,8 @@
 // What goes wrong, as the dashboard shows it, in a real browser (Debian's Chromium) against the
 // built CLI on emulated hardware with the demo blocks: the hardware page's buses, devices and
 // error counters (a counter moves when a fault is injected), a disconnected sensor, an output
-// held back by a constraint and for how long, who claims an output; and, with an external
+// held back by a constraint and for how long, who claims an output (and that it then offers no
+// On/Off); and, with an external
 // Mosquitto, the broker going away does not stop the page (it reads the service's event
 // stream) and is reported until it is back. Needs `npm run build` and `npm run build:web`.
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,8 +15,8 @@ import { startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
 
 const SID = 'edge-one';
-const BEER = 'OneWire Temp Sensor 00000000b001';
-const AIR = 'OneWire Temp Sensor 00000000a001';
+const BEER = 'Beer Sensor';
+const AIR = 'Fridge Sensor';
 const BEER_BUS = 'ds2482-sim-0x18-ch0';
 
 if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
@@ -103,17 +104,23 @@ t.test('an output held back by a constraint says which and for how long; a claim
   if (made.status !== 201) throw new Error(`Fan not created: ${JSON.stringify(made.body)}`);
   await page.goto(`${sim.cli.base}/#/overview`);
   await card('Fan').getByRole('button', { name: 'On' }).click();
-  await card('Fan').getByRole('status').filter({ hasText: 'switched on' }).waitFor();
-  await problems('Fan').filter({ hasText: 'limited by delayedOn' }).waitFor({ timeout: limit(20_000) });
-  const said = await problems('Fan').innerText();
-  t.match(said, /limited by delayedOn for (9|10) min more/, `the constraint and the time left: ${said}`);
-  t.match(said, 'wants on, is off');
+  await card('Fan').getByRole('status').filter({ hasText: 'asked on' }).waitFor();
+  // After the click the card says what the output actually does, and why.
+  const story = card('Fan').getByTestId('output-story');
+  await story.filter({ hasText: 'delay before switching on' }).waitFor({ timeout: limit(20_000) });
+  const said = await story.innerText();
+  t.match(said, /Held by the delay before switching on, (9|10) min left/, `the constraint and the time left: ${said}`);
+  t.match(said, 'Output: off, wants on');
   const server = (await api('blocks/read', { id: 'Fan' })).body.data.constraints.delayedOn;
   t.equal(server.limiting, true, 'the server says it limits');
 
+  // A claimed output says who drives it and offers no On/Off as if it were free.
   await card('Heater').waitFor();
-  t.match(await problems('Heater').innerText(), 'claimed by Heat PWM', 'the heater says who drives it');
-  t.match(await problems('Heat PWM').innerText(), 'claimed by Heat PID');
+  t.match(await card('Heater').getByTestId('output-story').innerText(), 'Driven by Heat PWM', 'the heater says who drives it');
+  t.equal(await card('Heater').getByRole('button', { name: 'On' }).count(), 0, 'no manual On for a claimed output');
+  t.match(await card('Heater').getByTestId('manual-note').innerText(), 'disable Heat PWM first');
+  t.match(await card('Heat PWM').getByTestId('output-story').innerText(), 'Driven by Heat PID');
+  t.match(await card('Heat PID').getByTestId('headline').innerText(), /°C → .*°C · out \d+ %/, 'the PID headlines input, setting and output');
 });
 
 t.test('the broker going away does not break the page, and is reported until it is back', async (t) => {

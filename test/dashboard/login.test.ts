@@ -1,7 +1,8 @@
 // The dashboard with auth on, in a real browser: the page asks for a login instead of showing
 // nothing, a wrong password is said in words, the right one (a user made with the CLI) reaches
 // the live overview, and the session survives a reload. The logout button ends the session: the
-// page shows the login form and the old cookie is refused.
+// page shows the login form and the old cookie is refused. A session ended elsewhere is shown as
+// "logged out", not as offline.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -83,5 +84,29 @@ t.test('the logout button ends the session and shows the login form', async (t) 
   await page.reload();
   await form.waitFor({ timeout: limit(15_000) });
   t.pass('a reload still asks for the login');
+  await context.close();
+});
+
+t.test('a session ended elsewhere shows "logged out", not "offline", and offers the login again', async (t) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${sim.cli.base}/`);
+  const form = page.getByTestId('login');
+  await form.waitFor({ timeout: limit(15_000) });
+  await form.locator('input[name=username]').fill('brewer');
+  await form.locator('input[name=password]').fill('mash at 67 degrees');
+  await form.locator('button[type=submit]').click();
+  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15_000) });
+  const cookie = (await context.cookies()).find((c) => c.name === 'Authorization');
+  // Logging out from another client ends every session of the user.
+  t.equal((await fetch(`${sim.cli.base}/auth/logout`, { headers: { cookie: `Authorization=${cookie!.value}` } })).status, 200);
+  await page.getByTestId('logged-out').waitFor({ timeout: limit(15_000) });
+  t.equal(await page.getByTestId('online').innerText(), 'logged out', 'the header says logged out');
+  t.equal(await page.getByTestId('offline').count(), 0, 'not offline: the service answers');
+  await page.waitForTimeout(limit(3000));
+  t.equal(await page.getByTestId('online').innerText(), 'logged out', 'and stays so while state events go on arriving');
+  await page.getByTestId('logged-out').getByRole('button', { name: 'Log in again' }).click();
+  await form.waitFor({ timeout: limit(15_000) });
+  t.pass('the login form is back');
   await context.close();
 });

@@ -61,7 +61,7 @@ t.test('degF: the page shows °F, a setting typed in °F is stored as °C, and t
 
   await page.goto(`${sim.cli.base}/#/overview`);
   await card('Beer Setpoint').getByTestId('headline').filter({ hasText: '°F' }).waitFor();
-  await card('OneWire Temp Sensor 00000000b001').getByTestId('headline').filter({ hasText: '°F' }).waitFor();
+  await card('Beer Sensor').getByTestId('headline').filter({ hasText: '°F' }).waitFor();
   t.notMatch(await page.locator('section.group[data-role=sensor]').innerText(), '°C', 'no sensor card speaks °C');
   await card('Beer Setpoint').getByTestId('setting-Beer Setpoint').fill('64.4');
   await card('Beer Setpoint').getByRole('button', { name: 'Set' }).click();
@@ -151,8 +151,8 @@ t.test('the generic editor creates and edits a type the wizard does not make, an
   await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('ActuatorOffset');
   const form = page.getByTestId('block-form');
   await form.locator('input[name=id]').fill('Test Offset');
-  await form.locator('input[name=targetId]').fill('Beer Setpoint');
-  await form.locator('input[name=referenceId]').fill('Beer Setpoint');
+  await form.locator('select[name=targetId]').selectOption('Beer Setpoint');
+  await form.locator('select[name=referenceId]').selectOption('Beer Setpoint');
   await form.locator('input[name=storedSetting]').fill('1.5');
   t.match(await form.locator('label', { has: page.locator('input[name=storedSetting]') }).innerText(), 'Δ°C', 'a new quantity field names its unit');
   await form.getByRole('button', { name: 'Create block' }).click();
@@ -174,8 +174,8 @@ t.test('the generic editor creates and edits a type the wizard does not make, an
   await edit.locator('input[name=storedSetting]').fill('two degrees');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await page.getByTestId('error-storedSetting').waitFor();
-  t.match(await page.getByTestId('error-storedSetting').innerText(), 'storedSetting: "two degrees" is not a number');
-  t.match(await page.getByTestId('editor-answer').innerText(), /^not sent: storedSetting/);
+  t.match(await page.getByTestId('error-storedSetting').innerText(), 'Setting: "two degrees" is not a number');
+  t.match(await page.getByTestId('editor-answer').innerText(), /^not sent: Setting/);
   t.equal(await edit.locator('input[name=storedSetting]').getAttribute('aria-invalid'), 'true');
   t.equal(sent.filter((p) => p.endsWith('/blocks/patch')).length, patches, 'nothing was sent');
   t.equal((await read('Test Offset')).data.storedSetting.value, -2.25, 'the server still has the last good value');

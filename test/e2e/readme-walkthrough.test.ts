@@ -67,7 +67,10 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
   const beer = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data;
   t.equal(beer.storedSetting.unit, 'degF', "the REST page's datastore step switched the units");
   t.ok(Math.abs(toC(beer.storedSetting.value) - 18.5) < 0.01, `the MQTT page's patch set the beer setpoint to 18.5 degC (was ${demoSetpoint.value})`);
-  t.equal(beer.sensorId.id, 'Beer Sensor', 'the first-fermentation page renamed the beer sensor, and the link followed');
+  t.equal(beer.sensorId.id, 'Beer Sensor', 'the demo seeds the beer sensor by the name a brewer uses');
+  const room = await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Room Sensor' });
+  t.equal(room.status, 200, 'the first-fermentation page named the discovered sensor');
+  t.equal(room.body.type, 'TempSensorOneWire');
   const profile = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Ferment Profile' })).body.data;
   t.equal(profile.targetId.id, 'Beer Setpoint', 'the profile drives the beer setpoint');
   t.ok(Math.abs(Date.parse(profile.start) - Date.now()) < limit(300_000), 'the profile started when its command ran');

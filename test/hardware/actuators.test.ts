@@ -27,7 +27,7 @@ const SIM = {
 };
 const RELAYS = 'DS2408 0000000000d1';
 const PAIR = 'DS2413 0000000000e1';
-const AIR = 'OneWire Temp Sensor 0000000000a1';
+const AIR = 'Sensor 00a1';
 
 async function discovered(): Promise<SimApp> {
   const s = await simApp({ sim: SIM });

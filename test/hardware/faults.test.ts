@@ -19,8 +19,8 @@ const SIM = {
     },
   ],
 };
-const BEER = 'OneWire Temp Sensor 0000000000b1';
-const AIR = 'OneWire Temp Sensor 0000000000a1';
+const BEER = 'Sensor 00b1';
+const AIR = 'Sensor 00a1';
 const BUS0 = 'OneWire Bus ds2482-sim-0x18-ch0';
 
 async function discovered(): Promise<SimApp> {

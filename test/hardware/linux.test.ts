@@ -39,12 +39,12 @@ t.test('kernel w1 masters under w1Root are found, discovered and polled', async 
   const s = await simApp({ config: { hardware: 'linux', w1Root: tree.root, i2cBuses: '/dev/i2c-99' }, hooks: [() => tree.refresh()] });
   t.teardown(() => s.close());
   const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
-  t.same(found, ['DS2408 000000005151', 'OneWire Bus w1-w1_bus_master1', 'OneWire Temp Sensor 000000005150']);
+  t.same(found, ['DS2408 000000005151', 'OneWire Bus w1-w1_bus_master1', 'Sensor 5150']);
   await s.run(3000);
-  t.equal(q(s.data('OneWire Temp Sensor 000000005150').value), 63.5);
+  t.equal(q(s.data('Sensor 5150').value), 63.5);
   t.equal(s.data('DS2408 000000005151').connected, true);
   sensor.setTemperature(-4.25);
   await s.run(2000);
-  t.equal(q(s.data('OneWire Temp Sensor 000000005150').value), -4.25);
+  t.equal(q(s.data('Sensor 5150').value), -4.25);
   t.equal(s.data('OneWire Bus w1-w1_bus_master1').kind, 'w1');
 });

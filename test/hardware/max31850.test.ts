@@ -19,15 +19,15 @@ const HERMS = {
   ],
   w1: [[{ name: 'kettle', type: 'MAX31850', address: '3b-0000000000f2', temperature: 99.5 }]],
 };
-const ID = 'OneWire Thermocouple 0000000000f1';
-const W1_ID = 'OneWire Thermocouple 0000000000f2';
+const ID = 'Thermocouple 00f1';
+const W1_ID = 'Thermocouple 00f2';
 
 t.test('discovered by family, read up to hundreds of degC, linked by a setpoint, faults named and counted, CRC errors counted', async (t) => {
   const s = await simApp({ sim: HERMS });
   t.teardown(() => s.close());
   const found = (await s.post('blocks/discover')).body;
   const tcs = found.filter((b: any) => b.type === 'TempSensorOneWire').map((b: any) => b.id).sort();
-  t.same(tcs, ['OneWire Temp Sensor 0000000000b1', ID, W1_ID], 'MAX31850s found on the DS2482 channel and the kernel w1 bus');
+  t.same(tcs, ['Sensor 00b1', ID, W1_ID], 'MAX31850s found on the DS2482 channel and the kernel w1 bus');
   await s.run(2000);
   const herms = s.data(ID);
   t.equal(q(herms.value), 350.75, 'several hundred degC accepted');
@@ -58,7 +58,7 @@ t.test('discovered by family, read up to hundreds of degC, linked by a setpoint,
     t.equal(q(s.data(ID).value), 76.25, `${fault} cleared`);
     t.equal(s.data(ID).fault, '');
   }
-  t.equal(q(s.data('OneWire Temp Sensor 0000000000b1').value), 66, 'the DS18B20 on the same bus was never disturbed');
+  t.equal(q(s.data('Sensor 00b1').value), 66, 'the DS18B20 on the same bus was never disturbed');
 
   const kettleFault = await s.post('sim/devices/kettle/fault', { fault: 'open' });
   t.equal(kettleFault.status, 200);

@@ -22,8 +22,8 @@ const sim = (airPlugged: boolean) => ({
     },
   ],
 });
-const BEER = 'OneWire Temp Sensor 0000000000b1';
-const AIR = 'OneWire Temp Sensor 0000000000a1';
+const BEER = 'Sensor 00b1';
+const AIR = 'Sensor 00a1';
 const RELAYS = 'DS2408 0000000000d1';
 
 t.test('after a restart the stored blocks re-bind by address; a device absent at start is found later', async (t) => {

@@ -5,9 +5,20 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controller, createBlock, patchBlock, type Block } from './api';
 import { isLink, isQuantity, unitLabel } from './blocks';
+import { fieldLabel } from './explain.js';
 import { applyPatch, useLive } from './live';
-import type { Schema } from './type-doc';
+import type { Schema, TypeDoc } from './type-doc';
 import { loadTypeDoc } from './use-type-doc';
+
+/** The interface a link field takes (`type` of the Link object in the schema). */
+function linkInterface(s: Schema): string | null {
+  for (const v of s.anyOf ?? [s]) {
+    const t = v.properties?.type;
+    if (t?.const !== undefined) return String(t.const);
+    if (t?.enum?.length === 1) return String(t.enum[0]);
+  }
+  return null;
+}
 
 /** String choices of an enum field, also when written as a union of literals (nested anyOf). */
 function enumValues(s: Schema): string[] {
@@ -29,6 +40,17 @@ function kindOf(s: Schema): Kind {
   // A list of strings (a Sequence's instructions): one per line in a text area.
   if (s.type === 'array' && s.items?.type === 'string') return 'lines';
   return 'json';
+}
+
+/** Read-only (`readOnly`) or refused as not supported / legacy (`deprecated`): not a form field. */
+const notEditable = (s: Schema) => s.readOnly === true || s.deprecated === true;
+
+/** The field's range from the schema (`minimum`/`maximum`, on the number or a quantity's value). */
+function rangeOf(s: Schema): { min?: number; max?: number } {
+  for (const v of [s, ...(s.anyOf ?? []), ...(s.anyOf ?? []).flatMap((a) => [...(a.anyOf ?? []), a.properties?.value ?? {}, ...(a.properties?.value?.anyOf ?? [])])]) {
+    if (v.minimum !== undefined || v.maximum !== undefined) return { min: v.minimum, max: v.maximum };
+  }
+  return {};
 }
 
 /** The unit a quantity field takes (the schema's x-unit), in the user's temperature unit. */
@@ -85,6 +107,7 @@ let created: string | null = null;
 function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSaved: (b: Block) => void }) {
   const live = useLive();
   const [fields, setFields] = useState<Array<[string, Schema]> | null>(null);
+  const [types, setTypes] = useState<TypeDoc | null>(null);
   const [error, setError] = useState('');
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [newId, setNewId] = useState('');
@@ -95,7 +118,8 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
       (doc) => {
         const s = doc.data.get(type);
         if (!s) return setError(`the API documents no type ${type}`);
-        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !f.readOnly));
+        setTypes(doc);
+        setFields(Object.entries(s.properties ?? {}).filter(([, f]) => !notEditable(f)));
       },
       (e: Error) => setError(`cannot read the API schema: ${e.message}`),
     );
@@ -110,7 +134,12 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
     for (const [name, s] of fields) {
       if (!(name in draft)) continue;
       try {
-        data[name] = fromText(kindOf(s), name, draft[name]!);
+        const v = fromText(kindOf(s), fieldLabel(name), draft[name]!);
+        const { min, max } = rangeOf(s);
+        // The server's range (from the field table, in °C and seconds); a quantity in °F is checked there.
+        const unitShown = isQuantity(block?.data[name]) ? (block!.data[name] as { unit: string }).unit : '';
+        if (typeof v === 'number' && !/degF/.test(unitShown) && ((min !== undefined && v < min) || (max !== undefined && v > max))) throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);
+        data[name] = v;
       } catch (err) {
         bad[name] = (err as Error).message;
       }
@@ -129,7 +158,9 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
     }
   };
 
-  const linkIds = [...live.blocks.keys()];
+  /** Blocks a link of interface `iface` may point to (all, when the document does not say). */
+  const linkTargets = (iface: string | null) =>
+    [...live.blocks.values()].filter((b) => b.id !== block?.id && (iface === null || iface === 'Any' || (types?.implements.get(b.type) ?? [iface]).includes(iface))).map((b) => b.id);
   return (
     <form class="editor grid" onSubmit={submit} data-testid="block-form">
       {!block && (
@@ -147,18 +178,25 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
         const invalid = errors[name];
         return (
           <label title={s.description}>
-            {name}
+            {fieldLabel(name)}
             {kind === 'enum' ? (
               <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
                 {!text && <option value="" />}
                 {enumValues(s).map((v) => <option value={v}>{v}</option>)}
+              </select>
+            ) : kind === 'link' ? (
+              <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
+                <option value="">(none)</option>
+                {linkTargets(linkInterface(s)).map((id) => (
+                  <option value={id}>{id}</option>
+                ))}
               </select>
             ) : kind === 'lines' ? (
               <textarea name={name} rows={5} value={text} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
             ) : kind === 'bool' ? (
               <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
             ) : (
-              <input name={name} value={text} aria-invalid={invalid ? 'true' : undefined} list={kind === 'link' ? 'block-ids' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+              <input name={name} value={text} min={rangeOf(s).min} max={rangeOf(s).max} aria-invalid={invalid ? 'true' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
             )}
             {unit && <span class="unit">{unit}</span>}
             {invalid && (
@@ -169,9 +207,6 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
           </label>
         );
       })}
-      <datalist id="block-ids">
-        {linkIds.map((id) => <option value={id} />)}
-      </datalist>
       <button type="submit">{block ? 'Save changes' : 'Create block'}</button>
       {answer && (
         <p class={`answer ${answer.bad ? 'bad' : 'good'}`} role="status" data-testid="editor-answer">

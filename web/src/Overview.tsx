@@ -1,10 +1,14 @@
 // The live overview: one compact card per block, grouped by role, with the problems a brewer
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
 import { useState } from 'preact/hooks';
-import { patchBlock, type Answer, type Block } from './api';
-import { headline, isQuantity, problemsOf, qtyValue, roleOf, ROLE_TITLES, stateWord, unitLabel, type Role } from './blocks';
+import { controller, patchBlock, type Answer, type Block } from './api';
+import { headline, isQuantity, problemsOf, qtyValue, roleOf, ROLE_TITLES, unitLabel, type Role } from './blocks';
+import { fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
 import { applyPatch, useLive } from './live';
 import { useTypeDoc } from './use-type-doc';
+import { ControlSwitch } from './ControlSwitch';
+import { ProfileCard } from './Profile';
+import { Sparkline, useSparklines } from './Sparkline';
 
 const ORDER: Role[] = ['sensor', 'setpoint', 'controller', 'output', 'io', 'system'];
 
@@ -16,7 +20,8 @@ export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okTex
     setText('sending…');
     setBad(false);
     const a = await p;
-    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body) applyPatch([a.body]);
+    // A whole block (not a rename's {id}) replaces the shown one before the next event.
+    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body && typeof a.body.data === 'object') applyPatch([a.body]);
     setText(a.ok ? okText : a.error);
     setBad(!a.ok);
     return a.ok;
@@ -58,7 +63,7 @@ function Toggle(props: { label: string; on: boolean; onChange: (on: boolean) => 
   );
 }
 
-function Controls({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
+function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof useAnswer>[2]; blocks: Map<string, Block> }) {
   const d = block.data;
   const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block, data), okText);
   switch (block.type) {
@@ -69,49 +74,76 @@ function Controls({ block, run }: { block: Block; run: ReturnType<typeof useAnsw
       return (
         <>
           <NumberField label="Setting" value={qtyValue(d.storedSetting)} unit={unit} min={min} max={max} testid={`setting-${block.id}`} onSave={(v) => patch({ storedSetting: v })} />
-          <Toggle label="enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
+          <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
     }
     case 'Pid':
-      return <Toggle label="control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />;
+      return <Toggle label="Control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />;
     case 'ActuatorPwm':
       return (
         <>
-          <NumberField label="Manual" value={typeof d.storedSetting === 'number' ? d.storedSetting : null} unit="%" min={0} max={100} onSave={(v) => patch({ storedSetting: v })} />
-          <Toggle label="enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
+          <OutputStoryView story={outputStory(block, blocks)} />
+          <NumberField label="Manual setting" value={typeof d.storedSetting === 'number' ? d.storedSetting : null} unit="%" min={0} max={100} onSave={(v) => patch({ storedSetting: v })} />
+          <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
     case 'DigitalActuator':
-    case 'MotorValve':
+    case 'MotorValve': {
+      const story = outputStory(block, blocks);
       return (
-        <div class="buttons">
-          <button onClick={() => patch({ storedState: 'STATE_ACTIVE' }, 'switched on')}>On</button>
-          <button onClick={() => patch({ storedState: 'STATE_INACTIVE' }, 'switched off')}>Off</button>
-          <span class="muted">manual: {stateWord(d.storedState)}</span>
-        </div>
+        <>
+          <OutputStoryView story={story} />
+          {story.driver ? (
+            // A claimed output follows its driver: On/Off here would be undone at the next update.
+            <p class="muted" data-testid="manual-note">
+              Not switchable by hand while {story.driver} drives it: disable {story.driver} first.
+            </p>
+          ) : (
+            <div class="buttons" role="group" aria-label={`switch ${block.id} by hand`}>
+              <button onClick={() => patch({ storedState: 'STATE_ACTIVE' }, 'asked on')}>On</button>
+              <button onClick={() => patch({ storedState: 'STATE_INACTIVE' }, 'asked off')}>Off</button>
+            </div>
+          )}
+        </>
       );
+    }
+    case 'Mutex': {
+      const m = mutexStory(block, blocks);
+      return (
+        <p data-testid="mutex-story">
+          {m.holder ? `Held by ${m.holder}.` : 'Free: no actuator holds it.'} {m.waiting.length ? `${m.waiting.join('; ')}.` : 'Nobody waits.'}
+        </p>
+      );
+    }
     case 'SetpointProfile':
-      return (
-        <div class="buttons">
-          <button onClick={() => patch({ enabled: true, start: new Date().toISOString() }, 'profile started')}>Start profile now</button>
-          <button disabled={d.enabled !== true} onClick={() => patch({ enabled: false }, 'profile stopped')}>Stop</button>
-        </div>
-      );
+      return <ProfileCard block={block} run={run} />;
     default:
       return null;
   }
 }
 
+function OutputStoryView({ story }: { story: ReturnType<typeof outputStory> }) {
+  return (
+    <div class="story" data-testid="output-story">
+      <span data-testid="output-doing">Output: {story.doing}</span>
+      <ul>
+        {story.why.map((w) => (
+          <li>{w}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function Details({ block }: { block: Block }) {
   const d = block.data;
   const rows: Array<[string, string]> = [];
-  if (block.type === 'SetpointSensorPair') rows.push(['setting', fmt(d.setting)], ['sensor', linkId(d.sensorId)]);
-  if (block.type === 'Pid') rows.push(['input', `${fmt(d.inputValue)} → ${fmt(d.inputSetting)}`], ['output', linkId(d.outputId)]);
-  if (block.type === 'ActuatorPwm') rows.push(['setting', `${fmt(d.setting)} %`], ['actuator', linkId(d.actuatorId)]);
-  if (block.type === 'DigitalActuator') rows.push(['channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
-  if (block.type === 'SetpointProfile') rows.push(['target', linkId(d.targetId)]);
-  if (block.type.startsWith('TempSensor') && 'address' in d) rows.push(['address', String(d.address)]);
+  if (block.type === 'SetpointSensorPair') rows.push([fieldLabel('setting'), fmt(d.setting)], [fieldLabel('sensorId'), linkId(d.sensorId)]);
+  if (block.type === 'Pid') rows.push([fieldLabel('inputId'), linkId(d.inputId)], [fieldLabel('outputId'), linkId(d.outputId)]);
+  if (block.type === 'ActuatorPwm') rows.push([fieldLabel('setting'), `${fmt(d.setting)} %`], [fieldLabel('actuatorId'), linkId(d.actuatorId)]);
+  if (block.type === 'DigitalActuator') rows.push(['Channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
+  if (block.type.startsWith('TempSensor') && 'address' in d) rows.push(['Address', String(d.address)]);
   return rows.length ? (
     <dl>
       {rows.map(([k, v]) => (
@@ -130,12 +162,42 @@ const fmt = (v: unknown) => {
 };
 const linkId = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id ?? '—') : '—');
 
-function Card({ block, role, exists }: { block: Block; role: Role; exists: (id: string) => boolean }) {
+/** One click to rename (links to the block follow, as blocks/rename does). New sensors with a made-up name ask for one. */
+function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnType<typeof useAnswer>[2] }) {
+  const asks = role === 'sensor' && isMadeUpName(block.id);
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState('');
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const desired = name.trim();
+    if (!desired) return;
+    const ok = await run(controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>, `renamed to ${desired}`);
+    if (ok) setOpen(false);
+  };
+  if (!open && !asks)
+    return (
+      <button type="button" class="link" onClick={() => setOpen(true)}>
+        Rename
+      </button>
+    );
+  return (
+    <form class="field rename" onSubmit={save} data-testid="rename">
+      <label>
+        {asks && !open ? 'New sensor: name it' : 'New name'}
+        <input value={name} placeholder="e.g. Beer" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <button type="submit">Save name</button>
+    </form>
+  );
+}
+
+function Card({ block, role, blocks, spark }: { block: Block; role: Role; blocks: Map<string, Block>; spark?: Array<number | null> }) {
   const [text, bad, run] = useAnswer();
+  const exists = (id: string) => blocks.has(id);
   const problems = problemsOf(block, role, exists);
   const level = problems.some((p) => p.level === 'error') ? 'error' : problems.some((p) => p.level === 'warn') ? 'warn' : '';
   return (
-    <section class={`card ${level}`} data-block={block.id}>
+    <section class={`card ${level}`} data-block={block.id} aria-label={block.id}>
       <div class="card-head">
         <a class="name" href={`#/block/${encodeURIComponent(block.id)}`} title="edit this block">
           {block.id}
@@ -145,15 +207,20 @@ function Card({ block, role, exists }: { block: Block; role: Role; exists: (id: 
       <div class="big" data-testid="headline">
         {headline(block, role)}
       </div>
+      {spark && <Sparkline values={spark} label={`${block.id}, last hour`} />}
       <Details block={block} />
       {problems.length > 0 && (
         <ul class="problems">
           {problems.map((p) => (
-            <li class={p.level}>{p.text}</li>
+            <li class={p.level}>
+              <span class="level">{p.level === 'error' ? 'Error: ' : p.level === 'warn' ? 'Warning: ' : ''}</span>
+              {p.text}
+            </li>
           ))}
         </ul>
       )}
-      <Controls block={block} run={run} />
+      <Controls block={block} run={run} blocks={blocks} />
+      {role !== 'system' && <Rename block={block} role={role} run={run} />}
       {text && (
         <p class={`answer ${bad ? 'bad' : 'good'}`} role="status">
           {text}
@@ -166,15 +233,18 @@ function Card({ block, role, exists }: { block: Block; role: Role; exists: (id: 
 export function Overview() {
   const live = useLive();
   const types = useTypeDoc();
-  if (!live.loaded || !types) return <p>Waiting for the controller…</p>;
   const groups = new Map<Role, Block[]>();
-  for (const b of live.blocks.values()) {
-    const r = roleOf(b, types.roles);
-    groups.set(r, [...(groups.get(r) ?? []), b]);
-  }
-  const exists = (id: string) => live.blocks.has(id);
+  if (live.loaded && types)
+    for (const b of live.blocks.values()) {
+      const r = roleOf(b, types.roles);
+      groups.set(r, [...(groups.get(r) ?? []), b]);
+    }
+  // Called on every render (hooks keep their order), with no ids until the blocks are there.
+  const sparks = useSparklines([...(groups.get('sensor') ?? []), ...(groups.get('setpoint') ?? [])].map((b) => b.id));
+  if (!live.loaded || !types) return <p>Waiting for the controller…</p>;
   return (
     <div class={live.online ? '' : 'stale'}>
+      <ControlSwitch />
       {live.blocks.size <= 1 && (
         <p class="banner">
           No blocks yet. Use <a href="#/setup">Setup</a> to discover hardware and create a fermentation fridge.
@@ -188,7 +258,7 @@ export function Overview() {
               .get(r)!
               .sort((a, b) => (a.nid ?? 0) - (b.nid ?? 0))
               .map((b) => (
-                <Card key={b.id} block={b} role={r} exists={exists} />
+                <Card key={b.id} block={b} role={r} blocks={live.blocks} spark={sparks.get(b.id)} />
               ))}
           </div>
         </section>

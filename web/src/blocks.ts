@@ -74,7 +74,8 @@ export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean
     if (isLink(v) && v.id && !v.readonly && !exists(v.id)) out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
   }
   const constraints = d.constraints;
-  if (constraints && typeof constraints === 'object') {
+  // Outputs tell their constraints in their own words (explain.ts outputStory).
+  if (constraints && typeof constraints === 'object' && role !== 'output') {
     for (const [name, c] of Object.entries(constraints as Record<string, Record<string, unknown>>)) {
       if (c && c.limiting === true) {
         const left = qtyValue(c.remaining);
@@ -82,8 +83,7 @@ export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean
       }
     }
   }
-  if ('desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state) out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
-  if (isLink(d.claimedBy) && d.claimedBy.id) out.push({ level: 'info', text: `claimed by ${d.claimedBy.id}` });
+  if (role !== 'output' && 'desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state) out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
   return out;
 }
 
@@ -95,7 +95,7 @@ export function stateWord(s: unknown): string {
 }
 
 /** The one value a card shows big. */
-export function headline(b: Block, role: Role): string {
+export function headline(b: Block, role?: Role): string {
   const d = b.data ?? {};
   // A disconnected sensor's last number is not a reading: never show it as one.
   if (d.connected === false && role === 'sensor' && isQuantity(d.value)) return `— ${unitLabel(d.value.unit)}`;
@@ -105,7 +105,8 @@ export function headline(b: Block, role: Role): string {
     case 'SetpointProfile':
       return d.enabled ? fmtQty(d.setting) : 'stopped';
     case 'Pid':
-      return d.enabled ? `${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %` : 'disabled';
+      // Input, setting and output together: a PID is read as "21.3 → 21.0, heating at 40 %".
+      return d.enabled ? `${fmtQty(d.inputValue)} → ${fmtQty(d.inputSetting)} · out ${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %` : 'disabled';
     case 'ActuatorPwm':
     case 'ActuatorAnalogMock':
     case 'FastPwm':

@@ -2,11 +2,18 @@
 // connect and every emit interval, `patch` events after changes. EventSource reconnects by
 // itself; a watchdog also marks the service offline when nothing arrived for three intervals
 // (a hung service or a proxy that keeps the socket open) and opens a fresh stream.
+// Connection state in four words: online (the stream delivers), reconnecting (the stream
+// dropped and the service still answers, or we do not know yet), offline (the service does not
+// answer) and logged-out (it answers 401: the session ended). A probe (GET settings/enabled, tiny
+// and behind the login) tells them apart, within PROBE_TIMEOUT_MS of a silent stream.
 import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, emitIntervalMs, type Block } from './api';
 
+export type Connection = 'online' | 'reconnecting' | 'offline' | 'logged-out';
+
 export interface LiveState {
   online: boolean;
+  connection: Connection;
   /** Set once the first state arrived. */
   loaded: boolean;
   blocks: Map<string, Block>;
@@ -17,7 +24,7 @@ export interface LiveState {
   version: number;
 }
 
-const state: LiveState = { online: false, loaded: false, blocks: new Map(), status: {}, deleted: new Set(), offlineSince: Date.now(), version: 0 };
+const state: LiveState = { online: false, connection: 'reconnecting', loaded: false, blocks: new Map(), status: {}, deleted: new Set(), offlineSince: Date.now(), version: 0 };
 const listeners = new Set<() => void>();
 let source: EventSource | null = null;
 let lastMessage = 0;
@@ -27,11 +34,38 @@ function notify(): void {
   for (const l of listeners) l();
 }
 
-function setOnline(online: boolean): void {
-  if (state.online === online) return;
+/** A stream silent this long (with the service's emit interval shorter) is checked by a probe. */
+const SILENCE_MS = 2500;
+const PROBE_TIMEOUT_MS = 1500;
+const CHECK_MS = 10_000;
+
+function setConnection(connection: Connection): void {
+  if (state.connection === connection || state.connection === 'logged-out') return;
+  const online = connection === 'online';
+  if (state.online !== online) state.offlineSince = online ? null : Date.now();
   state.online = online;
-  state.offlineSince = online ? null : Date.now();
+  state.connection = connection;
   notify();
+}
+
+let probing = false;
+let lastProbe = 0;
+const streamFresh = () => source?.readyState === EventSource.OPEN && Date.now() - lastMessage < 3 * emitIntervalMs() + 2000;
+
+/** Asks the service whether it is there and who we are to it. */
+async function probe(): Promise<void> {
+  if (probing || Date.now() - lastProbe < 1000) return;
+  probing = true;
+  lastProbe = Date.now();
+  try {
+    const res = await fetch(controllerUrl('settings/enabled'), { cache: 'no-store', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    if (res.status === 401) setConnection('logged-out');
+    else setConnection(streamFresh() ? 'online' : 'reconnecting');
+  } catch {
+    setConnection('offline');
+  } finally {
+    probing = false;
+  }
 }
 
 function replaceBlocks(blocks: Block[]): void {
@@ -56,8 +90,14 @@ function onState(ev: MessageEvent<string>): void {
   replaceBlocks(msg.blocks);
   state.status = msg.status;
   state.loaded = true;
-  state.online = msg.status.online !== false;
-  if (state.online) state.offlineSince = null;
+  // Logged out stays so until the page starts over (the login form): a stream the service keeps
+  // open after the session ended must not make the page look logged in.
+  if (state.connection !== 'logged-out') {
+    const online = msg.status.online !== false;
+    if (online) state.offlineSince = null;
+    state.online = online;
+    state.connection = online ? 'online' : 'offline';
+  }
   notify();
 }
 
@@ -90,7 +130,8 @@ function open(): void {
   es.addEventListener('patch', onPatch as EventListener);
   es.onopen = () => (lastMessage = Date.now());
   es.onerror = () => {
-    setOnline(false);
+    setConnection(state.connection === 'online' ? 'reconnecting' : state.connection);
+    void probe();
     // CLOSED means the browser gave up (e.g. a 502 from a proxy): start over ourselves.
     if (es.readyState === EventSource.CLOSED && source === es) setTimeout(() => source === es && open(), 3000);
   };
@@ -99,12 +140,16 @@ function open(): void {
 export function startLive(): void {
   open();
   setInterval(() => {
-    const limit = 3 * emitIntervalMs() + 2000;
-    if (Date.now() - lastMessage > limit && source?.readyState !== EventSource.CONNECTING) {
-      setOnline(false);
+    const silent = Date.now() - lastMessage;
+    // Between state events (every emit interval) silence is normal; past SILENCE_MS the probe
+    // says whether the service is still there, so a stopped one is noticed within a few seconds.
+    // Every CHECK_MS anyway: an open stream does not say that the session ended elsewhere.
+    if (silent > Math.min(SILENCE_MS, emitIntervalMs() + 500) || state.connection !== 'online' || Date.now() - lastProbe > CHECK_MS) void probe();
+    if (silent > 3 * emitIntervalMs() + 2000 && source?.readyState !== EventSource.CONNECTING) {
+      if (state.connection === 'online') setConnection('reconnecting');
       open();
     }
-  }, 1000);
+  }, 500);
 }
 
 export function live(): LiveState {

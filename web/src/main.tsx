@@ -5,7 +5,7 @@ import { AlertBanner } from './AlertBanner';
 import { Controllers } from './Controllers';
 import { loadServiceInfo, serviceId } from './api';
 import { Login, LogoutButton, sessionState } from './Login';
-import { startLive, useLive } from './live';
+import { startLive, useLive, type Connection } from './live';
 import { Overview } from './Overview';
 import './style.css';
 
@@ -38,13 +38,30 @@ function useRoute(): string[] {
   return decodeURIComponent(hash.replace(/^#\/?/, '')).split('/');
 }
 
+const CONNECTION_WORDS: Record<Connection, string> = { online: 'online', reconnecting: 'reconnecting…', offline: 'offline', 'logged-out': 'logged out' };
+
 function OfflineBanner() {
   const live = useLive();
-  if (live.online) return null;
+  if (live.connection === 'online') return null;
   const since = live.offlineSince ? ` since ${new Date(live.offlineSince).toLocaleTimeString()}` : '';
+  if (live.connection === 'logged-out')
+    return (
+      <div class="banner offline" role="alert" data-testid="logged-out">
+        Logged out{since}: the session ended (logged out elsewhere or expired). Values below are the last known ones.{' '}
+        <button type="button" onClick={() => location.reload()}>
+          Log in again
+        </button>
+      </div>
+    );
+  if (live.connection === 'reconnecting')
+    return (
+      <div class="banner reconnecting" role="status" data-testid="reconnecting">
+        Connection lost{since}; the service answers, reconnecting…
+      </div>
+    );
   return (
     <div class="banner offline" role="alert" data-testid="offline">
-      Service offline{since}: values below are the last known ones. Reconnecting…
+      Service offline{since}: it does not answer. Values below are the last known ones. Retrying every few seconds…
     </div>
   );
 }
@@ -84,13 +101,13 @@ function App(props: { user: string | null }) {
       <header>
         <strong class="brand">edgeblocks</strong>
         <span class="service">{serviceId()}</span>
-        <span class={`dot ${live.online ? 'on' : 'off'}`} title={live.online ? 'online' : 'offline'} data-testid="online">
-          {live.online ? 'online' : 'offline'}
+        <span class={`dot ${live.connection}`} data-testid="online" data-connection={live.connection} role="status" aria-label={`connection: ${CONNECTION_WORDS[live.connection]}`}>
+          {CONNECTION_WORDS[live.connection]}
         </span>
         <Controllers />
-        <nav>
+        <nav aria-label="pages">
           {PAGES.map(([p, title]) => (
-            <a href={`#/${p}`} class={p === current ? 'active' : ''}>
+            <a href={`#/${p}`} class={p === current ? 'active' : ''} aria-current={p === current ? 'page' : undefined}>
               {title}
             </a>
           ))}

@@ -16,8 +16,14 @@ export interface Schema {
   nullable?: boolean;
   $ref?: string;
   readOnly?: boolean;
+  deprecated?: boolean;
+  minimum?: number;
+  maximum?: number;
+  const?: unknown;
   'x-unit'?: string;
   'x-role'?: Role;
+  /** On a type: the interfaces a link to it satisfies. */
+  'x-implements'?: string[];
 }
 
 export interface OpenApiDoc {
@@ -29,6 +35,8 @@ export interface TypeDoc {
   /** The data schema per type name. */
   data: Map<string, Schema>;
   roles: Map<string, Role>;
+  /** The interfaces a link to each type satisfies (x-implements), where the document says. */
+  implements: Map<string, string[]>;
 }
 
 /** Each block type is a shared component (`#/components/schemas/<type>`) the create body refers to. */
@@ -45,5 +53,6 @@ export function typeDocOf(doc: OpenApiDoc): TypeDoc {
   return {
     data: new Map(types.map((s) => [s.title!, s.properties?.data ?? {}])),
     roles: new Map(types.filter((s) => s['x-role']).map((s) => [s.title!, s['x-role']!])),
+    implements: new Map(types.filter((s) => s['x-implements']).map((s) => [s.title!, s['x-implements']!])),
   };
 }

@@ -1,0 +1,97 @@
+// The words of the dashboard's cards (web/src/explain.ts) and profile steps (web/src/profile-steps.ts),
+// on block JSON as the public API sends it: who drives an output, what holds it back and for
+// how long, which actuator waits for a mutex and who holds it; steps ↔ profile points.
+import t from 'tap';
+import type { Block } from '../../web/src/api.js';
+import { headline } from '../../web/src/blocks.js';
+import { fieldLabel, isMadeUpName, mutexStory, outputStory } from '../../web/src/explain.js';
+import { segmentsOf, stepsToPoints, whereIsIt } from '../../web/src/profile-steps.js';
+
+const link = (id: string | null) => ({ __objtype: 'Link' as const, type: 'Any', id });
+const sec = (value: number) => ({ __objtype: 'Quantity' as const, unit: 'second', value });
+const temp = (value: number | null) => ({ __objtype: 'Quantity' as const, unit: 'degC', value });
+const block = (id: string, type: string, data: Record<string, unknown>): Block => ({ id, type, data });
+
+const mutex = block('Mutex', 'Mutex', { waitRemaining: sec(40) });
+const heater = block('Heater', 'DigitalActuator', {
+  state: 'STATE_INACTIVE',
+  desiredState: 'STATE_ACTIVE',
+  storedState: 'STATE_INACTIVE',
+  claimedBy: link('Heat PWM'),
+  constraints: { mutexed: { mutexId: link('Mutex'), hasLock: false, limiting: true, remaining: sec(40) } },
+});
+const cooler = block('Cooler', 'DigitalActuator', {
+  state: 'STATE_ACTIVE',
+  desiredState: 'STATE_ACTIVE',
+  storedState: 'STATE_ACTIVE',
+  claimedBy: link(null),
+  constraints: { mutexed: { mutexId: link('Mutex'), hasLock: true, limiting: false, remaining: sec(0) }, minOn: { duration: sec(300), limiting: false } },
+});
+const pwm = block('Heat PWM', 'ActuatorPwm', { value: 0, setting: 60, enabled: true, claimedBy: link('Heat PID'), actuatorId: link('Heater') });
+const all = new Map([mutex, heater, cooler, pwm].map((b) => [b.id, b]));
+
+t.test('a claimed output names its driver, what it wants and which mutex holds it back, by whom, how long', async (t) => {
+  const s = outputStory(heater, all);
+  t.equal(s.driver, 'Heat PWM');
+  t.equal(s.doing, 'off, wants on');
+  t.same(s.why, ['Driven by Heat PWM (0 %).', 'Waiting for Mutex, held by Cooler, 40 s left.']);
+});
+
+t.test('a free output says it is switched by hand and names a limiting timing constraint in words', async (t) => {
+  const fan = block('Fan', 'DigitalActuator', { state: 'STATE_INACTIVE', desiredState: 'STATE_ACTIVE', storedState: 'STATE_ACTIVE', claimedBy: link(null), constraints: { delayedOn: { duration: sec(600), limiting: true, remaining: sec(590) } } });
+  const s = outputStory(fan, all);
+  t.equal(s.driver, null);
+  t.equal(s.doing, 'off, wants on');
+  t.same(s.why, ['Switched by hand: on.', 'Held by the delay before switching on, 10 min left.']);
+  t.same(outputStory(cooler, all).why, ['Switched by hand: on.'], 'a constraint that does not limit is not mentioned');
+});
+
+t.test('a PWM below its setting says so and who drives it', async (t) => {
+  const s = outputStory(pwm, all);
+  t.equal(s.doing, '0 %, wants 60 %');
+  t.match(s.why[0], /^Driven by Heat PID/);
+});
+
+t.test('a mutex says who holds it and which actuator waits for how long', async (t) => {
+  t.same(mutexStory(mutex, all), { holder: 'Cooler', waiting: ['Heater waits 40 s'] });
+  const free = new Map([['Mutex', mutex]]);
+  t.same(mutexStory(mutex, free), { holder: null, waiting: [] });
+});
+
+t.test('a PID headlines its input, setting and output together', async (t) => {
+  const pid = block('Heat PID', 'Pid', { enabled: true, inputValue: temp(19.26), inputSetting: temp(20), outputValue: 42.4 });
+  t.equal(headline(pid), '19.3 °C → 20.0 °C · out 42 %');
+  t.equal(headline({ ...pid, data: { ...pid.data, enabled: false } }), 'disabled');
+});
+
+t.test('field labels are words, made-up sensor names are recognised', async (t) => {
+  t.equal(fieldLabel('storedSetting'), 'Setting');
+  t.equal(fieldLabel('minOff'), 'Minimum off time');
+  t.equal(fieldLabel('filterThreshold'), 'Filter threshold');
+  t.equal(fieldLabel('sensorId'), 'Sensor');
+  t.ok(isMadeUpName('Sensor b001'));
+  t.ok(isMadeUpName('OneWire Temp Sensor 00000000b001'), 'and the long form of older versions');
+  t.ok(isMadeUpName('Sensor 1'));
+  t.notOk(isMadeUpName('Beer Sensor'));
+});
+
+t.test('profile steps become points, and the position in them is told in words', async (t) => {
+  const points = stepsToPoints([
+    { temperature: 19, days: 5, rampDays: 0 },
+    { temperature: 21, days: 3, rampDays: 1 },
+  ]);
+  const DAY = 86400;
+  t.same(points, [
+    { time: 0, temperature: 19 },
+    { time: 5 * DAY, temperature: 19 },
+    { time: 6 * DAY, temperature: 21 },
+    { time: 9 * DAY, temperature: 21 },
+  ]);
+  const segs = segmentsOf(points.map((p) => ({ time: sec(p.time), temperature: temp(p.temperature) })), 'degC');
+  t.same(segs.map((s) => s.text), ['hold 19 °C for 5.0 d', 'ramp 19 → 21 °C over 24.0 h', 'hold 21 °C for 3.0 d']);
+  const w = whereIsIt(segs, 5.5 * DAY);
+  t.equal(w.index, 1);
+  t.equal(w.now, 'step 2 of 3: ramp 19 → 21 °C over 24.0 h, 12.0 h left');
+  t.equal(w.next, 'hold 21 °C for 3.0 d');
+  t.equal(whereIsIt(segs, 10 * DAY).now, 'finished: holding 21');
+});

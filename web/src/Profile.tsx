@@ -1,0 +1,130 @@
+// A fermentation profile's card: start one from a template (steps of temperature, duration and
+// ramp), see the step it is in and what comes next, pause/resume, skip a step, stop.
+// Pause keeps the elapsed time in the block's meta (meta.pausedAt, seconds), so any browser resumes it.
+import { useState } from 'preact/hooks';
+import { controller, serviceId, type Answer, type Block } from './api';
+import { useLive } from './live';
+import { inUnit, segmentsOf, startSeconds, stepsToPoints, TEMPLATES, whereIsIt, type Step } from './profile-steps';
+
+type Run = (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>;
+
+const patch = (b: Block, data: Record<string, unknown>, meta?: Record<string, unknown>) => controller<Block>('blocks/patch', { id: b.id, type: b.type, serviceId: serviceId(), data, ...(meta ? { meta } : {}) });
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string }) {
+  const [name, setName] = useState('Ale');
+  const [steps, setSteps] = useState<Step[]>(() => TEMPLATES.Ale!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })));
+  const pick = (n: string) => {
+    setName(n);
+    setSteps(TEMPLATES[n]!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })));
+  };
+  const edit = (i: number, key: keyof Step, v: string) => setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: Number(v) } : s)));
+  const start = (e: Event) => {
+    e.preventDefault();
+    if (steps.some((s) => !Number.isFinite(s.temperature) || !(s.days >= 0) || !(s.rampDays >= 0))) return;
+    void run(patch(block, { points: stepsToPoints(steps), start: new Date().toISOString(), enabled: true }, { pausedAt: null, template: name }), `${name} profile started`);
+  };
+  const u = unit === 'degF' ? '°F' : '°C';
+  return (
+    <form class="profile-form" onSubmit={start} data-testid="profile-form">
+      <label>
+        Template{' '}
+        <select value={name} onChange={(e) => pick((e.target as HTMLSelectElement).value)}>
+          {Object.keys(TEMPLATES).map((n) => (
+            <option value={n}>{n}</option>
+          ))}
+        </select>
+      </label>
+      <table class="steps">
+        <thead>
+          <tr>
+            <th scope="col">Step</th>
+            <th scope="col">Temperature ({u})</th>
+            <th scope="col">Days</th>
+            <th scope="col">Ramp days</th>
+          </tr>
+        </thead>
+        <tbody>
+          {steps.map((s, i) => (
+            <tr>
+              <th scope="row">{i + 1}</th>
+              <td>
+                <input aria-label={`step ${i + 1} temperature`} type="number" step="0.5" min={unit === 'degF' ? 23 : -5} max={unit === 'degF' ? 104 : 40} value={s.temperature} onInput={(e) => edit(i, 'temperature', (e.target as HTMLInputElement).value)} />
+              </td>
+              <td>
+                <input aria-label={`step ${i + 1} days`} type="number" step="0.5" min="0" max="60" value={s.days} onInput={(e) => edit(i, 'days', (e.target as HTMLInputElement).value)} />
+              </td>
+              <td>
+                <input aria-label={`step ${i + 1} ramp days`} type="number" step="0.5" min="0" max="14" value={s.rampDays} disabled={i === 0} onInput={(e) => edit(i, 'rampDays', (e.target as HTMLInputElement).value)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="submit">Start {name} profile</button>
+    </form>
+  );
+}
+
+export function ProfileCard({ block, run }: { block: Block; run: Run }) {
+  const live = useLive();
+  const unit = ((live.status.units as { temperature?: string } | undefined)?.temperature ?? 'degC') as string;
+  const d = block.data;
+  const pausedAt = typeof block.meta?.pausedAt === 'number' ? block.meta.pausedAt : null;
+  const start = startSeconds(d.start);
+  const segments = segmentsOf(d.points, unit);
+  if (d.enabled !== true && pausedAt === null) {
+    if (!segments.length) return <StartForm block={block} run={run} unit={unit} />;
+    return (
+      <div class="profile">
+        <ol class="muted" data-testid="profile-steps">
+          {segments.map((s) => (
+            <li>{s.text}</li>
+          ))}
+        </ol>
+        <button type="button" onClick={() => void run(patch(block, { enabled: true, start: new Date().toISOString() }, { pausedAt: null }), 'profile started')}>
+          Start profile now
+        </button>
+        <details>
+          <summary>Or start from a template</summary>
+          <StartForm block={block} run={run} unit={unit} />
+        </details>
+      </div>
+    );
+  }
+  const now = Date.now() / 1000;
+  const elapsed = pausedAt ?? (start === null ? 0 : now - start);
+  const where = whereIsIt(segments, elapsed);
+  const skip = () => {
+    const next = segments[where.index]?.end;
+    if (next === undefined) return;
+    if (pausedAt !== null) void run(patch(block, {}, { pausedAt: next }), 'skipped to the next step');
+    else void run(patch(block, { start: iso(now - next) }), 'skipped to the next step');
+  };
+  return (
+    <div class="profile" data-testid="profile-now">
+      <p>
+        <strong>{pausedAt !== null ? 'Paused at ' : 'Now: '}</strong>
+        {where.now}
+      </p>
+      {where.next && <p class="muted">Next: {where.next}</p>}
+      <div class="buttons">
+        {pausedAt === null ? (
+          <button type="button" onClick={() => void run(patch(block, { enabled: false }, { pausedAt: Math.max(0, elapsed) }), 'paused')}>
+            Pause
+          </button>
+        ) : (
+          <button type="button" onClick={() => void run(patch(block, { enabled: true, start: iso(now - pausedAt) }, { pausedAt: null }), 'resumed')}>
+            Resume
+          </button>
+        )}
+        <button type="button" disabled={where.index < 0 || where.index >= segments.length} onClick={skip}>
+          Skip step
+        </button>
+        <button type="button" onClick={() => void run(patch(block, { enabled: false }, { pausedAt: null }), 'profile stopped')}>
+          Stop
+        </button>
+      </div>
+    </div>
+  );
+}

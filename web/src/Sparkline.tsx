@@ -1,0 +1,63 @@
+// The last hour of a sensor's or setpoint's value under its card's headline: one history request
+// for all cards (refreshed every minute), drawn as an inline SVG line so the overview loads no
+// chart library.
+import { useEffect, useState } from 'preact/hooks';
+import { post, serviceId } from './api';
+import type { Range } from './graph-data';
+
+const REFRESH_MS = 60_000;
+const HOUR_S = 3600;
+
+/** The history field of a block's measured value, e.g. `edge-one/Beer Sensor/value[degC]`. */
+const valueField = (fields: string[], id: string): string | undefined => fields.find((f) => f.startsWith(`${serviceId()}/${id}/value[`));
+
+/** Block id → values of the last hour (oldest first). Empty without history. */
+export function useSparklines(ids: string[]): Map<string, Array<number | null>> {
+  const [lines, setLines] = useState(new Map<string, Array<number | null>>());
+  const key = ids.join('\n');
+  useEffect(() => {
+    let stopped = false;
+    const load = async () => {
+      const fields = await post<string[]>('/history/timeseries/fields', { duration: '1h' });
+      if (stopped || !fields.ok) return;
+      const wanted = new Map<string, string>();
+      for (const id of ids) {
+        const f = valueField(fields.body, id);
+        if (f) wanted.set(f, id);
+      }
+      if (!wanted.size) return;
+      const ranges = await post<Range[]>('/history/timeseries/ranges', { fields: [...wanted.keys()], duration: `${HOUR_S}s` });
+      if (stopped || !ranges.ok) return;
+      const next = new Map<string, Array<number | null>>();
+      for (const r of ranges.body) {
+        const id = wanted.get(r.metric.__name__);
+        if (id) next.set(id, r.values.map(([, v]) => (Number.isFinite(Number(v)) ? Number(v) : null)));
+      }
+      setLines(next);
+    };
+    void load();
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [key]);
+  return lines;
+}
+
+export function Sparkline({ values, label }: { values: Array<number | null>; label: string }) {
+  const nums = values.filter((v): v is number => v !== null);
+  if (nums.length < 2) return null;
+  const min = Math.min(...nums);
+  const max = Math.max(...nums);
+  const span = max - min || 1;
+  const points = values
+    .map((v, i) => (v === null ? null : `${((i / (values.length - 1)) * 100).toFixed(1)},${(28 - ((v - min) / span) * 26).toFixed(1)}`))
+    .filter((p) => p !== null)
+    .join(' ');
+  return (
+    <svg class="spark" viewBox="0 0 100 30" preserveAspectRatio="none" role="img" aria-label={`${label}: ${min.toFixed(1)} to ${max.toFixed(1)}`} data-testid="sparkline" data-points={nums.length}>
+      <polyline points={points} fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke" />
+    </svg>
+  );
+}

@@ -1,0 +1,120 @@
+// What a card says in words: who drives an output, what it is doing and why (constraint, claim,
+// mutex and who holds it), what a mutex is doing, a PID's input, setting and output together.
+// Pure functions of the public block JSON, so the words are tested without a browser.
+import type { Block } from './block-types.js';
+import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
+
+const CONSTRAINT_WORDS: Record<string, string> = {
+  minOff: 'minimum off time',
+  minOn: 'minimum on time',
+  delayedOn: 'delay before switching on',
+  delayedOff: 'delay before switching off',
+  mutexed: 'mutex',
+  balanced: 'balancer',
+  min: 'minimum',
+  max: 'maximum',
+};
+
+const linkTarget = (v: unknown): string | null => (isLink(v) && v.id ? v.id : null);
+
+type Constraint = { limiting?: boolean; remaining?: unknown; hasLock?: boolean; mutexId?: unknown; duration?: unknown };
+const constraintsOf = (b: Block): Record<string, Constraint> => (b.data.constraints && typeof b.data.constraints === 'object' ? (b.data.constraints as Record<string, Constraint>) : {});
+
+/** The actuator holding mutex `mutexId` now, if any. */
+export function mutexHolder(mutexId: string, blocks: Iterable<Block>): string | null {
+  for (const b of blocks) {
+    const m = constraintsOf(b).mutexed;
+    if (m && linkTarget(m.mutexId) === mutexId && m.hasLock === true) return b.id;
+  }
+  return null;
+}
+
+/** The block that drives this one (a PWM driving an actuator, a PID driving a PWM), or null. */
+export const driverOf = (b: Block): string | null => linkTarget(b.data.claimedBy);
+
+export interface OutputStory {
+  /** The block that drives this output; manual switching is then not offered. */
+  driver: string | null;
+  /** What the output does now, e.g. "on", or "off, wants on". */
+  doing: string;
+  /** Why it is not doing what it was asked, and who decides: one sentence each. */
+  why: string[];
+}
+
+export function outputStory(b: Block, blocks: Map<string, Block>): OutputStory {
+  const d = b.data;
+  const driver = driverOf(b);
+  const isDigital = 'state' in d && 'desiredState' in d;
+  const value = isDigital ? d.state : (qtyValue(d.value) ?? d.value);
+  const wanted = isDigital ? d.desiredState : (qtyValue(d.setting) ?? d.setting);
+  const word = (v: unknown) => (isDigital ? stateWord(v) : `${fmtNumber(v as number | null, 0)} %`);
+  const differs = wanted !== null && wanted !== undefined && value !== null && value !== undefined && (isDigital ? wanted !== value : Math.abs(Number(wanted) - Number(value)) >= 0.5);
+  const doing = differs ? `${word(value)}, wants ${word(wanted)}` : word(value);
+  const why: string[] = [];
+  if (driver) {
+    const by = blocks.get(driver);
+    why.push(`Driven by ${driver}${by ? ` (${headline(by)})` : ''}.`);
+  } else if (isDigital && 'storedState' in d) why.push(`Switched by hand: ${stateWord(d.storedState)}.`);
+  for (const [name, c] of Object.entries(constraintsOf(b))) {
+    if (!c || c.limiting !== true) continue;
+    const left = qtyValue(c.remaining);
+    const time = left ? `, ${fmtDuration(left)} left` : '';
+    if (name === 'mutexed') {
+      const mutex = linkTarget(c.mutexId) ?? '?';
+      const holder = mutexHolder(mutex, blocks.values());
+      why.push(`Waiting for ${mutex}${holder && holder !== b.id ? `, held by ${holder}` : ''}${time}.`);
+    } else why.push(`Held by the ${CONSTRAINT_WORDS[name] ?? name}${time}.`);
+  }
+  if (d.enabled === false) why.push('Disabled: its output stays off.');
+  return { driver, doing, why };
+}
+
+export interface MutexStory {
+  holder: string | null;
+  /** "X waits 40 s" for each actuator the mutex holds back. */
+  waiting: string[];
+}
+
+export function mutexStory(m: Block, blocks: Map<string, Block>): MutexStory {
+  const holder = mutexHolder(m.id, blocks.values());
+  const waiting: string[] = [];
+  for (const b of blocks.values()) {
+    const c = constraintsOf(b).mutexed;
+    if (!c || linkTarget(c.mutexId) !== m.id || c.limiting !== true) continue;
+    const left = qtyValue(c.remaining) ?? qtyValue(m.data.waitRemaining);
+    waiting.push(`${b.id} waits${left ? ` ${fmtDuration(left)}` : ''}`);
+  }
+  return { holder, waiting };
+}
+
+/** Field names in words, for labels: `storedSetting` → "Setting", `minOff` → "Minimum off time". */
+const FIELD_WORDS: Record<string, string> = {
+  storedSetting: 'Setting',
+  storedState: 'Manual state',
+  sensorId: 'Sensor',
+  inputId: 'Input (setpoint)',
+  outputId: 'Output',
+  actuatorId: 'Actuator',
+  targetId: 'Target setpoint',
+  hwDevice: 'IO module',
+  kp: 'Proportional gain (Kp)',
+  ti: 'Integral time (Ti)',
+  td: 'Derivative time (Td)',
+  ...CONSTRAINT_WORDS,
+  minOff: 'Minimum off time',
+  minOn: 'Minimum on time',
+  delayedOn: 'Delay before on',
+  delayedOff: 'Delay before off',
+};
+
+export function fieldLabel(name: string): string {
+  if (FIELD_WORDS[name]) return FIELD_WORDS[name]!.charAt(0).toUpperCase() + FIELD_WORDS[name]!.slice(1);
+  const words = name
+    .replace(/Id$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A name discovery made up (type and address): the page asks the user for a better one. */
+export const isMadeUpName = (id: string): boolean => /^(OneWire Temp Sensor|OneWire Thermocouple|Sensor|Thermocouple|DS18B20|Temp Sensor) ?[0-9a-f]{4,16}$|^Sensor \d+$/i.test(id);
