@@ -154,7 +154,7 @@ export function Hardware() {
   return (
     <div class="hardware">
       {error && <p class="answer bad">{error}</p>}
-      <section class="panel">
+      <section class="panel" tabIndex={0} aria-label="1-Wire buses">
         <h2>1-Wire buses{mode ? ` (${mode})` : ''}</h2>
         {missing.length > 0 && (
           <p class="answer bad" data-testid="missing">
@@ -164,19 +164,19 @@ export function Hardware() {
         {onewire?.buses?.length ? <Buses buses={onewire.buses} users={users} /> : <p class="muted">No 1-Wire bus.</p>}
       </section>
       {gpio && gpio.length > 0 && (
-        <section class="panel">
+        <section class="panel" tabIndex={0} aria-label="GPIO lines">
           <h2>GPIO</h2>
           <Gpio lines={gpio} />
         </section>
       )}
       {i2c && (
-        <section class="panel">
-          <h2>I2C IO chips</h2>
+        <section class="panel" tabIndex={0} aria-label="I2C chips">
+          <h2>I2C chips</h2>
           <I2cChips i2c={i2c} users={users} />
         </section>
       )}
       {Object.keys(rest).length > 0 && (
-        <section class="panel">
+        <section class="panel" tabIndex={0} aria-label="Other hardware">
           <h2>Other hardware</h2>
           <Value v={rest} />
         </section>
