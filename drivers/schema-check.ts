@@ -85,12 +85,15 @@ function issueOf(error: ValueError, base: string): SchemaIssue {
     const known = Object.keys((error.schema as { properties?: object }).properties ?? {});
     return { path: pointerToPath(error.path, base), message: unknownKeyMessage(key, known), unknownKey: true };
   }
-  const schema = error.schema as TSchema & Wording & { maxLength?: number };
+  const schema = error.schema as TSchema & Wording & { maxLength?: number; maxItems?: number };
   if (schema.type === 'string' && typeof error.value === 'string') {
     // A long value is not echoed; the length counts characters (code points), as users do.
     const length = Array.from(error.value).length;
     if (schema.maxLength !== undefined && length > schema.maxLength) return { path: pointerToPath(error.path, base), message: `must be at most ${schema.maxLength} characters, got ${length}`, unknownKey: false };
   }
+  if (Array.isArray(error.value) && schema.maxItems !== undefined && error.value.length > schema.maxItems)
+    return { path: pointerToPath(error.path, base), message: `must hold at most ${schema.maxItems} items, got ${error.value.length}`, unknownKey: false };
+  if (error.type === ValueErrorType.ObjectRequiredProperty) return { path: pointerToPath(error.path, base), message: `is required: ${expectation(error.schema)}`, unknownKey: false };
   const ofType = schema.type !== 'string' || typeof error.value === 'string';
   const rule = (ofType ? schema.errorMessage : undefined) ?? `must be ${expectation(error.schema)}`;
   return { path: pointerToPath(error.path, base), message: `${rule}, got ${describeValue(error.value)}`, unknownKey: false };
