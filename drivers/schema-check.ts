@@ -15,7 +15,10 @@ export interface SchemaIssue {
 
 /** Extra schema options this module reads. */
 export interface Wording {
-  /** Replaces the generated "must be ..." (e.g. for a pattern): "may hold only letters, ...". */
+  /**
+   * Replaces the generated "must be ..." for a value of the schema's type (e.g. for a pattern:
+   * "may hold only letters, ..."); a value of another type still gets "must be a string".
+   */
   errorMessage?: string;
 }
 
@@ -82,7 +85,17 @@ function issueOf(error: ValueError, base: string): SchemaIssue {
     const known = Object.keys((error.schema as { properties?: object }).properties ?? {});
     return { path: pointerToPath(error.path, base), message: unknownKeyMessage(key, known), unknownKey: true };
   }
-  const rule = (error.schema as Wording).errorMessage ?? `must be ${expectation(error.schema)}`;
+  const schema = error.schema as TSchema & Wording & { maxLength?: number; maxItems?: number };
+  if (schema.type === 'string' && typeof error.value === 'string') {
+    // A long value is not echoed; the length counts characters (code points), as users do.
+    const length = Array.from(error.value).length;
+    if (schema.maxLength !== undefined && length > schema.maxLength) return { path: pointerToPath(error.path, base), message: `must be at most ${schema.maxLength} characters, got ${length}`, unknownKey: false };
+  }
+  if (Array.isArray(error.value) && schema.maxItems !== undefined && error.value.length > schema.maxItems)
+    return { path: pointerToPath(error.path, base), message: `must hold at most ${schema.maxItems} items, got ${error.value.length}`, unknownKey: false };
+  if (error.type === ValueErrorType.ObjectRequiredProperty) return { path: pointerToPath(error.path, base), message: `is required: ${expectation(error.schema)}`, unknownKey: false };
+  const ofType = schema.type !== 'string' || typeof error.value === 'string';
+  const rule = (ofType ? schema.errorMessage : undefined) ?? `must be ${expectation(error.schema)}`;
   return { path: pointerToPath(error.path, base), message: `${rule}, got ${describeValue(error.value)}`, unknownKey: false };
 }
 
@@ -96,4 +109,18 @@ export function checkAgainst<T>(schema: TSchema, value: unknown, base = ''): { v
   const errors = [...Value.Errors(schema, withDefaults)];
   const first = errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0]!;
   return { issue: issueOf(first, base) };
+}
+
+/**
+ * Every problem of `value` against `schema`, the first one at each place, in document order: for
+ * request bodies whose answer names all bad fields at once. Empty when the value fits.
+ */
+export function issuesAgainst(schema: TSchema, value: unknown, base = ''): SchemaIssue[] {
+  const withDefaults = Value.Default(schema, Value.Clone(value)) as unknown;
+  const byPath = new Map<string, SchemaIssue>();
+  for (const error of Value.Errors(schema, withDefaults)) {
+    const issue = issueOf(error, base);
+    if (!byPath.has(issue.path)) byPath.set(issue.path, issue);
+  }
+  return [...byPath.values()];
 }

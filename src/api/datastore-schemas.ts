@@ -1,35 +1,17 @@
-// Swagger (documentation only) schemas of the datastore API.
-import { ID_RULE, MAX_FILTER_LENGTH, MAX_ID_LENGTH, MAX_NAMESPACE_LENGTH, NAMESPACE_RULE } from '../store/datastore-validate.js';
-
-const namespace = { type: 'string', pattern: NAMESPACE_RULE, maxLength: MAX_NAMESPACE_LENGTH, description: 'May be empty; nest with ":"', example: 'edge-one' };
-const id = { type: 'string', pattern: ID_RULE, minLength: 1, maxLength: MAX_ID_LENGTH, example: 'units' };
-
-const document = {
-  type: 'object',
-  description: 'Any JSON object with a namespace and an id; other members are stored as given',
-  required: ['namespace', 'id'],
-  properties: { namespace, id },
-  additionalProperties: true,
-  example: { namespace: 'edge-one', id: 'units', temperature: 'degC' },
-};
+// Route schemas of the datastore API: the request bodies are the very schemas the handlers check
+// (src/store/datastore-validate.ts), so Swagger shows the rules that apply.
+import { Type } from '@sinclair/typebox';
+import { DocumentSchema, KeyQuerySchema, SetQuerySchema, ValueBodySchema, ValuesBodySchema } from '../store/datastore-validate.js';
 
 export const datastoreSchemas = {
   setQueryText: '`filter` is a glob (`*`, `?`, `[abc]`, `[^abc]`, `\\` escapes) on the part of the key after "namespace:" (the whole key for the empty namespace); `ids` are exact.',
-  pong: { type: 'object', properties: { ping: { type: 'string', example: 'pong' } } },
-  keyQuery: { type: 'object', required: ['namespace', 'id'], properties: { namespace, id } },
-  setQuery: {
-    type: 'object',
-    required: ['namespace'],
-    properties: {
-      namespace,
-      ids: { type: 'array', items: id, nullable: true },
-      filter: { type: 'string', nullable: true, maxLength: MAX_FILTER_LENGTH, example: '*' },
-    },
-  },
-  valueBody: { type: 'object', required: ['value'], properties: { value: document } },
-  valuesBody: { type: 'object', required: ['values'], properties: { values: { type: 'array', items: document } } },
-  value: { type: 'object', properties: { value: document } },
-  valueOrNull: { type: 'object', properties: { value: { ...document, nullable: true } } },
-  values: { type: 'object', properties: { values: { type: 'array', items: document } } },
-  count: { type: 'object', properties: { count: { type: 'integer', minimum: 0 } } },
+  pong: Type.Object({ ping: Type.String({ example: 'pong' }) }),
+  keyQuery: KeyQuerySchema,
+  setQuery: SetQuerySchema,
+  valueBody: ValueBodySchema,
+  valuesBody: ValuesBodySchema,
+  value: Type.Object({ value: DocumentSchema }),
+  valueOrNull: Type.Object({ value: Type.Unsafe({ ...DocumentSchema, nullable: true }) }),
+  values: Type.Object({ values: Type.Array(DocumentSchema) }),
+  count: Type.Object({ count: Type.Integer({ minimum: 0 }) }),
 };

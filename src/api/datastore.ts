@@ -2,11 +2,12 @@
 //   get {namespace, id} -> {value: doc|null}        set {value: doc} -> {value: doc}
 //   mget {namespace, ids?, filter?} -> {values}     mset {values: [doc]} -> {values}
 //   delete {namespace, id} -> {count}               mdelete {namespace, ids?, filter?} -> {count}
-// Bodies are checked here (route schemas are documentation); change events come from the
+// Bodies are checked here against the route schemas' own TypeBox objects (Fastify's validator is
+// off so that every problem is one 422 naming each field); change events come from the
 // DocumentStore's own events, so every writer (this API, backup load) publishes alike.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Doc, DocumentStore } from '../store/documents.js';
-import { documentIssues, isPlainObject, parseKeyQuery, parseSetQuery, type Issue } from '../store/datastore-validate.js';
+import { bodyIssues, documentIssues, isPlainObject, parseKeyQuery, parseSetQuery, ValuesBodySchema, type Issue } from '../store/datastore-validate.js';
 import { HttpError } from './errors.js';
 import { datastoreSchemas as s } from './datastore-schemas.js';
 
@@ -57,8 +58,9 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
 
     app.post('/datastore/mset', doc('Create or replace several documents, all or nothing', 'One invalid document fails the call and nothing is stored. Publishes one {"changed"} event per top-level namespace.', s.valuesBody, s.values), async (req) => {
       const body = objectBody(req.body);
-      if (!Array.isArray(body.values)) throw invalid([{ path: 'values', message: body.values === undefined ? 'required array of documents' : 'must be an array of documents' }]);
-      const issues = body.values.flatMap((v, i) => documentIssues(v, `values.${i}`, documents.shapes));
+      const shapeIssues = bodyIssues(ValuesBodySchema, body);
+      if (shapeIssues.length) throw invalid(shapeIssues);
+      const issues = (body.values as unknown[]).flatMap((v, i) => documentIssues(v, `values.${i}`, documents.shapes));
       if (issues.length) throw invalid(issues);
       documents.setMany(body.values as Doc[]);
       return { values: body.values };

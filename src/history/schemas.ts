@@ -1,9 +1,17 @@
-// Swagger documentation of the timeseries API (validation is done by query.ts).
+// Schemas of the timeseries API: the route schemas in Swagger and the checks of query.ts.
 import { Type } from '@sinclair/typebox';
 
-const instant = Type.Union([Type.String({ format: 'date-time' }), Type.Number({ description: 'Unix seconds (milliseconds above 10e10)' })]);
-const duration = Type.Union([Type.String({ examples: ['1d', '2h30m', '90'] }), Type.Number({ description: 'seconds' })]);
-const fields = Type.Array(Type.String(), { maxItems: 1000, examples: [['edge-one/sensor-1/value[degC]']] });
+export const MAX_QUERY_FIELDS = 1000;
+const MAX_FIELD_LENGTH = 500;
+
+// The text of an instant or duration is parsed after the check (timeframe.ts); null counts as absent.
+const instant = Type.Union([Type.String({ description: 'ISO-8601 date-time (or Unix seconds as text)', examples: ['2024-05-01T12:00:00Z'] }), Type.Number({ description: 'Unix seconds (milliseconds above 10e10)' }), Type.Null()], {
+  errorMessage: 'must be an ISO-8601 date or Unix seconds',
+});
+const duration = Type.Union([Type.String({ examples: ['1d', '2h30m', '90'] }), Type.Number({ description: 'seconds' }), Type.Null()], {
+  errorMessage: 'must be a duration: text such as "1d" or "2h30m", or seconds',
+});
+const fields = Type.Array(Type.String({ minLength: 1, maxLength: MAX_FIELD_LENGTH, description: 'a field name' }), { maxItems: MAX_QUERY_FIELDS, examples: [['edge-one/sensor-1/value[degC]']] });
 
 export const timeseriesSchemas = {
   pong: Type.Object({ ping: Type.Literal('pong') }),

@@ -1,7 +1,9 @@
-// Shape rules of datastore documents and query bodies (spec §2.4). Pure: returns the issues,
-// each naming the offending field, so the REST API and backup load share one rulebook.
-import type { TSchema } from '@sinclair/typebox';
-import { checkAgainst } from '../../drivers/schema-check.js';
+// Shape rules of datastore documents and query bodies (spec §2.4), as TypeBox schemas: the same
+// objects are the route schemas in Swagger (src/api/datastore-schemas.ts) and the checks here,
+// worded by drivers/schema-check.ts. Each issue names the offending field; the REST API and
+// backup load share this one rulebook.
+import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
+import { checkAgainst, issuesAgainst } from '../../drivers/schema-check.js';
 
 /** A datastore document: {namespace, id, ...fields}. */
 export type Doc = { namespace: string; id: string } & Record<string, unknown>;
@@ -25,31 +27,13 @@ export const MAX_ID_LENGTH = 200;
 export const MAX_NAMESPACE_LENGTH = 500;
 export const MAX_FILTER_LENGTH = 500;
 
-export interface KeyQuery {
-  namespace: string;
-  id: string;
-}
+// TypeBox tests `pattern` without the `u` flag and `maxLength` in UTF-16 units; a key part is
+// checked with the Unicode pattern and in code points instead. The schema keeps the spec's rule
+// in `pattern` and the cap in `maxLength`, which is what Swagger shows.
+const KEY_PART = 'DatastoreKeyPart';
+const UNICODE_PATTERN = Symbol('unicode pattern');
+type KeyPartSchema = TSchema & { maxLength: number; minLength?: number; [UNICODE_PATTERN]?: RegExp };
 
-/** A namespace with optional exact ids and/or a glob on the rest of the key. */
-export interface SetQuery {
-  namespace: string;
-  ids?: string[];
-  filter?: string;
-}
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return JSON.stringify(v);
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`;
-}
-
-/** Whether `v` has more than `max` code points; stops counting early. */
 function longerThan(v: string, max: number): boolean {
   if (v.length <= max) return false;
   let n = 0;
@@ -57,81 +41,99 @@ function longerThan(v: string, max: number): boolean {
   return false;
 }
 
-/** Push a length issue (the value itself is not echoed) when `v` is over `max`. */
-function checkLength(v: string, max: number, path: string, issues: Issue[]): boolean {
-  if (!longerThan(v, max)) return true;
-  issues.push({ path, message: `must be at most ${max} characters, got ${Array.from(v).length}` });
-  return false;
+TypeRegistry.Set<KeyPartSchema>(KEY_PART, (schema, value) => {
+  if (typeof value !== 'string' || longerThan(value, schema.maxLength)) return false;
+  if (value.length < (schema.minLength ?? 0)) return false;
+  return schema[UNICODE_PATTERN]?.test(value) ?? true;
+});
+
+function keyPart(unicode: RegExp | undefined, options: Record<string, unknown> & { maxLength: number }) {
+  return Type.Unsafe<string>({ [Kind]: KEY_PART, [UNICODE_PATTERN]: unicode, type: 'string', ...options });
 }
 
-function checkNamespace(v: unknown, path: string, issues: Issue[]): v is string {
-  if (typeof v !== 'string') {
-    issues.push({ path, message: v === undefined ? 'required string (may be empty)' : `must be a string, got ${describe(v)}` });
-    return false;
-  }
-  if (!checkLength(v, MAX_NAMESPACE_LENGTH, path, issues)) return false;
-  if (!NAMESPACE_PATTERN.test(v)) {
-    issues.push({ path, message: `must match ${NAMESPACE_RULE} (letters, digits, _ - . ~ :), got ${describe(v)}` });
-    return false;
-  }
-  return true;
-}
+export const NamespaceSchema = keyPart(NAMESPACE_PATTERN, {
+  pattern: NAMESPACE_RULE,
+  maxLength: MAX_NAMESPACE_LENGTH,
+  errorMessage: `must match ${NAMESPACE_RULE} (letters, digits, _ - . ~ :; may be empty)`,
+  description: 'May be empty; nest with ":"',
+  example: 'edge-one',
+});
 
-function checkId(v: unknown, path: string, issues: Issue[]): v is string {
-  if (typeof v !== 'string') {
-    issues.push({ path, message: v === undefined ? 'required non-empty string' : `must be a string, got ${describe(v)}` });
-    return false;
-  }
-  if (!checkLength(v, MAX_ID_LENGTH, path, issues)) return false;
-  if (!ID_PATTERN.test(v)) {
-    issues.push({ path, message: v === '' ? 'must not be empty' : `must match ${ID_RULE} (letters, digits, _ - . ~), got ${describe(v)}` });
-    return false;
-  }
-  return true;
+export const IdSchema = keyPart(ID_PATTERN, {
+  pattern: ID_RULE,
+  minLength: 1,
+  maxLength: MAX_ID_LENGTH,
+  errorMessage: `must match ${ID_RULE} (one or more letters, digits, _ - . ~)`,
+  example: 'units',
+});
+
+const FilterSchema = keyPart(undefined, { maxLength: MAX_FILTER_LENGTH, nullable: true, example: '*' });
+
+export const DocumentSchema = Type.Object(
+  { namespace: NamespaceSchema, id: IdSchema },
+  { additionalProperties: true, description: 'Any JSON object with a namespace and an id; other members are stored as given', example: { namespace: 'edge-one', id: 'units', temperature: 'degC' } },
+);
+
+/** `{namespace, id}` of get and delete; other members (a whole document) are ignored. */
+export const KeyQuerySchema = Type.Object({ namespace: NamespaceSchema, id: IdSchema });
+export type KeyQuery = Static<typeof KeyQuerySchema>;
+
+/** `{namespace, ids?, filter?}` of mget and mdelete; `null` counts as absent (see `parseSetQuery`). */
+export const SetQuerySchema = Type.Object({
+  namespace: NamespaceSchema,
+  ids: Type.Optional(Type.Array(IdSchema, { nullable: true })),
+  filter: Type.Optional(FilterSchema),
+});
+/** A namespace with optional exact ids and/or a glob on the rest of the key. */
+export type SetQuery = Static<typeof SetQuerySchema>;
+
+export const ValueBodySchema = Type.Object({ value: DocumentSchema });
+export const ValuesBodySchema = Type.Object({ values: Type.Array(DocumentSchema) });
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The schema of the documents under a key that the service itself reads (the units document). */
 export type DocumentShapes = (namespace: string, id: string) => TSchema | undefined;
 
+/** `values[2].id` as the datastore has always named it: `values.2.id`. */
+function dotted(path: string): string {
+  return path.replace(/\[(\d+)\]/g, (_m, i: string, at: number) => (at === 0 ? i : `.${i}`));
+}
+
+/** The issues of `value` against `schema`, paths under `base`. */
+export function bodyIssues(schema: TSchema, value: unknown, base = ''): Issue[] {
+  return issuesAgainst(schema, value, base).map((i) => ({ path: dotted(i.path), message: i.message }));
+}
+
 /** Issues of one document to be stored; none means it is a valid Doc. */
 export function documentIssues(value: unknown, path: string, shapes?: DocumentShapes): Issue[] {
-  const issues: Issue[] = [];
-  if (!isPlainObject(value)) {
-    issues.push({ path, message: value === undefined ? 'required document {namespace, id, ...}' : `must be a document object {namespace, id, ...}, got ${describe(value)}` });
-    return issues;
-  }
-  const namespaceOk = checkNamespace(value.namespace, path ? `${path}.namespace` : 'namespace', issues);
-  const idOk = checkId(value.id, path ? `${path}.id` : 'id', issues);
-  const shape = namespaceOk && idOk ? shapes?.(value.namespace as string, value.id as string) : undefined;
+  const issues = bodyIssues(DocumentSchema, value, path);
+  if (issues.length || !shapes) return issues;
+  const doc = value as Doc;
+  const shape = shapes(doc.namespace, doc.id);
   const checked = shape ? checkAgainst(shape, value, path) : undefined;
-  if (checked?.issue) issues.push({ path: checked.issue.path, message: checked.issue.message });
-  return issues;
+  return checked?.issue ? [{ path: checked.issue.path, message: checked.issue.message }] : [];
 }
 
 export function isDoc(value: unknown): value is Doc {
   return documentIssues(value, '').length === 0;
 }
 
-/** `{namespace, id}` of get and delete; other members (a whole document) are ignored. */
 export function parseKeyQuery(body: Record<string, unknown>): { query?: KeyQuery; issues: Issue[] } {
-  const issues: Issue[] = [];
-  const nsOk = checkNamespace(body.namespace, 'namespace', issues);
-  const idOk = checkId(body.id, 'id', issues);
-  return nsOk && idOk ? { query: { namespace: body.namespace as string, id: body.id as string }, issues } : { issues };
+  const issues = bodyIssues(KeyQuerySchema, body);
+  return issues.length ? { issues } : { query: { namespace: body.namespace as string, id: body.id as string }, issues };
 }
 
-/** `{namespace, ids?, filter?}` of mget and mdelete; `null` counts as absent. */
 export function parseSetQuery(body: Record<string, unknown>): { query?: SetQuery; issues: Issue[] } {
-  const issues: Issue[] = [];
-  checkNamespace(body.namespace, 'namespace', issues);
-  const query: SetQuery = { namespace: body.namespace as string };
-  if (body.ids !== undefined && body.ids !== null) {
-    if (!Array.isArray(body.ids)) issues.push({ path: 'ids', message: `must be an array of ids, got ${describe(body.ids)}` });
-    else if (body.ids.map((id, i) => checkId(id, `ids.${i}`, issues)).every(Boolean)) query.ids = body.ids as string[];
-  }
-  if (body.filter !== undefined && body.filter !== null) {
-    if (typeof body.filter !== 'string') issues.push({ path: 'filter', message: `must be a glob string, got ${describe(body.filter)}` });
-    else if (checkLength(body.filter, MAX_FILTER_LENGTH, 'filter', issues)) query.filter = body.filter;
-  }
-  return issues.length ? { issues } : { query, issues };
+  const given = { ...body };
+  if (given.ids === null) delete given.ids;
+  if (given.filter === null) delete given.filter;
+  const issues = bodyIssues(SetQuerySchema, given);
+  if (issues.length) return { issues };
+  const query: SetQuery = { namespace: given.namespace as string };
+  if (given.ids !== undefined) query.ids = given.ids as string[];
+  if (given.filter !== undefined) query.filter = given.filter as string;
+  return { query, issues };
 }

@@ -117,3 +117,23 @@ t.test('bodies over the limit are 413 and store nothing', async (t) => {
   t.equal(res.status, 413);
   t.same((await ds('get', { namespace: 'big', id: 'x' })).body, { value: null });
 });
+
+t.test('the Swagger body schemas are the checked schemas: what the document states is what is enforced', async (t) => {
+  const { app, ds, close } = await datastoreApp();
+  t.teardown(close);
+  const { datastoreSchemas } = await import('../../src/api/datastore-schemas.js');
+  const rules = await import('../../src/store/datastore-validate.js');
+  t.equal(datastoreSchemas.keyQuery, rules.KeyQuerySchema, 'get/delete document the schema they check');
+  t.equal(datastoreSchemas.setQuery, rules.SetQuerySchema, 'mget/mdelete document the schema they check');
+  t.equal(datastoreSchemas.valueBody, rules.ValueBodySchema, 'set documents the schema it checks');
+  t.equal(datastoreSchemas.valuesBody, rules.ValuesBodySchema, 'mset documents the schema it checks');
+  const spec = JSON.parse((await app.http.inject({ method: 'GET', url: '/history/api/doc/json' })).body);
+  const body = (op: string) => spec.paths[`/history/datastore/${op}`].post.requestBody.content['application/json'].schema;
+  const id = body('get').properties.id;
+  t.match(id, { type: 'string', pattern: rules.ID_RULE, minLength: 1, maxLength: rules.MAX_ID_LENGTH }, 'the documented id rule');
+  t.equal((await ds('get', { namespace: 'n', id: 'i'.repeat(id.maxLength + 1) })).status, 422, 'the documented maxLength is enforced');
+  t.equal((await ds('get', { namespace: 'n', id: 'i'.repeat(id.maxLength) })).status, 200, 'up to it is fine');
+  t.equal(body('mget').properties.filter.maxLength, rules.MAX_FILTER_LENGTH);
+  t.same(body('mget').required, ['namespace'], 'only the namespace is required for mget');
+  t.same(body('set').properties.value.required, ['namespace', 'id'], 'a document needs namespace and id');
+});
