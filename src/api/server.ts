@@ -12,9 +12,9 @@ import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
 import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes.js';
-import { refusePlainRouteUpgrades, WEBSOCKET_MAX_FRAME_BYTES } from './upgrade-routes.js';
+import { BODY_LIMIT, WEBSOCKET_MAX_FRAME_BYTES } from '../shared/limits.js';
+import { refusePlainRouteUpgrades } from './upgrade-routes.js';
 
-export const BODY_LIMIT = 1024 * 1024;
 
 class PrototypeKeyError extends Error {}
 

@@ -8,7 +8,8 @@ import type { Logger } from '../log.js';
 import type { BusAuth } from './bus-auth.js';
 import { listen } from './listen.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from '../port-in-use.js';
-import { limitPacketSize, MAX_PACKET_BYTES } from './packet-limit.js';
+import { MAX_PACKET_BYTES } from '../shared/limits.js';
+import { limitPacketSize } from './packet-limit.js';
 
 export class EmbeddedBroker {
   private constructor(

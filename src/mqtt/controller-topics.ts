@@ -3,7 +3,7 @@
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
 // same validation and size limit as REST. Whatever is wrong with a message is counted, logged
 // (once a minute per topic, src/log-limit.ts) and the message dropped.
-import { BODY_LIMIT } from '../api/server.js';
+import { BODY_LIMIT } from '../shared/limits.js';
 import { isPlainObject } from '../codec/decode.js';
 import type { Logger } from '../log.js';
 import type { WarningLimiter } from '../log-limit.js';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { BODY_LIMIT } from '../api/server.js';
+import { BODY_LIMIT } from '../shared/limits.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../service/spark-status.js';
