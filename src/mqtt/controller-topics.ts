@@ -2,12 +2,12 @@
 // `R/spark/blocks/...`, where Brewblox services write blocks. A message is
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
 // same validation and size limit as REST. Whatever is wrong with a message is counted, logged
-// (once a minute per topic, src/log-limit.ts) and the message dropped.
+// (once a minute per topic, src/log/limit.ts) and the message dropped.
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { isPlainObject } from '../codec/decode.js';
 import type { Logger } from '../log.js';
-import type { WarningLimiter } from '../log-limit.js';
+import type { WarningLimiter } from '../log/limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { MqttConnection } from './connection.js';
 import { CONTROLLER_ACTIONS, type ControllerAction, type Topics } from './topics.js';

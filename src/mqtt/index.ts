@@ -24,7 +24,7 @@ import { offlineMessage, type ControllerStatus } from './state.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
 import { bridgeTarget } from './upstream.js';
-import { WarningLimiter } from '../log-limit.js';
+import { WarningLimiter } from '../log/limit.js';
 
 export { EVENTBUS_PATH } from './eventbus-ws.js';
 export type { Topics } from './topics.js';

@@ -51,7 +51,7 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
     t.teardown(() => pub.end());
 
     await pub.publish(controllerTopic('create'), JSON.stringify(block('Huge', 2 * BODY_LIMIT)));
-    // On the spark topic: drops are logged once a minute per topic (src/log-limit.ts), so a second
+    // On the spark topic: drops are logged once a minute per topic (src/log/limit.ts), so a second
     // drop on the same topic would only be counted.
     await pub.publish('svc/spark/blocks/create', JSON.stringify(block('Meta Heavy', BODY_LIMIT / 2)));
     await pub.publish(controllerTopic('create'), JSON.stringify(block('Small', 100)));
