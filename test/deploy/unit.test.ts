@@ -81,7 +81,7 @@ t.test('the directives the runtime and the failsafe depend on', async (t) => {
   t.same(directive('SupplementaryGroups'), ['gpio i2c dialout']);
   t.same(directive('StateDirectory'), ['edgeblocks']);
   t.match(directive('ExecStart')[0], /dist\/src\/main\.js --config \/etc\/edgeblocks\/config\.json --data-dir \/var\/lib\/edgeblocks$/);
-  t.match(directive('ExecStopPost')[0], /dist\/src\/failsafe\.js --config \/etc\/edgeblocks\/config\.json$/);
+  t.match(directive('ExecStopPost')[0], /dist\/src\/failsafe\/index\.js --config \/etc\/edgeblocks\/config\.json$/);
   t.same(directive('AmbientCapabilities'), ['CAP_NET_BIND_SERVICE']);
   t.same(directive('CapabilityBoundingSet'), ['CAP_NET_BIND_SERVICE']);
   t.same(directive('ProtectSystem'), ['strict']);
