@@ -37,14 +37,14 @@ import type { UnitsSetting } from './runtime/units-setting.js';
 import { BackupSchedule } from './service/backup-schedule.js';
 import { ControlEnabled } from './service/control-enabled.js';
 import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
-import { stoppedLine, STOPPED_UNTOUCHED } from './shutdown-report.js';
-import { StartupPhases } from './startup-phases.js';
+import { stoppedLine, STOPPED_UNTOUCHED } from './app/shutdown-report.js';
+import { StartupPhases } from './app/startup-phases.js';
 import { BackupFiles } from './store/backup-files.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
 import type { Db } from './store/db.js';
 import type { DocumentStore } from './store/documents.js';
 import { unusableFileError } from './store/file-modes.js';
-import { VERSION } from './version.js';
+import { VERSION } from './shared/version.js';
 import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
 import { hostname } from 'node:os';
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './cli-args.js';
 import { checkConfigDocument, checkSetting, configFlags, configHelp, DEFAULTS, issueKey, SETTINGS, type Config, type ConfigIssue, type ConfigKey, type ValueSource } from './config-schema.js';
-import { normalHost, normalOrigin } from './origin.js';
+import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
 

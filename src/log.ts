@@ -1,5 +1,5 @@
 import { pino, type Logger as PinoLogger } from 'pino';
-import { prettyLine } from './log-pretty.js';
+import { prettyLine } from './log/pretty.js';
 
 export type Logger = PinoLogger;
 export type LogFormat = 'auto' | 'json' | 'pretty';

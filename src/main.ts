@@ -3,7 +3,7 @@
 import module from 'node:module';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
-import { VERSION } from './version.js';
+import { VERSION } from './shared/version.js';
 import { pickAppModule } from './service/app-module.js';
 
 /** EX_TEMPFAIL: the service asks its supervisor to start it again. */

@@ -9,7 +9,7 @@
 // axios send); a browser cannot send that without an Origin header, which is checked.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { normalOrigin } from '../origin.js';
+import { normalOrigin } from './origin.js';
 import { errorBody } from './errors.js';
 import type {} from '@fastify/websocket';
 

@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { normalHost } from '../origin.js';
+import { normalHost } from './origin.js';
 import { errorBody } from './errors.js';
 
 export interface HostSettings {

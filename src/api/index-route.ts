@@ -1,7 +1,7 @@
 // A small JSON index of the APIs and their docs at GET /api, and at GET / when no dashboard is
 // served there, so a first `curl localhost:5000/` shows where to go instead of a 404.
 import type { RouteHandlerMethod } from 'fastify';
-import { VERSION } from '../version.js';
+import { VERSION } from '../shared/version.js';
 
 /** What the index shows of an API context (server.ts's ApiContext; not imported: server.ts imports this). */
 interface IndexedContext {

@@ -12,17 +12,10 @@ import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
 import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes.js';
-import { refusePlainRouteUpgrades, WEBSOCKET_MAX_FRAME_BYTES } from './upgrade-routes.js';
+import { parseJson } from '../shared/json.js';
+import { BODY_LIMIT, WEBSOCKET_MAX_FRAME_BYTES } from '../shared/limits.js';
+import { refusePlainRouteUpgrades } from './upgrade-routes.js';
 
-export const BODY_LIMIT = 1024 * 1024;
-
-class PrototypeKeyError extends Error {}
-
-/** JSON.parse reviver refusing `__proto__` keys, which could poison objects built from the body. */
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__') throw new PrototypeKeyError('the body may not contain a "__proto__" key');
-  return value;
-}
 
 export interface ApiContext {
   /** URL prefix of the context, e.g. `/edge-one` or `/history`. */
@@ -79,15 +72,9 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
-    let parsed: unknown;
-    try {
-      // The reviver costs more than the parse; a `__proto__` key can only be in a text that
-      // spells it out or uses an escape, so only those texts need it.
-      parsed = text.includes('__proto__') || text.includes('\\') ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
-    } catch (e) {
-      return done(new HttpError(400, e instanceof PrototypeKeyError ? e.message : `the body is not valid JSON: ${(e as Error).message}`), undefined);
-    }
-    done(null, parsed);
+    const parsed = parseJson(text, { maxBytes: BODY_LIMIT, what: 'the body' });
+    if (!parsed.ok) return done(new HttpError(parsed.problem === 'too large' ? 413 : 400, parsed.reason), undefined);
+    done(null, parsed.value);
   });
   for (const ctx of contexts) {
     await app.register(async (child) => {

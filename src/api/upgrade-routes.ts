@@ -8,9 +8,6 @@ import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import { errorBody } from './errors.js';
 
-/** The largest frame any websocket route takes (an /eventbus MQTT message); routes may take less. */
-export const WEBSOCKET_MAX_FRAME_BYTES = 4 * 1024 * 1024;
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route serves websocket upgrades. */

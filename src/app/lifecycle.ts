@@ -4,7 +4,7 @@
 // construction opened, e.g. the hardware, after a start that failed). The status report is
 // assembled from the subsystems' status().
 import type { Logger } from '../log.js';
-import type { StartupPhases } from '../startup-phases.js';
+import type { StartupPhases } from './startup-phases.js';
 
 export interface Subsystem {
   readonly name: string;

@@ -5,6 +5,8 @@
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../api/errors.js';
+import { parseJson } from '../shared/json.js';
+import { BODY_LIMIT } from '../shared/limits.js';
 import { LOGIN_LIMIT } from './attempts.js';
 import { COOKIE_NAME, type Auth } from './auth.js';
 
@@ -30,11 +32,11 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
     // The login body holds a password: a body that is not JSON is refused without quoting it.
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-      try {
-        done(null, (body as string).trim() === '' ? undefined : JSON.parse(body as string));
-      } catch {
-        done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
-      }
+      if ((body as string).trim() === '') return done(null, undefined);
+      const parsed = parseJson(body as string, { maxBytes: BODY_LIMIT, what: 'the body' });
+      if (parsed.ok) return done(null, parsed.value);
+      const message = parsed.problem === 'not JSON' ? 'the body is not valid JSON' : parsed.reason;
+      done(Object.assign(new Error(message), { statusCode: parsed.problem === 'too large' ? 413 : 400 }), undefined);
     });
 
     const setSession = (req: FastifyRequest, reply: FastifyReply, user: string) => {

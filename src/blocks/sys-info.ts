@@ -3,7 +3,7 @@ import os from 'node:os';
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../shared/version.js';
 
 const RATE_WINDOW_MS = 3000;
 

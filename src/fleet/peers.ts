@@ -8,7 +8,7 @@
 // small and always read, so an online -> offline change is never missed.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
-import { WarningLimiter } from '../log-limit.js';
+import { WarningLimiter } from '../log/limit.js';
 import { STATE_TYPE } from '../mqtt/state.js';
 
 export const FLEET_MAX = 100;

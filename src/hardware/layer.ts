@@ -8,7 +8,7 @@ import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import { I2C_QUEUE_LIMIT, queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
-import { WarningLimiter } from '../log-limit.js';
+import { WarningLimiter } from '../log/limit.js';
 import type { BusPollerOptions } from '../../drivers/onewire/poller.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';

@@ -7,6 +7,8 @@ import type { WebSocket } from 'ws';
 import { HttpError } from '../api/errors.js';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
+import { parseJson, sizeProblem } from '../shared/json.js';
+import { HISTORY_STREAM_COMMAND_BYTES } from '../shared/limits.js';
 import type { HistoryIngest } from './ingest.js';
 import { formatTime, parseCsvQuery, parseFieldsQuery, parseMetricsQuery, parseRangesQuery, type Precision, type RangesQuery } from './query.js';
 import { timeseriesSchemas as s } from './schemas.js';
@@ -14,7 +16,6 @@ import { valueText, type HistoryStore, type Range } from './store.js';
 import { QueryError, parseDuration, selectTimeframe } from './timeframe.js';
 
 export const STREAM_PATH = '/history/timeseries/stream';
-const MAX_COMMAND_BYTES = 64 * 1024;
 
 function byteLength(data: Buffer | ArrayBuffer | Buffer[]): number {
   return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
@@ -178,15 +179,13 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
 
   ws.on('message', (data, isBinary) => {
     // The app's websocket server takes frames up to the eventbus's limit; a command is small.
-    if (byteLength(data) > MAX_COMMAND_BYTES) return void ws.close(1009, `a command may have at most ${MAX_COMMAND_BYTES} bytes`);
+    const tooLarge = sizeProblem('the command', byteLength(data), HISTORY_STREAM_COMMAND_BYTES);
+    if (tooLarge) return void ws.close(1009, tooLarge);
     const text = isBinary ? '' : data.toString();
     try {
-      let msg: unknown;
-      try {
-        msg = JSON.parse(text);
-      } catch {
-        throw new QueryError('the command is not JSON');
-      }
+      const parsed = parseJson(text, { maxBytes: HISTORY_STREAM_COMMAND_BYTES, what: 'the command' });
+      if (!parsed.ok) throw new QueryError(parsed.problem === 'not JSON' ? 'the command is not JSON' : parsed.reason);
+      const msg = parsed.value;
       if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw new QueryError('the command must be a JSON object {id, command, query}');
       const { id, command, query } = msg as Record<string, unknown>;
       const extra = Object.keys(msg).filter((k) => !['id', 'command', 'query'].includes(k));

@@ -1,7 +1,7 @@
 // Counts what the history limits drop, by reason, and logs at most one line per interval (one
 // source of the shared WarningLimiter): the first drop at once, later ones summed into the next line.
 import type { Logger } from '../log.js';
-import { WarningLimiter } from '../log-limit.js';
+import { WarningLimiter } from '../log/limit.js';
 
 export class DropLog {
   readonly counts: Record<string, number> = {};

@@ -1,5 +1,6 @@
 // History messages (reference/datastore.md §5): validation, flattening and numeric conversion.
 // Pure functions; the ingest adds topics, limits and logging.
+import { parseJson, sizeProblem as payloadSizeProblem } from '../shared/json.js';
 import { DEFAULT_LIMITS, type HistoryLimits } from './limits.js';
 
 export type FlatValue = string | number | boolean | null;
@@ -48,23 +49,14 @@ const BAD_FIELD = /["\\\p{Cc}]/u;
 
 /** Validate and convert one raw history payload. Fields that are not numbers are skipped; a message with none is still ok. */
 export function parseHistoryMessage(payload: Buffer | string, limits: HistoryLimits = DEFAULT_LIMITS): Parsed {
-  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-  const tooLarge = sizeProblem(size, limits);
-  if (tooLarge) return { ok: false, reason: tooLarge };
-  let msg: unknown;
-  try {
-    msg = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'not JSON' };
-  }
-  return historyFields(msg, limits);
+  if (payload.length === 0) return { ok: false, reason: 'empty payload' };
+  const parsed = parseJson(payload, { maxBytes: limits.maxBytes, what: 'the payload' });
+  return parsed.ok ? historyFields(parsed.value, limits) : { ok: false, reason: parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason };
 }
 
 /** Why a payload of `size` bytes is refused, or null. */
 export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS): string | null {
-  if (size === 0) return 'empty payload';
-  if (size > limits.maxBytes) return `payload of ${size} bytes is larger than ${limits.maxBytes}`;
-  return null;
+  return size === 0 ? 'empty payload' : payloadSizeProblem('the payload', size, limits.maxBytes);
 }
 
 /** Validate and convert a history message already parsed (or never serialised: the controller's own). */

@@ -5,7 +5,7 @@
 // topic at most once a minute; what the limits drop is counted in the status and logged once a
 // minute at most (drops.ts).
 import type { Logger } from '../log.js';
-import { WarningLimiter } from '../log-limit.js';
+import { WarningLimiter } from '../log/limit.js';
 import { DropLog } from './drops.js';
 import { historyFields, parseHistoryMessage, sizeProblem, type Parsed } from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';

@@ -7,8 +7,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log.js';
 import type { BusAuth } from './bus-auth.js';
 import { listen } from './listen.js';
-import { isAddressInUse, portInUseMessage, PortInUseError } from '../port-in-use.js';
-import { limitPacketSize, MAX_PACKET_BYTES } from './packet-limit.js';
+import { isAddressInUse, portInUseMessage, PortInUseError } from '../shared/port-in-use.js';
+import { MAX_PACKET_BYTES } from '../shared/limits.js';
+import { limitPacketSize } from './packet-limit.js';
 
 export class EmbeddedBroker {
   private constructor(

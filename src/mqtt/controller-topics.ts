@@ -2,11 +2,12 @@
 // `R/spark/blocks/...`, where Brewblox services write blocks. A message is
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
 // same validation and size limit as REST. Whatever is wrong with a message is counted, logged
-// (once a minute per topic, src/log-limit.ts) and the message dropped.
-import { BODY_LIMIT } from '../api/server.js';
+// (once a minute per topic, src/log/limit.ts) and the message dropped.
+import { parseJson } from '../shared/json.js';
+import { BODY_LIMIT } from '../shared/limits.js';
 import { isPlainObject } from '../codec/decode.js';
 import type { Logger } from '../log.js';
-import type { WarningLimiter } from '../log-limit.js';
+import type { WarningLimiter } from '../log/limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { MqttConnection } from './connection.js';
 import { CONTROLLER_ACTIONS, type ControllerAction, type Topics } from './topics.js';
@@ -21,15 +22,13 @@ export interface Dropped {
 
 /** Apply one block API message; what was wrong with it, or null when it was applied or not ours. */
 export function handleControllerMessage(runtime: BlockRuntime, action: ControllerAction, payload: Buffer, log: Logger): Dropped | null {
-  if (payload.length > BODY_LIMIT) {
-    return { fields: { action, bytes: payload.length, limit: BODY_LIMIT, reason: 'too large' }, message: `mqtt blocks/${action} dropped: the payload is ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit (the same as REST)` };
+  const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
+  if (!parsed.ok) {
+    const { problem, reason } = parsed;
+    const message = problem === 'too large' ? `${reason} (the same as REST)` : problem === 'not JSON' ? 'the payload is not JSON' : reason;
+    return { fields: { action, bytes: payload.length, limit: BODY_LIMIT, reason }, message: `mqtt blocks/${action} dropped: ${message}` };
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(payload.toString('utf8'));
-  } catch (e) {
-    return { fields: { action, reason: `not JSON: ${(e as Error).message}` }, message: `mqtt blocks/${action} dropped: the payload is not JSON` };
-  }
+  const body = parsed.value;
   if (!isPlainObject(body)) {
     return { fields: { action, reason: 'not a JSON object' }, message: `mqtt blocks/${action} dropped: the payload is not a JSON object (a block)` };
   }

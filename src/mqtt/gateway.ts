@@ -9,7 +9,7 @@ import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
 import type { TlsIdentity } from './tls-cert.js';
 import { listen } from './listen.js';
-import { isAddressInUse, portInUseMessage } from '../port-in-use.js';
+import { isAddressInUse, portInUseMessage } from '../shared/port-in-use.js';
 
 export interface GatewayStatus {
   port: number;

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { BODY_LIMIT } from '../api/server.js';
+import { parseJson } from '../shared/json.js';
+import { BODY_LIMIT } from '../shared/limits.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../service/spark-status.js';
@@ -23,7 +24,7 @@ import { offlineMessage, type ControllerStatus } from './state.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
 import { bridgeTarget } from './upstream.js';
-import { WarningLimiter } from '../log-limit.js';
+import { WarningLimiter } from '../log/limit.js';
 
 export { EVENTBUS_PATH } from './eventbus-ws.js';
 export type { Topics } from './topics.js';
@@ -183,20 +184,13 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     subscribe(filter, handler) {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
-        if (payload.length > BODY_LIMIT) {
+        const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
+        if (!parsed.ok) {
           counts.otherDropped++;
-          warnings.warn(topic, { topic, bytes: payload.length, limit: BODY_LIMIT }, `mqtt message on ${topic} dropped: ${payload.length} bytes, over the ${BODY_LIMIT}-byte limit`);
+          warnings.warn(topic, { topic, bytes: payload.length, limit: BODY_LIMIT, reason: parsed.reason }, `mqtt message on ${topic} dropped: ${parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason}`);
           return;
         }
-        let data: unknown;
-        try {
-          data = JSON.parse(payload.toString('utf8'));
-        } catch (e) {
-          counts.otherDropped++;
-          warnings.warn(topic, { topic, reason: (e as Error).message }, `mqtt message on ${topic} dropped: not JSON`);
-          return;
-        }
-        handler(topic, data);
+        handler(topic, parsed.value);
       };
       return subscribeRaw(filter, raw);
     },

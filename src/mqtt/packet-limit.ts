@@ -4,9 +4,6 @@
 // a connection announcing a packet over the limit is closed before the body is buffered.
 import type { Duplex } from 'node:stream';
 
-/** Larger than any state message edgeblocks sends (blocks are capped at 64 KiB each), and 4x the REST body limit. */
-export const MAX_PACKET_BYTES = 4 * 1024 * 1024;
-
 /** Watch `stream` (once the broker reads it) and destroy it when a packet is longer than `maxBytes`. */
 export function limitPacketSize(stream: Duplex, maxBytes: number, onTooLarge: (bytes: number) => void): void {
   let state: 'type' | 'length' | 'body' = 'type';

@@ -1,5 +1,6 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
+import { MAX_META_DEPTH } from '../shared/limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
 import { BlockError, invalid, notFound } from './errors.js';
 import type { AnyBlock } from './types.js';
@@ -56,7 +57,6 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
 }
 
 export const MAX_NID = 2_147_483_647;
-const MAX_META_DEPTH = 32;
 
 /** Nesting depth of a JSON value, without recursion (a hostile body could nest very deeply). */
 function depth(value: unknown): number {

@@ -1,12 +1,10 @@
-// Size limits of what a block may store, so that no block (and no state message, backup or
-// MQTT payload built from blocks) can outgrow the 1 MiB request limit. Stored data is bounded
+// Checks of what a block may store, so that no block (and no state message, backup or MQTT
+// payload built from blocks) can outgrow the 1 MiB request limit (the numbers: shared/limits.ts). Stored data is bounded
 // by the field tables (strings have a maxLength, arrays a maxItems); `meta` is free-form JSON
 // and gets its own cap; the whole stored record is checked again when it is written.
 import type { ValidationIssue } from '../codec/decode.js';
+import { MAX_META_BYTES, MAX_RECORD_BYTES } from '../shared/limits.js';
 import { invalid } from './errors.js';
-
-export const MAX_META_BYTES = 16 * 1024;
-export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** The issue with `meta`'s size, if it is too large. */
 export function metaSizeIssue(meta: Record<string, unknown>): ValidationIssue | null {

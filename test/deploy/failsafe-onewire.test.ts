@@ -17,7 +17,7 @@ const FAILSAFE_MAX_MS = 60000;
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // As it ships: `npm test` builds dist first, and the command finds its native modules there.
-const failsafe = join(repo, 'dist/src/failsafe.js');
+const failsafe = join(repo, 'dist/src/failsafe/index.js');
 
 /** Runs the command without blocking this process, which serves the emulated buses meanwhile. */
 function run(args: string[], limitMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {

@@ -18,13 +18,13 @@ t.teardown(() => rmSync(out, { recursive: true, force: true }));
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const build = spawnSync(
   process.execPath,
-  [tsc, '--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--types', 'node', '--skipLibCheck', join(repo, 'src/failsafe.ts')],
+  [tsc, '--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--types', 'node', '--skipLibCheck', join(repo, 'src/failsafe/index.ts')],
   { encoding: 'utf8', timeout: limit(90000), killSignal: 'SIGKILL' },
 );
 writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
 // As installed: the package's dependencies (the config schema's typebox) next to the command.
 symlinkSync(join(repo, 'node_modules'), join(out, 'node_modules'));
-const failsafe = join(out, 'src/failsafe.js');
+const failsafe = join(out, 'src/failsafe/index.js');
 
 function run(args: string[]) {
   const result = spawnSync(process.execPath, [failsafe, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: limit(15000), killSignal: 'SIGKILL' });

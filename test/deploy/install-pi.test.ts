@@ -81,13 +81,13 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(state, 'calls'), '');
 
   // A built checkout, with things that must not be copied.
-  for (const d of ['dist/src', 'systemd', 'scripts', 'docs', 'node_modules/x', '.git', 'src']) {
+  for (const d of ['dist/src/failsafe', 'systemd', 'scripts', 'docs', 'node_modules/x', '.git', 'src']) {
     mkdirSync(join(src, d), { recursive: true });
   }
   writeFileSync(join(src, 'package.json'), '{"name":"edgeblocks","version":"0.0.0-test"}\n');
   writeFileSync(join(src, 'package-lock.json'), '{"lockfileVersion":3}\n');
   writeFileSync(join(src, 'dist/src/main.js'), FAKE_MAIN);
-  writeFileSync(join(src, 'dist/src/failsafe.js'), '// failsafe\n');
+  writeFileSync(join(src, 'dist/src/failsafe/index.js'), '// failsafe\n');
   writeFileSync(join(src, 'docs/raspberry-pi.md'), '# docs\n');
   writeFileSync(join(src, 'node_modules/x/index.js'), '');
   writeFileSync(join(src, '.git/HEAD'), 'ref: refs/heads/main\n');
@@ -172,7 +172,7 @@ t.test('install twice: same tree, same config, accounts made once, no duplicate 
 
   const unit = readFileSync(join(sb.root, 'etc/systemd/system/edgeblocks.service'), 'utf8');
   t.match(unit, `ExecStart=${node} ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir /var/lib/edgeblocks`);
-  t.match(unit, `ExecStopPost=${node} ${PREFIX}/dist/src/failsafe.js --config /etc/edgeblocks/config.json`);
+  t.match(unit, `ExecStopPost=${node} ${PREFIX}/dist/src/failsafe/index.js --config /etc/edgeblocks/config.json`);
   t.notMatch(unit, '/opt/edgeblocks/dist');
 
   const configPath = join(sb.root, 'etc/edgeblocks/config.json');

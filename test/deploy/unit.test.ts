@@ -26,11 +26,11 @@ function stagedCopy(dir: string, edit: (text: string) => string = (x) => x): str
   const bin = join(dir, 'usr/bin');
   const app = join(dir, 'opt/edgeblocks/dist/src');
   mkdirSync(bin, { recursive: true });
-  mkdirSync(app, { recursive: true });
+  mkdirSync(join(app, 'failsafe'), { recursive: true });
   writeFileSync(join(bin, 'node'), '#!/bin/sh\nexit 0\n');
   chmodSync(join(bin, 'node'), 0o755);
   writeFileSync(join(app, 'main.js'), '');
-  writeFileSync(join(app, 'failsafe.js'), '');
+  writeFileSync(join(app, 'failsafe/index.js'), '');
   const units = join(dir, 'units');
   mkdirSync(units, { recursive: true });
   const text = unit.replaceAll('/usr/bin/node', join(bin, 'node')).replaceAll('/opt/edgeblocks', join(dir, 'opt/edgeblocks'));
@@ -81,7 +81,7 @@ t.test('the directives the runtime and the failsafe depend on', async (t) => {
   t.same(directive('SupplementaryGroups'), ['gpio i2c dialout']);
   t.same(directive('StateDirectory'), ['edgeblocks']);
   t.match(directive('ExecStart')[0], /dist\/src\/main\.js --config \/etc\/edgeblocks\/config\.json --data-dir \/var\/lib\/edgeblocks$/);
-  t.match(directive('ExecStopPost')[0], /dist\/src\/failsafe\.js --config \/etc\/edgeblocks\/config\.json$/);
+  t.match(directive('ExecStopPost')[0], /dist\/src\/failsafe\/index\.js --config \/etc\/edgeblocks\/config\.json$/);
   t.same(directive('AmbientCapabilities'), ['CAP_NET_BIND_SERVICE']);
   t.same(directive('CapabilityBoundingSet'), ['CAP_NET_BIND_SERVICE']);
   t.same(directive('ProtectSystem'), ['strict']);
@@ -95,5 +95,5 @@ t.test('the directives the runtime and the failsafe depend on', async (t) => {
   t.same(directive('PrivateUsers'), [], 'would break group access to the devices');
 
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
-  t.equal(pkg.bin['edgeblocks-failsafe'], 'dist/src/failsafe.js', 'ExecStopPost runs the packaged bin');
+  t.equal(pkg.bin['edgeblocks-failsafe'], 'dist/src/failsafe/index.js', 'ExecStopPost runs the packaged bin');
 });

@@ -10,7 +10,7 @@ import { SimI2cBus } from '../../drivers/sim/ds2482-sim.js';
 import { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import { SimPca9685 } from '../../drivers/sim/pca9685-sim.js';
 import { SimPcf8574 } from '../../drivers/sim/pcf8574-sim.js';
-import { i2cBusOutputsOff } from '../../src/failsafe-i2c.js';
+import { i2cBusOutputsOff } from '../../src/failsafe/i2c.js';
 import { sysfsClaimed } from '../../src/hardware/i2c-discovery.js';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createLogger } from '../../src/log.js';
-import { prettyLine } from '../../src/log-pretty.js';
+import { prettyLine } from '../../src/log/pretty.js';
 import { CLI } from '../helpers/cli.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
 import { limit } from '../helpers/limits.js';

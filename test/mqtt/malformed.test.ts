@@ -86,7 +86,7 @@ for (const variant of VARIANTS) {
 
     const logged = lines.filter((l) => /^mqtt blocks\/\w+ dropped/.test(l.msg));
     // Everything addressed to us or unreadable is counted; the log gets one line per topic a
-    // minute (src/log-limit.ts), with its reason.
+    // minute (src/log/limit.ts), with its reason.
     const counted = (rt.app.status().mqtt as { dropped: { blockApi: number } }).dropped.blockApi;
     t.ok(counted >= ACTIONS.length * PER_TOPIC * 0.8, `${counted} dropped messages counted`);
     t.ok(logged.length >= 1 && logged.length <= ACTIONS.length, `${logged.length} lines logged, at most one per topic`);

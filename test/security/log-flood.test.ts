@@ -1,11 +1,11 @@
 // Log flooding (issue 23, item 9): junk on the controller's MQTT block API, sent through a real
 // Mosquitto, is counted in system/status and logged at most once a minute per topic (the same
-// limiter as history drops, src/log-limit.ts), instead of one line per message; valid messages
+// limiter as history drops, src/log/limit.ts), instead of one line per message; valid messages
 // still work during and after it.
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { WarningLimiter } from '../../src/log-limit.js';
+import { WarningLimiter } from '../../src/log/limit.js';
 import { startApp } from '../helpers/app.js';
 import { limit } from '../helpers/limits.js';
 import { startMosquitto } from '../helpers/mosquitto.js';

@@ -6,10 +6,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import t from 'tap';
-import { BODY_LIMIT } from '../../src/api/server.js';
 import { createLogger } from '../../src/log.js';
-import { MAX_PACKET_BYTES } from '../../src/mqtt/packet-limit.js';
-import { MAX_META_BYTES, MAX_RECORD_BYTES } from '../../src/runtime/limits.js';
+import { BODY_LIMIT, MAX_META_BYTES, MAX_PACKET_BYTES, MAX_RECORD_BYTES } from '../../src/shared/limits.js';
 import { DB_FILE } from '../../src/store/db.js';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
@@ -53,7 +51,7 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
     t.teardown(() => pub.end());
 
     await pub.publish(controllerTopic('create'), JSON.stringify(block('Huge', 2 * BODY_LIMIT)));
-    // On the spark topic: drops are logged once a minute per topic (src/log-limit.ts), so a second
+    // On the spark topic: drops are logged once a minute per topic (src/log/limit.ts), so a second
     // drop on the same topic would only be counted.
     await pub.publish('svc/spark/blocks/create', JSON.stringify(block('Meta Heavy', BODY_LIMIT / 2)));
     await pub.publish(controllerTopic('create'), JSON.stringify(block('Small', 100)));

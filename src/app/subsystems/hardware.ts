@@ -6,7 +6,7 @@
 import type { HardwareLayer } from '../../hardware/layer.js';
 import type { Logger } from '../../log.js';
 import type { BlockRuntime } from '../../runtime/runtime.js';
-import { logSafeOutputs, safeOutputs } from '../../shutdown-report.js';
+import { logSafeOutputs, safeOutputs } from '../shutdown-report.js';
 import type { Subsystem } from '../lifecycle.js';
 
 export class HardwareSubsystem implements Subsystem {

@@ -10,7 +10,7 @@ import type { Auth } from '../../auth/auth.js';
 import { installAuthGuard } from '../../auth/guard.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { isAddressInUse, portInUseMessage, PortInUseError } from '../../port-in-use.js';
+import { isAddressInUse, portInUseMessage, PortInUseError } from '../../shared/port-in-use.js';
 import type { StorageHealth } from '../../store/storage-health.js';
 import type { Subsystem } from '../lifecycle.js';
 

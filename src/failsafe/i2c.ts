@@ -2,13 +2,13 @@
 // configured buses (default every /dev/i2c-*) goes back to its power-on state: MCP23017 pins
 // inputs, PCF8574 pins high, PCA9685 channels full off, each read back. A relay board that is
 // off at power-up is off after this. Addresses a kernel driver holds are left alone.
-import { expanderOffEitherWay, probeI2cIo, type FoundI2cChip } from '../drivers/i2c/io-probe.js';
-import { Mcp23017 } from '../drivers/i2c/mcp23017.js';
-import { Pca9685 } from '../drivers/i2c/pca9685.js';
-import { Pcf8574 } from '../drivers/i2c/pcf8574.js';
-import type { I2cBus } from '../drivers/i2c/types.js';
-import type { Reporter } from './failsafe-onewire.js';
-import { sysfsClaimed } from './hardware/i2c-discovery.js';
+import { expanderOffEitherWay, probeI2cIo, type FoundI2cChip } from '../../drivers/i2c/io-probe.js';
+import { Mcp23017 } from '../../drivers/i2c/mcp23017.js';
+import { Pca9685 } from '../../drivers/i2c/pca9685.js';
+import { Pcf8574 } from '../../drivers/i2c/pcf8574.js';
+import type { I2cBus } from '../../drivers/i2c/types.js';
+import type { Reporter } from './onewire.js';
+import { sysfsClaimed } from '../hardware/i2c-discovery.js';
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;

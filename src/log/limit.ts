@@ -3,7 +3,7 @@
 // says how many were held back since its last one. Sources are bounded too: past `maxSources`
 // distinct ones, new sources share one allowance, so a client inventing topics cannot flood
 // either.
-import type { Logger } from './log.js';
+import type { Logger } from '../log.js';
 
 export interface WarningLimits {
   /** Milliseconds between two lines of one source. */

@@ -15,17 +15,17 @@
 // Exit 0 when every output was driven and read back at its safe level, 1 otherwise. Every
 // problem is one line on stderr, never a stack trace.
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_GPIO_ROOT } from '../drivers/gpio/chip-base.js';
-import { safePhysicalLevel, safeState } from '../drivers/gpio/levels.js';
-import { parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
-import { SysfsGpioBackend } from '../drivers/gpio/sysfs-backend.js';
-import type { GpioLineConfig } from '../drivers/gpio/types.js';
-import { parseFlags, type FlagTable } from './cli-args.js';
-import { checkConfigDocument, DEFAULTS, issueKey, type Config } from './config-schema.js';
-import { oneWireOutputsOff } from './failsafe-onewire.js';
-import { i2cOutputsOff } from './failsafe-i2c.js';
-import { openI2cBus } from '../drivers/i2c/i2c-bus.js';
-import { i2cBusNumber, listI2cBuses } from './hardware/masters.js';
+import { DEFAULT_GPIO_ROOT } from '../../drivers/gpio/chip-base.js';
+import { safePhysicalLevel, safeState } from '../../drivers/gpio/levels.js';
+import { parseGpioLineConfigs } from '../../drivers/gpio/line-config.js';
+import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
+import type { GpioLineConfig } from '../../drivers/gpio/types.js';
+import { parseFlags, type FlagTable } from '../cli-args.js';
+import { checkConfigDocument, DEFAULTS, issueKey, type Config } from '../config-schema.js';
+import { oneWireOutputsOff } from './onewire.js';
+import { i2cOutputsOff } from './i2c.js';
+import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
+import { i2cBusNumber, listI2cBuses } from '../hardware/masters.js';
 
 const FLAGS: FlagTable = { config: { type: 'string' }, 'gpio-root': { type: 'string' }, 'chip-label': { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
 const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]';

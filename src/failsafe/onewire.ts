@@ -2,11 +2,11 @@
 // bridges on I2C, DS2480B adapters on serial ports), finds every DS2408 and DS2413 and switches
 // all their outputs off, as the service does at a clean stop. After kill -9 or a watchdog kill
 // the service never got to do that, and a relay on an IO module would keep its latch.
-import { romFamily } from '../drivers/onewire/address.js';
-import { FAMILY, type OneWireBus, type RomAddress } from '../drivers/onewire/types.js';
-import type { Config } from './config-schema.js';
-import type { Logger } from './log.js';
-import { openI2cMasters, openSerialMasters, openW1Masters } from './hardware/masters.js';
+import { romFamily } from '../../drivers/onewire/address.js';
+import { FAMILY, type OneWireBus, type RomAddress } from '../../drivers/onewire/types.js';
+import type { Config } from '../config-schema.js';
+import type { Logger } from '../log.js';
+import { openI2cMasters, openSerialMasters, openW1Masters } from '../hardware/masters.js';
 
 /** The 1-Wire part of the config, as the config schema (config-schema.ts) reads it. */
 export type OneWireFailsafeConfig = Pick<Config, 'w1Root' | 'i2cBuses' | 'serialPorts'>;

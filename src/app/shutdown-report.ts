@@ -1,8 +1,8 @@
 // What a stop did, in words an operator reads in the journal: one line per output driven safe
 // (the block that drives it, its IO block and channel, the state) and one final summary line.
-import type { DrivenSafe } from './hardware/layer.js';
-import type { Logger } from './log.js';
-import type { AnyBlock } from './runtime/types.js';
+import type { DrivenSafe } from '../hardware/layer.js';
+import type { Logger } from '../log.js';
+import type { AnyBlock } from '../runtime/types.js';
 
 const CHANNELS = { ds2408: 8, ds2413: 2 } as const;
 
