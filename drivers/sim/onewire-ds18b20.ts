@@ -1,8 +1,8 @@
 // Emulated DS18B20: scratchpad with real CRC, EEPROM TH/TL/config, resolution, conversion time
 // against the segment clock, power-on 85 degC scratchpad.
-import { crc8 } from '../onewire/crc.js';
 import { FAMILY } from '../onewire/types.js';
-import { SimSlave, type Bit, type SlaveOptions } from './onewire-slave.js';
+import { type Bit, type SlaveOptions } from './onewire-slave.js';
+import { ScratchpadSlave } from './onewire-scratchpad.js';
 
 export interface SimDs18b20Options extends SlaveOptions {
   /** Initial temperature of the sensed medium, degC. Default 20. */
@@ -19,7 +19,7 @@ function toByte(n: number): number {
   return n & 0xff;
 }
 
-export class SimDs18b20 extends SimSlave {
+export class SimDs18b20 extends ScratchpadSlave {
   /** Temperature of the medium the probe sits in; the thermal plant sets this. */
   temperature: number;
   readonly eeprom: { th: number; tl: number; config: number };
@@ -27,7 +27,6 @@ export class SimDs18b20 extends SimSlave {
   /** Completed conversions (diagnostics for tests). */
   conversions = 0;
   private conversionsSincePowerOn = 0;
-  private ram: number[] = [];
   private convertingUntil: number | null = null;
   private step: 'command' | 'writeScratchpad' = 'command';
   private written: number[] = [];
@@ -74,7 +73,7 @@ export class SimDs18b20 extends SimSlave {
     return this.conversionMs / (1 << (12 - this.resolutionBits));
   }
 
-  private settle(): void {
+  protected settle(): void {
     if (this.convertingUntil !== null && this.now() >= this.convertingUntil) this.finishConversion();
   }
 
@@ -96,19 +95,7 @@ export class SimDs18b20 extends SimSlave {
     this.finishConversion();
   }
 
-  /** The 9 scratchpad bytes with their CRC, as the chip holds them (no faults applied). */
-  scratchpad(): number[] {
-    this.settle();
-    const bytes = this.ram.slice(0, 8);
-    bytes.push(crc8(bytes));
-    return bytes;
-  }
 
-  /** The scratchpad as it would arrive at a master now: corruption and held-low faults applied. */
-  readScratchpadFrame(): number[] {
-    if (this.faults.zeroData) return new Array(9).fill(0);
-    return this.transmitFrame(this.scratchpad());
-  }
 
   protected override alarmCondition(): boolean {
     this.settle();

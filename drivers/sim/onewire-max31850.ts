@@ -3,10 +3,10 @@
 // set the chip's fault bits; like the chip, the temperature bytes then hold no usable value (here
 // the last medium temperature stays in them, which is what makes a reader that ignores the fault
 // bits look plausible and wrong). CRC errors and a held-low line come from SimSlave.
-import { crc8 } from '../onewire/crc.js';
 import { FAULT_BITS, encodeMax31850, MAX31850_CONVERSION_MS, type ThermocoupleFault } from '../onewire/max31850.js';
 import { FAMILY } from '../onewire/types.js';
-import { SimSlave, type Bit, type SlaveOptions } from './onewire-slave.js';
+import { type Bit, type SlaveOptions } from './onewire-slave.js';
+import { ScratchpadSlave } from './onewire-scratchpad.js';
 
 export type SimThermocoupleFault = Exclude<ThermocoupleFault, 'fault bit without detail'>;
 
@@ -20,7 +20,7 @@ export interface SimMax31850Options extends SlaveOptions {
   conversionMs?: number;
 }
 
-export class SimMax31850 extends SimSlave {
+export class SimMax31850 extends ScratchpadSlave {
   temperature: number;
   coldJunction: number;
   readonly addressPins: number;
@@ -28,7 +28,6 @@ export class SimMax31850 extends SimSlave {
   /** The thermocouple fault the next conversion finds; null = a good thermocouple. */
   thermocoupleFault: SimThermocoupleFault | null = null;
   conversions = 0;
-  private ram: number[] = [];
   private convertingUntil: number | null = null;
 
   constructor(options: SimMax31850Options = {}) {
@@ -54,7 +53,7 @@ export class SimMax31850 extends SimSlave {
     this.convertingUntil = null;
   }
 
-  private settle(): void {
+  protected settle(): void {
     if (this.convertingUntil !== null && this.now() >= this.convertingUntil) this.convertNow();
   }
 
@@ -71,17 +70,7 @@ export class SimMax31850 extends SimSlave {
     return this.convertingUntil !== null;
   }
 
-  scratchpad(): number[] {
-    this.settle();
-    const bytes = this.ram.slice(0, 8);
-    bytes.push(crc8(bytes));
-    return bytes;
-  }
 
-  readScratchpadFrame(): number[] {
-    if (this.faults.zeroData) return new Array(9).fill(0);
-    return this.transmitFrame(this.scratchpad());
-  }
 
   protected onFunctionByte(byte: number): void {
     switch (byte) {
