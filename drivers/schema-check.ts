@@ -46,6 +46,7 @@ export function expectation(schema: TSchema): string {
   const s = schema as TSchema & Record<string, unknown>;
   if (Array.isArray(s.anyOf) && s.anyOf.every((o: TSchema) => 'const' in o)) return literalList(s.anyOf.map((o: TSchema) => o.const));
   if ('const' in s) return literalList([s.const]);
+  if (Array.isArray(s.anyOf)) return s.anyOf.map((o: TSchema) => expectation(o)).join(' or ');
   switch (s.type) {
     case 'integer':
     case 'number': {

@@ -10,9 +10,11 @@
 //       "inputs": { "9": 0 },                MCP23017/PCF8574: level the outside drives on an input channel
 //       "plugged": true }
 //   ]
+import { Type, type Static } from '@sinclair/typebox';
 import { MCP23017_ADDRESSES } from '../i2c/mcp23017.js';
 import { PCA9685_ADDRESSES } from '../i2c/pca9685.js';
 import { PCF8574_ADDRESSES, PCF8574A_ADDRESSES } from '../i2c/pcf8574.js';
+import { I2cAddressSchema, i2cAddressValue } from './i2c-sensor-config.js';
 
 export type SimI2cIoType = 'MCP23017' | 'PCF8574' | 'PCA9685';
 
@@ -35,48 +37,45 @@ const CHANNELS: Record<SimI2cIoType, number> = { MCP23017: 16, PCF8574: 8, PCA96
 
 type Fail = (path: string, message: string) => never;
 
-function obj(v: unknown, path: string, fail: Fail): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(path, `must be an object, got ${JSON.stringify(v)}`);
-  return v as Record<string, unknown>;
-}
+/** Channel (1-based, as a key) -> value; which channels a chip has is checked after the schema. */
+const channelMap = <T extends ReturnType<typeof Type.Union>>(value: T) => Type.Record(Type.String({ pattern: '^[0-9]+$' }), value, { default: {} });
 
-/** `fail(path, message)` throws the sim config's error; `taken`: I2C addresses already used on the bus (bridges, sensors). */
-export function parseSimI2cIo(raw: unknown, path: string, fail: Fail, taken: Set<number>): SimI2cIoSpec[] {
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw)) fail(path, `must be an array, got ${JSON.stringify(raw)}`);
+export const SimI2cIoSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', errorMessage: 'must be a non-empty string of at most 64 characters' }),
+    type: Type.Union([Type.Literal('MCP23017'), Type.Literal('PCF8574'), Type.Literal('PCA9685')]),
+    address: I2cAddressSchema,
+    activeLow: Type.Boolean({ default: false }),
+    outputs: channelMap(Type.Union([Type.Literal('heater'), Type.Literal('cooler')])),
+    inputs: channelMap(Type.Union([Type.Literal(0), Type.Literal(1)])),
+    plugged: Type.Boolean({ default: true }),
+  },
+  { additionalProperties: false },
+);
+export type SimI2cIoEntry = Static<typeof SimI2cIoSchema>;
+
+/** What the schema cannot say: unique names, the chip's addresses and channels; `taken`: I2C addresses already used on the bus (bridges, sensors). */
+export function parseSimI2cIo(entries: SimI2cIoEntry[], path: string, fail: Fail, taken: Set<number>): SimI2cIoSpec[] {
   const names = new Set<string>();
-  return raw.map((item, i) => {
+  return entries.map((o, i) => {
     const p = `${path}[${i}]`;
-    const o = obj(item, p, fail);
-    const allowed = ['name', 'type', 'address', 'activeLow', 'outputs', 'inputs', 'plugged'];
-    const unknown = Object.keys(o).find((k) => !allowed.includes(k));
-    if (unknown) fail(`${p}.${unknown}`, `is not a setting (settings: ${allowed.join(', ')})`);
-    if (typeof o.name !== 'string' || !o.name.trim() || o.name.length > 64) fail(`${p}.name`, 'must be a non-empty string of at most 64 characters');
+    const type: SimI2cIoType = o.type;
     if (names.has(o.name)) fail(`${p}.name`, `"${o.name}" is used by another chip`);
     names.add(o.name);
-    if (o.type !== 'MCP23017' && o.type !== 'PCF8574' && o.type !== 'PCA9685') fail(`${p}.type`, `must be MCP23017, PCF8574 or PCA9685, got ${JSON.stringify(o.type)}`);
-    const type: SimI2cIoType = o.type;
-    const address = typeof o.address === 'string' && /^0x[0-9a-f]+$/i.test(o.address) ? parseInt(o.address, 16) : o.address;
-    if (typeof address !== 'number' || !ADDRESSES[type].includes(address)) fail(`${p}.address`, `is not an address of a ${type}, got ${JSON.stringify(o.address)}`);
+    const address = i2cAddressValue(o.address);
+    if (!ADDRESSES[type].includes(address)) fail(`${p}.address`, `is not an address of a ${type}, got ${JSON.stringify(o.address)}`);
     if (taken.has(address)) fail(`${p}.address`, `0x${address.toString(16)} is used by another chip on the bus`);
     taken.add(address);
-    if (o.activeLow !== undefined && typeof o.activeLow !== 'boolean') fail(`${p}.activeLow`, 'must be true or false');
-    if (o.plugged !== undefined && typeof o.plugged !== 'boolean') fail(`${p}.plugged`, 'must be true or false');
-    const outputs: Record<number, 'heater' | 'cooler'> = {};
-    for (const [ch, role] of Object.entries(o.outputs === undefined ? {} : obj(o.outputs, `${p}.outputs`, fail))) {
-      const n = Number(ch);
-      if (!Number.isInteger(n) || n < 1 || n > CHANNELS[type]) fail(`${p}.outputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS[type]})`);
-      if (role !== 'heater' && role !== 'cooler') fail(`${p}.outputs.${ch}`, `must be "heater" or "cooler", got ${JSON.stringify(role)}`);
-      outputs[n] = role;
-    }
-    const inputs: Record<number, 0 | 1> = {};
-    for (const [ch, level] of Object.entries(o.inputs === undefined ? {} : obj(o.inputs, `${p}.inputs`, fail))) {
-      const n = Number(ch);
-      if (type === 'PCA9685') fail(`${p}.inputs`, 'a PCA9685 has no inputs');
-      if (!Number.isInteger(n) || n < 1 || n > CHANNELS[type]) fail(`${p}.inputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS[type]})`);
-      if (level !== 0 && level !== 1) fail(`${p}.inputs.${ch}`, `must be 0 or 1, got ${JSON.stringify(level)}`);
-      inputs[n] = level;
-    }
-    return { name: o.name, type, address, activeLow: (o.activeLow as boolean | undefined) ?? false, outputs, inputs, plugged: (o.plugged as boolean | undefined) ?? true };
+    if (type === 'PCA9685' && Object.keys(o.inputs).length > 0) fail(`${p}.inputs`, 'a PCA9685 has no inputs');
+    const channels = <T>(map: Record<string, T>, key: string): Record<number, T> => {
+      const out: Record<number, T> = {};
+      for (const [ch, v] of Object.entries(map)) {
+        const n = Number(ch);
+        if (n < 1 || n > CHANNELS[type]) fail(`${p}.${key}.${ch}`, `is not a channel of a ${type} (1..${CHANNELS[type]})`);
+        out[n] = v;
+      }
+      return out;
+    };
+    return { name: o.name, type, address, activeLow: o.activeLow, outputs: channels(o.outputs, 'outputs'), inputs: channels(o.inputs, 'inputs'), plugged: o.plugged };
   });
 }

@@ -7,7 +7,7 @@
 //     { "name": "kettle", "type": "MCP9600", "address": "0x60", "temperature": 66 },
 //     { "name": "keg", "type": "ADS1115", "address": "0x48", "inputs": [1.7, 0, 0, 0] }
 //   ]
-import { firstUnknownKey, unknownKeyMessage } from '../closest-name.js';
+import { Type, type Static } from '@sinclair/typebox';
 import type { PlantNode } from './plant.js';
 
 export const SIM_I2C_SENSOR_TYPES = ['SHT4X', 'SHT3X', 'BME280', 'BMP280', 'ADS1115', 'ADS1015', 'MCP9600'] as const;
@@ -23,6 +23,30 @@ const ADDRESSES: Record<SimI2cSensorType, number[]> = {
   MCP9600: [0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67],
 };
 
+/** An I2C address in a sim config: a number, or a string "0x76". */
+export const I2cAddressSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 127 }), Type.String({ pattern: '^0[xX][0-9a-fA-F]{1,2}$' })], {
+  errorMessage: 'must be an I2C address, a number or a string like "0x76"',
+});
+
+export function i2cAddressValue(raw: Static<typeof I2cAddressSchema>): number {
+  return typeof raw === 'string' ? parseInt(raw, 16) : raw;
+}
+
+export const SimI2cSensorSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    type: Type.Union(SIM_I2C_SENSOR_TYPES.map((s) => Type.Literal(s))),
+    address: Type.Optional(I2cAddressSchema),
+    sense: Type.Optional(Type.Union([Type.Literal('beer'), Type.Literal('air'), Type.Literal('ambient')])),
+    temperature: Type.Number({ default: 20 }),
+    humidity: Type.Number({ default: 50 }),
+    pressure: Type.Number({ default: 1013.25 }),
+    inputs: Type.Array(Type.Number(), { maxItems: 4, default: [0, 0, 0, 0], description: 'volts on AIN0..AIN3' }),
+  },
+  { additionalProperties: false },
+);
+export type SimI2cSensorEntry = Static<typeof SimI2cSensorSchema>;
+
 export interface SimI2cSensorSpec {
   name: string;
   type: SimI2cSensorType;
@@ -34,47 +58,19 @@ export interface SimI2cSensorSpec {
   inputs: number[];
 }
 
-const KEYS = ['name', 'type', 'address', 'sense', 'temperature', 'humidity', 'pressure', 'inputs'];
-
-/** `fail(path, message)` throws the sim config's error; `taken` holds addresses of other I2C devices. */
-export function parseI2cSensors(raw: unknown, path: string, fail: (path: string, message: string) => never, taken: Set<number>): SimI2cSensorSpec[] {
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw)) fail(path, `must be an array, got ${JSON.stringify(raw)}`);
+/** What the schema cannot say: unique names, the chip's addresses; `taken` holds addresses of other I2C devices. */
+export function parseI2cSensors(entries: SimI2cSensorEntry[], path: string, fail: (path: string, message: string) => never, taken: Set<number>): SimI2cSensorSpec[] {
   const names = new Set<string>();
-  return raw.map((item, i) => {
+  return entries.map((o, i) => {
     const p = `${path}[${i}]`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) fail(p, `must be an object, got ${JSON.stringify(item)}`);
-    const o = item as Record<string, unknown>;
-    const unknown = firstUnknownKey(o, KEYS);
-    if (unknown !== undefined) fail(`${p}.${unknown}`, `is not a setting: ${unknownKeyMessage(unknown, KEYS)}`);
     const type = o.type as SimI2cSensorType;
-    if (!SIM_I2C_SENSOR_TYPES.includes(type)) fail(`${p}.type`, `must be one of ${SIM_I2C_SENSOR_TYPES.join(', ')}, got ${JSON.stringify(o.type)}`);
-    if (typeof o.name !== 'string' || o.name === '') fail(`${p}.name`, 'must be a non-empty string');
     if (names.has(o.name)) fail(`${p}.name`, `"${o.name}" is used twice`);
     names.add(o.name);
-    const a = typeof o.address === 'string' && /^0x[0-9a-f]+$/i.test(o.address) ? parseInt(o.address, 16) : o.address ?? ADDRESSES[type][0];
     const allowed = ADDRESSES[type];
-    if (typeof a !== 'number' || !allowed.includes(a)) fail(`${p}.address`, `a ${type} answers at ${allowed.map((x) => `0x${x.toString(16)}`).join(', ')}; got ${JSON.stringify(o.address)}`);
+    const a = o.address === undefined ? allowed[0]! : i2cAddressValue(o.address);
+    if (!allowed.includes(a)) fail(`${p}.address`, `a ${type} answers at ${allowed.map((x) => `0x${x.toString(16)}`).join(', ')}; got ${JSON.stringify(o.address)}`);
     if (taken.has(a)) fail(`${p}.address`, `0x${a.toString(16)} is used by another I2C device`);
     taken.add(a);
-    const num = (k: string, d: number) => {
-      const v = o[k] ?? d;
-      if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${p}.${k}`, `must be a number, got ${JSON.stringify(o[k])}`);
-      return v;
-    };
-    const sense = o.sense ?? null;
-    if (sense !== null && !['beer', 'air', 'ambient'].includes(sense as string)) fail(`${p}.sense`, `must be beer, air or ambient, got ${JSON.stringify(sense)}`);
-    const inputs = o.inputs ?? [0, 0, 0, 0];
-    if (!Array.isArray(inputs) || inputs.length > 4 || inputs.some((v) => typeof v !== 'number' || !Number.isFinite(v))) fail(`${p}.inputs`, 'must be up to 4 numbers (volts on AIN0..AIN3)');
-    return {
-      name: o.name,
-      type,
-      address: a,
-      sense: sense as PlantNode | null,
-      temperature: num('temperature', 20),
-      humidity: num('humidity', 50),
-      pressure: num('pressure', 1013.25),
-      inputs: [...(inputs as number[]), 0, 0, 0, 0].slice(0, 4),
-    };
+    return { name: o.name, type, address: a, sense: o.sense ?? null, temperature: o.temperature, humidity: o.humidity, pressure: o.pressure, inputs: [...o.inputs, 0, 0, 0, 0].slice(0, 4) };
   });
 }

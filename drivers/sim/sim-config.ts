@@ -34,14 +34,13 @@
 //     "addressPins": 0,                     MAX31850: AD3..AD0 pin levels (0..15)
 //     "outputs": { "1": "heater" },         DS2408/DS2413: channel (1-based) -> plant actuator
 //     "plugged": true }                     start unplugged with false
-import { Type, type Static } from '@sinclair/typebox';
-import { firstUnknownKey, unknownKeyMessage } from '../closest-name.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
 import { checkAgainst } from '../schema-check.js';
 import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
-import { parseI2cSensors, type SimI2cSensorSpec } from './i2c-sensor-config.js';
-import { parseSimI2cIo, type SimI2cIoSpec } from './i2c-io-config.js';
+import { I2cAddressSchema, i2cAddressValue, parseI2cSensors, SimI2cSensorSchema, type SimI2cSensorSpec } from './i2c-sensor-config.js';
+import { parseSimI2cIo, SimI2cIoSchema, type SimI2cIoSpec } from './i2c-io-config.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
 
@@ -110,39 +109,9 @@ const TEMPERATURE_RANGE: Partial<Record<SimDeviceType, [number, number]>> = { DS
 export function simTemperatureRange(type: SimDeviceType): [number, number] {
   return TEMPERATURE_RANGE[type] ?? TEMPERATURE_RANGE.DS18B20!;
 }
-const NODES: PlantNode[] = ['beer', 'air', 'ambient'];
-const ACTUATORS: PlantActuator[] = ['heater', 'cooler'];
-
-type Json = Record<string, unknown>;
 
 function fail(path: string, message: string): never {
   throw new SimConfigError(`${path} ${message}`);
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function object(v: unknown, path: string): Json {
-  if (!isObject(v)) fail(path, `must be an object, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-function array(v: unknown, path: string): unknown[] {
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) fail(path, `must be an array, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-function keys(o: Json, allowed: string[], path: string): void {
-  const k = firstUnknownKey(o, allowed);
-  if (k !== undefined) fail(`${path}.${k}`, `is not a setting: ${unknownKeyMessage(k, allowed)}`);
-}
-
-function bool(v: unknown, path: string, fallback: boolean): boolean {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'boolean') fail(path, `must be true or false, got ${JSON.stringify(v)}`);
-  return v;
 }
 
 /** 48-bit serial derived from a name (FNV-1a), so unaddressed devices keep their address across runs. */
@@ -172,86 +141,24 @@ export function parseSimAddress(raw: unknown, type: SimDeviceType, path: string)
   return address;
 }
 
-function parseDevice(raw: unknown, path: string, names: Set<string>, addresses: Set<string>): SimDeviceSpec {
-  const o = object(raw, path);
-  keys(o, ['name', 'type', 'address', 'sense', 'temperature', 'coldJunction', 'addressPins', 'outputs', 'valves', 'plugged'], path);
-  if (typeof o.name !== 'string' || o.name.trim() === '' || o.name.length > 64) fail(`${path}.name`, 'must be a non-empty string of at most 64 characters');
-  const name = o.name;
-  if (names.has(name)) fail(`${path}.name`, `"${name}" is used by another device`);
-  names.add(name);
-  if (o.type !== 'DS18B20' && o.type !== 'MAX31850' && o.type !== 'DS2408' && o.type !== 'DS2413') fail(`${path}.type`, `must be DS18B20, MAX31850, DS2408 or DS2413, got ${JSON.stringify(o.type)}`);
-  const type: SimDeviceType = o.type;
-  const address = o.address === undefined ? makeRom(FAMILY_OF[type], serialFromName(name)) : parseSimAddress(o.address, type, `${path}.address`);
-  if (addresses.has(address)) fail(`${path}.address`, `${address} is used by another device`);
-  addresses.add(address);
-  let sense: PlantNode | null = null;
-  let temperature = 20;
-  let coldJunction = 25;
-  let addressPins = 0;
-  const outputs: Record<number, PlantActuator> = {};
-  if (type !== 'MAX31850' && (o.coldJunction !== undefined || o.addressPins !== undefined)) fail(`${path}`, 'coldJunction and addressPins are only for a MAX31850');
-  if (type === 'MAX31850') {
-    if (o.coldJunction !== undefined) {
-      if (typeof o.coldJunction !== 'number' || o.coldJunction < -55 || o.coldJunction > 125) fail(`${path}.coldJunction`, 'must be a number between -55 and 125');
-      coldJunction = o.coldJunction;
-    }
-    if (o.addressPins !== undefined) {
-      if (typeof o.addressPins !== 'number' || !Number.isInteger(o.addressPins) || o.addressPins < 0 || o.addressPins > 15) fail(`${path}.addressPins`, 'must be an integer 0..15');
-      addressPins = o.addressPins;
-    }
-  }
-  if (type === 'DS18B20' || type === 'MAX31850') {
-    const [lo, hi] = simTemperatureRange(type);
-    if (o.outputs !== undefined) fail(`${path}.outputs`, 'is only for DS2408 and DS2413');
-    if (o.sense !== undefined) {
-      if (!NODES.includes(o.sense as PlantNode)) fail(`${path}.sense`, `must be one of ${NODES.join(', ')}, got ${JSON.stringify(o.sense)}`);
-      sense = o.sense as PlantNode;
-    }
-    if (o.temperature !== undefined) {
-      if (typeof o.temperature !== 'number' || o.temperature < lo || o.temperature > hi) fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
-      temperature = o.temperature;
-    }
-  } else {
-    if (o.sense !== undefined || o.temperature !== undefined) fail(`${path}`, `a ${type} has no sense or temperature; use outputs`);
-    if (o.outputs !== undefined) {
-      const out = object(o.outputs, `${path}.outputs`);
-      for (const [ch, role] of Object.entries(out)) {
-        const n = Number(ch);
-        if (!Number.isInteger(n) || n < 1 || n > CHANNELS_OF[type]) fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS_OF[type]})`);
-        if (!ACTUATORS.includes(role as PlantActuator)) fail(`${path}.outputs.${ch}`, `must be "heater" or "cooler", got ${JSON.stringify(role)}`);
-        outputs[n] = role as PlantActuator;
-      }
-    }
-  }
-  const valves = parseValves(o.valves, type, `${path}.valves`);
-  return { name, type, address, sense, temperature, coldJunction, addressPins, outputs, valves, plugged: bool(o.plugged, `${path}.plugged`, true) };
-}
+const Actuator = Type.Union([Type.Literal('heater'), Type.Literal('cooler')]);
 
-/** `valves: {"1": {"travelSeconds": 6}, "5": {}}`: motor valves on a DS2408 (drivers/sim/motor-valve.ts). */
-function parseValves(raw: unknown, type: SimDeviceType, path: string): SimDeviceSpec['valves'] {
-  if (raw === undefined) return [];
-  if (type !== 'DS2408') fail(path, 'is only for a DS2408');
-  const out: SimDeviceSpec['valves'] = [];
-  for (const [ch, v] of Object.entries(object(raw, path))) {
-    if (ch !== '1' && ch !== '5') fail(`${path}.${ch}`, 'a valve starts at channel 1 or 5');
-    const o = object(v, `${path}.${ch}`);
-    keys(o, ['travelSeconds'], `${path}.${ch}`);
-    const travel = o.travelSeconds ?? 6;
-    if (typeof travel !== 'number' || !(travel > 0) || travel > 600) fail(`${path}.${ch}.travelSeconds`, 'must be a number of seconds above 0, at most 600');
-    out.push({ start: Number(ch), travelSeconds: travel as number });
-  }
-  return out;
-}
-
-function parseDevices(raw: unknown, path: string, names: Set<string>, addresses: Set<string>): SimDeviceSpec[] {
-  return array(raw, path).map((d, i) => parseDevice(d, `${path}[${i}]`, names, addresses));
-}
-
-function parseI2cAddress(raw: unknown, path: string): number {
-  const n = typeof raw === 'string' && /^0x[0-9a-f]+$/i.test(raw) ? parseInt(raw, 16) : raw;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0x18 || n > 0x1b) fail(path, `must be a DS2482 address 0x18..0x1B (24..27), got ${JSON.stringify(raw)}`);
-  return n;
-}
+const SimDeviceSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', errorMessage: 'must be a non-empty string of at most 64 characters' }),
+    type: Type.Union([Type.Literal('DS18B20'), Type.Literal('MAX31850'), Type.Literal('DS2408'), Type.Literal('DS2413')]),
+    address: Type.Optional(Type.String()),
+    sense: Type.Optional(Type.Union([Type.Literal('beer'), Type.Literal('air'), Type.Literal('ambient')])),
+    temperature: Type.Optional(Type.Number()),
+    coldJunction: Type.Optional(Type.Number({ minimum: -55, maximum: 125, errorMessage: 'must be a number between -55 and 125' })),
+    addressPins: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
+    outputs: Type.Optional(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Actuator)),
+    valves: Type.Optional(Type.Record(Type.String(), Type.Object({ travelSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 600, default: 6 }) }, { additionalProperties: false }))),
+    plugged: Type.Boolean({ default: true }),
+  },
+  { additionalProperties: false },
+);
+type SimDeviceEntry = Static<typeof SimDeviceSchema>;
 
 /** A sim GPIO line: the config's line schema plus what the emulation needs. */
 const SimGpioSchema = Type.Object(
@@ -263,13 +170,68 @@ const SimGpioSchema = Type.Object(
   { additionalProperties: false },
 );
 
-function parseGpio(raw: unknown, path: string): SimGpioSpec[] {
+const list = <T extends TSchema>(items: T) => Type.Array(items, { default: [] });
+
+const SimConfigSchema = Type.Object(
+  {
+    $comment: Type.Optional(Type.Unknown()),
+    /** Checked by parsePlantConfig. */
+    plant: Type.Optional(Type.Unknown()),
+    ds2482: list(
+      Type.Object(
+        {
+          address: I2cAddressSchema,
+          variant: Type.Union([Type.Literal('ds2482-100'), Type.Literal('ds2482-800')], { default: 'ds2482-800' }),
+          channels: list(list(SimDeviceSchema)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    w1: list(list(SimDeviceSchema)),
+    ds2480b: list(Type.Object({ pty: Type.Boolean({ default: false }), devices: list(SimDeviceSchema) }, { additionalProperties: false })),
+    gpio: list(SimGpioSchema),
+    i2cSensors: list(SimI2cSensorSchema),
+    i2cIo: list(SimI2cIoSchema),
+  },
+  { additionalProperties: false },
+);
+type SimConfigEntry = Static<typeof SimConfigSchema>;
+
+/** What the schema cannot say about a device: its address, the keys that depend on its type, unique names and addresses. */
+function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, addresses: Set<string>): SimDeviceSpec {
+  const { name, type } = o;
+  if (names.has(name)) fail(`${path}.name`, `"${name}" is used by another device`);
+  names.add(name);
+  const address = o.address === undefined ? makeRom(FAMILY_OF[type], serialFromName(name)) : parseSimAddress(o.address, type, `${path}.address`);
+  if (addresses.has(address)) fail(`${path}.address`, `${address} is used by another device`);
+  addresses.add(address);
+  if (type !== 'MAX31850' && (o.coldJunction !== undefined || o.addressPins !== undefined)) fail(`${path}`, 'coldJunction and addressPins are only for a MAX31850');
+  const outputs: Record<number, PlantActuator> = {};
+  if (type === 'DS18B20' || type === 'MAX31850') {
+    const [lo, hi] = simTemperatureRange(type);
+    if (o.outputs !== undefined) fail(`${path}.outputs`, 'is only for DS2408 and DS2413');
+    if (o.temperature !== undefined && (o.temperature < lo || o.temperature > hi)) fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
+  } else {
+    if (o.sense !== undefined || o.temperature !== undefined) fail(`${path}`, `a ${type} has no sense or temperature; use outputs`);
+    for (const [ch, role] of Object.entries(o.outputs ?? {})) {
+      const n = Number(ch);
+      if (n < 1 || n > CHANNELS_OF[type]) fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS_OF[type]})`);
+      outputs[n] = role;
+    }
+  }
+  const valves: SimDeviceSpec['valves'] = [];
+  if (o.valves !== undefined && type !== 'DS2408') fail(`${path}.valves`, 'is only for a DS2408');
+  for (const [ch, v] of Object.entries(o.valves ?? {})) {
+    if (ch !== '1' && ch !== '5') fail(`${path}.valves.${ch}`, 'a valve starts at channel 1 or 5');
+    valves.push({ start: Number(ch), travelSeconds: v.travelSeconds });
+  }
+  return { name, type, address, sense: o.sense ?? null, temperature: o.temperature ?? 20, coldJunction: o.coldJunction ?? 25, addressPins: o.addressPins ?? 0, outputs, valves, plugged: o.plugged };
+}
+
+function gpioSpecs(entries: SimConfigEntry['gpio'], path: string): SimGpioSpec[] {
   const lines: SimGpioSpec[] = [];
-  for (const [i, item] of array(raw, path).entries()) {
+  for (const [i, o] of entries.entries()) {
     const p = `${path}[${i}]`;
-    const checked = checkAgainst<Static<typeof SimGpioSchema>>(SimGpioSchema, item, p);
-    if (checked.issue) fail(checked.issue.path, checked.issue.unknownKey ? `is not a setting: ${checked.issue.message}` : checked.issue.message);
-    const o = checked.value;
     const twice = duplicateLine(o, lines);
     if (twice) fail(`${p}.${twice.key}`, twice.message);
     if (o.drives !== undefined && o.direction !== 'out') fail(`${p}.drives`, 'needs an output line');
@@ -281,8 +243,9 @@ function parseGpio(raw: unknown, path: string): SimGpioSpec[] {
 
 /** Validates a sim config; throws SimConfigError naming the offending key (e.g. `sim.ds2482[0].channels[1][0].type`). */
 export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
-  const o = object(input, path);
-  keys(o, ['plant', 'ds2482', 'w1', 'ds2480b', 'gpio', 'i2cSensors', 'i2cIo', '$comment'], path);
+  const checked = checkAgainst<SimConfigEntry>(SimConfigSchema, input, path);
+  if (checked.issue) fail(checked.issue.path, checked.issue.unknownKey ? `is not a setting: ${checked.issue.message}` : checked.issue.message);
+  const o = checked.value;
   let plant: PlantConfig;
   try {
     plant = parsePlantConfig(o.plant ?? {}, `${path}.plant`);
@@ -293,28 +256,20 @@ export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   const names = new Set<string>();
   const addresses = new Set<string>();
   const i2cAddresses = new Set<number>();
-  const ds2482 = array(o.ds2482, `${path}.ds2482`).map((raw, i) => {
+  const devices = (list: SimDeviceEntry[], p: string) => list.map((d, i) => deviceSpec(d, `${p}[${i}]`, names, addresses));
+  const ds2482 = o.ds2482.map((c, i): SimDs2482Spec => {
     const p = `${path}.ds2482[${i}]`;
-    const c = object(raw, p);
-    keys(c, ['address', 'variant', 'channels'], p);
-    const address = parseI2cAddress(c.address, `${p}.address`);
+    const address = i2cAddressValue(c.address);
+    if (address < 0x18 || address > 0x1b) fail(`${p}.address`, `must be a DS2482 address 0x18..0x1B (24..27), got ${JSON.stringify(c.address)}`);
     if (i2cAddresses.has(address)) fail(`${p}.address`, `0x${address.toString(16)} is used by another bridge`);
     i2cAddresses.add(address);
-    const variant = c.variant ?? 'ds2482-800';
-    if (variant !== 'ds2482-100' && variant !== 'ds2482-800') fail(`${p}.variant`, `must be "ds2482-100" or "ds2482-800", got ${JSON.stringify(c.variant)}`);
-    const channels = array(c.channels, `${p}.channels`);
-    const max = variant === 'ds2482-800' ? 8 : 1;
-    if (channels.length > max) fail(`${p}.channels`, `a ${variant} has ${max} channel(s), got ${channels.length} lists`);
-    return { address, variant, channels: channels.map((list, ch) => parseDevices(list, `${p}.channels[${ch}]`, names, addresses)) } as SimDs2482Spec;
+    const max = c.variant === 'ds2482-800' ? 8 : 1;
+    if (c.channels.length > max) fail(`${p}.channels`, `a ${c.variant} has ${max} channel(s), got ${c.channels.length} lists`);
+    return { address, variant: c.variant, channels: c.channels.map((list, ch) => devices(list, `${p}.channels[${ch}]`)) };
   });
-  const w1 = array(o.w1, `${path}.w1`).map((list, m) => parseDevices(list, `${path}.w1[${m}]`, names, addresses));
-  const ds2480b = array(o.ds2480b, `${path}.ds2480b`).map((raw, i) => {
-    const p = `${path}.ds2480b[${i}]`;
-    const c = object(raw, p);
-    keys(c, ['pty', 'devices'], p);
-    return { pty: bool(c.pty, `${p}.pty`, false), devices: parseDevices(c.devices, `${p}.devices`, names, addresses) };
-  });
-  const gpio = parseGpio(o.gpio, `${path}.gpio`);
+  const w1 = o.w1.map((list, m) => devices(list, `${path}.w1[${m}]`));
+  const ds2480b = o.ds2480b.map((c, i) => ({ pty: c.pty, devices: devices(c.devices, `${path}.ds2480b[${i}].devices`) }));
+  const gpio = gpioSpecs(o.gpio, `${path}.gpio`);
   const i2cSensors = parseI2cSensors(o.i2cSensors, `${path}.i2cSensors`, fail, i2cAddresses);
   const i2cIo = parseSimI2cIo(o.i2cIo, `${path}.i2cIo`, fail, i2cAddresses);
   return { plant, ds2482, w1, ds2480b, gpio, i2cSensors, i2cIo };

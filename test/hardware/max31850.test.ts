@@ -83,7 +83,7 @@ t.test('sim config checks MAX31850 settings by name', async (t) => {
   const dev = (extra: object) => ({ w1: [[{ name: 'tc', type: 'MAX31850', ...extra }]] });
   t.equal(parseSimConfig(dev({ temperature: 1200 })).w1[0]![0]!.temperature, 1200, 'thermocouple range');
   t.throws(() => parseSimConfig(dev({ temperature: 1500 })), /sim\.w1\[0\]\[0\]\.temperature must be a number between -270 and 1372/);
-  t.throws(() => parseSimConfig(dev({ addressPins: 16 })), /addressPins must be an integer 0\.\.15/);
+  t.throws(() => parseSimConfig(dev({ addressPins: 16 })), /addressPins must be an integer 0-15/);
   t.throws(() => parseSimConfig({ w1: [[{ name: 'x', type: 'DS18B20', coldJunction: 20 }]] }), /only for a MAX31850/);
   t.throws(() => parseSimConfig(dev({ address: '28-0000000000f1' })), /family 0x28 does not match a MAX31850 \(0x3b\)/);
 });
