@@ -19,7 +19,8 @@
 // With the defaults the air moves ~2 K/min under the heater and settles in ~10 min; the beer
 // follows the air with a time constant of ~8 h, and drifts to ambient over about a day.
 
-import { unknownKeyMessage } from '../closest-name.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAgainst } from '../schema-check.js';
 
 export type PlantTarget = 'beer' | 'air';
 
@@ -56,82 +57,33 @@ export class PlantConfigError extends Error {
   override name = 'PlantConfigError';
 }
 
-type Json = Record<string, unknown>;
+const d = DEFAULT_PLANT_CONFIG;
+const Target = (fallback: PlantTarget) => Type.Union([Type.Literal('air'), Type.Literal('beer')], { default: fallback });
+const section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => Type.Object(properties, { additionalProperties: false, default: {} });
+const positive = (fallback: number) => Type.Number({ exclusiveMinimum: 0, default: fallback });
+const nonNegative = (fallback: number) => Type.Number({ minimum: 0, default: fallback });
 
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function section(input: Json, key: string, path: string): Json {
-  const value = input[key];
-  if (value === undefined) return {};
-  if (!isObject(value)) throw new PlantConfigError(`${path}.${key} must be an object`);
-  return value;
-}
-
-function num(input: Json, key: string, path: string, fallback: number, rule: 'any' | 'positive' | 'nonNegative'): number {
-  const value = input[key];
-  if (value === undefined) return fallback;
-  const where = `${path}.${key}`;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new PlantConfigError(`${where} must be a number, got ${JSON.stringify(value)}`);
-  }
-  if (rule === 'positive' && !(value > 0)) throw new PlantConfigError(`${where} must be > 0, got ${value}`);
-  if (rule === 'nonNegative' && value < 0) throw new PlantConfigError(`${where} must be >= 0, got ${value}`);
-  return value;
-}
-
-function target(input: Json, path: string, fallback: PlantTarget): PlantTarget {
-  const value = input.target;
-  if (value === undefined) return fallback;
-  if (value !== 'air' && value !== 'beer') {
-    throw new PlantConfigError(`${path}.target must be "air" or "beer", got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function checkKeys(input: Json, allowed: string[], path: string): void {
-  for (const key of Object.keys(input)) {
-    if (!allowed.includes(key)) throw new PlantConfigError(`${path}.${key} is not a plant setting: ${unknownKeyMessage(key, allowed)}`);
-  }
-}
+const PlantConfigSchema = Type.Object(
+  {
+    ambient: Type.Number({ default: d.ambient }),
+    /** Default: ambient (filled in after the schema). */
+    initial: section({ beer: Type.Optional(Type.Number()), air: Type.Optional(Type.Number()) }),
+    beer: section({ heatCapacity: positive(d.beer.heatCapacity) }),
+    air: section({ heatCapacity: positive(d.air.heatCapacity) }),
+    beerToAir: positive(d.beerToAir),
+    airToAmbient: nonNegative(d.airToAmbient),
+    heater: section({ powerW: nonNegative(d.heater.powerW), target: Target(d.heater.target) }),
+    cooler: section({ powerW: nonNegative(d.cooler.powerW), target: Target(d.cooler.target), floorTemp: Type.Number({ default: d.cooler.floorTemp }) }),
+    fermentationW: nonNegative(d.fermentationW),
+    maxSubstepSeconds: positive(d.maxSubstepSeconds),
+  },
+  { additionalProperties: false },
+);
 
 /** Defaults merged with a (possibly partial) JSON object; throws PlantConfigError naming the bad key. */
 export function parsePlantConfig(input: unknown = {}, path = 'plant'): PlantConfig {
-  if (!isObject(input)) throw new PlantConfigError(`${path} must be an object`);
-  const d = DEFAULT_PLANT_CONFIG;
-  checkKeys(input, Object.keys(d), path);
-  const ambient = num(input, 'ambient', path, d.ambient, 'any');
-  const initial = section(input, 'initial', path);
-  const beer = section(input, 'beer', path);
-  const air = section(input, 'air', path);
-  const heater = section(input, 'heater', path);
-  const cooler = section(input, 'cooler', path);
-  checkKeys(initial, ['beer', 'air'], `${path}.initial`);
-  checkKeys(beer, ['heatCapacity'], `${path}.beer`);
-  checkKeys(air, ['heatCapacity'], `${path}.air`);
-  checkKeys(heater, ['powerW', 'target'], `${path}.heater`);
-  checkKeys(cooler, ['powerW', 'target', 'floorTemp'], `${path}.cooler`);
-  return {
-    ambient,
-    initial: {
-      beer: num(initial, 'beer', `${path}.initial`, ambient, 'any'),
-      air: num(initial, 'air', `${path}.initial`, ambient, 'any'),
-    },
-    beer: { heatCapacity: num(beer, 'heatCapacity', `${path}.beer`, d.beer.heatCapacity, 'positive') },
-    air: { heatCapacity: num(air, 'heatCapacity', `${path}.air`, d.air.heatCapacity, 'positive') },
-    beerToAir: num(input, 'beerToAir', path, d.beerToAir, 'positive'),
-    airToAmbient: num(input, 'airToAmbient', path, d.airToAmbient, 'nonNegative'),
-    heater: {
-      powerW: num(heater, 'powerW', `${path}.heater`, d.heater.powerW, 'nonNegative'),
-      target: target(heater, `${path}.heater`, d.heater.target),
-    },
-    cooler: {
-      powerW: num(cooler, 'powerW', `${path}.cooler`, d.cooler.powerW, 'nonNegative'),
-      target: target(cooler, `${path}.cooler`, d.cooler.target),
-      floorTemp: num(cooler, 'floorTemp', `${path}.cooler`, d.cooler.floorTemp, 'any'),
-    },
-    fermentationW: num(input, 'fermentationW', path, d.fermentationW, 'nonNegative'),
-    maxSubstepSeconds: num(input, 'maxSubstepSeconds', path, d.maxSubstepSeconds, 'positive'),
-  };
+  const checked = checkAgainst<Static<typeof PlantConfigSchema>>(PlantConfigSchema, input, path);
+  if (checked.issue) throw new PlantConfigError(`${checked.issue.path} ${checked.issue.unknownKey ? 'is not a plant setting: ' : ''}${checked.issue.message}`);
+  const c = checked.value;
+  return { ...c, initial: { beer: c.initial.beer ?? c.ambient, air: c.initial.air ?? c.ambient } };
 }

@@ -153,7 +153,7 @@ const SimDeviceSchema = Type.Object(
     coldJunction: Type.Optional(Type.Number({ minimum: -55, maximum: 125, errorMessage: 'must be a number between -55 and 125' })),
     addressPins: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
     outputs: Type.Optional(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Actuator)),
-    valves: Type.Optional(Type.Record(Type.String(), Type.Object({ travelSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 600, default: 6 }) }, { additionalProperties: false }))),
+    valves: Type.Optional(Type.Record(Type.String(), Type.Object({ travelSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })) }, { additionalProperties: false }))),
     plugged: Type.Boolean({ default: true }),
   },
   { additionalProperties: false },
@@ -223,7 +223,7 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
   if (o.valves !== undefined && type !== 'DS2408') fail(`${path}.valves`, 'is only for a DS2408');
   for (const [ch, v] of Object.entries(o.valves ?? {})) {
     if (ch !== '1' && ch !== '5') fail(`${path}.valves.${ch}`, 'a valve starts at channel 1 or 5');
-    valves.push({ start: Number(ch), travelSeconds: v.travelSeconds });
+    valves.push({ start: Number(ch), travelSeconds: v.travelSeconds ?? 6 });
   }
   return { name, type, address, sense: o.sense ?? null, temperature: o.temperature ?? 20, coldJunction: o.coldJunction ?? 25, addressPins: o.addressPins ?? 0, outputs, valves, plugged: o.plugged };
 }

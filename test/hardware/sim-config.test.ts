@@ -24,7 +24,7 @@ t.test('bad configs are refused with the path of the offending field', async (t)
     [chip([{ name: 'x', type: 'DS2408', outputs: { '9': 'heater' } }]), /\.outputs\.9 is not a channel of a DS2408 \(1\.\.8\)/],
     [chip([{ name: 'x', type: 'DS2413', outputs: { '1': 'fan' } }]), /\.outputs\[1\] must be 'heater' or 'cooler'/],
     [chip([{ name: 'x', type: 'DS18B20', colour: 'red' }]), /\[0\]\[0\]\.colour is not a setting/],
-    [{ plant: { heater: { powerW: -1 } } }, /sim\.plant\.heater\.powerW must be >= 0/],
+    [{ plant: { heater: { powerW: -1 } } }, /sim\.plant\.heater\.powerW must be a number of at least 0, got -1/],
     [{ gpio: [{ name: 'a', line: 4, direction: 'in', drives: 'heater' }] }, /sim\.gpio\[0\]\.drives needs an output line/],
     [{ gpio: [{ name: 'a', line: 4 }, { name: 'b', line: 4 }] }, /sim\.gpio\[1\]\.line 4 is already used by "a"/],
     [{ w1: [[{ name: 'x', type: 'DS18B20', temperature: 200 }]] }, /sim\.w1\[0\]\[0\]\.temperature must be a number between -55 and 125/],
