@@ -37,7 +37,7 @@ function notify(): void {
 /** A stream silent this long (with the service's emit interval shorter) is checked by a probe. */
 const SILENCE_MS = 2500;
 const PROBE_TIMEOUT_MS = 1500;
-const CHECK_MS = 10_000;
+const CHECK_MS = 5_000;
 
 function setConnection(connection: Connection): void {
   if (state.connection === connection || state.connection === 'logged-out') return;
