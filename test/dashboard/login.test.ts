@@ -100,6 +100,7 @@ t.test('a session ended elsewhere shows "logged out", not "offline", and offers 
   const cookie = (await context.cookies()).find((c) => c.name === 'Authorization');
   // Logging out from another client ends every session of the user.
   t.equal((await fetch(`${sim.cli.base}/auth/logout`, { headers: { cookie: `Authorization=${cookie!.value}` } })).status, 200);
+  t.equal((await fetch(`${sim.cli.base}/edge-one/settings/enabled`, { headers: { cookie: `Authorization=${cookie!.value}` } })).status, 401, 'the service refuses the old session');
   // The page finds out from its next check (every 5 s) or when the server ends the stream.
   await page.getByTestId('logged-out').waitFor({ timeout: limit(30_000) });
   t.equal(await page.getByTestId('online').innerText(), 'logged out', 'the header says logged out');

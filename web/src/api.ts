@@ -3,6 +3,9 @@
 // message in words (422 validation entries included), never a bare status code.
 
 export type { Block, Link, Quantity } from './block-types.js';
+
+/** Dispatched on window when the service answers 401: the session ended. */
+export const LOGGED_OUT_EVENT = 'edgeblocks-logged-out';
 import type { Block } from './block-types.js';
 
 export interface Answer<T = unknown> {
@@ -53,8 +56,9 @@ async function call<T>(method: string, url: string, body?: unknown): Promise<Ans
   } catch {
     return { ok: false, status: 0, body: undefined as T, error: errorText(0, undefined) };
   }
-  // A session that expired (auth on): start over, which shows the login form.
-  if (res.status === 401 && !url.startsWith('/auth/')) location.reload();
+  // A session that ended (auth on): the page says "logged out" and offers the login again
+  // (live.ts listens), instead of reloading under the user's hands.
+  if (res.status === 401 && !url.startsWith('/auth/')) window.dispatchEvent(new Event(LOGGED_OUT_EVENT));
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) {

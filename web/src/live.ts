@@ -7,7 +7,7 @@
 // answer) and logged-out (it answers 401: the session ended). A probe (GET settings/enabled, tiny
 // and behind the login) tells them apart, within PROBE_TIMEOUT_MS of a silent stream.
 import { useEffect, useState } from 'preact/hooks';
-import { controllerUrl, emitIntervalMs, type Block } from './api';
+import { controllerUrl, emitIntervalMs, LOGGED_OUT_EVENT, type Block } from './api';
 
 export type Connection = 'online' | 'reconnecting' | 'offline' | 'logged-out';
 
@@ -138,6 +138,7 @@ function open(): void {
 }
 
 export function startLive(): void {
+  window.addEventListener(LOGGED_OUT_EVENT, () => setConnection('logged-out'));
   open();
   setInterval(() => {
     const silent = Date.now() - lastMessage;
