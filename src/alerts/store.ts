@@ -1,6 +1,8 @@
 // The alert tables (migration 2): active alerts survive a restart (a resolve is still sent),
 // the last events are kept for GET /alerts, and the outbox holds messages until a channel takes them.
 import type { Db } from '../store/db.js';
+import { parseJson } from '../shared/json.js';
+import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
 
 export interface OutboxRow {
@@ -21,7 +23,13 @@ export class AlertStore {
   ) {}
 
   loadActive(): ActiveAlert[] {
-    return (this.db.prepare('SELECT value FROM alert_active').all() as { value: string }[]).map((r) => JSON.parse(r.value) as ActiveAlert);
+    // A row that went bad is dropped: the condition, if it still holds, fires again.
+    return (this.db.prepare('SELECT key, value FROM alert_active').all() as { key: string; value: string }[]).flatMap((r) => {
+      const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an active alert' });
+      if (parsed.ok) return [parsed.value as ActiveAlert];
+      this.removeActive(r.key);
+      return [];
+    });
   }
 
   saveActive(alert: ActiveAlert): void {
@@ -38,7 +46,11 @@ export class AlertStore {
   }
 
   history(limit = this.historyLimit): HistoryEntry[] {
-    return (this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]).map((r) => JSON.parse(r.value) as HistoryEntry);
+    // A row whose bytes went bad on the card is left out, not a failed request.
+    return (this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]).flatMap((r) => {
+      const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an alert history entry' });
+      return parsed.ok ? [parsed.value as HistoryEntry] : [];
+    });
   }
 
   /** Queue one message per channel, in one transaction (durable before it returns). */
@@ -51,16 +63,24 @@ export class AlertStore {
 
   due(now: number, limit: number): OutboxRow[] {
     const rows = this.db.prepare('SELECT * FROM alert_outbox WHERE next_at <= ? ORDER BY seq LIMIT ?').all(now, limit) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      seq: r.seq as number,
-      messageId: r.message_id as string,
-      channel: r.channel as string,
-      message: JSON.parse(r.message as string) as AlertMessage,
-      attempts: r.attempts as number,
-      nextAt: r.next_at as number,
-      createdAt: r.created_at as number,
-      lastError: (r.last_error as string | null) ?? null,
-    }));
+    // A message whose bytes went bad can never be sent: it leaves the outbox instead of blocking the rest.
+    return rows.flatMap((r) => {
+      const parsed = parseJson(r.message as string, { maxBytes: MAX_RECORD_BYTES, what: 'an alert message' });
+      if (!parsed.ok) {
+        this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(r.seq);
+        return [];
+      }
+      return [{
+        seq: r.seq as number,
+        messageId: r.message_id as string,
+        channel: r.channel as string,
+        message: parsed.value as AlertMessage,
+        attempts: r.attempts as number,
+        nextAt: r.next_at as number,
+        createdAt: r.created_at as number,
+        lastError: (r.last_error as string | null) ?? null,
+      }];
+    });
   }
 
   nextDueAt(): number | null {
