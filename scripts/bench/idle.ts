@@ -2,8 +2,10 @@
 // built CLI, started as plain `node dist/src/main.js` (no shebang flags, as a user running it
 // by hand would), with 200 restored user blocks (100 TempSensorMock + 100 SetpointSensorPair),
 // once with `--hardware linux` (no buses on this machine) and once with `--hardware sim`; a bare
-// fastify server with a 10 Hz timer is the reference. CPU is user + system time from
-// /proc/<pid>/stat over a window after a settle time; RSS from /proc/<pid>/status at its end.
+// fastify server with a 10 Hz timer is the reference. CPU is the time the process's threads
+// were on a CPU (/proc/<pid>/task/*/schedstat, in ns; /proc/<pid>/stat's user + system counts in
+// 10 ms ticks, too coarse for a process that is busy 0.2 % of the time) over a window after a
+// settle time; wake-ups are its voluntary context switches; RSS from /proc/<pid>/status at its end.
 // With `--profile`, each edgeblocks run is also started with --cpu-prof and its samples are
 // summarised by the part of the service they fell in (profile-summary.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,32 +13,24 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, rssMb } from './procs.js';
+import { cpuSeconds, freePort, rssMb, voluntarySwitches } from './procs.js';
 import { summariseProfile, type ProfileShare } from './profile-summary.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
 const BARE = path.join(HERE, 'bare-idle.js');
 const PAIRS = 100;
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on every Linux the Pi runs). */
-const USER_HZ = 100;
 
 export interface IdleFigures {
   name: string;
   cpuPercent: number;
+  /** Times a second the process went to sleep and was woken again. */
+  wakesPerSecond: number;
   rssMb: number;
   profile?: ProfileShare[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-
-/** utime + stime of a process, in seconds. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
-}
 
 
 async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
@@ -90,11 +84,13 @@ async function measure(name: string, args: string[], readyUrl: string, settleMs:
     await waitFor(readyUrl, child);
     await sleep(settleMs);
     const c0 = cpuSeconds(child.pid!);
+    const w0 = voluntarySwitches(child.pid!);
     const t0 = performance.now();
     await sleep(windowMs);
     const cpu = cpuSeconds(child.pid!) - c0;
+    const wakes = voluntarySwitches(child.pid!) - w0;
     const seconds = (performance.now() - t0) / 1000;
-    return { name, cpuPercent: (100 * cpu) / seconds, rssMb: rssMb(child.pid!) };
+    return { name, cpuPercent: (100 * cpu) / seconds, wakesPerSecond: wakes / seconds, rssMb: rssMb(child.pid!) };
   } finally {
     await stop(child);
   }
@@ -148,7 +144,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const windowMs = Number(process.env.IDLE_WINDOW_MS ?? 60_000);
   const figures = await idleBench({ windowMs, settleMs: Number(process.env.IDLE_SETTLE_MS ?? 10_000), profile: process.argv.includes('--profile') });
   for (const f of figures) {
-    console.log(`${f.name.padEnd(28)} CPU ${f.cpuPercent.toFixed(3)} % of one core, RSS ${f.rssMb.toFixed(1)} MB`);
+    console.log(`${f.name.padEnd(28)} CPU ${f.cpuPercent.toFixed(3)} % of one core, ${f.wakesPerSecond.toFixed(1)} wake-ups/s, RSS ${f.rssMb.toFixed(1)} MB`);
     for (const p of f.profile ?? []) console.log(`    ${p.part.padEnd(40)} ${p.percentOfCore.toFixed(3)} % (${p.share.toFixed(1)} % of samples)`);
   }
 }

@@ -1,7 +1,8 @@
 // Where an idle process spends its CPU: a V8 .cpuprofile (node --cpu-prof) summarised by the
 // outermost function of the service's own code on each sampled stack (the tick, the state
 // emission, history ingest, ...), so time in fastify, mqtt or Node's internals counts for the
-// part of the service that called it. Only samples of the window after `skipMs` (start-up) count;
+// part of the service that called it. Samples with the emulated hardware (drivers/sim) on their
+// stack count for the emulation, apart from the service. Only samples of the window after `skipMs` (start-up) count;
 // idle samples are not counted.
 export interface ProfileShare {
   part: string;
@@ -20,6 +21,8 @@ interface CpuProfile {
 }
 
 const OWN = /\/dist\/(src|drivers|bundle)\//;
+const EMULATION = /\/dist\/drivers\/sim\//;
+export const EMULATION_PART = 'the emulated hardware (drivers/sim)';
 const IDLE = new Set(['(idle)', '(program)']);
 
 export function summariseProfile(profile: CpuProfile, skipMs: number, windowMs: number, top = 12): ProfileShare[] {
@@ -31,10 +34,13 @@ export function summariseProfile(profile: CpuProfile, skipMs: number, windowMs: 
     const known = partOf.get(id);
     if (known) return known;
     let outer: string | null = null;
+    let emulated = false;
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const f = byId.get(at)!.callFrame;
       if (OWN.test(f.url)) outer = `${f.functionName || '(anonymous)'} (${f.url.replace(/^.*\/dist\//, '')})`;
+      if (EMULATION.test(f.url)) emulated = true;
     }
+    if (emulated) outer = EMULATION_PART;
     const leaf = byId.get(id)!.callFrame.functionName;
     const name = outer ?? (leaf.startsWith('(') ? leaf : 'node and libraries, not called from the service');
     partOf.set(id, name);

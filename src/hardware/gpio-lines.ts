@@ -7,6 +7,9 @@ import type { Logger } from '../log.js';
 import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
 import { SoftPwm } from './soft-pwm.js';
 
+/** How often input lines are read. */
+const INPUT_POLL_MS = 100;
+
 interface Entry {
   info: GpioLineInfo;
   line: GpioLine | null;
@@ -100,6 +103,17 @@ export class GpioLines implements GpioAccess {
     if (!e) return null;
     if (e.pwm?.running) return e.pwm.duty;
     return e.value === null ? null : e.value ? 100 : 0;
+  }
+
+  /** When service() is next needed: at once for a queued write, regularly while inputs are read, else never. */
+  nextServiceAt(now: number): number {
+    let at = Infinity;
+    for (const e of this.entries) {
+      if (!e.line) continue;
+      if (e.pending !== null) return now;
+      if (e.info.direction === 'in') at = now + INPUT_POLL_MS;
+    }
+    return at;
   }
 
   async service(): Promise<void> {

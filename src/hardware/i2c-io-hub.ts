@@ -161,6 +161,11 @@ export class I2cIoHub implements I2cIoAccess {
 
   // ---- polling ---------------------------------------------------------------------------
 
+  /** When service() is next needed: every poll period while a chip is in use, else never. */
+  nextServiceAt(now: number): number {
+    return this.wants.size ? now + I2C_POLL_MS : Infinity;
+  }
+
   /** The tick hook: starts a poll of every chip due one and resolves when they are done. */
   async service(now: number): Promise<void> {
     this.now = now;

@@ -16,6 +16,8 @@ import type { Logger } from '../log.js';
 import type { I2cSensorAccess, I2cSensorChip, I2cSensorReading, I2cSensorRequest } from '../runtime/i2c-sensors.js';
 
 export const POLL_MS = 1000;
+/** How soon to look again while a device's poll is still running. */
+const RUNNING_POLL_CHECK_MS = 100;
 /** A reading older than this is not served (null, not connected). */
 export const STALE_MS = 3000;
 export const I2C_WANT_EXPIRY_MS = 10_000;
@@ -90,6 +92,13 @@ export class I2cSensorHub implements I2cSensorAccess {
       errors: d.errors,
       lastError: d.lastError,
     };
+  }
+
+  /** When service() is next needed: the next poll due (soon again while one is running), else never. */
+  nextServiceAt(now: number): number {
+    let at = Infinity;
+    for (const d of this.devices.values()) at = Math.min(at, d.inflight ? now + RUNNING_POLL_CHECK_MS : d.nextAt);
+    return at;
   }
 
   /** The tick hook: starts the polls that are due and returns at once. */

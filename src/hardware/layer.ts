@@ -30,6 +30,8 @@ import { OneWireHub } from './onewire-hub.js';
 
 /** Longest a tick waits for the buses; slower IO finishes in the background and later ticks see it. */
 const SERVICE_WAIT_MS = 100;
+/** The emulation's step and a refresh still running want the hook this often. */
+const SERVICE_PERIOD_MS = 100;
 
 /** The outputs a safeState() drove: GPIO lines (logical level) and 1-Wire IO modules switched off. */
 export interface DrivenSafe {
@@ -136,6 +138,17 @@ export class HardwareLayer {
       else this.gpio.unavailable('no GPIO backend on this machine');
     }
     void this.onewire.searchAll();
+  }
+
+  /**
+   * When the tick hook is next needed. Hardware that is polled asks for it every
+   * SERVICE_PERIOD_MS; with nothing attached it is never due and the control loop sleeps until a
+   * block is (a Pi without buses wakes only for its blocks).
+   */
+  nextServiceAt(now: number): number {
+    if (this.closed) return Infinity;
+    if (this.sim || this.inflight) return now + SERVICE_PERIOD_MS;
+    return Math.min(this.onewire.nextServiceAt(now), this.gpio.nextServiceAt(now), this.i2cIo.nextServiceAt(now), this.i2cSensors.nextServiceAt(now));
   }
 
   /** The tick hook: advance the emulation, then refresh every cache and flush queued writes. */

@@ -12,6 +12,8 @@ import type { OneWireAccess, OneWireBusInfo, OneWireIoKind, TemperatureReading, 
 export const RESEARCH_INTERVAL_MS = 30_000;
 /** An address nobody asked about for this long is no longer polled. */
 export const WANT_EXPIRY_MS = 10_000;
+/** The pollers run their conversions and queued writes from the tick hook, so a bus wants it this often. */
+const ONEWIRE_SERVICE_MS = 100;
 
 type WantKind = 'temperature' | IoKind;
 
@@ -98,6 +100,11 @@ export class OneWireHub implements OneWireAccess {
   }
 
   // ---- driving the pollers ------------------------------------------------------------
+
+  /** When service() is next needed: every tick while there is a bus to poll or a search runs, else never. */
+  nextServiceAt(now: number): number {
+    return this.pollers.length || this.searching ? now + ONEWIRE_SERVICE_MS : Infinity;
+  }
 
   /** The tick hook: binds wanted addresses, starts re-searches when needed, advances every poller. */
   async service(now: number): Promise<void> {

@@ -1,41 +1,72 @@
 // The real-time control loop: services the hardware, then runs due blocks, then sleeps until
-// the next block is due (at most MAX_SLEEP_MS, so the watchdog sees regular ticks).
+// the next block or the hardware is due. Nothing wakes it for nothing: with no block due and no
+// hardware to poll it sleeps up to MAX_SLEEP_MS (the watchdog wants a tick well inside its 15 s),
+// and a tick run from outside (an API write) wakes it, so the hardware hears of that write at once.
 import type { BlockRuntime } from './runtime.js';
 
 const MIN_SLEEP_MS = 5;
-const MAX_SLEEP_MS = 100;
+export const MAX_SLEEP_MS = 1000;
 
 export type TickHook = (now: number) => Promise<void> | void;
 
 export class ControlLoop {
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer fires, on the runtime's clock. */
+  private wakeAt = Infinity;
   private running = false;
+  private stepping = false;
   private current: Promise<void> = Promise.resolve();
+  private readonly onTick = () => {
+    if (!this.stepping) this.wake();
+  };
 
   constructor(
     private readonly runtime: BlockRuntime,
     private readonly beforeTick: TickHook[] = [],
+    /** When the hooks are next needed (Infinity: not until a block is due). */
+    private readonly hooksDue: (now: number) => number = (now) => now + MAX_SLEEP_MS,
   ) {}
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.runtime.on('tick', this.onTick);
     this.schedule(0);
   }
 
   /** Stop after the tick in progress, if any, has finished. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.runtime.off('tick', this.onTick);
+    this.clear();
     await this.current;
   }
 
+  /** Run a step soon (a write changed what the hardware or the blocks need). */
+  wake(): void {
+    if (!this.running || this.stepping) return;
+    if (this.wakeAt - this.runtime.clock.now() <= MIN_SLEEP_MS) return;
+    this.clear();
+    this.schedule(0);
+  }
+
+  private clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.wakeAt = Infinity;
+  }
+
   private schedule(delay: number): void {
+    this.wakeAt = this.runtime.clock.now() + delay;
     this.timer = setTimeout(() => {
+      this.timer = null;
+      this.wakeAt = Infinity;
+      this.stepping = true;
       this.current = this.step().finally(() => {
+        this.stepping = false;
         if (!this.running) return;
-        const wait = this.runtime.nextDue() - this.runtime.clock.now();
+        const now = this.runtime.clock.now();
+        const wait = Math.min(this.runtime.nextDue(), this.hooksDue(now)) - now;
         this.schedule(Math.max(MIN_SLEEP_MS, Math.min(MAX_SLEEP_MS, wait)));
       });
     }, delay);

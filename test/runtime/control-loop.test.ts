@@ -1,0 +1,114 @@
+// The real control loop on real timers: it sleeps until a block or the hardware is due (an idle
+// controller wakes about once a second, not ten times), a write from outside wakes it at once so
+// the hardware hears of it, and hardware that asks to be polled is polled.
+import t from 'tap';
+import { SimGpioBackend } from '../../drivers/gpio/sim-backend.js';
+import { blockTypes } from '../../src/blocks/index.js';
+import { DEFAULT_UNITS } from '../../src/codec/units.js';
+import { GpioLines } from '../../src/hardware/gpio-lines.js';
+import { createLogger } from '../../src/log.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import { ControlLoop, MAX_SLEEP_MS } from '../../src/runtime/loop.js';
+import { MemoryPersistence } from '../../src/runtime/persistence.js';
+import { BlockRuntime } from '../../src/runtime/runtime.js';
+import { defineBlock } from '../../src/runtime/types.js';
+import { f } from '../../src/codec/fields.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A block that counts its updates and asks to run again after `period` (a stored field, ms). */
+const Counter = defineBlock({
+  type: 'LoopCounter',
+  role: 'controller',
+  fields: { period: f.number({ integer: true, min: 1, stored: true, default: 1000 }), count: f.number({ integer: true, readonly: true, default: 0 }) },
+  implements: [],
+  update(block, ctx) {
+    block.data.count = (block.data.count ?? 0) + 1;
+    return ctx.now + (block.data.period ?? 1000);
+  },
+});
+
+function realRuntime(): BlockRuntime {
+  const runtime = new BlockRuntime({ serviceId: 'loop-test', version: '0', types: [...blockTypes, Counter], clock: systemClock, persistence: new MemoryPersistence(), units: () => ({ ...DEFAULT_UNITS }) });
+  runtime.load();
+  return runtime;
+}
+
+t.test('with nothing due and no hardware to poll, the loop sleeps up to MAX_SLEEP_MS but still ticks for the watchdog', async (t) => {
+  const runtime = realRuntime();
+  runtime.create({ id: 'slow', type: 'LoopCounter', data: { period: 60_000 } });
+  let steps = 0;
+  const loop = new ControlLoop(runtime, [() => void steps++], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(200);
+  const s0 = steps;
+  const tick0 = runtime.lastTickAt;
+  await sleep(2.5 * MAX_SLEEP_MS);
+  await loop.stop();
+  // 10 Hz would be 25 steps here; one a MAX_SLEEP_MS is 2 or 3.
+  t.ok(steps - s0 >= 2 && steps - s0 <= 4, `${steps - s0} steps in 2.5 s (about one a second)`);
+  t.ok(runtime.lastTickAt > tick0, 'the tick the watchdog watches still advanced');
+});
+
+t.test('a block due every 200 ms runs every 200 ms', async (t) => {
+  const runtime = realRuntime();
+  runtime.create({ id: 'fast', type: 'LoopCounter', data: { period: 200 } });
+  const loop = new ControlLoop(runtime, [], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(100);
+  const c0 = runtime.find('fast')!.data.count as number;
+  await sleep(2000);
+  await loop.stop();
+  const n = (runtime.find('fast')!.data.count as number) - c0;
+  t.ok(n >= 8 && n <= 11, `${n} updates in 2 s`);
+});
+
+t.test('a tick from outside (an API write) wakes the loop, so the hardware hook runs at once', async (t) => {
+  const runtime = realRuntime();
+  runtime.create({ id: 'slow', type: 'LoopCounter', data: { period: 60_000 } });
+  const hookTimes: number[] = [];
+  const loop = new ControlLoop(runtime, [(now) => void hookTimes.push(now)], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(300);
+  const before = hookTimes.length;
+  const wroteAt = systemClock.now();
+  runtime.patch({ id: 'slow', type: 'LoopCounter', data: { period: 50_000 } });
+  await sleep(100);
+  await loop.stop();
+  const next = hookTimes.slice(before)[0];
+  t.ok(next !== undefined, 'the hook ran after the write');
+  t.ok(next! - wroteAt < 50, `the hook ran ${(next! - wroteAt).toFixed(1)} ms after the write (the loop was sleeping up to ${MAX_SLEEP_MS} ms)`);
+});
+
+t.test('hardware that asks to be polled every 100 ms is polled every 100 ms', async (t) => {
+  const runtime = realRuntime();
+  let steps = 0;
+  const loop = new ControlLoop(runtime, [() => void steps++], (now) => now + 100);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(150);
+  const s0 = steps;
+  await sleep(1000);
+  await loop.stop();
+  t.ok(steps - s0 >= 8 && steps - s0 <= 11, `${steps - s0} steps in 1 s`);
+});
+
+t.test('GPIO lines ask for service at once for a queued write, every 100 ms for inputs, never for idle outputs', async (t) => {
+  const log = createLogger('silent');
+  const backend = new SimGpioBackend();
+  const outputs = new GpioLines([{ name: 'heater', line: 17, direction: 'out' }], log);
+  t.equal(outputs.nextServiceAt(1000), Infinity, 'not opened: nothing to do');
+  await outputs.open(backend);
+  t.equal(outputs.nextServiceAt(1000), Infinity, 'an output with nothing queued needs no polling');
+  outputs.write('heater', true);
+  t.equal(outputs.nextServiceAt(1000), 1000, 'a queued write wants service now');
+  await outputs.service();
+  t.equal(outputs.read('heater'), true, 'the write went out');
+  t.equal(outputs.nextServiceAt(1000), Infinity, 'and after it, nothing');
+  const inputs = new GpioLines([{ name: 'door', line: 5, direction: 'in' }], log);
+  await inputs.open(backend);
+  t.equal(inputs.nextServiceAt(1000), 1100, 'an input is read every 100 ms');
+});
