@@ -16,7 +16,12 @@ import { historyBench } from './bench-history.js';
 import { i2cPollBench } from './bench/i2c.js';
 import { idleBench } from './bench/idle.js';
 import { EMULATION_PART } from './bench/profile-summary.js';
+import { importHeapMb, MEMORY_PARTS } from './bench/memory-map.js';
+import { calibrationMs, piFactor } from './bench/calibrate.js';
 import { sideBySide, type SideRow } from './bench/side.js';
+
+/** The checkout: where the import probes resolve packages and the bundle. */
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 interface Row {
   name: string;
@@ -201,16 +206,34 @@ async function sideBySideBench(): Promise<void> {
 }
 
 /** Idle cost of the built CLI started as plain `node`, linux and sim hardware, against bare fastify with a 10 Hz timer (scripts/bench/idle.ts). */
+/** What the heap breakdown weighs: the packages the service loads at start, and all of its own modules (the bundle). */
+const IMPORT_COST = ['aedes', 'mqtt', '@sinclair/typebox/value', '@fastify/compress', '@fastify/static', '@fastify/swagger', '@fastify/websocket', 'pino', 'better-sqlite3', './dist/bundle/app.js'];
+
 async function idleCostBench(): Promise<void> {
-  const figures = await idleBench({ profile: true });
-  const bare = figures.find((f) => f.name.startsWith('bare'))!;
+  const figures = await idleBench({ profile: true, pinned: true });
+  const bare = figures.find((f) => f.name === 'bare fastify, 10 Hz timer')!;
   console.log(`${'idle, 60 s, 200 blocks, plain node'.padEnd(40)} ${'CPU % of one core'.padStart(18)} ${'wake-ups/s'.padStart(11)} ${'RSS MB'.padStart(8)} ${'RSS ratio'.padStart(10)}`);
   for (const f of figures) {
     console.log(`${f.name.padEnd(40)} ${f.cpuPercent.toFixed(3).padStart(18)} ${f.wakesPerSecond.toFixed(1).padStart(11)} ${f.rssMb.toFixed(1).padStart(8)} ${(f.rssMb / bare.rssMb).toFixed(2).padStart(10)}`);
     for (const p of f.profile ?? []) console.log(`    ${p.part.slice(0, 60).padEnd(60)} ${p.percentOfCore.toFixed(3).padStart(7)} % (${p.share.toFixed(1)} % of busy samples)`);
   }
   console.log();
-  for (const f of figures.filter((x) => x !== bare)) {
+  console.log(`${'resident memory by part, MB'.padEnd(40)} ${figures.map((f) => f.name.replace('edgeblocks --hardware ', '').slice(0, 12).padStart(12)).join(' ')}`);
+  for (const part of MEMORY_PARTS) console.log(`${part.padEnd(40)} ${figures.map((f) => f.memory[part].toFixed(1).padStart(12)).join(' ')}`);
+  console.log();
+  console.log('V8 heap a package adds on import, beside fastify (MB)');
+  for (const spec of IMPORT_COST) console.log(`  ${spec.padEnd(38)} ${importHeapMb(spec, ROOT).toFixed(2).padStart(6)}`);
+  console.log();
+  calibrationMs(3); // warm, as the service's code is
+  const here = calibrationMs();
+  const pi = piFactor(here);
+  const pinned = figures.find((f) => f.name === 'edgeblocks --hardware linux, one core')!;
+  const pinnedBare = figures.find((f) => f.name === 'bare fastify, 10 Hz timer, one core')!;
+  console.log(`Pi-class idle CPU: one core here ${pinned.cpuPercent.toFixed(3)} % x ${pi.factor.toFixed(1)} (${pi.measured ? `calibration ${here.toFixed(1)} ms here, ${process.env.PI_CALIBRATION_MS} ms on the Pi` : 'the estimated Pi 4 gap; give PI_CALIBRATION_MS from calibrate.js on a Pi to measure it'}) = ${(pinned.cpuPercent * pi.factor).toFixed(2)} % of a Pi core; bare fastify ${(pinnedBare.cpuPercent * pi.factor).toFixed(2)} %`);
+  console.log();
+  record('idle CPU, Pi-class estimate (one core here x the Pi factor)', pinned.cpuPercent * pi.factor, '% of a Pi core', 3);
+  for (const f of figures.filter((x) => x !== bare && !x.name.startsWith('bare'))) {
+    if (f === pinned) continue;
     const emulation = f.profile?.find((p) => p.part === EMULATION_PART)?.percentOfCore ?? 0;
     if (f.name.includes('sim')) record(`idle CPU, ${f.name}, less its emulation (${emulation.toFixed(3)} %)`, f.cpuPercent - emulation, '% of one core', 0.3);
     else record(`idle CPU, ${f.name}`, f.cpuPercent, '% of one core', 0.3);

@@ -10,7 +10,6 @@ import { dashboardRoutes } from './api/dashboard.js';
 import { datastoreRoutes } from './api/datastore.js';
 import { EventStreams } from './api/events.js';
 import type { ApiContext } from './api/server.js';
-import { simRoutes } from './api/sim.js';
 import { sparkSystemRoutes } from './api/spark-system.js';
 import { storedBackupRoutes } from './api/stored-backups.js';
 import { systemRoutes } from './api/system.js';
@@ -197,7 +196,7 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
   const supervisor: { onRestart?: () => void } = {};
 
   const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
-  if (layer.sim) controllerPlugins.push(simRoutes(layer.sim));
+  if (layer.sim) controllerPlugins.push((await import('./api/sim.js')).simRoutes(layer.sim));
   controllerPlugins.push(
     sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (supervisor.onRestart ? supervisor.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }),
     events.routes,

@@ -13,6 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { memoryMap, type MemoryPart } from './memory-map.js';
 import { cpuSeconds, freePort, rssMb, voluntarySwitches } from './procs.js';
 import { summariseProfile, type ProfileShare } from './profile-summary.js';
 
@@ -27,6 +28,8 @@ export interface IdleFigures {
   /** Times a second the process went to sleep and was woken again. */
   wakesPerSecond: number;
   rssMb: number;
+  /** Resident MB by part (smaps) at the end of the window. */
+  memory: Record<MemoryPart, number>;
   profile?: ProfileShare[];
 }
 
@@ -77,9 +80,9 @@ export async function populate(dataDir: string): Promise<void> {
   }
 }
 
-/** Start `args` with node, let it settle, and measure CPU over `windowMs`. */
-async function measure(name: string, args: string[], readyUrl: string, settleMs: number, windowMs: number): Promise<IdleFigures> {
-  const child = spawn(process.execPath, args, { stdio: 'ignore' });
+/** Start `args` with node (on CPU 0 only when `pinned`), let it settle, and measure CPU over `windowMs`. */
+async function measure(name: string, args: string[], readyUrl: string, settleMs: number, windowMs: number, pinned = false): Promise<IdleFigures> {
+  const child = pinned ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: 'ignore' }) : spawn(process.execPath, args, { stdio: 'ignore' });
   try {
     await waitFor(readyUrl, child);
     await sleep(settleMs);
@@ -90,7 +93,7 @@ async function measure(name: string, args: string[], readyUrl: string, settleMs:
     const cpu = cpuSeconds(child.pid!) - c0;
     const wakes = voluntarySwitches(child.pid!) - w0;
     const seconds = (performance.now() - t0) / 1000;
-    return { name, cpuPercent: (100 * cpu) / seconds, wakesPerSecond: wakes / seconds, rssMb: rssMb(child.pid!) };
+    return { name, cpuPercent: (100 * cpu) / seconds, wakesPerSecond: wakes / seconds, rssMb: rssMb(child.pid!), memory: memoryMap(child.pid!) };
   } finally {
     await stop(child);
   }
@@ -117,7 +120,12 @@ async function profile(args: string[], readyUrl: string, settleMs: number, windo
   }
 }
 
-export async function idleBench(opts: { windowMs?: number; settleMs?: number; profile?: boolean } = {}): Promise<IdleFigures[]> {
+/**
+ * The idle figures. With `pinned`, the linux run and the bare server are measured again on one
+ * core (`taskset -c 0`, as a Pi's single core would run Node and its helper threads), named
+ * "..., one core", for the Pi-class figure.
+ */
+export async function idleBench(opts: { windowMs?: number; settleMs?: number; profile?: boolean; pinned?: boolean } = {}): Promise<IdleFigures[]> {
   const windowMs = opts.windowMs ?? 60_000;
   const settleMs = opts.settleMs ?? 10_000;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-'));
@@ -134,6 +142,13 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
     }
     const port = await freePort();
     out.push(await measure('bare fastify, 10 Hz timer', [BARE, String(port)], `http://127.0.0.1:${port}/ping`, settleMs, windowMs));
+    if (opts.pinned) {
+      const p1 = await freePort();
+      const args = [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(p1), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
+      out.push(await measure('edgeblocks --hardware linux, one core', args, `http://127.0.0.1:${p1}/edge-one/system/ping`, settleMs, windowMs, true));
+      const p2 = await freePort();
+      out.push(await measure('bare fastify, 10 Hz timer, one core', [BARE, String(p2)], `http://127.0.0.1:${p2}/ping`, settleMs, windowMs, true));
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -142,7 +157,7 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const windowMs = Number(process.env.IDLE_WINDOW_MS ?? 60_000);
-  const figures = await idleBench({ windowMs, settleMs: Number(process.env.IDLE_SETTLE_MS ?? 10_000), profile: process.argv.includes('--profile') });
+  const figures = await idleBench({ windowMs, settleMs: Number(process.env.IDLE_SETTLE_MS ?? 10_000), profile: process.argv.includes('--profile'), pinned: process.argv.includes('--pinned') });
   for (const f of figures) {
     console.log(`${f.name.padEnd(28)} CPU ${f.cpuPercent.toFixed(3)} % of one core, ${f.wakesPerSecond.toFixed(1)} wake-ups/s, RSS ${f.rssMb.toFixed(1)} MB`);
     for (const p of f.profile ?? []) console.log(`    ${p.part.padEnd(40)} ${p.percentOfCore.toFixed(3)} % (${p.share.toFixed(1)} % of samples)`);

@@ -2,7 +2,6 @@
 // configured GPIO lines, and in sim mode the emulation they run on. It gives blocks their
 // synchronous access objects (hardware.services), the tick hook that refreshes the caches,
 // discovery, a status section, and the safe state at stop.
-import { readFile } from 'node:fs/promises';
 import { OnoffGpioBackend } from '../../drivers/gpio/onoff-backend.js';
 import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
@@ -11,10 +10,8 @@ import type { I2cBus } from '../../drivers/i2c/types.js';
 import { WarningLimiter } from '../log/limit.js';
 import type { BusPollerOptions } from '../../drivers/onewire/poller.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
-import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
-import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
-import { SimHardware } from '../../drivers/sim/sim-hardware.js';
-import { ConfigError, type Config } from '../config.js';
+import type { SimHardware } from '../../drivers/sim/sim-hardware.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Hardware, I2cIoKind } from '../runtime/hardware.js';
@@ -90,7 +87,9 @@ export class HardwareLayer {
     const { config, log } = opts;
     let sim: SimHardware | null = null;
     if (config.hardware === 'sim') {
-      sim = await SimHardware.create(await loadSimConfig(config.simConfig), { now: () => opts.clock.now() });
+      // Loaded only here: a controller on real hardware does not carry the emulation in memory.
+      const { openSim } = await import('./sim-mode.js');
+      sim = await openSim(config.simConfig, opts.clock);
       log.info({ devices: sim.devices().length, config: config.simConfig ?? 'built-in demo' }, 'hardware: emulated (sim)');
     }
     const lines = sim && config.gpio.length === 0 ? sim.gpioLines : config.gpio;
@@ -264,23 +263,6 @@ function sensorHub({ config, log }: HardwareLayerOptions, sim: SimHardware | nul
     if (n === null) throw new Error(`'${name}' is not an I2C bus (use 1 for /dev/i2c-1)`);
     return openQueue(String(n)) ?? queueOf(await openI2cBus(n));
   });
-}
-
-async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
-  if (file === undefined) return parseSimConfig(DEMO_SIM_CONFIG);
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(file, 'utf8'));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError('simConfig', `${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`);
-  }
-  try {
-    return parseSimConfig(json);
-  } catch (e) {
-    if (e instanceof SimConfigError) throw new ConfigError('simConfig', `${file}: ${e.message}`);
-    throw e;
-  }
 }
 
 async function linuxGpioBackend(label: string | undefined, log: Logger): Promise<GpioBackend | null> {

@@ -1,0 +1,29 @@
+// The emulated hardware of --hardware sim: its config (the built-in demo or a JSON file) and the
+// emulation on it. Its own module so that only sim mode loads the emulation.
+import { readFile } from 'node:fs/promises';
+import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
+import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
+import { SimHardware } from '../../drivers/sim/sim-hardware.js';
+import { ConfigError } from '../config.js';
+import type { Clock } from '../runtime/clock.js';
+
+export async function openSim(file: string | undefined, clock: Clock): Promise<SimHardware> {
+  return SimHardware.create(await loadSimConfig(file), { now: () => clock.now() });
+}
+
+async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
+  if (file === undefined) return parseSimConfig(DEMO_SIM_CONFIG);
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError('simConfig', `${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`);
+  }
+  try {
+    return parseSimConfig(json);
+  } catch (e) {
+    if (e instanceof SimConfigError) throw new ConfigError('simConfig', `${file}: ${e.message}`);
+    throw e;
+  }
+}
