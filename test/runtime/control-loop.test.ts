@@ -13,6 +13,7 @@ import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { BlockRuntime } from '../../src/runtime/runtime.js';
 import { defineBlock } from '../../src/runtime/types.js';
 import { f } from '../../src/codec/fields.js';
+import { limit } from '../helpers/limits.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -111,4 +112,28 @@ t.test('GPIO lines ask for service at once for a queued write, every 100 ms for 
   const inputs = new GpioLines([{ name: 'door', line: 5, direction: 'in' }], log);
   await inputs.open(backend);
   t.equal(inputs.nextServiceAt(1000), 1100, 'an input is read every 100 ms');
+});
+
+t.test('constraint timing holds in real time while the loop sleeps: a 1 s minimum on time ends at 1 s', async (t) => {
+  const runtime = realRuntime();
+  const link = (id: string) => ({ __objtype: 'Link', id });
+  runtime.create({ id: 'pins', type: 'MockPins', data: {} });
+  runtime.create({ id: 'relay', type: 'DigitalActuator', data: { hwDevice: link('pins'), channel: 1, constraints: { minOn: { duration: { __objtype: 'Quantity', unit: 's', value: 1 }, enabled: true } } } });
+  const loop = new ControlLoop(runtime, [], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(300);
+  const pin = () => (runtime.find('pins')!.state as { pins: boolean[] }).pins[0];
+  runtime.patch({ id: 'relay', type: 'DigitalActuator', data: { storedState: 'STATE_ACTIVE' } });
+  const onAt = systemClock.now();
+  t.equal(pin(), true, 'on at once');
+  runtime.patch({ id: 'relay', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
+  t.equal(pin(), true, 'held on by the minimum on time');
+  let offAt = Infinity;
+  while (systemClock.now() - onAt < 2000 && offAt === Infinity) {
+    await sleep(2);
+    if (!pin()) offAt = systemClock.now();
+  }
+  const held = offAt - onAt;
+  t.ok(held >= 1000 && held < 1000 + limit(40), `off ${held.toFixed(1)} ms after on (the loop slept until the constraint expired)`);
 });
