@@ -12,16 +12,26 @@ import { MAX_PACKET_BYTES } from '../shared/limits.js';
 import { limitPacketSize } from './packet-limit.js';
 
 export class EmbeddedBroker {
+  /** Topics a client's own publications on which are not sent back to it: client id -> topics. */
+  private readonly echoless: Map<string, Set<string>>;
+
   private constructor(
     private readonly aedes: Aedes,
     private readonly server: Server,
     readonly port: number,
     private readonly log: Logger,
-  ) {}
+    echoless: Map<string, Set<string>>,
+  ) {
+    this.echoless = echoless;
+  }
 
   /** Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound. */
   static async start(host: string, port: number, log: Logger, auth?: BusAuth): Promise<EmbeddedBroker> {
-    const aedes = await Aedes.createBroker(auth?.enabled ? { authenticate: authenticateWith(auth) } : {});
+    const echoless = new Map<string, Set<string>>();
+    // aedes stamps each publication with its publisher's id (not in its types).
+    const authorizeForward: AedesOptions['authorizeForward'] = (client, packet) =>
+      (packet as { clientId?: string }).clientId === client.id && echoless.get(client.id)?.has(packet.topic) ? null : packet;
+    const aedes = await Aedes.createBroker({ authorizeForward, ...(auth?.enabled ? { authenticate: authenticateWith(auth) } : {}) });
     aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'));
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
     const server = createServer((socket: Socket) => serveLimited(aedes, socket, log));
@@ -38,7 +48,18 @@ export class EmbeddedBroker {
     server.on('error', (err) => log.error({ err }, 'mqtt broker server error'));
     const actual = (server.address() as AddressInfo).port;
     log.info({ host, port: actual }, `mqtt broker listening on ${host}:${actual}`);
-    return new EmbeddedBroker(aedes, server, actual, log);
+    return new EmbeddedBroker(aedes, server, actual, log, echoless);
+  }
+
+  /**
+   * The client `clientId` does not get its own publications on `topics` back through its
+   * subscriptions. The controller subscribes to every controller's state and history (fleet,
+   * history ingest) and drops its own on arrival; without this the broker would encode its
+   * 140 KB state message and the client parse it back every 5 s for nothing.
+   */
+  noEcho(clientId: string, topics: string[]): () => void {
+    this.echoless.set(clientId, new Set(topics));
+    return () => this.echoless.delete(clientId);
   }
 
   /** Serve one MQTT connection arriving over another transport (a websocket stream). */

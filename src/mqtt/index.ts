@@ -231,7 +231,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         log,
       };
       const clientId = () => `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`;
-      conn = new MqttConnection({ ...options, clientId: clientId(), will: { topic: topics.state, payload: offline(), retain: true } });
+      const mainId = clientId();
+      conn = new MqttConnection({ ...options, clientId: mainId, will: { topic: topics.state, payload: offline(), retain: true } });
+      // Its own state and history reach its own subscribers in process (emission.onHistory); not back over the broker.
+      if (broker) cleanups.push(broker.noEcho(mainId, [topics.state, topics.history]));
       const main = conn;
       openPresence = (topic) => new Presence({ topic, main, connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }) });
       for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
