@@ -6,9 +6,7 @@ import type { GpioBackend, GpioLine, GpioLineConfig } from '../../drivers/gpio/t
 import type { Logger } from '../log.js';
 import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
 import { SoftPwm } from './soft-pwm.js';
-
-/** How often input lines are read. */
-const INPUT_POLL_MS = 100;
+import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 interface Entry {
   info: GpioLineInfo;
@@ -111,7 +109,7 @@ export class GpioLines implements GpioAccess {
     for (const e of this.entries) {
       if (!e.line) continue;
       if (e.pending !== null) return now;
-      if (e.info.direction === 'in') at = now + INPUT_POLL_MS;
+      if (e.info.direction === 'in') at = now + HARDWARE_POLL_MS;
     }
     return at;
   }

@@ -14,10 +14,9 @@ import { readSht4xSerial, Sht4x, SHT4X_ADDRESSES } from '../../drivers/i2c/sht4x
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
 import type { I2cSensorAccess, I2cSensorChip, I2cSensorReading, I2cSensorRequest } from '../runtime/i2c-sensors.js';
+import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 export const POLL_MS = 1000;
-/** How soon to look again while a device's poll is still running. */
-const RUNNING_POLL_CHECK_MS = 100;
 /** A reading older than this is not served (null, not connected). */
 export const STALE_MS = 3000;
 export const I2C_WANT_EXPIRY_MS = 10_000;
@@ -97,7 +96,7 @@ export class I2cSensorHub implements I2cSensorAccess {
   /** When service() is next needed: the next poll due (soon again while one is running), else never. */
   nextServiceAt(now: number): number {
     let at = Infinity;
-    for (const d of this.devices.values()) at = Math.min(at, d.inflight ? now + RUNNING_POLL_CHECK_MS : d.nextAt);
+    for (const d of this.devices.values()) at = Math.min(at, d.inflight ? now + HARDWARE_POLL_MS : d.nextAt);
     return at;
   }
 

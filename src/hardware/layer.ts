@@ -24,11 +24,10 @@ import { GpioLines } from './gpio-lines.js';
 import { I2cIoHub } from './i2c-io-hub.js';
 import { i2cBusNumber, listI2cBuses, openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
 import { OneWireHub } from './onewire-hub.js';
+import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 /** Longest a tick waits for the buses; slower IO finishes in the background and later ticks see it. */
 const SERVICE_WAIT_MS = 100;
-/** The emulation's step and a refresh still running want the hook this often. */
-const SERVICE_PERIOD_MS = 100;
 
 /** The outputs a safeState() drove: GPIO lines (logical level) and 1-Wire IO modules switched off. */
 export interface DrivenSafe {
@@ -141,12 +140,12 @@ export class HardwareLayer {
 
   /**
    * When the tick hook is next needed. Hardware that is polled asks for it every
-   * SERVICE_PERIOD_MS; with nothing attached it is never due and the control loop sleeps until a
+   * HARDWARE_POLL_MS; with nothing attached it is never due and the control loop sleeps until a
    * block is (a Pi without buses wakes only for its blocks).
    */
   nextServiceAt(now: number): number {
     if (this.closed) return Infinity;
-    if (this.sim || this.inflight) return now + SERVICE_PERIOD_MS;
+    if (this.sim || this.inflight) return now + HARDWARE_POLL_MS;
     return Math.min(this.onewire.nextServiceAt(now), this.gpio.nextServiceAt(now), this.i2cIo.nextServiceAt(now), this.i2cSensors.nextServiceAt(now));
   }
 

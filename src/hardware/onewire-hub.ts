@@ -8,12 +8,11 @@ import { BusPoller, type BusPollerOptions, type IoKind } from '../../drivers/one
 import { FAMILY, type OneWireBus } from '../../drivers/onewire/types.js';
 import type { Logger } from '../log.js';
 import type { OneWireAccess, OneWireBusInfo, OneWireIoKind, TemperatureReading, IoReading } from '../runtime/hardware.js';
+import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 export const RESEARCH_INTERVAL_MS = 30_000;
 /** An address nobody asked about for this long is no longer polled. */
 export const WANT_EXPIRY_MS = 10_000;
-/** The pollers run their conversions and queued writes from the tick hook, so a bus wants it this often. */
-const ONEWIRE_SERVICE_MS = 100;
 
 type WantKind = 'temperature' | IoKind;
 
@@ -103,7 +102,7 @@ export class OneWireHub implements OneWireAccess {
 
   /** When service() is next needed: every tick while there is a bus to poll or a search runs, else never. */
   nextServiceAt(now: number): number {
-    return this.pollers.length || this.searching ? now + ONEWIRE_SERVICE_MS : Infinity;
+    return this.pollers.length || this.searching ? now + HARDWARE_POLL_MS : Infinity;
   }
 
   /** The tick hook: binds wanted addresses, starts re-searches when needed, advances every poller. */

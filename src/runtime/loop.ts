@@ -6,6 +6,8 @@ import type { BlockRuntime } from './runtime.js';
 
 const MIN_SLEEP_MS = 5;
 export const MAX_SLEEP_MS = 1000;
+/** How often hardware that is polled (inputs, buses, a poll in progress, the emulation) wants the tick hook. */
+export const HARDWARE_POLL_MS = 100;
 
 export type TickHook = (now: number) => Promise<void> | void;
 
