@@ -218,6 +218,8 @@ async function idleCostBench(): Promise<void> {
     for (const p of f.profile ?? []) console.log(`    ${p.part.slice(0, 60).padEnd(60)} ${p.percentOfCore.toFixed(3).padStart(7)} % (${p.share.toFixed(1)} % of busy samples)`);
   }
   console.log();
+  for (const f of figures.filter((x) => !x.name.startsWith('bare') && !x.name.endsWith('one core'))) console.log(`${f.name}: ${(f.cpuPercent - bare.cpuPercent).toFixed(3)} % of one core above bare fastify's in the same run`);
+  console.log();
   console.log(`${'resident memory by part, MB'.padEnd(40)} ${figures.map((f) => f.name.replace('edgeblocks --hardware ', '').slice(0, 12).padStart(12)).join(' ')}`);
   for (const part of MEMORY_PARTS) console.log(`${part.padEnd(40)} ${figures.map((f) => f.memory[part].toFixed(1).padStart(12)).join(' ')}`);
   console.log();

@@ -75,6 +75,8 @@ export interface App {
   subsystems: readonly string[];
   /** Control on/off (PUT settings/enabled). */
   control: ControlEnabled;
+  /** Alert conditions, their tracker and delivery. */
+  alerts: Alerts;
   /** Set by main: stop gracefully and exit so that the supervisor starts the service again. */
   onRestart?: () => void;
   /** Base URL of the controller HTTP API once listening. */
@@ -242,6 +244,7 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
     http: http.server,
     loop,
     control,
+    alerts,
     hardware: layer,
     mqtt,
     gateway,

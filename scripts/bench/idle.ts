@@ -1,7 +1,8 @@
 // Idle cost, side by side: what the controller costs a Pi all day while nobody calls it. The
 // built CLI, started as plain `node dist/src/main.js` (no shebang flags, as a user running it
 // by hand would), with 200 restored user blocks (100 TempSensorMock + 100 SetpointSensorPair),
-// once with `--hardware linux` (no buses on this machine) and once with `--hardware sim`; a bare
+// once with `--hardware linux` (no buses on this machine) and once with `--hardware sim`, and once
+// more with linux and the same blocks at rest (no value changes); a bare
 // fastify server with a 10 Hz timer is the reference. CPU is the time the process's threads
 // were on a CPU (/proc/<pid>/task/*/schedstat, in ns; /proc/<pid>/stat's user + system counts in
 // 10 ms ticks, too coarse for a process that is busy 0.2 % of the time) over a window after a
@@ -63,15 +64,19 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(t);
 }
 
-/** 100 TempSensorMock and 100 SetpointSensorPair in `dataDir`, written by the CLI itself. */
-export async function populate(dataDir: string): Promise<void> {
+/**
+ * 100 TempSensorMock and 100 SetpointSensorPair in `dataDir`, written by the CLI itself. Moving:
+ * each mock follows a slow sine, so every block has new values every 5 s cycle (what real sensors
+ * do); at rest: the mocks hold their setting, so nothing changes.
+ */
+export async function populate(dataDir: string, moving = true): Promise<void> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}/edge-one`;
   try {
     await waitFor(`${url}/blocks/all/read`, child);
     for (let i = 0; i < PAIRS; i++) {
-      const s = await post(`${url}/blocks/create`, { id: `s${i}`, type: 'TempSensorMock', data: { setting: 19 + (i % 5), fluctuations: [{ amplitude: 0.5, period: 600 }] } });
+      const s = await post(`${url}/blocks/create`, { id: `s${i}`, type: 'TempSensorMock', data: { setting: 19 + (i % 5), fluctuations: moving ? [{ amplitude: 0.5, period: 600 }] : [] } });
       const p = await post(`${url}/blocks/create`, { id: `p${i}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' } });
       if (s.status !== 201 || p.status !== 201) throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
     }
@@ -129,9 +134,11 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
   const windowMs = opts.windowMs ?? 60_000;
   const settleMs = opts.settleMs ?? 10_000;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-'));
+  const restingDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-'));
   const out: IdleFigures[] = [];
   try {
     await populate(dataDir);
+    await populate(restingDir, false);
     for (const hardware of ['linux', 'sim']) {
       const port = await freePort();
       const args = [CLI, '--hardware', hardware, '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
@@ -140,6 +147,9 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
       if (opts.profile) figures.profile = await profile(args, ready, settleMs, windowMs);
       out.push(figures);
     }
+    const rp = await freePort();
+    const resting = [CLI, '--hardware', 'linux', '--data-dir', restingDir, '--port', String(rp), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
+    out.push(await measure('edgeblocks --hardware linux, blocks at rest', resting, `http://127.0.0.1:${rp}/edge-one/system/ping`, settleMs, windowMs));
     const port = await freePort();
     out.push(await measure('bare fastify, 10 Hz timer', [BARE, String(port)], `http://127.0.0.1:${port}/ping`, settleMs, windowMs));
     if (opts.pinned) {
@@ -151,6 +161,7 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(restingDir, { recursive: true, force: true });
   }
   return out;
 }

@@ -22,6 +22,11 @@ import { AlertStore, markRunning, markStopped } from './store.js';
 import { Tracker } from './tracker.js';
 import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type HistoryEntry } from './types.js';
 
+/** A tick this much before the interval is up still evaluates (the loop's wake-ups are not exact). */
+const TICK_JITTER_MS = 20;
+/** Without ticks the conditions are evaluated this many intervals apart (5 s by default). */
+const FALLBACK_FACTOR = 5;
+
 export { parseAlertSettings, type AlertSettings } from './settings.js';
 
 export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
@@ -45,7 +50,9 @@ export class Alerts {
   private mqttAlerts: MqttAlerts | null = null;
   private rules: Rules;
   private rulesError: string | null = null;
+  /** Evaluates only when no control-loop tick has for a while (see start). */
   private timer: NodeJS.Timeout | null = null;
+  private lastEvaluated = -Infinity;
   private readonly cleanups: Array<() => void> = [];
   private readonly idsByNid = new Map<number, string>();
   private uncleanStop = false;
@@ -96,7 +103,14 @@ export class Alerts {
     this.d.documents.on('deleted', onDeleted);
     const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
     this.d.runtime.on('change', onChange);
-    this.cleanups.push(() => this.d.documents.off('changed', onDocs), () => this.d.documents.off('deleted', onDeleted), () => this.d.runtime.off('change', onChange));
+    // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
+    // (after the blocks ran) instead of in one of their own. The timer is the fallback for when
+    // no tick comes (control disabled): a slow one, as a timer pushed back on every tick would
+    // still wake the process when it was first due.
+    const every = this.d.settings.checkIntervalMs;
+    const onTick = () => this.evaluateIfDue(every - TICK_JITTER_MS);
+    this.d.runtime.on('tick', onTick);
+    this.cleanups.push(() => this.d.documents.off('changed', onDocs), () => this.d.documents.off('deleted', onDeleted), () => this.d.runtime.off('change', onChange), () => this.d.runtime.off('tick', onTick));
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();
     this.outbox.start();
@@ -104,7 +118,7 @@ export class Alerts {
     if (this.uncleanStop && this.rules.service.enabled) {
       this.tracker.fireOnce({ key: 'unclean-stop', kind: 'unclean-stop', text: 'The service started after an unclean stop (a crash, kill -9, power loss or a watchdog restart); outputs were uncontrolled meanwhile' }, Date.now());
     }
-    this.timer = setInterval(() => this.evaluate(), this.d.settings.checkIntervalMs);
+    this.timer = setInterval(() => this.evaluateIfDue(every), every * FALLBACK_FACTOR);
     this.timer.unref();
   }
 
@@ -116,6 +130,13 @@ export class Alerts {
     for (const c of this.cleanups.splice(0)) c();
     await this.outbox.stop();
     markStopped(this.d.db);
+  }
+
+  private evaluateIfDue(sinceLastMs: number): void {
+    const now = Date.now();
+    if (now - this.lastEvaluated < sinceLastMs) return;
+    this.lastEvaluated = now;
+    this.evaluate(now);
   }
 
   evaluate(now = Date.now()): void {

@@ -161,12 +161,18 @@ export class HardwareLayer {
       .finally(() => {
         this.inflight = null;
       });
+    // Hubs with nothing attached finish within microtasks: no timer then, since a timer cleared
+    // before it fires still wakes node's loop when it was due (an idle Pi woke 100 ms after
+    // every step for nothing).
+    const inflight = this.inflight;
+    const pending = await Promise.race([inflight.then(() => false), new Promise<boolean>((resolve) => setImmediate(resolve, true))]);
+    if (!pending) return;
     let timer: NodeJS.Timeout | undefined;
     const wait = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, SERVICE_WAIT_MS);
       timer.unref();
     });
-    await Promise.race([this.inflight, wait]);
+    await Promise.race([inflight, wait]);
     clearTimeout(timer);
   };
 

@@ -6,6 +6,12 @@ import type { BlockRuntime } from './runtime.js';
 
 const MIN_SLEEP_MS = 5;
 export const MAX_SLEEP_MS = 1000;
+/**
+ * Blocks due within this much of each other run in one step, at the latest one's time: a block
+ * may run up to this late, and a controller whose blocks were created at different moments
+ * wakes once a second rather than once for each of them.
+ */
+export const COALESCE_MS = 50;
 /** How often hardware that is polled (inputs, buses, a poll in progress, the emulation) wants the tick hook. */
 export const HARDWARE_POLL_MS = 100;
 
@@ -59,22 +65,23 @@ export class ControlLoop {
   }
 
   private schedule(delay: number): void {
-    this.wakeAt = this.runtime.clock.now() + delay;
+    const due = this.runtime.clock.now() + delay;
+    this.wakeAt = due;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.wakeAt = Infinity;
       this.stepping = true;
-      this.current = this.step().finally(() => {
+      this.current = this.step(due).finally(() => {
         this.stepping = false;
         if (!this.running) return;
         const now = this.runtime.clock.now();
-        const wait = Math.min(this.runtime.nextDue(), this.hooksDue(now)) - now;
+        const wait = Math.min(this.runtime.nextDue(COALESCE_MS), this.hooksDue(now)) - now;
         this.schedule(Math.max(MIN_SLEEP_MS, Math.min(MAX_SLEEP_MS, wait)));
       });
     }, delay);
   }
 
-  private async step(): Promise<void> {
+  private async step(due: number): Promise<void> {
     const now = this.runtime.clock.now();
     for (const hook of this.beforeTick) {
       try {
@@ -83,8 +90,20 @@ export class ControlLoop {
         this.runtime.log.error({ err: e }, 'tick hook failed');
       }
     }
-    this.runtime.tick(this.runtime.clock.now());
+    this.runtime.tick(stepTime(due, this.runtime.clock.now(), this.runtime.lastTickAt));
   }
+}
+
+/**
+ * The time a step runs the blocks at: when it was due, if its timer fired only a little late.
+ * Blocks that ask to run "1 s after now" then stay in step with those on a fixed 1 s grid (a
+ * filter's samples) instead of drifting a millisecond a second away from them and costing a
+ * wake-up of their own. Never before the last tick (an API write may have ticked in between),
+ * and the real time when the step is late by more than a timer's lateness.
+ */
+export function stepTime(due: number, now: number, lastTick: number): number {
+  if (!(due <= now && now - due <= MIN_SLEEP_MS)) return now;
+  return Math.max(due, lastTick);
 }
 
 /** Drive a runtime with a manual clock: hooks and ticks every `stepMs` until `durationMs` passed. */

@@ -267,9 +267,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.emit('tick', now);
   }
 
-  /** The earliest time any block wants to run. */
-  nextDue(): number {
-    return nextDue(this.table.values());
+  /** The earliest time any block wants to run (with `slackMs`: see scheduler.ts). */
+  nextDue(slackMs = 0): number {
+    return nextDue(() => this.table.values(), slackMs);
   }
 
   // ---- internals ---------------------------------------------------------------------------

@@ -20,9 +20,16 @@ export function runUpdate(block: AnyBlock, ctx: UpdateContext, now: number, log:
   }
 }
 
-/** The earliest time any of the blocks wants to run. */
-export function nextDue(blocks: Iterable<AnyBlock>): number {
+/**
+ * The earliest time any of the blocks wants to run; with `slackMs`, the latest time a block is due
+ * within that much of the earliest, so blocks due close together run in one step.
+ */
+export function nextDue(blocks: () => Iterable<AnyBlock>, slackMs = 0): number {
   let next = Infinity;
-  for (const b of blocks) if (b.nextUpdate < next) next = b.nextUpdate;
-  return next;
+  for (const b of blocks()) if (b.nextUpdate < next) next = b.nextUpdate;
+  if (slackMs <= 0 || !Number.isFinite(next)) return next;
+  const until = next + slackMs;
+  let last = next;
+  for (const b of blocks()) if (b.nextUpdate > last && b.nextUpdate <= until) last = b.nextUpdate;
+  return last;
 }

@@ -94,6 +94,38 @@ t.test('control disabled fires at once and resolves when enabled again', async (
   t.equal(await activeOf(rt, 'control-disabled'), undefined);
 });
 
+t.test('conditions are evaluated in the control loop\'s wake-ups, with a slow timer of their own only while no tick comes', async (t) => {
+  const rt = await start(t, { checkIntervalMs: 1000 });
+  const { alerts, runtime } = rt.app;
+  let inTick = false;
+  const emit = runtime.emit.bind(runtime) as (event: string, ...args: unknown[]) => boolean;
+  (runtime as { emit: unknown }).emit = (event: string, ...args: unknown[]) => {
+    if (event !== 'tick') return emit(event, ...args);
+    inTick = true;
+    try {
+      return emit(event, ...args);
+    } finally {
+      inTick = false;
+    }
+  };
+  const evaluations: boolean[] = [];
+  const evaluate = alerts.evaluate.bind(alerts);
+  alerts.evaluate = (now?: number) => {
+    evaluations.push(inTick);
+    evaluate(now);
+  };
+  await new Promise((r) => setTimeout(r, 3200));
+  t.ok(evaluations.length >= 2 && evaluations.length <= 4, `${evaluations.length} evaluations in 3.2 s at one a second`);
+  t.ok(evaluations.every((x) => x), 'each one inside a control-loop tick (no wake-up of their own)');
+
+  t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
+  evaluations.length = 0;
+  await new Promise((r) => setTimeout(r, 5600));
+  t.ok(evaluations.length >= 1 && evaluations.length <= 2, `control disabled (no ticks): ${evaluations.length} evaluations in 5.6 s from the fallback timer`);
+  t.ok(evaluations.every((x) => !x), 'from the timer, not a tick');
+  t.ok(await activeOf(rt, 'control-disabled'), 'and the control-disabled alert fired from it');
+});
+
 t.test('reminders come at the set interval until the alert is acknowledged', async (t) => {
   const REMIND_MS = 1000;
   const rt = await start(t, { remindHours: REMIND_MS / 3600_000 });

@@ -1,5 +1,6 @@
 // `--hardware linux`: what it finds is what the machine has. A kernel w1 tree (emulated here in
 // a directory) is found through w1Root; missing buses, modules and GPIO are normal.
+import { createHook } from 'node:async_hooks';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,24 @@ t.test('a machine without 1-Wire, I2C or GPIO starts, discovers nothing, and say
   await s.post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'GpioPins', channel: 1, storedState: 'STATE_ACTIVE' } });
   await s.run(1500);
   t.equal(s.data('Heater').state, null, 'an actuator on it shows an unknown state, nothing crashes');
+});
+
+t.test('with nothing attached the hardware hook is never due and sets no timer (an idle Pi is not woken for it)', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-linux-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const s = await simApp({ config: { hardware: 'linux', w1Root: path.join(dir, 'no-w1'), i2cBuses: '/dev/i2c-99' } });
+  t.teardown(() => s.close());
+  const layer = s.app.hardware;
+  t.equal(layer.nextServiceAt(0), Infinity, 'never due');
+  let timers = 0;
+  const hook = createHook({ init: (_id, type) => void (type === 'Timeout' && timers++) }).enable();
+  try {
+    for (let i = 0; i < 5; i++) await layer.service(i * 1000);
+  } finally {
+    hook.disable();
+  }
+  // A timer cleared before it fires still wakes node's event loop when it was due.
+  t.equal(timers, 0, 'five hook runs made no timer');
 });
 
 t.test('kernel w1 masters under w1Root are found, discovered and polled', async (t) => {

@@ -8,7 +8,7 @@ import { DEFAULT_UNITS } from '../../src/codec/units.js';
 import { GpioLines } from '../../src/hardware/gpio-lines.js';
 import { createLogger } from '../../src/log.js';
 import { systemClock } from '../../src/runtime/clock.js';
-import { ControlLoop, MAX_SLEEP_MS } from '../../src/runtime/loop.js';
+import { COALESCE_MS, ControlLoop, MAX_SLEEP_MS, stepTime } from '../../src/runtime/loop.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { BlockRuntime } from '../../src/runtime/runtime.js';
 import { defineBlock } from '../../src/runtime/types.js';
@@ -25,9 +25,17 @@ const Counter = defineBlock({
   implements: [],
   update(block, ctx) {
     block.data.count = (block.data.count ?? 0) + 1;
+    if (Number.isFinite(block.nextUpdate)) {
+      const list = lateness.get(block.id) ?? [];
+      list.push(ctx.now - block.nextUpdate);
+      lateness.set(block.id, list);
+    }
     return ctx.now + (block.data.period ?? 1000);
   },
 });
+
+/** Records how late each of its updates ran against the time it asked for (ms). */
+const lateness = new Map<string, number[]>();
 
 function realRuntime(): BlockRuntime {
   const runtime = new BlockRuntime({ serviceId: 'loop-test', version: '0', types: [...blockTypes, Counter], clock: systemClock, persistence: new MemoryPersistence(), units: () => ({ ...DEFAULT_UNITS }) });
@@ -136,4 +144,36 @@ t.test('constraint timing holds in real time while the loop sleeps: a 1 s minimu
   }
   const held = offAt - onAt;
   t.ok(held >= 1000 && held < 1000 + limit(40), `off ${held.toFixed(1)} ms after on (the loop slept until the constraint expired)`);
+});
+
+t.test('blocks due close together run in one step, and stay together', async (t) => {
+  const runtime = realRuntime();
+  runtime.create({ id: 'first', type: 'LoopCounter', data: { period: 1000 } });
+  await sleep(30);
+  // Created 30 ms later: on its own it would cost a second wake-up every second.
+  runtime.create({ id: 'second', type: 'LoopCounter', data: { period: 1000 } });
+  lateness.clear();
+  let steps = 0;
+  const loop = new ControlLoop(runtime, [() => void steps++], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(200);
+  const s0 = steps;
+  const c0 = ['first', 'second'].map((id) => runtime.find(id)!.data.count as number);
+  await sleep(4000);
+  await loop.stop();
+  const runs = ['first', 'second'].map((id, i) => (runtime.find(id)!.data.count as number) - c0[i]!);
+  t.ok(steps - s0 >= 3 && steps - s0 <= 5, `${steps - s0} steps in 4 s for two 1 s blocks 30 ms apart (one a second, not two)`);
+  for (const [i, id] of ['first', 'second'].entries()) t.ok(runs[i]! >= 3 && runs[i]! <= 5, `${id} ran ${runs[i]} times in 4 s`);
+  const late = [...lateness.values()].flat();
+  const worst = Math.max(...late);
+  t.ok(worst <= COALESCE_MS + limit(15), `no update ran more than ${COALESCE_MS} ms late (worst ${worst.toFixed(1)} ms)`);
+  t.ok(Math.min(...late) >= 0, 'and none ran early');
+});
+
+t.test('a step runs the blocks at the time they were due when its timer fires a little late', async (t) => {
+  t.equal(stepTime(1000, 1001.7, 0), 1000, 'a timer 1.7 ms late: the due time, so "1 s after now" does not drift');
+  t.equal(stepTime(1000, 1030, 0), 1030, 'a step late by more than a timer is: the real time');
+  t.equal(stepTime(1000, 1001, 1000.5), 1000.5, 'never before the last tick (a write ticked in between)');
+  t.equal(stepTime(1000, 999, 0), 999, 'a timer that fired early: the real time');
 });
