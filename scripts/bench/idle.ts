@@ -85,90 +85,105 @@ export async function populate(dataDir: string, moving = true): Promise<void> {
   }
 }
 
-/** Start `args` with node (on CPU 0 only when `pinned`), let it settle, and measure CPU over `windowMs`. */
-async function measure(name: string, args: string[], readyUrl: string, settleMs: number, windowMs: number, pinned = false): Promise<IdleFigures> {
-  const child = pinned ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: 'ignore' }) : spawn(process.execPath, args, { stdio: 'ignore' });
-  try {
-    await waitFor(readyUrl, child);
-    await sleep(settleMs);
-    const c0 = cpuSeconds(child.pid!);
-    const w0 = voluntarySwitches(child.pid!);
-    const t0 = performance.now();
-    await sleep(windowMs);
-    const cpu = cpuSeconds(child.pid!) - c0;
-    const wakes = voluntarySwitches(child.pid!) - w0;
-    const seconds = (performance.now() - t0) / 1000;
-    return { name, cpuPercent: (100 * cpu) / seconds, wakesPerSecond: wakes / seconds, rssMb: rssMb(child.pid!), memory: memoryMap(child.pid!) };
-  } finally {
-    await stop(child);
-  }
-}
-
-/** The same run under --cpu-prof (which costs CPU of its own, so it is not the measured run). */
-async function profile(args: string[], readyUrl: string, settleMs: number, windowMs: number): Promise<ProfileShare[]> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-prof-'));
-  const t0 = performance.now();
-  // The plain modules, so each sample is named by the file it fell in (the bundle is one file).
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...args], { stdio: 'ignore', env: { ...process.env, EDGEBLOCKS_MODULES: 'plain' } });
-  try {
-    await waitFor(readyUrl, child);
-    await sleep(settleMs);
-    const skip = performance.now() - t0;
-    await sleep(windowMs);
-    await stop(child);
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) throw new Error('no .cpuprofile was written');
-    return summariseProfile(JSON.parse(readFileSync(path.join(dir, file), 'utf8')), skip, windowMs);
-  } finally {
-    await stop(child);
-    rmSync(dir, { recursive: true, force: true });
-  }
+interface Run {
+  name: string;
+  args: string[];
+  readyUrl: string;
+  pinned?: boolean;
 }
 
 /**
- * The idle figures. With `pinned`, the linux run and the bare server are measured again on one
- * core (`taskset -c 0`, as a Pi's single core would run Node and its helper threads), named
- * "..., one core", for the Pi-class figure.
+ * Start every run at once (on CPU 0 only when `pinned`), let them settle, and measure each one's
+ * CPU over the same window: they idle below 2 % each, so they hardly disturb each other, and a
+ * machine that gets busier during the bench moves all of them alike (the bare server is then a
+ * reference for the same seconds, not for other ones).
+ */
+async function measureTogether(runs: Run[], settleMs: number, windowMs: number): Promise<IdleFigures[]> {
+  const children = runs.map((r) => (r.pinned ? spawn('taskset', ['-c', '0', process.execPath, ...r.args], { stdio: 'ignore' }) : spawn(process.execPath, r.args, { stdio: 'ignore' })));
+  try {
+    await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
+    await sleep(settleMs);
+    const before = children.map((c) => ({ cpu: cpuSeconds(c.pid!), wakes: voluntarySwitches(c.pid!) }));
+    const t0 = performance.now();
+    await sleep(windowMs);
+    const seconds = (performance.now() - t0) / 1000;
+    return runs.map((r, i) => {
+      const pid = children[i]!.pid!;
+      const cpu = cpuSeconds(pid) - before[i]!.cpu;
+      const wakes = voluntarySwitches(pid) - before[i]!.wakes;
+      return { name: r.name, cpuPercent: (100 * cpu) / seconds, wakesPerSecond: wakes / seconds, rssMb: rssMb(pid), memory: memoryMap(pid) };
+    });
+  } finally {
+    await Promise.all(children.map(stop));
+  }
+}
+
+/** The runs again under --cpu-prof (which costs CPU of its own, so they are not the measured runs), side by side. */
+async function profileTogether(runs: Run[], settleMs: number, windowMs: number): Promise<ProfileShare[][]> {
+  const dirs = runs.map(() => mkdtempSync(path.join(tmpdir(), 'edgeblocks-prof-')));
+  const t0 = performance.now();
+  // The plain modules, so each sample is named by the file it fell in (the bundle is one file).
+  const children = runs.map((r, i) => spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dirs[i]}`, ...r.args], { stdio: 'ignore', env: { ...process.env, EDGEBLOCKS_MODULES: 'plain' } }));
+  try {
+    await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
+    await sleep(settleMs);
+    const skip = performance.now() - t0;
+    await sleep(windowMs);
+    await Promise.all(children.map(stop));
+    return dirs.map((dir) => {
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (!file) throw new Error('no .cpuprofile was written');
+      return summariseProfile(JSON.parse(readFileSync(path.join(dir, file), 'utf8')), skip, windowMs);
+    });
+  } finally {
+    await Promise.all(children.map(stop));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function serviceRun(name: string, hardware: string, dataDir: string, pinned = false): Promise<Run> {
+  const port = await freePort();
+  const args = [CLI, '--hardware', hardware, '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
+  return { name, args, readyUrl: `http://127.0.0.1:${port}/edge-one/system/ping`, pinned };
+}
+
+async function bareRun(name: string, pinned = false): Promise<Run> {
+  const port = await freePort();
+  return { name, args: [BARE, String(port)], readyUrl: `http://127.0.0.1:${port}/ping`, pinned };
+}
+
+/**
+ * The idle figures, in a steady state: the first minute after start includes the JIT compiling
+ * what runs and the first full collections, which a controller running for weeks does not pay
+ * again, so each run settles `settleMs` (60 s) before its 60 s window. Measured side by side:
+ * linux, sim, linux with the blocks at rest and the bare server in one window; with `pinned`,
+ * linux and the bare server again on one core (`taskset -c 0`, as a Pi's single core would run
+ * Node and its helper threads), named "..., one core", for the Pi-class figure; with `profile`,
+ * linux and sim under --cpu-prof.
  */
 export async function idleBench(opts: { windowMs?: number; settleMs?: number; profile?: boolean; pinned?: boolean } = {}): Promise<IdleFigures[]> {
   const windowMs = opts.windowMs ?? 60_000;
-  const settleMs = opts.settleMs ?? 10_000;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-'));
-  const restingDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-'));
-  const out: IdleFigures[] = [];
+  const settleMs = opts.settleMs ?? 60_000;
+  const dataDirs = { linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')), sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')), rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')), pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')) };
   try {
-    await populate(dataDir);
-    await populate(restingDir, false);
-    for (const hardware of ['linux', 'sim']) {
-      const port = await freePort();
-      const args = [CLI, '--hardware', hardware, '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
-      const ready = `http://127.0.0.1:${port}/edge-one/system/ping`;
-      const figures = await measure(`edgeblocks --hardware ${hardware}`, args, ready, settleMs, windowMs);
-      if (opts.profile) figures.profile = await profile(args, ready, settleMs, windowMs);
-      out.push(figures);
+    // One data dir each: a data dir is locked by the service that runs on it.
+    await Promise.all([populate(dataDirs.linux), populate(dataDirs.sim), populate(dataDirs.rest, false), populate(dataDirs.pinned)]);
+    const services = [await serviceRun('edgeblocks --hardware linux', 'linux', dataDirs.linux), await serviceRun('edgeblocks --hardware sim', 'sim', dataDirs.sim)];
+    const out = await measureTogether([...services, await serviceRun('edgeblocks --hardware linux, blocks at rest', 'linux', dataDirs.rest), await bareRun('bare fastify, 10 Hz timer')], settleMs, windowMs);
+    if (opts.pinned) out.push(...(await measureTogether([await serviceRun('edgeblocks --hardware linux, one core', 'linux', dataDirs.pinned, true), await bareRun('bare fastify, 10 Hz timer, one core', true)], settleMs, windowMs)));
+    if (opts.profile) {
+      const profiles = await profileTogether(services, settleMs, windowMs);
+      for (const [i, s] of services.entries()) out.find((f) => f.name === s.name)!.profile = profiles[i];
     }
-    const rp = await freePort();
-    const resting = [CLI, '--hardware', 'linux', '--data-dir', restingDir, '--port', String(rp), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
-    out.push(await measure('edgeblocks --hardware linux, blocks at rest', resting, `http://127.0.0.1:${rp}/edge-one/system/ping`, settleMs, windowMs));
-    const port = await freePort();
-    out.push(await measure('bare fastify, 10 Hz timer', [BARE, String(port)], `http://127.0.0.1:${port}/ping`, settleMs, windowMs));
-    if (opts.pinned) {
-      const p1 = await freePort();
-      const args = [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(p1), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
-      out.push(await measure('edgeblocks --hardware linux, one core', args, `http://127.0.0.1:${p1}/edge-one/system/ping`, settleMs, windowMs, true));
-      const p2 = await freePort();
-      out.push(await measure('bare fastify, 10 Hz timer, one core', [BARE, String(p2)], `http://127.0.0.1:${p2}/ping`, settleMs, windowMs, true));
-    }
+    return out;
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(restingDir, { recursive: true, force: true });
+    for (const dir of Object.values(dataDirs)) rmSync(dir, { recursive: true, force: true });
   }
-  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const windowMs = Number(process.env.IDLE_WINDOW_MS ?? 60_000);
-  const figures = await idleBench({ windowMs, settleMs: Number(process.env.IDLE_SETTLE_MS ?? 10_000), profile: process.argv.includes('--profile'), pinned: process.argv.includes('--pinned') });
+  const figures = await idleBench({ windowMs, settleMs: Number(process.env.IDLE_SETTLE_MS ?? 60_000), profile: process.argv.includes('--profile'), pinned: process.argv.includes('--pinned') });
   for (const f of figures) {
     console.log(`${f.name.padEnd(28)} CPU ${f.cpuPercent.toFixed(3)} % of one core, ${f.wakesPerSecond.toFixed(1)} wake-ups/s, RSS ${f.rssMb.toFixed(1)} MB`);
     for (const p of f.profile ?? []) console.log(`    ${p.part.padEnd(40)} ${p.percentOfCore.toFixed(3)} % (${p.share.toFixed(1)} % of samples)`);
