@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { Cadence } from './cadence.js';
 import type { MqttConnection } from './connection.js';
-import { historyPayload } from './history.js';
+import { cachedHistoryPayload } from './history.js';
 import { stateMessage, type ControllerStatus } from './state.js';
 import type { Topics } from './topics.js';
 
@@ -114,8 +114,7 @@ export class Emission {
   /** The message and its size when it went to the broker. */
   private publishHistory(): { message: unknown; bytes: number } | null {
     const { conn, runtime, topics, key } = this.opts;
-    const message = historyPayload(key, runtime.readAll('logged'));
-    const text = JSON.stringify(message);
+    const { message, text } = cachedHistoryPayload(key, runtime);
     if (!conn.publish(topics.history, text)) return null;
     this.counts.history++;
     return { message, bytes: Buffer.byteLength(text) };

@@ -4,7 +4,8 @@
 // Arrays become objects keyed by item index ("0", "1", ...), the numeric path segments the
 // history service would give list items when it flattens; containers left empty are dropped,
 // and so is a block with no numeric data at all.
-import type { BlockJson } from '../runtime/runtime.js';
+import type { AnyBlock } from '../runtime/types.js';
+import type { BlockJson, BlockRuntime } from '../runtime/runtime.js';
 
 export type NumericTree = { [key: string]: number | NumericTree };
 
@@ -28,4 +29,28 @@ export function historyPayload(key: string, logged: BlockJson[]): { key: string;
     if (kept !== undefined && typeof kept === 'object') data[block.id] = kept;
   }
   return { key, data };
+}
+
+/** One block's part of the history message: the numbers of its logged data, or undefined with none. */
+function blockHistory(runtime: BlockRuntime, block: AnyBlock): NumericTree | undefined {
+  const kept = numbersOnly(runtime.toJson(block, 'logged').data);
+  return kept !== undefined && typeof kept === 'object' ? kept : undefined;
+}
+
+/**
+ * The controller's history message, as historyPayload(key, runtime.readAll('logged')) makes it,
+ * and its JSON text, with each block's part and its text kept in the encoding cache: a block
+ * that did not change since the last message is neither read, filtered nor serialised again.
+ * (The text lists the blocks by nid; JSON.stringify would put blocks with integer-like ids first.)
+ */
+export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { message: { key: string; data: NumericTree }; text: string } {
+  const data: NumericTree = {};
+  const parts: string[] = [];
+  for (const block of runtime.blocks()) {
+    const tree = runtime.encodings.derived(block, 'history', (b) => blockHistory(runtime, b));
+    if (tree === undefined) continue;
+    data[block.id] = tree;
+    parts.push(runtime.encodings.derived(block, 'history text', (b) => `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));
+  }
+  return { message: { key, data }, text: `{"key":${JSON.stringify(key)},"data":{${parts.join(',')}}}` };
 }

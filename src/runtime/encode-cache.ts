@@ -18,6 +18,8 @@ interface Entry {
   fingerprint: string;
   /** Key: read mode and unit preference. */
   texts: Map<string, Encoded>;
+  /** Values made from the block's encoding (see derived()), by name and unit preference. */
+  derived: Map<string, unknown> | null;
 }
 
 /** A cached encoding; its UTF-8 bytes are made on the first request for them. */
@@ -94,19 +96,26 @@ export class EncodeCache {
     return entry;
   }
 
-  private lookup(block: AnyBlock, key: string, mode: ReadMode): Encoded {
+  /** The block's entry, emptied if the block changed since its texts were made. */
+  private current(block: AnyBlock): Entry {
     let entry = this.entries.get(block);
     if (!entry) {
-      entry = { epoch: this.epoch, fingerprint: fingerprint(block), texts: new Map() };
+      entry = { epoch: this.epoch, fingerprint: fingerprint(block), texts: new Map(), derived: null };
       this.entries.set(block, entry);
     } else if (entry.epoch !== this.epoch) {
       const now = fingerprint(block);
       if (now !== entry.fingerprint) {
         entry.fingerprint = now;
         entry.texts.clear();
+        entry.derived = null;
       }
       entry.epoch = this.epoch;
     }
+    return entry;
+  }
+
+  private lookup(block: AnyBlock, key: string, mode: ReadMode): Encoded {
+    const entry = this.current(block);
     let encoded = entry.texts.get(key);
     if (encoded === undefined) {
       if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
@@ -115,6 +124,22 @@ export class EncodeCache {
       this.misses++;
     }
     return encoded;
+  }
+
+  /**
+   * A value made from the block by `make` (which reads it only through the runtime's encoding),
+   * kept as long as the block's texts are: made again only when the block changed or the unit
+   * preference did. The value is shared: callers must not change it.
+   */
+  derived<T>(block: AnyBlock, name: string, make: (block: AnyBlock) => T): T {
+    const entry = this.current(block);
+    const key = `${name} ${this.unitsKey()}`;
+    const values = (entry.derived ??= new Map());
+    if (values.has(key)) return values.get(key) as T;
+    if (values.size >= MAX_KEYS) values.clear();
+    const value = make(block);
+    values.set(key, value);
+    return value;
   }
 
   /** The unit preference as part of a cache key; read on every block read, so no serialising. */

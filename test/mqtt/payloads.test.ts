@@ -2,7 +2,8 @@
 import ms from 'ms';
 import t from 'tap';
 import { Backoff } from '../../src/mqtt/backoff.js';
-import { historyPayload, numbersOnly } from '../../src/mqtt/history.js';
+import { cachedHistoryPayload, historyPayload, numbersOnly } from '../../src/mqtt/history.js';
+import { testRuntime } from '../helpers/runtime.js';
 import { topicMatches, topicsFor } from '../../src/mqtt/topics.js';
 import { ttlFor } from '../../src/mqtt/ttl.js';
 
@@ -18,6 +19,42 @@ t.test('history keeps numbers only, at any depth', async (t) => {
     { id: 'B', nid: 101, type: 'T', serviceId: 'edge-one', data: { 'value[degC]': null } },
   ]);
   t.same(payload, { key: 'edge-one', data: { A: { 'value[degC]': 1 } } }, 'blocks without numbers are left out');
+});
+
+t.test('the history message from the encoding cache is the one made from every block, and an unchanged block is not read again', async (t) => {
+  const { runtime, clock, units } = testRuntime();
+  runtime.create({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 19, fluctuations: [] } });
+  runtime.create({ id: 'Moving', type: 'TempSensorMock', data: { setting: 19, fluctuations: [{ amplitude: 1, period: 60 }] } });
+  runtime.create({ id: 'Pair', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Sensor' } });
+  const reads = new Map<string, number>();
+  const toJson = runtime.toJson.bind(runtime);
+  runtime.toJson = ((block, mode) => {
+    if (mode === 'logged') reads.set(block.id, (reads.get(block.id) ?? 0) + 1);
+    return toJson(block, mode);
+  }) as typeof runtime.toJson;
+  const expect = () => historyPayload('edge-one', runtime.blocks().map((b) => toJson(b, 'logged')));
+  for (let i = 0; i < 5; i++) {
+    clock.advance(5000);
+    runtime.tick();
+    const { message, text } = cachedHistoryPayload('edge-one', runtime);
+    t.same(message, expect(), `cycle ${i}: the same message`);
+    t.same(JSON.parse(text), message, 'and its text');
+  }
+  t.equal(reads.get('Sensor'), 1, 'the sensor at rest was read once in five cycles');
+  t.equal(reads.get('Moving'), 5, 'the moving one every cycle');
+  const before = cachedHistoryPayload('edge-one', runtime).message.data.Sensor;
+  units.temperature = 'degF';
+  const after = cachedHistoryPayload('edge-one', runtime);
+  t.same(after.message, expect(), 'a unit change: the message in the new unit');
+  t.same(JSON.parse(after.text), after.message, 'and its text');
+  t.not(after.message.data.Sensor, before, 'made again');
+  t.ok(Object.keys(after.message.data.Sensor as object).some((k) => k.includes('degF')), 'with the new unit in its keys');
+  runtime.patch({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 21 } });
+  const written = cachedHistoryPayload('edge-one', runtime);
+  t.same(written.message, expect(), 'a write: the new value');
+  t.same(JSON.parse(written.text), written.message, 'and its text');
+  runtime.rename({ existing: 'Sensor', desired: 'Renamed' });
+  t.same(JSON.parse(cachedHistoryPayload('edge-one', runtime).text), expect(), 'a rename: the text names the new id');
 });
 
 t.test('ttl is six intervals in a simple format that parses back exactly', async (t) => {
