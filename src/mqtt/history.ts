@@ -4,7 +4,6 @@
 // Arrays become objects keyed by item index ("0", "1", ...), the numeric path segments the
 // history service would give list items when it flattens; containers left empty are dropped,
 // and so is a block with no numeric data at all.
-import type { AnyBlock } from '../runtime/types.js';
 import type { BlockJson, BlockRuntime } from '../runtime/runtime.js';
 
 export type NumericTree = { [key: string]: number | NumericTree };
@@ -22,19 +21,19 @@ export function numbersOnly(value: unknown): number | NumericTree | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/** One block's part of the history message: the numbers of its logged data, or undefined with none. */
+function historyPart(logged: BlockJson): NumericTree | undefined {
+  const kept = numbersOnly(logged.data);
+  return kept !== undefined && typeof kept === 'object' ? kept : undefined;
+}
+
 export function historyPayload(key: string, logged: BlockJson[]): { key: string; data: NumericTree } {
   const data: NumericTree = {};
   for (const block of logged) {
-    const kept = numbersOnly(block.data);
-    if (kept !== undefined && typeof kept === 'object') data[block.id] = kept;
+    const part = historyPart(block);
+    if (part !== undefined) data[block.id] = part;
   }
   return { key, data };
-}
-
-/** One block's part of the history message: the numbers of its logged data, or undefined with none. */
-function blockHistory(runtime: BlockRuntime, block: AnyBlock): NumericTree | undefined {
-  const kept = numbersOnly(runtime.toJson(block, 'logged').data);
-  return kept !== undefined && typeof kept === 'object' ? kept : undefined;
 }
 
 /**
@@ -47,7 +46,7 @@ export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { mess
   const data: NumericTree = {};
   const parts: string[] = [];
   for (const block of runtime.blocks()) {
-    const tree = runtime.encodings.derived(block, 'history', (b) => blockHistory(runtime, b));
+    const tree = runtime.encodings.derived(block, 'history', (b) => historyPart(runtime.toJson(b, 'logged')));
     if (tree === undefined) continue;
     data[block.id] = tree;
     parts.push(runtime.encodings.derived(block, 'history text', (b) => `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));

@@ -37,6 +37,15 @@ const Counter = defineBlock({
 /** Records how late each of its updates ran against the time it asked for (ms). */
 const lateness = new Map<string, number[]>();
 
+/** A started loop with no hardware, counting its steps; stopped at the end of the test. */
+function countingLoop(t: { teardown(fn: () => unknown): void }, runtime: BlockRuntime): { loop: ControlLoop; steps: () => number } {
+  let steps = 0;
+  const loop = new ControlLoop(runtime, [() => void steps++], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  return { loop, steps: () => steps };
+}
+
 function realRuntime(): BlockRuntime {
   const runtime = new BlockRuntime({ serviceId: 'loop-test', version: '0', types: [...blockTypes, Counter], clock: systemClock, persistence: new MemoryPersistence(), units: () => ({ ...DEFAULT_UNITS }) });
   runtime.load();
@@ -46,17 +55,14 @@ function realRuntime(): BlockRuntime {
 t.test('with nothing due and no hardware to poll, the loop sleeps up to MAX_SLEEP_MS but still ticks for the watchdog', async (t) => {
   const runtime = realRuntime();
   runtime.create({ id: 'slow', type: 'LoopCounter', data: { period: 60_000 } });
-  let steps = 0;
-  const loop = new ControlLoop(runtime, [() => void steps++], () => Infinity);
-  loop.start();
-  t.teardown(() => loop.stop());
+  const { loop, steps } = countingLoop(t, runtime);
   await sleep(200);
-  const s0 = steps;
+  const s0 = steps();
   const tick0 = runtime.lastTickAt;
   await sleep(2.5 * MAX_SLEEP_MS);
   await loop.stop();
   // 10 Hz would be 25 steps here; one a MAX_SLEEP_MS is 2 or 3.
-  t.ok(steps - s0 >= 2 && steps - s0 <= 4, `${steps - s0} steps in 2.5 s (about one a second)`);
+  t.ok(steps() - s0 >= 2 && steps() - s0 <= 4, `${steps() - s0} steps in 2.5 s (about one a second)`);
   t.ok(runtime.lastTickAt > tick0, 'the tick the watchdog watches still advanced');
 });
 
@@ -153,17 +159,14 @@ t.test('blocks due close together run in one step, and stay together', async (t)
   // Created 30 ms later: on its own it would cost a second wake-up every second.
   runtime.create({ id: 'second', type: 'LoopCounter', data: { period: 1000 } });
   lateness.clear();
-  let steps = 0;
-  const loop = new ControlLoop(runtime, [() => void steps++], () => Infinity);
-  loop.start();
-  t.teardown(() => loop.stop());
+  const { loop, steps } = countingLoop(t, runtime);
   await sleep(200);
-  const s0 = steps;
+  const s0 = steps();
   const c0 = ['first', 'second'].map((id) => runtime.find(id)!.data.count as number);
   await sleep(4000);
   await loop.stop();
   const runs = ['first', 'second'].map((id, i) => (runtime.find(id)!.data.count as number) - c0[i]!);
-  t.ok(steps - s0 >= 3 && steps - s0 <= 5, `${steps - s0} steps in 4 s for two 1 s blocks 30 ms apart (one a second, not two)`);
+  t.ok(steps() - s0 >= 3 && steps() - s0 <= 5, `${steps() - s0} steps in 4 s for two 1 s blocks 30 ms apart (one a second, not two)`);
   for (const [i, id] of ['first', 'second'].entries()) t.ok(runs[i]! >= 3 && runs[i]! <= 5, `${id} ran ${runs[i]} times in 4 s`);
   const late = [...lateness.values()].flat();
   const worst = Math.max(...late);
