@@ -132,11 +132,12 @@ export class Alerts {
     markStopped(this.d.db);
   }
 
+  /** On the monotonic clock: a wall clock set back (NTP on a Pi without a clock) must not pause the checks. */
   private evaluateIfDue(sinceLastMs: number): void {
-    const now = Date.now();
-    if (now - this.lastEvaluated < sinceLastMs) return;
-    this.lastEvaluated = now;
-    this.evaluate(now);
+    const at = performance.now();
+    if (at - this.lastEvaluated < sinceLastMs) return;
+    this.lastEvaluated = at;
+    this.evaluate();
   }
 
   evaluate(now = Date.now()): void {
