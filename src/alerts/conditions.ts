@@ -1,6 +1,6 @@
 // The conditions, read from the runtime's blocks and the services' own status (never through
 // the API). Each evaluation lists the problems seen now; tracker.ts turns them into alerts.
-import { statfsSync } from 'node:fs';
+import { diskSpace } from '../store/storage-health.js';
 import { implementsIface, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
@@ -16,12 +16,18 @@ export interface ConditionSources {
   /** Addresses of devices that blocks use and that are gone; per bus, its short-circuit count. */
   hardware: () => { missing: string[]; buses: { name: string; shortErrors: number }[] };
   dataDir: string;
+  /** Monotonic clock, ms (performance.now); for tests. */
+  monotonic?: () => number;
 }
+
+/** A disk fills over minutes: its free space is read at most this often, not on every check. */
+export const DISK_CHECK_MS = 30_000;
 
 type Data = Record<string, unknown>;
 
 export class Conditions {
   private readonly shorts = new Map<string, number>();
+  private disk: { at: number; freePercent: number | null } | null = null;
 
   constructor(private readonly s: ConditionSources) {}
 
@@ -79,10 +85,19 @@ export class Conditions {
     if (this.s.brokerConnected() === false) out.push({ key: 'broker-unreachable', kind: 'broker-unreachable', after, tolerateGaps: false, text: `The MQTT broker has been unreachable for more than ${after} s` });
     const history = this.s.historyOk();
     if (history && !history.ok) out.push({ key: 'history-unreachable', kind: 'history-unreachable', after, tolerateGaps: false, text: `The history store has been failing for more than ${after} s: ${history.error ?? 'unknown error'}` });
-    const free = freePercent(this.s.dataDir);
+    const free = this.freePercent();
     if (free !== null && free < rules.service.diskFreePercent) {
       out.push({ key: 'disk-full', kind: 'disk-full', after: 0, tolerateGaps: true, text: `The data disk is nearly full: ${free.toFixed(1)} % free (alert below ${rules.service.diskFreePercent} %)`, values: { freePercent: Number(free.toFixed(2)) } });
     }
+  }
+
+  private freePercent(): number | null {
+    const now = this.s.monotonic ? this.s.monotonic() : performance.now();
+    if (!this.disk || now - this.disk.at >= DISK_CHECK_MS) {
+      const space = diskSpace(this.s.dataDir);
+      this.disk = { at: now, freePercent: space?.freePercent ?? null };
+    }
+    return this.disk.freePercent;
   }
 
   private formatTemp(c: number | null | undefined): string {
@@ -92,14 +107,5 @@ export class Conditions {
 
   private formatDelta(c: number): string {
     return this.s.runtime.units.temperature === 'degF' ? `${(c * 1.8).toFixed(1)} °F` : `${c.toFixed(1)} °C`;
-  }
-}
-
-function freePercent(dir: string): number | null {
-  try {
-    const s = statfsSync(dir);
-    return s.blocks > 0 ? (s.bavail / s.blocks) * 100 : null;
-  } catch {
-    return null;
   }
 }

@@ -1,6 +1,7 @@
 // The Spark "enabled" setting (PUT settings/enabled): when false, the control loop stops, block
 // updates are paused and every output is driven to its safe state. Persisted in the database,
-// so a disabled controller stays disabled across restarts.
+// so a disabled controller stays disabled across restarts. Read from the database once: only
+// set() changes it, and the alerts and the status read it every few seconds.
 import type { Logger } from '../log.js';
 import type { ControlLoop } from '../runtime/loop.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -13,16 +14,20 @@ export interface SettingsStore {
 const KEY = 'control_enabled';
 
 export class ControlEnabled {
+  private value: boolean;
+
   constructor(
     private readonly store: SettingsStore,
     private readonly runtime: BlockRuntime,
     private readonly loop: ControlLoop,
     private readonly safeState: () => Promise<void>,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.value = store.readSetting(KEY) !== 'false';
+  }
 
   get enabled(): boolean {
-    return this.store.readSetting(KEY) !== 'false';
+    return this.value;
   }
 
   /** Start the loop, or (when disabled before the restart) keep it stopped with outputs safe. */
@@ -32,6 +37,7 @@ export class ControlEnabled {
 
   async set(enabled: boolean): Promise<boolean> {
     this.store.writeSetting(KEY, String(enabled));
+    this.value = enabled;
     await this.apply(enabled);
     this.log.info({ enabled }, enabled ? 'control enabled' : 'control disabled; outputs in their safe state');
     return enabled;

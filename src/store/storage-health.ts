@@ -62,11 +62,16 @@ export class StorageHealth {
   }
 }
 
-function freeBytesOf(dir: string): number | null {
+/** Space left to unprivileged writers on the file system holding `dir`; null when it cannot be read. */
+export function diskSpace(dir: string): { freeBytes: number; freePercent: number | null } | null {
   try {
     const s = statfsSync(dir);
-    return s.bavail * s.bsize;
+    return { freeBytes: s.bavail * s.bsize, freePercent: s.blocks > 0 ? (s.bavail / s.blocks) * 100 : null };
   } catch {
     return null;
   }
+}
+
+function freeBytesOf(dir: string): number | null {
+  return diskSpace(dir)?.freeBytes ?? null;
 }
