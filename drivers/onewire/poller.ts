@@ -1,6 +1,6 @@
 // Drives one OneWireBus for the block runtime. No timers inside: the owner calls
-// `service(nowMs)` every 50-100 ms with a monotonic clock, which also lets tests run it on a
-// manual clock. Each temperature cycle is one bus-wide conversion followed, once the
+// `service(nowMs)` with a monotonic clock when `nextServiceAt` says (or more often), which also
+// lets tests run it on a manual clock. Each temperature cycle is one bus-wide conversion followed, once the
 // conversion time has passed, by one scratchpad read per watched sensor. IO modules are polled
 // on their own cadence and latch writes go out on the next service call.
 import { romFamily } from './address.js';
@@ -82,6 +82,8 @@ export class BusPoller {
   private readonly lock = new SerialLock();
   private running: Promise<void> | null = null;
   private converting = false;
+  /** The reads after a conversion are running (a kernel w1 read can take most of a second). */
+  private reading = false;
   private convertStartedAt = 0;
   private nextCycleAt: number | null = null;
   private nextIoAt: number | null = null;
@@ -135,7 +137,7 @@ export class BusPoller {
   /** degC, or null when there was no valid reading in the last `staleMs` (or the sensor is not watched). */
   temperature(address: RomAddress, now: number): number | null {
     const s = this.sensors.get(address);
-    if (!s || s.validAt === null || now - s.validAt >= this.staleMs) return null;
+    if (!s || s.validAt === null || now >= s.validAt + this.staleMs) return null;
     return s.lastValue;
   }
 
@@ -171,6 +173,32 @@ export class BusPoller {
         throw e;
       }
     });
+  }
+
+  /**
+   * When service() next has something to do: a queued latch write or a newly watched module at
+   * once, a conversion's end, the next temperature cycle or IO poll; never with nothing watched.
+   * Calling it earlier is harmless (service() returns early), calling it later delays the reads.
+   */
+  nextServiceAt(now: number): number {
+    let at = Infinity;
+    for (const d of this.ioDevices.values()) if (d.pendingWrite) return now;
+    if (this.ioDevices.size > 0) at = this.nextIoAt ?? now;
+    if (this.sensors.size > 0) at = Math.min(at, this.converting ? this.convertStartedAt + this.conversionMs : (this.nextCycleAt ?? now));
+    return at;
+  }
+
+  /**
+   * When the cached reading of a watched sensor may next change: at the end of its next read, or
+   * when it goes stale. Null while its reads are running (ask again soon) or when not watched; a
+   * time not after `now` means a read is due.
+   */
+  nextChangeAt(address: RomAddress, now: number): number | null {
+    const s = this.sensors.get(address);
+    if (!s || this.reading) return null;
+    const read = this.converting ? this.convertStartedAt + this.conversionMs : this.nextCycleAt === null ? now : this.nextCycleAt + this.conversionMs;
+    const stale = s.validAt === null ? Infinity : s.validAt + this.staleMs;
+    return Math.min(read, stale > now ? stale : Infinity);
   }
 
   /** Advances polling to `now`. Never throws. Overlapping calls share the one in progress. */
@@ -279,21 +307,13 @@ export class BusPoller {
       return;
     }
     if (this.converting) {
-      if (now - this.convertStartedAt < this.conversionMs) return;
+      if (now < this.convertStartedAt + this.conversionMs) return; // the same sum nextServiceAt gives
       this.converting = false;
-      for (const s of [...this.sensors.values()]) {
-        try {
-          if (romFamily(s.address) === MAX31850_FAMILY) await this.readThermocouple(s);
-          else s.lastValue = await this.bus.readTemperature(s.address);
-          if (s.fault) continue;
-          s.validAt = now;
-          s.connected = true;
-          s.lastError = null;
-        } catch (e) {
-          s.connected = false;
-          s.coldJunction = null;
-          s.lastError = this.record(e, `${s.address} temperature`);
-        }
+      this.reading = true;
+      try {
+        await this.readAll(now);
+      } finally {
+        this.reading = false;
       }
       return;
     }
@@ -305,6 +325,24 @@ export class BusPoller {
       this.convertStartedAt = now;
     } catch (e) {
       this.record(e, `${this.bus.name} convert`);
+    }
+  }
+
+  /** One scratchpad read per watched sensor, after a conversion. */
+  private async readAll(now: number): Promise<void> {
+    for (const s of [...this.sensors.values()]) {
+      try {
+        if (romFamily(s.address) === MAX31850_FAMILY) await this.readThermocouple(s);
+        else s.lastValue = await this.bus.readTemperature(s.address);
+        if (s.fault) continue;
+        s.validAt = now;
+        s.connected = true;
+        s.lastError = null;
+      } catch (e) {
+        s.connected = false;
+        s.coldJunction = null;
+        s.lastError = this.record(e, `${s.address} temperature`);
+      }
     }
   }
 }

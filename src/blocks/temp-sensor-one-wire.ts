@@ -4,12 +4,13 @@
 // driver decoding by family; its readings of several hundred degC pass, and a thermocouple fault
 // gives null with the fault named in `fault` and counted in `faults`.
 import { f } from '../codec/fields.js';
+import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 import { defineBlock } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
-// Frequent enough that a stale value turns null within a tick of the driver dropping it.
-const UPDATE_MS = 100;
+/** Without word from the driver of when the reading changes next (a sensor not found yet). */
+const MAX_WAIT_MS = 1000;
 
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
@@ -50,6 +51,9 @@ export const TempSensorOneWire = defineBlock<typeof fields>({
       const busId = oneWireBusBlockId(r.bus);
       d.oneWireBusId = ctx.resolve(busId, 'OneWireBusInterface') ? busId : null;
     }
-    return ctx.now + UPDATE_MS;
+    // Next when the reading can change (its next read, or going stale), so a new value or a
+    // null is seen at once, and a Pi is not woken ten times a second for a 1 Hz sensor.
+    const next = r?.nextChangeAt ?? ctx.now + MAX_WAIT_MS;
+    return next > ctx.now ? Math.min(next, ctx.now + MAX_WAIT_MS) : ctx.now + HARDWARE_POLL_MS;
   },
 });

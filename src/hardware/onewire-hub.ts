@@ -63,8 +63,9 @@ export class OneWireHub implements OneWireAccess {
     // A failing bus-wide conversion (a short) skips the reads, which leaves the poller's flag set.
     const sensor = w.poller.sensor(address);
     const connected = value !== null && (sensor?.connected ?? false);
-    if (romFamily(address) !== FAMILY.MAX31850) return { value, bus: w.poller.bus.name, connected };
-    return { value, bus: w.poller.bus.name, connected, coldJunction: connected ? (sensor?.coldJunction ?? null) : null, fault: sensor?.fault ?? null, faults: sensor?.faultCount ?? 0 };
+    const nextChangeAt = w.poller.nextChangeAt(address, now) ?? now + HARDWARE_POLL_MS;
+    if (romFamily(address) !== FAMILY.MAX31850) return { value, bus: w.poller.bus.name, connected, nextChangeAt };
+    return { value, bus: w.poller.bus.name, connected, nextChangeAt, coldJunction: connected ? (sensor?.coldJunction ?? null) : null, fault: sensor?.fault ?? null, faults: sensor?.faultCount ?? 0 };
   }
 
   io(address: string, kind: OneWireIoKind): IoReading | null {
@@ -100,9 +101,19 @@ export class OneWireHub implements OneWireAccess {
 
   // ---- driving the pollers ------------------------------------------------------------
 
-  /** When service() is next needed: every tick while there is a bus to poll or a search runs, else never. */
+  /**
+   * When service() is next needed: what the pollers ask for (a conversion's end, the next cycle,
+   * a queued write), an asked-for address expiring, the next search while one is missing, and
+   * every HARDWARE_POLL_MS while a search runs. A Pi with four sensors wakes about twice a
+   * second for them, not ten times.
+   */
   nextServiceAt(now: number): number {
-    return this.pollers.length || this.searching ? now + HARDWARE_POLL_MS : Infinity;
+    if (this.searching || this.releasing.length) return this.searching ? now + HARDWARE_POLL_MS : now;
+    let at = Infinity;
+    for (const p of this.pollers) at = Math.min(at, p.nextServiceAt(now));
+    for (const w of this.wants.values()) at = Math.min(at, w.lastAsked + WANT_EXPIRY_MS + 1);
+    if (this.pollers.length && this.anyMissing()) at = Math.min(at, this.lastSearchAt + RESEARCH_INTERVAL_MS);
+    return Math.max(at, now);
   }
 
   /** The tick hook: binds wanted addresses, starts re-searches when needed, advances every poller. */

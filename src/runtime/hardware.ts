@@ -34,6 +34,8 @@ export interface TemperatureReading {
   coldJunction?: number | null;
   fault?: string | null;
   faults?: number;
+  /** When this reading may next change (its next read, or going stale), on the runtime's clock; absent when unknown. */
+  nextChangeAt?: number;
 }
 
 export interface IoReading {

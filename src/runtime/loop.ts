@@ -39,7 +39,7 @@ export class ControlLoop {
     if (this.running) return;
     this.running = true;
     this.runtime.on('tick', this.onTick);
-    this.schedule(0);
+    this.schedule(-Infinity, 0);
   }
 
   /** Stop after the tick in progress, if any, has finished. */
@@ -55,7 +55,7 @@ export class ControlLoop {
     if (!this.running || this.stepping) return;
     if (this.wakeAt - this.runtime.clock.now() <= MIN_SLEEP_MS) return;
     this.clear();
-    this.schedule(0);
+    this.schedule(-Infinity, 0);
   }
 
   private clear(): void {
@@ -64,8 +64,12 @@ export class ControlLoop {
     this.wakeAt = Infinity;
   }
 
-  private schedule(delay: number): void {
-    const due = this.runtime.clock.now() + delay;
+  /** Set the timer for `wanted` (the loop's clock), kept `soonest` to MAX_SLEEP_MS away. */
+  private schedule(wanted: number, soonest = MIN_SLEEP_MS): void {
+    const now = this.runtime.clock.now();
+    // The due time is the wanted one itself, not now + (wanted - now): the hooks and blocks
+    // compare the step's time with the sums they asked for, and must find them equal.
+    const due = Math.max(now + soonest, Math.min(now + MAX_SLEEP_MS, wanted));
     this.wakeAt = due;
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -74,24 +78,51 @@ export class ControlLoop {
       this.current = this.step(due).finally(() => {
         this.stepping = false;
         if (!this.running) return;
-        const now = this.runtime.clock.now();
-        const wait = Math.min(this.runtime.nextDue(COALESCE_MS), this.hooksDue(now)) - now;
-        this.schedule(Math.max(MIN_SLEEP_MS, Math.min(MAX_SLEEP_MS, wait)));
+        this.schedule(this.wakeTime(this.runtime.clock.now()));
       });
-    }, delay);
+    }, timerDelay(due - now));
+  }
+
+  /**
+   * When to wake: the hooks and the blocks due within COALESCE_MS of the first of them run in one
+   * step, at the latest of their times (a 1-Wire read and the sensor blocks that show it wake
+   * the loop once, not twice a few milliseconds apart).
+   */
+  private wakeTime(now: number): number {
+    const firstBlock = this.runtime.nextDue();
+    const hooks = this.hooksDue(now);
+    const first = Math.min(firstBlock, hooks);
+    if (!Number.isFinite(first)) return first;
+    const until = first + COALESCE_MS;
+    let at = hooks <= until ? hooks : -Infinity;
+    if (firstBlock <= until) at = Math.max(at, this.runtime.nextDue(until - firstBlock));
+    return at;
   }
 
   private async step(due: number): Promise<void> {
-    const now = this.runtime.clock.now();
+    // The hooks see the step's time too, so what they schedule from it (a conversion's end) lines
+    // up with the blocks that wait for it.
+    const at = stepTime(due, this.runtime.clock.now(), this.runtime.lastTickAt);
     for (const hook of this.beforeTick) {
       try {
-        await hook(now);
+        await hook(at);
       } catch (e) {
         this.runtime.log.error({ err: e }, 'tick hook failed');
       }
     }
     this.runtime.tick(stepTime(due, this.runtime.clock.now(), this.runtime.lastTickAt));
   }
+}
+
+/**
+ * Node starts a timer's delay from the event loop's cached millisecond time, which is older than
+ * now by however long the current callbacks have run, so a timer can fire a millisecond or two
+ * before its due time; the step then finds nothing due and the loop sleeps again. A millisecond
+ * more, rounded up, makes it fire at or just after the due time (a step up to MIN_SLEEP_MS late
+ * still runs at the due time).
+ */
+export function timerDelay(ms: number): number {
+  return ms <= 0 ? 0 : Math.ceil(ms) + 1;
 }
 
 /**

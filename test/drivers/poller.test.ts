@@ -205,3 +205,44 @@ t.test('search is serialised with polling; service never throws on odd errors', 
   t.equal(p2.counters.presenceErrors, 1);
   t.equal(p2.counters.searches, 1);
 });
+
+t.test('nextServiceAt: serviced only when it says, the poller reads as often and as soon as when serviced every 50 ms', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const sensor = segment.attach(new SimDs18b20({ serial: 31n, temperature: 21.5 }));
+  const io = segment.attach(new SimDs2408({ serial: 32n }));
+  const poller = new BusPoller(bus);
+  t.equal(poller.nextServiceAt(clock.t), Infinity, 'nothing watched: never');
+  poller.watchTemperature(sensor.address);
+  const t0 = clock.t;
+  t.equal(poller.nextServiceAt(t0), t0, 'a newly watched sensor: now');
+  await poller.service(t0);
+  t.equal(poller.nextServiceAt(t0 + 10), t0 + 750, 'converting: at the end of the conversion');
+  clock.t = t0 + 750;
+  await poller.service(clock.t);
+  t.equal(poller.temperature(sensor.address, clock.t), 21.5, 'read at 750 ms, as with 50 ms service calls');
+  t.equal(poller.nextServiceAt(clock.t), t0 + 1000, 'then the next cycle');
+
+  poller.watchIo(io.address, 'ds2408');
+  t.equal(poller.nextServiceAt(clock.t), clock.t, 'a newly watched IO module: now');
+  await poller.service(clock.t);
+  t.equal(poller.io(io.address)?.connected, true);
+  t.equal(poller.nextServiceAt(clock.t), t0 + 1000, 'both polled: the earlier of the next cycle and the next IO poll');
+  poller.setLatches(io.address, 0x01);
+  t.equal(poller.nextServiceAt(clock.t), clock.t, 'a queued latch write: now');
+  await poller.service(clock.t);
+  t.equal(io.activeOutputs(), 0x01, 'written');
+
+  // Ten seconds driven only at the times it asks for.
+  let calls = 0;
+  const start = clock.t;
+  while (clock.t < start + 10_000) {
+    clock.t = Math.min(start + 10_000, poller.nextServiceAt(clock.t));
+    await poller.service(clock.t);
+    calls++;
+    if (clock.t === start + 5000) sensor.setTemperature(17.25);
+  }
+  t.ok(calls <= 2 * 10 + 2, `${calls} service calls in 10 s (a conversion and a read a second; at 10 Hz it was 100)`);
+  t.equal(poller.temperature(sensor.address, clock.t), 17.25, 'the new temperature was read');
+  t.equal(sensor.conversions, 11, 'one conversion a second, as before');
+  t.equal(poller.lastError, null);
+});

@@ -8,6 +8,7 @@ import t from 'tap';
 import { makeRom } from '../../drivers/onewire/address.js';
 import { OneWireSegment, SimDs18b20, SimDs2408 } from '../../drivers/sim/onewire-wire.js';
 import { W1Tree } from '../../drivers/sim/w1-tree.js';
+import { startApp } from '../helpers/app.js';
 import { q, simApp } from './sim-app.js';
 
 t.test('a machine without 1-Wire, I2C or GPIO starts, discovers nothing, and says so in status', async (t) => {
@@ -66,4 +67,39 @@ t.test('kernel w1 masters under w1Root are found, discovered and polled', async 
   await s.run(2000);
   t.equal(q(s.data('Sensor 5150').value), -4.25);
   t.equal(s.data('OneWire Bus w1-w1_bus_master1').kind, 'w1');
+});
+
+t.test('on the real clock, a Pi with 1-Wire sensors is woken for their conversions and reads, not ten times a second', async (t) => {
+  const segment = new OneWireSegment({ name: 'w1' });
+  const sensors = [0x5160, 0x5161].map((serial) => segment.attach(new SimDs18b20({ address: makeRom(0x28, serial), temperature: 20.5 })));
+  const tree = new W1Tree({ masters: [segment] });
+  tree.start(50);
+  t.teardown(() => tree.close());
+  const rt = await startApp({ hardware: 'linux', w1Root: tree.root, i2cBuses: '/dev/i2c-99' });
+  t.teardown(() => rt.close());
+  t.same((await rt.post('blocks/discover')).body.map((b: any) => b.id).filter((id: string) => id.startsWith('Sensor')).sort(), ['Sensor 5160', 'Sensor 5161']);
+  const value = async (id: string) => q((await rt.post('blocks/read', { id })).body.data.value);
+  const until = async (what: string, ok: () => Promise<boolean>) => {
+    const end = Date.now() + 10_000;
+    while (!(await ok())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await until('the first readings', async () => (await value('Sensor 5160')) === 20.5 && (await value('Sensor 5161')) === 20.5);
+
+  let steps = 0;
+  const count = () => void steps++;
+  rt.app.runtime.on('tick', count);
+  const windowMs = 4000;
+  sensors[0]!.setTemperature(18.75);
+  const changedAt = Date.now();
+  await new Promise((r) => setTimeout(r, windowMs));
+  rt.app.runtime.off('tick', count);
+  // A conversion, its read 750 ms later and the sensor blocks' own 1 s updates: three a second at
+  // most (the 10 Hz poll of old made 40 in this window).
+  t.ok(steps <= (3 * windowMs) / 1000 + 2, `${steps} steps in ${windowMs} ms`);
+  t.ok(steps >= windowMs / 1000, 'the sensors are still read every second');
+  t.equal(await value('Sensor 5160'), 18.75, 'the change was read');
+  t.ok(Date.now() - changedAt < windowMs + 1000, 'within the window');
 });

@@ -8,7 +8,7 @@ import { DEFAULT_UNITS } from '../../src/codec/units.js';
 import { GpioLines } from '../../src/hardware/gpio-lines.js';
 import { createLogger } from '../../src/log.js';
 import { systemClock } from '../../src/runtime/clock.js';
-import { COALESCE_MS, ControlLoop, MAX_SLEEP_MS, stepTime } from '../../src/runtime/loop.js';
+import { COALESCE_MS, ControlLoop, MAX_SLEEP_MS, stepTime, timerDelay } from '../../src/runtime/loop.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { BlockRuntime } from '../../src/runtime/runtime.js';
 import { defineBlock } from '../../src/runtime/types.js';
@@ -179,4 +179,37 @@ t.test('a step runs the blocks at the time they were due when its timer fires a 
   t.equal(stepTime(1000, 1030, 0), 1030, 'a step late by more than a timer is: the real time');
   t.equal(stepTime(1000, 1001, 1000.5), 1000.5, 'never before the last tick (a write ticked in between)');
   t.equal(stepTime(1000, 999, 0), 999, 'a timer that fired early: the real time');
+  t.equal(timerDelay(748.1), 750, 'a timer is set a millisecond past its due time, rounded up (node may start it from an older time)');
+  t.equal(timerDelay(0), 0, 'and a step wanted now runs now');
+});
+
+t.test('hardware due close to a block runs in its step, at the time the hook asked for, and neither fires early', async (t) => {
+  const runtime = realRuntime();
+  runtime.create({ id: 'block', type: 'LoopCounter', data: { period: 1000 } });
+  // A hook on a 1 s grid of its own, 20 ms after the block's (a 1-Wire read due at the end of a
+  // conversion), recording how late it was run against the time it asked for.
+  let hookDue = -Infinity;
+  const hookTimes: number[] = [];
+  let steps = 0;
+  const hook = (now: number) => {
+    steps++;
+    if (now >= hookDue) {
+      if (Number.isFinite(hookDue)) hookTimes.push(now - hookDue);
+      hookDue = (Number.isFinite(hookDue) ? hookDue : now + 20) + 1000;
+    }
+  };
+  const loop = new ControlLoop(runtime, [hook], () => hookDue);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(200);
+  const s0 = steps;
+  hookTimes.length = 0;
+  lateness.clear();
+  await sleep(4000);
+  await loop.stop();
+  t.ok(steps - s0 >= 3 && steps - s0 <= 5, `${steps - s0} steps in 4 s: the hook and the block 20 ms apart share one a second`);
+  t.ok(hookTimes.length >= 3, `the hook ran when due ${hookTimes.length} times`);
+  t.ok(hookTimes.every((late) => late >= 0 && late <= COALESCE_MS), `at or after its due time, by at most ${COALESCE_MS} ms: ${hookTimes.map((x) => x.toFixed(1)).join(', ')}`);
+  const late = lateness.get('block') ?? [];
+  t.ok(late.length >= 3 && late.every((x) => x >= 0 && x <= COALESCE_MS + limit(15)), `the block ran on time or up to ${COALESCE_MS} ms late: ${late.map((x) => x.toFixed(1)).join(', ')}`);
 });
