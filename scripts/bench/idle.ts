@@ -7,6 +7,8 @@
 // were on a CPU (/proc/<pid>/task/*/schedstat, in ns; /proc/<pid>/stat's user + system counts in
 // 10 ms ticks, too coarse for a process that is busy 0.2 % of the time) over a window after a
 // settle time; wake-ups are its voluntary context switches; RSS from /proc/<pid>/status at its end.
+// A fifth run is a fermentation Pi as plugged in: four DS18B20s on a kernel w1 master (the
+// kernel's sysfs tree, emulated in a directory), discovered, with a setpoint pair on each.
 // With `--profile`, each edgeblocks run is also started with --cpu-prof and its samples are
 // summarised by the part of the service they fell in (profile-summary.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,6 +16,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeRom } from '../../drivers/onewire/address.js';
+import { OneWireSegment, SimDs18b20 } from '../../drivers/sim/onewire-wire.js';
+import { W1Tree } from '../../drivers/sim/w1-tree.js';
 import { memoryMap, type MemoryPart } from './memory-map.js';
 import { cpuSeconds, freePort, rssMb, voluntarySwitches } from './procs.js';
 import { summariseProfile, type ProfileShare } from './profile-summary.js';
@@ -90,6 +95,35 @@ interface Run {
   args: string[];
   readyUrl: string;
   pinned?: boolean;
+  env?: Record<string, string>;
+}
+
+const PI_SENSORS = 4;
+
+/** The kernel w1 tree of a Pi with PI_SENSORS DS18B20s on its one master, rendered in a temporary directory. */
+function piTree(): W1Tree {
+  const segment = new OneWireSegment({ name: 'w1' });
+  for (let i = 0; i < PI_SENSORS; i++) segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x7100 + i), temperature: 18 + i / 4 }));
+  return new W1Tree({ masters: [segment] });
+}
+
+/** The Pi's blocks in `dataDir`: its sensors, discovered on `w1Root`, and a setpoint pair on each. */
+async function populatePi(dataDir: string, w1Root: string): Promise<void> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { stdio: 'ignore', env: { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root } });
+  const url = `http://127.0.0.1:${port}/edge-one`;
+  try {
+    await waitFor(`${url}/blocks/all/read`, child);
+    const found = JSON.parse((await post(`${url}/blocks/discover`)).text) as Array<{ id: string; type: string }>;
+    const sensors = found.filter((b) => b.type === 'TempSensorOneWire');
+    if (sensors.length !== PI_SENSORS) throw new Error(`populatePi: discovered ${sensors.length} sensors, not ${PI_SENSORS}`);
+    for (const [i, sensor] of sensors.entries()) {
+      const p = await post(`${url}/blocks/create`, { id: `Setpoint ${i + 1}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: sensor.id }, filter: 'FILTER_15s' } });
+      if (p.status !== 201) throw new Error(`populatePi: ${p.status} ${p.text}`);
+    }
+  } finally {
+    await stop(child);
+  }
 }
 
 /**
@@ -99,7 +133,10 @@ interface Run {
  * reference for the same seconds, not for other ones).
  */
 async function measureTogether(runs: Run[], settleMs: number, windowMs: number): Promise<IdleFigures[]> {
-  const children = runs.map((r) => (r.pinned ? spawn('taskset', ['-c', '0', process.execPath, ...r.args], { stdio: 'ignore' }) : spawn(process.execPath, r.args, { stdio: 'ignore' })));
+  const children = runs.map((r) => {
+    const options = { stdio: 'ignore' as const, env: { ...process.env, ...r.env } };
+    return r.pinned ? spawn('taskset', ['-c', '0', process.execPath, ...r.args], options) : spawn(process.execPath, r.args, options);
+  });
   try {
     await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
     await sleep(settleMs);
@@ -141,10 +178,10 @@ async function profileTogether(runs: Run[], settleMs: number, windowMs: number):
   }
 }
 
-async function serviceRun(name: string, hardware: string, dataDir: string, pinned = false): Promise<Run> {
+async function serviceRun(name: string, hardware: string, dataDir: string, pinned = false, env?: Record<string, string>): Promise<Run> {
   const port = await freePort();
   const args = [CLI, '--hardware', hardware, '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
-  return { name, args, readyUrl: `http://127.0.0.1:${port}/edge-one/system/ping`, pinned };
+  return { name, args, readyUrl: `http://127.0.0.1:${port}/edge-one/system/ping`, pinned, env };
 }
 
 async function bareRun(name: string, pinned = false): Promise<Run> {
@@ -164,12 +201,15 @@ async function bareRun(name: string, pinned = false): Promise<Run> {
 export async function idleBench(opts: { windowMs?: number; settleMs?: number; profile?: boolean; pinned?: boolean } = {}): Promise<IdleFigures[]> {
   const windowMs = opts.windowMs ?? 60_000;
   const settleMs = opts.settleMs ?? 60_000;
-  const dataDirs = { linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')), sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')), rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')), pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')) };
+  const dataDirs = { linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')), sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')), rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')), pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')), pi: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pi-')) };
+  const tree = piTree();
   try {
     // One data dir each: a data dir is locked by the service that runs on it.
-    await Promise.all([populate(dataDirs.linux), populate(dataDirs.sim), populate(dataDirs.rest, false), populate(dataDirs.pinned)]);
+    await Promise.all([populate(dataDirs.linux), populate(dataDirs.sim), populate(dataDirs.rest, false), populate(dataDirs.pinned), populatePi(dataDirs.pi, tree.root)]);
     const services = [await serviceRun('edgeblocks --hardware linux', 'linux', dataDirs.linux), await serviceRun('edgeblocks --hardware sim', 'sim', dataDirs.sim)];
-    const out = await measureTogether([...services, await serviceRun('edgeblocks --hardware linux, blocks at rest', 'linux', dataDirs.rest), await bareRun('bare fastify, 10 Hz timer')], settleMs, windowMs);
+    const rest = await serviceRun('edgeblocks --hardware linux, blocks at rest', 'linux', dataDirs.rest);
+    const pi = await serviceRun(`edgeblocks --hardware linux, ${PI_SENSORS} DS18B20 on w1`, 'linux', dataDirs.pi, false, { EDGEBLOCKS_W1_ROOT: tree.root });
+    const out = await measureTogether([...services, rest, pi, await bareRun('bare fastify, 10 Hz timer')], settleMs, windowMs);
     if (opts.pinned) out.push(...(await measureTogether([await serviceRun('edgeblocks --hardware linux, one core', 'linux', dataDirs.pinned, true), await bareRun('bare fastify, 10 Hz timer, one core', true)], settleMs, windowMs)));
     if (opts.profile) {
       const profiles = await profileTogether(services, settleMs, windowMs);
@@ -177,6 +217,7 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
     }
     return out;
   } finally {
+    tree.close();
     for (const dir of Object.values(dataDirs)) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -78,25 +78,10 @@ export class ControlLoop {
       this.current = this.step(due).finally(() => {
         this.stepping = false;
         if (!this.running) return;
-        this.schedule(this.wakeTime(this.runtime.clock.now()));
+        const now = this.runtime.clock.now();
+        this.schedule(wakeTime(now, this.hooksDue(now), this.runtime.nextDue(), (slack) => this.runtime.nextDue(slack)));
       });
     }, timerDelay(due - now));
-  }
-
-  /**
-   * When to wake: the hooks and the blocks due within COALESCE_MS of the first of them run in one
-   * step, at the latest of their times (a 1-Wire read and the sensor blocks that show it wake
-   * the loop once, not twice a few milliseconds apart).
-   */
-  private wakeTime(now: number): number {
-    const firstBlock = this.runtime.nextDue();
-    const hooks = this.hooksDue(now);
-    const first = Math.min(firstBlock, hooks);
-    if (!Number.isFinite(first)) return first;
-    const until = first + COALESCE_MS;
-    let at = hooks <= until ? hooks : -Infinity;
-    if (firstBlock <= until) at = Math.max(at, this.runtime.nextDue(until - firstBlock));
-    return at;
   }
 
   private async step(due: number): Promise<void> {
@@ -112,6 +97,23 @@ export class ControlLoop {
     }
     this.runtime.tick(stepTime(due, this.runtime.clock.now(), this.runtime.lastTickAt));
   }
+}
+
+/**
+ * When the loop wakes next: the hooks and the blocks due within COALESCE_MS of the first of them
+ * run in one step, at the latest of their times (a 1-Wire read and the sensor blocks that show it
+ * wake the loop once, not twice a few milliseconds apart). Hardware with something to do now (a
+ * write a step queued) does not wait for a block. `latestBlock(slack)` is the latest block due
+ * within `slack` of the first one (BlockRuntime.nextDue).
+ */
+export function wakeTime(now: number, hooks: number, firstBlock: number, latestBlock: (slackMs: number) => number): number {
+  if (hooks <= now) return hooks;
+  const first = Math.min(firstBlock, hooks);
+  if (!Number.isFinite(first)) return first;
+  const until = first + COALESCE_MS;
+  let at = hooks <= until ? hooks : -Infinity;
+  if (firstBlock <= until) at = Math.max(at, latestBlock(until - firstBlock));
+  return at;
 }
 
 /**

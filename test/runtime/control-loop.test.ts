@@ -8,7 +8,7 @@ import { DEFAULT_UNITS } from '../../src/codec/units.js';
 import { GpioLines } from '../../src/hardware/gpio-lines.js';
 import { createLogger } from '../../src/log.js';
 import { systemClock } from '../../src/runtime/clock.js';
-import { COALESCE_MS, ControlLoop, MAX_SLEEP_MS, stepTime, timerDelay } from '../../src/runtime/loop.js';
+import { COALESCE_MS, ControlLoop, MAX_SLEEP_MS, stepTime, timerDelay, wakeTime } from '../../src/runtime/loop.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { BlockRuntime } from '../../src/runtime/runtime.js';
 import { defineBlock } from '../../src/runtime/types.js';
@@ -212,4 +212,18 @@ t.test('hardware due close to a block runs in its step, at the time the hook ask
   t.ok(hookTimes.every((late) => late >= 0 && late <= COALESCE_MS), `at or after its due time, by at most ${COALESCE_MS} ms: ${hookTimes.map((x) => x.toFixed(1)).join(', ')}`);
   const late = lateness.get('block') ?? [];
   t.ok(late.length >= 3 && late.every((x) => x >= 0 && x <= COALESCE_MS + limit(15)), `the block ran on time or up to ${COALESCE_MS} ms late: ${late.map((x) => x.toFixed(1)).join(', ')}`);
+});
+
+t.test('wakeTime: hooks and blocks close together share a wake-up; a queued write does not wait', async (t) => {
+  // Blocks due at 1000, 1030 and 1200; latestBlock(slack) as BlockRuntime.nextDue gives it.
+  const dues = [1000, 1030, 1200];
+  const latest = (slack: number) => Math.max(...dues.filter((d) => d <= dues[0]! + slack));
+  t.equal(wakeTime(900, Infinity, 1000, latest), 1030, 'no hardware: the blocks within 50 ms of the first, at the latest of them');
+  t.equal(wakeTime(900, 1020, 1000, latest), 1030, 'a hook due among them joins their step');
+  t.equal(wakeTime(900, 1045, 1000, latest), 1045, 'a hook up to 50 ms after the first block: one step at the hook time');
+  t.equal(wakeTime(900, 1060, 1000, latest), 1030, 'a hook later than that: a step of its own, after the blocks');
+  t.equal(wakeTime(900, 980, 1000, latest), 1030, 'a hook before the blocks, within 50 ms of the later one: one step');
+  t.equal(wakeTime(900, 940, 1000, latest), 940, 'a hook further ahead: on its own');
+  t.equal(wakeTime(990, 990, 1000, latest), 990, 'hardware with a write to push now does not wait 40 ms for a block');
+  t.equal(wakeTime(900, Infinity, Infinity, latest), Infinity, 'nothing due: never (the loop caps its sleep)');
 });
