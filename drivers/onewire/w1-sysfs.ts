@@ -3,7 +3,7 @@
 // this adds the rejections the kernel does not make by default (all-zero scratchpad, 85 degC
 // power-on value) and maps file-level failures to OneWireError codes.
 import { constants as fsc } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isKernelSlaveName, kernelNameToRom, romFamily, romToKernelName } from './address.js';
 import { crc8 } from './crc.js';
@@ -104,6 +104,27 @@ function fsError(e: unknown, who: string): OneWireError {
   return new OneWireError('IO', `${who}: ${msg}`);
 }
 
+/**
+ * A sysfs attribute's content: open, one read, close. readFile would also fstat and read again
+ * to find the end, and every one of those is a trip through libuv's thread pool: with a few
+ * sensors read every second they were most of an idle Pi's wake-ups. The kernel gives an
+ * attribute whole in one read (at most a page); a read that fills the buffer reads on.
+ */
+export async function readAttribute(path: string): Promise<Buffer> {
+  const fh = await open(path, 'r');
+  try {
+    const parts: Buffer[] = [];
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(4096);
+      const { bytesRead } = await fh.read(buffer, 0, buffer.length, parts.length * buffer.length);
+      parts.push(buffer.subarray(0, bytesRead));
+      if (bytesRead < buffer.length) return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
@@ -128,6 +149,8 @@ export class W1SysfsBus implements OneWireBus {
   /** Bulk conversions triggered through therm_bulk_read. */
   bulkTriggers = 0;
   private bulkUsable = true;
+  /** therm_bulk_read was found writable; not looked at again until a write finds it gone. */
+  private bulkChecked = false;
 
   constructor(options: W1SysfsOptions = {}) {
     this.root = options.root ?? W1_DEFAULT_ROOT;
@@ -146,7 +169,7 @@ export class W1SysfsBus implements OneWireBus {
   async search(): Promise<RomAddress[]> {
     let names: string[];
     try {
-      names = parseMasterSlaves(await readFile(join(this.masterDir, 'w1_master_slaves'), 'utf8'));
+      names = parseMasterSlaves((await readAttribute(join(this.masterDir, 'w1_master_slaves'))).toString('utf8'));
     } catch (e) {
       if ((e as NodeJS.ErrnoException)?.code !== 'ENOENT' || !(await exists(this.masterDir))) {
         throw fsError(e, `${this.name} w1_master_slaves`);
@@ -162,25 +185,36 @@ export class W1SysfsBus implements OneWireBus {
     return out;
   }
 
-  /** Writes `trigger` to therm_bulk_read when present and writable; otherwise each read converts by itself. */
+  /**
+   * Writes `trigger` to therm_bulk_read when present and writable; otherwise each read converts
+   * by itself. The file is looked at once (and again after it went away), not every cycle.
+   */
   async convertAll(): Promise<void> {
     if (!this.bulkUsable) return;
     const file = join(this.masterDir, 'therm_bulk_read');
-    let st;
-    try {
-      st = await stat(file);
-    } catch {
-      return; // absent (no bulk-capable sensor, or an old kernel)
+    if (!this.bulkChecked) {
+      let st;
+      try {
+        st = await stat(file);
+      } catch {
+        return; // absent (no bulk-capable sensor, or an old kernel)
+      }
+      if ((st.mode & 0o222) === 0) {
+        this.bulkUsable = false;
+        return;
+      }
+      this.bulkChecked = true;
     }
-    if ((st.mode & 0o222) === 0) {
-      this.bulkUsable = false;
-      return;
-    }
     try {
-      await writeFile(file, 'trigger\n');
+      // No O_CREAT: an attribute that went away must not come back as a plain file.
+      await writeFile(file, 'trigger\n', { flag: fsc.O_WRONLY | fsc.O_TRUNC });
       this.bulkTriggers++;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException)?.code;
+      if (code === 'ENOENT') {
+        this.bulkChecked = false; // gone (its last bulk-capable sensor unplugged): look again next cycle
+        return;
+      }
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
         this.bulkUsable = false;
         return;
@@ -199,7 +233,7 @@ export class W1SysfsBus implements OneWireBus {
     const tempFile = this.slaveFile(address, 'temperature');
     let text: string | null = null;
     try {
-      text = await readFile(tempFile, 'utf8');
+      text = (await readAttribute(tempFile)).toString('utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException)?.code !== 'ENOENT') throw fsError(e, who);
     }
@@ -209,7 +243,7 @@ export class W1SysfsBus implements OneWireBus {
       if (t !== 0) return t;
     }
     try {
-      return temperatureFromW1Slave(await readFile(this.slaveFile(address, 'w1_slave'), 'utf8'), who);
+      return temperatureFromW1Slave((await readAttribute(this.slaveFile(address, 'w1_slave'))).toString('utf8'), who);
     } catch (e) {
       throw fsError(e, who);
     }
@@ -218,7 +252,7 @@ export class W1SysfsBus implements OneWireBus {
   async readMax31850(address: RomAddress): Promise<Max31850Reading> {
     const who = `${address} (${romToKernelName(address)})`;
     try {
-      return max31850FromW1Slave(await readFile(this.slaveFile(address, 'w1_slave'), 'utf8'), who);
+      return max31850FromW1Slave((await readAttribute(this.slaveFile(address, 'w1_slave'))).toString('utf8'), who);
     } catch (e) {
       throw fsError(e, who);
     }
@@ -227,7 +261,7 @@ export class W1SysfsBus implements OneWireBus {
   private async readByteFile(address: RomAddress, file: string): Promise<number> {
     let buf: Buffer;
     try {
-      buf = await readFile(this.slaveFile(address, file));
+      buf = await readAttribute(this.slaveFile(address, file));
     } catch (e) {
       throw fsError(e, `${address} ${file}`);
     }

@@ -11,6 +11,7 @@ import {
   openW1Buses,
   parseMasterSlaves,
   parseW1Slave,
+  readAttribute,
   temperatureFromMillidegrees,
   temperatureFromW1Slave,
   W1SysfsBus,
@@ -187,6 +188,42 @@ t.test('bulk conversion through therm_bulk_read when writable', async (t) => {
   t.teardown(() => none.tree.close());
   await none.bus1.convertAll();
   t.equal(none.bus1.bulkTriggers, 0);
+});
+
+t.test('therm_bulk_read is looked at once, and again only after it went away', async (t) => {
+  const { tree, bus1 } = rig();
+  t.teardown(() => tree.close());
+  const file = join(tree.root, 'w1_bus_master1', 'therm_bulk_read');
+  await bus1.convertAll();
+  t.equal(bus1.bulkTriggers, 1);
+  rmSync(file);
+  await bus1.convertAll();
+  t.equal(bus1.bulkTriggers, 1, 'gone: no trigger, and no error');
+  t.notOk(existsSync(file), 'and not made again as a plain file');
+  writeFileSync(file, '0\n', { mode: 0o444 });
+  await bus1.convertAll();
+  t.equal(bus1.bulkTriggers, 1, 'back, but read-only: looked at again, not written');
+  const ok = rig();
+  t.teardown(() => ok.tree.close());
+  await ok.bus1.convertAll();
+  await ok.bus1.convertAll();
+  t.equal(ok.bus1.bulkTriggers, 2, 'present and writable: a trigger every cycle');
+});
+
+t.test('readAttribute reads an attribute whole, however long', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeblocks-attr-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const short = join(dir, 'temperature');
+  writeFileSync(short, '21500\n');
+  t.equal((await readAttribute(short)).toString(), '21500\n');
+  const long = join(dir, 'long');
+  const text = 'x'.repeat(4096 * 2 + 17);
+  writeFileSync(long, text);
+  t.equal((await readAttribute(long)).toString(), text, 'past one 4 KiB read');
+  const exact = join(dir, 'exact');
+  writeFileSync(exact, 'y'.repeat(4096));
+  t.equal((await readAttribute(exact)).length, 4096, 'exactly one buffer');
+  await t.rejects(readAttribute(join(dir, 'gone')), { code: 'ENOENT' });
 });
 
 t.test('DS2408 and DS2413 via state/output', async (t) => {
