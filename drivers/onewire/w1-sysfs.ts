@@ -2,8 +2,8 @@
 // device level through sysfs files. The kernel does ROM search, conversion and CRC checking;
 // this adds the rejections the kernel does not make by default (all-zero scratchpad, 85 degC
 // power-on value) and maps file-level failures to OneWireError codes.
-import { constants as fsc } from 'node:fs';
-import { open, readdir, stat, writeFile } from 'node:fs/promises';
+import { closeSync, constants as fsc, openSync, read } from 'node:fs';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isKernelSlaveName, kernelNameToRom, romFamily, romToKernelName } from './address.js';
 import { crc8 } from './crc.js';
@@ -105,24 +105,30 @@ function fsError(e: unknown, who: string): OneWireError {
 }
 
 /**
- * A sysfs attribute's content: open, one read, close. readFile would also fstat and read again
- * to find the end, and every one of those is a trip through libuv's thread pool: with a few
- * sensors read every second they were most of an idle Pi's wake-ups. The kernel gives an
- * attribute whole in one read (at most a page); a read that fills the buffer reads on.
+ * A sysfs attribute's content: opened and closed at once (neither touches the bus), read through
+ * libuv's thread pool (a temperature read can wait on the bus for a conversion). readFile made
+ * five trips through the pool (open, fstat, read, a read for the end, close), each a wake-up of a
+ * pool thread and of the event loop: with a few sensors read every second they were most of an
+ * idle Pi's wake-ups. The kernel gives an attribute whole in one read (at most a page); a read
+ * that fills the buffer reads on.
  */
 export async function readAttribute(path: string): Promise<Buffer> {
-  const fh = await open(path, 'r');
+  const fd = openSync(path, 'r');
   try {
     const parts: Buffer[] = [];
     for (;;) {
       const buffer = Buffer.allocUnsafe(4096);
-      const { bytesRead } = await fh.read(buffer, 0, buffer.length, parts.length * buffer.length);
+      const bytesRead = await readAt(fd, buffer, parts.length * buffer.length);
       parts.push(buffer.subarray(0, bytesRead));
       if (bytesRead < buffer.length) return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     }
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
+}
+
+function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))));
 }
 
 async function exists(path: string): Promise<boolean> {
