@@ -154,7 +154,7 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
   });
   const hardware = new HardwareSubsystem(layer, runtime, log);
   const loop = new ControlLoop(runtime, [layer.service], (now) => layer.nextServiceAt(now));
-  const control = new ControlEnabled(store.blocks, runtime, loop, async () => void (await layer.safeState()), log);
+  const control = new ControlEnabled(store.blocks, runtime, loop, layer, log);
   const http = new HttpSubsystem(config, log);
 
   const startedAt = Date.now();

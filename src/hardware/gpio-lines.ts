@@ -141,7 +141,7 @@ export class GpioLines implements GpioAccess {
     e.lastError = message;
   }
 
-  /** Drives every output to its safe state now; later writes are ignored. Returns the lines driven. */
+  /** Drives every output to its safe state now; later writes are ignored until resume(). Returns the lines driven. */
   async safeState(): Promise<Array<{ name: string; line: number; active: boolean }>> {
     this.stopped = true;
     const driven: Array<{ name: string; line: number; active: boolean }> = [];
@@ -158,6 +158,11 @@ export class GpioLines implements GpioAccess {
     }
     await this.refresh();
     return driven;
+  }
+
+  /** Accept writes again after safeState() (control enabled again); the blocks drive the lines on their next update. */
+  resume(): void {
+    this.stopped = false;
   }
 
   async close(): Promise<void> {

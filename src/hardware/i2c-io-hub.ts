@@ -169,6 +169,8 @@ export class I2cIoHub implements I2cIoAccess {
   /** The tick hook: starts a poll of every chip due one and resolves when they are done. */
   async service(now: number): Promise<void> {
     this.now = now;
+    // Outputs held safe (control disabled, or stopping): a poll would write the asked outputs back.
+    if (this.stopped) return;
     const running: Array<Promise<void>> = [];
     for (const w of [...this.wants.values()]) {
       if (now - w.lastAsked > I2C_WANT_EXPIRY_MS) {
@@ -314,6 +316,12 @@ export class I2cIoHub implements I2cIoAccess {
       try {
         await chip.safeState();
         done.push({ bus: w.bus, address: w.address, kind: w.kind });
+        // What the chip holds now is its power-on state, on purpose: after resume() the next poll
+        // writes the asked outputs again, without taking the change for a reset.
+        w.held = null;
+        w.written = null;
+        w.confirmed = false;
+        w.readDuties.fill(0);
       } catch (e) {
         this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: not made safe: ${text(e)}`);
       }
@@ -329,6 +337,11 @@ export class I2cIoHub implements I2cIoAccess {
   /** Polled chips with their counters, for the i2c status section (i2c-discovery.ts). */
   devices(): Array<Record<string, unknown>> {
     return [...this.wants.values()].map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, connected: w.connected, lastError: w.lastError, ...w.counters }));
+  }
+
+  /** Accept output writes again after safeState() (control enabled again). */
+  resume(): void {
+    this.stopped = false;
   }
 
   async close(): Promise<void> {

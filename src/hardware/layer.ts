@@ -239,6 +239,14 @@ export class HardwareLayer {
     return { gpio, io, i2c };
   }
 
+  /** Outputs follow their blocks again after safeState() (control enabled again); a closed layer stays closed. */
+  resume(): void {
+    if (this.closed) return;
+    this.gpio.resume();
+    this.onewire.resume();
+    this.i2cIo.resume();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -20,7 +20,8 @@ export class ControlEnabled {
     private readonly store: SettingsStore,
     private readonly runtime: BlockRuntime,
     private readonly loop: ControlLoop,
-    private readonly safeState: () => Promise<void>,
+    /** Every output to its safe state (control disabled), and back to following the blocks. */
+    private readonly outputs: { safeState(): Promise<unknown>; resume(): void },
     private readonly log: Logger,
   ) {
     this.value = store.readSetting(KEY) !== 'false';
@@ -46,10 +47,11 @@ export class ControlEnabled {
   private async apply(enabled: boolean): Promise<void> {
     this.runtime.paused = !enabled;
     if (enabled) {
+      this.outputs.resume();
       this.loop.start();
     } else {
       await this.loop.stop();
-      await this.safeState();
+      await this.outputs.safeState();
     }
   }
 }

@@ -171,3 +171,28 @@ t.test('safe state at stop: latches off and GPIO lines at their safe state befor
   t.same(atOffline, { relays: 0, pair: 0, heater: 1, pump: 1 }, 'outputs were safe when the offline state was published');
   t.same({ relays: relays.activeOutputs(), pair: pair.activeOutputs(), heater: sim.gpio.physical(5), pump: sim.gpio.physical(6) }, { relays: 0, pair: 0, heater: 1, pump: 1 });
 });
+
+t.test('control disabled, then enabled again without a restart: the outputs follow their blocks again', async (t) => {
+  const s = await discovered();
+  t.teardown(() => s.close());
+  const sim = s.app.hardware.sim!;
+  const relays = () => (sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number }).activeOutputs();
+  const pair = () => (sim.devices().find((d) => d.spec.name === 'pair')!.model as unknown as { activeOutputs(): number }).activeOutputs();
+  await s.post('blocks/create', actuator('Heater', RELAYS, 1, 'STATE_ACTIVE'));
+  await s.post('blocks/create', actuator('Cooler', PAIR, 2, 'STATE_ACTIVE'));
+  await s.post('blocks/create', actuator('Backup Heater', 'GpioPins', 1, 'STATE_ACTIVE'));
+  await s.run(2000);
+  t.same({ relays: relays(), pair: pair(), heater: sim.gpio.physical(5) }, { relays: 1, pair: 2, heater: 0 }, 'all on');
+
+  const put = (enabled: boolean) => s.app.http.inject({ method: 'PUT', url: '/edge-one/settings/enabled', payload: { enabled } });
+  t.equal((await put(false)).statusCode, 200);
+  await s.run(2000);
+  t.same({ relays: relays(), pair: pair(), heater: sim.gpio.physical(5) }, { relays: 0, pair: 0, heater: 1 }, 'disabled: all in their safe state');
+
+  t.equal((await put(true)).statusCode, 200);
+  await s.run(2000);
+  t.same({ relays: relays(), pair: pair(), heater: sim.gpio.physical(5) }, { relays: 1, pair: 2, heater: 0 }, 'enabled again: every output follows its block (they stayed off until a restart)');
+  await s.post('blocks/patch', { id: 'Heater', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
+  await s.run(1500);
+  t.equal(relays(), 0, 'and follows later changes');
+});

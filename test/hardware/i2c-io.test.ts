@@ -177,5 +177,13 @@ t.test('a clean stop puts every chip in its power-on state', async (t) => {
   t.equal(mcp.iodir, 0xffff, 'all MCP23017 pins inputs: the active-low relay is off');
   t.equal(mcp.pins() & 1, 1);
   t.equal(pca.duty(1), 0);
+  await s.run(1500);
+  t.equal(mcp.pins() & 1, 1, 'and they stay safe while control is off: the polls do not write them back');
+  t.equal(pca.duty(1), 0);
+  // Control enabled again (ControlEnabled calls resume): the chips follow their blocks once more.
+  s.app.hardware.resume();
+  await s.run(1500);
+  t.equal(mcp.pins() & 1, 0, 'resumed: the relay is on again');
+  t.ok(pca.duty(1) > 60, 'and the fan back at its duty');
   await s.close();
 });

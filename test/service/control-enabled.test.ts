@@ -18,18 +18,23 @@ function store(initial?: string) {
 
 const runtime = () => ({ paused: false }) as unknown as BlockRuntime;
 const loop = () => ({ start: () => undefined, stop: async () => undefined }) as unknown as ControlLoop;
+const outputs = { safeState: async () => undefined, resume: () => undefined };
 
 t.test('read once, then from memory; set writes through and a new instance reads the stored value', async (t) => {
   const { s, counts, values } = store();
   let safe = 0;
-  const control = new ControlEnabled(s, runtime(), loop(), async () => void safe++, pino({ level: 'silent' }));
+  let resumed = 0;
+  const control = new ControlEnabled(s, runtime(), loop(), { safeState: async () => void safe++, resume: () => void resumed++ }, pino({ level: 'silent' }));
   for (let i = 0; i < 100; i++) t.equal(control.enabled, true);
   t.equal(counts.reads, 1, 'one database read for 100 reads');
   t.equal(await control.set(false), false);
   t.equal(control.enabled, false);
   t.equal(values.get('control_enabled'), 'false', 'written to the store');
   t.equal(safe, 1, 'outputs driven safe');
-  t.equal(new ControlEnabled(s, runtime(), loop(), async () => undefined, pino({ level: 'silent' })).enabled, false, 'a restart reads it back');
+  t.equal(await control.set(true), true);
+  t.equal(resumed, 1, 'and follow their blocks again once enabled');
+  t.equal(await control.set(false), false);
+  t.equal(new ControlEnabled(s, runtime(), loop(), outputs, pino({ level: 'silent' })).enabled, false, 'a restart reads it back');
 });
 
 t.test('a failed write leaves the setting as it was', async (t) => {
@@ -37,7 +42,7 @@ t.test('a failed write leaves the setting as it was', async (t) => {
   s.writeSetting = () => {
     throw Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' });
   };
-  const control = new ControlEnabled(s, runtime(), loop(), async () => undefined, pino({ level: 'silent' }));
+  const control = new ControlEnabled(s, runtime(), loop(), outputs, pino({ level: 'silent' }));
   await t.rejects(control.set(false), /disk full/);
   t.equal(control.enabled, true, 'still enabled: nothing was stored');
 });
