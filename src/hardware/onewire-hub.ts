@@ -120,10 +120,10 @@ export class OneWireHub implements OneWireAccess {
   async service(now: number): Promise<void> {
     this.now = now;
     for (const w of [...this.wants.values()]) {
-      if (now - w.lastAsked > WANT_EXPIRY_MS) this.release(w.address);
+      if (now > w.lastAsked + WANT_EXPIRY_MS) this.release(w.address); // the sums nextServiceAt gives
     }
     this.bindAll();
-    if (!this.searching && now - this.lastSearchAt >= RESEARCH_INTERVAL_MS && this.anyMissing()) void this.searchAll();
+    if (!this.searching && now >= this.lastSearchAt + RESEARCH_INTERVAL_MS && this.anyMissing()) void this.searchAll();
     const releasing = this.releasing.splice(0);
     await Promise.all(this.pollers.map((p) => p.service(now)));
     for (const r of releasing) {
@@ -189,6 +189,16 @@ export class OneWireHub implements OneWireAccess {
       await p.service(now);
     }));
     return off;
+  }
+
+  /**
+   * Accept latch writes again after safeState() (control enabled again), and put back the latches
+   * the blocks last asked for: a block sends them only when they change, so the modules would
+   * stay off.
+   */
+  resume(): void {
+    this.stopped = false;
+    for (const w of this.wants.values()) if (w.latches !== null && w.poller) w.poller.setLatches(w.address, w.latches);
   }
 
   async close(): Promise<void> {

@@ -39,6 +39,8 @@ export class ControlLoop {
     if (this.running) return;
     this.running = true;
     this.runtime.on('tick', this.onTick);
+    // A change that does not tick (a deleted block whose IO module switches off) wakes it too.
+    this.runtime.on('change', this.onTick);
     this.schedule(-Infinity, 0);
   }
 
@@ -46,6 +48,7 @@ export class ControlLoop {
   async stop(): Promise<void> {
     this.running = false;
     this.runtime.off('tick', this.onTick);
+    this.runtime.off('change', this.onTick);
     this.clear();
     await this.current;
   }
@@ -85,12 +88,12 @@ export class ControlLoop {
   }
 
   private async step(due: number): Promise<void> {
-    // The hooks see the step's time too, so what they schedule from it (a conversion's end) lines
-    // up with the blocks that wait for it.
-    const at = stepTime(due, this.runtime.clock.now(), this.runtime.lastTickAt);
+    // The hooks get the real time, not the step's (which can be a few ms earlier): a 1-Wire
+    // conversion started now must have its full time before it is read.
+    const now = this.runtime.clock.now();
     for (const hook of this.beforeTick) {
       try {
-        await hook(at);
+        await hook(now);
       } catch (e) {
         this.runtime.log.error({ err: e }, 'tick hook failed');
       }
@@ -117,11 +120,11 @@ export function wakeTime(now: number, hooks: number, firstBlock: number, latestB
 }
 
 /**
- * Node starts a timer's delay from the event loop's cached millisecond time, which is older than
- * now by however long the current callbacks have run, so a timer can fire a millisecond or two
- * before its due time; the step then finds nothing due and the loop sleeps again. A millisecond
- * more, rounded up, makes it fire at or just after the due time (a step up to MIN_SLEEP_MS late
- * still runs at the due time).
+ * libuv counts timer time in whole milliseconds, so a timer can fire up to a millisecond before
+ * its due time (set at 100.9 ms for 9 ms, it fires at 109.0); the step then found nothing due and
+ * the loop slept MIN_SLEEP_MS more, a second wake-up for one step. A millisecond more, rounded
+ * up, makes it fire at or just after the due time (a step up to MIN_SLEEP_MS late still runs at
+ * the due time).
  */
 export function timerDelay(ms: number): number {
   return ms <= 0 ? 0 : Math.ceil(ms) + 1;

@@ -227,3 +227,21 @@ t.test('wakeTime: hooks and blocks close together share a wake-up; a queued writ
   t.equal(wakeTime(990, 990, 1000, latest), 990, 'hardware with a write to push now does not wait 40 ms for a block');
   t.equal(wakeTime(900, Infinity, Infinity, latest), Infinity, 'nothing due: never (the loop caps its sleep)');
 });
+
+t.test('a change that does not tick (a block deleted) wakes the loop at once, so the hardware hears of it', async (t) => {
+  const runtime = realRuntime();
+  runtime.create({ id: 'slow', type: 'LoopCounter', data: { period: 60_000 } });
+  runtime.create({ id: 'doomed', type: 'LoopCounter', data: { period: 60_000 } });
+  const hookRuns: number[] = [];
+  const loop = new ControlLoop(runtime, [() => void hookRuns.push(systemClock.now())], () => Infinity);
+  loop.start();
+  t.teardown(() => loop.stop());
+  await sleep(300);
+  const before = hookRuns.length;
+  const deletedAt = systemClock.now();
+  runtime.delete({ id: 'doomed' });
+  await sleep(100);
+  const after = hookRuns.slice(before);
+  t.ok(after.length >= 1, 'the hook ran after the delete');
+  t.ok(after[0]! - deletedAt < limit(30), `within ${(after[0]! - deletedAt).toFixed(1)} ms (it slept up to ${MAX_SLEEP_MS} ms before)`);
+});

@@ -1,0 +1,85 @@
+// When the 1-Wire hub asks for its tick hook (nextServiceAt): what the pollers need, an asked-for
+// address expiring, the next search while one is missing, a released IO module at once; and
+// when a sensor's reading can next change (nextChangeAt), which TempSensorOneWire sleeps until.
+import t from 'tap';
+import pino from 'pino';
+import { makeRom } from '../../drivers/onewire/address.js';
+import { SimDs18b20, SimDs2408 } from '../../drivers/sim/onewire-wire.js';
+import { OneWireHub, RESEARCH_INTERVAL_MS, WANT_EXPIRY_MS } from '../../src/hardware/onewire-hub.js';
+import { HARDWARE_POLL_MS } from '../../src/runtime/loop.js';
+import { ds2482Rig } from '../drivers/onewire-fixtures.js';
+
+const log = pino({ level: 'silent' });
+
+t.test('nextServiceAt follows the pollers, the wants and the searches', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const sensor = segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x4401), temperature: 19.5 }));
+  const io = segment.attach(new SimDs2408({ address: makeRom(0x29, 0x4402) }));
+  const hub = new OneWireHub(log);
+  t.equal(hub.nextServiceAt(0), Infinity, 'no bus: never');
+  hub.addBus(bus);
+  t.equal(hub.nextServiceAt(0), Infinity, 'a bus with nothing asked for: never');
+  const search = hub.searchAll();
+  t.equal(hub.nextServiceAt(0), HARDWARE_POLL_MS, 'a search running: every poll interval');
+  await search;
+
+  // Fractional times, as performance.now() gives them: the hub's sums must match exactly. The
+  // emulated chips run on the same clock.
+  clock.advance(1000.3);
+  const t0 = clock.now();
+  let now = t0;
+  t.equal(hub.temperature(sensor.address, now).value, null, 'asked for: nothing read yet');
+  t.equal(hub.nextServiceAt(now), now, 'a newly watched sensor: at once');
+  await hub.service(now);
+  t.equal(hub.nextServiceAt(now), now + 750, 'converting: at its end');
+  t.equal(hub.temperature(sensor.address, now).nextChangeAt, now + 750, 'and the reading changes then');
+  clock.advance(750);
+  now += 750;
+  await hub.service(now);
+  const r = hub.temperature(sensor.address, now);
+  t.equal(r.value, 19.5, 'read exactly at the end of the conversion');
+  t.equal(hub.nextServiceAt(now), t0 + 1000, 'then the next cycle');
+  t.equal(r.nextChangeAt, t0 + 1000 + 750, 'the reading changes at the next read');
+
+  t.equal(hub.io(io.address, 'ds2408')?.connected, false, 'an IO module asked for');
+  t.equal(hub.nextServiceAt(now), now, 'a newly watched module: at once');
+  await hub.service(now);
+  hub.setLatches(io.address, 'ds2408', 0x01);
+  t.equal(hub.nextServiceAt(now), now, 'a queued latch write: at once');
+  await hub.service(now);
+  t.equal(io.activeOutputs(), 0x01);
+  t.ok(hub.nextServiceAt(now) <= now + WANT_EXPIRY_MS + 1, 'never later than a want expiring');
+});
+
+t.test('a missing sensor is searched for again every RESEARCH_INTERVAL_MS, and the hub wakes for it', async (t) => {
+  const { bus } = await ds2482Rig();
+  const hub = new OneWireHub(log);
+  hub.addBus(bus);
+  await hub.searchAll();
+  const ghost = makeRom(0x28, 0x4499);
+  const now = 5000.7;
+  t.equal(hub.temperature(ghost, now).bus, null, 'not on any bus');
+  await hub.service(now);
+  const due = hub.nextServiceAt(now);
+  t.ok(due <= now + RESEARCH_INTERVAL_MS, `the next search is what wakes it (due in ${(due - now).toFixed(1)} ms)`);
+  t.ok(due > now, 'not at once: the start-up search just ran');
+});
+
+t.test('a released IO module switches off at once: the hub asks for service now', async (t) => {
+  const { bus, segment } = await ds2482Rig();
+  const io = segment.attach(new SimDs2408({ address: makeRom(0x29, 0x4403) }));
+  const hub = new OneWireHub(log);
+  hub.addBus(bus);
+  await hub.searchAll();
+  const now = 200.5;
+  hub.io(io.address, 'ds2408');
+  await hub.service(now);
+  hub.setLatches(io.address, 'ds2408', 0x03);
+  await hub.service(now);
+  t.equal(io.activeOutputs(), 0x03);
+  hub.release(io.address);
+  t.equal(hub.nextServiceAt(now + 10), now + 10, 'released: service at once');
+  await hub.service(now + 10);
+  t.equal(io.activeOutputs(), 0, 'its outputs went off');
+  t.equal(hub.nextServiceAt(now + 10), Infinity, 'and then nothing is asked for');
+});
