@@ -23,7 +23,22 @@ export function errorCode(e: unknown): I2cSensorErrorCode {
   return 'BUS';
 }
 
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * At least `ms` of real time (a chip's conversion time). libuv counts timer time in whole
+ * milliseconds, so setTimeout(ms) alone can end up to a millisecond early, and a chip read
+ * before its conversion is done NACKs.
+ */
+export function delay(ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  return new Promise<void>((resolve) => {
+    const wait = () => {
+      const left = until - performance.now();
+      if (left <= 0) resolve();
+      else setTimeout(wait, Math.ceil(left));
+    };
+    setTimeout(wait, ms);
+  });
+}
 
 export const hex2 = (n: number) => `0x${n.toString(16).padStart(2, '0')}`;
 

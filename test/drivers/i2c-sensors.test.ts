@@ -3,7 +3,7 @@ import { Ads1x15 } from '../../drivers/i2c/ads1115.js';
 import { Bme280, compensatePressure, compensateTemperature } from '../../drivers/i2c/bme280.js';
 import { I2cQueueFullError, I2C_QUEUE_LIMIT, QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import { Mcp9600 } from '../../drivers/i2c/mcp9600.js';
-import { errorCode, I2cSensorError, sensirionCrc8 } from '../../drivers/i2c/sensor-common.js';
+import { delay, errorCode, I2cSensorError, sensirionCrc8 } from '../../drivers/i2c/sensor-common.js';
 import { Sht3x } from '../../drivers/i2c/sht3x.js';
 import { readSht4xSerial, Sht4x } from '../../drivers/i2c/sht4x.js';
 import { Ads1115Sim } from '../../drivers/sim/ads1115-sim.js';
@@ -192,4 +192,18 @@ t.test('stuck bus, kernel-claimed address and the per-bus queue', async (t) => {
   t.ok(results.filter((r) => r instanceof I2cQueueFullError).length >= 5);
   t.ok(q.stats.dropped >= 5);
   t.type(new I2cSensorError('CRC', 'x'), Error);
+});
+
+t.test('a conversion delay lasts its full time, however the millisecond falls', async (t) => {
+  // libuv counts timer time in whole milliseconds: a setTimeout(9) set late in a millisecond can
+  // end after 8.1 ms (about one in eight here), and an SHT4x read then NACKs (the test above
+  // flaked so). Started late in a millisecond, 40 times: none may end early.
+  let shortest = Infinity;
+  for (let i = 0; i < 40; i++) {
+    while (Number(process.hrtime.bigint() % 1_000_000n) < 900_000);
+    const t0 = performance.now();
+    await delay(9);
+    shortest = Math.min(shortest, performance.now() - t0);
+  }
+  t.ok(shortest >= 9, `the shortest of 40 waits for 9 ms took ${shortest.toFixed(2)} ms`);
 });
