@@ -137,7 +137,7 @@ export class BusPoller {
   /** degC, or null when there was no valid reading in the last `staleMs` (or the sensor is not watched). */
   temperature(address: RomAddress, now: number): number | null {
     const s = this.sensors.get(address);
-    if (!s || s.validAt === null || now >= s.validAt + this.staleMs) return null;
+    if (!s || s.validAt === null || now >= this.staleAt(s)) return null;
     return s.lastValue;
   }
 
@@ -175,6 +175,16 @@ export class BusPoller {
     });
   }
 
+  /** When the conversion in progress is done: one sum, so the time scheduled and the time checked are equal. */
+  private get conversionEnd(): number {
+    return this.convertStartedAt + this.conversionMs;
+  }
+
+  /** When a sensor's last good reading goes stale (Infinity: it has none). */
+  private staleAt(s: SensorInfo): number {
+    return s.validAt === null ? Infinity : s.validAt + this.staleMs;
+  }
+
   /**
    * When service() next has something to do: a queued latch write or a newly watched module at
    * once, a conversion's end, the next temperature cycle or IO poll; never with nothing watched.
@@ -184,7 +194,7 @@ export class BusPoller {
     let at = Infinity;
     for (const d of this.ioDevices.values()) if (d.pendingWrite) return now;
     if (this.ioDevices.size > 0) at = this.nextIoAt ?? now;
-    if (this.sensors.size > 0) at = Math.min(at, this.converting ? this.convertStartedAt + this.conversionMs : (this.nextCycleAt ?? now));
+    if (this.sensors.size > 0) at = Math.min(at, this.converting ? this.conversionEnd : (this.nextCycleAt ?? now));
     return at;
   }
 
@@ -196,8 +206,8 @@ export class BusPoller {
   nextChangeAt(address: RomAddress, now: number): number | null {
     const s = this.sensors.get(address);
     if (!s || this.reading) return null;
-    const read = this.converting ? this.convertStartedAt + this.conversionMs : this.nextCycleAt === null ? now : this.nextCycleAt + this.conversionMs;
-    const stale = s.validAt === null ? Infinity : s.validAt + this.staleMs;
+    const read = this.converting ? this.conversionEnd : this.nextCycleAt === null ? now : this.nextCycleAt + this.conversionMs;
+    const stale = this.staleAt(s);
     return Math.min(read, stale > now ? stale : Infinity);
   }
 
@@ -307,7 +317,7 @@ export class BusPoller {
       return;
     }
     if (this.converting) {
-      if (now < this.convertStartedAt + this.conversionMs) return; // the same sum nextServiceAt gives
+      if (now < this.conversionEnd) return;
       this.converting = false;
       this.reading = true;
       try {

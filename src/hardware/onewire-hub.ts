@@ -111,8 +111,8 @@ export class OneWireHub implements OneWireAccess {
     if (this.searching || this.releasing.length) return this.searching ? now + HARDWARE_POLL_MS : now;
     let at = Infinity;
     for (const p of this.pollers) at = Math.min(at, p.nextServiceAt(now));
-    for (const w of this.wants.values()) at = Math.min(at, w.lastAsked + WANT_EXPIRY_MS + 1);
-    if (this.pollers.length && this.anyMissing()) at = Math.min(at, this.lastSearchAt + RESEARCH_INTERVAL_MS);
+    for (const w of this.wants.values()) at = Math.min(at, expiresAt(w) + 1);
+    if (this.pollers.length && this.anyMissing()) at = Math.min(at, this.nextSearchAt());
     return Math.max(at, now);
   }
 
@@ -120,10 +120,10 @@ export class OneWireHub implements OneWireAccess {
   async service(now: number): Promise<void> {
     this.now = now;
     for (const w of [...this.wants.values()]) {
-      if (now > w.lastAsked + WANT_EXPIRY_MS) this.release(w.address); // the sums nextServiceAt gives
+      if (now > expiresAt(w)) this.release(w.address);
     }
     this.bindAll();
-    if (!this.searching && now >= this.lastSearchAt + RESEARCH_INTERVAL_MS && this.anyMissing()) void this.searchAll();
+    if (!this.searching && now >= this.nextSearchAt() && this.anyMissing()) void this.searchAll();
     const releasing = this.releasing.splice(0);
     await Promise.all(this.pollers.map((p) => p.service(now)));
     for (const r of releasing) {
@@ -163,6 +163,11 @@ export class OneWireHub implements OneWireAccess {
       else if (w.kind === 'temperature' ? w.poller.temperature(w.address, this.now) === null : !w.poller.io(w.address)?.connected) out.push(w.address);
     }
     return out;
+  }
+
+  /** When a missing device is searched for again: one sum for the wake-up and the check. */
+  private nextSearchAt(): number {
+    return this.lastSearchAt + RESEARCH_INTERVAL_MS;
   }
 
   private anyMissing(): boolean {
@@ -279,4 +284,9 @@ function busInfo(p: BusPoller): OneWireBusInfo {
     searches: p.counters.searches,
     lastError: p.lastError,
   };
+}
+
+/** After this an address nobody asks about is released (one sum for the wake-up and the check). */
+function expiresAt(w: Want): number {
+  return w.lastAsked + WANT_EXPIRY_MS;
 }
