@@ -105,10 +105,12 @@ export class Alerts {
     this.d.runtime.on('change', onChange);
     // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
     // (after the blocks ran) instead of in one of their own. The timer is the fallback for when
-    // no tick comes (control disabled): a slow one, as a timer pushed back on every tick would
-    // still wake the process when it was first due.
+    // no tick comes (control disabled), set again on every tick (armFallback).
     const every = this.d.settings.checkIntervalMs;
-    const onTick = () => this.evaluateIfDue(every - TICK_JITTER_MS);
+    const onTick = () => {
+      this.armFallback();
+      this.evaluateIfDue(every - TICK_JITTER_MS);
+    };
     this.d.runtime.on('tick', onTick);
     this.cleanups.push(() => this.d.documents.off('changed', onDocs), () => this.d.documents.off('deleted', onDeleted), () => this.d.runtime.off('change', onChange), () => this.d.runtime.off('tick', onTick));
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
@@ -118,12 +120,28 @@ export class Alerts {
     if (this.uncleanStop && this.rules.service.enabled) {
       this.tracker.fireOnce({ key: 'unclean-stop', kind: 'unclean-stop', text: 'The service started after an unclean stop (a crash, kill -9, power loss or a watchdog restart); outputs were uncontrolled meanwhile' }, Date.now());
     }
-    this.timer = setInterval(() => this.evaluateIfDue(every), every * FALLBACK_FACTOR);
+    this.armFallback();
+  }
+
+  /**
+   * The fallback evaluation, FALLBACK_FACTOR intervals from now. Cleared and set anew rather than
+   * refresh()ed: a cleared timer leaves Node's timer queue, while a refreshed one keeps its first
+   * expiry there and wakes the process then. So while ticks come, it never fires.
+   */
+  private armFallback(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.onFallback(), this.d.settings.checkIntervalMs * FALLBACK_FACTOR);
     this.timer.unref();
   }
 
+  private onFallback(): void {
+    this.timer = null;
+    this.evaluateIfDue(this.d.settings.checkIntervalMs);
+    this.armFallback();
+  }
+
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.heartbeat?.stop();
     this.mqttAlerts?.stop();

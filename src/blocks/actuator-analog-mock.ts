@@ -4,7 +4,7 @@ import { analogConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
+import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch, nextBeat } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
@@ -38,6 +38,6 @@ export const ActuatorAnalogMock = defineBlock<typeof fields, Driven<number>>({
     const own = d.desiredSetting === null ? null : clip(d.desiredSetting, d.minSetting, d.maxSetting);
     d.setting = applyAnalogConstraints(own, d.constraints, block, ctx);
     d.value = d.setting === null ? 0 : clip(d.setting, d.minValue, d.maxValue);
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

@@ -7,7 +7,7 @@ import { defineBlock, type UpdateContext } from '../runtime/types.js';
 import { AnalogCompareOp, DigitalCompareOp, LogicResult, type LogicResultName } from './shared/enums.js';
 import { digitalState } from './shared/fields.js';
 import { evaluateExpression } from './shared/logic-expression.js';
-import { drive } from './shared/pipeline.js';
+import { drive, nextBeat } from './shared/pipeline.js';
 
 const INTERVAL_MS = 100;
 
@@ -79,7 +79,7 @@ export const ActuatorLogic = defineBlock<typeof fields, undefined>({
       d.result = 'RESULT_FALSE';
       d.errorPos = 0;
       if (target) ctx.wake(target);
-      return ctx.now + INTERVAL_MS;
+      return nextBeat(ctx.now, INTERVAL_MS);
     }
     const outcome = evaluateExpression(
       d.expression,
@@ -89,6 +89,6 @@ export const ActuatorLogic = defineBlock<typeof fields, undefined>({
     d.result = outcome.result;
     d.errorPos = outcome.errorPos;
     if (target) drive(ctx, target, block, outcome.result === 'RESULT_TRUE' ? 'STATE_ACTIVE' : 'STATE_INACTIVE');
-    return ctx.now + INTERVAL_MS;
+    return nextBeat(ctx.now, INTERVAL_MS);
   },
 });

@@ -7,7 +7,7 @@ import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { ReferenceKind } from './shared/enums.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { ANALOG_ACTUATOR_INTERFACES, desired, drive, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
+import { ANALOG_ACTUATOR_INTERFACES, desired, drive, type Driven, returnToStoredOnPatch, nextBeat } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
@@ -48,21 +48,21 @@ export const ActuatorOffset = defineBlock<typeof fields, OffsetState>({
     const target = ctx.resolve(d.targetId, 'SetpointSensorPairInterface');
     const targetValue = target?.data.value ?? null;
     d.value = ref !== null && targetValue !== null ? targetValue - ref : null;
-    if (!target) return ctx.now + 1000;
+    if (!target) return nextBeat(ctx.now, 1000);
     if (!d.enabled) {
       // The claim is already released (runtime); in CLAIMED mode the target goes null by itself.
       if (!s.parked) ctx.wake(target);
       s.parked = true;
-      return ctx.now + 1000;
+      return nextBeat(ctx.now, 1000);
     }
     if (d.setting === null || ref === null) {
       // Written null once, not every tick.
       if (!s.parked && drive(ctx, target, block, null)) ctx.persist(target);
       s.parked = true;
-      return ctx.now + 1000;
+      return nextBeat(ctx.now, 1000);
     }
     s.parked = false;
     if (!drive(ctx, target, block, ref + d.setting)) d.value = null;
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

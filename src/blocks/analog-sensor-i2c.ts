@@ -6,6 +6,7 @@ import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
 import { i2cLocationFields } from './i2c-fields.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const UPDATE_MS = 200;
 export const AdcChip = { ADS1115: 0, ADS1015: 1 } as const;
@@ -47,6 +48,6 @@ export const AnalogSensorI2c = defineBlock<typeof fields>({
     d.connected = r?.connected ?? false;
     d.errors = r?.errors ?? 0;
     d.lastError = r?.lastError ?? '';
-    return ctx.now + UPDATE_MS;
+    return nextBeat(ctx.now, UPDATE_MS);
   },
 });

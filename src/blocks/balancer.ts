@@ -4,6 +4,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { rebalance, type BalancerState } from './shared/balancer-core.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const fields = {
   clients: f.array(
@@ -26,6 +27,6 @@ export const Balancer = defineBlock<typeof fields, BalancerState>({
   update(block, ctx) {
     rebalance(block.state, ctx.now);
     block.data.clients = [...block.state].map(([id, c]) => ({ id, requested: c.requested, granted: c.granted }));
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

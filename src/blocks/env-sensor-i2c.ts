@@ -6,6 +6,7 @@ import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
 import { i2cLocationFields } from './i2c-fields.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const UPDATE_MS = 200;
 export const EnvChip = { SHT4X: 0, SHT3X: 1, BME280: 2, BMP280: 3 } as const;
@@ -40,6 +41,6 @@ export const EnvSensorI2c = defineBlock<typeof fields>({
     d.connected = r?.connected ?? false;
     d.errors = r?.errors ?? 0;
     d.lastError = r?.lastError ?? '';
-    return ctx.now + UPDATE_MS;
+    return nextBeat(ctx.now, UPDATE_MS);
   },
 });

@@ -6,6 +6,7 @@ import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
 import { defineBlock, type IoArray } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField } from './shared/fields.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const SOFT_PWM_CAPABILITIES = ChannelCapability.PWM_80HZ | ChannelCapability.PWM_100HZ;
 
@@ -39,7 +40,7 @@ export const GpioPins = defineBlock<typeof fields>({
     const same = d.channels.length === lines.length && d.channels.every((c, i) => c.capabilities === capabilities(lines[i]!, pwm));
     if (!same) d.channels = lines.map((l, i) => ({ id: i + 1, capabilities: capabilities(l, pwm), claimedBy: d.channels[i]?.claimedBy ?? null }));
     d.lines = lines.map((l, i) => ({ channel: i + 1, name: l.name, line: l.line, direction: l.direction, activeLow: l.activeLow, active: gpio!.read(l.name) }));
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
   io(_block, ctx) {
     const gpio = ctx.hardware.services.gpio;

@@ -5,6 +5,7 @@ import { defineBlock } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
 import { addressIssues, expanderIo, i2cChipFields, refreshConnected, releaseChip, releaseMoved, type ExpanderState } from './shared/i2c-io.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const CHANNELS = 16;
 
@@ -31,6 +32,6 @@ export const MCP23017 = defineBlock<typeof fields, ExpanderState>({
   io: (block, ctx) => expanderIo(block, ctx, 'mcp23017', CHANNELS, block.data.activeLow),
   update(block, ctx) {
     refreshConnected(block, ctx, 'mcp23017');
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

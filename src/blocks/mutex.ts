@@ -5,6 +5,7 @@ import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { holdsMutexConstraint } from './digital-actuator.js';
 import { holdRemaining, newToken, type MutexToken } from './shared/mutex-token.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const fields = {
   waitRemaining: f.duration({ readonly: true, default: 0, description: 'how long the current holder keeps the lock' }),
@@ -27,6 +28,6 @@ export const Mutex = defineBlock<typeof fields, MutexToken>({
     // A holder that was deleted or whose constraint no longer names this mutex lets go.
     if (t.holder !== null && !holdsMutexConstraint(ctx.resolve(t.holder, 'ActuatorDigitalInterface'), block.id)) t.holder = null;
     block.data.waitRemaining = holdRemaining(t, ctx.now) / 1000;
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

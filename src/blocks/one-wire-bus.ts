@@ -3,6 +3,7 @@
 // devices; `name` binds the block to its master, everything else is read-only.
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
+import { nextBeat } from './shared/pipeline.js';
 
 /** The id discovery gives the block of a master; devices link to it by this id. */
 export const oneWireBusBlockId = (busName: string): string => `OneWire Bus ${busName}`;
@@ -43,6 +44,6 @@ export const OneWireBus = defineBlock<typeof fields>({
     d.readErrors = info?.readErrors ?? null;
     d.searches = info?.searches ?? null;
     d.lastError = info?.lastError ?? '';
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

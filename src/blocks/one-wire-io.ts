@@ -4,6 +4,7 @@
 import type { OneWireIoKind } from '../runtime/hardware.js';
 import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
+import { nextBeat } from './shared/pipeline.js';
 
 export interface OneWireIoState {
   /** Latches this block asked for (active polarity), for the address it asked them for. */
@@ -72,7 +73,7 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
     const busId = oneWireBusBlockId(r.bus);
     d.oneWireBusId = ctx.resolve(busId, 'OneWireBusInterface') ? busId : null;
   }
-  return ctx.now + 1000;
+  return nextBeat(ctx.now, 1000);
 }
 
 /** Stop using the module (the hardware layer switches its outputs off first). */

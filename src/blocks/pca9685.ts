@@ -8,6 +8,7 @@ import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
 import { addressIssues, chipOf, i2cChipFields, refreshConnected, releaseChip, releaseMoved } from './shared/i2c-io.js';
 import { PWM_CAPABILITIES } from './shared/soft-start.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const CHANNELS = 16;
 
@@ -54,6 +55,6 @@ export const PCA9685 = defineBlock<typeof fields, Record<string, never>>({
     const chip = chipOf(block);
     if (chip) i2cIoAccess(ctx.hardware)?.setFrequency(chip.bus, chip.address, block.data.frequency ?? 1000);
     refreshConnected(block, ctx, 'pca9685');
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

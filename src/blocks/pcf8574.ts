@@ -6,6 +6,7 @@ import { defineBlock } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
 import { addressIssues, expanderIo, i2cChipFields, refreshConnected, releaseChip, releaseMoved, type ExpanderState } from './shared/i2c-io.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const CHANNELS = 8;
 
@@ -32,6 +33,6 @@ export const PCF8574 = defineBlock<typeof fields, ExpanderState>({
   io: (block, ctx) => expanderIo(block, ctx, 'pcf8574', CHANNELS, block.data.activeLow),
   update(block, ctx) {
     refreshConnected(block, ctx, 'pcf8574');
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

@@ -4,7 +4,7 @@
 import { f } from '../codec/fields.js';
 import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { drive } from './shared/pipeline.js';
+import { drive, nextBeat } from './shared/pipeline.js';
 import { profileSetting } from './shared/profile.js';
 
 const fields = {
@@ -36,7 +36,7 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
   description: 'A temperature profile over time, driving a setpoint',
   update(block, ctx) {
     const d = block.data;
-    const next = ctx.now + 1000;
+    const next = nextBeat(ctx.now, 1000);
     const target = ctx.resolve(d.targetId, 'SetpointSensorPair');
     if (!d.enabled) {
       d.setting = null;

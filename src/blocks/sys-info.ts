@@ -4,8 +4,11 @@ import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { VERSION } from '../shared/version.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const RATE_WINDOW_MS = 3000;
+/** Host name and memory figures are read this often (system calls and /proc reads; the history logs them every 5 s). */
+const SYSTEM_READ_MS = 5000;
 
 const fields = {
   deviceId: f.string({ readonly: true }),
@@ -29,7 +32,7 @@ const legacyNames: LegacyTable = Object.fromEntries(
   ['protocolVersion', 'releaseDate', 'protocolDate', 'ip', 'voltage5', 'voltageExternal', 'memoryFreeContiguous', 'memoryFreeLowest'].map((n) => [n, legacy.notReported('Spark hardware detail, read-only')]),
 );
 
-export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowTicks: number }>({
+export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowTicks: number; systemDue: number }>({
   type: 'SysInfo',
   role: 'system',
   fields,
@@ -37,7 +40,7 @@ export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowT
   implements: [],
   description: 'Controller identity and health',
   system: { nid: 2, id: 'SysInfo' },
-  init: () => ({ windowStart: NaN, windowTicks: 0 }),
+  init: () => ({ windowStart: NaN, windowTicks: 0, systemDue: -Infinity }),
   update(block, ctx) {
     const d = block.data;
     const s = block.state;
@@ -52,14 +55,17 @@ export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowT
     d.deviceId = deviceId();
     d.version = VERSION;
     d.platform = `${process.platform}-${process.arch}`;
-    d.hostname = os.hostname();
     d.uptime = Math.round(process.uptime() * 1000) / 1000;
-    const mem = process.memoryUsage();
-    d.memoryRss = mem.rss;
-    d.memoryHeapUsed = mem.heapUsed;
-    d.memoryFree = os.freemem();
+    if (ctx.now >= s.systemDue) {
+      s.systemDue = nextBeat(ctx.now, SYSTEM_READ_MS);
+      d.hostname = os.hostname();
+      const mem = process.memoryUsage();
+      d.memoryRss = mem.rss;
+      d.memoryHeapUsed = mem.heapUsed;
+      d.memoryFree = os.freemem();
+    }
     d.systemTime = ctx.wall === null ? null : Math.floor(ctx.wall / 1000);
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });
 

@@ -4,6 +4,7 @@ import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { SensorCombiFunc } from './shared/enums.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
@@ -30,6 +31,6 @@ export const TempSensorCombi = defineBlock<typeof fields, undefined>({
     else if (d.combineFunc === 'SENSOR_COMBI_FUNC_MIN') d.value = Math.min(...values);
     else if (d.combineFunc === 'SENSOR_COMBI_FUNC_MAX') d.value = Math.max(...values);
     else d.value = values.reduce((a, b) => a + b, 0) / values.length;
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

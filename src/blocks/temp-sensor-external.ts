@@ -2,6 +2,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),
@@ -30,6 +31,6 @@ export const TempSensorExternal = defineBlock<typeof fields, { updatedAt: number
     const timeoutMs = (d.timeout ?? 0) * 1000;
     const fresh = timeoutMs === 0 || (block.state.updatedAt !== null && ctx.now - block.state.updatedAt < timeoutMs);
     d.value = d.enabled && fresh ? d.setting : null;
-    return ctx.now + 1000;
+    return nextBeat(ctx.now, 1000);
   },
 });

@@ -2,6 +2,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
+import { nextBeat } from './shared/pipeline.js';
 
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
@@ -41,6 +42,6 @@ export const TempSensorMock = defineBlock<typeof fields, { start: number }>({
       }
     }
     d.value = d.connected ? value : null;
-    return ctx.now + Math.max(10, Math.min(1000, interval));
+    return nextBeat(ctx.now, Math.max(10, Math.min(1000, interval)));
   },
 });

@@ -114,15 +114,26 @@ t.test('conditions are evaluated in the control loop\'s wake-ups, with a slow ti
     evaluations.push(inTick);
     evaluate(now);
   };
-  await new Promise((r) => setTimeout(r, 3200));
-  t.ok(evaluations.length >= 2 && evaluations.length <= 4, `${evaluations.length} evaluations in 3.2 s at one a second`);
+  // The fallback timer fires only when no tick came for five intervals (a timer of its own would
+  // wake the process; one pushed back with refresh() would still wake it at its first expiry).
+  let fallbacks = 0;
+  const holder = alerts as unknown as { onFallback: () => void };
+  const onFallback = holder.onFallback.bind(alerts);
+  holder.onFallback = () => {
+    fallbacks++;
+    onFallback();
+  };
+  await new Promise((r) => setTimeout(r, 6200));
+  t.ok(evaluations.length >= 5 && evaluations.length <= 7, `${evaluations.length} evaluations in 6.2 s at one a second`);
   t.ok(evaluations.every((x) => x), 'each one inside a control-loop tick (no wake-up of their own)');
+  t.equal(fallbacks, 0, 'the fallback timer never fired while the ticks came');
 
   t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
   evaluations.length = 0;
   await new Promise((r) => setTimeout(r, 5600));
   t.ok(evaluations.length >= 1 && evaluations.length <= 2, `control disabled (no ticks): ${evaluations.length} evaluations in 5.6 s from the fallback timer`);
   t.ok(evaluations.every((x) => !x), 'from the timer, not a tick');
+  t.ok(fallbacks >= 1, `the fallback timer fired ${fallbacks} times`);
   t.ok(await activeOf(rt, 'control-disabled'), 'and the control-disabled alert fired from it');
 });
 

@@ -152,8 +152,17 @@ t.test('constraint timing holds in real time while the loop sleeps: a 1 s minimu
   t.ok(held >= 1000 && held < 1000 + limit(40), `off ${held.toFixed(1)} ms after on (the loop slept until the constraint expired)`);
 });
 
+/**
+ * Until just after the clock's next whole second: the system blocks refresh on that beat
+ * (nextBeat), so blocks created then are due within COALESCE_MS of them.
+ */
+async function untilBeat(): Promise<void> {
+  await sleep(1000 - (performance.now() % 1000) + 2);
+}
+
 t.test('blocks due close together run in one step, and stay together', async (t) => {
   const runtime = realRuntime();
+  await untilBeat();
   runtime.create({ id: 'first', type: 'LoopCounter', data: { period: 1000 } });
   await sleep(30);
   // Created 30 ms later: on its own it would cost a second wake-up every second.
@@ -185,6 +194,7 @@ t.test('a step runs the blocks at the time they were due when its timer fires a 
 
 t.test('hardware due close to a block runs in its step, at the time the hook asked for, and neither fires early', async (t) => {
   const runtime = realRuntime();
+  await untilBeat();
   runtime.create({ id: 'block', type: 'LoopCounter', data: { period: 1000 } });
   // A hook on a 1 s grid of its own, 20 ms after the block's (a 1-Wire read due at the end of a
   // conversion), recording how late it was run against the time it asked for.

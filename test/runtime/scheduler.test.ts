@@ -2,6 +2,8 @@ import t from 'tap';
 import { f } from '../../src/codec/fields.js';
 import { defineBlock } from '../../src/runtime/types.js';
 import { runFor } from '../../src/runtime/loop.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { nextBeat, nextInterval } from '../../src/blocks/shared/pipeline.js';
 import { testRuntime } from '../helpers/runtime.js';
 import { limit } from '../helpers/limits.js';
 
@@ -88,4 +90,42 @@ t.test('a failing update does not stop the loop', async (t) => {
   const c = runtime.find('ok')!.data.count as number;
   await runFor(runtime, clock, 1000, 100);
   t.equal((runtime.find('ok')!.data.count as number) - c, 10);
+});
+
+t.test('blocks that refresh every second share one beat: one step a second, however late steps run and whenever a block started', async (t) => {
+  const { runtime, clock } = testRuntime({ clock: new ManualClock(20_437.5) });
+  for (let i = 0; i < 3; i++) {
+    runtime.create({ id: `s${i}`, type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 0.5, period: 600 }] } });
+    runtime.create({ id: `p${i}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` } } });
+  }
+  // Steps as a busy real loop runs them: each one late by a different amount, a block created
+  // mid-second and one woken by a write. (With `now + 1000` each late step shifted the
+  // sensors' phase for good, while the pairs kept theirs: two wake-ups a second.)
+  const late = [13, 31, 7, 2, 44, 0, 19, 28];
+  for (const [k, ms] of late.entries()) {
+    clock.set(runtime.nextDue() + ms);
+    runtime.tick();
+    if (k === 2) runtime.create({ id: 'late', type: 'TempSensorMock', data: { setting: 18 } });
+    if (k === 4) runtime.patch({ id: 'p1', type: 'SetpointSensorPair', data: { storedSetting: 19 } });
+  }
+  const due = new Set(runtime.blocks().map((b) => b.nextUpdate).filter(Number.isFinite));
+  t.same([...due], [Math.ceil(clock.now() / 1000) * 1000], `every block is due on the same whole second (${[...due].join(', ')})`);
+  const steps: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const next = runtime.nextDue();
+    steps.push(next);
+    clock.set(next + 3);
+    runtime.tick();
+  }
+  t.same(steps.map((s, i) => s - steps[0]!), [0, 1000, 2000, 3000, 4000], 'and from then on one step a second');
+});
+
+t.test('nextBeat: the next multiple of the interval, strictly after now', async (t) => {
+  t.equal(nextBeat(0, 1000), 1000);
+  t.equal(nextBeat(999.9, 1000), 1000);
+  t.equal(nextBeat(1000, 1000), 2000, 'a block run on its beat is due a whole interval later');
+  t.equal(nextBeat(1043.2, 1000), 2000, 'a late run keeps the beat');
+  t.equal(nextBeat(1043.2, 200), 1200);
+  t.equal(nextInterval(-Infinity, 1043.2, 1000), 2000, 'a first run of a catch-up cadence starts on the beat');
+  t.equal(nextInterval(2000, 2013, 1000), 3000);
 });
