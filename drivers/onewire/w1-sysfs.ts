@@ -110,13 +110,15 @@ function fsError(e: unknown, who: string): OneWireError {
  * five trips through the pool (open, fstat, read, a read for the end, close), each a wake-up of a
  * pool thread and of the event loop: with a few sensors read every second they were most of an
  * idle Pi's wake-ups. The kernel gives an attribute whole in one read (at most a page); a read
- * that fills the buffer reads on.
+ * that fills the buffer reads on, up to MAX_ATTRIBUTE_BYTES: a w1 root pointed at a directory of
+ * ordinary files (a configuration mistake) must not have a big file read into memory every second.
  */
 export async function readAttribute(path: string): Promise<Buffer> {
   const fd = openSync(path, 'r');
   try {
     const parts: Buffer[] = [];
     for (;;) {
+      if (parts.length * 4096 >= MAX_ATTRIBUTE_BYTES) throw new Error(`${path} holds ${MAX_ATTRIBUTE_BYTES} bytes or more: not a kernel w1 attribute (is the w1 root right?)`);
       const buffer = Buffer.allocUnsafe(4096);
       const bytesRead = await readAt(fd, buffer, parts.length * buffer.length);
       parts.push(buffer.subarray(0, bytesRead));
@@ -126,6 +128,9 @@ export async function readAttribute(path: string): Promise<Buffer> {
     closeSync(fd);
   }
 }
+
+/** Far more than any w1 attribute holds (a master's slave list of 64 devices is about 1 KiB). */
+export const MAX_ATTRIBUTE_BYTES = 64 * 1024;
 
 function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
   return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))));

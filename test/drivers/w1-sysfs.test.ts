@@ -11,7 +11,7 @@ import {
   openW1Buses,
   parseMasterSlaves,
   parseW1Slave,
-  readAttribute,
+  MAX_ATTRIBUTE_BYTES, readAttribute,
   temperatureFromMillidegrees,
   temperatureFromW1Slave,
   W1SysfsBus,
@@ -224,6 +224,11 @@ t.test('readAttribute reads an attribute whole, however long', async (t) => {
   writeFileSync(exact, 'y'.repeat(4096));
   t.equal((await readAttribute(exact)).length, 4096, 'exactly one buffer');
   await t.rejects(readAttribute(join(dir, 'gone')), { code: 'ENOENT' });
+  const huge = join(dir, 'huge');
+  writeFileSync(huge, Buffer.alloc(MAX_ATTRIBUTE_BYTES + 1));
+  await t.rejects(readAttribute(huge), /huge holds 65536 bytes or more: not a kernel w1 attribute/, 'a file past the cap is refused, not read whole');
+  writeFileSync(huge, Buffer.alloc(MAX_ATTRIBUTE_BYTES - 1));
+  t.equal((await readAttribute(huge)).length, MAX_ATTRIBUTE_BYTES - 1, 'one just under the cap is read');
 });
 
 t.test('DS2408 and DS2413 via state/output', async (t) => {
