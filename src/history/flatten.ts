@@ -12,18 +12,22 @@ export type FlatValue = string | number | boolean | null;
  */
 export function flatten(data: Record<string, unknown>): Array<[string, FlatValue]> {
   const out: Array<[string, FlatValue]> = [];
-  const walk = (value: unknown, path: string) => {
-    if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, path ? `${path}/${i}` : String(i)));
-    } else if (value !== null && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}/${k}` : k);
-    } else {
-      out.push([path, value as FlatValue]);
-    }
-  };
-  walk(data, '');
-  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  walk(data, '', (path, value) => out.push([path, value]));
+  return out.sort(byName);
 }
+
+/** The leaves under `value`, with their paths below `path` ('' for the top), in the order found. */
+function walk(value: unknown, path: string, leaf: (path: string, value: FlatValue) => void): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) walk(value[i], path ? `${path}/${i}` : String(i), leaf);
+  } else if (value !== null && typeof value === 'object') {
+    for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], path ? `${path}/${k}` : k, leaf);
+  } else {
+    leaf(path, value as FlatValue);
+  }
+}
+
+const byName = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 // Python float() for the values a producer sends: a decimal with optional sign, fraction and
 // exponent, surrounded by whitespace. Hex, underscores, "nan" and "inf" are refused.
@@ -59,22 +63,64 @@ export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS
   return size === 0 ? 'empty payload' : payloadSizeProblem('the payload', size, limits.maxBytes);
 }
 
-/** Validate and convert a history message already parsed (or never serialised: the controller's own). */
-export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS): Parsed {
+/** A field's path and number, undefined when it is not a number (skipped), or why it is refused. */
+function numericField(path: string, value: FlatValue, limits: HistoryLimits): [string, number] | undefined | string {
+  const n = toNumber(value);
+  if (n === undefined) return undefined;
+  if (path.length > limits.maxNameLength) return `field name longer than ${limits.maxNameLength} characters: ${JSON.stringify(path.slice(0, 40))}...`;
+  if (BAD_FIELD.test(path)) return `field ${JSON.stringify(path)} holds a quote, backslash or control character`;
+  return [path, n];
+}
+
+/** The checked numeric fields of one top-level entry of a message's data, kept by the entry's object (see historyFields). */
+type Entry = { key: string; fields: Array<[string, number]>; reason: string | null };
+
+/** What historyFields keeps per entry object for one caller. */
+export type FieldsMemo = WeakMap<object, Entry>;
+
+function entryFields(key: string, value: unknown, limits: HistoryLimits): Entry {
+  const entry: Entry = { key, fields: [], reason: null };
+  walk(value, key, (path, v) => {
+    const field = entry.reason === null ? numericField(path, v, limits) : undefined;
+    if (typeof field === 'string') entry.reason = field;
+    else if (field) entry.fields.push(field);
+  });
+  return entry;
+}
+
+/**
+ * Validate and convert a history message already parsed (or never serialised: the controller's
+ * own). With `memo`, each top-level entry whose value is an object is flattened and checked once
+ * per object: the controller's own message keeps each unchanged block's part as the same object
+ * (src/mqtt/history.ts), so only the blocks that changed are flattened again. The memo belongs
+ * to one caller with one set of limits.
+ */
+export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS, memo?: FieldsMemo): Parsed {
   if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { ok: false, reason: 'not a JSON object' };
   const { key, data } = msg as Record<string, unknown>;
   if (typeof key !== 'string' || key === '') return { ok: false, reason: 'key must be a non-empty string' };
   if (key.length > limits.maxNameLength) return { ok: false, reason: `key longer than ${limits.maxNameLength} characters` };
   if (BAD_KEY.test(key)) return { ok: false, reason: `key ${JSON.stringify(key)} holds a slash, quote, comma, '=', space or control character` };
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: false, reason: 'data must be a JSON object' };
+  const tooMany = { ok: false as const, reason: `more than ${limits.maxFields} numeric fields` };
   const fields: Array<[string, number]> = [];
-  for (const [path, value] of flatten(data as Record<string, unknown>)) {
-    const n = toNumber(value);
-    if (n === undefined) continue;
-    if (path.length > limits.maxNameLength) return { ok: false, reason: `field name longer than ${limits.maxNameLength} characters: ${JSON.stringify(path.slice(0, 40))}...` };
-    if (BAD_FIELD.test(path)) return { ok: false, reason: `field ${JSON.stringify(path)} holds a quote, backslash or control character` };
-    fields.push([path, n]);
-    if (fields.length > limits.maxFields) return { ok: false, reason: `more than ${limits.maxFields} numeric fields` };
+  if (!memo) {
+    for (const [path, value] of flatten(data as Record<string, unknown>)) {
+      const field = numericField(path, value, limits);
+      if (typeof field === 'string') return { ok: false, reason: field };
+      if (!field) continue;
+      fields.push(field);
+      if (fields.length > limits.maxFields) return tooMany;
+    }
+    return { ok: true, key, fields };
   }
-  return { ok: true, key, fields };
+  for (const [k, value] of Object.entries(data)) {
+    const kept = value !== null && typeof value === 'object' ? memo.get(value) : undefined;
+    const entry = kept?.key === k ? kept : entryFields(k, value, limits);
+    if (entry !== kept && value !== null && typeof value === 'object') memo.set(value, entry);
+    if (entry.reason !== null) return { ok: false, reason: entry.reason };
+    for (const field of entry.fields) fields.push(field);
+    if (fields.length > limits.maxFields) return tooMany;
+  }
+  return { ok: true, key, fields: fields.sort(byName) };
 }

@@ -7,7 +7,7 @@
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { DropLog } from './drops.js';
-import { historyFields, parseHistoryMessage, sizeProblem, type Parsed } from './flatten.js';
+import { historyFields, parseHistoryMessage, sizeProblem, type FieldsMemo, type Parsed } from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
@@ -72,6 +72,8 @@ export class HistoryIngest {
   private queuedBytes = 0;
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
   private lastSweep = 0;
+  /** The own message's blocks, flattened once per change (historyFields). */
+  private readonly ownMemo: FieldsMemo = new WeakMap();
 
   constructor(private readonly o: IngestOptions) {
     this.lim = { ...INGEST_LIMITS, ...o.ingestLimits };
@@ -101,14 +103,15 @@ export class HistoryIngest {
   /**
    * The controller's own history message, handed over by the emission as it is published (the
    * subscription skips it on the bus), so it is neither parsed back nor queued. `bytes`: the size
-   * of the published text. Validated, counted and delivered as a message from the own topic.
+   * of the published text. Validated, counted and delivered as a message from the own topic; a
+   * block whose part is the same object as last time is not flattened again.
    */
   own(message: unknown, bytes: number): void {
     this.counts.messages++;
     const topic = this.o.ownTopic ?? '';
     const limits = this.o.limits ?? DEFAULT_LIMITS;
     const tooLarge = sizeProblem(bytes, limits);
-    this.accept(topic, tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits), this.o.now());
+    this.accept(topic, tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits, this.ownMemo), this.o.now());
   }
 
   /** Ingest everything queued now (tests, shutdown). */

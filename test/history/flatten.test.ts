@@ -1,6 +1,7 @@
 // Flattening and numeric conversion: the cases of reference/datastore.md §5 and §10 G.
 import t from 'tap';
-import { flatten, parseHistoryMessage, toNumber } from '../../src/history/flatten.js';
+import { flatten, historyFields, parseHistoryMessage, toNumber, type FieldsMemo } from '../../src/history/flatten.js';
+import { DEFAULT_LIMITS } from '../../src/history/limits.js';
 
 const fieldsOf = (payload: unknown) => {
   const r = parseHistoryMessage(JSON.stringify(payload));
@@ -71,4 +72,27 @@ t.test('messages: rejected, each with a reason', async (t) => {
   t.equal(wide.ok, false, '3000 numeric fields exceed the per-message cap');
   const nan = parseHistoryMessage('{"key":"k","data":{"a":1e999,"b":2}}');
   t.same(nan.ok && nan.fields, [['b', 2]], 'an overflowing number (Infinity) is skipped, the rest kept');
+});
+
+t.test('the own message: with a memo, each block part is flattened once per object, with the same result as without', async (t) => {
+  const memo: FieldsMemo = new WeakMap();
+  const sensor = { value: 20.5, offset: 0 };
+  const pair = { value: 19.9, setting: 20, flags: { enabled: 1 }, list: { 0: 1.5, 1: 2.5 } };
+  const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
+  const same = (data: Record<string, unknown>, name: string) => {
+    const plain = historyFields(message(data));
+    const memoised = historyFields(message(data), DEFAULT_LIMITS, memo);
+    t.same(memoised, plain, name);
+    return memoised.ok ? memoised.fields : [];
+  };
+  const first = same({ sensor, 'pair 1': pair, 'a b': { x: 1 }, a: { y: 2 } }, 'nested parts, keys sorting around the slash: the plain result');
+  const second = same({ sensor, 'pair 1': { ...pair, value: 20.1 }, 'a b': { x: 1 }, a: { y: 2 } }, 'one part changed: the plain result');
+  const sensorField = (fields: Array<[string, number]>) => fields.find(([name]) => name === 'sensor/value');
+  t.equal(sensorField(second), sensorField(first), 'the unchanged part was not flattened again (its fields are the same objects)');
+  t.not(second.find(([name]) => name === 'pair 1/value'), first.find(([name]) => name === 'pair 1/value'), 'the changed one was');
+  same({ renamed: sensor }, 'the same object under another key: flattened under that key');
+  same({ sensor: { bad: 'x', 'q"uote': 1 } }, 'a refused field: the same reason');
+  const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`b${i}`, Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, j]))]));
+  same(wide, 'more fields than a message may hold: refused alike');
+  same({ scalar: 5, sensor }, 'a number at the top level, next to a part');
 });
