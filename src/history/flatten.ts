@@ -90,10 +90,11 @@ function entryFields(key: string, value: unknown, limits: HistoryLimits): Entry 
 
 /**
  * Validate and convert a history message already parsed (or never serialised: the controller's
- * own). With `memo`, each top-level entry whose value is an object is flattened and checked once
- * per object: the controller's own message keeps each unchanged block's part as the same object
- * (src/mqtt/history.ts), so only the blocks that changed are flattened again. The memo belongs
- * to one caller with one set of limits.
+ * own): each top-level entry is flattened and checked, and the fields sorted by name (as
+ * flatten() would give them). With `memo`, an entry whose value is an object is flattened and
+ * checked once per object: the controller's own message keeps each unchanged block's part as
+ * the same object (src/mqtt/history.ts), so only the blocks that changed are flattened again.
+ * The memo belongs to one caller with one set of limits.
  */
 export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS, memo?: FieldsMemo): Parsed {
   if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { ok: false, reason: 'not a JSON object' };
@@ -102,25 +103,14 @@ export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMI
   if (key.length > limits.maxNameLength) return { ok: false, reason: `key longer than ${limits.maxNameLength} characters` };
   if (BAD_KEY.test(key)) return { ok: false, reason: `key ${JSON.stringify(key)} holds a slash, quote, comma, '=', space or control character` };
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: false, reason: 'data must be a JSON object' };
-  const tooMany = { ok: false as const, reason: `more than ${limits.maxFields} numeric fields` };
   const fields: Array<[string, number]> = [];
-  if (!memo) {
-    for (const [path, value] of flatten(data as Record<string, unknown>)) {
-      const field = numericField(path, value, limits);
-      if (typeof field === 'string') return { ok: false, reason: field };
-      if (!field) continue;
-      fields.push(field);
-      if (fields.length > limits.maxFields) return tooMany;
-    }
-    return { ok: true, key, fields };
-  }
   for (const [k, value] of Object.entries(data)) {
-    const kept = value !== null && typeof value === 'object' ? memo.get(value) : undefined;
+    const kept = memo && value !== null && typeof value === 'object' ? memo.get(value) : undefined;
     const entry = kept?.key === k ? kept : entryFields(k, value, limits);
-    if (entry !== kept && value !== null && typeof value === 'object') memo.set(value, entry);
+    if (memo && entry !== kept && value !== null && typeof value === 'object') memo.set(value, entry);
     if (entry.reason !== null) return { ok: false, reason: entry.reason };
     for (const field of entry.fields) fields.push(field);
-    if (fields.length > limits.maxFields) return tooMany;
+    if (fields.length > limits.maxFields) return { ok: false, reason: `more than ${limits.maxFields} numeric fields` };
   }
   return { ok: true, key, fields: fields.sort(byName) };
 }
