@@ -4,7 +4,8 @@ import { analogConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch, nextBeat } from './shared/pipeline.js';
+import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const fields = {
   enabled: f.bool({ stored: true, default: true }),

@@ -7,7 +7,8 @@ import { defineBlock, type UpdateContext } from '../runtime/types.js';
 import { AnalogCompareOp, DigitalCompareOp, LogicResult, type LogicResultName } from './shared/enums.js';
 import { digitalState } from './shared/fields.js';
 import { evaluateExpression } from './shared/logic-expression.js';
-import { drive, nextBeat } from './shared/pipeline.js';
+import { drive } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const INTERVAL_MS = 100;
 

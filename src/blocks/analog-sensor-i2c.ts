@@ -6,7 +6,7 @@ import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
 import { i2cLocationFields } from './i2c-fields.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const UPDATE_MS = 200;
 export const AdcChip = { ADS1115: 0, ADS1015: 1 } as const;

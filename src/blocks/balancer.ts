@@ -4,7 +4,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { rebalance, type BalancerState } from './shared/balancer-core.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const fields = {
   clients: f.array(

@@ -6,7 +6,7 @@ import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
 import { i2cLocationFields } from './i2c-fields.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const UPDATE_MS = 200;
 export const EnvChip = { SHT4X: 0, SHT3X: 1, BME280: 2, BMP280: 3 } as const;

@@ -6,7 +6,7 @@ import type { GpioAccess, GpioLineInfo } from '../runtime/hardware.js';
 import { defineBlock, type IoArray } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField } from './shared/fields.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const SOFT_PWM_CAPABILITIES = ChannelCapability.PWM_80HZ | ChannelCapability.PWM_100HZ;
 

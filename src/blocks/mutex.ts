@@ -5,7 +5,7 @@ import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { holdsMutexConstraint } from './digital-actuator.js';
 import { holdRemaining, newToken, type MutexToken } from './shared/mutex-token.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const fields = {
   waitRemaining: f.duration({ readonly: true, default: 0, description: 'how long the current holder keeps the lock' }),

@@ -3,7 +3,7 @@
 // devices; `name` binds the block to its master, everything else is read-only.
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 /** The id discovery gives the block of a master; devices link to it by this id. */
 export const oneWireBusBlockId = (busName: string): string => `OneWire Bus ${busName}`;

@@ -4,7 +4,7 @@
 import type { OneWireIoKind } from '../runtime/hardware.js';
 import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
 import { oneWireBusBlockId } from './one-wire-bus.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 export interface OneWireIoState {
   /** Latches this block asked for (active polarity), for the address it asked them for. */

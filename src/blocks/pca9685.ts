@@ -8,7 +8,7 @@ import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
 import { addressIssues, chipOf, i2cChipFields, refreshConnected, releaseChip, releaseMoved } from './shared/i2c-io.js';
 import { PWM_CAPABILITIES } from './shared/soft-start.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const CHANNELS = 16;
 

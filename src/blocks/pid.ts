@@ -6,7 +6,8 @@ import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types
 import type { Linked } from '../runtime/interfaces.js';
 import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { derivativeStageForTd, integralFor, pidStep, rescaleIntegral, type PidParams } from './shared/pid-math.js';
-import { drive, nextInterval } from './shared/pipeline.js';
+import { drive } from './shared/pipeline.js';
+import { nextInterval } from './shared/cadence.js';
 
 const INTERVAL_MS = 1000;
 /** Longest time step integrated at once, should the loop stall. */

@@ -4,7 +4,8 @@
 import { f } from '../codec/fields.js';
 import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { drive, nextBeat } from './shared/pipeline.js';
+import { drive } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 import { profileSetting } from './shared/profile.js';
 
 const fields = {

@@ -5,7 +5,8 @@ import { defineBlock } from '../runtime/types.js';
 import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { claimableFields, settingPipelineFields } from './shared/fields.js';
 import { FilterChain } from './shared/filter-chain.js';
-import { desired, type Driven, nextInterval, returnToStoredOnPatch } from './shared/pipeline.js';
+import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
+import { nextInterval } from './shared/cadence.js';
 
 /**
  * Consecutive failed samples after which the filtered value goes null. Sensors already ride

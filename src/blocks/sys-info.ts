@@ -4,7 +4,7 @@ import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import { VERSION } from '../shared/version.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const RATE_WINDOW_MS = 3000;
 /** Host name and memory figures are read this often (system calls and /proc reads; the history logs them every 5 s). */

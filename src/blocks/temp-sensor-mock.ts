@@ -2,7 +2,7 @@
 import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
-import { nextBeat } from './shared/pipeline.js';
+import { nextBeat } from './shared/cadence.js';
 
 const fields = {
   value: f.temp({ readonly: true, logged: true }),

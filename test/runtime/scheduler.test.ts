@@ -3,7 +3,7 @@ import { f } from '../../src/codec/fields.js';
 import { defineBlock } from '../../src/runtime/types.js';
 import { runFor } from '../../src/runtime/loop.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { nextBeat, nextInterval } from '../../src/blocks/shared/pipeline.js';
+import { nextBeat, nextInterval } from '../../src/blocks/shared/cadence.js';
 import { testRuntime } from '../helpers/runtime.js';
 import { limit } from '../helpers/limits.js';
 

@@ -41,26 +41,6 @@ export function returnToStoredOnPatch(storedKey: string) {
 export const ANALOG_ACTUATOR_INTERFACES = ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'] as const;
 
 /**
- * The next beat of `interval` after `now`: the next multiple of it on the runtime's clock. Blocks
- * that refresh at the same interval then run in the same step (one wake-up of the loop), however
- * late their steps ran and whenever each was created or woken by a write; with `now + interval`
- * each step's lateness shifted a block's phase for good, and the loop woke once per phase.
- */
-export function nextBeat(now: number, interval: number): number {
-  return Math.floor(now / interval) * interval + interval;
-}
-
-/**
- * Interval helper with catch-up: the long-term average rate is exact even when updates run late.
- * A first run (or one after a long stall) starts on the beat (nextBeat).
- */
-export function nextInterval(previousDue: number, now: number, interval: number): number {
-  if (!Number.isFinite(previousDue) || now - previousDue > interval * 10) return nextBeat(now, interval);
-  const next = previousDue + interval;
-  return next > now ? next : now + 1;
-}
-
-/**
  * How well an analog actuator achieves its setting, for the anti-windup of a PID driving it.
  * Actuators whose value lags or ripples by design (PWM) publish this in their state; for the
  * others the PID compares setting and value directly.
