@@ -1,7 +1,7 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import module from 'node:module';
-import { ConfigError, helpText, loadConfig, parseArgs, type Config } from './config.js';
+import type { Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './shared/version.js';
 import { pickAppModule } from './service/app-module.js';
@@ -16,14 +16,20 @@ function isNamed(e: unknown, name: string): e is Error {
   return e instanceof Error && e.name === name;
 }
 
-/** The bundle or the plain modules of the app (src/service/app-module.ts says which and why). */
-function appModule(): string {
-  return pickAppModule(new URL('./app.js', import.meta.url), new URL('../bundle/app.js', import.meta.url));
+/** The bundle or the plain modules of one of the bundle's entries, `app` or `config`
+ *  (src/service/app-module.ts says which and why). The configuration is loaded through it too:
+ *  its schema's modules (TypeBox's 250 files) would otherwise be read a second time, from
+ *  node_modules, before the bundle. */
+function builtModule(entry: 'app' | 'config'): string {
+  return pickAppModule(new URL(`./${entry}.js`, import.meta.url), new URL(`../bundle/${entry}.js`, import.meta.url));
 }
 
 async function main(): Promise<void> {
   // `edgeblocks user ...` loads only what it needs (the service's modules take seconds on a Pi).
   if (process.argv[2] === 'user') process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
+  // Node >= 22.1 keeps compiled module code on disk (NODE_COMPILE_CACHE, else the temp dir): later starts skip compiling. Node 20 has no such cache.
+  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  const { ConfigError, helpText, loadConfig, parseArgs } = (await import(builtModule('config'))) as typeof import('./config.js');
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
@@ -44,9 +50,7 @@ async function main(): Promise<void> {
     throw e;
   }
 
-  // Node >= 22.1 keeps compiled module code on disk (NODE_COMPILE_CACHE, else the temp dir): later starts skip compiling. Node 20 has no such cache.
-  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-  const modules = appModule();
+  const modules = builtModule('app');
   const { createApp } = (await import(modules)) as typeof import('./app.js');
   let app;
   try {

@@ -1,6 +1,7 @@
 // `npm run build` bundles the service's modules into dist/bundle, and the CLI starts from it
 // (a few files to read instead of some 600); a bundle older than dist/src is never used.
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import t from 'tap';
 import { CLI, ROOT, postJson, startCli } from '../helpers/cli.js';
@@ -41,4 +42,19 @@ t.test('the rule that keeps the bundle safe: never older than the module it was 
   t.equal(pickAppModule(plain, bundled, { EDGEBLOCKS_MODULES: 'plain' }), plain.href, 'EDGEBLOCKS_MODULES=plain asks for the plain modules');
   writeFileSync(path.join(dir, 'gone.txt'), '');
   t.equal(pickAppModule(plain, new URL(`file://${path.join(dir, 'missing.js')}`), {}), plain.href, 'no bundle: the plain modules');
+});
+
+t.test('a start reads its configuration from the bundle too: no plain module but the entry and its three helpers', async (t) => {
+  const dir = t.testdir({
+    'record.mjs': "import { register } from 'node:module';\nregister(new URL('./resolve.mjs', import.meta.url));\n",
+    'resolve.mjs': "import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const r = await next(specifier, context);\n  appendFileSync(process.env.RECORD_MODULES, r.url + '\\n');\n  return r;\n}\n",
+  });
+  const record = path.join(dir, 'modules.txt');
+  const cli = await startCli(['--hardware', 'sim', '--mqtt-port', '0', '--data-dir', path.join(dir, 'data')], { NODE_OPTIONS: `--import=${path.join(dir, 'record.mjs')}`, RECORD_MODULES: record }, t);
+  t.teardown(() => void cli.child.kill('SIGKILL'));
+  const loaded = readFileSync(record, 'utf8').trim().split('\n').filter((u) => u.startsWith('file:')).map((u) => path.relative(ROOT, fileURLToPath(u)));
+  t.ok(loaded.includes('dist/bundle/config.js'), 'the configuration from dist/bundle');
+  t.ok(loaded.includes('dist/bundle/app.js'), 'the app from dist/bundle');
+  t.same(loaded.filter((f) => f.startsWith('dist/src/')).sort(), ['dist/src/main.js', 'dist/src/service/app-module.js', 'dist/src/service/notify.js', 'dist/src/shared/version.js'], 'of dist/src only the entry and what it imports itself');
+  t.same(loaded.filter((f) => f.includes('node_modules/@sinclair/')), [], "TypeBox's modules are not read from node_modules (the bundle has them)");
 });
