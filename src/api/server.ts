@@ -1,11 +1,10 @@
 // The HTTP application: one fastify instance with a JSON parser that names bad bodies, the
 // shared error envelope, and one encapsulated context per documented API (each with its own
 // Swagger page).
-import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from '../log.js';
-import { docsPlugin } from './docs.js';
+import { apiDocs } from './docs.js';
 import { HttpError, installErrorHandling } from './errors.js';
 import { installHttpHints } from './http-hints.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -79,13 +78,10 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   for (const ctx of contexts) {
     await app.register(async (child) => {
       if (ctx.public) publicRoutes(child);
-      await child.register(fastifySwagger, {
-        openapi: { info: { title: ctx.title, description: ctx.description, version: '1' } },
-        // Shared schemas become components named by their $id (e.g. #/components/schemas/Pid).
-        refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-      });
+      const docs = apiDocs(ctx);
+      await child.register(docs.collect);
       for (const plugin of ctx.plugins) await child.register(plugin, { prefix: ctx.prefix });
-      await child.register(docsPlugin(ctx));
+      await child.register(docs.pages);
     });
   }
   for (const root of roots) await app.register(root);
