@@ -2,7 +2,7 @@
 // single-bit commands, configuration parameters, the search accelerator, 0xE3 escaping. It
 // drives an emulated segment. Reach it in-process (SimSerialLink) or through a real
 // pseudo-terminal pair made by socat (createDs2480bPty), so the driver's serial path is used.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -220,6 +220,8 @@ export async function createDs2480bPty(sim: Ds2480bSim, options: Ds2480bPtyOptio
   const dir = mkdtempSync(join(tmpdir(), 'ds2480b-pty-'));
   const emulatorEnd = join(dir, 'emulator');
   const driverEnd = join(dir, 'ttyDS2480B');
+  // Loaded here, not with the module: the sim is loaded on every sim start, socat only for a pty.
+  const { spawn } = await import('node:child_process');
   const child = spawn(socat, ['-d', '-d', `pty,raw,echo=0,link=${emulatorEnd}`, `pty,raw,echo=0,link=${driverEnd}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -13,7 +13,6 @@
 // ExecStart); both cost more than NotifyAccess=all, which only lets our own children talk.
 //
 // Every call is a no-op resolving to false when NOTIFY_SOCKET is unset, and never throws.
-import { spawn } from 'node:child_process';
 
 export interface NotifyOptions {
   /** Environment to read NOTIFY_SOCKET from and pass on; default process.env. */
@@ -38,9 +37,11 @@ function clean(value: string): string {
 }
 
 /** Sends `KEY=value` assignments; resolves true once systemd-notify reported success. */
-export function sdNotify(assignments: Record<string, string | number>, options: NotifyOptions = {}): Promise<boolean> {
+export async function sdNotify(assignments: Record<string, string | number>, options: NotifyOptions = {}): Promise<boolean> {
   const env = options.env ?? process.env;
-  if (!env.NOTIFY_SOCKET) return Promise.resolve(false);
+  if (!env.NOTIFY_SOCKET) return false;
+  // Loaded only under systemd: child_process costs a start outside it for nothing.
+  const { spawn } = await import('node:child_process');
   const args = Object.entries(assignments).map(([key, value]) => `${key}=${clean(String(value))}`);
   const command = options.command ?? 'systemd-notify';
   const timeoutMs = options.timeoutMs ?? 10_000;
