@@ -159,11 +159,15 @@ export class EmbeddedStore implements HistoryStore {
     if (!raw.length) return;
     const lastRaw = Math.max(...raw.map((r) => r.t1));
     const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
+    const tiers = this.tiers.slice(1);
     for (const s of this.rowsSeries(0, from, lastRaw)) {
-      s.t.forEach((t, i) => {
-        this.lastSeen.set(s.id, Math.max(this.lastSeen.get(s.id) ?? 0, t));
-        for (const tier of this.tiers.slice(1)) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
-      });
+      let last = this.lastSeen.get(s.id) ?? 0;
+      for (let i = 0; i < s.t.length; i++) {
+        const t = s.t[i]!;
+        if (t > last) last = t;
+        for (const tier of tiers) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
+      }
+      this.lastSeen.set(s.id, last);
     }
   }
 
