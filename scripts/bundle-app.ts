@@ -1,5 +1,5 @@
 // `npm run build`, after tsc: the service's modules (dist/src/app.js and everything it imports at
-// start, and dist/src/config.js, which the CLI loads first) bundled into dist/bundle/. Node then reads a few files instead of some 600 (fastify,
+// start, the configuration's modules with it) bundled into dist/bundle/. Node then reads a few files instead of some 600 (fastify,
 // TypeBox, pino, ...), which halves the module load of a start: on an SD card each file costs.
 // main.js loads the bundle when it is newer than dist/src/app.js and falls back to the plain
 // modules otherwise, so a tsc-only build never runs stale code.
@@ -16,7 +16,7 @@ const EXTERNAL = [/^node:/, /^better-sqlite3/, /^serialport/, /^@serialport\//, 
 
 rmSync(path.join(root, 'dist/bundle'), { recursive: true, force: true });
 await build({
-  input: { app: path.join(root, 'dist/src/app.js'), config: path.join(root, 'dist/src/config.js') },
+  input: { app: path.join(root, 'dist/src/app.js') },
   platform: 'node',
   external: EXTERNAL,
   logLevel: 'warn',

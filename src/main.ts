@@ -16,12 +16,11 @@ function isNamed(e: unknown, name: string): e is Error {
   return e instanceof Error && e.name === name;
 }
 
-/** The bundle or the plain modules of one of the bundle's entries, `app` or `config`
- *  (src/service/app-module.ts says which and why). The configuration is loaded through it too:
- *  its schema's modules (TypeBox's 250 files) would otherwise be read a second time, from
- *  node_modules, before the bundle. */
-function builtModule(entry: 'app' | 'config'): string {
-  return pickAppModule(new URL(`./${entry}.js`, import.meta.url), new URL(`../bundle/${entry}.js`, import.meta.url));
+/** The bundle or the plain modules of the app (src/service/app-module.ts says which and why). The
+ *  configuration is loaded through it too (app.ts passes it on): its schema's modules (TypeBox's
+ *  250 files) would otherwise be read a second time, from node_modules, before the bundle. */
+function appModule(): string {
+  return pickAppModule(new URL('./app.js', import.meta.url), new URL('../bundle/app.js', import.meta.url));
 }
 
 async function main(): Promise<void> {
@@ -29,7 +28,8 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'user') process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
   // Node >= 22.1 keeps compiled module code on disk (NODE_COMPILE_CACHE, else the temp dir): later starts skip compiling. Node 20 has no such cache.
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-  const { ConfigError, helpText, loadConfig, parseArgs } = (await import(builtModule('config'))) as typeof import('./config.js');
+  const modules = appModule();
+  const { ConfigError, createApp, helpText, loadConfig, parseArgs } = (await import(modules)) as typeof import('./app.js');
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
@@ -50,8 +50,6 @@ async function main(): Promise<void> {
     throw e;
   }
 
-  const modules = builtModule('app');
-  const { createApp } = (await import(modules)) as typeof import('./app.js');
   let app;
   try {
     app = await createApp(config);
