@@ -1,6 +1,7 @@
 // `npm run build`, after tsc: the service's modules (dist/src/app.js and everything it imports at
-// start, the configuration's modules with it) bundled into dist/bundle/. Node then reads a few files instead of some 600 (fastify,
-// TypeBox, pino, ...), which halves the module load of a start: on an SD card each file costs.
+// start, the configuration's modules with it) bundled into dist/bundle/. Node then reads a few
+// files instead of some 600 (fastify, TypeBox, pino, ...), which halves the module load of a
+// start: on an SD card each file costs.
 // main.js loads the bundle when it is newer than dist/src/app.js and falls back to the plain
 // modules otherwise, so a tsc-only build never runs stale code.
 import { rmSync } from 'node:fs';

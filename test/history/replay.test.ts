@@ -1,6 +1,6 @@
 // After a restart the embedded store rebuilds the buckets in progress and the recent last-seen
 // times from the raw records (the replay): a restart gives the same buckets as no restart.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ function store(dataDir: string, clock: { now: number }) {
 }
 
 /** Points every 5 s from T0 + 5 s to T0 + 150 s, with a value that moves; a restart after `restartAt` if given. */
-async function run(t: Tap.Test, restartAt: number | null): Promise<{ minutes: { t: number[]; v: number[] }; fields: string[] }> {
+async function run(t: Test, restartAt: number | null): Promise<{ minutes: { t: number[]; v: number[] }; fields: string[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-replay-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const clock = { now: T0 };
