@@ -105,9 +105,10 @@ export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMI
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: false, reason: 'data must be a JSON object' };
   const fields: Array<[string, number]> = [];
   for (const [k, value] of Object.entries(data)) {
-    const kept = memo && value !== null && typeof value === 'object' ? memo.get(value) : undefined;
+    const keyed = memo && value !== null && typeof value === 'object' ? value : null;
+    const kept = keyed ? memo!.get(keyed) : undefined;
     const entry = kept?.key === k ? kept : entryFields(k, value, limits);
-    if (memo && entry !== kept && value !== null && typeof value === 'object') memo.set(value, entry);
+    if (keyed && entry !== kept) memo!.set(keyed, entry);
     if (entry.reason !== null) return { ok: false, reason: entry.reason };
     for (const field of entry.fields) fields.push(field);
     if (fields.length > limits.maxFields) return { ok: false, reason: `more than ${limits.maxFields} numeric fields` };
