@@ -207,7 +207,7 @@ async function sideBySideBench(): Promise<void> {
 
 /** Idle cost of the built CLI started as plain `node`, linux and sim hardware, against bare fastify with a 10 Hz timer (scripts/bench/idle.ts). */
 /** What the heap breakdown weighs: the packages the service loads at start, and all of its own modules (the bundle). */
-const IMPORT_COST = ['aedes', 'mqtt', '@sinclair/typebox/value', '@fastify/compress', '@fastify/static', '@fastify/swagger', '@fastify/websocket', 'pino', 'better-sqlite3', './dist/bundle/app.js'];
+const IMPORT_COST = ['aedes', 'mqtt', '@sinclair/typebox/value', '@fastify/compress', '@fastify/static', '@fastify/swagger', '@fastify/websocket', 'pino', 'better-sqlite3', './dist/bundle/app.cjs'];
 
 async function idleCostBench(): Promise<void> {
   const figures = await idleBench({ profile: true, pinned: true });

@@ -1,35 +1,41 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import module from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './shared/version.js';
 import { pickAppModule } from './service/app-module.js';
+import { cacheDirectory, loadCommonJs } from './service/code-cache.js';
 
 /** EX_TEMPFAIL: the service asks its supervisor to start it again. */
 const RESTART_EXIT_CODE = 75;
 const SHUTDOWN_LIMIT_MS = 5000;
 const CRASH_SAFE_STATE_MS = 1000;
+/** The code cache is made this long after the start, so it holds what the first ticks and emission ran. */
+const CODE_CACHE_AFTER_MS = 6000;
 
 /** Errors from the app are told by name: the bundle has its own copies of their classes. */
 function isNamed(e: unknown, name: string): e is Error {
   return e instanceof Error && e.name === name;
 }
 
-/** The bundle or the plain modules of the app (src/service/app-module.ts says which and why). The
- *  configuration is loaded through it too (app.ts passes it on): its schema's modules (TypeBox's
- *  250 files) would otherwise be read a second time, from node_modules, before the bundle. */
-function appModule(): string {
-  return pickAppModule(new URL('./app.js', import.meta.url), new URL('../bundle/app.js', import.meta.url));
-}
+const PLAIN = new URL('./app.js', import.meta.url);
+const BUNDLE = new URL('../bundle/app.cjs', import.meta.url);
 
 async function main(): Promise<void> {
   // `edgeblocks user ...` loads only what it needs (the service's modules take seconds on a Pi).
   if (process.argv[2] === 'user') process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
-  // Node >= 22.1 keeps compiled module code on disk (NODE_COMPILE_CACHE, else the temp dir): later starts skip compiling. Node 20 has no such cache.
-  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-  const modules = appModule();
-  const { ConfigError, createApp, helpText, loadConfig, parseArgs } = (await import(modules)) as typeof import('./app.js');
+  // Compiled code is kept between starts: the bundle's by code-cache.ts, the few plain modules
+  // by Node >= 22.1 (Node 20 has no cache of its own), in one directory.
+  const codeCache = cacheDirectory();
+  if ('dir' in codeCache) (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(codeCache.dir);
+  // The bundle or the plain modules (src/service/app-module.ts says which and why). The
+  // configuration is loaded through it too (app.ts passes it on): its schema's modules (TypeBox's
+  // 250 files) would otherwise be read a second time, from node_modules, before the bundle.
+  const modules = pickAppModule(PLAIN, BUNDLE);
+  const bundle = modules === BUNDLE.href ? loadCommonJs(fileURLToPath(BUNDLE), codeCache) : null;
+  const { ConfigError, createApp, helpText, loadConfig, parseArgs } = (bundle ? bundle.exports : await import(modules)) as typeof import('./app.js');
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = app;
-  log.debug({ modules }, `service modules: ${modules.includes('/dist/bundle/') ? 'dist/bundle' : 'dist/src'}`);
+  log.debug({ modules, codeCache: bundle?.where }, `service modules: ${bundle ? `dist/bundle (code cache: ${bundle.cache})` : 'dist/src'}`);
   setNotifyErrorHandler((message) => log.warn(message));
   // Pings systemd only while the control loop keeps ticking, so a stalled loop gets restarted.
   const watchdog = Watchdog.fromEnv({ lastTickAt: () => (app.runtime.paused ? app.runtime.clock.now() : app.runtime.lastTickAt), now: () => app.runtime.clock.now() });
@@ -110,6 +116,13 @@ async function main(): Promise<void> {
     await app.start();
     await notifyReady(`listening on ${app.url}`);
     if (watchdog.start()) log.info({ periodMs: watchdog.periodMs }, 'systemd watchdog enabled');
+    if (bundle && bundle.cache !== 'used' && bundle.cache !== 'off') {
+      setTimeout(() => {
+        const saved = bundle.save();
+        if (saved.ok) log.info(saved.message);
+        else log.warn(saved.message);
+      }, CODE_CACHE_AFTER_MS).unref();
+    }
   } catch (e) {
     if (isNamed(e, 'PortInUseError')) {
       process.stderr.write(`edgeblocks: ${e.message}\n`);

@@ -50,12 +50,13 @@ async function post(url: string, body?: unknown): Promise<{ status: number; text
   return { status: res.status, text: await res.text() };
 }
 
-/** Spawn a server and time it from spawn to the first 200 of a block read. Both servers get the
- *  environment of the CLI's shebang (malloc arenas), so the ratios compare code, not settings. */
-async function spawnServer(args: string[], port: number): Promise<Server> {
+/** Spawn a server and time it from spawn to the first 200 of a block read (of the block list, for
+ *  an `empty` database). Both servers get the environment of the CLI's shebang (malloc arenas),
+ *  so the ratios compare code, not settings. */
+async function spawnServer(args: string[], port: number, env: NodeJS.ProcessEnv = {}, empty = false): Promise<Server> {
   const url = `http://127.0.0.1:${port}${PREFIX}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLI_ENV } });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLI_ENV, ...env } });
   let err = '';
   let out = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -66,7 +67,8 @@ async function spawnServer(args: string[], port: number): Promise<Server> {
     if (exited) throw new Error(`${args[0]} exited before answering:\n${err}`);
     if (performance.now() - t0 > 30000) throw new Error(`${args[0]} did not answer within 30 s:\n${err}`);
     try {
-      if ((await post(`${url}/blocks/read`, { id: 's0' })).status === 200) break;
+      // A database without the blocks yet (empty) answers the list.
+      if ((empty ? await post(`${url}/blocks/all/read`) : await post(`${url}/blocks/read`, { id: 's0' })).status === 200) break;
     } catch {
       // not listening yet
     }
@@ -156,33 +158,38 @@ async function emissionLateness(mqttPort: number, url: string): Promise<{ publis
 export async function sideBySide(): Promise<SideRow[]> {
   const rows: SideRow[] = [];
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-side-'));
+  // The code cache of the bench's own, made by the first run (src/service/code-cache.ts).
+  const codeCache = { NODE_COMPILE_CACHE: path.join(dataDir, 'code-cache') };
   const servers: Server[] = [];
+  let coldMs = 0;
   try {
     const mqttPort = await freePort();
     const cliArgs = async () => {
       const port = await freePort();
       return { port, args: [...CLI_FLAGS, CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'info'] };
     };
-    // First run: create the blocks. The measured run restores them from the database.
+    // First run: create the blocks, and stay until the code cache is written, as a service's
+    // first start after an install does. The measured runs restore the blocks from the database.
     {
       const { port, args } = await cliArgs();
-      const child = spawn(process.execPath, args, { stdio: 'ignore', env: { ...process.env, ...CLI_ENV } });
-      const url = `http://127.0.0.1:${port}${PREFIX}`;
-      for (let i = 0; ; i++) {
-        try {
-          if ((await post(`${url}/blocks/all/read`)).status === 200) break;
-        } catch {
-          if (i > 3000) throw new Error('the CLI did not start');
-        }
-        await sleep(10);
+      const first = await spawnServer(args, port, codeCache, true);
+      await populate(first.url);
+      for (let i = 0; !/code cache of \d+ file/.test(first.output()); i++) {
+        if (i > 300) throw new Error(`the first run wrote no code cache:\n${first.output()}`);
+        await sleep(100);
       }
-      await populate(url);
-      child.kill('SIGTERM');
-      await new Promise((r) => child.on('exit', r));
+      await first.stop();
+    }
+    // A start without the cache: the first after an install or an upgrade.
+    {
+      const { port, args } = await cliArgs();
+      const cold = await spawnServer(args, port, { NODE_COMPILE_CACHE: path.join(dataDir, 'no-code-cache') });
+      coldMs = cold.startMs;
+      await cold.stop();
     }
 
     const { port, args } = await cliArgs();
-    const edge = await spawnServer(args, port);
+    const edge = await spawnServer(args, port, codeCache);
     servers.push(edge);
     // Capture the bytes edgeblocks answers; the bare server replays them.
     const read: Record<string, string> = {};
@@ -204,6 +211,7 @@ export async function sideBySide(): Promise<SideRow[]> {
     await sleep(2000);
     global.gc?.();
     rows.push({ name: 'spawn to first 200 (200 blocks restored)', edge: edge.startMs, bare: bare.startMs, unit: 'ms' });
+    rows.push({ name: '  the same, the first start after an install (no code cache)', edge: coldMs, bare: bare.startMs, unit: 'ms' });
     const phases = /"phases":(\{[^}]*\})/.exec(edge.output());
     for (const [phase, ms] of Object.entries(phases ? (JSON.parse(phases[1]!) as Record<string, number>) : {})) rows.push({ name: `  start-up phase: ${phase}`, edge: ms, bare: null, unit: 'ms' });
     rows.push({ name: 'RSS idle', edge: rssMb(edge.child.pid!), bare: rssMb(bare.child.pid!), unit: 'MB' });
