@@ -46,3 +46,45 @@ t.test('a restart inside a minute: the same minutes as without, and the same fie
   t.same(restarted.minutes, whole.minutes, 'the minute the restart fell in averages the points from both sides of it');
   t.same(restarted.fields, whole.fields, 'the fields seen only before the restart are listed');
 });
+
+t.test('the replay is off the start path: done once, by the first write or query, or a second after start()', async (t) => {
+  const proto = EmbeddedStore.prototype as unknown as { replay(this: EmbeddedStore): void };
+  const original = proto.replay;
+  let replays = 0;
+  proto.replay = function () {
+    replays++;
+    original.call(this);
+  };
+  t.teardown(() => void (proto.replay = original));
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-replay-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const clock = { now: T0 + 5000 };
+  const first = store(dir, clock);
+  first.write('k', [['a', 1]], clock.now);
+  first.flushSync();
+  await first.close();
+  replays = 0;
+
+  const byWrite = store(dir, clock);
+  t.equal(replays, 0, 'opening the store does not replay');
+  clock.now += 5000;
+  byWrite.write('k', [['a', 2]], clock.now);
+  byWrite.write('k', [['a', 3]], clock.now + 1);
+  await byWrite.fields(T0);
+  t.equal(replays, 1, 'the first write replays, once');
+  await byWrite.close();
+
+  replays = 0;
+  const byQuery = store(dir, clock);
+  await byQuery.fields(T0);
+  t.equal(replays, 1, 'so does the first field list');
+  await byQuery.close();
+
+  replays = 0;
+  const byTimer = store(dir, clock);
+  byTimer.start();
+  t.equal(replays, 0, 'not at start()');
+  await new Promise((r) => setTimeout(r, 1300));
+  t.equal(replays, 1, 'but a second later, with nothing asking');
+  await byTimer.close();
+});

@@ -45,6 +45,8 @@ export interface EmbeddedOptions {
 
 type Buffered = { t: number[]; v: number[] };
 const HOUR = 3_600_000;
+/** How long after the store starts it rebuilds the buckets in progress, unless a write or query needs them sooner. */
+const REPLAY_AFTER_MS = 1000;
 
 /** Create the format file in an empty directory; refuse any other format, naming the directory. */
 export function checkFormat(dir: string): void {
@@ -92,6 +94,9 @@ export class EmbeddedStore implements HistoryStore {
   /** Bad records already logged (file@offset), so a reopen does not log them again. */
   private readonly loggedSkips = new Set<string>();
   private thinned = false;
+  /** Set by open(): the buckets in progress and recent last-seen times are still to be rebuilt. */
+  private replayDue = false;
+  private replayTimer: NodeJS.Timeout | null = null;
   private droppedPoints = 0;
   private readonly drops: DropLog;
 
@@ -109,6 +114,16 @@ export class EmbeddedStore implements HistoryStore {
   start(): void {
     this.timer ??= setInterval(() => void this.flush(), this.o.flushIntervalMs);
     this.timer.unref();
+    // Off the start's path: the API answers first (an hour of raw records takes a Pi a while).
+    this.replayTimer ??= setTimeout(() => this.settle(), REPLAY_AFTER_MS);
+    this.replayTimer.unref();
+  }
+
+  /** The replay, if the open left it to do: before anything reads or adds to what it rebuilds. */
+  private settle(): void {
+    if (!this.replayDue || !this.ready) return;
+    this.replayDue = false;
+    this.replay();
   }
 
   private open(): void {
@@ -145,7 +160,7 @@ export class EmbeddedStore implements HistoryStore {
       for (const refs of this.index) refs.sort((a, b) => a.t0 - b.t0);
       for (const t of this.tiers.slice(1)) this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.index[t.index]!.map((r) => r.t1));
       this.ready = true;
-      this.replay();
+      this.replayDue = true;
       this.error = null;
     } catch (e) {
       this.ready = false;
@@ -194,6 +209,8 @@ export class EmbeddedStore implements HistoryStore {
   }
 
   write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
+    // The buckets in progress take points in time order: the replayed ones first.
+    this.settle();
     const bound = this.o.maxPendingPoints ?? MAX_PENDING_POINTS;
     // The controller's own points may use a reserve over the bound, so a flood leaves its history whole.
     const max = reserved ? bound + Math.ceil(bound * PENDING_RESERVE) : bound;
@@ -249,6 +266,7 @@ export class EmbeddedStore implements HistoryStore {
     this.thinned = false;
     if (!this.ready) this.open();
     if (!this.ready) return;
+    this.settle();
     for (const tier of this.tiers.slice(1)) {
       for (const [id, b] of this.acc[tier.index]!.take(now)) {
         const u = this.unwritten[tier.index]!.get(id);
@@ -405,6 +423,7 @@ export class EmbeddedStore implements HistoryStore {
   }
 
   async fields(since: number): Promise<string[]> {
+    this.settle();
     const out: string[] = [];
     for (const [name, id] of this.ids) if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) >= since) out.push(name);
     return out.sort();
@@ -492,6 +511,7 @@ export class EmbeddedStore implements HistoryStore {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.replayTimer) clearTimeout(this.replayTimer);
     this.closing = true;
     this.flushSync();
     this.ready = false;
