@@ -3,9 +3,9 @@
 //
 // Node >= 22.1 has a compile cache of its own (module.enableCompileCache), but it keeps a
 // module's code as compiled before it ran: the top level, not the functions a start calls (V8
-// compiles those on their first call, and that is most of the work); Node 20 has none. Here the
-// bundle is compiled as a vm.Script and its cache made a few seconds after the service started,
-// so it holds everything the start ran.
+// compiles those on their first call, and that is most of the work); Node 20 has none. Here each
+// file of the bundle is compiled as a vm.Script, and the cache is made when the service stops
+// cleanly after a start without one (main.ts), so it holds what the service ran.
 //
 // Where: NODE_COMPILE_CACHE (the unit points it at systemd's CacheDirectory), else
 // $CACHE_DIRECTORY, else $XDG_CACHE_HOME/edgeblocks or ~/.cache/edgeblocks;

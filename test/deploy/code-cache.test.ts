@@ -6,7 +6,6 @@ import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
 import { cacheDirectory, loadCommonJs } from '../../src/service/code-cache.js';
 import { postJson, startCli } from '../helpers/cli.js';
-import { waitForOutput } from '../helpers/children.js';
 
 const BUNDLE = {
   'app.cjs': "const a = require('./chunk-a.cjs');\nexports.sum = a.add(2, 3);\nexports.kind = () => import('node:path').then((m) => typeof m.join);\n",
@@ -124,7 +123,7 @@ t.test('without a directory the bundle still runs, uncached', async (t) => {
   t.match(off.save().message, /no code cache: NODE_DISABLE_COMPILE_CACHE/);
 });
 
-t.test('the CLI writes the cache once started, the next start uses it, and a damaged one is made again', async (t) => {
+t.test('the CLI writes the cache at a clean stop, the next start uses it, and a damaged one is made again', async (t) => {
   const dir = t.testdir({ data: {}, cache: {} });
   const env = { NODE_COMPILE_CACHE: path.join(dir, 'cache') };
   const args = ['--hardware', 'sim', '--mqtt-port', '0', '--log-level', 'debug', '--data-dir', path.join(dir, 'data')];
@@ -140,8 +139,8 @@ t.test('the CLI writes the cache once started, the next start uses it, and a dam
 
   const first = await start();
   t.match(first.output(), /service modules: dist\/bundle \(code cache: none\)/);
-  await waitForOutput(first.child, /code cache of \d+ file\(s\) written/, 'the code cache written', 20_000, first.output);
   await stop(first);
+  t.match(first.output(), /code cache of \d+ file\(s\) written/, 'the clean stop wrote the cache');
 
   const second = await start();
   t.match(second.output(), /service modules: dist\/bundle \(code cache: used\)/, 'the second start runs from the cache');
@@ -159,6 +158,10 @@ t.test('the CLI writes the cache once started, the next start uses it, and a dam
   const third = await start();
   t.match(third.output(), /service modules: dist\/bundle \(code cache: corrupt\)/, 'a flipped bit is caught');
   t.equal((await postJson(`${third.base}/edge-one/blocks/read`, { id: 'Cached' })).status, 200, 'the service runs from the source');
-  await waitForOutput(third.child, /code cache of \d+ file\(s\) written/, 'the code cache made again', 20_000, third.output);
   await stop(third);
+  t.match(third.output(), /code cache of \d+ file\(s\) written/, 'and its stop made the cache again');
+  const fourth = await start();
+  t.match(fourth.output(), /service modules: dist\/bundle \(code cache: used\)/, 'which the next start uses');
+  await stop(fourth);
+  t.notMatch(fourth.output(), /code cache of \d+ file/, 'a start that used the cache does not write it again');
 });
