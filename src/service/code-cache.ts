@@ -31,15 +31,25 @@ export type CodeCacheState = 'used' | 'none' | 'corrupt' | 'rejected' | 'off';
 
 export interface LoadedScript {
   exports: unknown;
-  cache: CodeCacheState;
+  /** The state of the files loaded so far. */
+  readonly cache: CodeCacheState;
   /** Where the cache is kept, or why there is none. */
   where: string;
   /** Writes the cache when the start did not use one; says what it did, for the log. */
   save(): { ok: boolean; message: string };
 }
 
+/** The user's home, or none: os.homedir() throws for a user without a passwd entry and no HOME (some containers). */
+function homeDirectory(): string {
+  try {
+    return os.homedir();
+  } catch {
+    return '';
+  }
+}
+
 /** The directory for compiled code, by the rule above, or why there is none. */
-export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): { dir: string } | { off: string } {
+export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = homeDirectory()): { dir: string } | { off: string } {
   if (env.NODE_DISABLE_COMPILE_CACHE) return { off: 'NODE_DISABLE_COMPILE_CACHE is set' };
   const chosen =
     env.NODE_COMPILE_CACHE ||
@@ -157,12 +167,13 @@ export function loadCommonJs(entry: string, directory: { dir: string } | { off: 
     return mod.exports;
   };
   const exports = load(entry);
-  const states = [...loaded.values()].map((l) => l.cache);
-  // The start's state is the worst of its files': a cache used in part is not "used".
-  const cache = (['corrupt', 'rejected', 'none'] as const).find((s) => states.includes(s)) ?? 'used';
   return {
     exports,
-    cache,
+    // The worst of the files' loaded so far (chunks load lazily, later): a cache used in part is not "used".
+    get cache(): CodeCacheState {
+      const states = [...loaded.values()].map((l) => l.cache);
+      return (['corrupt', 'rejected', 'none'] as const).find((s) => states.includes(s)) ?? 'used';
+    },
     where: cacheDir,
     save: () => {
       const pending = [...loaded.values()].filter((l) => l.cache !== 'used');

@@ -29,6 +29,7 @@ t.test('the directory: Node’s variables first, then systemd’s, then the user
   t.same(cacheDirectory({ CACHE_DIRECTORY: `${path.join(dir, 'systemd')}:/elsewhere` }, dir), { dir: path.join(dir, 'systemd') });
   t.same(cacheDirectory({ XDG_CACHE_HOME: path.join(dir, 'xdg') }, dir), { dir: path.join(dir, 'xdg', 'edgeblocks') });
   t.same(cacheDirectory({}, path.join(dir, 'home')), { dir: path.join(dir, 'home', '.cache', 'edgeblocks') });
+  t.match(cacheDirectory({}, ''), { off: /no cache directory/ }, 'no home (a user without a passwd entry): no cache, and the start goes on');
   t.equal(statSync(path.join(dir, 'home', '.cache', 'edgeblocks')).mode & 0o777, 0o700, 'made private');
   chmodSync(path.join(dir, 'open'), 0o777);
   const open = cacheDirectory({ NODE_COMPILE_CACHE: path.join(dir, 'open') }, dir);
@@ -113,6 +114,21 @@ t.test('a new build gets a cache of its own; the caches of old builds are droppe
   t.equal(kept.length, 4, `four builds kept: ${kept.join(', ')}`);
   t.ok(kept.includes(before[0]!), 'the previous build among them');
   t.notOk(kept.includes('edgeblocks-app-old-0'), 'the oldest dropped');
+});
+
+t.test('a chunk loaded later without a cache of its own is written at the next save', async (t) => {
+  const dir = t.testdir({ bundle: { ...BUNDLE, 'app.cjs': `${BUNDLE['app.cjs']}exports.later = () => require('./chunk-b.cjs').b;\n`, 'chunk-b.cjs': 'exports.b = 7;\n' }, cache: {} });
+  const entry = path.join(dir, 'bundle', 'app.cjs');
+  const cache = path.join(dir, 'cache');
+  load(entry, cache).save();
+  const second = loadCommonJs(entry, { dir: cache });
+  t.equal(second.cache, 'used', 'what the first run loaded came from the cache');
+  t.equal((second.exports as { later: () => number }).later(), 7);
+  t.equal(second.cache, 'none', 'the chunk it loaded later had none');
+  t.match(second.save().message, /code cache of 1 file\(s\) written/, 'so the save writes that one');
+  const third = loadCommonJs(entry, { dir: cache });
+  (third.exports as { later: () => number }).later();
+  t.equal(third.cache, 'used');
 });
 
 t.test('without a directory the bundle still runs, uncached', async (t) => {
