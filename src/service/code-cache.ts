@@ -100,8 +100,14 @@ function writeChecked(file: string, data: Buffer): number {
   out.writeUInt32LE(zlib.crc32(data), 0);
   data.copy(out, 4);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, out, { mode: 0o600 });
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, out, { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch (e) {
+    // A full disk leaves a part written: not left behind to fill the cache directory.
+    rmSync(tmp, { force: true });
+    throw e;
+  }
   return out.length;
 }
 

@@ -131,6 +131,18 @@ t.test('a chunk loaded later without a cache of its own is written at the next s
   t.equal(third.cache, 'used');
 });
 
+t.test('a cache that cannot be written (a full disk, a read-only directory) is reported, and leaves nothing behind', async (t) => {
+  const { entry, cache } = bundle(t);
+  const loaded = load(entry, cache);
+  // The entry's cache file taken by a directory: its part-written file cannot be renamed into place.
+  mkdirSync(path.join(loaded.where, 'app.cjs.v8cache', 'taken'), { recursive: true });
+  const saved = loaded.save();
+  t.equal(saved.ok, false);
+  t.match(saved.message, /code cache not written/);
+  t.equal(loaded.exports.sum, 5, 'the code runs on');
+  t.same(readdirSync(loaded.where).filter((n) => n.endsWith('.tmp')), [], 'no part-written file left');
+});
+
 t.test('without a directory the bundle still runs, uncached', async (t) => {
   const { entry } = bundle(t);
   const off = loadCommonJs(entry, { off: 'NODE_DISABLE_COMPILE_CACHE is set' });
