@@ -55,6 +55,12 @@ t.test('a pulled probe: banner, list, acknowledge, history; a rule edit round-tr
   }
   const key = `sensor-null:${sensor.nid}`;
   // New sensors read null until their first conversion: with a 1 s rule that is an alert of its own, resolved once they read.
+  // Every sensor reads first (on a busy machine one may still be converting while no alert has fired yet), then no alert is active.
+  const sensorsRead = async () =>
+    ((await postJson(`${api()}/blocks/all/read`)).body as Array<{ type: string; data: { value?: { value: unknown } } }>)
+      .filter((b) => b.type === 'TempSensorOneWire')
+      .every((b) => b.data.value?.value != null);
+  for (let i = 0; i < 150 && !(await sensorsRead()); i++) await new Promise((r) => setTimeout(r, 100));
   for (let i = 0; i < 150; i++) {
     const { active } = (await (await fetch(`${api()}/alerts`)).json()) as { active: unknown[] };
     if (!active.length) break;
