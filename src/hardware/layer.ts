@@ -156,6 +156,9 @@ export class HardwareLayer {
     this.sim?.step(now);
     this.i2cSensors.service(now);
     this.reportI2cDrops();
+    // Every hub says "never" only when it has nothing attached and nothing queued: then the
+    // refresh below would find nothing to do, and its wait costs a setImmediate on every step.
+    if (this.nextServiceAt(now) === Infinity) return;
     this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service(), this.i2cIo.service(now)])
       .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))
       .finally(() => {

@@ -32,7 +32,7 @@ t.test('a machine without 1-Wire, I2C or GPIO starts, discovers nothing, and say
   t.equal(s.data('Heater').state, null, 'an actuator on it shows an unknown state, nothing crashes');
 });
 
-t.test('with nothing attached the hardware hook is never due and sets no timer (an idle Pi is not woken for it)', async (t) => {
+t.test('with nothing attached the hardware hook is never due, sets no timer (an idle Pi is not woken for it) and skips the hubs', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-linux-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const s = await simApp({ config: { hardware: 'linux', w1Root: path.join(dir, 'no-w1'), i2cBuses: '/dev/i2c-99' } });
@@ -40,7 +40,8 @@ t.test('with nothing attached the hardware hook is never due and sets no timer (
   const layer = s.app.hardware;
   t.equal(layer.nextServiceAt(0), Infinity, 'never due');
   let timers = 0;
-  const hook = createHook({ init: (_id, type) => void (type === 'Timeout' && timers++) }).enable();
+  let immediates = 0;
+  const hook = createHook({ init: (_id, type) => void (type === 'Timeout' ? timers++ : type === 'Immediate' && immediates++) }).enable();
   try {
     for (let i = 0; i < 5; i++) await layer.service(i * 1000);
   } finally {
@@ -48,6 +49,8 @@ t.test('with nothing attached the hardware hook is never due and sets no timer (
   }
   // A timer cleared before it fires still wakes node's event loop when it was due.
   t.equal(timers, 0, 'five hook runs made no timer');
+  // The hubs' refresh would find nothing to do; waiting for it cost a setImmediate a step.
+  t.equal(immediates, 0, 'nor an immediate: the hubs were not refreshed');
 });
 
 t.test('kernel w1 masters under w1Root are found, discovered and polled', async (t) => {
