@@ -86,9 +86,15 @@ export function toInternal(value: number, kind: UnitKind, prefs: UnitPrefs, unit
   return lookup(unit ?? userUnit(kind, prefs), kind).toBase(value);
 }
 
+const USER_UNIT_DEFS = new Map<string, UnitDef>();
+
 /** Convert an internal value to the user's unit; rounds away floating-point conversion noise. */
 export function fromInternal(value: number, kind: UnitKind, prefs: UnitPrefs): number {
-  const out = lookup(userUnit(kind, prefs), kind).fromBase(value);
+  const unit = userUnit(kind, prefs);
+  // Every read converts each quantity: the user units (a handful) are looked up once.
+  let def = USER_UNIT_DEFS.get(unit);
+  if (!def) USER_UNIT_DEFS.set(unit, (def = lookup(unit, kind)));
+  const out = def.fromBase(value);
   return Math.round(out * 1e9) / 1e9;
 }
 

@@ -1,25 +1,9 @@
-// History payloads: the logged data of every block, numbers only.
-//
-// Booleans become 0/1; null, strings and non-finite numbers are left out at any depth.
-// Arrays become objects keyed by item index ("0", "1", ...), the numeric path segments the
-// history service would give list items when it flattens; containers left empty are dropped,
-// and so is a block with no numeric data at all.
+// History payloads: the logged data of every block, numbers only (the rule is in
+// codec/logged-numbers.ts); a block with no numeric data at all is left out.
+import { numbersOnly, type NumericTree } from '../codec/logged-numbers.js';
 import type { BlockJson, BlockRuntime } from '../runtime/runtime.js';
 
-export type NumericTree = { [key: string]: number | NumericTree };
-
-export function numbersOnly(value: unknown): number | NumericTree | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value === null || typeof value !== 'object') return undefined;
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  const out: NumericTree = {};
-  for (const [key, v] of entries) {
-    const kept = numbersOnly(v);
-    if (kept !== undefined) out[key] = kept;
-  }
-  return Object.keys(out).length ? out : undefined;
-}
+export { numbersOnly, type NumericTree };
 
 /** One block's part of the history message: the numbers of its logged data, or undefined with none. */
 function historyPart(logged: BlockJson): NumericTree | undefined {
@@ -46,7 +30,7 @@ export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { mess
   const data: NumericTree = {};
   const parts: string[] = [];
   for (const block of runtime.blocks()) {
-    const tree = runtime.encodings.derived(block, 'history', (b) => historyPart(runtime.toJson(b, 'logged')));
+    const tree = runtime.encodings.derived(block, 'history', (b) => runtime.loggedNumbers(b));
     if (tree === undefined) continue;
     data[block.id] = tree;
     parts.push(runtime.encodings.derived(block, 'history text', (b) => `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));

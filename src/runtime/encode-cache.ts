@@ -35,7 +35,8 @@ export interface EncodeSource {
   serviceId: string;
   units: UnitPrefs;
   blocks(): AnyBlock[];
-  toJson(block: AnyBlock, mode: ReadMode): unknown;
+  /** `JSON.stringify(toJson(block, mode))`. */
+  toText(block: AnyBlock, mode: ReadMode): string;
   prependListener(event: 'change' | 'tick', fn: () => void): unknown;
 }
 
@@ -119,7 +120,7 @@ export class EncodeCache {
     let encoded = entry.texts.get(key);
     if (encoded === undefined) {
       if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
-      encoded = { text: JSON.stringify(this.source.toJson(block, mode)), bytes: null };
+      encoded = { text: this.source.toText(block, mode), bytes: null };
       entry.texts.set(key, encoded);
       this.misses++;
     }

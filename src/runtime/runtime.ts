@@ -3,7 +3,8 @@
 // inside one; discovery and backup load, which await hardware, share one lock.
 import { EventEmitter } from 'node:events';
 import { withReadonly } from '../codec/decode.js';
-import { encodeData, type ReadMode } from '../codec/encode.js';
+import { encodeData, writeData, type ReadMode } from '../codec/encode.js';
+import { loggedNumbers, type NumericTree } from '../codec/logged-numbers.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { ChannelClaims, claimChains, relations, releaseStale, type Claim, type Relation } from './claims.js';
@@ -231,6 +232,21 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     };
     if (mode !== 'logged') json.meta = block.meta;
     return json;
+  }
+
+  /** The numbers of the block's logged data, the block's part of the history message (logged-numbers.ts). */
+  loggedNumbers(block: AnyBlock): NumericTree | undefined {
+    return loggedNumbers(block.def.fields, block.data as Data, this.units);
+  }
+
+  /** `JSON.stringify(toJson(block, mode))`; the default mode is written straight from the field table (dataText). */
+  toText(block: AnyBlock, mode: ReadMode = 'default'): string {
+    if (mode !== 'default') return JSON.stringify(this.toJson(block, mode));
+    const parts = ['{"id":', JSON.stringify(block.id), ',"nid":', JSON.stringify(block.nid), ',"type":', JSON.stringify(block.def.type), ',"serviceId":', JSON.stringify(this.serviceId), ',"data":'];
+    writeData(parts, block.def.fields, block.data as Data, this.units);
+    if (block.meta !== undefined) parts.push(',"meta":', JSON.stringify(block.meta));
+    parts.push('}');
+    return parts.join('');
   }
 
   ident(block: AnyBlock): Ident {
