@@ -36,10 +36,10 @@ export function entriesOf(fields: FieldTable): Entries {
   return entries;
 }
 
-/** A logged field's key (a quantity's carries its unit: `value[degC]`); null for a logged field the logged mode leaves out (links, text). */
+/** A field's key in logged mode (a quantity's carries its unit: `value[degC]`); null for a field the logged mode leaves out (not logged, links, text). */
 export function loggedKey(name: string, field: Field, prefs: UnitPrefs): string | null {
   const kind = field.spec.kind;
-  if (kind === 'link' || kind === 'string' || kind === 'address') return null;
+  if (!included(field, 'logged') || kind === 'link' || kind === 'string' || kind === 'address') return null;
   return kind === 'quantity' ? `${name}[${userUnit(field.spec.unit, prefs)}]` : name;
 }
 

@@ -29,7 +29,6 @@ export function numbersOnly(value: unknown): number | NumericTree | undefined {
 export function loggedNumbers(fields: FieldTable, data: Record<string, unknown>, prefs: UnitPrefs): NumericTree | undefined {
   let out: NumericTree | undefined;
   for (const [name, field] of entriesOf(fields)) {
-    if (!field.logged) continue;
     const value = data[name];
     if (value === undefined) continue;
     const key = loggedKey(name, field, prefs);
