@@ -64,7 +64,7 @@ export class Conditions {
   private hardware(out: Observation[]): void {
     const hw = this.s.hardware();
     const missing = new Set(hw.missing);
-    for (const b of this.s.runtime.blocks()) {
+    if (missing.size > 0) for (const b of this.s.runtime.blocks()) {
       const address = (b.data as Data).address;
       // A missing sensor is the sensor-null alert, which names its value; this one is for IO modules.
       if (typeof address !== 'string' || !missing.has(address) || implementsIface(b.def, 'TempSensorInterface')) continue;

@@ -15,13 +15,13 @@ export interface SafeOutput {
   state: 'on' | 'off';
 }
 
-function actuatorOn(blocks: AnyBlock[], io: string, channel: number): string | null {
+function actuatorOn(blocks: readonly AnyBlock[], io: string, channel: number): string | null {
   const b = blocks.find((x) => x.def.type === 'DigitalActuator' && (x.data as { hwDevice?: unknown }).hwDevice === io && (x.data as { channel?: unknown }).channel === channel);
   return b?.id ?? null;
 }
 
 /** Maps the driven outputs to the blocks that name them. */
-export function safeOutputs(driven: DrivenSafe, blocks: AnyBlock[]): SafeOutput[] {
+export function safeOutputs(driven: DrivenSafe, blocks: readonly AnyBlock[]): SafeOutput[] {
   const out: SafeOutput[] = [];
   const pins = blocks.find((b) => b.def.type === 'GpioPins');
   const lines = ((pins?.data as { lines?: Array<{ channel: number; name: string }> } | undefined)?.lines ?? []);

@@ -33,7 +33,7 @@ export function deviceBlockId(address: string): string | null {
 }
 
 export function oneWireDiscoverer(hub: OneWireHub): Discoverer {
-  return async (existing: AnyBlock[]): Promise<DiscoveredBlock[]> => {
+  return async (existing: readonly AnyBlock[]): Promise<DiscoveredBlock[]> => {
     await hub.searchAll();
     const taken = new Set(existing.map((b) => b.id));
     const haveAddress = new Set(existing.filter((b) => ADDRESS_TYPES.has(b.def.type)).map((b) => (b.data as { address?: string }).address));

@@ -31,7 +31,7 @@ const I2C_BLOCK_TYPES = new Set<string>([...Object.values(SENSOR_BLOCK).map((b) 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 
 export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
-  return async (existing: AnyBlock[]): Promise<DiscoveredBlock[]> => {
+  return async (existing: readonly AnyBlock[]): Promise<DiscoveredBlock[]> => {
     await io.probeAll();
     const sensorChips = await sensors.discover();
     const taken = new Set(existing.map((b) => b.id));

@@ -16,14 +16,48 @@ export function flatten(data: Record<string, unknown>): Array<[string, FlatValue
   return out.sort(byName);
 }
 
+/** The path of `key` below `path` ('' for the top). */
+const joinPath = (path: string, key: string) => (path ? `${path}/${key}` : key);
+
 /** The leaves under `value`, with their paths below `path` ('' for the top), in the order found. */
 function walk(value: unknown, path: string, leaf: (path: string, value: FlatValue) => void): void {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) walk(value[i], path ? `${path}/${i}` : String(i), leaf);
+    for (let i = 0; i < value.length; i++) walk(value[i], joinPath(path, String(i)), leaf);
   } else if (value !== null && typeof value === 'object') {
-    for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], path ? `${path}/${k}` : k, leaf);
+    for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], joinPath(path, k), leaf);
   } else {
     leaf(path, value as FlatValue);
+  }
+}
+
+/**
+ * A path already built, for a producer whose messages keep their shape (the controller's own):
+ * one node per segment holds the joined path and its check, so flattening such a message again
+ * builds no names and runs no checks for the fields it had before.
+ */
+interface PathNode {
+  readonly path: string;
+  /** Why the path is refused as a field name, null when it is not; undefined until checked. */
+  problem?: string | null;
+  kids?: Map<string, PathNode>;
+}
+
+function childOf(node: PathNode, key: string): PathNode {
+  const kids = (node.kids ??= new Map());
+  let kid = kids.get(key);
+  if (kid === undefined) kids.set(key, (kid = { path: joinPath(node.path, key) }));
+  return kid;
+}
+
+/** walk() over kept paths: the same leaves in the same order, each numeric one into `entry`. */
+function collectKept(value: unknown, node: PathNode, limits: HistoryLimits, entry: Entry): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) collectKept(value[i], childOf(node, String(i)), limits, entry);
+  } else if (value !== null && typeof value === 'object') {
+    for (const k of Object.keys(value)) collectKept((value as Record<string, unknown>)[k], childOf(node, k), limits, entry);
+  } else if (entry.reason === null) {
+    const n = toNumber(value as FlatValue);
+    if (n !== undefined) addField(entry, node.path, n, (node.problem ??= fieldProblem(node.path, limits)));
   }
 }
 
@@ -63,28 +97,43 @@ export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS
   return size === 0 ? 'empty payload' : payloadSizeProblem('the payload', size, limits.maxBytes);
 }
 
-/** A field's path and number, undefined when it is not a number (skipped), or why it is refused. */
-function numericField(path: string, value: FlatValue, limits: HistoryLimits): [string, number] | undefined | string {
-  const n = toNumber(value);
-  if (n === undefined) return undefined;
+/** Why `path` cannot name a field, or null. */
+function fieldProblem(path: string, limits: HistoryLimits): string | null {
   if (path.length > limits.maxNameLength) return `field name longer than ${limits.maxNameLength} characters: ${JSON.stringify(path.slice(0, 40))}...`;
   if (BAD_FIELD.test(path)) return `field ${JSON.stringify(path)} holds a quote, backslash or control character`;
-  return [path, n];
+  return null;
 }
 
 /** The checked numeric fields of one top-level entry of a message's data, kept by the entry's object (see historyFields). */
 type Entry = { key: string; fields: Array<[string, number]>; reason: string | null };
 
-/** What historyFields keeps per entry object for one caller. */
-export type FieldsMemo = WeakMap<object, Entry>;
+/**
+ * What historyFields keeps for one caller between messages: the fields of each entry object (an
+ * entry that is the same object as last time is not flattened again) and the paths built so far.
+ */
+export interface FieldsMemo {
+  readonly entries: WeakMap<object, Entry>;
+  readonly paths: PathNode;
+}
 
-function entryFields(key: string, value: unknown, limits: HistoryLimits): Entry {
+export function fieldsMemo(): FieldsMemo {
+  return { entries: new WeakMap(), paths: { path: '' } };
+}
+
+/** A numeric leaf: kept, or the entry refused when its path is. */
+function addField(entry: Entry, path: string, n: number, problem: string | null): void {
+  if (problem !== null) entry.reason = problem;
+  else entry.fields.push([path, n]);
+}
+
+function entryFields(key: string, value: unknown, limits: HistoryLimits, kept?: PathNode): Entry {
   const entry: Entry = { key, fields: [], reason: null };
-  walk(value, key, (path, v) => {
-    const field = entry.reason === null ? numericField(path, v, limits) : undefined;
-    if (typeof field === 'string') entry.reason = field;
-    else if (field) entry.fields.push(field);
-  });
+  if (kept) collectKept(value, childOf(kept, key), limits, entry);
+  else
+    walk(value, key, (path, v) => {
+      const n = entry.reason === null ? toNumber(v) : undefined;
+      if (n !== undefined) addField(entry, path, n, fieldProblem(path, limits));
+    });
   return entry;
 }
 
@@ -93,7 +142,8 @@ function entryFields(key: string, value: unknown, limits: HistoryLimits): Entry 
  * own): each top-level entry is flattened and checked, and the fields sorted by name (as
  * flatten() would give them). With `memo`, an entry whose value is an object is flattened and
  * checked once per object: the controller's own message keeps each unchanged block's part as
- * the same object (src/mqtt/history.ts), so only the blocks that changed are flattened again.
+ * the same object (src/mqtt/history.ts), so only the blocks that changed are flattened again,
+ * and those along the paths built for them before.
  * The memo belongs to one caller with one set of limits.
  */
 export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS, memo?: FieldsMemo): Parsed {
@@ -104,11 +154,17 @@ export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMI
   if (BAD_KEY.test(key)) return { ok: false, reason: `key ${JSON.stringify(key)} holds a slash, quote, comma, '=', space or control character` };
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: false, reason: 'data must be a JSON object' };
   const fields: Array<[string, number]> = [];
-  for (const [k, value] of Object.entries(data)) {
+  const values = data as Record<string, unknown>;
+  const keys = Object.keys(values);
+  // The paths of entries this message no longer has (deleted or renamed blocks) are let go.
+  const top = memo?.paths.kids;
+  if (top && top.size > keys.length) for (const k of top.keys()) if (!Object.hasOwn(values, k)) top.delete(k);
+  for (const k of keys) {
+    const value = values[k];
     const keyed = memo && value !== null && typeof value === 'object' ? value : null;
-    const kept = keyed ? memo!.get(keyed) : undefined;
-    const entry = kept?.key === k ? kept : entryFields(k, value, limits);
-    if (keyed && entry !== kept) memo!.set(keyed, entry);
+    const kept = keyed ? memo!.entries.get(keyed) : undefined;
+    const entry = kept?.key === k ? kept : entryFields(k, value, limits, memo?.paths);
+    if (keyed && entry !== kept) memo!.entries.set(keyed, entry);
     if (entry.reason !== null) return { ok: false, reason: entry.reason };
     for (const field of entry.fields) fields.push(field);
     if (fields.length > limits.maxFields) return { ok: false, reason: `more than ${limits.maxFields} numeric fields` };

@@ -7,7 +7,7 @@
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { DropLog } from './drops.js';
-import { historyFields, parseHistoryMessage, sizeProblem, type FieldsMemo, type Parsed } from './flatten.js';
+import { fieldsMemo, historyFields, parseHistoryMessage, sizeProblem, type Parsed } from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
@@ -73,7 +73,7 @@ export class HistoryIngest {
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
   private lastSweep = 0;
   /** The own message's blocks, flattened once per change (historyFields). */
-  private readonly ownMemo: FieldsMemo = new WeakMap();
+  private readonly ownMemo = fieldsMemo();
 
   constructor(private readonly o: IngestOptions) {
     this.lim = { ...INGEST_LIMITS, ...o.ingestLimits };

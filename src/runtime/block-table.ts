@@ -7,6 +7,8 @@ export class BlockTable {
   private readonly nids = new Map<number, AnyBlock>();
   private readonly ids = new Map<string, AnyBlock>();
   private readonly written = new Map<number, string>();
+  /** The live blocks by nid, made again only after a block was added or removed. */
+  private sorted: readonly AnyBlock[] | null = null;
 
   get size(): number {
     return this.nids.size;
@@ -38,8 +40,14 @@ export class BlockTable {
     return this.nids.values();
   }
 
+  /** Every live block by nid; the same array until a block is added or removed, so never changed in place. */
+  sortedByNid(): readonly AnyBlock[] {
+    return (this.sorted ??= [...this.nids.values()].sort((a, b) => a.nid - b.nid));
+  }
+
   /** Add a block, or put a removed block object back (undoing a failed batch or load). */
   add(block: AnyBlock): void {
+    this.sorted = null;
     this.nids.set(block.nid, block);
     this.ids.set(block.id, block);
   }
@@ -51,6 +59,7 @@ export class BlockTable {
   }
 
   remove(block: AnyBlock): void {
+    this.sorted = null;
     this.nids.delete(block.nid);
     this.ids.delete(block.id);
     this.written.delete(block.nid);

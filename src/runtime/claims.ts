@@ -127,7 +127,7 @@ const SKIPPED_LINK_KEYS = new Set(['claimedBy', 'oneWireBusId', 'clients']);
 const INPUT_LINK_KEYS = new Set(['inputId', 'referenceId', 'sensorId', 'analog', 'digital', 'sensors', 'hwDevice']);
 
 /** Data-flow relations between blocks, for UIs drawing the control chain. */
-export function relations(blocks: AnyBlock[]): Relation[] {
+export function relations(blocks: readonly AnyBlock[]): Relation[] {
   const out: Relation[] = [];
   const byId = new Map(blocks.map((b) => [b.id, b]));
   for (const b of blocks) {
@@ -151,7 +151,7 @@ export interface Claim {
 }
 
 /** One claim per claimed block and per claimed channel, followed up to the top-level claimer. */
-export function claimChains(blocks: AnyBlock[]): Claim[] {
+export function claimChains(blocks: readonly AnyBlock[]): Claim[] {
   const byId = new Map(blocks.map((b) => [b.id, b]));
   const chain = (target: string, first: string): Claim => {
     const intermediate: string[] = [];

@@ -47,7 +47,7 @@ export interface RuntimeCore {
   readonly table: BlockTable;
   scope: BatchScope | null;
 
-  blocks(): AnyBlock[];
+  blocks(): readonly AnyBlock[];
   find(id: string): AnyBlock | undefined;
   create(input: unknown, origin?: string): BlockJson;
   write(input: unknown, origin?: string): BlockJson;

@@ -13,7 +13,7 @@ export interface DiscoveredBlock {
 }
 
 /** Finds hardware that has no block yet. Given every current block, returns the blocks to create. */
-export type Discoverer = (existing: AnyBlock[]) => Promise<DiscoveredBlock[]>;
+export type Discoverer = (existing: readonly AnyBlock[]) => Promise<DiscoveredBlock[]>;
 
 /** Search every bus and create blocks for devices that have none. Returns only new blocks. */
 export function discoverBlocks(rt: RuntimeCore, discoverers: Discoverer[], origin: string): Promise<BlockJson[]> {

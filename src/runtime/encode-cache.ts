@@ -34,7 +34,7 @@ const MAX_KEYS = 8;
 export interface EncodeSource {
   serviceId: string;
   units: UnitPrefs;
-  blocks(): AnyBlock[];
+  blocks(): readonly AnyBlock[];
   /** `JSON.stringify(toJson(block, mode))`. */
   toText(block: AnyBlock, mode: ReadMode): string;
   prependListener(event: 'change' | 'tick', fn: () => void): unknown;
@@ -43,7 +43,6 @@ export interface EncodeSource {
 export class EncodeCache {
   private epoch = 0;
   private readonly entries = new WeakMap<AnyBlock, Entry>();
-  private sorted: { epoch: number; blocks: AnyBlock[] } | null = null;
   /** The whole list per key, made once per epoch; its bytes are made on the first request for them. */
   private readonly lists = new Map<string, { epoch: number; text: string; bytes: Buffer | null }>();
   /** Blocks encoded (cache misses) since start; the tests watch it. */
@@ -86,8 +85,7 @@ export class EncodeCache {
     const key = `${mode} ${this.unitsKey()}`;
     const cached = this.lists.get(key);
     if (cached?.epoch === this.epoch) return cached;
-    if (this.sorted?.epoch !== this.epoch) this.sorted = { epoch: this.epoch, blocks: this.source.blocks() };
-    const blocks = this.sorted.blocks;
+    const blocks = this.source.blocks();
     const parts = new Array<string>(blocks.length);
     for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode).text;
     // Older epochs' lists (and those of unit preferences no longer in use) are dropped.

@@ -4,7 +4,7 @@ import { forEachLink } from '../codec/fields.js';
 import type { LinkIndex } from './links.js';
 import type { AnyBlock } from './types.js';
 
-export function dependencyOrder(blocks: AnyBlock[]): AnyBlock[] {
+export function dependencyOrder(blocks: readonly AnyBlock[]): AnyBlock[] {
   const byId = new Map(blocks.map((b) => [b.id, b]));
   const after = new Map<AnyBlock, Set<AnyBlock>>(blocks.map((b) => [b, new Set()]));
   const indegree = new Map<AnyBlock, number>(blocks.map((b) => [b, 0]));
@@ -65,7 +65,7 @@ export class SchedulerOrder {
   rebuilds = 0;
 
   constructor(
-    private readonly all: () => AnyBlock[],
+    private readonly all: () => readonly AnyBlock[],
     private readonly links: LinkIndex,
     private readonly byId: (id: string) => AnyBlock | undefined,
   ) {}

@@ -104,8 +104,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return this.unitsOf();
   }
 
-  blocks(): AnyBlock[] {
-    return [...this.table.values()].sort((a, b) => a.nid - b.nid);
+  /** Every block by nid: a shared array, the same until a block is added or removed. */
+  blocks(): readonly AnyBlock[] {
+    return this.table.sortedByNid();
   }
 
   find(id: string): AnyBlock | undefined {

@@ -1,6 +1,6 @@
 // Flattening and numeric conversion: the cases of reference/datastore.md §5 and §10 G.
 import t from 'tap';
-import { flatten, historyFields, parseHistoryMessage, toNumber, type FieldsMemo } from '../../src/history/flatten.js';
+import { fieldsMemo, flatten, historyFields, parseHistoryMessage, toNumber } from '../../src/history/flatten.js';
 import { DEFAULT_LIMITS } from '../../src/history/limits.js';
 
 const fieldsOf = (payload: unknown) => {
@@ -75,7 +75,7 @@ t.test('messages: rejected, each with a reason', async (t) => {
 });
 
 t.test('the own message: with a memo, each block part is flattened once per object, with the same result as without', async (t) => {
-  const memo: FieldsMemo = new WeakMap();
+  const memo = fieldsMemo();
   const sensor = { value: 20.5, offset: 0 };
   const pair = { value: 19.9, setting: 20, flags: { enabled: 1 }, list: { 0: 1.5, 1: 2.5 } };
   const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
@@ -96,4 +96,32 @@ t.test('the own message: with a memo, each block part is flattened once per obje
   const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`b${i}`, Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, j]))]));
   same(wide, 'more fields than a message may hold: refused alike');
   same({ scalar: 5, sensor }, 'a number at the top level, next to a part');
+  same({ sensor: { bad: 'x', 'q"uote': 1 } }, 'a refused field again, its check kept: the same reason');
+});
+
+t.test('the own message: a block part that changed is flattened along the paths built before, and paths of gone blocks are let go', async (t) => {
+  const memo = fieldsMemo();
+  const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
+  const fieldsOf = (data: Record<string, unknown>) => {
+    const r = historyFields(message(data), DEFAULT_LIMITS, memo);
+    return { kept: r, plain: historyFields(message(data)) };
+  };
+  const first = fieldsOf({ 'pair 1': { value: 19.9, setting: 20, list: [1.5, 2.5] } });
+  t.same(first.kept, first.plain, 'the first message: the plain result');
+  const node = memo.paths.kids?.get('pair 1')?.kids?.get('setting');
+  t.equal(node?.path, 'pair 1/setting', 'the path is kept');
+  t.equal(node?.problem, null, 'with its check');
+
+  const second = fieldsOf({ 'pair 1': { value: 20.3, setting: 20, list: [1.5, 2.5] } });
+  t.same(second.kept, second.plain, 'a changed part: the plain result');
+  t.ok(second.kept.ok && second.kept.fields.some(([f, v]) => f === 'pair 1/value' && v === 20.3), 'with the new value');
+
+  // A check the walk would make again gives null; the kept one is used, so the kept paths were walked.
+  node!.problem = 'kept check';
+  const third = fieldsOf({ 'pair 1': { value: 20.4, setting: 20, list: [1.5, 2.5] } });
+  t.same(third.kept, { ok: false, reason: 'kept check' }, 'a changed part is walked along the kept paths and their checks');
+
+  for (let i = 0; i < 50; i++) fieldsOf({ [`gone ${i}`]: { v: i }, keep: { v: 1 } });
+  const size = memo.paths.kids?.size ?? 0;
+  t.ok(size <= 2, `paths of entries a message no longer has are let go (${size} kept)`);
 });

@@ -20,7 +20,13 @@ function prime(runtime: BlockRuntime): void {
   }
 }
 
+/** runtime.blocks() is kept between changes: it must list the live blocks by nid, as the table has them now. */
+function liveByNid(runtime: BlockRuntime): number[] {
+  return [...runtime.table.values()].map((b) => b.nid).sort((a, b) => a - b);
+}
+
 function same(t: Test, runtime: BlockRuntime, after: string): void {
+  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), `blocks() after ${after}`);
   for (const mode of MODES) {
     const fresh = JSON.stringify(runtime.readAll(mode));
     t.equal(runtime.readAllText(mode), fresh, `all/read ${mode} after ${after}`);
@@ -142,4 +148,35 @@ t.test('the state message splice fills the block slot even when a status text ho
   const blocks = [{ id: 'a', data: { value: 1 } }];
   const text = spliceBlocks(JSON.stringify(message), JSON.stringify(blocks));
   t.same(JSON.parse(text), { ...message, data: { ...message.data, blocks } }, 'the status text is left as it was; the blocks are in their place');
+});
+
+t.test('the block list is one shared array until a block is added or removed', async (t) => {
+  const { runtime, clock } = fermenter();
+  const first = runtime.blocks();
+  t.equal(runtime.blocks(), first, 'the same array between changes');
+  clock.advance(3000);
+  await runtime.tick();
+  runtime.patch({ id: 'pair', type: 'SetpointSensorPair', data: { storedSetting: 18 } });
+  runtime.rename({ existing: 'still', desired: 'still2' });
+  t.equal(runtime.blocks(), first, 'ticks, patches and renames keep it (no nid changes)');
+
+  runtime.create({ id: 'extra', type: 'TempSensorMock', data: { setting: 10 } });
+  const added = runtime.blocks();
+  t.not(added, first, 'a create makes a new one');
+  t.same(added.map((b) => b.nid), liveByNid(runtime));
+  t.equal(first.length, added.length - 1, 'the old array is left as it was');
+
+  t.throws(() => runtime.batch('create', [{ id: 'b1', type: 'TempSensorMock', data: {} }, { id: 'b1', type: 'TempSensorMock', data: {} }]));
+  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'a failed batch leaves the list whole');
+
+  runtime.delete({ id: 'extra' });
+  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'a delete drops the block');
+  t.notOk(runtime.blocks().some((b) => b.id === 'extra'));
+
+  const backup = runtime.backupSave();
+  runtime.deleteAll();
+  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'after delete of every block');
+  await runtime.backupLoad(backup);
+  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'after a backup load');
+  t.ok(runtime.blocks().some((b) => b.id === 'pid'), 'the loaded blocks are listed');
 });
