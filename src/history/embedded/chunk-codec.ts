@@ -92,6 +92,12 @@ export function encodeChunk(base: number, series: Series[], codec: Codec = 'brot
   const listOf: number[] = [];
   const timeLists: number[][] = [];
   for (const s of series) {
+    // The fields of one message follow each other with the same times: most series match the last list.
+    const last = listOf.length ? listOf[listOf.length - 1]! : -1;
+    if (last >= 0 && sameTimes(s.t, timeLists[last]!)) {
+      listOf.push(last);
+      continue;
+    }
     const key = s.t.join(',');
     let k = lists.get(key);
     if (k === undefined) {
@@ -127,32 +133,45 @@ export function encodeChunk(base: number, series: Series[], codec: Codec = 'brot
   return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 8, [constants.BROTLI_PARAM_LGWIN]: 16, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
 }
 
+function sameTimes(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// One float64 and its two 32-bit halves, shared by xorWords (which runs to the end without yielding).
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+
 /** Each value's float64 bits XOR-ed with the previous value's, as little-endian 32-bit halves. */
 function xorWords(v: number[]): Uint32Array {
   const words = new Uint32Array(v.length * 2);
-  const f = new Float64Array(1);
-  const u = new Uint32Array(f.buffer);
   let lo = 0;
   let hi = 0;
-  v.forEach((x, i) => {
-    f[0] = x;
-    words[2 * i] = u[0]! ^ lo;
-    words[2 * i + 1] = u[1]! ^ hi;
-    lo = u[0]!;
-    hi = u[1]!;
-  });
+  for (let i = 0; i < v.length; i++) {
+    F64[0] = v[i]!;
+    words[2 * i] = U32[0]! ^ lo;
+    words[2 * i + 1] = U32[1]! ^ hi;
+    lo = U32[0]!;
+    hi = U32[1]!;
+  }
   return words;
 }
 
 function classOf(words: Uint32Array): number {
   let nz = 0;
-  for (const w of words) for (let b = 0; b < 32; b += 8) if ((w >>> b) & 0xff) nz++;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    for (let b = 0; b < 32; b += 8) if ((w >>> b) & 0xff) nz++;
+  }
   return Math.min(8, Math.round((nz * 2) / Math.max(1, words.length)));
 }
 
-/** Series indexes ordered by class, stable. */
+/** Series indexes ordered by class (0-8), in list order within a class. */
 function byClass(classes: number[]): number[] {
-  return classes.map((c, i) => [c, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, i]) => i);
+  const order: number[] = [];
+  for (let c = 0; c <= 8; c++) for (let i = 0; i < classes.length; i++) if (classes[i] === c) order.push(i);
+  return order;
 }
 
 function writeTimes(w: Writer, base: number, t: number[]): void {
@@ -255,18 +274,24 @@ export function decodeChunk(base: number, data: Buffer, wanted?: (id: number) =>
  * words (a value repeated).
  */
 export function encodeSeriesBlocks(base: number, series: Series[]): Buffer {
-  const blocks = series.map((s) => packSeries(base, s));
+  const blocks = new Writer();
+  const lengths: number[] = [];
+  for (const s of series) {
+    const at = blocks.len;
+    packSeries(base, s, blocks);
+    lengths.push(blocks.len - at);
+  }
   const w = new Writer();
   w.uvarint(series.length);
   series.forEach((s, i) => {
     w.uvarint(s.id);
-    w.uvarint(blocks[i]!.length);
+    w.uvarint(lengths[i]!);
   });
-  return Buffer.concat([w.done(), ...blocks]);
+  return Buffer.concat([w.done(), blocks.done()]);
 }
 
-function packSeries(base: number, s: Series): Buffer {
-  const w = new Writer();
+/** One series' block, appended to `w`. */
+function packSeries(base: number, s: Series, w: Writer): void {
   const n = s.t.length;
   w.uvarint(n);
   if (n) w.svarint(s.t[0]! - base);
@@ -296,7 +321,6 @@ function packSeries(base: number, s: Series): Buffer {
     for (let b = trail; b < 8 - lead; b++) w.byte(words[o + b]!);
     i++;
   }
-  return w.done();
 }
 
 function isZero(words: Uint8Array, i: number): boolean {
