@@ -233,7 +233,9 @@ export class HistoryIngest {
     // Known fields update their cached value in place: no name is built per point.
     const held: LastValue[] = [];
     let fields = parsed.fields;
-    for (const [f, v] of parsed.fields) {
+    for (let i = 0; i < parsed.fields.length; i++) {
+      const f = parsed.fields[i]![0];
+      const v = parsed.fields[i]![1];
       let c = known.get(f);
       if (!c && known.size < cap && this.cache.size < this.lim.maxFields) {
         known.set(f, (c = { metric: `${parsed.key}/${f}`, value: v, t }));

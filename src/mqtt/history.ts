@@ -2,6 +2,7 @@
 // codec/logged-numbers.ts); a block with no numeric data at all is left out.
 import { numbersOnly, type NumericTree } from '../codec/logged-numbers.js';
 import type { BlockJson, BlockRuntime } from '../runtime/runtime.js';
+import { joinWrapped } from '../shared/json.js';
 
 export { numbersOnly, type NumericTree };
 
@@ -35,5 +36,5 @@ export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { mess
     data[block.id] = tree;
     parts.push(runtime.encodings.derived(block, 'history text', (b) => `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));
   }
-  return { message: { key, data }, text: `{"key":${JSON.stringify(key)},"data":{${parts.join(',')}}}` };
+  return { message: { key, data }, text: joinWrapped(`{"key":${JSON.stringify(key)},"data":{`, parts, '}}') };
 }

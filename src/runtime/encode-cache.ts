@@ -9,6 +9,7 @@
 // The unit preference and the read mode are part of the key. Entries hang off the block
 // objects (a WeakMap), so a deleted block's texts go with it.
 import type { ReadMode } from '../codec/encode.js';
+import { joinWrapped } from '../shared/json.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { AnyBlock } from './types.js';
 
@@ -90,7 +91,7 @@ export class EncodeCache {
     for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode).text;
     // Older epochs' lists (and those of unit preferences no longer in use) are dropped.
     for (const [k, e] of this.lists) if (e.epoch !== this.epoch) this.lists.delete(k);
-    const entry = { epoch: this.epoch, text: `[${parts.join(',')}]`, bytes: null };
+    const entry = { epoch: this.epoch, text: joinWrapped('[', parts, ']'), bytes: null };
     this.lists.set(key, entry);
     return entry;
   }

@@ -39,3 +39,15 @@ export function parseJson(input: string | Buffer | Uint8Array, { maxBytes, what 
     return { ok: false, problem: 'not JSON', reason: `${what} is not valid JSON: ${(e as Error).message}` };
   }
 }
+
+/**
+ * `head + parts.join(',') + tail` as one flat string: V8 keeps `a + b` of long strings as a rope,
+ * which every byte count or UTF-8 write of it copies into a flat string again (a whole state
+ * message each cycle); a join is flat. `parts` is changed (its ends take the head and the tail).
+ */
+export function joinWrapped(head: string, parts: string[], tail: string): string {
+  if (parts.length === 0) return head + tail;
+  parts[0] = head + parts[0];
+  parts[parts.length - 1] += tail;
+  return parts.join(',');
+}

@@ -139,15 +139,23 @@ t.test('the state emission text is the fresh encoding', async (t) => {
   const { runtime } = fermenter();
   const text = runtime.readAllText();
   t.same(JSON.parse(text), runtime.readAll());
+  t.same(JSON.parse(runtime.readAllBytes().toString('utf8')), runtime.readAll(), 'and its bytes');
+  runtime.deleteAll();
+  t.equal(runtime.readAllText(), JSON.stringify(runtime.readAll()), 'a list of system blocks alone');
+});
+
+t.test('joinWrapped is head, the parts joined with commas, and tail', async (t) => {
+  const { joinWrapped } = await import('../../src/shared/json.js');
+  for (const parts of [[], ['a'], ['a', 'b'], ['{"x":1}', '{"y":2}', '{"z":3}']]) t.equal(joinWrapped('[', [...parts], ']'), `[${parts.join(',')}]`, `${parts.length} parts`);
 });
 
 t.test('the state message splice fills the block slot even when a status text holds the same characters', async (t) => {
   const { spliceBlocks } = await import('../../src/mqtt/emission.js');
   const slot = '\u0000blocks\u0000';
   const message = { key: 'edge-one', data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] } };
-  const blocks = [{ id: 'a', data: { value: 1 } }];
-  const text = spliceBlocks(JSON.stringify(message), JSON.stringify(blocks));
-  t.same(JSON.parse(text), { ...message, data: { ...message.data, blocks } }, 'the status text is left as it was; the blocks are in their place');
+  const blocks = [{ id: 'a', data: { value: 1, name: 'Gärbottich °C' } }];
+  const bytes = spliceBlocks(JSON.stringify(message), Buffer.from(JSON.stringify(blocks)));
+  t.same(JSON.parse(bytes.toString('utf8')), { ...message, data: { ...message.data, blocks } }, 'the status text is left as it was; the blocks are in their place, UTF-8 whole');
 });
 
 t.test('the block list is one shared array until a block is added or removed', async (t) => {

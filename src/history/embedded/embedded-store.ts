@@ -223,7 +223,10 @@ export class EmbeddedStore implements HistoryStore {
     let byField = this.idsByKey.get(key);
     if (!byField) this.idsByKey.set(key, (byField = new Map()));
     const buckets = this.acc.map((a) => a.bucketOf(t));
-    for (const [field, v] of fields) {
+    // Index loops: this runs every few seconds, too seldom for V8 to optimise away the iterator objects of for-of.
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]![0];
+      const v = fields[i]![1];
       let id = byField.get(field);
       if (id === undefined) byField.set(field, (id = this.idFor(`${key}/${field}`)));
       let b = this.pending.get(id);
