@@ -4,67 +4,35 @@
 // and distinct time lists; a tier record's series blocks are the blocks each series alone gets.
 import t from 'tap';
 import { brotliDecompressSync, inflateRawSync } from 'node:zlib';
+import { uvarint, timeBytes, transposed, xorWords } from '../helpers/chunk-bytes.js';
 import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from '../../src/history/embedded/chunk-codec.js';
 
 const BASE = Date.UTC(2026, 10, 1);
 
 /** A version-2 chunk before compression, from the layout described in chunk-codec.ts. */
 function v2Layout(base: number, series: Series[]): Buffer {
-  const out: number[] = [2];
-  const uv = (n: number) => {
-    while (n >= 0x80) {
-      out.push((n % 0x80) | 0x80);
-      n = Math.floor(n / 0x80);
-    }
-    out.push(n);
-  };
-  const sv = (n: number) => uv(n >= 0 ? n * 2 : -n * 2 - 1);
   const lists: string[] = [];
   const listOf = series.map((s) => {
     const key = JSON.stringify(s.t);
     if (!lists.includes(key)) lists.push(key);
     return lists.indexOf(key);
   });
-  uv(lists.length);
+  const out: number[] = [2, ...uvarint(lists.length)];
   for (const key of lists) {
     const times = JSON.parse(key) as number[];
-    uv(times.length);
-    let prev = base;
-    let prevDelta = 0;
-    times.forEach((x, i) => {
-      sv(i === 0 ? x - prev : x - prev - prevDelta);
-      prevDelta = x - prev;
-      prev = x;
-    });
+    out.push(...uvarint(times.length), ...timeBytes(base, times));
   }
-  const xored = series.map((s) => {
-    let p = 0n;
-    return s.v.map((v) => {
-      const b = Buffer.alloc(8);
-      b.writeDoubleLE(v);
-      const w = b.readBigUInt64LE();
-      const x = w ^ p;
-      p = w;
-      return x;
-    });
-  });
+  const xored = series.map((s) => xorWords(s.v));
   // Class: the average count of non-zero bytes per value, rounded, at most 8.
   const classes = xored.map((words) => {
     let nz = 0;
     for (const w of words) for (let b = 0n; b < 64n; b += 8n) if ((w >> b) & 0xffn) nz++;
     return Math.min(8, Math.round(nz / Math.max(1, words.length)));
   });
-  uv(series.length);
-  series.forEach((s, i) => {
-    uv(s.id);
-    uv(listOf[i]!);
-    out.push(classes[i]!);
-  });
+  out.push(...uvarint(series.length));
+  series.forEach((s, i) => out.push(...uvarint(s.id), ...uvarint(listOf[i]!), classes[i]!));
   const order = series.map((_, i) => i).sort((a, b) => classes[a]! - classes[b]! || a - b);
-  const words = order.flatMap((i) => xored[i]!);
-  const bytes = Buffer.alloc(words.length * 8);
-  words.forEach((w, i) => bytes.writeBigUInt64LE(w, i * 8));
-  for (let b = 0; b < 8; b++) for (let i = 0; i < words.length; i++) out.push(bytes[i * 8 + b]!);
+  out.push(...transposed(order.flatMap((i) => xored[i]!)));
   const layout = Buffer.from(out);
   classesOf.set(layout, classes);
   return layout;
@@ -112,27 +80,17 @@ t.test("a tier record's series blocks are the blocks each series gets alone, aft
   const alone = series.map((s) => {
     const single = encodeSeriesBlocks(BASE, [s]);
     // One series: its count (1), id and block length as varints, then the block.
-    const header = Buffer.from([1, ...varint(s.id)]);
+    const header = Buffer.from([1, ...uvarint(s.id)]);
     const rest = single.subarray(header.length);
     const len = readVarint(rest);
     return rest.subarray(len.bytes);
   });
   const all = encodeSeriesBlocks(BASE, series);
-  const header = Buffer.from([...varint(series.length), ...series.flatMap((s, i) => [...varint(s.id), ...varint(alone[i]!.length)])]);
+  const header = Buffer.from([...uvarint(series.length), ...series.flatMap((s, i) => [...uvarint(s.id), ...uvarint(alone[i]!.length)])]);
   t.ok(all.equals(Buffer.concat([header, ...alone])), 'header, then each block as it is alone');
   t.same(decodeSeriesBlocks(BASE, all), series, 'read back whole');
   t.same(decodeSeriesBlocks(BASE, all, (id) => id === series[7]!.id), [series[7]], 'one series picked');
 });
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return out;
-}
 
 function readVarint(b: Buffer): { value: number; bytes: number } {
   let value = 0;

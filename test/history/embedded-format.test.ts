@@ -9,6 +9,7 @@ import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { EmbeddedStore, HISTORY_DIR, LEGACY_DB_FILE } from '../../src/history/embedded/embedded-store.js';
+import { timeBytes, transposed, uvarint, xorWords } from '../helpers/chunk-bytes.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -19,39 +20,13 @@ function store(dataDir: string, log: Logger = silentLogger, now = T0 + DAY) {
 
 /** A version-1 chunk as format 1 wrote it: per series id, count, delta-of-delta times; XOR-ed values byte-transposed; deflated. */
 function v1Chunk(base: number, series: Array<{ id: number; t: number[]; v: number[] }>): Buffer {
-  const out: number[] = [1];
-  const uv = (n: number) => {
-    while (n >= 0x80) {
-      out.push((n % 0x80) | 0x80);
-      n = Math.floor(n / 0x80);
-    }
-    out.push(n);
-  };
-  const sv = (n: number) => uv(n >= 0 ? n * 2 : -n * 2 - 1);
-  uv(series.length);
+  const out: number[] = [1, ...uvarint(series.length)];
   const words: bigint[] = [];
   for (const s of series) {
-    uv(s.id);
-    uv(s.t.length);
-    let prev = base;
-    let prevDelta = 0;
-    s.t.forEach((x, i) => {
-      sv(i === 0 ? x - prev : x - prev - prevDelta);
-      prevDelta = x - prev;
-      prev = x;
-    });
-    let p = 0n;
-    for (const v of s.v) {
-      const b = Buffer.alloc(8);
-      b.writeDoubleLE(v);
-      const w = b.readBigUInt64LE();
-      words.push(w ^ p);
-      p = w;
-    }
+    out.push(...uvarint(s.id), ...uvarint(s.t.length), ...timeBytes(base, s.t));
+    words.push(...xorWords(s.v));
   }
-  const bytes = Buffer.alloc(words.length * 8);
-  words.forEach((w, i) => bytes.writeBigUInt64LE(w, i * 8));
-  for (let b = 0; b < 8; b++) for (let i = 0; i < words.length; i++) out.push(bytes[i * 8 + b]!);
+  out.push(...transposed(words));
   return deflateRawSync(Buffer.from(out));
 }
 
