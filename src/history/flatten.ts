@@ -12,21 +12,24 @@ export type FlatValue = string | number | boolean | null;
  */
 export function flatten(data: Record<string, unknown>): Array<[string, FlatValue]> {
   const out: Array<[string, FlatValue]> = [];
-  walk(data, '', (path, value) => out.push([path, value]));
+  walk(data, '', joinPath, (path, value) => out.push([path, value]));
   return out.sort(byName);
 }
 
 /** The path of `key` below `path` ('' for the top). */
 const joinPath = (path: string, key: string) => (path ? `${path}/${key}` : key);
 
-/** The leaves under `value`, with their paths below `path` ('' for the top), in the order found. */
-function walk(value: unknown, path: string, leaf: (path: string, value: FlatValue) => void): void {
+/**
+ * The leaves under `value` in the order found, each at its place below `at`: `child` gives an
+ * object key's or array index's place (a path string by joinPath, or a kept PathNode).
+ */
+function walk<P>(value: unknown, at: P, child: (at: P, key: string) => P, leaf: (at: P, value: FlatValue) => void): void {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) walk(value[i], joinPath(path, String(i)), leaf);
+    for (let i = 0; i < value.length; i++) walk(value[i], child(at, String(i)), child, leaf);
   } else if (value !== null && typeof value === 'object') {
-    for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], joinPath(path, k), leaf);
+    for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], child(at, k), child, leaf);
   } else {
-    leaf(path, value as FlatValue);
+    leaf(at, value as FlatValue);
   }
 }
 
@@ -47,18 +50,6 @@ function childOf(node: PathNode, key: string): PathNode {
   let kid = kids.get(key);
   if (kid === undefined) kids.set(key, (kid = { path: joinPath(node.path, key) }));
   return kid;
-}
-
-/** walk() over kept paths: the same leaves in the same order, each numeric one into `entry`. */
-function collectKept(value: unknown, node: PathNode, limits: HistoryLimits, entry: Entry): void {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) collectKept(value[i], childOf(node, String(i)), limits, entry);
-  } else if (value !== null && typeof value === 'object') {
-    for (const k of Object.keys(value)) collectKept((value as Record<string, unknown>)[k], childOf(node, k), limits, entry);
-  } else if (entry.reason === null) {
-    const n = toNumber(value as FlatValue);
-    if (n !== undefined) addField(entry, node.path, n, (node.problem ??= fieldProblem(node.path, limits)));
-  }
 }
 
 const byName = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -128,9 +119,13 @@ function addField(entry: Entry, path: string, n: number, problem: string | null)
 
 function entryFields(key: string, value: unknown, limits: HistoryLimits, kept?: PathNode): Entry {
   const entry: Entry = { key, fields: [], reason: null };
-  if (kept) collectKept(value, childOf(kept, key), limits, entry);
+  if (kept)
+    walk(value, childOf(kept, key), childOf, (node, v) => {
+      const n = entry.reason === null ? toNumber(v) : undefined;
+      if (n !== undefined) addField(entry, node.path, n, (node.problem ??= fieldProblem(node.path, limits)));
+    });
   else
-    walk(value, key, (path, v) => {
+    walk(value, key, joinPath, (path, v) => {
       const n = entry.reason === null ? toNumber(v) : undefined;
       if (n !== undefined) addField(entry, path, n, fieldProblem(path, limits));
     });
