@@ -115,10 +115,10 @@ export class Emission {
   /** The message and its size when it went to the broker. */
   private publishHistory(): { message: unknown; bytes: number } | null {
     const { conn, runtime, topics, key } = this.opts;
-    const { message, text } = cachedHistoryPayload(key, runtime);
-    if (!conn.publish(topics.history, text)) return null;
+    const { message, bytes } = cachedHistoryPayload(key, runtime);
+    if (!conn.publish(topics.history, bytes)) return null;
     this.counts.history++;
-    return { message, bytes: Buffer.byteLength(text) };
+    return { message, bytes: bytes.length };
   }
 
   /** True when the message went to the broker. */

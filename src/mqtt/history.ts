@@ -2,7 +2,7 @@
 // codec/logged-numbers.ts); a block with no numeric data at all is left out.
 import { numbersOnly, type NumericTree } from '../codec/logged-numbers.js';
 import type { BlockJson, BlockRuntime } from '../runtime/runtime.js';
-import { joinWrapped } from '../shared/json.js';
+import { joinBytes } from '../shared/json.js';
 
 export { numbersOnly, type NumericTree };
 
@@ -23,18 +23,19 @@ export function historyPayload(key: string, logged: BlockJson[]): { key: string;
 
 /**
  * The controller's history message, as historyPayload(key, runtime.readAll('logged')) makes it,
- * and its JSON text, with each block's part and its text kept in the encoding cache: a block
- * that did not change since the last message is neither read, filtered nor serialised again.
- * (The text lists the blocks by nid; JSON.stringify would put blocks with integer-like ids first.)
+ * and its JSON as UTF-8 bytes, with each block's part and its bytes kept in the encoding cache: a
+ * block that did not change since the last message is neither read, filtered nor serialised
+ * again. (The JSON lists the blocks by nid; JSON.stringify would put blocks with integer-like ids
+ * first.)
  */
-export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { message: { key: string; data: NumericTree }; text: string } {
+export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { message: { key: string; data: NumericTree }; bytes: Buffer } {
   const data: NumericTree = {};
-  const parts: string[] = [];
+  const parts: Buffer[] = [];
   for (const block of runtime.blocks()) {
     const tree = runtime.encodings.derived(block, 'history', (b) => runtime.loggedNumbers(b));
     if (tree === undefined) continue;
     data[block.id] = tree;
-    parts.push(runtime.encodings.derived(block, 'history text', (b) => `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));
+    parts.push(runtime.encodings.derived(block, 'history bytes', (b) => Buffer.from(`${JSON.stringify(b.id)}:${JSON.stringify(tree)}`)));
   }
-  return { message: { key, data }, text: joinWrapped(`{"key":${JSON.stringify(key)},"data":{`, parts, '}}') };
+  return { message: { key, data }, bytes: joinBytes(`{"key":${JSON.stringify(key)},"data":{`, parts, '}}') };
 }

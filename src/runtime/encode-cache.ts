@@ -1,5 +1,7 @@
-// Encoded JSON text of each block, per read mode and unit preference, shared by the REST reads
-// and the state emission, so a block that did not change is never encoded twice.
+// Encoded JSON of each block, per read mode and unit preference, shared by the REST reads and
+// the state emission, so a block that did not change is never encoded twice. Kept as UTF-8 bytes
+// (what an HTTP answer and an MQTT message send), outside the V8 heap: the texts of blocks that
+// change every cycle would otherwise live a cycle and be promoted to the old generation.
 //
 // Validity: every mutation of block data happens inside a runtime operation that ends in a
 // 'change' or 'tick' event (writes, deletes, renames, backup loads, block updates, claims) or
@@ -9,24 +11,18 @@
 // The unit preference and the read mode are part of the key. Entries hang off the block
 // objects (a WeakMap), so a deleted block's texts go with it.
 import type { ReadMode } from '../codec/encode.js';
-import { joinWrapped } from '../shared/json.js';
+import { joinBytes } from '../shared/json.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { AnyBlock } from './types.js';
 
 interface Entry {
   epoch: number;
-  /** The raw state the texts were encoded from. */
-  fingerprint: string;
-  /** Key: read mode and unit preference. */
-  texts: Map<string, Encoded>;
+  /** The raw state the texts were encoded from, as UTF-8 JSON (off the V8 heap, as the texts). */
+  fingerprint: Buffer;
+  /** UTF-8 JSON by key: read mode and unit preference. */
+  texts: Map<string, Buffer>;
   /** Values made from the block's encoding (see derived()), by name and unit preference. */
   derived: Map<string, unknown> | null;
-}
-
-/** A cached encoding; its UTF-8 bytes are made on the first request for them. */
-interface Encoded {
-  text: string;
-  bytes: Buffer | null;
 }
 
 /** Distinct (mode, units) keys kept per block; more means preferences keep changing, so start over. */
@@ -44,8 +40,8 @@ export interface EncodeSource {
 export class EncodeCache {
   private epoch = 0;
   private readonly entries = new WeakMap<AnyBlock, Entry>();
-  /** The whole list per key, made once per epoch; its bytes are made on the first request for them. */
-  private readonly lists = new Map<string, { epoch: number; text: string; bytes: Buffer | null }>();
+  /** The whole list per key, made once per epoch. */
+  private readonly lists = new Map<string, { epoch: number; bytes: Buffer }>();
   /** Blocks encoded (cache misses) since start; the tests watch it. */
   misses = 0;
 
@@ -62,38 +58,32 @@ export class EncodeCache {
 
   /** The JSON text of one block, as `JSON.stringify(runtime.toJson(block, mode))`. */
   text(block: AnyBlock, mode: ReadMode = 'default'): string {
-    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode).text;
+    return this.bytes(block, mode).toString();
   }
 
-  /** The same text as UTF-8 bytes, what an HTTP answer sends. */
+  /** The same as UTF-8 bytes, what an HTTP answer sends. Shared: callers must not change it. */
   bytes(block: AnyBlock, mode: ReadMode = 'default'): Buffer {
-    const encoded = this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
-    return (encoded.bytes ??= Buffer.from(encoded.text));
+    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
   }
 
   /** The JSON text of the block list (every block, by nid), as `JSON.stringify(runtime.readAll(mode))`. */
   list(mode: ReadMode = 'default'): string {
-    return this.listEntry(mode).text;
+    return this.listBytes(mode).toString();
   }
 
-  /** The same list as UTF-8 bytes, so an HTTP answer neither measures nor encodes the text again. */
+  /** The same list as UTF-8 bytes, what all/read answers and the state message holds. Shared: callers must not change it. */
   listBytes(mode: ReadMode = 'default'): Buffer {
-    const entry = this.listEntry(mode);
-    return (entry.bytes ??= Buffer.from(entry.text));
-  }
-
-  private listEntry(mode: ReadMode): { epoch: number; text: string; bytes: Buffer | null } {
     const key = `${mode} ${this.unitsKey()}`;
     const cached = this.lists.get(key);
-    if (cached?.epoch === this.epoch) return cached;
+    if (cached?.epoch === this.epoch) return cached.bytes;
     const blocks = this.source.blocks();
-    const parts = new Array<string>(blocks.length);
-    for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode).text;
+    const parts = new Array<Buffer>(blocks.length);
+    for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode);
     // Older epochs' lists (and those of unit preferences no longer in use) are dropped.
     for (const [k, e] of this.lists) if (e.epoch !== this.epoch) this.lists.delete(k);
-    const entry = { epoch: this.epoch, text: joinWrapped('[', parts, ']'), bytes: null };
+    const entry = { epoch: this.epoch, bytes: joinBytes('[', parts, ']') };
     this.lists.set(key, entry);
-    return entry;
+    return entry.bytes;
   }
 
   /** The block's entry, emptied if the block changed since its texts were made. */
@@ -104,7 +94,7 @@ export class EncodeCache {
       this.entries.set(block, entry);
     } else if (entry.epoch !== this.epoch) {
       const now = fingerprint(block);
-      if (now !== entry.fingerprint) {
+      if (!now.equals(entry.fingerprint)) {
         entry.fingerprint = now;
         entry.texts.clear();
         entry.derived = null;
@@ -114,12 +104,12 @@ export class EncodeCache {
     return entry;
   }
 
-  private lookup(block: AnyBlock, key: string, mode: ReadMode): Encoded {
+  private lookup(block: AnyBlock, key: string, mode: ReadMode): Buffer {
     const entry = this.current(block);
     let encoded = entry.texts.get(key);
     if (encoded === undefined) {
       if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
-      encoded = { text: this.source.toText(block, mode), bytes: null };
+      encoded = Buffer.from(this.source.toText(block, mode));
       entry.texts.set(key, encoded);
       this.misses++;
     }
@@ -154,6 +144,6 @@ const UNITS_KEY_COVERS_EVERY_PREFERENCE: Exclude<keyof UnitPrefs, 'temperature'>
 void UNITS_KEY_COVERS_EVERY_PREFERENCE;
 
 /** Everything a block's encoding is made of, besides the mode and the units. */
-function fingerprint(block: AnyBlock): string {
-  return JSON.stringify([block.id, block.nid, block.data, block.meta]);
+function fingerprint(block: AnyBlock): Buffer {
+  return Buffer.from(JSON.stringify([block.id, block.nid, block.data, block.meta]));
 }

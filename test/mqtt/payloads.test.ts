@@ -38,9 +38,9 @@ t.test('the history message from the encoding cache is the one made from every b
   for (let i = 0; i < 5; i++) {
     clock.advance(5000);
     runtime.tick();
-    const { message, text } = cachedHistoryPayload('edge-one', runtime);
+    const { message, bytes } = cachedHistoryPayload('edge-one', runtime);
     t.same(message, expect(), `cycle ${i}: the same message`);
-    t.same(JSON.parse(text), message, 'and its text');
+    t.same(JSON.parse(bytes.toString()), message, 'and its text');
   }
   t.equal(reads.get('Sensor'), 1, 'the sensor at rest was read once in five cycles');
   t.equal(reads.get('Moving'), 5, 'the moving one every cycle');
@@ -48,15 +48,15 @@ t.test('the history message from the encoding cache is the one made from every b
   units.temperature = 'degF';
   const after = cachedHistoryPayload('edge-one', runtime);
   t.same(after.message, expect(), 'a unit change: the message in the new unit');
-  t.same(JSON.parse(after.text), after.message, 'and its text');
+  t.same(JSON.parse(after.bytes.toString()), after.message, 'and its text');
   t.not(after.message.data.Sensor, before, 'made again');
   t.ok(Object.keys(after.message.data.Sensor as object).some((k) => k.includes('degF')), 'with the new unit in its keys');
   runtime.patch({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 21 } });
   const written = cachedHistoryPayload('edge-one', runtime);
   t.same(written.message, expect(), 'a write: the new value');
-  t.same(JSON.parse(written.text), written.message, 'and its text');
+  t.same(JSON.parse(written.bytes.toString()), written.message, 'and its text');
   runtime.rename({ existing: 'Sensor', desired: 'Renamed' });
-  t.same(JSON.parse(cachedHistoryPayload('edge-one', runtime).text), expect(), 'a rename: the text names the new id');
+  t.same(JSON.parse(cachedHistoryPayload('edge-one', runtime).bytes.toString()), expect(), 'a rename: the text names the new id');
 });
 
 t.test('ttl is six intervals in a simple format that parses back exactly', async (t) => {

@@ -144,9 +144,14 @@ t.test('the state emission text is the fresh encoding', async (t) => {
   t.equal(runtime.readAllText(), JSON.stringify(runtime.readAll()), 'a list of system blocks alone');
 });
 
-t.test('joinWrapped is head, the parts joined with commas, and tail', async (t) => {
-  const { joinWrapped } = await import('../../src/shared/json.js');
-  for (const parts of [[], ['a'], ['a', 'b'], ['{"x":1}', '{"y":2}', '{"z":3}']]) t.equal(joinWrapped('[', [...parts], ']'), `[${parts.join(',')}]`, `${parts.length} parts`);
+t.test('joinBytes is head, the parts joined with commas, and tail, as UTF-8', async (t) => {
+  const { joinBytes } = await import('../../src/shared/json.js');
+  for (const [head, tail] of [['[', ']'], ['{"key":"café","data":{', '}}']]) {
+    for (const parts of [[], ['a'], ['a', 'b'], ['{"x":1}', '{"y":"20 °C"}', '{"z":"✓"}']]) {
+      const joined = joinBytes(head, parts.map((p) => Buffer.from(p)), tail);
+      t.same(joined, Buffer.from(`${head}${parts.join(',')}${tail}`), `${parts.length} parts after ${head}`);
+    }
+  }
 });
 
 t.test('the state message splice fills the block slot even when a status text holds the same characters', async (t) => {
