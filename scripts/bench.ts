@@ -14,7 +14,7 @@ import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
 import { i2cPollBench } from './bench/i2c.js';
-import { idleBench } from './bench/idle.js';
+import { IDLE_SETTLE_MS, idleBench } from './bench/idle.js';
 import { EMULATION_PART } from './bench/profile-summary.js';
 import { importHeapMb, MEMORY_PARTS } from './bench/memory-map.js';
 import { calibrationMs, piFactor } from './bench/calibrate.js';
@@ -212,7 +212,7 @@ const IMPORT_COST = ['aedes', 'mqtt', '@sinclair/typebox/value', '@fastify/compr
 async function idleCostBench(): Promise<void> {
   const figures = await idleBench({ profile: true, pinned: true });
   const bare = figures.find((f) => f.name === 'bare fastify, 10 Hz timer')!;
-  console.log(`${'idle, 60 s, 200 blocks, plain node'.padEnd(40)} ${'CPU % of one core'.padStart(18)} ${'wake-ups/s'.padStart(11)} ${'RSS MB'.padStart(8)} ${'RSS ratio'.padStart(10)}`);
+  console.log(`${`idle, 60 s after ${IDLE_SETTLE_MS / 1000} s, 200 blocks, plain node`.padEnd(40)} ${'CPU % of one core'.padStart(18)} ${'wake-ups/s'.padStart(11)} ${'RSS MB'.padStart(8)} ${'RSS ratio'.padStart(10)}`);
   for (const f of figures) {
     console.log(`${f.name.padEnd(40)} ${f.cpuPercent.toFixed(3).padStart(18)} ${f.wakesPerSecond.toFixed(1).padStart(11)} ${f.rssMb.toFixed(1).padStart(8)} ${(f.rssMb / bare.rssMb).toFixed(2).padStart(10)}`);
     for (const p of f.profile ?? []) console.log(`    ${p.part.slice(0, 60).padEnd(60)} ${p.percentOfCore.toFixed(3).padStart(7)} % (${p.share.toFixed(1)} % of busy samples)`);
