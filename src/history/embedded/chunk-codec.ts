@@ -86,51 +86,77 @@ class Reader {
 export type Codec = 'brotli' | 'deflate';
 
 export function encodeChunk(base: number, series: Series[], codec: Codec = 'brotli'): Buffer {
+  // Each stage's loops are in a function of their own. The flush runs once a minute: a loop in
+  // this function would be compiled on the stack (OSR) and the code after it deoptimised for lack
+  // of type feedback, minute after minute; a small function is compiled once, whole.
   const w = new Writer();
   w.byte(VERSION);
-  const lists = new Map<string, number>();
-  const listOf: number[] = [];
-  const timeLists: number[][] = [];
-  for (const s of series) {
-    // The fields of one message follow each other with the same times: most series match the last list.
-    const last = listOf.length ? listOf[listOf.length - 1]! : -1;
-    if (last >= 0 && sameTimes(s.t, timeLists[last]!)) {
-      listOf.push(last);
-      continue;
-    }
-    const key = s.t.join(',');
-    let k = lists.get(key);
-    if (k === undefined) {
-      lists.set(key, (k = timeLists.length));
-      timeLists.push(s.t);
-    }
-    listOf.push(k);
-  }
+  const { listOf, timeLists } = sharedTimeLists(series);
   w.uvarint(timeLists.length);
   for (const t of timeLists) writeTimes(w, base, t);
   w.uvarint(series.length);
-  let total = 0;
   const words = series.map((s) => xorWords(s.v));
   const classes = words.map(classOf);
-  series.forEach((s, i) => {
-    w.uvarint(s.id);
-    w.uvarint(listOf[i]!);
-    w.byte(classes[i]!);
-    total += s.v.length;
-  });
-  const order = byClass(classes);
-  const bytes = new Uint8Array(total * 8);
-  let k = 0;
-  for (const i of order) {
-    bytes.set(new Uint8Array(words[i]!.buffer), k);
-    k += words[i]!.length * 4;
-  }
-  const raw = Buffer.allocUnsafe(total * 8);
-  for (let i = 0; i < total; i++) for (let b = 0; b < 8; b++) raw[b * total + i] = bytes[i * 8 + b]!;
-  w.bytes(raw);
+  const total = writeSeriesHeads(w, series, listOf, classes);
+  w.bytes(transposed(inClassOrder(words, byClass(classes), total), total));
   const body = w.done();
   if (codec === 'deflate') return deflateRawSync(body, { level: 9 });
   return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 8, [constants.BROTLI_PARAM_LGWIN]: 16, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+}
+
+/** The distinct time lists, and for each series the index of its list. */
+function sharedTimeLists(series: Series[]): { listOf: number[]; timeLists: number[][] } {
+  const lists = new Map<string, number>();
+  const listOf: number[] = [];
+  const timeLists: number[][] = [];
+  for (let i = 0; i < series.length; i++) {
+    const t = series[i]!.t;
+    // The fields of one message follow each other with the same times: most series match the last list.
+    const last = listOf.length ? listOf[listOf.length - 1]! : -1;
+    if (last >= 0 && sameTimes(t, timeLists[last]!)) {
+      listOf.push(last);
+      continue;
+    }
+    const key = t.join(',');
+    let k = lists.get(key);
+    if (k === undefined) {
+      lists.set(key, (k = timeLists.length));
+      timeLists.push(t);
+    }
+    listOf.push(k);
+  }
+  return { listOf, timeLists };
+}
+
+/** Each series' id, time list and value class; returns the number of values in all. */
+function writeSeriesHeads(w: Writer, series: Series[], listOf: number[], classes: number[]): number {
+  let total = 0;
+  for (let i = 0; i < series.length; i++) {
+    w.uvarint(series[i]!.id);
+    w.uvarint(listOf[i]!);
+    w.byte(classes[i]!);
+    total += series[i]!.v.length;
+  }
+  return total;
+}
+
+/** The XOR-ed words of every series, one after the other in `order`, as bytes. */
+function inClassOrder(words: Uint32Array[], order: number[], total: number): Uint8Array {
+  const bytes = new Uint8Array(total * 8);
+  let k = 0;
+  for (let j = 0; j < order.length; j++) {
+    const v = words[order[j]!]!;
+    bytes.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), k);
+    k += v.length * 4;
+  }
+  return bytes;
+}
+
+/** The values' bytes transposed: every value's first byte, then every second byte, and so on. */
+function transposed(bytes: Uint8Array, total: number): Buffer {
+  const raw = Buffer.allocUnsafe(total * 8);
+  for (let i = 0; i < total; i++) for (let b = 0; b < 8; b++) raw[b * total + i] = bytes[i * 8 + b]!;
+  return raw;
 }
 
 function sameTimes(a: number[], b: number[]): boolean {
