@@ -11,7 +11,7 @@
 // The unit preference and the read mode are part of the key. Entries hang off the block
 // objects (a WeakMap), so a deleted block's texts go with it.
 import type { ReadMode } from '../codec/encode.js';
-import { joinBytes } from '../shared/json.js';
+import { joinBytes, ownBytes } from '../shared/json.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { AnyBlock } from './types.js';
 
@@ -109,7 +109,7 @@ export class EncodeCache {
     let encoded = entry.texts.get(key);
     if (encoded === undefined) {
       if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
-      encoded = Buffer.from(this.source.toText(block, mode));
+      encoded = ownBytes(this.source.toText(block, mode));
       entry.texts.set(key, encoded);
       this.misses++;
     }
@@ -145,5 +145,5 @@ void UNITS_KEY_COVERS_EVERY_PREFERENCE;
 
 /** Everything a block's encoding is made of, besides the mode and the units. */
 function fingerprint(block: AnyBlock): Buffer {
-  return Buffer.from(JSON.stringify([block.id, block.nid, block.data, block.meta]));
+  return ownBytes(JSON.stringify([block.id, block.nid, block.data, block.meta]));
 }

@@ -193,3 +193,12 @@ t.test('the block list is one shared array until a block is added or removed', a
   t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'after a backup load');
   t.ok(runtime.blocks().some((b) => b.id === 'pid'), 'the loaded blocks are listed');
 });
+
+t.test('ownBytes is the UTF-8 of the text in a memory block of its own, not a shared slab', async (t) => {
+  const { ownBytes } = await import('../../src/shared/json.js');
+  for (const text of ['', 'a', '{"value":"20 °C","ok":"✓"}']) {
+    const bytes = ownBytes(text);
+    t.same(bytes, Buffer.from(text), JSON.stringify(text));
+    t.equal(bytes.buffer.byteLength, bytes.length, 'its whole memory block');
+  }
+});
