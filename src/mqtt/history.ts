@@ -2,7 +2,7 @@
 // codec/logged-numbers.ts); a block with no numeric data at all is left out.
 import { numbersOnly, type NumericTree } from '../codec/logged-numbers.js';
 import type { BlockJson, BlockRuntime } from '../runtime/runtime.js';
-import { joinBytes, ownBytes } from '../shared/json.js';
+import { ByteSlot, joinBytes } from '../shared/json.js';
 
 export { numbersOnly, type NumericTree };
 
@@ -35,7 +35,8 @@ export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { mess
     const tree = runtime.encodings.derived(block, 'history', (b) => runtime.loggedNumbers(b));
     if (tree === undefined) continue;
     data[block.id] = tree;
-    parts.push(runtime.encodings.derived(block, 'history bytes', (b) => ownBytes(`${JSON.stringify(b.id)}:${JSON.stringify(tree)}`)));
+    const slot = runtime.encodings.derived(block, 'history bytes', (b, stale: ByteSlot | undefined) => ByteSlot.write(stale, `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));
+    parts.push(slot.view());
   }
   return { message: { key, data }, bytes: joinBytes(`{"key":${JSON.stringify(key)},"data":{`, parts, '}}') };
 }

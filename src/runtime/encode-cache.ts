@@ -1,7 +1,8 @@
 // Encoded JSON of each block, per read mode and unit preference, shared by the REST reads and
 // the state emission, so a block that did not change is never encoded twice. Kept as UTF-8 bytes
-// (what an HTTP answer and an MQTT message send), outside the V8 heap: the texts of blocks that
-// change every cycle would otherwise live a cycle and be promoted to the old generation.
+// (what an HTTP answer and an MQTT message send), outside the V8 heap, each in a slot that the
+// block's next text is written into (ByteSlot): the texts of blocks that change every cycle
+// would otherwise live a cycle, be promoted and wait for a full collection to be freed.
 //
 // Validity: every mutation of block data happens inside a runtime operation that ends in a
 // 'change' or 'tick' event (writes, deletes, renames, backup loads, block updates, claims) or
@@ -11,18 +12,26 @@
 // The unit preference and the read mode are part of the key. Entries hang off the block
 // objects (a WeakMap), so a deleted block's texts go with it.
 import type { ReadMode } from '../codec/encode.js';
-import { joinBytes, ownBytes } from '../shared/json.js';
+import { ByteSlot, joinBytes } from '../shared/json.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { AnyBlock } from './types.js';
 
 interface Entry {
   epoch: number;
   /** The raw state the texts were encoded from, as UTF-8 JSON (off the V8 heap, as the texts). */
-  fingerprint: Buffer;
+  fingerprint: ByteSlot;
+  /** Counts the fingerprint's changes: a text or value made at another version is out of date. */
+  version: number;
   /** UTF-8 JSON by key: read mode and unit preference. */
-  texts: Map<string, Buffer>;
+  texts: Map<string, Made<ByteSlot>>;
   /** Values made from the block's encoding (see derived()), by name and unit preference. */
-  derived: Map<string, unknown> | null;
+  derived: Map<string, Made<unknown>> | null;
+}
+
+/** A text or value and the version of the block's state it was made from. */
+interface Made<T> {
+  value: T;
+  version: number;
 }
 
 /** Distinct (mode, units) keys kept per block; more means preferences keep changing, so start over. */
@@ -40,8 +49,8 @@ export interface EncodeSource {
 export class EncodeCache {
   private epoch = 0;
   private readonly entries = new WeakMap<AnyBlock, Entry>();
-  /** The whole list per key, made once per epoch. */
-  private readonly lists = new Map<string, { epoch: number; bytes: Buffer }>();
+  /** The whole list per key, made once per epoch (emptied when the epoch moves). */
+  private readonly lists = new Map<string, Buffer>();
   /** Blocks encoded (cache misses) since start; the tests watch it. */
   misses = 0;
 
@@ -54,16 +63,19 @@ export class EncodeCache {
   /** Start a new epoch: every block's state is checked again on its next read. */
   invalidate(): void {
     this.epoch++;
+    // Let the lists go now rather than at the next listBytes: kept until then (5 s when only the
+    // state emission reads), each would outlive two young collections and wait for a full one.
+    this.lists.clear();
   }
 
   /** The JSON text of one block, as `JSON.stringify(runtime.toJson(block, mode))`. */
   text(block: AnyBlock, mode: ReadMode = 'default'): string {
-    return this.bytes(block, mode).toString();
+    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode).toString();
   }
 
-  /** The same as UTF-8 bytes, what an HTTP answer sends. Shared: callers must not change it. */
+  /** The same as UTF-8 bytes, what an HTTP answer sends: a copy, since the cache's own change in place. */
   bytes(block: AnyBlock, mode: ReadMode = 'default'): Buffer {
-    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
+    return Buffer.from(this.lookup(block, `${mode} ${this.unitsKey()}`, mode));
   }
 
   /** The JSON text of the block list (every block, by nid), as `JSON.stringify(runtime.readAll(mode))`. */
@@ -75,61 +87,68 @@ export class EncodeCache {
   listBytes(mode: ReadMode = 'default'): Buffer {
     const key = `${mode} ${this.unitsKey()}`;
     const cached = this.lists.get(key);
-    if (cached?.epoch === this.epoch) return cached.bytes;
+    if (cached) return cached;
     const blocks = this.source.blocks();
     const parts = new Array<Buffer>(blocks.length);
     for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode);
-    // Older epochs' lists (and those of unit preferences no longer in use) are dropped.
-    for (const [k, e] of this.lists) if (e.epoch !== this.epoch) this.lists.delete(k);
-    const entry = { epoch: this.epoch, bytes: joinBytes('[', parts, ']') };
-    this.lists.set(key, entry);
-    return entry.bytes;
+    const bytes = joinBytes('[', parts, ']');
+    this.lists.set(key, bytes);
+    return bytes;
   }
 
-  /** The block's entry, emptied if the block changed since its texts were made. */
+  /** The block's entry, its version moved on if the block changed since its texts were made. */
   private current(block: AnyBlock): Entry {
     let entry = this.entries.get(block);
     if (!entry) {
-      entry = { epoch: this.epoch, fingerprint: fingerprint(block), texts: new Map(), derived: null };
+      entry = { epoch: this.epoch, fingerprint: new ByteSlot(fingerprint(block)), version: 0, texts: new Map(), derived: null };
       this.entries.set(block, entry);
     } else if (entry.epoch !== this.epoch) {
-      const now = fingerprint(block);
-      if (!now.equals(entry.fingerprint)) {
-        entry.fingerprint = now;
-        entry.texts.clear();
-        entry.derived = null;
-      }
+      if (entry.fingerprint.update(fingerprint(block))) entry.version++;
       entry.epoch = this.epoch;
     }
     return entry;
   }
 
+  /** The block's text for `key`, a view of its slot (valid until the block's next change). */
   private lookup(block: AnyBlock, key: string, mode: ReadMode): Buffer {
     const entry = this.current(block);
-    let encoded = entry.texts.get(key);
-    if (encoded === undefined) {
-      if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
-      encoded = ownBytes(this.source.toText(block, mode));
-      entry.texts.set(key, encoded);
+    let made = entry.texts.get(key);
+    if (made?.version !== entry.version) {
+      const text = this.source.toText(block, mode);
+      if (made) {
+        made.value.set(text);
+        made.version = entry.version;
+      } else {
+        if (entry.texts.size >= MAX_KEYS) entry.texts.clear();
+        made = { value: new ByteSlot(text), version: entry.version };
+        entry.texts.set(key, made);
+      }
       this.misses++;
     }
-    return encoded;
+    return made.value.view();
   }
 
   /**
    * A value made from the block by `make` (which reads it only through the runtime's encoding),
    * kept as long as the block's texts are: made again only when the block changed or the unit
-   * preference did. The value is shared: callers must not change it.
+   * preference did. `make` gets the value it made last time, out of date, to reuse (a ByteSlot
+   * to write into). The value is shared: callers must not change it.
    */
-  derived<T>(block: AnyBlock, name: string, make: (block: AnyBlock) => T): T {
+  derived<T>(block: AnyBlock, name: string, make: (block: AnyBlock, stale: T | undefined) => T): T {
     const entry = this.current(block);
     const key = `${name} ${this.unitsKey()}`;
     const values = (entry.derived ??= new Map());
-    if (values.has(key)) return values.get(key) as T;
-    if (values.size >= MAX_KEYS) values.clear();
-    const value = make(block);
-    values.set(key, value);
-    return value;
+    let made = values.get(key) as Made<T> | undefined;
+    if (made?.version === entry.version) return made.value;
+    if (made) {
+      made.value = make(block, made.value);
+      made.version = entry.version;
+    } else {
+      if (values.size >= MAX_KEYS) values.clear();
+      made = { value: make(block, undefined), version: entry.version };
+      values.set(key, made);
+    }
+    return made.value;
   }
 
   /** The unit preference as part of a cache key; read on every block read, so no serialising. */
@@ -144,6 +163,6 @@ const UNITS_KEY_COVERS_EVERY_PREFERENCE: Exclude<keyof UnitPrefs, 'temperature'>
 void UNITS_KEY_COVERS_EVERY_PREFERENCE;
 
 /** Everything a block's encoding is made of, besides the mode and the units. */
-function fingerprint(block: AnyBlock): Buffer {
-  return ownBytes(JSON.stringify([block.id, block.nid, block.data, block.meta]));
+function fingerprint(block: AnyBlock): string {
+  return JSON.stringify([block.id, block.nid, block.data, block.meta]);
 }

@@ -194,11 +194,49 @@ t.test('the block list is one shared array until a block is added or removed', a
   t.ok(runtime.blocks().some((b) => b.id === 'pid'), 'the loaded blocks are listed');
 });
 
-t.test('ownBytes is the UTF-8 of the text in a memory block of its own, not a shared slab', async (t) => {
-  const { ownBytes } = await import('../../src/shared/json.js');
-  for (const text of ['', 'a', '{"value":"20 °C","ok":"✓"}']) {
-    const bytes = ownBytes(text);
-    t.same(bytes, Buffer.from(text), JSON.stringify(text));
-    t.equal(bytes.buffer.byteLength, bytes.length, 'its whole memory block');
+t.test('the bytes a read hands out stay as they were when the block changes and its slot is written again', async (t) => {
+  const { runtime, clock } = fermenter();
+  const answers: { bytes: Buffer; text: string }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const bytes = runtime.readBytes({ id: 'sensor' });
+    answers.push({ bytes, text: bytes.toString('utf8') });
+    clock.advance(5000);
+    runtime.tick();
+    runtime.readAllBytes();
   }
+  t.equal(new Set(answers.map((a) => a.text)).size, answers.length, 'the sensor moved on every read');
+  for (const [i, a] of answers.entries()) t.equal(a.bytes.toString('utf8'), a.text, `answer ${i} unchanged after later writes`);
+  const list = runtime.readAllBytes();
+  const listText = list.toString('utf8');
+  clock.advance(5000);
+  runtime.tick();
+  runtime.readAllBytes();
+  runtime.readBytes({ id: 'sensor' });
+  t.equal(list.toString('utf8'), listText, 'a list handed out is unchanged too');
+});
+
+t.test('ByteSlot: the UTF-8 of its text, in a memory block of its own that later texts reuse while they fit', async (t) => {
+  const { ByteSlot } = await import('../../src/shared/json.js');
+  for (const text of ['', 'a', '{"value":"20 °C","ok":"✓"}']) {
+    const slot = new ByteSlot(text);
+    t.same(slot.view(), Buffer.from(text), JSON.stringify(text));
+    t.ok(slot.view().buffer.byteLength < Buffer.poolSize, 'not a shared slab');
+  }
+  const slot = new ByteSlot('{"value":21.5}');
+  const block = slot.view().buffer;
+  t.equal(slot.update('{"value":21.5}'), false, 'the same text: unchanged');
+  t.equal(slot.update('{"value":21.6}'), true, 'the same length, another text: changed');
+  t.equal(slot.view().toString(), '{"value":21.6}');
+  t.equal(slot.update('{"value":21.625}'), true, 'a little longer: changed');
+  t.equal(slot.view().toString(), '{"value":21.625}');
+  t.equal(slot.view().buffer, block, 'written in place while it fits');
+  slot.set('{"value":2}');
+  t.equal(slot.view().toString(), '{"value":2}', 'shorter');
+  t.equal(slot.length, 11);
+  const long = JSON.stringify({ value: 'x'.repeat(200) });
+  t.equal(slot.update(long), true);
+  t.equal(slot.view().toString(), long, 'a text that does not fit gets a larger block');
+  t.not(slot.view().buffer, block);
+  t.equal(ByteSlot.write(slot, 'é').view().toString(), 'é', 'write() reuses a kept slot');
+  t.equal(ByteSlot.write(undefined, 'new').view().toString(), 'new', 'and makes one when there is none');
 });
