@@ -83,17 +83,29 @@ export class EncodeCache {
     return this.listBytes(mode).toString();
   }
 
-  /** The same list as UTF-8 bytes, what all/read answers and the state message holds. Shared: callers must not change it. */
+  /** The same list as UTF-8 bytes, what all/read answers. Shared: callers must not change it. */
   listBytes(mode: ReadMode = 'default'): Buffer {
     const key = `${mode} ${this.unitsKey()}`;
     const cached = this.lists.get(key);
     if (cached) return cached;
+    const bytes = this.joinList(key, mode, '', '');
+    this.lists.set(key, bytes);
+    return bytes;
+  }
+
+  /**
+   * `head + list + tail` as UTF-8 bytes in one new buffer, not kept: the state message, which
+   * would otherwise be a copy of the list copied again. The caller owns it.
+   */
+  wrappedListBytes(head: string, tail: string, mode: ReadMode = 'default'): Buffer {
+    return this.joinList(`${mode} ${this.unitsKey()}`, mode, head, tail);
+  }
+
+  private joinList(key: string, mode: ReadMode, head: string, tail: string): Buffer {
     const blocks = this.source.blocks();
     const parts = new Array<Buffer>(blocks.length);
     for (let i = 0; i < blocks.length; i++) parts[i] = this.lookup(blocks[i]!, key, mode);
-    const bytes = joinBytes('[', parts, ']');
-    this.lists.set(key, bytes);
-    return bytes;
+    return joinBytes(`${head}[`, parts, `]${tail}`);
   }
 
   /** The block's entry, its version moved on if the block changed since its texts were made. */

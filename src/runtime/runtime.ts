@@ -198,9 +198,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return this.encodings.list(mode);
   }
 
-  /** The same as UTF-8 bytes (what all/read answers). */
-  readAllBytes(mode: ReadMode = 'default'): Buffer {
-    return this.encodings.listBytes(mode);
+  /** The same as UTF-8 bytes (what all/read answers); with `around`, between its head and tail, in a buffer of the caller's own. */
+  readAllBytes(mode: ReadMode = 'default', around?: readonly [head: string, tail: string]): Buffer {
+    return around ? this.encodings.wrappedListBytes(around[0], around[1], mode) : this.encodings.listBytes(mode);
   }
 
   deleteAll(origin = 'api'): Ident[] {

@@ -158,9 +158,11 @@ t.test('the state message splice fills the block slot even when a status text ho
   const { spliceBlocks } = await import('../../src/mqtt/emission.js');
   const slot = '\u0000blocks\u0000';
   const message = { key: 'edge-one', data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] } };
-  const blocks = [{ id: 'a', data: { value: 1, name: 'Gärbottich °C' } }];
-  const bytes = spliceBlocks(JSON.stringify(message), Buffer.from(JSON.stringify(blocks)));
-  t.same(JSON.parse(bytes.toString('utf8')), { ...message, data: { ...message.data, blocks } }, 'the status text is left as it was; the blocks are in their place, UTF-8 whole');
+  const { runtime } = fermenter();
+  runtime.patch({ id: 'still', type: 'TempSensorMock', data: {}, meta: { note: 'Gärbottich °C' } });
+  const bytes = spliceBlocks(JSON.stringify(message), (around) => runtime.readAllBytes('default', around));
+  t.same(JSON.parse(bytes.toString('utf8')), { ...message, data: { ...message.data, blocks: runtime.readAll() } }, 'the status text is left as it was; the blocks are in their place, UTF-8 whole');
+  t.not(bytes.buffer, runtime.readAllBytes().buffer, 'a buffer of its own, not the cached list');
 });
 
 t.test('the block list is one shared array until a block is added or removed', async (t) => {
