@@ -15,8 +15,8 @@ const BLOCKS_SLOT = '\u0000blocks\u0000';
 const SLOT_JSON = JSON.stringify(BLOCKS_SLOT);
 
 /**
- * The state message's JSON as UTF-8, with the block list in the slot: `list(head, tail)` makes
- * the bytes around the cached blocks' (no text of the whole message is made). Only relations
+ * The state message's JSON as UTF-8, with the block list in the slot: `list([head, tail])` joins
+ * the cached blocks' bytes between the two (no text of the whole message is made). Only relations
  * and claims (block ids: no control characters) follow the blocks, so the slot is the last
  * match even if a status text before it held the same characters.
  */
