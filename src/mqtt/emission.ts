@@ -15,15 +15,15 @@ const BLOCKS_SLOT = '\u0000blocks\u0000';
 const SLOT_JSON = JSON.stringify(BLOCKS_SLOT);
 
 /**
- * The state message's JSON as UTF-8, with the block list in the slot: `list([head, tail])` joins
- * the cached blocks' bytes between the two (no text of the whole message is made). Only relations
- * and claims (block ids: no control characters) follow the blocks, so the slot is the last
- * match even if a status text before it held the same characters.
+ * The state message's serialised JSON split around its block slot: the runtime joins the cached
+ * blocks' bytes between the two (no text of the whole message is made). Only relations and
+ * claims (block ids: no control characters) follow the blocks, so the slot is the last match
+ * even if a status text before it held the same characters.
  */
-export function spliceBlocks(serialised: string, list: (around: readonly [head: string, tail: string]) => Buffer): Buffer {
+export function aroundBlocks(serialised: string): [head: string, tail: string] {
   const at = serialised.lastIndexOf(SLOT_JSON);
   if (at < 0) throw new Error('the state message has no block slot');
-  return list([serialised.slice(0, at), serialised.slice(at + SLOT_JSON.length)]);
+  return [serialised.slice(0, at), serialised.slice(at + SLOT_JSON.length)];
 }
 
 export interface EmissionCounts {
@@ -128,7 +128,7 @@ export class Emission {
     try {
       // The block list goes in as the cached JSON text (src/runtime/encode-cache.ts).
       const message = stateMessage(key, ttl, { status: status(), blocks: BLOCKS_SLOT as never, relations: runtime.relations(), claims: runtime.claims() });
-      const payload = spliceBlocks(JSON.stringify(message), (around) => runtime.readAllBytes('default', around));
+      const payload = runtime.readAllBytes('default', aroundBlocks(JSON.stringify(message)));
       if (!conn.publish(topics.state, payload, { retain: true })) return false;
       this.counts.state++;
       return true;

@@ -155,12 +155,12 @@ t.test('joinBytes is head, the parts joined with commas, and tail, as UTF-8', as
 });
 
 t.test('the state message splice fills the block slot even when a status text holds the same characters', async (t) => {
-  const { spliceBlocks } = await import('../../src/mqtt/emission.js');
+  const { aroundBlocks } = await import('../../src/mqtt/emission.js');
   const slot = '\u0000blocks\u0000';
   const message = { key: 'edge-one', data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] } };
   const { runtime } = fermenter();
   runtime.patch({ id: 'still', type: 'TempSensorMock', data: {}, meta: { note: 'Gärbottich °C' } });
-  const bytes = spliceBlocks(JSON.stringify(message), (around) => runtime.readAllBytes('default', around));
+  const bytes = runtime.readAllBytes('default', aroundBlocks(JSON.stringify(message)));
   t.same(JSON.parse(bytes.toString('utf8')), { ...message, data: { ...message.data, blocks: runtime.readAll() } }, 'the status text is left as it was; the blocks are in their place, UTF-8 whole');
   t.not(bytes.buffer, runtime.readAllBytes().buffer, 'a buffer of its own, not the cached list');
 });
