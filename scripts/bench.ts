@@ -14,7 +14,7 @@ import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
 import { i2cPollBench } from './bench/i2c.js';
-import { IDLE_SETTLE_MS, idleBench } from './bench/idle.js';
+import { FLOOR_RUN, IDLE_SETTLE_MS, idleBench } from './bench/idle.js';
 import { EMULATION_PART } from './bench/profile-summary.js';
 import { importHeapMb, MEMORY_PARTS } from './bench/memory-map.js';
 import { calibrationMs, piFactor } from './bench/calibrate.js';
@@ -234,7 +234,14 @@ async function idleCostBench(): Promise<void> {
   console.log(`Pi-class idle CPU: one core here ${pinned.cpuPercent.toFixed(3)} % x ${pi.factor.toFixed(1)} (${pi.measured ? `calibration ${here.toFixed(1)} ms here, ${process.env.PI_CALIBRATION_MS} ms on the Pi` : 'the estimated Pi 4 gap; give PI_CALIBRATION_MS from calibrate.js on a Pi to measure it'}) = ${(pinned.cpuPercent * pi.factor).toFixed(2)} % of a Pi core; bare fastify ${(pinnedBare.cpuPercent * pi.factor).toFixed(2)} %`);
   console.log();
   record('idle CPU, Pi-class estimate (one core here x the Pi factor)', pinned.cpuPercent * pi.factor, '% of a Pi core', 3);
-  for (const f of figures.filter((x) => x !== bare && !x.name.startsWith('bare'))) {
+  const floor = figures.find((f) => f.name === FLOOR_RUN)!;
+  const linux = figures.find((f) => f.name === 'edgeblocks --hardware linux')!;
+  console.log(
+    `RSS floor: the packages alone ${floor.rssMb.toFixed(1)} MB = ${(floor.rssMb / bare.rssMb).toFixed(2)}x bare fastify (${bare.rssMb.toFixed(1)} MB), where 1.15x is ${(bare.rssMb * 1.15).toFixed(1)} MB; ` +
+      `edgeblocks --hardware linux ${linux.rssMb.toFixed(1)} MB = ${(linux.rssMb / floor.rssMb).toFixed(2)}x the floor, ${(linux.rssMb - floor.rssMb).toFixed(1)} MB above it`,
+  );
+  console.log();
+  for (const f of figures.filter((x) => x !== bare && !x.name.startsWith('bare') && x !== floor)) {
     if (f === pinned) continue;
     const emulation = f.profile?.find((p) => p.part === EMULATION_PART)?.percentOfCore ?? 0;
     if (f.name.includes('sim')) record(`idle CPU, ${f.name}, less its emulation (${emulation.toFixed(3)} %)`, f.cpuPercent - emulation, '% of one core', 0.3);

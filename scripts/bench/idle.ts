@@ -22,6 +22,7 @@ import { W1Tree } from '../../drivers/sim/w1-tree.js';
 import { memoryMap, type MemoryPart } from './memory-map.js';
 import { cpuSeconds, freePort, rssMb, voluntarySwitches } from './procs.js';
 import { summariseProfile, type ProfileShare } from './profile-summary.js';
+import { bundleCommonJs } from '../bundle.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
@@ -184,6 +185,17 @@ async function serviceRun(name: string, hardware: string, dataDir: string, pinne
   return { name, args, readyUrl: `http://127.0.0.1:${port}/edge-one/system/ping`, pinned, env };
 }
 
+/** The floor (floor-idle.ts), bundled as the service is, so the packages weigh the same in both. */
+async function floorRun(dataDir: string): Promise<Run> {
+  const dir = path.join(HERE, '../../bench-floor');
+  await bundleCommonJs({ floor: path.join(HERE, 'floor-idle.js') }, dir);
+  const port = await freePort();
+  return { name: FLOOR_RUN, args: [path.join(dir, 'floor.cjs'), String(port), dataDir], readyUrl: `http://127.0.0.1:${port}/ping` };
+}
+
+/** The name of the floor's run: the service's packages started with nothing of its own (floor-idle.ts). */
+export const FLOOR_RUN = 'floor: the packages alone, 10 Hz timer';
+
 async function bareRun(name: string, pinned = false): Promise<Run> {
   const port = await freePort();
   return { name, args: [BARE, String(port)], readyUrl: `http://127.0.0.1:${port}/ping`, pinned };
@@ -201,7 +213,7 @@ export const IDLE_SETTLE_MS = 90_000;
  * The idle figures, in a steady state: the first minute and a half after start includes the JIT
  * compiling what runs and the first full collections, which a controller running for weeks does
  * not pay again, so each run settles `settleMs` (IDLE_SETTLE_MS) before its 60 s window. Measured side by side:
- * linux, sim, linux with the blocks at rest and the bare server in one window; with `pinned`,
+ * linux, sim, linux with the blocks at rest, the Pi, the bare server and the floor (the packages alone, floor-idle.ts) in one window; with `pinned`,
  * linux and the bare server again on one core (`taskset -c 0`, as a Pi's single core would run
  * Node and its helper threads), named "..., one core", for the Pi-class figure; with `profile`,
  * linux and sim under --cpu-prof.
@@ -209,7 +221,7 @@ export const IDLE_SETTLE_MS = 90_000;
 export async function idleBench(opts: { windowMs?: number; settleMs?: number; profile?: boolean; pinned?: boolean } = {}): Promise<IdleFigures[]> {
   const windowMs = opts.windowMs ?? 60_000;
   const settleMs = opts.settleMs ?? IDLE_SETTLE_MS;
-  const dataDirs = { linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')), sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')), rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')), pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')), pi: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pi-')) };
+  const dataDirs = { linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')), sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')), rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')), pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')), pi: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pi-')), floor: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-floor-')) };
   const tree = piTree();
   try {
     // One data dir each: a data dir is locked by the service that runs on it.
@@ -217,7 +229,7 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
     const services = [await serviceRun('edgeblocks --hardware linux', 'linux', dataDirs.linux), await serviceRun('edgeblocks --hardware sim', 'sim', dataDirs.sim)];
     const rest = await serviceRun('edgeblocks --hardware linux, blocks at rest', 'linux', dataDirs.rest);
     const pi = await serviceRun(`edgeblocks --hardware linux, ${PI_SENSORS} DS18B20 on w1`, 'linux', dataDirs.pi, false, { EDGEBLOCKS_W1_ROOT: tree.root });
-    const out = await measureTogether([...services, rest, pi, await bareRun('bare fastify, 10 Hz timer')], settleMs, windowMs);
+    const out = await measureTogether([...services, rest, pi, await bareRun('bare fastify, 10 Hz timer'), await floorRun(dataDirs.floor)], settleMs, windowMs);
     if (opts.pinned) out.push(...(await measureTogether([await serviceRun('edgeblocks --hardware linux, one core', 'linux', dataDirs.pinned, true), await bareRun('bare fastify, 10 Hz timer, one core', true)], settleMs, windowMs)));
     if (opts.profile) {
       const profiles = await profileTogether(services, settleMs, windowMs);

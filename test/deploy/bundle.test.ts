@@ -66,3 +66,26 @@ t.test('a start reads its configuration from the bundle too: no plain module but
   t.same(loaded.filter((f) => f.startsWith('dist/src/')).sort(), ['dist/src/main.js', 'dist/src/service/app-module.js', 'dist/src/service/code-cache.js', 'dist/src/service/notify.js', 'dist/src/shared/version.js'], 'of dist/src only the entry and what it imports itself');
   t.same(loaded.filter((f) => f.includes('node_modules/@sinclair/')), [], "TypeBox's modules are not read from node_modules (the bundle has them)");
 });
+
+t.test("the idle bench's floor (the service's packages with nothing of its own) bundles as the service does, and serves", async (t) => {
+  const { bundleCommonJs } = await import('../../scripts/bundle.js');
+  const { spawn } = await import('node:child_process');
+  const { freePort } = await import('../../scripts/bench/procs.js');
+  const dir = path.join(ROOT, 'dist/bench-floor-test');
+  t.teardown(async () => (await import('node:fs')).rmSync(dir, { recursive: true, force: true }));
+  await bundleCommonJs({ floor: path.join(ROOT, 'dist/scripts/bench/floor-idle.js') }, dir);
+  t.same(readdirSync(dir), ['floor.cjs'], 'one file: the packages it imports are in it, better-sqlite3 stays outside');
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(dir, 'floor.cjs'), String(port), t.testdir()], { stdio: 'ignore' });
+  t.teardown(() => void child.kill('SIGKILL'));
+  let answer: Response | null = null;
+  for (let i = 0; i < 500 && !answer; i++) {
+    answer = await fetch(`http://127.0.0.1:${port}/ping`, { method: 'POST' }).catch(() => null);
+    if (!answer) await new Promise((r) => setTimeout(r, 20));
+  }
+  t.equal(answer?.status, 200, 'it answers');
+  t.same(await answer?.json(), { ok: true }, 'through TypeBox');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'SIGTERM closes the server, the client and the broker');
+});
