@@ -2,8 +2,8 @@
 // device level through sysfs files. The kernel does ROM search, conversion and CRC checking;
 // this adds the rejections the kernel does not make by default (all-zero scratchpad, 85 degC
 // power-on value) and maps file-level failures to OneWireError codes.
-import { closeSync, constants as fsc, openSync, read } from 'node:fs';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { closeSync, constants as fsc, openSync, read, write } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isKernelSlaveName, kernelNameToRom, romFamily, romToKernelName } from './address.js';
 import { crc8 } from './crc.js';
@@ -129,6 +129,24 @@ export async function readAttribute(path: string): Promise<Buffer> {
   }
 }
 
+/**
+ * Writes a sysfs attribute: opened and closed at once, written in one write through the thread
+ * pool (a write can start bus traffic). writeFile made three trips (open, write, close), each a
+ * wake-up of a pool thread and of the event loop: a Pi's bulk conversion trigger made six of its
+ * wake-ups a second. No O_CREAT: an attribute that went away must not come back as a plain file.
+ */
+export async function writeAttribute(path: string, data: Buffer): Promise<void> {
+  const fd = openSync(path, fsc.O_WRONLY | fsc.O_TRUNC);
+  try {
+    const written = await new Promise<number>((resolve, reject) => write(fd, data, 0, data.length, null, (e, n) => (e ? reject(e) : resolve(n))));
+    if (written !== data.length) throw new Error(`${path}: ${written} of ${data.length} bytes written`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const TRIGGER = Buffer.from('trigger\n');
+
 /** Far more than any w1 attribute holds (a master's slave list of 64 devices is about 1 KiB). */
 export const MAX_ATTRIBUTE_BYTES = 64 * 1024;
 
@@ -217,8 +235,7 @@ export class W1SysfsBus implements OneWireBus {
       this.bulkChecked = true;
     }
     try {
-      // No O_CREAT: an attribute that went away must not come back as a plain file.
-      await writeFile(file, 'trigger\n', { flag: fsc.O_WRONLY | fsc.O_TRUNC });
+      await writeAttribute(file, TRIGGER);
       this.bulkTriggers++;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException)?.code;
@@ -282,7 +299,7 @@ export class W1SysfsBus implements OneWireBus {
 
   private async writeByteFile(address: RomAddress, file: string, byte: number): Promise<void> {
     try {
-      await writeFile(this.slaveFile(address, file), Buffer.from([byte & 0xff]), { flag: fsc.O_WRONLY | fsc.O_TRUNC });
+      await writeAttribute(this.slaveFile(address, file), Buffer.from([byte & 0xff]));
     } catch (e) {
       throw fsError(e, `${address} ${file}`);
     }

@@ -11,7 +11,7 @@ import {
   openW1Buses,
   parseMasterSlaves,
   parseW1Slave,
-  MAX_ATTRIBUTE_BYTES, readAttribute,
+  MAX_ATTRIBUTE_BYTES, readAttribute, writeAttribute,
   temperatureFromMillidegrees,
   temperatureFromW1Slave,
   W1SysfsBus,
@@ -208,6 +208,18 @@ t.test('therm_bulk_read is looked at once, and again only after it went away', a
   await ok.bus1.convertAll();
   await ok.bus1.convertAll();
   t.equal(ok.bus1.bulkTriggers, 2, 'present and writable: a trigger every cycle');
+});
+
+t.test('writeAttribute writes in one go, in place of what was there, and never makes a file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeblocks-attr-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const output = join(dir, 'output');
+  writeFileSync(output, 'longer than a byte');
+  await writeAttribute(output, Buffer.from([0xfc]));
+  t.same([...readFileSync(output)], [0xfc], 'the old content is gone (O_TRUNC)');
+  await t.rejects(writeAttribute(join(dir, 'gone'), Buffer.from('trigger\n')), { code: 'ENOENT' });
+  t.notOk(existsSync(join(dir, 'gone')), 'an attribute that is not there is not created');
+  await t.rejects(writeAttribute(dir, Buffer.from('x')), { code: 'EISDIR' });
 });
 
 t.test('readAttribute reads an attribute whole, however long', async (t) => {
