@@ -43,7 +43,9 @@ async function main(port: number, dataDir: string): Promise<void> {
   await app.listen({ host: '127.0.0.1', port });
   let ticks = 0;
   setInterval(() => void ticks++, 100);
-  process.on('SIGTERM', () => void Promise.all([app.close(), client.endAsync(), new Promise<void>((r) => broker.close(() => r()))]).then(() => process.exit(0)));
+  // Nothing to keep: the bench only needs it gone. (Closing the broker, the client and the server
+  // in turn hung once in CI, and a reference that does not stop would hold the bench up.)
+  process.on('SIGTERM', () => process.exit(0));
 }
 
 // No top-level await: the bundle is CommonJS.
