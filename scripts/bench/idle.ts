@@ -48,9 +48,22 @@ async function post(url: string, body?: unknown): Promise<{ status: number; text
   return { status: res.status, text: await res.text() };
 }
 
+/** The last of what each child started by spawnKept wrote, for the error when it exits early. */
+const outputs = new WeakMap<ChildProcess, string>();
+
+/** Spawns with stdout and stderr kept (their last 4 KB), so a server that exits says why. */
+function spawnKept(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  outputs.set(child, '');
+  const keep = (chunk: Buffer) => outputs.set(child, (outputs.get(child)! + chunk.toString()).slice(-4096));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return child;
+}
+
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}${outputs.get(child) ? `:\n${outputs.get(child)}` : ''}`);
     try {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       if (res.status < 500) return;
@@ -77,7 +90,7 @@ async function stop(child: ChildProcess): Promise<void> {
  */
 export async function populate(dataDir: string, moving = true): Promise<void> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { stdio: 'ignore' });
+  const child = spawnKept(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], process.env);
   const url = `http://127.0.0.1:${port}/edge-one`;
   try {
     await waitFor(`${url}/blocks/all/read`, child);
@@ -111,7 +124,7 @@ function piTree(): W1Tree {
 /** The Pi's blocks in `dataDir`: its sensors, discovered on `w1Root`, and a setpoint pair on each. */
 async function populatePi(dataDir: string, w1Root: string): Promise<void> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { stdio: 'ignore', env: { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root } });
+  const child = spawnKept(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root });
   const url = `http://127.0.0.1:${port}/edge-one`;
   try {
     await waitFor(`${url}/blocks/all/read`, child);
@@ -135,8 +148,8 @@ async function populatePi(dataDir: string, w1Root: string): Promise<void> {
  */
 async function measureTogether(runs: Run[], settleMs: number, windowMs: number): Promise<IdleFigures[]> {
   const children = runs.map((r) => {
-    const options = { stdio: 'ignore' as const, env: { ...process.env, ...r.env } };
-    return r.pinned ? spawn('taskset', ['-c', '0', process.execPath, ...r.args], options) : spawn(process.execPath, r.args, options);
+    const env = { ...process.env, ...r.env };
+    return r.pinned ? spawnKept('taskset', ['-c', '0', process.execPath, ...r.args], env) : spawnKept(process.execPath, r.args, env);
   });
   try {
     await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
@@ -161,7 +174,7 @@ async function profileTogether(runs: Run[], settleMs: number, windowMs: number):
   const dirs = runs.map(() => mkdtempSync(path.join(tmpdir(), 'edgeblocks-prof-')));
   const t0 = performance.now();
   // The plain modules, so each sample is named by the file it fell in (the bundle is one file).
-  const children = runs.map((r, i) => spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dirs[i]}`, ...r.args], { stdio: 'ignore', env: { ...process.env, EDGEBLOCKS_MODULES: 'plain' } }));
+  const children = runs.map((r, i) => spawnKept(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dirs[i]}`, ...r.args], { ...process.env, EDGEBLOCKS_MODULES: 'plain' }));
   try {
     await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
     await sleep(settleMs);
