@@ -200,11 +200,14 @@ async function serviceRun(name: string, hardware: string, dataDir: string, pinne
 
 /** The floor (floor-idle.ts), bundled as the service is, so the packages weigh the same in both. */
 async function floorRun(dataDir: string): Promise<Run> {
-  const dir = path.join(HERE, '../../bench-floor');
+  const dir = FLOOR_DIR;
   await bundleCommonJs({ floor: path.join(HERE, 'floor-idle.js') }, dir);
   const port = await freePort();
   return { name: FLOOR_RUN, args: [path.join(dir, 'floor.cjs'), String(port), dataDir], readyUrl: `http://127.0.0.1:${port}/ping` };
 }
+
+/** Inside dist, so that its require() finds node_modules; removed after the runs (dist is what an install copies). */
+const FLOOR_DIR = path.join(HERE, '../../bench-floor');
 
 /** The name of the floor's run: the service's packages started with nothing of its own (floor-idle.ts). */
 export const FLOOR_RUN = 'floor: the packages alone, 10 Hz timer';
@@ -251,7 +254,7 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
     return out;
   } finally {
     tree.close();
-    for (const dir of Object.values(dataDirs)) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [...Object.values(dataDirs), FLOOR_DIR]) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -69,7 +69,10 @@ async function spawnServer(args: string[], port: number, env: NodeJS.ProcessEnv 
   const gone = new Promise<void>((r) => child.on('exit', () => ((exited = true), r())));
   for (;;) {
     if (exited) throw new Error(`${args[0]} exited before answering:\n${err}`);
-    if (performance.now() - t0 > 30000) throw new Error(`${args[0]} did not answer within 30 s:\n${err}`);
+    if (performance.now() - t0 > 30000) {
+      child.kill('SIGKILL');
+      throw new Error(`${args[0]} did not answer within 30 s:\n${err}`);
+    }
     try {
       // A database without the blocks yet (empty) answers the list.
       if ((empty ? await post(`${url}/blocks/all/read`) : await post(`${url}/blocks/read`, { id: 's0' })).status === 200) break;

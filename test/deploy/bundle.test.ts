@@ -87,6 +87,6 @@ t.test("the idle bench's floor (the service's packages with nothing of its own) 
   t.same(await answer?.json(), { ok: true }, 'through TypeBox');
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  const stopped = await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000, 'still running after 10 s'))]);
+  const stopped = await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000, 'still running after 10 s').unref())]);
   t.equal(stopped, 0, 'SIGTERM stops it');
 });
