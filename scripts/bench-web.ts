@@ -13,6 +13,7 @@ import { chromium, type Page } from 'playwright-core';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
+import { median } from './bench/stats.js';
 
 // Runs compiled, from dist/scripts/.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -33,7 +34,6 @@ const FMP_PROBE = `new MutationObserver((_, obs) => {
   const big = document.querySelector('.card .big');
   if (big && /\\d/.test(big.textContent || '')) { window.__fmp = performance.now(); obs.disconnect(); }
 }).observe(document, { childList: true, subtree: true, characterData: true });`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The files a browser loads before the overview shows: index.html, its entry script and CSS, and their static imports. */
 function firstViewBytes(): { files: string[]; gzip: number } {

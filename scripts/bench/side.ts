@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, rssMb } from './procs.js';
 import { parseCliShebang } from '../cli-shebang.js';
 import { loads, type Load, type LoadResult } from './load.js';
+import { median } from './stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
@@ -27,7 +28,6 @@ const EMIT_MS = 200;
 /** Starts of each server for the start figure (their median). */
 const START_SAMPLES = 5;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 /** Long enough for the service's lateness window (120 cycles) to hold only cycles under load. */
 const LATENESS_SECONDS = 26;
 
