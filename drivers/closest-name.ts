@@ -18,7 +18,8 @@ export function closestName(name: string, known: readonly string[]): string | un
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const d = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name.toLowerCase(), candidate.toLowerCase());
+    const d =
+      candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;

@@ -44,7 +44,8 @@ function literalList(values: unknown[]): string {
 /** What a schema asks for, in words ("an integer 0-127", "'out' or 'in'", "true or false"). */
 export function expectation(schema: TSchema): string {
   const s = schema as TSchema & Record<string, unknown>;
-  if (Array.isArray(s.anyOf) && s.anyOf.every((o: TSchema) => 'const' in o)) return literalList(s.anyOf.map((o: TSchema) => o.const));
+  if (Array.isArray(s.anyOf) && s.anyOf.every((o: TSchema) => 'const' in o))
+    return literalList(s.anyOf.map((o: TSchema) => o.const));
   if ('const' in s) return literalList([s.const]);
   if (Array.isArray(s.anyOf)) return s.anyOf.map((o: TSchema) => expectation(o)).join(' or ');
   switch (s.type) {
@@ -56,7 +57,10 @@ export function expectation(schema: TSchema): string {
       const above = s.exclusiveMinimum as number | undefined;
       const below = s.exclusiveMaximum as number | undefined;
       if (above !== undefined || below !== undefined) {
-        const bounds = [above !== undefined ? `greater than ${above}` : min !== undefined ? `at least ${min}` : '', below !== undefined ? `less than ${below}` : max !== undefined ? `at most ${max}` : ''];
+        const bounds = [
+          above !== undefined ? `greater than ${above}` : min !== undefined ? `at least ${min}` : '',
+          below !== undefined ? `less than ${below}` : max !== undefined ? `at most ${max}` : '',
+        ];
         return `${what} ${bounds.filter(Boolean).join(' and ')}`;
       }
       if (min !== undefined && max !== undefined) return `${what} ${min}-${max}`;
@@ -77,7 +81,10 @@ export function expectation(schema: TSchema): string {
 }
 
 function plural(words: string): string {
-  return words.replace(/^an? (non-empty )?(\w+)/, (_m, adj: string | undefined, noun: string) => `${adj ?? ''}${noun}s`);
+  return words.replace(
+    /^an? (non-empty )?(\w+)/,
+    (_m, adj: string | undefined, noun: string) => `${adj ?? ''}${noun}s`,
+  );
 }
 
 function issueOf(error: ValueError, base: string): SchemaIssue {
@@ -90,21 +97,43 @@ function issueOf(error: ValueError, base: string): SchemaIssue {
   if (schema.type === 'string' && typeof error.value === 'string') {
     // A long value is not echoed; the length counts characters (code points), as users do.
     const length = Array.from(error.value).length;
-    if (schema.maxLength !== undefined && length > schema.maxLength) return { path: pointerToPath(error.path, base), message: `must be at most ${schema.maxLength} characters, got ${length}`, unknownKey: false };
+    if (schema.maxLength !== undefined && length > schema.maxLength)
+      return {
+        path: pointerToPath(error.path, base),
+        message: `must be at most ${schema.maxLength} characters, got ${length}`,
+        unknownKey: false,
+      };
   }
   if (Array.isArray(error.value) && schema.maxItems !== undefined && error.value.length > schema.maxItems)
-    return { path: pointerToPath(error.path, base), message: `must hold at most ${schema.maxItems} items, got ${error.value.length}`, unknownKey: false };
-  if (error.type === ValueErrorType.ObjectRequiredProperty) return { path: pointerToPath(error.path, base), message: `is required: ${expectation(error.schema)}`, unknownKey: false };
+    return {
+      path: pointerToPath(error.path, base),
+      message: `must hold at most ${schema.maxItems} items, got ${error.value.length}`,
+      unknownKey: false,
+    };
+  if (error.type === ValueErrorType.ObjectRequiredProperty)
+    return {
+      path: pointerToPath(error.path, base),
+      message: `is required: ${expectation(error.schema)}`,
+      unknownKey: false,
+    };
   const ofType = schema.type !== 'string' || typeof error.value === 'string';
   const rule = (ofType ? schema.errorMessage : undefined) ?? `must be ${expectation(error.schema)}`;
-  return { path: pointerToPath(error.path, base), message: `${rule}, got ${describeValue(error.value)}`, unknownKey: false };
+  return {
+    path: pointerToPath(error.path, base),
+    message: `${rule}, got ${describeValue(error.value)}`,
+    unknownKey: false,
+  };
 }
 
 /**
  * The first problem of `value` against `schema` (an unknown key first: it usually explains the
  * rest), or the value with the schema's defaults filled in. `value` is not changed.
  */
-export function checkAgainst<T>(schema: TSchema, value: unknown, base = ''): { value: T; issue?: undefined } | { issue: SchemaIssue; value?: undefined } {
+export function checkAgainst<T>(
+  schema: TSchema,
+  value: unknown,
+  base = '',
+): { value: T; issue?: undefined } | { issue: SchemaIssue; value?: undefined } {
   const withDefaults = Value.Default(schema, Value.Clone(value)) as unknown;
   if (Value.Check(schema, withDefaults)) return { value: withDefaults as T };
   const errors = [...Value.Errors(schema, withDefaults)];

@@ -18,7 +18,10 @@ class Publisher {
   private temps: number[];
   private outputs: number[];
   private states: number[];
-  constructor(readonly key: string, seed: number) {
+  constructor(
+    readonly key: string,
+    seed: number,
+  ) {
     this.temps = Array.from({ length: 10 }, (_, i) => 18 + ((seed + i) % 5));
     this.outputs = Array.from({ length: 10 }, () => 50);
     this.states = Array.from({ length: 10 }, () => 0);
@@ -48,7 +51,9 @@ function writeBytes(): number {
 
 /** Make the written pages reach the disk, as the kernel's writeback does between real flushes a minute apart. */
 function settle(dir: string): void {
-  const files = existsSync(path.join(dir, HISTORY_DIR)) ? readdirSync(path.join(dir, HISTORY_DIR)).map((f) => path.join(HISTORY_DIR, f)) : [];
+  const files = existsSync(path.join(dir, HISTORY_DIR))
+    ? readdirSync(path.join(dir, HISTORY_DIR)).map((f) => path.join(HISTORY_DIR, f))
+    : [];
   for (const f of files) {
     const p = path.join(dir, f);
     const fd = openSync(p, 'r+');
@@ -60,7 +65,14 @@ function settle(dir: string): void {
 function rig(flushIntervalMs = 60_000) {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-bench-history-'));
   let now = Date.now() - 31 * DAY;
-  const store = new EmbeddedStore({ dataDir: dir, now: () => now, flushIntervalMs, retentionMs: 365 * DAY, maxBytes: 4e9, log: silentLogger });
+  const store = new EmbeddedStore({
+    dataDir: dir,
+    now: () => now,
+    flushIntervalMs,
+    retentionMs: 365 * DAY,
+    maxBytes: 4e9,
+    log: silentLogger,
+  });
   const ingest = new HistoryIngest({ store, now: () => now, log: silentLogger });
   return {
     dir,
@@ -139,9 +151,19 @@ export async function historyBench(record: RecordFn): Promise<void> {
     const rawPoints = rounds * 200;
     const stored = (r.store.status().pointsWritten as number) - points0;
     global.gc?.();
-    record('history bytes written per raw point at 200 fields (all tiers, WAL, checkpoints)', written / rawPoints, 'B', 4);
-    record('history bytes written per day at 200 fields', (written / 6) * 24 / 1e6, 'MB', (4 * 200 * 17_280) / 1e6);
-    record('history chunk bytes per stored point (compressed payload only)', (r.store.status().chunkBytesWritten as number) / (r.store.status().pointsWritten as number), 'B', 2);
+    record(
+      'history bytes written per raw point at 200 fields (all tiers, WAL, checkpoints)',
+      written / rawPoints,
+      'B',
+      4,
+    );
+    record('history bytes written per day at 200 fields', ((written / 6) * 24) / 1e6, 'MB', (4 * 200 * 17_280) / 1e6);
+    record(
+      'history chunk bytes per stored point (compressed payload only)',
+      (r.store.status().chunkBytesWritten as number) / (r.store.status().pointsWritten as number),
+      'B',
+      2,
+    );
     record('history points stored per raw point (tiers add)', stored / rawPoints, 'x', 1.2);
     record('history RSS growth over 6 h of ingest at 200 fields', (process.memoryUsage().rss - rss0) / 1e6, 'MB', 20);
     await r.close();
@@ -165,7 +187,9 @@ export async function historyBench(record: RecordFn): Promise<void> {
     }
     r.store.flushSync();
     const fillS = (performance.now() - fillStarted) / 1000;
-    const fields = (await r.store.fields(end - DAY)).filter((f) => f.includes('value[degC]') || f.includes('outputValue')).slice(0, 20);
+    const fields = (await r.store.fields(end - DAY))
+      .filter((f) => f.includes('value[degC]') || f.includes('outputValue'))
+      .slice(0, 20);
     for (const days of [7, 30]) {
       const tf = selectTimeframe({ duration: `${days}d` }, end);
       await r.store.ranges(fields, tf.start, end, tf.step);
@@ -183,10 +207,20 @@ export async function historyBench(record: RecordFn): Promise<void> {
       }
       times.sort((a, b) => a - b);
       cpu.sort((a, b) => a - b);
-      record(`history ranges, 20 fields over ${days} days (${points} points each)`, times[2]!, 'ms', days === 7 ? 50 : 100);
+      record(
+        `history ranges, 20 fields over ${days} days (${points} points each)`,
+        times[2]!,
+        'ms',
+        days === 7 ? 50 : 100,
+      );
       record(`history ranges, 20 fields over ${days} days: CPU time`, cpu[2]!, 'ms', days === 7 ? 50 : 100);
     }
-    record(`history database after 31 days at 200 fields (filled in ${fillS.toFixed(0)} s)`, r.store.usedBytes() / 1e6, 'MB', 100);
+    record(
+      `history database after 31 days at 200 fields (filled in ${fillS.toFixed(0)} s)`,
+      r.store.usedBytes() / 1e6,
+      'MB',
+      100,
+    );
     await r.close();
   }
 }

@@ -46,11 +46,15 @@ function firstViewBytes(): { files: string[]; gzip: number } {
     if (!ref.endsWith('.js')) return;
     const code = readFileSync(path.join(WEB, ref), 'utf8');
     // Static imports only (`import ... from "./x.js"` / `import "./x.js"`); import() chunks load later.
-    for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"();]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(`/assets/${m[1]!.slice(2)}`);
+    for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"();]*?from\s*)?["'](\.\/[^"']+)["']/g))
+      visit(`/assets/${m[1]!.slice(2)}`);
   };
   refs.forEach(visit);
   const files = [...seen];
-  return { files, gzip: files.reduce((n, f) => n + gzipSync(readFileSync(path.join(WEB, f))).length, 0) + gzipSync(html).length };
+  return {
+    files,
+    gzip: files.reduce((n, f) => n + gzipSync(readFileSync(path.join(WEB, f))).length, 0) + gzipSync(html).length,
+  };
 }
 
 async function throttled(page: Page): Promise<void> {
@@ -59,23 +63,56 @@ async function throttled(page: Page): Promise<void> {
 }
 
 const bundle = firstViewBytes();
-rows.push({ name: `first view JS+CSS gzipped (${bundle.files.length} files + html)`, value: bundle.gzip / 1024, unit: 'KB', target: 60 });
+rows.push({
+  name: `first view JS+CSS gzipped (${bundle.files.length} files + html)`,
+  value: bundle.gzip / 1024,
+  unit: 'KB',
+  target: 60,
+});
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'eb-bench-web-'));
-const config = loadConfig({ dataDir, hardware: 'sim', port: '0', httpsPort: '0', mqttPort: '0', host: '127.0.0.1', emitInterval: '1000', logLevel: 'silent' }, {});
+const config = loadConfig(
+  {
+    dataDir,
+    hardware: 'sim',
+    port: '0',
+    httpsPort: '0',
+    mqttPort: '0',
+    host: '127.0.0.1',
+    emitInterval: '1000',
+    logLevel: 'silent',
+  },
+  {},
+);
 const app = await createApp(config, { log: silentLogger });
 const seed = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'demo-blocks.json'), 'utf8'));
 await app.runtime.backupLoad(seed, 'bench');
 await app.start();
 const base = app.url.replace(/\/[^/]+$/, '');
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
 try {
   // First meaningful paint: a block card with a number in it, timed inside the page.
   const paints: number[] = [];
   const phonePaints: number[] = [];
   for (let i = 0; i < 2 * RUNS; i++) {
     const phone = i % 2 === 1;
-    const context = await browser.newContext(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext(
+      phone
+        ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
+        : { viewport: { width: 1280, height: 900 } },
+    );
     const page = await context.newPage();
     await page.addInitScript({ content: FMP_PROBE });
     await throttled(page);
@@ -84,44 +121,85 @@ try {
     (phone ? phonePaints : paints).push((await page.evaluate('window.__fmp')) as number);
     await context.close();
   }
-  rows.push({ name: `first meaningful paint, CPU ${THROTTLE}x slower, median of ${RUNS}`, value: median(paints), unit: 'ms', target: 1500 });
-  rows.push({ name: `same at phone width (390 px, touch), median of ${RUNS}`, value: median(phonePaints), unit: 'ms', target: 1500 });
+  rows.push({
+    name: `first meaningful paint, CPU ${THROTTLE}x slower, median of ${RUNS}`,
+    value: median(paints),
+    unit: 'ms',
+    target: 1500,
+  });
+  rows.push({
+    name: `same at phone width (390 px, touch), median of ${RUNS}`,
+    value: median(phonePaints),
+    unit: 'ms',
+    target: 1500,
+  });
   // Reference in the same run: first paint of a one-line static page, same throttling, so a
   // loaded machine shows up as a slow reference rather than as a slow dashboard.
   const refs: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const context = await browser.newContext();
-    await context.route('**/bench-reference', (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><p>reference</p>' }));
+    await context.route('**/bench-reference', (r) =>
+      r.fulfill({ contentType: 'text/html', body: '<!doctype html><p>reference</p>' }),
+    );
     const page = await context.newPage();
     await throttled(page);
     await page.goto(`${base}/bench-reference`);
-    await page.waitForFunction("performance.getEntriesByName('first-contentful-paint').length > 0", undefined, { timeout: 30000 });
+    await page.waitForFunction("performance.getEntriesByName('first-contentful-paint').length > 0", undefined, {
+      timeout: 30000,
+    });
     refs.push((await page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")) as number);
     await context.close();
   }
-  info.push(`reference: first paint of a static one-line page, CPU ${THROTTLE}x slower: ${median(refs).toFixed(0)} ms (dashboard / reference = ${(median(paints) / median(refs)).toFixed(1)}x)`);
+  info.push(
+    `reference: first paint of a static one-line page, CPU ${THROTTLE}x slower: ${median(refs).toFixed(0)} ms (dashboard / reference = ${(median(paints) / median(refs)).toFixed(1)}x)`,
+  );
 
   // 7-day graph of 6 fields, from a history API answering per its contract.
-  const fields = ['Beer Sensor/value[degC]', 'Fridge Sensor/value[degC]', 'Beer Setpoint/setting[degC]', 'Fridge Setpoint/setting[degC]', 'Heat PWM/value', 'Cool PWM/value'].map((f) => `${config.serviceId}/${f}`);
+  const fields = [
+    'Beer Sensor/value[degC]',
+    'Fridge Sensor/value[degC]',
+    'Beer Setpoint/setting[degC]',
+    'Fridge Setpoint/setting[degC]',
+    'Heat PWM/value',
+    'Cool PWM/value',
+  ].map((f) => `${config.serviceId}/${f}`);
   const now = Math.floor(Date.now() / 1000);
   const step = Math.floor((7 * 86400) / 1000);
-  const ranges = fields.map((f, i) => ({ metric: { __name__: f }, values: Array.from({ length: 1000 }, (_, k) => [now - (1000 - k) * step, String(i < 4 ? 20 + i + Math.sin(k / 40 + i) * 2 : 50 + 50 * Math.sin(k / 15 + i))]) }));
+  const ranges = fields.map((f, i) => ({
+    metric: { __name__: f },
+    values: Array.from({ length: 1000 }, (_, k) => [
+      now - (1000 - k) * step,
+      String(i < 4 ? 20 + i + Math.sin(k / 40 + i) * 2 : 50 + 50 * Math.sin(k / 15 + i)),
+    ]),
+  }));
   const renders: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.route('**/history/timeseries/fields', (r) => r.fulfill({ json: fields }));
-    await context.route('**/history/timeseries/ranges', (r) => r.fulfill({ json: (r.request().postDataJSON() as { start?: number }).start ? [] : ranges }));
+    await context.route('**/history/timeseries/ranges', (r) =>
+      r.fulfill({ json: (r.request().postDataJSON() as { start?: number }).start ? [] : ranges }),
+    );
     const page = await context.newPage();
-    await page.addInitScript({ content: `localStorage.setItem('edgeblocks.graph.fields', ${JSON.stringify(JSON.stringify(fields))}); localStorage.setItem('edgeblocks.graph.range', '7d');` });
+    await page.addInitScript({
+      content: `localStorage.setItem('edgeblocks.graph.fields', ${JSON.stringify(JSON.stringify(fields))}); localStorage.setItem('edgeblocks.graph.range', '7d');`,
+    });
     await throttled(page);
     await page.goto(`${base}/#/graphs`);
     await page.waitForFunction('window.__graphRenderMs !== undefined', undefined, { timeout: 30000 });
-    const { ms, points } = (await page.evaluate('({ ms: window.__graphRenderMs, points: window.__graphPoints })')) as { ms: number; points: number };
+    const { ms, points } = (await page.evaluate('({ ms: window.__graphRenderMs, points: window.__graphPoints })')) as {
+      ms: number;
+      points: number;
+    };
     if (points < 6000) throw new Error(`graph drew ${points} points, expected 6000`);
     renders.push(ms);
     await context.close();
   }
-  rows.push({ name: `7-day graph, 6 fields x 1000 points, CPU ${THROTTLE}x slower, median`, value: median(renders), unit: 'ms', target: 200 });
+  rows.push({
+    name: `7-day graph, 6 fields x 1000 points, CPU ${THROTTLE}x slower, median`,
+    value: median(renders),
+    unit: 'ms',
+    target: 200,
+  });
 } finally {
   await browser.close();
   await app.stop();
@@ -133,7 +211,9 @@ console.log(`${'benchmark'.padEnd(66)} ${'value'.padStart(9)}  ${'target'.padSta
 for (const r of rows) {
   const ok = r.value <= r.target;
   if (!ok) failed++;
-  console.log(`${r.name.padEnd(66)} ${r.value.toFixed(1).padStart(9)}  ${`<= ${r.target}`.padStart(9)} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`);
+  console.log(
+    `${r.name.padEnd(66)} ${r.value.toFixed(1).padStart(9)}  ${`<= ${r.target}`.padStart(9)} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`,
+  );
 }
 for (const line of info) console.log(line);
 console.log(failed ? `${failed} target(s) missed` : 'all targets met');

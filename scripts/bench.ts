@@ -33,25 +33,50 @@ interface Row {
 }
 
 const rows: Row[] = [];
-const record = (name: string, value: number, unit: string, target: number, kind: Row['kind'] = 'max') => rows.push({ name, value, unit, target, kind });
+const record = (name: string, value: number, unit: string, target: number, kind: Row['kind'] = 'max') =>
+  rows.push({ name, value, unit, target, kind });
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 
 /** `n` fermenter chains: sensor, setpoint, heat and cool PID, PWMs, actuators, mutex (10 blocks each). */
 function chains(runtime: BlockRuntime, n: number): void {
   for (let i = 0; i < n; i++) {
-    const c = (id: string, type: string, data: Record<string, unknown>) => runtime.create({ id: `${id} ${i}`, type, data });
+    const c = (id: string, type: string, data: Record<string, unknown>) =>
+      runtime.create({ id: `${id} ${i}`, type, data });
     c('pins', 'MockPins', {});
     c('sensor', 'TempSensorMock', { setting: 19 + (i % 3), fluctuations: [{ amplitude: 0.5, period: 600 }] });
-    c('setpoint', 'SetpointSensorPair', { enabled: true, storedSetting: 20, sensorId: link(`sensor ${i}`), filter: 'FILTER_45s' });
+    c('setpoint', 'SetpointSensorPair', {
+      enabled: true,
+      storedSetting: 20,
+      sensorId: link(`sensor ${i}`),
+      filter: 'FILTER_45s',
+    });
     c('mutex', 'Mutex', {});
     const mutexed = { mutexed: { mutexId: link(`mutex ${i}`), extraHoldTime: 600, enabled: true } };
     c('heater', 'DigitalActuator', { hwDevice: link(`pins ${i}`), channel: 1, constraints: mutexed });
-    c('cooler', 'DigitalActuator', { hwDevice: link(`pins ${i}`), channel: 2, constraints: { ...mutexed, minOn: { duration: 60, enabled: true }, minOff: { duration: 300, enabled: true } } });
+    c('cooler', 'DigitalActuator', {
+      hwDevice: link(`pins ${i}`),
+      channel: 2,
+      constraints: { ...mutexed, minOn: { duration: 60, enabled: true }, minOff: { duration: 300, enabled: true } },
+    });
     c('heat pwm', 'ActuatorPwm', { enabled: true, actuatorId: link(`heater ${i}`), period: 10 });
     c('cool pwm', 'ActuatorPwm', { enabled: true, actuatorId: link(`cooler ${i}`), period: 600 });
-    c('heat pid', 'Pid', { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`heat pwm ${i}`), kp: 60, ti: 7200, td: 900 });
-    c('cool pid', 'Pid', { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`cool pwm ${i}`), kp: -60, ti: 3600, td: 1500 });
+    c('heat pid', 'Pid', {
+      enabled: true,
+      inputId: link(`setpoint ${i}`),
+      outputId: link(`heat pwm ${i}`),
+      kp: 60,
+      ti: 7200,
+      td: 900,
+    });
+    c('cool pid', 'Pid', {
+      enabled: true,
+      inputId: link(`setpoint ${i}`),
+      outputId: link(`cool pwm ${i}`),
+      kp: -60,
+      ti: 3600,
+      td: 1500,
+    });
   }
 }
 
@@ -61,7 +86,13 @@ function percentile(sorted: number[], p: number): number {
 
 async function schedulerBench(): Promise<void> {
   const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  const runtime = new BlockRuntime({
+    serviceId: 'bench',
+    version: 'bench',
+    types: blockTypes,
+    clock,
+    persistence: new MemoryPersistence(),
+  });
   runtime.load();
   chains(runtime, 10);
   const durations: number[] = [];
@@ -97,7 +128,13 @@ async function memoryBench(): Promise<void> {
   global.gc?.();
   const before = process.memoryUsage().heapUsed;
   const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  const runtime = new BlockRuntime({
+    serviceId: 'bench',
+    version: 'bench',
+    types: blockTypes,
+    clock,
+    persistence: new MemoryPersistence(),
+  });
   runtime.load();
   chains(runtime, 100);
   for (let i = 0; i < 100; i++) {
@@ -106,13 +143,24 @@ async function memoryBench(): Promise<void> {
   }
   global.gc?.();
   const perBlock = (process.memoryUsage().heapUsed - before) / runtime.blocks().length;
-  record(`heap per block (${runtime.blocks().length} blocks${global.gc ? '' : ', no --expose-gc'})`, perBlock / 1024, 'KiB', 16);
+  record(
+    `heap per block (${runtime.blocks().length} blocks${global.gc ? '' : ', no --expose-gc'})`,
+    perBlock / 1024,
+    'KiB',
+    16,
+  );
 }
 
 /** 10 000 creates and deletes, each with an all/read between: the heap comes back to where it was. */
 async function churnBench(): Promise<void> {
   const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  const runtime = new BlockRuntime({
+    serviceId: 'bench',
+    version: 'bench',
+    types: blockTypes,
+    clock,
+    persistence: new MemoryPersistence(),
+  });
   runtime.load();
   chains(runtime, 2);
   const cycle = (i: number) => {
@@ -127,7 +175,12 @@ async function churnBench(): Promise<void> {
   const before = process.memoryUsage().heapUsed;
   for (let i = 10000; i < 20000; i++) cycle(i);
   global.gc?.();
-  record(`heap growth over 10 000 creates and deletes${global.gc ? '' : ', no --expose-gc'}`, (process.memoryUsage().heapUsed - before) / 1024, 'KiB', 256);
+  record(
+    `heap growth over 10 000 creates and deletes${global.gc ? '' : ', no --expose-gc'}`,
+    (process.memoryUsage().heapUsed - before) / 1024,
+    'KiB',
+    256,
+  );
 }
 
 /**
@@ -137,7 +190,13 @@ async function churnBench(): Promise<void> {
  */
 async function growthBench(): Promise<void> {
   const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({ serviceId: 'bench', version: 'bench', types: blockTypes, clock, persistence: new MemoryPersistence() });
+  const runtime = new BlockRuntime({
+    serviceId: 'bench',
+    version: 'bench',
+    types: blockTypes,
+    clock,
+    persistence: new MemoryPersistence(),
+  });
   runtime.load();
   const link = (id: string) => ({ __objtype: 'Link', id });
   const durations: number[] = [];
@@ -150,13 +209,29 @@ async function growthBench(): Promise<void> {
   };
   for (let i = 0; durations.length < 5100; i++) {
     create({ id: `sensor ${i}`, type: 'TempSensorMock', data: { setting: 20 } });
-    create({ id: `setpoint ${i}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: link(`sensor ${i}`) } });
+    create({
+      id: `setpoint ${i}`,
+      type: 'SetpointSensorPair',
+      data: { enabled: true, storedSetting: 20, sensorId: link(`sensor ${i}`) },
+    });
     create({ id: `pins ${i}`, type: 'MockPins', data: {} });
-  create({ id: `actuator ${i}`, type: 'DigitalActuator', data: { hwDevice: link(`pins ${i}`), channel: 1 } });
-    create({ id: `pwm ${i}`, type: 'ActuatorPwm', data: { enabled: true, actuatorId: link(`actuator ${i}`), period: 10 } });
-    create({ id: `pid ${i}`, type: 'Pid', data: { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`pwm ${i}`), kp: 60 } });
+    create({ id: `actuator ${i}`, type: 'DigitalActuator', data: { hwDevice: link(`pins ${i}`), channel: 1 } });
+    create({
+      id: `pwm ${i}`,
+      type: 'ActuatorPwm',
+      data: { enabled: true, actuatorId: link(`actuator ${i}`), period: 10 },
+    });
+    create({
+      id: `pid ${i}`,
+      type: 'Pid',
+      data: { enabled: true, inputId: link(`setpoint ${i}`), outputId: link(`pwm ${i}`), kp: 60 },
+    });
   }
-  const median = (from: number, to: number) => percentile(durations.slice(from, to).sort((a, b) => a - b), 0.5);
+  const median = (from: number, to: number) =>
+    percentile(
+      durations.slice(from, to).sort((a, b) => a - b),
+      0.5,
+    );
   const early = median(400, 600);
   const late = median(4900, 5100);
   console.log(`median create at 500 blocks ${early.toFixed(3)} ms, at 5000 blocks ${late.toFixed(3)} ms`);
@@ -165,13 +240,22 @@ async function growthBench(): Promise<void> {
 
 async function apiBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-bench-'));
-  const app = await createApp(loadConfig({ port: '0', httpsPort: '0', mqttPort: '0', dataDir, hardware: 'sim', logLevel: 'silent' }, {}), { log: silentLogger });
+  const app = await createApp(
+    loadConfig({ port: '0', httpsPort: '0', mqttPort: '0', dataDir, hardware: 'sim', logLevel: 'silent' }, {}),
+    { log: silentLogger },
+  );
   try {
     const inject = (url: string, body: unknown) =>
-      app.http.inject({ method: 'POST', url: `/edge-one/${url}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      app.http.inject({
+        method: 'POST',
+        url: `/edge-one/${url}`,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
     let t0 = performance.now();
     const creates = 200;
-    for (let i = 0; i < creates; i++) await inject('blocks/create', { id: `s${i}`, type: 'TempSensorMock', data: { setting: 20 + i / 100 } });
+    for (let i = 0; i < creates; i++)
+      await inject('blocks/create', { id: `s${i}`, type: 'TempSensorMock', data: { setting: 20 + i / 100 } });
     record('REST create, durable in SQLite (synchronous=FULL)', (performance.now() - t0) / creates, 'ms/request', 25);
     t0 = performance.now();
     const reads = 2000;
@@ -179,7 +263,8 @@ async function apiBench(): Promise<void> {
     record('REST read throughput (in-process)', reads / ((performance.now() - t0) / 1000), 'requests/s', 1000, 'min');
     t0 = performance.now();
     const patches = 200;
-    for (let i = 0; i < patches; i++) await inject('blocks/patch', { id: 's1', type: 'TempSensorMock', data: { setting: 20 } });
+    for (let i = 0; i < patches; i++)
+      await inject('blocks/patch', { id: 's1', type: 'TempSensorMock', data: { setting: 20 } });
     record('REST patch that changes nothing (no database write)', (performance.now() - t0) / patches, 'ms/request', 5);
   } finally {
     await app.stop();
@@ -190,10 +275,14 @@ async function apiBench(): Promise<void> {
 /** The built CLI against a bare fastify server (scripts/bench/side.ts); ratios are edgeblocks / bare. */
 async function sideBySideBench(): Promise<void> {
   const side = await sideBySide();
-  console.log(`${'side by side'.padEnd(66)} ${'edgeblocks'.padStart(10)} ${'bare'.padStart(10)} ${'ratio'.padStart(7)}`);
+  console.log(
+    `${'side by side'.padEnd(66)} ${'edgeblocks'.padStart(10)} ${'bare'.padStart(10)} ${'ratio'.padStart(7)}`,
+  );
   for (const r of side) {
     const ratio = r.bare === null ? '' : (r.edge / r.bare).toFixed(2);
-    console.log(`${r.name.padEnd(66)} ${r.edge.toFixed(1).padStart(10)} ${(r.bare?.toFixed(1) ?? '').padStart(10)} ${ratio.padStart(7)} ${r.unit}`);
+    console.log(
+      `${r.name.padEnd(66)} ${r.edge.toFixed(1).padStart(10)} ${(r.bare?.toFixed(1) ?? '').padStart(10)} ${ratio.padStart(7)} ${r.unit}`,
+    );
   }
   console.log();
   const find = (name: string): SideRow => side.find((r) => r.name.startsWith(name))!;
@@ -201,39 +290,81 @@ async function sideBySideBench(): Promise<void> {
   record('blocks/read req/s, edgeblocks / bare', ratio('blocks/read throughput'), 'ratio', 0.9, 'min');
   record('blocks/all/read req/s, edgeblocks / bare', ratio('blocks/all/read throughput'), 'ratio', 0.5, 'min');
   record('spawn to first 200, edgeblocks / bare', ratio('spawn to first 200'), 'ratio', 1.5);
-  record('state emission p99 lateness under all/read load, published', find('state emission p99 lateness under all/read load, published').edge, 'ms', 10);
-  record('state emission p99 lateness under all/read load, at a subscriber', find('state emission p99 lateness under all/read load, at a subscriber').edge, 'ms', 20);
+  record(
+    'state emission p99 lateness under all/read load, published',
+    find('state emission p99 lateness under all/read load, published').edge,
+    'ms',
+    10,
+  );
+  record(
+    'state emission p99 lateness under all/read load, at a subscriber',
+    find('state emission p99 lateness under all/read load, at a subscriber').edge,
+    'ms',
+    20,
+  );
 }
 
 /** Idle cost of the built CLI started as plain `node`, linux and sim hardware, against bare fastify with a 10 Hz timer (scripts/bench/idle.ts). */
 /** What the heap breakdown weighs: the packages the service loads at start, and all of its own modules (the bundle). */
-const IMPORT_COST = ['aedes', 'mqtt', '@sinclair/typebox/value', '@fastify/compress', '@fastify/static', '@fastify/swagger', '@fastify/websocket', 'pino', 'better-sqlite3', './dist/bundle/app.cjs'];
+const IMPORT_COST = [
+  'aedes',
+  'mqtt',
+  '@sinclair/typebox/value',
+  '@fastify/compress',
+  '@fastify/static',
+  '@fastify/swagger',
+  '@fastify/websocket',
+  'pino',
+  'better-sqlite3',
+  './dist/bundle/app.cjs',
+];
 
 async function idleCostBench(): Promise<void> {
   const figures = await idleBench({ profile: true, pinned: true });
   const bare = figures.find((f) => f.name === 'bare fastify, 10 Hz timer')!;
-  console.log(`${`idle, 60 s after ${IDLE_SETTLE_MS / 1000} s, 200 blocks, plain node`.padEnd(40)} ${'CPU % of one core'.padStart(18)} ${'wake-ups/s'.padStart(11)} ${'RSS MB'.padStart(8)} ${'RSS ratio'.padStart(10)}`);
+  console.log(
+    `${`idle, 60 s after ${IDLE_SETTLE_MS / 1000} s, 200 blocks, plain node`.padEnd(40)} ${'CPU % of one core'.padStart(18)} ${'wake-ups/s'.padStart(11)} ${'RSS MB'.padStart(8)} ${'RSS ratio'.padStart(10)}`,
+  );
   for (const f of figures) {
-    console.log(`${f.name.padEnd(40)} ${f.cpuPercent.toFixed(3).padStart(18)} ${f.wakesPerSecond.toFixed(1).padStart(11)} ${f.rssMb.toFixed(1).padStart(8)} ${(f.rssMb / bare.rssMb).toFixed(2).padStart(10)}`);
-    for (const p of f.profile ?? []) console.log(`    ${p.part.slice(0, 60).padEnd(60)} ${p.percentOfCore.toFixed(3).padStart(7)} % (${p.share.toFixed(1)} % of busy samples)`);
+    console.log(
+      `${f.name.padEnd(40)} ${f.cpuPercent.toFixed(3).padStart(18)} ${f.wakesPerSecond.toFixed(1).padStart(11)} ${f.rssMb.toFixed(1).padStart(8)} ${(f.rssMb / bare.rssMb).toFixed(2).padStart(10)}`,
+    );
+    for (const p of f.profile ?? [])
+      console.log(
+        `    ${p.part.slice(0, 60).padEnd(60)} ${p.percentOfCore.toFixed(3).padStart(7)} % (${p.share.toFixed(1)} % of busy samples)`,
+      );
   }
   console.log();
-  for (const f of figures.filter((x) => !x.name.startsWith('bare') && !x.name.endsWith('one core'))) console.log(`${f.name}: ${(f.cpuPercent - bare.cpuPercent).toFixed(3)} % of one core above bare fastify's in the same run`);
+  for (const f of figures.filter((x) => !x.name.startsWith('bare') && !x.name.endsWith('one core')))
+    console.log(
+      `${f.name}: ${(f.cpuPercent - bare.cpuPercent).toFixed(3)} % of one core above bare fastify's in the same run`,
+    );
   console.log();
-  console.log(`${'resident memory by part, MB'.padEnd(40)} ${figures.map((f) => f.name.replace('edgeblocks --hardware ', '').slice(0, 12).padStart(12)).join(' ')}`);
-  for (const part of MEMORY_PARTS) console.log(`${part.padEnd(40)} ${figures.map((f) => f.memory[part].toFixed(1).padStart(12)).join(' ')}`);
+  console.log(
+    `${'resident memory by part, MB'.padEnd(40)} ${figures.map((f) => f.name.replace('edgeblocks --hardware ', '').slice(0, 12).padStart(12)).join(' ')}`,
+  );
+  for (const part of MEMORY_PARTS)
+    console.log(`${part.padEnd(40)} ${figures.map((f) => f.memory[part].toFixed(1).padStart(12)).join(' ')}`);
   console.log();
   console.log('V8 heap a package adds on import, beside fastify (MB)');
-  for (const spec of IMPORT_COST) console.log(`  ${spec.padEnd(38)} ${importHeapMb(spec, ROOT).toFixed(2).padStart(6)}`);
+  for (const spec of IMPORT_COST)
+    console.log(`  ${spec.padEnd(38)} ${importHeapMb(spec, ROOT).toFixed(2).padStart(6)}`);
   console.log();
   calibrationMs(3); // warm, as the service's code is
   const here = calibrationMs();
   const pi = piFactor(here);
   const pinned = figures.find((f) => f.name === 'edgeblocks --hardware linux, one core')!;
   const pinnedBare = figures.find((f) => f.name === 'bare fastify, 10 Hz timer, one core')!;
-  console.log(`Pi-class idle CPU: one core here ${pinned.cpuPercent.toFixed(3)} % x ${pi.factor.toFixed(1)} (${pi.measured ? `calibration ${here.toFixed(1)} ms here, ${process.env.PI_CALIBRATION_MS} ms on the Pi` : 'the estimated Pi 4 gap; give PI_CALIBRATION_MS from calibrate.js on a Pi to measure it'}) = ${(pinned.cpuPercent * pi.factor).toFixed(2)} % of a Pi core; bare fastify ${(pinnedBare.cpuPercent * pi.factor).toFixed(2)} %`);
+  console.log(
+    `Pi-class idle CPU: one core here ${pinned.cpuPercent.toFixed(3)} % x ${pi.factor.toFixed(1)} (${pi.measured ? `calibration ${here.toFixed(1)} ms here, ${process.env.PI_CALIBRATION_MS} ms on the Pi` : 'the estimated Pi 4 gap; give PI_CALIBRATION_MS from calibrate.js on a Pi to measure it'}) = ${(pinned.cpuPercent * pi.factor).toFixed(2)} % of a Pi core; bare fastify ${(pinnedBare.cpuPercent * pi.factor).toFixed(2)} %`,
+  );
   console.log();
-  record('idle CPU, Pi-class estimate (one core here x the Pi factor)', pinned.cpuPercent * pi.factor, '% of a Pi core', 3);
+  record(
+    'idle CPU, Pi-class estimate (one core here x the Pi factor)',
+    pinned.cpuPercent * pi.factor,
+    '% of a Pi core',
+    3,
+  );
   const floor = figures.find((f) => f.name === FLOOR_RUN)!;
   const linux = figures.find((f) => f.name === 'edgeblocks --hardware linux')!;
   console.log(
@@ -244,7 +375,13 @@ async function idleCostBench(): Promise<void> {
   for (const f of figures.filter((x) => x !== bare && !x.name.startsWith('bare') && x !== floor)) {
     if (f === pinned) continue;
     const emulation = f.profile?.find((p) => p.part === EMULATION_PART)?.percentOfCore ?? 0;
-    if (f.name.includes('sim')) record(`idle CPU, ${f.name}, less its emulation (${emulation.toFixed(3)} %)`, f.cpuPercent - emulation, '% of one core', 0.3);
+    if (f.name.includes('sim'))
+      record(
+        `idle CPU, ${f.name}, less its emulation (${emulation.toFixed(3)} %)`,
+        f.cpuPercent - emulation,
+        '% of one core',
+        0.3,
+      );
     else record(`idle CPU, ${f.name}`, f.cpuPercent, '% of one core', 0.3);
     record(`idle RSS, ${f.name}, / bare fastify`, f.rssMb / bare.rssMb, 'ratio', 1.15);
   }
@@ -269,7 +406,9 @@ for (const r of rows) {
   const ok = r.kind === 'max' ? r.value <= r.target : r.value >= r.target;
   if (!ok) failed++;
   const target = `${r.kind === 'max' ? '<=' : '>='} ${r.target}`;
-  console.log(`${r.name.padEnd(58)} ${r.value.toFixed(3).padStart(10)}  ${target.padStart(12)} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`);
+  console.log(
+    `${r.name.padEnd(58)} ${r.value.toFixed(3).padStart(10)}  ${target.padStart(12)} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`,
+  );
 }
 console.log(failed ? `${failed} target(s) missed` : 'all targets met');
 process.exit(failed ? 1 : 0);

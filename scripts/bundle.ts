@@ -5,7 +5,18 @@ import { build } from 'rolldown';
 
 // Native modules, and packages that read their own files at run time (Swagger UI's assets), stay
 // in node_modules; the lazily loaded rest becomes chunks of the bundle.
-const EXTERNAL = [/^node:/, /^better-sqlite3/, /^serialport/, /^@serialport\//, /^i2c-bus/, /^onoff/, /^@fastify\/swagger-ui/, /^selfsigned/, /^bufferutil/, /^utf-8-validate/];
+const EXTERNAL = [
+  /^node:/,
+  /^better-sqlite3/,
+  /^serialport/,
+  /^@serialport\//,
+  /^i2c-bus/,
+  /^onoff/,
+  /^@fastify\/swagger-ui/,
+  /^selfsigned/,
+  /^bufferutil/,
+  /^utf-8-validate/,
+];
 
 /** Bundles `input` (name -> built ES module) into `dir` as `<name>.cjs` and its chunks; `dir` is emptied first. */
 export async function bundleCommonJs(input: Record<string, string>, dir: string): Promise<void> {

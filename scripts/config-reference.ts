@@ -92,11 +92,14 @@ function nestedRows(prefix: string, schema: TSchema, depth: number): string[] {
 export function configReference(): string {
   const main = SETTINGS.map(({ key, schema }) => {
     const file = key === 'config' ? '' : code(key);
-    const where = [schema.flag ? code(schema.flag) : '', schema.env ? code(schema.env) : ''].filter(Boolean).join('<br>') || 'file only';
+    const where =
+      [schema.flag ? code(schema.flag) : '', schema.env ? code(schema.env) : ''].filter(Boolean).join('<br>') ||
+      'file only';
     return `| ${file || '(command line)'} | ${where} | ${cell(kind(schema))} | ${cell(defaultOf(schema))} | ${cell(schema.description ?? '')} |`;
   });
   const nested = SETTINGS.filter(({ schema }) => fieldsOf(schema)).map(
-    ({ key, schema }) => `### \`${key}\`\n\n${cell(schema.description ?? '')}\n\n| field | value | default | meaning |\n| --- | --- | --- | --- |\n${nestedRows(key, schema, 3).join('\n')}\n`,
+    ({ key, schema }) =>
+      `### \`${key}\`\n\n${cell(schema.description ?? '')}\n\n| field | value | default | meaning |\n| --- | --- | --- | --- |\n${nestedRows(key, schema, 3).join('\n')}\n`,
   );
   return [
     INTRO,

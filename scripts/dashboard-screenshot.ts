@@ -11,7 +11,25 @@ import { chromium } from 'playwright-core';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'docs', 'img', 'dashboard.png');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'eb-shot-'));
-const demo = spawn(process.execPath, [path.join(ROOT, 'scripts', 'demo.js'), '--port', '0', '--https-port', '0', '--mqtt-port', '0', '--emit-interval', '1000', '--data-dir', dataDir, '--log-format', 'json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const demo = spawn(
+  process.execPath,
+  [
+    path.join(ROOT, 'scripts', 'demo.js'),
+    '--port',
+    '0',
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--emit-interval',
+    '1000',
+    '--data-dir',
+    dataDir,
+    '--log-format',
+    'json',
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 try {
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -24,7 +42,11 @@ try {
   });
   await fetch(`http://127.0.0.1:${port}/edge-one/blocks/discover`, { method: 'POST' });
   await new Promise((r) => setTimeout(r, 4000));
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    headless: true,
+  });
   const page = await browser.newPage({ viewport: { width: 1100, height: 760 }, deviceScaleFactor: 1 });
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForSelector('.card .big');

@@ -30,7 +30,11 @@ if (app.runtime.blocks().every((b) => b.def.system)) {
   for (const m of messages) app.log.warn(m);
   app.log.info(`demo: seeded ${seed.blocks.length} blocks into ${config.dataDir}`);
 }
-const stop = () => app.stop().then(() => process.exit(0), () => process.exit(1));
+const stop = () =>
+  app.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 try {

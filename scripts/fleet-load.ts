@@ -85,19 +85,46 @@ const pct = (xs: number[], q: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
 };
 const json = async (url: string, body?: unknown) => {
-  const res = await fetch(url, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(
+    url,
+    body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return res.json() as Promise<any>;
 };
 
 async function main() {
-  console.log(`fleet load: ${N} controllers x ${BLOCKS} blocks, emit every ${EMIT_MS} ms, ${SECONDS} s measured; ${cpus().length} cores`);
+  console.log(
+    `fleet load: ${N} controllers x ${BLOCKS} blocks, emit every ${EMIT_MS} ms, ${SECONDS} s measured; ${cpus().length} cores`,
+  );
   const mqttPort = await freePort();
   const mdir = tmp('mosquitto');
-  writeFileSync(path.join(mdir, 'mosquitto.conf'), [`listener ${mqttPort} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'max_connections -1', 'sys_interval 5', 'log_dest stderr', 'log_type error', ''].join('\n'));
+  writeFileSync(
+    path.join(mdir, 'mosquitto.conf'),
+    [
+      `listener ${mqttPort} 127.0.0.1`,
+      'allow_anonymous true',
+      'persistence false',
+      'max_connections -1',
+      'sys_interval 5',
+      'log_dest stderr',
+      'log_type error',
+      '',
+    ].join('\n'),
+  );
   const mosquitto = start('mosquitto', ['-c', path.join(mdir, 'mosquitto.conf')]);
   const vmPort = await freePort();
-  const vm = start('victoria-metrics', [`-httpListenAddr=127.0.0.1:${vmPort}`, `-storageDataPath=${tmp('victoria')}`, '-retentionPeriod=1d', '-influxMeasurementFieldSeparator=/', '-search.disableCache', '-search.latencyOffset=0s', '-loggerLevel=ERROR']);
+  const vm = start('victoria-metrics', [
+    `-httpListenAddr=127.0.0.1:${vmPort}`,
+    `-storageDataPath=${tmp('victoria')}`,
+    '-retentionPeriod=1d',
+    '-influxMeasurementFieldSeparator=/',
+    '-search.disableCache',
+    '-search.latencyOffset=0s',
+    '-loggerLevel=ERROR',
+  ]);
   const vmUrl = `http://127.0.0.1:${vmPort}`;
   await until('victoria-metrics', async () => (await fetch(`${vmUrl}/health`)).ok);
 
@@ -106,17 +133,52 @@ async function main() {
   for (let i = 0; i < N; i++) {
     const id = `load-${i}`;
     const port = await freePort();
-    const proc = start(process.execPath, [CLI, '--service-id', id, '--host', '127.0.0.1', '--port', String(port), '--https-port', '0', '--data-dir', tmp(id), '--hardware', 'sim', '--mqtt-url', `mqtt://127.0.0.1:${mqttPort}`, '--history-url', vmUrl, '--history-ingest', 'own', '--emit-interval', String(EMIT_MS), '--log-level', 'warn']);
+    const proc = start(process.execPath, [
+      CLI,
+      '--service-id',
+      id,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--https-port',
+      '0',
+      '--data-dir',
+      tmp(id),
+      '--hardware',
+      'sim',
+      '--mqtt-url',
+      `mqtt://127.0.0.1:${mqttPort}`,
+      '--history-url',
+      vmUrl,
+      '--history-ingest',
+      'own',
+      '--emit-interval',
+      String(EMIT_MS),
+      '--log-level',
+      'warn',
+    ]);
     ctl.push({ id, origin: `http://127.0.0.1:${port}`, proc });
   }
-  for (const c of ctl) await until(`${c.id} listening`, async () => (await fetch(`${c.origin}/${c.id}/system/ping`)).ok);
+  for (const c of ctl)
+    await until(`${c.id} listening`, async () => (await fetch(`${c.origin}/${c.id}/system/ping`)).ok);
   console.log(`${N} controllers up in ${((Date.now() - t0) / 1000).toFixed(1)} s; creating ${BLOCKS} blocks each`);
   for (const c of ctl) {
     for (let b = 0; b < BLOCKS; b += 20) {
-      await Promise.all(Array.from({ length: Math.min(20, BLOCKS - b) }, (_, k) => json(`${c.origin}/${c.id}/blocks/create`, { id: `Sensor ${b + k}`, type: 'TempSensorMock', data: { setting: 15 + ((b + k) % 10) } })));
+      await Promise.all(
+        Array.from({ length: Math.min(20, BLOCKS - b) }, (_, k) =>
+          json(`${c.origin}/${c.id}/blocks/create`, {
+            id: `Sensor ${b + k}`,
+            type: 'TempSensorMock',
+            data: { setting: 15 + ((b + k) % 10) },
+          }),
+        ),
+      );
     }
   }
-  console.log(`blocks created after ${((Date.now() - t0) / 1000).toFixed(1)} s; settling ${Math.ceil((EMIT_MS * 2) / 1000)} s`);
+  console.log(
+    `blocks created after ${((Date.now() - t0) / 1000).toFixed(1)} s; settling ${Math.ceil((EMIT_MS * 2) / 1000)} s`,
+  );
   await sleep(EMIT_MS * 2);
 
   // Broker traffic as a subscriber of everything sees it, and the ingest-lag probe on load-0.
@@ -126,7 +188,8 @@ async function main() {
   const historyArrivals: number[] = [];
   const sys: Record<string, number> = {};
   sub.on('message', (topic, payload) => {
-    if (topic.startsWith('$SYS/')) return void (sys[topic.slice('$SYS/broker/load/'.length)] = Number(payload.toString()));
+    if (topic.startsWith('$SYS/'))
+      return void (sys[topic.slice('$SYS/broker/load/'.length)] = Number(payload.toString()));
     messages++;
     bytes += payload.length;
     if (topic === 'svc/history/load-0') historyArrivals.push(Date.now());
@@ -138,8 +201,21 @@ async function main() {
   let probing = true;
   const probe = (async () => {
     while (probing) {
-      const text = await (await fetch(`${vmUrl}/api/v1/export?match[]=${encodeURIComponent(`{__name__="${probeField}"}`)}&start=${Math.floor(Date.now() / 1000) - 60}`)).text().catch(() => '');
-      const ts = text.trim() ? Math.max(...text.trim().split('\n').flatMap((l) => JSON.parse(l).timestamps as number[])) : 0;
+      const text = await (
+        await fetch(
+          `${vmUrl}/api/v1/export?match[]=${encodeURIComponent(`{__name__="${probeField}"}`)}&start=${Math.floor(Date.now() / 1000) - 60}`,
+        )
+      )
+        .text()
+        .catch(() => '');
+      const ts = text.trim()
+        ? Math.max(
+            ...text
+              .trim()
+              .split('\n')
+              .flatMap((l) => JSON.parse(l).timestamps as number[]),
+          )
+        : 0;
       if (ts > lastTs) {
         // The arrival on the broker of the message that carried this point (the controller stamps at receipt).
         const arrival = historyArrivals.filter((a) => a <= ts + 50).at(-1);
@@ -154,7 +230,11 @@ async function main() {
     const text = await (await fetch(`${vmUrl}/metrics`)).text();
     return [...text.matchAll(/^vm_rows_inserted_total\{type="influx"\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
   };
-  const cpu0 = { ctl: ctl.reduce((s, c) => s + cpuSeconds(c.proc.pid), 0), mosquitto: cpuSeconds(mosquitto.pid), vm: cpuSeconds(vm.pid) };
+  const cpu0 = {
+    ctl: ctl.reduce((s, c) => s + cpuSeconds(c.proc.pid), 0),
+    mosquitto: cpuSeconds(mosquitto.pid),
+    vm: cpuSeconds(vm.pid),
+  };
   const rows0 = await rows();
   const m0 = messages;
   const b0 = bytes;
@@ -186,7 +266,13 @@ async function main() {
     mosquitto: (cpuSeconds(mosquitto.pid) - cpu0.mosquitto) / elapsed,
     victoria: (cpuSeconds(vm.pid) - cpu0.vm) / elapsed,
   };
-  const late = await Promise.all(ctl.map((c) => json(`${c.origin}/${c.id}/system/status`).then((s) => s.mqtt.emitted.lateMs.p99 as number).catch(() => NaN)));
+  const late = await Promise.all(
+    ctl.map((c) =>
+      json(`${c.origin}/${c.id}/system/status`)
+        .then((s) => s.mqtt.emitted.lateMs.p99 as number)
+        .catch(() => NaN),
+    ),
+  );
   const fleetSeen = await json(`${ctl[0]!.origin}/${ctl[0]!.id}/fleet`);
 
   const report = {
@@ -198,15 +284,36 @@ async function main() {
     brokerMessagesPerS: Math.round((messages - m0) / elapsed),
     brokerKBytesPerS: Math.round((bytes - b0) / elapsed / 1024),
     // What mosquitto sent to all its clients (1-minute average): every controller reads every state message (the fleet list).
-    brokerSentPerS: { messages: Math.round((sys['messages/sent/1min'] ?? NaN) / 60), kBytes: Math.round((sys['bytes/sent/1min'] ?? NaN) / 60 / 1024) },
+    brokerSentPerS: {
+      messages: Math.round((sys['messages/sent/1min'] ?? NaN) / 60),
+      kBytes: Math.round((sys['bytes/sent/1min'] ?? NaN) / 60 / 1024),
+    },
     historyPointsPerS: Math.round((rows1 - rows0) / elapsed),
     ingestLagMs: { p50: Math.round(pct(lags, 0.5)), p95: Math.round(pct(lags, 0.95)), samples: lags.length },
-    crossControllerGraphMs: { fields: graphFields.length, points: graphPoints, p50: Math.round(pct(graphMs, 0.5)), max: Math.round(Math.max(...graphMs)), samples: graphMs.length },
+    crossControllerGraphMs: {
+      fields: graphFields.length,
+      points: graphPoints,
+      p50: Math.round(pct(graphMs, 0.5)),
+      max: Math.round(Math.max(...graphMs)),
+      samples: graphMs.length,
+    },
     fieldsListMs: { p50: Math.round(pct(fieldsMs, 0.5)), max: Math.round(Math.max(...fieldsMs)) },
-    emissionLateP99Ms: { median: Math.round(pct(late, 0.5)), worst: Math.round(Math.max(...late.filter(Number.isFinite))) },
+    emissionLateP99Ms: {
+      median: Math.round(pct(late, 0.5)),
+      worst: Math.round(Math.max(...late.filter(Number.isFinite))),
+    },
     fleetListedByLoad0: fleetSeen.controllers.length,
-    cpuCores: { controllers: +cpu.controllers.toFixed(2), perController: +(cpu.controllers / N).toFixed(3), mosquitto: +cpu.mosquitto.toFixed(3), victoria: +cpu.victoria.toFixed(3) },
-    rssMb: { perController: Math.round(ctl.reduce((s, c) => s + rssMb(c.proc.pid), 0) / N), mosquitto: Math.round(rssMb(mosquitto.pid)), victoria: Math.round(rssMb(vm.pid)) },
+    cpuCores: {
+      controllers: +cpu.controllers.toFixed(2),
+      perController: +(cpu.controllers / N).toFixed(3),
+      mosquitto: +cpu.mosquitto.toFixed(3),
+      victoria: +cpu.victoria.toFixed(3),
+    },
+    rssMb: {
+      perController: Math.round(ctl.reduce((s, c) => s + rssMb(c.proc.pid), 0) / N),
+      mosquitto: Math.round(rssMb(mosquitto.pid)),
+      victoria: Math.round(rssMb(vm.pid)),
+    },
   };
   console.log(JSON.stringify(report, null, 2));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));

@@ -18,7 +18,16 @@ import { GatewaySubsystem } from './app/subsystems/gateway.js';
 import { HardwareSubsystem } from './app/subsystems/hardware.js';
 import { HttpSubsystem } from './app/subsystems/http.js';
 import { MqttSubsystem } from './app/subsystems/mqtt.js';
-import { alertsSubsystem, authSubsystem, fleetSubsystem, backupsSubsystem, controlSubsystem, eventsSubsystem, historySubsystem, homeAssistantSubsystem } from './app/subsystems/services.js';
+import {
+  alertsSubsystem,
+  authSubsystem,
+  fleetSubsystem,
+  backupsSubsystem,
+  controlSubsystem,
+  eventsSubsystem,
+  historySubsystem,
+  homeAssistantSubsystem,
+} from './app/subsystems/services.js';
 import { StoreSubsystem, type DatastoreBus } from './app/subsystems/store.js';
 import { Auth } from './auth/auth.js';
 import { authRoutes } from './auth/routes.js';
@@ -130,7 +139,11 @@ interface Basics {
   store: StoreSubsystem;
 }
 
-async function assembleServices(config: Config, opts: AppOptions, { log, phases, lifecycle, auth, store }: Basics): Promise<App> {
+async function assembleServices(
+  config: Config,
+  opts: AppOptions,
+  { log, phases, lifecycle, auth, store }: Basics,
+): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const layer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
   phases.mark('hardware probe');
@@ -160,7 +173,13 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
   const http = new HttpSubsystem(config, log);
 
   const startedAt = Date.now();
-  const sparkInput: SparkStatusInput = { serviceId: config.serviceId, version: VERSION, hardware: config.hardware, enabled: () => control.enabled, address: () => (http.url ? new URL(http.url).host : null) };
+  const sparkInput: SparkStatusInput = {
+    serviceId: config.serviceId,
+    version: VERSION,
+    hardware: config.hardware,
+    enabled: () => control.enabled,
+    address: () => (http.url ? new URL(http.url).host : null),
+  };
   const statusReport = () => ({
     serviceId: config.serviceId,
     version: VERSION,
@@ -173,10 +192,33 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
     ...sparkStatus(sparkInput),
   });
 
-  const mqtt = createMqtt({ config, log: log.child({ module: 'mqtt' }), runtime, hardwareSummary: () => layer.summary(), version: VERSION, sparkStatus: sparkInput, startedAt, busAuth: auth,
-    dashboardUrl: () => dashboardUrlFor({ publicUrl: config.publicUrl, host: config.host, port: http.url ? Number(new URL(http.url).port) : null, hostname: hostname() }) });
-  const fleet = new FleetPeers({ serviceId: config.serviceId, topicRoot: config.topicRoot, log: log.child({ module: 'fleet' }) });
-  const history = createHistory({ config, log: log.child({ module: 'history' }), now: () => clock.wall() ?? Date.now() });
+  const mqtt = createMqtt({
+    config,
+    log: log.child({ module: 'mqtt' }),
+    runtime,
+    hardwareSummary: () => layer.summary(),
+    version: VERSION,
+    sparkStatus: sparkInput,
+    startedAt,
+    busAuth: auth,
+    dashboardUrl: () =>
+      dashboardUrlFor({
+        publicUrl: config.publicUrl,
+        host: config.host,
+        port: http.url ? Number(new URL(http.url).port) : null,
+        hostname: hostname(),
+      }),
+  });
+  const fleet = new FleetPeers({
+    serviceId: config.serviceId,
+    topicRoot: config.topicRoot,
+    log: log.child({ module: 'fleet' }),
+  });
+  const history = createHistory({
+    config,
+    log: log.child({ module: 'history' }),
+    now: () => clock.wall() ?? Date.now(),
+  });
   const alerts = new Alerts({
     settings: config.alerts ?? parseAlertSettings({}),
     serviceId: config.serviceId,
@@ -195,24 +237,58 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
   });
   alerts.attachMqtt(mqtt);
   const backupFiles = new BackupFiles(config.dataDir);
-  const backups = new BackupSchedule({ cron: config.backupSchedule, keep: config.backupKeep, files: backupFiles, save: () => runtime.backupSave(), log });
+  const backups = new BackupSchedule({
+    cron: config.backupSchedule,
+    keep: config.backupKeep,
+    files: backupFiles,
+    save: () => runtime.backupSave(),
+    log,
+  });
   const events = new EventStreams({ runtime, status: statusReport, intervalMs: config.emitInterval });
   const supervisor: { onRestart?: () => void } = {};
 
-  const controllerPlugins: FastifyPluginAsync[] = [blockRoutes(runtime), storedBackupRoutes(runtime, backupFiles), systemRoutes(statusReport)];
+  const controllerPlugins: FastifyPluginAsync[] = [
+    blockRoutes(runtime),
+    storedBackupRoutes(runtime, backupFiles),
+    systemRoutes(statusReport),
+  ];
   if (layer.sim) controllerPlugins.push((await import('./api/sim.js')).simRoutes(layer.sim));
   controllerPlugins.push(
-    sparkSystemRoutes({ enabled: () => control.enabled, setEnabled: (v) => control.set(v), restart: () => (supervisor.onRestart ? supervisor.onRestart() : log.warn('restart requested, but no supervisor hook is set')) }),
+    sparkSystemRoutes({
+      enabled: () => control.enabled,
+      setEnabled: (v) => control.set(v),
+      restart: () =>
+        supervisor.onRestart ? supervisor.onRestart() : log.warn('restart requested, but no supervisor hook is set'),
+    }),
     events.routes,
     alerts.routes(),
     fleet.routes(),
   );
   const contexts: ApiContext[] = [
-    { prefix: `/${config.serviceId}`, title: `edgeblocks ${config.serviceId}`, description: 'Block API of the controller', plugins: controllerPlugins },
-    { prefix: '/history', title: 'edgeblocks datastore', description: 'Datastore API', plugins: [datastoreRoutes(documents), ...(history ? [history.routes] : [])] },
-    { prefix: '', title: 'edgeblocks auth', description: 'Login (the Brewblox auth contract)', plugins: [authRoutes(auth)], public: true },
+    {
+      prefix: `/${config.serviceId}`,
+      title: `edgeblocks ${config.serviceId}`,
+      description: 'Block API of the controller',
+      plugins: controllerPlugins,
+    },
+    {
+      prefix: '/history',
+      title: 'edgeblocks datastore',
+      description: 'Datastore API',
+      plugins: [datastoreRoutes(documents), ...(history ? [history.routes] : [])],
+    },
+    {
+      prefix: '',
+      title: 'edgeblocks auth',
+      description: 'Login (the Brewblox auth contract)',
+      plugins: [authRoutes(auth)],
+      public: true,
+    },
   ];
-  await http.build(auth, store.storage, { contexts, roots: [dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }), mqtt.routes] });
+  await http.build(auth, store.storage, {
+    contexts,
+    roots: [dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }), mqtt.routes],
+  });
   phases.mark('http routes');
   runtime.load();
   phases.mark('block restore');
@@ -227,7 +303,16 @@ async function assembleServices(config: Config, opts: AppOptions, { log, phases,
   lifecycle.add(bus);
   lifecycle.add(hardware);
   if (config.homeAssistant) {
-    const ha = new HomeAssistant({ mqtt, runtime, units, serviceId: config.serviceId, topicRoot: config.topicRoot, version: VERSION, intervalMs: config.emitInterval, log: log.child({ module: 'homeassistant' }) });
+    const ha = new HomeAssistant({
+      mqtt,
+      runtime,
+      units,
+      serviceId: config.serviceId,
+      topicRoot: config.topicRoot,
+      version: VERSION,
+      intervalMs: config.emitInterval,
+      log: log.child({ module: 'homeassistant' }),
+    });
     lifecycle.add(homeAssistantSubsystem(ha));
   }
   lifecycle.add(controlSubsystem(control, loop, hardware));

@@ -32,7 +32,10 @@ export function parseFlags(argv: string[], flags: FlagTable): ParsedFlags {
     if (token.kind !== 'option') continue;
     const spec = flags[token.name];
     if (!spec) {
-      const near = closestName(`--${token.name}`, Object.keys(flags).map((f) => `--${f}`));
+      const near = closestName(
+        `--${token.name}`,
+        Object.keys(flags).map((f) => `--${f}`),
+      );
       throw new ArgumentError(token.rawName, `unknown option${near ? `; did you mean "${near}"?` : ''} (see --help)`);
     }
     if (spec.type === 'string') {

@@ -16,56 +16,213 @@ interface Source extends Wording {
 }
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const literals = <const T extends string>(values: readonly T[], options: object) => Type.Union(values.map((v) => Type.Literal(v)), options) as TUnion<Array<TLiteral<T>>>;
-const text = (options: Source & { description: string; default?: string; pattern?: string }) => Type.String({ minLength: 1, ...options });
-const port = (options: Source & { description: string; default: number }) => Type.Integer({ minimum: 0, maximum: 65535, ...options });
-const positive = (options: Source & { description: string; default: number }) => Type.Integer({ minimum: 1, ...options });
+const literals = <const T extends string>(values: readonly T[], options: object) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as TUnion<Array<TLiteral<T>>>;
+const text = (options: Source & { description: string; default?: string; pattern?: string }) =>
+  Type.String({ minLength: 1, ...options });
+const port = (options: Source & { description: string; default: number }) =>
+  Type.Integer({ minimum: 0, maximum: 65535, ...options });
+const positive = (options: Source & { description: string; default: number }) =>
+  Type.Integer({ minimum: 1, ...options });
 const flag = (options: Source & { description: string; default: boolean }) => Type.Boolean(options);
-const paths = (options: Source & { description: string }) => Type.Array(Type.String({ minLength: 1 }), { default: [], ...options });
+const paths = (options: Source & { description: string }) =>
+  Type.Array(Type.String({ minLength: 1 }), { default: [], ...options });
 
 export const ConfigSchema = Type.Object(
   {
-    config: Type.Optional(text({ flag: '--config', env: 'EDGEBLOCKS_CONFIG', description: 'JSON config file with the same keys' })),
-    serviceId: text({ flag: '--service-id', env: 'EDGEBLOCKS_SERVICE_ID', description: 'the {service_id} in routes and topics', default: 'edge-one', pattern: '^[\\w.~-]+$', errorMessage: 'may hold only letters, digits, _ - . ~' }),
+    config: Type.Optional(
+      text({ flag: '--config', env: 'EDGEBLOCKS_CONFIG', description: 'JSON config file with the same keys' }),
+    ),
+    serviceId: text({
+      flag: '--service-id',
+      env: 'EDGEBLOCKS_SERVICE_ID',
+      description: 'the {service_id} in routes and topics',
+      default: 'edge-one',
+      pattern: '^[\\w.~-]+$',
+      errorMessage: 'may hold only letters, digits, _ - . ~',
+    }),
     host: text({ flag: '--host', env: 'EDGEBLOCKS_HOST', description: 'HTTP bind address', default: '0.0.0.0' }),
-    port: port({ flag: '--port', env: 'EDGEBLOCKS_PORT', description: 'controller HTTP port (0 = pick a free one)', default: 5000 }),
-    httpsPort: port({ flag: '--https-port', env: 'EDGEBLOCKS_HTTPS_PORT', description: 'TLS gateway port (REST + /eventbus); 0 = off', default: 443 }),
-    dataDir: text({ flag: '--data-dir', env: 'EDGEBLOCKS_DATA_DIR', description: 'SQLite database, TLS key/cert, backups', default: './data' }),
-    mqttUrl: text({ flag: '--mqtt-url', env: 'EDGEBLOCKS_MQTT_URL', description: "'embedded' or mqtt://host:port of an external broker", default: 'embedded', pattern: '^(embedded|(mqtts?|wss?|tcp|ssl)://[^/]+.*)$', errorMessage: "must be 'embedded' or a URL like mqtt://host:1883" }),
-    mqttPort: port({ flag: '--mqtt-port', env: 'EDGEBLOCKS_MQTT_PORT', description: 'TCP port of the embedded broker (0 = free port)', default: 1883 }),
-    topicRoot: text({ flag: '--topic-root', env: 'EDGEBLOCKS_TOPIC_ROOT', description: 'MQTT topic root', default: 'svc', pattern: '^[\\w.~-]+(/[\\w.~-]+)*$', errorMessage: 'must be a topic path without wildcards' }),
-    hardware: literals(['linux', 'sim'], { flag: '--hardware', env: 'EDGEBLOCKS_HARDWARE', description: "'linux' (probe real buses) or 'sim'", default: 'linux' }),
-    simConfig: Type.Optional(text({ flag: '--sim-config', env: 'EDGEBLOCKS_SIM_CONFIG', description: 'devices and plant for sim (default: built-in demo)' })),
-    emitInterval: positive({ flag: '--emit-interval', env: 'EDGEBLOCKS_EMIT_INTERVAL', description: 'state/history cadence in ms', default: 5000 }),
-    logLevel: literals(LEVELS, { flag: '--log-level', env: 'EDGEBLOCKS_LOG_LEVEL', description: 'pino level', default: 'info' }),
+    port: port({
+      flag: '--port',
+      env: 'EDGEBLOCKS_PORT',
+      description: 'controller HTTP port (0 = pick a free one)',
+      default: 5000,
+    }),
+    httpsPort: port({
+      flag: '--https-port',
+      env: 'EDGEBLOCKS_HTTPS_PORT',
+      description: 'TLS gateway port (REST + /eventbus); 0 = off',
+      default: 443,
+    }),
+    dataDir: text({
+      flag: '--data-dir',
+      env: 'EDGEBLOCKS_DATA_DIR',
+      description: 'SQLite database, TLS key/cert, backups',
+      default: './data',
+    }),
+    mqttUrl: text({
+      flag: '--mqtt-url',
+      env: 'EDGEBLOCKS_MQTT_URL',
+      description: "'embedded' or mqtt://host:port of an external broker",
+      default: 'embedded',
+      pattern: '^(embedded|(mqtts?|wss?|tcp|ssl)://[^/]+.*)$',
+      errorMessage: "must be 'embedded' or a URL like mqtt://host:1883",
+    }),
+    mqttPort: port({
+      flag: '--mqtt-port',
+      env: 'EDGEBLOCKS_MQTT_PORT',
+      description: 'TCP port of the embedded broker (0 = free port)',
+      default: 1883,
+    }),
+    topicRoot: text({
+      flag: '--topic-root',
+      env: 'EDGEBLOCKS_TOPIC_ROOT',
+      description: 'MQTT topic root',
+      default: 'svc',
+      pattern: '^[\\w.~-]+(/[\\w.~-]+)*$',
+      errorMessage: 'must be a topic path without wildcards',
+    }),
+    hardware: literals(['linux', 'sim'], {
+      flag: '--hardware',
+      env: 'EDGEBLOCKS_HARDWARE',
+      description: "'linux' (probe real buses) or 'sim'",
+      default: 'linux',
+    }),
+    simConfig: Type.Optional(
+      text({
+        flag: '--sim-config',
+        env: 'EDGEBLOCKS_SIM_CONFIG',
+        description: 'devices and plant for sim (default: built-in demo)',
+      }),
+    ),
+    emitInterval: positive({
+      flag: '--emit-interval',
+      env: 'EDGEBLOCKS_EMIT_INTERVAL',
+      description: 'state/history cadence in ms',
+      default: 5000,
+    }),
+    logLevel: literals(LEVELS, {
+      flag: '--log-level',
+      env: 'EDGEBLOCKS_LOG_LEVEL',
+      description: 'pino level',
+      default: 'info',
+    }),
     mqttUsername: Type.Optional(text({ env: 'EDGEBLOCKS_MQTT_USERNAME', description: 'external broker user name' })),
     mqttPassword: Type.Optional(text({ env: 'EDGEBLOCKS_MQTT_PASSWORD', description: 'external broker password' })),
     mqttCa: Type.Optional(text({ env: 'EDGEBLOCKS_MQTT_CA', description: 'CA certificate file for mqtts://' })),
     mqttCert: Type.Optional(text({ env: 'EDGEBLOCKS_MQTT_CERT', description: 'client certificate file' })),
     mqttKey: Type.Optional(text({ env: 'EDGEBLOCKS_MQTT_KEY', description: 'client key file' })),
-    mqttRejectUnauthorized: flag({ env: 'EDGEBLOCKS_MQTT_REJECT_UNAUTHORIZED', description: 'verify the broker certificate', default: true }),
-    httpsCert: Type.Optional(text({ env: 'EDGEBLOCKS_HTTPS_CERT', description: 'gateway certificate file (default: self-signed, generated)' })),
+    mqttRejectUnauthorized: flag({
+      env: 'EDGEBLOCKS_MQTT_REJECT_UNAUTHORIZED',
+      description: 'verify the broker certificate',
+      default: true,
+    }),
+    httpsCert: Type.Optional(
+      text({ env: 'EDGEBLOCKS_HTTPS_CERT', description: 'gateway certificate file (default: self-signed, generated)' }),
+    ),
     httpsKey: Type.Optional(text({ env: 'EDGEBLOCKS_HTTPS_KEY', description: 'gateway key file' })),
-    gpio: Type.Array(GpioLineSchema, { default: [], description: 'GPIO lines: [{name, line, direction, activeLow, safeState}] (file only)' }),
-    gpioChipLabel: Type.Optional(text({ env: 'EDGEBLOCKS_GPIO_CHIP_LABEL', description: 'gpiochip label of the header (default: auto)' })),
-    w1Root: text({ env: 'EDGEBLOCKS_W1_ROOT', description: 'kernel w1 devices directory', default: '/sys/bus/w1/devices' }),
-    i2cBuses: paths({ env: 'EDGEBLOCKS_I2C_BUSES', description: 'I2C buses to probe for DS2482 (default: every /dev/i2c-*)' }),
+    gpio: Type.Array(GpioLineSchema, {
+      default: [],
+      description: 'GPIO lines: [{name, line, direction, activeLow, safeState}] (file only)',
+    }),
+    gpioChipLabel: Type.Optional(
+      text({ env: 'EDGEBLOCKS_GPIO_CHIP_LABEL', description: 'gpiochip label of the header (default: auto)' }),
+    ),
+    w1Root: text({
+      env: 'EDGEBLOCKS_W1_ROOT',
+      description: 'kernel w1 devices directory',
+      default: '/sys/bus/w1/devices',
+    }),
+    i2cBuses: paths({
+      env: 'EDGEBLOCKS_I2C_BUSES',
+      description: 'I2C buses to probe for DS2482 (default: every /dev/i2c-*)',
+    }),
     serialPorts: paths({ env: 'EDGEBLOCKS_SERIAL_PORTS', description: 'serial ports with DS2480B adapters' }),
-    backupSchedule: text({ env: 'EDGEBLOCKS_BACKUP_SCHEDULE', description: 'cron expression for scheduled backups', default: '0 * * * *' }),
+    backupSchedule: text({
+      env: 'EDGEBLOCKS_BACKUP_SCHEDULE',
+      description: 'cron expression for scheduled backups',
+      default: '0 * * * *',
+    }),
     backupKeep: positive({ env: 'EDGEBLOCKS_BACKUP_KEEP', description: 'scheduled backups kept', default: 48 }),
-    auth: flag({ flag: '--auth', env: 'EDGEBLOCKS_AUTH', description: 'require a login (users: edgeblocks user add NAME)', default: false }),
-    homeAssistant: flag({ flag: '--home-assistant', env: 'EDGEBLOCKS_HOME_ASSISTANT', description: 'publish Home Assistant MQTT discovery', default: false }),
-    logFormat: literals(['auto', 'json', 'pretty'], { flag: '--log-format', env: 'EDGEBLOCKS_LOG_FORMAT', description: "'pretty' (one line per event), 'json', or 'auto' (pretty on a terminal)", default: 'auto' }),
-    allowedOrigins: paths({ env: 'EDGEBLOCKS_ALLOWED_ORIGINS', description: 'web origins besides this host that may change things, e.g. http://brewblox.local' }),
-    publicUrl: Type.Optional(text({ flag: '--public-url', env: 'EDGEBLOCKS_PUBLIC_URL', description: "the dashboard address other controllers link to, e.g. http://fermenter-2.local:5000/ (default: this machine's name and the HTTP port)", pattern: '^https?://[^/]+', errorMessage: 'must be an http:// or https:// URL' })),
-    allowedHosts: paths({ env: 'EDGEBLOCKS_ALLOWED_HOSTS', description: "Host names besides localhost, this machine's name and IP addresses the controller answers to (a proxy or Docker service name); * = any" }),
-    history: literals(['embedded', 'victoria', 'off'], { flag: '--history', env: 'EDGEBLOCKS_HISTORY', description: "history store: 'embedded' (data dir), 'victoria' (--history-url) or 'off'", default: 'embedded' }),
-    historyUrl: Type.Optional(text({ flag: '--history-url', env: 'EDGEBLOCKS_HISTORY_URL', description: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)' })),
-    historyIngest: literals(['all', 'own'], { flag: '--history-ingest', env: 'EDGEBLOCKS_HISTORY_INGEST', description: "history messages stored: 'all' (every publisher on <root>/history/#) or 'own' (this controller's only: several controllers sharing one VictoriaMetrics, docs/fleet.md)", default: 'all' }),
-    historyRetention: text({ env: 'EDGEBLOCKS_HISTORY_RETENTION', description: 'embedded history kept at most, e.g. 365d', default: '365d' }),
-    historyMaxBytes: positive({ env: 'EDGEBLOCKS_HISTORY_MAX_BYTES', description: 'embedded history size cap; oldest data goes first', default: 512 * 1024 * 1024 }),
-    historyFlushInterval: positive({ env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL', description: 'ms between embedded history writes (a crash loses at most this)', default: 60000 }),
-    alerts: Type.Optional({ ...AlertSettingsSchema, description: 'alert channels (ntfy, webhook, email), heartbeat and rules; see docs/alerts.md (file only)' }),
+    auth: flag({
+      flag: '--auth',
+      env: 'EDGEBLOCKS_AUTH',
+      description: 'require a login (users: edgeblocks user add NAME)',
+      default: false,
+    }),
+    homeAssistant: flag({
+      flag: '--home-assistant',
+      env: 'EDGEBLOCKS_HOME_ASSISTANT',
+      description: 'publish Home Assistant MQTT discovery',
+      default: false,
+    }),
+    logFormat: literals(['auto', 'json', 'pretty'], {
+      flag: '--log-format',
+      env: 'EDGEBLOCKS_LOG_FORMAT',
+      description: "'pretty' (one line per event), 'json', or 'auto' (pretty on a terminal)",
+      default: 'auto',
+    }),
+    allowedOrigins: paths({
+      env: 'EDGEBLOCKS_ALLOWED_ORIGINS',
+      description: 'web origins besides this host that may change things, e.g. http://brewblox.local',
+    }),
+    publicUrl: Type.Optional(
+      text({
+        flag: '--public-url',
+        env: 'EDGEBLOCKS_PUBLIC_URL',
+        description:
+          "the dashboard address other controllers link to, e.g. http://fermenter-2.local:5000/ (default: this machine's name and the HTTP port)",
+        pattern: '^https?://[^/]+',
+        errorMessage: 'must be an http:// or https:// URL',
+      }),
+    ),
+    allowedHosts: paths({
+      env: 'EDGEBLOCKS_ALLOWED_HOSTS',
+      description:
+        "Host names besides localhost, this machine's name and IP addresses the controller answers to (a proxy or Docker service name); * = any",
+    }),
+    history: literals(['embedded', 'victoria', 'off'], {
+      flag: '--history',
+      env: 'EDGEBLOCKS_HISTORY',
+      description: "history store: 'embedded' (data dir), 'victoria' (--history-url) or 'off'",
+      default: 'embedded',
+    }),
+    historyUrl: Type.Optional(
+      text({
+        flag: '--history-url',
+        env: 'EDGEBLOCKS_HISTORY_URL',
+        description: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)',
+      }),
+    ),
+    historyIngest: literals(['all', 'own'], {
+      flag: '--history-ingest',
+      env: 'EDGEBLOCKS_HISTORY_INGEST',
+      description:
+        "history messages stored: 'all' (every publisher on <root>/history/#) or 'own' (this controller's only: several controllers sharing one VictoriaMetrics, docs/fleet.md)",
+      default: 'all',
+    }),
+    historyRetention: text({
+      env: 'EDGEBLOCKS_HISTORY_RETENTION',
+      description: 'embedded history kept at most, e.g. 365d',
+      default: '365d',
+    }),
+    historyMaxBytes: positive({
+      env: 'EDGEBLOCKS_HISTORY_MAX_BYTES',
+      description: 'embedded history size cap; oldest data goes first',
+      default: 512 * 1024 * 1024,
+    }),
+    historyFlushInterval: positive({
+      env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL',
+      description: 'ms between embedded history writes (a crash loses at most this)',
+      default: 60000,
+    }),
+    alerts: Type.Optional({
+      ...AlertSettingsSchema,
+      description: 'alert channels (ntfy, webhook, email), heartbeat and rules; see docs/alerts.md (file only)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -74,7 +231,10 @@ export type Config = Static<typeof ConfigSchema>;
 export type ConfigKey = keyof Config;
 
 /** Every setting with its schema (flag, env, description, default). */
-export const SETTINGS = Object.entries(ConfigSchema.properties).map(([key, schema]) => ({ key: key as ConfigKey, schema: schema as TSchema & Source }));
+export const SETTINGS = Object.entries(ConfigSchema.properties).map(([key, schema]) => ({
+  key: key as ConfigKey,
+  schema: schema as TSchema & Source,
+}));
 
 /** The defaults, from the schema. */
 export const DEFAULTS = Value.Default(ConfigSchema, {}) as Config;
@@ -90,8 +250,13 @@ export type ValueSource = 'file' | `env ${string}` | `flag ${string}`;
  * refused by the schema like the same text in the file.
  */
 export function fromText(schema: TSchema, raw: string): unknown {
-  if (schema.type === 'array') return raw.split(',').map((s) => s.trim()).filter(Boolean);
-  if (schema.type === 'integer' || schema.type === 'number') return /^\s*-?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+  if (schema.type === 'array')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (schema.type === 'integer' || schema.type === 'number')
+    return /^\s*-?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw;
   if (schema.type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
   return raw;
 }
@@ -102,11 +267,17 @@ export interface ConfigIssue extends SchemaIssue {
 
 /** `port (flag --port)` for a top-level value, the path alone for a value inside one (`gpio[0].line`) or a key that is not a setting. */
 export function issueKey(issue: ConfigIssue): string {
-  return issue.unknownKey || issue.path.includes('.') || issue.path.includes('[') ? issue.path : `${issue.path} (${issue.source})`;
+  return issue.unknownKey || issue.path.includes('.') || issue.path.includes('[')
+    ? issue.path
+    : `${issue.path} (${issue.source})`;
 }
 
 /** One setting checked against its schema; text from env and flags is converted first. */
-export function checkSetting(key: ConfigKey, raw: unknown, source: ValueSource): { value: unknown; issue?: undefined } | { issue: ConfigIssue; value?: undefined } {
+export function checkSetting(
+  key: ConfigKey,
+  raw: unknown,
+  source: ValueSource,
+): { value: unknown; issue?: undefined } | { issue: ConfigIssue; value?: undefined } {
   const schema = ConfigSchema.properties[key] as TSchema;
   const value = source !== 'file' && typeof raw === 'string' ? fromText(schema, raw) : raw;
   if (key === 'gpio') {

@@ -2,7 +2,19 @@
 // with the one schema in config-schema.ts; here the rules that span keys or need a parser.
 import { readFileSync } from 'node:fs';
 import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './cli-args.js';
-import { checkConfigDocument, checkSetting, configFlags, configHelp, DEFAULTS, issueKey, SETTINGS, type Config, type ConfigIssue, type ConfigKey, type ValueSource } from './config-schema.js';
+import {
+  checkConfigDocument,
+  checkSetting,
+  configFlags,
+  configHelp,
+  DEFAULTS,
+  issueKey,
+  SETTINGS,
+  type Config,
+  type ConfigIssue,
+  type ConfigKey,
+  type ValueSource,
+} from './config-schema.js';
 import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
@@ -42,7 +54,8 @@ export function configFlagTable(): FlagTable {
 /** Config values by key from parsed flags. */
 export function configValues(values: ParsedFlags['values']): ParsedArgs['values'] {
   const out: ParsedArgs['values'] = {};
-  for (const [flag, key] of configFlags()) if (typeof values[flag.slice(2)] === 'string') out[key] = values[flag.slice(2)] as string;
+  for (const [flag, key] of configFlags())
+    if (typeof values[flag.slice(2)] === 'string') out[key] = values[flag.slice(2)] as string;
   return out;
 }
 
@@ -55,7 +68,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
     throw e;
   }
   const extra = parsed.positionals.find((p) => !WORDS.includes(p));
-  if (extra !== undefined) throw new ConfigError(JSON.stringify(extra), `unexpected argument; commands: help, version, user (see --help)`);
+  if (extra !== undefined)
+    throw new ConfigError(JSON.stringify(extra), `unexpected argument; commands: help, version, user (see --help)`);
   return {
     values: configValues(parsed.values),
     help: parsed.values.help === true || parsed.positionals.includes('help'),
@@ -73,17 +87,22 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new ConfigError('config', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new ConfigError(
+        'config',
+        `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     try {
       json = JSON.parse(text);
     } catch (e) {
       throw new ConfigError('config', `${file} is not valid JSON: ${(e as Error).message}`);
     }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError('config', `${file} must hold a JSON object`);
+    if (typeof json !== 'object' || json === null || Array.isArray(json))
+      throw new ConfigError('config', `${file} must hold a JSON object`);
     const { values, issues } = checkConfigDocument(json as Record<string, unknown>);
     const first = issues[0];
-    if (first) throw new ConfigError(issueKey(first), first.unknownKey ? `${first.message} (in ${file})` : first.message);
+    if (first)
+      throw new ConfigError(issueKey(first), first.unknownKey ? `${first.message} (in ${file})` : first.message);
     Object.assign(cfg, values);
     cfg.config = file;
   }
@@ -110,19 +129,30 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
       throw new ConfigError('allowedHosts', (e as Error).message);
     }
   }
-  if (!isValidCron(config.backupSchedule)) throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
+  if (!isValidCron(config.backupSchedule))
+    throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   checkHistoryConfig(config, args.history !== undefined || env.EDGEBLOCKS_HISTORY !== undefined);
   return config;
 }
 
 function checkHistoryConfig(config: Config, historyGiven: boolean): void {
   if (config.historyUrl !== undefined && !historyGiven && config.history === 'embedded') config.history = 'victoria';
-  if (config.history === 'victoria' && !/^https?:\/\/[^/]+/.test(config.historyUrl ?? '')) throw new ConfigError('historyUrl', `--history victoria needs --history-url http://host:8428, got ${JSON.stringify(config.historyUrl ?? null)}`);
+  if (config.history === 'victoria' && !/^https?:\/\/[^/]+/.test(config.historyUrl ?? ''))
+    throw new ConfigError(
+      'historyUrl',
+      `--history victoria needs --history-url http://host:8428, got ${JSON.stringify(config.historyUrl ?? null)}`,
+    );
   const retention = durationSeconds(config.historyRetention);
   if (retention.error !== undefined) throw new ConfigError('historyRetention', retention.error);
   if (retention.seconds < 3600) throw new ConfigError('historyRetention', 'must be at least 1h');
 }
 
 export function helpText(): string {
-  return ['Usage: edgeblocks [options]', '       edgeblocks help|version', '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)', '', configHelp()].join('\n');
+  return [
+    'Usage: edgeblocks [options]',
+    '       edgeblocks help|version',
+    '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)',
+    '',
+    configHelp(),
+  ].join('\n');
 }

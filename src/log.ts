@@ -15,7 +15,17 @@ export function journaldLine(line: string): string {
 }
 
 /** Defence in depth: fields that could carry a secret are never written, whatever logs them. */
-const REDACT = ['password', '*.password', 'token', '*.token', 'cookie', 'headers.authorization', 'headers.cookie', '*.headers.authorization', '*.headers.cookie'];
+const REDACT = [
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'cookie',
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+];
 
 /**
  * Logs on stdout. `pretty` (the default on a terminal): one readable line per event. `json`
@@ -32,10 +42,16 @@ export function createLogger(
   const pretty = format === 'pretty' || (format === 'auto' && out.isTTY === true && !env.JOURNAL_STREAM);
   if (pretty) {
     const colour = out.isTTY === true && !env.NO_COLOR;
-    return pino({ level, base: undefined, redact }, { write: (line: string) => out.write(prettyLine(line.trimEnd(), colour)) });
+    return pino(
+      { level, base: undefined, redact },
+      { write: (line: string) => out.write(prettyLine(line.trimEnd(), colour)) },
+    );
   }
   if (env.JOURNAL_STREAM) {
-    return pino({ level, base: undefined, timestamp: false, redact }, { write: (line: string) => out.write(journaldLine(line)) });
+    return pino(
+      { level, base: undefined, timestamp: false, redact },
+      { write: (line: string) => out.write(journaldLine(line)) },
+    );
   }
   return pino({ level, base: undefined, redact }, out as NodeJS.WritableStream);
 }

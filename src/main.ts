@@ -23,17 +23,21 @@ const BUNDLE = new URL('../bundle/app.cjs', import.meta.url);
 
 async function main(): Promise<void> {
   // `edgeblocks user ...` loads only what it needs (the service's modules take seconds on a Pi).
-  if (process.argv[2] === 'user') process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'user')
+    process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
   // Compiled code is kept between starts: the bundle's by code-cache.ts, the few plain modules
   // by Node >= 22.1 (Node 20 has no cache of its own), in one directory.
   const codeCache = cacheDirectory();
-  if ('dir' in codeCache) (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(codeCache.dir);
+  if ('dir' in codeCache)
+    (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(codeCache.dir);
   // The bundle or the plain modules (src/service/app-module.ts says which and why). The
   // configuration is loaded through it too (app.ts passes it on): its schema's modules (TypeBox's
   // 250 files) would otherwise be read a second time, from node_modules, before the bundle.
   const modules = pickAppModule(PLAIN, BUNDLE);
   const bundle = modules === BUNDLE.href ? loadCommonJs(fileURLToPath(BUNDLE), codeCache) : null;
-  const { ConfigError, createApp, helpText, loadConfig, parseArgs } = (bundle ? bundle.exports : await import(modules)) as typeof import('./app.js');
+  const { ConfigError, createApp, helpText, loadConfig, parseArgs } = (
+    bundle ? bundle.exports : await import(modules)
+  ) as typeof import('./app.js');
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
@@ -70,10 +74,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = app;
-  log.debug({ modules, codeCache: bundle?.where }, `service modules: ${bundle ? `dist/bundle (code cache: ${bundle.cache})` : 'dist/src'}`);
+  log.debug(
+    { modules, codeCache: bundle?.where },
+    `service modules: ${bundle ? `dist/bundle (code cache: ${bundle.cache})` : 'dist/src'}`,
+  );
   setNotifyErrorHandler((message) => log.warn(message));
   // Pings systemd only while the control loop keeps ticking, so a stalled loop gets restarted.
-  const watchdog = Watchdog.fromEnv({ lastTickAt: () => (app.runtime.paused ? app.runtime.clock.now() : app.runtime.lastTickAt), now: () => app.runtime.clock.now() });
+  const watchdog = Watchdog.fromEnv({
+    lastTickAt: () => (app.runtime.paused ? app.runtime.clock.now() : app.runtime.lastTickAt),
+    now: () => app.runtime.clock.now(),
+  });
   let stopping = false;
   const shutdown = (signal: string, code = 0) => {
     if (stopping) return;

@@ -86,7 +86,8 @@ export async function findGpioChip(options: FindChipOptions = {}): Promise<GpioC
     const chip = chips.find((c) => c.label === label);
     if (chip) return chip;
   }
-  const asked = options.label !== undefined ? `label "${options.label}"` : `a Pi header label (${PI_HEADER_LABELS.join(', ')})`;
+  const asked =
+    options.label !== undefined ? `label "${options.label}"` : `a Pi header label (${PI_HEADER_LABELS.join(', ')})`;
   throw new GpioChipError(`no gpiochip with ${asked} under ${root}: ${describe(chips)}`);
 }
 

@@ -8,7 +8,10 @@ import type { GpioLineConfig } from './types.js';
 export const GPIO_LINE_PROPERTIES = {
   name: Type.String({ minLength: 1, description: 'name shown in the GpioPins block, e.g. "heater"' }),
   line: Type.Integer({ minimum: 0, maximum: 127, description: 'BCM line number on the header chip (GPIO17 -> 17)' }),
-  direction: Type.Union([Type.Literal('out'), Type.Literal('in')], { default: 'out', description: "'out' (relay, SSR) or 'in' (switch, door contact)" }),
+  direction: Type.Union([Type.Literal('out'), Type.Literal('in')], {
+    default: 'out',
+    description: "'out' (relay, SSR) or 'in' (switch, door contact)",
+  }),
   activeLow: Type.Boolean({ default: false, description: 'relay boards that switch on a low level' }),
   safeState: Type.Boolean({ default: false, description: 'logical level the failsafe drives an output to' }),
 };
@@ -25,7 +28,10 @@ export interface ParsedLineConfigs {
 }
 
 /** Names and line numbers are unique in a list of lines: what `line` repeats of `earlier`, if anything. */
-export function duplicateLine(line: { name: string; line: number }, earlier: Array<{ name: string; line: number }>): { key: 'name' | 'line'; message: string } | undefined {
+export function duplicateLine(
+  line: { name: string; line: number },
+  earlier: Array<{ name: string; line: number }>,
+): { key: 'name' | 'line'; message: string } | undefined {
   const sameName = earlier.find((o) => o.name === line.name);
   if (sameName) return { key: 'name', message: `"${line.name}" is used twice` };
   const sameLine = earlier.find((o) => o.line === line.line);
@@ -41,7 +47,11 @@ export function parseGpioLineConfigs(value: unknown, path = 'gpio'): ParsedLineC
   const lines: GpioLineConfig[] = [];
   const issues: ParsedLineConfigs['issues'] = [];
   if (!Array.isArray(value)) {
-    if (value !== undefined && value !== null) issues.push({ path, message: `must be a list of line objects {name, line, direction, activeLow, safeState}, got ${JSON.stringify(value)}` });
+    if (value !== undefined && value !== null)
+      issues.push({
+        path,
+        message: `must be a list of line objects {name, line, direction, activeLow, safeState}, got ${JSON.stringify(value)}`,
+      });
   } else {
     value.forEach((raw, index) => {
       const at = `${path}[${index}]`;

@@ -113,8 +113,7 @@ export class OnoffGpioBackend implements GpioBackend {
 
   async open(config: GpioLineConfig): Promise<GpioLine> {
     const number = gpioNumber(this.chip, config.line);
-    const direction =
-      config.direction === 'out' ? (safePhysicalLevel(config) === 1 ? 'high' : 'low') : 'in';
+    const direction = config.direction === 'out' ? (safePhysicalLevel(config) === 1 ? 'high' : 'low') : 'in';
     let gpio: OnoffGpio;
     try {
       gpio = new this.onoff.Gpio(number, direction, 'none', { activeLow: false, reconfigureDirection: true });

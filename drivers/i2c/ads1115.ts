@@ -3,7 +3,17 @@
 // comparator bits read as after reset (single-shot, comparator disabled: 0x8583 & 0x011F),
 // which is also what this driver writes. After each conversion the config register is read
 // back: a power-on reset in between shows as the reset MUX/PGA and the value is refused.
-import { delay, hex2, I2cSensorError, int16, readRegisters, writeRegister, type DriverOptions, type I2cSensorDriver, type Measurement } from './sensor-common.js';
+import {
+  delay,
+  hex2,
+  I2cSensorError,
+  int16,
+  readRegisters,
+  writeRegister,
+  type DriverOptions,
+  type I2cSensorDriver,
+  type Measurement,
+} from './sensor-common.js';
 import type { I2cBus } from './types.js';
 
 export const ADS1115_ADDRESSES = [0x48, 0x49, 0x4a, 0x4b] as const;
@@ -54,12 +64,17 @@ export class Ads1x15 implements I2cSensorDriver {
 
   async init(): Promise<void> {
     const config = await readAdsConfig(this.bus, this.address);
-    if (!looksLikeAds1x15(config)) throw new I2cSensorError('IDENTITY', `${hex2(this.address)}: config register 0x${config.toString(16)} is not an ADS1x15's`);
+    if (!looksLikeAds1x15(config))
+      throw new I2cSensorError(
+        'IDENTITY',
+        `${hex2(this.address)}: config register 0x${config.toString(16)} is not an ADS1x15's`,
+      );
   }
 
   /** One single-shot conversion of `channel` at gain code `pga`. */
   async convert(channel: number, pga: number): Promise<number> {
-    if (!Number.isInteger(channel) || channel < 0 || channel > 3) throw new I2cSensorError('FAULT', `channel ${channel} is not 0..3`);
+    if (!Number.isInteger(channel) || channel < 0 || channel > 3)
+      throw new I2cSensorError('FAULT', `channel ${channel} is not 0..3`);
     if (!Number.isInteger(pga) || pga < 0 || pga > 5) throw new I2cSensorError('FAULT', `gain code ${pga} is not 0..5`);
     const config = adsConfig(channel, pga);
     await writeRegister(this.bus, this.address, ADS_REG.CONFIG, config >> 8, config & 0xff);
@@ -72,7 +87,10 @@ export class Ads1x15 implements I2cSensorDriver {
       await this.sleep(1);
     }
     if ((back & ~CONFIG_OS) !== (config & ~CONFIG_OS)) {
-      throw new I2cSensorError('POWER_ON', `${hex2(this.address)}: config reads 0x${back.toString(16)} after writing 0x${config.toString(16)} (chip reset)`);
+      throw new I2cSensorError(
+        'POWER_ON',
+        `${hex2(this.address)}: config reads 0x${back.toString(16)} after writing 0x${config.toString(16)} (chip reset)`,
+      );
     }
     const d = await readRegisters(this.bus, this.address, ADS_REG.CONVERSION, 2);
     return adsVolts(this.chip, d[0]!, d[1]!, pga);

@@ -3,11 +3,30 @@
 // datasheet's floating-point formulas). Identity: the chip id register 0xD0 (0x60 BME280,
 // 0x58 BMP280). A data register still at its reset value (0x80000) means no measurement
 // happened since a power-on reset, which is refused rather than compensated into nonsense.
-import { delay, hex2, I2cSensorError, int16, readRegisters, writeRegister, type DriverOptions, type I2cSensorDriver, type Measurement } from './sensor-common.js';
+import {
+  delay,
+  hex2,
+  I2cSensorError,
+  int16,
+  readRegisters,
+  writeRegister,
+  type DriverOptions,
+  type I2cSensorDriver,
+  type Measurement,
+} from './sensor-common.js';
 import type { I2cBus } from './types.js';
 
 export const BME280_ADDRESSES = [0x76, 0x77] as const;
-export const BME280_REG = { CHIP_ID: 0xd0, RESET: 0xe0, CALIB_TP: 0x88, CALIB_H: 0xe1, CTRL_HUM: 0xf2, STATUS: 0xf3, CTRL_MEAS: 0xf4, DATA: 0xf7 } as const;
+export const BME280_REG = {
+  CHIP_ID: 0xd0,
+  RESET: 0xe0,
+  CALIB_TP: 0x88,
+  CALIB_H: 0xe1,
+  CTRL_HUM: 0xf2,
+  STATUS: 0xf3,
+  CTRL_MEAS: 0xf4,
+  DATA: 0xf7,
+} as const;
 export const BME280_CHIP_ID = 0x60;
 export const BMP280_CHIP_IDS = [0x56, 0x57, 0x58] as const;
 /** Data registers after reset: 0x80000 (20-bit temperature and pressure), 0x8000 humidity. */
@@ -18,9 +37,24 @@ export const CTRL_MEAS_FORCED = (1 << 5) | (1 << 2) | 0b01;
 export const BME280_MEASURE_MS = 10;
 
 export interface Bme280Calibration {
-  T1: number; T2: number; T3: number;
-  P1: number; P2: number; P3: number; P4: number; P5: number; P6: number; P7: number; P8: number; P9: number;
-  H1: number; H2: number; H3: number; H4: number; H5: number; H6: number;
+  T1: number;
+  T2: number;
+  T3: number;
+  P1: number;
+  P2: number;
+  P3: number;
+  P4: number;
+  P5: number;
+  P6: number;
+  P7: number;
+  P8: number;
+  P9: number;
+  H1: number;
+  H2: number;
+  H3: number;
+  H4: number;
+  H5: number;
+  H6: number;
 }
 
 const u16 = (b: Uint8Array, i: number) => b[i]! | (b[i + 1]! << 8);
@@ -30,9 +64,24 @@ const s12 = (v: number) => (v & 0x800 ? v - 0x1000 : v);
 /** `tp`: 26 bytes from 0x88 (0xA1 = H1 last); `h`: 7 bytes from 0xE1, or null for a BMP280. */
 export function parseCalibration(tp: Uint8Array, h: Uint8Array | null): Bme280Calibration {
   const c: Bme280Calibration = {
-    T1: u16(tp, 0), T2: s16(tp, 2), T3: s16(tp, 4),
-    P1: u16(tp, 6), P2: s16(tp, 8), P3: s16(tp, 10), P4: s16(tp, 12), P5: s16(tp, 14), P6: s16(tp, 16), P7: s16(tp, 18), P8: s16(tp, 20), P9: s16(tp, 22),
-    H1: 0, H2: 0, H3: 0, H4: 0, H5: 0, H6: 0,
+    T1: u16(tp, 0),
+    T2: s16(tp, 2),
+    T3: s16(tp, 4),
+    P1: u16(tp, 6),
+    P2: s16(tp, 8),
+    P3: s16(tp, 10),
+    P4: s16(tp, 12),
+    P5: s16(tp, 14),
+    P6: s16(tp, 16),
+    P7: s16(tp, 18),
+    P8: s16(tp, 20),
+    P9: s16(tp, 22),
+    H1: 0,
+    H2: 0,
+    H3: 0,
+    H4: 0,
+    H5: 0,
+    H6: 0,
   };
   if (h) {
     c.H1 = tp[25]!;
@@ -73,7 +122,9 @@ export function compensatePressure(adcP: number, tFine: number, c: Bme280Calibra
 /** %RH, clamped to 0..100. */
 export function compensateHumidity(adcH: number, tFine: number, c: Bme280Calibration): number {
   let h = tFine - 76800;
-  h = (adcH - (c.H4 * 64 + (c.H5 / 16384) * h)) * ((c.H2 / 65536) * (1 + (c.H6 / 67108864) * h * (1 + (c.H3 / 67108864) * h)));
+  h =
+    (adcH - (c.H4 * 64 + (c.H5 / 16384) * h)) *
+    ((c.H2 / 65536) * (1 + (c.H6 / 67108864) * h * (1 + (c.H3 / 67108864) * h)));
   h = h * (1 - (c.H1 * h) / 524288);
   return Math.min(100, Math.max(0, h));
 }
@@ -97,14 +148,23 @@ export class Bme280 implements I2cSensorDriver {
   async init(): Promise<void> {
     const [id] = await readRegisters(this.bus, this.address, BME280_REG.CHIP_ID, 1);
     const bmp = (BMP280_CHIP_IDS as readonly number[]).includes(id!);
-    if (id !== BME280_CHIP_ID && !bmp) throw new I2cSensorError('IDENTITY', `${hex2(this.address)}: chip id ${hex2(id!)} is not a BME280 (0x60) or BMP280 (0x58)`);
-    if (this.chip === 'BMP280' && !bmp) throw new I2cSensorError('IDENTITY', `${hex2(this.address)}: chip id ${hex2(id!)} is a BME280, configured as BMP280`);
+    if (id !== BME280_CHIP_ID && !bmp)
+      throw new I2cSensorError(
+        'IDENTITY',
+        `${hex2(this.address)}: chip id ${hex2(id!)} is not a BME280 (0x60) or BMP280 (0x58)`,
+      );
+    if (this.chip === 'BMP280' && !bmp)
+      throw new I2cSensorError(
+        'IDENTITY',
+        `${hex2(this.address)}: chip id ${hex2(id!)} is a BME280, configured as BMP280`,
+      );
     this.humidity = !bmp;
     const tp = await readRegisters(this.bus, this.address, BME280_REG.CALIB_TP, 26);
     const h = this.humidity ? await readRegisters(this.bus, this.address, BME280_REG.CALIB_H, 7) : null;
     const c = parseCalibration(tp, h);
     // An unreadable NVM (all zero or all ones) would compensate to garbage.
-    if (c.T1 === 0 || c.P1 === 0 || c.T1 === 0xffff) throw new I2cSensorError('IDENTITY', `${hex2(this.address)}: calibration registers are blank`);
+    if (c.T1 === 0 || c.P1 === 0 || c.T1 === 0xffff)
+      throw new I2cSensorError('IDENTITY', `${hex2(this.address)}: calibration registers are blank`);
     this.calibration = c;
   }
 
@@ -118,20 +178,25 @@ export class Bme280 implements I2cSensorDriver {
     for (let i = 0; ; i++) {
       const [status] = await readRegisters(this.bus, this.address, BME280_REG.STATUS, 1);
       if (!(status! & 0x08)) break;
-      if (i >= 5) throw new I2cSensorError('TIMEOUT', `${hex2(this.address)}: still measuring after ${BME280_MEASURE_MS + i} ms`);
+      if (i >= 5)
+        throw new I2cSensorError('TIMEOUT', `${hex2(this.address)}: still measuring after ${BME280_MEASURE_MS + i} ms`);
       await this.sleep(1);
     }
     const d = await readRegisters(this.bus, this.address, BME280_REG.DATA, this.humidity ? 8 : 6);
     const adcP = (d[0]! << 12) | (d[1]! << 4) | (d[2]! >> 4);
     const adcT = (d[3]! << 12) | (d[4]! << 4) | (d[5]! >> 4);
     if (adcT === BME280_SKIPPED || adcP === BME280_SKIPPED) {
-      throw new I2cSensorError('POWER_ON', `${hex2(this.address)}: data registers hold their reset value (chip reset, no measurement)`);
+      throw new I2cSensorError(
+        'POWER_ON',
+        `${hex2(this.address)}: data registers hold their reset value (chip reset, no measurement)`,
+      );
     }
     const t = compensateTemperature(adcT, c);
     const out: Measurement = { temperature: t.celsius, pressure: compensatePressure(adcP, t.tFine, c) / 100 };
     if (this.humidity) {
       const adcH = (d[6]! << 8) | d[7]!;
-      if (adcH === 0x8000) throw new I2cSensorError('POWER_ON', `${hex2(this.address)}: humidity register holds its reset value`);
+      if (adcH === 0x8000)
+        throw new I2cSensorError('POWER_ON', `${hex2(this.address)}: humidity register holds its reset value`);
       out.humidity = compensateHumidity(adcH, t.tFine, c);
     }
     return out;

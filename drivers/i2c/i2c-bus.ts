@@ -68,7 +68,8 @@ export async function openI2cBus(busNumber: number, options: OpenI2cBusOptions =
     receiveByte: (address) => bus.receiveByte(address),
     i2cWrite: async (address, bytes) => {
       const { bytesWritten } = await bus.i2cWrite(address, bytes.length, Buffer.from(bytes));
-      if (bytesWritten !== bytes.length) throw new Error(`0x${address.toString(16)}: wrote ${bytesWritten} of ${bytes.length} bytes`);
+      if (bytesWritten !== bytes.length)
+        throw new Error(`0x${address.toString(16)}: wrote ${bytesWritten} of ${bytes.length} bytes`);
     },
     i2cRead: async (address, length) => {
       const { bytesRead, buffer } = await bus.i2cRead(address, length, Buffer.alloc(length));

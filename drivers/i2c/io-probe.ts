@@ -32,7 +32,13 @@ async function identify(bus: I2cBus, address: number): Promise<FoundI2cChip> {
   if (address >= 0x20 && address <= 0x27) {
     const kind = await identifyExpander(bus, address);
     if (kind === 'mcp23017' || kind === 'pcf8574') return { address, kind, status: 'found' };
-    if (kind === 'ambiguous') return { address, kind: null, status: 'ambiguous', detail: 'MCP23017 or PCF8574 with every pin low: cannot tell by reading; add the block by hand' };
+    if (kind === 'ambiguous')
+      return {
+        address,
+        kind: null,
+        status: 'ambiguous',
+        detail: 'MCP23017 or PCF8574 with every pin low: cannot tell by reading; add the block by hand',
+      };
     return { address, kind: null, status: 'unknown', detail: 'answers, but is neither an MCP23017 nor a PCF8574' };
   }
   if ((PCF8574A_ADDRESSES as readonly number[]).includes(address)) {
@@ -40,7 +46,12 @@ async function identify(bus: I2cBus, address: number): Promise<FoundI2cChip> {
     return { address, kind: 'pcf8574', status: 'found', detail: 'PCF8574A' };
   }
   if (await isPca9685(bus, address)) return { address, kind: 'pca9685', status: 'found' };
-  return { address, kind: null, status: 'unknown', detail: 'answers, but its sub-address registers are not a PCA9685\'s' };
+  return {
+    address,
+    kind: null,
+    status: 'unknown',
+    detail: "answers, but its sub-address registers are not a PCA9685's",
+  };
 }
 
 /** Every chip answering at an IO expander or PWM driver address. Chips that are not one are left out. */
@@ -50,7 +61,10 @@ async function identify(bus: I2cBus, address: number): Promise<FoundI2cChip> {
  * byte as its port, so it ends at 0xFF too; on the way its pins only leave the all-low state
  * towards high. Then the reads tell the chips apart again.
  */
-export async function expanderOffEitherWay(bus: I2cBus, address: number): Promise<'mcp23017' | 'pcf8574' | 'ambiguous' | null> {
+export async function expanderOffEitherWay(
+  bus: I2cBus,
+  address: number,
+): Promise<'mcp23017' | 'pcf8574' | 'ambiguous' | null> {
   await bus.writeByte(address, 0x00, 0xff);
   await bus.writeByte(address, 0x01, 0xff);
   return identifyExpander(bus, address);
@@ -67,14 +81,25 @@ export async function probeI2cIo(bus: I2cBus, options: ProbeI2cIoOptions = {}): 
     const answering = (await bus.scan(first, last)).filter((a) => a !== 0x70);
     for (const address of answering) {
       if (await options.claimed?.(address)) {
-        out.push({ address, kind: null, status: 'claimed', detail: `${hex(address)} is bound to a kernel driver; not touched` });
+        out.push({
+          address,
+          kind: null,
+          status: 'claimed',
+          detail: `${hex(address)} is bound to a kernel driver; not touched`,
+        });
         continue;
       }
       try {
         const chip = await identify(bus, address);
         if (chip.kind || chip.status === 'ambiguous') out.push(chip);
       } catch (e) {
-        if (isBusy(e)) out.push({ address, kind: null, status: 'claimed', detail: `${hex(address)} is in use by a kernel driver (EBUSY); not touched` });
+        if (isBusy(e))
+          out.push({
+            address,
+            kind: null,
+            status: 'claimed',
+            detail: `${hex(address)} is in use by a kernel driver (EBUSY); not touched`,
+          });
       }
     }
   }

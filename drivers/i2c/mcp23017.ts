@@ -6,7 +6,18 @@ import type { I2cBus } from './types.js';
 
 export const MCP23017_ADDRESSES = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27] as const;
 
-export const MCP_REG = { IODIRA: 0x00, IODIRB: 0x01, IOCON: 0x0a, IOCON2: 0x0b, GPPUA: 0x0c, GPPUB: 0x0d, GPIOA: 0x12, GPIOB: 0x13, OLATA: 0x14, OLATB: 0x15 } as const;
+export const MCP_REG = {
+  IODIRA: 0x00,
+  IODIRB: 0x01,
+  IOCON: 0x0a,
+  IOCON2: 0x0b,
+  GPPUA: 0x0c,
+  GPPUB: 0x0d,
+  GPIOA: 0x12,
+  GPIOB: 0x13,
+  OLATA: 0x14,
+  OLATB: 0x15,
+} as const;
 /** Registers in bank 0; a plain read (no command) walks through them and wraps. */
 export const MCP_REGISTER_COUNT = 0x16;
 
@@ -36,7 +47,11 @@ export class Mcp23017 {
 
   /** One poll: directions, pin levels and latches (6 register reads). */
   async read(): Promise<Mcp23017State> {
-    return { iodir: await this.pair(MCP_REG.IODIRA), gpio: await this.pair(MCP_REG.GPIOA), olat: await this.pair(MCP_REG.OLATA) };
+    return {
+      iodir: await this.pair(MCP_REG.IODIRA),
+      gpio: await this.pair(MCP_REG.GPIOA),
+      olat: await this.pair(MCP_REG.OLATA),
+    };
   }
 
   /** Latches first, then directions, so that a pin turning into an output starts at its latch. Only the bytes that differ from `was` are written. */
@@ -82,7 +97,10 @@ export function classifyExpanderReads(reads: number[]): 'mcp23017' | 'pcf8574' |
   return null;
 }
 
-export async function identifyExpander(bus: I2cBus, address: number): Promise<'mcp23017' | 'pcf8574' | 'ambiguous' | null> {
+export async function identifyExpander(
+  bus: I2cBus,
+  address: number,
+): Promise<'mcp23017' | 'pcf8574' | 'ambiguous' | null> {
   const reads: number[] = [];
   for (let i = 0; i < MCP_REGISTER_COUNT; i++) reads.push(await bus.receiveByte(address));
   return classifyExpanderReads(reads);

@@ -5,7 +5,16 @@
 // driver sees SLEEP and configures the chip again.
 import type { I2cBus } from './types.js';
 
-export const PCA_REG = { MODE1: 0x00, MODE2: 0x01, SUBADR1: 0x02, SUBADR2: 0x03, SUBADR3: 0x04, ALLCALLADR: 0x05, LED0_ON_L: 0x06, PRE_SCALE: 0xfe } as const;
+export const PCA_REG = {
+  MODE1: 0x00,
+  MODE2: 0x01,
+  SUBADR1: 0x02,
+  SUBADR2: 0x03,
+  SUBADR3: 0x04,
+  ALLCALLADR: 0x05,
+  LED0_ON_L: 0x06,
+  PRE_SCALE: 0xfe,
+} as const;
 export const MODE1 = { RESTART: 0x80, AI: 0x20, SLEEP: 0x10, ALLCALL: 0x01 } as const;
 const MODE2_OUTDRV = 0x04;
 const FULL = 0x10;

@@ -48,7 +48,15 @@ export interface I2cQueueStats {
 
 export class QueuedI2cBus implements I2cBus {
   readonly name?: string;
-  readonly stats: I2cQueueStats = { transactions: 0, failures: 0, dropped: 0, wireBits: 0, busyMs: 0, waiting: 0, maxWaiting: 0 };
+  readonly stats: I2cQueueStats = {
+    transactions: 0,
+    failures: 0,
+    dropped: 0,
+    wireBits: 0,
+    busyMs: 0,
+    waiting: 0,
+    maxWaiting: 0,
+  };
   private tail: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | null = null;
 
@@ -67,7 +75,9 @@ export class QueuedI2cBus implements I2cBus {
   private run<T>(bits: number, op: () => Promise<T>): Promise<T> {
     if (this.stats.waiting >= I2C_QUEUE_LIMIT) {
       this.stats.dropped++;
-      return Promise.reject(new I2cQueueFullError(`I2C bus ${this.name ?? '?'}: ${this.stats.waiting} transactions waiting, refused`));
+      return Promise.reject(
+        new I2cQueueFullError(`I2C bus ${this.name ?? '?'}: ${this.stats.waiting} transactions waiting, refused`),
+      );
     }
     this.stats.waiting++;
     this.stats.maxWaiting = Math.max(this.stats.maxWaiting, this.stats.waiting);

@@ -43,7 +43,12 @@ export function delay(ms: number): Promise<void> {
 export const hex2 = (n: number) => `0x${n.toString(16).padStart(2, '0')}`;
 
 /** Writes the register pointer, then reads `length` bytes from it. */
-export async function readRegisters(bus: I2cBus, address: number, register: number, length: number): Promise<Uint8Array> {
+export async function readRegisters(
+  bus: I2cBus,
+  address: number,
+  register: number,
+  length: number,
+): Promise<Uint8Array> {
   await bus.i2cWrite(address, Uint8Array.of(register));
   return bus.i2cRead(address, length);
 }
@@ -67,7 +72,8 @@ export function sensirionWords(bytes: Uint8Array, who: string): number[] {
   const words: number[] = [];
   for (let i = 0; i + 2 < bytes.length; i += 3) {
     const crc = sensirionCrc8(bytes[i]!, bytes[i + 1]!);
-    if (crc !== bytes[i + 2]) throw new I2cSensorError('CRC', `${who}: CRC ${hex2(bytes[i + 2]!)} != ${hex2(crc)} on word ${i / 3}`);
+    if (crc !== bytes[i + 2])
+      throw new I2cSensorError('CRC', `${who}: CRC ${hex2(bytes[i + 2]!)} != ${hex2(crc)} on word ${i / 3}`);
     words.push((bytes[i]! << 8) | bytes[i + 1]!);
   }
   return words;

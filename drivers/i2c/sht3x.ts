@@ -2,7 +2,15 @@
 // stretching. Every reply word is CRC-8 checked. Setup switches the heater off and clears the
 // status register; the status register's reset bit (4) then shows a power-on or soft reset
 // since, which is checked before every measurement (the chip is set up again: heater off).
-import { delay, hex2, I2cSensorError, sensirionWords, type DriverOptions, type I2cSensorDriver, type Measurement } from './sensor-common.js';
+import {
+  delay,
+  hex2,
+  I2cSensorError,
+  sensirionWords,
+  type DriverOptions,
+  type I2cSensorDriver,
+  type Measurement,
+} from './sensor-common.js';
 import type { I2cBus } from './types.js';
 
 export const SHT3X_ADDRESSES = [0x44, 0x45] as const;
@@ -47,13 +55,15 @@ export class Sht3x implements I2cSensorDriver {
     try {
       await readSht3xStatus(this.bus, this.address);
     } catch (e) {
-      if (e instanceof I2cSensorError) throw new I2cSensorError('IDENTITY', `${hex2(this.address)} is not an SHT3x: ${e.message}`);
+      if (e instanceof I2cSensorError)
+        throw new I2cSensorError('IDENTITY', `${hex2(this.address)} is not an SHT3x: ${e.message}`);
       throw e;
     }
     await this.bus.i2cWrite(this.address, Uint8Array.from(SHT3X_CMD.HEATER_OFF));
     await this.bus.i2cWrite(this.address, Uint8Array.from(SHT3X_CMD.CLEAR_STATUS));
     const status = await readSht3xStatus(this.bus, this.address);
-    if (status & SHT3X_STATUS.HEATER) throw new I2cSensorError('FAULT', `SHT3x ${hex2(this.address)}: heater still on after heater-off`);
+    if (status & SHT3X_STATUS.HEATER)
+      throw new I2cSensorError('FAULT', `SHT3x ${hex2(this.address)}: heater still on after heater-off`);
   }
 
   async measure(): Promise<Measurement> {

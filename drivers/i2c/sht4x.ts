@@ -1,7 +1,15 @@
 // Sensirion SHT4x (SHT40/41/45) temperature and humidity. Every reply word is CRC-8 checked.
 // The heater is never switched on: it only runs on an explicit heater command, which this
 // driver never sends. Identity: the serial number command (0x89) answers two CRC-valid words.
-import { delay, hex2, I2cSensorError, sensirionWords, type DriverOptions, type I2cSensorDriver, type Measurement } from './sensor-common.js';
+import {
+  delay,
+  hex2,
+  I2cSensorError,
+  sensirionWords,
+  type DriverOptions,
+  type I2cSensorDriver,
+  type Measurement,
+} from './sensor-common.js';
 import type { I2cBus } from './types.js';
 
 export const SHT4X_ADDRESSES = [0x44, 0x45, 0x46] as const;
@@ -42,7 +50,8 @@ export class Sht4x implements I2cSensorDriver {
     try {
       this.serial = await readSht4xSerial(this.bus, this.address, this.sleep);
     } catch (e) {
-      if (e instanceof I2cSensorError) throw new I2cSensorError('IDENTITY', `${hex2(this.address)} is not an SHT4x: ${e.message}`);
+      if (e instanceof I2cSensorError)
+        throw new I2cSensorError('IDENTITY', `${hex2(this.address)} is not an SHT4x: ${e.message}`);
       throw e;
     }
   }

@@ -57,12 +57,15 @@ export async function readScratchpadRaw(master: OneWireMaster, address: RomAddre
 
 /** Throws NO_PRESENCE for all 0xFF (nobody drove the bus), INVALID_DATA for all 0x00 (CRC 0 passes!), CRC on mismatch. */
 export function checkScratchpad(bytes: ArrayLike<number>, who = 'DS18B20'): void {
-  if (bytes.length !== 9) throw new OneWireError('INVALID_DATA', `${who}: scratchpad needs 9 bytes, got ${bytes.length}`);
+  if (bytes.length !== 9)
+    throw new OneWireError('INVALID_DATA', `${who}: scratchpad needs 9 bytes, got ${bytes.length}`);
   const arr = Array.from(bytes);
   if (arr.every((b) => b === 0xff)) throw new OneWireError('NO_PRESENCE', `${who}: no answer (scratchpad all 0xFF)`);
-  if (arr.every((b) => b === 0x00)) throw new OneWireError('INVALID_DATA', `${who}: all-zero scratchpad (data line held low?)`);
+  if (arr.every((b) => b === 0x00))
+    throw new OneWireError('INVALID_DATA', `${who}: all-zero scratchpad (data line held low?)`);
   const crc = crc8(arr.slice(0, 8));
-  if (crc !== arr[8]) throw new OneWireError('CRC', `${who}: scratchpad CRC ${hex([crc])} != ${hex([arr[8]!])} (${hex(arr)})`);
+  if (crc !== arr[8])
+    throw new OneWireError('CRC', `${who}: scratchpad CRC ${hex([crc])} != ${hex([arr[8]!])} (${hex(arr)})`);
 }
 
 export async function readScratchpad(master: OneWireMaster, address: RomAddress): Promise<Uint8Array> {
@@ -93,7 +96,9 @@ export function decodeTemperature(bytes: ArrayLike<number>): number {
 export function checkPowerOnSignature(bytes: ArrayLike<number>, who = 'DS18B20'): void {
   const raw = rawTemperature(bytes);
   if ((raw === POWER_ON_RAW || raw === LOW_POWER_RAW) && bytes[6] === 0x0c) {
-    throw new PowerOnResetError(`${who}: power-on/low-power value ${raw === POWER_ON_RAW ? '85.000' : '127.94'} degC, not a conversion`);
+    throw new PowerOnResetError(
+      `${who}: power-on/low-power value ${raw === POWER_ON_RAW ? '85.000' : '127.94'} degC, not a conversion`,
+    );
   }
 }
 

@@ -38,7 +38,8 @@ export async function readDs2408Registers(master: OneWireMaster, address: RomAdd
   const header = [DS2408_CMD.READ_PIO_REGISTERS, DS2408_REG.PIO_LOGIC_STATE, 0x00];
   for (const b of header) await master.writeByte(b);
   const data = await readBytes(master, 10);
-  if (data.every((b) => b === 0xff)) throw new OneWireError('NO_PRESENCE', `${address}: no answer to Read PIO Registers`);
+  if (data.every((b) => b === 0xff))
+    throw new OneWireError('NO_PRESENCE', `${address}: no answer to Read PIO Registers`);
   if (!checkInvertedCrc16([...header, ...data.slice(0, 8)], data[8]!, data[9]!)) {
     throw new OneWireError('CRC', `${address}: DS2408 register CRC16 mismatch (${hex(data)})`);
   }
@@ -58,7 +59,11 @@ export function ds2408Active(regs: Ds2408Registers): { pins: number; latches: nu
 }
 
 /** Channel-Access Write of the raw latch byte; returns the pin state byte the chip sends after its 0xAA. */
-export async function writeDs2408Output(master: OneWireMaster, address: RomAddress, chipLatch: number): Promise<number> {
+export async function writeDs2408Output(
+  master: OneWireMaster,
+  address: RomAddress,
+  chipLatch: number,
+): Promise<number> {
   const b = chipLatch & 0xff;
   await selectDevice(master, address);
   await master.writeByte(DS2408_CMD.CHANNEL_ACCESS_WRITE);
@@ -67,7 +72,8 @@ export async function writeDs2408Output(master: OneWireMaster, address: RomAddre
   const ack = await master.readByte();
   const pins = await master.readByte();
   if (ack !== DS2408_ACK) {
-    if (ack === 0xff && pins === 0xff) throw new OneWireError('NO_PRESENCE', `${address}: no answer to Channel-Access Write`);
+    if (ack === 0xff && pins === 0xff)
+      throw new OneWireError('NO_PRESENCE', `${address}: no answer to Channel-Access Write`);
     throw new OneWireError('IO', `${address}: Channel-Access Write answered ${hex([ack])}, expected aa`);
   }
   return pins;

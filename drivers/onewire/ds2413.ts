@@ -28,12 +28,17 @@ export async function readDs2413Status(master: OneWireMaster, address: RomAddres
   await master.writeByte(DS2413_CMD.PIO_ACCESS_READ);
   const status = await master.readByte();
   if (status === 0xff) throw new OneWireError('NO_PRESENCE', `${address}: no answer to PIO Access Read`);
-  if (!ds2413StatusValid(status)) throw new OneWireError('CRC', `${address}: DS2413 status ${hex([status])} fails the complement check`);
+  if (!ds2413StatusValid(status))
+    throw new OneWireError('CRC', `${address}: DS2413 status ${hex([status])} fails the complement check`);
   return status;
 }
 
 /** PIO Access Write with latches in "active" polarity; returns the status byte sent after 0xAA. */
-export async function writeDs2413Latches(master: OneWireMaster, address: RomAddress, activeLatches: number): Promise<number> {
+export async function writeDs2413Latches(
+  master: OneWireMaster,
+  address: RomAddress,
+  activeLatches: number,
+): Promise<number> {
   const raw = 0xfc | (~activeLatches & 0x03);
   await selectDevice(master, address);
   await master.writeByte(DS2413_CMD.PIO_ACCESS_WRITE);
@@ -42,9 +47,11 @@ export async function writeDs2413Latches(master: OneWireMaster, address: RomAddr
   const ack = await master.readByte();
   const status = await master.readByte();
   if (ack !== DS2413_ACK) {
-    if (ack === 0xff && status === 0xff) throw new OneWireError('NO_PRESENCE', `${address}: no answer to PIO Access Write`);
+    if (ack === 0xff && status === 0xff)
+      throw new OneWireError('NO_PRESENCE', `${address}: no answer to PIO Access Write`);
     throw new OneWireError('IO', `${address}: PIO Access Write answered ${hex([ack])}, expected aa`);
   }
-  if (!ds2413StatusValid(status)) throw new OneWireError('CRC', `${address}: DS2413 status ${hex([status])} after write fails the complement check`);
+  if (!ds2413StatusValid(status))
+    throw new OneWireError('CRC', `${address}: DS2413 status ${hex([status])} after write fails the complement check`);
   return status;
 }

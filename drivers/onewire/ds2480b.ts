@@ -9,7 +9,13 @@ import { SerialLock } from './serial-lock.js';
 import { openSerialLink, type OpenSerialLinkOptions, type SerialLink } from './serial-link.js';
 import { BusShortError, OneWireError, type OneWireMaster, type SearchPassResult, type TripletResult } from './types.js';
 
-export { openSerialLink, loadSerialPort, BufferedLink, SerialPortUnavailableError, type SerialLink } from './serial-link.js';
+export {
+  openSerialLink,
+  loadSerialPort,
+  BufferedLink,
+  SerialPortUnavailableError,
+  type SerialLink,
+} from './serial-link.js';
 
 export const DS2480B = {
   DATA_MODE: 0xe1,
@@ -175,7 +181,10 @@ export class Ds2480bMaster implements OneWireMaster {
     return this.op(async () => {
       const echo = await this.byteUnlocked(byte);
       if (echo !== (byte & 0xff)) {
-        throw new OneWireError('IO', `${this.name}: wrote 0x${(byte & 0xff).toString(16)}, bus read back 0x${echo.toString(16)}`);
+        throw new OneWireError(
+          'IO',
+          `${this.name}: wrote 0x${(byte & 0xff).toString(16)}, bus read back 0x${echo.toString(16)}`,
+        );
       }
     });
   }
@@ -227,7 +236,10 @@ export class Ds2480bMaster implements OneWireMaster {
 }
 
 /** Opens a DS2480B adapter on a serial device and returns a ready OneWireBus. */
-export async function openDs2480bBus(path: string, options: Ds2480bOptions & OpenSerialLinkOptions = {}): Promise<ProtocolBus> {
+export async function openDs2480bBus(
+  path: string,
+  options: Ds2480bOptions & OpenSerialLinkOptions = {},
+): Promise<ProtocolBus> {
   const link = await openSerialLink(path, options);
   const master = new Ds2480bMaster(link, options);
   try {

@@ -23,7 +23,16 @@ const CMD = {
 const POINTER = { status: 0xf0, data: 0xe1, config: 0xc3, channel: 0xd2 } as const;
 type Pointer = keyof typeof POINTER;
 
-export const STATUS = { BUSY: 0x01, PPD: 0x02, SD: 0x04, LL: 0x08, RST: 0x10, SBR: 0x20, TSB: 0x40, DIR: 0x80 } as const;
+export const STATUS = {
+  BUSY: 0x01,
+  PPD: 0x02,
+  SD: 0x04,
+  LL: 0x08,
+  RST: 0x10,
+  SBR: 0x20,
+  TSB: 0x40,
+  DIR: 0x80,
+} as const;
 export const CONFIG = { APU: 0x01, PPM: 0x02, SPU: 0x04, ONE_WIRE_SPEED: 0x08 } as const;
 
 /** Channel select codes written with 0xC3, and what the channel register reads back, for channels 0..7. */
@@ -132,7 +141,8 @@ export class Ds2482Chip {
     await this.write(CMD.WRITE_CONFIG, ((~c & 0x0f) << 4) | c);
     this.pointer = 'config';
     const back = await this.receive();
-    if (back !== c) throw new OneWireError('IO', `${this.name}: config read back 0x${back.toString(16)}, wrote 0x${c.toString(16)}`);
+    if (back !== c)
+      throw new OneWireError('IO', `${this.name}: config read back 0x${back.toString(16)}, wrote 0x${c.toString(16)}`);
   }
 
   async selectChannel(ch: number): Promise<void> {

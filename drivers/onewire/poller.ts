@@ -69,7 +69,14 @@ interface IoDevice {
 }
 
 export class BusPoller {
-  readonly counters: PollerCounters = { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, thermocoupleFaults: 0, searches: 0 };
+  readonly counters: PollerCounters = {
+    crcErrors: 0,
+    presenceErrors: 0,
+    shortErrors: 0,
+    readErrors: 0,
+    thermocoupleFaults: 0,
+    searches: 0,
+  };
   lastError: string | null = null;
   /** Result of the last successful search(). */
   addresses: RomAddress[] = [];
@@ -100,7 +107,16 @@ export class BusPoller {
 
   watchTemperature(address: RomAddress): void {
     if (!this.sensors.has(address)) {
-      this.sensors.set(address, { address, lastValue: null, validAt: null, connected: false, lastError: null, coldJunction: null, fault: null, faultCount: 0 });
+      this.sensors.set(address, {
+        address,
+        lastValue: null,
+        validAt: null,
+        connected: false,
+        lastError: null,
+        coldJunction: null,
+        fault: null,
+        faultCount: 0,
+      });
     }
   }
 
@@ -206,7 +222,11 @@ export class BusPoller {
   nextChangeAt(address: RomAddress, now: number): number | null {
     const s = this.sensors.get(address);
     if (!s || this.reading) return null;
-    const read = this.converting ? this.conversionEnd : this.nextCycleAt === null ? now : this.nextCycleAt + this.conversionMs;
+    const read = this.converting
+      ? this.conversionEnd
+      : this.nextCycleAt === null
+        ? now
+        : this.nextCycleAt + this.conversionMs;
     const stale = this.staleAt(s);
     return Math.min(read, stale > now ? stale : Infinity);
   }
@@ -214,9 +234,11 @@ export class BusPoller {
   /** Advances polling to `now`. Never throws. Overlapping calls share the one in progress. */
   service(now: number): Promise<void> {
     if (this.running) return this.running;
-    const run = this.lock.run(() => this.step(now)).catch((e) => {
-      this.record(e, `${this.bus.name} service`);
-    });
+    const run = this.lock
+      .run(() => this.step(now))
+      .catch((e) => {
+        this.record(e, `${this.bus.name} service`);
+      });
     this.running = run.finally(() => {
       this.running = null;
     });

@@ -114,7 +114,9 @@ export class ProtocolBus implements OneWireBus {
 
   /** MAX31850/DS1825: the same scratchpad read (with CRC retries), its own decoding; nothing to configure. */
   readMax31850(address: RomAddress): Promise<Max31850Reading> {
-    return this.lock.run(async () => decodeFamily3b(await this.withCrcRetry(() => readScratchpad(this.master, address)), address));
+    return this.lock.run(async () =>
+      decodeFamily3b(await this.withCrcRetry(() => readScratchpad(this.master, address)), address),
+    );
   }
 
   /** Forget what is known about a sensor's configuration (it will be configured again on next read). */
@@ -123,7 +125,9 @@ export class ProtocolBus implements OneWireBus {
   }
 
   readDs2408(address: RomAddress): Promise<{ pins: number; latches: number }> {
-    return this.lock.run(async () => ds2408Active(await this.withCrcRetry(() => readDs2408Registers(this.master, address))));
+    return this.lock.run(async () =>
+      ds2408Active(await this.withCrcRetry(() => readDs2408Registers(this.master, address))),
+    );
   }
 
   private async withWriteRetry(write: () => Promise<unknown>): Promise<void> {
@@ -142,7 +146,9 @@ export class ProtocolBus implements OneWireBus {
   }
 
   readDs2413(address: RomAddress): Promise<{ pins: number; latches: number }> {
-    return this.lock.run(async () => decodeDs2413(await this.withCrcRetry(() => readDs2413Status(this.master, address))));
+    return this.lock.run(async () =>
+      decodeDs2413(await this.withCrcRetry(() => readDs2413Status(this.master, address))),
+    );
   }
 
   writeDs2413(address: RomAddress, latches: number): Promise<void> {

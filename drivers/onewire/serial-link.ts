@@ -41,7 +41,12 @@ export abstract class BufferedLink implements SerialLink {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = null;
-        reject(new OneWireError('TIMEOUT', `${this.path}: ${count} byte(s) not received within ${timeoutMs} ms (got ${this.buffered.length})`));
+        reject(
+          new OneWireError(
+            'TIMEOUT',
+            `${this.path}: ${count} byte(s) not received within ${timeoutMs} ms (got ${this.buffered.length})`,
+          ),
+        );
       }, timeoutMs);
       this.waiter = {
         count,
@@ -85,7 +90,9 @@ export class SerialPortUnavailableError extends Error {
 const moduleName = 'serialport';
 
 /** Loads the optional `serialport` package, with a clear error when it (or its native binding) is missing. */
-export async function loadSerialPort(load: () => Promise<unknown> = () => import(moduleName)): Promise<SerialPortModule> {
+export async function loadSerialPort(
+  load: () => Promise<unknown> = () => import(moduleName),
+): Promise<SerialPortModule> {
   let mod: unknown;
   try {
     mod = await load();
@@ -97,7 +104,8 @@ export async function loadSerialPort(load: () => Promise<unknown> = () => import
   }
   const m = mod as Partial<SerialPortModule> & { default?: Partial<SerialPortModule> };
   const SerialPort = m.SerialPort ?? m.default?.SerialPort;
-  if (typeof SerialPort !== 'function') throw new SerialPortUnavailableError("the 'serialport' package has no SerialPort export");
+  if (typeof SerialPort !== 'function')
+    throw new SerialPortUnavailableError("the 'serialport' package has no SerialPort export");
   return { SerialPort };
 }
 

@@ -29,7 +29,10 @@ const LINE1 = /^((?:[0-9a-f]{2} ){9}): crc=([0-9a-f]{2}) (YES|NO)$/i;
 const LINE2 = /^((?:[0-9a-f]{2} ){9})t=(-?\d+)$/i;
 
 function hexBytes(s: string): number[] {
-  return s.trim().split(/\s+/).map((h) => parseInt(h, 16));
+  return s
+    .trim()
+    .split(/\s+/)
+    .map((h) => parseInt(h, 16));
 }
 
 /** Parses the two-line `w1_slave` format. Empty text (the kernel's way to report a failed read) is an IO error. */
@@ -38,7 +41,8 @@ export function parseW1Slave(text: string, who = 'w1_slave'): W1SlaveReading {
   const lines = text.split('\n').filter((l) => l.length > 0);
   const m1 = lines[0] ? LINE1.exec(lines[0]) : null;
   const m2 = lines[1] ? LINE2.exec(lines[1]) : null;
-  if (!m1 || !m2) throw new OneWireError('INVALID_DATA', `${who}: unexpected format: ${JSON.stringify(text.slice(0, 120))}`);
+  if (!m1 || !m2)
+    throw new OneWireError('INVALID_DATA', `${who}: unexpected format: ${JSON.stringify(text.slice(0, 120))}`);
   return {
     bytes: hexBytes(m1[1]!),
     crc: parseInt(m1[2]!, 16),
@@ -53,7 +57,8 @@ export function temperatureFromW1Slave(text: string, who = 'w1_slave'): number {
   const r = parseW1Slave(text, who);
   if (!r.crcOk) throw new OneWireError('CRC', `${who}: kernel reports crc=${r.crc.toString(16).padStart(2, '0')} NO`);
   if (crc8(r.bytes.slice(0, 8)) !== r.bytes[8]) throw new OneWireError('CRC', `${who}: scratchpad CRC mismatch`);
-  if (r.bytes.every((b) => b === 0)) throw new OneWireError('INVALID_DATA', `${who}: all-zero scratchpad (crc=00 YES t=0)`);
+  if (r.bytes.every((b) => b === 0))
+    throw new OneWireError('INVALID_DATA', `${who}: all-zero scratchpad (crc=00 YES t=0)`);
   if (r.bytes.every((b) => b === 0xff)) throw new OneWireError('NO_PRESENCE', `${who}: scratchpad all 0xFF`);
   // No TH marker through sysfs; the chip's own power-on signature is what can be checked.
   checkPowerOnSignature(r.bytes, who);
@@ -86,7 +91,8 @@ export function parseMasterSlaves(text: string): string[] {
 export function temperatureFromMillidegrees(text: string, who = 'temperature'): number {
   const s = text.trim();
   if (s === '') throw new OneWireError('IO', `${who}: empty read (kernel reported a failed read)`);
-  if (!/^-?\d+$/.test(s)) throw new OneWireError('INVALID_DATA', `${who}: not a number: ${JSON.stringify(s.slice(0, 40))}`);
+  if (!/^-?\d+$/.test(s))
+    throw new OneWireError('INVALID_DATA', `${who}: not a number: ${JSON.stringify(s.slice(0, 40))}`);
   const milli = parseInt(s, 10);
   if (milli === 85000) throw new PowerOnResetError(`${who}: 85000 is the DS18B20 power-on value`);
   const t = milli / 1000;
@@ -118,7 +124,10 @@ export async function readAttribute(path: string): Promise<Buffer> {
   try {
     const parts: Buffer[] = [];
     for (;;) {
-      if (parts.length * 4096 >= MAX_ATTRIBUTE_BYTES) throw new Error(`${path} holds ${MAX_ATTRIBUTE_BYTES} bytes or more: not a kernel w1 attribute (is the w1 root right?)`);
+      if (parts.length * 4096 >= MAX_ATTRIBUTE_BYTES)
+        throw new Error(
+          `${path} holds ${MAX_ATTRIBUTE_BYTES} bytes or more: not a kernel w1 attribute (is the w1 root right?)`,
+        );
       const buffer = Buffer.allocUnsafe(4096);
       const bytesRead = await readAt(fd, buffer, parts.length * buffer.length);
       parts.push(buffer.subarray(0, bytesRead));
@@ -138,7 +147,9 @@ export async function readAttribute(path: string): Promise<Buffer> {
 export async function writeAttribute(path: string, data: Buffer): Promise<void> {
   const fd = openSync(path, fsc.O_WRONLY | fsc.O_TRUNC);
   try {
-    const written = await new Promise<number>((resolve, reject) => write(fd, data, 0, data.length, null, (e, n) => (e ? reject(e) : resolve(n))));
+    const written = await new Promise<number>((resolve, reject) =>
+      write(fd, data, 0, data.length, null, (e, n) => (e ? reject(e) : resolve(n))),
+    );
     if (written !== data.length) throw new Error(`${path}: ${written} of ${data.length} bytes written`);
   } finally {
     closeSync(fd);
@@ -151,7 +162,9 @@ const TRIGGER = Buffer.from('trigger\n');
 export const MAX_ATTRIBUTE_BYTES = 64 * 1024;
 
 function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))),
+  );
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -58,7 +58,12 @@ export class Ads1115Sim extends RegisterSensorSim {
 
   protected readRegister(register: number): number {
     this.settle();
-    const word = (this.pointer & 3) === 0 ? this.conversion : (this.pointer & 3) === 1 ? this.config | (this.pending === null ? 0x8000 : 0) : 0;
+    const word =
+      (this.pointer & 3) === 0
+        ? this.conversion
+        : (this.pointer & 3) === 1
+          ? this.config | (this.pending === null ? 0x8000 : 0)
+          : 0;
     return register === this.pointer ? word >> 8 : word & 0xff;
   }
 

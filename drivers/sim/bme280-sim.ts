@@ -4,23 +4,52 @@
 // that the chip's own calibration compensates back to the set temperature, pressure and
 // humidity (found by bisection: the compensation is monotonic). A power-on reset clears the
 // control registers and puts the data registers at their reset value (0x80000 / 0x8000).
-import { BME280_CHIP_ID, BME280_REG, compensateHumidity, compensatePressure, compensateTemperature, parseCalibration } from '../i2c/bme280.js';
+import {
+  BME280_CHIP_ID,
+  BME280_REG,
+  compensateHumidity,
+  compensatePressure,
+  compensateTemperature,
+  parseCalibration,
+} from '../i2c/bme280.js';
 import { RegisterSensorSim } from './i2c-sensor-sim.js';
 
 const MEASURE_MS = 9.3;
 
 /** The BMP280 datasheet's worked example (section 3.12) for T and P; typical BME280 H values. */
 export const EXAMPLE_CALIBRATION = {
-  T1: 27504, T2: 26435, T3: -1000,
-  P1: 36477, P2: -10685, P3: 3024, P4: 2855, P5: 140, P6: -7, P7: 15500, P8: -14600, P9: 6000,
-  H1: 75, H2: 362, H3: 0, H4: 313, H5: 50, H6: 30,
+  T1: 27504,
+  T2: 26435,
+  T3: -1000,
+  P1: 36477,
+  P2: -10685,
+  P3: 3024,
+  P4: 2855,
+  P5: 140,
+  P6: -7,
+  P7: 15500,
+  P8: -14600,
+  P9: 6000,
+  H1: 75,
+  H2: 362,
+  H3: 0,
+  H4: 313,
+  H5: 50,
+  H6: 30,
 };
 
 function calibrationBytes(c: typeof EXAMPLE_CALIBRATION): { tp: number[]; h: number[] } {
   const le = (v: number) => [v & 0xff, (v >> 8) & 0xff];
   const tp = [c.T1, c.T2, c.T3, c.P1, c.P2, c.P3, c.P4, c.P5, c.P6, c.P7, c.P8, c.P9].flatMap(le);
   tp.push(0, c.H1); // 0xA0 reserved, 0xA1 H1
-  const h = [...le(c.H2), c.H3, (c.H4 >> 4) & 0xff, (c.H4 & 0x0f) | ((c.H5 & 0x0f) << 4), (c.H5 >> 4) & 0xff, c.H6 & 0xff];
+  const h = [
+    ...le(c.H2),
+    c.H3,
+    (c.H4 >> 4) & 0xff,
+    (c.H4 & 0x0f) | ((c.H5 & 0x0f) << 4),
+    (c.H5 >> 4) & 0xff,
+    c.H6 & 0xff,
+  ];
   return { tp, h };
 }
 
@@ -44,7 +73,12 @@ export class Bme280Sim extends RegisterSensorSim {
   private readyAt = 0;
   private latched: number[] | null = null;
 
-  constructor(address = 0x76, chip: 'BME280' | 'BMP280' = 'BME280', now?: () => number, calibration = EXAMPLE_CALIBRATION) {
+  constructor(
+    address = 0x76,
+    chip: 'BME280' | 'BMP280' = 'BME280',
+    now?: () => number,
+    calibration = EXAMPLE_CALIBRATION,
+  ) {
     super(address, now);
     this.chip = chip;
     const { tp, h } = calibrationBytes(calibration);
@@ -63,14 +97,30 @@ export class Bme280Sim extends RegisterSensorSim {
   }
 
   private measure(): number[] {
-    const c = parseCalibration(this.regs.subarray(BME280_REG.CALIB_TP, BME280_REG.CALIB_TP + 26), this.regs.subarray(BME280_REG.CALIB_H, BME280_REG.CALIB_H + 7));
+    const c = parseCalibration(
+      this.regs.subarray(BME280_REG.CALIB_TP, BME280_REG.CALIB_TP + 26),
+      this.regs.subarray(BME280_REG.CALIB_H, BME280_REG.CALIB_H + 7),
+    );
     const meas = this.regs[BME280_REG.CTRL_MEAS]!;
-    const adcT = meas >> 5 ? invert((x) => compensateTemperature(x, c).celsius, this.temperature, 0, 0xfffff, true) : 0x80000;
+    const adcT =
+      meas >> 5 ? invert((x) => compensateTemperature(x, c).celsius, this.temperature, 0, 0xfffff, true) : 0x80000;
     const tFine = compensateTemperature(adcT, c).tFine;
-    const adcP = (meas >> 2) & 7 ? invert((x) => compensatePressure(x, tFine, c), this.pressure * 100, 0, 0xfffff, false) : 0x80000;
+    const adcP =
+      (meas >> 2) & 7
+        ? invert((x) => compensatePressure(x, tFine, c), this.pressure * 100, 0, 0xfffff, false)
+        : 0x80000;
     const hum = this.chip === 'BME280' && (this.regs[BME280_REG.CTRL_HUM]! & 7) !== 0;
     const adcH = hum ? invert((x) => compensateHumidity(x, tFine, c), this.humidity, 0, 0xffff, true) : 0x8000;
-    return [adcP >> 12, (adcP >> 4) & 0xff, (adcP & 0xf) << 4, adcT >> 12, (adcT >> 4) & 0xff, (adcT & 0xf) << 4, adcH >> 8, adcH & 0xff];
+    return [
+      adcP >> 12,
+      (adcP >> 4) & 0xff,
+      (adcP & 0xf) << 4,
+      adcT >> 12,
+      (adcT >> 4) & 0xff,
+      (adcT & 0xf) << 4,
+      adcH >> 8,
+      adcH & 0xff,
+    ];
   }
 
   private settle(): void {

@@ -204,7 +204,10 @@ function waitForSocat(child: ChildProcess, socat: string, timeoutMs: number): Pr
         resolve();
       }
     };
-    const timer = setTimeout(() => fail(new Error(`socat did not start the pty pair within ${timeoutMs} ms; stderr: ${stderr.trim()}`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`socat did not start the pty pair within ${timeoutMs} ms; stderr: ${stderr.trim()}`)),
+      timeoutMs,
+    );
     child.on('error', onError);
     child.on('exit', onExit);
     child.stderr?.on('data', onData);

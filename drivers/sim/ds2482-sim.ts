@@ -67,7 +67,8 @@ export class Ds2482Sim implements SimI2cDevice {
     this.channels = [];
     for (let i = 0; i < count; i++) {
       this.channels.push(
-        given[i] ?? new OneWireSegment({ name: `${options.variant}-0x${options.address.toString(16)}-ch${i}`, now: options.now }),
+        given[i] ??
+          new OneWireSegment({ name: `${options.variant}-0x${options.address.toString(16)}-ch${i}`, now: options.now }),
       );
     }
     this.busyPolls = options.busyPolls ?? 1;
@@ -258,7 +259,8 @@ export class SimI2cBus implements I2cBus {
 
   private target(address: number): SimI2cDevice {
     if (this.closed) throw i2cError('EIO', 'bus closed');
-    if (this.faults.claimed.has(address)) throw i2cError('EBUSY', `0x${address.toString(16)} is in use by a kernel driver`);
+    if (this.faults.claimed.has(address))
+      throw i2cError('EBUSY', `0x${address.toString(16)} is in use by a kernel driver`);
     this.stats.transactions++;
     if (this.faults.stuck) throw i2cError('EIO', 'bus stuck: SDA held low');
     const t = this.targets.get(address);
@@ -292,7 +294,8 @@ export class SimI2cBus implements I2cBus {
 
   async readByte(address: number, command: number): Promise<number> {
     const t = this.target(address);
-    if (!t.readByte) throw i2cError('EREMOTEIO', `0x${address.toString(16)} has no registers (NACK on the command byte)`);
+    if (!t.readByte)
+      throw i2cError('EREMOTEIO', `0x${address.toString(16)} has no registers (NACK on the command byte)`);
     return t.readByte(command & 0xff);
   }
 

@@ -38,11 +38,17 @@ const CHANNELS: Record<SimI2cIoType, number> = { MCP23017: 16, PCF8574: 8, PCA96
 type Fail = (path: string, message: string) => never;
 
 /** Channel (1-based, as a key) -> value; which channels a chip has is checked after the schema. */
-const channelMap = <T extends ReturnType<typeof Type.Union>>(value: T) => Type.Record(Type.String({ pattern: '^[0-9]+$' }), value, { default: {} });
+const channelMap = <T extends ReturnType<typeof Type.Union>>(value: T) =>
+  Type.Record(Type.String({ pattern: '^[0-9]+$' }), value, { default: {} });
 
 export const SimI2cIoSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', errorMessage: 'must be a non-empty string of at most 64 characters' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '\\S',
+      errorMessage: 'must be a non-empty string of at most 64 characters',
+    }),
     type: Type.Union([Type.Literal('MCP23017'), Type.Literal('PCF8574'), Type.Literal('PCA9685')]),
     address: I2cAddressSchema,
     activeLow: Type.Boolean({ default: false }),
@@ -63,7 +69,8 @@ export function parseSimI2cIo(entries: SimI2cIoEntry[], path: string, fail: Fail
     if (names.has(o.name)) fail(`${p}.name`, `"${o.name}" is used by another chip`);
     names.add(o.name);
     const address = i2cAddressValue(o.address);
-    if (!ADDRESSES[type].includes(address)) fail(`${p}.address`, `is not an address of a ${type}, got ${JSON.stringify(o.address)}`);
+    if (!ADDRESSES[type].includes(address))
+      fail(`${p}.address`, `is not an address of a ${type}, got ${JSON.stringify(o.address)}`);
     if (taken.has(address)) fail(`${p}.address`, `0x${address.toString(16)} is used by another chip on the bus`);
     taken.add(address);
     if (type === 'PCA9685' && Object.keys(o.inputs).length > 0) fail(`${p}.inputs`, 'a PCA9685 has no inputs');
@@ -71,11 +78,20 @@ export function parseSimI2cIo(entries: SimI2cIoEntry[], path: string, fail: Fail
       const out: Record<number, T> = {};
       for (const [ch, v] of Object.entries(map)) {
         const n = Number(ch);
-        if (n < 1 || n > CHANNELS[type]) fail(`${p}.${key}.${ch}`, `is not a channel of a ${type} (1..${CHANNELS[type]})`);
+        if (n < 1 || n > CHANNELS[type])
+          fail(`${p}.${key}.${ch}`, `is not a channel of a ${type} (1..${CHANNELS[type]})`);
         out[n] = v;
       }
       return out;
     };
-    return { name: o.name, type, address, activeLow: o.activeLow, outputs: channels(o.outputs, 'outputs'), inputs: channels(o.inputs, 'inputs'), plugged: o.plugged };
+    return {
+      name: o.name,
+      type,
+      address,
+      activeLow: o.activeLow,
+      outputs: channels(o.outputs, 'outputs'),
+      inputs: channels(o.inputs, 'inputs'),
+      plugged: o.plugged,
+    };
   });
 }

@@ -15,7 +15,12 @@ export interface SimI2cIoEntry {
 
 export function attachI2cIo(bus: SimI2cBus, specs: SimI2cIoSpec[]): SimI2cIoEntry[] {
   return specs.map((spec) => {
-    const chip = spec.type === 'MCP23017' ? new SimMcp23017(spec.address) : spec.type === 'PCF8574' ? new SimPcf8574(spec.address) : new SimPca9685(spec.address);
+    const chip =
+      spec.type === 'MCP23017'
+        ? new SimMcp23017(spec.address)
+        : spec.type === 'PCF8574'
+          ? new SimPcf8574(spec.address)
+          : new SimPca9685(spec.address);
     if (!(chip instanceof SimPca9685)) {
       for (const [ch, level] of Object.entries(spec.inputs)) if (level === 0) chip.external &= ~(1 << (Number(ch) - 1));
     }
@@ -36,5 +41,12 @@ export function channelOn(e: SimI2cIoEntry, channel: number): boolean {
 export function describeI2cIo(e: SimI2cIoEntry): Record<string, unknown> {
   const channels = e.spec.type === 'PCF8574' ? 8 : 16;
   const on = Array.from({ length: channels }, (_, i) => i + 1).filter((ch) => channelOn(e, ch));
-  return { name: e.spec.name, type: e.spec.type, address: `0x${e.spec.address.toString(16)}`, plugged: e.chip.plugged, outputs: e.spec.outputs, activeChannels: on };
+  return {
+    name: e.spec.name,
+    type: e.spec.type,
+    address: `0x${e.spec.address.toString(16)}`,
+    plugged: e.chip.plugged,
+    outputs: e.spec.outputs,
+    activeChannels: on,
+  };
 }

@@ -24,9 +24,12 @@ const ADDRESSES: Record<SimI2cSensorType, number[]> = {
 };
 
 /** An I2C address in a sim config: a number, or a string "0x76". */
-export const I2cAddressSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 127 }), Type.String({ pattern: '^0[xX][0-9a-fA-F]{1,2}$' })], {
-  errorMessage: 'must be an I2C address, a number or a string like "0x76"',
-});
+export const I2cAddressSchema = Type.Union(
+  [Type.Integer({ minimum: 0, maximum: 127 }), Type.String({ pattern: '^0[xX][0-9a-fA-F]{1,2}$' })],
+  {
+    errorMessage: 'must be an I2C address, a number or a string like "0x76"',
+  },
+);
 
 export function i2cAddressValue(raw: Static<typeof I2cAddressSchema>): number {
   return typeof raw === 'string' ? parseInt(raw, 16) : raw;
@@ -59,7 +62,12 @@ export interface SimI2cSensorSpec {
 }
 
 /** What the schema cannot say: unique names, the chip's addresses; `taken` holds addresses of other I2C devices. */
-export function parseI2cSensors(entries: SimI2cSensorEntry[], path: string, fail: (path: string, message: string) => never, taken: Set<number>): SimI2cSensorSpec[] {
+export function parseI2cSensors(
+  entries: SimI2cSensorEntry[],
+  path: string,
+  fail: (path: string, message: string) => never,
+  taken: Set<number>,
+): SimI2cSensorSpec[] {
   const names = new Set<string>();
   return entries.map((o, i) => {
     const p = `${path}[${i}]`;
@@ -68,9 +76,22 @@ export function parseI2cSensors(entries: SimI2cSensorEntry[], path: string, fail
     names.add(o.name);
     const allowed = ADDRESSES[type];
     const a = o.address === undefined ? allowed[0]! : i2cAddressValue(o.address);
-    if (!allowed.includes(a)) fail(`${p}.address`, `a ${type} answers at ${allowed.map((x) => `0x${x.toString(16)}`).join(', ')}; got ${JSON.stringify(o.address)}`);
+    if (!allowed.includes(a))
+      fail(
+        `${p}.address`,
+        `a ${type} answers at ${allowed.map((x) => `0x${x.toString(16)}`).join(', ')}; got ${JSON.stringify(o.address)}`,
+      );
     if (taken.has(a)) fail(`${p}.address`, `0x${a.toString(16)} is used by another I2C device`);
     taken.add(a);
-    return { name: o.name, type, address: a, sense: o.sense ?? null, temperature: o.temperature, humidity: o.humidity, pressure: o.pressure, inputs: [...o.inputs, 0, 0, 0, 0].slice(0, 4) };
+    return {
+      name: o.name,
+      type,
+      address: a,
+      sense: o.sense ?? null,
+      temperature: o.temperature,
+      humidity: o.humidity,
+      pressure: o.pressure,
+      inputs: [...o.inputs, 0, 0, 0, 0].slice(0, 4),
+    };
   });
 }

@@ -95,8 +95,6 @@ export class SimDs18b20 extends ScratchpadSlave {
     this.finishConversion();
   }
 
-
-
   protected override alarmCondition(): boolean {
     this.settle();
     const raw = (this.ram[1]! << 8) | this.ram[0]!;

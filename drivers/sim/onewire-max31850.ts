@@ -70,8 +70,6 @@ export class SimMax31850 extends ScratchpadSlave {
     return this.convertingUntil !== null;
   }
 
-
-
   protected onFunctionByte(byte: number): void {
     switch (byte) {
       case 0x44:

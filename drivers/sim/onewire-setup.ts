@@ -11,7 +11,15 @@ export type SimDeviceSpec =
   | { type: 'ds18b20'; address?: RomAddress; serial?: number | bigint; temperature?: number; name?: string }
   | { type: 'ds2408'; address?: RomAddress; serial?: number | bigint; powerOnLatches?: number; name?: string }
   | { type: 'ds2413'; address?: RomAddress; serial?: number | bigint; name?: string }
-  | { type: 'max31850'; address?: RomAddress; serial?: number | bigint; temperature?: number; coldJunction?: number; addressPins?: number; name?: string };
+  | {
+      type: 'max31850';
+      address?: RomAddress;
+      serial?: number | bigint;
+      temperature?: number;
+      coldJunction?: number;
+      addressPins?: number;
+      name?: string;
+    };
 
 export interface OneWireSimSpec {
   now?: () => number;
@@ -40,13 +48,21 @@ export function createDevice(spec: SimDeviceSpec): SimSlave {
     case 'ds2413':
       return new SimDs2413(id);
     case 'max31850':
-      return new SimMax31850({ ...id, temperature: spec.temperature, coldJunction: spec.coldJunction, addressPins: spec.addressPins });
+      return new SimMax31850({
+        ...id,
+        temperature: spec.temperature,
+        coldJunction: spec.coldJunction,
+        addressPins: spec.addressPins,
+      });
   }
 }
 
 export function buildOneWireSim(spec: OneWireSimSpec): OneWireSim {
   const bridges = spec.bridges ?? [];
-  const setup = createDs2482Sim({ chips: bridges.map((b) => ({ address: b.address, variant: b.variant })), now: spec.now });
+  const setup = createDs2482Sim({
+    chips: bridges.map((b) => ({ address: b.address, variant: b.variant })),
+    now: spec.now,
+  });
   const devices: SimSlave[] = [];
   const named = new Map<string, SimSlave>();
   const populate = (segment: OneWireSegment, list: SimDeviceSpec[]): void => {

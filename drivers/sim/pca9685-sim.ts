@@ -56,7 +56,8 @@ export class SimPca9685 extends SimI2cChip {
       for (let ch = 0; ch < 16; ch++) this.regs[PCA_REG.LED0_ON_L + 4 * ch + (command - ALL_LED_ON_L)] = byte;
       return;
     }
-    if (command > 0x45 && command < ALL_LED_ON_L) throw i2cError('EREMOTEIO', `register 0x${command.toString(16)} is reserved`);
+    if (command > 0x45 && command < ALL_LED_ON_L)
+      throw i2cError('EREMOTEIO', `register 0x${command.toString(16)} is reserved`);
     this.regs[command] = command === PCA_REG.MODE1 ? byte & 0x7f : byte;
   }
 

@@ -58,8 +58,10 @@ export class PlantConfigError extends Error {
 }
 
 const d = DEFAULT_PLANT_CONFIG;
-const Target = (fallback: PlantTarget) => Type.Union([Type.Literal('air'), Type.Literal('beer')], { default: fallback });
-const section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => Type.Object(properties, { additionalProperties: false, default: {} });
+const Target = (fallback: PlantTarget) =>
+  Type.Union([Type.Literal('air'), Type.Literal('beer')], { default: fallback });
+const section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false, default: {} });
 const positive = (fallback: number) => Type.Number({ exclusiveMinimum: 0, default: fallback });
 const nonNegative = (fallback: number) => Type.Number({ minimum: 0, default: fallback });
 
@@ -73,7 +75,11 @@ const PlantConfigSchema = Type.Object(
     beerToAir: positive(d.beerToAir),
     airToAmbient: nonNegative(d.airToAmbient),
     heater: section({ powerW: nonNegative(d.heater.powerW), target: Target(d.heater.target) }),
-    cooler: section({ powerW: nonNegative(d.cooler.powerW), target: Target(d.cooler.target), floorTemp: Type.Number({ default: d.cooler.floorTemp }) }),
+    cooler: section({
+      powerW: nonNegative(d.cooler.powerW),
+      target: Target(d.cooler.target),
+      floorTemp: Type.Number({ default: d.cooler.floorTemp }),
+    }),
     fermentationW: nonNegative(d.fermentationW),
     maxSubstepSeconds: positive(d.maxSubstepSeconds),
   },
@@ -83,7 +89,10 @@ const PlantConfigSchema = Type.Object(
 /** Defaults merged with a (possibly partial) JSON object; throws PlantConfigError naming the bad key. */
 export function parsePlantConfig(input: unknown = {}, path = 'plant'): PlantConfig {
   const checked = checkAgainst<Static<typeof PlantConfigSchema>>(PlantConfigSchema, input, path);
-  if (checked.issue) throw new PlantConfigError(`${checked.issue.path} ${checked.issue.unknownKey ? 'is not a plant setting: ' : ''}${checked.issue.message}`);
+  if (checked.issue)
+    throw new PlantConfigError(
+      `${checked.issue.path} ${checked.issue.unknownKey ? 'is not a plant setting: ' : ''}${checked.issue.message}`,
+    );
   const c = checked.value;
   return { ...c, initial: { beer: c.initial.beer ?? c.ambient, air: c.initial.air ?? c.ambient } };
 }

@@ -32,7 +32,10 @@ export class Sht3xSim extends I2cSensorSim {
     switch (cmd) {
       case 0x2400: {
         const clamp = (v: number) => Math.min(0xffff, Math.max(0, Math.round(v)));
-        this.pending = { words: [clamp(((this.temperature + 45) * 65535) / 175), clamp((this.humidity * 65535) / 100)], readyAt: now + MEASURE_MS };
+        this.pending = {
+          words: [clamp(((this.temperature + 45) * 65535) / 175), clamp((this.humidity * 65535) / 100)],
+          readyAt: now + MEASURE_MS,
+        };
         return;
       }
       case 0xf32d:

@@ -37,9 +37,22 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
 import { checkAgainst } from '../schema-check.js';
-import { isKernelSlaveName, isRomAddressSyntax, isValidRom, kernelNameToRom, makeRom, romFamily } from '../onewire/address.js';
+import {
+  isKernelSlaveName,
+  isRomAddressSyntax,
+  isValidRom,
+  kernelNameToRom,
+  makeRom,
+  romFamily,
+} from '../onewire/address.js';
 import { FAMILY } from '../onewire/types.js';
-import { I2cAddressSchema, i2cAddressValue, parseI2cSensors, SimI2cSensorSchema, type SimI2cSensorSpec } from './i2c-sensor-config.js';
+import {
+  I2cAddressSchema,
+  i2cAddressValue,
+  parseI2cSensors,
+  SimI2cSensorSchema,
+  type SimI2cSensorSpec,
+} from './i2c-sensor-config.js';
 import { parseSimI2cIo, SimI2cIoSchema, type SimI2cIoSpec } from './i2c-io-config.js';
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
@@ -100,10 +113,18 @@ export class SimConfigError extends Error {
   override name = 'SimConfigError';
 }
 
-const FAMILY_OF: Record<SimDeviceType, number> = { DS18B20: FAMILY.DS18B20, MAX31850: FAMILY.MAX31850, DS2408: FAMILY.DS2408, DS2413: FAMILY.DS2413 };
+const FAMILY_OF: Record<SimDeviceType, number> = {
+  DS18B20: FAMILY.DS18B20,
+  MAX31850: FAMILY.MAX31850,
+  DS2408: FAMILY.DS2408,
+  DS2413: FAMILY.DS2413,
+};
 const CHANNELS_OF: Record<SimDeviceType, number> = { DS18B20: 0, MAX31850: 0, DS2408: 8, DS2413: 2 };
 /** Temperature limits per sensor type: the DS18B20 range, a type K thermocouple's range. */
-const TEMPERATURE_RANGE: Partial<Record<SimDeviceType, [number, number]>> = { DS18B20: [-55, 125], MAX31850: [-270, 1372] };
+const TEMPERATURE_RANGE: Partial<Record<SimDeviceType, [number, number]>> = {
+  DS18B20: [-55, 125],
+  MAX31850: [-270, 1372],
+};
 
 /** The temperatures a sensor of this type can be set to (config and the sim REST endpoint). */
 export function simTemperatureRange(type: SimDeviceType): [number, number] {
@@ -136,7 +157,10 @@ export function parseSimAddress(raw: unknown, type: SimDeviceType, path: string)
   } else fail(path, `${JSON.stringify(raw)} is neither a kernel name (28-0000000000b1) nor 16 hex digits`);
   const family = romFamily(address);
   if (family !== FAMILY_OF[type]) {
-    fail(path, `family 0x${family.toString(16).padStart(2, '0')} does not match a ${type} (0x${FAMILY_OF[type].toString(16)})`);
+    fail(
+      path,
+      `family 0x${family.toString(16).padStart(2, '0')} does not match a ${type} (0x${FAMILY_OF[type].toString(16)})`,
+    );
   }
   return address;
 }
@@ -145,15 +169,35 @@ const Actuator = Type.Union([Type.Literal('heater'), Type.Literal('cooler')]);
 
 const SimDeviceSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', errorMessage: 'must be a non-empty string of at most 64 characters' }),
-    type: Type.Union([Type.Literal('DS18B20'), Type.Literal('MAX31850'), Type.Literal('DS2408'), Type.Literal('DS2413')]),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '\\S',
+      errorMessage: 'must be a non-empty string of at most 64 characters',
+    }),
+    type: Type.Union([
+      Type.Literal('DS18B20'),
+      Type.Literal('MAX31850'),
+      Type.Literal('DS2408'),
+      Type.Literal('DS2413'),
+    ]),
     address: Type.Optional(Type.String()),
     sense: Type.Optional(Type.Union([Type.Literal('beer'), Type.Literal('air'), Type.Literal('ambient')])),
     temperature: Type.Optional(Type.Number()),
-    coldJunction: Type.Optional(Type.Number({ minimum: -55, maximum: 125, errorMessage: 'must be a number between -55 and 125' })),
+    coldJunction: Type.Optional(
+      Type.Number({ minimum: -55, maximum: 125, errorMessage: 'must be a number between -55 and 125' }),
+    ),
     addressPins: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
     outputs: Type.Optional(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Actuator)),
-    valves: Type.Optional(Type.Record(Type.String(), Type.Object({ travelSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })) }, { additionalProperties: false }))),
+    valves: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object(
+          { travelSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })) },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     plugged: Type.Boolean({ default: true }),
   },
   { additionalProperties: false },
@@ -164,8 +208,14 @@ type SimDeviceEntry = Static<typeof SimDeviceSchema>;
 const SimGpioSchema = Type.Object(
   {
     ...GPIO_LINE_PROPERTIES,
-    drives: Type.Optional(Type.Union([Type.Literal('heater'), Type.Literal('cooler')], { description: 'plant actuator switched by an output line' })),
-    level: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'physical level of an input line' })),
+    drives: Type.Optional(
+      Type.Union([Type.Literal('heater'), Type.Literal('cooler')], {
+        description: 'plant actuator switched by an output line',
+      }),
+    ),
+    level: Type.Optional(
+      Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'physical level of an input line' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -188,7 +238,12 @@ const SimConfigSchema = Type.Object(
       ),
     ),
     w1: list(list(SimDeviceSchema)),
-    ds2480b: list(Type.Object({ pty: Type.Boolean({ default: false }), devices: list(SimDeviceSchema) }, { additionalProperties: false })),
+    ds2480b: list(
+      Type.Object(
+        { pty: Type.Boolean({ default: false }), devices: list(SimDeviceSchema) },
+        { additionalProperties: false },
+      ),
+    ),
     gpio: list(SimGpioSchema),
     i2cSensors: list(SimI2cSensorSchema),
     i2cIo: list(SimI2cIoSchema),
@@ -202,20 +257,27 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
   const { name, type } = o;
   if (names.has(name)) fail(`${path}.name`, `"${name}" is used by another device`);
   names.add(name);
-  const address = o.address === undefined ? makeRom(FAMILY_OF[type], serialFromName(name)) : parseSimAddress(o.address, type, `${path}.address`);
+  const address =
+    o.address === undefined
+      ? makeRom(FAMILY_OF[type], serialFromName(name))
+      : parseSimAddress(o.address, type, `${path}.address`);
   if (addresses.has(address)) fail(`${path}.address`, `${address} is used by another device`);
   addresses.add(address);
-  if (type !== 'MAX31850' && (o.coldJunction !== undefined || o.addressPins !== undefined)) fail(`${path}`, 'coldJunction and addressPins are only for a MAX31850');
+  if (type !== 'MAX31850' && (o.coldJunction !== undefined || o.addressPins !== undefined))
+    fail(`${path}`, 'coldJunction and addressPins are only for a MAX31850');
   const outputs: Record<number, PlantActuator> = {};
   if (type === 'DS18B20' || type === 'MAX31850') {
     const [lo, hi] = simTemperatureRange(type);
     if (o.outputs !== undefined) fail(`${path}.outputs`, 'is only for DS2408 and DS2413');
-    if (o.temperature !== undefined && (o.temperature < lo || o.temperature > hi)) fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
+    if (o.temperature !== undefined && (o.temperature < lo || o.temperature > hi))
+      fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
   } else {
-    if (o.sense !== undefined || o.temperature !== undefined) fail(`${path}`, `a ${type} has no sense or temperature; use outputs`);
+    if (o.sense !== undefined || o.temperature !== undefined)
+      fail(`${path}`, `a ${type} has no sense or temperature; use outputs`);
     for (const [ch, role] of Object.entries(o.outputs ?? {})) {
       const n = Number(ch);
-      if (n < 1 || n > CHANNELS_OF[type]) fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS_OF[type]})`);
+      if (n < 1 || n > CHANNELS_OF[type])
+        fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS_OF[type]})`);
       outputs[n] = role;
     }
   }
@@ -225,7 +287,18 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
     if (ch !== '1' && ch !== '5') fail(`${path}.valves.${ch}`, 'a valve starts at channel 1 or 5');
     valves.push({ start: Number(ch), travelSeconds: v.travelSeconds ?? 6 });
   }
-  return { name, type, address, sense: o.sense ?? null, temperature: o.temperature ?? 20, coldJunction: o.coldJunction ?? 25, addressPins: o.addressPins ?? 0, outputs, valves, plugged: o.plugged };
+  return {
+    name,
+    type,
+    address,
+    sense: o.sense ?? null,
+    temperature: o.temperature ?? 20,
+    coldJunction: o.coldJunction ?? 25,
+    addressPins: o.addressPins ?? 0,
+    outputs,
+    valves,
+    plugged: o.plugged,
+  };
 }
 
 function gpioSpecs(entries: SimConfigEntry['gpio'], path: string): SimGpioSpec[] {
@@ -244,7 +317,11 @@ function gpioSpecs(entries: SimConfigEntry['gpio'], path: string): SimGpioSpec[]
 /** Validates a sim config; throws SimConfigError naming the offending key (e.g. `sim.ds2482[0].channels[1][0].type`). */
 export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   const checked = checkAgainst<SimConfigEntry>(SimConfigSchema, input, path);
-  if (checked.issue) fail(checked.issue.path, checked.issue.unknownKey ? `is not a setting: ${checked.issue.message}` : checked.issue.message);
+  if (checked.issue)
+    fail(
+      checked.issue.path,
+      checked.issue.unknownKey ? `is not a setting: ${checked.issue.message}` : checked.issue.message,
+    );
   const o = checked.value;
   let plant: PlantConfig;
   try {
@@ -256,19 +333,29 @@ export function parseSimConfig(input: unknown, path = 'sim'): SimConfig {
   const names = new Set<string>();
   const addresses = new Set<string>();
   const i2cAddresses = new Set<number>();
-  const devices = (list: SimDeviceEntry[], p: string) => list.map((d, i) => deviceSpec(d, `${p}[${i}]`, names, addresses));
+  const devices = (list: SimDeviceEntry[], p: string) =>
+    list.map((d, i) => deviceSpec(d, `${p}[${i}]`, names, addresses));
   const ds2482 = o.ds2482.map((c, i): SimDs2482Spec => {
     const p = `${path}.ds2482[${i}]`;
     const address = i2cAddressValue(c.address);
-    if (address < 0x18 || address > 0x1b) fail(`${p}.address`, `must be a DS2482 address 0x18..0x1B (24..27), got ${JSON.stringify(c.address)}`);
+    if (address < 0x18 || address > 0x1b)
+      fail(`${p}.address`, `must be a DS2482 address 0x18..0x1B (24..27), got ${JSON.stringify(c.address)}`);
     if (i2cAddresses.has(address)) fail(`${p}.address`, `0x${address.toString(16)} is used by another bridge`);
     i2cAddresses.add(address);
     const max = c.variant === 'ds2482-800' ? 8 : 1;
-    if (c.channels.length > max) fail(`${p}.channels`, `a ${c.variant} has ${max} channel(s), got ${c.channels.length} lists`);
-    return { address, variant: c.variant, channels: c.channels.map((list, ch) => devices(list, `${p}.channels[${ch}]`)) };
+    if (c.channels.length > max)
+      fail(`${p}.channels`, `a ${c.variant} has ${max} channel(s), got ${c.channels.length} lists`);
+    return {
+      address,
+      variant: c.variant,
+      channels: c.channels.map((list, ch) => devices(list, `${p}.channels[${ch}]`)),
+    };
   });
   const w1 = o.w1.map((list, m) => devices(list, `${path}.w1[${m}]`));
-  const ds2480b = o.ds2480b.map((c, i) => ({ pty: c.pty, devices: devices(c.devices, `${path}.ds2480b[${i}].devices`) }));
+  const ds2480b = o.ds2480b.map((c, i) => ({
+    pty: c.pty,
+    devices: devices(c.devices, `${path}.ds2480b[${i}].devices`),
+  }));
   const gpio = gpioSpecs(o.gpio, `${path}.gpio`);
   const i2cSensors = parseI2cSensors(o.i2cSensors, `${path}.i2cSensors`, fail, i2cAddresses);
   const i2cIo = parseSimI2cIo(o.i2cIo, `${path}.i2cIo`, fail, i2cAddresses);

@@ -12,7 +12,14 @@ import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './
 import { SimI2cBus } from './ds2482-sim.js';
 import { attachI2cSensors, stepI2cSensors, type SimI2cSensorEntry } from './i2c-sensor-setup.js';
 import { attachI2cIo, channelOn, type SimI2cIoEntry } from './i2c-io-sim.js';
-import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413, SimMax31850, type SimThermocoupleFault } from './onewire-wire.js';
+import {
+  OneWireSegment,
+  SimDs18b20,
+  SimDs2408,
+  SimDs2413,
+  SimMax31850,
+  type SimThermocoupleFault,
+} from './onewire-wire.js';
 import { ThermalPlant } from './plant.js';
 import { SimMotorValve } from './motor-valve.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
@@ -101,8 +108,15 @@ export class SimHardware {
       for (const chip of config.ds2482) {
         // Every channel the chip has exists, with or without devices in the config.
         const count = chip.variant === 'ds2482-800' ? 8 : 1;
-        const segments = Array.from({ length: count }, (_, ch) => this.segmentFor('ds2482', `ds2482-${I2C_BUS_NAME}-0x${chip.address.toString(16)}-ch${ch}`));
-        this.i2c.addDs2482({ address: chip.address, variant: chip.variant, segments: segments.map((s) => s.segment), now: this.now });
+        const segments = Array.from({ length: count }, (_, ch) =>
+          this.segmentFor('ds2482', `ds2482-${I2C_BUS_NAME}-0x${chip.address.toString(16)}-ch${ch}`),
+        );
+        this.i2c.addDs2482({
+          address: chip.address,
+          variant: chip.variant,
+          segments: segments.map((s) => s.segment),
+          now: this.now,
+        });
         chip.channels.forEach((specs, ch) => {
           for (const spec of specs) this.addDevice(spec, segments[ch]!);
         });
@@ -132,7 +146,13 @@ export class SimHardware {
       else if (g.direction === 'out' && g.activeLow) initial[g.line] = 1;
     }
     this.gpio = new SimGpioBackend({ initial });
-    this.gpioLines = config.gpio.map(({ name, line, direction, activeLow, safeState }) => ({ name, line, direction, activeLow, safeState }));
+    this.gpioLines = config.gpio.map(({ name, line, direction, activeLow, safeState }) => ({
+      name,
+      line,
+      direction,
+      activeLow,
+      safeState,
+    }));
   }
 
   /** Builds the emulation from a config checked by parseSimConfig (see fromJson for raw JSON). */
@@ -172,7 +192,10 @@ export class SimHardware {
   }
 
   private makePlant(config: unknown): ThermalPlant {
-    return new ThermalPlant(config, { heater: () => this.actuatorOn('heater'), cooler: () => this.actuatorOn('cooler') });
+    return new ThermalPlant(config, {
+      heater: () => this.actuatorOn('heater'),
+      cooler: () => this.actuatorOn('cooler'),
+    });
   }
 
   private segmentFor(kind: SimSegmentEntry['kind'], name: string): SimSegmentEntry {
@@ -191,14 +214,23 @@ export class SimHardware {
       spec.type === 'DS18B20'
         ? new SimDs18b20({ address: spec.address, temperature })
         : spec.type === 'MAX31850'
-          ? new SimMax31850({ address: spec.address, temperature, coldJunction: spec.coldJunction, addressPins: spec.addressPins })
+          ? new SimMax31850({
+              address: spec.address,
+              temperature,
+              coldJunction: spec.coldJunction,
+              addressPins: spec.addressPins,
+            })
           : spec.type === 'DS2408'
-          ? new SimDs2408({ address: spec.address })
-          : new SimDs2413({ address: spec.address });
+            ? new SimDs2408({ address: spec.address })
+            : new SimDs2413({ address: spec.address });
     bus.segment.attach(model);
     if (!spec.plugged) model.unplug();
     this.deviceList.push({ spec, model, bus, forced: null });
-    for (const v of spec.valves) this.valveList.push({ device: model as SimDs2408, valve: new SimMotorValve({ start: v.start, travelSeconds: v.travelSeconds }) });
+    for (const v of spec.valves)
+      this.valveList.push({
+        device: model as SimDs2408,
+        valve: new SimMotorValve({ start: v.start, travelSeconds: v.travelSeconds }),
+      });
   }
 
   /** True when any output wired to `role` is on: a plugged IO module's latch or a GPIO line. */
@@ -265,14 +297,22 @@ export class SimHardware {
   device(key: string): SimDeviceEntry {
     const k = key.trim();
     const lower = k.toLowerCase();
-    const d = this.deviceList.find((x) => x.spec.name === k || x.spec.address === lower || romToKernelName(x.spec.address) === lower);
-    if (!d) throw new SimNotFoundError(`no emulated device '${key}'; devices: ${this.deviceList.map((x) => x.spec.name).join(', ') || 'none'}`);
+    const d = this.deviceList.find(
+      (x) => x.spec.name === k || x.spec.address === lower || romToKernelName(x.spec.address) === lower,
+    );
+    if (!d)
+      throw new SimNotFoundError(
+        `no emulated device '${key}'; devices: ${this.deviceList.map((x) => x.spec.name).join(', ') || 'none'}`,
+      );
     return d;
   }
 
   segment(name: string): SimSegmentEntry {
     const s = this.segmentList.find((x) => x.name === name);
-    if (!s) throw new SimNotFoundError(`no emulated bus '${name}'; buses: ${this.segmentList.map((x) => x.name).join(', ') || 'none'}`);
+    if (!s)
+      throw new SimNotFoundError(
+        `no emulated bus '${name}'; buses: ${this.segmentList.map((x) => x.name).join(', ') || 'none'}`,
+      );
     return s;
   }
 
@@ -314,7 +354,8 @@ export class SimHardware {
       case 'open':
       case 'short-gnd':
       case 'short-vcc':
-        if (!(m instanceof SimMax31850)) throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}; ${fault} is a MAX31850 thermocouple fault`);
+        if (!(m instanceof SimMax31850))
+          throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}; ${fault} is a MAX31850 thermocouple fault`);
         m.setFault(THERMOCOUPLE_FAULTS[fault]);
         break;
       case 'clear':
@@ -359,7 +400,12 @@ export class SimHardware {
       const s = this.plant.state();
       const ambient = change.ambient ?? s.ambient;
       const fermentationW = change.fermentationW ?? this.plantFermentationW();
-      this.plant = this.makePlant({ ...this.plant.config, ambient, fermentationW, initial: { beer: change.beer ?? s.beer, air: change.air ?? s.air } });
+      this.plant = this.makePlant({
+        ...this.plant.config,
+        ambient,
+        fermentationW,
+        initial: { beer: change.beer ?? s.beer, air: change.air ?? s.air },
+      });
     } else {
       if (change.ambient !== undefined) this.plant.setAmbient(change.ambient);
       if (change.fermentationW !== undefined) this.plant.setFermentationHeat(change.fermentationW);
@@ -372,8 +418,23 @@ export class SimHardware {
     return this.fermentationW ?? this.plant.config.fermentationW;
   }
 
-  plantStatus(): { time: number; beer: number; air: number; ambient: number; heater: number; cooler: number; fermentationW: number; heaterOn: boolean; coolerOn: boolean } {
-    return { ...this.plant.state(), fermentationW: this.plantFermentationW(), heaterOn: this.actuatorOn('heater'), coolerOn: this.actuatorOn('cooler') };
+  plantStatus(): {
+    time: number;
+    beer: number;
+    air: number;
+    ambient: number;
+    heater: number;
+    cooler: number;
+    fermentationW: number;
+    heaterOn: boolean;
+    coolerOn: boolean;
+  } {
+    return {
+      ...this.plant.state(),
+      fermentationW: this.plantFermentationW(),
+      heaterOn: this.actuatorOn('heater'),
+      coolerOn: this.actuatorOn('cooler'),
+    };
   }
 
   describeDevice(d: SimDeviceEntry): Record<string, unknown> {
@@ -384,13 +445,29 @@ export class SimHardware {
       kernelName: romToKernelName(d.spec.address),
       bus: d.bus.name,
       plugged: d.model.plugged,
-      faults: { crc: d.model.faults.corruptReads === Infinity ? 'always' : d.model.faults.corruptReads, zero: d.model.faults.zeroData },
+      faults: {
+        crc: d.model.faults.corruptReads === Infinity ? 'always' : d.model.faults.corruptReads,
+        zero: d.model.faults.zeroData,
+      },
     };
     if (d.model instanceof SimMax31850) {
-      return { ...base, sense: d.spec.sense, temperature: d.model.temperature, coldJunction: d.model.coldJunction, forced: d.forced !== null, thermocoupleFault: d.model.thermocoupleFault };
+      return {
+        ...base,
+        sense: d.spec.sense,
+        temperature: d.model.temperature,
+        coldJunction: d.model.coldJunction,
+        forced: d.forced !== null,
+        thermocoupleFault: d.model.thermocoupleFault,
+      };
     }
     if (d.model instanceof SimDs18b20) {
-      return { ...base, sense: d.spec.sense, temperature: d.model.temperature, forced: d.forced !== null, powerOnValue: d.model.powerOnValue };
+      return {
+        ...base,
+        sense: d.spec.sense,
+        temperature: d.model.temperature,
+        forced: d.forced !== null,
+        powerOnValue: d.model.powerOnValue,
+      };
     }
     const on = d.model.activeOutputs();
     const count = d.spec.type === 'DS2408' ? 8 : 2;

@@ -4,7 +4,17 @@
 // Faults appear as the kernel shows them: `crc=xx NO` in w1_slave with an empty `temperature`,
 // empty files for a device that stopped answering but is still listed, and the directory
 // vanishing once the device has been missing for `slaveTtl` refreshes.
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync, lstatSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+  lstatSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { romToKernelName } from '../onewire/address.js';
@@ -97,7 +107,12 @@ export class W1Tree {
 
   slaveDir(device: SimSlave): string {
     const l = this.listed.get(device.address);
-    const master = l ? l.master : Math.max(0, this.segments.findIndex((s) => s.devices.includes(device)));
+    const master = l
+      ? l.master
+      : Math.max(
+          0,
+          this.segments.findIndex((s) => s.devices.includes(device)),
+        );
     return join(this.root, this.masterName(master), romToKernelName(device.address));
   }
 
@@ -193,12 +208,15 @@ export class W1Tree {
       this.renderSlave(l, dir, reachable.has(l.device));
     }
     this.write(join(dir, 'w1_master_name'), `${name}\n`);
-    if (this.masterSlavesFile) this.write(join(dir, 'w1_master_slaves'), names.length ? names.map((n) => `${n}\n`).join('') : 'not found.\n');
+    if (this.masterSlavesFile)
+      this.write(join(dir, 'w1_master_slaves'), names.length ? names.map((n) => `${n}\n`).join('') : 'not found.\n');
     this.write(join(dir, 'w1_master_slave_count'), `${names.length}\n`);
     this.write(join(dir, 'w1_master_max_slave_count'), '64\n', 0o644);
     this.write(join(dir, 'w1_master_search'), '-1\n', 0o644);
     this.write(join(dir, 'w1_master_timeout'), '10\n');
-    const anyTherm = [...this.listed.values()].some((l) => l.master === index && (l.device instanceof SimDs18b20 || l.device instanceof SimMax31850));
+    const anyTherm = [...this.listed.values()].some(
+      (l) => l.master === index && (l.device instanceof SimDs18b20 || l.device instanceof SimMax31850),
+    );
     if (this.bulkRead !== 'absent' && anyTherm) {
       this.write(bulkPath, '0\n', this.bulkRead === 'writable' ? 0o664 : 0o444);
     } else if (existsSync(bulkPath)) {

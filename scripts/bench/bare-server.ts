@@ -21,7 +21,9 @@ const create = Buffer.from(captured.create);
 const prefix = captured.prefix;
 const app = Fastify();
 const json = 'application/json; charset=utf-8';
-app.post(`${prefix}/blocks/read`, async (req, reply) => reply.type(json).send(read.get((req.body as { id: string }).id)));
+app.post(`${prefix}/blocks/read`, async (req, reply) =>
+  reply.type(json).send(read.get((req.body as { id: string }).id)),
+);
 app.post(`${prefix}/blocks/all/read`, async (_req, reply) => reply.type(json).send(all));
 app.post(`${prefix}/blocks/patch`, async (_req, reply) => reply.type(json).send(patch));
 app.post(`${prefix}/blocks/create`, async (_req, reply) => reply.status(201).type(json).send(create));

@@ -8,7 +8,12 @@ const BLOCKS = Array.from({ length: 200 }, (_, i) => ({
   nid: 100 + i,
   type: 'TempSensorMock',
   serviceId: 'edge-one',
-  data: { value: { __bloxtype: 'Quantity', unit: 'degC', value: 20 + i / 100 }, connected: true, setting: { __bloxtype: 'Quantity', unit: 'degC', value: 20 }, fluctuations: [{ amplitude: 0.5, period: 600 }] },
+  data: {
+    value: { __bloxtype: 'Quantity', unit: 'degC', value: 20 + i / 100 },
+    connected: true,
+    setting: { __bloxtype: 'Quantity', unit: 'degC', value: 20 },
+    fluctuations: [{ amplitude: 0.5, period: 600 }],
+  },
 }));
 
 /** Milliseconds for one round of the workload, the median of `rounds`. */
@@ -33,7 +38,10 @@ export function calibrationMs(rounds = 7): number {
  * is given (PI_CALIBRATION_MS); otherwise the published single-core gap of a Pi 4 (Cortex-A72,
  * 1.5 GHz) to a current x86 server core, about 4.5x, an estimate and said so.
  */
-export function piFactor(hereMs: number, piMs = Number(process.env.PI_CALIBRATION_MS)): { factor: number; measured: boolean } {
+export function piFactor(
+  hereMs: number,
+  piMs = Number(process.env.PI_CALIBRATION_MS),
+): { factor: number; measured: boolean } {
   if (Number.isFinite(piMs) && piMs > 0) return { factor: piMs / hereMs, measured: true };
   return { factor: 4.5, measured: false };
 }

@@ -28,7 +28,9 @@ async function main(port: number, dataDir: string): Promise<void> {
   const broker = await Aedes.createBroker();
   const brokerServer = createServer((socket) => broker.handle(socket));
   await new Promise<void>((resolve) => brokerServer.listen(0, '127.0.0.1', resolve));
-  const client = mqtt.connect(`mqtt://127.0.0.1:${(brokerServer.address() as AddressInfo).port}`, { protocolVersion: 4 });
+  const client = mqtt.connect(`mqtt://127.0.0.1:${(brokerServer.address() as AddressInfo).port}`, {
+    protocolVersion: 4,
+  });
   client.on('connect', () => client.subscribe('#'));
 
   const Body = Type.Object({ ok: Type.Boolean() });

@@ -43,7 +43,12 @@ async function sensorCycle(record: Record): Promise<void> {
   const t0 = performance.now();
   for (let i = 0; i < cycles; i++) await Promise.all([...shts.map((d) => d.measure()), ads.convert(0, 1)]);
   const wall = (performance.now() - t0) / cycles;
-  record('I2C bus time per poll, 4 SHT4x + 1 ADS1115 @100 kHz', (q.wireMs - before) / cycles, 'ms', POLL_MS * BUS_SHARE);
+  record(
+    'I2C bus time per poll, 4 SHT4x + 1 ADS1115 @100 kHz',
+    (q.wireMs - before) / cycles,
+    'ms',
+    POLL_MS * BUS_SHARE,
+  );
   record('I2C poll cycle wall time incl. conversions (emulated)', wall, 'ms', POLL_MS * BUS_SHARE);
 }
 
@@ -74,6 +79,16 @@ async function ioCycle(record: Record, cycles = 200): Promise<void> {
   const bitsPerCycle = (bus.stats.wireBits - bits0) / cycles;
   const wireMs = (bus.wireMs - wire0) / cycles;
   await hub.close();
-  record(`I2C poll cycle, 2 MCP23017 at 100 kHz: wire-time limit (${bitsPerCycle} bits / clock)`, wireMs, 'ms', I2C_POLL_MS * BUS_SHARE);
-  record('I2C poll cycle, 2 MCP23017 at 100 kHz: bus time / wire-time limit', (wireMs + softwareMs) / wireMs, 'ratio', 1.5);
+  record(
+    `I2C poll cycle, 2 MCP23017 at 100 kHz: wire-time limit (${bitsPerCycle} bits / clock)`,
+    wireMs,
+    'ms',
+    I2C_POLL_MS * BUS_SHARE,
+  );
+  record(
+    'I2C poll cycle, 2 MCP23017 at 100 kHz: bus time / wire-time limit',
+    (wireMs + softwareMs) / wireMs,
+    'ratio',
+    1.5,
+  );
 }

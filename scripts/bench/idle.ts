@@ -42,9 +42,12 @@ export interface IdleFigures {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -63,7 +66,10 @@ function spawnKept(command: string, args: string[], env: NodeJS.ProcessEnv): Chi
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}${outputs.get(child) ? `:\n${outputs.get(child)}` : ''}`);
+    if (child.exitCode !== null)
+      throw new Error(
+        `${url}: the server exited with ${child.exitCode}${outputs.get(child) ? `:\n${outputs.get(child)}` : ''}`,
+      );
     try {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       if (res.status < 500) return;
@@ -90,14 +96,41 @@ async function stop(child: ChildProcess): Promise<void> {
  */
 export async function populate(dataDir: string, moving = true): Promise<void> {
   const port = await freePort();
-  const child = spawnKept(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], process.env);
+  const child = spawnKept(
+    process.execPath,
+    [
+      CLI,
+      '--hardware',
+      'linux',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(port),
+      '--https-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    process.env,
+  );
   const url = `http://127.0.0.1:${port}/edge-one`;
   try {
     await waitFor(`${url}/blocks/all/read`, child);
     for (let i = 0; i < PAIRS; i++) {
-      const s = await post(`${url}/blocks/create`, { id: `s${i}`, type: 'TempSensorMock', data: { setting: 19 + (i % 5), fluctuations: moving ? [{ amplitude: 0.5, period: 600 }] : [] } });
-      const p = await post(`${url}/blocks/create`, { id: `p${i}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' } });
-      if (s.status !== 201 || p.status !== 201) throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
+      const s = await post(`${url}/blocks/create`, {
+        id: `s${i}`,
+        type: 'TempSensorMock',
+        data: { setting: 19 + (i % 5), fluctuations: moving ? [{ amplitude: 0.5, period: 600 }] : [] },
+      });
+      const p = await post(`${url}/blocks/create`, {
+        id: `p${i}`,
+        type: 'SetpointSensorPair',
+        data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' },
+      });
+      if (s.status !== 201 || p.status !== 201)
+        throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
     }
   } finally {
     await stop(child);
@@ -117,22 +150,51 @@ const PI_SENSORS = 4;
 /** The kernel w1 tree of a Pi with PI_SENSORS DS18B20s on its one master, rendered in a temporary directory. */
 function piTree(): W1Tree {
   const segment = new OneWireSegment({ name: 'w1' });
-  for (let i = 0; i < PI_SENSORS; i++) segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x7100 + i), temperature: 18 + i / 4 }));
+  for (let i = 0; i < PI_SENSORS; i++)
+    segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x7100 + i), temperature: 18 + i / 4 }));
   return new W1Tree({ masters: [segment] });
 }
 
 /** The Pi's blocks in `dataDir`: its sensors, discovered on `w1Root`, and a setpoint pair on each. */
 async function populatePi(dataDir: string, w1Root: string): Promise<void> {
   const port = await freePort();
-  const child = spawnKept(process.execPath, [CLI, '--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--log-level', 'warn'], { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root });
+  const child = spawnKept(
+    process.execPath,
+    [
+      CLI,
+      '--hardware',
+      'linux',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(port),
+      '--https-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root },
+  );
   const url = `http://127.0.0.1:${port}/edge-one`;
   try {
     await waitFor(`${url}/blocks/all/read`, child);
     const found = JSON.parse((await post(`${url}/blocks/discover`)).text) as Array<{ id: string; type: string }>;
     const sensors = found.filter((b) => b.type === 'TempSensorOneWire');
-    if (sensors.length !== PI_SENSORS) throw new Error(`populatePi: discovered ${sensors.length} sensors, not ${PI_SENSORS}`);
+    if (sensors.length !== PI_SENSORS)
+      throw new Error(`populatePi: discovered ${sensors.length} sensors, not ${PI_SENSORS}`);
     for (const [i, sensor] of sensors.entries()) {
-      const p = await post(`${url}/blocks/create`, { id: `Setpoint ${i + 1}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: sensor.id }, filter: 'FILTER_15s' } });
+      const p = await post(`${url}/blocks/create`, {
+        id: `Setpoint ${i + 1}`,
+        type: 'SetpointSensorPair',
+        data: {
+          enabled: true,
+          storedSetting: 20,
+          sensorId: { __objtype: 'Link', id: sensor.id },
+          filter: 'FILTER_15s',
+        },
+      });
       if (p.status !== 201) throw new Error(`populatePi: ${p.status} ${p.text}`);
     }
   } finally {
@@ -149,7 +211,9 @@ async function populatePi(dataDir: string, w1Root: string): Promise<void> {
 async function measureTogether(runs: Run[], settleMs: number, windowMs: number): Promise<IdleFigures[]> {
   const children = runs.map((r) => {
     const env = { ...process.env, ...r.env };
-    return r.pinned ? spawnKept('taskset', ['-c', '0', process.execPath, ...r.args], env) : spawnKept(process.execPath, r.args, env);
+    return r.pinned
+      ? spawnKept('taskset', ['-c', '0', process.execPath, ...r.args], env)
+      : spawnKept(process.execPath, r.args, env);
   });
   try {
     await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
@@ -162,7 +226,13 @@ async function measureTogether(runs: Run[], settleMs: number, windowMs: number):
       const pid = children[i]!.pid!;
       const cpu = cpuSeconds(pid) - before[i]!.cpu;
       const wakes = voluntarySwitches(pid) - before[i]!.wakes;
-      return { name: r.name, cpuPercent: (100 * cpu) / seconds, wakesPerSecond: wakes / seconds, rssMb: rssMb(pid), memory: memoryMap(pid) };
+      return {
+        name: r.name,
+        cpuPercent: (100 * cpu) / seconds,
+        wakesPerSecond: wakes / seconds,
+        rssMb: rssMb(pid),
+        memory: memoryMap(pid),
+      };
     });
   } finally {
     await Promise.all(children.map(stop));
@@ -174,7 +244,12 @@ async function profileTogether(runs: Run[], settleMs: number, windowMs: number):
   const dirs = runs.map(() => mkdtempSync(path.join(tmpdir(), 'edgeblocks-prof-')));
   const t0 = performance.now();
   // The plain modules, so each sample is named by the file it fell in (the bundle is one file).
-  const children = runs.map((r, i) => spawnKept(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dirs[i]}`, ...r.args], { ...process.env, EDGEBLOCKS_MODULES: 'plain' }));
+  const children = runs.map((r, i) =>
+    spawnKept(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dirs[i]}`, ...r.args], {
+      ...process.env,
+      EDGEBLOCKS_MODULES: 'plain',
+    }),
+  );
   try {
     await Promise.all(runs.map((r, i) => waitFor(r.readyUrl, children[i]!)));
     await sleep(settleMs);
@@ -192,9 +267,29 @@ async function profileTogether(runs: Run[], settleMs: number, windowMs: number):
   }
 }
 
-async function serviceRun(name: string, hardware: string, dataDir: string, pinned = false, env?: Record<string, string>): Promise<Run> {
+async function serviceRun(
+  name: string,
+  hardware: string,
+  dataDir: string,
+  pinned = false,
+  env?: Record<string, string>,
+): Promise<Run> {
   const port = await freePort();
-  const args = [CLI, '--hardware', hardware, '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(await freePort()), '--log-level', 'warn'];
+  const args = [
+    CLI,
+    '--hardware',
+    hardware,
+    '--data-dir',
+    dataDir,
+    '--port',
+    String(port),
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    String(await freePort()),
+    '--log-level',
+    'warn',
+  ];
   return { name, args, readyUrl: `http://127.0.0.1:${port}/edge-one/system/ping`, pinned, env };
 }
 
@@ -203,7 +298,11 @@ async function floorRun(dataDir: string): Promise<Run> {
   const dir = FLOOR_DIR;
   await bundleCommonJs({ floor: path.join(HERE, 'floor-idle.js') }, dir);
   const port = await freePort();
-  return { name: FLOOR_RUN, args: [path.join(dir, 'floor.cjs'), String(port), dataDir], readyUrl: `http://127.0.0.1:${port}/ping` };
+  return {
+    name: FLOOR_RUN,
+    args: [path.join(dir, 'floor.cjs'), String(port), dataDir],
+    readyUrl: `http://127.0.0.1:${port}/ping`,
+  };
 }
 
 /** Inside dist, so that its require() finds node_modules; removed after the runs (dist is what an install copies). */
@@ -234,19 +333,57 @@ export const IDLE_SETTLE_MS = 90_000;
  * Node and its helper threads), named "..., one core", for the Pi-class figure; with `profile`,
  * linux and sim under --cpu-prof.
  */
-export async function idleBench(opts: { windowMs?: number; settleMs?: number; profile?: boolean; pinned?: boolean } = {}): Promise<IdleFigures[]> {
+export async function idleBench(
+  opts: { windowMs?: number; settleMs?: number; profile?: boolean; pinned?: boolean } = {},
+): Promise<IdleFigures[]> {
   const windowMs = opts.windowMs ?? 60_000;
   const settleMs = opts.settleMs ?? IDLE_SETTLE_MS;
-  const dataDirs = { linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')), sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')), rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')), pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')), pi: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pi-')), floor: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-floor-')) };
+  const dataDirs = {
+    linux: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-')),
+    sim: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-sim-')),
+    rest: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-rest-')),
+    pinned: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pin-')),
+    pi: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-pi-')),
+    floor: mkdtempSync(path.join(tmpdir(), 'edgeblocks-idle-floor-')),
+  };
   const tree = piTree();
   try {
     // One data dir each: a data dir is locked by the service that runs on it.
-    await Promise.all([populate(dataDirs.linux), populate(dataDirs.sim), populate(dataDirs.rest, false), populate(dataDirs.pinned), populatePi(dataDirs.pi, tree.root)]);
-    const services = [await serviceRun('edgeblocks --hardware linux', 'linux', dataDirs.linux), await serviceRun('edgeblocks --hardware sim', 'sim', dataDirs.sim)];
+    await Promise.all([
+      populate(dataDirs.linux),
+      populate(dataDirs.sim),
+      populate(dataDirs.rest, false),
+      populate(dataDirs.pinned),
+      populatePi(dataDirs.pi, tree.root),
+    ]);
+    const services = [
+      await serviceRun('edgeblocks --hardware linux', 'linux', dataDirs.linux),
+      await serviceRun('edgeblocks --hardware sim', 'sim', dataDirs.sim),
+    ];
     const rest = await serviceRun('edgeblocks --hardware linux, blocks at rest', 'linux', dataDirs.rest);
-    const pi = await serviceRun(`edgeblocks --hardware linux, ${PI_SENSORS} DS18B20 on w1`, 'linux', dataDirs.pi, false, { EDGEBLOCKS_W1_ROOT: tree.root });
-    const out = await measureTogether([...services, rest, pi, await bareRun('bare fastify, 10 Hz timer'), await floorRun(dataDirs.floor)], settleMs, windowMs);
-    if (opts.pinned) out.push(...(await measureTogether([await serviceRun('edgeblocks --hardware linux, one core', 'linux', dataDirs.pinned, true), await bareRun('bare fastify, 10 Hz timer, one core', true)], settleMs, windowMs)));
+    const pi = await serviceRun(
+      `edgeblocks --hardware linux, ${PI_SENSORS} DS18B20 on w1`,
+      'linux',
+      dataDirs.pi,
+      false,
+      { EDGEBLOCKS_W1_ROOT: tree.root },
+    );
+    const out = await measureTogether(
+      [...services, rest, pi, await bareRun('bare fastify, 10 Hz timer'), await floorRun(dataDirs.floor)],
+      settleMs,
+      windowMs,
+    );
+    if (opts.pinned)
+      out.push(
+        ...(await measureTogether(
+          [
+            await serviceRun('edgeblocks --hardware linux, one core', 'linux', dataDirs.pinned, true),
+            await bareRun('bare fastify, 10 Hz timer, one core', true),
+          ],
+          settleMs,
+          windowMs,
+        )),
+      );
     if (opts.profile) {
       const profiles = await profileTogether(services, settleMs, windowMs);
       for (const [i, s] of services.entries()) out.find((f) => f.name === s.name)!.profile = profiles[i];
@@ -260,9 +397,17 @@ export async function idleBench(opts: { windowMs?: number; settleMs?: number; pr
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const windowMs = Number(process.env.IDLE_WINDOW_MS ?? 60_000);
-  const figures = await idleBench({ windowMs, settleMs: Number(process.env.IDLE_SETTLE_MS ?? IDLE_SETTLE_MS), profile: process.argv.includes('--profile'), pinned: process.argv.includes('--pinned') });
+  const figures = await idleBench({
+    windowMs,
+    settleMs: Number(process.env.IDLE_SETTLE_MS ?? IDLE_SETTLE_MS),
+    profile: process.argv.includes('--profile'),
+    pinned: process.argv.includes('--pinned'),
+  });
   for (const f of figures) {
-    console.log(`${f.name.padEnd(28)} CPU ${f.cpuPercent.toFixed(3)} % of one core, ${f.wakesPerSecond.toFixed(1)} wake-ups/s, RSS ${f.rssMb.toFixed(1)} MB`);
-    for (const p of f.profile ?? []) console.log(`    ${p.part.padEnd(40)} ${p.percentOfCore.toFixed(3)} % (${p.share.toFixed(1)} % of samples)`);
+    console.log(
+      `${f.name.padEnd(28)} CPU ${f.cpuPercent.toFixed(3)} % of one core, ${f.wakesPerSecond.toFixed(1)} wake-ups/s, RSS ${f.rssMb.toFixed(1)} MB`,
+    );
+    for (const p of f.profile ?? [])
+      console.log(`    ${p.part.padEnd(40)} ${p.percentOfCore.toFixed(3)} % (${p.share.toFixed(1)} % of samples)`);
   }
 }

@@ -21,11 +21,28 @@ export interface LoadResult {
 export const loads: Load[] = [
   { name: 'blocks/read', path: '/blocks/read', body: (n, pairs) => JSON.stringify({ id: `s${n % pairs}` }) },
   { name: 'blocks/all/read', path: '/blocks/all/read' },
-  { name: 'blocks/patch', path: '/blocks/patch', body: (n, pairs) => JSON.stringify({ id: `s${n % pairs}`, type: 'TempSensorMock', data: { setting: 18 + (n % 7) } }) },
-  { name: 'blocks/create', path: '/blocks/create', body: (n) => JSON.stringify({ id: `load ${n}`, type: 'TempSensorMock', data: { setting: 20 } }) },
+  {
+    name: 'blocks/patch',
+    path: '/blocks/patch',
+    body: (n, pairs) =>
+      JSON.stringify({ id: `s${n % pairs}`, type: 'TempSensorMock', data: { setting: 18 + (n % 7) } }),
+  },
+  {
+    name: 'blocks/create',
+    path: '/blocks/create',
+    body: (n) => JSON.stringify({ id: `load ${n}`, type: 'TempSensorMock', data: { setting: 20 } }),
+  },
 ];
 
-async function run(args: { url: string; prefix: string; load: string; seconds: number; connections: number; first: number; pairs: number }): Promise<LoadResult> {
+async function run(args: {
+  url: string;
+  prefix: string;
+  load: string;
+  seconds: number;
+  connections: number;
+  first: number;
+  pairs: number;
+}): Promise<LoadResult> {
   const load = loads.find((l) => l.name === args.load);
   if (!load) throw new Error(`no load named ${args.load}`);
   let n = args.first;
@@ -42,7 +59,8 @@ async function run(args: { url: string; prefix: string; load: string; seconds: n
       },
     ],
   });
-  if (result.errors || result.non2xx || result.timeouts) throw new Error(`${load.name}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  if (result.errors || result.non2xx || result.timeouts)
+    throw new Error(`${load.name}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
   return { rps: result.requests.average, p99: result.latency.p99, next: n };
 }
 

@@ -5,8 +5,23 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-export type MemoryPart = 'node binary' | 'native addons' | 'shared libraries' | 'malloc heap' | 'V8 heap pages' | 'other anonymous' | 'other files';
-export const MEMORY_PARTS: MemoryPart[] = ['node binary', 'V8 heap pages', 'malloc heap', 'other anonymous', 'native addons', 'shared libraries', 'other files'];
+export type MemoryPart =
+  | 'node binary'
+  | 'native addons'
+  | 'shared libraries'
+  | 'malloc heap'
+  | 'V8 heap pages'
+  | 'other anonymous'
+  | 'other files';
+export const MEMORY_PARTS: MemoryPart[] = [
+  'node binary',
+  'V8 heap pages',
+  'malloc heap',
+  'other anonymous',
+  'native addons',
+  'shared libraries',
+  'other files',
+];
 
 const V8_CHUNK_KB = 256;
 
@@ -44,6 +59,13 @@ export function importHeapMb(specifier: string, cwd: string): number {
   const probe = `const used = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
 await import('fastify'); const a = used(); globalThis.kept = await import(${JSON.stringify(specifier)});
 await new Promise((r) => setTimeout(r, 100)); console.log((used() - a) / 1048576);`;
-  const runs = [0, 1, 2].map(() => Number(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], { cwd, encoding: 'utf8' }).trim()));
+  const runs = [0, 1, 2].map(() =>
+    Number(
+      execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], {
+        cwd,
+        encoding: 'utf8',
+      }).trim(),
+    ),
+  );
   return runs.sort((x, y) => x - y)[1]!;
 }

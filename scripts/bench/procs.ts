@@ -45,7 +45,9 @@ export function voluntarySwitches(pid: number): number {
   let n = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      n += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'))?.[1] ?? 0);
+      n += Number(
+        /^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'))?.[1] ?? 0,
+      );
     } catch {
       // as above
     }

@@ -48,9 +48,12 @@ interface Server {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -60,7 +63,10 @@ async function post(url: string, body?: unknown): Promise<{ status: number; text
 async function spawnServer(args: string[], port: number, env: NodeJS.ProcessEnv = {}, empty = false): Promise<Server> {
   const url = `http://127.0.0.1:${port}${PREFIX}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CLI_ENV, ...env } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...CLI_ENV, ...env },
+  });
   let err = '';
   let out = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -75,7 +81,10 @@ async function spawnServer(args: string[], port: number, env: NodeJS.ProcessEnv 
     }
     try {
       // A database without the blocks yet (empty) answers the list.
-      if ((empty ? await post(`${url}/blocks/all/read`) : await post(`${url}/blocks/read`, { id: 's0' })).status === 200) break;
+      if (
+        (empty ? await post(`${url}/blocks/all/read`) : await post(`${url}/blocks/read`, { id: 's0' })).status === 200
+      )
+        break;
     } catch {
       // not listening yet
     }
@@ -96,7 +105,6 @@ async function spawnServer(args: string[], port: number, env: NodeJS.ProcessEnv 
   };
 }
 
-
 /** Request counter across runs, so created ids stay unique. */
 let n = 0;
 
@@ -104,7 +112,22 @@ let n = 0;
  *  and heap settings of its own (this process runs with the service's small young generation,
  *  which would make autocannon the bottleneck and squeeze every ratio towards 1). */
 async function hammer(url: string, load: Load, seconds: number): Promise<{ rps: number; p99: number }> {
-  const child = spawn(process.execPath, [LOAD, JSON.stringify({ url, prefix: PREFIX, load: load.name, seconds, connections: CONNECTIONS, first: n, pairs: PAIRS })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      LOAD,
+      JSON.stringify({
+        url,
+        prefix: PREFIX,
+        load: load.name,
+        seconds,
+        connections: CONNECTIONS,
+        first: n,
+        pairs: PAIRS,
+      }),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const code = await new Promise<number | null>((r) => child.on('exit', r));
@@ -117,13 +140,18 @@ async function hammer(url: string, load: Load, seconds: number): Promise<{ rps: 
 /** 100 TempSensorMock and 100 SetpointSensorPair, each pair linked to its sensor. */
 async function populate(url: string): Promise<void> {
   for (let i = 0; i < PAIRS; i++) {
-    const s = await post(`${url}/blocks/create`, { id: `s${i}`, type: 'TempSensorMock', data: { setting: 19 + (i % 5), fluctuations: [{ amplitude: 0.5, period: 600 }] } });
+    const s = await post(`${url}/blocks/create`, {
+      id: `s${i}`,
+      type: 'TempSensorMock',
+      data: { setting: 19 + (i % 5), fluctuations: [{ amplitude: 0.5, period: 600 }] },
+    });
     const p = await post(`${url}/blocks/create`, {
       id: `p${i}`,
       type: 'SetpointSensorPair',
       data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' },
     });
-    if (s.status !== 201 || p.status !== 201) throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
+    if (s.status !== 201 || p.status !== 201)
+      throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
   }
 }
 
@@ -141,7 +169,9 @@ function lateness(arrivals: number[]): number {
  *  enough that all of them are under load), and as a subscriber in another process receives
  *  them (adds the broker hop and the OS scheduling three busy processes on the machine's cores). */
 async function emissionLateness(mqttPort: number, url: string): Promise<{ published: number; arrival: number }> {
-  const probe = spawn(process.execPath, [PROBE, `mqtt://127.0.0.1:${mqttPort}`, `bench/state/${SERVICE}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const probe = spawn(process.execPath, [PROBE, `mqtt://127.0.0.1:${mqttPort}`, `bench/state/${SERVICE}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   probe.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const done = new Promise<void>((r) => probe.on('exit', () => r()));
@@ -155,7 +185,9 @@ async function emissionLateness(mqttPort: number, url: string): Promise<{ publis
     probe.kill('SIGTERM');
     await done;
   }
-  const status = (await (await fetch(`${url}${PREFIX}/system/status`)).json()) as { mqtt: { emitted: { lateMs: { p99: number; samples: number } } } };
+  const status = (await (await fetch(`${url}${PREFIX}/system/status`)).json()) as {
+    mqtt: { emitted: { lateMs: { p99: number; samples: number } } };
+  };
   const { lateMs } = status.mqtt.emitted;
   if (lateMs.samples < 100) throw new Error(`the service reported only ${lateMs.samples} lateness samples`);
   const arrivals = JSON.parse(out.split('\n').filter(Boolean).pop()!) as number[];
@@ -173,7 +205,29 @@ export async function sideBySide(): Promise<SideRow[]> {
     const mqttPort = await freePort();
     const cliArgs = async () => {
       const port = await freePort();
-      return { port, args: [...CLI_FLAGS, CLI, '--hardware', 'sim', '--data-dir', dataDir, '--port', String(port), '--https-port', '0', '--mqtt-port', String(mqttPort), '--topic-root', 'bench', '--emit-interval', String(EMIT_MS), '--log-level', 'info'] };
+      return {
+        port,
+        args: [
+          ...CLI_FLAGS,
+          CLI,
+          '--hardware',
+          'sim',
+          '--data-dir',
+          dataDir,
+          '--port',
+          String(port),
+          '--https-port',
+          '0',
+          '--mqtt-port',
+          String(mqttPort),
+          '--topic-root',
+          'bench',
+          '--emit-interval',
+          String(EMIT_MS),
+          '--log-level',
+          'info',
+        ],
+      };
     };
     // First run: create the blocks; its stop writes the code cache, as a service's first run
     // after an install does. The measured runs restore the blocks from the database.
@@ -182,7 +236,8 @@ export async function sideBySide(): Promise<SideRow[]> {
       const first = await spawnServer(args, port, codeCache, true);
       await populate(first.url);
       await first.stop();
-      if (!/code cache of \d+ file/.test(first.output())) throw new Error(`the first run wrote no code cache:\n${first.output()}`);
+      if (!/code cache of \d+ file/.test(first.output()))
+        throw new Error(`the first run wrote no code cache:\n${first.output()}`);
     }
     // A start without the cache: the first after an install or an upgrade.
     {
@@ -203,7 +258,9 @@ export async function sideBySide(): Promise<SideRow[]> {
       read,
       all: (await post(`${edge.url}/blocks/all/read`)).text,
       patch: (await post(`${edge.url}/blocks/patch`, { id: 's0', type: 'TempSensorMock', data: { setting: 21 } })).text,
-      create: (await post(`${edge.url}/blocks/create`, { id: 'captured', type: 'TempSensorMock', data: { setting: 20 } })).text,
+      create: (
+        await post(`${edge.url}/blocks/create`, { id: 'captured', type: 'TempSensorMock', data: { setting: 20 } })
+      ).text,
     };
     await post(`${edge.url}/blocks/delete`, { id: 'captured' });
     const file = path.join(dataDir, 'captured.json');
@@ -228,10 +285,21 @@ export async function sideBySide(): Promise<SideRow[]> {
 
     await sleep(2000);
     global.gc?.();
-    rows.push({ name: `spawn to first 200 (200 blocks restored), median of ${START_SAMPLES}`, edge: median(starts.edge), bare: median(starts.bare), unit: 'ms' });
-    rows.push({ name: '  the same, the first start after an install (no code cache)', edge: coldMs, bare: median(starts.bare), unit: 'ms' });
+    rows.push({
+      name: `spawn to first 200 (200 blocks restored), median of ${START_SAMPLES}`,
+      edge: median(starts.edge),
+      bare: median(starts.bare),
+      unit: 'ms',
+    });
+    rows.push({
+      name: '  the same, the first start after an install (no code cache)',
+      edge: coldMs,
+      bare: median(starts.bare),
+      unit: 'ms',
+    });
     const phases = /"phases":(\{[^}]*\})/.exec(edge.output());
-    for (const [phase, ms] of Object.entries(phases ? (JSON.parse(phases[1]!) as Record<string, number>) : {})) rows.push({ name: `  start-up phase: ${phase}`, edge: ms, bare: null, unit: 'ms' });
+    for (const [phase, ms] of Object.entries(phases ? (JSON.parse(phases[1]!) as Record<string, number>) : {}))
+      rows.push({ name: `  start-up phase: ${phase}`, edge: ms, bare: null, unit: 'ms' });
     rows.push({ name: 'RSS idle', edge: rssMb(edge.child.pid!), bare: rssMb(bare.child.pid!), unit: 'MB' });
     rows.push({ name: 'all/read response size', edge: captured.all.length / 1024, bare: null, unit: 'KiB' });
 
@@ -247,8 +315,18 @@ export async function sideBySide(): Promise<SideRow[]> {
       rows.push({ name: `${load.name} p99 latency`, edge: e.p99, bare: b.p99, unit: 'ms' });
       if (load.name === 'blocks/all/read') {
         const late = await emissionLateness(mqttPort, edgeBase);
-        rows.push({ name: `state emission p99 lateness under all/read load, published (${EMIT_MS} ms cadence)`, edge: late.published, bare: null, unit: 'ms' });
-        rows.push({ name: `state emission p99 lateness under all/read load, at a subscriber`, edge: late.arrival, bare: null, unit: 'ms' });
+        rows.push({
+          name: `state emission p99 lateness under all/read load, published (${EMIT_MS} ms cadence)`,
+          edge: late.published,
+          bare: null,
+          unit: 'ms',
+        });
+        rows.push({
+          name: `state emission p99 lateness under all/read load, at a subscriber`,
+          edge: late.arrival,
+          bare: null,
+          unit: 'ms',
+        });
       }
     }
     rows.push({ name: 'RSS after load', edge: rssMb(edge.child.pid!), bare: rssMb(bare.child.pid!), unit: 'MB' });

@@ -39,21 +39,61 @@ export class Conditions {
       const rule = blockRule(b);
       if (rule.enabled === false) continue;
       const data = b.data as Data;
-      if (rules.sensorNull.enabled && implementsIface(b.def, 'TempSensorInterface') && 'value' in data && data.value === null) {
+      if (
+        rules.sensorNull.enabled &&
+        implementsIface(b.def, 'TempSensorInterface') &&
+        'value' in data &&
+        data.value === null
+      ) {
         const after = rule.after ?? rules.sensorNull.after;
-        out.push({ key: `sensor-null:${b.nid}`, kind: 'sensor-null', blockId: b.id, after, tolerateGaps: true, text: `${b.id} reads no value (disconnected or failing) for more than ${after} s`, values: { value: null } });
+        out.push({
+          key: `sensor-null:${b.nid}`,
+          kind: 'sensor-null',
+          blockId: b.id,
+          after,
+          tolerateGaps: true,
+          text: `${b.id} reads no value (disconnected or failing) for more than ${after} s`,
+          values: { value: null },
+        });
       }
-      if (rules.setpointBand.enabled && b.def.type === 'SetpointSensorPair' && data.enabled === true && typeof data.value === 'number' && typeof data.setting === 'number') {
+      if (
+        rules.setpointBand.enabled &&
+        b.def.type === 'SetpointSensorPair' &&
+        data.enabled === true &&
+        typeof data.value === 'number' &&
+        typeof data.setting === 'number'
+      ) {
         const band = rule.band ?? rules.setpointBand.band;
         const after = rule.after ?? rules.setpointBand.after;
         const off = data.value - data.setting;
         if (Math.abs(off) > band) {
-          out.push({ key: `setpoint-band:${b.nid}`, kind: 'setpoint-band', blockId: b.id, after, tolerateGaps: true, text: `${b.id} is ${temp(data.value)}, setting ${temp(data.setting)}: further than ${this.formatDelta(band)} for more than ${after} s`, values: { value: data.value, setting: data.setting, band } });
+          out.push({
+            key: `setpoint-band:${b.nid}`,
+            kind: 'setpoint-band',
+            blockId: b.id,
+            after,
+            tolerateGaps: true,
+            text: `${b.id} is ${temp(data.value)}, setting ${temp(data.setting)}: further than ${this.formatDelta(band)} for more than ${after} s`,
+            values: { value: data.value, setting: data.setting, band },
+          });
         }
       }
-      if (rules.outputOn.enabled && implementsIface(b.def, 'ActuatorDigitalInterface') && data.state === 'STATE_ACTIVE') {
+      if (
+        rules.outputOn.enabled &&
+        implementsIface(b.def, 'ActuatorDigitalInterface') &&
+        data.state === 'STATE_ACTIVE'
+      ) {
         const after = rule.onAfter ?? rules.outputOn.after;
-        if (after > 0) out.push({ key: `output-on:${b.nid}`, kind: 'output-on', blockId: b.id, after, tolerateGaps: false, text: `${b.id} has been on without a break for more than ${after} s`, values: { state: data.state } });
+        if (after > 0)
+          out.push({
+            key: `output-on:${b.nid}`,
+            kind: 'output-on',
+            blockId: b.id,
+            after,
+            tolerateGaps: false,
+            text: `${b.id} has been on without a break for more than ${after} s`,
+            values: { state: data.state },
+          });
       }
     }
     if (rules.hardware.enabled) this.hardware(out);
@@ -64,30 +104,75 @@ export class Conditions {
   private hardware(out: Observation[]): void {
     const hw = this.s.hardware();
     const missing = new Set(hw.missing);
-    if (missing.size > 0) for (const b of this.s.runtime.blocks()) {
-      const address = (b.data as Data).address;
-      // A missing sensor is the sensor-null alert, which names its value; this one is for IO modules.
-      if (typeof address !== 'string' || !missing.has(address) || implementsIface(b.def, 'TempSensorInterface')) continue;
-      out.push({ key: `device-missing:${address}`, kind: 'device-missing', blockId: b.id, after: 0, tolerateGaps: true, text: `${b.id} (device ${address}) is missing from its bus`, values: { address } });
-    }
+    if (missing.size > 0)
+      for (const b of this.s.runtime.blocks()) {
+        const address = (b.data as Data).address;
+        // A missing sensor is the sensor-null alert, which names its value; this one is for IO modules.
+        if (typeof address !== 'string' || !missing.has(address) || implementsIface(b.def, 'TempSensorInterface'))
+          continue;
+        out.push({
+          key: `device-missing:${address}`,
+          kind: 'device-missing',
+          blockId: b.id,
+          after: 0,
+          tolerateGaps: true,
+          text: `${b.id} (device ${address}) is missing from its bus`,
+          values: { address },
+        });
+      }
     for (const bus of hw.buses) {
       const before = this.shorts.get(bus.name);
       this.shorts.set(bus.name, bus.shortErrors);
       if (before !== undefined && bus.shortErrors > before) {
-        out.push({ key: `bus-short:${bus.name}`, kind: 'bus-short', after: 0, tolerateGaps: true, text: `1-Wire bus ${bus.name} reports a short circuit (${bus.shortErrors} so far)`, values: { bus: bus.name, shortErrors: bus.shortErrors } });
+        out.push({
+          key: `bus-short:${bus.name}`,
+          kind: 'bus-short',
+          after: 0,
+          tolerateGaps: true,
+          text: `1-Wire bus ${bus.name} reports a short circuit (${bus.shortErrors} so far)`,
+          values: { bus: bus.name, shortErrors: bus.shortErrors },
+        });
       }
     }
   }
 
   private service(out: Observation[], rules: Rules): void {
     const after = rules.service.unreachableAfter;
-    if (!this.s.controlEnabled()) out.push({ key: 'control-disabled', kind: 'control-disabled', after: 0, tolerateGaps: false, text: 'Control is disabled: every output is in its safe state' });
-    if (this.s.brokerConnected() === false) out.push({ key: 'broker-unreachable', kind: 'broker-unreachable', after, tolerateGaps: false, text: `The MQTT broker has been unreachable for more than ${after} s` });
+    if (!this.s.controlEnabled())
+      out.push({
+        key: 'control-disabled',
+        kind: 'control-disabled',
+        after: 0,
+        tolerateGaps: false,
+        text: 'Control is disabled: every output is in its safe state',
+      });
+    if (this.s.brokerConnected() === false)
+      out.push({
+        key: 'broker-unreachable',
+        kind: 'broker-unreachable',
+        after,
+        tolerateGaps: false,
+        text: `The MQTT broker has been unreachable for more than ${after} s`,
+      });
     const history = this.s.historyOk();
-    if (history && !history.ok) out.push({ key: 'history-unreachable', kind: 'history-unreachable', after, tolerateGaps: false, text: `The history store has been failing for more than ${after} s: ${history.error ?? 'unknown error'}` });
+    if (history && !history.ok)
+      out.push({
+        key: 'history-unreachable',
+        kind: 'history-unreachable',
+        after,
+        tolerateGaps: false,
+        text: `The history store has been failing for more than ${after} s: ${history.error ?? 'unknown error'}`,
+      });
     const free = this.freePercent();
     if (free !== null && free < rules.service.diskFreePercent) {
-      out.push({ key: 'disk-full', kind: 'disk-full', after: 0, tolerateGaps: true, text: `The data disk is nearly full: ${free.toFixed(1)} % free (alert below ${rules.service.diskFreePercent} %)`, values: { freePercent: Number(free.toFixed(2)) } });
+      out.push({
+        key: 'disk-full',
+        kind: 'disk-full',
+        after: 0,
+        tolerateGaps: true,
+        text: `The data disk is nearly full: ${free.toFixed(1)} % free (alert below ${rules.service.diskFreePercent} %)`,
+        values: { freePercent: Number(free.toFixed(2)) },
+      });
     }
   }
 

@@ -81,7 +81,13 @@ export class Alerts {
     });
     this.conditions = new Conditions({ ...d, runtime: d.runtime });
     this.heartbeat = s.heartbeat
-      ? new Heartbeat({ url: s.heartbeat.url, intervalMs: s.heartbeat.intervalSeconds * 1000, timeoutMs: s.sendTimeoutMs, controlRuns: () => d.controlEnabled() && !d.runtime.paused, log: d.log })
+      ? new Heartbeat({
+          url: s.heartbeat.url,
+          intervalMs: s.heartbeat.intervalSeconds * 1000,
+          timeoutMs: s.sendTimeoutMs,
+          controlRuns: () => d.controlEnabled() && !d.runtime.paused,
+          log: d.log,
+        })
       : null;
   }
 
@@ -92,7 +98,14 @@ export class Alerts {
 
   attachMqtt(mqtt: AppMqtt): void {
     if (!this.d.settings.mqtt) return;
-    this.mqttAlerts = new MqttAlerts({ mqtt, topicRoot: this.d.topicRoot, serviceId: this.d.serviceId, homeAssistant: this.d.homeAssistant, version: this.d.version, active: () => this.active() });
+    this.mqttAlerts = new MqttAlerts({
+      mqtt,
+      topicRoot: this.d.topicRoot,
+      serviceId: this.d.serviceId,
+      homeAssistant: this.d.homeAssistant,
+      version: this.d.version,
+      active: () => this.active(),
+    });
   }
 
   start(): void {
@@ -112,13 +125,25 @@ export class Alerts {
       this.evaluateIfDue(every - TICK_JITTER_MS);
     };
     this.d.runtime.on('tick', onTick);
-    this.cleanups.push(() => this.d.documents.off('changed', onDocs), () => this.d.documents.off('deleted', onDeleted), () => this.d.runtime.off('change', onChange), () => this.d.runtime.off('tick', onTick));
+    this.cleanups.push(
+      () => this.d.documents.off('changed', onDocs),
+      () => this.d.documents.off('deleted', onDeleted),
+      () => this.d.runtime.off('change', onChange),
+      () => this.d.runtime.off('tick', onTick),
+    );
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();
     this.outbox.start();
     this.heartbeat?.start();
     if (this.uncleanStop && this.rules.service.enabled) {
-      this.tracker.fireOnce({ key: 'unclean-stop', kind: 'unclean-stop', text: 'The service started after an unclean stop (a crash, kill -9, power loss or a watchdog restart); outputs were uncontrolled meanwhile' }, Date.now());
+      this.tracker.fireOnce(
+        {
+          key: 'unclean-stop',
+          kind: 'unclean-stop',
+          text: 'The service started after an unclean stop (a crash, kill -9, power loss or a watchdog restart); outputs were uncontrolled meanwhile',
+        },
+        Date.now(),
+      );
     }
     this.armFallback();
   }
@@ -181,12 +206,24 @@ export class Alerts {
   async sendTest(): Promise<{ channel: string; ok: boolean; answer: string }[]> {
     const message = testMessage(this.d.serviceId, Date.now());
     const results = await this.outbox.sendDirect(message);
-    for (const r of results) this.record({ at: new Date().toISOString(), event: r.ok ? 'delivered' : 'failed', key: 'test', messageId: message.id, channel: r.channel, text: `test message ${r.ok ? 'delivered' : 'not delivered'} to ${r.channel}: ${r.answer}` });
+    for (const r of results)
+      this.record({
+        at: new Date().toISOString(),
+        event: r.ok ? 'delivered' : 'failed',
+        key: 'test',
+        messageId: message.id,
+        channel: r.channel,
+        text: `test message ${r.ok ? 'delivered' : 'not delivered'} to ${r.channel}: ${r.answer}`,
+      });
     return results;
   }
 
   currentRules(): { rules: Rules; document: Record<string, unknown> | null; error: string | null } {
-    return { rules: this.rules, document: docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)), error: this.rulesError };
+    return {
+      rules: this.rules,
+      document: docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)),
+      error: this.rulesError,
+    };
   }
 
   /** Validate and store the rules document; throws SchemaError naming the field. */
@@ -203,7 +240,16 @@ export class Alerts {
     return {
       active: active.length,
       // What the dashboard's banner says, with each status event (a short list: one per condition).
-      list: active.map((a) => ({ key: a.key, kind: a.kind, title: CONDITION_TITLES[a.kind], blockId: a.blockId ?? null, text: a.text, since: new Date(a.firstSeenAt).toISOString(), count: a.count, acknowledged: a.acknowledged })),
+      list: active.map((a) => ({
+        key: a.key,
+        kind: a.kind,
+        title: CONDITION_TITLES[a.kind],
+        blockId: a.blockId ?? null,
+        text: a.text,
+        since: new Date(a.firstSeenAt).toISOString(),
+        count: a.count,
+        acknowledged: a.acknowledged,
+      })),
       channels: this.outbox.channelNames,
       mqtt: this.mqttAlerts !== null,
       outbox: { pending: this.store.pending(), limit: this.d.settings.outboxLimit, ...this.outbox.counts },
@@ -257,7 +303,13 @@ export class Alerts {
   private onEvent(event: AlertEventKind, alert: ActiveAlert): void {
     const now = Date.now();
     const message = alertMessage(this.d.serviceId, event, alert, now);
-    this.record({ at: message.at, event, key: alert.key, messageId: message.id, text: `${message.title}: ${message.message}` });
+    this.record({
+      at: message.at,
+      event,
+      key: alert.key,
+      messageId: message.id,
+      text: `${message.title}: ${message.message}`,
+    });
     if (event !== 'acknowledged') this.outbox.enqueue(message);
     this.mqttAlerts?.publish();
   }
@@ -266,8 +318,15 @@ export class Alerts {
     this.store.addHistory(entry);
     // Drops are logged by the outbox, one line a minute at most: a full outbox cannot flood the log.
     if (entry.event === 'dropped') return;
-    const fields = { alert: entry.key, event: entry.event, channel: entry.channel, messageId: entry.messageId, error: entry.error };
-    if (entry.event === 'fired' || entry.event === 'failed') this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
+    const fields = {
+      alert: entry.key,
+      event: entry.event,
+      channel: entry.channel,
+      messageId: entry.messageId,
+      error: entry.error,
+    };
+    if (entry.event === 'fired' || entry.event === 'failed')
+      this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
     else this.d.log.info(fields, `alert ${entry.event}: ${entry.text}`);
   }
 }

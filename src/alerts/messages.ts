@@ -4,7 +4,12 @@ import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type AlertMess
 
 export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
-  const parts = [Math.floor(s / 86400) && `${Math.floor(s / 86400)}d`, Math.floor((s % 86400) / 3600) && `${Math.floor((s % 86400) / 3600)}h`, Math.floor((s % 3600) / 60) && `${Math.floor((s % 3600) / 60)}m`, `${s % 60}s`];
+  const parts = [
+    Math.floor(s / 86400) && `${Math.floor(s / 86400)}d`,
+    Math.floor((s % 86400) / 3600) && `${Math.floor((s % 86400) / 3600)}h`,
+    Math.floor((s % 3600) / 60) && `${Math.floor((s % 3600) / 60)}m`,
+    `${s % 60}s`,
+  ];
   return parts.filter(Boolean).join(' ');
 }
 
@@ -14,7 +19,11 @@ export function alertMessage(serviceId: string, event: AlertEventKind, a: Active
   const texts: Record<AlertEventKind, [string, string, number]> = {
     fired: [subject, `${a.text}.${flaps}`, 4],
     reminder: [`Still active: ${subject}`, `${a.text}. Active for ${duration(now - a.firstSeenAt)}.${flaps}`, 4],
-    resolved: [`Resolved: ${subject}`, `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`, 3],
+    resolved: [
+      `Resolved: ${subject}`,
+      `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
+      3,
+    ],
     acknowledged: [`Acknowledged: ${subject}`, `${a.text}.`, 2],
     test: [subject, a.text, 3],
   };
@@ -36,5 +45,18 @@ export function alertMessage(serviceId: string, event: AlertEventKind, a: Active
 }
 
 export function testMessage(serviceId: string, now: number): AlertMessage {
-  return { id: `${serviceId}-${randomUUID()}`, event: 'test', serviceId, key: 'test', condition: 'test', blockId: null, title: `[${serviceId}] Test message`, message: `This is a test alert from edgeblocks ${serviceId}. If you read this, the channel works.`, priority: 3, count: 1, values: {}, at: new Date(now).toISOString() };
+  return {
+    id: `${serviceId}-${randomUUID()}`,
+    event: 'test',
+    serviceId,
+    key: 'test',
+    condition: 'test',
+    blockId: null,
+    title: `[${serviceId}] Test message`,
+    message: `This is a test alert from edgeblocks ${serviceId}. If you read this, the channel works.`,
+    priority: 3,
+    count: 1,
+    values: {},
+    at: new Date(now).toISOString(),
+  };
 }

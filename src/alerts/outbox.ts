@@ -47,7 +47,10 @@ export class Outbox {
     this.timer = null;
     // A send in flight does not hold up the shutdown: its row stays and goes again (same id).
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.running?.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    await Promise.race([
+      this.running?.catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
+    ]);
     clearTimeout(timer);
     for (const c of this.o.channels) await c.close?.();
   }
@@ -115,7 +118,14 @@ export class Outbox {
       if (this.stopped) return; // the database may be closed; the row goes again after a restart
       this.o.store.delivered(row.seq);
       this.counts.delivered++;
-      this.o.record({ at: new Date().toISOString(), event: 'delivered', key: row.message.key, messageId: row.messageId, channel: row.channel, text: `${row.message.event} delivered to ${row.channel} after ${row.attempts + 1} attempt(s): ${answer}` });
+      this.o.record({
+        at: new Date().toISOString(),
+        event: 'delivered',
+        key: row.message.key,
+        messageId: row.messageId,
+        channel: row.channel,
+        text: `${row.message.event} delivered to ${row.channel} after ${row.attempts + 1} attempt(s): ${answer}`,
+      });
     } catch (e) {
       if (this.stopped) return;
       const error = (e as Error).message;
@@ -123,23 +133,46 @@ export class Outbox {
       this.o.store.retryLater(row.seq, Date.now() + delay, error);
       this.counts.failedAttempts++;
       if (row.attempts === 0) {
-        this.o.record({ at: new Date().toISOString(), event: 'failed', key: row.message.key, messageId: row.messageId, channel: row.channel, text: `${row.message.event} not delivered to ${row.channel}; retrying with backoff`, error });
+        this.o.record({
+          at: new Date().toISOString(),
+          event: 'failed',
+          key: row.message.key,
+          messageId: row.messageId,
+          channel: row.channel,
+          text: `${row.message.event} not delivered to ${row.channel}; retrying with backoff`,
+          error,
+        });
       }
-      this.o.log.debug({ channel: row.channel, messageId: row.messageId, attempts: row.attempts + 1, retryInMs: delay, error }, 'alert delivery failed');
+      this.o.log.debug(
+        { channel: row.channel, messageId: row.messageId, attempts: row.attempts + 1, retryInMs: delay, error },
+        'alert delivery failed',
+      );
     }
   }
 
   private trim(): void {
-    for (const row of this.o.store.trim(this.o.limit, Date.now() - this.o.maxAgeMs)) this.drop(row, row.createdAt < Date.now() - this.o.maxAgeMs ? 'too old' : 'outbox full');
+    for (const row of this.o.store.trim(this.o.limit, Date.now() - this.o.maxAgeMs))
+      this.drop(row, row.createdAt < Date.now() - this.o.maxAgeMs ? 'too old' : 'outbox full');
   }
 
   private drop(row: OutboxRow, reason: string): void {
     this.counts.dropped++;
     this.droppedSinceLog++;
-    this.o.record({ at: new Date().toISOString(), event: 'dropped', key: row.message.key, messageId: row.messageId, channel: row.channel, text: `${row.message.event} for ${row.channel} dropped: ${reason}`, error: row.lastError ?? undefined });
+    this.o.record({
+      at: new Date().toISOString(),
+      event: 'dropped',
+      key: row.message.key,
+      messageId: row.messageId,
+      channel: row.channel,
+      text: `${row.message.event} for ${row.channel} dropped: ${reason}`,
+      error: row.lastError ?? undefined,
+    });
     const now = Date.now();
     if (now - this.lastDropLog >= DROP_LOG_INTERVAL_MS) {
-      this.o.log.warn({ dropped: this.droppedSinceLog, total: this.counts.dropped, reason }, 'alert outbox: messages dropped');
+      this.o.log.warn(
+        { dropped: this.droppedSinceLog, total: this.counts.dropped, reason },
+        'alert outbox: messages dropped',
+      );
       this.lastDropLog = now;
       this.droppedSinceLog = 0;
     }

@@ -9,33 +9,73 @@ const tags = ['alerts'];
 
 export function alertRoutes(alerts: Alerts): FastifyPluginAsync {
   return async (app) => {
-    app.get('/alerts', { schema: { tags, summary: 'Active alerts, the last events (fired, resolved, acknowledged, delivered or not and why), the outbox' } }, async () => ({
-      ...alerts.status(),
-      active: alerts.active(),
-      history: alerts.history(),
-    }));
-    app.post('/alerts/test', { schema: { tags, summary: 'Send a test message to every channel now; answers what each said' } }, async () => {
-      const results = await alerts.sendTest();
-      return { channels: results };
-    });
+    app.get(
+      '/alerts',
+      {
+        schema: {
+          tags,
+          summary:
+            'Active alerts, the last events (fired, resolved, acknowledged, delivered or not and why), the outbox',
+        },
+      },
+      async () => ({
+        ...alerts.status(),
+        active: alerts.active(),
+        history: alerts.history(),
+      }),
+    );
+    app.post(
+      '/alerts/test',
+      { schema: { tags, summary: 'Send a test message to every channel now; answers what each said' } },
+      async () => {
+        const results = await alerts.sendTest();
+        return { channels: results };
+      },
+    );
     app.post<{ Body: { key: string } }>(
       '/alerts/acknowledge',
-      { schema: { tags, summary: 'Acknowledge an active alert (stops its reminders)', body: Type.Object({ key: Type.String({ minLength: 1, maxLength: 300 }) }, { additionalProperties: false }) } },
+      {
+        schema: {
+          tags,
+          summary: 'Acknowledge an active alert (stops its reminders)',
+          body: Type.Object({ key: Type.String({ minLength: 1, maxLength: 300 }) }, { additionalProperties: false }),
+        },
+      },
       async (req) => {
         if (!alerts.acknowledge(req.body.key)) throw new HttpError(404, `no active alert with key '${req.body.key}'`);
         return { key: req.body.key, acknowledged: true };
       },
     );
-    app.get('/alerts/rules', { schema: { tags, summary: 'The effective alert rules, the stored rules document, and its error if it is not valid' } }, async () => alerts.currentRules());
-    app.put('/alerts/rules', { schema: { tags, summary: 'Replace the rules document (datastore {namespace: <service id>, id: "alerts"}); times in seconds, temperatures in degC' } }, async (req) => {
-      const body = req.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'the body must be a JSON object of rules');
-      try {
-        return { rules: alerts.setRules(body as Record<string, unknown>) };
-      } catch (e) {
-        if (e instanceof SchemaError) throw new HttpError(422, e.message, e.issues);
-        throw e;
-      }
-    });
+    app.get(
+      '/alerts/rules',
+      {
+        schema: {
+          tags,
+          summary: 'The effective alert rules, the stored rules document, and its error if it is not valid',
+        },
+      },
+      async () => alerts.currentRules(),
+    );
+    app.put(
+      '/alerts/rules',
+      {
+        schema: {
+          tags,
+          summary:
+            'Replace the rules document (datastore {namespace: <service id>, id: "alerts"}); times in seconds, temperatures in degC',
+        },
+      },
+      async (req) => {
+        const body = req.body;
+        if (typeof body !== 'object' || body === null || Array.isArray(body))
+          throw new HttpError(400, 'the body must be a JSON object of rules');
+        try {
+          return { rules: alerts.setRules(body as Record<string, unknown>) };
+        } catch (e) {
+          if (e instanceof SchemaError) throw new HttpError(422, e.message, e.issues);
+          throw e;
+        }
+      },
+    );
   };
 }

@@ -5,7 +5,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { checked } from './schema-check.js';
 
 export const RULES_DOC_ID = 'alerts';
-const seconds = (def: number, description: string) => Type.Number({ minimum: 0, default: def, description: `${description} (seconds)` });
+const seconds = (def: number, description: string) =>
+  Type.Number({ minimum: 0, default: def, description: `${description} (seconds)` });
 const strict = { additionalProperties: false } as const;
 
 export const BlockRuleSchema = Type.Object(
@@ -13,29 +14,53 @@ export const BlockRuleSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean({ description: 'false: no alerts for this block' })),
     after: Type.Optional(Type.Number({ minimum: 0, description: 'sensor null / out of band for this long (seconds)' })),
     band: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'setpoint band (delta degC)' })),
-    onAfter: Type.Optional(Type.Number({ minimum: 0, description: 'output on without a break for this long (seconds); 0 = off' })),
+    onAfter: Type.Optional(
+      Type.Number({ minimum: 0, description: 'output on without a break for this long (seconds); 0 = off' }),
+    ),
   },
   strict,
 );
 
 export const RulesSchema = Type.Object(
   {
-    sensorNull: Type.Object({ enabled: Type.Boolean({ default: true }), after: seconds(60, 'a sensor reads null for') }, { ...strict, default: {} }),
-    setpointBand: Type.Object(
-      { enabled: Type.Boolean({ default: true }), band: Type.Number({ exclusiveMinimum: 0, default: 2, description: 'delta degC' }), after: seconds(1800, 'out of band for') },
+    sensorNull: Type.Object(
+      { enabled: Type.Boolean({ default: true }), after: seconds(60, 'a sensor reads null for') },
       { ...strict, default: {} },
     ),
-    outputOn: Type.Object({ enabled: Type.Boolean({ default: true }), after: seconds(0, 'default for every output, 0 = off; set per actuator in blocks') }, { ...strict, default: {} }),
+    setpointBand: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        band: Type.Number({ exclusiveMinimum: 0, default: 2, description: 'delta degC' }),
+        after: seconds(1800, 'out of band for'),
+      },
+      { ...strict, default: {} },
+    ),
+    outputOn: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        after: seconds(0, 'default for every output, 0 = off; set per actuator in blocks'),
+      },
+      { ...strict, default: {} },
+    ),
     hardware: Type.Object({ enabled: Type.Boolean({ default: true }) }, { ...strict, default: {} }),
     service: Type.Object(
       {
         enabled: Type.Boolean({ default: true }),
         unreachableAfter: seconds(300, 'broker or history store unreachable for'),
-        diskFreePercent: Type.Number({ minimum: 0, maximum: 100, default: 5, description: 'alert below this much free space in the data dir' }),
+        diskFreePercent: Type.Number({
+          minimum: 0,
+          maximum: 100,
+          default: 5,
+          description: 'alert below this much free space in the data dir',
+        }),
       },
       { ...strict, default: {} },
     ),
-    remindHours: Type.Number({ exclusiveMinimum: 0, default: 4, description: 'remind every this many hours while an alert is active and not acknowledged' }),
+    remindHours: Type.Number({
+      exclusiveMinimum: 0,
+      default: 4,
+      description: 'remind every this many hours while an alert is active and not acknowledged',
+    }),
     resolveAfter: seconds(60, 'a condition must stay clear this long to resolve; shorter dips count as flaps'),
     blocks: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), BlockRuleSchema, { default: {} }),
   },
@@ -62,17 +87,25 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? deepMerge(out[k] as Record<string, unknown>, v) : v;
+  for (const [k, v] of Object.entries(over))
+    out[k] = isObject(v) && isObject(out[k]) ? deepMerge(out[k] as Record<string, unknown>, v) : v;
   return out;
 }
 
 /** Effective rules from the config's rules and the document (either may be missing). */
-export function effectiveRules(fromConfig: Record<string, unknown> | undefined, doc: Record<string, unknown> | null): Rules {
+export function effectiveRules(
+  fromConfig: Record<string, unknown> | undefined,
+  doc: Record<string, unknown> | null,
+): Rules {
   return parseRules(deepMerge(fromConfig ?? {}, doc ?? {}));
 }
 
 /** The document after block `from` was renamed to `to` (null when nothing changes). */
-export function renamedIn(doc: Record<string, unknown> | null, from: string, to: string): Record<string, unknown> | null {
+export function renamedIn(
+  doc: Record<string, unknown> | null,
+  from: string,
+  to: string,
+): Record<string, unknown> | null {
   const blocks = doc?.blocks;
   if (!isObject(blocks) || !(from in blocks)) return null;
   const next = { ...blocks, [to]: blocks[from] };

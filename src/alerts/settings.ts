@@ -19,7 +19,11 @@ export const NtfySchema = Type.Object(
 export const WebhookSchema = Type.Object(
   {
     url: url('receives a JSON POST per message'),
-    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), { description: 'extra headers (e.g. X-Gotify-Key); secret' })),
+    headers: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), {
+        description: 'extra headers (e.g. X-Gotify-Key); secret',
+      }),
+    ),
   },
   strict,
 );
@@ -28,7 +32,10 @@ export const EmailSchema = Type.Object(
   {
     host: Type.String({ minLength: 1 }),
     port: Type.Integer({ minimum: 1, maximum: 65535, default: 587 }),
-    secure: Type.Boolean({ default: false, description: 'TLS from the start (port 465); false: STARTTLS when offered' }),
+    secure: Type.Boolean({
+      default: false,
+      description: 'TLS from the start (port 465); false: STARTTLS when offered',
+    }),
     requireTls: Type.Boolean({ default: false, description: 'refuse to send without STARTTLS' }),
     rejectUnauthorized: Type.Boolean({ default: true }),
     user: Type.Optional(Type.String({ minLength: 1 })),
@@ -46,15 +53,34 @@ export const AlertSettingsSchema = Type.Object(
     email: Type.Optional(EmailSchema),
     mqtt: Type.Boolean({ default: true, description: 'retained list of active alerts on <root>/alerts/<service id>' }),
     heartbeat: Type.Optional(
-      Type.Object({ url: url('called while control runs (healthchecks.io, Uptime Kuma push)'), intervalSeconds: Type.Number({ minimum: 1, default: 300 }) }, strict),
+      Type.Object(
+        {
+          url: url('called while control runs (healthchecks.io, Uptime Kuma push)'),
+          intervalSeconds: Type.Number({ minimum: 1, default: 300 }),
+        },
+        strict,
+      ),
     ),
-    remindHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'reminder interval while an alert is active; the starting value of the rule remindHours' })),
+    remindHours: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: 'reminder interval while an alert is active; the starting value of the rule remindHours',
+      }),
+    ),
     checkIntervalMs: Type.Integer({ minimum: 50, default: 1000, description: 'how often conditions are evaluated' }),
     retryBaseMs: Type.Integer({ minimum: 10, default: 5000, description: 'first retry delay; doubles per attempt' }),
     retryMaxMs: Type.Integer({ minimum: 10, default: 600000 }),
     sendTimeoutMs: Type.Integer({ minimum: 100, default: 15000 }),
-    outboxLimit: Type.Integer({ minimum: 10, default: 1000, description: 'messages waiting at most; the oldest is dropped beyond it' }),
-    maxAgeHours: Type.Number({ exclusiveMinimum: 0, default: 48, description: 'a message still undelivered after this is dropped' }),
+    outboxLimit: Type.Integer({
+      minimum: 10,
+      default: 1000,
+      description: 'messages waiting at most; the oldest is dropped beyond it',
+    }),
+    maxAgeHours: Type.Number({
+      exclusiveMinimum: 0,
+      default: 48,
+      description: 'a message still undelivered after this is dropped',
+    }),
     historyLimit: Type.Integer({ minimum: 10, default: 200 }),
     rules: Type.Optional(RulesSchema),
   },

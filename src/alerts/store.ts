@@ -24,16 +24,22 @@ export class AlertStore {
 
   loadActive(): ActiveAlert[] {
     // A row that went bad is dropped: the condition, if it still holds, fires again.
-    return (this.db.prepare('SELECT key, value FROM alert_active').all() as { key: string; value: string }[]).flatMap((r) => {
-      const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an active alert' });
-      if (parsed.ok) return [parsed.value as ActiveAlert];
-      this.removeActive(r.key);
-      return [];
-    });
+    return (this.db.prepare('SELECT key, value FROM alert_active').all() as { key: string; value: string }[]).flatMap(
+      (r) => {
+        const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an active alert' });
+        if (parsed.ok) return [parsed.value as ActiveAlert];
+        this.removeActive(r.key);
+        return [];
+      },
+    );
   }
 
   saveActive(alert: ActiveAlert): void {
-    this.db.prepare('INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(alert.key, JSON.stringify(alert));
+    this.db
+      .prepare(
+        'INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      )
+      .run(alert.key, JSON.stringify(alert));
   }
 
   removeActive(key: string): void {
@@ -41,13 +47,16 @@ export class AlertStore {
   }
 
   addHistory(entry: HistoryEntry): void {
-    const seq = this.db.prepare('INSERT INTO alert_history (value) VALUES (?)').run(JSON.stringify(entry)).lastInsertRowid as number;
+    const seq = this.db.prepare('INSERT INTO alert_history (value) VALUES (?)').run(JSON.stringify(entry))
+      .lastInsertRowid as number;
     this.db.prepare('DELETE FROM alert_history WHERE seq <= ?').run(seq - this.historyLimit);
   }
 
   history(limit = this.historyLimit): HistoryEntry[] {
     // A row whose bytes went bad on the card is left out, not a failed request.
-    return (this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]).flatMap((r) => {
+    return (
+      this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]
+    ).flatMap((r) => {
       const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an alert history entry' });
       return parsed.ok ? [parsed.value as HistoryEntry] : [];
     });
@@ -55,14 +64,18 @@ export class AlertStore {
 
   /** Queue one message per channel, in one transaction (durable before it returns). */
   enqueue(message: AlertMessage, channels: string[], now: number): void {
-    const insert = this.db.prepare('INSERT OR IGNORE INTO alert_outbox (message_id, channel, message, next_at, created_at) VALUES (?, ?, ?, ?, ?)');
+    const insert = this.db.prepare(
+      'INSERT OR IGNORE INTO alert_outbox (message_id, channel, message, next_at, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
     this.db.transaction(() => {
       for (const channel of channels) insert.run(message.id, channel, JSON.stringify(message), now, now);
     })();
   }
 
   due(now: number, limit: number): OutboxRow[] {
-    const rows = this.db.prepare('SELECT * FROM alert_outbox WHERE next_at <= ? ORDER BY seq LIMIT ?').all(now, limit) as Record<string, unknown>[];
+    const rows = this.db
+      .prepare('SELECT * FROM alert_outbox WHERE next_at <= ? ORDER BY seq LIMIT ?')
+      .all(now, limit) as Record<string, unknown>[];
     // A message whose bytes went bad can never be sent: it leaves the outbox instead of blocking the rest.
     return rows.flatMap((r) => {
       const parsed = parseJson(r.message as string, { maxBytes: MAX_RECORD_BYTES, what: 'an alert message' });
@@ -70,16 +83,18 @@ export class AlertStore {
         this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(r.seq);
         return [];
       }
-      return [{
-        seq: r.seq as number,
-        messageId: r.message_id as string,
-        channel: r.channel as string,
-        message: parsed.value as AlertMessage,
-        attempts: r.attempts as number,
-        nextAt: r.next_at as number,
-        createdAt: r.created_at as number,
-        lastError: (r.last_error as string | null) ?? null,
-      }];
+      return [
+        {
+          seq: r.seq as number,
+          messageId: r.message_id as string,
+          channel: r.channel as string,
+          message: parsed.value as AlertMessage,
+          attempts: r.attempts as number,
+          nextAt: r.next_at as number,
+          createdAt: r.created_at as number,
+          lastError: (r.last_error as string | null) ?? null,
+        },
+      ];
     });
   }
 
@@ -93,7 +108,9 @@ export class AlertStore {
   }
 
   retryLater(seq: number, nextAt: number, error: string): void {
-    this.db.prepare('UPDATE alert_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE seq = ?').run(nextAt, error, seq);
+    this.db
+      .prepare('UPDATE alert_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE seq = ?')
+      .run(nextAt, error, seq);
   }
 
   pending(): number {
@@ -101,17 +118,33 @@ export class AlertStore {
   }
 
   pendingByChannel(): Record<string, number> {
-    const rows = this.db.prepare('SELECT channel, COUNT(*) AS n FROM alert_outbox GROUP BY channel').all() as { channel: string; n: number }[];
+    const rows = this.db.prepare('SELECT channel, COUNT(*) AS n FROM alert_outbox GROUP BY channel').all() as {
+      channel: string;
+      n: number;
+    }[];
     return Object.fromEntries(rows.map((r) => [r.channel, r.n]));
   }
 
   /** Drop the oldest beyond `limit` and anything older than `createdBefore`; returns the dropped rows. */
   trim(limit: number, createdBefore: number): OutboxRow[] {
     const over = Math.max(0, this.pending() - limit);
-    const rows = this.db.prepare('SELECT seq, message_id, channel, message, attempts, next_at, created_at, last_error FROM alert_outbox WHERE created_at < ? OR seq IN (SELECT seq FROM alert_outbox ORDER BY seq LIMIT ?)').all(createdBefore, over) as Record<string, unknown>[];
+    const rows = this.db
+      .prepare(
+        'SELECT seq, message_id, channel, message, attempts, next_at, created_at, last_error FROM alert_outbox WHERE created_at < ? OR seq IN (SELECT seq FROM alert_outbox ORDER BY seq LIMIT ?)',
+      )
+      .all(createdBefore, over) as Record<string, unknown>[];
     const del = this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?');
     this.db.transaction(() => rows.forEach((r) => del.run(r.seq)))();
-    return rows.map((r) => ({ seq: r.seq as number, messageId: r.message_id as string, channel: r.channel as string, message: JSON.parse(r.message as string) as AlertMessage, attempts: r.attempts as number, nextAt: r.next_at as number, createdAt: r.created_at as number, lastError: (r.last_error as string | null) ?? null }));
+    return rows.map((r) => ({
+      seq: r.seq as number,
+      messageId: r.message_id as string,
+      channel: r.channel as string,
+      message: JSON.parse(r.message as string) as AlertMessage,
+      attempts: r.attempts as number,
+      nextAt: r.next_at as number,
+      createdAt: r.created_at as number,
+      lastError: (r.last_error as string | null) ?? null,
+    }));
   }
 }
 
@@ -120,10 +153,14 @@ const RUNNING_KEY = 'alerts_service_running';
 /** Marks the service as running; returns true when the previous run did not stop cleanly. */
 export function markRunning(db: Db): boolean {
   const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(RUNNING_KEY) as { value: string } | undefined;
-  db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(RUNNING_KEY, '1');
+  db.prepare(
+    'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+  ).run(RUNNING_KEY, '1');
   return row?.value === '1';
 }
 
 export function markStopped(db: Db): void {
-  db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(RUNNING_KEY, '0');
+  db.prepare(
+    'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+  ).run(RUNNING_KEY, '0');
 }

@@ -70,7 +70,19 @@ export class Tracker {
 
   /** A one-shot alert (an unclean stop): fires now, stays until acknowledged. */
   fireOnce(obs: Pick<Observation, 'key' | 'kind' | 'text' | 'values'>, now: number): void {
-    const alert: ActiveAlert = { key: obs.key, kind: obs.kind, text: obs.text, values: obs.values, firstSeenAt: now, lastSeenAt: now, firedAt: now, lastNotifiedAt: now, count: 1, acknowledged: false, oneShot: true };
+    const alert: ActiveAlert = {
+      key: obs.key,
+      kind: obs.kind,
+      text: obs.text,
+      values: obs.values,
+      firstSeenAt: now,
+      lastSeenAt: now,
+      firedAt: now,
+      lastNotifiedAt: now,
+      count: 1,
+      acknowledged: false,
+      oneShot: true,
+    };
     this.active.set(alert.key, alert);
     this.o.save(alert);
     this.o.emit('fired', alert);
@@ -129,7 +141,19 @@ export class Tracker {
     }
     if (now - streak.firstSeenAt < obs.after * 1000) return;
     this.streaks.delete(obs.key);
-    const alert: ActiveAlert = { key: obs.key, kind: obs.kind, blockId: obs.blockId, text: obs.text, values: obs.values, firstSeenAt: streak.firstSeenAt, lastSeenAt: now, firedAt: now, lastNotifiedAt: now, count: streak.count, acknowledged: false };
+    const alert: ActiveAlert = {
+      key: obs.key,
+      kind: obs.kind,
+      blockId: obs.blockId,
+      text: obs.text,
+      values: obs.values,
+      firstSeenAt: streak.firstSeenAt,
+      lastSeenAt: now,
+      firedAt: now,
+      lastNotifiedAt: now,
+      count: streak.count,
+      acknowledged: false,
+    };
     this.active.set(alert.key, alert);
     this.o.save(alert);
     this.o.emit('fired', alert);

@@ -1,8 +1,29 @@
 // What an alert is, what happened to it, and what a channel is sent.
 
-export type ConditionKind = 'sensor-null' | 'setpoint-band' | 'output-on' | 'device-missing' | 'bus-short' | 'unclean-stop' | 'control-disabled' | 'broker-unreachable' | 'history-unreachable' | 'disk-full';
+export type ConditionKind =
+  | 'sensor-null'
+  | 'setpoint-band'
+  | 'output-on'
+  | 'device-missing'
+  | 'bus-short'
+  | 'unclean-stop'
+  | 'control-disabled'
+  | 'broker-unreachable'
+  | 'history-unreachable'
+  | 'disk-full';
 
-export const CONDITION_KINDS: ConditionKind[] = ['sensor-null', 'setpoint-band', 'output-on', 'device-missing', 'bus-short', 'unclean-stop', 'control-disabled', 'broker-unreachable', 'history-unreachable', 'disk-full'];
+export const CONDITION_KINDS: ConditionKind[] = [
+  'sensor-null',
+  'setpoint-band',
+  'output-on',
+  'device-missing',
+  'bus-short',
+  'unclean-stop',
+  'control-disabled',
+  'broker-unreachable',
+  'history-unreachable',
+  'disk-full',
+];
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'sensor-null': 'Sensor not reading',

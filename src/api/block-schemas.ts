@@ -17,11 +17,14 @@ const EXAMPLE_TYPE = 'TempSensorMock';
 
 /** A create body per creatable type, with the type's defaults (the TempSensorMock one first). */
 function createExamples(types: BlockTypeDef<any, any>[]) {
-  const creatable = types.filter((t) => !t.system).sort((a, b) => Number(b.type === EXAMPLE_TYPE) - Number(a.type === EXAMPLE_TYPE));
+  const creatable = types
+    .filter((t) => !t.system)
+    .sort((a, b) => Number(b.type === EXAMPLE_TYPE) - Number(a.type === EXAMPLE_TYPE));
   return creatable.map((t, i) => {
     const data = encodeData(t.fields, writable(t.fields, complete(t.fields, {})), 'default', DEFAULT_UNITS);
     // Links are left out: they name blocks that may not exist yet.
-    for (const [name, field] of Object.entries(t.fields as FieldTable)) if (field.spec.kind === 'link') delete data[name];
+    for (const [name, field] of Object.entries(t.fields as FieldTable))
+      if (field.spec.kind === 'link') delete data[name];
     return { id: i === 0 ? EXAMPLE_ID : `my ${t.type}`, type: t.type, data };
   });
 }
@@ -38,7 +41,13 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
         meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       },
       // x-implements: the interfaces a link to this type satisfies (the dashboard's link pickers).
-      { $id: t.type, title: t.type, description: t.description, 'x-role': t.role, 'x-implements': [t.type, ...t.implements] },
+      {
+        $id: t.type,
+        title: t.type,
+        description: t.description,
+        'x-role': t.role,
+        'x-implements': [t.type, ...t.implements],
+      },
     ),
   );
   const description =
@@ -57,7 +66,8 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
       serviceId: Type.String(),
       dangling: Type.Optional(
         Type.Array(Type.Object({ id: Type.String(), field: Type.String() }), {
-          description: 'blocks/delete: the links of other blocks that pointed at the deleted block and now point nowhere (block id, field path in its data)',
+          description:
+            'blocks/delete: the links of other blocks that pointed at the deleted block and now point nowhere (block id, field path in its data)',
         }),
       ),
     },
@@ -70,7 +80,10 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
     store: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   });
   const messages = Type.Object({ messages: Type.Array(Type.String()) });
-  const rename = Type.Object({ existing: Type.String(), desired: Type.String() }, { description: 'The current id and the new one' });
+  const rename = Type.Object(
+    { existing: Type.String(), desired: Type.String() },
+    { description: 'The current id and the new one' },
+  );
   const examples = createExamples(types);
   return {
     /** Register each with `app.addSchema` in the context of the routes. */

@@ -18,26 +18,83 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       const block = runtime.create(req.body, 'rest');
       return reply.status(201).send(block);
     });
-    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readBytes(req.body)));
-    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readBytes(req.body, 'logged')));
-    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) => json(reply, runtime.readBytes(req.body, 'stored')));
-    app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) => runtime.write(req.body, 'rest'));
-    app.post('/blocks/patch', doc('Patch a block: deep merge with its current state', s.patchIn, s.block), async (req) => runtime.patch(req.body, 'rest'));
-    app.post('/blocks/delete', doc('Delete a block, or a list of blocks (all or nothing)', { anyOf: [s.ident, { type: 'array', items: s.ident }], examples: s.ident.examples }, { anyOf: [s.identOut, { type: 'array', items: s.identOut }] }), async (req) =>
-      Array.isArray(req.body) ? runtime.deleteMany(req.body, 'rest') : runtime.delete(req.body, 'rest'),
+    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) =>
+      json(reply, runtime.readBytes(req.body)),
     );
-    app.post('/blocks/rename', doc('Rename a block; links to it follow', s.rename, s.identOut), async (req) => runtime.rename(req.body, 'rest'));
-    app.post('/blocks/validate', doc('Validate a block body without storing it', s.blockIn, s.block), async (req) => runtime.validate(req.body));
-    app.post('/blocks/batch/create', doc('Create a list of blocks, all or nothing', s.blocks, s.blocks, 201), async (req, reply) => reply.status(201).send(runtime.batch('create', req.body, 'rest')));
-    app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('write', req.body, 'rest'));
-    app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) => runtime.batch('patch', req.body, 'rest'));
-    app.post('/blocks/batch/delete', doc('Delete a list of blocks, all or nothing', { type: 'array', items: s.ident }, { type: 'array', items: s.identOut }), async (req) => runtime.deleteMany(req.body, 'rest'));
-    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes()));
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes('logged')));
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) => json(reply, runtime.readAllBytes('stored')));
-    app.post('/blocks/all/delete', doc('Delete every user block', null, { type: 'array', items: s.identOut }), async () => runtime.deleteAll('rest'));
-    app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () => runtime.discover('rest'));
-    app.post('/blocks/backup/save', doc('Stored data of every block and the controller documents', null, s.backup), async () => runtime.backupSave());
-    app.post('/blocks/backup/load', doc('Replace every block with a backup', s.backup, s.messages), async (req) => runtime.backupLoad(req.body, 'rest'));
+    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) =>
+      json(reply, runtime.readBytes(req.body, 'logged')),
+    );
+    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) =>
+      json(reply, runtime.readBytes(req.body, 'stored')),
+    );
+    app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) =>
+      runtime.write(req.body, 'rest'),
+    );
+    app.post(
+      '/blocks/patch',
+      doc('Patch a block: deep merge with its current state', s.patchIn, s.block),
+      async (req) => runtime.patch(req.body, 'rest'),
+    );
+    app.post(
+      '/blocks/delete',
+      doc(
+        'Delete a block, or a list of blocks (all or nothing)',
+        { anyOf: [s.ident, { type: 'array', items: s.ident }], examples: s.ident.examples },
+        { anyOf: [s.identOut, { type: 'array', items: s.identOut }] },
+      ),
+      async (req) =>
+        Array.isArray(req.body) ? runtime.deleteMany(req.body, 'rest') : runtime.delete(req.body, 'rest'),
+    );
+    app.post('/blocks/rename', doc('Rename a block; links to it follow', s.rename, s.identOut), async (req) =>
+      runtime.rename(req.body, 'rest'),
+    );
+    app.post('/blocks/validate', doc('Validate a block body without storing it', s.blockIn, s.block), async (req) =>
+      runtime.validate(req.body),
+    );
+    app.post(
+      '/blocks/batch/create',
+      doc('Create a list of blocks, all or nothing', s.blocks, s.blocks, 201),
+      async (req, reply) => reply.status(201).send(runtime.batch('create', req.body, 'rest')),
+    );
+    app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) =>
+      runtime.batch('write', req.body, 'rest'),
+    );
+    app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) =>
+      runtime.batch('patch', req.body, 'rest'),
+    );
+    app.post(
+      '/blocks/batch/delete',
+      doc(
+        'Delete a list of blocks, all or nothing',
+        { type: 'array', items: s.ident },
+        { type: 'array', items: s.identOut },
+      ),
+      async (req) => runtime.deleteMany(req.body, 'rest'),
+    );
+    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) =>
+      json(reply, runtime.readAllBytes()),
+    );
+    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) =>
+      json(reply, runtime.readAllBytes('logged')),
+    );
+    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) =>
+      json(reply, runtime.readAllBytes('stored')),
+    );
+    app.post(
+      '/blocks/all/delete',
+      doc('Delete every user block', null, { type: 'array', items: s.identOut }),
+      async () => runtime.deleteAll('rest'),
+    );
+    app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () =>
+      runtime.discover('rest'),
+    );
+    app.post(
+      '/blocks/backup/save',
+      doc('Stored data of every block and the controller documents', null, s.backup),
+      async () => runtime.backupSave(),
+    );
+    app.post('/blocks/backup/load', doc('Replace every block with a backup', s.backup, s.messages), async (req) =>
+      runtime.backupLoad(req.body, 'rest'),
+    );
   };
 }

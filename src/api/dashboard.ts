@@ -22,7 +22,10 @@ export function dashboardDir(): string | null {
   return null;
 }
 
-export function dashboardRoutes(info: { serviceId: string; emitIntervalMs: number }, root = dashboardDir()): FastifyPluginAsync {
+export function dashboardRoutes(
+  info: { serviceId: string; emitIntervalMs: number },
+  root = dashboardDir(),
+): FastifyPluginAsync {
   return async (app) => {
     if (!root) {
       app.log.info('dashboard not built (no dist/web): run npm run build:web');
@@ -30,7 +33,10 @@ export function dashboardRoutes(info: { serviceId: string; emitIntervalMs: numbe
     }
     const realRoot = realpathSync(root);
     publicRoutes(app); // the page, its files and which service it belongs to: no data, and they show the login
-    app.get('/dashboard.json', { schema: { hide: true } }, async () => ({ serviceId: info.serviceId, emitIntervalMs: info.emitIntervalMs }));
+    app.get('/dashboard.json', { schema: { hide: true } }, async () => ({
+      serviceId: info.serviceId,
+      emitIntervalMs: info.emitIntervalMs,
+    }));
     // One route per built file (wildcard: false), `/` among them: an unknown path matches no
     // route, so it is the app's JSON 404, or the auth guard's 401 (it is not a public route).
     // No dotfiles, and no link that leads out of the root (the file list follows links).
@@ -42,7 +48,9 @@ export function dashboardRoutes(info: { serviceId: string; emitIntervalMs: numbe
       maxAge: '1h',
       dotfiles: 'ignore',
       allowedPath: (pathname) => staysInside(realRoot, path.join(root, pathname)),
-      setHeaders: (reply, file) => { if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache'); },
+      setHeaders: (reply, file) => {
+        if (file.endsWith('index.html')) reply.header('cache-control', 'no-cache');
+      },
     });
   };
 }

@@ -26,13 +26,20 @@ function swaggerOptions(ctx: DocsContext): SwaggerOptions {
   return {
     openapi: { info: { title: ctx.title, description: ctx.description, version: '1' } },
     // Shared schemas become components named by their $id (e.g. #/components/schemas/Pid).
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   };
 }
 
 /** @fastify/swagger's dynamic mode, given the hooks it would have added to `app` replayed. It
  *  reads the context through the public API only (addHook, decorate, getSchemas). */
-async function buildSwagger(ctx: DocsContext, app: FastifyInstance, routes: RouteOptions[], instances: FastifyInstance[]): Promise<Swagger> {
+async function buildSwagger(
+  ctx: DocsContext,
+  app: FastifyInstance,
+  routes: RouteOptions[],
+  instances: FastifyInstance[],
+): Promise<Swagger> {
   const { fastifySwagger } = await import('@fastify/swagger');
   const hooks: Record<string, (...args: unknown[]) => unknown> = {};
   let swagger: Swagger | undefined;
@@ -41,7 +48,11 @@ async function buildSwagger(ctx: DocsContext, app: FastifyInstance, routes: Rout
     decorate: (_name: string, fn: Swagger) => void (swagger = fn),
     getSchemas: () => app.getSchemas(),
   };
-  await new Promise<void>((resolve, reject) => fastifySwagger(recorder as unknown as FastifyInstance, swaggerOptions(ctx), (e?: Error) => (e ? reject(e) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    fastifySwagger(recorder as unknown as FastifyInstance, swaggerOptions(ctx), (e?: Error) =>
+      e ? reject(e) : resolve(),
+    ),
+  );
   for (const route of routes) hooks.onRoute?.(route);
   for (const instance of instances) await hooks.onRegister?.(instance);
   await new Promise<void>((resolve) => (hooks.onReady ? hooks.onReady(resolve) : resolve()));
@@ -50,12 +61,21 @@ async function buildSwagger(ctx: DocsContext, app: FastifyInstance, routes: Rout
 }
 
 async function docsPages(ctx: DocsContext, swagger: Swagger): Promise<FastifyInstance> {
-  const [{ default: Fastify }, { default: fastifyCompress }, { default: fastifySwaggerUi }] = await Promise.all([import('fastify'), import('@fastify/compress'), import('@fastify/swagger-ui')]);
+  const [{ default: Fastify }, { default: fastifyCompress }, { default: fastifySwaggerUi }] = await Promise.all([
+    import('fastify'),
+    import('@fastify/compress'),
+    import('@fastify/swagger-ui'),
+  ]);
   const pages = Fastify();
   // Stands in for @fastify/swagger (which Swagger UI depends on): the document of the app's context.
-  await pages.register(fp(async (app: FastifyInstance) => void app.decorate('swagger', swagger), { name: '@fastify/swagger' }));
+  await pages.register(
+    fp(async (app: FastifyInstance) => void app.decorate('swagger', swagger), { name: '@fastify/swagger' }),
+  );
   await pages.register(fastifyCompress);
-  await pages.register(fastifySwaggerUi, { routePrefix: `${ctx.prefix}/api/doc`, theme: { title: `${ctx.title} API` } });
+  await pages.register(fastifySwaggerUi, {
+    routePrefix: `${ctx.prefix}/api/doc`,
+    theme: { title: `${ctx.title} API` },
+  });
   await pages.ready();
   return pages;
 }
@@ -82,9 +102,14 @@ export function apiDocs(ctx: DocsContext): { collect: FastifyPluginAsync; pages:
         pagesReady = null;
         throw e;
       });
-      const res = await (await pagesReady).inject({ method: req.method as 'GET', url: req.url, headers: req.headers as IncomingHttpHeaders as Record<string, string> });
+      const res = await (await pagesReady).inject({
+        method: req.method as 'GET',
+        url: req.url,
+        headers: req.headers as IncomingHttpHeaders as Record<string, string>,
+      });
       if (res.statusCode === 404) return reply.callNotFound();
-      for (const [name, value] of Object.entries(res.headers)) if (!OWN_HEADERS.has(name) && value !== undefined) void reply.header(name, value);
+      for (const [name, value] of Object.entries(res.headers))
+        if (!OWN_HEADERS.has(name) && value !== undefined) void reply.header(name, value);
       return reply.code(res.statusCode).send(res.rawPayload.length ? res.rawPayload : undefined);
     };
     docs.get(`${ctx.prefix}/api/doc`, { schema: { hide: true } }, serve);

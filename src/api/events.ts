@@ -32,45 +32,67 @@ export class EventStreams {
     const { runtime, status, intervalMs } = this.deps;
     app.addHook('preClose', async () => this.end());
     // GET only: a HEAD of an endless stream would never end (Node sends no headers for it until end()).
-    app.get('/events', { exposeHeadRoute: false, schema: { tags: ['system'], summary: 'Server-sent events: `state` (every emit interval and on connect) and `patch` (after every change), as on MQTT' } }, (req, reply) => {
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-      const send = (event: string, data: unknown) => {
-        if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      };
-      const sendState = (online = true) => {
-        try {
-          send('state', { status: online ? status() : { ...status(), online: false }, blocks: runtime.readAll(), relations: runtime.relations(), claims: runtime.claims() });
-        } catch (e) {
-          req.log.error({ err: e }, 'event stream: state not sent');
-        }
-      };
-      res.write(`retry: ${RETRY_MS}\n\n`);
-      if (this.ended) {
-        sendState(false);
-        res.end();
-        return;
-      }
-      sendState();
-      const timer = setInterval(sendState, intervalMs);
-      const onChange = (ev: ChangeEvent) => send('patch', { changed: ev.changed.map((b) => runtime.toJson(b)), deleted: ev.deleted });
-      runtime.on('change', onChange);
-      const detach = () => {
-        if (!this.open.delete(stream)) return false;
-        clearInterval(timer);
-        runtime.off('change', onChange);
-        return true;
-      };
-      const stream = {
-        close: () => {
-          if (!detach()) return;
+    app.get(
+      '/events',
+      {
+        exposeHeadRoute: false,
+        schema: {
+          tags: ['system'],
+          summary:
+            'Server-sent events: `state` (every emit interval and on connect) and `patch` (after every change), as on MQTT',
+        },
+      },
+      (req, reply) => {
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        const send = (event: string, data: unknown) => {
+          if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        };
+        const sendState = (online = true) => {
+          try {
+            send('state', {
+              status: online ? status() : { ...status(), online: false },
+              blocks: runtime.readAll(),
+              relations: runtime.relations(),
+              claims: runtime.claims(),
+            });
+          } catch (e) {
+            req.log.error({ err: e }, 'event stream: state not sent');
+          }
+        };
+        res.write(`retry: ${RETRY_MS}\n\n`);
+        if (this.ended) {
           sendState(false);
           res.end();
-        },
-      };
-      this.open.add(stream);
-      req.raw.on('close', detach);
-    });
+          return;
+        }
+        sendState();
+        const timer = setInterval(sendState, intervalMs);
+        const onChange = (ev: ChangeEvent) =>
+          send('patch', { changed: ev.changed.map((b) => runtime.toJson(b)), deleted: ev.deleted });
+        runtime.on('change', onChange);
+        const detach = () => {
+          if (!this.open.delete(stream)) return false;
+          clearInterval(timer);
+          runtime.off('change', onChange);
+          return true;
+        };
+        const stream = {
+          close: () => {
+            if (!detach()) return;
+            sendState(false);
+            res.end();
+          },
+        };
+        this.open.add(stream);
+        req.raw.on('close', detach);
+      },
+    );
   };
 }

@@ -58,5 +58,8 @@ export function methodNotAllowed(app: FastifyInstance, req: FastifyRequest): { b
 export function unsupportedMediaType(err: unknown, req: FastifyRequest): ErrorBody | null {
   if ((err as FastifyError).code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return null;
   const got = req.headers['content-type'];
-  return errorBody(415, `the body must be JSON sent with the header ${JSON_TYPE} (${got ? `got content-type: ${got}` : 'no content-type was sent'})`);
+  return errorBody(
+    415,
+    `the body must be JSON sent with the header ${JSON_TYPE} (${got ? `got content-type: ${got}` : 'no content-type was sent'})`,
+  );
 }

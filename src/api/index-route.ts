@@ -14,7 +14,13 @@ export function indexRoute(contexts: IndexedContext[]): RouteHandlerMethod {
   const body = {
     name: 'edgeblocks',
     version: VERSION,
-    apis: contexts.map((c) => ({ title: c.title, description: c.description, prefix: c.prefix, docs: `${c.prefix}/api/doc`, openapi: `${c.prefix}/api/doc/json` })),
+    apis: contexts.map((c) => ({
+      title: c.title,
+      description: c.description,
+      prefix: c.prefix,
+      docs: `${c.prefix}/api/doc`,
+      openapi: `${c.prefix}/api/doc/json`,
+    })),
     hint: 'every API call is a POST with a JSON body (content-type: application/json); the docs pages list them all',
   };
   return async () => body;

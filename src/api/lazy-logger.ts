@@ -15,7 +15,8 @@ export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, o
   if (opts.level !== undefined) return parent.child(bindings, opts);
   let child: FastifyBaseLogger | null = null;
   const real = () => (child ??= parent.child(bindings, opts));
-  const enabled = (level: string) => (parent as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.(level) ?? true;
+  const enabled = (level: string) =>
+    (parent as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.(level) ?? true;
   const quiet = new Map<string, (...args: unknown[]) => void>();
   // fastify checks that `child` is a function when it takes the logger: answer without making one.
   const grandchild: FastifyBaseLogger['child'] = (b, o) => real().child(b, o);

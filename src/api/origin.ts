@@ -9,8 +9,10 @@ export function normalOrigin(entry: string): string {
   } catch {
     throw new Error(`${JSON.stringify(entry)} is not a URL; give an origin like http://host:8080`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${JSON.stringify(entry)} is not an http(s) origin`);
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) throw new Error(`${JSON.stringify(entry)} must be an origin only, like http://host:8080`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${JSON.stringify(entry)} is not an http(s) origin`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username)
+    throw new Error(`${JSON.stringify(entry)} must be an origin only, like http://host:8080`);
   return url.origin;
 }
 
@@ -21,5 +23,7 @@ export function normalHost(entry: string): string {
   const name = entry.trim().toLowerCase().replace(/\.$/, '');
   const bare = name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
   if (name === '*' || HOST_NAME.test(name) || isIP(bare)) return bare;
-  throw new Error(`${JSON.stringify(entry)} is not a host name; give a name like brewblox.local (no scheme, no port), or * for any`);
+  throw new Error(
+    `${JSON.stringify(entry)} is not a host name; give a name like brewblox.local (no scheme, no port), or * for any`,
+  );
 }

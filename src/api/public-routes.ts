@@ -33,5 +33,8 @@ export interface RouteRow {
 export function routeTable(app: FastifyInstance): () => RouteRow[] {
   const routes: Array<{ method: string | string[]; url: string; config?: { public?: boolean } }> = [];
   app.addHook('onRoute', (route) => void routes.push(route));
-  return () => routes.flatMap((r) => [r.method].flat().map((method) => ({ method, url: r.url, public: r.config?.public === true })));
+  return () =>
+    routes.flatMap((r) =>
+      [r.method].flat().map((method) => ({ method, url: r.url, public: r.config?.public === true })),
+    );
 }

@@ -2,7 +2,12 @@
 // shared error envelope, and one encapsulated context per documented API (each with its own
 // Swagger page).
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Logger } from '../log.js';
 import { apiDocs } from './docs.js';
 import { HttpError, installErrorHandling } from './errors.js';
@@ -14,7 +19,6 @@ import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT, WEBSOCKET_MAX_FRAME_BYTES } from '../shared/limits.js';
 import { refusePlainRouteUpgrades } from './upgrade-routes.js';
-
 
 export interface ApiContext {
   /** URL prefix of the context, e.g. `/edge-one` or `/history`. */
@@ -40,7 +44,13 @@ export type Guard = (app: FastifyInstance) => void;
  * `roots` are plugins at the root, outside every API prefix (the dashboard); when none of them
  * answers `GET /`, a JSON index of the APIs does.
  */
-export async function buildServer(log: Logger, contexts: ApiContext[], opts: Partial<FastifyServerOptions> = {}, guards: Guard[] = [], roots: FastifyPluginAsync[] = []): Promise<FastifyInstance> {
+export async function buildServer(
+  log: Logger,
+  contexts: ApiContext[],
+  opts: Partial<FastifyServerOptions> = {},
+  guards: Guard[] = [],
+  roots: FastifyPluginAsync[] = [],
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -50,7 +60,12 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
     // Schemas document the API; validation is done by the block codec (shared with MQTT), and
     // responses are serialised as they are, so no field is ever dropped by a response schema.
     // Given as factories, so contexts that add shared schemas get them too (not Ajv).
-    schemaController: { compilersFactory: { buildValidator: (() => () => () => true) as never, buildSerializer: () => () => (data: unknown) => JSON.stringify(data) } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: (() => () => () => true) as never,
+        buildSerializer: () => () => (data: unknown) => JSON.stringify(data),
+      },
+    },
     ...opts,
   });
   app.decorate('routeTable', routeTable(app));
@@ -86,6 +101,7 @@ export async function buildServer(log: Logger, contexts: ApiContext[], opts: Par
   }
   for (const root of roots) await app.register(root);
   app.get('/api', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
-  if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
+  if (!app.hasRoute({ method: 'GET', url: '/' }))
+    app.get('/', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
   return app;
 }

@@ -21,19 +21,40 @@ export function sparkSystemRoutes(deps: SparkSystemDeps): FastifyPluginAsync {
   return async (app) => {
     const tags = ['system'];
     const enabledSchema = { type: 'object', properties: { enabled: { type: 'boolean' } } };
-    app.get('/settings/enabled', { schema: { tags, summary: 'Whether control is enabled', response: { 200: enabledSchema } } }, async () => ({ enabled: deps.enabled() }));
-    app.put('/settings/enabled', { schema: { tags, summary: 'Enable or disable control; disabled drives every output safe (persisted)', body: enabledSchema, response: { 200: enabledSchema } } }, async (req) => {
-      const body = req.body as { enabled?: unknown } | undefined;
-      if (!body || typeof body !== 'object' || typeof body.enabled !== 'boolean') {
-        throw new HttpError(422, 'the body must be {"enabled": true|false}', [{ path: 'enabled', message: 'required boolean' }]);
-      }
-      return { enabled: await deps.setEnabled(body.enabled) };
-    });
-    app.post('/system/reboot/service', { schema: { tags, summary: 'Restart the service: outputs safe, then exit for systemd to restart it' } }, async (_req, reply) => {
-      await reply.send({});
-      setImmediate(() => deps.restart());
-      return reply;
-    });
+    app.get(
+      '/settings/enabled',
+      { schema: { tags, summary: 'Whether control is enabled', response: { 200: enabledSchema } } },
+      async () => ({ enabled: deps.enabled() }),
+    );
+    app.put(
+      '/settings/enabled',
+      {
+        schema: {
+          tags,
+          summary: 'Enable or disable control; disabled drives every output safe (persisted)',
+          body: enabledSchema,
+          response: { 200: enabledSchema },
+        },
+      },
+      async (req) => {
+        const body = req.body as { enabled?: unknown } | undefined;
+        if (!body || typeof body !== 'object' || typeof body.enabled !== 'boolean') {
+          throw new HttpError(422, 'the body must be {"enabled": true|false}', [
+            { path: 'enabled', message: 'required boolean' },
+          ]);
+        }
+        return { enabled: await deps.setEnabled(body.enabled) };
+      },
+    );
+    app.post(
+      '/system/reboot/service',
+      { schema: { tags, summary: 'Restart the service: outputs safe, then exit for systemd to restart it' } },
+      async (_req, reply) => {
+        await reply.send({});
+        setImmediate(() => deps.restart());
+        return reply;
+      },
+    );
     for (const [path, message] of Object.entries(NOT_APPLICABLE)) {
       app.post(path, { schema: { tags, summary: `Not applicable: ${message}` } }, async () => {
         throw new HttpError(409, `not applicable: ${message}`);

@@ -9,7 +9,14 @@ export const REQUEST_TIMEOUT_MS = 20_000;
 export const CHECK_INTERVAL_MS = 5_000;
 
 /** Options for node's http/https createServer. */
-export const SERVER_TIMEOUTS = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS };
+export const SERVER_TIMEOUTS = {
+  headersTimeout: HEADERS_TIMEOUT_MS,
+  requestTimeout: REQUEST_TIMEOUT_MS,
+  connectionsCheckingInterval: CHECK_INTERVAL_MS,
+};
 
 /** The same, as fastify options (fastify sets requestTimeout itself, the rest goes to createServer). */
-export const FASTIFY_TIMEOUTS = { requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS } };
+export const FASTIFY_TIMEOUTS = {
+  requestTimeout: REQUEST_TIMEOUT_MS,
+  http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS },
+};

@@ -21,7 +21,12 @@ export interface WebsocketRouteOptions {
 }
 
 /** Serve websocket upgrades of `path` in `app`; a plain GET of it is 404. */
-export function websocketRoute(app: FastifyInstance, path: string, opts: WebsocketRouteOptions, serve: (ws: WebSocket, req: FastifyRequest) => void): void {
+export function websocketRoute(
+  app: FastifyInstance,
+  path: string,
+  opts: WebsocketRouteOptions,
+  serve: (ws: WebSocket, req: FastifyRequest) => void,
+): void {
   app.get(
     path,
     {
@@ -42,7 +47,8 @@ export function websocketRoute(app: FastifyInstance, path: string, opts: Websock
 /** Answer 404 to an upgrade of a route that serves none (install on the root, once). */
 export function refusePlainRouteUpgrades(app: FastifyInstance): void {
   app.addHook('preHandler', (req, reply, done) => {
-    if (req.ws && req.routeOptions.config.websocket !== true) return void reply.code(404).send(errorBody(404, `${req.url} serves no websocket upgrades`));
+    if (req.ws && req.routeOptions.config.websocket !== true)
+      return void reply.code(404).send(errorBody(404, `${req.url} serves no websocket upgrades`));
     done();
   });
 }

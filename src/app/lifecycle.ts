@@ -63,7 +63,8 @@ export class Lifecycle {
       try {
         const outcome = await Promise.race([Promise.resolve().then(() => s.stop!()), overdue]);
         const ms = Math.round(performance.now() - began);
-        if (outcome === 'overdue') this.log.warn({ subsystem: s.name, limitMs }, `stop ${s.name}: not done after ${limitMs} ms; going on`);
+        if (outcome === 'overdue')
+          this.log.warn({ subsystem: s.name, limitMs }, `stop ${s.name}: not done after ${limitMs} ms; going on`);
         else this.log.info({ subsystem: s.name, ms }, `stop ${s.name}: done (${ms} ms)`);
       } catch (e) {
         this.log.error({ subsystem: s.name, err: e }, `stop ${s.name}: failed`);

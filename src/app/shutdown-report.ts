@@ -16,7 +16,12 @@ export interface SafeOutput {
 }
 
 function actuatorOn(blocks: readonly AnyBlock[], io: string, channel: number): string | null {
-  const b = blocks.find((x) => x.def.type === 'DigitalActuator' && (x.data as { hwDevice?: unknown }).hwDevice === io && (x.data as { channel?: unknown }).channel === channel);
+  const b = blocks.find(
+    (x) =>
+      x.def.type === 'DigitalActuator' &&
+      (x.data as { hwDevice?: unknown }).hwDevice === io &&
+      (x.data as { channel?: unknown }).channel === channel,
+  );
   return b?.id ?? null;
 }
 
@@ -24,23 +29,35 @@ function actuatorOn(blocks: readonly AnyBlock[], io: string, channel: number): s
 export function safeOutputs(driven: DrivenSafe, blocks: readonly AnyBlock[]): SafeOutput[] {
   const out: SafeOutput[] = [];
   const pins = blocks.find((b) => b.def.type === 'GpioPins');
-  const lines = ((pins?.data as { lines?: Array<{ channel: number; name: string }> } | undefined)?.lines ?? []);
+  const lines = (pins?.data as { lines?: Array<{ channel: number; name: string }> } | undefined)?.lines ?? [];
   for (const g of driven.gpio) {
     const channel = lines.find((l) => l.name === g.name)?.channel;
     const io = pins && channel !== undefined ? pins.id : `GPIO "${g.name}" (line ${g.line})`;
-    out.push({ block: channel !== undefined ? actuatorOn(blocks, io, channel) : null, io, channel: channel ?? g.line, state: g.active ? 'on' : 'off' });
+    out.push({
+      block: channel !== undefined ? actuatorOn(blocks, io, channel) : null,
+      io,
+      channel: channel ?? g.line,
+      state: g.active ? 'on' : 'off',
+    });
   }
   for (const m of driven.io) {
-    const holder = blocks.find((b) => (b.data as { address?: unknown }).address === m.address && (b.def.type === 'DS2408' || b.def.type === 'DS2413'));
+    const holder = blocks.find(
+      (b) =>
+        (b.data as { address?: unknown }).address === m.address && (b.def.type === 'DS2408' || b.def.type === 'DS2413'),
+    );
     const io = holder?.id ?? `${m.kind.toUpperCase()} ${m.address}`;
-    for (let channel = 1; channel <= CHANNELS[m.kind]; channel++) out.push({ block: holder ? actuatorOn(blocks, io, channel) : null, io, channel, state: 'off' });
+    for (let channel = 1; channel <= CHANNELS[m.kind]; channel++)
+      out.push({ block: holder ? actuatorOn(blocks, io, channel) : null, io, channel, state: 'off' });
   }
   return out;
 }
 
 export function logSafeOutputs(log: Logger, outputs: SafeOutput[]): void {
   for (const o of outputs) {
-    log.info({ block: o.block, io: o.io, channel: o.channel, state: o.state }, `output safe: ${o.block ? `"${o.block}" on ` : ''}"${o.io}" channel ${o.channel} ${o.state}`);
+    log.info(
+      { block: o.block, io: o.io, channel: o.channel, state: o.state },
+      `output safe: ${o.block ? `"${o.block}" on ` : ''}"${o.io}" channel ${o.channel} ${o.state}`,
+    );
   }
 }
 

@@ -76,7 +76,12 @@ export class LoginAttempts {
   }
 
   status(): { addresses: number; limit: number; refused: number; forgotten: number } {
-    return { addresses: this.entries.size, limit: MAX_ADDRESSES, refused: this.refusedTotal, forgotten: this.forgotten };
+    return {
+      addresses: this.entries.size,
+      limit: MAX_ADDRESSES,
+      refused: this.refusedTotal,
+      forgotten: this.forgotten,
+    };
   }
 
   private entry(key: string, now: number): Entry {
@@ -100,7 +105,10 @@ export class LoginAttempts {
     this.forgotten++;
     if (now - this.forgottenLoggedAt < LOG_EVERY_MS) return;
     this.forgottenLoggedAt = now;
-    this.log.warn({ limit: MAX_ADDRESSES, forgotten: this.forgotten }, `login limiter: ${MAX_ADDRESSES} addresses at once; forgot the oldest (${this.forgotten} so far)`);
+    this.log.warn(
+      { limit: MAX_ADDRESSES, forgotten: this.forgotten },
+      `login limiter: ${MAX_ADDRESSES} addresses at once; forgot the oldest (${this.forgotten} so far)`,
+    );
   }
 
   private noteRefusal(key: string, e: Entry, via: Via, limited: boolean): void {
@@ -114,7 +122,10 @@ export class LoginAttempts {
   private logRefusals(key: string, e: Entry): void {
     const over = e.limited ? `, ${e.limited} of them over the limit of ${LOGIN_LIMIT.max} a minute` : '';
     const via = [...e.via].join(', ');
-    this.log.warn({ address: key, via, refused: e.refused, limited: e.limited }, `${e.refused} login(s) refused (not authorized) from ${key} via ${via}${over}; at most one such line a minute per address`);
+    this.log.warn(
+      { address: key, via, refused: e.refused, limited: e.limited },
+      `${e.refused} login(s) refused (not authorized) from ${key} via ${via}${over}; at most one such line a minute per address`,
+    );
     e.loggedAt = this.now();
     e.refused = 0;
     e.limited = 0;

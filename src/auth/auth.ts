@@ -29,7 +29,6 @@ export interface AuthOptions {
   validDurationMs?: number;
 }
 
-
 export class Auth {
   readonly enabled: boolean;
   readonly validDurationMs: number;
@@ -68,7 +67,11 @@ export class Auth {
       if (e instanceof UsersFileError) throw new ConfigError('auth', e.message);
       throw e;
     }
-    if (users.size === 0) throw new ConfigError('auth', `auth is on but there is no user in ${users.file}; add one with \`edgeblocks user add NAME\` (with the same --data-dir)`);
+    if (users.size === 0)
+      throw new ConfigError(
+        'auth',
+        `auth is on but there is no user in ${users.file}; add one with \`edgeblocks user add NAME\` (with the same --data-dir)`,
+      );
     let secret: Buffer;
     try {
       secret = loadSecret(opts.dataDir);
@@ -118,7 +121,10 @@ export class Auth {
   issue(user: string): { value: string; expires: Date } {
     const rec = this.users.get(user);
     const exp = Date.now() + this.validDurationMs;
-    return { value: signSession(this.secret!, { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp }), expires: new Date(exp) };
+    return {
+      value: signSession(this.secret!, { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp }),
+      expires: new Date(exp),
+    };
   }
 
   private sessionGrant(value: string | undefined): Grant | null {
@@ -172,7 +178,10 @@ export class Auth {
 
   private async passwordGrant(username: unknown, password: unknown): Promise<Grant | null> {
     this.refreshUsers();
-    const user = await this.users.checkPassword(typeof username === 'string' ? username : '', typeof password === 'string' ? password : '');
+    const user = await this.users.checkPassword(
+      typeof username === 'string' ? username : '',
+      typeof password === 'string' ? password : '',
+    );
     const rec = user === null ? undefined : this.users.get(user);
     return rec ? { kind: 'password', user: user!, stamp: rec.stamp } : null;
   }

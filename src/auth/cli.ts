@@ -65,12 +65,17 @@ async function readPassword(io: Io, name: string): Promise<string> {
   } else {
     password = await readStdinLine(io.stdin);
   }
-  if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new UsageError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
   return password;
 }
 
 /** Run `edgeblocks user ...` (argv after `user`); returns the exit code. */
-export async function runUserCommand(argv: string[], io: Io = process, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runUserCommand(
+  argv: string[],
+  io: Io = process,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   let dataDir = '.';
   try {
     if (argv.length === 0) {
@@ -87,9 +92,14 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
     const [command, name, ...extra] = positional;
     const config = loadConfig(configValues(values), env);
     const needsName = ['add', 'passwd', 'remove', 'token'];
-    if (!command || (!needsName.includes(command) && command !== 'list')) throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);
-    if (needsName.includes(command) && name === undefined) throw new UsageError(`\`edgeblocks user ${command}\` needs a user name`);
-    if (extra.length || (command === 'list' && name !== undefined)) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0] ?? name)} (a user name with spaces is not allowed)`);
+    if (!command || (!needsName.includes(command) && command !== 'list'))
+      throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);
+    if (needsName.includes(command) && name === undefined)
+      throw new UsageError(`\`edgeblocks user ${command}\` needs a user name`);
+    if (extra.length || (command === 'list' && name !== undefined))
+      throw new UsageError(
+        `unexpected argument ${JSON.stringify(extra[0] ?? name)} (a user name with spaces is not allowed)`,
+      );
     if (revoke && command !== 'token') throw new UsageError('--revoke goes with `token`');
 
     dataDir = config.dataDir;
@@ -97,18 +107,29 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
     const users = new UsersFile(config.dataDir).load();
     switch (command) {
       case 'list':
-        io.stdout.write(users.names().map((n) => `${n}${users.get(n)!.token ? '  (has an API token)' : ''}\n`).join('') || `no users in ${users.file}\n`);
+        io.stdout.write(
+          users
+            .names()
+            .map((n) => `${n}${users.get(n)!.token ? '  (has an API token)' : ''}\n`)
+            .join('') || `no users in ${users.file}\n`,
+        );
         return 0;
       case 'add': {
         checkUserName(name!);
-        if (users.get(name!)) throw new UserNameError(`user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`);
+        if (users.get(name!))
+          throw new UserNameError(
+            `user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`,
+          );
         await users.add(name!, await readPassword(io, name!));
         io.stdout.write(`user ${name} added to ${users.file}\n`);
         return 0;
       }
       case 'passwd':
         users.require(name!);
-        if (await users.setPassword(name!, await readPassword(io, name!))) io.stdout.write(`password of ${name} changed; the user's sessions have ended and the API token no longer works\n`);
+        if (await users.setPassword(name!, await readPassword(io, name!)))
+          io.stdout.write(
+            `password of ${name} changed; the user's sessions have ended and the API token no longer works\n`,
+          );
         else io.stdout.write(`password of ${name} changed; the user's sessions have ended\n`);
         return 0;
       case 'remove':
@@ -121,7 +142,9 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
           return 0;
         }
         io.stdout.write(`${users.createToken(name!)}\n`);
-        io.stderr.write(`API token for ${name} (shown once; the previous one no longer works). Send it as: Authorization: Bearer <token>\n`);
+        io.stderr.write(
+          `API token for ${name} (shown once; the previous one no longer works). Send it as: Authorization: Bearer <token>\n`,
+        );
         return 0;
     }
     return 2;
@@ -130,7 +153,12 @@ export async function runUserCommand(argv: string[], io: Io = process, env: Node
       io.stderr.write(`edgeblocks user: ${e.message}\n`);
       return 1;
     }
-    if (e instanceof UsageError || e instanceof UserNameError || e instanceof ConfigError || e instanceof ArgumentError) {
+    if (
+      e instanceof UsageError ||
+      e instanceof UserNameError ||
+      e instanceof ConfigError ||
+      e instanceof ArgumentError
+    ) {
       io.stderr.write(`edgeblocks user: ${e.message}\n`);
       return 2;
     }

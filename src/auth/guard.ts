@@ -26,6 +26,13 @@ export function installAuthGuard(app: FastifyInstance, auth: Auth): void {
       return;
     }
     reply.header('www-authenticate', 'Bearer realm="edgeblocks"');
-    return reply.status(401).send(errorBody(401, 'login required: POST /auth/login {username, password} for a session cookie, or send "Authorization: Bearer <token>" (edgeblocks user token NAME)'));
+    return reply
+      .status(401)
+      .send(
+        errorBody(
+          401,
+          'login required: POST /auth/login {username, password} for a session cookie, or send "Authorization: Bearer <token>" (edgeblocks user token NAME)',
+        ),
+      );
   });
 }

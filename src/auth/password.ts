@@ -6,7 +6,9 @@ const PARAMS = { N: 16384, r: 8, p: 1 };
 const MAX_MEM = 64 * 1024 * 1024;
 
 function derive(password: string, salt: Buffer, opts: ScryptOptions, keylen: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, keylen, { ...opts, maxmem: MAX_MEM }, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, keylen, { ...opts, maxmem: MAX_MEM }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 /** `scrypt$N$r$p$<salt base64>$<key base64>` */
@@ -22,7 +24,15 @@ export function isPasswordHash(hash: unknown): hash is string {
   const parts = hash.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [n, r, p] = parts.slice(1, 4).map(Number);
-  return [n, r, p].every((v) => Number.isInteger(v) && v! > 0) && (n! & (n! - 1)) === 0 && n! <= 1 << 20 && r! <= 32 && p! <= 16 && parts[4]!.length > 0 && parts[5]!.length > 0;
+  return (
+    [n, r, p].every((v) => Number.isInteger(v) && v! > 0) &&
+    (n! & (n! - 1)) === 0 &&
+    n! <= 1 << 20 &&
+    r! <= 32 &&
+    p! <= 16 &&
+    parts[4]!.length > 0 &&
+    parts[5]!.length > 0
+  );
 }
 
 // A hash of no known password, checked when the user name is unknown so that the answer takes as long.
@@ -33,7 +43,12 @@ export async function verifyPassword(password: string, hash: string | null): Pro
   const stored = hash ?? DUMMY;
   const [, n, r, p, salt, key] = stored.split('$');
   const expected = Buffer.from(key!, 'base64');
-  const actual = await derive(password, Buffer.from(salt!, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }, expected.length);
+  const actual = await derive(
+    password,
+    Buffer.from(salt!, 'base64'),
+    { N: Number(n), r: Number(r), p: Number(p) },
+    expected.length,
+  );
   return timingSafeEqual(actual, expected) && hash !== null;
 }
 

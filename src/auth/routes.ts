@@ -41,41 +41,91 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
 
     const setSession = (req: FastifyRequest, reply: FastifyReply, user: string) => {
       const { value, expires } = auth.issue(user);
-      reply.header('set-cookie', fastifyCookie.serialize(COOKIE_NAME, value, { httpOnly: true, sameSite: 'strict', secure: isTls(req), path: '/', expires }));
+      reply.header(
+        'set-cookie',
+        fastifyCookie.serialize(COOKIE_NAME, value, {
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: isTls(req),
+          path: '/',
+          expires,
+        }),
+      );
       return { username: user, expires: expires.toISOString(), enabled: true };
     };
     const off = { username: null, expires: null, enabled: false };
     const tags = ['auth'];
 
-    app.get('/auth/status', { schema: { tags, summary: 'Whether auth is on, and how long a session lasts' } }, async () => ({
-      enabled: auth.enabled,
-      valid_duration: isoDuration(auth.validDurationMs),
-    }));
+    app.get(
+      '/auth/status',
+      { schema: { tags, summary: 'Whether auth is on, and how long a session lasts' } },
+      async () => ({
+        enabled: auth.enabled,
+        valid_duration: isoDuration(auth.validDurationMs),
+      }),
+    );
 
-    app.post('/auth/login', { schema: { tags, summary: `Log in with {username, password}; sets the session cookie. ${LOGIN_LIMIT.max} failed logins a minute per address (MQTT CONNECTs count too), 429 beyond` } }, async (req, reply) => {
-      if (!auth.enabled) return off;
-      const body = req.body as { username?: unknown; password?: unknown } | undefined;
-      const result = await auth.login(req.ip, 'http', body?.username, body?.password);
-      if (result.ok) return setSession(req, reply, result.value.user);
-      if (!result.limited) return reply.status(401).send(errorBody(401, 'wrong user name or password'));
-      const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-      reply.header('retry-after', String(seconds));
-      return reply.status(429).send(errorBody(429, `too many failed logins from this address (${LOGIN_LIMIT.max} a minute); try again in ${seconds} s`));
-    });
+    app.post(
+      '/auth/login',
+      {
+        schema: {
+          tags,
+          summary: `Log in with {username, password}; sets the session cookie. ${LOGIN_LIMIT.max} failed logins a minute per address (MQTT CONNECTs count too), 429 beyond`,
+        },
+      },
+      async (req, reply) => {
+        if (!auth.enabled) return off;
+        const body = req.body as { username?: unknown; password?: unknown } | undefined;
+        const result = await auth.login(req.ip, 'http', body?.username, body?.password);
+        if (result.ok) return setSession(req, reply, result.value.user);
+        if (!result.limited) return reply.status(401).send(errorBody(401, 'wrong user name or password'));
+        const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+        reply.header('retry-after', String(seconds));
+        return reply
+          .status(429)
+          .send(
+            errorBody(
+              429,
+              `too many failed logins from this address (${LOGIN_LIMIT.max} a minute); try again in ${seconds} s`,
+            ),
+          );
+      },
+    );
 
-    app.get('/auth/refresh', { schema: { tags, summary: 'Renew the session: 200 with a new cookie, or 401' } }, async (req, reply) => {
-      if (!auth.enabled) return off;
-      const user = auth.identify(req.headers);
-      if (!user) return reply.status(401).send(errorBody(401, 'no valid session; log in again'));
-      return setSession(req, reply, user);
-    });
+    app.get(
+      '/auth/refresh',
+      { schema: { tags, summary: 'Renew the session: 200 with a new cookie, or 401' } },
+      async (req, reply) => {
+        if (!auth.enabled) return off;
+        const user = auth.identify(req.headers);
+        if (!user) return reply.status(401).send(errorBody(401, 'no valid session; log in again'));
+        return setSession(req, reply, user);
+      },
+    );
 
     const logout = async (req: FastifyRequest, reply: FastifyReply) => {
       if (auth.enabled) auth.logout(req.headers);
-      reply.header('set-cookie', fastifyCookie.serialize(COOKIE_NAME, '', { httpOnly: true, sameSite: 'strict', secure: isTls(req), path: '/', expires: new Date(0) }));
+      reply.header(
+        'set-cookie',
+        fastifyCookie.serialize(COOKIE_NAME, '', {
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: isTls(req),
+          path: '/',
+          expires: new Date(0),
+        }),
+      );
       return { enabled: auth.enabled };
     };
-    app.get('/auth/logout', { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } }, logout);
-    app.post('/auth/logout', { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } }, logout);
+    app.get(
+      '/auth/logout',
+      { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } },
+      logout,
+    );
+    app.post(
+      '/auth/logout',
+      { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } },
+      logout,
+    );
   };
 }

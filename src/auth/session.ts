@@ -23,7 +23,10 @@ export function loadSecret(dataDir: string): Buffer {
   const file = path.join(dataDir, SECRET_FILE);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   const text = readFileSync(file, 'utf8').trim();
-  if (!/^[0-9a-f]{64}$/.test(text)) throw new SecretFileError(`${file} does not hold a session key (64 hex digits); remove it to make a new one (every session ends)`);
+  if (!/^[0-9a-f]{64}$/.test(text))
+    throw new SecretFileError(
+      `${file} does not hold a session key (64 hex digits); remove it to make a new one (every session ends)`,
+    );
   return Buffer.from(text, 'hex');
 }
 

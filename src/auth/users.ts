@@ -4,7 +4,17 @@
 // first (the CLI and the service both write it); a file that cannot be read as a users file is
 // reported with its path and never rewritten.
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
 import { ownLikeDir } from '../store/file-modes.js';
@@ -40,8 +50,12 @@ export class UserNameError extends Error {}
 
 export function checkUserName(name: string): void {
   if (name.length === 0) throw new UserNameError('the user name is empty');
-  if (name.length > MAX_NAME_LENGTH) throw new UserNameError(`the user name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed`);
-  if (!NAME_RE.test(name)) throw new UserNameError(`the user name ${JSON.stringify(name)} may hold only letters, digits and _ . @ - (no spaces)`);
+  if (name.length > MAX_NAME_LENGTH)
+    throw new UserNameError(`the user name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed`);
+  if (!NAME_RE.test(name))
+    throw new UserNameError(
+      `the user name ${JSON.stringify(name)} may hold only letters, digits and _ . @ - (no spaces)`,
+    );
 }
 
 const newStamp = () => randomBytes(12).toString('hex');
@@ -57,9 +71,11 @@ function parseUsers(file: string, text: string): Map<string, UserRecord> {
   } catch (e) {
     throw new UsersFileError(file, `not JSON: ${(e as Error).message.split('\n')[0]!.slice(0, 80)}`);
   }
-  if (typeof json !== 'object' || json === null || (json as { version?: unknown }).version !== 1) throw new UsersFileError(file, 'expected an object with "version": 1');
+  if (typeof json !== 'object' || json === null || (json as { version?: unknown }).version !== 1)
+    throw new UsersFileError(file, 'expected an object with "version": 1');
   const users = (json as { users?: unknown }).users;
-  if (typeof users !== 'object' || users === null || Array.isArray(users)) throw new UsersFileError(file, 'expected a "users" object');
+  if (typeof users !== 'object' || users === null || Array.isArray(users))
+    throw new UsersFileError(file, 'expected a "users" object');
   const out = new Map<string, UserRecord>();
   for (const [name, rec] of Object.entries(users)) {
     const r = rec as Partial<UserRecord>;
@@ -72,8 +88,10 @@ function parseUsers(file: string, text: string): Map<string, UserRecord> {
     if (typeof r !== 'object' || r === null) throw bad('not an object');
     if (!isPasswordHash(r.hash)) throw bad('the password hash is not an scrypt hash');
     if (typeof r.stamp !== 'string' || r.stamp.length < 8) throw bad('no stamp');
-    if (r.token !== undefined && (typeof r.token !== 'string' || !/^[0-9a-f]{64}$/.test(r.token))) throw bad('the token digest is not a sha256');
-    if (r.sessionGen !== undefined && !(Number.isSafeInteger(r.sessionGen) && r.sessionGen >= 0)) throw bad('sessionGen is not a whole number >= 0');
+    if (r.token !== undefined && (typeof r.token !== 'string' || !/^[0-9a-f]{64}$/.test(r.token)))
+      throw bad('the token digest is not a sha256');
+    if (r.sessionGen !== undefined && !(Number.isSafeInteger(r.sessionGen) && r.sessionGen >= 0))
+      throw bad('sessionGen is not a whole number >= 0');
     out.set(name, {
       hash: r.hash,
       stamp: r.stamp,
@@ -147,7 +165,10 @@ export class UsersFile {
 
   async add(name: string, password: string): Promise<void> {
     checkUserName(name);
-    const exists = () => new UserNameError(`user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`);
+    const exists = () =>
+      new UserNameError(
+        `user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`,
+      );
     if (this.users.has(name)) throw exists();
     const hash = await hashPassword(password);
     this.update(() => {
@@ -240,7 +261,12 @@ export class UsersFile {
   }
 
   private save(): void {
-    const body = JSON.stringify({ version: 1, users: Object.fromEntries([...this.users].sort(([a], [b]) => a.localeCompare(b))) }, null, 2) + '\n';
+    const body =
+      JSON.stringify(
+        { version: 1, users: Object.fromEntries([...this.users].sort(([a], [b]) => a.localeCompare(b))) },
+        null,
+        2,
+      ) + '\n';
     const tmp = `${this.file}.${process.pid}.tmp`;
     const fd = openSync(tmp, 'w', 0o600);
     try {

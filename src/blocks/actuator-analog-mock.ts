@@ -18,7 +18,8 @@ const fields = {
   ...claimableFields,
 };
 
-const clip = (v: number, lo: number | null, hi: number | null) => Math.min(Math.max(v, lo ?? -Infinity), hi ?? Infinity);
+const clip = (v: number, lo: number | null, hi: number | null) =>
+  Math.min(Math.max(v, lo ?? -Infinity), hi ?? Infinity);
 
 const legacyNames: LegacyTable = {
   constrainedBy: analogConstrainedBy,

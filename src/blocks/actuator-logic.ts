@@ -16,7 +16,11 @@ const fields = {
   targetId: f.link('ActuatorDigitalInterface', { stored: true, drives: true }),
   enabled: f.bool({ stored: true, default: true }),
   result: f.enum(LogicResult, { readonly: true, logged: true }),
-  expression: f.string({ stored: true, maxLength: 64, description: 'a-z: digital comparisons, A-Z: analog ones; ! & | ^ ( )' }),
+  expression: f.string({
+    stored: true,
+    maxLength: 64,
+    description: 'a-z: digital comparisons, A-Z: analog ones; ! & | ^ ( )',
+  }),
   digital: f.array(
     f.object({
       op: f.enum(DigitalCompareOp, { stored: true }),

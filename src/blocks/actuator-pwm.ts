@@ -7,7 +7,14 @@ import type { Linked } from '../runtime/interfaces.js';
 import { historyOf } from './digital-actuator.js';
 import { applyAnalogConstraints } from './shared/analog-constraints.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
-import { ANALOG_ACTUATOR_INTERFACES, desired, drive, type Driven, returnToStoredOnPatch, type Tracking } from './shared/pipeline.js';
+import {
+  ANALOG_ACTUATOR_INTERFACES,
+  desired,
+  drive,
+  type Driven,
+  returnToStoredOnPatch,
+  type Tracking,
+} from './shared/pipeline.js';
 import { PwmCycle } from './shared/pwm-cycle.js';
 
 const MAX_INTERVAL_MS = 1000;
@@ -17,8 +24,11 @@ const fields = {
   enabled: f.bool({ stored: true, default: true }),
   actuatorId: f.link('ActuatorDigitalInterface', { stored: true, drives: true }),
   ...settingPipelineFields(f.number, {
-    desiredSetting: 'the claimer\'s request (a PID output) or the stored setting, before clipping: it may lie outside 0-100 % (a PID asking for more than full power, or less than none) and is kept as asked, like the reference; setting is what is applied',
-    setting: 'duty cycle after clipping to 0-100 % and the constraints', value: 'achieved duty cycle over about two periods' }),
+    desiredSetting:
+      "the claimer's request (a PID output) or the stored setting, before clipping: it may lie outside 0-100 % (a PID asking for more than full power, or less than none) and is kept as asked, like the reference; setting is what is applied",
+    setting: 'duty cycle after clipping to 0-100 % and the constraints',
+    value: 'achieved duty cycle over about two periods',
+  }),
   period: f.duration({ stored: true, default: 4, description: 'PWM period; at least 1 s' }),
   constraints: analogConstraintsField,
   ...claimableFields,
@@ -42,7 +52,17 @@ export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
   role: 'output',
   homeAssistant: [
     { component: 'sensor', key: 'value', field: 'value', kind: 'percent' },
-    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'percent', write: 'storedSetting', min: 0, max: 100, step: 1 },
+    {
+      component: 'number',
+      key: 'setting',
+      field: 'storedSetting',
+      label: 'setting',
+      kind: 'percent',
+      write: 'storedSetting',
+      min: 0,
+      max: 100,
+      step: 1,
+    },
   ],
   fields,
   legacy: legacyNames,
@@ -88,7 +108,12 @@ export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
  * Switch the actuator off and make OFF its stored state, persisted, so that a restart does not
  * bring back an old ON (reference §6.3, §8.1). Not when another block drives it now.
  */
-function park(actuator: Linked<'ActuatorDigitalInterface'>, pwm: AnyBlock, ctx: UpdateContext, keepClaim: boolean): void {
+function park(
+  actuator: Linked<'ActuatorDigitalInterface'>,
+  pwm: AnyBlock,
+  ctx: UpdateContext,
+  keepClaim: boolean,
+): void {
   const a = actuator.data;
   if (a.claimedBy !== null && a.claimedBy !== pwm.id) return;
   if (keepClaim) drive(ctx, actuator, pwm, 'STATE_INACTIVE');

@@ -11,14 +11,31 @@ import { nextBeat } from './shared/cadence.js';
 const UPDATE_MS = 200;
 export const AdcChip = { ADS1115: 0, ADS1015: 1 } as const;
 /** Full-scale range; the code is the chip's PGA setting. */
-export const AdcGain = { GAIN_6V144: 0, GAIN_4V096: 1, GAIN_2V048: 2, GAIN_1V024: 3, GAIN_0V512: 4, GAIN_0V256: 5 } as const;
+export const AdcGain = {
+  GAIN_6V144: 0,
+  GAIN_4V096: 1,
+  GAIN_2V048: 2,
+  GAIN_1V024: 3,
+  GAIN_0V512: 4,
+  GAIN_0V256: 5,
+} as const;
 export const AnalogUnit = { VOLT: 0, BAR: 1, PSI: 2, PERCENT: 3, DEG_C: 4 } as const;
 
 const fields = {
   chip: f.enum(AdcChip, { stored: true, default: 'ADS1115' }),
   ...i2cLocationFields,
-  channel: f.number({ stored: true, integer: true, min: 0, max: 3, description: 'input AIN0..AIN3, measured against GND' }),
-  gain: f.enum(AdcGain, { stored: true, default: 'GAIN_4V096', description: 'full-scale range; keep the input below it (and below VDD)' }),
+  channel: f.number({
+    stored: true,
+    integer: true,
+    min: 0,
+    max: 3,
+    description: 'input AIN0..AIN3, measured against GND',
+  }),
+  gain: f.enum(AdcGain, {
+    stored: true,
+    default: 'GAIN_4V096',
+    description: 'full-scale range; keep the input below it (and below VDD)',
+  }),
   unit: f.enum(AnalogUnit, { stored: true, default: 'VOLT', description: 'what value is in' }),
   voltsLow: f.number({ stored: true, default: 0, description: 'volts at valueLow' }),
   valueLow: f.number({ stored: true, default: 0 }),
@@ -44,7 +61,10 @@ export const AnalogSensorI2c = defineBlock<typeof fields>({
     const volts = r?.volts ?? null;
     const span = (d.voltsHigh ?? 1) - (d.voltsLow ?? 0);
     d.volts = volts;
-    d.value = volts === null || span === 0 ? null : (d.valueLow ?? 0) + ((volts - (d.voltsLow ?? 0)) * ((d.valueHigh ?? 1) - (d.valueLow ?? 0))) / span;
+    d.value =
+      volts === null || span === 0
+        ? null
+        : (d.valueLow ?? 0) + ((volts - (d.voltsLow ?? 0)) * ((d.valueHigh ?? 1) - (d.valueLow ?? 0))) / span;
     d.connected = r?.connected ?? false;
     d.errors = r?.errors ?? 0;
     d.lastError = r?.lastError ?? '';

@@ -23,7 +23,11 @@ const fields = {
   channel: f.number({ stored: true, integer: true, min: 0, max: 64, description: '1-based channel; 0 = none' }),
   storedState: digitalState({ logged: true, stored: true }),
   desiredState: digitalStateOrNull({ readonly: true, logged: true }),
-  state: digitalStateOrNull({ readonly: true, logged: true, description: 'the channel state read back; null when unknown' }),
+  state: digitalStateOrNull({
+    readonly: true,
+    logged: true,
+    description: 'the channel state read back; null when unknown',
+  }),
   invert: f.bool({ stored: true, description: 'active-low output' }),
   constraints: digitalConstraintsField,
   ...softStartFields,
@@ -54,7 +58,15 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
-  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, mutexId: null, driven: null, ramp: new DutyRamp() }),
+  init: () => ({
+    request: null,
+    history: [],
+    wanted: null,
+    wantSince: 0,
+    mutexId: null,
+    driven: null,
+    ramp: new DutyRamp(),
+  }),
   checkData: outputChannelIssues,
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
@@ -83,7 +95,8 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       s.mutexId = null;
     }
     const token = mutex ? mutex.state : null;
-    const holderValid = (holder: string) => mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
+    const holderValid = (holder: string) =>
+      mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
     // An unresolvable mutex blocks switching on; retry every second.
     const lock = () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS });
     const { on, retryMs } = constrainedSwitch(s, d.constraints, want, now, lock, MAX_INTERVAL_MS, io !== null);
@@ -129,7 +142,11 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
  * When the actuator no longer drives the output it drove last (its channel or IO device changed,
  * or it is being deleted), leave that output in its inactive state instead of wherever it was.
  */
-function switchOffPrevious(block: AnyBlock, ctx: UpdateContext, current: { arrayId: string; channel: number } | null): void {
+function switchOffPrevious(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  current: { arrayId: string; channel: number } | null,
+): void {
   const state = block.state as DigitalActuatorState;
   const old = state.driven;
   if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return;

@@ -12,10 +12,17 @@ const INTERVAL_MS = 20;
 const fields = {
   hwDevice: f.link('IoArrayInterface', { stored: true }),
   channel: f.number({ stored: true, integer: true, min: 0, max: 64, description: '1-based channel; 0 = none' }),
-  state: digitalStateOrNull({ readonly: true, logged: true, description: 'after inversion and the toggle behavior; null when unknown' }),
+  state: digitalStateOrNull({
+    readonly: true,
+    logged: true,
+    description: 'after inversion and the toggle behavior; null when unknown',
+  }),
   invert: f.bool({ stored: true }),
   behavior: f.enum(ToggleBehavior, { stored: true }),
-  minActiveTime: f.duration({ stored: true, description: 'DIRECT: shortest active pulse; ALTERNATING: shortest time between toggles' }),
+  minActiveTime: f.duration({
+    stored: true,
+    description: 'DIRECT: shortest active pulse; ALTERNATING: shortest time between toggles',
+  }),
   hwState: digitalStateOrNull({ readonly: true, description: 'the channel as read, before inversion' }),
 };
 

@@ -52,7 +52,10 @@ export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
 });
 
 /** Channels for the connect mode, keeping the claims of channels that stay. */
-function syncChannels(d: { connectMode: keyof typeof PinConnectMode; channels: Array<{ id: number | null; capabilities: number | null; claimedBy: string | null }> }): void {
+function syncChannels(d: {
+  connectMode: keyof typeof PinConnectMode;
+  channels: Array<{ id: number | null; capabilities: number | null; claimedBy: string | null }>;
+}): void {
   const ids = channelIds(d.connectMode);
   if (d.channels.length === ids.length && d.channels.every((c, i) => c.id === ids[i])) return;
   const claims = new Map(d.channels.map((c) => [c.id, c.claimedBy]));

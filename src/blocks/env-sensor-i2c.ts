@@ -34,7 +34,10 @@ export const EnvSensorI2c = defineBlock<typeof fields>({
   discovered: true,
   update(block, ctx) {
     const d = block.data;
-    const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read({ chip: d.chip, bus: d.bus, address: d.address ?? 0 }, ctx.now);
+    const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(
+      { chip: d.chip, bus: d.bus, address: d.address ?? 0 },
+      ctx.now,
+    );
     d.value = r && r.temperature !== null ? r.temperature + (d.offset ?? 0) : null;
     d.humidity = r?.humidity ?? null;
     d.pressure = r?.pressure ?? null;

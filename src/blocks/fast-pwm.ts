@@ -12,7 +12,14 @@ import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } fro
 import { ChannelCapability } from './shared/enums.js';
 import { analogConstraintsField, claimableFields, settingPipelineFields } from './shared/fields.js';
 import { ANALOG_ACTUATOR_INTERFACES, desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
-import { canPwm, channelCapabilities, DutyRamp, RAMP_INTERVAL_MS, softStartFields, transitionSeconds } from './shared/soft-start.js';
+import {
+  canPwm,
+  channelCapabilities,
+  DutyRamp,
+  RAMP_INTERVAL_MS,
+  softStartFields,
+  transitionSeconds,
+} from './shared/soft-start.js';
 
 export const PwmFrequency = { PWM_FREQ_80HZ: 0, PWM_FREQ_100HZ: 1, PWM_FREQ_200HZ: 2, PWM_FREQ_2000HZ: 3 } as const;
 type FrequencyName = keyof typeof PwmFrequency;
@@ -30,9 +37,16 @@ const fields = {
   enabled: f.bool({ stored: true, default: true }),
   hwDevice: f.link('IoArrayInterface', { stored: true, drives: true }),
   channel: f.number({ stored: true, integer: true, min: 0, max: 64, description: '1-based channel; 0 = none' }),
-  ...settingPipelineFields(f.number, { setting: 'duty after clipping to 0-100 % and the constraints', value: 'the duty the channel achieves; null when it cannot PWM' }),
+  ...settingPipelineFields(f.number, {
+    setting: 'duty after clipping to 0-100 % and the constraints',
+    value: 'the duty the channel achieves; null when it cannot PWM',
+  }),
   invert: f.bool({ stored: true, description: 'active-low output: the pin duty is 100 % minus the setting' }),
-  frequency: f.enum(PwmFrequency, { stored: true, default: 'PWM_FREQ_100HZ', description: 'falls back to 100 Hz where the channel lacks it' }),
+  frequency: f.enum(PwmFrequency, {
+    stored: true,
+    default: 'PWM_FREQ_100HZ',
+    description: 'falls back to 100 Hz where the channel lacks it',
+  }),
   constraints: analogConstraintsField,
   ...softStartFields,
   ...claimableFields,

@@ -37,9 +37,22 @@ export const GpioPins = defineBlock<typeof fields>({
     const lines = gpio?.lines() ?? [];
     const d = block.data;
     const pwm = !!gpio?.pwm;
-    const same = d.channels.length === lines.length && d.channels.every((c, i) => c.capabilities === capabilities(lines[i]!, pwm));
-    if (!same) d.channels = lines.map((l, i) => ({ id: i + 1, capabilities: capabilities(l, pwm), claimedBy: d.channels[i]?.claimedBy ?? null }));
-    d.lines = lines.map((l, i) => ({ channel: i + 1, name: l.name, line: l.line, direction: l.direction, activeLow: l.activeLow, active: gpio!.read(l.name) }));
+    const same =
+      d.channels.length === lines.length && d.channels.every((c, i) => c.capabilities === capabilities(lines[i]!, pwm));
+    if (!same)
+      d.channels = lines.map((l, i) => ({
+        id: i + 1,
+        capabilities: capabilities(l, pwm),
+        claimedBy: d.channels[i]?.claimedBy ?? null,
+      }));
+    d.lines = lines.map((l, i) => ({
+      channel: i + 1,
+      name: l.name,
+      line: l.line,
+      direction: l.direction,
+      activeLow: l.activeLow,
+      active: gpio!.read(l.name),
+    }));
     return nextBeat(ctx.now, 1000);
   },
   io(_block, ctx) {

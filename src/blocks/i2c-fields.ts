@@ -5,6 +5,10 @@ import { i2cChipFields } from './shared/i2c-io.js';
 
 export const i2cLocationFields = {
   ...i2cChipFields,
-  errors: f.number({ readonly: true, integer: true, description: 'failed polls (CRC, NACK, bus, reset, fault) since the chip was first read' }),
+  errors: f.number({
+    readonly: true,
+    integer: true,
+    description: 'failed polls (CRC, NACK, bus, reset, fault) since the chip was first read',
+  }),
   lastError: f.string({ readonly: true, maxLength: 200, description: 'why the last failed poll failed' }),
 };

@@ -4,7 +4,15 @@ import { MCP23017_ADDRESSES } from '../../drivers/i2c/mcp23017.js';
 import { defineBlock } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
-import { addressIssues, expanderIo, i2cChipFields, refreshConnected, releaseChip, releaseMoved, type ExpanderState } from './shared/i2c-io.js';
+import {
+  addressIssues,
+  expanderIo,
+  i2cChipFields,
+  refreshConnected,
+  releaseChip,
+  releaseMoved,
+  type ExpanderState,
+} from './shared/i2c-io.js';
 import { nextBeat } from './shared/cadence.js';
 
 const CHANNELS = 16;

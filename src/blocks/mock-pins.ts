@@ -22,7 +22,10 @@ export const MockPins = defineBlock<typeof fields, { pins: boolean[]; duty: numb
   implements: ['IoArrayInterface'],
   description: 'Eight simulated IO channels',
   init(block) {
-    block.data.channels = makeChannels(CHANNELS, ChannelCapability.DIGITAL_OUTPUT | ChannelCapability.DIGITAL_INPUT | PWM_CAPABILITIES);
+    block.data.channels = makeChannels(
+      CHANNELS,
+      ChannelCapability.DIGITAL_OUTPUT | ChannelCapability.DIGITAL_INPUT | PWM_CAPABILITIES,
+    );
     const pins = new Array<boolean>(CHANNELS).fill(false);
     const duty = new Array<number>(CHANNELS).fill(0);
     const valid = (ch: number) => ch >= 1 && ch <= CHANNELS;

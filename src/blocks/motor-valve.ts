@@ -32,11 +32,25 @@ const MUTEX_RETRY_MS = 1000;
 
 const fields = {
   hwDevice: f.link('DS2408Interface', { stored: true, drives: true, description: 'a DS2408 in CONNECT_VALVE mode' }),
-  channel: f.number({ stored: true, integer: true, min: 0, max: 8, description: 'start channel: 1 (valve B) or 5 (valve A); 0 = none' }),
+  channel: f.number({
+    stored: true,
+    integer: true,
+    min: 0,
+    max: 8,
+    description: 'start channel: 1 (valve B) or 5 (valve A); 0 = none',
+  }),
   storedState: digitalState({ logged: true, stored: true, description: 'ACTIVE = open' }),
   desiredState: digitalStateOrNull({ readonly: true, logged: true }),
-  state: digitalStateOrNull({ readonly: true, logged: true, description: 'ACTIVE when open, INACTIVE when closed, UNKNOWN in between; null when unreadable' }),
-  valveState: f.enumOrNull(ValveState, { readonly: true, logged: true, description: 'from the end switches and the drive direction' }),
+  state: digitalStateOrNull({
+    readonly: true,
+    logged: true,
+    description: 'ACTIVE when open, INACTIVE when closed, UNKNOWN in between; null when unreadable',
+  }),
+  valveState: f.enumOrNull(ValveState, {
+    readonly: true,
+    logged: true,
+    description: 'from the end switches and the drive direction',
+  }),
   constraints: digitalConstraintsField,
   ...claimableFields,
 };
@@ -82,7 +96,14 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     const closed = io.read(c);
     const open = io.read(c + 1);
     d.valveState = closed === null || open === null ? null : valveState(closed, open, opening ? 1 : -1);
-    d.state = d.valveState === null ? null : d.valveState === 'VALVE_OPEN' ? 'STATE_ACTIVE' : d.valveState === 'VALVE_CLOSED' ? 'STATE_INACTIVE' : 'STATE_UNKNOWN';
+    d.state =
+      d.valveState === null
+        ? null
+        : d.valveState === 'VALVE_OPEN'
+          ? 'STATE_ACTIVE'
+          : d.valveState === 'VALVE_CLOSED'
+            ? 'STATE_INACTIVE'
+            : 'STATE_UNKNOWN';
     return now + retryMs;
   },
 });

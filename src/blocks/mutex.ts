@@ -12,7 +12,9 @@ const fields = {
 };
 
 const legacyNames: LegacyTable = {
-  differentActuatorWait: legacy.ignore('older firmware: the hold time now belongs to each mutexed constraint (extraHoldTime)'),
+  differentActuatorWait: legacy.ignore(
+    'older firmware: the hold time now belongs to each mutexed constraint (extraHoldTime)',
+  ),
 };
 
 export const Mutex = defineBlock<typeof fields, MutexToken>({
@@ -26,7 +28,8 @@ export const Mutex = defineBlock<typeof fields, MutexToken>({
   update(block, ctx) {
     const t = block.state;
     // A holder that was deleted or whose constraint no longer names this mutex lets go.
-    if (t.holder !== null && !holdsMutexConstraint(ctx.resolve(t.holder, 'ActuatorDigitalInterface'), block.id)) t.holder = null;
+    if (t.holder !== null && !holdsMutexConstraint(ctx.resolve(t.holder, 'ActuatorDigitalInterface'), block.id))
+      t.holder = null;
     block.data.waitRemaining = holdRemaining(t, ctx.now) / 1000;
     return nextBeat(ctx.now, 1000);
   },

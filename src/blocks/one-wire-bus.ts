@@ -11,7 +11,11 @@ export const oneWireBusBlockId = (busName: string): string => `OneWire Bus ${bus
 const counter = (description: string) => f.number({ readonly: true, logged: true, integer: true, description });
 
 const fields = {
-  name: f.string({ stored: true, maxLength: 200, description: 'name of the master, e.g. ds2482-1-0x18-ch0 or w1-w1_bus_master1' }),
+  name: f.string({
+    stored: true,
+    maxLength: 200,
+    description: 'name of the master, e.g. ds2482-1-0x18-ch0 or w1-w1_bus_master1',
+  }),
   kind: f.string({ readonly: true, description: 'ds2482, ds2480b or w1; empty while the master is absent' }),
   present: f.bool({ readonly: true, description: 'the master exists on this machine' }),
   address: f.array(f.string({ readonly: true }), { readonly: true, description: 'devices found by the last search' }),

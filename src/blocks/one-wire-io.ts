@@ -22,7 +22,12 @@ interface IoData {
 
 export const initIoState = (): OneWireIoState => ({ desired: 0, address: null, sent: false });
 
-export function oneWireIo(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind, channelCount: number): IoArray | null {
+export function oneWireIo(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  kind: OneWireIoKind,
+  channelCount: number,
+): IoArray | null {
   const ow = ctx.hardware.services.onewire;
   if (!ow) return null;
   const d = block.data as unknown as IoData;

@@ -14,7 +14,13 @@ const CHANNELS = 16;
 
 const fields = {
   ...i2cChipFields,
-  frequency: f.number({ stored: true, min: PCA9685_MIN_HZ, max: PCA9685_MAX_HZ, default: 1000, description: 'PWM frequency of every channel, Hz (24-1526); FastPwm runs at this one whatever it asks' }),
+  frequency: f.number({
+    stored: true,
+    min: PCA9685_MIN_HZ,
+    max: PCA9685_MAX_HZ,
+    default: 1000,
+    description: 'PWM frequency of every channel, Hz (24-1526); FastPwm runs at this one whatever it asks',
+  }),
   channels: ioChannelsField,
 };
 

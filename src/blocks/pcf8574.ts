@@ -5,14 +5,26 @@ import { PCF8574_ADDRESSES, PCF8574A_ADDRESSES } from '../../drivers/i2c/pcf8574
 import { defineBlock } from '../runtime/types.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
-import { addressIssues, expanderIo, i2cChipFields, refreshConnected, releaseChip, releaseMoved, type ExpanderState } from './shared/i2c-io.js';
+import {
+  addressIssues,
+  expanderIo,
+  i2cChipFields,
+  refreshConnected,
+  releaseChip,
+  releaseMoved,
+  type ExpanderState,
+} from './shared/i2c-io.js';
 import { nextBeat } from './shared/cadence.js';
 
 const CHANNELS = 8;
 
 const fields = {
   ...i2cChipFields,
-  activeLow: f.bool({ stored: true, default: true, description: 'active = pin low (relay boards, switches to ground); default true' }),
+  activeLow: f.bool({
+    stored: true,
+    default: true,
+    description: 'active = pin low (relay boards, switches to ground); default true',
+  }),
   channels: ioChannelsField,
 };
 
@@ -23,7 +35,8 @@ export const PCF8574 = defineBlock<typeof fields, ExpanderState>({
   implements: ['IoArrayInterface'],
   description: 'PCF8574/PCF8574A 8-channel quasi-bidirectional I2C IO expander',
   discovered: true,
-  checkData: (data) => addressIssues(data, 'PCF8574', [...PCF8574_ADDRESSES, ...PCF8574A_ADDRESSES], '0x20-0x27, PCF8574A 0x38-0x3F'),
+  checkData: (data) =>
+    addressIssues(data, 'PCF8574', [...PCF8574_ADDRESSES, ...PCF8574A_ADDRESSES], '0x20-0x27, PCF8574A 0x38-0x3F'),
   init(block) {
     block.data.channels = makeChannels(CHANNELS, ChannelCapability.DIGITAL_OUTPUT | ChannelCapability.DIGITAL_INPUT);
     return { drive: 0, active: 0 };

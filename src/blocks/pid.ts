@@ -29,14 +29,25 @@ const fields = {
   i: f.number({ readonly: true, logged: true }),
   d: f.number({ readonly: true, logged: true }),
   error: f.deltaTemp({ readonly: true, logged: true, description: 'setting minus filtered value' }),
-  integral: f.number({ readonly: true, logged: true, description: 'integral of the derivative-corrected error, degC*s' }),
+  integral: f.number({
+    readonly: true,
+    logged: true,
+    description: 'integral of the derivative-corrected error, degC*s',
+  }),
   derivative: f.number({ readonly: true, logged: true, description: 'rate of change of the input, degC per second' }),
   integralReset: f.number({ logged: true, description: 'write a non-zero value to set I to it (0.001 means zero)' }),
   boilPointAdjust: f.deltaTemp({ stored: true, description: 'boil mode is active at a setting of 100 degC plus this' }),
   boilMinOutput: f.number({ stored: true, description: 'minimum output while boiling' }),
   boilModeActive: f.bool({ readonly: true, logged: true }),
-  derivativeFilter: f.enumOrNull(FilterChoice, { readonly: true, description: 'the input filter stage the derivative is taken from' }),
-  derivativeFilterChoice: f.enum(FilterChoice, { stored: true, aliases: FilterChoiceAliases, description: 'FILTER_NONE: chosen from Td' }),
+  derivativeFilter: f.enumOrNull(FilterChoice, {
+    readonly: true,
+    description: 'the input filter stage the derivative is taken from',
+  }),
+  derivativeFilterChoice: f.enum(FilterChoice, {
+    stored: true,
+    aliases: FilterChoiceAliases,
+    description: 'FILTER_NONE: chosen from Td',
+  }),
 };
 
 interface PidState {
@@ -50,7 +61,11 @@ interface PidState {
   due: number;
 }
 
-const params = (d: { kp: number | null; ti: number | null; td: number | null }): PidParams => ({ kp: d.kp ?? 0, ti: d.ti ?? 0, td: d.td ?? 0 });
+const params = (d: { kp: number | null; ti: number | null; td: number | null }): PidParams => ({
+  kp: d.kp ?? 0,
+  ti: d.ti ?? 0,
+  td: d.td ?? 0,
+});
 
 const legacyNames: LegacyTable = {
   drivenOutputId: legacy.ignore('older firmware: read-only link to the driven output'),
@@ -88,7 +103,8 @@ export const Pid = defineBlock<typeof fields, PidState>({
     s.lastT = now;
     const due = now >= s.due ? (s.due = nextInterval(s.due, now, INTERVAL_MS)) : s.due;
     const prm = params(d);
-    d.derivativeFilter = d.derivativeFilterChoice === 'FILTER_NONE' ? derivativeStageForTd(prm.td) : d.derivativeFilterChoice;
+    d.derivativeFilter =
+      d.derivativeFilterChoice === 'FILTER_NONE' ? derivativeStageForTd(prm.td) : d.derivativeFilterChoice;
 
     const input = ctx.resolve(d.inputId, 'SetpointSensorPairInterface');
     d.inputSetting = input?.data.setting ?? null;
@@ -115,7 +131,14 @@ export const Pid = defineBlock<typeof fields, PidState>({
     const terms = pidStep(
       prm,
       s.integral,
-      { setting: d.inputSetting, value: d.inputValue, derivative, dt, boilPointAdjust: d.boilPointAdjust ?? 0, boilMinOutput: d.boilMinOutput ?? 0 },
+      {
+        setting: d.inputSetting,
+        value: d.inputValue,
+        derivative,
+        dt,
+        boilPointAdjust: d.boilPointAdjust ?? 0,
+        boilMinOutput: d.boilMinOutput ?? 0,
+      },
       feedback,
     );
     const held = drive(ctx, output, block, terms.output);
@@ -152,7 +175,14 @@ function readOutput(block: AnyBlock, output: AnalogOutput | null): void {
  * Inactive: no output. The integral decays with time constant Ti rather than resetting, so a
  * short sensor outage does not throw away hours of integral; disabling resets it.
  */
-function deactivate(block: AnyBlock, output: AnalogOutput | null, ctx: UpdateContext, dt: number, prm: PidParams, release = true): void {
+function deactivate(
+  block: AnyBlock,
+  output: AnalogOutput | null,
+  ctx: UpdateContext,
+  dt: number,
+  prm: PidParams,
+  release = true,
+): void {
   const d = block.data as Record<string, unknown> & { enabled: boolean };
   const s = block.state as PidState;
   if (!d.enabled) s.integral = 0;

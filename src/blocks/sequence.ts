@@ -15,7 +15,16 @@ import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../r
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
 import { formatInstruction, parseInstruction, type Instruction } from './shared/sequence-syntax.js';
 
-export const SequenceStatus = { UNKNOWN: 0, DISABLED: 1, PAUSED: 2, NEXT: 3, WAITING: 4, END: 5, RESTART: 6, ERROR: 7 } as const;
+export const SequenceStatus = {
+  UNKNOWN: 0,
+  DISABLED: 1,
+  PAUSED: 2,
+  NEXT: 3,
+  WAITING: 4,
+  END: 5,
+  RESTART: 6,
+  ERROR: 7,
+} as const;
 
 export const SequenceStoreMode = {
   AT_RESTORE_INSTRUCTION_RESTORE_ENABLED: 0,
@@ -33,22 +42,41 @@ const PERSIST_AFTER_MS = 60_000;
 
 const fields = {
   enabled: f.bool({ stored: true, logged: true, default: true }),
-  instructions: f.array(f.string({ maxLength: 200 }), { stored: true, maxItems: 100, description: 'one instruction per line: OPCODE key=value, ... or # comment' }),
+  instructions: f.array(f.string({ maxLength: 200 }), {
+    stored: true,
+    maxItems: 100,
+    description: 'one instruction per line: OPCODE key=value, ... or # comment',
+  }),
   variablesId: f.link('Variables', { stored: true }),
   overrideState: f.bool({ stored: true, description: 'true in a write: activeInstruction is taken from the write' }),
   activeInstruction: f.number({ stored: true, logged: true, integer: true, min: 0 }),
-  storeMode: f.enum(SequenceStoreMode, { stored: true, description: 'where a restored sequence resumes, and whether it is enabled' }),
+  storeMode: f.enum(SequenceStoreMode, {
+    stored: true,
+    description: 'where a restored sequence resumes, and whether it is enabled',
+  }),
   status: f.enum(SequenceStatus, { readonly: true }),
   error: f.enum(SequenceError, { readonly: true }),
-  elapsed: f.duration({ readonly: true, logged: true, default: 0, description: 'time in the active instruction, paused time excluded' }),
-  errorInstruction: f.number({ readonly: true, integer: true, description: 'index of the instruction the error is about' }),
+  elapsed: f.duration({
+    readonly: true,
+    logged: true,
+    default: 0,
+    description: 'time in the active instruction, paused time excluded',
+  }),
+  errorInstruction: f.number({
+    readonly: true,
+    integer: true,
+    description: 'index of the instruction the error is about',
+  }),
   errorPos: f.number({ readonly: true, integer: true, description: 'column of a parse error in that instruction' }),
   errorMessage: f.string({ readonly: true, description: 'what is wrong, in words' }),
 };
 
 /** Older firmware timed the active instruction with these; `elapsed` replaced them. */
 const legacyNames: LegacyTable = Object.fromEntries(
-  ['activeInstructionStartedAt', 'disabledAt', 'disabledDuration'].map((n) => [n, legacy.ignore('older firmware: replaced by elapsed')]),
+  ['activeInstructionStartedAt', 'disabledAt', 'disabledDuration'].map((n) => [
+    n,
+    legacy.ignore('older firmware: replaced by elapsed'),
+  ]),
 );
 
 interface ParsedLine {
@@ -87,7 +115,16 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     if (mode.startsWith('AT_FIRST_INSTRUCTION')) d.activeInstruction = 0;
     if (mode.endsWith('ALWAYS_ENABLED')) d.enabled = true;
     if (mode.endsWith('NEVER_ENABLED')) d.enabled = false;
-    const s: SequenceState = { lines: [], startedAt: null, pausedMs: 0, pausedSince: null, holdUntil: -Infinity, persisted: true, changed: new Set(), restored };
+    const s: SequenceState = {
+      lines: [],
+      startedAt: null,
+      pausedMs: 0,
+      pausedSince: null,
+      holdUntil: -Infinity,
+      persisted: true,
+      changed: new Set(),
+      restored,
+    };
     s.lines = parseLines(d.instructions);
     return s;
   },
@@ -102,7 +139,9 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     }
     const oldLines = s.lines;
     s.lines = parseLines(d.instructions);
-    d.instructions = d.instructions.map((text, i) => (s.lines[i]!.instruction ? formatInstruction(s.lines[i]!.instruction!) : text.trim()));
+    d.instructions = d.instructions.map((text, i) =>
+      s.lines[i]!.instruction ? formatInstruction(s.lines[i]!.instruction!) : text.trim(),
+    );
     const current = previous?.activeInstruction ?? d.activeInstruction ?? 0;
     if (d.overrideState) {
       d.overrideState = false;
@@ -110,7 +149,9 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     } else if (previous) {
       // New instructions keep the position when the opcodes before it are unchanged.
       const same = (i: number) => oldLines[i]?.instruction?.op === s.lines[i]?.instruction?.op;
-      const keep = Array.from({ length: Math.min(current + 1, s.lines.length) }, (_, i) => i).every(same) && current <= s.lines.length;
+      const keep =
+        Array.from({ length: Math.min(current + 1, s.lines.length) }, (_, i) => i).every(same) &&
+        current <= s.lines.length;
       if (keep) d.activeInstruction = current;
       else restartAt(block, 0);
     }

@@ -19,10 +19,16 @@ const MAX_FAILED_SAMPLES = 1;
 const fields = {
   enabled: f.bool({ stored: true }),
   sensorId: f.link('TempSensorInterface', { stored: true }),
-  ...settingPipelineFields((o) => (o.readonly ? f.temp(o) : f.setpointTemp(o)), { setting: 'the desired setting, or null when disabled', value: 'filtered sensor value' }),
+  ...settingPipelineFields((o) => (o.readonly ? f.temp(o) : f.setpointTemp(o)), {
+    setting: 'the desired setting, or null when disabled',
+    value: 'filtered sensor value',
+  }),
   valueUnfiltered: f.temp({ readonly: true, logged: true }),
   filter: f.enum(FilterChoice, { stored: true, default: 'FILTER_15s', aliases: FilterChoiceAliases }),
-  filterThreshold: f.deltaTemp({ stored: true, description: 'a step at least this large bypasses the filter; 0 means 5 degC' }),
+  filterThreshold: f.deltaTemp({
+    stored: true,
+    description: 'a step at least this large bypasses the filter; 0 means 5 degC',
+  }),
   resetFilter: f.bool({ description: 'write true to restart the filter from the current reading' }),
   ...claimableFields,
 };
@@ -49,13 +55,28 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   role: 'setpoint',
   homeAssistant: [
     { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
-    { component: 'number', key: 'setting', field: 'storedSetting', label: 'setting', kind: 'temperature', write: 'storedSetting', ...SETPOINT_RANGE_C, step: 0.1 },
+    {
+      component: 'number',
+      key: 'setting',
+      field: 'storedSetting',
+      label: 'setting',
+      kind: 'temperature',
+      write: 'storedSetting',
+      ...SETPOINT_RANGE_C,
+      step: 0.1,
+    },
   ],
   fields,
   legacy: legacyNames,
   implements: ['ProcessValueInterface', 'SetpointSensorPairInterface', 'EnablerInterface', 'ClaimableInterface'],
   description: 'A temperature setpoint and the filtered sensor value it is compared with',
-  init: (block) => ({ request: null, filter: new FilterChain(), failed: MAX_FAILED_SAMPLES + 1, sensorId: block.data.sensorId, sampleDue: -Infinity }),
+  init: (block) => ({
+    request: null,
+    filter: new FilterChain(),
+    failed: MAX_FAILED_SAMPLES + 1,
+    sensorId: block.data.sensorId,
+    sampleDue: -Infinity,
+  }),
   onWrite: returnToStoredOnPatch('storedSetting'),
   update(block, ctx) {
     const d = block.data;

@@ -23,13 +23,31 @@ const fields = {
   systemTime: f.datetime({ readonly: true }),
   timeZone: f.string({ stored: true, maxLength: 64, description: 'IANA time zone name, informational' }),
   // The Brewblox UI patches these two; kept and reported (a Pi has no display of its own).
-  tempUnit: f.enum({ TEMP_CELSIUS: 0, TEMP_FAHRENHEIT: 1 }, { stored: true, description: 'display temperature unit (informational; output units follow the units document)' }),
-  displayBrightness: f.number({ stored: true, integer: true, min: 0, max: 255, description: 'display brightness (informational)' }),
+  tempUnit: f.enum(
+    { TEMP_CELSIUS: 0, TEMP_FAHRENHEIT: 1 },
+    { stored: true, description: 'display temperature unit (informational; output units follow the units document)' },
+  ),
+  displayBrightness: f.number({
+    stored: true,
+    integer: true,
+    min: 0,
+    max: 255,
+    description: 'display brightness (informational)',
+  }),
 };
 
 /** Read-only SysInfo fields of the Spark that have no meaning on a Pi: accepted, not reported. */
 const legacyNames: LegacyTable = Object.fromEntries(
-  ['protocolVersion', 'releaseDate', 'protocolDate', 'ip', 'voltage5', 'voltageExternal', 'memoryFreeContiguous', 'memoryFreeLowest'].map((n) => [n, legacy.notReported('Spark hardware detail, read-only')]),
+  [
+    'protocolVersion',
+    'releaseDate',
+    'protocolDate',
+    'ip',
+    'voltage5',
+    'voltageExternal',
+    'memoryFreeContiguous',
+    'memoryFreeLowest',
+  ].map((n) => [n, legacy.notReported('Spark hardware detail, read-only')]),
 );
 
 export const SysInfo = defineBlock<typeof fields, { windowStart: number; windowTicks: number; systemDue: number }>({

@@ -15,12 +15,25 @@ const MAX_WAIT_MS = 1000;
 const fields = {
   value: f.temp({ readonly: true, logged: true }),
   offset: f.deltaTemp({ stored: true, description: 'calibration added to every reading' }),
-  address: f.address({ stored: true, unique: true, description: '16 hex digits, family byte first: 28 DS18B20, 3b MAX31850 thermocouple' }),
+  address: f.address({
+    stored: true,
+    unique: true,
+    description: '16 hex digits, family byte first: 28 DS18B20, 3b MAX31850 thermocouple',
+  }),
   oneWireBusId: f.link('OneWireBusInterface', { readonly: true }),
   connected: f.bool({ readonly: true, description: 'the last read of the sensor succeeded' }),
   coldJunction: f.temp({ readonly: true, description: 'MAX31850: the converter chip (cold junction) temperature' }),
-  fault: f.string({ readonly: true, maxLength: 40, description: 'MAX31850: thermocouple fault of the last read (open circuit, short to GND, short to VCC), empty when none' }),
-  faults: f.number({ readonly: true, integer: true, description: 'MAX31850: reads that reported a thermocouple fault' }),
+  fault: f.string({
+    readonly: true,
+    maxLength: 40,
+    description:
+      'MAX31850: thermocouple fault of the last read (open circuit, short to GND, short to VCC), empty when none',
+  }),
+  faults: f.number({
+    readonly: true,
+    integer: true,
+    description: 'MAX31850: reads that reported a thermocouple fault',
+  }),
 };
 
 export const TempSensorOneWire = defineBlock<typeof fields>({

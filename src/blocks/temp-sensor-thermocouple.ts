@@ -29,7 +29,10 @@ export const TempSensorThermocouple = defineBlock<typeof fields>({
   discovered: true,
   update(block, ctx) {
     const d = block.data;
-    const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read({ chip: 'MCP9600', bus: d.bus, address: d.address ?? 0, thermocouple: d.thermocoupleType }, ctx.now);
+    const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(
+      { chip: 'MCP9600', bus: d.bus, address: d.address ?? 0, thermocouple: d.thermocoupleType },
+      ctx.now,
+    );
     d.value = r && r.temperature !== null ? r.temperature + (d.offset ?? 0) : null;
     d.coldJunction = r?.coldJunction ?? null;
     d.connected = r?.connected ?? false;

@@ -24,13 +24,24 @@ export type Partial = Record<string, unknown>;
 
 const TYPE_KEYS = ['__objtype', '__bloxtype'] as const;
 
-export function decodeData(fields: FieldTable, input: unknown, ctx: DecodeContext, path = 'data'): { value: Partial; issues: ValidationIssue[] } {
+export function decodeData(
+  fields: FieldTable,
+  input: unknown,
+  ctx: DecodeContext,
+  path = 'data',
+): { value: Partial; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const value = decodeObject(fields, input, ctx, path, issues);
   return { value, issues };
 }
 
-function decodeObject(fields: FieldTable, input: unknown, ctx: DecodeContext, path: string, issues: ValidationIssue[]): Partial {
+function decodeObject(
+  fields: FieldTable,
+  input: unknown,
+  ctx: DecodeContext,
+  path: string,
+  issues: ValidationIssue[],
+): Partial {
   const out: Partial = {};
   if (!isPlainObject(input)) {
     issues.push({ path, message: `must be an object, got ${describe(input)}` });
@@ -41,7 +52,10 @@ function decodeObject(fields: FieldTable, input: unknown, ctx: DecodeContext, pa
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     const fieldPath = `${path}.${name}`;
     if (!field) {
-      issues.push({ path: `${path}.${rawKey}`, message: `unknown field '${rawKey}'; known fields: ${Object.keys(fields).join(', ')}` });
+      issues.push({
+        path: `${path}.${rawKey}`,
+        message: `unknown field '${rawKey}'; known fields: ${Object.keys(fields).join(', ')}`,
+      });
       continue;
     }
     if (field.readonly) continue;
@@ -76,7 +90,14 @@ export function parseKey(key: string): { name: string } & KeyHints {
   return { name: key };
 }
 
-function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: string, issues: ValidationIssue[], hints: KeyHints): unknown {
+function decodeValue(
+  field: Field,
+  raw: unknown,
+  ctx: DecodeContext,
+  path: string,
+  issues: ValidationIssue[],
+  hints: KeyHints,
+): unknown {
   const s = field.spec;
   const fail = (message: string) => {
     issues.push({ path, message });
@@ -89,7 +110,8 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
     case 'number': {
       if (typeof raw !== 'number' || !Number.isFinite(raw)) return fail(`must be a number, got ${describe(raw)}`);
       if (s.integer && !Number.isInteger(raw)) return fail(`must be a whole number, got ${raw}`);
-      if (Math.abs(raw) > MAX_MAGNITUDE) return fail(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got ${raw}`);
+      if (Math.abs(raw) > MAX_MAGNITUDE)
+        return fail(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got ${raw}`);
       const n = raw;
       if (s.min !== undefined && n < s.min) return fail(`must be at least ${s.min}, got ${n}`);
       if (s.max !== undefined && n > s.max) return fail(`must be at most ${s.max}, got ${n}`);
@@ -108,12 +130,16 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
         }
         if (value === null || value === undefined) return RESET;
       }
-      if (typeof value !== 'number' || !Number.isFinite(value)) return fail(`must be a number or a Quantity, got ${describe(raw)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return fail(`must be a number or a Quantity, got ${describe(raw)}`);
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
-        if (!Number.isFinite(n) || Math.abs(n) > MAX_MAGNITUDE) return fail(`is out of range, got ${value}${unit ? ` ${unit}` : ''}`);
+        if (!Number.isFinite(n) || Math.abs(n) > MAX_MAGNITUDE)
+          return fail(`is out of range, got ${value}${unit ? ` ${unit}` : ''}`);
         const problem = outOfRange(s, n, ctx.prefs);
-        return problem ? fail(`${problem}, got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`) : n;
+        return problem
+          ? fail(`${problem}, got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`)
+          : n;
       } catch (e) {
         if (e instanceof UnitError) return fail(e.message);
         throw e;
@@ -134,11 +160,14 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
       return raw;
     case 'address': {
       if (raw === '') return RESET; // "not yet bound", as Brewblox clients send it
-      if (typeof raw !== 'string' || !/^[0-9a-fA-F]{1,16}$/.test(raw)) return fail(`must be a hex address of up to 16 digits, got ${describe(raw)}`);
+      if (typeof raw !== 'string' || !/^[0-9a-fA-F]{1,16}$/.test(raw))
+        return fail(`must be a hex address of up to 16 digits, got ${describe(raw)}`);
       return raw.toLowerCase().padEnd(16, '0');
     }
     case 'datetime':
-      return decodeDatetime(raw) ?? fail(`must be an ISO-8601 date or epoch seconds/milliseconds, got ${describe(raw)}`);
+      return (
+        decodeDatetime(raw) ?? fail(`must be an ISO-8601 date or epoch seconds/milliseconds, got ${describe(raw)}`)
+      );
     case 'link': {
       let id: unknown = raw;
       if (isPlainObject(raw)) {
@@ -166,7 +195,11 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
         const itemPath = `${path}.${i}`;
         if (item === null) return issues.push({ path: itemPath, message: 'must not be null' }) && undefined;
         const v = decodeValue(s.of, item, ctx, itemPath, issues, s.of.spec.kind === 'link' ? { link: true } : {});
-        return v === RESET ? defaultValue(s.of) : s.of.spec.kind === 'object' ? complete(s.of.spec.fields, v as Partial) : v;
+        return v === RESET
+          ? defaultValue(s.of)
+          : s.of.spec.kind === 'object'
+            ? complete(s.of.spec.fields, v as Partial)
+            : v;
       });
       return items;
     }
@@ -186,14 +219,24 @@ function decodeValue(field: Field, raw: unknown, ctx: DecodeContext, path: strin
           continue;
         }
         const v = decodeValue(s.of, item, ctx, itemPath, issues, {});
-        if (v !== undefined) out[key] = v === RESET ? defaultValue(s.of) : s.of.spec.kind === 'object' ? complete(s.of.spec.fields, v as Partial) : v;
+        if (v !== undefined)
+          out[key] =
+            v === RESET
+              ? defaultValue(s.of)
+              : s.of.spec.kind === 'object'
+                ? complete(s.of.spec.fields, v as Partial)
+                : v;
       }
       return out;
     }
     case 'variant': {
-      if (!isPlainObject(raw)) return fail(`must be an object with one of ${Object.keys(s.fields).join(', ')}, got ${describe(raw)}`);
+      if (!isPlainObject(raw))
+        return fail(`must be an object with one of ${Object.keys(s.fields).join(', ')}, got ${describe(raw)}`);
       const keys = Object.keys(raw);
-      if (keys.length !== 1) return fail(`must have exactly one of ${Object.keys(s.fields).join(', ')}, got ${keys.length ? keys.join(', ') : 'none'}`);
+      if (keys.length !== 1)
+        return fail(
+          `must have exactly one of ${Object.keys(s.fields).join(', ')}, got ${keys.length ? keys.join(', ') : 'none'}`,
+        );
       const v = decodeObject(s.fields, raw, ctx, path, issues);
       const k = keys[0]!;
       if (v[k] === RESET) return fail(`'${k}' must not be null`);
@@ -209,7 +252,8 @@ function outOfRange(s: { unit: UnitKind; min?: number; max?: number }, n: number
   if (!below && !above) return null;
   const shown = (v: number) => `${fromInternal(v, s.unit, prefs)} ${unitLabel(userUnit(s.unit, prefs))}`;
   if (s.min !== undefined && s.max !== undefined) return `must be between ${shown(s.min)} and ${shown(s.max)}`;
-  if (below && s.unit === 'temp' && s.min === ABSOLUTE_ZERO_C) return `must not be below absolute zero (${shown(s.min)})`;
+  if (below && s.unit === 'temp' && s.min === ABSOLUTE_ZERO_C)
+    return `must not be below absolute zero (${shown(s.min)})`;
   if (below) return s.min === 0 ? 'must not be negative' : `must be at least ${shown(s.min!)}`;
   return `must be at most ${shown(s.max!)}`;
 }
@@ -224,7 +268,8 @@ const MAX_EPOCH_SECONDS = 253402300799;
 
 function decodeDatetime(raw: unknown): number | undefined {
   let seconds: number | undefined;
-  if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) seconds = raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);
+  if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0)
+    seconds = raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);
   else if (typeof raw === 'string') {
     const t = Date.parse(raw);
     if (!Number.isNaN(t)) seconds = Math.floor(t / 1000);
@@ -318,7 +363,11 @@ export function describe(v: unknown): string {
  * Full block data after a write: the new writable values, with the read-only (computed) values
  * carried over from the previous data, or their defaults where there is nothing to carry.
  */
-export function withReadonly(fields: FieldTable, previous: Record<string, unknown> | undefined, next: Record<string, unknown>): Record<string, unknown> {
+export function withReadonly(
+  fields: FieldTable,
+  previous: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(fields)) {
     const prev = previous?.[name];
@@ -335,7 +384,9 @@ export function withReadonly(fields: FieldTable, previous: Record<string, unknow
     } else if (s.kind === 'array' && s.of.spec.kind === 'object') {
       const itemFields = s.of.spec.fields;
       const prevItems = Array.isArray(prev) ? prev : [];
-      out[name] = (v as Record<string, unknown>[]).map((item, i) => withReadonly(itemFields, prevItems[i] as Record<string, unknown> | undefined, item));
+      out[name] = (v as Record<string, unknown>[]).map((item, i) =>
+        withReadonly(itemFields, prevItems[i] as Record<string, unknown> | undefined, item),
+      );
     } else {
       out[name] = v;
     }

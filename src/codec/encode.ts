@@ -9,7 +9,12 @@ export const OBJTYPE = '__objtype';
 /** Brewblox clients (UI, history, automation) recognise typed objects only by this key, so both are written. */
 export const BLOXTYPE = '__bloxtype';
 
-export function encodeData(fields: FieldTable, data: Record<string, unknown>, mode: ReadMode, prefs: UnitPrefs): Record<string, unknown> {
+export function encodeData(
+  fields: FieldTable,
+  data: Record<string, unknown>,
+  mode: ReadMode,
+  prefs: UnitPrefs,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of entriesOf(fields)) {
     if (!included(field, mode)) continue;
@@ -32,7 +37,13 @@ const ENTRIES = new WeakMap<FieldTable, Entries>();
 /** A table's fields in order, listed once per table (every read of every block walks them). */
 export function entriesOf(fields: FieldTable): Entries {
   let entries = ENTRIES.get(fields);
-  if (!entries) ENTRIES.set(fields, (entries = Object.entries(fields).map(([name, field]) => [name, field, `${JSON.stringify(name)}:`, `,${JSON.stringify(name)}:`] as const)));
+  if (!entries)
+    ENTRIES.set(
+      fields,
+      (entries = Object.entries(fields).map(
+        ([name, field]) => [name, field, `${JSON.stringify(name)}:`, `,${JSON.stringify(name)}:`] as const,
+      )),
+    );
   return entries;
 }
 
@@ -86,14 +97,30 @@ function writeValue(parts: string[], field: Field, value: unknown, prefs: UnitPr
     case 'quantity': {
       const unit = userUnit(s.unit, prefs);
       let head = QUANTITY_HEADS.get(unit);
-      if (head === undefined) QUANTITY_HEADS.set(unit, (head = `{"${OBJTYPE}":"Quantity","${BLOXTYPE}":"Quantity","unit":${JSON.stringify(unit)},"value":`));
-      parts.push(head, value === null || value === undefined ? 'null' : numberText(fromInternal(value as number, s.unit, prefs)), field.readonly ? ',"readonly":true}' : '}');
+      if (head === undefined)
+        QUANTITY_HEADS.set(
+          unit,
+          (head = `{"${OBJTYPE}":"Quantity","${BLOXTYPE}":"Quantity","unit":${JSON.stringify(unit)},"value":`),
+        );
+      parts.push(
+        head,
+        value === null || value === undefined ? 'null' : numberText(fromInternal(value as number, s.unit, prefs)),
+        field.readonly ? ',"readonly":true}' : '}',
+      );
       return;
     }
     case 'link': {
       let head = LINK_HEADS.get(s.iface);
-      if (head === undefined) LINK_HEADS.set(s.iface, (head = `{"${OBJTYPE}":"Link","${BLOXTYPE}":"Link","type":${JSON.stringify(s.iface)},"id":`));
-      parts.push(head, value === null || value === undefined ? 'null' : JSON.stringify(value), field.readonly ? ',"readonly":true}' : '}');
+      if (head === undefined)
+        LINK_HEADS.set(
+          s.iface,
+          (head = `{"${OBJTYPE}":"Link","${BLOXTYPE}":"Link","type":${JSON.stringify(s.iface)},"id":`),
+        );
+      parts.push(
+        head,
+        value === null || value === undefined ? 'null' : JSON.stringify(value),
+        field.readonly ? ',"readonly":true}' : '}',
+      );
       return;
     }
     case 'object':
@@ -160,12 +187,17 @@ function encodeValue(field: Field, value: unknown, mode: ReadMode, prefs: UnitPr
     case 'object':
       return encodeData(s.fields, value as Record<string, unknown>, mode, prefs);
     case 'array':
-      return (value as unknown[])
-        .map((item) => (s.of.spec.kind === 'object' ? encodeData(s.of.spec.fields, item as Record<string, unknown>, mode, prefs) : encodeValue(s.of, item, mode, prefs)));
+      return (value as unknown[]).map((item) =>
+        s.of.spec.kind === 'object'
+          ? encodeData(s.of.spec.fields, item as Record<string, unknown>, mode, prefs)
+          : encodeValue(s.of, item, mode, prefs),
+      );
     case 'variant':
       return encodeData(s.fields, value as Record<string, unknown>, mode, prefs);
     case 'map':
-      return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, item]) => [k, encodeValue(s.of, item, mode, prefs)]));
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, item]) => [k, encodeValue(s.of, item, mode, prefs)]),
+      );
     default:
       return value;
   }

@@ -66,20 +66,28 @@ export const f = {
   /** A nullable boolean (computed values that may be unknown). */
   boolOrNull: (o: FieldFlags = {}) => make<boolean | null>({ kind: 'bool', default: null }, o),
   number: (o: Opts<number | null> & { integer?: boolean; min?: number; max?: number } = {}) =>
-    make<number | null>({ kind: 'number', integer: o.integer ?? false, min: o.min, max: o.max, default: initial(o) }, o),
+    make<number | null>(
+      { kind: 'number', integer: o.integer ?? false, min: o.min, max: o.max, default: initial(o) },
+      o,
+    ),
   quantity: (unit: UnitKind, o: Opts<number | null> & { min?: number; max?: number } = {}) =>
     make<number | null>({ kind: 'quantity', unit, min: o.min, max: o.max, default: initial(o) }, o),
   /** An absolute temperature: never below absolute zero. */
-  temp: (o: Opts<number | null> & { min?: number; max?: number } = {}) => f.quantity('temp', { min: ABSOLUTE_ZERO_C, ...o }),
+  temp: (o: Opts<number | null> & { min?: number; max?: number } = {}) =>
+    f.quantity('temp', { min: ABSOLUTE_ZERO_C, ...o }),
   /** A temperature a controller is asked to reach (SETPOINT_RANGE_C). */
   setpointTemp: (o: Opts<number | null> = {}) => f.temp({ ...SETPOINT_RANGE_C, ...o }),
   deltaTemp: (o: Opts<number | null> = {}) => f.quantity('deltaTemp', o),
   duration: (o: Opts<number | null> = {}) => f.quantity('duration', { min: 0, ...o }),
   /** `aliases`: other names accepted on input (older or newer Brewblox spellings) -> the name stored. */
-  enum: <E extends EnumTable>(values: E, o: Opts<keyof E & string> & { aliases?: Readonly<Record<string, keyof E & string>> } = {}) =>
-    make<keyof E & string>({ kind: 'enum', values, default: o.default ?? firstName(values), aliases: o.aliases }, o),
-  enumOrNull: <E extends EnumTable>(values: E, o: FieldFlags & { aliases?: Readonly<Record<string, keyof E & string>> } = {}) =>
-    make<(keyof E & string) | null>({ kind: 'enum', values, default: null, aliases: o.aliases }, o),
+  enum: <E extends EnumTable>(
+    values: E,
+    o: Opts<keyof E & string> & { aliases?: Readonly<Record<string, keyof E & string>> } = {},
+  ) => make<keyof E & string>({ kind: 'enum', values, default: o.default ?? firstName(values), aliases: o.aliases }, o),
+  enumOrNull: <E extends EnumTable>(
+    values: E,
+    o: FieldFlags & { aliases?: Readonly<Record<string, keyof E & string>> } = {},
+  ) => make<(keyof E & string) | null>({ kind: 'enum', values, default: null, aliases: o.aliases }, o),
   string: (o: Opts<string> & { maxLength?: number } = {}) =>
     make<string>({ kind: 'string', maxLength: o.maxLength ?? 200, default: o.default ?? '' }, o),
   address: (o: FieldFlags = {}) => make<string>({ kind: 'address', default: '0000000000000000' }, o),
@@ -93,7 +101,10 @@ export const f = {
   array: <T>(of: Field<T>, o: FieldFlags & { maxItems?: number } = {}) =>
     make<T[]>({ kind: 'array', of, maxItems: o.maxItems ?? 64 }, o),
   map: <T>(of: Field<T>, o: FieldFlags & { maxItems?: number; keyPattern: RegExp; keyHint: string }) =>
-    make<Record<string, T>>({ kind: 'map', of, maxItems: o.maxItems ?? 64, keyPattern: o.keyPattern, keyHint: o.keyHint }, o),
+    make<Record<string, T>>(
+      { kind: 'map', of, maxItems: o.maxItems ?? 64, keyPattern: o.keyPattern, keyHint: o.keyHint },
+      o,
+    ),
   variant: <F extends FieldTable>(fields: F, o: FieldFlags = {}) =>
     make<Partial<DataOf<F>>>({ kind: 'variant', fields }, o),
 };
@@ -175,8 +186,12 @@ function mayHoldLink(field: Field): boolean {
 function walkLink(field: Field, value: unknown, path: string[], visit: Parameters<typeof forEachLink>[2]): void {
   const s = field.spec;
   if (s.kind === 'link') visit(path, (value as string | null) ?? null, field as Field & { spec: { kind: 'link' } });
-  else if (s.kind === 'object' && value && typeof value === 'object') forEachLink(s.fields, value as Record<string, unknown>, visit, path);
-  else if (s.kind === 'array' && Array.isArray(value)) value.forEach((item, i) => walkLink(s.of, item, [...path, String(i)], visit));
-  else if (s.kind === 'variant' && value && typeof value === 'object') forEachLink(s.fields, value as Record<string, unknown>, visit, path);
-  else if (s.kind === 'map' && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walkLink(s.of, v, [...path, k], visit);
+  else if (s.kind === 'object' && value && typeof value === 'object')
+    forEachLink(s.fields, value as Record<string, unknown>, visit, path);
+  else if (s.kind === 'array' && Array.isArray(value))
+    value.forEach((item, i) => walkLink(s.of, item, [...path, String(i)], visit));
+  else if (s.kind === 'variant' && value && typeof value === 'object')
+    forEachLink(s.fields, value as Record<string, unknown>, visit, path);
+  else if (s.kind === 'map' && value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) walkLink(s.of, v, [...path, k], visit);
 }

@@ -1,7 +1,14 @@
 // Legacy vocabulary: names older Brewblox clients and backups send that the current field table
 // does not have. Each block type lists its own next to its field table; this module applies
 // them to the raw input before the normal decoder runs, so a name in neither table stays a 422.
-import { decodeData, isPlainObject, parseKey, type DecodeContext, type Partial, type ValidationIssue } from './decode.js';
+import {
+  decodeData,
+  isPlainObject,
+  parseKey,
+  type DecodeContext,
+  type Partial,
+  type ValidationIssue,
+} from './decode.js';
 import type { FieldTable } from './fields.js';
 
 export interface TranslateResult {
@@ -18,17 +25,28 @@ export type LegacyRule =
   /** Renamed: the value moves to the current name (unless that is given too). */
   | { kind: 'rename'; to: string; note: string }
   /** An older shape of the value, turned into current fields. */
-  | { kind: 'translate'; note: string; translate: (value: unknown, ctx: DecodeContext, path: string, input: Record<string, unknown>) => TranslateResult };
+  | {
+      kind: 'translate';
+      note: string;
+      translate: (value: unknown, ctx: DecodeContext, path: string, input: Record<string, unknown>) => TranslateResult;
+    };
 
 export type LegacyTable = Readonly<Record<string, LegacyRule>>;
 
 export const legacy = {
   ignore: (note: string): LegacyRule => ({ kind: 'ignore', note }),
-  unsupported: (note: string, neutral: (v: unknown) => boolean = isNeutral): LegacyRule => ({ kind: 'unsupported', note, neutral }),
+  unsupported: (note: string, neutral: (v: unknown) => boolean = isNeutral): LegacyRule => ({
+    kind: 'unsupported',
+    note,
+    neutral,
+  }),
   /** A read-only field of the Brewblox shape that this runtime does not report: any value is ignored. */
   notReported: (note: string): LegacyRule => ({ kind: 'ignore', note }),
   rename: (to: string): LegacyRule => ({ kind: 'rename', to, note: `renamed to '${to}'` }),
-  translate: (note: string, translate: (value: unknown, ctx: DecodeContext, path: string, input: Record<string, unknown>) => TranslateResult): LegacyRule => ({ kind: 'translate', note, translate }),
+  translate: (
+    note: string,
+    translate: (value: unknown, ctx: DecodeContext, path: string, input: Record<string, unknown>) => TranslateResult,
+  ): LegacyRule => ({ kind: 'translate', note, translate }),
 };
 
 /** false, 0, null, '', an empty link or a zero/null quantity: the value that means "not used". */
@@ -46,7 +64,13 @@ export function isNeutral(v: unknown): boolean {
  * always win: a legacy entry for a name the field table has is only used to upgrade its value
  * shape (kind 'translate').
  */
-export function upgradeInput(fields: FieldTable, table: LegacyTable | undefined, input: unknown, ctx: DecodeContext, path = 'data'): { input: unknown; issues: ValidationIssue[] } {
+export function upgradeInput(
+  fields: FieldTable,
+  table: LegacyTable | undefined,
+  input: unknown,
+  ctx: DecodeContext,
+  path = 'data',
+): { input: unknown; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   if (!table || !isPlainObject(input)) return { input, issues };
   const given = new Set(Object.keys(input).map((k) => parseKey(k).name));
@@ -65,7 +89,11 @@ export function upgradeInput(fields: FieldTable, table: LegacyTable | undefined,
       case 'ignore':
         break;
       case 'unsupported':
-        if (!rule.neutral(raw)) issues.push({ path: at, message: `'${name}' is not supported by this controller (${rule.note}); only its neutral value is accepted, got ${JSON.stringify(raw)}` });
+        if (!rule.neutral(raw))
+          issues.push({
+            path: at,
+            message: `'${name}' is not supported by this controller (${rule.note}); only its neutral value is accepted, got ${JSON.stringify(raw)}`,
+          });
         break;
       case 'rename':
         if (!given.has(rule.to)) added[rule.to + (unit !== undefined ? `[${unit}]` : link ? '<>' : '')] = raw;
@@ -85,7 +113,12 @@ export function upgradeInput(fields: FieldTable, table: LegacyTable | undefined,
 }
 
 /** Decode block data, legacy names first. */
-export function decodeWithLegacy(fields: FieldTable, table: LegacyTable | undefined, input: unknown, ctx: DecodeContext): { value: Partial; issues: ValidationIssue[] } {
+export function decodeWithLegacy(
+  fields: FieldTable,
+  table: LegacyTable | undefined,
+  input: unknown,
+  ctx: DecodeContext,
+): { value: Partial; issues: ValidationIssue[] } {
   const up = upgradeInput(fields, table, input, ctx);
   const { value, issues } = decodeData(fields, up.input, ctx);
   return { value, issues: [...up.issues, ...issues] };
@@ -109,7 +142,11 @@ function constraintList(value: unknown, path: string): { items: Record<string, u
   if (!Array.isArray(list)) return { items: [], issues: [{ path, message: 'must be {"constraints": [...]}' }] };
   const issues: ValidationIssue[] = [];
   const items: Record<string, unknown>[] = [];
-  list.forEach((item, i) => (isPlainObject(item) ? items.push(item) : issues.push({ path: `${path}.constraints.${i}`, message: 'must be an object' })));
+  list.forEach((item, i) =>
+    isPlainObject(item)
+      ? items.push(item)
+      : issues.push({ path: `${path}.constraints.${i}`, message: 'must be an object' }),
+  );
   return { items, issues };
 }
 
@@ -135,7 +172,11 @@ function constrainedBy(
       const at = `${path}.constraints.${i}`;
       for (const e of entries(item)) {
         if (IGNORED_IN_ITEM.has(e.name)) continue;
-        if (!one(e, at, ctx, out, issues)) issues.push({ path: `${at}.${e.rawKey}`, message: `unknown ${kind} constraint '${e.rawKey}'; known: ${known.join(', ')}` });
+        if (!one(e, at, ctx, out, issues))
+          issues.push({
+            path: `${at}.${e.rawKey}`,
+            message: `unknown ${kind} constraint '${e.rawKey}'; known: ${known.join(', ')}`,
+          });
       }
     });
     return { set: { constraints: out }, issues };
@@ -145,47 +186,66 @@ function constrainedBy(
 const DIGITAL_DURATIONS = ['minOff', 'minOn', 'delayedOn', 'delayedOff'];
 
 /** `constrainedBy: {constraints: [{minOn}, {mutexed: {...}}, ...]}` (digital) -> `constraints`. */
-export const digitalConstrainedBy = constrainedBy('older list of digital constraints; becomes the constraints object', 'digital', [...DIGITAL_DURATIONS, 'mutexed'], (e, at, ctx, out, issues) => {
-  if (DIGITAL_DURATIONS.includes(e.name)) {
-    out[e.name] = { enabled: true, [e.unit !== undefined ? `duration[${e.unit}]` : 'duration']: e.value };
+export const digitalConstrainedBy = constrainedBy(
+  'older list of digital constraints; becomes the constraints object',
+  'digital',
+  [...DIGITAL_DURATIONS, 'mutexed'],
+  (e, at, ctx, out, issues) => {
+    if (DIGITAL_DURATIONS.includes(e.name)) {
+      out[e.name] = { enabled: true, [e.unit !== undefined ? `duration[${e.unit}]` : 'duration']: e.value };
+      return true;
+    }
+    if (e.name !== 'mutexed' && e.name !== 'mutex') return false;
+    // `mutex<>: id` is the oldest form; `mutexed: {mutexId, extraHoldTime, hasCustomHoldTime}` the later one.
+    const body = e.name === 'mutex' ? { mutexId: e.value } : isPlainObject(e.value) ? e.value : null;
+    if (!body) {
+      issues.push({ path: `${at}.${e.rawKey}`, message: 'must be an object' });
+      return true;
+    }
+    const mutexed: Record<string, unknown> = { enabled: true };
+    for (const m of entries(body)) {
+      if (m.name === 'mutexId') {
+        const id = linkId(m.value);
+        const problem = id === null ? 'names no Mutex' : ctx.checkLink(id, 'MutexInterface');
+        if (problem)
+          issues.push({
+            path: `${at}.${e.rawKey}.${m.rawKey}`,
+            message: `cannot translate the mutexed constraint: ${problem}`,
+          });
+        else mutexed.mutexId = { __bloxtype: 'Link', id };
+      } else if (m.name === 'extraHoldTime') mutexed[m.rawKey] = m.value;
+      // hasCustomHoldTime (the hold time then came from the Mutex) and the read-only hasLock are dropped.
+      else if (m.name !== 'hasCustomHoldTime' && m.name !== 'hasLock')
+        issues.push({
+          path: `${at}.${e.rawKey}.${m.rawKey}`,
+          message: `unknown field '${m.rawKey}' in a mutexed constraint`,
+        });
+    }
+    out.mutexed = mutexed;
     return true;
-  }
-  if (e.name !== 'mutexed' && e.name !== 'mutex') return false;
-  // `mutex<>: id` is the oldest form; `mutexed: {mutexId, extraHoldTime, hasCustomHoldTime}` the later one.
-  const body = e.name === 'mutex' ? { mutexId: e.value } : isPlainObject(e.value) ? e.value : null;
-  if (!body) {
-    issues.push({ path: `${at}.${e.rawKey}`, message: 'must be an object' });
-    return true;
-  }
-  const mutexed: Record<string, unknown> = { enabled: true };
-  for (const m of entries(body)) {
-    if (m.name === 'mutexId') {
-      const id = linkId(m.value);
-      const problem = id === null ? 'names no Mutex' : ctx.checkLink(id, 'MutexInterface');
-      if (problem) issues.push({ path: `${at}.${e.rawKey}.${m.rawKey}`, message: `cannot translate the mutexed constraint: ${problem}` });
-      else mutexed.mutexId = { __bloxtype: 'Link', id };
-    } else if (m.name === 'extraHoldTime') mutexed[m.rawKey] = m.value;
-    // hasCustomHoldTime (the hold time then came from the Mutex) and the read-only hasLock are dropped.
-    else if (m.name !== 'hasCustomHoldTime' && m.name !== 'hasLock') issues.push({ path: `${at}.${e.rawKey}.${m.rawKey}`, message: `unknown field '${m.rawKey}' in a mutexed constraint` });
-  }
-  out.mutexed = mutexed;
-  return true;
-});
+  },
+);
 
 /** `constrainedBy: {constraints: [{min}, {max}, {balanced: {...}}]}` (analog) -> `constraints`. */
-export const analogConstrainedBy = constrainedBy('older list of analog constraints; becomes the constraints object', 'analog', ['min', 'max', 'balanced'], (e, at, ctx, out, issues) => {
-  if (e.name === 'min' || e.name === 'max') {
-    out[e.name] = { enabled: true, value: e.value };
+export const analogConstrainedBy = constrainedBy(
+  'older list of analog constraints; becomes the constraints object',
+  'analog',
+  ['min', 'max', 'balanced'],
+  (e, at, ctx, out, issues) => {
+    if (e.name === 'min' || e.name === 'max') {
+      out[e.name] = { enabled: true, value: e.value };
+      return true;
+    }
+    if (e.name !== 'balanced') return false;
+    const body = isPlainObject(e.value) ? e.value : { balancerId: e.value };
+    const id = linkId(entries(body).find((b) => b.name === 'balancerId')?.value);
+    const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface');
+    if (problem)
+      issues.push({ path: `${at}.${e.rawKey}`, message: `cannot translate the balanced constraint: ${problem}` });
+    else out.balanced = { enabled: true, balancerId: { __bloxtype: 'Link', id } };
     return true;
-  }
-  if (e.name !== 'balanced') return false;
-  const body = isPlainObject(e.value) ? e.value : { balancerId: e.value };
-  const id = linkId(entries(body).find((b) => b.name === 'balancerId')?.value);
-  const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface');
-  if (problem) issues.push({ path: `${at}.${e.rawKey}`, message: `cannot translate the balanced constraint: ${problem}` });
-  else out.balanced = { enabled: true, balancerId: { __bloxtype: 'Link', id } };
-  return true;
-});
+  },
+);
 
 /** Seconds since the epoch from which a profile point time is taken to be absolute (2001-09-09). */
 const ABSOLUTE_TIME = 1e9;
@@ -205,17 +265,25 @@ function pointSeconds(item: Record<string, unknown>): { key: string; seconds: nu
  * SetpointProfile points of older firmware carry absolute epoch seconds in `time` and no
  * `start`: the first point becomes the start, every time an offset from it.
  */
-export const absoluteProfilePoints = legacy.translate('points with absolute epoch times (older backups) become offsets from start', (value, _ctx, _path, input) => {
-  if (!Array.isArray(value)) return { set: { points: value } };
-  const times = value.map((p) => (isPlainObject(p) ? pointSeconds(p) : null));
-  if (!times.some((t) => t !== null && t.seconds >= ABSOLUTE_TIME)) return { set: { points: value } };
-  const givenStart = input.start;
-  const start = typeof givenStart === 'number' && givenStart > 0 ? (givenStart > 1e11 ? givenStart / 1000 : givenStart) : Math.min(...times.filter((t) => t !== null).map((t) => t!.seconds));
-  const points = value.map((p, i) => {
-    const t = times[i];
-    if (!t || !isPlainObject(p)) return p;
-    const { [t.key]: _drop, ...rest } = p;
-    return { ...rest, time: Math.max(0, t.seconds - start) };
-  });
-  return { set: { points, start } };
-});
+export const absoluteProfilePoints = legacy.translate(
+  'points with absolute epoch times (older backups) become offsets from start',
+  (value, _ctx, _path, input) => {
+    if (!Array.isArray(value)) return { set: { points: value } };
+    const times = value.map((p) => (isPlainObject(p) ? pointSeconds(p) : null));
+    if (!times.some((t) => t !== null && t.seconds >= ABSOLUTE_TIME)) return { set: { points: value } };
+    const givenStart = input.start;
+    const start =
+      typeof givenStart === 'number' && givenStart > 0
+        ? givenStart > 1e11
+          ? givenStart / 1000
+          : givenStart
+        : Math.min(...times.filter((t) => t !== null).map((t) => t!.seconds));
+    const points = value.map((p, i) => {
+      const t = times[i];
+      if (!t || !isPlainObject(p)) return p;
+      const { [t.key]: _drop, ...rest } = p;
+      return { ...rest, time: Math.max(0, t.seconds - start) };
+    });
+    return { set: { points, start } };
+  },
+);

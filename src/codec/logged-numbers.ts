@@ -12,7 +12,9 @@ export function numbersOnly(value: unknown): number | NumericTree | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value === null || typeof value !== 'object') return undefined;
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const entries: Array<[string, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value);
   const out: NumericTree = {};
   for (const [key, v] of entries) {
     const kept = numbersOnly(v);
@@ -26,7 +28,11 @@ export function numbersOnly(value: unknown): number | NumericTree | undefined {
  * without the logged object on the way: the same fields, keys and values (a test holds the two equal for
  * every block type). Sub-objects are walked here; anything else goes through numbersOnly.
  */
-export function loggedNumbers(fields: FieldTable, data: Record<string, unknown>, prefs: UnitPrefs): NumericTree | undefined {
+export function loggedNumbers(
+  fields: FieldTable,
+  data: Record<string, unknown>,
+  prefs: UnitPrefs,
+): NumericTree | undefined {
   let out: NumericTree | undefined;
   for (const [name, field] of entriesOf(fields)) {
     const value = data[name];
@@ -34,9 +40,11 @@ export function loggedNumbers(fields: FieldTable, data: Record<string, unknown>,
     const key = loggedKey(name, field, prefs);
     if (key === null) continue;
     const s = field.spec;
-    const kept = s.kind === 'object' || s.kind === 'variant' ? loggedNumbers(s.fields, value as Record<string, unknown>, prefs) : numbersOnly(loggedValue(field, value, prefs));
+    const kept =
+      s.kind === 'object' || s.kind === 'variant'
+        ? loggedNumbers(s.fields, value as Record<string, unknown>, prefs)
+        : numbersOnly(loggedValue(field, value, prefs));
     if (kept !== undefined) (out ??= {})[key] = kept;
   }
   return out;
 }
-

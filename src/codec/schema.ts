@@ -34,11 +34,17 @@ function fieldSchema(field: Field): TSchema {
     case 'number':
       return Type.Union([s.integer ? Type.Integer() : Type.Number(), Type.Null()], meta);
     case 'quantity': {
-      const range = { ...(s.min !== undefined ? { minimum: s.min } : {}), ...(s.max !== undefined ? { maximum: s.max } : {}) };
+      const range = {
+        ...(s.min !== undefined ? { minimum: s.min } : {}),
+        ...(s.max !== undefined ? { maximum: s.max } : {}),
+      };
       return Type.Union([quantityOut(userUnit(s.unit, DEFAULT_UNITS), range), Type.Number(range)], meta);
     }
     case 'enum':
-      return Type.Union([Type.Union(Object.keys(s.values).map((k) => Type.Literal(k))), Type.Integer(), Type.Null()], meta);
+      return Type.Union(
+        [Type.Union(Object.keys(s.values).map((k) => Type.Literal(k))), Type.Integer(), Type.Null()],
+        meta,
+      );
     case 'string':
       return Type.String({ ...meta, maxLength: s.maxLength });
     case 'address':
@@ -47,7 +53,12 @@ function fieldSchema(field: Field): TSchema {
       return Type.Union([Type.String({ format: 'date-time' }), Type.Integer(), Type.Null()], meta);
     case 'link':
       return Type.Object(
-        { __objtype: Type.Literal('Link'), __bloxtype: Type.Literal('Link'), type: Type.Literal(s.iface), id: Type.Union([Type.String(), Type.Null()]) },
+        {
+          __objtype: Type.Literal('Link'),
+          __bloxtype: Type.Literal('Link'),
+          type: Type.Literal(s.iface),
+          id: Type.Union([Type.String(), Type.Null()]),
+        },
         meta,
       );
     case 'object':
@@ -55,25 +66,37 @@ function fieldSchema(field: Field): TSchema {
     case 'array':
       return Type.Array(fieldSchema(s.of), { ...meta, maxItems: s.maxItems });
     case 'map':
-      return Type.Record(Type.String({ pattern: s.keyPattern.source }), fieldSchema(s.of), { ...meta, maxProperties: s.maxItems });
+      return Type.Record(Type.String({ pattern: s.keyPattern.source }), fieldSchema(s.of), {
+        ...meta,
+        maxProperties: s.maxItems,
+      });
     case 'variant':
       return dataSchema(s.fields, meta);
   }
 }
 
 function describeFlags(field: Field): string {
-  const flags = [field.readonly && 'read-only', field.logged && 'logged', field.stored && 'stored'].filter(Boolean).join(', ');
+  const flags = [field.readonly && 'read-only', field.logged && 'logged', field.stored && 'stored']
+    .filter(Boolean)
+    .join(', ');
   const unit = field.spec.kind === 'quantity' ? `unit: ${userUnit(field.spec.unit, DEFAULT_UNITS)}` : '';
   const link = field.spec.kind === 'link' ? `link to ${field.spec.iface}` : '';
   return [field.description, unit, link, flags].filter(Boolean).join('; ');
 }
 
-export function dataSchema(fields: FieldTable, options: { description?: string; readOnly?: true } = {}, legacy?: LegacyTable): TSchema {
+export function dataSchema(
+  fields: FieldTable,
+  options: { description?: string; readOnly?: true } = {},
+  legacy?: LegacyTable,
+): TSchema {
   const props: Record<string, TSchema> = {};
   for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(fieldSchema(field));
   for (const [name, rule] of Object.entries(legacy ?? {})) {
     if (name in props) continue;
-    const what = rule.kind === 'unsupported' ? 'not supported here; only its neutral value (false, 0, null) is accepted' : `legacy, ${rule.kind === 'ignore' ? 'accepted and ignored' : 'accepted'}`;
+    const what =
+      rule.kind === 'unsupported'
+        ? 'not supported here; only its neutral value (false, 0, null) is accepted'
+        : `legacy, ${rule.kind === 'ignore' ? 'accepted and ignored' : 'accepted'}`;
     props[name] = Type.Optional(Type.Unknown({ deprecated: true, description: `${what}: ${rule.note}` }));
   }
   return Type.Object(props, { ...options, additionalProperties: true });

@@ -4,7 +4,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 export type UnitKind = 'temp' | 'deltaTemp' | 'inverseTemp' | 'duration';
-export const TempUnitSchema = Type.Union([Type.Literal('degC'), Type.Literal('degF')], { description: 'temperatures in degC or degF' });
+export const TempUnitSchema = Type.Union([Type.Literal('degC'), Type.Literal('degF')], {
+  description: 'temperatures in degC or degF',
+});
 export type TempUnit = Static<typeof TempUnitSchema>;
 
 /** The units document ({namespace: <service id> or brewblox-global, id: "units", temperature}). */
@@ -77,7 +79,10 @@ function lookup(unit: string, kind: UnitKind): UnitDef {
   const key = normalize(unit);
   const def = Object.hasOwn(UNIT_TABLE, key) ? UNIT_TABLE[key] : undefined;
   if (!def) throw new UnitError(`unknown unit '${unit}'`);
-  if (def.kind !== kind) throw new UnitError(`unit '${unit}' is not a ${KIND_NAMES[kind]} unit (expected e.g. ${userUnit(kind, DEFAULT_UNITS)})`);
+  if (def.kind !== kind)
+    throw new UnitError(
+      `unit '${unit}' is not a ${KIND_NAMES[kind]} unit (expected e.g. ${userUnit(kind, DEFAULT_UNITS)})`,
+    );
   return def;
 }
 

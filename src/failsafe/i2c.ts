@@ -14,7 +14,12 @@ const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
 /** The IO chips on one bus to their safe state. Returns the number of failures. */
-export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Reporter, claimed?: (address: number) => Promise<boolean>): Promise<number> {
+export async function i2cBusOutputsOff(
+  bus: I2cBus,
+  label: string,
+  report: Reporter,
+  claimed?: (address: number) => Promise<boolean>,
+): Promise<number> {
   let failed = 0;
   let chips: FoundI2cChip[];
   try {
@@ -30,7 +35,9 @@ export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Repor
         if (kind === 'mcp23017' || kind === 'pcf8574') c.kind = kind;
         else throw new Error('still neither an MCP23017 nor a PCF8574 after IODIR = 0xFF');
       } catch (err) {
-        report.problem(`${label} ${hex(c.address)}: MCP23017 or PCF8574 with every pin low: NOT made safe: ${text(err)}`);
+        report.problem(
+          `${label} ${hex(c.address)}: MCP23017 or PCF8574 with every pin low: NOT made safe: ${text(err)}`,
+        );
         failed++;
         continue;
       }
@@ -41,7 +48,12 @@ export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Repor
       if (c.status !== 'claimed') failed++;
       continue;
     }
-    const chip = c.kind === 'mcp23017' ? new Mcp23017(bus, c.address) : c.kind === 'pcf8574' ? new Pcf8574(bus, c.address) : new Pca9685(bus, c.address);
+    const chip =
+      c.kind === 'mcp23017'
+        ? new Mcp23017(bus, c.address)
+        : c.kind === 'pcf8574'
+          ? new Pcf8574(bus, c.address)
+          : new Pca9685(bus, c.address);
     try {
       const heldLow = await chip.safeState();
       const note = heldLow ? `; pins held low from outside: 0x${heldLow.toString(16).padStart(2, '0')}` : '';
@@ -55,7 +67,11 @@ export async function i2cBusOutputsOff(bus: I2cBus, label: string, report: Repor
 }
 
 /** Opens each bus, makes its IO chips safe, closes it. `open` is openI2cBus on Linux. */
-export async function i2cOutputsOff(busNumbers: number[], open: (n: number) => Promise<I2cBus>, report: Reporter): Promise<number> {
+export async function i2cOutputsOff(
+  busNumbers: number[],
+  open: (n: number) => Promise<I2cBus>,
+  report: Reporter,
+): Promise<number> {
   let failed = 0;
   for (const n of busNumbers) {
     let bus: I2cBus;

@@ -27,7 +27,13 @@ import { i2cOutputsOff } from './i2c.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
 import { i2cBusNumber, listI2cBuses } from '../hardware/masters.js';
 
-const FLAGS: FlagTable = { config: { type: 'string' }, 'gpio-root': { type: 'string' }, 'chip-label': { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+const FLAGS: FlagTable = {
+  config: { type: 'string' },
+  'gpio-root': { type: 'string' },
+  'chip-label': { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
 const USAGE = 'usage: edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]';
 /** How long the 1-Wire masters get, in all: systemd waits for ExecStopPost before a restart. */
 const DEFAULT_ONEWIRE_TIMEOUT_MS = 4000;
@@ -54,7 +60,11 @@ function text(err: unknown): string {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { config: process.env.EDGEBLOCKS_CONFIG || undefined, gpioRoot: DEFAULT_GPIO_ROOT, timeoutMs: DEFAULT_ONEWIRE_TIMEOUT_MS };
+  const options: Options = {
+    config: process.env.EDGEBLOCKS_CONFIG || undefined,
+    gpioRoot: DEFAULT_GPIO_ROOT,
+    timeoutMs: DEFAULT_ONEWIRE_TIMEOUT_MS,
+  };
   let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv, FLAGS);
@@ -72,7 +82,8 @@ function parseArgs(argv: string[]): Options {
   if (typeof values['chip-label'] === 'string') options.chipLabel = values['chip-label'];
   if (typeof values.timeout === 'string') {
     const ms = Number(values.timeout);
-    if (!Number.isInteger(ms) || ms < 100 || ms > 60000) throw new UsageError('--timeout takes milliseconds from 100 to 60000');
+    if (!Number.isInteger(ms) || ms < 100 || ms > 60000)
+      throw new UsageError('--timeout takes milliseconds from 100 to 60000');
     options.timeoutMs = ms;
   }
   return options;
@@ -105,7 +116,8 @@ async function makeSafe(gpio: SysfsGpioBackend, config: GpioLineConfig): Promise
     const level = await line.read();
     await line.close();
     if (level === null) return `${config.name} (line ${config.line}): written ${pin} but could not be read back`;
-    if (level !== wanted) return `${config.name} (line ${config.line}): written ${pin} but reads ${level ? 'active' : 'inactive'}`;
+    if (level !== wanted)
+      return `${config.name} (line ${config.line}): written ${pin} but reads ${level ? 'active' : 'inactive'}`;
     say(`${config.name} (line ${config.line}) ${wanted ? 'active' : 'inactive'}, pin ${pin}`);
     return null;
   } catch (err) {
@@ -158,7 +170,9 @@ async function main(argv: string[]): Promise<number> {
   let failed = otherIssues.length + (await gpioOutputsSafe(json.gpio, config, options));
   const report = { say, problem };
   failed += await oneWireOutputsOff(config, report, options.timeoutMs);
-  const i2cBuses = (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses()).map(i2cBusNumber).filter((n): n is number => n !== null);
+  const i2cBuses = (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses())
+    .map(i2cBusNumber)
+    .filter((n): n is number => n !== null);
   failed += await i2cOutputsOff(i2cBuses, (n) => openI2cBus(n), report);
   return failed === 0 ? 0 : 1;
 }

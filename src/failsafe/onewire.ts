@@ -59,7 +59,11 @@ async function outputsOff(bus: OneWireBus, address: RomAddress, kind: 'DS2408' |
     latches = await latchesOf(bus, address, kind).catch(() => -1);
     if (latches === 0) return;
   }
-  throw new Error(latches < 0 ? 'written, but could not be read back' : `latches read back as ${latches.toString(2).padStart(kind === 'DS2408' ? 8 : 2, '0')}`);
+  throw new Error(
+    latches < 0
+      ? 'written, but could not be read back'
+      : `latches read back as ${latches.toString(2).padStart(kind === 'DS2408' ? 8 : 2, '0')}`,
+  );
 }
 
 /** Every IO module on every bus to all outputs off. Returns the number of failures. */
@@ -96,7 +100,11 @@ async function allOff(buses: OneWireBus[], report: Reporter): Promise<number> {
  * Opens the configured 1-Wire masters and switches every DS2408/DS2413 output off, giving up
  * after `timeoutMs` (a hung bus must not hold up systemd). Returns the number of failures.
  */
-export async function oneWireOutputsOff(config: OneWireFailsafeConfig, report: Reporter, timeoutMs: number): Promise<number> {
+export async function oneWireOutputsOff(
+  config: OneWireFailsafeConfig,
+  report: Reporter,
+  timeoutMs: number,
+): Promise<number> {
   const { log, warnings } = reporterLog(report);
   const buses: OneWireBus[] = [];
   const work = (async () => {

@@ -70,7 +70,9 @@ export class FleetPeers {
     return `${this.prefix}+`;
   }
 
-  attach(bus: { subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void }): () => void {
+  attach(bus: {
+    subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  }): () => void {
     return bus.subscribeRaw(this.filter, (topic, payload) => this.handle(topic, payload));
   }
 
@@ -91,14 +93,27 @@ export class FleetPeers {
     let status: Record<string, unknown>;
     try {
       const msg = JSON.parse(payload.toString('utf8'));
-      if (msg?.type !== STATE_TYPE || msg.key !== id || typeof msg.data?.status !== 'object' || msg.data.status === null) throw new Error('not a Spark.state message with a status');
+      if (
+        msg?.type !== STATE_TYPE ||
+        msg.key !== id ||
+        typeof msg.data?.status !== 'object' ||
+        msg.data.status === null
+      )
+        throw new Error('not a Spark.state message with a status');
       status = msg.data.status;
     } catch {
       this.counts.ignored++;
       return;
     }
     const online = typeof status.online === 'boolean' ? status.online : status.connection_status === 'SYNCHRONIZED';
-    this.touch(id, { serviceId: id, online, lastSeen: t, parsedAt: t, version: text(status.version), dashboardUrl: httpUrl(status.dashboardUrl) });
+    this.touch(id, {
+      serviceId: id,
+      online,
+      lastSeen: t,
+      parsedAt: t,
+      version: text(status.version),
+      dashboardUrl: httpUrl(status.dashboardUrl),
+    });
   }
 
   private touch(id: string, entry: Entry): void {
@@ -107,14 +122,20 @@ export class FleetPeers {
       const oldest = this.peers.keys().next().value as string;
       this.peers.delete(oldest);
       this.counts.dropped++;
-      this.warnings.warn('fleet', { dropped: oldest, max: this.max, droppedTotal: this.counts.dropped }, `fleet: more than ${this.max} controllers on the broker; dropped the one seen longest ago (${oldest}) from the list`);
+      this.warnings.warn(
+        'fleet',
+        { dropped: oldest, max: this.max, droppedTotal: this.counts.dropped },
+        `fleet: more than ${this.max} controllers on the broker; dropped the one seen longest ago (${oldest}) from the list`,
+      );
     }
     this.peers.set(id, entry);
   }
 
   /** The controllers seen, most recently seen first. */
   list(): Peer[] {
-    return [...this.peers.values()].reverse().map(({ parsedAt: _, lastSeen, ...p }) => ({ ...p, lastSeen: new Date(lastSeen).toISOString() }));
+    return [...this.peers.values()]
+      .reverse()
+      .map(({ parsedAt: _, lastSeen, ...p }) => ({ ...p, lastSeen: new Date(lastSeen).toISOString() }));
   }
 
   status(): { controllers: number; max: number; dropped: number; messages: number; ignored: number } {
@@ -122,21 +143,50 @@ export class FleetPeers {
   }
 
   routes(): FastifyPluginAsync {
-    const peer = { type: 'object', properties: { serviceId: { type: 'string' }, online: { type: 'boolean' }, lastSeen: { type: 'string' }, version: { type: ['string', 'null'] }, dashboardUrl: { type: ['string', 'null'] } } };
+    const peer = {
+      type: 'object',
+      properties: {
+        serviceId: { type: 'string' },
+        online: { type: 'boolean' },
+        lastSeen: { type: 'string' },
+        version: { type: ['string', 'null'] },
+        dashboardUrl: { type: ['string', 'null'] },
+      },
+    };
     const schema = {
       tags: ['system'],
       summary: 'Other controllers on the broker',
       description: `The controllers whose Spark.state messages this one sees on the broker (not itself), most recently seen first; at most ${this.max}, the one seen longest ago dropped (counted in dropped).`,
-      response: { 200: { type: 'object', properties: { serviceId: { type: 'string' }, controllers: { type: 'array', items: peer }, max: { type: 'integer' }, dropped: { type: 'integer' } } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            serviceId: { type: 'string' },
+            controllers: { type: 'array', items: peer },
+            max: { type: 'integer' },
+            dropped: { type: 'integer' },
+          },
+        },
+      },
     };
     return async (app) => {
-      app.get('/fleet', { schema }, async () => ({ serviceId: this.o.serviceId, controllers: this.list(), max: this.max, dropped: this.counts.dropped }));
+      app.get('/fleet', { schema }, async () => ({
+        serviceId: this.o.serviceId,
+        controllers: this.list(),
+        max: this.max,
+        dropped: this.counts.dropped,
+      }));
     };
   }
 }
 
 /** This controller's dashboard address for the others: --public-url, else this machine's name (or the bound host) and the HTTP port. */
-export function dashboardUrlFor(o: { publicUrl?: string; host: string; port: number | null; hostname: string }): string | null {
+export function dashboardUrlFor(o: {
+  publicUrl?: string;
+  host: string;
+  port: number | null;
+  hostname: string;
+}): string | null {
   if (o.publicUrl) return new URL(o.publicUrl).href;
   if (!o.port) return null;
   const host = o.host === '0.0.0.0' || o.host === '::' ? o.hostname : o.host;

@@ -29,15 +29,23 @@ function uniqueId(wanted: string, taken: Set<string>): string {
 
 export function deviceBlockId(address: string): string | null {
   const t = DEVICE_TYPES[romFamily(address)];
-  return t ? `${t.label} ${romToKernelName(address).slice(3).slice(-(t.digits ?? 12))}` : null;
+  return t
+    ? `${t.label} ${romToKernelName(address)
+        .slice(3)
+        .slice(-(t.digits ?? 12))}`
+    : null;
 }
 
 export function oneWireDiscoverer(hub: OneWireHub): Discoverer {
   return async (existing: readonly AnyBlock[]): Promise<DiscoveredBlock[]> => {
     await hub.searchAll();
     const taken = new Set(existing.map((b) => b.id));
-    const haveAddress = new Set(existing.filter((b) => ADDRESS_TYPES.has(b.def.type)).map((b) => (b.data as { address?: string }).address));
-    const haveBus = new Set(existing.filter((b) => b.def.type === 'OneWireBus').map((b) => (b.data as { name?: string }).name));
+    const haveAddress = new Set(
+      existing.filter((b) => ADDRESS_TYPES.has(b.def.type)).map((b) => (b.data as { address?: string }).address),
+    );
+    const haveBus = new Set(
+      existing.filter((b) => b.def.type === 'OneWireBus').map((b) => (b.data as { name?: string }).name),
+    );
     const out: DiscoveredBlock[] = [];
     for (const bus of hub.buses()) {
       const devices = bus.addresses.filter((a) => isValidRom(a) && DEVICE_TYPES[romFamily(a)] !== undefined).sort();

@@ -34,7 +34,13 @@ export class GpioLines implements GpioAccess {
     private readonly log: Logger,
   ) {
     this.entries = configs.map((c) => ({
-      info: { name: c.name, line: c.line, direction: c.direction, activeLow: c.activeLow === true, safeState: c.safeState === true },
+      info: {
+        name: c.name,
+        line: c.line,
+        direction: c.direction,
+        activeLow: c.activeLow === true,
+        safeState: c.safeState === true,
+      },
       line: null,
       value: null,
       pending: null,
@@ -171,6 +177,12 @@ export class GpioLines implements GpioAccess {
   }
 
   status(): Array<GpioLineInfo & { open: boolean; active: boolean | null; errors: number; lastError: string | null }> {
-    return this.entries.map((e) => ({ ...e.info, open: e.line !== null, active: e.value, errors: e.errors, lastError: e.lastError }));
+    return this.entries.map((e) => ({
+      ...e.info,
+      open: e.line !== null,
+      active: e.value,
+      errors: e.errors,
+      lastError: e.lastError,
+    }));
   }
 }

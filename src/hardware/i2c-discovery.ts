@@ -26,7 +26,10 @@ const SENSOR_BLOCK: Record<I2cSensorChip, { type: string; data: Record<string, u
 const IO_BLOCK = { mcp23017: 'MCP23017', pcf8574: 'PCF8574', pca9685: 'PCA9685' } as const;
 
 /** Every block type that holds an I2C bus and address. */
-const I2C_BLOCK_TYPES = new Set<string>([...Object.values(SENSOR_BLOCK).map((b) => b.type), ...Object.values(IO_BLOCK)]);
+const I2C_BLOCK_TYPES = new Set<string>([
+  ...Object.values(SENSOR_BLOCK).map((b) => b.type),
+  ...Object.values(IO_BLOCK),
+]);
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 
@@ -36,10 +39,12 @@ export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
     const sensorChips = await sensors.discover();
     const taken = new Set(existing.map((b) => b.id));
     const held = new Set(
-      existing.filter((b) => I2C_BLOCK_TYPES.has(b.def.type)).map((b) => {
-        const d = b.data as { bus?: string; address?: number };
-        return `${d.bus}/${d.address}`;
-      }),
+      existing
+        .filter((b) => I2C_BLOCK_TYPES.has(b.def.type))
+        .map((b) => {
+          const d = b.data as { bus?: string; address?: number };
+          return `${d.bus}/${d.address}`;
+        }),
     );
     const out: DiscoveredBlock[] = [];
     const propose = (bus: string, address: number, name: string, type: string, data: Record<string, unknown>) => {
@@ -50,8 +55,10 @@ export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
       taken.add(id);
       out.push({ type, id, data: { ...data, bus, address } });
     };
-    for (const f of sensorChips) propose(f.bus, f.address, `I2C ${f.chip}`, SENSOR_BLOCK[f.chip].type, SENSOR_BLOCK[f.chip].data);
-    for (const c of io.found()) if (c.status === 'found' && c.kind) propose(c.bus, c.address, IO_BLOCK[c.kind], IO_BLOCK[c.kind], {});
+    for (const f of sensorChips)
+      propose(f.bus, f.address, `I2C ${f.chip}`, SENSOR_BLOCK[f.chip].type, SENSOR_BLOCK[f.chip].data);
+    for (const c of io.found())
+      if (c.status === 'found' && c.kind) propose(c.bus, c.address, IO_BLOCK[c.kind], IO_BLOCK[c.kind], {});
     return out;
   };
 }
@@ -68,10 +75,22 @@ export function i2cStatus(buses: QueuedI2cBus[], sensors: I2cSensorHub, io: I2cI
   const s = sensors.status();
   const ioFound = io.found();
   const claimed = new Map<string, { bus: string; address: string }>();
-  for (const c of [...s.claimed, ...ioFound.filter((c) => c.status === 'claimed').map((c) => ({ bus: c.bus, address: hex(c.address) }))]) claimed.set(`${c.bus}/${c.address}`, c);
+  for (const c of [
+    ...s.claimed,
+    ...ioFound.filter((c) => c.status === 'claimed').map((c) => ({ bus: c.bus, address: hex(c.address) })),
+  ])
+    claimed.set(`${c.bus}/${c.address}`, c);
   return {
-    buses: buses.map((q) => ({ name: q.name, ...q.stats, busyMs: Math.round(q.stats.busyMs * 10) / 10, wireMs: Math.round(q.wireMs * 10) / 10 })),
-    found: [...s.found, ...ioFound.filter((c) => c.status !== 'claimed').map((c) => ({ ...c, address: hex(c.address) }))],
+    buses: buses.map((q) => ({
+      name: q.name,
+      ...q.stats,
+      busyMs: Math.round(q.stats.busyMs * 10) / 10,
+      wireMs: Math.round(q.wireMs * 10) / 10,
+    })),
+    found: [
+      ...s.found,
+      ...ioFound.filter((c) => c.status !== 'claimed').map((c) => ({ ...c, address: hex(c.address) })),
+    ],
     claimed: [...claimed.values()],
     devices: [...s.devices, ...io.devices()],
     missing: i2cMissing(sensors, io),

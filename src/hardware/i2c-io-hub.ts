@@ -82,7 +82,11 @@ export class I2cIoHub implements I2cIoAccess {
     }
     for (const c of entry.found) {
       if (c.status === 'claimed') this.log.warn(`I2C bus ${name}: ${c.detail}`);
-      else this.log.info({ bus: name, address: hex(c.address) }, `I2C bus ${name}: ${c.kind ?? 'unknown chip'} at ${hex(c.address)}${c.detail ? ` (${c.detail})` : ''}`);
+      else
+        this.log.info(
+          { bus: name, address: hex(c.address) },
+          `I2C bus ${name}: ${c.kind ?? 'unknown chip'} at ${hex(c.address)}${c.detail ? ` (${c.detail})` : ''}`,
+        );
     }
   }
 
@@ -138,9 +142,25 @@ export class I2cIoHub implements I2cIoAccess {
     }
     if (!w) {
       w = {
-        bus, address, kind, chip: null, lastAsked: this.now, lastPoll: -Infinity, polling: null, drive: 0, levels: 0,
-        duties: Array(16).fill(null), readDuties: Array(16).fill(null), prescale: prescaleFor(1000), confirmed: false, written: null, held: null,
-        connected: false, pins: 0, lastError: null, counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
+        bus,
+        address,
+        kind,
+        chip: null,
+        lastAsked: this.now,
+        lastPoll: -Infinity,
+        polling: null,
+        drive: 0,
+        levels: 0,
+        duties: Array(16).fill(null),
+        readDuties: Array(16).fill(null),
+        prescale: prescaleFor(1000),
+        confirmed: false,
+        written: null,
+        held: null,
+        connected: false,
+        pins: 0,
+        lastError: null,
+        counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
       };
       this.wants.set(key(bus, address), w);
     }
@@ -155,7 +175,12 @@ export class I2cIoHub implements I2cIoAccess {
       w.lastError = `no I2C bus '${w.bus}'; buses: ${this.busNames().join(', ') || 'none'}`;
       return null;
     }
-    w.chip = w.kind === 'mcp23017' ? new Mcp23017(entry.bus, w.address) : w.kind === 'pcf8574' ? new Pcf8574(entry.bus, w.address) : new Pca9685(entry.bus, w.address);
+    w.chip =
+      w.kind === 'mcp23017'
+        ? new Mcp23017(entry.bus, w.address)
+        : w.kind === 'pcf8574'
+          ? new Pcf8574(entry.bus, w.address)
+          : new Pca9685(entry.bus, w.address);
     return w.chip;
   }
 
@@ -204,7 +229,8 @@ export class I2cIoHub implements I2cIoAccess {
       w.lastError = null;
     } catch (e) {
       w.counters.failures++;
-      if (w.connected || w.lastError === null) this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${text(e)}`);
+      if (w.connected || w.lastError === null)
+        this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${text(e)}`);
       w.connected = false;
       w.lastError = text(e);
       // Whatever the chip holds when it answers again is read back before it is trusted.
@@ -216,7 +242,9 @@ export class I2cIoHub implements I2cIoAccess {
     w.counters.verifyErrors++;
     if (w.confirmed) {
       w.counters.resets++;
-      this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); writing again`);
+      this.log.warn(
+        `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); writing again`,
+      );
     }
     w.confirmed = false;
   }
@@ -227,7 +255,8 @@ export class I2cIoHub implements I2cIoAccess {
     let st = await chip.read();
     // What we last read back as asked: a chip that no longer holds it was reset (or overwritten).
     const held = w.held;
-    if (held && (st.iodir !== held.iodir || (st.olat & ~held.iodir & 0xffff) !== (held.olat & ~held.iodir & 0xffff))) this.mismatch(w, 'directions or latches');
+    if (held && (st.iodir !== held.iodir || (st.olat & ~held.iodir & 0xffff) !== (held.olat & ~held.iodir & 0xffff)))
+      this.mismatch(w, 'directions or latches');
     const differs = () => st.iodir !== iodir || (st.olat & w.drive) !== olat;
     if (differs()) {
       await chip.write(olat, iodir, st);
@@ -236,7 +265,9 @@ export class I2cIoHub implements I2cIoAccess {
       if (differs()) {
         w.counters.verifyErrors++;
         w.held = null;
-        throw new Error(`outputs read back IODIR 0x${st.iodir.toString(16)} OLAT 0x${st.olat.toString(16)}, asked 0x${iodir.toString(16)} 0x${olat.toString(16)}`);
+        throw new Error(
+          `outputs read back IODIR 0x${st.iodir.toString(16)} OLAT 0x${st.olat.toString(16)}, asked 0x${iodir.toString(16)} 0x${olat.toString(16)}`,
+        );
       }
     }
     w.held = { iodir: st.iodir, olat: st.olat };
@@ -306,7 +337,8 @@ export class I2cIoHub implements I2cIoAccess {
     this.stopped = true;
     const targets = new Map<string, Want>(this.wants);
     for (const c of this.found()) {
-      if (c.kind && c.status === 'found' && !targets.has(key(c.bus, c.address))) targets.set(key(c.bus, c.address), this.want(c.bus, c.address, c.kind));
+      if (c.kind && c.status === 'found' && !targets.has(key(c.bus, c.address)))
+        targets.set(key(c.bus, c.address), this.want(c.bus, c.address, c.kind));
     }
     const done: Array<{ bus: string; address: number; kind: I2cIoKind }> = [];
     for (const w of targets.values()) {
@@ -331,12 +363,21 @@ export class I2cIoHub implements I2cIoAccess {
 
   /** Asked-for chips that do not answer (or sit on no known bus). */
   missing(): Array<{ bus: string; address: string; kind: I2cIoKind; lastError: string | null }> {
-    return [...this.wants.values()].filter((w) => !w.connected).map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, lastError: w.lastError }));
+    return [...this.wants.values()]
+      .filter((w) => !w.connected)
+      .map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, lastError: w.lastError }));
   }
 
   /** Polled chips with their counters, for the i2c status section (i2c-discovery.ts). */
   devices(): Array<Record<string, unknown>> {
-    return [...this.wants.values()].map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, connected: w.connected, lastError: w.lastError, ...w.counters }));
+    return [...this.wants.values()].map((w) => ({
+      bus: w.bus,
+      address: hex(w.address),
+      kind: w.kind,
+      connected: w.connected,
+      lastError: w.lastError,
+      ...w.counters,
+    }));
   }
 
   /** Accept output writes again after safeState() (control enabled again). */

@@ -8,7 +8,13 @@ import { Ads1x15, ADS1115_ADDRESSES, looksLikeAds1x15, readAdsConfig } from '../
 import { Bme280, BME280_ADDRESSES, BME280_CHIP_ID, BME280_REG, BMP280_CHIP_IDS } from '../../drivers/i2c/bme280.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import { Mcp9600, MCP9600_ADDRESSES, readMcp9600Id } from '../../drivers/i2c/mcp9600.js';
-import { errorCode, hex2, readRegisters, type I2cSensorDriver, type Measurement } from '../../drivers/i2c/sensor-common.js';
+import {
+  errorCode,
+  hex2,
+  readRegisters,
+  type I2cSensorDriver,
+  type Measurement,
+} from '../../drivers/i2c/sensor-common.js';
 import { readSht3xStatus, Sht3x } from '../../drivers/i2c/sht3x.js';
 import { readSht4xSerial, Sht4x, SHT4X_ADDRESSES } from '../../drivers/i2c/sht4x.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -75,7 +81,19 @@ export class I2cSensorHub implements I2cSensorAccess {
     const key = requestKey(request);
     let d = this.devices.get(key);
     if (!d) {
-      d = { key, request: { ...request }, driver: null, inflight: false, nextAt: 0, lastAsked: now, values: null, at: -Infinity, errors: 0, crcErrors: 0, lastError: null };
+      d = {
+        key,
+        request: { ...request },
+        driver: null,
+        inflight: false,
+        nextAt: 0,
+        lastAsked: now,
+        values: null,
+        at: -Infinity,
+        errors: 0,
+        crcErrors: 0,
+        lastError: null,
+      };
       this.devices.set(key, d);
     }
     d.lastAsked = Math.max(d.lastAsked, now);
@@ -171,7 +189,10 @@ export class I2cSensorHub implements I2cSensorAccess {
         await driver.init();
         d.driver = driver;
       }
-      const m = d.driver instanceof Ads1x15 ? { volts: await d.driver.convert(r.channel ?? 0, r.gain ?? 1) } : await d.driver.measure();
+      const m =
+        d.driver instanceof Ads1x15
+          ? { volts: await d.driver.convert(r.channel ?? 0, r.gain ?? 1) }
+          : await d.driver.measure();
       if (d.lastError !== null) this.log.info(`I2C ${r.chip} ${r.bus}/${hex2(r.address)} reads again`);
       d.values = m;
       d.at = this.now;
@@ -234,7 +255,13 @@ export class I2cSensorHub implements I2cSensorAccess {
   missing(): Array<{ bus: string; address: string; kind: string; lastError: string | null }> {
     const out = new Map<string, { bus: string; address: string; kind: string; lastError: string | null }>();
     for (const d of this.devices.values()) {
-      if (!this.answers(d)) out.set(`${d.request.bus}/${d.request.address}`, { bus: d.request.bus, address: hex2(d.request.address), kind: d.request.chip, lastError: d.lastError });
+      if (!this.answers(d))
+        out.set(`${d.request.bus}/${d.request.address}`, {
+          bus: d.request.bus,
+          address: hex2(d.request.address),
+          kind: d.request.chip,
+          lastError: d.lastError,
+        });
     }
     return [...out.values()];
   }
@@ -252,7 +279,11 @@ export class I2cSensorHub implements I2cSensorAccess {
 
 type Identify = (bus: I2cBus, address: number) => Promise<I2cSensorChip | null>;
 
-const not = async (p: Promise<unknown>) => p.then(() => true, (e) => (errorCode(e) === 'CLAIMED' || errorCode(e) === 'BUS' ? Promise.reject(e) : false));
+const not = async (p: Promise<unknown>) =>
+  p.then(
+    () => true,
+    (e) => (errorCode(e) === 'CLAIMED' || errorCode(e) === 'BUS' ? Promise.reject(e) : false),
+  );
 
 const sensirion: Identify = async (bus, address) => {
   if (await not(readSht4xSerial(bus, address))) return 'SHT4X';
@@ -261,7 +292,9 @@ const sensirion: Identify = async (bus, address) => {
 };
 
 const bosch: Identify = async (bus, address) => {
-  const [id] = await readRegisters(bus, address, BME280_REG.CHIP_ID, 1).catch((e) => (errorCode(e) === 'NACK' ? [0] : Promise.reject(e)));
+  const [id] = await readRegisters(bus, address, BME280_REG.CHIP_ID, 1).catch((e) =>
+    errorCode(e) === 'NACK' ? [0] : Promise.reject(e),
+  );
   if (id === BME280_CHIP_ID) return 'BME280';
   return (BMP280_CHIP_IDS as readonly number[]).includes(id!) ? 'BMP280' : null;
 };

@@ -22,7 +22,15 @@ import { I2cSensorHub } from './i2c-sensors.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
 import { GpioLines } from './gpio-lines.js';
 import { I2cIoHub } from './i2c-io-hub.js';
-import { i2cBusNumber, listI2cBuses, openI2cMasters, openSerialLinkMaster, openSerialMasters, openW1Masters, probeI2c } from './masters.js';
+import {
+  i2cBusNumber,
+  listI2cBuses,
+  openI2cMasters,
+  openSerialLinkMaster,
+  openSerialMasters,
+  openW1Masters,
+  probeI2c,
+} from './masters.js';
 import { OneWireHub } from './onewire-hub.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
@@ -74,8 +82,15 @@ export class HardwareLayer {
     this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
     this.gpio = new GpioLines(gpioLines, opts.log);
     this.i2cIo = new I2cIoHub(opts.log);
-    this.i2cSensors = sensorHub(opts, sim, (bus) => this.i2cQueue(bus), (name) => this.i2cQueues.get(name));
-    this.hardware = { services: { onewire: this.onewire, gpio: this.gpio, i2cSensors: this.i2cSensors, i2cIo: this.i2cIo } };
+    this.i2cSensors = sensorHub(
+      opts,
+      sim,
+      (bus) => this.i2cQueue(bus),
+      (name) => this.i2cQueues.get(name),
+    );
+    this.hardware = {
+      services: { onewire: this.onewire, gpio: this.gpio, i2cSensors: this.i2cSensors, i2cIo: this.i2cIo },
+    };
     const oneWire = oneWireDiscoverer(this.onewire);
     const i2c = i2cDiscoverer(this.i2cSensors, this.i2cIo);
     this.discoverer = async (existing) => [...(await oneWire(existing)), ...(await i2c(existing))];
@@ -89,7 +104,10 @@ export class HardwareLayer {
       // Loaded only here: a controller on real hardware does not carry the emulation in memory.
       const { openSim } = await import('./sim-mode.js');
       sim = await openSim(config.simConfig, opts.clock);
-      log.info({ devices: sim.devices().length, config: config.simConfig ?? 'built-in demo' }, 'hardware: emulated (sim)');
+      log.info(
+        { devices: sim.devices().length, config: config.simConfig ?? 'built-in demo' },
+        'hardware: emulated (sim)',
+      );
     }
     const lines = sim && config.gpio.length === 0 ? sim.gpioLines : config.gpio;
     const layer = new HardwareLayer(opts, sim, lines);
@@ -146,7 +164,12 @@ export class HardwareLayer {
   nextServiceAt(now: number): number {
     if (this.closed) return Infinity;
     if (this.sim || this.inflight) return now + HARDWARE_POLL_MS;
-    return Math.min(this.onewire.nextServiceAt(now), this.gpio.nextServiceAt(now), this.i2cIo.nextServiceAt(now), this.i2cSensors.nextServiceAt(now));
+    return Math.min(
+      this.onewire.nextServiceAt(now),
+      this.gpio.nextServiceAt(now),
+      this.i2cIo.nextServiceAt(now),
+      this.i2cSensors.nextServiceAt(now),
+    );
   }
 
   /** The tick hook: advance the emulation, then refresh every cache and flush queued writes. */
@@ -160,7 +183,10 @@ export class HardwareLayer {
     // refresh below would find nothing to do, and its wait costs a setImmediate on every step.
     if (this.nextServiceAt(now) === Infinity) return;
     this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service(), this.i2cIo.service(now)])
-      .then(() => undefined, (e) => this.log.error({ err: e }, 'hardware service failed'))
+      .then(
+        () => undefined,
+        (e) => this.log.error({ err: e }, 'hardware service failed'),
+      )
       .finally(() => {
         this.inflight = null;
       });
@@ -168,7 +194,10 @@ export class HardwareLayer {
     // before it fires still wakes node's loop when it was due (an idle Pi woke 100 ms after
     // every step for nothing).
     const inflight = this.inflight;
-    const pending = await Promise.race([inflight.then(() => false), new Promise<boolean>((resolve) => setImmediate(resolve, true))]);
+    const pending = await Promise.race([
+      inflight.then(() => false),
+      new Promise<boolean>((resolve) => setImmediate(resolve, true)),
+    ]);
     if (!pending) return;
     let timer: NodeJS.Timeout | undefined;
     const wait = new Promise<void>((resolve) => {
@@ -195,7 +224,14 @@ export class HardwareLayer {
     for (const [name, q] of this.i2cQueues) {
       const seen = this.i2cDropsSeen.get(name) ?? 0;
       if (q.stats.dropped === seen) continue;
-      if (this.i2cDrops.warn(`i2c:${name}`, { bus: name, dropped: q.stats.dropped }, `I2C bus ${name}: ${q.stats.dropped - seen} transaction(s) refused, ${I2C_QUEUE_LIMIT} were waiting`)) this.i2cDropsSeen.set(name, q.stats.dropped);
+      if (
+        this.i2cDrops.warn(
+          `i2c:${name}`,
+          { bus: name, dropped: q.stats.dropped },
+          `I2C bus ${name}: ${q.stats.dropped - seen} transaction(s) refused, ${I2C_QUEUE_LIMIT} were waiting`,
+        )
+      )
+        this.i2cDropsSeen.set(name, q.stats.dropped);
     }
   }
 
@@ -267,13 +303,26 @@ export class HardwareLayer {
  * The I2C sensor hub: the sim bus in sim mode, else /dev/i2c-N opened on first use. `queueOf`
  * hands out the bus's one queue, so a bus the IO chips or DS2482 bridges already use is shared.
  */
-function sensorHub({ config, log }: HardwareLayerOptions, sim: SimHardware | null, queueOf: (bus: I2cBus) => QueuedI2cBus, openQueue: (name: string) => QueuedI2cBus | undefined): I2cSensorHub {
+function sensorHub(
+  { config, log }: HardwareLayerOptions,
+  sim: SimHardware | null,
+  queueOf: (bus: I2cBus) => QueuedI2cBus,
+  openQueue: (name: string) => QueuedI2cBus | undefined,
+): I2cSensorHub {
   if (sim) {
-    return new I2cSensorHub(log, async () => (sim.i2c ? [sim.i2c.name] : []), async (name) => {
-      throw new Error(`no emulated I2C bus named ${name} (the sim bus is ${sim.i2c?.name ?? 'absent'})`);
-    });
+    return new I2cSensorHub(
+      log,
+      async () => (sim.i2c ? [sim.i2c.name] : []),
+      async (name) => {
+        throw new Error(`no emulated I2C bus named ${name} (the sim bus is ${sim.i2c?.name ?? 'absent'})`);
+      },
+    );
   }
-  const names = async () => (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses()).map(i2cBusNumber).filter((n) => n !== null).map(String);
+  const names = async () =>
+    (config.i2cBuses.length ? config.i2cBuses : await listI2cBuses())
+      .map(i2cBusNumber)
+      .filter((n) => n !== null)
+      .map(String);
   return new I2cSensorHub(log, names, async (name) => {
     const n = i2cBusNumber(name);
     if (n === null) throw new Error(`'${name}' is not an I2C bus (use 1 for /dev/i2c-1)`);

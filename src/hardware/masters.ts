@@ -31,7 +31,10 @@ export function i2cBusNumber(spec: string): number | null {
 
 export async function listI2cBuses(): Promise<string[]> {
   try {
-    return (await readdir('/dev')).filter((n) => /^i2c-\d+$/.test(n)).sort((a, b) => i2cBusNumber(a)! - i2cBusNumber(b)!).map((n) => `/dev/${n}`);
+    return (await readdir('/dev'))
+      .filter((n) => /^i2c-\d+$/.test(n))
+      .sort((a, b) => i2cBusNumber(a)! - i2cBusNumber(b)!)
+      .map((n) => `/dev/${n}`);
   } catch {
     return [];
   }
@@ -59,7 +62,12 @@ export async function probeI2c(i2c: I2cBus, label: string, log: Logger, keepOpen
  * gets each bus kept open. With `useBus` (the IO chips), every bus opens through its transaction
  * queue and stays open when `useBus` wants it.
  */
-export async function openI2cMasters(configured: string[], log: Logger, keep: (i2c: I2cBus) => void, useBus?: (i2c: I2cBus, busNumber: number) => Promise<boolean>): Promise<OneWireBus[]> {
+export async function openI2cMasters(
+  configured: string[],
+  log: Logger,
+  keep: (i2c: I2cBus) => void,
+  useBus?: (i2c: I2cBus, busNumber: number) => Promise<boolean>,
+): Promise<OneWireBus[]> {
   const specs = configured.length ? configured : await listI2cBuses();
   if (specs.length === 0) {
     log.info('no I2C buses (/dev/i2c-*): no DS2482 bridges');

@@ -7,7 +7,13 @@ import { isValidRom, romFamily } from '../../drivers/onewire/address.js';
 import { BusPoller, type BusPollerOptions, type IoKind } from '../../drivers/onewire/poller.js';
 import { FAMILY, type OneWireBus } from '../../drivers/onewire/types.js';
 import type { Logger } from '../log.js';
-import type { OneWireAccess, OneWireBusInfo, OneWireIoKind, TemperatureReading, IoReading } from '../runtime/hardware.js';
+import type {
+  OneWireAccess,
+  OneWireBusInfo,
+  OneWireIoKind,
+  TemperatureReading,
+  IoReading,
+} from '../runtime/hardware.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 export const RESEARCH_INTERVAL_MS = 30_000;
@@ -26,7 +32,11 @@ interface Want {
 }
 
 const IO_FAMILIES: Record<number, IoKind> = { [FAMILY.DS2408]: 'ds2408', [FAMILY.DS2413]: 'ds2413' };
-const FAMILIES_OF_KIND: Record<WantKind, number[]> = { temperature: [FAMILY.DS18B20, FAMILY.MAX31850], ds2408: [FAMILY.DS2408], ds2413: [FAMILY.DS2413] };
+const FAMILIES_OF_KIND: Record<WantKind, number[]> = {
+  temperature: [FAMILY.DS18B20, FAMILY.MAX31850],
+  ds2408: [FAMILY.DS2408],
+  ds2413: [FAMILY.DS2413],
+};
 
 export class OneWireHub implements OneWireAccess {
   private readonly pollers: BusPoller[] = [];
@@ -65,7 +75,15 @@ export class OneWireHub implements OneWireAccess {
     const connected = value !== null && (sensor?.connected ?? false);
     const nextChangeAt = w.poller.nextChangeAt(address, now) ?? now + HARDWARE_POLL_MS;
     if (romFamily(address) !== FAMILY.MAX31850) return { value, bus: w.poller.bus.name, connected, nextChangeAt };
-    return { value, bus: w.poller.bus.name, connected, nextChangeAt, coldJunction: connected ? (sensor?.coldJunction ?? null) : null, fault: sensor?.fault ?? null, faults: sensor?.faultCount ?? 0 };
+    return {
+      value,
+      bus: w.poller.bus.name,
+      connected,
+      nextChangeAt,
+      coldJunction: connected ? (sensor?.coldJunction ?? null) : null,
+      fault: sensor?.fault ?? null,
+      faults: sensor?.faultCount ?? 0,
+    };
   }
 
   io(address: string, kind: OneWireIoKind): IoReading | null {
@@ -146,11 +164,13 @@ export class OneWireHub implements OneWireAccess {
   private async searchOne(p: BusPoller): Promise<void> {
     try {
       const found = await p.search();
-      if (this.searchErrors.delete(p)) this.log.info({ bus: p.bus.name, devices: found.length }, `1-Wire bus ${p.bus.name} searches again`);
+      if (this.searchErrors.delete(p))
+        this.log.info({ bus: p.bus.name, devices: found.length }, `1-Wire bus ${p.bus.name} searches again`);
       this.log.debug({ bus: p.bus.name, found }, `1-Wire bus ${p.bus.name}: ${found.length} device(s)`);
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
-      if (this.searchErrors.get(p) !== text) this.log.warn({ bus: p.bus.name }, `1-Wire search on ${p.bus.name} failed: ${text}`);
+      if (this.searchErrors.get(p) !== text)
+        this.log.warn({ bus: p.bus.name }, `1-Wire search on ${p.bus.name} failed: ${text}`);
       this.searchErrors.set(p, text);
     }
   }
@@ -160,7 +180,12 @@ export class OneWireHub implements OneWireAccess {
     const out: string[] = [];
     for (const w of this.wants.values()) {
       if (!w.poller) out.push(w.address);
-      else if (w.kind === 'temperature' ? w.poller.temperature(w.address, this.now) === null : !w.poller.io(w.address)?.connected) out.push(w.address);
+      else if (
+        w.kind === 'temperature'
+          ? w.poller.temperature(w.address, this.now) === null
+          : !w.poller.io(w.address)?.connected
+      )
+        out.push(w.address);
     }
     return out;
   }
@@ -189,10 +214,12 @@ export class OneWireHub implements OneWireAccess {
       }
     }
     // A service already running may be past its write step, so run one more.
-    await Promise.all(this.pollers.map(async (p) => {
-      await p.service(now);
-      await p.service(now);
-    }));
+    await Promise.all(
+      this.pollers.map(async (p) => {
+        await p.service(now);
+        await p.service(now);
+      }),
+    );
     return off;
   }
 

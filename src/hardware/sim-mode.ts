@@ -18,7 +18,10 @@ async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError('simConfig', `${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`);
+    throw new ConfigError(
+      'simConfig',
+      `${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`,
+    );
   }
   try {
     return parseSimConfig(json);

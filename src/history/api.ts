@@ -10,7 +10,15 @@ import type { Logger } from '../log.js';
 import { parseJson, sizeProblem } from '../shared/json.js';
 import { HISTORY_STREAM_COMMAND_BYTES } from '../shared/limits.js';
 import type { HistoryIngest } from './ingest.js';
-import { formatTime, parseCsvQuery, parseFieldsQuery, parseMetricsQuery, parseRangesQuery, type Precision, type RangesQuery } from './query.js';
+import {
+  formatTime,
+  parseCsvQuery,
+  parseFieldsQuery,
+  parseMetricsQuery,
+  parseRangesQuery,
+  type Precision,
+  type RangesQuery,
+} from './query.js';
 import { timeseriesSchemas as s } from './schemas.js';
 import { valueText, type HistoryStore, type Range } from './store.js';
 import { QueryError, parseDuration, selectTimeframe } from './timeframe.js';
@@ -30,7 +38,11 @@ export interface TimeseriesDeps {
   metricsIntervalMs?: number;
 }
 
-const NO_CACHE = { 'cache-control': 'no-cache, no-store, must-revalidate, proxy-revalidate, max-age=0', pragma: 'no-cache', expires: '0' };
+const NO_CACHE = {
+  'cache-control': 'no-cache, no-store, must-revalidate, proxy-revalidate, max-age=0',
+  pragma: 'no-cache',
+  expires: '0',
+};
 
 function asHttp(e: unknown): never {
   if (e instanceof QueryError) throw new HttpError(e.status, e.message);
@@ -82,46 +94,86 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       reply.headers(NO_CACHE);
       return { ping: 'pong' };
     };
-    app.get('/timeseries/ping', doc('Liveness of the history database', 'Answers {"ping": "pong"} when the store answers, 503 otherwise.', null, s.pong), ping);
+    app.get(
+      '/timeseries/ping',
+      doc(
+        'Liveness of the history database',
+        'Answers {"ping": "pong"} when the store answers, 503 otherwise.',
+        null,
+        s.pong,
+      ),
+      ping,
+    );
     app.post('/timeseries/ping', doc('Liveness of the history database', 'Same as GET.', null, s.pong), ping);
 
-    app.post('/timeseries/fields', doc('Field names with data', 'Sorted names of the fields with points within the duration (default 1d).', s.fieldsQuery, s.fieldNames), async (req) => {
-      try {
-        const q = parseFieldsQuery(req.body);
-        return await deps.store.fields(deps.now() - parseDuration(q.duration) * 1000);
-      } catch (e) {
-        return asHttp(e);
-      }
-    });
+    app.post(
+      '/timeseries/fields',
+      doc(
+        'Field names with data',
+        'Sorted names of the fields with points within the duration (default 1d).',
+        s.fieldsQuery,
+        s.fieldNames,
+      ),
+      async (req) => {
+        try {
+          const q = parseFieldsQuery(req.body);
+          return await deps.store.fields(deps.now() - parseDuration(q.duration) * 1000);
+        } catch (e) {
+          return asHttp(e);
+        }
+      },
+    );
 
-    app.post('/timeseries/ranges', doc('Averaged values of fields over a period', 'One entry per field with data, in request order; values are averages over steps of max(period / 1000, 10 s).', s.rangesQuery, s.ranges), async (req) => {
-      try {
-        return await queryRanges(deps, parseRangesQuery(req.body));
-      } catch (e) {
-        return asHttp(e);
-      }
-    });
+    app.post(
+      '/timeseries/ranges',
+      doc(
+        'Averaged values of fields over a period',
+        'One entry per field with data, in request order; values are averages over steps of max(period / 1000, 10 s).',
+        s.rangesQuery,
+        s.ranges,
+      ),
+      async (req) => {
+        try {
+          return await queryRanges(deps, parseRangesQuery(req.body));
+        } catch (e) {
+          return asHttp(e);
+        }
+      },
+    );
 
-    app.post('/timeseries/metrics', doc('Latest values of fields', 'From the last received message; only fields updated within the duration (default 10m).', s.metricsQuery, s.metrics), async (req) => {
-      try {
-        const q = parseMetricsQuery(req.body);
-        return deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000);
-      } catch (e) {
-        return asHttp(e);
-      }
-    });
+    app.post(
+      '/timeseries/metrics',
+      doc(
+        'Latest values of fields',
+        'From the last received message; only fields updated within the duration (default 10m).',
+        s.metricsQuery,
+        s.metrics,
+      ),
+      async (req) => {
+        try {
+          const q = parseMetricsQuery(req.body);
+          return deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000);
+        } catch (e) {
+          return asHttp(e);
+        }
+      },
+    );
 
-    app.post('/timeseries/csv', doc('Raw points as CSV', 'Streamed text/plain: "time,<fields>" then one line per timestamp.', s.csvQuery, s.csv), async (req, reply) => {
-      let q: ReturnType<typeof parseCsvQuery>;
-      try {
-        q = parseCsvQuery(req.body);
-        selectTimeframe(q, deps.now());
-      } catch (e) {
-        return asHttp(e);
-      }
-      void reply.header('content-type', 'text/plain; charset=utf-8');
-      return reply.send(Readable.from(csvLines(deps, q)));
-    });
+    app.post(
+      '/timeseries/csv',
+      doc('Raw points as CSV', 'Streamed text/plain: "time,<fields>" then one line per timestamp.', s.csvQuery, s.csv),
+      async (req, reply) => {
+        let q: ReturnType<typeof parseCsvQuery>;
+        try {
+          q = parseCsvQuery(req.body);
+          selectTimeframe(q, deps.now());
+        } catch (e) {
+          return asHttp(e);
+        }
+        void reply.header('content-type', 'text/plain; charset=utf-8');
+        return reply.send(Readable.from(csvLines(deps, q)));
+      },
+    );
 
     // Open sockets end with the app's close (the websocket server's preClose, src/api/server.ts).
     websocketRoute(app, '/timeseries/stream', {}, (ws) => serveStream(ws, deps));
@@ -147,9 +199,13 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
     let held: Array<{ field: string; t: number; v: number }> | null = [];
     const push = (points: ReadonlyArray<{ field: string; t: number; v: number }>) => {
       const byField = new Map<string, Array<[number, string]>>();
-      for (const p of points) if (wanted.has(p.field)) (byField.get(p.field) ?? byField.set(p.field, []).get(p.field)!).push([p.t / 1000, valueText(p.v)]);
+      for (const p of points)
+        if (wanted.has(p.field))
+          (byField.get(p.field) ?? byField.set(p.field, []).get(p.field)!).push([p.t / 1000, valueText(p.v)]);
       if (!byField.size) return;
-      const ranges = q.fields.filter((f) => byField.has(f)).map((f) => ({ metric: { __name__: f }, values: byField.get(f)! }));
+      const ranges = q.fields
+        .filter((f) => byField.has(f))
+        .map((f) => ({ metric: { __name__: f }, values: byField.get(f)! }));
       send({ id, data: { initial: false, ranges } });
     };
     if (tf.openEnded) unsubscribe = deps.ingest.onPoints((points) => (held ? held.push(...points) : push(points)));
@@ -171,7 +227,8 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
   };
 
   const startMetrics = (id: string, q: { fields: string[]; duration: string | number }) => {
-    const tick = () => send({ id, data: { metrics: deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000) } });
+    const tick = () =>
+      send({ id, data: { metrics: deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000) } });
     tick();
     const timer = setInterval(tick, deps.metricsIntervalMs ?? 10_000);
     streams.set(id, () => clearInterval(timer));
@@ -186,12 +243,14 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
       const parsed = parseJson(text, { maxBytes: HISTORY_STREAM_COMMAND_BYTES, what: 'the command' });
       if (!parsed.ok) throw new QueryError(parsed.problem === 'not JSON' ? 'the command is not JSON' : parsed.reason);
       const msg = parsed.value;
-      if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) throw new QueryError('the command must be a JSON object {id, command, query}');
+      if (msg === null || typeof msg !== 'object' || Array.isArray(msg))
+        throw new QueryError('the command must be a JSON object {id, command, query}');
       const { id, command, query } = msg as Record<string, unknown>;
       const extra = Object.keys(msg).filter((k) => !['id', 'command', 'query'].includes(k));
       if (extra.length) throw new QueryError(`unknown member ${JSON.stringify(extra[0])}; allowed: id, command, query`);
       if (typeof id !== 'string' || id === '' || id.length > 200) throw new QueryError('id must be a non-empty string');
-      if (command !== 'stop' && !streams.has(id) && streams.size >= 100) throw new QueryError('at most 100 streams on one socket; stop one first');
+      if (command !== 'stop' && !streams.has(id) && streams.size >= 100)
+        throw new QueryError('at most 100 streams on one socket; stop one first');
       if (command === 'ranges') {
         const q = parseRangesQuery(query);
         selectTimeframe(q, deps.now());

@@ -15,8 +15,17 @@ export class DropLog {
   drop(reason: string, n: number, detail: string): void {
     this.counts[reason] = (this.counts[reason] ?? 0) + n;
     this.unlogged[reason] = (this.unlogged[reason] ?? 0) + n;
-    const summary = Object.entries(this.unlogged).map(([r, c]) => `${c} ${r}`).join(', ');
-    if (this.warnings.warn('history limits', { dropped: this.unlogged, detail }, `history over its limits, dropping (${summary}; one line a minute at most): ${detail}`)) this.unlogged = {};
+    const summary = Object.entries(this.unlogged)
+      .map(([r, c]) => `${c} ${r}`)
+      .join(', ');
+    if (
+      this.warnings.warn(
+        'history limits',
+        { dropped: this.unlogged, detail },
+        `history over its limits, dropping (${summary}; one line a minute at most): ${detail}`,
+      )
+    )
+      this.unlogged = {};
   }
 
   get suppressed(): number {

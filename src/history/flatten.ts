@@ -23,7 +23,12 @@ const joinPath = (path: string, key: string) => (path ? `${path}/${key}` : key);
  * The leaves under `value` in the order found, each at its place below `at`: `child` gives an
  * object key's or array index's place (a path string by joinPath, or a kept PathNode).
  */
-function walk<P>(value: unknown, at: P, child: (at: P, key: string) => P, leaf: (at: P, value: FlatValue) => void): void {
+function walk<P>(
+  value: unknown,
+  at: P,
+  child: (at: P, key: string) => P,
+  leaf: (at: P, value: FlatValue) => void,
+): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) walk(value[i], child(at, String(i)), child, leaf);
   } else if (value !== null && typeof value === 'object') {
@@ -80,7 +85,9 @@ const BAD_FIELD = /["\\\p{Cc}]/u;
 export function parseHistoryMessage(payload: Buffer | string, limits: HistoryLimits = DEFAULT_LIMITS): Parsed {
   if (payload.length === 0) return { ok: false, reason: 'empty payload' };
   const parsed = parseJson(payload, { maxBytes: limits.maxBytes, what: 'the payload' });
-  return parsed.ok ? historyFields(parsed.value, limits) : { ok: false, reason: parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason };
+  return parsed.ok
+    ? historyFields(parsed.value, limits)
+    : { ok: false, reason: parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason };
 }
 
 /** Why a payload of `size` bytes is refused, or null. */
@@ -90,7 +97,8 @@ export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS
 
 /** Why `path` cannot name a field, or null. */
 function fieldProblem(path: string, limits: HistoryLimits): string | null {
-  if (path.length > limits.maxNameLength) return `field name longer than ${limits.maxNameLength} characters: ${JSON.stringify(path.slice(0, 40))}...`;
+  if (path.length > limits.maxNameLength)
+    return `field name longer than ${limits.maxNameLength} characters: ${JSON.stringify(path.slice(0, 40))}...`;
   if (BAD_FIELD.test(path)) return `field ${JSON.stringify(path)} holds a quote, backslash or control character`;
   return null;
 }
@@ -145,9 +153,15 @@ export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMI
   if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { ok: false, reason: 'not a JSON object' };
   const { key, data } = msg as Record<string, unknown>;
   if (typeof key !== 'string' || key === '') return { ok: false, reason: 'key must be a non-empty string' };
-  if (key.length > limits.maxNameLength) return { ok: false, reason: `key longer than ${limits.maxNameLength} characters` };
-  if (BAD_KEY.test(key)) return { ok: false, reason: `key ${JSON.stringify(key)} holds a slash, quote, comma, '=', space or control character` };
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: false, reason: 'data must be a JSON object' };
+  if (key.length > limits.maxNameLength)
+    return { ok: false, reason: `key longer than ${limits.maxNameLength} characters` };
+  if (BAD_KEY.test(key))
+    return {
+      ok: false,
+      reason: `key ${JSON.stringify(key)} holds a slash, quote, comma, '=', space or control character`,
+    };
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    return { ok: false, reason: 'data must be a JSON object' };
   const fields: Array<[string, number]> = [];
   const values = data as Record<string, unknown>;
   const keys = Object.keys(values);

@@ -60,7 +60,10 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
     attach: (bus, topicRoot) => {
       const offOwn = bus.onOwnHistory((message, bytes) => ingest.own(message, bytes));
       if (config.historyIngest === 'own') return offOwn;
-      const offBus = bus.subscribeRaw(`${topicRoot}/history/#`, (topic, payload) => topic !== ownTopic && ingest.handle(topic, payload));
+      const offBus = bus.subscribeRaw(
+        `${topicRoot}/history/#`,
+        (topic, payload) => topic !== ownTopic && ingest.handle(topic, payload),
+      );
       return () => {
         offOwn();
         offBus();

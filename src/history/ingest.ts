@@ -93,7 +93,11 @@ export class HistoryIngest {
     const bytes = payload.length;
     if (!own && this.queuedBytes + bytes > this.lim.maxQueuedBytes) {
       this.counts.dropped++;
-      return this.drops.drop('queue full', 1, `${this.queuedBytes} bytes of history messages wait to be ingested (limit ${this.lim.maxQueuedBytes}); message on ${topic} dropped`);
+      return this.drops.drop(
+        'queue full',
+        1,
+        `${this.queuedBytes} bytes of history messages wait to be ingested (limit ${this.lim.maxQueuedBytes}); message on ${topic} dropped`,
+      );
     }
     this.queue.push({ topic, payload, bytes, t });
     this.queuedBytes += bytes;
@@ -111,7 +115,11 @@ export class HistoryIngest {
     const topic = this.o.ownTopic ?? '';
     const limits = this.o.limits ?? DEFAULT_LIMITS;
     const tooLarge = sizeProblem(bytes, limits);
-    this.accept(topic, tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits, this.ownMemo), this.o.now());
+    this.accept(
+      topic,
+      tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits, this.ownMemo),
+      this.o.now(),
+    );
   }
 
   /** Ingest everything queued now (tests, shutdown). */
@@ -159,7 +167,11 @@ export class HistoryIngest {
     if (!p) {
       if (this.publishers.size >= this.lim.maxPublishers) this.sweep(t);
       if (this.publishers.size >= this.lim.maxPublishers) {
-        this.drops.drop('publishers', 1, `${this.lim.maxPublishers} publishers (topics) are active; message on ${topic} dropped`);
+        this.drops.drop(
+          'publishers',
+          1,
+          `${this.lim.maxPublishers} publishers (topics) are active; message on ${topic} dropped`,
+        );
         return false;
       }
       this.publishers.set(topic, (p = { tokens: this.lim.messagesBurst, refilled: t, lastSeen: t, keys: 0 }));
@@ -180,7 +192,8 @@ export class HistoryIngest {
     if (t - this.lastSweep < 1000) return;
     this.lastSweep = t;
     for (const [key, e] of this.keys) if (t - e.lastSeen > this.lim.idleMs) this.forgetKey(key, e);
-    for (const [topic, p] of this.publishers) if (t - p.lastSeen > this.lim.idleMs && p.keys === 0) this.publishers.delete(topic);
+    for (const [topic, p] of this.publishers)
+      if (t - p.lastSeen > this.lim.idleMs && p.keys === 0) this.publishers.delete(topic);
   }
 
   private forgetKey(key: string, e: KeyEntry): void {
@@ -205,7 +218,12 @@ export class HistoryIngest {
     }
     if (topic !== this.o.ownTopic) {
       const p = this.publishers.get(topic);
-      const full = () => (p && p.keys >= this.lim.keysPerPublisher ? `${topic} already holds ${this.lim.keysPerPublisher} history keys` : this.keyCount() >= this.lim.maxKeys ? `more than ${this.lim.maxKeys} history keys` : null);
+      const full = () =>
+        p && p.keys >= this.lim.keysPerPublisher
+          ? `${topic} already holds ${this.lim.keysPerPublisher} history keys`
+          : this.keyCount() >= this.lim.maxKeys
+            ? `more than ${this.lim.maxKeys} history keys`
+            : null;
       if (full()) this.sweep(t);
       const reason = full();
       if (reason) return `${reason}; key ${JSON.stringify(key)} refused`;
@@ -249,7 +267,13 @@ export class HistoryIngest {
     if (held.length < parsed.fields.length) {
       const n = parsed.fields.length - held.length;
       this.counts.droppedFields += n;
-      this.drops.drop('fields', n, known.size >= cap ? `key ${JSON.stringify(parsed.key)} reached ${cap} fields; ${n} new fields dropped` : `${this.lim.maxFields} history fields are held; ${n} new fields of key ${JSON.stringify(parsed.key)} dropped`);
+      this.drops.drop(
+        'fields',
+        n,
+        known.size >= cap
+          ? `key ${JSON.stringify(parsed.key)} reached ${cap} fields; ${n} new fields dropped`
+          : `${this.lim.maxFields} history fields are held; ${n} new fields of key ${JSON.stringify(parsed.key)} dropped`,
+      );
       fields = parsed.fields.filter(([f]) => known.has(f));
     }
     if (!fields.length) return;
@@ -275,7 +299,8 @@ export class HistoryIngest {
   metrics(fields: string[], since: number): Metric[] {
     const wanted = new Set(fields);
     const out: Metric[] = [];
-    for (const [metric, { value, t }] of this.cache) if (wanted.has(metric) && t >= since) out.push({ metric, value, timestamp: new Date(t).toISOString() });
+    for (const [metric, { value, t }] of this.cache)
+      if (wanted.has(metric) && t >= since) out.push({ metric, value, timestamp: new Date(t).toISOString() });
     return out;
   }
 

@@ -16,7 +16,8 @@ export interface RangesQuery {
 }
 
 function checked<S extends TSchema>(schema: S, body: unknown, what: string): Static<S> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new QueryError(`${what} must be a JSON object`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new QueryError(`${what} must be a JSON object`);
   const result = checkAgainst<Static<S>>(schema, body);
   if (!result.issue) return result.value;
   const { path, message, unknownKey } = result.issue;

@@ -57,7 +57,12 @@ export const valueText = (v: number): string => String(v);
  * value at grid time g averages the points in (g - step, g]. Grid times run from start rounded
  * down to a multiple of the step to end; the window still open at end ends there.
  */
-export function stepAverages(points: { t: number[]; v: number[] }, start: number, end: number, stepS: number): Array<[number, string]> {
+export function stepAverages(
+  points: { t: number[]; v: number[] },
+  start: number,
+  end: number,
+  stepS: number,
+): Array<[number, string]> {
   const stepMs = stepS * 1000;
   const first = Math.floor(start / stepMs) * stepMs;
   const sums = new Map<number, { s: number; n: number }>();

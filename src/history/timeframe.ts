@@ -47,7 +47,11 @@ export const MIN_STEP_S = 10;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
-export function selectTimeframe(q: { start?: unknown; end?: unknown; duration?: unknown }, now: number, minStep = MIN_STEP_S): Timeframe {
+export function selectTimeframe(
+  q: { start?: unknown; end?: unknown; duration?: unknown },
+  now: number,
+  minStep = MIN_STEP_S,
+): Timeframe {
   const [s, d, e] = [given(q.start), given(q.duration), given(q.end)];
   if (s && d && e) throw new QueryError('At most two out of three timeframe arguments can be provided');
   const dur = () => parseDuration(q.duration) * 1000;
@@ -68,7 +72,8 @@ export function selectTimeframe(q: { start?: unknown; end?: unknown; duration?: 
     end = parseInstant(q.end, 'end');
     start = end - DEFAULT_WINDOW_S * 1000;
   } else start = now - DEFAULT_WINDOW_S * 1000;
-  if (end !== null && start > end) throw new QueryError(`start (${new Date(start).toISOString()}) is after end (${new Date(end).toISOString()})`);
+  if (end !== null && start > end)
+    throw new QueryError(`start (${new Date(start).toISOString()}) is after end (${new Date(end).toISOString()})`);
   const window = ((end ?? now) - start) / 1000;
   const step = Math.max(Math.floor(window / DESIRED_POINTS), minStep);
   return { start, end, step, openEnded: end === null };

@@ -76,9 +76,14 @@ export class VictoriaStore implements HistoryStore {
     this.pending = [];
     this.sending = (async () => {
       try {
-        const res = await fetch(`${this.base}/write`, { method: 'POST', body: lines.join('\n'), signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000) });
+        const res = await fetch(`${this.base}/write`, {
+          method: 'POST',
+          body: lines.join('\n'),
+          signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
+        });
         if (res.status >= 500) throw new Error(`/write answered ${res.status}`);
-        if (!res.ok) this.problem(`/write refused ${lines.length} lines: ${res.status} ${(await res.text()).slice(0, 200)}`);
+        if (!res.ok)
+          this.problem(`/write refused ${lines.length} lines: ${res.status} ${(await res.text()).slice(0, 200)}`);
         else this.sent += lines.length;
         if (res.ok && this.lastError) {
           this.o.log.info({ url: this.base }, 'history: VictoriaMetrics answers again');
@@ -106,7 +111,10 @@ export class VictoriaStore implements HistoryStore {
   }
 
   async fields(since: number): Promise<string[]> {
-    const res = await this.request('/api/v1/series', `match[]=${encodeURIComponent('{__name__!=""}')}&start=${since / 1000}`);
+    const res = await this.request(
+      '/api/v1/series',
+      `match[]=${encodeURIComponent('{__name__!=""}')}&start=${since / 1000}`,
+    );
     const body = (await res.json()) as { data: Array<{ __name__: string }> };
     return [...new Set(body.data.map((m) => m.__name__))].sort();
   }
@@ -115,7 +123,10 @@ export class VictoriaStore implements HistoryStore {
     const results = await Promise.all(
       fields.map(async (f) => {
         const query = `avg_over_time({__name__=${promString(f)}}[${stepS}s])`;
-        const res = await this.request('/api/v1/query_range', `query=${encodeURIComponent(query)}&start=${start / 1000}&end=${end / 1000}&step=${stepS}s`);
+        const res = await this.request(
+          '/api/v1/query_range',
+          `query=${encodeURIComponent(query)}&start=${start / 1000}&end=${end / 1000}&step=${stepS}s`,
+        );
         const body = (await res.json()) as { data: { result: Array<{ values: Array<[number, string]> }> } };
         const first = body.data.result[0];
         return first && first.values.length ? { metric: { __name__: f }, values: first.values } : null;
@@ -126,7 +137,9 @@ export class VictoriaStore implements HistoryStore {
 
   async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
     if (!fields.length) return [];
-    const matches = [...new Set(fields)].map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`).join('&');
+    const matches = [...new Set(fields)]
+      .map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`)
+      .join('&');
     const res = await this.request('/api/v1/export', `${matches}&start=${start / 1000}&end=${end / 1000}`);
     const byField = new Map<string, Array<[number, number]>>();
     for (const line of (await res.text()).split('\n')) {
@@ -155,7 +168,14 @@ export class VictoriaStore implements HistoryStore {
   }
 
   status(): Record<string, unknown> {
-    return { store: 'victoria', url: this.base, ...this.health(), pendingLines: this.pending.length, linesSent: this.sent, thinned: this.thinned };
+    return {
+      store: 'victoria',
+      url: this.base,
+      ...this.health(),
+      pendingLines: this.pending.length,
+      linesSent: this.sent,
+      thinned: this.thinned,
+    };
   }
 
   async close(): Promise<void> {

@@ -70,8 +70,14 @@ export class HomeAssistant {
     const onUnits = () => this.publishAll();
     units.on('change', onUnits);
     this.cleanups.push(() => units.off('change', onUnits));
-    this.cleanups.push(mqtt.subscribe(`${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`, (topic, payload) => this.command(topic, payload)));
-    this.cleanups.push(mqtt.subscribe(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)));
+    this.cleanups.push(
+      mqtt.subscribe(`${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`, (topic, payload) =>
+        this.command(topic, payload),
+      ),
+    );
+    this.cleanups.push(
+      mqtt.subscribe(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)),
+    );
     const onChange = (ev: ChangeEvent) => this.onChange(ev);
     runtime.on('change', onChange);
     this.cleanups.push(() => runtime.off('change', onChange));
@@ -87,7 +93,11 @@ export class HomeAssistant {
   }
 
   /** Config payload of one entity (Home Assistant's abbreviations are not used, for readability). */
-  config(spec: EntitySpec, block: BlockJson, announced: Announcement = announce(spec, this.o.units.prefs)): Record<string, unknown> {
+  config(
+    spec: EntitySpec,
+    block: BlockJson,
+    announced: Announcement = announce(spec, this.o.units.prefs),
+  ): Record<string, unknown> {
     const { serviceId, version } = this.o;
     const cfg: Record<string, unknown> = {
       name: spec.label ? `${block.id} ${spec.label}` : block.id,
@@ -95,16 +105,25 @@ export class HomeAssistant {
       // Only the first time Home Assistant sees the unique id; it keeps the entity id after renames.
       default_entity_id: `${spec.component}.${entitySlug(serviceId, block)}`,
       state_topic: this.stateTopic(block.nid),
-      value_template: spec.component === 'switch' ? `{{ value_json.${spec.key} | tojson }}` : `{{ value_json.${spec.key} }}`,
+      value_template:
+        spec.component === 'switch' ? `{{ value_json.${spec.key} | tojson }}` : `{{ value_json.${spec.key} }}`,
       availability: [{ topic: this.availabilityTopic }],
-      device: { identifiers: [this.node], name: `edgeblocks ${serviceId}`, manufacturer: 'edgeblocks', model: 'block runtime', sw_version: version },
+      device: {
+        identifiers: [this.node],
+        name: `edgeblocks ${serviceId}`,
+        manufacturer: 'edgeblocks',
+        model: 'block runtime',
+        sw_version: version,
+      },
       origin: { name: 'edgeblocks', sw_version: version },
     };
     if (announced.haUnit) cfg.unit_of_measurement = announced.haUnit;
-    if (spec.kind === 'temperature' || spec.kind === 'humidity' || spec.kind === 'pressure') cfg.device_class = spec.kind;
+    if (spec.kind === 'temperature' || spec.kind === 'humidity' || spec.kind === 'pressure')
+      cfg.device_class = spec.kind;
     if (spec.component === 'sensor') cfg.state_class = 'measurement';
     if (spec.write) cfg.command_topic = `${this.stateTopic(block.nid)}/set/${spec.key}`;
-    if (spec.component === 'number') Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });
+    if (spec.component === 'number')
+      Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });
     if (spec.component === 'switch') Object.assign(cfg, { payload_on: 'true', payload_off: 'false' });
     return cfg;
   }
@@ -124,7 +143,8 @@ export class HomeAssistant {
     specs.forEach((s, i) => {
       const announced = announce(s, this.o.units.prefs);
       // Only a config that went out is what Home Assistant holds; while disconnected the old one stays.
-      if (this.o.mqtt.publish(topics[i]!, this.config(s, block, announced), { retain: true })) this.announced.set(`${block.nid}_${s.key}`, announced);
+      if (this.o.mqtt.publish(topics[i]!, this.config(s, block, announced), { retain: true }))
+        this.announced.set(`${block.nid}_${s.key}`, announced);
     });
     this.published.set(block.id, { nid: block.nid, topics });
     this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
@@ -189,15 +209,25 @@ export class HomeAssistant {
       return;
     }
     const json = this.o.runtime.toJson(block);
-    const patch = commandPatch(spec, this.announced.get(`${nid}_${key}`) ?? announce(spec, this.o.units.prefs), payload);
+    const patch = commandPatch(
+      spec,
+      this.announced.get(`${nid}_${key}`) ?? announce(spec, this.o.units.prefs),
+      payload,
+    );
     if ('error' in patch) {
       this.o.log.warn({ topic, reason: patch.error }, `home assistant command dropped: ${patch.error}`);
       return;
     }
     try {
-      this.o.runtime.patch({ id: json.id, nid: json.nid, serviceId: json.serviceId, type: json.type, data: patch.data }, HA_ORIGIN);
+      this.o.runtime.patch(
+        { id: json.id, nid: json.nid, serviceId: json.serviceId, type: json.type, data: patch.data },
+        HA_ORIGIN,
+      );
     } catch (e) {
-      this.o.log.warn({ topic, reason: (e as Error).message }, `home assistant command refused: ${(e as Error).message}`);
+      this.o.log.warn(
+        { topic, reason: (e as Error).message },
+        `home assistant command refused: ${(e as Error).message}`,
+      );
     }
   }
 }

@@ -14,7 +14,8 @@ const HA_UNITS: Record<UnitPrefs['temperature'], string> = { degC: '°C', degF: 
 /** A quantity's number (`{value, unit}` or a bare number); null when absent. */
 export function numberOf(v: unknown): number | null {
   if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'object' && v !== null && typeof (v as { value?: unknown }).value === 'number') return (v as { value: number }).value;
+  if (typeof v === 'object' && v !== null && typeof (v as { value?: unknown }).value === 'number')
+    return (v as { value: number }).value;
   return null;
 }
 
@@ -40,7 +41,13 @@ export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
   // Temperatures are shown in the user's unit (as the block JSON is); the table's range is in degC.
   const temp = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs));
   const delta = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'deltaTemp', prefs));
-  return { unit: prefs.temperature, haUnit: HA_UNITS[prefs.temperature], min: temp(spec.min), max: temp(spec.max), step: delta(spec.step) };
+  return {
+    unit: prefs.temperature,
+    haUnit: HA_UNITS[prefs.temperature],
+    min: temp(spec.min),
+    max: temp(spec.max),
+    step: delta(spec.step),
+  };
 }
 
 /** The state value of one entity: a number, true/false for a switch, or null when unknown. */
@@ -51,7 +58,11 @@ export function stateOf(spec: EntitySpec, block: BlockJson): number | boolean | 
 }
 
 /** The patch a command payload asks for, read in the announced unit and range, or a reason it is refused. */
-export function commandPatch(spec: EntitySpec, announced: Announcement, payload: unknown): { data: Record<string, unknown> } | { error: string } {
+export function commandPatch(
+  spec: EntitySpec,
+  announced: Announcement,
+  payload: unknown,
+): { data: Record<string, unknown> } | { error: string } {
   if (spec.kind === 'digital') {
     const on = payload === true || payload === 1 || payload === 'ON';
     const off = payload === false || payload === 0 || payload === 'OFF';
@@ -59,8 +70,10 @@ export function commandPatch(spec: EntitySpec, announced: Announcement, payload:
     return { data: { [spec.write!]: on ? 'STATE_ACTIVE' : 'STATE_INACTIVE' } };
   }
   const n = typeof payload === 'string' && payload.trim() !== '' ? Number(payload) : payload;
-  if (typeof n !== 'number' || !Number.isFinite(n)) return { error: `a number command must be a number, got ${JSON.stringify(payload)}` };
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    return { error: `a number command must be a number, got ${JSON.stringify(payload)}` };
   const { min, max, unit, haUnit } = announced;
-  if ((min !== undefined && n < min) || (max !== undefined && n > max)) return { error: `${n} is outside ${min}..${max}${haUnit ? ` ${haUnit}` : ''}` };
+  if ((min !== undefined && n < min) || (max !== undefined && n > max))
+    return { error: `${n} is outside ${min}..${max}${haUnit ? ` ${haUnit}` : ''}` };
   return { data: { [spec.write!]: unit ? { __objtype: 'Quantity', unit, value: n } : n } };
 }

@@ -1,6 +1,13 @@
 // Readable logs for a terminal: one line per event, `12:00:01 INFO  message key=value ...`,
 // made from pino's JSON record (a destination of our own; no worker thread, no pino-pretty).
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 const COLOURS: Record<number, string> = { 10: '90', 20: '90', 30: '32', 40: '33', 50: '31', 60: '41;97' };
 const SKIP = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'module', 'err']);
 const MAX_EXTRA = 240;

@@ -30,9 +30,16 @@ export class EmbeddedBroker {
     const echoless = new Map<string, Set<string>>();
     // aedes stamps each publication with its publisher's id (not in its types).
     const authorizeForward: AedesOptions['authorizeForward'] = (client, packet) =>
-      (packet as { clientId?: string }).clientId === client.id && echoless.get(client.id)?.has(packet.topic) ? null : packet;
-    const aedes = await Aedes.createBroker({ authorizeForward, ...(auth?.enabled ? { authenticate: authenticateWith(auth) } : {}) });
-    aedes.on('clientError', (client, err) => log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'));
+      (packet as { clientId?: string }).clientId === client.id && echoless.get(client.id)?.has(packet.topic)
+        ? null
+        : packet;
+    const aedes = await Aedes.createBroker({
+      authorizeForward,
+      ...(auth?.enabled ? { authenticate: authenticateWith(auth) } : {}),
+    });
+    aedes.on('clientError', (client, err) =>
+      log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'),
+    );
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
     const server = createServer((socket: Socket) => serveLimited(aedes, socket, log));
     try {
@@ -40,7 +47,10 @@ export class EmbeddedBroker {
     } catch (e) {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      if (isAddressInUse(e)) throw new PortInUseError(`${portInUseMessage('mqtt broker', host, port, '--mqtt-port')}; or use the broker already there with --mqtt-url mqtt://127.0.0.1:${port}`);
+      if (isAddressInUse(e))
+        throw new PortInUseError(
+          `${portInUseMessage('mqtt broker', host, port, '--mqtt-port')}; or use the broker already there with --mqtt-url mqtt://127.0.0.1:${port}`,
+        );
       throw new Error(
         `mqtt broker cannot listen on ${host}:${port} (${code}); another broker may be running: use it with --mqtt-url mqtt://127.0.0.1:${port}, or pick another --mqtt-port`,
       );
@@ -98,6 +108,9 @@ function authenticateWith(auth: BusAuth): NonNullable<AedesOptions['authenticate
 function serveLimited(aedes: Aedes, stream: Duplex, log: Logger, req?: IncomingMessage): void {
   aedes.handle(stream, req);
   limitPacketSize(stream, MAX_PACKET_BYTES, (bytes) =>
-    log.warn({ bytes, limit: MAX_PACKET_BYTES }, `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`),
+    log.warn(
+      { bytes, limit: MAX_PACKET_BYTES },
+      `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`,
+    ),
   );
 }

@@ -94,14 +94,19 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
       cert: o.cert,
       key: o.key,
       rejectUnauthorized: o.rejectUnauthorized,
-      will: o.will ? { topic: o.will.topic, payload: Buffer.from(o.will.payload), retain: o.will.retain, qos: 0 } : undefined,
+      will: o.will
+        ? { topic: o.will.topic, payload: Buffer.from(o.will.payload), retain: o.will.retain, qos: 0 }
+        : undefined,
     };
     const client = o.stream ? inProcessClient(o.stream, options) : mqtt.connect(o.url, options);
     this.client = client;
     const keepaliveMs = (o.keepaliveSeconds ?? KEEPALIVE_SECONDS) * 1000;
     this.liveness = new BrokerLiveness(client, keepaliveMs, (silentMs) => {
       this.lastError = `no answer from the broker for ${Math.round(silentMs / 1000)} s`;
-      this.opts.log.warn({ url: this.displayUrl, silentMs: Math.round(silentMs) }, `mqtt broker ${this.displayUrl} has not answered for ${Math.round(silentMs / 1000)} s; reconnecting`);
+      this.opts.log.warn(
+        { url: this.displayUrl, silentMs: Math.round(silentMs) },
+        `mqtt broker ${this.displayUrl} has not answered for ${Math.round(silentMs / 1000)} s; reconnecting`,
+      );
     });
     client.on('connect', () => this.onConnect());
     client.on('close', () => this.onClose());
@@ -144,7 +149,11 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
       const current = this.handlers.get(filter);
       if (!current?.delete(handler) || current.size) return;
       this.handlers.delete(filter);
-      if (this.connected) this.client!.unsubscribe(filter, (err) => err && this.opts.log.debug({ filter, err: err.message }, 'mqtt unsubscribe failed'));
+      if (this.connected)
+        this.client!.unsubscribe(
+          filter,
+          (err) => err && this.opts.log.debug({ filter, err: err.message }, 'mqtt unsubscribe failed'),
+        );
     };
   }
 
@@ -156,7 +165,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     const client = this.client;
     if (!client) return;
     const work = async () => {
-      if (client.connected && final) await client.publishAsync(final.topic, final.payload, { qos: 0, retain: final.retain });
+      if (client.connected && final)
+        await client.publishAsync(final.topic, final.payload, { qos: 0, retain: final.retain });
       await client.endAsync(!client.connected);
     };
     let timer: NodeJS.Timeout | undefined;
@@ -202,7 +212,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     if (this.stopping || this.retry) return;
     const delay = this.backoff.next();
     const message = `mqtt ${lost ? 'connection to' : 'cannot connect to'} ${this.displayUrl} ${lost ? 'lost' : 'failed'}${this.lastError ? ` (${this.lastError})` : ''}; retrying in ${delay} ms`;
-    if (lost || !this.outageLogged) this.opts.log.warn({ url: this.displayUrl, error: this.lastError, retryMs: delay }, message);
+    if (lost || !this.outageLogged)
+      this.opts.log.warn({ url: this.displayUrl, error: this.lastError, retryMs: delay }, message);
     else this.opts.log.debug({ url: this.displayUrl, error: this.lastError, retryMs: delay }, message);
     this.outageLogged = true;
     this.retry = setTimeout(() => {

@@ -21,16 +21,32 @@ export interface Dropped {
 }
 
 /** Apply one block API message; what was wrong with it, or null when it was applied or not ours. */
-export function handleControllerMessage(runtime: BlockRuntime, action: ControllerAction, payload: Buffer, log: Logger): Dropped | null {
+export function handleControllerMessage(
+  runtime: BlockRuntime,
+  action: ControllerAction,
+  payload: Buffer,
+  log: Logger,
+): Dropped | null {
   const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
   if (!parsed.ok) {
     const { problem, reason } = parsed;
-    const message = problem === 'too large' ? `${reason} (the same as REST)` : problem === 'not JSON' ? 'the payload is not JSON' : reason;
-    return { fields: { action, bytes: payload.length, limit: BODY_LIMIT, reason }, message: `mqtt blocks/${action} dropped: ${message}` };
+    const message =
+      problem === 'too large'
+        ? `${reason} (the same as REST)`
+        : problem === 'not JSON'
+          ? 'the payload is not JSON'
+          : reason;
+    return {
+      fields: { action, bytes: payload.length, limit: BODY_LIMIT, reason },
+      message: `mqtt blocks/${action} dropped: ${message}`,
+    };
   }
   const body = parsed.value;
   if (!isPlainObject(body)) {
-    return { fields: { action, reason: 'not a JSON object' }, message: `mqtt blocks/${action} dropped: the payload is not a JSON object (a block)` };
+    return {
+      fields: { action, reason: 'not a JSON object' },
+      message: `mqtt blocks/${action} dropped: the payload is not a JSON object (a block)`,
+    };
   }
   if (body.serviceId !== runtime.serviceId) {
     log.debug({ action, serviceId: body.serviceId }, `mqtt blocks/${action} ignored: for another service`);
@@ -42,12 +58,22 @@ export function handleControllerMessage(runtime: BlockRuntime, action: Controlle
     return null;
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    return { fields: { action, id: body.id, nid: body.nid, reason }, message: `mqtt blocks/${action} dropped: ${reason}` };
+    return {
+      fields: { action, id: body.id, nid: body.nid, reason },
+      message: `mqtt blocks/${action} dropped: ${reason}`,
+    };
   }
 }
 
 /** Messages dropped, counted for status; their warnings go through `warnings`, one a minute per topic. */
-export function subscribeControllerTopics(opts: { conn: MqttConnection; runtime: BlockRuntime; topics: Topics; log: Logger; warnings: WarningLimiter; counts: { blockApiDropped: number } }): () => void {
+export function subscribeControllerTopics(opts: {
+  conn: MqttConnection;
+  runtime: BlockRuntime;
+  topics: Topics;
+  log: Logger;
+  warnings: WarningLimiter;
+  counts: { blockApiDropped: number };
+}): () => void {
   const { conn, runtime, topics, log, warnings, counts } = opts;
   const unsubscribes = CONTROLLER_ACTIONS.flatMap((action) =>
     [topics.controller(action), topics.sparkBlocks(action)].map((topic) =>

@@ -76,7 +76,8 @@ export class Emission {
 
   stats(): EmissionCounts {
     const sorted = [...this.lateness].sort((a, b) => a - b);
-    const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0) * 10) / 10;
+    const at = (q: number) =>
+      Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0) * 10) / 10;
     return { ...this.counts, lateMs: { p50: at(0.5), p99: at(0.99), max: at(1), samples: sorted.length } };
   }
 
@@ -127,7 +128,12 @@ export class Emission {
     if (!conn.connected) return false;
     try {
       // The block list goes in as the cached JSON text (src/runtime/encode-cache.ts).
-      const message = stateMessage(key, ttl, { status: status(), blocks: BLOCKS_SLOT as never, relations: runtime.relations(), claims: runtime.claims() });
+      const message = stateMessage(key, ttl, {
+        status: status(),
+        blocks: BLOCKS_SLOT as never,
+        relations: runtime.relations(),
+        claims: runtime.claims(),
+      });
       const payload = runtime.readAllBytes('default', aroundBlocks(JSON.stringify(message)));
       if (!conn.publish(topics.state, payload, { retain: true })) return false;
       this.counts.state++;

@@ -31,7 +31,12 @@ export class EventbusWebsocket {
 
   /** The /eventbus route (register at the root). */
   readonly routes: FastifyPluginAsync = async (app) => {
-    websocketRoute(app, EVENTBUS_PATH, { refusal: () => ('refused' in this.target ? { status: 503, message: this.target.refused } : null) }, (ws, req) => this.serve(ws, req.raw));
+    websocketRoute(
+      app,
+      EVENTBUS_PATH,
+      { refusal: () => ('refused' in this.target ? { status: 503, message: this.target.refused } : null) },
+      (ws, req) => this.serve(ws, req.raw),
+    );
   };
 
   /** Ends every connection and refuses new ones. */

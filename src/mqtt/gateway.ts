@@ -37,7 +37,9 @@ export class Gateway {
   /** Listen; on failure log why and how to fix it, and resolve anyway. */
   async start(): Promise<void> {
     const { host, port, tls, http, log } = this.opts;
-    const server = createServer({ cert: tls.cert, key: tls.key, ...SERVER_TIMEOUTS }, (req, res) => http.routing(req, res));
+    const server = createServer({ cert: tls.cert, key: tls.key, ...SERVER_TIMEOUTS }, (req, res) =>
+      http.routing(req, res),
+    );
     server.keepAliveTimeout = 72_000;
     // Upgrades take the HTTP server's path: the same router and hooks (host, cross-site, auth),
     // /eventbus, the history stream, and 404 for anything else.
@@ -52,7 +54,10 @@ export class Gateway {
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       this.error = code;
       if (isAddressInUse(e)) {
-        log.warn({ port, host, code }, `https gateway off: ${portInUseMessage('https gateway', host, port, '--https-port (0 = off)')}; REST and /eventbus stay available on the HTTP port`);
+        log.warn(
+          { port, host, code },
+          `https gateway off: ${portInUseMessage('https gateway', host, port, '--https-port (0 = off)')}; REST and /eventbus stay available on the HTTP port`,
+        );
         server.close();
         return;
       }
@@ -84,6 +89,11 @@ export class Gateway {
   }
 
   status(): GatewayStatus {
-    return { port: this.boundPort ?? this.opts.port, listening: this.server !== null, error: this.error, certificate: this.opts.tls.source };
+    return {
+      port: this.boundPort ?? this.opts.port,
+      listening: this.server !== null,
+      error: this.error,
+      certificate: this.opts.tls.source,
+    };
   }
 }

@@ -28,14 +28,19 @@ export function historyPayload(key: string, logged: BlockJson[]): { key: string;
  * again. (The JSON lists the blocks by nid; JSON.stringify would put blocks with integer-like ids
  * first.)
  */
-export function cachedHistoryPayload(key: string, runtime: BlockRuntime): { message: { key: string; data: NumericTree }; bytes: Buffer } {
+export function cachedHistoryPayload(
+  key: string,
+  runtime: BlockRuntime,
+): { message: { key: string; data: NumericTree }; bytes: Buffer } {
   const data: NumericTree = {};
   const parts: Buffer[] = [];
   for (const block of runtime.blocks()) {
     const tree = runtime.encodings.derived(block, 'history', (b) => runtime.loggedNumbers(b));
     if (tree === undefined) continue;
     data[block.id] = tree;
-    const slot = runtime.encodings.derived(block, 'history bytes', (b, stale: ByteSlot | undefined) => ByteSlot.write(stale, `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`));
+    const slot = runtime.encodings.derived(block, 'history bytes', (b, stale: ByteSlot | undefined) =>
+      ByteSlot.write(stale, `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`),
+    );
     parts.push(slot.view());
   }
   return { message: { key, data }, bytes: joinBytes(`{"key":${JSON.stringify(key)},"data":{`, parts, '}}') };

@@ -92,7 +92,14 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const ttl = ttlFor(config.emitInterval);
   // Built when used: the will when the connection is made, the clean-stop message at stop.
   const offline = () =>
-    JSON.stringify(offlineMessage(key, ttl, { ...offlineSparkStatus(deps.sparkStatus), online: false, serviceId: config.serviceId, version }));
+    JSON.stringify(
+      offlineMessage(key, ttl, {
+        ...offlineSparkStatus(deps.sparkStatus),
+        online: false,
+        serviceId: config.serviceId,
+        version,
+      }),
+    );
 
   let broker: EmbeddedBroker | null = null;
   let conn: MqttConnection | null = null;
@@ -114,7 +121,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     presences.set(topic, p);
     p.start();
   };
-  const pending: Array<{ filter: string; handler: (topic: string, payload: Buffer) => void; unsubscribe?: () => void }> = [];
+  const pending: Array<{
+    filter: string;
+    handler: (topic: string, payload: Buffer) => void;
+    unsubscribe?: () => void;
+  }> = [];
 
   const controllerStatus = (): ControllerStatus => {
     let hardware: unknown;
@@ -136,13 +147,26 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   };
 
   const mqttStatus = (): MqttStatus => ({
-    ...(conn?.status() ?? { connected: false, url: config.mqttUrl, clientId: '', connectedSince: null, connects: 0, lastError: null }),
+    ...(conn?.status() ?? {
+      connected: false,
+      url: config.mqttUrl,
+      clientId: '',
+      connectedSince: null,
+      connects: 0,
+      lastError: null,
+    }),
     broker: embedded ? 'embedded' : 'external',
     brokerPort: broker?.port ?? null,
     topicRoot: config.topicRoot,
     emitIntervalMs: config.emitInterval,
     ttl,
-    emitted: emission?.stats() ?? { cycles: 0, history: 0, state: 0, skipped: 0, lateMs: { p50: 0, p99: 0, max: 0, samples: 0 } },
+    emitted: emission?.stats() ?? {
+      cycles: 0,
+      history: 0,
+      state: 0,
+      skipped: 0,
+      lateMs: { p50: 0, p99: 0, max: 0, samples: 0 },
+    },
     eventbusClients: eventbus.clients,
     dropped: { blockApi: counts.blockApiDropped, other: counts.otherDropped, warningsSuppressed: warnings.suppressed },
   });
@@ -187,7 +211,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
         if (!parsed.ok) {
           counts.otherDropped++;
-          warnings.warn(topic, { topic, bytes: payload.length, limit: BODY_LIMIT, reason: parsed.reason }, `mqtt message on ${topic} dropped: ${parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason}`);
+          warnings.warn(
+            topic,
+            { topic, bytes: payload.length, limit: BODY_LIMIT, reason: parsed.reason },
+            `mqtt message on ${topic} dropped: ${parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason}`,
+          );
           return;
         }
         handler(topic, parsed.value);
@@ -215,7 +243,12 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         broker = await EmbeddedBroker.start(config.host, config.mqttPort, log, deps.busAuth);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
-      const tls = { ca: readFile('mqttCa', config.mqttCa), cert: readFile('mqttCert', config.mqttCert), key: readFile('mqttKey', config.mqttKey), rejectUnauthorized: config.mqttRejectUnauthorized };
+      const tls = {
+        ca: readFile('mqttCa', config.mqttCa),
+        cert: readFile('mqttCert', config.mqttCert),
+        key: readFile('mqttKey', config.mqttKey),
+        rejectUnauthorized: config.mqttRejectUnauthorized,
+      };
       const target = broker ? { broker } : bridgeTarget(config, tls, log);
       eventbus.serveTo(target);
       if (!('refused' in target)) log.info(`mqtt over websocket at ${EVENTBUS_PATH} on the http port`);
@@ -232,16 +265,34 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       };
       const clientId = () => `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`;
       const mainId = clientId();
-      conn = new MqttConnection({ ...options, clientId: mainId, will: { topic: topics.state, payload: offline(), retain: true } });
+      conn = new MqttConnection({
+        ...options,
+        clientId: mainId,
+        will: { topic: topics.state, payload: offline(), retain: true },
+      });
       // Its own state and history reach its own subscribers in process (emission.onHistory); not back over the broker.
       if (broker) cleanups.push(broker.noEcho(mainId, [topics.state, topics.history]));
       const main = conn;
-      openPresence = (topic) => new Presence({ topic, main, connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }) });
+      openPresence = (topic) =>
+        new Presence({
+          topic,
+          main,
+          connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }),
+        });
       for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
       conn.on('connect', () => connectHandlers.forEach((fn) => fn()));
       cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log, warnings, counts }));
       cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
-      emission = new Emission({ conn, runtime, topics, key, ttl, intervalMs: config.emitInterval, status: controllerStatus, log });
+      emission = new Emission({
+        conn,
+        runtime,
+        topics,
+        key,
+        ttl,
+        intervalMs: config.emitInterval,
+        status: controllerStatus,
+        log,
+      });
       emission.onHistory = (message, bytes) => ownHistoryHandlers.forEach((fn) => fn(message, bytes));
       emission.start();
       cleanups.push(() => emission?.stop());

@@ -5,7 +5,13 @@ import type { MqttConnection } from './connection.js';
 import { patchMessage } from './state.js';
 import type { Topics } from './topics.js';
 
-export function publishPatches(opts: { conn: MqttConnection; runtime: BlockRuntime; topics: Topics; key: string; ttl: string }): () => void {
+export function publishPatches(opts: {
+  conn: MqttConnection;
+  runtime: BlockRuntime;
+  topics: Topics;
+  key: string;
+  ttl: string;
+}): () => void {
   const { conn, runtime, topics, key, ttl } = opts;
   const onChange = (ev: ChangeEvent) => {
     if (!conn.connected) return;

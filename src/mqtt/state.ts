@@ -36,6 +36,11 @@ export function offlineMessage(key: string, ttl: string, status: ControllerStatu
   return stateMessage(key, ttl, { status, blocks: [], relations: [], claims: [] });
 }
 
-export function patchMessage(key: string, ttl: string, changed: BlockJson[], deleted: string[]): Envelope<{ changed: BlockJson[]; deleted: string[] }> {
+export function patchMessage(
+  key: string,
+  ttl: string,
+  changed: BlockJson[],
+  deleted: string[],
+): Envelope<{ changed: BlockJson[]; deleted: string[] }> {
   return { key, type: PATCH_TYPE, ttl, data: { changed, deleted } };
 }

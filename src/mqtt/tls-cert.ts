@@ -16,7 +16,10 @@ export interface TlsIdentity {
   source: string;
 }
 
-export async function gatewayIdentity(opts: { dataDir: string; certFile?: string; keyFile?: string }, log: Logger): Promise<TlsIdentity> {
+export async function gatewayIdentity(
+  opts: { dataDir: string; certFile?: string; keyFile?: string },
+  log: Logger,
+): Promise<TlsIdentity> {
   if (opts.certFile || opts.keyFile) {
     if (!opts.certFile || !opts.keyFile) throw new Error('httpsCert and httpsKey must be given together');
     return { cert: readFileSync(opts.certFile), key: readFileSync(opts.keyFile), source: opts.certFile };

@@ -17,7 +17,16 @@ export interface Backup {
 export type { BackupStore };
 
 /** System blocks of the Spark firmware (display, WiFi, touch screen, its pins, groups). */
-const SPARK_SYSTEM_TYPES = new Set(['DisplaySettings', 'WiFiSettings', 'TouchSettings', 'Spark2Pins', 'Spark3Pins', 'OneWireGpioModule', 'Groups', 'ActiveGroups']);
+const SPARK_SYSTEM_TYPES = new Set([
+  'DisplaySettings',
+  'WiFiSettings',
+  'TouchSettings',
+  'Spark2Pins',
+  'Spark3Pins',
+  'OneWireGpioModule',
+  'Groups',
+  'ActiveGroups',
+]);
 
 /** A Spark system block: a known Spark system type, or a system nid (< 100) none of our system blocks has. */
 function isSparkOnly(rt: RuntimeCore, type: string, nid: number | undefined): boolean {
@@ -39,7 +48,8 @@ export function saveBackup(rt: RuntimeCore): Backup {
 /** Replace every block (and the controller's datastore documents) with a backup's. */
 export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Promise<{ messages: string[] }> {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'a backup must be a JSON object');
-  if (!Array.isArray(input.blocks)) throw invalid('a backup needs a blocks array', [{ path: 'blocks', message: 'required array' }]);
+  if (!Array.isArray(input.blocks))
+    throw invalid('a backup needs a blocks array', [{ path: 'blocks', message: 'required array' }]);
   if (input.store !== undefined && input.store !== null && !Array.isArray(input.store)) {
     throw invalid('store must be an array of documents', [{ path: 'store', message: 'must be an array' }]);
   }
@@ -48,7 +58,12 @@ export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Pro
   return rt.exclusively(async () => loadBackupBlocks(rt, items, docs, origin));
 }
 
-function loadBackupBlocks(rt: RuntimeCore, items: unknown[], docs: Record<string, unknown>[] | null, origin: string): { messages: string[] } {
+function loadBackupBlocks(
+  rt: RuntimeCore,
+  items: unknown[],
+  docs: Record<string, unknown>[] | null,
+  origin: string,
+): { messages: string[] } {
   const messages: string[] = [];
   const label = (item: unknown, i: number) => {
     const o = isPlainObject(item) ? item : {};
@@ -108,12 +123,15 @@ function loadBackupBlocks(rt: RuntimeCore, items: unknown[], docs: Record<string
     }
   });
   if (items.length === 0) {
-    throw invalid('the backup holds no block, and loading it would delete every block, so nothing was changed; to delete every block use blocks/all/delete', [
-      { path: 'blocks', message: 'empty: no block to load' },
-    ]);
+    throw invalid(
+      'the backup holds no block, and loading it would delete every block, so nothing was changed; to delete every block use blocks/all/delete',
+      [{ path: 'blocks', message: 'empty: no block to load' }],
+    );
   }
   if (prepared.length === 0) {
-    throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [{ path: 'blocks', message: 'no loadable block' }]);
+    throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [
+      { path: 'blocks', message: 'no loadable block' },
+    ]);
   }
 
   // Phase 2: swap the blocks in memory, then commit them in one transaction (or undo the swap).

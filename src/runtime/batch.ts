@@ -17,7 +17,10 @@ export function runBatch(rt: RuntimeCore, op: 'delete', input: unknown, origin: 
 export function runBatch(rt: RuntimeCore, op: Exclude<BatchOp, 'delete'>, input: unknown, origin: string): BlockJson[];
 export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: string): Array<BlockJson | Ident> {
   if (!Array.isArray(input)) throw new BlockError('bad-request', `a batch ${op} takes a JSON array of blocks`);
-  if (input.length > MAX_BATCH) throw new BlockError('invalid', `a batch holds at most ${MAX_BATCH} blocks, got ${input.length}`, [{ path: '', message: `at most ${MAX_BATCH} items` }]);
+  if (input.length > MAX_BATCH)
+    throw new BlockError('invalid', `a batch holds at most ${MAX_BATCH} blocks, got ${input.length}`, [
+      { path: '', message: `at most ${MAX_BATCH} items` },
+    ]);
   if (rt.scope) throw new Error('batches do not nest');
   const scope: BatchScope = { undo: [], events: [] };
   const results: Array<BlockJson | Ident> = [];
@@ -64,7 +67,9 @@ function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): Blo
 function atIndex(e: unknown, i: number, item: unknown): unknown {
   if (!(e instanceof BlockError)) return e;
   const id = isPlainObject(item) && typeof item.id === 'string' ? ` (id '${item.id}')` : '';
-  const validation = e.validation?.map((v) => ({ path: `${i}.${v.path}`, message: v.message })) ?? [{ path: String(i), message: e.message }];
+  const validation = e.validation?.map((v) => ({ path: `${i}.${v.path}`, message: v.message })) ?? [
+    { path: String(i), message: e.message },
+  ];
   return new BlockError(e.kind, `batch item ${i}${id}: ${e.message}; nothing was changed`, validation);
 }
 

@@ -40,20 +40,33 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   const { id, type, data, meta } = input;
   // Brewblox clients send nid 0 or null for "assign one".
   const nid = input.nid === 0 || input.nid === null ? undefined : input.nid;
-  if (typeof type !== 'string' || type === '') issues.push({ path: 'type', message: type === undefined ? 'required' : 'must be a non-empty string' });
-  if (needData && !isPlainObject(data)) issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
+  if (typeof type !== 'string' || type === '')
+    issues.push({ path: 'type', message: type === undefined ? 'required' : 'must be a non-empty string' });
+  if (needData && !isPlainObject(data))
+    issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
   if (id !== undefined && (typeof id !== 'string' || !validId(id))) {
-    issues.push({ path: 'id', message: 'must be a string of 1 to 200 characters, without leading or trailing spaces or control characters' });
+    issues.push({
+      path: 'id',
+      message: 'must be a string of 1 to 200 characters, without leading or trailing spaces or control characters',
+    });
   }
-  if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID)) issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
+  if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID))
+    issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
   if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
-  else if (meta !== undefined && depth(meta) > MAX_META_DEPTH) issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
+  else if (meta !== undefined && depth(meta) > MAX_META_DEPTH)
+    issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
   else if (meta !== undefined) {
     const tooLarge = metaSizeIssue(meta);
     if (tooLarge) issues.push(tooLarge);
   }
   if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
-  return { id: id as string | undefined, nid: nid as number | undefined, type: type as string, data, meta: meta as Record<string, unknown> | undefined };
+  return {
+    id: id as string | undefined,
+    nid: nid as number | undefined,
+    type: type as string,
+    data,
+    meta: meta as Record<string, unknown> | undefined,
+  };
 }
 
 export const MAX_NID = 2_147_483_647;
@@ -78,16 +91,22 @@ export function validId(id: string): boolean {
 
 /** The block an ident body ({id} or {nid}) names; nid wins when both are given. */
 export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'byNid'>): AnyBlock {
-  if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
+  if (!isPlainObject(input))
+    throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
   const { id, nid } = input;
   if (nid !== undefined && nid !== null) {
-    if (typeof nid !== 'number' || !Number.isInteger(nid)) throw invalid(`nid must be an integer, got ${JSON.stringify(nid)}`, [{ path: 'nid', message: 'must be an integer' }]);
+    if (typeof nid !== 'number' || !Number.isInteger(nid))
+      throw invalid(`nid must be an integer, got ${JSON.stringify(nid)}`, [
+        { path: 'nid', message: 'must be an integer' },
+      ]);
     const block = table.byNid(nid);
     if (!block) throw notFound(`no block with nid ${nid}`);
     return block;
   }
-  if (id === undefined || id === null) throw invalid('the body names no block: give id or nid', [{ path: 'id', message: 'required' }]);
-  if (typeof id !== 'string') throw invalid(`id must be a string, got ${JSON.stringify(id)}`, [{ path: 'id', message: 'must be a string' }]);
+  if (id === undefined || id === null)
+    throw invalid('the body names no block: give id or nid', [{ path: 'id', message: 'required' }]);
+  if (typeof id !== 'string')
+    throw invalid(`id must be a string, got ${JSON.stringify(id)}`, [{ path: 'id', message: 'must be a string' }]);
   const block = table.byId(id);
   if (!block) throw notFound(`no block with id '${id}'`);
   return block;

@@ -58,7 +58,13 @@ export interface RuntimeCore {
   toJson(block: AnyBlock, mode?: ReadMode): BlockJson;
   ident(block: AnyBlock): Ident;
 
-  insert(def: BlockTypeDef<any, any>, nid: number, id: string, writableData: Data, meta: Record<string, unknown>): AnyBlock;
+  insert(
+    def: BlockTypeDef<any, any>,
+    nid: number,
+    id: string,
+    writableData: Data,
+    meta: Record<string, unknown>,
+  ): AnyBlock;
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void;
   changed(event: ChangeEvent): void;
   restoreInMemory(block: AnyBlock): void;

@@ -112,7 +112,13 @@ export class EncodeCache {
   private current(block: AnyBlock): Entry {
     let entry = this.entries.get(block);
     if (!entry) {
-      entry = { epoch: this.epoch, fingerprint: new ByteSlot(fingerprint(block)), version: 0, texts: new Map(), derived: null };
+      entry = {
+        epoch: this.epoch,
+        fingerprint: new ByteSlot(fingerprint(block)),
+        version: 0,
+        texts: new Map(),
+        derived: null,
+      };
       this.entries.set(block, entry);
     } else if (entry.epoch !== this.epoch) {
       if (entry.fingerprint.update(fingerprint(block))) entry.version++;

@@ -14,6 +14,7 @@ export class BlockError extends Error {
   }
 }
 
-export const invalid = (message: string, validation?: ValidationIssue[]) => new BlockError('invalid', message, validation);
+export const invalid = (message: string, validation?: ValidationIssue[]) =>
+  new BlockError('invalid', message, validation);
 export const notFound = (message: string) => new BlockError('not-found', message);
 export const conflict = (message: string) => new BlockError('conflict', message);

@@ -22,13 +22,27 @@ export interface InterfaceMap {
   TempSensorInterface: Contract<{ value: number | null }>;
   ProcessValueInterface: Contract<ProcessValue>;
   /** The PID reads the derivative of the sensor value from the pair's filter. */
-  SetpointSensorPairInterface: Contract<ProcessValue & { claimedBy: string | null }, Driven<number> & { filter: FilterChain }>;
+  SetpointSensorPairInterface: Contract<
+    ProcessValue & { claimedBy: string | null },
+    Driven<number> & { filter: FilterChain }
+  >;
   /** The type itself: a SetpointProfile drives the pair's setting through its claim. */
-  SetpointSensorPair: Contract<ProcessValue & { storedSetting: number | null; claimedBy: string | null }, Driven<number>>;
-  ActuatorAnalogInterface: Contract<ProcessValue & { claimedBy: string | null }, Driven<number> & { tracking?: Tracking | null }>;
+  SetpointSensorPair: Contract<
+    ProcessValue & { storedSetting: number | null; claimedBy: string | null },
+    Driven<number>
+  >;
+  ActuatorAnalogInterface: Contract<
+    ProcessValue & { claimedBy: string | null },
+    Driven<number> & { tracking?: Tracking | null }
+  >;
   DigitalInterface: Contract<DigitalState>;
   ActuatorDigitalInterface: Contract<
-    DigitalState & { storedState: string; desiredState: string | null; claimedBy: string | null; constraints?: { mutexed?: { enabled: boolean; mutexId: string | null } } },
+    DigitalState & {
+      storedState: string;
+      desiredState: string | null;
+      claimedBy: string | null;
+      constraints?: { mutexed?: { enabled: boolean; mutexId: string | null } };
+    },
     Driven<string>
   >;
   EnablerInterface: Contract<{ enabled: boolean }>;
@@ -59,7 +73,11 @@ export type ImplementableBy<D, S> = {
 /** Finds a linked block: typed as `iface` promises when it exists and implements `iface`, else null. */
 export type Resolve = <I extends InterfaceName>(id: string | null | undefined, iface: I) => Linked<I> | null;
 
-export function resolveIn(table: { byId(id: string): AnyBlock | undefined }, id: string | null | undefined, iface: InterfaceName): Linked<InterfaceName> | null {
+export function resolveIn(
+  table: { byId(id: string): AnyBlock | undefined },
+  id: string | null | undefined,
+  iface: InterfaceName,
+): Linked<InterfaceName> | null {
   const target = id ? table.byId(id) : undefined;
   // The one place a block is given its interface's type: defineBlock let the type claim `iface`
   // only if its data and state keep that interface's contract.

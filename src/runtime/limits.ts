@@ -9,11 +9,16 @@ import { invalid } from './errors.js';
 /** The issue with `meta`'s size, if it is too large. */
 export function metaSizeIssue(meta: Record<string, unknown>): ValidationIssue | null {
   const bytes = Buffer.byteLength(JSON.stringify(meta));
-  return bytes > MAX_META_BYTES ? { path: 'meta', message: `must be at most ${MAX_META_BYTES} bytes of JSON, got ${bytes}` } : null;
+  return bytes > MAX_META_BYTES
+    ? { path: 'meta', message: `must be at most ${MAX_META_BYTES} bytes of JSON, got ${bytes}` }
+    : null;
 }
 
 /** Throws (422) when the stored form of a block is over the limit. */
 export function checkRecordSize(id: string, record: string): void {
   const bytes = Buffer.byteLength(record);
-  if (bytes > MAX_RECORD_BYTES) throw invalid(`block '${id}' would take ${bytes} bytes when stored; a block may take at most ${MAX_RECORD_BYTES}`, [{ path: '', message: `stored block too large (${bytes} bytes)` }]);
+  if (bytes > MAX_RECORD_BYTES)
+    throw invalid(`block '${id}' would take ${bytes} bytes when stored; a block may take at most ${MAX_RECORD_BYTES}`, [
+      { path: '', message: `stored block too large (${bytes} bytes)` },
+    ]);
 }

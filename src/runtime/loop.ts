@@ -74,17 +74,22 @@ export class ControlLoop {
     // compare the step's time with the sums they asked for, and must find them equal.
     const due = Math.max(now + soonest, Math.min(now + MAX_SLEEP_MS, wanted));
     this.wakeAt = due;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.wakeAt = Infinity;
-      this.stepping = true;
-      this.current = this.step(due).finally(() => {
-        this.stepping = false;
-        if (!this.running) return;
-        const now = this.runtime.clock.now();
-        this.schedule(wakeTime(now, this.hooksDue(now), this.runtime.nextDue(), (slack) => this.runtime.nextDue(slack)));
-      });
-    }, timerDelay(due - now));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.wakeAt = Infinity;
+        this.stepping = true;
+        this.current = this.step(due).finally(() => {
+          this.stepping = false;
+          if (!this.running) return;
+          const now = this.runtime.clock.now();
+          this.schedule(
+            wakeTime(now, this.hooksDue(now), this.runtime.nextDue(), (slack) => this.runtime.nextDue(slack)),
+          );
+        });
+      },
+      timerDelay(due - now),
+    );
   }
 
   private async step(due: number): Promise<void> {
@@ -109,7 +114,12 @@ export class ControlLoop {
  * write a step queued) does not wait for a block. `latestBlock(slack)` is the latest block due
  * within `slack` of the first one (BlockRuntime.nextDue).
  */
-export function wakeTime(now: number, hooks: number, firstBlock: number, latestBlock: (slackMs: number) => number): number {
+export function wakeTime(
+  now: number,
+  hooks: number,
+  firstBlock: number,
+  latestBlock: (slackMs: number) => number,
+): number {
   if (hooks <= now) return hooks;
   const first = Math.min(firstBlock, hooks);
   if (!Number.isFinite(first)) return first;

@@ -50,7 +50,13 @@ export class MemoryPersistence implements BlockPersistence {
   }
   saveBlock(r: BlockRecord): void {
     this.writes++;
-    this.records.set(r.nid, { nid: r.nid, id: r.id, type: r.type, data: JSON.stringify(r.data), meta: JSON.stringify(r.meta) });
+    this.records.set(r.nid, {
+      nid: r.nid,
+      id: r.id,
+      type: r.type,
+      data: JSON.stringify(r.data),
+      meta: JSON.stringify(r.meta),
+    });
   }
   removeBlock(nid: number): void {
     this.writes++;

@@ -57,7 +57,8 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
     sys.data = withReadonly(def.fields, sys.data, full) as AnyBlock['data'];
     sys.meta = meta;
   } else {
-    if (rt.table.hasNid(raw.nid) || rt.table.hasId(raw.id)) throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
+    if (rt.table.hasNid(raw.nid) || rt.table.hasId(raw.id))
+      throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
     rt.insert(def, raw.nid, raw.id, full, meta);
     rt.persistence.reserveNid(raw.nid);
   }

@@ -8,11 +8,16 @@ import type { RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
 
 export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Ident {
-  if (!isPlainObject(input)) throw new BlockError('bad-request', 'rename takes {"existing": "<id>", "desired": "<new id>"}');
+  if (!isPlainObject(input))
+    throw new BlockError('bad-request', 'rename takes {"existing": "<id>", "desired": "<new id>"}');
   const { existing, desired } = input;
-  if (typeof existing !== 'string' || existing === '') throw invalid('rename needs the current id in "existing"', [{ path: 'existing', message: 'required string' }]);
+  if (typeof existing !== 'string' || existing === '')
+    throw invalid('rename needs the current id in "existing"', [{ path: 'existing', message: 'required string' }]);
   if (typeof desired !== 'string' || !validId(desired)) {
-    throw invalid('"desired" must be a string of 1 to 200 characters, without leading or trailing spaces or control characters', [{ path: 'desired', message: 'invalid id' }]);
+    throw invalid(
+      '"desired" must be a string of 1 to 200 characters, without leading or trailing spaces or control characters',
+      [{ path: 'desired', message: 'invalid id' }],
+    );
   }
   const block = rt.find(existing);
   if (!block) throw notFound(`no block with id '${existing}'`);

@@ -69,7 +69,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   /** Which arrays each claimer holds channels on (claims.ts). */
   readonly channelClaims = new ChannelClaims(() => this.table.values());
   /** The scheduler's dependency order, kept up to date block by block (order.ts). */
-  readonly order = new SchedulerOrder(() => this.blocks(), this.links, (id) => this.table.byId(id));
+  readonly order = new SchedulerOrder(
+    () => this.blocks(),
+    this.links,
+    (id) => this.table.byId(id),
+  );
   /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
   scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
@@ -120,7 +124,13 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     loadStored(this);
   }
 
-  insert(def: BlockTypeDef<any, any>, nid: number, id: string, writableData: Data, meta: Record<string, unknown>): AnyBlock {
+  insert(
+    def: BlockTypeDef<any, any>,
+    nid: number,
+    id: string,
+    writableData: Data,
+    meta: Record<string, unknown>,
+  ): AnyBlock {
     const block: AnyBlock = {
       nid,
       id,
@@ -243,7 +253,17 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   /** `JSON.stringify(toJson(block, mode))`; the default mode is written straight from the field table (dataText). */
   toText(block: AnyBlock, mode: ReadMode = 'default'): string {
     if (mode !== 'default') return JSON.stringify(this.toJson(block, mode));
-    const parts = ['{"id":', JSON.stringify(block.id), ',"nid":', JSON.stringify(block.nid), ',"type":', JSON.stringify(block.def.type), ',"serviceId":', JSON.stringify(this.serviceId), ',"data":'];
+    const parts = [
+      '{"id":',
+      JSON.stringify(block.id),
+      ',"nid":',
+      JSON.stringify(block.nid),
+      ',"type":',
+      JSON.stringify(block.def.type),
+      ',"serviceId":',
+      JSON.stringify(this.serviceId),
+      ',"data":',
+    ];
     writeData(parts, block.def.fields, block.data as Data, this.units);
     if (block.meta !== undefined) parts.push(',"meta":', JSON.stringify(block.meta));
     parts.push('}');

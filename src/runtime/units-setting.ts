@@ -20,7 +20,10 @@ export class UnitsSetting extends EventEmitter<{ change: [UnitPrefs] }> {
    * Apply a units document (or its deletion: null, with the namespace it was deleted from);
    * returns true when the preference changed. The service's own document wins over the global one.
    */
-  apply(doc: { namespace: string; id: string; temperature?: unknown } | null, namespace = doc?.namespace ?? this.namespace): boolean {
+  apply(
+    doc: { namespace: string; id: string; temperature?: unknown } | null,
+    namespace = doc?.namespace ?? this.namespace,
+  ): boolean {
     const unit = isTempUnit(doc?.temperature) ? doc!.temperature : null;
     if (namespace === GLOBAL_NAMESPACE && namespace !== this.namespace) this.global = unit;
     else this.own = unit;

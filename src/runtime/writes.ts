@@ -13,7 +13,10 @@ export function createBlock(rt: RuntimeCore, input: unknown, origin: string): Bl
   if (body.id === undefined) throw invalid('create needs an id', [{ path: 'id', message: 'required' }]);
   if (rt.table.hasId(body.id)) throw conflict(`block id '${body.id}' is already in use`);
   if (body.nid !== undefined) {
-    if (body.nid < FIRST_USER_NID) throw invalid(`nid ${body.nid} is reserved for system blocks; use ${FIRST_USER_NID} or more`, [{ path: 'nid', message: 'must be >= 100' }]);
+    if (body.nid < FIRST_USER_NID)
+      throw invalid(`nid ${body.nid} is reserved for system blocks; use ${FIRST_USER_NID} or more`, [
+        { path: 'nid', message: 'must be >= 100' },
+      ]);
     if (rt.table.hasNid(body.nid)) throw conflict(`nid ${body.nid} is already in use`);
   }
   const given = rt.decode(def, body.data, body.type);
@@ -31,7 +34,9 @@ export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, o
   const body = blockBody(input, true);
   const block = rt.resolveIdent(body);
   if (body.type !== block.def.type) {
-    throw conflict(`block '${block.id}' is a ${block.def.type}; a ${isPatch ? 'patch' : 'write'} cannot change it to '${body.type}'`);
+    throw conflict(
+      `block '${block.id}' is a ${block.def.type}; a ${isPatch ? 'patch' : 'write'} cannot change it to '${body.type}'`,
+    );
   }
   const def = block.def;
   const given = rt.decode(def, body.data, body.type, block);
@@ -67,7 +72,8 @@ export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): De
   const dangling: DanglingLink[] = [];
   for (const referrer of rt.links.referrers(block.id)) {
     if (referrer === block) continue;
-    for (const l of rt.links.outgoing(referrer)) if (l.id === block.id) dangling.push({ id: referrer.id, field: l.path.join('.') });
+    for (const l of rt.links.outgoing(referrer))
+      if (l.id === block.id) dangling.push({ id: referrer.id, field: l.path.join('.') });
   }
   rt.remove(block);
   rt.scope?.undo.push(() => rt.restoreInMemory(block));

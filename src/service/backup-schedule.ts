@@ -23,7 +23,8 @@ export class BackupSchedule {
 
   /** Throws when the cron expression is not valid. */
   start(): void {
-    if (!isValidCron(this.opts.cron)) throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
+    if (!isValidCron(this.opts.cron))
+      throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
     // protect: a slow save is never overlapped by the next run.
     this.job = new Cron(this.opts.cron, { protect: true }, () => {
       this.runOnce();
@@ -42,7 +43,10 @@ export class BackupSchedule {
   /** Save one scheduled backup now and prune old ones. Never throws. */
   runOnce(): string | null {
     try {
-      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      const stamp = new Date()
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z');
       let name = `${AUTO_PREFIX}${stamp}`;
       const existing = new Set(this.opts.files.list());
       for (let i = 2; existing.has(name); i++) name = `${AUTO_PREFIX}${stamp}-${i}`;

@@ -49,19 +49,27 @@ function homeDirectory(): string {
 }
 
 /** The directory for compiled code, by the rule above, or why there is none. */
-export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = homeDirectory()): { dir: string } | { off: string } {
+export function cacheDirectory(
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homeDirectory(),
+): { dir: string } | { off: string } {
   if (env.NODE_DISABLE_COMPILE_CACHE) return { off: 'NODE_DISABLE_COMPILE_CACHE is set' };
   const chosen =
     env.NODE_COMPILE_CACHE ||
     env.CACHE_DIRECTORY?.split(':')[0] ||
-    (env.XDG_CACHE_HOME ? path.join(env.XDG_CACHE_HOME, 'edgeblocks') : home ? path.join(home, '.cache', 'edgeblocks') : '');
+    (env.XDG_CACHE_HOME
+      ? path.join(env.XDG_CACHE_HOME, 'edgeblocks')
+      : home
+        ? path.join(home, '.cache', 'edgeblocks')
+        : '');
   if (!chosen) return { off: 'no cache directory (no NODE_COMPILE_CACHE, CACHE_DIRECTORY, XDG_CACHE_HOME or home)' };
   const dir = path.resolve(chosen);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = statSync(dir);
     if (!st.isDirectory()) return { off: `${dir} is not a directory` };
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return { off: `${dir} belongs to another user` };
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+      return { off: `${dir} belongs to another user` };
     if (st.mode & 0o022) return { off: `${dir} is writable by others` };
   } catch (e) {
     return { off: `${dir}: ${(e as Error).message}` };
@@ -125,7 +133,8 @@ function dropOldest(dir: string): void {
     })
     .sort((a, b) => b.mtime - a.mtime);
   // One written to in the last minutes may be another start's, writing now.
-  for (const { sub, mtime } of ours.slice(KEEP)) if (Date.now() - mtime > BUSY_MS) rmSync(sub, { recursive: true, force: true });
+  for (const { sub, mtime } of ours.slice(KEEP))
+    if (Date.now() - mtime > BUSY_MS) rmSync(sub, { recursive: true, force: true });
 }
 
 interface Loaded {
@@ -140,12 +149,23 @@ interface Loaded {
  * Node would require them, each compiled with V8's code cache when a directory for it is given.
  * Everything else (node:, packages) is required as usual; import() resolves as in the main context.
  */
-export function loadCommonJs(entry: string, directory: { dir: string } | { off: string } = cacheDirectory()): LoadedScript {
+export function loadCommonJs(
+  entry: string,
+  directory: { dir: string } | { off: string } = cacheDirectory(),
+): LoadedScript {
   // Node < 20.15 has no zlib.crc32 (and < 20.12 no default loader for import() in a vm.Script).
-  const usable = 'dir' in directory && typeof zlib.crc32 === 'function' && vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER !== undefined;
+  const usable =
+    'dir' in directory &&
+    typeof zlib.crc32 === 'function' &&
+    vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER !== undefined;
   if (!usable) {
     const why = 'dir' in directory ? `Node ${process.version} cannot` : directory.off;
-    return { exports: createRequire(entry)(entry), cache: 'off', where: why, save: () => ({ ok: true, message: `no code cache: ${why}` }) };
+    return {
+      exports: createRequire(entry)(entry),
+      cache: 'off',
+      where: why,
+      save: () => ({ ok: true, message: `no code cache: ${why}` }),
+    };
   }
   const cacheDir = path.join(directory.dir, buildDirName(entry));
   const base = path.dirname(entry);
@@ -166,8 +186,17 @@ export function loadCommonJs(entry: string, directory: { dir: string } | { off: 
     const entryOf: Loaded = { exports: mod.exports, script, cacheFile, cache };
     loaded.set(file, entryOf);
     const nodeRequire = createRequire(file);
-    const localRequire = Object.assign((id: string) => (id.startsWith('./') && id.endsWith('.cjs') ? load(path.join(base, id)) : nodeRequire(id)), nodeRequire);
-    const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
+    const localRequire = Object.assign(
+      (id: string) => (id.startsWith('./') && id.endsWith('.cjs') ? load(path.join(base, id)) : nodeRequire(id)),
+      nodeRequire,
+    );
+    const run = script.runInThisContext() as (
+      exports: unknown,
+      require: NodeJS.Require,
+      module: unknown,
+      filename: string,
+      dirname: string,
+    ) => void;
     run(mod.exports, localRequire as NodeJS.Require, mod, file, base);
     entryOf.exports = mod.exports;
     return mod.exports;
@@ -192,7 +221,10 @@ export function loadCommonJs(entry: string, directory: { dir: string } | { off: 
           l.cache = 'used';
         }
         dropOldest(directory.dir);
-        return { ok: true, message: `code cache of ${pending.length} file(s) written to ${cacheDir} (${Math.round(bytes / 1024)} KiB)` };
+        return {
+          ok: true,
+          message: `code cache of ${pending.length} file(s) written to ${cacheDir} (${Math.round(bytes / 1024)} KiB)`,
+        };
       } catch (e) {
         return { ok: false, message: `code cache not written: ${(e as Error).message}` };
       }

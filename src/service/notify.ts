@@ -37,7 +37,10 @@ function clean(value: string): string {
 }
 
 /** Sends `KEY=value` assignments; resolves true once systemd-notify reported success. */
-export async function sdNotify(assignments: Record<string, string | number>, options: NotifyOptions = {}): Promise<boolean> {
+export async function sdNotify(
+  assignments: Record<string, string | number>,
+  options: NotifyOptions = {},
+): Promise<boolean> {
   const env = options.env ?? process.env;
   if (!env.NOTIFY_SOCKET) return false;
   // Loaded only under systemd: child_process costs a start outside it for nothing.

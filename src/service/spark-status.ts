@@ -24,7 +24,13 @@ interface Firmware {
 export interface SparkStatusDescription {
   enabled: boolean;
   service: { name: string; firmware: Firmware; device: { device_id: string } };
-  controller: { system_version: string; platform: string; reset_reason: string; firmware: Firmware; device: { device_id: string } } | null;
+  controller: {
+    system_version: string;
+    platform: string;
+    reset_reason: string;
+    firmware: Firmware;
+    device: { device_id: string };
+  } | null;
   address: string | null;
   connection_kind: 'SIM' | 'TCP' | null;
   connection_status: 'SYNCHRONIZED' | 'DISCONNECTED';
@@ -38,7 +44,13 @@ export function sparkStatus(i: SparkStatusInput): SparkStatusDescription {
   return {
     enabled: i.enabled(),
     service: { name: i.serviceId, firmware, device },
-    controller: { system_version: process.version, platform: `edgeblocks-${process.platform}-${process.arch}`, reset_reason: '', firmware, device },
+    controller: {
+      system_version: process.version,
+      platform: `edgeblocks-${process.platform}-${process.arch}`,
+      reset_reason: '',
+      firmware,
+      device,
+    },
     address: i.address(),
     // SIM: emulated buses and plant; TCP: the real hardware of this host (the nearest Brewblox kind).
     connection_kind: i.hardware === 'sim' ? 'SIM' : 'TCP',
@@ -50,5 +62,11 @@ export function sparkStatus(i: SparkStatusInput): SparkStatusDescription {
 
 /** The description once the service is gone: no controller, no connection. */
 export function offlineSparkStatus(i: SparkStatusInput): SparkStatusDescription {
-  return { ...sparkStatus(i), controller: null, address: null, connection_kind: null, connection_status: 'DISCONNECTED' };
+  return {
+    ...sparkStatus(i),
+    controller: null,
+    address: null,
+    connection_kind: null,
+    connection_status: 'DISCONNECTED',
+  };
 }

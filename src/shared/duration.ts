@@ -4,20 +4,46 @@
 // number and unit; the state message's ttl uses it, as its readers do.)
 
 const UNIT_SECONDS: Record<string, number> = {
-  ms: 0.001, msec: 0.001, millisecond: 0.001, milliseconds: 0.001,
-  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
-  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
-  w: 604800, wk: 604800, wks: 604800, week: 604800, weeks: 604800,
+  ms: 0.001,
+  msec: 0.001,
+  millisecond: 0.001,
+  milliseconds: 0.001,
+  s: 1,
+  sec: 1,
+  secs: 1,
+  second: 1,
+  seconds: 1,
+  m: 60,
+  min: 60,
+  mins: 60,
+  minute: 60,
+  minutes: 60,
+  h: 3600,
+  hr: 3600,
+  hrs: 3600,
+  hour: 3600,
+  hours: 3600,
+  d: 86400,
+  day: 86400,
+  days: 86400,
+  w: 604800,
+  wk: 604800,
+  wks: 604800,
+  week: 604800,
+  weeks: 604800,
 };
 const PART = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([a-z]+)\s*,?/i;
 /** Longer than any brew and than a Date can usefully hold: refused as a typo. */
 const MAX_SECONDS = 20 * 365 * 86400;
 
 /** Seconds of `text`, or why it is not a duration (to be worded by the caller). */
-export function durationSeconds(text: unknown): { seconds: number; error?: undefined } | { error: string; seconds?: undefined } {
-  if (typeof text === 'number') return Number.isFinite(text) && text >= 0 && text <= MAX_SECONDS ? { seconds: text } : { error: `${text} is not a duration of 0 to 20 years in seconds` };
+export function durationSeconds(
+  text: unknown,
+): { seconds: number; error?: undefined } | { error: string; seconds?: undefined } {
+  if (typeof text === 'number')
+    return Number.isFinite(text) && text >= 0 && text <= MAX_SECONDS
+      ? { seconds: text }
+      : { error: `${text} is not a duration of 0 to 20 years in seconds` };
   if (typeof text !== 'string') return { error: `must be a string like "1d" or "2h30m", got ${JSON.stringify(text)}` };
   const bare = text.trim();
   if (bare === '') return { error: 'is empty' };
@@ -27,7 +53,10 @@ export function durationSeconds(text: unknown): { seconds: number; error?: undef
     for (let rest = bare; rest.length; ) {
       const m = PART.exec(rest);
       const unit = m ? UNIT_SECONDS[m[2]!.toLowerCase()] : undefined;
-      if (!m || unit === undefined) return { error: `${JSON.stringify(text)} is not a duration: use numbers with ms, s, m, h, d or w (e.g. "1d", "2h30m", "90")` };
+      if (!m || unit === undefined)
+        return {
+          error: `${JSON.stringify(text)} is not a duration: use numbers with ms, s, m, h, d or w (e.g. "1d", "2h30m", "90")`,
+        };
       total += Number(m[1]) * unit;
       rest = rest.slice(m[0].length).trimStart();
     }

@@ -2,7 +2,9 @@
 // is checked before the text is decoded or parsed, and a `__proto__` key is refused, since it
 // could poison objects later built from the value (spread, Object.assign, merges).
 
-export type JsonResult = { ok: true; value: unknown } | { ok: false; problem: 'too large' | 'not JSON' | 'prototype key'; reason: string };
+export type JsonResult =
+  | { ok: true; value: unknown }
+  | { ok: false; problem: 'too large' | 'not JSON' | 'prototype key'; reason: string };
 
 export interface JsonOptions {
   /** Largest accepted size in bytes (UTF-8). */
@@ -28,14 +30,17 @@ export function parseJson(input: string | Buffer | Uint8Array, { maxBytes, what 
   const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   const tooLarge = sizeProblem(what, bytes, maxBytes);
   if (tooLarge) return { ok: false, problem: 'too large', reason: tooLarge };
-  const text = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  const text =
+    typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
   try {
     // The reviver costs more than the parse; a `__proto__` key can only be in a text that
     // spells it out or uses an escape, so only those texts need it.
-    const value: unknown = text.includes('__proto__') || text.includes('\\') ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
+    const value: unknown =
+      text.includes('__proto__') || text.includes('\\') ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
     return { ok: true, value };
   } catch (e) {
-    if (e instanceof PrototypeKeyError) return { ok: false, problem: 'prototype key', reason: `${what} may not contain a "__proto__" key` };
+    if (e instanceof PrototypeKeyError)
+      return { ok: false, problem: 'prototype key', reason: `${what} may not contain a "__proto__" key` };
     return { ok: false, problem: 'not JSON', reason: `${what} is not valid JSON: ${(e as Error).message}` };
   }
 }

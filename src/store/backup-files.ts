@@ -17,7 +17,9 @@ export class BackupFiles {
 
   private file(name: string): string {
     if (!BACKUP_NAME.test(name) || name.startsWith('.')) {
-      throw new BackupNameError(`backup name must be 1-100 letters, digits, '_', '-' or '.', not starting with '.', got ${JSON.stringify(name)}`);
+      throw new BackupNameError(
+        `backup name must be 1-100 letters, digits, '_', '-' or '.', not starting with '.', got ${JSON.stringify(name)}`,
+      );
     }
     return path.join(this.dir, `${name}.json`);
   }

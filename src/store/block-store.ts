@@ -21,7 +21,9 @@ export class BlockStore implements BlockPersistence {
     );
     this.del = db.prepare('DELETE FROM blocks WHERE nid = ?');
     this.getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
-    this.putSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.putSetting = db.prepare(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    );
   }
 
   loadBlocks(): RawRecord[] {
@@ -58,7 +60,9 @@ export class BlockStore implements BlockPersistence {
   }
 
   quarantined(): QuarantinedRecord[] {
-    return this.db.prepare('SELECT nid, id, type, data, meta, reason, at FROM quarantine ORDER BY seq').all() as QuarantinedRecord[];
+    return this.db
+      .prepare('SELECT nid, id, type, data, meta, reason, at FROM quarantine ORDER BY seq')
+      .all() as QuarantinedRecord[];
   }
 
   allocateNid(): number {

@@ -31,7 +31,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
     db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
     db.close();
-    if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw new DataDirError(`cannot lock ${file}: ${(e as Error).message}`);
+    if ((e as { code?: string }).code !== 'SQLITE_BUSY')
+      throw new DataDirError(`cannot lock ${file}: ${(e as Error).message}`);
     let holder = 'another process';
     try {
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
@@ -39,7 +40,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
     } catch {
       // the holder has not written its pid yet
     }
-    throw new DataDirError(`the data dir ${dataDir} is in use by another edgeblocks (${holder}); stop it first, or give this one its own --data-dir`);
+    throw new DataDirError(
+      `the data dir ${dataDir} is in use by another edgeblocks (${holder}); stop it first, or give this one its own --data-dir`,
+    );
   }
   privateFile(pidFile);
   writeFileSync(pidFile, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });

@@ -8,7 +8,12 @@ export type Publish = (topic: string, payload: DocChange, opts: { retain: boolea
 export type Subscribe = (topic: string, handler: (topic: string, payload: unknown) => void) => unknown;
 
 /** Publish every committed change of `documents`; returns a function that stops publishing. */
-export function publishDocumentChanges(documents: DocumentStore, topicRoot: string, publish: Publish, onError: (err: unknown) => void = () => undefined): () => void {
+export function publishDocumentChanges(
+  documents: DocumentStore,
+  topicRoot: string,
+  publish: Publish,
+  onError: (err: unknown) => void = () => undefined,
+): () => void {
   const send = (change: DocChange) => {
     for (const m of changeEvents(topicRoot, change)) {
       // Fire and forget: the caller's reply never waits for (or fails because of) the bus.
@@ -92,7 +97,12 @@ export function bridgeDatastore(opts: DatastoreBridgeOptions): () => void {
     if (!active) return;
     const event = parseDatastoreEvent(raw);
     if (!event) return;
-    const shape = event.deleted.length === 0 ? { changed: event.changed } : event.changed.length === 0 ? { deleted: event.deleted } : null;
+    const shape =
+      event.deleted.length === 0
+        ? { changed: event.changed }
+        : event.changed.length === 0
+          ? { deleted: event.deleted }
+          : null;
     if (shape && echoes.take(shape)) return;
     const mine = (ns: string) => ns === opts.namespace || ns.startsWith(`${opts.namespace}:`);
     const changed = event.changed.filter((d) => mine(d.namespace));

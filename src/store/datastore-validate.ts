@@ -71,7 +71,11 @@ const FilterSchema = keyPart(undefined, { maxLength: MAX_FILTER_LENGTH, nullable
 
 export const DocumentSchema = Type.Object(
   { namespace: NamespaceSchema, id: IdSchema },
-  { additionalProperties: true, description: 'Any JSON object with a namespace and an id; other members are stored as given', example: { namespace: 'edge-one', id: 'units', temperature: 'degC' } },
+  {
+    additionalProperties: true,
+    description: 'Any JSON object with a namespace and an id; other members are stored as given',
+    example: { namespace: 'edge-one', id: 'units', temperature: 'degC' },
+  },
 );
 
 /** `{namespace, id}` of get and delete; other members (a whole document) are ignored. */

@@ -27,7 +27,9 @@ export function openDatabase(dataDir: string): Db {
 export function migrate(db: Db, migrations = MIGRATIONS): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {
-    throw new Error(`database schema version ${current} is newer than this edgeblocks (${migrations.length}); upgrade edgeblocks`);
+    throw new Error(
+      `database schema version ${current} is newer than this edgeblocks (${migrations.length}); upgrade edgeblocks`,
+    );
   }
   for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {

@@ -48,10 +48,14 @@ export class DocumentStore extends EventEmitter<Events> {
   ) {
     super();
     this.getStmt = db.prepare('SELECT value FROM documents WHERE namespace = ? AND id = ?').pluck();
-    this.putStmt = db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?) ON CONFLICT(namespace, id) DO UPDATE SET value = excluded.value');
+    this.putStmt = db.prepare(
+      'INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?) ON CONFLICT(namespace, id) DO UPDATE SET value = excluded.value',
+    );
     this.delStmt = db.prepare('DELETE FROM documents WHERE namespace = ? AND id = ?');
     this.allStmt = db.prepare('SELECT namespace, id, value FROM documents');
-    this.treeStmt = db.prepare("SELECT namespace, id, value FROM documents WHERE namespace = @ns OR substr(namespace, 1, length(@ns) + 1) = @ns || ':'");
+    this.treeStmt = db.prepare(
+      "SELECT namespace, id, value FROM documents WHERE namespace = @ns OR substr(namespace, 1, length(@ns) + 1) = @ns || ':'",
+    );
   }
 
   /** Liveness of the database. */
@@ -86,7 +90,9 @@ export class DocumentStore extends EventEmitter<Events> {
 
   /** Delete documents atomically; emits and returns the keys that existed. */
   deleteMany(keys: { namespace: string; id: string }[]): string[] {
-    const deleted = this.db.transaction(() => keys.filter((k) => this.delStmt.run(k.namespace, k.id).changes > 0).map((k) => keyOf(k.namespace, k.id)))();
+    const deleted = this.db.transaction(() =>
+      keys.filter((k) => this.delStmt.run(k.namespace, k.id).changes > 0).map((k) => keyOf(k.namespace, k.id)),
+    )();
     if (deleted.length) this.emit('deleted', deleted);
     return deleted;
   }
@@ -132,7 +138,9 @@ export class DocumentStore extends EventEmitter<Events> {
   /** Every document whose namespace is `namespace` or nested below it. */
   inNamespace(namespace: string): Doc[] {
     const rows = this.treeStmt.all({ ns: namespace }) as Row[];
-    return rows.sort((a, b) => byKey(a.namespace, b.namespace) || byKey(a.id, b.id)).map((r) => JSON.parse(r.value) as Doc);
+    return rows
+      .sort((a, b) => byKey(a.namespace, b.namespace) || byKey(a.id, b.id))
+      .map((r) => JSON.parse(r.value) as Doc);
   }
 
   /**
@@ -146,7 +154,8 @@ export class DocumentStore extends EventEmitter<Events> {
       const issues = documentIssues(item, `store.${i}`, this.shapes);
       if (issues.length) return rejected.push(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
       const doc = item as Doc;
-      if (!inTree(doc.namespace, namespace)) return rejected.push(`store.${i}: namespace '${doc.namespace}' is not '${namespace}' or below it`);
+      if (!inTree(doc.namespace, namespace))
+        return rejected.push(`store.${i}: namespace '${doc.namespace}' is not '${namespace}' or below it`);
       docs.set(keyOf(doc.namespace, doc.id), doc);
     });
     const { changed, gone } = this.db.transaction(() => {

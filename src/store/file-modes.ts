@@ -52,12 +52,17 @@ function currentUser(): string {
 /** A permission error on a file (EACCES, EPERM) as one line naming the file and the chown that fixes it; null for other errors. */
 export function unusableFileError(e: unknown, dataDir: string): DataDirError | null {
   const err = e as NodeJS.ErrnoException;
-  if (!(err instanceof Error) || (err.code !== 'EACCES' && err.code !== 'EPERM') || typeof err.path !== 'string') return null;
+  if (!(err instanceof Error) || (err.code !== 'EACCES' && err.code !== 'EPERM') || typeof err.path !== 'string')
+    return null;
   const user = currentUser();
   const dir = path.resolve(dataDir);
   const file = path.resolve(err.path);
   const inDataDir = file === dir || file.startsWith(dir + path.sep);
   const fix = inDataDir ? `sudo chown -R ${user}: ${dir}` : `sudo chown ${user}: ${file}`;
-  const what = inDataDir ? 'the data dir and its files must belong to the user edgeblocks runs as' : 'edgeblocks must be able to read it';
-  return new DataDirError(`cannot use ${file} (${err.code}: ${err.syscall ?? 'access'} as user ${user}): ${what}; fix: ${fix}`);
+  const what = inDataDir
+    ? 'the data dir and its files must belong to the user edgeblocks runs as'
+    : 'edgeblocks must be able to read it';
+  return new DataDirError(
+    `cannot use ${file} (${err.code}: ${err.syscall ?? 'access'} as user ${user}): ${what}; fix: ${fix}`,
+  );
 }

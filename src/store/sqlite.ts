@@ -10,13 +10,16 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 /** Node 22 and later use better-sqlite3 13; Node 20 uses 12. */
-export const SQLITE_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi10' : 'better-sqlite3';
+export const SQLITE_PACKAGE =
+  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi10' : 'better-sqlite3';
 
 function load(): typeof BetterSqlite3 {
   try {
     return require(SQLITE_PACKAGE) as typeof BetterSqlite3;
   } catch (e) {
-    throw new Error(`cannot load the SQLite module ${SQLITE_PACKAGE} for Node ${process.version}: ${(e as Error).message}. Run "npm ci" again with this Node version`);
+    throw new Error(
+      `cannot load the SQLite module ${SQLITE_PACKAGE} for Node ${process.version}: ${(e as Error).message}. Run "npm ci" again with this Node version`,
+    );
   }
 }
 

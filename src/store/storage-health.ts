@@ -15,7 +15,8 @@ export function isDiskFull(e: unknown): boolean {
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }
 
-export const DISK_FULL_MESSAGE = 'disk full: the data directory has no space left, so this change was not stored; reads and control go on. Free some space and try again';
+export const DISK_FULL_MESSAGE =
+  'disk full: the data directory has no space left, so this change was not stored; reads and control go on. Free some space and try again';
 
 export interface StorageStatus {
   full: boolean;
@@ -39,7 +40,10 @@ export class StorageHealth {
     if (this.fullSince === null) {
       this.fullSince = Date.now();
       this.checkedAt = this.fullSince;
-      this.log.warn({ dir: this.dataDir, code: (e as { code: string }).code }, `disk full: writes to ${this.dataDir} fail; changes are refused (507) until there is space again; reads and control go on`);
+      this.log.warn(
+        { dir: this.dataDir, code: (e as { code: string }).code },
+        `disk full: writes to ${this.dataDir} fail; changes are refused (507) until there is space again; reads and control go on`,
+      );
     }
     return true;
   }
@@ -49,7 +53,10 @@ export class StorageHealth {
       this.checkedAt = Date.now();
       const free = this.freeBytes(this.dataDir);
       if (free !== null && free >= ROOM_NEEDED_BYTES) {
-        this.log.info({ dir: this.dataDir, freeBytes: free }, `disk space back in ${this.dataDir}: writes are accepted again`);
+        this.log.info(
+          { dir: this.dataDir, freeBytes: free },
+          `disk space back in ${this.dataDir}: writes are accepted again`,
+        );
         this.fullSince = null;
       }
     }
@@ -58,7 +65,11 @@ export class StorageHealth {
 
   status(): StorageStatus {
     const full = this.full;
-    return { full, since: this.fullSince === null ? null : new Date(this.fullSince).toISOString(), freeBytes: this.freeBytes(this.dataDir) };
+    return {
+      full,
+      since: this.fullSince === null ? null : new Date(this.fullSince).toISOString(),
+      freeBytes: this.freeBytes(this.dataDir),
+    };
   }
 }
 

@@ -28,7 +28,14 @@ t.test('a pulled probe alerts on every channel and resolves when plugged back', 
     {
       ntfy: { url: http.url('/ntfy/brewery'), token: SECRETS[0] },
       webhook: { url: http.url('/hook'), headers: { 'X-Gotify-Key': SECRETS[2] } },
-      email: { host: '127.0.0.1', port: smtp.port, user: 'brewer', password: SECRETS[1], from: 'brewery@example.com', to: 'me@example.com' },
+      email: {
+        host: '127.0.0.1',
+        port: smtp.port,
+        user: 'brewer',
+        password: SECRETS[1],
+        from: 'brewery@example.com',
+        to: 'me@example.com',
+      },
       heartbeat: { url: http.url('/hb'), intervalSeconds: 1 },
       checkIntervalMs: 200,
       retryBaseMs: 200,
@@ -52,9 +59,13 @@ t.test('a pulled probe alerts on every channel and resolves when plugged back', 
   const within = limit(AFTER_S * 1000 + STALE_MS + EMIT_MS + 1000);
   const fired = (m: any) => m.key === key && m.event === 'fired';
   const hook = await until('webhook alert', within, () => http.json('/hook').find(fired));
-  const ntfy = await until('ntfy alert', within, () => http.got.find((r) => r.path === '/ntfy/brewery' && r.headers['x-edgeblocks-id'] === hook.id));
+  const ntfy = await until('ntfy alert', within, () =>
+    http.got.find((r) => r.path === '/ntfy/brewery' && r.headers['x-edgeblocks-id'] === hook.id),
+  );
   const mail = await until('email alert', within, () => smtp.mails.find((m) => m.raw.includes(hook.id)));
-  const listed = await until('MQTT alert list', within, () => lists.find((l) => l.active.some((a: any) => a.key === key)));
+  const listed = await until('MQTT alert list', within, () =>
+    lists.find((l) => l.active.some((a: any) => a.key === key)),
+  );
   const elapsed = Date.now() - unplugged;
   t.ok(elapsed <= within, `every channel had the alert ${elapsed} ms after the unplug (limit ${within})`);
 
@@ -74,20 +85,35 @@ t.test('a pulled probe alerts on every channel and resolves when plugged back', 
   const resolved = (m: any) => m.key === key && m.event === 'resolved';
   const resolveLimit = limit(STALE_MS + 1000 + EMIT_MS + 3000);
   const hookResolved = await until('webhook resolve', resolveLimit, () => http.json('/hook').find(resolved));
-  await until('ntfy resolve', resolveLimit, () => http.got.find((r) => r.headers['x-edgeblocks-id'] === hookResolved.id));
+  await until('ntfy resolve', resolveLimit, () =>
+    http.got.find((r) => r.headers['x-edgeblocks-id'] === hookResolved.id),
+  );
   await until('email resolve', resolveLimit, () => smtp.mails.find((m) => m.raw.includes(hookResolved.id)));
-  await until('MQTT list empty again', resolveLimit, () => lists.length > 0 && lists[lists.length - 1].active.length === 0);
+  await until(
+    'MQTT list empty again',
+    resolveLimit,
+    () => lists.length > 0 && lists[lists.length - 1].active.length === 0,
+  );
   t.equal(http.json('/hook').filter(fired).length, 1, 'fired once');
   t.equal(http.json('/hook').filter(resolved).length, 1, 'resolved once');
 
   const test = await postJson(`${svc.api}/alerts/test`);
   t.equal(test.status, 200);
-  t.same(test.body.channels.map((c: any) => [c.channel, c.ok]).sort(), [['email', true], ['ntfy', true], ['webhook', true]], 'the test message reached each channel');
+  t.same(
+    test.body.channels.map((c: any) => [c.channel, c.ok]).sort(),
+    [
+      ['email', true],
+      ['ntfy', true],
+      ['webhook', true],
+    ],
+    'the test message reached each channel',
+  );
 
   const alerts = await getJson(`${svc.api}/alerts`);
   const events = alerts.history.map((h: any) => `${h.event}:${h.key}:${h.channel ?? ''}`);
   for (const e of ['fired', 'resolved']) t.ok(events.includes(`${e}:${key}:`), `history has ${e}`);
-  for (const c of ['ntfy', 'webhook', 'email']) t.ok(events.includes(`delivered:${key}:${c}`), `history has the delivery to ${c}`);
+  for (const c of ['ntfy', 'webhook', 'email'])
+    t.ok(events.includes(`delivered:${key}:${c}`), `history has the delivery to ${c}`);
   t.ok(http.got.filter((r) => r.path === '/hb').length >= 2, 'the heartbeat URL is called while control runs');
 
   const status = await getJson(`${svc.api}/system/status`);

@@ -11,7 +11,11 @@ import { limit } from '../helpers/limits.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { HttpReceiver, until } from './receivers.js';
 
-async function start(t: { teardown(fn: () => unknown): void }, alerts: Record<string, unknown>, log?: pino.Logger): Promise<RunningApp> {
+async function start(
+  t: { teardown(fn: () => unknown): void },
+  alerts: Record<string, unknown>,
+  log?: pino.Logger,
+): Promise<RunningApp> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alert-cond-'));
   const config = path.join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ alerts: { checkIntervalMs: 100, ...alerts } }));
@@ -29,47 +33,77 @@ const alertsOf = async (rt: RunningApp) => {
   return res.json() as Promise<{ active: any[]; history: any[]; outbox: any }>;
 };
 const activeOf = async (rt: RunningApp, key: string) => (await alertsOf(rt)).active.find((a) => a.key === key);
-const history = async (rt: RunningApp, key: string, event: string) => (await alertsOf(rt)).history.filter((h) => h.key === key && h.event === event);
+const history = async (rt: RunningApp, key: string, event: string) =>
+  (await alertsOf(rt)).history.filter((h) => h.key === key && h.event === event);
 const ok = async (rt: RunningApp, route: string, body: unknown) => {
   const res = await rt.post(route, body);
   if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 };
 const send = (rt: RunningApp, method: string, route: string, body: unknown) =>
-  fetch(`${rt.base}/${route}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.status);
+  fetch(`${rt.base}/${route}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then((r) => r.status);
 
-t.test('a setpoint pair out of its band for the set time fires (not before), names the values, and resolves back in band', async (t) => {
-  const rt = await start(t, { rules: { setpointBand: { band: 2, after: 1 }, resolveAfter: 0.5 } });
-  await ok(rt, 'blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5 } });
-  const pair = await ok(rt, 'blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor' } });
-  const key = `setpoint-band:${pair.nid}`;
-  await new Promise((r) => setTimeout(r, 1500));
-  t.equal(await activeOf(rt, key), undefined, '1.5 degC off with a band of 2: no alert');
+t.test(
+  'a setpoint pair out of its band for the set time fires (not before), names the values, and resolves back in band',
+  async (t) => {
+    const rt = await start(t, { rules: { setpointBand: { band: 2, after: 1 }, resolveAfter: 0.5 } });
+    await ok(rt, 'blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5 } });
+    const pair = await ok(rt, 'blocks/create', {
+      id: 'Beer Setpoint',
+      type: 'SetpointSensorPair',
+      data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor' },
+    });
+    const key = `setpoint-band:${pair.nid}`;
+    await new Promise((r) => setTimeout(r, 1500));
+    t.equal(await activeOf(rt, key), undefined, '1.5 degC off with a band of 2: no alert');
 
-  const narrowedAt = Date.now();
-  t.equal(await send(rt, 'PUT', 'alerts/rules', { setpointBand: { band: 1, after: 1 } }), 200, 'band narrowed to 1 degC');
-  const alert = await until('the band alert', limit(5000), () => activeOf(rt, key), 50);
-  t.ok(alert.firedAt - alert.firstSeenAt >= 1000, `fired after the set time (${alert.firedAt - alert.firstSeenAt} ms out of band)`);
-  t.ok(Date.now() - narrowedAt >= 1000, 'not before the set time');
-  t.equal(alert.blockId, 'Beer Setpoint');
-  t.match(alert.text, /19\.5 °C, setting 18\.0 °C: further than 1\.0 °C/, 'the text names the values and the band');
-  t.same(alert.values, { value: 19.5, setting: 18, band: 1 });
+    const narrowedAt = Date.now();
+    t.equal(
+      await send(rt, 'PUT', 'alerts/rules', { setpointBand: { band: 1, after: 1 } }),
+      200,
+      'band narrowed to 1 degC',
+    );
+    const alert = await until('the band alert', limit(5000), () => activeOf(rt, key), 50);
+    t.ok(
+      alert.firedAt - alert.firstSeenAt >= 1000,
+      `fired after the set time (${alert.firedAt - alert.firstSeenAt} ms out of band)`,
+    );
+    t.ok(Date.now() - narrowedAt >= 1000, 'not before the set time');
+    t.equal(alert.blockId, 'Beer Setpoint');
+    t.match(alert.text, /19\.5 °C, setting 18\.0 °C: further than 1\.0 °C/, 'the text names the values and the band');
+    t.same(alert.values, { value: 19.5, setting: 18, band: 1 });
 
-  await ok(rt, 'blocks/patch', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18.4 } });
-  await until('the resolve', limit(5000), async () => (await history(rt, key, 'resolved')).length === 1, 50);
-  t.equal(await activeOf(rt, key), undefined, 'back in band: resolved');
-});
+    await ok(rt, 'blocks/patch', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18.4 } });
+    await until('the resolve', limit(5000), async () => (await history(rt, key, 'resolved')).length === 1, 50);
+    t.equal(await activeOf(rt, key), undefined, 'back in band: resolved');
+  },
+);
 
 t.test('an output held on longer than its onAfter fires; a disabled pair or output rule does not', async (t) => {
   const rt = await start(t, { rules: { outputOn: { after: 0 }, resolveAfter: 0.5 } });
   await ok(rt, 'blocks/create', { id: 'pins', type: 'MockPins', data: {} });
-  const heater = await ok(rt, 'blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_ACTIVE' } });
-  const pump = await ok(rt, 'blocks/create', { id: 'Pump', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_ACTIVE' } });
+  const heater = await ok(rt, 'blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_ACTIVE' },
+  });
+  const pump = await ok(rt, 'blocks/create', {
+    id: 'Pump',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_ACTIVE' },
+  });
   t.equal(heater.data.state, 'STATE_ACTIVE', 'the heater is on');
   await new Promise((r) => setTimeout(r, 800));
   t.equal((await alertsOf(rt)).active.length, 0, 'the default (0) is off: no alert');
 
-  t.equal(await send(rt, 'PUT', 'alerts/rules', { blocks: { Heater: { onAfter: 1 }, Pump: { onAfter: 1, enabled: false } } }), 200);
+  t.equal(
+    await send(rt, 'PUT', 'alerts/rules', { blocks: { Heater: { onAfter: 1 }, Pump: { onAfter: 1, enabled: false } } }),
+    200,
+  );
   const key = `output-on:${heater.nid}`;
   const alert = await until('the output alert', limit(5000), () => activeOf(rt, key), 50);
   t.ok(alert.firedAt - alert.firstSeenAt >= 1000, 'after the set time on');
@@ -90,52 +124,72 @@ t.test('control disabled fires at once and resolves when enabled again', async (
   const alert = await until('the control alert', limit(3000), () => activeOf(rt, 'control-disabled'), 50);
   t.match(alert.text, 'Control is disabled');
   t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: true }), 200);
-  await until('the resolve', limit(3000), async () => (await history(rt, 'control-disabled', 'resolved')).length === 1, 50);
+  await until(
+    'the resolve',
+    limit(3000),
+    async () => (await history(rt, 'control-disabled', 'resolved')).length === 1,
+    50,
+  );
   t.equal(await activeOf(rt, 'control-disabled'), undefined);
 });
 
-t.test('conditions are evaluated in the control loop\'s wake-ups, with a slow timer of their own only while no tick comes', async (t) => {
-  const rt = await start(t, { checkIntervalMs: 1000 });
-  const { alerts, runtime } = rt.app;
-  let inTick = false;
-  const emit = runtime.emit.bind(runtime) as (event: string, ...args: unknown[]) => boolean;
-  (runtime as { emit: unknown }).emit = (event: string, ...args: unknown[]) => {
-    if (event !== 'tick') return emit(event, ...args);
-    inTick = true;
-    try {
-      return emit(event, ...args);
-    } finally {
-      inTick = false;
-    }
-  };
-  const evaluations: boolean[] = [];
-  const evaluate = alerts.evaluate.bind(alerts);
-  alerts.evaluate = (now?: number) => {
-    evaluations.push(inTick);
-    evaluate(now);
-  };
-  // The fallback timer fires only when no tick came for five intervals (a timer of its own would
-  // wake the process; one pushed back with refresh() would still wake it at its first expiry).
-  let fallbacks = 0;
-  const holder = alerts as unknown as { onFallback: () => void };
-  const onFallback = holder.onFallback.bind(alerts);
-  holder.onFallback = () => {
-    fallbacks++;
-    onFallback();
-  };
-  await new Promise((r) => setTimeout(r, 6200));
-  t.ok(evaluations.length >= 5 && evaluations.length <= 7, `${evaluations.length} evaluations in 6.2 s at one a second`);
-  t.ok(evaluations.every((x) => x), 'each one inside a control-loop tick (no wake-up of their own)');
-  t.equal(fallbacks, 0, 'the fallback timer never fired while the ticks came');
+t.test(
+  "conditions are evaluated in the control loop's wake-ups, with a slow timer of their own only while no tick comes",
+  async (t) => {
+    const rt = await start(t, { checkIntervalMs: 1000 });
+    const { alerts, runtime } = rt.app;
+    let inTick = false;
+    const emit = runtime.emit.bind(runtime) as (event: string, ...args: unknown[]) => boolean;
+    (runtime as { emit: unknown }).emit = (event: string, ...args: unknown[]) => {
+      if (event !== 'tick') return emit(event, ...args);
+      inTick = true;
+      try {
+        return emit(event, ...args);
+      } finally {
+        inTick = false;
+      }
+    };
+    const evaluations: boolean[] = [];
+    const evaluate = alerts.evaluate.bind(alerts);
+    alerts.evaluate = (now?: number) => {
+      evaluations.push(inTick);
+      evaluate(now);
+    };
+    // The fallback timer fires only when no tick came for five intervals (a timer of its own would
+    // wake the process; one pushed back with refresh() would still wake it at its first expiry).
+    let fallbacks = 0;
+    const holder = alerts as unknown as { onFallback: () => void };
+    const onFallback = holder.onFallback.bind(alerts);
+    holder.onFallback = () => {
+      fallbacks++;
+      onFallback();
+    };
+    await new Promise((r) => setTimeout(r, 6200));
+    t.ok(
+      evaluations.length >= 5 && evaluations.length <= 7,
+      `${evaluations.length} evaluations in 6.2 s at one a second`,
+    );
+    t.ok(
+      evaluations.every((x) => x),
+      'each one inside a control-loop tick (no wake-up of their own)',
+    );
+    t.equal(fallbacks, 0, 'the fallback timer never fired while the ticks came');
 
-  t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
-  evaluations.length = 0;
-  await new Promise((r) => setTimeout(r, 5600));
-  t.ok(evaluations.length >= 1 && evaluations.length <= 2, `control disabled (no ticks): ${evaluations.length} evaluations in 5.6 s from the fallback timer`);
-  t.ok(evaluations.every((x) => !x), 'from the timer, not a tick');
-  t.ok(fallbacks >= 1, `the fallback timer fired ${fallbacks} times`);
-  t.ok(await activeOf(rt, 'control-disabled'), 'and the control-disabled alert fired from it');
-});
+    t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
+    evaluations.length = 0;
+    await new Promise((r) => setTimeout(r, 5600));
+    t.ok(
+      evaluations.length >= 1 && evaluations.length <= 2,
+      `control disabled (no ticks): ${evaluations.length} evaluations in 5.6 s from the fallback timer`,
+    );
+    t.ok(
+      evaluations.every((x) => !x),
+      'from the timer, not a tick',
+    );
+    t.ok(fallbacks >= 1, `the fallback timer fired ${fallbacks} times`);
+    t.ok(await activeOf(rt, 'control-disabled'), 'and the control-disabled alert fired from it');
+  },
+);
 
 t.test('reminders come at the set interval until the alert is acknowledged', async (t) => {
   const REMIND_MS = 1000;
@@ -167,9 +221,14 @@ t.test('a full outbox drops the oldest, counts it, and logs one line', async (t)
   const lines: any[] = [];
   const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const LIMIT = 10;
-  const rt = await start(t, { webhook: { url: receiver.url('/hook') }, outboxLimit: LIMIT, retryBaseMs: 60000, remindHours: 200 / 3600_000 }, log);
+  const rt = await start(
+    t,
+    { webhook: { url: receiver.url('/hook') }, outboxLimit: LIMIT, retryBaseMs: 60000, remindHours: 200 / 3600_000 },
+    log,
+  );
   t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
-  const status = async () => ((await (await fetch(`${rt.base}/system/status`)).json()) as { alerts: { outbox: any } }).alerts.outbox;
+  const status = async () =>
+    ((await (await fetch(`${rt.base}/system/status`)).json()) as { alerts: { outbox: any } }).alerts.outbox;
   const full = await until('drops', limit(15000), async () => {
     const o = await status();
     return o.dropped >= 5 && o;

@@ -12,8 +12,42 @@ import { fill, smallDisk } from '../helpers/small-disk.js';
 const disk = smallDisk('edgeblocks-alert-disk-');
 t.teardown(() => disk.unmount());
 
-t.test('disk-full is seen below the rule, names the free space, and the disk is read at most every DISK_CHECK_MS', async (t) => {
-  let clock = 0;
+t.test(
+  'disk-full is seen below the rule, names the free space, and the disk is read at most every DISK_CHECK_MS',
+  async (t) => {
+    let clock = 0;
+    const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
+    const conditions = new Conditions({
+      runtime,
+      controlEnabled: () => true,
+      brokerConnected: () => null,
+      historyOk: () => null,
+      hardware: () => ({ missing: [], buses: [] }),
+      dataDir: disk.mountPoint,
+      monotonic: () => clock,
+    });
+    const rules = effectiveRules({ service: { diskFreePercent: 5 } }, null);
+    const diskFull = () => conditions.evaluate(rules).find((o) => o.kind === 'disk-full');
+
+    t.equal(diskFull(), undefined, 'an empty disk: no disk-full');
+    const filler = path.join(disk.mountPoint, 'filler');
+    fill(filler);
+    clock += DISK_CHECK_MS - 1;
+    t.equal(diskFull(), undefined, 'filled, but inside the check interval: the last reading stands');
+    clock += 1;
+    const seen = diskFull();
+    t.ok(seen, 'filled: disk-full once the interval has passed');
+    t.match(seen?.text, /nearly full: 0\.0 % free \(alert below 5 %\)/, 'the text names the free space and the rule');
+    t.same(seen?.values, { freePercent: 0 });
+
+    rmSync(filler);
+    t.ok(diskFull(), 'space freed inside the interval: still the last reading');
+    clock += DISK_CHECK_MS;
+    t.equal(diskFull(), undefined, 'space freed: gone at the next reading');
+  },
+);
+
+t.test('a data dir that cannot be read raises no disk-full', async (t) => {
   const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
   const conditions = new Conditions({
     runtime,
@@ -21,31 +55,10 @@ t.test('disk-full is seen below the rule, names the free space, and the disk is 
     brokerConnected: () => null,
     historyOk: () => null,
     hardware: () => ({ missing: [], buses: [] }),
-    dataDir: disk.mountPoint,
-    monotonic: () => clock,
+    dataDir: path.join(disk.mountPoint, 'no', 'such', 'dir'),
   });
-  const rules = effectiveRules({ service: { diskFreePercent: 5 } }, null);
-  const diskFull = () => conditions.evaluate(rules).find((o) => o.kind === 'disk-full');
-
-  t.equal(diskFull(), undefined, 'an empty disk: no disk-full');
-  const filler = path.join(disk.mountPoint, 'filler');
-  fill(filler);
-  clock += DISK_CHECK_MS - 1;
-  t.equal(diskFull(), undefined, 'filled, but inside the check interval: the last reading stands');
-  clock += 1;
-  const seen = diskFull();
-  t.ok(seen, 'filled: disk-full once the interval has passed');
-  t.match(seen?.text, /nearly full: 0\.0 % free \(alert below 5 %\)/, 'the text names the free space and the rule');
-  t.same(seen?.values, { freePercent: 0 });
-
-  rmSync(filler);
-  t.ok(diskFull(), 'space freed inside the interval: still the last reading');
-  clock += DISK_CHECK_MS;
-  t.equal(diskFull(), undefined, 'space freed: gone at the next reading');
-});
-
-t.test('a data dir that cannot be read raises no disk-full', async (t) => {
-  const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
-  const conditions = new Conditions({ runtime, controlEnabled: () => true, brokerConnected: () => null, historyOk: () => null, hardware: () => ({ missing: [], buses: [] }), dataDir: path.join(disk.mountPoint, 'no', 'such', 'dir') });
-  t.equal(conditions.evaluate(effectiveRules(undefined, null)).find((o) => o.kind === 'disk-full'), undefined);
+  t.equal(
+    conditions.evaluate(effectiveRules(undefined, null)).find((o) => o.kind === 'disk-full'),
+    undefined,
+  );
 });

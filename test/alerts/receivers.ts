@@ -52,7 +52,10 @@ export interface Mail {
   raw: string;
 }
 
-export async function startSmtp(user: string, password: string): Promise<{ port: number; mails: Mail[]; close(): Promise<void> }> {
+export async function startSmtp(
+  user: string,
+  password: string,
+): Promise<{ port: number; mails: Mail[]; close(): Promise<void> }> {
   const mails: Mail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
@@ -77,7 +80,12 @@ export async function startSmtp(user: string, password: string): Promise<{ port:
   return { port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-export async function until<T>(what: string, limitMs: number, fn: () => T | undefined | false | Promise<T | undefined | false>, everyMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  limitMs: number,
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const v = await fn();

@@ -12,7 +12,12 @@ import { at } from '../helpers/json.js';
 t.test('rules edited from the API follow a rename and go away with a delete', async (t) => {
   const running = await startApp({ hardware: 'sim' });
   t.teardown(() => running.close());
-  const put = (body: unknown) => fetch(`${running.base}/alerts/rules`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const put = (body: unknown) =>
+    fetch(`${running.base}/alerts/rules`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   const bad = await put({ sensorNull: { after: 'soon' } });
   t.equal(bad.status, 422);

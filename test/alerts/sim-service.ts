@@ -9,15 +9,26 @@ import { until } from './receivers.js';
 export const BEER = 'beer';
 export const BEER_ADDRESS = '2801b00000000066';
 
-export function writeConfig(alerts: Record<string, unknown>, extra: Record<string, unknown> = {}): { dataDir: string; file: string } {
+export function writeConfig(
+  alerts: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): { dataDir: string; file: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alerts-'));
   const file = path.join(dir, 'config.json');
   writeFileSync(file, JSON.stringify({ hardware: 'sim', history: 'off', emitInterval: 1000, ...extra, alerts }));
   return { dataDir: path.join(dir, 'data'), file };
 }
 
-export async function startService(cfg: { dataDir: string; file: string }, owner: Owner, args: string[] = []): Promise<RunningCli & { api: string }> {
-  const cli = await startCli(['--config', cfg.file, '--data-dir', cfg.dataDir, '--mqtt-port', '0', ...args], { EDGEBLOCKS_LOG_FORMAT: 'json' }, owner);
+export async function startService(
+  cfg: { dataDir: string; file: string },
+  owner: Owner,
+  args: string[] = [],
+): Promise<RunningCli & { api: string }> {
+  const cli = await startCli(
+    ['--config', cfg.file, '--data-dir', cfg.dataDir, '--mqtt-port', '0', ...args],
+    { EDGEBLOCKS_LOG_FORMAT: 'json' },
+    owner,
+  );
   return { ...cli, api: `${cli.base}/edge-one` };
 }
 

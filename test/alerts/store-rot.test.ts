@@ -16,10 +16,18 @@ t.test('rotten rows are skipped, the good ones served', async (t) => {
   const store = new AlertStore(db, 100);
   const message = { id: 'm-1' } as never;
   store.enqueue(message, ['ntfy', 'webhook'], 0);
-  db.prepare("UPDATE alert_outbox SET message = '{\"id\": \"m-1\"' WHERE channel = 'ntfy'").run();
+  db.prepare('UPDATE alert_outbox SET message = \'{"id": "m-1"\' WHERE channel = \'ntfy\'').run();
   const due = store.due(10, 10);
-  t.same(due.map((r) => r.channel), ['webhook'], 'the good message is still due');
-  t.equal((db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n, 1, 'the rotten one left the outbox');
+  t.same(
+    due.map((r) => r.channel),
+    ['webhook'],
+    'the good message is still due',
+  );
+  t.equal(
+    (db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n,
+    1,
+    'the rotten one left the outbox',
+  );
 
   db.prepare('INSERT INTO alert_active (key, value) VALUES (?, ?)').run('a', '{"key": "a"');
   db.prepare('INSERT INTO alert_active (key, value) VALUES (?, ?)').run('b', '{"key": "b"}');

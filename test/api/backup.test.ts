@@ -4,10 +4,23 @@ import { startApp } from '../helpers/app.js';
 t.test('backup save -> all/delete -> load restores every block with ids, nids, links and meta', async (t) => {
   const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
-  await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5, fluctuations: [{ amplitude: 0.2, period: 60 }] }, meta: { color: 'blue' } });
-  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor', filter: 'FILTER_45s' } });
+  await post('blocks/create', {
+    id: 'Beer Sensor',
+    type: 'TempSensorMock',
+    data: { setting: 19.5, fluctuations: [{ amplitude: 0.2, period: 60 }] },
+    meta: { color: 'blue' },
+  });
+  await post('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor', filter: 'FILTER_45s' },
+  });
   await post('blocks/create', { id: 'pins', type: 'MockPins', data: {} });
-  await post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 1, invert: true } });
+  await post('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 1, invert: true },
+  });
   const backup = (await post('blocks/backup/save')).body;
   t.match(backup.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   t.type(backup.version, 'string');
@@ -15,7 +28,11 @@ t.test('backup save -> all/delete -> load restores every block with ids, nids, l
   const systemBlocks = app.runtime.blocks().filter((b) => b.def.system).length;
   t.ok(systemBlocks >= 1);
   t.equal(backup.blocks.length, 4 + systemBlocks, 'system blocks included');
-  t.same(Object.keys(backup.blocks.find((b: { id: string }) => b.id === 'Beer Sensor').data).sort(), ['connected', 'fluctuations', 'setting']);
+  t.same(Object.keys(backup.blocks.find((b: { id: string }) => b.id === 'Beer Sensor').data).sort(), [
+    'connected',
+    'fluctuations',
+    'setting',
+  ]);
   const stored = (await post('blocks/all/read/stored')).body;
 
   const removed = (await post('blocks/all/delete')).body;
@@ -27,7 +44,10 @@ t.test('backup save -> all/delete -> load restores every block with ids, nids, l
   t.same(load.body, { messages: [] });
   const after = (await post('blocks/all/read/stored')).body;
   t.same(after, stored, 'stored data, ids, nids and meta are back exactly');
-  t.notOk(after.some((b: { id: string }) => b.id === 'extra'), 'load is not a merge');
+  t.notOk(
+    after.some((b: { id: string }) => b.id === 'extra'),
+    'load is not a merge',
+  );
 });
 
 t.test('forward links resolve and failing blocks are reported by name', async (t) => {
@@ -61,10 +81,17 @@ t.test('forward links resolve and failing blocks are reported by name', async (t
 t.test('backup includes and restores the controller datastore documents', async (t) => {
   const { app, post, close } = await startApp({}, { listen: false });
   t.teardown(close);
-  app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degF' }, { namespace: 'edge-one:ui', id: 'layout', cols: 3 }, { namespace: 'other', id: 'x' }]);
+  app.documents.setMany([
+    { namespace: 'edge-one', id: 'units', temperature: 'degF' },
+    { namespace: 'edge-one:ui', id: 'layout', cols: 3 },
+    { namespace: 'other', id: 'x' },
+  ]);
   const backup = (await post('blocks/backup/save')).body;
   t.same(backup.store.map((d: { id: string }) => d.id).sort(), ['layout', 'units'], 'only the controller namespace');
-  app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degC' }, { namespace: 'edge-one', id: 'stray' }]);
+  app.documents.setMany([
+    { namespace: 'edge-one', id: 'units', temperature: 'degC' },
+    { namespace: 'edge-one', id: 'stray' },
+  ]);
   await post('blocks/backup/load', backup);
   t.equal(app.documents.get('edge-one', 'units')!.temperature, 'degF');
   t.equal(app.documents.get('edge-one', 'stray'), null, 'replaced, not merged');
@@ -81,7 +108,10 @@ t.test('a backup with nothing loadable is refused and changes nothing; rejected 
   t.match(garbage.body.message, /nothing was changed/);
   t.equal((await post('blocks/read', { id: 'keep' })).status, 200, 'blocks kept');
   const { blocks } = (await post('blocks/backup/save')).body;
-  const docs = await post('blocks/backup/load', { blocks, store: [1, { namespace: 'edge-one' }, { namespace: 'edge-one', id: 'ok', v: 1 }] });
+  const docs = await post('blocks/backup/load', {
+    blocks,
+    store: [1, { namespace: 'edge-one' }, { namespace: 'edge-one', id: 'ok', v: 1 }],
+  });
   t.equal(docs.status, 200);
   t.equal(docs.body.messages.length, 2, 'one message per document left out');
   t.match(docs.body.messages[0], /document left out/);
@@ -98,7 +128,11 @@ t.test('nid and meta bounds', async (t) => {
   const deep = await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {}, meta });
   t.equal(deep.status, 422);
   t.match(deep.body.validation, [{ path: 'meta' }]);
-  t.equal((await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {} })).status, 201, 'creates still work afterwards');
+  t.equal(
+    (await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {} })).status,
+    201,
+    'creates still work afterwards',
+  );
 });
 
 t.test('a backup with an empty blocks list is refused and deletes nothing', async (t) => {

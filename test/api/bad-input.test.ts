@@ -17,29 +17,143 @@ t.test('bad input gets the documented status, names the problem, and changes not
     ['a body that is not an object', 'blocks/create', '[1,2]', 400, /JSON object/],
     ['missing type', 'blocks/create', { id: 'x', data: {} }, 422, /type/, 'type'],
     ['missing data', 'blocks/create', { id: 'x', type: 'TempSensorMock' }, 422, /data/, 'data'],
-    ['an unknown block type', 'blocks/create', { id: 'x', type: 'dummy', data: {} }, 422, /unknown block type 'dummy'/, 'type'],
-    ['an unknown field', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { invalid: true } }, 422, /unknown field 'invalid'/, 'data.invalid'],
-    ['a value of the wrong type', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { setting: 'warm' } }, 422, /data.setting/, 'data.setting'],
-    ['an unknown unit', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { 'setting[kelvin]': 290 } }, 422, /unknown unit 'kelvin'/, 'data.setting'],
-    ['a link to a missing block', 'blocks/create', { id: 'x', type: 'SetpointSensorPair', data: { 'sensorId<>': 'Santa' } }, 422, /'Santa' does not exist/, 'data.sensorId'],
-    ['a link to a block of the wrong interface', 'blocks/create', { id: 'x', type: 'SetpointSensorPair', data: { 'sensorId<>': 'pins' } }, 422, /'pins' is a MockPins, which is not a TempSensorInterface/, 'data.sensorId'],
+    [
+      'an unknown block type',
+      'blocks/create',
+      { id: 'x', type: 'dummy', data: {} },
+      422,
+      /unknown block type 'dummy'/,
+      'type',
+    ],
+    [
+      'an unknown field',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { invalid: true } },
+      422,
+      /unknown field 'invalid'/,
+      'data.invalid',
+    ],
+    [
+      'a value of the wrong type',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { setting: 'warm' } },
+      422,
+      /data.setting/,
+      'data.setting',
+    ],
+    [
+      'an unknown unit',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { 'setting[kelvin]': 290 } },
+      422,
+      /unknown unit 'kelvin'/,
+      'data.setting',
+    ],
+    [
+      'a link to a missing block',
+      'blocks/create',
+      { id: 'x', type: 'SetpointSensorPair', data: { 'sensorId<>': 'Santa' } },
+      422,
+      /'Santa' does not exist/,
+      'data.sensorId',
+    ],
+    [
+      'a link to a block of the wrong interface',
+      'blocks/create',
+      { id: 'x', type: 'SetpointSensorPair', data: { 'sensorId<>': 'pins' } },
+      422,
+      /'pins' is a MockPins, which is not a TempSensorInterface/,
+      'data.sensorId',
+    ],
     ['create with an id in use', 'blocks/create', sensor, 409, /'Beer Sensor' is already in use/],
-    ['create with a nid in use', 'blocks/create', { ...sensor, id: 'other', nid: 100 }, 409, /nid 100 is already in use/],
-    ['create with a system nid', 'blocks/create', { ...sensor, id: 'other', nid: 5 }, 422, /reserved for system blocks/, 'nid'],
+    [
+      'create with a nid in use',
+      'blocks/create',
+      { ...sensor, id: 'other', nid: 100 },
+      409,
+      /nid 100 is already in use/,
+    ],
+    [
+      'create with a system nid',
+      'blocks/create',
+      { ...sensor, id: 'other', nid: 5 },
+      422,
+      /reserved for system blocks/,
+      'nid',
+    ],
     ['delete of SysInfo', 'blocks/delete', { id: 'SysInfo' }, 409, /system block/],
-    ['a write that changes the type', 'blocks/write', { id: 'Beer Sensor', type: 'TempSensorExternal', data: {} }, 409, /cannot change it to 'TempSensorExternal'/],
-    ['a patch that changes the type', 'blocks/patch', { id: 'Beer Sensor', type: 'TempSensorExternal', data: {} }, 409, /TempSensorMock/],
+    [
+      'a write that changes the type',
+      'blocks/write',
+      { id: 'Beer Sensor', type: 'TempSensorExternal', data: {} },
+      409,
+      /cannot change it to 'TempSensorExternal'/,
+    ],
+    [
+      'a patch that changes the type',
+      'blocks/patch',
+      { id: 'Beer Sensor', type: 'TempSensorExternal', data: {} },
+      409,
+      /TempSensorMock/,
+    ],
     ['an unknown id', 'blocks/read', { id: 'flappy' }, 404, /flappy/],
     ['an unknown nid', 'blocks/read/stored', { nid: 9999 }, 404, /9999/],
     ['no identity', 'blocks/read', {}, 422, /id or nid/, 'id'],
     ['meta that is not an object', 'blocks/write', { ...sensor, meta: 'x' }, 422, /meta/, 'meta'],
-    ['a field named like an Object method', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { toString: 1 } }, 422, /unknown field 'toString'/, 'data.toString'],
-    ['a constructor field', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { constructor: {} } }, 422, /unknown field 'constructor'/, 'data.constructor'],
-    ['an enum value named like an Object method', 'blocks/create', { id: 'x', type: 'SetpointSensorPair', data: { filter: 'toString' } }, 422, /FILTER_NONE/, 'data.filter'],
-    ['a unit named like an Object method', 'blocks/create', { id: 'x', type: 'TempSensorMock', data: { 'setting[constructor]': 1 } }, 422, /unknown unit 'constructor'/, 'data.setting'],
-    ['a __proto__ key', 'blocks/create', '{"id":"x","type":"TempSensorMock","data":{"__proto__":{"setting":1}}}', 400, /__proto__/],
-    ['a __proto__ key spelled with escapes', 'blocks/create', '{"id":"x","type":"TempSensorMock","data":{"\\u005f_proto\\u005f_":{"setting":1}}}', 400, /__proto__/],
-    ['a hardware address another block holds', 'blocks/create', { id: 'x', type: 'DS2408', data: { address: '2901d0000000004a' } }, 422, /already used by block 'relays'/, 'data.address'],
+    [
+      'a field named like an Object method',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { toString: 1 } },
+      422,
+      /unknown field 'toString'/,
+      'data.toString',
+    ],
+    [
+      'a constructor field',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { constructor: {} } },
+      422,
+      /unknown field 'constructor'/,
+      'data.constructor',
+    ],
+    [
+      'an enum value named like an Object method',
+      'blocks/create',
+      { id: 'x', type: 'SetpointSensorPair', data: { filter: 'toString' } },
+      422,
+      /FILTER_NONE/,
+      'data.filter',
+    ],
+    [
+      'a unit named like an Object method',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { 'setting[constructor]': 1 } },
+      422,
+      /unknown unit 'constructor'/,
+      'data.setting',
+    ],
+    [
+      'a __proto__ key',
+      'blocks/create',
+      '{"id":"x","type":"TempSensorMock","data":{"__proto__":{"setting":1}}}',
+      400,
+      /__proto__/,
+    ],
+    [
+      'a __proto__ key spelled with escapes',
+      'blocks/create',
+      '{"id":"x","type":"TempSensorMock","data":{"\\u005f_proto\\u005f_":{"setting":1}}}',
+      400,
+      /__proto__/,
+    ],
+    [
+      'a hardware address another block holds',
+      'blocks/create',
+      { id: 'x', type: 'DS2408', data: { address: '2901d0000000004a' } },
+      422,
+      /already used by block 'relays'/,
+      'data.address',
+    ],
     ['a backup without blocks', 'blocks/backup/load', { timestamp: 'x' }, 422, /blocks/, 'blocks'],
   ];
   for (const [what, url, body, status, message, path] of cases) {
@@ -48,7 +162,11 @@ t.test('bad input gets the documented status, names the problem, and changes not
     t.equal(res.body.statusCode, status, `${what}: envelope statusCode`);
     t.type(res.body.error, 'string', `${what}: reason phrase`);
     t.match(res.body.message, message, `${what}: message names the problem`);
-    if (status === 422) t.ok(res.body.validation.some((v: { path: string }) => v.path === path), `${what}: validation path ${path}`);
+    if (status === 422)
+      t.ok(
+        res.body.validation.some((v: { path: string }) => v.path === path),
+        `${what}: validation path ${path}`,
+      );
   }
   const big = JSON.stringify({ ...sensor, id: 'big', meta: { blob: 'x'.repeat(1024 * 1024) } });
   const tooBig = await post('blocks/create', undefined, big);
@@ -57,8 +175,16 @@ t.test('bad input gets the documented status, names the problem, and changes not
   const unknownRoute = await post('blocks/nonexistent', {});
   t.equal(unknownRoute.status, 404);
   const after = await snapshot();
-  t.same(after.map((b: { id: string; data: unknown }) => [b.id, b.id === 'SysInfo' ? null : b.data]), before.map((b: { id: string; data: unknown }) => [b.id, b.id === 'SysInfo' ? null : b.data]), 'nothing changed');
-  t.equal(app.runtime.blocks().filter((b) => !b.def.system).length, 3, 'only the three user blocks created at the start');
+  t.same(
+    after.map((b: { id: string; data: unknown }) => [b.id, b.id === 'SysInfo' ? null : b.data]),
+    before.map((b: { id: string; data: unknown }) => [b.id, b.id === 'SysInfo' ? null : b.data]),
+    'nothing changed',
+  );
+  t.equal(
+    app.runtime.blocks().filter((b) => !b.def.system).length,
+    3,
+    'only the three user blocks created at the start',
+  );
 });
 
 t.test('100 concurrent requests of any mix are safe', async (t) => {
@@ -81,9 +207,17 @@ t.test('100 concurrent requests of any mix are safe', async (t) => {
   });
   const results = await Promise.all(ops);
   t.equal(results.filter((r) => r.status >= 500).length, 0, 'no 500');
-  t.equal(results.filter((r, i) => i % 5 === 4 && r.status === 201).length, 1, 'exactly one of the racing duplicate creates wins');
+  t.equal(
+    results.filter((r, i) => i % 5 === 4 && r.status === 201).length,
+    1,
+    'exactly one of the racing duplicate creates wins',
+  );
   const all = (await post('blocks/all/read')).body as { id: string; nid: number }[];
-  for (let i = 0; i < 100; i += 5) t.ok(all.some((b) => b.id === `s${i}`), `s${i} exists`);
+  for (let i = 0; i < 100; i += 5)
+    t.ok(
+      all.some((b) => b.id === `s${i}`),
+      `s${i} exists`,
+    );
   t.equal(new Set(all.map((b) => b.nid)).size, all.length, 'nids are unique');
 });
 

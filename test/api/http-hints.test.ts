@@ -12,11 +12,19 @@ t.test('the app', async (t) => {
   const inject = (o: InjectOptions) => h.app.http.inject(o);
 
   t.test('GET on a POST-only route: 405, Allow: POST, and a message saying to POST', async (t) => {
-    for (const url of ['/edge-one/blocks/all/read', '/history/datastore/get', '/edge-one/sim/devices/beer/temperature']) {
+    for (const url of [
+      '/edge-one/blocks/all/read',
+      '/history/datastore/get',
+      '/edge-one/sim/devices/beer/temperature',
+    ]) {
       const res = await inject({ method: 'GET', url });
       t.equal(res.statusCode, 405, url);
       t.equal(res.headers.allow, 'POST');
-      t.same(res.json(), { statusCode: 405, error: 'Method Not Allowed', message: `GET is not allowed on ${url}: send a POST with a JSON body (content-type: application/json)` });
+      t.same(res.json(), {
+        statusCode: 405,
+        error: 'Method Not Allowed',
+        message: `GET is not allowed on ${url}: send a POST with a JSON body (content-type: application/json)`,
+      });
     }
     const unknown = await inject({ method: 'GET', url: '/edge-one/blocks/nothing' });
     t.equal(unknown.statusCode, 404, 'an unknown path stays a 404');
@@ -30,9 +38,18 @@ t.test('the app', async (t) => {
       [{}, 'no content-type was sent'],
     ];
     for (const [headers, detail] of cases) {
-      const res = await inject({ method: 'POST', url: '/edge-one/blocks/create', headers, payload: '{"id": "x", "type": "TempSensorMock", "data": {}}' });
+      const res = await inject({
+        method: 'POST',
+        url: '/edge-one/blocks/create',
+        headers,
+        payload: '{"id": "x", "type": "TempSensorMock", "data": {}}',
+      });
       t.equal(res.statusCode, 415, detail);
-      t.same(res.json(), { statusCode: 415, error: 'Unsupported Media Type', message: `the body must be JSON sent with the header content-type: application/json (${detail})` });
+      t.same(res.json(), {
+        statusCode: 415,
+        error: 'Unsupported Media Type',
+        message: `the body must be JSON sent with the header content-type: application/json (${detail})`,
+      });
     }
     t.equal((await h.post('blocks/all/read')).status, 200, 'JSON still works');
     const bare = await inject({ method: 'POST', url: '/edge-one/blocks/all/read' });
@@ -48,8 +65,16 @@ t.test('the app', async (t) => {
     t.match(res.headers['content-type'], /application\/json/);
     const index = res.json();
     t.match(index, { name: 'edgeblocks', version: String });
-    t.same(index.apis.map((a: { prefix: string; docs: string }) => [a.prefix, a.docs]), [['/edge-one', '/edge-one/api/doc'], ['/history', '/history/api/doc'], ['', '/api/doc']]);
-    for (const api of index.apis) t.equal((await inject({ method: 'GET', url: api.openapi })).statusCode, 200, `${api.openapi} is there`);
+    t.same(
+      index.apis.map((a: { prefix: string; docs: string }) => [a.prefix, a.docs]),
+      [
+        ['/edge-one', '/edge-one/api/doc'],
+        ['/history', '/history/api/doc'],
+        ['', '/api/doc'],
+      ],
+    );
+    for (const api of index.apis)
+      t.equal((await inject({ method: 'GET', url: api.openapi })).statusCode, 200, `${api.openapi} is there`);
   });
 });
 
@@ -59,7 +84,14 @@ t.test('a page already served at / (the dashboard) is left alone', async (t) => 
   ]);
   t.teardown(() => app.close());
   // The plugin above registers GET /x/; a dashboard at the root:
-  const withRoot = await buildServer(silentLogger, [{ prefix: '', title: 'root', description: 'root', plugins: [async (p) => void p.get('/', async () => 'dashboard')] }]);
+  const withRoot = await buildServer(silentLogger, [
+    {
+      prefix: '',
+      title: 'root',
+      description: 'root',
+      plugins: [async (p) => void p.get('/', async () => 'dashboard')],
+    },
+  ]);
   t.teardown(() => withRoot.close());
   t.equal((await withRoot.inject({ method: 'GET', url: '/' })).body, 'dashboard');
   t.equal((await app.inject({ method: 'GET', url: '/' })).json().name, 'edgeblocks', 'without one, the index');

@@ -23,7 +23,16 @@ t.test('a quiet request makes no child; a logging one logs with its request id',
   let children = 0;
   const app = Fastify({
     loggerInstance: log,
-    childLoggerFactory: (parent, bindings, opts) => lazyChildLogger({ ...parent, child: (b: never, o: never) => (children++, parent.child(b, o)), isLevelEnabled: (l: string) => log.isLevelEnabled(l) } as never, bindings, opts),
+    childLoggerFactory: (parent, bindings, opts) =>
+      lazyChildLogger(
+        {
+          ...parent,
+          child: (b: never, o: never) => (children++, parent.child(b, o)),
+          isLevelEnabled: (l: string) => log.isLevelEnabled(l),
+        } as never,
+        bindings,
+        opts,
+      ),
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.get('/quiet', async (req) => {
@@ -55,7 +64,11 @@ t.test('a quiet request makes no child; a logging one logs with its request id',
 
 t.test('debug lines appear when the level allows them', async (t) => {
   const { lines, log } = capture('debug');
-  const app = Fastify({ loggerInstance: log, childLoggerFactory: lazyChildLogger, logController: new LogController({ disableRequestLogging: true }) });
+  const app = Fastify({
+    loggerInstance: log,
+    childLoggerFactory: lazyChildLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.get('/', async (req) => {
     req.log.debug('visible');
     t.equal(req.log.level, 'debug', 'level reads through');

@@ -16,7 +16,11 @@ function dataDir(): string {
 }
 
 async function call(rt: RunningApp, method: string, route: string, body?: unknown) {
-  const res = await fetch(`${rt.base}/${route}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${rt.base}/${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -35,14 +39,25 @@ t.test('rename: links follow, the new id is persisted, conflicts are 409', async
   t.teardown(() => rt.close());
   const made = await call(rt, 'POST', 'blocks/batch/create', chain);
   t.equal(made.status, 201);
-  t.same(made.body.map((b: any) => b.id), chain.map((b) => b.id));
+  t.same(
+    made.body.map((b: any) => b.id),
+    chain.map((b) => b.id),
+  );
   const res = await call(rt, 'POST', 'blocks/rename', { existing: 'Setpoint', desired: 'Fridge Setpoint' });
   t.equal(res.status, 200);
   t.equal(res.body.id, 'Fridge Setpoint');
   t.equal((await call(rt, 'POST', 'blocks/read', { id: 'Setpoint' })).status, 404);
-  t.equal((await call(rt, 'POST', 'blocks/read', { id: 'PID' })).body.data.inputId.id, 'Fridge Setpoint', 'the PID link followed');
+  t.equal(
+    (await call(rt, 'POST', 'blocks/read', { id: 'PID' })).body.data.inputId.id,
+    'Fridge Setpoint',
+    'the PID link followed',
+  );
   t.equal((await call(rt, 'POST', 'blocks/rename', { existing: 'Sensor', desired: 'Mock' })).status, 409, 'id in use');
-  t.equal((await call(rt, 'POST', 'blocks/rename', { existing: 'SysInfo', desired: 'Mine' })).status, 409, 'system block');
+  t.equal(
+    (await call(rt, 'POST', 'blocks/rename', { existing: 'SysInfo', desired: 'Mine' })).status,
+    409,
+    'system block',
+  );
   t.equal((await call(rt, 'POST', 'blocks/rename', { existing: 'Nobody', desired: 'X' })).status, 404);
   t.equal((await call(rt, 'POST', 'blocks/rename', { existing: 'Sensor', desired: ' padded' })).status, 422);
   await rt.close();
@@ -52,58 +67,88 @@ t.test('rename: links follow, the new id is persisted, conflicts are 409', async
   t.equal((await call(rt, 'POST', 'blocks/read', { id: 'Fridge Setpoint' })).body.data.sensorId.id, 'Sensor');
 });
 
-t.test('batch write: one bad block changes nothing (memory and database), and the error names index and field', async (t) => {
-  const dir = dataDir();
-  let rt = await startApp({}, { dataDir: dir });
-  t.teardown(() => rt.close());
-  await call(rt, 'POST', 'blocks/batch/create', chain);
-  const before = (await call(rt, 'POST', 'blocks/all/read/stored')).body;
-  const res = await call(rt, 'POST', 'blocks/batch/patch', [
-    { id: 'Sensor', type: 'TempSensorMock', data: { setting: 30 } },
-    { id: 'Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 25 } },
-    { id: 'PID', type: 'Pid', data: { kp: 'hot' } },
-  ]);
-  t.equal(res.status, 422);
-  t.match(res.body.message, /batch item 2 \(id 'PID'\)/);
-  t.match(res.body.validation, [{ path: '2.data.kp' }]);
-  t.same((await call(rt, 'POST', 'blocks/all/read/stored')).body, before, 'nothing changed in memory');
-  const created = await call(rt, 'POST', 'blocks/batch/create', [
-    { id: 'New 1', type: 'TempSensorMock', data: {} },
-    { id: 'Sensor', type: 'TempSensorMock', data: {} },
-  ]);
-  t.equal(created.status, 409, 'a duplicate id in a batch create');
-  t.equal((await call(rt, 'POST', 'blocks/read', { id: 'New 1' })).status, 404, 'the first item was undone');
-  await rt.close();
-  rt = await startApp({}, { dataDir: dir });
-  t.same((await call(rt, 'POST', 'blocks/all/read/stored')).body, before, 'nothing changed in the database');
-  const ok = await call(rt, 'POST', 'blocks/batch/write', [{ id: 'Sensor', type: 'TempSensorMock', data: { setting: 22 } }, { id: 'Mock', type: 'ActuatorAnalogMock', data: { enabled: false } }]);
-  t.equal(ok.status, 200);
-  t.same(ok.body.map((b: any) => b.id), ['Sensor', 'Mock']);
-  t.equal(ok.body[0].data.setting.value, 22);
-  t.equal((await call(rt, 'POST', 'blocks/batch/write', { id: 'x' })).status, 400, 'a batch is a list');
-});
+t.test(
+  'batch write: one bad block changes nothing (memory and database), and the error names index and field',
+  async (t) => {
+    const dir = dataDir();
+    let rt = await startApp({}, { dataDir: dir });
+    t.teardown(() => rt.close());
+    await call(rt, 'POST', 'blocks/batch/create', chain);
+    const before = (await call(rt, 'POST', 'blocks/all/read/stored')).body;
+    const res = await call(rt, 'POST', 'blocks/batch/patch', [
+      { id: 'Sensor', type: 'TempSensorMock', data: { setting: 30 } },
+      { id: 'Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 25 } },
+      { id: 'PID', type: 'Pid', data: { kp: 'hot' } },
+    ]);
+    t.equal(res.status, 422);
+    t.match(res.body.message, /batch item 2 \(id 'PID'\)/);
+    t.match(res.body.validation, [{ path: '2.data.kp' }]);
+    t.same((await call(rt, 'POST', 'blocks/all/read/stored')).body, before, 'nothing changed in memory');
+    const created = await call(rt, 'POST', 'blocks/batch/create', [
+      { id: 'New 1', type: 'TempSensorMock', data: {} },
+      { id: 'Sensor', type: 'TempSensorMock', data: {} },
+    ]);
+    t.equal(created.status, 409, 'a duplicate id in a batch create');
+    t.equal((await call(rt, 'POST', 'blocks/read', { id: 'New 1' })).status, 404, 'the first item was undone');
+    await rt.close();
+    rt = await startApp({}, { dataDir: dir });
+    t.same((await call(rt, 'POST', 'blocks/all/read/stored')).body, before, 'nothing changed in the database');
+    const ok = await call(rt, 'POST', 'blocks/batch/write', [
+      { id: 'Sensor', type: 'TempSensorMock', data: { setting: 22 } },
+      { id: 'Mock', type: 'ActuatorAnalogMock', data: { enabled: false } },
+    ]);
+    t.equal(ok.status, 200);
+    t.same(
+      ok.body.map((b: any) => b.id),
+      ['Sensor', 'Mock'],
+    );
+    t.equal(ok.body[0].data.setting.value, 22);
+    t.equal((await call(rt, 'POST', 'blocks/batch/write', { id: 'x' })).status, 400, 'a batch is a list');
+  },
+);
 
 t.test('delete with a list, validate, nid 0', async (t) => {
   const rt = await startApp();
   t.teardown(() => rt.close());
   await call(rt, 'POST', 'blocks/batch/create', chain);
-  const nid0 = await call(rt, 'POST', 'blocks/create', { id: 'other_obj', nid: 0, type: 'TempSensorOneWire', data: { value: 12345, offset: 20, address: 'FF' } });
+  const nid0 = await call(rt, 'POST', 'blocks/create', {
+    id: 'other_obj',
+    nid: 0,
+    type: 'TempSensorOneWire',
+    data: { value: 12345, offset: 20, address: 'FF' },
+  });
   t.equal(nid0.status, 201);
   t.ok(nid0.body.nid >= 100);
   const del = await call(rt, 'POST', 'blocks/delete', [{ id: 'PID' }, { id: 'Mock' }]);
   t.equal(del.status, 200);
-  t.same(del.body.map((b: any) => b.id), ['PID', 'Mock']);
+  t.same(
+    del.body.map((b: any) => b.id),
+    ['PID', 'Mock'],
+  );
   const bad = await call(rt, 'POST', 'blocks/delete', [{ id: 'Sensor' }, { id: 'SysInfo' }]);
   t.equal(bad.status, 409);
-  t.equal((await call(rt, 'POST', 'blocks/read', { id: 'Sensor' })).status, 200, 'a failed list delete deletes nothing');
-  const valid = await call(rt, 'POST', 'blocks/validate', { type: 'TempSensorOneWire', data: { value: 12345, offset: 20, address: 'FE' } });
+  t.equal(
+    (await call(rt, 'POST', 'blocks/read', { id: 'Sensor' })).status,
+    200,
+    'a failed list delete deletes nothing',
+  );
+  const valid = await call(rt, 'POST', 'blocks/validate', {
+    type: 'TempSensorOneWire',
+    data: { value: 12345, offset: 20, address: 'FE' },
+  });
   t.equal(valid.status, 200);
   t.equal(valid.body.data.offset.value, 20);
   t.equal((await call(rt, 'POST', 'blocks/read', { id: 'FE' })).status, 404);
-  const invalid = await call(rt, 'POST', 'blocks/validate', { type: 'TempSensorOneWire', data: { value: 12345, offset: 20, address: 'FE', invalid: true } });
+  const invalid = await call(rt, 'POST', 'blocks/validate', {
+    type: 'TempSensorOneWire',
+    data: { value: 12345, offset: 20, address: 'FE', invalid: true },
+  });
   t.equal(invalid.status, 422);
   t.match(invalid.body.validation, [{ path: 'data.invalid' }]);
-  const badLink = await call(rt, 'POST', 'blocks/validate', { type: 'SetpointSensorPair', data: { 'sensorId<>': 'Santa', setting: 0, value: 0, enabled: true, filter: 'FILTER_15s', filterThreshold: 2 } });
+  const badLink = await call(rt, 'POST', 'blocks/validate', {
+    type: 'SetpointSensorPair',
+    data: { 'sensorId<>': 'Santa', setting: 0, value: 0, enabled: true, filter: 'FILTER_15s', filterThreshold: 2 },
+  });
   t.equal(badLink.status, 422);
   t.match(badLink.body.message, /Santa/);
 });
@@ -115,7 +160,15 @@ t.test('status, settings/enabled (persisted, outputs safe), restart and not-appl
   for (const method of ['GET', 'POST']) {
     const s = await call(rt, method, 'system/status');
     t.equal(s.status, 200);
-    t.match(s.body, { enabled: true, service: { name: 'edge-one', firmware: { firmware_version: String }, device: { device_id: String } }, connection_kind: 'SIM', connection_status: 'SYNCHRONIZED', firmware_error: null, identity_error: null, serviceId: 'edge-one' });
+    t.match(s.body, {
+      enabled: true,
+      service: { name: 'edge-one', firmware: { firmware_version: String }, device: { device_id: String } },
+      connection_kind: 'SIM',
+      connection_status: 'SYNCHRONIZED',
+      firmware_error: null,
+      identity_error: null,
+      serviceId: 'edge-one',
+    });
     t.type(s.body.address, 'string');
     t.ok(s.body.controller, 'a controller description');
   }
@@ -148,17 +201,26 @@ t.test('status, settings/enabled (persisted, outputs safe), restart and not-appl
   }
 });
 
-t.test('the units document of brewblox-global applies; the service\'s own wins', async (t) => {
+t.test("the units document of brewblox-global applies; the service's own wins", async (t) => {
   const rt = await startApp();
   t.teardown(() => rt.close());
-  const ds = (route: string, body: unknown) => fetch(new URL(`/history/datastore/${route}`, rt.base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const ds = (route: string, body: unknown) =>
+    fetch(new URL(`/history/datastore/${route}`, rt.base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   await call(rt, 'POST', 'blocks/create', { id: 'S', type: 'TempSensorMock', data: { setting: 20 } });
   t.equal((await ds('set', { value: { namespace: 'brewblox-global', id: 'units', temperature: 'degF' } })).status, 200);
   t.match((await call(rt, 'POST', 'blocks/read', { id: 'S' })).body.data.setting, { unit: 'degF', value: 68 });
   await ds('set', { value: { namespace: 'edge-one', id: 'units', temperature: 'degC' } });
   t.match((await call(rt, 'POST', 'blocks/read', { id: 'S' })).body.data.setting, { unit: 'degC', value: 20 });
   await ds('delete', { namespace: 'edge-one', id: 'units' });
-  t.match((await call(rt, 'POST', 'blocks/read', { id: 'S' })).body.data.setting, { unit: 'degF' }, 'back to the global one');
+  t.match(
+    (await call(rt, 'POST', 'blocks/read', { id: 'S' })).body.data.setting,
+    { unit: 'degF' },
+    'back to the global one',
+  );
 });
 
 t.test('Swagger lists the legacy names of each type as deprecated', async (t) => {
@@ -166,14 +228,36 @@ t.test('Swagger lists the legacy names of each type as deprecated', async (t) =>
   t.teardown(() => rt.close());
   const doc = await (await fetch(`${rt.base}/api/doc/json`)).json();
   const text = JSON.stringify(doc);
-  const body = objectAt(doc, 'paths', '/edge-one/blocks/create', 'post', 'requestBody', 'content', 'application/json', 'schema') as { anyOf?: unknown[]; oneOf?: unknown[] };
+  const body = objectAt(
+    doc,
+    'paths',
+    '/edge-one/blocks/create',
+    'post',
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  ) as { anyOf?: unknown[]; oneOf?: unknown[] };
   // Each type is a shared component the body refers to.
-  const resolve = (v: any) => (typeof v.$ref === 'string' ? v.$ref.split('/').slice(1).reduce((o: any, k: string) => o?.[k], doc) : v);
+  const resolve = (v: any) =>
+    typeof v.$ref === 'string'
+      ? v.$ref
+          .split('/')
+          .slice(1)
+          .reduce((o: any, k: string) => o?.[k], doc)
+      : v;
   const variants: any[] = (body.anyOf ?? body.oneOf ?? []).map(resolve);
   const da = variants.find((v) => v?.title === 'DigitalActuator');
   t.ok(da, 'the DigitalActuator body schema');
   t.match(da.properties.data.properties.constrainedBy, { deprecated: true, description: /constraints object/ });
   t.notOk(da.properties.data.properties.constraints.deprecated, 'current fields are not deprecated');
   t.match(text, /rename/, 'rename is documented');
-  for (const path of ['/edge-one/blocks/rename', '/edge-one/blocks/batch/create', '/edge-one/blocks/validate', '/edge-one/settings/enabled', '/edge-one/system/reboot/service']) t.ok(at(doc, 'paths', path), path);
+  for (const path of [
+    '/edge-one/blocks/rename',
+    '/edge-one/blocks/batch/create',
+    '/edge-one/blocks/validate',
+    '/edge-one/settings/enabled',
+    '/edge-one/system/reboot/service',
+  ])
+    t.ok(at(doc, 'paths', path), path);
 });

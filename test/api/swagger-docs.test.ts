@@ -25,7 +25,11 @@ t.test('"Try it out" defaults are valid requests, in the order a user tries them
   const create = tryItOutBody(spec, 'blocks/create');
   t.equal(create.type, 'TempSensorMock', 'the create example is a TempSensorMock');
   t.equal((await post('blocks/create', create)).status, 201, 'create example');
-  t.equal((await post('blocks/read', tryItOutBody(spec, 'blocks/read'))).status, 200, 'read example names the created block');
+  t.equal(
+    (await post('blocks/read', tryItOutBody(spec, 'blocks/read'))).status,
+    200,
+    'read example names the created block',
+  );
   const patched = await post('blocks/patch', tryItOutBody(spec, 'blocks/patch'));
   t.equal(patched.status, 200, 'patch example');
   t.equal(patched.body.data.setting.value, 21.5);
@@ -37,7 +41,12 @@ t.test('every create example (one per creatable type) is accepted', async (t) =>
   const { app, post, close } = await startApp({ hardware: 'sim' }, { listen: false });
   t.teardown(close);
   const { spec } = await openapi(app);
-  const examples = Object.values(spec.paths['/edge-one/blocks/create'].post.requestBody.content['application/json'].examples as Record<string, { value: any }>);
+  const examples = Object.values(
+    spec.paths['/edge-one/blocks/create'].post.requestBody.content['application/json'].examples as Record<
+      string,
+      { value: any }
+    >,
+  );
   const creatable = [...app.runtime.types.values()].filter((d) => !d.system).map((d) => d.type);
   t.same(examples.map((e) => e.value.type).sort(), creatable.sort(), 'one example per creatable type');
   for (const { value } of examples) {
@@ -50,7 +59,8 @@ t.test('block types are shared components, referenced by the routes', async (t) 
   const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const { text, spec } = await openapi(app);
-  for (const type of app.runtime.types.keys()) t.ok(spec.components.schemas[type]?.properties?.data, `${type} is a component`);
+  for (const type of app.runtime.types.keys())
+    t.ok(spec.components.schemas[type]?.properties?.data, `${type} is a component`);
   const read = spec.paths['/edge-one/blocks/read'].post.responses['200'].content['application/json'].schema;
   t.same(read, { $ref: '#/components/schemas/Block' }, 'read answers a reference to Block');
   const components = JSON.stringify(spec.components.schemas).length;
@@ -65,11 +75,19 @@ t.test('the document and the page are served compressed; the title names edgeblo
   const gz = await app.http.inject({ method: 'GET', url: `${DOC}/json`, headers: { 'accept-encoding': 'gzip' } });
   t.equal(gz.headers['content-encoding'], 'gzip');
   t.equal(gunzipSync(gz.rawPayload).toString(), plain.body, 'the same document');
-  t.ok(gz.rawPayload.length < plain.body.length / 4, `${gz.rawPayload.length} bytes compressed, ${plain.body.length} plain`);
+  t.ok(
+    gz.rawPayload.length < plain.body.length / 4,
+    `${gz.rawPayload.length} bytes compressed, ${plain.body.length} plain`,
+  );
   const page = await app.http.inject({ method: 'GET', url: `${DOC}/` });
   t.equal(page.statusCode, 200);
   t.match(page.body, /<title>edgeblocks edge-one API<\/title>/);
-  const read = await app.http.inject({ method: 'POST', url: '/edge-one/blocks/all/read', headers: { 'accept-encoding': 'gzip', 'content-type': 'application/json' }, payload: '{}' });
+  const read = await app.http.inject({
+    method: 'POST',
+    url: '/edge-one/blocks/all/read',
+    headers: { 'accept-encoding': 'gzip', 'content-type': 'application/json' },
+    payload: '{}',
+  });
   t.equal(read.headers['content-encoding'], undefined, 'block reads are not compressed');
   t.match(read.headers['content-type'], /^application\/json/);
 });

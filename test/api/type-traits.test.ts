@@ -9,7 +9,8 @@ import { startApp } from '../helpers/app.js';
 
 /** Each field's schema node in the document, with its path, for every field at any depth. */
 function* fieldNodes(fields: FieldTable, schema: any, path: string): Generator<[string, Field, any]> {
-  for (const [name, field] of Object.entries(fields)) yield* fieldNode(field, schema?.properties?.[name], `${path}.${name}`);
+  for (const [name, field] of Object.entries(fields))
+    yield* fieldNode(field, schema?.properties?.[name], `${path}.${name}`);
 }
 
 function* fieldNode(field: Field, node: any, path: string): Generator<[string, Field, any]> {
@@ -17,7 +18,12 @@ function* fieldNode(field: Field, node: any, path: string): Generator<[string, F
   const s = field.spec;
   if (s.kind === 'object' || s.kind === 'variant') yield* fieldNodes(s.fields, node, path);
   else if (s.kind === 'array') yield* fieldNode(s.of, node?.items, `${path}[]`);
-  else if (s.kind === 'map') yield* fieldNode(s.of, node?.patternProperties ? Object.values(node.patternProperties)[0] : node?.additionalProperties, `${path}{}`);
+  else if (s.kind === 'map')
+    yield* fieldNode(
+      s.of,
+      node?.patternProperties ? Object.values(node.patternProperties)[0] : node?.additionalProperties,
+      `${path}{}`,
+    );
 }
 
 t.test('every type schema carries x-role, readOnly and x-unit from its defineBlock', async (t) => {
@@ -56,7 +62,11 @@ t.test('the Home Assistant entities of a type name fields it has', async (t) => 
   for (const def of announced) {
     for (const e of def.homeAssistant!) {
       t.ok(e.field in def.fields, `${def.type}.${e.key}: field ${e.field}`);
-      if (e.write) t.ok(e.write in def.fields && !def.fields[e.write]!.readonly, `${def.type}.${e.key}: writes the writable field ${e.write}`);
+      if (e.write)
+        t.ok(
+          e.write in def.fields && !def.fields[e.write]!.readonly,
+          `${def.type}.${e.key}: writes the writable field ${e.write}`,
+        );
     }
   }
 });

@@ -8,7 +8,18 @@ import { LOGIN_LIMIT, LoginAttempts, MAX_ADDRESSES } from '../../src/auth/attemp
 
 function capture() {
   const lines: Array<Record<string, any>> = [];
-  const sink = new Writable({ write: (c, _e, cb) => (lines.push(...c.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) });
+  const sink = new Writable({
+    write: (c, _e, cb) => (
+      lines.push(
+        ...c
+          .toString()
+          .trim()
+          .split('\n')
+          .map((l: string) => JSON.parse(l)),
+      ),
+      cb()
+    ),
+  });
   return { log: pino({ level: 'info' }, sink), lines };
 }
 const wrong = async () => null;
@@ -17,10 +28,23 @@ t.test('more addresses than the table holds: the oldest are forgotten, counted a
   const { log, lines } = capture();
   let now = 1_000_000;
   const attempts = new LoginAttempts(log, () => now);
-  await Promise.all(Array.from({ length: MAX_ADDRESSES + 5 }, (_, i) => attempts.attempt(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 'mqtt', wrong)));
-  t.same(attempts.status(), { addresses: MAX_ADDRESSES, limit: MAX_ADDRESSES, refused: MAX_ADDRESSES + 5, forgotten: 5 });
+  await Promise.all(
+    Array.from({ length: MAX_ADDRESSES + 5 }, (_, i) =>
+      attempts.attempt(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 'mqtt', wrong),
+    ),
+  );
+  t.same(attempts.status(), {
+    addresses: MAX_ADDRESSES,
+    limit: MAX_ADDRESSES,
+    refused: MAX_ADDRESSES + 5,
+    forgotten: 5,
+  });
   await new Promise((r) => setImmediate(r));
-  t.equal(lines.filter((l) => /forgot the oldest/.test(l.msg)).length, 1, 'one line for the table, not one per address');
+  t.equal(
+    lines.filter((l) => /forgot the oldest/.test(l.msg)).length,
+    1,
+    'one line for the table, not one per address',
+  );
   now += 2 * LOGIN_LIMIT.windowMs;
   attempts.prune();
   t.equal(attempts.status().addresses, 0, 'addresses whose window is over are forgotten');
@@ -30,7 +54,9 @@ t.test('refusals from one address: a line at the first, then at most one a minut
   const { log, lines } = capture();
   let now = 5_000_000;
   const attempts = new LoginAttempts(log, () => now);
-  const results = await Promise.all(Array.from({ length: 15 }, () => attempts.attempt('::ffff:192.0.2.7', 'http', wrong)));
+  const results = await Promise.all(
+    Array.from({ length: 15 }, () => attempts.attempt('::ffff:192.0.2.7', 'http', wrong)),
+  );
   t.equal(results.filter((r) => !r.ok && r.limited).length, 15 - LOGIN_LIMIT.max, 'past the limit: limited');
   now += 61_000;
   const ok = await attempts.attempt('192.0.2.7', 'mqtt', async () => 'alice');

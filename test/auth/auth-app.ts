@@ -20,17 +20,28 @@ export async function setup(t: Test) {
   let logText = '';
   const sink = new Writable({ write: (c, _e, cb) => ((logText += c.toString()), cb()) });
   const httpsPort = await freePort();
-  const rt = await startApp({ auth: 'true', hardware: 'sim', httpsPort: String(httpsPort), logLevel: 'trace' }, { dataDir, log: pino({ level: 'trace' }, sink) });
+  const rt = await startApp(
+    { auth: 'true', hardware: 'sim', httpsPort: String(httpsPort), logLevel: 'trace' },
+    { dataDir, log: pino({ level: 'trace' }, sink) },
+  );
   t.teardown(async () => {
     await rt.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
   const origin = rt.base.replace(/\/[^/]+$/, '');
-  const call = async (method: string, url: string, opts: { body?: unknown; cookie?: string; headers?: Record<string, string> } = {}) => {
+  const call = async (
+    method: string,
+    url: string,
+    opts: { body?: unknown; cookie?: string; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     if (opts.cookie) headers.cookie = opts.cookie;
-    const res = await fetch(url.startsWith('http') ? url : origin + url, { method, headers, body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) });
+    const res = await fetch(url.startsWith('http') ? url : origin + url, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+    });
     const text = await res.text();
     let body: any = text;
     try {

@@ -56,7 +56,11 @@ t.test('add, list, token, passwd, remove with the password on stdin', async (t) 
   t.equal(passwd.code, 0);
   t.match(passwd.stdout, /the API token no longer works/, 'passwd says the token was revoked');
   t.equal((await run(['user', 'remove', 'bob', '--data-dir', dir])).code, 0);
-  t.equal((await run(['user', 'list', '--data-dir', dir])).stdout, 'alice\n', 'a password change revokes the API token');
+  t.equal(
+    (await run(['user', 'list', '--data-dir', dir])).stdout,
+    'alice\n',
+    'a password change revokes the API token',
+  );
   const gone = await run(['user', 'remove', 'bob', '--data-dir', dir]);
   t.equal(gone.code, 2);
   t.match(gone.stderr, /no user "bob"; users: alice/);
@@ -67,8 +71,16 @@ t.test('bad names and passwords get a clear error and change nothing', async (t)
   await run(['user', 'add', 'alice', '--data-dir', dir], 'a long password\n');
   const before = readFileSync(path.join(dir, 'users.json'), 'utf8');
   const cases: Array<[string[], string, RegExp]> = [
-    [['user', 'add', 'bob smith', '--data-dir', dir], 'a long password\n', /"bob smith" may hold only letters, digits and _ \. @ - \(no spaces\)/],
-    [['user', 'add', 'bob', 'smith', '--data-dir', dir], 'a long password\n', /unexpected argument "smith" \(a user name with spaces is not allowed\)/],
+    [
+      ['user', 'add', 'bob smith', '--data-dir', dir],
+      'a long password\n',
+      /"bob smith" may hold only letters, digits and _ \. @ - \(no spaces\)/,
+    ],
+    [
+      ['user', 'add', 'bob', 'smith', '--data-dir', dir],
+      'a long password\n',
+      /unexpected argument "smith" \(a user name with spaces is not allowed\)/,
+    ],
     [['user', 'add', 'x'.repeat(200), '--data-dir', dir], 'a long password\n', /200 characters long; at most 64/],
     [['user', 'add', '', '--data-dir', dir], 'a long password\n', /the user name is empty/],
     [['user', 'add', 'bob', '--data-dir', dir], 'short\n', /at least 8 characters; nothing was changed/],
@@ -87,7 +99,11 @@ t.test('bad names and passwords get a clear error and change nothing', async (t)
 t.test('a corrupt users file: the CLI and the service refuse it by path and never rewrite it', async (t) => {
   const dir = tmp(t);
   const file = path.join(dir, 'users.json');
-  for (const corrupt of ['{"version":1,"users":{"alice":{"hash":"plain', '{"version":1,"users":{"alice":{"hash":"md5$abc","stamp":"0123456789"}}}', '[]']) {
+  for (const corrupt of [
+    '{"version":1,"users":{"alice":{"hash":"plain',
+    '{"version":1,"users":{"alice":{"hash":"md5$abc","stamp":"0123456789"}}}',
+    '[]',
+  ]) {
     writeFileSync(file, corrupt, { mode: 0o600 });
     const add = await run(['user', 'add', 'bob', '--data-dir', dir], 'a long password\n');
     t.equal(add.code, 1);
@@ -95,7 +111,20 @@ t.test('a corrupt users file: the CLI and the service refuse it by path and neve
     t.match(add.stderr, /nothing was changed/);
     t.equal(readFileSync(file, 'utf8'), corrupt, 'the CLI left the file as it was');
     if (corrupt === '[]') continue;
-    const start = await run(['--auth', 'true', '--data-dir', dir, '--hardware', 'sim', '--port', '0', '--mqtt-port', '0', '--https-port', '0']);
+    const start = await run([
+      '--auth',
+      'true',
+      '--data-dir',
+      dir,
+      '--hardware',
+      'sim',
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--https-port',
+      '0',
+    ]);
     t.equal(start.code, 2);
     t.match(start.stderr, `configuration error: auth: ${file} is not a valid users file`);
     t.equal(readFileSync(file, 'utf8'), corrupt, 'the file is as it was');

@@ -25,10 +25,17 @@ const isRoot = process.getuid?.() === 0;
 const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NODE_OPTIONS|TAP|_TAPJS)/.test(k)));
 
 /** The CLI as root, or as `nobody`; resolves on exit, or on its HTTP port when `untilListening`. */
-function run(args: string[], opts: { as?: number; stdin?: string; untilListening?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  opts: { as?: number; stdin?: string; untilListening?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const ids = opts.as === undefined ? {} : { uid: opts.as, gid: opts.as };
-    const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv, ...ids });
+    const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, CLI, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: childEnv,
+      ...ids,
+    });
     let stdout = '';
     let stderr = '';
     const listening = () => {
@@ -50,46 +57,85 @@ function dataDir(name: string, owner: number): string {
   return dir;
 }
 
-const serve = (dir: string) => ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--auth', 'true', '--data-dir', dir];
+const serve = (dir: string) => [
+  '--port',
+  '0',
+  '--https-port',
+  '0',
+  '--mqtt-port',
+  '0',
+  '--hardware',
+  'sim',
+  '--auth',
+  'true',
+  '--data-dir',
+  dir,
+];
 
-t.test('root adds a user on the service user\'s data dir: the service can read the file', { skip: !isRoot && 'needs root' }, async (t) => {
-  const dir = dataDir('owned', NOBODY);
-  const added = await run(['user', 'add', 'alice', '--data-dir', dir], { stdin: 'a long password\n' });
-  t.equal(added.code, 0, added.stderr);
-  const file = path.join(dir, 'users.json');
-  t.match(statSync(file), { uid: NOBODY, gid: NOBODY }, 'users.json belongs to the data dir\'s owner');
-  t.equal(statSync(file).mode & 0o777, 0o600, 'and stays 0600');
-  const token = await run(['user', 'token', 'alice', '--data-dir', dir]);
-  t.equal(token.code, 0, token.stderr);
-  t.match(statSync(file), { uid: NOBODY, gid: NOBODY }, 'a rewrite keeps the owner');
+t.test(
+  "root adds a user on the service user's data dir: the service can read the file",
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const dir = dataDir('owned', NOBODY);
+    const added = await run(['user', 'add', 'alice', '--data-dir', dir], { stdin: 'a long password\n' });
+    t.equal(added.code, 0, added.stderr);
+    const file = path.join(dir, 'users.json');
+    t.match(statSync(file), { uid: NOBODY, gid: NOBODY }, "users.json belongs to the data dir's owner");
+    t.equal(statSync(file).mode & 0o777, 0o600, 'and stays 0600');
+    const token = await run(['user', 'token', 'alice', '--data-dir', dir]);
+    t.equal(token.code, 0, token.stderr);
+    t.match(statSync(file), { uid: NOBODY, gid: NOBODY }, 'a rewrite keeps the owner');
 
-  const started = await run(serve(dir), { as: NOBODY, untilListening: true });
-  t.match(started.stdout, /http listening/, `the service, as nobody, starts with auth on: ${started.stderr}`);
-  t.equal(started.code, 0, `and stops cleanly: ${started.stdout.split('\n').filter((l) => /"level":[5-6]0|stopped/.test(l)).join('\n')}`);
-});
+    const started = await run(serve(dir), { as: NOBODY, untilListening: true });
+    t.match(started.stdout, /http listening/, `the service, as nobody, starts with auth on: ${started.stderr}`);
+    t.equal(
+      started.code,
+      0,
+      `and stops cleanly: ${started.stdout
+        .split('\n')
+        .filter((l) => /"level":[5-6]0|stopped/.test(l))
+        .join('\n')}`,
+    );
+  },
+);
 
-t.test('a users file the service user cannot read: exit 2, the file and the fix named', { skip: !isRoot && 'needs root' }, async (t) => {
-  const dir = dataDir('root-users', NOBODY);
-  const added = await run(['user', 'add', 'bob', '--data-dir', dir], { stdin: 'a long password\n' });
-  t.equal(added.code, 0, added.stderr);
-  const file = path.join(dir, 'users.json');
-  chownSync(file, 0, 0); // as an older `sudo edgeblocks user add` left it
+t.test(
+  'a users file the service user cannot read: exit 2, the file and the fix named',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const dir = dataDir('root-users', NOBODY);
+    const added = await run(['user', 'add', 'bob', '--data-dir', dir], { stdin: 'a long password\n' });
+    t.equal(added.code, 0, added.stderr);
+    const file = path.join(dir, 'users.json');
+    chownSync(file, 0, 0); // as an older `sudo edgeblocks user add` left it
 
-  const start = await run(serve(dir), { as: NOBODY });
-  t.equal(start.code, 2, `exit code 2: ${start.stderr}`);
-  t.same(start.stderr.trim().split('\n'), [`edgeblocks: cannot use ${file} (EACCES: open as user nobody): the data dir and its files must belong to the user edgeblocks runs as; fix: sudo chown -R nobody: ${dir}`]);
-  t.notMatch(start.stdout + start.stderr, /at .*\.js:\d+|"stack"/, 'no stack trace');
+    const start = await run(serve(dir), { as: NOBODY });
+    t.equal(start.code, 2, `exit code 2: ${start.stderr}`);
+    t.same(start.stderr.trim().split('\n'), [
+      `edgeblocks: cannot use ${file} (EACCES: open as user nobody): the data dir and its files must belong to the user edgeblocks runs as; fix: sudo chown -R nobody: ${dir}`,
+    ]);
+    t.notMatch(start.stdout + start.stderr, /at .*\.js:\d+|"stack"/, 'no stack trace');
 
-  const list = await run(['user', 'list', '--data-dir', dir], { as: NOBODY });
-  t.equal(list.code, 2, `the user command too: ${list.stderr}`);
-  t.match(list.stderr, `edgeblocks user: cannot use ${file} (EACCES`);
-  t.match(list.stderr, `fix: sudo chown -R nobody: ${dir}`);
-});
+    const list = await run(['user', 'list', '--data-dir', dir], { as: NOBODY });
+    t.equal(list.code, 2, `the user command too: ${list.stderr}`);
+    t.match(list.stderr, `edgeblocks user: cannot use ${file} (EACCES`);
+    t.match(list.stderr, `fix: sudo chown -R nobody: ${dir}`);
+  },
+);
 
-t.test('a data dir the service user cannot write: exit 2, the dir and the fix named', { skip: !isRoot && 'needs root' }, async (t) => {
-  const dir = dataDir('root-dir', 0);
-  chmodSync(dir, 0o755);
-  const start = await run(serve(dir).filter((a) => a !== '--auth' && a !== 'true'), { as: NOBODY });
-  t.equal(start.code, 2, `exit code 2: ${start.stderr}`);
-  t.same(start.stderr.trim().split('\n'), [`edgeblocks: cannot use ${dir} (EPERM: chmod as user nobody): the data dir and its files must belong to the user edgeblocks runs as; fix: sudo chown -R nobody: ${dir}`]);
-});
+t.test(
+  'a data dir the service user cannot write: exit 2, the dir and the fix named',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const dir = dataDir('root-dir', 0);
+    chmodSync(dir, 0o755);
+    const start = await run(
+      serve(dir).filter((a) => a !== '--auth' && a !== 'true'),
+      { as: NOBODY },
+    );
+    t.equal(start.code, 2, `exit code 2: ${start.stderr}`);
+    t.same(start.stderr.trim().split('\n'), [
+      `edgeblocks: cannot use ${dir} (EPERM: chmod as user nobody): the data dir and its files must belong to the user edgeblocks runs as; fix: sudo chown -R nobody: ${dir}`,
+    ]);
+  },
+);

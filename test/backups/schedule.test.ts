@@ -19,7 +19,13 @@ t.test('scheduled backups follow the cron schedule on a manual clock and are pru
   const files = new BackupFiles(dir);
   files.write('by-hand', runtime.backupSave());
   files.write('auto-mine', runtime.backupSave());
-  const sched = new BackupSchedule({ cron: '0 * * * *', keep: 3, files, save: () => runtime.backupSave(), log: silentLogger });
+  const sched = new BackupSchedule({
+    cron: '0 * * * *',
+    keep: 3,
+    files,
+    save: () => runtime.backupSave(),
+    log: silentLogger,
+  });
   sched.start();
   t.teardown(() => sched.stop());
   t.equal(sched.nextRun()?.toISOString(), '2026-11-22T11:00:00.000Z', 'next run on the hour');
@@ -27,13 +33,20 @@ t.test('scheduled backups follow the cron schedule on a manual clock and are pru
   t.same(files.list().sort(), ['auto-mine', 'by-hand'], 'nothing before the hour');
   mock.timers.tick(60 * 1000);
   await new Promise((r) => setImmediate(r));
-  t.same(files.list().filter((n) => n.startsWith('auto-2')), ['auto-20261122T110000Z'], 'one backup at 11:00');
+  t.same(
+    files.list().filter((n) => n.startsWith('auto-2')),
+    ['auto-20261122T110000Z'],
+    'one backup at 11:00',
+  );
   // Between real hours the run's promise settles before the next one is due.
   for (let h = 0; h < 5; h++) {
     mock.timers.tick(60 * 60 * 1000);
     await new Promise((r) => setImmediate(r));
   }
-  const auto = files.list().filter((n) => n.startsWith('auto-2')).sort();
+  const auto = files
+    .list()
+    .filter((n) => n.startsWith('auto-2'))
+    .sort();
   t.same(auto, ['auto-20261122T140000Z', 'auto-20261122T150000Z', 'auto-20261122T160000Z'], 'only the newest 3 kept');
   t.ok(files.list().includes('by-hand'), 'backups saved by hand are never pruned');
   t.ok(files.list().includes('auto-mine'), 'not even when their name starts with auto-');

@@ -12,7 +12,11 @@ t.test('stored backups: save, list, download, upload, load', async (t) => {
   t.same((await post('blocks/backup/stored/all')).body, [{ name: 'before-brew' }]);
   t.same((await post('blocks/backup/stored/download', { name: 'before-brew' })).body, saved.body);
   t.equal((await post('blocks/backup/stored/upload', { blocks: [] })).status, 400, 'upload without a name');
-  t.equal((await post('blocks/backup/stored/upload', { name: '../x', blocks: [] })).status, 422, 'a name that would escape');
+  t.equal(
+    (await post('blocks/backup/stored/upload', { name: '../x', blocks: [] })).status,
+    422,
+    'a name that would escape',
+  );
   t.equal((await post('blocks/backup/stored/download', { name: 'nope' })).status, 404);
   await post('blocks/create', { id: 'extra', type: 'TempSensorMock', data: {} });
   const load = await post('blocks/backup/stored/load', { name: 'before-brew' });
@@ -21,5 +25,8 @@ t.test('stored backups: save, list, download, upload, load', async (t) => {
   t.equal((await post('blocks/read', { id: 'Beer Sensor' })).body.data.setting.value, 18);
   const up = await post('blocks/backup/stored/upload', { ...saved.body, name: 'copy' });
   t.equal(up.status, 200);
-  t.same((await post('blocks/backup/stored/all')).body.map((b: { name: string }) => b.name).sort(), ['before-brew', 'copy']);
+  t.same((await post('blocks/backup/stored/all')).body.map((b: { name: string }) => b.name).sort(), [
+    'before-brew',
+    'copy',
+  ]);
 });

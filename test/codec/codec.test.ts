@@ -1,5 +1,12 @@
 import t from 'tap';
-import { complete as completeWritable, decodeData, merge, RESET, withReadonly, writable } from '../../src/codec/decode.js';
+import {
+  complete as completeWritable,
+  decodeData,
+  merge,
+  RESET,
+  withReadonly,
+  writable,
+} from '../../src/codec/decode.js';
 import { encodeData } from '../../src/codec/encode.js';
 import { f } from '../../src/codec/fields.js';
 import { fromInternal, toInternal, type UnitPrefs } from '../../src/codec/units.js';
@@ -21,14 +28,21 @@ const fields = {
   start: f.datetime({ stored: true, logged: true }),
   target: f.link('TempSensorInterface', { stored: true }),
   computed: f.temp({ readonly: true, logged: true }),
-  nested: f.object({ enabled: f.bool({ stored: true }), value: f.temp({ stored: true }), limiting: f.bool({ readonly: true }) }, { stored: true }),
+  nested: f.object(
+    { enabled: f.bool({ stored: true }), value: f.temp({ stored: true }), limiting: f.bool({ readonly: true }) },
+    { stored: true },
+  ),
   maybe: f.optionalObject({ value: f.number({ stored: true }) }, { stored: true }),
-  points: f.array(f.object({ time: f.duration({ stored: true }), temperature: f.temp({ stored: true, logged: true }) }), { stored: true, logged: true }),
+  points: f.array(
+    f.object({ time: f.duration({ stored: true }), temperature: f.temp({ stored: true, logged: true }) }),
+    { stored: true, logged: true },
+  ),
   sensors: f.array(f.link('TempSensorInterface'), { stored: true }),
 };
 
 /** Full block data: writable values plus read-only fields at their defaults. */
-const complete = (table: typeof fields, given: Record<string, unknown>) => withReadonly(table, undefined, completeWritable(table, given));
+const complete = (table: typeof fields, given: Record<string, unknown>) =>
+  withReadonly(table, undefined, completeWritable(table, given));
 
 const degC: UnitPrefs = { temperature: 'degC' };
 const degF: UnitPrefs = { temperature: 'degF' };
@@ -66,10 +80,17 @@ for (const prefs of [degC, degF]) {
     const { value, issues } = decodeData(fields, out, ctx(prefs));
     t.same(issues, []);
     const back = completeWritable(fields, value);
-    for (const k of ['temp', 'delta', 'gain'] as const) t.ok(Math.abs((back[k] as number) - sample[k]) < 1e-6, `${k} survives`);
-    t.same({ ...back, temp: 0, delta: 0, gain: 0, nested: { ...(back.nested as object), value: 0 }, points: 0 }, { ...sample, temp: 0, delta: 0, gain: 0, nested: { ...sample.nested, value: 0 }, points: 0 });
+    for (const k of ['temp', 'delta', 'gain'] as const)
+      t.ok(Math.abs((back[k] as number) - sample[k]) < 1e-6, `${k} survives`);
+    t.same(
+      { ...back, temp: 0, delta: 0, gain: 0, nested: { ...(back.nested as object), value: 0 }, points: 0 },
+      { ...sample, temp: 0, delta: 0, gain: 0, nested: { ...sample.nested, value: 0 }, points: 0 },
+    );
     t.ok(Math.abs((back.nested as { value: number }).value - 65) < 1e-6);
-    t.same((back.points as { time: number }[]).map((p) => p.time), [0, 3600]);
+    t.same(
+      (back.points as { time: number }[]).map((p) => p.time),
+      [0, 3600],
+    );
   });
 
   t.test(`stored encoding round-trips and uses integers for enums (${prefs.temperature})`, async (t) => {
@@ -77,7 +98,11 @@ for (const prefs of [degC, degF]) {
     const stored = encodeData(fields, full, 'stored', prefs);
     t.equal(stored.color, 7);
     t.notOk('computed' in stored, 'read-only fields are not stored');
-    t.same((stored.nested as object), { enabled: true, value: (stored.nested as { value: unknown }).value }, 'read-only limiting left out of stored');
+    t.same(
+      stored.nested as object,
+      { enabled: true, value: (stored.nested as { value: unknown }).value },
+      'read-only limiting left out of stored',
+    );
     const { value, issues } = decodeData(fields, stored, ctx(prefs));
     t.same(issues, []);
     t.same(encodeData(fields, complete(fields, value), 'stored', prefs), stored);
@@ -91,7 +116,12 @@ t.test('quantities come out in the user unit', async (t) => {
   t.same(c.temp, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 21.5 });
   t.same(fo.temp, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 70.7 });
   t.same(fo.delta, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degF', value: 2.7 });
-  t.same(fo.gain, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: '1 / degF', value: fromInternal(20, 'inverseTemp', degF) });
+  t.same(fo.gain, {
+    __objtype: 'Quantity',
+    __bloxtype: 'Quantity',
+    unit: '1 / degF',
+    value: fromInternal(20, 'inverseTemp', degF),
+  });
   t.same(c.period, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 600 });
   t.same(c.computed, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: null, readonly: true });
   t.same(c.target, { __objtype: 'Link', __bloxtype: 'Link', type: 'TempSensorInterface', id: 's1' });
@@ -109,7 +139,15 @@ t.test('bare numbers mean the user unit; explicit units and postfixed keys conve
   t.equal(dec({ temp: { __bloxtype: 'Quantity', value: 68, unit: 'degF' } }).value.temp, 20, '__bloxtype alias');
   t.equal(dec({ temp: { __objtype: 'Quantity', value: 68 } }, degF).value.temp, 20, 'no unit: user unit');
   t.equal(dec({ 'delta[delta_degF]': 9 }).value.delta, 5);
-  for (const [unit, seconds] of [['ms', 1.5], ['s', 1500], ['second', 1500], ['min', 90000], ['minute', 90000], ['h', 5400000], ['hour', 5400000]] as const) {
+  for (const [unit, seconds] of [
+    ['ms', 1.5],
+    ['s', 1500],
+    ['second', 1500],
+    ['min', 90000],
+    ['minute', 90000],
+    ['h', 5400000],
+    ['hour', 5400000],
+  ] as const) {
     t.equal(dec({ [`period[${unit}]`]: 1500 }).value.period, seconds, `1500 ${unit}`);
   }
   t.equal(dec({ 'target<>': 's2' }).value.target, 's2');
@@ -126,7 +164,9 @@ t.test('bare numbers mean the user unit; explicit units and postfixed keys conve
 t.test('bad values are named with their path', async (t) => {
   const issues = (input: object) => decodeData(fields, input, ctx(degC)).issues;
   t.match(issues({ temp: 'warm' }), [{ path: 'data.temp', message: /number/ }]);
-  t.match(issues({ temp: { __objtype: 'Quantity', value: 1, unit: 'kelvin' } }), [{ path: 'data.temp', message: /unknown unit 'kelvin'/ }]);
+  t.match(issues({ temp: { __objtype: 'Quantity', value: 1, unit: 'kelvin' } }), [
+    { path: 'data.temp', message: /unknown unit 'kelvin'/ },
+  ]);
   t.match(issues({ 'period[degC]': 1 }), [{ path: 'data.period', message: /not a duration unit/ }]);
   t.match(issues({ 'label[degC]': 1 }), [{ path: 'data.label', message: /takes no unit/ }]);
   t.match(issues({ nope: 1 }), [{ path: 'data.nope', message: /unknown field/ }]);
@@ -139,7 +179,11 @@ t.test('bad values are named with their path', async (t) => {
   t.match(issues({ points: [{ time: -1 }] }), [{ path: 'data.points.0.time', message: /negative/ }]);
   t.match(issues({ start: 'yesterday' }), [{ path: 'data.start' }]);
   t.same(issues({ computed: 'ignored, read-only' }), [], 'read-only input is ignored, whatever its value');
-  t.match(issues({ count: 1.5 }), [{ path: 'data.count', message: /whole number/ }], 'integer fields do not round: channel 1.5 is not channel 2');
+  t.match(
+    issues({ count: 1.5 }),
+    [{ path: 'data.count', message: /whole number/ }],
+    'integer fields do not round: channel 1.5 is not channel 2',
+  );
   t.match(issues({ ratio: 1e308 }), [{ path: 'data.ratio', message: /between/ }]);
   t.match(issues({ 'temp[degF]': 1e308 }), [{ path: 'data.temp', message: /out of range/ }]);
   t.match(issues({ 'period[h]': 1e308 }), [{ path: 'data.period', message: /out of range/ }]);
@@ -163,7 +207,10 @@ t.test('write completes with defaults; patch deep-merges, replaces arrays, reset
 t.test('logged encoding: postfixed quantities, integer enums, epoch datetimes, no links or strings', async (t) => {
   const full = complete(fields, sample);
   const logged = encodeData(fields, full, 'logged', degF);
-  t.same(Object.keys(logged).sort(), ['color', 'computed[degF]', 'count', 'flag', 'period[second]', 'points', 'start', 'temp[degF]'].sort());
+  t.same(
+    Object.keys(logged).sort(),
+    ['color', 'computed[degF]', 'count', 'flag', 'period[second]', 'points', 'start', 'temp[degF]'].sort(),
+  );
   t.equal(logged['temp[degF]'], 70.7);
   t.equal(logged.color, 7);
   t.equal(logged.start, 1767225600);

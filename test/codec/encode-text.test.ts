@@ -22,8 +22,28 @@ function rng(seed: number): () => number {
   };
 }
 
-const ODD_NUMBERS = [0, -0, 1e21, 1e-7, -273.15, 0.1 + 0.2, 123456789.123, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53];
-const ODD_TEXT = ['', 'plain', 'quote " and \\ backslash', 'line\nbreak\ttab', 'unicode °C ✓', '\u0000\u001f', '\ud800 lone surrogate', '12'];
+const ODD_NUMBERS = [
+  0,
+  -0,
+  1e21,
+  1e-7,
+  -273.15,
+  0.1 + 0.2,
+  123456789.123,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  2 ** 53,
+];
+const ODD_TEXT = [
+  '',
+  'plain',
+  'quote " and \\ backslash',
+  'line\nbreak\ttab',
+  'unicode °C ✓',
+  '\u0000\u001f',
+  '\ud800 lone surrogate',
+  '12',
+];
 
 function value(field: Field, r: () => number, depth: number): unknown {
   const s = field.spec;
@@ -59,7 +79,9 @@ function value(field: Field, r: () => number, depth: number): unknown {
     }
     case 'map': {
       const n = depth > 3 ? 0 : Math.floor(r() * 3);
-      return Object.fromEntries(Array.from({ length: n }, (_, i) => [pick(['b', 'a', '1', '0', `k${i}`]), value(s.of, r, depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [pick(['b', 'a', '1', '0', `k${i}`]), value(s.of, r, depth + 1)]),
+      );
     }
   }
 }

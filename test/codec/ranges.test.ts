@@ -4,41 +4,58 @@ import t from 'tap';
 import { SETPOINT_RANGE_C } from '../../src/codec/fields.js';
 import { startApp } from '../helpers/app.js';
 
-const pair = (storedSetting: unknown) => ({ id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting } });
-
-t.test('setpoints outside the range and temperatures below absolute zero: 422 naming field, range and unit', async (t) => {
-  const { app, post, close } = await startApp({}, { listen: false });
-  t.teardown(close);
-  t.equal((await post('blocks/create', pair(20))).status, 201);
-  for (const bad of [-300, 2000, 200]) {
-    const res = await post('blocks/patch', pair(bad));
-    t.equal(res.status, 422, `${bad} °C refused`);
-    t.match(res.body.message, `data.storedSetting: must be between ${SETPOINT_RANGE_C.min} °C and ${SETPOINT_RANGE_C.max} °C, got ${bad} °C`);
-  }
-  t.equal((await post('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 20, 'nothing stored');
-  for (const ok of [100, 121, -5, 65]) t.equal((await post('blocks/patch', pair(ok))).status, 200, `${ok} °C (boil, steam, crash, mash) accepted`);
-
-  const cold = await post('blocks/create', { id: 'Mock', type: 'TempSensorMock', data: { setting: -300 } });
-  t.equal(cold.status, 422);
-  t.match(cold.body.message, 'data.setting: must not be below absolute zero (-273.15 °C), got -300 °C');
-  t.equal((await post('blocks/create', { id: 'Thermocouple', type: 'TempSensorMock', data: { setting: 900 } })).status, 201, 'a reading is not bound by the setpoint range');
-
-  app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degF' }]);
-  const f = await post('blocks/patch', pair(500));
-  t.equal(f.status, 422);
-  t.match(f.body.message, 'must be between -40 °F and 302 °F, got 500 °F', 'in the user\'s unit');
-  const q = await post('blocks/patch', pair({ __objtype: 'Quantity', value: -300, unit: 'degC' }));
-  t.match(q.body.message, 'must be between -40 °F and 302 °F, got -300 degC');
-  const abs = await post('blocks/create', { id: 'Mock2', type: 'TempSensorMock', data: { setting: -500 } });
-  t.match(abs.body.message, 'must not be below absolute zero (-459.67 °F), got -500 °F');
+const pair = (storedSetting: unknown) => ({
+  id: 'Beer Setpoint',
+  type: 'SetpointSensorPair',
+  data: { enabled: true, storedSetting },
 });
+
+t.test(
+  'setpoints outside the range and temperatures below absolute zero: 422 naming field, range and unit',
+  async (t) => {
+    const { app, post, close } = await startApp({}, { listen: false });
+    t.teardown(close);
+    t.equal((await post('blocks/create', pair(20))).status, 201);
+    for (const bad of [-300, 2000, 200]) {
+      const res = await post('blocks/patch', pair(bad));
+      t.equal(res.status, 422, `${bad} °C refused`);
+      t.match(
+        res.body.message,
+        `data.storedSetting: must be between ${SETPOINT_RANGE_C.min} °C and ${SETPOINT_RANGE_C.max} °C, got ${bad} °C`,
+      );
+    }
+    t.equal((await post('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 20, 'nothing stored');
+    for (const ok of [100, 121, -5, 65])
+      t.equal((await post('blocks/patch', pair(ok))).status, 200, `${ok} °C (boil, steam, crash, mash) accepted`);
+
+    const cold = await post('blocks/create', { id: 'Mock', type: 'TempSensorMock', data: { setting: -300 } });
+    t.equal(cold.status, 422);
+    t.match(cold.body.message, 'data.setting: must not be below absolute zero (-273.15 °C), got -300 °C');
+    t.equal(
+      (await post('blocks/create', { id: 'Thermocouple', type: 'TempSensorMock', data: { setting: 900 } })).status,
+      201,
+      'a reading is not bound by the setpoint range',
+    );
+
+    app.documents.setMany([{ namespace: 'edge-one', id: 'units', temperature: 'degF' }]);
+    const f = await post('blocks/patch', pair(500));
+    t.equal(f.status, 422);
+    t.match(f.body.message, 'must be between -40 °F and 302 °F, got 500 °F', "in the user's unit");
+    const q = await post('blocks/patch', pair({ __objtype: 'Quantity', value: -300, unit: 'degC' }));
+    t.match(q.body.message, 'must be between -40 °F and 302 °F, got -300 degC');
+    const abs = await post('blocks/create', { id: 'Mock2', type: 'TempSensorMock', data: { setting: -500 } });
+    t.match(abs.body.message, 'must not be below absolute zero (-459.67 °F), got -500 °F');
+  },
+);
 
 t.test('Swagger shows the range as minimum and maximum', async (t) => {
   const { app, close } = await startApp({}, { listen: false });
   t.teardown(close);
   const doc = JSON.parse((await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/json' })).body);
   const text = JSON.stringify(doc);
-  const schema = /"SetpointSensorPair[^"]*":\{.*?"storedSetting":(\{.*?\}\]\})/.exec(text)?.[1] ?? text.slice(text.indexOf('"storedSetting"'), text.indexOf('"storedSetting"') + 800);
+  const schema =
+    /"SetpointSensorPair[^"]*":\{.*?"storedSetting":(\{.*?\}\]\})/.exec(text)?.[1] ??
+    text.slice(text.indexOf('"storedSetting"'), text.indexOf('"storedSetting"') + 800);
   t.match(schema, `"minimum":${SETPOINT_RANGE_C.min}`, schema);
   t.match(schema, `"maximum":${SETPOINT_RANGE_C.max}`);
 });

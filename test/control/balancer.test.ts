@@ -12,8 +12,18 @@ t.test('Balancer: over-subscription is scaled to 100 %, headroom is shared, clie
   t.ok(Math.abs(su.data('b').setting - 100 / 3) < 1e-6, `40 -> ${su.data('b').setting.toFixed(2)}`);
   t.equal(su.data('a').constraints.balanced.limiting, true);
   t.ok(Math.abs(su.data('a').constraints.balanced.granted - 200 / 3) < 1e-6);
-  const clients = su.runtime.read({ id: 'balancer' }).data.clients as { id: { id: string }; requested: number; granted: number }[];
-  t.same(clients.map((c) => [c.id.id, c.requested]), [['a', 80], ['b', 40]]);
+  const clients = su.runtime.read({ id: 'balancer' }).data.clients as {
+    id: { id: string };
+    requested: number;
+    granted: number;
+  }[];
+  t.same(
+    clients.map((c) => [c.id.id, c.requested]),
+    [
+      ['a', 80],
+      ['b', 40],
+    ],
+  );
   su.patch('a', 'ActuatorAnalogMock', { storedSetting: 30 });
   await su.run(3000, 100);
   t.equal(su.data('a').setting, 30, 'within the budget: not limited');

@@ -34,11 +34,24 @@ t.test('constraints keep a fixed order, and limiting/remaining are read-only', a
   const json = su.runtime.read({ id: 'a' }).data as { constraints: Record<string, Record<string, unknown>> };
   t.same(Object.keys(json.constraints), ['minOff', 'minOn', 'delayedOn', 'delayedOff', 'mutexed']);
   t.same(Object.keys(json.constraints.minOn!), ['duration', 'enabled', 'limiting', 'remaining']);
-  t.same(Object.keys(json.constraints.mutexed!), ['mutexId', 'extraHoldTime', 'hasLock', 'enabled', 'limiting', 'remaining']);
+  t.same(Object.keys(json.constraints.mutexed!), [
+    'mutexId',
+    'extraHoldTime',
+    'hasLock',
+    'enabled',
+    'limiting',
+    'remaining',
+  ]);
   t.equal(json.constraints.minOff!.limiting, false, 'limiting in the input is ignored');
-  t.same(json.constraints.minOn!.remaining, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 0, readonly: true }, 'remaining in the input is ignored');
+  t.same(
+    json.constraints.minOn!.remaining,
+    { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 0, readonly: true },
+    'remaining in the input is ignored',
+  );
   t.equal(json.constraints.mutexed!.hasLock, false, 'hasLock in the input is ignored');
-  const stored = su.runtime.read({ id: 'a' }, 'stored').data as { constraints: Record<string, Record<string, unknown>> };
+  const stored = su.runtime.read({ id: 'a' }, 'stored').data as {
+    constraints: Record<string, Record<string, unknown>>;
+  };
   t.notOk('remaining' in stored.constraints.minOn!, 'remaining is not stored');
   t.notOk('limiting' in stored.constraints.minOn!, 'limiting is not stored');
   t.end();
@@ -165,7 +178,10 @@ t.test('mutex: a time constraint blocks before the token is taken; a deleted hol
   const su = setup();
   su.create('pins', 'MockPins', {});
   su.create('mutex', 'Mutex', {});
-  actuator(su, 'a', 1, { minOff: { duration: s(60), enabled: true }, mutexed: { mutexId: link('mutex'), extraHoldTime: s(600), enabled: true } });
+  actuator(su, 'a', 1, {
+    minOff: { duration: s(60), enabled: true },
+    mutexed: { mutexId: link('mutex'), extraHoldTime: s(600), enabled: true },
+  });
   actuator(su, 'b', 2, { mutexed: { mutexId: link('mutex'), extraHoldTime: s(600), enabled: true } });
   set(su, 'a', ACTIVE);
   await su.run(1000, 100);

@@ -14,7 +14,10 @@ function interlock() {
   const observe = (s: Sample) => {
     if (s.heater && s.cooler) bothOn++;
     if (prev) {
-      for (const [me, other] of [['heater', 'cooler'], ['cooler', 'heater']] as const) {
+      for (const [me, other] of [
+        ['heater', 'cooler'],
+        ['cooler', 'heater'],
+      ] as const) {
         if (prev[me] && !s[me]) lastOff[me] = s.t;
         if (!prev[me] && s[me] && Number.isFinite(lastOff[other]) && lastOff[other] > lastOff[me]) {
           handovers++;
@@ -29,49 +32,62 @@ function interlock() {
 
 const scenarios = [
   { name: 'room 20 degC', plant: {} },
-  { name: 'room 24 degC, fermenting (15 W)', plant: { ambient: 24, initial: { beer: 20, air: 20 }, fermentationW: 15 } },
+  {
+    name: 'room 24 degC, fermenting (15 W)',
+    plant: { ambient: 24, initial: { beer: 20, air: 20 }, fermentationW: 15 },
+  },
 ];
 
 for (const scenario of scenarios) {
-  t.test(`step 20 -> 18 degC, ${scenario.name}: settles within 0.1 degC, overshoot <= 0.3 degC, interlocked`, async (t) => {
-    const f = new Fermenter({ setpoint: 20, plant: scenario.plant }).build();
-    await f.run(600);
-    t.ok(Math.abs(f.plant.beer - 20) < 0.25, `starts from about 20 degC (${f.plant.beer.toFixed(2)})`);
-    f.setSetpoint(18);
-    const writes = f.persistence.writes;
-    const lock = interlock();
-    const start = f.clock.now() / 1000;
-    let lowest = Infinity;
-    let lastOutside = start;
-    let maxLate = 0;
-    let heatOn = 0;
-    let coolOn = 0;
-    let ticks = 0;
-    await f.run(16 * 3600, (s) => {
-      lock.observe(s);
-      lowest = Math.min(lowest, s.beer);
-      if (Math.abs(s.beer - 18) > 0.1) lastOutside = s.t;
-      if (s.t - start > 8 * 3600) maxLate = Math.max(maxLate, Math.abs(s.beer - 18));
-      ticks++;
-      if (s.heater) heatOn++;
-      if (s.cooler) coolOn++;
-    });
-    const settling = (lastOutside - start) / 3600;
-    const overshoot = 18 - lowest;
-    const { bothOn, handovers, shortestGap } = lock.result();
-    t.comment(
-      `settling time (within +/-0.1 degC for good) ${settling.toFixed(2)} h; overshoot ${overshoot.toFixed(3)} degC; ` +
-        `max deviation 8-16 h ${maxLate.toFixed(3)} degC; duty heat ${((100 * heatOn) / ticks).toFixed(1)} % cool ${((100 * coolOn) / ticks).toFixed(1)} %; ` +
-        `heat/cool handovers ${handovers}, shortest gap ${Number.isFinite(shortestGap) ? (shortestGap / 60).toFixed(1) + ' min' : '-'}`,
-    );
-    t.ok(settling < 4, `settles within +/-0.1 degC (after ${settling.toFixed(2)} h) and stays there for the rest of 16 h`);
-    t.ok(overshoot <= 0.3, `overshoot ${overshoot.toFixed(3)} degC`);
-    t.ok(overshoot > 0, 'the beer does reach the setpoint');
-    t.equal(bothOn, 0, 'heater and cooler never on together');
-    if (handovers > 0) t.ok(shortestGap >= DEFAULT_MUTEX_HOLD - 1, `the mutex hold (${DEFAULT_MUTEX_HOLD} s) separates them (shortest ${shortestGap.toFixed(1)} s)`);
-    t.equal(f.persistence.writes, writes, 'nothing written to the database during 16 h of control');
-    t.end();
-  });
+  t.test(
+    `step 20 -> 18 degC, ${scenario.name}: settles within 0.1 degC, overshoot <= 0.3 degC, interlocked`,
+    async (t) => {
+      const f = new Fermenter({ setpoint: 20, plant: scenario.plant }).build();
+      await f.run(600);
+      t.ok(Math.abs(f.plant.beer - 20) < 0.25, `starts from about 20 degC (${f.plant.beer.toFixed(2)})`);
+      f.setSetpoint(18);
+      const writes = f.persistence.writes;
+      const lock = interlock();
+      const start = f.clock.now() / 1000;
+      let lowest = Infinity;
+      let lastOutside = start;
+      let maxLate = 0;
+      let heatOn = 0;
+      let coolOn = 0;
+      let ticks = 0;
+      await f.run(16 * 3600, (s) => {
+        lock.observe(s);
+        lowest = Math.min(lowest, s.beer);
+        if (Math.abs(s.beer - 18) > 0.1) lastOutside = s.t;
+        if (s.t - start > 8 * 3600) maxLate = Math.max(maxLate, Math.abs(s.beer - 18));
+        ticks++;
+        if (s.heater) heatOn++;
+        if (s.cooler) coolOn++;
+      });
+      const settling = (lastOutside - start) / 3600;
+      const overshoot = 18 - lowest;
+      const { bothOn, handovers, shortestGap } = lock.result();
+      t.comment(
+        `settling time (within +/-0.1 degC for good) ${settling.toFixed(2)} h; overshoot ${overshoot.toFixed(3)} degC; ` +
+          `max deviation 8-16 h ${maxLate.toFixed(3)} degC; duty heat ${((100 * heatOn) / ticks).toFixed(1)} % cool ${((100 * coolOn) / ticks).toFixed(1)} %; ` +
+          `heat/cool handovers ${handovers}, shortest gap ${Number.isFinite(shortestGap) ? (shortestGap / 60).toFixed(1) + ' min' : '-'}`,
+      );
+      t.ok(
+        settling < 4,
+        `settles within +/-0.1 degC (after ${settling.toFixed(2)} h) and stays there for the rest of 16 h`,
+      );
+      t.ok(overshoot <= 0.3, `overshoot ${overshoot.toFixed(3)} degC`);
+      t.ok(overshoot > 0, 'the beer does reach the setpoint');
+      t.equal(bothOn, 0, 'heater and cooler never on together');
+      if (handovers > 0)
+        t.ok(
+          shortestGap >= DEFAULT_MUTEX_HOLD - 1,
+          `the mutex hold (${DEFAULT_MUTEX_HOLD} s) separates them (shortest ${shortestGap.toFixed(1)} s)`,
+        );
+      t.equal(f.persistence.writes, writes, 'nothing written to the database during 16 h of control');
+      t.end();
+    },
+  );
 }
 
 t.test('the mutex hold is exercised: heater and cooler take turns', async (t) => {
@@ -82,7 +98,10 @@ t.test('the mutex hold is exercised: heater and cooler take turns', async (t) =>
   await f.run(12 * 3600, lock.observe);
   const { bothOn, handovers, shortestGap } = lock.result();
   t.ok(handovers >= 5, `${handovers} handovers in 12 h`);
-  t.ok(shortestGap >= DEFAULT_MUTEX_HOLD - 1, `never sooner than the ${DEFAULT_MUTEX_HOLD} s hold (shortest ${shortestGap.toFixed(1)} s)`);
+  t.ok(
+    shortestGap >= DEFAULT_MUTEX_HOLD - 1,
+    `never sooner than the ${DEFAULT_MUTEX_HOLD} s hold (shortest ${shortestGap.toFixed(1)} s)`,
+  );
   t.equal(bothOn, 0);
   t.end();
 });
@@ -108,19 +127,32 @@ t.test('sensor unplugged mid-run: both outputs off, persisted, and still off aft
     if (allOff < 0 && !s.heater && !s.cooler && setpointNull >= 0) allOff = s.t;
     else if (allOff >= 0 && (s.heater || s.cooler)) onAgain = true;
   });
-  t.comment(`setpoint value null ${(setpointNull - unplugged).toFixed(1)} s after the probe; outputs off ${(allOff - setpointNull).toFixed(1)} s after that ` +
-    `(${(allOff - unplugged).toFixed(1)} s after the probe)`);
-  t.ok(setpointNull > 0 && setpointNull - unplugged <= 2, `the setpoint value goes null within 2 s of the sensor's (${(setpointNull - unplugged).toFixed(1)} s)`);
-  t.ok(allOff >= 0 && allOff - unplugged <= 2, `both outputs off within 2 s of the sensor value going null (${(allOff - unplugged).toFixed(1)} s)`);
+  t.comment(
+    `setpoint value null ${(setpointNull - unplugged).toFixed(1)} s after the probe; outputs off ${(allOff - setpointNull).toFixed(1)} s after that ` +
+      `(${(allOff - unplugged).toFixed(1)} s after the probe)`,
+  );
+  t.ok(
+    setpointNull > 0 && setpointNull - unplugged <= 2,
+    `the setpoint value goes null within 2 s of the sensor's (${(setpointNull - unplugged).toFixed(1)} s)`,
+  );
+  t.ok(
+    allOff >= 0 && allOff - unplugged <= 2,
+    `both outputs off within 2 s of the sensor value going null (${(allOff - unplugged).toFixed(1)} s)`,
+  );
   t.notOk(onAgain, 'and they stay off');
   for (const pid of ['Heat PID', 'Cool PID']) t.equal(f.data(pid).active, false, `${pid} inactive`);
   for (const pwm of ['Heat PWM', 'Cool PWM']) t.equal(f.data(pwm).setting, null, `${pwm} setting null`);
-  const stored = (id: string) => JSON.parse(f.persistence.records.get(f.block(id).nid)!.data) as { storedState: number };
+  const stored = (id: string) =>
+    JSON.parse(f.persistence.records.get(f.block(id).nid)!.data) as { storedState: number };
   t.equal(stored('Heat Actuator').storedState, 0, 'heater OFF persisted');
   t.equal(stored('Cool Actuator').storedState, 0, 'cooler OFF persisted');
 
   // Restart from the database, probe still unplugged.
-  const again = new Fermenter({ setpoint: 18, persistence: f.persistence, plant: { initial: { beer: f.plant.beer, air: f.plant.air } } });
+  const again = new Fermenter({
+    setpoint: 18,
+    persistence: f.persistence,
+    plant: { initial: { beer: f.plant.beer, air: f.plant.air } },
+  });
   again.probeConnected = false;
   let anyOn = false;
   await again.run(3600, (s) => void (anyOn ||= s.heater || s.cooler));

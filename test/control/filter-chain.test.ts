@@ -22,9 +22,11 @@ t.test('step response: smooth, no overshoot, slower stages respond later', async
   }
   t.equal(outside, 0, 'no stage overshoots the step');
   t.equal(falling, 0, 'every stage rises monotonically');
-  for (const stage of FILTER_STAGES) t.ok(Math.abs(chain.read(stage)! - 21) < 1e-6, `${stage} settles at the new value`);
+  for (const stage of FILTER_STAGES)
+    t.ok(Math.abs(chain.read(stage)! - 21) < 1e-6, `${stage} settles at the new value`);
   const times = FILTER_STAGES.map((s) => halfway.get(s)!);
-  for (let i = 1; i < times.length; i++) t.ok(times[i]! > times[i - 1]!, `${FILTER_STAGES[i]} reaches half the step later (${times[i]} s)`);
+  for (let i = 1; i < times.length; i++)
+    t.ok(times[i]! > times[i - 1]!, `${FILTER_STAGES[i]} reaches half the step later (${times[i]} s)`);
   t.ok(times[0]! <= 10, `15s filter is at half the step within 10 s (${times[0]} s)`);
   t.ok(times[5]! >= 300 && times[5]! <= 900, `30m filter takes minutes (${times[5]} s)`);
   t.end();
@@ -38,7 +40,10 @@ t.test('a ramp: every stage follows with its group delay and reports the slope',
   const input = 10 + slope * 20000;
   for (const stage of FILTER_STAGES) {
     const lag = (input - chain.read(stage)!) / slope;
-    t.ok(Math.abs(lag - filterDelay(stage)) < 0.1 * filterDelay(stage) + 1, `${stage}: lag ${lag.toFixed(1)} s ~ delay ${filterDelay(stage).toFixed(1)} s`);
+    t.ok(
+      Math.abs(lag - filterDelay(stage)) < 0.1 * filterDelay(stage) + 1,
+      `${stage}: lag ${lag.toFixed(1)} s ~ delay ${filterDelay(stage).toFixed(1)} s`,
+    );
     t.ok(Math.abs(chain.derivative(stage)! - slope) < 1e-6, `${stage}: derivative ${chain.derivative(stage)} = slope`);
   }
   t.end();
@@ -64,7 +69,10 @@ t.test('derivative of a quantised sensor: slow stages are smooth where the raw d
     }
   }
   t.ok(rawMax >= 0.0625, 'the raw derivative jumps a full sensor step per second');
-  t.ok(slowMaxErr < slope, `30m derivative stays within the slope (max error ${(slowMaxErr * 3600).toFixed(3)} degC/h)`);
+  t.ok(
+    slowMaxErr < slope,
+    `30m derivative stays within the slope (max error ${(slowMaxErr * 3600).toFixed(3)} degC/h)`,
+  );
   t.equal(slowSignFlips, 0, '30m derivative never changes sign on a steady rise');
   t.end();
 });
@@ -93,7 +101,12 @@ t.test('step bypass: a jump beyond the threshold passes at once, without a deriv
 t.test('SetpointSensorPair: 1 Hz sampling, re-seed, value null within 2 s of the sensor', async (t) => {
   const s = setup();
   s.create('sensor', 'TempSensorExternal', { setting: 20, timeout: 0 });
-  s.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 21, filter: 'FILTER_3m', enabled: true });
+  s.create('sp', 'SetpointSensorPair', {
+    sensorId: link('sensor'),
+    storedSetting: 21,
+    filter: 'FILTER_3m',
+    enabled: true,
+  });
   await s.run(10_000);
   t.equal(s.data('sp').value, 20);
   t.equal(s.data('sp').setting, 21);

@@ -9,20 +9,64 @@ const Q = (unit: string, value: number) => ({ __objtype: 'Quantity', unit, value
 
 const SIM = {
   // A small, quick plant: a 4 kJ/K beer with a 100 W heat wrap.
-  plant: { ambient: 18, initial: { beer: 18, air: 18 }, beer: { heatCapacity: 4000 }, air: { heatCapacity: 1000 }, heater: { powerW: 100, target: 'beer' } },
-  ds2482: [{ address: '0x18', variant: 'ds2482-100', channels: [[{ name: 'beer', type: 'DS18B20', address: '28-0000000000b1', sense: 'beer' }]] }],
+  plant: {
+    ambient: 18,
+    initial: { beer: 18, air: 18 },
+    beer: { heatCapacity: 4000 },
+    air: { heatCapacity: 1000 },
+    heater: { powerW: 100, target: 'beer' },
+  },
+  ds2482: [
+    {
+      address: '0x18',
+      variant: 'ds2482-100',
+      channels: [[{ name: 'beer', type: 'DS18B20', address: '28-0000000000b1', sense: 'beer' }]],
+    },
+  ],
   i2cIo: [{ name: 'relays', type: 'MCP23017', address: '0x20', activeLow: true, outputs: { '1': 'heater' } }],
 };
 
 t.test('a PID holds the beer at its setpoint through a heater relay on an MCP23017', async (t) => {
   const s = await simApp({ sim: SIM });
   t.teardown(() => s.close());
-  t.equal((await s.post('blocks/create', { id: 'Relays', type: 'MCP23017', data: { bus: 'sim', address: 0x20, activeLow: true } })).status, 201);
+  t.equal(
+    (
+      await s.post('blocks/create', {
+        id: 'Relays',
+        type: 'MCP23017',
+        data: { bus: 'sim', address: 0x20, activeLow: true },
+      })
+    ).status,
+    201,
+  );
   const sensorId = (await s.post('blocks/discover')).body.find((b: any) => b.type === 'TempSensorOneWire').id;
-  await s.post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { sensorId: link(sensorId), storedSetting: Q('degC', 24), enabled: true } });
-  await s.post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { hwDevice: link('Relays'), channel: 1 } });
-  await s.post('blocks/create', { id: 'Heat PWM', type: 'ActuatorPwm', data: { actuatorId: link('Heater'), period: Q('s', 10) } });
-  const pid = await s.post('blocks/create', { id: 'Heat PID', type: 'Pid', data: { inputId: link('Beer Setpoint'), outputId: link('Heat PWM'), kp: Q('1/degC', 30), ti: Q('s', 900), td: Q('s', 0), enabled: true } });
+  await s.post('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { sensorId: link(sensorId), storedSetting: Q('degC', 24), enabled: true },
+  });
+  await s.post('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { hwDevice: link('Relays'), channel: 1 },
+  });
+  await s.post('blocks/create', {
+    id: 'Heat PWM',
+    type: 'ActuatorPwm',
+    data: { actuatorId: link('Heater'), period: Q('s', 10) },
+  });
+  const pid = await s.post('blocks/create', {
+    id: 'Heat PID',
+    type: 'Pid',
+    data: {
+      inputId: link('Beer Setpoint'),
+      outputId: link('Heat PWM'),
+      kp: Q('1/degC', 30),
+      ti: Q('s', 900),
+      td: Q('s', 0),
+      enabled: true,
+    },
+  });
   t.equal(pid.status, 201, 'PID created');
 
   const sim = s.app.hardware.sim!;

@@ -7,7 +7,8 @@ const T: LogicResultName = 'RESULT_TRUE';
 const F: LogicResultName = 'RESULT_FALSE';
 
 t.test('expression evaluation', async (t) => {
-  const ev = (expr: string, digital: LogicResultName[] = [T, F, T], analog: LogicResultName[] = [T, F]) => evaluateExpression(expr, digital, analog);
+  const ev = (expr: string, digital: LogicResultName[] = [T, F, T], analog: LogicResultName[] = [T, F]) =>
+    evaluateExpression(expr, digital, analog);
   t.same(ev('a'), { result: T, errorPos: 0 });
   t.same(ev('b'), { result: F, errorPos: 0 });
   t.same(ev('A&!B'), { result: T, errorPos: 0 });
@@ -33,7 +34,11 @@ t.test('expression evaluation', async (t) => {
   t.same(ev('a!b'), { result: 'RESULT_UNEXPECTED_OPERATOR', errorPos: 1 });
   t.same(ev('a|d'), { result: 'RESULT_UNDEFINED_DIGITAL_COMPARE', errorPos: 2 });
   t.same(ev('C'), { result: 'RESULT_UNDEFINED_ANALOG_COMPARE', errorPos: 0 });
-  t.same(ev('a|b', [T, 'RESULT_BLOCK_NOT_FOUND']), { result: 'RESULT_BLOCK_NOT_FOUND', errorPos: 2 }, 'a comparison error surfaces where it is used');
+  t.same(
+    ev('a|b', [T, 'RESULT_BLOCK_NOT_FOUND']),
+    { result: 'RESULT_BLOCK_NOT_FOUND', errorPos: 2 },
+    'a comparison error surfaces where it is used',
+  );
   t.same(ev('a', [T, 'RESULT_BLOCK_NOT_FOUND']), { result: T, errorPos: 0 }, 'unused comparisons do not matter');
   t.end();
 });
@@ -42,10 +47,19 @@ t.test('ActuatorLogic drives its target from digital and analog comparisons; any
   const su = setup();
   su.create('pins', 'MockPins', {});
   su.create('pump', 'DigitalActuator', { hwDevice: link('pins'), channel: 1, storedState: 'STATE_ACTIVE' });
-  su.create('valve', 'DigitalActuator', { hwDevice: link('pins'), channel: 2, constraints: { delayedOn: { duration: 60, enabled: true } } });
+  su.create('valve', 'DigitalActuator', {
+    hwDevice: link('pins'),
+    channel: 2,
+    constraints: { delayedOn: { duration: 60, enabled: true } },
+  });
   su.create('fan', 'DigitalActuator', { hwDevice: link('pins'), channel: 3 });
   su.create('sensor', 'TempSensorExternal', { setting: 25, timeout: 0 });
-  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, filter: 'FILTER_NONE', enabled: true });
+  su.create('sp', 'SetpointSensorPair', {
+    sensorId: link('sensor'),
+    storedSetting: 20,
+    filter: 'FILTER_NONE',
+    enabled: true,
+  });
   su.create('logic', 'ActuatorLogic', {
     targetId: link('fan'),
     expression: 'a&(A|B)',
@@ -62,8 +76,14 @@ t.test('ActuatorLogic drives its target from digital and analog comparisons; any
   await su.run(500, 100);
   const d = () => su.data('logic');
   t.equal(d().result, 'RESULT_TRUE');
-  t.same(d().digital.map((c: { result: string }) => c.result), ['RESULT_TRUE', 'RESULT_FALSE', 'RESULT_TRUE']);
-  t.same(d().analog.map((c: { result: string }) => c.result), ['RESULT_TRUE', 'RESULT_FALSE']);
+  t.same(
+    d().digital.map((c: { result: string }) => c.result),
+    ['RESULT_TRUE', 'RESULT_FALSE', 'RESULT_TRUE'],
+  );
+  t.same(
+    d().analog.map((c: { result: string }) => c.result),
+    ['RESULT_TRUE', 'RESULT_FALSE'],
+  );
   t.equal(su.pins('pins')[2], true, 'fan on');
   t.equal(su.data('fan').claimedBy, 'logic');
   su.patch('sensor', 'TempSensorExternal', { setting: 23 });

@@ -15,9 +15,27 @@ interface Opts {
 function loop(o: Opts): Setup {
   const su = setup();
   su.create('sensor', 'TempSensorExternal', { setting: o.temp ?? 18, timeout: 0 });
-  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: o.setpoint ?? 20, filter: 'FILTER_NONE', enabled: true });
-  su.create('out', 'ActuatorAnalogMock', { minSetting: -1000, maxSetting: 1000, minValue: -1000, maxValue: 1000, ...(o.output ?? {}) });
-  su.create('pid', 'Pid', { inputId: link('sp'), outputId: link('out'), kp: o.kp, ti: o.ti ?? 0, td: o.td ?? 0, ...(o.pid ?? {}) });
+  su.create('sp', 'SetpointSensorPair', {
+    sensorId: link('sensor'),
+    storedSetting: o.setpoint ?? 20,
+    filter: 'FILTER_NONE',
+    enabled: true,
+  });
+  su.create('out', 'ActuatorAnalogMock', {
+    minSetting: -1000,
+    maxSetting: 1000,
+    minValue: -1000,
+    maxValue: 1000,
+    ...(o.output ?? {}),
+  });
+  su.create('pid', 'Pid', {
+    inputId: link('sp'),
+    outputId: link('out'),
+    kp: o.kp,
+    ti: o.ti ?? 0,
+    td: o.td ?? 0,
+    ...(o.pid ?? {}),
+  });
   return su;
 }
 
@@ -96,7 +114,10 @@ t.test('anti-windup: an output clipped by its range does not wind the integral u
   await su.run(600_000, 100);
   const d = su.data('pid');
   t.equal(su.data('out').setting, 30, 'clipped');
-  t.ok(d.i <= 11, `I stays near what the clip allows (${d.i.toFixed(2)}; unbounded it would be ${(0.2 * 600).toFixed(0)})`);
+  t.ok(
+    d.i <= 11,
+    `I stays near what the clip allows (${d.i.toFixed(2)}; unbounded it would be ${(0.2 * 600).toFixed(0)})`,
+  );
   t.ok(d.i > 5, `but it did grow to reach the clip (${d.i.toFixed(2)})`);
   // Error gone: the output follows at once instead of staying clipped while unwinding.
   su.patch('sensor', 'TempSensorExternal', { setting: 20 });
@@ -123,22 +144,45 @@ t.test('anti-windup with a PWM: ripple is tolerated, a blocked actuator bleeds t
     su.create('mutex', 'Mutex', {});
     const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: 0, enabled: true } };
     su.create('sensor', 'TempSensorExternal', { setting: 18, timeout: 0 });
-    su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, filter: 'FILTER_NONE', enabled: true });
-    su.create('other', 'DigitalActuator', { hwDevice: link('pins'), channel: 2, constraints: mutexed, storedState: blocked ? 'STATE_ACTIVE' : 'STATE_INACTIVE' });
+    su.create('sp', 'SetpointSensorPair', {
+      sensorId: link('sensor'),
+      storedSetting: 20,
+      filter: 'FILTER_NONE',
+      enabled: true,
+    });
+    su.create('other', 'DigitalActuator', {
+      hwDevice: link('pins'),
+      channel: 2,
+      constraints: mutexed,
+      storedState: blocked ? 'STATE_ACTIVE' : 'STATE_INACTIVE',
+    });
     su.create('act', 'DigitalActuator', { hwDevice: link('pins'), channel: 1, constraints: mutexed });
     su.create('pwm', 'ActuatorPwm', { actuatorId: link('act'), period: 10 });
-    su.create('pid', 'Pid', { inputId: link('sp'), outputId: link('pwm'), kp: 20, ti: 36_000, td: 0, integralReset: 5 });
+    su.create('pid', 'Pid', {
+      inputId: link('sp'),
+      outputId: link('pwm'),
+      kp: 20,
+      ti: 36_000,
+      td: 0,
+      integralReset: 5,
+    });
     const start = su.data('pid').integral;
     await su.run(300_000, 50);
     return { grown: su.data('pid').integral - start, start, su };
   };
   const free = await run(false);
-  t.ok(near(free.grown, 2 * 300, 6), `normal cycling: the integral grows by the full error (${free.grown.toFixed(1)} of 600)`);
+  t.ok(
+    near(free.grown, 2 * 300, 6),
+    `normal cycling: the integral grows by the full error (${free.grown.toFixed(1)} of 600)`,
+  );
   t.ok(near(free.su.data('pwm').value, free.su.data('pwm').setting, 3), 'PWM achieves its setting');
   const blocked = await run(true);
   t.equal(blocked.su.pins('pins')[0], false, 'the PWM actuator never got the mutex');
   // Tracking time Ti/3 on what the PWM fails to deliver beyond its ripple: about -2.7 per second.
-  t.ok(blocked.grown < -600, `blocked: the integral bleeds instead of growing (${blocked.grown.toFixed(0)} from ${blocked.start.toFixed(0)})`);
+  t.ok(
+    blocked.grown < -600,
+    `blocked: the integral bleeds instead of growing (${blocked.grown.toFixed(0)} from ${blocked.start.toFixed(0)})`,
+  );
   t.end();
 });
 
@@ -147,7 +191,10 @@ t.test('bumpless Kp and Ti changes, integralReset', async (t) => {
   await su.run(100_000, 100);
   const i0 = su.data('pid').i;
   su.patch('pid', 'Pid', { kp: 25 });
-  t.ok(near(su.data('pid').i, i0, 0.01), `I unchanged by a new Kp (${i0.toFixed(4)} -> ${su.data('pid').i.toFixed(4)})`);
+  t.ok(
+    near(su.data('pid').i, i0, 0.01),
+    `I unchanged by a new Kp (${i0.toFixed(4)} -> ${su.data('pid').i.toFixed(4)})`,
+  );
   t.equal(su.data('pid').p, 50, 'P follows Kp');
   su.patch('pid', 'Pid', { ti: 4000 });
   t.ok(near(su.data('pid').i, i0, 0.01), `I unchanged by a new Ti (${su.data('pid').i.toFixed(4)})`);
@@ -199,7 +246,10 @@ t.test('invalid input: inactive, output setting null, the integral decays instea
   t.ok(d.integral > 0 && d.integral < integral, `integral decays (${integral.toFixed(1)} -> ${d.integral.toFixed(1)})`);
   await su.run(600_000, 1000);
   const expected = integral * Math.exp(-(su.clock.now() - goneAt) / 1000 / 1000);
-  t.ok(near(su.data('pid').integral, expected, 0.02 * integral), `decays with time constant Ti (${su.data('pid').integral.toFixed(1)} ~ ${expected.toFixed(1)})`);
+  t.ok(
+    near(su.data('pid').integral, expected, 0.02 * integral),
+    `decays with time constant Ti (${su.data('pid').integral.toFixed(1)} ~ ${expected.toFixed(1)})`,
+  );
   su.patch('sensor', 'TempSensorExternal', { enabled: true });
   await su.run(2000, 100);
   d = su.data('pid');

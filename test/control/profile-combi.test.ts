@@ -26,7 +26,11 @@ t.test('profile interpolation: linear, steps, holds at both ends', async (t) => 
   t.equal(profileSetting(pts, 7800), 19);
   t.equal(profileSetting(pts, 1e6), 19, 'after the last point: its temperature');
   t.equal(profileSetting([pts[3]!, pts[0]!, pts[1]!, pts[2]!], 2400), 21, 'unsorted points are sorted by time');
-  t.equal(profileSetting([pts[3]!, pts[0]!, pts[1]!, pts[2]!], 4200), 18, 'keeping the order of points at the same time');
+  t.equal(
+    profileSetting([pts[3]!, pts[0]!, pts[1]!, pts[2]!], 4200),
+    18,
+    'keeping the order of points at the same time',
+  );
   t.equal(profileSetting([], 100), null);
   t.end();
 });
@@ -72,7 +76,12 @@ t.test('SetpointProfile drives its setpoint from a wall-clock start, and pauses 
 
 t.test('TempSensorCombi: average, minimum or maximum of the valid sensors', async (t) => {
   const su = setup();
-  for (const [id, v] of [['a', 10], ['b', 20], ['c', 33]] as const) su.create(id, 'TempSensorExternal', { setting: v, timeout: 0 });
+  for (const [id, v] of [
+    ['a', 10],
+    ['b', 20],
+    ['c', 33],
+  ] as const)
+    su.create(id, 'TempSensorExternal', { setting: v, timeout: 0 });
   su.create('gone', 'TempSensorExternal', { setting: 99, timeout: 0, enabled: false });
   su.create('combi', 'TempSensorCombi', { sensors: [link('a'), link('b'), link('c'), link('gone')] });
   await su.run(1000, 100);

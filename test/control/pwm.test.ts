@@ -58,36 +58,48 @@ t.test('achieved duty matches the setting, one cycle per period', async (t) => {
   t.end();
 });
 
-t.test('tracking for anti-windup: normal cycling stays within the ripple tolerance, a blocked actuator does not', async (t) => {
-  const su = setup();
-  su.create('mutex', 'Mutex', {});
-  const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: s(0), enabled: true } };
-  chain(su, { period: 30, setting: 40, constraints: mutexed });
-  su.create('other', 'DigitalActuator', { hwDevice: link('pins'), channel: 2, constraints: mutexed });
-  // A setting that moves every second, like a PID output does.
-  let k = 0;
-  const wobble = () => {
-    if (++k % 10 === 0) (su.block('pwm').data as { storedSetting: number }).storedSetting = 40 + 20 * Math.sin(k / 900) + 3 * Math.sin(k / 7);
-  };
-  await su.run(120_000, 100, [wobble]);
-  let worst = 0;
-  let outside = 0;
-  await su.run(1_800_000, 100, [
-    wobble,
-    () => {
-      const tr = su.block('pwm').state.tracking as { shortfall: number; tolerance: number };
-      worst = Math.max(worst, Math.abs(tr.shortfall) / tr.tolerance);
-      if (Math.abs(tr.shortfall) > tr.tolerance) outside++;
-    },
-  ]);
-  t.equal(outside, 0, `the achieved duty never strays beyond the tolerance (worst ${(100 * worst).toFixed(0)} % of it)`);
-  t.ok(worst > 0.2, 'the tolerance is not vastly larger than the real ripple');
-  su.patch('other', 'DigitalActuator', { storedState: 'STATE_ACTIVE' });
-  await su.run(120_000, 100, [wobble]);
-  const tr = su.block('pwm').state.tracking as { shortfall: number; tolerance: number };
-  t.ok(tr.shortfall - tr.tolerance > 20, `blocked by the mutex: shortfall ${tr.shortfall.toFixed(1)} beyond tolerance ${tr.tolerance.toFixed(1)}`);
-  t.end();
-});
+t.test(
+  'tracking for anti-windup: normal cycling stays within the ripple tolerance, a blocked actuator does not',
+  async (t) => {
+    const su = setup();
+    su.create('mutex', 'Mutex', {});
+    const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: s(0), enabled: true } };
+    chain(su, { period: 30, setting: 40, constraints: mutexed });
+    su.create('other', 'DigitalActuator', { hwDevice: link('pins'), channel: 2, constraints: mutexed });
+    // A setting that moves every second, like a PID output does.
+    let k = 0;
+    const wobble = () => {
+      if (++k % 10 === 0)
+        (su.block('pwm').data as { storedSetting: number }).storedSetting =
+          40 + 20 * Math.sin(k / 900) + 3 * Math.sin(k / 7);
+    };
+    await su.run(120_000, 100, [wobble]);
+    let worst = 0;
+    let outside = 0;
+    await su.run(1_800_000, 100, [
+      wobble,
+      () => {
+        const tr = su.block('pwm').state.tracking as { shortfall: number; tolerance: number };
+        worst = Math.max(worst, Math.abs(tr.shortfall) / tr.tolerance);
+        if (Math.abs(tr.shortfall) > tr.tolerance) outside++;
+      },
+    ]);
+    t.equal(
+      outside,
+      0,
+      `the achieved duty never strays beyond the tolerance (worst ${(100 * worst).toFixed(0)} % of it)`,
+    );
+    t.ok(worst > 0.2, 'the tolerance is not vastly larger than the real ripple');
+    su.patch('other', 'DigitalActuator', { storedState: 'STATE_ACTIVE' });
+    await su.run(120_000, 100, [wobble]);
+    const tr = su.block('pwm').state.tracking as { shortfall: number; tolerance: number };
+    t.ok(
+      tr.shortfall - tr.tolerance > 20,
+      `blocked by the mutex: shortfall ${tr.shortfall.toFixed(1)} beyond tolerance ${tr.tolerance.toFixed(1)}`,
+    );
+    t.end();
+  },
+);
 
 t.test('a setting flickering around 0 % does not start a pulse each time it comes back', async (t) => {
   const su = setup();
@@ -112,7 +124,10 @@ t.test('a setting flickering around 0 % does not start a pulse each time it come
       n++;
     },
   ]);
-  t.ok(Math.abs((100 * on) / n - 2) < 0.5, `average duty follows the average setting (${((100 * on) / n).toFixed(2)} %)`);
+  t.ok(
+    Math.abs((100 * on) / n - 2) < 0.5,
+    `average duty follows the average setting (${((100 * on) / n).toFixed(2)} %)`,
+  );
   // 0 % means off, so a pulse may be cut by the dips; but returning does not restart it (1800 returns).
   t.ok(rises <= 120, `at most two pulses per period (${rises} in 60 periods)`);
   t.end();
@@ -199,7 +214,10 @@ t.test('compensation: a toggle delayed once by a mutex is made up in the next cy
   const m = await measure(su, 60_000);
   // 2.5 s of the ON time was lost; over the following 60 s it is delivered anyway.
   const expected = 50 + (100 * 2) / 60;
-  t.ok(Math.abs(m.duty - expected) < 1, `the lost ON time is made up (${m.duty.toFixed(2)} %, ${expected.toFixed(2)} % expected)`);
+  t.ok(
+    Math.abs(m.duty - expected) < 1,
+    `the lost ON time is made up (${m.duty.toFixed(2)} %, ${expected.toFixed(2)} % expected)`,
+  );
   const after = await measure(su, 100_000);
   t.ok(Math.abs(after.duty - 50) < 0.5, `then back to 50 % (${after.duty.toFixed(2)} %)`);
   t.end();
@@ -225,7 +243,9 @@ t.test('a null setting switches the actuator off once and persists OFF; a restar
   t.equal(su.pins('pins')[0], true, 'still heating over a single missed sample');
   const writes = persistence.writes;
   let offAt = -1;
-  await su.run(3000, 100, [(now) => void (offAt < 0 && su.data('pwm').setting === null && !su.pins('pins')[0] && (offAt = now))]);
+  await su.run(3000, 100, [
+    (now) => void (offAt < 0 && su.data('pwm').setting === null && !su.pins('pins')[0] && (offAt = now)),
+  ]);
   t.equal(su.data('pid').active, false);
   t.equal(su.data('pwm').setting, null);
   t.equal(su.pins('pins')[0], false, 'switched off');

@@ -14,7 +14,11 @@ t.test('fridge quick start holds the fridge air at 15 and at 25 degC in a 20 deg
   f.runtime.create({ id: 'Fridge Sensor', type: PlantProbe.type, data: {} });
   for (const block of qs.blocks) f.runtime.create(block);
   const runPhase = async (setting: number, hours: number) => {
-    f.runtime.patch({ id: 'Fridge Setpoint', type: 'SetpointSensorPair', data: { storedSetting: { __bloxtype: 'Quantity', value: setting, unit: 'degC' } } });
+    f.runtime.patch({
+      id: 'Fridge Setpoint',
+      type: 'SetpointSensorPair',
+      data: { storedSetting: { __bloxtype: 'Quantity', value: setting, unit: 'degC' } },
+    });
     let bothOn = 0;
     let heat = 0;
     let cool = 0;
@@ -34,10 +38,18 @@ t.test('fridge quick start holds the fridge air at 15 and at 25 degC in a 20 deg
   const cold = await runPhase(15, 8);
   t.equal(cold.bothOn, 0, 'never heating and cooling at once');
   t.ok(cold.coolShare > 0.1, `the compressor works (${(cold.coolShare * 100).toFixed(0)} % on)`);
-  t.ok(Math.abs(cold.mean - 15) < 1, `air holds near 15 degC over the last 2 h (mean ${cold.mean.toFixed(2)}, spread ${cold.spread.toFixed(2)})`);
+  t.ok(
+    Math.abs(cold.mean - 15) < 1,
+    `air holds near 15 degC over the last 2 h (mean ${cold.mean.toFixed(2)}, spread ${cold.spread.toFixed(2)})`,
+  );
   const warm = await runPhase(25, 8);
   t.equal(warm.bothOn, 0);
   t.ok(warm.heatShare > 0.05, `the heater works (${(warm.heatShare * 100).toFixed(0)} % on)`);
-  t.ok(Math.abs(warm.mean - 25) < 1, `air holds near 25 degC over the last 2 h (mean ${warm.mean.toFixed(2)}, spread ${warm.spread.toFixed(2)})`);
-  t.comment(`figures: 15 degC mean ${cold.mean.toFixed(2)} spread ${cold.spread.toFixed(2)} cool ${(cold.coolShare * 100).toFixed(0)} %; 25 degC mean ${warm.mean.toFixed(2)} spread ${warm.spread.toFixed(2)} heat ${(warm.heatShare * 100).toFixed(0)} %`);
+  t.ok(
+    Math.abs(warm.mean - 25) < 1,
+    `air holds near 25 degC over the last 2 h (mean ${warm.mean.toFixed(2)}, spread ${warm.spread.toFixed(2)})`,
+  );
+  t.comment(
+    `figures: 15 degC mean ${cold.mean.toFixed(2)} spread ${cold.spread.toFixed(2)} cool ${(cold.coolShare * 100).toFixed(0)} %; 25 degC mean ${warm.mean.toFixed(2)} spread ${warm.spread.toFixed(2)} heat ${(warm.heatShare * 100).toFixed(0)} %`,
+  );
 });

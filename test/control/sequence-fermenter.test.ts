@@ -38,7 +38,14 @@ t.test('a Sequence ramps the setpoint, waits for the beer, toggles an output and
   f.runtime.create({
     id: 'Ramp',
     type: 'SetpointProfile',
-    data: { enabled: false, targetId: link('Beer Setpoint'), points: [{ time: 0, temperature: 20 }, { time: RAMP_S, temperature: 21 }] },
+    data: {
+      enabled: false,
+      targetId: link('Beer Setpoint'),
+      points: [
+        { time: 0, temperature: 20 },
+        { time: RAMP_S, temperature: 21 },
+      ],
+    },
   });
   f.runtime.create({ id: 'Cycle', type: 'Sequence', data: { instructions: INSTRUCTIONS } });
   const seq = () => f.data('Cycle');
@@ -75,24 +82,42 @@ t.test('a Sequence ramps the setpoint, waits for the beer, toggles an output and
   const reached = at(6);
   const fanOff = at(10);
   const backDone = at(0);
-  t.ok(rampEnd && reached && fanOff && backDone, `all phases passed: ${JSON.stringify(events.map((e) => e.instruction))}`);
+  t.ok(
+    rampEnd && reached && fanOff && backDone,
+    `all phases passed: ${JSON.stringify(events.map((e) => e.instruction))}`,
+  );
   if (!rampEnd || !reached || !fanOff || !backDone) return;
   t.ok(Math.abs(rampEnd.t - RAMP_S) <= 2, `the profile ended after its 2 h (${rampEnd.t} s)`);
   t.equal(rampEnd.setting, 21, 'at 21 degC');
   t.ok(reached.t >= rampEnd.t, 'the wait for the setpoint came after the ramp');
-  t.ok(Math.abs(reached.beer - 21) <= PRECISION + 1 / 16, `the beer was within the precision when it passed (${reached.beer.toFixed(2)} degC)`);
+  t.ok(
+    Math.abs(reached.beer - 21) <= PRECISION + 1 / 16,
+    `the beer was within the precision when it passed (${reached.beer.toFixed(2)} degC)`,
+  );
   t.ok(Math.abs(fanOff.t - reached.t - FAN_S) <= 2, `the fan ran 30 min (${fanOff.t - reached.t} s)`);
   const fanRuns = events.filter((e) => e.instruction === 6).length;
   const fanEnds = events.filter((e) => e.instruction === 10).length;
   t.ok(fanRuns >= 2, `at least two cycles in 8 h (${fanRuns})`);
-  const expectedFan = fanEnds * FAN_S + (fanRuns > fanEnds ? 8 * 3600 - (events.filter((e) => e.instruction === 6).pop()!.t) : 0);
-  t.ok(Math.abs(fanTicks - expectedFan) <= 2 * fanRuns + 2, `the fan ran only in the 30 min steps (${fanTicks} s of ${expectedFan} s)`);
-  t.ok(Math.abs(backDone.beer - 20) <= PRECISION + 1 / 16, `back at 20 degC before the restart (${backDone.beer.toFixed(2)} degC)`);
+  const expectedFan =
+    fanEnds * FAN_S + (fanRuns > fanEnds ? 8 * 3600 - events.filter((e) => e.instruction === 6).pop()!.t : 0);
+  t.ok(
+    Math.abs(fanTicks - expectedFan) <= 2 * fanRuns + 2,
+    `the fan ran only in the 30 min steps (${fanTicks} s of ${expectedFan} s)`,
+  );
+  t.ok(
+    Math.abs(backDone.beer - 20) <= PRECISION + 1 / 16,
+    `back at 20 degC before the restart (${backDone.beer.toFixed(2)} degC)`,
+  );
   const second = at(6, events.indexOf(backDone));
   t.ok(second, 'the restarted cycle ramped and reached 21 degC again');
-  const line = (e: Event | undefined) => (e ? `${(e.t / 3600).toFixed(2)} h beer ${e.beer.toFixed(2)} degC setting ${e.setting?.toFixed(2)} degC` : 'not reached');
+  const line = (e: Event | undefined) =>
+    e
+      ? `${(e.t / 3600).toFixed(2)} h beer ${e.beer.toFixed(2)} degC setting ${e.setting?.toFixed(2)} degC`
+      : 'not reached';
   t.comment(`ramp end: ${line(rampEnd)}`);
-  t.comment(`setpoint reached (fan on): ${line(reached)}; largest lag of the beer behind the ramp ${maxRampLag.toFixed(2)} degC`);
+  t.comment(
+    `setpoint reached (fan on): ${line(reached)}; largest lag of the beer behind the ramp ${maxRampLag.toFixed(2)} degC`,
+  );
   t.comment(`fan off: ${line(fanOff)}`);
   t.comment(`back at 20 degC (restart): ${line(backDone)}`);
   t.comment(`second cycle reached 21 degC: ${line(second)}`);

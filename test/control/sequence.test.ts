@@ -15,7 +15,12 @@ class SwitchableClock extends ManualClock {
 function plant(su: ReturnType<typeof setup>) {
   su.create('Pins', 'MockPins', {});
   su.create('sensor', 'TempSensorExternal', { setting: 20, timeout: 0 });
-  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 10, enabled: true, filter: 'FILTER_NONE' });
+  su.create('sp', 'SetpointSensorPair', {
+    sensorId: link('sensor'),
+    storedSetting: 10,
+    enabled: true,
+    filter: 'FILTER_NONE',
+  });
   su.create('out', 'DigitalActuator', { hwDevice: link('Pins'), channel: 3 });
 }
 
@@ -34,7 +39,9 @@ t.test('instruction syntax: parsing, normalising, positions of errors', async (t
   const badKey = parseInstruction('WAIT_DURATION time=10s');
   t.match(badKey, { error: { pos: 14, message: /WAIT_DURATION has no argument 'time'; it takes duration/ } });
   t.match(parseInstruction('WAIT_TEMP_ABOVE target=sensor'), { error: { message: /needs value/ } });
-  t.match(parseInstruction('SET_DIGITAL target=out, setting=maybe'), { error: { message: /expected one of STATE_INACTIVE/ } });
+  t.match(parseInstruction('SET_DIGITAL target=out, setting=maybe'), {
+    error: { message: /expected one of STATE_INACTIVE/ },
+  });
   t.match(parseInstruction('WAIT_DURATION duration=$bad name'), { error: { message: /invalid variable name/ } });
   t.end();
 });
@@ -43,7 +50,13 @@ t.test('lines are normalised on write; a bad line is stored with its error and n
   const su = setup();
   plant(su);
   su.create('seq', 'Sequence', {
-    instructions: ['   # This is a comment    ', 'SET_SETPOINT target=sp, setting=40C', 'SET_DIGITAL target=out, setting=ACTIVE', 'WAIT_DURATION duration=90m', 'WAIT_SETPOINT target=sp,precision=0.25dC'],
+    instructions: [
+      '   # This is a comment    ',
+      'SET_SETPOINT target=sp, setting=40C',
+      'SET_DIGITAL target=out, setting=ACTIVE',
+      'WAIT_DURATION duration=90m',
+      'WAIT_SETPOINT target=sp,precision=0.25dC',
+    ],
   });
   const out = su.runtime.read({ id: 'seq' }).data as Record<string, any>;
   t.same(out.instructions, [
@@ -58,7 +71,9 @@ t.test('lines are normalised on write; a bad line is stored with its error and n
   t.equal(out.activeInstruction, 3);
   t.equal(out.status, 'WAITING');
 
-  su.create('broken', 'Sequence', { instructions: ['SET_SETPOINT target=sp, setting=30C', 'WAIT_DURATION duration=ten minutes'] });
+  su.create('broken', 'Sequence', {
+    instructions: ['SET_SETPOINT target=sp, setting=30C', 'WAIT_DURATION duration=ten minutes'],
+  });
   await su.run(1000);
   const b = su.data('broken');
   t.equal(su.data('sp').storedSetting, 40, 'a sequence with a bad line runs none of its lines');
@@ -68,7 +83,9 @@ t.test('lines are normalised on write; a bad line is stored with its error and n
   t.equal(b.errorPos, 23);
   t.match(b.errorMessage, /instruction 2: duration: expected a duration/);
   t.same(b.instructions[1], 'WAIT_DURATION duration=ten minutes', 'the bad line is kept as written');
-  su.patch('broken', 'Sequence', { instructions: ['SET_SETPOINT target=sp, setting=30C', 'WAIT_DURATION duration=10m'] });
+  su.patch('broken', 'Sequence', {
+    instructions: ['SET_SETPOINT target=sp, setting=30C', 'WAIT_DURATION duration=10m'],
+  });
   await su.run(200);
   t.equal(su.data('sp').storedSetting, 30, 'fixed: it runs');
   t.equal(su.data('broken').error, 'NONE');
@@ -79,7 +96,9 @@ t.test('lines are normalised on write; a bad line is stored with its error and n
 t.test('WAIT_DURATION excludes paused time; disabled mid-sequence is PAUSED', async (t) => {
   const su = setup();
   plant(su);
-  su.create('seq', 'Sequence', { instructions: ['WAIT_DURATION duration=10m', 'SET_DIGITAL target=out, setting=STATE_ACTIVE'] });
+  su.create('seq', 'Sequence', {
+    instructions: ['WAIT_DURATION duration=10m', 'SET_DIGITAL target=out, setting=STATE_ACTIVE'],
+  });
   t.equal(su.data('seq').status, 'WAITING');
   await su.run(5 * 60_000, 1000);
   t.equal(su.data('seq').elapsed, 300);
@@ -107,10 +126,23 @@ t.test('wall-time rules: WAIT_UNTIL, START_PROFILE and WAIT_PROFILE need the clo
   const su = setup({ clock });
   plant(su);
   const wall0 = Math.floor(clock.wall()! / 1000);
-  su.create('profile', 'SetpointProfile', { targetId: link('sp'), points: [{ time: 0, temperature: 20 }, { time: 600, temperature: 30 }] });
+  su.create('profile', 'SetpointProfile', {
+    targetId: link('sp'),
+    points: [
+      { time: 0, temperature: 20 },
+      { time: 600, temperature: 30 },
+    ],
+  });
   clock.valid = false;
   const until = new Date((wall0 + 3600) * 1000).toISOString();
-  su.create('seq', 'Sequence', { instructions: [`WAIT_UNTIL time=${until}`, 'START_PROFILE target=profile', 'WAIT_PROFILE target=profile', 'SET_DIGITAL target=out, setting=STATE_ACTIVE'] });
+  su.create('seq', 'Sequence', {
+    instructions: [
+      `WAIT_UNTIL time=${until}`,
+      'START_PROFILE target=profile',
+      'WAIT_PROFILE target=profile',
+      'SET_DIGITAL target=out, setting=STATE_ACTIVE',
+    ],
+  });
   await su.run(1000);
   t.equal(su.data('seq').status, 'ERROR');
   t.equal(su.data('seq').error, 'SYSTEM_TIME_NOT_AVAILABLE');
@@ -133,30 +165,62 @@ t.test('wall-time rules: WAIT_UNTIL, START_PROFILE and WAIT_PROFILE need the clo
 t.test('variables: resolved on every check, errors for undefined and mistyped ones', async (t) => {
   const su = setup();
   plant(su);
-  su.create('vars', 'Variables', { variables: { target: { link: link('sp') }, wait: { duration: { __objtype: 'Quantity', value: 10, unit: 'min' } } } });
-  su.create('seq', 'Sequence', { variablesId: link('vars'), instructions: ['SET_SETPOINT target=$target, setting=$temp', 'WAIT_DURATION duration=$wait', 'SET_DIGITAL target=out, setting=$state'] });
+  su.create('vars', 'Variables', {
+    variables: { target: { link: link('sp') }, wait: { duration: { __objtype: 'Quantity', value: 10, unit: 'min' } } },
+  });
+  su.create('seq', 'Sequence', {
+    variablesId: link('vars'),
+    instructions: [
+      'SET_SETPOINT target=$target, setting=$temp',
+      'WAIT_DURATION duration=$wait',
+      'SET_DIGITAL target=out, setting=$state',
+    ],
+  });
   t.equal(su.data('seq').error, 'UNDEFINED_VARIABLE');
   su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { temp: { analog: 20 } } } });
   await su.run(200);
   t.equal(su.data('seq').error, 'INVALID_VARIABLE', 'an analog where a temperature is needed');
-  su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { temp: { temp: { __objtype: 'Quantity', value: 68, unit: 'degF' } } } } });
+  su.runtime.patch({
+    id: 'vars',
+    type: 'Variables',
+    data: { variables: { temp: { temp: { __objtype: 'Quantity', value: 68, unit: 'degF' } } } },
+  });
   await su.run(200);
   t.equal(su.data('sp').storedSetting, 20);
   t.equal(su.data('seq').activeInstruction, 1);
   t.same(Object.keys(su.data('vars').variables).sort(), ['target', 'temp', 'wait'], 'a patch merges by name');
   await su.run(5 * 60_000, 1000);
-  su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { wait: { duration: { __objtype: 'Quantity', value: 6, unit: 'min' } } } } });
+  su.runtime.patch({
+    id: 'vars',
+    type: 'Variables',
+    data: { variables: { wait: { duration: { __objtype: 'Quantity', value: 6, unit: 'min' } } } },
+  });
   await su.run(59_000, 1000);
   t.equal(su.data('seq').activeInstruction, 1, 'a changed variable does not restart the timer: 5 + 1 min < 6 min');
   await su.run(2000, 1000);
   t.equal(su.data('seq').activeInstruction, 2, 'and counts from the instruction start');
   t.equal(su.data('seq').error, 'UNDEFINED_VARIABLE');
-  su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { state: { digital: 'STATE_ACTIVE' }, temp: { empty: true } } } });
+  su.runtime.patch({
+    id: 'vars',
+    type: 'Variables',
+    data: { variables: { state: { digital: 'STATE_ACTIVE' }, temp: { empty: true } } },
+  });
   await su.run(200);
   t.equal(su.data('out').storedState, 'STATE_ACTIVE');
   t.notOk('temp' in su.data('vars').variables, 'writing empty deletes a name');
-  t.throws(() => su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { 'bad name': { analog: 1 } } } }), { kind: 'invalid', message: /bad name/ });
-  t.throws(() => su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { two: { analog: 1, digital: 'STATE_ACTIVE' } } } }), { kind: 'invalid', message: /exactly one/ });
+  t.throws(
+    () => su.runtime.patch({ id: 'vars', type: 'Variables', data: { variables: { 'bad name': { analog: 1 } } } }),
+    { kind: 'invalid', message: /bad name/ },
+  );
+  t.throws(
+    () =>
+      su.runtime.patch({
+        id: 'vars',
+        type: 'Variables',
+        data: { variables: { two: { analog: 1, digital: 'STATE_ACTIVE' } } },
+      }),
+    { kind: 'invalid', message: /exactly one/ },
+  );
   const stored = su.runtime.read({ id: 'vars' }, 'stored').data as Record<string, any>;
   t.same(stored.variables.target, { link: { __objtype: 'Link', __bloxtype: 'Link', type: 'Any', id: 'sp' } });
   t.end();
@@ -165,7 +229,9 @@ t.test('variables: resolved on every check, errors for undefined and mistyped on
 t.test('override, instruction edits, RESTART pause, START/WAIT_SEQUENCE, target errors', async (t) => {
   const su = setup();
   plant(su);
-  su.create('seq', 'Sequence', { instructions: ['WAIT', 'SET_DIGITAL target=out, setting=STATE_ACTIVE', 'WAIT', 'RESTART'] });
+  su.create('seq', 'Sequence', {
+    instructions: ['WAIT', 'SET_DIGITAL target=out, setting=STATE_ACTIVE', 'WAIT', 'RESTART'],
+  });
   await su.run(1000);
   t.equal(su.data('seq').activeInstruction, 0);
   su.patch('seq', 'Sequence', { activeInstruction: 2 });
@@ -174,9 +240,25 @@ t.test('override, instruction edits, RESTART pause, START/WAIT_SEQUENCE, target 
   t.equal(su.data('out').storedState, 'STATE_ACTIVE');
   t.equal(su.data('seq').activeInstruction, 2);
   t.equal(su.data('seq').overrideState, false);
-  su.patch('seq', 'Sequence', { instructions: ['WAIT', 'SET_DIGITAL target=out, setting=STATE_ACTIVE', 'WAIT', 'SET_DIGITAL target=out, setting=STATE_INACTIVE', 'RESTART'] });
+  su.patch('seq', 'Sequence', {
+    instructions: [
+      'WAIT',
+      'SET_DIGITAL target=out, setting=STATE_ACTIVE',
+      'WAIT',
+      'SET_DIGITAL target=out, setting=STATE_INACTIVE',
+      'RESTART',
+    ],
+  });
   t.equal(su.data('seq').activeInstruction, 2, 'same opcodes up to the position: it stays');
-  su.patch('seq', 'Sequence', { instructions: ['WAIT_DURATION duration=1s', 'SET_DIGITAL target=out, setting=STATE_ACTIVE', 'WAIT', 'SET_DIGITAL target=out, setting=STATE_INACTIVE', 'RESTART'] });
+  su.patch('seq', 'Sequence', {
+    instructions: [
+      'WAIT_DURATION duration=1s',
+      'SET_DIGITAL target=out, setting=STATE_ACTIVE',
+      'WAIT',
+      'SET_DIGITAL target=out, setting=STATE_INACTIVE',
+      'RESTART',
+    ],
+  });
   t.equal(su.data('seq').activeInstruction, 0, 'an opcode before the position changed: restart');
   su.patch('seq', 'Sequence', { activeInstruction: 3, overrideState: true });
   t.equal(su.data('out').storedState, 'STATE_INACTIVE');
@@ -190,7 +272,14 @@ t.test('override, instruction edits, RESTART pause, START/WAIT_SEQUENCE, target 
   su.create('child', 'Sequence', { instructions: ['WAIT_DURATION duration=30s'] });
   await su.run(31_000, 1000);
   t.equal(su.data('child').status, 'END');
-  su.create('parent', 'Sequence', { instructions: ['START_SEQUENCE target=child', 'WAIT_SEQUENCE target=child', 'SET_SETPOINT target=sp, setting=15C', 'SET_SETPOINT target=ghost, setting=16C'] });
+  su.create('parent', 'Sequence', {
+    instructions: [
+      'START_SEQUENCE target=child',
+      'WAIT_SEQUENCE target=child',
+      'SET_SETPOINT target=sp, setting=15C',
+      'SET_SETPOINT target=ghost, setting=16C',
+    ],
+  });
   await su.run(1000, 1000);
   t.equal(su.data('child').activeInstruction, 0, 'START_SEQUENCE restarts the target');
   t.equal(su.data('parent').activeInstruction, 1);
@@ -212,7 +301,9 @@ t.test('progress is persisted after 60 s in one instruction; the store mode appl
   const persistence = new MemoryPersistence();
   const su = setup({ persistence });
   plant(su);
-  su.create('seq', 'Sequence', { instructions: ['SET_SETPOINT target=sp, setting=33C', 'WAIT_DURATION duration=5m', 'WAIT'] });
+  su.create('seq', 'Sequence', {
+    instructions: ['SET_SETPOINT target=sp, setting=33C', 'WAIT_DURATION duration=5m', 'WAIT'],
+  });
   const storedSp = () => JSON.parse(persistence.records.get(su.block('sp').nid)!.data).storedSetting.value;
   const storedSeq = () => JSON.parse(persistence.records.get(su.block('seq').nid)!.data);
   t.equal(storedSp(), 10, 'fast SET chains are not written at once');

@@ -5,8 +5,18 @@ function herms() {
   const su = setup();
   su.create('mtSensor', 'TempSensorExternal', { setting: 65, timeout: 0 });
   su.create('hltSensor', 'TempSensorExternal', { setting: 70, timeout: 0 });
-  su.create('mt', 'SetpointSensorPair', { sensorId: link('mtSensor'), storedSetting: 67, filter: 'FILTER_NONE', enabled: true });
-  su.create('hlt', 'SetpointSensorPair', { sensorId: link('hltSensor'), storedSetting: 60, filter: 'FILTER_NONE', enabled: true });
+  su.create('mt', 'SetpointSensorPair', {
+    sensorId: link('mtSensor'),
+    storedSetting: 67,
+    filter: 'FILTER_NONE',
+    enabled: true,
+  });
+  su.create('hlt', 'SetpointSensorPair', {
+    sensorId: link('hltSensor'),
+    storedSetting: 60,
+    filter: 'FILTER_NONE',
+    enabled: true,
+  });
   su.create('driver', 'ActuatorOffset', { targetId: link('hlt'), referenceId: link('mt'), storedSetting: 5 });
   return su;
 }

@@ -14,11 +14,20 @@ import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { axeSource, axeViolations, launchBrowser, removeDir, screenshot, startSim, type SimService } from './browser.js';
+import {
+  axeSource,
+  axeViolations,
+  launchBrowser,
+  removeDir,
+  screenshot,
+  startSim,
+  type SimService,
+} from './browser.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 // Fails with a clear message when axe-core is missing, before anything starts.
 axeSource();
 
@@ -30,7 +39,10 @@ let page: Page;
 
 t.before(async () => {
   sim = await startSim();
-  const seeded = await api('blocks/backup/load', JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')));
+  const seeded = await api(
+    'blocks/backup/load',
+    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
+  );
   if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -48,7 +60,11 @@ const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
 
 async function historyHas(field: string): Promise<void> {
   for (let i = 0; i < 60; i++) {
-    const res = await fetch(`${sim.cli.base}/history/timeseries/ranges`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fields: [field], duration: '1h' }) });
+    const res = await fetch(`${sim.cli.base}/history/timeseries/ranges`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fields: [field], duration: '1h' }),
+    });
     const ranges = (await res.json()) as Array<{ values: unknown[] }>;
     if (ranges[0] && ranges[0].values.length >= 2) return;
     await new Promise((r) => setTimeout(r, 500));
@@ -56,20 +72,27 @@ async function historyHas(field: string): Promise<void> {
   throw new Error(`history never had two points of ${field}`);
 }
 
-t.test('sensor and setpoint cards carry a sparkline of the last hour; a mutex card says who holds and who waits', async (t) => {
-  await historyHas(`${SID}/Beer Sensor/value[degC]`);
-  await historyHas(`${SID}/Beer Setpoint/value[degC]`);
-  await page.goto(`${sim.cli.base}/#/overview`);
-  for (const id of ['Beer Sensor', 'Beer Setpoint']) {
-    const spark = card(id).getByTestId('sparkline');
-    await spark.waitFor();
-    t.ok(Number(await spark.getAttribute('data-points')) >= 2, `${id} has a sparkline`);
-    t.match(await spark.getAttribute('aria-label'), `${id}, last hour`, 'it says what it shows');
-  }
-  const mutex = card('Heat Cool Mutex').getByTestId('mutex-story');
-  await mutex.waitFor();
-  t.match(await mutex.innerText(), /^(Held by (Heater|Cooler)\.|Free: no actuator holds it\.) (Nobody waits\.|(Heater|Cooler) waits)/, 'the mutex says who holds it and who waits');
-});
+t.test(
+  'sensor and setpoint cards carry a sparkline of the last hour; a mutex card says who holds and who waits',
+  async (t) => {
+    await historyHas(`${SID}/Beer Sensor/value[degC]`);
+    await historyHas(`${SID}/Beer Setpoint/value[degC]`);
+    await page.goto(`${sim.cli.base}/#/overview`);
+    for (const id of ['Beer Sensor', 'Beer Setpoint']) {
+      const spark = card(id).getByTestId('sparkline');
+      await spark.waitFor();
+      t.ok(Number(await spark.getAttribute('data-points')) >= 2, `${id} has a sparkline`);
+      t.match(await spark.getAttribute('aria-label'), `${id}, last hour`, 'it says what it shows');
+    }
+    const mutex = card('Heat Cool Mutex').getByTestId('mutex-story');
+    await mutex.waitFor();
+    t.match(
+      await mutex.innerText(),
+      /^(Held by (Heater|Cooler)\.|Free: no actuator holds it\.) (Nobody waits\.|(Heater|Cooler) waits)/,
+      'the mutex says who holds it and who waits',
+    );
+  },
+);
 
 t.test('rename in one click (links follow); a discovered sensor asks for a name', async (t) => {
   await page.goto(`${sim.cli.base}/#/overview`);
@@ -92,31 +115,57 @@ t.test('rename in one click (links follow); a discovered sensor asks for a name'
   t.equal(await card('Room Sensor').getByTestId('rename').count(), 0, 'a named sensor no longer asks');
 });
 
-t.test('graphs: a fresh controller shows its last minutes, setpoints paired with their values, a remembered field picker', async (t) => {
-  await page.evaluate(() => localStorage.clear());
-  await page.goto(`${sim.cli.base}/#/graphs`);
-  await page.getByTestId('chart').locator('canvas').waitFor();
-  await page.waitForFunction('window.__graphPoints > 0');
-  t.equal(await page.getByRole('button', { name: 'show the last 10m' }).getAttribute('aria-pressed'), 'true', 'the range fits minutes of data: 10 min');
-  const checked = await page.getByTestId('field-picker').locator('input[type=checkbox]:checked').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).dataset.field));
-  t.ok(checked.includes(`${SID}/Beer Setpoint/setting[degC]`) && checked.includes(`${SID}/Beer Setpoint/value[degC]`), `the beer setpoint is drawn with its measured value: ${checked.join(', ')}`);
-  t.ok(checked.length <= 6, 'at most six fields by default');
+t.test(
+  'graphs: a fresh controller shows its last minutes, setpoints paired with their values, a remembered field picker',
+  async (t) => {
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(`${sim.cli.base}/#/graphs`);
+    await page.getByTestId('chart').locator('canvas').waitFor();
+    await page.waitForFunction('window.__graphPoints > 0');
+    t.equal(
+      await page.getByRole('button', { name: 'show the last 10m' }).getAttribute('aria-pressed'),
+      'true',
+      'the range fits minutes of data: 10 min',
+    );
+    const checked = await page
+      .getByTestId('field-picker')
+      .locator('input[type=checkbox]:checked')
+      .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).dataset.field));
+    t.ok(
+      checked.includes(`${SID}/Beer Setpoint/setting[degC]`) && checked.includes(`${SID}/Beer Setpoint/value[degC]`),
+      `the beer setpoint is drawn with its measured value: ${checked.join(', ')}`,
+    );
+    t.ok(checked.length <= 6, 'at most six fields by default');
 
-  await page.locator('summary').filter({ hasText: 'Fields' }).click();
-  await page.getByLabel('Search fields').fill('heat pwm');
-  const groups = await page.getByTestId('field-picker').locator('fieldset').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.group));
-  t.same(groups, ['Heat PWM'], 'search narrows the list to one block, grouped under its name');
-  await page.getByTestId('field-picker').getByLabel('Value', { exact: true }).check();
-  await page.getByRole('button', { name: 'show the last 1h' }).click();
-  await page.reload();
-  await page.getByTestId('chart').locator('canvas').waitFor();
-  const kept = JSON.parse((await page.evaluate(() => localStorage.getItem('edgeblocks.graph.fields'))) ?? '[]') as string[];
-  t.ok(kept.includes(`${SID}/Heat PWM/value`), 'the choice is remembered in this browser');
-  t.equal(await page.getByRole('button', { name: 'show the last 1h' }).getAttribute('aria-pressed'), 'true', 'and so is the range');
-});
+    await page.locator('summary').filter({ hasText: 'Fields' }).click();
+    await page.getByLabel('Search fields').fill('heat pwm');
+    const groups = await page
+      .getByTestId('field-picker')
+      .locator('fieldset')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.group));
+    t.same(groups, ['Heat PWM'], 'search narrows the list to one block, grouped under its name');
+    await page.getByTestId('field-picker').getByLabel('Value', { exact: true }).check();
+    await page.getByRole('button', { name: 'show the last 1h' }).click();
+    await page.reload();
+    await page.getByTestId('chart').locator('canvas').waitFor();
+    const kept = JSON.parse(
+      (await page.evaluate(() => localStorage.getItem('edgeblocks.graph.fields'))) ?? '[]',
+    ) as string[];
+    t.ok(kept.includes(`${SID}/Heat PWM/value`), 'the choice is remembered in this browser');
+    t.equal(
+      await page.getByRole('button', { name: 'show the last 1h' }).getAttribute('aria-pressed'),
+      'true',
+      'and so is the range',
+    );
+  },
+);
 
 t.test('a fermentation profile from a template: where it is, what is next, pause, skip, resume', async (t) => {
-  const made = await api('blocks/create', { id: 'Beer Profile', type: 'SetpointProfile', data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [] } });
+  const made = await api('blocks/create', {
+    id: 'Beer Profile',
+    type: 'SetpointProfile',
+    data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [] },
+  });
   t.equal(made.status, 201);
   await page.goto(`${sim.cli.base}/#/overview`);
   const c = card('Beer Profile');
@@ -143,7 +192,10 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
   await now.filter({ hasText: /Now: step 2 of 5: ramp 11 → 16 °C/ }).waitFor();
   b = (await api('blocks/read', { id: 'Beer Profile' })).body;
   t.equal(b.data.enabled, true, 'resumed');
-  t.ok(Math.abs(Date.now() / 1000 - Date.parse(b.data.start) / 1000 - 10 * 86400) < 120, 'at the start of step 2 (10 days in)');
+  t.ok(
+    Math.abs(Date.now() / 1000 - Date.parse(b.data.start) / 1000 - 10 * 86400) < 120,
+    'at the start of step 2 (10 days in)',
+  );
   await c.getByRole('button', { name: 'Stop' }).click();
   await c.getByRole('button', { name: 'Start profile now' }).waitFor();
   t.equal(await c.getByTestId('profile-steps').locator('li').count(), 5, 'stopped, it lists its steps to start again');
@@ -155,15 +207,33 @@ t.test('the editor labels fields in words and enforces the ranges of the field t
   await form.waitFor();
   const labels = await form.locator('label').evaluateAll((els) => els.map((e) => e.firstChild?.textContent?.trim()));
   t.ok(labels.includes('Setting') && labels.includes('Filter threshold'), `labels in words: ${labels.join(', ')}`);
-  t.notOk(labels.some((l) => /[a-z][A-Z]/.test(l ?? '')), 'no camelCase label');
+  t.notOk(
+    labels.some((l) => /[a-z][A-Z]/.test(l ?? '')),
+    'no camelCase label',
+  );
   t.notOk(labels.includes('Value'), 'read-only fields are not inputs');
-  const sensors = await form.locator('select[name=sensorId] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-  t.ok(sensors.includes('Wort Sensor') && sensors.includes('Fridge Sensor'), `the sensor picker offers sensors: ${sensors.join(', ')}`);
-  t.notOk(sensors.includes('Heat PID') || sensors.includes('Heater') || sensors.includes('Beer Setpoint'), 'and no block of another interface');
+  const sensors = await form
+    .locator('select[name=sensorId] option')
+    .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  t.ok(
+    sensors.includes('Wort Sensor') && sensors.includes('Fridge Sensor'),
+    `the sensor picker offers sensors: ${sensors.join(', ')}`,
+  );
+  t.notOk(
+    sensors.includes('Heat PID') || sensors.includes('Heater') || sensors.includes('Beer Setpoint'),
+    'and no block of another interface',
+  );
   await form.locator('input[name=storedSetting]').fill('500');
   await form.getByRole('button', { name: 'Save changes' }).click();
-  await form.getByTestId('error-storedSetting').filter({ hasText: /Setting: between -?\d+ and \d+/ }).waitFor();
-  t.equal((await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 20.5, 'the out-of-range value was not sent');
+  await form
+    .getByTestId('error-storedSetting')
+    .filter({ hasText: /Setting: between -?\d+ and \d+/ })
+    .waitFor();
+  t.equal(
+    (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value,
+    20.5,
+    'the out-of-range value was not sent',
+  );
 });
 
 const PAGES = ['overview', 'graphs', 'setup', 'hardware', 'alerts', `block/${encodeURIComponent('Beer Setpoint')}`];
@@ -173,21 +243,46 @@ for (const [width, height, label] of [
   [1200, 900, 'desktop'],
   [390, 844, 'phone'],
 ] as const) {
-  t.test(`every page at ${label} width (${width} px): laid out without sideways scrolling, screenshot, axe-core check`, async (t) => {
-    const p = await browser.newPage({ viewport: { width, height }, isMobile: label === 'phone', hasTouch: label === 'phone' });
-    t.teardown(() => p.close());
-    for (const route of PAGES) {
-      await p.goto(`${sim.cli.base}/#/${route}`);
-      await p.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15_000) });
-      await p.locator('main').getByText(/Loading…|Waiting for the controller…|Reading the schema…|Asking the history service/).waitFor({ state: 'detached', timeout: limit(15_000) });
-      if (route === 'graphs') await p.getByTestId('chart').locator('canvas').waitFor();
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      t.ok(overflow <= 0, `${pageName(route)}: no sideways scrolling (overflow ${overflow} px)`);
-      await screenshot(p, `${pageName(route)}-${label}`);
-      const violations = await axeViolations(p);
-      t.same(violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), [], `${pageName(route)}: axe-core finds no WCAG A/AA violation`);
-    }
-  });
+  t.test(
+    `every page at ${label} width (${width} px): laid out without sideways scrolling, screenshot, axe-core check`,
+    async (t) => {
+      const p = await browser.newPage({
+        viewport: { width, height },
+        isMobile: label === 'phone',
+        hasTouch: label === 'phone',
+      });
+      t.teardown(() => p.close());
+      for (const route of PAGES) {
+        await p.goto(`${sim.cli.base}/#/${route}`);
+        await p
+          .getByTestId('online')
+          .filter({ hasText: 'online' })
+          .waitFor({ timeout: limit(15_000) });
+        await p
+          .locator('main')
+          .getByText(/Loading…|Waiting for the controller…|Reading the schema…|Asking the history service/)
+          .waitFor({ state: 'detached', timeout: limit(15_000) });
+        if (route === 'graphs') await p.getByTestId('chart').locator('canvas').waitFor();
+        const overflow = await p.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        t.ok(overflow <= 0, `${pageName(route)}: no sideways scrolling (overflow ${overflow} px)`);
+        await screenshot(p, `${pageName(route)}-${label}`);
+        const violations = await axeViolations(p);
+        t.same(
+          violations.map(
+            (v) =>
+              `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+                .slice(0, 3)
+                .map((n) => n.target.join(' '))
+                .join(', ')}`,
+          ),
+          [],
+          `${pageName(route)}: axe-core finds no WCAG A/AA violation`,
+        );
+      }
+    },
+  );
 }
 
 t.test('keyboard: the pages are reached with Tab and Enter, focus is visible', async (t) => {
@@ -236,7 +331,10 @@ t.test('connection: a stopped service is noticed within 5 s, a hung one too, and
   await page.getByTestId('offline').waitFor({ timeout: limit(5000) });
   t.equal(await page.getByTestId('online').innerText(), 'offline', 'it does not answer: offline');
   sim.cli.child.kill('SIGCONT');
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(20_000) });
+  await page
+    .getByTestId('online')
+    .filter({ hasText: 'online' })
+    .waitFor({ timeout: limit(20_000) });
 
   t0 = Date.now();
   sim.cli.child.kill('SIGKILL');
@@ -245,6 +343,9 @@ t.test('connection: a stopped service is noticed within 5 s, a hung one too, and
   t.pass(`a stopped service is noticed after ${Date.now() - t0} ms`);
   await screenshot(page, 'overview-offline-desktop');
   sim = await startSim(['--port', String(port)], 1000, sim.dataDir);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(20_000) });
+  await page
+    .getByTestId('online')
+    .filter({ hasText: 'online' })
+    .waitFor({ timeout: limit(20_000) });
   t.equal(await page.getByTestId('offline').count(), 0, 'the banner is gone');
 });

@@ -19,7 +19,8 @@ const BEER = 'Sensor b001';
 const AIR = 'Sensor a001';
 const RELAYS = 'DS2408 00000000d001';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 
 // A browser and several service starts: more than the default per-file limit on a busy machine.
 t.setTimeout(limit(300_000));
@@ -48,7 +49,10 @@ const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
 t.test('the page loads from / and shows the service live', async (t) => {
   const res = await page.goto(`${sim.cli.base}/`);
   t.equal(res?.status(), 200);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15000) });
+  await page
+    .getByTestId('online')
+    .filter({ hasText: 'online' })
+    .waitFor({ timeout: limit(15000) });
   await card('SysInfo').waitFor();
   t.match(await page.locator('header').innerText(), SID, 'the service id is in the header');
   t.equal(await page.getByTestId('logout').count(), 0, 'no logout button with auth off');
@@ -64,7 +68,9 @@ t.test('discovery and the fermentation-fridge wizard create a working chain', as
   const door = pins.lines.find((l: { name: string }) => l.name === 'door');
   t.ok(door, 'the demo has a door input');
   for (const select of ['heat', 'cool']) {
-    const offered = await wizard.locator(`select[name=${select}] option`).evaluateAll((os) => os.map((o) => (o as { value: string }).value));
+    const offered = await wizard
+      .locator(`select[name=${select}] option`)
+      .evaluateAll((os) => os.map((o) => (o as { value: string }).value));
     t.ok(offered.includes(`${RELAYS}#1`), `${select}: relay channels offered`);
     t.notOk(offered.includes(`GpioPins#${door.channel}`), `${select}: the door input is not offered`);
   }
@@ -74,11 +80,28 @@ t.test('discovery and the fermentation-fridge wizard create a working chain', as
   await wizard.locator('select[name=cool]').selectOption(`${RELAYS}#2`);
   await wizard.locator('input[name=beerSetting]').fill('21');
   await page.getByTestId('wizard-create').click();
-  await page.getByTestId('wizard-log').getByText(/^done:/).waitFor({ timeout: limit(20000) });
+  await page
+    .getByTestId('wizard-log')
+    .getByText(/^done:/)
+    .waitFor({ timeout: limit(20000) });
 
   const all = (await api('blocks/all/read')).body as Array<{ id: string; type: string; data: any; meta?: any }>;
   const made = all.filter((b) => b.meta?.wizard === 'fermentation-fridge');
-  t.same(made.map((b) => b.type).sort(), ['ActuatorPwm', 'ActuatorPwm', 'DigitalActuator', 'DigitalActuator', 'Mutex', 'Pid', 'Pid', 'SetpointProfile', 'SetpointSensorPair', 'SetpointSensorPair'].sort());
+  t.same(
+    made.map((b) => b.type).sort(),
+    [
+      'ActuatorPwm',
+      'ActuatorPwm',
+      'DigitalActuator',
+      'DigitalActuator',
+      'Mutex',
+      'Pid',
+      'Pid',
+      'SetpointProfile',
+      'SetpointSensorPair',
+      'SetpointSensorPair',
+    ].sort(),
+  );
   const byId = new Map(all.map((b) => [b.id, b]));
   t.equal(byId.get('Ferment Beer Setpoint')?.data.storedSetting.value, 21);
   t.equal(byId.get('Ferment Heat Actuator')?.data.hwDevice.id, RELAYS);
@@ -103,7 +126,11 @@ t.test('a value on screen follows the emulated temperature', async (t) => {
   for (const value of [31.25, 12.5]) {
     const forced = await postJson(`${sim.cli.base}/${SID}/sim/devices/2801b00000000066/temperature`, { value });
     t.equal(forced.status, 200);
-    await page.waitForFunction(([sel, text]) => document.querySelector(sel)?.textContent?.includes(text), [`section.card[data-block="${BEER}"] [data-testid=headline]`, `${value.toFixed(1)} °C`] as const, { timeout: limit(15000) });
+    await page.waitForFunction(
+      ([sel, text]) => document.querySelector(sel)?.textContent?.includes(text),
+      [`section.card[data-block="${BEER}"] [data-testid=headline]`, `${value.toFixed(1)} °C`] as const,
+      { timeout: limit(15000) },
+    );
     t.match(await headline.innerText(), `${value.toFixed(1)} °C`);
   }
 });
@@ -113,26 +140,49 @@ t.test('a setpoint edit persists across a reload', async (t) => {
   await input.fill('18.5');
   await card('Ferment Beer Setpoint').getByRole('button', { name: 'Set' }).click();
   await card('Ferment Beer Setpoint').getByRole('status').filter({ hasText: 'saved' }).waitFor();
-  t.equal((await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body.data.storedSetting.value, 18.5, 'the server has it');
+  t.equal(
+    (await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body.data.storedSetting.value,
+    18.5,
+    'the server has it',
+  );
   await page.reload();
   await page.getByTestId('setting-Ferment Beer Setpoint').waitFor();
-  t.equal(await page.getByTestId('setting-Ferment Beer Setpoint').inputValue(), '18.5', 'the page shows it after a reload');
+  t.equal(
+    await page.getByTestId('setting-Ferment Beer Setpoint').inputValue(),
+    '18.5',
+    'the page shows it after a reload',
+  );
 
   await input.fill('warm');
   await card('Ferment Beer Setpoint').getByRole('button', { name: 'Set' }).click();
   await card('Ferment Beer Setpoint').getByText('enter a number').waitFor();
-  t.equal((await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body.data.storedSetting.value, 18.5, 'invalid input was not sent');
+  t.equal(
+    (await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body.data.storedSetting.value,
+    18.5,
+    'invalid input was not sent',
+  );
 });
 
 t.test('a claimed output offers no manual switch; a free one shows what it does after a click', async (t) => {
-  t.equal(await card('Ferment Cool Actuator').getByRole('button', { name: 'On' }).count(), 0, 'the PWM drives the cooler: no On/Off');
+  t.equal(
+    await card('Ferment Cool Actuator').getByRole('button', { name: 'On' }).count(),
+    0,
+    'the PWM drives the cooler: no On/Off',
+  );
   t.match(await card('Ferment Cool Actuator').getByTestId('output-story').innerText(), 'Driven by Ferment Cool PWM');
-  const made = await api('blocks/create', { id: 'Spare Relay', type: 'DigitalActuator', data: { hwDevice: { __objtype: 'Link', id: RELAYS }, channel: 4, storedState: 'STATE_INACTIVE' } });
+  const made = await api('blocks/create', {
+    id: 'Spare Relay',
+    type: 'DigitalActuator',
+    data: { hwDevice: { __objtype: 'Link', id: RELAYS }, channel: 4, storedState: 'STATE_INACTIVE' },
+  });
   t.equal(made.status, 201);
   await card('Spare Relay').getByRole('button', { name: 'On' }).click();
   await card('Spare Relay').getByRole('status').filter({ hasText: 'asked on' }).waitFor();
   t.equal((await api('blocks/read', { id: 'Spare Relay' })).body.data.storedState, 'STATE_ACTIVE');
-  await card('Spare Relay').getByTestId('output-doing').filter({ hasText: /^Output: on$/ }).waitFor({ timeout: limit(15000) });
+  await card('Spare Relay')
+    .getByTestId('output-doing')
+    .filter({ hasText: /^Output: on$/ })
+    .waitFor({ timeout: limit(15000) });
   t.match(await card('Spare Relay').getByTestId('output-story').innerText(), 'Switched by hand: on');
 });
 
@@ -148,7 +198,11 @@ t.test('a 422 from the server is shown in words', async (t) => {
   await form.getByRole('button', { name: 'Save changes' }).click();
   const answer = page.getByTestId('editor-answer');
   await answer.filter({ hasText: '422' }).waitFor();
-  const direct = await api('blocks/patch', { id: 'Ferment Beer Setpoint', type: 'SetpointSensorPair', data: { sensorId: { __objtype: 'Link', id: 'Spare Sensor' } } });
+  const direct = await api('blocks/patch', {
+    id: 'Ferment Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { sensorId: { __objtype: 'Link', id: 'Spare Sensor' } },
+  });
   t.equal(direct.status, 422);
   t.match(await answer.innerText(), direct.body.message, 'the server message, as sent');
   t.match(await answer.innerText(), 'Spare Sensor');
@@ -158,7 +212,10 @@ t.test('a block deleted elsewhere is reported on its open page', async (t) => {
   await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Ferment Profile')}`);
   await page.getByTestId('block-form').waitFor();
   t.equal((await api('blocks/delete', { id: 'Ferment Profile' })).status, 200);
-  await page.getByTestId('block-gone').filter({ hasText: 'was deleted' }).waitFor({ timeout: limit(10000) });
+  await page
+    .getByTestId('block-gone')
+    .filter({ hasText: 'was deleted' })
+    .waitFor({ timeout: limit(10000) });
   t.pass('the editor says the block is gone');
 });
 
@@ -166,16 +223,23 @@ t.test('graphs draw history, append live and export CSV', async (t) => {
   const field = `${SID}/Ferment Beer Setpoint/setting[degC]`;
   let fields: string[] = [];
   for (let i = 0; i < 60 && !fields.includes(field); i++) {
-    const res = await fetch(`${sim.cli.base}/history/timeseries/fields`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"duration": "1h"}' });
+    const res = await fetch(`${sim.cli.base}/history/timeseries/fields`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"duration": "1h"}',
+    });
     if (res.status !== 200) throw new Error(`history fields answered ${res.status}`);
     fields = (await res.json()) as string[];
     if (!fields.includes(field)) await new Promise((r) => setTimeout(r, 500));
   }
   t.ok(fields.includes(field), 'history has the wizard setpoint');
-  await page.evaluate((f) => {
-    localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f));
-    localStorage.setItem('edgeblocks.graph.range', '1h');
-  }, [field, `${SID}/${BEER}/value[degC]`]);
+  await page.evaluate(
+    (f) => {
+      localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f));
+      localStorage.setItem('edgeblocks.graph.range', '1h');
+    },
+    [field, `${SID}/${BEER}/value[degC]`],
+  );
   await page.goto(`${sim.cli.base}/#/graphs`);
   await page.getByTestId('chart').locator('canvas').waitFor();
   await page.waitForFunction('window.__graphPoints > 0');
@@ -183,7 +247,10 @@ t.test('graphs draw history, append live and export CSV', async (t) => {
   t.ok(rows > 0, `the graph has ${rows} rows`);
   await page.waitForFunction(`window.__graphRows > ${rows}`, undefined, { timeout: limit(30000) });
   t.pass('live points were appended');
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [dl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
   const csv = await (await dl.createReadStream())!.toArray();
   const text = Buffer.concat(csv).toString('utf8');
   t.match(text.split('\n')[0], `time,${field}`, 'the CSV has the chosen fields');
@@ -191,7 +258,9 @@ t.test('graphs draw history, append live and export CSV', async (t) => {
 });
 
 t.test('graphs say "history not available" when the history API is missing', async (t) => {
-  await page.route('**/history/timeseries/**', (r) => r.fulfill({ status: 404, json: { statusCode: 404, error: 'Not Found', message: 'no route' } }));
+  await page.route('**/history/timeseries/**', (r) =>
+    r.fulfill({ status: 404, json: { statusCode: 404, error: 'Not Found', message: 'no route' } }),
+  );
   await page.goto(`${sim.cli.base}/#/graphs`);
   await page.reload();
   await page.getByTestId('no-history').waitFor();
@@ -207,7 +276,10 @@ t.test('the page shows "offline" while the service is down and recovers', async 
   await page.getByTestId('offline').waitFor({ timeout: limit(15000) });
   t.match(await page.getByTestId('online').innerText(), 'offline');
   sim = await startSim(['--port', String(port)], 1000, sim.dataDir);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(20000) });
+  await page
+    .getByTestId('online')
+    .filter({ hasText: 'online' })
+    .waitFor({ timeout: limit(20000) });
   t.equal(await page.getByTestId('offline').count(), 0, 'the banner is gone');
   await card('Ferment Beer Setpoint').waitFor();
   t.pass('the blocks are back');

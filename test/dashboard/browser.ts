@@ -10,7 +10,16 @@ import { limit } from '../helpers/limits.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: limit(60_000) });
@@ -23,8 +32,15 @@ export interface SimService {
 }
 
 /** The built CLI on emulated hardware, in a fresh data dir, emitting every `emitMs`. */
-export async function startSim(extra: string[] = [], emitMs = 1000, dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-'))): Promise<SimService> {
-  const cli = await startCli(['--hardware', 'sim', '--data-dir', dataDir, '--mqtt-port', '0', '--emit-interval', String(emitMs), ...extra], { EDGEBLOCKS_HISTORY_FLUSH_INTERVAL: '1000' });
+export async function startSim(
+  extra: string[] = [],
+  emitMs = 1000,
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-')),
+): Promise<SimService> {
+  const cli = await startCli(
+    ['--hardware', 'sim', '--data-dir', dataDir, '--mqtt-port', '0', '--emit-interval', String(emitMs), ...extra],
+    { EDGEBLOCKS_HISTORY_FLUSH_INTERVAL: '1000' },
+  );
   return {
     cli,
     dataDir,
@@ -57,7 +73,9 @@ export function axeSource(): string {
   try {
     file = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
   } catch {
-    throw new Error('axe-core is not installed in node_modules: the accessibility check cannot run (install axe-core@4)');
+    throw new Error(
+      'axe-core is not installed in node_modules: the accessibility check cannot run (install axe-core@4)',
+    );
   }
   return readFileSync(file, 'utf8');
 }
@@ -72,5 +90,7 @@ export interface AxeViolation {
 /** Runs axe-core (WCAG 2 A/AA rules) on the page as it is now; returns the violations. */
 export async function axeViolations(page: import('playwright-core').Page): Promise<AxeViolation[]> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.addScriptTag({ content: axeSource() });
-  return (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+  return (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+  )) as AxeViolation[];
 }

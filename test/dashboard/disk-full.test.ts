@@ -11,7 +11,8 @@ import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { launchBrowser, startSim, type SimService } from './browser.js';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 t.setTimeout(limit(120_000));
 
 const disk = smallDisk('eb-dash-fulldisk-');
@@ -23,7 +24,6 @@ t.teardown(async () => {
   await sim?.stop();
   disk.unmount();
 });
-
 
 t.test('a banner while the disk is full, gone when space is back', async (t) => {
   const dataDir = path.join(mountPoint, 'data');
@@ -38,7 +38,11 @@ t.test('a banner while the disk is full, gone when space is back', async (t) => 
 
   const filler = path.join(mountPoint, 'filler');
   fill(filler);
-  const refused = await postJson(`${sim.cli.base}/edge-one/blocks/create`, { id: 'On full disk', type: 'TempSensorMock', data: {} });
+  const refused = await postJson(`${sim.cli.base}/edge-one/blocks/create`, {
+    id: 'On full disk',
+    type: 'TempSensorMock',
+    data: {},
+  });
   t.equal(refused.status, 507, 'a create is refused with 507');
   const banner = page.getByTestId('disk-full');
   await banner.waitFor();
@@ -47,5 +51,10 @@ t.test('a banner while the disk is full, gone when space is back', async (t) => 
   rmSync(filler);
   await banner.waitFor({ state: 'detached', timeout: limit(15_000) });
   t.pass('the banner is gone once space is back');
-  t.equal((await postJson(`${sim.cli.base}/edge-one/blocks/create`, { id: 'After', type: 'TempSensorMock', data: {} })).status, 201, 'and changes are stored again');
+  t.equal(
+    (await postJson(`${sim.cli.base}/edge-one/blocks/create`, { id: 'After', type: 'TempSensorMock', data: {} }))
+      .status,
+    201,
+    'and changes are stored again',
+  );
 });

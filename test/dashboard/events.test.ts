@@ -9,7 +9,10 @@ const base = running.base.replace(/\/[^/]+$/, '');
 t.teardown(() => running.close());
 
 /** Reads SSE events from the stream until `until` says stop. */
-async function readEvents(until: (events: Array<{ event: string; data: any }>) => boolean, onOpen?: () => Promise<void>) {
+async function readEvents(
+  until: (events: Array<{ event: string; data: any }>) => boolean,
+  onOpen?: () => Promise<void>,
+) {
   const ac = new AbortController();
   const res = await fetch(`${base}/edge-one/events`, { signal: ac.signal });
   const events: Array<{ event: string; data: any }> = [];
@@ -44,23 +47,44 @@ t.test('a state at once, patches after changes, fresh state every interval', asy
   const { res, events } = await readEvents(
     (ev) => ev.some((e) => e.event === 'patch') && ev.filter((e) => e.event === 'state').length >= 3,
     async () => {
-      const r = await fetch(`${base}/edge-one/blocks/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'Probe', type: 'TempSensorMock', data: { setting: 21 } }) });
+      const r = await fetch(`${base}/edge-one/blocks/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'Probe', type: 'TempSensorMock', data: { setting: 21 } }),
+      });
       t.equal(r.status, 201);
     },
   );
   t.match(res.headers.get('content-type'), /^text\/event-stream/);
   t.equal(events[0]!.event, 'state', 'the first event is a full state');
   t.equal(events[0]!.data.status.online, true);
-  t.ok(events[0]!.data.blocks.some((b: any) => b.id === 'SysInfo'), 'with the blocks');
+  t.ok(
+    events[0]!.data.blocks.some((b: any) => b.id === 'SysInfo'),
+    'with the blocks',
+  );
   const patch = events.find((e) => e.event === 'patch')!;
-  t.same(patch.data.changed.map((b: any) => b.id), ['Probe']);
-  t.ok(events.filter((e) => e.event === 'state').at(-1)!.data.blocks.some((b: any) => b.id === 'Probe'), 'later states hold the new block');
+  t.same(
+    patch.data.changed.map((b: any) => b.id),
+    ['Probe'],
+  );
+  t.ok(
+    events
+      .filter((e) => e.event === 'state')
+      .at(-1)!
+      .data.blocks.some((b: any) => b.id === 'Probe'),
+    'later states hold the new block',
+  );
 });
 
 t.test('deletes arrive as patch.deleted', async (t) => {
   const { events } = await readEvents(
     (ev) => ev.some((e) => e.event === 'patch' && e.data.deleted.length),
-    async () => void (await fetch(`${base}/edge-one/blocks/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'Probe' }) })),
+    async () =>
+      void (await fetch(`${base}/edge-one/blocks/delete`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'Probe' }),
+      })),
   );
   t.same(events.find((e) => e.event === 'patch')!.data.deleted, ['Probe']);
 });

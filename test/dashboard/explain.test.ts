@@ -25,20 +25,38 @@ const cooler = block('Cooler', 'DigitalActuator', {
   desiredState: 'STATE_ACTIVE',
   storedState: 'STATE_ACTIVE',
   claimedBy: link(null),
-  constraints: { mutexed: { mutexId: link('Mutex'), hasLock: true, limiting: false, remaining: sec(0) }, minOn: { duration: sec(300), limiting: false } },
+  constraints: {
+    mutexed: { mutexId: link('Mutex'), hasLock: true, limiting: false, remaining: sec(0) },
+    minOn: { duration: sec(300), limiting: false },
+  },
 });
-const pwm = block('Heat PWM', 'ActuatorPwm', { value: 0, setting: 60, enabled: true, claimedBy: link('Heat PID'), actuatorId: link('Heater') });
+const pwm = block('Heat PWM', 'ActuatorPwm', {
+  value: 0,
+  setting: 60,
+  enabled: true,
+  claimedBy: link('Heat PID'),
+  actuatorId: link('Heater'),
+});
 const all = new Map([mutex, heater, cooler, pwm].map((b) => [b.id, b]));
 
-t.test('a claimed output names its driver, what it wants and which mutex holds it back, by whom, how long', async (t) => {
-  const s = outputStory(heater, all);
-  t.equal(s.driver, 'Heat PWM');
-  t.equal(s.doing, 'off, wants on');
-  t.same(s.why, ['Driven by Heat PWM (0 %).', 'Waiting for Mutex, held by Cooler, 40 s left.']);
-});
+t.test(
+  'a claimed output names its driver, what it wants and which mutex holds it back, by whom, how long',
+  async (t) => {
+    const s = outputStory(heater, all);
+    t.equal(s.driver, 'Heat PWM');
+    t.equal(s.doing, 'off, wants on');
+    t.same(s.why, ['Driven by Heat PWM (0 %).', 'Waiting for Mutex, held by Cooler, 40 s left.']);
+  },
+);
 
 t.test('a free output says it is switched by hand and names a limiting timing constraint in words', async (t) => {
-  const fan = block('Fan', 'DigitalActuator', { state: 'STATE_INACTIVE', desiredState: 'STATE_ACTIVE', storedState: 'STATE_ACTIVE', claimedBy: link(null), constraints: { delayedOn: { duration: sec(600), limiting: true, remaining: sec(590) } } });
+  const fan = block('Fan', 'DigitalActuator', {
+    state: 'STATE_INACTIVE',
+    desiredState: 'STATE_ACTIVE',
+    storedState: 'STATE_ACTIVE',
+    claimedBy: link(null),
+    constraints: { delayedOn: { duration: sec(600), limiting: true, remaining: sec(590) } },
+  });
   const s = outputStory(fan, all);
   t.equal(s.driver, null);
   t.equal(s.doing, 'off, wants on');
@@ -59,7 +77,12 @@ t.test('a mutex says who holds it and which actuator waits for how long', async 
 });
 
 t.test('a PID headlines its input, setting and output together', async (t) => {
-  const pid = block('Heat PID', 'Pid', { enabled: true, inputValue: temp(19.26), inputSetting: temp(20), outputValue: 42.4 });
+  const pid = block('Heat PID', 'Pid', {
+    enabled: true,
+    inputValue: temp(19.26),
+    inputSetting: temp(20),
+    outputValue: 42.4,
+  });
   t.equal(headline(pid), '19.3 °C → 20.0 °C · out 42 %');
   t.equal(headline({ ...pid, data: { ...pid.data, enabled: false } }), 'disabled');
 });
@@ -87,8 +110,14 @@ t.test('profile steps become points, and the position in them is told in words',
     { time: 6 * DAY, temperature: 21 },
     { time: 9 * DAY, temperature: 21 },
   ]);
-  const segs = segmentsOf(points.map((p) => ({ time: sec(p.time), temperature: temp(p.temperature) })), 'degC');
-  t.same(segs.map((s) => s.text), ['hold 19 °C for 5.0 d', 'ramp 19 → 21 °C over 24.0 h', 'hold 21 °C for 3.0 d']);
+  const segs = segmentsOf(
+    points.map((p) => ({ time: sec(p.time), temperature: temp(p.temperature) })),
+    'degC',
+  );
+  t.same(
+    segs.map((s) => s.text),
+    ['hold 19 °C for 5.0 d', 'ramp 19 → 21 °C over 24.0 h', 'hold 21 °C for 3.0 d'],
+  );
   const w = whereIsIt(segs, 5.5 * DAY);
   t.equal(w.index, 1);
   t.equal(w.now, 'step 2 of 3: ramp 19 → 21 °C over 24.0 h, 12.0 h left');

@@ -19,7 +19,8 @@ const BEER = 'Beer Sensor';
 const AIR = 'Fridge Sensor';
 const BEER_BUS = 'ds2482-sim-0x18-ch0';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 
 t.setTimeout(limit(300_000));
 
@@ -31,7 +32,10 @@ let page: Page;
 t.before(async () => {
   mosquitto = await startMosquitto();
   sim = await startSim(['--mqtt-url', mosquitto.url]);
-  const seeded = await api('blocks/backup/load', JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')));
+  const seeded = await api(
+    'blocks/backup/load',
+    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
+  );
   if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -66,14 +70,20 @@ t.test('the hardware page shows buses, devices and a counter that moves on a fau
   t.match(await page.getByTestId('gpio').innerText(), 'door', 'the GPIO lines are listed');
   const chip = page.getByTestId('i2c').locator('tr[data-chip="sim-0x20"]');
   await chip.waitFor();
-  t.match(await chip.innerText(), /MCP23017\s+sim\s+0x20\s+found, no block/, 'the I2C relay board is listed with bus and address');
+  t.match(
+    await chip.innerText(),
+    /MCP23017\s+sim\s+0x20\s+found, no block/,
+    'the I2C relay board is listed with bus and address',
+  );
   const cell = row.locator('td[data-counter=crcErrors]');
   const before = Number(await cell.innerText());
   t.equal(before, 0, 'no CRC errors yet');
 
   t.equal((await simApi('devices/beer/fault', { fault: 'crc', count: 'always' })).status, 200);
   const sel = JSON.stringify(`tr[data-bus="${BEER_BUS}"] td[data-counter=crcErrors]`);
-  await page.waitForFunction(`Number(document.querySelector(${sel})?.textContent) > 0`, undefined, { timeout: limit(20_000) });
+  await page.waitForFunction(`Number(document.querySelector(${sel})?.textContent) > 0`, undefined, {
+    timeout: limit(20_000),
+  });
   const shown = Number(await cell.innerText());
   t.ok(shown > 0, `the page shows ${shown} CRC errors`);
   t.ok((await busCounters()).crcErrors >= shown, 'the service counted at least as many');
@@ -86,9 +96,13 @@ t.test('a disconnected sensor shows as disconnected and recovers', async (t) => 
   await page.goto(`${sim.cli.base}/#/overview`);
   await card(AIR).getByTestId('headline').filter({ hasText: '°C' }).waitFor();
   t.equal((await simApi('devices/air/unplug')).status, 200);
-  await problems(AIR).filter({ hasText: 'sensor disconnected' }).waitFor({ timeout: limit(20_000) });
+  await problems(AIR)
+    .filter({ hasText: 'sensor disconnected' })
+    .waitFor({ timeout: limit(20_000) });
   t.equal(await card(AIR).getByTestId('headline').innerText(), '— °C', 'no number is shown for it');
-  await problems(AIR).filter({ hasText: 'value is null' }).waitFor({ timeout: limit(20_000) });
+  await problems(AIR)
+    .filter({ hasText: 'value is null' })
+    .waitFor({ timeout: limit(20_000) });
   t.match(await card(AIR).getAttribute('class'), /\berror\b/, 'the card is marked');
   t.equal((await simApi('devices/air/plug')).status, 200);
   await problems(AIR).waitFor({ state: 'detached', timeout: limit(20_000) });
@@ -99,7 +113,12 @@ t.test('an output held back by a constraint says which and for how long; a claim
   const made = await api('blocks/create', {
     id: 'Fan',
     type: 'DigitalActuator',
-    data: { hwDevice: { __objtype: 'Link', id: 'DS2408 00000000d001' }, channel: 3, storedState: 'STATE_INACTIVE', constraints: { delayedOn: { duration: 600, enabled: true } } },
+    data: {
+      hwDevice: { __objtype: 'Link', id: 'DS2408 00000000d001' },
+      channel: 3,
+      storedState: 'STATE_INACTIVE',
+      constraints: { delayedOn: { duration: 600, enabled: true } },
+    },
   });
   if (made.status !== 201) throw new Error(`Fan not created: ${JSON.stringify(made.body)}`);
   await page.goto(`${sim.cli.base}/#/overview`);
@@ -116,11 +135,19 @@ t.test('an output held back by a constraint says which and for how long; a claim
 
   // A claimed output says who drives it and offers no On/Off as if it were free.
   await card('Heater').waitFor();
-  t.match(await card('Heater').getByTestId('output-story').innerText(), 'Driven by Heat PWM', 'the heater says who drives it');
+  t.match(
+    await card('Heater').getByTestId('output-story').innerText(),
+    'Driven by Heat PWM',
+    'the heater says who drives it',
+  );
   t.equal(await card('Heater').getByRole('button', { name: 'On' }).count(), 0, 'no manual On for a claimed output');
   t.match(await card('Heater').getByTestId('manual-note').innerText(), 'disable Heat PWM first');
   t.match(await card('Heat PWM').getByTestId('output-story').innerText(), 'Driven by Heat PID');
-  t.match(await card('Heat PID').getByTestId('headline').innerText(), /°C → .*°C · out \d+ %/, 'the PID headlines input, setting and output');
+  t.match(
+    await card('Heat PID').getByTestId('headline').innerText(),
+    /°C → .*°C · out \d+ %/,
+    'the PID headlines input, setting and output',
+  );
 });
 
 t.test('the broker going away does not break the page, and is reported until it is back', async (t) => {
@@ -134,11 +161,18 @@ t.test('the broker going away does not break the page, and is reported until it 
   // Live values still arrive and edits still go through.
   const forced = await simApi('devices/beer/temperature', { value: 27.75 });
   t.equal(forced.status, 200);
-  await card(BEER).getByTestId('headline').filter({ hasText: '27.8 °C' }).waitFor({ timeout: limit(20_000) });
+  await card(BEER)
+    .getByTestId('headline')
+    .filter({ hasText: '27.8 °C' })
+    .waitFor({ timeout: limit(20_000) });
   await card('Beer Setpoint').getByTestId('setting-Beer Setpoint').fill('17.5');
   await card('Beer Setpoint').getByRole('button', { name: 'Set' }).click();
   await card('Beer Setpoint').getByRole('status').filter({ hasText: 'saved' }).waitFor();
-  t.equal((await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 17.5, 'a setpoint edit works without the broker');
+  t.equal(
+    (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value,
+    17.5,
+    'a setpoint edit works without the broker',
+  );
 
   await mosquitto.restart();
   await page.getByTestId('broker-down').waitFor({ state: 'detached', timeout: limit(60_000) });

@@ -13,7 +13,8 @@ import { CLI, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 t.setTimeout(limit(300_000));
 
 let sim: SimService;
@@ -21,7 +22,12 @@ let browser: Browser;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-login-'));
 
 t.before(async () => {
-  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'brewer', '--data-dir', dataDir], { input: 'mash at 67 degrees\n', encoding: 'utf8', timeout: limit(30_000), killSignal: 'SIGKILL' });
+  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'brewer', '--data-dir', dataDir], {
+    input: 'mash at 67 degrees\n',
+    encoding: 'utf8',
+    timeout: limit(30_000),
+    killSignal: 'SIGKILL',
+  });
   if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
   sim = await startSim(['--auth', 'true'], 1000, dataDir);
   browser = await launchBrowser();
@@ -49,7 +55,10 @@ t.test('the page asks for a login, refuses a wrong password, and opens with the 
 
   await form.locator('input[name=password]').fill('mash at 67 degrees');
   await form.locator('button[type=submit]').click();
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15_000) });
+  await page
+    .getByTestId('online')
+    .filter({ hasText: 'online' })
+    .waitFor({ timeout: limit(15_000) });
   await page.locator('section.card[data-block="SysInfo"]').waitFor({ timeout: limit(15_000) });
   t.pass('the live overview is shown after the login');
 
@@ -73,7 +82,12 @@ t.test('the logout button ends the session and shows the login form', async (t) 
   t.match(await logout.innerText(), /brewer/, 'the button names the user');
   const cookie = (await context.cookies()).find((c) => c.name === 'Authorization');
   t.ok(cookie, 'a session cookie was set');
-  const read = () => fetch(`${sim.cli.base}/edge-one/blocks/all/read`, { method: 'POST', headers: { cookie: `Authorization=${cookie!.value}`, 'content-type': 'application/json' }, body: '{}' });
+  const read = () =>
+    fetch(`${sim.cli.base}/edge-one/blocks/all/read`, {
+      method: 'POST',
+      headers: { cookie: `Authorization=${cookie!.value}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
   t.equal((await read()).status, 200, 'the cookie works before the logout');
 
   await logout.click();
@@ -96,11 +110,25 @@ t.test('a session ended elsewhere shows "logged out", not "offline", and offers 
   await form.locator('input[name=username]').fill('brewer');
   await form.locator('input[name=password]').fill('mash at 67 degrees');
   await form.locator('button[type=submit]').click();
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor({ timeout: limit(15_000) });
+  await page
+    .getByTestId('online')
+    .filter({ hasText: 'online' })
+    .waitFor({ timeout: limit(15_000) });
   const cookie = (await context.cookies()).find((c) => c.name === 'Authorization');
   // Logging out from another client ends every session of the user.
-  t.equal((await fetch(`${sim.cli.base}/auth/logout`, { headers: { cookie: `Authorization=${cookie!.value}` } })).status, 200);
-  t.equal((await fetch(`${sim.cli.base}/edge-one/settings/enabled`, { headers: { cookie: `Authorization=${cookie!.value}` } })).status, 401, 'the service refuses the old session');
+  t.equal(
+    (await fetch(`${sim.cli.base}/auth/logout`, { headers: { cookie: `Authorization=${cookie!.value}` } })).status,
+    200,
+  );
+  t.equal(
+    (
+      await fetch(`${sim.cli.base}/edge-one/settings/enabled`, {
+        headers: { cookie: `Authorization=${cookie!.value}` },
+      })
+    ).status,
+    401,
+    'the service refuses the old session',
+  );
   // The page finds out from its next check (every 5 s) or when the server ends the stream.
   await page.getByTestId('logged-out').waitFor({ timeout: limit(30_000) });
   t.equal(await page.getByTestId('online').innerText(), 'logged out', 'the header says logged out');

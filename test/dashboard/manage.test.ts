@@ -13,7 +13,8 @@ import { launchBrowser, removeDir, startSim, type SimService } from './browser.j
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 
 t.setTimeout(limit(300_000));
 
@@ -25,7 +26,10 @@ const sent: string[] = [];
 
 t.before(async () => {
   sim = await startSim();
-  const seeded = await api('blocks/backup/load', JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')));
+  const seeded = await api(
+    'blocks/backup/load',
+    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
+  );
   if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
@@ -51,7 +55,11 @@ async function chooseUnit(unit: 'degC' | 'degF') {
   await page.goto(`${sim.cli.base}/#/setup`);
   // The radio follows the service's answer, so it is clicked, not checked.
   await page.getByTestId('units').locator(`input[value=${unit}]`).click();
-  await page.getByTestId('units').getByRole('status').filter({ hasText: `now in ${unit === 'degF' ? '°F' : '°C'}` }).waitFor();
+  await page
+    .getByTestId('units')
+    .getByRole('status')
+    .filter({ hasText: `now in ${unit === 'degF' ? '°F' : '°C'}` })
+    .waitFor();
 }
 
 t.test('degF: the page shows °F, a setting typed in °F is stored as °C, and the choice persists', async (t) => {
@@ -72,7 +80,10 @@ t.test('degF: the page shows °F, a setting typed in °F is stored as °C, and t
   await card('Beer Setpoint').getByTestId('setting-Beer Setpoint').fill('400');
   await card('Beer Setpoint').getByRole('button', { name: 'Set' }).click();
   await card('Beer Setpoint').getByText('between -58 and 302').waitFor();
-  t.ok(Math.abs((await read('Beer Setpoint')).data.storedSetting.value - 64.4) < 0.01, 'an out-of-range °F value was not sent');
+  t.ok(
+    Math.abs((await read('Beer Setpoint')).data.storedSetting.value - 64.4) < 0.01,
+    'an out-of-range °F value was not sent',
+  );
 
   await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
   const stored = page.getByTestId('block-form').locator('label', { has: page.locator('input[name=storedSetting]') });
@@ -94,110 +105,149 @@ t.test('degF: the page shows °F, a setting typed in °F is stored as °C, and t
   await card('Beer Setpoint').getByTestId('headline').filter({ hasText: '°C' }).waitFor();
 });
 
-t.test('backup: the download loads through the API, a restore brings back a deleted block, a broken file changes nothing', async (t) => {
-  await page.goto(`${sim.cli.base}/#/setup`);
-  const backup = page.getByTestId('backup');
-  const [dl] = await Promise.all([page.waitForEvent('download'), backup.getByRole('button', { name: 'Download backup' }).click()]);
-  const file = await dl.path();
-  const saved = JSON.parse(readFileSync(file, 'utf8'));
-  t.ok(saved.blocks.some((b: { id: string }) => b.id === 'Cool PID'), 'the file holds the blocks');
-  const direct = await api('blocks/backup/load', saved);
-  t.equal(direct.status, 200, `the API's backup/load accepts the downloaded file: ${JSON.stringify(direct.body)}`);
+t.test(
+  'backup: the download loads through the API, a restore brings back a deleted block, a broken file changes nothing',
+  async (t) => {
+    await page.goto(`${sim.cli.base}/#/setup`);
+    const backup = page.getByTestId('backup');
+    const [dl] = await Promise.all([
+      page.waitForEvent('download'),
+      backup.getByRole('button', { name: 'Download backup' }).click(),
+    ]);
+    const file = await dl.path();
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    t.ok(
+      saved.blocks.some((b: { id: string }) => b.id === 'Cool PID'),
+      'the file holds the blocks',
+    );
+    const direct = await api('blocks/backup/load', saved);
+    t.equal(direct.status, 200, `the API's backup/load accepts the downloaded file: ${JSON.stringify(direct.body)}`);
 
-  const before = await ids();
-  t.equal((await api('blocks/delete', { id: 'Cool PID' })).status, 200);
-  const userBlocks = (list: Array<{ nid: number }>) => list.filter((b) => b.nid >= 100).length;
-  const onController = userBlocks((await api('blocks/all/read')).body);
-  const inFile = userBlocks(saved.blocks);
-  t.equal(inFile, onController + 1);
-  const asked = new Promise<string>((resolve) =>
-    page.once('dialog', (d) => {
-      resolve(d.message());
-      void d.accept();
-    }),
-  );
-  await backup.locator('input[type=file]').setInputFiles(file);
-  t.match(await asked, `Replace the ${onController} blocks on this controller with the ${inFile} blocks in `, 'the confirm says how many blocks are replaced by how many');
-  await backup.getByRole('status').filter({ hasText: /^loaded / }).waitFor();
-  t.same(await ids(), before, 'every block is back');
-  t.equal((await read('Cool PID')).data.outputId.id, 'Cool PWM', 'with its links');
-  await page.goto(`${sim.cli.base}/#/overview`);
-  await card('Cool PID').waitFor();
+    const before = await ids();
+    t.equal((await api('blocks/delete', { id: 'Cool PID' })).status, 200);
+    const userBlocks = (list: Array<{ nid: number }>) => list.filter((b) => b.nid >= 100).length;
+    const onController = userBlocks((await api('blocks/all/read')).body);
+    const inFile = userBlocks(saved.blocks);
+    t.equal(inFile, onController + 1);
+    const asked = new Promise<string>((resolve) =>
+      page.once('dialog', (d) => {
+        resolve(d.message());
+        void d.accept();
+      }),
+    );
+    await backup.locator('input[type=file]').setInputFiles(file);
+    t.match(
+      await asked,
+      `Replace the ${onController} blocks on this controller with the ${inFile} blocks in `,
+      'the confirm says how many blocks are replaced by how many',
+    );
+    await backup
+      .getByRole('status')
+      .filter({ hasText: /^loaded / })
+      .waitFor();
+    t.same(await ids(), before, 'every block is back');
+    t.equal((await read('Cool PID')).data.outputId.id, 'Cool PWM', 'with its links');
+    await page.goto(`${sim.cli.base}/#/overview`);
+    await card('Cool PID').waitFor();
 
-  await page.goto(`${sim.cli.base}/#/setup`);
-  const dir = path.dirname(file);
-  const truncated = path.join(dir, 'truncated.json');
-  writeFileSync(truncated, readFileSync(file, 'utf8').slice(0, 200));
-  const loadsBefore = sent.filter((p) => p.endsWith('/blocks/backup/load')).length;
-  await backup.locator('input[type=file]').setInputFiles(truncated);
-  await backup.getByRole('status').filter({ hasText: 'not valid JSON' }).waitFor();
-  t.match(await backup.getByRole('status').innerText(), 'Nothing was changed');
-  t.equal(sent.filter((p) => p.endsWith('/blocks/backup/load')).length, loadsBefore, 'a file that is not JSON is not sent');
+    await page.goto(`${sim.cli.base}/#/setup`);
+    const dir = path.dirname(file);
+    const truncated = path.join(dir, 'truncated.json');
+    writeFileSync(truncated, readFileSync(file, 'utf8').slice(0, 200));
+    const loadsBefore = sent.filter((p) => p.endsWith('/blocks/backup/load')).length;
+    await backup.locator('input[type=file]').setInputFiles(truncated);
+    await backup.getByRole('status').filter({ hasText: 'not valid JSON' }).waitFor();
+    t.match(await backup.getByRole('status').innerText(), 'Nothing was changed');
+    t.equal(
+      sent.filter((p) => p.endsWith('/blocks/backup/load')).length,
+      loadsBefore,
+      'a file that is not JSON is not sent',
+    );
 
-  const broken = path.join(dir, 'broken.json');
-  writeFileSync(broken, JSON.stringify({ ...saved, blocks: [{ id: 'Odd', type: 'NoSuchType', data: {} }] }));
-  page.once('dialog', (d) => void d.accept());
-  await backup.locator('input[type=file]').setInputFiles(broken);
-  await backup.getByRole('status').filter({ hasText: 'NoSuchType' }).waitFor();
-  const said = await backup.getByRole('status').innerText();
-  t.match(said, /unknown block type/, `the server's words: ${said}`);
-  t.match(said, '422');
-  t.same(await ids(), before, 'the blocks are unchanged');
-  t.equal((await read('Cool PID')).data.outputId.id, 'Cool PWM');
-});
+    const broken = path.join(dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ ...saved, blocks: [{ id: 'Odd', type: 'NoSuchType', data: {} }] }));
+    page.once('dialog', (d) => void d.accept());
+    await backup.locator('input[type=file]').setInputFiles(broken);
+    await backup.getByRole('status').filter({ hasText: 'NoSuchType' }).waitFor();
+    const said = await backup.getByRole('status').innerText();
+    t.match(said, /unknown block type/, `the server's words: ${said}`);
+    t.match(said, '422');
+    t.same(await ids(), before, 'the blocks are unchanged');
+    t.equal((await read('Cool PID')).data.outputId.id, 'Cool PWM');
+  },
+);
 
-t.test('the generic editor creates and edits a type the wizard does not make, and catches bad input first', async (t) => {
-  await page.goto(`${sim.cli.base}/#/block`);
-  await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('ActuatorOffset');
-  const form = page.getByTestId('block-form');
-  await form.locator('input[name=id]').fill('Test Offset');
-  await form.locator('select[name=targetId]').selectOption('Beer Setpoint');
-  await form.locator('select[name=referenceId]').selectOption('Beer Setpoint');
-  await form.locator('input[name=storedSetting]').fill('1.5');
-  t.match(await form.locator('label', { has: page.locator('input[name=storedSetting]') }).innerText(), 'Δ°C', 'a new quantity field names its unit');
-  await form.getByRole('button', { name: 'Create block' }).click();
-  // Created: the page moves on to the block's own editor, which says so.
-  await page.locator('h2', { hasText: 'Test Offset' }).waitFor();
-  await page.getByTestId('editor-answer').filter({ hasText: 'created Test Offset' }).waitFor();
-  let made = await read('Test Offset');
-  t.equal(made.data.targetId.id, 'Beer Setpoint');
-  t.equal(made.data.storedSetting.value, 1.5);
+t.test(
+  'the generic editor creates and edits a type the wizard does not make, and catches bad input first',
+  async (t) => {
+    await page.goto(`${sim.cli.base}/#/block`);
+    await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('ActuatorOffset');
+    const form = page.getByTestId('block-form');
+    await form.locator('input[name=id]').fill('Test Offset');
+    await form.locator('select[name=targetId]').selectOption('Beer Setpoint');
+    await form.locator('select[name=referenceId]').selectOption('Beer Setpoint');
+    await form.locator('input[name=storedSetting]').fill('1.5');
+    t.match(
+      await form.locator('label', { has: page.locator('input[name=storedSetting]') }).innerText(),
+      'Δ°C',
+      'a new quantity field names its unit',
+    );
+    await form.getByRole('button', { name: 'Create block' }).click();
+    // Created: the page moves on to the block's own editor, which says so.
+    await page.locator('h2', { hasText: 'Test Offset' }).waitFor();
+    await page.getByTestId('editor-answer').filter({ hasText: 'created Test Offset' }).waitFor();
+    let made = await read('Test Offset');
+    t.equal(made.data.targetId.id, 'Beer Setpoint');
+    t.equal(made.data.storedSetting.value, 1.5);
 
-  const edit = page.getByTestId('block-form');
-  await edit.locator('input[name=storedSetting]').fill('-2.25');
-  await edit.getByRole('button', { name: 'Save changes' }).click();
-  await page.getByTestId('editor-answer').filter({ hasText: 'saved' }).waitFor();
-  made = await read('Test Offset');
-  t.equal(made.data.storedSetting.value, -2.25, 'the edit reached the server');
+    const edit = page.getByTestId('block-form');
+    await edit.locator('input[name=storedSetting]').fill('-2.25');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByTestId('editor-answer').filter({ hasText: 'saved' }).waitFor();
+    made = await read('Test Offset');
+    t.equal(made.data.storedSetting.value, -2.25, 'the edit reached the server');
 
-  const patches = sent.filter((p) => p.endsWith('/blocks/patch')).length;
-  await edit.locator('input[name=storedSetting]').fill('two degrees');
-  await edit.getByRole('button', { name: 'Save changes' }).click();
-  await page.getByTestId('error-storedSetting').waitFor();
-  t.match(await page.getByTestId('error-storedSetting').innerText(), 'Setting: "two degrees" is not a number');
-  t.match(await page.getByTestId('editor-answer').innerText(), /^not sent: Setting/);
-  t.equal(await edit.locator('input[name=storedSetting]').getAttribute('aria-invalid'), 'true');
-  t.equal(sent.filter((p) => p.endsWith('/blocks/patch')).length, patches, 'nothing was sent');
-  t.equal((await read('Test Offset')).data.storedSetting.value, -2.25, 'the server still has the last good value');
-  t.equal((await api('blocks/delete', { id: 'Test Offset' })).status, 200, 'removed again (it claims the beer setpoint)');
+    const patches = sent.filter((p) => p.endsWith('/blocks/patch')).length;
+    await edit.locator('input[name=storedSetting]').fill('two degrees');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByTestId('error-storedSetting').waitFor();
+    t.match(await page.getByTestId('error-storedSetting').innerText(), 'Setting: "two degrees" is not a number');
+    t.match(await page.getByTestId('editor-answer').innerText(), /^not sent: Setting/);
+    t.equal(await edit.locator('input[name=storedSetting]').getAttribute('aria-invalid'), 'true');
+    t.equal(sent.filter((p) => p.endsWith('/blocks/patch')).length, patches, 'nothing was sent');
+    t.equal((await read('Test Offset')).data.storedSetting.value, -2.25, 'the server still has the last good value');
+    t.equal(
+      (await api('blocks/delete', { id: 'Test Offset' })).status,
+      200,
+      'removed again (it claims the beer setpoint)',
+    );
 
-  // A Sequence: its instructions are lines of a text area; a whole-number field refuses 1.5.
-  await page.goto(`${sim.cli.base}/#/block`);
-  await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('Sequence');
-  const seq = page.getByTestId('block-form');
-  await seq.locator('input[name=id]').fill('Test Sequence');
-  await seq.locator('textarea[name=instructions]').fill('# warm up slowly\nWAIT_DURATION duration=1h\n');
-  await seq.locator('input[name=activeInstruction]').fill('1.5');
-  const creates = sent.filter((p) => p.endsWith('/blocks/create')).length;
-  await seq.getByRole('button', { name: 'Create block' }).click();
-  await page.getByTestId('error-activeInstruction').filter({ hasText: 'not a whole number' }).waitFor();
-  t.equal(sent.filter((p) => p.endsWith('/blocks/create')).length, creates, 'not sent');
-  await seq.locator('input[name=activeInstruction]').fill('0');
-  await seq.getByRole('button', { name: 'Create block' }).click();
-  await page.getByTestId('editor-answer').filter({ hasText: 'created Test Sequence' }).waitFor();
-  t.same((await read('Test Sequence')).data.instructions, ['# warm up slowly', 'WAIT_DURATION duration=1h'], 'one instruction per line');
-  t.equal(await page.getByTestId('block-form').locator('textarea[name=instructions]').inputValue(), '# warm up slowly\nWAIT_DURATION duration=1h', 'and shown that way');
-});
+    // A Sequence: its instructions are lines of a text area; a whole-number field refuses 1.5.
+    await page.goto(`${sim.cli.base}/#/block`);
+    await page.locator('section.panel', { hasText: 'New block' }).locator('select').selectOption('Sequence');
+    const seq = page.getByTestId('block-form');
+    await seq.locator('input[name=id]').fill('Test Sequence');
+    await seq.locator('textarea[name=instructions]').fill('# warm up slowly\nWAIT_DURATION duration=1h\n');
+    await seq.locator('input[name=activeInstruction]').fill('1.5');
+    const creates = sent.filter((p) => p.endsWith('/blocks/create')).length;
+    await seq.getByRole('button', { name: 'Create block' }).click();
+    await page.getByTestId('error-activeInstruction').filter({ hasText: 'not a whole number' }).waitFor();
+    t.equal(sent.filter((p) => p.endsWith('/blocks/create')).length, creates, 'not sent');
+    await seq.locator('input[name=activeInstruction]').fill('0');
+    await seq.getByRole('button', { name: 'Create block' }).click();
+    await page.getByTestId('editor-answer').filter({ hasText: 'created Test Sequence' }).waitFor();
+    t.same(
+      (await read('Test Sequence')).data.instructions,
+      ['# warm up slowly', 'WAIT_DURATION duration=1h'],
+      'one instruction per line',
+    );
+    t.equal(
+      await page.getByTestId('block-form').locator('textarea[name=instructions]').inputValue(),
+      '# warm up slowly\nWAIT_DURATION duration=1h',
+      'and shown that way',
+    );
+  },
+);
 
 t.test('enable and disable control from the overview', async (t) => {
   await page.goto(`${sim.cli.base}/#/overview`);
@@ -205,7 +255,10 @@ t.test('enable and disable control from the overview', async (t) => {
   const toggle = async (id: string, label: string, on: boolean) => {
     const box = card(id).locator('label.toggle', { hasText: label }).locator('input');
     await box.click();
-    await card(id).locator('label.toggle', { hasText: label }).locator(on ? 'input:checked' : 'input:not(:checked)').waitFor();
+    await card(id)
+      .locator('label.toggle', { hasText: label })
+      .locator(on ? 'input:checked' : 'input:not(:checked)')
+      .waitFor();
     await status(id, 'saved');
   };
   await toggle('Heat PID', 'control enabled', false);
@@ -225,7 +278,14 @@ t.test('a setpoint profile starts and stops from its card', async (t) => {
   const made = await api('blocks/create', {
     id: 'Test Profile',
     type: 'SetpointProfile',
-    data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [{ time: 0, temperature: 19 }, { time: 86400, temperature: 21 }] },
+    data: {
+      enabled: false,
+      targetId: { __objtype: 'Link', id: 'Beer Setpoint' },
+      points: [
+        { time: 0, temperature: 19 },
+        { time: 86400, temperature: 21 },
+      ],
+    },
   });
   if (made.status !== 201) throw new Error(`the test profile was not created: ${JSON.stringify(made.body)}`);
   await page.goto(`${sim.cli.base}/#/overview`);

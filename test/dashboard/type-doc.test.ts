@@ -6,7 +6,11 @@ import { roleOf } from '../../web/src/blocks.js';
 import { typeDocOf, type OpenApiDoc } from '../../web/src/type-doc.js';
 import { startApp } from '../helpers/app.js';
 
-async function servedDoc(): Promise<{ doc: OpenApiDoc; types: Map<string, { role: string }>; close: () => Promise<void> }> {
+async function servedDoc(): Promise<{
+  doc: OpenApiDoc;
+  types: Map<string, { role: string }>;
+  close: () => Promise<void>;
+}> {
   const { app, close } = await startApp({}, { listen: false });
   const res = await app.http.inject({ method: 'GET', url: '/edge-one/api/doc/json' });
   return { doc: JSON.parse(res.body), types: app.runtime.types, close };
@@ -23,7 +27,11 @@ t.test('every type of the document is grouped by the role its defineBlock declar
 t.test('the grouping comes from the document: a changed x-role moves the block', async (t) => {
   const { doc, close } = await servedDoc();
   t.teardown(close);
-  const sensor = { id: 'beer', type: 'TempSensorMock', data: { value: { __objtype: 'Quantity' as const, unit: 'degC', value: 20 } } };
+  const sensor = {
+    id: 'beer',
+    type: 'TempSensorMock',
+    data: { value: { __objtype: 'Quantity' as const, unit: 'degC', value: 20 } },
+  };
   t.equal(roleOf(sensor, typeDocOf(doc).roles), 'sensor');
   doc.components!.schemas!.TempSensorMock!['x-role'] = 'output';
   t.equal(roleOf(sensor, typeDocOf(doc).roles), 'output', 'the page follows the document');

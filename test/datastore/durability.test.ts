@@ -13,7 +13,12 @@ t.test('documents survive kill -9 exactly as the replies said', async (t) => {
   let cli = await startCli(args, {}, t);
   const ds = (op: string, body: unknown) => postJson(`${cli.base}/history/datastore/${op}`, body);
 
-  const many = Array.from({ length: 50 }, (_, i) => ({ namespace: 'bulk:items', id: `item-${i}`, i, payload: { nested: [i, String(i)] } }));
+  const many = Array.from({ length: 50 }, (_, i) => ({
+    namespace: 'bulk:items',
+    id: `item-${i}`,
+    i,
+    payload: { nested: [i, String(i)] },
+  }));
   t.equal((await ds('mset', { values: many })).status, 200);
   t.equal((await ds('set', { value: { namespace: 'edge-one', id: 'units', temperature: 'degF' } })).status, 200);
   t.equal((await ds('set', { value: { namespace: '', id: 'solo', text: 'héllo' } })).status, 200);
@@ -21,8 +26,27 @@ t.test('documents survive kill -9 exactly as the replies said', async (t) => {
   t.equal((await ds('set', { value: { namespace: 'r', id: 'x', v: 2 } })).status, 200);
   t.same((await ds('mdelete', { namespace: 'bulk:items', filter: 'item-1?' })).body, { count: 10 });
   t.same((await ds('delete', { namespace: 'bulk:items', id: 'item-0' })).body, { count: 1 });
-  t.equal((await ds('mset', { values: [{ namespace: 'lost', id: 'a' }, { namespace: 'lost', id: 'b!' }] })).status, 422);
-  t.equal((await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'sp', type: 'SetpointSensorPair', data: { storedSetting: 68 } })).status, 201);
+  t.equal(
+    (
+      await ds('mset', {
+        values: [
+          { namespace: 'lost', id: 'a' },
+          { namespace: 'lost', id: 'b!' },
+        ],
+      })
+    ).status,
+    422,
+  );
+  t.equal(
+    (
+      await postJson(`${cli.base}/edge-one/blocks/create`, {
+        id: 'sp',
+        type: 'SetpointSensorPair',
+        data: { storedSetting: 68 },
+      })
+    ).status,
+    201,
+  );
   const before = (await ds('mget', { namespace: '', filter: '*' })).body.values;
   cli.child.kill('SIGKILL');
   await cli.exited;
@@ -32,9 +56,17 @@ t.test('documents survive kill -9 exactly as the replies said', async (t) => {
   const after = (await ds('mget', { namespace: '', filter: '*' })).body.values;
   t.same(after, before, 'every document, as it was');
   t.equal(after.filter((d: { namespace: string }) => d.namespace === 'bulk:items').length, 39, '50 - 10 - 1');
-  t.same((await ds('get', { namespace: 'r', id: 'x' })).body.value, { namespace: 'r', id: 'x', v: 2 }, 'the last write won');
+  t.same(
+    (await ds('get', { namespace: 'r', id: 'x' })).body.value,
+    { namespace: 'r', id: 'x', v: 2 },
+    'the last write won',
+  );
   t.same((await ds('get', { namespace: '', id: 'solo' })).body.value.text, 'héllo');
   t.same((await ds('get', { namespace: 'lost', id: 'a' })).body, { value: null }, 'the refused mset left nothing');
   const sp = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'sp' })).body;
-  t.same(sp.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 }, 'the units document applies at start-up');
+  t.same(
+    sp.data.storedSetting,
+    { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 },
+    'the units document applies at start-up',
+  );
 });

@@ -13,12 +13,40 @@ t.test('changed documents: one event per top-level namespace, sorted by key', as
     { namespace: 'ns', id: 'a' },
   ];
   const events = changeEvents('svc', { changed: docs });
-  t.same(events, [
-    { topic: 'svc/datastore/a', payload: { changed: [{ namespace: 'a', id: '3' }, { namespace: 'a:x', id: '1' }] } },
-    { topic: 'svc/datastore/b', payload: { changed: [{ namespace: '', id: 'b' }, { namespace: 'b', id: '2' }] } },
-    { topic: 'svc/datastore/ns', payload: { changed: [{ namespace: '', id: 'ns' }, { namespace: 'ns', id: 'a' }] } },
-    { topic: 'svc/datastore/ns1', payload: { changed: [{ namespace: 'ns1', id: 'x' }] } },
-  ], 'ns, ns1:x, ns:a sort apart but ns still gets a single event');
+  t.same(
+    events,
+    [
+      {
+        topic: 'svc/datastore/a',
+        payload: {
+          changed: [
+            { namespace: 'a', id: '3' },
+            { namespace: 'a:x', id: '1' },
+          ],
+        },
+      },
+      {
+        topic: 'svc/datastore/b',
+        payload: {
+          changed: [
+            { namespace: '', id: 'b' },
+            { namespace: 'b', id: '2' },
+          ],
+        },
+      },
+      {
+        topic: 'svc/datastore/ns',
+        payload: {
+          changed: [
+            { namespace: '', id: 'ns' },
+            { namespace: 'ns', id: 'a' },
+          ],
+        },
+      },
+      { topic: 'svc/datastore/ns1', payload: { changed: [{ namespace: 'ns1', id: 'x' }] } },
+    ],
+    'ns, ns1:x, ns:a sort apart but ns still gets a single event',
+  );
   t.equal(new Set(events.map((e) => e.topic)).size, events.length, 'never two events on one topic');
 });
 
@@ -32,7 +60,10 @@ t.test('deleted keys: grouped the same way, keys not ids', async (t) => {
 t.test('nothing changed or deleted: no event; never both shapes', async (t) => {
   t.same(changeEvents('svc', { changed: [] }), []);
   t.same(changeEvents('svc', { deleted: [] }), []);
-  for (const e of [...changeEvents('svc', { changed: [{ namespace: 'a', id: 'b' }] }), ...changeEvents('svc', { deleted: ['a:b'] })]) {
+  for (const e of [
+    ...changeEvents('svc', { changed: [{ namespace: 'a', id: 'b' }] }),
+    ...changeEvents('svc', { deleted: ['a:b'] }),
+  ]) {
     t.equal(Object.keys(e.payload).length, 1, 'exactly one of changed/deleted');
   }
 });
@@ -41,8 +72,13 @@ t.test('incoming events are parsed defensively', async (t) => {
   const doc = { namespace: 'n', id: 'i', x: 1 };
   t.same(parseDatastoreEvent({ changed: [doc] }), { changed: [doc], deleted: [] });
   t.same(parseDatastoreEvent(JSON.stringify({ deleted: ['n:i'] })), { changed: [], deleted: ['n:i'] });
-  t.same(parseDatastoreEvent(Buffer.from(JSON.stringify({ changed: [doc, { id: 'no-ns' }, 'x'], deleted: [3, 'k'] }))), { changed: [doc], deleted: ['k'] }, 'bad items dropped');
-  for (const bad of ['{', '[]', 'null', null, 5, {}, { changed: 'x' }]) t.equal(parseDatastoreEvent(bad), null, `${JSON.stringify(bad)} is not an event`);
+  t.same(
+    parseDatastoreEvent(Buffer.from(JSON.stringify({ changed: [doc, { id: 'no-ns' }, 'x'], deleted: [3, 'k'] }))),
+    { changed: [doc], deleted: ['k'] },
+    'bad items dropped',
+  );
+  for (const bad of ['{', '[]', 'null', null, 5, {}, { changed: 'x' }])
+    t.equal(parseDatastoreEvent(bad), null, `${JSON.stringify(bad)} is not an event`);
 });
 
 t.test('the echo filter recognises each published payload once, within its ttl', async (t) => {

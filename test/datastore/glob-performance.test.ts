@@ -6,7 +6,8 @@ import { datastoreApp } from './helpers.js';
 import { limit } from '../helpers/limits.js';
 
 // The former RegExp compilation, kept as an oracle for the semantics (fine on short inputs).
-const escapeRe = (ch: string, inClass = false) => (/[\\^$.*+?()[\]{}|\/]/.test(ch) || (inClass && ch === '-') ? `\\${ch}` : ch);
+const escapeRe = (ch: string, inClass = false) =>
+  /[\\^$.*+?()[\]{}|\/]/.test(ch) || (inClass && ch === '-') ? `\\${ch}` : ch;
 function oracle(glob: string): RegExp {
   const chars = Array.from(glob);
   let re = '';
@@ -44,7 +45,8 @@ function oracle(glob: string): RegExp {
 t.test('agrees with the former RegExp on random globs and strings', async (t) => {
   let seed = 12345;
   const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-  const pick = (alphabet: string[], max: number) => Array.from({ length: rand(max + 1) }, () => alphabet[rand(alphabet.length)]!).join('');
+  const pick = (alphabet: string[], max: number) =>
+    Array.from({ length: rand(max + 1) }, () => alphabet[rand(alphabet.length)]!).join('');
   const globChars = ['a', 'b', ':', '*', '?', '[', ']', '^', '-', '\\', '.', '𝔸', '\n'];
   const textChars = ['a', 'b', ':', '-', ']', '\\', '^', '[', '*', '𝔸', '\n', 'z'];
   let checked = 0;
@@ -56,7 +58,8 @@ t.test('agrees with the former RegExp on random globs and strings', async (t) =>
     for (let k = 0; k < 20; k++) {
       const s = pick(textChars, 8);
       checked++;
-      if (m(s) !== re.test(s) && mismatches.length < 10) mismatches.push(`${JSON.stringify(glob)} vs ${JSON.stringify(s)}: ${m(s)}`);
+      if (m(s) !== re.test(s) && mismatches.length < 10)
+        mismatches.push(`${JSON.stringify(glob)} vs ${JSON.stringify(s)}: ${m(s)}`);
     }
   }
   t.same(mismatches, [], `${checked} glob/string pairs agree`);
@@ -88,7 +91,11 @@ t.test('the API caps id at 200, namespace at 500 and filter at 500 characters', 
   const refused = async (op: string, body: unknown, path: string) => {
     const res = await ds(op, body);
     t.equal(res.status, 422, `${op} with a long ${path} is 422`);
-    t.same((res.body?.validation ?? []).map((v: { path: string }) => v.path), [path], `names ${path}`);
+    t.same(
+      (res.body?.validation ?? []).map((v: { path: string }) => v.path),
+      [path],
+      `names ${path}`,
+    );
     t.match(res.body?.message, `${path} must be at most`, 'the message names the field and the cap');
     t.ok((res.body?.message ?? '').length < 300, 'the long value is not echoed');
   };
@@ -96,11 +103,28 @@ t.test('the API caps id at 200, namespace at 500 and filter at 500 characters', 
   const ns500 = 'n'.repeat(250) + ':' + 'm'.repeat(249);
   const astral = '𝔸'.repeat(200); // 400 UTF-16 units, 200 characters
 
-  t.equal((await ds('set', { value: { namespace: ns500, id: id200 } })).status, 200, 'id of 200 and namespace of 500 are fine');
-  t.equal((await ds('set', { value: { namespace: 'n', id: astral } })).status, 200, 'the cap counts characters, not UTF-16 units');
+  t.equal(
+    (await ds('set', { value: { namespace: ns500, id: id200 } })).status,
+    200,
+    'id of 200 and namespace of 500 are fine',
+  );
+  t.equal(
+    (await ds('set', { value: { namespace: 'n', id: astral } })).status,
+    200,
+    'the cap counts characters, not UTF-16 units',
+  );
   await refused('set', { value: { namespace: 'n', id: id200 + 'i' } }, 'value.id');
   await refused('set', { value: { namespace: ns500 + 'n', id: 'x' } }, 'value.namespace');
-  await refused('mset', { values: [{ namespace: 'n', id: 'ok' }, { namespace: 'n', id: astral + '𝔸' }] }, 'values.1.id');
+  await refused(
+    'mset',
+    {
+      values: [
+        { namespace: 'n', id: 'ok' },
+        { namespace: 'n', id: astral + '𝔸' },
+      ],
+    },
+    'values.1.id',
+  );
   for (const op of ['get', 'delete']) {
     await refused(op, { namespace: 'n', id: id200 + 'i' }, 'id');
     await refused(op, { namespace: ns500 + 'n', id: 'x' }, 'namespace');
@@ -114,7 +138,7 @@ t.test('the API caps id at 200, namespace at 500 and filter at 500 characters', 
 
   // The longest filter against the longest keys stays quick through the API.
   await ds('mset', { values: Array.from({ length: 20 }, (_, i) => ({ namespace: 'p', id: 'a'.repeat(190) + i })) });
-  const filter = ('*a'.repeat(250)).slice(0, 499) + 'b';
+  const filter = '*a'.repeat(250).slice(0, 499) + 'b';
   const start = performance.now();
   const res = await ds('mget', { namespace: '', filter });
   t.equal(res.status, 200);

@@ -11,14 +11,14 @@ const cases: [glob: string, matches: string[], misses: string[]][] = [
   ['a?c', ['abc', 'a:c'], ['ac', 'abbc']],
   ['[ab]', ['a', 'b'], ['c', 'ab', '']],
   ['[a-c]x', ['ax', 'bx', 'cx'], ['dx', '-x']],
-  ['[c-a]', ['a', 'b', 'c'], ['d'], /* a reversed range is swapped, as in Redis */],
+  ['[c-a]', ['a', 'b', 'c'], ['d'] /* a reversed range is swapped, as in Redis */],
   ['[^ab]', ['c', ':', '1'], ['a', 'b', '']],
   ['[^a-y]*', ['z1', 'Zed'], ['abc', 'y']],
   ['[a\\-z]', ['a', '-', 'z'], ['b']],
   ['[\\]]', [']'], ['\\']],
   ['[]', [], ['', ']', 'a']],
   ['[^]', ['a', ']'], ['']],
-  ['[abc', ['a', 'c'], ['[abc', 'd'], /* unterminated: the class runs to the end */],
+  ['[abc', ['a', 'c'], ['[abc', 'd'] /* unterminated: the class runs to the end */],
   ['\\*', ['*'], ['a', '\\*']],
   ['a\\?', ['a?'], ['ab']],
   ['\\[x]', ['[x]'], ['x']],
@@ -59,9 +59,17 @@ t.test('filters through the API: nested namespaces, the empty namespace, classes
   await ds('mset', { values: docs });
   const mget = async (body: object) => ids((await ds('mget', body)).body.values);
 
-  t.same(await mget({ namespace: 'p' }), ['p:a', 'p:b.1', 'p:q:b', 'p:q:r:c'], 'a namespace holds its nested namespaces, not the bare key p nor px');
+  t.same(
+    await mget({ namespace: 'p' }),
+    ['p:a', 'p:b.1', 'p:q:b', 'p:q:r:c'],
+    'a namespace holds its nested namespaces, not the bare key p nor px',
+  );
   t.same(await mget({ namespace: 'p:q' }), ['p:q:b', 'p:q:r:c']);
-  t.same(await mget({ namespace: 'p', filter: 'q:*' }), ['p:q:b', 'p:q:r:c'], 'the filter sees the nested part of the key');
+  t.same(
+    await mget({ namespace: 'p', filter: 'q:*' }),
+    ['p:q:b', 'p:q:r:c'],
+    'the filter sees the nested part of the key',
+  );
   t.same(await mget({ namespace: 'p', filter: '?' }), ['p:a'], '? is one character, so nested keys are not matched');
   t.same(await mget({ namespace: 'p', filter: '*:?' }), ['p:q:b', 'p:q:r:c'], '* crosses :');
   t.same(await mget({ namespace: 'p', filter: 'b.?' }), ['p:b.1'], '. is literal');
@@ -78,7 +86,11 @@ t.test('filters through the API: nested namespaces, the empty namespace, classes
 
   events();
   t.same((await ds('mdelete', { namespace: 'p', filter: 'q:*' })).body, { count: 2 });
-  t.same(events(), [{ topic: 'svc/datastore/p', payload: { deleted: ['p:q:b', 'p:q:r:c'] }, retain: false }], 'nested deletions share the top-level topic');
+  t.same(
+    events(),
+    [{ topic: 'svc/datastore/p', payload: { deleted: ['p:q:b', 'p:q:r:c'] }, retain: false }],
+    'nested deletions share the top-level topic',
+  );
   t.same((await ds('mdelete', { namespace: '', filter: 'p' })).body, { count: 1 });
   t.same(events(), [{ topic: 'svc/datastore/p', payload: { deleted: ['p'] }, retain: false }]);
   t.same(await mget({ namespace: 'p' }), ['p:a', 'p:b.1'], 'p:a and p:b.1 survive');

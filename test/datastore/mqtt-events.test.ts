@@ -17,7 +17,9 @@ async function until(what: string, cond: () => boolean, ms = 5000): Promise<void
 async function observer(url: string, filter: string) {
   const client = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0 });
   const messages: { topic: string; payload: any; retain: boolean }[] = [];
-  client.on('message', (topic, payload, packet) => messages.push({ topic, payload: JSON.parse(payload.toString()), retain: packet.retain }));
+  client.on('message', (topic, payload, packet) =>
+    messages.push({ topic, payload: JSON.parse(payload.toString()), retain: packet.retain }),
+  );
   await client.subscribeAsync(filter, { qos: 0 });
   return { client, messages };
 }
@@ -31,7 +33,13 @@ t.test('datastore calls publish change events on the broker', async (t) => {
   const obs = await observer(url, 'svc/datastore/#');
   t.teardown(() => obs.client.endAsync());
 
-  await h.ds('mset', { values: [{ namespace: 'ui', id: 'a', n: 1 }, { namespace: 'ui:dash', id: 'b' }, { namespace: 'tool', id: 'c' }] });
+  await h.ds('mset', {
+    values: [
+      { namespace: 'ui', id: 'a', n: 1 },
+      { namespace: 'ui:dash', id: 'b' },
+      { namespace: 'tool', id: 'c' },
+    ],
+  });
   await until('two events', () => obs.messages.length >= 2);
   await h.ds('set', { value: { namespace: 'ui', id: 'a', n: 1 } });
   await h.ds('delete', { namespace: 'ui', id: 'missing' });
@@ -40,11 +48,28 @@ t.test('datastore calls publish change events on the broker', async (t) => {
   await until('the delete event', () => obs.messages.length >= 3);
   await sleep(300);
   const sorted = (m: typeof obs.messages) => [...m].sort((a, b) => (a.topic < b.topic ? -1 : 1));
-  t.same(sorted(obs.messages.slice(0, 2)), [
-    { topic: 'svc/datastore/tool', payload: { changed: [{ namespace: 'tool', id: 'c' }] }, retain: false },
-    { topic: 'svc/datastore/ui', payload: { changed: [{ namespace: 'ui', id: 'a', n: 1 }, { namespace: 'ui:dash', id: 'b' }] }, retain: false },
-  ], 'one changed event per top-level namespace');
-  t.same(obs.messages.slice(2), [{ topic: 'svc/datastore/ui', payload: { deleted: ['ui:a', 'ui:dash:b'] }, retain: false }], 'the no-op set, delete and mdelete published nothing');
+  t.same(
+    sorted(obs.messages.slice(0, 2)),
+    [
+      { topic: 'svc/datastore/tool', payload: { changed: [{ namespace: 'tool', id: 'c' }] }, retain: false },
+      {
+        topic: 'svc/datastore/ui',
+        payload: {
+          changed: [
+            { namespace: 'ui', id: 'a', n: 1 },
+            { namespace: 'ui:dash', id: 'b' },
+          ],
+        },
+        retain: false,
+      },
+    ],
+    'one changed event per top-level namespace',
+  );
+  t.same(
+    obs.messages.slice(2),
+    [{ topic: 'svc/datastore/ui', payload: { deleted: ['ui:a', 'ui:dash:b'] }, retain: false }],
+    'the no-op set, delete and mdelete published nothing',
+  );
 
   const late = await observer(url, 'svc/datastore/#');
   t.teardown(() => late.client.endAsync());
@@ -74,7 +99,11 @@ t.test('a units event from another datastore switches block output; it is not re
   });
   t.same(await setting(), { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 });
   await sleep(300);
-  t.equal(obs.messages.filter((m) => m.topic === 'svc/datastore/edge-one').length, sent, 'only our own publishes: nothing echoed back by the app');
+  t.equal(
+    obs.messages.filter((m) => m.topic === 'svc/datastore/edge-one').length,
+    sent,
+    'only our own publishes: nothing echoed back by the app',
+  );
 
   await obs.client.publishAsync('svc/datastore/edge-one', JSON.stringify({ deleted: ['edge-one:units'] }));
   await until('the units to reset', () => h.app.units.prefs.temperature === 'degC');

@@ -7,7 +7,8 @@ async function setpointApp() {
   const h = await datastoreApp();
   const created = await h.post('blocks/create', { id: 'sp', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
   if (created.status !== 201) throw new Error(`create failed: ${created.raw}`);
-  const setting = async () => (await h.post('blocks/read', { id: 'sp' })).body.data.storedSetting as { unit: string; value: number };
+  const setting = async () =>
+    (await h.post('blocks/read', { id: 'sp' })).body.data.storedSetting as { unit: string; value: number };
   return { ...h, setting };
 }
 
@@ -26,7 +27,11 @@ t.test('the units document set through the API switches block output and bare-nu
   t.equal((await setting()).value, 50, 'a bare number is taken in degF');
 
   await ds('mset', { values: [{ ...UNITS, temperature: 'degC' }] });
-  t.same(await setting(), { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 10 }, '50 degF was stored as 10 degC');
+  t.same(
+    await setting(),
+    { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 10 },
+    '50 degF was stored as 10 degC',
+  );
 
   await ds('set', { value: { ...UNITS, temperature: 'degF' } });
   t.equal((await setting()).unit, 'degF');
@@ -41,7 +46,13 @@ t.test('the units document set through the API switches block output and bare-nu
 t.test('a units document in another namespace or under another id changes nothing', async (t) => {
   const { ds, setting, close } = await setpointApp();
   t.teardown(close);
-  await ds('mset', { values: [{ namespace: 'edge-two', id: 'units', temperature: 'degF' }, { namespace: 'edge-one:x', id: 'units', temperature: 'degF' }, { namespace: 'edge-one', id: 'unit', temperature: 'degF' }] });
+  await ds('mset', {
+    values: [
+      { namespace: 'edge-two', id: 'units', temperature: 'degF' },
+      { namespace: 'edge-one:x', id: 'units', temperature: 'degF' },
+      { namespace: 'edge-one', id: 'unit', temperature: 'degF' },
+    ],
+  });
   t.equal((await setting()).unit, 'degC');
 });
 
@@ -54,7 +65,8 @@ function fakeBus() {
     published,
     handlers,
     /** Like app.mqtt.publish: false when the message was dropped. */
-    publish: (topic: string, payload: unknown) => bus.connected && published.push({ topic, payload: JSON.parse(JSON.stringify(payload)) }) > 0,
+    publish: (topic: string, payload: unknown) =>
+      bus.connected && published.push({ topic, payload: JSON.parse(JSON.stringify(payload)) }) > 0,
     subscribe: (topic: string, handler: (topic: string, payload: unknown) => void) => {
       handlers.set(topic, handler);
       return () => handlers.delete(topic);
@@ -78,7 +90,12 @@ t.test('units events from another datastore apply live and are not re-published'
   t.same(bus.published, [], 'and is not re-published');
   t.equal(app.documents.get('edge-one', 'units'), null, 'nor written to the local store');
 
-  bus.deliver('svc/datastore/edge-one', { changed: [{ namespace: 'edge-one:sub', id: 'units', temperature: 'degC' }, { namespace: 'edge-one', id: 'other' }] });
+  bus.deliver('svc/datastore/edge-one', {
+    changed: [
+      { namespace: 'edge-one:sub', id: 'units', temperature: 'degC' },
+      { namespace: 'edge-one', id: 'other' },
+    ],
+  });
   t.equal((await setting()).unit, 'degF', 'other documents of the namespace change nothing');
   bus.deliver('svc/datastore/edge-one', 'not json at all');
   bus.deliver('svc/datastore/edge-one', { changed: 'nope', deleted: 5 });
@@ -131,11 +148,30 @@ t.test('an event the bus dropped is not expected back as an echo', async (t) => 
 t.test('backup save holds the controller documents; load replaces them and the units apply', async (t) => {
   const { ds, post, events, setting, close } = await setpointApp();
   t.teardown(close);
-  await ds('mset', { values: [{ ...UNITS, temperature: 'degF' }, { namespace: 'edge-one:ui', id: 'layout', cols: 3 }, { namespace: 'elsewhere', id: 'x' }, { namespace: '', id: 'edge-one' }] });
+  await ds('mset', {
+    values: [
+      { ...UNITS, temperature: 'degF' },
+      { namespace: 'edge-one:ui', id: 'layout', cols: 3 },
+      { namespace: 'elsewhere', id: 'x' },
+      { namespace: '', id: 'edge-one' },
+    ],
+  });
   const backup = (await post('blocks/backup/save')).body;
-  t.same(backup.store, [{ ...UNITS, temperature: 'degF' }, { namespace: 'edge-one:ui', id: 'layout', cols: 3 }], 'only the controller namespace tree');
+  t.same(
+    backup.store,
+    [
+      { ...UNITS, temperature: 'degF' },
+      { namespace: 'edge-one:ui', id: 'layout', cols: 3 },
+    ],
+    'only the controller namespace tree',
+  );
 
-  await ds('mset', { values: [{ ...UNITS, temperature: 'degC' }, { namespace: 'edge-one', id: 'stray' }] });
+  await ds('mset', {
+    values: [
+      { ...UNITS, temperature: 'degC' },
+      { namespace: 'edge-one', id: 'stray' },
+    ],
+  });
   t.equal((await setting()).unit, 'degC');
   events();
   const load = await post('blocks/backup/load', backup);
@@ -145,10 +181,14 @@ t.test('backup save holds the controller documents; load replaces them and the u
   t.same((await ds('get', { namespace: 'edge-one:ui', id: 'layout' })).body.value.cols, 3, 'unchanged documents kept');
   t.ok((await ds('get', { namespace: 'elsewhere', id: 'x' })).body.value, 'other namespaces untouched');
   t.ok((await ds('get', { namespace: '', id: 'edge-one' })).body.value, 'so is the bare key edge-one');
-  t.same(events(), [
-    { topic: 'svc/datastore/edge-one', payload: { deleted: ['edge-one:stray'] }, retain: false },
-    { topic: 'svc/datastore/edge-one', payload: { changed: [{ ...UNITS, temperature: 'degF' }] }, retain: false },
-  ], 'subscribers hear what the load changed, in separate shapes');
+  t.same(
+    events(),
+    [
+      { topic: 'svc/datastore/edge-one', payload: { deleted: ['edge-one:stray'] }, retain: false },
+      { topic: 'svc/datastore/edge-one', payload: { changed: [{ ...UNITS, temperature: 'degF' }] }, retain: false },
+    ],
+    'subscribers hear what the load changed, in separate shapes',
+  );
 });
 
 t.test('backup load leaves out documents that are invalid or outside the controller namespace', async (t) => {
@@ -156,29 +196,51 @@ t.test('backup load leaves out documents that are invalid or outside the control
   t.teardown(close);
   await ds('set', { value: { namespace: 'other', id: 'keep', v: 1 } });
   const backup = (await post('blocks/backup/save')).body;
-  backup.store = [{ ...UNITS, temperature: 'degF' }, { namespace: 'other', id: 'keep', v: 2 }, { namespace: 'edge-one', id: 'bad id' }, 'text', { namespace: 'edge-onex', id: 'y' }];
+  backup.store = [
+    { ...UNITS, temperature: 'degF' },
+    { namespace: 'other', id: 'keep', v: 2 },
+    { namespace: 'edge-one', id: 'bad id' },
+    'text',
+    { namespace: 'edge-onex', id: 'y' },
+  ];
   const load = await post('blocks/backup/load', backup);
   t.equal(load.status, 200, 'the blocks still load');
   t.equal((await ds('get', UNITS)).body.value.temperature, 'degF', 'the valid controller document is stored');
-  t.equal((await ds('get', { namespace: 'other', id: 'keep' })).body.value.v, 1, 'a backup cannot overwrite another namespace');
+  t.equal(
+    (await ds('get', { namespace: 'other', id: 'keep' })).body.value.v,
+    1,
+    'a backup cannot overwrite another namespace',
+  );
   t.same((await ds('mget', { namespace: 'edge-one' })).body.values, [{ ...UNITS, temperature: 'degF' }]);
   t.same((await ds('mget', { namespace: 'edge-onex' })).body.values, []);
 });
 
-t.test('a units document with a value the service does not know is refused with 422, naming the allowed values', async (t) => {
-  const { app, ds, setting, close } = await setpointApp();
-  t.teardown(close);
-  await ds('set', { value: { ...UNITS, temperature: 'degF' } });
-  const set = await ds('set', { value: { ...UNITS, temperature: 'fahrenheit' } });
-  t.equal(set.status, 422, set.raw);
-  t.match(set.body.message, `value.temperature must be 'degC' or 'degF', got "fahrenheit"`);
-  const mset = await ds('mset', { values: [{ namespace: 'edge-one', id: 'other', x: 1 }, { namespace: 'brewblox-global', id: 'units', temperature: 5 }] });
-  t.equal(mset.status, 422, 'the global units document too; nothing of the call is stored');
-  t.match(mset.body.message, `values.1.temperature must be 'degC' or 'degF', got 5`);
-  t.same((await ds('get', { namespace: 'edge-one', id: 'other' })).body, { value: null });
-  t.same((await ds('get', UNITS)).body.value, { ...UNITS, temperature: 'degF' }, 'the stored document is unchanged');
-  t.equal(app.units.prefs.temperature, 'degF');
-  t.equal((await setting()).unit, 'degF');
-  t.equal((await ds('set', { value: { namespace: 'edge-two', id: 'units', temperature: 'fahrenheit' } })).status, 200, 'another service\'s document is not ours to check');
-  t.equal((await ds('set', { value: { ...UNITS } })).status, 200, 'no temperature: the default');
-});
+t.test(
+  'a units document with a value the service does not know is refused with 422, naming the allowed values',
+  async (t) => {
+    const { app, ds, setting, close } = await setpointApp();
+    t.teardown(close);
+    await ds('set', { value: { ...UNITS, temperature: 'degF' } });
+    const set = await ds('set', { value: { ...UNITS, temperature: 'fahrenheit' } });
+    t.equal(set.status, 422, set.raw);
+    t.match(set.body.message, `value.temperature must be 'degC' or 'degF', got "fahrenheit"`);
+    const mset = await ds('mset', {
+      values: [
+        { namespace: 'edge-one', id: 'other', x: 1 },
+        { namespace: 'brewblox-global', id: 'units', temperature: 5 },
+      ],
+    });
+    t.equal(mset.status, 422, 'the global units document too; nothing of the call is stored');
+    t.match(mset.body.message, `values.1.temperature must be 'degC' or 'degF', got 5`);
+    t.same((await ds('get', { namespace: 'edge-one', id: 'other' })).body, { value: null });
+    t.same((await ds('get', UNITS)).body.value, { ...UNITS, temperature: 'degF' }, 'the stored document is unchanged');
+    t.equal(app.units.prefs.temperature, 'degF');
+    t.equal((await setting()).unit, 'degF');
+    t.equal(
+      (await ds('set', { value: { namespace: 'edge-two', id: 'units', temperature: 'fahrenheit' } })).status,
+      200,
+      "another service's document is not ours to check",
+    );
+    t.equal((await ds('set', { value: { ...UNITS } })).status, 200, 'no temperature: the default');
+  },
+);

@@ -9,7 +9,11 @@ async function refused(t: Asserts, ds: Ds, op: string, body: unknown, paths: str
   const res = await ds(op, body);
   t.equal(res.status, 422, `${op} ${JSON.stringify(body)} is 422 ${why}`);
   t.equal(res.body?.error, 'Unprocessable Entity');
-  t.same((res.body?.validation ?? []).map((v: { path: string }) => v.path), paths, `names ${paths.join(', ')}`);
+  t.same(
+    (res.body?.validation ?? []).map((v: { path: string }) => v.path),
+    paths,
+    `names ${paths.join(', ')}`,
+  );
   for (const p of paths) t.match(res.body?.message, p, 'the message names the field');
   return res.body;
 }
@@ -37,7 +41,14 @@ t.test('mget and mdelete need a namespace; ids must be ids and filter a string',
     await refused(t, ds, op, { filter: '*' }, ['namespace']);
     await refused(t, ds, op, { namespace: 'ns?', filter: '*' }, ['namespace'], 'glob characters in a namespace');
     await refused(t, ds, op, { namespace: 'n', ids: 'x' }, ['ids']);
-    await refused(t, ds, op, { namespace: 'n', ids: ['ok', '', 'a b', 3] }, ['ids.1', 'ids.2', 'ids.3'], 'every bad id named');
+    await refused(
+      t,
+      ds,
+      op,
+      { namespace: 'n', ids: ['ok', '', 'a b', 3] },
+      ['ids.1', 'ids.2', 'ids.3'],
+      'every bad id named',
+    );
     await refused(t, ds, op, { namespace: 'n', filter: 7 }, ['filter']);
   }
 });
@@ -54,8 +65,10 @@ t.test('set refuses documents that break the spec rules, and stores and publishe
   await refused(t, ds, 'set', { value: { namespace: 'n', id: '[x]' } }, ['value.id']);
   await refused(t, ds, 'set', { value: { namespace: 'n', id: 5 } }, ['value.id']);
   await refused(t, ds, 'set', { value: { namespace: 'n', id: '' } }, ['value.id']);
-  for (const id of ['a/b', 'a*', 'a#b', 'a@b', 'a,b', 'a b', 'a(1)', 'a:b', 'a+b']) await refused(t, ds, 'set', { value: { namespace: 'n', id } }, ['value.id'], id);
-  for (const namespace of ['bad/ns', 'a b', 'a#', 'a+', 'x(y)']) await refused(t, ds, 'set', { value: { namespace, id: 'x' } }, ['value.namespace'], namespace);
+  for (const id of ['a/b', 'a*', 'a#b', 'a@b', 'a,b', 'a b', 'a(1)', 'a:b', 'a+b'])
+    await refused(t, ds, 'set', { value: { namespace: 'n', id } }, ['value.id'], id);
+  for (const namespace of ['bad/ns', 'a b', 'a#', 'a+', 'x(y)'])
+    await refused(t, ds, 'set', { value: { namespace, id: 'x' } }, ['value.namespace'], namespace);
   t.same((await ds('mget', { namespace: '', filter: '*' })).body.values, [], 'nothing stored');
   t.same(events(), [], 'nothing published');
 });
@@ -83,9 +96,26 @@ t.test('one bad document fails the whole mset: nothing stored, nothing published
   t.teardown(close);
   await ds('set', { value: { namespace: 'n', id: 'keep', v: 1 } });
   events();
-  const body = await refused(t, ds, 'mset', { values: [{ namespace: 'n', id: 'x' }, { namespace: 'n', id: 'keep', v: 2 }, { id: 'y' }, { namespace: 'm', id: 'z!' }] }, ['values.2.namespace', 'values.3.id']);
+  const body = await refused(
+    t,
+    ds,
+    'mset',
+    {
+      values: [
+        { namespace: 'n', id: 'x' },
+        { namespace: 'n', id: 'keep', v: 2 },
+        { id: 'y' },
+        { namespace: 'm', id: 'z!' },
+      ],
+    },
+    ['values.2.namespace', 'values.3.id'],
+  );
   t.match(body.message, /values\.2\.namespace/);
-  t.same((await ds('get', { namespace: 'n', id: 'x' })).body, { value: null }, 'the good document before the bad one is not stored');
+  t.same(
+    (await ds('get', { namespace: 'n', id: 'x' })).body,
+    { value: null },
+    'the good document before the bad one is not stored',
+  );
   t.same((await ds('get', { namespace: 'n', id: 'keep' })).body.value.v, 1, 'an existing document is not overwritten');
   t.same(events(), []);
   await refused(t, ds, 'mset', {}, ['values']);
@@ -104,7 +134,12 @@ t.test('a body that is not JSON is 400; one that is not an object is 400', async
     t.equal((await ds(op, '"text"')).status, 400, `${op}: a string body`);
     t.equal((await ds(op)).status, 400, `${op}: no body`);
   }
-  const text = await app.http.inject({ method: 'POST', url: '/history/datastore/get', headers: { 'content-type': 'text/plain' }, payload: 'namespace=n' });
+  const text = await app.http.inject({
+    method: 'POST',
+    url: '/history/datastore/get',
+    headers: { 'content-type': 'text/plain' },
+    payload: 'namespace=n',
+  });
   t.equal(text.statusCode, 415, 'a text body is refused: a POST must be JSON');
   t.match(JSON.parse(text.body).message, /content-type: application\/json/);
   t.same((await ds('mget', { namespace: '', filter: '*' })).body.values, []);
@@ -128,10 +163,19 @@ t.test('the Swagger body schemas are the checked schemas: what the document stat
   t.equal(datastoreSchemas.valueBody, rules.ValueBodySchema, 'set documents the schema it checks');
   t.equal(datastoreSchemas.valuesBody, rules.ValuesBodySchema, 'mset documents the schema it checks');
   const spec = JSON.parse((await app.http.inject({ method: 'GET', url: '/history/api/doc/json' })).body);
-  const body = (op: string) => spec.paths[`/history/datastore/${op}`].post.requestBody.content['application/json'].schema;
+  const body = (op: string) =>
+    spec.paths[`/history/datastore/${op}`].post.requestBody.content['application/json'].schema;
   const id = body('get').properties.id;
-  t.match(id, { type: 'string', pattern: rules.ID_RULE, minLength: 1, maxLength: rules.MAX_ID_LENGTH }, 'the documented id rule');
-  t.equal((await ds('get', { namespace: 'n', id: 'i'.repeat(id.maxLength + 1) })).status, 422, 'the documented maxLength is enforced');
+  t.match(
+    id,
+    { type: 'string', pattern: rules.ID_RULE, minLength: 1, maxLength: rules.MAX_ID_LENGTH },
+    'the documented id rule',
+  );
+  t.equal(
+    (await ds('get', { namespace: 'n', id: 'i'.repeat(id.maxLength + 1) })).status,
+    422,
+    'the documented maxLength is enforced',
+  );
   t.equal((await ds('get', { namespace: 'n', id: 'i'.repeat(id.maxLength) })).status, 200, 'up to it is fine');
   t.equal(body('mget').properties.filter.maxLength, rules.MAX_FILTER_LENGTH);
   t.same(body('mget').required, ['namespace'], 'only the namespace is required for mget');

@@ -10,13 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { limit } from '../helpers/limits.js';
 
 const script = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'check-arm64.sh');
-const run = (args: string[], env: Record<string, string> = {}) => spawnSync('bash', [script, ...args], { encoding: 'utf8', timeout: limit(10000), env: { ...process.env, ...env } });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync('bash', [script, ...args], { encoding: 'utf8', timeout: limit(10000), env: { ...process.env, ...env } });
 const isRoot = process.getuid?.() === 0;
 
 t.test('--help prints the usage and every option', async (t) => {
   const res = run(['--help']);
   t.equal(res.status, 0, res.stderr);
-  for (const option of ['--keep', '--reuse', '-- ARGS', 'ARM64_CACHE', 'EDGEBLOCKS_TEST_SLOWDOWN']) t.match(res.stdout, option);
+  for (const option of ['--keep', '--reuse', '-- ARGS', 'ARM64_CACHE', 'EDGEBLOCKS_TEST_SLOWDOWN'])
+    t.match(res.stdout, option);
   t.notMatch(res.stdout, /^#/m, 'no comment markers left');
 });
 
@@ -26,13 +28,17 @@ t.test('an unknown option is refused with exit 2', async (t) => {
   t.match(res.stderr, /unknown option --fast/);
 });
 
-t.test('--reuse needs test files and a kept userland; nothing is built', { skip: !isRoot && 'the root check comes first' }, async (t) => {
-  const cache = mkdtempSync(join(tmpdir(), 'edgeblocks-arm64-'));
-  t.teardown(() => rmSync(cache, { recursive: true, force: true }));
-  const noFiles = run(['--reuse'], { ARM64_CACHE: cache });
-  t.equal(noFiles.status, 1);
-  t.match(noFiles.stderr, /--reuse runs some test files: give them after --/);
-  const noRoot = run(['--reuse', '--', 'test/codec'], { ARM64_CACHE: cache });
-  t.equal(noRoot.status, 1);
-  t.match(noRoot.stderr, new RegExp(`no userland with node_modules in ${cache}/root`));
-});
+t.test(
+  '--reuse needs test files and a kept userland; nothing is built',
+  { skip: !isRoot && 'the root check comes first' },
+  async (t) => {
+    const cache = mkdtempSync(join(tmpdir(), 'edgeblocks-arm64-'));
+    t.teardown(() => rmSync(cache, { recursive: true, force: true }));
+    const noFiles = run(['--reuse'], { ARM64_CACHE: cache });
+    t.equal(noFiles.status, 1);
+    t.match(noFiles.stderr, /--reuse runs some test files: give them after --/);
+    const noRoot = run(['--reuse', '--', 'test/codec'], { ARM64_CACHE: cache });
+    t.equal(noRoot.status, 1);
+    t.match(noRoot.stderr, new RegExp(`no userland with node_modules in ${cache}/root`));
+  },
+);

@@ -8,7 +8,8 @@ import { cacheDirectory, loadCommonJs } from '../../src/service/code-cache.js';
 import { postJson, startCli } from '../helpers/cli.js';
 
 const BUNDLE = {
-  'app.cjs': "const a = require('./chunk-a.cjs');\nexports.sum = a.add(2, 3);\nexports.kind = () => import('node:path').then((m) => typeof m.join);\n",
+  'app.cjs':
+    "const a = require('./chunk-a.cjs');\nexports.sum = a.add(2, 3);\nexports.kind = () => import('node:path').then((m) => typeof m.join);\n",
   'chunk-a.cjs': 'exports.add = (x, y) => x + y;\n',
 };
 
@@ -22,22 +23,38 @@ function load(entry: string, dir: string) {
   return { ...loaded, exports: loaded.exports as { sum: number; kind: () => Promise<string> } };
 }
 
-t.test('the directory: Node’s variables first, then systemd’s, then the user’s cache; never one others can write', async (t) => {
-  const dir = t.testdir({ node: {}, systemd: {}, xdg: {}, home: {}, open: {} });
-  t.same(cacheDirectory({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: path.join(dir, 'node') }, dir), { off: 'NODE_DISABLE_COMPILE_CACHE is set' });
-  t.same(cacheDirectory({ NODE_COMPILE_CACHE: path.join(dir, 'node'), CACHE_DIRECTORY: path.join(dir, 'systemd') }, dir), { dir: path.join(dir, 'node') });
-  t.same(cacheDirectory({ CACHE_DIRECTORY: `${path.join(dir, 'systemd')}:/elsewhere` }, dir), { dir: path.join(dir, 'systemd') });
-  t.same(cacheDirectory({ XDG_CACHE_HOME: path.join(dir, 'xdg') }, dir), { dir: path.join(dir, 'xdg', 'edgeblocks') });
-  t.same(cacheDirectory({}, path.join(dir, 'home')), { dir: path.join(dir, 'home', '.cache', 'edgeblocks') });
-  t.match(cacheDirectory({}, ''), { off: /no cache directory/ }, 'no home (a user without a passwd entry): no cache, and the start goes on');
-  t.equal(statSync(path.join(dir, 'home', '.cache', 'edgeblocks')).mode & 0o777, 0o700, 'made private');
-  chmodSync(path.join(dir, 'open'), 0o777);
-  const open = cacheDirectory({ NODE_COMPILE_CACHE: path.join(dir, 'open') }, dir);
-  t.match(open, { off: /writable by others/ }, 'a directory others can write is not used: what is in it would run');
-  const file = path.join(dir, 'node', 'file');
-  writeFileSync(file, '');
-  t.match(cacheDirectory({ NODE_COMPILE_CACHE: file }, dir), { off: /not a directory|EEXIST|ENOTDIR/ });
-});
+t.test(
+  'the directory: Node’s variables first, then systemd’s, then the user’s cache; never one others can write',
+  async (t) => {
+    const dir = t.testdir({ node: {}, systemd: {}, xdg: {}, home: {}, open: {} });
+    t.same(cacheDirectory({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: path.join(dir, 'node') }, dir), {
+      off: 'NODE_DISABLE_COMPILE_CACHE is set',
+    });
+    t.same(
+      cacheDirectory({ NODE_COMPILE_CACHE: path.join(dir, 'node'), CACHE_DIRECTORY: path.join(dir, 'systemd') }, dir),
+      { dir: path.join(dir, 'node') },
+    );
+    t.same(cacheDirectory({ CACHE_DIRECTORY: `${path.join(dir, 'systemd')}:/elsewhere` }, dir), {
+      dir: path.join(dir, 'systemd'),
+    });
+    t.same(cacheDirectory({ XDG_CACHE_HOME: path.join(dir, 'xdg') }, dir), {
+      dir: path.join(dir, 'xdg', 'edgeblocks'),
+    });
+    t.same(cacheDirectory({}, path.join(dir, 'home')), { dir: path.join(dir, 'home', '.cache', 'edgeblocks') });
+    t.match(
+      cacheDirectory({}, ''),
+      { off: /no cache directory/ },
+      'no home (a user without a passwd entry): no cache, and the start goes on',
+    );
+    t.equal(statSync(path.join(dir, 'home', '.cache', 'edgeblocks')).mode & 0o777, 0o700, 'made private');
+    chmodSync(path.join(dir, 'open'), 0o777);
+    const open = cacheDirectory({ NODE_COMPILE_CACHE: path.join(dir, 'open') }, dir);
+    t.match(open, { off: /writable by others/ }, 'a directory others can write is not used: what is in it would run');
+    const file = path.join(dir, 'node', 'file');
+    writeFileSync(file, '');
+    t.match(cacheDirectory({ NODE_COMPILE_CACHE: file }, dir), { off: /not a directory|EEXIST|ENOTDIR/ });
+  },
+);
 
 t.test('the first load makes the cache, the next uses it, and both run the same code', async (t) => {
   const { entry, cache } = bundle(t);
@@ -117,7 +134,14 @@ t.test('a new build gets a cache of its own; the caches of old builds are droppe
 });
 
 t.test('a chunk loaded later without a cache of its own is written at the next save', async (t) => {
-  const dir = t.testdir({ bundle: { ...BUNDLE, 'app.cjs': `${BUNDLE['app.cjs']}exports.later = () => require('./chunk-b.cjs').b;\n`, 'chunk-b.cjs': 'exports.b = 7;\n' }, cache: {} });
+  const dir = t.testdir({
+    bundle: {
+      ...BUNDLE,
+      'app.cjs': `${BUNDLE['app.cjs']}exports.later = () => require('./chunk-b.cjs').b;\n`,
+      'chunk-b.cjs': 'exports.b = 7;\n',
+    },
+    cache: {},
+  });
   const entry = path.join(dir, 'bundle', 'app.cjs');
   const cache = path.join(dir, 'cache');
   load(entry, cache).save();
@@ -131,17 +155,24 @@ t.test('a chunk loaded later without a cache of its own is written at the next s
   t.equal(third.cache, 'used');
 });
 
-t.test('a cache that cannot be written (a full disk, a read-only directory) is reported, and leaves nothing behind', async (t) => {
-  const { entry, cache } = bundle(t);
-  const loaded = load(entry, cache);
-  // The entry's cache file taken by a directory: its part-written file cannot be renamed into place.
-  mkdirSync(path.join(loaded.where, 'app.cjs.v8cache', 'taken'), { recursive: true });
-  const saved = loaded.save();
-  t.equal(saved.ok, false);
-  t.match(saved.message, /code cache not written/);
-  t.equal(loaded.exports.sum, 5, 'the code runs on');
-  t.same(readdirSync(loaded.where).filter((n) => n.endsWith('.tmp')), [], 'no part-written file left');
-});
+t.test(
+  'a cache that cannot be written (a full disk, a read-only directory) is reported, and leaves nothing behind',
+  async (t) => {
+    const { entry, cache } = bundle(t);
+    const loaded = load(entry, cache);
+    // The entry's cache file taken by a directory: its part-written file cannot be renamed into place.
+    mkdirSync(path.join(loaded.where, 'app.cjs.v8cache', 'taken'), { recursive: true });
+    const saved = loaded.save();
+    t.equal(saved.ok, false);
+    t.match(saved.message, /code cache not written/);
+    t.equal(loaded.exports.sum, 5, 'the code runs on');
+    t.same(
+      readdirSync(loaded.where).filter((n) => n.endsWith('.tmp')),
+      [],
+      'no part-written file left',
+    );
+  },
+);
 
 t.test('without a directory the bundle still runs, uncached', async (t) => {
   const { entry } = bundle(t);
@@ -151,45 +182,77 @@ t.test('without a directory the bundle still runs, uncached', async (t) => {
   t.match(off.save().message, /no code cache: NODE_DISABLE_COMPILE_CACHE/);
 });
 
-t.test('the CLI writes the cache at a clean stop, the next start uses it, and a damaged one is made again', async (t) => {
-  const dir = t.testdir({ data: {}, cache: {} });
-  const env = { NODE_COMPILE_CACHE: path.join(dir, 'cache') };
-  const args = ['--hardware', 'sim', '--mqtt-port', '0', '--log-level', 'debug', '--data-dir', path.join(dir, 'data')];
-  const start = async () => {
-    const cli = await startCli(args, env, t);
-    t.teardown(() => void cli.child.kill('SIGKILL'));
-    return cli;
-  };
-  const stop = async (cli: Awaited<ReturnType<typeof start>>) => {
-    cli.child.kill('SIGTERM');
-    await cli.exited;
-  };
+t.test(
+  'the CLI writes the cache at a clean stop, the next start uses it, and a damaged one is made again',
+  async (t) => {
+    const dir = t.testdir({ data: {}, cache: {} });
+    const env = { NODE_COMPILE_CACHE: path.join(dir, 'cache') };
+    const args = [
+      '--hardware',
+      'sim',
+      '--mqtt-port',
+      '0',
+      '--log-level',
+      'debug',
+      '--data-dir',
+      path.join(dir, 'data'),
+    ];
+    const start = async () => {
+      const cli = await startCli(args, env, t);
+      t.teardown(() => void cli.child.kill('SIGKILL'));
+      return cli;
+    };
+    const stop = async (cli: Awaited<ReturnType<typeof start>>) => {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    };
 
-  const first = await start();
-  t.match(first.output(), /service modules: dist\/bundle \(code cache: none\)/);
-  await stop(first);
-  t.match(first.output(), /code cache of \d+ file\(s\) written/, 'the clean stop wrote the cache');
+    const first = await start();
+    t.match(first.output(), /service modules: dist\/bundle \(code cache: none\)/);
+    await stop(first);
+    t.match(first.output(), /code cache of \d+ file\(s\) written/, 'the clean stop wrote the cache');
 
-  const second = await start();
-  t.match(second.output(), /service modules: dist\/bundle \(code cache: used\)/, 'the second start runs from the cache');
-  const created = await postJson(`${second.base}/edge-one/blocks/create`, { id: 'Cached', type: 'TempSensorMock', data: { setting: 21 } });
-  t.equal(created.status, 201, 'and serves the API');
-  // V8 drops a script's import() callback when it runs from a cache: what the bundle loads lazily must still load.
-  t.equal((await fetch(`${second.base}/edge-one/api/doc/json`)).status, 200, 'and the docs, loaded on their first request');
-  await stop(second);
+    const second = await start();
+    t.match(
+      second.output(),
+      /service modules: dist\/bundle \(code cache: used\)/,
+      'the second start runs from the cache',
+    );
+    const created = await postJson(`${second.base}/edge-one/blocks/create`, {
+      id: 'Cached',
+      type: 'TempSensorMock',
+      data: { setting: 21 },
+    });
+    t.equal(created.status, 201, 'and serves the API');
+    // V8 drops a script's import() callback when it runs from a cache: what the bundle loads lazily must still load.
+    t.equal(
+      (await fetch(`${second.base}/edge-one/api/doc/json`)).status,
+      200,
+      'and the docs, loaded on their first request',
+    );
+    await stop(second);
 
-  const sub = path.join(dir, 'cache', readdirSync(path.join(dir, 'cache')).find((n) => n.startsWith('edgeblocks-app-'))!);
-  const app = path.join(sub, readdirSync(sub).find((n) => /^app-.*\.cjs\.v8cache$/.test(n))!);
-  const bytes = readFileSync(app);
-  bytes[bytes.length - 100]! ^= 0x01;
-  writeFileSync(app, bytes);
-  const third = await start();
-  t.match(third.output(), /service modules: dist\/bundle \(code cache: corrupt\)/, 'a flipped bit is caught');
-  t.equal((await postJson(`${third.base}/edge-one/blocks/read`, { id: 'Cached' })).status, 200, 'the service runs from the source');
-  await stop(third);
-  t.match(third.output(), /code cache of \d+ file\(s\) written/, 'and its stop made the cache again');
-  const fourth = await start();
-  t.match(fourth.output(), /service modules: dist\/bundle \(code cache: used\)/, 'which the next start uses');
-  await stop(fourth);
-  t.notMatch(fourth.output(), /code cache of \d+ file/, 'a start that used the cache does not write it again');
-});
+    const sub = path.join(
+      dir,
+      'cache',
+      readdirSync(path.join(dir, 'cache')).find((n) => n.startsWith('edgeblocks-app-'))!,
+    );
+    const app = path.join(sub, readdirSync(sub).find((n) => /^app-.*\.cjs\.v8cache$/.test(n))!);
+    const bytes = readFileSync(app);
+    bytes[bytes.length - 100]! ^= 0x01;
+    writeFileSync(app, bytes);
+    const third = await start();
+    t.match(third.output(), /service modules: dist\/bundle \(code cache: corrupt\)/, 'a flipped bit is caught');
+    t.equal(
+      (await postJson(`${third.base}/edge-one/blocks/read`, { id: 'Cached' })).status,
+      200,
+      'the service runs from the source',
+    );
+    await stop(third);
+    t.match(third.output(), /code cache of \d+ file\(s\) written/, 'and its stop made the cache again');
+    const fourth = await start();
+    t.match(fourth.output(), /service modules: dist\/bundle \(code cache: used\)/, 'which the next start uses');
+    await stop(fourth);
+    t.notMatch(fourth.output(), /code cache of \d+ file/, 'a start that used the cache does not write it again');
+  },
+);

@@ -20,10 +20,16 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const failsafe = join(repo, 'dist/src/failsafe/index.js');
 
 /** Runs the command without blocking this process, which serves the emulated buses meanwhile. */
-function run(args: string[], limitMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function run(
+  args: string[],
+  limitMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   // The command resolves its native modules (serialport) from the checkout's node_modules.
-  const child = spawn(process.execPath, [failsafe, ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [failsafe, ...args], {
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -73,8 +79,17 @@ t.test('IO modules left latched on by a crash are switched off (kernel w1 and DS
   t.equal(w1Pair.activeOutputs(), 0b01, 'before: PIOA on (w1)');
   t.equal(serialSwitch.activeOutputs(), 0xff, 'before: eight relays on (DS2480B)');
 
-  const config = writeConfig({ hardware: 'linux', gpio: [], w1Root: tree.root, i2cBuses: ['/dev/i2c-250'], serialPorts: [pty.path] });
-  const result = await run(['--config', config, '--timeout', String(Math.min(FAILSAFE_MAX_MS, scaled(8000)))], scaled(20000));
+  const config = writeConfig({
+    hardware: 'linux',
+    gpio: [],
+    w1Root: tree.root,
+    i2cBuses: ['/dev/i2c-250'],
+    serialPorts: [pty.path],
+  });
+  const result = await run(
+    ['--config', config, '--timeout', String(Math.min(FAILSAFE_MAX_MS, scaled(8000)))],
+    scaled(20000),
+  );
   t.equal(result.code, 0, `${result.stdout}${result.stderr}`);
   t.equal(w1Switch.activeOutputs(), 0, 'w1 DS2408: every relay off');
   t.equal(w1Pair.activeOutputs(), 0, 'w1 DS2413: both outputs off');
@@ -89,7 +104,11 @@ t.test('a serial port that never answers: bounded, one line, exit 1', async (t) 
   // A pty pair with nothing serving the other end: the DS2480B reset gets no reply.
   const dir = mkdtempSync(join(tmpdir(), 'eb-failsafe-silent-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const socat = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${join(dir, 'a')}`, `pty,raw,echo=0,link=${join(dir, 'b')}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const socat = spawn(
+    'socat',
+    ['-d', '-d', `pty,raw,echo=0,link=${join(dir, 'a')}`, `pty,raw,echo=0,link=${join(dir, 'b')}`],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   t.teardown(() => {
     if (socat.exitCode === null) socat.kill('SIGKILL');
   });
@@ -104,7 +123,13 @@ t.test('a serial port that never answers: bounded, one line, exit 1', async (t) 
       }
     });
   });
-  const config = writeConfig({ hardware: 'linux', gpio: [], w1Root: join(dir, 'no-w1'), i2cBuses: ['/dev/i2c-250'], serialPorts: [join(dir, 'b')] });
+  const config = writeConfig({
+    hardware: 'linux',
+    gpio: [],
+    w1Root: join(dir, 'no-w1'),
+    i2cBuses: ['/dev/i2c-250'],
+    serialPorts: [join(dir, 'b')],
+  });
   const result = await run(['--config', config, '--timeout', '1500'], scaled(20000));
   t.equal(result.code, 1, result.stdout + result.stderr);
   t.match(result.stderr, /DS2480B|gave up after 1500 ms/);

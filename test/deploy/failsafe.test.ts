@@ -18,7 +18,24 @@ t.teardown(() => rmSync(out, { recursive: true, force: true }));
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const build = spawnSync(
   process.execPath,
-  [tsc, '--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--types', 'node', '--skipLibCheck', join(repo, 'src/failsafe/index.ts')],
+  [
+    tsc,
+    '--outDir',
+    out,
+    '--rootDir',
+    repo,
+    '--module',
+    'NodeNext',
+    '--moduleResolution',
+    'NodeNext',
+    '--target',
+    'ES2022',
+    '--strict',
+    '--types',
+    'node',
+    '--skipLibCheck',
+    join(repo, 'src/failsafe/index.ts'),
+  ],
   { encoding: 'utf8', timeout: limit(90000), killSignal: 'SIGKILL' },
 );
 writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
@@ -27,7 +44,12 @@ symlinkSync(join(repo, 'node_modules'), join(out, 'node_modules'));
 const failsafe = join(out, 'src/failsafe/index.js');
 
 function run(args: string[]) {
-  const result = spawnSync(process.execPath, [failsafe, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: limit(15000), killSignal: 'SIGKILL' });
+  const result = spawnSync(process.execPath, [failsafe, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+    timeout: limit(15000),
+    killSignal: 'SIGKILL',
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -68,7 +90,14 @@ t.test('every output goes to its safe physical level (Pi 5, base 571)', async (t
   t.equal(direction(root, 588), 'high', 'set as an output at the safe level in one write');
   t.equal(level(root, 576), '1', 'input untouched');
   t.equal(direction(root, 576), 'in');
-  t.equal(result.stdout.trim().split('\n').filter((l) => l.includes('(line ')).length, 4, 'one line per output');
+  t.equal(
+    result.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('(line ')).length,
+    4,
+    'one line per output',
+  );
   t.match(result.stdout, /heater \(line 17\) inactive, pin high/);
   t.match(result.stdout, /pump \(line 23\) active, pin low/);
 });
@@ -94,8 +123,14 @@ t.test('config and chip problems: one line, exit 1, never a stack trace', async 
     [[], /--config FILE is required/],
     [['--config', '/nonexistent/config.json'], /cannot read config \/nonexistent\/config\.json: ENOENT/],
     [['--config', writeConfig('{ not json')], /is not valid JSON/],
-    [['--config', writeConfig({ gpio: GPIO }), '--gpio-root', join(root, 'nope')], /not readable \(ENOENT\).*4 output\(s\) NOT made safe/],
-    [['--config', writeConfig({ gpio: GPIO }), '--gpio-root', root, '--chip-label', 'pinctrl-bcm2711'], /no gpiochip with label "pinctrl-bcm2711"/],
+    [
+      ['--config', writeConfig({ gpio: GPIO }), '--gpio-root', join(root, 'nope')],
+      /not readable \(ENOENT\).*4 output\(s\) NOT made safe/,
+    ],
+    [
+      ['--config', writeConfig({ gpio: GPIO }), '--gpio-root', root, '--chip-label', 'pinctrl-bcm2711'],
+      /no gpiochip with label "pinctrl-bcm2711"/,
+    ],
     [['--config', writeConfig({ gpio: 'heater' })], /gpio: must be a list of line objects/],
     [['--bogus'], /--bogus: unknown option/],
   ];
@@ -110,7 +145,10 @@ t.test('config and chip problems: one line, exit 1, never a stack trace', async 
 t.test('the chip label can come from the config (gpioChipLabel)', async (t) => {
   const root = makeGpioRoot(PI4_CHIPS, { 571: '0' });
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const config = writeConfig({ gpioChipLabel: 'raspberrypi-exp-gpio', gpio: [{ name: 'led', line: 1, direction: 'out', activeLow: true }] });
+  const config = writeConfig({
+    gpioChipLabel: 'raspberrypi-exp-gpio',
+    gpio: [{ name: 'led', line: 1, direction: 'out', activeLow: true }],
+  });
   const result = run(['--config', config, '--gpio-root', root]);
   t.equal(result.code, 0, result.stderr);
   t.equal(level(root, 571), '1', 'line 1 of the expander chip (base 570), not of the header chip');
@@ -129,19 +167,37 @@ t.test('nothing to do is success', async (t) => {
 // schema, so a config the service runs with is one the failsafe makes safe (a line without
 // `direction` is an output for all three), and what one refuses the others refuse.
 const LINE_DOCUMENTS: Array<[string, unknown[], boolean]> = [
-  ['an output with every key', [{ name: 'heater', line: 17, direction: 'out', activeLow: true, safeState: false }], true],
+  [
+    'an output with every key',
+    [{ name: 'heater', line: 17, direction: 'out', activeLow: true, safeState: false }],
+    true,
+  ],
   ['an output without direction (an output by default)', [{ name: 'fan', line: 22 }], true],
   ['an input', [{ name: 'door', line: 5, direction: 'in' }], true],
   ['safeState on', [{ name: 'pump', line: 23, safeState: true }], true],
-  ['the tests\' fixture list', GPIO, true],
+  ["the tests' fixture list", GPIO, true],
   ['a typo in a key', [{ name: 'heater', line: 17, direction: 'out', activelow: true }], false],
   ['a line that is not a number', [{ name: 'heater', line: 'x' }], false],
   ['a line out of range', [{ name: 'heater', line: 128 }], false],
   ['an unknown direction', [{ name: 'heater', line: 17, direction: 'up' }], false],
   ['activeLow as text', [{ name: 'heater', line: 17, activeLow: 'yes' }], false],
   ['an empty name', [{ name: '', line: 17 }], false],
-  ['a name twice', [{ name: 'heater', line: 17 }, { name: 'heater', line: 27 }], false],
-  ['a line twice', [{ name: 'heater', line: 17 }, { name: 'cooler', line: 17 }], false],
+  [
+    'a name twice',
+    [
+      { name: 'heater', line: 17 },
+      { name: 'heater', line: 27 },
+    ],
+    false,
+  ],
+  [
+    'a line twice',
+    [
+      { name: 'heater', line: 17 },
+      { name: 'cooler', line: 17 },
+    ],
+    false,
+  ],
   ['not a list', ['heater'], false],
 ];
 
@@ -160,8 +216,16 @@ t.test('the failsafe, the service and the sim give every gpio list the same verd
         return false;
       }
     };
-    t.equal(verdict(() => loadConfig({ config: file }, {})), accepted, `service: ${what}`);
-    t.equal(verdict(() => parseSimConfig({ gpio })), accepted, `sim: ${what}`);
+    t.equal(
+      verdict(() => loadConfig({ config: file }, {})),
+      accepted,
+      `service: ${what}`,
+    );
+    t.equal(
+      verdict(() => parseSimConfig({ gpio })),
+      accepted,
+      `sim: ${what}`,
+    );
     const result = run(['--config', file, '--gpio-root', root]);
     t.equal(result.code === 0, accepted, `failsafe: ${what}: ${result.stderr}`);
   }
@@ -176,27 +240,46 @@ t.test('a line without direction is made safe like an output', async (t) => {
   t.equal(direction(root, 593), 'low');
 });
 
-t.test('a bad entry is the service\'s message; the good entries are still made safe', async (t) => {
+t.test("a bad entry is the service's message; the good entries are still made safe", async (t) => {
   const root = makeGpioRoot(PI5_CHIPS, { 588: '0' });
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const result = run(['--config', writeConfig({ gpio: [GPIO[0], { name: 'fan', line: 22, direction: 'up' }] }), '--gpio-root', root]);
+  const result = run([
+    '--config',
+    writeConfig({ gpio: [GPIO[0], { name: 'fan', line: 22, direction: 'up' }] }),
+    '--gpio-root',
+    root,
+  ]);
   t.equal(result.code, 1);
   t.equal(result.stderr, `failsafe: gpio[1].direction: must be 'out' or 'in', got "up"\n`);
   t.equal(level(root, 588), '1', 'heater made safe anyway');
 });
 
-t.test('other settings are read with the service\'s schema: a problem is named, outputs are still made safe', async (t) => {
-  const root = makeGpioRoot(PI5_CHIPS, { 588: '0' });
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const result = run(['--config', writeConfig({ gpio: [GPIO[0]], serialPorts: '/dev/ttyUSB0', prot: 5000 }), '--gpio-root', root]);
-  t.equal(result.code, 1);
-  const lines = result.stderr.trim().split('\n');
-  t.match(lines, [/^failsafe: configuration error: serialPorts \(file\): must be a list of non-empty strings, got "\/dev\/ttyUSB0"$/, /^failsafe: configuration error: prot: unknown key; did you mean "port"\?/]);
-  t.equal(level(root, 588), '1', 'heater made safe anyway');
-});
+t.test(
+  "other settings are read with the service's schema: a problem is named, outputs are still made safe",
+  async (t) => {
+    const root = makeGpioRoot(PI5_CHIPS, { 588: '0' });
+    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    const result = run([
+      '--config',
+      writeConfig({ gpio: [GPIO[0]], serialPorts: '/dev/ttyUSB0', prot: 5000 }),
+      '--gpio-root',
+      root,
+    ]);
+    t.equal(result.code, 1);
+    const lines = result.stderr.trim().split('\n');
+    t.match(lines, [
+      /^failsafe: configuration error: serialPorts \(file\): must be a list of non-empty strings, got "\/dev\/ttyUSB0"$/,
+      /^failsafe: configuration error: prot: unknown key; did you mean "port"\?/,
+    ]);
+    t.equal(level(root, 588), '1', 'heater made safe anyway');
+  },
+);
 
 t.test('flags: one parser, an unknown flag names the closest one', async (t) => {
   const result = run(['--gpio-rot', '/x']);
   t.equal(result.code, 1);
-  t.match(result.stderr, /^failsafe: --gpio-rot: unknown option; did you mean "--gpio-root"\? \(see --help\) \(usage: edgeblocks-failsafe/);
+  t.match(
+    result.stderr,
+    /^failsafe: --gpio-rot: unknown option; did you mean "--gpio-root"\? \(see --help\) \(usage: edgeblocks-failsafe/,
+  );
 });

@@ -43,16 +43,24 @@ t.test('node accepts them, as arguments and in NODE_OPTIONS', async (t) => {
   }
 });
 
-t.test('started as an executable, the shebang sets them', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
-  const main = join(repo, 'dist/src/main.js');
-  // A tiny stand-in entry with the same first line: it reports its own environment and flags.
-  const dir = mkdtempSync(join(tmpdir(), 'edgeblocks-shebang-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const probe = join(dir, 'probe.mjs');
-  writeFileSync(probe, `${readFileSync(main, 'utf8').split('\n', 1)[0]}\nconsole.log(JSON.stringify({ arenas: process.env.MALLOC_ARENA_MAX, flags: process.execArgv }));\n`, { mode: 0o755 });
-  const run = spawnSync(probe, [], { encoding: 'utf8', timeout: limit(30000) });
-  t.equal(run.status, 0, run.stderr);
-  const seen = JSON.parse(run.stdout) as { arenas: string; flags: string[] };
-  t.equal(`MALLOC_ARENA_MAX=${seen.arenas}`, assignments[0]);
-  t.same(seen.flags, flags.split(' '));
-});
+t.test(
+  'started as an executable, the shebang sets them',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async (t) => {
+    const main = join(repo, 'dist/src/main.js');
+    // A tiny stand-in entry with the same first line: it reports its own environment and flags.
+    const dir = mkdtempSync(join(tmpdir(), 'edgeblocks-shebang-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const probe = join(dir, 'probe.mjs');
+    writeFileSync(
+      probe,
+      `${readFileSync(main, 'utf8').split('\n', 1)[0]}\nconsole.log(JSON.stringify({ arenas: process.env.MALLOC_ARENA_MAX, flags: process.execArgv }));\n`,
+      { mode: 0o755 },
+    );
+    const run = spawnSync(probe, [], { encoding: 'utf8', timeout: limit(30000) });
+    t.equal(run.status, 0, run.stderr);
+    const seen = JSON.parse(run.stdout) as { arenas: string; flags: string[] };
+    t.equal(`MALLOC_ARENA_MAX=${seen.arenas}`, assignments[0]);
+    t.same(seen.flags, flags.split(' '));
+  },
+);

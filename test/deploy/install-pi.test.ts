@@ -117,7 +117,8 @@ function install(sb: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync('bash', [join(sb.src, 'scripts/install-pi.sh'), ...args], {
     env: { ...sb.env, ...env },
     encoding: 'utf8',
-    timeout: limit(30000), killSignal: 'SIGKILL',
+    timeout: limit(30000),
+    killSignal: 'SIGKILL',
   });
   const calls = readFileSync(join(sb.state, 'calls'), 'utf8').split('\n').filter(Boolean);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
@@ -132,7 +133,9 @@ function snapshot(dir: string): Record<string, string> {
       const st = lstatSync(path);
       if (st.isSymbolicLink()) out[relative(dir, path)] = `-> ${readlinkSync(path)}`;
       else if (st.isDirectory()) walk(path);
-      else out[relative(dir, path)] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+      else
+        out[relative(dir, path)] =
+          `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
     }
   };
   walk(dir);
@@ -160,7 +163,11 @@ t.test('install twice: same tree, same config, accounts made once, no duplicate 
   t.ok(first.calls.includes('apt-get install -y --no-install-recommends mosquitto'));
   t.ok(first.calls.includes('modprobe i2c-dev') && first.calls.includes('modprobe w1-gpio'));
   const systemctl = first.calls.filter((c) => c.startsWith('systemctl'));
-  t.same(systemctl, ['systemctl daemon-reload', 'systemctl enable edgeblocks.service', 'systemctl restart edgeblocks.service']);
+  t.same(systemctl, [
+    'systemctl daemon-reload',
+    'systemctl enable edgeblocks.service',
+    'systemctl restart edgeblocks.service',
+  ]);
   t.match(first.stdout, /http:\/\/\S+:5000\/edge-one\/system\/ping/, 'prints how to reach the API');
 
   const prefix = join(sb.root, PREFIX);
@@ -171,7 +178,10 @@ t.test('install twice: same tree, same config, accounts made once, no duplicate 
   t.notOk(existsSync(join(prefix, 'src')), 'sources stay in the checkout');
 
   const unit = readFileSync(join(sb.root, 'etc/systemd/system/edgeblocks.service'), 'utf8');
-  t.match(unit, `ExecStart=${node} ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir /var/lib/edgeblocks`);
+  t.match(
+    unit,
+    `ExecStart=${node} ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir /var/lib/edgeblocks`,
+  );
   t.match(unit, `ExecStopPost=${node} ${PREFIX}/dist/src/failsafe/index.js --config /etc/edgeblocks/config.json`);
   t.notMatch(unit, '/opt/edgeblocks/dist');
 
@@ -183,7 +193,11 @@ t.test('install twice: same tree, same config, accounts made once, no duplicate 
 
   const bootPath = join(sb.root, 'boot/firmware/config.txt');
   const boot = readFileSync(bootPath, 'utf8');
-  t.match(boot, /\[cm5\]\ndtoverlay=dwc2,dr_mode=host\n\n\[all\]\ndtparam=i2c_arm=on\ndtoverlay=w1-gpio\n$/, 'appended under [all]');
+  t.match(
+    boot,
+    /\[cm5\]\ndtoverlay=dwc2,dr_mode=host\n\n\[all\]\ndtparam=i2c_arm=on\ndtoverlay=w1-gpio\n$/,
+    'appended under [all]',
+  );
   t.equal(readFileSync(join(sb.root, 'etc/modules-load.d/edgeblocks.conf'), 'utf8'), 'i2c-dev\n');
 
   // The user edits the config; a second run keeps it and changes nothing else either.
@@ -193,14 +207,26 @@ t.test('install twice: same tree, same config, accounts made once, no duplicate 
   const second = install(sb, args);
   t.equal(second.code, 0, second.stderr);
   t.same(snapshot(sb.root), before, 'second run leaves the same tree');
-  t.same(second.calls.filter((c) => /^(groupadd|useradd|usermod)/.test(c)), [], 'no accounts touched the second time');
-  t.same(second.calls.filter((c) => c.startsWith('systemctl')), systemctl, 'service reloaded and restarted again');
+  t.same(
+    second.calls.filter((c) => /^(groupadd|useradd|usermod)/.test(c)),
+    [],
+    'no accounts touched the second time',
+  );
+  t.same(
+    second.calls.filter((c) => c.startsWith('systemctl')),
+    systemctl,
+    'service reloaded and restarted again',
+  );
   t.match(second.stdout, /keeping existing .*config\.json/);
   t.equal(readFileSync(bootPath, 'utf8'), boot, 'config.txt unchanged');
   for (const line of ['dtparam=i2c_arm=on', 'dtoverlay=w1-gpio', '[all]']) {
     t.equal(boot.split('\n').filter((l) => l === line).length, 1, `one ${line}`);
   }
-  t.equal(readFileSync(join(sb.state, 'group'), 'utf8').match(/edgeblocks/g)?.length, 4, 'user in gpio, i2c, dialout and its own group once each');
+  t.equal(
+    readFileSync(join(sb.state, 'group'), 'utf8').match(/edgeblocks/g)?.length,
+    4,
+    'user in gpio, i2c, dialout and its own group once each',
+  );
 });
 
 t.test('uninstall keeps config and data; --purge removes them and the user', async (t) => {
@@ -257,7 +283,8 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
   const prefix = join(sb.root, PREFIX);
   const releases = `${prefix}.releases`;
   const current = () => readlinkSync(prefix);
-  const setVersion = (v: string) => writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${v}"}\n`);
+  const setVersion = (v: string) =>
+    writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${v}"}\n`);
 
   setVersion('1.0.0');
   const first = install(sb, ['--no-start']);
@@ -275,8 +302,16 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
   t.match(broken.stderr, /the new release cannot start/, 'its output is shown');
   t.match(broken.stderr, /running release \(1\.0\.0-[0-9a-f]+\) is untouched/);
   t.equal(current(), v1, 'still on 1.0.0');
-  t.same(broken.calls.filter((c) => c.startsWith('systemctl')), [], 'the service was not restarted');
-  t.same(readdirSync(releases).filter((n) => n.startsWith('2.0.0')), [], 'no trace of the failed stage');
+  t.same(
+    broken.calls.filter((c) => c.startsWith('systemctl')),
+    [],
+    'the service was not restarted',
+  );
+  t.same(
+    readdirSync(releases).filter((n) => n.startsWith('2.0.0')),
+    [],
+    'no trace of the failed stage',
+  );
 
   writeFileSync(join(sb.src, 'dist/src/main.js'), FAKE_MAIN);
   const good = install(sb, []);
@@ -298,7 +333,15 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
     setVersion(v);
     t.equal(install(sb, ['--no-start']).code, 0);
   }
-  t.same(readdirSync(releases).filter((n) => n !== 'previous').sort(), readdirSync(releases).filter((n) => /^[45]\.0\.0-/.test(n)).sort(), 'two releases kept');
+  t.same(
+    readdirSync(releases)
+      .filter((n) => n !== 'previous')
+      .sort(),
+    readdirSync(releases)
+      .filter((n) => /^[45]\.0\.0-/.test(n))
+      .sort(),
+    'two releases kept',
+  );
 });
 
 t.test('an install from before releases becomes the previous release', async (t) => {
@@ -322,10 +365,17 @@ t.test('--help shows every option and every environment setting, whole', async (
   const script = readFileSync(join(sb.src, 'scripts/install-pi.sh'), 'utf8');
   const options = [...script.matchAll(/^\s+(--[a-z-]+)\)/gm)].map((m) => m[1]!);
   t.ok(options.includes('--dry-run') && options.length >= 7, `the options the script parses: ${options.join(' ')}`);
-  for (const option of options) t.match(help.stdout, new RegExp(`^\\s+${option}\\s+\\S`, 'm'), `${option} is explained`);
-  const settings = [...script.matchAll(/\$\{([A-Z_]+):-/g)].map((m) => m[1]!).filter((v, i, all) => all.indexOf(v) === i);
-  t.ok(settings.includes('SMOKE_SECONDS') && settings.includes('BOOT_CONFIG'), `the settings the script reads: ${settings.join(' ')}`);
-  for (const setting of settings) t.match(help.stdout, new RegExp(`^\\s+${setting}\\b`, 'm'), `${setting} is explained`);
+  for (const option of options)
+    t.match(help.stdout, new RegExp(`^\\s+${option}\\s+\\S`, 'm'), `${option} is explained`);
+  const settings = [...script.matchAll(/\$\{([A-Z_]+):-/g)]
+    .map((m) => m[1]!)
+    .filter((v, i, all) => all.indexOf(v) === i);
+  t.ok(
+    settings.includes('SMOKE_SECONDS') && settings.includes('BOOT_CONFIG'),
+    `the settings the script reads: ${settings.join(' ')}`,
+  );
+  for (const setting of settings)
+    t.match(help.stdout, new RegExp(`^\\s+${setting}\\b`, 'm'), `${setting} is explained`);
   t.same(help.calls, [], 'nothing run');
 });
 
@@ -335,13 +385,24 @@ t.test('--dry-run prints each step and changes nothing, without root', async (t)
   const before = [snapshot(sb.root), snapshot(sb.src), snapshot(sb.state)];
   const dry = install(sb, ['--dry-run', '--with-mosquitto', '--enable-interfaces']);
   t.equal(dry.code, 0, dry.stderr);
-  t.same(dry.calls.filter((c) => !c.startsWith('getent ')), [], 'no command that changes anything');
+  t.same(
+    dry.calls.filter((c) => !c.startsWith('getent ')),
+    [],
+    'no command that changes anything',
+  );
   writeFileSync(join(sb.state, 'calls'), '');
-  t.same([snapshot(sb.root), snapshot(sb.src), snapshot(sb.state)], before, 'no file written (in the root, the checkout, the accounts)');
+  t.same(
+    [snapshot(sb.root), snapshot(sb.src), snapshot(sb.state)],
+    before,
+    'no file written (in the root, the checkout, the accounts)',
+  );
   const would = dry.stdout.split('\n').filter((l) => l.startsWith('install-pi: would '));
   const root = sb.root;
   for (const [what, pattern] of [
-    ['the release', new RegExp(`stage release 0\\.0\\.0-test-[0-9a-f]{12} .*npm ci --omit=dev.*smoke start.*${root}${PREFIX}`)],
+    [
+      'the release',
+      new RegExp(`stage release 0\\.0\\.0-test-[0-9a-f]{12} .*npm ci --omit=dev.*smoke start.*${root}${PREFIX}`),
+    ],
     ['the user', /create the system user edgeblocks .*gpio i2c dialout/],
     ['mosquitto', /install Mosquitto/],
     ['the config', new RegExp(`write a default ${root}/etc/edgeblocks/config\\.json`)],
@@ -351,7 +412,10 @@ t.test('--dry-run prints each step and changes nothing, without root', async (t)
     ['systemd', /systemctl daemon-reload; systemctl enable edgeblocks\.service/],
     ['the start', /systemctl restart edgeblocks\.service/],
   ] as const) {
-    t.ok(would.some((l) => pattern.test(l)), `${what}: ${pattern}`);
+    t.ok(
+      would.some((l) => pattern.test(l)),
+      `${what}: ${pattern}`,
+    );
   }
   t.equal(would.length, 9, `one line per step:\n${would.join('\n')}`);
 
@@ -365,7 +429,10 @@ t.test('--dry-run prints each step and changes nothing, without root', async (t)
     timeout: limit(30000),
   });
   t.equal(asNobody.status, 0, asNobody.stderr);
-  t.match(asNobody.stdout, /would stop and disable edgeblocks\.service, remove \/etc\/systemd\/system\/edgeblocks\.service, \/usr\/local\/bin\/edgeblocks.*purge \/etc\/edgeblocks, \/var\/lib\/edgeblocks/);
+  t.match(
+    asNobody.stdout,
+    /would stop and disable edgeblocks\.service, remove \/etc\/systemd\/system\/edgeblocks\.service, \/usr\/local\/bin\/edgeblocks.*purge \/etc\/edgeblocks, \/var\/lib\/edgeblocks/,
+  );
 });
 
 t.test('the edgeblocks command goes on PATH, and goes away with --uninstall', async (t) => {

@@ -51,7 +51,10 @@ export class NotifyHarness {
     const startLimit = limit(15000);
     try {
       await new Promise<void>((resolve, reject) => {
-        setTimeout(() => reject(new Error(`notify harness not ready within ${startLimit} ms: ${stderr}`)), startLimit).unref();
+        setTimeout(
+          () => reject(new Error(`notify harness not ready within ${startLimit} ms: ${stderr}`)),
+          startLimit,
+        ).unref();
         child.once('error', (err) => reject(new Error(`python3 is needed for the notify harness: ${err.message}`)));
         child.once('exit', (code) => reject(new Error(`notify harness exited with ${code}: ${stderr}`)));
         lines.on('line', (line) => {

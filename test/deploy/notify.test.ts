@@ -61,7 +61,6 @@ t.test('READY, STATUS, WATCHDOG and STOPPING arrive on a real notify socket', as
   t.equal(await notifyStopping(), true);
   await h.waitFor(() => h.payloads().length >= 4);
   t.same(h.payloads(), ['READY=1\nSTATUS=http listening on 5000', 'WATCHDOG=1', 'STATUS=2 sensors ok', 'STOPPING=1']);
-
 });
 
 t.test('an unprivileged sender is the systemd-notify child, so the unit needs NotifyAccess=all', async (t) => {
@@ -158,7 +157,13 @@ t.test('watchdog decisions with a manual clock', async (t) => {
   t.equal(dog.stalls, 2);
   t.same(pings.length, 3);
   t.throws(() => new Watchdog({ intervalMs: 1000 }), /needs lastTickAt or isAlive/);
-  const custom = new Watchdog({ intervalMs: 10_000, maxTickAgeMs: 60_000, lastTickAt: () => tick, ping: () => {}, now: () => now });
+  const custom = new Watchdog({
+    intervalMs: 10_000,
+    maxTickAgeMs: 60_000,
+    lastTickAt: () => tick,
+    ping: () => {},
+    now: () => now,
+  });
   now += 59_000;
   t.equal(await custom.check(), true, 'maxTickAgeMs overrides the default');
 });

@@ -14,7 +14,12 @@ const unit = readFileSync(unitPath, 'utf8');
 const MAX_EXPOSURE = 3.0;
 
 function analyze(args: string[]) {
-  const result = spawnSync('systemd-analyze', args, { encoding: 'utf8', env: { ...process.env, SYSTEMD_COLORS: '0', SYSTEMD_PAGER: '' }, timeout: limit(30000), killSignal: 'SIGKILL' });
+  const result = spawnSync('systemd-analyze', args, {
+    encoding: 'utf8',
+    env: { ...process.env, SYSTEMD_COLORS: '0', SYSTEMD_PAGER: '' },
+    timeout: limit(30000),
+    killSignal: 'SIGKILL',
+  });
   if (result.error) {
     throw new Error(`systemd-analyze cannot run (${result.error.message}): install the Debian package "systemd"`);
   }
@@ -33,7 +38,9 @@ function stagedCopy(dir: string, edit: (text: string) => string = (x) => x): str
   writeFileSync(join(app, 'failsafe/index.js'), '');
   const units = join(dir, 'units');
   mkdirSync(units, { recursive: true });
-  const text = unit.replaceAll('/usr/bin/node', join(bin, 'node')).replaceAll('/opt/edgeblocks', join(dir, 'opt/edgeblocks'));
+  const text = unit
+    .replaceAll('/usr/bin/node', join(bin, 'node'))
+    .replaceAll('/opt/edgeblocks', join(dir, 'opt/edgeblocks'));
   const path = join(units, 'edgeblocks.service');
   writeFileSync(path, edit(text));
   return path;
@@ -50,12 +57,18 @@ t.test('systemd-analyze verify passes without a warning', async (t) => {
   // The harness itself notices a broken unit.
   const broken = mkdtempSync(join(tmpdir(), 'eb-unit-'));
   t.teardown(() => rmSync(broken, { recursive: true, force: true }));
-  const bad = analyze(['verify', stagedCopy(broken, (text) => text.replace(/^ExecStart=\S+/m, 'ExecStart=/nonexistent/node'))]);
+  const bad = analyze([
+    'verify',
+    stagedCopy(broken, (text) => text.replace(/^ExecStart=\S+/m, 'ExecStart=/nonexistent/node')),
+  ]);
   t.not(bad.code, 0);
   t.match(bad.out, /nonexistent\/node is not executable/);
   const typo = mkdtempSync(join(tmpdir(), 'eb-unit-'));
   t.teardown(() => rmSync(typo, { recursive: true, force: true }));
-  t.match(analyze(['verify', stagedCopy(typo, (text) => text.replace('ProtectHome=', 'ProtectHomes='))]).out, /Unknown key/);
+  t.match(
+    analyze(['verify', stagedCopy(typo, (text) => text.replace('ProtectHome=', 'ProtectHomes='))]).out,
+    /Unknown key/,
+  );
 });
 
 t.test(`security exposure is at most ${MAX_EXPOSURE}`, async (t) => {
@@ -80,7 +93,10 @@ t.test('the directives the runtime and the failsafe depend on', async (t) => {
   t.same(directive('User'), ['edgeblocks']);
   t.same(directive('SupplementaryGroups'), ['gpio i2c dialout']);
   t.same(directive('StateDirectory'), ['edgeblocks']);
-  t.match(directive('ExecStart')[0], /dist\/src\/main\.js --config \/etc\/edgeblocks\/config\.json --data-dir \/var\/lib\/edgeblocks$/);
+  t.match(
+    directive('ExecStart')[0],
+    /dist\/src\/main\.js --config \/etc\/edgeblocks\/config\.json --data-dir \/var\/lib\/edgeblocks$/,
+  );
   t.match(directive('ExecStopPost')[0], /dist\/src\/failsafe\/index\.js --config \/etc\/edgeblocks\/config\.json$/);
   t.same(directive('AmbientCapabilities'), ['CAP_NET_BIND_SERVICE']);
   t.same(directive('CapabilityBoundingSet'), ['CAP_NET_BIND_SERVICE']);

@@ -10,8 +10,16 @@ import { ROOT } from '../helpers/cli.js';
 t.test('docs/configuration.md is up to date with the schema', async (t) => {
   const committed = readFileSync(path.join(ROOT, CONFIG_PAGE), 'utf8');
   const generated = configReference();
-  const firstDiff = [...generated.split('\n').keys()].find((i) => generated.split('\n')[i] !== committed.split('\n')[i]);
-  t.equal(committed, generated, firstDiff === undefined ? 'same text' : `line ${firstDiff + 1} differs: run npm run docs:config\n  page:   ${committed.split('\n')[firstDiff]}\n  schema: ${generated.split('\n')[firstDiff]}`);
+  const firstDiff = [...generated.split('\n').keys()].find(
+    (i) => generated.split('\n')[i] !== committed.split('\n')[i],
+  );
+  t.equal(
+    committed,
+    generated,
+    firstDiff === undefined
+      ? 'same text'
+      : `line ${firstDiff + 1} differs: run npm run docs:config\n  page:   ${committed.split('\n')[firstDiff]}\n  schema: ${generated.split('\n')[firstDiff]}`,
+  );
 });
 
 t.test('the page names every setting with its flag, variable and default', async (t) => {
@@ -21,7 +29,8 @@ t.test('the page names every setting with its flag, variable and default', async
     t.ok(row, `a row for ${key}`);
     if (schema.flag) t.match(row, `\`${schema.flag}\``, `${key}: its flag`);
     if (schema.env) t.match(row, `\`${schema.env}\``, `${key}: its variable`);
-    if (schema.default !== undefined && !(Array.isArray(schema.default) && schema.default.length === 0)) t.match(row, JSON.stringify(schema.default), `${key}: its default`);
+    if (schema.default !== undefined && !(Array.isArray(schema.default) && schema.default.length === 0))
+      t.match(row, JSON.stringify(schema.default), `${key}: its default`);
     if (schema.description) t.match(row, schema.description.replaceAll('|', '\\|'), `${key}: its description`);
   }
 });

@@ -7,9 +7,15 @@ import { ROOT } from '../helpers/cli.js';
 import { anchors, links, markdownPages, readPage, shellBlocks, slug } from '../helpers/markdown.js';
 
 t.test("GitHub's heading slugs", async (t) => {
-  t.equal(slug('2. Enabling the interfaces (`/boot/firmware/config.txt`)'), '2-enabling-the-interfaces-bootfirmwareconfigtxt');
+  t.equal(
+    slug('2. Enabling the interfaces (`/boot/firmware/config.txt`)'),
+    '2-enabling-the-interfaces-bootfirmwareconfigtxt',
+  );
   t.equal(slug('Disk full (507)'), 'disk-full-507');
-  t.equal(slug('DS2482 I2C-to-1-Wire bridge (recommended for more than a couple of sensors)'), 'ds2482-i2c-to-1-wire-bridge-recommended-for-more-than-a-couple-of-sensors');
+  t.equal(
+    slug('DS2482 I2C-to-1-Wire bridge (recommended for more than a couple of sensors)'),
+    'ds2482-i2c-to-1-wire-bridge-recommended-for-more-than-a-couple-of-sensors',
+  );
   t.equal(slug('Sequences, variables, valves, fast PWM'), 'sequences-variables-valves-fast-pwm');
   t.equal(slug('`gpio`'), 'gpio');
   t.same([...anchors('# A\n## Tips\n```\n# not a heading\n```\n## Tips\n')], ['a', 'tips', 'tips-1']);
@@ -31,7 +37,11 @@ t.test('every relative link and anchor resolves', async (t) => {
       }
       if (anchor !== undefined) {
         t.ok(resolved.endsWith('.md'), `${page}: #${anchor} points into a Markdown page`);
-        if (resolved.endsWith('.md')) t.ok(anchors(readPage(resolved)).has(anchor.toLowerCase()), `${page}: ${target}: a heading with the anchor #${anchor} in ${resolved}`);
+        if (resolved.endsWith('.md'))
+          t.ok(
+            anchors(readPage(resolved)).has(anchor.toLowerCase()),
+            `${page}: ${target}: a heading with the anchor #${anchor} in ${resolved}`,
+          );
       }
     }
   }
@@ -42,8 +52,12 @@ t.test('every shell block says where it runs', async (t) => {
   for (const page of markdownPages()) {
     for (const block of shellBlocks(page)) {
       const where = `${page}:${block.line}`;
-      t.ok(block.run && ['demo', 'dev', 'elsewhere'].includes(block.run), `${where}: <!-- run: demo|dev|elsewhere --> before the block (has ${block.run})`);
-      if (block.run === 'elsewhere') t.match(block.code.split('\n')[0], /^# on /, `${where}: the first line says where it runs ("# on the Pi")`);
+      t.ok(
+        block.run && ['demo', 'dev', 'elsewhere'].includes(block.run),
+        `${where}: <!-- run: demo|dev|elsewhere --> before the block (has ${block.run})`,
+      );
+      if (block.run === 'elsewhere')
+        t.match(block.code.split('\n')[0], /^# on /, `${where}: the first line says where it runs ("# on the Pi")`);
     }
   }
 });

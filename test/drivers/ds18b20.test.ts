@@ -1,5 +1,10 @@
 import t from 'tap';
-import { PowerOnResetError, decodeTemperature, temperatureFromScratchpad, TH_MARKERS } from '../../drivers/onewire/ds18b20.js';
+import {
+  PowerOnResetError,
+  decodeTemperature,
+  temperatureFromScratchpad,
+  TH_MARKERS,
+} from '../../drivers/onewire/ds18b20.js';
 import { crc8 } from '../../drivers/onewire/crc.js';
 import { OneWireError } from '../../drivers/onewire/types.js';
 import { SimDs18b20 } from '../../drivers/sim/onewire-wire.js';
@@ -15,8 +20,16 @@ function sp(bytes: number[]): number[] {
 
 t.test('12-bit decoding of datasheet values', async (t) => {
   const cases: Array<[number, number]> = [
-    [0x07d0, 125], [0x0550, 85], [0x0191, 25.0625], [0x00a2, 10.125], [0x0008, 0.5], [0x0000, 0],
-    [0xfff8, -0.5], [0xff5e, -10.125], [0xfe6f, -25.0625], [0xfc90, -55],
+    [0x07d0, 125],
+    [0x0550, 85],
+    [0x0191, 25.0625],
+    [0x00a2, 10.125],
+    [0x0008, 0.5],
+    [0x0000, 0],
+    [0xfff8, -0.5],
+    [0xff5e, -10.125],
+    [0xfe6f, -25.0625],
+    [0xfc90, -55],
   ];
   for (const [raw, degC] of cases) {
     t.equal(decodeTemperature([raw & 0xff, raw >> 8, 0, 0, 0x7f, 0xff, 0x10, 0x10]), degC, `0x${raw.toString(16)}`);
@@ -26,7 +39,11 @@ t.test('12-bit decoding of datasheet values', async (t) => {
 
 t.test('validation rules on scratchpads', async (t) => {
   const por = sp([0x50, 0x05, 0x4b, 0x46, 0x7f, 0xff, 0x0c, 0x10]);
-  t.throws(() => temperatureFromScratchpad(por, TH_MARKERS[0]), PowerOnResetError, 'POR signature rejected even with marker');
+  t.throws(
+    () => temperatureFromScratchpad(por, TH_MARKERS[0]),
+    PowerOnResetError,
+    'POR signature rejected even with marker',
+  );
   const real85 = sp([0x50, 0x05, TH_MARKERS[0], 0x46, 0x7f, 0xff, 0x10, 0x10]);
   t.equal(temperatureFromScratchpad(real85, TH_MARKERS[0]), 85, 'a real 85.000 with the marker is accepted');
   t.throws(() => temperatureFromScratchpad(real85, null), PowerOnResetError, 'an unconfigured 85.000 is not trusted');
@@ -103,7 +120,11 @@ t.test('unplug gives NO_PRESENCE; replug shows 85 degC which is rejected until a
   t.equal(await bus.readTemperature(other.address), 30);
 
   s.unplug();
-  t.equal(code(await rejects(bus.readTemperature(s.address))), 'NO_PRESENCE', 'other devices answer presence, the match finds nobody');
+  t.equal(
+    code(await rejects(bus.readTemperature(s.address))),
+    'NO_PRESENCE',
+    'other devices answer presence, the match finds nobody',
+  );
   other.unplug();
   t.equal(code(await rejects(bus.readTemperature(s.address))), 'NO_PRESENCE', 'empty bus: no presence pulse');
 

@@ -1,5 +1,10 @@
 import t from 'tap';
-import { Ds2480bMaster, openDs2480bBus, openSerialLink, SerialPortUnavailableError } from '../../drivers/onewire/ds2480b.js';
+import {
+  Ds2480bMaster,
+  openDs2480bBus,
+  openSerialLink,
+  SerialPortUnavailableError,
+} from '../../drivers/onewire/ds2480b.js';
 import { makeRom } from '../../drivers/onewire/address.js';
 import { ProtocolBus } from '../../drivers/onewire/protocol-bus.js';
 import { BusPoller } from '../../drivers/onewire/poller.js';
@@ -126,7 +131,10 @@ t.test('poller over the DS2480B', async (t) => {
     clock.t = now;
     await poller.service(now);
   }
-  t.same(temps.map((s) => poller.temperature(s.address, clock.t)), [10, 11.5, 13, 14.5, 16]);
+  t.same(
+    temps.map((s) => poller.temperature(s.address, clock.t)),
+    [10, 11.5, 13, 14.5, 16],
+  );
 });
 
 t.test('missing serialport package and missing socat give clear errors', async (t) => {

@@ -1,6 +1,13 @@
 import t from 'tap';
 import { openI2cBus, I2cBusUnavailableError } from '../../drivers/i2c/i2c-bus.js';
-import { CHANNEL_CODES, CHANNEL_READBACK, Ds2482Chip, detectDs2482, probeDs2482, STATUS } from '../../drivers/onewire/ds2482.js';
+import {
+  CHANNEL_CODES,
+  CHANNEL_READBACK,
+  Ds2482Chip,
+  detectDs2482,
+  probeDs2482,
+  STATUS,
+} from '../../drivers/onewire/ds2482.js';
 import { ProtocolBus } from '../../drivers/onewire/protocol-bus.js';
 import { OneWireError } from '../../drivers/onewire/types.js';
 import { createDs2482Sim, CHANNEL_READBACK_CODES, CHANNEL_SELECT_CODES } from '../../drivers/sim/ds2482-sim.js';

@@ -47,7 +47,10 @@ t.test('an explicit label wins over the Pi labels', async (t) => {
 t.test('clear errors when nothing matches', async (t) => {
   const root = makeGpioRoot([{ name: 'gpiochip0', base: 0, label: 'some-usb-expander', ngpio: 16 }]);
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  await t.rejects(findGpioChip({ root }), /no gpiochip with a Pi header label .*found gpiochip0 "some-usb-expander" base 0/);
+  await t.rejects(
+    findGpioChip({ root }),
+    /no gpiochip with a Pi header label .*found gpiochip0 "some-usb-expander" base 0/,
+  );
   await t.rejects(findGpioChip({ root, label: 'pinctrl-rp1' }), /no gpiochip with label "pinctrl-rp1"/);
   await t.rejects(findGpioChip({ root: join(root, 'missing') }), /not readable \(ENOENT\).*CONFIG_GPIO_SYSFS/);
   const empty = makeGpioRoot([]);

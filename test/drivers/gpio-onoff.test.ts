@@ -37,7 +37,11 @@ t.test('line offsets are added to the chip base; activeLow handled in software',
   const root = makeGpioRoot(PI4_CHIPS);
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const fake = fakeOnoff();
-  const gpio = await OnoffGpioBackend.create({ root, load: async () => ({ default: fake.module }), unexportOnClose: true });
+  const gpio = await OnoffGpioBackend.create({
+    root,
+    load: async () => ({ default: fake.module }),
+    unexportOnClose: true,
+  });
   const heater = await gpio.open({ name: 'heater', line: 17, direction: 'out', activeLow: true });
   const sensor = await gpio.open({ name: 'float', line: 4, direction: 'in' });
   t.same(
@@ -64,7 +68,10 @@ t.test('a missing native module gives a clear error', async (t) => {
     }),
     /optional dependency "onoff" could not be loaded \(Cannot find module 'epoll'\); on the Pi run "npm ci"/,
   );
-  await t.rejects(loadOnoff(async () => ({})), /does not export a Gpio class/);
+  await t.rejects(
+    loadOnoff(async () => ({})),
+    /does not export a Gpio class/,
+  );
 });
 
 t.test('export failures name the line, the sysfs number and the base', async (t) => {

@@ -38,7 +38,11 @@ t.test('outputs are opened at the safe physical level, at base + line', async (t
 t.test('export is written for a line that is not exported; a line that never appears is a clear error', async (t) => {
   const root = makeGpioRoot(PI5_CHIPS);
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const gpio = new SysfsGpioBackend({ root, chip: (await SysfsGpioBackend.detect({ root })).chip, exportTimeoutMs: 50 });
+  const gpio = new SysfsGpioBackend({
+    root,
+    chip: (await SysfsGpioBackend.detect({ root })).chip,
+    exportTimeoutMs: 50,
+  });
   await t.rejects(
     gpio.open({ name: 'heater', line: 17, direction: 'out' }),
     /GPIO "heater" \(line 17, sysfs 588\): .*gpio588\/value did not become writable after export/,

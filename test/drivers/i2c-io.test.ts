@@ -61,8 +61,16 @@ t.test('the probe tells the chips apart by reads only, and leaves claimed addres
     found.map((c) => `${c.address.toString(16)}:${c.kind}:${c.status}`),
     ['20:mcp23017:found', '21:pcf8574:found', '38:pcf8574:found', '41:pca9685:found', '42:null:claimed'],
   );
-  t.same(log.filter((l) => l.startsWith('send') || l.startsWith('write')), [], 'nothing written');
-  t.same(log.filter((l) => /^read (3[2-9])$/.test(l)), [], 'no command byte at 0x20-0x27 (a PCF8574 would take it as outputs)');
+  t.same(
+    log.filter((l) => l.startsWith('send') || l.startsWith('write')),
+    [],
+    'nothing written',
+  );
+  t.same(
+    log.filter((l) => /^read (3[2-9])$/.test(l)),
+    [],
+    'no command byte at 0x20-0x27 (a PCF8574 would take it as outputs)',
+  );
   t.same(Buffer.from(mcp.regs), mcpBefore, 'MCP23017 registers unchanged');
   t.same(Buffer.from(pca.regs), pcaBefore, 'PCA9685 registers unchanged');
   t.equal(pcf.port, 0x0f, 'PCF8574 outputs unchanged');
@@ -72,40 +80,54 @@ t.test('the probe tells the chips apart by reads only, and leaves claimed addres
   t.match(claimed[0], { address: 0x20, status: 'claimed', kind: null });
 });
 
-t.test('expander reads: a register file in any rotation is an MCP23017; one repeated value a PCF8574; all zeros cannot be told apart', async (t) => {
-  const mcp = new SimMcp23017(0x20);
-  const reads = Array.from({ length: 22 }, () => mcp.receiveByte());
-  t.equal(classifyExpanderReads(reads), 'mcp23017', 'after reset');
-  t.equal(classifyExpanderReads([...reads.slice(7), ...reads.slice(0, 7)]), 'mcp23017', 'rotated');
-  t.equal(classifyExpanderReads(Array(22).fill(0xff)), 'pcf8574');
-  t.equal(classifyExpanderReads(Array(22).fill(0)), 'ambiguous');
-  t.equal(classifyExpanderReads(Array.from({ length: 22 }, (_, i) => i + 1)), null, 'no two neighbours equal: no IOCON pair, no MCP23017');
-  const iocon1 = reads.slice();
-  iocon1[10] = 0x01; // IOCON bit 0 is unimplemented and reads 0
-  iocon1[11] = 0x01;
-  iocon1[0] = 0x7f; // and no other rotation fits either
-  iocon1[1] = 0x3e;
-  t.equal(classifyExpanderReads(iocon1.map((v, i) => (i >= 2 && i < 10 ? 10 + i : i >= 12 ? 40 + i : v))), null, 'IOCON bit 0 set: no MCP23017');
-});
+t.test(
+  'expander reads: a register file in any rotation is an MCP23017; one repeated value a PCF8574; all zeros cannot be told apart',
+  async (t) => {
+    const mcp = new SimMcp23017(0x20);
+    const reads = Array.from({ length: 22 }, () => mcp.receiveByte());
+    t.equal(classifyExpanderReads(reads), 'mcp23017', 'after reset');
+    t.equal(classifyExpanderReads([...reads.slice(7), ...reads.slice(0, 7)]), 'mcp23017', 'rotated');
+    t.equal(classifyExpanderReads(Array(22).fill(0xff)), 'pcf8574');
+    t.equal(classifyExpanderReads(Array(22).fill(0)), 'ambiguous');
+    t.equal(
+      classifyExpanderReads(Array.from({ length: 22 }, (_, i) => i + 1)),
+      null,
+      'no two neighbours equal: no IOCON pair, no MCP23017',
+    );
+    const iocon1 = reads.slice();
+    iocon1[10] = 0x01; // IOCON bit 0 is unimplemented and reads 0
+    iocon1[11] = 0x01;
+    iocon1[0] = 0x7f; // and no other rotation fits either
+    iocon1[1] = 0x3e;
+    t.equal(
+      classifyExpanderReads(iocon1.map((v, i) => (i >= 2 && i < 10 ? 10 + i : i >= 12 ? 40 + i : v))),
+      null,
+      'IOCON bit 0 set: no MCP23017',
+    );
+  },
+);
 
-t.test('MCP23017: only the bytes that differ are written; safeState puts every pin back to an input; NACKs reject', async (t) => {
-  const i2c = new SimI2cBus('t');
-  const sim = new SimMcp23017(0x20);
-  i2c.attach(0x20, sim);
-  const { bus, log } = recording(i2c);
-  const mcp = new Mcp23017(bus, 0x20);
-  await mcp.write(0x0001, 0xfffe, await mcp.read());
-  t.equal(log.filter((l) => l.startsWith('write')).length, 2, 'OLATA and IODIRA only');
-  t.equal(sim.pins() & 1, 1);
-  log.length = 0;
-  await mcp.write(0x0001, 0xfffe, await mcp.read());
-  t.equal(log.filter((l) => l.startsWith('write')).length, 0, 'nothing when nothing differs');
-  await mcp.safeState();
-  t.equal(sim.iodir, 0xffff);
-  sim.faults.nack = 1;
-  await t.rejects(mcp.read(), /does not acknowledge/);
-  t.same((await mcp.read()).iodir, 0xffff, 'next transaction fine');
-});
+t.test(
+  'MCP23017: only the bytes that differ are written; safeState puts every pin back to an input; NACKs reject',
+  async (t) => {
+    const i2c = new SimI2cBus('t');
+    const sim = new SimMcp23017(0x20);
+    i2c.attach(0x20, sim);
+    const { bus, log } = recording(i2c);
+    const mcp = new Mcp23017(bus, 0x20);
+    await mcp.write(0x0001, 0xfffe, await mcp.read());
+    t.equal(log.filter((l) => l.startsWith('write')).length, 2, 'OLATA and IODIRA only');
+    t.equal(sim.pins() & 1, 1);
+    log.length = 0;
+    await mcp.write(0x0001, 0xfffe, await mcp.read());
+    t.equal(log.filter((l) => l.startsWith('write')).length, 0, 'nothing when nothing differs');
+    await mcp.safeState();
+    t.equal(sim.iodir, 0xffff);
+    sim.faults.nack = 1;
+    await t.rejects(mcp.read(), /does not acknowledge/);
+    t.same((await mcp.read()).iodir, 0xffff, 'next transaction fine');
+  },
+);
 
 t.test('PCA9685: prescale, duty registers, configure and power-on reset', async (t) => {
   t.equal(prescaleFor(200), 30);
@@ -138,9 +160,24 @@ t.test('the queue runs one transaction at a time per bus and counts the bits on 
     active--;
     return v;
   };
-  const inner: I2cBus = { sendByte: () => slow(undefined), writeByte: () => slow(undefined), receiveByte: () => slow(1), readByte: () => slow(2), i2cWrite: () => slow(undefined), i2cRead: () => slow(Uint8Array.of(3)), scan: () => slow([]), close: async () => {} };
+  const inner: I2cBus = {
+    sendByte: () => slow(undefined),
+    writeByte: () => slow(undefined),
+    receiveByte: () => slow(1),
+    readByte: () => slow(2),
+    i2cWrite: () => slow(undefined),
+    i2cRead: () => slow(Uint8Array.of(3)),
+    scan: () => slow([]),
+    close: async () => {},
+  };
   const q = new QueuedI2cBus(inner);
-  const results = await Promise.all([q.readByte(1, 0), q.writeByte(1, 0, 0), q.receiveByte(1), q.sendByte(1, 0), q.readByte(1, 1)]);
+  const results = await Promise.all([
+    q.readByte(1, 0),
+    q.writeByte(1, 0, 0),
+    q.receiveByte(1),
+    q.sendByte(1, 0),
+    q.readByte(1, 1),
+  ]);
   t.same(results, [2, undefined, 1, undefined, 2]);
   t.equal(most, 1, 'never two at once');
   t.equal(q.stats.transactions, 5);
@@ -192,5 +229,8 @@ t.test('Linux: an address with a bound kernel driver in sysfs is claimed', async
   t.equal(await claimed(0x21), false);
   const { i2c } = board();
   const found = await probeI2cIo(i2c, { claimed });
-  t.match(found.find((c) => c.address === 0x20), { status: 'claimed', detail: /bound to a kernel driver; not touched/ });
+  t.match(
+    found.find((c) => c.address === 0x20),
+    { status: 'claimed', detail: /bound to a kernel driver; not touched/ },
+  );
 });

@@ -54,7 +54,11 @@ t.test('thermocouple and cold-junction formats decode as in the datasheet tables
     t.equal(coldJunctionDegC(pad(0, word)), want, `cold junction ${bits} = ${want}`);
   }
   const r = decodeFamily3b(pad(0x0190 << 2, 0x190 << 4, 0xf5));
-  t.same(r, { temperature: 100, coldJunction: 25, fault: null, addressPins: 5, chip: 'MAX31850' }, 'AD3..AD0 from the configuration byte');
+  t.same(
+    r,
+    { temperature: 100, coldJunction: 25, fault: null, addressPins: 5, chip: 'MAX31850' },
+    'AD3..AD0 from the configuration byte',
+  );
 });
 
 t.test('fault bits name the fault and void the temperature; a bad CRC is an error', async (t) => {
@@ -69,7 +73,11 @@ t.test('fault bits name the fault and void the temperature; a bad CRC is an erro
     t.equal(r.temperature, null, `${name}: no temperature`);
     t.equal(r.coldJunction, 25, 'the chip temperature is still good');
   }
-  t.equal(decodeFamily3b(pad((0x190 << 2) | 1, 0x190 << 4)).fault, 'fault bit without detail', 'summary bit alone is still a fault');
+  t.equal(
+    decodeFamily3b(pad((0x190 << 2) | 1, 0x190 << 4)).fault,
+    'fault bit without detail',
+    'summary bit alone is still a fault',
+  );
   const bad = pad(0x190 << 2, 0x190 << 4);
   bad[1] ^= 0x10;
   const e = (() => {
@@ -84,7 +92,13 @@ t.test('fault bits name the fault and void the temperature; a bad CRC is an erro
   // A DS1825 shares the family; configuration bit 7 clear, DS18B20 format.
   const ds1825 = [0x91, 0x01, 0x4b, 0x46, 0x72, 0xff, 0x0f, 0x10];
   ds1825.push(crc8(ds1825));
-  t.same(decodeFamily3b(ds1825), { temperature: 25.0625, coldJunction: null, fault: null, addressPins: 2, chip: 'DS1825' });
+  t.same(decodeFamily3b(ds1825), {
+    temperature: 25.0625,
+    coldJunction: null,
+    fault: null,
+    addressPins: 2,
+    chip: 'DS1825',
+  });
 });
 
 async function runUntil(poller: BusPoller, clock: { t: number }, until: number, step = 50): Promise<void> {
@@ -94,47 +108,52 @@ async function runUntil(poller: BusPoller, clock: { t: number }, until: number, 
   }
 }
 
-t.test('polled on a DS2482 next to a DS18B20: kettle temperatures, each fault -> null + named + counted, CRC errors', async (t) => {
-  const { bus, segment, clock } = await ds2482Rig();
-  const tc = segment.attach(new SimMax31850({ serial: 0xf001n, temperature: 650.25, coldJunction: 31.5, addressPins: 3 }));
-  const beer = segment.attach(new SimDs18b20({ serial: 0xb1n, temperature: 19.5 }));
-  const poller = new BusPoller(bus);
-  poller.watchTemperature(tc.address);
-  poller.watchTemperature(beer.address);
-  await runUntil(poller, clock, clock.t + 800);
-  t.equal(poller.temperature(tc.address, clock.t), 650.25, 'several hundred degC pass');
-  t.equal(poller.temperature(beer.address, clock.t), 19.5, 'the DS18B20 on the same bus still reads');
-  t.equal(poller.sensor(tc.address)!.coldJunction, 31.5);
-  t.equal(tc.conversions, 1, 'the bus-wide Convert T reached the MAX31850');
+t.test(
+  'polled on a DS2482 next to a DS18B20: kettle temperatures, each fault -> null + named + counted, CRC errors',
+  async (t) => {
+    const { bus, segment, clock } = await ds2482Rig();
+    const tc = segment.attach(
+      new SimMax31850({ serial: 0xf001n, temperature: 650.25, coldJunction: 31.5, addressPins: 3 }),
+    );
+    const beer = segment.attach(new SimDs18b20({ serial: 0xb1n, temperature: 19.5 }));
+    const poller = new BusPoller(bus);
+    poller.watchTemperature(tc.address);
+    poller.watchTemperature(beer.address);
+    await runUntil(poller, clock, clock.t + 800);
+    t.equal(poller.temperature(tc.address, clock.t), 650.25, 'several hundred degC pass');
+    t.equal(poller.temperature(beer.address, clock.t), 19.5, 'the DS18B20 on the same bus still reads');
+    t.equal(poller.sensor(tc.address)!.coldJunction, 31.5);
+    t.equal(tc.conversions, 1, 'the bus-wide Convert T reached the MAX31850');
 
-  let count = 0;
-  for (const fault of ['open circuit', 'short to GND', 'short to VCC'] as const) {
-    tc.setFault(fault);
-    await runUntil(poller, clock, clock.t + 1000);
-    const s = poller.sensor(tc.address)!;
-    t.equal(poller.temperature(tc.address, clock.t), null, `${fault}: null right away`);
-    t.equal(s.fault, fault, `${fault}: named`);
-    t.ok(s.faultCount > count, `${fault}: counted (${s.faultCount})`);
-    t.match(s.lastError, fault);
-    count = s.faultCount;
-    tc.setFault(null);
-    await runUntil(poller, clock, clock.t + 1000);
-    t.equal(poller.temperature(tc.address, clock.t), 650.25, `${fault} cleared: reads again`);
-    t.equal(poller.sensor(tc.address)!.fault, null);
-  }
-  t.equal(poller.counters.thermocoupleFaults, count, 'bus counter matches');
+    let count = 0;
+    for (const fault of ['open circuit', 'short to GND', 'short to VCC'] as const) {
+      tc.setFault(fault);
+      await runUntil(poller, clock, clock.t + 1000);
+      const s = poller.sensor(tc.address)!;
+      t.equal(poller.temperature(tc.address, clock.t), null, `${fault}: null right away`);
+      t.equal(s.fault, fault, `${fault}: named`);
+      t.ok(s.faultCount > count, `${fault}: counted (${s.faultCount})`);
+      t.match(s.lastError, fault);
+      count = s.faultCount;
+      tc.setFault(null);
+      await runUntil(poller, clock, clock.t + 1000);
+      t.equal(poller.temperature(tc.address, clock.t), 650.25, `${fault} cleared: reads again`);
+      t.equal(poller.sensor(tc.address)!.fault, null);
+    }
+    t.equal(poller.counters.thermocoupleFaults, count, 'bus counter matches');
 
-  tc.corruptNextReads(1);
-  await runUntil(poller, clock, clock.t + 1000);
-  t.equal(poller.temperature(tc.address, clock.t), 650.25, 'one garbled frame: the CRC retry absorbs it');
-  t.equal(bus.stats.crcRetries, 1, 'and counts the retry');
-  tc.corruptAlways();
-  await runUntil(poller, clock, clock.t + 3000);
-  t.equal(poller.temperature(tc.address, clock.t), null, 'every frame garbled: null');
-  t.ok(poller.counters.crcErrors >= 2, `CRC errors counted (${poller.counters.crcErrors})`);
-  t.equal(poller.sensor(tc.address)!.fault, null, 'a CRC error is not a thermocouple fault');
-  t.equal(poller.temperature(beer.address, clock.t), 19.5, 'the DS18B20 is unaffected');
-});
+    tc.corruptNextReads(1);
+    await runUntil(poller, clock, clock.t + 1000);
+    t.equal(poller.temperature(tc.address, clock.t), 650.25, 'one garbled frame: the CRC retry absorbs it');
+    t.equal(bus.stats.crcRetries, 1, 'and counts the retry');
+    tc.corruptAlways();
+    await runUntil(poller, clock, clock.t + 3000);
+    t.equal(poller.temperature(tc.address, clock.t), null, 'every frame garbled: null');
+    t.ok(poller.counters.crcErrors >= 2, `CRC errors counted (${poller.counters.crcErrors})`);
+    t.equal(poller.sensor(tc.address)!.fault, null, 'a CRC error is not a thermocouple fault');
+    t.equal(poller.temperature(beer.address, clock.t), 19.5, 'the DS18B20 is unaffected');
+  },
+);
 
 t.test('kernel w1 path: family 3b decoded from w1_slave bytes, faults named though t= looks plausible', async (t) => {
   const segment = new OneWireSegment({ name: 'w1' });
@@ -150,7 +169,11 @@ t.test('kernel w1 path: family 3b decoded from w1_slave bytes, faults named thou
   tree.refresh();
   const text = readFileSync(join(tree.root, romToKernelName(tc.address), 'w1_slave'), 'utf8');
   t.match(text, /t=212500/, 'the kernel t= still shows a plausible value');
-  t.equal(readFileSync(join(tree.root, romToKernelName(tc.address), 'temperature'), 'utf8'), '212500\n', 'and so does temperature');
+  t.equal(
+    readFileSync(join(tree.root, romToKernelName(tc.address), 'temperature'), 'utf8'),
+    '212500\n',
+    'and so does temperature',
+  );
   const r = await bus.readMax31850(tc.address);
   t.same([r.temperature, r.fault], [null, 'short to VCC'], 'the fault comes from the scratchpad bytes');
   const e = await rejects(bus.readTemperature(tc.address));

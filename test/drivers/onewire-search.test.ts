@@ -3,13 +3,7 @@ import { crc8 } from '../../drivers/onewire/crc.js';
 import { Ds2482Chip, probeDs2482 } from '../../drivers/onewire/ds2482.js';
 import { bytesToRom, makeRom, romToBytes, searchRoms } from '../../drivers/onewire/search.js';
 import { createDs2482Sim } from '../../drivers/sim/ds2482-sim.js';
-import {
-  OneWireSegment,
-  SimDs18b20,
-  SimDs2408,
-  SimDs2413,
-  type SimSlave,
-} from '../../drivers/sim/onewire-wire.js';
+import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413, type SimSlave } from '../../drivers/sim/onewire-wire.js';
 
 // Serials chosen so that the ROMs share long prefixes and disagree at many bit positions.
 const SERIALS = [0x000000000001n, 0x000000000003n, 0x000000000007n, 0x000000000005n, 0x000000010001n, 0x800000000001n];
@@ -51,7 +45,10 @@ t.test('search on each DS2482-800 channel sees only that channel', async (t) => 
   const masters = await probeDs2482(sim.i2c);
   t.equal(masters.length, 8, 'eight channels on a -800');
   // Interleave channels to make sure channel selection is redone between operations.
-  for (const order of [[0, 1, 2, 3, 4, 5, 6, 7], [7, 3, 0, 5, 1, 6, 2, 4]]) {
+  for (const order of [
+    [0, 1, 2, 3, 4, 5, 6, 7],
+    [7, 3, 0, 5, 1, 6, 2, 4],
+  ]) {
     for (const ch of order) {
       const found = await searchRoms(masters[ch]!);
       t.same(sorted(found), sorted(perChannel[ch]!), `channel ${ch}`);
@@ -81,7 +78,10 @@ t.test('family-targeted search', async (t) => {
   const devices = populate(sim.segment(0x18), 0n);
   const [m] = await probeDs2482(sim.i2c);
   const ds2408 = await searchRoms(m!, { family: 0x29 });
-  t.same(ds2408, devices.filter((d) => d.family === 0x29).map((d) => d.address));
+  t.same(
+    ds2408,
+    devices.filter((d) => d.family === 0x29).map((d) => d.address),
+  );
   const temps = await searchRoms(m!, { family: 0x28 });
   t.same(sorted(temps), sorted(devices.filter((d) => d.family === 0x28).map((d) => d.address)));
 });

@@ -14,7 +14,10 @@ t.test('a complete emulated setup: declarative devices, probed bridges, one poll
         address: 0x18,
         variant: 'ds2482-800',
         channels: [
-          [{ type: 'ds18b20', serial: 1, temperature: 19, name: 'beer' }, { type: 'ds18b20', serial: 2, temperature: 17, name: 'fridge' }],
+          [
+            { type: 'ds18b20', serial: 1, temperature: 19, name: 'beer' },
+            { type: 'ds18b20', serial: 2, temperature: 17, name: 'fridge' },
+          ],
           [{ type: 'ds2408', serial: 3, name: 'relays' }],
         ],
       },
@@ -24,7 +27,10 @@ t.test('a complete emulated setup: declarative devices, probed bridges, one poll
   t.equal(buses.length, 8);
   const pollers = buses.map((b) => new BusPoller(b));
   const found = await Promise.all(pollers.map((p) => p.search()));
-  t.same(found.map((f) => f.length), [2, 1, 0, 0, 0, 0, 0, 0]);
+  t.same(
+    found.map((f) => f.length),
+    [2, 1, 0, 0, 0, 0, 0, 0],
+  );
   const beer = sim.named.get('beer') as SimDs18b20;
   const relays = sim.named.get('relays') as SimDs2408;
   pollers[0]!.watchTemperature(beer.address);

@@ -120,7 +120,10 @@ t.test('config: defaults, partial overrides, clear errors', async (t) => {
   t.equal(config.cooler.powerW, 200);
   t.equal(config.cooler.target, 'air');
   t.equal(config.heater.powerW, DEFAULT_PLANT_CONFIG.heater.powerW);
-  t.throws(() => parsePlantConfig({ beer: { heatCapacity: 0 } }), /plant\.beer\.heatCapacity must be a number greater than 0, got 0/);
+  t.throws(
+    () => parsePlantConfig({ beer: { heatCapacity: 0 } }),
+    /plant\.beer\.heatCapacity must be a number greater than 0, got 0/,
+  );
   t.throws(() => parsePlantConfig({ heater: { target: 'room' } }), /plant\.heater\.target must be 'air' or 'beer'/);
   t.throws(() => parsePlantConfig({ ambiant: 20 }), /plant\.ambiant is not a plant setting/);
   t.throws(() => parsePlantConfig({ ambient: '20' }), /plant\.ambient must be a number/);

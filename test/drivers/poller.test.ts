@@ -21,22 +21,53 @@ t.test('N sensors refresh within one cycle: one conversion, then N reads after 7
   const t0 = clock.t;
   await poller.service(t0);
   t.equal(sensors[0]!.conversions, 0, 'conversion started, not finished');
-  t.ok(sensors.every((s) => s.converting), 'one bus-wide Convert T reached every sensor');
+  t.ok(
+    sensors.every((s) => s.converting),
+    'one bus-wide Convert T reached every sensor',
+  );
   await runUntil(poller, clock, t0 + 700);
-  t.ok(sensors.every((s) => poller.temperature(s.address, clock.t) === null), 'nothing before the conversion ends');
+  t.ok(
+    sensors.every((s) => poller.temperature(s.address, clock.t) === null),
+    'nothing before the conversion ends',
+  );
   await runUntil(poller, clock, t0 + 750);
-  t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps, 'all values present at 750 ms');
-  t.ok(sensors.every((s) => s.conversions === 1), 'exactly one conversion each');
+  t.same(
+    sensors.map((s) => poller.temperature(s.address, clock.t)),
+    temps,
+    'all values present at 750 ms',
+  );
+  t.ok(
+    sensors.every((s) => s.conversions === 1),
+    'exactly one conversion each',
+  );
 
   sensors.forEach((s, i) => s.setTemperature(temps[i]! + 1));
   await runUntil(poller, clock, t0 + 1700);
-  t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps, 'old values until the next read');
-  t.ok(sensors.every((s) => s.converting && s.conversions === 1), 'second conversion running since 1000 ms');
+  t.same(
+    sensors.map((s) => poller.temperature(s.address, clock.t)),
+    temps,
+    'old values until the next read',
+  );
+  t.ok(
+    sensors.every((s) => s.converting && s.conversions === 1),
+    'second conversion running since 1000 ms',
+  );
   await runUntil(poller, clock, t0 + 1750);
-  t.same(sensors.map((s) => poller.temperature(s.address, clock.t)), temps.map((c) => c + 1), 'refreshed in cycle 2');
+  t.same(
+    sensors.map((s) => poller.temperature(s.address, clock.t)),
+    temps.map((c) => c + 1),
+    'refreshed in cycle 2',
+  );
   await runUntil(poller, clock, t0 + 10_000, 100);
   t.equal(sensors[0]!.conversions, 10, 'one cycle per second with 100 ms service calls');
-  t.same(poller.counters, { crcErrors: 0, presenceErrors: 0, shortErrors: 0, readErrors: 0, thermocoupleFaults: 0, searches: 0 });
+  t.same(poller.counters, {
+    crcErrors: 0,
+    presenceErrors: 0,
+    shortErrors: 0,
+    readErrors: 0,
+    thermocoupleFaults: 0,
+    searches: 0,
+  });
   t.equal(poller.lastError, null);
 });
 
@@ -142,7 +173,11 @@ t.test('DS2408 and DS2413 through the poller', async (t) => {
   t.equal(poller.io(sw.address)!.connected, false, 'write to an absent module fails quietly');
   sw.plug(); // power-on latches: all off
   await runUntil(poller, clock, clock.t + 1000);
-  t.same(poller.io(sw.address), { pins: 0x86, latches: 0x06, connected: true }, 'reconnected, desired latches re-asserted');
+  t.same(
+    poller.io(sw.address),
+    { pins: 0x86, latches: 0x06, connected: true },
+    'reconnected, desired latches re-asserted',
+  );
   t.equal(sw.activeOutputs(), 0x06);
   t.throws(() => poller.setLatches('29ffffffffffffff', 1), /not a watched/);
 });
@@ -172,7 +207,12 @@ t.test('search is serialised with polling; service never throws on odd errors', 
   for (const d of devices) poller.watchTemperature(d.address);
   await poller.service(clock.t);
   clock.advance(800);
-  const [found] = await Promise.all([poller.search(), poller.service(clock.t), poller.service(clock.t), poller.search()]);
+  const [found] = await Promise.all([
+    poller.search(),
+    poller.service(clock.t),
+    poller.service(clock.t),
+    poller.search(),
+  ]);
   t.equal(maxInFlight, 1, 'never two bus operations at once');
   t.same([...found].sort(), devices.map((d) => d.address).sort());
   t.same(poller.addresses, found);
@@ -206,43 +246,50 @@ t.test('search is serialised with polling; service never throws on odd errors', 
   t.equal(p2.counters.searches, 1);
 });
 
-t.test('nextServiceAt: serviced only when it says, the poller reads as often and as soon as when serviced every 50 ms', async (t) => {
-  const { bus, segment, clock } = await ds2482Rig();
-  const sensor = segment.attach(new SimDs18b20({ serial: 31n, temperature: 21.5 }));
-  const io = segment.attach(new SimDs2408({ serial: 32n }));
-  const poller = new BusPoller(bus);
-  t.equal(poller.nextServiceAt(clock.t), Infinity, 'nothing watched: never');
-  poller.watchTemperature(sensor.address);
-  const t0 = clock.t;
-  t.equal(poller.nextServiceAt(t0), t0, 'a newly watched sensor: now');
-  await poller.service(t0);
-  t.equal(poller.nextServiceAt(t0 + 10), t0 + 750, 'converting: at the end of the conversion');
-  clock.t = t0 + 750;
-  await poller.service(clock.t);
-  t.equal(poller.temperature(sensor.address, clock.t), 21.5, 'read at 750 ms, as with 50 ms service calls');
-  t.equal(poller.nextServiceAt(clock.t), t0 + 1000, 'then the next cycle');
-
-  poller.watchIo(io.address, 'ds2408');
-  t.equal(poller.nextServiceAt(clock.t), clock.t, 'a newly watched IO module: now');
-  await poller.service(clock.t);
-  t.equal(poller.io(io.address)?.connected, true);
-  t.equal(poller.nextServiceAt(clock.t), t0 + 1000, 'both polled: the earlier of the next cycle and the next IO poll');
-  poller.setLatches(io.address, 0x01);
-  t.equal(poller.nextServiceAt(clock.t), clock.t, 'a queued latch write: now');
-  await poller.service(clock.t);
-  t.equal(io.activeOutputs(), 0x01, 'written');
-
-  // Ten seconds driven only at the times it asks for.
-  let calls = 0;
-  const start = clock.t;
-  while (clock.t < start + 10_000) {
-    clock.t = Math.min(start + 10_000, poller.nextServiceAt(clock.t));
+t.test(
+  'nextServiceAt: serviced only when it says, the poller reads as often and as soon as when serviced every 50 ms',
+  async (t) => {
+    const { bus, segment, clock } = await ds2482Rig();
+    const sensor = segment.attach(new SimDs18b20({ serial: 31n, temperature: 21.5 }));
+    const io = segment.attach(new SimDs2408({ serial: 32n }));
+    const poller = new BusPoller(bus);
+    t.equal(poller.nextServiceAt(clock.t), Infinity, 'nothing watched: never');
+    poller.watchTemperature(sensor.address);
+    const t0 = clock.t;
+    t.equal(poller.nextServiceAt(t0), t0, 'a newly watched sensor: now');
+    await poller.service(t0);
+    t.equal(poller.nextServiceAt(t0 + 10), t0 + 750, 'converting: at the end of the conversion');
+    clock.t = t0 + 750;
     await poller.service(clock.t);
-    calls++;
-    if (clock.t === start + 5000) sensor.setTemperature(17.25);
-  }
-  t.ok(calls <= 2 * 10 + 2, `${calls} service calls in 10 s (a conversion and a read a second; at 10 Hz it was 100)`);
-  t.equal(poller.temperature(sensor.address, clock.t), 17.25, 'the new temperature was read');
-  t.equal(sensor.conversions, 11, 'one conversion a second, as before');
-  t.equal(poller.lastError, null);
-});
+    t.equal(poller.temperature(sensor.address, clock.t), 21.5, 'read at 750 ms, as with 50 ms service calls');
+    t.equal(poller.nextServiceAt(clock.t), t0 + 1000, 'then the next cycle');
+
+    poller.watchIo(io.address, 'ds2408');
+    t.equal(poller.nextServiceAt(clock.t), clock.t, 'a newly watched IO module: now');
+    await poller.service(clock.t);
+    t.equal(poller.io(io.address)?.connected, true);
+    t.equal(
+      poller.nextServiceAt(clock.t),
+      t0 + 1000,
+      'both polled: the earlier of the next cycle and the next IO poll',
+    );
+    poller.setLatches(io.address, 0x01);
+    t.equal(poller.nextServiceAt(clock.t), clock.t, 'a queued latch write: now');
+    await poller.service(clock.t);
+    t.equal(io.activeOutputs(), 0x01, 'written');
+
+    // Ten seconds driven only at the times it asks for.
+    let calls = 0;
+    const start = clock.t;
+    while (clock.t < start + 10_000) {
+      clock.t = Math.min(start + 10_000, poller.nextServiceAt(clock.t));
+      await poller.service(clock.t);
+      calls++;
+      if (clock.t === start + 5000) sensor.setTemperature(17.25);
+    }
+    t.ok(calls <= 2 * 10 + 2, `${calls} service calls in 10 s (a conversion and a read a second; at 10 Hz it was 100)`);
+    t.equal(poller.temperature(sensor.address, clock.t), 17.25, 'the new temperature was read');
+    t.equal(sensor.conversions, 11, 'one conversion a second, as before');
+    t.equal(poller.lastError, null);
+  },
+);

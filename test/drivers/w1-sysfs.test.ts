@@ -11,7 +11,9 @@ import {
   openW1Buses,
   parseMasterSlaves,
   parseW1Slave,
-  MAX_ATTRIBUTE_BYTES, readAttribute, writeAttribute,
+  MAX_ATTRIBUTE_BYTES,
+  readAttribute,
+  writeAttribute,
   temperatureFromMillidegrees,
   temperatureFromW1Slave,
   W1SysfsBus,
@@ -65,7 +67,11 @@ t.test('w1_slave parsing of real formats', async (t) => {
   t.throws(() => temperatureFromMillidegrees(''), { code: 'IO' });
   t.same(parseMasterSlaves('not found.\n'), []);
   t.same(parseMasterSlaves('28-0000034a5a5d\n3a-000000112233\n'), ['28-0000034a5a5d', '3a-000000112233']);
-  t.equal(renderW1Slave([0x72, 0x01, 0x4b, 0x46, 0x7f, 0xff, 0x0e, 0x10, 0x57], []), good, 'emulator renders the same format');
+  t.equal(
+    renderW1Slave([0x72, 0x01, 0x4b, 0x46, 0x7f, 0xff, 0x0e, 0x10, 0x57], []),
+    good,
+    'emulator renders the same format',
+  );
 });
 
 function rig(opts: Partial<ConstructorParameters<typeof W1Tree>[0]> = {}) {
@@ -88,9 +94,16 @@ t.test('emulated tree layout and search', async (t) => {
   t.equal((await openW1Buses(tree.root)).length, 2);
   const slaves = readFileSync(join(tree.root, 'w1_bus_master1', 'w1_master_slaves'), 'utf8');
   t.equal(slaves, '28-0000034a5a5d\n28-000000000002\n29-000000000003\n');
-  t.equal(readlinkSync(join(tree.root, '28-0000034a5a5d')), join('w1_bus_master1', '28-0000034a5a5d'), 'top-level symlink');
+  t.equal(
+    readlinkSync(join(tree.root, '28-0000034a5a5d')),
+    join('w1_bus_master1', '28-0000034a5a5d'),
+    'top-level symlink',
+  );
   t.same(readFileSync(join(tree.root, '28-0000034a5a5d', 'id')), Buffer.from(a.romBytes), 'id holds the ROM bytes');
-  t.match(readFileSync(join(tree.root, '28-0000034a5a5d', 'w1_slave'), 'utf8'), /^([0-9a-f]{2} ){9}: crc=[0-9a-f]{2} YES\n([0-9a-f]{2} ){9}t=21500\n$/);
+  t.match(
+    readFileSync(join(tree.root, '28-0000034a5a5d', 'w1_slave'), 'utf8'),
+    /^([0-9a-f]{2} ){9}: crc=[0-9a-f]{2} YES\n([0-9a-f]{2} ){9}t=21500\n$/,
+  );
   t.same(await bus1.search(), [a.address, b.address, sw.address]);
   t.same(await bus2.search(), [ab.address]);
   t.equal(bus1.name, 'w1-w1_bus_master1');
@@ -140,7 +153,11 @@ t.test('faults rendered the kernel way are errors', async (t) => {
 
   a.holdDataLow();
   tree.refresh();
-  t.equal(readFileSync(join(tree.root, romToKernelName(a.address), 'temperature'), 'utf8'), '0\n', 'kernel happily reports 0');
+  t.equal(
+    readFileSync(join(tree.root, romToKernelName(a.address), 'temperature'), 'utf8'),
+    '0\n',
+    'kernel happily reports 0',
+  );
   t.equal(code(await rejects(bus1.readTemperature(a.address))), 'INVALID_DATA', 'all-zero scratchpad rejected');
   a.holdDataLow(false);
 
@@ -238,7 +255,11 @@ t.test('readAttribute reads an attribute whole, however long', async (t) => {
   await t.rejects(readAttribute(join(dir, 'gone')), { code: 'ENOENT' });
   const huge = join(dir, 'huge');
   writeFileSync(huge, Buffer.alloc(MAX_ATTRIBUTE_BYTES + 1));
-  await t.rejects(readAttribute(huge), /huge holds 65536 bytes or more: not a kernel w1 attribute/, 'a file past the cap is refused, not read whole');
+  await t.rejects(
+    readAttribute(huge),
+    /huge holds 65536 bytes or more: not a kernel w1 attribute/,
+    'a file past the cap is refused, not read whole',
+  );
   writeFileSync(huge, Buffer.alloc(MAX_ATTRIBUTE_BYTES - 1));
   t.equal((await readAttribute(huge)).length, MAX_ATTRIBUTE_BYTES - 1, 'one just under the cap is read');
 });
@@ -276,7 +297,11 @@ t.test('hand-written tree: directory listing fallback, odd entries, a corrupt st
   mkdirSync(m);
   for (const n of ['28-0000034a5a5d', '00-800000000000', 'subsystem', '3a-000000000004']) mkdirSync(join(m, n));
   const bus = new W1SysfsBus({ root, master: 'w1_bus_master1' });
-  t.same(await bus.search(), [kernelNameToRom('28-0000034a5a5d'), kernelNameToRom('3a-000000000004')], 'family 00 and non-slave entries ignored');
+  t.same(
+    await bus.search(),
+    [kernelNameToRom('28-0000034a5a5d'), kernelNameToRom('3a-000000000004')],
+    'family 00 and non-slave entries ignored',
+  );
   mkdirSync(join(root, '3a-000000000004'));
   writeFileSync(join(root, '3a-000000000004', 'state'), Buffer.from([0x1f]));
   t.equal(code(await rejects(bus.readDs2413(kernelNameToRom('3a-000000000004')))), 'CRC', 'complement nibble checked');

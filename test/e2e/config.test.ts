@@ -15,8 +15,14 @@ const file = (name: string, content: string) => {
 };
 
 t.test('precedence: defaults < file < env < flags', async (t) => {
-  const cfg = file('a.json', JSON.stringify({ serviceId: 'from-file', port: 6001, topicRoot: 'file', emitInterval: 1000 }));
-  const c = loadConfig(parseArgs(['--config', cfg, '--port', '7001']).values, { EDGEBLOCKS_PORT: '6501', EDGEBLOCKS_TOPIC_ROOT: 'env' });
+  const cfg = file(
+    'a.json',
+    JSON.stringify({ serviceId: 'from-file', port: 6001, topicRoot: 'file', emitInterval: 1000 }),
+  );
+  const c = loadConfig(parseArgs(['--config', cfg, '--port', '7001']).values, {
+    EDGEBLOCKS_PORT: '6501',
+    EDGEBLOCKS_TOPIC_ROOT: 'env',
+  });
   t.equal(c.serviceId, 'from-file', 'file over default');
   t.equal(c.topicRoot, 'env', 'env over file');
   t.equal(c.port, 7001, 'flag over env');
@@ -32,26 +38,101 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a port out of range', ['--port', '70000'], {}, /port .*0-65535/],
   ['an unknown flag', ['--colour', 'red'], {}, /--colour: unknown option/],
   ['an unknown hardware kind', ['--hardware', 'arduino'], {}, /hardware .*'linux' or 'sim'/],
-  ['a bad env value', [], { EDGEBLOCKS_EMIT_INTERVAL: '-5' }, /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be positive/],
-  ['a bad mqtt url', ['--mqtt-url', 'localhost'], {}, /mqttUrl \(flag --mqtt-url\): must be 'embedded' or a URL like mqtt:\/\/host:1883, got "localhost"$/],
-  ['a missing config file', ['--config', '/nonexistent/x.json'], {}, /config: cannot read \/nonexistent\/x.json: ENOENT/],
+  [
+    'a bad env value',
+    [],
+    { EDGEBLOCKS_EMIT_INTERVAL: '-5' },
+    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be positive/,
+  ],
+  [
+    'a bad mqtt url',
+    ['--mqtt-url', 'localhost'],
+    {},
+    /mqttUrl \(flag --mqtt-url\): must be 'embedded' or a URL like mqtt:\/\/host:1883, got "localhost"$/,
+  ],
+  [
+    'a missing config file',
+    ['--config', '/nonexistent/x.json'],
+    {},
+    /config: cannot read \/nonexistent\/x.json: ENOENT/,
+  ],
   ['a config file that is not JSON', ['--config', file('b.json', '{port: 1')], {}, /config: .*is not valid JSON/],
   ['an unknown key in the file', ['--config', file('c.json', '{"prot": 1}')], {}, /prot: unknown key/],
-  ['a wrong type in the file', ['--config', file('d.json', '{"port": "5000"}')], {}, /port \(file\): must be an integer/],
-  ['a bad backup schedule', ['--config', file('f.json', '{"backupSchedule": "often"}')], {}, /backupSchedule: "often" is not a valid cron expression/],
-  ['a sim config that is not valid', ['--hardware', 'sim', '--sim-config', file('sim.json', '{"ds2482": [{"address": 24, "channels": [[{"name": "probe", "type": "DS9999"}]]}]}')], {}, /simConfig: .*sim.json: .*type/],
-  ['a bad gpio entry', ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')], {}, /^edgeblocks: configuration error: gpio\[0\]\.line: must be an integer 0-127, got "x"$/],
-  ['a typo in a gpio entry', ['--config', file('g.json', '{"gpio": [{"name": "heater", "line": 17, "direction": "out", "activelow": true}]}')], {}, /^edgeblocks: configuration error: gpio\[0\]\.activelow: unknown key; did you mean "activeLow"\? known: name, line, direction, activeLow, safeState$/],
-  ['a typo in a top-level key', ['--config', file('h.json', '{"prot": 5000}')], {}, /^edgeblocks: configuration error: prot: unknown key; did you mean "port"\?/],
-  ['an object in serialPorts', ['--config', file('i.json', '{"serialPorts": [{"path": "/dev/ttyUSB0"}]}')], {}, /^edgeblocks: configuration error: serialPorts\[0\]: must be a non-empty string/],
-  ['an empty name in i2cBuses', ['--config', file('j.json', '{"i2cBuses": ["/dev/i2c-1", ""]}')], {}, /^edgeblocks: configuration error: i2cBuses\[1\]: must be a non-empty string/],
-  ['a typo in the sim config', ['--hardware', 'sim', '--sim-config', file('sim2.json', '{"ds2482": [{"adress": 24}]}')], {}, /sim\.ds2482\[0\]\.adress is not a setting: unknown key; did you mean "address"\?/],
-  ['a typo in the sim plant', ['--hardware', 'sim', '--sim-config', file('sim3.json', '{"plant": {"ambiant": 18}}')], {}, /plant\.ambiant is not a plant setting: unknown key; did you mean "ambient"\?/],
+  [
+    'a wrong type in the file',
+    ['--config', file('d.json', '{"port": "5000"}')],
+    {},
+    /port \(file\): must be an integer/,
+  ],
+  [
+    'a bad backup schedule',
+    ['--config', file('f.json', '{"backupSchedule": "often"}')],
+    {},
+    /backupSchedule: "often" is not a valid cron expression/,
+  ],
+  [
+    'a sim config that is not valid',
+    [
+      '--hardware',
+      'sim',
+      '--sim-config',
+      file('sim.json', '{"ds2482": [{"address": 24, "channels": [[{"name": "probe", "type": "DS9999"}]]}]}'),
+    ],
+    {},
+    /simConfig: .*sim.json: .*type/,
+  ],
+  [
+    'a bad gpio entry',
+    ['--config', file('e.json', '{"gpio": [{"name": "heater", "line": "x"}]}')],
+    {},
+    /^edgeblocks: configuration error: gpio\[0\]\.line: must be an integer 0-127, got "x"$/,
+  ],
+  [
+    'a typo in a gpio entry',
+    ['--config', file('g.json', '{"gpio": [{"name": "heater", "line": 17, "direction": "out", "activelow": true}]}')],
+    {},
+    /^edgeblocks: configuration error: gpio\[0\]\.activelow: unknown key; did you mean "activeLow"\? known: name, line, direction, activeLow, safeState$/,
+  ],
+  [
+    'a typo in a top-level key',
+    ['--config', file('h.json', '{"prot": 5000}')],
+    {},
+    /^edgeblocks: configuration error: prot: unknown key; did you mean "port"\?/,
+  ],
+  [
+    'an object in serialPorts',
+    ['--config', file('i.json', '{"serialPorts": [{"path": "/dev/ttyUSB0"}]}')],
+    {},
+    /^edgeblocks: configuration error: serialPorts\[0\]: must be a non-empty string/,
+  ],
+  [
+    'an empty name in i2cBuses',
+    ['--config', file('j.json', '{"i2cBuses": ["/dev/i2c-1", ""]}')],
+    {},
+    /^edgeblocks: configuration error: i2cBuses\[1\]: must be a non-empty string/,
+  ],
+  [
+    'a typo in the sim config',
+    ['--hardware', 'sim', '--sim-config', file('sim2.json', '{"ds2482": [{"adress": 24}]}')],
+    {},
+    /sim\.ds2482\[0\]\.adress is not a setting: unknown key; did you mean "address"\?/,
+  ],
+  [
+    'a typo in the sim plant',
+    ['--hardware', 'sim', '--sim-config', file('sim3.json', '{"plant": {"ambiant": 18}}')],
+    {},
+    /plant\.ambiant is not a plant setting: unknown key; did you mean "ambient"\?/,
+  ],
 ];
 
 for (const [what, args, env, message] of bad) {
   t.test(`bad config: ${what} -> one line, exit code 2`, async (t) => {
-    const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
+    const res = spawnSync(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: limit(15000),
+      killSignal: 'SIGKILL',
+    });
     t.equal(res.status, 2);
     const lines = res.stderr.trim().split('\n');
     t.equal(lines.length, 1, `one line: ${res.stderr}`);
@@ -69,15 +150,39 @@ t.test('--port 0 picks a free port and logs it', async (t) => {
 });
 
 t.test('--help lists every flag', async (t) => {
-  const res = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
+  const res = spawnSync(process.execPath, [CLI, '--help'], {
+    encoding: 'utf8',
+    timeout: limit(15000),
+    killSignal: 'SIGKILL',
+  });
   t.equal(res.status, 0);
-  for (const flag of ['--config', '--service-id', '--host', '--port', '--https-port', '--data-dir', '--mqtt-url', '--mqtt-port', '--topic-root', '--hardware', '--sim-config', '--emit-interval', '--log-level']) {
+  for (const flag of [
+    '--config',
+    '--service-id',
+    '--host',
+    '--port',
+    '--https-port',
+    '--data-dir',
+    '--mqtt-url',
+    '--mqtt-port',
+    '--topic-root',
+    '--hardware',
+    '--sim-config',
+    '--emit-interval',
+    '--log-level',
+  ]) {
     t.match(res.stdout, flag);
   }
 });
 
 // Issue 24.15: one parser and one set of rules for flags, the environment and the file.
-const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: limit(15000), killSignal: 'SIGKILL' });
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: limit(15000),
+    killSignal: 'SIGKILL',
+  });
 
 t.test('help and version as words, like --help and --version', async (t) => {
   const help = cli(['help']);
@@ -90,7 +195,10 @@ t.test('help and version as words, like --help and --version', async (t) => {
   t.match(version.stdout, /^\d+\.\d+\.\d+/);
   const other = cli(['frobnicate']);
   t.equal(other.status, 2);
-  t.match(other.stderr, /^edgeblocks: configuration error: "frobnicate": unexpected argument; commands: help, version, user/);
+  t.match(
+    other.stderr,
+    /^edgeblocks: configuration error: "frobnicate": unexpected argument; commands: help, version, user/,
+  );
 });
 
 t.test('`edgeblocks user` alone prints the user commands, exit 2', async (t) => {
@@ -113,14 +221,34 @@ t.test('a flag, the environment and the file take the same values', async (t) =>
   // `--history victoria` without a URL: refused after every single setting was read, so a
   // run that gets that far accepted the auth value.
   const later = /^edgeblocks: configuration error: historyUrl: --history victoria needs --history-url/;
-  const words: Array<[string, boolean]> = [['true', true], ['false', true], ['yes', false], ['1', false], ['on', false]];
+  const words: Array<[string, boolean]> = [
+    ['true', true],
+    ['false', true],
+    ['yes', false],
+    ['1', false],
+    ['on', false],
+  ];
   for (const [word, ok] of words) {
     const fromFlag = cli(['--auth', word, '--history', 'victoria']);
     const fromEnv = cli(['--history', 'victoria'], { EDGEBLOCKS_AUTH: word });
-    const fromFile = cli(['--config', file(`auth-${word}.json`, JSON.stringify({ auth: ok ? word === 'true' : word })), '--history', 'victoria']);
-    for (const [source, res] of [['flag --auth', fromFlag], ['env EDGEBLOCKS_AUTH', fromEnv], ['file', fromFile]] as const) {
+    const fromFile = cli([
+      '--config',
+      file(`auth-${word}.json`, JSON.stringify({ auth: ok ? word === 'true' : word })),
+      '--history',
+      'victoria',
+    ]);
+    for (const [source, res] of [
+      ['flag --auth', fromFlag],
+      ['env EDGEBLOCKS_AUTH', fromEnv],
+      ['file', fromFile],
+    ] as const) {
       if (ok) t.match(res.stderr, later, `${source} ${word}`);
-      else t.equal(res.stderr, `edgeblocks: configuration error: auth (${source}): must be true or false, got "${word}"\n`, `${source} ${word}`);
+      else
+        t.equal(
+          res.stderr,
+          `edgeblocks: configuration error: auth (${source}): must be true or false, got "${word}"\n`,
+          `${source} ${word}`,
+        );
     }
   }
 });
@@ -129,9 +257,14 @@ t.test('--help is generated from the schema: every setting, its description and 
   const { SETTINGS, DEFAULTS } = await import('../../src/config-schema.js');
   const help = cli(['--help']).stdout;
   for (const { key, schema } of SETTINGS) {
-    const row = help.split('\n').find((line) => line.includes(schema.flag ?? `(file) ${key}`) && (!schema.env || line.includes(schema.env)));
+    const row = help
+      .split('\n')
+      .find((line) => line.includes(schema.flag ?? `(file) ${key}`) && (!schema.env || line.includes(schema.env)));
     t.ok(row, `a row for ${key}`);
     t.ok(row?.includes(schema.description!), `${key}: its description`);
-    t.ok(row?.endsWith(`[${JSON.stringify((DEFAULTS as Record<string, unknown>)[key] ?? null)}]`), `${key}: its default`);
+    t.ok(
+      row?.endsWith(`[${JSON.stringify((DEFAULTS as Record<string, unknown>)[key] ?? null)}]`),
+      `${key}: its default`,
+    );
   }
 });

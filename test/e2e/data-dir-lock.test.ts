@@ -15,7 +15,12 @@ const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-lock-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(script: string, args: string[]) {
-  return spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', timeout: limit(30000), killSignal: 'SIGKILL' });
+  return spawnSync(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: limit(30000),
+    killSignal: 'SIGKILL',
+  });
 }
 
 const outputSafe = /output safe/;
@@ -24,11 +29,26 @@ t.test('a second instance on the same data dir, then kill -9 of the first', asyn
   const dataDir = path.join(dir, 'shared');
   const first = await startCli(['--mqtt-port', '0', '--hardware', 'sim', '--data-dir', dataDir], {}, t);
   for (const script of [CLI, path.join(ROOT, 'scripts/demo.js')]) {
-    const second = run(script, ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--data-dir', dataDir]);
+    const second = run(script, [
+      '--port',
+      '0',
+      '--https-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--hardware',
+      'sim',
+      '--data-dir',
+      dataDir,
+    ]);
     const name = path.basename(script);
     t.equal(second.status, 2, `${name}: exit code 2 (stderr: ${second.stderr})`);
     t.equal(second.stderr.trim().split('\n').length, 1, `${name}: one line: ${second.stderr}`);
-    t.match(second.stderr, `the data dir ${dataDir} is in use by another edgeblocks (pid ${first.child.pid})`, `${name}: names the dir and the pid`);
+    t.match(
+      second.stderr,
+      `the data dir ${dataDir} is in use by another edgeblocks (pid ${first.child.pid})`,
+      `${name}: names the dir and the pid`,
+    );
     t.notMatch(second.stdout, /hardware|output safe|http listening/, `${name}: no hardware opened, no output touched`);
   }
 
@@ -38,13 +58,36 @@ t.test('a second instance on the same data dir, then kill -9 of the first', asyn
 });
 
 t.test('a start that fails on a busy port leaves outputs alone', async (t) => {
-  const running = await startCli(['--mqtt-port', '0', '--hardware', 'sim', '--data-dir', path.join(dir, 'running')], {}, t);
+  const running = await startCli(
+    ['--mqtt-port', '0', '--hardware', 'sim', '--data-dir', path.join(dir, 'running')],
+    {},
+    t,
+  );
   for (const script of [CLI, path.join(ROOT, 'scripts/demo.js')]) {
     const name = path.basename(script);
-    const failed = run(script, ['--port', String(running.port), '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--data-dir', path.join(dir, `busy-${name}`)]);
+    const failed = run(script, [
+      '--port',
+      String(running.port),
+      '--https-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--hardware',
+      'sim',
+      '--data-dir',
+      path.join(dir, `busy-${name}`),
+    ]);
     t.equal(failed.status, 2, `${name}: exit code 2 (stderr: ${failed.stderr})`);
     t.match(failed.stderr, /is in use/, `${name}: the busy port is named`);
-    t.notMatch(failed.stdout, outputSafe, `${name}: no "output safe" line: ${failed.stdout.split('\n').filter((l) => outputSafe.test(l)).length} lines`);
-    t.match(failed.stdout, /stopped before control started: outputs not touched/, `${name}: says it left the outputs alone`);
+    t.notMatch(
+      failed.stdout,
+      outputSafe,
+      `${name}: no "output safe" line: ${failed.stdout.split('\n').filter((l) => outputSafe.test(l)).length} lines`,
+    );
+    t.match(
+      failed.stdout,
+      /stopped before control started: outputs not touched/,
+      `${name}: says it left the outputs alone`,
+    );
   }
 });

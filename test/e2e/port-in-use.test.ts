@@ -20,7 +20,12 @@ async function holdPort(t: Test): Promise<number> {
 }
 
 function run(script: string, args: string[]) {
-  return spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', timeout: limit(30000), killSignal: 'SIGKILL' });
+  return spawnSync(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: limit(30000),
+    killSignal: 'SIGKILL',
+  });
 }
 
 function assertOneLine(t: Test, res: ReturnType<typeof run>, message: RegExp) {
@@ -33,18 +38,57 @@ function assertOneLine(t: Test, res: ReturnType<typeof run>, message: RegExp) {
 
 t.test('a busy HTTP port', async (t) => {
   const port = await holdPort(t);
-  const res = run(CLI, ['--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'a')]);
-  assertOneLine(t, res, new RegExp(`^edgeblocks: http port ${port} on 0\\.0\\.0\\.0 is in use .*stop the other instance, or choose another port with --port$`));
+  const res = run(CLI, [
+    '--port',
+    String(port),
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--data-dir',
+    path.join(dir, 'a'),
+  ]);
+  assertOneLine(
+    t,
+    res,
+    new RegExp(
+      `^edgeblocks: http port ${port} on 0\\.0\\.0\\.0 is in use .*stop the other instance, or choose another port with --port$`,
+    ),
+  );
 });
 
 t.test('a busy embedded broker port', async (t) => {
   const port = await holdPort(t);
-  const res = run(CLI, ['--port', '0', '--https-port', '0', '--mqtt-port', String(port), '--data-dir', path.join(dir, 'b')]);
-  assertOneLine(t, res, new RegExp(`^edgeblocks: mqtt broker port ${port} .* is in use .*--mqtt-port; or use the broker already there with --mqtt-url mqtt://127\\.0\\.0\\.1:${port}$`));
+  const res = run(CLI, [
+    '--port',
+    '0',
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    String(port),
+    '--data-dir',
+    path.join(dir, 'b'),
+  ]);
+  assertOneLine(
+    t,
+    res,
+    new RegExp(
+      `^edgeblocks: mqtt broker port ${port} .* is in use .*--mqtt-port; or use the broker already there with --mqtt-url mqtt://127\\.0\\.0\\.1:${port}$`,
+    ),
+  );
 });
 
 t.test('the demo script on a busy port', async (t) => {
   const port = await holdPort(t);
-  const res = run(path.join(ROOT, 'scripts/demo.js'), ['--port', String(port), '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')]);
+  const res = run(path.join(ROOT, 'scripts/demo.js'), [
+    '--port',
+    String(port),
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--data-dir',
+    path.join(dir, 'demo'),
+  ]);
   assertOneLine(t, res, new RegExp(`^demo: http port ${port} on 0\\.0\\.0\\.0 is in use .*--port$`));
 });

@@ -28,12 +28,21 @@ t.test('every page with demo commands is walked', async (t) => {
 t.test('the demo commands of the README and docs pages on the demo', async (t) => {
   const blocks = WALK.flatMap((page) => shellBlocks(page).filter((b) => b.run === 'demo'));
   t.ok(blocks.length >= 10, `found the demo blocks (${blocks.length})`);
-  t.ok(blocks.some((b) => b.page === 'README.md'), 'the README has demo commands');
+  t.ok(
+    blocks.some((b) => b.page === 'README.md'),
+    'the README has demo commands',
+  );
   t.match(readPage('README.md'), /npm run demo/);
   const mqttPort = await freePort();
 
-  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', String(mqttPort), '--data-dir', path.join(dir, 'demo-data')], {}, t);
-  const demoSetpoint = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data.storedSetting;
+  const cli = await startScript(
+    path.join(ROOT, 'scripts/demo.js'),
+    ['--port', '0', '--https-port', '0', '--mqtt-port', String(mqttPort), '--data-dir', path.join(dir, 'demo-data')],
+    {},
+    t,
+  );
+  const demoSetpoint = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data
+    .storedSetting;
   t.match(demoSetpoint, { unit: 'degC', value: Number }, 'the demo has its Beer Setpoint');
 
   const script = [
@@ -47,26 +56,41 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
     .join('\n')
     .replaceAll('localhost:5000', `127.0.0.1:${cli.port}`)
     .replaceAll('-p 1883', `-p ${mqttPort}`);
-  const res = spawnSync('bash', ['-c', script], { cwd: dir, encoding: 'utf8', timeout: limit(120000), killSignal: 'SIGKILL' });
+  const res = spawnSync('bash', ['-c', script], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: limit(120000),
+    killSignal: 'SIGKILL',
+  });
   t.equal(res.status, 0, `every command succeeds:\n${res.stdout.slice(-2000)}\n${res.stderr}`);
   const outputs = res.stdout
     .split('\n')
     .filter((l) => l.trim().startsWith('{') || l.trim().startsWith('['))
     .map((l) => JSON.parse(l));
-  t.notOk(outputs.some((o) => typeof o?.statusCode === 'number' && o.statusCode >= 400), 'no error answer');
+  t.notOk(
+    outputs.some((o) => typeof o?.statusCode === 'number' && o.statusCode >= 400),
+    'no error answer',
+  );
 
   const mash = outputs.filter((o) => o?.id === 'Mash Setpoint');
   t.ok(mash.length >= 3, 'create, patch and read of the new setpoint');
   const [created, patched, logged] = mash;
   t.ok(Math.abs(created.data.storedSetting.value - ((150 - 32) * 5) / 9) < 0.01, 'created at 150 degF');
   t.equal(created.data.sensorId.id, 'Mash Sensor', 'linked to the new sensor');
-  t.same(patched.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 66 }, 'the patch changed the new setpoint');
+  t.same(
+    patched.data.storedSetting,
+    { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degC', value: 66 },
+    'the patch changed the new setpoint',
+  );
   t.equal(logged.data['storedSetting[degC]'], 66, 'read/logged shows the patched setting');
 
   t.match(res.stdout, /^svc\/\S+ [{[]/m, "the MQTT page's watcher got a retained message of the demo");
   const beer = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data;
   t.equal(beer.storedSetting.unit, 'degF', "the REST page's datastore step switched the units");
-  t.ok(Math.abs(toC(beer.storedSetting.value) - 18.5) < 0.01, `the MQTT page's patch set the beer setpoint to 18.5 degC (was ${demoSetpoint.value})`);
+  t.ok(
+    Math.abs(toC(beer.storedSetting.value) - 18.5) < 0.01,
+    `the MQTT page's patch set the beer setpoint to 18.5 degC (was ${demoSetpoint.value})`,
+  );
   t.equal(beer.sensorId.id, 'Beer Sensor', 'the demo seeds the beer sensor by the name a brewer uses');
   const room = await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Room Sensor' });
   t.equal(room.status, 200, 'the first-fermentation page named the discovered sensor');
@@ -74,11 +98,21 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
   const profile = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Ferment Profile' })).body.data;
   t.equal(profile.targetId.id, 'Beer Setpoint', 'the profile drives the beer setpoint');
   t.ok(Math.abs(Date.parse(profile.start) - Date.now()) < limit(300_000), 'the profile started when its command ran');
-  t.ok(Math.abs(toC(beer.setting.value) - 18) < 0.01, `the setpoint follows the profile's first point, 18 degC (setting ${beer.setting.value} degF)`);
+  t.ok(
+    Math.abs(toC(beer.setting.value) - 18) < 0.01,
+    `the setpoint follows the profile's first point, 18 degC (setting ${beer.setting.value} degF)`,
+  );
 
-  const all = (await postJson(`${cli.base}/edge-one/blocks/all/read`)).body as Array<{ id: string; type: string; data: { address?: string } }>;
+  const all = (await postJson(`${cli.base}/edge-one/blocks/all/read`)).body as Array<{
+    id: string;
+    type: string;
+    data: { address?: string };
+  }>;
   const types = all.map((b) => b.type);
   t.ok(types.includes('OneWireBus'), 'OneWireBus blocks after discover');
   t.ok(types.includes('DS2413'), 'the spare DS2413 after discover');
-  t.ok(all.some((b) => b.type === 'TempSensorOneWire' && b.data.address === '2801c0000000000b'), 'the room sensor after discover');
+  t.ok(
+    all.some((b) => b.type === 'TempSensorOneWire' && b.data.address === '2801c0000000000b'),
+    'the room sensor after discover',
+  );
 });

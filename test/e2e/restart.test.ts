@@ -13,11 +13,36 @@ t.test('blocks survive kill -9 of the built CLI exactly as they were', async (t)
   let cli = await startCli(args, {}, t);
   const api = (p: string) => `${cli.base}/edge-one/${p}`;
   const create = async (b: unknown) => t.equal((await postJson(api('blocks/create'), b)).status, 201);
-  await create({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20.25 }, meta: { color: 'green', pos: [1, 2] } });
-  await create({ id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, 'storedSetting[degF]': 66.2, 'sensorId<>': 'Beer Sensor', filter: 'FILTER_90s', filterThreshold: 1.5 } });
+  await create({
+    id: 'Beer Sensor',
+    type: 'TempSensorMock',
+    data: { setting: 20.25 },
+    meta: { color: 'green', pos: [1, 2] },
+  });
+  await create({
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: {
+      enabled: true,
+      'storedSetting[degF]': 66.2,
+      'sensorId<>': 'Beer Sensor',
+      filter: 'FILTER_90s',
+      filterThreshold: 1.5,
+    },
+  });
   await create({ id: 'pins', type: 'MockPins', data: {} });
-  await create({ id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 3, invert: true, storedState: 'STATE_ACTIVE' }, meta: { note: 'relay 3' } });
-  await postJson(api('blocks/patch'), { id: 'Beer Sensor', type: 'TempSensorMock', data: { fluctuations: [{ amplitude: 0.5, period: 600 }] }, meta: { pos: [3, 4] } });
+  await create({
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 3, invert: true, storedState: 'STATE_ACTIVE' },
+    meta: { note: 'relay 3' },
+  });
+  await postJson(api('blocks/patch'), {
+    id: 'Beer Sensor',
+    type: 'TempSensorMock',
+    data: { fluctuations: [{ amplitude: 0.5, period: 600 }] },
+    meta: { pos: [3, 4] },
+  });
   const deleted = await postJson(api('blocks/create'), { id: 'gone', type: 'TempSensorExternal', data: {} });
   await postJson(api('blocks/delete'), { id: 'gone' });
   const before = (await postJson(api('blocks/all/read/stored'))).body;
@@ -29,7 +54,8 @@ t.test('blocks survive kill -9 of the built CLI exactly as they were', async (t)
   t.teardown(() => cli.child.kill('SIGKILL'));
   const after = (await postJson(`${cli.base}/edge-one/blocks/all/read/stored`)).body;
   t.same(after, before, 'ids, nids, links, settings and meta identical after kill -9');
-  const fresh = (await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'new', type: 'TempSensorMock', data: {} })).body;
+  const fresh = (await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'new', type: 'TempSensorMock', data: {} }))
+    .body;
   t.ok(fresh.nid > deleted.body.nid, 'the nid of a deleted block is not reused after restart');
   const sp = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body;
   t.equal(sp.data.sensorId.id, 'Beer Sensor');
@@ -51,13 +77,26 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   db.close();
   cli = await startCli(args, {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
-  const quarantined = arrayAt(await (await fetch(`${cli.base}/edge-one/system/status`)).json(), 'quarantined') as { id: string; reason: string }[];
+  const quarantined = arrayAt(await (await fetch(`${cli.base}/edge-one/system/status`)).json(), 'quarantined') as {
+    id: string;
+    reason: string;
+  }[];
   t.same(quarantined.map((q) => q.id).sort(), ['alien', 'bad']);
   t.match(quarantined.find((q) => q.id === 'alien')?.reason, /unknown block type 'NoSuchType'/);
-  t.equal((await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'good' })).body.data.setting.value, 3, 'good blocks load');
-  const created = (await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'later', type: 'TempSensorMock', data: {} })).body;
+  t.equal(
+    (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'good' })).body.data.setting.value,
+    3,
+    'good blocks load',
+  );
+  const created = (
+    await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'later', type: 'TempSensorMock', data: {} })
+  ).body;
   t.not(created.nid, 777, 'a quarantined nid is not handed out again');
   const kept = new Database(path.join(dataDir, 'edgeblocks.db'), { readonly: true });
-  t.equal((kept.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n, 2, 'records kept in the database');
+  t.equal(
+    (kept.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n,
+    2,
+    'records kept in the database',
+  );
   kept.close();
 });

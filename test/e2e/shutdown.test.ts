@@ -43,26 +43,71 @@ async function until(what: string, cond: () => Promise<boolean>): Promise<void> 
 }
 
 t.test('the demo on SIGTERM: one line per safe output, then the summary', async (t) => {
-  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')], {}, t);
-  await until('the heater relay to be read back', async () => (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Heater' })).body?.data?.state != null);
+  const cli = await startScript(
+    path.join(ROOT, 'scripts/demo.js'),
+    ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')],
+    {},
+    t,
+  );
+  await until(
+    'the heater relay to be read back',
+    async () => (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Heater' })).body?.data?.state != null,
+  );
   await until('MQTT to connect', async () => /mqtt connected/.test(cli.output()));
   await until('the start to finish', async () => started.test(cli.output()));
   cli.child.kill('SIGTERM');
   t.equal(await cli.exited, 0, 'clean exit');
   const lines = logLines(cli.output());
   const safe = lines.filter((l) => l.msg.startsWith('output safe:'));
-  t.ok(safe.every((l) => l.level === 30), 'at info level');
-  t.match(safe.find((l) => l.block === 'Heater'), { io: 'DS2408 00000000d001', channel: 1, state: 'off', msg: 'output safe: "Heater" on "DS2408 00000000d001" channel 1 off' }, `the heater relay: ${JSON.stringify(safe)}`);
-  t.ok(safe.some((l) => l.block === 'Cooler' && l.io === 'DS2408 00000000d001' && l.channel === 2 && l.state === 'off'), 'the cooler relay');
+  t.ok(
+    safe.every((l) => l.level === 30),
+    'at info level',
+  );
+  t.match(
+    safe.find((l) => l.block === 'Heater'),
+    {
+      io: 'DS2408 00000000d001',
+      channel: 1,
+      state: 'off',
+      msg: 'output safe: "Heater" on "DS2408 00000000d001" channel 1 off',
+    },
+    `the heater relay: ${JSON.stringify(safe)}`,
+  );
+  t.ok(
+    safe.some((l) => l.block === 'Cooler' && l.io === 'DS2408 00000000d001' && l.channel === 2 && l.state === 'off'),
+    'the cooler relay',
+  );
   t.equal(safe.filter((l) => l.io === 'DS2408 00000000d001').length, 8, 'every DS2408 channel');
-  t.ok(safe.some((l) => /fan|GpioPins|GPIO/.test(`${l.io}`) && l.state === 'off'), 'the fan GPIO line');
+  t.ok(
+    safe.some((l) => /fan|GpioPins|GPIO/.test(`${l.io}`) && l.state === 'off'),
+    'the fan GPIO line',
+  );
   const last = lines.filter((l) => l.msg.startsWith('stopped:'));
-  t.same(last.map((l) => [l.level, l.msg]), [[30, `stopped: ${safe.length} outputs safe, state offline published, database closed`]]);
+  t.same(
+    last.map((l) => [l.level, l.msg]),
+    [[30, `stopped: ${safe.length} outputs safe, state offline published, database closed`]],
+  );
   t.equal(lines.at(-1)?.msg, last[0]?.msg, 'the summary is the last line');
 });
 
 t.test('the CLI on SIGINT, with an external broker that is not there', async (t) => {
-  const cli = await startScript(CLI, ['--port', '0', '--https-port', '0', '--mqtt-url', 'mqtt://127.0.0.1:1', '--hardware', 'sim', '--data-dir', path.join(dir, 'cli')], {}, t);
+  const cli = await startScript(
+    CLI,
+    [
+      '--port',
+      '0',
+      '--https-port',
+      '0',
+      '--mqtt-url',
+      'mqtt://127.0.0.1:1',
+      '--hardware',
+      'sim',
+      '--data-dir',
+      path.join(dir, 'cli'),
+    ],
+    {},
+    t,
+  );
   let status: unknown;
   await until('the 1-Wire IO modules to be found', async () => {
     status = await (await fetch(`${cli.base}/edge-one/system/status`)).json();
@@ -77,7 +122,10 @@ t.test('the CLI on SIGINT, with an external broker that is not there', async (t)
   const lines = logLines(cli.output());
   const safe = lines.filter((l) => l.msg.startsWith('output safe:'));
   t.ok(safe.length >= 8 + 2 + 1, `the DS2408, the DS2413 and the fan line (${safe.length})`);
-  t.same(lines.filter((l) => l.msg.startsWith('stopped:')).map((l) => l.msg), [`stopped: ${safe.length} outputs safe, state offline not published (MQTT not connected), database closed`]);
+  t.same(
+    lines.filter((l) => l.msg.startsWith('stopped:')).map((l) => l.msg),
+    [`stopped: ${safe.length} outputs safe, state offline not published (MQTT not connected), database closed`],
+  );
 });
 
 /** An open `GET /{id}/events` stream, reading everything it is sent until the server ends it. */
@@ -114,7 +162,11 @@ async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals)
   const ms = Date.now() - sent;
   t.equal(code, 0, `exit code 0 after ${signal}`);
   for (const [i, s] of streams.entries()) {
-    t.equal(await Promise.race([s.ended, sleep(limit(2000)).then(() => 'open')]), true, `stream ${i + 1} was ended by the server`);
+    t.equal(
+      await Promise.race([s.ended, sleep(limit(2000)).then(() => 'open')]),
+      true,
+      `stream ${i + 1} was ended by the server`,
+    );
     t.equal(s.lastState().status.online, false, `stream ${i + 1}: the last state says offline`);
   }
   const out = cli.output();
@@ -125,7 +177,20 @@ async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals)
 }
 
 /** The subsystems of the CLI's app (embedded history, no Home Assistant), in start order. */
-const SUBSYSTEMS = ['store', 'auth', 'http', 'https gateway', 'history', 'mqtt', 'hardware', 'control', 'backups', 'alerts', 'fleet', 'event streams'];
+const SUBSYSTEMS = [
+  'store',
+  'auth',
+  'http',
+  'https gateway',
+  'history',
+  'mqtt',
+  'hardware',
+  'control',
+  'backups',
+  'alerts',
+  'fleet',
+  'event streams',
+];
 
 function checkStopLines(t: Test, lines: LogLine[]) {
   const steps = lines.filter((l) => /^stop [\w ]+: /.test(l.msg));
@@ -139,7 +204,10 @@ function checkStopLines(t: Test, lines: LogLine[]) {
     `every step done within its limit: ${steps.map((l) => l.msg).join('; ')}`,
   );
   const at = (re: RegExp) => lines.findIndex((l) => re.test(l.msg));
-  t.ok(at(/^output safe:/) > at(/^stop control: /) && at(/^output safe:/) < at(/^stop hardware: /), 'outputs go safe in the hardware step, after control stopped');
+  t.ok(
+    at(/^output safe:/) > at(/^stop control: /) && at(/^output safe:/) < at(/^stop hardware: /),
+    'outputs go safe in the hardware step, after control stopped',
+  );
   t.ok(at(/^stop mqtt: /) > at(/^stop hardware: /), 'MQTT (the offline state) after the outputs are safe');
   t.equal(lines.at(-1)?.msg.startsWith('stopped:'), true, 'the summary is the last line');
 }
@@ -154,22 +222,52 @@ async function openHistoryStream(t: Test, port: number) {
 }
 
 t.test('the CLI on SIGTERM with dashboards, an /eventbus websocket and an MQTT client open', async (t) => {
-  const cli = await startScript(CLI, ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--data-dir', path.join(dir, 'streams')], {}, t);
+  const cli = await startScript(
+    CLI,
+    [
+      '--port',
+      '0',
+      '--https-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--hardware',
+      'sim',
+      '--data-dir',
+      path.join(dir, 'streams'),
+    ],
+    {},
+    t,
+  );
   await until('MQTT to connect', async () => /mqtt connected/.test(cli.output()));
   const brokerPort = Number(/mqtt broker listening on [^:]+:(\d+)/.exec(cli.output())![1]);
-  const clients = [mqtt.connect(`ws://127.0.0.1:${cli.port}/eventbus`, { reconnectPeriod: 0 }), mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, { reconnectPeriod: 0 })];
+  const clients = [
+    mqtt.connect(`ws://127.0.0.1:${cli.port}/eventbus`, { reconnectPeriod: 0 }),
+    mqtt.connect(`mqtt://127.0.0.1:${brokerPort}`, { reconnectPeriod: 0 }),
+  ];
   t.teardown(() => clients.forEach((c) => c.end(true)));
   await until('the MQTT clients to connect', async () => clients.every((c) => c.connected));
   const history = await openHistoryStream(t, cli.port);
   const { ms, lines } = await stopWithStreams(t, cli, 'SIGTERM');
   t.ok(ms < limit(2000), `exited within 2 s (${ms} ms)`);
-  t.ok(await Promise.race([history.closed.then(() => true), sleep(limit(2000)).then(() => false)]), 'the history stream websocket was ended by the server');
-  t.ok(clients.every((c) => !c.connected), 'the MQTT clients (TCP and /eventbus) were disconnected');
+  t.ok(
+    await Promise.race([history.closed.then(() => true), sleep(limit(2000)).then(() => false)]),
+    'the history stream websocket was ended by the server',
+  );
+  t.ok(
+    clients.every((c) => !c.connected),
+    'the MQTT clients (TCP and /eventbus) were disconnected',
+  );
   checkStopLines(t, lines);
 });
 
 t.test('the demo on SIGINT with dashboards open', async (t) => {
-  const cli = await startScript(path.join(ROOT, 'scripts/demo.js'), ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo-streams')], {}, t);
+  const cli = await startScript(
+    path.join(ROOT, 'scripts/demo.js'),
+    ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo-streams')],
+    {},
+    t,
+  );
   const { ms } = await stopWithStreams(t, cli, 'SIGINT');
   t.ok(ms < limit(2000), `exited within 2 s (${ms} ms)`);
 });

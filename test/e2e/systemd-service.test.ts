@@ -12,14 +12,21 @@ t.test('the built CLI reports READY=1 once listening and pings the watchdog from
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const harness = await NotifyHarness.start(path.join(dir, 'notify.sock'), t);
   t.teardown(() => harness.stop());
-  const cli = await startCli(['--data-dir', path.join(dir, 'data'), '--mqtt-port', '0'], {
-    NOTIFY_SOCKET: harness.address,
-    WATCHDOG_USEC: '1000000',
-  }, t);
+  const cli = await startCli(
+    ['--data-dir', path.join(dir, 'data'), '--mqtt-port', '0'],
+    {
+      NOTIFY_SOCKET: harness.address,
+      WATCHDOG_USEC: '1000000',
+    },
+    t,
+  );
   t.teardown(() => cli.child.kill('SIGKILL'));
   const deadline = Date.now() + limit(10_000);
   const seen = (text: string) => harness.messages.some((m) => m.message.split('\n').includes(text));
-  while (Date.now() < deadline && !(seen('READY=1') && harness.messages.filter((m) => m.message.includes('WATCHDOG=1')).length >= 2)) {
+  while (
+    Date.now() < deadline &&
+    !(seen('READY=1') && harness.messages.filter((m) => m.message.includes('WATCHDOG=1')).length >= 2)
+  ) {
     await new Promise((r) => setTimeout(r, 100));
   }
   t.ok(seen('READY=1'), 'READY=1 arrived');
@@ -38,7 +45,10 @@ t.test('under journald, log lines carry the syslog priority and no duplicate tim
   log.warn('sensor slow');
   log.info('started');
   log.debug('detail');
-  t.same(lines.map((l) => l.slice(0, 3)), ['<3>', '<4>', '<6>', '<7>']);
+  t.same(
+    lines.map((l) => l.slice(0, 3)),
+    ['<3>', '<4>', '<6>', '<7>'],
+  );
   for (const l of lines) t.notMatch(l, /"time"/, 'no timestamp: journald adds its own');
   t.match(JSON.parse(lines[0]!.slice(3)), { msg: 'disk full', level: 50 });
   t.equal(journaldLine('{"level":60,"msg":"x"}').slice(0, 3), '<2>');

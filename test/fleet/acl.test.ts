@@ -27,7 +27,11 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
   // mosquitto started as root reads its files as the mosquitto user
   chmodSync(dir, 0o755);
   for (const f of [passwd, acl]) chmodSync(f, 0o644);
-  const broker = await startMosquitto(undefined, ['allow_anonymous false', `password_file ${passwd}`, `acl_file ${acl}`]);
+  const broker = await startMosquitto(undefined, [
+    'allow_anonymous false',
+    `password_file ${passwd}`,
+    `acl_file ${acl}`,
+  ]);
   t.teardown(() => broker.stop());
 
   const ui = await Recorder.connect(broker.url, { username: 'brewblox', password: secret('brewblox') });
@@ -39,7 +43,15 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
 
   const apps: Record<string, RunningApp> = {};
   for (const id of IDS) {
-    apps[id] = await startApp({ serviceId: id, mqttUrl: broker.url, mqttUsername: id, mqttPassword: secret(id), emitInterval: '200', homeAssistant: 'true', historyIngest: 'own' });
+    apps[id] = await startApp({
+      serviceId: id,
+      mqttUrl: broker.url,
+      mqttUsername: id,
+      mqttPassword: secret(id),
+      emitInterval: '200',
+      homeAssistant: 'true',
+      historyIngest: 'own',
+    });
     t.teardown(() => apps[id]!.close());
     await apps[id].post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18 } });
   }
@@ -47,41 +59,101 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
   // Each controller's own topics get through the ACL.
   for (const id of IDS) {
     await ui.waitFor((m) => m.topic === `svc/state/${id}` && m.json().data.blocks.length > 0, `the state of ${id}`);
-    await ui.waitFor((m) => m.topic === `svc/history/${id}` && m.json().data['Beer Sensor'] !== undefined, `the history of ${id}`);
-    await ha.waitFor((m) => m.topic.startsWith(`homeassistant/sensor/edgeblocks_${id}/`) && m.json().unique_id.startsWith(`edgeblocks_${id}_`), `a Home Assistant config of ${id}`);
+    await ui.waitFor(
+      (m) => m.topic === `svc/history/${id}` && m.json().data['Beer Sensor'] !== undefined,
+      `the history of ${id}`,
+    );
+    await ha.waitFor(
+      (m) =>
+        m.topic.startsWith(`homeassistant/sensor/edgeblocks_${id}/`) &&
+        m.json().unique_id.startsWith(`edgeblocks_${id}_`),
+      `a Home Assistant config of ${id}`,
+    );
   }
   // Each reads the other's state (pattern read svc/state/+): the fleet list.
-  const fleetOf = async (id: string) => (await (await fetch(`${apps[id]!.base}/fleet`)).json()) as { controllers: any[] };
+  const fleetOf = async (id: string) =>
+    (await (await fetch(`${apps[id]!.base}/fleet`)).json()) as { controllers: any[] };
   for (const [id, other] of [IDS, [...IDS].reverse()]) {
     let seen: any;
-    for (let i = 0; i < 100 && !seen?.online; i++, await sleep(50)) seen = (await fleetOf(id!)).controllers.find((c: any) => c.serviceId === other);
+    for (let i = 0; i < 100 && !seen?.online; i++, await sleep(50))
+      seen = (await fleetOf(id!)).controllers.find((c: any) => c.serviceId === other);
     t.match(seen, { serviceId: other, online: true }, `${id} lists ${other} as online`);
   }
 
   // The block API: the brewblox user writes a block of ferm-2; only ferm-2 has it.
-  await ui.publish('svc/controller/blocks/create', JSON.stringify({ serviceId: 'ferm-2', id: 'Only Two', type: 'TempSensorMock', data: { setting: 5 } }));
+  await ui.publish(
+    'svc/controller/blocks/create',
+    JSON.stringify({ serviceId: 'ferm-2', id: 'Only Two', type: 'TempSensorMock', data: { setting: 5 } }),
+  );
   await until(() => apps['ferm-2']!.app.runtime.blocks().some((b) => b.id === 'Only Two'), 'the block on ferm-2');
-  t.notOk(apps['ferm-1']!.app.runtime.blocks().some((b) => b.id === 'Only Two'), 'ferm-1 did not take the block of ferm-2');
+  t.notOk(
+    apps['ferm-1']!.app.runtime.blocks().some((b) => b.id === 'Only Two'),
+    'ferm-1 did not take the block of ferm-2',
+  );
 
   // With ferm-1's credentials: nothing lands on ferm-2's topics or the block API.
-  const rogue = await Recorder.connect(broker.url, { username: 'ferm-1', password: secret('ferm-1'), clientId: 'ferm-1-rogue' });
+  const rogue = await Recorder.connect(broker.url, {
+    username: 'ferm-1',
+    password: secret('ferm-1'),
+    clientId: 'ferm-1-rogue',
+  });
   t.teardown(() => rogue.end());
   const from = ui.messages.length;
   const haFrom = ha.messages.length;
-  await rogue.publish('svc/state/ferm-2', JSON.stringify({ key: 'ferm-2', type: 'Spark.state', ttl: '60s', data: { status: { online: false }, blocks: [], relations: [], claims: [] } }));
+  await rogue.publish(
+    'svc/state/ferm-2',
+    JSON.stringify({
+      key: 'ferm-2',
+      type: 'Spark.state',
+      ttl: '60s',
+      data: { status: { online: false }, blocks: [], relations: [], claims: [] },
+    }),
+  );
   await rogue.publish('svc/history/ferm-2', JSON.stringify({ key: 'ferm-2', data: { forged: 1 } }));
-  await rogue.publish('svc/controller/blocks/create', JSON.stringify({ serviceId: 'ferm-2', id: 'Forged', type: 'TempSensorMock', data: { setting: 99 } }));
+  await rogue.publish(
+    'svc/controller/blocks/create',
+    JSON.stringify({ serviceId: 'ferm-2', id: 'Forged', type: 'TempSensorMock', data: { setting: 99 } }),
+  );
   await rogue.publish('homeassistant/sensor/edgeblocks_ferm-2/forged/config', JSON.stringify({ unique_id: 'forged' }));
   // A message the ACL allows, sent last on the same connection: once it is seen, the ones before
   // it would have been delivered too.
   await rogue.publish('svc/history/ferm-1', JSON.stringify({ key: 'ferm-1', data: { marker: 1 } }));
-  await ui.waitFor((m) => m.topic === 'svc/history/ferm-1' && m.json().data.marker === 1, 'the allowed marker', 5000, from);
+  await ui.waitFor(
+    (m) => m.topic === 'svc/history/ferm-1' && m.json().data.marker === 1,
+    'the allowed marker',
+    5000,
+    from,
+  );
   await sleep(300);
-  const forged = ui.messages.slice(from).filter((m) => m.payload.toString().includes('forged') || m.payload.toString().includes('Forged') || (m.topic === 'svc/state/ferm-2' && m.json().data.status.online === false));
-  t.same(forged.map((m) => m.topic), [], 'no forged message reached another controller or its subscribers');
-  t.same(ha.messages.slice(haFrom).filter((m) => m.payload.toString().includes('forged')).map((m) => m.topic), [], 'no forged Home Assistant config');
-  t.notOk(apps['ferm-2']!.app.runtime.blocks().some((b) => b.id === 'Forged'), 'ferm-2 did not take a block written with ferm-1 credentials');
+  const forged = ui.messages
+    .slice(from)
+    .filter(
+      (m) =>
+        m.payload.toString().includes('forged') ||
+        m.payload.toString().includes('Forged') ||
+        (m.topic === 'svc/state/ferm-2' && m.json().data.status.online === false),
+    );
+  t.same(
+    forged.map((m) => m.topic),
+    [],
+    'no forged message reached another controller or its subscribers',
+  );
+  t.same(
+    ha.messages
+      .slice(haFrom)
+      .filter((m) => m.payload.toString().includes('forged'))
+      .map((m) => m.topic),
+    [],
+    'no forged Home Assistant config',
+  );
+  t.notOk(
+    apps['ferm-2']!.app.runtime.blocks().some((b) => b.id === 'Forged'),
+    'ferm-2 did not take a block written with ferm-1 credentials',
+  );
 
   // Without credentials: refused.
-  await t.rejects(Recorder.connect(broker.url, { reconnectPeriod: 0, connectTimeout: 2000 }), 'an anonymous client is refused');
+  await t.rejects(
+    Recorder.connect(broker.url, { reconnectPeriod: 0, connectTimeout: 2000 }),
+    'an anonymous client is refused',
+  );
 });

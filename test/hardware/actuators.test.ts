@@ -46,7 +46,8 @@ t.test('DigitalActuator on a DS2408 channel switches the latch and the plant hea
   const s = await discovered();
   t.teardown(() => s.close());
   const sim = s.app.hardware.sim!;
-  const model = () => sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number };
+  const model = () =>
+    sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number };
   t.equal((await s.post('blocks/create', actuator('Heater', RELAYS, 1, 'STATE_ACTIVE'))).status, 201);
   await s.run(1500);
   t.equal(model().activeOutputs(), 0b1, 'latch 1 on (pin pulled low), the rest off');
@@ -97,15 +98,23 @@ t.test('GPIO lines through GpioPins, with activeLow', async (t) => {
   t.teardown(() => s.close());
   const sim = s.app.hardware.sim!;
   const pins = s.data('GpioPins');
-  t.same(pins.lines.map((l: any) => [l.channel, l.name, l.line, l.direction, l.activeLow]), [
-    [1, 'backup heater', 5, 'out', true],
-    [2, 'pump', 6, 'out', false],
-    [3, 'door', 13, 'in', false],
-  ], 'each channel shows its line');
+  t.same(
+    pins.lines.map((l: any) => [l.channel, l.name, l.line, l.direction, l.activeLow]),
+    [
+      [1, 'backup heater', 5, 'out', true],
+      [2, 'pump', 6, 'out', false],
+      [3, 'door', 13, 'in', false],
+    ],
+    'each channel shows its line',
+  );
   // Outputs: digital, and the software PWM's 80 and 100 Hz (FastPwm); the input: digital input.
-    const { DIGITAL_OUTPUT, PWM_80HZ, PWM_100HZ, DIGITAL_INPUT } = ChannelCapability;
-    const output = DIGITAL_OUTPUT | PWM_80HZ | PWM_100HZ;
-    t.same(pins.channels.map((c: any) => c.capabilities), [output, output, DIGITAL_INPUT], 'outputs and input');
+  const { DIGITAL_OUTPUT, PWM_80HZ, PWM_100HZ, DIGITAL_INPUT } = ChannelCapability;
+  const output = DIGITAL_OUTPUT | PWM_80HZ | PWM_100HZ;
+  t.same(
+    pins.channels.map((c: any) => c.capabilities),
+    [output, output, DIGITAL_INPUT],
+    'outputs and input',
+  );
   t.equal(sim.gpio.physical(5), 1, 'an idle active-low output sits high');
   t.equal(sim.gpio.physical(6), 1, 'pump opened at its safe state (on)');
 
@@ -116,7 +125,11 @@ t.test('GPIO lines through GpioPins, with activeLow', async (t) => {
   t.equal(sim.plantStatus().heaterOn, true);
   t.equal(s.data('GpioPins').lines[0].active, true);
 
-  await s.post('blocks/patch', { id: 'Backup Heater', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
+  await s.post('blocks/patch', {
+    id: 'Backup Heater',
+    type: 'DigitalActuator',
+    data: { storedState: 'STATE_INACTIVE' },
+  });
   await s.run(1500);
   t.equal(sim.gpio.physical(5), 1);
   t.equal(sim.plantStatus().heaterOn, false);
@@ -140,58 +153,97 @@ t.test('an input line cannot drive an output: 422 naming its direction (issue 24
   t.equal(patch.status, 422);
   t.match(patch.body.message, refused);
   t.equal(s.data('Heater').channel, 1, 'the actuator keeps its channel');
-  const pwm = await s.post('blocks/create', { id: 'Door PWM', type: 'FastPwm', data: { 'hwDevice<>': 'GpioPins', channel: 3, storedSetting: 0 } });
+  const pwm = await s.post('blocks/create', {
+    id: 'Door PWM',
+    type: 'FastPwm',
+    data: { 'hwDevice<>': 'GpioPins', channel: 3, storedSetting: 0 },
+  });
   t.equal(pwm.status, 422);
   t.match(pwm.body.message, refused);
 });
 
-t.test('safe state at stop: latches off and GPIO lines at their safe state before the offline state goes out', async (t) => {
-  const s = await discovered();
-  const sim = s.app.hardware.sim!;
-  await s.post('blocks/create', actuator('Heater', RELAYS, 1, 'STATE_ACTIVE'));
-  await s.post('blocks/create', actuator('Cooler', PAIR, 1, 'STATE_ACTIVE'));
-  await s.post('blocks/create', actuator('Backup Heater', 'GpioPins', 1, 'STATE_ACTIVE'));
-  await s.post('blocks/create', actuator('Pump', 'GpioPins', 2, 'STATE_INACTIVE'));
-  await s.run(2000);
-  const relays = sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number };
-  const pair = sim.devices().find((d) => d.spec.name === 'pair')!.model as unknown as { activeOutputs(): number };
-  t.equal(relays.activeOutputs(), 1);
-  t.equal(pair.activeOutputs(), 1);
-  t.equal(sim.gpio.physical(5), 0);
-  t.equal(sim.gpio.physical(6), 0, 'pump off while running');
+t.test(
+  'safe state at stop: latches off and GPIO lines at their safe state before the offline state goes out',
+  async (t) => {
+    const s = await discovered();
+    const sim = s.app.hardware.sim!;
+    await s.post('blocks/create', actuator('Heater', RELAYS, 1, 'STATE_ACTIVE'));
+    await s.post('blocks/create', actuator('Cooler', PAIR, 1, 'STATE_ACTIVE'));
+    await s.post('blocks/create', actuator('Backup Heater', 'GpioPins', 1, 'STATE_ACTIVE'));
+    await s.post('blocks/create', actuator('Pump', 'GpioPins', 2, 'STATE_INACTIVE'));
+    await s.run(2000);
+    const relays = sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number };
+    const pair = sim.devices().find((d) => d.spec.name === 'pair')!.model as unknown as { activeOutputs(): number };
+    t.equal(relays.activeOutputs(), 1);
+    t.equal(pair.activeOutputs(), 1);
+    t.equal(sim.gpio.physical(5), 0);
+    t.equal(sim.gpio.physical(6), 0, 'pump off while running');
 
-  let atOffline: unknown = null;
-  const mqtt = s.app.mqtt as { stop(): Promise<void> };
-  const stop = mqtt.stop.bind(mqtt);
-  mqtt.stop = async () => {
-    atOffline = { relays: relays.activeOutputs(), pair: pair.activeOutputs(), heater: sim.gpio.physical(5), pump: sim.gpio.physical(6) };
-    return stop();
-  };
-  await s.close();
-  t.same(atOffline, { relays: 0, pair: 0, heater: 1, pump: 1 }, 'outputs were safe when the offline state was published');
-  t.same({ relays: relays.activeOutputs(), pair: pair.activeOutputs(), heater: sim.gpio.physical(5), pump: sim.gpio.physical(6) }, { relays: 0, pair: 0, heater: 1, pump: 1 });
-});
+    let atOffline: unknown = null;
+    const mqtt = s.app.mqtt as { stop(): Promise<void> };
+    const stop = mqtt.stop.bind(mqtt);
+    mqtt.stop = async () => {
+      atOffline = {
+        relays: relays.activeOutputs(),
+        pair: pair.activeOutputs(),
+        heater: sim.gpio.physical(5),
+        pump: sim.gpio.physical(6),
+      };
+      return stop();
+    };
+    await s.close();
+    t.same(
+      atOffline,
+      { relays: 0, pair: 0, heater: 1, pump: 1 },
+      'outputs were safe when the offline state was published',
+    );
+    t.same(
+      {
+        relays: relays.activeOutputs(),
+        pair: pair.activeOutputs(),
+        heater: sim.gpio.physical(5),
+        pump: sim.gpio.physical(6),
+      },
+      { relays: 0, pair: 0, heater: 1, pump: 1 },
+    );
+  },
+);
 
 t.test('control disabled, then enabled again without a restart: the outputs follow their blocks again', async (t) => {
   const s = await discovered();
   t.teardown(() => s.close());
   const sim = s.app.hardware.sim!;
-  const relays = () => (sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number }).activeOutputs();
-  const pair = () => (sim.devices().find((d) => d.spec.name === 'pair')!.model as unknown as { activeOutputs(): number }).activeOutputs();
+  const relays = () =>
+    (
+      sim.devices().find((d) => d.spec.name === 'relays')!.model as unknown as { activeOutputs(): number }
+    ).activeOutputs();
+  const pair = () =>
+    (
+      sim.devices().find((d) => d.spec.name === 'pair')!.model as unknown as { activeOutputs(): number }
+    ).activeOutputs();
   await s.post('blocks/create', actuator('Heater', RELAYS, 1, 'STATE_ACTIVE'));
   await s.post('blocks/create', actuator('Cooler', PAIR, 2, 'STATE_ACTIVE'));
   await s.post('blocks/create', actuator('Backup Heater', 'GpioPins', 1, 'STATE_ACTIVE'));
   await s.run(2000);
   t.same({ relays: relays(), pair: pair(), heater: sim.gpio.physical(5) }, { relays: 1, pair: 2, heater: 0 }, 'all on');
 
-  const put = (enabled: boolean) => s.app.http.inject({ method: 'PUT', url: '/edge-one/settings/enabled', payload: { enabled } });
+  const put = (enabled: boolean) =>
+    s.app.http.inject({ method: 'PUT', url: '/edge-one/settings/enabled', payload: { enabled } });
   t.equal((await put(false)).statusCode, 200);
   await s.run(2000);
-  t.same({ relays: relays(), pair: pair(), heater: sim.gpio.physical(5) }, { relays: 0, pair: 0, heater: 1 }, 'disabled: all in their safe state');
+  t.same(
+    { relays: relays(), pair: pair(), heater: sim.gpio.physical(5) },
+    { relays: 0, pair: 0, heater: 1 },
+    'disabled: all in their safe state',
+  );
 
   t.equal((await put(true)).statusCode, 200);
   await s.run(2000);
-  t.same({ relays: relays(), pair: pair(), heater: sim.gpio.physical(5) }, { relays: 1, pair: 2, heater: 0 }, 'enabled again: every output follows its block (they stayed off until a restart)');
+  t.same(
+    { relays: relays(), pair: pair(), heater: sim.gpio.physical(5) },
+    { relays: 1, pair: 2, heater: 0 },
+    'enabled again: every output follows its block (they stayed off until a restart)',
+  );
   await s.post('blocks/patch', { id: 'Heater', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
   await s.run(1500);
   t.equal(relays(), 0, 'and follows later changes');

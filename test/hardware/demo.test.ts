@@ -12,11 +12,20 @@ t.test('the demo seed loads on the built-in sim and its chain heats the beer', a
   t.teardown(() => s.close());
   const devices = (await s.get('sim/devices')).body;
   for (const b of seed.blocks.filter((x: any) => x.data.address)) {
-    t.ok(deviceBlockId(b.data.address), `${b.id} is a device discovery knows (it finds it by address, whatever its name)`);
-    t.ok(devices.some((d: any) => d.address === b.data.address), `${b.id} is on the emulated hardware`);
+    t.ok(
+      deviceBlockId(b.data.address),
+      `${b.id} is a device discovery knows (it finds it by address, whatever its name)`,
+    );
+    t.ok(
+      devices.some((d: any) => d.address === b.data.address),
+      `${b.id} is on the emulated hardware`,
+    );
   }
   // Sensors are named for what they measure, as a brewer would name them (issue 27.1).
-  t.same(seed.blocks.filter((x: any) => x.type === 'TempSensorOneWire').map((x: any) => x.id), ['Beer Sensor', 'Fridge Sensor']);
+  t.same(
+    seed.blocks.filter((x: any) => x.type === 'TempSensorOneWire').map((x: any) => x.id),
+    ['Beer Sensor', 'Fridge Sensor'],
+  );
   const loaded = await s.post('blocks/backup/load', seed);
   t.equal(loaded.status, 200);
   t.same(loaded.body.messages, [], 'every seed block loads');
@@ -29,6 +38,20 @@ t.test('the demo seed loads on the built-in sim and its chain heats the beer', a
   t.ok(q(s.data('Fridge Sensor').value)! > 20.5, 'the chamber air warms under the heater');
 
   const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
-  t.same(found, ['DS2413 00000000e001', 'I2C BME280 sim-0x76', 'I2C MCP9600 sim-0x60', 'MCP23017 sim-0x20', 'OneWire Bus ds2482-sim-0x18-ch0', 'OneWire Bus ds2482-sim-0x18-ch1', 'OneWire Bus ds2482-sim-0x18-ch2', 'Sensor c001', 'Thermocouple f001'], 'discovery adds what the seed left out');
+  t.same(
+    found,
+    [
+      'DS2413 00000000e001',
+      'I2C BME280 sim-0x76',
+      'I2C MCP9600 sim-0x60',
+      'MCP23017 sim-0x20',
+      'OneWire Bus ds2482-sim-0x18-ch0',
+      'OneWire Bus ds2482-sim-0x18-ch1',
+      'OneWire Bus ds2482-sim-0x18-ch2',
+      'Sensor c001',
+      'Thermocouple f001',
+    ],
+    'discovery adds what the seed left out',
+  );
   t.same((await s.post('blocks/discover')).body, []);
 });

@@ -63,7 +63,11 @@ t.test('unplug: value null and not connected within 2 s; replug: back', async (t
 t.test('an unplugged IO module reads disconnected and its channels unknown; back on replug', async (t) => {
   const s = await discovered();
   t.teardown(() => s.close());
-  await s.post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'DS2408 0000000000d1', channel: 1, storedState: 'STATE_ACTIVE' } });
+  await s.post('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'DS2408 0000000000d1', channel: 1, storedState: 'STATE_ACTIVE' },
+  });
   await s.run(2000);
   t.equal(s.data('Heater').state, 'STATE_ACTIVE');
   await s.post('sim/devices/relays/unplug');
@@ -77,31 +81,41 @@ t.test('an unplugged IO module reads disconnected and its channels unknown; back
   t.same((await s.get('sim/devices/relays')).body.activeChannels, [1]);
 });
 
-t.test('CRC corruption: a few bad frames are retried, persistent corruption is counted and nulls the value', async (t) => {
-  const s = await discovered();
-  t.teardown(() => s.close());
-  const before = s.data(BUS0);
-  await s.post('sim/devices/beer/fault', { fault: 'crc', count: 2 });
-  const values: Array<number | null> = [];
-  for (let i = 0; i < 30; i++) {
-    await s.run(100);
-    values.push(q(s.data(BEER).value));
-  }
-  t.ok(values.every((v) => v === 18), 'value stays valid through retried frames');
-  const after = s.data(BUS0);
-  t.equal(after.crcRetries - before.crcRetries, 2, 'both bad frames absorbed by retries');
-  t.equal(after.crcErrors, before.crcErrors, 'no read failed');
+t.test(
+  'CRC corruption: a few bad frames are retried, persistent corruption is counted and nulls the value',
+  async (t) => {
+    const s = await discovered();
+    t.teardown(() => s.close());
+    const before = s.data(BUS0);
+    await s.post('sim/devices/beer/fault', { fault: 'crc', count: 2 });
+    const values: Array<number | null> = [];
+    for (let i = 0; i < 30; i++) {
+      await s.run(100);
+      values.push(q(s.data(BEER).value));
+    }
+    t.ok(
+      values.every((v) => v === 18),
+      'value stays valid through retried frames',
+    );
+    const after = s.data(BUS0);
+    t.equal(after.crcRetries - before.crcRetries, 2, 'both bad frames absorbed by retries');
+    t.equal(after.crcErrors, before.crcErrors, 'no read failed');
 
-  await s.post('sim/devices/beer/fault', { fault: 'crc', count: 'always' });
-  const took = await until(s, () => q(s.data(BEER).value) === null, 5000);
-  t.ok(took <= 3000, `null once no valid reading for 2 s (${took} ms)`);
-  t.ok(s.data(BUS0).crcErrors > after.crcErrors, 'failed reads counted as CRC errors');
-  t.match(s.data(BUS0).lastError, new RegExp(`${s.data(BEER).address}.*CRC`), 'lastError names the sensor and the CRC');
-  t.equal(q(s.data(AIR).value), 19);
+    await s.post('sim/devices/beer/fault', { fault: 'crc', count: 'always' });
+    const took = await until(s, () => q(s.data(BEER).value) === null, 5000);
+    t.ok(took <= 3000, `null once no valid reading for 2 s (${took} ms)`);
+    t.ok(s.data(BUS0).crcErrors > after.crcErrors, 'failed reads counted as CRC errors');
+    t.match(
+      s.data(BUS0).lastError,
+      new RegExp(`${s.data(BEER).address}.*CRC`),
+      'lastError names the sensor and the CRC',
+    );
+    t.equal(q(s.data(AIR).value), 19);
 
-  await s.post('sim/devices/beer/fault', { fault: 'clear' });
-  t.ok((await until(s, () => q(s.data(BEER).value) === 18, 5000)) < 5000, 'recovers when cleared');
-});
+    await s.post('sim/devices/beer/fault', { fault: 'clear' });
+    t.ok((await until(s, () => q(s.data(BEER).value) === 18, 5000)) < 5000, 'recovers when cleared');
+  },
+);
 
 t.test('power-on 85 degC is rejected, never shown', async (t) => {
   const s = await discovered();
@@ -121,7 +135,10 @@ t.test('power-on 85 degC is rejected, never shown', async (t) => {
     }
   }
   t.notOk(seen.has(85), 'the power-on value never reaches the block');
-  t.ok([...seen].every((v) => v === 25 || v === null), `only real readings: ${[...seen].join(', ')}`);
+  t.ok(
+    [...seen].every((v) => v === 25 || v === null),
+    `only real readings: ${[...seen].join(', ')}`,
+  );
   t.ok(s.data(BUS0).readErrors > errors, 'rejected readings counted');
   await s.run(3000);
   t.equal(q(s.data(AIR).value), 25, 'reads normally afterwards');
@@ -160,7 +177,10 @@ t.test('bus short: reported by OneWireBus, sensors null; recovers when released'
   t.equal(s.data(BEER).connected, false);
   t.equal(s.data('DS2408 0000000000d1').connected, true, 'the other channel of the bridge keeps working');
   await s.post('sim/buses/ds2482-sim-0x18-ch0/fault', { fault: 'clear' });
-  t.ok((await until(s, () => q(s.data(BEER).value) === 18 && q(s.data(AIR).value) === 19, 5000)) < 5000, 'back after the short');
+  t.ok(
+    (await until(s, () => q(s.data(BEER).value) === 18 && q(s.data(AIR).value) === 19, 5000)) < 5000,
+    'back after the short',
+  );
 });
 
 t.test('cut cable: every device on the bus goes missing and comes back', async (t) => {

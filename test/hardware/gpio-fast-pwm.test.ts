@@ -19,10 +19,20 @@ t.test('FastPwm on a GPIO output line runs a software PWM; inputs offer none', a
   t.teardown(() => s.close());
   await s.run(1000);
   const [out, inp] = s.data('GpioPins').channels as Array<{ capabilities: number }>;
-  t.ok(out!.capabilities & ChannelCapability.PWM_100HZ && out!.capabilities & ChannelCapability.PWM_80HZ, 'outputs: 80 and 100 Hz');
-  t.notOk(out!.capabilities & (ChannelCapability.PWM_200HZ | ChannelCapability.PWM_2000HZ), 'no 200 Hz or 2 kHz in software');
+  t.ok(
+    out!.capabilities & ChannelCapability.PWM_100HZ && out!.capabilities & ChannelCapability.PWM_80HZ,
+    'outputs: 80 and 100 Hz',
+  );
+  t.notOk(
+    out!.capabilities & (ChannelCapability.PWM_200HZ | ChannelCapability.PWM_2000HZ),
+    'no 200 Hz or 2 kHz in software',
+  );
   t.notOk(inp!.capabilities & ChannelCapability.PWM_100HZ, 'inputs: no PWM');
-  const created = await s.post('blocks/create', { id: 'Lamp', type: 'FastPwm', data: { 'hwDevice<>': 'GpioPins', channel: 1, storedSetting: 40, frequency: 'PWM_FREQ_2000HZ' } });
+  const created = await s.post('blocks/create', {
+    id: 'Lamp',
+    type: 'FastPwm',
+    data: { 'hwDevice<>': 'GpioPins', channel: 1, storedSetting: 40, frequency: 'PWM_FREQ_2000HZ' },
+  });
   t.equal(created.status, 201);
   await s.run(200);
   t.equal(s.data('Lamp').value, 40, 'the commanded duty (2 kHz falls back to 100 Hz)');
@@ -47,7 +57,11 @@ t.test('FastPwm on a GPIO output line runs a software PWM; inputs offer none', a
   await sleep(30);
   t.equal(sim.gpio.physical(5), 0, '0 %: steady low');
   await s.post('blocks/delete', { id: 'Lamp' });
-  await s.post('blocks/create', { id: 'Lamp2', type: 'DigitalActuator', data: { 'hwDevice<>': 'GpioPins', channel: 1, transitionDurationPreset: 'ST_FAST' } });
+  await s.post('blocks/create', {
+    id: 'Lamp2',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'GpioPins', channel: 1, transitionDurationPreset: 'ST_FAST' },
+  });
   await s.run(200);
   t.equal(s.data('Lamp2').transitionDurationValue.value, 0.25, 'soft start is available on GPIO outputs');
 });

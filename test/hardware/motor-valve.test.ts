@@ -10,7 +10,16 @@ const SIM = {
     {
       address: 24,
       variant: 'ds2482-800',
-      channels: [[{ name: 'valves', type: 'DS2408', address: '29-0000000000d2', valves: { '1': { travelSeconds: 6 }, '5': { travelSeconds: 10 } } }]],
+      channels: [
+        [
+          {
+            name: 'valves',
+            type: 'DS2408',
+            address: '29-0000000000d2',
+            valves: { '1': { travelSeconds: 6 }, '5': { travelSeconds: 10 } },
+          },
+        ],
+      ],
     },
   ],
 };
@@ -35,7 +44,11 @@ t.test('MotorValve opens and closes the valve and reads its end switches back', 
   t.teardown(() => s.close());
   const sim = s.app.hardware.sim!;
   const model = (start: number) => sim.valves().find((v) => v.valve.start === start)!;
-  t.same(s.data(BOARD).channels.map((c: { id: number }) => c.id), [1, 5], 'valve mode: start channels 1 and 5');
+  t.same(
+    s.data(BOARD).channels.map((c: { id: number }) => c.id),
+    [1, 5],
+    'valve mode: start channels 1 and 5',
+  );
   t.equal((await s.post('blocks/create', valve('Valve B', 1, 'STATE_INACTIVE'))).status, 201);
   await s.run(3000);
   t.equal(s.data('Valve B').valveState, 'VALVE_CLOSED', 'closed: the closed switch reads active');
@@ -46,7 +59,10 @@ t.test('MotorValve opens and closes the valve and reads its end switches back', 
   await s.run(2000);
   t.equal(s.data('Valve B').valveState, 'VALVE_OPENING');
   t.equal(s.data('Valve B').state, 'STATE_UNKNOWN', 'moving: neither open nor closed');
-  t.ok(model(1).valve.position > 0.2 && model(1).valve.position < 0.6, `part open (${model(1).valve.position.toFixed(2)})`);
+  t.ok(
+    model(1).valve.position > 0.2 && model(1).valve.position < 0.6,
+    `part open (${model(1).valve.position.toFixed(2)})`,
+  );
   t.equal(model(1).device.activeOutputs() & 0xf, 0b1000, 'opening drive: +3 latch on, +2 off');
   await s.run(6000);
   t.equal(model(1).valve.position, 1);
@@ -55,7 +71,12 @@ t.test('MotorValve opens and closes the valve and reads its end switches back', 
   t.equal(model(1).device.activeOutputs() & 0xf, 0b1000, 'the drive stays on at the end stop');
 
   // The second valve, with a delayedOn constraint; the first one is untouched by it.
-  await s.post('blocks/create', valve('Valve A', 5, 'STATE_ACTIVE', { constraints: { delayedOn: { duration: { __objtype: 'Quantity', value: 5, unit: 's' }, enabled: true } } }));
+  await s.post(
+    'blocks/create',
+    valve('Valve A', 5, 'STATE_ACTIVE', {
+      constraints: { delayedOn: { duration: { __objtype: 'Quantity', value: 5, unit: 's' }, enabled: true } },
+    }),
+  );
   await s.run(3000);
   t.equal(model(5).valve.position, 0, 'delayedOn holds the valve closed');
   t.equal(s.data('Valve A').constraints.delayedOn.limiting, true);
@@ -84,14 +105,31 @@ t.test('MotorValve needs a start channel of a DS2408 in valve mode', async (t) =
   await s.run(2000);
   t.equal(s.data('Valve').valveState, null, 'channel 3 is no valve start channel: nothing driven');
   t.equal(s.data('Valve').state, null);
-  const bad = await s.post('blocks/create', { id: 'x', type: 'MotorValve', data: { 'hwDevice<>': 'Valve', channel: 1 } });
+  const bad = await s.post('blocks/create', {
+    id: 'x',
+    type: 'MotorValve',
+    data: { 'hwDevice<>': 'Valve', channel: 1 },
+  });
   t.equal(bad.status, 422, 'the link must be a DS2408');
 });
 
 t.test('sim config: valves only on a DS2408, at start channel 1 or 5', async (t) => {
-  const dev = (extra: Record<string, unknown>) => ({ ds2482: [{ address: 24, variant: 'ds2482-100', channels: [[{ name: 'v', type: 'DS2408', ...extra }]] }] });
-  t.same(parseSimConfig(dev({ valves: { '5': {} } })).ds2482[0]!.channels[0]![0]!.valves, [{ start: 5, travelSeconds: 6 }]);
-  t.throws(() => parseSimConfig(dev({ valves: { '3': {} } })), { name: 'SimConfigError', message: /valve starts at channel 1 or 5/ });
-  t.throws(() => parseSimConfig(dev({ valves: { '1': { travelSeconds: 0 } } })), { name: 'SimConfigError', message: /travelSeconds/ });
-  t.throws(() => parseSimConfig(dev({ type: 'DS2413', valves: { '1': {} } })), { name: 'SimConfigError', message: /only for a DS2408/ });
+  const dev = (extra: Record<string, unknown>) => ({
+    ds2482: [{ address: 24, variant: 'ds2482-100', channels: [[{ name: 'v', type: 'DS2408', ...extra }]] }],
+  });
+  t.same(parseSimConfig(dev({ valves: { '5': {} } })).ds2482[0]!.channels[0]![0]!.valves, [
+    { start: 5, travelSeconds: 6 },
+  ]);
+  t.throws(() => parseSimConfig(dev({ valves: { '3': {} } })), {
+    name: 'SimConfigError',
+    message: /valve starts at channel 1 or 5/,
+  });
+  t.throws(() => parseSimConfig(dev({ valves: { '1': { travelSeconds: 0 } } })), {
+    name: 'SimConfigError',
+    message: /travelSeconds/,
+  });
+  t.throws(() => parseSimConfig(dev({ type: 'DS2413', valves: { '1': {} } })), {
+    name: 'SimConfigError',
+    message: /only for a DS2408/,
+  });
 });

@@ -34,9 +34,16 @@ t.test('after a restart the stored blocks re-bind by address; a device absent at
   const found = (await first.post('blocks/discover')).body.map((b: any) => b.id).sort();
   t.same(found, [RELAYS, 'OneWire Bus ds2482-sim-0x18-ch0', AIR, BEER].sort());
   await first.post('blocks/patch', { id: BEER, type: 'TempSensorOneWire', data: { 'offset[delta_degC]': 0.5 } });
-  await first.post('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': RELAYS, channel: 3, storedState: 'STATE_ACTIVE' } });
+  await first.post('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': RELAYS, channel: 3, storedState: 'STATE_ACTIVE' },
+  });
   await first.run(2000);
-  t.ok(Math.abs(q(first.data(AIR).value)! - first.app.hardware.sim!.plant.air) <= 1 / 16, 'air sensor reads before the restart');
+  t.ok(
+    Math.abs(q(first.data(AIR).value)! - first.app.hardware.sim!.plant.air) <= 1 / 16,
+    'air sensor reads before the restart',
+  );
   await first.close();
 
   // Same data dir, fresh hardware (relays power up with every latch off), air sensor unplugged.

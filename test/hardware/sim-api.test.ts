@@ -48,7 +48,11 @@ t.test('devices by name, address or kernel name; plant read and change', async (
   const s = await simApp();
   t.teardown(() => s.close());
   const list = (await s.get('sim/devices')).body;
-  t.same(list.map((d: any) => d.name), ['beer', 'air', 'room', 'herms', 'relays', 'spare-io'], 'the demo fermenter');
+  t.same(
+    list.map((d: any) => d.name),
+    ['beer', 'air', 'room', 'herms', 'relays', 'spare-io'],
+    'the demo fermenter',
+  );
   const beer = list[0];
   t.equal((await s.get(`sim/devices/${beer.address}`)).body.name, 'beer');
   t.equal((await s.get(`sim/devices/${beer.kernelName}`)).body.name, 'beer');
@@ -61,13 +65,22 @@ t.test('devices by name, address or kernel name; plant read and change', async (
   const plant = (await s.post('sim/plant', { ambient: 10, fermentationW: 20 })).body;
   t.equal(plant.ambient, 10);
   t.equal(plant.fermentationW, 20);
-  t.same((await s.get('sim/buses')).body.filter((b: any) => b.devices.length).map((b: any) => [b.name, b.devices]), [
-    ['ds2482-sim-0x18-ch0', ['beer', 'air']],
-    ['ds2482-sim-0x18-ch1', ['room', 'herms']],
-    ['ds2482-sim-0x18-ch2', ['relays', 'spare-io']],
-  ]);
+  t.same(
+    (await s.get('sim/buses')).body.filter((b: any) => b.devices.length).map((b: any) => [b.name, b.devices]),
+    [
+      ['ds2482-sim-0x18-ch0', ['beer', 'air']],
+      ['ds2482-sim-0x18-ch1', ['room', 'herms']],
+      ['ds2482-sim-0x18-ch2', ['relays', 'spare-io']],
+    ],
+  );
   const gpio = (await s.get('sim/gpio')).body;
-  t.same(gpio.map((g: any) => [g.name, g.line, g.direction]), [['fan', 17, 'out'], ['door', 27, 'in']]);
+  t.same(
+    gpio.map((g: any) => [g.name, g.line, g.direction]),
+    [
+      ['fan', 17, 'out'],
+      ['door', 27, 'in'],
+    ],
+  );
 });
 
 t.test('no sim endpoints outside sim mode', async (t) => {

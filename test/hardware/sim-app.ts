@@ -39,7 +39,15 @@ export interface SimAppOptions {
 export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'edgeblocks-hw-'));
   let simDir: string | null = null;
-  const values: Partial<Record<keyof Config, string>> = { port: '0', httpsPort: '0', mqttPort: '0', dataDir, logLevel: 'silent', hardware: 'sim', ...opts.config };
+  const values: Partial<Record<keyof Config, string>> = {
+    port: '0',
+    httpsPort: '0',
+    mqttPort: '0',
+    dataDir,
+    logLevel: 'silent',
+    hardware: 'sim',
+    ...opts.config,
+  };
   if (opts.sim !== undefined) {
     simDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-simcfg-'));
     values.simConfig = path.join(simDir, 'sim.json');

@@ -6,7 +6,8 @@ import { startApp } from '../helpers/app.js';
 t.test('sim/faults/clear releases forced temperatures; plugged state stays', async (t) => {
   const h = await startApp({ hardware: 'sim' }, { listen: false });
   t.teardown(() => h.close());
-  const device = async (name: string) => (await h.app.http.inject({ method: 'GET', url: `/edge-one/sim/devices/${name}` })).json();
+  const device = async (name: string) =>
+    (await h.app.http.inject({ method: 'GET', url: `/edge-one/sim/devices/${name}` })).json();
   const plantBeer = (await device('beer')).temperature;
   t.equal((await h.post('sim/devices/beer/temperature', { value: 30.5 })).body.forced, true);
   t.equal((await h.post('sim/devices/room/unplug')).status, 200);
@@ -15,8 +16,15 @@ t.test('sim/faults/clear releases forced temperatures; plugged state stays', asy
   t.equal(cleared.status, 200);
   const beer = cleared.body.devices.find((d: { name: string }) => d.name === 'beer');
   t.equal(beer.forced, false, 'the forced temperature is released');
-  t.ok(Math.abs(beer.temperature - plantBeer) < 0.5, `the sensor follows the plant again (${beer.temperature} vs ${plantBeer})`);
-  t.equal(cleared.body.devices.find((d: { name: string }) => d.name === 'room').plugged, false, 'an unplugged device stays unplugged');
+  t.ok(
+    Math.abs(beer.temperature - plantBeer) < 0.5,
+    `the sensor follows the plant again (${beer.temperature} vs ${plantBeer})`,
+  );
+  t.equal(
+    cleared.body.devices.find((d: { name: string }) => d.name === 'room').plugged,
+    false,
+    'an unplugged device stays unplugged',
+  );
   t.match(cleared.body.devices.find((d: { name: string }) => d.name === 'air').faults, { crc: 0 }, 'faults cleared');
   const spec = (await h.app.http.inject({ method: 'GET', url: '/edge-one/api/doc/json' })).body;
   t.match(spec, /release forced temperatures/, 'the route says so');
@@ -26,8 +34,16 @@ t.test('PWM desiredSetting outside 0-100: kept as asked, clipped in setting, exp
   const h = await startApp({}, { listen: false });
   t.teardown(() => h.close());
   t.equal((await h.post('blocks/create', { id: 'Relay', type: 'DigitalActuator', data: {} })).status, 201);
-  for (const [stored, setting] of [[360, 100], [-359.77, 0], [42, 42]] as const) {
-    const r = await h.post('blocks/create', { id: `PWM ${stored}`, type: 'ActuatorPwm', data: { storedSetting: stored, period: 10 } });
+  for (const [stored, setting] of [
+    [360, 100],
+    [-359.77, 0],
+    [42, 42],
+  ] as const) {
+    const r = await h.post('blocks/create', {
+      id: `PWM ${stored}`,
+      type: 'ActuatorPwm',
+      data: { storedSetting: stored, period: 10 },
+    });
     t.equal(r.status, 201, JSON.stringify(r.body));
     const read = (await h.post('blocks/read', { id: `PWM ${stored}` })).body.data;
     t.equal(read.desiredSetting, stored, `desiredSetting ${stored} kept as asked`);

@@ -65,7 +65,12 @@ function recordingLine(clock: JitteryClock) {
   };
 }
 
-for (const [hz, duty] of [[100, 30], [100, 5], [80, 72.5], [100, 95]] as const) {
+for (const [hz, duty] of [
+  [100, 30],
+  [100, 5],
+  [80, 72.5],
+  [100, 95],
+] as const) {
   t.test(`${hz} Hz, ${duty} %: the average duty is kept despite late timers`, async (t) => {
     const clock = new JitteryClock(3);
     const rec = recordingLine(clock);

@@ -16,9 +16,18 @@ t.test('the MQTT state carries a short hardware summary; system/status the full 
     });
     void client.subscribeAsync('svc/state/edge-one');
   });
-  const hw = objectAt(state, 'data', 'status', 'hardware') as { mode: string; buses: number; devices: number; errors: number };
+  const hw = objectAt(state, 'data', 'status', 'hardware') as {
+    mode: string;
+    buses: number;
+    devices: number;
+    errors: number;
+  };
   t.equal(hw.mode, 'sim');
-  t.equal(hw.buses, arrayAt(running.app.hardware.status(), 'onewire', 'buses').length, 'bus count matches the full report');
+  t.equal(
+    hw.buses,
+    arrayAt(running.app.hardware.status(), 'onewire', 'buses').length,
+    'bus count matches the full report',
+  );
   t.ok(hw.devices >= 5, `the demo devices are counted (${hw.devices})`);
   t.equal(hw.errors, 0);
   t.ok(JSON.stringify(hw).length < 300, 'a summary, not the full report');

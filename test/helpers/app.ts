@@ -33,9 +33,15 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startApp(overrides: Partial<Record<keyof Config, string>> = {}, opts: AppOptions = {}): Promise<RunningApp> {
+export async function startApp(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  opts: AppOptions = {},
+): Promise<RunningApp> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'edgeblocks-app-'));
-  const config = loadConfig({ host: '127.0.0.1', port: '0', httpsPort: '0', mqttPort: '0', dataDir, logLevel: 'silent', ...overrides }, {});
+  const config = loadConfig(
+    { host: '127.0.0.1', port: '0', httpsPort: '0', mqttPort: '0', dataDir, logLevel: 'silent', ...overrides },
+    {},
+  );
   const app = await createApp(config, { log: opts.log ?? silentLogger });
   const listen = opts.listen ?? true;
   if (listen) {

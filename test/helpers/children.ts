@@ -41,7 +41,13 @@ export async function killAndWait(child: ChildProcess, signal: NodeJS.Signals = 
  * or the child exits or fails to start first, the child is killed and the promise rejects with
  * everything it wrote.
  */
-export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, limitMs: number, output: () => string): Promise<RegExpExecArray> {
+export function waitForOutput(
+  child: ChildProcess,
+  pattern: RegExp,
+  what: string,
+  limitMs: number,
+  output: () => string,
+): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     const check = () => {
       const m = pattern.exec(output());

@@ -27,13 +27,30 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, owne
 }
 
 /** startCli for any script that prints "http listening on HOST:PORT" (also a stub, in tests). */
-export async function startScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, owner?: Owner, limitMs = limit(START_LIMIT_MS)): Promise<RunningCli> {
-  const child = spawnOwned(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }, owner);
+export async function startScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  owner?: Owner,
+  limitMs = limit(START_LIMIT_MS),
+): Promise<RunningCli> {
+  const child = spawnOwned(
+    process.execPath,
+    [script, ...args],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    owner,
+  );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const m = await waitForOutput(child, /http listening on (?:https?:\/\/)?[^:\s]*:(\d+)/, `${path.basename(script)} reporting its HTTP port`, limitMs, () => out);
+  const m = await waitForOutput(
+    child,
+    /http listening on (?:https?:\/\/)?[^:\s]*:(\d+)/,
+    `${path.basename(script)} reporting its HTTP port`,
+    limitMs,
+    () => out,
+  );
   const port = Number(m[1]);
   return { child, port, base: `http://127.0.0.1:${port}`, output: () => out, exited };
 }

@@ -84,7 +84,11 @@ export class Fermenter {
 
   constructor(readonly opts: FermenterOptions) {
     this.stepMs = opts.stepMs ?? 500;
-    ({ runtime: this.runtime, clock: this.clock, persistence: this.persistence } = testRuntime({ extraTypes: [PlantProbe], persistence: opts.persistence }));
+    ({
+      runtime: this.runtime,
+      clock: this.clock,
+      persistence: this.persistence,
+    } = testRuntime({ extraTypes: [PlantProbe], persistence: opts.persistence }));
     this.plant = new ThermalPlant(opts.plant ?? {}, { heater: () => this.heaterOn, cooler: () => this.coolerOn });
     this.writeProbe();
   }
@@ -108,7 +112,11 @@ export class Fermenter {
       filterThreshold: { __objtype: 'Quantity', unit: 'delta_degC', value: 5 },
       enabled: true,
     });
-    const mutexed = { mutexId: link('Mutex'), extraHoldTime: { __objtype: 'Quantity', unit: 's', value: hold }, enabled: true };
+    const mutexed = {
+      mutexId: link('Mutex'),
+      extraHoldTime: { __objtype: 'Quantity', unit: 's', value: hold },
+      enabled: true,
+    };
     create('Heat Actuator', 'DigitalActuator', { hwDevice: link('Pins'), channel: 1, constraints: { mutexed } });
     create('Cool Actuator', 'DigitalActuator', {
       hwDevice: link('Pins'),
@@ -119,8 +127,14 @@ export class Fermenter {
         mutexed,
       },
     });
-    create('Heat PWM', 'ActuatorPwm', { actuatorId: link('Heat Actuator'), period: { __objtype: 'Quantity', unit: 's', value: heat.period } });
-    create('Cool PWM', 'ActuatorPwm', { actuatorId: link('Cool Actuator'), period: { __objtype: 'Quantity', unit: 's', value: cool.period } });
+    create('Heat PWM', 'ActuatorPwm', {
+      actuatorId: link('Heat Actuator'),
+      period: { __objtype: 'Quantity', unit: 's', value: heat.period },
+    });
+    create('Cool PWM', 'ActuatorPwm', {
+      actuatorId: link('Cool Actuator'),
+      period: { __objtype: 'Quantity', unit: 's', value: cool.period },
+    });
     const pid = (t: Tuning, output: string) => ({
       inputId: link('Beer Setpoint'),
       outputId: link(output),

@@ -35,7 +35,15 @@ function convert(value: number, from: string, to: string): number {
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `stored`: `read` is a read/stored projection, which holds only the stored fields. */
-export function holdsSent(t: Test, fields: FieldTable, legacy: LegacyTable | undefined, sent: Record<string, unknown>, read: Record<string, any>, at: string, stored = false): void {
+export function holdsSent(
+  t: Test,
+  fields: FieldTable,
+  legacy: LegacyTable | undefined,
+  sent: Record<string, unknown>,
+  read: Record<string, any>,
+  at: string,
+  stored = false,
+): void {
   for (const [rawKey, value] of Object.entries(sent)) {
     const { name, unit } = parseKey(rawKey);
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
@@ -43,13 +51,28 @@ export function holdsSent(t: Test, fields: FieldTable, legacy: LegacyTable | und
       const rule = legacy?.[name];
       t.ok(rule, `${at}.${name} is a known legacy name`);
       t.notOk(Object.hasOwn(read, name), `${at}.${name}: not reported under its legacy name`);
-      if (rule?.kind === 'rename') holdsValue(t, fields[rule.to]!, unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value, read[rule.to], `${at}.${rule.to} (was ${name})`, stored);
+      if (rule?.kind === 'rename')
+        holdsValue(
+          t,
+          fields[rule.to]!,
+          unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value,
+          read[rule.to],
+          `${at}.${rule.to} (was ${name})`,
+          stored,
+        );
       continue;
     }
     if (stored && !field.stored) continue;
     t.ok(Object.hasOwn(read, name), `${at}.${name} is ${stored ? 'stored' : 'reported'}`);
     if (field.readonly) continue;
-    holdsValue(t, field, unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value, read[name], `${at}.${name}`, stored);
+    holdsValue(
+      t,
+      field,
+      unit !== undefined ? { __bloxtype: 'Quantity', value, unit } : value,
+      read[name],
+      `${at}.${name}`,
+      stored,
+    );
   }
 }
 
@@ -60,11 +83,18 @@ function holdsValue(t: Test, field: Field, sent: unknown, got: any, at: string, 
       const value = isObj(sent) ? sent.value : sent;
       if (value === null || value === undefined) return void t.equal(got?.value ?? null, null, `${at} is null`);
       const from = isObj(sent) && typeof sent.unit === 'string' ? sent.unit : got?.unit;
-      t.ok(Math.abs(got?.value - convert(value as number, from, got?.unit)) < 1e-6, `${at}: ${value} ${from} reads ${got?.value} ${got?.unit}`);
+      t.ok(
+        Math.abs(got?.value - convert(value as number, from, got?.unit)) < 1e-6,
+        `${at}: ${value} ${from} reads ${got?.value} ${got?.unit}`,
+      );
       return;
     }
     case 'link':
-      t.equal(got?.id ?? null, (isObj(sent) ? sent.id : sent) || null, `${at} -> ${JSON.stringify(isObj(sent) ? sent.id : sent)}`);
+      t.equal(
+        got?.id ?? null,
+        (isObj(sent) ? sent.id : sent) || null,
+        `${at} -> ${JSON.stringify(isObj(sent) ? sent.id : sent)}`,
+      );
       return;
     case 'object':
     case 'variant':

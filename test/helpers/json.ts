@@ -7,7 +7,10 @@ export type JsonPath = (string | number)[];
 export function at(value: unknown, ...path: JsonPath): unknown {
   let here = value;
   for (let i = 0; i < path.length; i++) {
-    if (here === null || typeof here !== 'object') throw new Error(`no ${path.slice(0, i + 1).join('.')}: ${path.slice(0, i).join('.') || 'value'} is ${JSON.stringify(here)}`);
+    if (here === null || typeof here !== 'object')
+      throw new Error(
+        `no ${path.slice(0, i + 1).join('.')}: ${path.slice(0, i).join('.') || 'value'} is ${JSON.stringify(here)}`,
+      );
     here = (here as Record<string | number, unknown>)[path[i]!];
   }
   return here;
@@ -16,7 +19,8 @@ export function at(value: unknown, ...path: JsonPath): unknown {
 /** The object at `path` (throws if it is not one), for its keys or for more `at` reads. */
 export function objectAt(value: unknown, ...path: JsonPath): Record<string, unknown> {
   const found = at(value, ...path);
-  if (found === null || typeof found !== 'object' || Array.isArray(found)) throw new Error(`${path.join('.') || 'value'} is not an object: ${JSON.stringify(found)}`);
+  if (found === null || typeof found !== 'object' || Array.isArray(found))
+    throw new Error(`${path.join('.') || 'value'} is not an object: ${JSON.stringify(found)}`);
   return found as Record<string, unknown>;
 }
 

@@ -6,7 +6,9 @@ function parseSlowdown(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 1;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 1) {
-    throw new Error(`EDGEBLOCKS_TEST_SLOWDOWN must be a number >= 1 (a multiplier for start and wait limits), got ${JSON.stringify(value)}`);
+    throw new Error(
+      `EDGEBLOCKS_TEST_SLOWDOWN must be a number >= 1 (a multiplier for start and wait limits), got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }

@@ -6,7 +6,13 @@ import { ROOT } from './cli.js';
 
 /** README.md and every page in docs/, as paths relative to the repository root. */
 export function markdownPages(): string[] {
-  return ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return [
+    'README.md',
+    ...readdirSync(path.join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 export const readPage = (page: string) => readFileSync(path.join(ROOT, page), 'utf8');
@@ -69,5 +75,8 @@ export function anchors(text: string): Set<string> {
 /** The links of a page's prose (inline code and code blocks left out): `[text](target)`. */
 export function links(text: string): Array<{ target: string; text: string }> {
   const body = prose(text).replace(/`[^`\n]*`/g, '');
-  return [...body.matchAll(/!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({ text: m[1]!, target: m[2]! }));
+  return [...body.matchAll(/!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({
+    text: m[1]!,
+    target: m[2]!,
+  }));
 }

@@ -34,7 +34,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitForPort(port: number, timeoutMs = limit(START_TIMEOUT_MS), alive: () => boolean = () => true): Promise<void> {
+export async function waitForPort(
+  port: number,
+  timeoutMs = limit(START_TIMEOUT_MS),
+  alive: () => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive()) throw new Error(`process exited before accepting connections on port ${port}`);
@@ -57,7 +61,19 @@ export async function startMosquitto(port?: number, extra: string[] = []): Promi
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-mosquitto-'));
   const conf = path.join(dir, 'mosquitto.conf');
   const chosen = port ?? (await freePort());
-  writeFileSync(conf, [`listener ${chosen} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ...extra, ''].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      `listener ${chosen} 127.0.0.1`,
+      'allow_anonymous true',
+      'persistence false',
+      'log_dest stderr',
+      'log_type error',
+      'log_type warning',
+      ...extra,
+      '',
+    ].join('\n'),
+  );
   let child: ChildProcess | null = null;
   let out = '';
 
@@ -69,7 +85,9 @@ export async function startMosquitto(port?: number, extra: string[] = []): Promi
       proc.once('error', (e: NodeJS.ErrnoException) =>
         reject(
           e.code === 'ENOENT'
-            ? new Error('mosquitto is not installed: the MQTT tests need a real broker (apt-get install -y mosquitto mosquitto-clients)')
+            ? new Error(
+                'mosquitto is not installed: the MQTT tests need a real broker (apt-get install -y mosquitto mosquitto-clients)',
+              )
             : e,
         ),
       ),

@@ -40,7 +40,13 @@ export async function startVictoria(port?: number): Promise<Victoria> {
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const spawnError = new Promise<never>((_, reject) =>
     child.once('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'ENOENT' ? new Error('victoria-metrics is not installed: the history contract tests need it (apt-get install -y victoria-metrics)') : e),
+      reject(
+        e.code === 'ENOENT'
+          ? new Error(
+              'victoria-metrics is not installed: the history contract tests need it (apt-get install -y victoria-metrics)',
+            )
+          : e,
+      ),
     ),
   );
   const stop = async () => {

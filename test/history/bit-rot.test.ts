@@ -29,13 +29,24 @@ interface Written {
 }
 
 function open(dataDir: string, now: number | (() => number), log: Logger = silentLogger) {
-  return new EmbeddedStore({ dataDir, now: typeof now === 'number' ? () => now : now, flushIntervalMs: 60_000, retentionMs: 365 * DAY, maxBytes: 1e9, log });
+  return new EmbeddedStore({
+    dataDir,
+    now: typeof now === 'number' ? () => now : now,
+    flushIntervalMs: 60_000,
+    retentionMs: 365 * DAY,
+    maxBytes: 1e9,
+    log,
+  });
 }
 
 /** A warn-capturing logger. */
 function warnings(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  const log = { ...silentLogger, warn: (_o: unknown, msg: string) => lines.push(msg), child: () => log } as unknown as Logger;
+  const log = {
+    ...silentLogger,
+    warn: (_o: unknown, msg: string) => lines.push(msg),
+    child: () => log,
+  } as unknown as Logger;
   return { log, lines };
 }
 
@@ -55,13 +66,20 @@ function writeHour(dataDir: string, start: number, flushes = FLUSHES): Written {
     for (let j = 0; j < PER_FLUSH; j++) {
       now += 5000;
       store.write('k', [['a', value(i, j)]], now);
-      if (i % 2) store.write('n', Array.from({ length: NOISE_FIELDS }, (_, f) => [`x${f}`, noise()] as [string, number]), now);
+      if (i % 2)
+        store.write(
+          'n',
+          Array.from({ length: NOISE_FIELDS }, (_, f) => [`x${f}`, noise()] as [string, number]),
+          now,
+        );
     }
     store.flushSync();
   }
   const hdir = path.join(dataDir, HISTORY_DIR);
   const name = readdirSync(hdir).find((f) => f.startsWith('t0-'))!;
-  const [seg] = scanSegments(hdir, { onSkipped: () => undefined, onTorn: () => undefined }, false).filter((s) => s.name === name);
+  const [seg] = scanSegments(hdir, { onSkipped: () => undefined, onTorn: () => undefined }, false).filter(
+    (s) => s.name === name,
+  );
   return { dir: dataDir, file: path.join(hdir, name), records: seg!.records, now };
 }
 
@@ -94,7 +112,11 @@ async function checkSkipped(t: Test, w: Written, lost: Set<number>) {
   t.same(raw[0]?.v, expected(lost), `every row but flush ${[...lost]} reads back`);
   const [bad] = lost;
   const bytes = recordStart(w.records[bad! + 1]!) - recordStart(w.records[bad!]!);
-  t.same(second.status().corruptRecords, { count: 1, files: [{ file: path.basename(w.file), records: 1, bytes }] }, `one bad record counted, by file, with its ${bytes} bytes`);
+  t.same(
+    second.status().corruptRecords,
+    { count: 1, files: [{ file: path.basename(w.file), records: 1, bytes }] },
+    `one bad record counted, by file, with its ${bytes} bytes`,
+  );
   t.equal(lines.length, 1, 'logged once');
   t.match(lines[0], path.basename(w.file), 'the warning names the file');
   t.match(lines[0], /skipped/);
@@ -136,14 +158,17 @@ t.test('zeros over a page at 40 KB: only the records it touches are lost', async
   await checkSkipped(t, w, lost);
 });
 
-t.test('zeros over the first page of a record of several pages: its other pages are not taken for records', async (t) => {
-  const w = writeHour(tmp(t), T0);
-  const big = w.records.findIndex((r, i) => i > 2 && HEADER + r.length > PAGE);
-  const buf = readFileSync(w.file);
-  buf.fill(0, recordStart(w.records[big]!), recordStart(w.records[big]!) + PAGE);
-  writeFileSync(w.file, buf);
-  await checkSkipped(t, w, new Set([big]));
-});
+t.test(
+  'zeros over the first page of a record of several pages: its other pages are not taken for records',
+  async (t) => {
+    const w = writeHour(tmp(t), T0);
+    const big = w.records.findIndex((r, i) => i > 2 && HEADER + r.length > PAGE);
+    const buf = readFileSync(w.file);
+    buf.fill(0, recordStart(w.records[big]!), recordStart(w.records[big]!) + PAGE);
+    writeFileSync(w.file, buf);
+    await checkSkipped(t, w, new Set([big]));
+  },
+);
 
 for (const [what, flip] of [
   ['one page longer', (n: number) => n + PAGE],
@@ -153,7 +178,9 @@ for (const [what, flip] of [
   t.test(`a flipped length field (${what}) does not make the scan jump wrong`, async (t) => {
     const w = writeHour(tmp(t), T0);
     // A record of one page followed by one of several: a jump by the wrong length lands inside the next record.
-    const m = w.records.findIndex((r, i) => i > 2 && HEADER + r.length <= PAGE && HEADER + w.records[i + 1]!.length > PAGE);
+    const m = w.records.findIndex(
+      (r, i) => i > 2 && HEADER + r.length <= PAGE && HEADER + w.records[i + 1]!.length > PAGE,
+    );
     const buf = readFileSync(w.file);
     const at = recordStart(w.records[m]!) + 4;
     buf.writeUInt32LE(flip(buf.readUInt32LE(at)), at);
@@ -207,12 +234,25 @@ t.test('the tiers are rebuilt from the raw rows around a skipped record', async 
   second.flushSync();
   const minutes = second.tierPoints(1, 'k/a', T0, T0 + HOUR);
   const want = [...Array(FLUSHES).keys()].filter((i) => i !== 8);
-  t.same(minutes.t, want.map((i) => T0 + (i + 1) * MIN), 'one minute bucket per flush but the skipped one');
-  t.same(minutes.v, want.map((i) => value(i, 0) + (PER_FLUSH - 1) / 2), 'each the mean of its raw rows');
+  t.same(
+    minutes.t,
+    want.map((i) => T0 + (i + 1) * MIN),
+    'one minute bucket per flush but the skipped one',
+  );
+  t.same(
+    minutes.v,
+    want.map((i) => value(i, 0) + (PER_FLUSH - 1) / 2),
+    'each the mean of its raw rows',
+  );
   const tens = second.tierPoints(2, 'k/a', T0, T0 + HOUR);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const rows = (from: number, to: number) => want.filter((i) => i >= from && i < to).flatMap((i) => Array.from({ length: PER_FLUSH }, (_, j) => value(i, j)));
-  t.same(tens, { t: [T0 + 10 * MIN, T0 + 20 * MIN], v: [mean(rows(0, 10)), mean(rows(10, 20))] }, 'ten-minute buckets of the rows that are left');
+  const rows = (from: number, to: number) =>
+    want.filter((i) => i >= from && i < to).flatMap((i) => Array.from({ length: PER_FLUSH }, (_, j) => value(i, j)));
+  t.same(
+    tens,
+    { t: [T0 + 10 * MIN, T0 + 20 * MIN], v: [mean(rows(0, 10)), mean(rows(10, 20))] },
+    'ten-minute buckets of the rows that are left',
+  );
 });
 
 t.test('system/status of the running app reports the skipped record', async (t) => {
@@ -226,9 +266,21 @@ t.test('system/status of the running app reports the skipped record', async (t) 
   const app = await startApp({}, { dataDir, log });
   t.teardown(() => app.close());
   const status = (await (await fetch(`${app.base}/system/status`)).json()) as { history: { corruptRecords: unknown } };
-  t.same(status.history.corruptRecords, { count: 1, files: [{ file: path.basename(w.file), records: 1, bytes: PAGE * Math.ceil((HEADER + w.records[7]!.length) / PAGE) }] });
-  t.ok(lines.some((l) => l.includes(path.basename(w.file)) && /skipped/.test(l)), 'and the log names the file');
-  const res = await fetch(`${new URL(app.base).origin}/history/timeseries/csv`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fields: ['k/a'], precision: 'ms', duration: '3h' }) });
+  t.same(status.history.corruptRecords, {
+    count: 1,
+    files: [
+      { file: path.basename(w.file), records: 1, bytes: PAGE * Math.ceil((HEADER + w.records[7]!.length) / PAGE) },
+    ],
+  });
+  t.ok(
+    lines.some((l) => l.includes(path.basename(w.file)) && /skipped/.test(l)),
+    'and the log names the file',
+  );
+  const res = await fetch(`${new URL(app.base).origin}/history/timeseries/csv`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fields: ['k/a'], precision: 'ms', duration: '3h' }),
+  });
   const rows = (await res.text()).trim().split('\n').slice(1);
   t.equal(rows.length, (FLUSHES - 1) * PER_FLUSH, 'the API serves every row but those of the bad record');
 });

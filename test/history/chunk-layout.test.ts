@@ -5,7 +5,13 @@
 import t from 'tap';
 import { brotliDecompressSync, inflateRawSync } from 'node:zlib';
 import { uvarint, timeBytes, transposed, xorWords } from '../helpers/chunk-bytes.js';
-import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from '../../src/history/embedded/chunk-codec.js';
+import {
+  decodeChunk,
+  decodeSeriesBlocks,
+  encodeChunk,
+  encodeSeriesBlocks,
+  type Series,
+} from '../../src/history/embedded/chunk-codec.js';
 
 const BASE = Date.UTC(2026, 10, 1);
 
@@ -52,7 +58,19 @@ function mix(): Series[] {
   for (let id = 1; id <= 60; id++) {
     const t = id % 7 === 0 ? late : id % 5 === 0 ? short : times;
     const kind = id % 6;
-    const v = t.map((_, i) => (kind === 0 ? 20 : kind === 1 ? 20 + i / 64 : kind === 2 ? rnd() * 100 : kind === 3 ? i % 3 : kind === 4 ? [Number.NaN, -0, 1e300, -1e-300, 0][i % 5]! : 18.5 + Math.sin(i)));
+    const v = t.map((_, i) =>
+      kind === 0
+        ? 20
+        : kind === 1
+          ? 20 + i / 64
+          : kind === 2
+            ? rnd() * 100
+            : kind === 3
+              ? i % 3
+              : kind === 4
+                ? [Number.NaN, -0, 1e300, -1e-300, 0][i % 5]!
+                : 18.5 + Math.sin(i),
+    );
     out.push({ id: id * 37, t, v });
   }
   return out;
@@ -61,11 +79,21 @@ function mix(): Series[] {
 t.test('a raw chunk holds the documented layout, byte for byte, in both codecs', async (t) => {
   const series = mix();
   const expected = v2Layout(BASE, series);
-  t.ok(brotliDecompressSync(encodeChunk(BASE, series)).equals(expected), 'brotli: the layout written from the description');
+  t.ok(
+    brotliDecompressSync(encodeChunk(BASE, series)).equals(expected),
+    'brotli: the layout written from the description',
+  );
   t.ok(inflateRawSync(encodeChunk(BASE, series, 'deflate')).equals(expected), 'deflate: the same');
-  t.ok(new Set(classesOf.get(expected)).size >= 4, `series of several classes (${[...new Set(classesOf.get(expected))].join(', ')})`);
+  t.ok(
+    new Set(classesOf.get(expected)).size >= 4,
+    `series of several classes (${[...new Set(classesOf.get(expected))].join(', ')})`,
+  );
   const back = decodeChunk(BASE, encodeChunk(BASE, series));
-  t.same(back.map((s) => s.id), series.map((s) => s.id), 'read back in list order');
+  t.same(
+    back.map((s) => s.id),
+    series.map((s) => s.id),
+    'read back in list order',
+  );
   t.same(back, series, 'with every time and value (NaN, -0 and the extremes included)');
 });
 
@@ -86,10 +114,17 @@ t.test("a tier record's series blocks are the blocks each series gets alone, aft
     return rest.subarray(len.bytes);
   });
   const all = encodeSeriesBlocks(BASE, series);
-  const header = Buffer.from([...uvarint(series.length), ...series.flatMap((s, i) => [...uvarint(s.id), ...uvarint(alone[i]!.length)])]);
+  const header = Buffer.from([
+    ...uvarint(series.length),
+    ...series.flatMap((s, i) => [...uvarint(s.id), ...uvarint(alone[i]!.length)]),
+  ]);
   t.ok(all.equals(Buffer.concat([header, ...alone])), 'header, then each block as it is alone');
   t.same(decodeSeriesBlocks(BASE, all), series, 'read back whole');
-  t.same(decodeSeriesBlocks(BASE, all, (id) => id === series[7]!.id), [series[7]], 'one series picked');
+  t.same(
+    decodeSeriesBlocks(BASE, all, (id) => id === series[7]!.id),
+    [series[7]],
+    'one series picked',
+  );
 });
 
 function readVarint(b: Buffer): { value: number; bytes: number } {

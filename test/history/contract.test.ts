@@ -24,7 +24,14 @@ const subjects: Subject[] = [
     name: 'embedded',
     open: async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-history-'));
-      const store = new EmbeddedStore({ dataDir: dir, now: Date.now, flushIntervalMs: 60_000, retentionMs: 365 * DAY, maxBytes: 1e9, log: silentLogger });
+      const store = new EmbeddedStore({
+        dataDir: dir,
+        now: Date.now,
+        flushIntervalMs: 60_000,
+        retentionMs: 365 * DAY,
+        maxBytes: 1e9,
+        log: silentLogger,
+      });
       return { store, close: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) };
     },
   },
@@ -39,7 +46,12 @@ const subjects: Subject[] = [
 ];
 
 /** Expected step averages, computed independently of the stores. */
-function expectedSteps(points: Array<[number, number]>, start: number, end: number, stepMs: number): Array<[number, number]> {
+function expectedSteps(
+  points: Array<[number, number]>,
+  start: number,
+  end: number,
+  stepMs: number,
+): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (let g = Math.floor(start / stepMs) * stepMs; g <= end; g += stepMs) {
     const inside = points.filter(([t]) => t > g - stepMs && t <= g).map(([, v]) => v);
@@ -60,10 +72,27 @@ for (const subject of subjects) {
       const ts = base + i * 5000;
       a.push([ts, i * 0.25]);
       b.push([ts, 20 + Math.sin(i / 30)]);
-      store.write('c1', [['a', i * 0.25], ['b/value[degC]', 20 + Math.sin(i / 30)], ['my field', -1.5]], ts);
+      store.write(
+        'c1',
+        [
+          ['a', i * 0.25],
+          ['b/value[degC]', 20 + Math.sin(i / 30)],
+          ['my field', -1.5],
+        ],
+        ts,
+      );
     }
     store.write('old', [['x', 1]], now - 10 * DAY);
-    store.write('vals', [['neg', -273.15], ['zero', 0], ['big', 1e20], ['tiny', 1.25e-7]], base + 30 * MIN);
+    store.write(
+      'vals',
+      [
+        ['neg', -273.15],
+        ['zero', 0],
+        ['big', 1e20],
+        ['tiny', 1.25e-7],
+      ],
+      base + 30 * MIN,
+    );
     await store.flush();
 
     await t.test('ping', async () => store.ping());
@@ -86,27 +115,64 @@ for (const subject of subjects) {
       const start = base;
       const end = base + 3_600_000;
       const ranges = await store.ranges(['c1/b/value[degC]', 'nothing/here', 'c1/a'], start, end, 60);
-      t.same(ranges.map((r) => r.metric.__name__), ['c1/b/value[degC]', 'c1/a']);
-      for (const [r, pts] of [[ranges[1]!, a], [ranges[0]!, b]] as const) {
+      t.same(
+        ranges.map((r) => r.metric.__name__),
+        ['c1/b/value[degC]', 'c1/a'],
+      );
+      for (const [r, pts] of [
+        [ranges[1]!, a],
+        [ranges[0]!, b],
+      ] as const) {
         const want = expectedSteps(pts, start, end, MIN);
-        t.same(r.values.map(([ts]) => ts), want.map(([ts]) => ts), `${r.metric.__name__}: step times`);
+        t.same(
+          r.values.map(([ts]) => ts),
+          want.map(([ts]) => ts),
+          `${r.metric.__name__}: step times`,
+        );
         const worst = Math.max(...r.values.map(([, v], i) => Math.abs(Number(v) - want[i]![1])));
         t.ok(worst < 1e-9, `${r.metric.__name__}: averages agree (worst difference ${worst})`);
         t.ok(r.values.every(([ts, v]) => typeof ts === 'number' && typeof v === 'string'));
       }
-      const wide = await store.ranges(['c1/a'], base - 20 * DAY, now, Math.floor((now - base + 20 * DAY) / 1000 / 1000));
+      const wide = await store.ranges(
+        ['c1/a'],
+        base - 20 * DAY,
+        now,
+        Math.floor((now - base + 20 * DAY) / 1000 / 1000),
+      );
       t.ok(wide[0]!.values.length <= 1001, `a 20-day range has ${wide[0]!.values.length} points`);
     });
 
     await t.test('raw: every point as written', async (t) => {
-      const raw = await store.raw(['c1/a', 'vals/neg', 'vals/zero', 'vals/big', 'vals/tiny', 'c1/my field'], base - 2500, base + 10 * MIN + 2500);
+      const raw = await store.raw(
+        ['c1/a', 'vals/neg', 'vals/zero', 'vals/big', 'vals/tiny', 'c1/my field'],
+        base - 2500,
+        base + 10 * MIN + 2500,
+      );
       const byName = Object.fromEntries(raw.map((r) => [r.field, r]));
-      t.same(byName['c1/a']!.t, a.slice(0, 121).map(([ts]) => ts));
-      t.same(byName['c1/a']!.v, a.slice(0, 121).map(([, v]) => v));
+      t.same(
+        byName['c1/a']!.t,
+        a.slice(0, 121).map(([ts]) => ts),
+      );
+      t.same(
+        byName['c1/a']!.v,
+        a.slice(0, 121).map(([, v]) => v),
+      );
       t.same(byName['c1/my field']!.v[0], -1.5, 'a field name with a space');
       t.notOk(byName['vals/neg'], 'outside the window');
-      const vals = await store.raw(['vals/neg', 'vals/zero', 'vals/big', 'vals/tiny'], base + 29 * MIN, base + 31 * MIN);
-      t.same(vals.map((r) => [r.field, r.v]), [['vals/neg', [-273.15]], ['vals/zero', [0]], ['vals/big', [1e20]], ['vals/tiny', [1.25e-7]]]);
+      const vals = await store.raw(
+        ['vals/neg', 'vals/zero', 'vals/big', 'vals/tiny'],
+        base + 29 * MIN,
+        base + 31 * MIN,
+      );
+      t.same(
+        vals.map((r) => [r.field, r.v]),
+        [
+          ['vals/neg', [-273.15]],
+          ['vals/zero', [0]],
+          ['vals/big', [1e20]],
+          ['vals/tiny', [1.25e-7]],
+        ],
+      );
     });
   });
 }

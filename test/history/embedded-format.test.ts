@@ -3,7 +3,16 @@
 // it was, and a torn record at the end of a segment is cut off on open.
 import t from 'tap';
 import Database from '../../src/store/sqlite.js';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
@@ -15,7 +24,14 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 function store(dataDir: string, log: Logger = silentLogger, now = T0 + DAY) {
-  return new EmbeddedStore({ dataDir, now: () => now, flushIntervalMs: 60_000, retentionMs: 365 * DAY, maxBytes: 1e9, log });
+  return new EmbeddedStore({
+    dataDir,
+    now: () => now,
+    flushIntervalMs: 60_000,
+    retentionMs: 365 * DAY,
+    maxBytes: 1e9,
+    log,
+  });
 }
 
 /** A version-1 chunk as format 1 wrote it: per series id, count, delta-of-delta times; XOR-ed values byte-transposed; deflated. */
@@ -41,7 +57,15 @@ t.test('a format-1 database is migrated with every point and kept aside', async 
   const times = Array.from({ length: 120 }, (_, i) => T0 + 5000 * (i + 1));
   const a = times.map((_, i) => 20 + Math.sin(i) / 3);
   const b = times.map((_, i) => i % 2);
-  db.prepare('INSERT INTO chunks VALUES (?, ?, ?, ?)').run(0, times[0], times.at(-1), v1Chunk(times[0]!, [{ id: 1, t: times, v: a }, { id: 2, t: times, v: b }]));
+  db.prepare('INSERT INTO chunks VALUES (?, ?, ?, ?)').run(
+    0,
+    times[0],
+    times.at(-1),
+    v1Chunk(times[0]!, [
+      { id: 1, t: times, v: a },
+      { id: 2, t: times, v: b },
+    ]),
+  );
   db.close();
 
   const s = store(dir, silentLogger, T0 + 700_000);
@@ -51,7 +75,14 @@ t.test('a format-1 database is migrated with every point and kept aside', async 
   t.notOk(existsSync(path.join(dir, LEGACY_DB_FILE)));
   t.same(await s.fields(T0), ['k/a', 'k/b']);
   const raw = await s.raw(['k/a', 'k/b'], T0, T0 + 700_000);
-  t.same(raw, [{ field: 'k/a', t: times, v: a }, { field: 'k/b', t: times, v: b }], 'every point migrated, values exact');
+  t.same(
+    raw,
+    [
+      { field: 'k/a', t: times, v: a },
+      { field: 'k/b', t: times, v: b },
+    ],
+    'every point migrated, values exact',
+  );
 });
 
 t.test('a history directory of another format is refused, named, and left alone', async (t) => {
@@ -61,7 +92,11 @@ t.test('a history directory of another format is refused, named, and left alone'
   writeFileSync(path.join(dir, HISTORY_DIR, 'FORMAT'), '99\n');
   writeFileSync(path.join(dir, HISTORY_DIR, 't0-0.seg'), 'future data');
   const errors: string[] = [];
-  const log = { ...silentLogger, error: (_o: unknown, msg: string) => errors.push(msg), child: () => log } as unknown as Logger;
+  const log = {
+    ...silentLogger,
+    error: (_o: unknown, msg: string) => errors.push(msg),
+    child: () => log,
+  } as unknown as Logger;
   const s = store(dir, log);
   t.teardown(() => s.close());
   s.write('k', [['a', 1]], T0 + DAY);
@@ -77,7 +112,14 @@ t.test('a torn record at the end of a segment is cut off; the records before it 
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-torn-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   let now = T0;
-  const first = new EmbeddedStore({ dataDir: dir, now: () => now, flushIntervalMs: 60_000, retentionMs: 365 * DAY, maxBytes: 1e9, log: silentLogger });
+  const first = new EmbeddedStore({
+    dataDir: dir,
+    now: () => now,
+    flushIntervalMs: 60_000,
+    retentionMs: 365 * DAY,
+    maxBytes: 1e9,
+    log: silentLogger,
+  });
   for (let i = 0; i < 24; i++) {
     now += 5000;
     first.write('k', [['a', i]], now);
@@ -87,11 +129,26 @@ t.test('a torn record at the end of a segment is cut off; the records before it 
   const seg = readdirSync(path.join(dir, HISTORY_DIR)).find((f) => f.startsWith('t0-'))!;
   appendFileSync(path.join(dir, HISTORY_DIR, seg), Buffer.from('EBH2 torn write'));
   const warnings: string[] = [];
-  const log = { ...silentLogger, warn: (_o: unknown, msg: string) => warnings.push(msg), child: () => log } as unknown as Logger;
-  const second = new EmbeddedStore({ dataDir: dir, now: () => now, flushIntervalMs: 60_000, retentionMs: 365 * DAY, maxBytes: 1e9, log });
+  const log = {
+    ...silentLogger,
+    warn: (_o: unknown, msg: string) => warnings.push(msg),
+    child: () => log,
+  } as unknown as Logger;
+  const second = new EmbeddedStore({
+    dataDir: dir,
+    now: () => now,
+    flushIntervalMs: 60_000,
+    retentionMs: 365 * DAY,
+    maxBytes: 1e9,
+    log,
+  });
   t.teardown(() => second.close());
   t.match(warnings[0], /torn record.*cut off/);
   const raw = await second.raw(['k/a'], T0, now);
-  t.same(raw[0]!.v, Array.from({ length: 24 }, (_, i) => i), 'both flushes read back');
+  t.same(
+    raw[0]!.v,
+    Array.from({ length: 24 }, (_, i) => i),
+    'both flushes read back',
+  );
   t.equal(readFileSync(path.join(dir, HISTORY_DIR, seg)).length % 4096, 0, 'the file is page-aligned again');
 });

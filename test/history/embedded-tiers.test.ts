@@ -15,7 +15,15 @@ const DAY = 86_400_000;
 function setup(t: Test, opts: Partial<EmbeddedOptions> = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-tiers-'));
   const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
-  const store = new EmbeddedStore({ dataDir: dir, now: () => clock.wall()!, flushIntervalMs: 600_000, retentionMs: 365 * DAY, maxBytes: 1e9, log: silentLogger, ...opts });
+  const store = new EmbeddedStore({
+    dataDir: dir,
+    now: () => clock.wall()!,
+    flushIntervalMs: 600_000,
+    retentionMs: 365 * DAY,
+    maxBytes: 1e9,
+    log: silentLogger,
+    ...opts,
+  });
   t.teardown(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -29,7 +37,14 @@ function feed(store: EmbeddedStore, clock: ManualClock, days: number, value: (t:
   for (let i = 0; i < steps; i++) {
     clock.advance(5000);
     const ts = clock.wall()!;
-    store.write('k', [['wave', value(ts)], ['flat', 7]], ts);
+    store.write(
+      'k',
+      [
+        ['wave', value(ts)],
+        ['flat', 7],
+      ],
+      ts,
+    );
     if (i % 120 === 119) store.flushSync();
   }
 }
@@ -51,7 +66,10 @@ t.test('tiers agree with raw averages', async (t) => {
   const origin = clock.wall()!;
   feed(store, clock, 1, wave);
   const from = origin + 2 * 3_600_000;
-  for (const [tier, bucket] of [[1, MIN], [2, 10 * MIN]] as const) {
+  for (const [tier, bucket] of [
+    [1, MIN],
+    [2, 10 * MIN],
+  ] as const) {
     const pts = store.tierPoints(tier, 'k/wave', from, from + 3_600_000);
     t.equal(pts.t.length, 3_600_000 / bucket + 1, `tier ${tier}: one point per bucket`);
     const worst = Math.max(...pts.t.map((end, i) => Math.abs(pts.v[i]! - mean(end - bucket, end))));
@@ -60,12 +78,21 @@ t.test('tiers agree with raw averages', async (t) => {
   // A range whose step is whole 10-minute buckets reads tier 2 and equals the raw step means.
   const ranges = await store.ranges(['k/wave', 'k/flat'], from, from + 6 * 3_600_000, 1200);
   t.equal(ranges.length, 2);
-  const worst = Math.max(...ranges[0]!.values.map(([s, v]) => Math.abs(Number(v) - mean(s * 1000 - 1_200_000, s * 1000))));
+  const worst = Math.max(
+    ...ranges[0]!.values.map(([s, v]) => Math.abs(Number(v) - mean(s * 1000 - 1_200_000, s * 1000))),
+  );
   t.ok(worst < 1e-9, `ranges from tier 2 equal raw averages (worst ${worst})`);
   t.ok(ranges[1]!.values.every(([, v]) => v === '7'));
   // The newest part, after the last completed bucket, comes from raw points (unflushed ones too).
   clock.advance(5000);
-  store.write('k', [['wave', 99], ['flat', 7]], clock.wall()!);
+  store.write(
+    'k',
+    [
+      ['wave', 99],
+      ['flat', 7],
+    ],
+    clock.wall()!,
+  );
   const tail = await store.ranges(['k/wave'], clock.wall()! - DAY, clock.wall()!, 86);
   t.equal(tail[0]!.values.at(-1)![0], clock.wall()! / 1000, 'the last step ends now');
   t.ok(Number(tail[0]!.values.at(-1)![1]) > 25, 'and includes the unflushed point');
@@ -83,7 +110,11 @@ t.test('retention per tier and historyRetention', async (t) => {
   t.equal(store.tierPoints(1, 'k/wave', ...dayTwo).t.length, 61, '1-minute averages within 2.5 days kept');
   const ranges = await store.ranges(['k/wave'], dayTwo[0], dayTwo[1], 10);
   t.equal(ranges[0]!.values.length, 61, 'a short query there falls back to 1-minute averages');
-  t.equal(store.tierPoints(0, 'k/wave', clock.wall()! - 3_600_000, clock.wall()!).t.length, 721, 'the last hour is raw (both ends included)');
+  t.equal(
+    store.tierPoints(0, 'k/wave', clock.wall()! - 3_600_000, clock.wall()!).t.length,
+    721,
+    'the last hour is raw (both ends included)',
+  );
 });
 
 t.test('size cap: oldest first, never above the cap after a flush', async (t) => {
@@ -95,7 +126,10 @@ t.test('size cap: oldest first, never above the cap after a flush', async (t) =>
     feed(store, clock, 1, wave);
     used.push(store.usedBytes());
   }
-  t.ok(used.every((u) => u <= cap), `used bytes stay under the cap: ${used.join(', ')}`);
+  t.ok(
+    used.every((u) => u <= cap),
+    `used bytes stay under the cap: ${used.join(', ')}`,
+  );
   t.ok((store.status().evictedChunks as number) > 0, 'chunks were evicted');
   const now = clock.wall()!;
   t.equal(store.tierPoints(0, 'k/wave', now - 3_600_000, now).t.length, 721, 'the newest raw hour is kept');
@@ -109,9 +143,21 @@ t.test('an unwritable data dir degrades history: logged, in status, points kept 
   writeFileSync(blocker, 'x');
   chmodSync(blocker, 0o444);
   const errors: string[] = [];
-  const log = { ...silentLogger, error: (_o: unknown, msg: string) => errors.push(msg), child: () => log } as unknown as Logger;
+  const log = {
+    ...silentLogger,
+    error: (_o: unknown, msg: string) => errors.push(msg),
+    child: () => log,
+  } as unknown as Logger;
   const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
-  const store = new EmbeddedStore({ dataDir: blocker, now: () => clock.wall()!, flushIntervalMs: 60_000, retentionMs: DAY, maxBytes: 1e9, log, maxPendingPoints: 1000 });
+  const store = new EmbeddedStore({
+    dataDir: blocker,
+    now: () => clock.wall()!,
+    flushIntervalMs: 60_000,
+    retentionMs: DAY,
+    maxBytes: 1e9,
+    log,
+    maxPendingPoints: 1000,
+  });
   t.teardown(() => store.close());
   t.match(errors[0], /history degraded: cannot open the history database/);
   t.equal(store.status().ok, false);
@@ -121,7 +167,10 @@ t.test('an unwritable data dir degrades history: logged, in status, points kept 
     store.write('k', [['v', i]], clock.wall()!);
   }
   store.flushSync();
-  t.ok((store.status().pendingPoints as number) <= 1000, `memory stays bounded (${store.status().pendingPoints} points)`);
+  t.ok(
+    (store.status().pendingPoints as number) <= 1000,
+    `memory stays bounded (${store.status().pendingPoints} points)`,
+  );
   const ranges = await store.ranges(['k/v'], clock.wall()! - 3_600_000, clock.wall()!, 10);
   t.ok(ranges[0]!.values.length > 0, 'recent points still answer queries');
 });

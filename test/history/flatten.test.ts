@@ -11,32 +11,99 @@ const fieldsOf = (payload: unknown) => {
 
 t.test('flatten table', async (t) => {
   const cases: Array<[string, Record<string, unknown>, Array<[string, unknown]>]> = [
-    ['lists become index segments', { nest: { ed: { values: ['val', 'var', true] } } }, [['nest/ed/values/0', 'val'], ['nest/ed/values/1', 'var'], ['nest/ed/values/2', true]]],
+    [
+      'lists become index segments',
+      { nest: { ed: { values: ['val', 'var', true] } } },
+      [
+        ['nest/ed/values/0', 'val'],
+        ['nest/ed/values/1', 'var'],
+        ['nest/ed/values/2', true],
+      ],
+    ],
     ['keys with a slash stay as they are', { 'single/text': 'value' }, [['single/text', 'value']]],
-    ['already flat input is unchanged', { 'a/b': 1, c: 2 }, [['a/b', 1], ['c', 2]]],
+    [
+      'already flat input is unchanged',
+      { 'a/b': 1, c: 2 },
+      [
+        ['a/b', 1],
+        ['c', 2],
+      ],
+    ],
     ['empty objects and lists vanish', { nest: { ed: { empty: {}, data: [] } } }, []],
-    ['lists of objects recurse', { a: [{ b: 1 }, { b: 2 }] }, [['a/0/b', 1], ['a/1/b', 2]]],
-    ['sorted by code point', { b: 1, a: { z: 2, B: 3 } }, [['a/B', 3], ['a/z', 2], ['b', 1]]],
-    ['leaves kept as they are', { n: null, s: 'x', f: false }, [['f', false], ['n', null], ['s', 'x']]],
+    [
+      'lists of objects recurse',
+      { a: [{ b: 1 }, { b: 2 }] },
+      [
+        ['a/0/b', 1],
+        ['a/1/b', 2],
+      ],
+    ],
+    [
+      'sorted by code point',
+      { b: 1, a: { z: 2, B: 3 } },
+      [
+        ['a/B', 3],
+        ['a/z', 2],
+        ['b', 1],
+      ],
+    ],
+    [
+      'leaves kept as they are',
+      { n: null, s: 'x', f: false },
+      [
+        ['f', false],
+        ['n', null],
+        ['s', 'x'],
+      ],
+    ],
   ];
   for (const [name, input, expected] of cases) t.same(flatten(input), expected, name);
 });
 
 t.test('numeric conversion table', async (t) => {
   const cases: Array<[unknown, number | undefined]> = [
-    [10, 10], [1.234, 1.234], [-3, -3], [true, 1], [false, 0],
-    ['8', 8], [' 8 ', 8], ['1e3', 1000], ['-2.5', -2.5], ['.5', 0.5],
-    ['test', undefined], ['true', undefined], ['1.2.3', undefined], ['', undefined], ['0x10', undefined],
-    ['nan', undefined], ['inf', undefined], ['1_000', undefined], [null, undefined], [NaN, undefined], [Infinity, undefined],
+    [10, 10],
+    [1.234, 1.234],
+    [-3, -3],
+    [true, 1],
+    [false, 0],
+    ['8', 8],
+    [' 8 ', 8],
+    ['1e3', 1000],
+    ['-2.5', -2.5],
+    ['.5', 0.5],
+    ['test', undefined],
+    ['true', undefined],
+    ['1.2.3', undefined],
+    ['', undefined],
+    ['0x10', undefined],
+    ['nan', undefined],
+    ['inf', undefined],
+    ['1_000', undefined],
+    [null, undefined],
+    [NaN, undefined],
+    [Infinity, undefined],
   ];
-  for (const [input, expected] of cases) t.equal(toNumber(input as never), expected, `${JSON.stringify(input)} -> ${expected}`);
+  for (const [input, expected] of cases)
+    t.equal(toNumber(input as never), expected, `${JSON.stringify(input)} -> ${expected}`);
 });
 
 t.test('messages: reference cases', async (t) => {
-  t.same(fieldsOf({ key: 'm', data: { nest: { ed: { values: ['val', 'var', true] } } } }), { 'nest/ed/values/2': 1 }, 'H-FLATTEN-LIST');
+  t.same(
+    fieldsOf({ key: 'm', data: { nest: { ed: { values: ['val', 'var', true] } } } }),
+    { 'nest/ed/values/2': 1 },
+    'H-FLATTEN-LIST',
+  );
   t.same(fieldsOf({ key: 'm', data: { 'single/text': 'value' } }), {}, 'H-FLAT-KEY: no numeric field');
   t.same(fieldsOf({ key: 'm', data: { 'single/num': 5 } }), { 'single/num': 5 });
-  t.same(fieldsOf({ key: 'conv', data: { i: 10, f: 1.234, t: true, b: false, s: '8', x: 'test', y: 'true', z: '1.2.3', n: null } }), { b: 0, f: 1.234, i: 10, s: 8, t: 1 }, 'H-NUMERIC');
+  t.same(
+    fieldsOf({
+      key: 'conv',
+      data: { i: 10, f: 1.234, t: true, b: false, s: '8', x: 'test', y: 'true', z: '1.2.3', n: null },
+    }),
+    { b: 0, f: 1.234, i: 10, s: 8, t: 1 },
+    'H-NUMERIC',
+  );
   t.same(fieldsOf({ key: 'arr', data: { a: [{ b: 1 }, { b: 2 }] } }), { 'a/0/b': 1, 'a/1/b': 2 }, 'H-ARRAY-OF-OBJECTS');
   t.same(fieldsOf({ key: 'sp', data: { 'my field': 3 } }), { 'my field': 3 }, 'H-SPACE-FIELD');
   t.same(fieldsOf({ key: 'ex', type: 'whatever', timestamp: 123, data: { v: 1 } }), { v: 1 }, 'H-EXTRA-TOPLEVEL');
@@ -61,67 +128,112 @@ t.test('messages: rejected, each with a reason', async (t) => {
     ['key with a quote', '{"key":"a\\"b","data":{"a":1}}', /quote/],
     ['field with a quote', '{"key":"k","data":{"a\\"b":1}}', /quote/],
     ['10 MB', Buffer.alloc(10 * 1024 * 1024, 32), /over the \d+-byte limit/],
-    ['100 000 fields', JSON.stringify({ key: 'k', data: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`f${i}`, i])) }), /over the|more than/],
+    [
+      '100 000 fields',
+      JSON.stringify({ key: 'k', data: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`f${i}`, i])) }),
+      /over the|more than/,
+    ],
   ];
   for (const [name, payload, reason] of bad) {
     const r = parseHistoryMessage(payload);
     t.equal(r.ok, false, name);
     if (!r.ok) t.match(r.reason, reason, `${name}: ${r.reason}`);
   }
-  const wide = parseHistoryMessage(JSON.stringify({ key: 'k', data: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f${i}`, i])) }));
+  const wide = parseHistoryMessage(
+    JSON.stringify({ key: 'k', data: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f${i}`, i])) }),
+  );
   t.equal(wide.ok, false, '3000 numeric fields exceed the per-message cap');
   const nan = parseHistoryMessage('{"key":"k","data":{"a":1e999,"b":2}}');
   t.same(nan.ok && nan.fields, [['b', 2]], 'an overflowing number (Infinity) is skipped, the rest kept');
 });
 
-t.test('the own message: with a memo, each block part is flattened once per object, with the same result as without', async (t) => {
-  const memo = fieldsMemo();
-  const sensor = { value: 20.5, offset: 0 };
-  const pair = { value: 19.9, setting: 20, flags: { enabled: 1 }, list: { 0: 1.5, 1: 2.5 } };
-  const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
-  const same = (data: Record<string, unknown>, name: string) => {
-    const plain = historyFields(message(data));
-    const memoised = historyFields(message(data), DEFAULT_LIMITS, memo);
-    t.same(memoised, plain, name);
-    if (plain.ok) t.same(plain.fields.map(([f]) => f), flatten(data).filter(([, v]) => toNumber(v) !== undefined).map(([f]) => f), `${name}: in flatten's order`);
-    return memoised.ok ? memoised.fields : [];
-  };
-  const first = same({ sensor, 'pair 1': pair, 'a b': { x: 1 }, a: { y: 2 } }, 'nested parts, keys sorting around the slash: the plain result');
-  const second = same({ sensor, 'pair 1': { ...pair, value: 20.1 }, 'a b': { x: 1 }, a: { y: 2 } }, 'one part changed: the plain result');
-  const sensorField = (fields: Array<[string, number]>) => fields.find(([name]) => name === 'sensor/value');
-  t.equal(sensorField(second), sensorField(first), 'the unchanged part was not flattened again (its fields are the same objects)');
-  t.not(second.find(([name]) => name === 'pair 1/value'), first.find(([name]) => name === 'pair 1/value'), 'the changed one was');
-  same({ renamed: sensor }, 'the same object under another key: flattened under that key');
-  same({ sensor: { bad: 'x', 'q"uote': 1 } }, 'a refused field: the same reason');
-  const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`b${i}`, Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, j]))]));
-  same(wide, 'more fields than a message may hold: refused alike');
-  same({ scalar: 5, sensor }, 'a number at the top level, next to a part');
-  same({ sensor: { bad: 'x', 'q"uote': 1 } }, 'a refused field again, its check kept: the same reason');
-});
+t.test(
+  'the own message: with a memo, each block part is flattened once per object, with the same result as without',
+  async (t) => {
+    const memo = fieldsMemo();
+    const sensor = { value: 20.5, offset: 0 };
+    const pair = { value: 19.9, setting: 20, flags: { enabled: 1 }, list: { 0: 1.5, 1: 2.5 } };
+    const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
+    const same = (data: Record<string, unknown>, name: string) => {
+      const plain = historyFields(message(data));
+      const memoised = historyFields(message(data), DEFAULT_LIMITS, memo);
+      t.same(memoised, plain, name);
+      if (plain.ok)
+        t.same(
+          plain.fields.map(([f]) => f),
+          flatten(data)
+            .filter(([, v]) => toNumber(v) !== undefined)
+            .map(([f]) => f),
+          `${name}: in flatten's order`,
+        );
+      return memoised.ok ? memoised.fields : [];
+    };
+    const first = same(
+      { sensor, 'pair 1': pair, 'a b': { x: 1 }, a: { y: 2 } },
+      'nested parts, keys sorting around the slash: the plain result',
+    );
+    const second = same(
+      { sensor, 'pair 1': { ...pair, value: 20.1 }, 'a b': { x: 1 }, a: { y: 2 } },
+      'one part changed: the plain result',
+    );
+    const sensorField = (fields: Array<[string, number]>) => fields.find(([name]) => name === 'sensor/value');
+    t.equal(
+      sensorField(second),
+      sensorField(first),
+      'the unchanged part was not flattened again (its fields are the same objects)',
+    );
+    t.not(
+      second.find(([name]) => name === 'pair 1/value'),
+      first.find(([name]) => name === 'pair 1/value'),
+      'the changed one was',
+    );
+    same({ renamed: sensor }, 'the same object under another key: flattened under that key');
+    same({ sensor: { bad: 'x', 'q"uote': 1 } }, 'a refused field: the same reason');
+    const wide = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [
+        `b${i}`,
+        Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, j])),
+      ]),
+    );
+    same(wide, 'more fields than a message may hold: refused alike');
+    same({ scalar: 5, sensor }, 'a number at the top level, next to a part');
+    same({ sensor: { bad: 'x', 'q"uote': 1 } }, 'a refused field again, its check kept: the same reason');
+  },
+);
 
-t.test('the own message: a block part that changed is flattened along the paths built before, and paths of gone blocks are let go', async (t) => {
-  const memo = fieldsMemo();
-  const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
-  const fieldsOf = (data: Record<string, unknown>) => {
-    const r = historyFields(message(data), DEFAULT_LIMITS, memo);
-    return { kept: r, plain: historyFields(message(data)) };
-  };
-  const first = fieldsOf({ 'pair 1': { value: 19.9, setting: 20, list: [1.5, 2.5] } });
-  t.same(first.kept, first.plain, 'the first message: the plain result');
-  const node = memo.paths.kids?.get('pair 1')?.kids?.get('setting');
-  t.equal(node?.path, 'pair 1/setting', 'the path is kept');
-  t.equal(node?.problem, null, 'with its check');
+t.test(
+  'the own message: a block part that changed is flattened along the paths built before, and paths of gone blocks are let go',
+  async (t) => {
+    const memo = fieldsMemo();
+    const message = (data: Record<string, unknown>) => ({ key: 'edge-one', data });
+    const fieldsOf = (data: Record<string, unknown>) => {
+      const r = historyFields(message(data), DEFAULT_LIMITS, memo);
+      return { kept: r, plain: historyFields(message(data)) };
+    };
+    const first = fieldsOf({ 'pair 1': { value: 19.9, setting: 20, list: [1.5, 2.5] } });
+    t.same(first.kept, first.plain, 'the first message: the plain result');
+    const node = memo.paths.kids?.get('pair 1')?.kids?.get('setting');
+    t.equal(node?.path, 'pair 1/setting', 'the path is kept');
+    t.equal(node?.problem, null, 'with its check');
 
-  const second = fieldsOf({ 'pair 1': { value: 20.3, setting: 20, list: [1.5, 2.5] } });
-  t.same(second.kept, second.plain, 'a changed part: the plain result');
-  t.ok(second.kept.ok && second.kept.fields.some(([f, v]) => f === 'pair 1/value' && v === 20.3), 'with the new value');
+    const second = fieldsOf({ 'pair 1': { value: 20.3, setting: 20, list: [1.5, 2.5] } });
+    t.same(second.kept, second.plain, 'a changed part: the plain result');
+    t.ok(
+      second.kept.ok && second.kept.fields.some(([f, v]) => f === 'pair 1/value' && v === 20.3),
+      'with the new value',
+    );
 
-  // A check the walk would make again gives null; the kept one is used, so the kept paths were walked.
-  node!.problem = 'kept check';
-  const third = fieldsOf({ 'pair 1': { value: 20.4, setting: 20, list: [1.5, 2.5] } });
-  t.same(third.kept, { ok: false, reason: 'kept check' }, 'a changed part is walked along the kept paths and their checks');
+    // A check the walk would make again gives null; the kept one is used, so the kept paths were walked.
+    node!.problem = 'kept check';
+    const third = fieldsOf({ 'pair 1': { value: 20.4, setting: 20, list: [1.5, 2.5] } });
+    t.same(
+      third.kept,
+      { ok: false, reason: 'kept check' },
+      'a changed part is walked along the kept paths and their checks',
+    );
 
-  for (let i = 0; i < 50; i++) fieldsOf({ [`gone ${i}`]: { v: i }, keep: { v: 1 } });
-  const size = memo.paths.kids?.size ?? 0;
-  t.ok(size <= 2, `paths of entries a message no longer has are let go (${size} kept)`);
-});
+    for (let i = 0; i < 50; i++) fieldsOf({ [`gone ${i}`]: { v: i }, keep: { v: 1 } });
+    const size = memo.paths.kids?.size ?? 0;
+    t.ok(size <= 2, `paths of entries a message no longer has are let go (${size} kept)`);
+  },
+);

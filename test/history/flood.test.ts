@@ -20,7 +20,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 t.test('a history flood is bounded and control stays on time', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-flood-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const cli = await startCli(['--hardware', 'sim', '--mqtt-port', '0', '--data-dir', dir, '--emit-interval', String(EMIT_MS), '--log-level', 'info'], {}, t);
+  const cli = await startCli(
+    [
+      '--hardware',
+      'sim',
+      '--mqtt-port',
+      '0',
+      '--data-dir',
+      dir,
+      '--emit-interval',
+      String(EMIT_MS),
+      '--log-level',
+      'info',
+    ],
+    {},
+    t,
+  );
   t.teardown(() => void cli.child.kill('SIGKILL'));
   for (let i = 0; i < limit(100) && !/mqtt connected/.test(cli.output()); i++) await sleep(50);
   const brokerPort = Number(/mqtt broker listening on \S*:(\d+)/.exec(cli.output())?.[1]);
@@ -30,7 +45,8 @@ t.test('a history flood is bounded and control stays on time', async (t) => {
     const res = await fetch(`${cli.base}/edge-one/system/ping`);
     return res.status === 200 ? performance.now() - t0 : Infinity;
   };
-  const status = async () => (await (await fetch(`${cli.base}/edge-one/system/status`)).json()) as { history: Record<string, any> };
+  const status = async () =>
+    (await (await fetch(`${cli.base}/edge-one/system/status`)).json()) as { history: Record<string, any> };
 
   const watcher = await mqtt.connectAsync(`mqtt://127.0.0.1:${brokerPort}`);
   t.teardown(() => watcher.endAsync());
@@ -42,7 +58,11 @@ t.test('a history flood is bounded and control stays on time', async (t) => {
 
   const flooder = await mqtt.connectAsync(`mqtt://127.0.0.1:${brokerPort}`, { clientId: 'flooder' });
   t.teardown(() => flooder.endAsync());
-  const body = (i: number) => JSON.stringify({ key: `k${i % 1000}`, data: Object.fromEntries(Array.from({ length: 100 }, (_, f) => [`f${f}`, (i * f) % 97])) });
+  const body = (i: number) =>
+    JSON.stringify({
+      key: `k${i % 1000}`,
+      data: Object.fromEntries(Array.from({ length: 100 }, (_, f) => [`f${f}`, (i * f) % 97])),
+    });
   let peak = idle;
   for (const topics of [1, 150]) {
     await t.test(`${RATE} messages/s on ${topics} topic(s)`, async (t) => {
@@ -57,8 +77,14 @@ t.test('a history flood is bounded and control stays on time', async (t) => {
       }
       const during = states.slice(statesBefore).filter((at) => at <= Date.now());
       const gaps = during.slice(1).map((at, i) => at - during[i]!);
-      t.ok(during.length >= (FLOOD_MS / EMIT_MS) * 0.7, `${during.length} state messages during the ${FLOOD_MS} ms flood (one per ${EMIT_MS} ms)`);
-      t.ok(Math.max(...gaps) <= limit(EMIT_MS + 500), `the longest gap between state messages was ${Math.max(...gaps)} ms`);
+      t.ok(
+        during.length >= (FLOOD_MS / EMIT_MS) * 0.7,
+        `${during.length} state messages during the ${FLOOD_MS} ms flood (one per ${EMIT_MS} ms)`,
+      );
+      t.ok(
+        Math.max(...gaps) <= limit(EMIT_MS + 500),
+        `the longest gap between state messages was ${Math.max(...gaps)} ms`,
+      );
       await sleep(limit(1000));
       const pings: number[] = [];
       for (let i = 0; i < 9; i++) pings.push(await ping());
@@ -70,10 +96,21 @@ t.test('a history flood is bounded and control stays on time', async (t) => {
 
   const { history } = await status();
   t.ok(history.ingest.droppedOverLimits.rate > 0, `rate drops counted (${history.ingest.droppedOverLimits.rate})`);
-  const overLimits = Object.values(history.ingest.droppedOverLimits as Record<string, number>).reduce((a, b) => a + b, 0) + history.droppedPoints;
-  t.ok(overLimits > 0, `drops over the limits counted in system/status (${JSON.stringify(history.ingest.droppedOverLimits)}, ${history.droppedPoints} points)`);
+  const overLimits =
+    Object.values(history.ingest.droppedOverLimits as Record<string, number>).reduce((a, b) => a + b, 0) +
+    history.droppedPoints;
+  t.ok(
+    overLimits > 0,
+    `drops over the limits counted in system/status (${JSON.stringify(history.ingest.droppedOverLimits)}, ${history.droppedPoints} points)`,
+  );
   t.ok(history.pendingPoints <= history.maxPendingPoints * 1.1, `${history.pendingPoints} points pending`);
-  const lines = cli.output().split('\n').filter((l) => l.includes('history over its limits')).length;
-  t.ok(lines >= 1 && lines <= 2, `${lines} log lines about the drops: one a minute at most (from the ingest, and from the store)`);
+  const lines = cli
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('history over its limits')).length;
+  t.ok(
+    lines >= 1 && lines <= 2,
+    `${lines} log lines about the drops: one a minute at most (from the ingest, and from the store)`,
+  );
   t.ok(history.ingest.keys <= 1001, `${history.ingest.keys} keys held`);
 });

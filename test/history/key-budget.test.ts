@@ -11,7 +11,8 @@ import { INGEST_LIMITS } from '../../src/history/limits.js';
 import { silentLogger } from '../../src/log.js';
 
 const settled = async (ingest: HistoryIngest) => {
-  for (let i = 0; i < 400 && (ingest.status().queuedMessages as number | undefined); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 400 && (ingest.status().queuedMessages as number | undefined); i++)
+    await new Promise((r) => setTimeout(r, 5));
 };
 
 t.test('one publisher cannot use up the key budget; idle keys age out', async (t) => {
@@ -19,10 +20,18 @@ t.test('one publisher cannot use up the key budget; idle keys age out', async (t
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   let clock = Date.UTC(2026, 0, 1);
   const now = () => clock;
-  const store = new EmbeddedStore({ dataDir: dir, now, flushIntervalMs: 60_000, retentionMs: 86_400_000, maxBytes: 1e9, log: silentLogger });
+  const store = new EmbeddedStore({
+    dataDir: dir,
+    now,
+    flushIntervalMs: 60_000,
+    retentionMs: 86_400_000,
+    maxBytes: 1e9,
+    log: silentLogger,
+  });
   t.teardown(() => store.close());
   const ingest = new HistoryIngest({ store, now, log: silentLogger, ownTopic: 'svc/history/edge-one' });
-  const send = (topic: string, key: string, v = 1) => ingest.handle(topic, Buffer.from(JSON.stringify({ key, data: { v } })));
+  const send = (topic: string, key: string, v = 1) =>
+    ingest.handle(topic, Buffer.from(JSON.stringify({ key, data: { v } })));
 
   // 1000 keys from one client, slow enough that no rate limit is what stops them.
   for (let i = 0; i < 1000; i++) {
@@ -37,9 +46,22 @@ t.test('one publisher cannot use up the key budget; idle keys age out', async (t
   send('svc/history/later', 'later', 7);
   send('svc/history/edge-one', 'edge-one', 21.5);
   await settled(ingest);
-  t.same(ingest.metrics(['later/v', 'edge-one/v'], 0).map((m) => [m.metric, m.value]).sort(), [['edge-one/v', 21.5], ['later/v', 7]], 'a later publisher and the controller are accepted');
+  t.same(
+    ingest
+      .metrics(['later/v', 'edge-one/v'], 0)
+      .map((m) => [m.metric, m.value])
+      .sort(),
+    [
+      ['edge-one/v', 21.5],
+      ['later/v', 7],
+    ],
+    'a later publisher and the controller are accepted',
+  );
   const status = ingest.status() as { droppedOverLimits: Record<string, number> };
-  t.ok(status.droppedOverLimits.keys >= 1000 - INGEST_LIMITS.keysPerPublisher, `refused keys counted (${status.droppedOverLimits.keys})`);
+  t.ok(
+    status.droppedOverLimits.keys >= 1000 - INGEST_LIMITS.keysPerPublisher,
+    `refused keys counted (${status.droppedOverLimits.keys})`,
+  );
 
   // The greedy keys go quiet; later ones keep publishing. After the idle time the greedy
   // publisher's places are free again, the others' keys are kept.
@@ -51,7 +73,11 @@ t.test('one publisher cannot use up the key budget; idle keys age out', async (t
   }
   send('svc/history/greedy', 'fresh', 3);
   await settled(ingest);
-  t.same(ingest.metrics(['fresh/v'], 0).map((m) => m.value), [3], 'a key after the idle time is accepted');
+  t.same(
+    ingest.metrics(['fresh/v'], 0).map((m) => m.value),
+    [3],
+    'a key after the idle time is accepted',
+  );
   t.ok(ingest.metrics(['later/v', 'edge-one/v'], clock).length === 2, 'the active keys are still there');
   t.notOk(ingest.metrics(['k0/v'], 0).length, 'an aged-out key has left the last-value cache');
 });

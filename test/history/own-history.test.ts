@@ -18,7 +18,14 @@ for (const variant of VARIANTS) {
     t.teardown(() => rt.close());
     const { app } = rt;
     const root = rt.base.replace(new RegExp(`/${SERVICE_ID}$`), '');
-    const post = async (route: string, body: unknown) => (await fetch(`${root}/history/timeseries/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
+    const post = async (route: string, body: unknown) =>
+      (
+        await fetch(`${root}/history/timeseries/${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json() as Promise<any>;
     const ingested = () => (app.status().history as { ingest: { messages: number } }).ingest.messages;
     const emitted = () => (app.status().mqtt as { emitted: { history: number } }).emitted.history;
     await until(() => app.mqtt.connected, 'the app to connect');
@@ -26,9 +33,22 @@ for (const variant of VARIANTS) {
     t.teardown(() => sub.end());
     await sub.subscribe(topic('history'));
 
-    t.equal((await rt.post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 21.5, connected: true } })).status, 201);
+    t.equal(
+      (
+        await rt.post('blocks/create', {
+          id: 'Beer Sensor',
+          type: 'TempSensorMock',
+          data: { setting: 21.5, connected: true },
+        })
+      ).status,
+      201,
+    );
 
-    const published = await sub.waitFor((m) => m.json().data?.['Beer Sensor']?.['value[degC]'] === 21.5, 'the own history message on MQTT', INTERVAL * 10);
+    const published = await sub.waitFor(
+      (m) => m.json().data?.['Beer Sensor']?.['value[degC]'] === 21.5,
+      'the own history message on MQTT',
+      INTERVAL * 10,
+    );
     t.equal(published.json().key, SERVICE_ID, 'an external subscriber still receives the own history message');
 
     let metrics: any[] = [];
@@ -49,14 +69,21 @@ for (const variant of VARIANTS) {
 
     // Someone else on the controller's topic, and on a topic of its own.
     await sub.publish(topic('history'), JSON.stringify({ key: SERVICE_ID, data: { Impostor: { v: 1 } } }));
-    await sub.publish(topic('history', 'other-one'), JSON.stringify({ key: 'other-one', data: { Neighbour: { v: 2 } } }));
+    await sub.publish(
+      topic('history', 'other-one'),
+      JSON.stringify({ key: 'other-one', data: { Neighbour: { v: 2 } } }),
+    );
     let neighbour: any[] = [];
     for (let i = 0; i < 50 && !neighbour.length; i++) {
       await sleep(100);
       neighbour = await post('metrics', { fields: ['other-one/Neighbour/v'] });
     }
     t.equal(neighbour[0]?.value, 2, 'other publishers are still ingested from the bus');
-    t.same(await post('metrics', { fields: [`${SERVICE_ID}/Impostor/v`] }), [], "a message on the controller's topic from another client is not stored as its own");
+    t.same(
+      await post('metrics', { fields: [`${SERVICE_ID}/Impostor/v`] }),
+      [],
+      "a message on the controller's topic from another client is not stored as its own",
+    );
     t.notOk((await post('fields', {})).includes(`${SERVICE_ID}/Impostor/v`), 'nor listed as a field');
   });
 }

@@ -11,11 +11,21 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 function store(dataDir: string, clock: { now: number }) {
-  return new EmbeddedStore({ dataDir, now: () => clock.now, flushIntervalMs: 60_000, retentionMs: 365 * DAY, maxBytes: 1e9, log: silentLogger });
+  return new EmbeddedStore({
+    dataDir,
+    now: () => clock.now,
+    flushIntervalMs: 60_000,
+    retentionMs: 365 * DAY,
+    maxBytes: 1e9,
+    log: silentLogger,
+  });
 }
 
 /** Points every 5 s from T0 + 5 s to T0 + 150 s, with a value that moves; a restart after `restartAt` if given. */
-async function run(t: Test, restartAt: number | null): Promise<{ minutes: { t: number[]; v: number[] }; fields: string[] }> {
+async function run(
+  t: Test,
+  restartAt: number | null,
+): Promise<{ minutes: { t: number[]; v: number[] }; fields: string[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-replay-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const clock = { now: T0 };
@@ -47,44 +57,47 @@ t.test('a restart inside a minute: the same minutes as without, and the same fie
   t.same(restarted.fields, whole.fields, 'the fields seen only before the restart are listed');
 });
 
-t.test('the replay is off the start path: done once, by the first write or query, or a second after start()', async (t) => {
-  const proto = EmbeddedStore.prototype as unknown as { replay(this: EmbeddedStore): void };
-  const original = proto.replay;
-  let replays = 0;
-  proto.replay = function () {
-    replays++;
-    original.call(this);
-  };
-  t.teardown(() => void (proto.replay = original));
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-replay-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const clock = { now: T0 + 5000 };
-  const first = store(dir, clock);
-  first.write('k', [['a', 1]], clock.now);
-  first.flushSync();
-  await first.close();
-  replays = 0;
+t.test(
+  'the replay is off the start path: done once, by the first write or query, or a second after start()',
+  async (t) => {
+    const proto = EmbeddedStore.prototype as unknown as { replay(this: EmbeddedStore): void };
+    const original = proto.replay;
+    let replays = 0;
+    proto.replay = function () {
+      replays++;
+      original.call(this);
+    };
+    t.teardown(() => void (proto.replay = original));
+    const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-replay-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const clock = { now: T0 + 5000 };
+    const first = store(dir, clock);
+    first.write('k', [['a', 1]], clock.now);
+    first.flushSync();
+    await first.close();
+    replays = 0;
 
-  const byWrite = store(dir, clock);
-  t.equal(replays, 0, 'opening the store does not replay');
-  clock.now += 5000;
-  byWrite.write('k', [['a', 2]], clock.now);
-  byWrite.write('k', [['a', 3]], clock.now + 1);
-  await byWrite.fields(T0);
-  t.equal(replays, 1, 'the first write replays, once');
-  await byWrite.close();
+    const byWrite = store(dir, clock);
+    t.equal(replays, 0, 'opening the store does not replay');
+    clock.now += 5000;
+    byWrite.write('k', [['a', 2]], clock.now);
+    byWrite.write('k', [['a', 3]], clock.now + 1);
+    await byWrite.fields(T0);
+    t.equal(replays, 1, 'the first write replays, once');
+    await byWrite.close();
 
-  replays = 0;
-  const byQuery = store(dir, clock);
-  await byQuery.fields(T0);
-  t.equal(replays, 1, 'so does the first field list');
-  await byQuery.close();
+    replays = 0;
+    const byQuery = store(dir, clock);
+    await byQuery.fields(T0);
+    t.equal(replays, 1, 'so does the first field list');
+    await byQuery.close();
 
-  replays = 0;
-  const byTimer = store(dir, clock);
-  byTimer.start();
-  t.equal(replays, 0, 'not at start()');
-  await new Promise((r) => setTimeout(r, 1300));
-  t.equal(replays, 1, 'but a second later, with nothing asking');
-  await byTimer.close();
-});
+    replays = 0;
+    const byTimer = store(dir, clock);
+    byTimer.start();
+    t.equal(replays, 0, 'not at start()');
+    await new Promise((r) => setTimeout(r, 1300));
+    t.equal(replays, 1, 'but a second later, with nothing asking');
+    await byTimer.close();
+  },
+);

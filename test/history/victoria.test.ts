@@ -20,23 +20,44 @@ t.test('the app with --history-url stores MQTT history in VictoriaMetrics', asyn
   await until(() => rt.app.mqtt.connected, 'the app to connect');
   const client = await Recorder.connect(`mqtt://127.0.0.1:${rt.app.mqtt.brokerPort}`);
   t.teardown(() => client.client.endAsync());
-  for (let i = 0; i < 3; i++) await client.publish('svc/history/other', JSON.stringify({ key: 'other', data: { 'temp[degC]': 10 + i, 'my field': i } }));
+  for (let i = 0; i < 3; i++)
+    await client.publish(
+      'svc/history/other',
+      JSON.stringify({ key: 'other', data: { 'temp[degC]': 10 + i, 'my field': i } }),
+    );
   const root = rt.base.replace(/\/edge-one$/, '');
-  const post = async (route: string, body: unknown) => (await fetch(`${root}/history/timeseries/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+  const post = async (route: string, body: unknown) =>
+    (
+      await fetch(`${root}/history/timeseries/${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json();
   let ranges: { metric: { __name__: string } }[] = [];
   for (let i = 0; i < 60 && !ranges.length; i++) {
     await new Promise((r) => setTimeout(r, 250));
     await rt.app.history!.store.flush();
-    ranges = arrayAt(await post('ranges', { fields: ['other/temp[degC]', 'other/my field'], duration: '5m' })) as typeof ranges;
+    ranges = arrayAt(
+      await post('ranges', { fields: ['other/temp[degC]', 'other/my field'], duration: '5m' }),
+    ) as typeof ranges;
   }
-  t.same(ranges.map((r) => r.metric.__name__), ['other/temp[degC]', 'other/my field']);
+  t.same(
+    ranges.map((r) => r.metric.__name__),
+    ['other/temp[degC]', 'other/my field'],
+  );
   t.ok(arrayAt(await post('fields', { duration: '1h' })).includes('other/temp[degC]'));
   t.same(await (await fetch(`${root}/history/timeseries/ping`)).json(), { ping: 'pong' });
 });
 
 t.test('while VictoriaMetrics is away: bounded queue, thinned when full, written on return', async (t) => {
   const port = await freePort();
-  const store = new VictoriaStore({ url: `http://127.0.0.1:${port}`, log: silentLogger, maxPendingLines: 1000, timeoutMs: 2000 });
+  const store = new VictoriaStore({
+    url: `http://127.0.0.1:${port}`,
+    log: silentLogger,
+    maxPendingLines: 1000,
+    timeoutMs: 2000,
+  });
   t.teardown(() => store.close());
   const t0 = Date.now() - 3_600_000;
   const started = performance.now();

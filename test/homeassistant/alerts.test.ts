@@ -17,7 +17,9 @@ const CONFIG = 'homeassistant/binary_sensor/edgeblocks_edge-one/alert_control_di
 class Retained {
   readonly topics = new Map<string, any>();
   private constructor(readonly client: mqtt.MqttClient) {
-    client.on('message', (topic, payload) => (payload.length ? this.topics.set(topic, JSON.parse(payload.toString())) : this.topics.delete(topic)));
+    client.on('message', (topic, payload) =>
+      payload.length ? this.topics.set(topic, JSON.parse(payload.toString())) : this.topics.delete(topic),
+    );
   }
   static async connect(url: string): Promise<Retained> {
     const client = await mqtt.connectAsync(url, { reconnectPeriod: 0 });
@@ -42,7 +44,10 @@ t.test('the alert binary_sensor goes ON when the alert fires and OFF when it res
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const config = path.join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ alerts: { checkIntervalMs: 100, rules: { resolveAfter: 0.5 } } }));
-  const rt = await startApp({ config, mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' }, { dataDir: path.join(dir, 'data') });
+  const rt = await startApp(
+    { config, mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' },
+    { dataDir: path.join(dir, 'data') },
+  );
   t.teardown(() => rt.close());
   const ha = await Retained.connect(broker.url);
   t.teardown(() => ha.client.endAsync());
@@ -52,10 +57,19 @@ t.test('the alert binary_sensor goes ON when the alert fires and OFF when it res
   t.equal(cfg.device_class, 'problem');
   t.equal(cfg.unique_id, 'edgeblocks_edge-one_alert_control_disabled');
 
-  const put = (enabled: boolean) => fetch(`${rt.base}/settings/enabled`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled }) });
+  const put = (enabled: boolean) =>
+    fetch(`${rt.base}/settings/enabled`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled }),
+    });
   t.equal((await put(false)).status, 200);
   await until('ON after the alert fired', limit(3000), () => ha.state(CONFIG) === 'ON');
-  t.same(ha.topics.get('svc/alerts/edge-one').active.map((a: any) => a.condition), ['control-disabled'], 'the attributes list names it');
+  t.same(
+    ha.topics.get('svc/alerts/edge-one').active.map((a: any) => a.condition),
+    ['control-disabled'],
+    'the attributes list names it',
+  );
   const other = 'homeassistant/binary_sensor/edgeblocks_edge-one/alert_sensor_null/config';
   t.equal(ha.state(other), 'OFF', 'another kind stays OFF');
 

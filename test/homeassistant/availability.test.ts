@@ -24,7 +24,21 @@ t.test('kill -9: the broker marks the entities offline, and the Spark.state will
   t.teardown(() => sub.end());
   await sub.subscribe(AVAILABILITY, topic('state'), 'homeassistant/#');
 
-  const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--home-assistant', 'true', '--service-id', SERVICE_ID], t);
+  const cli = await spawnCli(
+    [
+      '--mqtt-url',
+      broker.url,
+      '--data-dir',
+      dataDir,
+      '--emit-interval',
+      '200',
+      '--home-assistant',
+      'true',
+      '--service-id',
+      SERVICE_ID,
+    ],
+    t,
+  );
   t.teardown(() => cli.child.kill('SIGKILL'));
   await sub.waitFor((m) => m.topic === AVAILABILITY && text(m) === 'online', 'online on the availability topic');
   // The controller's own block (sys info) has no entity; make one so there is a config to read.
@@ -35,21 +49,37 @@ t.test('kill -9: the broker marks the entities offline, and the Spark.state will
     body: JSON.stringify({ id: 'Sensor', type: 'TempSensorMock', data: {} }),
   });
   t.equal(created.status, 201);
-  const config = (await sub.waitFor((m) => m.topic.startsWith('homeassistant/sensor/') && m.payload.length > 0, 'a config')).json();
+  const config = (
+    await sub.waitFor((m) => m.topic.startsWith('homeassistant/sensor/') && m.payload.length > 0, 'a config')
+  ).json();
   t.same(config.availability, [{ topic: AVAILABILITY }], 'the entity follows the small topic only');
 
   const from = sub.messages.length;
   cli.child.kill('SIGKILL');
   await cli.exited;
-  const offline = await sub.waitFor((m) => m.topic === AVAILABILITY && text(m) === 'offline', 'offline from the will', 5000, from);
+  const offline = await sub.waitFor(
+    (m) => m.topic === AVAILABILITY && text(m) === 'offline',
+    'offline from the will',
+    5000,
+    from,
+  );
   t.ok(offline, 'availability offline after kill -9');
-  const will = await sub.waitFor((m) => m.topic === topic('state') && m.json().data.status.online === false, 'the Spark.state will', 5000, from);
+  const will = await sub.waitFor(
+    (m) => m.topic === topic('state') && m.json().data.status.online === false,
+    'the Spark.state will',
+    5000,
+    from,
+  );
   t.equal(will.json().data.status.connection_status, 'DISCONNECTED', 'the Spark.state will too');
 
   const late = await Recorder.connect(broker.url);
   t.teardown(() => late.end());
   await late.subscribe(AVAILABILITY);
-  t.equal(text(await late.waitFor((m) => m.retain, 'the retained availability', 2000)), 'offline', 'retained: Home Assistant starting later sees offline');
+  t.equal(
+    text(await late.waitFor((m) => m.retain, 'the retained availability', 2000)),
+    'offline',
+    'retained: Home Assistant starting later sees offline',
+  );
 });
 
 t.test('a clean stop says offline', async (t) => {
@@ -80,5 +110,8 @@ t.test('without Home Assistant there is no availability topic', async (t) => {
   await sub.subscribe('svc/ha/#', topic('state'));
   await sub.waitFor((m) => m.topic === topic('state'), 'a state');
   await new Promise((r) => setTimeout(r, 300));
-  t.same(sub.messages.filter((m) => m.topic.startsWith('svc/ha/')), []);
+  t.same(
+    sub.messages.filter((m) => m.topic.startsWith('svc/ha/')),
+    [],
+  );
 });

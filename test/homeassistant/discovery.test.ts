@@ -52,16 +52,33 @@ async function seed(rt: RunningApp) {
     return res.body;
   };
   const sensor = await ok('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5 } });
-  const sp = await ok('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor' } });
+  const sp = await ok('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, storedSetting: 18, 'sensorId<>': 'Beer Sensor' },
+  });
   await ok('blocks/create', { id: 'pins', type: 'MockPins', data: {} });
-  const heater = await ok('blocks/create', { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_INACTIVE' } });
+  const heater = await ok('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_INACTIVE' },
+  });
   const pump = await ok('blocks/create', {
     id: 'Pump',
     type: 'DigitalActuator',
-    data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_INACTIVE', constraints: { delayedOn: { duration: secs(3600), enabled: true } } },
+    data: {
+      'hwDevice<>': 'pins',
+      channel: 2,
+      storedState: 'STATE_INACTIVE',
+      constraints: { delayedOn: { duration: secs(3600), enabled: true } },
+    },
   });
   await ok('blocks/create', { id: 'Fan', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 3 } });
-  const pwm = await ok('blocks/create', { id: 'Fan PWM', type: 'ActuatorPwm', data: { 'actuatorId<>': 'Fan', storedSetting: 40 } });
+  const pwm = await ok('blocks/create', {
+    id: 'Fan PWM',
+    type: 'ActuatorPwm',
+    data: { 'actuatorId<>': 'Fan', storedSetting: 40 },
+  });
   return { sensor, sp, heater, pump, pwm };
 }
 
@@ -73,7 +90,8 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   const b = await seed(rt);
   const w = await Watcher.connect(rt.app.mqtt.brokerPort!, ['homeassistant/#', 'svc/ha/#']);
   t.teardown(() => w.client.end(true));
-  const cfg = (component: string, nid: number, key: string) => `homeassistant/${component}/${NODE}/${nid}_${key}/config`;
+  const cfg = (component: string, nid: number, key: string) =>
+    `homeassistant/${component}/${NODE}/${nid}_${key}/config`;
   const expected = [
     cfg('sensor', b.sensor.nid, 'value'),
     cfg('sensor', b.sp.nid, 'value'),
@@ -85,8 +103,17 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   ];
   await until(() => expected.every((k) => w.retained.has(k)), 'every config topic retained');
   const alertConfig = /^homeassistant\/binary_sensor\/[^/]+\/alert_[a-z_]+\/config$/;
-  t.ok(w.configs().some((k) => alertConfig.test(k)), 'the alert binary_sensors (src/alerts) are published too');
-  t.ok(w.configs().filter((k) => !alertConfig.test(k)).every((k) => expected.includes(k) || /\/\d+_state\/config$/.test(k)), 'only blocks with entities (the Fan switch too)');
+  t.ok(
+    w.configs().some((k) => alertConfig.test(k)),
+    'the alert binary_sensors (src/alerts) are published too',
+  );
+  t.ok(
+    w
+      .configs()
+      .filter((k) => !alertConfig.test(k))
+      .every((k) => expected.includes(k) || /\/\d+_state\/config$/.test(k)),
+    'only blocks with entities (the Fan switch too)',
+  );
 
   const sensorCfg = w.json(cfg('sensor', b.sensor.nid, 'value'));
   t.match(sensorCfg, {
@@ -101,10 +128,20 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
     default_entity_id: 'sensor.edge_one_beer_sensor',
   });
   t.notOk('object_id' in sensorCfg, 'no object_id (deprecated in Home Assistant 2025.10)');
-  t.notOk(w.configs().some((k) => JSON.stringify(w.json(k).availability).includes('svc/state/')), 'no entity reads the state message for availability');
+  t.notOk(
+    w.configs().some((k) => JSON.stringify(w.json(k).availability).includes('svc/state/')),
+    'no entity reads the state message for availability',
+  );
   await until(() => w.retained.get('svc/ha/edge-one/availability') === 'online', 'the availability topic says online');
   const number = w.json(cfg('number', b.sp.nid, 'setting'));
-  t.match(number, { name: 'Beer Setpoint setting', default_entity_id: 'number.edge_one_beer_setpoint', command_topic: `svc/ha/edge-one/${b.sp.nid}/set/setting`, min: -40, max: 150, unit_of_measurement: '°C' });
+  t.match(number, {
+    name: 'Beer Setpoint setting',
+    default_entity_id: 'number.edge_one_beer_setpoint',
+    command_topic: `svc/ha/edge-one/${b.sp.nid}/set/setting`,
+    min: -40,
+    max: 150,
+    unit_of_measurement: '°C',
+  });
   const sw = w.json(cfg('switch', b.heater.nid, 'state'));
   t.match(sw, { command_topic: `svc/ha/edge-one/${b.heater.nid}/set/state`, payload_on: 'true', payload_off: 'false' });
   t.same(new Set(w.configs().map((k) => w.json(k).unique_id)).size, w.configs().length, 'unique ids are unique');
@@ -113,7 +150,11 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   // A setpoint command round trip, through the runtime like a REST patch.
   w.client.publish(number.command_topic, '21.5');
   await until(() => w.json(`svc/ha/edge-one/${b.sp.nid}`)?.setting === 21.5, 'setting state follows the command');
-  t.equal((await rt.post('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 21.5, 'the block was written');
+  t.equal(
+    (await rt.post('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value,
+    21.5,
+    'the block was written',
+  );
   // A switch: on and off; the delayedOn constraint keeps the pump off although it is asked on.
   w.client.publish(sw.command_topic, 'true');
   await until(() => w.json(`svc/ha/edge-one/${b.heater.nid}`)?.state === true, 'heater on');
@@ -121,9 +162,16 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   w.client.publish(sw.command_topic, 'false');
   await until(() => w.json(`svc/ha/edge-one/${b.heater.nid}`)?.state === false, 'heater off');
   w.client.publish(`svc/ha/edge-one/${b.pump.nid}/set/state`, 'true');
-  await until(async () => (await rt.post('blocks/read', { id: 'Pump' })).body.data.desiredState === 'STATE_ACTIVE', 'pump asked on');
+  await until(
+    async () => (await rt.post('blocks/read', { id: 'Pump' })).body.data.desiredState === 'STATE_ACTIVE',
+    'pump asked on',
+  );
   await new Promise((r) => setTimeout(r, 600));
-  t.equal((await rt.post('blocks/read', { id: 'Pump' })).body.data.state, 'STATE_INACTIVE', 'the constraint holds it off');
+  t.equal(
+    (await rt.post('blocks/read', { id: 'Pump' })).body.data.state,
+    'STATE_INACTIVE',
+    'the constraint holds it off',
+  );
   t.equal(w.json(`svc/ha/edge-one/${b.pump.nid}`).state, false, 'and Home Assistant sees it off');
 
   // Bad commands change nothing.
@@ -139,21 +187,36 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   await new Promise((r) => setTimeout(r, 500));
   t.equal((await rt.post('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 21.5);
   t.equal((await rt.post('blocks/read', { id: 'Heater' })).body.data.storedState, 'STATE_INACTIVE');
-  t.equal((await rt.post('blocks/read', { id: 'Fan PWM' })).body.data.storedSetting, 40, 'a setting outside the entity range is refused');
+  t.equal(
+    (await rt.post('blocks/read', { id: 'Fan PWM' })).body.data.storedSetting,
+    40,
+    'a setting outside the entity range is refused',
+  );
   t.equal(rt.app.runtime.blocks().length > 0, true, 'the service is still running');
 
   // Delete a block: its entities go (empty retained configs).
   await rt.post('blocks/delete', { id: 'Beer Setpoint' });
-  await until(() => !w.retained.has(cfg('number', b.sp.nid, 'setting')) && !w.retained.has(cfg('sensor', b.sp.nid, 'value')), 'setpoint entities removed');
-  t.ok(w.seen.some((m) => m.topic === cfg('number', b.sp.nid, 'setting') && m.payload === ''), 'an empty config message');
+  await until(
+    () => !w.retained.has(cfg('number', b.sp.nid, 'setting')) && !w.retained.has(cfg('sensor', b.sp.nid, 'value')),
+    'setpoint entities removed',
+  );
+  t.ok(
+    w.seen.some((m) => m.topic === cfg('number', b.sp.nid, 'setting') && m.payload === ''),
+    'an empty config message',
+  );
   const late = await Watcher.connect(rt.app.mqtt.brokerPort!, ['homeassistant/#']);
   await new Promise((r) => setTimeout(r, 300));
-  t.notOk(late.retained.has(cfg('number', b.sp.nid, 'setting')), 'a new subscriber sees no config for the deleted block');
+  t.notOk(
+    late.retained.has(cfg('number', b.sp.nid, 'setting')),
+    'a new subscriber sees no config for the deleted block',
+  );
   late.client.end(true);
 
   // A config left by a block deleted while the service was down is swept.
   const stale = cfg('sensor', 4242, 'value');
-  w.client.publish(stale, JSON.stringify({ ...sensorCfg, unique_id: 'edgeblocks_edge-one_4242_value' }), { retain: true });
+  w.client.publish(stale, JSON.stringify({ ...sensorCfg, unique_id: 'edgeblocks_edge-one_4242_value' }), {
+    retain: true,
+  });
   await until(() => w.seen.some((m) => m.topic === stale && m.payload === ''), 'stale config cleared');
 
   // Restart on the same data dir: same unique ids.
@@ -163,7 +226,11 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   const again = await Watcher.connect(rt.app.mqtt.brokerPort!, ['homeassistant/#']);
   t.teardown(() => again.client.end(true));
   await until(() => again.configs().length === before.length, 'configs republished after a restart');
-  t.same(again.configs().map((k) => [k, again.json(k).unique_id]), before, 'same topics and unique ids');
+  t.same(
+    again.configs().map((k) => [k, again.json(k).unique_id]),
+    before,
+    'same topics and unique ids',
+  );
 });
 
 t.test('off by default: no discovery topics', async (t) => {

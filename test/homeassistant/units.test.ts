@@ -21,7 +21,11 @@ t.test('a unit switch re-announces the configs and commands follow the announced
     return res.body;
   };
   await ok('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 19.5 } });
-  const sp = await ok('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Beer Sensor' } });
+  const sp = await ok('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Beer Sensor' },
+  });
   const setUnits = async (temperature: string) => {
     const res = await fetch(rt.base.replace(/\/edge-one$/, '/history/datastore/set'), {
       method: 'POST',
@@ -53,13 +57,25 @@ t.test('a unit switch re-announces the configs and commands follow the announced
   // To degF: every config again, converted; the state follows.
   let from = w.messages.length;
   await setUnits('degF');
-  const numberF = (await w.waitFor((m) => m.topic === numberTopic && m.json().unit_of_measurement === '°F', 'the number config in degF', 3000, from)).json();
+  const numberF = (
+    await w.waitFor(
+      (m) => m.topic === numberTopic && m.json().unit_of_measurement === '°F',
+      'the number config in degF',
+      3000,
+      from,
+    )
+  ).json();
   t.match(numberF, { min: -40, max: 302, step: 0.18 }, 'range and step converted');
-  t.equal((await w.waitFor((m) => m.topic === sensorTopic, 'the sensor config again', 3000, from)).json().unit_of_measurement, '°F');
+  t.equal(
+    (await w.waitFor((m) => m.topic === sensorTopic, 'the sensor config again', 3000, from)).json().unit_of_measurement,
+    '°F',
+  );
   await until(() => latest(stateTopic)?.setting === 68, 'the state in degF');
   // Nothing announced in degC after the switch.
   t.notOk(
-    w.messages.slice(from).some((m) => m.topic.startsWith('homeassistant/') && m.payload.length && m.json().unit_of_measurement === '°C'),
+    w.messages
+      .slice(from)
+      .some((m) => m.topic.startsWith('homeassistant/') && m.payload.length && m.json().unit_of_measurement === '°C'),
     'no config goes out in the old unit',
   );
 
@@ -75,7 +91,14 @@ t.test('a unit switch re-announces the configs and commands follow the announced
   // Back to degC: configs again, and 20 means 20 degC.
   from = w.messages.length;
   await setUnits('degC');
-  const numberC = (await w.waitFor((m) => m.topic === numberTopic && m.json().unit_of_measurement === '°C', 'the number config in degC again', 3000, from)).json();
+  const numberC = (
+    await w.waitFor(
+      (m) => m.topic === numberTopic && m.json().unit_of_measurement === '°C',
+      'the number config in degC again',
+      3000,
+      from,
+    )
+  ).json();
   t.match(numberC, { min: -40, max: 150, step: 0.1 });
   w.client.publish(numberC.command_topic, '20');
   await until(() => latest(stateTopic)?.setting === 20, 'the command echoed in degC');

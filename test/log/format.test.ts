@@ -21,12 +21,29 @@ const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 async function runCli(t: Test, args: string[], tty: boolean, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-log-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const argv = [process.execPath, CLI, '--port', '0', '--https-port', '0', '--mqtt-port', '0', '--hardware', 'sim', '--data-dir', dataDir, ...args];
+  const argv = [
+    process.execPath,
+    CLI,
+    '--port',
+    '0',
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--hardware',
+    'sim',
+    '--data-dir',
+    dataDir,
+    ...args,
+  ];
   const childEnv: NodeJS.ProcessEnv = { ...process.env, JOURNAL_STREAM: '', ...env };
   if (!env.JOURNAL_STREAM) delete childEnv.JOURNAL_STREAM;
   delete childEnv.NO_COLOR;
   const child = tty
-    ? spawn('script', ['-qfec', argv.map(shq).join(' '), '/dev/null'], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    ? spawn('script', ['-qfec', argv.map(shq).join(' '), '/dev/null'], {
+        env: childEnv,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
     : spawn(argv[0]!, argv.slice(1), { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -36,7 +53,8 @@ async function runCli(t: Test, args: string[], tty: boolean, env: NodeJS.Process
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   const deadline = Date.now() + limit(60_000);
-  while (!/mqtt connected to/.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+  while (!/mqtt connected to/.test(out) && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 50));
   if (tty) child.stdin!.write('\x03');
   else child.kill('SIGINT');
   await exited;
@@ -48,14 +66,29 @@ t.test('on a terminal: one readable line per event', async (t) => {
   const lines = out.split(/\r?\n/).filter(Boolean);
   const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
   const listening = lines.map(plain).find((l) => l.includes('http listening on'));
-  t.match(listening, /^\d\d:\d\d:\d\d INFO {2}http listening on http:\/\/0\.0\.0\.0:\d+ \(docs: \/edge-one\/api\/doc\)/);
-  t.ok(lines.some((l) => l.includes('\x1b[32mINFO ')), 'levels are coloured on a terminal');
-  t.notOk(lines.some((l) => plain(l).trimStart().startsWith('{')), 'no JSON line');
-  t.ok(lines.map(plain).some((l) => /\d\d:\d\d:\d\d INFO {2}shutting down signal=SIGINT/.test(l)), 'the shutdown too');
+  t.match(
+    listening,
+    /^\d\d:\d\d:\d\d INFO {2}http listening on http:\/\/0\.0\.0\.0:\d+ \(docs: \/edge-one\/api\/doc\)/,
+  );
+  t.ok(
+    lines.some((l) => l.includes('\x1b[32mINFO ')),
+    'levels are coloured on a terminal',
+  );
+  t.notOk(
+    lines.some((l) => plain(l).trimStart().startsWith('{')),
+    'no JSON line',
+  );
+  t.ok(
+    lines.map(plain).some((l) => /\d\d:\d\d:\d\d INFO {2}shutting down signal=SIGINT/.test(l)),
+    'the shutdown too',
+  );
 });
 
 t.test('--log-format json on a terminal, and a pipe without the flag: JSON lines', async (t) => {
-  for (const [args, tty] of [[['--log-format', 'json'], true], [[], false]] as const) {
+  for (const [args, tty] of [
+    [['--log-format', 'json'], true],
+    [[], false],
+  ] as const) {
     const out = await runCli(t, [...args], tty);
     const lines = out.split(/\r?\n/).filter((l) => l.startsWith('{'));
     const rec = lines.map((l) => JSON.parse(l)).find((r) => /http listening on/.test(r.msg));

@@ -14,14 +14,21 @@ for (const variant of VARIANTS) {
     t.teardown(() => bus.close());
     const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-bus-'));
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-    const config = loadConfig({ host: '127.0.0.1', port: '0', httpsPort: '0', dataDir, emitInterval: '5000', ...bus.overrides }, {});
+    const config = loadConfig(
+      { host: '127.0.0.1', port: '0', httpsPort: '0', dataDir, emitInterval: '5000', ...bus.overrides },
+      {},
+    );
     const app = await createApp(config, { log: silentLogger });
     t.teardown(() => app.stop());
 
     const received: Array<[string, unknown]> = [];
     // Subscribed before start: carried over to the connection.
     const unsubscribe = app.mqtt.subscribe('svc/datastore/+', (topic, payload) => received.push([topic, payload]));
-    t.equal(app.mqtt.publish('svc/datastore/x', { changed: [] }), false, 'nothing is sent (or queued) before the connection');
+    t.equal(
+      app.mqtt.publish('svc/datastore/x', { changed: [] }),
+      false,
+      'nothing is sent (or queued) before the connection',
+    );
     await app.start();
     await until(() => app.mqtt.connected, 'the runtime to connect');
 
@@ -39,11 +46,17 @@ for (const variant of VARIANTS) {
     await client.publish('svc/datastore/other', '');
     await client.publish('svc/datastore/other/deeper', '{}');
     await until(() => received.some(([, p]) => p === null), 'the empty message');
-    t.same(received.filter(([topic]) => topic === 'svc/datastore/other'), [
-      ['svc/datastore/other', { changed: [{ id: 'd', namespace: 'other' }] }],
-      ['svc/datastore/other', null],
-    ]);
-    t.notOk(received.some(([topic]) => topic === 'svc/datastore/other/deeper'), 'the filter is honoured');
+    t.same(
+      received.filter(([topic]) => topic === 'svc/datastore/other'),
+      [
+        ['svc/datastore/other', { changed: [{ id: 'd', namespace: 'other' }] }],
+        ['svc/datastore/other', null],
+      ],
+    );
+    t.notOk(
+      received.some(([topic]) => topic === 'svc/datastore/other/deeper'),
+      'the filter is honoured',
+    );
 
     const barrier: unknown[] = [];
     app.mqtt.subscribe('svc/barrier', (_topic, payload) => barrier.push(payload));

@@ -32,19 +32,34 @@ for (const variant of VARIANTS) {
     // 59 intervals is the accumulated drift.
     const offsets = at.map((x, k) => x - at[0]! - k * INTERVAL);
     const slopes: number[] = [];
-    for (let i = 0; i < COUNT; i++) for (let j = i + 1; j < COUNT; j++) slopes.push((offsets[j]! - offsets[i]!) / (j - i));
+    for (let i = 0; i < COUNT; i++)
+      for (let j = i + 1; j < COUNT; j++) slopes.push((offsets[j]! - offsets[i]!) / (j - i));
     const drift = median(slopes) * (COUNT - 1);
     const spread = Math.max(...offsets) - Math.min(...offsets);
-    t.ok(Math.abs(drift) < INTERVAL / 2, `trend over ${COUNT - 1} intervals: ${drift.toFixed(1)} ms (offsets spread ${spread.toFixed(0)} ms)`);
+    t.ok(
+      Math.abs(drift) < INTERVAL / 2,
+      `trend over ${COUNT - 1} intervals: ${drift.toFixed(1)} ms (offsets spread ${spread.toFixed(0)} ms)`,
+    );
     // A loose bound on the raw span too: one late last delivery on a loaded machine must not fail
     // it, while a scheduler that drifts by even 2 ms per run (118 ms here) would.
-    t.ok(Math.abs(span - (COUNT - 1) * INTERVAL) < 2 * INTERVAL, `first to last: ${span.toFixed(0)} ms, ideal ${(COUNT - 1) * INTERVAL} ms`);
+    t.ok(
+      Math.abs(span - (COUNT - 1) * INTERVAL) < 2 * INTERVAL,
+      `first to last: ${span.toFixed(0)} ms, ideal ${(COUNT - 1) * INTERVAL} ms`,
+    );
 
     // The service reports how late its state messages went out; a stalled event loop shows.
-    const emitted = () => (rt.app.status().mqtt as { emitted: { state: number; lateMs: { p50: number; p99: number; max: number; samples: number } } }).emitted;
+    const emitted = () =>
+      (
+        rt.app.status().mqtt as {
+          emitted: { state: number; lateMs: { p50: number; p99: number; max: number; samples: number } };
+        }
+      ).emitted;
     const before = emitted();
     t.ok(before.lateMs.samples >= COUNT, `lateness kept for every published cycle (${before.lateMs.samples})`);
-    t.ok(before.lateMs.p50 >= 0 && before.lateMs.p50 <= before.lateMs.p99 && before.lateMs.p99 <= before.lateMs.max, `p50 ${before.lateMs.p50} <= p99 ${before.lateMs.p99} <= max ${before.lateMs.max}`);
+    t.ok(
+      before.lateMs.p50 >= 0 && before.lateMs.p50 <= before.lateMs.p99 && before.lateMs.p99 <= before.lateMs.max,
+      `p50 ${before.lateMs.p50} <= p99 ${before.lateMs.p99} <= max ${before.lateMs.max}`,
+    );
     t.ok(before.lateMs.max < limit(300), `no stall yet (max ${before.lateMs.max} ms)`);
     const stalledAt = performance.now();
     while (performance.now() - stalledAt < 400); // the control loop's process is busy: every timer waits

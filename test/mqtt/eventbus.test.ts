@@ -19,7 +19,14 @@ import { controllerTopic, Recorder, SERVICE_ID, topic, until, VARIANTS } from '.
 function httpsPost(port: number, route: string, body?: unknown): Promise<{ status: number; body: any; cert: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: `/${SERVICE_ID}/${route}`, method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/${SERVICE_ID}/${route}`,
+        method: 'POST',
+        rejectUnauthorized: false,
+        headers: { 'content-type': 'application/json' },
+      },
       (res) => {
         const cert = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
         let text = '';
@@ -54,13 +61,22 @@ for (const variant of VARIANTS) {
       const state = await wss.waitFor(isOnlineState, 'state over wss', 2000);
       t.equal(state.json().key, SERVICE_ID);
       // And the other direction: a block API message published over wss reaches the runtime.
-      await wss.publish(controllerTopic('create'), JSON.stringify({ id: 'From wss', serviceId: SERVICE_ID, type: 'TempSensorMock', data: {} }));
-      await wss.waitFor((m) => m.topic === topic('patch') && m.json().data.changed[0]?.id === 'From wss', 'the patch of a create sent over wss', 2000);
+      await wss.publish(
+        controllerTopic('create'),
+        JSON.stringify({ id: 'From wss', serviceId: SERVICE_ID, type: 'TempSensorMock', data: {} }),
+      );
+      await wss.waitFor(
+        (m) => m.topic === topic('patch') && m.json().data.changed[0]?.id === 'From wss',
+        'the patch of a create sent over wss',
+        2000,
+      );
       t.equal((await rt.post('blocks/read', { id: 'From wss' })).status, 200);
     });
 
     t.test('a client that verifies certificates is refused by the self-signed one', async (t) => {
-      await t.rejects(Recorder.connect(`wss://127.0.0.1:${httpsPort}/eventbus`, { reconnectPeriod: 0, connectTimeout: 2000 }));
+      await t.rejects(
+        Recorder.connect(`wss://127.0.0.1:${httpsPort}/eventbus`, { reconnectPeriod: 0, connectTimeout: 2000 }),
+      );
     });
 
     t.test('ws on the controller HTTP port', async (t) => {
@@ -79,7 +95,11 @@ for (const variant of VARIANTS) {
           ws.on('unexpected-response', (_req, res) => (clearTimeout(timer), ws.terminate(), resolve(res.statusCode!)));
           ws.on('error', (e) => (clearTimeout(timer), reject(e)));
         });
-      t.equal(await answer(`wss://127.0.0.1:${httpsPort}/history/timeseries/stream`), 101, 'the history stream on the gateway');
+      t.equal(
+        await answer(`wss://127.0.0.1:${httpsPort}/history/timeseries/stream`),
+        101,
+        'the history stream on the gateway',
+      );
       t.equal(await answer(`wss://127.0.0.1:${httpsPort}/nothing/here`), 404, 'an unknown path on the gateway');
       t.equal(await answer(`ws://127.0.0.1:${httpPort}/nothing/here`), 404, 'an unknown path on the HTTP port');
       t.equal(await answer(`ws://127.0.0.1:${httpPort}/eventbus/extra`), 404, 'a longer path is another path');
@@ -88,7 +108,11 @@ for (const variant of VARIANTS) {
     t.test('REST over the gateway', async (t) => {
       const ping = await httpsPost(httpsPort, 'system/ping');
       t.same([ping.status, ping.body], [200, { ping: 'pong' }]);
-      const created = await httpsPost(httpsPort, 'blocks/create', { id: 'Via TLS', type: 'TempSensorMock', data: { setting: 22 } });
+      const created = await httpsPost(httpsPort, 'blocks/create', {
+        id: 'Via TLS',
+        type: 'TempSensorMock',
+        data: { setting: 22 },
+      });
       t.equal(created.status, 201);
       t.equal((await rt.post('blocks/read', { id: 'Via TLS' })).body.data.setting.value, 22, 'same runtime');
       const bad = await httpsPost(httpsPort, 'blocks/read', { id: 'Nope' });

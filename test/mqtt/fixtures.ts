@@ -62,12 +62,23 @@ export class Recorder {
   readonly messages: Received[] = [];
   private constructor(readonly client: MqttClient) {
     client.on('message', (topic, payload, packet) => {
-      this.messages.push({ topic, payload, retain: packet.retain, at: performance.now(), json: () => JSON.parse(payload.toString()) });
+      this.messages.push({
+        topic,
+        payload,
+        retain: packet.retain,
+        at: performance.now(),
+        json: () => JSON.parse(payload.toString()),
+      });
     });
   }
 
   static async connect(url: string, opts: IClientOptions = {}): Promise<Recorder> {
-    const client = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 50, connectTimeout: limit(5000), ...opts });
+    const client = await mqtt.connectAsync(url, {
+      protocolVersion: 4,
+      reconnectPeriod: 50,
+      connectTimeout: limit(5000),
+      ...opts,
+    });
     client.on('error', () => undefined);
     return new Recorder(client);
   }
@@ -97,7 +108,10 @@ export class Recorder {
         }
       });
       if (hit) return hit;
-      if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; got ${this.messages.length} messages on ${[...new Set(this.messages.map((m) => m.topic))].join(', ')}`);
+      if (performance.now() > deadline)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}; got ${this.messages.length} messages on ${[...new Set(this.messages.map((m) => m.topic))].join(', ')}`,
+        );
       await sleep(10);
     }
   }
@@ -133,9 +147,16 @@ export const CLI = path.join(ROOT, 'dist/src/main.js');
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first with npx tsc -p tsconfig.json`);
   const built = statSync(path.join(ROOT, 'dist/src/mqtt/index.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  const sources = [path.join(ROOT, 'src/main.ts'), path.join(ROOT, 'src/app.ts'), ...readdirSync(path.join(ROOT, 'src/mqtt')).map((f) => path.join(ROOT, 'src/mqtt', f))];
+  const sources = [
+    path.join(ROOT, 'src/main.ts'),
+    path.join(ROOT, 'src/app.ts'),
+    ...readdirSync(path.join(ROOT, 'src/mqtt')).map((f) => path.join(ROOT, 'src/mqtt', f)),
+  ];
   const stale = sources.filter((f) => statSync(f).mtimeMs > built);
-  if (stale.length) throw new Error(`dist is older than ${stale.map((f) => path.relative(ROOT, f)).join(', ')}: rebuild with npx tsc -p tsconfig.json`);
+  if (stale.length)
+    throw new Error(
+      `dist is older than ${stale.map((f) => path.relative(ROOT, f)).join(', ')}: rebuild with npx tsc -p tsconfig.json`,
+    );
 }
 
 export interface Cli {
@@ -147,7 +168,12 @@ export interface Cli {
 /** Spawn `node dist/src/main.js` and wait until its MQTT client is connected (killed on failure and at the owner's teardown). */
 export async function spawnCli(args: string[], owner?: Owner, timeoutMs = 15000): Promise<Cli> {
   assertBuilt();
-  const child = spawnOwned(process.execPath, [CLI, '--port', '0', '--https-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }, owner);
+  const child = spawnOwned(
+    process.execPath,
+    [CLI, '--port', '0', '--https-port', '0', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+    owner,
+  );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));

@@ -35,8 +35,15 @@ function malformed(i: number, action: string): string | Buffer {
     () => JSON.stringify({ ...ours, id: existing, type: 'SetpointSensorPair', data: {} }),
     () => JSON.stringify({ ...ours, id: 'SysInfo', nid: 2, type: 'SysInfo', data: { timeZone: 7 } }),
     () => JSON.stringify({ ...ours, nid: 99999, type: 'TempSensorMock', data: {} }),
-    () => JSON.stringify({ ...ours, id: existing, type: 'TempSensorMock', data: { 'sensorId<>': 'Missing' }, meta: 'x' }),
-    () => JSON.stringify({ ...ours, id: `Deep ${i}`, type: 'TempSensorMock', data: JSON.parse('['.repeat(50) + ']'.repeat(50)) }),
+    () =>
+      JSON.stringify({ ...ours, id: existing, type: 'TempSensorMock', data: { 'sensorId<>': 'Missing' }, meta: 'x' }),
+    () =>
+      JSON.stringify({
+        ...ours,
+        id: `Deep ${i}`,
+        type: 'TempSensorMock',
+        data: JSON.parse('['.repeat(50) + ']'.repeat(50)),
+      }),
   ];
   return kinds[i % kinds.length]!();
 }
@@ -55,14 +62,18 @@ for (const variant of VARIANTS) {
     const rt = await startApp({ ...bus.overrides, emitInterval: '5000' }, { log: pino({ level: 'warn' }, sink) });
     t.teardown(() => rt.close());
     await until(() => rt.app.mqtt.connected, 'the runtime to connect');
-    t.equal((await rt.post('blocks/create', { id: 'Keep', type: 'TempSensorMock', data: { setting: 12 } })).status, 201);
+    t.equal(
+      (await rt.post('blocks/create', { id: 'Keep', type: 'TempSensorMock', data: { setting: 12 } })).status,
+      201,
+    );
     const before = (await rt.post('blocks/all/read')).body;
 
     const sub = await Recorder.connect(bus.brokerUrl(rt.app));
     t.teardown(() => sub.end());
     await sub.subscribe(topic('patch'));
     for (const action of ACTIONS) {
-      for (let i = 0; i < PER_TOPIC; i++) await sub.publish(controllerTopic(action), malformed(i + ACTIONS.indexOf(action), action));
+      for (let i = 0; i < PER_TOPIC; i++)
+        await sub.publish(controllerTopic(action), malformed(i + ACTIONS.indexOf(action), action));
     }
     // Valid operations on every topic, sent after the flood: the subscription survived.
     const ops: Array<[string, object]> = [
@@ -81,7 +92,11 @@ for (const variant of VARIANTS) {
     );
 
     t.equal((await rt.post('system/ping')).status, 200, 'REST still answers');
-    t.same((await rt.post('blocks/all/read')).body.filter((b: any) => b.id !== 'SysInfo'), before.filter((b: any) => b.id !== 'SysInfo'), 'no block created, changed or deleted by the flood');
+    t.same(
+      (await rt.post('blocks/all/read')).body.filter((b: any) => b.id !== 'SysInfo'),
+      before.filter((b: any) => b.id !== 'SysInfo'),
+      'no block created, changed or deleted by the flood',
+    );
     t.equal(rt.app.mqtt.connected, true, 'still connected');
 
     const logged = lines.filter((l) => /^mqtt blocks\/\w+ dropped/.test(l.msg));
@@ -90,6 +105,9 @@ for (const variant of VARIANTS) {
     const counted = (rt.app.status().mqtt as { dropped: { blockApi: number } }).dropped.blockApi;
     t.ok(counted >= ACTIONS.length * PER_TOPIC * 0.8, `${counted} dropped messages counted`);
     t.ok(logged.length >= 1 && logged.length <= ACTIONS.length, `${logged.length} lines logged, at most one per topic`);
-    t.ok(logged.every((l) => typeof l.reason === 'string' && l.reason.length > 0), 'each with its reason');
+    t.ok(
+      logged.every((l) => typeof l.reason === 'string' && l.reason.length > 0),
+      'each with its reason',
+    );
   });
 }

@@ -26,12 +26,21 @@ t.test('the embedded broker does not echo the controller its own state and histo
   await other.waitFor((m) => m.topic === topic('state') && !m.retain, 'a live state message at another client', 3000);
 
   // Another controller's messages still reach it.
-  await other.publish('svc/state/edge-two', JSON.stringify({ key: 'edge-two', type: 'Spark.state', data: { status: { connected: true } } }));
+  await other.publish(
+    'svc/state/edge-two',
+    JSON.stringify({ key: 'edge-two', type: 'Spark.state', data: { status: { connected: true } } }),
+  );
   await other.publish('svc/history/edge-two', JSON.stringify({ key: 'edge-two', data: { 'x/value': 1 } }));
-  await until(() => arrived.includes('svc/state/edge-two') && arrived.includes('svc/history/edge-two'), 'the other controller’s messages');
+  await until(
+    () => arrived.includes('svc/state/edge-two') && arrived.includes('svc/history/edge-two'),
+    'the other controller’s messages',
+  );
   await until(() => emitted().state - before.state >= 4, 'four more state messages');
   const own = arrived.filter((x) => x === `svc/state/${SERVICE_ID}`).length;
   // Subscribing hands it the retained copy once (that is the broker's store, not an echo).
-  t.ok(own <= 1, `${own} of its own ${emitted().state - before.state}+ state messages came back to it (at most the retained copy)`);
+  t.ok(
+    own <= 1,
+    `${own} of its own ${emitted().state - before.state}+ state messages came back to it (at most the retained copy)`,
+  );
   t.notOk(arrived.includes(`svc/history/${SERVICE_ID}`), 'none of its own history messages came back to it');
 });

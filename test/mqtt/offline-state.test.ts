@@ -25,7 +25,10 @@ for (const kind of KILLABLE_BROKERS) {
     t.teardown(() => sub.end());
     await sub.subscribe(topic('state'));
 
-    const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--service-id', SERVICE_ID], t);
+    const cli = await spawnCli(
+      ['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--service-id', SERVICE_ID],
+      t,
+    );
     t.teardown(() => cli.child.kill('SIGKILL'));
     await sub.waitFor(isOnline, 'the online state', 5000);
     const from = sub.messages.length;
@@ -79,6 +82,10 @@ for (const variant of VARIANTS) {
     await rt.close();
     const offline = await sub.waitFor(isOffline, 'the offline state', 3000, from);
     t.same(offline.json().data.blocks, []);
-    t.equal(sub.messages.slice(sub.messages.indexOf(offline) + 1).filter(isOnline).length, 0, 'nothing online after it');
+    t.equal(
+      sub.messages.slice(sub.messages.indexOf(offline) + 1).filter(isOnline).length,
+      0,
+      'nothing online after it',
+    );
   });
 }

@@ -10,10 +10,12 @@ const require = createRequire(import.meta.url);
 const numbers = require('mqtt-packet/numbers.js') as { cache: Record<number, Buffer> };
 const writeToStream = require('mqtt-packet/writeToStream.js') as { cacheNumbers: boolean };
 
-t.test('a running app with the embedded broker never fills mqtt-packet\'s number table', async (t) => {
+t.test("a running app with the embedded broker never fills mqtt-packet's number table", async (t) => {
   const rt = await startApp({ hardware: 'sim', emitInterval: '100' });
   t.teardown(() => rt.close());
-  const emitted = async () => ((await (await fetch(`${rt.base}/system/status`)).json()) as { mqtt: { emitted: { state: number } } }).mqtt.emitted.state;
+  const emitted = async () =>
+    ((await (await fetch(`${rt.base}/system/status`)).json()) as { mqtt: { emitted: { state: number } } }).mqtt.emitted
+      .state;
   for (let i = 0; i < 100 && (await emitted()) < 3; i++) await new Promise((r) => setTimeout(r, 50));
   t.ok((await emitted()) >= 3, 'state messages went through the broker');
   t.equal(writeToStream.cacheNumbers, false, 'the cache flag is off');

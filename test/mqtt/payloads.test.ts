@@ -9,10 +9,23 @@ import { ttlFor } from '../../src/mqtt/ttl.js';
 
 t.test('history keeps numbers only, at any depth', async (t) => {
   t.same(
-    numbersOnly({ 'value[degC]': 20.5, on: true, off: false, gone: null, name: 'x', nan: NaN, inf: Infinity, nested: { a: 1, b: 'no', c: { d: null } } }),
+    numbersOnly({
+      'value[degC]': 20.5,
+      on: true,
+      off: false,
+      gone: null,
+      name: 'x',
+      nan: NaN,
+      inf: Infinity,
+      nested: { a: 1, b: 'no', c: { d: null } },
+    }),
     { 'value[degC]': 20.5, on: 1, off: 0, nested: { a: 1 } },
   );
-  t.same(numbersOnly({ list: [1, 'two', true, null], objects: [{ a: 1, s: 'x' }, { s: 'y' }, { b: 2 }] }), { list: { 0: 1, 2: 1 }, objects: { 0: { a: 1 }, 2: { b: 2 } } }, 'arrays keep their item index as key');
+  t.same(
+    numbersOnly({ list: [1, 'two', true, null], objects: [{ a: 1, s: 'x' }, { s: 'y' }, { b: 2 }] }),
+    { list: { 0: 1, 2: 1 }, objects: { 0: { a: 1 }, 2: { b: 2 } } },
+    'arrays keep their item index as key',
+  );
   t.equal(numbersOnly({ only: 'strings', and: null, empty: {}, list: [] }), undefined, 'nothing numeric at all');
   const payload = historyPayload('edge-one', [
     { id: 'A', nid: 100, type: 'T', serviceId: 'edge-one', data: { 'value[degC]': 1 } },
@@ -21,43 +34,65 @@ t.test('history keeps numbers only, at any depth', async (t) => {
   t.same(payload, { key: 'edge-one', data: { A: { 'value[degC]': 1 } } }, 'blocks without numbers are left out');
 });
 
-t.test('the history message from the encoding cache is the one made from every block, and an unchanged block is not read again', async (t) => {
-  const { runtime, clock, units } = testRuntime();
-  runtime.create({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 19, fluctuations: [] } });
-  runtime.create({ id: 'Moving', type: 'TempSensorMock', data: { setting: 19, fluctuations: [{ amplitude: 1, period: 60 }] } });
-  runtime.create({ id: 'Pair', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Sensor' } });
-  const reads = new Map<string, number>();
-  const toJson = runtime.toJson.bind(runtime);
-  const loggedNumbers = runtime.loggedNumbers.bind(runtime);
-  runtime.loggedNumbers = ((block) => {
-    reads.set(block.id, (reads.get(block.id) ?? 0) + 1);
-    return loggedNumbers(block);
-  }) as typeof runtime.loggedNumbers;
-  // Made the long way, from the logged objects: the message read from the field tables must equal it.
-  const expect = () => historyPayload('edge-one', runtime.blocks().map((b) => toJson(b, 'logged')));
-  for (let i = 0; i < 5; i++) {
-    clock.advance(5000);
-    runtime.tick();
-    const { message, bytes } = cachedHistoryPayload('edge-one', runtime);
-    t.same(message, expect(), `cycle ${i}: the same message`);
-    t.same(JSON.parse(bytes.toString()), message, 'and its text');
-  }
-  t.equal(reads.get('Sensor'), 1, 'the sensor at rest was read once in five cycles');
-  t.equal(reads.get('Moving'), 5, 'the moving one every cycle');
-  const before = cachedHistoryPayload('edge-one', runtime).message.data.Sensor;
-  units.temperature = 'degF';
-  const after = cachedHistoryPayload('edge-one', runtime);
-  t.same(after.message, expect(), 'a unit change: the message in the new unit');
-  t.same(JSON.parse(after.bytes.toString()), after.message, 'and its text');
-  t.not(after.message.data.Sensor, before, 'made again');
-  t.ok(Object.keys(after.message.data.Sensor as object).some((k) => k.includes('degF')), 'with the new unit in its keys');
-  runtime.patch({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 21 } });
-  const written = cachedHistoryPayload('edge-one', runtime);
-  t.same(written.message, expect(), 'a write: the new value');
-  t.same(JSON.parse(written.bytes.toString()), written.message, 'and its text');
-  runtime.rename({ existing: 'Sensor', desired: 'Renamed' });
-  t.same(JSON.parse(cachedHistoryPayload('edge-one', runtime).bytes.toString()), expect(), 'a rename: the text names the new id');
-});
+t.test(
+  'the history message from the encoding cache is the one made from every block, and an unchanged block is not read again',
+  async (t) => {
+    const { runtime, clock, units } = testRuntime();
+    runtime.create({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 19, fluctuations: [] } });
+    runtime.create({
+      id: 'Moving',
+      type: 'TempSensorMock',
+      data: { setting: 19, fluctuations: [{ amplitude: 1, period: 60 }] },
+    });
+    runtime.create({
+      id: 'Pair',
+      type: 'SetpointSensorPair',
+      data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Sensor' },
+    });
+    const reads = new Map<string, number>();
+    const toJson = runtime.toJson.bind(runtime);
+    const loggedNumbers = runtime.loggedNumbers.bind(runtime);
+    runtime.loggedNumbers = ((block) => {
+      reads.set(block.id, (reads.get(block.id) ?? 0) + 1);
+      return loggedNumbers(block);
+    }) as typeof runtime.loggedNumbers;
+    // Made the long way, from the logged objects: the message read from the field tables must equal it.
+    const expect = () =>
+      historyPayload(
+        'edge-one',
+        runtime.blocks().map((b) => toJson(b, 'logged')),
+      );
+    for (let i = 0; i < 5; i++) {
+      clock.advance(5000);
+      runtime.tick();
+      const { message, bytes } = cachedHistoryPayload('edge-one', runtime);
+      t.same(message, expect(), `cycle ${i}: the same message`);
+      t.same(JSON.parse(bytes.toString()), message, 'and its text');
+    }
+    t.equal(reads.get('Sensor'), 1, 'the sensor at rest was read once in five cycles');
+    t.equal(reads.get('Moving'), 5, 'the moving one every cycle');
+    const before = cachedHistoryPayload('edge-one', runtime).message.data.Sensor;
+    units.temperature = 'degF';
+    const after = cachedHistoryPayload('edge-one', runtime);
+    t.same(after.message, expect(), 'a unit change: the message in the new unit');
+    t.same(JSON.parse(after.bytes.toString()), after.message, 'and its text');
+    t.not(after.message.data.Sensor, before, 'made again');
+    t.ok(
+      Object.keys(after.message.data.Sensor as object).some((k) => k.includes('degF')),
+      'with the new unit in its keys',
+    );
+    runtime.patch({ id: 'Sensor', type: 'TempSensorMock', data: { setting: 21 } });
+    const written = cachedHistoryPayload('edge-one', runtime);
+    t.same(written.message, expect(), 'a write: the new value');
+    t.same(JSON.parse(written.bytes.toString()), written.message, 'and its text');
+    runtime.rename({ existing: 'Sensor', desired: 'Renamed' });
+    t.same(
+      JSON.parse(cachedHistoryPayload('edge-one', runtime).bytes.toString()),
+      expect(),
+      'a rename: the text names the new id',
+    );
+  },
+);
 
 t.test('ttl is six intervals in a simple format that parses back exactly', async (t) => {
   t.equal(ttlFor(5000), '30s');
@@ -68,13 +103,16 @@ t.test('ttl is six intervals in a simple format that parses back exactly', async
 
 t.test('topics and filters', async (t) => {
   const topics = topicsFor('svc', 'edge-one');
-  t.same([topics.state, topics.patch, topics.history, topics.controller('patch'), topics.datastore('edge-one')], [
-    'svc/state/edge-one',
-    'svc/state/edge-one/patch',
-    'svc/history/edge-one',
-    'svc/controller/blocks/patch',
-    'svc/datastore/edge-one',
-  ]);
+  t.same(
+    [topics.state, topics.patch, topics.history, topics.controller('patch'), topics.datastore('edge-one')],
+    [
+      'svc/state/edge-one',
+      'svc/state/edge-one/patch',
+      'svc/history/edge-one',
+      'svc/controller/blocks/patch',
+      'svc/datastore/edge-one',
+    ],
+  );
   t.ok(topicMatches('svc/datastore/+', 'svc/datastore/a'));
   t.notOk(topicMatches('svc/datastore/+', 'svc/datastore/a/b'));
   t.ok(topicMatches('svc/#', 'svc/datastore/a/b'));

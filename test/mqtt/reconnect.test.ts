@@ -35,22 +35,40 @@ for (const kind of KILLABLE_BROKERS) {
     await until(() => rt.app.mqtt.connected, 'the runtime to reconnect', 8000);
     const reconnectedAt = performance.now();
 
-    const state = await sub.waitFor((m) => m.topic === topic('state') && m.json().data.status.online === true, 'state after reconnecting', 2000, from);
+    const state = await sub.waitFor(
+      (m) => m.topic === topic('state') && m.json().data.status.online === true,
+      'state after reconnecting',
+      2000,
+      from,
+    );
     t.ok(state, 'state resumes');
     await until(() => sub.on(topic('history'), from).length >= 6, 'history to resume', 3000);
     const history = sub.on(topic('history'), from);
     const elapsed = performance.now() - reconnectedAt;
-    t.ok(history.length <= elapsed / INTERVAL + 2, `${history.length} history messages in the ${Math.round(elapsed)} ms after reconnecting: no backlog`);
+    t.ok(
+      history.length <= elapsed / INTERVAL + 2,
+      `${history.length} history messages in the ${Math.round(elapsed)} ms after reconnecting: no backlog`,
+    );
     const gaps = history.slice(1).map((m, i) => m.at - history[i]!.at);
     // A replayed backlog arrives as a burst: three or more messages within one interval. A single
     // late delivery followed by an on-time one is only a short gap, and does not count.
     const burst = history.slice(2).some((m, i) => m.at - history[i]!.at < INTERVAL / 2);
-    t.notOk(burst, `history keeps its cadence after reconnecting, no burst (gaps ${gaps.map(Math.round).join(', ')} ms)`);
+    t.notOk(
+      burst,
+      `history keeps its cadence after reconnecting, no burst (gaps ${gaps.map(Math.round).join(', ')} ms)`,
+    );
     t.ok(history[0]!.at >= reconnectedAt - INTERVAL - 100, 'nothing older than the reconnection arrived');
 
     // The controller topics were subscribed again on the new connection.
     await sub.subscribe(topic('patch'));
-    await sub.publish(controllerTopic('create'), JSON.stringify({ id: 'After Outage', serviceId: SERVICE_ID, type: 'TempSensorMock', data: {} }));
-    await sub.waitFor((m) => m.topic === topic('patch') && m.json().data.changed[0]?.id === 'After Outage', 'the patch of an MQTT create after the outage', 2000);
+    await sub.publish(
+      controllerTopic('create'),
+      JSON.stringify({ id: 'After Outage', serviceId: SERVICE_ID, type: 'TempSensorMock', data: {} }),
+    );
+    await sub.waitFor(
+      (m) => m.topic === topic('patch') && m.json().data.changed[0]?.id === 'After Outage',
+      'the patch of an MQTT create after the outage',
+      2000,
+    );
   });
 }

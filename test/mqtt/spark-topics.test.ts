@@ -27,12 +27,17 @@ t.test('a plain MQTT client on a real Mosquitto', async (t) => {
   t.teardown(() => broker.stop());
   const rt = await startApp({ mqttUrl: broker.url, topicRoot: 'brewcast', emitInterval: '200' });
   t.teardown(() => rt.close());
-  t.equal((await rt.post('blocks/create', { id: 'Fridge Sensor', type: 'TempSensorMock', data: { setting: 20 } })).status, 201);
+  t.equal(
+    (await rt.post('blocks/create', { id: 'Fridge Sensor', type: 'TempSensorMock', data: { setting: 20 } })).status,
+    201,
+  );
 
   const client = await mqtt.connectAsync(broker.url, { protocolVersion: 4 });
   t.teardown(() => client.endAsync());
   const messages: Msg[] = [];
-  client.on('message', (topic, payload, packet) => messages.push({ topic, json: JSON.parse(payload.toString()), retain: packet.retain }));
+  client.on('message', (topic, payload, packet) =>
+    messages.push({ topic, json: JSON.parse(payload.toString()), retain: packet.retain }),
+  );
   await client.subscribeAsync(['brewcast/state/#']);
   const waitFor = async (pred: (m: Msg) => boolean, what: string) => {
     for (let i = 0; i < 100; i++) {
@@ -44,25 +49,55 @@ t.test('a plain MQTT client on a real Mosquitto', async (t) => {
   };
 
   // The retained state may predate the create by one emit interval: wait for one that has the sensor.
-  const hasSensor = (m: Msg) => Array.isArray(m.json.data?.blocks) && m.json.data.blocks.some((b: any) => b.id === 'Fridge Sensor');
-  const state = await waitFor((m) => m.topic === `brewcast/state/${SERVICE_ID}` && m.json.type === 'Spark.state' && hasSensor(m), 'a Spark.state with the sensor');
+  const hasSensor = (m: Msg) =>
+    Array.isArray(m.json.data?.blocks) && m.json.data.blocks.some((b: any) => b.id === 'Fridge Sensor');
+  const state = await waitFor(
+    (m) => m.topic === `brewcast/state/${SERVICE_ID}` && m.json.type === 'Spark.state' && hasSensor(m),
+    'a Spark.state with the sensor',
+  );
   t.equal(state.json.key, SERVICE_ID);
-  t.same(Object.keys(state.json.data).sort(), ['blocks', 'claims', 'relations', 'status'], 'the SparkStateEvent data shape');
+  t.same(
+    Object.keys(state.json.data).sort(),
+    ['blocks', 'claims', 'relations', 'status'],
+    'the SparkStateEvent data shape',
+  );
   const sensor = state.json.data.blocks.find((b: any) => b.id === 'Fridge Sensor');
   t.match(sensor.data.value, { __bloxtype: 'Quantity', unit: 'degC' }, 'quantities carry __bloxtype');
   t.match(sensor.data.setting, { __bloxtype: 'Quantity', __objtype: 'Quantity', value: 20 });
 
-  const publish = (action: string, body: unknown) => client.publishAsync(`brewcast/spark/blocks/${action}`, JSON.stringify(body));
+  const publish = (action: string, body: unknown) =>
+    client.publishAsync(`brewcast/spark/blocks/${action}`, JSON.stringify(body));
   await publish('create', { id: 'Other', serviceId: 'someone-else', type: 'TempSensorMock', data: {} });
-  await publish('create', { id: 'Bus Sensor', serviceId: SERVICE_ID, type: 'TempSensorMock', data: { setting: { __bloxtype: 'Quantity', value: 18, unit: 'degC' } } });
-  const created = await waitFor((m) => m.json.type === 'Spark.patch' && m.json.data.changed.some((b: any) => b.id === 'Bus Sensor'), 'the patch of the create');
+  await publish('create', {
+    id: 'Bus Sensor',
+    serviceId: SERVICE_ID,
+    type: 'TempSensorMock',
+    data: { setting: { __bloxtype: 'Quantity', value: 18, unit: 'degC' } },
+  });
+  const created = await waitFor(
+    (m) => m.json.type === 'Spark.patch' && m.json.data.changed.some((b: any) => b.id === 'Bus Sensor'),
+    'the patch of the create',
+  );
   t.equal(created.retain, false);
   await publish('patch', { id: 'Bus Sensor', serviceId: SERVICE_ID, type: 'TempSensorMock', data: { setting: 19 } });
-  await waitFor((m) => m.json.type === 'Spark.patch' && m.json.data.changed.some((b: any) => b.id === 'Bus Sensor' && b.data.setting.value === 19), 'the patch of the patch');
+  await waitFor(
+    (m) =>
+      m.json.type === 'Spark.patch' &&
+      m.json.data.changed.some((b: any) => b.id === 'Bus Sensor' && b.data.setting.value === 19),
+    'the patch of the patch',
+  );
   await publish('write', { id: 'Bus Sensor', serviceId: SERVICE_ID, type: 'TempSensorMock', data: { setting: 17 } });
-  await waitFor((m) => m.json.type === 'Spark.patch' && m.json.data.changed.some((b: any) => b.id === 'Bus Sensor' && b.data.setting.value === 17), 'the patch of the write');
+  await waitFor(
+    (m) =>
+      m.json.type === 'Spark.patch' &&
+      m.json.data.changed.some((b: any) => b.id === 'Bus Sensor' && b.data.setting.value === 17),
+    'the patch of the write',
+  );
   await publish('delete', { id: 'Bus Sensor', serviceId: SERVICE_ID });
-  await waitFor((m) => m.json.type === 'Spark.patch' && m.json.data.deleted.includes('Bus Sensor'), 'the patch of the delete');
+  await waitFor(
+    (m) => m.json.type === 'Spark.patch' && m.json.data.deleted.includes('Bus Sensor'),
+    'the patch of the delete',
+  );
   t.equal((await rt.post('blocks/read', { id: 'Other' })).status, 404, 'a block for another service is ignored');
 
   // The MQTT page's table names the types the messages really carry.

@@ -8,7 +8,8 @@ const INTERVAL = 200;
 
 function allNumbers(value: unknown, path = 'data'): string[] {
   if (typeof value === 'number') return [];
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).flatMap(([k, v]) => allNumbers(v, `${path}.${k}`));
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return Object.entries(value).flatMap(([k, v]) => allNumbers(v, `${path}.${k}`));
   return [`${path} is ${JSON.stringify(value)}`];
 }
 
@@ -21,9 +22,36 @@ for (const variant of VARIANTS) {
     const { app } = rt;
     await until(() => app.mqtt.connected, 'the runtime to connect');
 
-    t.equal((await rt.post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 21.5, connected: true } })).status, 201);
-    t.equal((await rt.post('blocks/create', { id: 'Loose Sensor', type: 'TempSensorMock', data: { setting: 19, connected: false } })).status, 201);
-    t.equal((await rt.post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { 'sensorId<>': 'Beer Sensor', storedSetting: 20, enabled: true } })).status, 201);
+    t.equal(
+      (
+        await rt.post('blocks/create', {
+          id: 'Beer Sensor',
+          type: 'TempSensorMock',
+          data: { setting: 21.5, connected: true },
+        })
+      ).status,
+      201,
+    );
+    t.equal(
+      (
+        await rt.post('blocks/create', {
+          id: 'Loose Sensor',
+          type: 'TempSensorMock',
+          data: { setting: 19, connected: false },
+        })
+      ).status,
+      201,
+    );
+    t.equal(
+      (
+        await rt.post('blocks/create', {
+          id: 'Beer Setpoint',
+          type: 'SetpointSensorPair',
+          data: { 'sensorId<>': 'Beer Sensor', storedSetting: 20, enabled: true },
+        })
+      ).status,
+      201,
+    );
     const emittedStates = () => (app.status().mqtt as { emitted: { state: number } }).emitted.state;
     const before = emittedStates();
     await until(() => emittedStates() > before, 'a state emission after the changes');
@@ -42,13 +70,22 @@ for (const variant of VARIANTS) {
       t.equal(state.data.status.serviceId, SERVICE_ID);
       t.type(state.data.status.uptime, 'number');
       t.equal(state.data.status.mqtt.connected, true);
-      t.ok(state.data.blocks.some((b: any) => b.id === 'Beer Sensor' && b.data.value.__objtype === 'Quantity'), 'blocks in default mode');
-      t.ok(state.data.relations.some((r: any) => r.source === 'Beer Sensor' && r.target === 'Beer Setpoint'), 'relations');
+      t.ok(
+        state.data.blocks.some((b: any) => b.id === 'Beer Sensor' && b.data.value.__objtype === 'Quantity'),
+        'blocks in default mode',
+      );
+      t.ok(
+        state.data.relations.some((r: any) => r.source === 'Beer Sensor' && r.target === 'Beer Setpoint'),
+        'relations',
+      );
       t.ok(Array.isArray(state.data.claims), 'claims');
 
       const live = await sub.waitFor((m) => !m.retain, 'a live state', INTERVAL * 3);
       // Loose bound (timers in a busy test process are late): what matters is one interval, not the 5 s default or a multiple.
-      t.ok(live.at - subscribedAt <= INTERVAL * 1.5, `a live state arrived ${Math.round(live.at - subscribedAt)} ms after subscribing (interval ${INTERVAL} ms)`);
+      t.ok(
+        live.at - subscribedAt <= INTERVAL * 1.5,
+        `a live state arrived ${Math.round(live.at - subscribedAt)} ms after subscribing (interval ${INTERVAL} ms)`,
+      );
     });
 
     t.test('history carries logged data, postfixed units, numbers only', async (t) => {

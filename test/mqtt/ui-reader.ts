@@ -51,4 +51,3 @@ export function uiRead(serviceId: string, evt: any): UiView | null {
     blocks,
   };
 }
-

@@ -41,14 +41,32 @@ t.test('the UI reads the state message: online, then offline after a clean stop'
   t.teardown(() => sub.end());
   await sub.subscribe(topic('state'));
   const online = view(await sub.waitFor((m) => (view(m)?.blocks ?? 0) > 0, 'a state with blocks'))!;
-  t.same(online, { desc: 'Synchronized', color: 'green', page: 'blocks', step: 'SYNCHRONIZED', serviceName: SERVICE_ID, deviceId, enabled: true, blocks: online.blocks });
+  t.same(online, {
+    desc: 'Synchronized',
+    color: 'green',
+    page: 'blocks',
+    step: 'SYNCHRONIZED',
+    serviceName: SERVICE_ID,
+    deviceId,
+    enabled: true,
+    blocks: online.blocks,
+  });
   const raw = sub.messages.at(-1)!.json().data.status;
   t.match(raw, { online: true, serviceId: SERVICE_ID, version: String }, "edgeblocks' own fields are kept");
 
   const from = sub.messages.length;
   await rt.close();
   const offline = view(await sub.waitFor((m) => view(m)?.step === 'DISCONNECTED', 'the offline state', 3000, from))!;
-  t.same(offline, { desc: 'Waiting for connection', color: 'red', page: 'troubleshooter', step: 'DISCONNECTED', serviceName: SERVICE_ID, deviceId, enabled: true, blocks: 0 });
+  t.same(offline, {
+    desc: 'Waiting for connection',
+    color: 'red',
+    page: 'troubleshooter',
+    step: 'DISCONNECTED',
+    serviceName: SERVICE_ID,
+    deviceId,
+    enabled: true,
+    blocks: 0,
+  });
 });
 
 t.test('the UI reads the last will after kill -9', async (t) => {
@@ -59,7 +77,10 @@ t.test('the UI reads the last will after kill -9', async (t) => {
   const sub = await Recorder.connect(broker.url);
   t.teardown(() => sub.end());
   await sub.subscribe(topic('state'));
-  const cli = await spawnCli(['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--service-id', SERVICE_ID], t);
+  const cli = await spawnCli(
+    ['--mqtt-url', broker.url, '--data-dir', dataDir, '--emit-interval', '200', '--service-id', SERVICE_ID],
+    t,
+  );
   t.teardown(() => cli.child.kill('SIGKILL'));
   const online = view(await sub.waitFor((m) => view(m)?.step === 'SYNCHRONIZED', 'the online state'))!;
   t.equal(online.serviceName, SERVICE_ID);
@@ -69,5 +90,14 @@ t.test('the UI reads the last will after kill -9', async (t) => {
   cli.child.kill('SIGKILL');
   await cli.exited;
   const will = view(await sub.waitFor((m) => view(m)?.step === 'DISCONNECTED', 'the last will', 5000, from))!;
-  t.same(will, { desc: 'Waiting for connection', color: 'red', page: 'troubleshooter', step: 'DISCONNECTED', serviceName: SERVICE_ID, deviceId: online.deviceId, enabled: true, blocks: 0 });
+  t.same(will, {
+    desc: 'Waiting for connection',
+    color: 'red',
+    page: 'troubleshooter',
+    step: 'DISCONNECTED',
+    serviceName: SERVICE_ID,
+    deviceId: online.deviceId,
+    enabled: true,
+    blocks: 0,
+  });
 });

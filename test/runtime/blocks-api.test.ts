@@ -4,7 +4,11 @@ import { testRuntime } from '../helpers/runtime.js';
 import { at, objectAt } from '../helpers/json.js';
 
 const sensor = { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20 } };
-const setpoint = { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 19, filterThreshold: 2, 'sensorId<>': 'Beer Sensor' } };
+const setpoint = {
+  id: 'Beer Setpoint',
+  type: 'SetpointSensorPair',
+  data: { enabled: true, storedSetting: 19, filterThreshold: 2, 'sensorId<>': 'Beer Sensor' },
+};
 
 t.test('write replaces the whole state; patch keeps what it does not name', async (t) => {
   const { runtime } = testRuntime();
@@ -23,10 +27,17 @@ t.test('write replaces the whole state; patch keeps what it does not name', asyn
 
 t.test('deep patch of nested constraints, and null removes a sub-object', async (t) => {
   const { runtime } = testRuntime();
-  runtime.create({ id: 'mock', type: 'ActuatorAnalogMock', data: { enabled: true, constraints: { min: { value: 10 } } } });
+  runtime.create({
+    id: 'mock',
+    type: 'ActuatorAnalogMock',
+    data: { enabled: true, constraints: { min: { value: 10 } } },
+  });
   let b = runtime.patch({ id: 'mock', type: 'ActuatorAnalogMock', data: { constraints: { max: { value: 100 } } } });
   t.equal(b.data.enabled, true);
-  t.same(b.data.constraints, { min: { value: 10, enabled: false, limiting: false }, max: { value: 100, enabled: false, limiting: false } });
+  t.same(b.data.constraints, {
+    min: { value: 10, enabled: false, limiting: false },
+    max: { value: 100, enabled: false, limiting: false },
+  });
   b = runtime.patch({ id: 'mock', type: 'ActuatorAnalogMock', data: { constraints: { max: { enabled: true } } } });
   t.same(at(b.data, 'constraints', 'max'), { value: 100, enabled: true, limiting: false });
   t.same(at(b.data, 'constraints', 'min'), { value: 10, enabled: false, limiting: false });
@@ -52,7 +63,17 @@ t.test('writes are idempotent and unchanged data is never written again', async 
 t.test('read-only fields in input are ignored', async (t) => {
   const { runtime } = testRuntime();
   runtime.create(sensor);
-  const b = runtime.create({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, value: 99, setting: { __objtype: 'Quantity', value: 55 }, 'valueUnfiltered[degF]': 1 } });
+  const b = runtime.create({
+    id: 'sp',
+    type: 'SetpointSensorPair',
+    data: {
+      enabled: true,
+      storedSetting: 20,
+      value: 99,
+      setting: { __objtype: 'Quantity', value: 55 },
+      'valueUnfiltered[degF]': 1,
+    },
+  });
   t.equal(at(b.data, 'setting', 'value'), 20);
   t.not(at(b.data, 'value', 'value'), 99);
 });
@@ -85,8 +106,21 @@ t.test('ids, nids and the system block', async (t) => {
   t.equal(sys.type, 'SysInfo');
   t.throws(() => runtime.delete({ id: 'SysInfo' }), { name: 'BlockError', kind: 'conflict' });
   t.throws(() => runtime.create({ id: 'x', type: 'SysInfo', data: {} }), { name: 'BlockError', kind: 'conflict' });
-  t.same(runtime.deleteAll().map((i) => i.id).sort(), ['Beer Sensor', 'chosen']);
-  t.same(runtime.readAll().map((b) => b.id), runtime.blocks().filter((b) => b.def.system).map((b) => b.id), 'only system blocks remain');
+  t.same(
+    runtime
+      .deleteAll()
+      .map((i) => i.id)
+      .sort(),
+    ['Beer Sensor', 'chosen'],
+  );
+  t.same(
+    runtime.readAll().map((b) => b.id),
+    runtime
+      .blocks()
+      .filter((b) => b.def.system)
+      .map((b) => b.id),
+    'only system blocks remain',
+  );
   t.ok(runtime.readAll().some((b) => b.id === 'SysInfo'));
 });
 
@@ -141,12 +175,18 @@ t.test('a change that cannot be stored is undone in memory too', async (t) => {
   t.notOk(runtime.find('ghost'), 'no ghost block after a failed create');
   t.doesNotThrow(() => runtime.readAll());
   persistence.failFor = 'Beer Sensor';
-  t.throws(() => runtime.patch({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 30 }, meta: { x: 1 } }), /disk full/);
+  t.throws(
+    () => runtime.patch({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 30 }, meta: { x: 1 } }),
+    /disk full/,
+  );
   const b = runtime.read({ id: 'Beer Sensor' });
   t.equal(at(b.data, 'setting', 'value'), 20, 'the failed patch is rolled back');
   t.same(b.meta, {});
   persistence.failFor = 'new';
-  await t.rejects(runtime.backupLoad({ blocks: [{ id: 'new', nid: 300, type: 'TempSensorMock', data: {} }] }), /disk full/);
+  await t.rejects(
+    runtime.backupLoad({ blocks: [{ id: 'new', nid: 300, type: 'TempSensorMock', data: {} }] }),
+    /disk full/,
+  );
   t.ok(runtime.find('Beer Sensor'), 'a backup load that cannot be stored leaves the blocks as they were');
   t.notOk(runtime.find('new'));
 });

@@ -41,6 +41,9 @@ t.test('resolve() gives the block only through an interface its type implements'
 
 t.test('the type checker refuses reads an interface does not promise, and claims a type does not keep', async (t) => {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'test/types/tsconfig.json')], { encoding: 'utf8', cwd: root });
+  const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'test/types/tsconfig.json')], {
+    encoding: 'utf8',
+    cwd: root,
+  });
   t.equal(run.status, 0, run.stdout || run.stderr || 'compiles, with every @ts-expect-error line an error');
 });

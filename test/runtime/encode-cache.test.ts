@@ -26,7 +26,11 @@ function liveByNid(runtime: BlockRuntime): number[] {
 }
 
 function same(t: Test, runtime: BlockRuntime, after: string): void {
-  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), `blocks() after ${after}`);
+  t.same(
+    runtime.blocks().map((b) => b.nid),
+    liveByNid(runtime),
+    `blocks() after ${after}`,
+  );
   for (const mode of MODES) {
     const fresh = JSON.stringify(runtime.readAll(mode));
     t.equal(runtime.readAllText(mode), fresh, `all/read ${mode} after ${after}`);
@@ -46,12 +50,24 @@ function fermenter() {
   const rt = testRuntime();
   const { runtime } = rt;
   runtime.create({ id: 'pins', type: 'MockPins', data: {} });
-  runtime.create({ id: 'sensor', type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] } });
+  runtime.create({
+    id: 'sensor',
+    type: 'TempSensorMock',
+    data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] },
+  });
   runtime.create({ id: 'still', type: 'TempSensorMock', data: { setting: 18 } });
-  runtime.create({ id: 'pair', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 21, sensorId: link('sensor') } });
+  runtime.create({
+    id: 'pair',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, storedSetting: 21, sensorId: link('sensor') },
+  });
   runtime.create({ id: 'heater', type: 'DigitalActuator', data: { hwDevice: link('pins'), channel: 1 } });
   runtime.create({ id: 'pwm', type: 'ActuatorPwm', data: { enabled: true, actuatorId: link('heater'), period: 10 } });
-  runtime.create({ id: 'pid', type: 'Pid', data: { enabled: true, inputId: link('pair'), outputId: link('pwm'), kp: 60, ti: 3600, td: 0 } });
+  runtime.create({
+    id: 'pid',
+    type: 'Pid',
+    data: { enabled: true, inputId: link('pair'), outputId: link('pwm'), kp: 60, ti: 3600, td: 0 },
+  });
   prime(runtime);
   return rt;
 }
@@ -132,7 +148,10 @@ t.test('a block that did not change is not encoded again', async (t) => {
   runtime.readText({ id: 'still' });
   t.equal(runtime.encodings.misses, still, 'the unchanged sensor came from the cache');
   runtime.patch({ id: 'still', type: 'TempSensorMock', data: { setting: 30 } });
-  t.match(runtime.readText({ id: 'still' }), /"setting":\{"__objtype":"Quantity","__bloxtype":"Quantity","unit":"degC","value":30\}/);
+  t.match(
+    runtime.readText({ id: 'still' }),
+    /"setting":\{"__objtype":"Quantity","__bloxtype":"Quantity","unit":"degC","value":30\}/,
+  );
 });
 
 t.test('the state emission text is the fresh encoding', async (t) => {
@@ -146,9 +165,16 @@ t.test('the state emission text is the fresh encoding', async (t) => {
 
 t.test('joinBytes is head, the parts joined with commas, and tail, as UTF-8', async (t) => {
   const { joinBytes } = await import('../../src/shared/json.js');
-  for (const [head, tail] of [['[', ']'], ['{"key":"café","data":{', '}}']]) {
+  for (const [head, tail] of [
+    ['[', ']'],
+    ['{"key":"café","data":{', '}}'],
+  ]) {
     for (const parts of [[], ['a'], ['a', 'b'], ['{"x":1}', '{"y":"20 °C"}', '{"z":"✓"}']]) {
-      const joined = joinBytes(head, parts.map((p) => Buffer.from(p)), tail);
+      const joined = joinBytes(
+        head,
+        parts.map((p) => Buffer.from(p)),
+        tail,
+      );
       t.same(joined, Buffer.from(`${head}${parts.join(',')}${tail}`), `${parts.length} parts after ${head}`);
     }
   }
@@ -157,11 +183,18 @@ t.test('joinBytes is head, the parts joined with commas, and tail, as UTF-8', as
 t.test('the state message splice fills the block slot even when a status text holds the same characters', async (t) => {
   const { aroundBlocks } = await import('../../src/mqtt/emission.js');
   const slot = '\u0000blocks\u0000';
-  const message = { key: 'edge-one', data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] } };
+  const message = {
+    key: 'edge-one',
+    data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] },
+  };
   const { runtime } = fermenter();
   runtime.patch({ id: 'still', type: 'TempSensorMock', data: {}, meta: { note: 'Gärbottich °C' } });
   const bytes = runtime.readAllBytes('default', aroundBlocks(JSON.stringify(message)));
-  t.same(JSON.parse(bytes.toString('utf8')), { ...message, data: { ...message.data, blocks: runtime.readAll() } }, 'the status text is left as it was; the blocks are in their place, UTF-8 whole');
+  t.same(
+    JSON.parse(bytes.toString('utf8')),
+    { ...message, data: { ...message.data, blocks: runtime.readAll() } },
+    'the status text is left as it was; the blocks are in their place, UTF-8 whole',
+  );
   t.not(bytes.buffer, runtime.readAllBytes().buffer, 'a buffer of its own, not the cached list');
 });
 
@@ -178,67 +211,101 @@ t.test('the block list is one shared array until a block is added or removed', a
   runtime.create({ id: 'extra', type: 'TempSensorMock', data: { setting: 10 } });
   const added = runtime.blocks();
   t.not(added, first, 'a create makes a new one');
-  t.same(added.map((b) => b.nid), liveByNid(runtime));
+  t.same(
+    added.map((b) => b.nid),
+    liveByNid(runtime),
+  );
   t.equal(first.length, added.length - 1, 'the old array is left as it was');
 
-  t.throws(() => runtime.batch('create', [{ id: 'b1', type: 'TempSensorMock', data: {} }, { id: 'b1', type: 'TempSensorMock', data: {} }]));
-  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'a failed batch leaves the list whole');
+  t.throws(() =>
+    runtime.batch('create', [
+      { id: 'b1', type: 'TempSensorMock', data: {} },
+      { id: 'b1', type: 'TempSensorMock', data: {} },
+    ]),
+  );
+  t.same(
+    runtime.blocks().map((b) => b.nid),
+    liveByNid(runtime),
+    'a failed batch leaves the list whole',
+  );
 
   runtime.delete({ id: 'extra' });
-  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'a delete drops the block');
+  t.same(
+    runtime.blocks().map((b) => b.nid),
+    liveByNid(runtime),
+    'a delete drops the block',
+  );
   t.notOk(runtime.blocks().some((b) => b.id === 'extra'));
 
   const backup = runtime.backupSave();
   runtime.deleteAll();
-  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'after delete of every block');
+  t.same(
+    runtime.blocks().map((b) => b.nid),
+    liveByNid(runtime),
+    'after delete of every block',
+  );
   await runtime.backupLoad(backup);
-  t.same(runtime.blocks().map((b) => b.nid), liveByNid(runtime), 'after a backup load');
-  t.ok(runtime.blocks().some((b) => b.id === 'pid'), 'the loaded blocks are listed');
+  t.same(
+    runtime.blocks().map((b) => b.nid),
+    liveByNid(runtime),
+    'after a backup load',
+  );
+  t.ok(
+    runtime.blocks().some((b) => b.id === 'pid'),
+    'the loaded blocks are listed',
+  );
 });
 
-t.test('the bytes a read hands out stay as they were when the block changes and its slot is written again', async (t) => {
-  const { runtime, clock } = fermenter();
-  const answers: { bytes: Buffer; text: string }[] = [];
-  for (let i = 0; i < 4; i++) {
-    const bytes = runtime.readBytes({ id: 'sensor' });
-    answers.push({ bytes, text: bytes.toString('utf8') });
+t.test(
+  'the bytes a read hands out stay as they were when the block changes and its slot is written again',
+  async (t) => {
+    const { runtime, clock } = fermenter();
+    const answers: { bytes: Buffer; text: string }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const bytes = runtime.readBytes({ id: 'sensor' });
+      answers.push({ bytes, text: bytes.toString('utf8') });
+      clock.advance(5000);
+      runtime.tick();
+      runtime.readAllBytes();
+    }
+    t.equal(new Set(answers.map((a) => a.text)).size, answers.length, 'the sensor moved on every read');
+    for (const [i, a] of answers.entries())
+      t.equal(a.bytes.toString('utf8'), a.text, `answer ${i} unchanged after later writes`);
+    const list = runtime.readAllBytes();
+    const listText = list.toString('utf8');
     clock.advance(5000);
     runtime.tick();
     runtime.readAllBytes();
-  }
-  t.equal(new Set(answers.map((a) => a.text)).size, answers.length, 'the sensor moved on every read');
-  for (const [i, a] of answers.entries()) t.equal(a.bytes.toString('utf8'), a.text, `answer ${i} unchanged after later writes`);
-  const list = runtime.readAllBytes();
-  const listText = list.toString('utf8');
-  clock.advance(5000);
-  runtime.tick();
-  runtime.readAllBytes();
-  runtime.readBytes({ id: 'sensor' });
-  t.equal(list.toString('utf8'), listText, 'a list handed out is unchanged too');
-});
+    runtime.readBytes({ id: 'sensor' });
+    t.equal(list.toString('utf8'), listText, 'a list handed out is unchanged too');
+  },
+);
 
-t.test('ByteSlot: the UTF-8 of its text, in a memory block of its own that later texts reuse while they fit', async (t) => {
-  const { ByteSlot } = await import('../../src/shared/json.js');
-  for (const text of ['', 'a', '{"value":"20 °C","ok":"✓"}']) {
-    const slot = new ByteSlot(text);
-    t.same(slot.view(), Buffer.from(text), JSON.stringify(text));
-    t.ok(slot.view().buffer.byteLength < Buffer.poolSize, 'not a shared slab');
-  }
-  const slot = new ByteSlot('{"value":21.5}');
-  const block = slot.view().buffer;
-  t.equal(slot.update('{"value":21.5}'), false, 'the same text: unchanged');
-  t.equal(slot.update('{"value":21.6}'), true, 'the same length, another text: changed');
-  t.equal(slot.view().toString(), '{"value":21.6}');
-  t.equal(slot.update('{"value":21.625}'), true, 'a little longer: changed');
-  t.equal(slot.view().toString(), '{"value":21.625}');
-  t.equal(slot.view().buffer, block, 'written in place while it fits');
-  slot.set('{"value":2}');
-  t.equal(slot.view().toString(), '{"value":2}', 'shorter');
-  t.equal(slot.length, 11);
-  const long = JSON.stringify({ value: 'x'.repeat(200) });
-  t.equal(slot.update(long), true);
-  t.equal(slot.view().toString(), long, 'a text that does not fit gets a larger block');
-  t.not(slot.view().buffer, block);
-  t.equal(ByteSlot.write(slot, 'é').view().toString(), 'é', 'write() reuses a kept slot');
-  t.equal(ByteSlot.write(undefined, 'new').view().toString(), 'new', 'and makes one when there is none');
-});
+t.test(
+  'ByteSlot: the UTF-8 of its text, in a memory block of its own that later texts reuse while they fit',
+  async (t) => {
+    const { ByteSlot } = await import('../../src/shared/json.js');
+    for (const text of ['', 'a', '{"value":"20 °C","ok":"✓"}']) {
+      const slot = new ByteSlot(text);
+      t.same(slot.view(), Buffer.from(text), JSON.stringify(text));
+      t.ok(slot.view().buffer.byteLength < Buffer.poolSize, 'not a shared slab');
+    }
+    const slot = new ByteSlot('{"value":21.5}');
+    const block = slot.view().buffer;
+    t.equal(slot.update('{"value":21.5}'), false, 'the same text: unchanged');
+    t.equal(slot.update('{"value":21.6}'), true, 'the same length, another text: changed');
+    t.equal(slot.view().toString(), '{"value":21.6}');
+    t.equal(slot.update('{"value":21.625}'), true, 'a little longer: changed');
+    t.equal(slot.view().toString(), '{"value":21.625}');
+    t.equal(slot.view().buffer, block, 'written in place while it fits');
+    slot.set('{"value":2}');
+    t.equal(slot.view().toString(), '{"value":2}', 'shorter');
+    t.equal(slot.length, 11);
+    const long = JSON.stringify({ value: 'x'.repeat(200) });
+    t.equal(slot.update(long), true);
+    t.equal(slot.view().toString(), long, 'a text that does not fit gets a larger block');
+    t.not(slot.view().buffer, block);
+    t.equal(ByteSlot.write(slot, 'é').view().toString(), 'é', 'write() reuses a kept slot');
+    t.equal(ByteSlot.write(undefined, 'new').view().toString(), 'new', 'and makes one when there is none');
+  },
+);

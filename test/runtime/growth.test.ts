@@ -63,7 +63,11 @@ t.test('creates, patches and deletes make no pass over every block, and the orde
   t.equal(scans, 0, 'patches, one that moves a link and one that moves a channel: none either');
   const deleted = runtime.delete({ id: 'pwm 5' });
   step();
-  runtime.create({ id: 'pwm 5', type: 'ActuatorPwm', data: { enabled: true, actuatorId: link('actuator 5'), period: 10 } });
+  runtime.create({
+    id: 'pwm 5',
+    type: 'ActuatorPwm',
+    data: { enabled: true, actuatorId: link('actuator 5'), period: 10 },
+  });
   step();
   runtime.delete({ id: 'sensor 6' });
   step();
@@ -81,7 +85,11 @@ t.test('creates, patches and deletes make no pass over every block, and the orde
     [null, 'actuator 4'],
     'the actuator that moved to channel 2 released channel 1',
   );
-  t.equal((runtime.read({ id: 'pwm 5' }).data.claimedBy as { id: string }).id, 'pid 5', 'the re-created PWM is driven by its PID again');
+  t.equal(
+    (runtime.read({ id: 'pwm 5' }).data.claimedBy as { id: string }).id,
+    'pid 5',
+    'the re-created PWM is driven by its PID again',
+  );
 });
 
 t.test('a structural change (rename) still rebuilds the order, which stays valid', async (t) => {

@@ -6,7 +6,11 @@ import { at } from '../helpers/json.js';
 t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', async (t) => {
   const { runtime, clock } = testRuntime();
   runtime.create({ id: 'pins', type: 'MockPins', data: {} });
-  const act = runtime.create({ id: 'heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_ACTIVE' } });
+  const act = runtime.create({
+    id: 'heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_ACTIVE' },
+  });
   t.equal(act.data.state, 'STATE_ACTIVE');
   const pins = runtime.find('pins')!;
   const io = pins.def.io!(pins, {} as never)!;
@@ -17,7 +21,11 @@ t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', 
   t.equal(runtime.read({ id: 'heater' }).data.state, 'STATE_ACTIVE');
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { storedState: 0 } });
   t.equal(io.read(2), true, 'inverted inactive drives the pin high');
-  const other = runtime.create({ id: 'other', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_ACTIVE' } });
+  const other = runtime.create({
+    id: 'other',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 2, storedState: 'STATE_ACTIVE' },
+  });
   t.equal(other.data.state, null, 'a claimed channel is not available to a second actuator');
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { channel: 3 } });
   await runFor(runtime, clock, 2000, 500);
@@ -29,13 +37,25 @@ t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', 
 
 t.test('ActuatorAnalogMock clips setting and value and applies min/max constraints', async (t) => {
   const { runtime } = testRuntime();
-  let b = runtime.create({ id: 'a', type: 'ActuatorAnalogMock', data: { storedSetting: 80, maxSetting: 70, maxValue: 60 } });
+  let b = runtime.create({
+    id: 'a',
+    type: 'ActuatorAnalogMock',
+    data: { storedSetting: 80, maxSetting: 70, maxValue: 60 },
+  });
   t.equal(b.data.setting, 70);
   t.equal(b.data.value, 60);
-  b = runtime.patch({ id: 'a', type: 'ActuatorAnalogMock', data: { constraints: { max: { value: 50, enabled: true } } } });
+  b = runtime.patch({
+    id: 'a',
+    type: 'ActuatorAnalogMock',
+    data: { constraints: { max: { value: 50, enabled: true } } },
+  });
   t.equal(b.data.setting, 50);
   t.equal(at(b.data, 'constraints', 'max', 'limiting'), true);
-  b = runtime.patch({ id: 'a', type: 'ActuatorAnalogMock', data: { storedSetting: 5, constraints: { min: { value: 10, enabled: true } } } });
+  b = runtime.patch({
+    id: 'a',
+    type: 'ActuatorAnalogMock',
+    data: { storedSetting: 5, constraints: { min: { value: 10, enabled: true } } },
+  });
   t.equal(b.data.setting, 10);
   t.equal(at(b.data, 'constraints', 'min', 'limiting'), true);
   t.equal(at(b.data, 'constraints', 'max', 'limiting'), false);
@@ -57,7 +77,11 @@ t.test('TempSensorExternal expires after its timeout and TempSensorMock disconne
 t.test('SetpointSensorPair: setting follows enabled, value goes null within 2 s of the sensor value', async (t) => {
   const { runtime, clock } = testRuntime();
   runtime.create({ id: 's', type: 'TempSensorMock', data: { setting: 20 } });
-  runtime.create({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 18, 'sensorId<>': 's' } });
+  runtime.create({
+    id: 'sp',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, storedSetting: 18, 'sensorId<>': 's' },
+  });
   await runFor(runtime, clock, 3000, 1000);
   let sp = runtime.read({ id: 'sp' });
   t.equal(at(sp.data, 'setting', 'value'), 18);
@@ -76,7 +100,11 @@ t.test('an actuator that moves to another channel or device, or is deleted, leav
   runtime.create({ id: 'pins', type: 'MockPins', data: {} });
   runtime.create({ id: 'pins2', type: 'MockPins', data: {} });
   const pins = (id: string) => (runtime.find(id)!.state as { pins: boolean[] }).pins;
-  runtime.create({ id: 'heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_ACTIVE' } });
+  runtime.create({
+    id: 'heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': 'pins', channel: 1, storedState: 'STATE_ACTIVE' },
+  });
   t.same(pins('pins').slice(0, 3), [true, false, false]);
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { channel: 3 } });
   t.same(pins('pins').slice(0, 3), [false, false, true], 'channel 1 switched off when the actuator moved to channel 3');

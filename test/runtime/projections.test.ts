@@ -35,17 +35,27 @@ t.test('logged and stored projections of every block type follow its field table
     t.same(Object.keys(logged.data).sort(), expectedKeys(def.fields, 'logged', UNITS), `${def.type} logged keys`);
     onlyNumbers(logged.data, `${def.type}`, t);
     for (const [name, field] of Object.entries(def.fields) as [string, Field][]) {
-      if (field.stored && field.spec.kind === 'enum') t.type(stored.data[name], 'number', `${def.type}.${name} stored as an integer`);
+      if (field.stored && field.spec.kind === 'enum')
+        t.type(stored.data[name], 'number', `${def.type}.${name} stored as an integer`);
     }
   }
 });
 
 t.test('nested flags: a stored list that is not logged disappears from logged output', async (t) => {
   const { runtime } = testRuntime();
-  runtime.create({ id: 'm', type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] } });
+  runtime.create({
+    id: 'm',
+    type: 'TempSensorMock',
+    data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] },
+  });
   const stored = runtime.read({ id: 'm' }, 'stored');
   const logged = runtime.read({ id: 'm' }, 'logged');
-  t.same(stored.data.fluctuations, [{ amplitude: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degC', value: 1 }, period: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 60 } }]);
+  t.same(stored.data.fluctuations, [
+    {
+      amplitude: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degC', value: 1 },
+      period: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'second', value: 60 },
+    },
+  ]);
   t.notOk('fluctuations' in logged.data);
   t.ok('value[degC]' in logged.data);
 });

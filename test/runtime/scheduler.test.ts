@@ -26,7 +26,6 @@ const Probe = defineBlock({
   },
 });
 
-
 t.test('due blocks run in dependency order: inputs first, drivers before their targets', async (t) => {
   const { runtime, clock } = testRuntime({ extraTypes: [Probe] });
   // Created in an order opposite to the data flow: actuator, then the chain feeding it.
@@ -60,8 +59,16 @@ t.test('each block runs when due; a write forces an immediate update', async (t)
 
 t.test('hours of control run in milliseconds with a manual clock', async (t) => {
   const { runtime, clock } = testRuntime();
-  runtime.create({ id: 's', type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 1, period: 3600 }] } });
-  runtime.create({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, 'sensorId<>': 's', filter: 'FILTER_NONE' } });
+  runtime.create({
+    id: 's',
+    type: 'TempSensorMock',
+    data: { setting: 20, fluctuations: [{ amplitude: 1, period: 3600 }] },
+  });
+  runtime.create({
+    id: 'sp',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, storedSetting: 20, 'sensorId<>': 's', filter: 'FILTER_NONE' },
+  });
   const started = Date.now();
   let max = -Infinity;
   await runFor(runtime, clock, 6 * 3600 * 1000, 1000, [
@@ -92,33 +99,57 @@ t.test('a failing update does not stop the loop', async (t) => {
   t.equal((runtime.find('ok')!.data.count as number) - c, 10);
 });
 
-t.test('blocks that refresh every second share one beat: one step a second, however late steps run and whenever a block started', async (t) => {
-  const { runtime, clock } = testRuntime({ clock: new ManualClock(20_437.5) });
-  for (let i = 0; i < 3; i++) {
-    runtime.create({ id: `s${i}`, type: 'TempSensorMock', data: { setting: 20, fluctuations: [{ amplitude: 0.5, period: 600 }] } });
-    runtime.create({ id: `p${i}`, type: 'SetpointSensorPair', data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` } } });
-  }
-  // Steps as a busy real loop runs them: each one late by a different amount, a block created
-  // mid-second and one woken by a write. (With `now + 1000` each late step shifted the
-  // sensors' phase for good, while the pairs kept theirs: two wake-ups a second.)
-  const late = [13, 31, 7, 2, 44, 0, 19, 28];
-  for (const [k, ms] of late.entries()) {
-    clock.set(runtime.nextDue() + ms);
-    runtime.tick();
-    if (k === 2) runtime.create({ id: 'late', type: 'TempSensorMock', data: { setting: 18 } });
-    if (k === 4) runtime.patch({ id: 'p1', type: 'SetpointSensorPair', data: { storedSetting: 19 } });
-  }
-  const due = new Set(runtime.blocks().map((b) => b.nextUpdate).filter(Number.isFinite));
-  t.same([...due], [Math.ceil(clock.now() / 1000) * 1000], `every block is due on the same whole second (${[...due].join(', ')})`);
-  const steps: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const next = runtime.nextDue();
-    steps.push(next);
-    clock.set(next + 3);
-    runtime.tick();
-  }
-  t.same(steps.map((s, i) => s - steps[0]!), [0, 1000, 2000, 3000, 4000], 'and from then on one step a second');
-});
+t.test(
+  'blocks that refresh every second share one beat: one step a second, however late steps run and whenever a block started',
+  async (t) => {
+    const { runtime, clock } = testRuntime({ clock: new ManualClock(20_437.5) });
+    for (let i = 0; i < 3; i++) {
+      runtime.create({
+        id: `s${i}`,
+        type: 'TempSensorMock',
+        data: { setting: 20, fluctuations: [{ amplitude: 0.5, period: 600 }] },
+      });
+      runtime.create({
+        id: `p${i}`,
+        type: 'SetpointSensorPair',
+        data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` } },
+      });
+    }
+    // Steps as a busy real loop runs them: each one late by a different amount, a block created
+    // mid-second and one woken by a write. (With `now + 1000` each late step shifted the
+    // sensors' phase for good, while the pairs kept theirs: two wake-ups a second.)
+    const late = [13, 31, 7, 2, 44, 0, 19, 28];
+    for (const [k, ms] of late.entries()) {
+      clock.set(runtime.nextDue() + ms);
+      runtime.tick();
+      if (k === 2) runtime.create({ id: 'late', type: 'TempSensorMock', data: { setting: 18 } });
+      if (k === 4) runtime.patch({ id: 'p1', type: 'SetpointSensorPair', data: { storedSetting: 19 } });
+    }
+    const due = new Set(
+      runtime
+        .blocks()
+        .map((b) => b.nextUpdate)
+        .filter(Number.isFinite),
+    );
+    t.same(
+      [...due],
+      [Math.ceil(clock.now() / 1000) * 1000],
+      `every block is due on the same whole second (${[...due].join(', ')})`,
+    );
+    const steps: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const next = runtime.nextDue();
+      steps.push(next);
+      clock.set(next + 3);
+      runtime.tick();
+    }
+    t.same(
+      steps.map((s, i) => s - steps[0]!),
+      [0, 1000, 2000, 3000, 4000],
+      'and from then on one step a second',
+    );
+  },
+);
 
 t.test('nextBeat: the next multiple of the interval, strictly after now', async (t) => {
   t.equal(nextBeat(0, 1000), 1000);

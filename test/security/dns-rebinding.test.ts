@@ -16,13 +16,26 @@ import { freePort } from '../helpers/mosquitto.js';
 
 const SID = 'edge-one';
 
-function send(tls: boolean, port: number, route: string, host: string, opts: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+function send(
+  tls: boolean,
+  port: number,
+  route: string,
+  host: string,
+  opts: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const request = tls ? httpsRequest : httpRequest;
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   const origin = `${tls ? 'https' : 'http'}://${host}`;
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: `/${SID}/${route}`, method: opts.method ?? 'POST', rejectUnauthorized: false, headers: { host, origin, ...(body ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/${SID}/${route}`,
+        method: opts.method ?? 'POST',
+        rejectUnauthorized: false,
+        headers: { host, origin, ...(body ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -36,7 +49,11 @@ function send(tls: boolean, port: number, route: string, host: string, opts: { m
 
 function upgrade(url: string, host: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, ['mqtt'], { headers: { host }, origin: `${url.startsWith('wss') ? 'https' : 'http'}://${host}`, rejectUnauthorized: false });
+    const ws = new WebSocket(url, ['mqtt'], {
+      headers: { host },
+      origin: `${url.startsWith('wss') ? 'https' : 'http'}://${host}`,
+      rejectUnauthorized: false,
+    });
     const timer = setTimeout(() => reject(new Error(`no answer from ${url}`)), limit(5000));
     ws.on('open', () => (clearTimeout(timer), ws.terminate(), resolve({ status: 101, text: '' })));
     ws.on('unexpected-response', (_req, res) => {
@@ -62,33 +79,67 @@ function withoutHost(port: number, route: string): Promise<number> {
 
 t.test('a foreign Host is refused on every port and upgrade; known names pass', async (t) => {
   const httpsPort = await freePort();
-  const rt = await startApp({ httpsPort: String(httpsPort), allowedHosts: 'brewblox-ui', allowedOrigins: 'http://proxy.example:8080' });
+  const rt = await startApp({
+    httpsPort: String(httpsPort),
+    allowedHosts: 'brewblox-ui',
+    allowedOrigins: 'http://proxy.example:8080',
+  });
   t.teardown(() => rt.close());
   const port = Number(new URL(rt.base).port);
   const count = async () => ((await rt.post('blocks/all/read')).body as unknown[]).length;
   const before = await count();
 
-  for (const [tls, p] of [[false, port], [true, httpsPort]] as const) {
+  for (const [tls, p] of [
+    [false, port],
+    [true, httpsPort],
+  ] as const) {
     const where = tls ? 'the TLS gateway' : 'the HTTP port';
-    const attack = await send(tls, p, 'blocks/create', `evil.example:${p}`, { body: { id: `Rebound ${p}`, type: 'TempSensorMock', data: {} } });
+    const attack = await send(tls, p, 'blocks/create', `evil.example:${p}`, {
+      body: { id: `Rebound ${p}`, type: 'TempSensorMock', data: {} },
+    });
     t.equal(attack.status, 421, `${where}: a create with Host evil.example is refused`);
-    t.match(attack.body?.message, /Host "evil\.example:\d+" is not a name this controller is known by/, 'the answer says why');
+    t.match(
+      attack.body?.message,
+      /Host "evil\.example:\d+" is not a name this controller is known by/,
+      'the answer says why',
+    );
     t.match(attack.body?.message, /allowedHosts .*EDGEBLOCKS_ALLOWED_HOSTS=evil\.example/, 'and which setting to add');
-    t.equal((await send(tls, p, 'system/status', 'evil.example', { method: 'GET' })).status, 421, `${where}: reads are refused too`);
+    t.equal(
+      (await send(tls, p, 'system/status', 'evil.example', { method: 'GET' })).status,
+      421,
+      `${where}: reads are refused too`,
+    );
     t.equal((await send(tls, p, 'blocks/all/read', 'EVIL.example.')).status, 421, `${where}: any spelling of the name`);
   }
   t.equal(await count(), before, 'nothing was created');
 
   const name = hostname();
-  const known = ['localhost', `localhost:${port}`, name, `${name}.local:${port}`, `${name.toUpperCase()}.`, '127.0.0.1', `[::1]:${port}`, '10.11.12.13:5000', '[fe80::1]', 'brewblox-ui', 'proxy.example:8080'];
+  const known = [
+    'localhost',
+    `localhost:${port}`,
+    name,
+    `${name}.local:${port}`,
+    `${name.toUpperCase()}.`,
+    '127.0.0.1',
+    `[::1]:${port}`,
+    '10.11.12.13:5000',
+    '[fe80::1]',
+    'brewblox-ui',
+    'proxy.example:8080',
+  ];
   for (const host of known) {
     t.equal((await send(false, port, 'blocks/all/read', host)).status, 200, `Host ${host} is accepted`);
   }
-  const created = await send(true, httpsPort, 'blocks/create', name, { body: { id: 'Via name', type: 'TempSensorMock', data: {} } });
+  const created = await send(true, httpsPort, 'blocks/create', name, {
+    body: { id: 'Via name', type: 'TempSensorMock', data: {} },
+  });
   t.equal(created.status, 201, "a create over the gateway by the machine's name");
   t.equal(await withoutHost(port, 'system/ping'), 200, 'HTTP/1.0 without a Host header passes');
 
-  for (const [scheme, p] of [['ws', port], ['wss', httpsPort]] as const) {
+  for (const [scheme, p] of [
+    ['ws', port],
+    ['wss', httpsPort],
+  ] as const) {
     for (const path of ['/eventbus', '/history/timeseries/stream']) {
       const url = `${scheme}://127.0.0.1:${p}${path}`;
       const refused = await upgrade(url, 'evil.example');
@@ -107,7 +158,17 @@ t.test('allowedHosts: * turns the check off', async (t) => {
 });
 
 t.test('allowedHosts must be host names', async (t) => {
-  t.throws(() => loadConfig({}, { EDGEBLOCKS_ALLOWED_HOSTS: 'http://ui.example' }), /allowedHosts: "http:\/\/ui.example" is not a host name/);
-  t.throws(() => loadConfig({}, { EDGEBLOCKS_ALLOWED_HOSTS: 'ui.example:8080' }), /allowedHosts: "ui.example:8080" is not a host name/);
-  t.same(loadConfig({}, { EDGEBLOCKS_ALLOWED_HOSTS: 'brewblox, Brew.Local,10.0.0.2' }).allowedHosts, ['brewblox', 'Brew.Local', '10.0.0.2']);
+  t.throws(
+    () => loadConfig({}, { EDGEBLOCKS_ALLOWED_HOSTS: 'http://ui.example' }),
+    /allowedHosts: "http:\/\/ui.example" is not a host name/,
+  );
+  t.throws(
+    () => loadConfig({}, { EDGEBLOCKS_ALLOWED_HOSTS: 'ui.example:8080' }),
+    /allowedHosts: "ui.example:8080" is not a host name/,
+  );
+  t.same(loadConfig({}, { EDGEBLOCKS_ALLOWED_HOSTS: 'brewblox, Brew.Local,10.0.0.2' }).allowedHosts, [
+    'brewblox',
+    'Brew.Local',
+    '10.0.0.2',
+  ]);
 });

@@ -16,14 +16,63 @@ import { until } from '../mqtt/fixtures.js';
 function makePki(dir: string): Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert' | 'clientKey', string> {
   const f = (name: string) => path.join(dir, name);
   const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=edgeblocks test CA');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=edgeblocks test CA',
+  );
   writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  for (const [name, cn, ext] of [['server', '127.0.0.1', ['-extfile', f('server.ext')]], ['client', 'edge-controller', []]] as const) {
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', `/CN=${cn}`);
-    ssl('x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f(`${name}.pem`), '-days', '2', ...ext);
+  for (const [name, cn, ext] of [
+    ['server', '127.0.0.1', ['-extfile', f('server.ext')]],
+    ['client', 'edge-controller', []],
+  ] as const) {
+    ssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      f(`${name}.key`),
+      '-out',
+      f(`${name}.csr`),
+      '-subj',
+      `/CN=${cn}`,
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f(`${name}.pem`),
+      '-days',
+      '2',
+      ...ext,
+    );
   }
   readable(dir);
-  return { ca: f('ca.pem'), serverCert: f('server.pem'), serverKey: f('server.key'), clientCert: f('client.pem'), clientKey: f('client.key') };
+  return {
+    ca: f('ca.pem'),
+    serverCert: f('server.pem'),
+    serverKey: f('server.key'),
+    clientCert: f('client.pem'),
+    clientKey: f('client.key'),
+  };
 }
 
 /** Mosquitto started as root reads its files as the mosquitto user. */
@@ -34,7 +83,12 @@ function readable(dir: string): void {
 
 /** Try MQTT over the app's /eventbus; resolves 'connected' or the error. */
 async function tryEventbus(port: number, opts: { username?: string; password?: string } = {}): Promise<string> {
-  const client = mqtt.connect(`ws://127.0.0.1:${port}/eventbus`, { protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 4000, ...opts });
+  const client = mqtt.connect(`ws://127.0.0.1:${port}/eventbus`, {
+    protocolVersion: 4,
+    reconnectPeriod: 0,
+    connectTimeout: 4000,
+    ...opts,
+  });
   try {
     return await new Promise<string>((resolve) => {
       client.once('connect', () => client.subscribe('#', (err) => resolve(err ? err.message : 'connected')));
@@ -67,11 +121,20 @@ t.test('a broker that wants client certificates: the bridge is off, and says why
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-pki-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const pki = makePki(dir);
-  const broker = await startMosquitto(undefined, [`cafile ${pki.ca}`, `certfile ${pki.serverCert}`, `keyfile ${pki.serverKey}`, 'require_certificate true', 'use_identity_as_username true']);
+  const broker = await startMosquitto(undefined, [
+    `cafile ${pki.ca}`,
+    `certfile ${pki.serverCert}`,
+    `keyfile ${pki.serverKey}`,
+    'require_certificate true',
+    'use_identity_as_username true',
+  ]);
   t.teardown(() => broker.stop());
   const lines: string[] = [];
   const log = createLogger('info', {}, { write: (s: string) => lines.push(s) });
-  const rt = await startApp({ mqttUrl: `mqtts://127.0.0.1:${broker.port}`, mqttCa: pki.ca, mqttCert: pki.clientCert, mqttKey: pki.clientKey }, { log });
+  const rt = await startApp(
+    { mqttUrl: `mqtts://127.0.0.1:${broker.port}`, mqttCa: pki.ca, mqttCert: pki.clientCert, mqttKey: pki.clientKey },
+    { log },
+  );
   t.teardown(() => rt.close());
   await until(() => rt.app.mqtt.connected, 'the controller to connect with its certificate', 8000);
   const port = Number(new URL(rt.base).port);
@@ -81,7 +144,11 @@ t.test('a broker that wants client certificates: the bridge is off, and says why
   const upgrade = await upgradeStatus(port);
   t.equal(upgrade.status, 503, 'the upgrade is answered 503');
   t.match(upgrade.body, /client certificate \(mqttCert\).*will not lend the controller's certificate identity/);
-  t.equal(lines.filter((l) => /will not lend the controller's certificate identity/.test(l)).length, 1, 'the reason is logged once');
+  t.equal(
+    lines.filter((l) => /will not lend the controller's certificate identity/.test(l)).length,
+    1,
+    'the reason is logged once',
+  );
 });
 
 t.test('a broker with passwords: websocket clients need their own', async (t) => {
@@ -93,12 +160,28 @@ t.test('a broker with passwords: websocket clients need their own', async (t) =>
   readable(dir);
   const broker = await startMosquitto(undefined, ['allow_anonymous false', `password_file ${passwd}`]);
   t.teardown(() => broker.stop());
-  const rt = await startApp({ mqttUrl: `mqtt://controller:controller-secret@127.0.0.1:${broker.port}`, mqttUsername: 'controller', mqttPassword: 'controller-secret' });
+  const rt = await startApp({
+    mqttUrl: `mqtt://controller:controller-secret@127.0.0.1:${broker.port}`,
+    mqttUsername: 'controller',
+    mqttPassword: 'controller-secret',
+  });
   t.teardown(() => rt.close());
   await until(() => rt.app.mqtt.connected, 'the controller to connect with its password', 8000);
   const port = Number(new URL(rt.base).port);
 
-  t.match(await tryEventbus(port), /Not authorized|Connection refused|Bad username/i, "no credentials: the broker refuses (the controller's are not added)");
-  t.match(await tryEventbus(port, { username: 'browser', password: 'wrong' }), /Not authorized|Connection refused|Bad username/i, 'a wrong password is refused');
-  t.equal(await tryEventbus(port, { username: 'browser', password: 'browser-secret' }), 'connected', "the client's own credentials get through");
+  t.match(
+    await tryEventbus(port),
+    /Not authorized|Connection refused|Bad username/i,
+    "no credentials: the broker refuses (the controller's are not added)",
+  );
+  t.match(
+    await tryEventbus(port, { username: 'browser', password: 'wrong' }),
+    /Not authorized|Connection refused|Bad username/i,
+    'a wrong password is refused',
+  );
+  t.equal(
+    await tryEventbus(port, { username: 'browser', password: 'browser-secret' }),
+    'connected',
+    "the client's own credentials get through",
+  );
 });

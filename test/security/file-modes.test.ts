@@ -27,8 +27,17 @@ t.test('data dir, database, backups and gateway key are private', async (t) => {
       t.equal(created.status, 201, 'a block is written, so the WAL is in use');
       t.equal((await rt.post('blocks/backup/stored/save', { name: 'nightly' })).status, 200, 'a backup is stored');
       t.ok(existsSync(`${db}-wal`) && existsSync(`${db}-shm`), 'the WAL files exist while the app runs');
-      const files = { [dataDir]: '0700', [db]: '0600', [`${db}-wal`]: '0600', [`${db}-shm`]: '0600', [path.join(dataDir, 'backups')]: '0700', [path.join(dataDir, 'backups', 'nightly.json')]: '0600', [path.join(dataDir, KEY_FILE)]: '0600' };
-      for (const [file, want] of Object.entries(files)) t.equal(mode(file), want, `${path.relative(root, file)} is ${want}`);
+      const files = {
+        [dataDir]: '0700',
+        [db]: '0600',
+        [`${db}-wal`]: '0600',
+        [`${db}-shm`]: '0600',
+        [path.join(dataDir, 'backups')]: '0700',
+        [path.join(dataDir, 'backups', 'nightly.json')]: '0600',
+        [path.join(dataDir, KEY_FILE)]: '0600',
+      };
+      for (const [file, want] of Object.entries(files))
+        t.equal(mode(file), want, `${path.relative(root, file)} is ${want}`);
     } finally {
       await rt.close();
     }

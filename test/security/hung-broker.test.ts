@@ -29,12 +29,19 @@ t.test('no stale history burst after SIGSTOP / SIGCONT', async (t) => {
 
   broker.pause();
   const stoppedAt = performance.now();
-  const detected = await until(() => !rt.app.mqtt.connected, 'the runtime to give up on the hung broker', STOP_MS - 500).then(
+  const detected = await until(
+    () => !rt.app.mqtt.connected,
+    'the runtime to give up on the hung broker',
+    STOP_MS - 500,
+  ).then(
     () => true,
     () => false,
   );
   const detectMs = performance.now() - stoppedAt;
-  t.ok(detected && detectMs < 10_000 + 2 * INTERVAL + limit(500), `the hung broker was given up on after ${(detectMs / 1000).toFixed(1)} s (keepalive 10 s, probed every emission)`);
+  t.ok(
+    detected && detectMs < 10_000 + 2 * INTERVAL + limit(500),
+    `the hung broker was given up on after ${(detectMs / 1000).toFixed(1)} s (keepalive 10 s, probed every emission)`,
+  );
   await sleep(Math.max(0, STOP_MS - (performance.now() - stoppedAt)));
 
   const from = sub.messages.length;
@@ -48,8 +55,14 @@ t.test('no stale history burst after SIGSTOP / SIGCONT', async (t) => {
   t.ok(burst.length <= 2, `${burst.length} history message(s) within ${INTERVAL / 2} ms of SIGCONT`);
   const gaps = after.slice(1).map((m, i) => m.at - after[i]!.at);
   const tripleInOneInterval = after.slice(2).some((m, i) => m.at - after[i]!.at < INTERVAL / 2);
-  t.notOk(tripleInOneInterval, `no three history messages within half an interval (gaps ${gaps.map(Math.round).join(', ')} ms)`);
-  t.ok(after.length >= 4, `history resumed: ${after.length} messages in the ${Math.round(performance.now() - resumedAt)} ms after SIGCONT`);
+  t.notOk(
+    tripleInOneInterval,
+    `no three history messages within half an interval (gaps ${gaps.map(Math.round).join(', ')} ms)`,
+  );
+  t.ok(
+    after.length >= 4,
+    `history resumed: ${after.length} messages in the ${Math.round(performance.now() - resumedAt)} ms after SIGCONT`,
+  );
   const emitted = (rt.app.status().mqtt as { emitted: { skipped: number } }).emitted;
   t.ok(emitted.skipped >= 1, `${emitted.skipped} emission cycles skipped while the broker did not answer`);
 });

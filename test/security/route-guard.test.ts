@@ -36,7 +36,8 @@ export function variants(p: string): string[] {
     lower[i] = enc(seg[0]!, false) + seg.slice(1);
     out.add(join(lower));
     // Every letter of the first segment (the service id or API prefix), the middle one of the others.
-    const positions = i === 0 ? Array.from(seg, (_c, k) => k).slice(1) : seg.length > 2 ? [Math.floor(seg.length / 2)] : [];
+    const positions =
+      i === 0 ? Array.from(seg, (_c, k) => k).slice(1) : seg.length > 2 ? [Math.floor(seg.length / 2)] : [];
     for (const at of positions) {
       const middle = [...segs];
       middle[i] = seg.slice(0, at) + enc(seg[at]!) + seg.slice(at + 1);
@@ -69,7 +70,14 @@ interface Answer {
   upgraded: boolean;
 }
 
-function send(port: number, tls: boolean, agent: HttpAgent, method: string, rawPath: string, headers: Record<string, string> = {}): Promise<Answer> {
+function send(
+  port: number,
+  tls: boolean,
+  agent: HttpAgent,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = method === 'POST' || method === 'PUT' ? '{}' : undefined;
     const opts = {
@@ -79,7 +87,10 @@ function send(port: number, tls: boolean, agent: HttpAgent, method: string, rawP
       path: rawPath,
       agent,
       rejectUnauthorized: false,
-      headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) },
+      headers: {
+        ...headers,
+        ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+      },
     };
     const req = (tls ? httpsRequest : httpRequest)(opts, (res: IncomingMessage) => {
       resolve({ status: res.statusCode ?? 0, upgraded: false });
@@ -90,7 +101,9 @@ function send(port: number, tls: boolean, agent: HttpAgent, method: string, rawP
       resolve({ status: res.statusCode ?? 0, upgraded: true });
     });
     req.on('error', reject);
-    req.setTimeout(limit(10_000), () => req.destroy(new Error(`${method} ${rawPath}: no answer in ${limit(10_000)} ms`)));
+    req.setTimeout(limit(10_000), () =>
+      req.destroy(new Error(`${method} ${rawPath}: no answer in ${limit(10_000)} ms`)),
+    );
     req.end(body);
   });
 }
@@ -118,11 +131,36 @@ t.test('every route of the route table, in every spelling, refuses anonymous cli
 
   const table = rt.app.http.routeTable();
   const guarded = table.filter((r) => !r.public);
-  t.ok(guarded.some((r) => r.url === '/edge-one/events'), 'the table holds the events stream');
-  t.ok(guarded.some((r) => r.url.startsWith('/edge-one/sim/')), 'the table holds the sim routes');
-  t.ok(guarded.some((r) => r.url === '/history/datastore/ping'), 'the table holds the datastore');
-  t.ok(guarded.some((r) => r.url === '/edge-one/settings/enabled'), 'the table holds settings/enabled');
-  t.ok(table.filter((r) => r.public).every((r) => r.url.startsWith('/auth/') || r.url.startsWith('/api') || r.url === '/' || r.url === '/dashboard.json' || r.url === '/index.html' || r.url.startsWith('/assets/')), 'public: only the login contract, the index and the dashboard files');
+  t.ok(
+    guarded.some((r) => r.url === '/edge-one/events'),
+    'the table holds the events stream',
+  );
+  t.ok(
+    guarded.some((r) => r.url.startsWith('/edge-one/sim/')),
+    'the table holds the sim routes',
+  );
+  t.ok(
+    guarded.some((r) => r.url === '/history/datastore/ping'),
+    'the table holds the datastore',
+  );
+  t.ok(
+    guarded.some((r) => r.url === '/edge-one/settings/enabled'),
+    'the table holds settings/enabled',
+  );
+  t.ok(
+    table
+      .filter((r) => r.public)
+      .every(
+        (r) =>
+          r.url.startsWith('/auth/') ||
+          r.url.startsWith('/api') ||
+          r.url === '/' ||
+          r.url === '/dashboard.json' ||
+          r.url === '/index.html' ||
+          r.url.startsWith('/assets/'),
+      ),
+    'public: only the login contract, the index and the dashboard files',
+  );
 
   let checked = 0;
   const leaks: string[] = [];
@@ -147,8 +185,15 @@ t.test('every route of the route table, in every spelling, refuses anonymous cli
   for (const { name, port, tls, agent } of ports) {
     for (const p of ['/eventbus', '/history/timeseries/stream']) {
       for (const v of [p, ...variants(p)]) {
-        const res = await send(port, tls, agent, 'GET', v, { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'mqtt' });
-        if (res.upgraded || res.status !== 401) upgradeLeaks.push(`${name} upgrade ${v} -> ${res.status}${res.upgraded ? ' (upgraded)' : ''}`);
+        const res = await send(port, tls, agent, 'GET', v, {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'sec-websocket-protocol': 'mqtt',
+        });
+        if (res.upgraded || res.status !== 401)
+          upgradeLeaks.push(`${name} upgrade ${v} -> ${res.status}${res.upgraded ? ' (upgraded)' : ''}`);
       }
     }
   }
@@ -157,7 +202,8 @@ t.test('every route of the route table, in every spelling, refuses anonymous cli
 
 t.test('the variants include the spellings that bypassed the guard', async (t) => {
   const v = variants('/edge-one/events');
-  for (const bypass of ['/%65dge-one/events', '/edg%65-one/events', '//edge-one/events', '/EDGE-ONE/events']) t.ok(v.includes(bypass), bypass);
+  for (const bypass of ['/%65dge-one/events', '/edg%65-one/events', '//edge-one/events', '/EDGE-ONE/events'])
+    t.ok(v.includes(bypass), bypass);
   t.ok(variants('/history/datastore/ping').includes('/%68istory/datastore/ping'));
 });
 
@@ -168,10 +214,28 @@ interface FullAnswer {
 }
 
 /** One request (or upgrade request) and the whole refusal body, parsed as JSON (null when it is not JSON). */
-function sendFull(port: number, tls: boolean, agent: HttpAgent, method: string, rawPath: string, headers: Record<string, string>): Promise<FullAnswer> {
+function sendFull(
+  port: number,
+  tls: boolean,
+  agent: HttpAgent,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string>,
+): Promise<FullAnswer> {
   return new Promise((resolve, reject) => {
     const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) ? '{}' : undefined;
-    const opts = { host: '127.0.0.1', port, method, path: rawPath, agent, rejectUnauthorized: false, headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) } };
+    const opts = {
+      host: '127.0.0.1',
+      port,
+      method,
+      path: rawPath,
+      agent,
+      rejectUnauthorized: false,
+      headers: {
+        ...headers,
+        ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+      },
+    };
     const req = (tls ? httpsRequest : httpRequest)(opts, (res: IncomingMessage) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
@@ -195,79 +259,126 @@ function sendFull(port: number, tls: boolean, agent: HttpAgent, method: string, 
   });
 }
 
-const UPGRADE = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'mqtt' };
+const UPGRADE = {
+  connection: 'Upgrade',
+  upgrade: 'websocket',
+  'sec-websocket-version': '13',
+  'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+  'sec-websocket-protocol': 'mqtt',
+};
 
-t.test('one guard chain: requests, event streams and both websocket paths on both ports meet the same hooks', async (t) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-chain-'));
-  const users = new UsersFile(dataDir).load();
-  await users.add('alice', 'correct horse battery');
-  const token = users.createToken('alice');
-  const httpsPort = await freePort();
-  const rt = await startApp({ auth: 'true', hardware: 'sim', httpsPort: String(httpsPort) }, { dataDir });
-  const httpAgent = new HttpAgent({ keepAlive: false });
-  const httpsAgent = new HttpsAgent({ keepAlive: false });
-  t.teardown(async () => {
-    await rt.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const httpPort = Number(new URL(rt.base).port);
-  const ports = [
-    { name: 'http', port: httpPort, tls: false, agent: httpAgent },
-    { name: 'https gateway', port: httpsPort, tls: true, agent: httpsAgent as unknown as HttpAgent },
-  ];
+t.test(
+  'one guard chain: requests, event streams and both websocket paths on both ports meet the same hooks',
+  async (t) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-chain-'));
+    const users = new UsersFile(dataDir).load();
+    await users.add('alice', 'correct horse battery');
+    const token = users.createToken('alice');
+    const httpsPort = await freePort();
+    const rt = await startApp({ auth: 'true', hardware: 'sim', httpsPort: String(httpsPort) }, { dataDir });
+    const httpAgent = new HttpAgent({ keepAlive: false });
+    const httpsAgent = new HttpsAgent({ keepAlive: false });
+    t.teardown(async () => {
+      await rt.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    const httpPort = Number(new URL(rt.base).port);
+    const ports = [
+      { name: 'http', port: httpPort, tls: false, agent: httpAgent },
+      { name: 'https gateway', port: httpsPort, tls: true, agent: httpsAgent as unknown as HttpAgent },
+    ];
 
-  // The websocket paths are routes of the table like any other (the guards decide on the matched route).
-  const table = rt.app.http.routeTable();
-  for (const ws of ['/eventbus', '/history/timeseries/stream']) t.ok(table.some((r) => r.url === ws && r.method === 'GET' && !r.public), `${ws} is a guarded route`);
+    // The websocket paths are routes of the table like any other (the guards decide on the matched route).
+    const table = rt.app.http.routeTable();
+    for (const ws of ['/eventbus', '/history/timeseries/stream'])
+      t.ok(
+        table.some((r) => r.url === ws && r.method === 'GET' && !r.public),
+        `${ws} is a guarded route`,
+      );
 
-  // Every served path, as the client meets it: each route of the table, and each websocket path as an upgrade.
-  const targets = [
-    ...table.filter((r) => !r.public && !['/eventbus', '/history/timeseries/stream'].includes(r.url)).map((r) => ({ method: r.method, path: concrete(r.url), upgrade: false })),
-    ...['/eventbus', '/history/timeseries/stream'].map((p) => ({ method: 'GET', path: p, upgrade: true })),
-  ];
-  t.ok(targets.some((x) => x.path === '/edge-one/events'), 'the event stream is among them');
+    // Every served path, as the client meets it: each route of the table, and each websocket path as an upgrade.
+    const targets = [
+      ...table
+        .filter((r) => !r.public && !['/eventbus', '/history/timeseries/stream'].includes(r.url))
+        .map((r) => ({ method: r.method, path: concrete(r.url), upgrade: false })),
+      ...['/eventbus', '/history/timeseries/stream'].map((p) => ({ method: 'GET', path: p, upgrade: true })),
+    ];
+    t.ok(
+      targets.some((x) => x.path === '/edge-one/events'),
+      'the event stream is among them',
+    );
 
-  const refusals = new Map<string, Set<string>>();
-  const wrong: string[] = [];
-  const note = (kind: string, a: FullAnswer, method: string) => {
-    if (method === 'HEAD') return; // no body to compare
-    // The refusal's words, with the path-independent part only (the same hook says the same thing).
-    const words = `${a.status} ${a.body?.error} ${a.body?.message?.replace(/Host "[^"]*"/, 'Host').slice(0, 60)}`;
-    (refusals.get(kind) ?? refusals.set(kind, new Set()).get(kind)!).add(words);
-  };
-  for (const { name, port, tls, agent } of ports) {
-    const self = `127.0.0.1:${port}`;
-    for (const x of targets) {
-      const base = x.upgrade ? UPGRADE : {};
-      const label = `${name} ${x.method} ${x.path}${x.upgrade ? ' (upgrade)' : ''}`;
-      // A foreign Host (DNS rebinding), even with a token: the host hook, 421.
-      const rebound = await sendFull(port, tls, agent, x.method, x.path, { ...base, host: 'evil.example', origin: 'http://evil.example', authorization: `Bearer ${token}` });
-      if (rebound.status !== 421 || rebound.upgraded) wrong.push(`${label} with Host evil.example -> ${rebound.status}`);
-      note('host', rebound, x.method);
-      // A foreign Origin, even with a token: the cross-site hook, 403, for state-changing requests and upgrades.
-      const stateChanging = x.upgrade || ['POST', 'PUT', 'PATCH', 'DELETE'].includes(x.method);
-      if (stateChanging) {
-        const foreign = await sendFull(port, tls, agent, x.method, x.path, { ...base, host: self, origin: 'http://evil.example', authorization: `Bearer ${token}` });
-        if (foreign.status !== 403 || foreign.upgraded) wrong.push(`${label} from Origin evil.example -> ${foreign.status}`);
-        note('cross-site', foreign, x.method);
+    const refusals = new Map<string, Set<string>>();
+    const wrong: string[] = [];
+    const note = (kind: string, a: FullAnswer, method: string) => {
+      if (method === 'HEAD') return; // no body to compare
+      // The refusal's words, with the path-independent part only (the same hook says the same thing).
+      const words = `${a.status} ${a.body?.error} ${a.body?.message?.replace(/Host "[^"]*"/, 'Host').slice(0, 60)}`;
+      (refusals.get(kind) ?? refusals.set(kind, new Set()).get(kind)!).add(words);
+    };
+    for (const { name, port, tls, agent } of ports) {
+      const self = `127.0.0.1:${port}`;
+      for (const x of targets) {
+        const base = x.upgrade ? UPGRADE : {};
+        const label = `${name} ${x.method} ${x.path}${x.upgrade ? ' (upgrade)' : ''}`;
+        // A foreign Host (DNS rebinding), even with a token: the host hook, 421.
+        const rebound = await sendFull(port, tls, agent, x.method, x.path, {
+          ...base,
+          host: 'evil.example',
+          origin: 'http://evil.example',
+          authorization: `Bearer ${token}`,
+        });
+        if (rebound.status !== 421 || rebound.upgraded)
+          wrong.push(`${label} with Host evil.example -> ${rebound.status}`);
+        note('host', rebound, x.method);
+        // A foreign Origin, even with a token: the cross-site hook, 403, for state-changing requests and upgrades.
+        const stateChanging = x.upgrade || ['POST', 'PUT', 'PATCH', 'DELETE'].includes(x.method);
+        if (stateChanging) {
+          const foreign = await sendFull(port, tls, agent, x.method, x.path, {
+            ...base,
+            host: self,
+            origin: 'http://evil.example',
+            authorization: `Bearer ${token}`,
+          });
+          if (foreign.status !== 403 || foreign.upgraded)
+            wrong.push(`${label} from Origin evil.example -> ${foreign.status}`);
+          note('cross-site', foreign, x.method);
+        }
+        // No credentials, same site: the auth hook, 401.
+        const anonymous = await sendFull(port, tls, agent, x.method, x.path, {
+          ...base,
+          host: self,
+          origin: `http${tls ? 's' : ''}://${self}`,
+        });
+        if (anonymous.status !== 401 || anonymous.upgraded)
+          wrong.push(`${label} without credentials -> ${anonymous.status}`);
+        note('auth', anonymous, x.method);
       }
-      // No credentials, same site: the auth hook, 401.
-      const anonymous = await sendFull(port, tls, agent, x.method, x.path, { ...base, host: self, origin: `http${tls ? 's' : ''}://${self}` });
-      if (anonymous.status !== 401 || anonymous.upgraded) wrong.push(`${label} without credentials -> ${anonymous.status}`);
-      note('auth', anonymous, x.method);
     }
-  }
-  t.same(wrong, [], 'every served path on both ports is refused');
-  // One hook per refusal: the same JSON error body whether the client asked for a route, an event stream or an upgrade.
-  for (const kind of ['host', 'cross-site', 'auth']) t.equal(refusals.get(kind)?.size, 1, `${kind}: one refusal for every path and port: ${[...(refusals.get(kind) ?? [])].join(' | ')}`);
-  t.match([...refusals.get('host')!][0], /^421 Misdirected Request Host is not a name this controller is known by/);
-  t.match([...refusals.get('cross-site')!][0], /^403 Forbidden cross-site request refused: Origin http:\/\/evil\.example/);
-  t.match([...refusals.get('auth')!][0], /^401 Unauthorized login required/);
-  // And with a token, from this host, both websocket paths do upgrade on both ports (the refusals above are the hooks, not a dead path).
-  for (const { name, port, tls, agent } of ports) {
-    for (const p of ['/eventbus', '/history/timeseries/stream']) {
-      const ok = await sendFull(port, tls, agent, 'GET', p, { ...UPGRADE, host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` });
-      t.ok(ok.upgraded && ok.status === 101, `${name} ${p} upgrades with a token`);
+    t.same(wrong, [], 'every served path on both ports is refused');
+    // One hook per refusal: the same JSON error body whether the client asked for a route, an event stream or an upgrade.
+    for (const kind of ['host', 'cross-site', 'auth'])
+      t.equal(
+        refusals.get(kind)?.size,
+        1,
+        `${kind}: one refusal for every path and port: ${[...(refusals.get(kind) ?? [])].join(' | ')}`,
+      );
+    t.match([...refusals.get('host')!][0], /^421 Misdirected Request Host is not a name this controller is known by/);
+    t.match(
+      [...refusals.get('cross-site')!][0],
+      /^403 Forbidden cross-site request refused: Origin http:\/\/evil\.example/,
+    );
+    t.match([...refusals.get('auth')!][0], /^401 Unauthorized login required/);
+    // And with a token, from this host, both websocket paths do upgrade on both ports (the refusals above are the hooks, not a dead path).
+    for (const { name, port, tls, agent } of ports) {
+      for (const p of ['/eventbus', '/history/timeseries/stream']) {
+        const ok = await sendFull(port, tls, agent, 'GET', p, {
+          ...UPGRADE,
+          host: `127.0.0.1:${port}`,
+          authorization: `Bearer ${token}`,
+        });
+        t.ok(ok.upgraded && ok.status === 101, `${name} ${p} upgrades with a token`);
+      }
     }
-  }
-});
+  },
+);

@@ -17,7 +17,13 @@ const capture = () => {
   const lines: string[] = [];
   return { lines, log: createLogger('warn', {}, { write: (s: string) => lines.push(s) }) };
 };
-const block = (id: string, metaBytes: number) => ({ id, serviceId: SERVICE_ID, type: 'TempSensorMock', data: {}, meta: { note: 'x'.repeat(metaBytes) } });
+const block = (id: string, metaBytes: number) => ({
+  id,
+  serviceId: SERVICE_ID,
+  type: 'TempSensorMock',
+  data: {},
+  meta: { note: 'x'.repeat(metaBytes) },
+});
 
 t.test('REST: meta over 16 KiB and blocks over 64 KiB are 422, and nothing is stored', async (t) => {
   const rt = await startApp();
@@ -29,11 +35,21 @@ t.test('REST: meta over 16 KiB and blocks over 64 KiB are 422, and nothing is st
   // Patches merge meta, so it could grow by 16 KiB a patch: the stored block is capped as well.
   let last = 0;
   for (let i = 0; i < 8 && last !== 422; i++) {
-    last = (await rt.post('blocks/patch', { id: 'Fine', type: 'TempSensorMock', data: {}, meta: { [`k${i}`]: 'y'.repeat(MAX_META_BYTES - 100) } })).status;
+    last = (
+      await rt.post('blocks/patch', {
+        id: 'Fine',
+        type: 'TempSensorMock',
+        data: {},
+        meta: { [`k${i}`]: 'y'.repeat(MAX_META_BYTES - 100) },
+      })
+    ).status;
   }
   t.equal(last, 422, 'growing meta by patches stops at the stored-block cap');
   const stored = (await rt.post('blocks/read', { id: 'Fine' })).body;
-  t.ok(Buffer.byteLength(JSON.stringify(stored)) <= MAX_RECORD_BYTES + 1000, `the block stayed small (${Buffer.byteLength(JSON.stringify(stored))} bytes)`);
+  t.ok(
+    Buffer.byteLength(JSON.stringify(stored)) <= MAX_RECORD_BYTES + 1000,
+    `the block stayed small (${Buffer.byteLength(JSON.stringify(stored))} bytes)`,
+  );
   const ids = ((await rt.post('blocks/all/read')).body as Array<{ id: string }>).map((b) => b.id);
   t.notOk(ids.includes('Big Meta'), 'the refused block does not exist');
 });
@@ -55,14 +71,25 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
     // drop on the same topic would only be counted.
     await pub.publish('svc/spark/blocks/create', JSON.stringify(block('Meta Heavy', BODY_LIMIT / 2)));
     await pub.publish(controllerTopic('create'), JSON.stringify(block('Small', 100)));
-    await until(() => rt.app.runtime.blocks().some((b) => b.id === 'Small'), 'the small block (sent last) to be created');
+    await until(
+      () => rt.app.runtime.blocks().some((b) => b.id === 'Small'),
+      'the small block (sent last) to be created',
+    );
     const ids = rt.app.runtime.blocks().map((b) => b.id);
     t.notOk(ids.includes('Huge'), 'a 2 MiB create is dropped');
     t.notOk(ids.includes('Meta Heavy'), 'a 512 KiB meta is dropped');
-    t.ok(lines.some((l) => /mqtt blocks\/create dropped: the payload is \d+ bytes, over the 1048576-byte limit/.test(l)), 'the size drop is logged');
-    t.ok(lines.some((l) => /mqtt blocks\/create dropped: .*meta must be at most/.test(l)), 'the meta drop is logged');
+    t.ok(
+      lines.some((l) => /mqtt blocks\/create dropped: the payload is \d+ bytes, over the 1048576-byte limit/.test(l)),
+      'the size drop is logged',
+    );
+    t.ok(
+      lines.some((l) => /mqtt blocks\/create dropped: .*meta must be at most/.test(l)),
+      'the meta drop is logged',
+    );
     t.equal((rt.app.status().mqtt as { dropped: { blockApi: number } }).dropped.blockApi, 2, 'both drops are counted');
-    const db = statSync(path.join(rt.dataDir, DB_FILE)).size + statSync(path.join(rt.dataDir, `${DB_FILE}-wal`), { throwIfNoEntry: false })!.size;
+    const db =
+      statSync(path.join(rt.dataDir, DB_FILE)).size +
+      statSync(path.join(rt.dataDir, `${DB_FILE}-wal`), { throwIfNoEntry: false })!.size;
     t.ok(db < BODY_LIMIT, `database + WAL ${Math.round(db / 1024)} KiB`);
   });
 }
@@ -83,8 +110,14 @@ t.test('the embedded broker closes a connection sending a packet over 4 MiB', as
   client.publish('big/one', Buffer.alloc(MAX_PACKET_BYTES + 1024, 'z'));
   const outcome = await Promise.race([closed.then(() => 'closed'), sleep(5000).then(() => 'still open')]);
   t.equal(outcome, 'closed', 'the broker closed the connection');
-  t.ok(lines.some((l) => /closed a connection sending a \d+-byte packet; the limit is 4194304 bytes/.test(l)), 'and said why');
+  t.ok(
+    lines.some((l) => /closed a connection sending a \d+-byte packet; the limit is 4194304 bytes/.test(l)),
+    'and said why',
+  );
   await watcher.publish('big/small', Buffer.alloc(MAX_PACKET_BYTES - 1024, 'z'));
   await watcher.waitFor((m) => m.topic === 'big/small', 'a packet under the limit', 5000);
-  t.notOk(watcher.messages.some((m) => m.topic === 'big/one'), 'the large packet was not delivered');
+  t.notOk(
+    watcher.messages.some((m) => m.topic === 'big/one'),
+    'the large packet was not delivered',
+  );
 });

@@ -12,7 +12,12 @@ import { freePort } from '../helpers/mosquitto.js';
 const LIMIT_MS = limit(60_000);
 
 /** Send `head` then one byte of `trickle` every `everyMs`; resolve when the server closes the socket. */
-function trickle(socket: Socket, head: string, trickle: string, everyMs: number): Promise<{ ms: number; answer: string }> {
+function trickle(
+  socket: Socket,
+  head: string,
+  trickle: string,
+  everyMs: number,
+): Promise<{ ms: number; answer: string }> {
   const started = performance.now();
   let answer = '';
   let i = 0;
@@ -50,14 +55,28 @@ t.test('slow bodies and slow headers are closed on both ports', async (t) => {
   };
   const runs = await Promise.all(
     Object.entries(open).flatMap(([port, sock]) => [
-      trickle(sock(), bodyHead, body, 2000).then((r) => ({ ...r, what: `slow body on ${port}`, deadline: REQUEST_TIMEOUT_MS })),
-      trickle(sock(), headerHead, headerTrickle, 1000).then((r) => ({ ...r, what: `slow headers on ${port}`, deadline: HEADERS_TIMEOUT_MS })),
+      trickle(sock(), bodyHead, body, 2000).then((r) => ({
+        ...r,
+        what: `slow body on ${port}`,
+        deadline: REQUEST_TIMEOUT_MS,
+      })),
+      trickle(sock(), headerHead, headerTrickle, 1000).then((r) => ({
+        ...r,
+        what: `slow headers on ${port}`,
+        deadline: HEADERS_TIMEOUT_MS,
+      })),
     ]),
   );
   for (const r of runs) {
-    t.ok(r.ms >= r.deadline - 1000 && r.ms <= r.deadline + CHECK_INTERVAL_MS + limit(2000), `${r.what}: closed after ${(r.ms / 1000).toFixed(1)} s (deadline ${r.deadline / 1000} s)`);
+    t.ok(
+      r.ms >= r.deadline - 1000 && r.ms <= r.deadline + CHECK_INTERVAL_MS + limit(2000),
+      `${r.what}: closed after ${(r.ms / 1000).toFixed(1)} s (deadline ${r.deadline / 1000} s)`,
+    );
     t.match(r.answer, /^HTTP\/1\.1 408 /, `${r.what}: answered 408 Request Timeout`);
   }
   const list = await rt.post('blocks/all/read');
-  t.notOk((list.body as Array<{ id: string }>).some((b) => b.id === 'Slow'), 'the slow request created nothing');
+  t.notOk(
+    (list.body as Array<{ id: string }>).some((b) => b.id === 'Slow'),
+    'the slow request created nothing',
+  );
 });

@@ -24,7 +24,13 @@ t.test('read once, then from memory; set writes through and a new instance reads
   const { s, counts, values } = store();
   let safe = 0;
   let resumed = 0;
-  const control = new ControlEnabled(s, runtime(), loop(), { safeState: async () => void safe++, resume: () => void resumed++ }, pino({ level: 'silent' }));
+  const control = new ControlEnabled(
+    s,
+    runtime(),
+    loop(),
+    { safeState: async () => void safe++, resume: () => void resumed++ },
+    pino({ level: 'silent' }),
+  );
   for (let i = 0; i < 100; i++) t.equal(control.enabled, true);
   t.equal(counts.reads, 1, 'one database read for 100 reads');
   t.equal(await control.set(false), false);
@@ -34,7 +40,11 @@ t.test('read once, then from memory; set writes through and a new instance reads
   t.equal(await control.set(true), true);
   t.equal(resumed, 1, 'and follow their blocks again once enabled');
   t.equal(await control.set(false), false);
-  t.equal(new ControlEnabled(s, runtime(), loop(), outputs, pino({ level: 'silent' })).enabled, false, 'a restart reads it back');
+  t.equal(
+    new ControlEnabled(s, runtime(), loop(), outputs, pino({ level: 'silent' })).enabled,
+    false,
+    'a restart reads it back',
+  );
 });
 
 t.test('a failed write leaves the setting as it was', async (t) => {

@@ -7,7 +7,15 @@ import { parseDuration as queryDuration } from '../../src/history/timeframe.js';
 import { durationSeconds } from '../../src/shared/duration.js';
 
 t.test('every reader of a duration gives the same seconds', async (t) => {
-  for (const [text, seconds] of [['90', 90], ['1d', 86400], ['2h30m', 9000], ['1h30m10s', 5410], ['300ms', 0.3], ['2w', 1209600], ['1.5h', 5400]] as const) {
+  for (const [text, seconds] of [
+    ['90', 90],
+    ['1d', 86400],
+    ['2h30m', 9000],
+    ['1h30m10s', 5410],
+    ['300ms', 0.3],
+    ['2w', 1209600],
+    ['1.5h', 5400],
+  ] as const) {
     t.equal(durationSeconds(text).seconds, seconds, `shared ${text}`);
     t.equal(queryDuration(text), seconds, `history query ${text}`);
     t.equal(sequenceDuration(text), seconds, `sequence ${text}`);

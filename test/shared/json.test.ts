@@ -16,7 +16,10 @@ const PROTO_TEXTS = [
 
 t.test('parseJson: a value, from a string or a Buffer', async (t) => {
   t.same(parseJson('{"a":[1,"\\u0041"]}', { maxBytes: 100, what: 'the body' }), { ok: true, value: { a: [1, 'A'] } });
-  t.same(parseJson(Buffer.from('[true,null]'), { maxBytes: 100, what: 'the payload' }), { ok: true, value: [true, null] });
+  t.same(parseJson(Buffer.from('[true,null]'), { maxBytes: 100, what: 'the payload' }), {
+    ok: true,
+    value: [true, null],
+  });
 });
 
 t.test('parseJson: too large is refused before parsing, with the size and the limit', async (t) => {
@@ -40,7 +43,11 @@ t.test('parseJson: a __proto__ key is refused, plain or escaped, at any depth', 
     const r = parseJson(text, { maxBytes: 1000, what: 'the body' });
     t.same(r, { ok: false, problem: 'prototype key', reason: 'the body may not contain a "__proto__" key' }, text);
   }
-  t.same(parseJson('{"text":"__proto__"}', { maxBytes: 1000, what: 'the body' }), { ok: true, value: { text: '__proto__' } }, 'the word as a value is fine');
+  t.same(
+    parseJson('{"text":"__proto__"}', { maxBytes: 1000, what: 'the body' }),
+    { ok: true, value: { text: '__proto__' } },
+    'the word as a value is fine',
+  );
 });
 
 t.test('the MQTT block API refuses a __proto__ key as REST does, and never hands it to the runtime', async (t) => {
@@ -53,8 +60,15 @@ t.test('the MQTT block API refuses a __proto__ key as REST does, and never hands
   }
   t.equal(applied, 0);
   const big = handleControllerMessage(runtime, 'create', Buffer.alloc(BODY_LIMIT + 1, 32), log);
-  t.match(big?.message, new RegExp(`the payload is ${BODY_LIMIT + 1} bytes, over the ${BODY_LIMIT}-byte limit \\(the same as REST\\)`));
-  t.equal(handleControllerMessage(runtime, 'create', Buffer.from('{"serviceId":"svc","id":"ok"}'), log), null, 'a good message is applied');
+  t.match(
+    big?.message,
+    new RegExp(`the payload is ${BODY_LIMIT + 1} bytes, over the ${BODY_LIMIT}-byte limit \\(the same as REST\\)`),
+  );
+  t.equal(
+    handleControllerMessage(runtime, 'create', Buffer.from('{"serviceId":"svc","id":"ok"}'), log),
+    null,
+    'a good message is applied',
+  );
   t.equal(applied, 1);
 });
 

@@ -71,7 +71,12 @@ function runModule(name: string, lines: string[]) {
   writeFileSync(file, lines.join('\n'));
   const loader = process.execArgv.filter((a) => a.includes('@tapjs/typescript'));
   const started = Date.now();
-  const res = spawnSync(process.execPath, [...loader, file], { cwd: ROOT, encoding: 'utf8', timeout: limit(60000), killSignal: 'SIGKILL' });
+  const res = spawnSync(process.execPath, [...loader, file], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: limit(60000),
+    killSignal: 'SIGKILL',
+  });
   return { ...res, took: Date.now() - started };
 }
 

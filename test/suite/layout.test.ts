@@ -11,11 +11,22 @@ t.test('tap lists only *.test.ts files, also when given directories', async (t) 
   const dirs = readdirSync(path.join(ROOT, 'test'), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => `test/${d.name}`);
-  const res = spawnSync(path.join(ROOT, 'node_modules/.bin/tap'), ['list', ...dirs], { cwd: ROOT, encoding: 'utf8', timeout: limit(60000), killSignal: 'SIGKILL' });
+  const res = spawnSync(path.join(ROOT, 'node_modules/.bin/tap'), ['list', ...dirs], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: limit(60000),
+    killSignal: 'SIGKILL',
+  });
   t.equal(res.status, 0, res.stderr);
   const listed = res.stdout.split('\n').filter(Boolean);
-  const expected = dirs.flatMap((d) => readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => `${d}/${f}`)).filter((f) => f.endsWith('.test.ts'));
-  t.same(listed.filter((f) => !f.endsWith('.test.ts')), [], 'no helper module is listed as a test');
+  const expected = dirs
+    .flatMap((d) => readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => `${d}/${f}`))
+    .filter((f) => f.endsWith('.test.ts'));
+  t.same(
+    listed.filter((f) => !f.endsWith('.test.ts')),
+    [],
+    'no helper module is listed as a test',
+  );
   t.same([...listed].sort(), [...expected].sort(), 'every test file is listed');
   t.ok(listed.some((f) => f === 'test/suite/layout.test.ts'));
 });

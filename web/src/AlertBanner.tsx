@@ -19,7 +19,8 @@ export function activeAlerts(status: Record<string, unknown>): ActiveSummary[] {
   return Array.isArray(list) ? (list as ActiveSummary[]) : [];
 }
 
-export const activeFor = (a: ActiveSummary): string => fmtDuration(Math.max(0, (Date.now() - Date.parse(a.since)) / 1000));
+export const activeFor = (a: ActiveSummary): string =>
+  fmtDuration(Math.max(0, (Date.now() - Date.parse(a.since)) / 1000));
 
 export function AlertBanner() {
   const live = useLive();

@@ -56,7 +56,13 @@ function Active({ list, onChange }: { list: ActiveSummary[]; onChange: () => voi
                 {a.count > 1 && `, went bad ${a.count} times`}
               </div>
             </td>
-            <td>{a.acknowledged ? <span class="muted">acknowledged</span> : <button onClick={() => void acknowledge(a.key)}>Acknowledge</button>}</td>
+            <td>
+              {a.acknowledged ? (
+                <span class="muted">acknowledged</span>
+              ) : (
+                <button onClick={() => void acknowledge(a.key)}>Acknowledge</button>
+              )}
+            </td>
           </tr>
         ))}
       </table>
@@ -74,7 +80,8 @@ function History({ data }: { data: AlertsAnswer }) {
     <section class="panel" data-testid="alerts-history">
       <h2>Recent events</h2>
       <p class="muted">
-        Channels: {data.channels.length ? data.channels.join(', ') : 'none configured'}; waiting to be sent: {data.outbox.pending}
+        Channels: {data.channels.length ? data.channels.join(', ') : 'none configured'}; waiting to be sent:{' '}
+        {data.outbox.pending}
         {data.outbox.dropped ? `; dropped since start: ${data.outbox.dropped}` : ''}
       </p>
       {!data.history.length && <p class="muted">Nothing yet.</p>}
@@ -112,7 +119,8 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
       remindHours: String(r.rules.remindHours),
     };
     // Every block's value, not only the outputs known now: the live blocks may arrive later.
-    for (const [id, rule] of Object.entries(r.rules.blocks as Record<string, { onAfter?: number }>)) if (rule.onAfter !== undefined) f[`onAfter:${id}`] = String(rule.onAfter);
+    for (const [id, rule] of Object.entries(r.rules.blocks as Record<string, { onAfter?: number }>))
+      if (rule.onAfter !== undefined) f[`onAfter:${id}`] = String(rule.onAfter);
     setForm(f);
   };
   const load = async () => {
@@ -128,7 +136,11 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
     const doc: Doc = structuredClone(loaded?.document ?? {});
     const band = numberOrText(form.band!);
     doc.sensorNull = { ...doc.sensorNull, after: numberOrText(form.sensorNullAfter!) };
-    doc.setpointBand = { ...doc.setpointBand, band: typeof band === 'number' && degF ? band / 1.8 : band, after: numberOrText(form.bandAfter!) };
+    doc.setpointBand = {
+      ...doc.setpointBand,
+      band: typeof band === 'number' && degF ? band / 1.8 : band,
+      after: numberOrText(form.bandAfter!),
+    };
     doc.remindHours = numberOrText(form.remindHours!);
     doc.blocks = { ...doc.blocks };
     for (const id of outputs) {
@@ -162,7 +174,9 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
           {field('bandAfter', 'Out of band for', 's')}
           {field('remindHours', 'Remind every', 'h')}
         </div>
-        {outputs.length > 0 && <h3 class="muted">Output on too long (empty: the default, {loaded?.rules.outputOn.after || 'off'})</h3>}
+        {outputs.length > 0 && (
+          <h3 class="muted">Output on too long (empty: the default, {loaded?.rules.outputOn.after || 'off'})</h3>
+        )}
         <div class="grid">{outputs.map((id) => field(`onAfter:${id}`, `${id} on for`, 's'))}</div>
         <div class="buttons">
           <button type="submit">Save rules</button>
@@ -188,7 +202,10 @@ export function Alerts() {
   };
   // A fresh read with each status event (every emit interval) while the page is open.
   useEffect(() => void load(), [live.status]);
-  const outputs = [...live.blocks.values()].filter((b) => OUTPUT_TYPES.has(b.type)).map((b) => b.id).sort();
+  const outputs = [...live.blocks.values()]
+    .filter((b) => OUTPUT_TYPES.has(b.type))
+    .map((b) => b.id)
+    .sort();
   const degF = (live.status.units as { temperature?: string } | undefined)?.temperature === 'degF';
   return (
     <div class="alerts">

@@ -14,7 +14,11 @@ export function ControlSwitch() {
     const a = await put<{ enabled: boolean }>(controllerUrl('settings/enabled'), { enabled: next });
     if (!a.ok) return setSaid(a.error);
     setEnabled(a.body.enabled);
-    setSaid(a.body.enabled ? 'Control resumed: blocks run and drive their outputs again.' : 'All outputs stopped: control is paused and every output is in its safe state (off). This stays so after a restart.');
+    setSaid(
+      a.body.enabled
+        ? 'Control resumed: blocks run and drive their outputs again.'
+        : 'All outputs stopped: control is paused and every output is in its safe state (off). This stays so after a restart.',
+    );
   };
   if (enabled === null) return null;
   return (

@@ -47,7 +47,15 @@ const notEditable = (s: Schema) => s.readOnly === true || s.deprecated === true;
 
 /** The field's range from the schema (`minimum`/`maximum`, on the number or a quantity's value). */
 function rangeOf(s: Schema): { min?: number; max?: number } {
-  for (const v of [s, ...(s.anyOf ?? []), ...(s.anyOf ?? []).flatMap((a) => [...(a.anyOf ?? []), a.properties?.value ?? {}, ...(a.properties?.value?.anyOf ?? [])])]) {
+  for (const v of [
+    s,
+    ...(s.anyOf ?? []),
+    ...(s.anyOf ?? []).flatMap((a) => [
+      ...(a.anyOf ?? []),
+      a.properties?.value ?? {},
+      ...(a.properties?.value?.anyOf ?? []),
+    ]),
+  ]) {
     if (v.minimum !== undefined || v.maximum !== undefined) return { min: v.minimum, max: v.maximum };
   }
   return {};
@@ -111,7 +119,9 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
   const [error, setError] = useState('');
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [newId, setNewId] = useState('');
-  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(block && created === block.id ? { text: `created ${block.id}`, bad: false } : null);
+  const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(
+    block && created === block.id ? { text: `created ${block.id}`, bad: false } : null,
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   useEffect(() => {
     loadTypeDoc().then(
@@ -138,7 +148,12 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
         const { min, max } = rangeOf(s);
         // The server's range (from the field table, in °C and seconds); a quantity in °F is checked there.
         const unitShown = isQuantity(block?.data[name]) ? (block!.data[name] as { unit: string }).unit : '';
-        if (typeof v === 'number' && !/degF/.test(unitShown) && ((min !== undefined && v < min) || (max !== undefined && v > max))) throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);
+        if (
+          typeof v === 'number' &&
+          !/degF/.test(unitShown) &&
+          ((min !== undefined && v < min) || (max !== undefined && v > max))
+        )
+          throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);
         data[name] = v;
       } catch (err) {
         bad[name] = (err as Error).message;
@@ -160,7 +175,13 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
 
   /** Blocks a link of interface `iface` may point to (all, when the document does not say). */
   const linkTargets = (iface: string | null) =>
-    [...live.blocks.values()].filter((b) => b.id !== block?.id && (iface === null || iface === 'Any' || (types?.implements.get(b.type) ?? [iface]).includes(iface))).map((b) => b.id);
+    [...live.blocks.values()]
+      .filter(
+        (b) =>
+          b.id !== block?.id &&
+          (iface === null || iface === 'Any' || (types?.implements.get(b.type) ?? [iface]).includes(iface)),
+      )
+      .map((b) => b.id);
   return (
     <form class="editor grid" onSubmit={submit} data-testid="block-form">
       {!block && (
@@ -174,7 +195,11 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
         const text = draft[name] ?? toText(kind, current);
         const set = (v: string) => setDraft({ ...draft, [name]: v });
         const temperature = (live.status.units as { temperature?: string } | undefined)?.temperature ?? 'degC';
-        const unit = isQuantity(current) ? unitLabel(current.unit) : kind === 'quantity' ? unitLabel(schemaUnit(s, temperature)) : '';
+        const unit = isQuantity(current)
+          ? unitLabel(current.unit)
+          : kind === 'quantity'
+            ? unitLabel(schemaUnit(s, temperature))
+            : '';
         const invalid = errors[name];
         return (
           <label title={s.description}>
@@ -182,7 +207,9 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
             {kind === 'enum' ? (
               <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
                 {!text && <option value="" />}
-                {enumValues(s).map((v) => <option value={v}>{v}</option>)}
+                {enumValues(s).map((v) => (
+                  <option value={v}>{v}</option>
+                ))}
               </select>
             ) : kind === 'link' ? (
               <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
@@ -192,11 +219,31 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
                 ))}
               </select>
             ) : kind === 'lines' ? (
-              <textarea name={name} rows={5} value={text} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
+              <textarea
+                name={name}
+                rows={5}
+                value={text}
+                onInput={(e) => set((e.target as HTMLTextAreaElement).value)}
+              />
             ) : kind === 'bool' ? (
-              <input type="checkbox" name={name} checked={text === 'true'} onChange={(e) => set(String((e.target as HTMLInputElement).checked))} />
+              <input
+                type="checkbox"
+                name={name}
+                checked={text === 'true'}
+                onChange={(e) => set(String((e.target as HTMLInputElement).checked))}
+              />
             ) : (
-              <input name={name} value={text} min={rangeOf(s).min} max={rangeOf(s).max} aria-invalid={invalid ? 'true' : undefined} inputMode={kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+              <input
+                name={name}
+                value={text}
+                min={rangeOf(s).min}
+                max={rangeOf(s).max}
+                aria-invalid={invalid ? 'true' : undefined}
+                inputMode={
+                  kind === 'number' || kind === 'quantity' ? 'decimal' : kind === 'integer' ? 'numeric' : undefined
+                }
+                onInput={(e) => set((e.target as HTMLInputElement).value)}
+              />
             )}
             {unit && <span class="unit">{unit}</span>}
             {invalid && (
@@ -220,13 +267,22 @@ function BlockForm({ type, block, onSaved }: { type: string; block?: Block; onSa
 function NewBlock() {
   const [types, setTypes] = useState<string[]>([]);
   const [type, setType] = useState('');
-  useEffect(() => void loadTypeDoc().then((doc) => setTypes([...doc.data.keys()].filter((t) => doc.roles.get(t) !== 'system')), () => undefined), []);
+  useEffect(
+    () =>
+      void loadTypeDoc().then(
+        (doc) => setTypes([...doc.data.keys()].filter((t) => doc.roles.get(t) !== 'system')),
+        () => undefined,
+      ),
+    [],
+  );
   return (
     <section class="panel">
       <h2>New block</h2>
       <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
         <option value="">type…</option>
-        {types.map((t) => <option value={t}>{t}</option>)}
+        {types.map((t) => (
+          <option value={t}>{t}</option>
+        ))}
       </select>
       {type && (
         <BlockForm
@@ -265,7 +321,12 @@ export function Editor({ id }: { id: string }) {
   if (!block)
     return (
       <p class="banner" data-testid="block-gone">
-        {live.deleted.has(id) ? `Block "${id}" was deleted (possibly elsewhere).` : live.loaded ? `There is no block "${id}".` : 'Loading…'} <a href="#/block">All blocks</a>
+        {live.deleted.has(id)
+          ? `Block "${id}" was deleted (possibly elsewhere).`
+          : live.loaded
+            ? `There is no block "${id}".`
+            : 'Loading…'}{' '}
+        <a href="#/block">All blocks</a>
       </p>
     );
   const remove = async () => {

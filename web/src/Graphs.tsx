@@ -31,10 +31,12 @@ export function defaultFields(all: string[]): string[] {
   const saved = JSON.parse(localStorage.getItem(STORE_KEY) ?? '[]') as string[];
   const kept = saved.filter((f) => all.includes(f));
   if (kept.length) return kept;
-  const pairs = all.filter((f) => /\/setting\[deg[CF]\]$/.test(f)).flatMap((setting) => {
-    const value = setting.replace(/\/setting\[/, '/value[');
-    return all.includes(value) ? [setting, value] : [setting];
-  });
+  const pairs = all
+    .filter((f) => /\/setting\[deg[CF]\]$/.test(f))
+    .flatMap((setting) => {
+      const value = setting.replace(/\/setting\[/, '/value[');
+      return all.includes(value) ? [setting, value] : [setting];
+    });
   const sensors = all.filter((f) => /\/value\[deg[CF]\]$/.test(f) && !pairs.includes(f));
   return [...pairs, ...sensors].slice(0, 6);
 }
@@ -56,7 +58,15 @@ function fittingRange(cols: Columns): RangeKey {
 }
 
 /** Fields grouped by block, filtered by a search, each a checkbox. */
-function FieldPicker({ all, fields, setFields }: { all: string[]; fields: string[]; setFields: (f: string[]) => void }) {
+function FieldPicker({
+  all,
+  fields,
+  setFields,
+}: {
+  all: string[];
+  fields: string[];
+  setFields: (f: string[]) => void;
+}) {
   const [search, setSearch] = useState('');
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   const shown = all.filter((f) => words.every((w) => f.toLowerCase().includes(w)));
@@ -65,14 +75,28 @@ function FieldPicker({ all, fields, setFields }: { all: string[]; fields: string
   return (
     <div class="picker" data-testid="field-picker">
       <label>
-        Search fields <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} placeholder="e.g. beer setting" />
+        Search fields{' '}
+        <input
+          type="search"
+          value={search}
+          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          placeholder="e.g. beer setting"
+        />
       </label>
       {[...groups].map(([block, list]) => (
         <fieldset class="fieldlist" data-group={block}>
           <legend>{block}</legend>
           {list.map((f) => (
             <label>
-              <input type="checkbox" data-field={f} checked={fields.includes(f)} onChange={(e) => setFields((e.target as HTMLInputElement).checked ? [...fields, f] : fields.filter((x) => x !== f))} /> {fieldWords(f)}
+              <input
+                type="checkbox"
+                data-field={f}
+                checked={fields.includes(f)}
+                onChange={(e) =>
+                  setFields((e.target as HTMLInputElement).checked ? [...fields, f] : fields.filter((x) => x !== f))
+                }
+              />{' '}
+              {fieldWords(f)}
             </label>
           ))}
         </fieldset>
@@ -82,7 +106,17 @@ function FieldPicker({ all, fields, setFields }: { all: string[]; fields: string
   );
 }
 
-function Chart({ fields, data, seconds, fitData }: { fields: string[]; data: Columns; seconds: number; fitData: boolean }) {
+function Chart({
+  fields,
+  data,
+  seconds,
+  fitData,
+}: {
+  fields: string[];
+  data: Columns;
+  seconds: number;
+  fitData: boolean;
+}) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const key = `${fields.join('\n')}\n${seconds}`;
@@ -93,7 +127,14 @@ function Chart({ fields, data, seconds, fitData }: { fields: string[]; data: Col
     const blocks = [...new Set(fields.map(blockOf))];
     const series: uPlot.Series[] = [
       {},
-      ...fields.map((f) => ({ label: `${blockOf(f)} ${fieldWords(f)}`, stroke: COLORS[blocks.indexOf(blockOf(f)) % COLORS.length], width: 1.5, dash: /\/setting\[/.test(f) ? [6, 4] : undefined, scale: isTemperature(f) ? 'temp' : 'pct', spanGaps: true })),
+      ...fields.map((f) => ({
+        label: `${blockOf(f)} ${fieldWords(f)}`,
+        stroke: COLORS[blocks.indexOf(blockOf(f)) % COLORS.length],
+        width: 1.5,
+        dash: /\/setting\[/.test(f) ? [6, 4] : undefined,
+        scale: isTemperature(f) ? 'temp' : 'pct',
+        spanGaps: true,
+      })),
     ];
     const opts: uPlot.Options = {
       width: Math.max(320, host.clientWidth),
@@ -101,8 +142,20 @@ function Chart({ fields, data, seconds, fitData }: { fields: string[]; data: Col
       series,
       // The whole chosen window, also while history is still short.
       // The whole chosen window; while the range was chosen for the user, no wider than the data.
-      scales: { x: { time: true, range: (u) => [Math.max(Date.now() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0), Date.now() / 1000] } },
-      axes: [{}, { scale: 'temp', label: 'temperature' }, { scale: 'pct', side: 1, label: '% / state', grid: { show: false } }],
+      scales: {
+        x: {
+          time: true,
+          range: (u) => [
+            Math.max(Date.now() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0),
+            Date.now() / 1000,
+          ],
+        },
+      },
+      axes: [
+        {},
+        { scale: 'temp', label: 'temperature' },
+        { scale: 'pct', side: 1, label: '% / state', grid: { show: false } },
+      ],
       legend: { live: true },
       hooks: {
         draw: [
@@ -140,7 +193,9 @@ export function Graphs() {
   const savedRange = localStorage.getItem(RANGE_KEY);
   // Until the user picks one, the range fits the data (decided after the first load).
   const [fitted, setFitted] = useState(savedRange !== null && savedRange in RANGES);
-  const [range, setRangeState] = useState<RangeKey>(() => (savedRange && savedRange in RANGES ? (savedRange as RangeKey) : '1d'));
+  const [range, setRangeState] = useState<RangeKey>(() =>
+    savedRange && savedRange in RANGES ? (savedRange as RangeKey) : '1d',
+  );
   const setRange = (r: RangeKey) => {
     localStorage.setItem(RANGE_KEY, r);
     setFitted(true);
@@ -151,7 +206,8 @@ export function Graphs() {
 
   useEffect(() => {
     void post<string[]>('/history/timeseries/fields', { duration: '30d' }).then((a) => {
-      if (a.status === 404 || a.status === 0) return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
+      if (a.status === 404 || a.status === 0)
+        return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
       if (!a.ok) return setError(a.error);
       setAll(a.body);
       setFields(defaultFields(a.body));
@@ -190,7 +246,11 @@ export function Graphs() {
   }, [fields.join('\n'), range]);
 
   const exportCsv = async () => {
-    const res = await fetch('/history/timeseries/csv', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fields, precision: 'ISO8601', duration: `${RANGES[range]}s` }) });
+    const res = await fetch('/history/timeseries/csv', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fields, precision: 'ISO8601', duration: `${RANGES[range]}s` }),
+    });
     if (!res.ok) return setError(`CSV export failed (HTTP ${res.status})`);
     download(`edgeblocks-${range}-${new Date().toISOString().slice(0, 16)}.csv`, await res.blob());
   };
@@ -206,7 +266,12 @@ export function Graphs() {
     <div class="graphs">
       <div class="toolbar">
         {(Object.keys(RANGES) as RangeKey[]).map((r) => (
-          <button class={r === range ? 'active' : ''} aria-pressed={r === range} aria-label={`show the last ${r}`} onClick={() => setRange(r)}>
+          <button
+            class={r === range ? 'active' : ''}
+            aria-pressed={r === range}
+            aria-label={`show the last ${r}`}
+            onClick={() => setRange(r)}
+          >
             {r}
           </button>
         ))}
@@ -215,9 +280,15 @@ export function Graphs() {
         </button>
       </div>
       {error && <p class="answer bad">{error}</p>}
-      {data && fields.length > 0 ? <Chart fields={fields} data={data} seconds={RANGES[range]} fitData={savedRange === null} /> : <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>}
+      {data && fields.length > 0 ? (
+        <Chart fields={fields} data={data} seconds={RANGES[range]} fitData={savedRange === null} />
+      ) : (
+        <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>
+      )}
       <details open={!fields.length}>
-        <summary>Fields ({fields.length} of {all.length})</summary>
+        <summary>
+          Fields ({fields.length} of {all.length})
+        </summary>
         <FieldPicker all={all} fields={fields} setFields={setFields} />
       </details>
     </div>

@@ -78,7 +78,12 @@ function Buses({ buses, users }: { buses: Bus[]; users: Map<string, string> }) {
               {(b.addresses ?? []).length === 0 && <span class="muted">none</span>}
               {(b.addresses ?? []).map((a) => (
                 <div data-address={a}>
-                  <code>{a}</code> {users.has(a) ? <a href={`#/block/${encodeURIComponent(users.get(a)!)}`}>{users.get(a)}</a> : <span class="muted">no block</span>}
+                  <code>{a}</code>{' '}
+                  {users.has(a) ? (
+                    <a href={`#/block/${encodeURIComponent(users.get(a)!)}`}>{users.get(a)}</a>
+                  ) : (
+                    <span class="muted">no block</span>
+                  )}
                 </div>
               ))}
             </td>
@@ -141,14 +146,21 @@ export function Hardware() {
   }, []);
   if (!status) return <p>{error || 'Reading the hardware status…'}</p>;
   const { hardware, ...service } = status;
-  const hw = (hardware ?? {}) as { mode?: string; onewire?: { buses?: Bus[]; missing?: string[] }; gpio?: GpioLine[]; i2c?: I2cStatus; [k: string]: unknown };
+  const hw = (hardware ?? {}) as {
+    mode?: string;
+    onewire?: { buses?: Bus[]; missing?: string[] };
+    gpio?: GpioLine[];
+    i2c?: I2cStatus;
+    [k: string]: unknown;
+  };
   const { mode, onewire, gpio, i2c, ...rest } = hw;
   // Which block uses a 1-Wire address, so a brewer can tell the sensors apart.
   const users = new Map<string, string>();
   for (const b of live.blocks.values()) if (typeof b.data?.address === 'string') users.set(b.data.address, b.id);
   // I2C chips by bus and address, as the I2C table keys them.
   for (const b of live.blocks.values()) {
-    if (typeof b.data?.address === 'number' && typeof b.data?.bus === 'string') users.set(`${b.data.bus}-0x${b.data.address.toString(16).padStart(2, '0')}`, b.id);
+    if (typeof b.data?.address === 'number' && typeof b.data?.bus === 'string')
+      users.set(`${b.data.bus}-0x${b.data.address.toString(16).padStart(2, '0')}`, b.id);
   }
   const missing = onewire?.missing ?? [];
   return (

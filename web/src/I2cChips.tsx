@@ -54,7 +54,13 @@ export function I2cChips({ i2c, users }: { i2c: I2cStatus; users: Map<string, st
         {[...rows].map(([k, { found, polled }]) => {
           const kind = (polled?.kind ?? found?.kind ?? 'unknown').toUpperCase();
           const user = users.get(k);
-          const state = polled ? (polled.connected ? 'answers' : 'missing') : found?.status === 'found' ? 'found, no block' : (found?.detail ?? found?.status ?? '—');
+          const state = polled
+            ? polled.connected
+              ? 'answers'
+              : 'missing'
+            : found?.status === 'found'
+              ? 'found, no block'
+              : (found?.detail ?? found?.status ?? '—');
           return (
             <tr data-chip={k}>
               <td>

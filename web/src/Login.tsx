@@ -21,7 +21,14 @@ export function LogoutButton(props: { user: string }) {
     location.reload();
   };
   return (
-    <button type="button" class="logout" data-testid="logout" disabled={busy} onClick={logout} title={`logged in as ${props.user}`}>
+    <button
+      type="button"
+      class="logout"
+      data-testid="logout"
+      disabled={busy}
+      onClick={logout}
+      title={`logged in as ${props.user}`}
+    >
       Log out {props.user}
     </button>
   );

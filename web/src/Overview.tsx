@@ -21,7 +21,8 @@ export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okTex
     setBad(false);
     const a = await p;
     // A whole block (not a rename's {id}) replaces the shown one before the next event.
-    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body && typeof a.body.data === 'object') applyPatch([a.body]);
+    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body && typeof a.body.data === 'object')
+      applyPatch([a.body]);
     setText(a.ok ? okText : a.error);
     setBad(!a.ok);
     return a.ok;
@@ -29,7 +30,15 @@ export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okTex
   return [text, bad, run];
 }
 
-function NumberField(props: { label: string; value: number | null; unit: string; min?: number; max?: number; onSave: (v: number) => void; testid?: string }) {
+function NumberField(props: {
+  label: string;
+  value: number | null;
+  unit: string;
+  min?: number;
+  max?: number;
+  onSave: (v: number) => void;
+  testid?: string;
+}) {
   const [draft, setDraft] = useState<string | null>(null);
   const [hint, setHint] = useState('');
   const shown = draft ?? (props.value === null ? '' : String(Math.round(props.value * 100) / 100));
@@ -37,7 +46,8 @@ function NumberField(props: { label: string; value: number | null; unit: string;
     e.preventDefault();
     const v = Number(shown.replace(',', '.'));
     if (shown.trim() === '' || !Number.isFinite(v)) return setHint('enter a number');
-    if ((props.min !== undefined && v < props.min) || (props.max !== undefined && v > props.max)) return setHint(`between ${props.min} and ${props.max}`);
+    if ((props.min !== undefined && v < props.min) || (props.max !== undefined && v > props.max))
+      return setHint(`between ${props.min} and ${props.max}`);
     setHint('');
     setDraft(null);
     props.onSave(v);
@@ -46,7 +56,12 @@ function NumberField(props: { label: string; value: number | null; unit: string;
     <form class="field" onSubmit={save}>
       <label>
         {props.label}
-        <input inputMode="decimal" value={shown} data-testid={props.testid} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+        <input
+          inputMode="decimal"
+          value={shown}
+          data-testid={props.testid}
+          onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+        />
         <span class="unit">{unitLabel(props.unit)}</span>
       </label>
       <button type="submit">Set</button>
@@ -58,12 +73,25 @@ function NumberField(props: { label: string; value: number | null; unit: string;
 function Toggle(props: { label: string; on: boolean; onChange: (on: boolean) => void }) {
   return (
     <label class="toggle">
-      <input type="checkbox" checked={props.on} onChange={(e) => props.onChange((e.target as HTMLInputElement).checked)} /> {props.label}
+      <input
+        type="checkbox"
+        checked={props.on}
+        onChange={(e) => props.onChange((e.target as HTMLInputElement).checked)}
+      />{' '}
+      {props.label}
     </label>
   );
 }
 
-function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof useAnswer>[2]; blocks: Map<string, Block> }) {
+function Controls({
+  block,
+  run,
+  blocks,
+}: {
+  block: Block;
+  run: ReturnType<typeof useAnswer>[2];
+  blocks: Map<string, Block>;
+}) {
   const d = block.data;
   const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block, data), okText);
   switch (block.type) {
@@ -73,7 +101,15 @@ function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof
       const [min, max] = unit === 'degF' ? [-58, 302] : [-50, 150];
       return (
         <>
-          <NumberField label="Setting" value={qtyValue(d.storedSetting)} unit={unit} min={min} max={max} testid={`setting-${block.id}`} onSave={(v) => patch({ storedSetting: v })} />
+          <NumberField
+            label="Setting"
+            value={qtyValue(d.storedSetting)}
+            unit={unit}
+            min={min}
+            max={max}
+            testid={`setting-${block.id}`}
+            onSave={(v) => patch({ storedSetting: v })}
+          />
           <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
@@ -84,7 +120,14 @@ function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof
       return (
         <>
           <OutputStoryView story={outputStory(block, blocks)} />
-          <NumberField label="Manual setting" value={typeof d.storedSetting === 'number' ? d.storedSetting : null} unit="%" min={0} max={100} onSave={(v) => patch({ storedSetting: v })} />
+          <NumberField
+            label="Manual setting"
+            value={typeof d.storedSetting === 'number' ? d.storedSetting : null}
+            unit="%"
+            min={0}
+            max={100}
+            onSave={(v) => patch({ storedSetting: v })}
+          />
           <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
@@ -112,7 +155,8 @@ function Controls({ block, run, blocks }: { block: Block; run: ReturnType<typeof
       const m = mutexStory(block, blocks);
       return (
         <p data-testid="mutex-story">
-          {m.holder ? `Held by ${m.holder}.` : 'Free: no actuator holds it.'} {m.waiting.length ? `${m.waiting.join('; ')}.` : 'Nobody waits.'}
+          {m.holder ? `Held by ${m.holder}.` : 'Free: no actuator holds it.'}{' '}
+          {m.waiting.length ? `${m.waiting.join('; ')}.` : 'Nobody waits.'}
         </p>
       );
     }
@@ -139,9 +183,12 @@ function OutputStoryView({ story }: { story: ReturnType<typeof outputStory> }) {
 function Details({ block }: { block: Block }) {
   const d = block.data;
   const rows: Array<[string, string]> = [];
-  if (block.type === 'SetpointSensorPair') rows.push([fieldLabel('setting'), fmt(d.setting)], [fieldLabel('sensorId'), linkId(d.sensorId)]);
-  if (block.type === 'Pid') rows.push([fieldLabel('inputId'), linkId(d.inputId)], [fieldLabel('outputId'), linkId(d.outputId)]);
-  if (block.type === 'ActuatorPwm') rows.push([fieldLabel('setting'), `${fmt(d.setting)} %`], [fieldLabel('actuatorId'), linkId(d.actuatorId)]);
+  if (block.type === 'SetpointSensorPair')
+    rows.push([fieldLabel('setting'), fmt(d.setting)], [fieldLabel('sensorId'), linkId(d.sensorId)]);
+  if (block.type === 'Pid')
+    rows.push([fieldLabel('inputId'), linkId(d.inputId)], [fieldLabel('outputId'), linkId(d.outputId)]);
+  if (block.type === 'ActuatorPwm')
+    rows.push([fieldLabel('setting'), `${fmt(d.setting)} %`], [fieldLabel('actuatorId'), linkId(d.actuatorId)]);
   if (block.type === 'DigitalActuator') rows.push(['Channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
   if (block.type.startsWith('TempSensor') && 'address' in d) rows.push(['Address', String(d.address)]);
   return rows.length ? (
@@ -160,7 +207,8 @@ const fmt = (v: unknown) => {
   const n = qtyValue(v);
   return n === null ? '—' : `${Math.round(n * 10) / 10}${isQuantity(v) ? ` ${unitLabel(v.unit)}` : ''}`;
 };
-const linkId = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id ?? '—') : '—');
+const linkId = (v: unknown) =>
+  v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id ?? '—') : '—';
 
 /** One click to rename (links to the block follow, as blocks/rename does). New sensors with a made-up name ask for one. */
 function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnType<typeof useAnswer>[2] }) {
@@ -171,7 +219,10 @@ function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnTyp
     e.preventDefault();
     const desired = name.trim();
     if (!desired) return;
-    const ok = await run(controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>, `renamed to ${desired}`);
+    const ok = await run(
+      controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>,
+      `renamed to ${desired}`,
+    );
     if (ok) setOpen(false);
   };
   if (!open && !asks)
@@ -191,11 +242,25 @@ function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnTyp
   );
 }
 
-function Card({ block, role, blocks, spark }: { block: Block; role: Role; blocks: Map<string, Block>; spark?: Array<number | null> }) {
+function Card({
+  block,
+  role,
+  blocks,
+  spark,
+}: {
+  block: Block;
+  role: Role;
+  blocks: Map<string, Block>;
+  spark?: Array<number | null>;
+}) {
   const [text, bad, run] = useAnswer();
   const exists = (id: string) => blocks.has(id);
   const problems = problemsOf(block, role, exists);
-  const level = problems.some((p) => p.level === 'error') ? 'error' : problems.some((p) => p.level === 'warn') ? 'warn' : '';
+  const level = problems.some((p) => p.level === 'error')
+    ? 'error'
+    : problems.some((p) => p.level === 'warn')
+      ? 'warn'
+      : '';
   return (
     <section class={`card ${level}`} data-block={block.id} aria-label={block.id}>
       <div class="card-head">

@@ -8,21 +8,38 @@ import { inUnit, segmentsOf, startSeconds, stepsToPoints, TEMPLATES, whereIsIt, 
 
 type Run = (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>;
 
-const patch = (b: Block, data: Record<string, unknown>, meta?: Record<string, unknown>) => controller<Block>('blocks/patch', { id: b.id, type: b.type, serviceId: serviceId(), data, ...(meta ? { meta } : {}) });
+const patch = (b: Block, data: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  controller<Block>('blocks/patch', {
+    id: b.id,
+    type: b.type,
+    serviceId: serviceId(),
+    data,
+    ...(meta ? { meta } : {}),
+  });
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string }) {
   const [name, setName] = useState('Ale');
-  const [steps, setSteps] = useState<Step[]>(() => TEMPLATES.Ale!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })));
+  const [steps, setSteps] = useState<Step[]>(() =>
+    TEMPLATES.Ale!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })),
+  );
   const pick = (n: string) => {
     setName(n);
     setSteps(TEMPLATES[n]!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })));
   };
-  const edit = (i: number, key: keyof Step, v: string) => setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: Number(v) } : s)));
+  const edit = (i: number, key: keyof Step, v: string) =>
+    setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: Number(v) } : s)));
   const start = (e: Event) => {
     e.preventDefault();
     if (steps.some((s) => !Number.isFinite(s.temperature) || !(s.days >= 0) || !(s.rampDays >= 0))) return;
-    void run(patch(block, { points: stepsToPoints(steps), start: new Date().toISOString(), enabled: true }, { pausedAt: null, template: name }), `${name} profile started`);
+    void run(
+      patch(
+        block,
+        { points: stepsToPoints(steps), start: new Date().toISOString(), enabled: true },
+        { pausedAt: null, template: name },
+      ),
+      `${name} profile started`,
+    );
   };
   const u = unit === 'degF' ? '°F' : '°C';
   return (
@@ -49,13 +66,38 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
             <tr>
               <th scope="row">{i + 1}</th>
               <td>
-                <input aria-label={`step ${i + 1} temperature`} type="number" step="0.5" min={unit === 'degF' ? 23 : -5} max={unit === 'degF' ? 104 : 40} value={s.temperature} onInput={(e) => edit(i, 'temperature', (e.target as HTMLInputElement).value)} />
+                <input
+                  aria-label={`step ${i + 1} temperature`}
+                  type="number"
+                  step="0.5"
+                  min={unit === 'degF' ? 23 : -5}
+                  max={unit === 'degF' ? 104 : 40}
+                  value={s.temperature}
+                  onInput={(e) => edit(i, 'temperature', (e.target as HTMLInputElement).value)}
+                />
               </td>
               <td>
-                <input aria-label={`step ${i + 1} days`} type="number" step="0.5" min="0" max="60" value={s.days} onInput={(e) => edit(i, 'days', (e.target as HTMLInputElement).value)} />
+                <input
+                  aria-label={`step ${i + 1} days`}
+                  type="number"
+                  step="0.5"
+                  min="0"
+                  max="60"
+                  value={s.days}
+                  onInput={(e) => edit(i, 'days', (e.target as HTMLInputElement).value)}
+                />
               </td>
               <td>
-                <input aria-label={`step ${i + 1} ramp days`} type="number" step="0.5" min="0" max="14" value={s.rampDays} disabled={i === 0} onInput={(e) => edit(i, 'rampDays', (e.target as HTMLInputElement).value)} />
+                <input
+                  aria-label={`step ${i + 1} ramp days`}
+                  type="number"
+                  step="0.5"
+                  min="0"
+                  max="14"
+                  value={s.rampDays}
+                  disabled={i === 0}
+                  onInput={(e) => edit(i, 'rampDays', (e.target as HTMLInputElement).value)}
+                />
               </td>
             </tr>
           ))}
@@ -82,7 +124,15 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
             <li>{s.text}</li>
           ))}
         </ol>
-        <button type="button" onClick={() => void run(patch(block, { enabled: true, start: new Date().toISOString() }, { pausedAt: null }), 'profile started')}>
+        <button
+          type="button"
+          onClick={() =>
+            void run(
+              patch(block, { enabled: true, start: new Date().toISOString() }, { pausedAt: null }),
+              'profile started',
+            )
+          }
+        >
           Start profile now
         </button>
         <details>
@@ -110,18 +160,29 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
       {where.next && <p class="muted">Next: {where.next}</p>}
       <div class="buttons">
         {pausedAt === null ? (
-          <button type="button" onClick={() => void run(patch(block, { enabled: false }, { pausedAt: Math.max(0, elapsed) }), 'paused')}>
+          <button
+            type="button"
+            onClick={() => void run(patch(block, { enabled: false }, { pausedAt: Math.max(0, elapsed) }), 'paused')}
+          >
             Pause
           </button>
         ) : (
-          <button type="button" onClick={() => void run(patch(block, { enabled: true, start: iso(now - pausedAt) }, { pausedAt: null }), 'resumed')}>
+          <button
+            type="button"
+            onClick={() =>
+              void run(patch(block, { enabled: true, start: iso(now - pausedAt) }, { pausedAt: null }), 'resumed')
+            }
+          >
             Resume
           </button>
         )}
         <button type="button" disabled={where.index < 0 || where.index >= segments.length} onClick={skip}>
           Skip step
         </button>
-        <button type="button" onClick={() => void run(patch(block, { enabled: false }, { pausedAt: null }), 'profile stopped')}>
+        <button
+          type="button"
+          onClick={() => void run(patch(block, { enabled: false }, { pausedAt: null }), 'profile stopped')}
+        >
           Stop
         </button>
       </div>

@@ -14,7 +14,11 @@ function Discovery() {
     const a = await controller<Block[]>('blocks/discover');
     if (!a.ok) return setText(a.error);
     applyPatch(a.body);
-    setText(a.body.length ? `found ${a.body.length} new: ${a.body.map((b) => `${b.id} (${b.type})`).join(', ')}` : 'no new devices found');
+    setText(
+      a.body.length
+        ? `found ${a.body.length} new: ${a.body.map((b) => `${b.id} (${b.type})`).join(', ')}`
+        : 'no new devices found',
+    );
   };
   return (
     <section class="panel">
@@ -53,7 +57,16 @@ function Wizard({ unit }: { unit: string }) {
   const sensors = blocks.filter((b) => b.type.startsWith('TempSensor')).map((b) => b.id);
   const channels = channelsOf(blocks, types?.roles ?? new Map());
   const defaults = unit === 'degF' ? { beer: 68, fridge: 68 } : { beer: 20, fridge: 20 };
-  const [form, setForm] = useState({ prefix: 'Ferment', beerSensor: '', fridgeSensor: '', heat: '', cool: '', beerSetting: String(defaults.beer), fridgeSetting: String(defaults.fridge), mode: 'beer' });
+  const [form, setForm] = useState({
+    prefix: 'Ferment',
+    beerSensor: '',
+    fridgeSensor: '',
+    heat: '',
+    cool: '',
+    beerSetting: String(defaults.beer),
+    fridgeSetting: String(defaults.fridge),
+    mode: 'beer',
+  });
   const [log, setLog] = useState<Array<{ text: string; bad?: boolean }>>([]);
   const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
@@ -63,7 +76,9 @@ function Wizard({ unit }: { unit: string }) {
   else if (form.beerSensor === form.fridgeSensor) problems.push('beer and fridge need different sensors');
   if (!form.heat || !form.cool) problems.push('pick a heater and a cooler channel');
   else if (form.heat === form.cool) problems.push('heater and cooler need different channels');
-  for (const k of ['beerSetting', 'fridgeSetting'] as const) if (!Number.isFinite(Number(form[k])) || form[k].trim() === '') problems.push(`${k === 'beerSetting' ? 'beer' : 'fridge'} setting must be a number`);
+  for (const k of ['beerSetting', 'fridgeSetting'] as const)
+    if (!Number.isFinite(Number(form[k])) || form[k].trim() === '')
+      problems.push(`${k === 'beerSetting' ? 'beer' : 'fridge'} setting must be a number`);
   const taken = Object.values(fridgeNames(form.prefix.trim())).filter((n) => live.blocks.has(n));
   if (taken.length) problems.push(`names in use: ${taken.join(', ')} (change the prefix)`);
 
@@ -78,13 +93,28 @@ function Wizard({ unit }: { unit: string }) {
     // Like the quick start: actuators already on the chosen channels let go of them first.
     for (const c of [heat, cool]) {
       if (!c.claimedBy) continue;
-      const a = await patchBlock({ id: c.claimedBy, type: live.blocks.get(c.claimedBy)?.type ?? 'DigitalActuator' }, { hwDevice: { __objtype: 'Link', id: null } });
-      lines.push({ text: a.ok ? `released ${chKey(c)} from ${c.claimedBy}` : `could not release ${chKey(c)}: ${a.error}`, bad: !a.ok });
+      const a = await patchBlock(
+        { id: c.claimedBy, type: live.blocks.get(c.claimedBy)?.type ?? 'DigitalActuator' },
+        { hwDevice: { __objtype: 'Link', id: null } },
+      );
+      lines.push({
+        text: a.ok ? `released ${chKey(c)} from ${c.claimedBy}` : `could not release ${chKey(c)}: ${a.error}`,
+        bad: !a.ok,
+      });
       setLog([...lines]);
       if (!a.ok) return setBusy(false);
       applyPatch([a.body]);
     }
-    const choice: FridgeChoice = { prefix: form.prefix.trim(), beerSensor: form.beerSensor, fridgeSensor: form.fridgeSensor, heat, cool, beerSetting: Number(form.beerSetting), fridgeSetting: Number(form.fridgeSetting), mode: form.mode as 'beer' | 'fridge' };
+    const choice: FridgeChoice = {
+      prefix: form.prefix.trim(),
+      beerSensor: form.beerSensor,
+      fridgeSensor: form.fridgeSensor,
+      heat,
+      cool,
+      beerSetting: Number(form.beerSetting),
+      fridgeSetting: Number(form.fridgeSetting),
+      mode: form.mode as 'beer' | 'fridge',
+    };
     for (const block of fridgeBlocks(choice)) {
       const a = await createBlock(block);
       lines.push({ text: a.ok ? `created ${block.id}` : `${block.id}: ${a.error}`, bad: !a.ok });
@@ -101,11 +131,15 @@ function Wizard({ unit }: { unit: string }) {
     setBusy(false);
   };
 
-  const chLabel = (c: Channel) => `${c.blockId} channel ${c.channel}${c.claimedBy ? ` (now used by ${c.claimedBy})` : ''}`;
+  const chLabel = (c: Channel) =>
+    `${c.blockId} channel ${c.channel}${c.claimedBy ? ` (now used by ${c.claimedBy})` : ''}`;
   return (
     <section class="panel" data-testid="wizard">
       <h2>Fermentation fridge</h2>
-      <p class="muted">Creates the quick-start chain: beer and fridge setpoints, heater and cooler with PWM and PID, a mutex so they never run together, and a temperature profile.</p>
+      <p class="muted">
+        Creates the quick-start chain: beer and fridge setpoints, heater and cooler with PWM and PID, a mutex so they
+        never run together, and a temperature profile.
+      </p>
       <form onSubmit={run} class="grid">
         <label>
           Name prefix <input value={form.prefix} onInput={set('prefix')} name="prefix" />
@@ -114,35 +148,45 @@ function Wizard({ unit }: { unit: string }) {
           Beer sensor
           <select value={form.beerSensor} onChange={set('beerSensor')} name="beerSensor">
             <option value="">choose…</option>
-            {sensors.map((s) => <option value={s}>{s}</option>)}
+            {sensors.map((s) => (
+              <option value={s}>{s}</option>
+            ))}
           </select>
         </label>
         <label>
           Fridge sensor
           <select value={form.fridgeSensor} onChange={set('fridgeSensor')} name="fridgeSensor">
             <option value="">choose…</option>
-            {sensors.map((s) => <option value={s}>{s}</option>)}
+            {sensors.map((s) => (
+              <option value={s}>{s}</option>
+            ))}
           </select>
         </label>
         <label>
           Heater output
           <select value={form.heat} onChange={set('heat')} name="heat">
             <option value="">choose…</option>
-            {channels.map((c) => <option value={chKey(c)}>{chLabel(c)}</option>)}
+            {channels.map((c) => (
+              <option value={chKey(c)}>{chLabel(c)}</option>
+            ))}
           </select>
         </label>
         <label>
           Cooler output
           <select value={form.cool} onChange={set('cool')} name="cool">
             <option value="">choose…</option>
-            {channels.map((c) => <option value={chKey(c)}>{chLabel(c)}</option>)}
+            {channels.map((c) => (
+              <option value={chKey(c)}>{chLabel(c)}</option>
+            ))}
           </select>
         </label>
         <label>
-          Beer setting ({unitLabel(unit)}) <input inputMode="decimal" value={form.beerSetting} onInput={set('beerSetting')} name="beerSetting" />
+          Beer setting ({unitLabel(unit)}){' '}
+          <input inputMode="decimal" value={form.beerSetting} onInput={set('beerSetting')} name="beerSetting" />
         </label>
         <label>
-          Fridge setting ({unitLabel(unit)}) <input inputMode="decimal" value={form.fridgeSetting} onInput={set('fridgeSetting')} name="fridgeSetting" />
+          Fridge setting ({unitLabel(unit)}){' '}
+          <input inputMode="decimal" value={form.fridgeSetting} onInput={set('fridgeSetting')} name="fridgeSetting" />
         </label>
         <label>
           Control
@@ -158,7 +202,9 @@ function Wizard({ unit }: { unit: string }) {
         </button>
       </form>
       <ul class="log" data-testid="wizard-log">
-        {log.map((l) => <li class={l.bad ? 'bad' : 'good'}>{l.text}</li>)}
+        {log.map((l) => (
+          <li class={l.bad ? 'bad' : 'good'}>{l.text}</li>
+        ))}
       </ul>
     </section>
   );
@@ -181,7 +227,8 @@ function Units({ unit, onChange }: { unit: string; onChange: (u: string) => void
       <h2>Units</h2>
       {['degC', 'degF'].map((u) => (
         <label class="toggle">
-          <input type="radio" name="unit" value={u} checked={unit === u} onChange={() => void choose(u)} /> {unitLabel(u)}
+          <input type="radio" name="unit" value={u} checked={unit === u} onChange={() => void choose(u)} />{' '}
+          {unitLabel(u)}
         </label>
       ))}
       {text && (
@@ -195,15 +242,18 @@ function Units({ unit, onChange }: { unit: string; onChange: (u: string) => void
 
 /** What makes a file a backup before the service is asked: an object with a list of blocks. */
 export function backupProblem(parsed: unknown): string | null {
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'it is not a backup (a JSON object with a "blocks" list)';
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    return 'it is not a backup (a JSON object with a "blocks" list)';
   const blocks = (parsed as { blocks?: unknown }).blocks;
   if (!Array.isArray(blocks)) return 'it has no "blocks" list, so it is not a backup';
-  if (blocks.length === 0) return 'it holds no block, and restoring it would delete every block (to do that, delete them all)';
+  if (blocks.length === 0)
+    return 'it holds no block, and restoring it would delete every block (to do that, delete them all)';
   return null;
 }
 
 /** User blocks (system blocks have nids below 100 and are kept by a restore, only their settings change). */
-const userBlocks = (blocks: unknown[]) => blocks.filter((b) => typeof (b as { nid?: unknown }).nid === 'number' && (b as { nid: number }).nid >= 100).length;
+const userBlocks = (blocks: unknown[]) =>
+  blocks.filter((b) => typeof (b as { nid?: unknown }).nid === 'number' && (b as { nid: number }).nid >= 100).length;
 const blocksWord = (n: number) => `${n} block${n === 1 ? '' : 's'}`;
 
 function Backup() {
@@ -212,7 +262,10 @@ function Backup() {
   const save = async () => {
     const a = await controller('blocks/backup/save');
     if (!a.ok) return say(a.error, true);
-    download(`${serviceId()}-backup-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.json`, JSON.stringify(a.body, null, 2));
+    download(
+      `${serviceId()}-backup-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.json`,
+      JSON.stringify(a.body, null, 2),
+    );
     say('backup downloaded');
   };
   const load = async (e: Event) => {
@@ -224,14 +277,25 @@ function Backup() {
     try {
       parsed = JSON.parse(await file.text());
     } catch (err) {
-      return say(`${file.name} was not loaded: it is not valid JSON (${(err as Error).message}). Nothing was changed.`, true);
+      return say(
+        `${file.name} was not loaded: it is not valid JSON (${(err as Error).message}). Nothing was changed.`,
+        true,
+      );
     }
     const problem = backupProblem(parsed);
     if (problem) return say(`${file.name} was not loaded: ${problem}. Nothing was changed.`, true);
     const current = await controller<Block[]>('blocks/all/read');
-    if (!current.ok) return say(`${file.name} was not loaded: the current blocks cannot be counted (${current.error}). Nothing was changed.`, true);
+    if (!current.ok)
+      return say(
+        `${file.name} was not loaded: the current blocks cannot be counted (${current.error}). Nothing was changed.`,
+        true,
+      );
     const incoming = userBlocks((parsed as { blocks: unknown[] }).blocks);
-    if (!confirm(`Replace the ${blocksWord(userBlocks(current.body))} on this controller with the ${blocksWord(incoming)} in ${file.name}, and every setting with the file's?`)) {
+    if (
+      !confirm(
+        `Replace the ${blocksWord(userBlocks(current.body))} on this controller with the ${blocksWord(incoming)} in ${file.name}, and every setting with the file's?`,
+      )
+    ) {
       return say('restore cancelled');
     }
     say('loading…');
@@ -260,7 +324,10 @@ function Backup() {
 export function Setup() {
   const [unit, setUnit] = useState('degC');
   useEffect(() => {
-    void post<{ value: { temperature?: string } | null }>('/history/datastore/get', { namespace: serviceId(), id: 'units' }).then((a) => {
+    void post<{ value: { temperature?: string } | null }>('/history/datastore/get', {
+      namespace: serviceId(),
+      id: 'units',
+    }).then((a) => {
       if (a.ok && a.body.value?.temperature) setUnit(a.body.value.temperature);
     });
   }, []);

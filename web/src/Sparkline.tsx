@@ -9,7 +9,8 @@ const REFRESH_MS = 60_000;
 const HOUR_S = 3600;
 
 /** The history field of a block's measured value, e.g. `edge-one/Beer Sensor/value[degC]`. */
-const valueField = (fields: string[], id: string): string | undefined => fields.find((f) => f.startsWith(`${serviceId()}/${id}/value[`));
+const valueField = (fields: string[], id: string): string | undefined =>
+  fields.find((f) => f.startsWith(`${serviceId()}/${id}/value[`));
 
 /** Block id → values of the last hour (oldest first). Empty without history. */
 export function useSparklines(ids: string[]): Map<string, Array<number | null>> {
@@ -26,12 +27,19 @@ export function useSparklines(ids: string[]): Map<string, Array<number | null>> 
         if (f) wanted.set(f, id);
       }
       if (!wanted.size) return;
-      const ranges = await post<Range[]>('/history/timeseries/ranges', { fields: [...wanted.keys()], duration: `${HOUR_S}s` });
+      const ranges = await post<Range[]>('/history/timeseries/ranges', {
+        fields: [...wanted.keys()],
+        duration: `${HOUR_S}s`,
+      });
       if (stopped || !ranges.ok) return;
       const next = new Map<string, Array<number | null>>();
       for (const r of ranges.body) {
         const id = wanted.get(r.metric.__name__);
-        if (id) next.set(id, r.values.map(([, v]) => (Number.isFinite(Number(v)) ? Number(v) : null)));
+        if (id)
+          next.set(
+            id,
+            r.values.map(([, v]) => (Number.isFinite(Number(v)) ? Number(v) : null)),
+          );
       }
       setLines(next);
     };
@@ -52,12 +60,30 @@ export function Sparkline({ values, label }: { values: Array<number | null>; lab
   const max = Math.max(...nums);
   const span = max - min || 1;
   const points = values
-    .map((v, i) => (v === null ? null : `${((i / (values.length - 1)) * 100).toFixed(1)},${(28 - ((v - min) / span) * 26).toFixed(1)}`))
+    .map((v, i) =>
+      v === null
+        ? null
+        : `${((i / (values.length - 1)) * 100).toFixed(1)},${(28 - ((v - min) / span) * 26).toFixed(1)}`,
+    )
     .filter((p) => p !== null)
     .join(' ');
   return (
-    <svg class="spark" viewBox="0 0 100 30" preserveAspectRatio="none" role="img" aria-label={`${label}: ${min.toFixed(1)} to ${max.toFixed(1)}`} data-testid="sparkline" data-points={nums.length}>
-      <polyline points={points} fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke" />
+    <svg
+      class="spark"
+      viewBox="0 0 100 30"
+      preserveAspectRatio="none"
+      role="img"
+      aria-label={`${label}: ${min.toFixed(1)} to ${max.toFixed(1)}`}
+      data-testid="sparkline"
+      data-points={nums.length}
+    >
+      <polyline
+        points={points}
+        fill="none"
+        stroke="currentColor"
+        stroke-width="1.5"
+        vector-effect="non-scaling-stroke"
+      />
     </svg>
   );
 }

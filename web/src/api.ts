@@ -37,7 +37,9 @@ export function errorText(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const b = body as { message?: unknown; error?: unknown; validation?: Array<{ path?: string; message?: string }> };
     let text = typeof b.message === 'string' ? b.message : typeof b.error === 'string' ? b.error : '';
-    const details = (b.validation ?? []).map((v) => `${v.path ?? ''}: ${v.message ?? ''}`).filter((d) => !text.includes(d));
+    const details = (b.validation ?? [])
+      .map((v) => `${v.path ?? ''}: ${v.message ?? ''}`)
+      .filter((d) => !text.includes(d));
     if (details.length) text = `${text}${text ? ' — ' : ''}${details.join('; ')}`;
     if (text) return status >= 400 ? `${text} (${status})` : text;
   }
@@ -76,8 +78,10 @@ export const get = <T = unknown>(url: string) => call<T>('GET', url);
 export const put = <T = unknown>(url: string, body: unknown) => call<T>('PUT', url, body);
 export const controller = <T = unknown>(path: string, body?: unknown) => post<T>(controllerUrl(path), body);
 
-export const patchBlock = (block: { id: string; type: string }, data: Record<string, unknown>) => controller<Block>('blocks/patch', { id: block.id, type: block.type, serviceId: serviceId(), data });
-export const createBlock = (block: Omit<Block, 'serviceId'>) => controller<Block>('blocks/create', { ...block, serviceId: serviceId() });
+export const patchBlock = (block: { id: string; type: string }, data: Record<string, unknown>) =>
+  controller<Block>('blocks/patch', { id: block.id, type: block.type, serviceId: serviceId(), data });
+export const createBlock = (block: Omit<Block, 'serviceId'>) =>
+  controller<Block>('blocks/create', { ...block, serviceId: serviceId() });
 
 /** Browser download of a Blob or text. */
 export function download(name: string, content: Blob | string, type = 'application/json'): void {

@@ -15,10 +15,15 @@ export const ROLE_TITLES: Record<Role, string> = {
 };
 
 /** A block's role as the API document declares it for its type (x-role); a type it does not know groups by its data. */
-export const roleOf = (b: Block, roles: ReadonlyMap<string, Role>): Role => roles.get(b.type) ?? (b.data && 'channels' in b.data ? 'io' : 'controller');
+export const roleOf = (b: Block, roles: ReadonlyMap<string, Role>): Role =>
+  roles.get(b.type) ?? (b.data && 'channels' in b.data ? 'io' : 'controller');
 
 export function isQuantity(v: unknown): v is Quantity {
-  return !!v && typeof v === 'object' && ((v as Quantity).__objtype === 'Quantity' || (v as Quantity).__bloxtype === 'Quantity');
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    ((v as Quantity).__objtype === 'Quantity' || (v as Quantity).__bloxtype === 'Quantity')
+  );
 }
 
 export function isLink(v: unknown): v is Link {
@@ -42,7 +47,8 @@ export function fmtNumber(v: number | null | undefined, digits = 1): string {
 }
 
 export function fmtQty(q: unknown, digits = 1): string {
-  if (isQuantity(q)) return q.unit === 'second' ? fmtDuration(q.value) : `${fmtNumber(q.value, digits)} ${unitLabel(q.unit)}`;
+  if (isQuantity(q))
+    return q.unit === 'second' ? fmtDuration(q.value) : `${fmtNumber(q.value, digits)} ${unitLabel(q.unit)}`;
   if (typeof q === 'number') return fmtNumber(q, digits);
   return q === null || q === undefined ? '—' : String(q);
 }
@@ -66,12 +72,16 @@ export interface Problem {
 export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean): Problem[] {
   const d = b.data ?? {};
   const out: Problem[] = [];
-  if (d.connected === false) out.push({ level: 'error', text: role === 'sensor' ? 'sensor disconnected' : 'device disconnected' });
-  if (isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair')) out.push({ level: 'error', text: 'value is null (no valid reading)' });
-  if (b.type === 'Pid' && d.enabled === true && d.active === false) out.push({ level: 'warn', text: 'not active: input or output invalid' });
+  if (d.connected === false)
+    out.push({ level: 'error', text: role === 'sensor' ? 'sensor disconnected' : 'device disconnected' });
+  if (isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair'))
+    out.push({ level: 'error', text: 'value is null (no valid reading)' });
+  if (b.type === 'Pid' && d.enabled === true && d.active === false)
+    out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
   for (const [key, v] of Object.entries(d)) {
-    if (isLink(v) && v.id && !v.readonly && !exists(v.id)) out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
+    if (isLink(v) && v.id && !v.readonly && !exists(v.id))
+      out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
   }
   const constraints = d.constraints;
   // Outputs tell their constraints in their own words (explain.ts outputStory).
@@ -83,7 +93,8 @@ export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean
       }
     }
   }
-  if (role !== 'output' && 'desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state) out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
+  if (role !== 'output' && 'desiredState' in d && 'state' in d && d.state !== null && d.desiredState !== d.state)
+    out.push({ level: 'warn', text: `wants ${stateWord(d.desiredState)}, is ${stateWord(d.state)}` });
   return out;
 }
 
@@ -91,7 +102,9 @@ export function stateWord(s: unknown): string {
   if (s === 'STATE_ACTIVE' || s === 1 || s === true) return 'on';
   if (s === 'STATE_INACTIVE' || s === 0 || s === false) return 'off';
   if (s === null || s === undefined) return 'unknown';
-  return String(s).replace(/^STATE_/, '').toLowerCase();
+  return String(s)
+    .replace(/^STATE_/, '')
+    .toLowerCase();
 }
 
 /** The one value a card shows big. */
@@ -106,7 +119,9 @@ export function headline(b: Block, role?: Role): string {
       return d.enabled ? fmtQty(d.setting) : 'stopped';
     case 'Pid':
       // Input, setting and output together: a PID is read as "21.3 → 21.0, heating at 40 %".
-      return d.enabled ? `${fmtQty(d.inputValue)} → ${fmtQty(d.inputSetting)} · out ${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %` : 'disabled';
+      return d.enabled
+        ? `${fmtQty(d.inputValue)} → ${fmtQty(d.inputSetting)} · out ${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %`
+        : 'disabled';
     case 'ActuatorPwm':
     case 'ActuatorAnalogMock':
     case 'FastPwm':

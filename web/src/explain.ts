@@ -18,7 +18,10 @@ const CONSTRAINT_WORDS: Record<string, string> = {
 const linkTarget = (v: unknown): string | null => (isLink(v) && v.id ? v.id : null);
 
 type Constraint = { limiting?: boolean; remaining?: unknown; hasLock?: boolean; mutexId?: unknown; duration?: unknown };
-const constraintsOf = (b: Block): Record<string, Constraint> => (b.data.constraints && typeof b.data.constraints === 'object' ? (b.data.constraints as Record<string, Constraint>) : {});
+const constraintsOf = (b: Block): Record<string, Constraint> =>
+  b.data.constraints && typeof b.data.constraints === 'object'
+    ? (b.data.constraints as Record<string, Constraint>)
+    : {};
 
 /** The actuator holding mutex `mutexId` now, if any. */
 export function mutexHolder(mutexId: string, blocks: Iterable<Block>): string | null {
@@ -48,7 +51,12 @@ export function outputStory(b: Block, blocks: Map<string, Block>): OutputStory {
   const value = isDigital ? d.state : (qtyValue(d.value) ?? d.value);
   const wanted = isDigital ? d.desiredState : (qtyValue(d.setting) ?? d.setting);
   const word = (v: unknown) => (isDigital ? stateWord(v) : `${fmtNumber(v as number | null, 0)} %`);
-  const differs = wanted !== null && wanted !== undefined && value !== null && value !== undefined && (isDigital ? wanted !== value : Math.abs(Number(wanted) - Number(value)) >= 0.5);
+  const differs =
+    wanted !== null &&
+    wanted !== undefined &&
+    value !== null &&
+    value !== undefined &&
+    (isDigital ? wanted !== value : Math.abs(Number(wanted) - Number(value)) >= 0.5);
   const doing = differs ? `${word(value)}, wants ${word(wanted)}` : word(value);
   const why: string[] = [];
   if (driver) {
@@ -117,4 +125,7 @@ export function fieldLabel(name: string): string {
 }
 
 /** A name discovery made up (type and address): the page asks the user for a better one. */
-export const isMadeUpName = (id: string): boolean => /^(OneWire Temp Sensor|OneWire Thermocouple|Sensor|Thermocouple|DS18B20|Temp Sensor) ?[0-9a-f]{4,16}$|^Sensor \d+$/i.test(id);
+export const isMadeUpName = (id: string): boolean =>
+  /^(OneWire Temp Sensor|OneWire Thermocouple|Sensor|Thermocouple|DS18B20|Temp Sensor) ?[0-9a-f]{4,16}$|^Sensor \d+$/i.test(
+    id,
+  );

@@ -24,7 +24,16 @@ export interface LiveState {
   version: number;
 }
 
-const state: LiveState = { online: false, connection: 'reconnecting', loaded: false, blocks: new Map(), status: {}, deleted: new Set(), offlineSince: Date.now(), version: 0 };
+const state: LiveState = {
+  online: false,
+  connection: 'reconnecting',
+  loaded: false,
+  blocks: new Map(),
+  status: {},
+  deleted: new Set(),
+  offlineSince: Date.now(),
+  version: 0,
+};
 const listeners = new Set<() => void>();
 let source: EventSource | null = null;
 let lastMessage = 0;
@@ -50,7 +59,8 @@ function setConnection(connection: Connection): void {
 
 let probing = false;
 let lastProbe = 0;
-const streamFresh = () => source?.readyState === EventSource.OPEN && Date.now() - lastMessage < 3 * emitIntervalMs() + 2000;
+const streamFresh = () =>
+  source?.readyState === EventSource.OPEN && Date.now() - lastMessage < 3 * emitIntervalMs() + 2000;
 
 /** Asks the service whether it is there and who we are to it. */
 async function probe(): Promise<void> {
@@ -58,7 +68,10 @@ async function probe(): Promise<void> {
   probing = true;
   lastProbe = Date.now();
   try {
-    const res = await fetch(controllerUrl('settings/enabled'), { cache: 'no-store', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    const res = await fetch(controllerUrl('settings/enabled'), {
+      cache: 'no-store',
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
     if (res.status === 401) setConnection('logged-out');
     else setConnection(streamFresh() ? 'online' : 'reconnecting');
   } catch {
@@ -145,7 +158,12 @@ export function startLive(): void {
     // Between state events (every emit interval) silence is normal; past SILENCE_MS the probe
     // says whether the service is still there, so a stopped one is noticed within a few seconds.
     // Every CHECK_MS anyway: an open stream does not say that the session ended elsewhere.
-    if (silent > Math.min(SILENCE_MS, emitIntervalMs() + 500) || state.connection !== 'online' || Date.now() - lastProbe > CHECK_MS) void probe();
+    if (
+      silent > Math.min(SILENCE_MS, emitIntervalMs() + 500) ||
+      state.connection !== 'online' ||
+      Date.now() - lastProbe > CHECK_MS
+    )
+      void probe();
     if (silent > 3 * emitIntervalMs() + 2000 && source?.readyState !== EventSource.CONNECTING) {
       if (state.connection === 'online') setConnection('reconnecting');
       open();

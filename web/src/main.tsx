@@ -38,7 +38,12 @@ function useRoute(): string[] {
   return decodeURIComponent(hash.replace(/^#\/?/, '')).split('/');
 }
 
-const CONNECTION_WORDS: Record<Connection, string> = { online: 'online', reconnecting: 'reconnecting…', offline: 'offline', 'logged-out': 'logged out' };
+const CONNECTION_WORDS: Record<Connection, string> = {
+  online: 'online',
+  reconnecting: 'reconnecting…',
+  offline: 'offline',
+  'logged-out': 'logged out',
+};
 
 function OfflineBanner() {
   const live = useLive();
@@ -73,7 +78,9 @@ function BrokerBanner() {
   if (!live.online || !mqtt || mqtt.connected !== false) return null;
   return (
     <div class="banner broker" role="alert" data-testid="broker-down">
-      MQTT broker unreachable{mqtt.url ? ` (${mqtt.url})` : ''}{mqtt.lastError ? `: ${mqtt.lastError}` : ''}. This page stays live; history and other MQTT clients get no updates until it is back.
+      MQTT broker unreachable{mqtt.url ? ` (${mqtt.url})` : ''}
+      {mqtt.lastError ? `: ${mqtt.lastError}` : ''}. This page stays live; history and other MQTT clients get no updates
+      until it is back.
     </div>
   );
 }
@@ -86,7 +93,8 @@ function StorageBanner() {
   const since = storage.since ? ` since ${new Date(storage.since).toLocaleTimeString()}` : '';
   return (
     <div class="banner storage" role="alert" data-testid="disk-full">
-      Disk full{since}: changes cannot be stored and are refused. Values and control go on. Free some space on the controller's data disk.
+      Disk full{since}: changes cannot be stored and are refused. Values and control go on. Free some space on the
+      controller's data disk.
     </div>
   );
 }
@@ -101,7 +109,13 @@ function App(props: { user: string | null }) {
       <header>
         <strong class="brand">edgeblocks</strong>
         <span class="service">{serviceId()}</span>
-        <span class={`dot ${live.connection}`} data-testid="online" data-connection={live.connection} role="status" aria-label={`connection: ${CONNECTION_WORDS[live.connection]}`}>
+        <span
+          class={`dot ${live.connection}`}
+          data-testid="online"
+          data-connection={live.connection}
+          role="status"
+          aria-label={`connection: ${CONNECTION_WORDS[live.connection]}`}
+        >
           {CONNECTION_WORDS[live.connection]}
         </span>
         <Controllers />

@@ -28,7 +28,8 @@ export const TEMPLATES: Record<string, Step[]> = {
   'Cold crash': [{ temperature: 2, days: 3, rampDays: 0 }],
 };
 
-export const inUnit = (celsius: number, unit: string): number => (unit === 'degF' ? Math.round((celsius * 9) / 5 + 32) : celsius);
+export const inUnit = (celsius: number, unit: string): number =>
+  unit === 'degF' ? Math.round((celsius * 9) / 5 + 32) : celsius;
 
 export function stepsToPoints(steps: Step[]): Array<{ time: number; temperature: number }> {
   const points: Array<{ time: number; temperature: number }> = [];
@@ -52,7 +53,10 @@ export interface Segment {
 
 /** The profile's stretches between points, in words: "hold 21 °C for 3.0 d", "ramp to 2 °C over 1.0 d". */
 export function segmentsOf(points: unknown, unit: string): Segment[] {
-  const list = (Array.isArray(points) ? points : []).map((p: { time?: unknown; temperature?: unknown }) => ({ time: qtyValue(p.time) ?? 0, temperature: qtyValue(p.temperature) ?? 0 }));
+  const list = (Array.isArray(points) ? points : []).map((p: { time?: unknown; temperature?: unknown }) => ({
+    time: qtyValue(p.time) ?? 0,
+    temperature: qtyValue(p.temperature) ?? 0,
+  }));
   const u = unit === 'degF' ? '°F' : '°C';
   const out: Segment[] = [];
   for (let i = 0; i + 1 < list.length; i++) {
@@ -60,7 +64,10 @@ export function segmentsOf(points: unknown, unit: string): Segment[] {
     const b = list[i + 1]!;
     if (b.time <= a.time) continue;
     const span = fmtDuration(b.time - a.time);
-    const text = a.temperature === b.temperature ? `hold ${b.temperature} ${u} for ${span}` : `ramp ${a.temperature} → ${b.temperature} ${u} over ${span}`;
+    const text =
+      a.temperature === b.temperature
+        ? `hold ${b.temperature} ${u} for ${span}`
+        : `ramp ${a.temperature} → ${b.temperature} ${u} over ${span}`;
     out.push({ from: a.temperature, to: b.temperature, start: a.time, end: b.time, text });
   }
   return out;
@@ -89,5 +96,9 @@ export function whereIsIt(segments: Segment[], elapsed: number): Where {
   const i = segments.findIndex((s) => elapsed < s.end);
   if (i < 0) return { index: segments.length, now: `finished: holding ${segments.at(-1)!.to}`, next: '' };
   const s = segments[i]!;
-  return { index: i, now: `step ${i + 1} of ${segments.length}: ${s.text}, ${fmtDuration(s.end - elapsed)} left`, next: segments[i + 1]?.text ?? 'end: hold the last temperature' };
+  return {
+    index: i,
+    now: `step ${i + 1} of ${segments.length}: ${s.text}, ${fmtDuration(s.end - elapsed)} left`,
+    next: segments[i + 1]?.text ?? 'end: hold the last temperature',
+  };
 }

@@ -48,7 +48,13 @@ export function fridgeBlocks(c: FridgeChoice): Array<Omit<Block, 'serviceId'>> {
   // PID tuning of the quick start: beer mode is slower and stronger than fridge mode.
   const cool = beer ? { kp: -50, ti: 6 * HOUR, td: 1800 } : { kp: -20, ti: 2 * HOUR, td: 600 };
   const heat = beer ? { kp: 100, ti: 6 * HOUR, td: 1800 } : { kp: 20, ti: 2 * HOUR, td: 600 };
-  const setpoint = (sensor: string, value: number) => ({ enabled: true, sensorId: link(sensor), storedSetting: value, filter: 'FILTER_15s', filterThreshold: 5 });
+  const setpoint = (sensor: string, value: number) => ({
+    enabled: true,
+    sensorId: link(sensor),
+    storedSetting: value,
+    filter: 'FILTER_15s',
+    filterThreshold: 5,
+  });
   const meta = { wizard: 'fermentation-fridge' };
   return [
     { id: names.fridgeSetpoint, type: 'SetpointSensorPair', data: setpoint(c.fridgeSensor, c.fridgeSetting), meta },
@@ -82,8 +88,18 @@ export function fridgeBlocks(c: FridgeChoice): Array<Omit<Block, 'serviceId'>> {
       },
       meta,
     },
-    { id: names.coolPwm, type: 'ActuatorPwm', data: { enabled: true, period: 30 * 60, actuatorId: link(names.coolAct) }, meta },
-    { id: names.heatPwm, type: 'ActuatorPwm', data: { enabled: true, period: 10, actuatorId: link(names.heatAct) }, meta },
+    {
+      id: names.coolPwm,
+      type: 'ActuatorPwm',
+      data: { enabled: true, period: 30 * 60, actuatorId: link(names.coolAct) },
+      meta,
+    },
+    {
+      id: names.heatPwm,
+      type: 'ActuatorPwm',
+      data: { enabled: true, period: 10, actuatorId: link(names.heatAct) },
+      meta,
+    },
     {
       id: names.profile,
       type: 'SetpointProfile',
@@ -99,7 +115,17 @@ export function fridgeBlocks(c: FridgeChoice): Array<Omit<Block, 'serviceId'>> {
       },
       meta,
     },
-    { id: names.coolPid, type: 'Pid', data: { enabled: true, inputId: link(active), outputId: link(names.coolPwm), ...cool }, meta },
-    { id: names.heatPid, type: 'Pid', data: { enabled: true, inputId: link(active), outputId: link(names.heatPwm), ...heat }, meta },
+    {
+      id: names.coolPid,
+      type: 'Pid',
+      data: { enabled: true, inputId: link(active), outputId: link(names.coolPwm), ...cool },
+      meta,
+    },
+    {
+      id: names.heatPid,
+      type: 'Pid',
+      data: { enabled: true, inputId: link(active), outputId: link(names.heatPwm), ...heat },
+      meta,
+    },
   ];
 }

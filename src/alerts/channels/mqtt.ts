@@ -37,17 +37,29 @@ export class MqttAlerts {
   }
 
   private publishAll(): void {
-    if (this.o.homeAssistant) for (const kind of CONDITION_KINDS) this.o.mqtt.publish(this.configTopic(kind), this.haConfig(kind), { retain: true });
+    if (this.o.homeAssistant)
+      for (const kind of CONDITION_KINDS)
+        this.o.mqtt.publish(this.configTopic(kind), this.haConfig(kind), { retain: true });
     this.publish();
   }
 
   /** The current list (and the Home Assistant states); call after every change. */
   publish(): void {
     const active = this.o.active();
-    const list = active.map((a) => ({ key: a.key, condition: a.kind, blockId: a.blockId ?? null, text: a.text, since: new Date(a.firstSeenAt).toISOString(), count: a.count, acknowledged: a.acknowledged }));
+    const list = active.map((a) => ({
+      key: a.key,
+      condition: a.kind,
+      blockId: a.blockId ?? null,
+      text: a.text,
+      since: new Date(a.firstSeenAt).toISOString(),
+      count: a.count,
+      acknowledged: a.acknowledged,
+    }));
     this.o.mqtt.publish(this.topic, { serviceId: this.o.serviceId, active: list }, { retain: true });
     if (!this.o.homeAssistant) return;
-    const state = Object.fromEntries(CONDITION_KINDS.map((k) => [k.replace(/-/g, '_'), active.some((a) => a.kind === k) ? 'ON' : 'OFF']));
+    const state = Object.fromEntries(
+      CONDITION_KINDS.map((k) => [k.replace(/-/g, '_'), active.some((a) => a.kind === k) ? 'ON' : 'OFF']),
+    );
     this.o.mqtt.publish(`${this.topic}/ha`, state, { retain: true });
   }
 
@@ -69,7 +81,13 @@ export class MqttAlerts {
       json_attributes_topic: this.topic,
       json_attributes_template: `{{ {'alerts': value_json.active | selectattr('condition', 'eq', '${kind}') | map(attribute='text') | list} | tojson }}`,
       availability: [{ topic: availabilityTopic(topicRoot, serviceId) }],
-      device: { identifiers: [nodeId(serviceId)], name: `edgeblocks ${serviceId}`, manufacturer: 'edgeblocks', model: 'block runtime', sw_version: version },
+      device: {
+        identifiers: [nodeId(serviceId)],
+        name: `edgeblocks ${serviceId}`,
+        manufacturer: 'edgeblocks',
+        model: 'block runtime',
+        sw_version: version,
+      },
     };
   }
 }

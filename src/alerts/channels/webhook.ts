@@ -7,6 +7,10 @@ export function webhookChannel(o: { url: string; headers?: Record<string, string
   return {
     name: 'webhook',
     send: (m: AlertMessage) =>
-      post(o.url, { headers: { ...(o.headers ?? {}), 'content-type': 'application/json', 'x-edgeblocks-id': m.id }, body: JSON.stringify(m), timeoutMs: o.timeoutMs }),
+      post(o.url, {
+        headers: { ...(o.headers ?? {}), 'content-type': 'application/json', 'x-edgeblocks-id': m.id },
+        body: JSON.stringify(m),
+        timeoutMs: o.timeoutMs,
+      }),
   };
 }

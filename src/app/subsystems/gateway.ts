@@ -26,8 +26,17 @@ export class GatewaySubsystem implements Subsystem {
     const { config, log } = this;
     if (config.httpsPort <= 0) return;
     try {
-      const identity = await gatewayIdentity({ dataDir: config.dataDir, certFile: config.httpsCert, keyFile: config.httpsKey }, log);
-      this.gateway = new Gateway({ host: config.host, port: config.httpsPort, tls: identity, http: this.http.server, log: log.child({ module: 'mqtt' }) });
+      const identity = await gatewayIdentity(
+        { dataDir: config.dataDir, certFile: config.httpsCert, keyFile: config.httpsKey },
+        log,
+      );
+      this.gateway = new Gateway({
+        host: config.host,
+        port: config.httpsPort,
+        tls: identity,
+        http: this.http.server,
+        log: log.child({ module: 'mqtt' }),
+      });
       await this.gateway.start();
     } catch (e) {
       log.warn({ err: (e as Error).message }, `https gateway off: ${(e as Error).message}`);

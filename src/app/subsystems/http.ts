@@ -63,7 +63,10 @@ export class HttpSubsystem implements Subsystem {
     const addr = server.server.address() as AddressInfo;
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     this.url = `http://${host}:${addr.port}/${config.serviceId}`;
-    log.info({ port: addr.port, host: config.host }, `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`);
+    log.info(
+      { port: addr.port, host: config.host },
+      `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`,
+    );
   }
 
   async stop(): Promise<void> {

@@ -59,12 +59,24 @@ export function backupsSubsystem(config: Config, backups: BackupSchedule, files:
     name: 'backups',
     start: () => backups.start(),
     stop: () => backups.stop(),
-    status: () => ({ backups: { schedule: config.backupSchedule, keep: config.backupKeep, next: backups.nextRun()?.toISOString() ?? null, stored: files.list().length } }),
+    status: () => ({
+      backups: {
+        schedule: config.backupSchedule,
+        keep: config.backupKeep,
+        next: backups.nextRun()?.toISOString() ?? null,
+        stored: files.list().length,
+      },
+    }),
   };
 }
 
 export function alertsSubsystem(alerts: Alerts): Subsystem {
-  return { name: 'alerts', start: () => alerts.start(), stop: () => alerts.stop(), status: () => ({ alerts: alerts.status() }) };
+  return {
+    name: 'alerts',
+    start: () => alerts.start(),
+    stop: () => alerts.stop(),
+    status: () => ({ alerts: alerts.status() }),
+  };
 }
 
 /** Dashboard event streams: the first to stop, so every open page gets a last offline state. */

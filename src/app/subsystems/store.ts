@@ -33,7 +33,9 @@ export class StoreSubsystem implements Subsystem {
     this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
     const units = new UnitsSetting(config.serviceId);
     this.units = units;
-    this.documents = new DocumentStore(this.db, (namespace, id) => (units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined));
+    this.documents = new DocumentStore(this.db, (namespace, id) =>
+      units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined,
+    );
     units.apply(this.documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
     units.apply(this.documents.get(config.serviceId, UNITS_DOC_ID));
     // The controller's own documents, changed here or (through the bus) in another datastore.
@@ -77,12 +79,15 @@ export class StoreSubsystem implements Subsystem {
   }
 
   private onDocs(docs: Doc[]): void {
-    for (const d of docs) if (this.units.isUnitsKey(d.namespace, d.id) && this.units.apply(d)) this.log.info({ units: this.units.prefs }, 'unit preference changed');
+    for (const d of docs)
+      if (this.units.isUnitsKey(d.namespace, d.id) && this.units.apply(d))
+        this.log.info({ units: this.units.prefs }, 'unit preference changed');
   }
 
   private onDeletedKeys(keys: string[]): void {
     for (const ns of [GLOBAL_NAMESPACE, this.config.serviceId]) {
-      if (keys.includes(`${ns}:${UNITS_DOC_ID}`) && this.units.apply(null, ns)) this.log.info({ units: this.units.prefs }, 'unit preference reset');
+      if (keys.includes(`${ns}:${UNITS_DOC_ID}`) && this.units.apply(null, ns))
+        this.log.info({ units: this.units.prefs }, 'unit preference reset');
     }
   }
 }

@@ -8,7 +8,12 @@ import type { analogConstraintsField } from './fields.js';
 
 export type AnalogConstraints = NonNullable<DataOf<{ c: typeof analogConstraintsField }>['c']>;
 
-export function applyAnalogConstraints(value: number | null, c: AnalogConstraints, owner: AnyBlock, ctx: UpdateContext): number | null {
+export function applyAnalogConstraints(
+  value: number | null,
+  c: AnalogConstraints,
+  owner: AnyBlock,
+  ctx: UpdateContext,
+): number | null {
   for (const k of ['min', 'max'] as const) if (c[k]) c[k]!.limiting = false;
   if (c.balanced) {
     c.balanced.limiting = false;

@@ -17,7 +17,11 @@ export interface DrivenOutput {
  * Claim the channel `data.channel` of the array `data.hwDevice` links to. `io` is null (and
  * no channel held) when the link, the channel or the claim is missing.
  */
-export function claimOwnChannel(block: AnyBlock, ctx: UpdateContext, iface: 'IoArrayInterface' | 'DS2408Interface' = 'IoArrayInterface'): { array: Linked<'IoArrayInterface'> | null; io: IoArray | null } {
+export function claimOwnChannel(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  iface: 'IoArrayInterface' | 'DS2408Interface' = 'IoArrayInterface',
+): { array: Linked<'IoArrayInterface'> | null; io: IoArray | null } {
   const d = block.data as { hwDevice: string | null; channel: number | null };
   const array = ctx.resolve(d.hwDevice, iface);
   const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
@@ -42,6 +46,8 @@ export function outputChannelIssues(data: Data, resolve: Resolve): ValidationIss
   const known = array.data.channels.some((c) => c.id === channel);
   if (!known || channelCapabilities(array, channel) & ChannelCapability.DIGITAL_OUTPUT) return [];
   const line = array.data.lines?.find((l) => l.channel === channel);
-  const what = line ? `GPIO line "${line.name}" (line ${line.line}) has direction '${line.direction}'` : 'it is not an output';
+  const what = line
+    ? `GPIO line "${line.name}" (line ${line.line}) has direction '${line.direction}'`
+    : 'it is not an output';
   return [{ path: 'data.channel', message: `channel ${channel} of '${array.id}' cannot drive an output: ${what}` }];
 }

@@ -43,13 +43,22 @@ export const ChannelCapability = {
   DIGITAL_INPUT: 64,
 } as const;
 
-export const SensorCombiFunc = { SENSOR_COMBI_FUNC_AVG: 0, SENSOR_COMBI_FUNC_MIN: 1, SENSOR_COMBI_FUNC_MAX: 2 } as const;
+export const SensorCombiFunc = {
+  SENSOR_COMBI_FUNC_AVG: 0,
+  SENSOR_COMBI_FUNC_MIN: 1,
+  SENSOR_COMBI_FUNC_MAX: 2,
+} as const;
 
 export const ReferenceKind = { REF_SETTING: 0, REF_VALUE: 1 } as const;
 
 export const ToggleBehavior = { DIRECT: 0, ALTERNATING: 1 } as const;
 
-export const DigitalCompareOp = { OP_VALUE_IS: 0, OP_VALUE_IS_NOT: 1, OP_DESIRED_IS: 10, OP_DESIRED_IS_NOT: 11 } as const;
+export const DigitalCompareOp = {
+  OP_VALUE_IS: 0,
+  OP_VALUE_IS_NOT: 1,
+  OP_DESIRED_IS: 10,
+  OP_DESIRED_IS_NOT: 11,
+} as const;
 
 export const AnalogCompareOp = { OP_VALUE_LE: 0, OP_VALUE_GE: 1, OP_SETTING_LE: 10, OP_SETTING_GE: 11 } as const;
 

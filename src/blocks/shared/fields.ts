@@ -4,7 +4,10 @@ import { DigitalState, SettingMode } from './enums.js';
 
 export const claimableFields = {
   claimedBy: f.link('Any', { readonly: true, description: 'the block that drives this one, if any' }),
-  settingMode: f.enum(SettingMode, { stored: true, description: 'CLAIMED: stay inactive when no claimer drives this block' }),
+  settingMode: f.enum(SettingMode, {
+    stored: true,
+    description: 'CLAIMED: stay inactive when no claimer drives this block',
+  }),
 };
 
 export const ioChannel = f.object({
@@ -85,11 +88,22 @@ export const digitalConstraintsField = f.object(
  * The four values of the stored -> desired -> setting -> value pipeline (reference §4.1), in
  * the unit `make` gives them: plain numbers (percent), temperatures or temperature differences.
  */
-export function settingPipelineFields(make: (o: FieldFlags) => Field<number | null>, notes: { desiredSetting?: string; setting?: string; value?: string } = {}) {
+export function settingPipelineFields(
+  make: (o: FieldFlags) => Field<number | null>,
+  notes: { desiredSetting?: string; setting?: string; value?: string } = {},
+) {
   return {
     storedSetting: make({ logged: true, stored: true, description: 'the setting written by the user' }),
-    desiredSetting: make({ readonly: true, logged: true, description: notes.desiredSetting ?? 'the claimer\'s request, or the stored setting when unclaimed' }),
-    setting: make({ readonly: true, logged: true, description: notes.setting ?? 'the desired setting after clipping and constraints' }),
+    desiredSetting: make({
+      readonly: true,
+      logged: true,
+      description: notes.desiredSetting ?? "the claimer's request, or the stored setting when unclaimed",
+    }),
+    setting: make({
+      readonly: true,
+      logged: true,
+      description: notes.setting ?? 'the desired setting after clipping and constraints',
+    }),
     value: make({ readonly: true, logged: true, description: notes.value }),
   };
 }

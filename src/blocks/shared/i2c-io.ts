@@ -9,7 +9,14 @@ import type { AnyBlock, Data, IoArray, UpdateContext, WriteInfo } from '../../ru
 /** Where an I2C chip is, for every block that names one (IO modules and sensors): no address, no chip. */
 export const i2cChipFields = {
   bus: f.string({ stored: true, default: '1', maxLength: 32, description: 'I2C bus: 1 for /dev/i2c-1 (sim: "sim")' }),
-  address: f.number({ stored: true, integer: true, min: 0x03, max: 0x77, default: null, description: '7-bit I2C address, e.g. 32 (0x20); none: not set up yet' }),
+  address: f.number({
+    stored: true,
+    integer: true,
+    min: 0x03,
+    max: 0x77,
+    default: null,
+    description: '7-bit I2C address, e.g. 32 (0x20); none: not set up yet',
+  }),
   connected: f.bool({ readonly: true, description: 'the chip answered its last poll' }),
 };
 
@@ -62,13 +69,20 @@ export interface ExpanderState {
  * An IO expander as an IoArray. A channel becomes an output at its first write and stays an
  * input until then. `activeLow` (most relay boards): active = pin low.
  */
-export function expanderIo(block: AnyBlock, ctx: UpdateContext, kind: 'mcp23017' | 'pcf8574', channelCount: number, activeLow: boolean): IoArray | null {
+export function expanderIo(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  kind: 'mcp23017' | 'pcf8574',
+  channelCount: number,
+  activeLow: boolean,
+): IoArray | null {
   const access = i2cIoAccess(ctx.hardware);
   const chip = chipOf(block);
   if (!access || !chip) return null;
   const s = block.state as ExpanderState;
   const mask = (1 << channelCount) - 1;
-  const push = () => access.setOutputs(chip.bus, chip.address, kind, s.drive, (activeLow ? ~s.active : s.active) & s.drive & mask);
+  const push = () =>
+    access.setOutputs(chip.bus, chip.address, kind, s.drive, (activeLow ? ~s.active : s.active) & s.drive & mask);
   return {
     channelCount,
     read(channel) {

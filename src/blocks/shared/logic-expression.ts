@@ -16,7 +16,11 @@ const isError = (r: LogicResultName) => r !== 'RESULT_TRUE' && r !== 'RESULT_FAL
 const bool = (b: boolean): LogicResultName => (b ? 'RESULT_TRUE' : 'RESULT_FALSE');
 
 /** `digital[i]` / `analog[i]` are the comparison results (TRUE, FALSE or an error). */
-export function evaluateExpression(expression: string, digital: LogicResultName[], analog: LogicResultName[]): LogicOutcome {
+export function evaluateExpression(
+  expression: string,
+  digital: LogicResultName[],
+  analog: LogicResultName[],
+): LogicOutcome {
   if (expression.length === 0) return { result: 'RESULT_EMPTY', errorPos: 0 };
   let pos = 0;
   let errorPos = 0;

@@ -27,7 +27,12 @@ export function holdRemaining(t: MutexToken, now: number): number {
  * Try to take the token for `id`. A holder that is gone (`holderValid` false) or whose hold ran
  * out loses it first. A refused request waits for the holder's remaining hold plus 1 ms.
  */
-export function tryLock(t: MutexToken, id: string, now: number, holderValid: (holder: string) => boolean): { granted: boolean; wait: number } {
+export function tryLock(
+  t: MutexToken,
+  id: string,
+  now: number,
+  holderValid: (holder: string) => boolean,
+): { granted: boolean; wait: number } {
   if (t.holder === id) return { granted: true, wait: 0 };
   if (t.holder !== null && (!holderValid(t.holder) || (!t.holderOn && now - t.offSince >= t.holdMs))) t.holder = null;
   if (t.holder !== null) return { granted: false, wait: holdRemaining(t, now) + 1 };
@@ -39,7 +44,14 @@ export function tryLock(t: MutexToken, id: string, now: number, holderValid: (ho
 }
 
 /** The holder reports its state on every update; it lets go once off for its hold time. */
-export function refreshHold(t: MutexToken, id: string, on: boolean, offSince: number, holdMs: number, now: number): void {
+export function refreshHold(
+  t: MutexToken,
+  id: string,
+  on: boolean,
+  offSince: number,
+  holdMs: number,
+  now: number,
+): void {
   if (t.holder !== id) return;
   t.holderOn = on;
   t.offSince = offSince;

@@ -76,7 +76,8 @@ export function pidStep(params: PidParams, integral: number, input: PidInput, fe
     let growth = (error - dLim) * input.dt;
     const excess = undelivered(feedback);
     // Growth that pushes further into a clip may only unwind the integral toward zero.
-    if (excess.clipped && Math.sign(kp * growth) === Math.sign(excess.amount)) growth = shrinkOnly(integral, integral + growth) - integral;
+    if (excess.clipped && Math.sign(kp * growth) === Math.sign(excess.amount))
+      growth = shrinkOnly(integral, integral + growth) - integral;
     const grown = integral + growth;
     const bled = grown - (ANTI_WINDUP_GAIN * input.dt * excess.amount) / kp;
     integral = shrinkOnly(grown, bled);

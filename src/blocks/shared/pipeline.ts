@@ -16,7 +16,12 @@ export function desired<T>(block: AnyBlock & { state: Driven<T> }, stored: T): T
 }
 
 /** Claim `target` for `claimer` and hand it a request; the target updates within this tick. */
-export function drive<T>(ctx: UpdateContext, target: Omit<AnyBlock, 'data' | 'state'> & { data: { claimedBy: string | null }; state: Driven<T> }, claimer: AnyBlock, value: T | null): boolean {
+export function drive<T>(
+  ctx: UpdateContext,
+  target: Omit<AnyBlock, 'data' | 'state'> & { data: { claimedBy: string | null }; state: Driven<T> },
+  claimer: AnyBlock,
+  value: T | null,
+): boolean {
   const held = target.data.claimedBy === claimer.id;
   if (!ctx.claim(target, claimer)) return false;
   if (!held || target.state.request !== value) {
@@ -27,7 +32,12 @@ export function drive<T>(ctx: UpdateContext, target: Omit<AnyBlock, 'data' | 'st
 }
 
 /** After a user write: a patch that sets the stored value without settingMode returns to STORED. */
-export function storedModeRatchet(block: AnyBlock, given: Record<string, unknown>, storedKey: string, isPatch: boolean): void {
+export function storedModeRatchet(
+  block: AnyBlock,
+  given: Record<string, unknown>,
+  storedKey: string,
+  isPatch: boolean,
+): void {
   const data = block.data as { settingMode: string };
   if (isPatch && storedKey in given && !('settingMode' in given)) data.settingMode = 'STORED';
 }
@@ -38,7 +48,12 @@ export function returnToStoredOnPatch(storedKey: string) {
 }
 
 /** The interfaces of an analog actuator that follows the setting pipeline. */
-export const ANALOG_ACTUATOR_INTERFACES = ['ProcessValueInterface', 'ActuatorAnalogInterface', 'EnablerInterface', 'ClaimableInterface'] as const;
+export const ANALOG_ACTUATOR_INTERFACES = [
+  'ProcessValueInterface',
+  'ActuatorAnalogInterface',
+  'EnablerInterface',
+  'ClaimableInterface',
+] as const;
 
 /**
  * How well an analog actuator achieves its setting, for the anti-windup of a PID driving it.

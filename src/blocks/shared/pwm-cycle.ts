@@ -84,10 +84,14 @@ export class PwmCycle {
     // The first history entry is the state found at start-up, not a toggle.
     const phase = history.length <= 1 ? Infinity : now - edge;
     if (on) {
-      const wait = duty < 0.5 ? nominalOn - phase : Math.max((h - this.balance) / (1 - duty), MIN_PHASE_FRACTION * nominalOn - phase);
+      const wait =
+        duty < 0.5
+          ? nominalOn - phase
+          : Math.max((h - this.balance) / (1 - duty), MIN_PHASE_FRACTION * nominalOn - phase);
       return { want: wait > 0, wait };
     }
-    const wait = duty >= 0.5 ? nominalOff - phase : Math.max((this.balance + h) / duty, MIN_PHASE_FRACTION * nominalOff - phase);
+    const wait =
+      duty >= 0.5 ? nominalOff - phase : Math.max((this.balance + h) / duty, MIN_PHASE_FRACTION * nominalOff - phase);
     return { want: wait <= 0, wait };
   }
 
@@ -97,7 +101,12 @@ export class PwmCycle {
     const pure = (on: number, len: number) => (on === 0 ? 'off' : on === len ? 'on' : null);
     // Runs of the same state are merged (prorating them at the window edge is exact), so the
     // list holds a few entries per cycle whatever the update rate.
-    if (last && last.end === start && pure(onMs, span) !== null && pure(last.onMs, last.end - last.start) === pure(onMs, span)) {
+    if (
+      last &&
+      last.end === start &&
+      pure(onMs, span) !== null &&
+      pure(last.onMs, last.end - last.start) === pure(onMs, span)
+    ) {
       last.end = end;
       last.onMs += onMs;
       last.settingMs += settingMs;
@@ -129,6 +138,9 @@ export class PwmCycle {
     else this.value = on ? Math.max(this.value, raw) : Math.min(this.value, raw);
     // Within a window W the balance swings by 2h = d(1-d)P at most: that much is normal.
     const d = duty ?? 0;
-    this.tracking = { shortfall: (100 * settingMs) / total - raw, tolerance: (100 * d * (1 - d) * periodMs) / total + 1 };
+    this.tracking = {
+      shortfall: (100 * settingMs) / total - raw,
+      tolerance: (100 * d * (1 - d) * periodMs) / total + 1,
+    };
   }
 }

@@ -21,7 +21,11 @@ export const SequenceError = {
 } as const;
 export type SequenceErrorName = keyof typeof SequenceError;
 
-export type StepResult = { kind: 'next' } | { kind: 'wait' } | { kind: 'restart' } | { kind: 'error'; error: SequenceErrorName };
+export type StepResult =
+  | { kind: 'next' }
+  | { kind: 'wait' }
+  | { kind: 'restart' }
+  | { kind: 'error'; error: SequenceErrorName };
 
 export interface StepContext {
   ctx: UpdateContext;

@@ -8,7 +8,15 @@ import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { InterfaceName } from '../../runtime/interfaces.js';
 
-export type ArgKind = 'temp' | 'deltaTemp' | 'duration' | 'datetime' | 'digital' | 'analog' | 'text' | { link: InterfaceName };
+export type ArgKind =
+  | 'temp'
+  | 'deltaTemp'
+  | 'duration'
+  | 'datetime'
+  | 'digital'
+  | 'analog'
+  | 'text'
+  | { link: InterfaceName };
 
 /** Argument names and kinds per opcode, in their normalised order. */
 export const OPCODES = {
@@ -41,10 +49,7 @@ export const OPCODES = {
 export type Opcode = keyof typeof OPCODES;
 
 /** A literal in internal units (degC, delta degC, seconds, epoch seconds), or a variable. */
-export type Arg =
-  | { var: string }
-  | { value: number; unit?: 'C' | 'F' }
-  | { text: string };
+export type Arg = { var: string } | { value: number; unit?: 'C' | 'F' } | { text: string };
 
 export interface Instruction {
   op: Opcode;
@@ -66,14 +71,16 @@ export function parseInstruction(line: string): { instruction: Instruction } | {
   const text = line.trim();
   if (text.startsWith('#')) return { instruction: { op: 'COMMENT', args: { text: { text: text.slice(1).trim() } } } };
   const head = /^([A-Za-z_]+)(\s+|$)/.exec(text);
-  if (!head) return fail(text === '' ? 'empty instruction' : `expected an instruction name, got '${text.split(/\s/)[0]}'`, 0);
+  if (!head)
+    return fail(text === '' ? 'empty instruction' : `expected an instruction name, got '${text.split(/\s/)[0]}'`, 0);
   const op = head[1]!.toUpperCase();
   if (!Object.hasOwn(OPCODES, op)) return fail(`unknown instruction '${head[1]}'`, 0);
   const spec = OPCODES[op as Opcode] as Record<string, ArgKind>;
   const args: Record<string, Arg> = {};
   let pos = head[0].length;
   const rest = text.slice(pos);
-  if (op === 'COMMENT' && !/^text\s*=/.test(rest)) return { instruction: { op: 'COMMENT', args: { text: { text: rest } } } };
+  if (op === 'COMMENT' && !/^text\s*=/.test(rest))
+    return { instruction: { op: 'COMMENT', args: { text: { text: rest } } } };
   if (rest.trim() !== '') {
     for (const part of rest.split(',')) {
       const at = pos + (part.length - part.trimStart().length);
@@ -82,9 +89,14 @@ export function parseInstruction(line: string): { instruction: Instruction } | {
       if (eq < 0) return fail(`expected key=value, got '${part.trim()}'`, at);
       const key = part.slice(0, eq).trim();
       const raw = part.slice(eq + 1).trim();
-      const valueAt = at + part.trimStart().indexOf('=') + 1 + (part.slice(eq + 1).length - part.slice(eq + 1).trimStart().length);
+      const valueAt =
+        at + part.trimStart().indexOf('=') + 1 + (part.slice(eq + 1).length - part.slice(eq + 1).trimStart().length);
       const kind = Object.hasOwn(spec, key) ? spec[key]! : undefined;
-      if (!kind) return fail(`${op} has no argument '${key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`, at);
+      if (!kind)
+        return fail(
+          `${op} has no argument '${key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`,
+          at,
+        );
       if (key in args) return fail(`argument '${key}' given twice`, at);
       const arg = parseArg(raw, kind);
       if (typeof arg === 'string') return fail(`${key}: ${arg}`, valueAt);
@@ -135,7 +147,9 @@ function parseArg(raw: string, kind: ArgKind): Arg | string {
         return { value: n > 1e11 ? Math.floor(n / 1000) : n };
       }
       const t = Date.parse(raw);
-      return Number.isNaN(t) ? `expected an ISO-8601 date-time or epoch seconds, got '${raw}'` : { value: Math.floor(t / 1000) };
+      return Number.isNaN(t)
+        ? `expected an ISO-8601 date-time or epoch seconds, got '${raw}'`
+        : { value: Math.floor(t / 1000) };
     }
     case 'digital': {
       const name = raw.toUpperCase();
@@ -162,7 +176,13 @@ export function formatDuration(seconds: number): string {
   let rest = Math.round(seconds * 1000);
   if (rest === 0) return '0s';
   let out = '';
-  for (const [unit, ms] of [['d', 86400000], ['h', 3600000], ['m', 60000], ['s', 1000], ['ms', 1]] as const) {
+  for (const [unit, ms] of [
+    ['d', 86400000],
+    ['h', 3600000],
+    ['m', 60000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
     const n = Math.floor(rest / ms);
     if (n > 0) out += `${n}${unit}`;
     rest -= n * ms;

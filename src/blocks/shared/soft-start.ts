@@ -11,7 +11,12 @@ import { ChannelCapability } from './enums.js';
 export const TransitionDurationPreset = { ST_OFF: 0, ST_FAST: 1, ST_MEDIUM: 2, ST_SLOW: 3, ST_CUSTOM: 4 } as const;
 type PresetName = keyof typeof TransitionDurationPreset;
 
-const PRESET_SECONDS: Record<Exclude<PresetName, 'ST_CUSTOM'>, number> = { ST_OFF: 0, ST_FAST: 0.25, ST_MEDIUM: 0.75, ST_SLOW: 2 };
+const PRESET_SECONDS: Record<Exclude<PresetName, 'ST_CUSTOM'>, number> = {
+  ST_OFF: 0,
+  ST_FAST: 0.25,
+  ST_MEDIUM: 0.75,
+  ST_SLOW: 2,
+};
 
 /** Ramp updates run this often while ramping. */
 export const RAMP_INTERVAL_MS = 10;
@@ -19,12 +24,20 @@ export const RAMP_INTERVAL_MS = 10;
 const MAX_STEP = 25;
 
 export const softStartFields = {
-  transitionDurationPreset: f.enum(TransitionDurationPreset, { stored: true, description: 'soft start: OFF, FAST 0.25 s, MEDIUM 0.75 s, SLOW 2 s or CUSTOM (transitionDurationSetting)' }),
+  transitionDurationPreset: f.enum(TransitionDurationPreset, {
+    stored: true,
+    description: 'soft start: OFF, FAST 0.25 s, MEDIUM 0.75 s, SLOW 2 s or CUSTOM (transitionDurationSetting)',
+  }),
   transitionDurationSetting: f.duration({ stored: true, description: 'the ramp time of ST_CUSTOM' }),
-  transitionDurationValue: f.duration({ readonly: true, default: 0, description: 'the ramp time in effect; 0 s where the channel cannot do PWM' }),
+  transitionDurationValue: f.duration({
+    readonly: true,
+    default: 0,
+    description: 'the ramp time in effect; 0 s where the channel cannot do PWM',
+  }),
 };
 
-export const PWM_CAPABILITIES = ChannelCapability.PWM_80HZ | ChannelCapability.PWM_100HZ | ChannelCapability.PWM_200HZ | ChannelCapability.PWM_2000HZ;
+export const PWM_CAPABILITIES =
+  ChannelCapability.PWM_80HZ | ChannelCapability.PWM_100HZ | ChannelCapability.PWM_200HZ | ChannelCapability.PWM_2000HZ;
 
 /** The capability bits of channel `channel` of an IoArray block (0 when it has no such channel). */
 export function channelCapabilities(array: Linked<'IoArrayInterface'> | null, channel: number | null): number {
@@ -37,7 +50,10 @@ export function canPwm(array: Linked<'IoArrayInterface'> | null, channel: number
 }
 
 /** The ramp time (s) the settings ask for; 0 when the channel cannot ramp. */
-export function transitionSeconds(d: { transitionDurationPreset: PresetName; transitionDurationSetting: number | null }, canRamp: boolean): number {
+export function transitionSeconds(
+  d: { transitionDurationPreset: PresetName; transitionDurationSetting: number | null },
+  canRamp: boolean,
+): number {
   if (!canRamp) return 0;
   if (d.transitionDurationPreset === 'ST_CUSTOM') return Math.max(0, d.transitionDurationSetting ?? 0);
   return PRESET_SECONDS[d.transitionDurationPreset];

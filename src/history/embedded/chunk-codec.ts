@@ -101,7 +101,13 @@ export function encodeChunk(base: number, series: Series[], codec: Codec = 'brot
   w.bytes(transposed(inClassOrder(words, byClass(classes), total), total));
   const body = w.done();
   if (codec === 'deflate') return deflateRawSync(body, { level: 9 });
-  return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 8, [constants.BROTLI_PARAM_LGWIN]: 16, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+  return brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 8,
+      [constants.BROTLI_PARAM_LGWIN]: 16,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  });
 }
 
 /** The distinct time lists, and for each series the index of its list. */
@@ -230,7 +236,12 @@ function readTimes(r: Reader, base: number, n: number, keep: boolean): number[] 
 }
 
 /** Points of the wanted series of a chunk (format-1 chunks are version 1, deflated). */
-export function decodeChunk(base: number, data: Buffer, wanted?: (id: number) => boolean, codec: Codec = 'brotli'): Series[] {
+export function decodeChunk(
+  base: number,
+  data: Buffer,
+  wanted?: (id: number) => boolean,
+  codec: Codec = 'brotli',
+): Series[] {
   const buf = codec === 'deflate' ? inflateRawSync(data) : brotliDecompressSync(data);
   const r = new Reader(buf);
   const version = r.byte();

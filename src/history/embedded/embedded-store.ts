@@ -22,7 +22,18 @@ import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-nam
 import { DropLog } from '../drops.js';
 import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE } from '../limits.js';
 import { migrateV1 } from './migrate-v1.js';
-import { appendRecord, ensureDir, Layout, readBody, removeSegment, scanSegments, segmentFor, type BadSpan, type RecordRef, type SegmentFile } from './segments.js';
+import {
+  appendRecord,
+  ensureDir,
+  Layout,
+  readBody,
+  removeSegment,
+  scanSegments,
+  segmentFor,
+  type BadSpan,
+  type RecordRef,
+  type SegmentFile,
+} from './segments.js';
 import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
 
 export const HISTORY_DIR = 'history';
@@ -52,12 +63,18 @@ const REPLAY_AFTER_MS = 1000;
 export function checkFormat(dir: string): void {
   const file = path.join(dir, FORMAT_FILE);
   if (!existsSync(file)) {
-    if (readdirSync(dir).length) throw new Error(`${dir} holds files but no ${FORMAT_FILE}: not an edgeblocks history directory this version can read (move it aside to start afresh)`);
+    if (readdirSync(dir).length)
+      throw new Error(
+        `${dir} holds files but no ${FORMAT_FILE}: not an edgeblocks history directory this version can read (move it aside to start afresh)`,
+      );
     writeFileSync(file, `${FORMAT_VERSION}\n`);
     return;
   }
   const version = readFileSync(file, 'utf8').trim();
-  if (version !== String(FORMAT_VERSION)) throw new Error(`${dir} holds history format ${version}; this edgeblocks reads format ${FORMAT_VERSION} (nothing was changed; move it aside to start afresh)`);
+  if (version !== String(FORMAT_VERSION))
+    throw new Error(
+      `${dir} holds history format ${version}; this edgeblocks reads format ${FORMAT_VERSION} (nothing was changed; move it aside to start afresh)`,
+    );
 }
 
 export class EmbeddedStore implements HistoryStore {
@@ -147,10 +164,16 @@ export class EmbeddedStore implements HistoryStore {
           const key = `${file}@${span.offset}`;
           if (this.loggedSkips.has(key)) return;
           this.loggedSkips.add(key);
-          this.o.log.warn({ file, offset: span.offset, bytes: span.bytes }, `history: bad record in ${file} (${span.why}, ${span.bytes} bytes at byte ${span.offset}) skipped; the records after it are kept and the file is left as it is`);
+          this.o.log.warn(
+            { file, offset: span.offset, bytes: span.bytes },
+            `history: bad record in ${file} (${span.why}, ${span.bytes} bytes at byte ${span.offset}) skipped; the records after it are kept and the file is left as it is`,
+          );
         },
         onTorn: (file: string, span: BadSpan) =>
-          this.o.log.warn({ file, offset: span.offset, bytes: span.bytes }, `history: torn record at the end of ${file} (${span.why} at byte ${span.offset}); cut off ${span.bytes} bytes`),
+          this.o.log.warn(
+            { file, offset: span.offset, bytes: span.bytes },
+            `history: torn record at the end of ${file} (${span.why} at byte ${span.offset}); cut off ${span.bytes} bytes`,
+          ),
       };
       for (const seg of scanSegments(this.dir, report)) {
         if (seg.tier >= this.tiers.length) continue;
@@ -158,7 +181,8 @@ export class EmbeddedStore implements HistoryStore {
         this.index[seg.tier]!.push(...seg.records);
       }
       for (const refs of this.index) refs.sort((a, b) => a.t0 - b.t0);
-      for (const t of this.tiers.slice(1)) this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.index[t.index]!.map((r) => r.t1));
+      for (const t of this.tiers.slice(1))
+        this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.index[t.index]!.map((r) => r.t1));
       this.ready = true;
       this.replayDue = true;
       this.error = null;
@@ -217,7 +241,11 @@ export class EmbeddedStore implements HistoryStore {
     if (this.pendingCount + fields.length > max && !this.thinned) this.thinPending();
     if (this.pendingCount + fields.length > max) {
       this.droppedPoints += fields.length;
-      this.drops.drop('store full', fields.length, `${this.pendingCount} history points wait for the next flush (limit ${max}); ${fields.length} points of key ${JSON.stringify(key)} dropped`);
+      this.drops.drop(
+        'store full',
+        fields.length,
+        `${this.pendingCount} history points wait for the next flush (limit ${max}); ${fields.length} points of key ${JSON.stringify(key)} dropped`,
+      );
       return;
     }
     let byField = this.idsByKey.get(key);
@@ -288,7 +316,14 @@ export class EmbeddedStore implements HistoryStore {
         points += s.t.length;
       }
       const body = tier === 0 ? encodeChunk(t0, series) : encodeSeriesBlocks(t0, series);
-      const ref = appendRecord(this.dir, segmentFor(this.segs, tier, t0), tier === 0 ? Layout.Whole : Layout.PerSeries, t0, Math.max(t0, t1), body);
+      const ref = appendRecord(
+        this.dir,
+        segmentFor(this.segs, tier, t0),
+        tier === 0 ? Layout.Whole : Layout.PerSeries,
+        t0,
+        Math.max(t0, t1),
+        body,
+      );
       this.index[tier]!.push(ref);
       this.bytesWritten += body.length;
       this.pointsWritten += points;
@@ -296,9 +331,11 @@ export class EmbeddedStore implements HistoryStore {
     try {
       // Names first: a record never names a field the names file does not hold.
       const names: FieldEntry[] = [];
-      for (const id of this.unsavedNames) names.push({ id, name: this.names.get(id)!, last: this.lastSeen.get(id) ?? now });
+      for (const id of this.unsavedNames)
+        names.push({ id, name: this.names.get(id)!, last: this.lastSeen.get(id) ?? now });
       for (const [id, t] of this.lastSeen) {
-        if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id)) names.push({ id, name: this.names.get(id)!, last: t });
+        if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id))
+          names.push({ id, name: this.names.get(id)!, last: t });
       }
       appendNames(this.dir, names);
       for (const e of names) this.storedLast.set(e.id, e.last);
@@ -367,7 +404,8 @@ export class EmbeddedStore implements HistoryStore {
     let used = this.usedBytes();
     while (used > this.o.maxBytes) {
       let oldest: SegmentFile | null = null;
-      for (const seg of this.segs.values()) if (!oldest || (seg.records[0]?.t0 ?? seg.period) < (oldest.records[0]?.t0 ?? oldest.period)) oldest = seg;
+      for (const seg of this.segs.values())
+        if (!oldest || (seg.records[0]?.t0 ?? seg.period) < (oldest.records[0]?.t0 ?? oldest.period)) oldest = seg;
       if (!oldest) return;
       used -= oldest.size;
       this.removeFile(oldest);
@@ -383,7 +421,9 @@ export class EmbeddedStore implements HistoryStore {
     for (const r of this.index[tier]!) {
       if (r.t0 > end || r.t1 < start || r.t1 < cutoff) continue;
       const body = readBody(this.dir, r);
-      out.push(...(r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want)));
+      out.push(
+        ...(r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want)),
+      );
     }
     return out;
   }
@@ -399,8 +439,13 @@ export class EmbeddedStore implements HistoryStore {
       b.v.push(v);
     };
     for (const s of this.rowsSeries(tier.index, start, end, ids)) s.t.forEach((t, i) => add(s.id, t, s.v[i]!));
-    if (tier.index > 0) for (const id of ids) this.unwritten[tier.index]!.get(id)?.t.forEach((t, i) => add(id, t, this.unwritten[tier.index]!.get(id)!.v[i]!));
-    if (tier.index === 0) for (const id of ids) this.pending.get(id)?.t.forEach((t, i) => add(id, t, this.pending.get(id)!.v[i]!));
+    if (tier.index > 0)
+      for (const id of ids)
+        this.unwritten[tier.index]!.get(id)?.t.forEach((t, i) =>
+          add(id, t, this.unwritten[tier.index]!.get(id)!.v[i]!),
+        );
+    if (tier.index === 0)
+      for (const id of ids) this.pending.get(id)?.t.forEach((t, i) => add(id, t, this.pending.get(id)!.v[i]!));
     return out;
   }
 
@@ -428,7 +473,8 @@ export class EmbeddedStore implements HistoryStore {
   async fields(since: number): Promise<string[]> {
     this.settle();
     const out: string[] = [];
-    for (const [name, id] of this.ids) if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) >= since) out.push(name);
+    for (const [name, id] of this.ids)
+      if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) >= since) out.push(name);
     return out.sort();
   }
 
@@ -507,7 +553,11 @@ export class EmbeddedStore implements HistoryStore {
   private corruptRecords(): { count: number; files: Array<{ file: string; records: number; bytes: number }> } {
     const files = [...this.segs.values()]
       .filter((seg) => seg.skipped.length)
-      .map((seg) => ({ file: seg.name, records: seg.skipped.length, bytes: seg.skipped.reduce((n, x) => n + x.bytes, 0) }));
+      .map((seg) => ({
+        file: seg.name,
+        records: seg.skipped.length,
+        bytes: seg.skipped.reduce((n, x) => n + x.bytes, 0),
+      }));
     return { count: files.reduce((n, f) => n + f.records, 0), files };
   }
 

@@ -21,14 +21,27 @@ export function migrateV1(file: string, dir: string, log: Logger): void {
     const db = new Database(file);
     let chunks = 0;
     try {
-      const fields = db.prepare('SELECT id, name, last FROM fields').all() as Array<{ id: number; name: string; last: number }>;
+      const fields = db.prepare('SELECT id, name, last FROM fields').all() as Array<{
+        id: number;
+        name: string;
+        last: number;
+      }>;
       appendNames(tmp, fields);
       const segs = new Map<string, SegmentFile>();
-      for (const row of db.prepare('SELECT tier, t0, t1, data FROM chunks ORDER BY tier, t0').iterate() as IterableIterator<{ tier: number; t0: number; t1: number; data: Buffer }>) {
+      for (const row of db
+        .prepare('SELECT tier, t0, t1, data FROM chunks ORDER BY tier, t0')
+        .iterate() as IterableIterator<{ tier: number; t0: number; t1: number; data: Buffer }>) {
         const series = decodeChunk(row.t0, row.data, undefined, 'deflate');
         if (!series.length || row.tier > 2) continue;
         const body = row.tier === 0 ? encodeChunk(row.t0, series) : encodeSeriesBlocks(row.t0, series);
-        appendRecord(tmp, segmentFor(segs, row.tier, row.t0), row.tier === 0 ? Layout.Whole : Layout.PerSeries, row.t0, row.t1, body);
+        appendRecord(
+          tmp,
+          segmentFor(segs, row.tier, row.t0),
+          row.tier === 0 ? Layout.Whole : Layout.PerSeries,
+          row.t0,
+          row.t1,
+          body,
+        );
         chunks++;
       }
     } finally {
@@ -36,7 +49,10 @@ export function migrateV1(file: string, dir: string, log: Logger): void {
     }
     renameSync(tmp, dir);
     renameSync(file, `${file}.v1-migrated`);
-    log.info({ file, dir, chunks }, 'history: migrated the format-1 database; the old file is kept as history.sqlite.v1-migrated and may be deleted');
+    log.info(
+      { file, dir, chunks },
+      'history: migrated the format-1 database; the old file is kept as history.sqlite.v1-migrated and may be deleted',
+    );
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`cannot migrate ${file} to ${dir} (the old file is untouched): ${(e as Error).message}`);

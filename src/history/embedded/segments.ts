@@ -7,7 +7,19 @@
 // magic, short body, CRC mismatch) between good ones is skipped and counted, and the file kept
 // as it is; bad bytes after the last good record are a torn write and are cut off, so a crash
 // never leaves a record that reads wrong.
-import { closeSync, existsSync, ftruncateSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -133,14 +145,29 @@ function checkRecord(fd: number, offset: number, size: number, head: Buffer, seg
   const body = Buffer.alloc(length);
   readSync(fd, body, 0, length, offset + HEADER);
   if (crc32(body) !== head.readUInt32LE(8)) return 'checksum mismatch';
-  seg.records.push({ tier: head[12]!, layout: head[13]! as Layout, t0: head.readDoubleLE(16), t1: head.readDoubleLE(24), file: seg.name, offset: offset + HEADER, length });
+  seg.records.push({
+    tier: head[12]!,
+    layout: head[13]! as Layout,
+    t0: head.readDoubleLE(16),
+    t1: head.readDoubleLE(24),
+    file: seg.name,
+    offset: offset + HEADER,
+    length,
+  });
   return null;
 }
 
 const align = (n: number) => Math.ceil(n / PAGE) * PAGE;
 
 /** Append one record (header, body, padding) with a single write; returns its reference. */
-export function appendRecord(dir: string, seg: SegmentFile, layout: Layout, t0: number, t1: number, body: Buffer): RecordRef {
+export function appendRecord(
+  dir: string,
+  seg: SegmentFile,
+  layout: Layout,
+  t0: number,
+  t1: number,
+  body: Buffer,
+): RecordRef {
   const total = align(HEADER + body.length);
   const buf = Buffer.alloc(total);
   buf.writeUInt32LE(MAGIC, 0);
@@ -168,7 +195,15 @@ export function appendRecord(dir: string, seg: SegmentFile, layout: Layout, t0: 
   } finally {
     closeSync(fd);
   }
-  const ref: RecordRef = { tier: seg.tier, layout, t0, t1, file: seg.name, offset: seg.size + HEADER, length: body.length };
+  const ref: RecordRef = {
+    tier: seg.tier,
+    layout,
+    t0,
+    t1,
+    file: seg.name,
+    offset: seg.size + HEADER,
+    length: body.length,
+  };
   seg.size += total;
   seg.records.push(ref);
   return ref;
@@ -178,7 +213,8 @@ export function readBody(dir: string, ref: RecordRef): Buffer {
   const fd = openSync(path.join(dir, ref.file), 'r');
   try {
     const body = Buffer.allocUnsafe(ref.length);
-    if (readSync(fd, body, 0, ref.length, ref.offset) < ref.length) throw new Error(`history record in ${ref.file} at ${ref.offset} is short`);
+    if (readSync(fd, body, 0, ref.length, ref.offset) < ref.length)
+      throw new Error(`history record in ${ref.file} at ${ref.offset} is short`);
     return body;
   } finally {
     closeSync(fd);
