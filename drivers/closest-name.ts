@@ -28,10 +28,11 @@ export function closestName(name: string, known: readonly string[]): string | un
   return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
 }
 
-/** "unknown key; did you mean "activeLow"? known: name, line, ..." */
+/** "unknown key; did you mean "activeLow"? known: name, line, ..." (or "unknown key; known: ...") */
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  if (!known.length) return 'unknown key: none is taken here';
   const near = closestName(key, known);
-  return `unknown key${near ? `; did you mean "${near}"?` : ''} known: ${known.join(', ')}`;
+  return `unknown key;${near ? ` did you mean "${near}"?` : ''} known: ${known.join(', ')}`;
 }
 
 /** The first key of `o` that is not in `known`, if any. */

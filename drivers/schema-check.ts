@@ -20,18 +20,29 @@ export interface Wording {
    * "may hold only letters, ..."); a value of another type still gets "must be a string".
    */
   errorMessage?: string;
+  /** Sent, never given back (a password): a message never quotes the value. */
+  writeOnly?: boolean;
 }
+
+/** How a path is written: `gpio[0].line` in config files, `values.0.id` in REST answers (as the block codec names fields). */
+export type PathStyle = 'config' | 'dotted';
+
+/** Longest quoted value in a message, in characters: a bad body may be a megabyte. */
+const QUOTE_LIMIT = 80;
 
 export function describeValue(v: unknown): string {
-  return v === undefined ? 'nothing' : JSON.stringify(v);
+  if (v === undefined) return 'nothing';
+  const text = JSON.stringify(v);
+  const chars = Array.from(text);
+  return chars.length <= QUOTE_LIMIT ? text : `${chars.slice(0, QUOTE_LIMIT).join('')}...`;
 }
 
-/** JSON pointer `/gpio/0/line` to `gpio[0].line`. */
-export function pointerToPath(pointer: string, base = ''): string {
+/** JSON pointer `/gpio/0/line` to `gpio[0].line` (or `gpio.0.line`). */
+export function pointerToPath(pointer: string, base = '', style: PathStyle = 'config'): string {
   let out = base;
   for (const part of pointer.split('/').slice(1)) {
     const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    out += /^\d+$/.test(key) ? `[${key}]` : out === '' ? key : `.${key}`;
+    out += style === 'config' && /^\d+$/.test(key) ? `[${key}]` : out === '' ? key : `.${key}`;
   }
   return out;
 }
@@ -70,6 +81,8 @@ export function expectation(schema: TSchema): string {
     }
     case 'boolean':
       return 'true or false';
+    case 'null':
+      return 'null';
     case 'string':
       return s.minLength ? 'a non-empty string' : 'a string';
     case 'array':
@@ -87,11 +100,12 @@ function plural(words: string): string {
   );
 }
 
-function issueOf(error: ValueError, base: string): SchemaIssue {
+function issueOf(error: ValueError, base: string, style: PathStyle): SchemaIssue {
+  const at = pointerToPath(error.path, base, style);
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
-    const key = error.path.split('/').at(-1)!;
+    const key = error.path.split('/').at(-1)!.replace(/~1/g, '/').replace(/~0/g, '~');
     const known = Object.keys((error.schema as { properties?: object }).properties ?? {});
-    return { path: pointerToPath(error.path, base), message: unknownKeyMessage(key, known), unknownKey: true };
+    return { path: at, message: unknownKeyMessage(key, known), unknownKey: true };
   }
   const schema = error.schema as TSchema & Wording & { maxLength?: number; maxItems?: number };
   if (schema.type === 'string' && typeof error.value === 'string') {
@@ -99,30 +113,69 @@ function issueOf(error: ValueError, base: string): SchemaIssue {
     const length = Array.from(error.value).length;
     if (schema.maxLength !== undefined && length > schema.maxLength)
       return {
-        path: pointerToPath(error.path, base),
+        path: at,
         message: `must be at most ${schema.maxLength} characters, got ${length}`,
         unknownKey: false,
       };
   }
   if (Array.isArray(error.value) && schema.maxItems !== undefined && error.value.length > schema.maxItems)
     return {
-      path: pointerToPath(error.path, base),
+      path: at,
       message: `must hold at most ${schema.maxItems} items, got ${error.value.length}`,
       unknownKey: false,
     };
   if (error.type === ValueErrorType.ObjectRequiredProperty)
     return {
-      path: pointerToPath(error.path, base),
+      path: at,
       message: `is required: ${expectation(error.schema)}`,
       unknownKey: false,
     };
   const ofType = schema.type !== 'string' || typeof error.value === 'string';
   const rule = (ofType ? schema.errorMessage : undefined) ?? `must be ${expectation(error.schema)}`;
-  return {
-    path: pointerToPath(error.path, base),
-    message: `${rule}, got ${describeValue(error.value)}`,
-    unknownKey: false,
-  };
+  const got = schema.writeOnly ? '' : `, got ${describeValue(error.value)}`;
+  return { path: at, message: `${rule}${got}`, unknownKey: false };
+}
+
+const jsonType = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/** Whether `schema` takes values of the JSON type of `value` (whatever else it asks of them). */
+function takesTypeOf(schema: TSchema, value: unknown): boolean {
+  const s = schema as TSchema & { type?: string | string[]; const?: unknown; anyOf?: TSchema[] };
+  if (Array.isArray(s.anyOf)) return s.anyOf.some((m) => takesTypeOf(m, value));
+  if ('const' in s) return jsonType(s.const) === jsonType(value);
+  const type = jsonType(value);
+  return [s.type].flat().some((t) => t === type || (t === 'integer' && type === 'number'));
+}
+
+/**
+ * A value that fails a union (`[ids] or null`) but has the type of exactly one of its members is
+ * worded by that member's problems (`ids.1: must be ...`), not "must be a list or null".
+ */
+function* withinUnions(errors: Iterable<ValueError>): Iterable<ValueError> {
+  for (const error of errors) {
+    const members = (error.schema as { anyOf?: TSchema[] }).anyOf;
+    if (error.type === ValueErrorType.Union && Array.isArray(members)) {
+      const fitting = members.flatMap((m, i) => (takesTypeOf(m, error.value) ? [i] : []));
+      if (fitting.length === 1 && error.errors[fitting[0]!]) {
+        yield* withinUnions(error.errors[fitting[0]!]!);
+        continue;
+      }
+    }
+    yield error;
+  }
+}
+
+/**
+ * Every problem among `errors` (TypeBox's, of one value against one schema), the first one at
+ * each place, in document order: for request bodies whose answer names all bad fields at once.
+ */
+export function issuesOf(errors: Iterable<ValueError>, base = '', style: PathStyle = 'config'): SchemaIssue[] {
+  const byPath = new Map<string, SchemaIssue>();
+  for (const error of withinUnions(errors)) {
+    const issue = issueOf(error, base, style);
+    if (!byPath.has(issue.path)) byPath.set(issue.path, issue);
+  }
+  return [...byPath.values()];
 }
 
 /**
@@ -138,19 +191,11 @@ export function checkAgainst<T>(
   if (Value.Check(schema, withDefaults)) return { value: withDefaults as T };
   const errors = [...Value.Errors(schema, withDefaults)];
   const first = errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0]!;
-  return { issue: issueOf(first, base) };
+  return { issue: issueOf(first, base, 'config') };
 }
 
-/**
- * Every problem of `value` against `schema`, the first one at each place, in document order: for
- * request bodies whose answer names all bad fields at once. Empty when the value fits.
- */
-export function issuesAgainst(schema: TSchema, value: unknown, base = ''): SchemaIssue[] {
+/** Every problem of `value` (defaults filled in) against `schema` (see `issuesOf`); empty when it fits. */
+export function issuesAgainst(schema: TSchema, value: unknown, base = '', style: PathStyle = 'config'): SchemaIssue[] {
   const withDefaults = Value.Default(schema, Value.Clone(value)) as unknown;
-  const byPath = new Map<string, SchemaIssue>();
-  for (const error of Value.Errors(schema, withDefaults)) {
-    const issue = issueOf(error, base);
-    if (!byPath.has(issue.path)) byPath.set(issue.path, issue);
-  }
-  return [...byPath.values()];
+  return issuesOf(Value.Errors(schema, withDefaults), base, style);
 }

@@ -1,9 +1,10 @@
 // REST under the controller prefix. Nothing here returns a channel's address or secret.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { HttpError } from '../api/errors.js';
+import { NoBody } from '../api/route-validation.js';
 import type { Alerts } from './index.js';
-import { SchemaError } from './schema-check.js';
+import { RulesSchema } from './rules.js';
 
 const tags = ['alerts'];
 
@@ -26,7 +27,7 @@ export function alertRoutes(alerts: Alerts): FastifyPluginAsync {
     );
     app.post(
       '/alerts/test',
-      { schema: { tags, summary: 'Send a test message to every channel now; answers what each said' } },
+      { schema: { tags, summary: 'Send a test message to every channel now; answers what each said', body: NoBody } },
       async () => {
         const results = await alerts.sendTest();
         return { channels: results };
@@ -56,26 +57,18 @@ export function alertRoutes(alerts: Alerts): FastifyPluginAsync {
       },
       async () => alerts.currentRules(),
     );
-    app.put(
+    app.put<{ Body: Static<typeof RulesSchema> }>(
       '/alerts/rules',
       {
         schema: {
           tags,
           summary:
             'Replace the rules document (datastore {namespace: <service id>, id: "alerts"}); times in seconds, temperatures in degC',
+          description: 'What the document leaves out comes from the config file, else the defaults shown here.',
+          body: RulesSchema,
         },
       },
-      async (req) => {
-        const body = req.body;
-        if (typeof body !== 'object' || body === null || Array.isArray(body))
-          throw new HttpError(400, 'the body must be a JSON object of rules');
-        try {
-          return { rules: alerts.setRules(body as Record<string, unknown>) };
-        } catch (e) {
-          if (e instanceof SchemaError) throw new HttpError(422, e.message, e.issues);
-          throw e;
-        }
-      },
+      async (req) => ({ rules: alerts.setRules(req.body) }),
     );
   };
 }

@@ -8,6 +8,13 @@ import type { FieldTable } from '../codec/fields.js';
 import { dataSchema } from '../codec/schema.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import type { BlockTypeDef } from '../runtime/types.js';
+import { checkedBy } from './route-validation.js';
+
+/**
+ * Block bodies go as they are to the runtime, whose codec checks them for REST, MQTT and backups
+ * alike and names each bad field; the route schemas below document them.
+ */
+const codec = <T extends object>(schema: T): T => checkedBy('the block codec', schema);
 
 const ref = (id: string) => ({ $ref: `${id}#` });
 
@@ -82,23 +89,40 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
   const messages = Type.Object({ messages: Type.Array(Type.String()) });
   const rename = Type.Object(
     { existing: Type.String(), desired: Type.String() },
-    { description: 'The current id and the new one' },
+    { description: 'The current id and the new one', examples: [{ existing: EXAMPLE_ID, desired: 'my beer sensor' }] },
+  );
+  const backupIn = Type.Object(
+    {
+      blocks: Type.Array(Type.Unknown(), { description: 'the blocks, as blocks/backup/save gives them' }),
+      store: Type.Optional(
+        Type.Union([Type.Array(Type.Record(Type.String(), Type.Unknown())), Type.Null()], {
+          description: "the controller's datastore documents",
+        }),
+      ),
+    },
+    { description: 'A backup as blocks/backup/save answers it; its other members (timestamp, version) are not read' },
   );
   const examples = createExamples(types);
+  /** Inline (a reference cannot carry the example), and small. */
+  const ident = { ...identShared, $id: undefined, examples: [{ id: EXAMPLE_ID }] };
   return {
     /** Register each with `app.addSchema` in the context of the routes. */
     shared: [...perType, blockShared, identShared, identOutShared] as TSchema[],
     block: ref('Block'),
     /** Create and write bodies: any type, with one example per type. */
-    blockIn: { ...anyType, examples },
+    blockIn: codec({ ...anyType, examples }),
     /** Patch body: any type; the example changes one field. */
-    patchIn: { ...anyType, examples: [{ id: EXAMPLE_ID, type: EXAMPLE_TYPE, data: { setting: 21.5 } }] },
-    /** Inline (a reference cannot carry the example), and small. */
-    ident: { ...identShared, $id: undefined, examples: [{ id: EXAMPLE_ID }] },
+    patchIn: codec({ ...anyType, examples: [{ id: EXAMPLE_ID, type: EXAMPLE_TYPE, data: { setting: 21.5 } }] }),
+    ident: codec(ident),
+    /** blocks/delete: one block, or a list of them. */
+    deleteIn: codec({ anyOf: [ident, { type: 'array', items: ident }], examples: ident.examples }),
+    identsIn: codec({ type: 'array', items: ident }),
     identOut: ref('BlockIdentOut'),
     backup,
+    backupIn: codec(backupIn),
     messages,
-    rename,
+    rename: codec(rename),
     blocks: { type: 'array', items: ref('Block') },
+    blocksIn: codec({ type: 'array', items: ref('Block'), examples: [examples.slice(0, 1)] }),
   };
 }

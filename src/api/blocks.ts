@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { blockSchemas } from './block-schemas.js';
+import { NoBody } from './route-validation.js';
 
 /** Send JSON encoded already (the runtime's encoding cache, as bytes); fastify sends it as it is. */
 const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
@@ -11,7 +12,7 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     const s = blockSchemas([...runtime.types.values()]);
     for (const schema of s.shared) app.addSchema(schema);
     const doc = (summary: string, body: unknown, response: unknown, status = 200) => ({
-      schema: { tags: ['blocks'], summary, ...(body ? { body } : {}), response: { [status]: response } },
+      schema: { tags: ['blocks'], summary, body, response: { [status]: response } },
     });
 
     app.post('/blocks/create', doc('Create a block', s.blockIn, s.block, 201), async (req, reply) => {
@@ -37,11 +38,9 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     );
     app.post(
       '/blocks/delete',
-      doc(
-        'Delete a block, or a list of blocks (all or nothing)',
-        { anyOf: [s.ident, { type: 'array', items: s.ident }], examples: s.ident.examples },
-        { anyOf: [s.identOut, { type: 'array', items: s.identOut }] },
-      ),
+      doc('Delete a block, or a list of blocks (all or nothing)', s.deleteIn, {
+        anyOf: [s.identOut, { type: 'array', items: s.identOut }],
+      }),
       async (req) =>
         Array.isArray(req.body) ? runtime.deleteMany(req.body, 'rest') : runtime.delete(req.body, 'rest'),
     );
@@ -53,47 +52,45 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     );
     app.post(
       '/blocks/batch/create',
-      doc('Create a list of blocks, all or nothing', s.blocks, s.blocks, 201),
+      doc('Create a list of blocks, all or nothing', s.blocksIn, s.blocks, 201),
       async (req, reply) => reply.status(201).send(runtime.batch('create', req.body, 'rest')),
     );
-    app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocks, s.blocks), async (req) =>
+    app.post('/blocks/batch/write', doc('Write a list of blocks, all or nothing', s.blocksIn, s.blocks), async (req) =>
       runtime.batch('write', req.body, 'rest'),
     );
-    app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocks, s.blocks), async (req) =>
+    app.post('/blocks/batch/patch', doc('Patch a list of blocks, all or nothing', s.blocksIn, s.blocks), async (req) =>
       runtime.batch('patch', req.body, 'rest'),
     );
     app.post(
       '/blocks/batch/delete',
-      doc(
-        'Delete a list of blocks, all or nothing',
-        { type: 'array', items: s.ident },
-        { type: 'array', items: s.identOut },
-      ),
+      doc('Delete a list of blocks, all or nothing', s.identsIn, { type: 'array', items: s.identOut }),
       async (req) => runtime.deleteMany(req.body, 'rest'),
     );
-    app.post('/blocks/all/read', doc('Read every block', null, s.blocks), async (_req, reply) =>
+    app.post('/blocks/all/read', doc('Read every block', NoBody, s.blocks), async (_req, reply) =>
       json(reply, runtime.readAllBytes()),
     );
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', null, s.blocks), async (_req, reply) =>
+    app.post('/blocks/all/read/logged', doc('Logged data of every block', NoBody, s.blocks), async (_req, reply) =>
       json(reply, runtime.readAllBytes('logged')),
     );
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', null, s.blocks), async (_req, reply) =>
+    app.post('/blocks/all/read/stored', doc('Stored data of every block', NoBody, s.blocks), async (_req, reply) =>
       json(reply, runtime.readAllBytes('stored')),
     );
     app.post(
       '/blocks/all/delete',
-      doc('Delete every user block', null, { type: 'array', items: s.identOut }),
+      doc('Delete every user block', NoBody, { type: 'array', items: s.identOut }),
       async () => runtime.deleteAll('rest'),
     );
-    app.post('/blocks/discover', doc('Discover new hardware; returns only the new blocks', null, s.blocks), async () =>
-      runtime.discover('rest'),
+    app.post(
+      '/blocks/discover',
+      doc('Discover new hardware; returns only the new blocks', NoBody, s.blocks),
+      async () => runtime.discover('rest'),
     );
     app.post(
       '/blocks/backup/save',
-      doc('Stored data of every block and the controller documents', null, s.backup),
+      doc('Stored data of every block and the controller documents', NoBody, s.backup),
       async () => runtime.backupSave(),
     );
-    app.post('/blocks/backup/load', doc('Replace every block with a backup', s.backup, s.messages), async (req) =>
+    app.post('/blocks/backup/load', doc('Replace every block with a backup', s.backupIn, s.messages), async (req) =>
       runtime.backupLoad(req.body, 'rest'),
     );
   };

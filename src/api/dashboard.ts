@@ -8,6 +8,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publicRoutes } from './public-routes.js';
+import { PageQuery } from './route-validation.js';
 
 /** dist/web of the package this module belongs to (from src/ or from dist/src/). */
 export function dashboardDir(): string | null {
@@ -33,6 +34,10 @@ export function dashboardRoutes(
     }
     const realRoot = realpathSync(root);
     publicRoutes(app); // the page, its files and which service it belongs to: no data, and they show the login
+    // Files take no input; a query string (a bookmark's) is ignored, as any web server does.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, querystring: PageQuery };
+    });
     app.get('/dashboard.json', { schema: { hide: true } }, async () => ({
       serviceId: info.serviceId,
       emitIntervalMs: info.emitIntervalMs,

@@ -2,58 +2,43 @@
 //   get {namespace, id} -> {value: doc|null}        set {value: doc} -> {value: doc}
 //   mget {namespace, ids?, filter?} -> {values}     mset {values: [doc]} -> {values}
 //   delete {namespace, id} -> {count}               mdelete {namespace, ids?, filter?} -> {count}
-// Bodies are checked here against the route schemas' own TypeBox objects (Fastify's validator is
-// off so that every problem is one 422 naming each field); change events come from the
-// DocumentStore's own events, so every writer (this API, backup load) publishes alike.
+// Bodies are checked by fastify against the route schemas (route-validation.ts), which are the
+// rulebook of src/store/datastore-validate.ts; a document the service reads itself (the units)
+// is checked against the schema of its key here. Change events come from the DocumentStore's
+// own events, so every writer (this API, backup load) publishes alike.
+import type { Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Doc, DocumentStore } from '../store/documents.js';
+import type { DocumentStore } from '../store/documents.js';
 import {
-  bodyIssues,
-  documentIssues,
-  isPlainObject,
-  parseKeyQuery,
-  parseSetQuery,
+  KeyQuerySchema,
+  SetQuerySchema,
+  setQueryOf,
+  shapeIssues,
+  ValueBodySchema,
   ValuesBodySchema,
-  type Issue,
 } from '../store/datastore-validate.js';
-import { HttpError } from './errors.js';
 import { datastoreSchemas as s } from './datastore-schemas.js';
+import { invalidInput } from './route-validation.js';
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (isPlainObject(body)) return body;
-  const got =
-    body === undefined
-      ? 'no body'
-      : Array.isArray(body)
-        ? 'an array'
-        : typeof body === 'string'
-          ? 'text'
-          : `${typeof body} ${JSON.stringify(body)}`;
-  throw new HttpError(400, `the body must be a JSON object, got ${got}`);
-}
-
-function check<T>(result: { query?: T; issues: Issue[] }): T {
-  if (result.issues.length || result.query === undefined) throw invalid(result.issues);
-  return result.query;
-}
-
-function invalid(issues: Issue[]): HttpError {
-  return new HttpError(
-    422,
-    `invalid datastore request: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
-    issues,
-  );
-}
+type KeyBody = { Body: Static<typeof KeyQuerySchema> };
+type SetBody = { Body: Static<typeof SetQuerySchema> };
 
 export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
   return async (app) => {
     const doc = (summary: string, description: string, body: unknown, response: unknown) => ({
-      schema: { tags: ['datastore'], summary, description, ...(body ? { body } : {}), response: { 200: response } },
+      schema: { tags: ['datastore'], summary, description, body, response: { 200: response } },
     });
 
     app.get(
       '/datastore/ping',
-      doc('Liveness check of the datastore', 'Answers {"ping": "pong"} when the database answers.', null, s.pong),
+      {
+        schema: {
+          tags: ['datastore'],
+          summary: 'Liveness check of the datastore',
+          description: 'Answers {"ping": "pong"} when the database answers.',
+          response: { 200: s.pong },
+        },
+      },
       async (_req, reply) => {
         documents.ping();
         void reply.headers({
@@ -65,7 +50,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
       },
     );
 
-    app.post(
+    app.post<KeyBody>(
       '/datastore/get',
       doc(
         'Fetch one document',
@@ -73,13 +58,10 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
         s.keyQuery,
         s.valueOrNull,
       ),
-      async (req) => {
-        const q = check(parseKeyQuery(objectBody(req.body)));
-        return { value: documents.get(q.namespace, q.id) };
-      },
+      async (req) => ({ value: documents.get(req.body.namespace, req.body.id) }),
     );
 
-    app.post(
+    app.post<SetBody>(
       '/datastore/mget',
       doc(
         'Fetch several documents',
@@ -88,13 +70,10 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
         s.setQuery,
         s.values,
       ),
-      async (req) => {
-        const q = check(parseSetQuery(objectBody(req.body)));
-        return { values: documents.find(q, true) };
-      },
+      async (req) => ({ values: documents.find(setQueryOf(req.body), true) }),
     );
 
-    app.post(
+    app.post<{ Body: Static<typeof ValueBodySchema> }>(
       '/datastore/set',
       doc(
         'Create or replace one document',
@@ -103,15 +82,15 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
         s.value,
       ),
       async (req) => {
-        const body = objectBody(req.body);
-        const issues = documentIssues(body.value, 'value', documents.shapes);
-        if (issues.length) throw invalid(issues);
-        documents.setMany([body.value as Doc]);
-        return { value: body.value };
+        const { value } = req.body;
+        const issues = shapeIssues(value, 'value', documents.shapes);
+        if (issues.length) throw invalidInput('body', issues);
+        documents.setMany([value]);
+        return { value };
       },
     );
 
-    app.post(
+    app.post<{ Body: Static<typeof ValuesBodySchema> }>(
       '/datastore/mset',
       doc(
         'Create or replace several documents, all or nothing',
@@ -120,17 +99,15 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
         s.values,
       ),
       async (req) => {
-        const body = objectBody(req.body);
-        const shapeIssues = bodyIssues(ValuesBodySchema, body);
-        if (shapeIssues.length) throw invalid(shapeIssues);
-        const issues = (body.values as unknown[]).flatMap((v, i) => documentIssues(v, `values.${i}`, documents.shapes));
-        if (issues.length) throw invalid(issues);
-        documents.setMany(body.values as Doc[]);
-        return { values: body.values };
+        const { values } = req.body;
+        const issues = values.flatMap((v, i) => shapeIssues(v, `values.${i}`, documents.shapes));
+        if (issues.length) throw invalidInput('body', issues);
+        documents.setMany(values);
+        return { values };
       },
     );
 
-    app.post(
+    app.post<KeyBody>(
       '/datastore/delete',
       doc(
         'Delete one document',
@@ -138,13 +115,10 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
         s.keyQuery,
         s.count,
       ),
-      async (req) => {
-        const q = check(parseKeyQuery(objectBody(req.body)));
-        return { count: documents.deleteMany([q]).length };
-      },
+      async (req) => ({ count: documents.deleteMany([{ namespace: req.body.namespace, id: req.body.id }]).length }),
     );
 
-    app.post(
+    app.post<SetBody>(
       '/datastore/mdelete',
       doc(
         'Delete several documents, all or nothing',
@@ -153,10 +127,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
         s.setQuery,
         s.count,
       ),
-      async (req) => {
-        const q = check(parseSetQuery(objectBody(req.body)));
-        return { count: documents.deleteFound(q).length };
-      },
+      async (req) => ({ count: documents.deleteFound(setQueryOf(req.body)).length }),
     );
   };
 }

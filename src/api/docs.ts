@@ -10,6 +10,11 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import fp from 'fastify-plugin';
+import { Type } from '@sinclair/typebox';
+import { NoBody, PageQuery } from './route-validation.js';
+
+/** The file of the docs pages (`json`, `static/index.html`, ...). */
+const PagePath = Type.Object({ '*': Type.String() });
 
 /** Headers the outer reply sets itself. */
 const OWN_HEADERS = new Set(['content-length', 'connection', 'keep-alive', 'transfer-encoding', 'date']);
@@ -28,6 +33,12 @@ function swaggerOptions(ctx: DocsContext): SwaggerOptions {
     // Shared schemas become components named by their $id (e.g. #/components/schemas/Pid).
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    // A route that takes no body shows none (it accepts {} too, as the Brewblox UI sends).
+    transform: ({ schema, url }) => {
+      if (schema?.body !== NoBody) return { schema, url };
+      const { body: _none, ...rest } = schema;
+      return { schema: rest, url };
     },
   };
 }
@@ -112,8 +123,8 @@ export function apiDocs(ctx: DocsContext): { collect: FastifyPluginAsync; pages:
         if (!OWN_HEADERS.has(name) && value !== undefined) void reply.header(name, value);
       return reply.code(res.statusCode).send(res.rawPayload.length ? res.rawPayload : undefined);
     };
-    docs.get(`${ctx.prefix}/api/doc`, { schema: { hide: true } }, serve);
-    docs.get(`${ctx.prefix}/api/doc/*`, { schema: { hide: true } }, serve);
+    docs.get(`${ctx.prefix}/api/doc`, { schema: { hide: true, querystring: PageQuery } }, serve);
+    docs.get(`${ctx.prefix}/api/doc/*`, { schema: { hide: true, querystring: PageQuery, params: PagePath } }, serve);
   };
   return { collect, pages };
 }

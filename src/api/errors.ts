@@ -33,13 +33,6 @@ export function toErrorBody(err: unknown): ErrorBody {
     return errorBody(err.statusCode, err.message, err.validation ?? (err.statusCode === 422 ? [] : undefined));
   if (isDiskFull(err)) return errorBody(507, DISK_FULL_MESSAGE);
   const fe = err as FastifyError;
-  if (fe.validation) {
-    const validation = fe.validation.map((v) => ({
-      path: v.instancePath.replace(/^\//, '').replace(/\//g, '.') || String(v.params?.missingProperty ?? ''),
-      message: v.message ?? 'invalid',
-    }));
-    return errorBody(422, fe.message, validation);
-  }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
     return errorBody(fe.statusCode, fe.message);
   return errorBody(500, 'internal error; see the service log');

@@ -1,7 +1,7 @@
 // Which routes are served without a session when auth is on: a route says so itself
 // (`config: {public: true}`), or every route of a context does (`publicRoutes`). The auth guard
 // (src/auth/guard.ts) reads the flag of the route the router matched; anything else is refused.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,11 +19,12 @@ export function publicRoutes(app: FastifyInstance): void {
   });
 }
 
-/** One row of the route table: what was registered, and whether it is public. */
+/** One row of the route table: what was registered, whether it is public, and its input schemas. */
 export interface RouteRow {
   method: string;
   url: string;
   public: boolean;
+  schema: FastifySchema;
 }
 
 /**
@@ -31,10 +32,17 @@ export interface RouteRow {
  * adds). Read when asked, since hooks of inner contexts (publicRoutes) run after this one.
  */
 export function routeTable(app: FastifyInstance): () => RouteRow[] {
-  const routes: Array<{ method: string | string[]; url: string; config?: { public?: boolean } }> = [];
+  const routes: Array<{
+    method: string | string[];
+    url: string;
+    config?: { public?: boolean };
+    schema?: FastifySchema;
+  }> = [];
   app.addHook('onRoute', (route) => void routes.push(route));
   return () =>
     routes.flatMap((r) =>
-      [r.method].flat().map((method) => ({ method, url: r.url, public: r.config?.public === true })),
+      [r.method]
+        .flat()
+        .map((method) => ({ method, url: r.url, public: r.config?.public === true, schema: r.schema ?? {} })),
     );
 }

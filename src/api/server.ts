@@ -19,6 +19,7 @@ import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT, WEBSOCKET_MAX_FRAME_BYTES } from '../shared/limits.js';
 import { refusePlainRouteUpgrades } from './upgrade-routes.js';
+import { compileRouteInput, NoQuery, PageQuery } from './route-validation.js';
 
 export interface ApiContext {
   /** URL prefix of the context, e.g. `/edge-one` or `/history`. */
@@ -57,16 +58,21 @@ export async function buildServer(
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     ...FASTIFY_TIMEOUTS,
-    // Schemas document the API; validation is done by the block codec (shared with MQTT), and
+    // Each route's input is checked against its own TypeBox schema (route-validation.ts, not Ajv);
     // responses are serialised as they are, so no field is ever dropped by a response schema.
-    // Given as factories, so contexts that add shared schemas get them too (not Ajv).
+    // Given as factories, so contexts that add shared schemas get them too.
     schemaController: {
       compilersFactory: {
-        buildValidator: (() => () => () => true) as never,
+        buildValidator: () => compileRouteInput as never,
         buildSerializer: () => () => (data: unknown) => JSON.stringify(data),
       },
     },
     ...opts,
+  });
+  // A route that declares no query string takes none.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema };
+    route.schema.querystring ??= NoQuery;
   });
   app.decorate('routeTable', routeTable(app));
   installErrorHandling(app);
@@ -100,8 +106,8 @@ export async function buildServer(
     });
   }
   for (const root of roots) await app.register(root);
-  app.get('/api', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
-  if (!app.hasRoute({ method: 'GET', url: '/' }))
-    app.get('/', { schema: { hide: true }, config: PUBLIC }, indexRoute(contexts));
+  const index = { schema: { hide: true, querystring: PageQuery }, config: PUBLIC };
+  app.get('/api', index, indexRoute(contexts));
+  if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', index, indexRoute(contexts));
   return app;
 }

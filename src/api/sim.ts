@@ -2,44 +2,60 @@
 // devices, force temperatures (degC) or give them back to the plant, inject and clear faults,
 // read and change the plant, set GPIO input levels. Devices are named by their sim config
 // name, their address (16 hex digits) or their kernel name (28-...).
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { simTemperatureRange } from '../../drivers/sim/sim-config.js';
 import { SimNotFoundError, type SimFault, type SimHardware } from '../../drivers/sim/sim-hardware.js';
-import { isPlainObject } from '../codec/decode.js';
 import { HttpError } from './errors.js';
-
-type Body = Record<string, unknown>;
-
-function body(raw: unknown, required: boolean): Body {
-  if (raw === undefined && !required) return {};
-  if (!isPlainObject(raw))
-    throw new HttpError(
-      raw === undefined ? 422 : 400,
-      'the body must be a JSON object',
-      raw === undefined ? [{ path: 'body', message: 'required' }] : undefined,
-    );
-  return raw;
-}
+import { NoBody } from './route-validation.js';
 
 function invalid(path: string, message: string): HttpError {
   return new HttpError(422, `${path}: ${message}`, [{ path, message }]);
 }
 
-function onlyKeys(b: Body, allowed: string[]): void {
-  for (const k of Object.keys(b))
-    if (!allowed.includes(k)) throw invalid(k, `unknown field; known: ${allowed.join(', ')}`);
-}
+const strict = { additionalProperties: false } as const;
+const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
-function finite(b: Body, key: string, min: number, max: number, required: boolean): number | undefined {
-  const v = b[key];
-  if (v === undefined) {
-    if (required) throw invalid(key, 'required');
-    return undefined;
-  }
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(key, `must be a number, got ${JSON.stringify(v)}`);
-  if (v < min || v > max) throw invalid(key, `must be between ${min} and ${max}, got ${v}`);
-  return v;
-}
+const DEVICE_FAULTS = [
+  'crc',
+  'power-on',
+  'zero',
+  'open',
+  'short-gnd',
+  'short-vcc',
+  'clear',
+] as const satisfies SimFault[];
+const BUS_FAULTS = ['short', 'cut', 'clear'] as const;
+
+const Device = Type.Object({
+  device: Type.String({ description: 'sim config name, address or kernel name (28-...)' }),
+});
+const Bus = Type.Object({ bus: Type.String() });
+const Line = Type.Object({ line: Type.String({ description: 'name or number of the line' }) });
+const Temperature = Type.Object(
+  { value: Type.Union([Type.Number(), Type.Null()], { description: 'degC, or null to follow the plant again' }) },
+  strict,
+);
+const DeviceFault = Type.Object(
+  {
+    fault: oneOf(DEVICE_FAULTS),
+    count: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('always')], { description: 'crc only: frames to spoil' }),
+    ),
+  },
+  strict,
+);
+const BusFault = Type.Object({ fault: oneOf(BUS_FAULTS) }, strict);
+const Plant = Type.Object(
+  {
+    ambient: Type.Optional(Type.Number({ minimum: -40, maximum: 80, description: 'degC' })),
+    fermentationW: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: 'W' })),
+    beer: Type.Optional(Type.Number({ minimum: -10, maximum: 100, description: 'degC; restarts the plant there' })),
+    air: Type.Optional(Type.Number({ minimum: -40, maximum: 100, description: 'degC; restarts the plant there' })),
+  },
+  strict,
+);
+const Level = Type.Object({ level: Type.Union([Type.Literal(0), Type.Literal(1)]) }, strict);
 
 /** Maps the emulation's lookup failures to 404 and its range errors to 422. */
 function run<T>(fn: () => T): T {
@@ -52,69 +68,64 @@ function run<T>(fn: () => T): T {
   }
 }
 
-const DEVICE_FAULTS: SimFault[] = ['crc', 'power-on', 'zero', 'open', 'short-gnd', 'short-vcc', 'clear'];
-const BUS_FAULTS = ['short', 'cut', 'clear'] as const;
-
 export function simRoutes(sim: SimHardware): FastifyPluginAsync {
   return async (app) => {
     const tags = ['sim'];
-    const doc = (summary: string) => ({ schema: { tags, summary } });
+    const doc = (summary: string, input: { params?: TSchema; body?: TSchema } = {}) => ({
+      schema: { tags, summary, ...input },
+    });
     const device = (key: string) => run(() => sim.describeDevice(sim.device(key)));
 
     app.get('/sim/devices', doc('Emulated 1-Wire devices'), async () =>
       sim.devices().map((d) => sim.describeDevice(d)),
     );
-    app.get<{ Params: { device: string } }>('/sim/devices/:device', doc('One emulated device'), async (req) =>
-      device(req.params.device),
+    app.get<{ Params: Static<typeof Device> }>(
+      '/sim/devices/:device',
+      doc('One emulated device', { params: Device }),
+      async (req) => device(req.params.device),
     );
-    app.post<{ Params: { device: string } }>(
+    app.post<{ Params: Static<typeof Device> }>(
       '/sim/devices/:device/plug',
-      doc('Plug a device in (it powers up)'),
+      doc('Plug a device in (it powers up)', { params: Device, body: NoBody }),
       async (req) => {
         run(() => sim.plug(req.params.device, true));
         return device(req.params.device);
       },
     );
-    app.post<{ Params: { device: string } }>(
+    app.post<{ Params: Static<typeof Device> }>(
       '/sim/devices/:device/unplug',
-      doc('Pull a device off its bus'),
+      doc('Pull a device off its bus', { params: Device, body: NoBody }),
       async (req) => {
         run(() => sim.plug(req.params.device, false));
         return device(req.params.device);
       },
     );
-    app.post<{ Params: { device: string } }>(
+    app.post<{ Params: Static<typeof Device>; Body: Static<typeof Temperature> }>(
       '/sim/devices/:device/temperature',
-      doc('Force a sensor temperature in degC ({"value": 21.5}); {"value": null} follows the plant again'),
+      doc('Force a sensor temperature in degC ({"value": 21.5}); {"value": null} follows the plant again', {
+        params: Device,
+        body: Temperature,
+      }),
       async (req) => {
-        const b = body(req.body, true);
-        onlyKeys(b, ['value']);
-        if (!('value' in b)) throw invalid('value', 'required (degC, or null to follow the plant)');
+        const { value } = req.body;
+        // The range depends on the device's type, so it is checked here, not by the schema.
         const [lo, hi] = simTemperatureRange(run(() => sim.device(req.params.device)).spec.type);
-        const value = b.value === null ? null : finite(b, 'value', lo, hi, true)!;
+        if (value !== null && (value < lo || value > hi))
+          throw invalid('value', `must be between ${lo} and ${hi} for this device, got ${value}`);
         run(() => sim.setTemperature(req.params.device, value));
         return device(req.params.device);
       },
     );
-    app.post<{ Params: { device: string } }>(
+    app.post<{ Params: Static<typeof Device>; Body: Static<typeof DeviceFault> }>(
       '/sim/devices/:device/fault',
       doc(
         'Inject a fault: {"fault": "crc"|"power-on"|"zero"|"open"|"short-gnd"|"short-vcc"|"clear", "count": n|"always"} (count: crc frames; open/short-*: MAX31850 thermocouple)',
+        { params: Device, body: DeviceFault },
       ),
       async (req) => {
-        const b = body(req.body, true);
-        onlyKeys(b, ['fault', 'count']);
-        const fault = b.fault as SimFault;
-        if (!DEVICE_FAULTS.includes(fault))
-          throw invalid('fault', `must be one of ${DEVICE_FAULTS.join(', ')}, got ${JSON.stringify(b.fault)}`);
-        let count = 1;
-        if (b.count !== undefined) {
-          if (fault !== 'crc') throw invalid('count', 'only applies to the crc fault');
-          if (b.count === 'always') count = Infinity;
-          else if (typeof b.count === 'number' && Number.isInteger(b.count) && b.count >= 1) count = b.count;
-          else throw invalid('count', `must be a positive integer or "always", got ${JSON.stringify(b.count)}`);
-        }
-        run(() => sim.injectFault(req.params.device, fault, count));
+        const { fault, count } = req.body;
+        if (count !== undefined && fault !== 'crc') throw invalid('count', 'only applies to the crc fault');
+        run(() => sim.injectFault(req.params.device, fault, count === 'always' ? Infinity : (count ?? 1)));
         return device(req.params.device);
       },
     );
@@ -122,15 +133,11 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
     app.get('/sim/buses', doc('Emulated 1-Wire buses (segments)'), async () =>
       sim.segments().map((s) => sim.describeSegment(s)),
     );
-    app.post<{ Params: { bus: string } }>(
+    app.post<{ Params: Static<typeof Bus>; Body: Static<typeof BusFault> }>(
       '/sim/buses/:bus/fault',
-      doc('Bus fault: {"fault": "short"|"cut"|"clear"}'),
+      doc('Bus fault: {"fault": "short"|"cut"|"clear"}', { params: Bus, body: BusFault }),
       async (req) => {
-        const b = body(req.body, true);
-        onlyKeys(b, ['fault']);
-        const fault = b.fault as (typeof BUS_FAULTS)[number];
-        if (!BUS_FAULTS.includes(fault))
-          throw invalid('fault', `must be one of ${BUS_FAULTS.join(', ')}, got ${JSON.stringify(b.fault)}`);
+        const { fault } = req.body;
         const seg = run(() => sim.segment(req.params.bus));
         sim.setShort(seg.name, fault === 'short');
         sim.setCut(seg.name, fault === 'cut');
@@ -141,6 +148,7 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
       '/sim/faults/clear',
       doc(
         'Clear every device and bus fault and release forced temperatures (sensors follow the plant again); unplugged devices stay unplugged',
+        { body: NoBody },
       ),
       async () => {
         sim.clearFaults();
@@ -154,18 +162,13 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
     app.get('/sim/plant', doc('The thermal plant: temperatures (degC), actuator duty, settings'), async () =>
       sim.plantStatus(),
     );
-    app.post(
+    app.post<{ Body: Static<typeof Plant> }>(
       '/sim/plant',
-      doc('Change the plant: {"ambient", "fermentationW", "beer", "air"} (degC, W); beer/air restart it there'),
+      doc('Change the plant: {"ambient", "fermentationW", "beer", "air"} (degC, W); beer/air restart it there', {
+        body: Plant,
+      }),
       async (req) => {
-        const b = body(req.body, true);
-        onlyKeys(b, ['ambient', 'fermentationW', 'beer', 'air']);
-        sim.modifyPlant({
-          ambient: finite(b, 'ambient', -40, 80, false),
-          fermentationW: finite(b, 'fermentationW', 0, 1000, false),
-          beer: finite(b, 'beer', -10, 100, false),
-          air: finite(b, 'air', -40, 100, false),
-        });
+        sim.modifyPlant(req.body);
         return sim.plantStatus();
       },
     );
@@ -179,13 +182,10 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
         drives: g.drives,
       })),
     );
-    app.post<{ Params: { line: string } }>(
+    app.post<{ Params: Static<typeof Line>; Body: Static<typeof Level> }>(
       '/sim/gpio/:line/level',
-      doc('Drive an input line from outside: {"level": 0|1}'),
+      doc('Drive an input line from outside: {"level": 0|1}', { params: Line, body: Level }),
       async (req) => {
-        const b = body(req.body, true);
-        onlyKeys(b, ['level']);
-        if (b.level !== 0 && b.level !== 1) throw invalid('level', `must be 0 or 1, got ${JSON.stringify(b.level)}`);
         const g = sim.config.gpio.find((x) => x.name === req.params.line || String(x.line) === req.params.line);
         if (!g)
           throw new HttpError(
@@ -194,7 +194,7 @@ export function simRoutes(sim: SimHardware): FastifyPluginAsync {
           );
         if (g.direction !== 'in')
           throw invalid('line', `'${g.name}' is an output; only inputs can be driven from outside`);
-        sim.gpio.setInput(g.line, b.level);
+        sim.gpio.setInput(g.line, req.body.level);
         return { ...sim.gpio.state(g.line), name: g.name };
       },
     );

@@ -1,7 +1,9 @@
 // Spark service endpoints the Brewblox UI calls: the enabled setting, service restart, and
 // clear "not applicable" answers for what only a Spark's own hardware can do.
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { HttpError } from './errors.js';
+import { NoBody } from './route-validation.js';
 
 export interface SparkSystemDeps {
   enabled(): boolean;
@@ -20,13 +22,13 @@ const NOT_APPLICABLE: Record<string, string> = {
 export function sparkSystemRoutes(deps: SparkSystemDeps): FastifyPluginAsync {
   return async (app) => {
     const tags = ['system'];
-    const enabledSchema = { type: 'object', properties: { enabled: { type: 'boolean' } } };
+    const enabledSchema = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
     app.get(
       '/settings/enabled',
       { schema: { tags, summary: 'Whether control is enabled', response: { 200: enabledSchema } } },
       async () => ({ enabled: deps.enabled() }),
     );
-    app.put(
+    app.put<{ Body: Static<typeof enabledSchema> }>(
       '/settings/enabled',
       {
         schema: {
@@ -36,19 +38,17 @@ export function sparkSystemRoutes(deps: SparkSystemDeps): FastifyPluginAsync {
           response: { 200: enabledSchema },
         },
       },
-      async (req) => {
-        const body = req.body as { enabled?: unknown } | undefined;
-        if (!body || typeof body !== 'object' || typeof body.enabled !== 'boolean') {
-          throw new HttpError(422, 'the body must be {"enabled": true|false}', [
-            { path: 'enabled', message: 'required boolean' },
-          ]);
-        }
-        return { enabled: await deps.setEnabled(body.enabled) };
-      },
+      async (req) => ({ enabled: await deps.setEnabled(req.body.enabled) }),
     );
     app.post(
       '/system/reboot/service',
-      { schema: { tags, summary: 'Restart the service: outputs safe, then exit for systemd to restart it' } },
+      {
+        schema: {
+          tags,
+          summary: 'Restart the service: outputs safe, then exit for systemd to restart it',
+          body: NoBody,
+        },
+      },
       async (_req, reply) => {
         await reply.send({});
         setImmediate(() => deps.restart());
@@ -56,7 +56,7 @@ export function sparkSystemRoutes(deps: SparkSystemDeps): FastifyPluginAsync {
       },
     );
     for (const [path, message] of Object.entries(NOT_APPLICABLE)) {
-      app.post(path, { schema: { tags, summary: `Not applicable: ${message}` } }, async () => {
+      app.post(path, { schema: { tags, summary: `Not applicable: ${message}`, body: NoBody } }, async () => {
         throw new HttpError(409, `not applicable: ${message}`);
       });
     }

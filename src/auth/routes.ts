@@ -3,8 +3,10 @@
 // Failed logins are limited per address, and answered a constant time after they came, by the
 // rule the embedded broker's CONNECTs share (attempts.ts). A logout ends every session of the user.
 import { fastifyCookie } from '@fastify/cookie';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../api/errors.js';
+import { NoBody } from '../api/route-validation.js';
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { LOGIN_LIMIT } from './attempts.js';
@@ -24,6 +26,11 @@ export function isoDuration(ms: number): string {
   if (!date && !time) return 'PT0S';
   return `P${date}${time ? `T${time}` : ''}`;
 }
+
+const Login = Type.Object(
+  { username: Type.String(), password: Type.String({ writeOnly: true }) },
+  { additionalProperties: false },
+);
 
 const isTls = (req: FastifyRequest) => (req.raw.socket as { encrypted?: boolean }).encrypted === true;
 
@@ -65,18 +72,18 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
       }),
     );
 
-    app.post(
+    app.post<{ Body: Static<typeof Login> }>(
       '/auth/login',
       {
         schema: {
           tags,
           summary: `Log in with {username, password}; sets the session cookie. ${LOGIN_LIMIT.max} failed logins a minute per address (MQTT CONNECTs count too), 429 beyond`,
+          body: Login,
         },
       },
       async (req, reply) => {
         if (!auth.enabled) return off;
-        const body = req.body as { username?: unknown; password?: unknown } | undefined;
-        const result = await auth.login(req.ip, 'http', body?.username, body?.password);
+        const result = await auth.login(req.ip, 'http', req.body.username, req.body.password);
         if (result.ok) return setSession(req, reply, result.value.user);
         if (!result.limited) return reply.status(401).send(errorBody(401, 'wrong user name or password'));
         const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
@@ -124,7 +131,13 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
     );
     app.post(
       '/auth/logout',
-      { schema: { tags, summary: 'End the session: clears the cookie and ends every session of its user' } },
+      {
+        schema: {
+          tags,
+          summary: 'End the session: clears the cookie and ends every session of its user',
+          body: NoBody,
+        },
+      },
       logout,
     );
   };

@@ -10,13 +10,20 @@ import type { Logger } from '../log.js';
 import { parseJson, sizeProblem } from '../shared/json.js';
 import { HISTORY_STREAM_COMMAND_BYTES } from '../shared/limits.js';
 import type { HistoryIngest } from './ingest.js';
+import { NoBody, mayBeAbsent } from '../api/route-validation.js';
 import {
+  csvQueryOf,
+  fieldsQueryOf,
   formatTime,
-  parseCsvQuery,
-  parseFieldsQuery,
+  metricsQueryOf,
   parseMetricsQuery,
   parseRangesQuery,
+  rangesQueryOf,
+  type CsvBody,
+  type FieldsBody,
+  type MetricsBody,
   type Precision,
+  type RangesBody,
   type RangesQuery,
 } from './query.js';
 import { timeseriesSchemas as s } from './schemas.js';
@@ -45,7 +52,8 @@ const NO_CACHE = {
 };
 
 function asHttp(e: unknown): never {
-  if (e instanceof QueryError) throw new HttpError(e.status, e.message);
+  if (e instanceof QueryError)
+    throw new HttpError(e.status, e.message, e.field ? [{ path: e.field, message: e.message }] : undefined);
   throw e;
 }
 
@@ -85,6 +93,8 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
     const doc = (summary: string, description: string, body: unknown, response: unknown) => ({
       schema: { tags: ['timeseries'], summary, description, ...(body ? { body } : {}), response: { 200: response } },
     });
+    // The Brewblox UI always sends {duration}; a client that sends nothing gets the default.
+    const fieldsQuery = mayBeAbsent(s.fieldsQuery);
     const ping = async (_req: unknown, reply: { headers(h: Record<string, string>): unknown }) => {
       try {
         await deps.store.ping();
@@ -104,19 +114,19 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       ),
       ping,
     );
-    app.post('/timeseries/ping', doc('Liveness of the history database', 'Same as GET.', null, s.pong), ping);
+    app.post('/timeseries/ping', doc('Liveness of the history database', 'Same as GET.', NoBody, s.pong), ping);
 
-    app.post(
+    app.post<{ Body: FieldsBody }>(
       '/timeseries/fields',
       doc(
         'Field names with data',
         'Sorted names of the fields with points within the duration (default 1d).',
-        s.fieldsQuery,
+        fieldsQuery,
         s.fieldNames,
       ),
       async (req) => {
         try {
-          const q = parseFieldsQuery(req.body);
+          const q = fieldsQueryOf(req.body);
           return await deps.store.fields(deps.now() - parseDuration(q.duration) * 1000);
         } catch (e) {
           return asHttp(e);
@@ -124,7 +134,7 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       },
     );
 
-    app.post(
+    app.post<{ Body: RangesBody }>(
       '/timeseries/ranges',
       doc(
         'Averaged values of fields over a period',
@@ -134,14 +144,14 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       ),
       async (req) => {
         try {
-          return await queryRanges(deps, parseRangesQuery(req.body));
+          return await queryRanges(deps, rangesQueryOf(req.body));
         } catch (e) {
           return asHttp(e);
         }
       },
     );
 
-    app.post(
+    app.post<{ Body: MetricsBody }>(
       '/timeseries/metrics',
       doc(
         'Latest values of fields',
@@ -151,7 +161,7 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       ),
       async (req) => {
         try {
-          const q = parseMetricsQuery(req.body);
+          const q = metricsQueryOf(req.body);
           return deps.ingest.metrics(q.fields, deps.now() - parseDuration(q.duration) * 1000);
         } catch (e) {
           return asHttp(e);
@@ -159,13 +169,13 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       },
     );
 
-    app.post(
+    app.post<{ Body: CsvBody }>(
       '/timeseries/csv',
       doc('Raw points as CSV', 'Streamed text/plain: "time,<fields>" then one line per timestamp.', s.csvQuery, s.csv),
       async (req, reply) => {
-        let q: ReturnType<typeof parseCsvQuery>;
+        let q: ReturnType<typeof csvQueryOf>;
         try {
-          q = parseCsvQuery(req.body);
+          q = csvQueryOf(req.body);
           selectTimeframe(q, deps.now());
         } catch (e) {
           return asHttp(e);

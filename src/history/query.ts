@@ -1,8 +1,8 @@
-// Checking timeseries query bodies against the route schemas of src/history/schemas.ts (Fastify's
-// validator is off, as elsewhere in the API), worded by drivers/schema-check.ts: the first
-// problem is a 422 naming it. What a schema cannot say (a duration's text) is parsed after.
+// Timeseries query bodies after their check against the route schemas of src/history/schemas.ts
+// (fastify checks the routes' bodies; the websocket's commands go through the same check here):
+// nulls count as absent, and what a schema cannot say (a duration's text) is parsed here.
 import type { Static, TSchema } from '@sinclair/typebox';
-import { checkAgainst } from '../../drivers/schema-check.js';
+import { inputIssues, issuesText } from '../api/route-validation.js';
 import { QueryError, parseDuration } from './timeframe.js';
 import { MAX_QUERY_FIELDS, timeseriesSchemas as s } from './schemas.js';
 
@@ -15,14 +15,10 @@ export interface RangesQuery {
   duration?: string | number;
 }
 
-function checked<S extends TSchema>(schema: S, body: unknown, what: string): Static<S> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new QueryError(`${what} must be a JSON object`);
-  const result = checkAgainst<Static<S>>(schema, body);
-  if (!result.issue) return result.value;
-  const { path, message, unknownKey } = result.issue;
-  throw new QueryError(unknownKey ? `unknown member ${JSON.stringify(path)} (${message})` : `${path} ${message}`);
-}
+export type FieldsBody = Static<typeof s.fieldsQuery>;
+export type RangesBody = Static<typeof s.rangesQuery>;
+export type CsvBody = Static<typeof s.csvQuery>;
+export type MetricsBody = Static<typeof s.metricsQuery>;
 
 /** An optional duration (null counts as absent), its text checked. */
 function duration(value: string | number | null | undefined): string | number | undefined {
@@ -31,30 +27,34 @@ function duration(value: string | number | null | undefined): string | number | 
   return value;
 }
 
-export function parseFieldsQuery(body: unknown): { duration: string | number } {
-  const b = checked(s.fieldsQuery, body ?? {}, 'the body');
+export function fieldsQueryOf(b: FieldsBody): { duration: string | number } {
   return { duration: duration(b.duration) ?? '1d' };
 }
 
-function rangesOf(b: Static<typeof s.rangesQuery>): RangesQuery {
+export function rangesQueryOf(b: RangesBody): RangesQuery {
   return { fields: b.fields, start: b.start ?? undefined, end: b.end ?? undefined, duration: duration(b.duration) };
 }
 
-export function parseRangesQuery(body: unknown): RangesQuery {
-  return rangesOf(checked(s.rangesQuery, body, 'the query'));
+export type Precision = CsvBody['precision'];
+
+export function csvQueryOf(b: CsvBody): RangesQuery & { precision: Precision } {
+  return { ...rangesQueryOf(b), precision: b.precision };
 }
 
-export type Precision = Static<typeof s.csvQuery>['precision'];
-
-export function parseCsvQuery(body: unknown): RangesQuery & { precision: Precision } {
-  const b = checked(s.csvQuery, body, 'the query');
-  return { ...rangesOf(b), precision: b.precision };
-}
-
-export function parseMetricsQuery(body: unknown): { fields: string[]; duration: string | number } {
-  const b = checked(s.metricsQuery, body, 'the query');
+export function metricsQueryOf(b: MetricsBody): { fields: string[]; duration: string | number } {
   return { fields: b.fields, duration: duration(b.duration) ?? '10m' };
 }
+
+/** A websocket command's query, checked as the route of the same name checks its body. */
+function checked<S extends TSchema>(schema: S, query: unknown): Static<S> {
+  const issues = inputIssues(schema, query);
+  if (issues.length) throw new QueryError(`invalid query: ${issuesText(issues)}`);
+  return query as Static<S>;
+}
+
+export const parseRangesQuery = (query: unknown): RangesQuery => rangesQueryOf(checked(s.rangesQuery, query));
+export const parseMetricsQuery = (query: unknown) => metricsQueryOf(checked(s.metricsQuery, query));
+
 export function formatTime(t: number, precision: Precision): string {
   switch (precision) {
     case 'ns':

@@ -9,6 +9,8 @@ export class QueryError extends Error {
   constructor(
     message: string,
     readonly status = 422,
+    /** The member of the query at fault, when it is one. */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -17,7 +19,7 @@ export class QueryError extends Error {
 /** Seconds of a duration text (src/shared/duration.ts); throws QueryError naming the text when it is not one. */
 export function parseDuration(text: unknown, what = 'duration'): number {
   const d = durationSeconds(text);
-  if (d.error !== undefined) throw new QueryError(`${what} ${d.error}`);
+  if (d.error !== undefined) throw new QueryError(`${what} ${d.error}`, 422, what);
   return d.seconds;
 }
 
@@ -29,7 +31,7 @@ export function parseInstant(value: unknown, what: string): number {
     const t = /^\d+(\.\d+)?$/.test(text) ? parseInstant(Number(text), what) : Date.parse(text);
     if (Number.isFinite(t)) return t;
   }
-  throw new QueryError(`${what} must be an ISO-8601 date or Unix seconds, got ${JSON.stringify(value)}`);
+  throw new QueryError(`${what} must be an ISO-8601 date or Unix seconds, got ${JSON.stringify(value)}`, 422, what);
 }
 
 export interface Timeframe {

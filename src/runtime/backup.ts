@@ -1,6 +1,6 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
-import { complete, isPlainObject, withReadonly } from '../codec/decode.js';
+import { complete, isPlainObject, withReadonly, type ValidationIssue } from '../codec/decode.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
@@ -48,11 +48,11 @@ export function saveBackup(rt: RuntimeCore): Backup {
 /** Replace every block (and the controller's datastore documents) with a backup's. */
 export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Promise<{ messages: string[] }> {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'a backup must be a JSON object');
-  if (!Array.isArray(input.blocks))
-    throw invalid('a backup needs a blocks array', [{ path: 'blocks', message: 'required array' }]);
-  if (input.store !== undefined && input.store !== null && !Array.isArray(input.store)) {
-    throw invalid('store must be an array of documents', [{ path: 'store', message: 'must be an array' }]);
-  }
+  const issues: ValidationIssue[] = [];
+  if (!Array.isArray(input.blocks)) issues.push({ path: 'blocks', message: 'required: a list of blocks' });
+  if (input.store !== undefined && input.store !== null && !Array.isArray(input.store))
+    issues.push({ path: 'store', message: 'must be a list of documents' });
+  if (issues.length) throw invalid(`invalid backup: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   const items = input.blocks as unknown[];
   const docs = (input.store ?? null) as Record<string, unknown>[] | null;
   return rt.exclusively(async () => loadBackupBlocks(rt, items, docs, origin));

@@ -35,7 +35,8 @@ export interface BlockBody {
 
 /** Shape check of a Block body, shared by REST, MQTT and backup load. */
 export function blockBody(input: unknown, needData: boolean): BlockBody {
-  if (!isPlainObject(input)) throw new BlockError('bad-request', 'the body must be a JSON object (a block)');
+  if (!isPlainObject(input))
+    throw new BlockError('bad-request', 'the body must be a JSON object (a block: {id, type, data})');
   const issues: ValidationIssue[] = [];
   const { id, type, data, meta } = input;
   // Brewblox clients send nid 0 or null for "assign one".
@@ -52,6 +53,8 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   }
   if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID))
     issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
+  const serviceIdIssue = serviceIdCheck(input.serviceId);
+  if (serviceIdIssue) issues.push(serviceIdIssue);
   if (meta !== undefined && !isPlainObject(meta)) issues.push({ path: 'meta', message: 'must be an object' });
   else if (meta !== undefined && depth(meta) > MAX_META_DEPTH)
     issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
@@ -93,21 +96,31 @@ export function validId(id: string): boolean {
 export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'byNid'>): AnyBlock {
   if (!isPlainObject(input))
     throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
-  const { id, nid } = input;
-  if (nid !== undefined && nid !== null) {
-    if (typeof nid !== 'number' || !Number.isInteger(nid))
-      throw invalid(`nid must be an integer, got ${JSON.stringify(nid)}`, [
-        { path: 'nid', message: 'must be an integer' },
-      ]);
-    const block = table.byNid(nid);
+  const { id, nid, serviceId } = input;
+  const byNid = nid !== undefined && nid !== null;
+  const issues: ValidationIssue[] = [];
+  if (byNid && (typeof nid !== 'number' || !Number.isInteger(nid)))
+    issues.push({ path: 'nid', message: `must be an integer, got ${JSON.stringify(nid)}` });
+  if (id !== undefined && id !== null && typeof id !== 'string')
+    issues.push({ path: 'id', message: `must be a string, got ${JSON.stringify(id)}` });
+  else if (!byNid && (id === undefined || id === null))
+    issues.push({ path: 'id', message: 'required: the body names no block; give id or nid' });
+  const serviceIdIssue = serviceIdCheck(serviceId);
+  if (serviceIdIssue) issues.push(serviceIdIssue);
+  if (issues.length) throw invalid(issues.map((i) => `${i.path} ${i.message}`).join('; '), issues);
+  if (byNid) {
+    const block = table.byNid(nid as number);
     if (!block) throw notFound(`no block with nid ${nid}`);
     return block;
   }
-  if (id === undefined || id === null)
-    throw invalid('the body names no block: give id or nid', [{ path: 'id', message: 'required' }]);
-  if (typeof id !== 'string')
-    throw invalid(`id must be a string, got ${JSON.stringify(id)}`, [{ path: 'id', message: 'must be a string' }]);
-  const block = table.byId(id);
+  const block = table.byId(id as string);
   if (!block) throw notFound(`no block with id '${id}'`);
   return block;
+}
+
+/** `serviceId` names the service a block body is for; REST and MQTT route by it, so only its type is checked here. */
+function serviceIdCheck(serviceId: unknown): ValidationIssue | null {
+  return serviceId === undefined || typeof serviceId === 'string'
+    ? null
+    : { path: 'serviceId', message: `must be a string, got ${JSON.stringify(serviceId)}` };
 }

@@ -1,6 +1,6 @@
 // Rename a block: the id changes, the nid stays, and every link to it follows. The renamed block
 // and every block whose links changed are written in one transaction.
-import { isPlainObject } from '../codec/decode.js';
+import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
 import { forEachLink } from '../codec/fields.js';
 import { validId, type Ident } from './body.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
@@ -10,15 +10,18 @@ import type { AnyBlock } from './types.js';
 export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Ident {
   if (!isPlainObject(input))
     throw new BlockError('bad-request', 'rename takes {"existing": "<id>", "desired": "<new id>"}');
-  const { existing, desired } = input;
+  const existing = input.existing as string;
+  const desired = input.desired as string;
+  const issues: ValidationIssue[] = [];
   if (typeof existing !== 'string' || existing === '')
-    throw invalid('rename needs the current id in "existing"', [{ path: 'existing', message: 'required string' }]);
-  if (typeof desired !== 'string' || !validId(desired)) {
-    throw invalid(
-      '"desired" must be a string of 1 to 200 characters, without leading or trailing spaces or control characters',
-      [{ path: 'desired', message: 'invalid id' }],
-    );
-  }
+    issues.push({ path: 'existing', message: 'required: the current id, a non-empty string' });
+  if (typeof desired !== 'string' || !validId(desired))
+    issues.push({
+      path: 'desired',
+      message:
+        'must be the new id: a string of 1 to 200 characters, without leading or trailing spaces or control characters',
+    });
+  if (issues.length) throw invalid(`invalid rename: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   const block = rt.find(existing);
   if (!block) throw notFound(`no block with id '${existing}'`);
   if (block.def.system) throw conflict(`'${existing}' is a system block and cannot be renamed`);

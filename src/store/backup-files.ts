@@ -2,9 +2,18 @@
 // (temporary file + rename), so a crash never leaves half a backup under a real name.
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Type } from '@sinclair/typebox';
 import { PRIVATE_FILE_MODE, privateDir } from './file-modes.js';
 
-export const BACKUP_NAME = /^[\w.-]{1,100}$/;
+export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
+const BACKUP_NAME_RULE = "1-100 letters, digits, '_', '-' or '.', not starting with '.'";
+
+/** A backup's name as the API takes it: the file name without `.json`. */
+export const BackupNameSchema = Type.String({
+  pattern: BACKUP_NAME.source,
+  errorMessage: `must be ${BACKUP_NAME_RULE}`,
+  examples: ['before-winter'],
+});
 
 export class BackupNameError extends Error {}
 
@@ -16,11 +25,9 @@ export class BackupFiles {
   }
 
   private file(name: string): string {
-    if (!BACKUP_NAME.test(name) || name.startsWith('.')) {
-      throw new BackupNameError(
-        `backup name must be 1-100 letters, digits, '_', '-' or '.', not starting with '.', got ${JSON.stringify(name)}`,
-      );
-    }
+    // The routes take only such names (BackupNameSchema); this keeps every other caller inside the directory.
+    if (!BACKUP_NAME.test(name))
+      throw new BackupNameError(`backup name must be ${BACKUP_NAME_RULE}, got ${JSON.stringify(name)}`);
     return path.join(this.dir, `${name}.json`);
   }
 

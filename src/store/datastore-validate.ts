@@ -67,7 +67,7 @@ export const IdSchema = keyPart(ID_PATTERN, {
   example: 'units',
 });
 
-const FilterSchema = keyPart(undefined, { maxLength: MAX_FILTER_LENGTH, nullable: true, example: '*' });
+const FilterSchema = keyPart(undefined, { maxLength: MAX_FILTER_LENGTH, example: '*' });
 
 export const DocumentSchema = Type.Object(
   { namespace: NamespaceSchema, id: IdSchema },
@@ -82,14 +82,14 @@ export const DocumentSchema = Type.Object(
 export const KeyQuerySchema = Type.Object({ namespace: NamespaceSchema, id: IdSchema });
 export type KeyQuery = Static<typeof KeyQuerySchema>;
 
-/** `{namespace, ids?, filter?}` of mget and mdelete; `null` counts as absent (see `parseSetQuery`). */
+/** `{namespace, ids?, filter?}` of mget and mdelete; `null` counts as absent (see `setQueryOf`). */
 export const SetQuerySchema = Type.Object({
   namespace: NamespaceSchema,
-  ids: Type.Optional(Type.Array(IdSchema, { nullable: true })),
-  filter: Type.Optional(FilterSchema),
+  ids: Type.Optional(Type.Union([Type.Array(IdSchema), Type.Null()])),
+  filter: Type.Optional(Type.Union([FilterSchema, Type.Null()])),
 });
 /** A namespace with optional exact ids and/or a glob on the rest of the key. */
-export type SetQuery = Static<typeof SetQuerySchema>;
+export type SetQuery = { namespace: string; ids?: string[]; filter?: string };
 
 export const ValueBodySchema = Type.Object({ value: DocumentSchema });
 export const ValuesBodySchema = Type.Object({ values: Type.Array(DocumentSchema) });
@@ -101,43 +101,32 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** The schema of the documents under a key that the service itself reads (the units document). */
 export type DocumentShapes = (namespace: string, id: string) => TSchema | undefined;
 
-/** `values[2].id` as the datastore has always named it: `values.2.id`. */
-function dotted(path: string): string {
-  return path.replace(/\[(\d+)\]/g, (_m, i: string, at: number) => (at === 0 ? i : `.${i}`));
+/** The issues of `value` against `schema`, paths under `base`, as REST answers name them (`values.2.id`). */
+function bodyIssues(schema: TSchema, value: unknown, base = ''): Issue[] {
+  return issuesAgainst(schema, value, base, 'dotted').map((i) => ({ path: i.path, message: i.message }));
 }
 
-/** The issues of `value` against `schema`, paths under `base`. */
-export function bodyIssues(schema: TSchema, value: unknown, base = ''): Issue[] {
-  return issuesAgainst(schema, value, base).map((i) => ({ path: dotted(i.path), message: i.message }));
+/** Issues of a document against the schema of its key, when the service reads that document itself (the units). */
+export function shapeIssues(doc: Doc, path: string, shapes?: DocumentShapes): Issue[] {
+  const shape = shapes?.(doc.namespace, doc.id);
+  const checked = shape ? checkAgainst(shape, doc, path) : undefined;
+  return checked?.issue ? [{ path: checked.issue.path, message: checked.issue.message }] : [];
 }
 
 /** Issues of one document to be stored; none means it is a valid Doc. */
 export function documentIssues(value: unknown, path: string, shapes?: DocumentShapes): Issue[] {
   const issues = bodyIssues(DocumentSchema, value, path);
-  if (issues.length || !shapes) return issues;
-  const doc = value as Doc;
-  const shape = shapes(doc.namespace, doc.id);
-  const checked = shape ? checkAgainst(shape, value, path) : undefined;
-  return checked?.issue ? [{ path: checked.issue.path, message: checked.issue.message }] : [];
+  return issues.length ? issues : shapeIssues(value as Doc, path, shapes);
 }
 
 export function isDoc(value: unknown): value is Doc {
   return documentIssues(value, '').length === 0;
 }
 
-export function parseKeyQuery(body: Record<string, unknown>): { query?: KeyQuery; issues: Issue[] } {
-  const issues = bodyIssues(KeyQuerySchema, body);
-  return issues.length ? { issues } : { query: { namespace: body.namespace as string, id: body.id as string }, issues };
-}
-
-export function parseSetQuery(body: Record<string, unknown>): { query?: SetQuery; issues: Issue[] } {
-  const given = { ...body };
-  if (given.ids === null) delete given.ids;
-  if (given.filter === null) delete given.filter;
-  const issues = bodyIssues(SetQuerySchema, given);
-  if (issues.length) return { issues };
-  const query: SetQuery = { namespace: given.namespace as string };
-  if (given.ids !== undefined) query.ids = given.ids as string[];
-  if (given.filter !== undefined) query.filter = given.filter as string;
-  return { query, issues };
+/** The query of an mget or mdelete body (checked by its route schema): nulls count as absent. */
+export function setQueryOf(body: Static<typeof SetQuerySchema>): SetQuery {
+  const query: SetQuery = { namespace: body.namespace };
+  if (body.ids !== undefined && body.ids !== null) query.ids = body.ids;
+  if (body.filter !== undefined && body.filter !== null) query.filter = body.filter;
+  return query;
 }

@@ -11,12 +11,13 @@ t.test('stored backups: save, list, download, upload, load', async (t) => {
   t.equal(saved.body.blocks.length, (await post('blocks/backup/save')).body.blocks.length);
   t.same((await post('blocks/backup/stored/all')).body, [{ name: 'before-brew' }]);
   t.same((await post('blocks/backup/stored/download', { name: 'before-brew' })).body, saved.body);
-  t.equal((await post('blocks/backup/stored/upload', { blocks: [] })).status, 400, 'upload without a name');
-  t.equal(
-    (await post('blocks/backup/stored/upload', { name: '../x', blocks: [] })).status,
-    422,
-    'a name that would escape',
-  );
+  const nameless = await post('blocks/backup/stored/upload', { blocks: [] });
+  t.equal(nameless.status, 422, 'upload without a name');
+  t.same(nameless.body.validation, [{ path: 'name', message: nameless.body.validation[0].message }], 'names name');
+  const escaping = await post('blocks/backup/stored/upload', { name: '../x', blocks: [] });
+  t.equal(escaping.status, 422, 'a name that would escape');
+  t.match(escaping.body.message, /name: must be 1-100 letters, digits/);
+  t.equal((await post('blocks/backup/stored/save', { name: '.hidden' })).status, 422, 'a name starting with a dot');
   t.equal((await post('blocks/backup/stored/download', { name: 'nope' })).status, 404);
   await post('blocks/create', { id: 'extra', type: 'TempSensorMock', data: {} });
   const load = await post('blocks/backup/stored/load', { name: 'before-brew' });

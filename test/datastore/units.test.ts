@@ -223,7 +223,7 @@ t.test(
     await ds('set', { value: { ...UNITS, temperature: 'degF' } });
     const set = await ds('set', { value: { ...UNITS, temperature: 'fahrenheit' } });
     t.equal(set.status, 422, set.raw);
-    t.match(set.body.message, `value.temperature must be 'degC' or 'degF', got "fahrenheit"`);
+    t.match(set.body.message, `value.temperature: must be 'degC' or 'degF', got "fahrenheit"`);
     const mset = await ds('mset', {
       values: [
         { namespace: 'edge-one', id: 'other', x: 1 },
@@ -231,7 +231,7 @@ t.test(
       ],
     });
     t.equal(mset.status, 422, 'the global units document too; nothing of the call is stored');
-    t.match(mset.body.message, `values.1.temperature must be 'degC' or 'degF', got 5`);
+    t.match(mset.body.message, `values.1.temperature: must be 'degC' or 'degF', got 5`);
     t.same((await ds('get', { namespace: 'edge-one', id: 'other' })).body, { value: null });
     t.same((await ds('get', UNITS)).body.value, { ...UNITS, temperature: 'degF' }, 'the stored document is unchanged');
     t.equal(app.units.prefs.temperature, 'degF');

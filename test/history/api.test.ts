@@ -144,11 +144,11 @@ for (const variant of VARIANTS) {
       const cases: Array<[string, unknown, RegExp]> = [
         ['fields', { duration: [] }, /duration/],
         ['fields', { duration: '1 fortnight' }, /not a duration/],
-        ['ranges', {}, /fields is required/],
-        ['ranges', { fields: ['a'], bogus: 1 }, /unknown member "bogus"/],
-        ['ranges', { fields: ['a'], strat: '2021-01-01T00:00:00Z' }, /unknown member "strat".*did you mean "start"/],
-        ['ranges', { fields: ['a', ''] }, /fields\[1\] must be a non-empty string/],
-        ['metrics', { fields: ['a'], duration: {} }, /duration must be a duration/],
+        ['ranges', {}, /fields: is required/],
+        ['ranges', { fields: ['a'], bogus: 1 }, /bogus: unknown key/],
+        ['ranges', { fields: ['a'], strat: '2021-01-01T00:00:00Z' }, /strat: unknown key; did you mean "start"/],
+        ['ranges', { fields: ['a', ''] }, /fields\.1: must be a non-empty string/],
+        ['metrics', { fields: ['a'], duration: {} }, /duration: must be a duration/],
         ['ranges', { fields: ['a'], start: '2021-01-02T00:00:00Z', end: '2021-01-01T00:00:00Z' }, /after end/],
         [
           'ranges',
