@@ -90,20 +90,33 @@ function notAnObject(schema: TSchema, value: unknown): HttpError {
 
 type Validate = (value: unknown) => true | { value: unknown } | { error: Error };
 
-const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+interface Compiled {
+  check: TypeCheck<TSchema>;
+  /** Whether the schema fills in defaults (they count for the check). */
+  fill: boolean;
+}
+
+const compiled = new WeakMap<TSchema, Compiled>();
 
 /** The compiled check of `schema`, made the first time any route asks for it. */
-function checkOf(schema: TSchema): TypeCheck<TSchema> {
-  let check = compiled.get(schema);
-  if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
-  return check;
+function compiledOf(schema: TSchema): Compiled {
+  let c = compiled.get(schema);
+  if (!c) compiled.set(schema, (c = { check: TypeCompiler.Compile(schema), fill: hasDefault(schema) }));
+  return c;
+}
+
+/**
+ * The issues of `value` against `schema`, none when it fits. Defaults count for the check, but
+ * the value is not changed: a handler gets the body as it was sent (a document is stored as given).
+ */
+function issuesFor(c: Compiled, value: unknown): SchemaIssue[] {
+  const checked = c.fill ? Value.Default(c.check.Schema(), Value.Clone(value)) : value;
+  return c.check.Check(checked) ? [] : issuesOf(c.check.Errors(checked), '', 'dotted');
 }
 
 /** The issues of `value` against a route schema, as a route's 422 names them: for the same input arriving another way (a websocket command). */
 export function inputIssues(schema: TSchema, value: unknown): SchemaIssue[] {
-  const check = checkOf(schema);
-  const checked = hasDefault(schema) ? Value.Default(schema, Value.Clone(value)) : value;
-  return check.Check(checked) ? [] : issuesOf(check.Errors(checked), '', 'dotted');
+  return issuesFor(compiledOf(schema), value);
 }
 
 /** fastify's validator compiler (server.ts): the check of one part of one route. */
@@ -119,28 +132,26 @@ export function compileRouteInput(route: {
   if (!schema || typeof schema !== 'object' || !(Kind in schema))
     throw new Error(`${method} ${url}: the ${WHAT[part]} schema is not a TypeBox schema (declare it with Type.*)`);
   const typed = schema as TSchema;
-  const fill = hasDefault(typed);
   const absentOk = (typed as { [MAY_BE_ABSENT]?: boolean })[MAY_BE_ABSENT] === true;
   const objectOnly = typed.type === 'object';
   // Compiled at the first request that needs it: compiling every route's schema would add tens of ms to each start.
-  let check: TypeCheck<TSchema> | undefined;
-  const fail = (value: unknown) => ({ error: invalidInput(part, issuesOf(check!.Errors(value), '', 'dotted')) });
+  let c: Compiled | undefined;
+  const answer = (value: unknown, issues: SchemaIssue[]) =>
+    issues.length ? { error: invalidInput(part, issues) } : value === undefined ? true : { value };
 
   if (part === 'body')
     return (value) => {
       // fastify hands a missing body over as null.
       if (value === null && absentOk) return { value: {} };
       if (objectOnly && !isPlainObject(value)) return { error: notAnObject(typed, value) };
-      check ??= checkOf(typed);
-      // Defaults count for the check, but the handler gets the body as it was sent (a document is stored as given).
-      const checked = fill ? Value.Default(typed, Value.Clone(value)) : value;
-      return check.Check(checked) ? true : fail(checked);
+      c ??= compiledOf(typed);
+      return answer(undefined, issuesFor(c, value));
     };
   // Query strings, path parameters and headers are text: "5" is 5 where the schema takes a number.
   return (value) => {
-    check ??= checkOf(typed);
-    if (check.Check(value)) return true;
+    c ??= compiledOf(typed);
+    if (c.check.Check(value)) return true;
     const converted = Value.Convert(typed, value);
-    return check.Check(converted) ? { value: converted } : fail(converted);
+    return answer(converted, issuesFor(c, converted));
   };
 }
