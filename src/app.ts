@@ -233,7 +233,11 @@ async function assembleServices(
     controlEnabled: () => control.enabled,
     brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
     historyOk: () => (history ? history.store.health() : null),
-    hardware: () => ({ missing: layer.onewire.missing(), buses: layer.onewire.buses() }),
+    hardware: () => ({
+      missing: layer.onewire.missing(),
+      pending: layer.onewire.pending(),
+      buses: layer.onewire.buses(),
+    }),
   });
   alerts.attachMqtt(mqtt);
   const backupFiles = new BackupFiles(config.dataDir);

@@ -16,6 +16,8 @@ export interface IoState {
   /** Active polarity: bit set = output on. */
   latches: number;
   connected: boolean;
+  /** It has been read (or a read was tried) since it was watched. */
+  polled: boolean;
 }
 
 export interface PollerCounters {
@@ -48,6 +50,8 @@ export interface SensorInfo {
   validAt: number | null;
   /** False after a failed read, true after a good one. */
   connected: boolean;
+  /** A read of it (or the conversion before it) has been tried since it was watched, good or not. */
+  tried: boolean;
   lastError: string | null;
   /** MAX31850: cold-junction degC of the last good read, null otherwise. */
   coldJunction: number | null;
@@ -63,6 +67,7 @@ interface IoDevice {
   pins: number;
   latches: number;
   connected: boolean;
+  polled: boolean;
   desired: number | null;
   pendingWrite: boolean;
   lastError: string | null;
@@ -112,6 +117,7 @@ export class BusPoller {
         lastValue: null,
         validAt: null,
         connected: false,
+        tried: false,
         lastError: null,
         coldJunction: null,
         fault: null,
@@ -129,6 +135,7 @@ export class BusPoller {
       pins: 0,
       latches: 0,
       connected: false,
+      polled: false,
       desired: null,
       pendingWrite: false,
       lastError: null,
@@ -166,7 +173,7 @@ export class BusPoller {
   io(address: RomAddress): IoState | null {
     const d = this.ioDevices.get(address);
     if (!d) return null;
-    return { pins: d.pins, latches: d.latches, connected: d.connected };
+    return { pins: d.pins, latches: d.latches, connected: d.connected, polled: d.polled };
   }
 
   /** Desired output latches (active polarity); written on the next service call and re-asserted if they drift. */
@@ -283,6 +290,7 @@ export class BusPoller {
       d.latches = latches;
     } catch (e) {
       d.connected = false;
+      d.polled = true;
       d.lastError = this.record(e, `${d.address} write`);
       return false;
     }
@@ -296,10 +304,12 @@ export class BusPoller {
       d.pins = r.pins;
       d.latches = r.latches;
       d.connected = true;
+      d.polled = true;
       d.lastError = null;
       return true;
     } catch (e) {
       d.connected = false;
+      d.polled = true;
       d.lastError = this.record(e, `${d.address} read`);
       return false;
     }
@@ -357,6 +367,8 @@ export class BusPoller {
       this.convertStartedAt = now;
     } catch (e) {
       this.record(e, `${this.bus.name} convert`);
+      // No reads follow a failed conversion (a short): the sensors have had their try.
+      for (const s of this.sensors.values()) s.tried = true;
     }
   }
 
@@ -374,6 +386,9 @@ export class BusPoller {
         s.connected = false;
         s.coldJunction = null;
         s.lastError = this.record(e, `${s.address} temperature`);
+      } finally {
+        // Only once the read is over: a block looking in meanwhile still sees the sensor as not read yet.
+        s.tried = true;
       }
     }
   }

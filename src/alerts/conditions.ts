@@ -1,7 +1,8 @@
 // The conditions, read from the runtime's blocks and the services' own status (never through
-// the API). Each evaluation lists the problems seen now; tracker.ts turns them into alerts.
+// the API). Each evaluation lists the problems seen now, and the conditions not known yet (a
+// device not searched for or read since the start); tracker.ts turns them into alerts.
 import { diskSpace } from '../store/storage-health.js';
-import { implementsIface, type AnyBlock } from '../runtime/types.js';
+import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
 import type { Observation } from './types.js';
@@ -13,8 +14,11 @@ export interface ConditionSources {
   brokerConnected: () => boolean | null;
   /** null without a history store. */
   historyOk: () => { ok: boolean; error: string | null } | null;
-  /** Addresses of devices that blocks use and that are gone; per bus, its short-circuit count. */
-  hardware: () => { missing: string[]; buses: { name: string; shortErrors: number }[] };
+  /**
+   * Addresses of devices that blocks use and that are gone, and of those not known yet (the
+   * first search or their first read since the start is to come); per bus, its short-circuit count.
+   */
+  hardware: () => { missing: string[]; pending: string[]; buses: { name: string; shortErrors: number }[] };
   dataDir: string;
   /** Monotonic clock, ms (performance.now); for tests. */
   monotonic?: () => number;
@@ -25,14 +29,22 @@ export const DISK_CHECK_MS = 30_000;
 
 type Data = Record<string, unknown>;
 
+export interface Evaluation {
+  /** The problems present now. */
+  seen: Observation[];
+  /** Keys of conditions whose state is not known yet: neither bad nor clear. */
+  unknown: Set<string>;
+}
+
 export class Conditions {
   private readonly shorts = new Map<string, number>();
   private disk: { at: number; freePercent: number | null } | null = null;
 
   constructor(private readonly s: ConditionSources) {}
 
-  evaluate(rules: Rules): Observation[] {
+  evaluate(rules: Rules): Evaluation {
     const out: Observation[] = [];
+    const unknown = new Set<string>();
     const blockRule = (b: AnyBlock): BlockRule => rules.blocks[b.id] ?? {};
     const temp = (c: number | null | undefined) => this.formatTemp(c);
     for (const b of this.s.runtime.blocks()) {
@@ -46,15 +58,17 @@ export class Conditions {
         data.value === null
       ) {
         const after = rule.after ?? rules.sensorNull.after;
-        out.push({
-          key: `sensor-null:${b.nid}`,
-          kind: 'sensor-null',
-          blockId: b.id,
-          after,
-          tolerateGaps: true,
-          text: `${b.id} reads no value (disconnected or failing) for more than ${after} s`,
-          values: { value: null },
-        });
+        if (readingPending(b)) unknown.add(`sensor-null:${b.nid}`);
+        else
+          out.push({
+            key: `sensor-null:${b.nid}`,
+            kind: 'sensor-null',
+            blockId: b.id,
+            after,
+            tolerateGaps: true,
+            text: `${b.id} reads no value (disconnected or failing) for more than ${after} s`,
+            values: { value: null },
+          });
       }
       if (
         rules.setpointBand.enabled &&
@@ -96,20 +110,22 @@ export class Conditions {
           });
       }
     }
-    if (rules.hardware.enabled) this.hardware(out);
+    if (rules.hardware.enabled) this.hardware(out, unknown);
     if (rules.service.enabled) this.service(out, rules);
-    return out;
+    return { seen: out, unknown };
   }
 
-  private hardware(out: Observation[]): void {
+  private hardware(out: Observation[], unknown: Set<string>): void {
     const hw = this.s.hardware();
     const missing = new Set(hw.missing);
-    if (missing.size > 0)
+    const pending = new Set(hw.pending);
+    if (missing.size > 0 || pending.size > 0)
       for (const b of this.s.runtime.blocks()) {
         const address = (b.data as Data).address;
         // A missing sensor is the sensor-null alert, which names its value; this one is for IO modules.
-        if (typeof address !== 'string' || !missing.has(address) || implementsIface(b.def, 'TempSensorInterface'))
-          continue;
+        if (typeof address !== 'string' || implementsIface(b.def, 'TempSensorInterface')) continue;
+        if (pending.has(address)) unknown.add(`device-missing:${address}`);
+        if (!missing.has(address)) continue;
         out.push({
           key: `device-missing:${address}`,
           kind: 'device-missing',

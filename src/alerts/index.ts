@@ -19,6 +19,7 @@ import { alertRoutes } from './routes.js';
 import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withoutBlocks, type Rules } from './rules.js';
 import type { AlertSettings } from './settings.js';
 import { AlertStore, markRunning, markStopped } from './store.js';
+import { fromWall, toWall, type AlertClock } from './times.js';
 import { Tracker } from './tracker.js';
 import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type HistoryEntry } from './types.js';
 
@@ -56,9 +57,13 @@ export class Alerts {
   private readonly cleanups: Array<() => void> = [];
   private readonly idsByNid = new Map<number, string>();
   private uncleanStop = false;
+  /** Monotonic for every duration; wall time only for what a person reads (times.ts). */
+  private readonly clock: AlertClock;
 
   constructor(private readonly d: AlertsDeps) {
     const s = d.settings;
+    const rc = d.runtime.clock;
+    this.clock = { now: () => rc.now(), wall: () => rc.wall() ?? Date.now() };
     this.store = new AlertStore(d.db, s.historyLimit);
     this.rules = effectiveRules(this.configRules(), null);
     this.loadRules();
@@ -74,8 +79,8 @@ export class Alerts {
     });
     this.tracker = new Tracker({
       remindMs: () => this.rules.remindHours * 3600_000,
-      load: () => this.store.loadActive(),
-      save: (a) => this.store.saveActive(a),
+      load: () => this.store.loadActive().map((a) => fromWall(a, this.clock)),
+      save: (a) => this.store.saveActive(toWall(a, this.clock)),
       remove: (key) => this.store.removeActive(key),
       emit: (event, alert) => this.onEvent(event, alert),
     });
@@ -142,7 +147,7 @@ export class Alerts {
           kind: 'unclean-stop',
           text: 'The service started after an unclean stop (a crash, kill -9, power loss or a watchdog restart); outputs were uncontrolled meanwhile',
         },
-        Date.now(),
+        this.clock.now(),
       );
     }
     this.armFallback();
@@ -177,22 +182,24 @@ export class Alerts {
 
   /** On the monotonic clock: a wall clock set back (NTP on a Pi without a clock) must not pause the checks. */
   private evaluateIfDue(sinceLastMs: number): void {
-    const at = performance.now();
+    const at = this.clock.now();
     if (at - this.lastEvaluated < sinceLastMs) return;
     this.lastEvaluated = at;
     this.evaluate();
   }
 
-  evaluate(now = Date.now()): void {
+  evaluate(now = this.clock.now()): void {
     try {
-      this.tracker.update(this.conditions.evaluate(this.rules), now, this.rules.resolveAfter * 1000);
+      const { seen, unknown } = this.conditions.evaluate(this.rules);
+      this.tracker.update(seen, now, this.rules.resolveAfter * 1000, unknown);
     } catch (e) {
       this.d.log.error({ err: e }, 'alert evaluation failed');
     }
   }
 
+  /** Active alerts, their times as wall-clock epoch ms. */
   active(): ActiveAlert[] {
-    return this.tracker.list();
+    return this.tracker.list().map((a) => toWall(a, this.clock));
   }
 
   history(): HistoryEntry[] {
@@ -236,7 +243,7 @@ export class Alerts {
   }
 
   status(): Record<string, unknown> {
-    const active = this.tracker.list();
+    const active = this.active();
     return {
       active: active.length,
       // What the dashboard's banner says, with each status event (a short list: one per condition).
@@ -301,8 +308,7 @@ export class Alerts {
   }
 
   private onEvent(event: AlertEventKind, alert: ActiveAlert): void {
-    const now = Date.now();
-    const message = alertMessage(this.d.serviceId, event, alert, now);
+    const message = alertMessage(this.d.serviceId, event, alert, this.clock.now(), this.clock.wall());
     this.record({
       at: message.at,
       event,

@@ -13,7 +13,14 @@ export function duration(ms: number): string {
   return parts.filter(Boolean).join(' ');
 }
 
-export function alertMessage(serviceId: string, event: AlertEventKind, a: ActiveAlert, now: number): AlertMessage {
+/** `now`: the monotonic time the alert's times are on (times.ts); `wall`: the clock's reading, for `at`. */
+export function alertMessage(
+  serviceId: string,
+  event: AlertEventKind,
+  a: ActiveAlert,
+  now: number,
+  wall: number,
+): AlertMessage {
   const subject = `${CONDITION_TITLES[a.kind]}: ${a.blockId ?? serviceId}`;
   const flaps = a.count > 1 ? ` It went bad ${a.count} times.` : '';
   const texts: Record<AlertEventKind, [string, string, number]> = {
@@ -40,7 +47,7 @@ export function alertMessage(serviceId: string, event: AlertEventKind, a: Active
     priority,
     count: a.count,
     values: a.values ?? {},
-    at: new Date(now).toISOString(),
+    at: new Date(wall).toISOString(),
   };
 }
 

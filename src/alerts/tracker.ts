@@ -2,7 +2,9 @@
 // once when it has stayed clear for `resolveAfter`, reminds every `remindMs` until acknowledged.
 // A problem that comes back before it resolved is the same alert with a higher count, so a
 // flapping sensor makes one alert, not a storm. Active alerts are stored, so a restart still
-// sends the resolve.
+// sends the resolve. Times are monotonic ms (times.ts). A condition whose state is not known
+// yet (a sensor not read since the start) is neither bad nor clear: its streak and its alert
+// wait, so a start is never an event.
 import type { ActiveAlert, AlertEventKind, Observation } from './types.js';
 
 export interface TrackerOptions {
@@ -13,6 +15,8 @@ export interface TrackerOptions {
   remove: (key: string) => void;
   emit: (event: AlertEventKind, alert: ActiveAlert) => void;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 interface Streak {
   firstSeenAt: number;
@@ -37,8 +41,11 @@ export class Tracker {
     return this.active.get(key);
   }
 
-  /** One evaluation: `seen` is every problem present now. */
-  update(seen: Observation[], now: number, resolveAfterMs: number): void {
+  /**
+   * One evaluation: `seen` is every problem present now; `unknown` the keys whose state is not
+   * known yet (neither bad nor clear: nothing about them changes).
+   */
+  update(seen: Observation[], now: number, resolveAfterMs: number, unknown: ReadonlySet<string> = NONE): void {
     const present = new Set<string>();
     for (const obs of seen) {
       present.add(obs.key);
@@ -47,13 +54,13 @@ export class Tracker {
       else this.pending(obs, now, resolveAfterMs);
     }
     for (const [key, alert] of this.active) {
-      if (present.has(key) || alert.oneShot) continue;
+      if (present.has(key) || alert.oneShot || unknown.has(key)) continue;
       const since = this.clearSince.get(key) ?? now;
       this.clearSince.set(key, since);
       if (now - since >= resolveAfterMs) this.resolve(alert);
     }
     for (const [key, streak] of this.streaks) {
-      if (present.has(key)) continue;
+      if (present.has(key) || unknown.has(key)) continue;
       streak.clearSince ??= now;
       if (now - streak.clearSince >= resolveAfterMs) this.streaks.delete(key);
     }

@@ -60,7 +60,10 @@ export interface ActiveAlert {
   blockId?: string;
   text: string;
   values?: Record<string, unknown>;
-  /** Wall-clock ms. */
+  /**
+   * When the condition began, was last seen, fired, was last notified: monotonic ms inside the
+   * tracker, wall-clock epoch ms in the API and the stored row (times.ts).
+   */
   firstSeenAt: number;
   lastSeenAt: number;
   firedAt: number | null;

@@ -20,7 +20,7 @@ const fields = {
   offset: f.deltaTemp({ stored: true, description: 'calibration added to every temperature reading' }),
 };
 
-export const EnvSensorI2c = defineBlock<typeof fields>({
+export const EnvSensorI2c = defineBlock<typeof fields, { pending: boolean }>({
   type: 'EnvSensorI2c',
   role: 'sensor',
   homeAssistant: [
@@ -32,6 +32,8 @@ export const EnvSensorI2c = defineBlock<typeof fields>({
   implements: ['TempSensorInterface'],
   description: 'An SHT4x/SHT3x/BME280/BMP280 temperature, humidity and pressure sensor on I2C',
   discovered: true,
+  init: () => ({ pending: true }),
+  pending: (block) => block.state.pending,
   update(block, ctx) {
     const d = block.data;
     const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(
@@ -44,6 +46,7 @@ export const EnvSensorI2c = defineBlock<typeof fields>({
     d.connected = r?.connected ?? false;
     d.errors = r?.errors ?? 0;
     d.lastError = r?.lastError ?? '';
+    block.state.pending = d.value === null && r?.pending === true;
     return nextBeat(ctx.now, UPDATE_MS);
   },
 });

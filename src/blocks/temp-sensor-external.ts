@@ -12,14 +12,24 @@ const fields = {
   value: f.temp({ readonly: true, logged: true }),
 };
 
-export const TempSensorExternal = defineBlock<typeof fields, { updatedAt: number | null }>({
+interface ExternalState {
+  /** Monotonic time of the last write of `setting`; null: none since the start. */
+  updatedAt: number | null;
+  /** Monotonic time of the first update since the start (or since it was created). */
+  since: number | null;
+  pending: boolean;
+}
+
+export const TempSensorExternal = defineBlock<typeof fields, ExternalState>({
   type: 'TempSensorExternal',
   role: 'sensor',
   homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface', 'EnablerInterface'],
   description: 'A temperature written by an external source, valid for `timeout` after each write',
-  init: () => ({ updatedAt: null }),
+  init: () => ({ updatedAt: null, since: null, pending: true }),
+  // After a start the source has its timeout to write before the null counts as a fault.
+  pending: (block) => block.state.pending,
   onWrite(block, info, ctx) {
     if ('setting' in info.given) {
       block.state.updatedAt = ctx.now;
@@ -29,8 +39,11 @@ export const TempSensorExternal = defineBlock<typeof fields, { updatedAt: number
   update(block, ctx) {
     const d = block.data;
     const timeoutMs = (d.timeout ?? 0) * 1000;
-    const fresh = timeoutMs === 0 || (block.state.updatedAt !== null && ctx.now - block.state.updatedAt < timeoutMs);
+    const s = block.state;
+    s.since ??= ctx.now;
+    const fresh = timeoutMs === 0 || (s.updatedAt !== null && ctx.now - s.updatedAt < timeoutMs);
     d.value = d.enabled && fresh ? d.setting : null;
+    s.pending = d.value === null && d.enabled && s.updatedAt === null && ctx.now - s.since < timeoutMs;
     return nextBeat(ctx.now, 1000);
   },
 });

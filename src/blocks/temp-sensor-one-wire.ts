@@ -36,7 +36,7 @@ const fields = {
   }),
 };
 
-export const TempSensorOneWire = defineBlock<typeof fields>({
+export const TempSensorOneWire = defineBlock<typeof fields, { pending: boolean }>({
   type: 'TempSensorOneWire',
   role: 'sensor',
   homeAssistant: TEMP_SENSOR_ENTITIES,
@@ -44,6 +44,8 @@ export const TempSensorOneWire = defineBlock<typeof fields>({
   implements: ['TempSensorInterface', 'OneWireDeviceInterface'],
   description: 'A DS18B20 temperature sensor or MAX31850 thermocouple on a 1-Wire bus',
   discovered: true,
+  init: () => ({ pending: true }),
+  pending: (block) => block.state.pending,
   onWrite(block, info, ctx) {
     const before = info.previous?.address;
     if (typeof before === 'string' && before !== block.data.address) ctx.hardware.services.onewire?.release(before);
@@ -60,6 +62,7 @@ export const TempSensorOneWire = defineBlock<typeof fields>({
     d.coldJunction = r?.coldJunction ?? null;
     d.fault = r?.fault ?? '';
     d.faults = r?.faults ?? null;
+    block.state.pending = d.value === null && r?.pending === true;
     if (r?.bus) {
       const busId = oneWireBusBlockId(r.bus);
       d.oneWireBusId = ctx.resolve(busId, 'OneWireBusInterface') ? busId : null;

@@ -19,7 +19,7 @@ const fields = {
   offset: f.deltaTemp({ stored: true, description: 'calibration added to every reading' }),
 };
 
-export const TempSensorThermocouple = defineBlock<typeof fields>({
+export const TempSensorThermocouple = defineBlock<typeof fields, { pending: boolean }>({
   type: 'TempSensorThermocouple',
   role: 'sensor',
   homeAssistant: TEMP_SENSOR_ENTITIES,
@@ -27,6 +27,8 @@ export const TempSensorThermocouple = defineBlock<typeof fields>({
   implements: ['TempSensorInterface'],
   description: 'A thermocouple on an MCP9600 I2C converter',
   discovered: true,
+  init: () => ({ pending: true }),
+  pending: (block) => block.state.pending,
   update(block, ctx) {
     const d = block.data;
     const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(
@@ -38,6 +40,7 @@ export const TempSensorThermocouple = defineBlock<typeof fields>({
     d.connected = r?.connected ?? false;
     d.errors = r?.errors ?? 0;
     d.lastError = r?.lastError ?? '';
+    block.state.pending = d.value === null && r?.pending === true;
     return nextBeat(ctx.now, UPDATE_MS);
   },
 });

@@ -45,6 +45,8 @@ interface Device {
   errors: number;
   crcErrors: number;
   lastError: string | null;
+  /** A poll has finished (good or not) since it was first asked for. */
+  polled: boolean;
 }
 
 export function requestKey(r: I2cSensorRequest): string {
@@ -93,6 +95,7 @@ export class I2cSensorHub implements I2cSensorAccess {
         errors: 0,
         crcErrors: 0,
         lastError: null,
+        polled: false,
       };
       this.devices.set(key, d);
     }
@@ -108,6 +111,7 @@ export class I2cSensorHub implements I2cSensorAccess {
       coldJunction: v.coldJunction ?? null,
       errors: d.errors,
       lastError: d.lastError,
+      pending: !d.polled,
     };
   }
 
@@ -207,6 +211,8 @@ export class I2cSensorHub implements I2cSensorAccess {
       if (d.lastError !== text) this.log.warn(`I2C ${r.chip} ${r.bus}/${hex2(r.address)}: ${text}`);
       if (code === 'CLAIMED') this.claimed.set(`${r.bus}/${r.address}`, { bus: r.bus, address: r.address });
       d.lastError = text;
+    } finally {
+      d.polled = true;
     }
   }
 

@@ -46,6 +46,8 @@ export class OneWireHub implements OneWireAccess {
   private readonly searchErrors = new Map<BusPoller, string>();
   private now = 0;
   private lastSearchAt = -Infinity;
+  /** Every bus has been searched once since the start (found or failed): an unbound address is missing, not pending. */
+  private searchedOnce = false;
   private searching: Promise<void> | null = null;
   private stopped = false;
 
@@ -68,18 +70,21 @@ export class OneWireHub implements OneWireAccess {
 
   temperature(address: string, now: number): TemperatureReading {
     const w = this.want(address, 'temperature', now);
-    if (!w?.poller) return { value: null, bus: null, connected: false };
+    if (!w?.poller) return { value: null, bus: null, connected: false, pending: w !== null && !this.searchedOnce };
     const value = w.poller.temperature(address, now);
     // A failing bus-wide conversion (a short) skips the reads, which leaves the poller's flag set.
     const sensor = w.poller.sensor(address);
     const connected = value !== null && (sensor?.connected ?? false);
     const nextChangeAt = w.poller.nextChangeAt(address, now) ?? now + HARDWARE_POLL_MS;
-    if (romFamily(address) !== FAMILY.MAX31850) return { value, bus: w.poller.bus.name, connected, nextChangeAt };
+    const pending = !sensor?.tried;
+    if (romFamily(address) !== FAMILY.MAX31850)
+      return { value, bus: w.poller.bus.name, connected, nextChangeAt, pending };
     return {
       value,
       bus: w.poller.bus.name,
       connected,
       nextChangeAt,
+      pending,
       coldJunction: connected ? (sensor?.coldJunction ?? null) : null,
       fault: sensor?.fault ?? null,
       faults: sensor?.faultCount ?? 0,
@@ -154,7 +159,10 @@ export class OneWireHub implements OneWireAccess {
   searchAll(): Promise<void> {
     if (this.searching) return this.searching;
     this.lastSearchAt = this.now;
-    const run = Promise.all(this.pollers.map((p) => this.searchOne(p))).then(() => this.bindAll());
+    const run = Promise.all(this.pollers.map((p) => this.searchOne(p))).then(() => {
+      this.searchedOnce = true;
+      this.bindAll();
+    });
     this.searching = run.finally(() => {
       this.searching = null;
     });
@@ -175,10 +183,14 @@ export class OneWireHub implements OneWireAccess {
     }
   }
 
-  /** Every asked-for address that is not bound to a bus or not answering. */
+  /**
+   * Every asked-for address that is not bound to a bus or not answering, once it has had its
+   * chance: the first search of every bus, then its first read.
+   */
   missing(): string[] {
     const out: string[] = [];
     for (const w of this.wants.values()) {
+      if (this.isPending(w)) continue;
       if (!w.poller) out.push(w.address);
       else if (
         w.kind === 'temperature'
@@ -188,6 +200,20 @@ export class OneWireHub implements OneWireAccess {
         out.push(w.address);
     }
     return out;
+  }
+
+  /**
+   * Asked-for addresses whose state is not known yet: the buses have not all been searched since
+   * the start, or the device was found and has not been read since. Start-up is a state, not a
+   * fault: nothing is missing until it had its chance (DESIGN §11).
+   */
+  pending(): string[] {
+    return [...this.wants.values()].filter((w) => this.isPending(w)).map((w) => w.address);
+  }
+
+  private isPending(w: Want): boolean {
+    if (!w.poller) return !this.searchedOnce;
+    return w.kind === 'temperature' ? !w.poller.sensor(w.address)?.tried : !w.poller.io(w.address)?.polled;
   }
 
   /** When a missing device is searched for again: one sum for the wake-up and the check. */

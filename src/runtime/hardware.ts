@@ -36,6 +36,8 @@ export interface TemperatureReading {
   faults?: number;
   /** When this reading may next change (its next read, or going stale), on the runtime's clock; absent when unknown. */
   nextChangeAt?: number;
+  /** Not read yet since the start (the buses are being searched, or its first read is under way): a null is no fault yet. */
+  pending?: boolean;
 }
 
 export interface IoReading {

@@ -28,6 +28,8 @@ export interface I2cSensorReading {
   coldJunction: number | null;
   /** Failed polls since the device was first asked for (CRC, NACK, bus, reset, fault). */
   errors: number;
+  /** No poll of it has finished since it was first asked for: a null is no fault yet. */
+  pending?: boolean;
   lastError: string | null;
 }
 

@@ -92,12 +92,24 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   /** Called after the new data is in place, before the forced update. */
   onWrite?(block: Block<F, S>, info: WriteInfo, ctx: UpdateContext): void;
   onDelete?(block: Block<F, S>, ctx: UpdateContext): void;
+  /**
+   * Sensors: true while the value is null only because the hardware (or the sensors) behind it
+   * have not been read since the start or since it was created; kept by `update` in the block's
+   * state. Alert conditions wait for the first reading instead of calling it a fault (start-up
+   * is a state, DESIGN §11).
+   */
+  pending?(block: Block<F, S>): boolean;
   /** For IoArrayInterface implementers. */
   io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
 }
 
 export function defineBlock<F extends FieldTable, S = undefined>(def: BlockTypeDef<F, S>): BlockTypeDef<F, S> {
   return def;
+}
+
+/** Whether a block (or a linked one) has had no reading yet since the start (BlockTypeDef.pending). */
+export function readingPending(block: Pick<AnyBlock, 'def'> & { data: unknown; state: unknown }): boolean {
+  return block.def.pending?.(block as AnyBlock) ?? false;
 }
 
 export function implementsIface(def: BlockTypeDef<any, any>, iface: string): boolean {

@@ -22,12 +22,12 @@ t.test(
       controlEnabled: () => true,
       brokerConnected: () => null,
       historyOk: () => null,
-      hardware: () => ({ missing: [], buses: [] }),
+      hardware: () => ({ missing: [], pending: [], buses: [] }),
       dataDir: disk.mountPoint,
       monotonic: () => clock,
     });
     const rules = effectiveRules({ service: { diskFreePercent: 5 } }, null);
-    const diskFull = () => conditions.evaluate(rules).find((o) => o.kind === 'disk-full');
+    const diskFull = () => conditions.evaluate(rules).seen.find((o) => o.kind === 'disk-full');
 
     t.equal(diskFull(), undefined, 'an empty disk: no disk-full');
     const filler = path.join(disk.mountPoint, 'filler');
@@ -54,11 +54,11 @@ t.test('a data dir that cannot be read raises no disk-full', async (t) => {
     controlEnabled: () => true,
     brokerConnected: () => null,
     historyOk: () => null,
-    hardware: () => ({ missing: [], buses: [] }),
+    hardware: () => ({ missing: [], pending: [], buses: [] }),
     dataDir: path.join(disk.mountPoint, 'no', 'such', 'dir'),
   });
   t.equal(
-    conditions.evaluate(effectiveRules(undefined, null)).find((o) => o.kind === 'disk-full'),
+    conditions.evaluate(effectiveRules(undefined, null)).seen.find((o) => o.kind === 'disk-full'),
     undefined,
   );
 });

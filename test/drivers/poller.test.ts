@@ -146,11 +146,11 @@ t.test('DS2408 and DS2413 through the poller', async (t) => {
   const poller = new BusPoller(bus);
   poller.watchIo(sw.address, 'ds2408');
   poller.watchIo(ab.address, 'ds2413');
-  t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: false }, 'unknown until polled');
+  t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: false, polled: false }, 'unknown until polled');
   t.equal(poller.io('28ffffffffffffff'), null, 'not watched');
   await poller.service(clock.t);
-  t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: true });
-  t.same(poller.io(ab.address), { pins: 0, latches: 0, connected: true });
+  t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: true, polled: true });
+  t.same(poller.io(ab.address), { pins: 0, latches: 0, connected: true, polled: true });
 
   sw.setExternalLow(0x80);
   poller.setLatches(sw.address, 0x05);
@@ -161,8 +161,8 @@ t.test('DS2408 and DS2413 through the poller', async (t) => {
   t.equal(ab.activeOutputs(), 0x02, 'DS2413 write pushed');
   t.equal(poller.io(sw.address)!.latches, 0x05);
   await runUntil(poller, clock, clock.t + 1000);
-  t.same(poller.io(sw.address), { pins: 0x85, latches: 0x05, connected: true }, 'pins from the 1 s poll');
-  t.same(poller.io(ab.address), { pins: 0x02, latches: 0x02, connected: true });
+  t.same(poller.io(sw.address), { pins: 0x85, latches: 0x05, connected: true, polled: true }, 'pins from the 1 s poll');
+  t.same(poller.io(ab.address), { pins: 0x02, latches: 0x02, connected: true, polled: true });
 
   sw.unplug();
   await runUntil(poller, clock, clock.t + 1000);
@@ -175,7 +175,7 @@ t.test('DS2408 and DS2413 through the poller', async (t) => {
   await runUntil(poller, clock, clock.t + 1000);
   t.same(
     poller.io(sw.address),
-    { pins: 0x86, latches: 0x06, connected: true },
+    { pins: 0x86, latches: 0x06, connected: true, polled: true },
     'reconnected, desired latches re-asserted',
   );
   t.equal(sw.activeOutputs(), 0x06);

@@ -83,3 +83,49 @@ t.test('a released IO module switches off at once: the hub asks for service now'
   t.equal(io.activeOutputs(), 0, 'its outputs went off');
   t.equal(hub.nextServiceAt(now + 10), Infinity, 'and then nothing is asked for');
 });
+
+t.test('start-up is a state: nothing is missing before the first search and each device its first read', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig();
+  const sensor = segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x4501), temperature: 20 }));
+  const io = segment.attach(new SimDs2408({ address: makeRom(0x29, 0x4502) }));
+  const ghost = makeRom(0x28, 0x45ff);
+  const hub = new OneWireHub(log);
+  hub.addBus(bus);
+  let now = clock.now();
+  // Blocks ask before the first search has finished (as on every start).
+  t.equal(hub.temperature(sensor.address, now).pending, true, 'a sensor asked for before the search: pending');
+  hub.temperature(ghost, now);
+  hub.io(io.address, 'ds2408');
+  t.same(hub.missing(), [], 'nothing is missing before the first search');
+  t.same(hub.pending().sort(), [sensor.address, io.address, ghost].sort());
+  await hub.searchAll();
+  t.same(hub.missing(), [ghost], 'after the search, an address not found is missing');
+  t.equal(hub.temperature(ghost, now).pending, false, 'and no longer pending');
+  t.same(hub.pending().sort(), [sensor.address, io.address].sort(), 'found devices wait for their first read');
+  await hub.service(now);
+  t.notOk(hub.pending().includes(io.address), 'the IO module after its first poll');
+  t.same(hub.missing(), [ghost], 'which answered');
+  t.equal(hub.temperature(sensor.address, now).pending, true, 'the sensor while it converts');
+  clock.advance(750);
+  now += 750;
+  await hub.service(now);
+  const r = hub.temperature(sensor.address, now);
+  t.same([r.value, r.pending], [20, false], 'read: a value, not pending');
+  t.same(hub.pending(), []);
+
+  // A sensor that fails its first read is missing at once, not pending.
+  const failing = segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x4503), temperature: 21 }));
+  await hub.searchAll();
+  segment.detach(failing);
+  hub.temperature(failing.address, now);
+  t.equal(hub.temperature(failing.address, now).pending, true, 'found, not read yet');
+  clock.advance(1000);
+  now += 1000;
+  await hub.service(now);
+  clock.advance(750);
+  now += 750;
+  await hub.service(now);
+  const f = hub.temperature(failing.address, now);
+  t.same([f.value, f.pending], [null, false], 'its first read failed: null and no longer pending');
+  t.ok(hub.missing().includes(failing.address), 'so it is missing');
+});
