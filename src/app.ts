@@ -41,6 +41,7 @@ import { HomeAssistant } from './homeassistant/discovery.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, type Clock } from './runtime/clock.js';
+import { WallClockService } from './service/wall-clock.js';
 import { ControlLoop } from './runtime/loop.js';
 import { BlockRuntime } from './runtime/runtime.js';
 import type { UnitsSetting } from './runtime/units-setting.js';
@@ -172,7 +173,8 @@ async function assembleServices(
   const control = new ControlEnabled(store.blocks, runtime, loop, layer, log);
   const http = new HttpSubsystem(config, log);
 
-  const startedAt = Date.now();
+  /** Monotonic: uptime is not moved by a wall-clock jump. */
+  const startedAt = clock.now();
   const sparkInput: SparkStatusInput = {
     serviceId: config.serviceId,
     version: VERSION,
@@ -184,8 +186,8 @@ async function assembleServices(
     serviceId: config.serviceId,
     version: VERSION,
     online: true,
-    startedAt: new Date(startedAt).toISOString(),
-    uptime: Math.round((Date.now() - startedAt) / 1000),
+    startedAt: new Date((clock.wall() ?? Date.now()) - (clock.now() - startedAt)).toISOString(),
+    uptime: Math.round((clock.now() - startedAt) / 1000),
     units: units.prefs,
     blocks: runtime.blocks().length,
     ...lifecycle.status(),
@@ -214,10 +216,12 @@ async function assembleServices(
     topicRoot: config.topicRoot,
     log: log.child({ module: 'fleet' }),
   });
+  const wallClock = new WallClockService(store.db, runtime, log.child({ module: 'clock' }));
   const history = createHistory({
     config,
     log: log.child({ module: 'history' }),
     now: () => clock.wall() ?? Date.now(),
+    clock: { now: () => clock.now(), highWater: () => wallClock.highWater() },
   });
   const alerts = new Alerts({
     settings: config.alerts ?? parseAlertSettings({}),
@@ -300,6 +304,8 @@ async function assembleServices(
   const gateway = new GatewaySubsystem(config, http, log);
   const bus = new MqttSubsystem(mqtt, store);
   lifecycle.add(store);
+  // Before anything can run a block: the time the service was stopped is handed to the blocks first.
+  lifecycle.add(wallClock);
   lifecycle.add(authSubsystem(auth));
   lifecycle.add(http);
   lifecycle.add(gateway);

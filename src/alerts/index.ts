@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
+import type { ClockJump } from '../runtime/clock.js';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
@@ -76,6 +77,10 @@ export class Alerts {
       limit: s.outboxLimit,
       maxAgeMs: s.maxAgeHours * 3600_000,
       record: (e) => this.record(e),
+      now: () => {
+        d.runtime.checkClock();
+        return this.clock.wall();
+      },
     });
     this.tracker = new Tracker({
       remindMs: () => this.rules.remindHours * 3600_000,
@@ -121,6 +126,11 @@ export class Alerts {
     this.d.documents.on('deleted', onDeleted);
     const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
     this.d.runtime.on('change', onChange);
+    const onJump = (jump: ClockJump) => {
+      this.store.shiftTimes(jump.byMs);
+      this.outbox.clockJumped();
+    };
+    this.d.runtime.on('clockJump', onJump);
     // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
     // (after the blocks ran) instead of in one of their own. The timer is the fallback for when
     // no tick comes (control disabled), set again on every tick (armFallback).
@@ -135,6 +145,7 @@ export class Alerts {
       () => this.d.documents.off('deleted', onDeleted),
       () => this.d.runtime.off('change', onChange),
       () => this.d.runtime.off('tick', onTick),
+      () => this.d.runtime.off('clockJump', onJump),
     );
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();

@@ -1,17 +1,7 @@
 // The text of each message: title and body name the condition, the block and the values.
 import { randomUUID } from 'node:crypto';
+import { formatDuration as duration } from '../shared/duration.js';
 import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type AlertMessage } from './types.js';
-
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  const parts = [
-    Math.floor(s / 86400) && `${Math.floor(s / 86400)}d`,
-    Math.floor((s % 86400) / 3600) && `${Math.floor((s % 86400) / 3600)}h`,
-    Math.floor((s % 3600) / 60) && `${Math.floor((s % 3600) / 60)}m`,
-    `${s % 60}s`,
-  ];
-  return parts.filter(Boolean).join(' ');
-}
 
 /** `now`: the monotonic time the alert's times are on (times.ts); `wall`: the clock's reading, for `at`. */
 export function alertMessage(

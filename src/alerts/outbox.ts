@@ -16,6 +16,12 @@ export interface OutboxOptions {
   limit: number;
   maxAgeMs: number;
   record: (entry: HistoryEntry) => void;
+  /**
+   * Wall clock, epoch ms, the times of the rows are on. A jump is looked for first, and the
+   * rows' times are moved with it (Alerts), so a retry is neither held back by a clock set back
+   * nor a waiting message dropped as too old by a clock set forward.
+   */
+  now: () => number;
 }
 
 const BATCH = 20;
@@ -28,7 +34,7 @@ export class Outbox {
   private stopped = true;
   readonly counts = { queued: 0, delivered: 0, failedAttempts: 0, dropped: 0 };
   private droppedSinceLog = 0;
-  private lastDropLog = 0;
+  private lastDropLog = -Infinity;
 
   constructor(private readonly o: OutboxOptions) {}
 
@@ -38,6 +44,8 @@ export class Outbox {
 
   start(): void {
     this.stopped = false;
+    // Times after now were written on a clock that was ahead (or this one is behind): due now.
+    this.o.store.notAfter(this.o.now());
     this.wake();
   }
 
@@ -58,7 +66,7 @@ export class Outbox {
   /** Store the message for every channel (durable on return), then try to send it. */
   enqueue(message: AlertMessage): void {
     if (!this.o.channels.length) return;
-    this.o.store.enqueue(message, this.channelNames, Date.now());
+    this.o.store.enqueue(message, this.channelNames, this.o.now());
     this.counts.queued += this.o.channels.length;
     this.trim();
     this.wake();
@@ -93,13 +101,13 @@ export class Outbox {
 
   private scheduleNext(): void {
     const next = this.o.store.nextDueAt();
-    if (next !== null) this.wake(Math.max(0, next - Date.now()));
+    if (next !== null) this.wake(Math.max(0, next - this.o.now()));
   }
 
   private async drain(): Promise<void> {
     this.trim();
     while (!this.stopped) {
-      const rows = this.o.store.due(Date.now(), BATCH);
+      const rows = this.o.store.due(this.o.now(), BATCH);
       if (!rows.length) return;
       await Promise.all(rows.map((r) => this.deliver(r)));
     }
@@ -130,7 +138,7 @@ export class Outbox {
       if (this.stopped) return;
       const error = (e as Error).message;
       const delay = Math.min(this.o.retryMaxMs, this.o.retryBaseMs * 2 ** Math.min(row.attempts, 30));
-      this.o.store.retryLater(row.seq, Date.now() + delay, error);
+      this.o.store.retryLater(row.seq, this.o.now() + delay, error);
       this.counts.failedAttempts++;
       if (row.attempts === 0) {
         this.o.record({
@@ -151,8 +159,14 @@ export class Outbox {
   }
 
   private trim(): void {
-    for (const row of this.o.store.trim(this.o.limit, Date.now() - this.o.maxAgeMs))
-      this.drop(row, row.createdAt < Date.now() - this.o.maxAgeMs ? 'too old' : 'outbox full');
+    const before = this.o.now() - this.o.maxAgeMs;
+    for (const row of this.o.store.trim(this.o.limit, before))
+      this.drop(row, row.createdAt < before ? 'too old' : 'outbox full');
+  }
+
+  /** The wall clock jumped: a wait in progress is measured again. */
+  clockJumped(): void {
+    if (!this.stopped && !this.running) this.wake();
   }
 
   private drop(row: OutboxRow, reason: string): void {
@@ -167,7 +181,7 @@ export class Outbox {
       text: `${row.message.event} for ${row.channel} dropped: ${reason}`,
       error: row.lastError ?? undefined,
     });
-    const now = Date.now();
+    const now = performance.now();
     if (now - this.lastDropLog >= DROP_LOG_INTERVAL_MS) {
       this.o.log.warn(
         { dropped: this.droppedSinceLog, total: this.counts.dropped, reason },

@@ -103,6 +103,19 @@ export class AlertStore {
     return row.at;
   }
 
+  /** The wall clock jumped by `byMs`: the rows' times move with it (their waits and ages stay). */
+  shiftTimes(byMs: number): void {
+    this.db
+      .prepare('UPDATE alert_outbox SET next_at = next_at + ?, created_at = created_at + ?')
+      .run(Math.round(byMs), Math.round(byMs));
+  }
+
+  /** No row is due or created after `now` (a start on a clock behind the one that wrote them). */
+  notAfter(now: number): void {
+    this.db.prepare('UPDATE alert_outbox SET next_at = ? WHERE next_at > ?').run(now, now);
+    this.db.prepare('UPDATE alert_outbox SET created_at = ? WHERE created_at > ?').run(now, now);
+  }
+
   delivered(seq: number): void {
     this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq);
   }

@@ -39,7 +39,7 @@ export class LoginAttempts {
 
   constructor(
     private readonly log: Logger,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /**

@@ -13,7 +13,7 @@ import type { Closable, MqttPeer } from '../mqtt/bus-auth.js';
 import { LoginAttempts, type AttemptResult, type Via } from './attempts.js';
 import { grantHolds, HeldConnections, type Grant } from './grants.js';
 import { sameString } from './password.js';
-import { loadSecret, readSession, SecretFileError, signSession } from './session.js';
+import { loadSecret, processClock, readSession, SecretFileError, signSession, type SessionClock } from './session.js';
 import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
 
 export const COOKIE_NAME = 'Authorization';
@@ -27,6 +27,8 @@ export interface AuthOptions {
   dataDir: string;
   log: Logger;
   validDurationMs?: number;
+  /** For tests: the clocks sessions are timed on. */
+  sessionClock?: SessionClock;
 }
 
 export class Auth {
@@ -38,6 +40,7 @@ export class Auth {
   private readonly held = new HeldConnections();
   private sweptVersion: number;
   private watch: NodeJS.Timeout | null = null;
+  private readonly clock: SessionClock;
   private constructor(
     readonly users: UsersFile,
     private readonly secret: Buffer | null,
@@ -46,6 +49,7 @@ export class Auth {
   ) {
     this.enabled = opts.enabled;
     this.validDurationMs = opts.validDurationMs ?? VALID_DURATION_MS;
+    this.clock = opts.sessionClock ?? processClock;
     this.attempts = new LoginAttempts(log);
     this.sweptVersion = users.version;
     if (this.enabled) {
@@ -120,16 +124,15 @@ export class Auth {
   /** A signed session for `user`, and when it expires. */
   issue(user: string): { value: string; expires: Date } {
     const rec = this.users.get(user);
-    const exp = Date.now() + this.validDurationMs;
-    return {
-      value: signSession(this.secret!, { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp }),
-      expires: new Date(exp),
-    };
+    const exp = this.clock.wall() + this.validDurationMs;
+    const m = Math.round(this.clock.now() + this.validDurationMs);
+    const claims = { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp, b: this.clock.run, m };
+    return { value: signSession(this.secret!, claims), expires: new Date(exp) };
   }
 
   private sessionGrant(value: string | undefined): Grant | null {
     if (!value || !this.secret) return null;
-    const claims = readSession(this.secret, value);
+    const claims = readSession(this.secret, value, this.clock);
     if (!claims) return null;
     this.refreshUsers();
     const grant: Grant = { kind: 'session', user: claims.u, stamp: claims.s, gen: claims.g };

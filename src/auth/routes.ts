@@ -56,6 +56,9 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
           secure: isTls(req),
           path: '/',
           expires,
+          // Max-Age wins over Expires in a browser: it counts on the browser's clock, so a
+          // controller clock that is off (a Pi before NTP) does not end the session early.
+          maxAge: Math.round(auth.validDurationMs / 1000),
         }),
       );
       return { username: user, expires: expires.toISOString(), enabled: true };

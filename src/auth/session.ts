@@ -1,6 +1,9 @@
 // Signed session values for the `Authorization` cookie (Brewblox's cookie name):
 // `<payload base64url>.<HMAC-SHA256 base64url>`, the payload {u: user, s: stamp, g: session
-// generation (a logout increases the user's; absent in sessions made before it existed: 0), exp: ms}.
+// generation (a logout increases the user's; absent in sessions made before it existed: 0), exp: ms,
+// b: the run that issued it, m: its expiry on that run's monotonic clock}. A session is timed on
+// the monotonic clock by the run that issued it (a wall clock that jumps 3 days forward on a Pi
+// does not end it, one set back does not stretch it); by `exp` on the wall clock after a restart.
 // The key lives in the data dir (auth-secret, mode 0600), so sessions survive restarts.
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +17,26 @@ export interface SessionClaims {
   s: string;
   g: number;
   exp: number;
+  /** The run (process start) that issued it. */
+  b?: string;
+  /** Expiry on that run's monotonic clock, ms. */
+  m?: number;
 }
+
+export interface SessionClock {
+  /** Wall clock, epoch ms. */
+  wall(): number;
+  /** Monotonic ms. */
+  now(): number;
+  /** This run: random per process start, as its monotonic clock is. */
+  readonly run: string;
+}
+
+export const processClock: SessionClock = {
+  wall: () => Date.now(),
+  now: () => performance.now(),
+  run: randomBytes(8).toString('hex'),
+};
 
 export class SecretFileError extends Error {}
 
@@ -40,7 +62,7 @@ export function signSession(secret: Buffer, claims: SessionClaims): string {
 }
 
 /** The claims of a well-signed, unexpired session value, or null. */
-export function readSession(secret: Buffer, value: string, now = Date.now()): SessionClaims | null {
+export function readSession(secret: Buffer, value: string, clock: SessionClock = processClock): SessionClaims | null {
   const dot = value.indexOf('.');
   if (dot <= 0 || value.length > 2048) return null;
   const payload = value.slice(0, dot);
@@ -53,6 +75,7 @@ export function readSession(secret: Buffer, value: string, now = Date.now()): Se
   }
   if (typeof claims.u !== 'string' || typeof claims.s !== 'string' || typeof claims.exp !== 'number') return null;
   if (claims.g !== undefined && typeof claims.g !== 'number') return null;
-  if (claims.exp <= now) return null;
+  const thisRun = claims.b === clock.run && typeof claims.m === 'number';
+  if (thisRun ? claims.m! <= clock.now() : claims.exp <= clock.wall()) return null;
   return { u: claims.u, s: claims.s, g: claims.g ?? 0, exp: claims.exp };
 }

@@ -1,6 +1,9 @@
 // SetpointProfile: drives a setpoint along points in time from a wall-clock start, holding the
 // first temperature until its point and the last one after the end. Without a valid wall clock
 // it pauses (the target keeps its setting) until the time is known again. Reference §5.2.
+// Its place is the time since `start` as the controller counts it: a wall-clock jump moves
+// `start` by as much (the place stays), and so does the time the service was stopped, for a
+// profile that was running (it resumes where it was). docs/blocks.md, "Profiles and the clock".
 import { f } from '../codec/fields.js';
 import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
@@ -35,6 +38,15 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
   legacy: legacyNames,
   implements: ['EnablerInterface'],
   description: 'A temperature profile over time, driving a setpoint',
+  wallMoved(block, move) {
+    const d = block.data;
+    if (d.start === null) return false;
+    // Across a stop only a running profile pauses; one set to start later keeps its date.
+    if (move.reason === 'restart' && (!d.enabled || move.wall === null || d.start * 1000 > move.wall - move.byMs))
+      return false;
+    d.start += Math.round(move.byMs / 1000);
+    return true;
+  },
   update(block, ctx) {
     const d = block.data;
     const next = nextBeat(ctx.now, 1000);

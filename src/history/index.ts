@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { timeseriesRoutes } from './api.js';
+import { ClockGate, type GateClock } from './clock-gate.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import { HistoryIngest } from './ingest.js';
 import type { HistoryStore } from './store.js';
@@ -33,9 +34,11 @@ export interface HistoryDeps {
   log: Logger;
   /** Wall clock, epoch ms. */
   now: () => number;
+  /** Monotonic ms and the newest wall time from before this start (clock-gate.ts); without it, no high-water mark. */
+  clock?: Omit<GateClock, 'wall'>;
 }
 
-export function createHistory({ config, log, now }: HistoryDeps): History | null {
+export function createHistory({ config, log, now, clock }: HistoryDeps): History | null {
   if (config.history === 'off') return null;
   const store =
     config.history === 'victoria'
@@ -49,7 +52,9 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
           log,
         });
   const ownTopic = topicsFor(config.topicRoot, config.serviceId).history;
-  const ingest = new HistoryIngest({ store, now, log, ownTopic });
+  const mono = clock ? () => clock.now() : () => performance.now();
+  const gate = new ClockGate(store, { wall: now, now: mono, highWater: () => clock?.highWater() ?? null }, log);
+  const ingest = new HistoryIngest({ store: gate, now, monotonic: mono, log, ownTopic });
   return {
     store,
     ingest,
@@ -74,6 +79,6 @@ export function createHistory({ config, log, now }: HistoryDeps): History | null
       ingest.stop();
       return store.close();
     },
-    status: () => ({ ...store.status(), ingest: ingest.status() }),
+    status: () => ({ ...store.status(), ingest: ingest.status(), clock: gate.status() }),
   };
 }

@@ -20,9 +20,12 @@ export interface Metric {
 export type PointsListener = (points: ReadonlyArray<{ field: string; t: number; v: number }>) => void;
 
 export interface IngestOptions {
-  store: HistoryStore;
-  /** Wall clock, epoch ms. */
+  /** Where the points go (the store, through the clock gate). */
+  store: Pick<HistoryStore, 'write'>;
+  /** Wall clock, epoch ms: the stamp of each message. */
   now: () => number;
+  /** Monotonic ms, for the rates and idle times (a wall clock set back must not stop a publisher for an hour). */
+  monotonic?: () => number;
   log: Logger;
   limits?: HistoryLimits;
   ingestLimits?: Partial<IngestLimits>;
@@ -56,6 +59,8 @@ interface Queued {
   payload: Buffer | string;
   bytes: number;
   t: number;
+  /** Monotonic time of receipt. */
+  m: number;
 }
 
 export class HistoryIngest {
@@ -75,7 +80,10 @@ export class HistoryIngest {
   /** The own message's blocks, flattened once per change (historyFields). */
   private readonly ownMemo = fieldsMemo();
 
+  private readonly mono: () => number;
+
   constructor(private readonly o: IngestOptions) {
+    this.mono = o.monotonic ?? (() => performance.now());
     this.lim = { ...INGEST_LIMITS, ...o.ingestLimits };
     this.drops = new DropLog(o.log, this.lim.dropLogIntervalMs);
     this.warnings = new WarningLimiter(o.log, { intervalMs: o.warnIntervalMs });
@@ -85,8 +93,9 @@ export class HistoryIngest {
   handle(topic: string, payload: Buffer | string): void {
     this.counts.messages++;
     const t = this.o.now();
+    const m = this.mono();
     const own = topic === this.o.ownTopic;
-    if (!own && !this.admitPublisher(topic, t)) {
+    if (!own && !this.admitPublisher(topic, m)) {
       this.counts.dropped++;
       return;
     }
@@ -99,7 +108,7 @@ export class HistoryIngest {
         `${this.queuedBytes} bytes of history messages wait to be ingested (limit ${this.lim.maxQueuedBytes}); message on ${topic} dropped`,
       );
     }
-    this.queue.push({ topic, payload, bytes, t });
+    this.queue.push({ topic, payload, bytes, t, m });
     this.queuedBytes += bytes;
     this.schedule(0);
   }
@@ -119,6 +128,7 @@ export class HistoryIngest {
       topic,
       tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits, this.ownMemo),
       this.o.now(),
+      this.mono(),
     );
   }
 
@@ -158,7 +168,7 @@ export class HistoryIngest {
     const m = this.queue[this.queueHead]!;
     this.queue[this.queueHead++] = undefined as never;
     this.queuedBytes -= m.bytes;
-    this.ingest(m.topic, m.payload, m.t);
+    this.ingest(m.topic, m.payload, m.t, m.m);
   }
 
   /** Per-publisher token bucket, checked before parsing: a flood costs a map look-up per message. */
@@ -235,13 +245,14 @@ export class HistoryIngest {
     return entry;
   }
 
-  private ingest(topic: string, payload: Buffer | string, t: number): void {
-    this.accept(topic, parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS), t);
+  private ingest(topic: string, payload: Buffer | string, t: number, m: number): void {
+    this.accept(topic, parseHistoryMessage(payload, this.o.limits ?? DEFAULT_LIMITS), t, m);
   }
 
-  private accept(topic: string, parsed: Parsed, t: number): void {
+  /** `t`: the stamp (wall clock); `m`: the monotonic time of receipt, for the idle times. */
+  private accept(topic: string, parsed: Parsed, t: number, m: number): void {
     if (!parsed.ok) return this.invalid(topic, parsed.reason);
-    const entry = this.keyFor(parsed.key, topic, t);
+    const entry = this.keyFor(parsed.key, topic, m);
     if (typeof entry === 'string') {
       this.counts.dropped++;
       return this.drops.drop('keys', 1, entry);

@@ -76,6 +76,7 @@ export interface MqttDeps {
   version: string;
   /** What the Spark status description in the state message is made of (the same as GET system/status). */
   sparkStatus: SparkStatusInput;
+  /** Monotonic ms (the runtime's clock) of the start: uptime counts from it, whatever the wall clock does. */
   startedAt?: number;
   /** With auth on: the broker, /eventbus and the service's own client use it. */
   busAuth?: BusAuth;
@@ -85,7 +86,7 @@ export interface MqttDeps {
 
 export function createMqtt(deps: MqttDeps): AppMqtt {
   const { config, log, runtime, version } = deps;
-  const startedAt = deps.startedAt ?? Date.now();
+  const startedAt = deps.startedAt ?? runtime.clock.now();
   const embedded = config.mqttUrl === 'embedded';
   const topics = topicsFor(config.topicRoot, config.serviceId);
   const key = config.serviceId;
@@ -139,7 +140,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       online: true,
       serviceId: config.serviceId,
       version,
-      uptime: Math.round((Date.now() - startedAt) / 1000),
+      uptime: Math.round((runtime.clock.now() - startedAt) / 1000),
       mqtt: { connected: conn?.connected ?? false, url: conn?.displayUrl ?? config.mqttUrl },
       ...(hardware === undefined ? {} : { hardware }),
       dashboardUrl: deps.dashboardUrl?.() ?? null,

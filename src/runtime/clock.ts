@@ -1,5 +1,10 @@
 // The runtime's sense of time. Everything time-dependent takes it from a Clock, so tests can
-// run hours of control in milliseconds with a ManualClock.
+// run hours of control in milliseconds with a ManualClock. Two clocks (DESIGN §11): durations,
+// timers and progress use the monotonic one; the wall clock only stamps history and messages.
+// A Pi has no real-time clock: it boots at the time it last saved and NTP moves the wall clock
+// later, by hours or days, sometimes backward. WallClockWatch tells such a jump from the
+// monotonic clock's steady count; it is an event (logged, in status), never a reason to act.
+import { formatDuration } from '../shared/duration.js';
 export interface Clock {
   /** Monotonic milliseconds. */
   now(): number;
@@ -7,11 +12,14 @@ export interface Clock {
   wall(): number | null;
 }
 
+/** Wall-clock time before this (2001-09-09) is a clock that was never set. */
+const EARLIEST_WALL_MS = 1_000_000_000_000;
+
 export const systemClock: Clock = {
   now: () => performance.now(),
   wall: () => {
     const t = Date.now();
-    return t > 1_000_000_000_000 ? t : null;
+    return t > EARLIEST_WALL_MS ? t : null;
   },
 };
 
@@ -32,4 +40,61 @@ export class ManualClock implements Clock {
   set(ms: number): void {
     this.t = ms;
   }
+  /** Move the wall clock alone (NTP stepping it), by `ms` either way. */
+  jumpWall(ms: number): void {
+    if (this.wallOrigin !== null) this.wallOrigin += ms;
+  }
+}
+
+/**
+ * A wall-clock step larger than this between two looks is a jump. NTP's slewing moves the wall
+ * clock at most 0.5 ms a second against the monotonic one, and the two are read together.
+ */
+export const JUMP_MS = 1000;
+
+export interface ClockJump {
+  /** Wall-clock epoch ms just after the jump (as the clock now reads). */
+  at: number;
+  /** How far the wall clock moved beyond the time that passed: + forward, - backward. */
+  byMs: number;
+  /** Monotonic ms when it was seen. */
+  seenAt: number;
+}
+
+/** Jumps kept for status. */
+const KEPT = 10;
+
+/** Watches the wall clock against the monotonic one; check() on every tick reports a jump once. */
+export class WallClockWatch {
+  private offset: number | null = null;
+  /** The latest jumps, oldest first. */
+  readonly jumps: ClockJump[] = [];
+  count = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** The jump since the last look, if any. */
+  check(): ClockJump | null {
+    const now = this.clock.now();
+    const wall = this.clock.wall();
+    if (wall === null) return null;
+    const offset = wall - now;
+    const before = this.offset;
+    this.offset = offset;
+    if (before === null || Math.abs(offset - before) <= JUMP_MS) return null;
+    const jump: ClockJump = { at: wall, byMs: offset - before, seenAt: now };
+    this.count++;
+    this.jumps.push(jump);
+    if (this.jumps.length > KEPT) this.jumps.shift();
+    return jump;
+  }
+
+  get last(): ClockJump | null {
+    return this.jumps.at(-1) ?? null;
+  }
+}
+
+/** "3d 5s forward" for a log line or a status text. */
+export function describeJump(byMs: number): string {
+  return `${formatDuration(Math.abs(byMs))} ${byMs >= 0 ? 'forward' : 'backward'}`;
 }

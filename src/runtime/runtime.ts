@@ -9,7 +9,7 @@ import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { ChannelClaims, claimChains, relations, releaseStale, type Claim, type Relation } from './claims.js';
 import { LinkIndex, type OutLink } from './links.js';
-import type { Clock } from './clock.js';
+import { WallClockWatch, type Clock, type ClockJump } from './clock.js';
 import { EncodeCache } from './encode-cache.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { checkRecordSize } from './limits.js';
@@ -28,7 +28,7 @@ import { makeUpdateContext } from './update-context.js';
 import { UnsavedBlocks } from './unsaved.js';
 import { decodeBlockData, typeOf, validateBody } from './validation.js';
 import { createBlock, deleteAllBlocks, deleteBlock, updateBlock, type Deleted } from './writes.js';
-import type { AnyBlock, BlockTypeDef, Data, UpdateContext, WriteInfo } from './types.js';
+import type { AnyBlock, BlockTypeDef, Data, UpdateContext, WallMove, WriteInfo } from './types.js';
 
 export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from './body.js';
 export type { Backup } from './backup.js';
@@ -48,7 +48,7 @@ export interface RuntimeOptions {
   backupStore?: BackupStore;
 }
 
-type Events = { change: [ChangeEvent]; tick: [number] };
+type Events = { change: [ChangeEvent]; tick: [number]; clockJump: [ClockJump] };
 
 export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   readonly serviceId: string;
@@ -87,6 +87,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   private readonly unsaved = new UnsavedBlocks(this);
   /** Encoded JSON text per block, shared by REST reads and the state emission. */
   readonly encodings: EncodeCache;
+  /** Wall-clock jumps, looked for before every tick and write (checkClock). */
+  readonly wallWatch: WallClockWatch;
 
   constructor(opts: RuntimeOptions) {
     super();
@@ -102,6 +104,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     for (const t of opts.types) this.types.set(t.type, t);
     this.ctx = makeUpdateContext(this, this.unsaved);
     this.encodings = new EncodeCache(this);
+    this.wallWatch = new WallClockWatch(this.clock);
   }
 
   get units(): UnitPrefs {
@@ -284,9 +287,41 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   // ---- scheduler -------------------------------------------------------------------------
 
+  /**
+   * Looks for a wall-clock jump since the last look. A jump moves wall-anchored progress by as
+   * much (wallMoved), before any block sees the new time, and is emitted as `clockJump`:
+   * control never acts on it (DESIGN §11, two clocks).
+   */
+  checkClock(): ClockJump | null {
+    const jump = this.wallWatch.check();
+    if (!jump) return null;
+    this.moveWall({ byMs: jump.byMs, reason: 'jump', wall: jump.at });
+    this.emit('clockJump', jump);
+    return jump;
+  }
+
+  /** The wall clock moved by time that did not pass for the controller (a jump, or the time it was stopped). */
+  moveWall(move: WallMove): void {
+    const changed: AnyBlock[] = [];
+    for (const block of this.blocks()) {
+      if (!block.def.wallMoved) continue;
+      try {
+        if (block.def.wallMoved(block, move)) changed.push(block);
+      } catch (e) {
+        this.log.error({ err: e, id: block.id }, 'wallMoved failed');
+      }
+    }
+    if (!changed.length) return;
+    for (const block of changed) this.unsaved.persist(block);
+    this.encodings.invalidate();
+    this.changed({ changed, deleted: [], origin: 'clock' });
+  }
+
   /** Run every block that is due, in dependency order. Never throws. */
   tick(now = this.clock.now()): void {
-    if (this.ticking || this.paused) return;
+    if (this.ticking) return;
+    this.checkClock();
+    if (this.paused) return;
     this.ticking = true;
     try {
       this.ctx.now = now;
@@ -313,6 +348,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /** Runs the type's write hook and makes the change durable; undoes it when it cannot be stored. */
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void {
+    this.checkClock();
     this.ctx.now = this.clock.now();
     this.ctx.wall = this.clock.wall();
     try {

@@ -56,6 +56,16 @@ export interface UpdateContext {
   log: Logger;
 }
 
+/** The wall clock moved without the time passing for the controller (BlockTypeDef.wallMoved). */
+export interface WallMove {
+  /** + forward, - backward. */
+  byMs: number;
+  /** 'jump': seen while running; 'restart': the time the service was stopped, as the clock shows it. */
+  reason: 'jump' | 'restart';
+  /** The wall clock now, epoch ms (after the move); null when it is not valid. */
+  wall: number | null;
+}
+
 export interface WriteInfo {
   /** Data before the write (undefined on create). */
   previous: Data | undefined;
@@ -99,6 +109,13 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * is a state, DESIGN §11).
    */
   pending?(block: Block<F, S>): boolean;
+  /**
+   * Progress anchored to the wall clock (a profile's `start`): the wall clock moved by `byMs`
+   * while that much time did not pass for the controller: a jump seen while running, or the
+   * time the service was stopped (docs/blocks.md, "Time"). Returns true when stored data
+   * changed (the runtime persists it and reports the change).
+   */
+  wallMoved?(block: Block<F, S>, move: WallMove): boolean;
   /** For IoArrayInterface implementers. */
   io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
 }

@@ -64,3 +64,15 @@ export function durationSeconds(
   if (total > MAX_SECONDS) return { error: `${JSON.stringify(text)} is longer than 20 years` };
   return { seconds: total };
 }
+
+/** `3d 2h 5m 1s` for a time span in ms (whole seconds; the larger units only when not zero). */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const parts = [
+    Math.floor(s / 86400) && `${Math.floor(s / 86400)}d`,
+    Math.floor((s % 86400) / 3600) && `${Math.floor((s % 86400) / 3600)}h`,
+    Math.floor((s % 3600) / 60) && `${Math.floor((s % 3600) / 60)}m`,
+    `${s % 60}s`,
+  ];
+  return parts.filter(Boolean).join(' ');
+}

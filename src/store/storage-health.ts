@@ -38,8 +38,8 @@ export class StorageHealth {
   noteError(e: unknown): boolean {
     if (!isDiskFull(e)) return false;
     if (this.fullSince === null) {
-      this.fullSince = Date.now();
-      this.checkedAt = this.fullSince;
+      this.fullSince = Date.now(); // shown as a time; the rechecks count on the monotonic clock
+      this.checkedAt = performance.now();
       this.log.warn(
         { dir: this.dataDir, code: (e as { code: string }).code },
         `disk full: writes to ${this.dataDir} fail; changes are refused (507) until there is space again; reads and control go on`,
@@ -49,8 +49,8 @@ export class StorageHealth {
   }
 
   get full(): boolean {
-    if (this.fullSince !== null && Date.now() - this.checkedAt >= RECHECK_MS) {
-      this.checkedAt = Date.now();
+    if (this.fullSince !== null && performance.now() - this.checkedAt >= RECHECK_MS) {
+      this.checkedAt = performance.now();
       const free = this.freeBytes(this.dataDir);
       if (free !== null && free >= ROOM_NEEDED_BYTES) {
         this.log.info(

@@ -99,6 +99,33 @@ function StorageBanner() {
   );
 }
 
+interface ClockStatus {
+  lastJump?: { at: string; text: string; secondsAgo: number } | null;
+  behind?: { lastSeen: string; byMs: number } | null;
+}
+
+/** A wall-clock jump (NTP on a Pi without a real-time clock) is shown for an hour; control never acts on it. */
+function ClockBanner() {
+  const live = useLive();
+  const clock = live.status.clock as ClockStatus | undefined;
+  if (!live.online || !clock) return null;
+  if (clock.behind)
+    return (
+      <div class="banner clock" role="status" data-testid="clock-behind">
+        The controller's clock is behind the last time it saw ({new Date(clock.behind.lastSeen).toLocaleString()}):
+        waiting for network time. Control runs on; history is held until the clock is right.
+      </div>
+    );
+  const jump = clock.lastJump;
+  if (!jump || jump.secondsAgo > 3600) return null;
+  return (
+    <div class="banner clock" role="status" data-testid="clock-jump">
+      The controller's clock {jump.text} at {new Date(jump.at).toLocaleString()} (network time). Control, timers and
+      profiles kept their time.
+    </div>
+  );
+}
+
 /** `user`: who is logged in, when auth is on (then the header has a logout button). */
 function App(props: { user: string | null }) {
   const [page, ...rest] = useRoute();
@@ -131,6 +158,7 @@ function App(props: { user: string | null }) {
       <OfflineBanner />
       <BrokerBanner />
       <StorageBanner />
+      <ClockBanner />
       <AlertBanner />
       <main>
         <Suspense fallback={<p>Loading…</p>}>

@@ -1,0 +1,116 @@
+// History runs forward only, on a wall clock that may be wrong (a Pi without a real-time clock
+// boots at an old time; NTP then moves it, sometimes backward). In front of the store:
+//   - a point is stored at the time it was measured, and only after the newest time stored so
+//     far (the high-water mark, kept across restarts by the clock record): history never holds
+//     two measurements for one time, nor points from before a jump as if they came after it;
+//   - a point measured while the clock is behind that mark is held (bounded) with its monotonic
+//     time, in case a jump forward says where it belongs: it is stored then at its measured time
+//     on the corrected clock (a Pi that booted 6 months back keeps its first minutes);
+//   - held points still behind the mark once the clock has caught up without such a jump (the
+//     clock was set back) are dropped, counted and logged.
+import type { Logger } from '../log.js';
+import { DropLog } from './drops.js';
+import type { HistoryStore } from './store.js';
+
+/** Points held at most while the clock is behind (about 15 min of a controller's own history). */
+export const MAX_HELD_POINTS = 20_000;
+
+export interface GateClock {
+  /** Wall clock, epoch ms. */
+  wall(): number;
+  /** Monotonic ms. */
+  now(): number;
+  /** The newest wall time known from before this start (null: none): history stays after it. */
+  highWater(): number | null;
+}
+
+interface Held {
+  key: string;
+  fields: ReadonlyArray<readonly [string, number]>;
+  /** Monotonic time of the measurement. */
+  m: number;
+  reserved: boolean;
+}
+
+export class ClockGate {
+  private high = -Infinity;
+  private started = false;
+  private held: Held[] = [];
+  private heldPoints = 0;
+  private readonly counts = { held: 0, released: 0, dropped: 0 };
+  private readonly drops: DropLog;
+
+  constructor(
+    private readonly store: Pick<HistoryStore, 'write'>,
+    private readonly clock: GateClock,
+    log: Logger,
+    private readonly maxHeld = MAX_HELD_POINTS,
+  ) {
+    this.drops = new DropLog(log, 60_000);
+  }
+
+  /** One message's points, stamped `t` (wall clock at its measurement). */
+  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
+    if (!this.started) {
+      this.started = true;
+      this.high = this.clock.highWater() ?? -Infinity;
+    }
+    if (this.held.length) this.release();
+    if (t >= this.high && !this.held.length) {
+      this.pass(key, fields, t, reserved);
+      return;
+    }
+    this.hold({ key, fields, m: this.clock.now() - (this.clock.wall() - t), reserved });
+    this.release();
+  }
+
+  private pass(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved: boolean): void {
+    this.high = Math.max(this.high, t);
+    this.store.write(key, fields, t, reserved);
+  }
+
+  private hold(h: Held): void {
+    this.held.push(h);
+    this.heldPoints += h.fields.length;
+    this.counts.held += h.fields.length;
+    while (this.heldPoints > this.maxHeld && this.held.length > 1) {
+      const old = this.held.shift()!;
+      this.heldPoints -= old.fields.length;
+      this.drop(old, `${this.maxHeld} points are held while the clock is behind the newest stored time`);
+    }
+  }
+
+  /** Held points, oldest first: stored once their time on the clock as it reads now is past the mark; dropped when the clock has caught up and they are not. */
+  private release(): void {
+    const wall = this.clock.wall();
+    const now = this.clock.now();
+    while (this.held.length) {
+      const h = this.held[0]!;
+      const t = wall - (now - h.m);
+      if (t >= this.high) {
+        this.counts.released += h.fields.length;
+        this.pass(h.key, h.fields, t, h.reserved);
+      } else if (wall >= this.high) this.drop(h, 'the wall clock was set back');
+      else return;
+      this.held.shift();
+      this.heldPoints -= h.fields.length;
+    }
+  }
+
+  private drop(h: Held, why: string): void {
+    this.counts.dropped += h.fields.length;
+    this.drops.drop(
+      'clock behind',
+      h.fields.length,
+      `${why}; ${h.fields.length} points of key ${JSON.stringify(h.key)} measured before the newest stored time (${new Date(this.high).toISOString()}) dropped`,
+    );
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      heldPoints: this.heldPoints,
+      ...this.counts,
+      storedAfter: Number.isFinite(this.high) ? new Date(this.high).toISOString() : null,
+    };
+  }
+}

@@ -1,0 +1,151 @@
+// The wall clock as the service sees it across starts (DESIGN §11, two clocks). A record in the
+// settings table, written every minute and at stop, holds the wall time last seen and the newest
+// one ever seen (the high-water mark). At a start:
+//   - the time the service was stopped, as the clock shows it, is handed to the blocks as a move
+//     of the wall clock (runtime.moveWall): a running profile resumes where it was;
+//   - a clock behind the high-water mark (a Pi without a real-time clock that booted at an old
+//     saved time, or never saved one) is "behind": said in the log and in system/status until
+//     it has caught up or jumped forward; history holds its points meanwhile (clock-gate.ts).
+// While running, every jump the runtime sees (WallClockWatch) is logged and shown in status.
+import type { Db } from '../store/db.js';
+import type { Logger } from '../log.js';
+import { describeJump, JUMP_MS, type ClockJump } from '../runtime/clock.js';
+import type { BlockRuntime } from '../runtime/runtime.js';
+import { parseJson } from '../shared/json.js';
+
+const RECORD_KEY = 'wall-clock';
+/** How often the record is written: a kill -9 or power loss loses at most this much of a running profile's place. */
+export const SAVE_INTERVAL_MS = 60_000;
+
+interface ClockRecord {
+  /** Wall time last seen, epoch ms. */
+  last: number;
+  /** Newest wall time ever seen (lowered only by a jump backward while running: the correction of a fast clock). */
+  high: number;
+}
+
+export class WallClockService {
+  readonly name = 'clock';
+  private record: ClockRecord | null = null;
+  /** Set while the clock is behind the high-water mark. */
+  private behindSince: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly onJump = (jump: ClockJump) => this.jumped(jump);
+
+  constructor(
+    private readonly db: Db,
+    private readonly runtime: BlockRuntime,
+    private readonly log: Logger,
+  ) {}
+
+  private wall(): number {
+    return this.runtime.clock.wall() ?? Date.now();
+  }
+
+  /** The newest wall time known from before this start, while the clock has not passed it (history stays after it). */
+  highWater(): number | null {
+    return this.record?.high ?? null;
+  }
+
+  get behind(): boolean {
+    return this.behindSince !== null;
+  }
+
+  start(): void {
+    const wall = this.wall();
+    this.record = this.load();
+    if (this.record) {
+      const off = wall - this.record.last;
+      this.runtime.moveWall({ byMs: off, reason: 'restart', wall });
+      if (wall < this.record.high - JUMP_MS) {
+        this.behindSince = this.runtime.clock.now();
+        this.log.warn(
+          { clock: new Date(wall).toISOString(), lastSeen: new Date(this.record.high).toISOString() },
+          `the wall clock is behind the last time this controller saw (${describeJump(wall - this.record.high).replace(' backward', '')}): waiting for network time; control runs on, history holds its points until the clock is right`,
+        );
+      }
+    }
+    this.runtime.on('clockJump', this.onJump);
+    this.save();
+    this.timer = setInterval(() => this.save(), SAVE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.runtime.off('clockJump', this.onJump);
+    this.runtime.checkClock();
+    this.save();
+  }
+
+  private jumped(jump: ClockJump): void {
+    const wall = jump.at;
+    this.log.warn(
+      { jumpMs: Math.round(jump.byMs), clock: new Date(wall).toISOString() },
+      `the wall clock jumped ${describeJump(jump.byMs)}; control, timers and profiles keep their time`,
+    );
+    if (this.record && jump.byMs < 0 && this.behindSince === null) this.record.high = wall;
+    this.catchUp(wall);
+    this.save();
+  }
+
+  private catchUp(wall: number): void {
+    if (this.behindSince === null || !this.record || wall < this.record.high - JUMP_MS) return;
+    this.behindSince = null;
+    this.log.info({ clock: new Date(wall).toISOString() }, 'the wall clock has caught up with the last time seen');
+  }
+
+  private load(): ClockRecord | null {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(RECORD_KEY) as
+      | { value: string }
+      | undefined;
+    if (!row) return null;
+    const parsed = parseJson(row.value, { maxBytes: 1024, what: 'the wall clock record' });
+    const v = parsed.ok ? (parsed.value as Partial<ClockRecord>) : null;
+    if (!v || typeof v.last !== 'number' || typeof v.high !== 'number') {
+      this.log.warn('the wall clock record is not valid; starting without it');
+      return null;
+    }
+    return { last: v.last, high: v.high };
+  }
+
+  /** Writes the wall time now; the high-water mark only rises (while behind it stays). */
+  private save(): void {
+    const wall = this.wall();
+    this.catchUp(wall);
+    const high = Math.max(this.record?.high ?? wall, wall);
+    this.record = { last: wall, high };
+    try {
+      this.db
+        .prepare(
+          'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        )
+        .run(RECORD_KEY, JSON.stringify(this.record));
+    } catch (e) {
+      this.log.warn({ err: e }, 'the wall clock record could not be written');
+    }
+  }
+
+  status(): Record<string, unknown> {
+    const w = this.runtime.wallWatch;
+    const last = w.last;
+    const now = this.runtime.clock.now();
+    return {
+      clock: {
+        now: new Date(this.wall()).toISOString(),
+        jumps: w.count,
+        lastJump: last && {
+          at: new Date(last.at).toISOString(),
+          byMs: Math.round(last.byMs),
+          text: `jumped ${describeJump(last.byMs)}`,
+          secondsAgo: Math.round((now - last.seenAt) / 1000),
+        },
+        behind:
+          this.behindSince !== null && this.record
+            ? { lastSeen: new Date(this.record.high).toISOString(), byMs: Math.round(this.record.high - this.wall()) }
+            : null,
+      },
+    };
+  }
+}
