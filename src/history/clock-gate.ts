@@ -86,7 +86,8 @@ export class ClockGate {
     const now = this.clock.now();
     while (this.held.length) {
       const h = this.held[0]!;
-      const t = wall - (now - h.m);
+      // Whole milliseconds, as every stamp (the stores encode integers).
+      const t = Math.round(wall - (now - h.m));
       if (t >= this.high) {
         this.counts.released += h.fields.length;
         this.pass(h.key, h.fields, t, h.reserved);

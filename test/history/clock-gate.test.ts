@@ -21,7 +21,8 @@ function rig(highWater: number | null, maxHeld?: number) {
     log,
     maxHeld,
   );
-  const send = (key: string) => gate.write(key, [['v', 1]], clock.wall()!);
+  // Stamps are whole milliseconds (Date.now()), as the ingest gives them.
+  const send = (key: string) => gate.write(key, [['v', 1]], Math.floor(clock.wall()!));
   return { clock, written, gate, send };
 }
 
@@ -42,6 +43,7 @@ t.test(
   'booted 6 months back: held, then stored at the measured times once the clock jumps to the present',
   async (t) => {
     const { clock, written, send, gate } = rig(NOW + 180 * DAY - HOUR);
+    clock.advance(0.37); // performance.now() has fractions; the stores encode whole milliseconds
     for (let i = 0; i < 4; i++) {
       send('beer');
       clock.advance(5000);
@@ -55,6 +57,10 @@ t.test(
       written.map((w) => w.t),
       [present, present + 5000, present + 10_000, present + 15_000, present + 20_000],
       'the held points where they were measured on the corrected clock, then the new one',
+    );
+    t.ok(
+      written.every((w) => Number.isInteger(w.t)),
+      'in whole milliseconds',
     );
     t.match(gate.status(), { heldPoints: 0, held: 4, released: 4, dropped: 0 });
   },
