@@ -5,32 +5,26 @@
 // neither fire nor remind nor drop a waiting message because of the jump (and a retry is not held
 // back an hour), history holds no point in the future nor one from before the jump as if after
 // it, and system/status says the clock jumped.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { HttpReceiver, until } from '../alerts/receivers.js';
 import { killAndWait } from '../helpers/children.js';
 import { postJson, startCli, type RunningCli } from '../helpers/cli.js';
+import { movedClock } from '../helpers/faketime.js';
 import { limit } from '../helpers/limits.js';
 
 t.setTimeout(limit(400_000));
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const LIBFAKETIME = [
-  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
-  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
-  '/usr/lib/faketime/libfaketime.so.1',
-].find((f) => existsSync(f));
-if (!LIBFAKETIME) throw new Error('libfaketime is not installed (apt-get install libfaketime)');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const q = (unit: string, value: number) => ({ __objtype: 'Quantity', unit, value });
 
 interface Rig {
   dir: string;
-  clockFile: string;
   receiver: HttpReceiver;
   /** Moves the service's wall clock to real time + `spec` ("+3d", "-1h", "-180d", "+0"). */
   move(spec: string): void;
@@ -45,7 +39,6 @@ interface Svc extends RunningCli {
 
 async function rig(t: Test): Promise<Rig> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-clock-'));
-  const clockFile = path.join(dir, 'faketime');
   const receiver = new HttpReceiver();
   await receiver.start();
   await receiver.stop(); // down: alerts wait in the outbox until the test starts it
@@ -66,24 +59,15 @@ async function rig(t: Test): Promise<Rig> {
       },
     }),
   );
-  const move = (spec: string) => writeFileSync(clockFile, `${spec}\n`);
-  move('+0');
+  const clock = movedClock(dir);
   return {
     dir,
-    clockFile,
     receiver,
-    move,
+    move: clock.move,
     start: async (t) => {
       const cli = await startCli(
         ['--config', config, '--data-dir', path.join(dir, 'data'), '--mqtt-port', '0'],
-        {
-          EDGEBLOCKS_LOG_FORMAT: 'json',
-          LD_PRELOAD: LIBFAKETIME,
-          FAKETIME_TIMESTAMP_FILE: clockFile,
-          // Read the file again at most once a second; NTP steps the wall clock only.
-          FAKETIME_CACHE_DURATION: '1',
-          FAKETIME_DONT_FAKE_MONOTONIC: '1',
-        },
+        { EDGEBLOCKS_LOG_FORMAT: 'json', ...clock.env },
         t,
       );
       const api = `${cli.base}/edge-one`;
