@@ -52,6 +52,9 @@ export class WallClockService {
   }
 
   start(): void {
+    // The runtime's reference for jumps, taken with the reading below: a jump before the first
+    // tick is still one.
+    this.runtime.checkClock();
     const wall = this.wall();
     this.record = this.load();
     if (this.record) {
