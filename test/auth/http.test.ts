@@ -118,8 +118,14 @@ t.test('forged, expired and stale cookies are refused', async (t) => {
   t.equal((await read(`Authorization=${payload}.${mac!.slice(0, -2)}AA`)).status, 401, 'signature changed');
   t.equal((await read(`Authorization=garbage`)).status, 401);
   const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-  const expired = signSession(loadSecret(dataDir), { ...claims, exp: Date.now() - 1000 });
+  // Timed on the issuing run's monotonic clock (m); one from an earlier run by its wall-clock exp.
+  const expired = signSession(loadSecret(dataDir), { ...claims, exp: Date.now() - 1000, m: 0 });
   t.equal((await read(`Authorization=${expired}`)).status, 401, 'expired');
+  const { b: _run, m: _m, ...earlierRun } = claims;
+  const expiredEarlier = signSession(loadSecret(dataDir), { ...earlierRun, exp: Date.now() - 1000 });
+  t.equal((await read(`Authorization=${expiredEarlier}`)).status, 401, 'expired, issued by an earlier run');
+  const validEarlier = signSession(loadSecret(dataDir), { ...earlierRun, exp: Date.now() + 60_000 });
+  t.equal((await read(`Authorization=${validEarlier}`)).status, 200, 'not expired, issued by an earlier run');
   const otherKey = signSession(Buffer.alloc(32, 7), claims);
   t.equal((await read(`Authorization=${otherKey}`)).status, 401, 'signed with another key');
   t.equal(
