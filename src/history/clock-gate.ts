@@ -20,7 +20,7 @@ export interface GateClock {
   wall(): number;
   /** Monotonic ms. */
   now(): number;
-  /** The newest wall time known from before this start (null: none): history stays after it. */
+  /** While the clock is behind the newest wall time known from before this start: that time (history stays after it); else null. */
   highWater(): number | null;
 }
 
@@ -33,8 +33,8 @@ interface Held {
 }
 
 export class ClockGate {
+  /** The newest time stored through this gate. */
   private high = -Infinity;
-  private started = false;
   private held: Held[] = [];
   private heldPoints = 0;
   private readonly counts = { held: 0, released: 0, dropped: 0 };
@@ -51,12 +51,8 @@ export class ClockGate {
 
   /** One message's points, stamped `t` (wall clock at its measurement). */
   write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
-    if (!this.started) {
-      this.started = true;
-      this.high = this.clock.highWater() ?? -Infinity;
-    }
     if (this.held.length) this.release();
-    if (t >= this.high && !this.held.length) {
+    if (t >= this.mark() && !this.held.length) {
       this.pass(key, fields, t, reserved);
       return;
     }
@@ -80,6 +76,11 @@ export class ClockGate {
     }
   }
 
+  /** History stays after this: the newest time stored, or while the clock is behind, the newest time seen before the start. */
+  private mark(): number {
+    return Math.max(this.high, this.clock.highWater() ?? -Infinity);
+  }
+
   /** Held points, oldest first: stored once their time on the clock as it reads now is past the mark; dropped when the clock has caught up and they are not. */
   private release(): void {
     const wall = this.clock.wall();
@@ -88,10 +89,11 @@ export class ClockGate {
       const h = this.held[0]!;
       // Whole milliseconds, as every stamp (the stores encode integers).
       const t = Math.round(wall - (now - h.m));
-      if (t >= this.high) {
+      const mark = this.mark();
+      if (t >= mark) {
         this.counts.released += h.fields.length;
         this.pass(h.key, h.fields, t, h.reserved);
-      } else if (wall >= this.high) this.drop(h, 'the wall clock was set back');
+      } else if (wall >= mark) this.drop(h, 'the wall clock was set back');
       else return;
       this.held.shift();
       this.heldPoints -= h.fields.length;
@@ -103,7 +105,7 @@ export class ClockGate {
     this.drops.drop(
       'clock behind',
       h.fields.length,
-      `${why}; ${h.fields.length} points of key ${JSON.stringify(h.key)} measured before the newest stored time (${new Date(this.high).toISOString()}) dropped`,
+      `${why}; ${h.fields.length} points of key ${JSON.stringify(h.key)} measured before the newest stored time (${new Date(this.mark()).toISOString()}) dropped`,
     );
   }
 
@@ -111,7 +113,7 @@ export class ClockGate {
     return {
       heldPoints: this.heldPoints,
       ...this.counts,
-      storedAfter: Number.isFinite(this.high) ? new Date(this.high).toISOString() : null,
+      storedAfter: Number.isFinite(this.mark()) ? new Date(this.mark()).toISOString() : null,
     };
   }
 }

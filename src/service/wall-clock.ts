@@ -14,6 +14,11 @@ import type { BlockRuntime } from '../runtime/runtime.js';
 import { parseJson } from '../shared/json.js';
 
 const RECORD_KEY = 'wall-clock';
+/**
+ * A clock behind the newest time seen for this long without a jump is taken as right: a record
+ * written by a clock that was wrongly ahead (a typo in \`date -s\`) must not hold history for years.
+ */
+export const BEHIND_LIMIT_MS = 3_600_000;
 /** How often the record is written: a kill -9 or power loss loses at most this much of a running profile's place. */
 export const SAVE_INTERVAL_MS = 60_000;
 
@@ -42,9 +47,9 @@ export class WallClockService {
     return this.runtime.clock.wall() ?? Date.now();
   }
 
-  /** The newest wall time known from before this start, while the clock has not passed it (history stays after it). */
+  /** While the clock is behind: the newest wall time seen before (history stays after it); else null. */
   highWater(): number | null {
-    return this.record?.high ?? null;
+    return this.behindSince !== null && this.record ? this.record.high : null;
   }
 
   get behind(): boolean {
@@ -117,6 +122,14 @@ export class WallClockService {
   private save(): void {
     const wall = this.wall();
     this.catchUp(wall);
+    if (this.behindSince !== null && this.runtime.clock.now() - this.behindSince >= BEHIND_LIMIT_MS) {
+      this.log.warn(
+        { clock: new Date(wall).toISOString() },
+        'the wall clock stayed behind the last time seen for an hour without network time: taken as right from now on',
+      );
+      this.behindSince = null;
+      if (this.record) this.record.high = wall;
+    }
     const high = Math.max(this.record?.high ?? wall, wall);
     this.record = { last: wall, high };
     try {
