@@ -237,6 +237,7 @@ async function assembleServices(
     controlEnabled: () => control.enabled,
     brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
     historyOk: () => (history ? history.store.health() : null),
+    historyDropping: () => history?.ownDrop() ?? null,
     hardware: () => ({
       missing: layer.onewire.missing(),
       pending: layer.onewire.pending(),

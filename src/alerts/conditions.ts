@@ -14,6 +14,8 @@ export interface ConditionSources {
   brokerConnected: () => boolean | null;
   /** null without a history store. */
   historyOk: () => { ok: boolean; error: string | null } | null;
+  /** The controller's own history points dropped lately: why; null when not (or without history). */
+  historyDropping?: () => { reason: string; detail: string } | null;
   /**
    * Addresses of devices that blocks use and that are gone, and of those not known yet (the
    * first search or their first read since the start is to come); per bus, its short-circuit count.
@@ -178,6 +180,16 @@ export class Conditions {
         after,
         tolerateGaps: false,
         text: `The history store has been failing for more than ${after} s: ${history.error ?? 'unknown error'}`,
+      });
+    const dropping = this.s.historyDropping?.() ?? null;
+    if (dropping)
+      out.push({
+        key: 'history-dropped',
+        kind: 'history-dropped',
+        after: 0,
+        tolerateGaps: true,
+        text: `The controller's own history points are being dropped (${dropping.reason}): ${dropping.detail}`,
+        values: { reason: dropping.reason },
       });
     const free = this.freePercent();
     if (free !== null && free < rules.service.diskFreePercent) {

@@ -10,6 +10,7 @@ export type ConditionKind =
   | 'control-disabled'
   | 'broker-unreachable'
   | 'history-unreachable'
+  | 'history-dropped'
   | 'disk-full';
 
 export const CONDITION_KINDS: ConditionKind[] = [
@@ -22,6 +23,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'control-disabled',
   'broker-unreachable',
   'history-unreachable',
+  'history-dropped',
   'disk-full',
 ];
 
@@ -35,6 +37,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'control-disabled': 'Control disabled',
   'broker-unreachable': 'Broker unreachable',
   'history-unreachable': 'History store unreachable',
+  'history-dropped': 'History points dropped',
   'disk-full': 'Disk nearly full',
 };
 

@@ -8,8 +8,7 @@
 //     on the corrected clock (a Pi that booted 6 months back keeps its first minutes);
 //   - held points still behind the mark once the clock has caught up without such a jump (the
 //     clock was set back) are dropped, counted and logged.
-import type { Logger } from '../log.js';
-import { DropLog } from './drops.js';
+import type { HistoryDrops } from './drops.js';
 import type { HistoryStore } from './store.js';
 
 /** Points held at most while the clock is behind (about 15 min of a controller's own history). */
@@ -38,16 +37,14 @@ export class ClockGate {
   private held: Held[] = [];
   private heldPoints = 0;
   private readonly counts = { held: 0, released: 0, dropped: 0 };
-  private readonly drops: DropLog;
 
   constructor(
     private readonly store: Pick<HistoryStore, 'write'>,
     private readonly clock: GateClock,
-    log: Logger,
+    /** The shared drop counter (drops.ts): these are counted under 'clock behind', not as the controller's own. */
+    private readonly drops: HistoryDrops,
     private readonly maxHeld = MAX_HELD_POINTS,
-  ) {
-    this.drops = new DropLog(log, 60_000);
-  }
+  ) {}
 
   /** One message's points, stamped `t` (wall clock at its measurement). */
   write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
@@ -102,9 +99,10 @@ export class ClockGate {
 
   private drop(h: Held, why: string): void {
     this.counts.dropped += h.fields.length;
-    this.drops.drop(
+    this.drops.dropPoints(
       'clock behind',
       h.fields.length,
+      false,
       `${why}; ${h.fields.length} points of key ${JSON.stringify(h.key)} measured before the newest stored time (${new Date(this.mark()).toISOString()}) dropped`,
     );
   }

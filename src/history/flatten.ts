@@ -74,20 +74,45 @@ export function toNumber(value: FlatValue): number | undefined {
   return undefined;
 }
 
-export type Parsed = { ok: true; key: string; fields: Array<[string, number]> } | { ok: false; reason: string };
+/** Fields a message's data held that cannot be stored under their name, by reason; `example` names one. */
+export interface FieldDrops {
+  counts: Record<string, number>;
+  example: string;
+}
 
-// A key names a measurement: a slash would make `<key>/<path>` ambiguous, and quotes, commas,
-// spaces and control characters break line protocol and PromQL selectors.
-const BAD_KEY = /[/"'\\,=\s\p{Cc}]/u;
-const BAD_FIELD = /["\\\p{Cc}]/u;
+export type Parsed =
+  | { ok: true; key: string; fields: Array<[string, number]>; dropped: FieldDrops | null }
+  | { ok: false; reason: string; detail: string };
+
+// Why a whole message is refused (the counted reasons of system/status); `detail` says more.
+export const REFUSED = {
+  empty: 'empty payload',
+  json: 'not JSON',
+  size: 'too large',
+  shape: 'not a history message',
+  key: 'key not storable',
+  fields: 'too many fields',
+} as const;
+
+// Why one field is left out while the rest of its message is stored. Names are user text (a
+// block id may hold quotes, backslashes, spaces, slashes, any unicode): each store escapes them
+// by its own rule. Only what no store can hold is refused: a control character (a line break
+// ends an Influx line) and a name past the length limit.
+export const FIELD_DROPPED = {
+  control: 'field name holds a control character',
+  long: 'field name too long',
+} as const;
+
+const CONTROL = /\p{Cc}/u;
+
+const refused = (reason: string, detail: string): Parsed => ({ ok: false, reason, detail });
 
 /** Validate and convert one raw history payload. Fields that are not numbers are skipped; a message with none is still ok. */
 export function parseHistoryMessage(payload: Buffer | string, limits: HistoryLimits = DEFAULT_LIMITS): Parsed {
-  if (payload.length === 0) return { ok: false, reason: 'empty payload' };
+  if (payload.length === 0) return refused(REFUSED.empty, 'empty payload');
   const parsed = parseJson(payload, { maxBytes: limits.maxBytes, what: 'the payload' });
-  return parsed.ok
-    ? historyFields(parsed.value, limits)
-    : { ok: false, reason: parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason };
+  if (parsed.ok) return historyFields(parsed.value, limits);
+  return parsed.problem === 'not JSON' ? refused(REFUSED.json, 'not JSON') : refused(REFUSED.size, parsed.reason);
 }
 
 /** Why a payload of `size` bytes is refused, or null. */
@@ -95,16 +120,15 @@ export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS
   return size === 0 ? 'empty payload' : payloadSizeProblem('the payload', size, limits.maxBytes);
 }
 
-/** Why `path` cannot name a field, or null. */
+/** Why `path` cannot name a stored field (one of FIELD_DROPPED), or null. */
 function fieldProblem(path: string, limits: HistoryLimits): string | null {
-  if (path.length > limits.maxNameLength)
-    return `field name longer than ${limits.maxNameLength} characters: ${JSON.stringify(path.slice(0, 40))}...`;
-  if (BAD_FIELD.test(path)) return `field ${JSON.stringify(path)} holds a quote, backslash or control character`;
+  if (path.length > limits.maxNameLength) return FIELD_DROPPED.long;
+  if (CONTROL.test(path)) return FIELD_DROPPED.control;
   return null;
 }
 
 /** The checked numeric fields of one top-level entry of a message's data, kept by the entry's object (see historyFields). */
-type Entry = { key: string; fields: Array<[string, number]>; reason: string | null };
+type Entry = { key: string; fields: Array<[string, number]>; dropped: FieldDrops | null };
 
 /**
  * What historyFields keeps for one caller between messages: the fields of each entry object (an
@@ -119,22 +143,28 @@ export function fieldsMemo(): FieldsMemo {
   return { entries: new WeakMap(), paths: { path: '' } };
 }
 
-/** A numeric leaf: kept, or the entry refused when its path is. */
+function addDrop(to: FieldDrops | null, reason: string, n: number, example: string): FieldDrops {
+  const drops = to ?? { counts: {}, example };
+  drops.counts[reason] = (drops.counts[reason] ?? 0) + n;
+  return drops;
+}
+
+/** A numeric leaf: kept, or counted as dropped when its path cannot name a field. */
 function addField(entry: Entry, path: string, n: number, problem: string | null): void {
-  if (problem !== null) entry.reason = problem;
-  else entry.fields.push([path, n]);
+  if (problem === null) entry.fields.push([path, n]);
+  else entry.dropped = addDrop(entry.dropped, problem, 1, path.length > 80 ? `${path.slice(0, 80)}...` : path);
 }
 
 function entryFields(key: string, value: unknown, limits: HistoryLimits, kept?: PathNode): Entry {
-  const entry: Entry = { key, fields: [], reason: null };
+  const entry: Entry = { key, fields: [], dropped: null };
   if (kept)
     walk(value, childOf(kept, key), childOf, (node, v) => {
-      const n = entry.reason === null ? toNumber(v) : undefined;
+      const n = toNumber(v);
       if (n !== undefined) addField(entry, node.path, n, (node.problem ??= fieldProblem(node.path, limits)));
     });
   else
     walk(value, key, joinPath, (path, v) => {
-      const n = entry.reason === null ? toNumber(v) : undefined;
+      const n = toNumber(v);
       if (n !== undefined) addField(entry, path, n, fieldProblem(path, limits));
     });
   return entry;
@@ -150,19 +180,16 @@ function entryFields(key: string, value: unknown, limits: HistoryLimits, kept?: 
  * The memo belongs to one caller with one set of limits.
  */
 export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS, memo?: FieldsMemo): Parsed {
-  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { ok: false, reason: 'not a JSON object' };
+  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return refused(REFUSED.shape, 'not a JSON object');
   const { key, data } = msg as Record<string, unknown>;
-  if (typeof key !== 'string' || key === '') return { ok: false, reason: 'key must be a non-empty string' };
+  if (typeof key !== 'string' || key === '') return refused(REFUSED.shape, 'key must be a non-empty string');
   if (key.length > limits.maxNameLength)
-    return { ok: false, reason: `key longer than ${limits.maxNameLength} characters` };
-  if (BAD_KEY.test(key))
-    return {
-      ok: false,
-      reason: `key ${JSON.stringify(key)} holds a slash, quote, comma, '=', space or control character`,
-    };
+    return refused(REFUSED.key, `key longer than ${limits.maxNameLength} characters`);
+  if (CONTROL.test(key)) return refused(REFUSED.key, `key ${JSON.stringify(key)} holds a control character`);
   if (data === null || typeof data !== 'object' || Array.isArray(data))
-    return { ok: false, reason: 'data must be a JSON object' };
+    return refused(REFUSED.shape, 'data must be a JSON object');
   const fields: Array<[string, number]> = [];
+  let dropped: FieldDrops | null = null;
   const values = data as Record<string, unknown>;
   const keys = Object.keys(values);
   // The paths of entries this message no longer has (deleted or renamed blocks) are let go.
@@ -174,9 +201,12 @@ export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMI
     const kept = keyed ? memo!.entries.get(keyed) : undefined;
     const entry = kept?.key === k ? kept : entryFields(k, value, limits, memo?.paths);
     if (keyed && entry !== kept) memo!.entries.set(keyed, entry);
-    if (entry.reason !== null) return { ok: false, reason: entry.reason };
+    if (entry.dropped)
+      for (const [reason, n] of Object.entries(entry.dropped.counts))
+        dropped = addDrop(dropped, reason, n, entry.dropped.example);
     for (const field of entry.fields) fields.push(field);
-    if (fields.length > limits.maxFields) return { ok: false, reason: `more than ${limits.maxFields} numeric fields` };
+    if (fields.length > limits.maxFields)
+      return refused(REFUSED.fields, `more than ${limits.maxFields} numeric fields`);
   }
-  return { ok: true, key, fields: fields.sort(byName) };
+  return { ok: true, key, fields: fields.sort(byName), dropped };
 }

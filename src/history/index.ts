@@ -5,10 +5,12 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { timeseriesRoutes } from './api.js';
 import { ClockGate, type GateClock } from './clock-gate.js';
+import { HistoryDrops, type OwnDrop } from './drops.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import { HistoryIngest } from './ingest.js';
 import type { HistoryStore } from './store.js';
 import { topicsFor } from '../mqtt/topics.js';
+import { INGEST_LIMITS } from './limits.js';
 import { parseDuration } from './timeframe.js';
 import { VictoriaStore } from './victoria-store.js';
 
@@ -20,7 +22,10 @@ export interface History {
   attach(bus: HistoryBus, topicRoot: string): () => void;
   start(): void;
   stop(): Promise<void>;
+  /** ok false while the store fails or the controller's own points were dropped lately (the reason in error). */
   status(): Record<string, unknown>;
+  /** The controller's own last drop within drops.ts' window, or null (the alert condition). */
+  ownDrop(): OwnDrop | null;
 }
 
 export interface HistoryBus {
@@ -40,9 +45,11 @@ export interface HistoryDeps {
 
 export function createHistory({ config, log, now, clock }: HistoryDeps): History | null {
   if (config.history === 'off') return null;
+  const mono = clock ? () => clock.now() : () => performance.now();
+  const drops = new HistoryDrops(log, { intervalMs: INGEST_LIMITS.dropLogIntervalMs, now, monotonic: mono });
   const store =
     config.history === 'victoria'
-      ? new VictoriaStore({ url: config.historyUrl!, log })
+      ? new VictoriaStore({ url: config.historyUrl!, log, drops })
       : new EmbeddedStore({
           dataDir: config.dataDir,
           now,
@@ -50,11 +57,11 @@ export function createHistory({ config, log, now, clock }: HistoryDeps): History
           retentionMs: parseDuration(config.historyRetention) * 1000,
           maxBytes: config.historyMaxBytes,
           log,
+          drops,
         });
   const ownTopic = topicsFor(config.topicRoot, config.serviceId).history;
-  const mono = clock ? () => clock.now() : () => performance.now();
-  const gate = new ClockGate(store, { wall: now, now: mono, highWater: () => clock?.highWater() ?? null }, log);
-  const ingest = new HistoryIngest({ store: gate, now, monotonic: mono, log, ownTopic });
+  const gate = new ClockGate(store, { wall: now, now: mono, highWater: () => clock?.highWater() ?? null }, drops);
+  const ingest = new HistoryIngest({ store: gate, now, monotonic: mono, log, ownTopic, drops });
   return {
     store,
     ingest,
@@ -79,6 +86,20 @@ export function createHistory({ config, log, now, clock }: HistoryDeps): History
       ingest.stop();
       return store.close();
     },
-    status: () => ({ ...store.status(), ingest: ingest.status(), clock: gate.status() }),
+    status: () => {
+      const own = drops.ownDrop();
+      const status: Record<string, unknown> = {
+        ...store.status(),
+        ingest: ingest.status(),
+        dropped: drops.status(),
+        clock: gate.status(),
+      };
+      if (own && status.ok !== false) {
+        status.ok = false;
+        status.error = `the controller's own history points are being dropped (${own.reason}): ${own.detail}`;
+      }
+      return status;
+    },
+    ownDrop: () => drops.ownDrop(),
   };
 }

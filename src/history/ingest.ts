@@ -2,12 +2,20 @@
 // is worked through in short slices (limits.ts) so control, the state emission and the API never
 // wait behind it. Each message is validated, flattened and handed to the store, the last-value
 // cache (metrics API) and live stream listeners. Bad messages are dropped with a warning per
-// topic at most once a minute; what the limits drop is counted in the status and logged once a
-// minute at most (drops.ts).
+// topic at most once a minute; every drop (a message refused, a field whose name no store can
+// hold, what the limits drop) is counted by reason in the status (drops.ts).
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
-import { DropLog } from './drops.js';
-import { fieldsMemo, historyFields, parseHistoryMessage, sizeProblem, type Parsed } from './flatten.js';
+import { HistoryDrops } from './drops.js';
+import {
+  fieldsMemo,
+  historyFields,
+  parseHistoryMessage,
+  REFUSED,
+  sizeProblem,
+  type FieldDrops,
+  type Parsed,
+} from './flatten.js';
 import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
@@ -32,6 +40,8 @@ export interface IngestOptions {
   /** The controller's own history topic: exempt from the per-publisher limits and the queue bound. */
   ownTopic?: string;
   warnIntervalMs?: number;
+  /** Where drops are counted (shared with the store); one of its own by default. */
+  drops?: HistoryDrops;
 }
 
 interface Publisher {
@@ -71,7 +81,7 @@ export class HistoryIngest {
   private readonly warnings: WarningLimiter;
   private readonly counts = { messages: 0, points: 0, dropped: 0, droppedFields: 0 };
   private readonly lim: IngestLimits;
-  private readonly drops: DropLog;
+  readonly drops: HistoryDrops;
   private queue: Queued[] = [];
   private queueHead = 0;
   private queuedBytes = 0;
@@ -85,7 +95,7 @@ export class HistoryIngest {
   constructor(private readonly o: IngestOptions) {
     this.mono = o.monotonic ?? (() => performance.now());
     this.lim = { ...INGEST_LIMITS, ...o.ingestLimits };
-    this.drops = new DropLog(o.log, this.lim.dropLogIntervalMs);
+    this.drops = o.drops ?? new HistoryDrops(o.log, { intervalMs: this.lim.dropLogIntervalMs, now: o.now });
     this.warnings = new WarningLimiter(o.log, { intervalMs: o.warnIntervalMs });
   }
 
@@ -102,9 +112,9 @@ export class HistoryIngest {
     const bytes = payload.length;
     if (!own && this.queuedBytes + bytes > this.lim.maxQueuedBytes) {
       this.counts.dropped++;
-      return this.drops.drop(
+      return this.drops.dropMessage(
         'queue full',
-        1,
+        false,
         `${this.queuedBytes} bytes of history messages wait to be ingested (limit ${this.lim.maxQueuedBytes}); message on ${topic} dropped`,
       );
     }
@@ -126,7 +136,7 @@ export class HistoryIngest {
     const tooLarge = sizeProblem(bytes, limits);
     this.accept(
       topic,
-      tooLarge ? { ok: false, reason: tooLarge } : historyFields(message, limits, this.ownMemo),
+      tooLarge ? { ok: false, reason: REFUSED.size, detail: tooLarge } : historyFields(message, limits, this.ownMemo),
       this.o.now(),
       this.mono(),
     );
@@ -177,9 +187,9 @@ export class HistoryIngest {
     if (!p) {
       if (this.publishers.size >= this.lim.maxPublishers) this.sweep(t);
       if (this.publishers.size >= this.lim.maxPublishers) {
-        this.drops.drop(
+        this.drops.dropMessage(
           'publishers',
-          1,
+          false,
           `${this.lim.maxPublishers} publishers (topics) are active; message on ${topic} dropped`,
         );
         return false;
@@ -190,7 +200,11 @@ export class HistoryIngest {
     p.refilled = t;
     p.lastSeen = t;
     if (p.tokens < 1) {
-      this.drops.drop('rate', 1, `${topic} sends more than ${this.lim.messagesPerSecond} history messages a second`);
+      this.drops.dropMessage(
+        'rate',
+        false,
+        `${topic} sends more than ${this.lim.messagesPerSecond} history messages a second`,
+      );
       return false;
     }
     p.tokens--;
@@ -251,11 +265,13 @@ export class HistoryIngest {
 
   /** `t`: the stamp (wall clock); `m`: the monotonic time of receipt, for the idle times. */
   private accept(topic: string, parsed: Parsed, t: number, m: number): void {
-    if (!parsed.ok) return this.invalid(topic, parsed.reason);
+    const own = topic === this.o.ownTopic;
+    if (!parsed.ok) return this.invalid(topic, parsed.reason, parsed.detail, own);
+    if (parsed.dropped) this.fieldsDropped(topic, parsed.key, parsed.dropped, own);
     const entry = this.keyFor(parsed.key, topic, m);
     if (typeof entry === 'string') {
       this.counts.dropped++;
-      return this.drops.drop('keys', 1, entry);
+      return this.drops.dropPoints('keys', parsed.fields.length, own, entry);
     }
     const known = entry.fields;
     const cap = this.lim.maxFieldsPerKey;
@@ -278,9 +294,10 @@ export class HistoryIngest {
     if (held.length < parsed.fields.length) {
       const n = parsed.fields.length - held.length;
       this.counts.droppedFields += n;
-      this.drops.drop(
+      this.drops.dropPoints(
         'fields',
         n,
+        own,
         known.size >= cap
           ? `key ${JSON.stringify(parsed.key)} reached ${cap} fields; ${n} new fields dropped`
           : `${this.lim.maxFields} history fields are held; ${n} new fields of key ${JSON.stringify(parsed.key)} dropped`,
@@ -290,7 +307,7 @@ export class HistoryIngest {
     if (!fields.length) return;
     this.counts.points += fields.length;
     try {
-      this.o.store.write(parsed.key, fields, t, topic === this.o.ownTopic);
+      this.o.store.write(parsed.key, fields, t, own);
     } catch (e) {
       this.o.log.error({ err: e }, 'history store refused points');
     }
@@ -300,10 +317,20 @@ export class HistoryIngest {
     }
   }
 
-  /** A malformed message: a warning per topic at most once a minute. */
-  private invalid(topic: string, reason: string): void {
+  /** A malformed message: counted, and a warning per topic at most once a minute. */
+  private invalid(topic: string, reason: string, detail: string, own: boolean): void {
     this.counts.dropped++;
-    this.warnings.warn(topic, { topic, reason }, `history message on ${topic} dropped: ${reason}`);
+    this.warnings.warn(topic, { topic, reason }, `history message on ${topic} dropped: ${detail}`);
+    this.drops.dropMessage(reason, own, `message on ${topic}: ${detail}`, true);
+  }
+
+  /** Fields of a message left out (the rest is stored): counted, and a warning per topic at most once a minute. */
+  private fieldsDropped(topic: string, key: string, dropped: FieldDrops, own: boolean): void {
+    for (const [reason, n] of Object.entries(dropped.counts)) {
+      const detail = `${n} field(s) of key ${JSON.stringify(key)} on ${topic} not stored (${reason}), e.g. ${JSON.stringify(dropped.example)}`;
+      this.warnings.warn(topic, { topic, reason }, `history ${detail}`);
+      this.drops.dropPoints(reason, n, own, detail, true);
+    }
   }
 
   /** Latest values of the fields updated at or after `since`, in the order fields were first seen. */
@@ -337,8 +364,7 @@ export class HistoryIngest {
       publishers: this.publishers.size,
       queuedMessages: this.queue.length - this.queueHead,
       queuedBytes: this.queuedBytes,
-      droppedOverLimits: { ...this.drops.counts },
-      warningsSuppressed: this.warnings.suppressed + this.drops.suppressed,
+      warningsSuppressed: this.warnings.suppressed,
       limits: { ...this.lim },
     };
   }

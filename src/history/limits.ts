@@ -9,12 +9,12 @@ export interface HistoryLimits {
   maxBytes: number;
   /** Most numeric fields one message (one key) may carry. */
   maxFields: number;
-  /** Longest key or field name. */
+  /** Longest key or field name: a block id may be 200 characters, and the paths of its fields follow it. */
   maxNameLength: number;
 }
 
 /** What one message may hold. */
-export const DEFAULT_LIMITS: HistoryLimits = { maxBytes: 256 * 1024, maxFields: 2000, maxNameLength: 200 };
+export const DEFAULT_LIMITS: HistoryLimits = { maxBytes: 256 * 1024, maxFields: 2000, maxNameLength: 1000 };
 
 export interface IngestLimits {
   /** Messages one publisher (topic) may send per second on average... */

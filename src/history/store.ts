@@ -41,14 +41,6 @@ export interface HistoryStore {
   close(): Promise<void>;
 }
 
-/** Line protocol escaping: measurement (spaces, commas), field keys (spaces, commas, '='). */
-export function escapeMeasurement(s: string): string {
-  return s.replace(/[ ,]/g, (c) => `\\${c}`);
-}
-export function escapeFieldKey(s: string): string {
-  return s.replace(/[ ,=]/g, (c) => `\\${c}`);
-}
-
 /** Shortest round-trip text of a number, as graphs receive it. */
 export const valueText = (v: number): string => String(v);
 

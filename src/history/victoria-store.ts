@@ -5,8 +5,11 @@
 // Writes are queued and sent once a second; control never waits on the database. While it is
 // away the queue is bounded: when full, every other line is dropped (older data thins out
 // first, as repeated halving hits it more often), and the rest goes out when it answers again.
+// Every line dropped (thinned, refused) is counted by reason, the controller's own apart.
 import type { Logger } from '../log.js';
-import { escapeFieldKey, escapeMeasurement, type HistoryStore, type Range, type RawSeries } from './store.js';
+import { HistoryDrops } from './drops.js';
+import { INGEST_LIMITS } from './limits.js';
+import type { HistoryStore, Range, RawSeries } from './store.js';
 
 export interface VictoriaOptions {
   url: string;
@@ -14,14 +17,42 @@ export interface VictoriaOptions {
   writeIntervalMs?: number;
   maxPendingLines?: number;
   timeoutMs?: number;
+  /** Where dropped points are counted (shared with the ingest); one of its own by default. */
+  drops?: HistoryDrops;
 }
 
-const promString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+/**
+ * A name (measurement or field key) in Influx line protocol as VictoriaMetrics reads it: a
+ * backslash escapes the next character, and space, comma and '=' end a name unless escaped.
+ * Quotes, slashes, dots, '%' and any unicode need nothing. (Control characters cannot be
+ * written at all: the ingest never hands them over.)
+ */
+export function lineProtocolName(s: string): string {
+  return s.replace(/[\\ ,=]/g, (c) => `\\${c}`);
+}
+
+/** Why a key cannot start a line, or null: a line starting with '#' is a comment. */
+export function lineKeyProblem(key: string): string | null {
+  return key.startsWith('#') ? "key starts with '#' (a comment in line protocol)" : null;
+}
+
+/** A string literal of PromQL (MetricsQL): backslash and double quote escaped. */
+export function promString(s: string): string {
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** A queued line, with what a drop of it costs. */
+interface Line {
+  text: string;
+  points: number;
+  own: boolean;
+}
 
 export class VictoriaStore implements HistoryStore {
   readonly kind = 'victoria' as const;
   private readonly base: string;
-  private pending: string[] = [];
+  private pending: Line[] = [];
+  private readonly drops: HistoryDrops;
   private sending: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastError: string | null = null;
@@ -31,6 +62,7 @@ export class VictoriaStore implements HistoryStore {
 
   constructor(private readonly o: VictoriaOptions) {
     this.base = o.url.replace(/\/+$/, '');
+    this.drops = o.drops ?? new HistoryDrops(o.log, { intervalMs: INGEST_LIMITS.dropLogIntervalMs });
   }
 
   start(): void {
@@ -38,16 +70,36 @@ export class VictoriaStore implements HistoryStore {
     this.timer.unref();
   }
 
-  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number): void {
+  write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
     if (!fields.length) return;
-    const values = fields.map(([f, v]) => `${escapeFieldKey(f)}=${v}`).join(',');
-    this.pending.push(`${escapeMeasurement(key)} ${values} ${Math.round(t)}000000`);
+    const keyProblem = lineKeyProblem(key);
+    if (keyProblem) return this.drops.dropPoints('key not storable', fields.length, reserved, keyProblem);
+    const values = fields.map(([f, v]) => `${lineProtocolName(f)}=${v}`).join(',');
+    this.pending.push({
+      text: `${lineProtocolName(key)} ${values} ${Math.round(t)}000000`,
+      points: fields.length,
+      own: reserved,
+    });
     const max = this.o.maxPendingLines ?? 5000;
     if (this.pending.length >= max) {
-      this.pending = this.pending.filter((_, i) => i % 2 === 1);
-      this.thinned++;
+      this.thin(max);
       this.problem(`VictoriaMetrics write queue full (${max} lines): kept every other line`);
     }
+  }
+
+  /** Every other queued line goes, counted. */
+  private thin(max: number): void {
+    const gone = this.pending.filter((_, i) => i % 2 === 0);
+    this.pending = this.pending.filter((_, i) => i % 2 === 1);
+    this.thinned++;
+    this.dropLines('thinned', gone, `VictoriaMetrics write queue full (${max} lines): every other line dropped`);
+  }
+
+  private dropLines(reason: string, lines: Line[], detail: string): void {
+    const lost = { own: 0, other: 0 };
+    for (const l of lines) lost[l.own ? 'own' : 'other'] += l.points;
+    this.drops.dropPoints(reason, lost.other, false, detail);
+    this.drops.dropPoints(reason, lost.own, true, detail);
   }
 
   private problem(message: string): void {
@@ -78,13 +130,15 @@ export class VictoriaStore implements HistoryStore {
       try {
         const res = await fetch(`${this.base}/write`, {
           method: 'POST',
-          body: lines.join('\n'),
+          body: lines.map((l) => l.text).join('\n'),
           signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
         });
         if (res.status >= 500) throw new Error(`/write answered ${res.status}`);
-        if (!res.ok)
-          this.problem(`/write refused ${lines.length} lines: ${res.status} ${(await res.text()).slice(0, 200)}`);
-        else this.sent += lines.length;
+        if (!res.ok) {
+          const why = `/write refused ${lines.length} lines: ${res.status} ${(await res.text()).slice(0, 200)}`;
+          this.problem(why);
+          this.dropLines('refused by VictoriaMetrics', lines, why);
+        } else this.sent += lines.length;
         if (res.ok && this.lastError) {
           this.o.log.info({ url: this.base }, 'history: VictoriaMetrics answers again');
           this.lastError = null;
@@ -92,10 +146,7 @@ export class VictoriaStore implements HistoryStore {
       } catch (e) {
         this.pending = lines.concat(this.pending);
         const max = this.o.maxPendingLines ?? 5000;
-        while (this.pending.length >= max) {
-          this.pending = this.pending.filter((_, i) => i % 2 === 1);
-          this.thinned++;
-        }
+        while (this.pending.length >= max) this.thin(max);
         this.problem(`cannot write to VictoriaMetrics (${(e as Error).message}); ${this.pending.length} lines queued`);
       } finally {
         this.sending = null;

@@ -4,6 +4,7 @@
 // hold is bounded.
 import pino from 'pino';
 import t from 'tap';
+import { HistoryDrops } from '../../src/history/drops.js';
 import { ClockGate } from '../../src/history/clock-gate.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 
@@ -18,7 +19,7 @@ function rig(highWater: number | null, maxHeld?: number) {
   const gate = new ClockGate(
     { write: (key, _fields, t) => void written.push({ key, t }) },
     { wall: () => clock.wall()!, now: () => clock.now(), highWater: () => highWater },
-    log,
+    new HistoryDrops(log, { intervalMs: 60_000 }),
     maxHeld,
   );
   // Stamps are whole milliseconds (Date.now()), as the ingest gives them.

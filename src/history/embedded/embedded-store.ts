@@ -19,7 +19,7 @@ import type { Logger } from '../../log.js';
 import { stepAverages, type HistoryStore, type Range, type RawSeries } from '../store.js';
 import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
 import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
-import { DropLog } from '../drops.js';
+import { HistoryDrops } from '../drops.js';
 import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE } from '../limits.js';
 import { migrateV1 } from './migrate-v1.js';
 import {
@@ -52,6 +52,8 @@ export interface EmbeddedOptions {
   log: Logger;
   /** Points kept in memory at most (the unflushed batch, or more while the directory is failing). */
   maxPendingPoints?: number;
+  /** Where dropped points are counted (shared with the ingest); one of its own by default. */
+  drops?: HistoryDrops;
 }
 
 type Buffered = { t: number[]; v: number[] };
@@ -115,11 +117,13 @@ export class EmbeddedStore implements HistoryStore {
   private replayDue = false;
   private replayTimer: NodeJS.Timeout | null = null;
   private droppedPoints = 0;
-  private readonly drops: DropLog;
+  private readonly drops: HistoryDrops;
+  /** Ids of the controller's own fields: thinning leaves them whole while the directory works. */
+  private readonly ownIds = new Set<number>();
 
   constructor(private readonly o: EmbeddedOptions) {
     this.dir = path.join(o.dataDir, HISTORY_DIR);
-    this.drops = new DropLog(o.log, INGEST_LIMITS.dropLogIntervalMs);
+    this.drops = o.drops ?? new HistoryDrops(o.log, { intervalMs: INGEST_LIMITS.dropLogIntervalMs, now: o.now });
     this.tiers = tiersFor(o.retentionMs);
     this.index = this.tiers.map(() => []);
     this.acc = this.tiers.map((t) => new BucketAccumulator(t.bucketMs || 1));
@@ -241,9 +245,10 @@ export class EmbeddedStore implements HistoryStore {
     if (this.pendingCount + fields.length > max && !this.thinned) this.thinPending();
     if (this.pendingCount + fields.length > max) {
       this.droppedPoints += fields.length;
-      this.drops.drop(
+      this.drops.dropPoints(
         'store full',
         fields.length,
+        reserved,
         `${this.pendingCount} history points wait for the next flush (limit ${max}); ${fields.length} points of key ${JSON.stringify(key)} dropped`,
       );
       return;
@@ -256,7 +261,10 @@ export class EmbeddedStore implements HistoryStore {
       const field = fields[i]![0];
       const v = fields[i]![1];
       let id = byField.get(field);
-      if (id === undefined) byField.set(field, (id = this.idFor(`${key}/${field}`)));
+      if (id === undefined) {
+        byField.set(field, (id = this.idFor(`${key}/${field}`)));
+        if (reserved) this.ownIds.add(id);
+      }
       let b = this.pending.get(id);
       if (!b) this.pending.set(id, (b = { t: [], v: [] }));
       b.t.push(t);
@@ -277,15 +285,29 @@ export class EmbeddedStore implements HistoryStore {
   private thinPending(): void {
     const before = this.pendingCount;
     let count = 0;
-    for (const b of this.pending.values()) {
+    const lost = { own: 0, other: 0 };
+    // While the directory works (a flood from others), the controller's own series keep every
+    // point: they have the reserve over the bound. While it fails, all series thin alike.
+    const spareOwn = this.error === null;
+    for (const [id, b] of this.pending) {
+      const own = this.ownIds.has(id);
+      if (own && spareOwn) {
+        count += b.t.length;
+        continue;
+      }
       const half = Math.floor(b.t.length / 2);
       const keep = (_: number, i: number) => i >= half || i % 2 === 0;
+      const had = b.t.length;
       b.t = b.t.filter(keep);
       b.v = b.v.filter(keep);
       count += b.t.length;
+      lost[own ? 'own' : 'other'] += had - b.t.length;
     }
     this.pendingCount = count;
     this.thinned = count > before * 0.75;
+    const detail = `${before} history points waited for the next flush; every other one of the older half thinned out`;
+    this.drops.dropPoints('thinned', lost.other, false, detail);
+    this.drops.dropPoints('thinned', lost.own, true, detail);
   }
 
   async flush(): Promise<void> {
