@@ -27,6 +27,7 @@ import {
   type RangesQuery,
 } from './query.js';
 import { timeseriesSchemas as s } from './schemas.js';
+import { csvLine } from './csv.js';
 import { valueText, type HistoryStore, type Range } from './store.js';
 import { QueryError, parseDuration, selectTimeframe } from './timeframe.js';
 
@@ -65,7 +66,7 @@ export function queryRanges(deps: TimeseriesDeps, q: RangesQuery): Promise<Range
 async function* csvLines(deps: TimeseriesDeps, q: RangesQuery & { precision: Precision }): AsyncGenerator<string> {
   const tf = selectTimeframe(q, deps.now());
   const series = await deps.store.raw(q.fields, tf.start, tf.end ?? deps.now());
-  yield `${['time', ...q.fields].join(',')}\n`;
+  yield csvLine(['time', ...q.fields]);
   const cols = series.map((r) => ({ idx: q.fields.indexOf(r.field), r, i: 0 }));
   let chunk = '';
   for (;;) {

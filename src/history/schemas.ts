@@ -1,8 +1,10 @@
 // Schemas of the timeseries API: the route schemas in Swagger and the checks of query.ts.
 import { Type } from '@sinclair/typebox';
+import { DEFAULT_LIMITS } from './limits.js';
 
 export const MAX_QUERY_FIELDS = 1000;
-const MAX_FIELD_LENGTH = 500;
+/** A stored field name is `<key>/<path>`, each at most maxNameLength: every one can be asked for. */
+const MAX_FIELD_LENGTH = 2 * DEFAULT_LIMITS.maxNameLength + 1;
 
 // The text of an instant or duration is parsed after the check (timeframe.ts); null counts as absent.
 const instant = Type.Union(

@@ -9,6 +9,7 @@
 import type { Logger } from '../log.js';
 import { HistoryDrops } from './drops.js';
 import { INGEST_LIMITS } from './limits.js';
+import { lineKeyProblem, toLines } from './line-protocol.js';
 import type { HistoryStore, Range, RawSeries } from './store.js';
 
 export interface VictoriaOptions {
@@ -19,21 +20,6 @@ export interface VictoriaOptions {
   timeoutMs?: number;
   /** Where dropped points are counted (shared with the ingest); one of its own by default. */
   drops?: HistoryDrops;
-}
-
-/**
- * A name (measurement or field key) in Influx line protocol as VictoriaMetrics reads it: a
- * backslash escapes the next character, and space, comma and '=' end a name unless escaped.
- * Quotes, slashes, dots, '%' and any unicode need nothing. (Control characters cannot be
- * written at all: the ingest never hands them over.)
- */
-export function lineProtocolName(s: string): string {
-  return s.replace(/[\\ ,=]/g, (c) => `\\${c}`);
-}
-
-/** Why a key cannot start a line, or null: a line starting with '#' is a comment. */
-export function lineKeyProblem(key: string): string | null {
-  return key.startsWith('#') ? "key starts with '#' (a comment in line protocol)" : null;
 }
 
 /** A string literal of PromQL (MetricsQL): backslash and double quote escaped. */
@@ -74,12 +60,15 @@ export class VictoriaStore implements HistoryStore {
     if (!fields.length) return;
     const keyProblem = lineKeyProblem(key);
     if (keyProblem) return this.drops.dropPoints('key not storable', fields.length, reserved, keyProblem);
-    const values = fields.map(([f, v]) => `${lineProtocolName(f)}=${v}`).join(',');
-    this.pending.push({
-      text: `${lineProtocolName(key)} ${values} ${Math.round(t)}000000`,
-      points: fields.length,
-      own: reserved,
-    });
+    const { lines, unwritable } = toLines(key, fields, t);
+    if (unwritable.length)
+      this.drops.dropPoints(
+        'field name not writable in line protocol',
+        unwritable.length,
+        reserved,
+        `a double quote in the last segment of ${JSON.stringify(unwritable[0]!.slice(0, 80))} (key ${JSON.stringify(key)})`,
+      );
+    for (const l of lines) this.pending.push({ text: l.text, points: l.points, own: reserved });
     const max = this.o.maxPendingLines ?? 5000;
     if (this.pending.length >= max) {
       this.thin(max);

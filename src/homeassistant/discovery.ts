@@ -232,12 +232,22 @@ export class HomeAssistant {
   }
 }
 
-/** The object part of a default entity id: lower case letters, digits and single underscores. */
-export function entitySlug(serviceId: string, block: BlockJson): string {
-  const slug = `${serviceId} ${block.id}`
+/**
+ * The object part of an entity id as Home Assistant's own slugify makes it: lower case ASCII
+ * letters, digits and single underscores (accents dropped, anything else a separator). The one
+ * rule for every entity id edgeblocks suggests, block entities and alert sensors alike.
+ */
+export function haObjectId(...parts: Array<string | number>): string {
+  return parts
+    .join(' ')
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
-  return slug || `edgeblocks_${block.nid}`;
+}
+
+/** A block entity's default entity id object part: service and block id, or the nid when the id has no letter or digit HA keeps. */
+export function entitySlug(serviceId: string, block: Pick<BlockJson, 'id' | 'nid'>): string {
+  return haObjectId(block.id) ? haObjectId(serviceId, block.id) : haObjectId(serviceId, 'block', block.nid);
 }

@@ -131,4 +131,18 @@ t.test('VictoriaMetrics away: lines thinned from a full queue are counted, the o
   t.ok(drops.ownDrop(), 'so history reports its own points dropped');
   store.write('#comment', [['a', 1]], Date.now(), false);
   t.equal(drops.points['key not storable'], 1, "a key line protocol cannot carry ('#...') is counted, not sent");
+  store.write(
+    'other',
+    [
+      ['a"b', 1],
+      ['Brew "Kettle"/value', 2],
+    ],
+    Date.now(),
+    false,
+  );
+  t.equal(
+    drops.points['field name not writable in line protocol'],
+    1,
+    'a quote in the last segment of a field name is counted; one before a slash is written',
+  );
 });

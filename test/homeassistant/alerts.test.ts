@@ -13,6 +13,8 @@ import { startMosquitto } from '../helpers/mosquitto.js';
 import { until } from '../alerts/receivers.js';
 
 const CONFIG = 'homeassistant/binary_sensor/edgeblocks_edge-one/alert_control_disabled/config';
+/** Home Assistant's entity id rule (homeassistant/core.py VALID_ENTITY_ID). */
+const HA_ENTITY_ID = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
 
 class Retained {
   readonly topics = new Map<string, any>();
@@ -56,6 +58,15 @@ t.test('the alert binary_sensor goes ON when the alert fires and OFF when it res
   const cfg = ha.topics.get(CONFIG);
   t.equal(cfg.device_class, 'problem');
   t.equal(cfg.unique_id, 'edgeblocks_edge-one_alert_control_disabled');
+  // Issue 50, item 7: entity ids in Home Assistant's own style, `_` for the service id's hyphen.
+  t.equal(cfg.default_entity_id, 'binary_sensor.edgeblocks_edge_one_alert_control_disabled');
+  for (const [topic, c] of ha.topics)
+    if (topic.endsWith('/config'))
+      t.match(
+        c.default_entity_id,
+        HA_ENTITY_ID,
+        `${topic}: ${c.default_entity_id} is a valid Home Assistant entity id`,
+      );
 
   const put = (enabled: boolean) =>
     fetch(`${rt.base}/settings/enabled`, {

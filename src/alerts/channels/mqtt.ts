@@ -3,7 +3,7 @@
 // keeps the latest list. With Home Assistant discovery on, one binary_sensor (device class
 // `problem`) per condition kind, on while any alert of that kind is active.
 import type { AppMqtt } from '../../mqtt/index.js';
-import { availabilityTopic, nodeId, DISCOVERY_PREFIX } from '../../homeassistant/discovery.js';
+import { availabilityTopic, DISCOVERY_PREFIX, haObjectId, nodeId } from '../../homeassistant/discovery.js';
 import { CONDITION_KINDS, CONDITION_TITLES, type ActiveAlert } from '../types.js';
 
 export interface MqttAlertsOptions {
@@ -74,7 +74,7 @@ export class MqttAlerts {
     return {
       name: `Alert: ${CONDITION_TITLES[kind]}`,
       unique_id: unique,
-      default_entity_id: `binary_sensor.${unique}`,
+      default_entity_id: `binary_sensor.${haObjectId('edgeblocks', serviceId, 'alert', key)}`,
       device_class: 'problem',
       state_topic: `${this.topic}/ha`,
       value_template: `{{ value_json.${key} }}`,

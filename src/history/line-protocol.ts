@@ -1,0 +1,60 @@
+// History points as Influx line protocol, the way VictoriaMetrics reads it (run with
+// -influxMeasurementFieldSeparator=/, so a metric is named `<measurement>/<field key>`). Names
+// are user text (a block id holds whatever the API accepts); this is the one place that writes
+// them for VictoriaMetrics, checked against a real one by test/names/names.test.ts.
+//
+// What VictoriaMetrics' parser does, and so what is written:
+// - In a name, a backslash escapes the next character, and space, comma and '=' end a name
+//   unless escaped. Quotes, slashes, dots, '%' and any unicode need nothing.
+// - In the field part of a line, a double quote opens a quoted (string) value even inside a
+//   field key, and a quote escaped with a backslash keeps its backslash in the name: a field key
+//   with a quote would swallow the fields after it. The measurement is read without looking at
+//   quotes, so a field whose path holds a quote goes on a line of its own measurement, `<key>/<path
+//   up to its last '/'>`, with only the last segment as its field key: the metric name is the same.
+//   A field whose last segment holds a quote (only other publishers send such) cannot be written.
+// - A line that starts with '#' is a comment: a key starting with '#' cannot be written.
+// - Control characters cannot be written at all: the ingest never hands them over.
+
+/** A name (measurement or field key) escaped for line protocol. */
+export function lineProtocolName(s: string): string {
+  return s.replace(/[\\ ,=]/g, (c) => `\\${c}`);
+}
+
+/** Why points of `key` cannot be written, or null. */
+export function lineKeyProblem(key: string): string | null {
+  return key.startsWith('#') ? "key starts with '#' (a comment in line protocol)" : null;
+}
+
+export interface Lines {
+  /** Line texts, each with the number of points it carries. */
+  lines: Array<{ text: string; points: number }>;
+  /** Fields that cannot be written (a quote in their last path segment). */
+  unwritable: string[];
+}
+
+/** The lines of one message's points (all stamped `t`, epoch ms). */
+export function toLines(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number): Lines {
+  const byMeasurement = new Map<string, string[]>();
+  const unwritable: string[] = [];
+  const add = (measurement: string, field: string, v: number) => {
+    let list = byMeasurement.get(measurement);
+    if (!list) byMeasurement.set(measurement, (list = []));
+    list.push(`${lineProtocolName(field)}=${v}`);
+  };
+  for (const [f, v] of fields) {
+    if (!f.includes('"')) {
+      add(key, f, v);
+      continue;
+    }
+    const cut = f.lastIndexOf('/');
+    const last = f.slice(cut + 1);
+    if (cut < 0 || last.includes('"')) unwritable.push(f);
+    else add(`${key}/${f.slice(0, cut)}`, last, v);
+  }
+  const stamp = `${Math.round(t)}000000`;
+  const lines = [...byMeasurement].map(([m, values]) => ({
+    text: `${lineProtocolName(m)} ${values.join(',')} ${stamp}`,
+    points: values.length,
+  }));
+  return { lines, unwritable };
+}
