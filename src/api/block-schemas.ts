@@ -86,7 +86,18 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
     blocks: Type.Array(Type.Unknown()),
     store: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   });
-  const messages = Type.Object({ messages: Type.Array(Type.String()) });
+  const messages = Type.Object({
+    messages: Type.Array(Type.String(), {
+      description: 'every failure and warning in the order met (the one list Brewblox clients show)',
+    }),
+    failures: Type.Array(Type.String(), {
+      description: 'what of the backup was not loaded (a block, a datastore document), and why',
+    }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        'loaded with something left out: an unknown or retired field (named with its block; the block is kept), a Spark system block with no counterpart here',
+    }),
+  });
   const rename = Type.Object(
     { existing: Type.String(), desired: Type.String() },
     { description: 'The current id and the new one', examples: [{ existing: EXAMPLE_ID, desired: 'my beer sensor' }] },

@@ -12,6 +12,12 @@ export const MAX_MAGNITUDE = 1e9;
 export interface ValidationIssue {
   path: string;
   message: string;
+  /**
+   * The field at `path` was left out and the rest decoded without it (an unknown field, or a
+   * legacy one this controller does not support): an API write still refuses it, a backup load
+   * keeps the block and warns.
+   */
+  dropped?: true;
 }
 
 export interface DecodeContext {
@@ -55,6 +61,7 @@ function decodeObject(
       issues.push({
         path: `${path}.${rawKey}`,
         message: `unknown field '${rawKey}'; known fields: ${Object.keys(fields).join(', ')}`,
+        dropped: true,
       });
       continue;
     }

@@ -18,8 +18,8 @@ export interface TranslateResult {
 }
 
 export type LegacyRule =
-  /** Dropped by later firmware: accepted and ignored. */
-  | { kind: 'ignore'; note: string }
+  /** Dropped by later firmware (`retired`: its value is lost) or read-only and not reported: accepted and ignored. */
+  | { kind: 'ignore'; note: string; retired: boolean }
   /** A current Brewblox field this runtime does not implement: accepted only with its neutral value. */
   | { kind: 'unsupported'; note: string; neutral: (v: unknown) => boolean }
   /** Renamed: the value moves to the current name (unless that is given too). */
@@ -34,14 +34,14 @@ export type LegacyRule =
 export type LegacyTable = Readonly<Record<string, LegacyRule>>;
 
 export const legacy = {
-  ignore: (note: string): LegacyRule => ({ kind: 'ignore', note }),
+  ignore: (note: string): LegacyRule => ({ kind: 'ignore', note, retired: true }),
   unsupported: (note: string, neutral: (v: unknown) => boolean = isNeutral): LegacyRule => ({
     kind: 'unsupported',
     note,
     neutral,
   }),
   /** A read-only field of the Brewblox shape that this runtime does not report: any value is ignored. */
-  notReported: (note: string): LegacyRule => ({ kind: 'ignore', note }),
+  notReported: (note: string): LegacyRule => ({ kind: 'ignore', note, retired: false }),
   rename: (to: string): LegacyRule => ({ kind: 'rename', to, note: `renamed to '${to}'` }),
   translate: (
     note: string,
@@ -70,9 +70,10 @@ export function upgradeInput(
   input: unknown,
   ctx: DecodeContext,
   path = 'data',
-): { input: unknown; issues: ValidationIssue[] } {
+): { input: unknown; issues: ValidationIssue[]; retired: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
-  if (!table || !isPlainObject(input)) return { input, issues };
+  const retired: ValidationIssue[] = [];
+  if (!table || !isPlainObject(input)) return { input, issues, retired };
   const given = new Set(Object.keys(input).map((k) => parseKey(k).name));
   const out: Record<string, unknown> = {};
   const added: Record<string, unknown> = {};
@@ -87,12 +88,14 @@ export function upgradeInput(
     const at = `${path}.${rawKey}`;
     switch (rule.kind) {
       case 'ignore':
+        if (rule.retired) retired.push({ path: at, message: `retired: ${rule.note}`, dropped: true });
         break;
       case 'unsupported':
         if (!rule.neutral(raw))
           issues.push({
             path: at,
             message: `'${name}' is not supported by this controller (${rule.note}); only its neutral value is accepted, got ${JSON.stringify(raw)}`,
+            dropped: true,
           });
         break;
       case 'rename':
@@ -109,19 +112,22 @@ export function upgradeInput(
       }
     }
   }
-  return { input: { ...added, ...out }, issues };
+  return { input: { ...added, ...out }, issues, retired };
 }
 
-/** Decode block data, legacy names first. */
+/**
+ * Decode block data, legacy names first. `retired`: fields later firmware dropped, accepted and
+ * left out (an API write says nothing of them; a backup load warns, as their values are lost).
+ */
 export function decodeWithLegacy(
   fields: FieldTable,
   table: LegacyTable | undefined,
   input: unknown,
   ctx: DecodeContext,
-): { value: Partial; issues: ValidationIssue[] } {
+): { value: Partial; issues: ValidationIssue[]; retired: ValidationIssue[] } {
   const up = upgradeInput(fields, table, input, ctx);
   const { value, issues } = decodeData(fields, up.input, ctx);
-  return { value, issues: [...up.issues, ...issues] };
+  return { value, issues: [...up.issues, ...issues], retired: up.retired };
 }
 
 /** Every value key of a legacy list item, with its postfix parsed. */

@@ -45,8 +45,22 @@ export function saveBackup(rt: RuntimeCore): Backup {
   };
 }
 
+/** What a backup load tells: failures and warnings apart, and both in Brewblox's one list. */
+export interface BackupLoadResult {
+  /** Every failure and warning in the order met: Brewblox's one list (its UI shows it). */
+  messages: string[];
+  /** What of the backup was not loaded (a block, a datastore document), and why. */
+  failures: string[];
+  /**
+   * Loaded with something left out: a field this controller does not know or that later
+   * firmware retired (naming the block and the field; the block is kept without it), or a Spark
+   * system block that has no counterpart here.
+   */
+  warnings: string[];
+}
+
 /** Replace every block (and the controller's datastore documents) with a backup's. */
-export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Promise<{ messages: string[] }> {
+export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Promise<BackupLoadResult> {
   if (!isPlainObject(input)) throw new BlockError('bad-request', 'a backup must be a JSON object');
   const issues: ValidationIssue[] = [];
   if (!Array.isArray(input.blocks)) issues.push({ path: 'blocks', message: 'required: a list of blocks' });
@@ -63,8 +77,12 @@ function loadBackupBlocks(
   items: unknown[],
   docs: Record<string, unknown>[] | null,
   origin: string,
-): { messages: string[] } {
+): BackupLoadResult {
   const messages: string[] = [];
+  const failures: string[] = [];
+  const warnings: string[] = [];
+  const fail = (text: string) => void (failures.push(text), messages.push(text));
+  const warn = (text: string) => void (warnings.push(text), messages.push(text));
   const label = (item: unknown, i: number) => {
     const o = isPlainObject(item) ? item : {};
     return `block ${i} (id '${String(o.id ?? '?')}', nid ${String(o.nid ?? '?')}, type '${String(o.type ?? '?')}')`;
@@ -99,16 +117,23 @@ function loadBackupBlocks(
     try {
       const body = blockBody(item, true);
       if (isSparkOnly(rt, body.type, body.nid)) {
-        messages.push(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`);
+        warn(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`);
         return;
       }
       const def = rt.typeOf(body.type);
-      const { value, issues } = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink });
-      if (issues.length) throw invalid(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
+      const { value, issues, retired } = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink });
+      const errors = issues.filter((x) => !x.dropped);
+      if (errors.length) throw invalid(errors.map((x) => `${x.path}: ${x.message}`).join('; '));
+      // An older (or newer) backup: what this controller does not know is left out field by
+      // field, and the block is kept (said once it is).
+      const dropped = () => {
+        for (const x of [...issues, ...retired])
+          warn(`${label(item, i)}: field '${x.path.replace(/^data\./, '')}' dropped (${droppedWhy(x.message)})`);
+      };
       const meta = body.meta ?? {};
       if (def.system) {
         prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), meta });
-        return;
+        return dropped();
       }
       if (body.id === undefined) throw invalid('no id');
       if (body.nid === undefined) throw invalid('no nid');
@@ -118,8 +143,9 @@ function loadBackupBlocks(
       nids.add(body.nid);
       ids.add(body.id);
       prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), meta });
+      dropped();
     } catch (e) {
-      messages.push(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
+      fail(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   });
   if (items.length === 0) {
@@ -161,11 +187,16 @@ function loadBackupBlocks(
   }
   for (const p of prepared) if (!p.def.system) rt.persistence.reserveNid(p.nid);
   for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
-  if (docs && rt.backupStore) messages.push(...(rt.backupStore.load(docs) ?? []));
+  if (docs && rt.backupStore) for (const text of rt.backupStore.load(docs) ?? []) fail(text);
   rt.afterStructureChange();
   for (const b of changed) b.nextUpdate = -Infinity;
   rt.tick();
   const kept = new Set(rt.blocks().map((b) => b.id));
   rt.emit('change', { changed, deleted: previousIds.filter((id) => !kept.has(id)), origin });
-  return { messages };
+  return { messages, failures, warnings };
+}
+
+/** A dropped field's reason in a few words: an unknown field's list of known ones is left to the docs. */
+function droppedWhy(message: string): string {
+  return message.startsWith('unknown field') ? 'not a field of this type on this controller' : message;
 }

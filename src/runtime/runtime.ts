@@ -15,7 +15,7 @@ import { noHardware, type Hardware } from './hardware.js';
 import { checkRecordSize } from './limits.js';
 import { SchedulerOrder } from './order.js';
 import type { BlockPersistence, BlockRecord } from './persistence.js';
-import { loadBackup, saveBackup, type Backup } from './backup.js';
+import { loadBackup, saveBackup, type Backup, type BackupLoadResult } from './backup.js';
 import { BlockTable } from './block-table.js';
 import { resolveIdent, type BlockJson, type Ident } from './body.js';
 import { runBatch } from './batch.js';
@@ -230,7 +230,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   /** Replace every block (and the controller's datastore documents) with a backup's. */
-  backupLoad(input: unknown, origin = 'backup'): Promise<{ messages: string[] }> {
+  backupLoad(input: unknown, origin = 'backup'): Promise<BackupLoadResult> {
     return loadBackup(this, input, origin);
   }
 

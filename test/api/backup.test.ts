@@ -41,7 +41,7 @@ t.test('backup save -> all/delete -> load restores every block with ids, nids, l
 
   const load = await post('blocks/backup/load', backup);
   t.equal(load.status, 200);
-  t.same(load.body, { messages: [] });
+  t.same(load.body, { messages: [], failures: [], warnings: [] });
   const after = (await post('blocks/all/read/stored')).body;
   t.same(after, stored, 'stored data, ids, nids and meta are back exactly');
   t.notOk(

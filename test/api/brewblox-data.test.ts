@@ -149,46 +149,52 @@ t.test('"new block" bodies edited as a user does in the block forms', async (t) 
   t.ok(Math.abs(mash.value - 200 / 3) < 1e-9, `152 degF reads ${mash.value} degC`);
 });
 
-t.test('the Spark service backup fixture loads with the same messages (plus one per Spark system block)', async (t) => {
-  const dc = fixture('devcon-spark.json');
-  const rt = await app(t);
-  const backup = { blocks: [...dc.blocks].reverse(), store: [] };
-  let res = await rt.post('blocks/backup/load', backup);
-  t.equal(res.status, 200);
-  t.equal(res.body.messages.length, 1, JSON.stringify(res.body.messages));
-  t.match(res.body.messages[0], /DisplaySettings.*skipped: a Spark system block/);
-  const ids = ((await rt.post('blocks/all/read')).body as any[]).map((b) => b.id);
-  for (const b of dc.blocks) if (b.type !== 'DisplaySettings') t.ok(ids.includes(b.id), `${b.id} loaded`);
-  const stored = async (id: string) => (await rt.post('blocks/read/stored', { id })).body.data;
-  t.match((await stored('actuator-pwm-1')).constraints, {
-    min: { enabled: true, value: 5 },
-    max: { enabled: true, value: 50 },
-    balanced: { enabled: true, balancerId: { id: 'balancer-1' } },
-  });
-  t.match((await stored('actuator-digital-1')).constraints.mutexed, {
-    enabled: true,
-    mutexId: { id: 'mutex-1' },
-    extraHoldTime: { value: 5 },
-  });
-  t.equal((await stored('setpoint-sensor-pair-2')).sensorId.id, null, '"sensorId<>": 0 is no link');
-  t.same(
-    (await stored('profile-1')).points.map((p: any) => p.time.value),
-    [0, 10, 20],
-  );
-  t.equal((await stored('setpoint-sensor-pair-1')).filter, 1);
-
-  res = await rt.post('blocks/backup/load', { blocks: [...backup.blocks, ...dc.extra], store: [] });
-  const messages: string[] = res.body.messages;
-  t.equal(messages.length, 4, JSON.stringify(messages));
-  for (const word of ['DisplaySettings', 'fantast', 'Groups', 'derpface'])
-    t.ok(
-      messages.some((m) => m.includes(word)),
-      `a message names ${word}`,
+t.test(
+  'the Spark service backup fixture loads with the same failures; Spark system blocks and retired fields are warnings',
+  async (t) => {
+    const dc = fixture('devcon-spark.json');
+    const rt = await app(t);
+    const backup = { blocks: [...dc.blocks].reverse(), store: [] };
+    let res = await rt.post('blocks/backup/load', backup);
+    t.equal(res.status, 200);
+    t.same(res.body.failures, [], JSON.stringify(res.body.messages));
+    t.equal(res.body.warnings.length, 2, JSON.stringify(res.body.warnings));
+    t.match(res.body.warnings[0], /DisplaySettings.*skipped: a Spark system block/);
+    t.match(res.body.warnings[1], /mutex-1.*field 'differentActuatorWait' dropped \(retired/);
+    const ids = ((await rt.post('blocks/all/read')).body as any[]).map((b) => b.id);
+    for (const b of dc.blocks) if (b.type !== 'DisplaySettings') t.ok(ids.includes(b.id), `${b.id} loaded`);
+    const stored = async (id: string) => (await rt.post('blocks/read/stored', { id })).body.data;
+    t.match((await stored('actuator-pwm-1')).constraints, {
+      min: { enabled: true, value: 5 },
+      max: { enabled: true, value: 50 },
+      balanced: { enabled: true, balancerId: { id: 'balancer-1' } },
+    });
+    t.match((await stored('actuator-digital-1')).constraints.mutexed, {
+      enabled: true,
+      mutexId: { id: 'mutex-1' },
+      extraHoldTime: { value: 5 },
+    });
+    t.equal((await stored('setpoint-sensor-pair-2')).sensorId.id, null, '"sensorId<>": 0 is no link');
+    t.same(
+      (await stored('profile-1')).points.map((p: any) => p.time.value),
+      [0, 10, 20],
     );
-  const after = ((await rt.post('blocks/all/read')).body as any[]).map((b) => b.id);
-  t.notOk(after.includes('derpface'));
-  t.ok(after.includes('sensor-onewire-old'));
-});
+    t.equal((await stored('setpoint-sensor-pair-1')).filter, 1);
+
+    res = await rt.post('blocks/backup/load', { blocks: [...backup.blocks, ...dc.extra], store: [] });
+    const messages: string[] = res.body.messages;
+    t.equal(messages.length, 5, JSON.stringify(messages));
+    t.equal(res.body.failures.length, 2, 'fantast and derpface failed; the rest are warnings');
+    for (const word of ['DisplaySettings', 'fantast', 'Groups', 'derpface'])
+      t.ok(
+        messages.some((m) => m.includes(word)),
+        `a message names ${word}`,
+      );
+    const after = ((await rt.post('blocks/all/read')).body as any[]).map((b) => b.id);
+    t.notOk(after.includes('derpface'));
+    t.ok(after.includes('sensor-onewire-old'));
+  },
+);
 
 t.test('the Spark service integration-test bodies', async (t) => {
   const { integration } = fixture('devcon-spark.json');

@@ -21,7 +21,7 @@ t.test('stored backups: save, list, download, upload, load', async (t) => {
   t.equal((await post('blocks/backup/stored/download', { name: 'nope' })).status, 404);
   await post('blocks/create', { id: 'extra', type: 'TempSensorMock', data: {} });
   const load = await post('blocks/backup/stored/load', { name: 'before-brew' });
-  t.same(load.body, { messages: [] });
+  t.same(load.body, { messages: [], failures: [], warnings: [] });
   t.equal((await post('blocks/read', { id: 'extra' })).status, 404, 'extra is gone');
   t.equal((await post('blocks/read', { id: 'Beer Sensor' })).body.data.setting.value, 18);
   const up = await post('blocks/backup/stored/upload', { ...saved.body, name: 'copy' });

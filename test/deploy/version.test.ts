@@ -54,7 +54,7 @@ t.test('the built service, run as the unit runs it, reports one version everywhe
   );
   // As systemd/edgeblocks.service: node <install>/dist/src/main.js --config FILE, in its own
   // working directory (WorkingDirectory=/var/lib/edgeblocks), NODE_ENV=production, no module override.
-  const env = { ...process.env, NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
   delete env.EDGEBLOCKS_MODULES;
   const prevCwd = process.cwd();
   process.chdir(dir);

@@ -256,9 +256,34 @@ const userBlocks = (blocks: unknown[]) =>
   blocks.filter((b) => typeof (b as { nid?: unknown }).nid === 'number' && (b as { nid: number }).nid >= 100).length;
 const blocksWord = (n: number) => `${n} block${n === 1 ? '' : 's'}`;
 
+/** What a restore answered: failures (not loaded) and warnings (loaded, something left out) apart. */
+interface LoadAnswer {
+  messages?: string[];
+  failures?: string[];
+  warnings?: string[];
+}
+
+/** The words and level of a restore's answer: warnings are not a success, failures are not a warning. */
+export function restoreAnswer(file: string, a: LoadAnswer): { text: string; level: Level } {
+  // A service that sends only `messages` (Brewblox's one list) has them all read as failures.
+  const failures = a.failures ?? (a.warnings ? [] : (a.messages ?? []));
+  const warnings = a.warnings ?? [];
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  if (failures.length)
+    return {
+      text: `loaded ${file} only in part: ${count(failures.length, 'failure')}: ${failures.join('; ')}${warnings.length ? `; ${count(warnings.length, 'warning')}: ${warnings.join('; ')}` : ''}`,
+      level: 'bad',
+    };
+  if (warnings.length)
+    return { text: `loaded ${file} with ${count(warnings.length, 'warning')}: ${warnings.join('; ')}`, level: 'warn' };
+  return { text: `loaded ${file}`, level: 'good' };
+}
+
+type Level = 'good' | 'warn' | 'bad';
+
 function Backup() {
-  const [text, setText] = useState<{ text: string; bad: boolean } | null>(null);
-  const say = (t: string, bad = false) => setText({ text: t, bad });
+  const [text, setText] = useState<{ text: string; level: Level } | null>(null);
+  const say = (t: string, bad = false) => setText({ text: t, level: bad ? 'bad' : 'good' });
   const save = async () => {
     const a = await controller('blocks/backup/save');
     if (!a.ok) return say(a.error, true);
@@ -299,11 +324,11 @@ function Backup() {
       return say('restore cancelled');
     }
     say('loading…');
-    const a = await controller<{ messages?: string[] }>('blocks/backup/load', parsed);
+    const a = await controller<LoadAnswer>('blocks/backup/load', parsed);
     if (!a.ok) return say(`${file.name} was not loaded: ${a.error}`, true);
     const all = await controller<Block[]>('blocks/all/read');
     if (all.ok) applyAll(all.body);
-    say(`loaded ${file.name}${a.body.messages?.length ? `; ${a.body.messages.join('; ')}` : ''}`);
+    setText(restoreAnswer(file.name, a.body));
   };
   return (
     <section class="panel" data-testid="backup">
@@ -313,7 +338,7 @@ function Backup() {
         Restore from file… <input type="file" accept="application/json,.json" onChange={(e) => void load(e)} />
       </label>
       {text && (
-        <p class={`answer ${text.bad ? 'bad' : 'good'}`} role="status">
+        <p class={`answer ${text.level}`} role="status" data-level={text.level}>
           {text.text}
         </p>
       )}
