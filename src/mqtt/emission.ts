@@ -1,7 +1,9 @@
 // The emission loop: every interval, on a fixed cadence, history then state. History goes out
 // only while connected and is never queued; state is retained, and is also published at once
 // on every (re)connect so the retained copy is fresh. A cycle is skipped while the broker has
-// not yet confirmed the previous one (a hung broker), so nothing piles up in the socket.
+// not yet confirmed the previous one (a hung broker), so nothing piles up in the socket. The
+// controller's own history goes to its own store every cycle all the same (onHistory): a broker
+// away or hung is no gap in the controller's history.
 import type { Logger } from '../log.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { Cadence } from './cadence.js';
@@ -46,7 +48,7 @@ export class Emission {
   private readonly lateness: number[] = [];
   private latenessNext = 0;
   private readonly onConnect = () => this.publishState();
-  /** Receives each history message published (and the size of its text), after the cycle's state message. */
+  /** Receives each cycle's history message (and the size of its text), published or not, after the cycle's state message. */
   onHistory: ((message: unknown, bytes: number) => void) | null = null;
 
   constructor(
@@ -84,20 +86,27 @@ export class Emission {
   private cycle(due: number): void {
     this.counts.cycles++;
     const { conn } = this.opts;
-    if (!conn.connected) return;
-    if (!conn.clear) {
+    let history: { message: unknown; bytes: number } | null = null;
+    if (conn.connected && !conn.clear) {
       this.counts.skipped++;
       conn.probe();
-      return;
+    } else if (conn.connected) {
+      try {
+        history = this.publishHistory();
+      } catch (e) {
+        this.opts.log.error({ err: e }, 'history emission failed');
+      }
+      if (this.publishState()) this.recordLateness(performance.now() - due);
+      conn.probe();
     }
-    let history: { message: unknown; bytes: number } | null = null;
-    try {
-      history = this.publishHistory();
-    } catch (e) {
-      this.opts.log.error({ err: e }, 'history emission failed');
+    // Not published (no broker, a hung one, or the publish failed): the own store takes it all the same.
+    if (!history && this.onHistory) {
+      try {
+        history = this.historyMessage();
+      } catch (e) {
+        this.opts.log.error({ err: e }, 'history message failed');
+      }
     }
-    if (this.publishState()) this.recordLateness(performance.now() - due);
-    conn.probe();
     if (history && this.onHistory) {
       try {
         this.onHistory(history.message, history.bytes);
@@ -119,6 +128,12 @@ export class Emission {
     const { message, bytes } = cachedHistoryPayload(key, runtime);
     if (!conn.publish(topics.history, bytes)) return null;
     this.counts.history++;
+    return { message, bytes: bytes.length };
+  }
+
+  /** The message and its size, not published. */
+  private historyMessage(): { message: unknown; bytes: number } {
+    const { message, bytes } = cachedHistoryPayload(this.opts.key, this.opts.runtime);
     return { message, bytes: bytes.length };
   }
 
