@@ -1,52 +1,47 @@
-// Graphs from the history API (/history/timeseries): fields chosen per graph, ranges 1h to 30d,
-// live append every 10 s, temperatures on the left axis and percentages/states on the right,
-// CSV export. Without a history service the page says so instead of failing.
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
-import { download, post } from './api';
-import { unitLabel } from './blocks.js';
-import { fieldLabel } from './explain.js';
-import { align, dropBefore, isTemperature, type Columns, type Range } from './graph-data';
+// Graphs from the history API (/history/timeseries): fields chosen per graph, ranges 10m to 30d,
+// live append every 10 s, temperatures on the left axis and percentages/states on the right
+// (other units on axes of their own), CSV export. The history may hold several controllers: each
+// is named in the picker and in legends, and this one's fields are drawn by default. Without a
+// history service the page says so instead of failing.
+import { useEffect, useState } from 'preact/hooks';
+import { download, post, serviceId } from './api';
+import { analogUnitLabel } from './blocks.js';
+import { Chart, type ChartLook, type Plotted } from './Chart';
+import { FieldPicker } from './FieldPicker';
+import { align, dropBefore, type Columns, type Range } from './graph-data';
+import { defaultFields, fieldParts, legendLabel, scaleOf, type FieldParts } from './graph-fields';
+import { live } from './live';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
 type RangeKey = keyof typeof RANGES;
-const COLORS = ['#d94c2b', '#2b7bd9', '#e0a000', '#3aa655', '#8e44ad', '#16a3a3', '#777', '#c2185b'];
 const LIVE_MS = 10_000;
 const STORE_KEY = 'edgeblocks.graph.fields';
 const RANGE_KEY = 'edgeblocks.graph.range';
 
-declare global {
-  interface Window {
-    /** Milliseconds the last full graph draw took (read by the benchmark and tests). */
-    __graphRenderMs?: number;
-    __graphPoints?: number;
-    /** Rows (timestamps) the graph holds now, growing with live appends. */
-    __graphRows?: number;
+/** Units this page knows from the live blocks: an analog input's value is in its scale's unit. */
+function knownUnit(p: FieldParts): string | null {
+  if (p.controller !== serviceId() || p.name !== 'value') return null;
+  const b = live().blocks.get(p.block);
+  return b?.type === 'AnalogSensorI2c' ? analogUnitLabel(b.data.unit) : null;
+}
+
+const LOOK: ChartLook = {
+  label: (f) => legendLabel(f, serviceId(), knownUnit),
+  group: (f) => {
+    const p = fieldParts(f);
+    return `${p.controller}/${p.block}`;
+  },
+  scale: (f) => scaleOf(f, knownUnit),
+  dashed: (f) => /\/setting\[/.test(f),
+};
+
+function savedFields(): string[] {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORE_KEY) ?? '[]') as unknown;
+    return Array.isArray(saved) ? saved.filter((f): f is string => typeof f === 'string') : [];
+  } catch {
+    return [];
   }
-}
-
-/** The saved choice, else every setpoint with its measured value (drawn as a pair), then sensors. */
-export function defaultFields(all: string[]): string[] {
-  const saved = JSON.parse(localStorage.getItem(STORE_KEY) ?? '[]') as string[];
-  const kept = saved.filter((f) => all.includes(f));
-  if (kept.length) return kept;
-  const pairs = all
-    .filter((f) => /\/setting\[deg[CF]\]$/.test(f))
-    .flatMap((setting) => {
-      const value = setting.replace(/\/setting\[/, '/value[');
-      return all.includes(value) ? [setting, value] : [setting];
-    });
-  const sensors = all.filter((f) => /\/value\[deg[CF]\]$/.test(f) && !pairs.includes(f));
-  return [...pairs, ...sensors].slice(0, 6);
-}
-
-const blockOf = (field: string) => field.split('/').slice(1, -1).join('/');
-const fieldName = (field: string) => field.split('/').at(-1) ?? field;
-/** `setting[degC]` → "Setting (°C)". */
-function fieldWords(field: string): string {
-  const m = /^([^[]+)(?:\[(.+)\])?$/.exec(fieldName(field));
-  return m ? `${fieldLabel(m[1]!)}${m[2] ? ` (${unitLabel(m[2])})` : ''}` : fieldName(field);
 }
 
 /** The shortest range that holds all the data there is (a fresh controller: its last minutes). */
@@ -55,135 +50,6 @@ function fittingRange(cols: Columns): RangeKey {
   if (first === undefined) return '10m';
   const age = Date.now() / 1000 - first;
   return (Object.keys(RANGES) as RangeKey[]).find((r) => RANGES[r] >= age) ?? '30d';
-}
-
-/** Fields grouped by block, filtered by a search, each a checkbox. */
-function FieldPicker({
-  all,
-  fields,
-  setFields,
-}: {
-  all: string[];
-  fields: string[];
-  setFields: (f: string[]) => void;
-}) {
-  const [search, setSearch] = useState('');
-  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  const shown = all.filter((f) => words.every((w) => f.toLowerCase().includes(w)));
-  const groups = new Map<string, string[]>();
-  for (const f of shown) groups.set(blockOf(f), [...(groups.get(blockOf(f)) ?? []), f]);
-  return (
-    <div class="picker" data-testid="field-picker">
-      <label>
-        Search fields{' '}
-        <input
-          type="search"
-          value={search}
-          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
-          placeholder="e.g. beer setting"
-        />
-      </label>
-      {[...groups].map(([block, list]) => (
-        <fieldset class="fieldlist" data-group={block}>
-          <legend>{block}</legend>
-          {list.map((f) => (
-            <label>
-              <input
-                type="checkbox"
-                data-field={f}
-                checked={fields.includes(f)}
-                onChange={(e) =>
-                  setFields((e.target as HTMLInputElement).checked ? [...fields, f] : fields.filter((x) => x !== f))
-                }
-              />{' '}
-              {fieldWords(f)}
-            </label>
-          ))}
-        </fieldset>
-      ))}
-      {!shown.length && <p class="muted">No field matches “{search}”.</p>}
-    </div>
-  );
-}
-
-function Chart({
-  fields,
-  data,
-  seconds,
-  fitData,
-}: {
-  fields: string[];
-  data: Columns;
-  seconds: number;
-  fitData: boolean;
-}) {
-  const el = useRef<HTMLDivElement>(null);
-  const plot = useRef<uPlot | null>(null);
-  const key = `${fields.join('\n')}\n${seconds}`;
-  useEffect(() => {
-    const host = el.current!;
-    const t0 = performance.now();
-    // A block's fields share a colour; a setting is dashed, so the pair reads without colour too.
-    const blocks = [...new Set(fields.map(blockOf))];
-    const series: uPlot.Series[] = [
-      {},
-      ...fields.map((f) => ({
-        label: `${blockOf(f)} ${fieldWords(f)}`,
-        stroke: COLORS[blocks.indexOf(blockOf(f)) % COLORS.length],
-        width: 1.5,
-        dash: /\/setting\[/.test(f) ? [6, 4] : undefined,
-        scale: isTemperature(f) ? 'temp' : 'pct',
-        spanGaps: true,
-      })),
-    ];
-    const opts: uPlot.Options = {
-      width: Math.max(320, host.clientWidth),
-      height: 360,
-      series,
-      // The whole chosen window, also while history is still short.
-      // The whole chosen window; while the range was chosen for the user, no wider than the data.
-      scales: {
-        x: {
-          time: true,
-          range: (u) => [
-            Math.max(Date.now() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0),
-            Date.now() / 1000,
-          ],
-        },
-      },
-      axes: [
-        {},
-        { scale: 'temp', label: 'temperature' },
-        { scale: 'pct', side: 1, label: '% / state', grid: { show: false } },
-      ],
-      legend: { live: true },
-      hooks: {
-        draw: [
-          () => {
-            if (drawn) return;
-            drawn = true;
-            window.__graphRenderMs = performance.now() - t0;
-            window.__graphPoints = data[0].length * fields.length;
-          },
-        ],
-      },
-    };
-    let drawn = false;
-    window.__graphRenderMs = undefined;
-    plot.current = new uPlot(opts, data as uPlot.AlignedData, host);
-    const onResize = () => plot.current?.setSize({ width: Math.max(320, host.clientWidth), height: 360 });
-    addEventListener('resize', onResize);
-    return () => {
-      removeEventListener('resize', onResize);
-      plot.current?.destroy();
-      plot.current = null;
-    };
-  }, [key]);
-  useEffect(() => {
-    plot.current?.setData(data as uPlot.AlignedData, false);
-    window.__graphRows = data[0].length;
-  }, [data]);
-  return <div ref={el} class="chart" data-testid="chart" />;
 }
 
 export function Graphs() {
@@ -201,7 +67,9 @@ export function Graphs() {
     setFitted(true);
     setRangeState(r);
   };
-  const [data, setData] = useState<Columns | null>(null);
+  // The columns with the fields they belong to: while a changed field list loads, the chart
+  // keeps drawing the previous fields with their own columns.
+  const [data, setData] = useState<Plotted | null>(null);
   const [error, setError] = useState('');
 
   useEffect(() => {
@@ -210,7 +78,7 @@ export function Graphs() {
         return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
       if (!a.ok) return setError(a.error);
       setAll(a.body);
-      setFields(defaultFields(a.body));
+      setFields(defaultFields(a.body, serviceId(), savedFields()));
     });
   }, []);
 
@@ -235,7 +103,7 @@ export function Graphs() {
           setRangeState(fit);
         }
       }
-      setData(cols);
+      setData({ fields, cols });
     };
     void load();
     const timer = setInterval(() => void load(), LIVE_MS);
@@ -281,7 +149,7 @@ export function Graphs() {
       </div>
       {error && <p class="answer bad">{error}</p>}
       {data && fields.length > 0 ? (
-        <Chart fields={fields} data={data} seconds={RANGES[range]} fitData={savedRange === null} />
+        <Chart plotted={data} seconds={RANGES[range]} fitData={savedRange === null} look={LOOK} />
       ) : (
         <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>
       )}
@@ -289,7 +157,7 @@ export function Graphs() {
         <summary>
           Fields ({fields.length} of {all.length})
         </summary>
-        <FieldPicker all={all} fields={fields} setFields={setFields} />
+        <FieldPicker all={all} own={serviceId()} fields={fields} setFields={setFields} known={knownUnit} />
       </details>
     </div>
   );

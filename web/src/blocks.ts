@@ -42,6 +42,11 @@ const UNIT_LABELS: Record<string, string> = {
 
 export const unitLabel = (unit: string): string => UNIT_LABELS[unit] ?? unit;
 
+/** An analog input's scale (AnalogSensorI2c `unit`) as a unit label. */
+const ANALOG_UNITS: Record<string, string> = { VOLT: 'V', BAR: 'bar', PSI: 'psi', PERCENT: '%', DEG_C: '°C' };
+export const analogUnitLabel = (unit: unknown): string =>
+  typeof unit === 'string' ? (ANALOG_UNITS[unit] ?? unit.toLowerCase()) : '';
+
 export function fmtNumber(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits);
 }

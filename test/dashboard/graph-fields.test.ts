@@ -1,0 +1,87 @@
+// History field names as the graph shows them (web/src/graph-fields.ts): the controller named
+// unless it is this one, units in words (plain humidity and pressure too), this controller's
+// setpoints paired with their values by default, one y scale per kind of unit.
+import t from 'tap';
+import {
+  defaultFields,
+  fieldParts,
+  fieldWords,
+  groupFields,
+  legendLabel,
+  scaleOf,
+} from '../../web/src/graph-fields.js';
+
+const ALL = [
+  'edge-one/Beer Setpoint/setting[degC]',
+  'edge-one/Beer Setpoint/value[degC]',
+  'edge-one/Heat PWM/value',
+  'edge-one/BME280 0x76/humidity',
+  'edge-one/BME280 0x76/pressure',
+  'edge-one/Keg/value',
+  'edge-two/Beer Setpoint/setting[degC]',
+  'edge-two/Beer Setpoint/value[degC]',
+  'edge-two/Fridge Sensor/value[degC]',
+];
+
+t.test('a field splits into controller, block, name and unit', async (t) => {
+  t.same(fieldParts('edge-one/Beer Setpoint/setting[degC]'), {
+    field: 'edge-one/Beer Setpoint/setting[degC]',
+    controller: 'edge-one',
+    block: 'Beer Setpoint',
+    name: 'setting',
+    unit: 'degC',
+  });
+  t.equal(fieldParts('edge-one/Heat PWM/value').unit, null);
+});
+
+t.test('labels: units in words, the controller named unless it is this one', async (t) => {
+  t.equal(fieldWords('edge-one/Beer Setpoint/setting[degC]'), 'Setting (°C)');
+  t.equal(fieldWords('edge-one/BME280 0x76/humidity'), 'Humidity (%RH)');
+  t.equal(fieldWords('edge-one/BME280 0x76/pressure'), 'Pressure (hPa)');
+  t.equal(
+    fieldWords('edge-one/Keg/value', (p) => (p.block === 'Keg' ? 'bar' : null)),
+    'Value (bar)',
+  );
+  t.equal(legendLabel('edge-one/Beer Setpoint/value[degC]', 'edge-one'), 'Beer Setpoint · Value (°C)');
+  t.equal(legendLabel('edge-two/Beer Setpoint/value[degC]', 'edge-one'), 'edge-two · Beer Setpoint · Value (°C)');
+});
+
+t.test('by default: this controller’s setpoints with their values, never another’s', async (t) => {
+  t.same(defaultFields(ALL, 'edge-one'), [
+    'edge-one/Beer Setpoint/setting[degC]',
+    'edge-one/Beer Setpoint/value[degC]',
+  ]);
+  t.same(defaultFields(ALL, 'edge-two'), [
+    'edge-two/Beer Setpoint/setting[degC]',
+    'edge-two/Beer Setpoint/value[degC]',
+    'edge-two/Fridge Sensor/value[degC]',
+  ]);
+  t.same(
+    defaultFields(ALL, 'edge-one', ['edge-two/Fridge Sensor/value[degC]', 'gone/x/y']),
+    ['edge-two/Fridge Sensor/value[degC]'],
+    'a saved choice wins, without fields the history no longer has',
+  );
+});
+
+t.test('grouped by controller (this one first), then by block', async (t) => {
+  const groups = groupFields(ALL, 'edge-two');
+  t.same(
+    groups.map(([c]) => c),
+    ['edge-two', 'edge-one'],
+  );
+  t.same(
+    groups[1]![1].map(([b]) => b),
+    ['Beer Setpoint', 'Heat PWM', 'BME280 0x76', 'Keg'],
+  );
+});
+
+t.test('scales: temperatures, %/states, and every other unit on its own', async (t) => {
+  t.equal(scaleOf('edge-one/Beer Setpoint/value[degC]'), 'temp');
+  t.equal(scaleOf('edge-one/Heat PWM/value'), 'pct');
+  t.equal(scaleOf('edge-one/BME280 0x76/humidity'), 'pct');
+  t.equal(scaleOf('edge-one/BME280 0x76/pressure'), 'hPa');
+  t.equal(
+    scaleOf('edge-one/Keg/value', () => 'bar'),
+    'bar',
+  );
+});

@@ -1,0 +1,126 @@
+// One uPlot chart of history columns. The fields and their columns come as one value, so the
+// plot is only ever built for data that has a column per field: a new field list waits for its
+// data (the old plot stays until then) instead of drawing old columns under new series.
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { Columns } from './graph-data';
+
+const COLORS = ['#d94c2b', '#2b7bd9', '#e0a000', '#3aa655', '#8e44ad', '#16a3a3', '#777', '#c2185b'];
+const HEIGHT = 360;
+
+declare global {
+  interface Window {
+    /** Milliseconds the last full graph draw took (read by the benchmark and tests). */
+    __graphRenderMs?: number;
+    __graphPoints?: number;
+    /** Rows (timestamps) the graph holds now, growing with live appends. */
+    __graphRows?: number;
+    /** Fields the drawn graph has (set once it drew them). */
+    __graphSeries?: number;
+  }
+}
+
+export interface Plotted {
+  fields: string[];
+  /** The time column, then one column per field, in the order of `fields`. */
+  cols: Columns;
+}
+
+export interface ChartLook {
+  /** Legend text of a field. */
+  label: (field: string) => string;
+  /** Fields with the same group share a colour (a block's setting and value). */
+  group: (field: string) => string;
+  /** The y scale: `temp` (left), `pct` (right), or a unit drawn on an axis of its own. */
+  scale: (field: string) => string;
+  dashed: (field: string) => boolean;
+}
+
+const AXIS_LABELS: Record<string, string> = { temp: 'temperature', pct: '% / state' };
+
+export function Chart({
+  plotted,
+  seconds,
+  fitData,
+  look,
+}: {
+  plotted: Plotted;
+  seconds: number;
+  fitData: boolean;
+  look: ChartLook;
+}) {
+  const el = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const { fields, cols } = plotted;
+  const key = `${fields.join('\n')}\n${seconds}`;
+  useEffect(() => {
+    const host = el.current!;
+    const t0 = performance.now();
+    const groups = [...new Set(fields.map(look.group))];
+    const scales = [...new Set(fields.map(look.scale))];
+    const series: uPlot.Series[] = [
+      {},
+      ...fields.map((f) => ({
+        label: look.label(f),
+        stroke: COLORS[groups.indexOf(look.group(f)) % COLORS.length],
+        width: 1.5,
+        dash: look.dashed(f) ? [6, 4] : undefined,
+        scale: look.scale(f),
+        spanGaps: true,
+      })),
+    ];
+    let drawn = false;
+    const opts: uPlot.Options = {
+      width: Math.max(300, host.clientWidth),
+      height: HEIGHT,
+      series,
+      scales: {
+        // The whole chosen window; while the range was chosen for the user, no wider than the data.
+        x: {
+          time: true,
+          range: (u) => [
+            Math.max(Date.now() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0),
+            Date.now() / 1000,
+          ],
+        },
+      },
+      axes: [
+        {},
+        // Temperatures on the left; every other scale on the right, labelled with its unit.
+        ...scales.map((s) => ({
+          scale: s,
+          label: AXIS_LABELS[s] ?? s,
+          side: s === 'temp' || (s === 'pct' && !scales.includes('temp')) ? 3 : 1,
+          grid: { show: s === scales[0] },
+        })),
+      ],
+      legend: { live: true },
+      hooks: {
+        draw: [
+          () => {
+            if (drawn) return;
+            drawn = true;
+            window.__graphRenderMs = performance.now() - t0;
+            window.__graphPoints = cols[0].length * fields.length;
+            window.__graphSeries = fields.length;
+          },
+        ],
+      },
+    };
+    window.__graphRenderMs = undefined;
+    plot.current = new uPlot(opts, cols as uPlot.AlignedData, host);
+    const onResize = () => plot.current?.setSize({ width: Math.max(300, host.clientWidth), height: HEIGHT });
+    addEventListener('resize', onResize);
+    return () => {
+      removeEventListener('resize', onResize);
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [key]);
+  useEffect(() => {
+    plot.current?.setData(cols as uPlot.AlignedData, false);
+    window.__graphRows = cols[0].length;
+  }, [cols]);
+  return <div ref={el} class="chart" data-testid="chart" />;
+}

@@ -1,0 +1,94 @@
+// History field names as the graph shows them. A field is `<controller>/<block>/<field>[unit]`
+// (the history service's flattening); with several controllers on one broker the history holds
+// them all, so the controller is part of every name shown, except this controller's own in its
+// own page. Pure (no DOM), tested under Node.
+import { fieldLabel } from './explain.js';
+import { unitLabel } from './blocks.js';
+import { isTemperature } from './graph-data.js';
+
+export interface FieldParts {
+  field: string;
+  controller: string;
+  block: string;
+  /** The block's field, e.g. `setting`. */
+  name: string;
+  /** The unit in brackets (`degC`), or null for a plain number. */
+  unit: string | null;
+}
+
+export function fieldParts(field: string): FieldParts {
+  const parts = field.split('/');
+  const last = parts.at(-1) ?? field;
+  const m = /^([^[]+)(?:\[(.+)\])?$/.exec(last);
+  return {
+    field,
+    controller: parts.length > 2 ? parts[0]! : '',
+    block: parts.slice(parts.length > 2 ? 1 : 0, -1).join('/'),
+    name: m ? m[1]! : last,
+    unit: m?.[2] ?? null,
+  };
+}
+
+/**
+ * Units of plain-number fields, by field name: the API document gives the unit of quantities
+ * only (x-unit), and these are plain numbers in the block JSON.
+ */
+const PLAIN_UNITS: Readonly<Record<string, string>> = { humidity: '%RH', pressure: 'hPa', volts: 'V' };
+
+/** The unit shown with a field: its bracketed unit, a known plain unit, or what the caller knows (e.g. an analog input's scale). */
+export function fieldUnit(field: string, known?: (p: FieldParts) => string | null): string | null {
+  const p = fieldParts(field);
+  if (p.unit) return unitLabel(p.unit);
+  return PLAIN_UNITS[p.name] ?? known?.(p) ?? null;
+}
+
+/** `setting[degC]` → "Setting (°C)". */
+export function fieldWords(field: string, known?: (p: FieldParts) => string | null): string {
+  const unit = fieldUnit(field, known);
+  return `${fieldLabel(fieldParts(field).name)}${unit ? ` (${unit})` : ''}`;
+}
+
+/** The legend of a field: block and field in words, with the controller unless it is `own`. */
+export function legendLabel(field: string, own: string, known?: (p: FieldParts) => string | null): string {
+  const p = fieldParts(field);
+  return `${p.controller && p.controller !== own ? `${p.controller} · ` : ''}${p.block} · ${fieldWords(field, known)}`;
+}
+
+/** The fields by controller (`own` first, the others by name), each by block. */
+export function groupFields(all: string[], own: string): Array<[string, Array<[string, string[]]>]> {
+  const byController = new Map<string, Map<string, string[]>>();
+  for (const f of all) {
+    const p = fieldParts(f);
+    let blocks = byController.get(p.controller);
+    if (!blocks) byController.set(p.controller, (blocks = new Map()));
+    blocks.set(p.block, [...(blocks.get(p.block) ?? []), f]);
+  }
+  return [...byController]
+    .sort(([a], [b]) => (a === own ? -1 : b === own ? 1 : a.localeCompare(b)))
+    .map(([c, blocks]) => [c, [...blocks]]);
+}
+
+/**
+ * The fields drawn when the user has chosen none (or none of the saved ones is there): every
+ * setpoint of this controller with its measured value (drawn as a pair), then its sensors.
+ */
+export function defaultFields(all: string[], own: string, saved: string[] = []): string[] {
+  const kept = saved.filter((f) => all.includes(f));
+  if (kept.length) return kept;
+  const mine = all.filter((f) => fieldParts(f).controller === own);
+  const pairs = mine
+    .filter((f) => /\/setting\[deg[CF]\]$/.test(f))
+    .flatMap((setting) => {
+      const value = setting.replace(/\/setting\[/, '/value[');
+      return mine.includes(value) ? [setting, value] : [setting];
+    });
+  const sensors = mine.filter((f) => /\/value\[deg[CF]\]$/.test(f) && !pairs.includes(f));
+  return [...pairs, ...sensors].slice(0, 6);
+}
+
+/** The y scale a field is drawn on: temperatures left, %/states right, other units each on their own. */
+export function scaleOf(field: string, known?: (p: FieldParts) => string | null): string {
+  if (isTemperature(field)) return 'temp';
+  const unit = fieldUnit(field, known);
+  return unit && unit !== '%' && unit !== '%RH' ? unit : 'pct';
+}
