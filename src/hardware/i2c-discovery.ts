@@ -4,7 +4,8 @@
 // PROBES in i2c-sensors.ts), the IO probe (drivers/i2c/io-probe.ts) uses plain reads at
 // 0x20-0x27 and skips 0x70. A block is proposed for every found chip whose bus and address
 // no block holds yet; an ADC is proposed with input 0 (add more by hand).
-// Ids name the chip, bus and address: `I2C BME280 sim-0x76`, `MCP23017 1-0x20`.
+// Ids are short, as 1-Wire ones: the chip and its address (`BME280 0x76`, `MCP23017 0x20`), for
+// the user to rename to what it measures (i2cBlockId).
 import { access } from 'node:fs/promises';
 import type { ProbeI2cIoOptions } from '../../drivers/i2c/io-probe.js';
 import type { QueuedI2cBus } from '../../drivers/i2c/queue.js';
@@ -33,6 +34,15 @@ const I2C_BLOCK_TYPES = new Set<string>([
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 
+/** `BME280 0x76`; the bus is named only when that is taken (the same chip on two buses): `BME280 0x76 on bus 3`. */
+export function i2cBlockId(chip: string, bus: string, address: number, taken: Set<string>): string {
+  const short = `${chip} ${hex(address)}`;
+  let id = taken.has(short) ? `${short} on bus ${bus}` : short;
+  for (let n = 2; taken.has(id); n++) id = `${short} on bus ${bus} (${n})`;
+  taken.add(id);
+  return id;
+}
+
 export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
   return async (existing: readonly AnyBlock[]): Promise<DiscoveredBlock[]> => {
     await io.probeAll();
@@ -50,13 +60,10 @@ export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
     const propose = (bus: string, address: number, name: string, type: string, data: Record<string, unknown>) => {
       if (held.has(`${bus}/${address}`)) return;
       held.add(`${bus}/${address}`);
-      let id = `${name} ${bus}-${hex(address)}`;
-      for (let n = 2; taken.has(id); n++) id = `${name} ${bus}-${hex(address)} (${n})`;
-      taken.add(id);
-      out.push({ type, id, data: { ...data, bus, address } });
+      out.push({ type, id: i2cBlockId(name, bus, address, taken), data: { ...data, bus, address } });
     };
     for (const f of sensorChips)
-      propose(f.bus, f.address, `I2C ${f.chip}`, SENSOR_BLOCK[f.chip].type, SENSOR_BLOCK[f.chip].data);
+      propose(f.bus, f.address, f.chip, SENSOR_BLOCK[f.chip].type, SENSOR_BLOCK[f.chip].data);
     for (const c of io.found())
       if (c.status === 'found' && c.kind) propose(c.bus, c.address, IO_BLOCK[c.kind], IO_BLOCK[c.kind], {});
     return out;

@@ -41,10 +41,10 @@ t.test('the demo seed loads on the built-in sim and its chain heats the beer', a
   t.same(
     found,
     [
+      'BME280 0x76',
       'DS2413 00000000e001',
-      'I2C BME280 sim-0x76',
-      'I2C MCP9600 sim-0x60',
-      'MCP23017 sim-0x20',
+      'MCP23017 0x20',
+      'MCP9600 0x60',
       'OneWire Bus ds2482-sim-0x18-ch0',
       'OneWire Bus ds2482-sim-0x18-ch1',
       'OneWire Bus ds2482-sim-0x18-ch2',

@@ -34,7 +34,7 @@ t.test(
     t.equal(found.status, 200);
     const board = found.body.find((b: any) => b.type === 'MCP23017');
     t.ok(board, 'an MCP23017 block is proposed');
-    t.equal(board.id, 'MCP23017 sim-0x20');
+    t.equal(board.id, 'MCP23017 0x20');
     t.equal(board.data.bus, 'sim');
     t.equal(board.data.address, 32);
     t.same(
@@ -43,7 +43,7 @@ t.test(
       'not proposed twice',
     );
     await s.run(1500);
-    t.equal(s.data('MCP23017 sim-0x20').connected, true, 'discover created the block, and it answers');
+    t.equal(s.data('MCP23017 0x20').connected, true, 'discover created the block, and it answers');
     const st = await status(s);
     // One I2C section: the demo's sensors and its relay board, all on the one emulated bus and its one queue.
     t.match(st.found, [

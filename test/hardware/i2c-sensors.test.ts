@@ -13,22 +13,22 @@ t.test(
     const found = (await s.post('blocks/discover')).body;
     const env = found.find((b: any) => b.type === 'EnvSensorI2c');
     const tc = found.find((b: any) => b.type === 'TempSensorThermocouple');
-    t.same([env?.id, env?.data.bus, env?.data.address, env?.data.chip], ['I2C BME280 sim-0x76', 'sim', 0x76, 'BME280']);
-    t.same([tc?.id, tc?.data.address], ['I2C MCP9600 sim-0x60', 0x60]);
+    t.same([env?.id, env?.data.bus, env?.data.address, env?.data.chip], ['BME280 0x76', 'sim', 0x76, 'BME280']);
+    t.same([tc?.id, tc?.data.address], ['MCP9600 0x60', 0x60]);
     await s.run(1500);
     await s.run(500);
-    const room = s.data('I2C BME280 sim-0x76');
+    const room = s.data('BME280 0x76');
     const plant = (await s.get('sim/plant')).body;
     t.ok(Math.abs(q(room.value)! - plant.ambient) < 0.05, `room ${q(room.value)} ~ ambient ${plant.ambient}`);
     t.ok(Math.abs(room.humidity - 55) < 0.1, `humidity ${room.humidity}`);
     t.ok(Math.abs(room.pressure - 1013) < 0.05, `pressure ${room.pressure}`);
     t.equal(room.connected, true);
-    t.equal(q(s.data('I2C MCP9600 sim-0x60').value), 66);
+    t.equal(q(s.data('MCP9600 0x60').value), 66);
     // A setpoint can use it (TempSensorInterface).
     const pair = await s.post('blocks/create', {
       id: 'kettle sp',
       type: 'SetpointSensorPair',
-      data: { sensorId: { __objtype: 'Link', id: 'I2C MCP9600 sim-0x60' }, storedSetting: 70, enabled: true },
+      data: { sensorId: { __objtype: 'Link', id: 'MCP9600 0x60' }, storedSetting: 70, enabled: true },
     });
     t.equal(pair.status, 201);
     const status = (await s.get('system/status')).body;
@@ -56,11 +56,11 @@ t.test(
     const model = (name: string) => sim.i2cSensors.find((e) => e.spec.name === name)!.model;
     sim.i2c!.faults.claimed.add(0x45);
     const found = (await s.post('blocks/discover')).body.map((b: any) => b.id).sort();
-    t.same(found, ['I2C ADS1115 sim-0x48', 'I2C MCP9600 sim-0x67', 'I2C SHT4X sim-0x44']);
+    t.same(found, ['ADS1115 0x48', 'MCP9600 0x67', 'SHT4X 0x44']);
     const claimed = (await s.get('system/status')).body;
     t.match(JSON.stringify(claimed), /"claimed":\[\{"bus":"sim","address":"0x45"\}\]/);
     await s.post('blocks/write', {
-      id: 'I2C ADS1115 sim-0x48',
+      id: 'ADS1115 0x48',
       type: 'AnalogSensorI2c',
       data: {
         bus: 'sim',
@@ -75,32 +75,32 @@ t.test(
     });
     await s.run(1500);
     t.ok(
-      Math.abs(s.data('I2C ADS1115 sim-0x48').value - 5) < 0.01,
-      `2.5 V on 0.5-4.5 V = 0-10 bar -> ${s.data('I2C ADS1115 sim-0x48').value}`,
+      Math.abs(s.data('ADS1115 0x48').value - 5) < 0.01,
+      `2.5 V on 0.5-4.5 V = 0-10 bar -> ${s.data('ADS1115 0x48').value}`,
     );
-    t.equal(q(s.data('I2C MCP9600 sim-0x67').value), 350, 'several hundred degC accepted');
-    const sht = s.data('I2C SHT4X sim-0x44');
+    t.equal(q(s.data('MCP9600 0x67').value), 350, 'several hundred degC accepted');
+    const sht = s.data('SHT4X 0x44');
     t.ok(Math.abs(q(sht.value)! - 12) < 0.01);
     t.equal(Math.round(sht.humidity), 70);
 
     (model('ferm1') as Sht4xSim).faults.badCrc = 1;
     (model('hlt') as Mcp9600Sim).open = true;
     await s.run(1000);
-    const bad = s.data('I2C SHT4X sim-0x44');
+    const bad = s.data('SHT4X 0x44');
     t.equal(q(bad.value), null, 'bad CRC -> null');
     t.equal(bad.humidity, null);
     t.equal(bad.errors, 1, 'counted');
     t.match(bad.lastError, /CRC/);
-    t.equal(q(s.data('I2C MCP9600 sim-0x67').value), null, 'open thermocouple -> null');
-    t.match(s.data('I2C MCP9600 sim-0x67').lastError, /open or shorted/);
+    t.equal(q(s.data('MCP9600 0x67').value), null, 'open thermocouple -> null');
+    t.match(s.data('MCP9600 0x67').lastError, /open or shorted/);
     let st = (await s.get('system/status')).body;
     t.match(JSON.stringify(st), /"chip":"SHT4X","connected":false,"errors":1,"crcErrors":1/);
 
     (model('hlt') as Mcp9600Sim).open = false;
     model('ferm1').faults.nack = true;
     await s.run(1000);
-    t.equal(q(s.data('I2C SHT4X sim-0x44').value), null);
-    t.equal(q(s.data('I2C MCP9600 sim-0x67').value), 350, 'thermocouple back');
+    t.equal(q(s.data('SHT4X 0x44').value), null);
+    t.equal(q(s.data('MCP9600 0x67').value), 350, 'thermocouple back');
     st = (await s.get('system/status')).body;
     t.match(
       JSON.stringify(st),
@@ -111,10 +111,10 @@ t.test(
     model('ferm1').faults.nack = false;
     sim.i2c!.faults.stuck = true;
     await s.run(1000);
-    t.equal(q(s.data('I2C MCP9600 sim-0x67').value), null, 'stuck bus -> null');
+    t.equal(q(s.data('MCP9600 0x67').value), null, 'stuck bus -> null');
     sim.i2c!.faults.stuck = false;
     await s.run(1000);
-    t.ok(Math.abs(q(s.data('I2C SHT4X sim-0x44').value)! - 12) < 0.01, 'every chip reads again after the bus recovers');
-    t.equal(q(s.data('I2C MCP9600 sim-0x67').value), 350);
+    t.ok(Math.abs(q(s.data('SHT4X 0x44').value)! - 12) < 0.01, 'every chip reads again after the bus recovers');
+    t.equal(q(s.data('MCP9600 0x67').value), 350);
   },
 );
