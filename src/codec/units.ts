@@ -1,107 +1,18 @@
-// Unit kinds of quantity fields, the user's preference, and conversion to and from the
-// controller's internal units (degC, delta degC, 1/degC, seconds).
-import { Type, type Static } from '@sinclair/typebox';
+// The units of quantity fields: the conversion table (unit-conversion.ts, shared with the
+// dashboard) and the schemas of the user's preference.
+import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { TempUnit } from './unit-conversion.js';
 
-export type UnitKind = 'temp' | 'deltaTemp' | 'inverseTemp' | 'duration';
+export * from './unit-conversion.js';
+
+/** The temperature units of TempUnit (unit-conversion.ts), as a schema. */
 export const TempUnitSchema = Type.Union([Type.Literal('degC'), Type.Literal('degF')], {
   description: 'temperatures in degC or degF',
 });
-export type TempUnit = Static<typeof TempUnitSchema>;
 
 /** The units document ({namespace: <service id> or brewblox-global, id: "units", temperature}). */
 export const UnitsDocumentSchema = Type.Object({ temperature: Type.Optional(TempUnitSchema) });
-
-export interface UnitPrefs {
-  temperature: TempUnit;
-}
-
-export const DEFAULT_UNITS: UnitPrefs = { temperature: 'degC' };
-
-/** The unit a quantity of this kind is shown in, for the user's preference. */
-export function userUnit(kind: UnitKind, prefs: UnitPrefs): string {
-  const f = prefs.temperature === 'degF';
-  switch (kind) {
-    case 'temp':
-      return f ? 'degF' : 'degC';
-    case 'deltaTemp':
-      return f ? 'delta_degF' : 'delta_degC';
-    case 'inverseTemp':
-      return f ? '1 / degF' : '1 / degC';
-    case 'duration':
-      return 'second';
-  }
-}
-
-interface UnitDef {
-  kind: UnitKind;
-  toBase: (v: number) => number;
-  fromBase: (v: number) => number;
-}
-
-const identity = (v: number) => v;
-const scale = (k: number): Pick<UnitDef, 'toBase' | 'fromBase'> => ({ toBase: (v) => v * k, fromBase: (v) => v / k });
-
-const UNIT_TABLE: Record<string, UnitDef> = {};
-function define(names: string[], def: UnitDef) {
-  for (const n of names) UNIT_TABLE[normalize(n)] = def;
-}
-function normalize(name: string): string {
-  return name.replace(/\s+/g, '').replace(/°/g, 'deg').toLowerCase();
-}
-
-define(['degC', 'celsius', 'degree_Celsius', 'C'], { kind: 'temp', toBase: identity, fromBase: identity });
-define(['degF', 'fahrenheit', 'degree_Fahrenheit', 'F'], {
-  kind: 'temp',
-  toBase: (v) => ((v - 32) * 5) / 9,
-  fromBase: (v) => (v * 9) / 5 + 32,
-});
-define(['delta_degC', 'delta_celsius', 'dC'], { kind: 'deltaTemp', toBase: identity, fromBase: identity });
-define(['delta_degF', 'delta_fahrenheit', 'dF'], { kind: 'deltaTemp', ...scale(5 / 9) });
-define(['1/degC', '1/delta_degC', '1/celsius'], { kind: 'inverseTemp', toBase: identity, fromBase: identity });
-define(['1/degF', '1/delta_degF', '1/fahrenheit'], { kind: 'inverseTemp', ...scale(9 / 5) });
-define(['ms', 'millisecond', 'milliseconds'], { kind: 'duration', ...scale(1 / 1000) });
-define(['s', 'sec', 'secs', 'second', 'seconds'], { kind: 'duration', toBase: identity, fromBase: identity });
-define(['min', 'mins', 'minute', 'minutes'], { kind: 'duration', ...scale(60) });
-define(['h', 'hr', 'hrs', 'hour', 'hours'], { kind: 'duration', ...scale(3600) });
-define(['d', 'day', 'days'], { kind: 'duration', ...scale(86400) });
-
-const KIND_NAMES: Record<UnitKind, string> = {
-  temp: 'temperature',
-  deltaTemp: 'temperature difference',
-  inverseTemp: 'inverse temperature',
-  duration: 'duration',
-};
-
-export class UnitError extends Error {}
-
-function lookup(unit: string, kind: UnitKind): UnitDef {
-  const key = normalize(unit);
-  const def = Object.hasOwn(UNIT_TABLE, key) ? UNIT_TABLE[key] : undefined;
-  if (!def) throw new UnitError(`unknown unit '${unit}'`);
-  if (def.kind !== kind)
-    throw new UnitError(
-      `unit '${unit}' is not a ${KIND_NAMES[kind]} unit (expected e.g. ${userUnit(kind, DEFAULT_UNITS)})`,
-    );
-  return def;
-}
-
-/** Convert a value given in `unit` (or in the user's unit when omitted) to the internal unit. */
-export function toInternal(value: number, kind: UnitKind, prefs: UnitPrefs, unit?: string): number {
-  return lookup(unit ?? userUnit(kind, prefs), kind).toBase(value);
-}
-
-const USER_UNIT_DEFS = new Map<string, UnitDef>();
-
-/** Convert an internal value to the user's unit; rounds away floating-point conversion noise. */
-export function fromInternal(value: number, kind: UnitKind, prefs: UnitPrefs): number {
-  const unit = userUnit(kind, prefs);
-  // Every read converts each quantity: the user units (a handful) are looked up once.
-  let def = USER_UNIT_DEFS.get(unit);
-  if (!def) USER_UNIT_DEFS.set(unit, (def = lookup(unit, kind)));
-  const out = def.fromBase(value);
-  return Math.round(out * 1e9) / 1e9;
-}
 
 export function isTempUnit(v: unknown): v is TempUnit {
   return Value.Check(TempUnitSchema, v);

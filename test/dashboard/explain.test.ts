@@ -45,7 +45,7 @@ t.test(
     const s = outputStory(heater, all);
     t.equal(s.driver, 'Heat PWM');
     t.equal(s.doing, 'off, wants on');
-    t.same(s.why, ['Driven by Heat PWM (0 %).', 'Waiting for Mutex, held by Cooler, 40 s left.']);
+    t.same(s.why, ['Driven by Heat PWM (0 %).', 'Waiting 40 s for Mutex, held by Cooler.']);
   },
 );
 
@@ -60,7 +60,7 @@ t.test('a free output says it is switched by hand and names a limiting timing co
   const s = outputStory(fan, all);
   t.equal(s.driver, null);
   t.equal(s.doing, 'off, wants on');
-  t.same(s.why, ['Switched by hand: on.', 'Held by the delay before switching on, 10 min left.']);
+  t.same(s.why, ['Switched by hand: on.', 'Waiting 9 min 50 s for the delay before switching on.']);
   t.same(outputStory(cooler, all).why, ['Switched by hand: on.'], 'a constraint that does not limit is not mentioned');
 });
 
@@ -71,9 +71,18 @@ t.test('a PWM below its setting says so and who drives it', async (t) => {
 });
 
 t.test('a mutex says who holds it and which actuator waits for how long', async (t) => {
-  t.same(mutexStory(mutex, all), { holder: 'Cooler', waiting: ['Heater waits 40 s'] });
+  t.same(mutexStory(mutex, all), { holder: 'Cooler', waiting: ['Heater waits 40 s'], headline: 'Heater waits 40 s' });
   const free = new Map([['Mutex', mutex]]);
-  t.same(mutexStory(mutex, free), { holder: null, waiting: [] });
+  t.same(mutexStory(mutex, free), { holder: null, waiting: [], headline: 'free' }, 'nobody holds it: free');
+  const held = new Map([mutex, cooler].map((b) => [b.id, b]));
+  t.equal(mutexStory(mutex, held).headline, 'held by Cooler', 'held while its holder is on, nobody waits');
+  const offCooler = { ...cooler, data: { ...cooler.data, state: 'STATE_INACTIVE' } };
+  t.equal(
+    mutexStory(mutex, new Map([mutex, offCooler].map((b) => [b.id, b]))).headline,
+    'held by Cooler, 40 s more',
+    'a holder that switched off keeps it for its extra hold time',
+  );
+  t.equal(headline(mutex), '', 'the mutex setting alone is no headline ("wait 10 min" while nothing waits)');
 });
 
 t.test('a PID headlines its input, setting and output together', async (t) => {

@@ -5,6 +5,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, get, post, put, type Answer } from './api';
 import { activeAlerts, activeFor, type ActiveSummary } from './AlertBanner';
 import { useLive } from './live';
+import { fromInternal, prefsOf, toInternal, userUnit, type UnitPrefs } from './units';
+import { unitLabel } from './blocks';
 
 interface HistoryEntry {
   at: string;
@@ -105,11 +107,12 @@ function History({ data }: { data: AlertsAnswer }) {
 /** A typed number, or the text itself so the service's 422 names the field. */
 const numberOrText = (s: string): number | string => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : s);
 
-function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
+function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) {
   const [loaded, setLoaded] = useState<RulesAnswer | null>(null);
   const [form, setForm] = useState<Record<string, string>>({});
   const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(null);
-  const deltaIn = (c: number) => String(Number((degF ? c * 1.8 : c).toFixed(2)));
+  // The rules API speaks °C (a band is a temperature difference); the form, the user's unit.
+  const deltaIn = (c: number) => String(Number(fromInternal(c, 'deltaTemp', prefs).toFixed(2)));
   const fill = (r: RulesAnswer) => {
     setLoaded(r);
     const f: Record<string, string> = {
@@ -128,7 +131,7 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
     if (a.ok) fill(a.body);
     else setAnswer({ text: a.error, bad: true });
   };
-  useEffect(() => void load(), []);
+  useEffect(() => void load(), [prefs.temperature]);
   const set = (k: string) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
 
   const save = async (e: Event) => {
@@ -138,7 +141,7 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
     doc.sensorNull = { ...doc.sensorNull, after: numberOrText(form.sensorNullAfter!) };
     doc.setpointBand = {
       ...doc.setpointBand,
-      band: typeof band === 'number' && degF ? band / 1.8 : band,
+      band: typeof band === 'number' ? toInternal(band, 'deltaTemp', prefs) : band,
       after: numberOrText(form.bandAfter!),
     };
     doc.remindHours = numberOrText(form.remindHours!);
@@ -170,7 +173,7 @@ function RulesForm({ degF, outputs }: { degF: boolean; outputs: string[] }) {
       <form onSubmit={(e) => void save(e)}>
         <div class="grid">
           {field('sensorNullAfter', 'Sensor reads nothing for', 's')}
-          {field('band', 'Setpoint band (±)', degF ? '°F' : '°C')}
+          {field('band', 'Setpoint band (±)', unitLabel(userUnit('temp', prefs)))}
           {field('bandAfter', 'Out of band for', 's')}
           {field('remindHours', 'Remind every', 'h')}
         </div>
@@ -206,12 +209,12 @@ export function Alerts() {
     .filter((b) => OUTPUT_TYPES.has(b.type))
     .map((b) => b.id)
     .sort();
-  const degF = (live.status.units as { temperature?: string } | undefined)?.temperature === 'degF';
+
   return (
     <div class="alerts">
       {error && <p class="banner">{error}</p>}
       <Active list={data?.list ?? activeAlerts(live.status)} onChange={() => void load()} />
-      <RulesForm degF={degF} outputs={outputs} />
+      <RulesForm prefs={prefsOf(live.status)} outputs={outputs} />
       {data && <History data={data} />}
     </div>
   );

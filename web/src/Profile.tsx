@@ -3,6 +3,7 @@
 // Pause keeps the elapsed time in the block's meta (meta.pausedAt, seconds), so any browser resumes it.
 import { useState } from 'preact/hooks';
 import { controller, serviceId, type Answer, type Block } from './api';
+import { unitLabel } from './blocks';
 import { useLive } from './live';
 import { inUnit, segmentsOf, startSeconds, stepsToPoints, TEMPLATES, whereIsIt, type Step } from './profile-steps';
 
@@ -41,7 +42,7 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
       `${name} profile started`,
     );
   };
-  const u = unit === 'degF' ? '°F' : '°C';
+  const u = unitLabel(unit);
   return (
     <form class="profile-form" onSubmit={start} data-testid="profile-form">
       <label>
@@ -70,8 +71,8 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
                   aria-label={`step ${i + 1} temperature`}
                   type="number"
                   step="0.5"
-                  min={unit === 'degF' ? 23 : -5}
-                  max={unit === 'degF' ? 104 : 40}
+                  min={inUnit(-5, unit)}
+                  max={inUnit(40, unit)}
                   value={s.temperature}
                   onInput={(e) => edit(i, 'temperature', (e.target as HTMLInputElement).value)}
                 />

@@ -5,6 +5,7 @@ import { isLink, roleOf, unitLabel } from './blocks';
 import type { Role } from './type-doc';
 import { useTypeDoc } from './use-type-doc';
 import { applyAll, applyPatch, useLive } from './live';
+import { fromInternal } from './units';
 import { fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
 
 function Discovery() {
@@ -56,7 +57,8 @@ function Wizard({ unit }: { unit: string }) {
   const blocks = [...live.blocks.values()];
   const sensors = blocks.filter((b) => b.type.startsWith('TempSensor')).map((b) => b.id);
   const channels = channelsOf(blocks, types?.roles ?? new Map());
-  const defaults = unit === 'degF' ? { beer: 68, fridge: 68 } : { beer: 20, fridge: 20 };
+  const start = Math.round(fromInternal(20, 'temp', { temperature: unit === 'degF' ? 'degF' : 'degC' }));
+  const defaults = { beer: start, fridge: start };
   const [form, setForm] = useState({
     prefix: 'Ferment',
     beerSensor: '',

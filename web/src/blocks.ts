@@ -136,7 +136,8 @@ export function headline(b: Block, role?: Role): string {
     case 'DigitalInput':
       return stateWord(d.state);
     case 'Mutex':
-      return qtyValue(d.waitRemaining) ? `wait ${fmtQty(d.waitRemaining)}` : 'free';
+      // Its state is in its actuators: the card says it (explain.ts mutexStory).
+      return '';
     default:
       if ('value' in d) return fmtQty(d.value);
       if (Array.isArray(d.channels)) return `${d.channels.length} channels`;

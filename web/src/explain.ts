@@ -3,34 +3,11 @@
 // Pure functions of the public block JSON, so the words are tested without a browser.
 import type { Block } from './block-types.js';
 import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
+import { CONSTRAINT_WORDS, constraintState, constraintsOf, mutexHolder } from './constraints.js';
 
-const CONSTRAINT_WORDS: Record<string, string> = {
-  minOff: 'minimum off time',
-  minOn: 'minimum on time',
-  delayedOn: 'delay before switching on',
-  delayedOff: 'delay before switching off',
-  mutexed: 'mutex',
-  balanced: 'balancer',
-  min: 'minimum',
-  max: 'maximum',
-};
+export { mutexHolder };
 
 const linkTarget = (v: unknown): string | null => (isLink(v) && v.id ? v.id : null);
-
-type Constraint = { limiting?: boolean; remaining?: unknown; hasLock?: boolean; mutexId?: unknown; duration?: unknown };
-const constraintsOf = (b: Block): Record<string, Constraint> =>
-  b.data.constraints && typeof b.data.constraints === 'object'
-    ? (b.data.constraints as Record<string, Constraint>)
-    : {};
-
-/** The actuator holding mutex `mutexId` now, if any. */
-export function mutexHolder(mutexId: string, blocks: Iterable<Block>): string | null {
-  for (const b of blocks) {
-    const m = constraintsOf(b).mutexed;
-    if (m && linkTarget(m.mutexId) === mutexId && m.hasLock === true) return b.id;
-  }
-  return null;
-}
 
 /** The block that drives this one (a PWM driving an actuator, a PID driving a PWM), or null. */
 export const driverOf = (b: Block): string | null => linkTarget(b.data.claimedBy);
@@ -65,13 +42,8 @@ export function outputStory(b: Block, blocks: Map<string, Block>): OutputStory {
   } else if (isDigital && 'storedState' in d) why.push(`Switched by hand: ${stateWord(d.storedState)}.`);
   for (const [name, c] of Object.entries(constraintsOf(b))) {
     if (!c || c.limiting !== true) continue;
-    const left = qtyValue(c.remaining);
-    const time = left ? `, ${fmtDuration(left)} left` : '';
-    if (name === 'mutexed') {
-      const mutex = linkTarget(c.mutexId) ?? '?';
-      const holder = mutexHolder(mutex, blocks.values());
-      why.push(`Waiting for ${mutex}${holder && holder !== b.id ? `, held by ${holder}` : ''}${time}.`);
-    } else why.push(`Held by the ${CONSTRAINT_WORDS[name] ?? name}${time}.`);
+    const state = constraintState(name, c, b.id, blocks);
+    if (state) why.push(`${state.charAt(0).toUpperCase()}${state.slice(1)}.`);
   }
   if (d.enabled === false) why.push('Disabled: its output stays off.');
   return { driver, doing, why };
@@ -81,6 +53,8 @@ export interface MutexStory {
   holder: string | null;
   /** "X waits 40 s" for each actuator the mutex holds back. */
   waiting: string[];
+  /** What the card says big: "free", "held by Heater", "Cooler waits 3 min". */
+  headline: string;
 }
 
 export function mutexStory(m: Block, blocks: Map<string, Block>): MutexStory {
@@ -92,7 +66,13 @@ export function mutexStory(m: Block, blocks: Map<string, Block>): MutexStory {
     const left = qtyValue(c.remaining) ?? qtyValue(m.data.waitRemaining);
     waiting.push(`${b.id} waits${left ? ` ${fmtDuration(left)}` : ''}`);
   }
-  return { holder, waiting };
+  let held = '';
+  if (holder) {
+    // A holder that switched off keeps the lock for its extra hold time.
+    const left = blocks.get(holder)?.data.state === 'STATE_INACTIVE' ? qtyValue(m.data.waitRemaining) : null;
+    held = `held by ${holder}${left ? `, ${fmtDuration(left)} more` : ''}`;
+  }
+  return { holder, waiting, headline: waiting[0] ?? (held || 'free') };
 }
 
 /** Field names in words, for labels: `storedSetting` → "Setting", `minOff` → "Minimum off time". */

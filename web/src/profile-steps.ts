@@ -1,6 +1,7 @@
 // Fermentation profiles as a brewer thinks of them (steps: temperature, duration, ramp) and as
 // a SetpointProfile stores them (points: time offset, temperature). Pure, so tested without a browser.
-import { fmtDuration, qtyValue } from './blocks.js';
+import { fromInternal } from '../../src/codec/unit-conversion.js';
+import { fmtDuration, qtyValue, unitLabel } from './blocks.js';
 
 export interface Step {
   /** Target temperature in the service's unit. */
@@ -28,8 +29,9 @@ export const TEMPLATES: Record<string, Step[]> = {
   'Cold crash': [{ temperature: 2, days: 3, rampDays: 0 }],
 };
 
+/** A template's °C in the service's temperature unit, to the whole degree. */
 export const inUnit = (celsius: number, unit: string): number =>
-  unit === 'degF' ? Math.round((celsius * 9) / 5 + 32) : celsius;
+  Math.round(fromInternal(celsius, 'temp', { temperature: unit === 'degF' ? 'degF' : 'degC' }));
 
 export function stepsToPoints(steps: Step[]): Array<{ time: number; temperature: number }> {
   const points: Array<{ time: number; temperature: number }> = [];
@@ -57,7 +59,7 @@ export function segmentsOf(points: unknown, unit: string): Segment[] {
     time: qtyValue(p.time) ?? 0,
     temperature: qtyValue(p.temperature) ?? 0,
   }));
-  const u = unit === 'degF' ? '°F' : '°C';
+  const u = unitLabel(unit);
   const out: Segment[] = [];
   for (let i = 0; i + 1 < list.length; i++) {
     const a = list[i]!;

@@ -37,6 +37,8 @@ export interface TypeDoc {
   roles: Map<string, Role>;
   /** The interfaces a link to each type satisfies (x-implements), where the document says. */
   implements: Map<string, string[]>;
+  /** What each type is, in a sentence (its description). */
+  descriptions: Map<string, string>;
 }
 
 /** Each block type is a shared component (`#/components/schemas/<type>`) the create body refers to. */
@@ -54,5 +56,6 @@ export function typeDocOf(doc: OpenApiDoc): TypeDoc {
     data: new Map(types.map((s) => [s.title!, s.properties?.data ?? {}])),
     roles: new Map(types.filter((s) => s['x-role']).map((s) => [s.title!, s['x-role']!])),
     implements: new Map(types.filter((s) => s['x-implements']).map((s) => [s.title!, s['x-implements']!])),
+    descriptions: new Map(types.filter((s) => s.description).map((s) => [s.title!, s.description!])),
   };
 }

@@ -16,7 +16,7 @@ export function loadTypeDoc(): Promise<TypeDoc> {
   return loading;
 }
 
-const EMPTY: TypeDoc = { data: new Map(), roles: new Map(), implements: new Map() };
+const EMPTY: TypeDoc = { data: new Map(), roles: new Map(), implements: new Map(), descriptions: new Map() };
 
 /** The type document once loaded (null until then); an unreadable document counts as empty. */
 export function useTypeDoc(): TypeDoc | null {

@@ -1,0 +1,33 @@
+// Units as the page shows them. Conversion is the service's own table (a pure module shared
+// with src/codec/units.ts), never a factor written here: the API speaks the user's unit for
+// quantities, and where a number comes in the internal unit (an alert rule's band, a field's
+// range in the API document) the page converts it by that table.
+import {
+  fromInternal,
+  toInternal,
+  type TempUnit,
+  type UnitKind,
+  type UnitPrefs,
+  unitKind,
+  userUnit,
+} from '../../src/codec/unit-conversion.js';
+
+export { fromInternal, toInternal, unitKind, userUnit, type UnitKind, type UnitPrefs };
+
+/** The user's units from the service status (`status.units`), °C until it says otherwise. */
+export function prefsOf(status: Record<string, unknown>): UnitPrefs {
+  const t = (status.units as { temperature?: unknown } | undefined)?.temperature;
+  return { temperature: t === 'degF' ? 'degF' : ('degC' satisfies TempUnit) };
+}
+
+/** A unit of the API document (its x-unit, in the default units) in the user's units: `degC` → `degF`. */
+export function inUserUnit(unit: string, prefs: UnitPrefs): string {
+  const kind = unitKind(unit);
+  return kind ? userUnit(kind, prefs) : unit;
+}
+
+/** An internal value (a range in the API document, a rule in °C) in the user's unit of `unit`'s kind. */
+export function shown(value: number, unit: string, prefs: UnitPrefs): number {
+  const kind = unitKind(unit);
+  return kind ? fromInternal(value, kind, prefs) : value;
+}
