@@ -1,9 +1,12 @@
-// The hardware section of GET system/status as a brewer reads it: one table per 1-Wire bus with
-// its devices (and the blocks that use them) and error counters, the GPIO lines, devices that
-// blocks expect but no bus answers for; the rest of the status as nested tables below.
+// The hardware section of GET system/status as a brewer reads it: one table per kind of bus
+// with its devices (named by the blocks that use them), its errors in words with what to do,
+// and its last error explained; the GPIO lines; the I2C chips; the simulated plant in °C;
+// devices that blocks expect but no bus answers for. Every field of the status is below, folded.
 import { useEffect, useState } from 'preact/hooks';
-import { get, controllerUrl } from './api';
-import { I2cChips, type I2cStatus } from './I2cChips';
+import { controllerUrl, get } from './api';
+import { Counters } from './Counters';
+import { errorWords, isErrorCounter, oneWireName, plantRows } from './hardware-words';
+import { I2cBuses, I2cChips, type I2cStatus } from './I2cChips';
 import { useLive } from './live';
 
 interface Bus {
@@ -22,9 +25,6 @@ interface GpioLine {
   errors?: number;
   lastError?: string | null;
 }
-
-/** Counters are the numeric fields of a bus whose names say they count errors or retries. */
-const isCounter = (k: string, v: unknown) => typeof v === 'number' && /errors?$|retries$/i.test(k);
 
 function Value({ v }: { v: unknown }) {
   if (Array.isArray(v)) {
@@ -53,32 +53,46 @@ function Value({ v }: { v: unknown }) {
   return <span>{v === null || v === undefined ? '—' : String(v)}</span>;
 }
 
-function Buses({ buses, users }: { buses: Bus[]; users: Map<string, string> }) {
-  const counters = [...new Set(buses.flatMap((b) => Object.keys(b).filter((k) => isCounter(k, b[k]))))];
+/** A driver's error in words, with 1-Wire addresses named as the kernel does and by the block that uses them. */
+function explained(text: string | null | undefined, users: Map<string, string>): string {
+  return errorWords(text).replace(
+    /\b[0-9a-f]{16}\b/g,
+    (a) => `${oneWireName(a)}${users.has(a) ? ` (${users.get(a)})` : ''}`,
+  );
+}
+
+const quiet = (b: Bus) =>
+  !(b.addresses ?? []).length &&
+  !b.lastError &&
+  !Object.entries(b).some(([k, v]) => isErrorCounter(k, v) && (v as number) > 0);
+
+function Buses({ buses: all, users }: { buses: Bus[]; users: Map<string, string> }) {
+  // Buses with nothing on them and nothing wrong fold into one line.
+  const buses = all.filter((b) => !quiet(b));
+  const empty = all.filter(quiet);
+  const counters = [...new Set(buses.flatMap((b) => Object.keys(b).filter((k) => typeof b[k] === 'number')))];
   return (
     <table class="hw" data-testid="buses">
       <thead>
         <tr>
-          <th>bus</th>
-          <th>devices</th>
-          {counters.map((c) => (
-            <th>{c}</th>
-          ))}
-          <th>last error</th>
+          <th>Bus</th>
+          <th>Devices</th>
+          <th>Errors</th>
+          <th>Last error</th>
         </tr>
       </thead>
       <tbody>
         {buses.map((b) => (
           <tr data-bus={b.name}>
-            <td>
+            <td data-label="1-Wire bus">
               {b.name}
-              {b.kind && <span class="type"> {b.kind}</span>}
+              {b.kind && <span class="type"> {b.kind.toUpperCase()}</span>}
             </td>
-            <td>
+            <td data-label="Devices">
               {(b.addresses ?? []).length === 0 && <span class="muted">none</span>}
               {(b.addresses ?? []).map((a) => (
                 <div data-address={a}>
-                  <code>{a}</code>{' '}
+                  <code title={a}>{oneWireName(a)}</code>{' '}
                   {users.has(a) ? (
                     <a href={`#/block/${encodeURIComponent(users.get(a)!)}`}>{users.get(a)}</a>
                   ) : (
@@ -87,14 +101,21 @@ function Buses({ buses, users }: { buses: Bus[]; users: Map<string, string> }) {
                 </div>
               ))}
             </td>
-            {counters.map((c) => (
-              <td class={(b[c] as number) > 0 ? 'bad' : ''} data-counter={c}>
-                {typeof b[c] === 'number' ? String(b[c]) : '—'}
-              </td>
-            ))}
-            <td class={b.lastError ? 'bad' : ''}>{b.lastError ?? '—'}</td>
+            <td data-label="Errors">
+              <Counters of={b} names={counters.filter((c) => isErrorCounter(c, b[c]) || c === 'searches')} />
+            </td>
+            <td data-label="Last error" class={b.lastError ? 'bad' : ''} data-testid="last-error">
+              {explained(b.lastError, users) || '—'}
+            </td>
           </tr>
         ))}
+        {empty.length > 0 && (
+          <tr data-testid="empty-buses">
+            <td colSpan={4} class="muted">
+              Nothing connected, no errors: {empty.map((b) => b.name).join(', ')}
+            </td>
+          </tr>
+        )}
       </tbody>
     </table>
   );
@@ -105,27 +126,54 @@ function Gpio({ lines }: { lines: GpioLine[] }) {
     <table class="hw" data-testid="gpio">
       <thead>
         <tr>
-          <th>line</th>
-          <th>direction</th>
-          <th>active</th>
-          <th>errors</th>
-          <th>last error</th>
+          <th>Line</th>
+          <th>Direction</th>
+          <th>Active</th>
+          <th>Errors</th>
+          <th>Last error</th>
         </tr>
       </thead>
       <tbody>
         {lines.map((l) => (
           <tr>
-            <td>
+            <td data-label="Line">
               {l.name} <span class="type">GPIO {l.line}</span>
             </td>
-            <td>{l.direction ?? '—'}</td>
-            <td>{l.active === true ? 'yes' : l.active === false ? 'no' : '—'}</td>
-            <td class={(l.errors ?? 0) > 0 ? 'bad' : ''}>{l.errors ?? '—'}</td>
-            <td class={l.lastError ? 'bad' : ''}>{l.lastError ?? '—'}</td>
+            <td data-label="Direction">
+              {l.direction === 'out' ? 'output' : l.direction === 'in' ? 'input' : (l.direction ?? '—')}
+            </td>
+            <td data-label="Active">{l.active === true ? 'yes' : l.active === false ? 'no' : '—'}</td>
+            <td data-label="Errors" class={(l.errors ?? 0) > 0 ? 'bad' : ''}>
+              {l.errors ?? '—'}
+            </td>
+            <td data-label="Last error" class={l.lastError ? 'bad' : ''}>
+              {errorWords(l.lastError) || '—'}
+            </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The emulated hardware: its plant in words, anything else as it comes. */
+function Sim({ sim }: { sim: { plant?: Record<string, unknown>; devices?: unknown; [k: string]: unknown } }) {
+  const { plant, devices, ...rest } = sim;
+  return (
+    <>
+      {typeof devices === 'number' && <p class="muted">{devices} emulated 1-Wire devices.</p>}
+      {plant && (
+        <table class="kv" data-testid="plant">
+          {plantRows(plant).map(([k, v]) => (
+            <tr>
+              <th>{k}</th>
+              <td>{v}</td>
+            </tr>
+          ))}
+        </table>
+      )}
+      {Object.keys(rest).length > 0 && <Value v={rest} />}
+    </>
   );
 }
 
@@ -151,9 +199,10 @@ export function Hardware() {
     onewire?: { buses?: Bus[]; missing?: string[] };
     gpio?: GpioLine[];
     i2c?: I2cStatus;
+    sim?: { plant?: Record<string, unknown> };
     [k: string]: unknown;
   };
-  const { mode, onewire, gpio, i2c, ...rest } = hw;
+  const { mode, onewire, gpio, i2c, sim, ...rest } = hw;
   // Which block uses a 1-Wire address, so a brewer can tell the sensors apart.
   const users = new Map<string, string>();
   for (const b of live.blocks.values()) if (typeof b.data?.address === 'string') users.set(b.data.address, b.id);
@@ -167,10 +216,11 @@ export function Hardware() {
     <div class="hardware">
       {error && <p class="answer bad">{error}</p>}
       <section class="panel" tabIndex={0} aria-label="1-Wire buses">
-        <h2>1-Wire buses{mode ? ` (${mode})` : ''}</h2>
+        <h2>1-Wire buses{mode === 'sim' ? ' (emulated)' : ''}</h2>
         {missing.length > 0 && (
           <p class="answer bad" data-testid="missing">
-            Not found on any bus: {missing.map((a) => `${a}${users.has(a) ? ` (${users.get(a)})` : ''}`).join(', ')}
+            Not found on any bus (unplugged, or a loose wire):{' '}
+            {missing.map((a) => `${oneWireName(a)}${users.has(a) ? ` (${users.get(a)})` : ''}`).join(', ')}
           </p>
         )}
         {onewire?.buses?.length ? <Buses buses={onewire.buses} users={users} /> : <p class="muted">No 1-Wire bus.</p>}
@@ -185,6 +235,13 @@ export function Hardware() {
         <section class="panel" tabIndex={0} aria-label="I2C chips">
           <h2>I2C chips</h2>
           <I2cChips i2c={i2c} users={users} />
+          {(i2c.buses ?? []).length > 0 && <I2cBuses buses={i2c.buses!} />}
+        </section>
+      )}
+      {sim && (
+        <section class="panel" tabIndex={0} aria-label="Emulated hardware">
+          <h2>Emulated plant</h2>
+          <Sim sim={sim} />
         </section>
       )}
       {Object.keys(rest).length > 0 && (

@@ -2,9 +2,22 @@
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
 import { useState } from 'preact/hooks';
 import { controller, patchBlock, type Answer, type Block } from './api';
-import { headline, isQuantity, problemsOf, qtyValue, roleOf, ROLE_TITLES, unitLabel, type Role } from './blocks';
-import { fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
+import {
+  fmtNumber,
+  headline,
+  isQuantity,
+  problemsOf,
+  qtyValue,
+  roleOf,
+  ROLE_TITLES,
+  unitLabel,
+  type Role,
+} from './blocks';
+import { driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
+import { hexAddress, oneWireName } from './hardware-words';
 import { applyPatch, useLive } from './live';
+import { rangeOf, type TypeDoc } from './type-doc';
+import { prefsOf, shown, type UnitPrefs } from './units';
 import { useTypeDoc } from './use-type-doc';
 import { ControlSwitch } from './ControlSwitch';
 import { ProfileCard } from './Profile';
@@ -83,54 +96,81 @@ function Toggle(props: { label: string; on: boolean; onChange: (on: boolean) => 
   );
 }
 
+/** Why a driven block offers no manual control: the same words for outputs and setpoints. */
+function DrivenNote({ driver, what = 'switchable' }: { driver: string; what?: 'switchable' | 'set' }) {
+  return (
+    <p class="muted" data-testid="manual-note">
+      Not {what === 'set' ? 'set' : 'switchable'} by hand while {driver} drives it: disable {driver} first.
+    </p>
+  );
+}
+
 function Controls({
   block,
   run,
   blocks,
+  types,
+  prefs,
 }: {
   block: Block;
   run: ReturnType<typeof useAnswer>[2];
   blocks: Map<string, Block>;
+  types: TypeDoc;
+  prefs: UnitPrefs;
 }) {
   const d = block.data;
   const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block, data), okText);
   switch (block.type) {
     case 'SetpointSensorPair': {
       const unit = isQuantity(d.storedSetting) ? d.storedSetting.unit : 'degC';
-      // -50 °C to 150 °C, in the unit the service speaks now.
-      const [min, max] = unit === 'degF' ? [-58, 302] : [-50, 150];
+      // The field table's range (in the API document, in °C), in the unit the service speaks now.
+      const range = rangeOf(types.data.get(block.type)?.properties?.storedSetting);
+      const min = range.min === undefined ? undefined : shown(range.min, 'degC', prefs);
+      const max = range.max === undefined ? undefined : shown(range.max, 'degC', prefs);
+      const driver = driverOf(block);
       return (
         <>
-          <NumberField
-            label="Setting"
-            value={qtyValue(d.storedSetting)}
-            unit={unit}
-            min={min}
-            max={max}
-            testid={`setting-${block.id}`}
-            onSave={(v) => patch({ storedSetting: v })}
-          />
+          {driver ? (
+            <DrivenNote driver={driver} what="set" />
+          ) : (
+            <NumberField
+              label="Setting"
+              value={qtyValue(d.storedSetting)}
+              unit={unit}
+              min={min}
+              max={max}
+              testid={`setting-${block.id}`}
+              onSave={(v) => patch({ storedSetting: v })}
+            />
+          )}
           <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
     }
     case 'Pid':
       return <Toggle label="Control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />;
-    case 'ActuatorPwm':
+    case 'ActuatorPwm': {
+      const story = outputStory(block, blocks);
       return (
         <>
-          <OutputStoryView story={outputStory(block, blocks)} />
-          <NumberField
-            label="Manual setting"
-            value={typeof d.storedSetting === 'number' ? d.storedSetting : null}
-            unit="%"
-            min={0}
-            max={100}
-            onSave={(v) => patch({ storedSetting: v })}
-          />
+          <OutputStoryView story={story} />
+          {story.driver ? (
+            // The same rule as a driven actuator's On/Off: a setting here would not be used.
+            <DrivenNote driver={story.driver} />
+          ) : (
+            <NumberField
+              label="Manual setting"
+              value={typeof d.storedSetting === 'number' ? d.storedSetting : null}
+              unit="%"
+              min={0}
+              max={100}
+              onSave={(v) => patch({ storedSetting: v })}
+            />
+          )}
           <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
       );
+    }
     case 'DigitalActuator':
     case 'MotorValve': {
       const story = outputStory(block, blocks);
@@ -139,9 +179,7 @@ function Controls({
           <OutputStoryView story={story} />
           {story.driver ? (
             // A claimed output follows its driver: On/Off here would be undone at the next update.
-            <p class="muted" data-testid="manual-note">
-              Not switchable by hand while {story.driver} drives it: disable {story.driver} first.
-            </p>
+            <DrivenNote driver={story.driver} />
           ) : (
             <div class="buttons" role="group" aria-label={`switch ${block.id} by hand`}>
               <button onClick={() => patch({ storedState: 'STATE_ACTIVE' }, 'asked on')}>On</button>
@@ -152,11 +190,13 @@ function Controls({
       );
     }
     case 'Mutex': {
+      // The headline says who holds it or who waits; with several waiting, all of them.
       const m = mutexStory(block, blocks);
+      if (m.waiting.length < 2) return null;
       return (
         <p data-testid="mutex-story">
-          {m.holder ? `Held by ${m.holder}.` : 'Free: no actuator holds it.'}{' '}
-          {m.waiting.length ? `${m.waiting.join('; ')}.` : 'Nobody waits.'}
+          {m.holder ? `Held by ${m.holder}; ` : ''}
+          {m.waiting.join('; ')}.
         </p>
       );
     }
@@ -183,6 +223,17 @@ function OutputStoryView({ story }: { story: ReturnType<typeof outputStory> }) {
 function Details({ block }: { block: Block }) {
   const d = block.data;
   const rows: Array<[string, string]> = [];
+  // Chips on I2C: where they are, the address as the datasheet writes it.
+  if (typeof d.bus === 'string' && typeof d.address === 'number')
+    rows.push([
+      'Address',
+      `${hexAddress(d.address)} on bus ${d.bus}${typeof d.chip === 'string' ? ` (${d.chip})` : ''}`,
+    ]);
+  if ('humidity' in d) rows.push(['Humidity', d.humidity === null ? '—' : `${fmtNumber(qtyValue(d.humidity), 1)} %RH`]);
+  if ('pressure' in d) rows.push(['Pressure', d.pressure === null ? '—' : `${fmtNumber(qtyValue(d.pressure), 1)} hPa`]);
+  if (block.type === 'AnalogSensorI2c')
+    rows.push(['Input', `AIN${String(d.channel ?? 0)} · ${fmtNumber(qtyValue(d.volts), 3)} V`]);
+  if (qtyValue(d.coldJunction) !== null) rows.push(['Cold junction', fmt(d.coldJunction)]);
   if (block.type === 'SetpointSensorPair')
     rows.push([fieldLabel('setting'), fmt(d.setting)], [fieldLabel('sensorId'), linkId(d.sensorId)]);
   if (block.type === 'Pid')
@@ -190,7 +241,7 @@ function Details({ block }: { block: Block }) {
   if (block.type === 'ActuatorPwm')
     rows.push([fieldLabel('setting'), `${fmt(d.setting)} %`], [fieldLabel('actuatorId'), linkId(d.actuatorId)]);
   if (block.type === 'DigitalActuator') rows.push(['Channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
-  if (block.type.startsWith('TempSensor') && 'address' in d) rows.push(['Address', String(d.address)]);
+  if (typeof d.address === 'string' && d.address) rows.push(['Address', oneWireName(d.address)]);
   return rows.length ? (
     <dl>
       {rows.map(([k, v]) => (
@@ -247,11 +298,15 @@ function Card({
   role,
   blocks,
   spark,
+  types,
+  prefs,
 }: {
   block: Block;
   role: Role;
   blocks: Map<string, Block>;
   spark?: Array<number | null>;
+  types: TypeDoc;
+  prefs: UnitPrefs;
 }) {
   const [text, bad, run] = useAnswer();
   const exists = (id: string) => blocks.has(id);
@@ -270,7 +325,7 @@ function Card({
         <span class="type">{block.type}</span>
       </div>
       <div class="big" data-testid="headline">
-        {headline(block, role)}
+        {block.type === 'Mutex' ? mutexStory(block, blocks).headline : headline(block, role)}
       </div>
       {spark && <Sparkline values={spark} label={`${block.id}, last hour`} />}
       <Details block={block} />
@@ -284,7 +339,7 @@ function Card({
           ))}
         </ul>
       )}
-      <Controls block={block} run={run} blocks={blocks} />
+      <Controls block={block} run={run} blocks={blocks} types={types} prefs={prefs} />
       {role !== 'system' && <Rename block={block} role={role} run={run} />}
       {text && (
         <p class={`answer ${bad ? 'bad' : 'good'}`} role="status">
@@ -323,7 +378,15 @@ export function Overview() {
               .get(r)!
               .sort((a, b) => (a.nid ?? 0) - (b.nid ?? 0))
               .map((b) => (
-                <Card key={b.id} block={b} role={r} blocks={live.blocks} spark={sparks.get(b.id)} />
+                <Card
+                  key={b.id}
+                  block={b}
+                  role={r}
+                  blocks={live.blocks}
+                  spark={sparks.get(b.id)}
+                  types={types}
+                  prefs={prefsOf(live.status)}
+                />
               ))}
           </div>
         </section>

@@ -1,6 +1,7 @@
 // What the overview needs to know about blocks: their role group (from the API document), how
 // to print values, and the problems a brewer must see at a glance. Works on the block JSON of the public API only.
 import type { Block, Link, Quantity } from './block-types.js';
+import { errorWords, thermocoupleFaultWords } from './hardware-words.js';
 import type { Role } from './type-doc.js';
 
 export type { Role };
@@ -77,9 +78,16 @@ export interface Problem {
 export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean): Problem[] {
   const d = b.data ?? {};
   const out: Problem[] = [];
-  if (d.connected === false)
-    out.push({ level: 'error', text: role === 'sensor' ? 'sensor disconnected' : 'device disconnected' });
-  if (isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair'))
+  // A thermocouple fault (the MAX31850's `fault`, the MCP9600's error) says what is wrong with it.
+  const fault =
+    thermocoupleFaultWords(typeof d.fault === 'string' ? d.fault : null) ??
+    (typeof d.lastError === 'string' ? thermocoupleFaultWords(d.lastError) : null);
+  if (fault) out.push({ level: 'error', text: `Thermocouple fault: ${fault}` });
+  else if (d.connected === false) {
+    const why = typeof d.lastError === 'string' && d.lastError ? `: ${errorWords(d.lastError)}` : '';
+    out.push({ level: 'error', text: `${role === 'sensor' ? 'sensor disconnected' : 'device disconnected'}${why}` });
+  }
+  if (!fault && isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair'))
     out.push({ level: 'error', text: 'value is null (no valid reading)' });
   if (b.type === 'Pid' && d.enabled === true && d.active === false)
     out.push({ level: 'warn', text: 'not active: input or output invalid' });
@@ -127,6 +135,8 @@ export function headline(b: Block, role?: Role): string {
       return d.enabled
         ? `${fmtQty(d.inputValue)} → ${fmtQty(d.inputSetting)} · out ${fmtNumber(qtyValue(d.outputValue) ?? (d.outputValue as number | null), 0)} %`
         : 'disabled';
+    case 'AnalogSensorI2c':
+      return `${fmtNumber(qtyValue(d.value), 2)} ${analogUnitLabel(d.unit)}`;
     case 'ActuatorPwm':
     case 'ActuatorAnalogMock':
     case 'FastPwm':

@@ -3,7 +3,7 @@
 // Pure functions of the public block JSON, so the words are tested without a browser.
 import type { Block } from './block-types.js';
 import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
-import { CONSTRAINT_WORDS, constraintState, constraintsOf, mutexHolder } from './constraints.js';
+import { CONSTRAINT_WORDS, constraintState, constraintsOf, mutexHolder } from './constraint-state.js';
 
 export { mutexHolder };
 
@@ -108,4 +108,6 @@ export function fieldLabel(name: string): string {
 export const isMadeUpName = (id: string): boolean =>
   /^(OneWire Temp Sensor|OneWire Thermocouple|Sensor|Thermocouple|DS18B20|Temp Sensor) ?[0-9a-f]{4,16}$|^Sensor \d+$/i.test(
     id,
-  );
+  ) ||
+  // An I2C chip as discovery names it: `BME280 0x76`, `SHT4X 0x44 on bus 3`.
+  /^[A-Z][A-Z0-9]{3,8} 0x[0-9a-f]{2}( on bus \S+)?( \(\d+\))?$/.test(id);

@@ -3,7 +3,11 @@
 // 10 s", "1h30m", "90") and read by the service's own duration parser.
 import { durationSeconds } from '../../src/shared/duration.js';
 import { isLink, isQuantity } from './blocks.js';
+import { durationText } from './durations.js';
 import type { Schema } from './type-doc.js';
+
+export { rangeOf } from './type-doc.js';
+export { durationText, durationWords } from './durations.js';
 
 export type Kind =
   | 'quantity'
@@ -57,46 +61,6 @@ export function kindOf(s: Schema): Kind {
   if (s.type === 'array' && s.items?.type === 'string') return 'lines';
   if (isConstraints(s)) return 'constraints';
   return 'json';
-}
-
-/** The field's range from the schema (`minimum`/`maximum`, on the number or a quantity's value), in internal units. */
-export function rangeOf(s: Schema | undefined): { min?: number; max?: number } {
-  if (!s) return {};
-  for (const v of [
-    s,
-    ...(s.anyOf ?? []),
-    ...(s.anyOf ?? []).flatMap((a) => [
-      ...(a.anyOf ?? []),
-      a.properties?.value ?? {},
-      ...(a.properties?.value?.anyOf ?? []),
-    ]),
-  ]) {
-    if (v.minimum !== undefined || v.maximum !== undefined) return { min: v.minimum, max: v.maximum };
-  }
-  return {};
-}
-
-/** Seconds as written back into a duration field: "2 min 10 s", "1 h 30 min", "0 s". */
-export function durationText(seconds: number | null): string {
-  if (seconds === null || !Number.isFinite(seconds)) return '';
-  let rest = Math.round(seconds * 1000) / 1000;
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['d', 86400],
-    ['h', 3600],
-    ['min', 60],
-  ] as const) {
-    const n = Math.floor(rest / size);
-    if (n > 0) parts.push(`${n} ${unit}`);
-    rest -= n * size;
-  }
-  if (rest > 0 || !parts.length) parts.push(`${Math.round(rest * 1000) / 1000} s`);
-  return parts.join(' ');
-}
-
-/** A duration in words for a state, to the second and at most two units: "2 min 10 s", "1 h 5 min". */
-export function durationWords(seconds: number): string {
-  return durationText(Math.round(seconds)).split(' ').slice(0, 4).join(' ');
 }
 
 /** The form value of a field (strings in inputs), from the block's current data. */

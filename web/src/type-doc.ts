@@ -59,3 +59,20 @@ export function typeDocOf(doc: OpenApiDoc): TypeDoc {
     descriptions: new Map(types.filter((s) => s.description).map((s) => [s.title!, s.description!])),
   };
 }
+
+/** A field's range (`minimum`/`maximum`, on the number or a quantity's value), in internal units. */
+export function rangeOf(s: Schema | undefined): { min?: number; max?: number } {
+  if (!s) return {};
+  for (const v of [
+    s,
+    ...(s.anyOf ?? []),
+    ...(s.anyOf ?? []).flatMap((a) => [
+      ...(a.anyOf ?? []),
+      a.properties?.value ?? {},
+      ...(a.properties?.value?.anyOf ?? []),
+    ]),
+  ]) {
+    if (v.minimum !== undefined || v.maximum !== undefined) return { min: v.minimum, max: v.maximum };
+  }
+  return {};
+}
