@@ -37,9 +37,10 @@ export function errorText(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const b = body as { message?: unknown; error?: unknown; validation?: Array<{ path?: string; message?: string }> };
     let text = typeof b.message === 'string' ? b.message : typeof b.error === 'string' ? b.error : '';
+    // Validation entries the message already says (in its own words) are not repeated.
     const details = (b.validation ?? [])
-      .map((v) => `${v.path ?? ''}: ${v.message ?? ''}`)
-      .filter((d) => !text.includes(d));
+      .filter((v) => !text.includes(`${v.path ?? ''}: ${v.message ?? ''}`) && !(v.message && text.includes(v.message)))
+      .map((v) => `${v.path ?? ''}: ${v.message ?? ''}`);
     if (details.length) text = `${text}${text ? ' — ' : ''}${details.join('; ')}`;
     if (text) return status >= 400 ? `${text} (${status})` : text;
   }
