@@ -4,10 +4,11 @@
 // The logout button (auth on only) posts /auth/logout and starts the page over: the login form.
 import { useState } from 'preact/hooks';
 import { post } from './api';
+import { takeEarly } from './early';
 
 /** Whether a login is needed, and who is logged in (null with auth off). */
 export async function sessionState(): Promise<{ loginNeeded: boolean; user: string | null }> {
-  const res = await fetch('/auth/refresh');
+  const res = (await takeEarly('session')?.catch(() => undefined)) ?? (await fetch('/auth/refresh'));
   if (res.status === 401) return { loginNeeded: true, user: null };
   const body = (await res.json().catch(() => ({}))) as { enabled?: boolean; username?: string | null };
   return { loginNeeded: false, user: body.enabled ? (body.username ?? null) : null };

@@ -7,6 +7,7 @@ export type { Block, Link, Quantity } from './block-types.js';
 /** Dispatched on window when the service answers 401: the session ended. */
 export const LOGGED_OUT_EVENT = 'edgeblocks-logged-out';
 import type { Block } from './block-types.js';
+import { takeEarly } from './early';
 
 export interface Answer<T = unknown> {
   ok: boolean;
@@ -23,6 +24,15 @@ export interface ServiceInfo {
 let info: ServiceInfo = { serviceId: 'edge-one', emitIntervalMs: 5000 };
 
 export async function loadServiceInfo(): Promise<ServiceInfo> {
+  const early = takeEarly('info');
+  if (early) {
+    try {
+      info = (await early) as ServiceInfo;
+      return info;
+    } catch {
+      // Asked again below, with the error in words.
+    }
+  }
   const res = await fetch('/dashboard.json');
   if (!res.ok) throw new Error(`the service did not say who it is (HTTP ${res.status})`);
   info = (await res.json()) as ServiceInfo;
@@ -49,13 +59,21 @@ export function errorText(status: number, body: unknown): string {
 }
 
 async function call<T>(method: string, url: string, body?: unknown): Promise<Answer<T>> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
+  return answerOf<T>(
+    url,
+    fetch(url, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    }),
+  );
+}
+
+/** The answer of a request made (a fetch of `url`, or the early one index.html made). */
+export async function answerOf<T>(url: string, request: Promise<Response>): Promise<Answer<T>> {
+  let res: Response;
+  try {
+    res = await request;
   } catch {
     return { ok: false, status: 0, body: undefined as T, error: errorText(0, undefined) };
   }

@@ -135,12 +135,19 @@ export function applyPatch(changed: Block[], deleted: string[] = []): void {
   notify();
 }
 
-function open(): void {
+/** Opens the event stream, or takes over the one index.html opened (with what it received so far). */
+function open(early?: EventSource & { early?: MessageEvent[] }): void {
   source?.close();
-  const es = new EventSource(controllerUrl('events'));
+  const es = early && early.readyState !== EventSource.CLOSED ? early : new EventSource(controllerUrl('events'));
   source = es;
   es.addEventListener('state', onState as EventListener);
   es.addEventListener('patch', onPatch as EventListener);
+  if (es === early) {
+    for (const m of early.early ?? []) (m.type === 'state' ? onState : onPatch)(m as MessageEvent<string>);
+    // Its own listeners only kept messages until now; what comes next goes to the ones above.
+    early.early = undefined;
+    if (es.readyState === EventSource.OPEN) lastMessage = Date.now();
+  }
   es.onopen = () => (lastMessage = Date.now());
   es.onerror = () => {
     setConnection(state.connection === 'online' ? 'reconnecting' : state.connection);
@@ -150,9 +157,9 @@ function open(): void {
   };
 }
 
-export function startLive(): void {
+export function startLive(early?: EventSource & { early?: MessageEvent[] }): void {
   window.addEventListener(LOGGED_OUT_EVENT, () => setConnection('logged-out'));
-  open();
+  open(early);
   setInterval(() => {
     const silent = Date.now() - lastMessage;
     // Between state events (every emit interval) silence is normal; past SILENCE_MS the probe

@@ -1,20 +1,21 @@
 import { render } from 'preact';
-import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { AlertBanner } from './AlertBanner';
 import { Controllers } from './Controllers';
 import { loadServiceInfo, serviceId } from './api';
+import { takeEarly } from './early';
+import { lazy } from './lazy';
 import { Login, LogoutButton, sessionState } from './Login';
 import { startLive, useLive, type Connection } from './live';
 import { Overview } from './Overview';
 import './style.css';
 
 // Pages besides the overview load on demand, so the first view stays small.
-const Graphs = lazy(() => import('./Graphs').then((m) => ({ default: m.Graphs })));
-const Setup = lazy(() => import('./Setup').then((m) => ({ default: m.Setup })));
-const Hardware = lazy(() => import('./Hardware').then((m) => ({ default: m.Hardware })));
-const Alerts = lazy(() => import('./Alerts').then((m) => ({ default: m.Alerts })));
-const Editor = lazy(() => import('./Editor').then((m) => ({ default: m.Editor })));
+const Graphs = lazy(() => import('./Graphs').then((m) => m.Graphs));
+const Setup = lazy(() => import('./Setup').then((m) => m.Setup));
+const Hardware = lazy(() => import('./Hardware').then((m) => m.Hardware));
+const Alerts = lazy(() => import('./Alerts').then((m) => m.Alerts));
+const Editor = lazy(() => import('./Editor').then((m) => m.Editor));
 
 const PAGES = [
   ['overview', 'Overview'],
@@ -161,14 +162,12 @@ function App(props: { user: string | null }) {
       <ClockBanner />
       <AlertBanner />
       <main>
-        <Suspense fallback={<p>Loading…</p>}>
-          {current === 'overview' && <Overview />}
-          {current === 'graphs' && <Graphs />}
-          {current === 'setup' && <Setup />}
-          {current === 'hardware' && <Hardware />}
-          {current === 'alerts' && <Alerts />}
-          {current === 'block' && <Editor id={rest.join('/')} />}
-        </Suspense>
+        {current === 'overview' && <Overview />}
+        {current === 'graphs' && <Graphs />}
+        {current === 'setup' && <Setup />}
+        {current === 'hardware' && <Hardware />}
+        {current === 'alerts' && <Alerts />}
+        {current === 'block' && <Editor id={rest.join('/')} />}
       </main>
     </>
   );
@@ -196,7 +195,8 @@ async function boot(): Promise<void> {
     session = await sessionState();
   }
   render(null, root);
-  startLive();
+  // The event stream index.html opened, when the session was good from the start.
+  startLive((await takeEarly('events')?.catch(() => null)) ?? undefined);
   render(<App user={session.user} />, root);
 }
 

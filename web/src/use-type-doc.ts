@@ -1,12 +1,16 @@
 // The type document (type-doc.ts), read once per page from the controller.
 import { useEffect, useState } from 'preact/hooks';
-import { controllerUrl, get } from './api';
+import { answerOf, controllerUrl, get } from './api';
+import { takeEarly } from './early';
 import { typeDocOf, type OpenApiDoc, type TypeDoc } from './type-doc';
 
 let loading: Promise<TypeDoc> | null = null;
 
 export function loadTypeDoc(): Promise<TypeDoc> {
-  loading ??= get<OpenApiDoc>(controllerUrl('api/doc/json')).then((a) => {
+  const url = controllerUrl('api/doc/json');
+  const early = takeEarly('doc');
+  const asked = early?.then((r) => r ?? fetch(url));
+  loading ??= (asked ? answerOf<OpenApiDoc>(url, asked) : get<OpenApiDoc>(url)).then((a) => {
     if (!a.ok) {
       loading = null;
       throw new Error(a.error);

@@ -1,0 +1,33 @@
+// Pages besides the overview load on demand, so the first view stays small. preact/compat's
+// lazy and Suspense would do it at the cost of compat in the first view; this is the part used.
+import type { FunctionComponent } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+
+export function lazy<P extends object>(load: () => Promise<FunctionComponent<P>>): FunctionComponent<P> {
+  let loaded: FunctionComponent<P> | null = null;
+  let loading: Promise<FunctionComponent<P>> | null = null;
+  return function Lazy(props: P) {
+    const [, setShown] = useState(loaded);
+    const [error, setError] = useState('');
+    useEffect(() => {
+      if (loaded) return;
+      loading ??= load().then((c) => (loaded = c));
+      loading.then(setShown, (e: Error) => {
+        loading = null;
+        setError(e.message);
+      });
+    }, []);
+    if (loaded) {
+      const Page = loaded;
+      return <Page {...props} />;
+    }
+    // A chunk that does not load is most often a service updated since this page opened.
+    return error ? (
+      <p class="banner">
+        This page did not load ({error}). <button onClick={() => location.reload()}>Reload</button>
+      </p>
+    ) : (
+      <p>Loading…</p>
+    );
+  };
+}
