@@ -14,14 +14,17 @@ import {
   type Role,
 } from './blocks';
 import { driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
-import { hexAddress, oneWireName } from './hardware-words';
+import { hexAddress, oneWireName } from './device-words';
 import { applyPatch, useLive } from './live';
 import { rangeOf, type TypeDoc } from './type-doc';
 import { prefsOf, shown, type UnitPrefs } from './units';
 import { useTypeDoc } from './use-type-doc';
 import { ControlSwitch } from './ControlSwitch';
-import { ProfileCard } from './Profile';
+import { lazy } from './lazy';
 import { Sparkline, useSparklines } from './Sparkline';
+
+// Only a controller with a fermentation profile needs its card's code.
+const ProfileCard = lazy(() => import('./Profile').then((m) => m.ProfileCard));
 
 const ORDER: Role[] = ['sensor', 'setpoint', 'controller', 'output', 'io', 'system'];
 

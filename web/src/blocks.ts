@@ -1,7 +1,7 @@
 // What the overview needs to know about blocks: their role group (from the API document), how
 // to print values, and the problems a brewer must see at a glance. Works on the block JSON of the public API only.
 import type { Block, Link, Quantity } from './block-types.js';
-import { errorWords, thermocoupleFaultWords } from './hardware-words.js';
+import { errorWords, thermocoupleFaultWords } from './device-words.js';
 import type { Role } from './type-doc.js';
 
 export type { Role };
