@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { chromium, type Page } from 'playwright-core';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
+import { FIRST_VIEW_BUDGET_KB, firstViewBytes } from './bench/first-view.js';
 import { median } from './bench/stats.js';
 
 // Runs compiled, from dist/scripts/.
@@ -35,39 +35,17 @@ const FMP_PROBE = `new MutationObserver((_, obs) => {
   if (big && /\\d/.test(big.textContent || '')) { window.__fmp = performance.now(); obs.disconnect(); }
 }).observe(document, { childList: true, subtree: true, characterData: true });`;
 
-/** The files a browser loads before the overview shows: index.html, its entry script and CSS, and their static imports. */
-function firstViewBytes(): { files: string[]; gzip: number } {
-  const html = readFileSync(path.join(WEB, 'index.html'), 'utf8');
-  const refs = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
-  const seen = new Set<string>();
-  const visit = (ref: string) => {
-    if (seen.has(ref)) return;
-    seen.add(ref);
-    if (!ref.endsWith('.js')) return;
-    const code = readFileSync(path.join(WEB, ref), 'utf8');
-    // Static imports only (`import ... from "./x.js"` / `import "./x.js"`); import() chunks load later.
-    for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"();]*?from\s*)?["'](\.\/[^"']+)["']/g))
-      visit(`/assets/${m[1]!.slice(2)}`);
-  };
-  refs.forEach(visit);
-  const files = [...seen];
-  return {
-    files,
-    gzip: files.reduce((n, f) => n + gzipSync(readFileSync(path.join(WEB, f))).length, 0) + gzipSync(html).length,
-  };
-}
-
 async function throttled(page: Page): Promise<void> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
 }
 
-const bundle = firstViewBytes();
+const bundle = firstViewBytes(WEB);
 rows.push({
   name: `first view JS+CSS gzipped (${bundle.files.length} files + html)`,
   value: bundle.gzip / 1024,
   unit: 'KB',
-  target: 60,
+  target: FIRST_VIEW_BUDGET_KB,
 });
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'eb-bench-web-'));

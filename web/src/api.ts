@@ -7,7 +7,7 @@ export type { Block, Link, Quantity } from './block-types.js';
 /** Dispatched on window when the service answers 401: the session ended. */
 export const LOGGED_OUT_EVENT = 'edgeblocks-logged-out';
 import type { Block } from './block-types.js';
-import { takeEarly } from './early';
+import { takeEarly } from './early.js';
 
 export interface Answer<T = unknown> {
   ok: boolean;
