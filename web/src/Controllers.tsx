@@ -11,6 +11,7 @@ export interface Peer {
 }
 
 const REFRESH_MS = 10_000;
+const FIRST_MS = 1500;
 
 export function Controllers() {
   const [peers, setPeers] = useState<Peer[]>([]);
@@ -20,10 +21,12 @@ export function Controllers() {
       void get<{ controllers: Peer[] }>(controllerUrl('fleet')).then((a) => {
         if (!stopped && a.ok && a.body) setPeers(a.body.controllers);
       });
-    load();
+    // The list waits until the overview has shown: it is not what a brewer opens the page for.
+    const first = setTimeout(load, FIRST_MS);
     const timer = setInterval(load, REFRESH_MS);
     return () => {
       stopped = true;
+      clearTimeout(first);
       clearInterval(timer);
     };
   }, []);

@@ -17,6 +17,8 @@ export function useSparklines(ids: string[]): Map<string, Array<number | null>> 
   const [lines, setLines] = useState(new Map<string, Array<number | null>>());
   const key = ids.join('\n');
   useEffect(() => {
+    // No cards yet (the first view still loading): nothing to ask for.
+    if (!ids.length) return;
     let stopped = false;
     const load = async () => {
       const fields = await post<string[]>('/history/timeseries/fields', { duration: '1h' });
