@@ -2,8 +2,9 @@
 // first meaningful paint (the first block card showing a number) with Chromium's CPU throttled
 // 4x (about a Raspberry Pi 3), and the render time of a 7-day graph of 6 fields (1000 points
 // each, the history API's resolution) at the same throttling. Uses Debian's Chromium; exits 1
-// when a target is missed. Targets of issue 27: first view ≤ 60 KB gzipped, first meaningful paint ≤ 1.5 s
-// (reported next to a one-line static page's, with their ratio), 7-day graph ≤ 200 ms.
+// when a target is missed. Targets (issues 27, 47): first view ≤ 60 KB gzipped, first meaningful
+// paint ≤ 1.5 s and at most 2x a one-line static page's first paint in the same run, 7-day
+// graph ≤ 200 ms.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,7 @@ import { median } from './bench/stats.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WEB = path.join(ROOT, 'dist', 'web');
 const THROTTLE = 4;
-const RUNS = 5;
+const RUNS = 7;
 
 interface Row {
   name: string;
@@ -81,11 +82,13 @@ const browser = await chromium.launch({
   ],
 });
 try {
-  // First meaningful paint: a block card with a number in it, timed inside the page.
+  // First meaningful paint: a block card with a number in it, timed inside the page; side by
+  // side (one of each per round) with the first paint of a one-line static page under the same
+  // throttling, so a loaded machine shows up in both rather than as a slow dashboard.
   const paints: number[] = [];
   const phonePaints: number[] = [];
-  for (let i = 0; i < 2 * RUNS; i++) {
-    const phone = i % 2 === 1;
+  const refs: number[] = [];
+  const dashboard = async (phone: boolean) => {
     const context = await browser.newContext(
       phone
         ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
@@ -98,6 +101,28 @@ try {
     await page.waitForFunction('window.__fmp !== undefined', undefined, { timeout: 30000 });
     (phone ? phonePaints : paints).push((await page.evaluate('window.__fmp')) as number);
     await context.close();
+  };
+  const reference = async () => {
+    const context = await browser.newContext();
+    await context.route('**/bench-reference', (r) =>
+      r.fulfill({ contentType: 'text/html', body: '<!doctype html><p>reference</p>' }),
+    );
+    const page = await context.newPage();
+    await throttled(page);
+    await page.goto(`${base}/bench-reference`);
+    await page.waitForFunction("performance.getEntriesByName('first-contentful-paint').length > 0", undefined, {
+      timeout: 30000,
+    });
+    refs.push((await page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")) as number);
+    await context.close();
+  };
+  // One dashboard load first, not counted: the service builds its API document on the first ask.
+  await dashboard(false);
+  paints.length = 0;
+  for (let i = 0; i < RUNS; i++) {
+    await reference();
+    await dashboard(false);
+    await dashboard(true);
   }
   rows.push({
     name: `first meaningful paint, CPU ${THROTTLE}x slower, median of ${RUNS}`,
@@ -111,25 +136,20 @@ try {
     unit: 'ms',
     target: 1500,
   });
-  // Reference in the same run: first paint of a one-line static page, same throttling, so a
-  // loaded machine shows up as a slow reference rather than as a slow dashboard.
-  const refs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const context = await browser.newContext();
-    await context.route('**/bench-reference', (r) =>
-      r.fulfill({ contentType: 'text/html', body: '<!doctype html><p>reference</p>' }),
-    );
-    const page = await context.newPage();
-    await throttled(page);
-    await page.goto(`${base}/bench-reference`);
-    await page.waitForFunction("performance.getEntriesByName('first-contentful-paint').length > 0", undefined, {
-      timeout: 30000,
-    });
-    refs.push((await page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")) as number);
-    await context.close();
-  }
+  rows.push({
+    name: 'first meaningful paint / a one-line static page, same run',
+    value: median(paints) / median(refs),
+    unit: 'x',
+    target: 2,
+  });
+  rows.push({
+    name: 'same at phone width / the static page',
+    value: median(phonePaints) / median(refs),
+    unit: 'x',
+    target: 2,
+  });
   info.push(
-    `reference: first paint of a static one-line page, CPU ${THROTTLE}x slower: ${median(refs).toFixed(0)} ms (dashboard / reference = ${(median(paints) / median(refs)).toFixed(1)}x)`,
+    `reference: first paint of a static one-line page, CPU ${THROTTLE}x slower: ${median(refs).toFixed(0)} ms (runs: ${refs.map((r) => r.toFixed(0)).join(' ')}; dashboard: ${paints.map((r) => r.toFixed(0)).join(' ')})`,
   );
 
   // 7-day graph of 6 fields, from a history API answering per its contract.

@@ -1,5 +1,5 @@
 // No click breaks the page (issue 47.1): on the demo (the built CLI, --hardware sim, the demo
-// blocks and everything discovery finds), every page at desktop and phone width (390 px), and the
+// blocks, everything discovery finds and a fermentation profile), every page at desktop and phone width (390 px), and the
 // editor of one block of each type, is walked by a crawler that uses every control it finds
 // (test/dashboard/crawl.ts). Any uncaught page error, console error or HTTP 5xx fails the test,
 // named with the page and the control that caused it. Needs `npm run build` and `npm run build:web`.
@@ -31,6 +31,13 @@ t.before(async () => {
   if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
   const found = await postJson(`${sim.cli.base}/${SID}/blocks/discover`);
   if (found.status !== 200) throw new Error(`discovery failed: ${JSON.stringify(found.body)}`);
+  // A fermentation profile too (the demo has none), so its card and editor are walked.
+  const profile = await postJson(`${sim.cli.base}/${SID}/blocks/create`, {
+    id: 'Beer Profile',
+    type: 'SetpointProfile',
+    data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [] },
+  });
+  if (profile.status !== 201) throw new Error(`profile not created: ${JSON.stringify(profile.body)}`);
   browser = await launchBrowser();
 });
 

@@ -7,15 +7,19 @@ export function lazy<P extends object>(load: () => Promise<FunctionComponent<P>>
   let loaded: FunctionComponent<P> | null = null;
   let loading: Promise<FunctionComponent<P>> | null = null;
   return function Lazy(props: P) {
-    const [, setShown] = useState(loaded);
+    // A component is a function: kept outside the state (a state setter would call it as an updater).
+    const [, setLoaded] = useState(false);
     const [error, setError] = useState('');
     useEffect(() => {
       if (loaded) return;
       loading ??= load().then((c) => (loaded = c));
-      loading.then(setShown, (e: Error) => {
-        loading = null;
-        setError(e.message);
-      });
+      loading.then(
+        () => setLoaded(true),
+        (e: Error) => {
+          loading = null;
+          setError(e.message);
+        },
+      );
     }, []);
     if (loaded) {
       const Page = loaded;
