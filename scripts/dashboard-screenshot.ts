@@ -1,5 +1,5 @@
 // Takes docs/img/dashboard.png: the demo's overview in Debian's Chromium (playwright-core), after
-// discovery and a few emissions, so the cards show live values. Run after `npm run build` and
+// discovery (the found sensors named, but one) and a few emissions, so the cards show live values. Run after `npm run build` and
 // `npm run build:web`: `node dist/scripts/dashboard-screenshot.js`.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,8 +40,21 @@ try {
     });
     demo.once('exit', (code) => reject(new Error(`demo exited with ${code}`)));
   });
-  await fetch(`http://127.0.0.1:${port}/edge-one/blocks/discover`, { method: 'POST' });
-  await new Promise((r) => setTimeout(r, 4000));
+  const api = (path: string, body?: unknown) =>
+    fetch(`http://127.0.0.1:${port}/edge-one/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+  await api('blocks/discover');
+  // Named as a brewer would, but one: the kettle's thermocouple still asks for its name.
+  for (const [existing, desired] of [
+    ['Sensor c001', 'Room Sensor'],
+    ['Thermocouple f001', 'HLT Thermocouple'],
+    ['BME280 0x76', 'Cellar Climate'],
+  ])
+    await api('blocks/rename', { existing, desired });
+  await new Promise((r) => setTimeout(r, 6000));
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu'],
