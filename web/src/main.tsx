@@ -46,9 +46,13 @@ const CONNECTION_WORDS: Record<Connection, string> = {
   'logged-out': 'logged out',
 };
 
+const connectionWords = (live: ReturnType<typeof useLive>) =>
+  live.connection === 'reconnecting' && !live.loaded ? 'connecting…' : CONNECTION_WORDS[live.connection];
+
 function OfflineBanner() {
   const live = useLive();
-  if (live.connection === 'online') return null;
+  // Still connecting after the page opened: nothing was lost (the header says so).
+  if (live.connection === 'online' || (live.connection === 'reconnecting' && !live.loaded)) return null;
   const since = live.offlineSince ? ` since ${new Date(live.offlineSince).toLocaleTimeString()}` : '';
   if (live.connection === 'logged-out')
     return (
@@ -142,9 +146,9 @@ function App(props: { user: string | null }) {
           data-testid="online"
           data-connection={live.connection}
           role="status"
-          aria-label={`connection: ${CONNECTION_WORDS[live.connection]}`}
+          aria-label={`connection: ${connectionWords(live)}`}
         >
-          {CONNECTION_WORDS[live.connection]}
+          {connectionWords(live)}
         </span>
         <Controllers />
         <nav aria-label="pages">
