@@ -1,6 +1,6 @@
 // The live overview: one compact card per block, grouped by role, with the problems a brewer
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { controller, patchBlock, type Answer, type Block } from './api';
 import {
   fmtNumber,
@@ -364,7 +364,17 @@ export function Overview() {
     }
   // Called on every render (hooks keep their order), with no ids until the blocks are there.
   const sparks = useSparklines([...(groups.get('sensor') ?? []), ...(groups.get('setpoint') ?? [])].map((b) => b.id));
-  if (!live.loaded || !types) return <p>Waiting for the controller…</p>;
+  const ready = live.loaded && types !== null;
+  // The first group shows first, the others a frame later: a slow phone shows the first screen
+  // without building every card before it.
+  const [all, setAll] = useState(false);
+  useEffect(() => {
+    if (!ready || all) return;
+    const frame = requestAnimationFrame(() => setAll(true));
+    return () => cancelAnimationFrame(frame);
+  }, [ready]);
+  if (!ready) return <p>Waiting for the controller…</p>;
+  const shown = ORDER.filter((r) => groups.has(r)).slice(0, all ? undefined : 1);
   return (
     <div class={live.online ? '' : 'stale'}>
       <ControlSwitch />
@@ -373,7 +383,7 @@ export function Overview() {
           No blocks yet. Use <a href="#/setup">Setup</a> to discover hardware and create a fermentation fridge.
         </p>
       )}
-      {ORDER.filter((r) => groups.has(r)).map((r) => (
+      {shown.map((r) => (
         <section class="group" data-role={r}>
           <h2>{ROLE_TITLES[r]}</h2>
           <div class="cards">
