@@ -69,8 +69,8 @@ async function call<T>(method: string, url: string, body?: unknown): Promise<Ans
   );
 }
 
-/** The answer of a request made (a fetch of `url`, or the early one index.html made). */
-export async function answerOf<T>(url: string, request: Promise<Response>): Promise<Answer<T>> {
+/** The answer of a request made (a fetch of `url`). */
+async function answerOf<T>(url: string, request: Promise<Response>): Promise<Answer<T>> {
   let res: Response;
   try {
     res = await request;

@@ -5,11 +5,15 @@ declare global {
     __early?: {
       info?: Promise<unknown>;
       session?: Promise<Response>;
-      doc?: Promise<Response | null>;
-      events?: Promise<(EventSource & { early?: MessageEvent[] }) | null>;
+      /** The API document, parsed; null without a session (auth on, not logged in). */
+      doc?: Promise<{ status: number; body?: unknown } | null>;
+      events?: Promise<EarlyStream | null>;
     };
   }
 }
+
+/** The event stream index.html opened, with the messages (parsed) it received before live.ts took it. */
+export type EarlyStream = EventSource & { early?: Array<{ type: string; json: unknown }> };
 
 type Early = NonNullable<Window['__early']>;
 

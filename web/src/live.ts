@@ -8,6 +8,7 @@
 // and behind the login) tells them apart, within PROBE_TIMEOUT_MS of a silent stream.
 import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, emitIntervalMs, LOGGED_OUT_EVENT, type Block } from './api';
+import type { EarlyStream } from './early';
 
 export type Connection = 'online' | 'reconnecting' | 'offline' | 'logged-out';
 
@@ -97,9 +98,14 @@ export function applyAll(blocks: Block[], units?: { temperature: string }): void
   notify();
 }
 
-function onState(ev: MessageEvent<string>): void {
+type StateMessage = { status: Record<string, unknown>; blocks: Block[] };
+type PatchMessage = { changed: Block[]; deleted: string[] };
+
+const onState = (ev: MessageEvent<string>) => applyState(JSON.parse(ev.data) as StateMessage);
+const onPatch = (ev: MessageEvent<string>) => applyPatchMessage(JSON.parse(ev.data) as PatchMessage);
+
+function applyState(msg: StateMessage): void {
   lastMessage = Date.now();
-  const msg = JSON.parse(ev.data) as { status: Record<string, unknown>; blocks: Block[] };
   replaceBlocks(msg.blocks);
   state.status = msg.status;
   state.loaded = true;
@@ -114,9 +120,8 @@ function onState(ev: MessageEvent<string>): void {
   notify();
 }
 
-function onPatch(ev: MessageEvent<string>): void {
+function applyPatchMessage(msg: PatchMessage): void {
   lastMessage = Date.now();
-  const msg = JSON.parse(ev.data) as { changed: Block[]; deleted: string[] };
   applyPatch(msg.changed, msg.deleted);
 }
 
@@ -136,14 +141,16 @@ export function applyPatch(changed: Block[], deleted: string[] = []): void {
 }
 
 /** Opens the event stream, or takes over the one index.html opened (with what it received so far). */
-function open(early?: EventSource & { early?: MessageEvent[] }): void {
+function open(early?: EarlyStream): void {
   source?.close();
   const es = early && early.readyState !== EventSource.CLOSED ? early : new EventSource(controllerUrl('events'));
   source = es;
   es.addEventListener('state', onState as EventListener);
   es.addEventListener('patch', onPatch as EventListener);
   if (es === early) {
-    for (const m of early.early ?? []) (m.type === 'state' ? onState : onPatch)(m as MessageEvent<string>);
+    for (const m of early.early ?? [])
+      if (m.type === 'state') applyState(m.json as StateMessage);
+      else applyPatchMessage(m.json as PatchMessage);
     // Its own listeners only kept messages until now; what comes next goes to the ones above.
     early.early = undefined;
     if (es.readyState === EventSource.OPEN) lastMessage = Date.now();
@@ -157,7 +164,7 @@ function open(early?: EventSource & { early?: MessageEvent[] }): void {
   };
 }
 
-export function startLive(early?: EventSource & { early?: MessageEvent[] }): void {
+export function startLive(early?: EarlyStream): void {
   window.addEventListener(LOGGED_OUT_EVENT, () => setConnection('logged-out'));
   open(early);
   setInterval(() => {

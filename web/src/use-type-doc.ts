@@ -1,21 +1,24 @@
 // The type document (type-doc.ts), read once per page from the controller.
 import { useEffect, useState } from 'preact/hooks';
-import { answerOf, controllerUrl, get } from './api';
+import { controllerUrl, get } from './api';
 import { takeEarly } from './early';
 import { typeDocOf, type OpenApiDoc, type TypeDoc } from './type-doc';
 
 let loading: Promise<TypeDoc> | null = null;
 
+async function fetchTypeDoc(): Promise<TypeDoc> {
+  // index.html's copy when it got one; otherwise (or after an error, for its words) ask again.
+  const early = await takeEarly('doc')?.catch(() => null);
+  if (early?.status === 200 && early.body) return typeDocOf(early.body as OpenApiDoc);
+  const a = await get<OpenApiDoc>(controllerUrl('api/doc/json'));
+  if (!a.ok) throw new Error(a.error);
+  return typeDocOf(a.body);
+}
+
 export function loadTypeDoc(): Promise<TypeDoc> {
-  const url = controllerUrl('api/doc/json');
-  const early = takeEarly('doc');
-  const asked = early?.then((r) => r ?? fetch(url));
-  loading ??= (asked ? answerOf<OpenApiDoc>(url, asked) : get<OpenApiDoc>(url)).then((a) => {
-    if (!a.ok) {
-      loading = null;
-      throw new Error(a.error);
-    }
-    return typeDocOf(a.body);
+  loading ??= fetchTypeDoc().catch((e: unknown) => {
+    loading = null;
+    throw e;
   });
   return loading;
 }
