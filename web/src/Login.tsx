@@ -1,18 +1,10 @@
-// The login form, shown when the service has auth on and this browser has no session
-// (GET /auth/refresh answers 401). It posts /auth/login, which sets the session cookie that
-// every later request and the event stream carry; the server's answer is shown in words.
+// The login form, shown when the service has auth on and this browser has no session (GET
+// /auth/refresh answers 401, session.ts); its code loads only then. It posts /auth/login, which
+// sets the session cookie that every later request and the event stream carry; the server's
+// answer is shown in words.
 // The logout button (auth on only) posts /auth/logout and starts the page over: the login form.
 import { useState } from 'preact/hooks';
 import { post } from './api';
-import { takeEarly } from './early';
-
-/** Whether a login is needed, and who is logged in (null with auth off). */
-export async function sessionState(): Promise<{ loginNeeded: boolean; user: string | null }> {
-  const res = (await takeEarly('session')?.catch(() => undefined)) ?? (await fetch('/auth/refresh'));
-  if (res.status === 401) return { loginNeeded: true, user: null };
-  const body = (await res.json().catch(() => ({}))) as { enabled?: boolean; username?: string | null };
-  return { loginNeeded: false, user: body.enabled ? (body.username ?? null) : null };
-}
 
 export function LogoutButton(props: { user: string }) {
   const [busy, setBusy] = useState(false);

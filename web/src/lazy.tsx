@@ -1,9 +1,13 @@
 // Pages besides the overview load on demand, so the first view stays small. preact/compat's
 // lazy and Suspense would do it at the cost of compat in the first view; this is the part used.
-import type { FunctionComponent } from 'preact';
+import type { ComponentChild, FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-export function lazy<P extends object>(load: () => Promise<FunctionComponent<P>>): FunctionComponent<P> {
+/** `waiting`: what shows while the code loads (a page says "Loading…"; a button, nothing). */
+export function lazy<P extends object>(
+  load: () => Promise<FunctionComponent<P>>,
+  waiting: ComponentChild = <p>Loading…</p>,
+): FunctionComponent<P> {
   let loaded: FunctionComponent<P> | null = null;
   let loading: Promise<FunctionComponent<P>> | null = null;
   return function Lazy(props: P) {
@@ -31,7 +35,7 @@ export function lazy<P extends object>(load: () => Promise<FunctionComponent<P>>
         This page did not load ({error}). <button onClick={() => location.reload()}>Reload</button>
       </p>
     ) : (
-      <p>Loading…</p>
+      waiting
     );
   };
 }

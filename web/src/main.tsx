@@ -5,10 +5,13 @@ import { Controllers } from './Controllers';
 import { loadServiceInfo, serviceId } from './api';
 import { takeEarly } from './early';
 import { lazy } from './lazy';
-import { Login, LogoutButton, sessionState } from './Login';
+import { loadTypeDoc } from './use-type-doc';
+import { sessionState } from './session';
 import { startLive, useLive, type Connection } from './live';
 import { Overview } from './Overview';
 import './style.css';
+
+const TYPE_DOC_WAIT_MS = 3000;
 
 // Pages besides the overview load on demand, so the first view stays small.
 const Graphs = lazy(() => import('./Graphs').then((m) => m.Graphs));
@@ -16,6 +19,8 @@ const Setup = lazy(() => import('./Setup').then((m) => m.Setup));
 const Hardware = lazy(() => import('./Hardware').then((m) => m.Hardware));
 const Alerts = lazy(() => import('./Alerts').then((m) => m.Alerts));
 const Editor = lazy(() => import('./Editor').then((m) => m.Editor));
+// Only with auth on.
+const LogoutButton = lazy(() => import('./Login').then((m) => m.LogoutButton), null);
 
 const PAGES = [
   ['overview', 'Overview'],
@@ -195,12 +200,17 @@ async function boot(): Promise<void> {
   root.innerHTML = '';
   let session = await sessionState();
   if (session.loginNeeded) {
+    const { Login } = await import('./Login');
     await new Promise<void>((done) => render(<Login onDone={done} />, root));
     session = await sessionState();
   }
   render(null, root);
   // The event stream index.html opened, when the session was good from the start.
   startLive((await takeEarly('events')?.catch(() => null)) ?? undefined);
+  // The overview groups blocks by the API document: read first, the first render shows the
+  // cards (no frame and effect in between on a slow phone). A service that does not answer it
+  // in time gets the page anyway, which shows what it can.
+  await Promise.race([loadTypeDoc().catch(() => undefined), new Promise((r) => setTimeout(r, TYPE_DOC_WAIT_MS))]);
   render(<App user={session.user} />, root);
 }
 

@@ -5,6 +5,8 @@ import { takeEarly } from './early';
 import { typeDocOf, type OpenApiDoc, type TypeDoc } from './type-doc';
 
 let loading: Promise<TypeDoc> | null = null;
+/** The document once read: a page rendered after that has it from its first render. */
+let loaded: TypeDoc | null = null;
 
 async function fetchTypeDoc(): Promise<TypeDoc> {
   // index.html's copy when it got one; otherwise (or after an error, for its words) ask again.
@@ -16,10 +18,13 @@ async function fetchTypeDoc(): Promise<TypeDoc> {
 }
 
 export function loadTypeDoc(): Promise<TypeDoc> {
-  loading ??= fetchTypeDoc().catch((e: unknown) => {
-    loading = null;
-    throw e;
-  });
+  loading ??= fetchTypeDoc().then(
+    (doc) => (loaded = doc),
+    (e: unknown) => {
+      loading = null;
+      throw e;
+    },
+  );
   return loading;
 }
 
@@ -27,7 +32,9 @@ const EMPTY: TypeDoc = { data: new Map(), roles: new Map(), implements: new Map(
 
 /** The type document once loaded (null until then); an unreadable document counts as empty. */
 export function useTypeDoc(): TypeDoc | null {
-  const [doc, setDoc] = useState<TypeDoc | null>(null);
-  useEffect(() => void loadTypeDoc().then(setDoc, () => setDoc(EMPTY)), []);
+  const [doc, setDoc] = useState<TypeDoc | null>(loaded);
+  useEffect(() => {
+    if (!loaded) void loadTypeDoc().then(setDoc, () => setDoc(EMPTY));
+  }, []);
   return doc;
 }
