@@ -5,7 +5,7 @@ declare global {
     __early?: {
       info?: Promise<unknown>;
       session?: Promise<Response>;
-      /** The API document, parsed; null without a session (auth on, not logged in). */
+      /** The API document, parsed (a 401 without a session: asked again after the login). */
       doc?: Promise<{ status: number; body?: unknown } | null>;
       events?: Promise<EarlyStream | null>;
     };
