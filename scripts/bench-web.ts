@@ -20,7 +20,7 @@ import { median } from './bench/stats.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WEB = path.join(ROOT, 'dist', 'web');
 const THROTTLE = 4;
-const RUNS = 7;
+const RUNS = 11;
 
 interface Row {
   name: string;
