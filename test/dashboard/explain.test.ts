@@ -3,7 +3,7 @@
 // how long, which actuator waits for a mutex and who holds it; steps ↔ profile points.
 import t from 'tap';
 import type { Block } from '../../web/src/api.js';
-import { headline } from '../../web/src/blocks.js';
+import { headline, problemsOf } from '../../web/src/blocks.js';
 import { fieldLabel, isMadeUpName, mutexStory, outputStory } from '../../web/src/explain.js';
 import { segmentsOf, stepsToPoints, whereIsIt } from '../../web/src/profile-steps.js';
 
@@ -132,4 +132,27 @@ t.test('profile steps become points, and the position in them is told in words',
   t.equal(w.now, 'step 2 of 3: ramp 19 → 21 °C over 24.0 h, 12.0 h left');
   t.equal(w.next, 'hold 21 °C for 3.0 d');
   t.equal(whereIsIt(segs, 10 * DAY).now, 'finished: holding 21');
+});
+
+t.test('a block whose driver let go says it is inactive and how to take over', async (t) => {
+  const pair = block('Beer Setpoint', 'SetpointSensorPair', {
+    settingMode: 'CLAIMED',
+    claimedBy: link(null),
+    value: temp(19),
+    setting: temp(null),
+  });
+  t.match(
+    problemsOf(pair, 'setpoint', () => true).map((p) => p.text),
+    [/^inactive since the block that drove it let go: set it by hand to take over$/],
+  );
+  const relay = block('Heater', 'DigitalActuator', {
+    settingMode: 'CLAIMED',
+    claimedBy: link(null),
+    storedState: 'STATE_ACTIVE',
+  });
+  t.match(problemsOf(relay, 'output', () => true)[0]?.text, /switch it by hand to take over/);
+  t.same(
+    problemsOf({ ...relay, data: { ...relay.data, claimedBy: link('Heat PWM') } }, 'output', () => true),
+    [],
+  );
 });

@@ -159,7 +159,7 @@ function Controls({
           <OutputStoryView story={story} />
           {story.driver ? (
             // The same rule as a driven actuator's On/Off: a setting here would not be used.
-            <DrivenNote driver={story.driver} />
+            <DrivenNote driver={story.driver} what="set" />
           ) : (
             <NumberField
               label="Manual setting"

@@ -89,6 +89,12 @@ export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean
   }
   if (!fault && isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair'))
     out.push({ level: 'error', text: 'value is null (no valid reading)' });
+  // The safety ratchet: a block whose driver let go stays inactive until set by hand.
+  if (d.settingMode === 'CLAIMED' && isLink(d.claimedBy) && !d.claimedBy.id)
+    out.push({
+      level: 'warn',
+      text: `inactive since the block that drove it let go: ${'storedState' in d ? 'switch it' : 'set it'} by hand to take over`,
+    });
   if (b.type === 'Pid' && d.enabled === true && d.active === false)
     out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
