@@ -173,7 +173,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
       <form onSubmit={(e) => void save(e)}>
         <div class="grid">
           {field('sensorNullAfter', 'Sensor reads nothing for', 's')}
-          {field('band', 'Setpoint band (±)', unitLabel(userUnit('temp', prefs)))}
+          {field('band', 'Setpoint band (±)', unitLabel(userUnit('deltaTemp', prefs)))}
           {field('bandAfter', 'Out of band for', 's')}
           {field('remindHours', 'Remind every', 'h')}
         </div>
