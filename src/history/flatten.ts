@@ -112,7 +112,8 @@ export function parseHistoryMessage(payload: Buffer | string, limits: HistoryLim
   if (payload.length === 0) return refused(REFUSED.empty, 'empty payload');
   const parsed = parseJson(payload, { maxBytes: limits.maxBytes, what: 'the payload' });
   if (parsed.ok) return historyFields(parsed.value, limits);
-  return parsed.problem === 'not JSON' ? refused(REFUSED.json, 'not JSON') : refused(REFUSED.size, parsed.reason);
+  if (parsed.problem === 'not JSON') return refused(REFUSED.json, 'not JSON');
+  return refused(parsed.problem === 'too large' ? REFUSED.size : REFUSED.json, parsed.reason);
 }
 
 /** Why a payload of `size` bytes is refused, or null. */

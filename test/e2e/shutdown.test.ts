@@ -179,6 +179,7 @@ async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals)
 /** The subsystems of the CLI's app (embedded history, no Home Assistant), in start order. */
 const SUBSYSTEMS = [
   'store',
+  'clock',
   'auth',
   'http',
   'https gateway',
