@@ -76,5 +76,9 @@ t.test('the history ingest refuses a __proto__ key and names the size limit the 
   const r = parseHistoryMessage('{"key":"k","data":{"__proto__":{"a":1}}}');
   t.same(r, { ok: false, reason: 'not JSON', detail: 'the payload may not contain a "__proto__" key' });
   const big = parseHistoryMessage(Buffer.alloc(300 * 1024, 32), { maxBytes: 1000, maxFields: 10, maxNameLength: 10 });
-  t.same(big, { ok: false, reason: 'too large', detail: `the payload is ${300 * 1024} bytes, over the 1000-byte limit` });
+  t.same(big, {
+    ok: false,
+    reason: 'too large',
+    detail: `the payload is ${300 * 1024} bytes, over the 1000-byte limit`,
+  });
 });
