@@ -1,6 +1,7 @@
 // The dead man's switch: a GET of the heartbeat URL every interval while control runs (enabled
 // and the loop ticking). healthchecks.io or Uptime Kuma alert when the calls stop.
 import type { Logger } from '../log.js';
+import { httpCall } from './channels/http.js';
 
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
@@ -30,15 +31,12 @@ export class Heartbeat {
       return;
     }
     try {
-      const res = await fetch(this.o.url, { signal: AbortSignal.timeout(this.o.timeoutMs) });
-      await res.arrayBuffer().catch(() => undefined);
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      await httpCall(this.o.url, { method: 'GET', timeoutMs: this.o.timeoutMs });
       this.counts.sent++;
       this.lastError = null;
     } catch (e) {
       this.counts.failed++;
-      const err = e as Error & { cause?: { code?: string } };
-      this.lastError = err.cause?.code ?? err.message;
+      this.lastError = (e as Error).message;
       this.o.log.debug({ error: this.lastError }, 'heartbeat call failed');
     }
   }
