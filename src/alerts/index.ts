@@ -1,5 +1,6 @@
-// The alerts subsystem: conditions -> tracker -> history, log, outbox -> channels; the MQTT
-// list; the heartbeat. `createAlerts` only wires; start() begins watching.
+// The alerts subsystem: conditions -> tracker -> history, log, outbox -> channels (the kinds in
+// channels/index.ts, in force from the config file or the dashboard: channel-store.ts); the MQTT
+// list. The constructor only wires; start() begins watching.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
@@ -7,13 +8,10 @@ import type { ClockJump } from '../runtime/clock.js';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
-import type { Channel } from './channels/types.js';
-import { ntfyChannel } from './channels/ntfy.js';
-import { webhookChannel } from './channels/webhook.js';
-import { smtpChannel } from './channels/smtp.js';
+import { ChannelStore } from './channel-store.js';
+import type { Channel, ChannelContext } from './channels/types.js';
 import { MqttAlerts } from './channels/mqtt.js';
 import { Conditions, type ConditionSources } from './conditions.js';
-import { Heartbeat } from './heartbeat.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
 import { alertRoutes } from './routes.js';
@@ -46,9 +44,11 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
 export class Alerts {
   readonly store: AlertStore;
   readonly outbox: Outbox;
+  readonly channelStore: ChannelStore;
+  private channels: Channel[];
+  private started = false;
   private readonly tracker: Tracker;
   private readonly conditions: Conditions;
-  private readonly heartbeat: Heartbeat | null;
   private mqttAlerts: MqttAlerts | null = null;
   private rules: Rules;
   private rulesError: string | null = null;
@@ -68,9 +68,11 @@ export class Alerts {
     this.store = new AlertStore(d.db, s.historyLimit);
     this.rules = effectiveRules(this.configRules(), null);
     this.loadRules();
+    this.channelStore = new ChannelStore(d.db, s, d.log);
+    this.channels = this.createChannels();
     this.outbox = new Outbox({
       store: this.store,
-      channels: channelsOf(s),
+      channels: this.channels,
       log: d.log,
       retryBaseMs: s.retryBaseMs,
       retryMaxMs: s.retryMaxMs,
@@ -90,15 +92,37 @@ export class Alerts {
       emit: (event, alert) => this.onEvent(event, alert),
     });
     this.conditions = new Conditions({ ...d, runtime: d.runtime });
-    this.heartbeat = s.heartbeat
-      ? new Heartbeat({
-          url: s.heartbeat.url,
-          intervalMs: s.heartbeat.intervalSeconds * 1000,
-          timeoutMs: s.sendTimeoutMs,
-          controlRuns: () => d.controlEnabled() && !d.runtime.paused,
-          log: d.log,
-        })
-      : null;
+  }
+
+  private createChannels(): Channel[] {
+    const ctx: ChannelContext = {
+      timeoutMs: this.d.settings.sendTimeoutMs,
+      controlRuns: () => this.d.controlEnabled() && !this.d.runtime.paused,
+      log: this.d.log,
+    };
+    return this.channelStore.inForce().map((c) => c.def.create(c.settings, ctx));
+  }
+
+  /** The channels in force changed: close the running ones and start the new set. */
+  private async reloadChannels(): Promise<void> {
+    const old = this.channels;
+    this.channels = this.createChannels();
+    this.outbox.setChannels(this.channels);
+    if (this.started) for (const c of this.channels) c.start?.();
+    for (const c of old) await c.close?.();
+  }
+
+  /** Set up or replace a dashboard channel (PUT /alerts/channels/<name>); throws SchemaError or a channel error. */
+  saveChannel(name: string, input: Record<string, unknown>): void {
+    this.channelStore.save(name, input);
+    this.d.log.info({ channel: name }, `alert channel ${name} set up from the dashboard`);
+    void this.reloadChannels();
+  }
+
+  removeChannel(name: string): void {
+    this.channelStore.remove(name);
+    this.d.log.info({ channel: name }, `alert channel ${name} removed from the dashboard`);
+    void this.reloadChannels();
   }
 
   /** Routes under the controller prefix: GET /alerts, POST /alerts/test, /alerts/acknowledge, GET|PUT /alerts/rules. */
@@ -150,7 +174,8 @@ export class Alerts {
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();
     this.outbox.start();
-    this.heartbeat?.start();
+    this.started = true;
+    for (const c of this.channels) c.start?.();
     if (this.uncleanStop && this.rules.service.enabled) {
       this.tracker.fireOnce(
         {
@@ -184,10 +209,11 @@ export class Alerts {
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.heartbeat?.stop();
+    this.started = false;
     this.mqttAlerts?.stop();
     for (const c of this.cleanups.splice(0)) c();
     await this.outbox.stop();
+    for (const c of this.channels) await c.close?.();
     markStopped(this.d.db);
   }
 
@@ -221,9 +247,19 @@ export class Alerts {
     return this.tracker.acknowledge(key);
   }
 
-  async sendTest(): Promise<{ channel: string; ok: boolean; answer: string }[]> {
+  /** A test message to every channel that takes messages, or to the one named (the heartbeat: one call), outside the outbox. */
+  async sendTest(only?: string): Promise<{ channel: string; ok: boolean; answer: string }[]> {
     const message = testMessage(this.d.serviceId, Date.now());
-    const results = await this.outbox.sendDirect(message);
+    const targets = this.channels.filter((c) => (only ? c.name === only : c.send));
+    const results = await Promise.all(
+      targets.map(async (c) => {
+        try {
+          return { channel: c.name, ok: true, answer: await c.test(message) };
+        } catch (e) {
+          return { channel: c.name, ok: false, answer: (e as Error).message };
+        }
+      }),
+    );
     for (const r of results)
       this.record({
         at: new Date().toISOString(),
@@ -271,7 +307,7 @@ export class Alerts {
       channels: this.outbox.channelNames,
       mqtt: this.mqttAlerts !== null,
       outbox: { pending: this.store.pending(), limit: this.d.settings.outboxLimit, ...this.outbox.counts },
-      heartbeat: this.heartbeat ? { ...this.heartbeat.counts, lastError: this.heartbeat.lastError } : null,
+      counters: Object.fromEntries(this.channels.flatMap((c) => (c.status ? [[c.name, c.status()]] : []))),
       rulesError: this.rulesError,
     };
   }
@@ -346,12 +382,4 @@ export class Alerts {
       this.d.log.warn(fields, `alert ${entry.event}: ${entry.text}`);
     else this.d.log.info(fields, `alert ${entry.event}: ${entry.text}`);
   }
-}
-
-function channelsOf(s: AlertSettings): Channel[] {
-  const out: Channel[] = [];
-  if (s.ntfy) out.push(ntfyChannel({ ...s.ntfy, timeoutMs: s.sendTimeoutMs }));
-  if (s.webhook) out.push(webhookChannel({ ...s.webhook, timeoutMs: s.sendTimeoutMs }));
-  if (s.email) out.push(smtpChannel({ ...s.email, timeoutMs: s.sendTimeoutMs }));
-  return out;
 }

@@ -9,6 +9,7 @@ import type { AlertMessage, HistoryEntry } from './types.js';
 
 export interface OutboxOptions {
   store: AlertStore;
+  /** The channels that take messages (those with `send`); setChannels replaces them. */
   channels: Channel[];
   log: Logger;
   retryBaseMs: number;
@@ -36,10 +37,21 @@ export class Outbox {
   private droppedSinceLog = 0;
   private lastDropLog = -Infinity;
 
-  constructor(private readonly o: OutboxOptions) {}
+  private channels: Channel[];
+
+  constructor(private readonly o: OutboxOptions) {
+    this.channels = o.channels.filter((c) => c.send);
+  }
 
   get channelNames(): string[] {
-    return this.o.channels.map((c) => c.name);
+    return this.channels.map((c) => c.name);
+  }
+
+  /** The channels changed (set up, edited or removed from the dashboard): rows of a removed one are dropped when due. */
+  setChannels(channels: Channel[]): void {
+    this.channels = channels.filter((c) => c.send);
+    for (const c of this.channels) this.o.store.dueNow(c.name, this.o.now());
+    this.wake();
   }
 
   start(): void {
@@ -60,29 +72,15 @@ export class Outbox {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
     ]);
     clearTimeout(timer);
-    for (const c of this.o.channels) await c.close?.();
   }
 
   /** Store the message for every channel (durable on return), then try to send it. */
   enqueue(message: AlertMessage): void {
-    if (!this.o.channels.length) return;
+    if (!this.channels.length) return;
     this.o.store.enqueue(message, this.channelNames, this.o.now());
-    this.counts.queued += this.o.channels.length;
+    this.counts.queued += this.channels.length;
     this.trim();
     this.wake();
-  }
-
-  /** Send to every channel now, outside the outbox (POST /alerts/test). */
-  async sendDirect(message: AlertMessage): Promise<{ channel: string; ok: boolean; answer: string }[]> {
-    return Promise.all(
-      this.o.channels.map(async (c) => {
-        try {
-          return { channel: c.name, ok: true, answer: await c.send(message) };
-        } catch (e) {
-          return { channel: c.name, ok: false, answer: (e as Error).message };
-        }
-      }),
-    );
   }
 
   private wake(delay = 0): void {
@@ -114,8 +112,8 @@ export class Outbox {
   }
 
   private async deliver(row: OutboxRow): Promise<void> {
-    const channel = this.o.channels.find((c) => c.name === row.channel);
-    if (!channel) {
+    const channel = this.channels.find((c) => c.name === row.channel);
+    if (!channel?.send) {
       // Its channel was removed from the config since: nothing will ever take it.
       this.o.store.delivered(row.seq);
       this.drop(row, 'channel no longer configured');

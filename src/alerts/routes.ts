@@ -1,9 +1,11 @@
-// REST under the controller prefix. Nothing here returns a channel's address or secret.
+// REST under the controller prefix. Nothing here returns a channel's secret (its URL included).
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { HttpError } from '../api/errors.js';
 import { NoBody } from '../api/route-validation.js';
 import type { Alerts } from './index.js';
+import { channelRoutes } from './channel-routes.js';
+import { CHANNELS } from './channels/index.js';
 import { RulesSchema } from './rules.js';
 
 const tags = ['alerts'];
@@ -25,14 +27,28 @@ export function alertRoutes(alerts: Alerts): FastifyPluginAsync {
         history: alerts.history(),
       }),
     );
-    app.post(
+    app.post<{ Querystring: { channel?: string } }>(
       '/alerts/test',
-      { schema: { tags, summary: 'Send a test message to every channel now; answers what each said', body: NoBody } },
-      async () => {
-        const results = await alerts.sendTest();
+      {
+        schema: {
+          tags,
+          summary:
+            'Send a test message to every channel now (or, with ?channel=<name>, to that one: for the heartbeat, one call); answers what each said',
+          querystring: Type.Object(
+            { channel: Type.Optional(Type.Union(CHANNELS.map((c) => Type.Literal(c.name)))) },
+            { additionalProperties: false },
+          ),
+          body: NoBody,
+        },
+      },
+      async (req) => {
+        const only = req.query.channel;
+        const results = await alerts.sendTest(only);
+        if (only && !results.length) throw new HttpError(404, `no ${only} channel is set up`);
         return { channels: results };
       },
     );
+    channelRoutes(app, alerts);
     app.post<{ Body: { key: string } }>(
       '/alerts/acknowledge',
       {

@@ -1,66 +1,22 @@
-// The `alerts` section of the config file: channels (with their secrets), the heartbeat, the
-// delivery timings and the starting rules. Secrets live only here; nothing of this section is
-// logged or served except channel names.
-import { Type, type Static } from '@sinclair/typebox';
+// The `alerts` section of the config file: channels (with their secrets; each kind's schema is
+// its own, channels/index.ts), the delivery timings and the starting rules. Channel secrets are
+// never logged or served (channel-store.ts shows only whether they are set).
+import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
+import { CHANNELS } from './channels/index.js';
 import { RulesSchema } from './rules.js';
 import { checked } from './schema-check.js';
 
-const url = (description: string) => Type.String({ pattern: '^https?://[^/\\s]+', description });
 const strict = { additionalProperties: false } as const;
 
-export const NtfySchema = Type.Object(
-  {
-    url: url('topic URL, e.g. https://ntfy.sh/my-brewery-5f3a'),
-    token: Type.Optional(Type.String({ minLength: 1, description: 'access token (Bearer); secret' })),
-  },
-  strict,
-);
+/** One optional key per channel kind (channels/index.ts), with the kind's own schema. */
+const channelSettings = Object.fromEntries(CHANNELS.map((c) => [c.name, Type.Optional(c.schema)])) as Record<
+  string,
+  TOptional<TObject>
+>;
 
-export const WebhookSchema = Type.Object(
+const BaseSettingsSchema = Type.Object(
   {
-    url: url('receives a JSON POST per message'),
-    headers: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), {
-        description: 'extra headers (e.g. X-Gotify-Key); secret',
-      }),
-    ),
-  },
-  strict,
-);
-
-export const EmailSchema = Type.Object(
-  {
-    host: Type.String({ minLength: 1 }),
-    port: Type.Integer({ minimum: 1, maximum: 65535, default: 587 }),
-    secure: Type.Boolean({
-      default: false,
-      description: 'TLS from the start (port 465); false: STARTTLS when offered',
-    }),
-    requireTls: Type.Boolean({ default: false, description: 'refuse to send without STARTTLS' }),
-    rejectUnauthorized: Type.Boolean({ default: true }),
-    user: Type.Optional(Type.String({ minLength: 1 })),
-    password: Type.Optional(Type.String({ description: 'secret' })),
-    from: Type.String({ minLength: 3 }),
-    to: Type.Union([Type.String({ minLength: 3 }), Type.Array(Type.String({ minLength: 3 }), { minItems: 1 })]),
-  },
-  strict,
-);
-
-export const AlertSettingsSchema = Type.Object(
-  {
-    ntfy: Type.Optional(NtfySchema),
-    webhook: Type.Optional(WebhookSchema),
-    email: Type.Optional(EmailSchema),
     mqtt: Type.Boolean({ default: true, description: 'retained list of active alerts on <root>/alerts/<service id>' }),
-    heartbeat: Type.Optional(
-      Type.Object(
-        {
-          url: url('called while control runs (healthchecks.io, Uptime Kuma push)'),
-          intervalSeconds: Type.Number({ minimum: 1, default: 300 }),
-        },
-        strict,
-      ),
-    ),
     remindHours: Type.Optional(
       Type.Number({
         exclusiveMinimum: 0,
@@ -87,7 +43,13 @@ export const AlertSettingsSchema = Type.Object(
   strict,
 );
 
-export type AlertSettings = Static<typeof AlertSettingsSchema>;
+export const AlertSettingsSchema = Type.Object(
+  { ...channelSettings, ...BaseSettingsSchema.properties },
+  strict,
+) as unknown as typeof BaseSettingsSchema;
+
+/** The timings, rules and MQTT switch, and each configured channel's settings under its name (checked by its schema). */
+export type AlertSettings = Static<typeof BaseSettingsSchema> & { readonly [channel: string]: unknown };
 
 export function parseAlertSettings(raw: unknown): AlertSettings {
   return checked(AlertSettingsSchema, raw, 'alerts');

@@ -126,6 +126,11 @@ export class AlertStore {
       .run(nextAt, error, seq);
   }
 
+  /** A channel was set up again: what waits for it goes on the next round instead of after its backoff. */
+  dueNow(channel: string, now: number): void {
+    this.db.prepare('UPDATE alert_outbox SET next_at = ? WHERE channel = ? AND next_at > ?').run(now, channel, now);
+  }
+
   pending(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n;
   }

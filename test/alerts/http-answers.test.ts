@@ -5,14 +5,19 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import pino from 'pino';
-import { Heartbeat } from '../../src/alerts/heartbeat.js';
-import { ntfyChannel } from '../../src/alerts/channels/ntfy.js';
-import { webhookChannel } from '../../src/alerts/channels/webhook.js';
+import { heartbeat, type Heartbeat } from '../../src/alerts/channels/heartbeat.js';
+import { ntfy } from '../../src/alerts/channels/ntfy.js';
+import { webhook } from '../../src/alerts/channels/webhook.js';
 import { testMessage } from '../../src/alerts/messages.js';
 import { until } from './receivers.js';
 
 const SECRET = 'hook-key-s3cret-307';
 const log = pino({ level: 'silent' });
+const ctx = (timeoutMs: number) => ({ timeoutMs, controlRuns: () => true, log });
+const webhookChannel = (o: { url: string; headers?: Record<string, string>; timeoutMs: number }) =>
+  webhook.create({ url: o.url, headers: o.headers }, ctx(o.timeoutMs)) as Required<ReturnType<typeof webhook.create>>;
+const ntfyChannel = (o: { url: string; token?: string; timeoutMs: number }) =>
+  ntfy.create({ url: o.url, token: o.token }, ctx(o.timeoutMs)) as Required<ReturnType<typeof ntfy.create>>;
 
 interface Seen {
   method: string;
@@ -57,16 +62,11 @@ t.test('a 307 is not followed: the secret never reaches the other host', async (
   const ntfy = ntfyChannel({ url: first.url('/ntfy/topic'), token: SECRET, timeoutMs: 5000 });
   await t.rejects(ntfy.send(testMessage('edge-one', Date.now())), /HTTP 307.*not followed/, 'the ntfy send fails');
 
-  const beat = new Heartbeat({
-    url: first.url(`/hb/${SECRET}`),
-    intervalMs: 50,
-    timeoutMs: 5000,
-    controlRuns: () => true,
-    log,
-  });
+  const beat = heartbeat.create({ url: first.url(`/hb/${SECRET}`), intervalSeconds: 1 }, ctx(5000)) as Heartbeat;
   beat.start();
-  await until('a heartbeat attempt', 5000, () => beat.counts.failed >= 2);
-  beat.stop();
+  await until('a heartbeat attempt', 5000, () => beat.counts.failed >= 1);
+  await t.rejects(beat.test(), /HTTP 307.*not followed/, "the heartbeat's test call fails too");
+  beat.close();
   t.match(beat.lastError, /HTTP 307.*not followed/, 'the heartbeat counts the redirect as a failure');
   t.equal(beat.counts.sent, 0, 'a redirect is not a heartbeat sent');
 

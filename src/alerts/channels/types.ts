@@ -1,12 +1,55 @@
-// A delivery channel: sends one message, resolves with what the receiver said, throws when it
-// did not take it (the outbox retries). Errors never carry secrets.
+// What an alert channel is. A channel kind is one file in this folder exporting a ChannelDef:
+// its name (the key under `alerts` in the config file, and the channel's name in the outbox and
+// the history), its settings schema (which fields are secret), and `create`. The registry
+// (index.ts) lists them; the config schema, the dashboard's forms and the configuration
+// reference come from the schemas, the running channels from `create`.
+import type { Static, TObject } from '@sinclair/typebox';
+import type { Logger } from '../../log.js';
 import type { AlertMessage } from '../types.js';
 import { httpCall } from './http.js';
 
+/** Marks a settings field whose value is never served, logged or shown: only whether it is set. */
+export const SECRET = { 'x-secret': true } as const;
+
+export interface ChannelContext {
+  /** Time limit of one send. */
+  timeoutMs: number;
+  /** Whether control runs (enabled, the loop ticking): the heartbeat calls only then. */
+  controlRuns: () => boolean;
+  log: Logger;
+}
+
+/** A running channel. Errors never carry secrets. */
 export interface Channel {
   readonly name: string;
-  send(message: AlertMessage): Promise<string>;
+  /** Delivers one alert message (through the outbox, with retries); resolves with what the receiver said. Absent: the channel takes no messages (the heartbeat). */
+  send?(message: AlertMessage): Promise<string>;
+  /** What `POST /alerts/test` does: resolves with what the receiver said, throws when it did not take it. */
+  test(message: AlertMessage): Promise<string>;
+  start?(): void;
   close?(): Promise<void> | void;
+  /** Counters for GET /alerts and system/status. */
+  status?(): Record<string, unknown>;
+}
+
+export interface ChannelDef<S extends TObject = TObject> {
+  /** The config key under `alerts` and the channel's name everywhere else. */
+  readonly name: string;
+  /** For the dashboard: what the channel is, in a few words. */
+  readonly title: string;
+  readonly schema: S;
+  create(settings: Static<S>, ctx: ChannelContext): Channel;
+}
+
+export function defineChannel<S extends TObject>(def: ChannelDef<S>): ChannelDef<S> {
+  return def;
+}
+
+/** The names of the fields a schema marks secret. */
+export function secretFields(schema: TObject): string[] {
+  return Object.entries(schema.properties)
+    .filter(([, s]) => (s as Record<string, unknown>)['x-secret'] === true)
+    .map(([k]) => k);
 }
 
 /** POST with a time limit; a non-2xx answer (a redirect too) is an error naming the status. */
@@ -16,6 +59,10 @@ export function post(
 ): Promise<string> {
   return httpCall(url, { method: 'POST', ...init });
 }
+
+/** An http(s) URL setting. */
+export const urlOptions = (title: string, description: string) =>
+  ({ title, pattern: '^https?://[^/\\s]+', description }) as const;
 
 export const EVENT_TAGS: Record<AlertMessage['event'], string> = {
   fired: 'warning',

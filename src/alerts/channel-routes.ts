@@ -1,0 +1,89 @@
+// REST for the channels, under the controller prefix: GET /alerts/channels lists every kind with
+// where its channel comes from and its settings without the secrets; PUT /alerts/channels/<name>
+// sets one up from the dashboard (one route per kind, its body the kind's own schema with the
+// secrets optional: left out = keep, null = remove); DELETE removes it. PUT and DELETE are
+// ordinary write routes: with auth on they need a login, like every other change.
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from '../api/errors.js';
+import { ChannelConflictError, ChannelNotFoundError } from './channel-store.js';
+import { CHANNELS } from './channels/index.js';
+import { secretFields, type ChannelDef } from './channels/types.js';
+import type { Alerts } from './index.js';
+import { SchemaError } from './schema-check.js';
+
+const tags = ['alerts'];
+const NameParams = Type.Object(
+  { name: Type.Union(CHANNELS.map((c) => Type.Literal(c.name))) },
+  { additionalProperties: false },
+);
+
+/** The body of PUT /alerts/channels/<name>: the kind's schema with every secret optional and nullable. */
+export function channelInputSchema(def: ChannelDef): TObject {
+  const secrets = secretFields(def.schema);
+  const properties = Object.fromEntries(
+    Object.entries(def.schema.properties).map(([k, s]): [string, TSchema] =>
+      secrets.includes(k) ? [k, Type.Optional(Type.Union([s as TSchema, Type.Null()]))] : [k, s as TSchema],
+    ),
+  );
+  return Type.Object(properties, { additionalProperties: false });
+}
+
+function asHttp(e: unknown): never {
+  if (e instanceof SchemaError) throw new HttpError(422, e.message, e.issues);
+  if (e instanceof ChannelConflictError) throw new HttpError(409, e.message);
+  if (e instanceof ChannelNotFoundError) throw new HttpError(404, e.message);
+  throw e;
+}
+
+export function channelRoutes(app: FastifyInstance, alerts: Alerts): void {
+  app.get(
+    '/alerts/channels',
+    {
+      schema: {
+        tags,
+        summary:
+          'Every channel kind: whether it is set up, from the config file (read-only here) or the dashboard, its settings without the secrets, and its schema',
+      },
+    },
+    async () => ({ channels: alerts.channelStore.view() }),
+  );
+  for (const def of CHANNELS) {
+    app.put<{ Body: Record<string, unknown> }>(
+      `/alerts/channels/${def.name}`,
+      {
+        schema: {
+          tags,
+          summary: `Set up or replace the dashboard's ${def.name} channel (${def.title}). A secret left out keeps the stored one; null removes it. 409 when the config file sets it.`,
+          body: channelInputSchema(def),
+        },
+      },
+      async (req) => {
+        try {
+          alerts.saveChannel(def.name, req.body);
+        } catch (e) {
+          asHttp(e);
+        }
+        return { channel: alerts.channelStore.view().find((c) => c.name === def.name) };
+      },
+    );
+  }
+  app.delete<{ Params: { name: string } }>(
+    '/alerts/channels/:name',
+    {
+      schema: {
+        tags,
+        summary: "Remove the dashboard's channel of this kind (messages waiting for it are dropped)",
+        params: NameParams,
+      },
+    },
+    async (req) => {
+      try {
+        alerts.removeChannel(req.params.name);
+      } catch (e) {
+        asHttp(e);
+      }
+      return { removed: req.params.name };
+    },
+  );
+}
