@@ -1,8 +1,9 @@
-// The alerts page: the active alerts (with Acknowledge), the recent events from GET alerts
-// (fired, resolved, acknowledged, delivered or not and why), and a form for the main rules
-// (GET|PUT alerts/rules; the service checks them and its 422 is shown in words).
+// The alerts page: the active alerts (with Acknowledge), the channels (AlertChannels.tsx), the
+// recent events from GET alerts (fired, resolved, acknowledged, delivered or not and why), and a
+// form for the main rules (GET|PUT alerts/rules; the service checks them and its 422 is shown in words).
 import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, get, post, put, type Answer } from './api';
+import { AlertChannels } from './AlertChannels';
 import { activeAlerts, activeFor, type ActiveSummary } from './AlertBanner';
 import { useLive } from './live';
 import { fromInternal, prefsOf, toInternal, userUnit, type UnitPrefs } from './units';
@@ -214,6 +215,7 @@ export function Alerts() {
     <div class="alerts">
       {error && <p class="banner">{error}</p>}
       <Active list={data?.list ?? activeAlerts(live.status)} onChange={() => void load()} />
+      <AlertChannels onChange={() => void load()} />
       <RulesForm prefs={prefsOf(live.status)} outputs={outputs} />
       {data && <History data={data} />}
     </div>

@@ -95,6 +95,7 @@ async function answerOf<T>(url: string, request: Promise<Response>): Promise<Ans
 export const post = <T = unknown>(url: string, body?: unknown) => call<T>('POST', url, body ?? {});
 export const get = <T = unknown>(url: string) => call<T>('GET', url);
 export const put = <T = unknown>(url: string, body: unknown) => call<T>('PUT', url, body);
+export const del = <T = unknown>(url: string) => call<T>('DELETE', url);
 export const controller = <T = unknown>(path: string, body?: unknown) => post<T>(controllerUrl(path), body);
 
 export const patchBlock = (block: { id: string; type: string }, data: Record<string, unknown>) =>
