@@ -96,8 +96,8 @@ export class Ads1x15 implements I2cSensorDriver {
     return adsVolts(this.chip, d[0]!, d[1]!, pga);
   }
 
-  /** Channel 0 at ±4.096 V; the hardware layer calls convert() with the block's channel and gain. */
-  async measure(): Promise<Measurement> {
-    return { volts: await this.convert(0, 1) };
+  /** The block's input and gain (default input 0 at ±4.096 V). */
+  async measure(options: { channel?: number; gain?: number } = {}): Promise<Measurement> {
+    return { volts: await this.convert(options.channel ?? 0, options.gain ?? 1) };
   }
 }

@@ -2,6 +2,7 @@
 // layout). Channel n (1-16) is bit n-1: port A = channels 1-8, port B = 9-16. The power-on
 // state (every pin an input, IODIR = 0xFFFF) is also its safe state: a relay board that is off
 // at power-up is off after safeState().
+import type { I2cIoDriver, IoPoll, IoPollEvents, IoTarget } from './chip-def.js';
 import type { I2cBus } from './types.js';
 
 export const MCP23017_ADDRESSES = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27] as const;
@@ -32,14 +33,47 @@ export interface Mcp23017State {
 
 const word = (lo: number, hi: number) => (lo & 0xff) | ((hi & 0xff) << 8);
 
-export class Mcp23017 {
-  readonly kind = 'mcp23017' as const;
+export class Mcp23017 implements I2cIoDriver {
   readonly channels = 16;
+  /** Directions and latches last read back as asked; a later difference is a reset or interference. */
+  private held: { iodir: number; olat: number } | null = null;
+  private confirmed = false;
 
   constructor(
     readonly bus: I2cBus,
     readonly address: number,
   ) {}
+
+  /** One poll: read, write the directions and latches that differ from the target, read back. */
+  async poll(target: IoTarget, events: IoPollEvents): Promise<IoPoll> {
+    const iodir = ~target.drive & 0xffff;
+    const olat = target.levels & target.drive;
+    let st = await this.read();
+    const held = this.held;
+    if (held && (st.iodir !== held.iodir || (st.olat & ~held.iodir & 0xffff) !== (held.olat & ~held.iodir & 0xffff))) {
+      events.verifyError();
+      if (this.confirmed) events.reset('directions or latches');
+      this.confirmed = false;
+    }
+    const differs = () => st.iodir !== iodir || (st.olat & target.drive) !== olat;
+    if (differs()) {
+      await this.write(olat, iodir, st);
+      events.wrote();
+      st = await this.read();
+      if (differs()) {
+        events.verifyError();
+        this.held = null;
+        throw new Error(
+          `outputs read back IODIR 0x${st.iodir.toString(16)} OLAT 0x${st.olat.toString(16)}, asked 0x${iodir.toString(16)} 0x${olat.toString(16)}`,
+        );
+      }
+    }
+    this.held = { iodir: st.iodir, olat: st.olat };
+    this.confirmed = true;
+    return { pins: st.gpio, duties: [] };
+  }
+
+  lost(): void {}
 
   private async pair(lo: number): Promise<number> {
     return word(await this.bus.readByte(this.address, lo), await this.bus.readByte(this.address, lo + 1));
@@ -71,6 +105,8 @@ export class Mcp23017 {
     await this.bus.writeByte(this.address, MCP_REG.IODIRB, 0xff);
     const iodir = await this.pair(MCP_REG.IODIRA);
     if (iodir !== 0xffff) throw new Error(`IODIR reads back 0x${iodir.toString(16)}, not 0xffff`);
+    this.held = null;
+    this.confirmed = false;
   }
 }
 
@@ -104,4 +140,19 @@ export async function identifyExpander(
   const reads: number[] = [];
   for (let i = 0; i < MCP_REGISTER_COUNT; i++) reads.push(await bus.receiveByte(address));
   return classifyExpanderReads(reads);
+}
+
+/**
+ * Power-on state for an expander that may be either chip (every pin low, so every relay on an
+ * active-low board is on): IODIRA and IODIRB = 0xFF as register writes. A PCF8574 takes each
+ * byte as its port, so it ends at 0xFF too; on the way its pins only leave the all-low state
+ * towards high. Then the reads tell the chips apart again.
+ */
+export async function expanderOffEitherWay(
+  bus: I2cBus,
+  address: number,
+): Promise<'mcp23017' | 'pcf8574' | 'ambiguous' | null> {
+  await bus.writeByte(address, MCP_REG.IODIRA, 0xff);
+  await bus.writeByte(address, MCP_REG.IODIRB, 0xff);
+  return identifyExpander(bus, address);
 }

@@ -3,6 +3,7 @@
 // oscillator sleeps. Duty per channel as ON = 0, OFF = counts, with the full-on / full-off bits
 // for 100 % and 0 %. After a power-on reset MODE1 has SLEEP set and every channel is off: the
 // driver sees SLEEP and configures the chip again.
+import type { I2cIoDriver, IoPoll, IoPollEvents, IoTarget } from './chip-def.js';
 import type { I2cBus } from './types.js';
 
 export const PCA_REG = {
@@ -51,14 +52,48 @@ export function dutyOf(regs: [number, number, number, number]): number {
   return (((off - on + 4096) % 4096) * 100) / 4096;
 }
 
-export class Pca9685 {
-  readonly kind = 'pca9685' as const;
+export class Pca9685 implements I2cIoDriver {
   readonly channels = 16;
+  /** The duty each channel read back after its last write (null: not known). */
+  private readDuties: Array<number | null> = Array(16).fill(null);
+  private confirmed = false;
 
   constructor(
     readonly bus: I2cBus,
     readonly address: number,
   ) {}
+
+  /** One poll: configure the chip if it lost its frequency (or was reset), then write the duties that differ and read each back. */
+  async poll(target: IoTarget, events: IoPollEvents): Promise<IoPoll> {
+    const prescale = prescaleFor(target.hz);
+    if (!(await this.configured(prescale))) {
+      if (this.confirmed) {
+        events.verifyError();
+        events.reset('MODE1/PRE_SCALE');
+        this.confirmed = false;
+      }
+      await this.configure(prescale);
+      this.readDuties.fill(null);
+      events.wrote();
+    }
+    for (let ch = 1; ch <= this.channels; ch++) {
+      const asked = target.duties[ch - 1];
+      if (asked === null || asked === undefined || this.readDuties[ch - 1] === asked) continue;
+      await this.writeDuty(ch, asked);
+      events.wrote();
+      const got = await this.readDuty(ch);
+      // 12 bits: the read-back is within one count of the asked duty.
+      if (Math.abs(got - asked) > 100 / 4096) {
+        events.verifyError();
+        throw new Error(`channel ${ch} reads back ${got.toFixed(2)} %, asked ${asked} %`);
+      }
+      this.readDuties[ch - 1] = asked;
+    }
+    this.confirmed = true;
+    return { pins: 0, duties: this.readDuties.slice() };
+  }
+
+  lost(): void {}
 
   /** Whether the chip runs at `prescale` (false after a power-on reset: SLEEP set, default prescale). */
   async configured(prescale: number): Promise<boolean> {
@@ -95,6 +130,8 @@ export class Pca9685 {
       const duty = await this.readDuty(ch);
       if (duty !== 0) throw new Error(`channel ${ch} reads back ${duty.toFixed(1)} % after full off`);
     }
+    this.readDuties.fill(0);
+    this.confirmed = false;
   }
 }
 

@@ -102,7 +102,8 @@ export interface I2cSensorDriver {
   readonly address: number;
   /** Read-only identity check, then configuration; throws IDENTITY when the chip is not what it should be. */
   init(): Promise<void>;
-  measure(): Promise<Measurement>;
+  /** One reading; an ADC takes the input and gain a block asks for. */
+  measure(options?: { channel?: number; gain?: number }): Promise<Measurement>;
 }
 
 export interface DriverOptions {

@@ -1,22 +1,21 @@
-// The `i2cIo` section of a sim config: MCP23017, PCF8574 and PCA9685 chips on the emulated
-// I2C bus (the bus the DS2482 bridges sit on).
+// The `i2cIo` section of a sim config: IO chips (the expanders and PWM drivers of
+// drivers/i2c/chips.ts) on the emulated I2C bus (the bus the DS2482 bridges sit on).
 //
 //   "i2cIo": [
 //     { "name": "relay-board",               unique among the chips
-//       "type": "MCP23017",                  MCP23017 | PCF8574 | PCA9685
+//       "type": "MCP23017",                  an IO chip of the registry: MCP23017 | PCF8574 | PCA9685
 //       "address": 32,                       a number or "0x20": 0x20-0x27 (PCF8574A 0x38-0x3F, PCA9685 0x40-0x7F)
 //       "activeLow": true,                   the board's relays switch on at a low pin (MCP23017/PCF8574)
 //       "outputs": { "1": "heater" },        channel (1-based) -> plant actuator
-//       "inputs": { "9": 0 },                MCP23017/PCF8574: level the outside drives on an input channel
+//       "inputs": { "9": 0 },                expanders: level the outside drives on an input channel
 //       "plugged": true }
 //   ]
 import { Type, type Static } from '@sinclair/typebox';
-import { MCP23017_ADDRESSES } from '../i2c/mcp23017.js';
-import { PCA9685_ADDRESSES } from '../i2c/pca9685.js';
-import { PCF8574_ADDRESSES, PCF8574A_ADDRESSES } from '../i2c/pcf8574.js';
+import { I2C_IO_CHIPS, i2cIoChip } from '../i2c/chips.js';
 import { I2cAddressSchema, i2cAddressValue } from './i2c-sensor-config.js';
 
-export type SimI2cIoType = 'MCP23017' | 'PCF8574' | 'PCA9685';
+/** An IO chip's name in the registry. */
+export type SimI2cIoType = string;
 
 export interface SimI2cIoSpec {
   name: string;
@@ -27,13 +26,6 @@ export interface SimI2cIoSpec {
   inputs: Record<number, 0 | 1>;
   plugged: boolean;
 }
-
-const ADDRESSES: Record<SimI2cIoType, readonly number[]> = {
-  MCP23017: MCP23017_ADDRESSES,
-  PCF8574: [...PCF8574_ADDRESSES, ...PCF8574A_ADDRESSES],
-  PCA9685: PCA9685_ADDRESSES,
-};
-const CHANNELS: Record<SimI2cIoType, number> = { MCP23017: 16, PCF8574: 8, PCA9685: 16 };
 
 type Fail = (path: string, message: string) => never;
 
@@ -49,7 +41,7 @@ export const SimI2cIoSchema = Type.Object(
       pattern: '\\S',
       errorMessage: 'must be a non-empty string of at most 64 characters',
     }),
-    type: Type.Union([Type.Literal('MCP23017'), Type.Literal('PCF8574'), Type.Literal('PCA9685')]),
+    type: Type.Union(I2C_IO_CHIPS.map((c) => Type.Literal(c.name))),
     address: I2cAddressSchema,
     activeLow: Type.Boolean({ default: false }),
     outputs: channelMap(Type.Union([Type.Literal('heater'), Type.Literal('cooler')])),
@@ -66,20 +58,21 @@ export function parseSimI2cIo(entries: SimI2cIoEntry[], path: string, fail: Fail
   return entries.map((o, i) => {
     const p = `${path}[${i}]`;
     const type: SimI2cIoType = o.type;
+    const chip = i2cIoChip(type)!;
     if (names.has(o.name)) fail(`${p}.name`, `"${o.name}" is used by another chip`);
     names.add(o.name);
     const address = i2cAddressValue(o.address);
-    if (!ADDRESSES[type].includes(address))
+    if (!chip.addresses.includes(address))
       fail(`${p}.address`, `is not an address of a ${type}, got ${JSON.stringify(o.address)}`);
     if (taken.has(address)) fail(`${p}.address`, `0x${address.toString(16)} is used by another chip on the bus`);
     taken.add(address);
-    if (type === 'PCA9685' && Object.keys(o.inputs).length > 0) fail(`${p}.inputs`, 'a PCA9685 has no inputs');
+    if (chip.kind !== 'expander' && Object.keys(o.inputs).length > 0) fail(`${p}.inputs`, `a ${type} has no inputs`);
     const channels = <T>(map: Record<string, T>, key: string): Record<number, T> => {
       const out: Record<number, T> = {};
       for (const [ch, v] of Object.entries(map)) {
         const n = Number(ch);
-        if (n < 1 || n > CHANNELS[type])
-          fail(`${p}.${key}.${ch}`, `is not a channel of a ${type} (1..${CHANNELS[type]})`);
+        if (n < 1 || n > chip.channels)
+          fail(`${p}.${key}.${ch}`, `is not a channel of a ${type} (1..${chip.channels})`);
         out[n] = v;
       }
       return out;

@@ -7,21 +7,13 @@
 //     { "name": "kettle", "type": "MCP9600", "address": "0x60", "temperature": 66 },
 //     { "name": "keg", "type": "ADS1115", "address": "0x48", "inputs": [1.7, 0, 0, 0] }
 //   ]
+//   `type` is any sensor chip of drivers/i2c/chips.ts, at one of its addresses.
 import { Type, type Static } from '@sinclair/typebox';
+import { I2C_SENSOR_CHIPS, i2cSensorChip } from '../i2c/chips.js';
 import type { PlantNode } from './plant.js';
 
-export const SIM_I2C_SENSOR_TYPES = ['SHT4X', 'SHT3X', 'BME280', 'BMP280', 'ADS1115', 'ADS1015', 'MCP9600'] as const;
-export type SimI2cSensorType = (typeof SIM_I2C_SENSOR_TYPES)[number];
-
-const ADDRESSES: Record<SimI2cSensorType, number[]> = {
-  SHT4X: [0x44, 0x45, 0x46],
-  SHT3X: [0x44, 0x45],
-  BME280: [0x76, 0x77],
-  BMP280: [0x76, 0x77],
-  ADS1115: [0x48, 0x49, 0x4a, 0x4b],
-  ADS1015: [0x48, 0x49, 0x4a, 0x4b],
-  MCP9600: [0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67],
-};
+/** A sensor chip's name in the registry. */
+export type SimI2cSensorType = string;
 
 /** An I2C address in a sim config: a number, or a string "0x76". */
 export const I2cAddressSchema = Type.Union(
@@ -38,7 +30,7 @@ export function i2cAddressValue(raw: Static<typeof I2cAddressSchema>): number {
 export const SimI2cSensorSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
-    type: Type.Union(SIM_I2C_SENSOR_TYPES.map((s) => Type.Literal(s))),
+    type: Type.Union(I2C_SENSOR_CHIPS.map((c) => Type.Literal(c.name))),
     address: Type.Optional(I2cAddressSchema),
     sense: Type.Optional(Type.Union([Type.Literal('beer'), Type.Literal('air'), Type.Literal('ambient')])),
     temperature: Type.Number({ default: 20 }),
@@ -74,7 +66,7 @@ export function parseI2cSensors(
     const type = o.type as SimI2cSensorType;
     if (names.has(o.name)) fail(`${p}.name`, `"${o.name}" is used twice`);
     names.add(o.name);
-    const allowed = ADDRESSES[type];
+    const allowed = i2cSensorChip(type)!.addresses;
     const a = o.address === undefined ? allowed[0]! : i2cAddressValue(o.address);
     if (!allowed.includes(a))
       fail(

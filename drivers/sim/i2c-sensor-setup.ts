@@ -1,42 +1,33 @@
-// Puts the sim config's I2C sensors on the emulated bus, and moves their temperatures with the plant.
-import { Ads1115Sim } from './ads1115-sim.js';
-import { Bme280Sim } from './bme280-sim.js';
+// Puts the sim config's I2C sensors on the emulated bus (each made by its chip's emulator,
+// drivers/i2c/chips.ts), and moves their temperatures with the plant.
+import type { EmulatedSensorSpec } from '../i2c/chip-def.js';
+import { i2cSensorChip } from '../i2c/chips.js';
 import type { SimI2cBus } from './ds2482-sim.js';
 import type { SimI2cSensorSpec } from './i2c-sensor-config.js';
 import type { I2cSensorSim } from './i2c-sensor-sim.js';
-import { Mcp9600Sim } from './mcp9600-sim.js';
 import type { PlantNode } from './plant.js';
-import { Sht3xSim } from './sht3x-sim.js';
-import { Sht4xSim } from './sht4x-sim.js';
 
 export interface SimI2cSensorEntry {
   spec: SimI2cSensorSpec;
   model: I2cSensorSim;
 }
 
-function model(s: SimI2cSensorSpec): I2cSensorSim {
-  switch (s.type) {
-    case 'SHT4X':
-      return Object.assign(new Sht4xSim(s.address), { humidity: s.humidity });
-    case 'SHT3X':
-      return Object.assign(new Sht3xSim(s.address), { humidity: s.humidity });
-    case 'BME280':
-    case 'BMP280':
-      return Object.assign(new Bme280Sim(s.address, s.type), { humidity: s.humidity, pressure: s.pressure });
-    case 'ADS1115':
-    case 'ADS1015': {
-      const m = new Ads1115Sim(s.address, s.type);
-      m.inputs.splice(0, 4, ...s.inputs);
-      return m;
-    }
-    case 'MCP9600':
-      return new Mcp9600Sim(s.address);
-  }
+export type SensorEmulators = Map<string, (spec: EmulatedSensorSpec) => I2cSensorSim>;
+
+/** Loads the emulators of the chips the config places (sim mode only). */
+export async function loadSensorEmulators(specs: SimI2cSensorSpec[]): Promise<SensorEmulators> {
+  const out: SensorEmulators = new Map();
+  for (const name of new Set(specs.map((s) => s.type))) out.set(name, await i2cSensorChip(name)!.emulator());
+  return out;
 }
 
-export function attachI2cSensors(bus: SimI2cBus, specs: SimI2cSensorSpec[]): SimI2cSensorEntry[] {
+export function attachI2cSensors(
+  bus: SimI2cBus,
+  specs: SimI2cSensorSpec[],
+  emulators: SensorEmulators,
+): SimI2cSensorEntry[] {
   return specs.map((spec) => {
-    const m = model(spec);
+    const m = emulators.get(spec.type)!(spec);
     m.temperature = spec.temperature;
     bus.attach(spec.address, m);
     return { spec, model: m };

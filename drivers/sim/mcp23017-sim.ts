@@ -37,6 +37,11 @@ export class SimMcp23017 extends SimI2cChip {
     return ((this.olat & ~this.iodir) | (this.external & this.iodir)) & 0xffff;
   }
 
+  loadOn(channel: number, activeLow: boolean): boolean {
+    const high = (this.pins() & (1 << (channel - 1))) !== 0;
+    return this.plugged && high !== activeLow;
+  }
+
   private readRegister(reg: number): number {
     if (reg === MCP_REG.GPIOA) return this.pins() & 0xff;
     if (reg === MCP_REG.GPIOB) return this.pins() >> 8;

@@ -42,6 +42,11 @@ export class SimPca9685 extends SimI2cChip {
     return dutyOf([this.regs[b]!, this.regs[b + 1]!, this.regs[b + 2]!, this.regs[b + 3]!]);
   }
 
+  /** Any duty switches the load on, whatever the board's polarity. */
+  loadOn(channel: number): boolean {
+    return this.plugged && this.duty(channel) > 0;
+  }
+
   sendByte(): void {
     this.transaction();
   }

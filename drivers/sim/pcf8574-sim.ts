@@ -18,6 +18,11 @@ export class SimPcf8574 extends SimI2cChip {
     return this.port & this.external & 0xff;
   }
 
+  loadOn(channel: number, activeLow: boolean): boolean {
+    const high = (this.pins() & (1 << (channel - 1))) !== 0;
+    return this.plugged && high !== activeLow;
+  }
+
   sendByte(byte: number): void {
     this.transaction();
     this.port = byte & 0xff;

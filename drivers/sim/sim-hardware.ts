@@ -10,8 +10,14 @@ import type { PhysicalLevel } from '../gpio/levels.js';
 import type { GpioLineConfig } from '../gpio/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
 import { SimI2cBus } from './ds2482-sim.js';
-import { attachI2cSensors, stepI2cSensors, type SimI2cSensorEntry } from './i2c-sensor-setup.js';
-import { attachI2cIo, channelOn, type SimI2cIoEntry } from './i2c-io-sim.js';
+import {
+  attachI2cSensors,
+  loadSensorEmulators,
+  stepI2cSensors,
+  type SensorEmulators,
+  type SimI2cSensorEntry,
+} from './i2c-sensor-setup.js';
+import { attachI2cIo, channelOn, loadIoEmulators, type IoEmulators, type SimI2cIoEntry } from './i2c-io-sim.js';
 import {
   OneWireSegment,
   SimDs18b20,
@@ -96,7 +102,11 @@ export class SimHardware {
   /** Fermentation heat set through modifyPlant (the plant does not report it). */
   private fermentationW: number | null = null;
 
-  private constructor(config: SimConfig, options: SimHardwareOptions) {
+  private constructor(
+    config: SimConfig,
+    options: SimHardwareOptions,
+    emulators: { sensors: SensorEmulators; io: IoEmulators },
+  ) {
     this.config = config;
     this.now = options.now;
     this.w1RefreshMs = options.w1RefreshMs ?? 250;
@@ -104,7 +114,7 @@ export class SimHardware {
 
     if (config.ds2482.length || config.i2cSensors.length || config.i2cIo.length) {
       this.i2c = new SimI2cBus(I2C_BUS_NAME);
-      this.i2cSensors = attachI2cSensors(this.i2c, config.i2cSensors);
+      this.i2cSensors = attachI2cSensors(this.i2c, config.i2cSensors, emulators.sensors);
       for (const chip of config.ds2482) {
         // Every channel the chip has exists, with or without devices in the config.
         const count = chip.variant === 'ds2482-800' ? 8 : 1;
@@ -124,7 +134,7 @@ export class SimHardware {
     } else {
       this.i2c = null;
     }
-    this.i2cIo = this.i2c ? attachI2cIo(this.i2c, config.i2cIo) : [];
+    this.i2cIo = this.i2c ? attachI2cIo(this.i2c, config.i2cIo, emulators.io) : [];
 
     if (config.w1.length) {
       const masters = config.w1.map((specs, m) => {
@@ -158,7 +168,11 @@ export class SimHardware {
   /** Builds the emulation from a config checked by parseSimConfig (see fromJson for raw JSON). */
   static async create(config: SimConfig, options: SimHardwareOptions): Promise<SimHardware> {
     const parsed = config;
-    const hw = new SimHardware(parsed, options);
+    const emulators = {
+      sensors: await loadSensorEmulators(parsed.i2cSensors),
+      io: await loadIoEmulators(parsed.i2cIo),
+    };
+    const hw = new SimHardware(parsed, options, emulators);
     try {
       for (const [i, adapter] of parsed.ds2480b.entries()) {
         const label = `sim-ds2480b-${i}`;

@@ -60,8 +60,8 @@ async function ioCycle(record: Record, cycles = 200): Promise<void> {
   const bus = await hub.addBus(new QueuedI2cBus(sim, I2C_STANDARD_HZ));
   let now = 0;
   // Relays on both boards, then steady: the cycles measured are reads and read-back checks.
-  hub.setOutputs('bench', 0x20, 'mcp23017', 0x00ff, 0x0005);
-  hub.setOutputs('bench', 0x21, 'mcp23017', 0xffff, 0x8001);
+  hub.setOutputs('bench', 0x20, 'MCP23017', 0x00ff, 0x0005);
+  hub.setOutputs('bench', 0x21, 'MCP23017', 0xffff, 0x8001);
   for (let i = 0; i < 3; i++) {
     now += I2C_POLL_MS;
     await hub.service(now);
@@ -70,8 +70,8 @@ async function ioCycle(record: Record, cycles = 200): Promise<void> {
   const wire0 = bus.wireMs;
   const t0 = performance.now();
   for (let i = 0; i < cycles; i++) {
-    hub.io('bench', 0x20, 'mcp23017');
-    hub.io('bench', 0x21, 'mcp23017');
+    hub.io('bench', 0x20, 'MCP23017');
+    hub.io('bench', 0x21, 'MCP23017');
     now += I2C_POLL_MS;
     await hub.service(now);
   }

@@ -2,6 +2,7 @@
 // scale from volts to the user's unit: value = valueLow + (volts - voltsLow) * (valueHigh -
 // valueLow) / (voltsHigh - voltsLow). For keg pressure transducers (0.5-4.5 V -> 0-10 bar)
 // and 4-20 mA temperature transmitters over a shunt.
+import { chipCodes } from '../../drivers/i2c/chips.js';
 import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
@@ -9,7 +10,8 @@ import { i2cLocationFields } from './i2c-fields.js';
 import { nextBeat } from './shared/cadence.js';
 
 const UPDATE_MS = 200;
-export const AdcChip = { ADS1115: 0, ADS1015: 1 } as const;
+/** The ADC chips of drivers/i2c/chips.ts, by their stored number. */
+export const AdcChip = chipCodes('adc');
 /** Full-scale range; the code is the chip's PGA setting. */
 export const AdcGain = {
   GAIN_6V144: 0,
@@ -22,7 +24,7 @@ export const AdcGain = {
 export const AnalogUnit = { VOLT: 0, BAR: 1, PSI: 2, PERCENT: 3, DEG_C: 4 } as const;
 
 const fields = {
-  chip: f.enum(AdcChip, { stored: true, default: 'ADS1115' }),
+  chip: f.enum(AdcChip, { stored: true }),
   ...i2cLocationFields,
   channel: f.number({
     stored: true,
@@ -50,7 +52,7 @@ export const AnalogSensorI2c = defineBlock<typeof fields>({
   role: 'sensor',
   fields,
   implements: [],
-  description: 'An ADS1115/ADS1015 analog input with a linear scale (bar, psi, %, degC)',
+  description: `An I2C ADC input (${Object.keys(AdcChip).join(', ')}) with a linear scale (bar, psi, %, degC)`,
   discovered: true,
   update(block, ctx) {
     const d = block.data;

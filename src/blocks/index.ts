@@ -1,4 +1,5 @@
-// Every block type the runtime knows. A new type is one file plus one line here.
+// Every block type the runtime knows. A new type is one file plus one line here; the I2C IO
+// chips' types come from the chip registry (i2c-io-chips.ts).
 import type { BlockTypeDef } from '../runtime/types.js';
 import { ActuatorAnalogMock } from './actuator-analog-mock.js';
 import { ActuatorLogic } from './actuator-logic.js';
@@ -13,13 +14,11 @@ import { DS2413 } from './ds2413.js';
 import { EnvSensorI2c } from './env-sensor-i2c.js';
 import { FastPwm } from './fast-pwm.js';
 import { GpioPins } from './gpio-pins.js';
-import { MCP23017 } from './mcp23017.js';
+import { i2cIoBlocks } from './i2c-io-chips.js';
 import { MockPins } from './mock-pins.js';
 import { MotorValve } from './motor-valve.js';
 import { Mutex } from './mutex.js';
 import { OneWireBus } from './one-wire-bus.js';
-import { PCA9685 } from './pca9685.js';
-import { PCF8574 } from './pcf8574.js';
 import { Pid } from './pid.js';
 import { Sequence } from './sequence.js';
 import { SetpointProfile } from './setpoint-profile.js';
@@ -63,7 +62,5 @@ export const blockTypes: BlockTypeDef<any, any>[] = [
   EnvSensorI2c,
   TempSensorThermocouple,
   AnalogSensorI2c,
-  MCP23017,
-  PCF8574,
-  PCA9685,
+  ...i2cIoBlocks,
 ];

@@ -1,6 +1,8 @@
-// TempSensorThermocouple: a thermocouple on an MCP9600 (I2C). value is the hot junction
-// temperature (readings of several hundred degC are passed on; setpoints stay limited by
-// SETPOINT_RANGE_C). Null while the thermocouple is open or shorted or the chip does not answer.
+// TempSensorThermocouple: a thermocouple on an I2C converter (the `thermocouple` chips of
+// drivers/i2c/chips.ts: MCP9600). value is the hot junction temperature (readings of several
+// hundred degC are passed on; setpoints stay limited by SETPOINT_RANGE_C). Null while the
+// thermocouple is open or shorted or the chip does not answer.
+import { chipCodes } from '../../drivers/i2c/chips.js';
 import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
@@ -10,8 +12,11 @@ import { nextBeat } from './shared/cadence.js';
 
 const UPDATE_MS = 200;
 export const ThermocoupleType = { K: 0, J: 1, T: 2, N: 3, S: 4, E: 5, B: 6, R: 7 } as const;
+/** The converter chips, by their stored number. */
+const ThermocoupleChip = chipCodes('thermocouple');
 
 const fields = {
+  chip: f.enum(ThermocoupleChip, { stored: true, description: 'the converter chip' }),
   ...i2cLocationFields,
   thermocoupleType: f.enum(ThermocoupleType, { stored: true, default: 'K' }),
   value: f.temp({ readonly: true, logged: true }),
@@ -25,14 +30,14 @@ export const TempSensorThermocouple = defineBlock<typeof fields, { pending: bool
   homeAssistant: TEMP_SENSOR_ENTITIES,
   fields,
   implements: ['TempSensorInterface'],
-  description: 'A thermocouple on an MCP9600 I2C converter',
+  description: `A thermocouple on an I2C converter (${Object.keys(ThermocoupleChip).join(', ')})`,
   discovered: true,
   init: () => ({ pending: true }),
   pending: (block) => block.state.pending,
   update(block, ctx) {
     const d = block.data;
     const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(
-      { chip: 'MCP9600', bus: d.bus, address: d.address ?? 0, thermocouple: d.thermocoupleType },
+      { chip: d.chip, bus: d.bus, address: d.address ?? 0, thermocouple: d.thermocoupleType },
       ctx.now,
     );
     d.value = r && r.temperature !== null ? r.temperature + (d.offset ?? 0) : null;

@@ -1,11 +1,11 @@
-// The failsafe's I2C half: every MCP23017, PCF8574 and PCA9685 the read-only probe finds on the
-// configured buses (default every /dev/i2c-*) goes back to its power-on state: MCP23017 pins
-// inputs, PCF8574 pins high, PCA9685 channels full off, each read back. A relay board that is
-// off at power-up is off after this. Addresses a kernel driver holds are left alone.
-import { expanderOffEitherWay, probeI2cIo, type FoundI2cChip } from '../../drivers/i2c/io-probe.js';
-import { Mcp23017 } from '../../drivers/i2c/mcp23017.js';
-import { Pca9685 } from '../../drivers/i2c/pca9685.js';
-import { Pcf8574 } from '../../drivers/i2c/pcf8574.js';
+// The failsafe's I2C half: every IO chip of the registry (drivers/i2c/chips.ts: expanders, PWM
+// drivers) the read-only probe finds on the configured buses (default every /dev/i2c-*) goes
+// back to its power-on state through its driver's safeState, read back (MCP23017 pins inputs,
+// PCF8574 pins high, PCA9685 channels full off). A relay board that is off at power-up is off
+// after this. Addresses a kernel driver holds are left alone.
+import type { I2cIoChipDef } from '../../drivers/i2c/chip-def.js';
+import { I2C_IO_CHIPS } from '../../drivers/i2c/chips.js';
+import { probeChips, type FoundChip } from '../../drivers/i2c/probe.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Reporter } from './onewire.js';
 import { sysfsClaimed } from '../hardware/i2c-discovery.js';
@@ -21,49 +21,48 @@ export async function i2cBusOutputsOff(
   claimed?: (address: number) => Promise<boolean>,
 ): Promise<number> {
   let failed = 0;
-  let chips: FoundI2cChip[];
+  let chips: FoundChip[];
   try {
-    chips = await probeI2cIo(bus, { claimed });
+    chips = await probeChips(bus, { claimed, chips: I2C_IO_CHIPS });
   } catch (err) {
     report.problem(`${label}: IO chip probe failed: ${text(err)}`);
     return 1;
   }
   for (const c of chips) {
+    let chip = c.chip as I2cIoChipDef | null;
     if (c.status === 'ambiguous') {
+      const names = (c.candidates ?? []).map((x) => x.name).join(' or ');
       try {
-        const kind = await expanderOffEitherWay(bus, c.address);
-        if (kind === 'mcp23017' || kind === 'pcf8574') c.kind = kind;
-        else throw new Error('still neither an MCP23017 nor a PCF8574 after IODIR = 0xFF');
+        chip = await disambiguate(bus, c.address, (c.candidates ?? []) as I2cIoChipDef[]);
       } catch (err) {
-        report.problem(
-          `${label} ${hex(c.address)}: MCP23017 or PCF8574 with every pin low: NOT made safe: ${text(err)}`,
-        );
+        report.problem(`${label} ${hex(c.address)}: ${names} with every pin low: NOT made safe: ${text(err)}`);
         failed++;
         continue;
       }
     }
-    if (!c.kind) {
-      if (c.status === 'claimed') report.say(`${label} ${hex(c.address)}: ${c.detail}`);
-      else report.problem(`${label} ${hex(c.address)}: ${c.detail}; NOT made safe`);
-      if (c.status !== 'claimed') failed++;
+    if (!chip) {
+      report.say(`${label} ${hex(c.address)}: ${c.detail}`);
       continue;
     }
-    const chip =
-      c.kind === 'mcp23017'
-        ? new Mcp23017(bus, c.address)
-        : c.kind === 'pcf8574'
-          ? new Pcf8574(bus, c.address)
-          : new Pca9685(bus, c.address);
     try {
-      const heldLow = await chip.safeState();
+      const heldLow = await chip.create(bus, c.address).safeState();
       const note = heldLow ? `; pins held low from outside: 0x${heldLow.toString(16).padStart(2, '0')}` : '';
-      report.say(`${c.kind.toUpperCase()} ${hex(c.address)} on ${label}: outputs off (power-on state)${note}`);
+      report.say(`${chip.name} ${hex(c.address)} on ${label}: outputs off (power-on state)${note}`);
     } catch (err) {
-      report.problem(`${c.kind.toUpperCase()} ${hex(c.address)} on ${label}: NOT made safe: ${text(err)}`);
+      report.problem(`${chip.name} ${hex(c.address)} on ${label}: NOT made safe: ${text(err)}`);
       failed++;
     }
   }
   return failed;
+}
+
+/** An address where the reads fit several chips: their common safe write, then identify again. */
+async function disambiguate(bus: I2cBus, address: number, candidates: I2cIoChipDef[]): Promise<I2cIoChipDef> {
+  const safe = candidates.find((c) => c.disambiguate);
+  if (!safe?.disambiguate) throw new Error('no write is known that is safe for all of them');
+  await safe.disambiguate(bus, address);
+  for (const c of candidates) if ((await c.identify?.(bus, address)) === true) return c;
+  throw new Error(`still none of them after the safe write`);
 }
 
 /** Opens each bus, makes its IO chips safe, closes it. `open` is openI2cBus on Linux. */

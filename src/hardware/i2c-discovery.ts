@@ -1,36 +1,36 @@
 // What is on the I2C buses, in one place: blocks/discover for the sensors and the IO chips,
-// and the `i2c` section of system/status. Discovery probes again, reads only where a write
-// could change an output: the sensor probes check identities at the sensor addresses (see
-// PROBES in i2c-sensors.ts), the IO probe (drivers/i2c/io-probe.ts) uses plain reads at
-// 0x20-0x27 and skips 0x70. A block is proposed for every found chip whose bus and address
-// no block holds yet; an ADC is proposed with input 0 (add more by hand).
+// and the `i2c` section of system/status. Discovery probes again with each chip's read-only
+// identity check (drivers/i2c/probe.ts), at the addresses the chip can have only. A block is
+// proposed for every found chip whose bus and address no block holds yet: the block type
+// follows from the kind of chip (an IO chip's block is named as the chip), never from its name;
+// an ADC is proposed with input 0 (add more by hand).
 // Ids are short, as 1-Wire ones: the chip and its address (`BME280 0x76`, `MCP23017 0x20`), for
 // the user to rename to what it measures (i2cBlockId).
 import { access } from 'node:fs/promises';
-import type { ProbeI2cIoOptions } from '../../drivers/i2c/io-probe.js';
+import type { I2cChipDef } from '../../drivers/i2c/chip-def.js';
+import { I2C_CHIPS, i2cChip } from '../../drivers/i2c/chips.js';
+import type { ProbeOptions } from '../../drivers/i2c/probe.js';
 import type { QueuedI2cBus } from '../../drivers/i2c/queue.js';
-import type { I2cSensorChip } from '../runtime/i2c-sensors.js';
 import type { DiscoveredBlock, Discoverer } from '../runtime/runtime.js';
 import type { AnyBlock } from '../runtime/types.js';
 import type { I2cIoHub } from './i2c-io-hub.js';
 import type { I2cSensorHub } from './i2c-sensors.js';
 
-const SENSOR_BLOCK: Record<I2cSensorChip, { type: string; data: Record<string, unknown> }> = {
-  SHT4X: { type: 'EnvSensorI2c', data: { chip: 'SHT4X' } },
-  SHT3X: { type: 'EnvSensorI2c', data: { chip: 'SHT3X' } },
-  BME280: { type: 'EnvSensorI2c', data: { chip: 'BME280' } },
-  BMP280: { type: 'EnvSensorI2c', data: { chip: 'BMP280' } },
-  ADS1115: { type: 'AnalogSensorI2c', data: { chip: 'ADS1115', channel: 0 } },
-  ADS1015: { type: 'AnalogSensorI2c', data: { chip: 'ADS1015', channel: 0 } },
-  MCP9600: { type: 'TempSensorThermocouple', data: {} },
+/** The block a found chip becomes, by its kind: its type, the data it starts with, its id's first word. */
+const SENSOR_BLOCKS: Record<string, { type: string; data: Record<string, unknown> }> = {
+  environment: { type: 'EnvSensorI2c', data: {} },
+  adc: { type: 'AnalogSensorI2c', data: { channel: 0 } },
+  thermocouple: { type: 'TempSensorThermocouple', data: {} },
 };
-const IO_BLOCK = { mcp23017: 'MCP23017', pcf8574: 'PCF8574', pca9685: 'PCA9685' } as const;
+
+function blockFor(chip: I2cChipDef): { type: string; name: string; data: Record<string, unknown> } {
+  if (chip.role === 'io') return { type: chip.name, name: chip.name, data: {} };
+  const b = SENSOR_BLOCKS[chip.kind]!;
+  return { type: b.type, name: chip.name, data: { ...b.data, chip: chip.name } };
+}
 
 /** Every block type that holds an I2C bus and address. */
-const I2C_BLOCK_TYPES = new Set<string>([
-  ...Object.values(SENSOR_BLOCK).map((b) => b.type),
-  ...Object.values(IO_BLOCK),
-]);
+const I2C_BLOCK_TYPES = new Set<string>(I2C_CHIPS.map((c) => blockFor(c).type));
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 
@@ -57,15 +57,17 @@ export function i2cDiscoverer(sensors: I2cSensorHub, io: I2cIoHub): Discoverer {
         }),
     );
     const out: DiscoveredBlock[] = [];
-    const propose = (bus: string, address: number, name: string, type: string, data: Record<string, unknown>) => {
+    const propose = (bus: string, address: number, chip: I2cChipDef) => {
       if (held.has(`${bus}/${address}`)) return;
       held.add(`${bus}/${address}`);
+      const { type, name, data } = blockFor(chip);
       out.push({ type, id: i2cBlockId(name, bus, address, taken), data: { ...data, bus, address } });
     };
-    for (const f of sensorChips)
-      propose(f.bus, f.address, f.chip, SENSOR_BLOCK[f.chip].type, SENSOR_BLOCK[f.chip].data);
-    for (const c of io.found())
-      if (c.status === 'found' && c.kind) propose(c.bus, c.address, IO_BLOCK[c.kind], IO_BLOCK[c.kind], {});
+    for (const f of sensorChips) {
+      const chip = i2cChip(f.chip);
+      if (chip) propose(f.bus, f.address, chip);
+    }
+    for (const c of io.found()) if (c.status === 'found' && c.chip) propose(c.bus, c.address, c.chip);
     return out;
   };
 }
@@ -87,6 +89,12 @@ export function i2cStatus(buses: QueuedI2cBus[], sensors: I2cSensorHub, io: I2cI
     ...ioFound.filter((c) => c.status === 'claimed').map((c) => ({ bus: c.bus, address: hex(c.address) })),
   ])
     claimed.set(`${c.bus}/${c.address}`, c);
+  const ioRow = ({ chip, candidates, ...c }: (typeof ioFound)[number]) => ({
+    ...c,
+    address: hex(c.address),
+    kind: chip?.name ?? null,
+    ...(candidates ? { candidates: candidates.map((x) => x.name) } : {}),
+  });
   return {
     buses: buses.map((q) => ({
       name: q.name,
@@ -94,10 +102,7 @@ export function i2cStatus(buses: QueuedI2cBus[], sensors: I2cSensorHub, io: I2cI
       busyMs: Math.round(q.stats.busyMs * 10) / 10,
       wireMs: Math.round(q.wireMs * 10) / 10,
     })),
-    found: [
-      ...s.found,
-      ...ioFound.filter((c) => c.status !== 'claimed').map((c) => ({ ...c, address: hex(c.address) })),
-    ],
+    found: [...s.found, ...ioFound.filter((c) => c.status !== 'claimed').map(ioRow)],
     claimed: [...claimed.values()],
     devices: [...s.devices, ...io.devices()],
     missing: i2cMissing(sensors, io),
@@ -105,7 +110,7 @@ export function i2cStatus(buses: QueuedI2cBus[], sensors: I2cSensorHub, io: I2cI
 }
 
 /** Linux: an address a kernel driver is bound to has /sys/bus/i2c/devices/<bus>-00<aa>/driver. */
-export function sysfsClaimed(busNumber: number, root = '/sys/bus/i2c/devices'): ProbeI2cIoOptions['claimed'] {
+export function sysfsClaimed(busNumber: number, root = '/sys/bus/i2c/devices'): ProbeOptions['claimed'] {
   return async (address) => {
     try {
       await access(`${root}/${busNumber}-${address.toString(16).padStart(4, '0')}/driver`);

@@ -1,12 +1,12 @@
-// MCP23017, PCF8574 and PCA9685 chips on the I2C buses behind one synchronous I2cIoAccess.
-// Blocks ask by bus name and address; the hub polls each asked-for chip through its bus's
-// transaction queue (never blocking a tick), writes outputs only where the read-back differs
-// from what was asked, and reads them back again: a chip that stops answering is disconnected,
-// one that lost its registers (power-on reset) is set up again and counted.
-import { Mcp23017 } from '../../drivers/i2c/mcp23017.js';
-import { Pca9685, prescaleFor } from '../../drivers/i2c/pca9685.js';
-import { Pcf8574 } from '../../drivers/i2c/pcf8574.js';
-import { probeI2cIo, type FoundI2cChip, type ProbeI2cIoOptions } from '../../drivers/i2c/io-probe.js';
+// The IO chips (the expanders and PWM drivers of drivers/i2c/chips.ts) on the I2C buses behind
+// one synchronous I2cIoAccess. Blocks ask by bus name, address and chip; the hub polls each
+// asked-for chip through its bus's transaction queue (never blocking a tick) with the chip's
+// driver, which writes outputs only where the read-back differs from what was asked and reads
+// them back again: a chip that stops answering is disconnected, one that lost its registers
+// (power-on reset) is set up again and counted.
+import type { I2cIoChipDef, I2cIoDriver, IoPollEvents } from '../../drivers/i2c/chip-def.js';
+import { I2C_IO_CHIPS, i2cIoChip } from '../../drivers/i2c/chips.js';
+import { probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
@@ -17,28 +17,24 @@ export const I2C_POLL_MS = 100;
 /** A chip nobody asked about for this long is made safe and no longer polled. */
 export const I2C_WANT_EXPIRY_MS = 10_000;
 
-type Chip = Mcp23017 | Pcf8574 | Pca9685;
+/** The frequency a PWM driver runs at until its block says otherwise. */
+const DEFAULT_HZ = 1000;
 
 interface Want {
   bus: string;
   address: number;
   kind: I2cIoKind;
-  chip: Chip | null;
+  def: I2cIoChipDef | null;
+  driver: I2cIoDriver | null;
   lastAsked: number;
   lastPoll: number;
   polling: Promise<void> | null;
   drive: number;
   levels: number;
-  /** PCA9685: asked duty per channel (null = never asked), the read-back, and the prescaler. */
+  /** PWM: asked duty per channel (null = never asked), the read-back, and the frequency. */
   duties: Array<number | null>;
   readDuties: Array<number | null>;
-  prescale: number;
-  /** Set once outputs were written and read back as asked; a later mismatch is a reset or interference. */
-  confirmed: boolean;
-  /** MCP23017: directions and latches last read back as asked. */
-  held: { iodir: number; olat: number } | null;
-  /** PCF8574: the port byte last written. */
-  written: number | null;
+  hz: number;
   connected: boolean;
   pins: number;
   lastError: string | null;
@@ -51,8 +47,8 @@ const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split(
 
 export interface I2cBusEntry {
   bus: QueuedI2cBus;
-  found: FoundI2cChip[];
-  probeOptions: ProbeI2cIoOptions;
+  found: FoundChip[];
+  probeOptions: ProbeOptions;
 }
 
 export class I2cIoHub implements I2cIoAccess {
@@ -64,10 +60,10 @@ export class I2cIoHub implements I2cIoAccess {
   constructor(private readonly log: Logger) {}
 
   /** Adds a bus (wrapped in its transaction queue) and probes it. Returns the queue. */
-  async addBus(i2c: I2cBus, probeOptions: ProbeI2cIoOptions = {}): Promise<QueuedI2cBus> {
+  async addBus(i2c: I2cBus, probeOptions: ProbeOptions = {}): Promise<QueuedI2cBus> {
     const bus = queued(i2c);
     const name = bus.name ?? String(this.buses.size);
-    const entry: I2cBusEntry = { bus, found: [], probeOptions };
+    const entry: I2cBusEntry = { bus, found: [], probeOptions: { ...probeOptions, chips: I2C_IO_CHIPS } };
     this.buses.set(name, entry);
     await this.probe(name, entry);
     return bus;
@@ -75,7 +71,7 @@ export class I2cIoHub implements I2cIoAccess {
 
   private async probe(name: string, entry: I2cBusEntry): Promise<void> {
     try {
-      entry.found = await probeI2cIo(entry.bus, entry.probeOptions);
+      entry.found = await probeChips(entry.bus, entry.probeOptions);
     } catch (e) {
       this.log.info(`I2C bus ${name}: IO chip probe failed: ${text(e)}`);
       return;
@@ -85,7 +81,7 @@ export class I2cIoHub implements I2cIoAccess {
       else
         this.log.info(
           { bus: name, address: hex(c.address) },
-          `I2C bus ${name}: ${c.kind ?? 'unknown chip'} at ${hex(c.address)}${c.detail ? ` (${c.detail})` : ''}`,
+          `I2C bus ${name}: ${c.chip?.name ?? 'unknown chip'} at ${hex(c.address)}${c.detail ? ` (${c.detail})` : ''}`,
         );
     }
   }
@@ -99,7 +95,7 @@ export class I2cIoHub implements I2cIoAccess {
     return [...this.buses.keys()];
   }
 
-  found(): Array<FoundI2cChip & { bus: string }> {
+  found(): Array<FoundChip & { bus: string }> {
     return [...this.buses].flatMap(([bus, e]) => e.found.map((c) => ({ ...c, bus })));
   }
 
@@ -110,21 +106,23 @@ export class I2cIoHub implements I2cIoAccess {
     return { pins: w.pins, connected: w.connected, duties: w.readDuties.slice(), lastError: w.lastError };
   }
 
-  setOutputs(bus: string, address: number, kind: 'mcp23017' | 'pcf8574', drive: number, levels: number): void {
+  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number): void {
     if (this.stopped) return;
     const w = this.want(bus, address, kind);
     w.drive = drive;
     w.levels = levels & drive;
   }
 
-  setDuty(bus: string, address: number, channel: number, duty: number): void {
-    if (this.stopped || channel < 1 || channel > 16) return;
-    this.want(bus, address, 'pca9685').duties[channel - 1] = Math.min(100, Math.max(0, duty));
+  setDuty(bus: string, address: number, kind: I2cIoKind, channel: number, duty: number): void {
+    if (this.stopped) return;
+    const w = this.want(bus, address, kind);
+    if (channel < 1 || channel > w.duties.length) return;
+    w.duties[channel - 1] = Math.min(100, Math.max(0, duty));
   }
 
-  setFrequency(bus: string, address: number, hz: number): void {
+  setFrequency(bus: string, address: number, kind: I2cIoKind, hz: number): void {
     if (this.stopped) return;
-    this.want(bus, address, 'pca9685').prescale = prescaleFor(hz);
+    this.want(bus, address, kind).hz = hz;
   }
 
   release(bus: string, address: number): void {
@@ -141,22 +139,22 @@ export class I2cIoHub implements I2cIoAccess {
       w = undefined;
     }
     if (!w) {
+      const def = i2cIoChip(kind) ?? null;
+      const channels = def?.channels ?? 0;
       w = {
         bus,
         address,
         kind,
-        chip: null,
+        def,
+        driver: null,
         lastAsked: this.now,
         lastPoll: -Infinity,
         polling: null,
         drive: 0,
         levels: 0,
-        duties: Array(16).fill(null),
-        readDuties: Array(16).fill(null),
-        prescale: prescaleFor(1000),
-        confirmed: false,
-        written: null,
-        held: null,
+        duties: Array(channels).fill(null),
+        readDuties: Array(channels).fill(null),
+        hz: DEFAULT_HZ,
         connected: false,
         pins: 0,
         lastError: null,
@@ -168,20 +166,33 @@ export class I2cIoHub implements I2cIoAccess {
     return w;
   }
 
-  private chipOf(w: Want): Chip | null {
-    if (w.chip) return w.chip;
+  private chipOf(w: Want): I2cIoDriver | null {
+    if (w.driver) return w.driver;
+    if (!w.def) {
+      w.lastError = `no IO chip '${w.kind}'; chips: ${I2C_IO_CHIPS.map((c) => c.name).join(', ')}`;
+      return null;
+    }
     const entry = this.buses.get(w.bus);
     if (!entry) {
       w.lastError = `no I2C bus '${w.bus}'; buses: ${this.busNames().join(', ') || 'none'}`;
       return null;
     }
-    w.chip =
-      w.kind === 'mcp23017'
-        ? new Mcp23017(entry.bus, w.address)
-        : w.kind === 'pcf8574'
-          ? new Pcf8574(entry.bus, w.address)
-          : new Pca9685(entry.bus, w.address);
-    return w.chip;
+    w.driver = w.def.create(entry.bus, w.address);
+    return w.driver;
+  }
+
+  /** What a poll tells the hub: counters, and one warning for a chip that lost what it held. */
+  private events(w: Want): IoPollEvents {
+    return {
+      wrote: () => void w.counters.writes++,
+      verifyError: () => void w.counters.verifyErrors++,
+      reset: (what) => {
+        w.counters.resets++;
+        this.log.warn(
+          `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); writing again`,
+        );
+      },
+    };
   }
 
   // ---- polling ---------------------------------------------------------------------------
@@ -221,9 +232,10 @@ export class I2cIoHub implements I2cIoAccess {
     }
     w.counters.polls++;
     try {
-      if (chip instanceof Mcp23017) await this.pollMcp(w, chip);
-      else if (chip instanceof Pcf8574) await this.pollPcf(w, chip);
-      else await this.pollPca(w, chip);
+      const target = { drive: w.drive, levels: w.levels, duties: w.duties, hz: w.hz };
+      const r = await chip.poll(target, this.events(w));
+      w.pins = r.pins;
+      if (r.duties.length) w.readDuties = r.duties;
       if (!w.connected) this.log.info(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus} answers`);
       w.connected = true;
       w.lastError = null;
@@ -234,89 +246,8 @@ export class I2cIoHub implements I2cIoAccess {
       w.connected = false;
       w.lastError = text(e);
       // Whatever the chip holds when it answers again is read back before it is trusted.
-      w.written = null;
+      chip.lost();
     }
-  }
-
-  private mismatch(w: Want, what: string): void {
-    w.counters.verifyErrors++;
-    if (w.confirmed) {
-      w.counters.resets++;
-      this.log.warn(
-        `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); writing again`,
-      );
-    }
-    w.confirmed = false;
-  }
-
-  private async pollMcp(w: Want, chip: Mcp23017): Promise<void> {
-    const iodir = ~w.drive & 0xffff;
-    const olat = w.levels & w.drive;
-    let st = await chip.read();
-    // What we last read back as asked: a chip that no longer holds it was reset (or overwritten).
-    const held = w.held;
-    if (held && (st.iodir !== held.iodir || (st.olat & ~held.iodir & 0xffff) !== (held.olat & ~held.iodir & 0xffff)))
-      this.mismatch(w, 'directions or latches');
-    const differs = () => st.iodir !== iodir || (st.olat & w.drive) !== olat;
-    if (differs()) {
-      await chip.write(olat, iodir, st);
-      w.counters.writes++;
-      st = await chip.read();
-      if (differs()) {
-        w.counters.verifyErrors++;
-        w.held = null;
-        throw new Error(
-          `outputs read back IODIR 0x${st.iodir.toString(16)} OLAT 0x${st.olat.toString(16)}, asked 0x${iodir.toString(16)} 0x${olat.toString(16)}`,
-        );
-      }
-    }
-    w.held = { iodir: st.iodir, olat: st.olat };
-    w.confirmed = true;
-    w.pins = st.gpio;
-  }
-
-  private async pollPcf(w: Want, chip: Pcf8574): Promise<void> {
-    // Undriven pins stay at 1: the weak pull-up that makes them inputs.
-    const port = (w.levels | ~w.drive) & 0xff;
-    let pins = await chip.read();
-    // A pin driven low must read low; one that reads high was reset (or never written).
-    const wrong = () => pins & w.drive & ~w.levels & 0xff;
-    if (w.written !== port || wrong()) {
-      if (w.confirmed && w.written === port) this.mismatch(w, 'outputs');
-      await chip.write(port);
-      w.written = port;
-      w.counters.writes++;
-      pins = await chip.read();
-      if (wrong()) {
-        w.counters.verifyErrors++;
-        throw new Error(`pins read back 0x${pins.toString(16)} after writing 0x${port.toString(16)}`);
-      }
-    }
-    w.confirmed = true;
-    w.pins = pins;
-  }
-
-  private async pollPca(w: Want, chip: Pca9685): Promise<void> {
-    if (!(await chip.configured(w.prescale))) {
-      if (w.confirmed) this.mismatch(w, 'MODE1/PRE_SCALE');
-      await chip.configure(w.prescale);
-      w.readDuties.fill(null);
-      w.counters.writes++;
-    }
-    for (let ch = 1; ch <= 16; ch++) {
-      const asked = w.duties[ch - 1];
-      if (asked === null || asked === undefined || w.readDuties[ch - 1] === asked) continue;
-      await chip.writeDuty(ch, asked);
-      w.counters.writes++;
-      const got = await chip.readDuty(ch);
-      // 12 bits: the read-back is within one count of the asked duty.
-      if (Math.abs(got - asked) > 100 / 4096) {
-        w.counters.verifyErrors++;
-        throw new Error(`channel ${ch} reads back ${got.toFixed(2)} %, asked ${asked} %`);
-      }
-      w.readDuties[ch - 1] = asked;
-    }
-    w.confirmed = true;
   }
 
   // ---- safe state and status --------------------------------------------------------------
@@ -337,8 +268,8 @@ export class I2cIoHub implements I2cIoAccess {
     this.stopped = true;
     const targets = new Map<string, Want>(this.wants);
     for (const c of this.found()) {
-      if (c.kind && c.status === 'found' && !targets.has(key(c.bus, c.address)))
-        targets.set(key(c.bus, c.address), this.want(c.bus, c.address, c.kind));
+      if (c.chip && c.status === 'found' && !targets.has(key(c.bus, c.address)))
+        targets.set(key(c.bus, c.address), this.want(c.bus, c.address, c.chip.name));
     }
     const done: Array<{ bus: string; address: number; kind: I2cIoKind }> = [];
     for (const w of targets.values()) {
@@ -348,11 +279,8 @@ export class I2cIoHub implements I2cIoAccess {
       try {
         await chip.safeState();
         done.push({ bus: w.bus, address: w.address, kind: w.kind });
-        // What the chip holds now is its power-on state, on purpose: after resume() the next poll
-        // writes the asked outputs again, without taking the change for a reset.
-        w.held = null;
-        w.written = null;
-        w.confirmed = false;
+        // What the chip holds now is its power-on state, on purpose: the driver forgot what it
+        // held, so after resume() the next poll writes the asked outputs again, not as a reset.
         w.readDuties.fill(0);
       } catch (e) {
         this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: not made safe: ${text(e)}`);

@@ -1,25 +1,23 @@
-// The I2C sensors of the machine behind one synchronous I2cSensorAccess. A block asking for a
-// chip at a bus and address is what makes it polled (once a second, in the background, never
-// awaited by the tick); devices nobody asked about for a while are dropped. Each bus has one
-// transaction queue (drivers/i2c/queue.ts), shared with every other driver there, so the transfers of every chip on it go out one at a time. Any failed poll (CRC,
-// NACK, stuck bus, power-on reset, thermocouple fault) makes the values null and is counted;
-// the next poll sets the chip up again from its identity check.
-import { Ads1x15, ADS1115_ADDRESSES, looksLikeAds1x15, readAdsConfig } from '../../drivers/i2c/ads1115.js';
-import { Bme280, BME280_ADDRESSES, BME280_CHIP_ID, BME280_REG, BMP280_CHIP_IDS } from '../../drivers/i2c/bme280.js';
+// The I2C sensors of the machine (the sensor chips of drivers/i2c/chips.ts) behind one
+// synchronous I2cSensorAccess. A block asking for a chip at a bus and address is what makes it
+// polled (once a second, in the background, never awaited by the tick); devices nobody asked
+// about for a while are dropped. Each bus has one transaction queue (drivers/i2c/queue.ts),
+// shared with every other driver there, so the transfers of every chip on it go out one at a
+// time. Any failed poll (CRC, NACK, stuck bus, power-on reset, thermocouple fault) makes the
+// values null and is counted; the next poll sets the chip up again from its identity check.
+import { I2C_SENSOR_CHIPS, i2cSensorChip } from '../../drivers/i2c/chips.js';
+import { probeChips } from '../../drivers/i2c/probe.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
-import { Mcp9600, MCP9600_ADDRESSES, readMcp9600Id } from '../../drivers/i2c/mcp9600.js';
 import {
   errorCode,
   hex2,
-  readRegisters,
+  I2cSensorError,
   type I2cSensorDriver,
   type Measurement,
 } from '../../drivers/i2c/sensor-common.js';
-import { readSht3xStatus, Sht3x } from '../../drivers/i2c/sht3x.js';
-import { readSht4xSerial, Sht4x, SHT4X_ADDRESSES } from '../../drivers/i2c/sht4x.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
-import type { I2cSensorAccess, I2cSensorChip, I2cSensorReading, I2cSensorRequest } from '../runtime/i2c-sensors.js';
+import type { I2cSensorAccess, I2cSensorReading, I2cSensorRequest } from '../runtime/i2c-sensors.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 export const POLL_MS = 1000;
@@ -30,7 +28,8 @@ export const I2C_WANT_EXPIRY_MS = 10_000;
 export interface FoundI2cSensor {
   bus: string;
   address: number;
-  chip: I2cSensorChip;
+  /** The chip's name in the registry. */
+  chip: string;
 }
 
 interface Device {
@@ -166,21 +165,13 @@ export class I2cSensorHub implements I2cSensorAccess {
   }
 
   private makeDriver(bus: I2cBus, r: I2cSensorRequest): I2cSensorDriver {
-    const opts = { sleep: this.sleep };
-    switch (r.chip) {
-      case 'SHT4X':
-        return new Sht4x(bus, r.address, opts);
-      case 'SHT3X':
-        return new Sht3x(bus, r.address, opts);
-      case 'BME280':
-      case 'BMP280':
-        return new Bme280(bus, r.address, r.chip, opts);
-      case 'ADS1115':
-      case 'ADS1015':
-        return new Ads1x15(bus, r.address, r.chip, opts);
-      case 'MCP9600':
-        return new Mcp9600(bus, r.address, r.thermocouple ?? 'K');
-    }
+    const chip = i2cSensorChip(r.chip);
+    if (!chip)
+      throw new I2cSensorError(
+        'IDENTITY',
+        `no I2C sensor chip '${r.chip}'; chips: ${I2C_SENSOR_CHIPS.map((c) => c.name).join(', ')}`,
+      );
+    return chip.create(bus, r.address, { sleep: this.sleep, thermocouple: r.thermocouple });
   }
 
   private async poll(d: Device): Promise<void> {
@@ -193,10 +184,7 @@ export class I2cSensorHub implements I2cSensorAccess {
         await driver.init();
         d.driver = driver;
       }
-      const m =
-        d.driver instanceof Ads1x15
-          ? { volts: await d.driver.convert(r.channel ?? 0, r.gain ?? 1) }
-          : await d.driver.measure();
+      const m = await d.driver.measure({ channel: r.channel, gain: r.gain });
       if (d.lastError !== null) this.log.info(`I2C ${r.chip} ${r.bus}/${hex2(r.address)} reads again`);
       d.values = m;
       d.at = this.now;
@@ -222,15 +210,18 @@ export class I2cSensorHub implements I2cSensorAccess {
     for (const name of await this.busNames()) {
       const q = await this.queue(name);
       if (!q) continue;
-      for (const [address, identify] of PROBES) {
-        try {
-          const chip = await identify(q, address);
-          if (chip) found.push({ bus: name, address, chip });
-        } catch (e) {
-          if (errorCode(e) === 'CLAIMED') {
-            this.claimed.set(`${name}/${address}`, { bus: name, address });
-            this.log.info(`I2C ${name}/${hex2(address)} is claimed by a kernel driver; left alone`);
-          }
+      let chips: Awaited<ReturnType<typeof probeChips>>;
+      try {
+        chips = await probeChips(q, { chips: I2C_SENSOR_CHIPS });
+      } catch (e) {
+        this.log.info(`I2C bus ${name}: sensor probe failed: ${(e as Error).message}`);
+        continue;
+      }
+      for (const c of chips) {
+        if (c.chip && c.status === 'found') found.push({ bus: name, address: c.address, chip: c.chip.name });
+        else if (c.status === 'claimed') {
+          this.claimed.set(`${name}/${c.address}`, { bus: name, address: c.address });
+          this.log.info(`I2C ${name}/${hex2(c.address)} is claimed by a kernel driver; left alone`);
         }
       }
     }
@@ -282,43 +273,3 @@ export class I2cSensorHub implements I2cSensorAccess {
     for (const q of this.queues.values()) await q.close().catch(() => undefined);
   }
 }
-
-type Identify = (bus: I2cBus, address: number) => Promise<I2cSensorChip | null>;
-
-const not = async (p: Promise<unknown>) =>
-  p.then(
-    () => true,
-    (e) => (errorCode(e) === 'CLAIMED' || errorCode(e) === 'BUS' ? Promise.reject(e) : false),
-  );
-
-const sensirion: Identify = async (bus, address) => {
-  if (await not(readSht4xSerial(bus, address))) return 'SHT4X';
-  if (address !== 0x46 && (await not(readSht3xStatus(bus, address)))) return 'SHT3X';
-  return null;
-};
-
-const bosch: Identify = async (bus, address) => {
-  const [id] = await readRegisters(bus, address, BME280_REG.CHIP_ID, 1).catch((e) =>
-    errorCode(e) === 'NACK' ? [0] : Promise.reject(e),
-  );
-  if (id === BME280_CHIP_ID) return 'BME280';
-  return (BMP280_CHIP_IDS as readonly number[]).includes(id!) ? 'BMP280' : null;
-};
-
-const ads: Identify = async (bus, address) => {
-  const config = await readAdsConfig(bus, address).catch((e) => (errorCode(e) === 'NACK' ? null : Promise.reject(e)));
-  return config !== null && looksLikeAds1x15(config) ? 'ADS1115' : null;
-};
-
-const mcp: Identify = async (bus, address) => {
-  const id = await readMcp9600Id(bus, address).catch((e) => (errorCode(e) === 'NACK' ? null : Promise.reject(e)));
-  return id ? 'MCP9600' : null;
-};
-
-/** The only addresses discovery touches, each with its read-only identity check. */
-export const PROBES: Array<[number, Identify]> = [
-  ...SHT4X_ADDRESSES.map((a) => [a, sensirion] as [number, Identify]),
-  ...ADS1115_ADDRESSES.map((a) => [a, ads] as [number, Identify]),
-  ...MCP9600_ADDRESSES.map((a) => [a, mcp] as [number, Identify]),
-  ...BME280_ADDRESSES.map((a) => [a, bosch] as [number, Identify]),
-];

@@ -132,14 +132,21 @@ export class HomeAssistant {
     return Object.fromEntries(specs.map((s) => [s.key, stateOf(s, block)]));
   }
 
-  private entitiesOf(type: string): readonly EntitySpec[] | undefined {
-    return this.o.runtime.types.get(type)?.homeAssistant;
+  /** The entities of a block: its type's, less those its data rules out (`when`: a chip without that sensor). */
+  private entitiesOf(block: { type: string; data: Record<string, unknown> }): readonly EntitySpec[] | undefined {
+    return this.o.runtime.types.get(block.type)?.homeAssistant?.filter((s) => !s.when || s.when(block.data));
   }
 
   private publishBlock(block: BlockJson): void {
-    const specs = this.entitiesOf(block.type);
+    const specs = this.entitiesOf(block);
     if (!specs) return;
     const topics = specs.map((s) => this.configTopic(s, block.nid));
+    // An entity the block no longer has (its chip changed to one without that sensor) goes.
+    for (const gone of this.published.get(block.id)?.topics ?? []) {
+      if (topics.includes(gone)) continue;
+      this.announced.delete(gone.split('/')[3] ?? '');
+      this.o.mqtt.publish(gone, '', { retain: true });
+    }
     specs.forEach((s, i) => {
       const announced = announce(s, this.o.units.prefs);
       // Only a config that went out is what Home Assistant holds; while disconnected the old one stays.
@@ -166,7 +173,7 @@ export class HomeAssistant {
   private publishStates(): void {
     if (!this.o.mqtt.connected) return;
     for (const block of this.o.runtime.readAll()) {
-      const specs = this.entitiesOf(block.type);
+      const specs = this.entitiesOf(block);
       if (specs) this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
     }
   }
@@ -192,7 +199,9 @@ export class HomeAssistant {
     const nid = Number(objectId.split('_')[0]);
     const key = objectId.slice(objectId.indexOf('_') + 1);
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
-    const specs = block ? block.def.homeAssistant : undefined;
+    const specs = block
+      ? this.entitiesOf({ type: block.def.type, data: block.data as Record<string, unknown> })
+      : undefined;
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
     this.o.log.info({ topic }, 'home assistant: removing the entity of a block that is gone');
     this.o.mqtt.publish(topic, '', { retain: true });

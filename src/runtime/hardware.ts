@@ -101,30 +101,32 @@ export interface GpioAccess {
   duty?(name: string): number | null;
 }
 
-export type I2cIoKind = 'mcp23017' | 'pcf8574' | 'pca9685';
+/** An IO chip's name in the registry (drivers/i2c/chips.ts), e.g. `MCP23017`. */
+export type I2cIoKind = string;
 
 export interface I2cIoReading {
-  /** Physical pin levels (bit n = channel n+1 high); PCA9685: 0. */
+  /** Physical pin levels (bit n = channel n+1 high); a PWM driver: 0. */
   pins: number;
   /** The chip answered its last poll and its outputs read back as asked. */
   connected: boolean;
-  /** PCA9685: the duty (0-100) each channel reads back, index = channel - 1; null before the first read-back. */
+  /** PWM drivers: the duty (0-100) each channel reads back, index = channel - 1; null before the first read-back. */
   duties: Array<number | null>;
   lastError: string | null;
 }
 
 /**
- * MCP23017, PCF8574 and PCA9685 chips by bus name and address. Asking for a chip makes the
- * hardware layer poll it; chips nobody asked about for a while are made safe and dropped.
+ * The IO chips (expanders and PWM drivers of drivers/i2c/chips.ts) by bus name and address.
+ * Asking for a chip makes the hardware layer poll it; chips nobody asked about for a while are
+ * made safe and dropped.
  */
 export interface I2cIoAccess {
   io(bus: string, address: number, kind: I2cIoKind): I2cIoReading;
-  /** Pins in `drive` become outputs at the physical `levels`; the others stay inputs. Written when they differ from the read-back. */
-  setOutputs(bus: string, address: number, kind: 'mcp23017' | 'pcf8574', drive: number, levels: number): void;
-  /** PCA9685: one channel's duty (0-100 %). */
-  setDuty(bus: string, address: number, channel: number, duty: number): void;
-  /** PCA9685: the chip's PWM frequency (Hz, 24-1526). */
-  setFrequency(bus: string, address: number, hz: number): void;
+  /** Expanders: pins in `drive` become outputs at the physical `levels`; the others stay inputs. Written when they differ from the read-back. */
+  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number): void;
+  /** PWM drivers: one channel's duty (0-100 %). */
+  setDuty(bus: string, address: number, kind: I2cIoKind, channel: number, duty: number): void;
+  /** PWM drivers: the chip's PWM frequency (Hz, within the chip's range). */
+  setFrequency(bus: string, address: number, kind: I2cIoKind, hz: number): void;
   release(bus: string, address: number): void;
 }
 

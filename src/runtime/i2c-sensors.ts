@@ -1,13 +1,11 @@
-// What sensor blocks may ask of the I2C sensors (SHT4x, SHT3x, BME280/BMP280, ADS1x15,
-// MCP9600). Synchronous, from caches: the hardware layer polls the chips in the background on
-// one transaction queue per bus, so a slow or stuck bus never holds a tick.
-import type { ThermocoupleType } from '../../drivers/i2c/mcp9600.js';
+// What sensor blocks may ask of the I2C sensors (the sensor chips of drivers/i2c/chips.ts).
+// Synchronous, from caches: the hardware layer polls the chips in the background on one
+// transaction queue per bus, so a slow or stuck bus never holds a tick.
 import type { Hardware } from './hardware.js';
 
-export type I2cSensorChip = 'SHT4X' | 'SHT3X' | 'BME280' | 'BMP280' | 'ADS1115' | 'ADS1015' | 'MCP9600';
-
 export interface I2cSensorRequest {
-  chip: I2cSensorChip;
+  /** The chip's name in the registry (drivers/i2c/chips.ts), e.g. `BME280`. */
+  chip: string;
   /** Bus name: `1` for /dev/i2c-1, `sim` for the emulated bus. */
   bus: string;
   address: number;
@@ -15,7 +13,8 @@ export interface I2cSensorRequest {
   channel?: number;
   /** ADS1x15 PGA code 0..5 (±6.144 .. ±0.256 V). */
   gain?: number;
-  thermocouple?: ThermocoupleType;
+  /** Thermocouple type letter. */
+  thermocouple?: string;
 }
 
 export interface I2cSensorReading {

@@ -22,4 +22,6 @@ export interface EntitySpec {
   min?: number;
   max?: number;
   step?: number;
+  /** The entity exists only for blocks whose data passes (a chip that measures it); absent: always. */
+  when?: (data: Record<string, unknown>) => boolean;
 }

@@ -1,11 +1,14 @@
 // The MCP23017, PCF8574 and PCA9685 drivers, the read-only probe, the bus queue and the
 // failsafe's I2C half, against the register-level emulators.
 import t from 'tap';
-import { probeI2cIo } from '../../drivers/i2c/io-probe.js';
+import { I2C_IO_CHIPS } from '../../drivers/i2c/chips.js';
+import { probeChips, type ProbeOptions } from '../../drivers/i2c/probe.js';
 import { classifyExpanderReads, Mcp23017 } from '../../drivers/i2c/mcp23017.js';
 import { dutyOf, dutyRegisters, Pca9685, prescaleFor } from '../../drivers/i2c/pca9685.js';
 import { QueuedI2cBus, WIRE_BITS } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
+
+const probeI2cIo = (bus: I2cBus, o: ProbeOptions = {}) => probeChips(bus, { ...o, chips: I2C_IO_CHIPS });
 import { SimI2cBus } from '../../drivers/sim/ds2482-sim.js';
 import { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import { SimPca9685 } from '../../drivers/sim/pca9685-sim.js';
@@ -58,8 +61,8 @@ t.test('the probe tells the chips apart by reads only, and leaves claimed addres
   const { bus, log } = recording(i2c);
   const found = await probeI2cIo(bus);
   t.same(
-    found.map((c) => `${c.address.toString(16)}:${c.kind}:${c.status}`),
-    ['20:mcp23017:found', '21:pcf8574:found', '38:pcf8574:found', '41:pca9685:found', '42:null:claimed'],
+    found.map((c) => `${c.address.toString(16)}:${c.chip?.name ?? null}:${c.status}`),
+    ['20:MCP23017:found', '21:PCF8574:found', '38:PCF8574:found', '41:PCA9685:found', '42:null:claimed'],
   );
   t.same(
     log.filter((l) => l.startsWith('send') || l.startsWith('write')),
@@ -77,7 +80,7 @@ t.test('the probe tells the chips apart by reads only, and leaves claimed addres
 
   // Linux: the sysfs driver link says claimed before any transaction.
   const claimed = await probeI2cIo(i2c, { claimed: async (a) => a === 0x20 });
-  t.match(claimed[0], { address: 0x20, status: 'claimed', kind: null });
+  t.match(claimed[0], { address: 0x20, status: 'claimed', chip: null });
 });
 
 t.test(

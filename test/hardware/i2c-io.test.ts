@@ -49,7 +49,7 @@ t.test(
     t.match(st.found, [
       { bus: 'sim', address: '0x60', kind: 'MCP9600', status: 'found' },
       { bus: 'sim', address: '0x76', kind: 'BME280', status: 'found' },
-      { bus: 'sim', address: '0x20', kind: 'mcp23017', status: 'found' },
+      { bus: 'sim', address: '0x20', kind: 'MCP23017', status: 'found' },
     ]);
     t.equal(st.buses.length, 1, 'one queue for the bus');
     t.match(st.buses[0], { name: 'sim', dropped: 0 });
@@ -66,7 +66,7 @@ t.test(
     t.equal(s.data('Ghost board').connected, false);
     t.match(
       (await status(s)).missing,
-      [{ bus: 'sim', address: '0x21', kind: 'mcp23017' }],
+      [{ bus: 'sim', address: '0x21', kind: 'MCP23017' }],
       'a configured chip that does not answer is missing',
     );
     const bad = await s.post('blocks/create', { id: 'Wrong', type: 'MCP23017', data: { bus: 'sim', address: 0x40 } });
@@ -242,7 +242,7 @@ t.test('a clean stop puts every chip in its power-on state', async (t) => {
   const driven = await s.app.hardware.safeState();
   t.same(
     driven.i2c.map((c) => `${c.kind}@${c.address}`).sort(),
-    ['mcp23017@32', 'pca9685@64', 'pcf8574@56'],
+    ['MCP23017@32', 'PCA9685@64', 'PCF8574@56'],
     'the found PCF8574 too',
   );
   t.equal(mcp.iodir, 0xffff, 'all MCP23017 pins inputs: the active-low relay is off');

@@ -1,6 +1,7 @@
-// What the MCP23017, PCF8574 and PCA9685 blocks share: the chip they name (bus + address), its
-// `connected` flag, and letting go of it (the hub switches it to its safe state) when the block
-// moves to another chip or is deleted.
+// What the I2C chip blocks share: the chip they name (bus + address), whether the address is one
+// the chip can have, its `connected` flag, and letting go of it (the hub switches it to its safe
+// state) when the block moves to another chip or is deleted.
+import { addressRanges } from '../../../drivers/i2c/chip-def.js';
 import type { ValidationIssue } from '../../codec/decode.js';
 import { f } from '../../codec/fields.js';
 import { i2cIoAccess, type I2cIoKind } from '../../runtime/hardware.js';
@@ -28,11 +29,16 @@ interface ChipData {
   connected: boolean;
 }
 
-/** The address must be one the chip can have (`ranges` says which, for the message). */
-export function addressIssues(data: Data, kind: string, allowed: readonly number[], ranges: string): ValidationIssue[] {
+/** The address must be one the chip can have. */
+export function addressIssues(data: Data, chip: { name: string; addresses: readonly number[] }): ValidationIssue[] {
   const a = data.address as number | null | undefined;
-  if (a === null || a === undefined || allowed.includes(a)) return [];
-  return [{ path: 'data.address', message: `${hex(a)} (${a}) is not an address of a ${kind} (${ranges})` }];
+  if (a === null || a === undefined || chip.addresses.includes(a)) return [];
+  return [
+    {
+      path: 'data.address',
+      message: `${hex(a)} (${a}) is not an address of a ${chip.name} (${addressRanges(chip.addresses)})`,
+    },
+  ];
 }
 
 export function chipOf(block: AnyBlock): { bus: string; address: number } | null {
@@ -72,7 +78,7 @@ export interface ExpanderState {
 export function expanderIo(
   block: AnyBlock,
   ctx: UpdateContext,
-  kind: 'mcp23017' | 'pcf8574',
+  kind: I2cIoKind,
   channelCount: number,
   activeLow: boolean,
 ): IoArray | null {
