@@ -65,8 +65,11 @@ export interface I2cSensorChipDef extends ChipCommon {
   readonly measures: readonly Quantity[];
   /** The driver for the chip at `address`: init() checks its identity and sets it up, measure() reads it. */
   create(bus: I2cBus, address: number, options: SensorOptions): I2cSensorDriver;
-  /** Loads the emulator (sim mode only, so a controller does not carry it) and makes the emulated chip. */
-  emulator(): Promise<(spec: EmulatedSensorSpec) => I2cSensorSim>;
+  /**
+   * Loads the emulator (sim mode only, so a controller does not carry it) and makes the emulated
+   * chip; `now` is the sim's monotonic clock (ms), for an emulator whose conversions run on it.
+   */
+  emulator(): Promise<(spec: EmulatedSensorSpec, now: () => number) => I2cSensorSim>;
 }
 
 /** What an IO chip is asked to hold: outputs for an expander, duties for a PWM driver. */

@@ -12,7 +12,7 @@ export interface SimI2cSensorEntry {
   model: I2cSensorSim;
 }
 
-export type SensorEmulators = Map<string, (spec: EmulatedSensorSpec) => I2cSensorSim>;
+export type SensorEmulators = Map<string, (spec: EmulatedSensorSpec, now: () => number) => I2cSensorSim>;
 
 /** Loads the emulators of the chips the config places (sim mode only). */
 export async function loadSensorEmulators(specs: SimI2cSensorSpec[]): Promise<SensorEmulators> {
@@ -25,9 +25,10 @@ export function attachI2cSensors(
   bus: SimI2cBus,
   specs: SimI2cSensorSpec[],
   emulators: SensorEmulators,
+  now: () => number,
 ): SimI2cSensorEntry[] {
   return specs.map((spec) => {
-    const m = emulators.get(spec.type)!(spec);
+    const m = emulators.get(spec.type)!(spec, now);
     m.temperature = spec.temperature;
     bus.attach(spec.address, m);
     return { spec, model: m };

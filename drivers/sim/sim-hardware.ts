@@ -114,7 +114,7 @@ export class SimHardware {
 
     if (config.ds2482.length || config.i2cSensors.length || config.i2cIo.length) {
       this.i2c = new SimI2cBus(I2C_BUS_NAME);
-      this.i2cSensors = attachI2cSensors(this.i2c, config.i2cSensors, emulators.sensors);
+      this.i2cSensors = attachI2cSensors(this.i2c, config.i2cSensors, emulators.sensors, this.now);
       for (const chip of config.ds2482) {
         // Every channel the chip has exists, with or without devices in the config.
         const count = chip.variant === 'ds2482-800' ? 8 : 1;
