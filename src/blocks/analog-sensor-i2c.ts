@@ -6,7 +6,7 @@ import { chipCodes } from '../../drivers/i2c/chips.js';
 import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
-import { i2cLocationFields } from './i2c-fields.js';
+import { i2cLocationFields, sensorAddressIssues } from './i2c-fields.js';
 import { nextBeat } from './shared/cadence.js';
 
 const UPDATE_MS = 200;
@@ -54,6 +54,7 @@ export const AnalogSensorI2c = defineBlock<typeof fields>({
   implements: [],
   description: `An I2C ADC input (${Object.keys(AdcChip).join(', ')}) with a linear scale (bar, psi, %, degC)`,
   discovered: true,
+  checkData: sensorAddressIssues,
   update(block, ctx) {
     const d = block.data;
     const r = (d.address === null ? null : i2cSensorAccess(ctx.hardware))?.read(

@@ -8,7 +8,7 @@ import type { Quantity } from '../../drivers/i2c/chip-def.js';
 import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
-import { i2cLocationFields } from './i2c-fields.js';
+import { i2cLocationFields, sensorAddressIssues } from './i2c-fields.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 import { nextBeat } from './shared/cadence.js';
 
@@ -64,6 +64,7 @@ export const EnvSensorI2c = defineBlock<typeof fields, { pending: boolean }>({
   implements: ['TempSensorInterface'],
   description: `An I2C temperature sensor, with humidity and pressure where the chip has them (${CHIP_NAMES})`,
   discovered: true,
+  checkData: sensorAddressIssues,
   init: () => ({ pending: true }),
   pending: (block) => block.state.pending,
   update(block, ctx) {

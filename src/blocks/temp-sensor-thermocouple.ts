@@ -6,7 +6,7 @@ import { chipCodes } from '../../drivers/i2c/chips.js';
 import { f } from '../codec/fields.js';
 import { i2cSensorAccess } from '../runtime/i2c-sensors.js';
 import { defineBlock } from '../runtime/types.js';
-import { i2cLocationFields } from './i2c-fields.js';
+import { i2cLocationFields, sensorAddressIssues } from './i2c-fields.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 import { nextBeat } from './shared/cadence.js';
 
@@ -32,6 +32,7 @@ export const TempSensorThermocouple = defineBlock<typeof fields, { pending: bool
   implements: ['TempSensorInterface'],
   description: `A thermocouple on an I2C converter (${Object.keys(ThermocoupleChip).join(', ')})`,
   discovered: true,
+  checkData: sensorAddressIssues,
   init: () => ({ pending: true }),
   pending: (block) => block.state.pending,
   update(block, ctx) {
