@@ -1,7 +1,9 @@
 // Every I2C chip edgeblocks drives: one definition each (chip-def.ts says what one holds). A new
 // chip is its driver file, its emulator (drivers/sim/), one definition here, its tests and its
 // section in docs/hardware.md. Order matters where chips share addresses: identify runs in this
-// order and the first chip that says yes is the one found (an SHT4x before an SHT3x at 0x44).
+// order and the first chip that says yes is the one found (an SHT4x before an SHT3x at 0x44, a
+// TMP117 before an ADS1115 at 0x48: the ADS1115's check would not take a TMP117 for one, but
+// the TMP117's device ID register is the sharper test).
 import { ADS1115_ADDRESSES, Ads1x15, looksLikeAds1x15, readAdsConfig } from './ads1115.js';
 import { Bme280, BME280_ADDRESSES, BME280_CHIP_ID, BME280_REG, BMP280_CHIP_IDS } from './bme280.js';
 import type { I2cChipDef, I2cIoChipDef, I2cSensorChipDef, Identity } from './chip-def.js';
@@ -12,6 +14,7 @@ import { Pcf8574, PCF8574_ADDRESSES, PCF8574A_ADDRESSES } from './pcf8574.js';
 import { errorCode, readRegisters } from './sensor-common.js';
 import { readSht3xStatus, Sht3x } from './sht3x.js';
 import { readSht4xSerial, Sht4x, SHT4X_ADDRESSES } from './sht4x.js';
+import { isTmp117, Tmp117, TMP117_ADDRESSES } from './tmp117.js';
 import type { I2cBus } from './types.js';
 
 /** A check that reads: false when the reads fail, except for what stops probing (a kernel driver holds the address, the bus is gone). */
@@ -95,6 +98,21 @@ const sensors: I2cSensorChipDef[] = [
     emulator: async () => {
       const { Bme280Sim } = await import('../sim/bme280-sim.js');
       return (s) => Object.assign(new Bme280Sim(s.address, 'BMP280'), { pressure: s.pressure });
+    },
+  },
+  {
+    name: 'TMP117',
+    title: 'TI TMP117 ±0.1 °C temperature (a reference probe)',
+    role: 'sensor',
+    kind: 'environment',
+    code: 4,
+    measures: ['temperature'],
+    addresses: TMP117_ADDRESSES,
+    identify: (bus, address) => readsAs(isTmp117(bus, address)),
+    create: (bus, address) => new Tmp117(bus, address),
+    emulator: async () => {
+      const { Tmp117Sim } = await import('../sim/tmp117-sim.js');
+      return (s, now) => new Tmp117Sim(s.address, now);
     },
   },
   {
