@@ -3,12 +3,13 @@
 // lets tests run it on a manual clock. Each temperature cycle is one bus-wide conversion followed, once the
 // conversion time has passed, by one scratchpad read per watched sensor. IO modules are polled
 // on their own cadence and latch writes go out on the next service call.
-import { romFamily } from './address.js';
-import { MAX31850_FAMILY, type ThermocoupleFault } from './max31850.js';
+import { channelMask, familyOf, oneWireFamily, type OneWireIoFamily } from './families.js';
+import type { ThermocoupleFault } from './max31850.js';
 import { SerialLock } from './serial-lock.js';
 import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
 
-export type IoKind = 'ds2408' | 'ds2413';
+/** An IO family's name (families.ts), e.g. `DS2408`. */
+export type IoKind = string;
 
 export interface IoState {
   /** Active polarity: bit set = pin low. */
@@ -26,7 +27,7 @@ export interface PollerCounters {
   shortErrors: number;
   /** Every other failure: invalid data (85 degC power-on, all-zero), timeouts, I/O. */
   readErrors: number;
-  /** MAX31850 reads that reported a thermocouple fault (open circuit, short to GND or VCC). */
+  /** Thermocouple converter reads that reported a fault (open circuit, short to GND or VCC). */
   thermocoupleFaults: number;
   searches: number;
 }
@@ -53,17 +54,18 @@ export interface SensorInfo {
   /** A read of it (or the conversion before it) has been tried since it was watched, good or not. */
   tried: boolean;
   lastError: string | null;
-  /** MAX31850: cold-junction degC of the last good read, null otherwise. */
+  /** Thermocouple converters: cold-junction degC of the last good read, null otherwise. */
   coldJunction: number | null;
-  /** MAX31850: the thermocouple fault of the last read that arrived intact, null when none. */
+  /** Thermocouple converters: the fault of the last read that arrived intact, null when none. */
   fault: ThermocoupleFault | null;
-  /** MAX31850: reads that reported a thermocouple fault. */
+  /** Thermocouple converters: reads that reported a fault. */
   faultCount: number;
 }
 
 interface IoDevice {
   address: RomAddress;
   kind: IoKind;
+  family: OneWireIoFamily;
   pins: number;
   latches: number;
   connected: boolean;
@@ -129,9 +131,12 @@ export class BusPoller {
   watchIo(address: RomAddress, kind: IoKind): void {
     const existing = this.ioDevices.get(address);
     if (existing && existing.kind === kind) return;
+    const family = oneWireFamily(kind);
+    if (family?.kind !== 'io') throw new Error(`watchIo: ${kind} is not a 1-Wire IO family`);
     this.ioDevices.set(address, {
       address,
       kind,
+      family,
       pins: 0,
       latches: 0,
       connected: false,
@@ -180,7 +185,7 @@ export class BusPoller {
   setLatches(address: RomAddress, latches: number): void {
     const d = this.ioDevices.get(address);
     if (!d) throw new Error(`setLatches: ${address} is not a watched IO module`);
-    d.desired = latches & (d.kind === 'ds2408' ? 0xff : 0x03);
+    d.desired = latches & channelMask(d.family);
     d.pendingWrite = true;
   }
 
@@ -285,8 +290,7 @@ export class BusPoller {
 
   private async writeIo(d: IoDevice, latches: number): Promise<boolean> {
     try {
-      if (d.kind === 'ds2408') await this.bus.writeDs2408(d.address, latches);
-      else await this.bus.writeDs2413(d.address, latches);
+      await d.family.writeIo(this.bus, d.address, latches);
       d.latches = latches;
     } catch (e) {
       d.connected = false;
@@ -300,7 +304,7 @@ export class BusPoller {
 
   private async readIo(d: IoDevice): Promise<boolean> {
     try {
-      const r = d.kind === 'ds2408' ? await this.bus.readDs2408(d.address) : await this.bus.readDs2413(d.address);
+      const r = await d.family.readIo(this.bus, d.address);
       d.pins = r.pins;
       d.latches = r.latches;
       d.connected = true;
@@ -326,21 +330,25 @@ export class BusPoller {
     }
   }
 
-  /** A fault leaves the value to go stale (null) and is named and counted; the chip did answer. */
-  private async readThermocouple(s: SensorInfo): Promise<void> {
-    const r = await this.bus.readMax31850(s.address);
-    s.coldJunction = r.coldJunction;
-    s.fault = r.fault;
-    if (r.fault || r.temperature === null) {
+  /** One read by the sensor's family. A fault leaves the value to go stale (null) and is named and counted; the chip did answer. */
+  private async readSensor(s: SensorInfo): Promise<boolean> {
+    const family = familyOf(s.address);
+    if (family?.kind !== 'temperature')
+      throw new OneWireError('INVALID_DATA', `${s.address}: not a temperature sensor`);
+    const r = await family.read(this.bus, s.address);
+    s.coldJunction = r.coldJunction ?? null;
+    s.fault = (r.fault ?? null) as ThermocoupleFault | null;
+    if (r.fault || r.value === null) {
       s.validAt = null;
       s.connected = false;
       s.faultCount++;
       this.counters.thermocoupleFaults++;
-      s.lastError = `${s.address}: thermocouple ${r.fault}`;
+      s.lastError = `${s.address}: thermocouple ${r.fault ?? 'without a value'}`;
       this.lastError = s.lastError;
-      return;
+      return false;
     }
-    s.lastValue = r.temperature;
+    s.lastValue = r.value;
+    return true;
   }
 
   private async temperatures(now: number): Promise<void> {
@@ -376,9 +384,7 @@ export class BusPoller {
   private async readAll(now: number): Promise<void> {
     for (const s of [...this.sensors.values()]) {
       try {
-        if (romFamily(s.address) === MAX31850_FAMILY) await this.readThermocouple(s);
-        else s.lastValue = await this.bus.readTemperature(s.address);
-        if (s.fault) continue;
+        if (!(await this.readSensor(s))) continue;
         s.validAt = now;
         s.connected = true;
         s.lastError = null;

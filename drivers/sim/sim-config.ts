@@ -24,7 +24,7 @@
 //
 // A device:
 //   { "name": "beer",                       unique; used by the sim REST endpoints
-//     "type": "DS18B20",                    DS18B20 | MAX31850 | DS2408 | DS2413
+//     "type": "DS18B20",                    a family of drivers/onewire/families.ts: DS18B20 | MAX31850 | DS2408 | DS2413
 //     "address": "28-0000000000b1",         kernel name, or 16 hex digits (family first, CRC
 //                                           last); default: derived from the name
 //     "sense": "beer",                      DS18B20: plant node it measures (beer/air/ambient)
@@ -45,7 +45,7 @@ import {
   makeRom,
   romFamily,
 } from '../onewire/address.js';
-import { FAMILY } from '../onewire/types.js';
+import { ONEWIRE_FAMILIES, oneWireFamily, type OneWireFamilyDef } from '../onewire/families.js';
 import {
   I2cAddressSchema,
   i2cAddressValue,
@@ -57,7 +57,8 @@ import { parseSimI2cIo, SimI2cIoSchema, type SimI2cIoSpec } from './i2c-io-confi
 import { parsePlantConfig, PlantConfigError, type PlantConfig } from './plant-config.js';
 import type { PlantNode } from './plant.js';
 
-export type SimDeviceType = 'DS18B20' | 'MAX31850' | 'DS2408' | 'DS2413';
+/** A 1-Wire family's name (drivers/onewire/families.ts). */
+export type SimDeviceType = string;
 export type PlantActuator = 'heater' | 'cooler';
 
 export interface SimDeviceSpec {
@@ -66,7 +67,7 @@ export interface SimDeviceSpec {
   address: string;
   sense: PlantNode | null;
   temperature: number;
-  /** MAX31850: chip temperature and AD3..AD0 pins. */
+  /** Thermocouple converters (MAX31850): chip temperature and AD3..AD0 pins. */
   coldJunction: number;
   addressPins: number;
   /** Channel (1-based) -> actuator. */
@@ -113,22 +114,16 @@ export class SimConfigError extends Error {
   override name = 'SimConfigError';
 }
 
-const FAMILY_OF: Record<SimDeviceType, number> = {
-  DS18B20: FAMILY.DS18B20,
-  MAX31850: FAMILY.MAX31850,
-  DS2408: FAMILY.DS2408,
-  DS2413: FAMILY.DS2413,
-};
-const CHANNELS_OF: Record<SimDeviceType, number> = { DS18B20: 0, MAX31850: 0, DS2408: 8, DS2413: 2 };
-/** Temperature limits per sensor type: the DS18B20 range, a type K thermocouple's range. */
-const TEMPERATURE_RANGE: Partial<Record<SimDeviceType, [number, number]>> = {
-  DS18B20: [-55, 125],
-  MAX31850: [-270, 1372],
-};
+const familyNamed = (type: SimDeviceType) => oneWireFamily(type)!;
+const namesOf = (which: (f: OneWireFamilyDef) => boolean, join: string) =>
+  ONEWIRE_FAMILIES.filter(which)
+    .map((f) => f.name)
+    .join(join);
 
 /** The temperatures a sensor of this type can be set to (config and the sim REST endpoint). */
 export function simTemperatureRange(type: SimDeviceType): [number, number] {
-  return TEMPERATURE_RANGE[type] ?? TEMPERATURE_RANGE.DS18B20!;
+  const f = oneWireFamily(type);
+  return f?.kind === 'temperature' ? [f.range[0], f.range[1]] : [-55, 125];
 }
 
 function fail(path: string, message: string): never {
@@ -156,10 +151,11 @@ export function parseSimAddress(raw: unknown, type: SimDeviceType, path: string)
     address = text;
   } else fail(path, `${JSON.stringify(raw)} is neither a kernel name (28-0000000000b1) nor 16 hex digits`);
   const family = romFamily(address);
-  if (family !== FAMILY_OF[type]) {
+  const expected = familyNamed(type).family;
+  if (family !== expected) {
     fail(
       path,
-      `family 0x${family.toString(16).padStart(2, '0')} does not match a ${type} (0x${FAMILY_OF[type].toString(16)})`,
+      `family 0x${family.toString(16).padStart(2, '0')} does not match a ${type} (0x${expected.toString(16)})`,
     );
   }
   return address;
@@ -175,12 +171,7 @@ const SimDeviceSchema = Type.Object(
       pattern: '\\S',
       errorMessage: 'must be a non-empty string of at most 64 characters',
     }),
-    type: Type.Union([
-      Type.Literal('DS18B20'),
-      Type.Literal('MAX31850'),
-      Type.Literal('DS2408'),
-      Type.Literal('DS2413'),
-    ]),
+    type: Type.Union(ONEWIRE_FAMILIES.map((f) => Type.Literal(f.name))),
     address: Type.Optional(Type.String()),
     sense: Type.Optional(Type.Union([Type.Literal('beer'), Type.Literal('air'), Type.Literal('ambient')])),
     temperature: Type.Optional(Type.Number()),
@@ -257,18 +248,23 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
   const { name, type } = o;
   if (names.has(name)) fail(`${path}.name`, `"${name}" is used by another device`);
   names.add(name);
+  const family = familyNamed(type);
   const address =
     o.address === undefined
-      ? makeRom(FAMILY_OF[type], serialFromName(name))
+      ? makeRom(family.family, serialFromName(name))
       : parseSimAddress(o.address, type, `${path}.address`);
   if (addresses.has(address)) fail(`${path}.address`, `${address} is used by another device`);
   addresses.add(address);
-  if (type !== 'MAX31850' && (o.coldJunction !== undefined || o.addressPins !== undefined))
-    fail(`${path}`, 'coldJunction and addressPins are only for a MAX31850');
+  const thermocouple = family.kind === 'temperature' && family.thermocouple === true;
+  if (!thermocouple && (o.coldJunction !== undefined || o.addressPins !== undefined))
+    fail(
+      `${path}`,
+      `coldJunction and addressPins are only for a ${namesOf((f) => f.kind === 'temperature' && !!f.thermocouple, ' or ')}`,
+    );
   const outputs: Record<number, PlantActuator> = {};
-  if (type === 'DS18B20' || type === 'MAX31850') {
+  if (family.kind === 'temperature') {
     const [lo, hi] = simTemperatureRange(type);
-    if (o.outputs !== undefined) fail(`${path}.outputs`, 'is only for DS2408 and DS2413');
+    if (o.outputs !== undefined) fail(`${path}.outputs`, `is only for ${namesOf((f) => f.kind === 'io', ' and ')}`);
     if (o.temperature !== undefined && (o.temperature < lo || o.temperature > hi))
       fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
   } else {
@@ -276,8 +272,8 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
       fail(`${path}`, `a ${type} has no sense or temperature; use outputs`);
     for (const [ch, role] of Object.entries(o.outputs ?? {})) {
       const n = Number(ch);
-      if (n < 1 || n > CHANNELS_OF[type])
-        fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${CHANNELS_OF[type]})`);
+      if (n < 1 || n > family.channels)
+        fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${family.channels})`);
       outputs[n] = role;
     }
   }

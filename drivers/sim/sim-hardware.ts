@@ -26,7 +26,9 @@ import {
   SimMax31850,
   type SimThermocoupleFault,
 } from './onewire-wire.js';
+import type { SimSlave } from './onewire-slave.js';
 import { ThermalPlant } from './plant.js';
+import { oneWireFamily, type EmulatedOneWireSpec } from '../onewire/families.js';
 import { SimMotorValve } from './motor-valve.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
 import { W1Tree } from './w1-tree.js';
@@ -39,6 +41,13 @@ export interface SimHardwareOptions {
 }
 
 export type SimModel = SimDs18b20 | SimMax31850 | SimDs2408 | SimDs2413;
+
+/** The emulators of the chips and devices a config places, loaded before the hardware is built. */
+interface Emulators {
+  sensors: SensorEmulators;
+  io: IoEmulators;
+  oneWire: Map<string, (spec: EmulatedOneWireSpec) => SimSlave>;
+}
 
 function isTempModel(m: SimModel): m is SimDs18b20 | SimMax31850 {
   return m instanceof SimDs18b20 || m instanceof SimMax31850;
@@ -102,12 +111,11 @@ export class SimHardware {
   /** Fermentation heat set through modifyPlant (the plant does not report it). */
   private fermentationW: number | null = null;
 
-  private constructor(
-    config: SimConfig,
-    options: SimHardwareOptions,
-    emulators: { sensors: SensorEmulators; io: IoEmulators },
-  ) {
+  private readonly emulators: Emulators;
+
+  private constructor(config: SimConfig, options: SimHardwareOptions, emulators: Emulators) {
     this.config = config;
+    this.emulators = emulators;
     this.now = options.now;
     this.w1RefreshMs = options.w1RefreshMs ?? 250;
     this.plant = this.makePlant(config.plant);
@@ -168,10 +176,18 @@ export class SimHardware {
   /** Builds the emulation from a config checked by parseSimConfig (see fromJson for raw JSON). */
   static async create(config: SimConfig, options: SimHardwareOptions): Promise<SimHardware> {
     const parsed = config;
-    const emulators = {
+    const devices = [
+      ...parsed.ds2482.flatMap((c) => c.channels.flat()),
+      ...parsed.w1.flat(),
+      ...parsed.ds2480b.flatMap((a) => a.devices),
+    ];
+    const emulators: Emulators = {
       sensors: await loadSensorEmulators(parsed.i2cSensors),
       io: await loadIoEmulators(parsed.i2cIo),
+      oneWire: new Map(),
     };
+    for (const type of new Set(devices.map((d) => d.type)))
+      emulators.oneWire.set(type, await oneWireFamily(type)!.emulator());
     const hw = new SimHardware(parsed, options, emulators);
     try {
       for (const [i, adapter] of parsed.ds2480b.entries()) {
@@ -224,19 +240,7 @@ export class SimHardware {
 
   private addDevice(spec: SimDeviceSpec, bus: SimSegmentEntry): void {
     const temperature = spec.sense ? this.plant.temperature(spec.sense) : spec.temperature;
-    const model: SimModel =
-      spec.type === 'DS18B20'
-        ? new SimDs18b20({ address: spec.address, temperature })
-        : spec.type === 'MAX31850'
-          ? new SimMax31850({
-              address: spec.address,
-              temperature,
-              coldJunction: spec.coldJunction,
-              addressPins: spec.addressPins,
-            })
-          : spec.type === 'DS2408'
-            ? new SimDs2408({ address: spec.address })
-            : new SimDs2413({ address: spec.address });
+    const model = this.emulators.oneWire.get(spec.type)!({ ...spec, temperature }) as SimModel;
     bus.segment.attach(model);
     if (!spec.plugged) model.unplug();
     this.deviceList.push({ spec, model, bus, forced: null });

@@ -1,15 +1,14 @@
 // What a stop did, in words an operator reads in the journal: one line per output driven safe
 // (the block that drives it, its IO block and channel, the state) and one final summary line.
+import { oneWireFamily } from '../../drivers/onewire/families.js';
 import type { DrivenSafe } from '../hardware/layer.js';
 import type { Logger } from '../log.js';
 import type { AnyBlock } from '../runtime/types.js';
 
-const CHANNELS = { ds2408: 8, ds2413: 2 } as const;
-
 export interface SafeOutput {
   /** The actuator block on the channel, if any. */
   block: string | null;
-  /** The IO block (GpioPins, DS2408, DS2413), or the device when no block holds it. */
+  /** The IO block (GpioPins, a 1-Wire IO module's), or the device when no block holds it. */
   io: string;
   channel: number;
   state: 'on' | 'off';
@@ -41,12 +40,12 @@ export function safeOutputs(driven: DrivenSafe, blocks: readonly AnyBlock[]): Sa
     });
   }
   for (const m of driven.io) {
-    const holder = blocks.find(
-      (b) =>
-        (b.data as { address?: unknown }).address === m.address && (b.def.type === 'DS2408' || b.def.type === 'DS2413'),
-    );
-    const io = holder?.id ?? `${m.kind.toUpperCase()} ${m.address}`;
-    for (let channel = 1; channel <= CHANNELS[m.kind]; channel++)
+    // A 1-Wire IO module's block type is named as its family (DS2408).
+    const holder = blocks.find((b) => (b.data as { address?: unknown }).address === m.address && b.def.type === m.kind);
+    const io = holder?.id ?? `${m.kind} ${m.address}`;
+    const family = oneWireFamily(m.kind);
+    const channels = family?.kind === 'io' ? family.channels : 0;
+    for (let channel = 1; channel <= channels; channel++)
       out.push({ block: holder ? actuatorOn(blocks, io, channel) : null, io, channel, state: 'off' });
   }
   return out;

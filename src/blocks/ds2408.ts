@@ -47,8 +47,8 @@ export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
   onDelete(block, ctx) {
     releaseIo(block, ctx);
   },
-  io: (block, ctx) => oneWireIo(block, ctx, 'ds2408', CHANNELS),
-  update: (block, ctx) => refreshIoBlock(block, ctx, 'ds2408'),
+  io: (block, ctx) => oneWireIo(block, ctx, 'DS2408', CHANNELS),
+  update: (block, ctx) => refreshIoBlock(block, ctx, 'DS2408'),
 });
 
 /** Channels for the connect mode, keeping the claims of channels that stay. */

@@ -37,6 +37,6 @@ export const DS2413 = defineBlock<typeof fields, OneWireIoState>({
   onDelete(block, ctx) {
     releaseIo(block, ctx);
   },
-  io: (block, ctx) => oneWireIo(block, ctx, 'ds2413', CHANNELS),
-  update: (block, ctx) => refreshIoBlock(block, ctx, 'ds2413'),
+  io: (block, ctx) => oneWireIo(block, ctx, 'DS2413', CHANNELS),
+  update: (block, ctx) => refreshIoBlock(block, ctx, 'DS2413'),
 });

@@ -1,9 +1,10 @@
 // The failsafe's 1-Wire half: opens the masters the config names (kernel w1 tree, DS2482
-// bridges on I2C, DS2480B adapters on serial ports), finds every DS2408 and DS2413 and switches
-// all their outputs off, as the service does at a clean stop. After kill -9 or a watchdog kill
-// the service never got to do that, and a relay on an IO module would keep its latch.
-import { romFamily } from '../../drivers/onewire/address.js';
-import { FAMILY, type OneWireBus, type RomAddress } from '../../drivers/onewire/types.js';
+// bridges on I2C, DS2480B adapters on serial ports), finds every IO module (the IO families of
+// drivers/onewire/families.ts: DS2408, DS2413) and switches all their outputs off, as the
+// service does at a clean stop. After kill -9 or a watchdog kill the service never got to do
+// that, and a relay on an IO module would keep its latch.
+import { familyOf, type OneWireIoFamily } from '../../drivers/onewire/families.js';
+import type { OneWireBus, RomAddress } from '../../drivers/onewire/types.js';
 import type { Config } from '../config-schema.js';
 import type { Logger } from '../log.js';
 import { openI2cMasters, openSerialMasters, openW1Masters } from '../hardware/masters.js';
@@ -40,29 +41,25 @@ function reporterLog(report: Reporter): { log: Logger; warnings: () => number } 
   return { log, warnings: () => warnings };
 }
 
-const KIND: Record<number, 'DS2408' | 'DS2413'> = { [FAMILY.DS2408]: 'DS2408', [FAMILY.DS2413]: 'DS2413' };
-
 const READBACK_TRIES = 3;
 const READBACK_PAUSE_MS = 100;
 
-async function latchesOf(bus: OneWireBus, address: RomAddress, kind: 'DS2408' | 'DS2413'): Promise<number> {
-  return (kind === 'DS2408' ? await bus.readDs2408(address) : await bus.readDs2413(address)).latches;
-}
-
 /** Writes all latches off and reads them back; a write that did not take is written again. */
-async function outputsOff(bus: OneWireBus, address: RomAddress, kind: 'DS2408' | 'DS2413'): Promise<void> {
+async function outputsOff(bus: OneWireBus, address: RomAddress, family: OneWireIoFamily): Promise<void> {
   let latches = -1;
   for (let i = 0; i < READBACK_TRIES; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, READBACK_PAUSE_MS));
-    if (kind === 'DS2408') await bus.writeDs2408(address, 0);
-    else await bus.writeDs2413(address, 0);
-    latches = await latchesOf(bus, address, kind).catch(() => -1);
+    await family.writeIo(bus, address, 0);
+    latches = await family
+      .readIo(bus, address)
+      .then((r) => r.latches)
+      .catch(() => -1);
     if (latches === 0) return;
   }
   throw new Error(
     latches < 0
       ? 'written, but could not be read back'
-      : `latches read back as ${latches.toString(2).padStart(kind === 'DS2408' ? 8 : 2, '0')}`,
+      : `latches read back as ${latches.toString(2).padStart(family.channels, '0')}`,
   );
 }
 
@@ -80,24 +77,24 @@ async function allOff(buses: OneWireBus[], report: Reporter): Promise<number> {
       continue;
     }
     for (const address of found) {
-      const kind = KIND[romFamily(address)];
-      if (!kind) continue;
+      const family = familyOf(address);
+      if (family?.kind !== 'io') continue;
       modules++;
       try {
-        await outputsOff(bus, address, kind);
-        report.say(`${kind} ${address} on ${bus.name}: all outputs off`);
+        await outputsOff(bus, address, family);
+        report.say(`${family.name} ${address} on ${bus.name}: all outputs off`);
       } catch (err) {
-        report.problem(`${kind} ${address} on ${bus.name}: NOT made safe: ${text(err)}`);
+        report.problem(`${family.name} ${address} on ${bus.name}: NOT made safe: ${text(err)}`);
         failed++;
       }
     }
   }
-  if (modules === 0 && failed === 0) report.say('no DS2408/DS2413 IO modules found');
+  if (modules === 0 && failed === 0) report.say('no 1-Wire IO modules found');
   return failed;
 }
 
 /**
- * Opens the configured 1-Wire masters and switches every DS2408/DS2413 output off, giving up
+ * Opens the configured 1-Wire masters and switches every IO module's outputs off, giving up
  * after `timeoutMs` (a hung bus must not hold up systemd). Returns the number of failures.
  */
 export async function oneWireOutputsOff(

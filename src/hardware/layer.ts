@@ -40,7 +40,7 @@ const SERVICE_WAIT_MS = 100;
 /** The outputs a safeState() drove: GPIO lines (logical level) and 1-Wire IO modules switched off. */
 export interface DrivenSafe {
   gpio: Array<{ name: string; line: number; active: boolean }>;
-  io: Array<{ address: string; kind: 'ds2408' | 'ds2413' }>;
+  io: Array<{ address: string; kind: string }>;
   /** I2C IO chips back in their power-on state. */
   i2c: Array<{ bus: string; address: number; kind: I2cIoKind }>;
 }

@@ -3,9 +3,10 @@
 // poller watch it, and answers from the poller caches. Addresses nobody asks about for a while
 // are released. While an asked-for address is missing, every bus is searched again every 30 s,
 // so a device that was absent at start (or moved to another bus) is picked up when it appears.
-import { isValidRom, romFamily } from '../../drivers/onewire/address.js';
+import { isValidRom } from '../../drivers/onewire/address.js';
+import { familyOf } from '../../drivers/onewire/families.js';
 import { BusPoller, type BusPollerOptions, type IoKind } from '../../drivers/onewire/poller.js';
-import { FAMILY, type OneWireBus } from '../../drivers/onewire/types.js';
+import type { OneWireBus } from '../../drivers/onewire/types.js';
 import type { Logger } from '../log.js';
 import type {
   OneWireAccess,
@@ -31,12 +32,11 @@ interface Want {
   latches: number | null;
 }
 
-const IO_FAMILIES: Record<number, IoKind> = { [FAMILY.DS2408]: 'ds2408', [FAMILY.DS2413]: 'ds2413' };
-const FAMILIES_OF_KIND: Record<WantKind, number[]> = {
-  temperature: [FAMILY.DS18B20, FAMILY.MAX31850],
-  ds2408: [FAMILY.DS2408],
-  ds2413: [FAMILY.DS2413],
-};
+/** Whether an address can be what a block asks it as: any temperature family, or the IO family of that name. */
+function fits(address: string, kind: WantKind): boolean {
+  const family = familyOf(address);
+  return kind === 'temperature' ? family?.kind === 'temperature' : family?.kind === 'io' && family.name === kind;
+}
 
 export class OneWireHub implements OneWireAccess {
   private readonly pollers: BusPoller[] = [];
@@ -77,7 +77,8 @@ export class OneWireHub implements OneWireAccess {
     const connected = value !== null && (sensor?.connected ?? false);
     const nextChangeAt = w.poller.nextChangeAt(address, now) ?? now + HARDWARE_POLL_MS;
     const pending = !sensor?.tried;
-    if (romFamily(address) !== FAMILY.MAX31850)
+    const family = familyOf(address);
+    if (family?.kind !== 'temperature' || !family.thermocouple)
       return { value, bus: w.poller.bus.name, connected, nextChangeAt, pending };
     return {
       value,
@@ -231,8 +232,8 @@ export class OneWireHub implements OneWireAccess {
     const off: Array<{ address: string; kind: IoKind }> = [];
     for (const p of this.pollers) {
       for (const address of p.addresses) {
-        const kind = IO_FAMILIES[romFamily(address)];
-        if (kind && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, kind);
+        const family = familyOf(address);
+        if (family?.kind === 'io' && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, family.name);
       }
       for (const { address, kind } of p.watchedIo) {
         p.setLatches(address, 0);
@@ -275,7 +276,7 @@ export class OneWireHub implements OneWireAccess {
 
   /** The want for an address, created on first ask; null for an address no device of `kind` can have. */
   private want(address: string, kind: WantKind, now: number): Want | null {
-    if (!isValidRom(address) || !FAMILIES_OF_KIND[kind].includes(romFamily(address))) return null;
+    if (!isValidRom(address) || !fits(address, kind)) return null;
     let w = this.wants.get(address);
     if (w && w.kind !== kind) {
       this.release(address);

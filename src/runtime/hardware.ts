@@ -21,7 +21,8 @@ export const noHardware: Hardware = { services: {} };
 /** 16 lowercase hex digits, family byte first, CRC last (bus order). */
 export type DeviceAddress = string;
 
-export type OneWireIoKind = 'ds2408' | 'ds2413';
+/** A 1-Wire IO family's name (drivers/onewire/families.ts), e.g. `DS2408`. */
+export type OneWireIoKind = string;
 
 export interface TemperatureReading {
   /** degC; null when there is no fresh (under 2 s old) valid reading. */
@@ -30,7 +31,7 @@ export interface TemperatureReading {
   bus: string | null;
   /** The last read of the sensor succeeded. */
   connected: boolean;
-  /** MAX31850 only (absent for a DS18B20): cold-junction degC, the thermocouple fault, faults counted. */
+  /** Thermocouple converters only (absent for a DS18B20): cold-junction degC, the thermocouple fault, faults counted. */
   coldJunction?: number | null;
   fault?: string | null;
   faults?: number;

@@ -34,7 +34,7 @@ t.test('a complete emulated setup: declarative devices, probed bridges, one poll
   const beer = sim.named.get('beer') as SimDs18b20;
   const relays = sim.named.get('relays') as SimDs2408;
   pollers[0]!.watchTemperature(beer.address);
-  pollers[1]!.watchIo(relays.address, 'ds2408');
+  pollers[1]!.watchIo(relays.address, 'DS2408');
   pollers[1]!.setLatches(relays.address, 0b01);
   for (let i = 0; i <= 8; i++) {
     await Promise.all(pollers.map((p) => p.service(clock.t)));

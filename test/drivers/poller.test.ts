@@ -108,7 +108,7 @@ t.test('bus short: service never throws, counts, and recovers', async (t) => {
   const io = segment.attach(new SimDs2413({ serial: 32n }));
   const poller = new BusPoller(bus);
   poller.watchTemperature(s.address);
-  poller.watchIo(io.address, 'ds2413');
+  poller.watchIo(io.address, 'DS2413');
   await runUntil(poller, clock, clock.t + 1000);
   t.equal(poller.io(io.address)!.connected, true);
   segment.setShort(true);
@@ -144,8 +144,8 @@ t.test('DS2408 and DS2413 through the poller', async (t) => {
   const sw = segment.attach(new SimDs2408({ serial: 51n }));
   const ab = segment.attach(new SimDs2413({ serial: 52n }));
   const poller = new BusPoller(bus);
-  poller.watchIo(sw.address, 'ds2408');
-  poller.watchIo(ab.address, 'ds2413');
+  poller.watchIo(sw.address, 'DS2408');
+  poller.watchIo(ab.address, 'DS2413');
   t.same(poller.io(sw.address), { pins: 0, latches: 0, connected: false, polled: false }, 'unknown until polled');
   t.equal(poller.io('28ffffffffffffff'), null, 'not watched');
   await poller.service(clock.t);
@@ -264,7 +264,7 @@ t.test(
     t.equal(poller.temperature(sensor.address, clock.t), 21.5, 'read at 750 ms, as with 50 ms service calls');
     t.equal(poller.nextServiceAt(clock.t), t0 + 1000, 'then the next cycle');
 
-    poller.watchIo(io.address, 'ds2408');
+    poller.watchIo(io.address, 'DS2408');
     t.equal(poller.nextServiceAt(clock.t), clock.t, 'a newly watched IO module: now');
     await poller.service(clock.t);
     t.equal(poller.io(io.address)?.connected, true);

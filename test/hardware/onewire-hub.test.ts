@@ -41,10 +41,10 @@ t.test('nextServiceAt follows the pollers, the wants and the searches', async (t
   t.equal(hub.nextServiceAt(now), t0 + 1000, 'then the next cycle');
   t.equal(r.nextChangeAt, t0 + 1000 + 750, 'the reading changes at the next read');
 
-  t.equal(hub.io(io.address, 'ds2408')?.connected, false, 'an IO module asked for');
+  t.equal(hub.io(io.address, 'DS2408')?.connected, false, 'an IO module asked for');
   t.equal(hub.nextServiceAt(now), now, 'a newly watched module: at once');
   await hub.service(now);
-  hub.setLatches(io.address, 'ds2408', 0x01);
+  hub.setLatches(io.address, 'DS2408', 0x01);
   t.equal(hub.nextServiceAt(now), now, 'a queued latch write: at once');
   await hub.service(now);
   t.equal(io.activeOutputs(), 0x01);
@@ -72,9 +72,9 @@ t.test('a released IO module switches off at once: the hub asks for service now'
   hub.addBus(bus);
   await hub.searchAll();
   const now = 200.5;
-  hub.io(io.address, 'ds2408');
+  hub.io(io.address, 'DS2408');
   await hub.service(now);
-  hub.setLatches(io.address, 'ds2408', 0x03);
+  hub.setLatches(io.address, 'DS2408', 0x03);
   await hub.service(now);
   t.equal(io.activeOutputs(), 0x03);
   hub.release(io.address);
@@ -95,7 +95,7 @@ t.test('start-up is a state: nothing is missing before the first search and each
   // Blocks ask before the first search has finished (as on every start).
   t.equal(hub.temperature(sensor.address, now).pending, true, 'a sensor asked for before the search: pending');
   hub.temperature(ghost, now);
-  hub.io(io.address, 'ds2408');
+  hub.io(io.address, 'DS2408');
   t.same(hub.missing(), [], 'nothing is missing before the first search');
   t.same(hub.pending().sort(), [sensor.address, io.address, ghost].sort());
   await hub.searchAll();
