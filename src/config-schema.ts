@@ -221,7 +221,8 @@ export const ConfigSchema = Type.Object(
     }),
     alerts: Type.Optional({
       ...AlertSettingsSchema,
-      description: 'alert channels (ntfy, webhook, email), heartbeat and rules; see docs/alerts.md (file only)',
+      description:
+        'alert channels (ntfy, email, webhook, heartbeat; also set up on the dashboard) and rules; see docs/alerts.md (file only)',
     }),
   },
   { additionalProperties: false },
