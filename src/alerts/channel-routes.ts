@@ -1,11 +1,12 @@
 // REST for the channels, under the controller prefix: GET /alerts/channels lists every kind with
-// where its channel comes from and its settings without the secrets; PUT /alerts/channels/<name>
+// where its channel comes from and its settings without the secrets; PUT /alerts/channels/<kind>
 // sets one up from the dashboard (one route per kind, its body the kind's own schema with the
-// secrets optional: left out = keep, null = remove); DELETE removes it. PUT and DELETE are
-// ordinary write routes: with auth on they need a login, like every other change.
+// secrets optional: left out = keep, null = remove); DELETE /alerts/channels/<kind> removes it.
+// PUT and DELETE are ordinary write routes: with auth on they need a login, like every other change.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../api/errors.js';
+import { NoBody } from '../api/route-validation.js';
 import { ChannelConflictError, ChannelNotFoundError } from './channel-store.js';
 import { CHANNELS } from './channels/index.js';
 import { secretFields, type ChannelDef } from './channels/types.js';
@@ -13,10 +14,6 @@ import type { Alerts } from './index.js';
 import { SchemaError } from './schema-check.js';
 
 const tags = ['alerts'];
-const NameParams = Type.Object(
-  { name: Type.Union(CHANNELS.map((c) => Type.Literal(c.name))) },
-  { additionalProperties: false },
-);
 
 /** The body of PUT /alerts/channels/<name>: the kind's schema with every secret optional and nullable. */
 export function channelInputSchema(def: ChannelDef): TObject {
@@ -67,23 +64,23 @@ export function channelRoutes(app: FastifyInstance, alerts: Alerts): void {
         return { channel: alerts.channelStore.view().find((c) => c.name === def.name) };
       },
     );
-  }
-  app.delete<{ Params: { name: string } }>(
-    '/alerts/channels/:name',
-    {
-      schema: {
-        tags,
-        summary: "Remove the dashboard's channel of this kind (messages waiting for it are dropped)",
-        params: NameParams,
+    app.delete(
+      `/alerts/channels/${def.name}`,
+      {
+        schema: {
+          tags,
+          summary: `Remove the dashboard's ${def.name} channel (messages waiting for it are dropped). 409 when the config file sets it.`,
+          body: NoBody,
+        },
       },
-    },
-    async (req) => {
-      try {
-        alerts.removeChannel(req.params.name);
-      } catch (e) {
-        asHttp(e);
-      }
-      return { removed: req.params.name };
-    },
-  );
+      async () => {
+        try {
+          alerts.removeChannel(def.name);
+        } catch (e) {
+          asHttp(e);
+        }
+        return { removed: def.name };
+      },
+    );
+  }
 }

@@ -83,7 +83,7 @@ t.test('channels set up over REST: schema, write-only secrets, read-only file ch
     t.match(JSON.stringify(bad.body), field, `naming ${field}`);
   }
   const unknown = await send('PUT', `${svc.api}/alerts/channels/nope`, {});
-  t.equal(unknown.status, 405, 'an unknown kind has no PUT route');
+  t.equal(unknown.status, 404, 'an unknown kind has no route');
 
   // Email: set up, then edited without its password (kept), then without its user (removed).
   const email = {
