@@ -129,9 +129,9 @@ t.test('end to end: discovered as an EnvSensorI2c that follows the plant; temper
   t.teardown(() => s.close());
   const found = (await s.post('blocks/discover')).body;
   const ref = found.find((b: any) => b.data.chip === 'TMP117');
-  t.same([ref?.type, ref?.id, ref?.data.address], ['EnvSensorI2c', 'I2C TMP117 sim-0x49', 0x49]);
+  t.same([ref?.type, ref?.id, ref?.data.address], ['EnvSensorI2c', 'TMP117 0x49', 0x49]);
   await s.run(2500);
-  const d = s.data('I2C TMP117 sim-0x49');
+  const d = s.data('TMP117 0x49');
   const beer = (await s.get('sim/plant')).body.beer;
   t.equal(d.connected, true);
   t.ok(Math.abs(q(d.value)! - beer) <= TMP117_RESOLUTION, `value ${q(d.value)} ~ beer ${beer}`);
