@@ -96,7 +96,7 @@ t.test('the API caps id at 200, namespace at 500 and filter at 500 characters', 
       [path],
       `names ${path}`,
     );
-    t.match(res.body?.message, `${path} must be at most`, 'the message names the field and the cap');
+    t.match(res.body?.message, `${path}: must be at most`, 'the message names the field and the cap');
     t.ok((res.body?.message ?? '').length < 300, 'the long value is not echoed');
   };
   const id200 = 'i'.repeat(200);
