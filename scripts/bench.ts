@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
-import { BlockRuntime } from '../src/runtime/runtime.js';
+import { ALL, BlockRuntime } from '../src/runtime/runtime.js';
 import { historyBench } from './bench-history.js';
 import { i2cPollBench } from './bench/i2c.js';
 import { FLOOR_RUN, IDLE_SETTLE_MS, idleBench } from './bench/idle.js';
@@ -110,7 +110,7 @@ async function schedulerBench(): Promise<void> {
   record(`scheduler tick, ${runtime.blocks().length} blocks, p99`, percentile(durations, 0.99), 'ms', 1);
   record('one simulated hour of 10 fermenters (100 ms ticks)', wall / 1000, 's', 30);
   const t0 = performance.now();
-  for (let i = 0; i < 100; i++) runtime.readAll();
+  for (let i = 0; i < 100; i++) runtime.read(ALL).json();
   record(`all/read encoding of ${runtime.blocks().length} blocks`, (performance.now() - t0) / 100, 'ms', 20);
   // The same list as JSON text from the encoding cache, with a tick (values moving) between reads.
   let cached = 0;
@@ -118,7 +118,7 @@ async function schedulerBench(): Promise<void> {
     clock.advance(100);
     runtime.tick();
     const t1 = performance.now();
-    runtime.readAllText();
+    runtime.read(ALL).bytes().toString('utf8');
     cached += performance.now() - t1;
   }
   record(`all/read JSON text from the cache, a tick between reads`, cached / 100, 'ms', 5);
@@ -167,7 +167,7 @@ async function churnBench(): Promise<void> {
     runtime.create({ id: `churn ${i}`, type: 'TempSensorMock', data: { setting: 20 + (i % 10) } });
     clock.advance(10);
     runtime.tick();
-    runtime.readAllText();
+    runtime.read(ALL).bytes().toString('utf8');
     runtime.delete({ id: `churn ${i}` });
   };
   for (let i = 0; i < 10000; i++) cycle(i); // warm-up: Map tables and compiled code reach their size

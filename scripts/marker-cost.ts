@@ -6,7 +6,7 @@ import { blockTypes } from '../src/blocks/index.js';
 import { stateMessage } from '../src/mqtt/state.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
-import { BlockRuntime } from '../src/runtime/runtime.js';
+import { ALL, BlockRuntime } from '../src/runtime/runtime.js';
 
 const runtime = new BlockRuntime({
   serviceId: 'edge-one',
@@ -39,7 +39,8 @@ for (let i = 0; i < 10; i++) {
 }
 runtime.tick(1000);
 const user = runtime
-  .readAll()
+  .read(ALL)
+  .json()
   .filter((b) => b.nid >= 100)
   .slice(0, 100);
 const drop = (key: string) => JSON.stringify(user, (k, v) => (k === key ? undefined : v));

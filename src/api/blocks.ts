@@ -1,10 +1,10 @@
 // The block API routes: every endpoint of the spec, all POST with JSON bodies.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { BlockRuntime } from '../runtime/runtime.js';
+import { ALL, type BlockRuntime } from '../runtime/runtime.js';
 import { blockSchemas } from './block-schemas.js';
 import { NoBody } from './route-validation.js';
 
-/** Send JSON encoded already (the runtime's encoding cache, as bytes); fastify sends it as it is. */
+/** Send JSON encoded already (a read's bytes, from the runtime's encoding cache); fastify sends it as it is. */
 const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
 
 export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
@@ -20,13 +20,13 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       return reply.status(201).send(block);
     });
     app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) =>
-      json(reply, runtime.readBytes(req.body)),
+      json(reply, runtime.read(req.body).bytes()),
     );
     app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) =>
-      json(reply, runtime.readBytes(req.body, 'logged')),
+      json(reply, runtime.read(req.body, 'logged').bytes()),
     );
     app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) =>
-      json(reply, runtime.readBytes(req.body, 'stored')),
+      json(reply, runtime.read(req.body, 'stored').bytes()),
     );
     app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) =>
       runtime.write(req.body, 'rest'),
@@ -67,13 +67,13 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       async (req) => runtime.deleteMany(req.body, 'rest'),
     );
     app.post('/blocks/all/read', doc('Read every block', NoBody, s.blocks), async (_req, reply) =>
-      json(reply, runtime.readAllBytes()),
+      json(reply, runtime.read(ALL).bytes()),
     );
     app.post('/blocks/all/read/logged', doc('Logged data of every block', NoBody, s.blocks), async (_req, reply) =>
-      json(reply, runtime.readAllBytes('logged')),
+      json(reply, runtime.read(ALL, 'logged').bytes()),
     );
     app.post('/blocks/all/read/stored', doc('Stored data of every block', NoBody, s.blocks), async (_req, reply) =>
-      json(reply, runtime.readAllBytes('stored')),
+      json(reply, runtime.read(ALL, 'stored').bytes()),
     );
     app.post(
       '/blocks/all/delete',

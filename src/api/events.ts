@@ -5,7 +5,7 @@
 // At stop every stream gets a last `state` with `online: false` and ends, so the page shows
 // offline and the HTTP server can close (an open stream would hold it until the stop limit).
 import type { FastifyPluginAsync } from 'fastify';
-import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
+import { ALL, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 
 /** How long a browser waits before reconnecting after the stream drops (the SSE `retry` field). */
 const RETRY_MS = 2000;
@@ -58,7 +58,7 @@ export class EventStreams {
           try {
             send('state', {
               status: online ? status() : { ...status(), online: false },
-              blocks: runtime.readAll(),
+              blocks: runtime.read(ALL).json(),
               relations: runtime.relations(),
               claims: runtime.claims(),
             });
@@ -75,7 +75,7 @@ export class EventStreams {
         sendState();
         const timer = setInterval(sendState, intervalMs);
         const onChange = (ev: ChangeEvent) =>
-          send('patch', { changed: ev.changed.map((b) => runtime.toJson(b)), deleted: ev.deleted });
+          send('patch', { changed: ev.changed.map((b) => runtime.read(b).json()), deleted: ev.deleted });
         runtime.on('change', onChange);
         const detach = () => {
           if (!this.open.delete(stream)) return false;

@@ -176,8 +176,8 @@ function entryFields(key: string, value: unknown, limits: HistoryLimits, kept?: 
  * own): each top-level entry is flattened and checked, and the fields sorted by name (as
  * flatten() would give them). With `memo`, an entry whose value is an object is flattened and
  * checked once per object: the controller's own message keeps each unchanged block's part as
- * the same object (src/mqtt/history.ts), so only the blocks that changed are flattened again,
- * and those along the paths built for them before.
+ * the same object (the runtime's history read, src/runtime/reads.ts), so only the blocks that
+ * changed are flattened again, and those along the paths built for them before.
  * The memo belongs to one caller with one set of limits.
  */
 export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMITS, memo?: FieldsMemo): Parsed {

@@ -11,7 +11,7 @@
 // configs left from blocks deleted while the service was down are found and removed on connect.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
-import type { BlockJson, BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
+import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
 import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
 
@@ -167,12 +167,12 @@ export class HomeAssistant {
   }
 
   private publishAll(): void {
-    for (const block of this.o.runtime.readAll()) this.publishBlock(block);
+    for (const block of this.o.runtime.read(ALL).json()) this.publishBlock(block);
   }
 
   private publishStates(): void {
     if (!this.o.mqtt.connected) return;
-    for (const block of this.o.runtime.readAll()) {
+    for (const block of this.o.runtime.read(ALL).json()) {
       const specs = this.entitiesOf(block);
       if (specs) this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
     }
@@ -187,7 +187,7 @@ export class HomeAssistant {
         else this.unpublish(id);
       }
     }
-    for (const b of ev.changed) this.publishBlock(this.o.runtime.toJson(b));
+    for (const b of ev.changed) this.publishBlock(this.o.runtime.read(b).json());
   }
 
   /** A retained config of ours for an entity that no longer exists is cleared. */
@@ -217,7 +217,7 @@ export class HomeAssistant {
       this.o.log.warn({ topic }, `home assistant command on ${topic} dropped: no such entity`);
       return;
     }
-    const json = this.o.runtime.toJson(block);
+    const json = this.o.runtime.read(block).json();
     const patch = commandPatch(
       spec,
       this.announced.get(`${nid}_${key}`) ?? announce(spec, this.o.units.prefs),

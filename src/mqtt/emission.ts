@@ -5,28 +5,11 @@
 // controller's own history goes to its own store every cycle all the same (onHistory): a broker
 // away or hung is no gap in the controller's history.
 import type { Logger } from '../log.js';
-import type { BlockRuntime } from '../runtime/runtime.js';
+import { ALL, type BlockRuntime } from '../runtime/runtime.js';
 import { Cadence } from './cadence.js';
 import type { MqttConnection } from './connection.js';
-import { cachedHistoryPayload } from './history.js';
 import { stateMessage, type ControllerStatus } from './state.js';
 import type { Topics } from './topics.js';
-
-/** Stands for the block list in the serialised state message until the cached text replaces it. */
-const BLOCKS_SLOT = '\u0000blocks\u0000';
-const SLOT_JSON = JSON.stringify(BLOCKS_SLOT);
-
-/**
- * The state message's serialised JSON split around its block slot: the runtime joins the cached
- * blocks' bytes between the two (no text of the whole message is made). Only relations and
- * claims (block ids: no control characters) follow the blocks, so the slot is the last match
- * even if a status text before it held the same characters.
- */
-export function aroundBlocks(serialised: string): [head: string, tail: string] {
-  const at = serialised.lastIndexOf(SLOT_JSON);
-  if (at < 0) throw new Error('the state message has no block slot');
-  return [serialised.slice(0, at), serialised.slice(at + SLOT_JSON.length)];
-}
 
 export interface EmissionCounts {
   cycles: number;
@@ -125,10 +108,12 @@ export class Emission {
   /** The message and its size when it went to the broker. */
   private publishHistory(): { message: unknown; bytes: number } | null {
     const { conn, runtime, topics, key } = this.opts;
-    const { message, bytes } = cachedHistoryPayload(key, runtime);
+    // `{key, data}`, data the numbers of each block's logged data (the runtime's history mode).
+    const history = runtime.read(ALL, 'history');
+    const bytes = history.within((data) => ({ key, data }));
     if (!conn.publish(topics.history, bytes)) return null;
     this.counts.history++;
-    return { message, bytes: bytes.length };
+    return { message: { key, data: history.json() }, bytes: bytes.length };
   }
 
   /** The message and its size, not published. */
@@ -142,14 +127,14 @@ export class Emission {
     const { conn, runtime, topics, key, ttl, status } = this.opts;
     if (!conn.connected) return false;
     try {
-      // The block list goes in as the cached JSON text (src/runtime/encode-cache.ts).
-      const message = stateMessage(key, ttl, {
-        status: status(),
-        blocks: BLOCKS_SLOT as never,
-        relations: runtime.relations(),
-        claims: runtime.claims(),
-      });
-      const payload = runtime.readAllBytes('default', aroundBlocks(JSON.stringify(message)));
+      const payload = runtime.read(ALL).within((blocks) =>
+        stateMessage(key, ttl, {
+          status: status(),
+          blocks,
+          relations: runtime.relations(),
+          claims: runtime.claims(),
+        }),
+      );
       if (!conn.publish(topics.state, payload, { retain: true })) return false;
       this.counts.state++;
       return true;

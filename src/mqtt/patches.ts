@@ -15,7 +15,7 @@ export function publishPatches(opts: {
   const { conn, runtime, topics, key, ttl } = opts;
   const onChange = (ev: ChangeEvent) => {
     if (!conn.connected) return;
-    const changed = ev.changed.map((b) => runtime.toJson(b));
+    const changed = ev.changed.map((b) => runtime.read(b).json());
     conn.publish(topics.patch, JSON.stringify(patchMessage(key, ttl, changed, ev.deleted)));
   };
   runtime.on('change', onChange);

@@ -6,6 +6,7 @@ import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
 import type { BackupStore, RuntimeCore } from './core.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
+import { blockJson } from './block-json.js';
 
 export interface Backup {
   timestamp: string;
@@ -40,7 +41,7 @@ export function saveBackup(rt: RuntimeCore): Backup {
   return {
     timestamp: new Date(wall).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     version: rt.version,
-    blocks: rt.blocks().map((b) => rt.toJson(b, 'stored')),
+    blocks: rt.blocks().map((b) => blockJson(b, 'stored', rt)),
     store: rt.backupStore?.save() ?? [],
   };
 }

@@ -1,7 +1,6 @@
 // What the runtime's own modules (backup, batch, rename, discovery, records, validation, the
 // update context) see of the block runtime. They import this interface rather than the class,
 // so runtime.ts can import them without an import cycle; BlockRuntime implements it.
-import type { ReadMode } from '../codec/encode.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { Logger } from '../log.js';
 import type { BlockTable } from './block-table.js';
@@ -55,7 +54,6 @@ export interface RuntimeCore {
   delete(input: unknown, origin?: string): Ident;
   tick(now?: number): void;
   emit(event: 'change', change: ChangeEvent): boolean;
-  toJson(block: AnyBlock, mode?: ReadMode): BlockJson;
   ident(block: AnyBlock): Ident;
 
   insert(

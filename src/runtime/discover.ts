@@ -4,6 +4,7 @@ import { DEFAULT_UNITS } from '../codec/units.js';
 import type { BlockJson } from './body.js';
 import type { RuntimeCore } from './core.js';
 import type { AnyBlock, Data } from './types.js';
+import { blockJson } from './block-json.js';
 
 export interface DiscoveredBlock {
   type: string;
@@ -35,6 +36,6 @@ export function discoverBlocks(rt: RuntimeCore, discoverers: Discoverer[], origi
       }
     }
     if (created.length) rt.emit('change', { changed: created, deleted: [], origin });
-    return created.map((b) => rt.toJson(b));
+    return created.map((b) => blockJson(b, 'default', rt));
   });
 }

@@ -14,6 +14,7 @@
 import type { ReadMode } from '../codec/encode.js';
 import { ByteSlot, joinBytes } from '../shared/json.js';
 import type { UnitPrefs } from '../codec/units.js';
+import { blockText } from './block-json.js';
 import type { AnyBlock } from './types.js';
 
 interface Entry {
@@ -41,8 +42,6 @@ export interface EncodeSource {
   serviceId: string;
   units: UnitPrefs;
   blocks(): readonly AnyBlock[];
-  /** `JSON.stringify(toJson(block, mode))`. */
-  toText(block: AnyBlock, mode: ReadMode): string;
   prependListener(event: 'change' | 'tick', fn: () => void): unknown;
 }
 
@@ -68,23 +67,16 @@ export class EncodeCache {
     this.lists.clear();
   }
 
-  /** The JSON text of one block, as `JSON.stringify(runtime.toJson(block, mode))`. */
-  text(block: AnyBlock, mode: ReadMode = 'default'): string {
-    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode).toString();
+  /**
+   * The JSON of one block, as UTF-8 bytes: a view of its slot, valid until the block changes.
+   * What leaves the caller (an HTTP answer on a slow socket) must be a copy.
+   */
+  view(block: AnyBlock, mode: ReadMode): Buffer {
+    return this.lookup(block, `${mode} ${this.unitsKey()}`, mode);
   }
 
-  /** The same as UTF-8 bytes, what an HTTP answer sends: a copy, since the cache's own change in place. */
-  bytes(block: AnyBlock, mode: ReadMode = 'default'): Buffer {
-    return Buffer.from(this.lookup(block, `${mode} ${this.unitsKey()}`, mode));
-  }
-
-  /** The JSON text of the block list (every block, by nid), as `JSON.stringify(runtime.readAll(mode))`. */
-  list(mode: ReadMode = 'default'): string {
-    return this.listBytes(mode).toString();
-  }
-
-  /** The same list as UTF-8 bytes, what all/read answers. Shared: callers must not change it. */
-  listBytes(mode: ReadMode = 'default'): Buffer {
+  /** The JSON of the block list (every block, by nid) as UTF-8 bytes, what all/read answers. Shared: callers must not change it. */
+  listBytes(mode: ReadMode): Buffer {
     const key = `${mode} ${this.unitsKey()}`;
     const cached = this.lists.get(key);
     if (cached) return cached;
@@ -97,7 +89,7 @@ export class EncodeCache {
    * `head + list + tail` as UTF-8 bytes in one new buffer, not kept: the state message, which
    * would otherwise be a copy of the list copied again. The caller owns it.
    */
-  wrappedListBytes(head: string, tail: string, mode: ReadMode = 'default'): Buffer {
+  wrappedListBytes(head: string, tail: string, mode: ReadMode): Buffer {
     return this.joinList(`${mode} ${this.unitsKey()}`, mode, head, tail);
   }
 
@@ -132,7 +124,7 @@ export class EncodeCache {
     const entry = this.current(block);
     let made = entry.texts.get(key);
     if (made?.version !== entry.version) {
-      const text = this.source.toText(block, mode);
+      const text = blockText(block, mode, this.source);
       if (made) {
         made.value.set(text);
         made.version = entry.version;

@@ -3,14 +3,13 @@
 // inside one; discovery and backup load, which await hardware, share one lock.
 import { EventEmitter } from 'node:events';
 import { withReadonly } from '../codec/decode.js';
-import { encodeData, writeData, type ReadMode } from '../codec/encode.js';
-import { loggedNumbers, type NumericTree } from '../codec/logged-numbers.js';
+import type { ReadMode } from '../codec/encode.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { ChannelClaims, claimChains, relations, releaseStale, type Claim, type Relation } from './claims.js';
 import { LinkIndex, type OutLink } from './links.js';
 import { WallClockWatch, type Clock, type ClockJump } from './clock.js';
-import { EncodeCache } from './encode-cache.js';
+import { ALL, Reads, type Encoded, type HistoryData } from './reads.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { checkRecordSize } from './limits.js';
 import { SchedulerOrder } from './order.js';
@@ -30,6 +29,7 @@ import { decodeBlockData, typeOf, validateBody } from './validation.js';
 import { createBlock, deleteAllBlocks, deleteBlock, updateBlock, type Deleted } from './writes.js';
 import type { AnyBlock, BlockTypeDef, Data, UpdateContext, WallMove, WriteInfo } from './types.js';
 
+export { ALL, type Encoded, type HistoryData, type ReadMode } from './reads.js';
 export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from './body.js';
 export type { Backup } from './backup.js';
 export type { BackupStore, ChangeEvent } from './core.js';
@@ -85,8 +85,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   paused = false;
   tickCount = 0;
   private readonly unsaved = new UnsavedBlocks(this);
-  /** Encoded JSON text per block, shared by REST reads and the state emission. */
-  readonly encodings: EncodeCache;
+  /** Every read (read()) goes through the encoding cache here; nothing outside the runtime sees it. */
+  private readonly reads: Reads;
   /** Wall-clock jumps, looked for before every tick and write (checkClock). */
   readonly wallWatch: WallClockWatch;
 
@@ -103,7 +103,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.backupStore = opts.backupStore;
     for (const t of opts.types) this.types.set(t.type, t);
     this.ctx = makeUpdateContext(this, this.unsaved);
-    this.encodings = new EncodeCache(this);
+    this.reads = new Reads(this);
     this.wallWatch = new WallClockWatch(this.clock);
   }
 
@@ -156,8 +156,25 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return createBlock(this, input, origin);
   }
 
-  read(input: unknown, mode: ReadMode = 'default'): BlockJson {
-    return this.toJson(this.resolveIdent(input), mode);
+  /**
+   * The one read: a block named by an ident body (`{id}` or `{nid}`, as blocks/read takes it; a
+   * block of a change event names itself) or every block (`ALL`, by nid), in a read mode
+   * (default, stored, logged) and the user's unit preference; for ALL also the history mode:
+   * each block's logged numbers, the history message's data. A block that is not there throws
+   * at once; the encoding happens when the Encoded is asked for the value or its bytes (reads.ts).
+   */
+  read(which: typeof ALL, mode: 'history'): Encoded<HistoryData>;
+  read(which: typeof ALL, mode?: ReadMode): Encoded<BlockJson[]>;
+  read(which: unknown, mode?: ReadMode): Encoded<BlockJson>;
+  read(which: unknown, mode: ReadMode | 'history' = 'default'): Encoded<unknown> {
+    if (which === ALL) return mode === 'history' ? this.reads.history() : this.reads.list(mode);
+    if (mode === 'history') throw new Error('the history mode reads every block (ALL)');
+    return this.reads.block(this.resolveIdent(which), mode);
+  }
+
+  /** Blocks encoded since start: reads the encoding cache could not serve. */
+  get encodeMisses(): number {
+    return this.reads.misses;
   }
 
   write(input: unknown, origin = 'api'): BlockJson {
@@ -192,30 +209,6 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return validateBody(this, input);
   }
 
-  readAll(mode: ReadMode = 'default'): BlockJson[] {
-    return this.blocks().map((b) => this.toJson(b, mode));
-  }
-
-  /** `JSON.stringify(read(input, mode))`, from the encoding cache. */
-  readText(input: unknown, mode: ReadMode = 'default'): string {
-    return this.encodings.text(this.resolveIdent(input), mode);
-  }
-
-  /** The same as UTF-8 bytes (what blocks/read answers). */
-  readBytes(input: unknown, mode: ReadMode = 'default'): Buffer {
-    return this.encodings.bytes(this.resolveIdent(input), mode);
-  }
-
-  /** `JSON.stringify(readAll(mode))`, from the encoding cache. */
-  readAllText(mode: ReadMode = 'default'): string {
-    return this.encodings.list(mode);
-  }
-
-  /** The same as UTF-8 bytes (what all/read answers); with `around`, between its head and tail, in a buffer of the caller's own. */
-  readAllBytes(mode: ReadMode = 'default', around?: readonly [head: string, tail: string]): Buffer {
-    return around ? this.encodings.wrappedListBytes(around[0], around[1], mode) : this.encodings.listBytes(mode);
-  }
-
   deleteAll(origin = 'api'): Ident[] {
     return deleteAllBlocks(this, origin);
   }
@@ -232,45 +225,6 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   /** Replace every block (and the controller's datastore documents) with a backup's. */
   backupLoad(input: unknown, origin = 'backup'): Promise<BackupLoadResult> {
     return loadBackup(this, input, origin);
-  }
-
-  // ---- encoding ------------------------------------------------------------------------
-
-  toJson(block: AnyBlock, mode: ReadMode = 'default'): BlockJson {
-    const json: BlockJson = {
-      id: block.id,
-      nid: block.nid,
-      type: block.def.type,
-      serviceId: this.serviceId,
-      data: encodeData(block.def.fields, block.data as Data, mode, this.units),
-    };
-    if (mode !== 'logged') json.meta = block.meta;
-    return json;
-  }
-
-  /** The numbers of the block's logged data, the block's part of the history message (logged-numbers.ts). */
-  loggedNumbers(block: AnyBlock): NumericTree | undefined {
-    return loggedNumbers(block.def.fields, block.data as Data, this.units);
-  }
-
-  /** `JSON.stringify(toJson(block, mode))`; the default mode is written straight from the field table (dataText). */
-  toText(block: AnyBlock, mode: ReadMode = 'default'): string {
-    if (mode !== 'default') return JSON.stringify(this.toJson(block, mode));
-    const parts = [
-      '{"id":',
-      JSON.stringify(block.id),
-      ',"nid":',
-      JSON.stringify(block.nid),
-      ',"type":',
-      JSON.stringify(block.def.type),
-      ',"serviceId":',
-      JSON.stringify(this.serviceId),
-      ',"data":',
-    ];
-    writeData(parts, block.def.fields, block.data as Data, this.units);
-    if (block.meta !== undefined) parts.push(',"meta":', JSON.stringify(block.meta));
-    parts.push('}');
-    return parts.join('');
   }
 
   ident(block: AnyBlock): Ident {
@@ -313,7 +267,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     }
     if (!changed.length) return;
     for (const block of changed) this.unsaved.persist(block);
-    this.encodings.invalidate();
+    this.reads.invalidate();
     this.changed({ changed, deleted: [], origin: 'clock' });
   }
 
@@ -385,7 +339,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.order.invalidate();
     this.links.invalidate();
     this.channelClaims.invalidate();
-    this.encodings.invalidate();
+    this.reads.invalidate();
     releaseStale(this.table.values(), (id) => this.table.byId(id));
   }
 
@@ -395,7 +349,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
    * cost does not grow with the number of blocks.
    */
   afterBlockChange(block: AnyBlock): void {
-    this.encodings.invalidate();
+    this.reads.invalidate();
     const before = this.links.update(block);
     const after = this.links.outgoing(block);
     if (!before || !sameLinks(before, after)) this.order.place(block);
@@ -406,7 +360,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /** After one block was removed: claims it held on what it linked to are dropped. */
   afterBlockRemoved(block: AnyBlock, links: OutLink[]): void {
-    this.encodings.invalidate();
+    this.reads.invalidate();
     this.releaseStaleAround(block, links);
   }
 

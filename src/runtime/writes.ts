@@ -5,6 +5,7 @@ import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js
 import type { RuntimeCore } from './core.js';
 import { conflict, invalid } from './errors.js';
 import type { AnyBlock, Data } from './types.js';
+import { blockJson } from './block-json.js';
 
 export function createBlock(rt: RuntimeCore, input: unknown, origin: string): BlockJson {
   const body = blockBody(input, true);
@@ -26,7 +27,7 @@ export function createBlock(rt: RuntimeCore, input: unknown, origin: string): Bl
   rt.afterWrite(block, { previous: undefined, patch: false, given }, () => rt.remove(block, false));
   rt.scope?.undo.push(() => rt.remove(block, false));
   rt.changed({ changed: [block], deleted: [], origin });
-  return rt.toJson(block);
+  return blockJson(block, 'default', rt);
 }
 
 /** Write (replace the data) or patch (merge into it) an existing block. */
@@ -53,7 +54,7 @@ export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, o
   rt.afterWrite(block, { previous, patch: isPatch, given }, undo);
   rt.scope?.undo.push(undo);
   rt.changed({ changed: [block], deleted: [], origin });
-  return rt.toJson(block);
+  return blockJson(block, 'default', rt);
 }
 
 /** A link left pointing at a block that no longer exists: the block holding it and the field path in its data. */

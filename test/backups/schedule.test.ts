@@ -56,7 +56,7 @@ t.test('scheduled backups follow the cron schedule on a manual clock and are pru
   t.equal(backup.name, 'auto-20261122T160000Z');
   const { messages } = await runtime.backupLoad(backup);
   t.same(messages, []);
-  t.equal(at(runtime.read({ id: 'Beer Sensor' }).data, 'setting', 'value'), 18, 'a scheduled backup loads back');
+  t.equal(at(runtime.read({ id: 'Beer Sensor' }).json().data, 'setting', 'value'), 18, 'a scheduled backup loads back');
 });
 
 t.test('cron validation', async (t) => {

@@ -61,7 +61,7 @@ t.test('digital constrainedBy list becomes the constraints object (durations and
   t.equal(c.delayedOn!.duration.value, 1.5);
   t.equal(c.delayedOff!.duration.value, 4);
   t.same([c.mutexed!.enabled, c.mutexed!.mutexId.id, c.mutexed!.extraHoldTime.value], [true, 'mutex', 2700]);
-  const stored = rt.read({ id: 'cool' }, 'stored').data as Record<string, any>;
+  const stored = rt.read({ id: 'cool' }, 'stored').json().data as Record<string, any>;
   t.notOk('constrainedBy' in stored, 'the legacy name is not stored');
   t.equal(stored.constraints.mutexed.extraHoldTime.value, 2700, 'the translated constraint is stored');
 });
@@ -187,7 +187,7 @@ t.test('dropped fields are ignored, renamed ones move, unknown ones are still a 
     /data\.bogusField/,
     /unknown field 'bogusField'/,
   );
-  t.equal(rt.read({ id: 'sp' }).data.enabled, true, 'a refused patch changed nothing');
+  t.equal(rt.read({ id: 'sp' }).json().data.enabled, true, 'a refused patch changed nothing');
 });
 
 t.test('older UI shapes of FastPwm, MotorValve, Sequence, ActuatorLogic and the IO modules', async (t) => {
@@ -197,7 +197,7 @@ t.test('older UI shapes of FastPwm, MotorValve, Sequence, ActuatorLogic and the 
     type: 'DS2408',
     data: { address: '29ee000000000001', connectMode: 'CONNECT_VALVE', pins: [] },
   });
-  t.notOk('pins' in rt.read({ id: 'valves' }).data, 'pins (the old channel list) is not reported');
+  t.notOk('pins' in rt.read({ id: 'valves' }).json().data, 'pins (the old channel list) is not reported');
   const pwm = rt.create({
     id: 'pwm',
     type: 'FastPwm',
@@ -323,7 +323,7 @@ t.test('UI quirks: link 0, empty address, nid 0 or null, unit spellings, SysInfo
     data: { displayBrightness: 120, tempUnit: 'TEMP_FAHRENHEIT', ip: '10.0.0.2', voltage5: 5 },
   });
   t.same([sys.data.displayBrightness, sys.data.tempUnit], [120, 'TEMP_FAHRENHEIT']);
-  t.same([rt.read({ id: 'SysInfo' }, 'stored').data.displayBrightness], [120], 'stored');
+  t.same([rt.read({ id: 'SysInfo' }, 'stored').json().data.displayBrightness], [120], 'stored');
 });
 
 t.test('output carries both type markers', async (t) => {

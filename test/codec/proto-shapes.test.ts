@@ -153,12 +153,12 @@ t.test('the proto shape of every type is accepted, and writing a read back chang
       t.fail(`${type}: ${(e as Error).message}`);
       continue;
     }
-    const stored = runtime.read({ id }, 'stored');
-    runtime.write({ id, type, data: runtime.read({ id }).data });
-    t.same(runtime.read({ id }, 'stored'), stored, `${type}: accepted; a read written back is the same block`);
+    const stored = runtime.read({ id }, 'stored').json();
+    runtime.write({ id, type, data: runtime.read({ id }).json().data });
+    t.same(runtime.read({ id }, 'stored').json(), stored, `${type}: accepted; a read written back is the same block`);
     t.equal(created.type, type);
   }
-  const sys = runtime.read({ id: 'SysInfo' });
+  const sys = runtime.read({ id: 'SysInfo' }).json();
   const patched = runtime.patch({
     id: 'SysInfo',
     type: 'SysInfo',

@@ -12,7 +12,7 @@ t.test('Balancer: over-subscription is scaled to 100 %, headroom is shared, clie
   t.ok(Math.abs(su.data('b').setting - 100 / 3) < 1e-6, `40 -> ${su.data('b').setting.toFixed(2)}`);
   t.equal(su.data('a').constraints.balanced.limiting, true);
   t.ok(Math.abs(su.data('a').constraints.balanced.granted - 200 / 3) < 1e-6);
-  const clients = su.runtime.read({ id: 'balancer' }).data.clients as {
+  const clients = su.runtime.read({ id: 'balancer' }).json().data.clients as {
     id: { id: string };
     requested: number;
     granted: number;
@@ -34,6 +34,6 @@ t.test('Balancer: over-subscription is scaled to 100 %, headroom is shared, clie
   su.runtime.delete({ id: 'b' });
   await su.run(5000, 100);
   t.equal(su.data('a').setting, 90, 'a deleted client drops out');
-  t.equal((su.runtime.read({ id: 'balancer' }).data.clients as unknown[]).length, 1);
+  t.equal((su.runtime.read({ id: 'balancer' }).json().data.clients as unknown[]).length, 1);
   t.end();
 });

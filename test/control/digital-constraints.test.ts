@@ -31,7 +31,7 @@ t.test('constraints keep a fixed order, and limiting/remaining are read-only', a
     delayedOn: { duration: s(3), enabled: false },
     minOff: { duration: s(4), enabled: false, limiting: true },
   });
-  const json = su.runtime.read({ id: 'a' }).data as { constraints: Record<string, Record<string, unknown>> };
+  const json = su.runtime.read({ id: 'a' }).json().data as { constraints: Record<string, Record<string, unknown>> };
   t.same(Object.keys(json.constraints), ['minOff', 'minOn', 'delayedOn', 'delayedOff', 'mutexed']);
   t.same(Object.keys(json.constraints.minOn!), ['duration', 'enabled', 'limiting', 'remaining']);
   t.same(Object.keys(json.constraints.mutexed!), [
@@ -49,7 +49,7 @@ t.test('constraints keep a fixed order, and limiting/remaining are read-only', a
     'remaining in the input is ignored',
   );
   t.equal(json.constraints.mutexed!.hasLock, false, 'hasLock in the input is ignored');
-  const stored = su.runtime.read({ id: 'a' }, 'stored').data as {
+  const stored = su.runtime.read({ id: 'a' }, 'stored').json().data as {
     constraints: Record<string, Record<string, unknown>>;
   };
   t.notOk('remaining' in stored.constraints.minOn!, 'remaining is not stored');

@@ -58,7 +58,7 @@ t.test('lines are normalised on write; a bad line is stored with its error and n
       'WAIT_SETPOINT target=sp,precision=0.25dC',
     ],
   });
-  const out = su.runtime.read({ id: 'seq' }).data as Record<string, any>;
+  const out = su.runtime.read({ id: 'seq' }).json().data as Record<string, any>;
   t.same(out.instructions, [
     '# This is a comment',
     'SET_SETPOINT target=sp, setting=40.0C',
@@ -221,7 +221,7 @@ t.test('variables: resolved on every check, errors for undefined and mistyped on
       }),
     { kind: 'invalid', message: /exactly one/ },
   );
-  const stored = su.runtime.read({ id: 'vars' }, 'stored').data as Record<string, any>;
+  const stored = su.runtime.read({ id: 'vars' }, 'stored').json().data as Record<string, any>;
   t.same(stored.variables.target, { link: { __objtype: 'Link', __bloxtype: 'Link', type: 'Any', id: 'sp' } });
   t.end();
 });

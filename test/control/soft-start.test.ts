@@ -111,7 +111,7 @@ t.test(
     t.equal(duty(su, 4), 80, 'no ramp, inverted: 20 % setting = 80 % pin duty');
     t.equal(su.data('pump').value, 20);
     t.equal(
-      at(su.runtime.read({ id: 'Pins' }).data, 'channels', 3, 'claimedBy', 'id'),
+      at(su.runtime.read({ id: 'Pins' }).json().data, 'channels', 3, 'claimedBy', 'id'),
       'pump',
       'the channel is claimed',
     );

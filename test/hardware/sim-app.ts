@@ -89,7 +89,7 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
     post: (route, body) => call('POST', route, body),
     get: (route) => call('GET', route),
     run: (ms, step = 100) => runFor(app.runtime, clock, ms, step, [...(opts.hooks ?? []), serviced]),
-    data: (id) => app.runtime.read({ id }).data,
+    data: (id) => app.runtime.read({ id }).json().data,
     async close() {
       if (closed) return;
       closed = true;

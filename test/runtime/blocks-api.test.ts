@@ -1,6 +1,7 @@
 import t from 'tap';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { ALL } from '../../src/runtime/runtime.js';
 import { at, objectAt } from '../helpers/json.js';
 
 const sensor = { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20 } };
@@ -83,7 +84,7 @@ t.test('meta is kept, replaced by write, shallow-merged by patch', async (t) => 
   runtime.create({ ...sensor, meta: { color: 'red', pos: { x: 1 } } });
   let b = runtime.patch({ id: 'Beer Sensor', type: 'TempSensorMock', data: {}, meta: { pos: { y: 2 } } });
   t.same(b.meta, { color: 'red', pos: { y: 2 } });
-  b = runtime.read({ id: 'Beer Sensor' });
+  b = runtime.read({ id: 'Beer Sensor' }).json();
   t.same(b.meta, { color: 'red', pos: { y: 2 } });
   b = runtime.write({ ...sensor, meta: { only: true } });
   t.same(b.meta, { only: true });
@@ -100,8 +101,8 @@ t.test('ids, nids and the system block', async (t) => {
   t.ok(b.nid > a.nid, 'nids are never reused');
   const c = runtime.create({ ...sensor, id: 'chosen', nid: 500 });
   t.equal(c.nid, 500);
-  t.equal(runtime.read({ id: 'nope', nid: 500 }).id, 'chosen', 'nid wins over id');
-  const sys = runtime.read({ nid: 2 });
+  t.equal(runtime.read({ id: 'nope', nid: 500 }).json().id, 'chosen', 'nid wins over id');
+  const sys = runtime.read({ nid: 2 }).json();
   t.equal(sys.id, 'SysInfo');
   t.equal(sys.type, 'SysInfo');
   t.throws(() => runtime.delete({ id: 'SysInfo' }), { name: 'BlockError', kind: 'conflict' });
@@ -114,26 +115,34 @@ t.test('ids, nids and the system block', async (t) => {
     ['Beer Sensor', 'chosen'],
   );
   t.same(
-    runtime.readAll().map((b) => b.id),
+    runtime
+      .read(ALL)
+      .json()
+      .map((b) => b.id),
     runtime
       .blocks()
       .filter((b) => b.def.system)
       .map((b) => b.id),
     'only system blocks remain',
   );
-  t.ok(runtime.readAll().some((b) => b.id === 'SysInfo'));
+  t.ok(
+    runtime
+      .read(ALL)
+      .json()
+      .some((b) => b.id === 'SysInfo'),
+  );
 });
 
 t.test('units preference changes output and the meaning of bare numbers', async (t) => {
   const { runtime, units } = testRuntime();
   runtime.create({ id: 'sp', type: 'SetpointSensorPair', data: { storedSetting: 20, filterThreshold: 1 } });
   units.temperature = 'degF';
-  let b = runtime.read({ id: 'sp' });
+  let b = runtime.read({ id: 'sp' }).json();
   t.same(b.data.storedSetting, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 });
   t.same(b.data.filterThreshold, { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degF', value: 1.8 });
   runtime.patch({ id: 'sp', type: 'SetpointSensorPair', data: { storedSetting: 50 } });
   units.temperature = 'degC';
-  b = runtime.read({ id: 'sp' });
+  b = runtime.read({ id: 'sp' }).json();
   t.equal(at(b.data, 'storedSetting', 'value'), 10);
 });
 
@@ -146,13 +155,17 @@ t.test('a link to a deleted block dangles without breaking the owner', async (t)
     clock.advance(1000);
     runtime.tick();
   }
-  const b = runtime.read({ id: 'Beer Setpoint' });
+  const b = runtime.read({ id: 'Beer Setpoint' }).json();
   t.equal(at(b.data, 'sensorId', 'id'), 'Beer Sensor', 'the link still names its target');
   t.equal(at(b.data, 'value', 'value'), null, 'the value goes null after the sensor disappears');
   runtime.create(sensor);
   clock.advance(1000);
   runtime.tick();
-  t.equal(at(runtime.read({ id: 'Beer Setpoint' }).data, 'value', 'value'), 20, 're-resolves when the target returns');
+  t.equal(
+    at(runtime.read({ id: 'Beer Setpoint' }).json().data, 'value', 'value'),
+    20,
+    're-resolves when the target returns',
+  );
 });
 
 t.test('a change that cannot be stored is undone in memory too', async (t) => {
@@ -173,13 +186,13 @@ t.test('a change that cannot be stored is undone in memory too', async (t) => {
   persistence.failFor = 'ghost';
   t.throws(() => runtime.create({ id: 'ghost', type: 'TempSensorMock', data: {} }), /disk full/);
   t.notOk(runtime.find('ghost'), 'no ghost block after a failed create');
-  t.doesNotThrow(() => runtime.readAll());
+  t.doesNotThrow(() => runtime.read(ALL).json());
   persistence.failFor = 'Beer Sensor';
   t.throws(
     () => runtime.patch({ id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 30 }, meta: { x: 1 } }),
     /disk full/,
   );
-  const b = runtime.read({ id: 'Beer Sensor' });
+  const b = runtime.read({ id: 'Beer Sensor' }).json();
   t.equal(at(b.data, 'setting', 'value'), 20, 'the failed patch is rolled back');
   t.same(b.meta, {});
   persistence.failFor = 'new';

@@ -2,7 +2,7 @@
 // each block and of the list equals a fresh encoding, in every read mode and unit preference.
 import t, { type Test } from 'tap';
 import type { ReadMode } from '../../src/codec/encode.js';
-import type { BlockRuntime } from '../../src/runtime/runtime.js';
+import { ALL, type BlockRuntime } from '../../src/runtime/runtime.js';
 import { testRuntime } from '../helpers/runtime.js';
 
 const link = (id: string) => ({ __objtype: 'Link', id });
@@ -11,11 +11,11 @@ const MODES: ReadMode[] = ['default', 'stored', 'logged'];
 /** Read everything from the cache, so a later change has something to make stale. */
 function prime(runtime: BlockRuntime): void {
   for (const mode of MODES) {
-    runtime.readAllText(mode);
-    runtime.readAllBytes(mode);
+    runtime.read(ALL, mode).bytes().toString();
+    runtime.read(ALL, mode).bytes();
     for (const b of runtime.blocks()) {
-      runtime.readText({ id: b.id }, mode);
-      runtime.readBytes({ id: b.id }, mode);
+      runtime.read({ id: b.id }, mode).bytes().toString();
+      runtime.read({ id: b.id }, mode).bytes();
     }
   }
 }
@@ -32,14 +32,14 @@ function same(t: Test, runtime: BlockRuntime, after: string): void {
     `blocks() after ${after}`,
   );
   for (const mode of MODES) {
-    const fresh = JSON.stringify(runtime.readAll(mode));
-    t.equal(runtime.readAllText(mode), fresh, `all/read ${mode} after ${after}`);
-    t.equal(runtime.readAllBytes(mode).toString('utf8'), fresh, `all/read bytes ${mode} after ${after}`);
+    const fresh = JSON.stringify(runtime.read(ALL, mode).json());
+    t.equal(runtime.read(ALL, mode).bytes().toString(), fresh, `all/read ${mode} after ${after}`);
+    t.equal(runtime.read(ALL, mode).bytes().toString('utf8'), fresh, `all/read bytes ${mode} after ${after}`);
     for (const b of runtime.blocks()) {
-      const cached = runtime.readText({ id: b.id }, mode);
-      const fresh = JSON.stringify(runtime.read({ id: b.id }, mode));
+      const cached = runtime.read({ id: b.id }, mode).bytes().toString();
+      const fresh = JSON.stringify(runtime.read({ id: b.id }, mode).json());
       if (cached !== fresh) t.equal(cached, fresh, `read ${b.id} ${mode} after ${after}`);
-      const bytes = runtime.readBytes({ id: b.id }, mode).toString('utf8');
+      const bytes = runtime.read({ id: b.id }, mode).bytes().toString('utf8');
       if (bytes !== fresh) t.equal(bytes, fresh, `read bytes ${b.id} ${mode} after ${after}`);
     }
   }
@@ -82,10 +82,10 @@ t.test('cached and fresh encodings agree after every kind of change', async (t) 
   runtime.patch({ id: 'pair', type: 'SetpointSensorPair', data: { storedSetting: 19.5 }, meta: { note: 'patched' } });
   same(t, runtime, 'patch');
 
-  const before = runtime.readText({ id: 'sensor' });
+  const before = runtime.read({ id: 'sensor' }).bytes().toString();
   clock.advance(5000);
   runtime.tick();
-  t.not(runtime.readText({ id: 'sensor' }), before, 'the fluctuating sensor value moved');
+  t.not(runtime.read({ id: 'sensor' }).bytes().toString(), before, 'the fluctuating sensor value moved');
   same(t, runtime, 'an update that changes a value');
 
   units.temperature = 'degF';
@@ -93,7 +93,7 @@ t.test('cached and fresh encodings agree after every kind of change', async (t) 
   units.temperature = 'degC';
   same(t, runtime, 'the unit change back');
 
-  const claimedBefore = runtime.readText({ id: 'heater' });
+  const claimedBefore = runtime.read({ id: 'heater' }).bytes().toString();
   runtime.patch({ id: 'pwm', type: 'ActuatorPwm', data: { enabled: false } });
   clock.advance(1000);
   runtime.tick();
@@ -132,35 +132,39 @@ t.test('cached and fresh encodings agree after every kind of change', async (t) 
 
 t.test('a block that did not change is not encoded again', async (t) => {
   const { runtime, clock } = fermenter();
-  runtime.readAllText();
-  const misses = runtime.encodings.misses;
-  for (let i = 0; i < 10; i++) runtime.readAllText();
-  t.equal(runtime.encodings.misses, misses, 'repeated reads are served from the cache');
+  runtime.read(ALL).bytes().toString();
+  const misses = runtime.encodeMisses;
+  for (let i = 0; i < 10; i++) runtime.read(ALL).bytes().toString();
+  t.equal(runtime.encodeMisses, misses, 'repeated reads are served from the cache');
 
   clock.advance(1000);
   runtime.tick();
-  runtime.readAllText();
-  const encoded = runtime.encodings.misses - misses;
+  runtime.read(ALL).bytes().toString();
+  const encoded = runtime.encodeMisses - misses;
   t.ok(encoded > 0, 'blocks whose values changed are encoded again');
   t.ok(encoded < runtime.blocks().length, `only those (${encoded} of ${runtime.blocks().length})`);
 
-  const still = runtime.encodings.misses;
-  runtime.readText({ id: 'still' });
-  t.equal(runtime.encodings.misses, still, 'the unchanged sensor came from the cache');
+  const still = runtime.encodeMisses;
+  runtime.read({ id: 'still' }).bytes().toString();
+  t.equal(runtime.encodeMisses, still, 'the unchanged sensor came from the cache');
   runtime.patch({ id: 'still', type: 'TempSensorMock', data: { setting: 30 } });
   t.match(
-    runtime.readText({ id: 'still' }),
+    runtime.read({ id: 'still' }).bytes().toString(),
     /"setting":\{"__objtype":"Quantity","__bloxtype":"Quantity","unit":"degC","value":30\}/,
   );
 });
 
 t.test('the state emission text is the fresh encoding', async (t) => {
   const { runtime } = fermenter();
-  const text = runtime.readAllText();
-  t.same(JSON.parse(text), runtime.readAll());
-  t.same(JSON.parse(runtime.readAllBytes().toString('utf8')), runtime.readAll(), 'and its bytes');
+  const text = runtime.read(ALL).bytes().toString();
+  t.same(JSON.parse(text), runtime.read(ALL).json());
+  t.same(JSON.parse(runtime.read(ALL).bytes().toString('utf8')), runtime.read(ALL).json(), 'and its bytes');
   runtime.deleteAll();
-  t.equal(runtime.readAllText(), JSON.stringify(runtime.readAll()), 'a list of system blocks alone');
+  t.equal(
+    runtime.read(ALL).bytes().toString(),
+    JSON.stringify(runtime.read(ALL).json()),
+    'a list of system blocks alone',
+  );
 });
 
 t.test('joinBytes is head, the parts joined with commas, and tail, as UTF-8', async (t) => {
@@ -180,22 +184,35 @@ t.test('joinBytes is head, the parts joined with commas, and tail, as UTF-8', as
   }
 });
 
-t.test('the state message splice fills the block slot even when a status text holds the same characters', async (t) => {
-  const { aroundBlocks } = await import('../../src/mqtt/emission.js');
-  const slot = '\u0000blocks\u0000';
-  const message = {
-    key: 'edge-one',
-    data: { status: { lastError: slot }, blocks: slot, relations: [{ source: 'a', target: 'b' }], claims: [] },
-  };
+t.test('a read within an envelope: the value in the slot, whatever else the message holds', async (t) => {
   const { runtime } = fermenter();
   runtime.patch({ id: 'still', type: 'TempSensorMock', data: {}, meta: { note: 'Gärbottich °C' } });
-  const bytes = runtime.readAllBytes('default', aroundBlocks(JSON.stringify(message)));
+  // Texts a status or a block's meta may hold: NUL characters, the old fixed slot text, quotes.
+  const tricky = '\u0000blocks\u0000 "\u0000" ✓';
+  const envelope = <T>(blocks: T) => ({
+    key: 'edge-one',
+    data: { status: { lastError: tricky }, blocks, relations: [{ source: 'a', target: tricky }], claims: [] },
+  });
+  const list = runtime.read(ALL);
+  const bytes = list.within(envelope);
   t.same(
     JSON.parse(bytes.toString('utf8')),
-    { ...message, data: { ...message.data, blocks: runtime.readAll() } },
-    'the status text is left as it was; the blocks are in their place, UTF-8 whole',
+    envelope(list.json()),
+    'the state message: the texts left as they were; the blocks in their place, UTF-8 whole',
   );
-  t.not(bytes.buffer, runtime.readAllBytes().buffer, 'a buffer of its own, not the cached list');
+  t.not(bytes.buffer, list.bytes().buffer, 'a buffer of its own, not the cached list');
+
+  const one = runtime.read({ id: 'still' }, 'stored');
+  t.same(JSON.parse(one.within((b) => [tricky, { b }, tricky]).toString()), [tricky, { b: one.json() }, tricky]);
+
+  const history = runtime.read(ALL, 'history');
+  const message = JSON.parse(history.within((data) => ({ key: tricky, data })).toString());
+  t.same(message, { key: tricky, data: history.json() }, 'the history message');
+  t.ok(Object.keys(message.data).includes('still'), 'with the blocks that have numbers');
+
+  t.throws(() => list.within(() => ({ blocks: [] })), /left out the slot/, 'an envelope without the slot');
+  t.throws(() => list.within((b) => ({ b, again: b })), /more than once/, 'an envelope with it twice');
+  t.throws(() => list.within(() => undefined), /left out the slot/, 'an envelope that is not JSON');
 });
 
 t.test('the block list is one shared array until a block is added or removed', async (t) => {
@@ -262,21 +279,21 @@ t.test(
     const { runtime, clock } = fermenter();
     const answers: { bytes: Buffer; text: string }[] = [];
     for (let i = 0; i < 4; i++) {
-      const bytes = runtime.readBytes({ id: 'sensor' });
+      const bytes = runtime.read({ id: 'sensor' }).bytes();
       answers.push({ bytes, text: bytes.toString('utf8') });
       clock.advance(5000);
       runtime.tick();
-      runtime.readAllBytes();
+      runtime.read(ALL).bytes();
     }
     t.equal(new Set(answers.map((a) => a.text)).size, answers.length, 'the sensor moved on every read');
     for (const [i, a] of answers.entries())
       t.equal(a.bytes.toString('utf8'), a.text, `answer ${i} unchanged after later writes`);
-    const list = runtime.readAllBytes();
+    const list = runtime.read(ALL).bytes();
     const listText = list.toString('utf8');
     clock.advance(5000);
     runtime.tick();
-    runtime.readAllBytes();
-    runtime.readBytes({ id: 'sensor' });
+    runtime.read(ALL).bytes();
+    runtime.read({ id: 'sensor' }).bytes();
     t.equal(list.toString('utf8'), listText, 'a list handed out is unchanged too');
   },
 );

@@ -79,14 +79,17 @@ t.test('creates, patches and deletes make no pass over every block, and the orde
 
   t.same(deleted.dangling, [{ id: 'pid 5', field: 'outputId' }], 'the delete named the link left pointing nowhere');
   t.same(orderViolations(t, runtime), [], 'the order kept block by block is a valid dependency order');
-  const pins4 = runtime.read({ id: 'pins 4' }).data.channels as Array<{ id: number; claimedBy: { id: string | null } }>;
+  const pins4 = runtime.read({ id: 'pins 4' }).json().data.channels as Array<{
+    id: number;
+    claimedBy: { id: string | null };
+  }>;
   t.same(
     pins4.slice(0, 2).map((c) => c.claimedBy.id),
     [null, 'actuator 4'],
     'the actuator that moved to channel 2 released channel 1',
   );
   t.equal(
-    (runtime.read({ id: 'pwm 5' }).data.claimedBy as { id: string }).id,
+    (runtime.read({ id: 'pwm 5' }).json().data.claimedBy as { id: string }).id,
     'pid 5',
     'the re-created PWM is driven by its PID again',
   );

@@ -15,10 +15,10 @@ t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', 
   const pins = runtime.find('pins')!;
   const io = pins.def.io!(pins, {} as never)!;
   t.equal(io.read(2), true, 'the pin is on');
-  t.equal(at(runtime.read({ id: 'pins' }).data, 'channels', 1, 'claimedBy', 'id'), 'heater');
+  t.equal(at(runtime.read({ id: 'pins' }).json().data, 'channels', 1, 'claimedBy', 'id'), 'heater');
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { invert: true } });
   t.equal(io.read(2), false, 'inverted: active means the pin is low');
-  t.equal(runtime.read({ id: 'heater' }).data.state, 'STATE_ACTIVE');
+  t.equal(runtime.read({ id: 'heater' }).json().data.state, 'STATE_ACTIVE');
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { storedState: 0 } });
   t.equal(io.read(2), true, 'inverted inactive drives the pin high');
   const other = runtime.create({
@@ -29,10 +29,10 @@ t.test('DigitalActuator drives a MockPins channel, with invert, and claims it', 
   t.equal(other.data.state, null, 'a claimed channel is not available to a second actuator');
   runtime.patch({ id: 'heater', type: 'DigitalActuator', data: { channel: 3 } });
   await runFor(runtime, clock, 2000, 500);
-  t.equal(runtime.read({ id: 'other' }).data.state, 'STATE_ACTIVE', 'released channel is picked up');
+  t.equal(runtime.read({ id: 'other' }).json().data.state, 'STATE_ACTIVE', 'released channel is picked up');
   runtime.delete({ id: 'other' });
   t.equal(io.read(2), false, 'a deleted actuator leaves its channel off');
-  t.equal(at(runtime.read({ id: 'pins' }).data, 'channels', 1, 'claimedBy', 'id'), null);
+  t.equal(at(runtime.read({ id: 'pins' }).json().data, 'channels', 1, 'claimedBy', 'id'), null);
 });
 
 t.test('ActuatorAnalogMock clips setting and value and applies min/max constraints', async (t) => {
@@ -64,14 +64,14 @@ t.test('ActuatorAnalogMock clips setting and value and applies min/max constrain
 t.test('TempSensorExternal expires after its timeout and TempSensorMock disconnects', async (t) => {
   const { runtime, clock } = testRuntime();
   runtime.create({ id: 'ext', type: 'TempSensorExternal', data: { timeout: 10, setting: 21 } });
-  t.equal(at(runtime.read({ id: 'ext' }).data, 'value', 'value'), 21);
-  t.type(runtime.read({ id: 'ext' }).data.lastUpdated, 'string');
+  t.equal(at(runtime.read({ id: 'ext' }).json().data, 'value', 'value'), 21);
+  t.type(runtime.read({ id: 'ext' }).json().data.lastUpdated, 'string');
   await runFor(runtime, clock, 11_000, 1000);
-  t.equal(at(runtime.read({ id: 'ext' }).data, 'value', 'value'), null, 'expired');
+  t.equal(at(runtime.read({ id: 'ext' }).json().data, 'value', 'value'), null, 'expired');
   runtime.patch({ id: 'ext', type: 'TempSensorExternal', data: { setting: 22 } });
-  t.equal(at(runtime.read({ id: 'ext' }).data, 'value', 'value'), 22, 'fresh again after a write');
+  t.equal(at(runtime.read({ id: 'ext' }).json().data, 'value', 'value'), 22, 'fresh again after a write');
   runtime.create({ id: 'mock', type: 'TempSensorMock', data: { setting: 19, connected: false } });
-  t.equal(at(runtime.read({ id: 'mock' }).data, 'value', 'value'), null);
+  t.equal(at(runtime.read({ id: 'mock' }).json().data, 'value', 'value'), null);
 });
 
 t.test('SetpointSensorPair: setting follows enabled, value goes null within 2 s of the sensor value', async (t) => {
@@ -83,14 +83,14 @@ t.test('SetpointSensorPair: setting follows enabled, value goes null within 2 s 
     data: { enabled: true, storedSetting: 18, 'sensorId<>': 's' },
   });
   await runFor(runtime, clock, 3000, 1000);
-  let sp = runtime.read({ id: 'sp' });
+  let sp = runtime.read({ id: 'sp' }).json();
   t.equal(at(sp.data, 'setting', 'value'), 18);
   t.equal(at(sp.data, 'value', 'value'), 20);
   runtime.patch({ id: 's', type: 'TempSensorMock', data: { connected: false } });
   await runFor(runtime, clock, 1000, 1000);
-  t.equal(at(runtime.read({ id: 'sp' }).data, 'value', 'value'), 20, 'rides through one missed sample');
+  t.equal(at(runtime.read({ id: 'sp' }).json().data, 'value', 'value'), 20, 'rides through one missed sample');
   await runFor(runtime, clock, 1000, 1000);
-  t.equal(at(runtime.read({ id: 'sp' }).data, 'value', 'value'), null, 'null by the second');
+  t.equal(at(runtime.read({ id: 'sp' }).json().data, 'value', 'value'), null, 'null by the second');
   sp = runtime.patch({ id: 'sp', type: 'SetpointSensorPair', data: { enabled: false } });
   t.equal(at(sp.data, 'setting', 'value'), null);
 });

@@ -29,8 +29,8 @@ t.test('logged and stored projections of every block type follow its field table
   for (const def of runtime.types.values()) {
     const id = def.system ? def.system.id : `a ${def.type}`;
     if (!def.system) runtime.create({ id, type: def.type, data: {} });
-    const stored = runtime.read({ id }, 'stored');
-    const logged = runtime.read({ id }, 'logged');
+    const stored = runtime.read({ id }, 'stored').json();
+    const logged = runtime.read({ id }, 'logged').json();
     t.same(Object.keys(stored.data).sort(), expectedKeys(def.fields, 'stored', UNITS), `${def.type} stored keys`);
     t.same(Object.keys(logged.data).sort(), expectedKeys(def.fields, 'logged', UNITS), `${def.type} logged keys`);
     onlyNumbers(logged.data, `${def.type}`, t);
@@ -48,8 +48,8 @@ t.test('nested flags: a stored list that is not logged disappears from logged ou
     type: 'TempSensorMock',
     data: { setting: 20, fluctuations: [{ amplitude: 1, period: 60 }] },
   });
-  const stored = runtime.read({ id: 'm' }, 'stored');
-  const logged = runtime.read({ id: 'm' }, 'logged');
+  const stored = runtime.read({ id: 'm' }, 'stored').json();
+  const logged = runtime.read({ id: 'm' }, 'logged').json();
   t.same(stored.data.fluctuations, [
     {
       amplitude: { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'delta_degC', value: 1 },
