@@ -3,26 +3,31 @@
 // blocks, so a new user sees live values at once. Extra flags are passed through.
 import { readFileSync } from 'node:fs';
 import { createApp } from '../dist/src/app.js';
-import { ConfigError, loadConfig, parseArgs } from '../dist/src/config.js';
+import { loadConfig, parseArgs } from '../dist/src/config.js';
+import { fixableLine } from '../dist/src/shared/errors.js';
+
+/** An error a user fixes (a bad setting, a busy port or data dir): one line, exit code 2. */
+function exitIfFixable(e) {
+  const line = fixableLine(e);
+  if (line === null) return;
+  console.error(`demo: ${line}`);
+  process.exit(2);
+}
 
 const defaults = ['--data-dir', './demo-data', '--https-port', '8443', '--hardware', 'sim'];
 let config;
 try {
   config = loadConfig(parseArgs([...defaults, ...process.argv.slice(2)]).values);
 } catch (e) {
-  if (e instanceof ConfigError) {
-    console.error(`demo: configuration error: ${e.message}`);
-    process.exit(2);
-  }
+  exitIfFixable(e);
   throw e;
 }
 let app;
 try {
   app = await createApp(config);
 } catch (e) {
-  if (e.name !== 'DataDirError') throw e;
-  console.error(`demo: ${e.message}`);
-  process.exit(2);
+  exitIfFixable(e);
+  throw e;
 }
 if (app.runtime.blocks().every((b) => b.def.system)) {
   const seed = JSON.parse(readFileSync(new URL('./demo-blocks.json', import.meta.url), 'utf8'));
@@ -40,10 +45,9 @@ process.on('SIGTERM', stop);
 try {
   await app.start();
 } catch (e) {
-  if (e.name !== 'PortInUseError') throw e;
-  console.error(`demo: ${e.message}`);
+  if (fixableLine(e) === null) throw e;
   await app.stop().catch(() => undefined);
-  process.exit(2);
+  exitIfFixable(e);
 }
 const root = app.url.slice(0, app.url.length - config.serviceId.length);
 app.log.info(`demo: dashboard at ${root}  (the emulated fermenter, live)`);

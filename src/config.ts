@@ -18,18 +18,11 @@ import {
 import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
+import { ConfigError } from './shared/errors.js';
 
 export { DEFAULTS, type Config } from './config-schema.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly key: string,
-    message: string,
-  ) {
-    super(`${key}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './shared/errors.js';
 
 function refuse(issue: ConfigIssue): never {
   throw new ConfigError(issueKey(issue), issue.message);

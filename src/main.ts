@@ -4,6 +4,7 @@ import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
+import { fixableLine } from './shared/errors.js';
 import { VERSION } from './shared/version.js';
 import { pickAppModule } from './service/app-module.js';
 import { cacheDirectory, loadCommonJs } from './service/code-cache.js';
@@ -13,9 +14,13 @@ const RESTART_EXIT_CODE = 75;
 const SHUTDOWN_LIMIT_MS = 5000;
 const CRASH_SAFE_STATE_MS = 1000;
 
-/** Errors from the app are told by name: the bundle has its own copies of their classes. */
-function isNamed(e: unknown, name: string): e is Error {
-  return e instanceof Error && e.name === name;
+/** An error a user fixes (shared/errors.ts, told by its brand: the bundle has its own copies of
+ *  the app's classes): its one line and exit code 2. */
+function exitIfFixable(e: unknown): void {
+  const line = fixableLine(e);
+  if (line === null) return;
+  process.stderr.write(`edgeblocks: ${line}\n`);
+  process.exit(2);
 }
 
 const PLAIN = new URL('./app.js', import.meta.url);
@@ -35,7 +40,7 @@ async function main(): Promise<void> {
   // 250 files) would otherwise be read a second time, from node_modules, before the bundle.
   const modules = pickAppModule(PLAIN, BUNDLE);
   const bundle = modules === BUNDLE.href ? loadCommonJs(fileURLToPath(BUNDLE), codeCache) : null;
-  const { ConfigError, createApp, helpText, loadConfig, parseArgs } = (
+  const { createApp, helpText, loadConfig, parseArgs } = (
     bundle ? bundle.exports : await import(modules)
   ) as typeof import('./app.js');
   let config: Config;
@@ -51,10 +56,7 @@ async function main(): Promise<void> {
     }
     config = loadConfig(args.values);
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`edgeblocks: configuration error: ${e.message}\n`);
-      process.exit(2);
-    }
+    exitIfFixable(e);
     throw e;
   }
 
@@ -62,14 +64,7 @@ async function main(): Promise<void> {
   try {
     app = await createApp(config);
   } catch (e) {
-    if (isNamed(e, 'ConfigError')) {
-      process.stderr.write(`edgeblocks: configuration error: ${e.message}\n`);
-      process.exit(2);
-    }
-    if (isNamed(e, 'DataDirError')) {
-      process.stderr.write(`edgeblocks: ${e.message}\n`);
-      process.exit(2);
-    }
+    exitIfFixable(e);
     process.stderr.write(`edgeblocks: cannot start: ${(e as Error).message}\n`);
     process.exit(1);
   }
@@ -135,10 +130,9 @@ async function main(): Promise<void> {
     await notifyReady(`listening on ${app.url}`);
     if (watchdog.start()) log.info({ periodMs: watchdog.periodMs }, 'systemd watchdog enabled');
   } catch (e) {
-    if (isNamed(e, 'PortInUseError')) {
-      process.stderr.write(`edgeblocks: ${e.message}\n`);
+    if (fixableLine(e) !== null) {
       await app.stop().catch(() => undefined);
-      process.exit(2);
+      exitIfFixable(e);
     }
     const err = e as NodeJS.ErrnoException;
     log.fatal({ err }, `cannot start: ${err.message}`);

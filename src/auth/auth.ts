@@ -7,7 +7,7 @@
 import { fastifyCookie } from '@fastify/cookie';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../shared/errors.js';
 import type { Logger } from '../log.js';
 import type { Closable, MqttPeer } from '../mqtt/bus-auth.js';
 import { LoginAttempts, type AttemptResult, type Via } from './attempts.js';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
 import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
 import { SimHardware } from '../../drivers/sim/sim-hardware.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../shared/errors.js';
 import type { Clock } from '../runtime/clock.js';
 
 export async function openSim(file: string | undefined, clock: Clock): Promise<SimHardware> {

@@ -1,7 +1,8 @@
 // A port another program holds is a user's mistake, not a crash: one line naming the port and
 // the fix, exit code 2 (like a configuration error), no stack trace.
+import { FixableError } from './errors.js';
 
-export class PortInUseError extends Error {
+export class PortInUseError extends FixableError {
   override name = 'PortInUseError';
 }
 

@@ -4,9 +4,10 @@
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { FixableError } from '../shared/errors.js';
 
 /** A data dir the service cannot use (busy, or files it may not read or write): one line, exit 2. */
-export class DataDirError extends Error {
+export class DataDirError extends FixableError {
   constructor(message: string) {
     super(message);
     this.name = 'DataDirError';

@@ -1,0 +1,35 @@
+// Errors a user fixes (a bad setting, a busy port, a data dir another instance holds): the CLI
+// prints one line and exits with code 2, never a stack trace. main.ts tells them by a brand,
+// not by class or name: the service's modules run from the bundle (dist/bundle), which holds
+// its own copies of their classes, so `instanceof` against main's copy fails; Symbol.for() is
+// one symbol for every copy in the process.
+const FIXABLE = Symbol.for('edgeblocks.fixable-error');
+
+export class FixableError extends Error {
+  /** The words before the message on the CLI's line, or '' for none. */
+  readonly [FIXABLE]: string;
+
+  constructor(message: string, prefix = '') {
+    super(message);
+    this[FIXABLE] = prefix;
+  }
+}
+
+/** A bad configuration value (file, environment, flag) or a file it names: `key: problem`. */
+export class ConfigError extends FixableError {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(`${key}: ${message}`, 'configuration error');
+    this.name = 'ConfigError';
+  }
+}
+
+/** The line the CLI prints (after `edgeblocks: `) for an error a user fixes; null for any other error. */
+export function fixableLine(e: unknown): string | null {
+  if (typeof e !== 'object' || e === null || !(FIXABLE in e)) return null;
+  const prefix = (e as { [FIXABLE]: unknown })[FIXABLE];
+  const message = (e as { message?: unknown }).message;
+  return typeof prefix === 'string' && prefix !== '' ? `${prefix}: ${String(message)}` : String(message);
+}
