@@ -5,9 +5,6 @@ import { f } from '../codec/fields.js';
 import { defineBlock } from '../runtime/types.js';
 import { nextBeat } from './shared/cadence.js';
 
-/** The id discovery gives the block of a master; devices link to it by this id. */
-export const oneWireBusBlockId = (busName: string): string => `OneWire Bus ${busName}`;
-
 const counter = (description: string) => f.number({ readonly: true, logged: true, integer: true, description });
 
 const fields = {

@@ -1,9 +1,8 @@
 // What DS2408 and DS2413 blocks share: an IoArray over a 1-Wire IO module's cached state, and
 // the per-update refresh of `connected` and `oneWireBusId`. "Active" = latch on = pin pulled
 // low; reads come from the polled pin state, writes go out on the next hardware refresh.
-import type { OneWireIoKind } from '../runtime/hardware.js';
+import { oneWireBusBlockId, type OneWireIoKind } from '../runtime/hardware.js';
 import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
-import { oneWireBusBlockId } from './one-wire-bus.js';
 import { nextBeat } from './shared/cadence.js';
 
 export interface OneWireIoState {

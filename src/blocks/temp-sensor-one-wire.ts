@@ -6,7 +6,7 @@
 import { f } from '../codec/fields.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 import { defineBlock } from '../runtime/types.js';
-import { oneWireBusBlockId } from './one-wire-bus.js';
+import { oneWireBusBlockId } from '../runtime/hardware.js';
 import { TEMP_SENSOR_ENTITIES } from './shared/entities.js';
 
 /** Without word from the driver of when the reading changes next (a sensor not found yet). */

@@ -6,9 +6,9 @@
 // for the user to rename to what it measures; an IO module `DS2408 0123456789ab`.
 import { isValidRom, romToKernelName } from '../../drivers/onewire/address.js';
 import { familyOf, ONEWIRE_FAMILIES, type OneWireFamilyDef } from '../../drivers/onewire/families.js';
-import { oneWireBusBlockId } from '../blocks/one-wire-bus.js';
 import type { DiscoveredBlock, Discoverer } from '../runtime/runtime.js';
 import type { AnyBlock } from '../runtime/types.js';
+import { oneWireBusBlockId } from '../runtime/hardware.js';
 import type { OneWireHub } from './onewire-hub.js';
 
 /** The block type a device of the family becomes. */

@@ -50,6 +50,9 @@ export interface IoReading {
   bus: string;
 }
 
+/** The id discovery gives the OneWireBus block of a master; device blocks link to it by this id. */
+export const oneWireBusBlockId = (busName: string): string => `OneWire Bus ${busName}`;
+
 export interface OneWireBusInfo {
   name: string;
   kind: string;

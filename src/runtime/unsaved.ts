@@ -1,7 +1,7 @@
 // Blocks whose state the control loop could not store because the disk is full. Control goes on
 // from memory (a full disk must not stop it; the store has reported the failure); the blocks are
 // stored again, at most every few seconds, once there is room.
-import { isDiskFull } from '../store/storage-health.js';
+import { isDiskFull } from '../shared/errors.js';
 import type { RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
 

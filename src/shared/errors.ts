@@ -1,5 +1,6 @@
-// Errors a user fixes (a bad setting, a busy port, a data dir another instance holds): the CLI
-// prints one line and exits with code 2, never a stack trace. main.ts tells them by a brand,
+// Kinds of error every layer may meet. Errors a user fixes (a bad setting, a busy port, a data
+// dir another instance holds): the CLI prints one line and exits with code 2, never a stack
+// trace. main.ts tells them by a brand,
 // not by class or name: the service's modules run from the bundle (dist/bundle), which holds
 // its own copies of their classes, so `instanceof` against main's copy fails; Symbol.for() is
 // one symbol for every copy in the process.
@@ -32,4 +33,10 @@ export function fixableLine(e: unknown): string | null {
   const prefix = (e as { [FIXABLE]: unknown })[FIXABLE];
   const message = (e as { message?: unknown }).message;
   return typeof prefix === 'string' && prefix !== '' ? `${prefix}: ${String(message)}` : String(message);
+}
+
+/** Whether `e` is a write failing because the disk (or its quota) is full: SQLite's or the system's. */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }

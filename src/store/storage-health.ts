@@ -4,16 +4,13 @@
 // has room again (checked when asked, at most every few seconds) it is no longer full (one line).
 import { statfsSync } from 'node:fs';
 import type { Logger } from '../log.js';
+import { isDiskFull } from '../shared/errors.js';
 
 /** Free bytes the data dir needs before it counts as writable again. */
 export const ROOM_NEEDED_BYTES = 1024 * 1024;
 const RECHECK_MS = 2000;
 
-/** Whether `e` is a write failing because the disk (or its quota) is full. */
-export function isDiskFull(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
-}
+export { isDiskFull };
 
 export const DISK_FULL_MESSAGE =
   'disk full: the data directory has no space left, so this change was not stored; reads and control go on. Free some space and try again';

@@ -1,0 +1,351 @@
+#!/usr/bin/env node
+// @ts-check
+// The layers of the code and the imports allowed between them: the one place this rule is
+// written. `npm run check` runs this file (node scripts/layers.mjs), which reads every import of
+// src/, drivers/ and web/src/ (TypeScript's parser: static, `export ... from`, `import()`,
+// `import('x').T` types) and fails on one the table does not allow. It is plain JavaScript so
+// that the check needs no build; tsconfig.check.json type-checks it all the same.
+// test/structure/layers.test.ts plants upward imports in a copy of the tree and sees it fail.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+/**
+ * @typedef {object} Layer
+ * @property {string} name
+ * @property {string[]} paths files (`src/config.ts`) or folders (`src/runtime/`) relative to the
+ *   checkout; a file belongs to the layer with the longest path that holds it
+ * @property {string[]} imports the layers its files may import; only layers listed above it
+ * @property {string[]} [types] layers it may import types from (`import type`, erased when
+ *   compiled), above it or not
+ * @property {string[]} [internal] files that only the layer's own files may import
+ * @property {string} rule the rule of the layer, in words (docs/architecture.md shows them)
+ */
+
+/** Bottom first: a layer may import only layers listed before it (and itself). */
+/** @type {Layer[]} */
+export const LAYERS = [
+  {
+    name: 'drivers',
+    paths: ['drivers/'],
+    imports: [],
+    rule: 'Device protocols over small interfaces (OneWireBus, I2cBus, GpioBackend, SerialLink); they know nothing of blocks, the runtime or anything in src/.',
+  },
+  {
+    name: 'emulation',
+    paths: ['drivers/sim/'],
+    imports: ['drivers'],
+    rule: 'Emulated chips, buses and a thermal plant behind the same interfaces, so tests run the real drivers; no driver imports them.',
+  },
+  {
+    name: 'shared',
+    paths: ['src/shared/'],
+    imports: [],
+    rule: 'The bottom of src/: limits, JSON with size checks, durations, errors a user fixes.',
+  },
+  {
+    name: 'log',
+    paths: ['src/log.ts', 'src/log/'],
+    imports: ['shared'],
+    rule: 'pino, its pretty printer, rate-limited warnings.',
+  },
+  {
+    name: 'codec',
+    paths: ['src/codec/'],
+    imports: ['shared'],
+    rule: 'Field tables, units and their conversion, encoding and decoding of block data: pure functions of the field tables.',
+  },
+  {
+    name: 'runtime',
+    paths: ['src/runtime/'],
+    imports: ['codec', 'log', 'shared', 'drivers'],
+    internal: ['src/runtime/encode-cache.ts', 'src/runtime/reads.ts', 'src/runtime/block-json.ts'],
+    rule: 'The block container: create/read/write/delete, the scheduler, links, claims, the one read (its encoding cache stays inside). It defines the contracts it needs (BlockPersistence, the hardware services, the link interfaces) and imports no implementation of them.',
+  },
+  {
+    name: 'blocks',
+    paths: ['src/blocks/'],
+    imports: ['runtime', 'codec', 'log', 'shared', 'drivers'],
+    rule: 'One file per block type: a field table and an update function (defineBlock). Hardware is reached through ctx.hardware, never imported.',
+  },
+  {
+    name: 'store',
+    paths: ['src/store/'],
+    imports: ['runtime', 'codec', 'log', 'shared', 'drivers'],
+    rule: 'SQLite: block records (the runtime’s BlockPersistence), datastore documents, backups, the data dir. No fastify, no MQTT.',
+  },
+  {
+    name: 'hardware',
+    paths: ['src/hardware/'],
+    imports: ['runtime', 'emulation', 'drivers', 'codec', 'log', 'shared'],
+    types: ['config'],
+    rule: 'Drivers put behind the runtime’s hardware services: masters, pollers, GPIO lines, discovery. Names block types by their type name and imports no block.',
+  },
+  {
+    name: 'service',
+    paths: ['src/service/'],
+    imports: ['runtime', 'blocks', 'store', 'log', 'shared'],
+    rule: 'Running as a system service: systemd notify and watchdog, backup schedule, code cache, control on/off.',
+  },
+  {
+    name: 'api',
+    paths: ['src/api/'],
+    imports: ['runtime', 'store', 'emulation', 'drivers', 'codec', 'log', 'shared'],
+    rule: 'fastify: the REST routes of the block, system and datastore APIs, the guards, errors, docs.',
+  },
+  {
+    name: 'mqtt',
+    paths: ['src/mqtt/'],
+    imports: ['api', 'service', 'runtime', 'codec', 'log', 'shared'],
+    types: ['config'],
+    rule: 'The bus: connection, embedded broker, state/history emission, patches, the block API over MQTT, /eventbus.',
+  },
+  {
+    name: 'homeassistant',
+    paths: ['src/homeassistant/'],
+    imports: ['mqtt', 'runtime', 'codec', 'log', 'shared'],
+    rule: 'Home Assistant MQTT discovery of the entities the block types declare.',
+  },
+  {
+    name: 'history',
+    paths: ['src/history/'],
+    imports: ['api', 'mqtt', 'store', 'drivers', 'log', 'shared'],
+    types: ['config'],
+    rule: 'The history service: ingest from the bus, stores (embedded, VictoriaMetrics), the query API.',
+  },
+  {
+    name: 'auth',
+    paths: ['src/auth/'],
+    imports: ['api', 'mqtt', 'store', 'log', 'shared'],
+    rule: 'Users, sessions, roles, the login routes and the guard.',
+  },
+  {
+    name: 'fleet',
+    paths: ['src/fleet/'],
+    imports: ['mqtt', 'log', 'shared'],
+    rule: 'The other controllers on the bus.',
+  },
+  {
+    name: 'alerts',
+    paths: ['src/alerts/'],
+    imports: ['api', 'mqtt', 'homeassistant', 'runtime', 'store', 'codec', 'drivers', 'log', 'shared'],
+    rule: 'Conditions on the runtime, alert state, the outbox, the channels (each a schema and a create).',
+  },
+  {
+    name: 'config',
+    paths: ['src/config.ts', 'src/config-schema.ts', 'src/cli-args.ts'],
+    imports: ['alerts', 'api', 'service', 'drivers', 'shared'],
+    rule: 'The one config schema, composed of the parts’ own schemas (alerts, gpio lines) and checked with their own rules; the layers below read `type Config` only.',
+  },
+  {
+    name: 'app',
+    paths: ['src/app.ts', 'src/app/'],
+    imports: [
+      'config',
+      'alerts',
+      'fleet',
+      'auth',
+      'history',
+      'homeassistant',
+      'mqtt',
+      'api',
+      'service',
+      'hardware',
+      'store',
+      'blocks',
+      'runtime',
+      'codec',
+      'log',
+      'shared',
+      'drivers',
+    ],
+    rule: 'The composition root: builds the subsystems and their order of start and stop.',
+  },
+  {
+    name: 'failsafe',
+    paths: ['src/failsafe/'],
+    imports: ['config', 'hardware', 'drivers', 'log', 'shared'],
+    rule: 'edgeblocks-failsafe (ExecStopPost): every configured output to its safe state, without the runtime.',
+  },
+  {
+    name: 'cli',
+    paths: ['src/main.ts', 'src/auth/cli.ts'],
+    imports: ['app', 'config', 'auth', 'service', 'store', 'log', 'shared'],
+    rule: 'The commands: `edgeblocks` (main.ts) and `edgeblocks user`.',
+  },
+  {
+    name: 'web',
+    paths: ['web/src/'],
+    imports: [],
+    rule: 'The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service’s modules.',
+  },
+];
+
+const SOURCE = /\.(ts|tsx|mts)$/;
+
+/** @param {string} file a path relative to the checkout, with `/` */
+export function layerOf(file) {
+  /** @type {{ layer: Layer, length: number } | null} */
+  let best = null;
+  for (const layer of LAYERS)
+    for (const p of layer.paths)
+      if ((p.endsWith('/') ? file.startsWith(p) : file === p) && (!best || p.length > best.length))
+        best = { layer, length: p.length };
+  return best?.layer ?? null;
+}
+
+/** The problems of the table itself: unknown names, an import of a layer not below. */
+export function tableProblems() {
+  const problems = [];
+  const seen = new Map(LAYERS.map((l, i) => [l.name, i]));
+  for (const [i, layer] of LAYERS.entries()) {
+    for (const name of layer.imports) {
+      const at = seen.get(name);
+      if (at === undefined) problems.push(`layer ${layer.name} imports an unknown layer ${name}`);
+      else if (at >= i) problems.push(`layer ${layer.name} imports ${name}, which is not below it in the table`);
+    }
+    for (const name of layer.types ?? [])
+      if (!seen.has(name)) problems.push(`layer ${layer.name} imports types of an unknown layer ${name}`);
+  }
+  return problems;
+}
+
+/**
+ * Every import in a source file: its specifier and whether only types come through it.
+ * @param {string} file
+ * @param {string} text
+ */
+export function importsOf(file, text) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  /** @type {{ specifier: string, typeOnly: boolean, line: number }[]} */
+  const found = [];
+  /** @param {ts.Node} node @param {string} specifier @param {boolean} typeOnly */
+  const add = (node, specifier, typeOnly) =>
+    found.push({
+      specifier,
+      typeOnly,
+      line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+    });
+  /** @param {ts.Node} node */
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings;
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name && !!named && ts.isNamedImports(named) && named.elements.every((e) => e.isTypeOnly)));
+      add(node, node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const named = node.exportClause;
+      const typeOnly =
+        node.isTypeOnly || (!!named && ts.isNamedExports(named) && named.elements.every((e) => e.isTypeOnly));
+      add(node, node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      const ref = node.moduleReference.expression;
+      if (ts.isStringLiteral(ref)) add(node, ref.text, node.isTypeOnly);
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      add(node, node.argument.literal.text, true);
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require')) &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      add(node, node.arguments[0].text, false);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The file a relative specifier names (`./x.js` is `./x.ts` in the source), relative to `root`.
+ * @param {string} root @param {string} from @param {string} specifier
+ */
+function resolve(root, from, specifier) {
+  const base = path.resolve(root, path.dirname(from), specifier);
+  const stem = base.replace(/\.(m?js|jsx)$/, '');
+  const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${base}.ts`, `${base}.tsx`];
+  candidates.push(path.join(base, 'index.ts'), path.join(base, 'index.tsx'));
+  const hit = candidates.find((c) => existsSync(c) && !c.endsWith(path.sep)) ?? base;
+  return path.relative(root, hit).split(path.sep).join('/');
+}
+
+/** @param {string} root @param {string} dir @param {string[]} out */
+function sources(root, dir, out) {
+  const full = path.join(root, dir);
+  if (!existsSync(full)) return out;
+  for (const e of readdirSync(full, { withFileTypes: true })) {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) sources(root, rel, out);
+    else if (SOURCE.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+/** The folders whose files are checked. */
+export const CHECKED = ['src', 'drivers', 'web/src'];
+
+/**
+ * Every import in the checked folders of `root` that the table does not allow.
+ * @param {string} root
+ */
+export function checkLayers(root) {
+  const problems = tableProblems();
+  const order = new Map(LAYERS.map((l, i) => [l.name, i]));
+  let files = 0;
+  let imports = 0;
+  for (const file of CHECKED.flatMap((dir) => sources(root, dir, []))) {
+    files++;
+    const from = layerOf(file);
+    if (!from) {
+      problems.push(`${file}: in no layer (add its folder to LAYERS in scripts/layers.mjs)`);
+      continue;
+    }
+    for (const imp of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (!imp.specifier.startsWith('.')) continue; // a package or node: built-in
+      imports++;
+      const target = resolve(root, file, imp.specifier);
+      const to = layerOf(target);
+      const where = `${file}:${imp.line} imports ${imp.specifier}`;
+      if (!to) {
+        problems.push(`${where}: ${target} is in no layer`);
+        continue;
+      }
+      if (to === from) continue;
+      const internal = to.internal?.includes(target);
+      if (internal) {
+        problems.push(`${where}: ${target} is internal to ${to.name} (use what ${to.name} exports)`);
+        continue;
+      }
+      if (from.imports.includes(to.name)) continue;
+      if (imp.typeOnly && from.types?.includes(to.name)) continue;
+      const direction = (order.get(to.name) ?? 0) > (order.get(from.name) ?? 0) ? 'an upward import' : 'not allowed';
+      problems.push(
+        `${where}: ${from.name} -> ${to.name} is ${direction}` +
+          ` (${from.name} may import ${from.imports.join(', ') || 'no other layer'}` +
+          `${from.types?.length ? `; types of ${from.types.join(', ')}` : ''})`,
+      );
+    }
+  }
+  return { problems, files, imports };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+  const { problems, files, imports } = checkLayers(root);
+  if (problems.length) {
+    for (const p of problems) console.error(`layers: ${p}`);
+    console.error(`layers: ${problems.length} import(s) against the table in scripts/layers.mjs`);
+    process.exit(1);
+  }
+  console.log(`layers: ${imports} imports in ${files} files follow scripts/layers.mjs`);
+}
