@@ -1,6 +1,7 @@
 // The conditions, read from the runtime's blocks and the services' own status (never through
 // the API). Each evaluation lists the problems seen now, and the conditions not known yet (a
 // device not searched for or read since the start); tracker.ts turns them into alerts.
+import { formatQuantity } from '../codec/units.js';
 import { diskSpace } from '../store/storage-health.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -214,11 +215,10 @@ export class Conditions {
   }
 
   private formatTemp(c: number | null | undefined): string {
-    if (typeof c !== 'number') return 'null';
-    return this.s.runtime.units.temperature === 'degF' ? `${(c * 1.8 + 32).toFixed(1)} °F` : `${c.toFixed(1)} °C`;
+    return typeof c === 'number' ? formatQuantity(c, 'temp', this.s.runtime.units) : 'null';
   }
 
   private formatDelta(c: number): string {
-    return this.s.runtime.units.temperature === 'degF' ? `${(c * 1.8).toFixed(1)} °F` : `${c.toFixed(1)} °C`;
+    return formatQuantity(c, 'deltaTemp', this.s.runtime.units);
   }
 }

@@ -101,3 +101,20 @@ export function fromInternal(value: number, kind: UnitKind, prefs: UnitPrefs): n
   const out = def.fromBase(value);
   return Math.round(out * 1e9) / 1e9;
 }
+
+/** How a text shows each unit the user may prefer: a temperature and a difference of two both in degrees. */
+const SYMBOLS: Record<string, string> = {
+  degC: '°C',
+  degF: '°F',
+  delta_degC: '°C',
+  delta_degF: '°F',
+  '1 / degC': '1/°C',
+  '1 / degF': '1/°F',
+  second: 's',
+};
+
+/** An internal value as a text shows it to the user: in the preferred unit, with `digits` decimals and its symbol (`67.1 °F`). */
+export function formatQuantity(value: number, kind: UnitKind, prefs: UnitPrefs, digits = 1): string {
+  const unit = userUnit(kind, prefs);
+  return `${fromInternal(value, kind, prefs).toFixed(digits)} ${SYMBOLS[unit] ?? unit}`;
+}
