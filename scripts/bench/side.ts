@@ -3,19 +3,17 @@
 // in a third (load.ts). Every figure is reported as a ratio edgeblocks / bare, so a regression shows
 // on any machine. Also the emission's lateness while all/read is hammered.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, rssMb } from './procs.js';
-import { parseCliShebang } from '../cli-shebang.js';
+import { NODE_FLAGS, RUNTIME_ENV } from '../runtime-flags.js';
 import { loads, type Load, type LoadResult } from './load.js';
 import { median } from './stats.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.resolve(HERE, '../../src/main.js');
-/** Environment and node flags of the CLI's shebang: started as its bin and the service start it so. */
-const { env: CLI_ENV, flags: CLI_FLAGS } = parseCliShebang(readFileSync(CLI, 'utf8').split('\n', 1)[0]!);
 const BARE = path.join(HERE, 'bare-server.js');
 const PROBE = path.join(HERE, 'lateness-probe.js');
 const LOAD = path.join(HERE, 'load.js');
@@ -58,14 +56,14 @@ async function post(url: string, body?: unknown): Promise<{ status: number; text
 }
 
 /** Spawn a server and time it from spawn to the first 200 of a block read (of the block list, for
- *  an `empty` database). Both servers get the environment of the CLI's shebang (malloc arenas),
+ *  an `empty` database). Both servers get the CLI's environment (malloc arenas; scripts/runtime-flags.ts),
  *  so the ratios compare code, not settings. */
 async function spawnServer(args: string[], port: number, env: NodeJS.ProcessEnv = {}, empty = false): Promise<Server> {
   const url = `http://127.0.0.1:${port}${PREFIX}`;
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...CLI_ENV, ...env },
+    env: { ...process.env, ...RUNTIME_ENV, ...env },
   });
   let err = '';
   let out = '';
@@ -208,7 +206,7 @@ export async function sideBySide(): Promise<SideRow[]> {
       return {
         port,
         args: [
-          ...CLI_FLAGS,
+          ...NODE_FLAGS,
           CLI,
           '--hardware',
           'sim',
