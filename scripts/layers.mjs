@@ -3,10 +3,11 @@
 // The layers of the code and the imports allowed between them: the one place this rule is
 // written. `npm run check` runs this file (node scripts/layers.mjs), which reads every import of
 // src/, drivers/ and web/src/ (TypeScript's parser: static, `export ... from`, `import()`,
-// `import('x').T` types) and fails on one the table does not allow. It is plain JavaScript so
-// that the check needs no build; tsconfig.check.json type-checks it all the same.
+// `import('x').T` types) and fails on one the table does not allow, or when the table of layers
+// in docs/architecture.md is not this one (`node scripts/layers.mjs --doc` writes it). It is plain
+// JavaScript so that the check needs no build; tsconfig.check.json type-checks it all the same.
 // test/structure/layers.test.ts plants upward imports in a copy of the tree and sees it fail.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -73,14 +74,14 @@ export const LAYERS = [
     name: 'store',
     paths: ['src/store/'],
     imports: ['runtime', 'codec', 'log', 'shared', 'drivers'],
-    rule: 'SQLite: block records (the runtime’s BlockPersistence), datastore documents, backups, the data dir. No fastify, no MQTT.',
+    rule: "SQLite: block records (the runtime's BlockPersistence), datastore documents, backups, the data dir. No fastify, no MQTT.",
   },
   {
     name: 'hardware',
     paths: ['src/hardware/'],
     imports: ['runtime', 'emulation', 'drivers', 'codec', 'log', 'shared'],
     types: ['config'],
-    rule: 'Drivers put behind the runtime’s hardware services: masters, pollers, GPIO lines, discovery. Names block types by their type name and imports no block.',
+    rule: "Drivers put behind the runtime's hardware services: masters, pollers, GPIO lines, discovery. Names block types by their type name and imports no block.",
   },
   {
     name: 'service',
@@ -136,7 +137,7 @@ export const LAYERS = [
     name: 'config',
     paths: ['src/config.ts', 'src/config-schema.ts', 'src/cli-args.ts'],
     imports: ['alerts', 'api', 'service', 'drivers', 'shared'],
-    rule: 'The one config schema, composed of the parts’ own schemas (alerts, gpio lines) and checked with their own rules; the layers below read `type Config` only.',
+    rule: "The one config schema, composed of the parts' own schemas (alerts, gpio lines) and checked with their own rules; the layers below read `type Config` only.",
   },
   {
     name: 'app',
@@ -178,7 +179,7 @@ export const LAYERS = [
     name: 'web',
     paths: ['web/src/'],
     imports: [],
-    rule: 'The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service’s modules.',
+    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules.",
   },
 ];
 
@@ -291,6 +292,34 @@ function sources(root, dir, out) {
   return out;
 }
 
+/** The page that shows the table, between these two lines. */
+export const DOC = 'docs/architecture.md';
+const DOC_BEGIN = '<!-- layers: written by `node scripts/layers.mjs --doc` from its table; edit the table there -->';
+const DOC_END = '<!-- end of layers -->';
+
+/** The table as docs/architecture.md shows it: the top layer first. */
+export function layersMarkdown() {
+  const code = (/** @type {string} */ p) => `\`${p}\``;
+  const rows = [...LAYERS].reverse().map((l) => {
+    const may = l.imports.length ? l.imports.join(', ') : '(none)';
+    const types = l.types?.length ? `; types of ${l.types.join(', ')}` : '';
+    const internal = l.internal?.length ? ` Internal: ${l.internal.map(code).join(', ')}.` : '';
+    return `| ${l.name} | ${l.paths.map(code).join(' ')} | ${may}${types} | ${l.rule}${internal} |`;
+  });
+  return [DOC_BEGIN, '', '| layer | files | may import | rule |', '|---|---|---|---|', ...rows, '', DOC_END].join('\n');
+}
+
+/**
+ * The page with the table as written now, or null when it has no place for it.
+ * @param {string} page
+ */
+export function withLayersTable(page) {
+  const begin = page.indexOf(DOC_BEGIN);
+  const end = page.indexOf(DOC_END);
+  if (begin < 0 || end < begin) return null;
+  return page.slice(0, begin) + layersMarkdown() + page.slice(end + DOC_END.length);
+}
+
 /** The folders whose files are checked. */
 export const CHECKED = ['src', 'drivers', 'web/src'];
 
@@ -336,15 +365,35 @@ export function checkLayers(root) {
       );
     }
   }
+  const doc = path.join(root, DOC);
+  if (existsSync(doc)) {
+    const page = readFileSync(doc, 'utf8');
+    const current = withLayersTable(page);
+    if (current === null) problems.push(`${DOC}: no table of layers (${DOC_BEGIN} ... ${DOC_END})`);
+    else if (current !== page)
+      problems.push(`${DOC}: the table of layers is not the one in scripts/layers.mjs (node scripts/layers.mjs --doc)`);
+  }
   return { problems, files, imports };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+  const args = process.argv.slice(2);
+  const writeDoc = args.includes('--doc');
+  const given = args.find((a) => !a.startsWith('--'));
+  const root = path.resolve(given ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+  if (writeDoc) {
+    const page = readFileSync(path.join(root, DOC), 'utf8');
+    const next = withLayersTable(page);
+    if (next === null) {
+      console.error(`layers: ${DOC} has no place for the table (${DOC_BEGIN} ... ${DOC_END})`);
+      process.exit(1);
+    }
+    if (next !== page) writeFileSync(path.join(root, DOC), next);
+  }
   const { problems, files, imports } = checkLayers(root);
   if (problems.length) {
     for (const p of problems) console.error(`layers: ${p}`);
-    console.error(`layers: ${problems.length} import(s) against the table in scripts/layers.mjs`);
+    console.error(`layers: ${problems.length} problem(s) against the table in scripts/layers.mjs`);
     process.exit(1);
   }
   console.log(`layers: ${imports} imports in ${files} files follow scripts/layers.mjs`);

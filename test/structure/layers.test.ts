@@ -1,5 +1,6 @@
 // The layering is enforced: `npm run check` runs scripts/layers.mjs, which fails on an import
-// its table does not allow. Here upward imports of every kind are planted in a copy of the tree.
+// its table does not allow, or when docs/architecture.md shows another table. Here upward imports
+// of every kind, and an edit of the page's table, are planted in a copy of the tree.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,7 @@ t.test('npm run check runs the layer check', async (t) => {
 t.test('an upward import of any kind fails the check, naming the file, the import and the rule', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'edgeblocks-layers-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  for (const dir of ['src', 'drivers', 'web/src'])
+  for (const dir of ['src', 'drivers', 'web/src', 'docs'])
     cpSync(path.join(ROOT, dir), path.join(root, dir), { recursive: true });
   const clean = check(root);
   t.equal(clean.status, 0, `the copy passes before anything is planted: ${clean.stderr}`);
@@ -44,6 +45,12 @@ t.test('an upward import of any kind fails the check, naming the file, the impor
   // The encoding cache is internal to the runtime; the dashboard knows only the public API.
   plant('src/api/blocks.ts', "import { EncodeCache } from '../runtime/encode-cache.js';");
   plant('web/src/api.ts', "import { fromInternal } from '../../src/codec/units.js';");
+  // The page's table edited by hand.
+  const page = path.join(root, 'docs/architecture.md');
+  writeFileSync(
+    page,
+    readFileSync(page, 'utf8').replace('| fleet | `src/fleet/` | mqtt,', '| fleet | `src/fleet/` | mqtt, runtime,'),
+  );
   // A folder the table does not know.
   mkdirSync(path.join(root, 'src/extras'));
   writeFileSync(path.join(root, 'src/extras/thing.ts'), 'export const thing = 1;\n');
@@ -87,13 +94,14 @@ t.test('an upward import of any kind fails the check, naming the file, the impor
     ],
     ['web', /^layers: web\/src\/api\.ts:\d+ imports \.\.\/\.\.\/src\/codec\/units\.js: web -> codec is not allowed/],
     ['no layer', /^layers: src\/extras\/thing\.ts: in no layer/],
+    ['the page', /^layers: docs\/architecture\.md: the table of layers is not the one in scripts\/layers\.mjs/],
   ];
   for (const [what, pattern] of expected)
     t.ok(
       lines.some((l) => pattern.test(l)),
       what,
     );
-  t.equal(lines.at(-1), `layers: ${expected.length} import(s) against the table in scripts/layers.mjs`, run.stderr);
+  t.equal(lines.at(-1), `layers: ${expected.length} problem(s) against the table in scripts/layers.mjs`, run.stderr);
   t.notOk(
     lines.some((l) => l.includes('src/hardware/layer.ts')),
     'an import of types of config from hardware is allowed',
