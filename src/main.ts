@@ -4,7 +4,6 @@ import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
-import { fixableLine } from './shared/errors.js';
 import { VERSION } from './shared/version.js';
 import { pickAppModule } from './service/app-module.js';
 import { cacheDirectory, loadCommonJs } from './service/code-cache.js';
@@ -14,10 +13,9 @@ const RESTART_EXIT_CODE = 75;
 const SHUTDOWN_LIMIT_MS = 5000;
 const CRASH_SAFE_STATE_MS = 1000;
 
-/** An error a user fixes (shared/errors.ts, told by its brand: the bundle has its own copies of
- *  the app's classes): its one line and exit code 2. */
-function exitIfFixable(e: unknown): void {
-  const line = fixableLine(e);
+/** An error a user fixes (src/shared/errors.ts: told by a brand, whichever copy of its class threw
+ *  it, the bundle's or the plain modules'): its one line and exit code 2. */
+function exitIfFixable(line: string | null): void {
   if (line === null) return;
   process.stderr.write(`edgeblocks: ${line}\n`);
   process.exit(2);
@@ -40,7 +38,8 @@ async function main(): Promise<void> {
   // 250 files) would otherwise be read a second time, from node_modules, before the bundle.
   const modules = pickAppModule(PLAIN, BUNDLE);
   const bundle = modules === BUNDLE.href ? loadCommonJs(fileURLToPath(BUNDLE), codeCache) : null;
-  const { createApp, helpText, loadConfig, parseArgs } = (
+  // fixableLine comes with them, so that a start loads no other plain module for it.
+  const { createApp, fixableLine, helpText, loadConfig, parseArgs } = (
     bundle ? bundle.exports : await import(modules)
   ) as typeof import('./app.js');
   let config: Config;
@@ -56,7 +55,7 @@ async function main(): Promise<void> {
     }
     config = loadConfig(args.values);
   } catch (e) {
-    exitIfFixable(e);
+    exitIfFixable(fixableLine(e));
     throw e;
   }
 
@@ -64,7 +63,7 @@ async function main(): Promise<void> {
   try {
     app = await createApp(config);
   } catch (e) {
-    exitIfFixable(e);
+    exitIfFixable(fixableLine(e));
     process.stderr.write(`edgeblocks: cannot start: ${(e as Error).message}\n`);
     process.exit(1);
   }
@@ -132,7 +131,7 @@ async function main(): Promise<void> {
   } catch (e) {
     if (fixableLine(e) !== null) {
       await app.stop().catch(() => undefined);
-      exitIfFixable(e);
+      exitIfFixable(fixableLine(e));
     }
     const err = e as NodeJS.ErrnoException;
     log.fatal({ err }, `cannot start: ${err.message}`);

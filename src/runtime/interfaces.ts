@@ -4,7 +4,8 @@
 // linked block is read without casts and a contract cannot be claimed without being kept.
 // The runtime holds the mechanism; the contracts are the block types' own, and
 // src/blocks/link-interfaces.ts adds them to InterfaceMap (declaration merging), so the runtime
-// imports no block module.
+// imports no block module. A program that type-checks block code must include that file (every
+// tsconfig here does); without it every interface name but `Any` is a type error.
 import { implementsIface, type AnyBlock } from './types.js';
 
 /** A link interface: the data and volatile state a block offers through it. A type alias, not an
