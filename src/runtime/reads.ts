@@ -25,7 +25,8 @@ export const ALL: unique symbol = Symbol('every block');
  */
 export type HistoryData = Record<string, NumericTree>;
 
-/** What a read gives. Nothing is encoded until one of these is called. */
+/** What a read gives: nothing is encoded until one of these is called. For use at once, in the turn
+ *  it was read (a history read walks the blocks once, for its value and its bytes). */
 export interface Encoded<T> {
   /** The value. Made for this call, but it may share parts with the runtime (a block's meta, a history
    *  part that did not change): read it, do not change it. */
@@ -109,37 +110,34 @@ export class Reads {
    * object would put blocks with integer-like ids first.
    */
   history(): Encoded<HistoryData> {
+    // One walk of the blocks for the value and the bytes (the emission asks for both).
+    let walked: { data: HistoryData; parts: Buffer[] } | undefined;
+    const walk = () => (walked ??= this.historyParts());
     return {
-      json: () => {
-        const data: HistoryData = {};
-        for (const block of this.source.blocks()) {
-          const tree = this.historyPart(block);
-          if (tree !== undefined) data[block.id] = tree;
-        }
-        return data;
-      },
-      bytes: () => this.historyBytes('', ''),
+      json: () => walk().data,
+      bytes: () => joinBytes('{', walk().parts, '}'),
       within: (envelope) => {
         const [head, tail] = aroundSlot(envelope);
-        return this.historyBytes(head, tail);
+        return joinBytes(`${head}{`, walk().parts, `}${tail}`);
       },
     };
   }
 
-  private historyPart(block: AnyBlock): NumericTree | undefined {
-    return this.cache.derived(block, 'history', (b) => loggedNumbers(b.def.fields, b.data as Data, this.source.units));
-  }
-
-  private historyBytes(head: string, tail: string): Buffer {
+  /** Each block's numbers, and the bytes of its `"id":numbers`, from the cache. */
+  private historyParts(): { data: HistoryData; parts: Buffer[] } {
+    const data: HistoryData = {};
     const parts: Buffer[] = [];
     for (const block of this.source.blocks()) {
-      const tree = this.historyPart(block);
+      const tree = this.cache.derived(block, 'history', (b) =>
+        loggedNumbers(b.def.fields, b.data as Data, this.source.units),
+      );
       if (tree === undefined) continue;
+      data[block.id] = tree;
       const slot = this.cache.derived(block, 'history bytes', (b, stale: ByteSlot | undefined) =>
         ByteSlot.write(stale, `${JSON.stringify(b.id)}:${JSON.stringify(tree)}`),
       );
       parts.push(slot.view());
     }
-    return joinBytes(`${head}{`, parts, `}${tail}`);
+    return { data, parts };
   }
 }
