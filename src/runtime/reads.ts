@@ -28,8 +28,8 @@ export type HistoryData = Record<string, NumericTree>;
 /** What a read gives: nothing is encoded until one of these is called. For use at once, in the turn
  *  it was read (a history read walks the blocks once, for its value and its bytes). */
 export interface Encoded<T> {
-  /** The value. Made for this call, but it may share parts with the runtime (a block's meta, a history
-   *  part that did not change): read it, do not change it. */
+  /** The value. It may share parts with the runtime (a block's meta, a history part that did not
+   *  change): read it, do not change it. */
   json(): T;
   /** Its JSON as UTF-8 bytes (a JSON text of the same value), which nothing changes afterwards:
    *  the caller may send and keep them, and must not write into them. */
