@@ -78,28 +78,11 @@ export class Reads {
   }
 
   block(block: AnyBlock, mode: ReadMode): Encoded<BlockJson> {
-    const { cache, source } = this;
-    return {
-      json: () => blockJson(block, mode, source),
-      // A copy: the cache writes the block's next text into the same slot.
-      bytes: () => Buffer.from(cache.view(block, mode)),
-      within: (envelope) => {
-        const [head, tail] = aroundSlot(envelope);
-        return joinBytes(head, [cache.view(block, mode)], tail);
-      },
-    };
+    return new BlockRead(this.cache, this.source, block, mode);
   }
 
   list(mode: ReadMode): Encoded<BlockJson[]> {
-    const { cache, source } = this;
-    return {
-      json: () => source.blocks().map((b) => blockJson(b, mode, source)),
-      bytes: () => cache.listBytes(mode),
-      within: (envelope) => {
-        const [head, tail] = aroundSlot(envelope);
-        return cache.wrappedListBytes(head, tail, mode);
-      },
-    };
+    return new ListRead(this.cache, this.source, mode);
   }
 
   /**
@@ -139,5 +122,52 @@ export class Reads {
       parts.push(slot.view());
     }
     return { data, parts };
+  }
+}
+
+// Classes rather than objects of closures: a REST read makes one, and one small object with its
+// methods on the prototype is the cheapest to make.
+
+class BlockRead implements Encoded<BlockJson> {
+  constructor(
+    private readonly cache: EncodeCache,
+    private readonly source: EncodeSource,
+    private readonly block: AnyBlock,
+    private readonly mode: ReadMode,
+  ) {}
+
+  json(): BlockJson {
+    return blockJson(this.block, this.mode, this.source);
+  }
+
+  bytes(): Buffer {
+    // A copy: the cache writes the block's next text into the same slot.
+    return Buffer.from(this.cache.view(this.block, this.mode));
+  }
+
+  within(envelope: (slot: BlockJson) => unknown): Buffer {
+    const [head, tail] = aroundSlot(envelope);
+    return joinBytes(head, [this.cache.view(this.block, this.mode)], tail);
+  }
+}
+
+class ListRead implements Encoded<BlockJson[]> {
+  constructor(
+    private readonly cache: EncodeCache,
+    private readonly source: EncodeSource,
+    private readonly mode: ReadMode,
+  ) {}
+
+  json(): BlockJson[] {
+    return this.source.blocks().map((b) => blockJson(b, this.mode, this.source));
+  }
+
+  bytes(): Buffer {
+    return this.cache.listBytes(this.mode);
+  }
+
+  within(envelope: (slot: BlockJson[]) => unknown): Buffer {
+    const [head, tail] = aroundSlot(envelope);
+    return this.cache.wrappedListBytes(head, tail, this.mode);
   }
 }
