@@ -21,6 +21,8 @@ import ts from 'typescript';
  * @property {string[]} [types] layers it may import types from (`import type`, erased when
  *   compiled), above it or not
  * @property {string[]} [internal] files that only the layer's own files may import
+ * @property {string[]} [portable] files of the layer every layer may import, the dashboard too:
+ *   pure code with no import of its own (checked), so the service and the page share one rule
  * @property {string} rule the rule of the layer, in words (docs/architecture.md shows them)
  */
 
@@ -43,6 +45,7 @@ export const LAYERS = [
     name: 'shared',
     paths: ['src/shared/'],
     imports: [],
+    portable: ['src/shared/duration.ts'],
     rule: 'The bottom of src/: limits, JSON with size checks, durations, errors a user fixes.',
   },
   {
@@ -55,6 +58,7 @@ export const LAYERS = [
     name: 'codec',
     paths: ['src/codec/'],
     imports: ['shared'],
+    portable: ['src/codec/unit-conversion.ts'],
     rule: 'Field tables, units and their conversion, encoding and decoding of block data: pure functions of the field tables.',
   },
   {
@@ -179,7 +183,7 @@ export const LAYERS = [
     name: 'web',
     paths: ['web/src/'],
     imports: [],
-    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules.",
+    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules (only the portable ones: the unit table and the duration parser).",
   },
 ];
 
@@ -304,7 +308,10 @@ export function layersMarkdown() {
     const may = l.imports.length ? l.imports.join(', ') : '(none)';
     const types = l.types?.length ? `; types of ${l.types.join(', ')}` : '';
     const internal = l.internal?.length ? ` Internal: ${l.internal.map(code).join(', ')}.` : '';
-    return `| ${l.name} | ${l.paths.map(code).join(' ')} | ${may}${types} | ${l.rule}${internal} |`;
+    const portable = l.portable?.length
+      ? ` Portable (any layer, the dashboard too): ${l.portable.map(code).join(', ')}.`
+      : '';
+    return `| ${l.name} | ${l.paths.map(code).join(' ')} | ${may}${types} | ${l.rule}${internal}${portable} |`;
   });
   return [DOC_BEGIN, '', '| layer | files | may import | rule |', '|---|---|---|---|', ...rows, '', DOC_END].join('\n');
 }
@@ -339,9 +346,14 @@ export function checkLayers(root) {
       problems.push(`${file}: in no layer (add its folder to LAYERS in scripts/layers.mjs)`);
       continue;
     }
+    const portable = from.portable?.includes(file);
     for (const imp of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
       if (!imp.specifier.startsWith('.')) continue; // a package or node: built-in
       imports++;
+      if (portable) {
+        problems.push(`${file}:${imp.line} imports ${imp.specifier}: a portable file imports nothing of the project`);
+        continue;
+      }
       const target = resolve(root, file, imp.specifier);
       const to = layerOf(target);
       const where = `${file}:${imp.line} imports ${imp.specifier}`;
@@ -349,7 +361,7 @@ export function checkLayers(root) {
         problems.push(`${where}: ${target} is in no layer`);
         continue;
       }
-      if (to === from) continue;
+      if (to === from || to.portable?.includes(target)) continue;
       const internal = to.internal?.includes(target);
       if (internal) {
         problems.push(`${where}: ${target} is internal to ${to.name} (use what ${to.name} exports)`);

@@ -107,19 +107,25 @@ export class Emission {
 
   /** The message and its size when it went to the broker. */
   private publishHistory(): { message: unknown; bytes: number } | null {
-    const { conn, runtime, topics, key } = this.opts;
-    // `{key, data}`, data the numbers of each block's logged data (the runtime's history mode).
-    const history = runtime.read(ALL, 'history');
-    const bytes = history.within((data) => ({ key, data }));
+    const { conn, topics } = this.opts;
+    const { message, bytes } = this.historyPayload();
     if (!conn.publish(topics.history, bytes)) return null;
     this.counts.history++;
-    return { message: { key, data: history.json() }, bytes: bytes.length };
+    return { message, bytes: bytes.length };
   }
 
   /** The message and its size, not published. */
   private historyMessage(): { message: unknown; bytes: number } {
-    const { message, bytes } = cachedHistoryPayload(this.opts.key, this.opts.runtime);
+    const { message, bytes } = this.historyPayload();
     return { message, bytes: bytes.length };
+  }
+
+  /** `{key, data}`, data the numbers of each block's logged data (the runtime's history mode). */
+  private historyPayload(): { message: unknown; bytes: Buffer } {
+    const { runtime, key } = this.opts;
+    const history = runtime.read(ALL, 'history');
+    const bytes = history.within((data) => ({ key, data }));
+    return { message: { key, data: history.json() }, bytes };
   }
 
   /** True when the message went to the broker. */

@@ -45,6 +45,9 @@ t.test('an upward import of any kind fails the check, naming the file, the impor
   // The encoding cache is internal to the runtime; the dashboard knows only the public API.
   plant('src/api/blocks.ts', "import { EncodeCache } from '../runtime/encode-cache.js';");
   plant('web/src/api.ts', "import { fromInternal } from '../../src/codec/units.js';");
+  // The dashboard may share the portable unit table, which therefore imports nothing of the project.
+  plant('web/src/units.ts', "import { userUnit as u2 } from '../../src/codec/unit-conversion.js';");
+  plant('src/codec/unit-conversion.ts', "import { MAX_JSON_DEPTH } from '../shared/json.js';");
   // The page's table edited by hand.
   const page = path.join(root, 'docs/architecture.md');
   writeFileSync(
@@ -93,6 +96,10 @@ t.test('an upward import of any kind fails the check, naming the file, the impor
       /^layers: src\/api\/blocks\.ts:\d+ imports \.\.\/runtime\/encode-cache\.js: src\/runtime\/encode-cache\.ts is internal to runtime/,
     ],
     ['web', /^layers: web\/src\/api\.ts:\d+ imports \.\.\/\.\.\/src\/codec\/units\.js: web -> codec is not allowed/],
+    [
+      'portable',
+      /^layers: src\/codec\/unit-conversion\.ts:\d+ imports \.\.\/shared\/json\.js: a portable file imports nothing of the project$/,
+    ],
     ['no layer', /^layers: src\/extras\/thing\.ts: in no layer/],
     ['the page', /^layers: docs\/architecture\.md: the table of layers is not the one in scripts\/layers\.mjs/],
   ];
@@ -102,6 +109,10 @@ t.test('an upward import of any kind fails the check, naming the file, the impor
       what,
     );
   t.equal(lines.at(-1), `layers: ${expected.length} problem(s) against the table in scripts/layers.mjs`, run.stderr);
+  t.notOk(
+    lines.some((l) => l.includes('web/src/units.ts')),
+    'the dashboard may import a portable file',
+  );
   t.notOk(
     lines.some((l) => l.includes('src/hardware/layer.ts')),
     'an import of types of config from hardware is allowed',
