@@ -20,6 +20,8 @@ import ts from 'typescript';
  * @property {string[]} imports the layers its files may import; only layers listed above it
  * @property {string[]} [types] layers it may import types from (`import type`, erased when
  *   compiled), above it or not
+ * @property {string[]} [lazy] layers it may load only when called (`import()`, and `import type`):
+ *   code that is not loaded unless used, as a chip definition's emulator in sim mode
  * @property {string[]} [internal] files that only the layer's own files may import
  * @property {string[]} [portable] files of the layer every layer may import, the dashboard too:
  *   pure code with no import of its own (checked), so the service and the page share one rule
@@ -33,7 +35,8 @@ export const LAYERS = [
     name: 'drivers',
     paths: ['drivers/'],
     imports: [],
-    rule: 'Device protocols over small interfaces (OneWireBus, I2cBus, GpioBackend, SerialLink); they know nothing of blocks, the runtime or anything in src/.',
+    lazy: ['emulation'],
+    rule: "Device protocols over small interfaces (OneWireBus, I2cBus, GpioBackend, SerialLink); they know nothing of blocks, the runtime or anything in src/. A chip's definition (drivers/i2c/chips.ts, drivers/onewire/families.ts) names its emulator, loaded only in sim mode.",
   },
   {
     name: 'emulation',
@@ -212,6 +215,8 @@ export function tableProblems() {
     }
     for (const name of layer.types ?? [])
       if (!seen.has(name)) problems.push(`layer ${layer.name} imports types of an unknown layer ${name}`);
+    for (const name of layer.lazy ?? [])
+      if (!seen.has(name)) problems.push(`layer ${layer.name} loads an unknown layer ${name}`);
   }
   return problems;
 }
@@ -223,13 +228,14 @@ export function tableProblems() {
  */
 export function importsOf(file, text) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
-  /** @type {{ specifier: string, typeOnly: boolean, line: number }[]} */
+  /** @type {{ specifier: string, typeOnly: boolean, dynamic: boolean, line: number }[]} */
   const found = [];
-  /** @param {ts.Node} node @param {string} specifier @param {boolean} typeOnly */
-  const add = (node, specifier, typeOnly) =>
+  /** @param {ts.Node} node @param {string} specifier @param {boolean} typeOnly @param {boolean} [dynamic] */
+  const add = (node, specifier, typeOnly, dynamic = false) =>
     found.push({
       specifier,
       typeOnly,
+      dynamic,
       line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
     });
   /** @param {ts.Node} node */
@@ -263,7 +269,7 @@ export function importsOf(file, text) {
       node.arguments[0] &&
       ts.isStringLiteralLike(node.arguments[0])
     ) {
-      add(node, node.arguments[0].text, false);
+      add(node, node.arguments[0].text, false, node.expression.kind === ts.SyntaxKind.ImportKeyword);
     }
     ts.forEachChild(node, visit);
   };
@@ -306,7 +312,9 @@ export function layersMarkdown() {
   const code = (/** @type {string} */ p) => `\`${p}\``;
   const rows = [...LAYERS].reverse().map((l) => {
     const may = l.imports.length ? l.imports.join(', ') : '(none)';
-    const types = l.types?.length ? `; types of ${l.types.join(', ')}` : '';
+    const types =
+      (l.types?.length ? `; types of ${l.types.join(', ')}` : '') +
+      (l.lazy?.length ? `; loaded when called: ${l.lazy.join(', ')}` : '');
     const internal = l.internal?.length ? ` Internal: ${l.internal.map(code).join(', ')}.` : '';
     const portable = l.portable?.length
       ? ` Portable (any layer, the dashboard too): ${l.portable.map(code).join(', ')}.`
@@ -369,6 +377,7 @@ export function checkLayers(root) {
       }
       if (from.imports.includes(to.name)) continue;
       if (imp.typeOnly && from.types?.includes(to.name)) continue;
+      if ((imp.typeOnly || imp.dynamic) && from.lazy?.includes(to.name)) continue;
       const direction = (order.get(to.name) ?? 0) > (order.get(from.name) ?? 0) ? 'an upward import' : 'not allowed';
       problems.push(
         `${where}: ${from.name} -> ${to.name} is ${direction}` +
