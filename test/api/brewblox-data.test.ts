@@ -1,13 +1,14 @@
 // Real Brewblox data through the REST API (test/fixtures/brewblox/): the UI's quick-start chains
 // and "new block" bodies, the Spark service's backup fixture and its integration-test bodies.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t, { type Test } from 'tap';
 import { blockTypes } from '../../src/blocks/index.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { holdsSent } from '../helpers/holds-sent.js';
+import { ROOT } from '../helpers/root.js';
 
-const fixture = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../fixtures/brewblox/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string) => JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/brewblox', name), 'utf8'));
 
 async function app(t: Test): Promise<RunningApp> {
   const rt = await startApp();

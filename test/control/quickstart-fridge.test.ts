@@ -3,10 +3,12 @@
 // the emulated fridge (test/helpers/fermenter.ts) on a manual clock: cooling below room
 // temperature, heating above it, never both outputs on.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { Fermenter, PlantProbe, type Sample } from '../helpers/fermenter.js';
+import { ROOT } from '../helpers/root.js';
 
-const qs = JSON.parse(readFileSync(new URL('../fixtures/brewblox/quickstart-fridge.json', import.meta.url), 'utf8'));
+const qs = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/brewblox/quickstart-fridge.json'), 'utf8'));
 
 t.test('fridge quick start holds the fridge air at 15 and at 25 degC in a 20 degC room', async (t) => {
   const f = new Fermenter({ setpoint: 20, probeOf: 'air', probeId: 'Fridge Sensor', setpointId: 'Fridge Setpoint' });

@@ -5,11 +5,11 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
 
-const script = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'check-arm64.sh');
+const script = join(ROOT, 'scripts', 'check-arm64.sh');
 const run = (args: string[], env: Record<string, string> = {}) =>
   spawnSync('bash', [script, ...args], { encoding: 'utf8', timeout: limit(10000), env: { ...process.env, ...env } });
 const isRoot = process.getuid?.() === 0;

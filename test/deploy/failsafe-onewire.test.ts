@@ -5,17 +5,17 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createDs2480bPty, Ds2480bSim } from '../../drivers/sim/ds2480b-sim.js';
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from '../../drivers/sim/onewire-wire.js';
 import { W1Tree } from '../../drivers/sim/w1-tree.js';
 import { limit as scaled } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
 
 /** The failsafe's own bound (`--timeout`) stretches too, up to the most it accepts. */
 const FAILSAFE_MAX_MS = 60000;
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = ROOT;
 // As it ships: `npm test` builds dist first, and the command finds its native modules there.
 const failsafe = join(repo, 'dist/src/failsafe/index.js');
 

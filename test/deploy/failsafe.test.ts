@@ -5,12 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { makeGpioRoot, PI4_CHIPS, PI5_CHIPS } from '../drivers/gpio-fixtures.js';
 import { limit } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = ROOT;
 const out = mkdtempSync(join(tmpdir(), 'eb-failsafe-build-'));
 t.teardown(() => rmSync(out, { recursive: true, force: true }));
 

@@ -6,12 +6,12 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { FILES, NODE_FLAGS, RUNTIME_ENV, readFiles, shebang, withFlags } from '../../scripts/runtime-flags.js';
 import { limit } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = ROOT;
 const flags = NODE_FLAGS.join(' ');
 const env = Object.entries(RUNTIME_ENV).map(([k, v]) => `${k}=${v}`);
 

@@ -18,11 +18,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join, relative } from 'node:path';
 import { limit } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = ROOT;
 const PREFIX = '/opt/eb-test';
 
 const FAKES: Record<string, string> = {

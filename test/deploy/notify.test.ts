@@ -3,7 +3,6 @@ import t, { type Test } from 'tap';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   notifyReady,
   notifyStatus,
@@ -15,8 +14,9 @@ import {
   watchdogIntervalMs,
 } from '../../src/service/notify.js';
 import { NotifyHarness } from './notify-harness.js';
+import { ROOT } from '../helpers/root.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = ROOT;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function harness(t: Test, name = 'notify.sock'): Promise<NotifyHarness> {

@@ -4,11 +4,11 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repo = ROOT;
 const unitPath = join(repo, 'systemd', 'edgeblocks.service');
 const unit = readFileSync(unitPath, 'utf8');
 const MAX_EXPOSURE = 3.0;

@@ -1,11 +1,13 @@
 // The demo (npm run demo): the built-in emulated fermenter, the seed chain on its hardware, and
 // discovery of the devices the seed leaves out.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { deviceBlockId } from '../../src/hardware/discovery.js';
 import { q, simApp } from './sim-app.js';
+import { ROOT } from '../helpers/root.js';
 
-const seed = JSON.parse(readFileSync(new URL('../../scripts/demo-blocks.json', import.meta.url), 'utf8'));
+const seed = JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8'));
 
 t.test('the demo seed loads on the built-in sim and its chain heats the beer', async (t) => {
   const s = await simApp();

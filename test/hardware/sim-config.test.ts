@@ -1,10 +1,12 @@
 // The sim config schema: clear errors naming the field, deterministic addresses, the demo file.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { makeRom } from '../../drivers/onewire/address.js';
 import { parseSimConfig } from '../../drivers/sim/sim-config.js';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
 import { simApp } from './sim-app.js';
+import { ROOT } from '../helpers/root.js';
 
 const chip = (devices: unknown[]) => ({ ds2482: [{ address: 24, variant: 'ds2482-100', channels: [devices] }] });
 
@@ -107,7 +109,7 @@ t.test('addresses: kernel names and full ROMs accepted, a missing one derived fr
 });
 
 t.test('the demo config file is the built-in demo, and both parse', async (t) => {
-  const file = JSON.parse(readFileSync(new URL('../../scripts/demo-sim.json', import.meta.url), 'utf8'));
+  const file = JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-sim.json'), 'utf8'));
   delete file.$comment;
   t.same(file, DEMO_SIM_CONFIG);
   const parsed = parseSimConfig(DEMO_SIM_CONFIG);

@@ -1,11 +1,12 @@
 // Spawn the built CLI (dist/src/main.js) as a child process and find its HTTP port.
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { spawnOwned, waitForOutput, type Owner } from './children.js';
 import { limit } from './limits.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { ROOT } from './root.js';
+
+export { ROOT };
 export const CLI = path.join(ROOT, 'dist/src/main.js');
 
 export interface RunningCli {

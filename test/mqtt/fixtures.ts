@@ -3,7 +3,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { App } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
@@ -13,7 +12,9 @@ import { spawnOwned, waitForOutput, type Owner } from '../helpers/children.js';
 import { limit } from '../helpers/limits.js';
 import { freePort, startMosquitto } from '../helpers/mosquitto.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { ROOT } from '../helpers/root.js';
+
+export { ROOT };
 export const SERVICE_ID = 'edge-one';
 
 export interface BusSetup {

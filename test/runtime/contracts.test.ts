@@ -5,13 +5,13 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { f } from '../../src/codec/fields.js';
 import type { InterfaceName } from '../../src/runtime/interfaces.js';
 import { defineBlock } from '../../src/runtime/types.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = ROOT;
 
 /** Resolves its `target` through each interface on every update and keeps what came back. */
 const seen = new Map<InterfaceName, string | null>();
