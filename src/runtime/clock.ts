@@ -23,6 +23,25 @@ export const systemClock: Clock = {
   },
 };
 
+/**
+ * Timers on a clock's time. Code that sleeps until a time on its Clock takes these beside it, so a
+ * test can fire them as it advances a ManualClock (test/helpers/manual-timers.ts) instead of waiting.
+ */
+export interface Timers {
+  /** `unref`: the timer alone does not keep the process running. */
+  setTimeout(fn: () => void, ms: number, opts?: { unref?: boolean }): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemTimers: Timers = {
+  setTimeout: (fn, ms, opts) => {
+    const timer = setTimeout(fn, ms);
+    if (opts?.unref) timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export class ManualClock implements Clock {
   constructor(
     private t = 0,

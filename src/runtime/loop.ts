@@ -2,6 +2,7 @@
 // the next block or the hardware is due. Nothing wakes it for nothing: with no block due and no
 // hardware to poll it sleeps up to MAX_SLEEP_MS (the watchdog wants a tick well inside its 15 s),
 // and a tick run from outside (an API write) wakes it, so the hardware hears of that write at once.
+import { systemTimers, type Timers } from './clock.js';
 import type { BlockRuntime } from './runtime.js';
 
 const MIN_SLEEP_MS = 5;
@@ -18,7 +19,7 @@ export const HARDWARE_POLL_MS = 100;
 export type TickHook = (now: number) => Promise<void> | void;
 
 export class ControlLoop {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: unknown = null;
   /** When the timer fires, on the runtime's clock. */
   private wakeAt = Infinity;
   private running = false;
@@ -33,6 +34,8 @@ export class ControlLoop {
     private readonly beforeTick: TickHook[] = [],
     /** When the hooks are next needed (Infinity: not until a block is due). */
     private readonly hooksDue: (now: number) => number = (now) => now + MAX_SLEEP_MS,
+    /** The timers it sleeps on: they must run on the runtime's clock. */
+    private readonly timers: Timers = systemTimers,
   ) {}
 
   start(): void {
@@ -62,7 +65,7 @@ export class ControlLoop {
   }
 
   private clear(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.timers.clearTimeout(this.timer);
     this.timer = null;
     this.wakeAt = Infinity;
   }
@@ -74,7 +77,7 @@ export class ControlLoop {
     // compare the step's time with the sums they asked for, and must find them equal.
     const due = Math.max(now + soonest, Math.min(now + MAX_SLEEP_MS, wanted));
     this.wakeAt = due;
-    this.timer = setTimeout(
+    this.timer = this.timers.setTimeout(
       () => {
         this.timer = null;
         this.wakeAt = Infinity;
