@@ -41,7 +41,7 @@ import { createHistory, type History } from './history/index.js';
 import { HomeAssistant } from './homeassistant/discovery.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
-import { systemClock, type Clock } from './runtime/clock.js';
+import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
 import { WallClockService } from './service/wall-clock.js';
 import { ControlLoop } from './runtime/loop.js';
 import { BlockRuntime } from './runtime/runtime.js';
@@ -62,6 +62,8 @@ import { hostname } from 'node:os';
 
 export interface AppOptions {
   clock?: Clock;
+  /** Timers on `clock`'s time, which the control loop and the alert checks sleep on (tests: a ManualClock's). */
+  timers?: Timers;
   log?: Logger;
 }
 
@@ -147,6 +149,7 @@ async function assembleServices(
   { log, phases, lifecycle, auth, store }: Basics,
 ): Promise<App> {
   const clock = opts.clock ?? systemClock;
+  const timers = opts.timers ?? systemTimers;
   const layer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
   phases.mark('hardware probe');
   const { documents, units } = store;
@@ -170,7 +173,7 @@ async function assembleServices(
     },
   });
   const hardware = new HardwareSubsystem(layer, runtime, log);
-  const loop = new ControlLoop(runtime, [layer.service], (now) => layer.nextServiceAt(now));
+  const loop = new ControlLoop(runtime, [layer.service], (now) => layer.nextServiceAt(now), timers);
   const control = new ControlEnabled(store.blocks, runtime, loop, layer, log);
   const http = new HttpSubsystem(config, log);
 
@@ -235,6 +238,7 @@ async function assembleServices(
     runtime,
     version: VERSION,
     log: log.child({ module: 'alerts' }),
+    timers,
     controlEnabled: () => control.enabled,
     brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
     historyOk: () => (history ? history.store.health() : null),

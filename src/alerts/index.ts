@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
-import type { ClockJump } from '../runtime/clock.js';
+import { systemTimers, type ClockJump, type Timers } from '../runtime/clock.js';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
@@ -39,6 +39,8 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   documents: DocumentStore;
   runtime: BlockRuntime;
   log: Logger;
+  /** Timers on the runtime's clock, for the fallback check (default: the system's). */
+  timers?: Timers;
 }
 
 export class Alerts {
@@ -53,7 +55,8 @@ export class Alerts {
   private rules: Rules;
   private rulesError: string | null = null;
   /** Evaluates only when no control-loop tick has for a while (see start). */
-  private timer: NodeJS.Timeout | null = null;
+  private timer: unknown = null;
+  private readonly timers: Timers;
   private lastEvaluated = -Infinity;
   private readonly cleanups: Array<() => void> = [];
   private readonly idsByNid = new Map<number, string>();
@@ -63,6 +66,7 @@ export class Alerts {
 
   constructor(private readonly d: AlertsDeps) {
     const s = d.settings;
+    this.timers = d.timers ?? systemTimers;
     const rc = d.runtime.clock;
     this.clock = { now: () => rc.now(), wall: () => rc.wall() ?? Date.now() };
     this.store = new AlertStore(d.db, s.historyLimit);
@@ -195,9 +199,10 @@ export class Alerts {
    * expiry there and wakes the process then. So while ticks come, it never fires.
    */
   private armFallback(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.onFallback(), this.d.settings.checkIntervalMs * FALLBACK_FACTOR);
-    this.timer.unref();
+    if (this.timer) this.timers.clearTimeout(this.timer);
+    this.timer = this.timers.setTimeout(() => this.onFallback(), this.d.settings.checkIntervalMs * FALLBACK_FACTOR, {
+      unref: true,
+    });
   }
 
   private onFallback(): void {
@@ -207,7 +212,7 @@ export class Alerts {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.timers.clearTimeout(this.timer);
     this.timer = null;
     this.started = false;
     this.mqttAlerts?.stop();

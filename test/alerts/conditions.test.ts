@@ -8,18 +8,21 @@ import path from 'node:path';
 import pino from 'pino';
 import t from 'tap';
 import { limit } from '../helpers/limits.js';
-import { startApp, type RunningApp } from '../helpers/app.js';
+import { startApp, type AppOptions, type RunningApp } from '../helpers/app.js';
+import { ManualTimers } from '../helpers/manual-timers.js';
+import { ManualClock } from '../../src/runtime/clock.js';
 import { HttpReceiver, until } from './receivers.js';
 
 async function start(
   t: { teardown(fn: () => unknown): void },
   alerts: Record<string, unknown>,
   log?: pino.Logger,
+  time?: Pick<AppOptions, 'clock' | 'timers'>,
 ): Promise<RunningApp> {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alert-cond-'));
   const config = path.join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ alerts: { checkIntervalMs: 100, ...alerts } }));
-  const running = await startApp({ config, hardware: 'sim' }, { dataDir: path.join(dir, 'data'), log });
+  const running = await startApp({ config, hardware: 'sim' }, { dataDir: path.join(dir, 'data'), log, ...time });
   t.teardown(async () => {
     await running.close();
     rmSync(dir, { recursive: true, force: true });
@@ -136,57 +139,43 @@ t.test('control disabled fires at once and resolves when enabled again', async (
 t.test(
   "conditions are evaluated in the control loop's wake-ups, with a slow timer of their own only while no tick comes",
   async (t) => {
-    const rt = await start(t, { checkIntervalMs: 1000 });
+    // The loop and the alert checks on a manual clock: seconds of it take milliseconds, exactly.
+    const clock = new ManualClock(1000);
+    const timers = new ManualTimers(clock);
+    const rt = await start(t, { checkIntervalMs: 1000 }, undefined, { clock, timers });
     const { alerts, runtime } = rt.app;
-    let inTick = false;
-    const emit = runtime.emit.bind(runtime) as (event: string, ...args: unknown[]) => boolean;
-    (runtime as { emit: unknown }).emit = (event: string, ...args: unknown[]) => {
-      if (event !== 'tick') return emit(event, ...args);
-      inTick = true;
-      try {
-        return emit(event, ...args);
-      } finally {
-        inTick = false;
-      }
-    };
-    const evaluations: boolean[] = [];
+    // When each evaluation ran, and whether in a control-loop tick (at the time of the last tick).
+    const evaluations: { at: number; inTick: boolean }[] = [];
     const evaluate = alerts.evaluate.bind(alerts);
-    alerts.evaluate = (now?: number) => {
-      evaluations.push(inTick);
+    t.capture(alerts, 'evaluate', (now?: number) => {
+      evaluations.push({ at: clock.now(), inTick: runtime.lastTickAt >= clock.now() - 1 });
       evaluate(now);
-    };
-    // The fallback timer fires only when no tick came for five intervals (a timer of its own would
-    // wake the process; one pushed back with refresh() would still wake it at its first expiry).
-    let fallbacks = 0;
-    const holder = alerts as unknown as { onFallback: () => void };
-    const onFallback = holder.onFallback.bind(alerts);
-    holder.onFallback = () => {
-      fallbacks++;
-      onFallback();
-    };
-    await new Promise((r) => setTimeout(r, 6200));
+    });
+    await timers.advance(500);
+    evaluations.length = 0;
+    await timers.advance(6000);
+    t.equal(evaluations.length, 6, '6 evaluations in 6 s at one a second');
     t.ok(
-      evaluations.length >= 5 && evaluations.length <= 7,
-      `${evaluations.length} evaluations in 6.2 s at one a second`,
-    );
-    t.ok(
-      evaluations.every((x) => x),
+      evaluations.every((e) => e.inTick),
       'each one inside a control-loop tick (no wake-up of their own)',
     );
-    t.equal(fallbacks, 0, 'the fallback timer never fired while the ticks came');
 
     t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
+    const ticks = runtime.lastTickAt;
     evaluations.length = 0;
-    await new Promise((r) => setTimeout(r, 5600));
-    t.ok(
-      evaluations.length >= 1 && evaluations.length <= 2,
-      `control disabled (no ticks): ${evaluations.length} evaluations in 5.6 s from the fallback timer`,
+    await timers.advance(5600);
+    t.equal(runtime.lastTickAt, ticks, 'control disabled: no ticks');
+    // The fallback timer fires only when no tick came for five intervals (a timer of its own would
+    // wake the process; one pushed back with refresh() would still wake it at its first expiry).
+    t.same(
+      evaluations.map((e) => e.inTick),
+      [false],
+      `one evaluation in 5.6 s without ticks, from the fallback timer (${evaluations.map((e) => e.at - ticks)} ms after the last tick)`,
     );
     t.ok(
-      evaluations.every((x) => !x),
-      'from the timer, not a tick',
+      evaluations[0]!.at - ticks >= 5000 && evaluations[0]!.at - ticks <= 5000 + 1,
+      'five intervals after the last tick',
     );
-    t.ok(fallbacks >= 1, `the fallback timer fired ${fallbacks} times`);
     t.ok(await activeOf(rt, 'control-disabled'), 'and the control-disabled alert fired from it');
   },
 );

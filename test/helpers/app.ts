@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
+import type { Clock, Timers } from '../../src/runtime/clock.js';
 
 export interface AppOptions {
   /** Use this data dir (kept after close) instead of a temporary one. */
@@ -15,6 +16,9 @@ export interface AppOptions {
   log?: Logger;
   /** false: create the app without starting it (no sockets); `post` goes through inject(). */
   listen?: boolean;
+  /** A ManualClock and its timers (test/helpers/manual-timers.ts): the control loop and the alert checks run on them. */
+  clock?: Clock;
+  timers?: Timers;
 }
 
 /**
@@ -42,7 +46,7 @@ export async function startApp(
     { host: '127.0.0.1', port: '0', httpsPort: '0', mqttPort: '0', dataDir, logLevel: 'silent', ...overrides },
     {},
   );
-  const app = await createApp(config, { log: opts.log ?? silentLogger });
+  const app = await createApp(config, { log: opts.log ?? silentLogger, clock: opts.clock, timers: opts.timers });
   const listen = opts.listen ?? true;
   if (listen) {
     try {
