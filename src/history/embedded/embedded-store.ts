@@ -200,6 +200,8 @@ export class EmbeddedStore implements HistoryStore {
   private replay(): void {
     const raw = this.index[0]!;
     if (!raw.length) return;
+    const began = performance.now();
+    let points = 0;
     const lastRaw = Math.max(...raw.map((r) => r.t1));
     const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
     const tiers = this.tiers.slice(1);
@@ -210,8 +212,11 @@ export class EmbeddedStore implements HistoryStore {
         if (t > last) last = t;
         for (const tier of tiers) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
       }
+      points += s.t.length;
       this.lastSeen.set(s.id, last);
     }
+    const ms = Math.round(performance.now() - began);
+    this.o.log.debug({ points, ms }, `history: rebuilt the buckets in progress from ${points} raw points (${ms} ms)`);
   }
 
   private fail(what: string, e: unknown): void {
