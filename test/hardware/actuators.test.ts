@@ -180,9 +180,9 @@ t.test(
     t.equal(sim.gpio.physical(6), 0, 'pump off while running');
 
     let atOffline: unknown = null;
-    const mqtt = s.app.mqtt as { stop(): Promise<void> };
+    const mqtt = s.app.mqtt;
     const stop = mqtt.stop.bind(mqtt);
-    mqtt.stop = async () => {
+    t.capture(mqtt, 'stop', async () => {
       atOffline = {
         relays: relays.activeOutputs(),
         pair: pair.activeOutputs(),
@@ -190,7 +190,7 @@ t.test(
         pump: sim.gpio.physical(6),
       };
       return stop();
-    };
+    });
     await s.close();
     t.same(
       atOffline,

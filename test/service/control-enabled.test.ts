@@ -49,9 +49,9 @@ t.test('read once, then from memory; set writes through and a new instance reads
 
 t.test('a failed write leaves the setting as it was', async (t) => {
   const { s } = store('true');
-  s.writeSetting = () => {
+  t.capture(s, 'writeSetting', () => {
     throw Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' });
-  };
+  });
   const control = new ControlEnabled(s, runtime(), loop(), outputs, pino({ level: 'silent' }));
   await t.rejects(control.set(false), /disk full/);
   t.equal(control.enabled, true, 'still enabled: nothing was stored');
