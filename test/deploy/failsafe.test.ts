@@ -1,11 +1,10 @@
-// edgeblocks-failsafe, compiled with tsc as it ships, run as a child process against fake
+// edgeblocks-failsafe as `npm run build` compiled it, run as a child process against fake
 // sysfs GPIO trees: outputs left on by a "crash" end up at their safe physical level.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { makeGpioRoot, PI4_CHIPS, PI5_CHIPS } from '../drivers/gpio-fixtures.js';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
@@ -14,30 +13,25 @@ const repo = ROOT;
 const out = mkdtempSync(join(tmpdir(), 'eb-failsafe-build-'));
 t.teardown(() => rmSync(out, { recursive: true, force: true }));
 
-// Compile the command and only what it imports, the way `npm run build` does.
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const build = spawnSync(
-  process.execPath,
-  [
-    tsc,
-    '--outDir',
-    out,
-    '--rootDir',
-    repo,
-    '--module',
-    'NodeNext',
-    '--moduleResolution',
-    'NodeNext',
-    '--target',
-    'ES2022',
-    '--strict',
-    '--types',
-    'node',
-    '--skipLibCheck',
-    join(repo, 'src/failsafe/index.ts'),
-  ],
-  { encoding: 'utf8', timeout: limit(90000), killSignal: 'SIGKILL' },
-);
+// The command as `npm run build` compiled it, with only what it imports (followed from its
+// import statements) copied beside it: it must run without the rest of the service.
+const imports = /(?:\bfrom|^\s*import|\bimport\()\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
+const copied: string[] = [];
+const missing: string[] = [];
+function copyWithImports(file: string): void {
+  const rel = relative(join(repo, 'dist'), file);
+  if (copied.includes(rel)) return;
+  if (!existsSync(file)) {
+    missing.push(rel);
+    return;
+  }
+  copied.push(rel);
+  mkdirSync(dirname(join(out, rel)), { recursive: true });
+  const code = readFileSync(file, 'utf8');
+  writeFileSync(join(out, rel), code);
+  for (const m of code.matchAll(imports)) copyWithImports(resolve(dirname(file), m[1]!));
+}
+copyWithImports(join(repo, 'dist/src/failsafe/index.js'));
 writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
 // As installed: the package's dependencies (the config schema's typebox) next to the command.
 symlinkSync(join(repo, 'node_modules'), join(out, 'node_modules'));
@@ -72,8 +66,13 @@ const GPIO = [
   { name: 'door', line: 5, direction: 'in' },
 ];
 
-t.test('the command compiles', async (t) => {
-  t.equal(build.status, 0, `${build.stdout}${build.stderr}`);
+t.test('the command is built, and every module it imports is', async (t) => {
+  t.same(missing, [], 'no import of the command is missing from dist (npm run build first)');
+  t.ok(copied.includes('src/failsafe/index.js'), `${copied.length} modules`);
+  t.notOk(
+    copied.some((f) => f.startsWith('src/app') || f.startsWith('src/runtime/') || f.startsWith('src/api/')),
+    'none of the service: not the app, the runtime or the API',
+  );
 });
 
 t.test('every output goes to its safe physical level (Pi 5, base 571)', async (t) => {
