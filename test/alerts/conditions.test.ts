@@ -151,6 +151,8 @@ t.test(
       evaluations.push({ at: clock.now(), inTick: runtime.lastTickAt >= clock.now() - 1 });
       evaluate(now);
     });
+    // The fallback timer is set five intervals ahead; the loop's never more than one.
+    const fallbacks = () => timers.fired.filter((f) => f.ms === 5 * 1000).length;
     await timers.advance(500);
     evaluations.length = 0;
     await timers.advance(6000);
@@ -159,6 +161,7 @@ t.test(
       evaluations.every((e) => e.inTick),
       'each one inside a control-loop tick (no wake-up of their own)',
     );
+    t.equal(fallbacks(), 0, 'the fallback timer never fired while the ticks came');
 
     t.equal(await send(rt, 'PUT', 'settings/enabled', { enabled: false }), 200);
     const ticks = runtime.lastTickAt;
@@ -176,6 +179,7 @@ t.test(
       evaluations[0]!.at - ticks >= 5000 && evaluations[0]!.at - ticks <= 5000 + 1,
       'five intervals after the last tick',
     );
+    t.equal(fallbacks(), 1, 'the fallback timer fired');
     t.ok(await activeOf(rt, 'control-disabled'), 'and the control-disabled alert fired from it');
   },
 );

@@ -6,8 +6,15 @@ import type { ManualClock, Timers } from '../../src/runtime/clock.js';
 
 interface Pending {
   at: number;
+  ms: number;
   seq: number;
   fn: () => void;
+}
+
+/** A timer that fired: set `ms` ahead, fired at `at` (clock time). */
+export interface Fired {
+  ms: number;
+  at: number;
 }
 
 /** File system requests in flight (the thread pool's): a step reading a sysfs file, a store writing. */
@@ -27,11 +34,13 @@ async function settle(): Promise<void> {
 export class ManualTimers implements Timers {
   private pending = new Set<Pending>();
   private seq = 0;
+  /** The timers fired so far, in order. */
+  readonly fired: Fired[] = [];
 
   constructor(readonly clock: ManualClock) {}
 
   setTimeout(fn: () => void, ms: number): unknown {
-    const timer = { at: this.clock.now() + Math.max(0, ms), seq: this.seq++, fn };
+    const timer = { at: this.clock.now() + Math.max(0, ms), ms, seq: this.seq++, fn };
     this.pending.add(timer);
     return timer;
   }
@@ -56,6 +65,7 @@ export class ManualTimers implements Timers {
       if (!next) break;
       this.pending.delete(next);
       if (next.at > this.clock.now()) this.clock.set(next.at);
+      this.fired.push({ ms: next.ms, at: next.at });
       next.fn();
       await settle();
     }
