@@ -2,6 +2,7 @@
 // with short rule timings: a setpoint pair out of its band for a time, an output held on too
 // long, control disabled, reminders at the set interval and acknowledge stopping them, the
 // outbox bound (full: the oldest dropped, counted, one log line).
+// tags: slow (rule timings on the real clock)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // Issue 26: delivery you can rely on. A receiver that is down gets the alert when it comes
 // back; a kill -9 while the alert waits in the outbox delivers it after the restart, once per
 // id; a flapping sensor (20 unplug/plug cycles) makes one alert with a count.
+// tags: slow (the built service killed and restarted, receivers down for a while)
 import t from 'tap';
 import { killAndWait } from '../helpers/children.js';
 import { limit } from '../helpers/limits.js';

@@ -1,5 +1,6 @@
 // `edgeblocks user ...` and start-up with `auth: true`, through the built CLI: non-interactive
 // passwords on stdin, file mode 0600, bad names, no user, a corrupt users file left untouched.
+// tags: slow (the built CLI, one process per command)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

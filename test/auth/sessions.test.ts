@@ -2,6 +2,7 @@
 // process) closes the user's MQTT connections, /eventbus websockets and event streams; `user
 // passwd` does too and revokes the API token; a logout ends the user's sessions, for good (a
 // stale writer of the users file and a restart do not bring them back).
+// tags: slow (the built CLI in another process)
 import { spawn } from 'node:child_process';
 import mqtt from 'mqtt';
 import t, { type Test } from 'tap';

@@ -3,6 +3,7 @@
 // alerts page, Acknowledge stops it, the events are listed, a rule edit round-trips through
 // GET|PUT alerts/rules, a bad value is refused with the field named, and the banner goes
 // when the probe is back. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

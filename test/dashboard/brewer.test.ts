@@ -8,6 +8,7 @@
 // every page at desktop and phone width (no sideways scrolling), keyboard navigation, an
 // axe-core check, and a screenshot of each page in test-output/screenshots/.
 // Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

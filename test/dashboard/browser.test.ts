@@ -3,6 +3,7 @@
 // chain, values follow the emulated temperature, a setpoint edit survives a reload, a 422 is
 // shown in words, a block deleted elsewhere is reported, and the page says "offline" while the
 // service is down and comes back by itself. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

@@ -2,6 +2,7 @@
 // a 2 MiB tmpfs, filled to the last byte; a refused change (507) marks it full, the page shows a
 // banner, and the banner goes once space is back. Needs root (mount), `npm run build` and
 // `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

@@ -5,6 +5,7 @@
 // On/Off); and, with an external
 // Mosquitto, the broker going away does not stop the page (it reads the service's event
 // stream) and is reported until it is back. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

@@ -3,6 +3,7 @@
 // the live overview, and the session survives a reload. The logout button ends the session: the
 // page shows the login form and the old cookie is refused. A session ended elsewhere is shown as
 // "logged out", not as offline.
+// tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';

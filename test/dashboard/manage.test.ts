@@ -3,6 +3,7 @@
 // document), backup download and restore (and a broken file changing nothing), the generic
 // block editor creating and editing a type the wizard does not make, enable/disable control and
 // starting a setpoint profile. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

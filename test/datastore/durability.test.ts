@@ -1,5 +1,6 @@
 // Every datastore reply comes after the change is durable: kill -9 the built CLI right after
 // the replies and read everything back from a fresh process. Needs `npx tsc -p tsconfig.json`.
+// tags: slow (kill -9 of the built CLI)
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

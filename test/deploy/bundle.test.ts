@@ -1,5 +1,6 @@
 // `npm run build` bundles the service's modules into dist/bundle, and the CLI starts from it
 // (a few files to read instead of some 600); a bundle older than dist/src is never used.
+// tags: slow (the CLI started from bundles)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';

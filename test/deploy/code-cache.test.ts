@@ -1,5 +1,6 @@
 // The bundle's code cache (src/service/code-cache.ts): where it lives, that a start uses it, and
 // that a damaged, foreign or stale cache is never run but made again.
+// tags: slow (the CLI started several times)
 import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';

@@ -1,6 +1,7 @@
 // edgeblocks-failsafe after a kill -9: relays on DS2408/DS2413 IO modules still latched on are
 // switched off by the command itself, over the real drivers: a kernel w1 sysfs tree and a
 // DS2480B adapter behind a real pty (socat), both emulated in this process.
+// tags: slow (the failsafe command on real drivers behind a pty)
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // edgeblocks-failsafe as `npm run build` compiled it, run as a child process against fake
 // sysfs GPIO trees: outputs left on by a "crash" end up at their safe physical level.
+// tags: slow (the failsafe command, run some forty times)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // The installer in a throwaway root: fake systemctl/useradd/groupadd/usermod/userdel/apt-get/
 // npm/getent/modprobe on PATH record every call and keep users and groups in a state dir.
+// tags: slow (the installer in a sandbox, the service started from it)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

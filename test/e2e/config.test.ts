@@ -1,3 +1,4 @@
+// tags: slow (the built CLI, started some thirty times)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

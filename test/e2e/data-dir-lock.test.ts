@@ -2,6 +2,7 @@
 // naming the dir and the pid that holds it, before it opens hardware or restores blocks; the
 // lock dies with its process (kill -9 included); a start that fails (a busy port) does not
 // drive any output safe, since another instance may be driving them.
+// tags: slow (the built service started as a user starts it)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

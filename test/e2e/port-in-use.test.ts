@@ -1,5 +1,6 @@
 // A second instance on a busy port (issue 14.3): one line naming the port and the fix, exit
 // code 2, no stack trace; the same for the demo script.
+// tags: slow (the built service and the demo started as a user starts them)
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

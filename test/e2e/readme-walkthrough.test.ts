@@ -2,6 +2,7 @@
 // block marked `<!-- run: demo -->` in README.md and the docs pages runs, page by page in the
 // order below, against the demo script, with curl failing on any HTTP error and the MQTT
 // commands talking to the demo's broker; then what the pages promise is checked.
+// tags: slow (every demo block of the docs against a running demo)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

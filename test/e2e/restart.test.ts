@@ -1,3 +1,4 @@
+// tags: slow (the built service stopped and started again)
 import t from 'tap';
 import Database from '../../src/store/sqlite.js';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -3,6 +3,7 @@
 // Open dashboards (SSE streams), an /eventbus websocket and MQTT clients do not hold a stop up
 // (issue 24.5): the streams get a last offline state and end, and the process exits 0 at once.
 // The app is a list of subsystems (issue 25.2): each logs one stop line, in reverse start order.
+// tags: slow (the built service stopped by signals)
 import t, { type Test } from 'tap';
 import mqtt from 'mqtt';
 import { WebSocket } from 'ws';

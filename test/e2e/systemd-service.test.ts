@@ -1,3 +1,4 @@
+// tags: slow (the built service under a notify socket and its watchdog)
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

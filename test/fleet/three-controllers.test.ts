@@ -4,6 +4,7 @@
 // unique ids do not collide, each controller lists the other two (GET /{id}/fleet) with a
 // working dashboard link, the Brewblox UI's reader takes each state message as a Spark service,
 // and one controller's history API graphs the fields of another, each point stored once.
+// tags: slow (three built services, a real Mosquitto and VictoriaMetrics)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

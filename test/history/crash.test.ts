@@ -1,6 +1,7 @@
 // kill -9 of the built CLI during ingest: everything flushed before the kill is intact after a
 // restart, every record of the history directory passes its checksum, and at most the unflushed batch (one
 // flush interval) is lost.
+// tags: slow (kill -9 of the built CLI)
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // `online` while the service runs, `offline` on a clean stop and, after kill -9, from the broker
 // as a last will; the Spark.state last will still goes out too (two wills, two connections).
 // No entity's availability points at the state message (30-140 KB every interval).
+// tags: slow (kill -9 of the built CLI, a real Mosquitto)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

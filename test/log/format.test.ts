@@ -1,6 +1,7 @@
 // Logs a person can read: one line per event on a terminal (the built CLI under a pty made by
 // util-linux `script`), JSON lines through a pipe, journald lines under systemd, and the
 // --log-format flag overriding the choice.
+// tags: slow (the built CLI under a pty and systemd)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

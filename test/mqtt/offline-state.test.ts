@@ -1,5 +1,6 @@
 // The offline state: the broker delivers the last will when the runtime is killed (-9), and the
 // runtime publishes the same retained offline state itself on a clean shutdown.
+// tags: slow (kill -9 of the built CLI)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

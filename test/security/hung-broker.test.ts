@@ -4,6 +4,7 @@
 // The controller must stop emitting while the broker does not answer, give up on the connection
 // within its 10 s keepalive, and after SIGCONT deliver at most the one message that was in
 // flight when the broker stopped, then resume at its cadence.
+// tags: slow (a Mosquitto stopped for 14 s)
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';

@@ -1,6 +1,7 @@
 // Slow clients are timed out (issue 15, item 5): a body trickling in one byte every 2 s, or
 // headers one byte a second, are answered 408 and closed within node's check interval (5 s)
 // after the request (20 s) or headers (10 s) deadline, on the HTTP port and on the TLS gateway. Real sockets, real servers.
+// tags: slow (waits out the server's request timeouts)
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import t from 'tap';

@@ -1,0 +1,40 @@
+// The test files and their tags, for scripts/run-tests.ts: a file is tagged by a line
+// `// tags: slow (why)` among the comment lines it starts with.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The tags of a test source: the words before `(` on its `// tags:` line. */
+export function tagsOf(source: string): string[] {
+  for (const line of source.split('\n')) {
+    if (!line.startsWith('//')) break;
+    const m = /^\/\/ tags: ([^(]*)/.exec(line);
+    if (m)
+      return m[1]!
+        .trim()
+        .split(/[\s,]+/)
+        .filter(Boolean);
+  }
+  return [];
+}
+
+/** The `*.test.ts` files under `paths` (files or folders, relative to `root`), sorted. */
+export function testSources(root: string, paths: string[]): string[] {
+  return paths
+    .flatMap((p) => {
+      const abs = path.join(root, p);
+      if (!existsSync(abs)) throw new Error(`${p}: no such test file or folder`);
+      if (p.endsWith('.ts')) return [p];
+      return readdirSync(abs, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => path.join(p, f));
+    })
+    .sort();
+}
+
+export type Selection = 'all' | 'fast' | 'slow';
+
+/** The sources a selection runs: `fast` leaves out the files tagged slow, `slow` runs only those. */
+export function select(root: string, sources: string[], only: Selection): string[] {
+  if (only === 'all') return sources;
+  return sources.filter((f) => tagsOf(readFileSync(path.join(root, f), 'utf8')).includes('slow') === (only === 'slow'));
+}
