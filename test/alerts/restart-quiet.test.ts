@@ -3,6 +3,7 @@
 // start with every device present sends nothing on any channel; the first sensor alert after
 // the start fires its `after` from the unplug, once (no flap counted from the start), and its
 // "Back to normal after" counts from the unplug.
+// tags: slow (the built service stopped and started, every channel watched)
 import mqtt from 'mqtt';
 import t from 'tap';
 import { killAndWait } from '../helpers/children.js';

@@ -2,6 +2,7 @@
 // under a moved clock (libfaketime); a jump of 3 days shows a notice that control kept its time,
 // and a start on a clock 6 months behind the last time seen shows that it waits for network
 // time. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium, the built CLI under a moved clock)
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
