@@ -4,6 +4,7 @@
 // runs all. Paths under test/ are run from their compiled copies; other arguments go to tap.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { select, testSources, type Selection } from './test-tags.js';
@@ -34,11 +35,14 @@ if (!files.length) {
   console.error('run-tests: no test files chosen');
   process.exit(1);
 }
+// One file per core: most of them wait on a child process, a broker or a socket for much of their
+// time (tap's own default leaves a core free, which on 2 cores runs one file at a time).
+const jobs = tapArgs.some((a) => /^(--jobs|-j)/.test(a)) ? [] : [`--jobs=${availableParallelism()}`];
 console.error(`run-tests: ${files.length} of ${sources.length} test files (${only})`);
 // The compiled tests are JavaScript: no TypeScript loader in the test processes (half a second each).
 const res = spawnSync(
   path.join(ROOT, 'node_modules/.bin/tap'),
-  ['--test-env=TAP_TYPE_STRIP_ONLY=1', ...tapArgs, ...files],
+  ['--test-env=TAP_TYPE_STRIP_ONLY=1', ...jobs, ...tapArgs, ...files],
   { cwd: ROOT, stdio: 'inherit' },
 );
 process.exit(res.status ?? 1);
