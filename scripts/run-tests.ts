@@ -1,13 +1,14 @@
 // Runs the compiled tests (dist-test/test/, written by `npm run build:test`) with tap, by tag:
 //   node dist/scripts/run-tests.js [--fast | --slow] [tap options] [test/DIR | test/FILE.test.ts ...]
 // --fast leaves out the files tagged slow (scripts/test-tags.ts), --slow runs only those, neither
-// runs all. Paths under test/ are run from their compiled copies; other arguments go to tap.
+// runs all; files tagged alone run with no other file beside them. Paths under test/ are run from
+// their compiled copies; other arguments go to tap.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { select, testSources, type Selection } from './test-tags.js';
+import { select, tagged, testSources, type Selection } from './test-tags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const COMPILED = 'dist-test';
@@ -25,7 +26,11 @@ try {
   console.error(`run-tests: ${(e as Error).message}`);
   process.exit(1);
 }
-const files = select(ROOT, sources, only).map((f) => path.join(COMPILED, f.replace(/\.ts$/, '.js')));
+const compiled = (f: string) => path.join(COMPILED, f.replace(/\.ts$/, '.js'));
+const chosen = select(ROOT, sources, only);
+const files = chosen.map(compiled);
+// Files held to real-time limits run with no other file beside them.
+const alone = tagged(ROOT, chosen, 'alone').map((f) => `--serial=${compiled(f)}`);
 const missing = files.filter((f) => !existsSync(path.join(ROOT, f)));
 if (missing.length) {
   console.error(`run-tests: not compiled: ${missing.join(', ')}; run npm run build:test first`);
@@ -42,7 +47,7 @@ console.error(`run-tests: ${files.length} of ${sources.length} test files (${onl
 // The compiled tests are JavaScript: no TypeScript loader in the test processes (half a second each).
 const res = spawnSync(
   path.join(ROOT, 'node_modules/.bin/tap'),
-  ['--test-env=TAP_TYPE_STRIP_ONLY=1', ...jobs, ...tapArgs, ...files],
+  ['--test-env=TAP_TYPE_STRIP_ONLY=1', ...jobs, ...alone, ...tapArgs, ...files],
   { cwd: ROOT, stdio: 'inherit' },
 );
 process.exit(res.status ?? 1);

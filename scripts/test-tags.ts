@@ -1,5 +1,10 @@
 // The test files and their tags, for scripts/run-tests.ts: a file is tagged by a line
-// `// tags: slow (why)` among the comment lines it starts with.
+// `// tags: slow alone (why)` among the comment lines it starts with.
+//   slow   an end-to-end file (a browser, the built service started or installed, real timeouts):
+//          npm run test:fast leaves it out
+//   alone  held to real-time limits (latency, a pty's timing): run with no other file beside it
+
+export const TAGS = ['slow', 'alone'] as const;
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -33,8 +38,14 @@ export function testSources(root: string, paths: string[]): string[] {
 
 export type Selection = 'all' | 'fast' | 'slow';
 
+/** The sources tagged `tag`. */
+export function tagged(root: string, sources: string[], tag: string): string[] {
+  return sources.filter((f) => tagsOf(readFileSync(path.join(root, f), 'utf8')).includes(tag));
+}
+
 /** The sources a selection runs: `fast` leaves out the files tagged slow, `slow` runs only those. */
 export function select(root: string, sources: string[], only: Selection): string[] {
   if (only === 'all') return sources;
-  return sources.filter((f) => tagsOf(readFileSync(path.join(root, f), 'utf8')).includes('slow') === (only === 'slow'));
+  const slow = new Set(tagged(root, sources, 'slow'));
+  return sources.filter((f) => slow.has(f) === (only === 'slow'));
 }

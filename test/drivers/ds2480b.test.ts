@@ -1,3 +1,4 @@
+// tags: alone (a real pty's byte timing)
 import t from 'tap';
 import {
   Ds2480bMaster,

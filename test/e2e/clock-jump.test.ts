@@ -5,7 +5,7 @@
 // neither fire nor remind nor drop a waiting message because of the jump (and a retry is not held
 // back an hour), history holds no point in the future nor one from before the jump as if after
 // it, and system/status says the clock jumped.
-// tags: slow (the built service under a moved clock)
+// tags: slow alone (the built service under a moved clock, on real time)
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

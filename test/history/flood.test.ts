@@ -4,7 +4,7 @@
 // field and pending-point bounds must). RSS stays within +150 MB of idle, the state emission
 // stays on time during the flood, system/ping answers fast right after it, the drops are
 // counted in system/status and logged once.
-// tags: slow (the built CLI under a flood)
+// tags: slow alone (the built CLI under a flood, held to real-time limits)
 import t from 'tap';
 import mqtt from 'mqtt';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

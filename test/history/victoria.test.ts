@@ -1,7 +1,7 @@
 // VictoriaMetrics as the app's history store (--history-url), and its write queue while the
 // database is away: bounded, thinned when full, written when it answers again; writes never
 // block or throw.
-// tags: slow (a real VictoriaMetrics)
+// tags: slow alone (a real VictoriaMetrics, its ingestion waited for on the real clock)
 import t from 'tap';
 import { silentLogger } from '../../src/log.js';
 import { VictoriaStore } from '../../src/history/victoria-store.js';

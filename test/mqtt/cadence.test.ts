@@ -1,5 +1,6 @@
 // The emission loop keeps a fixed cadence: 60 emissions at a 50 ms interval show no
 // accumulated drift (each is scheduled from the start time, not from the previous one).
+// tags: alone (the emission cadence measured on the real clock)
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { Recorder, topic, until, VARIANTS } from './fixtures.js';
