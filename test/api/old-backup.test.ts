@@ -6,10 +6,12 @@
 // (test/fixtures/brewblox/devcon-spark.json), with fields added as an older or newer firmware
 // would have them.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
+import { ROOT } from '../helpers/root.js';
 
-const fixture = JSON.parse(readFileSync(new URL('../fixtures/brewblox/devcon-spark.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/brewblox/devcon-spark.json'), 'utf8'));
 
 t.test('an unknown field is dropped with a warning naming block and field; the block is kept', async (t) => {
   const { post, close } = await startApp({}, { listen: false });

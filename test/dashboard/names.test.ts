@@ -3,6 +3,7 @@
 // case are shown under their own names, each link opens its own block's editor, and the graph
 // picker offers each block's fields under its own name. A real Chromium against the built CLI;
 // needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

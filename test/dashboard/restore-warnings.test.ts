@@ -3,6 +3,7 @@
 // so as a warning naming the block and the field, not in green; a backup with a block that
 // cannot load is shown as a failure. A real Chromium against the built CLI; needs
 // `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

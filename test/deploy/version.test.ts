@@ -4,6 +4,7 @@
 // device info and another controller's /fleet, and `edgeblocks version` says the same. Before,
 // the bundle looked for package.json one directory above the checkout and every one of those
 // said 0.0.0 while the CLI said 0.1.0. Needs `npm run build`.
+// tags: slow (the built service run as the systemd unit runs it)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
