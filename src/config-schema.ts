@@ -8,6 +8,7 @@ import { unknownKeyMessage } from '../drivers/closest-name.js';
 import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
 import { checkAgainst, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
 import { AlertSettingsSchema } from './alerts/settings.js';
+import { PORT_SETTINGS } from './shared/port-in-use.js';
 
 /** Where a setting can also come from, besides the file. */
 interface Source extends Wording {
@@ -45,18 +46,8 @@ export const ConfigSchema = Type.Object(
       errorMessage: 'may hold only letters, digits, _ - . ~',
     }),
     host: text({ flag: '--host', env: 'EDGEBLOCKS_HOST', description: 'HTTP bind address', default: '0.0.0.0' }),
-    port: port({
-      flag: '--port',
-      env: 'EDGEBLOCKS_PORT',
-      description: 'controller HTTP port (0 = pick a free one)',
-      default: 5000,
-    }),
-    httpsPort: port({
-      flag: '--https-port',
-      env: 'EDGEBLOCKS_HTTPS_PORT',
-      description: 'TLS gateway port (REST + /eventbus); 0 = off',
-      default: 443,
-    }),
+    port: port({ ...PORT_SETTINGS.port, description: 'controller HTTP port (0 = pick a free one)' }),
+    httpsPort: port({ ...PORT_SETTINGS.httpsPort, description: 'TLS gateway port (REST + /eventbus); 0 = off' }),
     dataDir: text({
       flag: '--data-dir',
       env: 'EDGEBLOCKS_DATA_DIR',
@@ -71,12 +62,7 @@ export const ConfigSchema = Type.Object(
       pattern: '^(embedded|(mqtts?|wss?|tcp|ssl)://[^/]+.*)$',
       errorMessage: "must be 'embedded' or a URL like mqtt://host:1883",
     }),
-    mqttPort: port({
-      flag: '--mqtt-port',
-      env: 'EDGEBLOCKS_MQTT_PORT',
-      description: 'TCP port of the embedded broker (0 = free port)',
-      default: 1883,
-    }),
+    mqttPort: port({ ...PORT_SETTINGS.mqttPort, description: 'TCP port of the embedded broker (0 = free port)' }),
     topicRoot: text({
       flag: '--topic-root',
       env: 'EDGEBLOCKS_TOPIC_ROOT',

@@ -49,7 +49,7 @@ export class EmbeddedBroker {
       const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       if (isAddressInUse(e))
         throw new PortInUseError(
-          `${portInUseMessage('mqtt broker', host, port, '--mqtt-port')}; or use the broker already there with --mqtt-url mqtt://127.0.0.1:${port}`,
+          `${portInUseMessage('MQTT broker', host, port, 'mqttPort')}; or use the broker already there with --mqtt-url mqtt://127.0.0.1:${port}`,
         );
       throw new Error(
         `mqtt broker cannot listen on ${host}:${port} (${code}); another broker may be running: use it with --mqtt-url mqtt://127.0.0.1:${port}, or pick another --mqtt-port`,

@@ -56,7 +56,7 @@ export class Gateway {
       if (isAddressInUse(e)) {
         log.warn(
           { port, host, code },
-          `https gateway off: ${portInUseMessage('https gateway', host, port, '--https-port (0 = off)')}; REST and /eventbus stay available on the HTTP port`,
+          `https gateway off: ${portInUseMessage('HTTPS gateway', host, port, 'httpsPort', '; 0 = off')}; REST and /eventbus stay available on the HTTP port`,
         );
         server.close();
         return;

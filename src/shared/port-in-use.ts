@@ -10,7 +10,21 @@ export function isAddressInUse(e: unknown): boolean {
   return (e as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
 }
 
-/** The one-line explanation for a busy port, with the flag that picks another one. */
-export function portInUseMessage(what: string, host: string, port: number, flag: string): string {
-  return `${what} port ${port} on ${host} is in use (is another edgeblocks running?): stop the other instance, or choose another port with ${flag}`;
+/**
+ * The settings of the ports the service listens on: their flag and default, written once here.
+ * The config schema takes them from this table, so the schema, `--help`, the docs and the
+ * busy-port message say the same.
+ */
+export const PORT_SETTINGS = {
+  port: { flag: '--port', env: 'EDGEBLOCKS_PORT', default: 5000 },
+  httpsPort: { flag: '--https-port', env: 'EDGEBLOCKS_HTTPS_PORT', default: 443 },
+  mqttPort: { flag: '--mqtt-port', env: 'EDGEBLOCKS_MQTT_PORT', default: 1883 },
+} as const;
+
+type PortKey = keyof typeof PORT_SETTINGS;
+
+/** The one-line explanation for a busy port, with the setting's flag and its documented default. */
+export function portInUseMessage(what: string, host: string, port: number, key: PortKey, more = ''): string {
+  const { flag, default: fallback } = PORT_SETTINGS[key];
+  return `${what} port ${port} on ${host} is in use (is another edgeblocks running?): stop the other instance, or choose another port with ${flag} (default ${fallback}${more})`;
 }

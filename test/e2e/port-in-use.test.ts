@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CLI, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
+import { readPage } from '../helpers/markdown.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-busy-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,9 +54,25 @@ t.test('a busy HTTP port', async (t) => {
     t,
     res,
     new RegExp(
-      `^edgeblocks: http port ${port} on 0\\.0\\.0\\.0 is in use .*stop the other instance, or choose another port with --port$`,
+      `^edgeblocks: HTTP port ${port} on 0\\.0\\.0\\.0 is in use .*stop the other instance, or choose another port with --port \\(default 5000; 0 picks a free one\\)$`,
     ),
   );
+});
+
+t.test('Troubleshooting quotes the message as the service writes it', async (t) => {
+  const port = await holdPort(t);
+  const res = run(CLI, [
+    '--port',
+    String(port),
+    '--https-port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--data-dir',
+    path.join(dir, 'c'),
+  ]);
+  const said = res.stderr.trim().replaceAll(String(port), '5000');
+  t.ok(readPage('docs/troubleshooting.md').includes(`**\`${said}\`.**`), `docs/troubleshooting.md quotes: ${said}`);
 });
 
 t.test('a busy embedded broker port', async (t) => {
@@ -74,7 +91,7 @@ t.test('a busy embedded broker port', async (t) => {
     t,
     res,
     new RegExp(
-      `^edgeblocks: mqtt broker port ${port} .* is in use .*--mqtt-port; or use the broker already there with --mqtt-url mqtt://127\\.0\\.0\\.1:${port}$`,
+      `^edgeblocks: MQTT broker port ${port} .* is in use .*--mqtt-port \\(default 1883\\); or use the broker already there with --mqtt-url mqtt://127\\.0\\.0\\.1:${port}$`,
     ),
   );
 });
@@ -91,5 +108,9 @@ t.test('the demo script on a busy port', async (t) => {
     '--data-dir',
     path.join(dir, 'demo'),
   ]);
-  assertOneLine(t, res, new RegExp(`^demo: http port ${port} on 0\\.0\\.0\\.0 is in use .*--port$`));
+  assertOneLine(
+    t,
+    res,
+    new RegExp(`^demo: HTTP port ${port} on 0\\.0\\.0\\.0 is in use .*--port \\(default 5000; 0 picks a free one\\)$`),
+  );
 });

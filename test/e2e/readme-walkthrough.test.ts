@@ -5,13 +5,14 @@
 // tags: slow (every demo block of the docs against a running demo)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { postJson, ROOT, startScript } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { markdownPages, readPage, shellBlocks } from '../helpers/markdown.js';
-import { freePort } from '../helpers/mosquitto.js';
+import { freePort, waitForPort } from '../helpers/mosquitto.js';
+import { DEFAULTS } from '../../src/config.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-readme-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,6 +25,40 @@ const toC = (degF: number) => ((degF - 32) * 5) / 9;
 t.test('every page with demo commands is walked', async (t) => {
   const withDemo = markdownPages().filter((p) => shellBlocks(p).some((b) => b.run === 'demo'));
   t.same([...withDemo].sort(), [...WALK].sort(), 'WALK lists exactly the pages with <!-- run: demo --> blocks');
+});
+
+t.test("the quick start names the demo's ports and a line that moves them", async (t) => {
+  const readme = readPage('README.md');
+  const demoJs = readFileSync(path.join(ROOT, 'scripts/demo.js'), 'utf8');
+  const demoHttps = Number(/'--https-port', '(\d+)'/.exec(demoJs)?.[1]);
+  const ports = /opens three ports: HTTP (\d+) .*?MQTT (\d+) .*?TLS (\d+)/s.exec(readme);
+  t.ok(ports, 'the README says which ports the demo opens');
+  t.same(
+    ports?.slice(1).map(Number),
+    [DEFAULTS.port, DEFAULTS.mqttPort, demoHttps],
+    "the ports named are the demo's: the HTTP and MQTT defaults and the demo's TLS port",
+  );
+  const line = /`npm run demo -- ([^`]+)`/.exec(readme)?.[1];
+  t.ok(line, 'the README has a one-line way to move them');
+  const args = line!.split(/\s+/);
+  t.same(
+    args.filter((a) => a.startsWith('--')),
+    ['--port', '--mqtt-port', '--https-port'],
+    'the line moves the three ports',
+  );
+  // The README's numbers are fixed; here each one is swapped for a free port (the 0 stays: the gateway off).
+  const moved = await Promise.all(args.map(async (a) => (/^[1-9]\d+$/.test(a) ? String(await freePort()) : a)));
+  const cli = await startScript(
+    path.join(ROOT, 'scripts/demo.js'),
+    [...moved, '--data-dir', path.join(dir, 'moved-data')],
+    {},
+    t,
+  );
+  const at = (flag: string) => Number(moved[moved.indexOf(flag) + 1]);
+  t.equal(cli.port, at('--port'), 'the dashboard listens where the line says');
+  await waitForPort(at('--mqtt-port'));
+  t.match(cli.output(), new RegExp(`mqtt broker listening on \\S+:${at('--mqtt-port')}`), 'the broker too');
+  t.notMatch(cli.output(), /https gateway listening/i, '--https-port 0 turned the TLS gateway off');
 });
 
 t.test('the demo commands of the README and docs pages on the demo', async (t) => {

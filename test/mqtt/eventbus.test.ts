@@ -154,8 +154,8 @@ t.test('a gateway port in use is a warning naming the port and the fix; the serv
   t.teardown(() => rt.close());
   const warning = lines.find((l) => l.level === 40 && /gateway/.test(l.msg));
   t.ok(warning, 'a warning is logged');
-  t.match(warning?.msg, new RegExp(`https gateway port ${busyPort} on .* is in use`));
-  t.match(warning?.msg, /stop the other instance, or choose another port with --https-port/);
+  t.match(warning?.msg, new RegExp(`HTTPS gateway port ${busyPort} on .* is in use`));
+  t.match(warning?.msg, /stop the other instance, or choose another port with --https-port \(default 443; 0 = off\)/);
   t.notMatch(warning?.msg, /setcap|CAP_NET_BIND_SERVICE/, 'no capability advice: capabilities do not free a busy port');
   t.equal(rt.app.gateway.port, null);
   const status = (await (await fetch(`${rt.base}/system/status`)).json()) as { gateway: unknown };

@@ -58,7 +58,9 @@ export class HttpSubsystem implements Subsystem {
   async start(): Promise<void> {
     const { config, log, server } = this;
     await server.listen({ host: config.host, port: config.port }).catch((e: unknown) => {
-      throw isAddressInUse(e) ? new PortInUseError(portInUseMessage('http', config.host, config.port, '--port')) : e;
+      throw isAddressInUse(e)
+        ? new PortInUseError(portInUseMessage('HTTP', config.host, config.port, 'port', '; 0 picks a free one'))
+        : e;
     });
     const addr = server.server.address() as AddressInfo;
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
