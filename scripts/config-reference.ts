@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
-import { SETTINGS } from '../src/config-schema.js';
+import { flagLabel, SETTINGS } from '../src/config-schema.js';
 
 export const CONFIG_PAGE = 'docs/configuration.md';
 
@@ -22,8 +22,10 @@ same list.
   (\`port (flag --port): ...\`, with "did you mean" for a misspelt key), and exit code 2. The
   service, \`edgeblocks user\` and \`edgeblocks-failsafe\` read the file with this one schema, so a
   \`gpio\` line without \`direction\` is an output for all three.
-- **Flags and environment variables** take the value as JSON writes it (\`--auth true\`,
-  \`--port 5000\`); lists are comma-separated (\`EDGEBLOCKS_ALLOWED_HOSTS=brewblox,edgeblocks\`).
+- **Flags and environment variables** take the value as JSON writes it (\`--port 5000\`,
+  \`EDGEBLOCKS_AUTH=true\`); lists are comma-separated (\`EDGEBLOCKS_ALLOWED_HOSTS=brewblox,edgeblocks\`).
+  A true/false flag is a switch, shown as \`--[no-]auth\`: \`--auth\` alone turns it on, \`--no-auth\`
+  off, and \`--auth=false\` or \`--auth false\` say it in words.
 - **The file** takes JSON values (\`"auth": true\`) and camelCase keys. Settings marked "file only"
   have no flag or variable.
 - On a Raspberry Pi the file is \`/etc/edgeblocks/config.json\` and the data dir
@@ -93,7 +95,7 @@ export function configReference(): string {
   const main = SETTINGS.map(({ key, schema }) => {
     const file = key === 'config' ? '' : code(key);
     const where =
-      [schema.flag ? code(schema.flag) : '', schema.env ? code(schema.env) : ''].filter(Boolean).join('<br>') ||
+      [schema.flag ? code(flagLabel(schema)!) : '', schema.env ? code(schema.env) : ''].filter(Boolean).join('<br>') ||
       'file only';
     return `| ${file || '(command line)'} | ${where} | ${cell(kind(schema))} | ${cell(defaultOf(schema))} | ${cell(schema.description ?? '')} |`;
   });

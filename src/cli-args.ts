@@ -1,6 +1,7 @@
 // Command-line flags for every edgeblocks command (the service, `edgeblocks user`, the
 // failsafe): node:util parseArgs, with one set of messages for an unknown flag (naming the
-// closest known one) and a flag without its value.
+// closest known one) and a flag without its value. A boolean flag is a switch: `--auth` alone
+// is true, `--no-auth` false, and `--auth=false` or `--auth false` say it in words.
 import { parseArgs } from 'node:util';
 import { closestName } from '../drivers/closest-name.js';
 
@@ -22,15 +23,24 @@ export interface ParsedFlags {
   positionals: string[];
 }
 
+const WORDS = new Map([
+  ['true', true],
+  ['false', false],
+]);
+
 /** Flags and positional words of `argv`; throws ArgumentError on an unknown flag or a missing value. */
 export function parseFlags(argv: string[], flags: FlagTable): ParsedFlags {
   const { tokens } = parseArgs({ args: argv, options: flags, strict: false, allowPositionals: true, tokens: true });
   const values: ParsedFlags['values'] = {};
   const positionals: string[] = [];
+  /** The index of a `true`/`false` word taken as the value of the boolean flag before it. */
+  const taken = new Set<number>();
   for (const token of tokens) {
-    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind === 'positional' && !taken.has(token.index)) positionals.push(token.value);
     if (token.kind !== 'option') continue;
-    const spec = flags[token.name];
+    const negated = token.name.startsWith('no-') && flags[token.name.slice(3)]?.type === 'boolean';
+    const name = negated ? token.name.slice(3) : token.name;
+    const spec = flags[name];
     if (!spec) {
       const near = closestName(
         `--${token.name}`,
@@ -40,11 +50,27 @@ export function parseFlags(argv: string[], flags: FlagTable): ParsedFlags {
     }
     if (spec.type === 'string') {
       if (token.value === undefined || token.value === '') throw new ArgumentError(token.rawName, 'needs a value');
-      values[token.name] = token.value;
-    } else {
-      if (token.inlineValue) throw new ArgumentError(token.rawName, 'takes no value');
-      values[token.name] = true;
+      values[name] = token.value;
+      continue;
     }
+    if (negated) {
+      if (token.inlineValue) throw new ArgumentError(token.rawName, `takes no value (--no-${name} is false)`);
+      values[name] = false;
+      continue;
+    }
+    if (token.inlineValue) {
+      const word = WORDS.get(token.value ?? '');
+      if (word === undefined)
+        throw new ArgumentError(
+          token.rawName,
+          `is a switch: --${name} or --${name}=true, --no-${name} or --${name}=false; got ${JSON.stringify(token.value)}`,
+        );
+      values[name] = word;
+      continue;
+    }
+    const next = WORDS.get(argv[token.index + 1] ?? '');
+    if (next !== undefined) taken.add(token.index + 1);
+    values[name] = next ?? true;
   }
   return { values, positionals };
 }

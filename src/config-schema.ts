@@ -299,11 +299,23 @@ export function configFlags(): Map<string, ConfigKey> {
   return new Map(SETTINGS.filter((s) => s.schema.flag).map((s) => [s.schema.flag!, s.key]));
 }
 
+/** A flag as `--help` and the docs show it: a true/false setting's as the switch it is, `--[no-]auth`. */
+export function flagLabel(schema: TSchema & Source): string | undefined {
+  return schema.flag && schema.type === 'boolean' ? `--[no-]${schema.flag.slice(2)}` : schema.flag;
+}
+
 /** `--help`: every setting's flag (or file key), env variable, description and default. */
 export function configHelp(): string {
   const rows = SETTINGS.map(({ key, schema }) => {
     const fallback = (DEFAULTS as Record<string, unknown>)[key];
-    return `  ${(schema.flag ?? `(file) ${key}`).padEnd(20)} ${(schema.env ?? '').padEnd(36)} ${schema.description} [${JSON.stringify(fallback ?? null)}]`;
+    const shown =
+      typeof fallback === 'boolean' && schema.flag ? (fallback ? 'on' : 'off') : JSON.stringify(fallback ?? null);
+    return `  ${(flagLabel(schema) ?? `(file) ${key}`).padEnd(22)} ${(schema.env ?? '').padEnd(36)} ${schema.description} [${shown}]`;
   });
-  return ['  flag                 env                                  meaning [default]', ...rows].join('\n');
+  return [
+    '  flag                   env                                  meaning [default]',
+    ...rows,
+    '',
+    '  A switch (--[no-]auth) is on with --auth, off with --no-auth; --auth=false and --auth false work too.',
+  ].join('\n');
 }

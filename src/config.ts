@@ -5,6 +5,7 @@ import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './c
 import {
   checkConfigDocument,
   checkSetting,
+  ConfigSchema,
   configFlags,
   configHelp,
   DEFAULTS,
@@ -40,15 +41,18 @@ const WORDS = ['help', 'version'];
 /** The config flags (from the schema) plus `--help`/`-h` and `--version`/`-v`. */
 export function configFlagTable(): FlagTable {
   const table: FlagTable = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } };
-  for (const flag of configFlags().keys()) table[flag.slice(2)] = { type: 'string' };
+  for (const [flag, key] of configFlags())
+    table[flag.slice(2)] = { type: ConfigSchema.properties[key].type === 'boolean' ? 'boolean' : 'string' };
   return table;
 }
 
 /** Config values by key from parsed flags. */
 export function configValues(values: ParsedFlags['values']): ParsedArgs['values'] {
   const out: ParsedArgs['values'] = {};
-  for (const [flag, key] of configFlags())
-    if (typeof values[flag.slice(2)] === 'string') out[key] = values[flag.slice(2)] as string;
+  for (const [flag, key] of configFlags()) {
+    const value = values[flag.slice(2)];
+    if (value !== undefined) out[key] = String(value);
+  }
   return out;
 }
 
@@ -61,8 +65,20 @@ export function parseArgs(argv: string[]): ParsedArgs {
     throw e;
   }
   const extra = parsed.positionals.find((p) => !WORDS.includes(p));
-  if (extra !== undefined)
+  if (extra !== undefined) {
+    // `--auth yes`: a word after a switch was meant as its value; refused as the same word from env or file is.
+    const switchKey = (flag = '') => {
+      const key = configFlags().get(flag);
+      return key && ConfigSchema.properties[key].type === 'boolean' ? key : undefined;
+    };
+    const at = argv.findIndex((word, i) => word === extra && switchKey(argv[i - 1]));
+    const key = at > 0 ? switchKey(argv[at - 1]) : undefined;
+    if (key) {
+      const checked = checkSetting(key, extra, `flag ${argv[at - 1]}`);
+      if (checked.issue) refuse(checked.issue);
+    }
     throw new ConfigError(JSON.stringify(extra), `unexpected argument; commands: help, version, user (see --help)`);
+  }
   return {
     values: configValues(parsed.values),
     help: parsed.values.help === true || parsed.positionals.includes('help'),

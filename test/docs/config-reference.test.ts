@@ -27,7 +27,10 @@ t.test('the page names every setting with its flag, variable and default', async
   for (const { key, schema } of SETTINGS) {
     const row = page.split('\n').find((l) => l.startsWith(key === 'config' ? '| (command line) |' : `| \`${key}\` |`));
     t.ok(row, `a row for ${key}`);
-    if (schema.flag) t.match(row, `\`${schema.flag}\``, `${key}: its flag`);
+    if (schema.flag) {
+      const shown = schema.type === 'boolean' ? `--[no-]${schema.flag.slice(2)}` : schema.flag;
+      t.match(row, `\`${shown}\``, `${key}: its flag, a true/false one as the switch it is`);
+    }
     if (schema.env) t.match(row, `\`${schema.env}\``, `${key}: its variable`);
     if (schema.default !== undefined && !(Array.isArray(schema.default) && schema.default.length === 0))
       t.match(row, JSON.stringify(schema.default), `${key}: its default`);

@@ -258,14 +258,50 @@ t.test('--help is generated from the schema: every setting, its description and 
   const { SETTINGS, DEFAULTS } = await import('../../src/config-schema.js');
   const help = cli(['--help']).stdout;
   for (const { key, schema } of SETTINGS) {
-    const row = help
-      .split('\n')
-      .find((line) => line.includes(schema.flag ?? `(file) ${key}`) && (!schema.env || line.includes(schema.env)));
+    const fallback = (DEFAULTS as Record<string, unknown>)[key];
+    const isSwitch = schema.type === 'boolean' && schema.flag !== undefined;
+    const label = isSwitch ? `--[no-]${schema.flag!.slice(2)}` : (schema.flag ?? `(file) ${key}`);
+    const row = help.split('\n').find((line) => line.includes(label) && (!schema.env || line.includes(schema.env)));
     t.ok(row, `a row for ${key}`);
     t.ok(row?.includes(schema.description!), `${key}: its description`);
-    t.ok(
-      row?.endsWith(`[${JSON.stringify((DEFAULTS as Record<string, unknown>)[key] ?? null)}]`),
-      `${key}: its default`,
+    const shown = isSwitch ? (fallback ? 'on' : 'off') : JSON.stringify(fallback ?? null);
+    t.ok(row?.endsWith(`[${shown}]`), `${key}: its default`);
+  }
+});
+
+// Issue 50.2: `--help` shows a true/false flag as a switch, and it works as one.
+t.test('every true/false flag is a switch: bare, --no-, =false, a true/false word', async (t) => {
+  const { SETTINGS } = await import('../../src/config-schema.js');
+  const switches = SETTINGS.filter(({ schema }) => schema.type === 'boolean' && schema.flag);
+  t.ok(switches.length >= 2, `the schema has switches (${switches.map((s) => s.schema.flag).join(', ')})`);
+  const help = cli(['--help']).stdout;
+  for (const { key, schema } of switches) {
+    const name = schema.flag!.slice(2);
+    const value = (args: string[]) => loadConfig(parseArgs(args).values, {})[key];
+    t.equal(value([`--${name}`]), true, `--${name} alone is true`);
+    t.equal(value([`--no-${name}`]), false, `--no-${name} is false`);
+    t.equal(value([`--${name}=false`]), false, `--${name}=false`);
+    t.equal(value([`--${name}=true`]), true, `--${name}=true`);
+    t.equal(value([`--${name}`, 'false']), false, `--${name} false`);
+    t.equal(value([`--${name}`, 'true', '--port', '0']), true, `--${name} true before another flag`);
+    t.equal(value([`--${name}`, `--no-${name}`]), false, 'the last one wins');
+    t.equal(value([`--${name}`, '--port', '0']), true, 'a bare switch before another flag');
+    t.throws(() => parseArgs([`--${name}=yes`]), { message: new RegExp(`^--${name}: is a switch: --${name} or`) });
+    t.throws(() => parseArgs([`--no-${name}=true`]), { message: new RegExp(`^--no-${name}: takes no value`) });
+    for (const args of [
+      [`--${name}`, 'yes'],
+      ['--service-id', 'yes', `--${name}`, 'yes'],
+    ])
+      t.throws(() => parseArgs(args), {
+        message: `${key} (flag --${name}): must be true or false, got "yes"`,
+      });
+    t.match(
+      help,
+      new RegExp(`^  --\\[no-\\]${name} +${schema.env} .*\\[(on|off)\\]$`, 'm'),
+      `--help shows --[no-]${name}`,
     );
   }
+  t.throws(() => parseArgs(['--no-port', '5000']), { message: /^--no-port: unknown option; did you mean "--port"\?/ });
+  const bare = cli(['--home-assistant', '--auth', '--history', 'victoria']);
+  t.match(bare.stderr, /^edgeblocks: configuration error: historyUrl: /, 'the service reads bare switches');
 });
