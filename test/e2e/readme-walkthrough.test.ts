@@ -108,6 +108,25 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
     'no error answer',
   );
 
+  // Issue 50.8: the README lists what discover adds on the demo, with the room sensor's address as the API shows it.
+  const discovered = outputs.find(
+    (o) => Array.isArray(o) && o.some((b) => b.type === 'OneWireBus') && !o.some((b) => b.type === 'SysInfo'),
+  ) as Array<{ id: string; type: string; data: { address?: string } }>;
+  t.ok(discovered, "the README's blocks/discover answered with the new blocks");
+  const readme = readPage('README.md');
+  const section = /adds the emulated devices that are not blocks yet:([\s\S]*?)\n\n(?!- )/.exec(readme)?.[1] ?? '';
+  const named = [...section.matchAll(/`([A-Za-z0-9]+ [0-9a-fx]+)`/g)].map((m) => m[1]).sort();
+  const devices = discovered.filter((b) => b.type !== 'OneWireBus');
+  t.same(named, devices.map((b) => b.id).sort(), 'the README names exactly the devices discover adds');
+  const buses = discovered.filter((b) => b.type === 'OneWireBus').length;
+  t.match(section, `one \`OneWireBus\` block per 1-Wire bus (${['', 'one', 'two', 'three', 'four'][buses]},`);
+  const roomAddress = /the room sensor, `([^`]+)`: a `TempSensorOneWire` whose `address` is `([0-9a-f]+)`/.exec(
+    section,
+  );
+  const roomBlock = discovered.find((b) => b.id === roomAddress?.[1]);
+  t.equal(roomBlock?.type, 'TempSensorOneWire', 'the room sensor is the discovered TempSensorOneWire named');
+  t.equal(roomAddress?.[2], roomBlock?.data.address, "the room sensor's address as the API shows it");
+
   const mash = outputs.filter((o) => o?.id === 'Mash Setpoint');
   t.ok(mash.length >= 3, 'create, patch and read of the new setpoint');
   const [created, patched, logged] = mash;
