@@ -9,6 +9,9 @@ import t, { type Test } from 'tap';
 import { limit } from '../helpers/limits.js';
 import { CLI } from '../helpers/cli.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('script');
 
 assertBuilt();
 // Each start of the service loads every module: slow on a loaded machine.

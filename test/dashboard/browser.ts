@@ -7,8 +7,9 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { ROOT, startCli, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
+import { CHROMIUM, needTools } from '../helpers/tools.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM };
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -22,6 +23,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 export async function launchBrowser(): Promise<Browser> {
+  needTools('chromium');
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: limit(60_000) });
 }
 

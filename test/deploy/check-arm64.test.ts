@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('bash');
 
 const script = join(ROOT, 'scripts', 'check-arm64.sh');
 const run = (args: string[], env: Record<string, string> = {}) =>

@@ -12,6 +12,9 @@ import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from '../../drivers/
 import { W1Tree } from '../../drivers/sim/w1-tree.js';
 import { limit as scaled } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('socat');
 
 /** The failsafe's own bound (`--timeout`) stretches too, up to the most it accepts. */
 const FAILSAFE_MAX_MS = 60000;

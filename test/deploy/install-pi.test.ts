@@ -22,6 +22,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('bash');
 
 const repo = ROOT;
 const PREFIX = '/opt/eb-test';

@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { killAndWait, spawnOwned, type Owner } from '../helpers/children.js';
 import { limit } from '../helpers/limits.js';
+import { needTools } from '../helpers/tools.js';
 
 const RECEIVER = `
 import array, json, os, socket, struct, sys
@@ -43,6 +44,7 @@ export class NotifyHarness {
 
   /** Starts a receiver on a socket path, or an abstract address when it starts with "@". */
   static async start(address: string, owner?: Owner): Promise<NotifyHarness> {
+    needTools('python3');
     const child = spawnOwned('python3', ['-c', RECEIVER, address], { stdio: ['ignore', 'pipe', 'pipe'] }, owner);
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));

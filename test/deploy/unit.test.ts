@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('systemd-analyze');
 
 const repo = ROOT;
 const unitPath = join(repo, 'systemd', 'edgeblocks.service');

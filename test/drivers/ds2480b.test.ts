@@ -15,6 +15,9 @@ import { createDs2480bPty, Ds2480bSim, SimSerialLink } from '../../drivers/sim/d
 import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from '../../drivers/sim/onewire-wire.js';
 import { ManualClock, rejects } from './onewire-fixtures.js';
 import { limit } from '../helpers/limits.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('socat');
 
 function code(e: unknown): string {
   return e instanceof OneWireError ? e.code : `not a OneWireError: ${String(e)}`;

@@ -13,6 +13,9 @@ import { limit } from '../helpers/limits.js';
 import { markdownPages, readPage, shellBlocks } from '../helpers/markdown.js';
 import { freePort, waitForPort } from '../helpers/mosquitto.js';
 import { DEFAULTS } from '../../src/config.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('bash', 'curl', 'mosquitto_sub', 'mosquitto_pub');
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-readme-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

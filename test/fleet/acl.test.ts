@@ -10,6 +10,9 @@ import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { Recorder, ROOT, sleep, until } from '../mqtt/fixtures.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('mosquitto_passwd');
 
 const ACL = path.join(ROOT, 'docs/fleet/mosquitto.acl');
 const IDS = ['ferm-1', 'ferm-2'] as const;

@@ -4,6 +4,9 @@ import t from 'tap';
 import { makeRom, romToKernelName } from '../../drivers/onewire/address.js';
 import { q, simApp } from './sim-app.js';
 import { limit } from '../helpers/limits.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('socat');
 
 const FERMENTER = {
   plant: { ambient: 18, initial: { beer: 21, air: 19.5 } },

@@ -1,14 +1,9 @@
 // A moved wall clock for the built service: libfaketime preloaded, its offset read from a file
 // the test rewrites ("+3d", "-1h", "-180d", "+0": from real time), looked at again at most once a
 // second. The monotonic clock is left alone, as NTP leaves it on a Pi.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-
-const LIBFAKETIME = [
-  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
-  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
-  '/usr/lib/faketime/libfaketime.so.1',
-].find((f) => existsSync(f));
+import { LIBFAKETIME, needTools } from './tools.js';
 
 export interface MovedClock {
   /** Environment for the child process. */
@@ -18,13 +13,13 @@ export interface MovedClock {
 }
 
 export function movedClock(dir: string): MovedClock {
-  if (!LIBFAKETIME) throw new Error('libfaketime is not installed (apt-get install faketime)');
+  needTools('faketime');
   const file = path.join(dir, 'faketime');
   const move = (spec: string) => writeFileSync(file, `${spec}\n`);
   move('+0');
   return {
     env: {
-      LD_PRELOAD: LIBFAKETIME,
+      LD_PRELOAD: LIBFAKETIME!,
       FAKETIME_TIMESTAMP_FILE: file,
       FAKETIME_CACHE_DURATION: '1',
       FAKETIME_DONT_FAKE_MONOTONIC: '1',

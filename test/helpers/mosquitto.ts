@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { killAndWait, spawnOwned } from './children.js';
 import { limit } from './limits.js';
+import { needTools } from './tools.js';
 
 const START_TIMEOUT_MS = 5000;
 
@@ -58,6 +59,7 @@ export async function waitForPort(
 
 /** `extra` config lines go after the listener's own (e.g. TLS settings of that listener, a password file). */
 export async function startMosquitto(port?: number, extra: string[] = []): Promise<Mosquitto> {
+  needTools('mosquitto');
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-mosquitto-'));
   const conf = path.join(dir, 'mosquitto.conf');
   const chosen = port ?? (await freePort());

@@ -4,9 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { needTools } from './tools.js';
 
 /** Mount a tmpfs of `size` on a new temporary directory; `unmount` removes it again. */
 export function smallDisk(prefix: string, size = '2m'): { mountPoint: string; unmount(): void } {
+  needTools('mount', 'umount');
   const mountPoint = mkdtempSync(path.join(tmpdir(), prefix));
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mountPoint]);
   return {

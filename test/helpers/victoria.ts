@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from './mosquitto.js';
+import { needTools } from './tools.js';
 
 export interface Victoria {
   port: number;
@@ -16,6 +17,7 @@ export interface Victoria {
 }
 
 export async function startVictoria(port?: number): Promise<Victoria> {
+  needTools('victoria-metrics');
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-victoria-'));
   port ??= await freePort();
   let out = '';

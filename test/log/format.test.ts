@@ -12,6 +12,9 @@ import { prettyLine } from '../../src/log/pretty.js';
 import { CLI } from '../helpers/cli.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
 import { limit } from '../helpers/limits.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('script');
 
 assertBuilt();
 t.setTimeout(limit(240_000));

@@ -12,6 +12,9 @@ import { createLogger } from '../../src/log.js';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { until } from '../mqtt/fixtures.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('mosquitto_passwd', 'openssl');
 
 function makePki(dir: string): Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert' | 'clientKey', string> {
   const f = (name: string) => path.join(dir, name);
