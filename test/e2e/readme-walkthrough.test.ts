@@ -21,7 +21,14 @@ const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-readme-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The pages with demo commands, in the order a reader meets them (the units switch of the REST page comes late). */
-const WALK = ['README.md', 'docs/first-fermentation.md', 'docs/mqtt.md', 'docs/rest-api.md', 'docs/hardware.md'];
+const WALK = [
+  'README.md',
+  'docs/first-fermentation.md',
+  'docs/mqtt.md',
+  'docs/rest-api.md',
+  'docs/hardware.md',
+  'docs/alerts.md',
+];
 
 const toC = (degF: number) => ((degF - 32) * 5) / 9;
 
@@ -129,6 +136,14 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
   const roomBlock = discovered.find((b) => b.id === roomAddress?.[1]);
   t.equal(roomBlock?.type, 'TempSensorOneWire', 'the room sensor is the discovered TempSensorOneWire named');
   t.equal(roomAddress?.[2], roomBlock?.data.address, "the room sensor's address as the API shows it");
+
+  // Issue 50.5: the alerts page's pulled sensor is an active alert when the page lists them.
+  const listed = outputs.find((o) => Array.isArray(o?.active));
+  t.ok(listed, "the alerts page's list was read");
+  t.ok(
+    listed?.active.some((a: unknown) => JSON.stringify(a).includes('Beer Sensor')),
+    `the pulled beer sensor is an active alert: ${JSON.stringify(listed?.active)}`,
+  );
 
   const mash = outputs.filter((o) => o?.id === 'Mash Setpoint');
   t.ok(mash.length >= 3, 'create, patch and read of the new setpoint');
