@@ -36,6 +36,15 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
     `acl_file ${acl}`,
   ]);
   t.teardown(() => broker.stop());
+  // Issue 50.5: the broker logs its warnings (log_type warning) to the output read here.
+  t.equal(
+    broker
+      .output()
+      .match(/^.*warning.*$/gim)
+      ?.join('\n') ?? '',
+    '',
+    'mosquitto loads the ACL without a warning',
+  );
 
   const ui = await Recorder.connect(broker.url, { username: 'brewblox', password: secret('brewblox') });
   t.teardown(() => ui.end());
