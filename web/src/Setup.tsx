@@ -6,7 +6,7 @@ import type { Role } from './type-doc';
 import { useTypeDoc } from './use-type-doc';
 import { applyAll, applyPatch, useLive } from './live';
 import { fromInternal } from './units';
-import { fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
+import { channelLabel, freePrefix, fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
 
 function Discovery() {
   const [text, setText] = useState('');
@@ -41,9 +41,17 @@ function channelsOf(blocks: Block[], roles: ReadonlyMap<string, Role>): Channel[
   const out: Channel[] = [];
   for (const b of blocks) {
     if (roleOf(b, roles) !== 'io' || !Array.isArray(b.data.channels)) continue;
+    // GpioPins says which configured line each channel is: the brewer named it ("fan").
+    const lines = Array.isArray(b.data.lines) ? (b.data.lines as Array<{ channel?: unknown; name?: unknown }>) : [];
     for (const ch of b.data.channels as Array<{ id: number; capabilities?: number; claimedBy?: unknown }>) {
       if (((ch.capabilities ?? 0) & DIGITAL_OUTPUT) === 0) continue;
-      out.push({ blockId: b.id, channel: ch.id, claimedBy: isLink(ch.claimedBy) ? ch.claimedBy.id : null });
+      const name = lines.find((l) => l.channel === ch.id)?.name;
+      out.push({
+        blockId: b.id,
+        channel: ch.id,
+        claimedBy: isLink(ch.claimedBy) ? ch.claimedBy.id : null,
+        ...(typeof name === 'string' && name ? { name } : {}),
+      });
     }
   }
   return out;
@@ -59,8 +67,10 @@ function Wizard({ unit }: { unit: string }) {
   const channels = channelsOf(blocks, types?.roles ?? new Map());
   const start = Math.round(fromInternal(20, 'temp', { temperature: unit === 'degF' ? 'degF' : 'degC' }));
   const defaults = { beer: start, fridge: start };
+  // The prefix is the first free one ("Ferment", "Ferment 2", ...) until the brewer types one.
+  const [typedPrefix, setTypedPrefix] = useState<string | null>(null);
+  const prefix = typedPrefix ?? freePrefix((name) => live.blocks.has(name));
   const [form, setForm] = useState({
-    prefix: 'Ferment',
     beerSensor: '',
     fridgeSensor: '',
     heat: '',
@@ -81,7 +91,7 @@ function Wizard({ unit }: { unit: string }) {
   for (const k of ['beerSetting', 'fridgeSetting'] as const)
     if (!Number.isFinite(Number(form[k])) || form[k].trim() === '')
       problems.push(`${k === 'beerSetting' ? 'beer' : 'fridge'} setting must be a number`);
-  const taken = Object.values(fridgeNames(form.prefix.trim())).filter((n) => live.blocks.has(n));
+  const taken = Object.values(fridgeNames(prefix.trim())).filter((n) => live.blocks.has(n));
   if (taken.length) problems.push(`names in use: ${taken.join(', ')} (change the prefix)`);
 
   const run = async (e: Event) => {
@@ -108,7 +118,7 @@ function Wizard({ unit }: { unit: string }) {
       applyPatch([a.body]);
     }
     const choice: FridgeChoice = {
-      prefix: form.prefix.trim(),
+      prefix: prefix.trim(),
       beerSensor: form.beerSensor,
       fridgeSensor: form.fridgeSensor,
       heat,
@@ -133,8 +143,6 @@ function Wizard({ unit }: { unit: string }) {
     setBusy(false);
   };
 
-  const chLabel = (c: Channel) =>
-    `${c.blockId} channel ${c.channel}${c.claimedBy ? ` (now used by ${c.claimedBy})` : ''}`;
   return (
     <section class="panel" data-testid="wizard">
       <h2>Fermentation fridge</h2>
@@ -144,7 +152,8 @@ function Wizard({ unit }: { unit: string }) {
       </p>
       <form onSubmit={run} class="grid">
         <label>
-          Name prefix <input value={form.prefix} onInput={set('prefix')} name="prefix" />
+          Name prefix{' '}
+          <input value={prefix} onInput={(e) => setTypedPrefix((e.target as HTMLInputElement).value)} name="prefix" />
         </label>
         <label>
           Beer sensor
@@ -169,7 +178,7 @@ function Wizard({ unit }: { unit: string }) {
           <select value={form.heat} onChange={set('heat')} name="heat">
             <option value="">choose…</option>
             {channels.map((c) => (
-              <option value={chKey(c)}>{chLabel(c)}</option>
+              <option value={chKey(c)}>{channelLabel(c)}</option>
             ))}
           </select>
         </label>
@@ -178,7 +187,7 @@ function Wizard({ unit }: { unit: string }) {
           <select value={form.cool} onChange={set('cool')} name="cool">
             <option value="">choose…</option>
             {channels.map((c) => (
-              <option value={chKey(c)}>{chLabel(c)}</option>
+              <option value={chKey(c)}>{channelLabel(c)}</option>
             ))}
           </select>
         </label>

@@ -1,12 +1,20 @@
 // The fermentation-fridge chain of Brewblox's quick start, in this API's block shapes: beer and
 // fridge setpoints, a mutex, cooler and heater actuators with their constraints, slow cool PWM
 // and fast heat PWM, a profile on the active setpoint, and a cool and a heat PID.
-import type { Block } from './api';
+import type { Block } from './api.js';
 
 export interface Channel {
   blockId: string;
   channel: number;
   claimedBy: string | null;
+  /** The name the configuration gives the channel's line (GpioPins: `gpio[].name`, e.g. "fan"). */
+  name?: string;
+}
+
+/** A channel as a brewer knows it: by its configured name when it has one. */
+export function channelLabel(c: Channel): string {
+  const where = `${c.blockId} channel ${c.channel}`;
+  return `${c.name ? `${c.name} (${where})` : where}${c.claimedBy ? ` (now used by ${c.claimedBy})` : ''}`;
 }
 
 export interface FridgeChoice {
@@ -37,6 +45,14 @@ export function fridgeNames(prefix: string) {
     coolPid: n('Cool PID'),
     heatPid: n('Heat PID'),
   };
+}
+
+/** The first of "Ferment", "Ferment 2", "Ferment 3", ... none of whose block names is in use. */
+export function freePrefix(inUse: (name: string) => boolean, base = 'Ferment'): string {
+  for (let n = 1; ; n++) {
+    const prefix = n === 1 ? base : `${base} ${n}`;
+    if (!Object.values(fridgeNames(prefix)).some(inUse)) return prefix;
+  }
 }
 
 /** Blocks in creation order (every link points at a block created before it). */
