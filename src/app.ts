@@ -301,7 +301,14 @@ async function assembleServices(
   ];
   await http.build(auth, store.storage, {
     contexts,
-    roots: [dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }), mqtt.routes],
+    roots: [
+      dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }, undefined, {
+        state: () => events.stateMessage(),
+        roles: () => Object.fromEntries([...runtime.types.values()].map((t) => [t.type, t.role])),
+        mayRead: (headers) => !auth.enabled || auth.grantOf(headers) !== null,
+      }),
+      mqtt.routes,
+    ],
   });
   phases.mark('http routes');
   runtime.load();

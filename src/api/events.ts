@@ -28,8 +28,24 @@ export class EventStreams {
     for (const stream of [...this.open]) stream.close();
   }
 
+  /** The `state` message as it goes out now (also the dashboard's prepaint). */
+  stateMessage(online = true): {
+    status: Record<string, unknown>;
+    blocks: unknown[];
+    relations: unknown;
+    claims: unknown;
+  } {
+    const { runtime, status } = this.deps;
+    return {
+      status: online ? status() : { ...status(), online: false },
+      blocks: runtime.read(ALL).json(),
+      relations: runtime.relations(),
+      claims: runtime.claims(),
+    };
+  }
+
   readonly routes: FastifyPluginAsync = async (app) => {
-    const { runtime, status, intervalMs } = this.deps;
+    const { runtime, intervalMs } = this.deps;
     app.addHook('preClose', async () => this.end());
     // GET only: a HEAD of an endless stream would never end (Node sends no headers for it until end()).
     app.get(
@@ -56,12 +72,7 @@ export class EventStreams {
         };
         const sendState = (online = true) => {
           try {
-            send('state', {
-              status: online ? status() : { ...status(), online: false },
-              blocks: runtime.read(ALL).json(),
-              relations: runtime.relations(),
-              claims: runtime.claims(),
-            });
+            send('state', this.stateMessage(online));
           } catch (e) {
             req.log.error({ err: e }, 'event stream: state not sent');
           }

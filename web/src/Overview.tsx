@@ -2,18 +2,9 @@
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
 import { useEffect, useState } from 'preact/hooks';
 import { controller, patchBlock, type Answer, type Block } from './api';
-import {
-  fmtNumber,
-  headline,
-  isQuantity,
-  problemsOf,
-  qtyValue,
-  roleOf,
-  ROLE_TITLES,
-  unitLabel,
-  type Role,
-} from './blocks';
-import { driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
+import { fmtNumber, groupByRole, isQuantity, problemsOf, qtyValue, ROLE_TITLES, unitLabel, type Role } from './blocks';
+import { cardHeadline, driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
+import { prepainted } from './early';
 import { hexAddress, oneWireName } from './device-words';
 import { applyPatch, useLive } from './live';
 import { rangeOf, type TypeDoc } from './type-doc';
@@ -25,8 +16,6 @@ import { Sparkline, useSparklines } from './Sparkline';
 
 // Only a controller with a fermentation profile needs its card's code.
 const ProfileCard = lazy(() => import('./Profile').then((m) => m.ProfileCard));
-
-const ORDER: Role[] = ['sensor', 'setpoint', 'controller', 'output', 'io', 'system'];
 
 /** Runs a REST call, shows the server's answer under the card, and applies the changed block. */
 export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>] {
@@ -328,7 +317,7 @@ function Card({
         <span class="type">{block.type}</span>
       </div>
       <div class="big" data-testid="headline">
-        {block.type === 'Mutex' ? mutexStory(block, blocks).headline : headline(block, role)}
+        {cardHeadline(block, role, blocks)}
       </div>
       {spark && <Sparkline values={spark} label={`${block.id}, last hour`} />}
       <Details block={block} />
@@ -356,25 +345,20 @@ function Card({
 export function Overview() {
   const live = useLive();
   const types = useTypeDoc();
-  const groups = new Map<Role, Block[]>();
-  if (live.loaded && types)
-    for (const b of live.blocks.values()) {
-      const r = roleOf(b, types.roles);
-      groups.set(r, [...(groups.get(r) ?? []), b]);
-    }
+  const groups = new Map(live.loaded && types ? groupByRole(live.blocks.values(), types.roles) : []);
   // Called on every render (hooks keep their order), with no ids until the blocks are there.
   const sparks = useSparklines([...(groups.get('sensor') ?? []), ...(groups.get('setpoint') ?? [])].map((b) => b.id));
   const ready = live.loaded && types !== null;
   // The first group shows first, the others a frame later: a slow phone shows the first screen
-  // without building every card before it.
-  const [all, setAll] = useState(false);
+  // without building every card before it. Not after a prepaint: it showed them all already.
+  const [all, setAll] = useState(prepainted);
   useEffect(() => {
     if (!ready || all) return;
     const frame = requestAnimationFrame(() => setAll(true));
     return () => cancelAnimationFrame(frame);
   }, [ready]);
   if (!ready) return <p>Waiting for the controller…</p>;
-  const shown = ORDER.filter((r) => groups.has(r)).slice(0, all ? undefined : 1);
+  const shown = [...groups.keys()].slice(0, all ? undefined : 1);
   return (
     <div class={live.online ? '' : 'stale'}>
       <ControlSwitch />
@@ -387,20 +371,17 @@ export function Overview() {
         <section class="group" data-role={r}>
           <h2>{ROLE_TITLES[r]}</h2>
           <div class="cards">
-            {groups
-              .get(r)!
-              .sort((a, b) => (a.nid ?? 0) - (b.nid ?? 0))
-              .map((b) => (
-                <Card
-                  key={b.id}
-                  block={b}
-                  role={r}
-                  blocks={live.blocks}
-                  spark={sparks.get(b.id)}
-                  types={types}
-                  prefs={prefsOf(live.status)}
-                />
-              ))}
+            {groups.get(r)!.map((b) => (
+              <Card
+                key={b.id}
+                block={b}
+                role={r}
+                blocks={live.blocks}
+                spark={sparks.get(b.id)}
+                types={types}
+                prefs={prefsOf(live.status)}
+              />
+            ))}
           </div>
         </section>
       ))}

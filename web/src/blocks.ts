@@ -15,6 +15,21 @@ export const ROLE_TITLES: Record<Role, string> = {
   system: 'System',
 };
 
+/** The overview's groups in their order, each block list by nid (the order blocks were made). */
+export const ROLE_ORDER: Role[] = ['sensor', 'setpoint', 'controller', 'output', 'io', 'system'];
+
+export function groupByRole(blocks: Iterable<Block>, roles: ReadonlyMap<string, Role>): Array<[Role, Block[]]> {
+  const groups = new Map<Role, Block[]>();
+  for (const b of blocks) {
+    const r = roleOf(b, roles);
+    groups.set(r, [...(groups.get(r) ?? []), b]);
+  }
+  return ROLE_ORDER.filter((r) => groups.has(r)).map((r) => [
+    r,
+    groups.get(r)!.sort((a, b) => (a.nid ?? 0) - (b.nid ?? 0)),
+  ]);
+}
+
 /** A block's role as the API document declares it for its type (x-role); a type it does not know groups by its data. */
 export const roleOf = (b: Block, roles: ReadonlyMap<string, Role>): Role =>
   roles.get(b.type) ?? (b.data && 'channels' in b.data ? 'io' : 'controller');

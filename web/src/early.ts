@@ -24,3 +24,20 @@ export function takeEarly<K extends keyof Early>(key: K): Early[K] | undefined {
   if (e) delete e[key];
   return p;
 }
+
+/** The state message the service put into index.html with its prepaint (web/src/prepaint.ts); none with auth on before a login. */
+const prepaintState = document.getElementById('prepaint-state');
+/** Whether the page opened with the prepaint: the overview shows all its groups at once, over it. */
+export const prepainted = prepaintState !== null;
+
+/** The prepaint's state message, once. */
+export function takePrepaint(): unknown {
+  const text = prepaintState?.textContent;
+  prepaintState?.remove();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

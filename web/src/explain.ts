@@ -2,6 +2,7 @@
 // mutex and who holds it), what a mutex is doing, a PID's input, setting and output together.
 // Pure functions of the public block JSON, so the words are tested without a browser.
 import type { Block } from './block-types.js';
+import type { Role } from './type-doc.js';
 import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
 import { CONSTRAINT_WORDS, constraintState, constraintsOf, mutexHolder } from './constraint-state.js';
 
@@ -74,6 +75,10 @@ export function mutexStory(m: Block, blocks: Map<string, Block>): MutexStory {
   }
   return { holder, waiting, headline: waiting[0] ?? (held || 'free') };
 }
+
+/** The big line of a block's card: a mutex says who holds it or waits, the others their headline. */
+export const cardHeadline = (b: Block, role: Role, blocks: Map<string, Block>): string =>
+  b.type === 'Mutex' ? mutexStory(b, blocks).headline : headline(b, role);
 
 /** Field names in words, for labels: `storedSetting` → "Setting", `minOff` → "Minimum off time". */
 const FIELD_WORDS: Record<string, string> = {

@@ -164,8 +164,12 @@ function open(early?: EarlyStream): void {
   };
 }
 
-export function startLive(early?: EarlyStream): void {
+/** `first`: the state message index.html came with (the prepaint's), shown until the stream's. */
+export function startLive(early?: EarlyStream, first?: unknown): void {
   window.addEventListener(LOGGED_OUT_EVENT, () => setConnection('logged-out'));
+  // The service sent it with the page a moment ago: online until the watchdog learns otherwise.
+  if (first && typeof first === 'object' && Array.isArray((first as StateMessage).blocks))
+    applyState(first as StateMessage);
   open(early);
   setInterval(() => {
     const silent = Date.now() - lastMessage;

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { AlertBanner } from './AlertBanner';
 import { Controllers } from './Controllers';
 import { loadServiceInfo, serviceId } from './api';
-import { takeEarly } from './early';
+import { prepainted, takePrepaint, takeEarly } from './early';
+import { PAGES } from './pages';
 import { lazy } from './lazy';
 import { loadTypeDoc } from './use-type-doc';
 import { sessionState } from './session';
@@ -21,15 +22,6 @@ const Alerts = lazy(() => import('./Alerts').then((m) => m.Alerts));
 const Editor = lazy(() => import('./Editor').then((m) => m.Editor));
 // Only with auth on.
 const LogoutButton = lazy(() => import('./Login').then((m) => m.LogoutButton), null);
-
-const PAGES = [
-  ['overview', 'Overview'],
-  ['graphs', 'Graphs'],
-  ['setup', 'Setup'],
-  ['hardware', 'Hardware'],
-  ['alerts', 'Alerts'],
-  ['block', 'Blocks'],
-] as const;
 
 function useRoute(): string[] {
   const [hash, setHash] = useState(() => location.hash);
@@ -197,16 +189,18 @@ async function boot(): Promise<void> {
       await new Promise((r) => setTimeout(r, 3000));
     }
   }
-  root.innerHTML = '';
+  // The prepaint (the overview the service put into index.html) stays until the app renders over it.
+  if (!prepainted) root.innerHTML = '';
   let session = await sessionState();
   if (session.loginNeeded) {
     const { Login } = await import('./Login');
     await new Promise<void>((done) => render(<Login onDone={done} />, root));
     session = await sessionState();
+    render(null, root);
   }
-  render(null, root);
-  // The event stream index.html opened, when the session was good from the start.
-  startLive((await takeEarly('events')?.catch(() => null)) ?? undefined);
+  // The event stream index.html opened, when the session was good from the start, after the
+  // state the prepaint showed.
+  startLive((await takeEarly('events')?.catch(() => null)) ?? undefined, takePrepaint());
   // The overview groups blocks by the API document: read first, the first render shows the
   // cards (no frame and effect in between on a slow phone). A service that does not answer it
   // in time gets the page anyway, which shows what it can.
