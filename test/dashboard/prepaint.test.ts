@@ -81,18 +81,13 @@ t.test('the first HTML holds every card with its name and a number, and names st
 t.test('the page takes over without a flash, runs no script from a name, and goes live', async (t) => {
   const page = await browser.newPage();
   // Notes every moment the page showed no card once it had one, and whether the loading line showed.
-  await page.addInitScript(() => {
-    const w = window as unknown as { __gaps: number; __boot: boolean; __cards: boolean };
-    w.__gaps = 0;
-    w.__boot = false;
-    w.__cards = false;
-    new MutationObserver(() => {
-      const n = document.querySelectorAll('#app section.card').length;
-      if (n > 0) w.__cards = true;
-      else if (w.__cards) w.__gaps++;
-      if (document.querySelector('#app .boot') || /Waiting for the controller/.test(document.body?.textContent ?? ''))
-        w.__boot = true;
-    }).observe(document, { childList: true, subtree: true, characterData: true });
+  await page.addInitScript({
+    content: `window.__gaps = 0; window.__boot = false; window.__cards = false;
+new MutationObserver(() => {
+  if (document.querySelectorAll('#app section.card').length > 0) window.__cards = true;
+  else if (window.__cards) window.__gaps++;
+  if (document.querySelector('#app .boot') || /Waiting for the controller/.test(document.body?.textContent ?? '')) window.__boot = true;
+}).observe(document, { childList: true, subtree: true, characterData: true });`,
   });
   await page.goto(`${sim.cli.base}/`);
   // The app's header (the prepaint's has no test ids) says it rendered over the prepaint.
@@ -108,6 +103,12 @@ t.test('the page takes over without a flash, runs no script from a name, and goe
   t.equal(seen.xss, undefined, 'no script from a block name ran');
   t.equal(await page.locator('#app img').count(), 0, 'no element from a block name');
   t.equal(await page.locator('#prepaint-state').count(), 0, 'the page took the state over');
+  t.equal(await page.locator('header').count(), 1, 'one header: the prepaint left nothing behind');
+  t.equal(
+    await page.locator('section.card[data-block="Brew \\"Kettle\\""]').count(),
+    1,
+    'one card per block after the takeover',
+  );
   t.equal(
     await page.locator('section.card a.name').filter({ hasText: 'onerror' }).first().textContent(),
     XSS,
