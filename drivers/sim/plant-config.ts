@@ -8,9 +8,21 @@
 //   "beerToAir": 3.0,                    W/K: fermenter wall, natural convection (~0.35 m2)
 //   "airToAmbient": 1.5,                 W/K: fridge cabinet insulation
 //   "heater": { "powerW": 100, "target": "air" },   heat mat / bulb; "beer" for a heat wrap
-//   "cooler": { "powerW": 150, "target": "air", "floorTemp": -10 },
+//   "cooler": { "kind": "compressor", "powerW": 150, "target": "air", "floorTemp": -10,
+//               "minOffSeconds": 0 },
 //                                        compressor; its power fades to 0 over the last 10 K
-//                                        above floorTemp (the evaporator's temperature)
+//                                        above floorTemp (the evaporator's temperature); asked to
+//                                        start within minOffSeconds of stopping (its own restart
+//                                        protection), it stays off until that time has passed
+//             { "kind": "glycol", "target": "air", "glycolTemp": 2, "conductance": 100 }
+//                                        a glycol pump: while on, the target (the jacket) loses
+//                                        conductance * (its temperature - glycolTemp) watts
+//   "deadTimeSeconds": 0,                transport delay from an actuator switching to its heat
+//                                        reaching the plant (a heat mat warming up, glycol lines)
+//   "sensor": { "lagSeconds": 0, "noise": 0, "seed": 1 },
+//                                        what a probe reads (reading()): the temperature through a
+//                                        first-order lag (a thermowell) plus Gaussian noise of
+//                                        this standard deviation (degC) from a seeded generator
 //   "fermentationW": 0,                  heat released by the yeast into the beer, W
 //   "maxSubstepSeconds": 10              integration step limit (also kept under 1/5 of the
 //                                        fastest time constant)
@@ -23,6 +35,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { checkAgainst } from '../schema-check.js';
 
 export type PlantTarget = 'beer' | 'air';
+export type CoolerKind = 'compressor' | 'glycol';
 
 export interface PlantConfig {
   ambient: number;
@@ -32,7 +45,17 @@ export interface PlantConfig {
   beerToAir: number;
   airToAmbient: number;
   heater: { powerW: number; target: PlantTarget };
-  cooler: { powerW: number; target: PlantTarget; floorTemp: number };
+  cooler: {
+    kind: CoolerKind;
+    powerW: number;
+    target: PlantTarget;
+    floorTemp: number;
+    minOffSeconds: number;
+    glycolTemp: number;
+    conductance: number;
+  };
+  deadTimeSeconds: number;
+  sensor: { lagSeconds: number; noise: number; seed: number };
   fermentationW: number;
   maxSubstepSeconds: number;
 }
@@ -45,7 +68,17 @@ export const DEFAULT_PLANT_CONFIG: Readonly<PlantConfig> = Object.freeze({
   beerToAir: 3.0,
   airToAmbient: 1.5,
   heater: { powerW: 100, target: 'air' as PlantTarget },
-  cooler: { powerW: 150, target: 'air' as PlantTarget, floorTemp: -10 },
+  cooler: {
+    kind: 'compressor' as CoolerKind,
+    powerW: 150,
+    target: 'air' as PlantTarget,
+    floorTemp: -10,
+    minOffSeconds: 0,
+    glycolTemp: 2,
+    conductance: 100,
+  },
+  deadTimeSeconds: 0,
+  sensor: { lagSeconds: 0, noise: 0, seed: 1 },
   fermentationW: 0,
   maxSubstepSeconds: 10,
 });
@@ -63,7 +96,8 @@ const Target = (fallback: PlantTarget) =>
 const section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) =>
   Type.Object(properties, { additionalProperties: false, default: {} });
 const positive = (fallback: number) => Type.Number({ exclusiveMinimum: 0, default: fallback });
-const nonNegative = (fallback: number) => Type.Number({ minimum: 0, default: fallback });
+const nonNegative = (fallback: number, maximum?: number) =>
+  Type.Number({ minimum: 0, default: fallback, ...(maximum !== undefined ? { maximum } : {}) });
 
 const PlantConfigSchema = Type.Object(
   {
@@ -76,9 +110,19 @@ const PlantConfigSchema = Type.Object(
     airToAmbient: nonNegative(d.airToAmbient),
     heater: section({ powerW: nonNegative(d.heater.powerW), target: Target(d.heater.target) }),
     cooler: section({
+      kind: Type.Union([Type.Literal('compressor'), Type.Literal('glycol')], { default: d.cooler.kind }),
       powerW: nonNegative(d.cooler.powerW),
       target: Target(d.cooler.target),
       floorTemp: Type.Number({ default: d.cooler.floorTemp }),
+      minOffSeconds: nonNegative(d.cooler.minOffSeconds, 3600),
+      glycolTemp: Type.Number({ default: d.cooler.glycolTemp }),
+      conductance: nonNegative(d.cooler.conductance),
+    }),
+    deadTimeSeconds: nonNegative(d.deadTimeSeconds, 3600),
+    sensor: section({
+      lagSeconds: nonNegative(d.sensor.lagSeconds, 3600),
+      noise: nonNegative(d.sensor.noise, 5),
+      seed: Type.Integer({ default: d.sensor.seed }),
     }),
     fermentationW: nonNegative(d.fermentationW),
     maxSubstepSeconds: positive(d.maxSubstepSeconds),

@@ -1,7 +1,10 @@
 // Thermal plant of a fermenter in a fridge: two lumped heat capacities (beer, chamber air)
-// coupled to each other and the air to the room, with a heater, a cooler and optional
-// fermentation heat. Deterministic: the same config, actuator answers and step sizes always
-// give the same temperatures. Config shape and defaults: plant-config.ts.
+// coupled to each other and the air to the room, with a heater, a cooler (a compressor, or a
+// glycol pump on a jacket) and optional fermentation heat. What real plants add and a tuning
+// must cope with is there too: a dead time between an actuator and its heat, a compressor that
+// will not restart right after it stopped, and probes that lag and are noisy (reading()).
+// Deterministic: the same config, actuator answers and step sizes always give the same
+// temperatures, noise included (a seeded generator). Config shape and defaults: plant-config.ts.
 //
 // Actuators are callbacks so the plant can be wired to emulated GPIO lines, DS2408/DS2413
 // latches or anything else. They are sampled once per step() call and may return a boolean
@@ -37,6 +40,20 @@ export interface PlantState {
   cooler: number;
 }
 
+/** A small seeded generator (mulberry32): the same seed gives the same noise on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NODES: readonly PlantNode[] = ['beer', 'air', 'ambient'];
+
 function duty(input: ActuatorInput | undefined): number {
   if (!input) return 0;
   const value = input();
@@ -55,6 +72,14 @@ export class ThermalPlant {
   private seconds = 0;
   private heaterDuty = 0;
   private coolerDuty = 0;
+  /** Duties as sampled at the start of each step, for the dead time (oldest first). */
+  private readonly delayLine: Array<{ t: number; heater: number; cooler: number }> = [];
+  private compressorOn = false;
+  private compressorStoppedAt = -Infinity;
+  /** The probes' view: lagged temperatures and this step's noise. */
+  private readonly lagged: Record<PlantNode, number>;
+  private readonly noise: Record<PlantNode, number> = { beer: 0, air: 0, ambient: 0 };
+  private readonly random: () => number;
   private readonly energyTotals: PlantEnergy = { heaterJ: 0, coolerJ: 0, fermentationJ: 0, ambientJ: 0 };
 
   /** `config` is JSON as described in plant-config.ts; missing keys take the defaults. */
@@ -65,6 +90,8 @@ export class ThermalPlant {
     this.airT = this.config.initial.air;
     this.ambientT = this.config.ambient;
     this.fermentationW = this.config.fermentationW;
+    this.lagged = { beer: this.beerT, air: this.airT, ambient: this.ambientT };
+    this.random = seeded(this.config.sensor.seed);
     const { beer, air, beerToAir, airToAmbient } = this.config;
     // Explicit Euler is stable and accurate while the substep is well under the fastest time
     // constant; 1/5 of it keeps the error far below sensor resolution.
@@ -91,6 +118,12 @@ export class ThermalPlant {
 
   temperature(node: PlantNode): number {
     return node === 'beer' ? this.beerT : node === 'air' ? this.airT : this.ambientT;
+  }
+
+  /** What a probe in `node` reads: the temperature through the sensor's lag, plus its noise. */
+  reading(node: PlantNode): number {
+    const t = this.config.sensor.lagSeconds > 0 ? this.lagged[node] : this.temperature(node);
+    return t + this.noise[node];
   }
 
   setAmbient(degC: number): void {
@@ -128,19 +161,60 @@ export class ThermalPlant {
     }
     if (dtSeconds === 0) return;
     this.heaterDuty = duty(this.actuators.heater);
-    this.coolerDuty = duty(this.actuators.cooler);
+    this.coolerDuty = this.protectCompressor(duty(this.actuators.cooler));
+    const delay = this.config.deadTimeSeconds;
+    if (delay > 0) {
+      this.delayLine.push({ t: this.seconds, heater: this.heaterDuty, cooler: this.coolerDuty });
+      // Keep the newest entry that is at least `delay` old: it is what the plant feels now.
+      while (this.delayLine.length > 1 && this.delayLine[1]!.t <= this.seconds - delay) this.delayLine.shift();
+    }
     const n = Math.ceil(dtSeconds / this.maxSubstep);
     const h = dtSeconds / n;
-    for (let i = 0; i < n; i++) this.substep(h);
+    for (let i = 0; i < n; i++) this.substep(h, this.seconds + i * h);
     this.seconds += dtSeconds;
+    const sd = this.config.sensor.noise;
+    if (sd > 0) for (const node of NODES) this.noise[node] = sd * this.gaussian();
   }
 
-  private substep(h: number): void {
+  /** The compressor's own restart protection: no start within minOffSeconds of the last stop. */
+  private protectCompressor(asked: number): number {
+    const c = this.config.cooler;
+    if (c.kind !== 'compressor' || c.minOffSeconds <= 0) return asked;
+    if (asked > 0 && !this.compressorOn && this.seconds - this.compressorStoppedAt < c.minOffSeconds) return 0;
+    if (asked <= 0 && this.compressorOn) this.compressorStoppedAt = this.seconds;
+    this.compressorOn = asked > 0;
+    return asked;
+  }
+
+  /** Heater and cooler duty the plant feels at plant time `t` (after the dead time). */
+  private felt(t: number): { heater: number; cooler: number } {
+    const delay = this.config.deadTimeSeconds;
+    if (delay <= 0) return { heater: this.heaterDuty, cooler: this.coolerDuty };
+    let felt = { heater: 0, cooler: 0 };
+    for (const e of this.delayLine) {
+      if (e.t > t - delay) break;
+      felt = e;
+    }
+    return felt;
+  }
+
+  private gaussian(): number {
+    const u = Math.max(this.random(), Number.MIN_VALUE);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.random());
+  }
+
+  private substep(h: number, t: number): void {
     const c = this.config;
-    const heatW = c.heater.powerW * this.heaterDuty;
+    const felt = this.felt(t);
+    const heatW = c.heater.powerW * felt.heater;
     const coolTarget = c.cooler.target === 'air' ? this.airT : this.beerT;
-    const fade = Math.min(1, Math.max(0, (coolTarget - c.cooler.floorTemp) / COOLER_FADE_K));
-    const coolW = c.cooler.powerW * this.coolerDuty * fade;
+    let coolW: number;
+    if (c.cooler.kind === 'glycol') {
+      coolW = c.cooler.conductance * felt.cooler * Math.max(0, coolTarget - c.cooler.glycolTemp);
+    } else {
+      const fade = Math.min(1, Math.max(0, (coolTarget - c.cooler.floorTemp) / COOLER_FADE_K));
+      coolW = c.cooler.powerW * felt.cooler * fade;
+    }
     const beerToAirW = c.beerToAir * (this.beerT - this.airT);
     const ambientW = c.airToAmbient * (this.ambientT - this.airT);
 
@@ -157,5 +231,10 @@ export class ThermalPlant {
     this.energyTotals.coolerJ += coolW * h;
     this.energyTotals.fermentationJ += this.fermentationW * h;
     this.energyTotals.ambientJ += ambientW * h;
+    const lag = c.sensor.lagSeconds;
+    const follow = lag > 0 ? 1 - Math.exp(-h / lag) : 1;
+    this.lagged.beer += (this.beerT - this.lagged.beer) * follow;
+    this.lagged.air += (this.airT - this.lagged.air) * follow;
+    this.lagged.ambient += (this.ambientT - this.lagged.ambient) * follow;
   }
 }

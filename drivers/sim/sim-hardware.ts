@@ -239,7 +239,7 @@ export class SimHardware {
   }
 
   private addDevice(spec: SimDeviceSpec, bus: SimSegmentEntry): void {
-    const temperature = spec.sense ? this.plant.temperature(spec.sense) : spec.temperature;
+    const temperature = spec.sense ? this.plant.reading(spec.sense) : spec.temperature;
     const model = this.emulators.oneWire.get(spec.type)!({ ...spec, temperature }) as SimModel;
     bus.segment.attach(model);
     if (!spec.plugged) model.unplug();
@@ -278,9 +278,9 @@ export class SimHardware {
     if (this.lastStep === null || now > this.lastStep) this.lastStep = now;
     for (const d of this.deviceList) {
       if (!isTempModel(d.model)) continue;
-      d.model.setTemperature(d.forced ?? (d.spec.sense ? this.plant.temperature(d.spec.sense) : d.spec.temperature));
+      d.model.setTemperature(d.forced ?? (d.spec.sense ? this.plant.reading(d.spec.sense) : d.spec.temperature));
     }
-    stepI2cSensors(this.i2cSensors, (node) => this.plant.temperature(node));
+    stepI2cSensors(this.i2cSensors, (node) => this.plant.reading(node));
     if (this.w1 && now - this.lastW1Refresh >= this.w1RefreshMs) {
       this.lastW1Refresh = now;
       this.w1.refresh();
