@@ -96,11 +96,16 @@ export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
       return ctx.now + MAX_INTERVAL_MS;
     }
     s.parked = false;
-    if (!drive(ctx, actuator, block, decision.want ? 'STATE_ACTIVE' : 'STATE_INACTIVE')) {
+    const want = decision.want ? 'STATE_ACTIVE' : 'STATE_INACTIVE';
+    const askedBefore = actuator.data.claimedBy === block.id && actuator.state.request === want;
+    if (!drive(ctx, actuator, block, want)) {
       d.value = null;
       s.tracking = null;
     }
-    return ctx.now + Math.min(MAX_INTERVAL_MS, Math.max(1, decision.wait));
+    if (decision.wait > 0) return ctx.now + Math.min(MAX_INTERVAL_MS, decision.wait);
+    // Overdue and asked before: a constraint holds the actuator. It wakes this PWM when it
+    // switches, so the PWM does not ask again every millisecond meanwhile.
+    return ctx.now + (askedBefore ? MAX_INTERVAL_MS : 1);
   },
 });
 

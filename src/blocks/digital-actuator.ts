@@ -100,6 +100,11 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     // An unresolvable mutex blocks switching on; retry every second.
     const lock = () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS });
     const { on, retryMs } = constrainedSwitch(s, d.constraints, want, now, lock, MAX_INTERVAL_MS, io !== null);
+    // A driver that waited for this switch (a PWM held up by a constraint) hears of it at once.
+    if (s.wantSince < now && s.history[s.history.length - 1]!.t === now) {
+      const driver = d.claimedBy ? ctx.resolve(d.claimedBy, 'Any') : null;
+      if (driver) ctx.wake(driver);
+    }
     let next = retryMs;
     if (token && mutex) {
       // An actuator that is on must own the token; take it if it is free.

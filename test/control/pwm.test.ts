@@ -296,3 +296,55 @@ t.test('value is null when the actuator state is unknown', async (t) => {
   t.equal(su.data('pwm').setting, 50);
   t.end();
 });
+
+t.test('held up by a mutex, the PWM waits quietly and follows as soon as the actuator switches', async (t) => {
+  const su = setup();
+  su.create('mutex', 'Mutex', {});
+  const mutexed = (hold: number) => ({ mutexed: { mutexId: link('mutex'), extraHoldTime: s(hold), enabled: true } });
+  chain(su, { period: 10, setting: 50, constraints: mutexed(0) });
+  su.create('other', 'DigitalActuator', {
+    hwDevice: link('pins'),
+    channel: 2,
+    storedState: 'STATE_ACTIVE',
+    constraints: mutexed(600),
+  });
+  await su.run(5_000, 100);
+  t.equal(su.pins('pins')[1], true, 'the other actuator holds the mutex');
+  su.patch('other', 'DigitalActuator', { storedState: 'STATE_INACTIVE' });
+  // Step from one due time to the next, as the control loop does, through the 10 min hold.
+  const pwm = su.block('pwm');
+  let pwmUpdates = 0;
+  let steps = 0;
+  const end = su.clock.now() + 590_000;
+  while (su.clock.now() < end) {
+    const next = Math.min(end, Math.max(su.clock.now() + 1, su.runtime.nextDue()));
+    if (pwm.nextUpdate <= next) pwmUpdates++;
+    su.clock.set(next);
+    su.runtime.tick(next);
+    steps++;
+  }
+  t.equal(su.pins('pins')[0], false, 'still held off during the hold');
+  t.ok(
+    pwmUpdates < 1500,
+    `the waiting PWM updates about once a second, not every millisecond (${pwmUpdates} in 590 s)`,
+  );
+  t.ok(steps < 3000, `${steps} scheduler steps in 590 s`);
+  const released = su.clock.now() + 10_000;
+  let onAt = -1;
+  while (su.clock.now() < released && onAt < 0) {
+    const next = Math.max(su.clock.now() + 1, su.runtime.nextDue());
+    su.clock.set(next);
+    su.runtime.tick(next);
+    if (su.pins('pins')[0]) onAt = next;
+  }
+  t.ok(
+    onAt >= 0 && onAt - end <= 10_001,
+    `switches on when the hold ends (${((onAt - end) / 1000).toFixed(2)} s after)`,
+  );
+  // And the PWM heard of it: it runs at once and plans its off edge from the real switch.
+  t.equal(pwm.nextUpdate, onAt, 'the switch woke the PWM');
+  su.runtime.tick(onAt);
+  const ahead = pwm.nextUpdate - onAt;
+  t.ok(ahead > 1 && ahead <= 1000, `the PWM plans its next check from the switch, not 1 ms on (${ahead} ms ahead)`);
+  t.end();
+});
