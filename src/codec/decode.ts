@@ -24,6 +24,11 @@ export interface DecodeContext {
   prefs: UnitPrefs;
   /** Returns an error message when `id` cannot be linked from a field of interface `iface`. */
   checkLink(id: string, iface: string): string | null;
+  /**
+   * Decoding the block's own record: read-only fields that are stored (what the block itself
+   * keeps across a restart, such as a tuning's result) are read too. Clients never set them.
+   */
+  owned?: boolean;
 }
 
 export type Partial = Record<string, unknown>;
@@ -65,7 +70,7 @@ function decodeObject(
       });
       continue;
     }
-    if (field.readonly) continue;
+    if (field.readonly && !(ctx.owned && field.stored)) continue;
     if (unit !== undefined && field.spec.kind !== 'quantity') {
       issues.push({ path: fieldPath, message: `'${name}' is not a quantity and takes no unit` });
       continue;
@@ -364,6 +369,23 @@ export function describe(v: unknown): string {
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
   if (typeof v === 'object') return 'an object';
   return `${typeof v} ${String(v)}`;
+}
+
+/**
+ * Puts a block's own stored read-only values (decoded from its record with `owned`) into its
+ * data, at any depth, after the writable ones were put in place.
+ */
+export function overlayOwned(fields: FieldTable, data: Record<string, unknown>, decoded: Partial): void {
+  for (const [name, field] of Object.entries(fields)) {
+    const v = decoded[name];
+    if (v === undefined || v === RESET) continue;
+    const s = field.spec;
+    if (field.readonly) {
+      if (field.stored) data[name] = s.kind === 'object' ? complete(s.fields, v as Partial) : v;
+    } else if (s.kind === 'object' && isPlainObject(data[name])) {
+      overlayOwned(s.fields, data[name] as Record<string, unknown>, v as Partial);
+    }
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // A block's stored record (data in stored mode and controller units), and restoring the
 // stored blocks at start-up: records that cannot be decoded are quarantined, not lost.
-import { complete, decodeData, isPlainObject, withReadonly } from '../codec/decode.js';
+import { complete, decodeData, isPlainObject, overlayOwned, withReadonly } from '../codec/decode.js';
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
@@ -48,18 +48,20 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   const data = JSON.parse(raw.data) as unknown;
   const meta = JSON.parse(raw.meta) as unknown;
   if (!isPlainObject(meta)) throw new Error('meta is not an object');
-  const { value, issues } = decodeData(def.fields, data, { prefs: DEFAULT_UNITS, checkLink: () => null });
+  const { value, issues } = decodeData(def.fields, data, { prefs: DEFAULT_UNITS, checkLink: () => null, owned: true });
   if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
   const full = complete(def.fields, value);
   if (def.system) {
     const sys = rt.table.byNid(def.system.nid);
     if (!sys || raw.nid !== def.system.nid) throw new Error(`system block ${raw.type} stored under nid ${raw.nid}`);
     sys.data = withReadonly(def.fields, sys.data, full) as AnyBlock['data'];
+    overlayOwned(def.fields, sys.data as Data, value);
     sys.meta = meta;
   } else {
     if (rt.table.hasNid(raw.nid) || rt.table.hasId(raw.id))
       throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
-    rt.insert(def, raw.nid, raw.id, full, meta);
+    const block = rt.insert(def, raw.nid, raw.id, full, meta);
+    overlayOwned(def.fields, block.data as Data, value);
     rt.persistence.reserveNid(raw.nid);
   }
   rt.table.setWritten(raw.nid, rt.recordString(rt.table.byNid(raw.nid)!));

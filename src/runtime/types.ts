@@ -52,6 +52,8 @@ export interface UpdateContext {
   wake(block: AnyBlock): void;
   /** Persist the block's stored data now, if it changed (e.g. an output forced off). */
   persist(block: AnyBlock): void;
+  /** Blocks whose writable links name `id` (the actuators on a mutex, the PIDs on a setpoint). */
+  referrers(id: string): readonly AnyBlock[];
   hardware: Hardware;
   log: Logger;
 }
@@ -64,6 +66,13 @@ export interface WallMove {
   reason: 'jump' | 'restart';
   /** The wall clock now, epoch ms (after the move); null when it is not valid. */
   wall: number | null;
+}
+
+/** What a data check sees besides the new data (BlockTypeDef.checkData). */
+export interface CheckContext {
+  /** The block before the change; undefined on create. */
+  self: AnyBlock | undefined;
+  referrers(id: string): readonly AnyBlock[];
 }
 
 export interface WriteInfo {
@@ -96,9 +105,10 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   update?(block: Block<F, S>, ctx: UpdateContext): number;
   /**
    * Rules across fields and other blocks that decoding cannot see (create, write, patch; REST
-   * and MQTT alike): `data` is the block's data after the change, `resolve` finds a linked block.
+   * and MQTT alike): `data` is the block's data after the change, `resolve` finds a linked block,
+   * `check` has the block as it is (undefined on create) and who links to a block.
    */
-  checkData?(data: Data, resolve: Resolve): ValidationIssue[];
+  checkData?(data: Data, resolve: Resolve, check: CheckContext): ValidationIssue[];
   /** Called after the new data is in place, before the forced update. */
   onWrite?(block: Block<F, S>, info: WriteInfo, ctx: UpdateContext): void;
   onDelete?(block: Block<F, S>, ctx: UpdateContext): void;

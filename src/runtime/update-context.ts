@@ -47,6 +47,7 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     persist(block) {
       unsaved.persist(block);
     },
+    referrers: (id) => rt.links.referrers(id),
     hardware: rt.hardware,
     log: rt.log,
   };

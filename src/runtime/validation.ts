@@ -45,7 +45,12 @@ export function decodeBlockData(
       ...current,
       ...(current ? merge(def.fields, current, value) : complete(def.fields, value)),
     } as Data;
-    issues.push(...def.checkData(whole, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve));
+    issues.push(
+      ...def.checkData(whole, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve, {
+        self,
+        referrers: (id) => rt.links.referrers(id),
+      }),
+    );
   }
   if (issues.length)
     throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
