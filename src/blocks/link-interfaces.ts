@@ -7,6 +7,7 @@ import type { MutexToken } from './shared/mutex-token.js';
 import type { FilterChain } from './shared/filter-chain.js';
 import type { Driven, Tracking } from './shared/pipeline.js';
 import type { VariableValue } from './variables.js';
+import type { PidData, PidVolatile } from './shared/autotune/tuner.js';
 
 type IoChannel = { id: number | null; capabilities: number | null; claimedBy: string | null };
 type GpioLine = { channel: number | null; name: string; line: number | null; direction: string };
@@ -54,5 +55,7 @@ declare module '../runtime/interfaces.js' {
     /** Sequence instructions that start or wait for a profile or another sequence. */
     SetpointProfile: Contract<{ enabled: boolean; start: number | null; points: Array<{ time: number | null }> }>;
     Sequence: Contract<{ enabled: boolean; status: string }>;
+    /** The type itself: a PID tuned together with its pair (heat/cool on one setpoint). */
+    Pid: Contract<PidData, PidVolatile>;
   }
 }

@@ -1,5 +1,7 @@
 // Pid: drives an analog actuator (PWM, setpoint driver, ...) to bring a setpoint's filtered
-// sensor value to its setting. Algorithm in shared/pid-math.ts; reference §5.3, §6.1.
+// sensor value to its setting. Algorithm in shared/pid-math.ts; reference §5.3, §6.1. Its gains
+// can be found by a relay autotune (shared/autotune/, the `tuning` object), which drives the
+// output (and a heat/cool pair's) while it measures and proposes gains applied on confirmation.
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
@@ -8,6 +10,9 @@ import { FilterChoice, FilterChoiceAliases } from './shared/enums.js';
 import { derivativeStageForTd, integralFor, pidStep, rescaleIntegral, type PidParams } from './shared/pid-math.js';
 import { drive } from './shared/pipeline.js';
 import { nextInterval } from './shared/cadence.js';
+import { tuningField } from './shared/autotune/fields.js';
+import { runTuningCommand, tuningCommandIssues } from './shared/autotune/commands.js';
+import { newTuningVolatile, tuningRequest, type TunedPid, type TuningVolatile } from './shared/autotune/tuner.js';
 
 const INTERVAL_MS = 1000;
 /** Longest time step integrated at once, should the loop stall. */
@@ -48,6 +53,7 @@ const fields = {
     aliases: FilterChoiceAliases,
     description: 'FILTER_NONE: chosen from Td',
   }),
+  tuning: tuningField,
 };
 
 interface PidState {
@@ -59,6 +65,7 @@ interface PidState {
   outputId: string | null;
   started: boolean;
   due: number;
+  tuning: TuningVolatile;
 }
 
 const params = (d: { kp: number | null; ti: number | null; td: number | null }): PidParams => ({
@@ -83,12 +90,23 @@ export const Pid = defineBlock<typeof fields, PidState>({
   role: 'controller',
   fields,
   legacy: legacyNames,
-  implements: ['EnablerInterface'],
+  implements: ['EnablerInterface', 'Pid'],
   description: 'PID controller',
-  init: () => ({ integral: 0, lastT: null, requested: null, outputId: null, started: false, due: -Infinity }),
-  onWrite(block, info) {
+  init: () => ({
+    integral: 0,
+    lastT: null,
+    requested: null,
+    outputId: null,
+    started: false,
+    due: -Infinity,
+    tuning: newTuningVolatile(),
+  }),
+  checkData: tuningCommandIssues,
+  onWrite(block, info, ctx) {
     const s = block.state;
     const d = block.data;
+    // First: APPLY and UNDO change the gains, which the integral is rescaled for below.
+    runTuningCommand(block as unknown as TunedPid, ctx);
     if (info.previous) s.integral = rescaleIntegral(s.integral, params(info.previous as typeof d), params(d));
     if (d.integralReset) {
       s.integral = integralFor(d.integralReset, params(d));
@@ -115,6 +133,21 @@ export const Pid = defineBlock<typeof fields, PidState>({
     readOutput(block, output);
 
     const wasActive = d.active;
+    // A tuning (of this PID, or of its pair) drives the output instead; the gains and the
+    // integral stay as they were until it hands control back.
+    const tuned = tuningRequest(block as unknown as TunedPid, ctx);
+    if (tuned !== null && output && drive(ctx, output, block, tuned)) {
+      s.requested = null;
+      d.active = true;
+      d.error = d.inputSetting !== null && d.inputValue !== null ? d.inputSetting - d.inputValue : null;
+      d.p = d.d = d.derivative = null;
+      d.i = prm.ti > 0 && prm.kp !== 0 ? (s.integral * prm.kp) / prm.ti : 0;
+      d.integral = s.integral;
+      d.boilModeActive = false;
+      if (d.active !== wasActive || !s.started) onActiveChange(output, ctx);
+      s.started = true;
+      return due;
+    }
     if (!d.enabled || !output || d.inputSetting === null || d.inputValue === null) {
       deactivate(block, output, ctx, dt, prm);
       if (d.active !== wasActive || !s.started) onActiveChange(output, ctx);

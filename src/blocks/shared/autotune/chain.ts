@@ -1,0 +1,139 @@
+// What a tuning drives and what may stop it: the PID, its pair (the PID on the same setpoint
+// that drives the other way), each one's output and, behind a PWM, its digital actuator and
+// mutex. A tuning runs only when nothing else drives any of them; the same checks refuse a
+// START (422 naming the obstacle) and abort a tuning that runs when the chain changes under it.
+import type { Linked, Resolve } from '../../../runtime/interfaces.js';
+import type { AnyBlock } from '../../../runtime/types.js';
+import { historyOf } from '../../digital-actuator.js';
+import { onTimeBetween, type DigitalConstraints } from '../digital-constraints.js';
+
+/** What the checks look at: linked blocks, and the blocks linking to one. */
+export interface Look {
+  resolve: Resolve;
+  referrers(id: string): readonly AnyBlock[];
+}
+
+/** Output types the relay can drive: a 0-100 % setting. */
+const DRIVABLE = ['ActuatorPwm', 'FastPwm', 'ActuatorAnalogMock'];
+
+export interface Side {
+  pid: Linked<'Pid'>;
+  output: Linked<'ActuatorAnalogInterface'>;
+  /** The digital actuator behind a PWM, if any. */
+  actuator: Linked<'ActuatorDigitalInterface'> | null;
+  /** +1 heats, -1 cools (the sign of kp). */
+  sign: 1 | -1;
+  /** PWM period, s (0 for a continuous output). */
+  pwmPeriod: number;
+  /** The actuator's constraints (minimum on/off times, mutex), which the gains must live with. */
+  constraints: DigitalConstraints | null;
+}
+
+export interface Chain {
+  input: Linked<'SetpointSensorPairInterface'>;
+  sides: [Side] | [Side, Side];
+}
+
+const sign = (kp: number | null): 1 | -1 | 0 => (!kp ? 0 : kp > 0 ? 1 : -1);
+
+/** The chain a tuning of `pid` drives, or what stands in its way (in words). */
+export function tuningChain(pid: Linked<'Pid'>, look: Look): Chain | string {
+  const d = pid.data;
+  if (!d.enabled) return `${pid.id} is disabled`;
+  const own = sign(d.kp);
+  if (own === 0)
+    return `kp of ${pid.id} is 0: give it the sign of what its output does (positive for a heater, negative for a cooler); the tuning finds its size`;
+  const input = look.resolve(d.inputId, 'SetpointSensorPairInterface');
+  if (!input) return `${pid.id} has no input setpoint`;
+  if (input.data.setting === null) return `its setpoint ${input.id} has no setting (disabled?)`;
+  if (input.data.value === null) return `its setpoint ${input.id} has no value: check the sensor`;
+  const tunedBy = pid.data.tuning.tunedBy;
+  if (tunedBy) return `${pid.id} is being tuned as the pair of ${tunedBy}`;
+
+  const others = look
+    .referrers(input.id)
+    .filter((b) => b.id !== pid.id && b.def.type === 'Pid')
+    .map((b) => look.resolve(b.id, 'Pid')!)
+    .filter((b) => b.data.enabled && b.data.inputId === input.id);
+  let pair: Linked<'Pid'> | null = null;
+  const pairId = d.tuning.pairId;
+  if (pairId) {
+    pair = look.resolve(pairId, 'Pid');
+    if (!pair) return `its pair ${pairId} does not exist`;
+    if (pair.data.inputId !== input.id) return `its pair ${pair.id} reads another setpoint, not ${input.id}`;
+    if (!pair.data.enabled) return `its pair ${pair.id} is disabled`;
+  } else if (others.length === 1) {
+    pair = others[0]!;
+  }
+  const extra = others.filter((b) => b !== pair);
+  if (extra.length)
+    return `${extra.map((b) => b.id).join(', ')} also control${extra.length > 1 ? '' : 's'} ${input.id}: disable ${extra.length > 1 ? 'them' : 'it'}, or name the pair in tuning.pairId`;
+  if (pair) {
+    const theirs = sign(pair.data.kp);
+    if (theirs === 0) return `kp of its pair ${pair.id} is 0: give it the sign of what its output does`;
+    if (theirs === own)
+      return `${pair.id} drives ${input.id} the same way as ${pid.id} (kp of the same sign); a pair heats and cools`;
+    if (pair.data.tuning.state === 'RUNNING') return `its pair ${pair.id} is tuning itself`;
+  }
+
+  const mine = side(pid, own, look);
+  if (typeof mine === 'string') return mine;
+  if (!pair) return { input, sides: [mine] };
+  const theirs = side(pair, own === 1 ? -1 : 1, look);
+  if (typeof theirs === 'string') return theirs;
+  const shared = mutexIssue([mine, theirs], look);
+  if (shared) return shared;
+  return { input, sides: [mine, theirs] };
+}
+
+function side(pid: Linked<'Pid'>, s: 1 | -1, look: Look): Side | string {
+  const output = look.resolve(pid.data.outputId, 'ActuatorAnalogInterface');
+  if (!output) return `${pid.id} has no output`;
+  if (!DRIVABLE.includes(output.def.type))
+    return `${pid.id} drives ${output.id}, a ${output.def.type}; a tuning drives outputs of 0-100 % (${DRIVABLE.join(', ')})`;
+  const od = output.data as {
+    enabled?: boolean;
+    claimedBy: string | null;
+    period?: number | null;
+    actuatorId?: string | null;
+  };
+  if (od.enabled === false) return `its output ${output.id} is disabled`;
+  if (od.claimedBy !== null && od.claimedBy !== pid.id) return `its output ${output.id} is driven by ${od.claimedBy}`;
+  let actuator: Linked<'ActuatorDigitalInterface'> | null = null;
+  let pwmPeriod = 0;
+  let constraints: DigitalConstraints | null = null;
+  if (output.def.type === 'ActuatorPwm') {
+    pwmPeriod = Math.max(1, od.period ?? 0);
+    actuator = look.resolve(od.actuatorId, 'ActuatorDigitalInterface');
+    if (!actuator) return `${output.id} drives no actuator`;
+    const claimer = actuator.data.claimedBy;
+    if (claimer !== null && claimer !== output.id) return `${actuator.id} is driven by ${claimer}, not by ${output.id}`;
+    if (actuator.def.type === 'DigitalActuator')
+      constraints = structuredClone(actuator.data.constraints) as unknown as DigitalConstraints;
+  }
+  return { pid, output, actuator, sign: s, pwmPeriod, constraints };
+}
+
+/** A mutex of the tuned actuators that a third actuator also takes: its waits would spoil the measurement. */
+function mutexIssue(sides: Side[], look: Look): string | null {
+  const mine = new Set(sides.map((s) => s.actuator?.id).filter(Boolean));
+  for (const s of sides) {
+    const m = s.actuator?.data.constraints?.mutexed;
+    if (!m?.enabled || !m.mutexId) continue;
+    for (const b of look.referrers(m.mutexId)) {
+      if (mine.has(b.id)) continue;
+      const c = (b.data as { constraints?: { mutexed?: { enabled?: boolean; mutexId?: string | null } } }).constraints
+        ?.mutexed;
+      if (c?.enabled && c.mutexId === m.mutexId)
+        return `${s.actuator!.id}'s mutex ${m.mutexId} is also taken by ${b.id}, which the tuning does not drive`;
+    }
+  }
+  return null;
+}
+
+/** The output (%) a side delivered between `from` and `to` (ms): its actuator's on-time, or the output's value. */
+export function delivered(s: Side, from: number, to: number): number {
+  if (to <= from) return 0;
+  if (s.actuator) return (100 * onTimeBetween(historyOf(s.actuator as AnyBlock), from, to)) / (to - from);
+  return s.output.data.value ?? 0;
+}

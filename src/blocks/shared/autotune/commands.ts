@@ -1,0 +1,176 @@
+// What the brewer writes to a PID's tuning (`tuning.command`): START, STOP, APPLY, DISCARD, UNDO.
+// The check refuses what cannot be done, naming why (422 over REST, a logged refusal over MQTT);
+// the write hook does the rest. A result's gains go into the PID (and its pair) only on APPLY,
+// and the gains they replace are kept for UNDO, across restarts.
+import type { ValidationIssue } from '../../../codec/decode.js';
+import type { Linked, Resolve } from '../../../runtime/interfaces.js';
+import type { CheckContext, Data, UpdateContext } from '../../../runtime/types.js';
+import { rescaleIntegral, type PidParams } from '../pid-math.js';
+import { tuningChain } from './chain.js';
+import { abort, type PidData, type TunedPid, type TuningData } from './tuner.js';
+
+const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
+const PATH = 'data.tuning.command';
+
+/** Why the command in `data` (the PID as the write leaves it) cannot be carried out; none when it can. */
+export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckContext): ValidationIssue[] {
+  const given = (data as { tuning?: Partial<TuningData> }).tuning;
+  const command = given?.command ?? 'NONE';
+  if (command === 'NONE') return [];
+  const self = check.self as unknown as TunedPid | undefined;
+  if (!self) return [{ path: PATH, message: `create the PID first, then write ${command}` }];
+  const state = self.data.tuning.state;
+  const refuse = (message: string) => [{ path: PATH, message }];
+  switch (command) {
+    case 'START': {
+      if (state === 'RUNNING') return [];
+      // The PID as it will be: the new writable data with its current read-only values.
+      const view = {
+        ...self,
+        data: { ...(data as unknown as PidData), tuning: { ...self.data.tuning, ...given } },
+      } as unknown as Linked<'Pid'>;
+      const chain = tuningChain(view, { resolve, referrers: check.referrers });
+      if (typeof chain === 'string') return refuse(`cannot start: ${chain}`);
+      const off = chain.input.data.value! - chain.input.data.setting!;
+      const band = view.data.tuning.band ?? 0;
+      if (Math.abs(off) > band)
+        return refuse(
+          `cannot start: the temperature is ${round(Math.abs(off))} degC from the setting, outside the band (${band} degC); let it settle first`,
+        );
+      return [];
+    }
+    case 'APPLY':
+    case 'DISCARD':
+      return state === 'PROPOSED'
+        ? []
+        : refuse(`nothing to ${command.toLowerCase()}: the tuning is ${state}, no result waits`);
+    case 'UNDO':
+      return state === 'APPLIED' ? [] : refuse(`nothing to undo: the tuning is ${state}, no applied result`);
+    default:
+      return [];
+  }
+}
+
+/** Carry out the command of a write (from the PID's write hook); the command reads back as NONE. */
+export function runTuningCommand(block: TunedPid, ctx: UpdateContext): void {
+  const command = block.data.tuning.command;
+  block.data.tuning.command = 'NONE';
+  if (command === 'START') startTuning(block, ctx);
+  else if (command === 'STOP') stopTuning(block, ctx);
+  else if (command === 'APPLY') applyTuning(block, ctx);
+  else if (command === 'DISCARD') discardTuning(block);
+  else if (command === 'UNDO') undoTuning(block, ctx);
+}
+
+/** START (from the write hook): a fresh run begins at the forced update that follows. */
+function startTuning(block: TunedPid, ctx: UpdateContext): void {
+  const tu = block.data.tuning;
+  if (tu.state === 'RUNNING') return;
+  tu.state = 'RUNNING';
+  tu.message = 'starting';
+  tu.startedAt = ctx.wall === null ? null : Math.floor(ctx.wall / 1000);
+  tu.elapsed = 0;
+  tu.setting = null;
+  tu.cycle = 0;
+  tu.timeLeft = null;
+  tu.result = emptyResult();
+  block.state.tuning.run = null;
+  block.state.tuning.starting = true;
+}
+
+function stopTuning(block: TunedPid, ctx: UpdateContext): void {
+  if (block.data.tuning.state === 'RUNNING') abort(block, ctx, 'stopped by the user');
+}
+
+type Gains = PidParams;
+const gainsOf = (d: PidData): Gains => ({ kp: d.kp ?? 0, ti: d.ti ?? 0, td: d.td ?? 0 });
+
+/** The pair a result or undo is for, found by its nid among the PIDs on the same setpoint. */
+function pairByNid(block: TunedPid, ctx: UpdateContext, nid: number | null): TunedPid | null {
+  if (nid === null || !block.data.inputId) return null;
+  const b = ctx.referrers(block.data.inputId).find((x) => x.nid === nid && x.def.type === 'Pid');
+  return b ? (b as unknown as TunedPid) : null;
+}
+
+function setGains(pid: TunedPid, ctx: UpdateContext, g: Gains, persist: boolean): void {
+  const before = gainsOf(pid.data);
+  pid.data.kp = g.kp;
+  pid.data.ti = g.ti;
+  pid.data.td = g.td;
+  if (persist) {
+    // The block's own write hook rescales its integral; a pair's is rescaled here.
+    pid.state.integral = rescaleIntegral(pid.state.integral, before, g);
+    ctx.persist(pid);
+    ctx.wake(pid);
+  }
+}
+
+/** APPLY: the proposed gains go in, the replaced ones are kept for UNDO. */
+function applyTuning(block: TunedPid, ctx: UpdateContext): void {
+  const tu = block.data.tuning;
+  const r = tu.result;
+  if (tu.state !== 'PROPOSED' || r.kp === null) return;
+  const pair = pairByNid(block, ctx, r.pairNid);
+  const mine = gainsOf(block.data);
+  const theirs = pair ? gainsOf(pair.data) : null;
+  tu.previous = {
+    kp: mine.kp,
+    ti: mine.ti,
+    td: mine.td,
+    pairKp: theirs?.kp ?? null,
+    pairTi: theirs?.ti ?? null,
+    pairTd: theirs?.td ?? null,
+    pair: pair?.id ?? '',
+    pairNid: pair?.nid ?? null,
+  };
+  setGains(block, ctx, { kp: r.kp, ti: r.ti ?? 0, td: r.td ?? 0 }, false);
+  if (pair && r.pairKp !== null) setGains(pair, ctx, { kp: r.pairKp, ti: r.pairTi ?? 0, td: r.pairTd ?? 0 }, true);
+  tu.state = 'APPLIED';
+  tu.message =
+    r.pairNid !== null && !pair
+      ? `applied to ${block.id}; its pair ${r.pair} is gone, so its gains were not applied`
+      : `applied${pair ? ` to ${block.id} and ${pair.id}` : ''}; UNDO puts the previous gains back`;
+}
+
+function discardTuning(block: TunedPid): void {
+  const tu = block.data.tuning;
+  if (tu.state !== 'PROPOSED') return;
+  tu.state = 'IDLE';
+  tu.message = 'result discarded; the gains were not changed';
+}
+
+/** UNDO: the gains an APPLY replaced come back (the pair's too). */
+function undoTuning(block: TunedPid, ctx: UpdateContext): void {
+  const tu = block.data.tuning;
+  const p = tu.previous;
+  if (tu.state !== 'APPLIED' || p.kp === null) return;
+  setGains(block, ctx, { kp: p.kp, ti: p.ti ?? 0, td: p.td ?? 0 }, false);
+  const pair = pairByNid(block, ctx, p.pairNid);
+  if (pair && p.pairKp !== null) setGains(pair, ctx, { kp: p.pairKp, ti: p.pairTi ?? 0, td: p.pairTd ?? 0 }, true);
+  tu.state = 'IDLE';
+  tu.message = `undone: back to kp ${round(p.kp, 3)}, ti ${Math.round(p.ti ?? 0)} s, td ${Math.round(p.td ?? 0)} s${pair ? ` (and ${pair.id}'s)` : ''}`;
+}
+
+function emptyResult(): TuningData['result'] {
+  return {
+    kp: null,
+    ti: null,
+    td: null,
+    pairKp: null,
+    pairTi: null,
+    pairTd: null,
+    pair: '',
+    pairNid: null,
+    period: null,
+    amplitude: null,
+    gain: null,
+    pairGain: null,
+    timeConstant: null,
+    lag: null,
+    deadTime: null,
+    fit: null,
+    settling: null,
+    overshoot: null,
+    rule: '',
+  };
+}

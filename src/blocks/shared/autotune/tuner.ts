@@ -1,0 +1,437 @@
+// The relay autotune of a Pid block, run from its update once `tuning.command` START was written.
+// While it runs, the PID's own output (and its pair's, for a heat/cool pair) follow the relay
+// instead of the PID algorithm; the gains and the integral are left as they were, so stopping
+// (by the brewer, or because something went wrong) simply hands control back. What it must keep
+// across a restart is in the block's stored read-only fields (fields.ts): a restart resumes
+// the relay and measures again, counting the time already spent toward the limit.
+import type { DataOf } from '../../../codec/fields.js';
+import type { Linked } from '../../../runtime/interfaces.js';
+import type { UpdateContext } from '../../../runtime/types.js';
+import { delivered, tuningChain, type Chain, type Look } from './chain.js';
+import type { tuningField } from './fields.js';
+import { fitModel } from './fit.js';
+import { SampleRecord } from './record.js';
+import { period, Relay, swing, type Cycle } from './relay.js';
+import { propose } from './rule.js';
+
+export type TuningData = DataOf<{ t: typeof tuningField }>['t'];
+
+/** The step the expected settling is for, and its band (the bench measures the same). */
+export const EXPECTATION = { step: 2, tolerance: 0.2 };
+/** A fit must explain this share of the measured swing, else the measurement is not trusted. */
+const MIN_EXPLAINED = 0.8;
+/** A pair's request older than this is not followed (its tuner stopped without telling). */
+const PAIR_STALE_MS = 5000;
+/** A phase may last this much longer than the longest so far before the relay pushes harder. */
+const STALL_FACTOR = 4;
+const STALL_MIN_MS = 3600_000;
+/** Cycles beyond the count asked for, after which an oscillation that does not settle aborts. */
+const EXTRA_CYCLES = 10;
+/** How often the elapsed time is stored while the relay runs, s. */
+const ELAPSED_STORE_S = 300;
+
+/** What a tuner asks of its pair each update. */
+export interface PairDrive {
+  by: string;
+  request: number;
+  at: number;
+}
+
+export interface TuningVolatile {
+  run: TuneRun | null;
+  paired: PairDrive | null;
+  /** START was written; the next update begins a fresh run (not a resumption). */
+  starting: boolean;
+}
+
+export const newTuningVolatile = (): TuningVolatile => ({ run: null, paired: null, starting: false });
+
+/** What a tuning reads and writes of a Pid block (the `Pid` link interface). */
+export type PidData = {
+  enabled: boolean;
+  kp: number | null;
+  ti: number | null;
+  td: number | null;
+  inputId: string | null;
+  outputId: string | null;
+  tuning: TuningData;
+};
+export type PidVolatile = { integral: number; requested: number | null; tuning: TuningVolatile };
+export type TunedPid = Linked<'Pid'>;
+
+export class TuneRun {
+  readonly record: SampleRecord;
+  lastT: number | null = null;
+
+  constructor(
+    readonly relay: Relay,
+    readonly sides: number,
+    readonly sign: 1 | -1,
+    readonly pairId: string | null,
+    readonly setting: number,
+    readonly bias: number,
+    readonly max: number,
+    /** Monotonic ms when this run (or its resumption) began, and the seconds tuned before it. */
+    readonly since: number,
+    readonly before: number,
+  ) {
+    this.record = new SampleRecord(since, sides);
+  }
+
+  elapsed(now: number): number {
+    return this.before + (now - this.since) / 1000;
+  }
+
+  /** Outputs (%) of the tuned PID and its pair in the relay's current phase. */
+  outputs(): { self: number; pair: number } {
+    const { scale, phase } = this.relay;
+    if (this.sides === 1) {
+      const hi = this.bias + scale.up * (this.max - this.bias);
+      const lo = this.bias * (1 - scale.up);
+      const rise = this.sign > 0 ? hi : lo;
+      const fall = this.sign > 0 ? lo : hi;
+      return { self: phase === 'up' ? rise : fall, pair: 0 };
+    }
+    const heat = phase === 'up' ? this.max * scale.up : 0;
+    const cool = phase === 'down' ? this.max * scale.down : 0;
+    return this.sign > 0 ? { self: heat, pair: cool } : { self: cool, pair: heat };
+  }
+
+  /** The levels as the block shows them: the output while the temperature is to rise, and to fall. */
+  levels(): { up: number; down: number } {
+    const { scale } = this.relay;
+    if (this.sides === 2) return { up: this.max * scale.up, down: this.max * scale.down };
+    const hi = this.bias + scale.up * (this.max - this.bias);
+    const lo = this.bias * (1 - scale.up);
+    return this.sign > 0 ? { up: hi, down: lo } : { up: lo, down: hi };
+  }
+}
+
+export const lookOf = (ctx: UpdateContext): Look => ({ resolve: ctx.resolve, referrers: ctx.referrers });
+
+const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
+const hours = (s: number) => (s >= 5400 ? `${round(s / 3600, 1)} h` : `${Math.round(s / 60)} min`);
+
+/**
+ * One update of a PID's tuning. Returns the output the PID drives instead of its own (the
+ * relay's, or its tuner's for a pair), or null when it controls normally.
+ */
+export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | null {
+  const tu = block.data.tuning;
+  const v = block.state.tuning;
+  if (v.paired) {
+    const by = ctx.resolve(v.paired.by, 'Pid');
+    const run = by?.state.tuning.run;
+    if (
+      by &&
+      by.data.tuning.state === 'RUNNING' &&
+      run?.pairId === block.id &&
+      ctx.now - v.paired.at <= PAIR_STALE_MS
+    ) {
+      tu.tunedBy = by.id;
+      return v.paired.request;
+    }
+    v.paired = null;
+    tu.tunedBy = null;
+  }
+  if (tu.state !== 'RUNNING') {
+    v.run = null;
+    tu.phase = 'NONE';
+    tu.timeLeft = null;
+    return null;
+  }
+  return step(block, ctx);
+}
+
+function step(block: TunedPid, ctx: UpdateContext): number | null {
+  const tu = block.data.tuning;
+  const v = block.state.tuning;
+  const now = ctx.now;
+  const chain = tuningChain(block, lookOf(ctx));
+  if (typeof chain === 'string') {
+    const resumed = !v.run && !v.starting;
+    abort(block, ctx, resumed ? `could not resume after a restart: ${chain}` : `stopped: ${chain}`);
+    return null;
+  }
+  const setting = chain.input.data.setting!;
+  const error = chain.input.data.value! - setting;
+  let run = v.run;
+  if (!run) {
+    run = v.run = begin(block, ctx, chain, error);
+    v.starting = false;
+  }
+  const pair = chain.sides[1]?.pid ?? null;
+  if ((pair?.id ?? null) !== run.pairId || chain.sides[0].sign !== run.sign) {
+    abort(block, ctx, 'stopped: the pair or the direction of the PID changed');
+    return null;
+  }
+  if (Math.abs(setting - run.setting) > 1e-6) {
+    abort(
+      block,
+      ctx,
+      `stopped: the setting changed from ${round(run.setting)} to ${round(setting)} degC; tune at a steady setting`,
+    );
+    return null;
+  }
+  if (Math.abs(error) > tu.band!) {
+    abort(
+      block,
+      ctx,
+      `stopped: the temperature left the band, ${round(Math.abs(error))} degC from the setting (the band is ${tu.band} degC)`,
+    );
+    return null;
+  }
+  const elapsed = run.elapsed(now);
+  const storedBefore = tu.elapsed ?? 0;
+  tu.elapsed = Math.round(elapsed);
+  // Stored every few minutes, so a restart loses little of the time toward the limit.
+  if (Math.floor(tu.elapsed / ELAPSED_STORE_S) !== Math.floor(storedBefore / ELAPSED_STORE_S)) ctx.persist(block);
+  if (elapsed > tu.maxDuration!) {
+    const done = run.relay.counted().length;
+    abort(
+      block,
+      ctx,
+      `stopped: no result within the time limit (${hours(tu.maxDuration!)}); ${done} steady cycle${done === 1 ? '' : 's'} measured of the ${tu.cycles} needed`,
+    );
+    return null;
+  }
+  if (run.lastT !== null && now > run.lastT) {
+    const from = run.lastT;
+    run.record.add(
+      (now - from) / 1000,
+      error,
+      chain.sides.map((s) => delivered(s, from, now)),
+    );
+  }
+  run.lastT = now;
+  const levelsBefore = run.levels();
+  const cycle = run.relay.step(now, error);
+  if (cycle) {
+    if (run.relay.consistent()) {
+      finish(block, ctx, chain, run);
+      return null;
+    }
+    if (run.relay.cycles.length > tu.cycles! + EXTRA_CYCLES) {
+      abort(
+        block,
+        ctx,
+        `stopped: after ${run.relay.cycles.length} cycles the oscillation still does not repeat (${describe(run.relay.cycles.slice(-tu.cycles!))}): something else moves the temperature`,
+      );
+      return null;
+    }
+    const levels = run.levels();
+    if (levels.up !== levelsBefore.up || levels.down !== levelsBefore.down)
+      tu.message = `output levels now ${describeLevels(run)} to keep the swing near ${tu.amplitude} degC`;
+    tu.levels = { up: round(levels.up), down: round(levels.down) };
+    ctx.persist(block);
+  }
+  const longest = run.relay.longestPhase();
+  // Before a first cycle there is nothing to compare with: a quarter of the time limit, at least an hour.
+  const limit = Math.max(STALL_MIN_MS, longest === null ? (tu.maxDuration! * 1000) / 4 : STALL_FACTOR * longest);
+  if (now - run.relay.phaseSince > limit) {
+    const rising = run.relay.phase === 'up';
+    if (!run.relay.push(now)) {
+      abort(
+        block,
+        ctx,
+        rising
+          ? `stopped: the temperature does not rise with the output at full (${run.max} %) for ${hours(limit / 1000)}`
+          : `stopped: the temperature does not fall with the output off for ${hours(limit / 1000)}: is the room warmer than the setting? Pair the PID with a cooler, or tune at a setting below room temperature`,
+      );
+      return null;
+    }
+    tu.message = `the temperature was slow to come back: output levels raised to ${describeLevels(run)}`;
+    tu.levels = run.levels();
+  }
+  progress(block, run, now);
+  const out = run.outputs();
+  if (pair) {
+    const p = pair;
+    p.state.tuning.paired = { by: block.id, request: out.pair, at: now };
+    p.data.tuning.tunedBy = block.id;
+    ctx.wake(pair);
+  }
+  return out.self;
+}
+
+function describeLevels(run: TuneRun): string {
+  const l = run.levels();
+  return run.sides === 2
+    ? `heat ${Math.round(l.up)} %, cool ${Math.round(l.down)} %`
+    : `${Math.round(l.up)} / ${Math.round(l.down)} %`;
+}
+
+function describe(cycles: Cycle[]): string {
+  return cycles.map((c) => `${hours(period(c) / 1000)} +/-${round(swing(c))}`).join(', ');
+}
+
+/** A fresh run after START, or the resumption of one after a restart. */
+function begin(block: TunedPid, ctx: UpdateContext, chain: Chain, error: number): TuneRun {
+  const tu = block.data.tuning;
+  const v = block.state.tuning;
+  const sides = chain.sides.length;
+  const sign = chain.sides[0].sign;
+  const max = tu.maxOutput ?? 100;
+  const fresh = v.starting;
+  let bias = 0;
+  let scale = { up: 1, down: 1 };
+  if (fresh) {
+    bias = Math.min(max, Math.max(0, block.state.requested ?? 0));
+  } else if (tu.levels.up !== null && tu.levels.down !== null) {
+    if (sides === 2) scale = { up: tu.levels.up / max, down: tu.levels.down / max };
+    else {
+      const hi = sign > 0 ? tu.levels.up : tu.levels.down;
+      const lo = sign > 0 ? tu.levels.down : tu.levels.up;
+      const s = Math.min(1, Math.max(0.05, (hi - lo) / max));
+      scale = { up: s, down: s };
+      bias = s < 1 ? Math.min(max, Math.max(0, lo / (1 - s))) : 0;
+    }
+  }
+  const relay = new Relay(
+    { amplitude: tu.amplitude!, hysteresis: tu.hysteresis!, cycles: tu.cycles!, pair: sides === 2 },
+    ctx.now,
+    error,
+    scale,
+  );
+  const setting = fresh || tu.setting === null ? chain.input.data.setting! : tu.setting;
+  const run = new TuneRun(
+    relay,
+    sides,
+    sign,
+    chain.sides[1]?.pid.id ?? null,
+    setting,
+    bias,
+    max,
+    ctx.now,
+    fresh ? 0 : (tu.elapsed ?? 0),
+  );
+  tu.setting = setting;
+  tu.levels = run.levels();
+  if (!fresh) tu.message = 'resumed after a restart: measuring again (the time so far counts toward the limit)';
+  ctx.log.info({ id: block.id, pair: run.pairId, resumed: !fresh }, 'PID tuning runs');
+  return run;
+}
+
+function progress(block: TunedPid, run: TuneRun, now: number): void {
+  const tu = block.data.tuning;
+  const relay = run.relay;
+  tu.cycle = Math.min(relay.counted().length, tu.cycles!);
+  tu.phase = relay.phase === 'up' ? 'UP' : 'DOWN';
+  const left = relay.cyclesLeft();
+  const p = relay.typicalPeriod();
+  const lastStart = relay.cycles.length ? relay.cycles[relay.cycles.length - 1]!.end : null;
+  if (left === null || p === null || lastStart === null) {
+    tu.timeLeft = null;
+    return;
+  }
+  const estimate = Math.max(0, (left * p - (now - lastStart)) / 1000);
+  tu.timeLeft = Math.round(Math.min(estimate, Math.max(0, tu.maxDuration! - run.elapsed(now))));
+}
+
+function release(block: TunedPid, ctx: UpdateContext, pairId: string | null): void {
+  const pair = pairId ? ctx.resolve(pairId, 'Pid') : null;
+  if (pair && pair.state.tuning.paired?.by === block.id) {
+    pair.state.tuning.paired = null;
+    pair.data.tuning.tunedBy = null;
+    ctx.wake(pair);
+  }
+}
+
+export function end(block: TunedPid, ctx: UpdateContext, state: 'ABORTED' | 'PROPOSED', message: string): void {
+  const tu = block.data.tuning;
+  const v = block.state.tuning;
+  release(block, ctx, v.run?.pairId ?? null);
+  v.run = null;
+  v.starting = false;
+  tu.state = state;
+  tu.message = message;
+  tu.phase = 'NONE';
+  tu.timeLeft = null;
+  ctx.persist(block);
+}
+
+/** Stop a run: the PID controls again with the gains it had (they were never changed). */
+export function abort(block: TunedPid, ctx: UpdateContext, message: string): void {
+  ctx.log.warn({ id: block.id, reason: message }, 'PID tuning aborted');
+  end(block, ctx, 'ABORTED', message);
+}
+
+function finish(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun): void {
+  const tu = block.data.tuning;
+  const tail = run.relay.consistent()!;
+  const periodS = tail.reduce((s, c) => s + period(c), 0) / tail.length / 1000;
+  const amplitude = tail.reduce((s, c) => s + swing(c), 0) / tail.length;
+  const from = Math.max(0, run.record.indexAt(tail[0]!.start));
+  const fit = fitModel({
+    error: run.record.error,
+    outputs: run.record.outputs,
+    interval: run.record.interval,
+    from,
+    period: periodS,
+    signs: chain.sides.map((s) => s.sign),
+  });
+  if (!fit) {
+    abort(
+      block,
+      ctx,
+      `stopped: no model fits the measurements with ${chain.sides.map((s) => `${s.pid.id} ${s.sign > 0 ? 'heating' : 'cooling'}`).join(' and ')}; check the kp signs and the wiring`,
+    );
+    return;
+  }
+  if (fit.explained < MIN_EXPLAINED) {
+    abort(
+      block,
+      ctx,
+      `stopped: the measurements do not fit a model of the plant (it explains ${Math.round(fit.explained * 100)} % of the swing); was something else moving the temperature (a door, a pump, fermentation starting)? Try again`,
+    );
+    return;
+  }
+  const proposal = propose(
+    fit,
+    chain.sides.map((s) => ({
+      sign: s.sign,
+      pwmPeriod: s.pwmPeriod,
+      constraints: s.constraints,
+      max: 100,
+    })),
+    EXPECTATION,
+    chain.sides.map((s) => ({ kp: s.pid.data.kp ?? 0, ti: s.pid.data.ti ?? 0, td: s.pid.data.td ?? 0 })),
+  );
+  const [mine, theirs] = proposal.params;
+  const pair = chain.sides[1]?.pid ?? null;
+  tu.result = {
+    kp: round(mine!.kp, 3),
+    ti: Math.round(mine!.ti),
+    td: Math.round(mine!.td),
+    pairKp: theirs ? round(theirs.kp, 3) : null,
+    pairTi: theirs ? Math.round(theirs.ti) : null,
+    pairTd: theirs ? Math.round(theirs.td) : null,
+    pair: pair?.id ?? '',
+    pairNid: pair?.nid ?? null,
+    period: Math.round(periodS),
+    amplitude: round(amplitude, 3),
+    gain: fit.gains[0]!,
+    pairGain: theirs ? fit.gains[1]! : null,
+    timeConstant: Math.round(fit.tau1),
+    lag: Math.round(fit.lags[0]!),
+    deadTime: Math.round(proposal.deadTimes[0]!),
+    fit: round(fit.explained * 100, 1),
+    settling: proposal.expected.settling === null ? null : Math.round(proposal.expected.settling),
+    overshoot: round(proposal.expected.overshoot, 3),
+    rule: proposal.rule,
+  };
+  const settle = proposal.expected.settling;
+  tu.cycle = tail.length;
+  end(
+    block,
+    ctx,
+    'PROPOSED',
+    `measured ${tail.length} steady cycles of ${hours(periodS)}, +/-${round(amplitude)} degC; expected for a 2 degC step: ` +
+      `${settle === null ? 'does not settle within 0.2 degC' : `within 0.2 degC after ${hours(settle)}`}, overshoot ${round(proposal.expected.overshoot)} degC` +
+      (proposal.withinMargins
+        ? ''
+        : ' (no candidate met the overshoot margins on the model: the most cautious gains are proposed)') +
+      '. APPLY to use them, DISCARD to keep the current gains',
+  );
+  ctx.log.info({ id: block.id, result: tu.result }, 'PID tuning done: gains proposed');
+}

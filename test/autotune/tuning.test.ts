@@ -1,0 +1,271 @@
+// The PID relay autotune on the emulated fermenter (heat/cool pair on one setpoint, interlocked
+// by a mutex, the cooler with minimum on/off times): a full tuning, apply and undo, and every way
+// it must stop and hand back the gains it found unchanged.
+import t, { type Test as Tap } from 'tap';
+import { MemoryPersistence } from '../../src/runtime/persistence.js';
+import { DEFAULT_COOL, DEFAULT_HEAT, DEFAULT_MUTEX_HOLD, Fermenter } from '../helpers/fermenter.js';
+
+const gains = (f: Fermenter, id: string) => {
+  const d = f.data(id);
+  return { kp: d.kp, ti: d.ti, td: d.td };
+};
+
+function fermenter(opts: { persistence?: Fermenter['persistence']; beer?: number } = {}): Fermenter {
+  const beer = opts.beer ?? 20;
+  return new Fermenter({
+    setpoint: 20,
+    stepMs: 1000,
+    persistence: opts.persistence,
+    plant: { ambient: 20, initial: { beer, air: beer } },
+  });
+}
+
+const start = (f: Fermenter, extra: Record<string, unknown> = {}) =>
+  f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'START', ...extra } } });
+const command = (f: Fermenter, c: string) =>
+  f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { command: c } } });
+const tuning = (f: Fermenter) => f.data('Heat PID').tuning;
+
+/** Runs until the tuning is no longer RUNNING (or `hours` pass); watches both outputs. */
+async function runTuning(f: Fermenter, hours: number) {
+  const seen = { both: 0, heat: 0, cool: 0, shortestHandover: Infinity, maxCycle: 0 };
+  let lastOff: { which: 'heat' | 'cool'; t: number } | null = null;
+  let prev = { heater: f.heaterOn, cooler: f.coolerOn };
+  for (let h = 0; h < hours * 6 && tuning(f).state === 'RUNNING'; h++)
+    await f.run(600, (s) => {
+      if (s.heater && s.cooler) seen.both++;
+      if (s.heater) seen.heat++;
+      if (s.cooler) seen.cool++;
+      if (prev.heater && !s.heater) lastOff = { which: 'heat', t: s.t };
+      if (prev.cooler && !s.cooler) lastOff = { which: 'cool', t: s.t };
+      const on = !prev.heater && s.heater ? 'heat' : !prev.cooler && s.cooler ? 'cool' : null;
+      if (on && lastOff && lastOff.which !== on)
+        seen.shortestHandover = Math.min(seen.shortestHandover, s.t - lastOff.t);
+      prev = { heater: s.heater, cooler: s.cooler };
+      seen.maxCycle = Math.max(seen.maxCycle, tuning(f).cycle ?? 0);
+    });
+  return seen;
+}
+
+t.test('a pair is tuned through its mutex, the result is proposed, applied on APPLY and undone on UNDO', async (t) => {
+  const f = fermenter().build();
+  await f.run(1800);
+  const before = { heat: gains(f, 'Heat PID'), cool: gains(f, 'Cool PID') };
+  start(f, { cycles: 3 });
+  t.equal(tuning(f).state, 'RUNNING');
+  await f.run(60);
+  t.equal(f.data('Cool PID').tuning.tunedBy, 'Heat PID', 'the pair is driven by the tuner');
+  const seen = await runTuning(f, 48);
+  const tu = tuning(f);
+  t.equal(tu.state, 'PROPOSED', tu.message);
+  t.comment(`tuned in ${(tu.elapsed / 3600).toFixed(1)} h: ${tu.message}`);
+  t.ok(seen.heat > 0 && seen.cool > 0, 'the relay used heating and cooling');
+  t.equal(seen.both, 0, 'heater and cooler never on together');
+  t.ok(
+    seen.shortestHandover >= DEFAULT_MUTEX_HOLD - 1,
+    `a handover waits for the mutex hold (shortest ${seen.shortestHandover} s)`,
+  );
+  t.equal(seen.maxCycle, 3, 'progress counted up to the cycles asked for');
+  t.ok(tu.result.period > 0 && tu.result.amplitude > 0, 'measured period and amplitude are shown');
+  t.ok(tu.result.kp > 0 && tu.result.pairKp < 0, 'gains for both sides, with their signs');
+  t.ok(tu.result.settling > 0, 'expected settling is shown');
+  t.match(tu.result.rule, /SIMC|gains in use/);
+  t.same(gains(f, 'Heat PID'), before.heat, 'proposed, not imposed: the heat gains are unchanged');
+  t.same(gains(f, 'Cool PID'), before.cool, 'and the cool gains');
+  t.equal(f.data('Cool PID').tuning.tunedBy, null, 'the pair is released');
+  await f.run(600);
+  t.equal(f.data('Heat PID').active, true, 'control is back with the old gains');
+
+  t.throws(() => command(f, 'UNDO'), /nothing to undo: the tuning is PROPOSED/);
+  command(f, 'APPLY');
+  t.equal(tuning(f).state, 'APPLIED');
+  t.same(gains(f, 'Heat PID'), { kp: tu.result.kp, ti: tu.result.ti, td: tu.result.td }, 'heat gains applied');
+  t.same(
+    gains(f, 'Cool PID'),
+    { kp: tu.result.pairKp, ti: tu.result.pairTi, td: tu.result.pairTd },
+    'the pair gets its gains',
+  );
+  t.same(
+    { kp: tuning(f).previous.kp, ti: tuning(f).previous.ti, td: tuning(f).previous.td },
+    before.heat,
+    'previous gains kept',
+  );
+  t.throws(() => command(f, 'APPLY'), /nothing to apply/);
+
+  // The previous gains survive a restart, so UNDO works after one.
+  const again = fermenter({ persistence: f.persistence, beer: f.plant.beer });
+  t.equal(again.data('Heat PID').tuning.state, 'APPLIED', 'state stored');
+  t.equal(again.data('Heat PID').tuning.previous.kp, before.heat.kp, 'previous gains stored');
+  again.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'UNDO' } } });
+  t.same(gains(again, 'Heat PID'), before.heat, 'UNDO: heat gains back');
+  t.same(gains(again, 'Cool PID'), before.cool, 'UNDO: cool gains back');
+  t.equal(again.data('Heat PID').tuning.state, 'IDLE');
+  t.end();
+});
+
+async function tuneUntilRunningFor(t: Tap, f: Fermenter, seconds: number) {
+  start(f);
+  await f.run(seconds);
+  t.equal(tuning(f).state, 'RUNNING', 'the tuning runs');
+}
+
+t.test('aborts, and the gains stay as they were', async (t) => {
+  t.test('STOP', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    const before = gains(f, 'Heat PID');
+    await tuneUntilRunningFor(t, f, 1800);
+    command(f, 'STOP');
+    t.equal(tuning(f).state, 'ABORTED');
+    t.equal(tuning(f).message, 'stopped by the user');
+    t.same(gains(f, 'Heat PID'), before);
+    t.equal(f.data('Cool PID').tuning.tunedBy, null, 'pair released');
+    await f.run(120);
+    t.equal(f.data('Heat PID').active, true, 'PID controls again');
+    t.throws(() => command(f, 'APPLY'), /nothing to apply: the tuning is ABORTED/);
+  });
+
+  t.test('sensor fault: aborts and both outputs go off', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    const before = gains(f, 'Heat PID');
+    await tuneUntilRunningFor(t, f, 1800);
+    f.probeConnected = false;
+    let onAfter = 0;
+    await f.run(60);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(tuning(f).message, /no value: check the sensor/);
+    await f.run(1800, (s) => void (onAfter += s.heater || s.cooler ? 1 : 0));
+    t.equal(onAfter, 0, 'nothing is on while the sensor is gone');
+    t.same(gains(f, 'Heat PID'), before);
+  });
+
+  t.test('leaving the band', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    const before = gains(f, 'Heat PID');
+    // An amplitude larger than the band: the first swing leaves it.
+    start(f, { amplitude: 1, band: 0.3 });
+    await runTuning(f, 24);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(tuning(f).message, /left the band/);
+    t.same(gains(f, 'Heat PID'), before);
+  });
+
+  t.test('time limit', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    start(f, { maxDuration: 1200 });
+    await f.run(1140);
+    t.equal(tuning(f).state, 'RUNNING');
+    await f.run(120);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(tuning(f).message, /no result within the time limit \(20 min\)/);
+  });
+
+  t.test('a setting changed during the tuning', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    await tuneUntilRunningFor(t, f, 600);
+    f.setSetpoint(19);
+    await f.run(5);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(tuning(f).message, /setting changed from 20 to 19/);
+  });
+  t.end();
+});
+
+t.test('restart: a tuning resumes when it can, and aborts cleanly (outputs off) when it cannot', async (t) => {
+  const f = fermenter().build();
+  await f.run(600);
+  const before = gains(f, 'Heat PID');
+  await tuneUntilRunningFor(t, f, 3 * 3600);
+  const storedTuning = JSON.parse(f.persistence.records.get(f.block('Heat PID').nid)!.data).tuning;
+  const elapsed = storedTuning.elapsed.value as number;
+  t.ok(elapsed >= 3 * 3600 - 300, `the time spent is stored as it runs (${elapsed} s of ${tuning(f).elapsed} s)`);
+
+  // The database as the crash left it, for two restarts.
+  const copy = () => {
+    const p = new MemoryPersistence();
+    p.records = new Map(f.persistence.records);
+    return p;
+  };
+
+  // Restart with the probe gone: the tuning cannot resume and nothing may stay on.
+  const broken = fermenter({ persistence: copy(), beer: f.plant.beer });
+  broken.probeConnected = false;
+  t.equal(broken.data('Heat PID').tuning.state, 'RUNNING', 'restored as it was stored');
+  let on = 0;
+  await broken.run(3600, (s) => void (on += s.heater || s.cooler ? 1 : 0));
+  t.equal(broken.data('Heat PID').tuning.state, 'ABORTED');
+  t.match(broken.data('Heat PID').tuning.message, /could not resume after a restart/);
+  t.equal(on, 0, 'no output on after the restart');
+  t.same(gains(broken, 'Heat PID'), before, 'gains unchanged');
+
+  // Restart with the probe in place: it resumes, counting the time already spent.
+  const ok = fermenter({ persistence: copy(), beer: f.plant.beer });
+  await ok.run(60);
+  const tu = ok.data('Heat PID').tuning;
+  t.equal(tu.state, 'RUNNING');
+  t.match(tu.message, /resumed after a restart/);
+  t.ok(tu.elapsed >= elapsed, `the time so far counts (${tu.elapsed} s >= ${elapsed} s)`);
+  t.equal(ok.data('Cool PID').tuning.tunedBy, 'Heat PID', 'the pair is driven again');
+  t.end();
+});
+
+t.test('refusals: what else drives the chain, a shared mutex, a PID already paired', async (t) => {
+  const f = fermenter().build();
+  await f.run(600);
+  const link = (id: string) => ({ __objtype: 'Link', id });
+  // A third actuator on the same mutex: its waits would spoil the measurement.
+  f.runtime.create({
+    id: 'Pump',
+    type: 'DigitalActuator',
+    data: {
+      hwDevice: link('Pins'),
+      channel: 3,
+      constraints: { mutexed: { mutexId: link('Mutex'), extraHoldTime: 0, enabled: true } },
+    },
+  });
+  t.throws(() => start(f), /cannot start: .*mutex Mutex is also taken by Pump/);
+  f.runtime.delete({ id: 'Pump' });
+
+  // A third PID on the setpoint.
+  f.runtime.create({
+    id: 'Other PWM',
+    type: 'ActuatorAnalogMock',
+    data: {},
+  });
+  f.runtime.create({
+    id: 'Other PID',
+    type: 'Pid',
+    data: { inputId: link('Beer Setpoint'), outputId: link('Other PWM'), kp: 10, enabled: true },
+  });
+  t.throws(
+    () => start(f),
+    /cannot start: Cool PID, Other PID also control Beer Setpoint: disable them, or name the pair in tuning.pairId/,
+  );
+  f.runtime.delete({ id: 'Other PID' });
+
+  // The heater's actuator driven by something else than its PWM.
+  f.runtime.patch({ id: 'Heat PWM', type: 'ActuatorPwm', data: { actuatorId: link('Cool Actuator') } });
+  t.throws(() => start(f), /Cool Actuator is driven by Cool PWM, not by Heat PWM/);
+  f.runtime.patch({ id: 'Heat PWM', type: 'ActuatorPwm', data: { actuatorId: link('Heat Actuator') } });
+
+  // Outside the band.
+  f.setSetpoint(25);
+  t.throws(() => start(f), /outside the band/);
+  f.setSetpoint(20);
+
+  // The pair cannot be tuned on its own while the tuning drives it.
+  start(f);
+  await f.run(30);
+  t.throws(
+    () => f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { tuning: { command: 'START' } } }),
+    /Cool PID is being tuned as the pair of Heat PID/,
+  );
+  t.equal(tuning(f).state, 'RUNNING', 'the running tuning goes on');
+  t.end();
+});
+
+t.comment(`defaults: heat ${JSON.stringify(DEFAULT_HEAT)}, cool ${JSON.stringify(DEFAULT_COOL)}`);
