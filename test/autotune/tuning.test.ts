@@ -217,17 +217,19 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
   const f = fermenter().build();
   await f.run(600);
   const link = (id: string) => ({ __objtype: 'Link', id });
-  // A third actuator on the same mutex: its waits would spoil the measurement.
+  // A third actuator on the same mutex, switched on: its waits would spoil the measurement.
   f.runtime.create({
     id: 'Pump',
     type: 'DigitalActuator',
     data: {
       hwDevice: link('Pins'),
       channel: 3,
+      storedState: 'STATE_ACTIVE',
       constraints: { mutexed: { mutexId: link('Mutex'), extraHoldTime: 0, enabled: true } },
     },
   });
-  t.throws(() => start(f), /cannot start: .*mutex Mutex is also taken by Pump/);
+  await f.run(5);
+  t.throws(() => start(f), /cannot start: .*mutex Mutex is also taken by Pump, which the tuning does not drive/);
   f.runtime.delete({ id: 'Pump' });
 
   // A third PID on the setpoint.
@@ -269,3 +271,40 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
 });
 
 t.comment(`defaults: heat ${JSON.stringify(DEFAULT_HEAT)}, cool ${JSON.stringify(DEFAULT_COOL)}`);
+
+t.test(
+  'a single side: the heater alone; actuators on its mutex that stay off do not stop it, one switched on does',
+  async (t) => {
+    const f = fermenter().build();
+    const link = (id: string) => ({ __objtype: 'Link', id });
+    f.runtime.create({
+      id: 'Pump',
+      type: 'DigitalActuator',
+      data: { hwDevice: link('Pins'), channel: 3, constraints: { mutexed: { mutexId: link('Mutex'), enabled: true } } },
+    });
+    await f.run(600);
+    f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { enabled: false } });
+    await f.run(60);
+    start(f);
+    await f.run(600);
+    t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
+    t.equal(f.data('Cool PID').tuning.tunedBy, null, 'no pair');
+    t.ok(tuning(f).levels.up > 0 && tuning(f).levels.down === 0, 'heat only: up is the heater, down is off');
+    f.runtime.patch({ id: 'Pump', type: 'DigitalActuator', data: { storedState: 'STATE_ACTIVE' } });
+    await f.run(5);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(tuning(f).message, /stopped: Heat Actuator's mutex Mutex is also taken by Pump/);
+
+    // The cooler's PID enabled again mid-run: the tuning stops (the chain changed).
+    f.runtime.patch({ id: 'Pump', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
+    await f.run(60);
+    start(f);
+    await f.run(60);
+    t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
+    f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { enabled: true } });
+    await f.run(5);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(tuning(f).message, /the pair or the direction of the PID changed/);
+    t.end();
+  },
+);

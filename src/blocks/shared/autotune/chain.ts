@@ -78,7 +78,7 @@ export function tuningChain(pid: Linked<'Pid'>, look: Look): Chain | string {
 
   const mine = side(pid, own, look);
   if (typeof mine === 'string') return mine;
-  if (!pair) return { input, sides: [mine] };
+  if (!pair) return mutexIssue([mine], look) ?? { input, sides: [mine] };
   const theirs = side(pair, own === 1 ? -1 : 1, look);
   if (typeof theirs === 'string') return theirs;
   const shared = mutexIssue([mine, theirs], look);
@@ -114,7 +114,11 @@ function side(pid: Linked<'Pid'>, s: 1 | -1, look: Look): Side | string {
   return { pid, output, actuator, sign: s, pwmPeriod, constraints };
 }
 
-/** A mutex of the tuned actuators that a third actuator also takes: its waits would spoil the measurement. */
+/**
+ * A mutex of the tuned actuators that a third actuator also takes and may want: its waits would
+ * spoil the measurement. One that is off and that nothing asks on does not count (a fridge's
+ * cooler while only the heater is tuned); should it be asked on, the tuning stops.
+ */
 function mutexIssue(sides: Side[], look: Look): string | null {
   const mine = new Set(sides.map((s) => s.actuator?.id).filter(Boolean));
   for (const s of sides) {
@@ -122,9 +126,17 @@ function mutexIssue(sides: Side[], look: Look): string | null {
     if (!m?.enabled || !m.mutexId) continue;
     for (const b of look.referrers(m.mutexId)) {
       if (mine.has(b.id)) continue;
-      const c = (b.data as { constraints?: { mutexed?: { enabled?: boolean; mutexId?: string | null } } }).constraints
-        ?.mutexed;
-      if (c?.enabled && c.mutexId === m.mutexId)
+      const d = b.data as {
+        constraints?: { mutexed?: { enabled?: boolean; mutexId?: string | null } };
+        claimedBy?: string | null;
+        desiredState?: string | null;
+        state?: string | null;
+      };
+      const c = d.constraints?.mutexed;
+      const driver = d.claimedBy ? look.resolve(d.claimedBy, 'Any') : null;
+      const asked = (driver?.data as { setting?: number | null } | undefined)?.setting ?? null;
+      const idle = d.desiredState !== 'STATE_ACTIVE' && d.state !== 'STATE_ACTIVE' && !asked;
+      if (c?.enabled && c.mutexId === m.mutexId && !idle)
         return `${s.actuator!.id}'s mutex ${m.mutexId} is also taken by ${b.id}, which the tuning does not drive`;
     }
   }
