@@ -12,6 +12,7 @@ import { silentLogger } from '../src/log.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { MemoryPersistence } from '../src/runtime/persistence.js';
 import { ALL, BlockRuntime } from '../src/runtime/runtime.js';
+import { autotuneBench, KINDS } from './bench-autotune.js';
 import { historyBench } from './bench-history.js';
 import { i2cPollBench } from './bench/i2c.js';
 import { FLOOR_RUN, IDLE_SETTLE_MS, idleBench } from './bench/idle.js';
@@ -399,6 +400,14 @@ if (!only) {
 }
 if (only || !process.argv.includes('--no-side')) await sideBySideBench();
 if (!only && !process.argv.includes('--no-idle')) await idleCostBench();
+if (!only && !process.argv.includes('--no-autotune')) {
+  // The PID autotune on 10 randomised plants of each kind (scripts/bench-autotune.ts, docs/autotune.md).
+  for (const r of autotuneBench(KINDS, 10, 49)) {
+    console.log(`\n${r.text}\n`);
+    record(`autotune ${r.kind}: plants within +/-0.2 degC, overshoot <= 0.3`, r.good, `of ${r.count}`, 9, 'min');
+    record(`autotune ${r.kind}: plants worse than the default gains`, r.worse, `of ${r.count}`, 0);
+  }
+}
 
 let failed = 0;
 console.log(`${'benchmark'.padEnd(58)} ${'value'.padStart(10)}  ${'target'.padStart(12)}`);
