@@ -16,6 +16,8 @@ import { Sparkline, useSparklines } from './Sparkline';
 
 // Only a controller with a fermentation profile needs its card's code.
 const ProfileCard = lazy(() => import('./Profile').then((m) => m.ProfileCard));
+// Nor does a PID's tuning panel, which only PID cards show.
+const TuningPanel = lazy(() => import('./Tuning').then((m) => m.TuningPanel), null);
 
 /** Runs a REST call, shows the server's answer under the card, and applies the changed block. */
 export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>] {
@@ -140,7 +142,12 @@ function Controls({
       );
     }
     case 'Pid':
-      return <Toggle label="Control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />;
+      return (
+        <>
+          <Toggle label="Control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
+          <TuningPanel block={block} run={run} />
+        </>
+      );
     case 'ActuatorPwm': {
       const story = outputStory(block, blocks);
       return (

@@ -307,7 +307,9 @@ function begin(block: TunedPid, ctx: UpdateContext, chain: Chain, error: number)
   );
   tu.setting = setting;
   tu.levels = run.levels();
-  if (!fresh) tu.message = 'resumed after a restart: measuring again (the time so far counts toward the limit)';
+  tu.message = fresh
+    ? `relay running: the output switches ${tu.hysteresis} degC either side of ${round(setting)} degC`
+    : 'resumed after a restart: measuring again (the time so far counts toward the limit)';
   ctx.log.info({ id: block.id, pair: run.pairId, resumed: !fresh }, 'PID tuning runs');
   return run;
 }

@@ -1,0 +1,128 @@
+// The autotune on a PID card: a Tune button, the progress while it runs (cycle k of n, time
+// left) with Stop, the proposed gains with Apply and Discard, and Undo once applied. Everything
+// is a patch of the block's `tuning.command`; the server says why when it refuses one.
+import { useState } from 'preact/hooks';
+import { patchBlock, type Block } from './api';
+import { isQuantity, qtyValue, unitLabel } from './blocks';
+import type { useAnswer } from './Overview';
+
+const SECONDS: Record<string, number> = { s: 1, ms: 0.001, min: 60, h: 3600 };
+
+/** A duration as the service sends it, in seconds. */
+function seconds(v: unknown): number | null {
+  const n = qtyValue(v);
+  if (n === null) return null;
+  return isQuantity(v) ? n * (SECONDS[v.unit] ?? 1) : n;
+}
+
+export function duration(v: unknown): string {
+  const s = seconds(v);
+  if (s === null) return '—';
+  if (s >= 5400) return `${(s / 3600).toFixed(1)} h`;
+  if (s >= 90) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s)} s`;
+}
+
+function num(v: unknown, digits = 2): string {
+  const n = qtyValue(v);
+  if (n === null) return '—';
+  return `${Math.round(n * 10 ** digits) / 10 ** digits}${isQuantity(v) ? ` ${unitLabel(v.unit)}` : ''}`;
+}
+
+interface TuningView {
+  state: string;
+  message: string;
+  cycle: number | null;
+  cycles: number;
+  phase: string;
+  timeLeft: unknown;
+  elapsed: unknown;
+  tunedBy: unknown;
+  amplitude: unknown;
+  result: Record<string, unknown>;
+}
+
+export function TuningPanel({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
+  const tu = block.data.tuning as TuningView | undefined;
+  const [amplitude, setAmplitude] = useState('');
+  if (!tu) return null;
+  const command = (c: string, okText: string, extra: Record<string, unknown> = {}) =>
+    run(patchBlock(block, { tuning: { command: c, ...extra } }), okText);
+  const tunedBy = tu.tunedBy && typeof tu.tunedBy === 'object' ? (tu.tunedBy as { id?: string }).id : null;
+  if (tunedBy)
+    return (
+      <p class="tuning muted" data-testid="tuning">
+        Being tuned with {tunedBy} (its pair): the tuning drives this output too.
+      </p>
+    );
+  const r = tu.result;
+  const start = (e: Event) => {
+    e.preventDefault();
+    const a = Number(amplitude.replace(',', '.'));
+    void command('START', 'tuning started', amplitude.trim() && Number.isFinite(a) ? { amplitude: a } : {});
+  };
+  return (
+    <div class="tuning" data-testid="tuning" data-state={tu.state}>
+      {tu.state === 'RUNNING' && (
+        <>
+          <p data-testid="tuning-progress">
+            Tuning: cycle {tu.cycle ?? 0} of {tu.cycles}
+            {tu.timeLeft !== null && tu.timeLeft !== undefined ? `, about ${duration(tu.timeLeft)} left` : ''} (
+            {duration(tu.elapsed)} so far)
+          </p>
+          <div class="buttons">
+            <button type="button" onClick={() => command('STOP', 'tuning stopped')}>
+              Stop tuning
+            </button>
+          </div>
+        </>
+      )}
+      {tu.state === 'PROPOSED' && (
+        <>
+          <p data-testid="tuning-result">
+            Proposed: Kp {num(r.kp)}, Ti {duration(r.ti)}, Td {duration(r.td)}
+            {r.pair
+              ? `; ${String(r.pair)}: Kp ${num(r.pairKp)}, Ti ${duration(r.pairTi)}, Td ${duration(r.pairTd)}`
+              : ''}
+            . Measured a period of {duration(r.period)}, ±{num(r.amplitude)}. Expected for a 2° step: settles in{' '}
+            {duration(r.settling)}, overshoot {num(r.overshoot)}.
+          </p>
+          <div class="buttons">
+            <button type="button" onClick={() => command('APPLY', 'gains applied')}>
+              Apply gains
+            </button>
+            <button type="button" onClick={() => command('DISCARD', 'result discarded')}>
+              Discard
+            </button>
+          </div>
+        </>
+      )}
+      {tu.state === 'APPLIED' && (
+        <div class="buttons">
+          <button type="button" onClick={() => command('UNDO', 'previous gains back')}>
+            Undo tuning
+          </button>
+        </div>
+      )}
+      {tu.state !== 'RUNNING' && tu.state !== 'PROPOSED' && (
+        <form class="field" onSubmit={start}>
+          <label>
+            Swing
+            <input
+              inputMode="decimal"
+              value={amplitude}
+              placeholder={num(tu.amplitude)}
+              onInput={(e) => setAmplitude((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <button type="submit">Tune</button>
+        </form>
+      )}
+      {tu.message && (
+        <p class="muted" data-testid="tuning-message">
+          {tu.message}
+        </p>
+      )}
+    </div>
+  );
+}
