@@ -1,0 +1,95 @@
+// The PID autotune from the dashboard, in a real browser (Debian's Chromium) against the built
+// CLI on emulated hardware with the demo blocks: Tune on the Heat PID card starts a tuning of the
+// heat/cool pair on the controller, the card shows the progress (cycle k of n) and Stop, the
+// paired Cool PID's card says it is being tuned with it, Stop ends it and the card says why.
+// A full tuning takes hours of plant time: it is not run here (test/autotune/ runs whole
+// tunings, apply and undo on the same plant in-process). Needs `npm run build` and `npm run build:web`.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { postJson, ROOT } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import { launchBrowser, removeDir, screenshot, startSim, type SimService } from './browser.js';
+
+const SID = 'edge-one';
+
+if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+
+t.setTimeout(limit(180_000));
+
+let sim: SimService;
+let browser: Browser;
+let page: Page;
+
+const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
+const read = async (id: string) => ((await api('blocks/read', { id })).body as { data: Record<string, any> }).data;
+
+t.before(async () => {
+  sim = await startSim();
+  const seeded = await api(
+    'blocks/backup/load',
+    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
+  );
+  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(limit(15_000));
+});
+
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+  await sim?.stop();
+  if (sim) removeDir(sim.dataDir);
+});
+
+t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
+  // The beer must read before a tuning can start.
+  for (let i = 0; i < 100 && (await read('Beer Setpoint')).value?.value == null; i++)
+    await new Promise((r) => setTimeout(r, 200));
+  const before = await read('Heat PID');
+  t.equal((await api('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { tuning: { cycles: 3 } } })).status, 200);
+
+  await page.goto(sim.cli.base);
+  const card = page.locator('section.card[data-block="Heat PID"]');
+  const panel = card.getByTestId('tuning');
+  await panel.waitFor();
+  t.equal(await panel.getAttribute('data-state'), 'IDLE');
+  await card.getByLabel('Swing').fill('0.4');
+  await card.getByRole('button', { name: 'Tune', exact: true }).click();
+  const progress = card.getByTestId('tuning-progress');
+  await progress.waitFor();
+  t.match(await progress.innerText(), /Tuning: cycle 0 of 3/, 'progress shows the cycle count');
+  t.equal(await card.getByRole('button', { name: 'Stop tuning' }).count(), 1, 'a Stop button while it runs');
+  const running = await read('Heat PID');
+  t.equal(running.tuning.state, 'RUNNING', 'the click started it on the controller');
+  t.equal(running.tuning.amplitude.value, 0.4, 'with the swing typed in');
+  t.match(await card.getByTestId('tuning-message').innerText(), /relay running/);
+
+  const pair = page.locator('section.card[data-block="Cool PID"]').getByTestId('tuning');
+  await pair.filter({ hasText: 'Being tuned with Heat PID' }).waitFor();
+  t.pass('the pair says it is being tuned with Heat PID, and offers no Tune of its own');
+  t.equal(await pair.getByRole('button').count(), 0);
+  await screenshot(page, 'autotune-running');
+
+  await card.getByRole('button', { name: 'Stop tuning' }).click();
+  await card.getByTestId('tuning-message').filter({ hasText: 'stopped by the user' }).waitFor();
+  const stopped = await read('Heat PID');
+  t.equal(stopped.tuning.state, 'ABORTED');
+  t.same(
+    [stopped.kp.value, stopped.ti.value, stopped.td.value],
+    [before.kp.value, before.ti.value, before.td.value],
+    'gains unchanged',
+  );
+  await card.getByRole('button', { name: 'Tune', exact: true }).waitFor();
+  await pair.filter({ hasNotText: 'Being tuned' }).waitFor();
+  t.pass('Tune is offered again and the pair is released');
+
+  // A refusal is shown with the server's reason.
+  await api('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { enabled: false } });
+  await card.getByRole('button', { name: 'Tune', exact: true }).click();
+  await card.locator('.answer.bad').filter({ hasText: 'Heat PID is disabled' }).waitFor();
+  t.pass('a refused Tune shows why');
+  t.end();
+});
