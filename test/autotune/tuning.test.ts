@@ -28,7 +28,7 @@ const tuning = (f: Fermenter) => f.data('Heat PID').tuning;
 
 /** Runs until the tuning is no longer RUNNING (or `hours` pass); watches both outputs. */
 async function runTuning(f: Fermenter, hours: number) {
-  const seen = { both: 0, heat: 0, cool: 0, shortestHandover: Infinity, maxCycle: 0 };
+  const seen = { both: 0, heat: 0, cool: 0, shortestHandover: Infinity, maxCycle: 0, computing: 0 };
   let lastOff: { which: 'heat' | 'cool'; t: number } | null = null;
   let prev = { heater: f.heaterOn, cooler: f.coolerOn };
   for (let h = 0; h < hours * 6 && tuning(f).state === 'RUNNING'; h++)
@@ -43,6 +43,7 @@ async function runTuning(f: Fermenter, hours: number) {
         seen.shortestHandover = Math.min(seen.shortestHandover, s.t - lastOff.t);
       prev = { heater: s.heater, cooler: s.cooler };
       seen.maxCycle = Math.max(seen.maxCycle, tuning(f).cycle ?? 0);
+      if (tuning(f).state === 'RUNNING' && /computing the gains/.test(tuning(f).message)) seen.computing++;
     });
   return seen;
 }
@@ -66,6 +67,7 @@ t.test('a pair is tuned through its mutex, the result is proposed, applied on AP
     `a handover waits for the mutex hold (shortest ${seen.shortestHandover} s)`,
   );
   t.equal(seen.maxCycle, 3, 'progress counted up to the cycles asked for');
+  t.ok(seen.computing > 10, `the gains are computed over many updates, not in one (${seen.computing} ticks)`);
   t.ok(tu.result.period > 0 && tu.result.amplitude > 0, 'measured period and amplitude are shown');
   t.ok(tu.result.kp > 0 && tu.result.pairKp < 0, 'gains for both sides, with their signs');
   t.ok(tu.result.settling > 0, 'expected settling is shown');

@@ -12,7 +12,8 @@ import type { tuningField } from './fields.js';
 import { fitModel } from './fit.js';
 import { SampleRecord } from './record.js';
 import { period, Relay, swing, type Cycle } from './relay.js';
-import { propose } from './rule.js';
+import { proposer, type Proposal } from './rule.js';
+import type { ModelFit } from './fit.js';
 
 export type TuningData = DataOf<{ t: typeof tuningField }>['t'];
 
@@ -59,9 +60,23 @@ export type PidData = {
 export type PidVolatile = { integral: number; requested: number | null; tuning: TuningVolatile };
 export type TunedPid = Linked<'Pid'>;
 
+/** The gains being computed after the measurement, a few simulations per update. */
+interface Search {
+  gen: Generator<void, Proposal>;
+  fit: ModelFit;
+  tail: Cycle[];
+  periodS: number;
+  amplitude: number;
+}
+
+/** Steps of the gain search per update: each runs a few simulated steps (tens of ms here, more on a Pi). */
+const SEARCH_STEPS_PER_UPDATE = 1;
+
 export class TuneRun {
   readonly record: SampleRecord;
   lastT: number | null = null;
+  /** Set once the cycles agree: the relay runs on while the gains are computed. */
+  search: Search | null = null;
 
   constructor(
     readonly relay: Relay,
@@ -204,14 +219,23 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     );
   }
   run.lastT = now;
+  if (run.search) {
+    for (let i = 0; i < SEARCH_STEPS_PER_UPDATE; i++) {
+      const r = run.search.gen.next();
+      if (r.done) {
+        publish(block, ctx, chain, run.search, r.value);
+        return null;
+      }
+    }
+  }
   const levelsBefore = run.levels();
   const cycle = run.relay.step(now, error);
-  if (cycle) {
+  if (cycle && !run.search) {
     if (run.relay.consistent()) {
-      finish(block, ctx, chain, run);
-      return null;
+      // The search runs over the next updates (all at once, it held up the control loop for seconds).
+      if (!conclude(block, ctx, chain, run)) return null;
     }
-    if (run.relay.cycles.length > tu.cycles! + EXTRA_CYCLES) {
+    if (!run.search && run.relay.cycles.length > tu.cycles! + EXTRA_CYCLES) {
       abort(
         block,
         ctx,
@@ -358,7 +382,8 @@ export function abort(block: TunedPid, ctx: UpdateContext, message: string): voi
   end(block, ctx, 'ABORTED', message);
 }
 
-function finish(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun): void {
+/** The cycles agree: fit the model and begin the search for gains; false when it aborted. */
+function conclude(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun): boolean {
   const tu = block.data.tuning;
   const tail = run.relay.consistent()!;
   const periodS = tail.reduce((s, c) => s + period(c), 0) / tail.length / 1000;
@@ -378,7 +403,7 @@ function finish(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun)
       ctx,
       `stopped: no model fits the measurements with ${chain.sides.map((s) => `${s.pid.id} ${s.sign > 0 ? 'heating' : 'cooling'}`).join(' and ')}; check the kp signs and the wiring`,
     );
-    return;
+    return false;
   }
   if (fit.explained < MIN_EXPLAINED) {
     abort(
@@ -386,9 +411,9 @@ function finish(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun)
       ctx,
       `stopped: the measurements do not fit a model of the plant (it explains ${Math.round(fit.explained * 100)} % of the swing); was something else moving the temperature (a door, a pump, fermentation starting)? Try again`,
     );
-    return;
+    return false;
   }
-  const proposal = propose(
+  const gen = proposer(
     fit,
     chain.sides.map((s) => ({
       sign: s.sign,
@@ -399,6 +424,17 @@ function finish(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun)
     EXPECTATION,
     chain.sides.map((s) => ({ kp: s.pid.data.kp ?? 0, ti: s.pid.data.ti ?? 0, td: s.pid.data.td ?? 0 })),
   );
+  run.search = { gen, fit, tail, periodS, amplitude };
+  tu.cycle = tail.length;
+  tu.message = `measured ${tail.length} steady cycles of ${hours(periodS)}, +/-${round(amplitude)} degC: computing the gains`;
+  ctx.persist(block);
+  return true;
+}
+
+/** The search is done: the result is proposed. */
+function publish(block: TunedPid, ctx: UpdateContext, chain: Chain, search: Search, proposal: Proposal): void {
+  const tu = block.data.tuning;
+  const { fit, tail, periodS, amplitude } = search;
   const [mine, theirs] = proposal.params;
   const pair = chain.sides[1]?.pid ?? null;
   tu.result = {
