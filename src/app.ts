@@ -234,6 +234,7 @@ async function assembleServices(
     homeAssistant: config.homeAssistant,
     dataDir: config.dataDir,
     db: store.db,
+    storage: store.storage,
     documents,
     runtime,
     version: VERSION,

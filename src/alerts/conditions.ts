@@ -2,6 +2,7 @@
 // the API). Each evaluation lists the problems seen now, and the conditions not known yet (a
 // device not searched for or read since the start); tracker.ts turns them into alerts.
 import { formatQuantity } from '../codec/units.js';
+import { DISK_FULL_DROP, type StoreHealth } from '../history/store.js';
 import { diskSpace } from '../store/storage-health.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -14,7 +15,7 @@ export interface ConditionSources {
   /** null with the embedded broker (it cannot be unreachable). */
   brokerConnected: () => boolean | null;
   /** null without a history store. */
-  historyOk: () => { ok: boolean; error: string | null } | null;
+  historyOk: () => StoreHealth | null;
   /** The controller's own history points dropped lately: why; null when not (or without history). */
   historyDropping?: () => { reason: string; detail: string } | null;
   /**
@@ -174,7 +175,9 @@ export class Conditions {
         text: `The MQTT broker has been unreachable for more than ${after} s`,
       });
     const history = this.s.historyOk();
-    if (history && !history.ok)
+    // A full data disk is one alert, disk-full: the history store failing on it, and the points
+    // it drops meanwhile, are not two more.
+    if (history && !history.ok && !history.diskFull)
       out.push({
         key: 'history-unreachable',
         kind: 'history-unreachable',
@@ -183,7 +186,7 @@ export class Conditions {
         text: `The history store has been failing for more than ${after} s: ${history.error ?? 'unknown error'}`,
       });
     const dropping = this.s.historyDropping?.() ?? null;
-    if (dropping)
+    if (dropping && dropping.reason !== DISK_FULL_DROP)
       out.push({
         key: 'history-dropped',
         kind: 'history-dropped',

@@ -7,6 +7,7 @@ import type { AppMqtt } from '../mqtt/index.js';
 import { systemTimers, type ClockJump, type Timers } from '../runtime/clock.js';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
+import { isDiskFull, type StorageHealth } from '../store/storage-health.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
 import { ChannelStore } from './channel-store.js';
 import type { Channel, ChannelContext } from './channels/types.js';
@@ -41,6 +42,8 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   log: Logger;
   /** Timers on the runtime's clock, for the fallback check (default: the system's). */
   timers?: Timers;
+  /** Marks the data dir full when a write meets a full disk (one log line, status, 507s). */
+  storage?: Pick<StorageHealth, 'noteError'>;
 }
 
 export class Alerts {
@@ -69,7 +72,7 @@ export class Alerts {
     this.timers = d.timers ?? systemTimers;
     const rc = d.runtime.clock;
     this.clock = { now: () => rc.now(), wall: () => rc.wall() ?? Date.now() };
-    this.store = new AlertStore(d.db, s.historyLimit);
+    this.store = new AlertStore(d.db, s.historyLimit, (e) => d.storage?.noteError(e) ?? isDiskFull(e));
     this.rules = effectiveRules(this.configRules(), null);
     this.loadRules();
     this.channelStore = new ChannelStore(d.db, s, d.log);
@@ -147,7 +150,7 @@ export class Alerts {
   }
 
   start(): void {
-    this.uncleanStop = markRunning(this.d.db);
+    this.uncleanStop = markRunning(this.d.dataDir, this.d.db);
     const onDocs = (docs: Doc[]) => docs.some((doc) => this.isRulesKey(doc.namespace, doc.id)) && this.loadRules();
     const onDeleted = (keys: string[]) => keys.includes(`${this.d.serviceId}:${RULES_DOC_ID}`) && this.loadRules();
     this.d.documents.on('changed', onDocs);
@@ -219,7 +222,7 @@ export class Alerts {
     for (const c of this.cleanups.splice(0)) c();
     await this.outbox.stop();
     for (const c of this.channels) await c.close?.();
-    markStopped(this.d.db);
+    markStopped(this.d.dataDir);
   }
 
   /** On the monotonic clock: a wall clock set back (NTP on a Pi without a clock) must not pause the checks. */

@@ -89,15 +89,18 @@ export class Outbox {
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.running) return void this.running.then(() => this.wake());
-      this.running = this.drain().finally(() => {
-        this.running = null;
-        this.scheduleNext();
-      });
+      this.running = this.drain()
+        .catch((e) => this.o.log.error({ err: e }, 'alert outbox: delivery stopped by an error; trying again later'))
+        .finally(() => {
+          this.running = null;
+          this.scheduleNext();
+        });
     }, delay);
     this.timer.unref();
   }
 
   private scheduleNext(): void {
+    if (this.stopped) return;
     const next = this.o.store.nextDueAt();
     if (next !== null) this.wake(Math.max(0, next - this.o.now()));
   }

@@ -1,6 +1,10 @@
 // The alert tables (migration 2): active alerts survive a restart (a resolve is still sent),
 // the last events are kept for GET /alerts, and the outbox holds messages until a channel takes them.
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import type { Db } from '../store/db.js';
+import { privateFile } from '../store/file-modes.js';
+import { isDiskFull } from '../store/storage-health.js';
 import { parseJson } from '../shared/json.js';
 import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
@@ -16,11 +20,38 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
+/** Notes a failed write; true when it failed for a full disk (StorageHealth.noteError). */
+export type DiskFullNote = (e: unknown) => boolean;
+
+/**
+ * The tables, or memory while the disk is full: a write that meets a full disk is left undone
+ * and what it would have stored is kept in memory instead (an outbox row that cannot be
+ * inserted, updated or deleted moves there), so alerts still fire, are sent and retried, and
+ * the disk-full alert itself gets out. A restart loses what only memory held.
+ */
 export class AlertStore {
+  /** Outbox rows held in memory (negative seq); and table rows taken over by memory (hidden in the table). */
+  private readonly memoryRows: OutboxRow[] = [];
+  private readonly hidden = new Set<number>();
+  private nextMemorySeq = -1;
+  private readonly memoryHistory: HistoryEntry[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly historyLimit: number,
+    private readonly diskFull: DiskFullNote = isDiskFull,
   ) {}
+
+  /** Runs a write; false when the disk is full (the write is not done), any other error is thrown. */
+  private write(fn: () => void): boolean {
+    try {
+      fn();
+      return true;
+    } catch (e) {
+      if (this.diskFull(e)) return false;
+      throw e;
+    }
+  }
 
   loadActive(): ActiveAlert[] {
     // A row that went bad is dropped: the condition, if it still holds, fires again.
@@ -35,95 +66,138 @@ export class AlertStore {
   }
 
   saveActive(alert: ActiveAlert): void {
-    this.db
-      .prepare(
-        'INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      )
-      .run(alert.key, JSON.stringify(alert));
+    this.write(() =>
+      this.db
+        .prepare(
+          'INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        )
+        .run(alert.key, JSON.stringify(alert)),
+    );
   }
 
   removeActive(key: string): void {
-    this.db.prepare('DELETE FROM alert_active WHERE key = ?').run(key);
+    this.write(() => this.db.prepare('DELETE FROM alert_active WHERE key = ?').run(key));
   }
 
   addHistory(entry: HistoryEntry): void {
-    const seq = this.db.prepare('INSERT INTO alert_history (value) VALUES (?)').run(JSON.stringify(entry))
-      .lastInsertRowid as number;
-    this.db.prepare('DELETE FROM alert_history WHERE seq <= ?').run(seq - this.historyLimit);
+    const stored = this.write(() => {
+      const seq = this.db.prepare('INSERT INTO alert_history (value) VALUES (?)').run(JSON.stringify(entry))
+        .lastInsertRowid as number;
+      this.db.prepare('DELETE FROM alert_history WHERE seq <= ?').run(seq - this.historyLimit);
+    });
+    if (stored) return;
+    this.memoryHistory.push(entry);
+    if (this.memoryHistory.length > this.historyLimit) this.memoryHistory.shift();
   }
 
   history(limit = this.historyLimit): HistoryEntry[] {
     // A row whose bytes went bad on the card is left out, not a failed request.
-    return (
+    const stored = (
       this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]
     ).flatMap((r) => {
       const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an alert history entry' });
       return parsed.ok ? [parsed.value as HistoryEntry] : [];
     });
+    if (!this.memoryHistory.length) return stored;
+    return [...this.memoryHistory, ...stored].sort((a, b) => b.at.localeCompare(a.at)).slice(0, limit);
   }
 
-  /** Queue one message per channel, in one transaction (durable before it returns). */
+  /** Queue one message per channel, in one transaction (durable before it returns, unless the disk is full). */
   enqueue(message: AlertMessage, channels: string[], now: number): void {
     const insert = this.db.prepare(
       'INSERT OR IGNORE INTO alert_outbox (message_id, channel, message, next_at, created_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.db.transaction(() => {
-      for (const channel of channels) insert.run(message.id, channel, JSON.stringify(message), now, now);
-    })();
+    const stored = this.write(() =>
+      this.db.transaction(() => {
+        for (const channel of channels) insert.run(message.id, channel, JSON.stringify(message), now, now);
+      })(),
+    );
+    if (stored) return;
+    for (const channel of channels)
+      this.memoryRows.push({
+        seq: this.nextMemorySeq--,
+        messageId: message.id,
+        channel,
+        message,
+        attempts: 0,
+        nextAt: now,
+        createdAt: now,
+        lastError: null,
+      });
   }
 
   due(now: number, limit: number): OutboxRow[] {
+    this.forgetHidden();
     const rows = this.db
       .prepare('SELECT * FROM alert_outbox WHERE next_at <= ? ORDER BY seq LIMIT ?')
-      .all(now, limit) as Record<string, unknown>[];
+      .all(now, limit + this.hidden.size) as Record<string, unknown>[];
     // A message whose bytes went bad can never be sent: it leaves the outbox instead of blocking the rest.
-    return rows.flatMap((r) => {
-      const parsed = parseJson(r.message as string, { maxBytes: MAX_RECORD_BYTES, what: 'an alert message' });
-      if (!parsed.ok) {
-        this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(r.seq);
+    const stored = rows.flatMap((r) => {
+      if (this.hidden.has(r.seq as number)) return [];
+      const message = messageOf(r);
+      if (!message) {
+        this.delivered(r.seq as number);
         return [];
       }
-      return [
-        {
-          seq: r.seq as number,
-          messageId: r.message_id as string,
-          channel: r.channel as string,
-          message: parsed.value as AlertMessage,
-          attempts: r.attempts as number,
-          nextAt: r.next_at as number,
-          createdAt: r.created_at as number,
-          lastError: (r.last_error as string | null) ?? null,
-        },
-      ];
+      return [rowOf(r, message)];
     });
+    const fromMemory = this.memoryRows.filter((r) => r.nextAt <= now);
+    return [...stored.slice(0, limit), ...fromMemory].slice(0, limit);
   }
 
   nextDueAt(): number | null {
-    const row = this.db.prepare('SELECT MIN(next_at) AS at FROM alert_outbox').get() as { at: number | null };
-    return row.at;
+    const row = this.db
+      .prepare(
+        `SELECT MIN(next_at) AS at FROM alert_outbox${this.hidden.size ? ` WHERE seq NOT IN (${[...this.hidden].join(',')})` : ''}`,
+      )
+      .get() as { at: number | null };
+    const times = this.memoryRows.map((r) => r.nextAt);
+    if (row.at !== null) times.push(row.at);
+    return times.length ? Math.min(...times) : null;
   }
 
   /** The wall clock jumped by `byMs`: the rows' times move with it (their waits and ages stay). */
   shiftTimes(byMs: number): void {
-    this.db
-      .prepare('UPDATE alert_outbox SET next_at = next_at + ?, created_at = created_at + ?')
-      .run(Math.round(byMs), Math.round(byMs));
+    const by = Math.round(byMs);
+    this.changeAll(
+      () => this.db.prepare('UPDATE alert_outbox SET next_at = next_at + ?, created_at = created_at + ?').run(by, by),
+      (r) => {
+        r.nextAt += by;
+        r.createdAt += by;
+      },
+    );
   }
 
   /** No row is due or created after `now` (a start on a clock behind the one that wrote them). */
   notAfter(now: number): void {
-    this.db.prepare('UPDATE alert_outbox SET next_at = ? WHERE next_at > ?').run(now, now);
-    this.db.prepare('UPDATE alert_outbox SET created_at = ? WHERE created_at > ?').run(now, now);
+    this.changeAll(
+      () => {
+        this.db.prepare('UPDATE alert_outbox SET next_at = ? WHERE next_at > ?').run(now, now);
+        this.db.prepare('UPDATE alert_outbox SET created_at = ? WHERE created_at > ?').run(now, now);
+      },
+      (r) => {
+        r.nextAt = Math.min(r.nextAt, now);
+        r.createdAt = Math.min(r.createdAt, now);
+      },
+    );
   }
 
   delivered(seq: number): void {
-    this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq);
+    if (seq < 0) this.dropMemory(seq);
+    else if (!this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq)))
+      this.hidden.add(seq);
   }
 
   retryLater(seq: number, nextAt: number, error: string): void {
-    this.db
-      .prepare('UPDATE alert_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE seq = ?')
-      .run(nextAt, error, seq);
+    const update = (r: OutboxRow) => Object.assign(r, { attempts: r.attempts + 1, nextAt, lastError: error });
+    const inMemory = this.memoryRows.find((r) => r.seq === seq);
+    if (inMemory) return void update(inMemory);
+    const ok = this.write(() =>
+      this.db
+        .prepare('UPDATE alert_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE seq = ?')
+        .run(nextAt, error, seq),
+    );
+    if (!ok) this.takeOver((r) => r.seq === seq, update);
   }
 
   /** A channel was set up again: what waits for it goes on the next round instead of after its backoff. */
@@ -132,53 +206,131 @@ export class AlertStore {
   }
 
   pending(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n;
+    const stored = (this.db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n;
+    return stored - this.hidden.size + this.memoryRows.length;
   }
 
   pendingByChannel(): Record<string, number> {
-    const rows = this.db.prepare('SELECT channel, COUNT(*) AS n FROM alert_outbox GROUP BY channel').all() as {
-      channel: string;
-      n: number;
-    }[];
-    return Object.fromEntries(rows.map((r) => [r.channel, r.n]));
+    const rows = this.db.prepare('SELECT seq, channel FROM alert_outbox').all() as { seq: number; channel: string }[];
+    const out: Record<string, number> = {};
+    for (const r of [...rows.filter((x) => !this.hidden.has(x.seq)), ...this.memoryRows])
+      out[r.channel] = (out[r.channel] ?? 0) + 1;
+    return out;
   }
 
   /** Drop the oldest beyond `limit` and anything older than `createdBefore`; returns the dropped rows. */
   trim(limit: number, createdBefore: number): OutboxRow[] {
     const over = Math.max(0, this.pending() - limit);
-    const rows = this.db
-      .prepare(
-        'SELECT seq, message_id, channel, message, attempts, next_at, created_at, last_error FROM alert_outbox WHERE created_at < ? OR seq IN (SELECT seq FROM alert_outbox ORDER BY seq LIMIT ?)',
-      )
-      .all(createdBefore, over) as Record<string, unknown>[];
-    const del = this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?');
-    this.db.transaction(() => rows.forEach((r) => del.run(r.seq)))();
-    return rows.map((r) => ({
-      seq: r.seq as number,
-      messageId: r.message_id as string,
-      channel: r.channel as string,
-      message: JSON.parse(r.message as string) as AlertMessage,
-      attempts: r.attempts as number,
-      nextAt: r.next_at as number,
-      createdAt: r.created_at as number,
-      lastError: (r.last_error as string | null) ?? null,
-    }));
+    const candidates = (
+      this.db
+        .prepare(
+          'SELECT * FROM alert_outbox WHERE created_at < ? OR seq IN (SELECT seq FROM alert_outbox ORDER BY seq LIMIT ?) ORDER BY seq',
+        )
+        .all(createdBefore, over + this.hidden.size) as Record<string, unknown>[]
+    )
+      .filter((r) => !this.hidden.has(r.seq as number))
+      .map((r) => rowOf(r, messageOf(r) ?? ({} as AlertMessage)));
+    // Oldest first: the table's rows by seq, then memory's (written while the disk was full).
+    const ordered = [...candidates, ...this.memoryRows];
+    const oldest = new Set(ordered.slice(0, over));
+    const dropped = ordered.filter((r) => r.createdAt < createdBefore || oldest.has(r));
+    for (const r of dropped) this.delivered(r.seq);
+    return dropped;
+  }
+
+  /** Every row of the table that memory has not taken over. */
+  private storedRows(): OutboxRow[] {
+    return (this.db.prepare('SELECT * FROM alert_outbox ORDER BY seq').all() as Record<string, unknown>[]).flatMap(
+      (r) => {
+        const message = this.hidden.has(r.seq as number) ? null : messageOf(r);
+        return message ? [rowOf(r, message)] : [];
+      },
+    );
+  }
+
+  /** A change to every row: in the table, or (the disk full) in memory after taking the rows over. */
+  private changeAll(inTable: () => void, inMemory: (r: OutboxRow) => void): void {
+    if (!this.write(inTable))
+      this.takeOver(
+        () => true,
+        () => undefined,
+      );
+    for (const r of this.memoryRows) inMemory(r);
+  }
+
+  /** Table rows matching `which` move to memory (changed by `then`), hidden in the table until it can be written. */
+  private takeOver(which: (r: OutboxRow) => boolean, then: (r: OutboxRow) => void): void {
+    for (const r of this.storedRows().filter(which)) {
+      this.hidden.add(r.seq);
+      const moved = { ...r, seq: this.nextMemorySeq-- };
+      then(moved);
+      this.memoryRows.push(moved);
+    }
+  }
+
+  private dropMemory(seq: number): void {
+    const i = this.memoryRows.findIndex((r) => r.seq === seq);
+    if (i >= 0) this.memoryRows.splice(i, 1);
+  }
+
+  /** Rows memory took over leave the table once it can be written again. */
+  private forgetHidden(): void {
+    for (const seq of this.hidden)
+      if (this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq))) this.hidden.delete(seq);
+      else return;
   }
 }
 
-const RUNNING_KEY = 'alerts_service_running';
-
-/** Marks the service as running; returns true when the previous run did not stop cleanly. */
-export function markRunning(db: Db): boolean {
-  const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(RUNNING_KEY) as { value: string } | undefined;
-  db.prepare(
-    'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-  ).run(RUNNING_KEY, '1');
-  return row?.value === '1';
+function messageOf(r: Record<string, unknown>): AlertMessage | null {
+  const parsed = parseJson(r.message as string, { maxBytes: MAX_RECORD_BYTES, what: 'an alert message' });
+  return parsed.ok ? (parsed.value as AlertMessage) : null;
 }
 
-export function markStopped(db: Db): void {
-  db.prepare(
-    'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-  ).run(RUNNING_KEY, '0');
+function rowOf(r: Record<string, unknown>, message: AlertMessage): OutboxRow {
+  return {
+    seq: r.seq as number,
+    messageId: r.message_id as string,
+    channel: r.channel as string,
+    message,
+    attempts: r.attempts as number,
+    nextAt: r.next_at as number,
+    createdAt: r.created_at as number,
+    lastError: (r.last_error as string | null) ?? null,
+  };
+}
+
+/** The mark of an earlier version: a settings row set to '1' while running. */
+const RUNNING_KEY = 'alerts_service_running';
+export const RUNNING_FILE = 'edgeblocks.running';
+
+/**
+ * Marks the service as running; true when the previous run did not stop cleanly. The mark is an
+ * empty file that a clean stop removes: a removal needs no space, so a stop on a full disk is
+ * still seen as clean (a row set to '0' could not be written then, and the next start sent an
+ * unclean-stop alert for a clean stop).
+ */
+export function markRunning(dataDir: string, db: Db): boolean {
+  const file = path.join(dataDir, RUNNING_FILE);
+  let unclean = existsSync(file);
+  const legacy = db.prepare('SELECT value FROM settings WHERE key = ?').get(RUNNING_KEY) as
+    | { value: string }
+    | undefined;
+  if (legacy) {
+    unclean ||= legacy.value === '1';
+    try {
+      db.prepare('DELETE FROM settings WHERE key = ?').run(RUNNING_KEY);
+    } catch {
+      // a full disk: the row is read again at the next start, which is then called unclean once more
+    }
+  }
+  try {
+    privateFile(file, true);
+  } catch {
+    // no inode left: the next start cannot tell an unclean stop
+  }
+  return unclean;
+}
+
+export function markStopped(dataDir: string): void {
+  rmSync(path.join(dataDir, RUNNING_FILE), { force: true });
 }

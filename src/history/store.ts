@@ -37,9 +37,19 @@ export interface HistoryStore {
   ping(): Promise<void>;
   status(): Record<string, unknown>;
   /** Whether the store works, without the figures of status() (alerts ask every second). */
-  health(): { ok: boolean; error: string | null };
+  health(): StoreHealth;
   close(): Promise<void>;
 }
+
+export interface StoreHealth {
+  ok: boolean;
+  error: string | null;
+  /** It fails because the data dir's disk is full (the disk-full alert says so; no second alert). */
+  diskFull?: boolean;
+}
+
+/** The drop reason of points that waited for a flush a full disk kept failing. */
+export const DISK_FULL_DROP = 'disk full';
 
 /** Shortest round-trip text of a number, as graphs receive it. */
 export const valueText = (v: number): string => String(v);

@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import { HistoryDrops } from './drops.js';
 import { INGEST_LIMITS } from './limits.js';
 import { lineKeyProblem, toLines } from './line-protocol.js';
-import type { HistoryStore, Range, RawSeries } from './store.js';
+import type { HistoryStore, Range, RawSeries, StoreHealth } from './store.js';
 
 export interface VictoriaOptions {
   url: string;
@@ -203,7 +203,7 @@ export class VictoriaStore implements HistoryStore {
     if (text.trim() !== 'OK') throw new Error(`VictoriaMetrics health answered ${JSON.stringify(text.slice(0, 100))}`);
   }
 
-  health(): { ok: boolean; error: string | null } {
+  health(): StoreHealth {
     return { ok: this.lastError === null, error: this.lastError };
   }
 

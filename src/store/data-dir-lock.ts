@@ -27,6 +27,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
     throw new DataDirError(`cannot open ${file}: ${(e as Error).message}`);
   }
   try {
+    // No journal file: a lock must be taken on a full disk too (a Pi rebooted with its card full).
+    db.pragma('journal_mode = MEMORY');
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
@@ -44,8 +46,12 @@ export function lockDataDir(dataDir: string): DataDirLock {
       `the data dir ${dataDir} is in use by another edgeblocks (${holder}); stop it first, or give this one its own --data-dir`,
     );
   }
-  privateFile(pidFile);
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+  try {
+    privateFile(pidFile);
+    writeFileSync(pidFile, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+  } catch {
+    // a full disk: the pid only names the holder in another start's message
+  }
   return {
     release: () => {
       if (!db.open) return;

@@ -16,7 +16,15 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
-import { stepAverages, type HistoryStore, type Range, type RawSeries } from '../store.js';
+import {
+  DISK_FULL_DROP,
+  stepAverages,
+  type HistoryStore,
+  type Range,
+  type RawSeries,
+  type StoreHealth,
+} from '../store.js';
+import { isDiskFull } from '../../store/storage-health.js';
 import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
 import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
@@ -104,6 +112,7 @@ export class EmbeddedStore implements HistoryStore {
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
   private error: string | null = null;
+  private errorIsDiskFull = false;
   private lastErrorLog = 0;
   private flushes = 0;
   private lastFlush: number | null = null;
@@ -222,6 +231,7 @@ export class EmbeddedStore implements HistoryStore {
   private fail(what: string, e: unknown): void {
     const message = `${what}: ${(e as Error).message ?? String(e)}`;
     this.error = message;
+    this.errorIsDiskFull = isDiskFull(e);
     const now = Date.now();
     if (now - this.lastErrorLog > 60_000) {
       this.lastErrorLog = now;
@@ -251,7 +261,8 @@ export class EmbeddedStore implements HistoryStore {
     if (this.pendingCount + fields.length > max) {
       this.droppedPoints += fields.length;
       this.drops.dropPoints(
-        'store full',
+        // The points wait for a flush that a full disk keeps failing: that is the disk-full alert's.
+        this.error !== null && this.errorIsDiskFull ? DISK_FULL_DROP : 'store full',
         fields.length,
         reserved,
         `${this.pendingCount} history points wait for the next flush (limit ${max}); ${fields.length} points of key ${JSON.stringify(key)} dropped`,
@@ -550,8 +561,8 @@ export class EmbeddedStore implements HistoryStore {
     statSync(this.dir);
   }
 
-  health(): { ok: boolean; error: string | null } {
-    return { ok: this.error === null, error: this.error };
+  health(): StoreHealth {
+    return { ok: this.error === null, error: this.error, diskFull: this.error !== null && this.errorIsDiskFull };
   }
 
   status(): Record<string, unknown> {
