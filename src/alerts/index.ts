@@ -1,6 +1,7 @@
 // The alerts subsystem: conditions -> tracker -> history, log, outbox -> channels (the kinds in
 // channels/index.ts, in force from the config file or the dashboard: channel-store.ts); the MQTT
 // list. The constructor only wires; start() begins watching.
+import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
@@ -11,6 +12,7 @@ import { isDiskFull, type StorageHealth } from '../store/storage-health.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
 import { ChannelStore } from './channel-store.js';
 import type { Channel, ChannelContext } from './channels/types.js';
+import { ActiveReserve, RESERVE_FILE } from './active-reserve.js';
 import { MqttAlerts } from './channels/mqtt.js';
 import { Conditions, type ConditionSources } from './conditions.js';
 import { alertMessage, testMessage } from './messages.js';
@@ -72,7 +74,12 @@ export class Alerts {
     this.timers = d.timers ?? systemTimers;
     const rc = d.runtime.clock;
     this.clock = { now: () => rc.now(), wall: () => rc.wall() ?? Date.now() };
-    this.store = new AlertStore(d.db, s.historyLimit, (e) => d.storage?.noteError(e) ?? isDiskFull(e));
+    this.store = new AlertStore(
+      d.db,
+      s.historyLimit,
+      (e) => d.storage?.noteError(e) ?? isDiskFull(e),
+      new ActiveReserve(path.join(d.dataDir, RESERVE_FILE)),
+    );
     this.rules = effectiveRules(this.configRules(), null);
     this.loadRules();
     this.channelStore = new ChannelStore(d.db, s, d.log);

@@ -8,6 +8,7 @@ import { isDiskFull } from '../store/storage-health.js';
 import { parseJson } from '../shared/json.js';
 import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
+import type { ActiveChanges, ActiveReserve } from './active-reserve.js';
 
 export interface OutboxRow {
   seq: number;
@@ -27,7 +28,8 @@ export type DiskFullNote = (e: unknown) => boolean;
  * The tables, or memory while the disk is full: a write that meets a full disk is left undone
  * and what it would have stored is kept in memory instead (an outbox row that cannot be
  * inserted, updated or deleted moves there), so alerts still fire, are sent and retried, and
- * the disk-full alert itself gets out. A restart loses what only memory held.
+ * the disk-full alert itself gets out. A restart loses what only memory held, except the active
+ * alerts: they go to a reserve file (active-reserve.ts), so a restart neither repeats nor loses them.
  */
 export class AlertStore {
   /** Outbox rows held in memory (negative seq); and table rows taken over by memory (hidden in the table). */
@@ -35,11 +37,15 @@ export class AlertStore {
   private readonly hidden = new Set<number>();
   private nextMemorySeq = -1;
   private readonly memoryHistory: HistoryEntry[] = [];
+  /** Changes to the active alerts not in the table yet (the disk is full). */
+  private readonly unsaved: ActiveChanges = new Map();
 
   constructor(
     private readonly db: Db,
     private readonly historyLimit: number,
     private readonly diskFull: DiskFullNote = isDiskFull,
+    /** Keeps the active alerts' changes across a restart on a full disk. */
+    private readonly reserve?: ActiveReserve,
   ) {}
 
   /** Runs a write; false when the disk is full (the write is not done), any other error is thrown. */
@@ -55,28 +61,49 @@ export class AlertStore {
 
   loadActive(): ActiveAlert[] {
     // A row that went bad is dropped: the condition, if it still holds, fires again.
-    return (this.db.prepare('SELECT key, value FROM alert_active').all() as { key: string; value: string }[]).flatMap(
-      (r) => {
-        const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an active alert' });
-        if (parsed.ok) return [parsed.value as ActiveAlert];
-        this.removeActive(r.key);
-        return [];
-      },
-    );
+    const rows = this.db.prepare('SELECT key, value FROM alert_active').all() as { key: string; value: string }[];
+    const active = new Map<string, ActiveAlert>();
+    for (const r of rows) {
+      const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an active alert' });
+      if (parsed.ok) active.set(r.key, parsed.value as ActiveAlert);
+      else this.unsaved.set(r.key, null);
+    }
+    // What a full disk kept out of the table last time, kept in the reserve instead.
+    for (const [key, alert] of this.reserve?.read() ?? []) {
+      this.unsaved.set(key, alert);
+      if (alert) active.set(key, alert);
+      else active.delete(key);
+    }
+    this.saveUnsaved();
+    return [...active.values()];
   }
 
   saveActive(alert: ActiveAlert): void {
-    this.write(() =>
-      this.db
-        .prepare(
-          'INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-        )
-        .run(alert.key, JSON.stringify(alert)),
-    );
+    this.unsaved.set(alert.key, alert);
+    this.saveUnsaved();
   }
 
   removeActive(key: string): void {
-    this.write(() => this.db.prepare('DELETE FROM alert_active WHERE key = ?').run(key));
+    this.unsaved.set(key, null);
+    this.saveUnsaved();
+  }
+
+  /** The active alerts' changes go to the table; on a full disk to the reserve, until the table takes them. */
+  private saveUnsaved(): void {
+    if (this.unsaved.size === 0) return;
+    const upsert = this.db.prepare(
+      'INSERT INTO alert_active (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    );
+    const remove = this.db.prepare('DELETE FROM alert_active WHERE key = ?');
+    const saved = this.write(() =>
+      this.db.transaction(() => {
+        for (const [key, alert] of this.unsaved)
+          if (alert) upsert.run(key, JSON.stringify(alert));
+          else remove.run(key);
+      })(),
+    );
+    if (saved) this.unsaved.clear();
+    this.reserve?.write(this.unsaved);
   }
 
   addHistory(entry: HistoryEntry): void {

@@ -98,3 +98,30 @@ t.test('a clean stop on a full disk is no unclean stop at the next start', async
   svc = await r.start();
   await until('the unclean-stop alert after kill -9', limit(10_000), () => r.sent('fired', 'unclean-stop').at(0));
 });
+
+t.test('a restart on a full disk neither sends the disk-full alert again nor resolves it twice', async (t) => {
+  const r = await rig(t);
+  let svc = await r.start();
+  await new Promise((res) => setTimeout(res, 1500));
+  fill(r.filler);
+  // The free space is read every 30 s (DISK_CHECK_MS).
+  await until('the disk-full alert', limit(45_000), () => r.sent('fired', 'disk-full').at(0));
+  // A daily restart while the disk is still full: the alert's state could not go to the database.
+  await killAndWait(svc.child, 'SIGTERM');
+  svc = await r.start();
+  await new Promise((res) => setTimeout(res, limit(5000)));
+  t.equal(r.sent('fired', 'disk-full').length, 1, 'fired once across the restart');
+  rmSync(r.filler);
+  await until('the resolve', limit(60_000), () => r.sent('resolved', 'disk-full').at(0));
+  // And once the disk has room, the resolve is in the database: the next restart sends nothing.
+  await new Promise((res) => setTimeout(res, limit(2000)));
+  await killAndWait(svc.child, 'SIGTERM');
+  svc = await r.start();
+  await new Promise((res) => setTimeout(res, limit(4000)));
+  const sent = r.receiver.json('/hook').filter((m) => m.event === 'fired' || m.event === 'resolved');
+  t.same(
+    sent.map((m) => `${m.event} ${m.condition}`),
+    ['fired disk-full', 'resolved disk-full'],
+    'one full disk across two restarts: one alert, one resolve',
+  );
+});
