@@ -137,7 +137,7 @@ export const LAYERS = [
   {
     name: 'alerts',
     paths: ['src/alerts/'],
-    imports: ['api', 'mqtt', 'homeassistant', 'runtime', 'store', 'codec', 'drivers', 'log', 'shared'],
+    imports: ['api', 'mqtt', 'homeassistant', 'history', 'runtime', 'store', 'codec', 'drivers', 'log', 'shared'],
     rule: 'Conditions on the runtime, alert state, the outbox, the channels (each a schema and a create).',
   },
   {
