@@ -5,6 +5,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
   mkdirSync,
+  existsSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -18,9 +19,15 @@ import { connect, createServer as createNetServer, type AddressInfo } from 'node
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** The checkout: this file runs from scripts/soak (a test) or from dist/scripts/soak (npm run soak). */
-const ROOT = path.resolve(HERE, path.basename(path.resolve(HERE, '../..')) === 'dist' ? '../../..' : '../..');
+/** The checkout: the nearest directory above with a package.json (this file runs from scripts/soak,
+ *  dist/scripts/soak for npm run soak, or dist-test/scripts/soak for the compiled test). */
+function findRoot(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error('no package.json above the soak harness');
+  }
+}
+export const ROOT = findRoot();
 export const CLI = path.join(ROOT, 'dist/src/main.js');
 const PRELOAD = path.join(ROOT, 'dist/scripts/soak/virtual-clock.js');
 

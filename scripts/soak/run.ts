@@ -5,15 +5,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkAlerts, checkGrowth, historyGaps, type Fault, type Sample } from './checks.js';
 import { makePlan, profileAt, DAY, HOUR, type Plan, type Step } from './plan.js';
-import { AlertReceiver, Broker, freePort, sizeOf, SmallDisk, SoakService } from './processes.js';
+import { AlertReceiver, Broker, freePort, ROOT, sizeOf, SmallDisk, SoakService } from './processes.js';
 
-const SEED = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  fileURLToPath(import.meta.url).includes('/dist/') ? '../../../scripts/demo-blocks.json' : '../demo-blocks.json',
-);
+const SEED = path.join(ROOT, 'scripts/demo-blocks.json');
 
 export interface SoakOptions {
   days: number;
