@@ -198,6 +198,13 @@ async function assembleServices(
     ...sparkStatus(sparkInput),
   });
 
+  const dashboardUrl = () =>
+    dashboardUrlFor({
+      publicUrl: config.publicUrl,
+      host: config.host,
+      port: http.url ? Number(new URL(http.url).port) : null,
+      hostname: hostname(),
+    });
   const mqtt = createMqtt({
     config,
     log: log.child({ module: 'mqtt' }),
@@ -207,17 +214,13 @@ async function assembleServices(
     sparkStatus: sparkInput,
     startedAt,
     busAuth: auth,
-    dashboardUrl: () =>
-      dashboardUrlFor({
-        publicUrl: config.publicUrl,
-        host: config.host,
-        port: http.url ? Number(new URL(http.url).port) : null,
-        hostname: hostname(),
-      }),
+    dashboardUrl,
   });
   const fleet = new FleetPeers({
     serviceId: config.serviceId,
     topicRoot: config.topicRoot,
+    version: VERSION,
+    dashboardUrl,
     log: log.child({ module: 'fleet' }),
   });
   const wallClock = new WallClockService(store.db, runtime, log.child({ module: 'clock' }));

@@ -9,6 +9,7 @@ import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-confi
 import { checkAgainst, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
 import { AlertSettingsSchema } from './alerts/settings.js';
 import { PORT_SETTINGS } from './shared/port-in-use.js';
+import { SERVICE_ID_MAX_LENGTH, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from './shared/service-id.js';
 
 /** Where a setting can also come from, besides the file. */
 interface Source extends Wording {
@@ -22,7 +23,7 @@ const literals = <const T extends string>(values: readonly T[], options: object)
     values.map((v) => Type.Literal(v)),
     options,
   ) as TUnion<Array<TLiteral<T>>>;
-const text = (options: Source & { description: string; default?: string; pattern?: string }) =>
+const text = (options: Source & { description: string; default?: string; pattern?: string; maxLength?: number }) =>
   Type.String({ minLength: 1, ...options });
 const port = (options: Source & { description: string; default: number }) =>
   Type.Integer({ minimum: 0, maximum: 65535, ...options });
@@ -42,8 +43,9 @@ export const ConfigSchema = Type.Object(
       env: 'EDGEBLOCKS_SERVICE_ID',
       description: 'the {service_id} in routes and topics',
       default: 'edge-one',
-      pattern: '^[\\w.~-]+$',
-      errorMessage: 'may hold only letters, digits, _ - . ~',
+      pattern: SERVICE_ID_PATTERN,
+      maxLength: SERVICE_ID_MAX_LENGTH,
+      errorMessage: `must be ${SERVICE_ID_RULE}`,
     }),
     host: text({ flag: '--host', env: 'EDGEBLOCKS_HOST', description: 'HTTP bind address', default: '0.0.0.0' }),
     port: port({ ...PORT_SETTINGS.port, description: 'controller HTTP port (0 = pick a free one)' }),

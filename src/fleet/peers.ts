@@ -1,46 +1,66 @@
-// The other controllers on a shared broker (issue 29.6): every Spark.state message on
-// `<root>/state/<id>` (one level: patches are not read) tells a controller's id, whether it is
-// online and where its dashboard is. Kept for the dashboard's "Controllers" list, read-only.
-// Bounded: past `max` controllers the one seen longest ago is dropped, counted and logged (once
-// a minute). Big state messages (many blocks) are parsed at most once per `parseIntervalMs` per
-// controller: the status is all that is read, and 50 controllers x 200 blocks every few seconds
-// would otherwise cost each controller a JSON parse of megabytes a minute. Offline messages are
-// small and always read, so an online -> offline change is never missed.
+// The other controllers on a shared broker (issue 29.6, 45.1): each controller keeps a small
+// retained presence message on `<root>/fleet/<id>` (its id, whether it is online, its version and
+// where its dashboard is), with an offline one as the last will of its own link (mqtt/presence.ts),
+// and reads the others' for the dashboard's "Controllers" list. The list never reads a state
+// message: with 50 controllers, every one parsing every other's 15 KB state every 5 s made the
+// broker's traffic grow with N²; presence messages change only when a controller comes or goes.
+// What a peer sends is checked before it is parsed: a message over PRESENCE_MAX_BYTES or a
+// topic whose id breaks the service-id rule is dropped and counted. Bounded: past `max`
+// controllers the one seen longest ago is dropped, counted and logged (once a minute).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
-import { STATE_TYPE } from '../mqtt/state.js';
+import { parseJson } from '../shared/json.js';
+import { isServiceId, SERVICE_ID_MAX_LENGTH } from '../shared/service-id.js';
 
 export const FLEET_MAX = 100;
-const SMALL_MESSAGE = 8 * 1024;
+/** A presence message is a few hundred bytes; anything larger is not one. */
+export const PRESENCE_MAX_BYTES = 1024;
+const URL_MAX_LENGTH = 512;
 
 export interface Peer {
   serviceId: string;
   online: boolean;
-  /** When its last state message arrived (ISO 8601). */
+  /** For an online controller, now (the broker holds its link); for an offline one, when this controller learned it went offline (ISO 8601). */
   lastSeen: string;
   version: string | null;
-  /** Where its dashboard is (`dashboardUrl` of its state status), or null when it publishes none. */
+  /** Where its dashboard is, or null when it publishes none. */
   dashboardUrl: string | null;
+}
+
+/** What a controller says of itself on `<root>/fleet/<id>`. */
+export interface Presence {
+  serviceId: string;
+  online: boolean;
+  version: string;
+  dashboardUrl: string | null;
+}
+
+/** What the fleet needs of the bus (app.mqtt). */
+export interface FleetBus {
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  presence(topic: string, payloads: { online: () => string; offline: () => string }): () => void;
 }
 
 export interface FleetOptions {
   serviceId: string;
   topicRoot: string;
+  version: string;
+  /** This controller's dashboard address, for the others. */
+  dashboardUrl: () => string | null;
   log: Pick<Logger, 'warn'>;
   max?: number;
-  parseIntervalMs?: number;
   now?: () => number;
 }
 
 interface Entry extends Omit<Peer, 'lastSeen'> {
   lastSeen: number;
-  parsedAt: number;
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null);
+const text = (v: unknown, max = 64): string | null =>
+  typeof v === 'string' && v.length > 0 && v.length <= max ? v : null;
 const httpUrl = (v: unknown): string | null => {
-  const s = text(v);
+  const s = text(v, URL_MAX_LENGTH);
   if (!s) return null;
   try {
     const u = new URL(s);
@@ -49,6 +69,10 @@ const httpUrl = (v: unknown): string | null => {
     return null;
   }
 };
+
+export function fleetTopic(topicRoot: string, serviceId: string): string {
+  return `${topicRoot}/fleet/${serviceId}`;
+}
 
 export class FleetPeers {
   // Map order is the order of last update: the first entry is the one seen longest ago.
@@ -60,7 +84,7 @@ export class FleetPeers {
   private readonly counts = { messages: 0, dropped: 0, ignored: 0 };
 
   constructor(private readonly o: FleetOptions) {
-    this.prefix = `${o.topicRoot}/state/`;
+    this.prefix = `${o.topicRoot}/fleet/`;
     this.max = o.max ?? FLEET_MAX;
     this.now = o.now ?? Date.now;
     this.warnings = new WarningLimiter(o.log);
@@ -70,50 +94,53 @@ export class FleetPeers {
     return `${this.prefix}+`;
   }
 
-  attach(bus: {
-    subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
-  }): () => void {
-    return bus.subscribeRaw(this.filter, (topic, payload) => this.handle(topic, payload));
+  /** This controller's presence message. */
+  own(online: boolean): Presence {
+    return { serviceId: this.o.serviceId, online, version: this.o.version, dashboardUrl: this.o.dashboardUrl() };
+  }
+
+  /** Keep this controller's presence on the bus and read the others'. Returns the detach function. */
+  attach(bus: FleetBus): () => void {
+    const offPresence = bus.presence(fleetTopic(this.o.topicRoot, this.o.serviceId), {
+      online: () => JSON.stringify(this.own(true)),
+      offline: () => JSON.stringify(this.own(false)),
+    });
+    const offSubscription = bus.subscribeRaw(this.filter, (topic, payload) => this.handle(topic, payload));
+    return () => {
+      offSubscription();
+      offPresence();
+    };
   }
 
   handle(topic: string, payload: Buffer): void {
     this.counts.messages++;
     const id = topic.startsWith(this.prefix) ? topic.slice(this.prefix.length) : '';
-    if (!id || id.includes('/') || id === this.o.serviceId) return;
-    const t = this.now();
+    if (id === this.o.serviceId) return;
+    if (!isServiceId(id))
+      return this.ignore(
+        `a topic whose id is not a service id (${id.length > SERVICE_ID_MAX_LENGTH ? `${id.length} characters` : JSON.stringify(id)})`,
+      );
     if (payload.length === 0) {
-      this.peers.delete(id); // a retained state cleared: the controller is gone for good
+      this.peers.delete(id); // a retained presence cleared: the controller is gone for good
       return;
     }
-    const known = this.peers.get(id);
-    if (known && payload.length > SMALL_MESSAGE && t - known.parsedAt < (this.o.parseIntervalMs ?? 15_000)) {
-      this.touch(id, { ...known, lastSeen: t });
-      return;
-    }
-    let status: Record<string, unknown>;
-    try {
-      const msg = JSON.parse(payload.toString('utf8'));
-      if (
-        msg?.type !== STATE_TYPE ||
-        msg.key !== id ||
-        typeof msg.data?.status !== 'object' ||
-        msg.data.status === null
-      )
-        throw new Error('not a Spark.state message with a status');
-      status = msg.data.status;
-    } catch {
-      this.counts.ignored++;
-      return;
-    }
-    const online = typeof status.online === 'boolean' ? status.online : status.connection_status === 'SYNCHRONIZED';
+    const parsed = parseJson(payload, { maxBytes: PRESENCE_MAX_BYTES, what: `the message on ${topic}` });
+    if (!parsed.ok) return this.ignore(parsed.reason);
+    const msg = parsed.value as Partial<Presence> | null;
+    if (typeof msg !== 'object' || msg === null || msg.serviceId !== id || typeof msg.online !== 'boolean')
+      return this.ignore(`the message on ${topic}: not a presence message of ${id}`);
     this.touch(id, {
       serviceId: id,
-      online,
-      lastSeen: t,
-      parsedAt: t,
-      version: text(status.version),
-      dashboardUrl: httpUrl(status.dashboardUrl),
+      online: msg.online,
+      lastSeen: this.now(),
+      version: text(msg.version),
+      dashboardUrl: httpUrl(msg.dashboardUrl),
     });
+  }
+
+  private ignore(what: string): void {
+    this.counts.ignored++;
+    this.warnings.warn('ignored', { ignored: this.counts.ignored }, `fleet: ignored ${what}`);
   }
 
   private touch(id: string, entry: Entry): void {
@@ -133,9 +160,10 @@ export class FleetPeers {
 
   /** The controllers seen, most recently seen first. */
   list(): Peer[] {
+    const now = this.now();
     return [...this.peers.values()]
       .reverse()
-      .map(({ parsedAt: _, lastSeen, ...p }) => ({ ...p, lastSeen: new Date(lastSeen).toISOString() }));
+      .map(({ lastSeen, ...p }) => ({ ...p, lastSeen: new Date(p.online ? now : lastSeen).toISOString() }));
   }
 
   status(): { controllers: number; max: number; dropped: number; messages: number; ignored: number } {
@@ -156,7 +184,7 @@ export class FleetPeers {
     const schema = {
       tags: ['system'],
       summary: 'Other controllers on the broker',
-      description: `The controllers whose Spark.state messages this one sees on the broker (not itself), most recently seen first; at most ${this.max}, the one seen longest ago dropped (counted in dropped).`,
+      description: `The controllers whose presence messages (\`<root>/fleet/<id>\`) this one sees on the broker (not itself), most recently seen first; at most ${this.max}, the one seen longest ago dropped (counted in dropped). lastSeen is now for an online controller, and when this one learned it went offline for an offline one.`,
       response: {
         200: {
           type: 'object',

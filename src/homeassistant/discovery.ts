@@ -10,6 +10,8 @@
 // A deleted block's configs are replaced by empty retained messages, which removes the entities;
 // configs left from blocks deleted while the service was down are found and removed on connect.
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
+import { HA_COMMAND_BYTES } from '../shared/limits.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
@@ -46,9 +48,14 @@ export class HomeAssistant {
   private readonly announced = new Map<string, Announcement>();
   private readonly cleanups: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Lines caused by what others publish (commands, configs under our node): one a minute per kind. */
+  private readonly warnings: WarningLimiter;
+  private readonly notes: WarningLimiter;
 
   constructor(private readonly o: HomeAssistantOptions) {
     this.node = nodeId(o.serviceId);
+    this.warnings = new WarningLimiter(o.log);
+    this.notes = new WarningLimiter(o.log, { level: 'info' });
   }
 
   private stateTopic(nid: number): string {
@@ -71,12 +78,15 @@ export class HomeAssistant {
     units.on('change', onUnits);
     this.cleanups.push(() => units.off('change', onUnits));
     this.cleanups.push(
-      mqtt.subscribe(`${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`, (topic, payload) =>
-        this.command(topic, payload),
+      mqtt.subscribe(
+        `${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`,
+        (topic, payload) => this.command(topic, payload),
+        { maxBytes: HA_COMMAND_BYTES },
       ),
     );
     this.cleanups.push(
-      mqtt.subscribe(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)),
+      // Only whether a config is there matters: it is never parsed.
+      mqtt.subscribeRaw(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)),
     );
     const onChange = (ev: ChangeEvent) => this.onChange(ev);
     runtime.on('change', onChange);
@@ -191,8 +201,8 @@ export class HomeAssistant {
   }
 
   /** A retained config of ours for an entity that no longer exists is cleared. */
-  private sweep(topic: string, payload: unknown): void {
-    if (payload === null) return;
+  private sweep(topic: string, payload: Buffer): void {
+    if (payload.length === 0) return;
     const objectId = topic.split('/')[3] ?? '';
     // Not a block entity (e.g. the alert binary_sensors, src/alerts/channels/mqtt.ts): not ours to sweep.
     if (!/^\d+_/.test(objectId)) return;
@@ -203,7 +213,7 @@ export class HomeAssistant {
       ? this.entitiesOf({ type: block.def.type, data: block.data as Record<string, unknown> })
       : undefined;
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
-    this.o.log.info({ topic }, 'home assistant: removing the entity of a block that is gone');
+    this.notes.warn('sweep', { topic }, `home assistant: removing the entity of a block that is gone (${topic})`);
     this.o.mqtt.publish(topic, '', { retain: true });
   }
 
@@ -214,7 +224,7 @@ export class HomeAssistant {
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
     const spec = block && block.def.homeAssistant?.find((s) => s.key === key && s.write);
     if (!block || !spec) {
-      this.o.log.warn({ topic }, `home assistant command on ${topic} dropped: no such entity`);
+      this.warnings.warn('unknown entity', { topic }, `home assistant command on ${topic} dropped: no such entity`);
       return;
     }
     const json = this.o.runtime.read(block).json();
@@ -224,7 +234,11 @@ export class HomeAssistant {
       payload,
     );
     if ('error' in patch) {
-      this.o.log.warn({ topic, reason: patch.error }, `home assistant command dropped: ${patch.error}`);
+      this.warnings.warn(
+        'bad command',
+        { topic, reason: patch.error },
+        `home assistant command on ${topic} dropped: ${patch.error}`,
+      );
       return;
     }
     try {
@@ -233,9 +247,10 @@ export class HomeAssistant {
         HA_ORIGIN,
       );
     } catch (e) {
-      this.o.log.warn(
+      this.warnings.warn(
+        'refused command',
         { topic, reason: (e as Error).message },
-        `home assistant command refused: ${(e as Error).message}`,
+        `home assistant command on ${topic} refused: ${(e as Error).message}`,
       );
     }
   }

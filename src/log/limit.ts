@@ -10,6 +10,8 @@ export interface WarningLimits {
   intervalMs?: number;
   maxSources?: number;
   now?: () => number;
+  /** The level of the lines (default warn): a notice others can cause as often is limited as well. */
+  level?: 'warn' | 'info';
 }
 
 const OTHER_SOURCES = '(other sources)';
@@ -19,7 +21,7 @@ export class WarningLimiter {
   private heldBack = 0;
 
   constructor(
-    private readonly log: Pick<Logger, 'warn'>,
+    private readonly log: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>,
     private readonly limits: WarningLimits = {},
   ) {}
 
@@ -34,7 +36,8 @@ export class WarningLimiter {
       return false;
     }
     const more = seen?.held ? ` (${seen.held} more like it from ${key} since the last warning)` : '';
-    this.log.warn(fields, `${message}${more}`);
+    if (this.limits.level === 'info' && this.log.info) this.log.info(fields, `${message}${more}`);
+    else this.log.warn(fields, `${message}${more}`);
     this.last.set(key, { at: now, held: 0 });
     return true;
   }

@@ -1,12 +1,18 @@
-// The runtime's MQTT client (mqtt.js, MQTT 3.1.1): reconnects with exponential backoff, never
-// queues QoS 0 messages while disconnected, keeps a table of subscriptions that it renews on
-// every connect, and dispatches incoming messages to handlers by topic filter.
+// The runtime's MQTT client (mqtt.js): reconnects with exponential backoff, never queues QoS 0
+// messages while disconnected, keeps a table of subscriptions that it renews on every connect,
+// and dispatches incoming messages to handlers by topic filter. What it reads is limited as it
+// arrives (packet-limit.ts): a PUBLISH over `maxPacketBytes` is skipped before it is buffered. To
+// an external broker it speaks MQTT 5 and declares that limit as its maximum packet size, so the
+// broker does not even send such a message; a broker that answers "unacceptable protocol version"
+// gets MQTT 3.1.1 from then on. The embedded broker (aedes) speaks 3.1.1.
 import { EventEmitter } from 'node:events';
 import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
+import { MAX_READ_PACKET_BYTES } from '../shared/limits.js';
 import { Backoff } from './backoff.js';
 import { BrokerLiveness } from './liveness.js';
+import { InboundLimit } from './packet-limit.js';
 import './packet-numbers.js';
 import { topicMatches } from './topics.js';
 
@@ -33,6 +39,10 @@ export interface ConnectionOptions {
   log: Logger;
   /** Connect over this stream (made anew for every connect) instead of dialling `url`: the embedded broker in the same process. */
   stream?: () => Duplex;
+  /** The largest packet read (default MAX_READ_PACKET_BYTES); a larger PUBLISH is skipped unread. */
+  maxPacketBytes?: number;
+  /** Told of each PUBLISH skipped for its size: its topic (cut to 256 bytes) and size. */
+  onOversized?: (topic: string, bytes: number) => void;
 }
 
 export interface ConnectionStatus {
@@ -42,11 +52,17 @@ export interface ConnectionStatus {
   connectedSince: string | null;
   connects: number;
   lastError: string | null;
+  /** The MQTT version spoken: 5, or 4 (3.1.1) with the embedded broker or one that refused 5. */
+  protocolVersion: 4 | 5;
+  /** Connected and every subscription acknowledged by the broker. */
+  subscribed: boolean;
 }
 
 const STOP_LIMIT_MS = 2000;
 /** Keepalive, and how long a liveness probe may go unanswered: a hung broker is given up on within 10 s. */
 const KEEPALIVE_SECONDS = 10;
+/** CONNACK codes of a broker that does not speak the MQTT version asked: 1 (3.1.1's), 0x84 (MQTT 5's). */
+const UNSUPPORTED_VERSION = new Set([1, 0x84]);
 
 export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }> {
   private client: MqttClient | null = null;
@@ -60,10 +76,14 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private connects = 0;
   private lastError: string | null = null;
   private outageLogged = false;
+  private protocolVersion: 4 | 5;
+  /** SUBSCRIBEs sent on this connection and not yet acknowledged. */
+  private unacked = 0;
 
   constructor(private readonly opts: ConnectionOptions) {
     super();
     this.backoff = opts.backoff ?? new Backoff();
+    this.protocolVersion = opts.stream ? 4 : 5;
   }
 
   get connected(): boolean {
@@ -78,9 +98,11 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   start(): void {
     if (this.client) return;
     const o = this.opts;
+    const maxPacket = o.maxPacketBytes ?? MAX_READ_PACKET_BYTES;
     const options: IClientOptions = {
       clientId: o.clientId,
-      protocolVersion: 4,
+      protocolVersion: this.protocolVersion,
+      ...(this.protocolVersion === 5 ? { properties: { maximumPacketSize: maxPacket } } : {}),
       clean: true,
       keepalive: o.keepaliveSeconds ?? KEEPALIVE_SECONDS,
       reschedulePings: false, // ping every keepalive even while publishing, so a hung broker is noticed
@@ -98,7 +120,11 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
         ? { topic: o.will.topic, payload: Buffer.from(o.will.payload), retain: o.will.retain, qos: 0 }
         : undefined,
     };
-    const client = o.stream ? inProcessClient(o.stream, options) : mqtt.connect(o.url, options);
+    const limited = (stream: Duplex) =>
+      new InboundLimit(stream, maxPacket, (topic, bytes) => this.opts.onOversized?.(topic, bytes));
+    const client = o.stream
+      ? inProcessClient(() => limited(o.stream!()), options)
+      : limitedClient(o.url, options, limited);
     this.client = client;
     const keepaliveMs = (o.keepaliveSeconds ?? KEEPALIVE_SECONDS) * 1000;
     this.liveness = new BrokerLiveness(client, keepaliveMs, (silentMs) => {
@@ -112,6 +138,17 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     client.on('close', () => this.onClose());
     client.on('error', (err) => {
       this.lastError = (err as NodeJS.ErrnoException).code ?? err.message;
+      const code = (err as { code?: unknown }).code;
+      if (this.protocolVersion === 5 && typeof code === 'number' && UNSUPPORTED_VERSION.has(code)) {
+        // The next attempt (onClose schedules it) speaks 3.1.1; the incoming limit stays.
+        this.protocolVersion = 4;
+        client.options.protocolVersion = 4;
+        delete client.options.properties;
+        this.opts.log.info(
+          { url: this.displayUrl },
+          `mqtt broker ${this.displayUrl} does not speak MQTT 5; using 3.1.1 (messages over ${maxPacket} bytes are skipped as they arrive)`,
+        );
+      }
     });
     client.on('message', (topic, payload) => this.dispatch(topic, payload));
   }
@@ -189,6 +226,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
       connectedSince: this.connectedSince?.toISOString() ?? null,
       connects: this.connects,
       lastError: this.lastError,
+      protocolVersion: this.protocolVersion,
+      subscribed: this.connected && this.unacked === 0,
     };
   }
 
@@ -205,6 +244,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   }
 
   private onClose(): void {
+    this.unacked = 0;
     const lost = this.wasConnected;
     this.wasConnected = false;
     this.connectedSince = null;
@@ -223,7 +263,10 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   }
 
   private sendSubscribe(filters: string[]): void {
-    this.client!.subscribe(filters, { qos: 0 }, (err) => {
+    const client = this.client!;
+    this.unacked++;
+    client.subscribe(filters, { qos: 0 }, (err) => {
+      if (this.client === client && client.connected) this.unacked = Math.max(0, this.unacked - 1);
       if (err) this.opts.log.warn({ filters, err: err.message }, 'mqtt subscribe failed');
     });
   }
@@ -250,6 +293,20 @@ function redact(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * mqtt.js' own transport for the URL (TCP, TLS, websocket, with its options), each stream it
+ * makes wrapped by `wrap`. The client is made without connecting, its stream builder wrapped,
+ * then connected: mqtt.js has no other hook between its transport and its parser.
+ */
+function limitedClient(url: string, options: IClientOptions, wrap: (stream: Duplex) => Duplex): MqttClient {
+  const client = mqtt.connect(url, { ...options, manualConnect: true });
+  const own = client as unknown as { streamBuilder: (c: MqttClient) => Duplex };
+  const build = own.streamBuilder;
+  own.streamBuilder = (c) => wrap(build(c));
+  client.connect();
+  return client;
 }
 
 function inProcessClient(stream: () => Duplex, options: IClientOptions): MqttClient {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { parseJson } from '../shared/json.js';
-import { BODY_LIMIT } from '../shared/limits.js';
+import { BODY_LIMIT, MAX_READ_PACKET_BYTES } from '../shared/limits.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../service/spark-status.js';
@@ -19,7 +19,7 @@ import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
 import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
 import { publishPatches } from './patches.js';
-import { Presence } from './presence.js';
+import { AVAILABILITY, Presence, type PresencePayloads } from './presence.js';
 import { offlineMessage, type ControllerStatus } from './state.js';
 import { topicsFor, type Topics } from './topics.js';
 import { ttlFor } from './ttl.js';
@@ -35,8 +35,12 @@ export interface AppMqtt {
   readonly connected: boolean;
   /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
-  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. Returns the unsubscribe function. */
-  subscribe(filter: string, handler: (topic: string, payload: unknown) => void): () => void;
+  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) is dropped unparsed, counted and logged (once a minute per topic). Returns the unsubscribe function. */
+  subscribe(
+    filter: string,
+    handler: (topic: string, payload: unknown) => void,
+    opts?: { maxBytes?: number },
+  ): () => void;
   /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
   onConnect(fn: () => void): () => void;
   /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
@@ -44,8 +48,8 @@ export interface AppMqtt {
   /** The controller's own history messages as they are published (the object and the size of its
    *  text), so an in-process subscriber need not parse them back. Returns the remove function. */
   onOwnHistory(fn: (message: unknown, bytes: number) => void): () => void;
-  /** Keep a retained `online`/`offline` topic with an `offline` last will (presence.ts). Returns the remove function, which publishes `offline`. */
-  presence(topic: string): () => void;
+  /** Keep a retained presence topic (presence.ts): `online`/`offline` unless other payloads are given, "offline" also its last will. Returns the remove function, which publishes "offline". */
+  presence(topic: string, payloads?: PresencePayloads): () => void;
   /** TCP port of the embedded broker once started; null with an external broker. */
   readonly brokerPort: number | null;
   /** The /eventbus websocket route, for the HTTP app's root. */
@@ -63,8 +67,8 @@ export interface MqttStatus extends ConnectionStatus {
   ttl: string;
   emitted: EmissionCounts;
   eventbusClients: number;
-  /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large), and warnings held back. */
-  dropped: { blockApi: number; other: number; warningsSuppressed: number };
+  /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large; packets over the read limit, skipped unread), and warnings held back. */
+  dropped: { blockApi: number; other: number; oversized: number; warningsSuppressed: number };
 }
 
 export interface MqttDeps {
@@ -108,19 +112,19 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   let emission: Emission | null = null;
   const cleanups: Array<() => void> = [];
   const warnings = new WarningLimiter(log);
-  const counts = { blockApiDropped: 0, otherDropped: 0 };
+  const counts = { blockApiDropped: 0, otherDropped: 0, oversized: 0 };
   // Subscriptions made before start() are replayed onto the connection when it exists.
   const connectHandlers = new Set<() => void>();
   const ownHistoryHandlers = new Set<(message: unknown, bytes: number) => void>();
-  // Presence topics (presence.ts) by topic; null until the service's connection exists.
-  const presences = new Map<string, Presence | null>();
+  // Presence topics (presence.ts) by topic; the link is null until the service's connection exists.
+  const presences = new Map<string, { payloads: PresencePayloads; link: Presence | null }>();
   const stoppingPresences: Array<Promise<void>> = [];
-  let openPresence: ((topic: string) => Presence) | null = null;
+  let openPresence: ((topic: string, payloads: PresencePayloads) => Presence) | null = null;
   const startPresence = (topic: string) => {
-    if (presences.get(topic) || !openPresence) return;
-    const p = openPresence(topic);
-    presences.set(topic, p);
-    p.start();
+    const entry = presences.get(topic);
+    if (!entry || entry.link || !openPresence) return;
+    entry.link = openPresence(topic, entry.payloads);
+    entry.link.start();
   };
   const pending: Array<{
     filter: string;
@@ -155,6 +159,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       connectedSince: null,
       connects: 0,
       lastError: null,
+      protocolVersion: embedded ? 4 : 5,
+      subscribed: false,
     }),
     broker: embedded ? 'embedded' : 'external',
     brokerPort: broker?.port ?? null,
@@ -169,7 +175,12 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       lateMs: { p50: 0, p99: 0, max: 0, samples: 0 },
     },
     eventbusClients: eventbus.clients,
-    dropped: { blockApi: counts.blockApiDropped, other: counts.otherDropped, warningsSuppressed: warnings.suppressed },
+    dropped: {
+      blockApi: counts.blockApiDropped,
+      other: counts.otherDropped,
+      oversized: counts.oversized,
+      warningsSuppressed: warnings.suppressed,
+    },
   });
 
   const readFile = (key: string, file: string | undefined) => {
@@ -206,15 +217,15 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       return conn?.publish(topic, body, opts) ?? false;
     },
 
-    subscribe(filter, handler) {
+    subscribe(filter, handler, { maxBytes = BODY_LIMIT } = {}) {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
-        const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
+        const parsed = parseJson(payload, { maxBytes, what: 'the payload' });
         if (!parsed.ok) {
           counts.otherDropped++;
           warnings.warn(
             topic,
-            { topic, bytes: payload.length, limit: BODY_LIMIT, reason: parsed.reason },
+            { topic, bytes: payload.length, limit: maxBytes, reason: parsed.reason },
             `mqtt message on ${topic} dropped: ${parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason}`,
           );
           return;
@@ -263,6 +274,14 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         stream: broker ? () => inProcessLink(broker!) : undefined,
         ...(embedded ? {} : tls),
         log,
+        onOversized: (topic: string, bytes: number) => {
+          counts.oversized++;
+          warnings.warn(
+            `oversized ${topic}`,
+            { topic, bytes, limit: MAX_READ_PACKET_BYTES },
+            `mqtt message on ${topic} skipped unread: ${bytes} bytes, over the ${MAX_READ_PACKET_BYTES}-byte read limit`,
+          );
+        },
       };
       const clientId = () => `eb-${config.serviceId.slice(0, 11)}-${randomBytes(4).toString('hex')}`;
       const mainId = clientId();
@@ -274,9 +293,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       // Its own state and history reach its own subscribers in process (emission.onHistory); not back over the broker.
       if (broker) cleanups.push(broker.noEcho(mainId, [topics.state, topics.history]));
       const main = conn;
-      openPresence = (topic) =>
+      openPresence = (topic, payloads) =>
         new Presence({
           topic,
+          payloads,
           main,
           connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }),
         });
@@ -301,11 +321,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       for (const [topic] of presences) startPresence(topic);
     },
 
-    presence(topic) {
-      presences.set(topic, null);
+    presence(topic, payloads = AVAILABILITY) {
+      presences.set(topic, { payloads, link: null });
       if (conn) startPresence(topic);
       return () => {
-        const p = presences.get(topic);
+        const p = presences.get(topic)?.link;
         presences.delete(topic);
         if (p) stoppingPresences.push(p.stop());
       };
@@ -315,7 +335,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       for (const cleanup of cleanups.splice(0).reverse()) cleanup();
       const left = [...presences.values()];
       presences.clear();
-      await Promise.all([...stoppingPresences.splice(0), ...left.map((p) => p?.stop())]);
+      await Promise.all([...stoppingPresences.splice(0), ...left.map((p) => p.link?.stop())]);
       await conn?.stop({ topic: topics.state, payload: offline(), retain: true });
       eventbus.close();
       await broker?.close();

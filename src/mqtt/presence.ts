@@ -1,23 +1,35 @@
-// A retained `online`/`offline` topic whose `offline` is also a last will, for clients that must
-// not parse the state message to know the service is up (Home Assistant's availability).
+// A retained topic saying whether the service is up, whose "down" message is also a last will,
+// for clients that must not parse the state message to know it: Home Assistant's availability
+// (`online`/`offline`), the fleet's presence message (src/fleet/peers.ts, JSON).
 // MQTT gives a connection one will, and the service connection's will is the offline Spark.state
 // the Brewblox UI reads; so each presence topic gets its own small connection to the same broker
-// (same options, own client id), whose will is `offline`. The topic says `online` only while the
-// service's own connection is up too; `offline` when that one drops (this link still up), on a
+// (same options, own client id), whose will is the "down" message. The topic says "up" only while
+// the service's own connection is up too; "down" when that one drops (this link still up), on a
 // clean stop, and from the broker when this link dies without one (kill -9, power loss, network).
 import type { MqttConnection, Will } from './connection.js';
 
 export const ONLINE = 'online';
 export const OFFLINE = 'offline';
 
+/** The two messages of a presence topic, made when they are sent (the will when the link is made). */
+export interface PresencePayloads {
+  online: () => string;
+  offline: () => string;
+}
+
+/** Home Assistant's availability payloads. */
+export const AVAILABILITY: PresencePayloads = { online: () => ONLINE, offline: () => OFFLINE };
+
 export class Presence {
   private link: MqttConnection | null = null;
-  private readonly sync = () => this.publish(this.o.main.connected ? ONLINE : OFFLINE);
+  private readonly sync = () =>
+    this.publish(this.o.main.connected ? this.o.payloads.online() : this.o.payloads.offline());
 
   constructor(
     private readonly o: {
       topic: string;
       main: MqttConnection;
+      payloads: PresencePayloads;
       /** A new connection with the service's connection options and this will. */
       connect: (will: Will) => MqttConnection;
     },
@@ -25,7 +37,7 @@ export class Presence {
 
   start(): void {
     if (this.link) return;
-    this.link = this.o.connect({ topic: this.o.topic, payload: OFFLINE, retain: true });
+    this.link = this.o.connect({ topic: this.o.topic, payload: this.o.payloads.offline(), retain: true });
     this.link.on('connect', this.sync);
     this.o.main.on('connect', this.sync);
     this.o.main.on('disconnect', this.sync);
@@ -38,7 +50,7 @@ export class Presence {
     const link = this.link;
     this.link = null;
     if (!link) return;
-    await link.stop({ topic: this.o.topic, payload: OFFLINE, retain: true });
+    await link.stop({ topic: this.o.topic, payload: this.o.payloads.offline(), retain: true });
   }
 
   private publish(payload: string): void {

@@ -14,7 +14,16 @@ export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** An MQTT packet on the embedded broker: larger than any state message edgeblocks sends (blocks are capped at 64 KiB each), and 4x the REST body limit. */
 export const MAX_PACKET_BYTES = 4 * BODY_LIMIT;
+/**
+ * The largest MQTT packet the service reads from a broker, embedded or external: a request-sized
+ * payload and a long topic. A larger PUBLISH is skipped as its bytes arrive, never buffered or
+ * parsed (src/mqtt/packet-limit.ts); to an MQTT 5 broker it is declared as the connection's
+ * maximum packet size, so the broker does not send it at all.
+ */
+export const MAX_READ_PACKET_BYTES = BODY_LIMIT + 64 * 1024;
 /** The largest frame any websocket route takes (an /eventbus MQTT message); routes may take less. */
 export const WEBSOCKET_MAX_FRAME_BYTES = MAX_PACKET_BYTES;
+/** A Home Assistant command (`<root>/ha/<id>/<nid>/set/<key>`): a number, `true` or `false`. */
+export const HA_COMMAND_BYTES = 256;
 /** A command sent on the history stream websocket (/history/timeseries/stream). */
 export const HISTORY_STREAM_COMMAND_BYTES = 64 * 1024;

@@ -1,12 +1,14 @@
 // Issue 29.5: several controllers on one Mosquitto with one broker user each, limited by the ACL
 // example in docs/fleet/mosquitto.acl (the file itself is what the broker loads): each controller
-// publishes its own state, history and Home Assistant topics and reads the others' state; with a
-// controller's credentials nothing can be written on another controller's topics or blocks.
+// publishes its own state, presence, history and Home Assistant topics and reads the others'
+// presence; with a controller's credentials nothing can be written on another controller's topics
+// or blocks.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { VERSION } from '../../src/shared/version.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { Recorder, ROOT, sleep, until } from '../mqtt/fixtures.js';
@@ -82,7 +84,7 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
       `a Home Assistant config of ${id}`,
     );
   }
-  // Each reads the other's state (pattern read svc/state/+): the fleet list.
+  // Each reads the other's presence (pattern read svc/fleet/+): the fleet list.
   const fleetOf = async (id: string) =>
     (await (await fetch(`${apps[id]!.base}/fleet`)).json()) as { controllers: any[] };
   for (const [id, other] of [IDS, [...IDS].reverse()]) {
@@ -122,6 +124,7 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
     }),
   );
   await rogue.publish('svc/history/ferm-2', JSON.stringify({ key: 'ferm-2', data: { forged: 1 } }));
+  await rogue.publish('svc/fleet/ferm-2', JSON.stringify({ serviceId: 'ferm-2', online: false, version: 'forged' }));
   await rogue.publish(
     'svc/controller/blocks/create',
     JSON.stringify({ serviceId: 'ferm-2', id: 'Forged', type: 'TempSensorMock', data: { setting: 99 } }),
@@ -161,6 +164,11 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
   t.notOk(
     apps['ferm-2']!.app.runtime.blocks().some((b) => b.id === 'Forged'),
     'ferm-2 did not take a block written with ferm-1 credentials',
+  );
+  t.match(
+    (await fleetOf('ferm-1')).controllers.find((c: any) => c.serviceId === 'ferm-2'),
+    { online: true, version: VERSION },
+    'no forged presence of ferm-2',
   );
 
   // Without credentials: refused.

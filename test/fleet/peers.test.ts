@@ -1,28 +1,33 @@
-// The fleet list (src/fleet/peers.ts): bounded, oldest dropped and counted, offline seen at once,
-// its own state and foreign or broken messages left out.
+// The fleet list (src/fleet/peers.ts): read from small presence messages on <root>/fleet/<id>,
+// bounded (oldest dropped and counted), its own presence, junk, oversized messages and ids that
+// break the service-id rule left out and counted; the list itself stays small whatever peers send.
 import t from 'tap';
-import { FleetPeers } from '../../src/fleet/peers.js';
+import { FleetPeers, PRESENCE_MAX_BYTES } from '../../src/fleet/peers.js';
+import { SERVICE_ID_MAX_LENGTH } from '../../src/shared/service-id.js';
+import { loadConfig } from '../../src/config.js';
 
-const state = (id: string, status: Record<string, unknown>, blocks: unknown[] = []) =>
-  Buffer.from(
-    JSON.stringify({ key: id, type: 'Spark.state', ttl: '60s', data: { status, blocks, relations: [], claims: [] } }),
-  );
+const presence = (id: string, fields: Record<string, unknown> = {}) =>
+  Buffer.from(JSON.stringify({ serviceId: id, online: true, version: '1.0', dashboardUrl: null, ...fields }));
+const fleetOf = (o: { max?: number; now?: () => number; warn?: (m: string) => void } = {}) =>
+  new FleetPeers({
+    serviceId: 'me',
+    topicRoot: 'svc',
+    version: '1.0',
+    dashboardUrl: () => 'http://me.local:5000/',
+    max: o.max,
+    now: o.now,
+    log: { warn: (_f: unknown, m: string) => o.warn?.(m) } as any,
+  });
 
 t.test('bounded: past max the one seen longest ago is dropped, counted and logged', async (t) => {
   const warned: string[] = [];
   let now = 1000;
-  const fleet = new FleetPeers({
-    serviceId: 'me',
-    topicRoot: 'svc',
-    max: 3,
-    log: { warn: (_f: unknown, m: string) => void warned.push(m) } as any,
-    now: () => now,
-  });
-  for (const id of ['a', 'b', 'c']) (now += 10), fleet.handle(`svc/state/${id}`, state(id, { online: true }));
+  const fleet = fleetOf({ max: 3, now: () => now, warn: (m) => warned.push(m) });
+  for (const id of ['a', 'b', 'c']) (now += 10), fleet.handle(`svc/fleet/${id}`, presence(id));
   now += 10;
-  fleet.handle('svc/state/a', state('a', { online: true })); // a is now the most recent
+  fleet.handle('svc/fleet/a', presence('a')); // a is now the most recent
   now += 10;
-  fleet.handle('svc/state/d', state('d', { online: true, dashboardUrl: 'http://d.local:5000/', version: '1.2' }));
+  fleet.handle('svc/fleet/d', presence('d', { dashboardUrl: 'http://d.local:5000/', version: '1.2' }));
   t.same(
     fleet.list().map((p) => p.serviceId),
     ['d', 'a', 'c'],
@@ -31,55 +36,82 @@ t.test('bounded: past max the one seen longest ago is dropped, counted and logge
   t.match(fleet.status(), { controllers: 3, max: 3, dropped: 1 });
   t.equal(warned.length, 1);
   t.match(warned[0], /more than 3 controllers.*\(b\)/);
-  t.match(fleet.list()[0], {
-    serviceId: 'd',
-    online: true,
-    dashboardUrl: 'http://d.local:5000/',
-    version: '1.2',
-    lastSeen: new Date(now).toISOString(),
+  t.match(fleet.list()[0], { serviceId: 'd', online: true, dashboardUrl: 'http://d.local:5000/', version: '1.2' });
+});
+
+t.test('lastSeen: now for an online controller, when it went offline for an offline one', async (t) => {
+  let now = 1000;
+  const fleet = fleetOf({ now: () => now });
+  fleet.handle('svc/fleet/up', presence('up'));
+  fleet.handle('svc/fleet/down', presence('down', { online: false }));
+  now = 90_000;
+  t.match(Object.fromEntries(fleet.list().map((p) => [p.serviceId, p.lastSeen])), {
+    up: new Date(90_000).toISOString(),
+    down: new Date(1000).toISOString(),
   });
 });
 
-t.test('own state, patches, junk and other roots are left out; an empty retained state removes', async (t) => {
-  const fleet = new FleetPeers({ serviceId: 'me', topicRoot: 'svc', log: { warn: () => undefined } as any });
-  fleet.handle('svc/state/me', state('me', { online: true }));
-  fleet.handle('svc/state/x/patch', state('x', { online: true }));
-  fleet.handle('svc/state/y', Buffer.from('not json'));
-  fleet.handle('svc/state/z', state('other-key', { online: true }));
-  fleet.handle('svc/state/w', state('w', { online: true, dashboardUrl: 'javascript:alert(1)' }));
-  t.same(
-    fleet.list().map((p) => [p.serviceId, p.dashboardUrl]),
-    [['w', null]],
-    'only w, without its non-http link',
-  );
-  t.equal(fleet.status().ignored, 2);
-  fleet.handle('svc/state/w', Buffer.alloc(0));
+t.test(
+  'its own presence, junk, forged and other topics are left out and counted; an empty retained one removes',
+  async (t) => {
+    const warned: string[] = [];
+    const fleet = fleetOf({ warn: (m) => warned.push(m) });
+    fleet.handle('svc/fleet/me', presence('me'));
+    fleet.handle('svc/fleet/y', Buffer.from('not json'));
+    fleet.handle('svc/fleet/z', presence('other-id'));
+    fleet.handle('svc/fleet/v', Buffer.from(JSON.stringify({ serviceId: 'v', online: 'yes' })));
+    fleet.handle('svc/fleet/w', presence('w', { dashboardUrl: 'javascript:alert(1)' }));
+    t.same(
+      fleet.list().map((p) => [p.serviceId, p.dashboardUrl]),
+      [['w', null]],
+      'only w, without its non-http link',
+    );
+    t.equal(fleet.status().ignored, 3);
+    t.equal(warned.length, 1, 'one warning a minute for all of them');
+    fleet.handle('svc/fleet/w', Buffer.alloc(0));
+    t.same(fleet.list(), []);
+  },
+);
+
+t.test('a message over the presence size is dropped unparsed', async (t) => {
+  const fleet = fleetOf();
+  const big = presence('big', { version: '1.0', pad: 'x'.repeat(PRESENCE_MAX_BYTES) });
+  const parse = JSON.parse;
+  let parsed = 0;
+  JSON.parse = ((...a: Parameters<typeof parse>) => (parsed++, parse(...a))) as typeof JSON.parse;
+  try {
+    fleet.handle('svc/fleet/big', big);
+  } finally {
+    JSON.parse = parse;
+  }
+  t.equal(parsed, 0, 'not parsed');
   t.same(fleet.list(), []);
+  t.equal(fleet.status().ignored, 1);
 });
 
-t.test('big states are parsed once per interval, offline messages always', async (t) => {
-  let now = 0;
-  const fleet = new FleetPeers({
-    serviceId: 'me',
-    topicRoot: 'svc',
-    parseIntervalMs: 15_000,
-    log: { warn: () => undefined } as any,
-    now: () => now,
-  });
-  const blocks = Array.from({ length: 200 }, (_, i) => ({
-    id: `block ${i}`,
-    type: 'TempSensorMock',
-    data: { value: i, setting: 20, connected: true },
-  }));
-  fleet.handle('svc/state/big', state('big', { online: true, version: 'v1' }, blocks));
-  now = 5000;
-  fleet.handle('svc/state/big', state('big', { online: true, version: 'v2' }, blocks));
-  t.match(
-    fleet.list()[0],
-    { version: 'v1', lastSeen: new Date(5000).toISOString() },
-    'not parsed again within the interval, but seen',
+t.test('fleet ids obey the service-id rule of the config (issue 45.7)', async (t) => {
+  const fleet = fleetOf();
+  const long = 'x'.repeat(60_000);
+  for (let i = 0; i < 100; i++) fleet.handle(`svc/fleet/${long}${i}`, presence(`${long}${i}`));
+  const odd = ['a b', 'é', 'a"b', '<script>', 'x'.repeat(SERVICE_ID_MAX_LENGTH + 1)];
+  for (const id of odd) fleet.handle(`svc/fleet/${id}`, presence(id));
+  const ok = 'x'.repeat(SERVICE_ID_MAX_LENGTH);
+  fleet.handle(`svc/fleet/${ok}`, presence(ok));
+  t.same(
+    fleet.list().map((p) => p.serviceId),
+    [ok],
+    'only the id the config would take',
   );
-  now = 6000;
-  fleet.handle('svc/state/big', state('big', { online: false, connection_status: 'DISCONNECTED' }));
-  t.match(fleet.list()[0], { online: false }, 'the small offline message is read at once');
+  t.equal(fleet.status().ignored, 100 + odd.length);
+  t.ok(JSON.stringify(fleet.list()).length < 1000, 'the list stays small');
+  // The same rule as the config's serviceId: what the fleet refuses, the config refuses.
+  for (const id of [...odd, `${long}1`])
+    t.throws(() => loadConfig({ serviceId: id }, {}), `config refuses ${id.slice(0, 20)}`);
+  t.equal(loadConfig({ serviceId: ok }, {}).serviceId, ok, 'and takes the longest id the fleet takes');
+});
+
+t.test('its own presence message: id, online, version, dashboard', async (t) => {
+  const fleet = fleetOf();
+  t.same(fleet.own(true), { serviceId: 'me', online: true, version: '1.0', dashboardUrl: 'http://me.local:5000/' });
+  t.ok(JSON.stringify(fleet.own(false)).length < PRESENCE_MAX_BYTES);
 });

@@ -91,9 +91,15 @@ t.test('a clean stop says offline', async (t) => {
   const sub = await Recorder.connect(broker.url);
   t.teardown(() => sub.end());
   await sub.subscribe(AVAILABILITY);
-  const first = await sub.waitFor((m) => m.topic === AVAILABILITY, 'the retained availability');
+  const first = await sub.waitFor((m) => m.topic === AVAILABILITY, 'the availability');
   t.equal(text(first), 'online');
-  t.equal(first.retain, true);
+  // Retained: a client subscribing later (Home Assistant starting after the service) gets it.
+  const later = await Recorder.connect(broker.url);
+  t.teardown(() => later.end());
+  await later.subscribe(AVAILABILITY);
+  const retained = await later.waitFor((m) => m.topic === AVAILABILITY, 'the retained availability');
+  t.equal(text(retained), 'online');
+  t.equal(retained.retain, true);
 
   const from = sub.messages.length;
   await rt.close();

@@ -133,6 +133,11 @@ export async function until(cond: () => boolean, what: string, timeoutMs = 5000)
   }
 }
 
+/** Wait until the app's broker connection is up with every subscription acknowledged. */
+export async function untilSubscribed(app: App, timeoutMs = 5000): Promise<void> {
+  await until(() => (app.mqtt.status() as { subscribed: boolean }).subscribed, 'the app to subscribe', timeoutMs);
+}
+
 export function topic(kind: 'state' | 'patch' | 'history', serviceId = SERVICE_ID, root = 'svc'): string {
   if (kind === 'patch') return `${root}/state/${serviceId}/patch`;
   return `${root}/${kind}/${serviceId}`;

@@ -4,7 +4,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { startApp } from '../helpers/app.js';
-import { controllerTopic, Recorder, SERVICE_ID, topic, until, VARIANTS } from './fixtures.js';
+import { controllerTopic, Recorder, SERVICE_ID, topic, until, untilSubscribed, VARIANTS } from './fixtures.js';
 
 const ACTIONS = ['create', 'write', 'patch', 'delete'] as const;
 const PER_TOPIC = 100;
@@ -70,6 +70,7 @@ for (const variant of VARIANTS) {
 
     const sub = await Recorder.connect(bus.brokerUrl(rt.app));
     t.teardown(() => sub.end());
+    await untilSubscribed(rt.app);
     await sub.subscribe(topic('patch'));
     for (const action of ACTIONS) {
       for (let i = 0; i < PER_TOPIC; i++)

@@ -11,7 +11,7 @@ import { BODY_LIMIT, MAX_META_BYTES, MAX_PACKET_BYTES, MAX_RECORD_BYTES } from '
 import { DB_FILE } from '../../src/store/db.js';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
-import { controllerTopic, Recorder, SERVICE_ID, sleep, until } from '../mqtt/fixtures.js';
+import { controllerTopic, Recorder, SERVICE_ID, sleep, until, untilSubscribed } from '../mqtt/fixtures.js';
 
 const capture = () => {
   const lines: string[] = [];
@@ -65,8 +65,10 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
     const url = external?.url ?? `mqtt://127.0.0.1:${rt.app.mqtt.brokerPort}`;
     const pub = await Recorder.connect(url);
     t.teardown(() => pub.end());
+    await untilSubscribed(rt.app);
 
     await pub.publish(controllerTopic('create'), JSON.stringify(block('Huge', 2 * BODY_LIMIT)));
+    await pub.publish(controllerTopic('create'), JSON.stringify(block('Just Over', BODY_LIMIT)));
     // On the spark topic: drops are logged once a minute per topic (src/log/limit.ts), so a second
     // drop on the same topic would only be counted.
     await pub.publish('svc/spark/blocks/create', JSON.stringify(block('Meta Heavy', BODY_LIMIT / 2)));
@@ -78,6 +80,20 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
     const ids = rt.app.runtime.blocks().map((b) => b.id);
     t.notOk(ids.includes('Huge'), 'a 2 MiB create is dropped');
     t.notOk(ids.includes('Meta Heavy'), 'a 512 KiB meta is dropped');
+    // Over the service's read limit (issue 45.1): Mosquitto, told it by MQTT 5, does not send it;
+    // from the embedded broker it is skipped as it arrives, never buffered or parsed.
+    const mqttStatus = rt.app.status().mqtt as { protocolVersion: number; dropped: Record<string, number> };
+    if (external) {
+      t.equal(mqttStatus.protocolVersion, 5, 'MQTT 5 to Mosquitto');
+      t.equal(mqttStatus.dropped.oversized, 0, 'the broker kept the 2 MiB message back');
+    } else {
+      t.equal(mqttStatus.dropped.oversized, 1, 'the 2 MiB message skipped unread');
+      t.ok(
+        lines.some((l) => /mqtt message on svc\/controller\/blocks\/create skipped unread: \d+ bytes/.test(l)),
+        'the skip is logged',
+      );
+    }
+    t.notOk(ids.includes('Just Over'), 'a payload just over 1 MiB (under the read limit) is dropped');
     t.ok(
       lines.some((l) => /mqtt blocks\/create dropped: the payload is \d+ bytes, over the 1048576-byte limit/.test(l)),
       'the size drop is logged',
@@ -86,7 +102,7 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
       lines.some((l) => /mqtt blocks\/create dropped: .*meta must be at most/.test(l)),
       'the meta drop is logged',
     );
-    t.equal((rt.app.status().mqtt as { dropped: { blockApi: number } }).dropped.blockApi, 2, 'both drops are counted');
+    t.equal(mqttStatus.dropped.blockApi, 2, 'both drops are counted');
     const db =
       statSync(path.join(rt.dataDir, DB_FILE)).size +
       statSync(path.join(rt.dataDir, `${DB_FILE}-wal`), { throwIfNoEntry: false })!.size;
