@@ -5,8 +5,8 @@
 // cross-controller graph time (one controller's /history/timeseries/ranges over fields of three
 // others), the controllers' emission lateness and the CPU of each part.
 //
-//   npx tsc -p tsconfig.json && node dist/scripts/fleet-load.js [--controllers 50] [--blocks 200]
-//       [--seconds 60] [--emit-interval 5000] [--json out.json]
+//   npm run build && node dist/scripts/fleet-load.js [--controllers 50] [--blocks 200]
+//       [--seconds 60] [--emit-interval 5000] [--json out.json] [--cli other/dist/src/main.js]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -17,7 +17,9 @@ import mqtt from 'mqtt';
 import { cpuSeconds } from './bench/procs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = path.join(ROOT, 'dist/src/main.js');
+const cliAt = process.argv.indexOf('--cli');
+/** The controller to run: this checkout's build, or another (`--cli other/dist/src/main.js`, to compare versions). */
+const CLI = cliAt > 0 ? path.resolve(process.argv[cliAt + 1]!) : path.join(ROOT, 'dist/src/main.js');
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -163,19 +165,15 @@ async function main() {
   for (const c of ctl)
     await until(`${c.id} listening`, async () => (await fetch(`${c.origin}/${c.id}/system/ping`)).ok);
   console.log(`${N} controllers up in ${((Date.now() - t0) / 1000).toFixed(1)} s; creating ${BLOCKS} blocks each`);
-  for (const c of ctl) {
-    for (let b = 0; b < BLOCKS; b += 20) {
-      await Promise.all(
-        Array.from({ length: Math.min(20, BLOCKS - b) }, (_, k) =>
-          json(`${c.origin}/${c.id}/blocks/create`, {
-            id: `Sensor ${b + k}`,
-            type: 'TempSensorMock',
-            data: { setting: 15 + ((b + k) % 10) },
-          }),
-        ),
-      );
-    }
-  }
+  for (const c of ctl)
+    await json(
+      `${c.origin}/${c.id}/blocks/batch/create`,
+      Array.from({ length: BLOCKS }, (_, b) => ({
+        id: `Sensor ${b}`,
+        type: 'TempSensorMock',
+        data: { setting: 15 + (b % 10) },
+      })),
+    );
   console.log(
     `blocks created after ${((Date.now() - t0) / 1000).toFixed(1)} s; settling ${Math.ceil((EMIT_MS * 2) / 1000)} s`,
   );
@@ -245,17 +243,22 @@ async function main() {
   const graphMs: number[] = [];
   const fieldsMs: number[] = [];
   let graphPoints = 0;
+  const historyErrors: string[] = [];
   while (Date.now() - start0 < SECONDS * 1000) {
     await sleep(5000);
     if (!graphFields.length) continue;
-    let t = performance.now();
-    const fields = await json(`${ctl[0]!.origin}/history/timeseries/fields`, { duration: '1h' });
-    fieldsMs.push(performance.now() - t);
-    if (!graphFields.every((f) => fields.includes(f))) continue;
-    t = performance.now();
-    const ranges = await json(`${ctl[0]!.origin}/history/timeseries/ranges`, { fields: graphFields, duration: '1h' });
-    graphMs.push(performance.now() - t);
-    graphPoints = ranges.reduce((n: number, r: any) => n + r.values.length, 0);
+    try {
+      let t = performance.now();
+      const fields = await json(`${ctl[0]!.origin}/history/timeseries/fields`, { duration: '1h' });
+      fieldsMs.push(performance.now() - t);
+      if (!graphFields.every((f) => fields.includes(f))) continue;
+      t = performance.now();
+      const ranges = await json(`${ctl[0]!.origin}/history/timeseries/ranges`, { fields: graphFields, duration: '1h' });
+      graphMs.push(performance.now() - t);
+      graphPoints = ranges.reduce((n: number, r: any) => n + r.values.length, 0);
+    } catch (e) {
+      historyErrors.push((e as Error).message.slice(0, 300));
+    }
   }
   const elapsed = (Date.now() - start0) / 1000;
   const rows1 = await rows();
@@ -298,6 +301,7 @@ async function main() {
       samples: graphMs.length,
     },
     fieldsListMs: { p50: Math.round(pct(fieldsMs, 0.5)), max: Math.round(Math.max(...fieldsMs)) },
+    historyErrors: { count: historyErrors.length, first: historyErrors[0] ?? null },
     emissionLateP99Ms: {
       median: Math.round(pct(late, 0.5)),
       worst: Math.round(Math.max(...late.filter(Number.isFinite))),

@@ -262,7 +262,12 @@ async function assembleServices(
     save: () => runtime.backupSave(),
     log,
   });
-  const events = new EventStreams({ runtime, status: statusReport, intervalMs: config.emitInterval });
+  const events = new EventStreams({
+    runtime,
+    status: statusReport,
+    intervalMs: config.emitInterval,
+    log: log.child({ module: 'events' }),
+  });
   const supervisor: { onRestart?: () => void } = {};
 
   const controllerPlugins: FastifyPluginAsync[] = [

@@ -20,6 +20,8 @@ import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
 import { ConfigError } from './shared/errors.js';
+import { parseJson } from './shared/json.js';
+import { CONFIG_FILE_BYTES } from './shared/limits.js';
 
 export { DEFAULTS, type Config } from './config-schema.js';
 
@@ -92,7 +94,6 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   const file = args.config ?? env.EDGEBLOCKS_CONFIG;
   if (file !== undefined) {
     let text: string;
-    let json: unknown;
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
@@ -101,11 +102,9 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
         `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
       );
     }
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new ConfigError('config', `${file} is not valid JSON: ${(e as Error).message}`);
-    }
+    const parsed = parseJson(text, { maxBytes: CONFIG_FILE_BYTES, what: file });
+    if (!parsed.ok) throw new ConfigError('config', parsed.reason);
+    const json = parsed.value;
     if (typeof json !== 'object' || json === null || Array.isArray(json))
       throw new ConfigError('config', `${file} must hold a JSON object`);
     const { values, issues } = checkConfigDocument(json as Record<string, unknown>);

@@ -4,8 +4,14 @@
 // of the broker, so the page stays live while an external broker is away.
 // At stop every stream gets a last `state` with `online: false` and ends, so the page shows
 // offline and the HTTP server can close (an open stream would hold it until the stop limit).
+// A client that stops reading is closed once STREAM_QUEUE_BYTES wait for it (slow-clients.ts),
+// with a last `closed` event saying why; the browser's EventSource then reconnects to a fresh state.
 import type { FastifyPluginAsync } from 'fastify';
+import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
 import { ALL, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
+import { STREAM_QUEUE_BYTES } from '../shared/limits.js';
+import { CLOSE_GRACE_MS, SlowClients } from '../shared/slow-clients.js';
 
 /** How long a browser waits before reconnecting after the stream drops (the SSE `retry` field). */
 const RETRY_MS = 2000;
@@ -14,13 +20,24 @@ export interface EventSourceDeps {
   runtime: BlockRuntime;
   status: () => Record<string, unknown>;
   intervalMs: number;
+  log?: Pick<Logger, 'warn'>;
 }
 
 export class EventStreams {
   private readonly open = new Set<{ close: () => void }>();
   private ended = false;
+  private readonly slow: SlowClients;
 
-  constructor(private readonly deps: EventSourceDeps) {}
+  constructor(private readonly deps: EventSourceDeps) {
+    const warnings = deps.log && new WarningLimiter(deps.log);
+    this.slow = new SlowClients(STREAM_QUEUE_BYTES, (reason) =>
+      warnings?.warn('slow', { reason }, `event stream ${reason}`),
+    );
+  }
+
+  status(): { clients: number; slowClosed: number } {
+    return { clients: this.open.size, slowClosed: this.slow.closed };
+  }
 
   /** Ends every stream with an offline state; streams opened later get that state and end at once. */
   end(): void {
@@ -68,7 +85,10 @@ export class EventStreams {
           'x-accel-buffering': 'no',
         });
         const send = (event: string, data: unknown) => {
-          if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+          if (res.writableEnded) return;
+          const slow = this.slow.check(res.writableLength);
+          if (slow) return stream.cut(slow);
+          res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
         };
         const sendState = (online = true) => {
           try {
@@ -83,11 +103,9 @@ export class EventStreams {
           res.end();
           return;
         }
-        sendState();
-        const timer = setInterval(sendState, intervalMs);
+        let timer: NodeJS.Timeout | undefined;
         const onChange = (ev: ChangeEvent) =>
           send('patch', { changed: ev.changed.map((b) => runtime.read(b).json()), deleted: ev.deleted });
-        runtime.on('change', onChange);
         const detach = () => {
           if (!this.open.delete(stream)) return false;
           clearInterval(timer);
@@ -100,9 +118,18 @@ export class EventStreams {
             sendState(false);
             res.end();
           },
+          /** Too slow: a last event with the reason, and the connection cut if the client does not take it soon. */
+          cut: (reason: string) => {
+            if (!detach()) return;
+            res.end(`event: closed\ndata: ${JSON.stringify({ reason })}\n\n`);
+            setTimeout(() => res.destroy(), CLOSE_GRACE_MS).unref();
+          },
         };
         this.open.add(stream);
         req.raw.on('close', detach);
+        runtime.on('change', onChange);
+        sendState();
+        timer = setInterval(sendState, intervalMs);
       },
     );
   };

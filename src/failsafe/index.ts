@@ -22,6 +22,8 @@ import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import { parseFlags, type FlagTable } from '../cli-args.js';
 import { checkConfigDocument, DEFAULTS, issueKey, type Config } from '../config-schema.js';
+import { parseJson } from '../shared/json.js';
+import { CONFIG_FILE_BYTES } from '../shared/limits.js';
 import { oneWireOutputsOff } from './onewire.js';
 import { i2cOutputsOff } from './i2c.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
@@ -96,12 +98,9 @@ async function loadConfig(path: string): Promise<Record<string, unknown>> {
   } catch (err) {
     throw new Error(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? text(err)}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (err) {
-    throw new Error(`config ${path} is not valid JSON: ${text(err)}`);
-  }
+  const parsed = parseJson(raw, { maxBytes: CONFIG_FILE_BYTES, what: `config ${path}` });
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const json = parsed.value;
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new Error(`config ${path} must be a JSON object`);
   }

@@ -1,5 +1,7 @@
 // The emulated hardware of --hardware sim: its config (the built-in demo or a JSON file) and the
 // emulation on it. Its own module so that only sim mode loads the emulation.
+import { parseJson } from '../shared/json.js';
+import { CONFIG_FILE_BYTES } from '../shared/limits.js';
 import { readFile } from 'node:fs/promises';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
 import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
@@ -13,16 +15,15 @@ export async function openSim(file: string | undefined, clock: Clock): Promise<S
 
 async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
   if (file === undefined) return parseSimConfig(DEMO_SIM_CONFIG);
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(
-      'simConfig',
-      `${file}: ${code ? `cannot read (${code})` : `not valid JSON: ${(e as Error).message}`}`,
-    );
+    throw new ConfigError('simConfig', `${file}: cannot read (${(e as NodeJS.ErrnoException).code})`);
   }
+  const parsed = parseJson(text, { maxBytes: CONFIG_FILE_BYTES, what: file });
+  if (!parsed.ok) throw new ConfigError('simConfig', parsed.reason);
+  const json = parsed.value;
   try {
     return parseSimConfig(json);
   } catch (e) {

@@ -8,7 +8,8 @@ import { HttpError } from '../api/errors.js';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import { parseJson, sizeProblem } from '../shared/json.js';
-import { HISTORY_STREAM_COMMAND_BYTES } from '../shared/limits.js';
+import { HISTORY_STREAM_COMMAND_BYTES, HISTORY_STREAM_QUERIES } from '../shared/limits.js';
+import { CLOSE_GRACE_MS, type SlowClients } from '../shared/slow-clients.js';
 import type { HistoryIngest } from './ingest.js';
 import { NoBody, mayBeAbsent } from '../api/route-validation.js';
 import {
@@ -44,6 +45,8 @@ export interface TimeseriesDeps {
   now: () => number;
   log: Logger;
   metricsIntervalMs?: number;
+  /** The stream websocket's per-client limit of bytes waiting to be read (slow-clients.ts). */
+  slow?: SlowClients;
 }
 
 const NO_CACHE = {
@@ -193,8 +196,15 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
 
 function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
   const streams = new Map<string, () => void>();
+  let queries = 0;
   const send = (msg: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+    if (ws.readyState !== ws.OPEN) return;
+    const slow = deps.slow?.check(ws.bufferedAmount);
+    if (!slow) return void ws.send(JSON.stringify(msg));
+    // A client that does not read: closed with the reason, cut if it does not take the close frame.
+    for (const id of [...streams.keys()]) stop(id);
+    ws.close(1008, 'too slow: the client did not read what was sent');
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   };
   const stop = (id: string) => {
     streams.get(id)?.();
@@ -225,8 +235,10 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
       unsubscribe();
     });
     const queryEnd = tf.end ?? deps.now();
+    queries++;
     deps.store
       .ranges(q.fields, tf.start, queryEnd, tf.step)
+      .finally(() => queries--)
       .then((ranges) => {
         if (stopped) return;
         send({ id, data: { initial: true, ranges } });
@@ -263,6 +275,8 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
       if (command !== 'stop' && !streams.has(id) && streams.size >= 100)
         throw new QueryError('at most 100 streams on one socket; stop one first');
       if (command === 'ranges') {
+        if (queries >= HISTORY_STREAM_QUERIES)
+          throw new QueryError(`${queries} queries of this socket are running; wait for their answers`);
         const q = parseRangesQuery(query);
         selectTimeframe(q, deps.now());
         stop(id);

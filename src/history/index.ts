@@ -12,6 +12,9 @@ import type { HistoryStore } from './store.js';
 import { topicsFor } from '../mqtt/topics.js';
 import { INGEST_LIMITS } from './limits.js';
 import { parseDuration } from './timeframe.js';
+import { WarningLimiter } from '../log/limit.js';
+import { STREAM_QUEUE_BYTES } from '../shared/limits.js';
+import { SlowClients } from '../shared/slow-clients.js';
 import { VictoriaStore } from './victoria-store.js';
 
 export interface History {
@@ -62,10 +65,14 @@ export function createHistory({ config, log, now, clock }: HistoryDeps): History
   const ownTopic = topicsFor(config.topicRoot, config.serviceId).history;
   const gate = new ClockGate(store, { wall: now, now: mono, highWater: () => clock?.highWater() ?? null }, drops);
   const ingest = new HistoryIngest({ store: gate, now, monotonic: mono, log, ownTopic, drops });
+  const warnings = new WarningLimiter(log);
+  const slow = new SlowClients(STREAM_QUEUE_BYTES, (reason) =>
+    warnings.warn('slow', { reason }, `history stream ${reason}`),
+  );
   return {
     store,
     ingest,
-    routes: timeseriesRoutes({ store, ingest, now, log }),
+    routes: timeseriesRoutes({ store, ingest, now, log, slow }),
     // The controller's own messages come straight from the emission, so the service does not
     // parse its own publication back; on the bus they are for everyone else. With
     // historyIngest 'own' (several controllers on one shared store) nothing else is stored.
@@ -93,6 +100,7 @@ export function createHistory({ config, log, now, clock }: HistoryDeps): History
         ingest: ingest.status(),
         dropped: drops.status(),
         clock: gate.status(),
+        stream: { slowClosed: slow.closed },
       };
       if (own && status.ok !== false) {
         status.ok = false;

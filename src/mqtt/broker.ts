@@ -1,5 +1,7 @@
 // The embedded broker: aedes (MQTT 3.1.1) on a TCP port, plus `handle(stream)` for websocket
-// connections from /eventbus. Packets over MAX_PACKET_BYTES close the connection.
+// connections from /eventbus. Packets over MAX_PACKET_BYTES close the connection; a subscriber
+// that does not read is closed once MQTT_CLIENT_QUEUE_BYTES wait for it (aedes itself writes on
+// and only closes it after 60 s without a drain).
 import { Aedes, type AedesOptions } from 'aedes';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -8,12 +10,15 @@ import type { Logger } from '../log.js';
 import type { BusAuth } from './bus-auth.js';
 import { listen } from './listen.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from '../shared/port-in-use.js';
-import { MAX_PACKET_BYTES } from '../shared/limits.js';
+import { MAX_PACKET_BYTES, MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
+import { SlowClients } from '../shared/slow-clients.js';
+import { WarningLimiter } from '../log/limit.js';
 import { limitPacketSize } from './packet-limit.js';
 
 export class EmbeddedBroker {
   /** Topics a client's own publications on which are not sent back to it: client id -> topics. */
   private readonly echoless: Map<string, Set<string>>;
+  private readonly slow: SlowClients;
 
   private constructor(
     private readonly aedes: Aedes,
@@ -23,6 +28,15 @@ export class EmbeddedBroker {
     echoless: Map<string, Set<string>>,
   ) {
     this.echoless = echoless;
+    const warnings = new WarningLimiter(log);
+    this.slow = new SlowClients(MQTT_CLIENT_QUEUE_BYTES, (reason) =>
+      warnings.warn('slow', { reason }, `mqtt broker: a subscriber ${reason}`),
+    );
+  }
+
+  /** Subscribers closed because they did not read. */
+  get slowClosed(): number {
+    return this.slow.closed;
   }
 
   /** Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound. */
@@ -41,7 +55,8 @@ export class EmbeddedBroker {
       log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'),
     );
     aedes.on('connectionError', (_client, err) => log.debug({ err: err.message }, 'mqtt broker: connection error'));
-    const server = createServer((socket: Socket) => serveLimited(aedes, socket, log));
+    let broker: EmbeddedBroker | null = null;
+    const server = createServer((socket: Socket) => (broker ? broker.serve(socket) : socket.destroy()));
     try {
       await listen(server, port, host);
     } catch (e) {
@@ -58,7 +73,8 @@ export class EmbeddedBroker {
     server.on('error', (err) => log.error({ err }, 'mqtt broker server error'));
     const actual = (server.address() as AddressInfo).port;
     log.info({ host, port: actual }, `mqtt broker listening on ${host}:${actual}`);
-    return new EmbeddedBroker(aedes, server, actual, log, echoless);
+    broker = new EmbeddedBroker(aedes, server, actual, log, echoless);
+    return broker;
   }
 
   /**
@@ -74,7 +90,23 @@ export class EmbeddedBroker {
 
   /** Serve one MQTT connection arriving over another transport (a websocket stream). */
   handle(stream: Duplex, req?: IncomingMessage): void {
-    serveLimited(this.aedes, stream, this.log, req);
+    this.serve(stream, req);
+  }
+
+  /** The service's own client over an in-memory pair: it reads in the same turn, its queue is not limited. */
+  handleOwn(stream: Duplex): void {
+    this.serve(stream, undefined, false);
+  }
+
+  private serve(stream: Duplex, req?: IncomingMessage, limitReading = true): void {
+    this.aedes.handle(stream, req);
+    limitPacketSize(stream, MAX_PACKET_BYTES, (bytes) =>
+      this.log.warn(
+        { bytes, limit: MAX_PACKET_BYTES },
+        `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`,
+      ),
+    );
+    if (limitReading) limitQueue(stream, this.slow);
   }
 
   get clients(): number {
@@ -105,12 +137,18 @@ function authenticateWith(auth: BusAuth): NonNullable<AedesOptions['authenticate
   };
 }
 
-function serveLimited(aedes: Aedes, stream: Duplex, log: Logger, req?: IncomingMessage): void {
-  aedes.handle(stream, req);
-  limitPacketSize(stream, MAX_PACKET_BYTES, (bytes) =>
-    log.warn(
-      { bytes, limit: MAX_PACKET_BYTES },
-      `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`,
-    ),
-  );
+/**
+ * Close the connection when a write finds more than the limit waiting for the client. aedes
+ * writes every packet with `stream.write` (mqtt-packet's writeToStream), so the check sits in
+ * front of this one stream's `write`: no wrapper on the path of every packet.
+ */
+function limitQueue(stream: Duplex, slow: SlowClients): void {
+  const write = stream.write;
+  stream.write = function (this: Duplex, ...args: Parameters<Duplex['write']>): boolean {
+    if (slow.check(stream.writableLength) && !stream.destroyed) {
+      stream.destroy();
+      return false;
+    }
+    return write.apply(this, args);
+  } as Duplex['write'];
 }

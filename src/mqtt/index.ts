@@ -67,6 +67,8 @@ export interface MqttStatus extends ConnectionStatus {
   ttl: string;
   emitted: EmissionCounts;
   eventbusClients: number;
+  /** MQTT clients of the embedded broker (TCP or /eventbus) closed because they did not read what was sent. */
+  slowClientsClosed: number;
   /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large; packets over the read limit, skipped unread), and warnings held back. */
   dropped: { blockApi: number; other: number; oversized: number; warningsSuppressed: number };
 }
@@ -175,6 +177,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       lateMs: { p50: 0, p99: 0, max: 0, samples: 0 },
     },
     eventbusClients: eventbus.clients,
+    slowClientsClosed: broker?.slowClosed ?? 0,
     dropped: {
       blockApi: counts.blockApiDropped,
       other: counts.otherDropped,
@@ -351,6 +354,6 @@ function loopbackFor(host: string): string {
 /** One end of an in-memory pair whose other end the embedded broker serves (memory-pair.ts). */
 function inProcessLink(broker: EmbeddedBroker): Duplex {
   const [client, server] = memoryPair();
-  broker.handle(server);
+  broker.handleOwn(server);
   return client;
 }

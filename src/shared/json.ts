@@ -1,16 +1,21 @@
 // JSON from outside (a REST body, an MQTT payload, a websocket command), parsed one way: the size
-// is checked before the text is decoded or parsed, and a `__proto__` key is refused, since it
-// could poison objects later built from the value (spread, Object.assign, merges).
+// is checked before the text is decoded, the nesting depth before it is parsed (a value nested
+// 150,000 deep parses, then overflows the stack of whatever walks it: a schema check, a clone),
+// and a `__proto__` key is refused, since it could poison objects later built from the value
+// (spread, Object.assign, merges).
+import { MAX_JSON_DEPTH } from './limits.js';
 
 export type JsonResult =
   | { ok: true; value: unknown }
-  | { ok: false; problem: 'too large' | 'not JSON' | 'prototype key'; reason: string };
+  | { ok: false; problem: 'too large' | 'too deep' | 'not JSON' | 'prototype key'; reason: string };
 
 export interface JsonOptions {
   /** Largest accepted size in bytes (UTF-8). */
   maxBytes: number;
   /** What the text is, for the reason: "the body", "the payload", "the command". */
   what: string;
+  /** Deepest accepted nesting of objects and arrays (default MAX_JSON_DEPTH). */
+  maxDepth?: number;
 }
 
 /** Why `bytes` bytes of `what` are refused under `maxBytes`, or null. The one wording of an over-size refusal. */
@@ -25,13 +30,42 @@ function rejectPrototypeKeys(key: string, value: unknown): unknown {
   return value;
 }
 
-/** Parse `input` as JSON when it is at most `maxBytes` long and has no `__proto__` key. */
-export function parseJson(input: string | Buffer | Uint8Array, { maxBytes, what }: JsonOptions): JsonResult {
+/**
+ * Whether the objects and arrays of a JSON text nest deeper than `max` (brackets inside strings
+ * do not count). A text that is not JSON may be miscounted; the parse refuses it anyway.
+ */
+export function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** Parse `input` as JSON when it is at most `maxBytes` long, nests at most `maxDepth` deep and has no `__proto__` key. */
+export function parseJson(
+  input: string | Buffer | Uint8Array,
+  { maxBytes, what, maxDepth = MAX_JSON_DEPTH }: JsonOptions,
+): JsonResult {
   const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   const tooLarge = sizeProblem(what, bytes, maxBytes);
   if (tooLarge) return { ok: false, problem: 'too large', reason: tooLarge };
   const text =
     typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  if (nestsDeeper(text, maxDepth))
+    return {
+      ok: false,
+      problem: 'too deep',
+      reason: `${what} nests objects and arrays more than ${maxDepth} levels deep`,
+    };
   try {
     // The reviver costs more than the parse; a `__proto__` key can only be in a text that
     // spells it out or uses an escape, so only those texts need it.

@@ -5,6 +5,15 @@
 /** A REST request body, and an MQTT command payload (blocks/create etc.): the same rule for both. */
 export const BODY_LIMIT = 1024 * 1024;
 
+/**
+ * How deep any JSON from outside (a REST body, an MQTT payload, a websocket command) may nest, in
+ * objects and arrays: checked before it is parsed (src/shared/json.ts), so no recursive walk of a
+ * value (a schema check, a clone, a merge) can overflow the stack. Block meta (MAX_META_DEPTH)
+ * inside a batch of blocks fits.
+ */
+export const MAX_JSON_DEPTH = 64;
+/** A config file or sim config file: far more than any holds. */
+export const CONFIG_FILE_BYTES = 4 * BODY_LIMIT;
 /** A block's free-form `meta`, as JSON. */
 export const MAX_META_BYTES = 16 * 1024;
 /** How deep a block's `meta` may nest. */
@@ -25,5 +34,17 @@ export const MAX_READ_PACKET_BYTES = BODY_LIMIT + 64 * 1024;
 export const WEBSOCKET_MAX_FRAME_BYTES = MAX_PACKET_BYTES;
 /** A Home Assistant command (`<root>/ha/<id>/<nid>/set/<key>`): a number, `true` or `false`. */
 export const HA_COMMAND_BYTES = 256;
+/**
+ * Bytes written to one client and not yet taken by it (a stream's own buffer, after the kernel's is
+ * full), for the dashboard's event stream and the history stream websocket: past it, the client is
+ * closed. Room for a state message of a controller with a few hundred blocks, and checked before a
+ * write, so one larger message still goes to a client that keeps up. 100 clients that never read
+ * hold at most some 40 MB.
+ */
+export const STREAM_QUEUE_BYTES = 256 * 1024;
+/** The same for an MQTT subscriber of the embedded broker (TCP or /eventbus): a subscription to `#` gets every retained message (Home Assistant configs, states) at once. */
+export const MQTT_CLIENT_QUEUE_BYTES = 4 * STREAM_QUEUE_BYTES;
+/** History queries one history stream websocket may have running at once. */
+export const HISTORY_STREAM_QUERIES = 16;
 /** A command sent on the history stream websocket (/history/timeseries/stream). */
 export const HISTORY_STREAM_COMMAND_BYTES = 64 * 1024;

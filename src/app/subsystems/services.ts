@@ -81,7 +81,7 @@ export function alertsSubsystem(alerts: Alerts): Subsystem {
 
 /** Dashboard event streams: the first to stop, so every open page gets a last offline state. */
 export function eventsSubsystem(events: EventStreams): Subsystem {
-  return { name: 'event streams', stop: () => events.end() };
+  return { name: 'event streams', stop: () => events.end(), status: () => ({ events: events.status() }) };
 }
 
 /** The other controllers seen on the broker (GET /{id}/fleet). */
