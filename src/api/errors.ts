@@ -4,6 +4,7 @@ import type { ValidationIssue } from '../codec/decode.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
 import { DISK_FULL_MESSAGE, isDiskFull } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';
+import { WarningLimiter } from '../log/limit.js';
 import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
 
 export { errorBody, type ErrorBody } from './error-body.js';
@@ -39,10 +40,17 @@ export function toErrorBody(err: unknown): ErrorBody {
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
+  // A request that fails is a bug, but one a client could repeat: one line a minute per route.
+  const failures = new WarningLimiter(app.log, { level: 'error' });
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = unsupportedMediaType(err, req) ?? toErrorBody(err);
     // A full disk is logged once by StorageHealth, not once per refused request.
-    if (body.statusCode >= 500 && body.statusCode !== 507) req.log.error({ err }, 'request failed');
+    if (body.statusCode >= 500 && body.statusCode !== 507)
+      failures.warn(
+        `${req.method} ${req.routeOptions.url ?? '(no route)'}`,
+        { err, reqId: req.id, url: req.url },
+        `request failed: ${req.method} ${req.url.split('?')[0]}`,
+      );
     else req.log.debug({ status: body.statusCode, message: body.message }, 'request refused');
     void reply.status(body.statusCode).send(body);
   });

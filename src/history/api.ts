@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import { HttpError } from '../api/errors.js';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
 import { parseJson, sizeProblem } from '../shared/json.js';
 import { HISTORY_STREAM_COMMAND_BYTES, HISTORY_STREAM_QUERIES } from '../shared/limits.js';
 import { CLOSE_GRACE_MS, type SlowClients } from '../shared/slow-clients.js';
@@ -190,11 +191,13 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
     );
 
     // Open sockets end with the app's close (the websocket server's preClose, src/api/server.ts).
-    websocketRoute(app, '/timeseries/stream', {}, (ws) => serveStream(ws, deps));
+    // A failed query or command is a bug or a store failure a client can repeat: one line a minute each.
+    const failures = new WarningLimiter(deps.log, { level: 'error' });
+    websocketRoute(app, '/timeseries/stream', {}, (ws) => serveStream(ws, deps, failures));
   };
 }
 
-function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
+function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimiter): void {
   const streams = new Map<string, () => void>();
   let queries = 0;
   const send = (msg: unknown) => {
@@ -246,7 +249,7 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
         held = null;
         if (later.length) push(later);
       })
-      .catch((e) => deps.log.error({ err: e }, 'history stream ranges query failed'));
+      .catch((e) => failures.warn('ranges', { err: e }, 'history stream ranges query failed'));
   };
 
   const startMetrics = (id: string, q: { fields: string[]; duration: string | number }) => {
@@ -289,7 +292,7 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps): void {
         stop(id);
       } else throw new QueryError(`command must be ranges, metrics or stop, got ${JSON.stringify(command)}`);
     } catch (e) {
-      if (!(e instanceof QueryError)) deps.log.error({ err: e }, 'history stream command failed');
+      if (!(e instanceof QueryError)) failures.warn('command', { err: e }, 'history stream command failed');
       send({ error: (e as Error).message, message: text });
     }
   });

@@ -1,5 +1,6 @@
 // Repeated warnings, one line per source a minute: junk a client sends again and again (bad
-// history messages, bad block API messages) must not flood the log. The next line of a source
+// history messages, bad block API messages) must not flood the log. Every line a client, a peer
+// or a broker can cause goes through one of these (test/security/junk-inputs.test.ts). The next line of a source
 // says how many were held back since its last one. Sources are bounded too: past `maxSources`
 // distinct ones, new sources share one allowance, so a client inventing topics cannot flood
 // either.
@@ -10,8 +11,8 @@ export interface WarningLimits {
   intervalMs?: number;
   maxSources?: number;
   now?: () => number;
-  /** The level of the lines (default warn): a notice others can cause as often is limited as well. */
-  level?: 'warn' | 'info';
+  /** The level of the lines (default warn): notices and errors others can cause as often are limited as well. */
+  level?: 'warn' | 'info' | 'error';
 }
 
 const OTHER_SOURCES = '(other sources)';
@@ -21,7 +22,7 @@ export class WarningLimiter {
   private heldBack = 0;
 
   constructor(
-    private readonly log: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>,
+    private readonly log: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info' | 'error'>>,
     private readonly limits: WarningLimits = {},
   ) {}
 
@@ -36,8 +37,8 @@ export class WarningLimiter {
       return false;
     }
     const more = seen?.held ? ` (${seen.held} more like it from ${key} since the last warning)` : '';
-    if (this.limits.level === 'info' && this.log.info) this.log.info(fields, `${message}${more}`);
-    else this.log.warn(fields, `${message}${more}`);
+    const level = this.limits.level ?? 'warn';
+    (level === 'warn' ? this.log.warn : (this.log[level] ?? this.log.warn)).call(this.log, fields, `${message}${more}`);
     this.last.set(key, { at: now, held: 0 });
     return true;
   }

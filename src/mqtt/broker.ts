@@ -19,6 +19,8 @@ export class EmbeddedBroker {
   /** Topics a client's own publications on which are not sent back to it: client id -> topics. */
   private readonly echoless: Map<string, Set<string>>;
   private readonly slow: SlowClients;
+  /** Lines its clients can cause, one a minute per kind. */
+  private readonly warnings: WarningLimiter;
 
   private constructor(
     private readonly aedes: Aedes,
@@ -28,9 +30,9 @@ export class EmbeddedBroker {
     echoless: Map<string, Set<string>>,
   ) {
     this.echoless = echoless;
-    const warnings = new WarningLimiter(log);
+    this.warnings = new WarningLimiter(log);
     this.slow = new SlowClients(MQTT_CLIENT_QUEUE_BYTES, (reason) =>
-      warnings.warn('slow', { reason }, `mqtt broker: a subscriber ${reason}`),
+      this.warnings.warn('slow', { reason }, `mqtt broker: a subscriber ${reason}`),
     );
   }
 
@@ -101,7 +103,8 @@ export class EmbeddedBroker {
   private serve(stream: Duplex, req?: IncomingMessage, limitReading = true): void {
     this.aedes.handle(stream, req);
     limitPacketSize(stream, MAX_PACKET_BYTES, (bytes) =>
-      this.log.warn(
+      this.warnings.warn(
+        'too large',
         { bytes, limit: MAX_PACKET_BYTES },
         `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`,
       ),

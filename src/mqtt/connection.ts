@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
 import { MAX_READ_PACKET_BYTES } from '../shared/limits.js';
 import { Backoff } from './backoff.js';
 import { BrokerLiveness } from './liveness.js';
@@ -77,6 +78,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private lastError: string | null = null;
   private outageLogged = false;
   private protocolVersion: 4 | 5;
+  /** A handler that throws on a message would throw on the next like it: one line a minute per filter. */
+  private readonly failures: WarningLimiter;
   /** SUBSCRIBEs sent on this connection and not yet acknowledged. */
   private unacked = 0;
 
@@ -84,6 +87,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     super();
     this.backoff = opts.backoff ?? new Backoff();
     this.protocolVersion = opts.stream ? 4 : 5;
+    this.failures = new WarningLimiter(opts.log, { level: 'error' });
   }
 
   get connected(): boolean {
@@ -278,7 +282,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
         try {
           handler(topic, payload);
         } catch (e) {
-          this.opts.log.error({ topic, err: e }, 'mqtt message handler failed');
+          this.failures.warn(filter, { topic, err: e }, `mqtt message handler for ${filter} failed`);
         }
       }
     }

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
 import type { EmbeddedBroker } from './broker.js';
 
 export const EVENTBUS_PATH = '/eventbus';
@@ -18,7 +19,12 @@ export class EventbusWebsocket {
   private readonly open = new Set<WebSocket>();
   private target: EventbusTarget = { refused: 'the message bus is not started yet' };
 
-  constructor(private readonly log: Logger) {}
+  /** Each connection can fail the same way: one line a minute. */
+  private readonly warnings: WarningLimiter;
+
+  constructor(private readonly log: Logger) {
+    this.warnings = new WarningLimiter(log);
+  }
 
   get clients(): number {
     return this.open.size;
@@ -61,7 +67,7 @@ export class EventbusWebsocket {
     try {
       upstream = target.upstream();
     } catch (e) {
-      this.log.warn({ err: (e as Error).message }, 'eventbus: cannot reach the broker');
+      this.warnings.warn('upstream', { err: (e as Error).message }, 'eventbus: cannot reach the broker');
       ws.terminate();
       return;
     }
