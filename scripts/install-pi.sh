@@ -230,8 +230,9 @@ install_tree() {
   rm -rf "$stage" "$stage.staging"
   mkdir -p "$stage.staging"
   for item in package.json package-lock.json README.md LICENSE dist systemd scripts docs; do
-    # -p keeps the build times: main.js loads dist/bundle only when it is not older than dist/src.
-    if [ -e "$SRC_DIR/$item" ]; then cp -pR "$SRC_DIR/$item" "$stage.staging/"; fi
+    # The build times are kept (main.js loads dist/bundle only when it is not older than dist/src),
+    # the checkout's owner is not: the copy belongs to whoever installs (root).
+    if [ -e "$SRC_DIR/$item" ]; then cp -R --preserve=mode,timestamps "$SRC_DIR/$item" "$stage.staging/"; fi
   done
   # The CLI is run through the link on PATH: its shebang needs the x bit (npm would set it).
   chmod 755 "$stage.staging/dist/src/main.js"
@@ -245,6 +246,9 @@ install_tree() {
     # rebuild then runs the install scripts that compile the native modules.
     (cd "$stage.staging" && npm ci --omit=dev --ignore-scripts && npm rebuild)
   fi
+  # Root runs this code (the failsafe, the CLI under sudo): root's, and nobody else may change it.
+  if [ "$EUID" -eq 0 ]; then chown -R -h 0:0 "$stage.staging"; fi
+  chmod -R go-w "$stage.staging"
   smoke_start "$stage.staging"
   mv "$stage.staging" "$stage"
   trap 'die "failed at line $LINENO: $BASH_COMMAND"' ERR

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
 import { ConfigError, configFlagTable, configValues, loadConfig } from '../config.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
-import { unusableFileError } from '../store/file-modes.js';
+import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -104,6 +104,8 @@ export async function runUserCommand(
 
     dataDir = config.dataDir;
     mkdirSync(config.dataDir, { recursive: true });
+    // Root on the service user's data dir: the rest runs as that user (file-modes.ts).
+    becomeOwnerOf(config.dataDir);
     const users = new UsersFile(config.dataDir).load();
     switch (command) {
       case 'list':

@@ -1,23 +1,14 @@
 // The users file in the data dir (`users.json`, mode 0600): scrypt password hashes, a stamp that
 // changes with the password (so old sessions and connections end), a session generation that a
-// logout increases, and API token digests. Written atomically; every change re-reads the file
+// logout increases, and API token digests. Written atomically, through no link (writePrivateFile,
+// the CLI runs as root); every change re-reads the file
 // first (the CLI and the service both write it); a file that cannot be read as a users file is
 // reported with its path and never rewritten.
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
-import { ownLikeDir } from '../store/file-modes.js';
+import { writePrivateFile } from '../store/file-modes.js';
 
 export const USERS_FILE = 'users.json';
 export const TOKEN_PREFIX = 'ebt_';
@@ -267,17 +258,7 @@ export class UsersFile {
         null,
         2,
       ) + '\n';
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, body);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(tmp, 0o600);
-    ownLikeDir(tmp, path.dirname(this.file));
-    renameSync(tmp, this.file);
+    writePrivateFile(this.file, body);
     this.seen = this.signature();
     this.loads++;
   }

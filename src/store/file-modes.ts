@@ -1,7 +1,22 @@
 // The data dir holds the block database, backups and the gateway's private key: readable by the
 // service user only. Directories are 0700 and files 0600, whatever the umask, and files left
 // by an older version with wider modes are tightened when they are opened.
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { FixableError } from '../shared/errors.js';
@@ -33,13 +48,50 @@ export function privateFile(file: string, create = false): void {
 }
 
 /**
- * Run as root (`sudo edgeblocks user add`) on a data dir that belongs to the service user: the
- * new file goes to that user too, else the service could not read its own files.
+ * Write `text` to `file` atomically and privately (0600): into a new file of a random name in the
+ * same directory, opened with O_CREAT|O_EXCL|O_NOFOLLOW (so no link planted there, or at any other
+ * name, is followed), synced, given to the directory's owner through its descriptor when root
+ * writes it, then renamed over `file` (rename replaces a link at `file` itself, never its target).
  */
-export function ownLikeDir(file: string, dir: string): void {
-  if (process.getuid?.() !== 0) return;
+export function writePrivateFile(file: string, text: string): void {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = openSync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    PRIVATE_FILE_MODE,
+  );
+  try {
+    writeSync(fd, text);
+    fchmodSync(fd, PRIVATE_FILE_MODE);
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = statSync(dir);
+      if (uid !== 0 || gid !== 0) fchownSync(fd, uid, gid);
+    }
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, file);
+}
+
+/**
+ * A command run as root (`sudo edgeblocks user add`) on a data dir that belongs to another user (the
+ * service user) does its work as that user: whatever that user planted in the dir (links to root's
+ * files) it can only reach what that user may already write, and what it writes is that user's.
+ * Returns the user it became, or null when nothing changed (not root, or a root-owned dir).
+ */
+export function becomeOwnerOf(dir: string): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
   const { uid, gid } = statSync(dir);
-  if (uid !== 0 || gid !== 0) chownSync(file, uid, gid);
+  if (uid === 0) return null;
+  process.setgroups?.([gid]);
+  process.setgid?.(gid);
+  process.setuid?.(uid);
+  return { uid, gid };
 }
 
 function currentUser(): string {

@@ -2,8 +2,21 @@
 // user add` on a data dir of the service user writes a users file that user can read, and a
 // start that cannot read or write its files exits 2 with one line naming the file and the chown
 // that fixes it (no EACCES/EPERM stack, no exit 1). The service runs here as `nobody`.
-import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -137,5 +150,39 @@ t.test(
     t.same(start.stderr.trim().split('\n'), [
       `edgeblocks: cannot use ${dir} (EPERM: chmod as user nobody): the data dir and its files must belong to the user edgeblocks runs as; fix: sudo chown -R nobody: ${dir}`,
     ]);
+  },
+);
+
+t.test(
+  'nothing root writes follows a link the service user planted (issue 45.2)',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const dir = dataDir('planted', NOBODY);
+    // A root file the service user must not be able to take or change.
+    const victim = path.join(base, 'victim');
+    writeFileSync(victim, 'root only\n', { mode: 0o644 });
+    // The temporary names of every process id the CLI may get (it used users.json.<pid>.tmp), and
+    // the users file itself, as links to it.
+    const next = spawnSync('true').pid ?? 0;
+    for (let pid = next; pid < next + 3000; pid++) symlinkSync(victim, path.join(dir, `users.json.${pid}.tmp`));
+    for (const f of readdirSync(dir)) lchownSync(path.join(dir, f), NOBODY, NOBODY);
+
+    const added = await run(['user', 'add', 'alice', '--data-dir', dir], { stdin: 'a long password\n' });
+    t.equal(added.code, 0, added.stderr);
+    t.equal(readFileSync(victim, 'utf8'), 'root only\n', 'the linked root file is unchanged');
+    t.match(statSync(victim), { uid: 0, gid: 0 }, 'and still belongs to root');
+    t.equal(statSync(victim).mode & 0o777, 0o644, 'with its mode');
+    const users = path.join(dir, 'users.json');
+    t.ok(lstatSync(users).isFile(), 'users.json is a file of its own');
+    t.match(lstatSync(users), { uid: NOBODY, gid: NOBODY }, "the data dir owner's");
+
+    // users.json itself a link to a root file: replaced, never written through.
+    rmSync(users);
+    symlinkSync(victim, users);
+    lchownSync(users, NOBODY, NOBODY);
+    const again = await run(['user', 'add', 'bob', '--data-dir', dir], { stdin: 'a long password\n' });
+    t.not(again.code, 0, 'a users file that is a link to something else is refused');
+    t.equal(readFileSync(victim, 'utf8'), 'root only\n', 'the root file is unchanged');
+    t.match(statSync(victim), { uid: 0, gid: 0 });
   },
 );

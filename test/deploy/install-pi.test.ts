@@ -259,6 +259,37 @@ t.test('uninstall keeps config and data; --purge removes them and the user', asy
   t.notOk(existsSync(join(sb.root, 'var/lib/edgeblocks')));
 });
 
+t.test(
+  "root installs a checkout of another user's: the installed tree is root's and nobody else can change it (issue 45.2)",
+  { skip: process.getuid?.() !== 0 && 'needs root' },
+  async (t) => {
+    const sb = makeSandbox();
+    t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+    // As a clone in /home/pi is: the user's, and (umask 002) group-writable.
+    spawnSync('chown', ['-R', '1000:1000', sb.src]);
+    spawnSync('chmod', ['-R', 'g+w', sb.src]);
+    const result = install(sb, ['--no-start']);
+    t.equal(result.code, 0, result.stderr);
+    const wrong: string[] = [];
+    const walk = (d: string) => {
+      for (const name of readdirSync(d)) {
+        const p = join(d, name);
+        const st = lstatSync(p);
+        if (st.uid !== 0 || st.gid !== 0) wrong.push(`${relative(sb.root, p)} owned by ${st.uid}:${st.gid}`);
+        if (!st.isSymbolicLink() && st.mode & 0o022)
+          wrong.push(`${relative(sb.root, p)} mode ${(st.mode & 0o777).toString(8)}`);
+        if (st.isDirectory()) walk(p);
+      }
+    };
+    walk(join(sb.root, `${PREFIX}.releases`));
+    walk(join(sb.root, 'etc'));
+    t.same(wrong, [], 'every installed file and directory is root-owned and not writable by others');
+    const release = readlinkSync(join(sb.root, PREFIX));
+    for (const f of ['dist/src/main.js', 'dist/src/failsafe/index.js', 'systemd/edgeblocks.service'])
+      t.match(statSync(join(sb.root, dirname(PREFIX), release, f)), { uid: 0, gid: 0 }, `${f} is root's`);
+  },
+);
+
 t.test('refuses an old Node, unknown options, and a checkout without a build', async (t) => {
   const sb = makeSandbox();
   t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
