@@ -41,7 +41,7 @@ export const ConfigSchema = Type.Object(
     serviceId: text({
       flag: '--service-id',
       env: 'EDGEBLOCKS_SERVICE_ID',
-      description: 'the {service_id} in routes and topics',
+      description: `the {service_id} in routes and topics: ${SERVICE_ID_RULE}`,
       default: 'edge-one',
       pattern: SERVICE_ID_PATTERN,
       maxLength: SERVICE_ID_MAX_LENGTH,

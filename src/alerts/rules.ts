@@ -5,18 +5,24 @@ import { Type, type Static } from '@sinclair/typebox';
 import { checked } from './schema-check.js';
 
 export const RULES_DOC_ID = 'alerts';
-const seconds = (def: number, description: string) =>
-  Type.Number({ minimum: 0, default: def, description: `${description} (seconds)` });
+/** No rule waits longer than a month: a brewer means days at most (1.7e308 s was taken and meant never). */
+export const MAX_RULE_SECONDS = 30 * 24 * 3600;
+/** Reminders at most every 15 minutes (1e-9 h was taken: 44 emails in 10 s). */
+export const MIN_REMIND_HOURS = 0.25;
+const duration = (description: string) =>
+  ({ minimum: 0, maximum: MAX_RULE_SECONDS, description: `${description} (seconds, at most 30 days)` }) as const;
+const seconds = (def: number, description: string) => Type.Number({ ...duration(description), default: def });
+/** How often an active alert is sent again: 15 minutes to 30 days. */
+export const remindHours = (options: { default?: number; description: string }) =>
+  Type.Number({ minimum: MIN_REMIND_HOURS, maximum: MAX_RULE_SECONDS / 3600, ...options });
 const strict = { additionalProperties: false } as const;
 
 export const BlockRuleSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'false: no alerts for this block' })),
-    after: Type.Optional(Type.Number({ minimum: 0, description: 'sensor null / out of band for this long (seconds)' })),
+    after: Type.Optional(Type.Number(duration('sensor null / out of band for this long'))),
     band: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'setpoint band (delta degC)' })),
-    onAfter: Type.Optional(
-      Type.Number({ minimum: 0, description: 'output on without a break for this long (seconds); 0 = off' }),
-    ),
+    onAfter: Type.Optional(Type.Number(duration('output on without a break for this long; 0 = off'))),
   },
   strict,
 );
@@ -56,8 +62,7 @@ export const RulesSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
-    remindHours: Type.Number({
-      exclusiveMinimum: 0,
+    remindHours: remindHours({
       default: 4,
       description: 'remind every this many hours while an alert is active and not acknowledged',
     }),

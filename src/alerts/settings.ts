@@ -3,7 +3,7 @@
 // never logged or served (channel-store.ts shows only whether they are set).
 import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
 import { CHANNELS } from './channels/index.js';
-import { RulesSchema } from './rules.js';
+import { remindHours, RulesSchema } from './rules.js';
 import { checked } from './schema-check.js';
 
 const strict = { additionalProperties: false } as const;
@@ -18,9 +18,8 @@ const BaseSettingsSchema = Type.Object(
   {
     mqtt: Type.Boolean({ default: true, description: 'retained list of active alerts on <root>/alerts/<service id>' }),
     remindHours: Type.Optional(
-      Type.Number({
-        exclusiveMinimum: 0,
-        description: 'reminder interval while an alert is active; the starting value of the rule remindHours',
+      remindHours({
+        description: 'reminder interval in hours while an alert is active; the starting value of the rule remindHours',
       }),
     ),
     checkIntervalMs: Type.Integer({ minimum: 50, default: 1000, description: 'how often conditions are evaluated' }),

@@ -51,3 +51,47 @@ t.test('a bad alerts config section names the key', async (t) => {
   t.equal(cfg.alerts!.remindHours, 2);
   t.equal(cfg.alerts!.retryBaseMs, 5000, 'defaults from the schema');
 });
+
+t.test('every duration of the rules is bounded to what a brewer means (issue 45.5)', async (t) => {
+  const running = await startApp({ hardware: 'sim' });
+  t.teardown(() => running.close());
+  const put = (body: unknown) =>
+    fetch(`${running.base}/alerts/rules`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const month = 30 * 24 * 3600;
+  const refused: Array<[string, unknown]> = [
+    ['remindHours', { remindHours: 1e-9 }],
+    ['remindHours', { remindHours: 0.2 }],
+    ['remindHours', { remindHours: 721 }],
+    ['sensorNull.after', { sensorNull: { after: 1.7e308 } }],
+    ['setpointBand.after', { setpointBand: { after: month + 1 } }],
+    ['outputOn.after', { outputOn: { after: 1e12 } }],
+    ['service.unreachableAfter', { service: { unreachableAfter: -1 } }],
+    ['resolveAfter', { resolveAfter: month * 2 }],
+    ['blocks.Probe.after', { blocks: { Probe: { after: 1e300 } } }],
+    ['blocks.Probe.onAfter', { blocks: { Probe: { onAfter: month + 0.5 } } }],
+  ];
+  for (const [path, body] of refused) {
+    const r = await put(body);
+    t.equal(r.status, 422, `${JSON.stringify(body)}: 422`);
+    t.equal(at(r.body, 'validation', 0, 'path'), path, `naming ${path}`);
+  }
+  const edge = await put({
+    remindHours: 0.25,
+    sensorNull: { after: month },
+    resolveAfter: 0,
+    blocks: { Probe: { onAfter: month } },
+  });
+  t.equal(edge.status, 200, 'a reminder every 15 minutes and 30 days are taken');
+
+  // The config's starting value has the same bound.
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alerts-cfg-'));
+  const file = path.join(dir, 'c.json');
+  writeFileSync(file, JSON.stringify({ alerts: { remindHours: 1e-9 } }));
+  t.throws(() => loadConfig({ config: file }, {}), /alerts\.remindHours/);
+  writeFileSync(file, JSON.stringify({ alerts: { rules: { sensorNull: { after: 1.7e308 } } } }));
+  t.throws(() => loadConfig({ config: file }, {}), /alerts\.rules\.sensorNull\.after/);
+});
