@@ -1,6 +1,7 @@
 // The block API routes: every endpoint of the spec, all POST with JSON bodies.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ALL, type BlockRuntime } from '../runtime/runtime.js';
+import { READS } from './access.js';
 import { blockSchemas } from './block-schemas.js';
 import { NoBody } from './route-validation.js';
 
@@ -14,18 +15,23 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     const doc = (summary: string, body: unknown, response: unknown, status = 200) => ({
       schema: { tags: ['blocks'], summary, body, response: { [status]: response } },
     });
+    /** A route that changes nothing (src/api/access.ts): a viewer may call it. */
+    const reads = (summary: string, body: unknown, response: unknown) => ({
+      ...doc(summary, body, response),
+      config: READS,
+    });
 
     app.post('/blocks/create', doc('Create a block', s.blockIn, s.block, 201), async (req, reply) => {
       const block = runtime.create(req.body, 'rest');
       return reply.status(201).send(block);
     });
-    app.post('/blocks/read', doc('Read one block', s.ident, s.block), async (req, reply) =>
+    app.post('/blocks/read', reads('Read one block', s.ident, s.block), async (req, reply) =>
       json(reply, runtime.read(req.body).bytes()),
     );
-    app.post('/blocks/read/logged', doc('Read the logged data of one block', s.ident, s.block), async (req, reply) =>
+    app.post('/blocks/read/logged', reads('Read the logged data of one block', s.ident, s.block), async (req, reply) =>
       json(reply, runtime.read(req.body, 'logged').bytes()),
     );
-    app.post('/blocks/read/stored', doc('Read the stored data of one block', s.ident, s.block), async (req, reply) =>
+    app.post('/blocks/read/stored', reads('Read the stored data of one block', s.ident, s.block), async (req, reply) =>
       json(reply, runtime.read(req.body, 'stored').bytes()),
     );
     app.post('/blocks/write', doc('Write a block: the entire desired state', s.blockIn, s.block), async (req) =>
@@ -47,7 +53,7 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     app.post('/blocks/rename', doc('Rename a block; links to it follow', s.rename, s.identOut), async (req) =>
       runtime.rename(req.body, 'rest'),
     );
-    app.post('/blocks/validate', doc('Validate a block body without storing it', s.blockIn, s.block), async (req) =>
+    app.post('/blocks/validate', reads('Validate a block body without storing it', s.blockIn, s.block), async (req) =>
       runtime.validate(req.body),
     );
     app.post(
@@ -66,13 +72,13 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       doc('Delete a list of blocks, all or nothing', s.identsIn, { type: 'array', items: s.identOut }),
       async (req) => runtime.deleteMany(req.body, 'rest'),
     );
-    app.post('/blocks/all/read', doc('Read every block', NoBody, s.blocks), async (_req, reply) =>
+    app.post('/blocks/all/read', reads('Read every block', NoBody, s.blocks), async (_req, reply) =>
       json(reply, runtime.read(ALL).bytes()),
     );
-    app.post('/blocks/all/read/logged', doc('Logged data of every block', NoBody, s.blocks), async (_req, reply) =>
+    app.post('/blocks/all/read/logged', reads('Logged data of every block', NoBody, s.blocks), async (_req, reply) =>
       json(reply, runtime.read(ALL, 'logged').bytes()),
     );
-    app.post('/blocks/all/read/stored', doc('Stored data of every block', NoBody, s.blocks), async (_req, reply) =>
+    app.post('/blocks/all/read/stored', reads('Stored data of every block', NoBody, s.blocks), async (_req, reply) =>
       json(reply, runtime.read(ALL, 'stored').bytes()),
     );
     app.post(
@@ -87,7 +93,7 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
     );
     app.post(
       '/blocks/backup/save',
-      doc('Stored data of every block and the controller documents', NoBody, s.backup),
+      reads('Stored data of every block and the controller documents', NoBody, s.backup),
       async () => runtime.backupSave(),
     );
     app.post('/blocks/backup/load', doc('Replace every block with a backup', s.backupIn, s.messages), async (req) =>

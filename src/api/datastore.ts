@@ -8,6 +8,7 @@
 // own events, so every writer (this API, backup load) publishes alike.
 import type { Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
+import { READS } from './access.js';
 import type { DocumentStore } from '../store/documents.js';
 import {
   KeyQuerySchema,
@@ -28,6 +29,8 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
     const doc = (summary: string, description: string, body: unknown, response: unknown) => ({
       schema: { tags: ['datastore'], summary, description, body, response: { 200: response } },
     });
+    /** A route that changes nothing (src/api/access.ts): a viewer may call it. */
+    const reads = (...args: Parameters<typeof doc>) => ({ ...doc(...args), config: READS });
 
     app.get(
       '/datastore/ping',
@@ -52,7 +55,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
 
     app.post<KeyBody>(
       '/datastore/get',
-      doc(
+      reads(
         'Fetch one document',
         'A missing document gives {"value": null}. Other members of the body are ignored.',
         s.keyQuery,
@@ -63,7 +66,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
 
     app.post<SetBody>(
       '/datastore/mget',
-      doc(
+      reads(
         'Fetch several documents',
         s.setQueryText +
           ' With neither ids nor filter: the whole namespace, nested namespaces included. Missing ids are left out.',

@@ -1,6 +1,7 @@
 // Which routes are served without a session when auth is on: a route says so itself
 // (`config: {public: true}`), or every route of a context does (`publicRoutes`). The auth guard
 // (src/auth/guard.ts) reads the flag of the route the router matched; anything else is refused.
+import { isWrite } from './access.js';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 
 declare module 'fastify' {
@@ -19,11 +20,12 @@ export function publicRoutes(app: FastifyInstance): void {
   });
 }
 
-/** One row of the route table: what was registered, whether it is public, and its input schemas. */
+/** One row of the route table: what was registered, whether it is public, whether it changes something (access.ts), and its input schemas. */
 export interface RouteRow {
   method: string;
   url: string;
   public: boolean;
+  write: boolean;
   schema: FastifySchema;
 }
 
@@ -35,14 +37,18 @@ export function routeTable(app: FastifyInstance): () => RouteRow[] {
   const routes: Array<{
     method: string | string[];
     url: string;
-    config?: { public?: boolean };
+    config?: { public?: boolean; reads?: boolean };
     schema?: FastifySchema;
   }> = [];
   app.addHook('onRoute', (route) => void routes.push(route));
   return () =>
     routes.flatMap((r) =>
-      [r.method]
-        .flat()
-        .map((method) => ({ method, url: r.url, public: r.config?.public === true, schema: r.schema ?? {} })),
+      [r.method].flat().map((method) => ({
+        method,
+        url: r.url,
+        public: r.config?.public === true,
+        write: isWrite(method, r.config),
+        schema: r.schema ?? {},
+      })),
     );
 }

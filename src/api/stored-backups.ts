@@ -1,4 +1,5 @@
 // Server-side backups: list, save, upload, download and load backup files by name.
+import { READS } from './access.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -23,7 +24,7 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
     };
     app.post(
       '/blocks/backup/stored/all',
-      { schema: { tags, summary: 'List stored backups, oldest first', body: NoBody } },
+      { schema: { tags, summary: 'List stored backups, oldest first', body: NoBody }, config: READS },
       async () => files.list().map((name) => ({ name })),
     );
     app.post<{ Body: Static<typeof named> }>(
@@ -45,7 +46,7 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
     );
     app.post<{ Body: Static<typeof named> }>(
       '/blocks/backup/stored/download',
-      { schema: { tags, summary: 'Return a stored backup', body: named } },
+      { schema: { tags, summary: 'Return a stored backup', body: named }, config: READS },
       async (req) => read(req.body.name),
     );
     app.post<{ Body: Static<typeof named> }>(

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError } from '../shared/errors.js';
 import type { Logger } from '../log.js';
-import type { Closable, MqttPeer } from '../mqtt/bus-auth.js';
+import type { Closable, MqttIdentity, MqttPeer } from '../mqtt/bus-auth.js';
+import type { Role } from './roles.js';
 import { LoginAttempts, type AttemptResult, type Via } from './attempts.js';
 import { grantHolds, HeldConnections, type Grant } from './grants.js';
 import { sameString } from './password.js';
@@ -194,18 +195,28 @@ export class Auth {
    * through an authorised upgrade (held by the upgrade guard), or a user name with a password or
    * token, under the login limit. The admitted connection is closed when its grant ends.
    */
-  async allowMqtt(username: string | undefined, password: Buffer | undefined, peer: MqttPeer): Promise<boolean> {
-    if (!this.enabled) return true;
-    if (peer.req && this.grantOf(peer.req.headers)) return true;
+  async allowMqtt(
+    username: string | undefined,
+    password: Buffer | undefined,
+    peer: MqttPeer,
+  ): Promise<MqttIdentity | null> {
+    if (!this.enabled) return { anonymous: true };
+    const upgraded = peer.req && this.grantOf(peer.req.headers);
+    if (upgraded) return { user: upgraded.user };
     const pass = password?.toString('utf8') ?? '';
-    if (username === INTERNAL_USER && sameString(pass, this.internal.password)) return true;
+    if (username === INTERNAL_USER && sameString(pass, this.internal.password)) return { internal: true };
     const result = await this.attempts.attempt(peer.address, 'mqtt', async () => {
       if (username === INTERNAL_USER) return null;
       if (pass.startsWith(TOKEN_PREFIX)) return this.tokenGrant(pass);
       return username && pass ? this.passwordGrant(username, pass) : null;
     });
-    if (!result.ok) return false;
+    if (!result.ok) return null;
     this.holdWhileOpen(result.value, peer.conn, peer.close);
-    return true;
+    return { user: result.value.user };
+  }
+
+  /** A user's role now; null for an unknown user (removed since it logged in). */
+  roleOf(user: string): Role | null {
+    return this.users.roleOf(user);
   }
 }

@@ -6,13 +6,18 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
 import { ConfigError, configFlagTable, configValues, loadConfig } from '../config.js';
+import { DEFAULT_ROLE, isRole, ROLES, type Role } from './roles.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
 const USAGE = `Usage: edgeblocks user <command> [options]
-  add NAME         add a user (password from the prompt, or the first line of stdin)
+  add NAME [--role admin|viewer]
+                   add a user (password from the prompt, or the first line of stdin); an admin
+                   (the default) reads and changes everything, a viewer only reads
+  role NAME admin|viewer
+                   change a user's role (takes effect within a second, sessions stay)
   passwd NAME      change a user's password (ends the user's sessions and connections, revokes the token)
   remove NAME      remove a user (ends the user's sessions and connections, revokes the token)
   list             list the users
@@ -83,15 +88,21 @@ export async function runUserCommand(
       return 2;
     }
     const { version: _notHere, ...serviceFlags } = configFlagTable();
-    const { values, positionals: positional } = parseFlags(argv, { ...serviceFlags, revoke: { type: 'boolean' } });
+    const { values, positionals: positional } = parseFlags(argv, {
+      ...serviceFlags,
+      revoke: { type: 'boolean' },
+      role: { type: 'string' },
+    });
     if (values.help === true || positional[0] === 'help') {
       io.stdout.write(USAGE + '\n');
       return 0;
     }
     const revoke = values.revoke === true;
-    const [command, name, ...extra] = positional;
-    const config = loadConfig(configValues(values), env);
-    const needsName = ['add', 'passwd', 'remove', 'token'];
+    const [command, name, ...rest] = positional;
+    const [newRole, ...extra] = command === 'role' ? rest : [undefined, ...rest];
+    const { role: roleFlag, ...configFlags } = values;
+    const config = loadConfig(configValues(configFlags), env);
+    const needsName = ['add', 'passwd', 'remove', 'token', 'role'];
     if (!command || (!needsName.includes(command) && command !== 'list'))
       throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);
     if (needsName.includes(command) && name === undefined)
@@ -101,6 +112,14 @@ export async function runUserCommand(
         `unexpected argument ${JSON.stringify(extra[0] ?? name)} (a user name with spaces is not allowed)`,
       );
     if (revoke && command !== 'token') throw new UsageError('--revoke goes with `token`');
+    if (roleFlag !== undefined && command !== 'add')
+      throw new UsageError('--role goes with `add`; use `user role NAME ROLE`');
+    const role = command === 'role' ? newRole : (roleFlag ?? DEFAULT_ROLE);
+    if (command === 'role' || command === 'add') {
+      if (role === undefined)
+        throw new UsageError('`edgeblocks user role` needs a user name and a role (admin or viewer)');
+      if (!isRole(role)) throw new UsageError(`unknown role ${JSON.stringify(role)}; roles: ${ROLES.join(', ')}`);
+    }
 
     dataDir = config.dataDir;
     mkdirSync(config.dataDir, { recursive: true });
@@ -112,7 +131,10 @@ export async function runUserCommand(
         io.stdout.write(
           users
             .names()
-            .map((n) => `${n}${users.get(n)!.token ? '  (has an API token)' : ''}\n`)
+            .map(
+              (n) =>
+                `${n}${users.roleOf(n) === 'viewer' ? '  (viewer)' : ''}${users.get(n)!.token ? '  (has an API token)' : ''}\n`,
+            )
             .join('') || `no users in ${users.file}\n`,
         );
         return 0;
@@ -122,10 +144,14 @@ export async function runUserCommand(
           throw new UserNameError(
             `user ${JSON.stringify(name)} exists; use \`edgeblocks user passwd ${name}\` to change the password`,
           );
-        await users.add(name!, await readPassword(io, name!));
-        io.stdout.write(`user ${name} added to ${users.file}\n`);
+        await users.add(name!, await readPassword(io, name!), role as Role);
+        io.stdout.write(`user ${name} added to ${users.file}${role === 'viewer' ? ' as a viewer (reads only)' : ''}\n`);
         return 0;
       }
+      case 'role':
+        users.setRole(name!, role as Role);
+        io.stdout.write(`user ${name} is now ${role === 'admin' ? 'an admin' : 'a viewer'}\n`);
+        return 0;
       case 'passwd':
         users.require(name!);
         if (await users.setPassword(name!, await readPassword(io, name!)))

@@ -61,7 +61,7 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
           maxAge: Math.round(auth.validDurationMs / 1000),
         }),
       );
-      return { username: user, expires: expires.toISOString(), enabled: true };
+      return { username: user, role: auth.roleOf(user), expires: expires.toISOString(), enabled: true };
     };
     const off = { username: null, expires: null, enabled: false };
     const tags = ['auth'];

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
 import { writePrivateFile } from '../store/file-modes.js';
+import { DEFAULT_ROLE, isRole, ROLES, type Role } from './roles.js';
 
 export const USERS_FILE = 'users.json';
 export const TOKEN_PREFIX = 'ebt_';
@@ -23,6 +24,8 @@ export interface UserRecord {
   sessionGen?: number;
   /** sha256 (hex) of the user's API token, if one was made; a password change removes it. */
   token?: string;
+  /** What the user may do (roles.ts); absent in files from before roles: an admin. */
+  role?: Role;
   created: string;
 }
 
@@ -83,11 +86,13 @@ function parseUsers(file: string, text: string): Map<string, UserRecord> {
       throw bad('the token digest is not a sha256');
     if (r.sessionGen !== undefined && !(Number.isSafeInteger(r.sessionGen) && r.sessionGen >= 0))
       throw bad('sessionGen is not a whole number >= 0');
+    if (r.role !== undefined && !isRole(r.role)) throw bad(`role must be one of ${ROLES.join(', ')}`);
     out.set(name, {
       hash: r.hash,
       stamp: r.stamp,
       ...(r.sessionGen ? { sessionGen: r.sessionGen } : {}),
       ...(r.token ? { token: r.token } : {}),
+      ...(r.role && r.role !== DEFAULT_ROLE ? { role: r.role } : {}),
       created: typeof r.created === 'string' ? r.created : '',
     });
   }
@@ -154,7 +159,21 @@ export class UsersFile {
     return this.users.size;
   }
 
-  async add(name: string, password: string): Promise<void> {
+  /** The user's role (an unknown user has none). */
+  roleOf(name: string): Role | null {
+    const rec = this.users.get(name);
+    return rec ? (rec.role ?? DEFAULT_ROLE) : null;
+  }
+
+  /** Give `name` another role; its sessions and connections stay, and are held to the new role from the next request or message on. */
+  setRole(name: string, role: Role): void {
+    this.update(() => {
+      const { role: _old, ...rest } = this.require(name);
+      this.users.set(name, role === DEFAULT_ROLE ? rest : { ...rest, role });
+    });
+  }
+
+  async add(name: string, password: string, role: Role = DEFAULT_ROLE): Promise<void> {
     checkUserName(name);
     const exists = () =>
       new UserNameError(
@@ -164,7 +183,12 @@ export class UsersFile {
     const hash = await hashPassword(password);
     this.update(() => {
       if (this.users.has(name)) throw exists();
-      this.users.set(name, { hash, stamp: newStamp(), created: new Date().toISOString() });
+      this.users.set(name, {
+        hash,
+        stamp: newStamp(),
+        ...(role === DEFAULT_ROLE ? {} : { role }),
+        created: new Date().toISOString(),
+      });
     });
   }
 

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Readable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { HttpError } from '../api/errors.js';
+import { readRoutes } from '../api/access.js';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
@@ -95,6 +96,8 @@ async function* csvLines(deps: TimeseriesDeps, q: RangesQuery & { precision: Pre
 
 export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
   return async (app) => {
+    // Every timeseries route reads: a viewer may call them (src/api/access.ts).
+    readRoutes(app);
     const doc = (summary: string, description: string, body: unknown, response: unknown) => ({
       schema: { tags: ['timeseries'], summary, description, ...(body ? { body } : {}), response: { 200: response } },
     });

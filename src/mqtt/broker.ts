@@ -7,7 +7,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../log.js';
-import type { BusAuth } from './bus-auth.js';
+import type { BusAuth, MqttIdentity } from './bus-auth.js';
+import { REFUSED_TOPIC, type BrokerAcl } from './acl.js';
 import { listen } from './listen.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from '../shared/port-in-use.js';
 import { MAX_PACKET_BYTES, MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
@@ -41,18 +42,67 @@ export class EmbeddedBroker {
     return this.slow.closed;
   }
 
-  /** Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound. */
-  static async start(host: string, port: number, log: Logger, auth?: BusAuth): Promise<EmbeddedBroker> {
+  /** Publishes and subscriptions the access rules refused (acl.ts). */
+  get refused(): { publish: number; subscribe: number } {
+    return { ...refusals.get(this.aedes)! };
+  }
+
+  /**
+   * Start aedes and listen on `host:port` (0 = a free port). Rejects when the port cannot be bound.
+   * With `acl`, clients' publishes and subscriptions are held to its rules.
+   */
+  static async start(
+    host: string,
+    port: number,
+    log: Logger,
+    auth?: BusAuth,
+    acl?: BrokerAcl,
+  ): Promise<EmbeddedBroker> {
     const echoless = new Map<string, Set<string>>();
     // aedes stamps each publication with its publisher's id (not in its types).
     const authorizeForward: AedesOptions['authorizeForward'] = (client, packet) =>
       (packet as { clientId?: string }).clientId === client.id && echoless.get(client.id)?.has(packet.topic)
         ? null
         : packet;
+    const counts = { publish: 0, subscribe: 0 };
+    const warnings = new WarningLimiter(log);
+    const name = (who: MqttIdentity) => ('user' in who ? `user ${who.user}` : 'an anonymous client');
+    const authorizePublish: AedesOptions['authorizePublish'] = (client, packet, done) => {
+      const who = client ? identityOf(client) : { internal: true as const };
+      const why =
+        packet.topic.startsWith('$') && !('internal' in who)
+          ? 'no client publishes a $ topic'
+          : acl?.publish(who, packet.topic);
+      if (why) {
+        counts.publish++;
+        warnings.warn(
+          'refused publish',
+          { topic: packet.topic, who: name(who), reason: why },
+          `mqtt broker: dropped a publish on ${packet.topic} by ${name(who)}: ${why}`,
+        );
+        packet.topic = `${REFUSED_TOPIC}/${packet.topic}`;
+        packet.retain = false;
+      }
+      done(null);
+    };
+    const authorizeSubscribe: AedesOptions['authorizeSubscribe'] = (client, sub, done) => {
+      const why = client ? acl?.subscribe(identityOf(client), sub.topic) : null;
+      if (!why) return done(null, sub);
+      counts.subscribe++;
+      warnings.warn(
+        'refused subscribe',
+        { filter: sub.topic, who: name(identityOf(client!)), reason: why },
+        `mqtt broker: refused a subscription to ${sub.topic} by ${name(identityOf(client!))}: ${why}`,
+      );
+      done(null, null);
+    };
     const aedes = await Aedes.createBroker({
       authorizeForward,
+      authorizePublish,
+      authorizeSubscribe,
       ...(auth?.enabled ? { authenticate: authenticateWith(auth) } : {}),
     });
+    refusals.set(aedes, counts);
     aedes.on('clientError', (client, err) =>
       log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'),
     );
@@ -95,8 +145,9 @@ export class EmbeddedBroker {
     this.serve(stream, req);
   }
 
-  /** The service's own client over an in-memory pair: it reads in the same turn, its queue is not limited. */
+  /** The service's own client over an in-memory pair: it reads in the same turn, its queue is not limited, and it may write its own topics. */
   handleOwn(stream: Duplex): void {
+    ownStreams.add(stream);
     this.serve(stream, undefined, false);
   }
 
@@ -134,10 +185,25 @@ function authenticateWith(auth: BusAuth): NonNullable<AedesOptions['authenticate
     const conn = client.conn as Duplex & { remoteAddress?: string };
     const peer = { address: conn.remoteAddress ?? req?.socket.remoteAddress, req, conn, close: () => client.close() };
     auth.allowMqtt(username, password, peer).then(
-      (ok) => done(ok ? null : refused(), ok),
+      (who) => {
+        if (who) identities.set(client, who);
+        done(who ? null : refused(), who !== null);
+      },
       () => done(refused(), false),
     );
   };
+}
+
+type AedesClient = Parameters<NonNullable<AedesOptions['authorizeSubscribe']>>[0];
+/** Who each connection logged in as (authenticateWith); without auth there is no one to tell apart. */
+const identities = new WeakMap<AedesClient, MqttIdentity>();
+/** The service's own connections (handleOwn). */
+const ownStreams = new WeakSet<Duplex>();
+const refusals = new WeakMap<Aedes, { publish: number; subscribe: number }>();
+
+function identityOf(client: AedesClient): MqttIdentity {
+  if (ownStreams.has(client.conn as Duplex)) return { internal: true };
+  return identities.get(client) ?? { anonymous: true };
 }
 
 /**

@@ -1,6 +1,7 @@
 // What the MQTT side needs from authentication (implemented by src/auth): the embedded broker's
 // CONNECT check, the /eventbus upgrade check, and the service's own client credentials.
 import type { IncomingMessage } from 'node:http';
+import type { Role } from '../auth/roles.js';
 
 /** Something that closes and tells when it closed: a socket, a websocket stream. */
 export interface Closable {
@@ -18,8 +19,17 @@ export interface MqttPeer {
   close(): void;
 }
 
+/**
+ * Who an admitted MQTT connection belongs to: a user (its role decides what it may do,
+ * src/mqtt/acl.ts), the service's own client, or anyone (auth off).
+ */
+export type MqttIdentity = { user: string } | { internal: true } | { anonymous: true };
+
 export interface BusAuth {
   readonly enabled: boolean;
-  allowMqtt(username: string | undefined, password: Buffer | undefined, peer: MqttPeer): Promise<boolean>;
+  /** The connection's identity when it may connect, else null. */
+  allowMqtt(username: string | undefined, password: Buffer | undefined, peer: MqttPeer): Promise<MqttIdentity | null>;
+  /** A user's role now (null: no such user any more). */
+  roleOf(user: string): Role | null;
   readonly internal: { username: string; password: string };
 }

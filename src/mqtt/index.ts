@@ -69,6 +69,8 @@ export interface MqttStatus extends ConnectionStatus {
   eventbusClients: number;
   /** MQTT clients of the embedded broker (TCP or /eventbus) closed because they did not read what was sent. */
   slowClientsClosed: number;
+  /** Publishes (dropped) and subscriptions (failed) the embedded broker's access rules refused (acl.ts). */
+  refused: { publish: number; subscribe: number };
   /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large; packets over the read limit, skipped unread), and warnings held back. */
   dropped: { blockApi: number; other: number; oversized: number; warningsSuppressed: number };
 }
@@ -178,6 +180,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     },
     eventbusClients: eventbus.clients,
     slowClientsClosed: broker?.slowClosed ?? 0,
+    refused: broker?.refused ?? { publish: 0, subscribe: 0 },
     dropped: {
       blockApi: counts.blockApiDropped,
       other: counts.otherDropped,
@@ -254,8 +257,13 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       let url = config.mqttUrl;
       if (embedded) {
         // Loaded only when embedded: aedes costs start time and memory an external broker does not need.
-        const { EmbeddedBroker } = await import('./broker.js');
-        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log, deps.busAuth);
+        const [{ EmbeddedBroker }, { BrokerAcl }] = await Promise.all([import('./broker.js'), import('./acl.js')]);
+        const acl = new BrokerAcl({
+          topicRoot: config.topicRoot,
+          serviceId: config.serviceId,
+          roleOf: (user) => deps.busAuth?.roleOf(user) ?? null,
+        });
+        broker = await EmbeddedBroker.start(config.host, config.mqttPort, log, deps.busAuth, acl);
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = {

@@ -212,9 +212,10 @@ t.test('discovery configs, availability, commands and removal', async (t) => {
   );
   late.client.end(true);
 
-  // A config left by a block deleted while the service was down is swept.
+  // A config left by a block deleted while the service was down is swept. (Left by the service
+  // itself: no other client may publish under its node, src/mqtt/acl.ts.)
   const stale = cfg('sensor', 4242, 'value');
-  w.client.publish(stale, JSON.stringify({ ...sensorCfg, unique_id: 'edgeblocks_edge-one_4242_value' }), {
+  rt.app.mqtt.publish(stale, JSON.stringify({ ...sensorCfg, unique_id: 'edgeblocks_edge-one_4242_value' }), {
     retain: true,
   });
   await until(() => w.seen.some((m) => m.topic === stale && m.payload === ''), 'stale config cleared');

@@ -1,7 +1,7 @@
 // One button that stops all outputs (PUT settings/enabled false: the control loop stops and every
 // output goes to its safe state) and says what it did; the same place resumes control.
 import { useEffect, useState } from 'preact/hooks';
-import { controllerUrl, put, get } from './api';
+import { controllerUrl, put, get, readOnly } from './api';
 
 export function ControlSwitch() {
   const [enabled, setEnabled] = useState<boolean | null>(null);
@@ -20,7 +20,7 @@ export function ControlSwitch() {
         : 'All outputs stopped: control is paused and every output is in its safe state (off). This stays so after a restart.',
     );
   };
-  if (enabled === null) return null;
+  if (enabled === null || readOnly()) return null;
   return (
     <div class={`panel control ${enabled ? '' : 'stopped'}`} data-testid="control-switch">
       {enabled ? (

@@ -39,6 +39,14 @@ export async function loadServiceInfo(): Promise<ServiceInfo> {
   return info;
 }
 
+let role: string | null = null;
+/** The logged-in user's role (null with auth off), told once at start. */
+export function setRole(r: string | null): void {
+  role = r;
+}
+/** A viewer reads everything and changes nothing (the service refuses its writes with 403): the page hides what would fail. */
+export const readOnly = (): boolean => role === 'viewer';
+
 export const serviceId = (): string => info.serviceId;
 export const emitIntervalMs = (): number => info.emitIntervalMs;
 export const controllerUrl = (path: string): string => `/${encodeURIComponent(info.serviceId)}/${path}`;

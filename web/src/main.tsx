@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AlertBanner } from './AlertBanner';
 import { Controllers } from './Controllers';
-import { loadServiceInfo, serviceId } from './api';
+import { loadServiceInfo, readOnly, serviceId, setRole } from './api';
 import { prepainted, takePrepaint, takeEarly } from './early';
 import { PAGES } from './pages';
 import { lazy } from './lazy';
@@ -157,6 +157,11 @@ function App(props: { user: string | null }) {
         </nav>
         {props.user !== null && <LogoutButton user={props.user} />}
       </header>
+      {readOnly() && (
+        <div class="banner viewer" role="note" data-testid="read-only">
+          Read only: {props.user} is a viewer. Everything can be looked at; nothing can be changed.
+        </div>
+      )}
       <OfflineBanner />
       <BrokerBanner />
       <StorageBanner />
@@ -198,6 +203,7 @@ async function boot(): Promise<void> {
     session = await sessionState();
     render(null, root);
   }
+  setRole(session.role);
   // The event stream index.html opened, when the session was good from the start, after the
   // state the prepaint showed.
   startLive((await takeEarly('events')?.catch(() => null)) ?? undefined, takePrepaint());

@@ -1,0 +1,24 @@
+// Roles (DESIGN §11): a user is an `admin` (reads and changes everything) or a `viewer` (reads the
+// dashboard, REST reads, history and MQTT state; changes nothing). One rule decides whether a
+// write is allowed, for REST (the request guard, src/auth/guard.ts), the embedded broker
+// (src/mqtt/acl.ts: MQTT publishes, also over /eventbus) and websockets; every refusal names the
+// role. With auth off there are no users: everyone may do everything (docs/security.md).
+
+export const ROLES = ['admin', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+/** Users made before roles existed, or without --role, are admins. */
+export const DEFAULT_ROLE: Role = 'admin';
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** The one rule: may a user of this role change anything? */
+export function mayWrite(role: Role): boolean {
+  return role === 'admin';
+}
+
+/** Why a write by `user` is refused, naming the role and what was tried. */
+export function writeRefusal(user: string, role: Role, what: string): string {
+  return `user ${user} has the role ${role}, which may read but not change anything (${what}); an admin can change the role: edgeblocks user role ${user} admin`;
+}

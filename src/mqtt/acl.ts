@@ -1,0 +1,71 @@
+// The embedded broker's access rules (issue 45.8), the ones docs/fleet/mosquitto.acl gives an
+// external broker: the controller's own output topics (state, patches, presence, history, the
+// datastore's events, alerts, Home Assistant discovery and states) are written by the service
+// alone; `$SYS` is read by admins only; a viewer publishes nothing (the one write rule, roles.ts).
+// A refused publish is dropped as Mosquitto drops a publish its ACL denies (a QoS 1 one is still
+// acknowledged): aedes would close the connection on a refusal, so the packet is sent to a topic
+// no one can subscribe to, not retained. A refused subscription gets the failure code 0x80.
+import { mayWrite, type Role } from '../auth/roles.js';
+import { nodeId } from '../homeassistant/discovery.js';
+import type { MqttIdentity } from './bus-auth.js';
+import { topicMatches } from './topics.js';
+
+/** Where refused publishes go: a `$` topic, which `#` does not match and nobody may subscribe to. */
+export const REFUSED_TOPIC = '$refused';
+
+export type Refusal = { refused: string };
+
+export interface AclOptions {
+  topicRoot: string;
+  serviceId: string;
+  /** A user's role now (null: the user is gone). */
+  roleOf: (user: string) => Role | null;
+}
+
+export class BrokerAcl {
+  /** Topic filters only the service writes. */
+  readonly own: string[];
+  /** Within those, what clients may write: Home Assistant's commands. */
+  private readonly clientWritable: string[];
+
+  constructor(private readonly o: AclOptions) {
+    const r = o.topicRoot;
+    const id = o.serviceId;
+    this.own = [
+      `${r}/state/${id}`,
+      `${r}/state/${id}/patch`,
+      `${r}/fleet/${id}`,
+      `${r}/history/${id}`,
+      `${r}/datastore/#`,
+      `${r}/alerts/${id}`,
+      `${r}/alerts/${id}/ha`,
+      `${r}/ha/${id}/#`,
+      `homeassistant/+/${nodeId(id)}/#`,
+    ];
+    this.clientWritable = [`${r}/ha/${id}/+/set/+`];
+  }
+
+  private role(who: MqttIdentity): Role | null {
+    if ('user' in who) return this.o.roleOf(who.user);
+    return 'admin'; // the service itself, or anyone with auth off
+  }
+
+  /** Null when `who` may publish on `topic`; else why not. */
+  publish(who: MqttIdentity, topic: string): string | null {
+    if ('internal' in who) return null;
+    const role = this.role(who);
+    if (role === null) return 'the user no longer exists';
+    if (!mayWrite(role)) return `a ${role} may not publish`;
+    if (this.own.some((f) => topicMatches(f, topic)) && !this.clientWritable.some((f) => topicMatches(f, topic)))
+      return `${topic} is written by the controller ${this.o.serviceId} alone`;
+    return null;
+  }
+
+  /** Null when `who` may subscribe to `filter`; else why not. */
+  subscribe(who: MqttIdentity, filter: string): string | null {
+    if (filter.startsWith(REFUSED_TOPIC)) return 'refused publishes are read by nobody';
+    if (!filter.startsWith('$SYS')) return null;
+    const role = this.role(who);
+    return role === 'admin' ? null : `$SYS is for admins, not a ${role ?? 'removed user'}`;
+  }
+}
