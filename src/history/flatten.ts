@@ -113,7 +113,8 @@ export function parseHistoryMessage(payload: Buffer | string, limits: HistoryLim
   const parsed = parseJson(payload, { maxBytes: limits.maxBytes, what: 'the payload' });
   if (parsed.ok) return historyFields(parsed.value, limits);
   if (parsed.problem === 'not JSON') return refused(REFUSED.json, 'not JSON');
-  return refused(parsed.problem === 'too large' ? REFUSED.size : REFUSED.json, parsed.reason);
+  if (parsed.problem === 'too large') return refused(REFUSED.size, parsed.reason);
+  return refused(parsed.problem === 'too deep' ? REFUSED.shape : REFUSED.json, parsed.reason);
 }
 
 /** Why a payload of `size` bytes is refused, or null. */

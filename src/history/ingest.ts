@@ -111,8 +111,8 @@ export class HistoryIngest {
     }
     const bytes = payload.length;
     // Too large to be a history message: refused now, not held in the queue until its turn.
-    const tooLarge = own ? null : sizeProblem(bytes, this.o.limits ?? DEFAULT_LIMITS);
-    if (tooLarge) return this.invalid(topic, tooLarge);
+    const tooLarge = own || bytes === 0 ? null : sizeProblem(bytes, this.o.limits ?? DEFAULT_LIMITS);
+    if (tooLarge) return this.invalid(topic, REFUSED.size, tooLarge, false);
     if (!own && this.queuedBytes + bytes > this.lim.maxQueuedBytes) {
       this.counts.dropped++;
       return this.drops.dropMessage(

@@ -83,7 +83,7 @@ t.test('MQTT: deep payloads on every subscribed topic are dropped; the service g
   t.ok(status.mqtt.dropped.blockApi >= 2, 'block API drops counted');
   t.ok(status.mqtt.dropped.other >= 1, 'datastore drop counted');
   t.ok(status.fleet.ignored >= 1, 'fleet drop counted');
-  t.match(parseHistoryMessage(deep), { ok: false, reason: /more than 64 levels deep/ }, 'history refuses it');
+  t.match(parseHistoryMessage(deep), { ok: false, detail: /more than 64 levels deep/ }, 'history refuses it');
 });
 
 t.test('the history stream: a deep command is answered with an error, not a crash', async (t) => {
