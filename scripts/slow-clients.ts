@@ -7,7 +7,7 @@
 // streams carry ten times the default traffic.
 //
 //   npm run build && node dist/scripts/slow-clients.js [--cli dist/src/main.js] [--seconds 60]
-//       [--emit-interval 500] [--json out.json]
+//       [--emit-interval 500] [--events 100] [--json out.json]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -25,6 +25,8 @@ const opt = (name: string) => {
 const CLI = path.resolve(opt('cli') ?? path.join(ROOT, 'dist/src/main.js'));
 const SECONDS = Number(opt('seconds') ?? 60);
 const EMIT_MS = Number(opt('emit-interval') ?? 500);
+/** Event streams in (b); 0 measures the controller alone over the same time (a baseline). */
+const EVENT_CLIENTS = Number(opt('events') ?? 100);
 const jsonOut = opt('json');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -91,7 +93,7 @@ async function main() {
   // (b) 100 event streams that never read
   const b = { before: rss(), peak: 0, end: 0 };
   const sockets: Socket[] = [];
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < EVENT_CLIENTS; i++) {
     const s = connect(port, '127.0.0.1');
     s.on('error', () => undefined);
     s.write(`GET /edge-one/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
@@ -109,7 +111,7 @@ async function main() {
   const report = {
     cli: path.relative(process.cwd(), CLI),
     historyStream3000Ranges: { rssMb: a, slowClosed: sa.history?.stream?.slowClosed ?? null },
-    events100NeverRead: { seconds: SECONDS, rssMb: b, status: sb.events ?? null },
+    eventsNeverRead: { clients: EVENT_CLIENTS, seconds: SECONDS, rssMb: b, status: sb.events ?? null },
   };
   console.log(JSON.stringify(report, null, 2));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));

@@ -6,6 +6,9 @@
 // offline and the HTTP server can close (an open stream would hold it until the stop limit).
 // A client that stops reading is closed once STREAM_QUEUE_BYTES wait for it (slow-clients.ts),
 // with a last `closed` event saying why; the browser's EventSource then reconnects to a fresh state.
+// Each state and patch is serialized once and the same string written to every client: a hundred
+// clients cost one JSON.stringify per emission, and what waits for slow ones is one string, not a
+// copy each (scripts/slow-clients.ts measures it).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
@@ -23,15 +26,29 @@ export interface EventSourceDeps {
   log?: Pick<Logger, 'warn'>;
 }
 
+interface Client {
+  /** Write a frame, or close the client when too much waits for it already. */
+  send: (frame: string) => void;
+  close: () => void;
+}
+
+const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 export class EventStreams {
-  private readonly open = new Set<{ close: () => void }>();
+  private readonly open = new Set<Client>();
   private ended = false;
   private readonly slow: SlowClients;
+  private readonly warnings: WarningLimiter | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onChange = (ev: ChangeEvent) =>
+    this.broadcast(
+      frame('patch', { changed: ev.changed.map((b) => this.deps.runtime.read(b).json()), deleted: ev.deleted }),
+    );
 
   constructor(private readonly deps: EventSourceDeps) {
-    const warnings = deps.log && new WarningLimiter(deps.log);
+    this.warnings = deps.log && new WarningLimiter(deps.log);
     this.slow = new SlowClients(STREAM_QUEUE_BYTES, (reason) =>
-      warnings?.warn('slow', { reason }, `event stream ${reason}`),
+      this.warnings?.warn('slow', { reason }, `event stream ${reason}`),
     );
   }
 
@@ -61,8 +78,40 @@ export class EventStreams {
     };
   }
 
+  /** A `state` frame, or null when the state cannot be read now (logged, limited). */
+  private stateFrame(online = true): string | null {
+    try {
+      return frame('state', this.stateMessage(online));
+    } catch (e) {
+      this.warnings?.warn('state', { err: (e as Error).message }, 'event stream: state not sent');
+      return null;
+    }
+  }
+
+  private broadcast(text: string | null): void {
+    if (text === null) return;
+    for (const client of [...this.open]) client.send(text);
+  }
+
+  /** One emission timer and one change listener for all clients, while there are any. */
+  private add(client: Client): void {
+    this.open.add(client);
+    if (this.open.size > 1) return;
+    this.deps.runtime.on('change', this.onChange);
+    this.timer = setInterval(() => this.broadcast(this.stateFrame()), this.deps.intervalMs);
+  }
+
+  /** False when the client was gone already. */
+  private remove(client: Client): boolean {
+    if (!this.open.delete(client)) return false;
+    if (this.open.size === 0) {
+      clearInterval(this.timer);
+      this.deps.runtime.off('change', this.onChange);
+    }
+    return true;
+  }
+
   readonly routes: FastifyPluginAsync = async (app) => {
-    const { runtime, intervalMs } = this.deps;
     app.addHook('preClose', async () => this.end());
     // GET only: a HEAD of an endless stream would never end (Node sends no headers for it until end()).
     app.get(
@@ -84,52 +133,32 @@ export class EventStreams {
           connection: 'keep-alive',
           'x-accel-buffering': 'no',
         });
-        const send = (event: string, data: unknown) => {
-          if (res.writableEnded) return;
-          const slow = this.slow.check(res.writableLength);
-          if (slow) return stream.cut(slow);
-          res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        };
-        const sendState = (online = true) => {
-          try {
-            send('state', this.stateMessage(online));
-          } catch (e) {
-            req.log.error({ err: e }, 'event stream: state not sent');
-          }
-        };
         res.write(`retry: ${RETRY_MS}\n\n`);
         if (this.ended) {
-          sendState(false);
-          res.end();
+          const last = this.stateFrame(false);
+          res.end(last ?? undefined);
           return;
         }
-        let timer: NodeJS.Timeout | undefined;
-        const onChange = (ev: ChangeEvent) =>
-          send('patch', { changed: ev.changed.map((b) => runtime.read(b).json()), deleted: ev.deleted });
-        const detach = () => {
-          if (!this.open.delete(stream)) return false;
-          clearInterval(timer);
-          runtime.off('change', onChange);
-          return true;
-        };
-        const stream = {
-          close: () => {
-            if (!detach()) return;
-            sendState(false);
-            res.end();
-          },
-          /** Too slow: a last event with the reason, and the connection cut if the client does not take it soon. */
-          cut: (reason: string) => {
-            if (!detach()) return;
-            res.end(`event: closed\ndata: ${JSON.stringify({ reason })}\n\n`);
+        const client: Client = {
+          send: (text) => {
+            if (res.writableEnded) return;
+            const slow = this.slow.check(res.writableLength);
+            if (!slow) return void res.write(text);
+            // Too slow: a last event with the reason, and the connection cut if the client does not take it soon.
+            if (!this.remove(client)) return;
+            res.end(frame('closed', { reason: slow }));
             setTimeout(() => res.destroy(), CLOSE_GRACE_MS).unref();
           },
+          close: () => {
+            if (!this.remove(client)) return;
+            const last = this.stateFrame(false);
+            res.end(last ?? undefined);
+          },
         };
-        this.open.add(stream);
-        req.raw.on('close', detach);
-        runtime.on('change', onChange);
-        sendState();
-        timer = setInterval(sendState, intervalMs);
+        req.raw.on('close', () => this.remove(client));
+        const first = this.stateFrame();
+        if (first !== null) res.write(first);
+        this.add(client);
       },
     );
   };
