@@ -286,7 +286,7 @@ async function main() {
     cores: cpus().length,
     brokerMessagesPerS: Math.round((messages - m0) / elapsed),
     brokerKBytesPerS: Math.round((bytes - b0) / elapsed / 1024),
-    // What mosquitto sent to all its clients (1-minute average): every controller reads every state message (the fleet list).
+    // What mosquitto sent to all its clients (its 1-minute moving average, which trails a rise).
     brokerSentPerS: {
       messages: Math.round((sys['messages/sent/1min'] ?? NaN) / 60),
       kBytes: Math.round((sys['bytes/sent/1min'] ?? NaN) / 60 / 1024),
