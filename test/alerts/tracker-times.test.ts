@@ -16,10 +16,10 @@ const obs: Observation = {
   text: 'Beer reads no value',
 };
 
-function tracker(load: ActiveAlert[] = []) {
+function tracker(load: ActiveAlert[] = [], remindMs = 4 * 3_600_000) {
   const events: Array<[AlertEventKind, ActiveAlert]> = [];
   const tr = new Tracker({
-    remindMs: () => 4 * 3_600_000,
+    remindMs: () => remindMs,
     load: () => load,
     save: () => undefined,
     remove: () => undefined,
@@ -67,4 +67,20 @@ t.test('a stored alert on the next run: counts from when it began; a clock behin
   t.equal(b.lastSeenAt, 5000, 'last seen: now (the gap is not known)');
   t.equal(b.firstSeenAt, 5000 - 110_000, 'began as long before that as it was when stored');
   t.ok(toWall(b, behind).firstSeenAt <= behind.wall(), 'never in the future');
+});
+
+t.test('reminders come every remindMs on the monotonic clock until the alert is acknowledged', async (t) => {
+  const REMIND = 15 * 60_000; // the shortest the rules allow (0.25 h)
+  const { tr, events } = tracker([], REMIND);
+  const step = 60_000;
+  let now = 0;
+  for (; now <= 5000; now += 1000) tr.update([obs], now, 2000);
+  t.equal(events.at(-1)?.[0], 'fired');
+  const firedAt = now - 1000;
+  for (; now <= firedAt + 3 * REMIND + step; now += step) tr.update([obs], now, 2000);
+  const reminders = events.filter(([e]) => e === 'reminder');
+  t.equal(reminders.length, 3, 'three reminders in three intervals');
+  t.ok(tr.acknowledge(obs.key), 'acknowledged');
+  for (const end = now + 3 * REMIND; now <= end; now += step) tr.update([obs], now, 2000);
+  t.equal(events.filter(([e]) => e === 'reminder').length, 3, 'no reminder after the acknowledge');
 });
