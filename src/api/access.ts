@@ -1,7 +1,7 @@
 // Which routes change something (issue 45.8): every method but GET and HEAD does, unless the route
 // says it only reads (`config: {reads: true}`): the Brewblox API reads with POST (blocks/read,
 // datastore/get, the timeseries queries). The auth guard refuses a write by a viewer with 403
-// naming the role (src/auth/guard.ts, the rule in src/auth/roles.ts); the route table shows the flag.
+// naming the role (src/auth/guard.ts, the rule in src/shared/roles.ts); the route table shows the flag.
 import type { FastifyInstance } from 'fastify';
 
 declare module 'fastify' {

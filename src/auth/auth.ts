@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError } from '../shared/errors.js';
 import type { Logger } from '../log.js';
 import type { Closable, MqttIdentity, MqttPeer } from '../mqtt/bus-auth.js';
-import type { Role } from './roles.js';
+import type { Role } from '../shared/roles.js';
 import { LoginAttempts, type AttemptResult, type Via } from './attempts.js';
 import { grantHolds, HeldConnections, type Grant } from './grants.js';
 import { sameString } from './password.js';

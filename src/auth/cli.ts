@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
 import { ConfigError, configFlagTable, configValues, loadConfig } from '../config.js';
-import { DEFAULT_ROLE, isRole, ROLES, type Role } from './roles.js';
+import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
 

@@ -5,7 +5,7 @@
 // decodes `%65dge-one` to `edge-one`; a guard reading the raw text would not), and a request that
 // matched nothing (a 404) is refused like any other: refuse by default.
 // Websocket upgrades (/eventbus, the history stream) are routes too and pass the same hook.
-// A viewer (roles.ts) is refused every write with 403 naming its role: a route that is not GET or
+// A viewer (src/shared/roles.ts) is refused every write with 403 naming its role: a route that is not GET or
 // HEAD changes something unless it says it only reads (src/api/access.ts). The upgrades are GETs:
 // what a viewer may do on /eventbus is the embedded broker's to decide (src/mqtt/acl.ts).
 import type { FastifyInstance } from 'fastify';
@@ -14,7 +14,7 @@ import type { Auth } from './auth.js';
 import type {} from '@fastify/websocket';
 import '../api/public-routes.js';
 import { isWrite } from '../api/access.js';
-import { mayWrite, writeRefusal } from './roles.js';
+import { mayWrite, writeRefusal } from '../shared/roles.js';
 
 /** Install the guard on the root instance, before the API contexts are registered. */
 export function installAuthGuard(app: FastifyInstance, auth: Auth): void {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
 import { writePrivateFile } from '../store/file-modes.js';
-import { DEFAULT_ROLE, isRole, ROLES, type Role } from './roles.js';
+import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 
 export const USERS_FILE = 'users.json';
 export const TOKEN_PREFIX = 'ebt_';

@@ -16,6 +16,7 @@ import type { AppMqtt } from '../mqtt/index.js';
 import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
 import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
+import { nodeId } from '../shared/service-id.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
@@ -31,9 +32,7 @@ export interface HomeAssistantOptions {
   log: Logger;
 }
 
-export function nodeId(serviceId: string): string {
-  return `edgeblocks_${serviceId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-}
+export { nodeId };
 
 /** The retained `online`/`offline` topic every entity of this controller names as its availability. */
 export function availabilityTopic(topicRoot: string, serviceId: string): string {

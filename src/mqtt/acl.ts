@@ -1,12 +1,12 @@
 // The embedded broker's access rules (issue 45.8), the ones docs/fleet/mosquitto.acl gives an
 // external broker: the controller's own output topics (state, patches, presence, history, the
 // datastore's events, alerts, Home Assistant discovery and states) are written by the service
-// alone; `$SYS` is read by admins only; a viewer publishes nothing (the one write rule, roles.ts).
+// alone; `$SYS` is read by admins only; a viewer publishes nothing (the one write rule, src/shared/roles.ts).
 // A refused publish is dropped as Mosquitto drops a publish its ACL denies (a QoS 1 one is still
 // acknowledged): aedes would close the connection on a refusal, so the packet is sent to a topic
 // no one can subscribe to, not retained. A refused subscription gets the failure code 0x80.
-import { mayWrite, type Role } from '../auth/roles.js';
-import { nodeId } from '../homeassistant/discovery.js';
+import { mayWrite, type Role } from '../shared/roles.js';
+import { nodeId } from '../shared/service-id.js';
 import type { MqttIdentity } from './bus-auth.js';
 import { topicMatches } from './topics.js';
 

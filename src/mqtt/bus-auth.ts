@@ -1,7 +1,7 @@
 // What the MQTT side needs from authentication (implemented by src/auth): the embedded broker's
 // CONNECT check, the /eventbus upgrade check, and the service's own client credentials.
 import type { IncomingMessage } from 'node:http';
-import type { Role } from '../auth/roles.js';
+import type { Role } from '../shared/roles.js';
 
 /** Something that closes and tells when it closed: a socket, a websocket stream. */
 export interface Closable {

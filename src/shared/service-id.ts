@@ -14,3 +14,8 @@ const PATTERN = new RegExp(SERVICE_ID_PATTERN);
 export function isServiceId(id: string): boolean {
   return id.length > 0 && id.length <= SERVICE_ID_MAX_LENGTH && PATTERN.test(id);
 }
+
+/** The Home Assistant node id of a controller (its entities' `unique_id` prefix and discovery topic level). */
+export function nodeId(serviceId: string): string {
+  return `edgeblocks_${serviceId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}

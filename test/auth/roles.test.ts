@@ -1,7 +1,7 @@
 // Roles and the embedded broker's access rules (issue 45.8). A viewer reads the dashboard, REST
 // reads, history and MQTT state; every write is refused: 403 naming the role on every REST route
 // that changes something, dropped on the embedded broker (TCP and /eventbus). Nobody but the
-// service writes its own output topics; `$SYS` is for admins. One rule (src/auth/roles.ts).
+// service writes its own output topics; `$SYS` is for admins. One rule (src/shared/roles.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, relative } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
 import { needTools } from '../helpers/tools.js';
