@@ -53,9 +53,13 @@ t.test(
     for (const round of [1, 2]) {
       await killAndWait(svc.child, 'SIGTERM');
       svc = await startService(cfg, t);
-      const client = await mqtt.connectAsync(
-        `mqtt://127.0.0.1:${(await getJson(`${svc.api}/system/status`)).mqtt.brokerPort}`,
+      // The HTTP port is up before the broker (the start order): wait for the broker's port.
+      const brokerPort = await until(
+        'the broker port',
+        limit(10000),
+        async () => (await getJson(`${svc.api}/system/status`)).mqtt.brokerPort ?? undefined,
       );
+      const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${brokerPort}`);
       const lists: any[] = [];
       client.on('message', (_topic, payload) => lists.push(JSON.parse(payload.toString())));
       await client.subscribeAsync('svc/alerts/#');
