@@ -6,13 +6,16 @@
 # untouched. The previous release is kept for --rollback. See docs/raspberry-pi.md.
 # `edgeblocks` goes on PATH (a link in /usr/local/bin), for `sudo edgeblocks user add ...`.
 #
-#   sudo scripts/install-pi.sh [--with-mosquitto] [--enable-interfaces] [--no-start]
+#   sudo scripts/install-pi.sh [--from FILE] [--with-mosquitto] [--enable-interfaces] [--no-start]
 #   sudo scripts/install-pi.sh --rollback
 #   sudo scripts/install-pi.sh --uninstall [--purge]
 #   scripts/install-pi.sh --dry-run [other options]   print each step, change nothing (no root needed)
 #   scripts/install-pi.sh --help
 #
 # Options:
+#   --from FILE          install the release artifact FILE (from scripts/release.sh: the build and
+#                        its production modules, compiled for the Pi) instead of this checkout;
+#                        needs no npm, no compiler and no build on the Pi
 #   --with-mosquitto     install Mosquitto and point the new config at it (mqtt://localhost:1883)
 #   --enable-interfaces  turn on I2C and 1-Wire in config.txt and load their modules (then reboot)
 #   --no-start           install and enable the service, but do not (re)start it
@@ -56,6 +59,7 @@ rollback=0
 purge=0
 start=1
 dry_run=0
+from_file=""
 
 log() { printf 'install-pi: %s\n' "$*"; }
 warn() { printf 'install-pi: warning: %s\n' "$*" >&2; }
@@ -94,6 +98,11 @@ while [ $# -gt 0 ]; do
     --purge) purge=1 ;;
     --no-start) start=0 ;;
     --dry-run) dry_run=1 ;;
+    --from)
+      [ $# -ge 2 ] || die "--from needs the release artifact's file name"
+      from_file="$2"
+      shift
+      ;;
     -h | --help)
       usage
       exit 0
@@ -146,7 +155,8 @@ check_node() {
 release_id() {
   local version hash
   version="$("$NODE_BIN" -p 'require(process.argv[1]).version' "$SRC_DIR/package.json" 2>/dev/null || echo unknown)"
-  hash="$(cd "$SRC_DIR" && find package.json package-lock.json dist systemd scripts -type f 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
+  # An artifact's release.json names its architecture and Node: another one is another release.
+  hash="$(cd "$SRC_DIR" && find package.json package-lock.json $([ -f release.json ] && echo release.json) dist systemd scripts -type f 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
   echo "$version-$hash"
 }
 
@@ -207,6 +217,29 @@ prune_releases() {
   done
 }
 
+# --from FILE: the artifact is unpacked into a temporary directory and installed from there
+# like a checkout whose node_modules are ready; it must be built for this machine.
+unpack_release() {
+  local file="$1" top mismatch
+  [ -f "$file" ] || die "--from $file: no such file"
+  FROM_DIR="$(mktemp -d)"
+  trap 'rm -rf "$FROM_DIR"' EXIT
+  tar -xzf "$file" -C "$FROM_DIR" 2>/dev/null || die "--from $file: not a release tarball (tar cannot unpack it)"
+  top="$(find "$FROM_DIR" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
+  if [ -z "$top" ] || [ ! -f "$top/release.json" ] || [ ! -f "$top/dist/src/main.js" ] || [ ! -d "$top/node_modules" ]; then
+    die "--from $file: not an edgeblocks release (it needs release.json, dist and node_modules; build one with scripts/release.sh)"
+  fi
+  mismatch="$("$NODE_BIN" -e '
+const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const major = process.versions.node.split(".")[0];
+if (m.arch !== process.arch || m.modules !== process.versions.modules)
+  console.log(`it is built for linux-${m.arch} and Node ${m.node} (module ABI ${m.modules}), this machine runs Node ${process.versions.node} on ${process.arch} (ABI ${process.versions.modules}): take the edgeblocks-*-linux-${process.arch}-node${major}.tar.gz artifact`);
+' "$top/release.json")" || die "--from $file: cannot read its release.json"
+  [ -z "$mismatch" ] || die "--from $file: $mismatch"
+  SRC_DIR="$top"
+  log "installing the release artifact $file ($("$NODE_BIN" -p 'const m = require(process.argv[1]); `${m.version} for linux-${m.arch}, Node ${m.node}`' "$top/release.json"))"
+}
+
 install_tree() {
   if [ ! -f "$SRC_DIR/dist/src/main.js" ]; then
     if [ "$SKIP_NPM" = 1 ]; then die "no build in $SRC_DIR/dist: run 'npm ci && npm run build' there first"; fi
@@ -229,7 +262,10 @@ install_tree() {
   stage="$RELEASES_DIR/$id"
   rm -rf "$stage" "$stage.staging"
   mkdir -p "$stage.staging"
-  for item in package.json package-lock.json README.md LICENSE dist systemd scripts docs; do
+  local items=(package.json package-lock.json README.md LICENSE dist systemd scripts docs)
+  # An artifact brings its node_modules, compiled for this machine.
+  if [ -n "$from_file" ]; then items+=(release.json node_modules); fi
+  for item in "${items[@]}"; do
     # The build times are kept (main.js loads dist/bundle only when it is not older than dist/src),
     # the checkout's owner is not: the copy belongs to whoever installs (root).
     if [ -e "$SRC_DIR/$item" ]; then cp -R --preserve=mode,timestamps "$SRC_DIR/$item" "$stage.staging/"; fi
@@ -241,6 +277,8 @@ install_tree() {
   trap 'rm -rf "$stage.staging"; die "upgrade failed at line $LINENO: $BASH_COMMAND; the running release ($(current_release || true)) is untouched"' ERR
   if [ "$SKIP_NPM" = 1 ]; then
     log "SKIP_NPM=1: not installing node modules"
+  elif [ -n "$from_file" ]; then
+    log "node modules from the artifact (no npm, no compiler)"
   else
     # --ignore-scripts keeps npm from running our own "prepare" (tsc is a dev dependency);
     # rebuild then runs the install scripts that compile the native modules.
@@ -409,6 +447,7 @@ describe_release() {
   id="$(release_id)"
   current="$(current_release)"
   [ "$SKIP_NPM" != 1 ] || npm=""
+  [ -z "$from_file" ] || npm=" with its node modules"
   if [ "$current" = "$id" ]; then
     echo "keep release $id, already installed in $RELEASES_DIR"
   else
@@ -430,6 +469,7 @@ describe_config() {
 
 do_install() {
   check_node
+  if [ -n "$from_file" ]; then unpack_release "$from_file"; fi
   step "$(dry describe_release)" install_tree
   step "$(dry describe_user)" ensure_user
   if [ "$with_mosquitto" -eq 1 ]; then step "install Mosquitto (apt-get install mosquitto)" install_mosquitto; fi

@@ -1,5 +1,5 @@
 // The installer in a throwaway root: fake systemctl/useradd/groupadd/usermod/userdel/apt-get/
-// npm/getent/modprobe on PATH record every call and keep users and groups in a state dir.
+// npm/getent/modprobe on PATH (install-fakes.ts) record every call and keep users and groups in a state dir.
 // tags: slow (the installer in a sandbox, the service started from it)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
@@ -23,29 +23,12 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
 import { needTools } from '../helpers/tools.js';
+import { writeInstallFakes } from './install-fakes.js';
 
 needTools('bash');
 
 const repo = ROOT;
 const PREFIX = '/opt/eb-test';
-
-const FAKES: Record<string, string> = {
-  // getent DB KEY, from $FAKE_STATE/DB
-  getent: `grep "^$2:" "$FAKE_STATE/$1" 2>/dev/null || exit 2`,
-  groupadd: `name=; for a; do name=$a; done; echo "$name:x:990:" >> "$FAKE_STATE/group"`,
-  useradd: `name=; for a; do name=$a; done
-echo "$name:x:990:990::/var/lib/edgeblocks:/usr/sbin/nologin" >> "$FAKE_STATE/passwd"
-echo "$name:x:990:" >> "$FAKE_STATE/group"`,
-  // usermod -a -G g1,g2 user
-  usermod: `user=$4; for g in $(echo "$3" | tr ',' ' '); do
-  sed -i -E "s/^($g:[^:]*:[^:]*:)(.+)$/\\1\\2,$user/; s/^($g:[^:]*:[^:]*:)$/\\1$user/" "$FAKE_STATE/group"
-done`,
-  userdel: `sed -i "/^$1:/d" "$FAKE_STATE/passwd"`,
-  npm: `if [ "$1" = ci ]; then mkdir -p node_modules && echo fake > node_modules/.fake-npm; fi`,
-  systemctl: 'true',
-  'apt-get': 'true',
-  modprobe: 'true',
-};
 
 // The built CLI as far as the installer's smoke start sees it: logs its port, answers system/ping.
 const FAKE_MAIN = `const http = require('node:http');
@@ -74,15 +57,7 @@ function makeSandbox(): Sandbox {
   const state = join(dir, 'state');
   const bin = join(dir, 'bin');
   for (const d of [root, state, bin]) mkdirSync(d, { recursive: true });
-  for (const [name, body] of Object.entries(FAKES)) {
-    const file = join(bin, name);
-    writeFileSync(file, `#!/bin/sh\necho "${name} $*" >> "$FAKE_STATE/calls"\n${body}\n`);
-    chmodSync(file, 0o755);
-  }
-  // Raspberry Pi OS has gpio and dialout already; i2c is missing here on purpose.
-  writeFileSync(join(state, 'group'), 'root:x:0:\ngpio:x:997:\ndialout:x:20:pi\n');
-  writeFileSync(join(state, 'passwd'), 'root:x:0:0::/root:/bin/bash\n');
-  writeFileSync(join(state, 'calls'), '');
+  writeInstallFakes(bin, state);
 
   // A built checkout, with things that must not be copied.
   for (const d of ['dist/src/failsafe', 'systemd', 'scripts', 'docs', 'node_modules/x', '.git', 'src']) {

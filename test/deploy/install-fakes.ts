@@ -1,0 +1,35 @@
+// Stand-ins for the system commands scripts/install-pi.sh calls, for running it in a throwaway
+// root: each records its call in $FAKE_STATE/calls, and users and groups live in $FAKE_STATE.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const INSTALL_FAKES: Record<string, string> = {
+  // getent DB KEY, from $FAKE_STATE/DB
+  getent: `grep "^$2:" "$FAKE_STATE/$1" 2>/dev/null || exit 2`,
+  groupadd: `name=; for a; do name=$a; done; echo "$name:x:990:" >> "$FAKE_STATE/group"`,
+  useradd: `name=; for a; do name=$a; done
+echo "$name:x:990:990::/var/lib/edgeblocks:/usr/sbin/nologin" >> "$FAKE_STATE/passwd"
+echo "$name:x:990:" >> "$FAKE_STATE/group"`,
+  // usermod -a -G g1,g2 user
+  usermod: `user=$4; for g in $(echo "$3" | tr ',' ' '); do
+  sed -i -E "s/^($g:[^:]*:[^:]*:)(.+)$/\\1\\2,$user/; s/^($g:[^:]*:[^:]*:)$/\\1$user/" "$FAKE_STATE/group"
+done`,
+  userdel: `sed -i "/^$1:/d" "$FAKE_STATE/passwd"`,
+  npm: `if [ "$1" = ci ]; then mkdir -p node_modules && echo fake > node_modules/.fake-npm; fi`,
+  systemctl: 'true',
+  'apt-get': 'true',
+  modprobe: 'true',
+};
+
+/** Writes the fakes (and `extra` ones) into `bin` and starts an empty users/groups state in `state`. */
+export function writeInstallFakes(bin: string, state: string, extra: Record<string, string> = {}): void {
+  for (const [name, body] of Object.entries({ ...INSTALL_FAKES, ...extra })) {
+    const file = join(bin, name);
+    writeFileSync(file, `#!/bin/sh\necho "${name} $*" >> "$FAKE_STATE/calls"\n${body}\n`);
+    chmodSync(file, 0o755);
+  }
+  // Raspberry Pi OS has gpio and dialout already; i2c is missing here on purpose.
+  writeFileSync(join(state, 'group'), 'root:x:0:\ngpio:x:997:\ndialout:x:20:pi\n');
+  writeFileSync(join(state, 'passwd'), 'root:x:0:0::/root:/bin/bash\n');
+  writeFileSync(join(state, 'calls'), '');
+}
