@@ -11,6 +11,15 @@
 #                 npm ci (an hour under emulation); needs -- ARGS. For re-running some files.
 #   -- ARGS       run `npx tap ARGS` instead of the whole suite (e.g. -- test/drivers); after the
 #                 same apt packages and npm ci as .ci/run, unless --reuse
+#   --release     build the arm64 release artifact instead of testing: this checkout's dist/
+#                 (JavaScript, built here first unless --skip-build) goes into the userland, where
+#                 scripts/release.sh --fresh-modules compiles the native modules for arm64; then
+#                 the artifact is installed in the userland with install-pi.sh --from, without
+#                 npm or a compiler on PATH, and both steps are measured (wall time, peak memory)
+#   --skip-build  with --release: take dist/ as it is
+#   --out DIR     with --release: where the artifact goes (default: release/ in the checkout)
+#   --measure-npm-ci  with --release: also measure a full `npm ci` of the checkout in the
+#                 userland (the install without an artifact; about an hour)
 #
 # Environment:
 #   ARM64_CACHE   where the userland tarball and the unpacked root live (default /var/cache/edgeblocks-arm64)
@@ -32,17 +41,29 @@ TAP_FILE_TIMEOUT=$(( TAP_FILE_TIMEOUT * SLOWDOWN ))
 SHARED_DIR="$(cd "$SRC_DIR/.." && pwd)/shared"
 TARBALL="$CACHE/rootfs.tar"
 ROOT="$CACHE/root"
-PACKAGES=nodejs,libnode-dev,npm,python3,make,g++,ca-certificates,mosquitto,mosquitto-clients,socat,procps,openssl,util-linux,git
+PACKAGES=nodejs,libnode-dev,npm,python3,make,g++,ca-certificates,mosquitto,mosquitto-clients,socat,procps,openssl,util-linux,git,time
 
 keep=0
 reuse=0
+release=0
+skip_build=0
+measure_npm_ci=0
+out="$SRC_DIR/release"
 tap_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep=1 ;;
     --reuse) reuse=1 ;;
+    --release) release=1 ;;
+    --skip-build) skip_build=1 ;;
+    --measure-npm-ci) measure_npm_ci=1 ;;
+    --out)
+      [ $# -ge 2 ] || { echo "check-arm64: --out needs a directory" >&2; exit 2; }
+      out="$2"
+      shift
+      ;;
     --) shift; tap_args=("$@"); break ;;
-    -h | --help) sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p;}' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "check-arm64: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -122,6 +143,57 @@ inside() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/u
 # node-gyp builds the native modules against Debian's Node headers (/usr/include/node): the
 # headers tarball from nodejs.org is not always reachable. Older cached userlands lack them.
 [ -d "$ROOT/usr/include/node" ] || inside apt-get install -y -qq --no-install-recommends libnode-dev >/dev/null
+# --release: the artifact for arm64, and what installing it costs under emulation.
+if [ "$release" -eq 1 ]; then
+  [ -x "$ROOT/usr/bin/time" ] || inside apt-get install -y -qq --no-install-recommends time >/dev/null
+  if [ "$skip_build" -eq 0 ]; then
+    log "building dist/ here (JavaScript: the same on every architecture)"
+    (cd "$SRC_DIR" && npm run build >/dev/null && npm run build:web >/dev/null)
+  fi
+  [ -f "$SRC_DIR/dist/src/main.js" ] && [ -f "$SRC_DIR/dist/web/index.html" ] || die "no build in $SRC_DIR/dist (leave out --skip-build)"
+  rm -rf "$ROOT/work/main/dist" && cp -pR "$SRC_DIR/dist" "$ROOT/work/main/dist"
+  log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version)"
+  # GNU time's "Maximum resident set size" is the largest single process of the step (qemu-user's
+  # own memory included, so an upper bound of what a Pi needs).
+  measure() {
+    local name="$1" wall peak
+    shift
+    inside /usr/bin/time -v -o "/work/$name.time" "$@" >"$CACHE/$name.log" 2>&1 || die "$name failed (see $CACHE/$name.log)"
+    grep -E '^(release|install-pi):' "$CACHE/$name.log" || true
+    wall=$(sed -nE 's/.*Elapsed \(wall clock\) time.*: (.*)/\1/p' "$ROOT/work/$name.time")
+    peak=$(sed -nE 's/.*Maximum resident set size \(kbytes\): ([0-9]+)/\1/p' "$ROOT/work/$name.time")
+    log "$name: wall $wall, peak memory $((peak / 1024)) MB"
+    printf '%s\twall %s\tpeak %s MB\n' "$name" "$wall" "$((peak / 1024))" >>"$CACHE/release-figures.tsv"
+  }
+  : >"$CACHE/release-figures.tsv"
+  log "building the artifact (npm ci --omit=dev, native modules compiled for arm64)"
+  measure build-artifact sh -c 'cd /work/main && rm -rf /work/release && bash scripts/release.sh --skip-build --fresh-modules --out /work/release'
+  artifact=$(ls "$ROOT"/work/release/edgeblocks-*-linux-arm64-node*.tar.gz 2>/dev/null | head -n 1 || true)
+  [ -n "$artifact" ] && [ -f "$artifact" ] || die "no artifact was built (see $CACHE/build-artifact.log)"
+  mkdir -p "$out"
+  cp "$artifact" "$out/"
+  log "artifact: $out/$(basename "$artifact")"
+  # The Pi: a fresh directory with the tarball only; systemctl is a stand-in (no init in a
+  # chroot), and npm and the compilers fail if anything calls them.
+  inside sh -c 'rm -rf /work/pi && mkdir -p /work/pi/bin && cd /work/pi/bin &&
+    for tool in npm npx cc gcc g++ make; do printf "#!/bin/sh\necho \"%s must not run\" >&2; exit 97\n" "$tool" >"$tool"; done &&
+    printf "#!/bin/sh\nexit 0\n" >systemctl && chmod 755 *'
+  cp "$artifact" "$ROOT/work/pi/"
+  name=$(basename "$artifact")
+  top=${name%%-linux-*}
+  log "installing it with install-pi.sh --from (smoke start included)"
+  measure install-from-artifact sh -c "cd /work/pi && tar -xzf $name && PATH=/work/pi/bin:\$PATH SMOKE_SECONDS=900 bash $top/scripts/install-pi.sh --from $name --no-start"
+  inside /opt/edgeblocks/dist/src/main.js --version >/dev/null || die "the installed release does not run"
+  log "installed: edgeblocks $(inside /opt/edgeblocks/dist/src/main.js --version) in /opt/edgeblocks"
+  if [ "$measure_npm_ci" -eq 1 ]; then
+    log "for comparison: a full npm ci of the checkout (the install without an artifact)"
+    measure npm-ci sh -c 'cd /work/main && rm -rf node_modules && npm ci --no-audit --no-fund'
+  fi
+  log "figures ($CACHE/release-figures.tsv):"
+  cat "$CACHE/release-figures.tsv"
+  exit 0
+fi
+
 log "userland: $(inside uname -m), $(inside sh -c '. /etc/os-release; echo $PRETTY_NAME'), node $(inside node --version), npm $(inside npm --version)"
 log "host: $(uname -m), $(nproc) cores; tests run with EDGEBLOCKS_TEST_SLOWDOWN=$SLOWDOWN, ${TAP_FILE_TIMEOUT} s per test file"
 log "tree: commit $(cat "$ROOT/work/commit" 2>/dev/null || echo unknown)$([ "$reuse" -eq 1 ] && echo ', as the --keep run left it')"
