@@ -1,7 +1,7 @@
 // Finds the 1-Wire masters of the machine: kernel w1 masters, DS2482 channels on I2C buses,
 // DS2480B adapters on serial ports. Anything missing is normal on a machine without it: one
 // info line, never an error that stops the service.
-import { readdir } from 'node:fs/promises';
+import { listI2cAdapters, type I2cRoots } from '../../drivers/i2c/adapters.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
 import { queued } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -29,15 +29,15 @@ export function i2cBusNumber(spec: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-export async function listI2cBuses(): Promise<string[]> {
-  try {
-    return (await readdir('/dev'))
-      .filter((n) => /^i2c-\d+$/.test(n))
-      .sort((a, b) => i2cBusNumber(a)! - i2cBusNumber(b)!)
-      .map((n) => `/dev/${n}`);
-  } catch {
-    return [];
-  }
+/** The /dev/i2c-* discovery probes when none are configured: every bus but the display's (HDMI DDC). */
+export async function listI2cBuses(roots: I2cRoots = {}): Promise<string[]> {
+  return (await listI2cAdapters(roots)).filter((a) => a.role !== 'display').map((a) => `/dev/i2c-${a.bus}`);
+}
+
+/** One line per display bus discovery leaves alone (a monitor's EDID is on it). */
+async function logSkippedI2cBuses(log: Logger): Promise<void> {
+  for (const a of (await listI2cAdapters()).filter((x) => x.role === 'display'))
+    log.info(`/dev/i2c-${a.bus} (${a.name}): an HDMI display bus, not probed; name it in i2cBuses to probe it`);
 }
 
 /** DS2482 channels on one I2C bus (the bus is closed again when it has none, unless `keepOpen`). */
@@ -69,6 +69,7 @@ export async function openI2cMasters(
   useBus?: (i2c: I2cBus, busNumber: number) => Promise<boolean>,
 ): Promise<OneWireBus[]> {
   const specs = configured.length ? configured : await listI2cBuses();
+  if (!configured.length) await logSkippedI2cBuses(log);
   if (specs.length === 0) {
     log.info('no I2C buses (/dev/i2c-*): no DS2482 bridges');
     return [];
