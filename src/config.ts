@@ -79,7 +79,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
       const checked = checkSetting(key, extra, `flag ${argv[at - 1]}`);
       if (checked.issue) refuse(checked.issue);
     }
-    throw new ConfigError(JSON.stringify(extra), `unexpected argument; commands: help, version, user (see --help)`);
+    throw new ConfigError(JSON.stringify(extra), `unexpected argument; commands: help, version, user, doctor (see --help)`);
   }
   return {
     values: configValues(parsed.values),
@@ -160,6 +160,7 @@ export function helpText(): string {
     'Usage: edgeblocks [options]',
     '       edgeblocks help|version',
     '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)',
+    '       edgeblocks doctor [--json] [--toggle NAME]          (a self-test of the Pi and its buses; see edgeblocks doctor --help)',
     '',
     configHelp(),
   ].join('\n');

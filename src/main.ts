@@ -28,6 +28,9 @@ async function main(): Promise<void> {
   // `edgeblocks user ...` loads only what it needs (the service's modules take seconds on a Pi).
   if (process.argv[2] === 'user')
     process.exit(await (await import('./auth/cli.js')).runUserCommand(process.argv.slice(3)));
+  // `edgeblocks doctor ...`: the self-test (src/doctor), beside a running service or without one.
+  if (process.argv[2] === 'doctor')
+    process.exit(await (await import('./doctor/index.js')).runDoctor(process.argv.slice(3)));
   // Compiled code is kept between starts: the bundle's by code-cache.ts, the few plain modules
   // by Node >= 22.1 (Node 20 has no cache of its own), in one directory.
   const codeCache = cacheDirectory();

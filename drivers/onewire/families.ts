@@ -23,6 +23,8 @@ export interface EmulatedOneWireSpec {
   temperature: number;
   coldJunction: number;
   addressPins: number;
+  /** DS18B20: powered from the data line (VDD to GND). */
+  parasite?: boolean;
 }
 
 interface FamilyCommon {
@@ -69,7 +71,7 @@ export const ONEWIRE_FAMILIES: readonly OneWireFamilyDef[] = [
     read: async (bus, address) => ({ value: await bus.readTemperature(address) }),
     emulator: async () => {
       const { SimDs18b20 } = await import('../sim/onewire-ds18b20.js');
-      return (s) => new SimDs18b20({ address: s.address, temperature: s.temperature });
+      return (s) => new SimDs18b20({ address: s.address, temperature: s.temperature, parasite: s.parasite });
     },
   },
   {

@@ -13,6 +13,8 @@ export interface SimDs18b20Options extends SlaveOptions {
   eepromConfig?: number;
   /** 12-bit conversion time (lower resolutions scale down). Default 750 ms. */
   conversionMs?: number;
+  /** VDD tied to GND: powered from the data line (Read Power Supply answers 0). Default false. */
+  parasite?: boolean;
 }
 
 function toByte(n: number): number {
@@ -26,6 +28,13 @@ export class SimDs18b20 extends ScratchpadSlave {
   readonly conversionMs: number;
   /** Completed conversions (diagnostics for tests). */
   conversions = 0;
+  /** Powered from the data line (VDD to GND). */
+  readonly parasite: boolean;
+  /**
+   * Too little power to convert (parasite power without a strong pull-up, a broken VDD wire):
+   * every conversion ends with the scratchpad still at its power-on 85 degC.
+   */
+  stuckAtPowerOn = false;
   private conversionsSincePowerOn = 0;
   private convertingUntil: number | null = null;
   private step: 'command' | 'writeScratchpad' = 'command';
@@ -40,6 +49,7 @@ export class SimDs18b20 extends ScratchpadSlave {
       config: (options.eepromConfig ?? 0x7f) & 0x7f,
     };
     this.conversionMs = options.conversionMs ?? 750;
+    this.parasite = options.parasite ?? false;
     this.powerOn();
   }
 
@@ -79,6 +89,10 @@ export class SimDs18b20 extends ScratchpadSlave {
 
   private finishConversion(): void {
     this.convertingUntil = null;
+    if (this.stuckAtPowerOn) {
+      this.powerOn();
+      return;
+    }
     const t = Math.max(-55, Math.min(125, this.temperature));
     let raw = Math.round(t * 16);
     raw &= ~((1 << (12 - this.resolutionBits)) - 1);
@@ -148,7 +162,8 @@ export class SimDs18b20 extends ScratchpadSlave {
         this.fill(); // recall is instantaneous here: read slots report done (1)
         return;
       case 0xb4:
-        this.fill(); // externally powered: read slot 1
+        // Read Power Supply: a parasite-powered device pulls the read slot low.
+        this.fill((): Bit => (this.parasite ? 0 : 1));
         return;
       default:
         this.fill();

@@ -30,8 +30,9 @@ let nextSerial = 0x100;
 export abstract class SimSlave {
   readonly address: RomAddress;
   readonly family: number;
-  /** Fault state; see corruptNextReads / corruptAlways / holdDataLow. */
-  readonly faults = { corruptReads: 0, zeroData: false };
+  /** Fault state; see corruptNextReads / corruptAlways / corruptEvery / holdDataLow. */
+  readonly faults = { corruptReads: 0, zeroData: false, corruptEvery: 0 };
+  private framesSent = 0;
   private pluggedIn = true;
   private host: SlaveHost | null = null;
   private phase: RomPhase = { kind: 'idle' };
@@ -101,6 +102,11 @@ export abstract class SimSlave {
     this.faults.corruptReads = on ? Infinity : 0;
   }
 
+  /** A flaky bus: every `n`-th frame the device sends is garbled (0 = none). */
+  corruptEvery(n: number): void {
+    this.faults.corruptEvery = Math.max(0, Math.floor(n));
+  }
+
   /** Function-phase slots read 0 (data line held low): an all-zero scratchpad whose CRC passes. */
   holdDataLow(on = true): void {
     this.faults.zeroData = on;
@@ -108,8 +114,10 @@ export abstract class SimSlave {
 
   /** Applies the corruption fault to an outgoing frame (flips one bit of the first byte). */
   protected transmitFrame(bytes: number[]): number[] {
-    if (this.faults.corruptReads > 0) {
-      this.faults.corruptReads--;
+    this.framesSent++;
+    const flaky = this.faults.corruptEvery > 0 && this.framesSent % this.faults.corruptEvery === 0;
+    if (this.faults.corruptReads > 0 || flaky) {
+      if (!flaky) this.faults.corruptReads--;
       const copy = bytes.slice();
       copy[0] = copy[0]! ^ 0x01;
       return copy;

@@ -33,7 +33,10 @@
 //     "coldJunction": 25,                   MAX31850: chip temperature (-55..125)
 //     "addressPins": 0,                     MAX31850: AD3..AD0 pin levels (0..15)
 //     "outputs": { "1": "heater" },         DS2408/DS2413: channel (1-based) -> plant actuator
-//     "plugged": true }                     start unplugged with false
+//     "plugged": true,                      start unplugged with false
+//     "power": "external",                  DS18B20: "parasite" when VDD is tied to GND
+//     "faults": { "crcEvery": 4,            every 4th frame it sends is garbled (a flaky bus)
+//                 "stuckAt85": true } }     DS18B20: conversions never finish (85 degC forever)
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
 import { checkAgainst } from '../schema-check.js';
@@ -75,6 +78,9 @@ export interface SimDeviceSpec {
   /** DS2408: motor valves by start channel (1 or 5), with their stroke time in seconds. */
   valves: Array<{ start: number; travelSeconds: number }>;
   plugged: boolean;
+  /** DS18B20: powered from the data line. */
+  parasite: boolean;
+  faults: { crcEvery: number; stuckAt85: boolean };
 }
 
 export interface SimDs2482Spec {
@@ -190,6 +196,16 @@ const SimDeviceSchema = Type.Object(
       ),
     ),
     plugged: Type.Boolean({ default: true }),
+    power: Type.Optional(Type.Union([Type.Literal('external'), Type.Literal('parasite')])),
+    faults: Type.Optional(
+      Type.Object(
+        {
+          crcEvery: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+          stuckAt85: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -277,6 +293,8 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
       outputs[n] = role;
     }
   }
+  if (type !== 'DS18B20' && (o.power !== undefined || o.faults?.stuckAt85 !== undefined))
+    fail(`${path}`, 'power and faults.stuckAt85 are only for a DS18B20');
   const valves: SimDeviceSpec['valves'] = [];
   if (o.valves !== undefined && type !== 'DS2408') fail(`${path}.valves`, 'is only for a DS2408');
   for (const [ch, v] of Object.entries(o.valves ?? {})) {
@@ -294,6 +312,8 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
     outputs,
     valves,
     plugged: o.plugged,
+    parasite: o.power === 'parasite',
+    faults: { crcEvery: o.faults?.crcEvery ?? 0, stuckAt85: o.faults?.stuckAt85 ?? false },
   };
 }
 

@@ -243,6 +243,8 @@ export class SimHardware {
     const model = this.emulators.oneWire.get(spec.type)!({ ...spec, temperature }) as SimModel;
     bus.segment.attach(model);
     if (!spec.plugged) model.unplug();
+    model.corruptEvery(spec.faults.crcEvery);
+    if (model instanceof SimDs18b20) model.stuckAtPowerOn = spec.faults.stuckAt85;
     this.deviceList.push({ spec, model, bus, forced: null });
     for (const v of spec.valves)
       this.valveList.push({

@@ -274,7 +274,8 @@ export class W1Tree {
       this.write(join(dir, 'w1_slave'), w1Slave, 0o644);
       if (this.temperatureFile) this.write(join(dir, 'temperature'), temperature);
       this.write(join(dir, 'resolution'), `${d.resolutionBits}\n`, 0o644);
-      this.write(join(dir, 'ext_power'), '1\n');
+      // w1_therm.rst: ext_power reads 0 for a parasite-powered device, 1 for an external supply.
+      this.write(join(dir, 'ext_power'), d.parasite ? '0\n' : '1\n');
       return;
     }
     if (d instanceof SimMax31850) {

@@ -330,7 +330,7 @@ function sensorHub(
   });
 }
 
-async function linuxGpioBackend(label: string | undefined, log: Logger): Promise<GpioBackend | null> {
+export async function linuxGpioBackend(label: string | undefined, log: Logger): Promise<GpioBackend | null> {
   try {
     return await OnoffGpioBackend.create({ label });
   } catch (e) {

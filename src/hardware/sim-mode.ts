@@ -9,8 +9,12 @@ import { SimHardware } from '../../drivers/sim/sim-hardware.js';
 import { ConfigError } from '../shared/errors.js';
 import type { Clock } from '../runtime/clock.js';
 
-export async function openSim(file: string | undefined, clock: Clock): Promise<SimHardware> {
-  return SimHardware.create(await loadSimConfig(file), { now: () => clock.now() });
+export async function openSim(
+  file: string | undefined,
+  clock: Pick<Clock, 'now'>,
+  options: { w1RefreshMs?: number } = {},
+): Promise<SimHardware> {
+  return SimHardware.create(await loadSimConfig(file), { now: () => clock.now(), ...options });
 }
 
 async function loadSimConfig(file: string | undefined): Promise<SimConfig> {

@@ -59,3 +59,36 @@ export function lockDataDir(dataDir: string): DataDirLock {
     },
   };
 }
+
+/**
+ * For a tool beside the service (`edgeblocks doctor`): takes the data dir's lock when nobody
+ * holds it, without creating any file (run as root, a new file would be root's and lock the
+ * service out). `absent`: the dir or its lock file does not exist (no service ever ran there).
+ */
+export function tryLockDataDir(
+  dataDir: string,
+): { lock: DataDirLock } | { busy: { pid: number | null } } | { absent: true } {
+  const file = path.join(dataDir, LOCK_FILE);
+  let db: BetterSqlite3.Database;
+  try {
+    db = new Database(file, { timeout: 0, fileMustExist: true });
+  } catch {
+    return { absent: true };
+  }
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+    let pid: number | null = null;
+    try {
+      const n = Number(readFileSync(path.join(dataDir, PID_FILE), 'utf8').trim());
+      if (Number.isInteger(n) && n > 0) pid = n;
+    } catch {
+      // no pid written yet
+    }
+    return { busy: { pid } };
+  }
+  return { lock: { release: () => db.open && db.close() } };
+}

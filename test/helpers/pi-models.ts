@@ -2,7 +2,7 @@
 // string, the sysfs GPIO chips (bases from 512, the header chip found by label), the device
 // nodes, and the I2C adapters with their names and device-tree compatibles. layOutPi() writes one
 // into a directory as a fake root (boot, proc, sys, dev), for the GPIO, I2C, unit and doctor tests.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface PiModel {
@@ -107,11 +107,36 @@ export interface PiRoots {
   proc: string;
   sys: string;
   dev: string;
+  etc: string;
 }
 
-/** `root`/boot, /proc, /sys and /dev laid out as `model`'s kernel does (device nodes are plain files). */
-export function layOutPi(model: PiModel, root: string): PiRoots {
-  const roots = { boot: join(root, 'boot'), proc: join(root, 'proc'), sys: join(root, 'sys'), dev: join(root, 'dev') };
+/** Raspberry Pi OS's device groups, and the service user the installer makes (in all three). */
+export const PI_GROUPS = { gpio: 997, i2c: 998, dialout: 20, edgeblocks: 990 } as const;
+
+export interface PiOptions {
+  /** config.txt in /boot/firmware; default: both interfaces enabled. */
+  bootConfig?: string;
+  /** Kernel 1-Wire masters present in /sys/bus/w1/devices (default 1). */
+  w1Masters?: number;
+  /** systemd-timesyncd has synchronised the clock (default true). */
+  synced?: boolean;
+}
+
+export const BOTH_INTERFACES = '[all]\ndtparam=i2c_arm=on\ndtoverlay=w1-gpio\n';
+
+/**
+ * `root`/boot, /etc, /proc, /run, /sys and /dev laid out as `model`'s kernel and Raspberry Pi OS
+ * do: device nodes (plain files) owned by root and the gpio or i2c group, mode 0660 (ownership
+ * only when the tests run as root), the edgeblocks user in gpio, i2c and dialout.
+ */
+export function layOutPi(model: PiModel, root: string, options: PiOptions = {}): PiRoots {
+  const roots = {
+    boot: join(root, 'boot'),
+    proc: join(root, 'proc'),
+    sys: join(root, 'sys'),
+    dev: join(root, 'dev'),
+    etc: join(root, 'etc'),
+  };
   for (const dir of Object.values(roots)) mkdirSync(dir, { recursive: true });
   const dt = join(roots.sys, 'firmware/devicetree/base');
   mkdirSync(dt, { recursive: true });
@@ -128,7 +153,34 @@ export function layOutPi(model: PiModel, root: string): PiRoots {
     writeFileSync(join(dir, 'label'), `${chip.label}\n`);
     writeFileSync(join(dir, 'ngpio'), `${chip.ngpio}\n`);
   }
-  for (const node of model.devices) writeFileSync(join(roots.dev, node), '');
+  const asRoot = process.getuid?.() === 0;
+  for (const node of model.devices) {
+    const path = join(roots.dev, node);
+    writeFileSync(path, '', { mode: 0o660 });
+    chmodSync(path, 0o660);
+    if (asRoot) chownSync(path, 0, node.startsWith('i2c-') ? PI_GROUPS.i2c : PI_GROUPS.gpio);
+  }
+  const g = PI_GROUPS;
+  writeFileSync(
+    join(roots.etc, 'passwd'),
+    `root:x:0:0::/root:/bin/bash\nedgeblocks:x:${g.edgeblocks}:${g.edgeblocks}::/var/lib/edgeblocks:/usr/sbin/nologin\n`,
+  );
+  writeFileSync(
+    join(roots.etc, 'group'),
+    `root:x:0:\ndialout:x:${g.dialout}:pi,edgeblocks\ngpio:x:${g.gpio}:pi,edgeblocks\ni2c:x:${g.i2c}:pi,edgeblocks\nedgeblocks:x:${g.edgeblocks}:\n`,
+  );
+  writeFileSync(
+    join(roots.etc, 'os-release'),
+    'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n',
+  );
+  mkdirSync(join(roots.proc, 'sys/kernel'), { recursive: true });
+  writeFileSync(join(roots.proc, 'sys/kernel/osrelease'), `6.6.51+rpt-rpi-${model.key === 'pi5' ? '2712' : 'v8'}\n`);
+  for (let m = 1; m <= (options.w1Masters ?? 1); m++)
+    mkdirSync(join(roots.sys, `bus/w1/devices/w1_bus_master${m}`), { recursive: true });
+  if (options.synced ?? true) {
+    mkdirSync(join(root, 'run/systemd/timesync'), { recursive: true });
+    writeFileSync(join(root, 'run/systemd/timesync/synchronized'), '');
+  }
   for (const adapter of model.i2c) {
     const dir = join(roots.sys, 'bus/i2c/devices', `i2c-${adapter.bus}`);
     mkdirSync(join(dir, 'of_node'), { recursive: true });
@@ -136,5 +188,6 @@ export function layOutPi(model: PiModel, root: string): PiRoots {
     writeFileSync(join(dir, 'of_node/compatible'), adapter.compatible.map((c) => `${c}\0`).join(''));
   }
   mkdirSync(join(roots.boot, 'firmware'), { recursive: true });
+  writeFileSync(join(roots.boot, 'firmware/config.txt'), options.bootConfig ?? BOTH_INTERFACES);
   return roots;
 }

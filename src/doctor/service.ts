@@ -1,0 +1,82 @@
+// With the service running, the doctor does not touch the buses (two masters on one bus garble
+// each other's reads): it asks the service through its API what it sees on them instead.
+import type { Config } from '../config.js';
+import { advice } from './advice.js';
+import { section, type Section } from './report.js';
+import type { HistoryRate } from './system.js';
+
+interface BusStatus {
+  name: string;
+  kind: string;
+  addresses: string[];
+  crcErrors: number;
+  crcRetries: number;
+  presenceErrors: number;
+  shortErrors: number;
+  readErrors: number;
+  lastError: string | null;
+}
+
+interface ServiceStatus {
+  uptime?: number;
+  hardware?: { onewire?: { buses?: BusStatus[]; missing?: unknown[] } };
+  history?: { chunkBytesWritten?: number };
+}
+
+export async function serviceSection(
+  config: Config,
+  pid: number | null,
+): Promise<{ section: Section; historyRate: HistoryRate | null }> {
+  const s = section('Service');
+  const who = `the service is running${pid ? ` (pid ${pid})` : ''}`;
+  s.findings.push({
+    verdict: 'info',
+    text: `${who} and has the buses and outputs, so they are not tested here; below is what the service sees. To test them: sudo systemctl stop edgeblocks, run the doctor, sudo systemctl start edgeblocks`,
+    see: advice('dataDirInUse').see,
+  });
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/${config.serviceId}/system/status`;
+  let status: ServiceStatus;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (res.status === 401) {
+      s.findings.push({ verdict: 'info', text: `${url} needs a login (auth is on): the service's view is not shown` });
+      return { section: s, historyRate: null };
+    }
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    status = (await res.json()) as ServiceStatus;
+  } catch (e) {
+    s.findings.push({ verdict: 'warn', text: `the service does not answer on ${url}: ${(e as Error).message}` });
+    return { section: s, historyRate: null };
+  }
+  s.facts.push(['api', url]);
+  if (status.uptime !== undefined) s.facts.push(['uptime', `${Math.round(status.uptime / 60)} min`]);
+  s.parts = [];
+  for (const bus of status.hardware?.onewire?.buses ?? []) {
+    const b = section(`Bus ${bus.name} (${bus.kind}), as the service sees it`);
+    b.facts.push(['devices', bus.addresses.join(', ') || 'none']);
+    b.facts.push([
+      'errors',
+      `${bus.crcErrors} CRC (${bus.crcRetries} retried), ${bus.presenceErrors} no answer, ${bus.shortErrors} short, ${bus.readErrors} read`,
+    ]);
+    if (bus.lastError) b.findings.push({ verdict: 'warn', text: `last error: ${bus.lastError}` });
+    s.parts.push(b);
+  }
+  const missing = status.hardware?.onewire?.missing ?? [];
+  if (missing.length)
+    s.findings.push({
+      verdict: 'warn',
+      text: `${missing.length} device(s) the blocks use are missing`,
+      ...advice('vanishing'),
+    });
+  const written = status.history?.chunkBytesWritten;
+  const uptime = status.uptime;
+  const historyRate =
+    written !== undefined && uptime !== undefined && uptime >= 600
+      ? {
+          bytesPerDay: (written / uptime) * 86400,
+          how: `${(written / 1048576).toFixed(1)} MB written in ${Math.round(uptime / 60)} min`,
+        }
+      : null;
+  return { section: s, historyRate };
+}
