@@ -8,7 +8,7 @@ import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import { listI2cAdapters } from '../../drivers/i2c/adapters.js';
 import { advice } from './advice.js';
 import { section, type Section } from './report.js';
-import type { Roots } from './roots.js';
+import { shown, type Roots } from './roots.js';
 
 export interface BootConfig {
   path: string | null;
@@ -122,7 +122,7 @@ export async function interfacesSection(
   const boot = readBootConfig(roots);
   s.facts.push([
     'config.txt',
-    boot.path ?? `none (neither ${roots.boot}/firmware/config.txt nor ${roots.boot}/config.txt)`,
+    boot.path ? shown(roots, boot.path) : 'none (neither /boot/firmware/config.txt nor /boot/config.txt)',
   ]);
   let w1Masters: string[] = [];
   try {
@@ -142,7 +142,7 @@ export async function interfacesSection(
   if (!boot.w1)
     s.findings.push({
       verdict: 'warn',
-      text: `the 1-Wire overlay (dtoverlay=w1-gpio) is not enabled in ${boot.path ?? 'config.txt'}: DS18B20s on GPIO4 are not seen (a DS2482 needs I2C instead)`,
+      text: `the 1-Wire overlay (dtoverlay=w1-gpio) is not enabled in ${boot.path ? shown(roots, boot.path) : 'config.txt'}: DS18B20s on GPIO4 are not seen (a DS2482 needs I2C instead)`,
       ...advice('interfaces'),
     });
   else if (w1Masters.length === 0)
@@ -156,7 +156,7 @@ export async function interfacesSection(
   if (!boot.i2c)
     s.findings.push({
       verdict: 'warn',
-      text: `I2C on pins 3 and 5 (dtparam=i2c_arm=on) is not enabled in ${boot.path ?? 'config.txt'}: no DS2482 or I2C sensor can be used`,
+      text: `I2C on pins 3 and 5 (dtparam=i2c_arm=on) is not enabled in ${boot.path ? shown(roots, boot.path) : 'config.txt'}: no DS2482 or I2C sensor can be used`,
       ...advice('interfaces'),
     });
   else if (!header)
@@ -209,7 +209,7 @@ export async function interfacesSection(
       }
       const perms = `${(st.mode & 0o777).toString(8)} ${st.uid === accounts.uid ? account.user : st.uid === 0 ? 'root' : st.uid}:${nameOfGid(accounts, st.gid)}`;
       seen.push(`${node.slice(roots.dev.length + 1) || node} ${perms}`);
-      if (!canReadWrite(st, accounts.uid, gids)) denied.push(`${node} (${perms})`);
+      if (!canReadWrite(st, accounts.uid, gids)) denied.push(`${shown(roots, node)} (${perms})`);
     }
     s.facts.push(['devices', seen.join(', ') || 'none']);
     if (denied.length)

@@ -1,6 +1,6 @@
 // Where the doctor looks: the system's directories under one root, `/` on a Pi. Tests (and a
 // look at an SD card mounted elsewhere) give another root with --root.
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 export interface Roots {
   root: string;
@@ -15,4 +15,11 @@ export interface Roots {
 export function rootsAt(root = '/'): Roots {
   const at = (dir: string) => join(root, dir);
   return { root, boot: at('boot'), etc: at('etc'), proc: at('proc'), sys: at('sys'), dev: at('dev'), run: at('run') };
+}
+
+/** A path as it is on the machine looked at: under --root DIR, without DIR. */
+export function shown(roots: Roots, path: string): string {
+  if (roots.root === '/') return path;
+  const rel = relative(roots.root, path);
+  return rel.startsWith('..') ? path : `/${rel}`;
 }

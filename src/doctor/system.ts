@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { diskSpace } from '../store/storage-health.js';
 import { advice } from './advice.js';
 import { section, type Section } from './report.js';
-import type { Roots } from './roots.js';
+import { shown, type Roots } from './roots.js';
 
 const MB = 1024 * 1024;
 /** A modest SD card's program/erase cycles (docs/history.md uses the same figure). */
@@ -119,7 +119,7 @@ export function systemSection(
   if (disk) {
     s.facts.push([
       'disk',
-      `${dataDir}: ${(disk.freeBytes / 1024 / MB).toFixed(1)} GB free${disk.freePercent !== null ? ` (${disk.freePercent.toFixed(0)} %)` : ''}`,
+      `${shown(roots, dataDir)}: ${(disk.freeBytes / 1024 / MB).toFixed(1)} GB free${disk.freePercent !== null ? ` (${disk.freePercent.toFixed(0)} %)` : ''}`,
     ]);
     if (disk.freePercent !== null && disk.freePercent < diskFreePercent)
       s.findings.push({

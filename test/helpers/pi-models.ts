@@ -173,6 +173,8 @@ export function layOutPi(model: PiModel, root: string, options: PiOptions = {}):
     join(roots.etc, 'os-release'),
     'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n',
   );
+  // A 2 GB Pi 4's numbers; the doctor shows what /proc says.
+  writeFileSync(join(roots.proc, 'meminfo'), 'MemTotal:        1891012 kB\nMemFree:          912344 kB\nMemAvailable:    1463504 kB\n');
   mkdirSync(join(roots.proc, 'sys/kernel'), { recursive: true });
   writeFileSync(join(roots.proc, 'sys/kernel/osrelease'), `6.6.51+rpt-rpi-${model.key === 'pi5' ? '2712' : 'v8'}\n`);
   for (let m = 1; m <= (options.w1Masters ?? 1); m++)
