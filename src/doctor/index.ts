@@ -11,12 +11,14 @@ import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
 import { ConfigError, configFlagTable, configValues, loadConfig, type Config } from '../config.js';
 import { findGpioChip } from '../../drivers/gpio/chip-base.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
+import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import { silentLogger } from '../log.js';
 import { VERSION } from '../shared/version.js';
 import { tryLockDataDir, type DataDirLock } from '../store/data-dir-lock.js';
 import { advice } from './advice.js';
 import { busSection } from './buses.js';
+import { i2cSection } from './i2c.js';
 import { interfacesSection } from './interfaces.js';
 import { outputsSection, toggleOutput } from './outputs.js';
 import { countProblems, renderText, section, type Report, type Section } from './report.js';
@@ -81,6 +83,8 @@ function doctorConfig(values: Record<string, string | boolean>, roots: Roots): C
 
 interface Hardware {
   buses: OneWireBus[];
+  /** The I2C buses whose sensors are tested (not the HDMI display buses). */
+  i2c: () => Promise<Array<{ name: string; bus: I2cBus }>>;
   gpioLines: GpioLineConfig[];
   gpio: () => Promise<GpioBackend | null>;
   /** Advances the emulation (sim mode) before each read. */
@@ -102,8 +106,10 @@ async function openHardware(config: Config): Promise<Hardware> {
       const bus = await masters.openSerialLinkMaster(link, log);
       if (bus) buses.push(bus);
     }
+    const simI2c = sim.i2c;
     return {
       buses,
+      i2c: async () => (simI2c ? [{ name: 'emulated', bus: simI2c }] : []),
       gpioLines: config.gpio.length ? config.gpio : sim.gpioLines,
       gpio: async () => sim.gpio,
       step: () => sim.step(performance.now()),
@@ -119,6 +125,22 @@ async function openHardware(config: Config): Promise<Hardware> {
   buses.push(...(await masters.openSerialMasters(config.serialPorts, log)));
   return {
     buses,
+    i2c: async () => {
+      const { openI2cBus } = await import('../../drivers/i2c/i2c-bus.js');
+      const out: Array<{ name: string; bus: I2cBus }> = [];
+      for (const spec of config.i2cBuses.length ? config.i2cBuses : await masters.listI2cBuses()) {
+        const n = masters.i2cBusNumber(spec);
+        if (n === null) continue;
+        try {
+          const bus = await openI2cBus(n);
+          opened.push(bus);
+          out.push({ name: `/dev/i2c-${n}`, bus });
+        } catch {
+          // cannot be opened: the interfaces section says why (permissions, no device)
+        }
+      }
+      return out;
+    },
     gpioLines: config.gpio,
     gpio: async () => (await import('../hardware/layer.js')).linuxGpioBackend(config.gpioChipLabel, log),
     step: () => undefined,
@@ -179,6 +201,7 @@ export async function buildReport(
       for (const bus of hw.buses) buses.parts.push(await busSection(bus, options.reads, hw.step));
       if (hw.buses.length && !buses.parts.some((p) => p.parts?.length))
         buses.findings.push({ verdict: 'warn', text: 'no DS18B20 on any bus', ...advice('noW1Master') });
+      for (const { name, bus } of await hw.i2c()) buses.parts.push(await i2cSection(name, bus, options.reads, hw.step));
       sections.push(buses);
       let base: number | null = null;
       try {

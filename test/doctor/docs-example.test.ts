@@ -24,6 +24,7 @@ const EXAMPLE_SIM = {
     },
   ],
   w1: [[{ name: 'room', type: 'DS18B20', address: '28-01193ad5e7aa', temperature: 21.0625 }]],
+  i2cSensors: [{ name: 'chamber', type: 'BME280', address: '0x76', temperature: 18.25, humidity: 62, pressure: 1009 }],
   gpio: [
     { name: 'heater', line: 17, direction: 'out', drives: 'heater' },
     { name: 'cooler', line: 27, direction: 'out', activeLow: true, drives: 'cooler' },
@@ -57,6 +58,10 @@ t.test('the example report in docs/raspberry-pi.md is what the command prints', 
     { encoding: 'utf8', timeout: limit(90000), killSignal: 'SIGKILL', stdio: ['ignore', 'pipe', 'pipe'] },
   );
   t.equal(res.status, 1, `the example has a warning: exit 1\n${res.stderr}`);
-  t.equal(normalise(m?.[1] ?? ''), normalise(res.stdout), 'the docs show the report (regenerate it if the doctor changed)');
+  t.equal(
+    normalise(m?.[1] ?? ''),
+    normalise(res.stdout),
+    'the docs show the report (regenerate it if the doctor changed)',
+  );
   if (process.env.DOCTOR_EXAMPLE_OUT) writeFileSync(process.env.DOCTOR_EXAMPLE_OUT, res.stdout);
 });

@@ -142,6 +142,7 @@ t.test('faults injected: missing overlay, permission denied, a flaky bus, a sens
 const HEALTHY = {
   ds2482: [{ address: 24, variant: 'ds2482-100', channels: [[{ name: 'beer', type: 'DS18B20', temperature: 19.5 }]] }],
   w1: [[{ name: 'fridge', type: 'DS18B20', temperature: 4 }]],
+  i2cSensors: [{ name: 'room', type: 'SHT3X', address: '0x44', temperature: 22.5, humidity: 40 }],
   gpio: [
     { name: 'heater', line: 17, direction: 'out', drives: 'heater' },
     { name: 'cooler', line: 27, direction: 'out', activeLow: true, drives: 'cooler' },
@@ -158,6 +159,10 @@ t.test('a healthy Pi 5: nothing needs doing, exit 0, a report to read', async (t
   t.match(res.stdout, /i2c-1 \(header\), i2c-13 \(HDMI, not probed\), i2c-14 \(HDMI, not probed\)/);
   t.match(res.stdout, /heater +GPIO17, active high, safe state off/);
   t.match(res.stdout, /cooler +GPIO27, active low, safe state off/);
+  t.match(
+    res.stdout,
+    /I2C bus emulated\n +sensors +0x44 SHT3X\n +SHT3X 0x44\n +reads +2: 2 good\n +values +22\.50 \.\. 22\.50 degC/,
+  );
   t.match(res.stdout, /Nothing needs doing\.\n$/);
   t.notMatch(res.stdout, /WARN|FAIL/);
 });
