@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRules } from '../alerts/rules.js';
 import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, loadConfig, type Config } from '../config.js';
+import { ConfigError, configFlagTable, configValues, DEFAULTS, loadConfig, type Config } from '../config.js';
 import { findGpioChip } from '../../drivers/gpio/chip-base.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -76,8 +76,8 @@ function doctorConfig(values: Record<string, string | boolean>, roots: Roots): C
   const config = loadConfig(args);
   const installedData = join(roots.root, 'var/lib/edgeblocks');
   const dataDirGiven = args.dataDir !== undefined || process.env.EDGEBLOCKS_DATA_DIR !== undefined;
-  if (!dataDirGiven && config.dataDir === './data' && existsSync(installedData)) config.dataDir = installedData;
-  if (roots.root !== '/' && config.w1Root === '/sys/bus/w1/devices') config.w1Root = join(roots.sys, 'bus/w1/devices');
+  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
+  if (roots.root !== '/' && config.w1Root === DEFAULTS.w1Root) config.w1Root = join(roots.sys, 'bus/w1/devices');
   return config;
 }
 
