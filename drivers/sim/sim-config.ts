@@ -36,7 +36,8 @@
 //     "plugged": true,                      start unplugged with false
 //     "power": "external",                  DS18B20: "parasite" when VDD is tied to GND
 //     "faults": { "crcEvery": 4,            every 4th frame it sends is garbled (a flaky bus)
-//                 "stuckAt85": true } }     DS18B20: conversions never finish (85 degC forever)
+//                 "stuckAt85": true,        DS18B20: conversions never finish (85 degC forever)
+//                 "dataLow": true } }       its data line held low: what it sends reads all zero
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { duplicateLine, GPIO_LINE_PROPERTIES } from '../gpio/line-config.js';
 import { checkAgainst } from '../schema-check.js';
@@ -80,7 +81,7 @@ export interface SimDeviceSpec {
   plugged: boolean;
   /** DS18B20: powered from the data line. */
   parasite: boolean;
-  faults: { crcEvery: number; stuckAt85: boolean };
+  faults: { crcEvery: number; stuckAt85: boolean; dataLow: boolean };
 }
 
 export interface SimDs2482Spec {
@@ -202,6 +203,7 @@ const SimDeviceSchema = Type.Object(
         {
           crcEvery: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
           stuckAt85: Type.Optional(Type.Boolean()),
+          dataLow: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
       ),
@@ -313,7 +315,11 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
     valves,
     plugged: o.plugged,
     parasite: o.power === 'parasite',
-    faults: { crcEvery: o.faults?.crcEvery ?? 0, stuckAt85: o.faults?.stuckAt85 ?? false },
+    faults: {
+      crcEvery: o.faults?.crcEvery ?? 0,
+      stuckAt85: o.faults?.stuckAt85 ?? false,
+      dataLow: o.faults?.dataLow ?? false,
+    },
   };
 }
 

@@ -244,6 +244,7 @@ export class SimHardware {
     bus.segment.attach(model);
     if (!spec.plugged) model.unplug();
     model.corruptEvery(spec.faults.crcEvery);
+    model.holdDataLow(spec.faults.dataLow);
     if (model instanceof SimDs18b20) model.stuckAtPowerOn = spec.faults.stuckAt85;
     this.deviceList.push({ spec, model, bus, forced: null });
     for (const v of spec.valves)

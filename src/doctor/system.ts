@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { freemem, release, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { HISTORY_DIR } from '../history/embedded/embedded-store.js';
 import { diskSpace } from '../store/storage-health.js';
 import { advice } from './advice.js';
 import { section, type Section } from './report.js';
@@ -46,7 +47,7 @@ export interface HistoryRate {
 
 /** What the embedded history writes a day, from its files: they are written once (append-only), so their bytes over their age are the rate. */
 export function historyRateFromFiles(dataDir: string, now = Date.now()): HistoryRate | null {
-  const dir = join(dataDir, 'history');
+  const dir = join(dataDir, HISTORY_DIR);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -94,6 +95,11 @@ function rtc(roots: Roots): string | null {
   return name ?? (existsSync(join(roots.sys, 'class/rtc/rtc0')) ? 'rtc0' : null);
 }
 
+/** A card's size as its label says it: GB, or MB under one GB. */
+function size(bytes: number): string {
+  return bytes >= 1024 * MB ? `${(bytes / 1024 / MB).toFixed(0)} GB` : `${(bytes / MB).toFixed(0)} MB`;
+}
+
 export function systemSection(
   roots: Roots,
   dataDir: string,
@@ -132,7 +138,7 @@ export function systemSection(
     const years = capacity ? (capacity * ERASE_CYCLES) / rate.bytesPerDay / 365 : null;
     s.facts.push([
       'sd card wear',
-      `history writes ${(rate.bytesPerDay / MB).toFixed(1)} MB a day (${rate.how})${years !== null ? `; a ${(capacity! / 1024 / MB).toFixed(0)} GB card of ${ERASE_CYCLES} erase cycles lasts ${years > 1000 ? 'over 1000' : years.toFixed(0)} years of that` : ''}`,
+      `history writes ${(rate.bytesPerDay / MB).toFixed(1)} MB a day (${rate.how})${years !== null ? `; a ${size(capacity!)} card of ${ERASE_CYCLES} erase cycles lasts ${years > 1000 ? 'over 1000' : years.toFixed(0)} years of that` : ''}`,
     ]);
     if (years !== null && years < WEAR_WARN_YEARS)
       s.findings.push({

@@ -2,72 +2,12 @@
 // with the emulated buses of --hardware sim, and the faults a brewer meets injected: a missing
 // overlay, a device the service user may not open, a flaky bus with CRC errors, a sensor stuck
 // at 85 degC. The advice it prints must be docs/troubleshooting.md's own words.
-import t, { type Test } from 'tap';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import t from 'tap';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, ROOT, startCli } from '../helpers/cli.js';
-import { limit } from '../helpers/limits.js';
-import { layOutPi, piModel, type PiOptions } from '../helpers/pi-models.js';
+import { ROOT, startCli } from '../helpers/cli.js';
+import { all, doctor, sectionNamed, setUp, type Section } from '../helpers/doctor.js';
 import { ADVICE, markdownBlocks, plain } from '../../src/doctor/advice.js';
-
-interface Finding {
-  verdict: 'ok' | 'info' | 'warn' | 'fail';
-  text: string;
-  advice?: string;
-  see?: string;
-}
-interface Section {
-  title: string;
-  facts: Array<[string, string]>;
-  findings: Finding[];
-  parts?: Section[];
-}
-
-function doctor(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const res = spawnSync(process.execPath, [CLI, 'doctor', ...args], {
-    encoding: 'utf8',
-    timeout: limit(90000),
-    killSignal: 'SIGKILL',
-    env: { ...process.env, EDGEBLOCKS_CONFIG: undefined, EDGEBLOCKS_DATA_DIR: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
-
-function all(sections: Section[]): Section[] {
-  return sections.flatMap((s) => [s, ...all(s.parts ?? [])]);
-}
-
-function sectionNamed(sections: Section[], title: RegExp): Section {
-  const found = all(sections).find((s) => title.test(s.title));
-  if (!found)
-    throw new Error(
-      `no section ${title} in ${all(sections)
-        .map((s) => s.title)
-        .join(', ')}`,
-    );
-  return found;
-}
-
-/** A Pi, a sim config and a data dir in a test dir. */
-function setUp(t: Test, model: Parameters<typeof piModel>[0], sim: unknown, pi: PiOptions = {}) {
-  const dir = t.testdir();
-  const root = join(dir, 'root');
-  const roots = layOutPi(piModel(model), root, pi);
-  const simConfig = join(dir, 'sim.json');
-  writeFileSync(simConfig, JSON.stringify(sim));
-  const data = join(dir, 'data');
-  mkdirSync(data);
-  return {
-    dir,
-    root,
-    roots,
-    simConfig,
-    data,
-    args: ['--root', root, '--hardware', 'sim', '--sim-config', simConfig, '--data-dir', data],
-  };
-}
 
 const FAULTY = {
   ds2482: [

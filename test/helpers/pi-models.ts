@@ -120,6 +120,8 @@ export interface PiOptions {
   w1Masters?: number;
   /** systemd-timesyncd has synchronised the clock (default true). */
   synced?: boolean;
+  /** A battery-backed RTC as the kernel names it in /sys/class/rtc/rtc0/name (default none). */
+  rtc?: string;
 }
 
 export const BOTH_INTERFACES = '[all]\ndtparam=i2c_arm=on\ndtoverlay=w1-gpio\n';
@@ -174,7 +176,10 @@ export function layOutPi(model: PiModel, root: string, options: PiOptions = {}):
     'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n',
   );
   // A 2 GB Pi 4's numbers; the doctor shows what /proc says.
-  writeFileSync(join(roots.proc, 'meminfo'), 'MemTotal:        1891012 kB\nMemFree:          912344 kB\nMemAvailable:    1463504 kB\n');
+  writeFileSync(
+    join(roots.proc, 'meminfo'),
+    'MemTotal:        1891012 kB\nMemFree:          912344 kB\nMemAvailable:    1463504 kB\n',
+  );
   mkdirSync(join(roots.proc, 'sys/kernel'), { recursive: true });
   writeFileSync(join(roots.proc, 'sys/kernel/osrelease'), `6.6.51+rpt-rpi-${model.key === 'pi5' ? '2712' : 'v8'}\n`);
   for (let m = 1; m <= (options.w1Masters ?? 1); m++)
@@ -182,6 +187,10 @@ export function layOutPi(model: PiModel, root: string, options: PiOptions = {}):
   if (options.synced ?? true) {
     mkdirSync(join(root, 'run/systemd/timesync'), { recursive: true });
     writeFileSync(join(root, 'run/systemd/timesync/synchronized'), '');
+  }
+  if (options.rtc) {
+    mkdirSync(join(roots.sys, 'class/rtc/rtc0'), { recursive: true });
+    writeFileSync(join(roots.sys, 'class/rtc/rtc0/name'), `${options.rtc}\n`);
   }
   for (const adapter of model.i2c) {
     const dir = join(roots.sys, 'bus/i2c/devices', `i2c-${adapter.bus}`);
