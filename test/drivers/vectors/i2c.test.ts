@@ -1,9 +1,9 @@
 // I2C drivers against their datasheets' worked examples and register tables: Bosch BMP280
 // (section 3.12, the compensation example the BME280 shares), Sensirion SHT3x/SHT4x (the CRC-8
 // example and the conversion formulas), Microchip MCP9600 (Equation 5-1, register 5-5 types),
-// TI ADS1115 (config register, Table "output codes") and NXP PCA9685 (section 7.3.3 examples,
-// 7.3.5 prescale, register reset values). Each vector goes through the driver's functions and,
-// where it can, through the emulator as well.
+// TI ADS1115 (config register, Table "output codes"), NXP PCA9685 (section 7.3.3 examples, 7.3.5
+// prescale, register reset values) and TI TMP117 (the result format, the reset values). Each
+// vector goes through the driver's functions and, where it can, through the emulator as well.
 import t from 'tap';
 import { adsConfig, ADS_CONFIG_DEFAULT, adsVolts, looksLikeAds1x15 } from '../../../drivers/i2c/ads1115.js';
 import {
@@ -17,12 +17,14 @@ import { dutyOf, dutyRegisters, frequencyOf, isPca9685, PCA_REG, prescaleFor } f
 import { sensirionCrc8, sensirionWords } from '../../../drivers/i2c/sensor-common.js';
 import { sht3xHumidity, sht3xTemperature } from '../../../drivers/i2c/sht3x.js';
 import { sht4xHumidity, sht4xTemperature } from '../../../drivers/i2c/sht4x.js';
+import { isTmp117, tmp117Celsius, TMP117_REG } from '../../../drivers/i2c/tmp117.js';
 import { Ads1115Sim } from '../../../drivers/sim/ads1115-sim.js';
 import { Bme280Sim } from '../../../drivers/sim/bme280-sim.js';
 import { SimI2cBus } from '../../../drivers/sim/ds2482-sim.js';
 import { Mcp9600Sim } from '../../../drivers/sim/mcp9600-sim.js';
 import { SimPca9685 } from '../../../drivers/sim/pca9685-sim.js';
 import { Sht3xSim } from '../../../drivers/sim/sht3x-sim.js';
+import { Tmp117Sim } from '../../../drivers/sim/tmp117-sim.js';
 
 // BMP280 datasheet (BST-BMP280-DS001), section 3.12 "Calculating pressure and temperature",
 // the example's trimming values, ADC readings and results.
@@ -224,5 +226,53 @@ t.test(
     const bus = new SimI2cBus();
     bus.attach(0x41, sim);
     t.equal(await isPca9685(bus, 0x41), true, 'the driver recognises a chip by those reset values');
+  },
+);
+
+// TI TMP117 datasheet: the Temperature Result register (16-bit two's complement, 1 LSB =
+// 7.8125 m°C, reset value 8000h) and the register map (configuration reset 0220h, device ID 0117h).
+const TMP117_FORMAT: Array<[number, number]> = [
+  [150, 0x4b00],
+  [100, 0x3200],
+  [25, 0x0c80],
+  [0.0078125, 0x0001],
+  [0, 0x0000],
+  [-0.0078125, 0xffff],
+  [-25, 0xf380],
+  [-55, 0xe480],
+];
+
+t.test(
+  'TMP117 datasheet: 7.8125 m°C per LSB (25 °C = 0C80h, -25 °C = F380h, 150 °C = 4B00h); reset result 8000h, configuration 0220h, device ID 0117h',
+  async (t) => {
+    for (const [celsius, raw] of TMP117_FORMAT)
+      t.equal(
+        tmp117Celsius(raw >> 8, raw & 0xff),
+        celsius,
+        `driver: ${raw.toString(16).padStart(4, '0')}h is ${celsius} °C`,
+      );
+    t.equal(tmp117Celsius(0x80, 0x00), -256, '8000h, the value before the first conversion, is -256 °C');
+    const now = { t: 0 };
+    const sim = new Tmp117Sim(0x48, () => now.t);
+    const bus = new SimI2cBus();
+    bus.attach(0x48, sim);
+    const word = async (register: number) => {
+      await bus.i2cWrite(0x48, Uint8Array.of(register));
+      const [hi, lo] = await bus.i2cRead(0x48, 2);
+      return (hi! << 8) | lo!;
+    };
+    t.equal(await word(TMP117_REG.TEMP_RESULT), 0x8000, 'emulator: 8000h before the first conversion');
+    t.equal(await word(TMP117_REG.CONFIGURATION), 0x0220, 'emulator: configuration resets to 0220h');
+    t.equal(await word(TMP117_REG.DEVICE_ID), 0x0117, 'emulator: device ID 0117h');
+    t.equal(await isTmp117(bus, 0x48), true, 'the driver recognises it by that ID');
+    for (const [celsius, raw] of TMP117_FORMAT) {
+      sim.temperature = celsius;
+      now.t += 1000;
+      t.equal(
+        await word(TMP117_REG.TEMP_RESULT),
+        raw,
+        `emulator: ${celsius} °C reads ${raw.toString(16).padStart(4, '0')}h`,
+      );
+    }
   },
 );
