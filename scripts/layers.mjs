@@ -147,6 +147,12 @@ export const LAYERS = [
     rule: "The one config schema, composed of the parts' own schemas (alerts, gpio lines) and checked with their own rules; the layers below read `type Config` only.",
   },
   {
+    name: 'doctor',
+    paths: ['src/doctor/'],
+    imports: ['config', 'alerts', 'history', 'hardware', 'store', 'emulation', 'drivers', 'log', 'shared'],
+    rule: '`edgeblocks doctor`: a self-test of the system, the interfaces, each bus and the outputs, through the drivers; beside a running service it only reads its status.',
+  },
+  {
     name: 'app',
     paths: ['src/app.ts', 'src/app/'],
     imports: [
@@ -179,7 +185,7 @@ export const LAYERS = [
   {
     name: 'cli',
     paths: ['src/main.ts', 'src/auth/cli.ts'],
-    imports: ['app', 'config', 'auth', 'service', 'store', 'log', 'shared'],
+    imports: ['app', 'doctor', 'config', 'auth', 'service', 'store', 'log', 'shared'],
     rule: 'The commands: `edgeblocks` (main.ts) and `edgeblocks user`.',
   },
   {

@@ -79,7 +79,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
       const checked = checkSetting(key, extra, `flag ${argv[at - 1]}`);
       if (checked.issue) refuse(checked.issue);
     }
-    throw new ConfigError(JSON.stringify(extra), `unexpected argument; commands: help, version, user, doctor (see --help)`);
+    throw new ConfigError(
+      JSON.stringify(extra),
+      `unexpected argument; commands: help, version, user, doctor (see --help)`,
+    );
   }
   return {
     values: configValues(parsed.values),
