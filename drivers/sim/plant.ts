@@ -10,6 +10,7 @@
 // latches or anything else. They are sampled once per step() call and may return a boolean
 // (on/off) or a duty cycle 0..1.
 import { COOLER_FADE_K, parsePlantConfig, type PlantConfig } from './plant-config.js';
+import { seeded } from './seeded.js';
 
 export type PlantNode = 'beer' | 'air' | 'ambient';
 
@@ -38,18 +39,6 @@ export interface PlantState {
   /** Duty (0..1) the heater and cooler had during the last step. */
   heater: number;
   cooler: number;
-}
-
-/** A small seeded generator (mulberry32): the same seed gives the same noise on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const NODES: readonly PlantNode[] = ['beer', 'air', 'ambient'];

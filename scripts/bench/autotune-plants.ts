@@ -3,6 +3,7 @@
 // every run sees the same ten of each, and each with the control chain and gains a brewer gets
 // from the quick starts (the dashboard's fermentation-fridge wizard, web/src/wizard.ts, for the
 // fridge; Brewblox's BrewKettle and Glycol quick starts for the others).
+import { seeded } from '../../drivers/sim/seeded.js';
 
 export type Kind = 'fermenter' | 'kettle' | 'conical';
 
@@ -38,18 +39,6 @@ export interface PlantCase {
   warmup: number;
   settle: number;
   observe: number;
-}
-
-/** mulberry32: the same seed, the same plants. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WATER_J_PER_L_K = 4186;

@@ -3,6 +3,7 @@
 // test's name; EDGEBLOCKS_NAMES_SEED repeats a run). Every name is one the API accepts: 1 to 200
 // UTF-16 units, no control character, no leading or trailing space (src/runtime/body.ts validId).
 import { validId } from '../../src/runtime/body.js';
+import { seeded } from '../../drivers/sim/seeded.js';
 
 /** The cases a name rule most often gets wrong: each is in every run. */
 export const HARD_NAMES: readonly string[] = [
@@ -41,18 +42,6 @@ export const HARD_NAMES: readonly string[] = [
   `${'🍺'.repeat(99)}x`,
 ];
 
-/** mulberry32: a small seeded PRNG, so a failing run can be repeated. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // Each class is a list of characters (code points); a name draws a class, then a character.
 const CLASSES: readonly string[][] = [
   [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'],
@@ -83,7 +72,7 @@ export function randomName(rand: () => number): string {
 
 /** `count` distinct names, the hard ones first. */
 export function names(seed: number, count: number): string[] {
-  const rand = random(seed);
+  const rand = seeded(seed);
   const out = new Set(HARD_NAMES);
   while (out.size < count) out.add(randomName(rand));
   for (const n of out)
