@@ -1,7 +1,7 @@
 // The embedded broker's access rules (issue 45.8), the ones docs/fleet/mosquitto.acl gives an
-// external broker: the controller's own output topics (state, patches, presence, history, the
-// datastore's events, alerts, Home Assistant discovery and states) are written by the service
-// alone; `$SYS` is read by admins only; a viewer publishes nothing (the one write rule, src/shared/roles.ts).
+// external broker: the controller's own output topics (state, patches, presence, history, alerts,
+// Home Assistant discovery and states) are written by the service alone (datastore events are
+// not: another datastore, as Brewblox's, announces its changes there); `$SYS` is read by admins only; a viewer publishes nothing (the one write rule, src/shared/roles.ts).
 // A refused publish is dropped as Mosquitto drops a publish its ACL denies (a QoS 1 one is still
 // acknowledged): aedes would close the connection on a refusal, so the packet is sent to a topic
 // no one can subscribe to, not retained. A refused subscription gets the failure code 0x80.
@@ -36,7 +36,6 @@ export class BrokerAcl {
       `${r}/state/${id}/patch`,
       `${r}/fleet/${id}`,
       `${r}/history/${id}`,
-      `${r}/datastore/#`,
       `${r}/alerts/${id}`,
       `${r}/alerts/${id}/ha`,
       `${r}/ha/${id}/#`,

@@ -125,9 +125,18 @@ t.test('nid and meta bounds', async (t) => {
   t.match(big.body.validation, [{ path: 'nid' }]);
   let meta: Record<string, unknown> = {};
   for (let i = 0; i < 100; i++) meta = { m: meta };
+  // Nested past the one JSON depth limit: refused as the body is read, before any schema.
   const deep = await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {}, meta });
-  t.equal(deep.status, 422);
-  t.match(deep.body.validation, [{ path: 'meta' }]);
+  t.equal(deep.status, 400);
+  t.match(deep.body.message, /more than 64 levels deep/);
+  const large = await post('blocks/create', {
+    id: 'x',
+    type: 'TempSensorMock',
+    data: {},
+    meta: { m: 'x'.repeat(20000) },
+  });
+  t.equal(large.status, 422);
+  t.match(large.body.validation, [{ path: 'meta' }]);
   t.equal(
     (await post('blocks/create', { id: 'x', type: 'TempSensorMock', data: {} })).status,
     201,

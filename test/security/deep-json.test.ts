@@ -73,9 +73,8 @@ t.test('MQTT: deep payloads on every subscribed topic are dropped; the service g
     'svc/fleet/other',
   ])
     await pub.publish(topic, deep);
-  // The datastore topic is the controller's own on the embedded broker (no client may write it,
-  // src/mqtt/acl.ts); on a shared broker another datastore writes it. Sent here as the service's
-  // own link, which the rules let through, so the message reaches the datastore's handler.
+  // Also through the service's own link: the message reaches the datastore's handler whatever the
+  // broker's rules.
   rt.app.mqtt.publish(`svc/datastore/${SERVICE_ID}`, deep);
   await pub.publish(
     'svc/controller/blocks/create',
