@@ -9,6 +9,9 @@ import { delimiter, join } from 'node:path';
 import { ROOT, postJson, startScript } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { writeInstallFakes } from './install-fakes.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('bash');
 
 const PREFIX = '/opt/eb-release';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };

@@ -18,6 +18,9 @@ import { spawnOwned, waitForOutput } from '../helpers/children.js';
 import { limit } from '../helpers/limits.js';
 import { freePort, startMosquitto } from '../helpers/mosquitto.js';
 import { assertBuilt, CLI, ROOT, sleep } from '../mqtt/fixtures.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('mosquitto_passwd');
 
 const ACL = path.join(ROOT, 'docs/fleet/mosquitto.acl');
 const FLOOD = Buffer.from(`[${'{},'.repeat(7_000_000)}{}]`); // 20 MiB

@@ -13,7 +13,7 @@ import { shellBlocks, markdownPages } from '../helpers/markdown.js';
 import { missingToolsLine, TOOLS, type Tool } from '../helpers/tools.js';
 
 /** Part of every Debian system (Essential: yes), so never checked. */
-const ESSENTIAL_PROGRAMS = ['sh', '/usr/bin/env', 'sleep'];
+const ESSENTIAL_PROGRAMS = ['sh', '/usr/bin/env', 'sleep', 'true', 'chown', 'chmod', 'tar'];
 const ESSENTIAL_PACKAGES = ['bash', 'bsdutils', 'mount'];
 
 const testFiles = readdirSync(path.join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
