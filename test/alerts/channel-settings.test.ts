@@ -149,7 +149,9 @@ t.test('channels set up over REST: schema, write-only secrets, read-only file ch
   const port = http.port;
   await http.stop();
   await plug(svc.api, false);
-  await until('an alert waiting for ntfy', limit(15000), async () =>
+  // The failure can take the send's own time limit: a connection kept alive to the stopped
+  // receiver hangs until it runs out.
+  await until('an alert waiting for ntfy', limit(30000), async () =>
     (await getJson(`${svc.api}/alerts`)).history.some((h: any) => h.event === 'failed' && h.channel === 'ntfy'),
   );
   t.equal((await send('DELETE', `${svc.api}/alerts/channels/ntfy`)).status, 200, 'ntfy removed');
