@@ -2,8 +2,8 @@
 // CLI on emulated hardware with the demo blocks: Tune on the Heat PID card starts a tuning of the
 // heat/cool pair on the controller, the card shows the progress (cycle k of n) and Stop, the
 // paired Cool PID's card says it is being tuned with it, Stop ends it and the card says why.
-// A full tuning takes hours of plant time: it is not run here (test/autotune/ runs whole
-// tunings, apply and undo on the same plant in-process). Needs `npm run build` and `npm run build:web`.
+// At real speed: a whole tuning, Apply and Undo are in autotune-run.test.ts (on a virtual clock).
+// Needs `npm run build` and `npm run build:web`.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

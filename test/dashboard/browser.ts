@@ -33,15 +33,16 @@ export interface SimService {
   stop(): Promise<void>;
 }
 
-/** The built CLI on emulated hardware, in a fresh data dir, emitting every `emitMs`. */
+/** The built CLI on emulated hardware, in a fresh data dir, emitting every `emitMs`; `env` adds to its environment. */
 export async function startSim(
   extra: string[] = [],
   emitMs = 1000,
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-')),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<SimService> {
   const cli = await startCli(
     ['--hardware', 'sim', '--data-dir', dataDir, '--mqtt-port', '0', '--emit-interval', String(emitMs), ...extra],
-    { EDGEBLOCKS_HISTORY_FLUSH_INTERVAL: '1000' },
+    { EDGEBLOCKS_HISTORY_FLUSH_INTERVAL: '1000', ...env },
   );
   return {
     cli,
