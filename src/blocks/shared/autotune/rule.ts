@@ -57,6 +57,8 @@ const BETAS = [4, 8, 16];
 /** Overshoot allowed on the fitted model, and on the worse models, as a share of the tolerance. */
 const NOMINAL_OVERSHOOT = 0.5;
 const WORST_OVERSHOOT = 1.25;
+/** The most a step may overshoot at all, as a share of the tolerance (0.3 degC for 0.2). */
+const ACCEPTABLE_OVERSHOOT = 1.5;
 /** Slower than this many times (dead time + lag), a plant is taken as an integrator. */
 const INTEGRATING = 8;
 
@@ -177,6 +179,15 @@ export function* proposer(
       }
     }
   }
+  if (!shortlist.length) {
+    // No shape met the margin on the model (a drift a slow side cannot catch in time, say): each
+    // shape's gentlest overshoot goes on, so what is proposed has still been tried on the worse models.
+    for (const alpha of ALPHAS)
+      for (const beta of BETAS) {
+        const shape = tried.filter((c) => c.alpha === alpha && c.beta === beta && c.nominal.settling !== null);
+        if (shape.length) shortlist.push(shape.reduce((a, b) => (b.nominal.overshoot < a.nominal.overshoot ? b : a)));
+      }
+  }
   // Stage 2: the shortlist, and the gains in use, on the worse models; the best worst case wins.
   const incumbent: Candidate | null = current
     ? { lambda: 0, alpha: 0, beta: 0, params: current, deadTimes: [], nominal: run(nominal, current) }
@@ -202,14 +213,14 @@ export function* proposer(
         (b.worst ?? b.nominal).overshoot < (a.worst ?? a.nominal).overshoot ? b : a,
       );
   const worstOf = (c: Candidate) => c.worst ?? c.nominal;
+  // The gains in use stay when, on the same worse models, they settle as soon as the pick and
+  // overshoot no more than it (or no more than a step may overshoot at all): a proposal is never
+  // a change for the worse, even where the margins above ruled the gains in use out.
   const keepsCurrent =
     !!incumbent &&
-    (good.length
-      ? robust([incumbent]).length > 0 &&
-        score(incumbent) <= score(pick) &&
-        incumbent.worst!.overshoot <= pick.worst!.overshoot + 0.05
-      : // Nothing met the margins: the gains in use stay unless a candidate is clearly better.
-        worstOf(incumbent).overshoot <= worstOf(pick).overshoot + 0.05);
+    incumbent.worst!.settling !== null &&
+    score(incumbent) <= score(pick) &&
+    incumbent.worst!.overshoot <= Math.max(worstOf(pick).overshoot + 0.05, ACCEPTABLE_OVERSHOOT * opts.tolerance);
   if (keepsCurrent) pick = incumbent!;
   const deadTimes = keepsCurrent ? gainsFor(model, sides, { lambda: 1, alpha: 0, beta: 4 }).deadTimes : pick.deadTimes;
   return {
