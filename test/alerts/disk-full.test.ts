@@ -1,10 +1,11 @@
 // The disk-full condition on a real small file system: it is seen once the data dir's free
 // space falls under the rule, and the space is read at most every DISK_CHECK_MS (a disk fills
-// over minutes; statfs on every check cost a system call each time).
+// over minutes; statfs on every check cost a system call each time), but every DISK_RECHECK_MS
+// once writes fail on a full disk or while the space is under the rule.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { Conditions, DISK_CHECK_MS } from '../../src/alerts/conditions.js';
+import { Conditions, DISK_CHECK_MS, DISK_RECHECK_MS } from '../../src/alerts/conditions.js';
 import { effectiveRules } from '../../src/alerts/rules.js';
 import type { BlockRuntime } from '../../src/runtime/runtime.js';
 import { fill, smallDisk } from '../helpers/small-disk.js';
@@ -42,10 +43,49 @@ t.test(
 
     rmSync(filler);
     t.ok(diskFull(), 'space freed inside the interval: still the last reading');
-    clock += DISK_CHECK_MS;
-    t.equal(diskFull(), undefined, 'space freed: gone at the next reading');
+    t.ok(DISK_RECHECK_MS < DISK_CHECK_MS);
+    clock += DISK_RECHECK_MS;
+    t.equal(diskFull(), undefined, 'space freed: gone at the next reading, which comes sooner while the disk is low');
   },
 );
+
+t.test('a write that met a full disk has the space read within DISK_RECHECK_MS', async (t) => {
+  let clock = 0;
+  let historyFull = false;
+  const storage = { full: false };
+  const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
+  const conditions = new Conditions({
+    runtime,
+    controlEnabled: () => true,
+    brokerConnected: () => null,
+    historyOk: () => (historyFull ? { ok: false, error: 'SQLITE_FULL', diskFull: true } : { ok: true, error: null }),
+    hardware: () => ({ missing: [], pending: [], buses: [] }),
+    dataDir: disk.mountPoint,
+    storage,
+    monotonic: () => clock,
+  });
+  const rules = effectiveRules({ service: { diskFreePercent: 5 } }, null);
+  const diskFull = () => conditions.evaluate(rules).seen.find((o) => o.kind === 'disk-full');
+  const filler = path.join(disk.mountPoint, 'filler');
+  t.teardown(() => rmSync(filler, { force: true }));
+
+  t.equal(diskFull(), undefined, 'an empty disk');
+  fill(filler);
+  clock += DISK_RECHECK_MS;
+  t.equal(diskFull(), undefined, 'filled, no write failed yet: the 30 s reading stands');
+  historyFull = true;
+  t.ok(diskFull(), 'history failing on the full disk: read again at once');
+
+  rmSync(filler);
+  historyFull = false;
+  clock += DISK_RECHECK_MS;
+  t.equal(diskFull(), undefined, 'freed: gone at the next reading');
+
+  fill(filler);
+  storage.full = true;
+  clock += DISK_RECHECK_MS;
+  t.ok(diskFull(), 'a block write failing on the full disk (StorageHealth) does the same');
+});
 
 t.test('a data dir that cannot be read raises no disk-full', async (t) => {
   const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
