@@ -1,22 +1,12 @@
 // The real parts of the soak run: the built service as a child process (as the systemd unit runs
 // it, on the virtual clock of virtual-clock.ts), an external Mosquitto, a webhook receiver for
 // alerts, and a small tmpfs for the data dir that can be filled to the last byte.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+export { SmallDisk } from './small-disk.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The checkout: the nearest directory above with a package.json (this file runs from scripts/soak,
@@ -320,58 +310,6 @@ export class AlertReceiver {
     if (!s) return;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-}
-
-/** A tmpfs of `size` for the data dir (needs root, as CI runs): filled to the last byte for the full-disk step. */
-export class SmallDisk {
-  private readonly filler: string;
-
-  constructor(
-    readonly mountPoint: string,
-    size: string,
-  ) {
-    mkdirSync(mountPoint, { recursive: true });
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mountPoint], { stdio: 'pipe' });
-    } catch (e) {
-      throw new Error(
-        `the soak run mounts a small tmpfs for the data dir (a disk it can fill) and needs root for it: ${(e as Error).message}`,
-      );
-    }
-    this.filler = path.join(mountPoint, 'filler');
-  }
-
-  fill(): void {
-    const fd = openSync(this.filler, 'w');
-    try {
-      for (const size of [1024 * 1024, 64 * 1024, 4096, 512, 1]) {
-        const chunk = Buffer.alloc(size, 1);
-        for (;;) {
-          try {
-            writeSync(fd, chunk);
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
-            throw e;
-          }
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  free(): void {
-    rmSync(this.filler, { force: true });
-  }
-
-  unmount(): void {
-    try {
-      execFileSync('umount', ['-l', this.mountPoint], { stdio: 'pipe' });
-    } catch {
-      // already gone
-    }
-    rmSync(this.mountPoint, { recursive: true, force: true });
   }
 }
 
