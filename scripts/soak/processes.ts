@@ -4,9 +4,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import path from 'node:path';
 export { SmallDisk } from './small-disk.js';
+import { freePort, waitForPort } from '../ports.js';
+export { freePort };
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The checkout: the nearest directory above with a package.json (this file runs from scripts/soak,
@@ -36,32 +38,6 @@ function own(child: ChildProcess): Promise<number | null> {
       resolve(code ?? (signal ? -1 : null));
     });
   });
-}
-
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function waitForPort(port: number, limitMs: number, alive: () => boolean): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (Date.now() < deadline) {
-    if (!alive()) throw new Error(`the process exited before it accepted connections on port ${port}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect({ port, host: '127.0.0.1' });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(25);
-  }
-  throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${limitMs} ms`);
 }
 
 /** The clock of the running service: its rate ceiling and wall-clock jumps (virtual-clock.ts). */
