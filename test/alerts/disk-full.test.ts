@@ -7,8 +7,8 @@ import path from 'node:path';
 import t from 'tap';
 import { Conditions, DISK_CHECK_MS, DISK_RECHECK_MS } from '../../src/alerts/conditions.js';
 import { effectiveRules } from '../../src/alerts/rules.js';
-import type { BlockRuntime } from '../../src/runtime/runtime.js';
 import { fill, smallDisk } from '../helpers/small-disk.js';
+import { healthySources, noBlocks } from './sources.js';
 
 const disk = smallDisk('edgeblocks-alert-disk-');
 t.teardown(() => disk.unmount());
@@ -17,16 +17,7 @@ t.test(
   'disk-full is seen below the rule, names the free space, and the disk is read at most every DISK_CHECK_MS',
   async (t) => {
     let clock = 0;
-    const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
-    const conditions = new Conditions({
-      runtime,
-      controlEnabled: () => true,
-      brokerConnected: () => null,
-      historyOk: () => null,
-      hardware: () => ({ missing: [], pending: [], buses: [] }),
-      dataDir: disk.mountPoint,
-      monotonic: () => clock,
-    });
+    const conditions = new Conditions(healthySources(noBlocks, disk.mountPoint, { monotonic: () => clock }));
     const rules = effectiveRules({ service: { diskFreePercent: 5 } }, null);
     const diskFull = () => conditions.evaluate(rules).seen.find((o) => o.kind === 'disk-full');
 
@@ -53,17 +44,13 @@ t.test('a write that met a full disk has the space read within DISK_RECHECK_MS',
   let clock = 0;
   let historyFull = false;
   const storage = { full: false };
-  const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
-  const conditions = new Conditions({
-    runtime,
-    controlEnabled: () => true,
-    brokerConnected: () => null,
-    historyOk: () => (historyFull ? { ok: false, error: 'SQLITE_FULL', diskFull: true } : { ok: true, error: null }),
-    hardware: () => ({ missing: [], pending: [], buses: [] }),
-    dataDir: disk.mountPoint,
-    storage,
-    monotonic: () => clock,
-  });
+  const conditions = new Conditions(
+    healthySources(noBlocks, disk.mountPoint, {
+      historyOk: () => (historyFull ? { ok: false, error: 'SQLITE_FULL', diskFull: true } : { ok: true, error: null }),
+      storage,
+      monotonic: () => clock,
+    }),
+  );
   const rules = effectiveRules({ service: { diskFreePercent: 5 } }, null);
   const diskFull = () => conditions.evaluate(rules).seen.find((o) => o.kind === 'disk-full');
   const filler = path.join(disk.mountPoint, 'filler');
@@ -88,15 +75,7 @@ t.test('a write that met a full disk has the space read within DISK_RECHECK_MS',
 });
 
 t.test('a data dir that cannot be read raises no disk-full', async (t) => {
-  const runtime = { blocks: () => [], units: { temperature: 'degC' } } as unknown as BlockRuntime;
-  const conditions = new Conditions({
-    runtime,
-    controlEnabled: () => true,
-    brokerConnected: () => null,
-    historyOk: () => null,
-    hardware: () => ({ missing: [], pending: [], buses: [] }),
-    dataDir: path.join(disk.mountPoint, 'no', 'such', 'dir'),
-  });
+  const conditions = new Conditions(healthySources(noBlocks, path.join(disk.mountPoint, 'no', 'such', 'dir')));
   t.equal(
     conditions.evaluate(effectiveRules(undefined, null)).seen.find((o) => o.kind === 'disk-full'),
     undefined,
