@@ -9,12 +9,12 @@
 //       [--seconds 60] [--emit-interval 5000] [--json out.json] [--cli other/dist/src/main.js]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { cpuSeconds } from './bench/procs.js';
+import { freePort } from './ports.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cliAt = process.argv.indexOf('--cli');
@@ -43,13 +43,6 @@ const cleanup = () => {
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 const tmp = (name: string) => {
   const d = mkdtempSync(path.join(tmpdir(), `fleet-load-${name}-`));
   dirs.push(d);

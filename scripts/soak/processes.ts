@@ -1,22 +1,14 @@
 // The real parts of the soak run: the built service as a child process (as the systemd unit runs
 // it, on the virtual clock of virtual-clock.ts), an external Mosquitto, a webhook receiver for
 // alerts, and a small tmpfs for the data dir that can be filled to the last byte.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import path from 'node:path';
+export { SmallDisk } from './small-disk.js';
+import { freePort, waitForPort } from '../ports.js';
+export { freePort };
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The checkout: the nearest directory above with a package.json (this file runs from scripts/soak,
@@ -46,32 +38,6 @@ function own(child: ChildProcess): Promise<number | null> {
       resolve(code ?? (signal ? -1 : null));
     });
   });
-}
-
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function waitForPort(port: number, limitMs: number, alive: () => boolean): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (Date.now() < deadline) {
-    if (!alive()) throw new Error(`the process exited before it accepted connections on port ${port}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect({ port, host: '127.0.0.1' });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(25);
-  }
-  throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${limitMs} ms`);
 }
 
 /** The clock of the running service: its rate ceiling and wall-clock jumps (virtual-clock.ts). */
@@ -320,58 +286,6 @@ export class AlertReceiver {
     if (!s) return;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-}
-
-/** A tmpfs of `size` for the data dir (needs root, as CI runs): filled to the last byte for the full-disk step. */
-export class SmallDisk {
-  private readonly filler: string;
-
-  constructor(
-    readonly mountPoint: string,
-    size: string,
-  ) {
-    mkdirSync(mountPoint, { recursive: true });
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mountPoint], { stdio: 'pipe' });
-    } catch (e) {
-      throw new Error(
-        `the soak run mounts a small tmpfs for the data dir (a disk it can fill) and needs root for it: ${(e as Error).message}`,
-      );
-    }
-    this.filler = path.join(mountPoint, 'filler');
-  }
-
-  fill(): void {
-    const fd = openSync(this.filler, 'w');
-    try {
-      for (const size of [1024 * 1024, 64 * 1024, 4096, 512, 1]) {
-        const chunk = Buffer.alloc(size, 1);
-        for (;;) {
-          try {
-            writeSync(fd, chunk);
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
-            throw e;
-          }
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  free(): void {
-    rmSync(this.filler, { force: true });
-  }
-
-  unmount(): void {
-    try {
-      execFileSync('umount', ['-l', this.mountPoint], { stdio: 'pipe' });
-    } catch {
-      // already gone
-    }
-    rmSync(this.mountPoint, { recursive: true, force: true });
   }
 }
 

@@ -24,12 +24,19 @@ export interface ConditionSources {
    */
   hardware: () => { missing: string[]; pending: string[]; buses: { name: string; shortErrors: number }[] };
   dataDir: string;
+  /** Whether writes to the data dir are failing for a full disk (StorageHealth). */
+  storage?: { readonly full: boolean };
   /** Monotonic clock, ms (performance.now); for tests. */
   monotonic?: () => number;
 }
 
-/** A disk fills over minutes: its free space is read at most this often, not on every check. */
+/** A disk fills over minutes: its free space is read at most this often, not on every check... */
 export const DISK_CHECK_MS = 30_000;
+/**
+ * ...but this often once a write has met a full disk or while the space is under the rule, so the
+ * alert follows the first failed write, and its resolve the freed space, within seconds.
+ */
+export const DISK_RECHECK_MS = 3_000;
 
 type Data = Record<string, unknown>;
 
@@ -195,7 +202,10 @@ export class Conditions {
         text: `The controller's own history points are being dropped (${dropping.reason}): ${dropping.detail}`,
         values: { reason: dropping.reason },
       });
-    const free = this.freePercent();
+    const free = this.freePercent(
+      rules.service.diskFreePercent,
+      history?.diskFull === true || this.s.storage?.full === true,
+    );
     if (free !== null && free < rules.service.diskFreePercent) {
       out.push({
         key: 'disk-full',
@@ -208,9 +218,11 @@ export class Conditions {
     }
   }
 
-  private freePercent(): number | null {
+  private freePercent(rulePercent: number, writesFailing: boolean): number | null {
     const now = this.s.monotonic ? this.s.monotonic() : performance.now();
-    if (!this.disk || now - this.disk.at >= DISK_CHECK_MS) {
+    const low = this.disk?.freePercent != null && this.disk.freePercent < rulePercent;
+    const every = low || writesFailing ? DISK_RECHECK_MS : DISK_CHECK_MS;
+    if (!this.disk || now - this.disk.at >= every) {
       const space = diskSpace(this.s.dataDir);
       this.disk = { at: now, freePercent: space?.freePercent ?? null };
     }

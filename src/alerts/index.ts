@@ -45,7 +45,7 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   /** Timers on the runtime's clock, for the fallback check (default: the system's). */
   timers?: Timers;
   /** Marks the data dir full when a write meets a full disk (one log line, status, 507s). */
-  storage?: Pick<StorageHealth, 'noteError'>;
+  storage?: Pick<StorageHealth, 'noteError' | 'full'>;
 }
 
 export class Alerts {

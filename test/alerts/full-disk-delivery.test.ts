@@ -104,7 +104,7 @@ t.test('a restart on a full disk neither sends the disk-full alert again nor res
   let svc = await r.start();
   await new Promise((res) => setTimeout(res, 1500));
   fill(r.filler);
-  // The free space is read every 30 s (DISK_CHECK_MS).
+  // History failing on the full disk has the free space read within seconds (DISK_RECHECK_MS).
   await until('the disk-full alert', limit(45_000), () => r.sent('fired', 'disk-full').at(0));
   // A daily restart while the disk is still full: the alert's state could not go to the database.
   await killAndWait(svc.child, 'SIGTERM');

@@ -36,8 +36,8 @@ t.test(
       ntfy: { url: http.url('/ntfy/brewery') },
       checkIntervalMs: 100,
       // A null for 5 s fires (what a start did is over by then, a loaded machine's late reads
-      // are not); a clear of less than 30 s is a flap of the same alert.
-      rules: { sensorNull: { after: AFTER_S }, resolveAfter: 30, blocks: {} },
+      // are not); a clear of less than 15 s is a flap of the same alert.
+      rules: { sensorNull: { after: AFTER_S }, resolveAfter: 15, blocks: {} },
     });
     let svc = await startService(cfg, t);
     const sensor = await beerSensor(svc.api, limit(15000));

@@ -8,6 +8,7 @@ import { Conditions } from '../../src/alerts/conditions.js';
 import { effectiveRules } from '../../src/alerts/rules.js';
 import { formatQuantity } from '../../src/codec/units.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { healthySources } from './sources.js';
 
 t.test('formatQuantity: the preferred unit, its symbol, the digits asked for', async (t) => {
   const c = { temperature: 'degC' } as const;
@@ -33,14 +34,7 @@ t.test('the out-of-band alert text in the unit preference', async (t) => {
   runtime.tick();
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alert-units-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const conditions = new Conditions({
-    runtime,
-    controlEnabled: () => true,
-    brokerConnected: () => null,
-    historyOk: () => null,
-    hardware: () => ({ missing: [], pending: [], buses: [] }),
-    dataDir: dir,
-  });
+  const conditions = new Conditions(healthySources(runtime, dir));
   const rules = effectiveRules({ setpointBand: { band: 1, after: 1 } }, null);
   const band = () => conditions.evaluate(rules).seen.find((o) => o.kind === 'setpoint-band')?.text;
   t.match(band(), /^Beer Setpoint is 19\.5 °C, setting 18\.0 °C: further than 1\.0 °C for more than 1 s$/);

@@ -5,18 +5,17 @@
 // be changed. No secret (the config file's or one typed on the page) is ever in an API answer,
 // an event stream, or the page. Needs `npm run build` and `npm run build:web`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HttpReceiver, until } from '../alerts/receivers.js';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { CLI } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, screenshot, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, screenshot, startSim, type SimService, requireWebBuild } from './browser.js';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 t.setTimeout(limit(300_000));
 
 const PASSWORD = 'mash at 67 degrees';

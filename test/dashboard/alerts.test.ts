@@ -4,22 +4,21 @@
 // GET|PUT alerts/rules, a bad value is refused with the field named, and the banner goes
 // when the probe is back. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { getJson } from '../alerts/http.js';
 import { beerSensor, plug } from '../alerts/sim-service.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
 /** The part of the page's `document` the in-page functions use (the tests compile without the DOM library). */
 declare const document: { querySelector(selector: string): unknown };
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(300_000));
 

@@ -9,7 +9,7 @@
 // axe-core check, and a screenshot of each page in test-output/screenshots/.
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
@@ -23,12 +23,12 @@ import {
   screenshot,
   startSim,
   type SimService,
+  requireWebBuild,
 } from './browser.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 // Fails with a clear message when axe-core is missing, before anything starts.
 axeSource();
 

@@ -1,15 +1,7 @@
-// The dashboard in a real browser (Debian's Chromium via playwright-core) against the built CLI
-// on emulated hardware: it loads, discovery and the fermentation-fridge wizard build a working
-// chain, values follow the emulated temperature, a setpoint edit survives a reload, a 422 is
-// shown in words, a block deleted elsewhere is reported, and the page says "offline" while the
-// service is down and comes back by itself. Needs `npm run build` and `npm run build:web`.
-// tags: slow (a real Chromium)
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { postJson } from '../helpers/cli.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 import { limit } from '../helpers/limits.js';
 
 // What the functions run inside the page use of it: this file compiles without the DOM library.
@@ -20,8 +12,7 @@ const BEER = 'Sensor b001';
 const AIR = 'Sensor a001';
 const RELAYS = 'DS2408 00000000d001';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 // A browser and several service starts: more than the default per-file limit on a busy machine.
 t.setTimeout(limit(300_000));

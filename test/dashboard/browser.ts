@@ -1,6 +1,6 @@
 // Debian's Chromium driven by playwright-core (no browser download), and a sim instance of the
 // built CLI for the page to talk to. Both are killed on every path by the callers' teardown.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,6 +56,12 @@ export async function startSim(
       }
     },
   };
+}
+
+/** The dashboard tests serve dist/web: a clear word when it was not built. */
+export function requireWebBuild(): void {
+  if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+    throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
 }
 
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });

@@ -3,19 +3,18 @@
 // and a start on a clock 6 months behind the last time seen shows that it waits for network
 // time. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium, the built CLI under a moved clock)
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import t from 'tap';
-import { startCli, ROOT, type RunningCli } from '../helpers/cli.js';
+import { startCli, type RunningCli } from '../helpers/cli.js';
 import { killAndWait } from '../helpers/children.js';
 import { movedClock } from '../helpers/faketime.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser } from './browser.js';
+import { launchBrowser, requireWebBuild } from './browser.js';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 t.setTimeout(limit(120_000));
 
 let browser: Browser | undefined;

@@ -3,19 +3,18 @@
 // editor of one block of each type, is walked by a crawler that uses every control it finds
 // (test/dashboard/crawl.ts). Any uncaught page error, console error or HTTP 5xx fails the test,
 // named with the page and the control that caused it. Needs `npm run build` and `npm run build:web`.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 import { useEveryControl, Watch } from './crawl.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(300_000));
 

@@ -3,17 +3,16 @@
 // banner, and the banner goes once space is back. Needs root (mount), `npm run build` and
 // `npm run build:web`.
 // tags: slow (a real Chromium)
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { fill, smallDisk } from '../helpers/small-disk.js';
 import type { Browser } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, startSim, type SimService } from './browser.js';
+import { launchBrowser, startSim, type SimService, requireWebBuild } from './browser.js';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 t.setTimeout(limit(120_000));
 
 const disk = smallDisk('eb-dash-fulldisk-');

@@ -4,19 +4,18 @@
 // phone width; with two controllers on one broker the picker and the legends name the
 // controller, and only this controller's fields are open by default.
 // Needs `npm run build` and `npm run build:web`.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { startVictoria, type Victoria } from '../helpers/victoria.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
 declare const document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> };
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(240_000));
 

@@ -6,22 +6,21 @@
 // Mosquitto, the broker going away does not stop the page (it reads the service's event
 // stream) and is reported until it is back. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
 const SID = 'edge-one';
 const BEER = 'Beer Sensor';
 const AIR = 'Fridge Sensor';
 const BEER_BUS = 'ds2482-sim-0x18-ch0';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(300_000));
 

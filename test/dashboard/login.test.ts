@@ -5,17 +5,16 @@
 // "logged out", not as offline.
 // tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser } from 'playwright-core';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { CLI } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 t.setTimeout(limit(300_000));
 
 let sim: SimService;

@@ -1,22 +1,13 @@
-// Names are user text on the dashboard too (DESIGN §11; issue 44, item 1): blocks named with
-// quotes, backslashes, slashes, '%', unicode, emoji, 200 characters and names differing only in
-// case are shown under their own names, each link opens its own block's editor, and the graph
-// picker offers each block's fields under its own name. A real Chromium against the built CLI;
-// needs `npm run build` and `npm run build:web`.
-// tags: slow (a real Chromium)
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { HARD_NAMES, show } from '../helpers/names.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(300_000));
 

@@ -4,19 +4,18 @@
 // cannot load is shown as a failure. A real Chromium against the built CLI; needs
 // `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(300_000));
 

@@ -3,7 +3,7 @@
 // "Ferment Profile"), the GPIO channel is offered by its configured name ("fan"), and the chain
 // is created with those defaults. Needs `npm run build` and `npm run build:web`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -13,11 +13,10 @@ import { limit } from '../helpers/limits.js';
 import { shellBlocks } from '../helpers/markdown.js';
 import { needTools } from '../helpers/tools.js';
 import { fridgeNames } from '../../web/src/wizard.js';
-import { launchBrowser, removeDir } from './browser.js';
+import { launchBrowser, removeDir, requireWebBuild } from './browser.js';
 
 needTools('bash', 'curl');
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 t.setTimeout(limit(180_000));
 
 t.test('the wizard after first-fermentation step 5 on the demo', async (t) => {

@@ -6,19 +6,18 @@
 // as 0x60, short I2C names offered for renaming), driven outputs offering no manual setting, the
 // mutex headlining its state, and the alert band in °F converted by the service's own table.
 // Needs `npm run build` and `npm run build:web`.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, screenshot, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, screenshot, startSim, type SimService, requireWebBuild } from './browser.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(300_000));
 

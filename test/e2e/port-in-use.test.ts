@@ -38,7 +38,7 @@ function assertOneLine(t: Test, res: ReturnType<typeof run>, message: RegExp) {
   t.notMatch(res.stderr + res.stdout, /at .*\.js:\d+|"stack"/, 'no stack trace');
 }
 
-t.test('a busy HTTP port', async (t) => {
+t.test('a busy HTTP port, and Troubleshooting quotes the message as the service writes it', async (t) => {
   const port = await holdPort(t);
   const res = run(CLI, [
     '--port',
@@ -57,20 +57,6 @@ t.test('a busy HTTP port', async (t) => {
       `^edgeblocks: HTTP port ${port} on 0\\.0\\.0\\.0 is in use .*stop the other instance, or choose another port with --port \\(default 5000; 0 picks a free one\\)$`,
     ),
   );
-});
-
-t.test('Troubleshooting quotes the message as the service writes it', async (t) => {
-  const port = await holdPort(t);
-  const res = run(CLI, [
-    '--port',
-    String(port),
-    '--https-port',
-    '0',
-    '--mqtt-port',
-    '0',
-    '--data-dir',
-    path.join(dir, 'c'),
-  ]);
   const said = res.stderr.trim().replaceAll(String(port), '5000');
   t.ok(readPage('docs/troubleshooting.md').includes(`**\`${said}\`.**`), `docs/troubleshooting.md quotes: ${said}`);
 });

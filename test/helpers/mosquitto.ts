@@ -2,9 +2,9 @@
 // temporary config. A missing mosquitto binary is an error, never a skip.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort, waitForPort as waitPort } from '../../scripts/ports.js';
 import { killAndWait, spawnOwned } from './children.js';
 import { limit } from './limits.js';
 import { needTools } from './tools.js';
@@ -27,34 +27,10 @@ export interface Mosquitto {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort };
 
-export async function waitForPort(
-  port: number,
-  timeoutMs = limit(START_TIMEOUT_MS),
-  alive: () => boolean = () => true,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!alive()) throw new Error(`process exited before accepting connections on port ${port}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect({ port, host: '127.0.0.1' });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`nothing accepts connections on 127.0.0.1:${port} after ${timeoutMs} ms`);
+export function waitForPort(port: number, timeoutMs = limit(START_TIMEOUT_MS), alive: () => boolean = () => true) {
+  return waitPort(port, timeoutMs, alive);
 }
 
 /** `extra` config lines go after the listener's own (e.g. TLS settings of that listener, a password file). */

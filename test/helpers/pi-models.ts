@@ -27,25 +27,18 @@ const PI3_I2C = [
   { bus: 2, name: 'bcm2835 (i2c@7e805000)', compatible: ['brcm,bcm2835-i2c'] },
 ];
 
+/** The Pi 3 and the Zero 2 W: the same BCM2837 and the same kernel tree; only the model differs. */
+const BCM2837 = {
+  header: { label: 'pinctrl-bcm2835', base: 512 },
+  gpioChips: BCM2835_CHIPS,
+  devices: ['gpiochip0', 'gpiochip1', 'gpiomem', 'i2c-1', 'i2c-2'],
+  i2c: PI3_I2C,
+  headerI2cBus: 1,
+};
+
 export const PI_MODELS: PiModel[] = [
-  {
-    key: 'pi3',
-    model: 'Raspberry Pi 3 Model B Plus Rev 1.3',
-    header: { label: 'pinctrl-bcm2835', base: 512 },
-    gpioChips: BCM2835_CHIPS,
-    devices: ['gpiochip0', 'gpiochip1', 'gpiomem', 'i2c-1', 'i2c-2'],
-    i2c: PI3_I2C,
-    headerI2cBus: 1,
-  },
-  {
-    key: 'zero2w',
-    model: 'Raspberry Pi Zero 2 W Rev 1.0',
-    header: { label: 'pinctrl-bcm2835', base: 512 },
-    gpioChips: BCM2835_CHIPS,
-    devices: ['gpiochip0', 'gpiochip1', 'gpiomem', 'i2c-1', 'i2c-2'],
-    i2c: PI3_I2C,
-    headerI2cBus: 1,
-  },
+  { key: 'pi3', model: 'Raspberry Pi 3 Model B Plus Rev 1.3', ...BCM2837 },
+  { key: 'zero2w', model: 'Raspberry Pi Zero 2 W Rev 1.0', ...BCM2837 },
   {
     key: 'pi4',
     model: 'Raspberry Pi 4 Model B Rev 1.5',
