@@ -4,18 +4,17 @@
 // paired Cool PID's card says it is being tuned with it, Stop ends it and the card says why.
 // At real speed: a whole tuning, Apply and Undo are in autotune-run.test.ts (on a virtual clock).
 // Needs `npm run build` and `npm run build:web`.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, screenshot, startSim, type SimService } from './browser.js';
+import { launchBrowser, removeDir, requireWebBuild, screenshot, startSim, type SimService } from './browser.js';
 
 const SID = 'edge-one';
 
-if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
-  throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+requireWebBuild();
 
 t.setTimeout(limit(180_000));
 
