@@ -138,3 +138,55 @@ export function checkGrowth(days: DayFigures[]): string[] {
   }
   return problems;
 }
+
+type Windows = Array<[number, number]>;
+const within = (windows: Windows, s: Sample) => windows.some(([a, b]) => s.wall >= a && s.wall <= b);
+
+/**
+ * Control, sample by sample: the setpoint is the profile's value and the beer within 0.3 degC of
+ * it, except inside `offProfile` (a fault that took control away, and its recovery) and, for a
+ * missing value only, inside `starting` (a start reads its sensors anew).
+ */
+export function checkControl(samples: Sample[], offProfile: Windows, starting: Windows): string[] {
+  const problems: string[] = [];
+  for (const s of samples) {
+    if (within(offProfile, s)) continue;
+    if ((s.setting === null || s.beer === null) && within(starting, s)) continue;
+    const at = new Date(s.wall).toISOString();
+    if (s.setting === null || Math.abs(s.setting - s.expected) > 0.05)
+      problems.push(
+        `profile: at ${at} the setpoint is ${s.setting} degC, the profile ${s.expected.toFixed(2)} (it lost its place)`,
+      );
+    if (s.beer === null) problems.push(`beer: no reading at ${at} outside any fault`);
+    else if (Math.abs(s.beer - s.expected) > 0.3)
+      problems.push(
+        `beer: ${s.beer.toFixed(2)} degC at ${at}, the profile ${s.expected.toFixed(2)} (more than 0.3 off)`,
+      );
+  }
+  return problems;
+}
+
+/** The furthest the beer was from the profile outside `offProfile`, and when. */
+export function worstDeviation(samples: Sample[], offProfile: Windows): { degC: number; at: string | null } {
+  let worst = { degC: 0, at: null as string | null };
+  for (const s of samples) {
+    if (s.beer === null || within(offProfile, s)) continue;
+    const off = Math.abs(s.beer - s.expected);
+    if (off > worst.degC) worst = { degC: Number(off.toFixed(3)), at: new Date(s.wall).toISOString() };
+  }
+  return worst;
+}
+
+/**
+ * The wall-clock span of the day that began at script time `dayFrom`, from its samples: a clock set
+ * back makes the day overlap itself, and the samples of a clock days behind are left out.
+ */
+export function daySpan(samples: Sample[], dayFrom: number, dayMs: number, wallNow: number): [number, number] {
+  let newest = 0;
+  const walls: number[] = [];
+  for (const s of samples) {
+    newest = Math.max(newest, s.wall);
+    if (s.script >= dayFrom && s.wall > newest - 2 * 3_600_000) walls.push(s.wall);
+  }
+  return [walls.length ? Math.min(...walls) : wallNow - dayMs, Math.max(wallNow, ...walls)];
+}

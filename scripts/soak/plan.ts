@@ -97,3 +97,23 @@ export function profileAt(profile: Array<[number, number]>, elapsedMs: number): 
   }
   return profile[profile.length - 1]![1];
 }
+
+/** The fermenter in its fridge: the demo's sensors and relays (scripts/demo-blocks.json) and nothing else. */
+export function simConfig(beer: number, air: number): unknown {
+  return {
+    plant: { ambient: 20, initial: { beer, air }, fermentationW: 4 },
+    ds2482: [
+      {
+        address: 24,
+        variant: 'ds2482-100',
+        channels: [
+          [
+            { name: 'beer', type: 'DS18B20', address: '28-00000000b001', sense: 'beer' },
+            { name: 'air', type: 'DS18B20', address: '28-00000000a001', sense: 'air' },
+            { name: 'relays', type: 'DS2408', address: '29-00000000d001', outputs: { '1': 'heater', '2': 'cooler' } },
+          ],
+        ],
+      },
+    ],
+  };
+}

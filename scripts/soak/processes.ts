@@ -302,3 +302,13 @@ export function sizeOf(p: string): number {
   for (const name of readdirSync(p)) total += sizeOf(path.join(p, name));
   return total;
 }
+
+/** The data dir's files, in bytes: the database (with its WAL), history and the stored backups. */
+export function dataSizes(dataDir: string): { dbBytes: number; historyBytes: number; backupsBytes: number } {
+  const db = path.join(dataDir, 'edgeblocks.db');
+  return {
+    dbBytes: sizeOf(db) + sizeOf(`${db}-wal`) + sizeOf(`${db}-shm`),
+    historyBytes: sizeOf(path.join(dataDir, 'history')),
+    backupsBytes: sizeOf(path.join(dataDir, 'backups')),
+  };
+}

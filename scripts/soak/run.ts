@@ -5,9 +5,18 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkAlerts, checkGrowth, historyGaps, type Fault, type Sample } from './checks.js';
-import { makePlan, profileAt, DAY, HOUR, type Plan, type Step } from './plan.js';
-import { AlertReceiver, Broker, freePort, ROOT, sizeOf, SmallDisk, SoakService } from './processes.js';
+import {
+  checkAlerts,
+  checkControl,
+  checkGrowth,
+  daySpan,
+  historyGaps,
+  worstDeviation,
+  type Fault,
+  type Sample,
+} from './checks.js';
+import { makePlan, profileAt, simConfig, DAY, HOUR, type Plan, type Step } from './plan.js';
+import { AlertReceiver, Broker, dataSizes, freePort, ROOT, SmallDisk, SoakService } from './processes.js';
 
 const SEED = path.join(ROOT, 'scripts/demo-blocks.json');
 
@@ -54,26 +63,6 @@ const SAMPLE_EVERY_MS = 5 * 60_000;
 const STARTING_MS = 2 * 60_000;
 /** The beer may be off the profile this long after a fault that took its control away. */
 const RECOVERY_MS = 6 * HOUR;
-
-/** The fermenter in its fridge: the demo's sensors and relays (scripts/demo-blocks.json) and nothing else. */
-function simConfig(beer: number, air: number): unknown {
-  return {
-    plant: { ambient: 20, initial: { beer, air }, fermentationW: 4 },
-    ds2482: [
-      {
-        address: 24,
-        variant: 'ds2482-100',
-        channels: [
-          [
-            { name: 'beer', type: 'DS18B20', address: '28-00000000b001', sense: 'beer' },
-            { name: 'air', type: 'DS18B20', address: '28-00000000a001', sense: 'air' },
-            { name: 'relays', type: 'DS2408', address: '29-00000000d001', outputs: { '1': 'heater', '2': 'cooler' } },
-          ],
-        ],
-      },
-    ],
-  };
-}
 
 const q = (unit: string, value: number) => ({ __objtype: 'Quantity', unit, value });
 const realSleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -386,27 +375,14 @@ export class SoakRun {
       realSeconds: Math.round((Date.now() - this.realStart) / 1000),
       uptimeHours: Number((this.uptimeMs / HOUR).toFixed(2)),
       rssBytes: this.svc.rssBytes(),
-      dbBytes:
-        sizeOf(path.join(this.dataDir, 'edgeblocks.db')) +
-        sizeOf(path.join(this.dataDir, 'edgeblocks.db-wal')) +
-        sizeOf(path.join(this.dataDir, 'edgeblocks.db-shm')),
-      historyBytes: sizeOf(path.join(this.dataDir, 'history')),
-      backupsBytes: sizeOf(path.join(this.dataDir, 'backups')),
+      ...dataSizes(this.dataDir),
     };
     this.figures.push(figures);
     const mb = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(2)} MB`);
     this.o.log(
       `${this.clockText()} end of day ${day}: RSS ${mb(figures.rssBytes)}, db ${mb(figures.dbBytes)}, history ${mb(figures.historyBytes)}, backups ${mb(figures.backupsBytes)}, alerts sent ${this.receiver.got.length}`,
     );
-    // The day's wall-clock span; a clock set back makes it overlap itself, a clock days behind is left out.
-    let newest = 0;
-    const walls: number[] = [];
-    for (const s of this.samples) {
-      newest = Math.max(newest, s.wall);
-      if (s.script >= day * this.plan.dayMs && s.wall > newest - 2 * HOUR) walls.push(s.wall);
-    }
-    const dayStart = walls.length ? Math.min(...walls) : this.wall - this.plan.dayMs;
-    const dayEnd = Math.max(this.wall, ...walls);
+    const [dayStart, dayEnd] = daySpan(this.samples, day * this.plan.dayMs, this.plan.dayMs, this.wall);
     const gaps = await historyGaps(this.svc, this.beerFields(), dayStart, dayEnd, this.gapsAllowed);
     for (const g of gaps) this.failures.push(`history (day ${day}): ${g}`);
     for (const f of checkAlerts(this.receiver.got, this.faults, false)) this.failures.push(`alerts (day ${day}): ${f}`);
@@ -420,31 +396,10 @@ export class SoakRun {
   private finalChecks(): void {
     for (const f of checkAlerts(this.receiver.got, this.faults, true)) this.failures.push(`alerts: ${f}`);
     for (const f of checkGrowth(this.figures)) this.failures.push(`growth: ${f}`);
-    const within = (windows: Array<[number, number]>, s: Sample) =>
-      windows.some(([a, b]) => s.wall >= a && s.wall <= b);
-    for (const s of this.samples) {
-      if (within(this.offProfile, s)) continue;
-      if ((s.setting === null || s.beer === null) && within(this.starting, s)) continue;
-      if (s.setting === null || Math.abs(s.setting - s.expected) > 0.05)
-        this.failures.push(
-          `profile: at ${new Date(s.wall).toISOString()} the setpoint is ${s.setting} degC, the profile ${s.expected.toFixed(2)} (it lost its place)`,
-        );
-      if (s.beer === null)
-        this.failures.push(`beer: no reading at ${new Date(s.wall).toISOString()} outside any fault`);
-      else if (Math.abs(s.beer - s.expected) > 0.3)
-        this.failures.push(
-          `beer: ${s.beer.toFixed(2)} degC at ${new Date(s.wall).toISOString()}, the profile ${s.expected.toFixed(2)} (more than 0.3 off)`,
-        );
-    }
+    for (const f of checkControl(this.samples, this.offProfile, this.starting)) this.failures.push(f);
   }
 
   private report(): SoakReport {
-    let worst = { degC: 0, at: null as string | null };
-    for (const s of this.samples) {
-      if (s.beer === null || this.offProfile.some(([a, b]) => s.wall >= a && s.wall <= b)) continue;
-      const off = Math.abs(s.beer - s.expected);
-      if (off > worst.degC) worst = { degC: Number(off.toFixed(3)), at: new Date(s.wall).toISOString() };
-    }
     const alertsSent: Record<string, number> = {};
     for (const m of this.receiver.got) {
       const k = `${m.event} ${m.condition}`;
@@ -457,7 +412,7 @@ export class SoakRun {
       figures: this.figures,
       faults: this.faults,
       alertsSent,
-      worstDeviation: worst,
+      worstDeviation: worstDeviation(this.samples, this.offProfile),
       samples: this.samples.length,
       failures: this.failures,
     };

@@ -1,8 +1,17 @@
 // The soak run's checks catch what they are for: an alert sent twice, a fault never alerted, an
 // alert with no fault, a hole in the history outside the script's windows, memory and files that
-// grow day after day.
+// grow day after day, a setpoint that lost its place in the profile, a beer off it.
 import t from 'tap';
-import { checkAlerts, checkGrowth, historyGaps, type Fault } from '../../scripts/soak/checks.js';
+import {
+  checkAlerts,
+  checkControl,
+  checkGrowth,
+  daySpan,
+  historyGaps,
+  worstDeviation,
+  type Fault,
+  type Sample,
+} from '../../scripts/soak/checks.js';
 import type { DayFigures } from '../../scripts/soak/run.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -62,4 +71,41 @@ t.test('growth: RSS after a settled uptime, the database and history flat; stead
   t.match(checkGrowth(steady.map((f) => (f.day >= 4 ? day(f.day, { historyBytes: (f.day + 5) * 6 * 1048576 }) : f))), [
     /history grew .* on day 4/,
   ]);
+});
+
+t.test(
+  'control: the setpoint off the profile, the beer 0.3 off or missing is named, unless a window allows it',
+  async (t) => {
+    const sample = (ms: number, beer: number | null, setting: number | null): Sample => ({
+      wall: T0 + ms,
+      script: ms,
+      beer,
+      setting,
+      expected: 18,
+    });
+    const good = [sample(0, 18.1, 18), sample(5 * MIN, 17.8, 18)];
+    t.same(checkControl(good, [], []), []);
+    t.match(checkControl([...good, sample(10 * MIN, 18, 20)], [], []), [/setpoint is 20 degC, the profile 18\.00/]);
+    t.match(checkControl([...good, sample(10 * MIN, 18.31, 18)], [], []), [/beer: 18\.31 degC .* more than 0\.3 off/]);
+    t.match(checkControl([...good, sample(10 * MIN, null, 18)], [], []), [/beer: no reading/]);
+    const off = sample(10 * MIN, 19, 18);
+    t.same(checkControl([...good, off], [[T0 + 9 * MIN, T0 + 11 * MIN]], []), [], 'a fault window allows it');
+    const missing = sample(10 * MIN, null, null);
+    t.same(checkControl([missing], [], [[T0 + 9 * MIN, T0 + 11 * MIN]]), [], 'a start allows a missing value');
+    t.equal(checkControl([off], [], [[T0 + 9 * MIN, T0 + 11 * MIN]]).length, 1, 'but not a wrong one');
+    t.same(worstDeviation([...good, off], []), { degC: 1, at: at(10 * MIN) });
+    t.same(worstDeviation([...good, off], [[T0 + 9 * MIN, T0 + 11 * MIN]]), { degC: 0.2, at: at(5 * MIN) });
+  },
+);
+
+t.test("a day's span follows its samples, a clock set back included, a clock days behind left out", async (t) => {
+  const s = (script: number, wall: number): Sample => ({ wall, script, beer: 18, setting: 18, expected: 18 });
+  const DAYMS = 24 * 60 * MIN;
+  t.same(daySpan([s(DAYMS, T0), s(DAYMS + 60 * MIN, T0 + 60 * MIN)], DAYMS, DAYMS, T0 + 61 * MIN), [T0, T0 + 61 * MIN]);
+  const behind = T0 - 3 * DAYMS;
+  t.same(
+    daySpan([s(DAYMS, T0), s(DAYMS + MIN, behind), s(DAYMS + 2 * MIN, T0 + 2 * MIN)], DAYMS, DAYMS, T0 + 2 * MIN),
+    [T0, T0 + 2 * MIN],
+    'the samples of a boot days behind are not the day',
+  );
 });
