@@ -10,6 +10,7 @@ export interface WarningLimits {
   /** Milliseconds between two lines of one source. */
   intervalMs?: number;
   maxSources?: number;
+  /** Monotonic milliseconds (default performance.now): a wall clock set back must not silence a source. */
   now?: () => number;
   /** The level of the lines (default warn): notices and errors others can cause as often are limited as well. */
   level?: 'warn' | 'info' | 'error';
@@ -28,7 +29,7 @@ export class WarningLimiter {
 
   /** Log `message` with `fields` unless `source` had a line within the interval; true when logged. */
   warn(source: string, fields: Record<string, unknown>, message: string): boolean {
-    const now = (this.limits.now ?? Date.now)();
+    const now = this.limits.now ? this.limits.now() : performance.now();
     const key = this.last.has(source) || this.last.size < (this.limits.maxSources ?? 1000) ? source : OTHER_SOURCES;
     const seen = this.last.get(key);
     if (seen && now - seen.at < (this.limits.intervalMs ?? 60_000)) {

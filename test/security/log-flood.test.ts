@@ -97,3 +97,26 @@ t.test(
     t.equal(limiter.suppressed, 100 + 49, 'held-back lines are counted');
   },
 );
+
+t.test(
+  'a wall clock set back an hour does not silence a source (the interval is on the monotonic clock)',
+  async (t) => {
+    const out: string[] = [];
+    const limiter = new WarningLimiter(
+      { warn: ((_fields: object, msg: string) => void out.push(msg)) as never },
+      {
+        intervalMs: 20,
+      },
+    );
+    const realNow = Date.now;
+    t.teardown(() => {
+      Date.now = realNow;
+    });
+    limiter.warn('a', {}, 'bad on a');
+    const back = realNow() - 3_600_000;
+    Date.now = () => back;
+    await new Promise((r) => setTimeout(r, 40));
+    t.equal(limiter.warn('a', {}, 'bad on a'), true, 'logged again once the interval has passed');
+    t.same(out, ['bad on a', 'bad on a']);
+  },
+);
