@@ -114,9 +114,9 @@ export class SysfsGpioBackend implements GpioBackend {
       await writeFile(join(this.root, 'export'), String(number));
     }
     const value = join(dir, 'value');
-    const deadline = Date.now() + this.exportTimeoutMs;
+    const deadline = performance.now() + this.exportTimeoutMs;
     while (!(await exists(value, constants.R_OK | constants.W_OK))) {
-      if (Date.now() >= deadline) {
+      if (performance.now() >= deadline) {
         throw new Error(`${value} did not become writable after export (permissions or udev rules?)`);
       }
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -42,7 +42,8 @@ export class VictoriaStore implements HistoryStore {
   private sending: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastError: string | null = null;
-  private lastErrorLog = 0;
+  /** Monotonic time of the last logged problem (a wall clock set back must not silence the log). */
+  private lastErrorLog = -Infinity;
   private sent = 0;
   private thinned = 0;
 
@@ -93,8 +94,8 @@ export class VictoriaStore implements HistoryStore {
 
   private problem(message: string): void {
     this.lastError = message;
-    if (Date.now() - this.lastErrorLog > 60_000) {
-      this.lastErrorLog = Date.now();
+    if (performance.now() - this.lastErrorLog > 60_000) {
+      this.lastErrorLog = performance.now();
       this.o.log.warn({ url: this.base }, `history: ${message}`);
     }
   }

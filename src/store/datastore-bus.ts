@@ -45,7 +45,7 @@ export class EchoFilter {
   constructor(
     private readonly ttlMs = 30_000,
     private readonly max = 200,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   remember(payload: unknown): void {
