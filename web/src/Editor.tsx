@@ -11,6 +11,7 @@ import { fieldLabel, outputStory } from './explain.js';
 import { applyPatch, useLive } from './live';
 import type { Schema, TypeDoc } from './type-doc';
 import { loadTypeDoc, useTypeDoc } from './use-type-doc';
+import { Facts } from './Facts.js';
 
 /** A read-only value in words: an enum as words, a duration as "2 min 10 s", a link as the block's name. */
 function readOut(type: string, name: string, s: Schema, v: unknown, block: Block): string | null {
@@ -48,16 +49,7 @@ function Now({ block, doc }: { block: Block; doc: TypeDoc }) {
           ))}
         </ul>
       )}
-      {rows.length > 0 && (
-        <dl>
-          {rows.map(([k, v]) => (
-            <>
-              <dt>{k}</dt>
-              <dd>{v}</dd>
-            </>
-          ))}
-        </dl>
-      )}
+      {rows.length > 0 && <Facts rows={rows} />}
     </div>
   );
 }

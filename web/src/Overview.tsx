@@ -13,6 +13,7 @@ import { useTypeDoc } from './use-type-doc';
 import { ControlSwitch } from './ControlSwitch';
 import { lazy } from './lazy';
 import { Sparkline, useSparklines } from './Sparkline';
+import { Facts } from './Facts.js';
 
 // Only a controller with a fermentation profile needs its card's code.
 const ProfileCard = lazy(() => import('./Profile').then((m) => m.ProfileCard));
@@ -241,16 +242,7 @@ function Details({ block }: { block: Block }) {
     rows.push([fieldLabel('setting'), `${fmt(d.setting)} %`], [fieldLabel('actuatorId'), linkId(d.actuatorId)]);
   if (block.type === 'DigitalActuator') rows.push(['Channel', `${linkId(d.hwDevice)} #${String(d.channel)}`]);
   if (typeof d.address === 'string' && d.address) rows.push(['Address', oneWireName(d.address)]);
-  return rows.length ? (
-    <dl>
-      {rows.map(([k, v]) => (
-        <>
-          <dt>{k}</dt>
-          <dd>{v}</dd>
-        </>
-      ))}
-    </dl>
-  ) : null;
+  return rows.length ? <Facts rows={rows} /> : null;
 }
 
 const fmt = (v: unknown) => {
