@@ -7,19 +7,9 @@ import { join } from 'node:path';
 import { CLI } from './cli.js';
 import { limit } from './limits.js';
 import { layOutPi, piModel, type PiOptions } from './pi-models.js';
+import type { Finding, Section } from '../../src/doctor/report.js';
 
-export interface Finding {
-  verdict: 'ok' | 'info' | 'warn' | 'fail';
-  text: string;
-  advice?: string;
-  see?: string;
-}
-export interface Section {
-  title: string;
-  facts: Array<[string, string]>;
-  findings: Finding[];
-  parts?: Section[];
-}
+export type { Finding, Section };
 
 export function doctor(args: string[], env: NodeJS.ProcessEnv = {}) {
   const res = spawnSync(process.execPath, [CLI, 'doctor', ...args], {
