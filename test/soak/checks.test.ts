@@ -86,7 +86,9 @@ t.test(
     const good = [sample(0, 18.1, 18), sample(5 * MIN, 17.8, 18)];
     t.same(checkControl(good, [], []), []);
     t.match(checkControl([...good, sample(10 * MIN, 18, 20)], [], []), [/setpoint is 20 degC, the profile 18\.00/]);
-    t.match(checkControl([...good, sample(10 * MIN, 18.31, 18)], [], []), [/beer: 18\.31 degC .*\(more than 0\.3 off\)/]);
+    t.match(checkControl([...good, sample(10 * MIN, 18.31, 18)], [], []), [
+      /beer: 18\.31 degC .*\(more than 0\.3 off\)/,
+    ]);
     t.match(checkControl([...good, sample(10 * MIN, null, 18)], [], []), [/beer: no reading/]);
     const off = sample(10 * MIN, 19, 18);
     t.same(checkControl([...good, off], [[T0 + 9 * MIN, T0 + 11 * MIN]], []), [], 'a fault window allows it');
