@@ -51,11 +51,16 @@ export interface RuleOptions {
   tolerance: number;
 }
 
-const LAMBDAS = [0.5, 1, 2, 4, 8];
+/** Steps of about the square root of 2: a factor of 2 left a kettle between too bold and twice too slow. */
+const LAMBDAS = [0.5, 0.7, 1, 1.4, 2, 2.8, 4, 5.6, 8];
 const ALPHAS = [0, 1, 2];
 const BETAS = [4, 8, 16];
-/** Overshoot allowed on the fitted model, and on the worse models, as a share of the tolerance. */
-const NOMINAL_OVERSHOOT = 0.5;
+/**
+ * Overshoot allowed on the fitted model, and on the worse models, as a share of the tolerance.
+ * On the integrator the relay sees, a PI's overshoot levels off near 5 % of the step however slow
+ * lambda gets (ti = 16 T): a margin of exactly 0.1 degC would leave only the slowest lambda.
+ */
+const NOMINAL_OVERSHOOT = 0.6;
 const WORST_OVERSHOOT = 1.25;
 /** The most a step may overshoot at all, as a share of the tolerance (0.3 degC for 0.2). */
 const ACCEPTABLE_OVERSHOOT = 1.5;
@@ -173,8 +178,12 @@ export function* proposer(
       settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
     };
   };
+  // Settling only at the end of the simulated window is not settling: the tail may be a drift.
   const robust = (c: Candidate) =>
-    !!c.worst && c.worst.settling !== null && c.worst.overshoot <= WORST_OVERSHOOT * opts.tolerance;
+    !!c.worst &&
+    c.worst.settling !== null &&
+    c.worst.settling <= horizon / 2 &&
+    c.worst.overshoot <= WORST_OVERSHOOT * opts.tolerance;
   // For each shape (alpha, beta), lambda from the fastest up: the first that keeps the nominal
   // step within the margin goes on to the worse models, and if it overshoots there, the next
   // lambda of the same shape that is within the margin is tried, until one holds on them all.
