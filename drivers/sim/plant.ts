@@ -175,16 +175,28 @@ export class ThermalPlant {
     return asked;
   }
 
-  /** Heater and cooler duty the plant feels at plant time `t` (after the dead time). */
-  private felt(t: number): { heater: number; cooler: number } {
+  /**
+   * Heater and cooler duty the plant feels over [t, t + h] (after the dead time): the average of
+   * what was switched a dead time earlier. The delayed switching does not fall on step boundaries,
+   * so sampling it at the step's start would turn a short pulse into a whole step of heat, or none.
+   */
+  private felt(t: number, h: number): { heater: number; cooler: number } {
     const delay = this.config.deadTimeSeconds;
     if (delay <= 0) return { heater: this.heaterDuty, cooler: this.coolerDuty };
-    let felt = { heater: 0, cooler: 0 };
-    for (const e of this.delayLine) {
-      if (e.t > t - delay) break;
-      felt = e;
+    const from = t - delay;
+    const to = from + h;
+    const line = this.delayLine;
+    let heater = 0;
+    let cooler = 0;
+    for (let i = 0; i < line.length; i++) {
+      const e = line[i]!;
+      if (e.t >= to) break;
+      const span = Math.min(to, line[i + 1]?.t ?? Number.POSITIVE_INFINITY) - Math.max(from, e.t);
+      if (span <= 0) continue;
+      heater += e.heater * span;
+      cooler += e.cooler * span;
     }
-    return felt;
+    return { heater: heater / h, cooler: cooler / h };
   }
 
   private gaussian(): number {
@@ -194,7 +206,7 @@ export class ThermalPlant {
 
   private substep(h: number, t: number): void {
     const c = this.config;
-    const felt = this.felt(t);
+    const felt = this.felt(t, h);
     const heatW = c.heater.powerW * felt.heater;
     const coolTarget = c.cooler.target === 'air' ? this.airT : this.beerT;
     let coolW: number;

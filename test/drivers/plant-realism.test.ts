@@ -35,6 +35,31 @@ t.test('dead time: the heater is felt only after deadTimeSeconds, and stops bein
   t.ok(Math.abs(e.heaterJ - 100 * 780) < 1e-6, `all ${780} s of heating delivered (${e.heaterJ.toFixed(1)} J)`);
 });
 
+t.test('dead time: short pulses arrive whole, whatever the steps the plant is advanced by', async (t) => {
+  // A 2 s PWM at 15 %, advanced by the steps a control loop takes (the toggles and a tick a
+  // second): the dead time (27 s) shifts the pulses off the step boundaries. The duty felt is the
+  // average over each step of what was switched a dead time earlier, not the state at the step's
+  // start (that made a 0.3 s pulse heat for a whole 1 s step, or not at all).
+  let on = false;
+  const plant = new ThermalPlant({ deadTimeSeconds: 27 }, { heater: () => on });
+  const steps: [boolean, number][] = [
+    [true, 0.3],
+    [false, 0.7],
+    [false, 1],
+  ];
+  let onSeconds = 0;
+  for (let k = 0; k < 300; k++)
+    for (const [state, dt] of steps) {
+      on = state;
+      plant.step(dt);
+      if (state) onSeconds += dt;
+    }
+  // What was switched on in the last 27 s has not arrived yet: 13.5 pulses of 0.3 s.
+  const expected = 100 * (onSeconds - 13.5 * 0.3);
+  const got = plant.energy().heaterJ;
+  t.ok(Math.abs(got - expected) < 100 * 0.31, `heat delivered ${got.toFixed(1)} J, switched ${expected.toFixed(1)} J`);
+});
+
 t.test('compressor restart protection: no start within minOffSeconds of the last stop', async (t) => {
   let asked = true;
   const plant = new ThermalPlant({ cooler: { minOffSeconds: 300 } }, { cooler: () => asked });

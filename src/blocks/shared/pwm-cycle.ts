@@ -33,6 +33,12 @@ export interface PwmDecision {
 }
 
 const MIN_PHASE_FRACTION = 0.75;
+/**
+ * A toggle planned closer than this (ms) is due now. d * P in floating point can come out a hair
+ * past the step that was due for it (2.2 % of 2 s is 44.000000000000004 ms); added to the time,
+ * the hair vanishes, the scheduler sees no next time and waits a second, with the actuator on.
+ */
+const DUE_WITHIN_MS = 1e-3;
 const BALANCE_LIMIT = 5;
 
 export class PwmCycle {
@@ -84,14 +90,16 @@ export class PwmCycle {
     // The first history entry is the state found at start-up, not a toggle.
     const phase = history.length <= 1 ? Infinity : now - edge;
     if (on) {
-      const wait =
+      const wait = snap(
         duty < 0.5
           ? nominalOn - phase
-          : Math.max((h - this.balance) / (1 - duty), MIN_PHASE_FRACTION * nominalOn - phase);
+          : Math.max((h - this.balance) / (1 - duty), MIN_PHASE_FRACTION * nominalOn - phase),
+      );
       return { want: wait > 0, wait };
     }
-    const wait =
-      duty >= 0.5 ? nominalOff - phase : Math.max((this.balance + h) / duty, MIN_PHASE_FRACTION * nominalOff - phase);
+    const wait = snap(
+      duty >= 0.5 ? nominalOff - phase : Math.max((this.balance + h) / duty, MIN_PHASE_FRACTION * nominalOff - phase),
+    );
     return { want: wait <= 0, wait };
   }
 
@@ -144,3 +152,5 @@ export class PwmCycle {
     };
   }
 }
+
+const snap = (wait: number): number => (Math.abs(wait) < DUE_WITHIN_MS ? 0 : wait);

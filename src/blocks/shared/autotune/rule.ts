@@ -51,11 +51,16 @@ export interface RuleOptions {
   tolerance: number;
 }
 
-const LAMBDAS = [0.5, 1, 2, 4, 8];
+/** Steps of about the square root of 2: a factor of 2 left a kettle between too bold and twice too slow. */
+const LAMBDAS = [0.5, 0.7, 1, 1.4, 2, 2.8, 4, 5.6, 8];
 const ALPHAS = [0, 1, 2];
 const BETAS = [4, 8, 16];
-/** Overshoot allowed on the fitted model, and on the worse models, as a share of the tolerance. */
-const NOMINAL_OVERSHOOT = 0.5;
+/**
+ * Overshoot allowed on the fitted model, and on the worse models, as a share of the tolerance.
+ * On the integrator the relay sees, a PI's overshoot levels off near 5 % of the step however slow
+ * lambda gets (ti = 16 T): a margin of exactly 0.1 degC would leave only the slowest lambda.
+ */
+const NOMINAL_OVERSHOOT = 0.6;
 const WORST_OVERSHOOT = 1.25;
 /** The most a step may overshoot at all, as a share of the tolerance (0.3 degC for 0.2). */
 const ACCEPTABLE_OVERSHOOT = 1.5;
@@ -162,18 +167,45 @@ export function* proposer(
     for (let j = 0; j < sides.length; j++) worse.push({ ...nominal, offset: -nominal.gains[j]! * 3 });
   }
   const limit = NOMINAL_OVERSHOOT * opts.tolerance;
-  // Stage 1: for each shape (alpha, beta), the fastest lambda that keeps the nominal step within the margin.
+  const worstCase = function* (c: Candidate): Generator<void, StepOutcome> {
+    const outcomes = [c.nominal];
+    for (const m of worse) {
+      outcomes.push(run(m, c.params));
+      yield;
+    }
+    return {
+      overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
+      settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
+    };
+  };
+  // Settling only at the end of the simulated window is not settling: the tail may be a drift.
+  const robust = (c: Candidate) =>
+    !!c.worst &&
+    c.worst.settling !== null &&
+    c.worst.settling <= horizon / 2 &&
+    c.worst.overshoot <= WORST_OVERSHOOT * opts.tolerance;
+  // For each shape (alpha, beta), lambda from the fastest up: the first that keeps the nominal
+  // step within the margin goes on to the worse models, and if it overshoots there, the next
+  // lambda of the same shape that is within the margin is tried, until one holds on them all.
+  // (Stopping at the first, a plant where that one was a little too bold had no robust candidate
+  // at all, and the fallback below proposed the most sluggish gains of all.)
   const shortlist: Candidate[] = [];
   const tried: Candidate[] = [];
+  const good: Candidate[] = [];
   for (const alpha of ALPHAS) {
     for (const beta of BETAS) {
+      let first = true;
       for (const lambda of LAMBDAS) {
         const g = gainsFor(model, sides, { lambda, alpha, beta });
         const c: Candidate = { lambda, alpha, beta, ...g, nominal: run(nominal, g.params) };
         tried.push(c);
         yield;
-        if (c.nominal.settling !== null && c.nominal.overshoot <= limit) {
-          shortlist.push(c);
+        if (c.nominal.settling === null || c.nominal.overshoot > limit) continue;
+        if (first) shortlist.push(c);
+        first = false;
+        c.worst = yield* worstCase(c);
+        if (robust(c)) {
+          good.push(c);
           break;
         }
       }
@@ -187,26 +219,17 @@ export function* proposer(
         const shape = tried.filter((c) => c.alpha === alpha && c.beta === beta && c.nominal.settling !== null);
         if (shape.length) shortlist.push(shape.reduce((a, b) => (b.nominal.overshoot < a.nominal.overshoot ? b : a)));
       }
+    for (const c of shortlist) {
+      c.worst = yield* worstCase(c);
+      if (robust(c)) good.push(c);
+    }
   }
-  // Stage 2: the shortlist, and the gains in use, on the worse models; the best worst case wins.
+  // The gains in use on the same worse models: the best worst case wins.
   const incumbent: Candidate | null = current
     ? { lambda: 0, alpha: 0, beta: 0, params: current, deadTimes: [], nominal: run(nominal, current) }
     : null;
-  for (const c of incumbent ? [...shortlist, incumbent] : shortlist) {
-    const outcomes = [c.nominal];
-    for (const m of worse) {
-      outcomes.push(run(m, c.params));
-      yield;
-    }
-    c.worst = {
-      overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
-      settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
-    };
-  }
-  const robust = (cs: Candidate[]) =>
-    cs.filter((c) => c.worst!.settling !== null && c.worst!.overshoot <= WORST_OVERSHOOT * opts.tolerance);
+  if (incumbent) incumbent.worst = yield* worstCase(incumbent);
   const score = (c: Candidate) => c.worst?.settling ?? Number.POSITIVE_INFINITY;
-  const good = robust(shortlist);
   let pick = good.length
     ? good.reduce((a, b) => (score(b) < score(a) ? b : a))
     : (shortlist.length ? shortlist : tried).reduce((a, b) =>
