@@ -3,6 +3,7 @@
 // before MQTT publishes the offline state, and the database closes (and the data dir lock is
 // released) last. Each subsystem is built from the ones before it; the status report is
 // assembled from their status().
+import path from 'node:path';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { Alerts, parseAlertSettings } from './alerts/index.js';
 import { blockRoutes } from './api/blocks.js';
@@ -42,7 +43,8 @@ import { HomeAssistant } from './homeassistant/discovery.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
-import { WallClockService } from './service/wall-clock.js';
+import { CLOCK_RESERVE_BYTES, CLOCK_RESERVE_FILE, WallClockService } from './service/wall-clock.js';
+import { ReserveFile } from './store/reserve-file.js';
 import { ControlLoop } from './runtime/loop.js';
 import { BlockRuntime } from './runtime/runtime.js';
 import type { UnitsSetting } from './runtime/units-setting.js';
@@ -223,7 +225,16 @@ async function assembleServices(
     dashboardUrl,
     log: log.child({ module: 'fleet' }),
   });
-  const wallClock = new WallClockService(store.db, runtime, log.child({ module: 'clock' }));
+  const wallClock = new WallClockService(
+    store.db,
+    runtime,
+    log.child({ module: 'clock' }),
+    new ReserveFile(
+      path.join(config.dataDir, CLOCK_RESERVE_FILE),
+      CLOCK_RESERVE_BYTES,
+      'the reserved wall clock record',
+    ),
+  );
   const history = createHistory({
     config,
     log: log.child({ module: 'history' }),

@@ -1,6 +1,7 @@
 // The wall clock as the service sees it across starts (DESIGN §11, two clocks). A record in the
 // settings table, written every minute and at stop, holds the wall time last seen and the newest
-// one ever seen (the high-water mark). At a start:
+// one ever seen (the high-water mark); while the disk is full it goes to a reserve file instead
+// (a restart on a full disk must not take the hours since the disk filled for time stopped). At a start:
 //   - the time the service was stopped, as the clock shows it, is handed to the blocks as a move
 //     of the wall clock (runtime.moveWall): a running profile resumes where it was;
 //   - a clock behind the high-water mark (a Pi without a real-time clock that booted at an old
@@ -12,8 +13,11 @@ import type { Logger } from '../log.js';
 import { describeJump, JUMP_MS, type ClockJump } from '../runtime/clock.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { parseJson } from '../shared/json.js';
+import type { ReserveFile } from '../store/reserve-file.js';
 
 const RECORD_KEY = 'wall-clock';
+export const CLOCK_RESERVE_FILE = 'wall-clock.reserve';
+export const CLOCK_RESERVE_BYTES = 512;
 /**
  * A clock behind the newest time seen for this long without a jump is taken as right: a record
  * written by a clock that was wrongly ahead (a typo in \`date -s\`) must not hold history for years.
@@ -41,6 +45,8 @@ export class WallClockService {
     private readonly db: Db,
     private readonly runtime: BlockRuntime,
     private readonly log: Logger,
+    /** Where the record goes while the database cannot be written (a full disk). */
+    private readonly reserve?: ReserveFile,
   ) {}
 
   private wall(): number {
@@ -105,17 +111,20 @@ export class WallClockService {
   }
 
   private load(): ClockRecord | null {
+    // A record in the reserve is newer than the table's: it is written only when the table cannot be.
+    const reserved = this.reserve?.read();
+    if (reserved != null) {
+      const r = validRecord(reserved);
+      if (r) return r;
+    }
     const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(RECORD_KEY) as
       | { value: string }
       | undefined;
     if (!row) return null;
     const parsed = parseJson(row.value, { maxBytes: 1024, what: 'the wall clock record' });
-    const v = parsed.ok ? (parsed.value as Partial<ClockRecord>) : null;
-    if (!v || typeof v.last !== 'number' || typeof v.high !== 'number') {
-      this.log.warn('the wall clock record is not valid; starting without it');
-      return null;
-    }
-    return { last: v.last, high: v.high };
+    const record = parsed.ok ? validRecord(parsed.value) : null;
+    if (!record) this.log.warn('the wall clock record is not valid; starting without it');
+    return record;
   }
 
   /** Writes the wall time now; the high-water mark only rises (while behind it stays). */
@@ -138,8 +147,9 @@ export class WallClockService {
           'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
         )
         .run(RECORD_KEY, JSON.stringify(this.record));
+      this.reserve?.write(null);
     } catch (e) {
-      this.log.warn({ err: e }, 'the wall clock record could not be written');
+      if (!this.reserve?.write(this.record)) this.log.warn({ err: e }, 'the wall clock record could not be written');
     }
   }
 
@@ -164,4 +174,9 @@ export class WallClockService {
       },
     };
   }
+}
+
+function validRecord(v: unknown): ClockRecord | null {
+  const r = v as Partial<ClockRecord> | null;
+  return r && typeof r.last === 'number' && typeof r.high === 'number' ? { last: r.last, high: r.high } : null;
 }

@@ -1,16 +1,24 @@
 // Issue 44 item 7: the service's wall-clock record. A start on a clock behind the newest time seen
 // is "behind" (status, and history's mark) until the clock jumps to the present; a clock that
 // stays behind for an hour without network time is taken as right (a record left by a clock that
-// was wrongly ahead must not hold history back for years).
+// was wrongly ahead must not hold history back for years). On a full disk the record goes to a
+// reserve file, so a restart does not take the hours since the disk filled for time stopped.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { BEHIND_LIMIT_MS, WallClockService } from '../../src/service/wall-clock.js';
+import {
+  BEHIND_LIMIT_MS,
+  CLOCK_RESERVE_BYTES,
+  CLOCK_RESERVE_FILE,
+  WallClockService,
+} from '../../src/service/wall-clock.js';
+import { ReserveFile } from '../../src/store/reserve-file.js';
 import { openDatabase } from '../../src/store/db.js';
 import { silentLogger } from '../../src/log.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { fill, smallDisk } from '../helpers/small-disk.js';
 
 const DAY = 86_400_000;
 const W = Date.UTC(2026, 10, 1, 12);
@@ -57,3 +65,49 @@ t.test('behind the last time seen: until a jump to the present, or an hour', asy
   t.equal(third.behind, false, 'an hour behind without a jump: taken as right');
   t.equal(third.highWater(), null, 'history is stored at its times again');
 });
+
+t.test(
+  'a full disk: the record goes to the reserve, and a restart hands the blocks only the time it was stopped',
+  async (t) => {
+    const disk = smallDisk('edgeblocks-wallclock-full-', '16m');
+    t.teardown(() => disk.unmount());
+    const db = openDatabase(disk.mountPoint);
+    t.teardown(() => db.close());
+    const reserve = () =>
+      new ReserveFile(path.join(disk.mountPoint, CLOCK_RESERVE_FILE), CLOCK_RESERVE_BYTES, 'the wall clock reserve');
+    const profileStart = W / 1000 - 3600;
+    /** A run: a running profile as the store would load it, the clock record service started. */
+    const run = (clock: ManualClock) => {
+      const { runtime } = testRuntime({ clock });
+      runtime.create({
+        id: 'Profile',
+        type: 'SetpointProfile',
+        data: {
+          enabled: true,
+          start: new Date(profileStart * 1000).toISOString(),
+          points: [{ time: { __objtype: 'Quantity', unit: 's', value: 0 }, 'temperature[degC]': 18 }],
+        },
+      });
+      const svc = new WallClockService(db, runtime, silentLogger, reserve());
+      svc.start();
+      const start = () => Date.parse((runtime.read({ id: 'Profile' }).json().data as { start: string }).start) / 1000;
+      return { svc, start };
+    };
+
+    const clock = new ManualClock(0, W);
+    const first = run(clock);
+    t.equal(first.start(), profileStart);
+    fill(path.join(disk.mountPoint, 'filler'));
+    clock.advance(12 * 3_600_000); // half a day on the full disk
+    first.svc.stop(); // the table cannot take the record: the reserve does
+
+    // Started 30 s later, the disk still full: the 12 hours ran, only the 30 s were a stop.
+    const second = run(new ManualClock(0, W + 12 * 3_600_000 + 30_000));
+    t.equal(
+      second.start(),
+      profileStart + 30,
+      'the profile moved by the 30 s stopped, not by the 12 h the disk was full',
+    );
+    second.svc.stop();
+  },
+);
