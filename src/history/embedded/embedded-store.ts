@@ -321,9 +321,12 @@ export class EmbeddedStore implements HistoryStore {
     }
     this.pendingCount = count;
     this.thinned = count > before * 0.75;
-    const detail = `${before} history points waited for the next flush; every other one of the older half thinned out`;
-    this.drops.dropPoints('thinned', lost.other, false, detail);
-    this.drops.dropPoints('thinned', lost.own, true, detail);
+    // Thinned while a full disk keeps the flushes failing: that is the disk-full alert's, not a second one.
+    const diskFull = this.error !== null && this.errorIsDiskFull;
+    const detail = `${before} history points waited for the next flush${diskFull ? ' (the disk is full)' : ''}; every other one of the older half thinned out`;
+    const reason = diskFull ? DISK_FULL_DROP : 'thinned';
+    this.drops.dropPoints(reason, lost.other, false, detail);
+    this.drops.dropPoints(reason, lost.own, true, detail);
   }
 
   async flush(): Promise<void> {
