@@ -5,6 +5,9 @@ import { ReserveFile } from '../store/reserve-file.js';
 import type { ActiveAlert } from './types.js';
 
 export const RESERVE_FILE = 'alerts-active.reserve';
+/** The outbox rows sent whose delete a full disk refused (store.ts). */
+export const SENT_RESERVE_FILE = 'alerts-sent.reserve';
+export const SENT_RESERVE_BYTES = 8 * 1024;
 /** Room for the changes of a few hundred active alerts. */
 const RESERVE_BYTES = 64 * 1024;
 

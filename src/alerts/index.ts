@@ -12,7 +12,8 @@ import { isDiskFull, type StorageHealth } from '../store/storage-health.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
 import { ChannelStore } from './channel-store.js';
 import type { Channel, ChannelContext } from './channels/types.js';
-import { ActiveReserve, RESERVE_FILE } from './active-reserve.js';
+import { ActiveReserve, RESERVE_FILE, SENT_RESERVE_BYTES, SENT_RESERVE_FILE } from './active-reserve.js';
+import { ReserveFile } from '../store/reserve-file.js';
 import { MqttAlerts } from './channels/mqtt.js';
 import { Conditions, type ConditionSources } from './conditions.js';
 import { alertMessage, testMessage } from './messages.js';
@@ -79,6 +80,7 @@ export class Alerts {
       s.historyLimit,
       (e) => d.storage?.noteError(e) ?? isDiskFull(e),
       new ActiveReserve(path.join(d.dataDir, RESERVE_FILE)),
+      new ReserveFile(path.join(d.dataDir, SENT_RESERVE_FILE), SENT_RESERVE_BYTES, 'the alerts sent but not deleted'),
     );
     this.rules = effectiveRules(this.configRules(), null);
     this.loadRules();

@@ -9,6 +9,7 @@ import { parseJson } from '../shared/json.js';
 import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
 import type { ActiveChanges, ActiveReserve } from './active-reserve.js';
+import type { ReserveFile } from '../store/reserve-file.js';
 
 export interface OutboxRow {
   seq: number;
@@ -29,12 +30,16 @@ export type DiskFullNote = (e: unknown) => boolean;
  * and what it would have stored is kept in memory instead (an outbox row that cannot be
  * inserted, updated or deleted moves there), so alerts still fire, are sent and retried, and
  * the disk-full alert itself gets out. A restart loses what only memory held, except the active
- * alerts: they go to a reserve file (active-reserve.ts), so a restart neither repeats nor loses them.
+ * alerts: they go to a reserve file (active-reserve.ts), so a restart neither repeats nor loses them;
+ * and the rows sent whose delete the disk refused: a reserve lists them, so a restart does not
+ * send them again.
  */
 export class AlertStore {
   /** Outbox rows held in memory (negative seq); and table rows taken over by memory (hidden in the table). */
   private readonly memoryRows: OutboxRow[] = [];
   private readonly hidden = new Set<number>();
+  /** Of the hidden rows, those sent (their delete waits for room); kept in `sentReserve`. */
+  private readonly sentUndeleted = new Set<number>();
   private nextMemorySeq = -1;
   private readonly memoryHistory: HistoryEntry[] = [];
   /** Changes to the active alerts not in the table yet (the disk is full). */
@@ -46,7 +51,17 @@ export class AlertStore {
     private readonly diskFull: DiskFullNote = isDiskFull,
     /** Keeps the active alerts' changes across a restart on a full disk. */
     private readonly reserve?: ActiveReserve,
-  ) {}
+    /** Keeps the outbox rows sent but not deleted across a restart on a full disk. */
+    private readonly sentReserve?: ReserveFile,
+  ) {
+    const sent = sentReserve?.read();
+    if (Array.isArray(sent))
+      for (const seq of sent)
+        if (Number.isSafeInteger(seq) && seq > 0) {
+          this.hidden.add(seq);
+          this.sentUndeleted.add(seq);
+        }
+  }
 
   /** Runs a write; false when the disk is full (the write is not done), any other error is thrown. */
   private write(fn: () => void): boolean {
@@ -211,8 +226,15 @@ export class AlertStore {
 
   delivered(seq: number): void {
     if (seq < 0) this.dropMemory(seq);
-    else if (!this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq)))
+    else if (!this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq))) {
       this.hidden.add(seq);
+      this.sentUndeleted.add(seq);
+      this.saveSentUndeleted();
+    }
+  }
+
+  private saveSentUndeleted(): void {
+    this.sentReserve?.write(this.sentUndeleted.size ? [...this.sentUndeleted] : null);
   }
 
   retryLater(seq: number, nextAt: number, error: string): void {
@@ -302,9 +324,13 @@ export class AlertStore {
 
   /** Rows memory took over leave the table once it can be written again. */
   private forgetHidden(): void {
-    for (const seq of this.hidden)
-      if (this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq))) this.hidden.delete(seq);
-      else return;
+    const sentBefore = this.sentUndeleted.size;
+    for (const seq of this.hidden) {
+      if (!this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq))) break;
+      this.hidden.delete(seq);
+      this.sentUndeleted.delete(seq);
+    }
+    if (this.sentUndeleted.size !== sentBefore) this.saveSentUndeleted();
   }
 }
 
