@@ -395,7 +395,13 @@ export class SoakRun {
 
   private finalChecks(): void {
     for (const f of checkAlerts(this.receiver.got, this.faults, true)) this.failures.push(`alerts: ${f}`);
-    for (const f of checkGrowth(this.figures)) this.failures.push(`growth: ${f}`);
+    // Around a full disk history's size dips and comes back: those days are not compared for growth.
+    const disturbed = new Set<number>();
+    for (const step of this.plan.steps)
+      if (step.kind === 'disk-full')
+        for (let d = Math.floor(step.at / this.plan.dayMs); d <= (step.at + step.durationMs) / this.plan.dayMs + 1; d++)
+          disturbed.add(d);
+    for (const f of checkGrowth(this.figures, disturbed)) this.failures.push(`growth: ${f}`);
     for (const f of checkControl(this.samples, this.offProfile, this.starting)) this.failures.push(f);
   }
 

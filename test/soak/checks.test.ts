@@ -59,7 +59,20 @@ t.test('growth: RSS after a settled uptime, the database and history flat; stead
   });
   const steady = [0, 1, 2, 3, 4, 5].map((d) => day(d));
   t.same(checkGrowth(steady), []);
-  t.match(checkGrowth(steady.map((f) => (f.day === 5 ? day(5, { rssBytes: 200 * 1048576 }) : f))), [/RSS on day 5/]);
+  t.match(checkGrowth(steady.map((f) => (f.day === 5 ? day(5, { rssBytes: 200 * 1048576 }) : f))), [
+    /RSS rose from 100\.00 MB \(day 1\) to 200\.00 MB \(day 5\)/,
+  ]);
+  const month = Array.from({ length: 30 }, (_, d) => day(d));
+  t.same(
+    checkGrowth(month.map((f) => (f.day === 10 ? day(10, { rssBytes: 153 * 1048576 }) : f))),
+    [],
+    'one high reading among flat ones is the garbage collector, not a leak',
+  );
+  t.match(
+    checkGrowth(month.map((f) => day(f.day, { rssBytes: (100 + 2 * f.day) * 1048576 }))),
+    [/RSS rose from .* \(days 1-9\) to .* \(days 21-29\)/],
+    'a steady rise is',
+  );
   t.same(
     checkGrowth(steady.map((f) => (f.day === 5 ? day(5, { rssBytes: 200 * 1048576, uptimeHours: 0.1 }) : f))),
     [],
@@ -71,6 +84,14 @@ t.test('growth: RSS after a settled uptime, the database and history flat; stead
   t.match(checkGrowth(steady.map((f) => (f.day >= 4 ? day(f.day, { historyBytes: (f.day + 5) * 6 * 1048576 }) : f))), [
     /history grew .* on day 4/,
   ]);
+  t.same(
+    checkGrowth(
+      steady.map((f) => (f.day >= 4 ? day(f.day, { historyBytes: (f.day + 5) * 6 * 1048576 }) : f)),
+      new Set([4]),
+    ),
+    [],
+    'a disturbed day (around a full disk) is not compared',
+  );
 });
 
 t.test(
