@@ -28,15 +28,10 @@ try {
 }
 const compiled = (f: string) => path.join(COMPILED, f.replace(/\.ts$/, '.js'));
 const chosen = select(ROOT, sources, only);
-// Files held to real-time limits run with no other file beside them: tap waits for the running
-// files before each, so they go last, together. The end-to-end files go first: a long file
-// started near the end would leave the other cores idle while it finishes.
-const aloneSet = new Set(tagged(ROOT, chosen, 'alone'));
-const slowSet = new Set(tagged(ROOT, chosen, 'slow'));
-const rank = (f: string) => (aloneSet.has(f) ? 2 : slowSet.has(f) ? 0 : 1);
-const ordered = [...chosen].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-const files = ordered.map(compiled);
-const alone = [...aloneSet].map((f) => `--serial=${compiled(f)}`);
+const files = chosen.map(compiled);
+// Files held to real-time limits run with no other file beside them. (tap runs the files in
+// name order whatever order they are given in, so a serial file drains the pool where it falls.)
+const alone = tagged(ROOT, chosen, 'alone').map((f) => `--serial=${compiled(f)}`);
 const missing = files.filter((f) => !existsSync(path.join(ROOT, f)));
 if (missing.length) {
   console.error(`run-tests: not compiled: ${missing.join(', ')}; run npm run build:test first`);

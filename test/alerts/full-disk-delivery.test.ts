@@ -3,6 +3,7 @@
 // delivery's retry crashed the service (an unhandled rejection), history failing on the disk
 // sent a second alert, and a clean stop could not be recorded, so the next start reported an
 // unclean stop. On a real small file system, filled to the last byte.
+// tags: slow (the built service on a full disk, restarted)
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';

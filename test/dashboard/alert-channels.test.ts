@@ -4,6 +4,7 @@
 // kept), removes it; a bad value is refused with the field named. Without a login nothing can
 // be changed. No secret (the config file's or one typed on the page) is ever in an API answer,
 // an event stream, or the page. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -4,6 +4,7 @@
 // paired Cool PID's card says it is being tuned with it, Stop ends it and the card says why.
 // At real speed: a whole tuning, Apply and Undo are in autotune-run.test.ts (on a virtual clock).
 // Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

@@ -1,3 +1,9 @@
+// The dashboard in a real browser (Debian's Chromium via playwright-core) against the built CLI
+// on emulated hardware: it loads, discovery and the fermentation-fridge wizard build a working
+// chain, values follow the emulated temperature, a setpoint edit survives a reload, a 422 is
+// shown in words, a block deleted elsewhere is reported, and the page says "offline" while the
+// service is down and comes back by itself. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';

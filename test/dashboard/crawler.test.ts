@@ -3,6 +3,7 @@
 // editor of one block of each type, is walked by a crawler that uses every control it finds
 // (test/dashboard/crawl.ts). Any uncaught page error, console error or HTTP 5xx fails the test,
 // named with the page and the control that caused it. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

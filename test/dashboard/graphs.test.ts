@@ -4,6 +4,7 @@
 // phone width; with two controllers on one broker the picker and the legends name the
 // controller, and only this controller's fields are open by default.
 // Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';

@@ -1,3 +1,9 @@
+// Names are user text on the dashboard too (DESIGN §11; issue 44, item 1): blocks named with
+// quotes, backslashes, slashes, '%', unicode, emoji, 200 characters and names differing only in
+// case are shown under their own names, each link opens its own block's editor, and the graph
+// picker offers each block's fields under its own name. A real Chromium against the built CLI;
+// needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';

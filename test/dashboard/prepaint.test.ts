@@ -4,6 +4,7 @@
 // made to end the script element or add an element stays text. With auth on and no session the
 // page holds no data (the login comes first); with a session it does. A real Chromium against
 // the built CLI; needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';

@@ -2,6 +2,7 @@
 // --role viewer` logs in and sees the live overview and every page, without a page error; the page
 // says it is read only and offers no "Stop all outputs"; a write it still tries is refused with 403
 // naming the role.
+// tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

@@ -2,6 +2,7 @@
 // its demo commands run as written): the default prefix clashes with nothing (step 5 made
 // "Ferment Profile"), the GPIO channel is offered by its configured name ("fan"), and the chain
 // is created with those defaults. Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

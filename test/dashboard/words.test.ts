@@ -6,6 +6,7 @@
 // as 0x60, short I2C names offered for renaming), driven outputs offering no manual setting, the
 // mutex headlining its state, and the alert band in °F converted by the service's own table.
 // Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -2,6 +2,7 @@
 // with the emulated buses of --hardware sim, and the faults a brewer meets injected: a missing
 // overlay, a device the service user may not open, a flaky bus with CRC errors, a sensor stuck
 // at 85 degC. The advice it prints must be docs/troubleshooting.md's own words.
+// tags: slow (the built CLI on laid-out Pi trees)
 import t from 'tap';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
 // built service meeting every fault of the month in the same order. Any broken invariant is a
 // failure naming what broke (scripts/soak/checks.ts; test/soak/checks.test.ts shows each check
 // catches what it is for).
+// tags: slow (the built service through three simulated days)
 import t from 'tap';
 import { limit } from '../helpers/limits.js';
 import { runSoak } from '../../scripts/soak/run.js';
