@@ -124,6 +124,14 @@ new MutationObserver(() => {
     { timeout: limit(15_000) },
   );
   t.pass('a change after the page opened shows on its card: the page is live');
+  const order = (await page.evaluate(`({
+    paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+    boot: performance.getEntriesByName('edgeblocks-boot')[0]?.startTime ?? null,
+  })`)) as { paint: number | null; boot: number | null };
+  t.ok(
+    order.paint !== null && order.boot !== null && order.paint < order.boot,
+    `the prepaint was painted before the page's code began (${JSON.stringify(order)})`,
+  );
   await page.close();
 });
 

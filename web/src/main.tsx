@@ -180,6 +180,8 @@ function App(props: { user: string | null }) {
 }
 
 async function boot(): Promise<void> {
+  // When the page's code began (after the prepaint's first paint: src/api/dashboard.ts).
+  performance.mark('edgeblocks-boot');
   const root = document.getElementById('app')!;
   for (;;) {
     try {
