@@ -13,7 +13,7 @@ import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { getJson } from '../alerts/http.js';
 import { beerSensor, plug } from '../alerts/sim-service.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild, desktopPage } from './browser.js';
 
 /** The part of the page's `document` the in-page functions use (the tests compile without the DOM library). */
 declare const document: { querySelector(selector: string): unknown };
@@ -36,8 +36,7 @@ t.before(async () => {
   );
   sim = await startSim(['--config', config], 1000, path.join(dir, 'data'));
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
 });
 
 t.teardown(async () => {

@@ -9,7 +9,7 @@
 // merely sped up, like libfaketime's rate, makes every stall of the machine a stale sensor).
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium, hours of simulated time on the built CLI)
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,15 @@ import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, screenshot, startSim, type SimService } from './browser.js';
+import {
+  launchBrowser,
+  removeDir,
+  screenshot,
+  startSim,
+  type SimService,
+  loadDemoBlocks,
+  desktopPage,
+} from './browser.js';
 
 const SID = 'edge-one';
 const CLOCK = path.join(ROOT, 'dist/scripts/soak/virtual-clock.js');
@@ -50,14 +58,9 @@ t.before(async () => {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(CLOCK).href}`.trim(),
     SOAK_CLOCK_FILE: clockFile,
   });
-  const seeded = await api(
-    'blocks/backup/load',
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  await loadDemoBlocks(sim);
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
 });
 
 t.teardown(async () => {
@@ -107,6 +110,12 @@ t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (
   t.ok(r.kp.value > 0 && r.pairKp.value < 0, 'gains for the heater and the cooler, with their signs');
   t.ok(r.fit >= 80, `the model explains the swing (${r.fit} %)`);
   t.same(gains(proposed), heatBefore, 'proposed, not imposed: the gains are unchanged');
+  t.equal(
+    await card.getByTestId('tuning-message').count(),
+    0,
+    'the proposal is said once, in words (not again as the API message with degC and APPLY)',
+  );
+  t.notMatch(await card.innerText(), /degC|APPLY|DISCARD/, 'no API terms on the card');
   const text = await result.innerText();
   t.match(text, new RegExp(`Proposed: Kp ${Math.round(r.kp.value * 100) / 100}\\b`), 'the card shows the proposed kp');
   t.match(text, /Cool PID: Kp -[\d.]+/, "and the pair's");

@@ -5,13 +5,20 @@
 // At real speed: a whole tuning, Apply and Undo are in autotune-run.test.ts (on a virtual clock).
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, requireWebBuild, screenshot, startSim, type SimService } from './browser.js';
+import {
+  launchBrowser,
+  removeDir,
+  requireWebBuild,
+  screenshot,
+  startSim,
+  type SimService,
+  loadDemoBlocks,
+  desktopPage,
+} from './browser.js';
 
 const SID = 'edge-one';
 
@@ -28,14 +35,9 @@ const read = async (id: string) => ((await api('blocks/read', { id })).body as {
 
 t.before(async () => {
   sim = await startSim();
-  const seeded = await api(
-    'blocks/backup/load',
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  await loadDemoBlocks(sim);
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
 });
 
 t.teardown(async () => {

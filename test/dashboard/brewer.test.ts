@@ -9,11 +9,9 @@
 // axe-core check, and a screenshot of each page in test-output/screenshots/.
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import {
   axeSource,
@@ -24,6 +22,8 @@ import {
   startSim,
   type SimService,
   requireWebBuild,
+  loadDemoBlocks,
+  desktopPage,
 } from './browser.js';
 
 const SID = 'edge-one';
@@ -40,14 +40,9 @@ let page: Page;
 
 t.before(async () => {
   sim = await startSim();
-  const seeded = await api(
-    'blocks/backup/load',
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  await loadDemoBlocks(sim);
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
 });
 
 t.teardown(async () => {

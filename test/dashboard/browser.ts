@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { ROOT, startCli, type RunningCli } from '../helpers/cli.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { postJson, ROOT, startCli, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { CHROMIUM, needTools } from '../helpers/tools.js';
 
@@ -62,6 +62,22 @@ export async function startSim(
 export function requireWebBuild(): void {
   if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
     throw new Error('dist/web is missing: run npm run build:web (npm ci does) before this test');
+}
+
+/** The demo's blocks (scripts/demo-blocks.json) loaded into a started service, as `npm run demo` does. */
+export async function loadDemoBlocks(sim: SimService, serviceId = 'edge-one'): Promise<void> {
+  const res = await postJson(
+    `${sim.cli.base}/${serviceId}/blocks/backup/load`,
+    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
+  );
+  if (res.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(res.body)}`);
+}
+
+/** A page at desktop size, its waits held to the tests' limit. */
+export async function desktopPage(browser: Browser): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(limit(15_000));
+  return page;
 }
 
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });

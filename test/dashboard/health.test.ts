@@ -6,14 +6,20 @@
 // Mosquitto, the broker going away does not stop the page (it reads the service's event
 // stream) and is reported until it is back. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
+import {
+  launchBrowser,
+  removeDir,
+  startSim,
+  type SimService,
+  requireWebBuild,
+  loadDemoBlocks,
+  desktopPage,
+} from './browser.js';
 
 const SID = 'edge-one';
 const BEER = 'Beer Sensor';
@@ -32,14 +38,9 @@ let page: Page;
 t.before(async () => {
   mosquitto = await startMosquitto();
   sim = await startSim(['--mqtt-url', mosquitto.url]);
-  const seeded = await api(
-    'blocks/backup/load',
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  await loadDemoBlocks(sim);
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
 });
 
 t.teardown(async () => {

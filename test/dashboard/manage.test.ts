@@ -8,9 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild, loadDemoBlocks } from './browser.js';
 
 const SID = 'edge-one';
 
@@ -26,11 +26,7 @@ const sent: string[] = [];
 
 t.before(async () => {
   sim = await startSim();
-  const seeded = await api(
-    'blocks/backup/load',
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  await loadDemoBlocks(sim);
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
   page.setDefaultTimeout(limit(15_000));

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { HARD_NAMES, show } from '../helpers/names.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild, desktopPage } from './browser.js';
 
 const SID = 'edge-one';
 
@@ -30,8 +30,7 @@ t.before(async () => {
     if (res.status !== 201) throw new Error(`${show(id)} was not created: ${JSON.stringify(res.body)}`);
   }
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
 });
 
 t.teardown(async () => {

@@ -11,7 +11,7 @@ import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
+import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild, desktopPage } from './browser.js';
 
 const SID = 'edge-one';
 
@@ -27,8 +27,7 @@ const files = mkdtempSync(path.join(os.tmpdir(), 'eb-restore-'));
 t.before(async () => {
   sim = await startSim();
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(limit(15_000));
+  page = await desktopPage(browser);
   page.on('dialog', (d) => void d.accept());
 });
 

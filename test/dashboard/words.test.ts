@@ -14,7 +14,15 @@ import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, screenshot, startSim, type SimService, requireWebBuild } from './browser.js';
+import {
+  launchBrowser,
+  removeDir,
+  screenshot,
+  startSim,
+  type SimService,
+  requireWebBuild,
+  loadDemoBlocks,
+} from './browser.js';
 
 const SID = 'edge-one';
 
@@ -37,11 +45,7 @@ t.before(async () => {
   const file = path.join(dir, 'sim.json');
   writeFileSync(file, JSON.stringify(config));
   sim = await startSim(['--sim-config', file]);
-  const seeded = await api(
-    'blocks/backup/load',
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
+  await loadDemoBlocks(sim);
   const found = (await api('blocks/discover')).body as Array<{ id: string }>;
   const ids = found.map((b) => b.id);
   for (const id of ['BME280 0x76', 'MCP9600 0x60', 'ADS1115 0x48'])

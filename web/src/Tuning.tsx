@@ -118,7 +118,8 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
           <button type="submit">Tune</button>
         </form>
       )}
-      {tu.message && (
+      {/* A proposal is said in words above; the block's own message says it again in API terms. */}
+      {tu.message && tu.state !== 'PROPOSED' && (
         <p class="muted" data-testid="tuning-message">
           {tu.message}
         </p>
