@@ -3,7 +3,7 @@
 // device not searched for or read since the start); tracker.ts turns them into alerts.
 import { formatQuantity } from '../codec/units.js';
 import { DISK_FULL_DROP, type StoreHealth } from '../history/store.js';
-import { diskSpace } from '../store/storage-health.js';
+import { DISK_RECHECK_MS, diskSpace } from '../store/storage-health.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
@@ -30,13 +30,13 @@ export interface ConditionSources {
   monotonic?: () => number;
 }
 
-/** A disk fills over minutes: its free space is read at most this often, not on every check... */
-export const DISK_CHECK_MS = 30_000;
 /**
- * ...but this often once a write has met a full disk or while the space is under the rule, so the
- * alert follows the first failed write, and its resolve the freed space, within seconds.
+ * A disk fills over minutes: its free space is read at most this often, not on every check; but
+ * every DISK_RECHECK_MS once a write has met a full disk or while the space is under the rule, so
+ * the alert follows the first failed write, and its resolve the freed space, within seconds.
  */
-export const DISK_RECHECK_MS = 3_000;
+export const DISK_CHECK_MS = 30_000;
+export { DISK_RECHECK_MS };
 
 type Data = Record<string, unknown>;
 

@@ -8,7 +8,8 @@ import { isDiskFull } from '../shared/errors.js';
 
 /** Free bytes the data dir needs before it counts as writable again. */
 export const ROOM_NEEDED_BYTES = 1024 * 1024;
-const RECHECK_MS = 2000;
+/** How often a full disk's free space is read again, here and by the disk-full alert. */
+export const DISK_RECHECK_MS = 2000;
 
 export { isDiskFull };
 
@@ -46,7 +47,7 @@ export class StorageHealth {
   }
 
   get full(): boolean {
-    if (this.fullSince !== null && performance.now() - this.checkedAt >= RECHECK_MS) {
+    if (this.fullSince !== null && performance.now() - this.checkedAt >= DISK_RECHECK_MS) {
       this.checkedAt = performance.now();
       const free = this.freeBytes(this.dataDir);
       if (free !== null && free >= ROOM_NEEDED_BYTES) {
