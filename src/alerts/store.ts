@@ -38,8 +38,8 @@ export class AlertStore {
   /** Outbox rows held in memory (negative seq); and table rows taken over by memory (hidden in the table). */
   private readonly memoryRows: OutboxRow[] = [];
   private readonly hidden = new Set<number>();
-  /** Of the hidden rows, those sent (their delete waits for room); kept in `sentReserve`. */
-  private readonly sentUndeleted = new Set<number>();
+  /** Of the hidden rows, those sent (their delete waits for room): seq -> message id; kept in `sentReserve`. */
+  private readonly sentUndeleted = new Map<number, string>();
   private nextMemorySeq = -1;
   private readonly memoryHistory: HistoryEntry[] = [];
   /** Changes to the active alerts not in the table yet (the disk is full). */
@@ -54,13 +54,24 @@ export class AlertStore {
     /** Keeps the outbox rows sent but not deleted across a restart on a full disk. */
     private readonly sentReserve?: ReserveFile,
   ) {
+    // Only a row that still holds the message it names was sent: bytes gone bad in the file
+    // neither hide nor delete another row.
     const sent = sentReserve?.read();
     if (Array.isArray(sent))
-      for (const seq of sent)
-        if (Number.isSafeInteger(seq) && seq > 0) {
-          this.hidden.add(seq);
-          this.sentUndeleted.add(seq);
-        }
+      for (const entry of sent) {
+        if (!Array.isArray(entry) || !Number.isSafeInteger(entry[0]) || typeof entry[1] !== 'string') continue;
+        const [seq, messageId] = entry as [number, string];
+        if (this.messageIdOf(seq) !== messageId) continue;
+        this.hidden.add(seq);
+        this.sentUndeleted.set(seq, messageId);
+      }
+  }
+
+  private messageIdOf(seq: number): string | undefined {
+    const row = this.db.prepare('SELECT message_id FROM alert_outbox WHERE seq = ?').get(seq) as
+      | { message_id: string }
+      | undefined;
+    return row?.message_id;
   }
 
   /** Runs a write; false when the disk is full (the write is not done), any other error is thrown. */
@@ -228,7 +239,8 @@ export class AlertStore {
     if (seq < 0) this.dropMemory(seq);
     else if (!this.write(() => this.db.prepare('DELETE FROM alert_outbox WHERE seq = ?').run(seq))) {
       this.hidden.add(seq);
-      this.sentUndeleted.add(seq);
+      const messageId = this.messageIdOf(seq);
+      if (messageId !== undefined) this.sentUndeleted.set(seq, messageId);
       this.saveSentUndeleted();
     }
   }

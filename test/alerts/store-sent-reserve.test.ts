@@ -3,7 +3,7 @@
 // restart: the row's seq goes to a reserve file, the next start leaves it, and it is deleted once
 // the disk has room. The disk is a database whose deletes of outbox rows fail as SQLite's do on a
 // full disk (SQLITE_FULL); the rest is a real database file.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -68,4 +68,27 @@ t.test('a row sent but not deleted on a full disk is not sent again after a rest
     ['next'],
     'a new message goes as usual',
   );
+});
+
+t.test('a sent reserve gone bad neither hides nor deletes a row that waits to be sent', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alert-sent-rot-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = openDatabase(dir);
+  t.teardown(() => db.close());
+  const file = path.join(dir, SENT_RESERVE_FILE);
+  const start = () => new AlertStore(db, 100, undefined, undefined, new ReserveFile(file, SENT_RESERVE_BYTES, 'x'));
+  const store = start();
+  store.enqueue({ id: 'waiting' } as never, ['webhook'], 0);
+  const [row] = store.due(10, 10);
+  // A digit flipped into this row's seq, another entry naming a message the row does not hold,
+  // and plain junk: none of them may take the row.
+  const text = JSON.stringify([[row!.seq, 'some-other-message'], [row!.seq], 'junk', [row!.seq + 1, 'waiting']]);
+  writeFileSync(file, text.padEnd(SENT_RESERVE_BYTES, ' '));
+  const again = start();
+  t.same(
+    again.due(20, 10).map((r) => r.messageId),
+    ['waiting'],
+    'the waiting row is still due after the restart',
+  );
+  t.equal((db.prepare('SELECT COUNT(*) AS n FROM alert_outbox').get() as { n: number }).n, 1, 'and still stored');
 });
