@@ -82,7 +82,13 @@ t.test('a sent reserve gone bad neither hides nor deletes a row that waits to be
   const [row] = store.due(10, 10);
   // A digit flipped into this row's seq, another entry naming a message the row does not hold,
   // and plain junk: none of them may take the row.
-  const text = JSON.stringify([[row!.seq, 'some-other-message'], [row!.seq], 'junk', [row!.seq + 1, 'waiting']]);
+  const text = JSON.stringify([
+    row!.seq,
+    [row!.seq, 'some-other-message'],
+    [row!.seq],
+    'junk',
+    [row!.seq + 1, 'waiting'],
+  ]);
   writeFileSync(file, text.padEnd(SENT_RESERVE_BYTES, ' '));
   const again = start();
   t.same(
