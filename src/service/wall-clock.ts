@@ -111,20 +111,19 @@ export class WallClockService {
   }
 
   private load(): ClockRecord | null {
-    // A record in the reserve is newer than the table's: it is written only when the table cannot be.
-    const reserved = this.reserve?.read();
-    if (reserved != null) {
-      const r = validRecord(reserved);
-      if (r) return r;
-    }
     const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(RECORD_KEY) as
       | { value: string }
       | undefined;
-    if (!row) return null;
-    const parsed = parseJson(row.value, { maxBytes: 1024, what: 'the wall clock record' });
-    const record = parsed.ok ? validRecord(parsed.value) : null;
-    if (!record) this.log.warn('the wall clock record is not valid; starting without it');
-    return record;
+    let stored: ClockRecord | null = null;
+    if (row) {
+      const parsed = parseJson(row.value, { maxBytes: 1024, what: 'the wall clock record' });
+      stored = parsed.ok ? validRecord(parsed.value) : null;
+      if (!stored) this.log.warn('the wall clock record is not valid; starting without it');
+    }
+    // The reserve holds the record while the table could not take it (a full disk); of the two
+    // the newer counts, so a reserve left behind cannot move a running profile back.
+    const reserved = validRecord(this.reserve?.read() ?? null);
+    return reserved && (!stored || reserved.last > stored.last) ? reserved : stored;
   }
 
   /** Writes the wall time now; the high-water mark only rises (while behind it stays). */

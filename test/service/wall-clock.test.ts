@@ -109,5 +109,20 @@ t.test(
       'the profile moved by the 30 s stopped, not by the 12 h the disk was full',
     );
     second.svc.stop();
+
+    // Room again: the table takes the record. A reserve left behind with an older record (its
+    // blanking failed) does not count over the table's newer one.
+    rmSync(path.join(disk.mountPoint, 'filler'));
+    const stale = reserve();
+    const third = run(new ManualClock(0, W + 13 * 3_600_000));
+    third.svc.stop(); // written to the table at W + 13 h
+    stale.write({ last: W, high: W });
+    const fourth = run(new ManualClock(0, W + 13 * 3_600_000 + 60_000));
+    t.equal(
+      fourth.start(),
+      profileStart + 60,
+      'moved by the minute stopped, not by the 13 h back to the stale reserve',
+    );
+    fourth.svc.stop();
   },
 );
