@@ -44,6 +44,13 @@ export interface StepOptions {
   /** Simulated time, s, and the step of the simulation, s. */
   horizon: number;
   dt: number;
+  /**
+   * The sensor's resolution, degC (a DS18B20 reads in sixteenths): the PID sees the temperature
+   * in these steps. Without it, a pair held exactly at the setting never wakes the side that is not
+   * needed, where on the plant one step of the reading does, and a minimum on time or a mutex hold
+   * turns that into a swing.
+   */
+  resolution?: number;
   /** Sees the temperature (relative to the old setting) and the delivered outputs after every step. */
   trace?: (t: number, y: number, outputs: readonly number[]) => void;
 }
@@ -75,6 +82,17 @@ export function simulateStep(model: PlantModel, sides: SideSetup[], opts: StepOp
   const b = integrating ? 1 : Math.exp(-dt / model.tau1);
   const fast = sides.map((_s, i) => model.gains[i]! * hold[i]!);
   let y = 0;
+  const q = opts.resolution ?? 0;
+  // The old setting sits a quarter step above a level of the reading (on neither a level nor a midpoint).
+  // A reading near a boundary between two levels flickers: a dither of up to half a step, from a
+  // fixed sequence so every candidate meets the same one.
+  let seed = 1;
+  const dither = () => {
+    seed = (seed * 48271) % 2147483647;
+    return (seed / 2147483647 - 0.5) * 0.5;
+  };
+  const read = (v: number) => (q > 0 ? Math.round(v / q + 0.25 + dither()) * q - 0.25 * q : v);
+  let seen = read(0);
   let derivative = 0;
   const lag = sides.map((s) => Math.max(dt, filterDelay(derivativeStageForTd(s.params.td))));
   const derivatives = sides.map(() => 0);
@@ -89,7 +107,7 @@ export function simulateStep(model: PlantModel, sides: SideSetup[], opts: StepOp
       const terms = pidStep(
         s.params,
         integral[i]!,
-        { setting: step, value: y, derivative: derivatives[i]!, dt, boilPointAdjust: 1e6, boilMinOutput: 0 },
+        { setting: step, value: seen, derivative: derivatives[i]!, dt, boilPointAdjust: 1e6, boilMinOutput: 0 },
         {
           requested: requested[i]!,
           setting: setting[i]!,
@@ -128,9 +146,10 @@ export function simulateStep(model: PlantModel, sides: SideSetup[], opts: StepOp
       sum += fast[i]! - model.gains[i]! * hold[i]!;
     }
     // Deviations from the starting rest, where the offset cancels out.
-    const before = y;
     y = integrating ? y + sum * dt : b * y + (1 - b) * sum;
-    derivative = (y - before) / dt;
+    const before = seen;
+    seen = read(y);
+    derivative = (seen - before) / dt;
     opts.trace?.(t + dt, y, delivered);
     const past = (y - step) * Math.sign(step);
     overshoot = Math.max(overshoot, past);

@@ -49,6 +49,8 @@ export interface RuleOptions {
   /** The setpoint step the expectation is for, degC, and the band it must settle in. */
   step: number;
   tolerance: number;
+  /** The sensor's resolution, degC (see StepOptions). */
+  resolution?: number;
 }
 
 /** Steps of about the square root of 2: a factor of 2 left a kettle between too bold and twice too slow. */
@@ -144,7 +146,13 @@ export function* proposer(
     sides.map((s, i) => ({ params: params[i]!, max: s.max, pwmPeriod: s.pwmPeriod, constraints: s.constraints }));
   const run = (m: PlantModel, params: PidParams[]): StepOutcome => {
     const outcomes = directions.map((d) =>
-      simulateStep(m, simSides(params), { step: d * opts.step, tolerance: opts.tolerance, horizon, dt }),
+      simulateStep(m, simSides(params), {
+        step: d * opts.step,
+        tolerance: opts.tolerance,
+        resolution: opts.resolution,
+        horizon,
+        dt,
+      }),
     );
     return {
       overshoot: Math.max(...outcomes.map((o) => o.overshoot)),

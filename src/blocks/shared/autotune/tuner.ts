@@ -18,7 +18,7 @@ import type { ModelFit } from './fit.js';
 export type TuningData = DataOf<{ t: typeof tuningField }>['t'];
 
 /** The step the expected settling is for, and its band (the bench measures the same). */
-export const EXPECTATION = { step: 2, tolerance: 0.2 };
+export const EXPECTATION = { step: 2, tolerance: 0.2, resolution: 1 / 16 };
 /** A fit must explain this share of the measured swing, else the measurement is not trusted. */
 const MIN_EXPLAINED = 0.8;
 /** A pair's request older than this is not followed (its tuner stopped without telling). */
