@@ -7,7 +7,7 @@
 // Target per kind: the beer settles within +/-0.2 degC with an overshoot of at most 0.3 degC in
 // at least 9 of 10 plants, and the tuned gains do no worse than the defaults on any plant.
 // The run exits 1 when a target is missed. Options: --kind fermenter|kettle|conical (repeatable),
-// --count N, --seed N, --docs (write the table into docs/autotune.md). `npm run bench` runs it too
+// --count N, --seed N, --plant I (repeatable: only the I-th plant of each kind, from 0), --docs (write the table into docs/autotune.md). `npm run bench` runs it too
 // (--no-autotune skips it there).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,13 +28,13 @@ const DOCS = path.join(ROOT, 'docs', 'autotune.md');
 const BEGIN = '<!-- bench:autotune:begin -->';
 const END = '<!-- bench:autotune:end -->';
 
-interface Step {
+export interface Step {
   /** Hours to stay within the tolerance for good; null: not settled by the end of the window. */
   settling: number | null;
   overshoot: number;
 }
 
-interface Row {
+export interface Row {
   c: PlantCase;
   tuningHours: number | null;
   state: string;
@@ -46,10 +46,10 @@ interface Row {
   tuned: Step | null;
 }
 
-const meets = (s: Step | null) => !!s && s.settling !== null && s.overshoot <= MAX_OVERSHOOT;
+export const meets = (s: Step | null) => !!s && s.settling !== null && s.overshoot <= MAX_OVERSHOOT;
 
 /** No worse than the defaults: settles when they do, not much slower, not more overshoot. */
-function noWorse(r: Row): boolean {
+export function noWorse(r: Row): boolean {
   const d = r.defaults;
   const t = r.tuned;
   if (!t) return false;
@@ -74,7 +74,7 @@ function watchStep(rig: Rig, c: PlantCase): Step {
   return { settling: settled ? (lastOutside - start) / 3600 : null, overshoot };
 }
 
-function benchCase(c: PlantCase): Row {
+export function benchCase(c: PlantCase): Row {
   const reference = new Rig(c);
   reference.run(c.warmup + c.settle);
   const defaults = watchStep(reference, c);
@@ -140,12 +140,13 @@ export interface KindSummary {
 }
 
 /** Runs the bench on `count` plants of each kind; `npm run bench` calls it too. */
-export function autotuneBench(kinds: Kind[], count: number, seed: number): KindSummary[] {
+export function autotuneBench(kinds: Kind[], count: number, seed: number, only?: number[]): KindSummary[] {
   const out: KindSummary[] = [];
   for (const kind of kinds) {
     const t0 = performance.now();
     // Each kind's plants come from its own seed, so a run of one kind sees the plants of a full run.
-    const rows = plantCases(kind, count, seed + KINDS.indexOf(kind)).map((c) => {
+    const cases = plantCases(kind, count, seed + KINDS.indexOf(kind)).filter((_c, i) => !only || only.includes(i));
+    const rows = cases.map((c) => {
       const r = benchCase(c);
       process.stderr.write(
         `${kind} ${c.name}: ${r.state} ${r.tuningHours?.toFixed(1) ?? '-'} h; defaults ${h(r.defaults.settling)}/${deg(r.defaults.overshoot)}; tuned ${r.tuned ? `${h(r.tuned.settling)}/${deg(r.tuned.overshoot)}` : r.message}\n`,
@@ -156,10 +157,10 @@ export function autotuneBench(kinds: Kind[], count: number, seed: number): KindS
     const good = rows.filter((r) => meets(r.tuned)).length;
     const worse = rows.filter((r) => !noWorse(r)).length;
     const defaultsGood = rows.filter((r) => meets(r.defaults)).length;
-    const ok = good >= Math.ceil(0.9 * count) && worse === 0;
+    const ok = good >= Math.ceil(0.9 * rows.length) && worse === 0;
     const tuningTimes = rows.flatMap((r) => (r.tuningHours === null ? [] : [r.tuningHours]));
     const summary =
-      `**${kind}**: tuned gains meet the target on ${good} of ${count} plants (the defaults on ${defaultsGood}); ` +
+      `**${kind}**: tuned gains meet the target on ${good} of ${rows.length} plants (the defaults on ${defaultsGood}); ` +
       `worse than the defaults on ${worse}; tuning took ${tuningTimes.length ? `${Math.min(...tuningTimes).toFixed(1)}-${Math.max(...tuningTimes).toFixed(1)} h` : '—'}` +
       ` (bench ${((performance.now() - t0) / 1000).toFixed(0)} s). ${ok ? 'Target met.' : 'TARGET MISSED.'}`;
     out.push({ kind, count, good, defaultsGood, worse, ok, text: `${summary}\n\n${table(rows)}` });
@@ -174,10 +175,13 @@ function main(): void {
       count: { type: 'string', default: '10' },
       seed: { type: 'string', default: '49' },
       docs: { type: 'boolean', default: false },
+      plant: { type: 'string', multiple: true },
     },
   });
   const kinds = (values.kind ?? KINDS) as Kind[];
-  const results = autotuneBench(kinds, Number(values.count), Number(values.seed));
+  const only = values.plant?.map(Number);
+  if (values.docs && only) throw new Error('--docs writes the full run: drop --plant');
+  const results = autotuneBench(kinds, Number(values.count), Number(values.seed), only);
   for (const r of results) console.log(`\n${r.text}`);
   if (values.docs) {
     const doc = readFileSync(DOCS, 'utf8');

@@ -246,12 +246,18 @@ export function* proposer(
   const worstOf = (c: Candidate) => c.worst ?? c.nominal;
   // The gains in use stay when, on the same worse models, they settle as soon as the pick and
   // overshoot no more than it (or no more than a step may overshoot at all): a proposal is never
-  // a change for the worse, even where the margins above ruled the gains in use out.
-  const keepsCurrent =
-    !!incumbent &&
-    incumbent.worst!.settling !== null &&
-    score(incumbent) <= score(pick) &&
-    incumbent.worst!.overshoot <= Math.max(worstOf(pick).overshoot + 0.05, ACCEPTABLE_OVERSHOOT * opts.tolerance);
+  // a change for the worse, even where the margins above ruled the gains in use out. They stay
+  // too when they do better on the measured model itself, the best estimate of the plant: the
+  // worse models guard against a bold choice, they are no reason to give up gains that work.
+  const noWorseOnWorse = (inc: Candidate) =>
+    inc.worst!.settling !== null &&
+    score(inc) <= score(pick) &&
+    inc.worst!.overshoot <= Math.max(worstOf(pick).overshoot + 0.05, ACCEPTABLE_OVERSHOOT * opts.tolerance);
+  const betterOnMeasured = (inc: Candidate) =>
+    inc.nominal.settling !== null &&
+    (pick.nominal.settling === null || inc.nominal.settling <= pick.nominal.settling) &&
+    inc.nominal.overshoot <= Math.max(pick.nominal.overshoot, limit);
+  const keepsCurrent = !!incumbent && (noWorseOnWorse(incumbent) || betterOnMeasured(incumbent));
   if (keepsCurrent) pick = incumbent!;
   const deadTimes = keepsCurrent ? gainsFor(model, sides, { lambda: 1, alpha: 0, beta: 4 }).deadTimes : pick.deadTimes;
   return {
@@ -261,7 +267,7 @@ export function* proposer(
     expected: pick.nominal,
     withinMargins: keepsCurrent || good.length > 0,
     rule: keepsCurrent
-      ? 'the gains in use: no SIMC candidate did better on the measured model'
+      ? 'the gains in use: no SIMC candidate did better both on the measured model and on the worse ones'
       : `SIMC ${pick.alpha ? 'PID' : 'PI'}: kp = 1/(rate x ${pick.lambda} (dead time + lag)), ti = ${pick.beta} x that, td = ${pick.alpha} x lag`,
   };
 }

@@ -1,0 +1,33 @@
+// Two plants of the autotune bench (scripts/bench-autotune.ts, seed 49) where a tuning once did
+// worse than the quick start's gains, tuned, applied and stepped 2 degC on the emulated plant:
+//  - a 130 L glycol conical: the jacket holds a dose of cold, so a cooler pulse drops the beer
+//    about 0.3 degC whatever its length. Gains that looked fine on a model reading the
+//    temperature exactly fought between heat and cool over single steps of the DS18B20's
+//    reading and ended 0.20 degC off for good;
+//  - a 15 L fridge: a candidate that was better only on the worse models replaced gains that
+//    settled sooner on the measured one, and a minimum-on cooler pulse then dipped the beer 0.36 degC.
+import t from 'tap';
+import { benchCase, meets, noWorse } from '../../scripts/bench-autotune.js';
+import { plantCases, type Kind } from '../../scripts/bench/autotune-plants.js';
+
+const KINDS: Kind[] = ['fermenter', 'kettle', 'conical'];
+const plant = (kind: Kind, index: number) => plantCases(kind, index + 1, 49 + KINDS.indexOf(kind))[index]!;
+
+for (const [kind, index] of [
+  ['conical', 0],
+  ['fermenter', 2],
+] as const) {
+  const c = plant(kind, index);
+  t.test(`${c.name}: the tuned gains settle the step and do no worse than the defaults`, async (t) => {
+    const r = benchCase(c);
+    t.equal(r.state, 'PROPOSED', r.message);
+    t.ok(
+      meets(r.tuned),
+      `tuned: settled in ${r.tuned?.settling?.toFixed(1)} h, overshoot ${r.tuned?.overshoot.toFixed(2)} degC`,
+    );
+    t.ok(
+      noWorse(r),
+      `defaults ${r.defaults.settling?.toFixed(1)} h / ${r.defaults.overshoot.toFixed(2)}; tuned ${r.tuned?.settling?.toFixed(1)} h / ${r.tuned?.overshoot.toFixed(2)}`,
+    );
+  });
+}
