@@ -74,17 +74,23 @@ function watchStep(rig: Rig, c: PlantCase): Step {
   return { settling: settled ? (lastOutside - start) / 3600 : null, overshoot };
 }
 
-export function benchCase(c: PlantCase): Row {
-  const reference = new Rig(c);
-  reference.run(c.warmup + c.settle);
-  const defaults = watchStep(reference, c);
-
+/** A rig of the plant from its start through a tuning (to its end: a proposal or an abort). */
+function tuned(c: PlantCase): { rig: Rig; started: number } {
   const rig = new Rig(c);
   rig.run(c.warmup);
   rig.patch('Heat PID', 'Pid', { tuning: { command: 'START', ...c.tuning } });
   const started = rig.time;
-  const running = () => rig.data('Heat PID').tuning.state === 'RUNNING';
-  rig.run(c.tuning.maxDuration + 3600, undefined, () => !running());
+  rig.run(c.tuning.maxDuration + 3600, undefined, () => rig.data('Heat PID').tuning.state !== 'RUNNING');
+  return { rig, started };
+}
+
+/**
+ * The brewer's choice at the proposal, both ways: one rig applies the result, its twin (the same
+ * plant through the same tuning: everything is seeded) discards it and goes on with the defaults.
+ * Both settle, and both see the same step from the same history.
+ */
+export function benchCase(c: PlantCase): Row {
+  const { rig, started } = tuned(c);
   const tu = rig.data('Heat PID').tuning;
   const row: Row = {
     c,
@@ -93,10 +99,19 @@ export function benchCase(c: PlantCase): Row {
     message: tu.message,
     gains: null,
     result: tu.result,
-    defaults,
+    defaults: { settling: null, overshoot: 0 },
     tuned: null,
   };
-  if (tu.state !== 'PROPOSED') return row;
+  if (tu.state !== 'PROPOSED') {
+    rig.run(c.settle);
+    row.defaults = watchStep(rig, c);
+    return row;
+  }
+  const twin = tuned(c).rig;
+  twin.patch('Heat PID', 'Pid', { tuning: { command: 'DISCARD' } });
+  twin.run(c.settle);
+  row.defaults = watchStep(twin, c);
+
   rig.patch('Heat PID', 'Pid', { tuning: { command: 'APPLY' } });
   const g = (id: string): Gains => ({ kp: rig.data(id).kp, ti: rig.data(id).ti, td: rig.data(id).td });
   row.gains = { heat: g('Heat PID'), cool: c.cool ? g('Cool PID') : null };
