@@ -66,6 +66,8 @@ const NOMINAL_OVERSHOOT = 0.6;
 const WORST_OVERSHOOT = 1.25;
 /** The most a step may overshoot at all, as a share of the tolerance (0.3 degC for 0.2). */
 const ACCEPTABLE_OVERSHOOT = 1.5;
+/** How much more overshoot, degC, the gains in use may show than the pick and still be kept. */
+const OVERSHOOT_SLACK = 0.05;
 /** Slower than this many times (dead time + lag), a plant is taken as an integrator. */
 const INTEGRATING = 8;
 
@@ -256,12 +258,20 @@ export function* proposer(
   const noWorseOnWorse = (inc: Candidate) =>
     inc.worst!.settling !== null &&
     score(inc) <= score(pick) &&
-    inc.worst!.overshoot <= Math.max(worstOf(pick).overshoot + 0.05, ACCEPTABLE_OVERSHOOT * opts.tolerance);
+    inc.worst!.overshoot <= Math.max(worstOf(pick).overshoot + OVERSHOOT_SLACK, ACCEPTABLE_OVERSHOOT * opts.tolerance);
   const betterOnMeasured = (inc: Candidate) =>
     inc.nominal.settling !== null &&
     (pick.nominal.settling === null || inc.nominal.settling <= pick.nominal.settling) &&
-    inc.nominal.overshoot <= Math.max(pick.nominal.overshoot, limit);
-  const keepsCurrent = !!incumbent && (noWorseOnWorse(incumbent) || betterOnMeasured(incumbent));
+    inc.nominal.overshoot <= Math.max(pick.nominal.overshoot + OVERSHOOT_SLACK, limit);
+  // With no candidate robust, what is proposed is a guess: it must beat the gains in use both on
+  // the measured model and on the worse ones.
+  const guessBeats = (inc: Candidate) =>
+    (inc.nominal.settling === null ||
+      (pick.nominal.settling !== null && pick.nominal.settling < inc.nominal.settling)) &&
+    worstOf(pick).overshoot < worstOf(inc).overshoot;
+  const keepsCurrent =
+    !!incumbent &&
+    (noWorseOnWorse(incumbent) || betterOnMeasured(incumbent) || (!good.length && !guessBeats(incumbent)));
   if (keepsCurrent) pick = incumbent!;
   const deadTimes = keepsCurrent ? gainsFor(model, sides, { lambda: 1, alpha: 0, beta: 4 }).deadTimes : pick.deadTimes;
   return {
