@@ -84,14 +84,7 @@ export function simulateStep(model: PlantModel, sides: SideSetup[], opts: StepOp
   let y = 0;
   const q = opts.resolution ?? 0;
   // The old setting sits a quarter step above a level of the reading (on neither a level nor a midpoint).
-  // A reading near a boundary between two levels flickers: a dither of up to half a step, from a
-  // fixed sequence so every candidate meets the same one.
-  let seed = 1;
-  const dither = () => {
-    seed = (seed * 48271) % 2147483647;
-    return (seed / 2147483647 - 0.5) * 0.5;
-  };
-  const read = (v: number) => (q > 0 ? Math.round(v / q + 0.25 + dither()) * q - 0.25 * q : v);
+  const read = (v: number) => (q > 0 ? Math.round(v / q + 0.25) * q - 0.25 * q : v);
   let seen = read(0);
   let derivative = 0;
   const lag = sides.map((s) => Math.max(dt, filterDelay(derivativeStageForTd(s.params.td))));

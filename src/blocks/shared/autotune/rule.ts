@@ -171,14 +171,10 @@ export function* proposer(
     worse.push({ ...nominal, gains: nominal.gains.map((g) => g * tau1), offset: nominal.offset * tau1, tau1 });
   }
   if (sides.length > 1) {
-    // Which side holds the temperature at rest is poorly measured: try each holding it at 3 %,
-    // and neither. The model takes the room's pull at the setting it was measured at for the pull
-    // everywhere; after a step toward the room, a fridge may need next to nothing. With minimum
-    // on times and a mutex hold, a pair that must trade small amounts of heat and cold is where
-    // heating and cooling start to fight: each shortest compressor run dips the beer, and the
-    // heater answers only after the hold.
+    // Which side holds the temperature at rest is poorly measured: try each holding it at 3 %.
+    // With minimum on times and a mutex hold, a pair that must trade small amounts of heat and
+    // cold is where heating and cooling start to fight.
     for (let j = 0; j < sides.length; j++) worse.push({ ...nominal, offset: -nominal.gains[j]! * 3 });
-    worse.push({ ...nominal, offset: 0 });
   }
   const limit = NOMINAL_OVERSHOOT * opts.tolerance;
   const worstCase = function* (c: Candidate): Generator<void, StepOutcome> {
