@@ -115,20 +115,3 @@ t.test('a candidate that settles only at the end of the simulated window is not 
     `expected to settle on the model in ${((p.expected.settling ?? Number.NaN) / HOUR).toFixed(1)} h (${p.rule})`,
   );
 });
-
-t.test('with no candidate robust, a guess that does not beat the gains in use both ways is not proposed', async (t) => {
-  // A bench fridge (17 L, seed 3 of the bench). No candidate held on all the worse plants, and the
-  // search's fallback, with the least overshoot on the measured model, overshot 0.66 degC on a worse
-  // plant and settled later on the measured one than the quick start's gains (0.37 degC there). It
-  // was proposed all the same.
-  const fridge = {
-    gains: [24.6893, -42.93145],
-    offset: -243.31437,
-    tau1: 2_816_087,
-    lags: [304.373, 317.849],
-    deadTimes: [64, 64],
-  };
-  const p = propose(fridge, sides, { ...opts, resolution: 1 / 16 }, inUse);
-  t.ok(p.keepsCurrent, p.rule);
-  t.same(p.params, inUse);
-});

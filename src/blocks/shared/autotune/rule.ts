@@ -259,15 +259,7 @@ export function* proposer(
     inc.nominal.settling !== null &&
     (pick.nominal.settling === null || inc.nominal.settling <= pick.nominal.settling) &&
     inc.nominal.overshoot <= Math.max(pick.nominal.overshoot + OVERSHOOT_SLACK, limit);
-  // With no candidate robust, what is proposed is a guess: it must beat the gains in use both on
-  // the measured model and on the worse ones.
-  const guessBeats = (inc: Candidate) =>
-    (inc.nominal.settling === null ||
-      (pick.nominal.settling !== null && pick.nominal.settling < inc.nominal.settling)) &&
-    worstOf(pick).overshoot < worstOf(inc).overshoot;
-  const keepsCurrent =
-    !!incumbent &&
-    (noWorseOnWorse(incumbent) || betterOnMeasured(incumbent) || (!good.length && !guessBeats(incumbent)));
+  const keepsCurrent = !!incumbent && (noWorseOnWorse(incumbent) || betterOnMeasured(incumbent));
   if (keepsCurrent) pick = incumbent!;
   const deadTimes = keepsCurrent ? gainsFor(model, sides, { lambda: 1, alpha: 0, beta: 4 }).deadTimes : pick.deadTimes;
   return {
