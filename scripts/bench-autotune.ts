@@ -183,8 +183,25 @@ export function autotuneBench(kinds: Kind[], count: number, seed: number, only?:
   return out;
 }
 
-function main(): void {
+/** A command-line option that must be a whole number (0, 1, ...). */
+function wholeNumber(option: string, value: string | undefined): number {
+  if (!/^\d+$/.test(value ?? '')) throw new Error(`${option} ${value ?? ''}: a whole number`);
+  return Number(value);
+}
+
+export interface BenchOptions {
+  kinds: Kind[];
+  count: number;
+  seed: number;
+  /** Only these plants of each kind (indexes from 0); all when undefined. */
+  only?: number[];
+  docs: boolean;
+}
+
+/** The command line, checked: an error names the option and what it takes. */
+export function benchOptions(args: string[]): BenchOptions {
   const { values } = parseArgs({
+    args,
     options: {
       kind: { type: 'string', multiple: true },
       count: { type: 'string', default: '10' },
@@ -194,16 +211,29 @@ function main(): void {
     },
   });
   const kinds = (values.kind ?? KINDS) as Kind[];
-  const only = values.plant?.map(Number);
+  for (const k of kinds) if (!KINDS.includes(k)) throw new Error(`--kind ${k}: one of ${KINDS.join(', ')}`);
+  const seed = wholeNumber('--seed', values.seed);
+  const count = wholeNumber('--count', values.count);
+  if (count < 1) throw new Error(`--count ${count}: 1 plant or more`);
+  const only = values.plant?.map((p) => {
+    const i = wholeNumber('--plant', p);
+    if (i >= count) throw new Error(`--plant ${p}: an index from 0 to ${count - 1}`);
+    return i;
+  });
   if (values.docs && only) throw new Error('--docs writes the full run: drop --plant');
-  const results = autotuneBench(kinds, Number(values.count), Number(values.seed), only);
+  return { kinds, count, seed, only, docs: values.docs ?? false };
+}
+
+function main(): void {
+  const { kinds, count, seed, only, docs } = benchOptions(process.argv.slice(2));
+  const results = autotuneBench(kinds, count, seed, only);
   for (const r of results) console.log(`\n${r.text}`);
-  if (values.docs) {
+  if (docs) {
     const doc = readFileSync(DOCS, 'utf8');
     const a = doc.indexOf(BEGIN);
     const b = doc.indexOf(END);
     if (a < 0 || b < a) throw new Error(`${DOCS} has no ${BEGIN} ... ${END} markers`);
-    const stamp = `Run of ${new Date().toISOString().slice(0, 10)}, seed ${values.seed}:`;
+    const stamp = `Run of ${new Date().toISOString().slice(0, 10)}, seed ${seed}:`;
     writeFileSync(
       DOCS,
       `${doc.slice(0, a + BEGIN.length)}\n${stamp}\n\n${results.map((r) => r.text).join('\n\n')}\n${doc.slice(b)}`,

@@ -7,10 +7,9 @@
 //  - a 15 L fridge: a candidate that was better only on the worse models replaced gains that
 //    settled sooner on the measured one, and a minimum-on cooler pulse then dipped the beer 0.36 degC.
 import t from 'tap';
-import { benchCase, meets, noWorse } from '../../scripts/bench-autotune.js';
+import { benchCase, benchOptions, KINDS, meets, noWorse } from '../../scripts/bench-autotune.js';
 import { plantCases, type Kind } from '../../scripts/bench/autotune-plants.js';
 
-const KINDS: Kind[] = ['fermenter', 'kettle', 'conical'];
 const plant = (kind: Kind, index: number) => plantCases(kind, index + 1, 49 + KINDS.indexOf(kind))[index]!;
 
 for (const [kind, index] of [
@@ -31,3 +30,24 @@ for (const [kind, index] of [
     );
   });
 }
+
+t.test("the bench's command line: what it runs, and a clear error for what it cannot", async (t) => {
+  t.same(benchOptions([]), { kinds: KINDS, count: 10, seed: 49, only: undefined, docs: false });
+  t.same(benchOptions(['--kind', 'kettle', '--plant', '3', '--plant', '0', '--seed', '7']), {
+    kinds: ['kettle'],
+    count: 10,
+    seed: 7,
+    only: [3, 0],
+    docs: false,
+  });
+  for (const [args, message] of [
+    [['--plant', '10'], /--plant 10: an index from 0 to 9/],
+    [['--plant=-1'], /--plant -1: a whole number/],
+    [['--plant', '1e1'], /--plant 1e1: a whole number/],
+    [['--seed', 'x'], /--seed x: a whole number/],
+    [['--count', '0'], /--count 0: 1 plant or more/],
+    [['--kind', 'kettle/../x'], /--kind kettle\/\.\.\/x: one of fermenter, kettle, conical/],
+    [['--docs', '--plant', '1'], /--docs writes the full run/],
+  ] as const)
+    t.throws(() => benchOptions([...args]), message as RegExp, args.join(' '));
+});
