@@ -35,6 +35,8 @@ export interface StepOutcome {
   overshoot: number;
   /** Seconds until the temperature stays within the tolerance for good; null when it does not by the end. */
   settling: number | null;
+  /** Furthest from the new setting over the last half of the simulated time, degC. */
+  late: number;
 }
 
 export interface StepOptions {
@@ -91,6 +93,7 @@ export function simulateStep(model: PlantModel, sides: SideSetup[], opts: StepOp
   const derivatives = sides.map(() => 0);
   let overshoot = 0;
   let lastOutside = 0;
+  let late = 0;
   for (let t = 0; t < horizon; t += dt) {
     const now = Math.round(t * 1000);
     for (let i = 0; i < n; i++) {
@@ -147,8 +150,9 @@ export function simulateStep(model: PlantModel, sides: SideSetup[], opts: StepOp
     const past = (y - step) * Math.sign(step);
     overshoot = Math.max(overshoot, past);
     if (Math.abs(y - step) > tolerance) lastOutside = t + dt;
+    if (t >= horizon / 2) late = Math.max(late, Math.abs(y - step));
   }
-  return { overshoot, settling: lastOutside >= horizon - dt / 2 ? null : lastOutside };
+  return { overshoot, settling: lastOutside >= horizon - dt / 2 ? null : lastOutside, late };
 }
 
 function actuatorFor(s: SideSetup, dt: number, on: boolean): Actuator | null {

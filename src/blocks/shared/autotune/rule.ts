@@ -68,6 +68,8 @@ const WORST_OVERSHOOT = 1.25;
 const ACCEPTABLE_OVERSHOOT = 1.5;
 /** How much more overshoot, degC, the gains in use may show than the pick and still be kept. */
 const OVERSHOOT_SLACK = 0.05;
+/** How far from the setting, as a share of the tolerance, gains in use may wander late in a step and still be kept when no candidate met the margins. */
+const HOLD_NEAR = 2;
 /** Slower than this many times (dead time + lag), a plant is taken as an integrator. */
 const INTEGRATING = 8;
 
@@ -159,6 +161,7 @@ export function* proposer(
     return {
       overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
       settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
+      late: Math.max(...outcomes.map((o) => o.late)),
     };
   };
   const worse: PlantModel[] = [
@@ -186,6 +189,7 @@ export function* proposer(
     return {
       overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
       settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
+      late: Math.max(...outcomes.map((o) => o.late)),
     };
   };
   // Settling only at the end of the simulated window is not settling: the tail may be a drift.
@@ -259,7 +263,22 @@ export function* proposer(
     inc.nominal.settling !== null &&
     (pick.nominal.settling === null || inc.nominal.settling <= pick.nominal.settling) &&
     inc.nominal.overshoot <= Math.max(pick.nominal.overshoot + OVERSHOOT_SLACK, limit);
-  const keepsCurrent = !!incumbent && (noWorseOnWorse(incumbent) || betterOnMeasured(incumbent));
+  // Where no candidate met the margins, the model's ranking of gains is not to be trusted (a
+  // plant where heat and cool must trade doses smaller than a compressor's shortest run, say):
+  // gains in use that hold the temperature near the setting on the model, and overshoot no more
+  // than a step may at all, stay.
+  const holdsNear = (inc: Candidate) =>
+    !good.length &&
+    inc.nominal.late <= HOLD_NEAR * opts.tolerance &&
+    inc.nominal.overshoot <= ACCEPTABLE_OVERSHOOT * opts.tolerance;
+  const keepReason = !incumbent
+    ? null
+    : noWorseOnWorse(incumbent) || betterOnMeasured(incumbent)
+      ? 'no SIMC candidate did better both on the measured model and on the worse ones'
+      : holdsNear(incumbent)
+        ? 'no SIMC candidate met the overshoot margins on the model, and these hold the temperature near the setting'
+        : null;
+  const keepsCurrent = keepReason !== null;
   if (keepsCurrent) pick = incumbent!;
   const deadTimes = keepsCurrent ? gainsFor(model, sides, { lambda: 1, alpha: 0, beta: 4 }).deadTimes : pick.deadTimes;
   return {
@@ -269,7 +288,7 @@ export function* proposer(
     expected: pick.nominal,
     withinMargins: keepsCurrent || good.length > 0,
     rule: keepsCurrent
-      ? 'the gains in use: no SIMC candidate did better both on the measured model and on the worse ones'
+      ? `the gains in use: ${keepReason}`
       : `SIMC ${pick.alpha ? 'PID' : 'PI'}: kp = 1/(rate x ${pick.lambda} (dead time + lag)), ti = ${pick.beta} x that, td = ${pick.alpha} x lag`,
   };
 }
