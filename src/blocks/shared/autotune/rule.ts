@@ -66,6 +66,12 @@ const NOMINAL_OVERSHOOT = 0.6;
 const WORST_OVERSHOOT = 1.25;
 /** The most a step may overshoot at all, as a share of the tolerance (0.3 degC for 0.2). */
 const ACCEPTABLE_OVERSHOOT = 1.5;
+/**
+ * A candidate replaces gains in use that overshoot no more on the measured model only when it
+ * settles the model's step in at most this share of their time: the model is measured at one
+ * setting and steps to another, and a few minutes sooner on it is within its error.
+ */
+const CLEARLY_SOONER = 0.75;
 /** How much more overshoot, degC, the gains in use may show than the pick and still be kept. */
 const OVERSHOOT_SLACK = 0.05;
 /** How far from the setting, as a share of the tolerance, gains in use may wander late in a step and still be kept when no candidate met the margins. */
@@ -261,7 +267,7 @@ export function* proposer(
     inc.worst!.overshoot <= Math.max(worstOf(pick).overshoot + OVERSHOOT_SLACK, ACCEPTABLE_OVERSHOOT * opts.tolerance);
   const betterOnMeasured = (inc: Candidate) =>
     inc.nominal.settling !== null &&
-    (pick.nominal.settling === null || inc.nominal.settling <= pick.nominal.settling) &&
+    (pick.nominal.settling === null || CLEARLY_SOONER * inc.nominal.settling <= pick.nominal.settling) &&
     inc.nominal.overshoot <= Math.max(pick.nominal.overshoot + OVERSHOOT_SLACK, limit);
   // Where no candidate met the margins, the model's ranking of gains is not to be trusted (a
   // plant where heat and cool must trade doses smaller than a compressor's shortest run, say):
