@@ -127,7 +127,7 @@ t.test('where no candidate meets the margins, gains in use that hold near the se
   t.ok(kept.keepsCurrent, kept.rule);
   t.same(kept.params, inUse);
   t.match(kept.rule, /no SIMC candidate met the overshoot margins on the model, and these hold the temperature near/);
-  t.ok(kept.expected.late <= 0.4 && kept.expected.overshoot <= 0.3, JSON.stringify(kept.expected));
+  t.ok(kept.expected.late <= 0.4 && kept.expected.overshoot <= 0.4, JSON.stringify(kept.expected));
 
   // Gains in use that overshoot more than a step may at all are no reason to give up.
   const bold = [

@@ -74,7 +74,10 @@ const ACCEPTABLE_OVERSHOOT = 1.5;
 const CLEARLY_SOONER = 0.75;
 /** How much more overshoot, degC, the gains in use may show than the pick and still be kept. */
 const OVERSHOOT_SLACK = 0.05;
-/** How far from the setting, as a share of the tolerance, gains in use may wander late in a step and still be kept when no candidate met the margins. */
+/**
+ * How far past the new setting, and how far from it late in a step, as a share of the
+ * tolerance, gains in use may go on the model and still be kept when no candidate met the margins.
+ */
 const HOLD_NEAR = 2;
 /** Slower than this many times (dead time + lag), a plant is taken as an integrator. */
 const INTEGRATING = 8;
@@ -271,12 +274,9 @@ export function* proposer(
     inc.nominal.overshoot <= Math.max(pick.nominal.overshoot + OVERSHOOT_SLACK, limit);
   // Where no candidate met the margins, the model's ranking of gains is not to be trusted (a
   // plant where heat and cool must trade doses smaller than a compressor's shortest run, say):
-  // gains in use that hold the temperature near the setting on the model, and overshoot no more
-  // than a step may at all, stay.
+  // gains in use that stay near the setting on the model, past it and late in the step, stay.
   const holdsNear = (inc: Candidate) =>
-    !good.length &&
-    inc.nominal.late <= HOLD_NEAR * opts.tolerance &&
-    inc.nominal.overshoot <= ACCEPTABLE_OVERSHOOT * opts.tolerance;
+    !good.length && Math.max(inc.nominal.late, inc.nominal.overshoot) <= HOLD_NEAR * opts.tolerance;
   const keepReason = !incumbent
     ? null
     : noWorseOnWorse(incumbent) || betterOnMeasured(incumbent)
