@@ -7,7 +7,9 @@
 import t from 'tap';
 import type { DigitalConstraints } from '../../src/blocks/shared/digital-constraints.js';
 import { simulateStep } from '../../src/blocks/shared/autotune/closed-loop.js';
-import { propose, type SideInfo } from '../../src/blocks/shared/autotune/rule.js';
+import { propose, RULE_TEXT_MAX, type SideInfo } from '../../src/blocks/shared/autotune/rule.js';
+import { Pid } from '../../src/blocks/pid.js';
+import type { Field, FieldTable } from '../../src/codec/fields.js';
 
 const HOUR = 3600;
 const constraints = (c: Record<string, unknown>) => structuredClone(c) as unknown as DigitalConstraints;
@@ -126,7 +128,7 @@ t.test('where no candidate meets the margins, gains in use that hold near the se
   const kept = propose(fridge, sides, opts, inUse);
   t.ok(kept.keepsCurrent, kept.rule);
   t.same(kept.params, inUse);
-  t.match(kept.rule, /no SIMC candidate met the overshoot margins on the model, and these hold the temperature near/);
+  t.match(kept.rule, /no SIMC candidate met the margins on the model; these hold near the setting/);
   t.ok(kept.expected.late <= 0.4 && kept.expected.overshoot <= 0.4, JSON.stringify(kept.expected));
 
   // Gains in use that overshoot more than a step may at all are no reason to give up.
@@ -165,4 +167,39 @@ t.test('a candidate a few minutes sooner on the model does not replace the gains
       fresh.expected.settling > 0.75 * kept.expected.settling,
     `the candidate settles sooner on the model, but not by a quarter: ${fresh.expected.settling} s against ${kept.expected.settling} s`,
   );
+});
+
+t.test('every rule text fits the field the block stores it in', async (t) => {
+  // A proposal kept by the rule for plants where no candidate met the margins once carried a
+  // 123-character text into a field of 120: the block stored it, and at the next start the whole
+  // PID failed to load (kept aside as an undecodable record).
+  const members = (field: Field | undefined): FieldTable => {
+    if (field?.spec.kind !== 'object') throw new Error('not an object field');
+    return field.spec.fields;
+  };
+  const rule = members(members(Pid.fields.tuning).result).rule!.spec;
+  t.same(rule, { kind: 'string', maxLength: RULE_TEXT_MAX, default: '' }, 'the field takes its limit from the rule');
+  const sixteenths = { ...opts, resolution: 1 / 16 };
+  const cases = {
+    'kept: no better on the worse plants': propose(model, sides, opts, inUse),
+    'kept: holds near the setting': propose(
+      { gains: [0.20867, -0.27075], offset: 0.99707, tau1: 10421, lags: [0, 858.5], deadTimes: [64, 64] },
+      sides,
+      opts,
+      inUse,
+    ),
+    'kept: not a quarter sooner': propose(
+      { gains: [0.16328, -0.26044], offset: 2.6342, tau1: 23025, lags: [659.63, 751.18], deadTimes: [192, 0] },
+      sides,
+      sixteenths,
+      inUse,
+    ),
+    SIMC: propose(model, sides, opts),
+  };
+  const seen = new Set<string>();
+  for (const [name, p] of Object.entries(cases)) {
+    seen.add(p.rule.replace(/[\d.]+/g, '#'));
+    t.ok(p.rule.length <= RULE_TEXT_MAX, `${name}: ${p.rule.length} characters: ${p.rule}`);
+  }
+  t.equal(seen.size, 3, 'each text was checked: both reasons to keep the gains in use, and SIMC');
 });

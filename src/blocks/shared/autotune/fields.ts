@@ -2,6 +2,7 @@
 // across a restart (read-only, stored: its state, the result it proposes, the gains it replaced)
 // and its progress. REST, MQTT, backups, Swagger and the dashboard all take it from here.
 import { f } from '../../../codec/fields.js';
+import { RULE_TEXT_MAX } from './rule.js';
 
 export const TuningState = {
   IDLE: 0,
@@ -122,7 +123,7 @@ export const tuningField = f.object(
         fit: f.number(kept('share of the measured swing the model explains, %')),
         settling: f.duration(kept('expected: time to settle within 0.2 degC after a 2 degC step')),
         overshoot: f.deltaTemp(kept('expected overshoot of a 2 degC step')),
-        rule: f.string({ stored: true, maxLength: 120 }),
+        rule: f.string({ stored: true, maxLength: RULE_TEXT_MAX }),
       },
       { ...owned, description: 'the proposed gains and what they were computed from' },
     ),

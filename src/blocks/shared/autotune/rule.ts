@@ -45,6 +45,12 @@ export interface Proposal {
   rule: string;
 }
 
+/**
+ * The longest `rule` text a proposal may carry: the block stores it, and a stored text longer
+ * than its field allows makes the whole block fail to load at the next start.
+ */
+export const RULE_TEXT_MAX = 120;
+
 export interface RuleOptions {
   /** The setpoint step the expectation is for, degC, and the band it must settle in. */
   step: number;
@@ -282,7 +288,7 @@ export function* proposer(
     : noWorseOnWorse(incumbent) || betterOnMeasured(incumbent)
       ? 'no SIMC candidate did better both on the measured model and on the worse ones'
       : holdsNear(incumbent)
-        ? 'no SIMC candidate met the overshoot margins on the model, and these hold the temperature near the setting'
+        ? 'no SIMC candidate met the margins on the model; these hold near the setting on it'
         : null;
   const keepsCurrent = keepReason !== null;
   if (keepsCurrent) pick = incumbent!;
