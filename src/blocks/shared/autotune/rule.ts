@@ -98,6 +98,15 @@ interface Candidate {
   worst?: StepOutcome;
 }
 
+/** The worst of several steps: the most overshoot, the latest settling (none if one never settles), the furthest late. */
+function worstStep(outcomes: readonly StepOutcome[]): StepOutcome {
+  return {
+    overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
+    settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
+    late: Math.max(...outcomes.map((o) => o.late)),
+  };
+}
+
 /** One member of the family for every side. */
 export function gainsFor(
   model: PlantModel,
@@ -173,11 +182,7 @@ export function* proposer(
         dt,
       }),
     );
-    return {
-      overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
-      settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
-      late: Math.max(...outcomes.map((o) => o.late)),
-    };
+    return worstStep(outcomes);
   };
   const worse: PlantModel[] = [
     { ...nominal, gains: nominal.gains.map((g) => g * 1.3), deadTimes: nominal.deadTimes.map((d) => d * 1.3 + dt) },
@@ -201,11 +206,7 @@ export function* proposer(
       outcomes.push(run(m, c.params));
       yield;
     }
-    return {
-      overshoot: Math.max(...outcomes.map((o) => o.overshoot)),
-      settling: outcomes.some((o) => o.settling === null) ? null : Math.max(...outcomes.map((o) => o.settling!)),
-      late: Math.max(...outcomes.map((o) => o.late)),
-    };
+    return worstStep(outcomes);
   };
   // Settling only at the end of the simulated window is not settling: the tail may be a drift.
   const robust = (c: Candidate) =>
