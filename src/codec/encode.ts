@@ -198,6 +198,8 @@ function encodeValue(field: Field, value: unknown, mode: ReadMode, prefs: UnitPr
       return Object.fromEntries(
         Object.entries(value as Record<string, unknown>).map(([k, item]) => [k, encodeValue(s.of, item, mode, prefs)]),
       );
+    case 'string':
+      return clipped(value, s.maxLength);
     default:
       return value;
   }
@@ -206,4 +208,17 @@ function encodeValue(field: Field, value: unknown, mode: ReadMode, prefs: UnitPr
 /** ISO-8601 UTC to the second with a Z suffix, from epoch seconds. */
 export function isoSeconds(epochSeconds: number): string {
   return new Date(Math.floor(epochSeconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * A text the runtime wrote itself (a message naming blocks, say) can outgrow its field; what is
+ * encoded never does, so a stored record always decodes again at the next start and a read
+ * always matches its schema. Input is checked against the same limit when it is decoded.
+ */
+function clipped(value: unknown, maxLength: number): unknown {
+  if (typeof value !== 'string' || value.length <= maxLength) return value;
+  let end = maxLength - 1;
+  // Not between the two halves of a character outside the BMP.
+  if (/[\uD800-\uDBFF]/.test(value[end - 1] ?? '')) end--;
+  return `${value.slice(0, end)}\u2026`;
 }

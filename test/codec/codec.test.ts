@@ -224,3 +224,18 @@ t.test('unit conversion helpers are inverse of each other', async (t) => {
   }
   t.throws(() => toInternal(1, 'temp', degC, 'm'), /unknown unit/);
 });
+
+t.test('a string the runtime made longer than its field is encoded clipped, and decodes again', async (t) => {
+  const table = { note: f.string({ stored: true, readonly: true, maxLength: 10 }) };
+  const prefs = degC;
+  const encoded = (note: string) => encodeData(table, { note }, 'stored', prefs).note as string;
+  t.equal(encoded('0123456789'), '0123456789', 'at the limit: as it is');
+  t.equal(encoded('0123456789ab'), '012345678\u2026', 'over it: clipped, with an ellipsis');
+  // An emoji is two UTF-16 units: the cut does not fall between them.
+  const emoji = encoded('01234567\u{1F37A}xyz');
+  t.equal(emoji, '01234567\u2026', `not half an emoji: ${JSON.stringify(emoji)}`);
+  for (const text of ['0123456789ab', '01234567\u{1F37A}xyz', 'x'.repeat(1000)]) {
+    const { issues } = decodeData(table, { note: encoded(text) }, { prefs, checkLink: () => null, owned: true });
+    t.same(issues, [], `${text.length} characters: what is stored decodes again`);
+  }
+});
