@@ -195,3 +195,25 @@ function walkLink(field: Field, value: unknown, path: string[], visit: Parameter
   else if (s.kind === 'map' && value && typeof value === 'object')
     for (const [k, v] of Object.entries(value)) walkLink(s.of, v, [...path, k], visit);
 }
+
+/**
+ * Whether an issue's path (`data.a.b`, array items and map entries as `.3`, `.name`) lies in a
+ * value the block writes itself and keeps across a restart (a read-only stored field, or inside
+ * one): no client ever set it, so a record whose only problems are there can load without them.
+ */
+export function isOwnedPath(fields: FieldTable, path: string): boolean {
+  let table: FieldTable | null = fields;
+  let field: Field | undefined;
+  for (const segment of path.split('.').slice(1)) {
+    if (field && (field.spec.kind === 'array' || field.spec.kind === 'map')) {
+      field = field.spec.of;
+    } else {
+      if (!table || !Object.hasOwn(table, segment)) return false;
+      field = table[segment];
+    }
+    if (!field) return false;
+    if (field.readonly && field.stored) return true;
+    table = field.spec.kind === 'object' || field.spec.kind === 'variant' ? field.spec.fields : null;
+  }
+  return false;
+}

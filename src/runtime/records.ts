@@ -1,6 +1,14 @@
 // A block's stored record (data in stored mode and controller units), and restoring the
 // stored blocks at start-up: records that cannot be decoded are quarantined, not lost.
-import { complete, decodeData, isPlainObject, overlayOwned, withReadonly } from '../codec/decode.js';
+import {
+  complete,
+  decodeData,
+  isPlainObject,
+  overlayOwned,
+  withReadonly,
+  type ValidationIssue,
+} from '../codec/decode.js';
+import { isOwnedPath } from '../codec/fields.js';
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
@@ -49,7 +57,12 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   const meta = JSON.parse(raw.meta) as unknown;
   if (!isPlainObject(meta)) throw new Error('meta is not an object');
   const { value, issues } = decodeData(def.fields, data, { prefs: DEFAULT_UNITS, checkLink: () => null, owned: true });
-  if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  const describe = (list: ValidationIssue[]) => list.map((i) => `${i.path}: ${i.message}`).join('; ');
+  // What the block wrote itself (a tuning's message, say, stored by a version that did not clip
+  // it) is left out and the block loads; a setting the brewer made that does not decode keeps
+  // the whole record aside, since loading without it would run the block on a default.
+  const blocking = issues.filter((i) => !isOwnedPath(def.fields, i.path));
+  if (blocking.length) throw new Error(describe(blocking));
   const full = complete(def.fields, value);
   if (def.system) {
     const sys = rt.table.byNid(def.system.nid);
@@ -64,5 +77,21 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
     overlayOwned(def.fields, block.data as Data, value);
     rt.persistence.reserveNid(raw.nid);
   }
-  rt.table.setWritten(raw.nid, rt.recordString(rt.table.byNid(raw.nid)!));
+  const block = rt.table.byNid(raw.nid)!;
+  if (!issues.length) {
+    rt.table.setWritten(raw.nid, rt.recordString(block));
+    return;
+  }
+  rt.log.warn(
+    { nid: raw.nid, id: raw.id, type: raw.type, left: describe(issues) },
+    'stored block loaded without values it had written itself that no longer decode',
+  );
+  // Stored again without them, so the next start does not meet them. If that write fails (a full
+  // disk), the old record stays, loads the same way at the next start, and the block's next
+  // change is stored in full (the record is not marked written).
+  try {
+    rt.persist(block);
+  } catch (e) {
+    rt.log.warn({ nid: raw.nid, id: raw.id, err: e }, 'could not store the block again; will retry');
+  }
 }

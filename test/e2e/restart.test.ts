@@ -70,10 +70,29 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   let cli = await startCli(args, {}, t);
   await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'good', type: 'TempSensorMock', data: { setting: 3 } });
   await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'bad', type: 'TempSensorMock', data: {} });
+  for (const id of ['tuned', 'typo'])
+    await postJson(`${cli.base}/edge-one/blocks/create`, { id, type: 'Pid', data: { kp: 42, ti: 3600 } });
   cli.child.kill('SIGTERM');
   t.equal(await cli.exited, 0, 'SIGTERM exits 0');
   const db = new Database(path.join(dataDir, 'edgeblocks.db'));
   db.prepare("UPDATE blocks SET data = '{not json' WHERE id = 'bad'").run();
+  // As a version that did not clip its own texts stored them: a tuning message and rule over
+  // their fields' lengths. The PID loads without them. A setting out of its range is not the
+  // block's own: that record is kept aside.
+  const edit = (id: string, change: (data: { tuning: Record<string, unknown> } & Record<string, unknown>) => void) => {
+    const row = db.prepare('SELECT data FROM blocks WHERE id = ?').get(id) as { data: string };
+    const data = JSON.parse(row.data);
+    change(data);
+    db.prepare('UPDATE blocks SET data = ? WHERE id = ?').run(JSON.stringify(data), id);
+  };
+  edit('tuned', (d) => {
+    d.tuning.state = 'PROPOSED';
+    d.tuning.message = `stopped: ${'x'.repeat(420)}`;
+    d.tuning.result = { ...(d.tuning.result as object), rule: 'r'.repeat(150) };
+  });
+  edit('typo', (d) => {
+    d.tuning.amplitude = 99;
+  });
   db.prepare("INSERT INTO blocks (nid, id, type, data, meta) VALUES (777, 'alien', 'NoSuchType', '{}', '{}')").run();
   db.close();
   cli = await startCli(args, {}, t);
@@ -82,8 +101,21 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
     id: string;
     reason: string;
   }[];
-  t.same(quarantined.map((q) => q.id).sort(), ['alien', 'bad']);
+  t.same(quarantined.map((q) => q.id).sort(), ['alien', 'bad', 'typo']);
   t.match(quarantined.find((q) => q.id === 'alien')?.reason, /unknown block type 'NoSuchType'/);
+  t.match(
+    quarantined.find((q) => q.id === 'typo')?.reason,
+    /data\.tuning\.amplitude: must be between 0\.05 delta_degC and 10 delta_degC, got 99/,
+  );
+  const tuned = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'tuned' })).body;
+  t.equal(tuned.data.kp.value, 42, 'the PID with over-long texts of its own loads, its gains as set');
+  t.equal(tuned.data.tuning.state, 'PROPOSED', 'with the tuning state that did decode');
+  t.equal(tuned.data.tuning.message, '', 'and without the message');
+  t.equal(tuned.data.tuning.result.rule, '', 'or the rule');
+  t.match(
+    cli.output(),
+    /"left":"data\.tuning\.message: must be at most 300 characters.*loaded without values it had written itself/,
+  );
   t.equal(
     (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'good' })).body.data.setting.value,
     3,
@@ -96,8 +128,12 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   const kept = new Database(path.join(dataDir, 'edgeblocks.db'), { readonly: true });
   t.equal(
     (kept.prepare('SELECT count(*) AS n FROM quarantine').get() as { n: number }).n,
-    2,
+    3,
     'records kept in the database',
   );
+  const stored = JSON.parse(
+    (kept.prepare("SELECT data FROM blocks WHERE id = 'tuned'").get() as { data: string }).data,
+  ).tuning;
+  t.ok(stored.message.length <= 300 && stored.result.rule.length <= 120, 'the PID was stored again without them');
   kept.close();
 });
