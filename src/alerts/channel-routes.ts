@@ -7,6 +7,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../api/errors.js';
 import { NoBody } from '../api/route-validation.js';
+import { requestRole } from '../shared/roles.js';
 import { ChannelConflictError, ChannelNotFoundError } from './channel-store.js';
 import { CHANNELS } from './channels/index.js';
 import { secretFields, type ChannelDef } from './channels/types.js';
@@ -40,10 +41,10 @@ export function channelRoutes(app: FastifyInstance, alerts: Alerts): void {
       schema: {
         tags,
         summary:
-          'Every channel kind: whether it is set up, from the config file (read-only here) or the dashboard, its settings without the secrets, and its schema',
+          'Every channel kind: whether it is set up, from the config file (read-only here) or the dashboard, its settings without the secrets (to a viewer, none of its settings: addresses and hosts are for admins), and its schema',
       },
     },
-    async () => ({ channels: alerts.channelStore.view() }),
+    async (req) => ({ channels: alerts.channelStore.view({ settings: requestRole(req) !== 'viewer' }) }),
   );
   for (const def of CHANNELS) {
     app.put<{ Body: Record<string, unknown> }>(

@@ -63,12 +63,19 @@ export class ChannelStore {
     });
   }
 
-  view(): ChannelView[] {
+  /**
+   * What GET /alerts/channels shows. `settings: false` (a viewer) leaves out the settings too:
+   * addresses, hosts and user names are the admin's to see, not only the secrets.
+   */
+  view(opts: { settings: boolean } = { settings: true }): ChannelView[] {
     const inForce = new Map(this.inForce().map((c) => [c.def.name, c]));
     return CHANNELS.map((def) => {
       const c = inForce.get(def.name);
       const secrets = secretFields(def.schema);
-      const settings = c ? Object.fromEntries(Object.entries(c.settings).filter(([k]) => !secrets.includes(k))) : null;
+      const settings =
+        c && opts.settings
+          ? Object.fromEntries(Object.entries(c.settings).filter(([k]) => !secrets.includes(k)))
+          : null;
       return {
         name: def.name,
         title: def.title,

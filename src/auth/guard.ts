@@ -20,12 +20,13 @@ import { mayWrite, writeRefusal } from '../shared/roles.js';
 export function installAuthGuard(app: FastifyInstance, auth: Auth): void {
   if (!auth.enabled) return;
   app.decorateRequest('user', null);
+  app.decorateRequest('role', null);
   app.addHook('onRequest', async (req, reply) => {
     if (req.routeOptions.config.public === true) return;
     const grant = auth.grantOf(req.headers);
     if (grant) {
-      (req as unknown as { user: string }).user = grant.user;
       const role = auth.roleOf(grant.user) ?? 'viewer';
+      Object.assign(req, { user: grant.user, role });
       if (!mayWrite(role) && isWrite(req.method, req.routeOptions.config))
         return reply
           .status(403)

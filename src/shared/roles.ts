@@ -22,3 +22,9 @@ export function mayWrite(role: Role): boolean {
 export function writeRefusal(user: string, role: Role, what: string): string {
   return `user ${user} has the role ${role}, which may read but not change anything (${what}); an admin can change the role: edgeblocks user role ${user} admin`;
 }
+
+/** The role of the user who made a request, as the request guard found it; null with auth off. */
+export function requestRole(req: object): Role | null {
+  const role = (req as { role?: unknown }).role;
+  return isRole(role) ? role : null;
+}

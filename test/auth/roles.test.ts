@@ -121,6 +121,33 @@ t.test('REST: a viewer is refused every write with 403 naming the role, and read
   );
 });
 
+t.test('alert channels: a viewer sees which are set up, not their addresses', async (t) => {
+  const { call } = await authApp(t);
+  const email = {
+    host: 'smtp.example.com',
+    user: 'brewer',
+    password: 'pw',
+    from: 'a@example.com',
+    to: 'b@example.com',
+  };
+  t.equal((await call('alice', 'PUT', '/edge-one/alerts/channels/email', email)).status, 200);
+  const seen = async (who: 'alice' | 'vic') => {
+    const res = await call(who, 'GET', '/edge-one/alerts/channels');
+    t.equal(res.status, 200);
+    return res.body.channels.find((c: { name: string }) => c.name === 'email');
+  };
+  const admin = await seen('alice');
+  t.match(admin, {
+    source: 'dashboard',
+    settings: { to: 'b@example.com', user: 'brewer' },
+    secrets: { password: { set: true } },
+  });
+  t.notOk('password' in admin.settings, 'no secret even for an admin');
+  const viewer = await seen('vic');
+  t.match(viewer, { source: 'dashboard', settings: null, secrets: { password: { set: true } } });
+  t.notMatch(JSON.stringify(viewer), /example\.com|brewer/, 'no address, host or user name');
+});
+
 t.test('a role change takes effect without a new login', async (t) => {
   const { call, dataDir } = await authApp(t);
   const body = { id: 'Later', type: 'TempSensorMock', data: {} };
