@@ -7,9 +7,10 @@ import type { Linked, Resolve } from '../../../runtime/interfaces.js';
 import type { CheckContext, Data, UpdateContext } from '../../../runtime/types.js';
 import { rescaleIntegral, type PidParams } from '../pid-math.js';
 import { tuningChain } from './chain.js';
-import { abort, type PidData, type TunedPid, type TuningData } from './tuner.js';
+import type { TuningData } from './fields.js';
+import { abort, type PidData, type TunedPid } from './tuner.js';
 
-const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
+import { round } from './words.js';
 const PATH = 'data.tuning.command';
 
 /** Why the command in `data` (the PID as the write leaves it) cannot be carried out; none when it can. */

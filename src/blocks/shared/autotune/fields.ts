@@ -1,7 +1,7 @@
 // The `tuning` object of a Pid block: the brewer's settings and command, what the tuning keeps
 // across a restart (read-only, stored: its state, the result it proposes, the gains it replaced)
 // and its progress. REST, MQTT, backups, Swagger and the dashboard all take it from here.
-import { f } from '../../../codec/fields.js';
+import { f, type DataOf } from '../../../codec/fields.js';
 import { RULE_TEXT_MAX } from './rule.js';
 
 export const TuningState = {
@@ -135,3 +135,5 @@ export const tuningField = f.object(
   },
   { stored: true, description: 'relay autotune of kp, ti and td' },
 );
+
+export type TuningData = DataOf<{ t: typeof tuningField }>['t'];

@@ -4,23 +4,15 @@
 // (by the brewer, or because something went wrong) simply hands control back. What it must keep
 // across a restart is in the block's stored read-only fields (fields.ts): a restart resumes
 // the relay and measures again, counting the time already spent toward the limit.
-import type { DataOf } from '../../../codec/fields.js';
 import type { Linked } from '../../../runtime/interfaces.js';
 import type { UpdateContext } from '../../../runtime/types.js';
 import { delivered, tuningChain, type Chain, type Look } from './chain.js';
-import type { tuningField } from './fields.js';
-import { fitModel } from './fit.js';
+import { resultOf, startSearch, type Search } from './conclusion.js';
+import type { TuningData } from './fields.js';
 import { SampleRecord } from './record.js';
 import { period, Relay, swing, type Cycle } from './relay.js';
-import { proposer, type Proposal } from './rule.js';
-import type { ModelFit } from './fit.js';
+import { hours, round } from './words.js';
 
-export type TuningData = DataOf<{ t: typeof tuningField }>['t'];
-
-/** The step the expected settling is for, and its band (the bench measures the same). */
-export const EXPECTATION = { step: 2, tolerance: 0.2, resolution: 1 / 16 };
-/** A fit must explain this share of the measured swing, else the measurement is not trusted. */
-const MIN_EXPLAINED = 0.8;
 /** A pair's request older than this is not followed (its tuner stopped without telling). */
 const PAIR_STALE_MS = 5000;
 /** A phase may last this much longer than the longest so far before the relay pushes harder. */
@@ -59,15 +51,6 @@ export type PidData = {
 };
 export type PidVolatile = { integral: number; requested: number | null; tuning: TuningVolatile };
 export type TunedPid = Linked<'Pid'>;
-
-/** The gains being computed after the measurement, a few simulations per update. */
-interface Search {
-  gen: Generator<void, Proposal>;
-  fit: ModelFit;
-  tail: Cycle[];
-  periodS: number;
-  amplitude: number;
-}
 
 /** Steps of the gain search per update: each runs a few simulated steps (tens of ms here, more on a Pi). */
 const SEARCH_STEPS_PER_UPDATE = 1;
@@ -123,9 +106,6 @@ export class TuneRun {
 }
 
 export const lookOf = (ctx: UpdateContext): Look => ({ resolve: ctx.resolve, referrers: ctx.referrers });
-
-const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
-const hours = (s: number) => (s >= 5400 ? `${round(s / 3600, 1)} h` : `${Math.round(s / 60)} min`);
 
 /**
  * One update of a PID's tuning. Returns the output the PID drives instead of its own (the
@@ -223,7 +203,11 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     for (let i = 0; i < SEARCH_STEPS_PER_UPDATE; i++) {
       const r = run.search.gen.next();
       if (r.done) {
-        publish(block, ctx, chain, run.search, r.value);
+        const { result, message } = resultOf(chain, run.search, r.value);
+        tu.result = result;
+        tu.cycle = run.search.tail.length;
+        end(block, ctx, 'PROPOSED', message);
+        ctx.log.info({ id: block.id, result }, 'PID tuning done: gains proposed');
         return null;
       }
     }
@@ -233,7 +217,15 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   if (cycle && !run.search) {
     if (run.relay.consistent()) {
       // The search runs over the next updates (all at once, it held up the control loop for seconds).
-      if (!conclude(block, ctx, chain, run)) return null;
+      const search = startSearch(chain, run.record, run.relay.consistent()!);
+      if (typeof search === 'string') {
+        abort(block, ctx, search);
+        return null;
+      }
+      run.search = search;
+      tu.cycle = search.tail.length;
+      tu.message = `measured ${search.tail.length} steady cycles of ${hours(search.periodS)}, +/-${round(search.amplitude)} degC: computing the gains`;
+      ctx.persist(block);
     }
     if (!run.search && run.relay.cycles.length > tu.cycles! + EXTRA_CYCLES) {
       abort(
@@ -380,96 +372,4 @@ export function end(block: TunedPid, ctx: UpdateContext, state: 'ABORTED' | 'PRO
 export function abort(block: TunedPid, ctx: UpdateContext, message: string): void {
   ctx.log.warn({ id: block.id, reason: message }, 'PID tuning aborted');
   end(block, ctx, 'ABORTED', message);
-}
-
-/** The cycles agree: fit the model and begin the search for gains; false when it aborted. */
-function conclude(block: TunedPid, ctx: UpdateContext, chain: Chain, run: TuneRun): boolean {
-  const tu = block.data.tuning;
-  const tail = run.relay.consistent()!;
-  const periodS = tail.reduce((s, c) => s + period(c), 0) / tail.length / 1000;
-  const amplitude = tail.reduce((s, c) => s + swing(c), 0) / tail.length;
-  const from = Math.max(0, run.record.indexAt(tail[0]!.start));
-  const fit = fitModel({
-    error: run.record.error,
-    outputs: run.record.outputs,
-    interval: run.record.interval,
-    from,
-    period: periodS,
-    signs: chain.sides.map((s) => s.sign),
-  });
-  if (!fit) {
-    abort(
-      block,
-      ctx,
-      `stopped: no model fits the measurements with ${chain.sides.map((s) => `${s.pid.id} ${s.sign > 0 ? 'heating' : 'cooling'}`).join(' and ')}; check the kp signs and the wiring`,
-    );
-    return false;
-  }
-  if (fit.explained < MIN_EXPLAINED) {
-    abort(
-      block,
-      ctx,
-      `stopped: the measurements do not fit a model of the plant (it explains ${Math.round(fit.explained * 100)} % of the swing); was something else moving the temperature (a door, a pump, fermentation starting)? Try again`,
-    );
-    return false;
-  }
-  const gen = proposer(
-    fit,
-    chain.sides.map((s) => ({
-      sign: s.sign,
-      pwmPeriod: s.pwmPeriod,
-      constraints: s.constraints,
-      max: 100,
-    })),
-    EXPECTATION,
-    chain.sides.map((s) => ({ kp: s.pid.data.kp ?? 0, ti: s.pid.data.ti ?? 0, td: s.pid.data.td ?? 0 })),
-  );
-  run.search = { gen, fit, tail, periodS, amplitude };
-  tu.cycle = tail.length;
-  tu.message = `measured ${tail.length} steady cycles of ${hours(periodS)}, +/-${round(amplitude)} degC: computing the gains`;
-  ctx.persist(block);
-  return true;
-}
-
-/** The search is done: the result is proposed. */
-function publish(block: TunedPid, ctx: UpdateContext, chain: Chain, search: Search, proposal: Proposal): void {
-  const tu = block.data.tuning;
-  const { fit, tail, periodS, amplitude } = search;
-  const [mine, theirs] = proposal.params;
-  const pair = chain.sides[1]?.pid ?? null;
-  tu.result = {
-    kp: round(mine!.kp, 3),
-    ti: Math.round(mine!.ti),
-    td: Math.round(mine!.td),
-    pairKp: theirs ? round(theirs.kp, 3) : null,
-    pairTi: theirs ? Math.round(theirs.ti) : null,
-    pairTd: theirs ? Math.round(theirs.td) : null,
-    pair: pair?.id ?? '',
-    pairNid: pair?.nid ?? null,
-    period: Math.round(periodS),
-    amplitude: round(amplitude, 3),
-    gain: fit.gains[0]!,
-    pairGain: theirs ? fit.gains[1]! : null,
-    timeConstant: Math.round(fit.tau1),
-    lag: Math.round(fit.lags[0]!),
-    deadTime: Math.round(proposal.deadTimes[0]!),
-    fit: round(fit.explained * 100, 1),
-    settling: proposal.expected.settling === null ? null : Math.round(proposal.expected.settling),
-    overshoot: round(proposal.expected.overshoot, 3),
-    rule: proposal.rule,
-  };
-  const settle = proposal.expected.settling;
-  tu.cycle = tail.length;
-  end(
-    block,
-    ctx,
-    'PROPOSED',
-    `measured ${tail.length} steady cycles of ${hours(periodS)}, +/-${round(amplitude)} degC; expected for a 2 degC step: ` +
-      `${settle === null ? 'does not settle within 0.2 degC' : `within 0.2 degC after ${hours(settle)}`}, overshoot ${round(proposal.expected.overshoot)} degC` +
-      (proposal.withinMargins
-        ? ''
-        : ' (no candidate met the overshoot margins on the model: the most cautious gains are proposed)') +
-      '. APPLY to use them, DISCARD to keep the current gains',
-  );
-  ctx.log.info({ id: block.id, result: tu.result }, 'PID tuning done: gains proposed');
 }
