@@ -127,19 +127,47 @@ t.test('aborts, and the gains stay as they were', async (t) => {
     t.throws(() => command(f, 'APPLY'), /nothing to apply: the tuning is ABORTED/);
   });
 
-  t.test('sensor fault: aborts and both outputs go off', async (t) => {
+  t.test('sensor fault: the outputs go off at once; after a minute without a value it aborts', async (t) => {
     const f = fermenter().build();
     await f.run(600);
     const before = gains(f, 'Heat PID');
     await tuneUntilRunningFor(t, f, 1800);
     f.probeConnected = false;
-    let onAfter = 0;
+    await f.run(5);
+    t.equal(tuning(f).state, 'RUNNING', 'a gap of a few reads does not end the tuning');
+    t.match(tuning(f).message, /has no value: outputs off; the tuning goes on if it reads again within 60 s/);
+    t.same([f.data('Heat PID').outputSetting, f.data('Cool PID').outputSetting], [0, 0], 'both PIDs ask for nothing');
     await f.run(60);
     t.equal(tuning(f).state, 'ABORTED');
-    t.match(tuning(f).message, /no value: check the sensor/);
+    t.match(tuning(f).message, /^stopped: its setpoint Beer Setpoint has no value: check the sensor \(none for 60 s\)/);
+    let onAfter = 0;
     await f.run(1800, (s) => void (onAfter += s.heater || s.cooler ? 1 : 0));
     t.equal(onAfter, 0, 'nothing is on while the sensor is gone');
     t.same(gains(f, 'Heat PID'), before);
+  });
+
+  t.test('a sensor gap shorter than a minute: outputs off meanwhile, then the tuning goes on', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    await tuneUntilRunningFor(t, f, 1800);
+    const cycle = tuning(f).cycle;
+    f.probeConnected = false;
+    // Asked of both outputs at each second the setpoint had no value (it keeps the last reading
+    // for the sensor's stale time, 2-3 s), from the PIDs' next update on.
+    const asked: number[] = [];
+    await f.run(30, () => {
+      if (f.data('Beer Setpoint').value === null)
+        asked.push(f.data('Heat PID').outputSetting + Math.abs(f.data('Cool PID').outputSetting));
+    });
+    t.ok(asked.length >= 25, `${asked.length} s without a value`);
+    t.same(new Set(asked.slice(1)), new Set([0]), 'nothing asked of either output meanwhile');
+    f.probeConnected = true;
+    await f.run(5);
+    t.equal(tuning(f).state, 'RUNNING');
+    t.match(tuning(f).message, /^Beer Setpoint reads again after \d+ s without a value; the tuning goes on/);
+    await f.run(4 * 3600);
+    t.equal(tuning(f).state, 'RUNNING', 'still measuring hours later');
+    t.ok(tuning(f).cycle >= cycle, `cycles counted on (${cycle} then ${tuning(f).cycle})`);
   });
 
   t.test('leaving the band', async (t) => {
@@ -200,7 +228,7 @@ t.test('restart: a tuning resumes when it can, and aborts cleanly (outputs off) 
   let on = 0;
   await broken.run(3600, (s) => void (on += s.heater || s.cooler ? 1 : 0));
   t.equal(broken.data('Heat PID').tuning.state, 'ABORTED');
-  t.match(broken.data('Heat PID').tuning.message, /could not resume after a restart/);
+  t.match(broken.data('Heat PID').tuning.message, /could not resume after a restart: .*no value.*none for 60 s/);
   t.equal(on, 0, 'no output on after the restart');
   t.same(gains(broken, 'Heat PID'), before, 'gains unchanged');
 

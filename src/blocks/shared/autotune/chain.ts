@@ -36,8 +36,14 @@ export interface Chain {
 
 const sign = (kp: number | null): 1 | -1 | 0 => (!kp ? 0 : kp > 0 ? 1 : -1);
 
-/** The chain a tuning of `pid` drives, or what stands in its way (in words). */
-export function tuningChain(pid: Linked<'Pid'>, look: Look): Chain | string {
+/** What a missing reading of the setpoint is called, wherever it stands in the way. */
+export const noValue = (setpoint: string) => `its setpoint ${setpoint} has no value: check the sensor`;
+
+/**
+ * The chain a tuning of `pid` drives, or what stands in its way (in words). `gapOk`: a setpoint
+ * without a value passes (a running tuning rides out a short gap in the readings itself).
+ */
+export function tuningChain(pid: Linked<'Pid'>, look: Look, opts: { gapOk?: boolean } = {}): Chain | string {
   const d = pid.data;
   if (!d.enabled) return `${pid.id} is disabled`;
   const own = sign(d.kp);
@@ -46,7 +52,7 @@ export function tuningChain(pid: Linked<'Pid'>, look: Look): Chain | string {
   const input = look.resolve(d.inputId, 'SetpointSensorPairInterface');
   if (!input) return `${pid.id} has no input setpoint`;
   if (input.data.setting === null) return `its setpoint ${input.id} has no setting (disabled?)`;
-  if (input.data.value === null) return `its setpoint ${input.id} has no value: check the sensor`;
+  if (input.data.value === null && !opts.gapOk) return noValue(input.id);
   const tunedBy = pid.data.tuning.tunedBy;
   if (tunedBy) return `${pid.id} is being tuned as the pair of ${tunedBy}`;
 

@@ -6,7 +6,7 @@
 // the relay and measures again, counting the time already spent toward the limit.
 import type { Linked } from '../../../runtime/interfaces.js';
 import type { UpdateContext } from '../../../runtime/types.js';
-import { delivered, tuningChain, type Chain, type Look } from './chain.js';
+import { delivered, noValue, tuningChain, type Chain, type Look } from './chain.js';
 import { resultOf, startSearch, type Search } from './conclusion.js';
 import type { TuningData } from './fields.js';
 import { SampleRecord } from './record.js';
@@ -20,6 +20,11 @@ const STALL_FACTOR = 4;
 const STALL_MIN_MS = 3600_000;
 /** Cycles beyond the count asked for, after which an oscillation that does not settle aborts. */
 const EXTRA_CYCLES = 10;
+/**
+ * How long the setpoint may be without a value before the tuning stops, ms: a DS18B20 that misses
+ * a few reads, or a 1-Wire bus reset, is back well within it; the outputs are off meanwhile.
+ */
+const SENSOR_GAP_MS = 60_000;
 /** How often the elapsed time is stored while the relay runs, s. */
 const ELAPSED_STORE_S = 300;
 
@@ -35,9 +40,11 @@ export interface TuningVolatile {
   paired: PairDrive | null;
   /** START was written; the next update begins a fresh run (not a resumption). */
   starting: boolean;
+  /** Monotonic ms since which the setpoint has had no value (null: it has one). */
+  gapSince: number | null;
 }
 
-export const newTuningVolatile = (): TuningVolatile => ({ run: null, paired: null, starting: false });
+export const newTuningVolatile = (): TuningVolatile => ({ run: null, paired: null, starting: false, gapSince: null });
 
 /** What a tuning reads and writes of a Pid block (the `Pid` link interface). */
 export type PidData = {
@@ -142,14 +149,19 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   const tu = block.data.tuning;
   const v = block.state.tuning;
   const now = ctx.now;
-  const chain = tuningChain(block, lookOf(ctx));
+  const chain = tuningChain(block, lookOf(ctx), { gapOk: true });
+  const resumed = !v.run && !v.starting;
   if (typeof chain === 'string') {
-    const resumed = !v.run && !v.starting;
     abort(block, ctx, resumed ? `could not resume after a restart: ${chain}` : `stopped: ${chain}`);
     return null;
   }
+  if (chain.input.data.value === null) return sensorGap(block, ctx, chain, resumed);
+  if (v.gapSince !== null) {
+    tu.message = `${chain.input.id} reads again after ${Math.round((now - v.gapSince) / 1000)} s without a value; the tuning goes on`;
+    v.gapSince = null;
+  }
   const setting = chain.input.data.setting!;
-  const error = chain.input.data.value! - setting;
+  const error = chain.input.data.value - setting;
   let run = v.run;
   if (!run) {
     run = v.run = begin(block, ctx, chain, error);
@@ -268,6 +280,30 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     ctx.wake(pair);
   }
   return out.self;
+}
+
+/**
+ * The setpoint has no value (a sensor that missed a few reads, a 1-Wire bus glitch): every output
+ * of the tuning is off, and the tuning stops once the gap is longer than SENSOR_GAP_MS.
+ */
+function sensorGap(block: TunedPid, ctx: UpdateContext, chain: Chain, resumed: boolean): number | null {
+  const v = block.state.tuning;
+  const input = chain.input.id;
+  if (v.gapSince === null) {
+    v.gapSince = ctx.now;
+    block.data.tuning.message = `${input} has no value: outputs off; the tuning goes on if it reads again within ${SENSOR_GAP_MS / 1000} s`;
+  }
+  if (ctx.now - v.gapSince > SENSOR_GAP_MS) {
+    const why = `${noValue(input)} (none for ${SENSOR_GAP_MS / 1000} s)`;
+    abort(block, ctx, resumed ? `could not resume after a restart: ${why}` : `stopped: ${why}`);
+    return null;
+  }
+  const pair = chain.sides[1]?.pid;
+  if (pair && v.run) {
+    pair.state.tuning.paired = { by: block.id, request: 0, at: ctx.now };
+    ctx.wake(pair);
+  }
+  return 0;
 }
 
 function describeLevels(run: TuneRun): string {
