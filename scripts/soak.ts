@@ -4,7 +4,8 @@
 // dir) and mosquitto. docs/development.md says what it checks.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runSoak, SOAK_DEFAULTS, type DayFigures } from './soak/run.js';
+import { runSoak } from './soak/run.js';
+import { SOAK_DEFAULTS, type DayFigures } from './soak/types.js';
 
 const { values } = parseArgs({
   options: {

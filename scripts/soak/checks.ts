@@ -1,16 +1,7 @@
 // The soak run's invariants: each injected fault alerted exactly once (and resolved once), nothing
 // else alerted; history continuous outside the windows the script took it away; memory and the
 // files flat after the first day.
-import type { DayFigures } from './run.js';
-
-export interface Fault {
-  kind: string;
-  /** Service wall time (epoch ms) it began and ended. */
-  from: number;
-  to: number;
-  /** The alert condition it must raise, once; null: none. */
-  expect: string | null;
-}
+import type { DayFigures, Fault } from './types.js';
 
 export interface Sample {
   wall: number;

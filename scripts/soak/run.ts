@@ -5,56 +5,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  checkAlerts,
-  checkControl,
-  checkGrowth,
-  daySpan,
-  historyGaps,
-  worstDeviation,
-  type Fault,
-  type Sample,
-} from './checks.js';
+import { checkAlerts, checkControl, checkGrowth, daySpan, historyGaps, worstDeviation, type Sample } from './checks.js';
 import { makePlan, profileAt, simConfig, DAY, HOUR, type Plan, type Step } from './plan.js';
 import { AlertReceiver, Broker, dataSizes, freePort, ROOT, SmallDisk, SoakService } from './processes.js';
+import { SOAK_DEFAULTS, type DayFigures, type Fault, type SoakOptions, type SoakReport } from './types.js';
 
 const SEED = path.join(ROOT, 'scripts/demo-blocks.json');
-
-export interface SoakOptions {
-  days: number;
-  /** Length of a simulated day in hours: 24 for the month, 1 for the short form. */
-  dayHours: number;
-  /** Simulated time runs at most this many times real time (the CPU sets the pace below it). */
-  rate: number;
-  /** Size of the data dir's tmpfs. */
-  diskSize: string;
-  log: (line: string) => void;
-  /** Real-time limit for one start or stop. */
-  limitMs: number;
-}
-
-export interface DayFigures {
-  day: number;
-  realSeconds: number;
-  /** Simulated hours the service had run since its last start when rssBytes was read. */
-  uptimeHours: number;
-  rssBytes: number | null;
-  dbBytes: number;
-  historyBytes: number;
-  backupsBytes: number;
-}
-
-export interface SoakReport {
-  days: number;
-  dayHours: number;
-  realSeconds: number;
-  figures: DayFigures[];
-  faults: Fault[];
-  alertsSent: Record<string, number>;
-  worstDeviation: { degC: number; at: string | null };
-  samples: number;
-  failures: string[];
-}
 
 const DOWN_MS = 30_000;
 const KILL_DOWN_MS = 60_000;
@@ -424,15 +380,6 @@ export class SoakRun {
     };
   }
 }
-
-export const SOAK_DEFAULTS: SoakOptions = {
-  days: 30,
-  dayHours: 24,
-  rate: 2000,
-  diskSize: '256m',
-  log: (line) => process.stdout.write(`${line}\n`),
-  limitMs: 60_000,
-};
 
 export function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakReport> {
   return new SoakRun({ ...SOAK_DEFAULTS, ...options }).run();

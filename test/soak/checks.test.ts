@@ -9,10 +9,9 @@ import {
   daySpan,
   historyGaps,
   worstDeviation,
-  type Fault,
   type Sample,
 } from '../../scripts/soak/checks.js';
-import type { DayFigures } from '../../scripts/soak/run.js';
+import type { DayFigures, Fault } from '../../scripts/soak/types.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const MIN = 60_000;
