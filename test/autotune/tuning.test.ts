@@ -72,6 +72,14 @@ t.test('a pair is tuned through its mutex, the result is proposed, applied on AP
   t.ok(tu.result.kp > 0 && tu.result.pairKp < 0, 'gains for both sides, with their signs');
   t.ok(tu.result.settling > 0, 'expected settling is shown');
   t.match(tu.result.rule, /SIMC|gains in use/);
+  // One shortest compressor run on the plant: the heat it takes from the air, the beer's share of it.
+  const p = f.plant.config;
+  const dose =
+    (p.cooler.powerW * DEFAULT_COOL.minOn * (p.beerToAir / (p.beerToAir + p.airToAmbient))) / p.beer.heatCapacity;
+  t.ok(
+    Math.abs(tu.result.shortestRun / dose - 1) < 0.3,
+    `one shortest run moves the beer ${tu.result.shortestRun} degC on the model, ${dose.toFixed(3)} on the plant`,
+  );
   t.same(gains(f, 'Heat PID'), before.heat, 'proposed, not imposed: the heat gains are unchanged');
   t.same(gains(f, 'Cool PID'), before.cool, 'and the cool gains');
   t.equal(f.data('Cool PID').tuning.tunedBy, null, 'the pair is released');

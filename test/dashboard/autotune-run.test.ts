@@ -120,6 +120,13 @@ t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (
   t.match(text, new RegExp(`Proposed: Kp ${Math.round(r.kp.value * 100) / 100}\\b`), 'the card shows the proposed kp');
   t.match(text, /Cool PID: Kp -[\d.]+/, "and the pair's");
   t.match(text, /Measured a period of [\d.]+ (h|min)/);
+  t.match(
+    text,
+    new RegExp(
+      `One shortest run of the output with a minimum on time \\(a compressor\\) moves it about ${Math.round(r.shortestRun.value * 100) / 100} \\S+: expect swings`,
+    ),
+    "what one compressor run does (the demo's cooler has a minimum on time)",
+  );
   await screenshot(page, 'autotune-proposed');
 
   await card.getByRole('button', { name: 'Apply gains' }).click();

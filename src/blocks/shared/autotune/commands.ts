@@ -172,6 +172,7 @@ function emptyResult(): TuningData['result'] {
     fit: null,
     settling: null,
     overshoot: null,
+    shortestRun: null,
     rule: '',
   };
 }

@@ -48,6 +48,21 @@ export function startSearch(chain: Chain, record: SampleRecord, tail: Cycle[]): 
   return { gen, fit, tail, periodS, amplitude };
 }
 
+/**
+ * How far one shortest run of a pulsed side (a PWM over an actuator with a minimum on time: a
+ * compressor) moves the temperature on the model, degC; the largest of the sides, null when none
+ * is pulsed. The model's rate is well measured (the beer's slow time constant is not, and does
+ * not enter). Where it is more than the band a step is judged by, one run alone leaves the band.
+ */
+export function shortestRun(chain: Chain, fit: ModelFit): number | null {
+  const doses = chain.sides.flatMap((s, i) => {
+    const minOn = s.constraints?.minOn?.enabled ? (s.constraints.minOn.duration ?? 0) : 0;
+    if (!(minOn > 0) || s.pwmPeriod <= 0 || !Number.isFinite(fit.tau1) || fit.tau1 <= 0) return [];
+    return [(Math.abs(fit.gains[i]!) / fit.tau1) * 100 * minOn];
+  });
+  return doses.length ? Math.max(...doses) : null;
+}
+
 /** The proposal as the block stores it, and the message that goes with it. */
 export function resultOf(
   chain: Chain,
@@ -57,6 +72,7 @@ export function resultOf(
   const { fit, tail, periodS, amplitude } = search;
   const [mine, theirs] = proposal.params;
   const pair = chain.sides[1]?.pid ?? null;
+  const pulse = shortestRun(chain, fit);
   const result: TuningData['result'] = {
     kp: round(mine!.kp, 3),
     ti: Math.round(mine!.ti),
@@ -76,6 +92,7 @@ export function resultOf(
     fit: round(fit.explained * 100, 1),
     settling: proposal.expected.settling === null ? null : Math.round(proposal.expected.settling),
     overshoot: round(proposal.expected.overshoot, 3),
+    shortestRun: pulse === null ? null : round(pulse, 3),
     rule: proposal.rule,
   };
   const settle = proposal.expected.settling;

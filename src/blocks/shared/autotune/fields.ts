@@ -123,6 +123,9 @@ export const tuningField = f.object(
         fit: f.number(kept('share of the measured swing the model explains, %')),
         settling: f.duration(kept('expected: time to settle within 0.2 degC after a 2 degC step')),
         overshoot: f.deltaTemp(kept('expected overshoot of a 2 degC step')),
+        shortestRun: f.deltaTemp(
+          kept('model: how far one shortest run (minimum on time, full output) of a pulsed output moves it'),
+        ),
         rule: f.string({ stored: true, maxLength: RULE_TEXT_MAX }),
       },
       { ...owned, description: 'the proposed gains and what they were computed from' },
