@@ -14,7 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { plantCases, type Gains, type Kind, type PlantCase } from './bench/autotune-plants.js';
+import { plantCases, shortestRunDose, type Gains, type Kind, type PlantCase } from './bench/autotune-plants.js';
 import { Rig } from './bench/autotune-rig.js';
 
 const TOLERANCE = 0.2;
@@ -125,18 +125,21 @@ const deg = (v: number) => `${v.toFixed(2)}`;
 const gainText = (g: Gains) => `${Math.round(g.kp)} / ${Math.round(g.ti / 60)} min / ${Math.round(g.td / 60)} min`;
 
 function table(rows: Row[]): string {
+  const pulsed = rows.some((r) => shortestRunDose(r.c) !== null);
   const lines = [
-    '| plant | step | tuning time | tuned kp / ti / td (heat; cool) | defaults: settled in, overshoot °C | tuned: settled in, overshoot °C | |',
-    '|---|---|---|---|---|---|---|',
+    `| plant |${pulsed ? ' one compressor run °C |' : ''} step | tuning time | tuned kp / ti / td (heat; cool) | defaults: settled in, overshoot °C | tuned: settled in, overshoot °C | |`,
+    `|---|${pulsed ? '---|' : ''}---|---|---|---|---|---|`,
   ];
   for (const r of rows) {
+    const dose = shortestRunDose(r.c);
+    const run = pulsed ? ` ${dose === null ? '—' : deg(dose)} |` : '';
     const gains = r.gains
       ? `${gainText(r.gains.heat)}${r.gains.cool ? `; ${gainText(r.gains.cool)}` : ''}`
       : `${r.state}: ${r.message}`;
     const tuned = r.tuned ? `${h(r.tuned.settling)}, ${deg(r.tuned.overshoot)}` : '—';
     const verdict = !r.tuned ? 'failed' : !meets(r.tuned) ? 'misses target' : noWorse(r) ? 'ok' : 'worse than defaults';
     lines.push(
-      `| ${r.c.name} | ${r.c.step > 0 ? '+' : ''}${r.c.step} °C | ${r.tuningHours === null ? '—' : `${r.tuningHours.toFixed(1)} h`} | ${gains} | ${h(r.defaults.settling)}, ${deg(r.defaults.overshoot)} | ${tuned} | ${verdict} |`,
+      `| ${r.c.name} |${run} ${r.c.step > 0 ? '+' : ''}${r.c.step} °C | ${r.tuningHours === null ? '—' : `${r.tuningHours.toFixed(1)} h`} | ${gains} | ${h(r.defaults.settling)}, ${deg(r.defaults.overshoot)} | ${tuned} | ${verdict} |`,
     );
   }
   return lines.join('\n');

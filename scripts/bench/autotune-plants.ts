@@ -159,3 +159,23 @@ export function plantCases(kind: Kind, count: number, seed: number): PlantCase[]
   }
   return cases;
 }
+
+/**
+ * How far one shortest compressor run (its minimum on time at full power) moves the beer in the
+ * end, degC: the heat it takes from the air, of which the beer gives its share (its coupling to the
+ * air over both of the air's couplings); null for a plant without a compressor. Where it is more
+ * than the tolerance, one run alone carries the beer out of the band (docs/autotune.md).
+ */
+export function shortestRunDose(c: PlantCase): number | null {
+  const p = c.plant as {
+    cooler?: { kind?: string; powerW?: number; target?: string };
+    beer?: { heatCapacity?: number };
+    beerToAir?: number;
+    airToAmbient?: number;
+  };
+  const minOn = c.cool?.minOn ?? 0;
+  const cooler = p.cooler;
+  if (!cooler || (cooler.kind ?? 'compressor') !== 'compressor' || (cooler.target ?? 'air') !== 'air') return null;
+  if (!minOn || !cooler.powerW || !p.beer?.heatCapacity || !p.beerToAir || !p.airToAmbient) return null;
+  return (cooler.powerW * minOn * (p.beerToAir / (p.beerToAir + p.airToAmbient))) / p.beer.heatCapacity;
+}
