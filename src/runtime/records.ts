@@ -92,6 +92,9 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   try {
     rt.persist(block);
   } catch (e) {
-    rt.log.warn({ nid: raw.nid, id: raw.id, err: e }, 'could not store the block again; will retry');
+    rt.log.warn(
+      { nid: raw.nid, id: raw.id, err: e },
+      'could not store the block again; it is stored at its next change',
+    );
   }
 }
