@@ -197,23 +197,27 @@ function walkLink(field: Field, value: unknown, path: string[], visit: Parameter
 }
 
 /**
- * Whether an issue's path (`data.a.b`, array items and map entries as `.3`, `.name`) lies in a
- * value the block writes itself and keeps across a restart (a read-only stored field, or inside
- * one): no client ever set it, so a record whose only problems are there can load without them.
+ * Where an issue's path (`data.a.b`, array items and map entries as `.3`, `.name`) lies in a value
+ * the block writes itself and keeps across a restart (a read-only stored field): the path of the
+ * outermost such field, or null when the path is outside all of them. No client ever set such a
+ * value, so a record whose only problems are in them can load without them, each left out whole
+ * (a result without one of its gains would be worse than no result).
  */
-export function isOwnedPath(fields: FieldTable, path: string): boolean {
+export function ownedRoot(fields: FieldTable, path: string): string | null {
+  const segments = path.split('.');
   let table: FieldTable | null = fields;
   let field: Field | undefined;
-  for (const segment of path.split('.').slice(1)) {
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i]!;
     if (field && (field.spec.kind === 'array' || field.spec.kind === 'map')) {
       field = field.spec.of;
     } else {
-      if (!table || !Object.hasOwn(table, segment)) return false;
+      if (!table || !Object.hasOwn(table, segment)) return null;
       field = table[segment];
     }
-    if (!field) return false;
-    if (field.readonly && field.stored) return true;
+    if (!field) return null;
+    if (field.readonly && field.stored) return segments.slice(0, i + 1).join('.');
     table = field.spec.kind === 'object' || field.spec.kind === 'variant' ? field.spec.fields : null;
   }
-  return false;
+  return null;
 }

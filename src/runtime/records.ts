@@ -8,7 +8,7 @@ import {
   withReadonly,
   type ValidationIssue,
 } from '../codec/decode.js';
-import { isOwnedPath } from '../codec/fields.js';
+import { ownedRoot } from '../codec/fields.js';
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
@@ -61,8 +61,9 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   // What the block wrote itself (a tuning's message, say, stored by a version that did not clip
   // it) is left out and the block loads; a setting the brewer made that does not decode keeps
   // the whole record aside, since loading without it would run the block on a default.
-  const blocking = issues.filter((i) => !isOwnedPath(def.fields, i.path));
+  const blocking = issues.filter((i) => ownedRoot(def.fields, i.path) === null);
   if (blocking.length) throw new Error(describe(blocking));
+  for (const i of issues) leaveOut(value, ownedRoot(def.fields, i.path)!);
   const full = complete(def.fields, value);
   if (def.system) {
     const sys = rt.table.byNid(def.system.nid);
@@ -97,4 +98,15 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
       'could not store the block again; it is stored at its next change',
     );
   }
+}
+
+/** Remove the value at `path` (`data.a.b`) from a decoded tree, so the block's default stands. */
+function leaveOut(value: Record<string, unknown>, path: string): void {
+  const keys = path.split('.').slice(1);
+  let at: unknown = value;
+  for (const key of keys.slice(0, -1)) {
+    if (!at || typeof at !== 'object') return;
+    at = (at as Record<string, unknown>)[key];
+  }
+  if (at && typeof at === 'object') delete (at as Record<string, unknown>)[keys[keys.length - 1]!];
 }

@@ -1,15 +1,18 @@
-// isOwnedPath decides which decode issues of a stored record may be left out at load (the
-// block's own values) and which keep the record aside (what a client set).
+// ownedRoot decides which decode issues of a stored record may be left out at load (the block's
+// own values, each left out whole) and which keep the record aside (what a client set).
 import t from 'tap';
-import { f, isOwnedPath } from '../../src/codec/fields.js';
 import { Pid } from '../../src/blocks/pid.js';
+import { f, ownedRoot } from '../../src/codec/fields.js';
 
 t.test('on the PID: the tuning state it writes is owned, the settings a brewer makes are not', async (t) => {
   const fields = Pid.fields;
-  for (const path of ['data.tuning.message', 'data.tuning.state', 'data.tuning.result', 'data.tuning.result.rule'])
-    t.ok(isOwnedPath(fields, path), path);
+  t.equal(ownedRoot(fields, 'data.tuning.message'), 'data.tuning.message');
+  t.equal(ownedRoot(fields, 'data.tuning.state'), 'data.tuning.state');
+  t.equal(ownedRoot(fields, 'data.tuning.result'), 'data.tuning.result');
+  t.equal(ownedRoot(fields, 'data.tuning.result.ti'), 'data.tuning.result', 'a result is left out whole, not one gain');
+  t.equal(ownedRoot(fields, 'data.tuning.previous.pairKp'), 'data.tuning.previous');
   for (const path of ['data', 'data.kp', 'data.tuning', 'data.tuning.amplitude', 'data.nope', 'data.kp.value'])
-    t.notOk(isOwnedPath(fields, path), path);
+    t.equal(ownedRoot(fields, path), null, path);
 });
 
 t.test('through arrays and maps, and not past a field that does not exist', async (t) => {
@@ -19,9 +22,9 @@ t.test('through arrays and maps, and not past a field that does not exist', asyn
     named: f.map(owned, { keyPattern: /^[a-z]+$/, keyHint: 'lower case' }),
     computed: f.number({ readonly: true }),
   };
-  t.ok(isOwnedPath(fields, 'data.list.3.mine.note'));
-  t.notOk(isOwnedPath(fields, 'data.list.3.yours'));
-  t.ok(isOwnedPath(fields, 'data.named.abc.note'));
-  t.notOk(isOwnedPath(fields, 'data.computed'), 'read-only but not stored: never in a record');
-  t.notOk(isOwnedPath(fields, 'data.list.3.other.note'));
+  t.equal(ownedRoot(fields, 'data.list.3.mine.note'), 'data.list.3.mine');
+  t.equal(ownedRoot(fields, 'data.list.3.yours'), null);
+  t.equal(ownedRoot(fields, 'data.named.abc.note'), 'data.named.abc');
+  t.equal(ownedRoot(fields, 'data.computed'), null, 'read-only but not stored: never in a record');
+  t.equal(ownedRoot(fields, 'data.list.3.other.note'), null);
 });

@@ -88,7 +88,8 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   edit('tuned', (d) => {
     d.tuning.state = 'PROPOSED';
     d.tuning.message = `stopped: ${'x'.repeat(420)}`;
-    d.tuning.result = { ...(d.tuning.result as object), rule: 'r'.repeat(150) };
+    // A proposal with gains (the PID's own, as stored) and an over-long rule beside them.
+    d.tuning.result = { ...(d.tuning.result as object), kp: d.kp, ti: d.ti, rule: 'r'.repeat(150) };
   });
   edit('typo', (d) => {
     d.tuning.amplitude = 99;
@@ -112,6 +113,14 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   t.equal(tuned.data.tuning.state, 'PROPOSED', 'with the tuning state that did decode');
   t.equal(tuned.data.tuning.message, '', 'and without the message');
   t.equal(tuned.data.tuning.result.rule, '', 'or the rule');
+  t.equal(tuned.data.tuning.result.kp.value, null, 'the result is left out whole, not one value of it');
+  const apply = await postJson(`${cli.base}/edge-one/blocks/patch`, {
+    id: 'tuned',
+    type: 'Pid',
+    data: { tuning: { command: 'APPLY' } },
+  });
+  t.equal(apply.status, 422, 'APPLY of a result that did not load is refused');
+  t.match(JSON.stringify(apply.body), /could not be read back after a restart; DISCARD and tune again/);
   t.match(
     cli.output(),
     /"left":"data\.tuning\.message: must be at most 300 characters.*loaded without values it had written itself/,

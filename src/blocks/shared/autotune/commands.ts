@@ -42,11 +42,17 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
     }
     case 'APPLY':
     case 'DISCARD':
-      return state === 'PROPOSED'
-        ? []
-        : refuse(`nothing to ${command.toLowerCase()}: the tuning is ${state}, no result waits`);
+      if (state !== 'PROPOSED')
+        return refuse(`nothing to ${command.toLowerCase()}: the tuning is ${state}, no result waits`);
+      // A stored result that did not load again (records.ts leaves such a value out whole).
+      return command === 'APPLY' && self.data.tuning.result.kp === null
+        ? refuse('nothing to apply: the proposed gains could not be read back after a restart; DISCARD and tune again')
+        : [];
     case 'UNDO':
-      return state === 'APPLIED' ? [] : refuse(`nothing to undo: the tuning is ${state}, no applied result`);
+      if (state !== 'APPLIED') return refuse(`nothing to undo: the tuning is ${state}, no applied result`);
+      return self.data.tuning.previous.kp === null
+        ? refuse('nothing to undo: the previous gains could not be read back after a restart')
+        : [];
     default:
       return [];
   }
