@@ -64,7 +64,8 @@ export class ChannelStore {
   }
 
   /**
-   * What GET /alerts/channels shows. `settings: false` (a viewer) leaves out the settings too:
+   * What GET /alerts/channels shows. `settings: false` (a viewer) leaves out the settings too,
+   * where a secret URL goes, and why stored settings fail their schema (the reason quotes them):
    * addresses, hosts and user names are the admin's to see, not only the secrets.
    */
   view(opts: { settings: boolean } = { settings: true }): ChannelView[] {
@@ -76,14 +77,20 @@ export class ChannelStore {
         c && opts.settings
           ? Object.fromEntries(Object.entries(c.settings).filter(([k]) => !secrets.includes(k)))
           : null;
+      const error = this.errors.get(def.name) ?? null;
       return {
         name: def.name,
         title: def.title,
         source: c?.source ?? null,
         settings,
-        secrets: Object.fromEntries(secrets.map((k) => [k, secretState(c?.settings[k])])),
+        secrets: Object.fromEntries(
+          secrets.map((k) => {
+            const state = secretState(c?.settings[k]);
+            return [k, opts.settings ? state : { set: state.set }];
+          }),
+        ),
         overridden: c?.source === 'config' && this.row(def.name) !== undefined,
-        error: this.errors.get(def.name) ?? null,
+        error: error && !opts.settings ? 'its stored settings are not valid; an admin sees why' : error,
         schema: def.schema,
       };
     });

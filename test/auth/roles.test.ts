@@ -131,11 +131,27 @@ t.test('alert channels: a viewer sees which are set up, not their addresses', as
     to: 'b@example.com',
   };
   t.equal((await call('alice', 'PUT', '/edge-one/alerts/channels/email', email)).status, 200);
-  const seen = async (who: 'alice' | 'vic') => {
+  const ntfy = { url: 'https://ntfy.example.com/brewery-5f3a' };
+  t.equal((await call('alice', 'PUT', '/edge-one/alerts/channels/ntfy', ntfy)).status, 200);
+  const all = async (who: 'alice' | 'vic') => {
     const res = await call(who, 'GET', '/edge-one/alerts/channels');
     t.equal(res.status, 200);
-    return res.body.channels.find((c: { name: string }) => c.name === 'email');
+    return res.body.channels as Array<{ name: string }>;
   };
+  const seen = async (who: 'alice' | 'vic') => (await all(who)).find((c) => c.name === 'email') as any;
+  t.match(
+    (await all('alice')).find((c) => c.name === 'ntfy'),
+    {
+      secrets: { url: { set: true, host: 'https://ntfy.example.com' } },
+    },
+  );
+  t.match(
+    (await all('vic')).find((c) => c.name === 'ntfy'),
+    { settings: null, secrets: { url: { set: true } } },
+  );
+  // The schemas are the same for everyone (their examples name example.com); the rest is the channels'.
+  const values = (await all('vic')).map(({ schema: _schema, ...rest }: Record<string, unknown>) => rest);
+  t.notMatch(JSON.stringify(values), /example\.com|brewer/, 'nothing of either channel tells where it goes');
   const admin = await seen('alice');
   t.match(admin, {
     source: 'dashboard',
