@@ -152,6 +152,15 @@ t.test('aborts, and the gains stay as they were', async (t) => {
     await f.run(1800, (s) => void (onAfter += s.heater || s.cooler ? 1 : 0));
     t.equal(onAfter, 0, 'nothing is on while the sensor is gone');
     t.same(gains(f, 'Heat PID'), before);
+    // The sensor back, a new tuning starts afresh: the old gap is forgotten (else a gap in the
+    // first second of the next tuning would abort it at once as "none for 60 s").
+    t.equal((f.block('Heat PID').state as { tuning: { gapSince: number | null } }).tuning.gapSince, null);
+    f.probeConnected = true;
+    await f.run(10);
+    start(f);
+    await f.run(5);
+    t.equal(tuning(f).state, 'RUNNING');
+    t.match(tuning(f).message, /^relay running/, 'a new run, not the end of an old gap');
   });
 
   t.test('a sensor gap shorter than a minute: outputs off meanwhile, then the tuning goes on', async (t) => {

@@ -397,6 +397,7 @@ export function end(block: TunedPid, ctx: UpdateContext, state: 'ABORTED' | 'PRO
   release(block, ctx, v.run?.pairId ?? null);
   v.run = null;
   v.starting = false;
+  v.gapSince = null;
   tu.state = state;
   tu.message = message;
   tu.phase = 'NONE';
