@@ -86,8 +86,8 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
               : ''}
             . Measured a period of {duration(r.period)}, ±{num(r.amplitude)}. Expected for a 2° step: settles in{' '}
             {duration(r.settling)}, overshoot {num(r.overshoot)}.
-            {qtyValue(r.shortestRun) !== null
-              ? ` One shortest run of the output with a minimum on time (a compressor) moves it about ${num(r.shortestRun)}: expect swings of about that much.`
+            {(qtyValue(r.shortestRun) ?? 0) >= 0.01
+              ? ` One shortest run of the output with a minimum on time moves it about ${num(r.shortestRun)}: expect swings of up to about that much.`
               : ''}
           </p>
           <div class="buttons">
