@@ -230,8 +230,11 @@ t.test('on the system clock and real timers: the minimum on time ends at 1 s', a
     if (!pin()) offAt = systemClock.now();
   }
   const held = offAt - onAt;
+  // Real timers on a busy machine run late by tens of ms (1047 ms once, with a compiler running
+  // beside the tests); a loop that waited for its next 1 s beat instead would be a second late.
+  // The exact time is held on the manual clock above.
   t.ok(
-    held >= 1000 && held < 1000 + limit(40),
+    held >= 1000 && held < 1000 + limit(150),
     `off ${held.toFixed(1)} ms after on (the loop slept on a real timer until the constraint expired)`,
   );
 });
