@@ -187,6 +187,29 @@ t.test('aborts, and the gains stay as they were', async (t) => {
     t.ok(tuning(f).cycle >= cycle, `cycles counted on (${cycle} then ${tuning(f).cycle})`);
   });
 
+  t.test('a sensor that keeps dropping out: five minutes without a value in all end the tuning', async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    const before = gains(f, 'Heat PID');
+    await tuneUntilRunningFor(t, f, 1800);
+    let rounds = 0;
+    // 40 s gone, 20 s back, again and again: each gap alone is within the minute.
+    while (tuning(f).state === 'RUNNING' && rounds < 30) {
+      f.probeConnected = false;
+      await f.run(40);
+      f.probeConnected = true;
+      await f.run(20);
+      rounds++;
+    }
+    t.equal(tuning(f).state, 'ABORTED');
+    t.ok(rounds >= 7 && rounds <= 9, `after ${rounds} gaps of about 37 s`);
+    t.match(
+      tuning(f).message,
+      /^stopped: Beer Setpoint keeps losing its value \(\d+ s without one in this tuning\): check the sensor and its wiring$/,
+    );
+    t.same(gains(f, 'Heat PID'), before);
+  });
+
   t.test('leaving the band', async (t) => {
     const f = fermenter().build();
     await f.run(600);

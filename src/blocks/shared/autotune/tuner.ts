@@ -25,6 +25,11 @@ const EXTRA_CYCLES = 10;
  * a few reads, or a 1-Wire bus reset, is back well within it; the outputs are off meanwhile.
  */
 const SENSOR_GAP_MS = 60_000;
+/**
+ * How long, all gaps of a tuning together, ms: a sensor that keeps dropping out (a loose contact)
+ * would otherwise keep a tuning going with its outputs off much of the time, each gap short.
+ */
+const SENSOR_GAPS_TOTAL_MS = 5 * 60_000;
 /** How often the elapsed time is stored while the relay runs, s. */
 const ELAPSED_STORE_S = 300;
 
@@ -65,6 +70,8 @@ const SEARCH_STEPS_PER_UPDATE = 1;
 export class TuneRun {
   readonly record: SampleRecord;
   lastT: number | null = null;
+  /** ms without a value in the gaps of this run that have ended. */
+  gapMs = 0;
   /** Set once the cycles agree: the relay runs on while the gains are computed. */
   search: Search | null = null;
 
@@ -158,6 +165,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   if (chain.input.data.value === null) return sensorGap(block, ctx, chain, resumed);
   if (v.gapSince !== null) {
     tu.message = `${chain.input.id} reads again after ${Math.round((now - v.gapSince) / 1000)} s without a value; the tuning goes on`;
+    if (v.run) v.run.gapMs += now - v.gapSince;
     v.gapSince = null;
   }
   const setting = chain.input.data.setting!;
@@ -284,7 +292,8 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
 
 /**
  * The setpoint has no value (a sensor that missed a few reads, a 1-Wire bus glitch): every output
- * of the tuning is off, and the tuning stops once the gap is longer than SENSOR_GAP_MS.
+ * of the tuning is off, and the tuning stops once the gap is longer than SENSOR_GAP_MS, or all its
+ * gaps together longer than SENSOR_GAPS_TOTAL_MS.
  */
 function sensorGap(block: TunedPid, ctx: UpdateContext, chain: Chain, resumed: boolean): number | null {
   const v = block.state.tuning;
@@ -296,6 +305,15 @@ function sensorGap(block: TunedPid, ctx: UpdateContext, chain: Chain, resumed: b
   if (ctx.now - v.gapSince > SENSOR_GAP_MS) {
     const why = `${noValue(input)} (none for ${SENSOR_GAP_MS / 1000} s)`;
     abort(block, ctx, resumed ? `could not resume after a restart: ${why}` : `stopped: ${why}`);
+    return null;
+  }
+  const total = (v.run?.gapMs ?? 0) + (ctx.now - v.gapSince);
+  if (total > SENSOR_GAPS_TOTAL_MS) {
+    abort(
+      block,
+      ctx,
+      `stopped: ${input} keeps losing its value (${Math.round(total / 1000)} s without one in this tuning): check the sensor and its wiring`,
+    );
     return null;
   }
   const pair = chain.sides[1]?.pid;
