@@ -7,10 +7,10 @@
 import type { Linked } from '../../../runtime/interfaces.js';
 import type { UpdateContext } from '../../../runtime/types.js';
 import { delivered, noValue, tuningChain, type Chain, type Look } from './chain.js';
-import { resultOf, startSearch, type Search } from './conclusion.js';
+import { resultOf, startSearch } from './conclusion.js';
 import type { TuningData } from './fields.js';
-import { SampleRecord } from './record.js';
 import { period, Relay, swing, type Cycle } from './relay.js';
+import { TuneRun } from './run.js';
 import { hours, round } from './words.js';
 
 /** A pair's request older than this is not followed (its tuner stopped without telling). */
@@ -66,58 +66,6 @@ export type TunedPid = Linked<'Pid'>;
 
 /** Steps of the gain search per update: each runs a few simulated steps (tens of ms here, more on a Pi). */
 const SEARCH_STEPS_PER_UPDATE = 1;
-
-export class TuneRun {
-  readonly record: SampleRecord;
-  lastT: number | null = null;
-  /** ms without a value in the gaps of this run that have ended. */
-  gapMs = 0;
-  /** Set once the cycles agree: the relay runs on while the gains are computed. */
-  search: Search | null = null;
-
-  constructor(
-    readonly relay: Relay,
-    readonly sides: number,
-    readonly sign: 1 | -1,
-    readonly pairId: string | null,
-    readonly setting: number,
-    readonly bias: number,
-    readonly max: number,
-    /** Monotonic ms when this run (or its resumption) began, and the seconds tuned before it. */
-    readonly since: number,
-    readonly before: number,
-  ) {
-    this.record = new SampleRecord(since, sides);
-  }
-
-  elapsed(now: number): number {
-    return this.before + (now - this.since) / 1000;
-  }
-
-  /** Outputs (%) of the tuned PID and its pair in the relay's current phase. */
-  outputs(): { self: number; pair: number } {
-    const { scale, phase } = this.relay;
-    if (this.sides === 1) {
-      const hi = this.bias + scale.up * (this.max - this.bias);
-      const lo = this.bias * (1 - scale.up);
-      const rise = this.sign > 0 ? hi : lo;
-      const fall = this.sign > 0 ? lo : hi;
-      return { self: phase === 'up' ? rise : fall, pair: 0 };
-    }
-    const heat = phase === 'up' ? this.max * scale.up : 0;
-    const cool = phase === 'down' ? this.max * scale.down : 0;
-    return this.sign > 0 ? { self: heat, pair: cool } : { self: cool, pair: heat };
-  }
-
-  /** The levels as the block shows them: the output while the temperature is to rise, and to fall. */
-  levels(): { up: number; down: number } {
-    const { scale } = this.relay;
-    if (this.sides === 2) return { up: this.max * scale.up, down: this.max * scale.down };
-    const hi = this.bias + scale.up * (this.max - this.bias);
-    const lo = this.bias * (1 - scale.up);
-    return this.sign > 0 ? { up: hi, down: lo } : { up: lo, down: hi };
-  }
-}
 
 export const lookOf = (ctx: UpdateContext): Look => ({ resolve: ctx.resolve, referrers: ctx.referrers });
 
