@@ -145,6 +145,9 @@ function writeValue(parts: string[], field: Field, value: unknown, prefs: UnitPr
     case 'bool':
       parts.push(value === true ? 'true' : value === false ? 'false' : (JSON.stringify(value) ?? 'null'));
       return;
+    case 'string':
+      parts.push(JSON.stringify(clipped(value, s.maxLength)) ?? 'null');
+      return;
     default:
       parts.push(JSON.stringify(value) ?? 'null');
   }

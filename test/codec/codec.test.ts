@@ -7,7 +7,7 @@ import {
   withReadonly,
   writable,
 } from '../../src/codec/decode.js';
-import { encodeData } from '../../src/codec/encode.js';
+import { dataText, encodeData } from '../../src/codec/encode.js';
 import { f } from '../../src/codec/fields.js';
 import { fromInternal, toInternal, type UnitPrefs } from '../../src/codec/units.js';
 
@@ -237,5 +237,11 @@ t.test('a string the runtime made longer than its field is encoded clipped, and 
   for (const text of ['0123456789ab', '01234567\u{1F37A}xyz', 'x'.repeat(1000)]) {
     const { issues } = decodeData(table, { note: encoded(text) }, { prefs, checkLink: () => null, owned: true });
     t.same(issues, [], `${text.length} characters: what is stored decodes again`);
+    // The fast text of a read (REST, the MQTT state) is clipped the same way.
+    t.equal(
+      dataText(table, { note: text }, prefs),
+      JSON.stringify(encodeData(table, { note: text }, 'default', prefs)),
+      `${text.length} characters: read text and object encoding agree`,
+    );
   }
 });
