@@ -58,12 +58,15 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   if (!isPlainObject(meta)) throw new Error('meta is not an object');
   const { value, issues } = decodeData(def.fields, data, { prefs: DEFAULT_UNITS, checkLink: () => null, owned: true });
   const describe = (list: ValidationIssue[]) => list.map((i) => `${i.path}: ${i.message}`).join('; ');
-  // What the block wrote itself (a tuning's message, say, stored by a version that did not clip
-  // it) is left out and the block loads; a setting the brewer made that does not decode keeps
-  // the whole record aside, since loading without it would run the block on a default.
-  const blocking = issues.filter((i) => ownedRoot(def.fields, i.path) === null);
+  // A field this version does not know (a record a newer version wrote, met after a rollback) is
+  // left out, as a backup load does. What the block wrote itself (a tuning's message, say, stored
+  // by a version that did not clip it) is left out too. A setting the brewer made that does not
+  // decode keeps the whole record aside, since loading without it would run the block on a default.
+  const unknown = issues.filter((i) => i.dropped);
+  const owned = issues.filter((i) => !i.dropped && ownedRoot(def.fields, i.path) !== null);
+  const blocking = issues.filter((i) => !i.dropped && ownedRoot(def.fields, i.path) === null);
   if (blocking.length) throw new Error(describe(blocking));
-  for (const i of issues) leaveOut(value, ownedRoot(def.fields, i.path)!);
+  for (const i of owned) leaveOut(value, ownedRoot(def.fields, i.path)!);
   const full = complete(def.fields, value);
   if (def.system) {
     const sys = rt.table.byNid(def.system.nid);
@@ -79,12 +82,20 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
     rt.persistence.reserveNid(raw.nid);
   }
   const block = rt.table.byNid(raw.nid)!;
-  if (!issues.length) {
+  const who = { nid: raw.nid, id: raw.id, type: raw.type };
+  if (unknown.length)
+    rt.log.warn(
+      { ...who, fields: unknown.map((i) => i.path.replace(/^data\./, '')) },
+      'stored block loaded without fields this version does not know (a newer version wrote them); they stay in its record until the block is next changed',
+    );
+  if (!owned.length) {
+    // Marked as written as loaded: the record, unknown fields and all, is not written again until
+    // the block changes, so going back to the newer version finds them.
     rt.table.setWritten(raw.nid, rt.recordString(block));
     return;
   }
   rt.log.warn(
-    { nid: raw.nid, id: raw.id, type: raw.type, left: describe(issues) },
+    { ...who, left: describe(owned) },
     'stored block loaded without values it had written itself that no longer decode',
   );
   // Stored again without them, so the next start does not meet them. If that write fails (a full
@@ -93,10 +104,7 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   try {
     rt.persist(block);
   } catch (e) {
-    rt.log.warn(
-      { nid: raw.nid, id: raw.id, err: e },
-      'could not store the block again; it is stored at its next change',
-    );
+    rt.log.warn({ ...who, err: e }, 'could not store the block again; it is stored at its next change');
   }
 }
 

@@ -70,7 +70,7 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   let cli = await startCli(args, {}, t);
   await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'good', type: 'TempSensorMock', data: { setting: 3 } });
   await postJson(`${cli.base}/edge-one/blocks/create`, { id: 'bad', type: 'TempSensorMock', data: {} });
-  for (const id of ['tuned', 'typo'])
+  for (const id of ['tuned', 'typo', 'newer'])
     await postJson(`${cli.base}/edge-one/blocks/create`, { id, type: 'Pid', data: { kp: 42, ti: 3600 } });
   cli.child.kill('SIGTERM');
   t.equal(await cli.exited, 0, 'SIGTERM exits 0');
@@ -94,6 +94,12 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   edit('typo', (d) => {
     d.tuning.amplitude = 99;
   });
+  // As a newer version stored it, met after a rollback: fields this version does not know, at the
+  // top and inside a setting. The PID loads without them and its record keeps them.
+  edit('newer', (d) => {
+    d.futureLimit = { value: 5 };
+    d.tuning.futureMode = 'FAST';
+  });
   db.prepare("INSERT INTO blocks (nid, id, type, data, meta) VALUES (777, 'alien', 'NoSuchType', '{}', '{}')").run();
   db.close();
   cli = await startCli(args, {}, t);
@@ -108,6 +114,14 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
     quarantined.find((q) => q.id === 'typo')?.reason,
     /data\.tuning\.amplitude: must be between 0\.05 delta_degC and 10 delta_degC, got 99/,
   );
+  const newer = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'newer' })).body;
+  t.equal(newer.data.kp.value, 42, 'the PID a newer version stored loads, its gains as set');
+  t.notOk('futureLimit' in newer.data, 'without the field this version does not know');
+  const newerLine = cli
+    .output()
+    .split('\n')
+    .find((l) => l.includes('"id":"newer"') && l.includes('fields this version does not know'));
+  t.same(JSON.parse(newerLine ?? '{}').fields?.sort(), ['futureLimit', 'tuning.futureMode'], 'the log names them');
   const tuned = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'tuned' })).body;
   t.equal(tuned.data.kp.value, 42, 'the PID with over-long texts of its own loads, its gains as set');
   t.equal(tuned.data.tuning.state, 'PROPOSED', 'with the tuning state that did decode');
@@ -144,5 +158,13 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
     (kept.prepare("SELECT data FROM blocks WHERE id = 'tuned'").get() as { data: string }).data,
   ).tuning;
   t.ok(stored.message.length <= 300 && stored.result.rule.length <= 120, 'the PID was stored again without them');
+  const newerRecord = () =>
+    JSON.parse((kept.prepare("SELECT data FROM blocks WHERE id = 'newer'").get() as { data: string }).data);
+  t.same(newerRecord().futureLimit, { value: 5 }, 'the newer record is not written again at the start');
+  t.equal(newerRecord().tuning.futureMode, 'FAST');
+  const patched = await postJson(`${cli.base}/edge-one/blocks/patch`, { id: 'newer', type: 'Pid', data: { kp: 43 } });
+  t.equal(patched.status, 200, 'the loaded block takes a change');
+  t.notOk('futureLimit' in newerRecord(), 'once changed, it is stored as this version knows it');
+  t.equal(newerRecord().kp.value, 43);
   kept.close();
 });
