@@ -1,7 +1,10 @@
 // The one SQLite database in the data dir (better-sqlite3, WAL). synchronous=FULL makes every
 // committed change durable before the caller answers, power loss included.
 import Database, { type BetterSqlite3 } from './sqlite.js';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Logger } from '../log.js';
+import { FixableError } from '../shared/errors.js';
 import { privateDir, privateFile } from './file-modes.js';
 import { MIGRATIONS } from './migrations.js';
 import { diskSpace, isDiskFull, ROOM_NEEDED_BYTES } from './storage-health.js';
@@ -10,25 +13,31 @@ export type Db = BetterSqlite3.Database;
 
 export const DB_FILE = 'edgeblocks.db';
 
-export function openDatabase(dataDir: string): Db {
+/**
+ * The copy of the database kept before it is migrated from schema `version`: the release that
+ * wrote it can run on it again (a rollback), with what changed since the upgrade lost.
+ */
+export const schemaCopyFile = (version: number): string => `${DB_FILE}.schema-${version}`;
+
+export function openDatabase(dataDir: string, log?: Logger): Db {
   privateDir(dataDir);
   const file = path.join(dataDir, DB_FILE);
   // SQLite creates the -wal and -shm files with the mode of the database file.
   privateFile(file, true);
   for (const suffix of ['-wal', '-shm']) privateFile(file + suffix);
   try {
-    return open(file, false);
+    return open(file, false, log);
   } catch (e) {
     if (!onFullDisk(dataDir, e)) throw e;
     // A start on a full disk (a Pi rebooted with its card full): SQLite cannot make the -shm
     // file that WAL keeps its index in. In exclusive locking mode WAL keeps the index in memory,
     // so the service starts and controls (changes are refused, 507, until there is room); until
     // its next start no other process can open the database.
-    return open(file, true);
+    return open(file, true, log);
   }
 }
 
-function open(file: string, exclusive: boolean): Db {
+function open(file: string, exclusive: boolean, log?: Logger): Db {
   const db = new Database(file);
   try {
     if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
@@ -36,7 +45,7 @@ function open(file: string, exclusive: boolean): Db {
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    migrate(db);
+    migrate(db, MIGRATIONS, log);
   } catch (e) {
     db.close();
     throw e;
@@ -52,13 +61,21 @@ function onFullDisk(dataDir: string, e: unknown): boolean {
   return typeof code === 'string' && code.startsWith('SQLITE_IOERR') && free !== undefined && free < ROOM_NEEDED_BYTES;
 }
 
-export function migrate(db: Db, migrations = MIGRATIONS): number {
+export function migrate(db: Db, migrations = MIGRATIONS, log?: Logger): number {
   const current = db.pragma('user_version', { simple: true }) as number;
+  const dir = db.memory ? null : path.dirname(db.name);
   if (current > migrations.length) {
-    throw new Error(
-      `database schema version ${current} is newer than this edgeblocks (${migrations.length}); upgrade edgeblocks`,
+    const copy = dir ? path.join(dir, schemaCopyFile(migrations.length)) : null;
+    const back =
+      copy && existsSync(copy)
+        ? `, or go back to the copy kept before the upgrade (what changed since is lost): with the service stopped, move ${copy} over ${db.name} and delete ${db.name}-wal and ${db.name}-shm`
+        : '';
+    throw new FixableError(
+      `database schema version ${current} is newer than this edgeblocks (${migrations.length}); upgrade edgeblocks${back}`,
+      'cannot start',
     );
   }
+  if (current > 0 && current < migrations.length && dir) keepCopy(db, dir, current, log);
   for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {
       db.exec(migrations[v]!);
@@ -66,4 +83,26 @@ export function migrate(db: Db, migrations = MIGRATIONS): number {
     })();
   }
   return migrations.length;
+}
+
+/**
+ * A copy of the database as the release before the upgrade left it, for a rollback to that
+ * release, which refuses a newer schema. Replaces an older copy of the same schema. A copy that
+ * cannot be made (a full disk) does not stop the start: controlling matters more.
+ */
+function keepCopy(db: Db, dir: string, version: number, log?: Logger): void {
+  const copy = path.join(dir, schemaCopyFile(version));
+  try {
+    rmSync(copy, { force: true });
+    db.prepare('VACUUM INTO ?').run(copy);
+    privateFile(copy);
+    log?.info({ copy }, `database schema ${version} kept as ${path.basename(copy)} before migrating it`);
+  } catch (err) {
+    // A half-made copy is not one to go back to (whatever blocked it may not be a file).
+    if (existsSync(copy) && statSync(copy).isFile()) rmSync(copy, { force: true });
+    log?.warn(
+      { copy, err },
+      `could not keep a copy of the database before migrating it from schema ${version}; a rollback will find it migrated`,
+    );
+  }
 }

@@ -28,7 +28,7 @@ export class StoreSubsystem implements Subsystem {
     private readonly lock: DataDirLock,
     private readonly log: Logger,
   ) {
-    this.db = openDatabase(config.dataDir);
+    this.db = openDatabase(config.dataDir, log.child({ module: 'store' }));
     this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
     this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
     const units = new UnitsSetting(config.serviceId);
