@@ -87,8 +87,9 @@ export function migrate(db: Db, migrations = MIGRATIONS, log?: Logger): number {
 
 /**
  * A copy of the database as the release before the upgrade left it, for a rollback to that
- * release, which refuses a newer schema. Replaces an older copy of the same schema. A copy that
- * cannot be made (a full disk) does not stop the start: controlling matters more.
+ * release, which refuses a newer schema. Replaces an older copy of the same schema, and removes
+ * copies of older schemas once it is made (a rollback goes back one release). A copy that cannot
+ * be made (a full disk) does not stop the start: controlling matters more.
  */
 function keepCopy(db: Db, dir: string, version: number, log?: Logger): void {
   const copy = path.join(dir, schemaCopyFile(version));
@@ -96,6 +97,7 @@ function keepCopy(db: Db, dir: string, version: number, log?: Logger): void {
     rmSync(copy, { force: true });
     db.prepare('VACUUM INTO ?').run(copy);
     privateFile(copy);
+    for (let older = 1; older < version; older++) rmSync(path.join(dir, schemaCopyFile(older)), { force: true });
     log?.info({ copy }, `database schema ${version} kept as ${path.basename(copy)} before migrating it`);
   } catch (err) {
     // A half-made copy is not one to go back to (whatever blocked it may not be a file).

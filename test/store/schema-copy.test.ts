@@ -72,6 +72,20 @@ t.test('a migration keeps the database as it was, private, and says so', async (
   t.equal(statSync(copy).mtimeMs, before, 'no new copy without a migration');
 });
 
+t.test('the next migration keeps its own copy and removes the older one', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  olderDatabase(dir);
+  openDatabase(dir).close();
+  const next = [...MIGRATIONS, 'CREATE TABLE later (a TEXT)'];
+  const db = new Database(path.join(dir, DB_FILE));
+  t.equal(migrate(db, next), MIGRATIONS.length + 1);
+  db.close();
+  t.ok(existsSync(path.join(dir, schemaCopyFile(MIGRATIONS.length))), 'the copy of the schema just left');
+  t.notOk(existsSync(path.join(dir, schemaCopyFile(1))), 'no copy of a schema two upgrades back');
+  t.equal(version(path.join(dir, schemaCopyFile(MIGRATIONS.length))), MIGRATIONS.length);
+});
+
 t.test('a fresh database needs no copy', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
