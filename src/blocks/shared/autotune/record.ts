@@ -37,14 +37,18 @@ export class SampleRecord {
     return Math.floor((t - this.start) / 1000 / this.interval);
   }
 
-  /** `seconds` of `error` and delivered `outputs` (the averages over that time). */
-  add(seconds: number, error: number, outputs: readonly number[]): void {
+  /**
+   * `seconds` of `error` and delivered `outputs` (the averages over that time); with `from`, the
+   * error moves linearly from it to `error` over those seconds.
+   */
+  add(seconds: number, error: number, outputs: readonly number[], from: number | null = null): void {
     let left = seconds;
     while (left > 0) {
       const take = Math.min(left, this.interval - this.bucket.seconds);
       const b = this.bucket;
+      const mid = (seconds - left + take / 2) / seconds;
       b.seconds += take;
-      b.error += error * take;
+      b.error += (from === null ? error : from + (error - from) * mid) * take;
       for (let k = 0; k < b.outputs.length; k++) b.outputs[k]! += (outputs[k] ?? 0) * take;
       left -= take;
       if (b.seconds >= this.interval - 1e-9) this.close();

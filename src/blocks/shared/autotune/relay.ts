@@ -31,8 +31,13 @@ export interface Cycle {
   high: number;
   low: number;
   scale: { up: number; down: number };
-  /** False for a warm-up cycle. */
+  /** False for a warm-up cycle, and for a disturbed one. */
   counted: boolean;
+  /**
+   * The sensor went without a value for a notable part of the cycle, with the outputs off: the
+   * cycle is not measured, but the counted cycles before it still stand.
+   */
+  disturbed?: true;
 }
 
 /** Periods may differ this much from their median, swings this much (or 0.07 degC). */
@@ -41,6 +46,8 @@ export const SWING_TOLERANCE = 0.2;
 const SWING_FLOOR = 0.07;
 const MIN_SCALE = 0.05;
 export const MAX_ADAPTATIONS = 6;
+/** A sensor gap longer than this share of the typical period disturbs the cycle it falls in. */
+export const GAP_SHARE = 0.05;
 
 export const period = (c: Cycle): number => c.end - c.start;
 export const swing = (c: Cycle): number => (c.high - c.low) / 2;
@@ -60,6 +67,8 @@ export class Relay {
   adaptations = 0;
   /** The next completed cycle is a warm-up. */
   private warmup = true;
+  /** The cycle under way had a notable sensor gap. */
+  private disturbed = false;
   private cycleStart: number | null = null;
   private turn: number | null = null;
   private high = -Infinity;
@@ -99,11 +108,15 @@ export class Relay {
         high: this.high,
         low: this.low,
         scale: { ...this.scale },
-        counted: !this.warmup,
+        counted: !this.warmup && !this.disturbed,
+        ...(this.disturbed ? { disturbed: true as const } : {}),
       };
       this.cycles.push(done);
-      this.warmup = false;
-      this.adapt(done);
+      if (!this.disturbed) {
+        this.warmup = false;
+        this.adapt(done);
+      }
+      this.disturbed = false;
     }
     this.cycleStart = now;
     this.turn = null;
@@ -151,15 +164,30 @@ export class Relay {
     return true;
   }
 
-  /** Counted cycles at the end with the current scales, newest last. */
+  /**
+   * The sensor went without a value for `ms`, the outputs off meanwhile: unless that is a small
+   * part of a period, the cycle under way is not measured.
+   */
+  interrupted(ms: number): void {
+    const typical = this.typicalPeriod();
+    if (typical === null || ms > GAP_SHARE * typical) this.disturbed = true;
+  }
+
+  /** Counted cycles at the end with the current scales (disturbed ones left out), newest last. */
   counted(): Cycle[] {
     const out: Cycle[] = [];
     for (let i = this.cycles.length - 1; i >= 0; i--) {
       const c = this.cycles[i]!;
+      if (c.disturbed) continue;
       if (!c.counted) break;
       out.unshift(c);
     }
     return out;
+  }
+
+  /** Completed cycles that were not disturbed. */
+  measured(): Cycle[] {
+    return this.cycles.filter((c) => !c.disturbed);
   }
 
   /** The last `cycles` counted cycles when they agree in period and swing, else null. */
@@ -190,12 +218,12 @@ export class Relay {
     const have = this.counted().length;
     // A full window that does not agree yet needs at least one more cycle.
     const left = have >= n ? (this.consistent() ? 0 : 1) : n - have;
-    return left + (this.warmup ? 1 : 0);
+    return left + (this.warmup || this.disturbed ? 1 : 0);
   }
 
   /** Median period of the recent cycles (ms), or null. */
   typicalPeriod(): number | null {
-    const recent = this.cycles.slice(-this.settings.cycles);
+    const recent = this.measured().slice(-this.settings.cycles);
     return recent.length ? median(recent.map(period)) : null;
   }
 }

@@ -8,6 +8,8 @@ import type { Relay } from './relay.js';
 export class TuneRun {
   readonly record: SampleRecord;
   lastT: number | null = null;
+  /** Temperature minus setting at lastT. */
+  lastError: number | null = null;
   /** ms without a value in the gaps of this run that have ended. */
   gapMs = 0;
   /** Set once the cycles agree: the relay runs on while the gains are computed. */

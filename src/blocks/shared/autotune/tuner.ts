@@ -111,9 +111,14 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     return null;
   }
   if (chain.input.data.value === null) return sensorGap(block, ctx, chain, resumed);
+  let gapEnded = false;
   if (v.gapSince !== null) {
     tu.message = `${chain.input.id} reads again after ${Math.round((now - v.gapSince) / 1000)} s without a value; the tuning goes on`;
-    if (v.run) v.run.gapMs += now - v.gapSince;
+    if (v.run) {
+      v.run.gapMs += now - v.gapSince;
+      v.run.relay.interrupted(now - v.gapSince);
+      gapEnded = true;
+    }
     v.gapSince = null;
   }
   const setting = chain.input.data.setting!;
@@ -160,13 +165,12 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   }
   if (run.lastT !== null && now > run.lastT) {
     const from = run.lastT;
-    run.record.add(
-      (now - from) / 1000,
-      error,
-      chain.sides.map((s) => delivered(s, from, now)),
-    );
+    const outputs = chain.sides.map((s) => delivered(s, from, now));
+    // Across a gap the temperature was not read: taken as moving straight from the last reading.
+    run.record.add((now - from) / 1000, error, outputs, gapEnded ? run.lastError : null);
   }
   run.lastT = now;
+  run.lastError = error;
   if (run.search) {
     for (let i = 0; i < SEARCH_STEPS_PER_UPDATE; i++) {
       const r = run.search.gen.next();
@@ -195,11 +199,12 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
       tu.message = `measured ${search.tail.length} steady cycles of ${hours(search.periodS)}, +/-${round(search.amplitude)} degC: computing the gains`;
       ctx.persist(block);
     }
-    if (!run.search && run.relay.cycles.length > tu.cycles! + EXTRA_CYCLES) {
+    const measured = run.relay.measured();
+    if (!run.search && measured.length > tu.cycles! + EXTRA_CYCLES) {
       abort(
         block,
         ctx,
-        `stopped: after ${run.relay.cycles.length} cycles the oscillation still does not repeat (${describe(run.relay.cycles.slice(-tu.cycles!))}): something else moves the temperature`,
+        `stopped: after ${measured.length} cycles the oscillation still does not repeat (${describe(measured.slice(-tu.cycles!))}): something else moves the temperature`,
       );
       return null;
     }
