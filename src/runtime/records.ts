@@ -88,16 +88,18 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
       { ...who, fields: unknown.map((i) => i.path.replace(/^data\./, '')) },
       'stored block loaded without fields this version does not know (a newer version wrote them); they stay in its record until the block is next changed',
     );
-  if (!owned.length) {
+  if (owned.length)
+    rt.log.warn(
+      { ...who, left: describe(owned) },
+      'stored block loaded without values it had written itself that no longer decode',
+    );
+  if (!owned.length || unknown.length) {
     // Marked as written as loaded: the record, unknown fields and all, is not written again until
-    // the block changes, so going back to the newer version finds them.
+    // the block changes, so going back to the newer version finds them (values of its own that
+    // did not decode are then left out again at each start, with the same warning).
     rt.table.setWritten(raw.nid, rt.recordString(block));
     return;
   }
-  rt.log.warn(
-    { ...who, left: describe(owned) },
-    'stored block loaded without values it had written itself that no longer decode',
-  );
   // Stored again without them, so the next start does not meet them. If that write fails (a full
   // disk), the old record stays, loads the same way at the next start, and the block's next
   // change is stored in full (the record is not marked written).

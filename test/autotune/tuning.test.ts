@@ -214,8 +214,11 @@ t.test('aborts, and the gains stay as they were', async (t) => {
     const f = fermenter().build();
     await f.run(600);
     const before = gains(f, 'Heat PID');
-    // An amplitude larger than the band: the first swing leaves it.
-    start(f, { amplitude: 1, band: 0.3 });
+    start(f, { amplitude: 0.5, band: 1 });
+    await f.run(60);
+    t.equal(tuning(f).state, 'RUNNING');
+    // The band narrowed under a running tuning (read at every update): the next swing leaves it.
+    f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { band: 0.2 } } });
     await runTuning(f, 24);
     t.equal(tuning(f).state, 'ABORTED');
     t.match(tuning(f).message, /left the band/);
@@ -329,6 +332,14 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
   t.throws(() => start(f), /outside the band/);
   f.setSetpoint(20);
 
+  // A band the first swings would leave, and nothing to stop.
+  t.throws(
+    () => start(f, { amplitude: 2 }),
+    /cannot start: the band \(2 degC\) must be at least 2 times the amplitude \(2 degC\), or the first swings end the tuning; raise band or lower amplitude/,
+  );
+  t.equal(f.data('Heat PID').tuning.amplitude, 0.5, 'the refused write changed nothing');
+  t.throws(() => command(f, 'STOP'), /nothing to stop: the tuning is IDLE/);
+
   // The pair cannot be tuned on its own while the tuning drives it.
   start(f);
   await f.run(30);
@@ -337,6 +348,23 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
     /Cool PID is being tuned as the pair of Heat PID/,
   );
   t.equal(tuning(f).state, 'RUNNING', 'the running tuning goes on');
+  t.throws(
+    () => start(f, { amplitude: 0.3 }),
+    /already running: STOP it first to start again/,
+    'a second START is refused, not taken silently',
+  );
+  t.equal(f.data('Heat PID').tuning.amplitude, 0.5, 'its settings were not taken either');
+  t.throws(
+    () => f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { cycles: 6 } } }),
+    /data\.tuning\.cycles: the running tuning took cycles 4 at its start; STOP it first to change it/,
+    'a setting the run took at its start cannot change under it',
+  );
+  f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { band: 1.5, maxDuration: 7200 } } });
+  t.same(
+    [f.data('Heat PID').tuning.band, f.data('Heat PID').tuning.maxDuration],
+    [1.5, 7200],
+    'the limits it reads all along can',
+  );
   t.end();
 });
 

@@ -58,6 +58,18 @@ t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
   const panel = card.getByTestId('tuning');
   await panel.waitFor();
   t.equal(await panel.getAttribute('data-state'), 'IDLE');
+  // A swing the band cannot hold is refused with the reason, and the band is there to widen.
+  await card.getByLabel('Swing').fill('1.5');
+  await card.getByRole('button', { name: 'Tune', exact: true }).click();
+  await card.locator('.answer.bad').filter({ hasText: 'must be at least 2 times the amplitude' }).waitFor();
+  t.equal((await read('Heat PID')).tuning.state, 'IDLE', 'nothing started');
+  await card.getByLabel('Band').fill('3');
+  await card.getByRole('button', { name: 'Tune', exact: true }).click();
+  await card.getByTestId('tuning-progress').waitFor();
+  const wide = await read('Heat PID');
+  t.same([wide.tuning.amplitude.value, wide.tuning.band.value], [1.5, 3], 'started with both typed in');
+  await card.getByRole('button', { name: 'Stop tuning' }).click();
+  await card.locator('[data-testid=tuning][data-state=ABORTED]').waitFor();
   await card.getByLabel('Swing').fill('0.4');
   await card.getByRole('button', { name: 'Tune', exact: true }).click();
   const progress = card.getByTestId('tuning-progress');
@@ -76,6 +88,7 @@ t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
   await screenshot(page, 'autotune-running');
 
   await card.getByRole('button', { name: 'Stop tuning' }).click();
+  await card.locator('[data-testid=tuning][data-state=ABORTED]').waitFor();
   await card.getByTestId('tuning-message').filter({ hasText: 'stopped by the user' }).waitFor();
   const stopped = await read('Heat PID');
   t.equal(stopped.tuning.state, 'ABORTED');

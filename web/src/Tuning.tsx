@@ -39,12 +39,14 @@ interface TuningView {
   elapsed: unknown;
   tunedBy: unknown;
   amplitude: unknown;
+  band: unknown;
   result: Record<string, unknown>;
 }
 
 export function TuningPanel({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
   const tu = block.data.tuning as TuningView | undefined;
   const [amplitude, setAmplitude] = useState('');
+  const [band, setBand] = useState('');
   if (!tu) return null;
   const command = (c: string, okText: string, extra: Record<string, unknown> = {}) =>
     run(patchBlock(block, { tuning: { command: c, ...extra } }), okText);
@@ -58,8 +60,17 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
   const r = tu.result;
   const start = (e: Event) => {
     e.preventDefault();
-    const a = Number(amplitude.replace(',', '.'));
-    void command('START', 'tuning started', amplitude.trim() && Number.isFinite(a) ? { amplitude: a } : {});
+    // A field left empty keeps the block's setting (shown as its placeholder).
+    const typed = (text: string) => {
+      const n = Number(text.replace(',', '.'));
+      return text.trim() && Number.isFinite(n) ? n : undefined;
+    };
+    const settings = { amplitude: typed(amplitude), band: typed(band) };
+    void command(
+      'START',
+      'tuning started',
+      Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)),
+    );
   };
   return (
     <div class="tuning" data-testid="tuning" data-state={tu.state}>
@@ -116,6 +127,15 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
               value={amplitude}
               placeholder={num(tu.amplitude)}
               onInput={(e) => setAmplitude((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label>
+            Band
+            <input
+              inputMode="decimal"
+              value={band}
+              placeholder={num(tu.band)}
+              onInput={(e) => setBand((e.target as HTMLInputElement).value)}
             />
           </label>
           <button type="submit">Tune</button>

@@ -12,19 +12,33 @@ import { abort, type PidData, type TunedPid } from './tuner.js';
 
 import { round } from './words.js';
 const PATH = 'data.tuning.command';
+/** Settings a run takes at its start (`band` and `maxDuration` are read all along). */
+const FIXED_WHILE_RUNNING = ['amplitude', 'hysteresis', 'cycles', 'maxOutput', 'pairId'] as const;
+/** The band a START needs, in amplitudes. */
+export const BAND_PER_AMPLITUDE = 2;
 
 /** Why the command in `data` (the PID as the write leaves it) cannot be carried out; none when it can. */
 export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckContext): ValidationIssue[] {
   const given = (data as { tuning?: Partial<TuningData> }).tuning;
   const command = given?.command ?? 'NONE';
-  if (command === 'NONE') return [];
   const self = check.self as unknown as TunedPid | undefined;
+  const now = self?.data.tuning;
+  if (now?.state === 'RUNNING' && command === 'START')
+    return [{ path: PATH, message: 'already running: STOP it first to start again (with other settings, say)' }];
+  if (now?.state === 'RUNNING' && given) {
+    const changed = FIXED_WHILE_RUNNING.filter((k) => given[k] !== undefined && given[k] !== now[k]);
+    if (changed.length)
+      return changed.map((k) => ({
+        path: `data.tuning.${k}`,
+        message: `the running tuning took ${k} ${JSON.stringify(now[k])} at its start; STOP it first to change it`,
+      }));
+  }
+  if (command === 'NONE') return [];
   if (!self) return [{ path: PATH, message: `create the PID first, then write ${command}` }];
   const state = self.data.tuning.state;
   const refuse = (message: string) => [{ path: PATH, message }];
   switch (command) {
     case 'START': {
-      if (state === 'RUNNING') return [];
       // The PID as it will be: the new writable data with its current read-only values.
       const view = {
         ...self,
@@ -34,6 +48,12 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       if (typeof chain === 'string') return refuse(`cannot start: ${chain}`);
       const off = chain.input.data.value! - chain.input.data.setting!;
       const band = view.data.tuning.band ?? 0;
+      const amplitude = view.data.tuning.amplitude ?? 0;
+      // The first swings, at full output, go past the amplitude before the levels adapt.
+      if (band < BAND_PER_AMPLITUDE * amplitude)
+        return refuse(
+          `cannot start: the band (${band} degC) must be at least ${BAND_PER_AMPLITUDE} times the amplitude (${amplitude} degC), or the first swings end the tuning; raise band or lower amplitude`,
+        );
       if (Math.abs(off) > band)
         return refuse(
           `cannot start: the temperature is ${round(Math.abs(off))} degC from the setting, outside the band (${band} degC); let it settle first`,
@@ -48,6 +68,8 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       return command === 'APPLY' && self.data.tuning.result.kp === null
         ? refuse('nothing to apply: the proposed gains could not be read back after a restart; DISCARD and tune again')
         : [];
+    case 'STOP':
+      return state === 'RUNNING' ? [] : refuse(`nothing to stop: the tuning is ${state}`);
     case 'UNDO':
       if (state !== 'APPLIED') return refuse(`nothing to undo: the tuning is ${state}, no applied result`);
       return self.data.tuning.previous.kp === null
