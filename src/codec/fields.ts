@@ -221,3 +221,14 @@ export function ownedRoot(fields: FieldTable, path: string): string | null {
   }
   return null;
 }
+
+/** Remove the value at `path` (`data.a.b`) from a decoded tree, so the block's default stands. */
+export function leaveOut(value: Record<string, unknown>, path: string): void {
+  const keys = path.split('.').slice(1);
+  let at: unknown = value;
+  for (const key of keys.slice(0, -1)) {
+    if (!at || typeof at !== 'object') return;
+    at = (at as Record<string, unknown>)[key];
+  }
+  if (at && typeof at === 'object') delete (at as Record<string, unknown>)[keys[keys.length - 1]!];
+}

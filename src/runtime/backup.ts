@@ -1,6 +1,14 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
-import { complete, isPlainObject, withReadonly, type ValidationIssue } from '../codec/decode.js';
+import {
+  complete,
+  isPlainObject,
+  overlayOwned,
+  withReadonly,
+  type Partial,
+  type ValidationIssue,
+} from '../codec/decode.js';
+import { leaveOut, ownedRoot } from '../codec/fields.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
@@ -109,6 +117,8 @@ function loadBackupBlocks(
     nid: number;
     id: string;
     data: Data;
+    /** The decoded values, with those the block keeps itself (a tuning's state and result). */
+    value: Partial;
     meta: Record<string, unknown>;
   }
   const prepared: Prepared[] = [];
@@ -122,7 +132,21 @@ function loadBackupBlocks(
         return;
       }
       const def = rt.typeOf(body.type);
-      const { value, issues, retired } = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink });
+      // The values a block keeps itself are read too, as at a restart: a backup brings back a
+      // tuning's proposal and the gains kept for its undo. One that does not decode is left out.
+      const decoded = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink, owned: true });
+      const { value, retired } = decoded;
+      const issues = decoded.issues.map((x) => {
+        const root = x.dropped ? null : ownedRoot(def.fields, x.path);
+        if (root === null) return x;
+        leaveOut(value, root);
+        return {
+          ...x,
+          path: root,
+          message: `a value the block keeps itself that does not decode (${x.message})`,
+          dropped: true as const,
+        };
+      });
       const errors = issues.filter((x) => !x.dropped);
       if (errors.length) throw invalid(errors.map((x) => `${x.path}: ${x.message}`).join('; '));
       // An older (or newer) backup: what this controller does not know is left out field by
@@ -133,7 +157,7 @@ function loadBackupBlocks(
       };
       const meta = body.meta ?? {};
       if (def.system) {
-        prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), meta });
+        prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), value, meta });
         return dropped();
       }
       if (body.id === undefined) throw invalid('no id');
@@ -143,7 +167,7 @@ function loadBackupBlocks(
       if (ids.has(body.id) || rt.systemBlockById(body.id)) throw conflict(`id '${body.id}' appears twice`);
       nids.add(body.nid);
       ids.add(body.id);
-      prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), meta });
+      prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), value, meta });
       dropped();
     } catch (e) {
       fail(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -171,10 +195,13 @@ function loadBackupBlocks(
     if (p.def.system) {
       const sys = rt.table.byNid(p.nid)!;
       sys.data = withReadonly(p.def.fields, sys.data, p.data) as AnyBlock['data'];
+      overlayOwned(p.def.fields, sys.data as Data, p.value);
       sys.meta = p.meta;
       changed.push(sys);
     } else {
-      changed.push(rt.insert(p.def, p.nid, p.id, p.data, p.meta));
+      const block = rt.insert(p.def, p.nid, p.id, p.data, p.meta);
+      overlayOwned(p.def.fields, block.data as Data, p.value);
+      changed.push(block);
     }
   }
   try {

@@ -8,7 +8,7 @@ import {
   withReadonly,
   type ValidationIssue,
 } from '../codec/decode.js';
-import { ownedRoot } from '../codec/fields.js';
+import { leaveOut, ownedRoot } from '../codec/fields.js';
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
@@ -108,15 +108,4 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   } catch (e) {
     rt.log.warn({ ...who, err: e }, 'could not store the block again; it is stored at its next change');
   }
-}
-
-/** Remove the value at `path` (`data.a.b`) from a decoded tree, so the block's default stands. */
-function leaveOut(value: Record<string, unknown>, path: string): void {
-  const keys = path.split('.').slice(1);
-  let at: unknown = value;
-  for (const key of keys.slice(0, -1)) {
-    if (!at || typeof at !== 'object') return;
-    at = (at as Record<string, unknown>)[key];
-  }
-  if (at && typeof at === 'object') delete (at as Record<string, unknown>)[keys[keys.length - 1]!];
 }

@@ -86,7 +86,7 @@ t.test('a pair is tuned through its mutex, the result is proposed, applied on AP
   await f.run(600);
   t.equal(f.data('Heat PID').active, true, 'control is back with the old gains');
 
-  t.throws(() => command(f, 'UNDO'), /nothing to undo: the tuning is PROPOSED/);
+  t.throws(() => command(f, 'UNDO'), /not while the tuning is PROPOSED: APPLY or DISCARD the result first/);
   command(f, 'APPLY');
   t.equal(tuning(f).state, 'APPLIED');
   t.same(gains(f, 'Heat PID'), { kp: tu.result.kp, ti: tu.result.ti, td: tu.result.td }, 'heat gains applied');
@@ -102,14 +102,39 @@ t.test('a pair is tuned through its mutex, the result is proposed, applied on AP
   );
   t.throws(() => command(f, 'APPLY'), /nothing to apply/);
 
+  // A backup brings the applied result and the gains to undo back, as a restart does.
+  const saved = JSON.parse(JSON.stringify(f.runtime.backupSave()));
+  // Another tuning, started and stopped: the gains the APPLY replaced stay undoable.
+  start(f);
+  await f.run(60);
+  t.throws(() => command(f, 'UNDO'), /not while the tuning is RUNNING: STOP it first/);
+  command(f, 'STOP');
+  t.equal(tuning(f).state, 'ABORTED');
+  f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { kp: 1 } });
+  const loaded = await f.runtime.backupLoad(saved);
+  t.same(loaded.messages, [], 'a clean load');
+  t.equal(tuning(f).state, 'APPLIED', 'the tuning state is back');
+  t.equal(tuning(f).result.kp, tu.result.kp, 'with its result');
+  t.equal(tuning(f).previous.kp, before.heat.kp, 'and the gains to undo');
+  t.same(gains(f, 'Heat PID'), { kp: tu.result.kp, ti: tu.result.ti, td: tu.result.td }, 'the gains as saved');
+  await f.run(60);
+  start(f);
+  await f.run(60);
+  command(f, 'STOP');
+
   // The previous gains survive a restart, so UNDO works after one.
   const again = fermenter({ persistence: f.persistence, beer: f.plant.beer });
-  t.equal(again.data('Heat PID').tuning.state, 'APPLIED', 'state stored');
   t.equal(again.data('Heat PID').tuning.previous.kp, before.heat.kp, 'previous gains stored');
+  t.equal(again.data('Heat PID').tuning.state, 'ABORTED', 'state stored (a tuning stopped since the APPLY)');
   again.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'UNDO' } } });
   t.same(gains(again, 'Heat PID'), before.heat, 'UNDO: heat gains back');
   t.same(gains(again, 'Cool PID'), before.cool, 'UNDO: cool gains back');
   t.equal(again.data('Heat PID').tuning.state, 'IDLE');
+  t.throws(
+    () => again.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'UNDO' } } }),
+    /nothing to undo: no applied result \(the tuning is IDLE\)/,
+    'undone once, there is nothing left to undo',
+  );
   t.end();
 });
 
@@ -339,6 +364,10 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
   );
   t.equal(f.data('Heat PID').tuning.amplitude, 0.5, 'the refused write changed nothing');
   t.throws(() => command(f, 'STOP'), /nothing to stop: the tuning is IDLE/);
+  t.throws(
+    () => start(f, { hysteresis: 0.5 }),
+    /cannot start: the hysteresis \(0\.5 degC\) must be below the amplitude \(0\.5 degC\)/,
+  );
 
   // The pair cannot be tuned on its own while the tuning drives it.
   start(f);
@@ -348,6 +377,18 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
     /Cool PID is being tuned as the pair of Heat PID/,
   );
   t.equal(tuning(f).state, 'RUNNING', 'the running tuning goes on');
+  t.throws(
+    () => f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { tuning: { command: 'STOP' } } }),
+    /Cool PID is being tuned as the pair of Heat PID: STOP it there/,
+  );
+  // A rename of the pair is no change of the pair.
+  f.runtime.rename({ existing: 'Cool PID', desired: 'Fridge Cooling' });
+  await f.run(30);
+  t.equal(tuning(f).state, 'RUNNING', `a renamed pair: the tuning goes on (${tuning(f).message})`);
+  t.equal(f.data('Fridge Cooling').tuning.tunedBy, 'Heat PID', 'and still drives it');
+  f.runtime.rename({ existing: 'Fridge Cooling', desired: 'Cool PID' });
+  await f.run(30);
+  t.equal(tuning(f).state, 'RUNNING');
   t.throws(
     () => start(f, { amplitude: 0.3 }),
     /already running: STOP it first to start again/,
@@ -402,7 +443,7 @@ t.test(
     f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { enabled: true } });
     await f.run(5);
     t.equal(tuning(f).state, 'ABORTED');
-    t.match(tuning(f).message, /the pair or the direction of the PID changed/);
+    t.match(tuning(f).message, /stopped: Cool PID now drives the other way on the same setpoint/);
     t.end();
   },
 );

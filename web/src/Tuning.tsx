@@ -41,6 +41,7 @@ interface TuningView {
   amplitude: unknown;
   band: unknown;
   result: Record<string, unknown>;
+  previous: Record<string, unknown> | null;
 }
 
 export function TuningPanel({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
@@ -111,7 +112,8 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
           </div>
         </>
       )}
-      {tu.state === 'APPLIED' && (
+      {/* The gains the last Apply replaced stay undoable until an Undo or the next Apply. */}
+      {tu.state !== 'RUNNING' && tu.state !== 'PROPOSED' && qtyValue(tu.previous?.kp) !== null && (
         <div class="buttons">
           <button type="button" onClick={() => command('UNDO', 'previous gains back')}>
             Undo tuning

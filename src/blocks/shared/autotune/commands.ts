@@ -49,6 +49,11 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       const off = chain.input.data.value! - chain.input.data.setting!;
       const band = view.data.tuning.band ?? 0;
       const amplitude = view.data.tuning.amplitude ?? 0;
+      const hysteresis = view.data.tuning.hysteresis ?? 0;
+      if (hysteresis >= amplitude)
+        return refuse(
+          `cannot start: the hysteresis (${hysteresis} degC) must be below the amplitude (${amplitude} degC): the relay switches only past it, so the swing could not stay within the amplitude`,
+        );
       // The first swings, at full output, go past the amplitude before the levels adapt.
       if (band < BAND_PER_AMPLITUDE * amplitude)
         return refuse(
@@ -68,13 +73,24 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       return command === 'APPLY' && self.data.tuning.result.kp === null
         ? refuse('nothing to apply: the proposed gains could not be read back after a restart; DISCARD and tune again')
         : [];
-    case 'STOP':
+    case 'STOP': {
+      const by = self.data.tuning.tunedBy;
+      if (by) return refuse(`${self.id} is being tuned as the pair of ${by}: STOP it there`);
       return state === 'RUNNING' ? [] : refuse(`nothing to stop: the tuning is ${state}`);
+    }
     case 'UNDO':
-      if (state !== 'APPLIED') return refuse(`nothing to undo: the tuning is ${state}, no applied result`);
-      return self.data.tuning.previous.kp === null
-        ? refuse('nothing to undo: the previous gains could not be read back after a restart')
-        : [];
+      // The gains the last APPLY replaced stay undoable until an UNDO or the next APPLY, whatever
+      // tunings were started, stopped or discarded since.
+      if (state === 'RUNNING' || state === 'PROPOSED')
+        return refuse(
+          `not while the tuning is ${state}: ${state === 'RUNNING' ? 'STOP it' : 'APPLY or DISCARD the result'} first`,
+        );
+      if (self.data.tuning.previous.kp !== null) return [];
+      return refuse(
+        state === 'APPLIED'
+          ? 'nothing to undo: the previous gains could not be read back after a restart'
+          : `nothing to undo: no applied result (the tuning is ${state})`,
+      );
     default:
       return [];
   }
@@ -172,12 +188,14 @@ function discardTuning(block: TunedPid): void {
 function undoTuning(block: TunedPid, ctx: UpdateContext): void {
   const tu = block.data.tuning;
   const p = tu.previous;
-  if (tu.state !== 'APPLIED' || p.kp === null) return;
+  if (tu.state === 'RUNNING' || tu.state === 'PROPOSED' || p.kp === null) return;
   setGains(block, ctx, { kp: p.kp, ti: p.ti ?? 0, td: p.td ?? 0 }, false);
   const pair = pairByNid(block, ctx, p.pairNid);
   if (pair && p.pairKp !== null) setGains(pair, ctx, { kp: p.pairKp, ti: p.pairTi ?? 0, td: p.pairTd ?? 0 }, true);
   tu.state = 'IDLE';
   tu.message = `undone: back to kp ${round(p.kp, 3)}, ti ${Math.round(p.ti ?? 0)} s, td ${Math.round(p.td ?? 0)} s${pair ? ` (and ${pair.id}'s)` : ''}`;
+  // Undone once: the gains in use are those, there is nothing left to undo.
+  tu.previous = { kp: null, ti: null, td: null, pairKp: null, pairTi: null, pairTd: null, pair: '', pairNid: null };
 }
 
 function emptyResult(): TuningData['result'] {

@@ -19,7 +19,9 @@ export class TuneRun {
     readonly relay: Relay,
     readonly sides: number,
     readonly sign: 1 | -1,
-    readonly pairId: string | null,
+    /** The pair's id (followed through a rename) and nid, which identifies it. */
+    public pairId: string | null,
+    readonly pairNid: number | null,
     readonly setting: number,
     readonly bias: number,
     readonly max: number,

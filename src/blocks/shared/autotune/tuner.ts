@@ -82,7 +82,7 @@ export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | nul
     if (
       by &&
       by.data.tuning.state === 'RUNNING' &&
-      run?.pairId === block.id &&
+      run?.pairNid === block.nid &&
       ctx.now - v.paired.at <= PAIR_STALE_MS
     ) {
       tu.tunedBy = by.id;
@@ -129,10 +129,18 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     v.starting = false;
   }
   const pair = chain.sides[1]?.pid ?? null;
-  if ((pair?.id ?? null) !== run.pairId || chain.sides[0].sign !== run.sign) {
-    abort(block, ctx, 'stopped: the pair or the direction of the PID changed');
+  if ((pair?.nid ?? null) !== run.pairNid || chain.sides[0].sign !== run.sign) {
+    const why =
+      chain.sides[0].sign !== run.sign
+        ? 'the sign of kp changed (the direction the PID drives)'
+        : run.pairNid === null
+          ? `${pair!.id} now drives the other way on the same setpoint`
+          : `its pair ${run.pairId} no longer drives the other way on ${chain.input.id} (deleted, disabled or moved)`;
+    abort(block, ctx, `stopped: ${why}`);
     return null;
   }
+  // A rename of the pair is no change: its nid is the same.
+  if (pair) run.pairId = pair.id;
   if (Math.abs(setting - run.setting) > 1e-6) {
     abort(
       block,
@@ -322,6 +330,7 @@ function begin(block: TunedPid, ctx: UpdateContext, chain: Chain, error: number)
     sides,
     sign,
     chain.sides[1]?.pid.id ?? null,
+    chain.sides[1]?.pid.nid ?? null,
     setting,
     bias,
     max,
