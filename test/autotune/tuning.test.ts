@@ -345,6 +345,18 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
     () => start(f),
     /cannot start: Cool PID, Other PID also control Beer Setpoint: disable them, or name the pair in tuning.pairId/,
   );
+  // With the pair named, the third PID is the one in the way, and naming is no longer the advice.
+  let refusal = '';
+  try {
+    start(f, { pairId: link('Cool PID') });
+  } catch (e) {
+    refusal = (e as Error).message;
+  }
+  t.match(refusal, /cannot start: Other PID also controls Beer Setpoint: disable it$/);
+  t.throws(
+    () => start(f, { pairId: link('Heat PID') }),
+    /cannot start: tuning\.pairId names Heat PID itself: the pair is the PID that drives the other way/,
+  );
   f.runtime.delete({ id: 'Other PID' });
 
   // The heater's actuator driven by something else than its PWM.

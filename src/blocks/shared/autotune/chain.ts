@@ -64,6 +64,7 @@ export function tuningChain(pid: Linked<'Pid'>, look: Look, opts: { gapOk?: bool
   let pair: Linked<'Pid'> | null = null;
   const pairId = d.tuning.pairId;
   if (pairId) {
+    if (pairId === pid.id) return `tuning.pairId names ${pid.id} itself: the pair is the PID that drives the other way`;
     pair = look.resolve(pairId, 'Pid');
     if (!pair) return `its pair ${pairId} does not exist`;
     if (pair.data.inputId !== input.id) return `its pair ${pair.id} reads another setpoint, not ${input.id}`;
@@ -73,7 +74,7 @@ export function tuningChain(pid: Linked<'Pid'>, look: Look, opts: { gapOk?: bool
   }
   const extra = others.filter((b) => b !== pair);
   if (extra.length)
-    return `${extra.map((b) => b.id).join(', ')} also control${extra.length > 1 ? '' : 's'} ${input.id}: disable ${extra.length > 1 ? 'them' : 'it'}, or name the pair in tuning.pairId`;
+    return `${extra.map((b) => b.id).join(', ')} also control${extra.length > 1 ? '' : 's'} ${input.id}: disable ${extra.length > 1 ? 'them' : 'it'}${pairId ? '' : ', or name the pair in tuning.pairId'}`;
   if (pair) {
     const theirs = sign(pair.data.kp);
     if (theirs === 0) return `kp of its pair ${pair.id} is 0: give it the sign of what its output does`;
