@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t, { type Test as Tap } from 'tap';
 import { DB_FILE, migrate, openDatabase, schemaCopyFile } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import Database from '../../src/store/sqlite.js';
@@ -31,6 +31,15 @@ function olderDatabase(dir: string): void {
   migrate(db, MIGRATIONS.slice(0, 1));
   db.prepare("INSERT INTO blocks (nid, id, type, data) VALUES (100, 'Beer Sensor', 'TempSensorMock', '{}')").run();
   db.close();
+}
+
+/** A fresh dir holding a database the older release wrote and this one then migrated. */
+function upgradedDir(t: Tap): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  olderDatabase(dir);
+  openDatabase(dir).close();
+  return dir;
 }
 
 const version = (file: string) => {
@@ -73,10 +82,7 @@ t.test('a migration keeps the database as it was, private, and says so', async (
 });
 
 t.test('the next migration keeps its own copy and removes the older one', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  olderDatabase(dir);
-  openDatabase(dir).close();
+  const dir = upgradedDir(t);
   const next = [...MIGRATIONS, 'CREATE TABLE later (a TEXT)'];
   const db = new Database(path.join(dir, DB_FILE));
   t.equal(migrate(db, next), MIGRATIONS.length + 1);
@@ -97,10 +103,7 @@ t.test('a fresh database needs no copy', async (t) => {
 });
 
 t.test('the older release refuses the migrated database and names the copy to go back to', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  olderDatabase(dir);
-  openDatabase(dir).close();
+  const dir = upgradedDir(t);
   const db = new Database(path.join(dir, DB_FILE));
   const file = path.join(dir, DB_FILE);
   let refusal = '';
@@ -122,10 +125,7 @@ t.test('the older release refuses the migrated database and names the copy to go
 });
 
 t.test('a stale copy of the same schema is replaced; a copy that cannot be made does not stop the start', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  olderDatabase(dir);
-  openDatabase(dir).close();
+  const dir = upgradedDir(t);
   // Rolled back onto the copy, a block added, upgraded again: the copy is the newer state.
   rmSync(path.join(dir, DB_FILE));
   for (const suffix of ['-wal', '-shm']) rmSync(path.join(dir, DB_FILE + suffix), { force: true });
@@ -180,10 +180,7 @@ t.test('the steps the refusal names give the older release its database back', a
 });
 
 t.test('the built CLI refuses a newer schema in one line, exit 2, naming the copy', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-schema-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  olderDatabase(dir);
-  openDatabase(dir).close();
+  const dir = upgradedDir(t);
   // As a release one migration ahead of this one left it, with the copy it kept.
   const file = path.join(dir, DB_FILE);
   const db = new Database(file);

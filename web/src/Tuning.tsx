@@ -44,6 +44,21 @@ interface TuningView {
   previous: Record<string, unknown> | null;
 }
 
+/** A setting to tune with, typed as a number; left empty, the block's own (the placeholder) stands. */
+function SettingInput(p: { label: string; value: string; set: (v: string) => void; placeholder: string }) {
+  return (
+    <label>
+      {p.label}
+      <input
+        inputMode="decimal"
+        value={p.value}
+        placeholder={p.placeholder}
+        onInput={(e) => p.set((e.target as HTMLInputElement).value)}
+      />
+    </label>
+  );
+}
+
 export function TuningPanel({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
   const tu = block.data.tuning as TuningView | undefined;
   const [amplitude, setAmplitude] = useState('');
@@ -122,24 +137,8 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
       )}
       {tu.state !== 'RUNNING' && tu.state !== 'PROPOSED' && (
         <form class="field" onSubmit={start}>
-          <label>
-            Swing
-            <input
-              inputMode="decimal"
-              value={amplitude}
-              placeholder={num(tu.amplitude)}
-              onInput={(e) => setAmplitude((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label>
-            Band
-            <input
-              inputMode="decimal"
-              value={band}
-              placeholder={num(tu.band)}
-              onInput={(e) => setBand((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <SettingInput label="Swing" value={amplitude} set={setAmplitude} placeholder={num(tu.amplitude)} />
+          <SettingInput label="Band" value={band} set={setBand} placeholder={num(tu.band)} />
           <button type="submit">Tune</button>
         </form>
       )}
