@@ -92,6 +92,10 @@ export const Pid = defineBlock<typeof fields, PidState>({
   legacy: legacyNames,
   implements: ['EnablerInterface', 'Pid'],
   description: 'PID controller',
+  underway: (b) =>
+    b.data.tuning.state === 'RUNNING'
+      ? `a tuning (cycle ${b.data.tuning.cycle ?? 0} of ${b.data.tuning.cycles})`
+      : null,
   init: () => ({
     integral: 0,
     lastT: null,

@@ -187,6 +187,10 @@ function loadBackupBlocks(
 
   // Phase 2: swap the blocks in memory, then commit them in one transaction (or undo the swap).
   const previous = rt.blocks();
+  const underway = previous.flatMap((b) => {
+    const text = b.def.underway?.(b);
+    return text ? [{ id: b.id, nid: b.nid, text }] : [];
+  });
   const previousSystem = previous.filter((b) => b.def.system).map((b) => ({ block: b, data: b.data, meta: b.meta }));
   const previousIds = previous.filter((b) => !b.def.system).map((b) => b.id);
   for (const b of previous) if (!b.def.system) rt.remove(b, false);
@@ -214,6 +218,13 @@ function loadBackupBlocks(
     throw e;
   }
   for (const p of prepared) if (!p.def.system) rt.persistence.reserveNid(p.nid);
+  for (const u of underway) {
+    const now = rt.table.byNid(u.nid);
+    const again = now?.def.underway?.(now);
+    warn(
+      `block '${u.id}': ${u.text} was under way; ${again ? `the backup's block has ${again}, which resumes as after a restart` : 'it ended with the load'}`,
+    );
+  }
   for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
   if (docs && rt.backupStore) for (const text of rt.backupStore.load(docs) ?? []) fail(text);
   rt.afterStructureChange();

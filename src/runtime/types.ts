@@ -113,6 +113,11 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   onWrite?(block: Block<F, S>, info: WriteInfo, ctx: UpdateContext): void;
   onDelete?(block: Block<F, S>, ctx: UpdateContext): void;
   /**
+   * Work under way that replacing the block (a backup load) ends, in words ("a tuning, cycle 2
+   * of 4"); null when there is none. The load says so in its warnings.
+   */
+  underway?(block: Block<F, S>): string | null;
+  /**
    * Sensors: true while the value is null only because the hardware (or the sensors) behind it
    * have not been read since the start or since it was created; kept by `update` in the block's
    * state. Alert conditions wait for the first reading instead of calling it a fault (start-up
