@@ -381,8 +381,9 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
     /cannot start: the hysteresis \(0\.5 degC\) must be below the amplitude \(0\.5 degC\)/,
   );
 
-  // The pair cannot be tuned on its own while the tuning drives it.
-  start(f);
+  // The pair cannot be tuned on its own while the tuning drives it. (0.12 degC is one of the
+  // values that come back from degF a hair off: see the write of the whole block below.)
+  start(f, { hysteresis: 0.12 });
   await f.run(30);
   t.throws(
     () => f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { tuning: { command: 'START' } } }),
@@ -412,6 +413,13 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
     /data\.tuning\.cycles: the running tuning took cycles 4 at its start; STOP it first to change it/,
     'a setting the run took at its start cannot change under it',
   );
+  // The whole block written back as a degF client reads it: the same settings, converted twice.
+  const units = f.runtime.units as { temperature: string };
+  units.temperature = 'degF';
+  const whole = JSON.parse(f.runtime.read({ id: 'Heat PID' }).bytes().toString()) as { data: Record<string, unknown> };
+  f.runtime.write({ id: 'Heat PID', type: 'Pid', data: whole.data });
+  units.temperature = 'degC';
+  t.equal(tuning(f).state, 'RUNNING', 'a write of the same settings in degF is no change');
   f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { band: 1.5, maxDuration: 7200 } } });
   t.same(
     [f.data('Heat PID').tuning.band, f.data('Heat PID').tuning.maxDuration],

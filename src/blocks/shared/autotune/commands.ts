@@ -26,7 +26,11 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
   if (now?.state === 'RUNNING' && command === 'START')
     return [{ path: PATH, message: 'already running: STOP it first to start again (with other settings, say)' }];
   if (now?.state === 'RUNNING' && given) {
-    const changed = FIXED_WHILE_RUNNING.filter((k) => given[k] !== undefined && given[k] !== now[k]);
+    // A client that writes the whole block back (the Brewblox UI, in °F, say) sends the same
+    // settings, give or take the last bits of a unit conversion: that is no change.
+    const same = (a: unknown, b: unknown) =>
+      a === b || (typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)));
+    const changed = FIXED_WHILE_RUNNING.filter((k) => given[k] !== undefined && !same(given[k], now[k]));
     if (changed.length)
       return changed.map((k) => ({
         path: `data.tuning.${k}`,
