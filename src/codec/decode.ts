@@ -1,7 +1,7 @@
 // Input decoding: typed objects (__objtype or __bloxtype), bare numbers in the user's unit,
 // postfixed keys `name[unit]` and `name<>`, enums by name or number. Produces a partial tree
 // in internal units, where RESET marks an explicit null (reset to default / remove sub-object).
-import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldTable } from './fields.js';
+import { ABSOLUTE_ZERO_C, defaultValue, leaveOut, ownedRoot, type Field, type FieldTable } from './fields.js';
 import { fromInternal, toInternal, UnitError, userUnit, type UnitKind, type UnitPrefs } from './units.js';
 
 export const RESET = Symbol('reset');
@@ -421,4 +421,29 @@ export function withReadonly(
     }
   }
   return out;
+}
+
+/**
+ * The issues of decoding what a block kept (its stored record, or a backup of it) with `owned`,
+ * sorted by the one rule both follow: a field this version does not know was left out by the
+ * decode (`unknown`); a value the block writes itself that does not decode is left out of `value`
+ * whole, at `root`, the outermost such field (`owned`); anything else (a setting a client made)
+ * is `blocking`, since loading without it would run the block on a default.
+ */
+export function sortKeptIssues(
+  fields: FieldTable,
+  value: Partial,
+  issues: ValidationIssue[],
+): { unknown: ValidationIssue[]; owned: (ValidationIssue & { root: string })[]; blocking: ValidationIssue[] } {
+  const unknown: ValidationIssue[] = [];
+  const owned: (ValidationIssue & { root: string })[] = [];
+  const blocking: ValidationIssue[] = [];
+  for (const i of issues) {
+    const root = i.dropped ? null : ownedRoot(fields, i.path);
+    if (i.dropped) unknown.push(i);
+    else if (root === null) blocking.push(i);
+    else owned.push({ ...i, root });
+  }
+  for (const i of owned) leaveOut(value, i.root);
+  return { unknown, owned, blocking };
 }

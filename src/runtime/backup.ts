@@ -4,11 +4,11 @@ import {
   complete,
   isPlainObject,
   overlayOwned,
+  sortKeptIssues,
   withReadonly,
   type Partial,
   type ValidationIssue,
 } from '../codec/decode.js';
-import { leaveOut, ownedRoot } from '../codec/fields.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
@@ -136,18 +136,15 @@ function loadBackupBlocks(
       // tuning's proposal and the gains kept for its undo. One that does not decode is left out.
       const decoded = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink, owned: true });
       const { value, retired } = decoded;
-      const issues = decoded.issues.map((x) => {
-        const root = x.dropped ? null : ownedRoot(def.fields, x.path);
-        if (root === null) return x;
-        leaveOut(value, root);
-        return {
-          ...x,
-          path: root,
+      const sorted = sortKeptIssues(def.fields, value, decoded.issues);
+      const errors = sorted.blocking;
+      const issues = [
+        ...sorted.unknown,
+        ...sorted.owned.map((x) => ({
+          path: x.root,
           message: `a value the block keeps itself that does not decode (${x.message})`,
-          dropped: true as const,
-        };
-      });
-      const errors = issues.filter((x) => !x.dropped);
+        })),
+      ];
       if (errors.length) throw invalid(errors.map((x) => `${x.path}: ${x.message}`).join('; '));
       // An older (or newer) backup: what this controller does not know is left out field by
       // field, and the block is kept (said once it is).

@@ -5,10 +5,10 @@ import {
   decodeData,
   isPlainObject,
   overlayOwned,
+  sortKeptIssues,
   withReadonly,
   type ValidationIssue,
 } from '../codec/decode.js';
-import { leaveOut, ownedRoot } from '../codec/fields.js';
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
@@ -58,15 +58,11 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   if (!isPlainObject(meta)) throw new Error('meta is not an object');
   const { value, issues } = decodeData(def.fields, data, { prefs: DEFAULT_UNITS, checkLink: () => null, owned: true });
   const describe = (list: ValidationIssue[]) => list.map((i) => `${i.path}: ${i.message}`).join('; ');
-  // A field this version does not know (a record a newer version wrote, met after a rollback) is
-  // left out, as a backup load does. What the block wrote itself (a tuning's message, say, stored
-  // by a version that did not clip it) is left out too. A setting the brewer made that does not
-  // decode keeps the whole record aside, since loading without it would run the block on a default.
-  const unknown = issues.filter((i) => i.dropped);
-  const owned = issues.filter((i) => !i.dropped && ownedRoot(def.fields, i.path) !== null);
-  const blocking = issues.filter((i) => !i.dropped && ownedRoot(def.fields, i.path) === null);
+  // Unknown fields (a record a newer version wrote, met after a rollback) and values of the block's
+  // own that do not decode (a tuning message stored by a version that did not clip it) are left
+  // out; a setting the brewer made that does not decode keeps the whole record aside.
+  const { unknown, owned, blocking } = sortKeptIssues(def.fields, value, issues);
   if (blocking.length) throw new Error(describe(blocking));
-  for (const i of owned) leaveOut(value, ownedRoot(def.fields, i.path)!);
   const full = complete(def.fields, value);
   if (def.system) {
     const sys = rt.table.byNid(def.system.nid);

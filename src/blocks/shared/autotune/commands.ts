@@ -199,19 +199,23 @@ function undoTuning(block: TunedPid, ctx: UpdateContext): void {
   tu.state = 'IDLE';
   tu.message = `undone: back to kp ${round(p.kp, 3)}, ti ${Math.round(p.ti ?? 0)} s, td ${Math.round(p.td ?? 0)} s${pair ? ` (and ${pair.id}'s)` : ''}`;
   // Undone once: the gains in use are those, there is nothing left to undo.
-  tu.previous = { kp: null, ti: null, td: null, pairKp: null, pairTi: null, pairTd: null, pair: '', pairNid: null };
+  tu.previous = noGains();
 }
+
+const noGains = (): TuningData['previous'] => ({
+  kp: null,
+  ti: null,
+  td: null,
+  pairKp: null,
+  pairTi: null,
+  pairTd: null,
+  pair: '',
+  pairNid: null,
+});
 
 function emptyResult(): TuningData['result'] {
   return {
-    kp: null,
-    ti: null,
-    td: null,
-    pairKp: null,
-    pairTi: null,
-    pairTd: null,
-    pair: '',
-    pairNid: null,
+    ...noGains(),
     period: null,
     amplitude: null,
     gain: null,
