@@ -192,6 +192,10 @@ t.test('add, test, edit and remove an ntfy channel from the Alerts page', async 
   // Remove it: gone from the list and offered again under "Add a channel".
   await row('ntfy').getByRole('button', { name: 'Remove' }).click();
   await answer().filter({ hasText: 'ntfy: removed' }).waitFor();
+  // The answer shows before the list is read again: wait for the row to go, a while at most.
+  await row('ntfy')
+    .waitFor({ state: 'detached', timeout: limit(5000) })
+    .catch(() => undefined);
   t.equal(await row('ntfy').count(), 0, 'ntfy is no longer listed');
   t.ok(
     (await panel().locator('select[name=add-channel] option').allInnerTexts()).some((o) => o.startsWith('ntfy')),

@@ -142,9 +142,16 @@ t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (
     'the old gains are kept for Undo',
   );
 
+  // Another tuning, started and stopped from the card: Undo is still there for the applied gains.
+  await card.getByRole('button', { name: 'Tune', exact: true }).click();
+  await panel.and(page.locator('[data-state="RUNNING"]')).waitFor();
+  t.equal(await card.getByRole('button', { name: 'Undo tuning' }).count(), 0, 'no Undo while a tuning runs');
+  await card.getByRole('button', { name: 'Stop tuning' }).click();
+  await panel.and(page.locator('[data-state="ABORTED"]')).waitFor();
   await card.getByRole('button', { name: 'Undo tuning' }).click();
   await card.getByTestId('tuning-message').filter({ hasText: 'undone: back to kp 60' }).waitFor();
   await panel.and(page.locator('[data-state="IDLE"]')).waitFor();
+  t.equal(await card.getByRole('button', { name: 'Undo tuning' }).count(), 0, 'undone once, Undo is gone');
   t.same(gains(await read('Heat PID')), heatBefore, 'Undo puts the Heat PID gains back');
   t.same(gains(await read('Cool PID')), coolBefore, "and the Cool PID's");
   await card.getByRole('button', { name: 'Tune', exact: true }).waitFor();
