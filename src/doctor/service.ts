@@ -17,8 +17,18 @@ interface BusStatus {
   lastError: string | null;
 }
 
+/** One entry of the service's `alerts.list` (src/alerts/index.ts). */
+interface ActiveAlertStatus {
+  kind: string;
+  title: string;
+  text: string;
+  since: string;
+  acknowledged: boolean;
+}
+
 interface ServiceStatus {
   uptime?: number;
+  alerts?: { list?: ActiveAlertStatus[] };
   hardware?: { onewire?: { buses?: BusStatus[]; missing?: unknown[] } };
   history?: { chunkBytesWritten?: number };
 }
@@ -69,6 +79,14 @@ export async function serviceSection(
       text: `${missing.length} device(s) the blocks use are missing`,
       ...advice('vanishing'),
     });
+  // What the service finds wrong itself (history, broker, storage, control, sensors): its active
+  // alerts. A missing device has its finding above, with the advice.
+  for (const a of status.alerts?.list ?? [])
+    if (a.kind !== 'device-missing')
+      s.findings.push({
+        verdict: 'warn',
+        text: `active alert since ${a.since}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.title}: ${a.text}`,
+      });
   const written = status.history?.chunkBytesWritten;
   const uptime = status.uptime;
   const historyRate =

@@ -7,6 +7,7 @@ import t from 'tap';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startCli } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
 import { all, doctor, sectionNamed, setUp, type Section } from '../helpers/doctor.js';
 import { ADVICE, markdownBlocks, plain } from '../../src/doctor/advice.js';
 
@@ -166,6 +167,30 @@ t.test('with the service running: its lock is respected, its view is shown, no b
   const toggle = doctor([...s.args, '--port', String(service.port), '--toggle', 'heater', '--yes']);
   t.equal(toggle.code, 2);
   t.match(toggle.stderr, /--toggle heater: the service is running \(pid \d+\) and drives the outputs; stop it first/);
+
+  // What the service itself finds wrong (its active alerts) is a problem of the report: with
+  // control disabled the doctor said "Nothing needs doing" and exited 0.
+  const api = `${service.base}/edge-one`;
+  const disabled = await fetch(`${api}/settings/enabled`, {
+    method: 'PUT',
+    body: JSON.stringify({ enabled: false }),
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(disabled.status, 200, 'control disabled');
+  const deadline = performance.now() + limit(10_000);
+  while (((await (await fetch(`${api}/system/status`)).json()) as { alerts: { active: number } }).alerts.active !== 1) {
+    if (performance.now() > deadline) throw new Error('timed out waiting for the control-disabled alert');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const alerted = doctor([...s.args, '--port', String(service.port), '--json']);
+  t.equal(alerted.code, 1, `exit 1 while the service has an active alert\n${alerted.stderr}`);
+  t.match(sectionNamed((JSON.parse(alerted.stdout) as { sections: Section[] }).sections, /^Service$/).findings, [
+    {},
+    {
+      verdict: 'warn',
+      text: /^active alert since \S+: Control disabled: Control is disabled: every output is in its safe state$/,
+    },
+  ]);
 });
 
 t.test('every piece of advice the doctor can give is found in docs/troubleshooting.md', async (t) => {
