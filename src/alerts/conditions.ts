@@ -24,8 +24,8 @@ export interface ConditionSources {
    */
   hardware: () => { missing: string[]; pending: string[]; buses: { name: string; shortErrors: number }[] };
   dataDir: string;
-  /** Whether writes to the data dir are failing for a full disk (StorageHealth). */
-  storage?: { readonly full: boolean };
+  /** Whether writes to the data dir are failing for a full disk, or refused with room left (StorageHealth). */
+  storage?: { readonly full: boolean; readonly refusedError: string | null };
   /** Monotonic clock, ms (performance.now); for tests. */
   monotonic?: () => number;
 }
@@ -201,6 +201,15 @@ export class Conditions {
         tolerateGaps: true,
         text: `The controller's own history points are being dropped (${dropping.reason}): ${dropping.detail}`,
         values: { reason: dropping.reason },
+      });
+    const refused = this.s.storage?.refusedError ?? null;
+    if (refused !== null)
+      out.push({
+        key: 'storage-refused',
+        kind: 'storage-refused',
+        after: 0,
+        tolerateGaps: true,
+        text: `The data directory refuses writes (read-only or failing: ${refused}): changes are not stored; control goes on from memory`,
       });
     const free = this.freePercent(
       rules.service.diskFreePercent,

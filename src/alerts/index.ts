@@ -8,7 +8,8 @@ import type { AppMqtt } from '../mqtt/index.js';
 import { systemTimers, type ClockJump, type Timers } from '../runtime/clock.js';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
-import { isDiskFull, type StorageHealth } from '../store/storage-health.js';
+import { isStorageFailure } from '../shared/errors.js';
+import type { StorageHealth } from '../store/storage-health.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
 import { ChannelStore } from './channel-store.js';
 import type { Channel, ChannelContext } from './channels/types.js';
@@ -45,8 +46,8 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   log: Logger;
   /** Timers on the runtime's clock, for the fallback check (default: the system's). */
   timers?: Timers;
-  /** Marks the data dir full when a write meets a full disk (one log line, status, 507s). */
-  storage?: Pick<StorageHealth, 'noteError' | 'full'>;
+  /** Notes a write failing on the storage: full (507s) or refusing writes (503s); one log line, status. */
+  storage?: Pick<StorageHealth, 'noteError' | 'full' | 'refusedError'>;
 }
 
 export class Alerts {
@@ -78,7 +79,7 @@ export class Alerts {
     this.store = new AlertStore(
       d.db,
       s.historyLimit,
-      (e) => d.storage?.noteError(e) ?? isDiskFull(e),
+      (e) => d.storage?.noteError(e) ?? isStorageFailure(e),
       new ActiveReserve(path.join(d.dataDir, RESERVE_FILE)),
       new ReserveFile(path.join(d.dataDir, SENT_RESERVE_FILE), SENT_RESERVE_BYTES, 'the alerts sent but not deleted'),
     );

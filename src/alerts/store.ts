@@ -4,7 +4,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../store/db.js';
 import { privateFile } from '../store/file-modes.js';
-import { isDiskFull } from '../store/storage-health.js';
+import { isStorageFailure } from '../shared/errors.js';
 import { parseJson } from '../shared/json.js';
 import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
@@ -22,7 +22,7 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
-/** Notes a failed write; true when it failed for a full disk (StorageHealth.noteError). */
+/** Notes a failed write; true when it failed on the storage: full, read-only, I/O error (StorageHealth.noteError). */
 export type DiskFullNote = (e: unknown) => boolean;
 
 /**
@@ -48,7 +48,7 @@ export class AlertStore {
   constructor(
     private readonly db: Db,
     private readonly historyLimit: number,
-    private readonly diskFull: DiskFullNote = isDiskFull,
+    private readonly diskFull: DiskFullNote = isStorageFailure,
     /** Keeps the active alerts' changes across a restart on a full disk. */
     private readonly reserve?: ActiveReserve,
     /** Keeps the outbox rows sent but not deleted across a restart on a full disk. */
@@ -74,7 +74,7 @@ export class AlertStore {
     return row?.message_id;
   }
 
-  /** Runs a write; false when the disk is full (the write is not done), any other error is thrown. */
+  /** Runs a write; false when the storage fails it (full, read-only: the write is not done), any other error is thrown. */
   private write(fn: () => void): boolean {
     try {
       fn();

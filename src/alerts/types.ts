@@ -11,7 +11,8 @@ export type ConditionKind =
   | 'broker-unreachable'
   | 'history-unreachable'
   | 'history-dropped'
-  | 'disk-full';
+  | 'disk-full'
+  | 'storage-refused';
 
 export const CONDITION_KINDS: ConditionKind[] = [
   'sensor-null',
@@ -25,6 +26,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'history-unreachable',
   'history-dropped',
   'disk-full',
+  'storage-refused',
 ];
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
@@ -39,6 +41,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'history-unreachable': 'History store unreachable',
   'history-dropped': 'History points dropped',
   'disk-full': 'Disk nearly full',
+  'storage-refused': 'Storage refuses writes',
 };
 
 /** One observed problem, as a condition check reports it on each evaluation. */

@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ValidationIssue } from '../codec/decode.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
-import { DISK_FULL_MESSAGE, isDiskFull } from '../store/storage-health.js';
+import { DISK_FULL_MESSAGE, isDiskFull, isWriteRefused, WRITE_REFUSED_MESSAGE } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';
 import { WarningLimiter } from '../log/limit.js';
 import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
@@ -33,6 +33,7 @@ export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof HttpError)
     return errorBody(err.statusCode, err.message, err.validation ?? (err.statusCode === 422 ? [] : undefined));
   if (isDiskFull(err)) return errorBody(507, DISK_FULL_MESSAGE);
+  if (isWriteRefused(err)) return errorBody(503, WRITE_REFUSED_MESSAGE);
   const fe = err as FastifyError;
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
     return errorBody(fe.statusCode, fe.message);
@@ -44,8 +45,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   const failures = new WarningLimiter(app.log, { level: 'error' });
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = unsupportedMediaType(err, req) ?? toErrorBody(err);
-    // A full disk is logged once by StorageHealth, not once per refused request.
-    if (body.statusCode >= 500 && body.statusCode !== 507)
+    // Failing storage (full, refusing writes) is logged once by StorageHealth, not once per refused request.
+    if (body.statusCode >= 500 && body.statusCode !== 507 && !isWriteRefused(err))
       failures.warn(
         `${req.method} ${req.routeOptions.url ?? '(no route)'}`,
         { err, reqId: req.id, url: req.url },

@@ -1,7 +1,8 @@
-// Blocks whose state the control loop could not store because the disk is full. Control goes on
-// from memory (a full disk must not stop it; the store has reported the failure); the blocks are
-// stored again, at most every few seconds, once there is room.
-import { isDiskFull } from '../shared/errors.js';
+// Blocks whose state the control loop could not store because the disk is full or refuses writes
+// (read-only, I/O errors). Control goes on from memory (failing storage must not stop it; the
+// store has reported the failure); the blocks are stored again, at most every few seconds, once
+// it takes writes.
+import { isStorageFailure } from '../shared/errors.js';
 import type { RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
 
@@ -13,13 +14,13 @@ export class UnsavedBlocks {
 
   constructor(private readonly rt: RuntimeCore) {}
 
-  /** Persist from inside an update: a full disk is remembered, anything else thrown. */
+  /** Persist from inside an update: failing storage is remembered, anything else thrown. */
   persist(block: AnyBlock): void {
     try {
       this.rt.persist(block);
       this.blocks.delete(block);
     } catch (e) {
-      if (!isDiskFull(e)) throw e;
+      if (!isStorageFailure(e)) throw e;
       this.blocks.add(block);
     }
   }
@@ -32,7 +33,7 @@ export class UnsavedBlocks {
       try {
         this.rt.persist(block);
       } catch (e) {
-        if (isDiskFull(e)) return;
+        if (isStorageFailure(e)) return;
         this.rt.log.error({ err: e, id: block.id }, 'storing a block changed by control failed');
       }
       this.blocks.delete(block);

@@ -40,3 +40,19 @@ export function isDiskFull(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }
+
+/**
+ * Whether `e` is a write the storage refused for a reason other than space: a database or file
+ * system gone read-only (an SD card the kernel remounted after errors) or an I/O error.
+ */
+export function isWriteRefused(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  // Not a bare EIO: a bus (I2C, GPIO) answers that too, and it says nothing about the data dir.
+  return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR') || code === 'EROFS';
+}
+
+/** A write that failed on the storage itself (full, read-only, I/O error), not on what was written. */
+export function isStorageFailure(e: unknown): boolean {
+  return isDiskFull(e) || isWriteRefused(e);
+}

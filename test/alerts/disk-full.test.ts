@@ -43,7 +43,7 @@ t.test(
 t.test('a write that met a full disk has the space read within DISK_RECHECK_MS', async (t) => {
   let clock = 0;
   let historyFull = false;
-  const storage = { full: false };
+  const storage = { full: false, refusedError: null };
   const conditions = new Conditions(
     healthySources(noBlocks, disk.mountPoint, {
       historyOk: () => (historyFull ? { ok: false, error: 'SQLITE_FULL', diskFull: true } : { ok: true, error: null }),

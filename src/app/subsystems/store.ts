@@ -29,7 +29,7 @@ export class StoreSubsystem implements Subsystem {
     private readonly log: Logger,
   ) {
     this.db = openDatabase(config.dataDir, log.child({ module: 'store' }));
-    this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }));
+    this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }), probeWrite(this.db));
     this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
     const units = new UnitsSetting(config.serviceId);
     this.units = units;
@@ -90,4 +90,14 @@ export class StoreSubsystem implements Subsystem {
         this.log.info({ units: this.units.prefs }, 'unit preference reset');
     }
   }
+}
+
+/** One committed write that leaves nothing behind: it throws while the storage refuses writes. */
+function probeWrite(db: Db): () => void {
+  const put = db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('storage_probe', '')");
+  const drop = db.prepare("DELETE FROM settings WHERE key = 'storage_probe'");
+  return db.transaction(() => {
+    put.run();
+    drop.run();
+  });
 }
