@@ -16,6 +16,7 @@ import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { limit } from '../helpers/limits.js';
 import { HttpReceiver, until } from '../alerts/receivers.js';
+import { StorageHealth } from '../../src/store/storage-health.js';
 
 t.test(
   'storage refusing writes: alerts are sent, status says so, 503, control goes on, and all is stored after',
@@ -124,5 +125,36 @@ t.test(
     );
     t.equal(lines.filter((l) => /^storage refuses writes/.test(l.msg)).length, 1, 'one line when it began');
     t.equal(lines.filter((l) => /^storage takes writes/.test(l.msg)).length, 1, 'one line when it ended');
+  },
+);
+
+t.test(
+  'an I/O error on a disk with no room is the full disk, not a second problem; other errors are neither',
+  async (t) => {
+    const quiet = { warn: () => undefined, info: () => undefined };
+    const ioError = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
+    const probe = () => {
+      throw ioError;
+    };
+    const noRoom = new StorageHealth('/data', quiet, probe, () => 0);
+    t.equal(noRoom.noteError(ioError), true, 'a storage failure');
+    t.match(noRoom.status(), { full: true, refused: null }, 'counted as the full disk');
+
+    const room = new StorageHealth('/data', quiet, probe, () => 1e9);
+    t.equal(room.noteError(ioError), true, 'a storage failure');
+    t.match(
+      room.status(),
+      { full: false, refused: { error: 'SQLITE_IOERR_WRITE: disk I/O error' } },
+      'refused with room left',
+    );
+
+    const other = new StorageHealth('/data', quiet, probe, () => 1e9);
+    t.equal(
+      other.noteError(Object.assign(new Error('bus stuck'), { code: 'EIO' })),
+      false,
+      'a bare EIO is not the storage',
+    );
+    t.equal(other.noteError(new Error('a bug')), false);
+    t.match(other.status(), { full: false, refused: null });
   },
 );
