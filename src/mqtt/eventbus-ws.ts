@@ -2,13 +2,15 @@
 // and, handed over, the TLS gateway: each connection is served by the embedded broker, or piped
 // byte for byte to the external broker. Host, origin and auth were checked by the app's
 // onRequest hooks before the upgrade.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import type { EmbeddedBroker } from './broker.js';
+import { withoutRefusedPublishes } from './bridge-publishes.js';
+import { requestUser, type Role } from '../shared/roles.js';
 
 export const EVENTBUS_PATH = '/eventbus';
 
@@ -21,8 +23,14 @@ export class EventbusWebsocket {
 
   /** Each connection can fail the same way: one line a minute. */
   private readonly warnings: WarningLimiter;
+  /** Publishes through the bridge dropped by the write rule (bridge-publishes.ts). */
+  refusedPublishes = 0;
 
-  constructor(private readonly log: Logger) {
+  /** `roleOf`: a user's role now (auth on); the bridge holds bridged users to it. */
+  constructor(
+    private readonly log: Logger,
+    private readonly roleOf: (user: string) => Role | null = () => null,
+  ) {
     this.warnings = new WarningLimiter(log);
   }
 
@@ -41,7 +49,7 @@ export class EventbusWebsocket {
       app,
       EVENTBUS_PATH,
       { refusal: () => ('refused' in this.target ? { status: 503, message: this.target.refused } : null) },
-      (ws, req) => this.serve(ws, req.raw),
+      (ws, req) => this.serve(ws, req),
     );
   };
 
@@ -52,14 +60,14 @@ export class EventbusWebsocket {
     this.open.clear();
   }
 
-  private serve(ws: WebSocket, req: Parameters<EmbeddedBroker['handle']>[1]): void {
+  private serve(ws: WebSocket, req: FastifyRequest): void {
     this.open.add(ws);
     ws.once('close', () => this.open.delete(ws));
     const stream = createWebSocketStream(ws);
     stream.on('error', (err) => this.log.debug({ err: err.message }, 'eventbus websocket error'));
     const target = this.target;
     if ('broker' in target) {
-      target.broker.handle(stream, req);
+      target.broker.handle(stream, req.raw);
       return;
     }
     if (!('upstream' in target)) return void ws.terminate();
@@ -71,8 +79,11 @@ export class EventbusWebsocket {
       ws.terminate();
       return;
     }
+    const user = requestUser(req);
+    const toBroker = user ? stream.pipe(this.withoutRefused(user)) : stream;
     const closeBoth = () => {
       stream.destroy();
+      toBroker.destroy();
       upstream.destroy();
     };
     upstream.on('error', (err) => {
@@ -81,7 +92,26 @@ export class EventbusWebsocket {
     });
     upstream.on('close', closeBoth);
     stream.on('close', closeBoth);
-    stream.pipe(upstream);
+    toBroker.on('error', (err) => {
+      this.warnings.warn('not mqtt', { err: err.message }, `eventbus: closed a connection: ${err.message}`);
+      closeBoth();
+    });
+    toBroker.pipe(upstream);
     upstream.pipe(stream);
+  }
+
+  private withoutRefused(user: string) {
+    return withoutRefusedPublishes({
+      user,
+      roleOf: this.roleOf,
+      onRefused: (topic, why) => {
+        this.refusedPublishes++;
+        this.warnings.warn(
+          'refused publish',
+          { topic, who: `user ${user}`, reason: why },
+          `eventbus: dropped a publish on ${topic} by user ${user} before the broker: ${why}`,
+        );
+      },
+    });
   }
 }

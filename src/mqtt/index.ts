@@ -69,7 +69,7 @@ export interface MqttStatus extends ConnectionStatus {
   eventbusClients: number;
   /** MQTT clients of the embedded broker (TCP or /eventbus) closed because they did not read what was sent. */
   slowClientsClosed: number;
-  /** Publishes (dropped) and subscriptions (failed) the embedded broker's access rules refused (acl.ts). */
+  /** Publishes (dropped) and subscriptions (failed) the embedded broker's access rules refused (acl.ts); with an external broker, the viewers' publishes the /eventbus bridge dropped (bridge-publishes.ts). */
   refused: { publish: number; subscribe: number };
   /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large; packets over the read limit, skipped unread), and warnings held back. */
   dropped: { blockApi: number; other: number; oversized: number; warningsSuppressed: number };
@@ -112,7 +112,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
 
   let broker: EmbeddedBroker | null = null;
   let conn: MqttConnection | null = null;
-  const eventbus = new EventbusWebsocket(log);
+  const eventbus = new EventbusWebsocket(log, (user) => deps.busAuth?.roleOf(user) ?? null);
   let emission: Emission | null = null;
   const cleanups: Array<() => void> = [];
   const warnings = new WarningLimiter(log);
@@ -180,7 +180,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     },
     eventbusClients: eventbus.clients,
     slowClientsClosed: broker?.slowClosed ?? 0,
-    refused: broker?.refused ?? { publish: 0, subscribe: 0 },
+    refused: broker?.refused ?? { publish: eventbus.refusedPublishes, subscribe: 0 },
     dropped: {
       blockApi: counts.blockApiDropped,
       other: counts.otherDropped,

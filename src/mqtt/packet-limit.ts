@@ -37,6 +37,11 @@ export class PacketWalker {
   /** The header that was refused ('stop'), once it is. */
   refused: PacketHeader | null = null;
 
+  /** The bytes stopped looking like MQTT (a fifth length byte): from then on they pass unwalked. */
+  get lost(): boolean {
+    return this.mode === 'through';
+  }
+
   constructor(
     private readonly decide: (h: PacketHeader) => Verdict,
     private readonly onSkipped: (h: PacketHeader, topic: string) => void = () => {},

@@ -1,8 +1,8 @@
 // Roles (DESIGN §11): a user is an `admin` (reads and changes everything) or a `viewer` (reads the
 // dashboard, REST reads, history and MQTT state; changes nothing). One rule decides whether a
 // write is allowed, for REST (the request guard, src/auth/guard.ts), the embedded broker
-// (src/mqtt/acl.ts: MQTT publishes, also over /eventbus) and websockets; every refusal names the
-// role. With auth off there are no users: everyone may do everything (docs/security.md).
+// (src/mqtt/acl.ts: MQTT publishes, also over /eventbus), the /eventbus bridge to an external
+// broker (src/mqtt/bridge-publishes.ts) and websockets; every refusal names the role. With auth off there are no users: everyone may do everything (docs/security.md).
 
 export const ROLES = ['admin', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -27,4 +27,10 @@ export function writeRefusal(user: string, role: Role, what: string): string {
 export function requestRole(req: object): Role | null {
   const role = (req as { role?: unknown }).role;
   return isRole(role) ? role : null;
+}
+
+/** The user who made a request, as the request guard found it; null with auth off. */
+export function requestUser(req: object): string | null {
+  const user = (req as { user?: unknown }).user;
+  return typeof user === 'string' ? user : null;
 }
