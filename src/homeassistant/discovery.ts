@@ -80,7 +80,7 @@ export class HomeAssistant {
       mqtt.subscribe(
         `${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`,
         (topic, payload) => this.command(topic, payload),
-        { maxBytes: HA_COMMAND_BYTES },
+        { maxBytes: HA_COMMAND_BYTES, commands: true },
       ),
     );
     this.cleanups.push(

@@ -14,10 +14,17 @@ import { MAX_READ_PACKET_BYTES } from '../shared/limits.js';
 import { Backoff } from './backoff.js';
 import { BrokerLiveness } from './liveness.js';
 import { InboundLimit } from './packet-limit.js';
+import { liveCommands } from './commands.js';
 import './packet-numbers.js';
 import { topicMatches } from './topics.js';
 
-export type MessageHandler = (topic: string, payload: Buffer) => void;
+/** `retained`: a copy the broker kept, handed to a new subscription (not a message sent now). */
+export type MessageHandler = (topic: string, payload: Buffer, retained: boolean) => void;
+
+export interface SubscribeOptions {
+  /** The filter carries commands: retained copies and the empty messages that clear them are skipped (commands.ts). */
+  commands?: boolean;
+}
 
 export interface Will {
   topic: string;
@@ -80,6 +87,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private protocolVersion: 4 | 5;
   /** A handler that throws on a message would throw on the next like it: one line a minute per filter. */
   private readonly failures: WarningLimiter;
+  /** Retained commands skipped at each (re)subscribe: one line a minute per topic. */
+  private readonly replays: WarningLimiter;
   /** SUBSCRIBEs sent on this connection and not yet acknowledged. */
   private unacked = 0;
 
@@ -88,6 +97,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     this.backoff = opts.backoff ?? new Backoff();
     this.protocolVersion = opts.stream ? 4 : 5;
     this.failures = new WarningLimiter(opts.log, { level: 'error' });
+    this.replays = new WarningLimiter(opts.log);
   }
 
   get connected(): boolean {
@@ -154,7 +164,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
         );
       }
     });
-    client.on('message', (topic, payload) => this.dispatch(topic, payload));
+    client.on('message', (topic, payload, packet) => this.dispatch(topic, payload, packet.retain));
   }
 
   /** Publish now if connected; otherwise drop the message and return false. */
@@ -178,7 +188,16 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   }
 
   /** Register a handler for a topic filter (wildcards allowed). Returns the unsubscribe function. */
-  subscribe(filter: string, handler: MessageHandler): () => void {
+  subscribe(filter: string, given: MessageHandler, opts: SubscribeOptions = {}): () => void {
+    const handler = opts.commands
+      ? liveCommands(given, (topic) =>
+          this.replays.warn(
+            topic,
+            { topic },
+            `mqtt: a command retained on the broker on ${topic} was skipped: commands are applied when sent, not again at each connect; clear it with an empty retained message (mosquitto_pub -r -n -t '${topic}')`,
+          ),
+        )
+      : given;
     let set = this.handlers.get(filter);
     if (!set) {
       set = new Set();
@@ -275,12 +294,12 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     });
   }
 
-  private dispatch(topic: string, payload: Buffer): void {
+  private dispatch(topic: string, payload: Buffer, retained: boolean): void {
     for (const [filter, set] of this.handlers) {
       if (!topicMatches(filter, topic)) continue;
       for (const handler of set) {
         try {
-          handler(topic, payload);
+          handler(topic, payload, retained);
         } catch (e) {
           this.failures.warn(filter, { topic, err: e }, `mqtt message handler for ${filter} failed`);
         }

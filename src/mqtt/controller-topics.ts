@@ -1,7 +1,8 @@
 // The block API over MQTT: `R/controller/blocks/{create,write,patch,delete}`, and the same on
 // `R/spark/blocks/...`, where Brewblox services write blocks. A message is
 // handled only when its serviceId is ours (the topics are shared by every controller), with the
-// same validation and size limit as REST. Whatever is wrong with a message is counted, logged
+// same validation and size limit as REST, when it is sent (a retained copy is not played again at
+// each connect: commands.ts). Whatever is wrong with a message is counted, logged
 // (once a minute per topic, src/log/limit.ts) and the message dropped.
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
@@ -77,12 +78,16 @@ export function subscribeControllerTopics(opts: {
   const { conn, runtime, topics, log, warnings, counts } = opts;
   const unsubscribes = CONTROLLER_ACTIONS.flatMap((action) =>
     [topics.controller(action), topics.sparkBlocks(action)].map((topic) =>
-      conn.subscribe(topic, (_topic, payload) => {
-        const dropped = handleControllerMessage(runtime, action, payload, log);
-        if (!dropped) return;
-        counts.blockApiDropped++;
-        warnings.warn(topic, dropped.fields, dropped.message);
-      }),
+      conn.subscribe(
+        topic,
+        (_topic, payload) => {
+          const dropped = handleControllerMessage(runtime, action, payload, log);
+          if (!dropped) return;
+          counts.blockApiDropped++;
+          warnings.warn(topic, dropped.fields, dropped.message);
+        },
+        { commands: true },
+      ),
     ),
   );
   return () => unsubscribes.forEach((u) => u());

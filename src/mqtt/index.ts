@@ -13,7 +13,7 @@ import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../servi
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
-import type { ConnectionStatus, MqttConnection } from './connection.js';
+import type { ConnectionStatus, MqttConnection, SubscribeOptions } from './connection.js';
 import { memoryPair } from './memory-pair.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
@@ -35,16 +35,16 @@ export interface AppMqtt {
   readonly connected: boolean;
   /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
-  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) is dropped unparsed, counted and logged (once a minute per topic). Returns the unsubscribe function. */
+  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) is dropped unparsed, counted and logged (once a minute per topic). `commands`: see commands.ts. Returns the unsubscribe function. */
   subscribe(
     filter: string,
     handler: (topic: string, payload: unknown) => void,
-    opts?: { maxBytes?: number },
+    opts?: { maxBytes?: number } & SubscribeOptions,
   ): () => void;
   /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
   onConnect(fn: () => void): () => void;
   /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
-  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void, opts?: SubscribeOptions): () => void;
   /** The controller's own history messages as they are published (the object and the size of its
    *  text), so an in-process subscriber need not parse them back. Returns the remove function. */
   onOwnHistory(fn: (message: unknown, bytes: number) => void): () => void;
@@ -133,6 +133,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const pending: Array<{
     filter: string;
     handler: (topic: string, payload: Buffer) => void;
+    opts: SubscribeOptions;
     unsubscribe?: () => void;
   }> = [];
 
@@ -198,8 +199,13 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     }
   };
 
-  const subscribeRaw: AppMqtt['subscribeRaw'] = (filter, handler) => {
-    const entry: (typeof pending)[number] = { filter, handler, unsubscribe: conn?.subscribe(filter, handler) };
+  const subscribeRaw: AppMqtt['subscribeRaw'] = (filter, handler, opts = {}) => {
+    const entry: (typeof pending)[number] = {
+      filter,
+      handler,
+      opts,
+      unsubscribe: conn?.subscribe(filter, handler, opts),
+    };
     pending.push(entry);
     return () => {
       entry.unsubscribe?.();
@@ -223,7 +229,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       return conn?.publish(topic, body, opts) ?? false;
     },
 
-    subscribe(filter, handler, { maxBytes = BODY_LIMIT } = {}) {
+    subscribe(filter, handler, { maxBytes = BODY_LIMIT, ...opts } = {}) {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
         const parsed = parseJson(payload, { maxBytes, what: 'the payload' });
@@ -238,7 +244,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         }
         handler(topic, parsed.value);
       };
-      return subscribeRaw(filter, raw);
+      return subscribeRaw(filter, raw, opts);
     },
 
     onConnect(fn) {
@@ -311,7 +317,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
           main,
           connect: (will) => new MqttConnection({ ...options, clientId: clientId(), will }),
         });
-      for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler);
+      for (const entry of pending) entry.unsubscribe = conn.subscribe(entry.filter, entry.handler, entry.opts);
       conn.on('connect', () => connectHandlers.forEach((fn) => fn()));
       cleanups.push(subscribeControllerTopics({ conn, runtime, topics, log, warnings, counts }));
       cleanups.push(publishPatches({ conn, runtime, topics, key, ttl }));
