@@ -104,12 +104,13 @@ export class EventbusWebsocket {
     return withoutRefusedPublishes({
       user,
       roleOf: this.roleOf,
-      onRefused: (topic, why) => {
+      onRefused: (topic, why, will) => {
         this.refusedPublishes++;
+        const what = will ? 'the last will' : 'a publish';
         this.warnings.warn(
           'refused publish',
-          { topic, who: `user ${user}`, reason: why },
-          `eventbus: dropped a publish on ${topic} by user ${user} before the broker: ${why}`,
+          { topic, who: `user ${user}`, reason: why, will: will === true },
+          `eventbus: dropped ${what} on ${topic} by user ${user} before the broker: ${why}`,
         );
       },
     });

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import mqtt, { type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import t from 'tap';
 import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
@@ -29,11 +29,12 @@ t.test('a viewer publishes nothing through the bridge; an admin does; a role cha
   await until(() => rt.app.mqtt.connected, 'the controller on the broker', 8000);
   const eventbus = rt.base.replace(/^http/, 'ws').replace(/\/[^/]+$/, '/eventbus');
 
-  const connect = async (who: keyof typeof tokens): Promise<MqttClient> => {
+  const connect = async (who: keyof typeof tokens, opts: IClientOptions = {}): Promise<MqttClient> => {
     const client = await mqtt.connectAsync(eventbus, {
       protocolVersion: 4,
       reconnectPeriod: 0,
       wsOptions: { headers: { authorization: `Bearer ${tokens[who]}` } },
+      ...opts,
     });
     t.teardown(() => client.endAsync(true));
     return client;
@@ -56,6 +57,23 @@ t.test('a viewer publishes nothing through the bridge; an admin does; a role cha
   t.notOk(exists('By Viewer'), "the viewer's publish did not reach the broker");
   t.ok(vic.connected, 'the viewer stays connected (as on the embedded broker)');
   t.equal((rt.app.status() as any).mqtt.refused.publish, 1, 'counted in system/status');
+
+  // A last will is a publish the broker makes later for the client: a viewer's is taken out.
+  for (const [who, id, version] of [
+    ['vic', 'By Viewer Will', 4],
+    ['vic', 'By Viewer Will 5', 5],
+    ['alice', 'By Admin Will', 4],
+  ] as const) {
+    const willing = await connect(who, {
+      protocolVersion: version,
+      will: { topic: 'svc/controller/blocks/create', payload: Buffer.from(create(id)), qos: 0, retain: false },
+    });
+    (willing.stream as unknown as { destroy(): void }).destroy(); // gone without a DISCONNECT: the broker sends the will
+  }
+  await until(() => exists('By Admin Will'), "the admin's will");
+  await sleep(300);
+  t.notOk(exists('By Viewer Will'), "the viewer's will (MQTT 3.1.1) was not left with the broker");
+  t.notOk(exists('By Viewer Will 5'), "the viewer's will (MQTT 5) was not left with the broker");
 
   // Demoted while connected: the next publish is dropped; promoted: the next one goes through.
   users.setRole('alice', 'viewer');
