@@ -1,7 +1,8 @@
 // MQTT over websocket at /eventbus, a fastify route (src/api/upgrade-routes.ts) on the HTTP port
 // and, handed over, the TLS gateway: each connection is served by the embedded broker, or piped
-// byte for byte to the external broker. Host, origin and auth were checked by the app's
-// onRequest hooks before the upgrade.
+// byte for byte to the external broker (with auth on, less what the user may not publish:
+// bridge-publishes.ts). Host, origin and auth were checked by the app's onRequest hooks before
+// the upgrade.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
