@@ -156,11 +156,6 @@ export class Auth {
     return this.sessionGrant(fastifyCookie.parse(cookie)[COOKIE_NAME]);
   }
 
-  /** The user behind a request's cookie or bearer token, or null. */
-  identify(headers: IncomingHttpHeaders): string | null {
-    return this.grantOf(headers)?.user ?? null;
-  }
-
   /** End every session of the user whose session cookie `headers` carry (a logout); the user, or null. */
   logout(headers: IncomingHttpHeaders): string | null {
     const grant = this.grantOf(headers);

@@ -104,12 +104,21 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
 
     app.get(
       '/auth/refresh',
-      { schema: { tags, summary: 'Renew the session: 200 with a new cookie, or 401' } },
+      {
+        schema: {
+          tags,
+          summary: 'Renew the session: 200 with a new cookie, or 401 (an API token: 200, no cookie)',
+        },
+      },
       async (req, reply) => {
         if (!auth.enabled) return off;
-        const user = auth.identify(req.headers);
-        if (!user) return reply.status(401).send(errorBody(401, 'no valid session; log in again'));
-        return setSession(req, reply, user);
+        const grant = auth.grantOf(req.headers);
+        if (!grant) return reply.status(401).send(errorBody(401, 'no valid session; log in again'));
+        // A token is valid until revoked and needs no session; one made from it would outlive the
+        // revocation (renewed a week at a time), so a token is answered without one.
+        if (grant.kind === 'token')
+          return { username: grant.user, role: auth.roleOf(grant.user), expires: null, enabled: true };
+        return setSession(req, reply, grant.user);
       },
     );
 

@@ -197,3 +197,17 @@ t.test(
     t.equal((await readAgain(s3.cookie)).status, 200, 'and the new one still works');
   },
 );
+
+t.test('a revoked token leaves nothing behind: /auth/refresh does not trade a token for a session', async (t) => {
+  const { dataDir, token, call } = await setup(t);
+  const bearer = { authorization: `Bearer ${token}` };
+  const refreshed = await call('GET', '/auth/refresh', { headers: bearer });
+  t.equal(refreshed.status, 200, 'the token is valid');
+  t.match(refreshed.body, { username: 'alice', role: 'admin', enabled: true });
+  const cookie = refreshed.setCookie?.split(';')[0];
+  new UsersFile(dataDir).load().revokeToken('alice');
+  t.equal((await call('POST', '/edge-one/system/ping', { headers: bearer })).status, 401, 'the revoked token gets 401');
+  // A session made from the token would have outlived it, renewed a week at a time.
+  const withCookie = cookie ? (await call('POST', '/edge-one/system/ping', { cookie })).status : 401;
+  t.equal(withCookie, 401, 'and nothing the token was traded for works');
+});
