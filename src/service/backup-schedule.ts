@@ -43,15 +43,12 @@ export class BackupSchedule {
   /** Save one scheduled backup now and prune old ones. Never throws. */
   runOnce(): string | null {
     try {
-      const stamp = new Date()
-        .toISOString()
-        .replace(/[-:]/g, '')
-        .replace(/\.\d+Z$/, 'Z');
+      const stamp = utcStamp(new Date());
       let name = `${AUTO_PREFIX}${stamp}`;
       const existing = new Set(this.opts.files.list());
       for (let i = 2; existing.has(name); i++) name = `${AUTO_PREFIX}${stamp}-${i}`;
       this.opts.files.write(name, { name, ...(this.opts.save() as object) });
-      this.prune();
+      this.prune(stamp);
       this.opts.log.info({ name }, 'scheduled backup saved');
       return name;
     } catch (e) {
@@ -60,15 +57,27 @@ export class BackupSchedule {
     }
   }
 
-  /** Only names this schedule made, ordered by the UTC timestamp in the name (a clock set back
-   *  later does not make old files look new, and file times are not trusted). */
-  private prune(): void {
+  /** Only names this schedule made, ordered by the UTC timestamp in the name (file times are not
+   *  trusted). A name stamped after `now` was made before the clock was set back (it ran ahead, NTP
+   *  corrected it): it counts as older than every name made since, or each new backup would sort
+   *  first and be pruned right after it was saved until the clock caught up again. */
+  private prune(now: string): void {
     const auto = this.opts.files
       .list()
       .filter((n) => SCHEDULED_NAME.test(n))
-      .sort();
+      .map((name) => ({ name, ahead: name.slice(AUTO_PREFIX.length, AUTO_PREFIX.length + now.length) > now }))
+      .sort((a, b) => Number(b.ahead) - Number(a.ahead) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((e) => e.name);
     for (const name of auto.slice(0, Math.max(0, auto.length - this.opts.keep))) this.opts.files.remove(name);
   }
+}
+
+/** `20261122T100000Z`: sorts as the time does. */
+function utcStamp(at: Date): string {
+  return at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** True when croner accepts the cron expression and it ever fires (`0 0 30 2 *` never does). */

@@ -74,3 +74,42 @@ t.test('backup names cannot escape the backup directory', async (t) => {
   t.throws(() => files.write('.hidden', {}), /backup name/);
   t.equal(files.read('missing'), null);
 });
+
+t.test('after the clock is set back, new scheduled backups are kept and the ones named ahead go first', async (t) => {
+  // A Pi whose clock ran a year ahead (a wrong fake-hwclock file, a bad time source) until NTP set it right.
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-backups-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mock.timers.enable({ apis: ['Date'], now: Date.UTC(2027, 10, 22, 10, 0, 0) });
+  t.teardown(() => mock.timers.reset());
+  const files = new BackupFiles(dir);
+  const sched = new BackupSchedule({
+    cron: '0 * * * *',
+    keep: 3,
+    files,
+    save: () => ({ blocks: [] }),
+    log: silentLogger,
+  });
+  const hourly = (n: number) =>
+    Array.from({ length: n }, () => {
+      const name = sched.runOnce();
+      mock.timers.tick(60 * 60 * 1000);
+      return name;
+    });
+  t.same(hourly(3), ['auto-20271122T100000Z', 'auto-20271122T110000Z', 'auto-20271122T120000Z']);
+
+  mock.timers.setTime(Date.UTC(2026, 10, 22, 13, 0, 0));
+  const afterFix = hourly(1)[0]!;
+  t.equal(afterFix, 'auto-20261122T130000Z');
+  t.ok(files.list().includes(afterFix), 'the backup just saved is still there');
+  t.same(
+    files.list().sort(),
+    ['auto-20261122T130000Z', 'auto-20271122T110000Z', 'auto-20271122T120000Z'],
+    'the oldest of those named ahead was pruned',
+  );
+  hourly(2);
+  t.same(
+    files.list().sort(),
+    ['auto-20261122T130000Z', 'auto-20261122T140000Z', 'auto-20261122T150000Z'],
+    'after `keep` runs only backups made since are left',
+  );
+});
