@@ -7,7 +7,11 @@
 //     time, in case a jump forward says where it belongs: it is stored then at its measured time
 //     on the corrected clock (a Pi that booted 6 months back keeps its first minutes);
 //   - held points still behind the mark once the clock has caught up without such a jump (the
-//     clock was set back) are dropped, counted and logged.
+//     clock was set back) are dropped, counted and logged;
+//   - a clock behind the newest stored time for BEHIND_LIMIT_MS was set back for good (it ran
+//     fast): it is taken as right, and the points held are stored at their times on it. Without
+//     this, a clock corrected by a month would store nothing for a month.
+import { BEHIND_LIMIT_MS } from '../shared/clock-behind.js';
 import type { HistoryDrops } from './drops.js';
 import type { HistoryStore } from './store.js';
 
@@ -34,6 +38,8 @@ interface Held {
 export class ClockGate {
   /** The newest time stored through this gate. */
   private high = -Infinity;
+  /** Monotonic ms since the clock has been behind `high` (set back while running), or null. */
+  private setBackSince: number | null = null;
   private held: Held[] = [];
   private heldPoints = 0;
   private readonly counts = { held: 0, released: 0, dropped: 0 };
@@ -48,6 +54,7 @@ export class ClockGate {
 
   /** One message's points, stamped `t` (wall clock at its measurement). */
   write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
+    this.acceptSetBack();
     if (this.held.length) this.release();
     if (t >= this.mark() && !this.held.length) {
       this.pass(key, fields, t, reserved);
@@ -71,6 +78,22 @@ export class ClockGate {
       this.heldPoints -= old.fields.length;
       this.drop(old, `${this.maxHeld} points are held while the clock is behind the newest stored time`);
     }
+  }
+
+  /** After BEHIND_LIMIT_MS behind the newest stored time, that time no longer holds history back. */
+  private acceptSetBack(): void {
+    const wall = this.clock.wall();
+    // Behind the time from before this start is the clock record's to judge (src/service/wall-clock.ts).
+    if (wall >= this.high || this.clock.highWater() !== null) {
+      this.setBackSince = null;
+      return;
+    }
+    const now = this.clock.now();
+    this.setBackSince ??= now;
+    if (now - this.setBackSince < BEHIND_LIMIT_MS) return;
+    this.setBackSince = null;
+    const oldest = this.held[0];
+    this.high = oldest ? Math.min(wall, Math.round(wall - (now - oldest.m))) : wall;
   }
 
   /** History stays after this: the newest time stored, or while the clock is behind, the newest time seen before the start. */

@@ -12,17 +12,14 @@ import type { Db } from '../store/db.js';
 import type { Logger } from '../log.js';
 import { describeJump, JUMP_MS, type ClockJump } from '../runtime/clock.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
+import { BEHIND_LIMIT_MS } from '../shared/clock-behind.js';
 import { parseJson } from '../shared/json.js';
 import type { ReserveFile } from '../store/reserve-file.js';
 
 const RECORD_KEY = 'wall-clock';
 export const CLOCK_RESERVE_FILE = 'wall-clock.reserve';
 export const CLOCK_RESERVE_BYTES = 512;
-/**
- * A clock behind the newest time seen for this long without a jump is taken as right: a record
- * written by a clock that was wrongly ahead (a typo in \`date -s\`) must not hold history for years.
- */
-export const BEHIND_LIMIT_MS = 3_600_000;
+export { BEHIND_LIMIT_MS };
 /** How often the record is written: a kill -9 or power loss loses at most this much of a running profile's place. */
 export const SAVE_INTERVAL_MS = 60_000;
 

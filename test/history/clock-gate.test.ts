@@ -1,7 +1,7 @@
 // Issue 44 item 7: history runs forward only. Points measured while the clock is behind the
 // newest stored time are held and stored at their measured time once a jump forward puts the
-// clock right; after a clock set back they are dropped (counted) once it has caught up; the
-// hold is bounded.
+// clock right; after a clock set back they are dropped (counted) once it has caught up, or
+// stored once it has stayed behind for an hour (set back for good); the hold is bounded.
 import pino from 'pino';
 import t from 'tap';
 import { HistoryDrops } from '../../src/history/drops.js';
@@ -97,3 +97,29 @@ t.test('the hold is bounded: the oldest points go first', async (t) => {
   }
   t.match(gate.status(), { heldPoints: 3, held: 5, dropped: 2 });
 });
+
+t.test(
+  'set back a month (the clock ran fast): after an hour behind the newest stored time the clock is taken as right',
+  async (t) => {
+    const { clock, written, send, gate } = rig(null);
+    send('beer');
+    clock.jumpWall(-30 * DAY);
+    for (let i = 0; i < 6; i++) {
+      clock.advance(10 * 60_000);
+      send('beer');
+    }
+    t.equal(written.length, 1, 'nothing stored under the newest stored time for the first hour');
+    clock.advance(10 * 60_000);
+    send('beer');
+    t.equal(written.length, 8, 'then the points held meanwhile and the new one are stored, not a month later');
+    t.same(
+      written.slice(1).map((w) => w.t),
+      Array.from({ length: 7 }, (_, i) => NOW - 30 * DAY + (i + 1) * 10 * 60_000),
+      'each at its time on the corrected clock',
+    );
+    clock.advance(10 * 60_000);
+    send('beer');
+    t.equal(written.length, 9, 'and from then on as they come');
+    t.match(gate.status(), { heldPoints: 0, dropped: 0 });
+  },
+);
