@@ -8,7 +8,9 @@
 // sequence is PAUSED and the paused time does not count towards WAIT_DURATION. WAIT_UNTIL,
 // START_PROFILE and WAIT_PROFILE need the wall clock (SYSTEM_TIME_NOT_AVAILABLE without it);
 // WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed are persisted
-// once an instruction has been active for 60 s, and at END.
+// once an instruction has been active for 60 s, and at END; `elapsed` is stored every minute
+// after that, so a restart resumes the active instruction with the time it had (as a profile
+// resumes its place) instead of starting a long WAIT_DURATION over.
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
@@ -39,6 +41,8 @@ const WAIT_INTERVAL_MS = 100;
 const RESTART_PAUSE_MS = 1000;
 const IDLE_INTERVAL_MS = 1000;
 const PERSIST_AFTER_MS = 60_000;
+/** How often a running instruction's `elapsed` is stored: a restart counts at most this much again. */
+const ELAPSED_STORE_MS = 60_000;
 
 const fields = {
   enabled: f.bool({ stored: true, logged: true, default: true }),
@@ -58,6 +62,7 @@ const fields = {
   error: f.enum(SequenceError, { readonly: true }),
   elapsed: f.duration({
     readonly: true,
+    stored: true,
     logged: true,
     default: 0,
     description: 'time in the active instruction, paused time excluded',
@@ -94,6 +99,10 @@ export interface SequenceState {
   holdUntil: number;
   /** The active instruction's progress and changes have been persisted. */
   persisted: boolean;
+  /** Whole ELAPSED_STORE_MS periods of `elapsed` when the block was last stored. */
+  storedPeriods: number;
+  /** Restored at its stored instruction: the first update takes up the stored `elapsed` (put in place after init). */
+  resume: boolean;
   changed: Set<AnyBlock>;
   /** Enabled flag and instruction as stored, before the store mode was applied at load. */
   restored: { enabled: boolean; activeInstruction: number | null };
@@ -122,6 +131,8 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       pausedSince: null,
       holdUntil: -Infinity,
       persisted: true,
+      storedPeriods: 0,
+      resume: mode.startsWith('AT_RESTORE_INSTRUCTION'),
       changed: new Set(),
       restored,
     };
@@ -160,6 +171,14 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     const d = block.data;
     const s = block.state;
     const now = ctx.now;
+    if (s.resume) {
+      s.resume = false;
+      const ms = (d.elapsed ?? 0) * 1000;
+      if (ms > 0) {
+        s.startedAt = now - ms;
+        s.storedPeriods = Math.floor(ms / ELAPSED_STORE_MS);
+      }
+    }
     const bad = s.lines.findIndex((l) => l.error !== null);
     if (bad >= 0) {
       const e = s.lines[bad]!.error!;
@@ -188,7 +207,8 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       const line = s.lines[index];
       if (!line) {
         report(block, 'END', 'NONE');
-        persistProgress(block, ctx);
+        // Once: `elapsed` goes on counting at END, and is not worth a write a second.
+        if (!s.persisted) persistProgress(block, ctx);
         next = now + IDLE_INTERVAL_MS;
         break;
       }
@@ -226,8 +246,12 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       }
       break;
     }
-    d.elapsed = elapsedMs(s, now) / 1000;
-    if (!s.persisted && elapsedMs(s, now) >= PERSIST_AFTER_MS) persistProgress(block, ctx);
+    const elapsed = elapsedMs(s, now);
+    d.elapsed = elapsed / 1000;
+    if (!s.persisted && elapsed >= PERSIST_AFTER_MS) persistProgress(block, ctx);
+    else if (s.persisted && d.status !== 'END' && Math.floor(elapsed / ELAPSED_STORE_MS) > s.storedPeriods)
+      ctx.persist(block);
+    if (s.persisted) s.storedPeriods = Math.floor(elapsed / ELAPSED_STORE_MS);
     return next;
   },
 });
@@ -259,6 +283,9 @@ function restartAt(block: SequenceBlock, index: number): void {
   block.data.activeInstruction = index;
   // Not END any more, for a WAIT_SEQUENCE that looks before this sequence updates.
   block.data.status = 'UNKNOWN';
+  // Stored with the new position by the write that made it, not the old instruction's time.
+  block.data.elapsed = 0;
+  s.resume = false;
   s.startedAt = null;
   s.pausedMs = 0;
   s.pausedSince = null;
