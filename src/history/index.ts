@@ -56,6 +56,7 @@ export function createHistory({ config, log, now, clock }: HistoryDeps): History
       : new EmbeddedStore({
           dataDir: config.dataDir,
           now,
+          monotonic: mono,
           flushIntervalMs: config.historyFlushInterval,
           retentionMs: parseDuration(config.historyRetention) * 1000,
           maxBytes: config.historyMaxBytes,

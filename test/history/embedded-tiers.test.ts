@@ -2,6 +2,7 @@
 // retention and historyRetention drop old data, the size cap evicts oldest first, and a data
 // dir that cannot be written degrades history without throwing.
 import t, { type Test } from 'tap';
+import { mock } from 'node:test';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -173,4 +174,37 @@ t.test('an unwritable data dir degrades history: logged, in status, points kept 
   );
   const ranges = await store.ranges(['k/v'], clock.wall()! - 3_600_000, clock.wall()!, 10);
   t.ok(ranges[0]!.values.length > 0, 'recent points still answer queries');
+});
+
+t.test('a failing data dir is logged again after a minute, even when the wall clock was set back', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-ro-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const blocker = path.join(dir, 'not-a-dir');
+  writeFileSync(blocker, 'x');
+  const errors: string[] = [];
+  const log = { ...silentLogger, error: (_o: unknown, msg: string) => errors.push(msg), child: () => log };
+  const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
+  mock.timers.enable({ apis: ['Date'], now: clock.wall()! });
+  t.teardown(() => mock.timers.reset());
+  const store = new EmbeddedStore({
+    dataDir: blocker,
+    now: () => clock.wall()!,
+    monotonic: () => clock.now(),
+    flushIntervalMs: 60_000,
+    retentionMs: DAY,
+    maxBytes: 1e9,
+    log: log as unknown as Logger,
+  });
+  t.teardown(() => store.close());
+  t.equal(errors.length, 1, 'logged at once');
+  clock.advance(10_000);
+  store.flushSync();
+  t.equal(errors.length, 1, 'not again within the minute');
+  // NTP corrects a clock that ran a month fast: the minute still passes.
+  clock.jumpWall(-30 * DAY);
+  mock.timers.setTime(clock.wall()!);
+  clock.advance(61_000);
+  mock.timers.tick(61_000);
+  store.flushSync();
+  t.equal(errors.length, 2, 'logged again a minute later, not a month later');
 });

@@ -54,6 +54,8 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** Wall clock, epoch ms. */
   now: () => number;
+  /** Monotonic ms, for the time between error logs; performance.now() by default. */
+  monotonic?: () => number;
   flushIntervalMs: number;
   retentionMs: number;
   maxBytes: number;
@@ -113,7 +115,7 @@ export class EmbeddedStore implements HistoryStore {
   private closing = false;
   private error: string | null = null;
   private errorIsDiskFull = false;
-  private lastErrorLog = 0;
+  private lastErrorLog = -Infinity;
   private flushes = 0;
   private lastFlush: number | null = null;
   private bytesWritten = 0;
@@ -232,7 +234,8 @@ export class EmbeddedStore implements HistoryStore {
     const message = `${what}: ${(e as Error).message ?? String(e)}`;
     this.error = message;
     this.errorIsDiskFull = isDiskFull(e);
-    const now = Date.now();
+    // Monotonic: a wall clock set back would silence the log for as long as it had been ahead.
+    const now = this.o.monotonic?.() ?? performance.now();
     if (now - this.lastErrorLog > 60_000) {
       this.lastErrorLog = now;
       this.o.log.error({ dir: this.dir }, `history degraded: ${message}`);
