@@ -224,6 +224,8 @@ async function assembleServices(
     version: VERSION,
     dashboardUrl,
     log: log.child({ module: 'fleet' }),
+    now: () => clock.wall() ?? Date.now(),
+    monotonic: () => clock.now(),
   });
   const wallClock = new WallClockService(
     store.db,

@@ -50,10 +50,14 @@ export interface FleetOptions {
   dashboardUrl: () => string | null;
   log: Pick<Logger, 'warn'>;
   max?: number;
+  /** Wall clock, epoch ms. */
   now?: () => number;
+  /** Monotonic ms: when a controller was seen, so a wall-clock jump since does not move it. */
+  monotonic?: () => number;
 }
 
 interface Entry extends Omit<Peer, 'lastSeen'> {
+  /** Monotonic ms. */
   lastSeen: number;
 }
 
@@ -81,12 +85,14 @@ export class FleetPeers {
   private readonly prefix: string;
   private readonly max: number;
   private readonly now: () => number;
+  private readonly monotonic: () => number;
   private readonly counts = { messages: 0, dropped: 0, ignored: 0 };
 
   constructor(private readonly o: FleetOptions) {
     this.prefix = `${o.topicRoot}/fleet/`;
     this.max = o.max ?? FLEET_MAX;
     this.now = o.now ?? Date.now;
+    this.monotonic = o.monotonic ?? (() => performance.now());
     this.warnings = new WarningLimiter(o.log);
   }
 
@@ -132,7 +138,7 @@ export class FleetPeers {
     this.touch(id, {
       serviceId: id,
       online: msg.online,
-      lastSeen: this.now(),
+      lastSeen: this.monotonic(),
       version: text(msg.version),
       dashboardUrl: httpUrl(msg.dashboardUrl),
     });
@@ -161,9 +167,11 @@ export class FleetPeers {
   /** The controllers seen, most recently seen first. */
   list(): Peer[] {
     const now = this.now();
-    return [...this.peers.values()]
-      .reverse()
-      .map(({ lastSeen, ...p }) => ({ ...p, lastSeen: new Date(p.online ? now : lastSeen).toISOString() }));
+    const mono = this.monotonic();
+    return [...this.peers.values()].reverse().map(({ lastSeen, ...p }) => ({
+      ...p,
+      lastSeen: new Date(p.online ? now : Math.round(now - (mono - lastSeen))).toISOString(),
+    }));
   }
 
   status(): { controllers: number; max: number; dropped: number; messages: number; ignored: number } {

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 
 const presence = (id: string, fields: Record<string, unknown> = {}) =>
   Buffer.from(JSON.stringify({ serviceId: id, online: true, version: '1.0', dashboardUrl: null, ...fields }));
-const fleetOf = (o: { max?: number; now?: () => number; warn?: (m: string) => void } = {}) =>
+const fleetOf = (o: { max?: number; now?: () => number; monotonic?: () => number; warn?: (m: string) => void } = {}) =>
   new FleetPeers({
     serviceId: 'me',
     topicRoot: 'svc',
@@ -16,6 +16,8 @@ const fleetOf = (o: { max?: number; now?: () => number; warn?: (m: string) => vo
     dashboardUrl: () => 'http://me.local:5000/',
     max: o.max,
     now: o.now,
+    // A wall clock that does not jump runs with the monotonic one.
+    monotonic: o.monotonic ?? o.now,
     log: { warn: (_f: unknown, m: string) => o.warn?.(m) } as any,
   });
 
@@ -49,6 +51,21 @@ t.test('lastSeen: now for an online controller, when it went offline for an offl
     up: new Date(90_000).toISOString(),
     down: new Date(1000).toISOString(),
   });
+});
+
+t.test('lastSeen of an offline controller counts on the monotonic clock: a clock jump does not age it', async (t) => {
+  // Booted a night behind, a neighbour went offline, then NTP put the clock right.
+  let wall = Date.UTC(2026, 10, 1, 6, 0);
+  let mono = 0;
+  const fleet = fleetOf({ now: () => wall, monotonic: () => mono });
+  fleet.handle('svc/fleet/down', presence('down', { online: false }));
+  mono += 5 * 60_000;
+  wall += 8 * 3_600_000 + 5 * 60_000;
+  t.equal(
+    fleet.list()[0]!.lastSeen,
+    new Date(wall - 5 * 60_000).toISOString(),
+    '5 minutes ago on the corrected clock, not 8 hours',
+  );
 });
 
 t.test(
