@@ -260,11 +260,7 @@ async function assembleServices(
     brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
     historyOk: () => (history ? history.store.health() : null),
     historyDropping: () => history?.ownDrop() ?? null,
-    hardware: () => ({
-      missing: layer.onewire.missing(),
-      pending: layer.onewire.pending(),
-      buses: layer.onewire.buses(),
-    }),
+    hardware: () => ({ ...layer.devices(), buses: layer.onewire.buses() }),
   });
   alerts.attachMqtt(mqtt);
   const backupFiles = new BackupFiles(config.dataDir);

@@ -4,6 +4,7 @@
 import { formatQuantity } from '../codec/units.js';
 import { DISK_FULL_DROP, type StoreHealth } from '../history/store.js';
 import { DISK_RECHECK_MS, diskSpace } from '../store/storage-health.js';
+import { i2cChipKey } from '../runtime/hardware.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
@@ -45,6 +46,19 @@ export interface Evaluation {
   seen: Observation[];
   /** Keys of conditions whose state is not known yet: neither bad nor clear. */
   unknown: Set<string>;
+}
+
+/**
+ * The device a block names, as the hardware source lists it: a 1-Wire device by its ROM address,
+ * an I2C chip by its bus and address (i2cChipKey). Null for a block without one.
+ */
+function deviceOf(data: Data): { key: string; text: string; address: string } | null {
+  const { address, bus } = data;
+  if (typeof address === 'string') return { key: address, text: `device ${address}`, address };
+  if (typeof address !== 'number' || typeof bus !== 'string') return null;
+  const key = i2cChipKey(bus, address);
+  const hex = key.slice(bus.length + 1);
+  return { key, text: `I2C chip ${hex} on bus ${bus}`, address: hex };
 }
 
 export class Conditions {
@@ -132,19 +146,22 @@ export class Conditions {
     const pending = new Set(hw.pending);
     if (missing.size > 0 || pending.size > 0)
       for (const b of this.s.runtime.blocks()) {
-        const address = (b.data as Data).address;
         // A missing sensor is the sensor-null alert, which names its value; this one is for IO modules.
-        if (typeof address !== 'string' || implementsIface(b.def, 'TempSensorInterface')) continue;
-        if (pending.has(address)) unknown.add(`device-missing:${address}`);
-        if (!missing.has(address)) continue;
+        const device = implementsIface(b.def, 'TempSensorInterface') ? null : deviceOf(b.data as Data);
+        if (!device) continue;
+        if (pending.has(device.key)) {
+          unknown.add(`device-missing:${device.key}`);
+          continue;
+        }
+        if (!missing.has(device.key)) continue;
         out.push({
-          key: `device-missing:${address}`,
+          key: `device-missing:${device.key}`,
           kind: 'device-missing',
           blockId: b.id,
           after: 0,
           tolerateGaps: true,
-          text: `${b.id} (device ${address}) is missing from its bus`,
-          values: { address },
+          text: `${b.id} (${device.text}) is missing from its bus`,
+          values: { address: device.address },
         });
       }
     for (const bus of hw.buses) {

@@ -36,6 +36,8 @@ interface Want {
   readDuties: Array<number | null>;
   hz: number;
   connected: boolean;
+  /** A poll has finished (good or not) since it was first asked for. */
+  polled: boolean;
   pins: number;
   lastError: string | null;
   counters: { polls: number; failures: number; writes: number; verifyErrors: number; resets: number };
@@ -156,6 +158,7 @@ export class I2cIoHub implements I2cIoAccess {
         readDuties: Array(channels).fill(null),
         hz: DEFAULT_HZ,
         connected: false,
+        polled: false,
         pins: 0,
         lastError: null,
         counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
@@ -217,6 +220,7 @@ export class I2cIoHub implements I2cIoAccess {
         w.lastPoll = now;
         w.polling = this.poll(w).finally(() => {
           w.polling = null;
+          w.polled = true;
         });
       }
       if (w.polling) running.push(w.polling);
@@ -294,6 +298,11 @@ export class I2cIoHub implements I2cIoAccess {
     return [...this.wants.values()]
       .filter((w) => !w.connected)
       .map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, lastError: w.lastError }));
+  }
+
+  /** Asked-for chips not polled yet since they were asked for: not known to be missing (start-up is a state). */
+  pending(): Array<{ bus: string; address: number }> {
+    return [...this.wants.values()].filter((w) => !w.polled).map((w) => ({ bus: w.bus, address: w.address }));
   }
 
   /** Polled chips with their counters, for the i2c status section (i2c-discovery.ts). */

@@ -263,6 +263,13 @@ export class I2cSensorHub implements I2cSensorAccess {
     return [...out.values()];
   }
 
+  /** Chips a block asks for that have not been polled yet: not known to be missing (start-up is a state). */
+  pending(): Array<{ bus: string; address: number }> {
+    return [...this.devices.values()]
+      .filter((d) => !d.polled)
+      .map((d) => ({ bus: d.request.bus, address: d.request.address }));
+  }
+
   private answers(d: Device): boolean {
     return d.values !== null && this.now - d.at <= STALE_MS;
   }

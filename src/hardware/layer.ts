@@ -17,7 +17,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { Hardware, I2cIoKind } from '../runtime/hardware.js';
 import type { Discoverer } from '../runtime/runtime.js';
 import { oneWireDiscoverer } from './discovery.js';
-import { i2cDiscoverer, i2cMissing, i2cStatus, sysfsClaimed } from './i2c-discovery.js';
+import { i2cChipStates, i2cDiscoverer, i2cMissing, i2cStatus, sysfsClaimed } from './i2c-discovery.js';
 import { I2cSensorHub } from './i2c-sensors.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
 import { GpioLines } from './gpio-lines.js';
@@ -248,6 +248,19 @@ export class HardwareLayer {
       gpio: this.gpio.status(),
       i2c: i2cStatus([...this.i2cQueues.values()], this.i2cSensors, this.i2cIo),
       ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
+    };
+  }
+
+  /**
+   * The devices blocks use that are gone, and those not known yet (their first search or read
+   * since they were asked for is to come): 1-Wire devices by ROM address, I2C chips as
+   * i2cChipKey names them.
+   */
+  devices(): { missing: string[]; pending: string[] } {
+    const i2c = i2cChipStates(this.i2cSensors, this.i2cIo);
+    return {
+      missing: [...this.onewire.missing(), ...i2c.missing],
+      pending: [...this.onewire.pending(), ...i2c.pending],
     };
   }
 

@@ -53,6 +53,12 @@ export interface IoReading {
 /** The id discovery gives the OneWireBus block of a master; device blocks link to it by this id. */
 export const oneWireBusBlockId = (busName: string): string => `OneWire Bus ${busName}`;
 
+/**
+ * How an I2C chip a block names (its `bus` and `address`) is listed among the devices that are
+ * missing or not known yet; a 1-Wire device is listed by its ROM address.
+ */
+export const i2cChipKey = (bus: string, address: number): string => `${bus}/0x${address.toString(16).padStart(2, '0')}`;
+
 export interface OneWireBusInfo {
   name: string;
   kind: string;

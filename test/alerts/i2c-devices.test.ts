@@ -1,0 +1,70 @@
+// An I2C chip a block uses that stops answering is a device-missing alert, as a 1-Wire IO module
+// is: a relay board on an MCP23017 whose bus wire came loose holds its relays where they were
+// (a heater on stays on) while its actuators read null, and nothing else would say so. A chip not
+// polled yet since it was asked for is not missing (start-up is a state), and a chip that answers
+// again resolves the alert.
+import t from 'tap';
+import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
+import { simApp } from '../hardware/sim-app.js';
+
+const link = (id: string) => ({ __objtype: 'Link', id });
+const SIM = {
+  plant: { ambient: 18, initial: { beer: 18, air: 18 } },
+  i2cIo: [{ name: 'relays', type: 'MCP23017', address: '0x20', activeLow: true, outputs: { '1': 'heater' } }],
+  i2cSensors: [{ name: 'gauge', type: 'ADS1115', address: '0x48' }],
+};
+
+t.test(
+  'an I2C relay board or ADC that stops answering fires device-missing once, and resolves when back',
+  async (t) => {
+    const s = await simApp({ sim: SIM });
+    t.teardown(() => s.close());
+    const { alerts } = s.app;
+    alerts.setRules({ resolveAfter: 1 });
+    const missing = () =>
+      alerts
+        .active()
+        .filter((a) => a.kind === 'device-missing')
+        .map((a) => a.blockId)
+        .sort();
+    await s.post('blocks/create', {
+      id: 'Relays',
+      type: 'MCP23017',
+      data: { bus: 'sim', address: 0x20, activeLow: true },
+    });
+    await s.post('blocks/create', {
+      id: 'Heater',
+      type: 'DigitalActuator',
+      data: { hwDevice: link('Relays'), channel: 1, storedState: 'STATE_ACTIVE' },
+    });
+    await s.post('blocks/create', { id: 'Gauge', type: 'AnalogSensorI2c', data: { bus: 'sim', address: 0x48 } });
+    alerts.evaluate();
+    t.same(missing(), [], 'not polled yet: not missing');
+    await s.run(2000);
+    alerts.evaluate();
+    t.equal(s.data('Relays').connected, true);
+    t.same(missing(), [], 'answering: not missing');
+
+    const mcp = s.app.hardware.sim!.i2cIo.find((e) => e.spec.name === 'relays')!.chip as SimMcp23017;
+    mcp.plugged = false;
+    s.app.hardware.sim!.i2cSensors.find((e) => e.spec.name === 'gauge')!.model.faults.nack = true;
+    await s.run(4000);
+    alerts.evaluate();
+    t.equal(s.data('Heater').state, null, 'the heater cannot be read');
+    t.same(missing(), ['Gauge', 'Relays'], 'both chips are missing');
+    const relays = alerts.active().find((a) => a.blockId === 'Relays')!;
+    t.match(relays.text, /Relays .*0x20.*sim.* is missing/);
+    await s.run(3000);
+    alerts.evaluate();
+    t.equal(alerts.history().filter((h) => h.event === 'fired' && h.key === relays.key).length, 1, 'fired once');
+
+    mcp.plugged = true;
+    s.app.hardware.sim!.i2cSensors.find((e) => e.spec.name === 'gauge')!.model.faults.nack = false;
+    await s.run(2000);
+    alerts.evaluate();
+    await s.run(2000);
+    alerts.evaluate();
+    t.equal(s.data('Heater').state, 'STATE_ACTIVE');
+    t.same(missing(), [], 'back: resolved');
+  },
+);
