@@ -53,6 +53,14 @@ export async function readDs2408Registers(master: OneWireMaster, address: RomAdd
   };
 }
 
+/**
+ * Whether a control/status register byte (0x8D) can be a chip's: bits 4-6 always read 0 (bit 7
+ * VCCP, bit 3 PORL, bits 0-2 PLS, CT, ROS). 0xFF is the idle bus: no chip drove it.
+ */
+export function ds2408ControlStatusValid(byte: number): boolean {
+  return (byte & 0x70) === 0;
+}
+
 /** Pins and latches in "active" polarity (1 = pin low / transistor on). */
 export function ds2408Active(regs: Ds2408Registers): { pins: number; latches: number } {
   return { pins: ~regs.pinState & 0xff, latches: ~regs.outputLatch & 0xff };

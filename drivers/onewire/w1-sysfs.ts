@@ -7,6 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isKernelSlaveName, kernelNameToRom, romFamily, romToKernelName } from './address.js';
 import { crc8 } from './crc.js';
+import { ds2408ControlStatusValid } from './ds2408.js';
 import { decodeDs2413, ds2413StatusValid } from './ds2413.js';
 import { checkPowerOnSignature, PowerOnResetError } from './ds18b20.js';
 import { decodeFamily3b, MAX31850_FAMILY, type Max31850Reading } from './max31850.js';
@@ -318,9 +319,23 @@ export class W1SysfsBus implements OneWireBus {
     }
   }
 
+  /**
+   * The kernel reads each register as one byte without a CRC, and fails only when no device
+   * answers the reset: a chip that stopped answering on a bus where another one still does reads
+   * 0xFF, as a chip with every output off does in state and output. Then status_control, whose
+   * bits 4-6 a chip always reads as 0, tells an answer from the idle bus.
+   */
   async readDs2408(address: RomAddress): Promise<{ pins: number; latches: number }> {
     const state = await this.readByteFile(address, 'state');
     const output = await this.readByteFile(address, 'output');
+    if (state === 0xff && output === 0xff) {
+      const control = await this.readByteFile(address, 'status_control');
+      if (!ds2408ControlStatusValid(control))
+        throw new OneWireError(
+          'NO_PRESENCE',
+          `${address}: no answer (every register reads 0xff, status_control 0x${control.toString(16)})`,
+        );
+    }
     return { pins: ~state & 0xff, latches: ~output & 0xff };
   }
 

@@ -205,7 +205,7 @@ export class W1Tree {
     for (const l of this.listed.values()) {
       if (l.master !== index) continue;
       names.push(romToKernelName(l.device.address));
-      this.renderSlave(l, dir, reachable.has(l.device));
+      this.renderSlave(l, dir, reachable.has(l.device), reachable.size > 0);
     }
     this.write(join(dir, 'w1_master_name'), `${name}\n`);
     if (this.masterSlavesFile)
@@ -238,7 +238,8 @@ export class W1Tree {
     for (const key of [...this.rendered.keys()]) if (key.startsWith(dir)) this.rendered.delete(key);
   }
 
-  private renderSlave(l: Listed, masterDir: string, answering: boolean): void {
+  /** `presence`: some device on the master answers the reset pulse (the one rendered or another). */
+  private renderSlave(l: Listed, masterDir: string, answering: boolean, presence: boolean): void {
     const d = l.device;
     const name = romToKernelName(d.address);
     const dir = join(masterDir, name);
@@ -295,11 +296,17 @@ export class W1Tree {
       return;
     }
     if (d instanceof SimDs2408) {
+      // w1_ds2408 reads a register as one byte without a CRC, and fails only when nothing
+      // answers the reset: with another device giving the presence pulse, a chip that does not
+      // answer reads as the idle bus, 0xFF.
+      const idleBus = !answering && presence;
       const fail = !answering || this.consumeCorruption(d);
-      this.write(join(dir, 'state'), fail ? Buffer.alloc(0) : Buffer.from([d.register(0x88)]));
-      this.write(join(dir, 'output'), fail ? Buffer.alloc(0) : Buffer.from([d.register(0x89)]), 0o644);
-      this.write(join(dir, 'activity'), fail ? Buffer.alloc(0) : Buffer.from([d.register(0x8a)]), 0o644);
-      this.write(join(dir, 'status_control'), fail ? Buffer.alloc(0) : Buffer.from([d.register(0x8d)]), 0o644);
+      const reg = (r: number) =>
+        idleBus ? Buffer.from([0xff]) : fail ? Buffer.alloc(0) : Buffer.from([d.register(r)]);
+      this.write(join(dir, 'state'), reg(0x88));
+      this.write(join(dir, 'output'), reg(0x89), 0o644);
+      this.write(join(dir, 'activity'), reg(0x8a), 0o644);
+      this.write(join(dir, 'status_control'), reg(0x8d), 0o644);
       return;
     }
     if (d instanceof SimDs2413) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { kernelNameToRom, makeRom, romToKernelName, isValidRom } from '../../drivers/onewire/address.js';
 import { PowerOnResetError } from '../../drivers/onewire/ds18b20.js';
 import { BusPoller } from '../../drivers/onewire/poller.js';
+import { oneWireOutputsOff } from '../../src/failsafe/onewire.js';
 import { OneWireError } from '../../drivers/onewire/types.js';
 import {
   listW1Masters,
@@ -288,6 +289,60 @@ t.test('DS2408 and DS2413 via state/output', async (t) => {
   ab.unplug();
   tree.refresh();
   t.equal(code(await rejects(bus2.readDs2413(ab.address))), 'NO_PRESENCE');
+});
+
+t.test(
+  'a DS2408 that stops answering while the other devices on its master answer is no answer, not "every output off"',
+  async (t) => {
+    // The kernel reads a DS2408 register as one byte without a CRC: another device gives the
+    // presence pulse, and a chip that does not drive the bus reads as its pull-up, 0xFF, which
+    // is also what a chip with every output off and no input pulled low reads in state and output.
+    const { tree, sw, bus1 } = rig({ slaveTtl: 10 });
+    t.teardown(() => tree.close());
+    const dir = join(tree.root, romToKernelName(sw.address));
+    t.same(await bus1.readDs2408(sw.address), { pins: 0, latches: 0 }, 'present, every output off');
+    const poller = new BusPoller(bus1);
+    poller.watchIo(sw.address, 'DS2408');
+    poller.setLatches(sw.address, 0);
+    await poller.service(0);
+    t.equal(poller.io(sw.address)!.connected, true);
+
+    sw.unplug();
+    tree.refresh();
+    t.ok(existsSync(dir), 'the kernel still lists it');
+    t.same(
+      [...readFileSync(join(dir, 'state')), ...readFileSync(join(dir, 'output'))],
+      [0xff, 0xff],
+      'reads the idle bus',
+    );
+    t.equal(code(await rejects(bus1.readDs2408(sw.address))), 'NO_PRESENCE', 'no answer');
+    await poller.service(1000);
+    t.equal(poller.io(sw.address)!.connected, false, 'the poller sees it gone');
+
+    sw.plug();
+    tree.refresh();
+    await poller.service(2000);
+    t.equal(poller.io(sw.address)!.connected, true, 'and back');
+  },
+);
+
+t.test('the failsafe does not report a DS2408 it cannot reach as switched off', async (t) => {
+  const { tree, sw } = rig({ slaveTtl: 10 });
+  t.teardown(() => tree.close());
+  sw.channelWrite(0x00);
+  tree.refresh();
+  sw.unplug();
+  tree.refresh();
+  const said: string[] = [];
+  const problems: string[] = [];
+  const failed = await oneWireOutputsOff(
+    { w1Root: tree.root, i2cBuses: ['/dev/i2c-250'], serialPorts: [] },
+    { say: (l) => said.push(l), problem: (l) => problems.push(l) },
+    5000,
+  );
+  t.equal(failed, 1, `one failure (${problems.join('; ')})`);
+  t.match(problems, [new RegExp(`DS2408 ${sw.address} .*NOT made safe`)]);
+  t.notMatch(said.join('\n'), new RegExp(`DS2408 ${sw.address}.*all outputs off`));
 });
 
 t.test('hand-written tree: directory listing fallback, odd entries, a corrupt state byte', async (t) => {
