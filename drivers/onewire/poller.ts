@@ -37,10 +37,19 @@ export interface BusPollerOptions {
   conversionMs?: number;
   /** Temperature cycle period. Default 1000 ms. */
   cycleMs?: number;
-  /** A temperature older than this reads null. Default 2000 ms. */
+  /**
+   * A temperature reads null once this much older than its next read was due: `staleMs` after
+   * its read, plus the time a round of reads takes. Default 2000 ms.
+   */
   staleMs?: number;
   /** IO module poll period. Default 1000 ms. */
   ioPollMs?: number;
+  /**
+   * The monotonic clock (ms) service() is called with, read again when each read finishes: a
+   * kernel w1 read without bulk conversion blocks for its sensor's own conversion, so the reads
+   * of one round take 750 ms a sensor. Default: the time service() was called with.
+   */
+  clock?: () => number;
 }
 
 export interface SensorInfo {
@@ -91,6 +100,7 @@ export class BusPoller {
   private readonly cycleMs: number;
   private readonly staleMs: number;
   private readonly ioPollMs: number;
+  private readonly clock: (() => number) | null;
   private readonly sensors = new Map<RomAddress, SensorInfo>();
   private readonly ioDevices = new Map<RomAddress, IoDevice>();
   private readonly lock = new SerialLock();
@@ -99,6 +109,9 @@ export class BusPoller {
   /** The reads after a conversion are running (a kernel w1 read can take most of a second). */
   private reading = false;
   private convertStartedAt = 0;
+  /** When the round of reads in progress began, and how long the last one took (ms). */
+  private readStartedAt = 0;
+  private lastReadSpan = 0;
   private nextCycleAt: number | null = null;
   private nextIoAt: number | null = null;
 
@@ -110,6 +123,7 @@ export class BusPoller {
     this.cycleMs = options.cycleMs ?? 1000;
     this.staleMs = options.staleMs ?? 2000;
     this.ioPollMs = options.ioPollMs ?? 1000;
+    this.clock = options.clock ?? null;
   }
 
   watchTemperature(address: RomAddress): void {
@@ -165,7 +179,7 @@ export class BusPoller {
   /** degC, or null when there was no valid reading in the last `staleMs` (or the sensor is not watched). */
   temperature(address: RomAddress, now: number): number | null {
     const s = this.sensors.get(address);
-    if (!s || s.validAt === null || now >= this.staleAt(s)) return null;
+    if (!s || s.validAt === null || now >= this.staleAt(s, now)) return null;
     return s.lastValue;
   }
 
@@ -208,9 +222,16 @@ export class BusPoller {
     return this.convertStartedAt + this.conversionMs;
   }
 
-  /** When a sensor's last good reading goes stale (Infinity: it has none). */
-  private staleAt(s: SensorInfo): number {
-    return s.validAt === null ? Infinity : s.validAt + this.staleMs;
+  /**
+   * When a sensor's last good reading goes stale (Infinity: it has none): staleMs after its
+   * next read was due, which is a round of reads later (the last round's length, or the one in
+   * progress when it takes longer). On a DS2482 a round takes milliseconds; on a kernel w1 bus
+   * without bulk conversion each read converts by itself, 750 ms a sensor.
+   */
+  private staleAt(s: SensorInfo, now: number): number {
+    if (s.validAt === null) return Infinity;
+    const span = Math.max(this.lastReadSpan, this.reading ? now - this.readStartedAt : 0);
+    return s.validAt + this.staleMs + span;
   }
 
   /**
@@ -239,7 +260,7 @@ export class BusPoller {
       : this.nextCycleAt === null
         ? now
         : this.nextCycleAt + this.conversionMs;
-    const stale = this.staleAt(s);
+    const stale = this.staleAt(s, now);
     return Math.min(read, stale > now ? stale : Infinity);
   }
 
@@ -380,12 +401,14 @@ export class BusPoller {
     }
   }
 
-  /** One scratchpad read per watched sensor, after a conversion. */
+  /** One scratchpad read per watched sensor, after a conversion; each stamped when it finished. */
   private async readAll(now: number): Promise<void> {
+    const clock = () => this.clock?.() ?? now;
+    this.readStartedAt = clock();
     for (const s of [...this.sensors.values()]) {
       try {
         if (!(await this.readSensor(s))) continue;
-        s.validAt = now;
+        s.validAt = clock();
         s.connected = true;
         s.lastError = null;
       } catch (e) {
@@ -397,5 +420,6 @@ export class BusPoller {
         s.tried = true;
       }
     }
+    this.lastReadSpan = clock() - this.readStartedAt;
   }
 }

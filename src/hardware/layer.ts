@@ -79,7 +79,8 @@ export class HardwareLayer {
     this.i2cDrops = new WarningLimiter(opts.log);
     this.clock = opts.clock;
     this.sim = sim;
-    this.onewire = new OneWireHub(opts.log, opts.pollerOptions);
+    // Reads are stamped when they finish: a kernel w1 read can block for its sensor's conversion.
+    this.onewire = new OneWireHub(opts.log, { clock: () => opts.clock.now(), ...opts.pollerOptions });
     this.gpio = new GpioLines(gpioLines, opts.log);
     this.i2cIo = new I2cIoHub(opts.log);
     this.i2cSensors = sensorHub(

@@ -345,6 +345,60 @@ t.test('the failsafe does not report a DS2408 it cannot reach as switched off', 
   t.notMatch(said.join('\n'), new RegExp(`DS2408 ${sw.address}.*all outputs off`));
 });
 
+t.test(
+  'without therm_bulk_read each kernel read converts (750 ms): several sensors still read all the time',
+  async (t) => {
+    // The service cannot write therm_bulk_read without a udev rule, so on a Pi each read of
+    // `temperature` blocks in the kernel for its own conversion. The reads of one round then take
+    // 750 ms a sensor; a reading must not go stale while the others' reads run.
+    const seg = new OneWireSegment();
+    const sensors = [1n, 2n, 3n, 4n].map((n) => seg.attach(new SimDs18b20({ serial: n, temperature: 18 + Number(n) })));
+    const tree = new W1Tree({ masters: [seg], bulkRead: 'absent' });
+    t.teardown(() => tree.close());
+    let clock = 1000;
+    /** The kernel's time: its read of a sensor returns after that sensor's conversion. */
+    class KernelConverting extends W1SysfsBus {
+      override async readTemperature(address: string): Promise<number> {
+        try {
+          return await super.readTemperature(address);
+        } finally {
+          clock += 750;
+          look();
+        }
+      }
+    }
+    const poller = new BusPoller(new KernelConverting({ root: tree.root }), { clock: () => clock });
+    for (const s of sensors) poller.watchTemperature(s.address);
+    const nulls = new Map<string, number[]>(sensors.map((s) => [s.address, []]));
+    const look = () => {
+      for (const s of sensors) if (poller.temperature(s.address, clock) === null) nulls.get(s.address)!.push(clock);
+    };
+    const until = async (end: number) => {
+      while (clock < end) {
+        await poller.service(clock);
+        look();
+        clock += 100;
+      }
+    };
+    await until(6000);
+    nulls.forEach((at) => at.splice(0));
+    await until(40_000);
+    for (const s of sensors) t.same(nulls.get(s.address), [], `${s.address} reads every time it is looked at`);
+    t.equal(poller.temperature(sensors[3]!.address, clock), 22);
+
+    sensors[1]!.unplug();
+    tree.refresh();
+    const gone = clock;
+    await until(gone + 10_000);
+    const sinceGone = nulls.get(sensors[1]!.address)!;
+    t.ok(
+      sinceGone.length > 0 && sinceGone[0]! - gone <= 2000 + 4 * 750,
+      `an unplugged one reads null within a round of reads and 2 s (${sinceGone[0]! - gone} ms)`,
+    );
+    t.same(nulls.get(sensors[3]!.address), [], 'the others still read');
+  },
+);
+
 t.test('hand-written tree: directory listing fallback, odd entries, a corrupt state byte', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'w1-hand-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
