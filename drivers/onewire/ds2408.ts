@@ -1,5 +1,6 @@
 // DS2408 (family 0x29) 8-channel switch over a OneWireMaster. Chip latch bit 0 = transistor on.
 import { checkInvertedCrc16 } from './crc.js';
+import { romToBytes } from './address.js';
 import { hex, readBytes, selectDevice } from './rom-commands.js';
 import { OneWireError, type OneWireMaster, type RomAddress } from './types.js';
 
@@ -9,6 +10,9 @@ export const DS2408_CMD = {
   CHANNEL_ACCESS_WRITE: 0x5a,
   WRITE_CONDITIONAL_SEARCH: 0xcc,
   RESET_ACTIVITY_LATCHES: 0xc3,
+  /** The Disable Test Mode sequence: this ROM-level byte, the ROM, then DISABLE_TEST_MODE. */
+  TEST_MODE_ROM: 0x96,
+  DISABLE_TEST_MODE: 0x3c,
 } as const;
 
 export const DS2408_REG = {
@@ -21,6 +25,8 @@ export const DS2408_REG = {
 } as const;
 
 export const DS2408_ACK = 0xaa;
+/** Control/status bit 3: the chip powered up since it was last cleared. */
+export const DS2408_PORL = 0x08;
 
 /** Raw registers 0x88..0x8D in chip polarity. */
 export interface Ds2408Registers {
@@ -90,4 +96,24 @@ export async function writeDs2408Output(
 /** Writes latches given in "active" polarity (bit set = transistor on). */
 export function writeDs2408Latches(master: OneWireMaster, address: RomAddress, activeLatches: number): Promise<number> {
   return writeDs2408Output(master, address, ~activeLatches & 0xff);
+}
+
+/**
+ * Datasheet, power-up timing: a fast power-on slew can leave P0 in a test mode in which it
+ * ignores Channel-Access Write; the Disable Test Mode sequence ends it (reset, 96h, the ROM,
+ * 3Ch, reset). Then PORL is cleared (Write Conditional Search Register at 0x8D, keeping PLS, CT
+ * and ROS), so that the next power-on shows.
+ */
+export async function afterDs2408PowerOn(
+  master: OneWireMaster,
+  address: RomAddress,
+  controlStatus: number,
+): Promise<void> {
+  if (!(await master.reset())) throw new OneWireError('NO_PRESENCE', `${address}: no presence for Disable Test Mode`);
+  await master.writeByte(DS2408_CMD.TEST_MODE_ROM);
+  for (const b of romToBytes(address)) await master.writeByte(b);
+  await master.writeByte(DS2408_CMD.DISABLE_TEST_MODE);
+  await selectDevice(master, address);
+  for (const b of [DS2408_CMD.WRITE_CONDITIONAL_SEARCH, DS2408_REG.CONTROL_STATUS, 0x00, controlStatus & 0x07])
+    await master.writeByte(b);
 }

@@ -1,5 +1,5 @@
 // OneWireBus over any OneWireMaster: the device protocols plus retries and bus serialisation.
-import { readDs2408Registers, ds2408Active, writeDs2408Latches } from './ds2408.js';
+import { afterDs2408PowerOn, DS2408_PORL, readDs2408Registers, ds2408Active, writeDs2408Latches } from './ds2408.js';
 import { decodeDs2413, readDs2413Status, writeDs2413Latches } from './ds2413.js';
 import {
   configureDs18b20,
@@ -24,7 +24,7 @@ export interface ProtocolBusOptions {
 export interface ProtocolBusStats {
   /** CRC failures that a retry absorbed. */
   crcRetries: number;
-  /** Scratchpads that showed a power-on reset (85 degC / lost TH marker). */
+  /** Scratchpads that showed a power-on reset (85 degC / lost TH marker), and DS2408s showing PORL. */
   powerOnResets: number;
   /** Successful DS18B20 (re)configurations. */
   configured: number;
@@ -124,10 +124,16 @@ export class ProtocolBus implements OneWireBus {
     this.markers.delete(address);
   }
 
+  /** A chip that powered up since it was last read is taken out of P0's test mode first (ds2408.ts). */
   readDs2408(address: RomAddress): Promise<{ pins: number; latches: number }> {
-    return this.lock.run(async () =>
-      ds2408Active(await this.withCrcRetry(() => readDs2408Registers(this.master, address))),
-    );
+    return this.lock.run(async () => {
+      const regs = await this.withCrcRetry(() => readDs2408Registers(this.master, address));
+      if (regs.controlStatus & DS2408_PORL) {
+        this.stats.powerOnResets++;
+        await afterDs2408PowerOn(this.master, address, regs.controlStatus);
+      }
+      return ds2408Active(regs);
+    });
   }
 
   private async withWriteRetry(write: () => Promise<unknown>): Promise<void> {

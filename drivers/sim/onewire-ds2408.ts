@@ -8,12 +8,20 @@ import { SimSlave, type SlaveOptions } from './onewire-slave.js';
 export interface SimDs2408Options extends SlaveOptions {
   /** Chip latch register after power-on (datasheet: random). Default 0xFF (all transistors off). */
   powerOnLatches?: number | 'random';
+  /**
+   * Datasheet, power-up timing: a fast power-on slew can leave P0 in a test mode in which it
+   * ignores Channel-Access Write, until the Disable Test Mode sequence (reset, 96h, ROM, 3Ch).
+   */
+  testModeAtPowerOn?: boolean;
 }
 
 type Ds2408Step = 'command' | 'ta1' | 'ta2' | 'cw1' | 'cw2' | 'csTa1' | 'csTa2' | 'csData' | 'done';
 
 export class SimDs2408 extends SimSlave {
   protected override readonly supportsResume = true;
+  protected override readonly supportsTestModeCommand = true;
+  /** P0 ignores Channel-Access Write (see testModeAtPowerOn). */
+  testMode = false;
   /** Raw output latch register (bit 0 = transistor on, pin pulled low). */
   latch = 0xff;
   activity = 0;
@@ -25,6 +33,7 @@ export class SimDs2408 extends SimSlave {
   writes = 0;
   private externalLow = 0;
   private readonly powerOnLatches: number | 'random';
+  private readonly testModeAtPowerOn: boolean;
   private step: Ds2408Step = 'command';
   private ta = 0;
   private first = 0;
@@ -32,6 +41,7 @@ export class SimDs2408 extends SimSlave {
   constructor(options: SimDs2408Options = {}) {
     super(FAMILY.DS2408, options);
     this.powerOnLatches = options.powerOnLatches ?? 0xff;
+    this.testModeAtPowerOn = options.testModeAtPowerOn ?? false;
     this.powerOn();
   }
 
@@ -42,6 +52,7 @@ export class SimDs2408 extends SimSlave {
     this.condPolarity = 0;
     this.control = 0x08;
     this.step = 'command';
+    this.testMode = this.testModeAtPowerOn;
   }
 
   /** PIO logic state: a pin reads 0 when its transistor is on or something outside pulls it low. */
@@ -64,7 +75,7 @@ export class SimDs2408 extends SimSlave {
   /** Channel-Access Write of a raw latch byte (also used by the kernel tree emulation). */
   channelWrite(raw: number): void {
     this.changePins(() => {
-      this.latch = raw & 0xff;
+      this.latch = this.testMode ? (raw & 0xfe) | (this.latch & 0x01) : raw & 0xff;
     });
     this.writes++;
   }
@@ -156,6 +167,11 @@ export class SimDs2408 extends SimSlave {
   }
 
   private command(byte: number): void {
+    if (this.selectedWith === 0x96) {
+      if (byte === 0x3c) this.testMode = false;
+      this.step = 'done';
+      return this.fill();
+    }
     switch (byte) {
       case 0xf0:
         this.step = 'ta1';

@@ -38,6 +38,10 @@ export abstract class SimSlave {
   private phase: RomPhase = { kind: 'idle' };
   private readonly romBits: Bit[] = [];
   private resumeFlag = false;
+  /** The ROM command that selected the device (0x55, 0xcc, 0xa5, 0x96...). */
+  protected selectedWith = 0;
+  /** Takes 0x96 + ROM as a ROM command (the DS2408's Disable Test Mode sequence). */
+  protected readonly supportsTestModeCommand: boolean = false;
   // Function layer shifter
   private fnMode: 'rx' | 'tx' | 'fill' = 'rx';
   private txBits: Bit[] = [];
@@ -229,12 +233,16 @@ export abstract class SimSlave {
   private romCommand(cmd: number): void {
     const resume = this.resumeFlag;
     this.resumeFlag = false;
+    this.selectedWith = cmd;
     switch (cmd) {
       case 0x33:
         this.phase = { kind: 'readRom', index: 0 };
         return;
       case 0x55:
         this.phase = { kind: 'match', index: 0 };
+        return;
+      case 0x96:
+        this.phase = this.supportsTestModeCommand ? { kind: 'match', index: 0 } : { kind: 'idle' };
         return;
       case 0xcc:
         this.select(false);

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { decodeDs2413, ds2413StatusValid } from '../../drivers/onewire/ds2413.js';
 import { readDs2408Registers } from '../../drivers/onewire/ds2408.js';
+import { BusPoller } from '../../drivers/onewire/poller.js';
 import { OneWireError } from '../../drivers/onewire/types.js';
 import { SimDs2408, SimDs2413 } from '../../drivers/sim/onewire-wire.js';
 import { ds2482Rig, rejects } from './onewire-fixtures.js';
@@ -20,7 +21,7 @@ t.test('DS2408 latches and pins in active polarity', async (t) => {
   io.setExternalLow(0b0000_0010);
   t.same(await bus.readDs2408(io.address), { pins: 0b1010_0111, latches: 0b1010_0101 }, 'input pulled low outside');
   const regs = await bus.exclusive((m) => readDs2408Registers(m, io.address));
-  t.equal(regs.controlStatus & 0x88, 0x88, 'PORL and VCCP set after power-on');
+  t.equal(regs.controlStatus & 0x80, 0x80, 'VCCP set');
   t.not(regs.activityLatch, 0, 'activity latched');
 });
 
@@ -45,6 +46,34 @@ t.test('DS2408 power-on latches can come up on (datasheet: random)', async (t) =
   const { bus, segment } = await ds2482Rig();
   const io = segment.attach(new SimDs2408({ serial: 0x240an, powerOnLatches: 0x00 }));
   t.same(await bus.readDs2408(io.address), { pins: 0xff, latches: 0xff });
+});
+
+t.test('a DS2408 that powers up with P0 in its test mode is taken out of it: channel 1 switches off', async (t) => {
+  // Datasheet, power-up timing: a fast power-on slew can leave P0 in a test mode in which it
+  // ignores Channel-Access Write; the Disable Test Mode sequence after every power-on ends it.
+  // With its latch come up on (power-on latches are random), the relay on channel 1 stayed on.
+  const { bus, segment } = await ds2482Rig();
+  const io = segment.attach(new SimDs2408({ serial: 0x240bn, powerOnLatches: 0xfe, testModeAtPowerOn: true }));
+  t.equal(io.activeOutputs(), 0b1, 'channel 1 came up on');
+  const poller = new BusPoller(bus);
+  poller.watchIo(io.address, 'DS2408');
+  poller.setLatches(io.address, 0);
+  let now = 0;
+  const run = async (ms: number) => {
+    for (const end = now + ms; now < end; now += 100) await poller.service(now);
+  };
+  await run(3000);
+  t.equal(io.activeOutputs(), 0, 'every output off, channel 1 too');
+  poller.setLatches(io.address, 0b1);
+  await run(2000);
+  t.equal(io.activeOutputs(), 0b1, 'channel 1 switches on when asked');
+
+  io.powerOnReset();
+  poller.setLatches(io.address, 0);
+  await run(3000);
+  t.equal(io.activeOutputs(), 0, 'after a brown-out too');
+  const regs = await bus.exclusive((m) => readDs2408Registers(m, io.address));
+  t.equal(regs.controlStatus & 0x08, 0, 'the power-on latch is cleared once the power-on was seen');
 });
 
 t.test('DS2413 read/write with complement check', async (t) => {
