@@ -11,7 +11,6 @@ import type { I2cChipDef } from '../../drivers/i2c/chip-def.js';
 import { I2C_CHIPS, i2cChip } from '../../drivers/i2c/chips.js';
 import type { ProbeOptions } from '../../drivers/i2c/probe.js';
 import type { QueuedI2cBus } from '../../drivers/i2c/queue.js';
-import { i2cChipKey } from '../runtime/hardware.js';
 import type { DiscoveredBlock, Discoverer } from '../runtime/runtime.js';
 import type { AnyBlock } from '../runtime/types.js';
 import type { I2cIoHub } from './i2c-io-hub.js';
@@ -78,17 +77,6 @@ type Missing = { bus: string; address: string; kind: string; lastError: string |
 /** Chips a block asks for that do not answer: sensors and IO chips. */
 export function i2cMissing(sensors: I2cSensorHub, io: I2cIoHub): Missing[] {
   return [...sensors.missing(), ...io.missing()];
-}
-
-/**
- * The chips blocks ask for that are missing (polled and not answering) and those not known yet
- * (not polled since they were asked for), as i2cChipKey names them.
- */
-export function i2cChipStates(sensors: I2cSensorHub, io: I2cIoHub): { missing: string[]; pending: string[] } {
-  const key = (c: { bus: string; address: number }) => i2cChipKey(c.bus, c.address);
-  const pending = [...sensors.pending(), ...io.pending()].map(key);
-  const missing = i2cMissing(sensors, io).map((m) => key({ bus: m.bus, address: parseInt(m.address, 16) }));
-  return { missing: missing.filter((k) => !pending.includes(k)), pending };
 }
 
 /** The `i2c` section of system/status: every bus with its queue's counters, found chips, kernel-claimed addresses, polled and missing chips. */
