@@ -10,7 +10,7 @@ import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import type { EmbeddedBroker } from './broker.js';
-import { withoutRefusedPublishes } from './bridge-publishes.js';
+import type { withoutRefusedPublishes as WithoutRefused } from './bridge-publishes.js';
 import { requestUser, type Role } from '../shared/roles.js';
 
 export const EVENTBUS_PATH = '/eventbus';
@@ -26,6 +26,11 @@ export class EventbusWebsocket {
   private readonly warnings: WarningLimiter;
   /** Publishes through the bridge dropped by the write rule (bridge-publishes.ts). */
   refusedPublishes = 0;
+  /**
+   * The write rule on the bridge, loaded with the first bridged connection of a user: most
+   * installs never bridge with auth on, and each module a start loads is read from the SD card.
+   */
+  private writeRule: Promise<typeof import('./bridge-publishes.js')> | null = null;
 
   /** `roleOf`: a user's role now (auth on); the bridge holds bridged users to it. */
   constructor(
@@ -80,11 +85,10 @@ export class EventbusWebsocket {
       ws.terminate();
       return;
     }
-    const user = requestUser(req);
-    const toBroker = user ? stream.pipe(this.withoutRefused(user)) : stream;
+    let toBroker: Duplex | null = null;
     const closeBoth = () => {
       stream.destroy();
-      toBroker.destroy();
+      toBroker?.destroy();
       upstream.destroy();
     };
     upstream.on('error', (err) => {
@@ -93,16 +97,38 @@ export class EventbusWebsocket {
     });
     upstream.on('close', closeBoth);
     stream.on('close', closeBoth);
-    toBroker.on('error', (err) => {
-      this.warnings.warn('not mqtt', { err: err.message }, `eventbus: closed a connection: ${err.message}`);
-      closeBoth();
-    });
-    toBroker.pipe(upstream);
-    upstream.pipe(stream);
+    const connect = (through: Duplex) => {
+      toBroker = through;
+      if (through !== stream)
+        through.on('error', (err) => {
+          this.warnings.warn('not mqtt', { err: err.message }, `eventbus: closed a connection: ${err.message}`);
+          closeBoth();
+        });
+      through.pipe(upstream);
+      upstream.pipe(stream);
+    };
+    const user = requestUser(req);
+    if (!user) return connect(stream);
+    // Both streams hold what arrives until they are piped.
+    this.writeRule ??= import('./bridge-publishes.js');
+    this.writeRule.then(
+      ({ withoutRefusedPublishes }) => {
+        if (!stream.destroyed && !upstream.destroyed)
+          connect(stream.pipe(this.withoutRefused(withoutRefusedPublishes, user)));
+      },
+      (err: Error) => {
+        this.warnings.warn(
+          'write rule',
+          { err: err.message },
+          `eventbus: cannot check what users publish: ${err.message}`,
+        );
+        closeBoth();
+      },
+    );
   }
 
-  private withoutRefused(user: string) {
-    return withoutRefusedPublishes({
+  private withoutRefused(filter: typeof WithoutRefused, user: string) {
+    return filter({
       user,
       roleOf: this.roleOf,
       onRefused: (topic, why, will) => {
