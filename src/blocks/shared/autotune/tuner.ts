@@ -18,7 +18,12 @@ const PAIR_STALE_MS = 5000;
 /** A phase may last this much longer than the longest so far before the relay pushes harder. */
 const STALL_FACTOR = 4;
 const STALL_MIN_MS = 3600_000;
-/** Cycles beyond the count asked for, after which an oscillation that does not settle aborts. */
+/**
+ * Cycles at steady output levels beyond the count asked for, after which an oscillation that does
+ * not repeat aborts. The warm-ups after the relay changed its levels are no evidence either way:
+ * a relay that took all its adaptations and the warm-up after each had used up a count of all
+ * cycles, and a fridge swinging the same every cycle was told something else moved it.
+ */
 const EXTRA_CYCLES = 10;
 /**
  * How long the setpoint may be without a value before the tuning stops, ms: a DS18B20 that misses
@@ -207,12 +212,12 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
       tu.message = `measured ${search.tail.length} steady cycles of ${hours(search.periodS)}, +/-${round(search.amplitude)} degC: computing the gains`;
       ctx.persist(block);
     }
-    const measured = run.relay.measured();
-    if (!run.search && measured.length > tu.cycles! + EXTRA_CYCLES) {
+    const steady = run.relay.measured().filter((c) => c.counted);
+    if (!run.search && steady.length > tu.cycles! + EXTRA_CYCLES) {
       abort(
         block,
         ctx,
-        `stopped: after ${measured.length} cycles the oscillation still does not repeat (${describe(measured.slice(-tu.cycles!))}): something else moves the temperature`,
+        `stopped: after ${steady.length} cycles at steady output levels the oscillation still does not repeat (${describe(steady.slice(-tu.cycles!))}): something else moves the temperature`,
       );
       return null;
     }
