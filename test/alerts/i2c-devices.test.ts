@@ -5,9 +5,8 @@
 // again resolves the alert.
 import t from 'tap';
 import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
-import { simApp } from '../hardware/sim-app.js';
+import { heaterOnRelayBoard, simApp } from '../hardware/sim-app.js';
 
-const link = (id: string) => ({ __objtype: 'Link', id });
 const SIM = {
   plant: { ambient: 18, initial: { beer: 18, air: 18 } },
   i2cIo: [{ name: 'relays', type: 'MCP23017', address: '0x20', activeLow: true, outputs: { '1': 'heater' } }],
@@ -27,16 +26,7 @@ t.test(
         .filter((a) => a.kind === 'device-missing')
         .map((a) => a.blockId)
         .sort();
-    await s.post('blocks/create', {
-      id: 'Relays',
-      type: 'MCP23017',
-      data: { bus: 'sim', address: 0x20, activeLow: true },
-    });
-    await s.post('blocks/create', {
-      id: 'Heater',
-      type: 'DigitalActuator',
-      data: { hwDevice: link('Relays'), channel: 1, storedState: 'STATE_ACTIVE' },
-    });
+    await heaterOnRelayBoard(s);
     await s.post('blocks/create', { id: 'Gauge', type: 'AnalogSensorI2c', data: { bus: 'sim', address: 0x48 } });
     alerts.evaluate();
     t.same(missing(), [], 'not polled yet: not missing');

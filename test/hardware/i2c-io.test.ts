@@ -4,7 +4,7 @@ import t from 'tap';
 import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import type { SimPca9685 } from '../../drivers/sim/pca9685-sim.js';
 import type { SimPcf8574 } from '../../drivers/sim/pcf8574-sim.js';
-import { q, simApp, type SimApp } from './sim-app.js';
+import { heaterOnRelayBoard, q, simApp, type SimApp } from './sim-app.js';
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 
@@ -220,16 +220,7 @@ t.test('a clean stop puts every chip in its power-on state', async (t) => {
   const s = await simApp({ sim: BOARDS });
   const mcp = chip<SimMcp23017>(s, 'relays');
   const pca = chip<SimPca9685>(s, 'pwm');
-  await s.post('blocks/create', {
-    id: 'Relays',
-    type: 'MCP23017',
-    data: { bus: 'sim', address: 0x20, activeLow: true },
-  });
-  await s.post('blocks/create', {
-    id: 'Heater',
-    type: 'DigitalActuator',
-    data: { hwDevice: link('Relays'), channel: 1, storedState: 'STATE_ACTIVE' },
-  });
+  await heaterOnRelayBoard(s);
   await s.post('blocks/create', { id: 'PWM', type: 'PCA9685', data: { bus: 'sim', address: 0x40 } });
   await s.post('blocks/create', {
     id: 'Fan',

@@ -101,3 +101,17 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
 
 /** Quantity value of a field, e.g. q(data.value). */
 export const q = (field: any): number | null => (field && typeof field === 'object' ? field.value : field) ?? null;
+
+/** An MCP23017 relay board ('Relays', 0x20 on the sim bus, active low) with 'Heater' on channel 1, asked on. */
+export async function heaterOnRelayBoard(s: SimApp): Promise<void> {
+  await s.post('blocks/create', {
+    id: 'Relays',
+    type: 'MCP23017',
+    data: { bus: 'sim', address: 0x20, activeLow: true },
+  });
+  await s.post('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { hwDevice: { __objtype: 'Link', id: 'Relays' }, channel: 1, storedState: 'STATE_ACTIVE' },
+  });
+}
