@@ -8,6 +8,9 @@ import type { ThermocoupleFault } from './max31850.js';
 import { SerialLock } from './serial-lock.js';
 import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
 
+/** Beyond its conversion, what one sensor's read may take in a round (a kernel w1 read, retries), ms. */
+const READ_ALLOWANCE_MS = 250;
+
 /** An IO family's name (families.ts), e.g. `DS2408`. */
 export type IoKind = string;
 
@@ -231,7 +234,10 @@ export class BusPoller {
   private staleAt(s: SensorInfo, now: number): number {
     if (s.validAt === null) return Infinity;
     const span = Math.max(this.lastReadSpan, this.reading ? now - this.readStartedAt : 0);
-    return s.validAt + this.staleMs + span;
+    // At most what a round of reads may take: a read that hangs (or a round slowed by retries)
+    // must not keep the last values fresh, or control runs on a frozen temperature without alert.
+    const longest = this.sensors.size * (this.conversionMs + READ_ALLOWANCE_MS);
+    return s.validAt + this.staleMs + Math.min(span, longest);
   }
 
   /**

@@ -8,9 +8,9 @@
 // sequence is PAUSED and the paused time does not count towards WAIT_DURATION. WAIT_UNTIL,
 // START_PROFILE and WAIT_PROFILE need the wall clock (SYSTEM_TIME_NOT_AVAILABLE without it);
 // WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed are persisted
-// once an instruction has been active for 60 s, and at END; `elapsed` is stored every minute
-// after that, so a restart resumes the active instruction with the time it had (as a profile
-// resumes its place) instead of starting a long WAIT_DURATION over.
+// once an instruction has been active for 60 s, and at END; a WAIT_DURATION's `elapsed` is stored
+// every minute after that, so a restart resumes it with the time it had (as a profile resumes its
+// place) instead of starting a long wait over.
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
@@ -249,12 +249,22 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     const elapsed = elapsedMs(s, now);
     d.elapsed = elapsed / 1000;
     if (!s.persisted && elapsed >= PERSIST_AFTER_MS) persistProgress(block, ctx);
-    else if (s.persisted && d.status !== 'END' && Math.floor(elapsed / ELAPSED_STORE_MS) > s.storedPeriods)
+    else if (timed(block) && s.persisted && Math.floor(elapsed / ELAPSED_STORE_MS) > s.storedPeriods)
       ctx.persist(block);
     if (s.persisted) s.storedPeriods = Math.floor(elapsed / ELAPSED_STORE_MS);
     return next;
   },
 });
+
+/**
+ * The active instruction counts its time (WAIT_DURATION): only then is `elapsed` worth storing
+ * every ELAPSED_STORE_MS. A sequence parked on WAIT or a temperature alarm for weeks is not written
+ * to the SD card every minute.
+ */
+function timed(block: SequenceBlock): boolean {
+  const index = block.data.activeInstruction;
+  return index !== null && block.state.lines[index]?.instruction?.op === 'WAIT_DURATION';
+}
 
 function parseLines(instructions: string[]): ParsedLine[] {
   return instructions.map((text) => {
