@@ -43,8 +43,8 @@ function packetSize(bytes: Buffer): number | null {
   return -1;
 }
 
-/** The CONNECT without its will when `writer` may not publish; as it came otherwise. */
-function connectFor(bytes: Buffer, writer: BridgeWriter): Buffer {
+/** The CONNECT without its will when `writer` may not publish; as it came otherwise; an Error when it cannot be made again. */
+function connectFor(bytes: Buffer, writer: BridgeWriter): Buffer | Error {
   const why = refusal(writer);
   if (!why) return bytes;
   let packet: mqttPacket.IConnectPacket | null = null;
@@ -56,7 +56,12 @@ function connectFor(bytes: Buffer, writer: BridgeWriter): Buffer {
   if (!packet || !will) return bytes;
   writer.onRefused(will.topic, why, true);
   const { will: _will, ...rest } = packet as mqttPacket.IConnectPacket;
-  return mqttPacket.generate(rest, { protocolVersion: rest.protocolVersion });
+  try {
+    // The parser takes CONNECTs the generator refuses (a password without a user name, ...).
+    return mqttPacket.generate(rest, { protocolVersion: rest.protocolVersion });
+  } catch (e) {
+    return new Error(`the client's CONNECT cannot be passed on without its will: ${(e as Error).message}`);
+  }
 }
 
 /**
@@ -74,25 +79,32 @@ export function withoutRefusedPublishes(writer: BridgeWriter): Transform {
   let first: Buffer | null = Buffer.alloc(0);
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
-      if (first) {
-        first = Buffer.concat([first, chunk]);
-        const size = packetSize(first);
-        if (size === -1) return done(notMqtt());
-        if (size !== null && size > MAX_PACKET_BYTES)
-          return done(new Error(`the client's CONNECT is ${size} bytes, over the ${MAX_PACKET_BYTES}-byte limit`));
-        if (size === null || first.length < size) return done();
-        chunk = first;
-        first = null;
-        // Anything else first is walked like the rest (the broker refuses it anyway).
-        if (chunk[0]! >> 4 === CONNECT) {
-          this.push(connectFor(chunk.subarray(0, size), writer));
-          chunk = chunk.subarray(size);
+      // Nothing a client sends may throw out of here: a stream's throw is the process's.
+      try {
+        if (first) {
+          first = Buffer.concat([first, chunk]);
+          const size = packetSize(first);
+          if (size === -1) return done(notMqtt());
+          if (size !== null && size > MAX_PACKET_BYTES)
+            return done(new Error(`the client's CONNECT is ${size} bytes, over the ${MAX_PACKET_BYTES}-byte limit`));
+          if (size === null || first.length < size) return done();
+          chunk = first;
+          first = null;
+          // Anything else first is walked like the rest (the broker refuses it anyway).
+          if (chunk[0]! >> 4 === CONNECT) {
+            const connect = connectFor(chunk.subarray(0, size), writer);
+            if (connect instanceof Error) return done(connect);
+            this.push(connect);
+            chunk = chunk.subarray(size);
+          }
         }
+        const parts = walker.feed(chunk);
+        if (walker.lost) return done(notMqtt());
+        for (const part of parts) this.push(part);
+        done();
+      } catch (e) {
+        done(e instanceof Error ? e : new Error(String(e)));
       }
-      const parts = walker.feed(chunk);
-      if (walker.lost) return done(notMqtt());
-      for (const part of parts) this.push(part);
-      done();
     },
   });
 }

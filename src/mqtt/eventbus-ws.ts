@@ -117,6 +117,7 @@ export class EventbusWebsocket {
           connect(stream.pipe(this.withoutRefused(withoutRefusedPublishes, user)));
       },
       (err: Error) => {
+        this.writeRule = null; // the next connection tries again
         this.warnings.warn(
           'write rule',
           { err: err.message },

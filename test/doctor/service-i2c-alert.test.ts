@@ -1,0 +1,43 @@
+// Review: the doctor beside a running service lists its active alerts as problems, except
+// 'device-missing' ("a missing device has its finding above"). The finding above counts only
+// hardware.onewire.missing; since 99730a6 a missing I2C chip (a relay board's MCP23017) is a
+// device-missing alert too, and it appears nowhere in the report: "Nothing needs doing", exit 0.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import type { Config } from '../../src/config.js';
+import { serviceSection } from '../../src/doctor/service.js';
+
+t.test('a missing I2C chip the service alerts on is a problem of the doctor report', async (t) => {
+  const status = {
+    uptime: 100,
+    hardware: { onewire: { buses: [], missing: [] }, i2c: { missing: [{ bus: 'i2c-1', address: '0x20' }] } },
+    alerts: {
+      active: 1,
+      list: [
+        {
+          key: 'device-missing:i2c-1/0x20',
+          kind: 'device-missing',
+          title: 'Device missing',
+          text: 'Heater (I2C chip 0x20 on bus i2c-1) is missing from its bus',
+          since: new Date().toISOString(),
+          acknowledged: false,
+        },
+      ],
+    },
+  };
+  const server = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(status));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const config = { host: '127.0.0.1', port, serviceId: 'edge-one' } as unknown as Config;
+  const { section } = await serviceSection(config, 1234);
+  const problems = section.findings.filter((f) => f.verdict === 'warn' || f.verdict === 'fail');
+  t.ok(
+    problems.some((f) => /I2C chip 0x20|missing/i.test(f.text)),
+    `the missing I2C chip is a problem of the report; findings: ${JSON.stringify(section.findings)}`,
+  );
+});
