@@ -79,14 +79,13 @@ export async function serviceSection(
       text: `${missing.length} device(s) the blocks use are missing`,
       ...advice('vanishing'),
     });
-  // What the service finds wrong itself (history, broker, storage, control, sensors): its active
-  // alerts. A missing device has its finding above, with the advice.
+  // What the service finds wrong itself (history, broker, storage, control, sensors, devices on
+  // any bus, I2C chips too): its active alerts, each naming what it is about.
   for (const a of status.alerts?.list ?? [])
-    if (a.kind !== 'device-missing')
-      s.findings.push({
-        verdict: 'warn',
-        text: `active alert since ${a.since}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.title}: ${a.text}`,
-      });
+    s.findings.push({
+      verdict: 'warn',
+      text: `active alert since ${a.since}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.title}: ${a.text}`,
+    });
   const written = status.history?.chunkBytesWritten;
   const uptime = status.uptime;
   const historyRate =

@@ -1,7 +1,6 @@
-// Review: the doctor beside a running service lists its active alerts as problems, except
-// 'device-missing' ("a missing device has its finding above"). The finding above counts only
-// hardware.onewire.missing; since 99730a6 a missing I2C chip (a relay board's MCP23017) is a
-// device-missing alert too, and it appears nowhere in the report: "Nothing needs doing", exit 0.
+// The doctor beside a running service lists its active alerts as problems, device-missing ones
+// included: a missing I2C chip (a relay board's MCP23017) is a device-missing alert, and the
+// doctor's own count of missing devices holds only 1-Wire ones.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
