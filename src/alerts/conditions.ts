@@ -224,7 +224,8 @@ export class Conditions {
       out.push({
         key: 'storage-refused',
         kind: 'storage-refused',
-        after: 0,
+        // Past a probe write or two: one brief I/O error is not worth a page on every channel.
+        after: (2 * DISK_RECHECK_MS) / 1000,
         tolerateGaps: true,
         text: `The data directory refuses writes (read-only or failing: ${refused}): changes are not stored; control goes on from memory`,
       });

@@ -35,10 +35,22 @@ export function fixableLine(e: unknown): string | null {
   return typeof prefix === 'string' && prefix !== '' ? `${prefix}: ${String(message)}` : String(message);
 }
 
+/** Set on an error the storage counted as the full disk although its code does not say so. */
+const COUNTED_FULL = Symbol('the full disk');
+
+/**
+ * Marks `e` (an I/O error on a disk with no room left, StorageHealth) as the full disk, so that
+ * every later look at it (the REST status, the alerts) sees what the storage counted it as.
+ */
+export function countAsDiskFull(e: unknown): void {
+  if (typeof e === 'object' && e !== null) (e as { [COUNTED_FULL]?: true })[COUNTED_FULL] = true;
+}
+
 /** Whether `e` is a write failing because the disk (or its quota) is full: SQLite's or the system's. */
 export function isDiskFull(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return true;
+  return typeof e === 'object' && e !== null && COUNTED_FULL in e;
 }
 
 /**
@@ -47,7 +59,7 @@ export function isDiskFull(e: unknown): boolean {
  */
 export function isWriteRefused(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
+  if (typeof code !== 'string' || isDiskFull(e)) return false;
   // Not a bare EIO: a bus (I2C, GPIO) answers that too, and it says nothing about the data dir.
   return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR') || code === 'EROFS';
 }

@@ -7,7 +7,7 @@
 // while asked, tells when it takes writes again.
 import { statfsSync } from 'node:fs';
 import type { Logger } from '../log.js';
-import { isDiskFull, isWriteRefused } from '../shared/errors.js';
+import { countAsDiskFull, isDiskFull, isWriteRefused } from '../shared/errors.js';
 
 /** Free bytes the data dir needs before it counts as writable again. */
 export const ROOM_NEEDED_BYTES = 1024 * 1024;
@@ -47,11 +47,14 @@ export class StorageHealth {
   /** Note a failed write; true when it failed on the storage (full, read-only, I/O error), false for any other error. */
   noteError(e: unknown): boolean {
     const refused = isWriteRefused(e);
-    // SQLite can answer an I/O error where the disk is full: that is the full disk, not a second problem.
-    if (!isDiskFull(e) && !(refused && (this.freeBytes(this.dataDir) ?? Infinity) < ROOM_NEEDED_BYTES)) {
-      if (refused) this.noteRefused(e);
-      return refused;
+    // SQLite can answer an I/O error where the disk is full: that is the full disk, not a second
+    // problem, and it is marked so, for the REST answer (507) to say what status says.
+    if (refused && (this.freeBytes(this.dataDir) ?? Infinity) < ROOM_NEEDED_BYTES) countAsDiskFull(e);
+    else if (refused) {
+      this.noteRefused(e);
+      return true;
     }
+    if (!isDiskFull(e)) return false;
     if (this.fullSince === null) {
       this.fullSince = Date.now(); // shown as a time; the rechecks count on the monotonic clock
       this.checkedAt = performance.now();

@@ -1,6 +1,6 @@
-// Review: how often a waiting sequence is written since c046768 stores `elapsed` every minute.
-// Only WAIT_DURATION reads `elapsed`; a sequence parked on a WAIT (until the user skips it) or an
-// alarm sequence on WAIT_TEMP_UNEXPECTED sits there for weeks.
+// Only WAIT_DURATION reads `elapsed`, so only it stores it every minute: a sequence parked on a
+// WAIT (until the user skips it) or on a temperature alarm sits there for weeks, and is not
+// written to the SD card 1440 times a day.
 import t from 'tap';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { setup } from './setup.js';

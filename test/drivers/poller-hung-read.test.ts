@@ -1,7 +1,6 @@
-// Review: a read round that does not end (a kernel w1 read that blocks, a bus that hangs) must not
-// keep every sensor's last value fresh. Before 4a22e2b a reading went stale 2 s after its read;
-// since, the span of the round in progress is added to the staleness, so while a round runs no
-// value read shortly before it ever goes stale.
+// A read round that does not end (a kernel w1 read that blocks, a bus that hangs) must not keep
+// every sensor's last value fresh: the allowance a slow round adds to staleness is capped at what
+// a round of reads may take, so control does not run on a frozen temperature without an alert.
 import t from 'tap';
 import { makeRom } from '../../drivers/onewire/address.js';
 import { BusPoller } from '../../drivers/onewire/poller.js';

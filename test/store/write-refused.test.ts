@@ -135,16 +135,17 @@ t.test(
   'an I/O error on a disk with no room is the full disk, not a second problem; other errors are neither',
   async (t) => {
     const quiet = { warn: () => undefined, info: () => undefined };
-    const ioError = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
+    // Each failed write throws an error of its own (the storage marks the one it counts as full).
+    const ioError = () => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
     const probe = () => {
-      throw ioError;
+      throw ioError();
     };
     const noRoom = new StorageHealth('/data', quiet, probe, () => 0);
-    t.equal(noRoom.noteError(ioError), true, 'a storage failure');
+    t.equal(noRoom.noteError(ioError()), true, 'a storage failure');
     t.match(noRoom.status(), { full: true, refused: null }, 'counted as the full disk');
 
     const room = new StorageHealth('/data', quiet, probe, () => 1e9);
-    t.equal(room.noteError(ioError), true, 'a storage failure');
+    t.equal(room.noteError(ioError()), true, 'a storage failure');
     t.match(
       room.status(),
       { full: false, refused: { error: 'SQLITE_IOERR_WRITE: disk I/O error' } },
