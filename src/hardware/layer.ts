@@ -33,6 +33,7 @@ import {
   probeI2c,
 } from './masters.js';
 import { OneWireHub } from './onewire-hub.js';
+import { settlesWithin } from './settles-within.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
 /** Longest a tick waits for the buses; slower IO finishes in the background and later ticks see it. */
@@ -42,6 +43,8 @@ const SERVICE_WAIT_MS = 100;
 export interface DrivenSafe {
   gpio: Array<{ name: string; line: number; active: boolean }>;
   io: Array<{ address: string; kind: string }>;
+  /** 1-Wire buses whose read did not return in time: their IO modules are not known to be off. */
+  unreached: string[];
   /** I2C IO chips back in their power-on state. */
   i2c: Array<{ bus: string; address: number; kind: I2cIoKind }>;
 }
@@ -51,7 +54,19 @@ export interface HardwareLayerOptions {
   clock: Clock;
   log: Logger;
   pollerOptions?: BusPollerOptions;
+  /** How long a stop waits for a 1-Wire bus whose read has not returned (default HUNG_BUS_MS). */
+  hungBusMs?: number;
 }
+
+/**
+ * What a stop gives a 1-Wire bus to finish its read and switch its IO modules off: a kernel w1
+ * round of a few sensors without therm_bulk_read takes seconds, and systemd kills a stop after
+ * 15 s (the failsafe command then tries the bus again).
+ */
+export const HUNG_BUS_MS = 8000;
+
+/** The hubs that own a bus each: their refreshes run side by side, one in flight per hub. */
+type Hub = 'onewire' | 'gpio' | 'i2cIo';
 
 export class HardwareLayer {
   readonly mode: 'linux' | 'sim';
@@ -69,7 +84,14 @@ export class HardwareLayer {
   private readonly i2cQueues = new Map<string, QueuedI2cBus>();
   private readonly i2cDrops: WarningLimiter;
   private readonly i2cDropsSeen = new Map<string, number>();
-  private inflight: Promise<void> | null = null;
+  /**
+   * The refresh in progress of each hub. One per hub, not one for all: a GPIO relay's PWM must not
+   * wait for a 1-Wire round, which on a kernel w1 bus converts sensor by sensor (seconds).
+   */
+  private readonly inflight: Record<Hub, Promise<void> | null> = { onewire: null, gpio: null, i2cIo: null };
+  private readonly hungBusMs: number;
+  /** 1-Wire buses a stop found not answering: closing does not wait for them again. */
+  private unreached: string[] = [];
   private closed = false;
   /** Set by the first service(): the blocks' writes reach the hardware from then on. */
   serviced = false;
@@ -79,6 +101,7 @@ export class HardwareLayer {
     this.log = opts.log;
     this.i2cDrops = new WarningLimiter(opts.log);
     this.clock = opts.clock;
+    this.hungBusMs = opts.hungBusMs ?? HUNG_BUS_MS;
     this.sim = sim;
     // Reads are stamped when they finish: a kernel w1 read can block for its sensor's conversion.
     this.onewire = new OneWireHub(opts.log, { clock: () => opts.clock.now(), ...opts.pollerOptions });
@@ -165,7 +188,7 @@ export class HardwareLayer {
    */
   nextServiceAt(now: number): number {
     if (this.closed) return Infinity;
-    if (this.sim || this.inflight) return now + HARDWARE_POLL_MS;
+    if (this.sim || this.busy().length) return now + HARDWARE_POLL_MS;
     return Math.min(
       this.onewire.nextServiceAt(now),
       this.gpio.nextServiceAt(now),
@@ -184,18 +207,13 @@ export class HardwareLayer {
     // Every hub says "never" only when it has nothing attached and nothing queued: then the
     // refresh below would find nothing to do, and its wait costs a setImmediate on every step.
     if (this.nextServiceAt(now) === Infinity) return;
-    this.inflight ??= Promise.all([this.onewire.service(now), this.gpio.service(), this.i2cIo.service(now)])
-      .then(
-        () => undefined,
-        (e) => this.log.error({ err: e }, 'hardware service failed'),
-      )
-      .finally(() => {
-        this.inflight = null;
-      });
+    this.start('onewire', () => this.onewire.service(now));
+    this.start('gpio', () => this.gpio.service());
+    this.start('i2cIo', () => this.i2cIo.service(now));
     // Hubs with nothing attached finish within microtasks: no timer then, since a timer cleared
     // before it fires still wakes node's loop when it was due (an idle Pi woke 100 ms after
     // every step for nothing).
-    const inflight = this.inflight;
+    const inflight = Promise.all(this.busy()).then(() => undefined);
     const pending = await Promise.race([
       inflight.then(() => false),
       new Promise<boolean>((resolve) => setImmediate(resolve, true)),
@@ -209,6 +227,20 @@ export class HardwareLayer {
     await Promise.race([inflight, wait]);
     clearTimeout(timer);
   };
+
+  /** Starts a refresh of `hub` unless one is in progress. */
+  private start(hub: Hub, refresh: () => Promise<void>): void {
+    if (this.inflight[hub]) return;
+    this.inflight[hub] = refresh()
+      .catch((e) => this.log.error({ err: e, hub }, `hardware service failed (${hub})`))
+      .finally(() => {
+        this.inflight[hub] = null;
+      });
+  }
+
+  private busy(): Array<Promise<void>> {
+    return Object.values(this.inflight).filter((p): p is Promise<void> => p !== null);
+  }
 
   /** The queue of an I2C bus; a bus opened again by name gets the queue it already has. */
   private i2cQueue(bus: I2cBus): QueuedI2cBus {
@@ -239,7 +271,7 @@ export class HardwareLayer {
 
   /** Resolves when the refresh in progress (if any) has finished; for tests on a manual clock. */
   async idle(): Promise<void> {
-    await this.inflight;
+    await Promise.all(this.busy());
     await this.i2cSensors.idle();
   }
 
@@ -285,12 +317,22 @@ export class HardwareLayer {
 
   /** Every output to its safe state: GPIO lines to their safeState, IO module latches off. Returns what was driven. */
   async safeState(): Promise<DrivenSafe> {
-    await this.inflight;
+    // The quick buses first, each after its own refresh: a 1-Wire read that blocks does not keep
+    // a heater's GPIO relay on.
+    await this.inflight.gpio;
     const gpio = await this.gpio.safeState();
-    const io = await this.onewire.safeState(this.clock.now());
+    await this.inflight.i2cIo;
     const i2c = await this.i2cIo.safeState();
     this.sim?.step(this.clock.now());
-    return { gpio, io, i2c };
+    const { off: io, unreached } = await this.onewire.safeState(this.clock.now(), this.hungBusMs);
+    if (unreached.length)
+      this.log.error(
+        { buses: unreached },
+        `1-Wire ${unreached.join(', ')}: a read did not return within ${this.hungBusMs / 1000} s; its IO modules are NOT known to be off`,
+      );
+    this.unreached = unreached;
+    this.sim?.step(this.clock.now());
+    return { gpio, io, i2c, unreached };
   }
 
   /** Outputs follow their blocks again after safeState() (control enabled again); a closed layer stays closed. */
@@ -304,7 +346,10 @@ export class HardwareLayer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.inflight;
+    await Promise.all([this.inflight.gpio, this.inflight.i2cIo]);
+    const onewire = this.inflight.onewire;
+    if (onewire && !(await settlesWithin(onewire, this.unreached.length ? 0 : this.hungBusMs)))
+      this.log.warn('closing while a 1-Wire read has not returned');
     await this.onewire.close();
     await this.i2cIo.close();
     await this.i2cSensors.close();

@@ -16,6 +16,7 @@ import type {
   IoReading,
 } from '../runtime/hardware.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
+import { settlesWithin } from './settles-within.js';
 
 export const RESEARCH_INTERVAL_MS = 30_000;
 /** An address nobody asked about for this long is no longer polled. */
@@ -226,28 +227,39 @@ export class OneWireHub implements OneWireAccess {
     return this.missing().length > 0;
   }
 
-  /** Switches every IO module on every bus off and waits until the writes went out. Returns the modules switched off. */
-  async safeState(now = this.now): Promise<Array<{ address: string; kind: IoKind }>> {
+  /**
+   * Switches every IO module on every bus off and waits until the writes went out, each bus for
+   * at most `waitMs` (a bus whose read never returns cannot take a write). Returns the modules
+   * switched off and the buses that did not get there in time.
+   */
+  async safeState(
+    now = this.now,
+    waitMs = Infinity,
+  ): Promise<{ off: Array<{ address: string; kind: IoKind }>; unreached: string[] }> {
     this.stopped = true;
-    const off: Array<{ address: string; kind: IoKind }> = [];
-    for (const p of this.pollers) {
-      for (const address of p.addresses) {
-        const family = familyOf(address);
-        if (family?.kind === 'io' && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, family.name);
-      }
-      for (const { address, kind } of p.watchedIo) {
-        p.setLatches(address, 0);
-        off.push({ address, kind });
-      }
-    }
-    // A service already running may be past its write step, so run one more.
-    await Promise.all(
+    const perBus = await Promise.all(
       this.pollers.map(async (p) => {
-        await p.service(now);
-        await p.service(now);
+        const off: Array<{ address: string; kind: IoKind }> = [];
+        for (const address of p.addresses) {
+          const family = familyOf(address);
+          if (family?.kind === 'io' && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, family.name);
+        }
+        for (const { address, kind } of p.watchedIo) {
+          p.setLatches(address, 0);
+          off.push({ address, kind });
+        }
+        // A service already running may be past its write step, so run one more.
+        const written = (async () => {
+          await p.service(now);
+          await p.service(now);
+        })();
+        return (await settlesWithin(written, waitMs)) ? { off, unreached: null } : { off: [], unreached: p.bus.name };
       }),
     );
-    return off;
+    return {
+      off: perBus.flatMap((b) => b.off),
+      unreached: perBus.flatMap((b) => (b.unreached === null ? [] : [b.unreached])),
+    };
   }
 
   /**
