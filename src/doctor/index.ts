@@ -49,7 +49,8 @@ prints what it found with what to do. Exit status 0 when nothing needs doing.
 
 The config is /etc/edgeblocks/config.json when it exists (or --config FILE), the data dir
 /var/lib/edgeblocks when it exists (or --data-dir DIR). With the service running, the buses and
-outputs are left to it: stop it (sudo systemctl stop edgeblocks) to test them.`;
+outputs are left to it: stop it (sudo systemctl stop edgeblocks) to test them. With auth on,
+the doctor shows the service's view with an API token in EDGEBLOCKS_TOKEN.`;
 
 class UsageError extends Error {}
 

@@ -33,9 +33,13 @@ interface ServiceStatus {
   history?: { chunkBytesWritten?: number };
 }
 
+/** An API token the doctor sends to a service with auth on (read from the environment, not an argument: ps shows arguments). */
+export const TOKEN_ENV = 'EDGEBLOCKS_TOKEN';
+
 export async function serviceSection(
   config: Config,
   pid: number | null,
+  token = process.env[TOKEN_ENV] || undefined,
 ): Promise<{ section: Section; historyRate: HistoryRate | null }> {
   const s = section('Service');
   const who = `the service is running${pid ? ` (pid ${pid})` : ''}`;
@@ -48,9 +52,17 @@ export async function serviceSection(
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/${config.serviceId}/system/status`;
   let status: ServiceStatus;
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000), headers });
     if (res.status === 401) {
-      s.findings.push({ verdict: 'info', text: `${url} needs a login (auth is on): the service's view is not shown` });
+      s.findings.push(
+        token
+          ? { verdict: 'warn', text: `${url} refuses the token in ${TOKEN_ENV}: the service's view is not shown` }
+          : {
+              verdict: 'info',
+              text: `${url} needs a login (auth is on): the service's view is not shown. To see it, give the doctor an API token: sudo ${TOKEN_ENV}=<token> edgeblocks doctor (edgeblocks user token NAME makes one)`,
+            },
+      );
       return { section: s, historyRate: null };
     }
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
