@@ -261,6 +261,7 @@ async function assembleServices(
     historyOk: () => (history ? history.store.health() : null),
     historyDropping: () => history?.ownDrop() ?? null,
     hardware: () => ({ ...layer.devices(), buses: layer.onewire.buses() }),
+    sameServiceId: () => fleet.twin(),
   });
   alerts.attachMqtt(mqtt);
   const backupFiles = new BackupFiles(config.dataDir);

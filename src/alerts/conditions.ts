@@ -27,6 +27,10 @@ export interface ConditionSources {
   dataDir: string;
   /** Whether writes to the data dir are failing for a full disk, or refused with room left (StorageHealth). */
   storage?: { readonly full: boolean; readonly refusedError: string | null };
+  /** Another controller online on the broker with this one's service id (fleet/twin.ts): where its dashboard is. */
+  sameServiceId?: () => { dashboardUrl: string | null } | null;
+  /** This controller's service id, for the text of that alert. */
+  serviceId?: string;
   /** Monotonic clock, ms (performance.now); for tests. */
   monotonic?: () => number;
 }
@@ -197,6 +201,15 @@ export class Conditions {
         after,
         tolerateGaps: false,
         text: `The MQTT broker has been unreachable for more than ${after} s`,
+      });
+    const twin = this.s.sameServiceId?.() ?? null;
+    if (twin)
+      out.push({
+        key: 'service-id-taken',
+        kind: 'service-id-taken',
+        after: 0,
+        tolerateGaps: true,
+        text: `Another controller is online on the broker with this one's service id "${this.s.serviceId ?? ''}"${twin.dashboardUrl ? ` (its dashboard: ${twin.dashboardUrl})` : ''}: both take the block commands sent to it and publish state and history under it. Give one of them its own serviceId (a copy of an SD card keeps the config)`,
       });
     const history = this.s.historyOk();
     // A full data disk is one alert, disk-full: the history store failing on it, and the points

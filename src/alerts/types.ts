@@ -12,7 +12,8 @@ export type ConditionKind =
   | 'history-unreachable'
   | 'history-dropped'
   | 'disk-full'
-  | 'storage-refused';
+  | 'storage-refused'
+  | 'service-id-taken';
 
 export const CONDITION_KINDS: ConditionKind[] = [
   'sensor-null',
@@ -27,6 +28,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'history-dropped',
   'disk-full',
   'storage-refused',
+  'service-id-taken',
 ];
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
@@ -42,6 +44,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'history-dropped': 'History points dropped',
   'disk-full': 'Disk nearly full',
   'storage-refused': 'Storage refuses writes',
+  'service-id-taken': 'Service id taken',
 };
 
 /** One observed problem, as a condition check reports it on each evaluation. */

@@ -7,11 +7,13 @@
 // What a peer sends is checked before it is parsed: a message over PRESENCE_MAX_BYTES or a
 // topic whose id breaks the service-id rule is dropped and counted. Bounded: past `max`
 // controllers the one seen longest ago is dropped, counted and logged (once a minute).
+import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { parseJson } from '../shared/json.js';
 import { isServiceId, SERVICE_ID_MAX_LENGTH } from '../shared/service-id.js';
+import { type Twin, TwinWatch } from './twin.js';
 
 export const FLEET_MAX = 100;
 /** A presence message is a few hundred bytes; anything larger is not one. */
@@ -34,12 +36,15 @@ export interface Presence {
   online: boolean;
   version: string;
   dashboardUrl: string | null;
+  /** An id of this run of the controller: a presence of another run on this one's topic is a twin (twin.ts). */
+  instance: string;
 }
 
 /** What the fleet needs of the bus (app.mqtt). */
 export interface FleetBus {
-  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void): () => void;
+  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer, retained: boolean) => void): () => void;
   presence(topic: string, payloads: { online: () => string; offline: () => string }): () => void;
+  publish(topic: string, payload: unknown): boolean;
 }
 
 export interface FleetOptions {
@@ -48,8 +53,10 @@ export interface FleetOptions {
   version: string;
   /** This controller's dashboard address, for the others. */
   dashboardUrl: () => string | null;
-  log: Pick<Logger, 'warn'>;
+  log: Pick<Logger, 'warn' | 'info'>;
   max?: number;
+  /** This run's id (default: random). */
+  instance?: string;
   /** Wall clock, epoch ms. */
   now?: () => number;
   /** Monotonic ms: when a controller was seen, so a wall-clock jump since does not move it. */
@@ -87,6 +94,9 @@ export class FleetPeers {
   private readonly now: () => number;
   private readonly monotonic: () => number;
   private readonly counts = { messages: 0, dropped: 0, ignored: 0 };
+  private readonly instance: string;
+  private readonly twins: TwinWatch;
+  private bus: FleetBus | null = null;
 
   constructor(private readonly o: FleetOptions) {
     this.prefix = `${o.topicRoot}/fleet/`;
@@ -94,6 +104,14 @@ export class FleetPeers {
     this.now = o.now ?? Date.now;
     this.monotonic = o.monotonic ?? (() => performance.now());
     this.warnings = new WarningLimiter(o.log);
+    this.instance = o.instance ?? randomBytes(6).toString('hex');
+    this.twins = new TwinWatch({
+      serviceId: o.serviceId,
+      instance: this.instance,
+      answer: () => this.bus?.publish(fleetTopic(o.topicRoot, o.serviceId), this.own(true)),
+      log: o.log,
+      monotonic: this.monotonic,
+    });
   }
 
   get filter(): string {
@@ -102,31 +120,42 @@ export class FleetPeers {
 
   /** This controller's presence message. */
   own(online: boolean): Presence {
-    return { serviceId: this.o.serviceId, online, version: this.o.version, dashboardUrl: this.o.dashboardUrl() };
+    return {
+      serviceId: this.o.serviceId,
+      online,
+      version: this.o.version,
+      dashboardUrl: this.o.dashboardUrl(),
+      instance: this.instance,
+    };
   }
 
   /** Keep this controller's presence on the bus and read the others'. Returns the detach function. */
   attach(bus: FleetBus): () => void {
+    this.bus = bus;
     const offPresence = bus.presence(fleetTopic(this.o.topicRoot, this.o.serviceId), {
       online: () => JSON.stringify(this.own(true)),
       offline: () => JSON.stringify(this.own(false)),
     });
-    const offSubscription = bus.subscribeRaw(this.filter, (topic, payload) => this.handle(topic, payload));
+    const offSubscription = bus.subscribeRaw(this.filter, (topic, payload, retained) =>
+      this.handle(topic, payload, retained),
+    );
     return () => {
       offSubscription();
       offPresence();
+      this.bus = null;
     };
   }
 
-  handle(topic: string, payload: Buffer): void {
+  /** A message on a presence topic; `retained`: a copy the broker kept from before this subscription. */
+  handle(topic: string, payload: Buffer, retained = false): void {
     this.counts.messages++;
     const id = topic.startsWith(this.prefix) ? topic.slice(this.prefix.length) : '';
-    if (id === this.o.serviceId) return;
-    if (!isServiceId(id))
+    if (id !== this.o.serviceId && !isServiceId(id))
       return this.ignore(
         `a topic whose id is not a service id (${id.length > SERVICE_ID_MAX_LENGTH ? `${id.length} characters` : JSON.stringify(id)})`,
       );
     if (payload.length === 0) {
+      if (id === this.o.serviceId) return;
       this.peers.delete(id); // a retained presence cleared: the controller is gone for good
       return;
     }
@@ -135,6 +164,10 @@ export class FleetPeers {
     const msg = parsed.value as Partial<Presence> | null;
     if (typeof msg !== 'object' || msg === null || msg.serviceId !== id || typeof msg.online !== 'boolean')
       return this.ignore(`the message on ${topic}: not a presence message of ${id}`);
+    if (id === this.o.serviceId) {
+      const m = { instance: text(msg.instance), online: msg.online, dashboardUrl: httpUrl(msg.dashboardUrl) };
+      return this.twins.seen(m, retained);
+    }
     this.touch(id, {
       serviceId: id,
       online: msg.online,
@@ -174,8 +207,20 @@ export class FleetPeers {
     }));
   }
 
-  status(): { controllers: number; max: number; dropped: number; messages: number; ignored: number } {
-    return { controllers: this.peers.size, max: this.max, ...this.counts };
+  /** Another controller online with this one's service id, or null. */
+  twin(): Twin | null {
+    return this.twins.current();
+  }
+
+  status(): {
+    controllers: number;
+    max: number;
+    dropped: number;
+    messages: number;
+    ignored: number;
+    sameServiceId: Twin | null;
+  } {
+    return { controllers: this.peers.size, max: this.max, ...this.counts, sameServiceId: this.twin() };
   }
 
   routes(): FastifyPluginAsync {

@@ -13,7 +13,7 @@ import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../servi
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { BusAuth } from './bus-auth.js';
-import type { ConnectionStatus, MqttConnection, SubscribeOptions } from './connection.js';
+import type { ConnectionStatus, MessageHandler, MqttConnection, SubscribeOptions } from './connection.js';
 import { memoryPair } from './memory-pair.js';
 import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
@@ -43,8 +43,12 @@ export interface AppMqtt {
   ): () => void;
   /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
   onConnect(fn: () => void): () => void;
-  /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves. */
-  subscribeRaw(filter: string, handler: (topic: string, payload: Buffer) => void, opts?: SubscribeOptions): () => void;
+  /** Receive payloads as they arrived (bytes), for handlers that check size or parse themselves; `retained`: a copy the broker kept, handed to the new subscription. */
+  subscribeRaw(
+    filter: string,
+    handler: (topic: string, payload: Buffer, retained: boolean) => void,
+    opts?: SubscribeOptions,
+  ): () => void;
   /** The controller's own history messages as they are published (the object and the size of its
    *  text), so an in-process subscriber need not parse them back. Returns the remove function. */
   onOwnHistory(fn: (message: unknown, bytes: number) => void): () => void;
@@ -132,7 +136,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   };
   const pending: Array<{
     filter: string;
-    handler: (topic: string, payload: Buffer) => void;
+    handler: MessageHandler;
     opts: SubscribeOptions;
     unsubscribe?: () => void;
   }> = [];

@@ -18,7 +18,8 @@ const fleetOf = (o: { max?: number; now?: () => number; monotonic?: () => number
     now: o.now,
     // A wall clock that does not jump runs with the monotonic one.
     monotonic: o.monotonic ?? o.now,
-    log: { warn: (_f: unknown, m: string) => o.warn?.(m) } as any,
+    log: { warn: (_f: unknown, m: string) => o.warn?.(m), info: () => {} } as any,
+    instance: 'c0ffee000001',
   });
 
 t.test('bounded: past max the one seen longest ago is dropped, counted and logged', async (t) => {
@@ -127,8 +128,53 @@ t.test('fleet ids obey the service-id rule of the config (issue 45.7)', async (t
   t.equal(loadConfig({ serviceId: ok }, {}).serviceId, ok, 'and takes the longest id the fleet takes');
 });
 
-t.test('its own presence message: id, online, version, dashboard', async (t) => {
+t.test('its own presence message: id, online, version, dashboard, the id of this run', async (t) => {
   const fleet = fleetOf();
-  t.same(fleet.own(true), { serviceId: 'me', online: true, version: '1.0', dashboardUrl: 'http://me.local:5000/' });
+  t.same(fleet.own(true), {
+    serviceId: 'me',
+    online: true,
+    version: '1.0',
+    dashboardUrl: 'http://me.local:5000/',
+    instance: 'c0ffee000001',
+  });
   t.ok(JSON.stringify(fleet.own(false)).length < PRESENCE_MAX_BYTES);
 });
+
+t.test(
+  'a presence of another run on its own topic is a twin; its own, a retained copy or an old one without a run id is not',
+  async (t) => {
+    let now = 1000;
+    const fleet = fleetOf({ now: () => now });
+    const answers: unknown[] = [];
+    fleet.attach({
+      subscribeRaw: () => () => {},
+      presence: () => () => {},
+      publish: (_topic, payload) => (answers.push(payload), true),
+    });
+    const own = (fields: Record<string, unknown>, retained = false) =>
+      fleet.handle('svc/fleet/me', presence('me', fields), retained);
+    own({ instance: 'c0ffee000001' });
+    own({ instance: 'bad0bad0bad0' }, true);
+    own({});
+    own({ instance: 'bad0bad0bad0', online: false });
+    t.equal(fleet.twin(), null, 'none of those');
+    t.same(fleet.list(), [], 'and its own topic is not in the list');
+    own({ instance: 'bad0bad0bad0', dashboardUrl: 'http://copy.local:5000/' });
+    t.same(fleet.twin(), { instance: 'bad0bad0bad0', dashboardUrl: 'http://copy.local:5000/' });
+    t.match(
+      answers,
+      [{ serviceId: 'me', online: true, instance: 'c0ffee000001' }],
+      'answered once, so the twin hears of it',
+    );
+    own({ instance: 'bad0bad0bad0' });
+    t.equal(answers.length, 1, 'the same twin again: no new answer');
+    for (let i = 0; i < 50; i++) own({ instance: `f0f0f0f0${String(i).padStart(4, '0')}` });
+    t.equal(answers.length, 1, 'a client forging new run ids gets no answer within 10 s');
+    now += 10_000;
+    own({ instance: 'bad0bad0bad1' });
+    t.equal(answers.length, 2, 'a new run of the twin, 10 s later: answered');
+    own({ instance: 'bad0bad0bad1', online: false });
+    t.equal(fleet.twin(), null, 'gone when it says it is offline');
+    t.equal(fleet.status().sameServiceId, null);
+  },
+);
