@@ -22,6 +22,18 @@ export interface IoState {
   connected: boolean;
   /** It has been read (or a read was tried) since it was watched. */
   polled: boolean;
+  /** The latches to be written and re-asserted (active polarity); null before any were asked for. */
+  desired: number | null;
+  /** Outputs last found off that were on (a power-on reset of the module), and when. */
+  lost: LostOutputs | null;
+}
+
+/** Outputs a module lost by itself: they stay off until asked for again (see pollIo). */
+export interface LostOutputs {
+  /** Active polarity: the outputs that were on and were found off. */
+  bits: number;
+  /** When that was found (the poller's clock). */
+  at: number;
 }
 
 export interface PollerCounters {
@@ -85,6 +97,7 @@ interface IoDevice {
   desired: number | null;
   pendingWrite: boolean;
   lastError: string | null;
+  lost: LostOutputs | null;
 }
 
 export class BusPoller {
@@ -160,6 +173,7 @@ export class BusPoller {
       polled: false,
       desired: null,
       pendingWrite: false,
+      lost: null,
       lastError: null,
     });
     // A newly watched module is read on the next service call.
@@ -195,7 +209,14 @@ export class BusPoller {
   io(address: RomAddress): IoState | null {
     const d = this.ioDevices.get(address);
     if (!d) return null;
-    return { pins: d.pins, latches: d.latches, connected: d.connected, polled: d.polled };
+    return {
+      pins: d.pins,
+      latches: d.latches,
+      connected: d.connected,
+      polled: d.polled,
+      desired: d.desired,
+      lost: d.lost,
+    };
   }
 
   /** Desired output latches (active polarity); written on the next service call and re-asserted if they drift. */
@@ -351,9 +372,20 @@ export class BusPoller {
     if (this.nextIoAt !== null && now < this.nextIoAt) return;
     this.nextIoAt = BusPoller.advance(this.nextIoAt, now, this.ioPollMs);
     for (const d of [...this.ioDevices.values()]) {
+      const confirmed = d.latches;
       if (!(await this.readIo(d))) continue;
-      // Re-assert outputs that differ from what was asked (e.g. random latches after a power cycle).
-      if (d.desired !== null && d.latches !== d.desired) await this.writeIo(d, d.desired);
+      if (d.desired === null || d.latches === d.desired) continue;
+      // Outputs that were on and are off now were lost by the module (a power-on reset): they stay
+      // off until asked for again, so a compressor is not started right after it stopped and the
+      // actuator's minimum off time counts from now. The rest is re-asserted (random latches
+      // after a power cycle, a write that did not take).
+      const lostBits = confirmed & d.desired & ~d.latches;
+      if (lostBits) {
+        d.lost = { bits: lostBits, at: now };
+        d.desired &= ~lostBits;
+        if (d.latches === d.desired) continue;
+      }
+      await this.writeIo(d, d.desired);
     }
   }
 

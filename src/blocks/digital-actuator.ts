@@ -87,6 +87,11 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       const pin = io ? io.read(d.channel!) : null;
       record(s.history, now, pin !== null && pin !== d.invert);
     }
+    // The module switched the output off by itself (its power dipped): that counts as switching
+    // off, for minOff. An inverted output it switched on that way is written back at once.
+    const lostAt = io && !d.invert ? (io.lostAt?.(d.channel!) ?? null) : null;
+    const last = s.history[s.history.length - 1]!;
+    if (lostAt !== null && last.on && lostAt > last.t) record(s.history, Math.min(lostAt, now), false);
     const mutexed = d.constraints.mutexed;
     const mutex = mutexed?.enabled ? ctx.resolve(mutexed.mutexId, 'MutexInterface') : null;
     if (s.mutexId !== null && s.mutexId !== mutex?.id) {

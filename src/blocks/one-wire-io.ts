@@ -47,12 +47,18 @@ export function oneWireIo(
     write(channel, active) {
       if (channel < 1 || channel > channelCount) return;
       const bit = 1 << (channel - 1);
-      const next = active ? s.desired | bit : s.desired & ~bit;
-      if (next !== s.desired || !s.sent) {
+      // From what the hardware holds: outputs the module lost stay off until their own writer asks again.
+      const held = ow.io(d.address, kind)?.desired ?? s.desired;
+      const next = active ? held | bit : held & ~bit;
+      if (next !== held || next !== s.desired || !s.sent) {
         s.desired = next;
         s.sent = true;
         ow.setLatches(d.address, kind, next);
       }
+    },
+    lostAt(channel) {
+      const lost = ow.io(d.address, kind)?.lost;
+      return lost && channel >= 1 && lost.bits & (1 << (channel - 1)) ? lost.at : null;
     },
   };
 }

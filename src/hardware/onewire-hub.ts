@@ -97,7 +97,14 @@ export class OneWireHub implements OneWireAccess {
     const w = this.want(address, kind, this.now);
     const st = w?.poller?.io(address);
     if (!w?.poller || !st) return null;
-    return { pins: st.pins, latches: st.latches, connected: st.connected, bus: w.poller.bus.name };
+    return {
+      pins: st.pins,
+      latches: st.latches,
+      connected: st.connected,
+      bus: w.poller.bus.name,
+      desired: st.desired,
+      lost: st.lost,
+    };
   }
 
   setLatches(address: string, kind: OneWireIoKind, latches: number): void {

@@ -48,6 +48,10 @@ export interface IoReading {
   latches: number;
   connected: boolean;
   bus: string;
+  /** The latches the hardware is asked to hold; null before any were asked for. */
+  desired: number | null;
+  /** Outputs the module lost by itself (on, found off: a power-on reset), and when (the runtime's clock). */
+  lost: { bits: number; at: number } | null;
 }
 
 /** The id discovery gives the OneWireBus block of a master; device blocks link to it by this id. */

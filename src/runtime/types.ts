@@ -32,6 +32,11 @@ export interface IoArray {
   writeDuty?(channel: number, duty: number, hz: number): void;
   /** The duty the channel achieves, or null when unknown. */
   readDuty?(channel: number): number | null;
+  /**
+   * When the hardware last found the channel's output off that it had switched on (a relay
+   * board's power-on reset), or null. The output stays off until written on again.
+   */
+  lostAt?(channel: number): number | null;
 }
 
 export interface UpdateContext {
