@@ -96,7 +96,10 @@ export interface IoPollEvents {
   wrote(): void;
   /** A read-back that disagrees with what the chip should hold. */
   verifyError(): void;
-  /** What the chip held was lost (a power-on reset, or someone else wrote it): written again. */
+  /**
+   * What the chip held was lost (a power-on reset, or someone else wrote it). The hub may take
+   * outputs out of the poll's target here; the driver writes the target after.
+   */
   reset(what: string): void;
 }
 

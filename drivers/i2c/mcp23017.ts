@@ -46,8 +46,6 @@ export class Mcp23017 implements I2cIoDriver {
 
   /** One poll: read, write the directions and latches that differ from the target, read back. */
   async poll(target: IoTarget, events: IoPollEvents): Promise<IoPoll> {
-    const iodir = ~target.drive & 0xffff;
-    const olat = target.levels & target.drive;
     let st = await this.read();
     const held = this.held;
     if (held && (st.iodir !== held.iodir || (st.olat & ~held.iodir & 0xffff) !== (held.olat & ~held.iodir & 0xffff))) {
@@ -55,6 +53,8 @@ export class Mcp23017 implements I2cIoDriver {
       if (this.confirmed) events.reset('directions or latches');
       this.confirmed = false;
     }
+    const iodir = ~target.drive & 0xffff;
+    const olat = target.levels & target.drive;
     const differs = () => st.iodir !== iodir || (st.olat & target.drive) !== olat;
     if (differs()) {
       await this.write(olat, iodir, st);

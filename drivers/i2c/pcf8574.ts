@@ -21,7 +21,8 @@ export class Pcf8574 implements I2cIoDriver {
 
   /** One poll: undriven pins stay at 1 (the weak pull-up that makes them inputs); a pin driven low must read low. */
   async poll(target: IoTarget, events: IoPollEvents): Promise<IoPoll> {
-    const port = (target.levels | ~target.drive) & 0xff;
+    const portOf = () => (target.levels | ~target.drive) & 0xff;
+    let port = portOf();
     let pins = await this.read();
     const wrong = () => pins & target.drive & ~target.levels & 0xff;
     if (this.written !== port || wrong()) {
@@ -29,6 +30,7 @@ export class Pcf8574 implements I2cIoDriver {
         events.verifyError();
         events.reset('outputs');
         this.confirmed = false;
+        port = portOf();
       }
       await this.write(port);
       this.written = port;

@@ -4,7 +4,7 @@
 // driver, which writes outputs only where the read-back differs from what was asked and reads
 // them back again: a chip that stops answering is disconnected, one that lost its registers
 // (power-on reset) is set up again and counted.
-import type { I2cIoChipDef, I2cIoDriver, IoPollEvents } from '../../drivers/i2c/chip-def.js';
+import type { I2cIoChipDef, I2cIoDriver, IoPollEvents, IoTarget } from '../../drivers/i2c/chip-def.js';
 import { I2C_IO_CHIPS, i2cIoChip } from '../../drivers/i2c/chips.js';
 import { probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
@@ -41,6 +41,9 @@ interface Want {
   pins: number;
   lastError: string | null;
   counters: { polls: number; failures: number; writes: number; verifyErrors: number; resets: number };
+  /** Expanders: outputs a power-on reset took, and when; those not asked for since stay in their power-on state. */
+  lost: { bits: number; at: number } | null;
+  held: number;
 }
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
@@ -105,14 +108,21 @@ export class I2cIoHub implements I2cIoAccess {
 
   io(bus: string, address: number, kind: I2cIoKind): I2cIoReading {
     const w = this.want(bus, address, kind);
-    return { pins: w.pins, connected: w.connected, duties: w.readDuties.slice(), lastError: w.lastError };
+    return {
+      pins: w.pins,
+      connected: w.connected,
+      duties: w.readDuties.slice(),
+      lastError: w.lastError,
+      lost: w.lost,
+    };
   }
 
-  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number): void {
+  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number, asked = drive): void {
     if (this.stopped) return;
     const w = this.want(bus, address, kind);
     w.drive = drive;
     w.levels = levels & drive;
+    w.held &= ~asked;
   }
 
   setDuty(bus: string, address: number, kind: I2cIoKind, channel: number, duty: number): void {
@@ -162,6 +172,8 @@ export class I2cIoHub implements I2cIoAccess {
         pins: 0,
         lastError: null,
         counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
+        lost: null,
+        held: 0,
       };
       this.wants.set(key(bus, address), w);
     }
@@ -184,15 +196,28 @@ export class I2cIoHub implements I2cIoAccess {
     return w.driver;
   }
 
-  /** What a poll tells the hub: counters, and one warning for a chip that lost what it held. */
-  private events(w: Want): IoPollEvents {
+  /**
+   * What a poll tells the hub: counters, and one warning for a chip that lost what it held. An
+   * expander's reset leaves the outputs it took in their power-on state (taken out of `target`
+   * before the driver writes it), so a relay board's compressor is not started right after it
+   * stopped: each channel's writer asks again when its constraints allow (IoArray.lostAt). A PWM
+   * driver is set up again at once.
+   */
+  private events(w: Want, target: IoTarget): IoPollEvents {
     return {
       wrote: () => void w.counters.writes++,
       verifyError: () => void w.counters.verifyErrors++,
       reset: (what) => {
         w.counters.resets++;
+        const expander = w.def?.kind === 'expander';
+        if (expander && target.drive) {
+          w.lost = { bits: target.drive, at: this.now };
+          w.held = target.drive;
+          target.drive = 0;
+          target.levels = 0;
+        }
         this.log.warn(
-          `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); writing again`,
+          `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); ${expander ? 'its outputs stay in their power-on state until their blocks ask again' : 'writing again'}`,
         );
       },
     };
@@ -236,8 +261,8 @@ export class I2cIoHub implements I2cIoAccess {
     }
     w.counters.polls++;
     try {
-      const target = { drive: w.drive, levels: w.levels, duties: w.duties, hz: w.hz };
-      const r = await chip.poll(target, this.events(w));
+      const target = { drive: w.drive & ~w.held, levels: w.levels & ~w.held, duties: w.duties, hz: w.hz };
+      const r = await chip.poll(target, this.events(w, target));
       w.pins = r.pins;
       if (r.duties.length) w.readDuties = r.duties;
       if (!w.connected) this.log.info(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus} answers`);

@@ -126,6 +126,8 @@ export interface I2cIoReading {
   /** PWM drivers: the duty (0-100) each channel reads back, index = channel - 1; null before the first read-back. */
   duties: Array<number | null>;
   lastError: string | null;
+  /** Expanders: the outputs a power-on reset took (bit n = channel n+1), and when (the runtime's clock). */
+  lost: { bits: number; at: number } | null;
 }
 
 /**
@@ -135,8 +137,12 @@ export interface I2cIoReading {
  */
 export interface I2cIoAccess {
   io(bus: string, address: number, kind: I2cIoKind): I2cIoReading;
-  /** Expanders: pins in `drive` become outputs at the physical `levels`; the others stay inputs. Written when they differ from the read-back. */
-  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number): void;
+  /**
+   * Expanders: pins in `drive` become outputs at the physical `levels`; the others stay inputs.
+   * Written when they differ from the read-back. Outputs a power-on reset took stay in their
+   * power-on state until their channel is asked for again: `asked` (bit n = channel n+1).
+   */
+  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number, asked?: number): void;
   /** PWM drivers: one channel's duty (0-100 %). */
   setDuty(bus: string, address: number, kind: I2cIoKind, channel: number, duty: number): void;
   /** PWM drivers: the chip's PWM frequency (Hz, within the chip's range). */

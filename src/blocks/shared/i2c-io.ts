@@ -87,8 +87,15 @@ export function expanderIo(
   if (!access || !chip) return null;
   const s = block.state as ExpanderState;
   const mask = (1 << channelCount) - 1;
-  const push = () =>
-    access.setOutputs(chip.bus, chip.address, kind, s.drive, (activeLow ? ~s.active : s.active) & s.drive & mask);
+  const push = (asked: number) =>
+    access.setOutputs(
+      chip.bus,
+      chip.address,
+      kind,
+      s.drive,
+      (activeLow ? ~s.active : s.active) & s.drive & mask,
+      asked,
+    );
   return {
     channelCount,
     read(channel) {
@@ -103,7 +110,11 @@ export function expanderIo(
       const bit = 1 << (channel - 1);
       s.drive |= bit;
       s.active = active ? s.active | bit : s.active & ~bit;
-      push();
+      push(bit);
+    },
+    lostAt(channel) {
+      const lost = access.io(chip.bus, chip.address, kind).lost;
+      return lost && channel >= 1 && lost.bits & (1 << (channel - 1)) ? lost.at : null;
     },
   };
 }
