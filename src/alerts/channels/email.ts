@@ -54,8 +54,12 @@ export const email = defineChannel({
     };
     const send = async (m: AlertMessage) => {
       const t = await open();
+      // socketTimeout is only idle time: a server that keeps sending a reply it never finishes would
+      // hold the send, and with it the outbox, for ever. The signal ends the send and its connection.
+      const signal = AbortSignal.timeout(ctx.timeoutMs);
       try {
         const info = await t.sendMail({
+          signal,
           from: o.from,
           to: o.to,
           subject: m.title,
@@ -66,6 +70,7 @@ export const email = defineChannel({
         return String(info.response ?? 'sent').slice(0, 200);
       } catch (e) {
         const err = e as Error & { code?: string; responseCode?: number };
+        if (signal.aborted) throw new Error(`no answer within ${ctx.timeoutMs} ms`);
         throw new Error([err.code, err.responseCode, err.message].filter(Boolean).join(' ').slice(0, 300));
       }
     };
