@@ -20,3 +20,11 @@ export const FASTIFY_TIMEOUTS = {
   requestTimeout: REQUEST_TIMEOUT_MS,
   http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS },
 };
+
+/**
+ * An answer being sent (a history CSV, a block list) of which the client takes nothing for this
+ * long is cut: what it is made from would otherwise stay in memory as long as the client keeps
+ * the connection open without reading. Streams with their own byte cap (the event stream,
+ * websockets) are not affected.
+ */
+export const ANSWER_STALL_MS = 20_000;

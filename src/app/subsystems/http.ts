@@ -3,6 +3,7 @@
 // upgrades alike. Listens at start; close() ends streams and websockets.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { StalledAnswers } from '../../api/answer-stall.js';
 import { installCrossSiteGuard } from '../../api/csrf.js';
 import { installHostGuard } from '../../api/host-guard.js';
 import { buildServer, type ApiContext } from '../../api/server.js';
@@ -27,6 +28,7 @@ export class HttpSubsystem implements Subsystem {
   url = '';
 
   private built: FastifyInstance | null = null;
+  private stalled: StalledAnswers | null = null;
 
   constructor(
     private readonly config: Config,
@@ -42,6 +44,7 @@ export class HttpSubsystem implements Subsystem {
   /** Register every route behind the guards; once, before start(). */
   async build(auth: Auth, storage: StorageHealth, parts: HttpParts): Promise<void> {
     const { config, log } = this;
+    const stalled = (this.stalled = new StalledAnswers(log.child({ module: 'http' })));
     const guards = [
       (app: FastifyInstance) => installHostGuard(app, config),
       (app: FastifyInstance) =>
@@ -51,6 +54,8 @@ export class HttpSubsystem implements Subsystem {
         }),
       (app: FastifyInstance) => installCrossSiteGuard(app, config.allowedOrigins),
       (app: FastifyInstance) => installAuthGuard(app, auth),
+      // Not a guard: answers the client stops taking are cut (answer-stall.ts), on every route.
+      (app: FastifyInstance) => stalled.install(app),
     ];
     this.built = await buildServer(log.child({ module: 'http' }), parts.contexts, {}, guards, parts.roots);
   }
@@ -69,6 +74,10 @@ export class HttpSubsystem implements Subsystem {
       { port: addr.port, host: config.host },
       `http listening on http://${config.host}:${addr.port} (docs: /${config.serviceId}/api/doc)`,
     );
+  }
+
+  status(): Record<string, unknown> {
+    return { http: { stalledAnswers: this.stalled?.cut ?? 0 } };
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,58 @@
+// Answers a client stops taking (ANSWER_STALL_MS, timeouts.ts). Node waits for ever on a client
+// that keeps its connection open and reads nothing: the answer (and for a history CSV, every
+// point it is made from) stays in memory until the client goes, and the keep-alive timer only
+// starts once an answer is out. From the moment an answer is handed to the socket until it is
+// out, the socket's idle timer runs; each write the kernel takes restarts it, so a slow client
+// that still reads is not cut. Node lets the timer's first expiry pass when a write was under way
+// (a stall mid-answer), so the cut comes after one to two times the limit. Streams with their own byte cap (the event stream, websockets)
+// take over their socket and are not affected.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
+import { ANSWER_STALL_MS } from './timeouts.js';
+
+export class StalledAnswers {
+  private count = 0;
+  private readonly warnings: WarningLimiter;
+
+  constructor(
+    log: Logger,
+    private readonly stallMs = ANSWER_STALL_MS,
+  ) {
+    this.warnings = new WarningLimiter(log);
+  }
+
+  /** Answers cut so far. */
+  get cut(): number {
+    return this.count;
+  }
+
+  /** Watch every answer of `app` (both ports: the gateway hands its requests to the same app). */
+  install(app: FastifyInstance): void {
+    app.addHook('onSend', (req, reply, payload, done) => {
+      const socket = req.raw.socket;
+      const res = reply.raw;
+      // inject() answers on a stand-in with no timer (and nothing to cut).
+      if (typeof socket?.setTimeout !== 'function' || socket.destroyed) return done(null, payload);
+      const stalled = () => {
+        if (res.writableFinished) return;
+        this.count++;
+        this.warnings.warn(
+          'stalled',
+          { method: req.method, url: req.routeOptions.url, remote: socket.remoteAddress },
+          `http: cut an answer to ${req.method} ${req.routeOptions.url ?? '(no route)'}: the client took nothing of it for ${this.stallMs / 1000} s`,
+        );
+        socket.destroy();
+      };
+      socket.setTimeout(this.stallMs);
+      socket.on('timeout', stalled);
+      res.once('close', () => {
+        socket.off('timeout', stalled);
+        // Node's keep-alive timer replaces this one when the answer is out; a connection with no
+        // keep-alive timer (another request waiting) gets no idle limit, as before.
+        if (!socket.destroyed && socket.timeout === this.stallMs) socket.setTimeout(0);
+      });
+      done(null, payload);
+    });
+  }
+}
