@@ -6,6 +6,7 @@
 // away the queue is bounded: when full, every other line is dropped (older data thins out
 // first, as repeated halving hits it more often), and the rest goes out when it answers again.
 // Every line dropped (thinned, refused) is counted by reason, the controller's own apart.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
 import { HistoryDrops } from './drops.js';
 import { INGEST_LIMITS } from './limits.js';
@@ -21,6 +22,14 @@ export interface VictoriaOptions {
   /** Where dropped points are counted (shared with the ingest); one of its own by default. */
   drops?: HistoryDrops;
 }
+
+/**
+ * Requests of queries to VictoriaMetrics in flight at once, for all queries together: a ranges
+ * query asks once per field (up to MAX_QUERY_FIELDS), and a connection each would let one client
+ * open thousands of sockets (file descriptors the service needs for its own files and clients),
+ * each held for the time limit when VictoriaMetrics does not answer. The others wait their turn.
+ */
+export const VICTORIA_QUERY_REQUESTS = 4;
 
 /** A string literal of PromQL (MetricsQL): backslash and double quote escaped. */
 export function promString(s: string): string {
@@ -46,6 +55,9 @@ export class VictoriaStore implements HistoryStore {
   private lastErrorLog = -Infinity;
   private sent = 0;
   private thinned = 0;
+  /** Query requests in flight, and those waiting for a turn (VICTORIA_QUERY_REQUESTS). */
+  private querying = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly o: VictoriaOptions) {
     this.base = o.url.replace(/\/+$/, '');
@@ -100,15 +112,71 @@ export class VictoriaStore implements HistoryStore {
     }
   }
 
-  private async request(path: string, body?: string): Promise<Response> {
-    const res = await fetch(`${this.base}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-      signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
+  /**
+   * One query request, its answer read by `read` within its turn. `signal` ends it (and its wait
+   * for a turn): one per query, so a query takes at most the time limit however many fields it has.
+   */
+  private async request<T>(
+    path: string,
+    body: string | undefined,
+    read: (res: Response) => Promise<T>,
+    signal = this.querySignal(),
+  ): Promise<T> {
+    const limited = () => new Error(`VictoriaMetrics did not answer within ${this.o.timeoutMs ?? 10_000} ms`);
+    try {
+      await this.turn(signal);
+    } catch {
+      throw limited();
+    }
+    try {
+      const res = await fetch(`${this.base}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        signal,
+      });
+      if (!res.ok) throw new Error(`${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      return await read(res);
+    } catch (e) {
+      if (signal.aborted) throw limited();
+      throw e;
+    } finally {
+      this.release();
+    }
+  }
+
+  private querySignal(): AbortSignal {
+    const signal = AbortSignal.timeout(this.o.timeoutMs ?? 10_000);
+    // Every request of a query waiting for its turn listens to it: as many as the query has fields.
+    setMaxListeners(0, signal);
+    return signal;
+  }
+
+  private async turn(signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    if (this.querying < VICTORIA_QUERY_REQUESTS) {
+      this.querying++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = () => {
+        this.waiting.splice(this.waiting.indexOf(go), 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', abort, { once: true });
+      this.waiting.push(go);
     });
-    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-    return res;
+  }
+
+  /** The turn goes to the next waiting request (the count stays), or is given back. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.querying--;
   }
 
   private send(): Promise<void> {
@@ -148,27 +216,29 @@ export class VictoriaStore implements HistoryStore {
   async flush(): Promise<void> {
     await this.sending;
     await this.send();
-    await this.request('/internal/force_flush').catch(() => undefined);
+    await this.request('/internal/force_flush', undefined, (res) => res.text()).catch(() => undefined);
   }
 
   async fields(since: number): Promise<string[]> {
-    const res = await this.request(
+    const body = await this.request(
       '/api/v1/series',
       `match[]=${encodeURIComponent('{__name__!=""}')}&start=${since / 1000}`,
+      (res) => res.json() as Promise<{ data: Array<{ __name__: string }> }>,
     );
-    const body = (await res.json()) as { data: Array<{ __name__: string }> };
     return [...new Set(body.data.map((m) => m.__name__))].sort();
   }
 
   async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
+    const signal = this.querySignal();
     const results = await Promise.all(
       fields.map(async (f) => {
         const query = `avg_over_time({__name__=${promString(f)}}[${stepS}s])`;
-        const res = await this.request(
+        const body = await this.request(
           '/api/v1/query_range',
           `query=${encodeURIComponent(query)}&start=${start / 1000}&end=${end / 1000}&step=${stepS}s`,
+          (res) => res.json() as Promise<{ data: { result: Array<{ values: Array<[number, string]> }> } }>,
+          signal,
         );
-        const body = (await res.json()) as { data: { result: Array<{ values: Array<[number, string]> }> } };
         const first = body.data.result[0];
         return first && first.values.length ? { metric: { __name__: f }, values: first.values } : null;
       }),
@@ -181,9 +251,11 @@ export class VictoriaStore implements HistoryStore {
     const matches = [...new Set(fields)]
       .map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`)
       .join('&');
-    const res = await this.request('/api/v1/export', `${matches}&start=${start / 1000}&end=${end / 1000}`);
+    const text = await this.request('/api/v1/export', `${matches}&start=${start / 1000}&end=${end / 1000}`, (res) =>
+      res.text(),
+    );
     const byField = new Map<string, Array<[number, number]>>();
-    for (const line of (await res.text()).split('\n')) {
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       const m = JSON.parse(line) as { metric: { __name__: string }; values: number[]; timestamps: number[] };
       const list = byField.get(m.metric.__name__) ?? byField.set(m.metric.__name__, []).get(m.metric.__name__)!;
@@ -200,7 +272,7 @@ export class VictoriaStore implements HistoryStore {
   }
 
   async ping(): Promise<void> {
-    const text = await (await this.request('/health')).text();
+    const text = await this.request('/health', undefined, (res) => res.text());
     if (text.trim() !== 'OK') throw new Error(`VictoriaMetrics health answered ${JSON.stringify(text.slice(0, 100))}`);
   }
 
