@@ -1,7 +1,8 @@
 // A receiver that stalls mid-answer holds one send for the channel's time limit (sendTimeoutMs),
 // never longer: an SMTP server that keeps the connection busy with a reply it never finishes
 // ("250-" continuation lines, each within the socket's idle timeout) fails the send at the
-// limit, its connection is closed, and the outbox goes on delivering to the other channels.
+// limit, its connection is closed, and the outbox goes on delivering to the other channels. A
+// heartbeat receiver that never answers has one call waiting at a time, not one per beat.
 // tags: slow (rule timings on the real clock)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import pino from 'pino';
 import t from 'tap';
 import { email } from '../../src/alerts/channels/email.js';
+import { heartbeat, type Heartbeat } from '../../src/alerts/channels/heartbeat.js';
 import { testMessage } from '../../src/alerts/messages.js';
 import { startApp } from '../helpers/app.js';
 import { limit } from '../helpers/limits.js';
@@ -159,4 +161,33 @@ t.test('a stalling email receiver does not hold up the webhook', async (t) => {
     alerts.history.some((h) => h.event === 'failed' && h.channel === 'email' && /1000 ms/.test(h.error ?? '')),
     'the email attempt is recorded as failed at the time limit',
   );
+});
+
+t.test('a heartbeat receiver that never answers has one call at a time, not one per beat', async (t) => {
+  const open = new Set<Socket>();
+  let peak = 0;
+  const hung: Server = createServer((socket) => {
+    open.add(socket);
+    peak = Math.max(peak, open.size);
+    socket.on('error', () => undefined);
+    socket.on('close', () => open.delete(socket));
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    for (const s of open) s.destroy();
+    await new Promise<void>((resolve) => hung.close(() => resolve()));
+  });
+  const { port } = hung.address() as AddressInfo;
+  // A call may take 5 s; a beat comes every second.
+  const beat = heartbeat.create(
+    { url: `http://127.0.0.1:${port}/ping`, intervalSeconds: 1 },
+    { timeoutMs: 5000, controlRuns: () => true, log: pino({ level: 'silent' }) },
+  ) as Heartbeat;
+  beat.start();
+  t.teardown(() => beat.close());
+  await new Promise((r) => setTimeout(r, 3500));
+  t.equal(peak, 1, 'one connection at a time to the receiver');
+  t.ok(beat.counts.busy >= 2, `the beats while the call waits are skipped and counted (${beat.counts.busy})`);
+  t.equal(beat.counts.failed, 0, 'none failed yet (the one call is within its limit)');
 });

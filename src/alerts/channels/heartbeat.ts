@@ -25,8 +25,11 @@ export class Heartbeat implements Channel {
   readonly name = 'heartbeat';
   private timer: NodeJS.Timeout | null = null;
   private first: NodeJS.Timeout | null = null;
-  readonly counts = { sent: 0, failed: 0, skipped: 0 };
+  /** skipped: control was not running; busy: the last call still waited for its answer. */
+  readonly counts = { sent: 0, failed: 0, skipped: 0, busy: 0 };
   lastError: string | null = null;
+  /** A call waits for its answer: with a receiver that hangs, beats (every second at the least) would pile up calls. */
+  private calling = false;
 
   constructor(
     private readonly url: string,
@@ -66,6 +69,11 @@ export class Heartbeat implements Channel {
       this.counts.skipped++;
       return;
     }
+    if (this.calling) {
+      this.counts.busy++;
+      return;
+    }
+    this.calling = true;
     try {
       await this.call();
       this.counts.sent++;
@@ -74,6 +82,8 @@ export class Heartbeat implements Channel {
       this.counts.failed++;
       this.lastError = (e as Error).message;
       this.ctx.log.debug({ error: this.lastError }, 'heartbeat call failed');
+    } finally {
+      this.calling = false;
     }
   }
 }
