@@ -31,7 +31,7 @@ import {
 } from './query.js';
 import { timeseriesSchemas as s } from './schemas.js';
 import { csvLine } from './csv.js';
-import { valueText, type HistoryStore, type Range } from './store.js';
+import { valueText, type HistoryStore, type Range, type RawSeries } from './store.js';
 import { QueryError, parseDuration, selectTimeframe } from './timeframe.js';
 
 export const STREAM_PATH = '/history/timeseries/stream';
@@ -57,6 +57,20 @@ const NO_CACHE = {
   expires: '0',
 };
 
+/** What a query says when the store fails it: the database is unavailable (503, as ping), not an internal error. */
+function unavailable(e: unknown): string {
+  return `history database unavailable: ${(e as Error).message}`;
+}
+
+/** A store query: its failure is a 503 naming it. */
+async function fromStore<T>(query: () => Promise<T>): Promise<T> {
+  try {
+    return await query();
+  } catch (e) {
+    throw new HttpError(503, unavailable(e));
+  }
+}
+
 function asHttp(e: unknown): never {
   if (e instanceof QueryError)
     throw new HttpError(e.status, e.message, e.field ? [{ path: e.field, message: e.message }] : undefined);
@@ -65,12 +79,10 @@ function asHttp(e: unknown): never {
 
 export function queryRanges(deps: TimeseriesDeps, q: RangesQuery): Promise<Range[]> {
   const tf = selectTimeframe(q, deps.now());
-  return deps.store.ranges(q.fields, tf.start, tf.end ?? deps.now(), tf.step);
+  return fromStore(() => deps.store.ranges(q.fields, tf.start, tf.end ?? deps.now(), tf.step));
 }
 
-async function* csvLines(deps: TimeseriesDeps, q: RangesQuery & { precision: Precision }): AsyncGenerator<string> {
-  const tf = selectTimeframe(q, deps.now());
-  const series = await deps.store.raw(q.fields, tf.start, tf.end ?? deps.now());
+function* csvLines(q: RangesQuery & { precision: Precision }, series: RawSeries[]): Generator<string> {
   yield csvLine(['time', ...q.fields]);
   const cols = series.map((r) => ({ idx: q.fields.indexOf(r.field), r, i: 0 }));
   let chunk = '';
@@ -104,11 +116,7 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
     // The Brewblox UI always sends {duration}; a client that sends nothing gets the default.
     const fieldsQuery = mayBeAbsent(s.fieldsQuery);
     const ping = async (_req: unknown, reply: { headers(h: Record<string, string>): unknown }) => {
-      try {
-        await deps.store.ping();
-      } catch (e) {
-        throw new HttpError(503, `history database unavailable: ${(e as Error).message}`);
-      }
+      await fromStore(() => deps.store.ping());
       reply.headers(NO_CACHE);
       return { ping: 'pong' };
     };
@@ -135,7 +143,8 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       async (req) => {
         try {
           const q = fieldsQueryOf(req.body);
-          return await deps.store.fields(deps.now() - parseDuration(q.duration) * 1000);
+          const since = deps.now() - parseDuration(q.duration) * 1000;
+          return await fromStore(() => deps.store.fields(since));
         } catch (e) {
           return asHttp(e);
         }
@@ -182,14 +191,17 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
       doc('Raw points as CSV', 'Streamed text/plain: "time,<fields>" then one line per timestamp.', s.csvQuery, s.csv),
       async (req, reply) => {
         let q: ReturnType<typeof csvQueryOf>;
+        let tf: ReturnType<typeof selectTimeframe>;
         try {
           q = csvQueryOf(req.body);
-          selectTimeframe(q, deps.now());
+          tf = selectTimeframe(q, deps.now());
         } catch (e) {
           return asHttp(e);
         }
+        // Read before the answer begins, so a store that fails it is a 503, not a cut-off 200.
+        const series = await fromStore(() => deps.store.raw(q.fields, tf.start, tf.end ?? deps.now()));
         void reply.header('content-type', 'text/plain; charset=utf-8');
-        return reply.send(Readable.from(csvLines(deps, q)));
+        return reply.send(Readable.from(csvLines(q, series)));
       },
     );
 
@@ -245,13 +257,21 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimit
     deps.store
       .ranges(q.fields, tf.start, queryEnd, tf.step)
       .finally(() => queries--)
-      .then((ranges) => {
-        if (stopped) return;
-        send({ id, data: { initial: true, ranges } });
-        const later = (held ?? []).filter((p) => p.t > queryEnd);
-        held = null;
-        if (later.length) push(later);
-      })
+      .then(
+        (ranges) => {
+          if (stopped) return;
+          send({ id, data: { initial: true, ranges } });
+          const later = (held ?? []).filter((p) => p.t > queryEnd);
+          held = null;
+          if (later.length) push(later);
+        },
+        (e) => {
+          // The store failed it: the client is told, as REST answers 503 (it would wait for ever).
+          if (stopped) return;
+          stop(id);
+          send({ id, error: unavailable(e) });
+        },
+      )
       .catch((e) => failures.warn('ranges', { err: e }, 'history stream ranges query failed'));
   };
 
