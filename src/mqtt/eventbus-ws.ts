@@ -12,6 +12,8 @@ import { WarningLimiter } from '../log/limit.js';
 import type { EmbeddedBroker } from './broker.js';
 import type { withoutRefusedPublishes as WithoutRefused } from './bridge-publishes.js';
 import { requestUser, type Role } from '../shared/roles.js';
+import { MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
+import { CLOSE_GRACE_MS, SlowClients } from '../shared/slow-clients.js';
 
 export const EVENTBUS_PATH = '/eventbus';
 
@@ -27,6 +29,12 @@ export class EventbusWebsocket {
   /** Publishes through the bridge dropped by the write rule (bridge-publishes.ts). */
   refusedPublishes = 0;
   /**
+   * What the external broker sends a bridged client waits for it up to MQTT_CLIENT_QUEUE_BYTES, as
+   * for a subscriber of the embedded broker. Piped, a client that stopped reading would stop the
+   * bridge reading from the broker, and its backlog would pile up there, for ever.
+   */
+  private readonly slow: SlowClients;
+  /**
    * The write rule on the bridge, loaded with the first bridged connection of a user: most
    * installs never bridge with auth on, and each module a start loads is read from the SD card.
    */
@@ -38,6 +46,14 @@ export class EventbusWebsocket {
     private readonly roleOf: (user: string) => Role | null = () => null,
   ) {
     this.warnings = new WarningLimiter(log);
+    this.slow = new SlowClients(MQTT_CLIENT_QUEUE_BYTES, (reason) =>
+      this.warnings.warn('slow', { reason }, `eventbus: a bridged client ${reason}`),
+    );
+  }
+
+  /** Bridged clients closed for not reading (slow-clients.ts). */
+  get slowClosed(): number {
+    return this.slow.closed;
   }
 
   get clients(): number {
@@ -105,7 +121,14 @@ export class EventbusWebsocket {
           closeBoth();
         });
       through.pipe(upstream);
-      upstream.pipe(stream);
+      upstream.on('data', (chunk: Buffer) => {
+        if (stream.destroyed) return;
+        const slow = this.slow.check(stream.writableLength + ws.bufferedAmount);
+        if (!slow) return void stream.write(chunk);
+        upstream.destroy();
+        ws.close(1008, 'too slow: the client did not read what was sent');
+        setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+      });
     };
     const user = requestUser(req);
     if (!user) return connect(stream);

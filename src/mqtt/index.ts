@@ -184,7 +184,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       lateMs: { p50: 0, p99: 0, max: 0, samples: 0 },
     },
     eventbusClients: eventbus.clients,
-    slowClientsClosed: broker?.slowClosed ?? 0,
+    slowClientsClosed: broker?.slowClosed ?? eventbus.slowClosed,
     refused: broker?.refused ?? { publish: eventbus.refusedPublishes, subscribe: 0 },
     dropped: {
       blockApi: counts.blockApiDropped,
