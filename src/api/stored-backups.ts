@@ -3,7 +3,7 @@ import { READS } from './access.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
-import { BackupNameSchema, type BackupFiles } from '../store/backup-files.js';
+import { BackupNameSchema, DamagedBackupError, type BackupFiles } from '../store/backup-files.js';
 import { HttpError } from './errors.js';
 import { NoBody } from './route-validation.js';
 
@@ -18,7 +18,13 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
   return async (app) => {
     const tags = ['backups'];
     const read = (name: string) => {
-      const backup = files.read(name);
+      let backup: unknown;
+      try {
+        backup = files.read(name);
+      } catch (e) {
+        if (e instanceof DamagedBackupError) throw new HttpError(422, e.message);
+        throw e;
+      }
       if (backup === null) throw new HttpError(404, `no stored backup named '${name}'`);
       return backup;
     };

@@ -12,6 +12,8 @@ export const BODY_LIMIT = 1024 * 1024;
  * inside a batch of blocks fits.
  */
 export const MAX_JSON_DEPTH = 64;
+/** A backup file in the data dir's backups/ (saved there by the service, or uploaded): read whole to load it. */
+export const STORED_BACKUP_BYTES = 64 * BODY_LIMIT;
 /** A config file or sim config file: far more than any holds. */
 export const CONFIG_FILE_BYTES = 4 * BODY_LIMIT;
 /** A block's free-form `meta`, as JSON. */

@@ -1,8 +1,21 @@
 // Backups kept as JSON files in `<data dir>/backups/<name>.json`, written atomically
-// (temporary file + rename), so a crash never leaves half a backup under a real name.
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// (temporary file, synced, then renamed), so neither a crash nor a power cut leaves half a backup
+// under a real name. A file damaged anyway (a bad card, a hand edit) is refused by name when read.
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
+import { parseJson } from '../shared/json.js';
+import { STORED_BACKUP_BYTES } from '../shared/limits.js';
 import { PRIVATE_FILE_MODE, privateDir } from './file-modes.js';
 
 export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
@@ -16,6 +29,9 @@ export const BackupNameSchema = Type.String({
 });
 
 export class BackupNameError extends Error {}
+
+/** A stored backup file that holds no backup: not JSON, or JSON that is not an object. */
+export class DamagedBackupError extends Error {}
 
 export class BackupFiles {
   readonly dir: string;
@@ -35,18 +51,40 @@ export class BackupFiles {
     const file = this.file(name);
     privateDir(this.dir);
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(backup), { mode: PRIVATE_FILE_MODE });
+    const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
+    try {
+      writeSync(fd, JSON.stringify(backup));
+      // Without it a power cut soon after can leave an empty file under the new name (ext4's
+      // delayed allocation), the newest scheduled backup among them.
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, file);
   }
 
-  /** The parsed backup, or null when there is no backup of that name. */
+  /** The parsed backup, or null when there is no backup of that name; DamagedBackupError when the file holds none. */
   read(name: string): unknown {
+    const file = this.file(name);
+    let bytes: Buffer;
     try {
-      return JSON.parse(readFileSync(this.file(name), 'utf8'));
+      bytes = readFileSync(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
     }
+    const parsed = parseJson(bytes, { maxBytes: STORED_BACKUP_BYTES, what: 'the file' });
+    const value = parsed.ok ? parsed.value : undefined;
+    const problem = !parsed.ok
+      ? parsed.reason
+      : typeof value !== 'object' || value === null || Array.isArray(value)
+        ? `the file holds ${bytes.length === 0 ? 'nothing' : 'no backup object'}`
+        : null;
+    if (problem)
+      throw new DamagedBackupError(
+        `stored backup '${name}' is damaged and cannot be used (${problem}); it is kept as ${file}`,
+      );
+    return value;
   }
 
   /** Names, oldest first. */
@@ -59,7 +97,11 @@ export class BackupFiles {
     }
     return entries
       .filter((f) => f.endsWith('.json'))
-      .map((f) => ({ name: f.slice(0, -5), mtime: statSync(path.join(this.dir, f)).mtimeMs }))
+      .flatMap((f) => {
+        // One removed since the directory was read (a prune) is not listed.
+        const mtime = statSync(path.join(this.dir, f), { throwIfNoEntry: false })?.mtimeMs;
+        return mtime === undefined ? [] : [{ name: f.slice(0, -5), mtime }];
+      })
       .sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name))
       .map((e) => e.name);
   }

@@ -1,0 +1,41 @@
+// Stored backup files as a power cut or a bad card leaves them: cut short, empty, bytes flipped.
+// Loading or downloading one is a clear refusal naming the backup, never a 500, and the blocks
+// stay as they were.
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startApp } from '../helpers/app.js';
+
+t.test('a damaged stored backup is refused by name, and the blocks are kept', async (t) => {
+  const { post, close, dataDir } = await startApp({}, { listen: false });
+  t.teardown(close);
+  await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18 } });
+  const saved = await post('blocks/backup/stored/save', { name: 'good' });
+  const dir = path.join(dataDir, 'backups');
+  const whole = JSON.stringify(saved.body);
+  const flipped = Buffer.from(whole);
+  flipped[0] = 0xff;
+  const damaged: Record<string, string | Buffer> = {
+    'cut-short': whole.slice(0, Math.floor(whole.length / 2)),
+    empty: '',
+    flipped,
+    'not-a-backup': 'null',
+  };
+  for (const [name, bytes] of Object.entries(damaged)) writeFileSync(path.join(dir, `${name}.json`), bytes);
+  const before = (await post('blocks/all/read/stored')).body;
+
+  for (const name of Object.keys(damaged)) {
+    for (const op of ['load', 'download']) {
+      const res = await post(`blocks/backup/stored/${op}`, { name });
+      t.equal(res.status, 422, `${op} of '${name}' is refused as unusable, not a 500`);
+      t.match(res.body.message, new RegExp(`stored backup '${name}'.*damaged`), `${op} of '${name}' names the backup`);
+    }
+  }
+  t.same((await post('blocks/all/read/stored')).body, before, 'the blocks are as they were');
+  t.same(
+    (await post('blocks/backup/stored/all')).body.map((b: { name: string }) => b.name).sort(),
+    ['cut-short', 'empty', 'flipped', 'good', 'not-a-backup'],
+    'the damaged files are still listed (the user decides about them)',
+  );
+  t.equal((await post('blocks/backup/stored/load', { name: 'good' })).status, 200, 'a good backup still loads');
+});
