@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { FixableError } from '../shared/errors.js';
 import { privateDir, privateFile } from './file-modes.js';
 import { MIGRATIONS } from './migrations.js';
+import { type DamagedDatabase, isDamaged, quickCheck, salvage, setAside } from './salvage.js';
 import { diskSpace, isDiskFull, ROOM_NEEDED_BYTES } from './storage-health.js';
 
 export type Db = BetterSqlite3.Database;
@@ -19,22 +20,67 @@ export const DB_FILE = 'edgeblocks.db';
  */
 export const schemaCopyFile = (version: number): string => `${DB_FILE}.schema-${version}`;
 
-export function openDatabase(dataDir: string, log?: Logger): Db {
+/** `onDamaged` hears what was saved of a damaged database file (src/store/salvage.ts), when there was one. */
+export function openDatabase(dataDir: string, log?: Logger, onDamaged?: (report: DamagedDatabase) => void): Db {
   privateDir(dataDir);
   const file = path.join(dataDir, DB_FILE);
-  // SQLite creates the -wal and -shm files with the mode of the database file.
-  privateFile(file, true);
-  for (const suffix of ['-wal', '-shm']) privateFile(file + suffix);
   try {
-    return open(file, false, log);
+    return openPrivate(file, false, log);
   } catch (e) {
+    if (isDamaged(e)) return recover(file, e, log, onDamaged);
     if (!onFullDisk(dataDir, e)) throw e;
     // A start on a full disk (a Pi rebooted with its card full): SQLite cannot make the -shm
     // file that WAL keeps its index in. In exclusive locking mode WAL keeps the index in memory,
     // so the service starts and controls (changes are refused, 507, until there is room); until
     // its next start no other process can open the database.
-    return open(file, true, log);
+    return openPrivate(file, true, log);
   }
+}
+
+function openPrivate(file: string, exclusive: boolean, log?: Logger): Db {
+  // SQLite creates the -wal and -shm files with the mode of the database file.
+  privateFile(file, true);
+  for (const suffix of ['-wal', '-shm']) privateFile(file + suffix);
+  return open(file, exclusive, log);
+}
+
+function recover(file: string, e: unknown, log?: Logger, onDamaged?: (report: DamagedDatabase) => void): Db {
+  const at = new Date();
+  const reason = (e as Error).message;
+  const advice = 'stop the service, move it away, start again and load a stored backup';
+  let kept: string;
+  try {
+    kept = setAside(file, at);
+  } catch (err) {
+    throw new FixableError(
+      `database ${file} is damaged (${reason}) and could not be set aside (${(err as Error).message}): ${advice}`,
+      'cannot start',
+    );
+  }
+  let db: Db;
+  try {
+    db = openPrivate(file, false, log);
+  } catch (err) {
+    throw new FixableError(
+      `database ${file} was damaged (${reason}) and is kept as ${kept}; a new one could not be made (${(err as Error).message})`,
+      'cannot start',
+    );
+  }
+  const report = salvage(db, kept, reason, at, log);
+  const rows = Object.entries(report.salvaged)
+    .filter(([, n]) => n > 0)
+    .map(([table, n]) => `${n} ${table}`)
+    .join(', ');
+  log?.error(
+    { damaged: report },
+    `database was damaged (${reason}); kept as ${path.basename(kept)}; a new one holds what could be read of it (${rows || 'nothing'})${
+      report.incomplete.length
+        ? `; rows were lost from ${report.incomplete.join(', ')}: a stored backup (backups/) has them as they were when saved`
+        : ''
+    }`,
+  );
+  onDamaged?.(report);
+  return db;
 }
 
 function open(file: string, exclusive: boolean, log?: Logger): Db {
@@ -42,6 +88,10 @@ function open(file: string, exclusive: boolean, log?: Logger): Db {
   try {
     if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
+    // Reads every page once (milliseconds for what a controller holds): damage found now is
+    // repaired before start-up (recover), not met by a write that fails weeks later.
+    const damage = quickCheck(db);
+    if (damage) throw Object.assign(new Error(`integrity check: ${damage}`), { code: 'SQLITE_CORRUPT' });
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');

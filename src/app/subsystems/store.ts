@@ -10,6 +10,7 @@ import type { DataDirLock } from '../../store/data-dir-lock.js';
 import { bridgeDatastore, type Publish, type Subscribe } from '../../store/datastore-bus.js';
 import { openDatabase, type Db } from '../../store/db.js';
 import { DocumentStore, type Doc } from '../../store/documents.js';
+import type { DamagedDatabase } from '../../store/salvage.js';
 import { StorageHealth } from '../../store/storage-health.js';
 import type { Subsystem } from '../lifecycle.js';
 
@@ -22,13 +23,17 @@ export class StoreSubsystem implements Subsystem {
   readonly blocks: BlockStore;
   readonly units: UnitsSetting;
   readonly documents: DocumentStore;
+  /** What was saved of a damaged database file at this start, or null when it was whole. */
+  damaged: DamagedDatabase | null = null;
 
   constructor(
     private readonly config: Config,
     private readonly lock: DataDirLock,
     private readonly log: Logger,
   ) {
-    this.db = openDatabase(config.dataDir, log.child({ module: 'store' }));
+    this.db = openDatabase(config.dataDir, log.child({ module: 'store' }), (report) => {
+      this.damaged = report;
+    });
     this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }), probeWrite(this.db));
     this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
     const units = new UnitsSetting(config.serviceId);
@@ -75,6 +80,7 @@ export class StoreSubsystem implements Subsystem {
     return {
       quarantined: this.blocks.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
       storage: this.storage.status(),
+      damagedDatabase: this.damaged,
     };
   }
 
