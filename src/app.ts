@@ -251,6 +251,7 @@ async function assembleServices(
     dataDir: config.dataDir,
     db: store.db,
     storage: store.storage,
+    damagedDatabase: () => store.damaged,
     documents,
     runtime,
     version: VERSION,

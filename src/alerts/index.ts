@@ -9,6 +9,7 @@ import { systemTimers, type ClockJump, type Timers } from '../runtime/clock.js';
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { Db } from '../store/db.js';
 import { isStorageFailure } from '../shared/errors.js';
+import type { DamagedDatabase } from '../store/salvage.js';
 import type { StorageHealth } from '../store/storage-health.js';
 import type { DocumentStore, Doc } from '../store/documents.js';
 import { ChannelStore } from './channel-store.js';
@@ -46,6 +47,8 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   log: Logger;
   /** Timers on the runtime's clock, for the fallback check (default: the system's). */
   timers?: Timers;
+  /** What was saved of a damaged database file at this start (src/store/salvage.ts), or null. */
+  damagedDatabase?: () => DamagedDatabase | null;
   /** Notes a write failing on the storage: full (507s) or refusing writes (503s); one log line, status. */
   storage?: Pick<StorageHealth, 'noteError' | 'full' | 'refusedError'>;
 }
@@ -203,7 +206,25 @@ export class Alerts {
         this.clock.now(),
       );
     }
+    this.fireDamagedDatabase();
     this.armFallback();
+  }
+
+  private fireDamagedDatabase(): void {
+    const damaged = this.d.damagedDatabase?.();
+    if (!damaged || !this.rules.service.enabled) return;
+    const lost = damaged.incomplete.length
+      ? `rows were lost from ${damaged.incomplete.join(', ')}: load a stored backup to get them back`
+      : 'every row could be read';
+    this.tracker.fireOnce(
+      {
+        key: 'database-damaged',
+        kind: 'database-damaged',
+        text: `The database was damaged (${damaged.reason}) and was set aside as ${path.basename(damaged.keptAs)}; ${lost}`,
+        values: { keptAs: damaged.keptAs, incomplete: damaged.incomplete },
+      },
+      this.clock.now(),
+    );
   }
 
   /**

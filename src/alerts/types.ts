@@ -7,6 +7,7 @@ export type ConditionKind =
   | 'device-missing'
   | 'bus-short'
   | 'unclean-stop'
+  | 'database-damaged'
   | 'control-disabled'
   | 'broker-unreachable'
   | 'history-unreachable'
@@ -22,6 +23,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'device-missing',
   'bus-short',
   'unclean-stop',
+  'database-damaged',
   'control-disabled',
   'broker-unreachable',
   'history-unreachable',
@@ -38,6 +40,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'device-missing': 'Device missing',
   'bus-short': 'Bus short',
   'unclean-stop': 'Unclean stop',
+  'database-damaged': 'Database damaged',
   'control-disabled': 'Control disabled',
   'broker-unreachable': 'Broker unreachable',
   'history-unreachable': 'History store unreachable',
@@ -80,7 +83,7 @@ export interface ActiveAlert {
   /** How often it came back after a short clear (a flapping sensor). */
   count: number;
   acknowledged: boolean;
-  /** Fires once and stays until acknowledged (an unclean stop). */
+  /** Fires once and stays until acknowledged (an unclean stop, a damaged database). */
   oneShot?: boolean;
 }
 
