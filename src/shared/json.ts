@@ -58,8 +58,11 @@ export function parseJson(
   const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   const tooLarge = sizeProblem(what, bytes, maxBytes);
   if (tooLarge) return { ok: false, problem: 'too large', reason: tooLarge };
-  const text =
+  const decoded =
     typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  // A byte-order mark, as editors on Windows save files (a config file edited there): not JSON's,
+  // but nothing else a text can mean by it.
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   if (nestsDeeper(text, maxDepth))
     return {
       ok: false,
@@ -75,8 +78,23 @@ export function parseJson(
   } catch (e) {
     if (e instanceof PrototypeKeyError)
       return { ok: false, problem: 'prototype key', reason: `${what} may not contain a "__proto__" key` };
-    return { ok: false, problem: 'not JSON', reason: `${what} is not valid JSON: ${(e as Error).message}` };
+    return {
+      ok: false,
+      problem: 'not JSON',
+      reason: `${what} is not valid JSON: ${whereInText(text, (e as Error).message)}`,
+    };
   }
+}
+
+/** The parser's message with the line and column of the fault (Node 20 gives only the offset; a hand-edited file is read by lines). */
+function whereInText(text: string, message: string): string {
+  if (/\bline \d+/.test(message)) return message;
+  const at = /at position (\d+)/.exec(message);
+  const offset = at ? Number(at[1]) : /end of JSON input/.test(message) ? text.length : null;
+  if (offset === null) return message;
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${message} (line ${line} column ${offset - before.lastIndexOf('\n')})`;
 }
 
 const COMMA = 0x2c;

@@ -1,0 +1,46 @@
+// Config files as people edit them by hand on a Pi: a slip in the JSON is named by its line and
+// column (Node 20's parser gives only a byte position), and a file an editor saved with a
+// byte-order mark (Windows Notepad does) is read by the service and by the failsafe alike.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { makeGpioRoot, PI5_CHIPS } from '../drivers/gpio-fixtures.js';
+import { ROOT } from '../helpers/root.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-hand-edited-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, text: string) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+t.test('a slip in the JSON is named by line and column', async (t) => {
+  const p = file('slip.json', '{\n  "port": 5000,\n  "hardware": "sim",,\n  "serviceId": "fermenter"\n}\n');
+  const err = t.throws(() => loadConfig({ config: p }, {})) as ConfigError;
+  t.type(err, ConfigError);
+  t.match(err.message, /is not valid JSON: .*line 3 column 21/, err.message);
+  const cut = file('cut.json', '{\n  "port": 5000,\n  "hardware": "sim"\n');
+  t.match((t.throws(() => loadConfig({ config: cut }, {})) as Error).message, /not valid JSON: .*line 4 column 1/);
+});
+
+const BOM = '\ufeff';
+const GPIO = [{ name: 'heater', line: 17, direction: 'out', activeLow: true }];
+
+t.test('a config file with a byte-order mark is read by the service and the failsafe', async (t) => {
+  const p = file('bom.json', `${BOM}${JSON.stringify({ serviceId: 'fermenter', hardware: 'linux', gpio: GPIO })}`);
+  // What a crash leaves: the active-low heater relay on (pin low). The failsafe releases it.
+  const root = makeGpioRoot(PI5_CHIPS, { 588: '0' });
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const run = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'dist/src/failsafe/index.js'), '--config', p, '--gpio-root', root],
+    { encoding: 'utf8', env: { PATH: process.env.PATH } },
+  );
+  t.equal(run.status, 0, run.stderr);
+  t.equal(readFileSync(path.join(root, 'gpio588', 'value'), 'utf8').trim(), '1', 'heater relay released');
+  t.equal(loadConfig({ config: p }, {}).serviceId, 'fermenter', 'the service reads it');
+});
