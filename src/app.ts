@@ -170,7 +170,7 @@ async function assembleServices(
       load: (docs) => {
         const rejected = documents.replaceNamespace(config.serviceId, docs);
         if (rejected.length) log.warn({ rejected }, 'backup load: documents left out');
-        return rejected.map((reason) => `document left out: ${reason}`);
+        return rejected.map((reason) => (/^store\.\d/.test(reason) ? `document left out: ${reason}` : reason));
       },
     },
   });

@@ -77,8 +77,24 @@ export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Pro
     issues.push({ path: 'store', message: 'must be a list of documents' });
   if (issues.length) throw invalid(`invalid backup: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   const items = input.blocks as unknown[];
-  const docs = (input.store ?? null) as Record<string, unknown>[] | null;
-  return rt.exclusively(async () => loadBackupBlocks(rt, items, docs, origin));
+  const store = (input.store ?? null) as unknown[] | null;
+  // The Spark service's backups before 2023 hold its block-name store here, not documents.
+  const sparkNames = store?.filter(isSparkNameEntry).length ?? 0;
+  const docs =
+    store && sparkNames === store.length && sparkNames > 0 ? null : store?.filter((d) => !isSparkNameEntry(d));
+  const notes = sparkNames
+    ? [
+        `store: ${sparkNames} entries are a Brewblox Spark service's block names and numbers ({keys: [id, nid]}), not datastore documents; each block of the backup carries its id and nid, so they were not needed${docs ? '' : ", and the controller's documents were kept"}`,
+      ]
+    : [];
+  return rt.exclusively(async () =>
+    loadBackupBlocks(rt, items, (docs ?? null) as Record<string, unknown>[] | null, origin, notes),
+  );
+}
+
+/** `{keys: [id, nid], data}`: an entry of the Spark service's block-name store. */
+function isSparkNameEntry(entry: unknown): boolean {
+  return isPlainObject(entry) && Array.isArray(entry.keys) && entry.keys.length === 2 && !('namespace' in entry);
 }
 
 function loadBackupBlocks(
@@ -86,12 +102,14 @@ function loadBackupBlocks(
   items: unknown[],
   docs: Record<string, unknown>[] | null,
   origin: string,
+  notes: string[],
 ): BackupLoadResult {
   const messages: string[] = [];
   const failures: string[] = [];
   const warnings: string[] = [];
   const fail = (text: string) => void (failures.push(text), messages.push(text));
   const warn = (text: string) => void (warnings.push(text), messages.push(text));
+  for (const note of notes) warn(note);
   const label = (item: unknown, i: number) => {
     const o = isPlainObject(item) ? item : {};
     return `block ${i} (id '${String(o.id ?? '?')}', nid ${String(o.nid ?? '?')}, type '${String(o.type ?? '?')}')`;

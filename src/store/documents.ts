@@ -158,6 +158,14 @@ export class DocumentStore extends EventEmitter<Events> {
         return rejected.push(`store.${i}: namespace '${doc.namespace}' is not '${namespace}' or below it`);
       docs.set(keyOf(doc.namespace, doc.id), doc);
     });
+    // A list of which nothing could be taken is not a namespace without documents (that is an
+    // empty list): replacing with it would delete them all for a shape this version cannot read.
+    if (items.length > 0 && docs.size === 0) {
+      rejected.push(
+        `no document of the list could be taken, so the documents of '${namespace}' were kept as they were`,
+      );
+      return rejected;
+    }
     const { changed, gone } = this.db.transaction(() => {
       const before = new Map((this.treeStmt.all({ ns: namespace }) as Row[]).map((r) => [keyOf(r.namespace, r.id), r]));
       const gone: string[] = [];
