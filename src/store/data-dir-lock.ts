@@ -2,7 +2,7 @@
 // sets. The lock is a SQLite write lock (an fcntl lock underneath) on a small file in the dir,
 // held for the process lifetime; the kernel drops it when the process dies, kill -9 included,
 // so there is never a stale lock to clear. The pid beside it is only for the message.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database, { type BetterSqlite3 } from './sqlite.js';
 import { DataDirError, privateDir, privateFile, PRIVATE_FILE_MODE } from './file-modes.js';
@@ -15,7 +15,7 @@ export interface DataDirLock {
 }
 
 /** Takes the data dir (creating it); throws DataDirError naming the dir and the holder's pid when another process has it. */
-export function lockDataDir(dataDir: string): DataDirLock {
+export function lockDataDir(dataDir: string, cleared = false): DataDirLock {
   privateDir(dataDir);
   const file = path.join(dataDir, LOCK_FILE);
   const pidFile = path.join(dataDir, PID_FILE);
@@ -33,8 +33,15 @@ export function lockDataDir(dataDir: string): DataDirLock {
     db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
     db.close();
-    if ((e as { code?: string }).code !== 'SQLITE_BUSY')
-      throw new DataDirError(`cannot lock ${file}: ${(e as Error).message}`);
+    const code = (e as { code?: string }).code ?? '';
+    // Junk in the file (it holds nothing: a bad card, an editor). A process holding the lock
+    // would have made this SQLITE_BUSY before the file was read, so no holder is cut off; the
+    // file is emptied in place (its inode, which the locks are on, stays).
+    if (!cleared && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) {
+      truncateSync(file, 0);
+      return lockDataDir(dataDir, true);
+    }
+    if (code !== 'SQLITE_BUSY') throw new DataDirError(`cannot lock ${file}: ${(e as Error).message}`);
     let holder = 'another process';
     try {
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
