@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { FixableError } from '../shared/errors.js';
 import { privateDir, privateFile } from './file-modes.js';
 import { MIGRATIONS } from './migrations.js';
-import { type DamagedDatabase, isDamaged, quickCheck, salvage, setAside } from './salvage.js';
+import { type DamagedDatabase, finishRecovery, isDamaged, quickCheck, recover, withReport } from './salvage.js';
 import { diskSpace, isDiskFull, ROOM_NEEDED_BYTES } from './storage-health.js';
 
 export type Db = BetterSqlite3.Database;
@@ -24,17 +24,23 @@ export const schemaCopyFile = (version: number): string => `${DB_FILE}.schema-${
 export function openDatabase(dataDir: string, log?: Logger, onDamaged?: (report: DamagedDatabase) => void): Db {
   privateDir(dataDir);
   const file = path.join(dataDir, DB_FILE);
+  finishRecovery(file);
+  let db: Db;
   try {
-    return openPrivate(file, false, log);
+    db = openPrivate(file, false, log);
   } catch (e) {
-    if (isDamaged(e)) return recover(file, e, log, onDamaged);
-    if (!onFullDisk(dataDir, e)) throw e;
-    // A start on a full disk (a Pi rebooted with its card full): SQLite cannot make the -shm
-    // file that WAL keeps its index in. In exclusive locking mode WAL keeps the index in memory,
-    // so the service starts and controls (changes are refused, 507, until there is room); until
-    // its next start no other process can open the database.
-    return openPrivate(file, true, log);
+    if (isDamaged(e)) {
+      recover(file, e, (f) => openPrivate(f, false, log), log);
+      db = openPrivate(file, false, log);
+    } else if (onFullDisk(dataDir, e)) {
+      // A start on a full disk (a Pi rebooted with its card full): SQLite cannot make the -shm
+      // file that WAL keeps its index in. In exclusive locking mode WAL keeps the index in memory,
+      // so the service starts and controls (changes are refused, 507, until there is room); until
+      // its next start no other process can open the database.
+      db = openPrivate(file, true, log);
+    } else throw e;
   }
+  return withReport(db, log, onDamaged);
 }
 
 function openPrivate(file: string, exclusive: boolean, log?: Logger): Db {
@@ -42,45 +48,6 @@ function openPrivate(file: string, exclusive: boolean, log?: Logger): Db {
   privateFile(file, true);
   for (const suffix of ['-wal', '-shm']) privateFile(file + suffix);
   return open(file, exclusive, log);
-}
-
-function recover(file: string, e: unknown, log?: Logger, onDamaged?: (report: DamagedDatabase) => void): Db {
-  const at = new Date();
-  const reason = (e as Error).message;
-  const advice = 'stop the service, move it away, start again and load a stored backup';
-  let kept: string;
-  try {
-    kept = setAside(file, at);
-  } catch (err) {
-    throw new FixableError(
-      `database ${file} is damaged (${reason}) and could not be set aside (${(err as Error).message}): ${advice}`,
-      'cannot start',
-    );
-  }
-  let db: Db;
-  try {
-    db = openPrivate(file, false, log);
-  } catch (err) {
-    throw new FixableError(
-      `database ${file} was damaged (${reason}) and is kept as ${kept}; a new one could not be made (${(err as Error).message})`,
-      'cannot start',
-    );
-  }
-  const report = salvage(db, kept, reason, at, log);
-  const rows = Object.entries(report.salvaged)
-    .filter(([, n]) => n > 0)
-    .map(([table, n]) => `${n} ${table}`)
-    .join(', ');
-  log?.error(
-    { damaged: report },
-    `database was damaged (${reason}); kept as ${path.basename(kept)}; a new one holds what could be read of it (${rows || 'nothing'})${
-      report.incomplete.length
-        ? `; rows were lost from ${report.incomplete.join(', ')}: a stored backup (backups/) has them as they were when saved`
-        : ''
-    }`,
-  );
-  onDamaged?.(report);
-  return db;
 }
 
 function open(file: string, exclusive: boolean, log?: Logger): Db {
