@@ -44,3 +44,13 @@ t.test('a config file with a byte-order mark is read by the service and the fail
   t.equal(readFileSync(path.join(root, 'gpio588', 'value'), 'utf8').trim(), '1', 'heater relay released');
   t.equal(loadConfig({ config: p }, {}).serviceId, 'fermenter', 'the service reads it');
 });
+
+t.test('a channel URL that is not one is named as such', async (t) => {
+  const p = file('url.json', JSON.stringify({ alerts: { ntfy: { url: 'ntfy.sh/my-brewery' } } }));
+  const err = t.throws(() => loadConfig({ config: p }, {})) as Error;
+  t.match(
+    err.message,
+    /alerts\.ntfy\.url: must be an http:\/\/ or https:\/\/ URL, got "ntfy\.sh\/my-brewery"/,
+    err.message,
+  );
+});

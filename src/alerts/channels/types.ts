@@ -62,7 +62,7 @@ export function post(
 
 /** An http(s) URL setting. */
 export const urlOptions = (title: string, description: string) =>
-  ({ title, pattern: '^https?://[^/\\s]+', description }) as const;
+  ({ title, pattern: '^https?://[^/\\s]+', errorMessage: 'must be an http:// or https:// URL', description }) as const;
 
 export const EVENT_TAGS: Record<AlertMessage['event'], string> = {
   fired: 'warning',
