@@ -26,6 +26,8 @@ export class BackupSchedule {
     if (!isValidCron(this.opts.cron))
       throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
     // protect: a slow save is never overlapped by the next run.
+    const partial = this.opts.files.sweepPartial();
+    if (partial) this.opts.log.info({ partial }, 'removed what backup writes cut short by a stop left behind');
     this.job = new Cron(this.opts.cron, { protect: true }, () => {
       this.runOnce();
     });

@@ -87,6 +87,23 @@ export class BackupFiles {
     return value;
   }
 
+  /**
+   * Removes what a write cut short by a kill or a power cut left (its temporary file); the
+   * service calls it at start, holding the data dir, when no write of its own is under way.
+   * Returns how many there were.
+   */
+  sweepPartial(): number {
+    let entries: string[];
+    try {
+      entries = readdirSync(this.dir);
+    } catch {
+      return 0;
+    }
+    const partial = entries.filter((f) => /\.json\.\d+\.tmp$/.test(f));
+    for (const f of partial) rmSync(path.join(this.dir, f), { force: true });
+    return partial.length;
+  }
+
   /** Names, oldest first. */
   list(): string[] {
     let entries: string[];

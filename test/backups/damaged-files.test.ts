@@ -2,8 +2,12 @@
 // Loading or downloading one is a clear refusal naming the backup, never a 500, and the blocks
 // stay as they were.
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { silentLogger } from '../../src/log.js';
+import { BackupSchedule } from '../../src/service/backup-schedule.js';
+import { BackupFiles } from '../../src/store/backup-files.js';
 import { startApp } from '../helpers/app.js';
 
 t.test('a damaged stored backup is refused by name, and the blocks are kept', async (t) => {
@@ -38,4 +42,23 @@ t.test('a damaged stored backup is refused by name, and the blocks are kept', as
     'the damaged files are still listed (the user decides about them)',
   );
   t.equal((await post('blocks/backup/stored/load', { name: 'good' })).status, 200, 'a good backup still loads');
+});
+
+t.test('the temporary file of a backup write that a kill cut short is removed at the next start', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-backups-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const files = new BackupFiles(dir);
+  files.write('kept', { blocks: [] });
+  // What `write` leaves when the process dies between writing and renaming (a pid of an earlier run).
+  writeFileSync(path.join(files.dir, 'auto-20261129T100000Z.json.4242.tmp'), '{"blocks": [{"id": "Be');
+  const sched = new BackupSchedule({
+    cron: '0 * * * *',
+    keep: 3,
+    files,
+    save: () => ({ blocks: [] }),
+    log: silentLogger,
+  });
+  sched.start();
+  t.teardown(() => sched.stop());
+  t.same(readdirSync(files.dir), ['kept.json'], 'only the whole backup is left');
 });
