@@ -5,12 +5,12 @@ import t, { type Test } from 'tap';
 import { startApp } from '../helpers/app.js';
 
 const UNITS = { namespace: 'edge-one', id: 'units', temperature: 'degF' };
-const RULES_DOC = { namespace: 'edge-one', id: 'dashboard-layout', columns: 3 };
+const LAYOUT_DOC = { namespace: 'edge-one', id: 'dashboard-layout', columns: 3 };
 
 async function withDocs(t: Test) {
   const app = await startApp({}, { listen: false });
   t.teardown(app.close);
-  for (const value of [UNITS, RULES_DOC]) t.equal((await app.post('/history/datastore/set', { value })).status, 200);
+  for (const value of [UNITS, LAYOUT_DOC]) t.equal((await app.post('/history/datastore/set', { value })).status, 200);
   return app;
 }
 
