@@ -41,10 +41,17 @@ export class DocumentStore extends EventEmitter<Events> {
   private readonly allStmt;
   private readonly treeStmt;
 
-  /** `shapes`: the schemas of documents the service reads itself; writes that do not fit are refused. */
+  /** Stored rows whose text is not a document (bytes gone bad on the card), by key: left out of reads. */
+  private readonly rottenRows = new Map<string, string>();
+
+  /**
+   * `shapes`: the schemas of documents the service reads itself; writes that do not fit are
+   * refused. `onRotten` hears once of each stored row that is not a document.
+   */
   constructor(
     readonly db: Db,
     readonly shapes?: DocumentShapes,
+    private readonly onRotten: (key: string, reason: string) => void = () => undefined,
   ) {
     super();
     this.getStmt = db.prepare('SELECT value FROM documents WHERE namespace = ? AND id = ?').pluck();
@@ -65,7 +72,33 @@ export class DocumentStore extends EventEmitter<Events> {
 
   get(namespace: string, id: string): Doc | null {
     const text = this.getStmt.get(namespace, id) as string | undefined;
-    return text === undefined ? null : (JSON.parse(text) as Doc);
+    return text === undefined ? null : this.parse({ namespace, id, value: text });
+  }
+
+  /** The stored rows that are not documents, left out of every read until they are written again. */
+  rotten(): { key: string; reason: string }[] {
+    return [...this.rottenRows].map(([key, reason]) => ({ key, reason }));
+  }
+
+  private parse(row: Row): Doc | null {
+    const key = keyOf(row.namespace, row.id);
+    let value: unknown;
+    try {
+      value = JSON.parse(row.value);
+    } catch (e) {
+      value = (e as Error).message;
+    }
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Doc;
+    const reason = typeof value === 'string' ? `not JSON: ${value}` : 'not an object';
+    if (!this.rottenRows.has(key)) {
+      this.rottenRows.set(key, reason);
+      this.onRotten(key, reason);
+    }
+    return null;
+  }
+
+  private parseAll(rows: Row[]): Doc[] {
+    return rows.flatMap((r) => this.parse(r) ?? []);
   }
 
   /**
@@ -80,6 +113,7 @@ export class DocumentStore extends EventEmitter<Events> {
         const text = JSON.stringify(doc);
         if (this.getStmt.get(doc.namespace, doc.id) === text) continue;
         this.putStmt.run(doc.namespace, doc.id, text);
+        this.rottenRows.delete(keyOf(doc.namespace, doc.id));
         out.push(doc);
       }
       return out;
@@ -93,6 +127,7 @@ export class DocumentStore extends EventEmitter<Events> {
     const deleted = this.db.transaction(() =>
       keys.filter((k) => this.delStmt.run(k.namespace, k.id).changes > 0).map((k) => keyOf(k.namespace, k.id)),
     )();
+    for (const key of deleted) this.rottenRows.delete(key);
     if (deleted.length) this.emit('deleted', deleted);
     return deleted;
   }
@@ -103,7 +138,7 @@ export class DocumentStore extends EventEmitter<Events> {
    * nor filter: the whole namespace tree when `emptyMeansAll`, else nothing.
    */
   find(query: SetQuery, emptyMeansAll = true): Doc[] {
-    return this.findRows(query, emptyMeansAll).map((r) => JSON.parse(r.value) as Doc);
+    return this.parseAll(this.findRows(query, emptyMeansAll));
   }
 
   /** Delete what `find(query, false)` names, atomically; emits and returns the deleted keys (sorted). */
@@ -113,6 +148,7 @@ export class DocumentStore extends EventEmitter<Events> {
       for (const r of rows) this.delStmt.run(r.namespace, r.id);
       return rows.map((r) => keyOf(r.namespace, r.id)).sort(byKey);
     })();
+    for (const key of deleted) this.rottenRows.delete(key);
     if (deleted.length) this.emit('deleted', deleted);
     return deleted;
   }
@@ -138,9 +174,7 @@ export class DocumentStore extends EventEmitter<Events> {
   /** Every document whose namespace is `namespace` or nested below it. */
   inNamespace(namespace: string): Doc[] {
     const rows = this.treeStmt.all({ ns: namespace }) as Row[];
-    return rows
-      .sort((a, b) => byKey(a.namespace, b.namespace) || byKey(a.id, b.id))
-      .map((r) => JSON.parse(r.value) as Doc);
+    return this.parseAll(rows.sort((a, b) => byKey(a.namespace, b.namespace) || byKey(a.id, b.id)));
   }
 
   /**
@@ -183,6 +217,7 @@ export class DocumentStore extends EventEmitter<Events> {
       }
       return { changed, gone };
     })();
+    for (const key of [...gone, ...docs.keys()]) this.rottenRows.delete(key);
     if (gone.length) this.emit('deleted', gone.sort(byKey));
     if (changed.length) this.emit('changed', changed);
     return rejected;

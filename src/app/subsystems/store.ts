@@ -38,8 +38,14 @@ export class StoreSubsystem implements Subsystem {
     this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
     const units = new UnitsSetting(config.serviceId);
     this.units = units;
-    this.documents = new DocumentStore(this.db, (namespace, id) =>
-      units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined,
+    this.documents = new DocumentStore(
+      this.db,
+      (namespace, id) => (units.isUnitsKey(namespace, id) ? UnitsDocumentSchema : undefined),
+      (key, reason) =>
+        log.warn(
+          { key, reason },
+          `datastore document '${key}' is damaged in the database (${reason}); it is left out of reads until it is written again`,
+        ),
     );
     units.apply(this.documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
     units.apply(this.documents.get(config.serviceId, UNITS_DOC_ID));
@@ -81,6 +87,7 @@ export class StoreSubsystem implements Subsystem {
       quarantined: this.blocks.quarantined().map(({ nid, id, type, reason, at }) => ({ nid, id, type, reason, at })),
       storage: this.storage.status(),
       damagedDatabase: this.damaged,
+      rottenDocuments: this.documents.rotten(),
     };
   }
 
