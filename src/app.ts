@@ -263,6 +263,7 @@ async function assembleServices(
     historyDropping: () => history?.ownDrop() ?? null,
     hardware: () => ({ ...layer.devices(), buses: layer.onewire.buses() }),
     sameServiceId: () => fleet.twin(),
+    usersFileDamaged: () => (config.auth ? (auth.users.broken?.message ?? null) : null),
   });
   alerts.attachMqtt(mqtt);
   const backupFiles = new BackupFiles(config.dataDir);

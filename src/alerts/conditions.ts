@@ -29,6 +29,8 @@ export interface ConditionSources {
   storage?: { readonly full: boolean; readonly refusedError: string | null };
   /** Another controller online on the broker with this one's service id (fleet/twin.ts): where its dashboard is. */
   sameServiceId?: () => { dashboardUrl: string | null } | null;
+  /** With auth on, why the users file is not one (nobody can log in), or null. */
+  usersFileDamaged?: () => string | null;
   /** This controller's service id, for the text of that alert. */
   serviceId?: string;
   /** Monotonic clock, ms (performance.now); for tests. */
@@ -201,6 +203,15 @@ export class Conditions {
         after,
         tolerateGaps: false,
         text: `The MQTT broker has been unreachable for more than ${after} s`,
+      });
+    const usersFile = this.s.usersFileDamaged?.() ?? null;
+    if (usersFile)
+      out.push({
+        key: 'users-file-damaged',
+        kind: 'users-file-damaged',
+        after: 0,
+        tolerateGaps: true,
+        text: `${usersFile}: nobody can log in until it is fixed or removed (then edgeblocks user add NAME); control goes on`,
       });
     const twin = this.s.sameServiceId?.() ?? null;
     if (twin)

@@ -14,7 +14,8 @@ export type ConditionKind =
   | 'history-dropped'
   | 'disk-full'
   | 'storage-refused'
-  | 'service-id-taken';
+  | 'service-id-taken'
+  | 'users-file-damaged';
 
 export const CONDITION_KINDS: ConditionKind[] = [
   'sensor-null',
@@ -31,6 +32,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'disk-full',
   'storage-refused',
   'service-id-taken',
+  'users-file-damaged',
 ];
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
@@ -48,6 +50,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'disk-full': 'Disk nearly full',
   'storage-refused': 'Storage refuses writes',
   'service-id-taken': 'Service id taken',
+  'users-file-damaged': 'Users file damaged',
 };
 
 /** One observed problem, as a condition check reports it on each evaluation. */

@@ -62,17 +62,18 @@ export class Auth {
     }
   }
 
-  /** Open the users file and session key. With auth on, a bad file or no user is a ConfigError. */
+  /**
+   * Open the users file and session key. With auth on, no user is a ConfigError; a users file
+   * that is not one (damaged on the card) leaves nobody able to log in, and the service starts
+   * and controls all the same, with an alert: refusing to start would leave the fermenter
+   * uncontrolled until someone came.
+   */
   static open(opts: AuthOptions): Auth {
     const users = new UsersFile(opts.dataDir);
     if (!opts.enabled) return new Auth(users, null, opts.log, opts);
-    try {
-      users.load();
-    } catch (e) {
-      if (e instanceof UsersFileError) throw new ConfigError('auth', e.message);
-      throw e;
-    }
-    if (users.size === 0)
+    const broken = users.loadOrLock();
+    if (broken) opts.log.error(`${broken.message}; nobody can log in until it is fixed; control goes on`);
+    else if (users.size === 0)
       throw new ConfigError(
         'auth',
         `auth is on but there is no user in ${users.file}; add one with \`edgeblocks user add NAME\` (with the same --data-dir)`,
@@ -94,7 +95,12 @@ export class Auth {
   }
 
   status(): Record<string, unknown> {
-    return { users: this.users.size, connections: this.held.size, logins: this.attempts.status() };
+    return {
+      users: this.users.size,
+      connections: this.held.size,
+      logins: this.attempts.status(),
+      usersFileError: this.users.broken?.message ?? null,
+    };
   }
 
   /**
@@ -168,6 +174,12 @@ export class Auth {
     }
     this.sweep();
     return grant.user;
+  }
+
+  /** Why nobody can log in (the users file is not one, see open()), or null. */
+  loginsUnavailable(): string | null {
+    this.refreshUsers();
+    return this.users.broken?.message ?? null;
   }
 
   /** A login by user name and password from `address`, under the per-address limit (attempts.ts). */

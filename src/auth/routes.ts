@@ -86,6 +86,17 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
       },
       async (req, reply) => {
         if (!auth.enabled) return off;
+        // Not "wrong password": the user would try again and again. The file's path and what is
+        // wrong with it are in the log, for whoever is at the controller.
+        if (auth.loginsUnavailable())
+          return reply
+            .status(503)
+            .send(
+              errorBody(
+                503,
+                'logins are unavailable: the users file on the controller is damaged; fix or remove it there (the service log says what is wrong), then add users with edgeblocks user add',
+              ),
+            );
         const result = await auth.login(req.ip, 'http', req.body.username, req.body.password);
         if (result.ok) return setSession(req, reply, result.value.user);
         if (!result.limited) return reply.status(401).send(errorBody(401, 'wrong user name or password'));

@@ -129,17 +129,27 @@ export class UsersFile {
    * turned bad leaves no user able to log in until it is fixed; the error is returned once.
    */
   refresh(): UsersFileError | null {
+    if (this.signature() === this.seen) return null;
+    return this.loadOrLock();
+  }
+
+  /**
+   * Read the file; one that is not a users file (damaged on the card, a bad hand edit) leaves no
+   * user able to log in until it is fixed, and is returned. Other errors (a file the service may
+   * not read) are thrown.
+   */
+  loadOrLock(): UsersFileError | null {
     const sig = this.signature();
-    if (sig === this.seen) return null;
     try {
       this.load();
       return null;
     } catch (e) {
+      if (!(e instanceof UsersFileError)) throw e;
       this.seen = sig;
       this.users = new Map();
       this.loads++;
-      this.error = e as UsersFileError;
-      return this.error;
+      this.error = e;
+      return e;
     }
   }
 

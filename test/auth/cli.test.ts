@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { limit } from '../helpers/limits.js';
-import { CLI } from '../helpers/cli.js';
+import { CLI, postJson, startCli } from '../helpers/cli.js';
+import { HttpReceiver, until } from '../alerts/receivers.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
 import { needTools } from '../helpers/tools.js';
 
@@ -100,7 +101,7 @@ t.test('bad names and passwords get a clear error and change nothing', async (t)
   t.equal(readFileSync(path.join(dir, 'users.json'), 'utf8'), before, 'users file unchanged');
 });
 
-t.test('a corrupt users file: the CLI and the service refuse it by path and never rewrite it', async (t) => {
+t.test('a corrupt users file: the CLI refuses it by path and never rewrites it', async (t) => {
   const dir = tmp(t);
   const file = path.join(dir, 'users.json');
   for (const corrupt of [
@@ -114,25 +115,52 @@ t.test('a corrupt users file: the CLI and the service refuse it by path and neve
     t.match(add.stderr, `${file} is not a valid users file`);
     t.match(add.stderr, /nothing was changed/);
     t.equal(readFileSync(file, 'utf8'), corrupt, 'the CLI left the file as it was');
-    if (corrupt === '[]') continue;
-    const start = await run([
-      '--auth',
-      'true',
-      '--data-dir',
-      dir,
-      '--hardware',
-      'sim',
-      '--port',
-      '0',
-      '--mqtt-port',
-      '0',
-      '--https-port',
-      '0',
-    ]);
-    t.equal(start.code, 2);
-    t.match(start.stderr, `configuration error: auth: ${file} is not a valid users file`);
-    t.equal(readFileSync(file, 'utf8'), corrupt, 'the file is as it was');
   }
+});
+
+t.test('a users file damaged on the card: the service starts, nobody can log in, an alert says why', async (t) => {
+  // Refusing to start (exit 2, as before) left the fermenter uncontrolled until someone came.
+  const dir = tmp(t);
+  const file = path.join(dir, 'users.json');
+  t.equal((await run(['user', 'add', 'alice', '--data-dir', dir], 'a long password\n')).code, 0);
+  const good = readFileSync(file, 'utf8');
+  const corrupt = good.slice(0, good.length / 2);
+  writeFileSync(file, corrupt, { mode: 0o600 });
+  const receiver = new HttpReceiver();
+  await receiver.start();
+  t.teardown(() => receiver.stop());
+  const cfg = path.join(dir, 'config.json');
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      auth: true,
+      dataDir: dir,
+      hardware: 'sim',
+      mqttPort: 0,
+      alerts: { webhook: { url: receiver.url('/hook') } },
+    }),
+  );
+  const service = await startCli(['--config', cfg], {}, t);
+  t.teardown(() => void service.child.kill('SIGKILL'));
+  const login = (password: string) => postJson(`${service.base}/auth/login`, { username: 'alice', password });
+  const refused = await login('a long password');
+  t.equal(refused.status, 503, 'no login while the file is damaged');
+  t.match(refused.body.message, /logins are unavailable: the users file on the controller is damaged/);
+  t.equal(
+    (await fetch(`${service.base}/edge-one/blocks/all/read`, { method: 'POST' })).status,
+    401,
+    'and nothing is open',
+  );
+  t.match(service.output(), `${file} is not a valid users file`);
+  const alert = await until('the users-file alert', limit(15_000), () =>
+    receiver.json('/hook').find((m) => m.event === 'fired' && m.condition === 'users-file-damaged'),
+  );
+  t.match(alert.message, /is not a valid users file.*nobody can log in until it is fixed or removed.*control goes on/);
+  t.equal(readFileSync(file, 'utf8'), corrupt, 'the file is as it was');
+
+  // Fixed on the controller (here: put back), the next login works without a restart.
+  writeFileSync(file, good, { mode: 0o600 });
+  t.equal((await login('a long password')).status, 200, 'logged in');
 });
 
 t.test('auth: true without a user: exit 2 naming the command that adds one', async (t) => {
