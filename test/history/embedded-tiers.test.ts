@@ -19,6 +19,7 @@ function setup(t: Test, opts: Partial<EmbeddedOptions> = {}) {
   const store = new EmbeddedStore({
     dataDir: dir,
     now: () => clock.wall()!,
+    monotonic: () => clock.now(),
     flushIntervalMs: 600_000,
     retentionMs: 365 * DAY,
     maxBytes: 1e9,
@@ -207,4 +208,23 @@ t.test('a failing data dir is logged again after a minute, even when the wall cl
   mock.timers.tick(61_000);
   store.flushSync();
   t.equal(errors.length, 2, 'logged again a minute later, not a month later');
+});
+
+t.test('a wall clock set a month ahead does not expire the history at the next flush', async (t) => {
+  // A bad RTC or a mistyped date: retention is a duration, kept on the monotonic clock.
+  const { clock, store } = setup(t);
+  feed(store, clock, 1, wave);
+  const lastHour = [clock.wall()! - 3_600_000, clock.wall()!] as const;
+  t.equal(store.tierPoints(0, 'k/wave', ...lastHour).t.length, 721, 'the last hour is raw');
+  clock.jumpWall(30 * DAY);
+  feed(store, clock, 0.1, wave);
+  store.flushSync();
+  t.equal(store.tierPoints(0, 'k/wave', ...lastHour).t.length, 721, 'still there after the jump and a flush');
+  t.equal(store.tierPoints(1, 'k/wave', ...lastHour).t.length, 61, 'and its 1-minute averages');
+
+  // Set right again, retention goes on as before: two days later the raw points are gone.
+  clock.jumpWall(-30 * DAY);
+  feed(store, clock, 2.2, wave);
+  t.equal(store.tierPoints(0, 'k/wave', ...lastHour).t.length, 0, 'raw points older than 2 days expire');
+  t.equal(store.tierPoints(1, 'k/wave', ...lastHour).t.length, 61, '1-minute averages kept for their 60 days');
 });

@@ -42,6 +42,7 @@ import {
   type RecordRef,
   type SegmentFile,
 } from './segments.js';
+import { ExpiryClock } from './expiry-clock.js';
 import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
 
 export const HISTORY_DIR = 'history';
@@ -54,7 +55,10 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** Wall clock, epoch ms. */
   now: () => number;
-  /** Monotonic ms, for the time between error logs; performance.now() by default. */
+  /**
+   * Monotonic ms, for the time between error logs (performance.now() by default) and for
+   * retention (without it, retention counts on the wall clock: tests on a manual wall clock).
+   */
   monotonic?: () => number;
   flushIntervalMs: number;
   retentionMs: number;
@@ -118,6 +122,7 @@ export class EmbeddedStore implements HistoryStore {
   private lastErrorLog = -Infinity;
   private flushes = 0;
   private lastFlush: number | null = null;
+  private readonly expiry: ExpiryClock;
   private bytesWritten = 0;
   private pointsWritten = 0;
   private evicted = 0;
@@ -136,6 +141,7 @@ export class EmbeddedStore implements HistoryStore {
     this.dir = path.join(o.dataDir, HISTORY_DIR);
     this.drops = o.drops ?? new HistoryDrops(o.log, { intervalMs: INGEST_LIMITS.dropLogIntervalMs, now: o.now });
     this.tiers = tiersFor(o.retentionMs);
+    this.expiry = new ExpiryClock(o.monotonic);
     this.index = this.tiers.map(() => []);
     this.acc = this.tiers.map((t) => new BucketAccumulator(t.bucketMs || 1));
     this.doneUntil = this.tiers.map(() => 0);
@@ -399,7 +405,7 @@ export class EmbeddedStore implements HistoryStore {
           this.unwritten[tier.index] = new Map();
         }
       }
-      this.dropExpired(now);
+      this.dropExpired(this.expiry.now(now, () => this.newestRecord()));
     } catch (e) {
       this.fail('history flush failed, points kept in memory', e);
       return;
@@ -416,7 +422,14 @@ export class EmbeddedStore implements HistoryStore {
 
   /** Records wholly older than their tier keeps are no longer read; a file goes when all its records have. */
   private cutoff(tier: number): number {
-    return this.o.now() - this.tiers[tier]!.keepMs;
+    return (this.expiry.last ?? this.o.now()) - this.tiers[tier]!.keepMs;
+  }
+
+  /** The newest end of a stored record, or null when there is none. */
+  private newestRecord(): number | null {
+    let newest: number | null = null;
+    for (const refs of this.index) for (const r of refs) newest = Math.max(newest ?? r.t1, r.t1);
+    return newest;
   }
 
   private dropExpired(now: number): void {
