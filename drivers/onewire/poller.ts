@@ -227,6 +227,19 @@ export class BusPoller {
     d.pendingWrite = true;
   }
 
+  /**
+   * Every output of the module off (a safe state); those that were on count as lost at `now`,
+   * as after a power dip (pollIo): they stay off until asked for again.
+   */
+  switchOff(address: RomAddress, now: number): void {
+    const d = this.ioDevices.get(address);
+    if (!d) throw new Error(`switchOff: ${address} is not a watched IO module`);
+    const on = (d.desired ?? 0) & d.latches;
+    if (on) d.lost = { bits: on, at: now };
+    d.desired = 0;
+    d.pendingWrite = true;
+  }
+
   /** ROM search, run between polling steps (never interleaved with them). Counts failures, then rethrows. */
   search(): Promise<RomAddress[]> {
     return this.lock.run(async () => {

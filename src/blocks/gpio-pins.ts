@@ -88,5 +88,9 @@ function gpioIo(gpio: GpioAccess): IoArray {
       const l = lines[channel - 1];
       return l && gpio.duty ? gpio.duty(l.name) : null;
     },
+    lostAt: (channel) => {
+      const l = lines[channel - 1];
+      return l && gpio.lostAt ? gpio.lostAt(l.name) : null;
+    },
   };
 }

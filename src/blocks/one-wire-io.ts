@@ -47,10 +47,12 @@ export function oneWireIo(
     write(channel, active) {
       if (channel < 1 || channel > channelCount) return;
       const bit = 1 << (channel - 1);
-      // From what the hardware holds: outputs the module lost stay off until their own writer asks again.
-      const held = ow.io(d.address, kind)?.desired ?? s.desired;
-      const next = active ? held | bit : held & ~bit;
-      if (next !== held || next !== s.desired || !s.sent) {
+      // From what the hardware holds: outputs the module lost, or that a safe state switched off,
+      // stay off until their own writer asks again. Nothing held (a module found again): send.
+      const held = ow.io(d.address, kind)?.desired ?? null;
+      const base = held ?? s.desired;
+      const next = active ? base | bit : base & ~bit;
+      if (held === null || next !== held || next !== s.desired || !s.sent) {
         s.desired = next;
         s.sent = true;
         ow.setLatches(d.address, kind, next);

@@ -16,6 +16,8 @@ interface Entry {
   errors: number;
   lastError: string | null;
   pwm: SoftPwm | null;
+  /** When a safe state switched the line off from active (see lostAt). */
+  lostAt: number | null;
 }
 
 function text(e: unknown): string {
@@ -47,6 +49,7 @@ export class GpioLines implements GpioAccess {
       errors: 0,
       lastError: null,
       pwm: null,
+      lostAt: null,
     }));
     for (const e of this.entries) this.byName.set(e.info.name, e);
   }
@@ -102,6 +105,11 @@ export class GpioLines implements GpioAccess {
     e.pwm.set(duty, hz);
   }
 
+  /** When a safe state last switched the line off from active, or null. */
+  lostAt(name: string): number | null {
+    return this.byName.get(name)?.lostAt ?? null;
+  }
+
   duty(name: string): number | null {
     const e = this.byName.get(name);
     if (!e) return null;
@@ -147,14 +155,20 @@ export class GpioLines implements GpioAccess {
     e.lastError = message;
   }
 
-  /** Drives every output to its safe state now; later writes are ignored until resume(). Returns the lines driven. */
-  async safeState(): Promise<Array<{ name: string; line: number; active: boolean }>> {
+  /**
+   * Drives every output to its safe state now; later writes are ignored until resume(). Returns
+   * the lines driven. A line that was active and is not in its safe state counts as switched off
+   * at `now` (lostAt), for the constraints of its actuator.
+   */
+  async safeState(now = 0): Promise<Array<{ name: string; line: number; active: boolean }>> {
     this.stopped = true;
     const driven: Array<{ name: string; line: number; active: boolean }> = [];
     for (const e of this.entries) {
+      const wasOn = e.value === true || (e.pwm?.running ?? false);
       e.pwm?.stop();
       e.pending = null;
       if (!e.line || e.info.direction !== 'out') continue;
+      if (wasOn && !e.info.safeState) e.lostAt = now;
       try {
         await e.line.write(e.info.safeState);
         driven.push({ name: e.info.name, line: e.info.line, active: e.info.safeState });

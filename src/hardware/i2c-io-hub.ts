@@ -311,6 +311,12 @@ export class I2cIoHub implements I2cIoAccess {
         // What the chip holds now is its power-on state, on purpose: the driver forgot what it
         // held, so after resume() the next poll writes the asked outputs again, not as a reset.
         w.readDuties.fill(0);
+        // An expander's outputs stay in that state until their blocks ask again (as after a
+        // power-on reset, events()), so a compressor's minOff counts from here.
+        if (w.def?.kind === 'expander' && w.drive) {
+          w.lost = { bits: w.drive, at: this.now };
+          w.held = w.drive;
+        }
       } catch (e) {
         this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: not made safe: ${text(e)}`);
       }
@@ -343,8 +349,10 @@ export class I2cIoHub implements I2cIoAccess {
   }
 
   /** Accept output writes again after safeState() (control enabled again). */
-  resume(): void {
+  /** Accept writes again after safeState(); the chips the blocks did not ask about while control was off are not let go for that. */
+  resume(now = this.now): void {
     this.stopped = false;
+    for (const w of this.wants.values()) w.lastAsked = Math.max(w.lastAsked, now);
   }
 
   async close(): Promise<void> {

@@ -320,7 +320,7 @@ export class HardwareLayer {
     // The quick buses first, each after its own refresh: a 1-Wire read that blocks does not keep
     // a heater's GPIO relay on.
     await this.inflight.gpio;
-    const gpio = await this.gpio.safeState();
+    const gpio = await this.gpio.safeState(this.clock.now());
     await this.inflight.i2cIo;
     const i2c = await this.i2cIo.safeState();
     this.sim?.step(this.clock.now());
@@ -338,9 +338,10 @@ export class HardwareLayer {
   /** Outputs follow their blocks again after safeState() (control enabled again); a closed layer stays closed. */
   resume(): void {
     if (this.closed) return;
+    const now = this.clock.now();
     this.gpio.resume();
-    this.onewire.resume();
-    this.i2cIo.resume();
+    this.onewire.resume(now);
+    this.i2cIo.resume(now);
   }
 
   async close(): Promise<void> {

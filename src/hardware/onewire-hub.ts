@@ -252,7 +252,7 @@ export class OneWireHub implements OneWireAccess {
           if (family?.kind === 'io' && !p.watchedIo.some((x) => x.address === address)) p.watchIo(address, family.name);
         }
         for (const { address, kind } of p.watchedIo) {
-          p.setLatches(address, 0);
+          p.switchOff(address, now);
           off.push({ address, kind });
         }
         // A service already running may be past its write step, so run one more.
@@ -270,13 +270,14 @@ export class OneWireHub implements OneWireAccess {
   }
 
   /**
-   * Accept latch writes again after safeState() (control enabled again), and put back the latches
-   * the blocks last asked for: a block sends them only when they change, so the modules would
-   * stay off.
+   * Accept latch writes again after safeState() (control enabled again). The outputs stay off
+   * until their blocks ask again (they write from the latches the hardware holds, one-wire-io.ts),
+   * so each actuator's constraints count the time they were off (a compressor's minOff). The
+   * blocks did not ask while control was off: their addresses are not let go for that.
    */
-  resume(): void {
+  resume(now = this.now): void {
     this.stopped = false;
-    for (const w of this.wants.values()) if (w.latches !== null && w.poller) w.poller.setLatches(w.address, w.latches);
+    for (const w of this.wants.values()) w.lastAsked = Math.max(w.lastAsked, now);
   }
 
   async close(): Promise<void> {

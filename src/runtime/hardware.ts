@@ -113,6 +113,8 @@ export interface GpioAccess {
   pwm?(name: string, duty: number, hz: number): void;
   /** The duty commanded on a line (0/100 for a steady level), or null when unknown. */
   duty?(name: string): number | null;
+  /** When a safe state last switched the line off from active (control disabled), or null. */
+  lostAt?(name: string): number | null;
 }
 
 /** An IO chip's name in the registry (drivers/i2c/chips.ts), e.g. `MCP23017`. */

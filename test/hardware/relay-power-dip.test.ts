@@ -91,3 +91,57 @@ for (const [name, b] of Object.entries(BOARDS)) {
     t.ok(b.loadOn(board, 2), 'the pump stayed on');
   });
 }
+
+// Control disabled puts every output in its safe state; enabled again, a compressor that was
+// on had been off since then, and its minimum off time counts from there as after a dip.
+const GPIO_BOARD: Board = {
+  sim: { gpio: [1, 2].map((n) => ({ name: `relay ${n}`, line: 20 + n, direction: 'out', activeLow: true })) },
+  block: { id: 'GpioPins' },
+  loadOn: (gpio, channel) => gpio.physical(20 + channel) === 0,
+  find: (app) => app.app.hardware.sim!.gpio as never,
+};
+
+for (const [name, b] of Object.entries({ ...BOARDS, 'GPIO lines': GPIO_BOARD })) {
+  t.test(`${name}: control disabled and enabled again, the compressor waits its minimum off time`, async (t) => {
+    const app = await simApp({ sim: { plant: { ambient: 20, initial: { beer: 20, air: 20 } }, ...b.sim } });
+    t.teardown(() => app.close());
+    await app.post('blocks/discover');
+    if (b.block.type) t.equal((await app.post('blocks/create', b.block)).status, 201, 'board block');
+    await app.run(2000);
+    const board = b.find(app);
+    const create = (id: string, channel: number, constraints: Record<string, unknown>) =>
+      app.post('blocks/create', {
+        id,
+        type: 'DigitalActuator',
+        data: { 'hwDevice<>': b.block.id, channel, storedState: 'STATE_ACTIVE', constraints },
+      });
+    t.equal((await create('Compressor', 1, { minOff: { duration: s(300), enabled: true } })).status, 201);
+    t.equal((await create('Pump', 2, {})).status, 201);
+    await app.run(400_000, 250);
+    t.ok(b.loadOn(board, 1) && b.loadOn(board, 2), 'compressor and pump on');
+    const enabled = async (on: boolean) =>
+      (await app.app.http.inject({ method: 'PUT', url: '/edge-one/settings/enabled', payload: { enabled: on } }))
+        .statusCode;
+
+    t.equal(await enabled(false), 200);
+    const off = app.clock.now();
+    await app.run(10_000, 250);
+    t.notOk(b.loadOn(board, 1) || b.loadOn(board, 2), 'disabled: both off');
+    t.equal(await enabled(true), 200);
+    const seen: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await app.run(250, 250);
+      seen.push(`${+b.loadOn(board, 1)}${+b.loadOn(board, 2)}`);
+    }
+    t.notOk(
+      seen.some((o) => o[0] === '1'),
+      `the compressor stays off (compressor, pump: ${seen.join(' ')})`,
+    );
+    t.ok(b.loadOn(board, 2), 'the pump is back on');
+    t.ok(app.data('Compressor').constraints.minOff.limiting, 'its minimum off time says why');
+    await app.run(off + 290_000 - app.clock.now(), 1000);
+    t.notOk(b.loadOn(board, 1), 'still off 290 s after control was disabled');
+    await app.run(15_000, 250);
+    t.ok(b.loadOn(board, 1), 'on again once 300 s have passed');
+  });
+}
