@@ -2,8 +2,8 @@
 // that keeps its connection open and reads nothing: the answer (and for a history CSV, every
 // point it is made from) stays in memory until the client goes, and the keep-alive timer only
 // starts once an answer is out. From the moment an answer is handed to the socket until it is
-// out, the socket's idle timer runs; each write the kernel takes restarts it, so a slow client
-// that still reads is not cut. Node lets the timer's first expiry pass when a write was under way
+// out, the socket's idle timer runs; while the kernel takes bytes of it (over TLS too) it
+// restarts, so a slow client that still reads is not cut. Node lets the timer's first expiry pass when a write was under way
 // (a stall mid-answer), so the cut comes after one to two times the limit. Streams with their own byte cap (the event stream, websockets)
 // take over their socket and are not affected.
 import type { FastifyInstance } from 'fastify';
@@ -34,8 +34,20 @@ export class StalledAnswers {
       const res = reply.raw;
       // inject() answers on a stand-in with no timer (and nothing to cut).
       if (typeof socket?.setTimeout !== 'function' || socket.destroyed) return done(null, payload);
+      // Bytes the kernel has not taken yet, where they wait for it: on the TCP socket under a
+      // TLS one (the gateway). A TLS write of a large answer completes only when all of it is
+      // out, so the TLS socket's own queue does not move while a slow client reads it.
+      const queued = () => transport(socket)?.writeQueueSize;
+      let last = queued();
       const stalled = () => {
         if (res.writableFinished) return;
+        const now = queued();
+        if (typeof now === 'number' && now !== last) {
+          // The kernel took some since the last look: the client reads, slowly.
+          last = now;
+          socket.setTimeout(this.stallMs);
+          return;
+        }
         this.count++;
         this.warnings.warn(
           'stalled',
@@ -45,9 +57,11 @@ export class StalledAnswers {
         socket.destroy();
       };
       socket.setTimeout(this.stallMs);
-      socket.on('timeout', stalled);
+      // Node's server hears the socket's timeout first and destroys it unless the answer listens:
+      // this listener decides (a client still reading is not cut).
+      res.on('timeout', stalled);
       res.once('close', () => {
-        socket.off('timeout', stalled);
+        res.off('timeout', stalled);
         // Node's keep-alive timer replaces this one when the answer is out; a connection with no
         // keep-alive timer (another request waiting) gets no idle limit, as before.
         if (!socket.destroyed && socket.timeout === this.stallMs) socket.setTimeout(0);
@@ -55,4 +69,10 @@ export class StalledAnswers {
       done(null, payload);
     });
   }
+}
+
+/** The socket's handle where bytes wait for the kernel: the TCP one under a TLS socket. */
+function transport(socket: object): { writeQueueSize?: number } | undefined {
+  const s = socket as { _parent?: { _handle?: { writeQueueSize?: number } }; _handle?: { writeQueueSize?: number } };
+  return s._parent?._handle ?? s._handle ?? undefined;
 }
