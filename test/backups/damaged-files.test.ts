@@ -8,6 +8,7 @@ import path from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { BackupSchedule } from '../../src/service/backup-schedule.js';
 import { BackupFiles } from '../../src/store/backup-files.js';
+import { MAX_JSON_DEPTH } from '../../src/shared/limits.js';
 import { startApp } from '../helpers/app.js';
 
 t.test('a damaged stored backup is refused by name, and the blocks are kept', async (t) => {
@@ -61,4 +62,20 @@ t.test('the temporary file of a backup write that a kill cut short is removed at
   sched.start();
   t.teardown(() => sched.stop());
   t.same(readdirSync(files.dir), ['kept.json'], 'only the whole backup is left');
+});
+
+t.test('a stored backup of a document nested as deep as the datastore takes is not called damaged', async (t) => {
+  const { post, close } = await startApp({}, { listen: false });
+  t.teardown(close);
+  // The body {value: {..., x: {a: {a: ...}}}} nests exactly as deep as a body may (MAX_JSON_DEPTH);
+  // in the backup file the document sits one level deeper ({store: [doc]}).
+  let x: unknown = 1;
+  for (let i = 0; i < MAX_JSON_DEPTH - 2; i++) x = { a: x };
+  const value = { namespace: 'edge-one', id: 'deep-layout', x };
+  t.equal((await post('/history/datastore/set', { value })).status, 200, 'the datastore takes the document');
+  t.equal((await post('blocks/backup/stored/save', { name: 'deep' })).status, 200);
+  const download = await post('blocks/backup/stored/download', { name: 'deep' });
+  t.equal(download.status, 200, `the backup downloads (${download.body?.message ?? 'ok'})`);
+  const load = await post('blocks/backup/stored/load', { name: 'deep' });
+  t.equal(load.status, 200, `the backup loads (${load.body?.message ?? 'ok'})`);
 });
