@@ -229,7 +229,14 @@ export class VictoriaStore implements HistoryStore {
   }
 
   async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
-    const signal = this.querySignal();
+    // The query's time limit, or its first failure: its requests still waiting for a turn (or
+    // under way) are of no use then, and would hold the turns every later query waits for.
+    const limit = this.querySignal();
+    const failed = new AbortController();
+    setMaxListeners(0, failed.signal);
+    const onLimit = () => failed.abort(limit.reason);
+    limit.addEventListener('abort', onLimit, { once: true });
+    const signal = failed.signal;
     const results = await Promise.all(
       fields.map(async (f) => {
         const query = `avg_over_time({__name__=${promString(f)}}[${stepS}s])`;
@@ -242,7 +249,12 @@ export class VictoriaStore implements HistoryStore {
         const first = body.data.result[0];
         return first && first.values.length ? { metric: { __name__: f }, values: first.values } : null;
       }),
-    );
+    )
+      .catch((e: unknown) => {
+        failed.abort();
+        throw e;
+      })
+      .finally(() => limit.removeEventListener('abort', onLimit));
     return results.filter((r): r is Range => r !== null);
   }
 
