@@ -252,6 +252,7 @@ async function assembleServices(
     db: store.db,
     storage: store.storage,
     damagedDatabase: () => store.damaged,
+    damagedDatabaseReported: () => store.damagedReported(),
     documents,
     runtime,
     version: VERSION,

@@ -49,6 +49,8 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   timers?: Timers;
   /** What was saved of a damaged database file at this start (src/store/salvage.ts), or null. */
   damagedDatabase?: () => DamagedDatabase | null;
+  /** Called once the damaged database is told of (its alert recorded, or service alerts off). */
+  damagedDatabaseReported?: () => void;
   /** Notes a write failing on the storage: full (507s) or refusing writes (503s); one log line, status. */
   storage?: Pick<StorageHealth, 'noteError' | 'full' | 'refusedError'>;
 }
@@ -212,7 +214,8 @@ export class Alerts {
 
   private fireDamagedDatabase(): void {
     const damaged = this.d.damagedDatabase?.();
-    if (!damaged || !this.rules.service.enabled) return;
+    if (!damaged) return;
+    if (!this.rules.service.enabled) return void this.d.damagedDatabaseReported?.();
     const lost = damaged.incomplete.length
       ? `rows were lost from ${damaged.incomplete.join(', ')}: load a stored backup to get them back`
       : 'every row could be read';
@@ -225,6 +228,7 @@ export class Alerts {
       },
       this.clock.now(),
     );
+    this.d.damagedDatabaseReported?.();
   }
 
   /**

@@ -83,15 +83,14 @@ export function recover(file: string, error: unknown, openNew: (file: string) =>
   }
 }
 
-/** `db`, after handing a recovery's report (carried inside it) to `onDamaged` and the log, once. */
+/**
+ * `db`, after handing a recovery's report (carried inside it) to `onDamaged` and the log. The
+ * report stays in the database until `forgetReport` (the alert is out): a start that fails before
+ * it (a port in use, a bad setting) would otherwise have lost it, and nobody would be told.
+ */
 export function withReport(db: Db, log?: Logger, onDamaged?: (report: DamagedDatabase) => void): Db {
   const text = db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(REPORT_KEY);
   if (typeof text !== 'string') return db;
-  try {
-    db.prepare('DELETE FROM settings WHERE key = ?').run(REPORT_KEY);
-  } catch {
-    // a full disk: the next start reports it again
-  }
   const report = JSON.parse(text) as DamagedDatabase;
   const rows = Object.entries(report.salvaged)
     .filter(([, n]) => n > 0)
@@ -106,6 +105,15 @@ export function withReport(db: Db, log?: Logger, onDamaged?: (report: DamagedDat
   );
   onDamaged?.(report);
   return db;
+}
+
+/** The recovery's report has been told (the alert is recorded): later starts do not repeat it. */
+export function forgetReport(db: Db): void {
+  try {
+    db.prepare('DELETE FROM settings WHERE key = ?').run(REPORT_KEY);
+  } catch {
+    // a full disk: the next start reports it again
+  }
 }
 
 /** Copies what can be read of `damagedFile` into the (new, migrated) `db`, table by table. */

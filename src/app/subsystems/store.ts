@@ -10,7 +10,7 @@ import type { DataDirLock } from '../../store/data-dir-lock.js';
 import { bridgeDatastore, type Publish, type Subscribe } from '../../store/datastore-bus.js';
 import { openDatabase, type Db } from '../../store/db.js';
 import { DocumentStore, type Doc } from '../../store/documents.js';
-import type { DamagedDatabase } from '../../store/salvage.js';
+import { forgetReport, type DamagedDatabase } from '../../store/salvage.js';
 import { StorageHealth } from '../../store/storage-health.js';
 import type { Subsystem } from '../lifecycle.js';
 
@@ -25,6 +25,11 @@ export class StoreSubsystem implements Subsystem {
   readonly documents: DocumentStore;
   /** What was saved of a damaged database file at this start, or null when it was whole. */
   damaged: DamagedDatabase | null = null;
+
+  /** The damaged database has been told of (its alert is recorded): later starts do not repeat it. */
+  damagedReported(): void {
+    if (this.damaged) forgetReport(this.db);
+  }
 
   constructor(
     private readonly config: Config,
