@@ -274,6 +274,7 @@ async function assembleServices(
     files: backupFiles,
     save: () => runtime.backupSave(),
     log,
+    damaged: () => store.damaged,
   });
   const events = new EventStreams({
     runtime,

@@ -14,7 +14,15 @@ export interface BackupScheduleOptions {
   files: BackupFiles;
   save: () => unknown;
   log: Logger;
+  /**
+   * Non-null when this start found the database damaged (src/store/salvage.ts): the scheduled
+   * backups made before it hold what its damaged pages lost, so they are renamed
+   * `before-damage-<name>` and never pruned (the user deletes them).
+   */
+  damaged?: () => unknown;
 }
+
+export const BEFORE_DAMAGE_PREFIX = 'before-damage-';
 
 export class BackupSchedule {
   private job: Cron | null = null;
@@ -28,9 +36,20 @@ export class BackupSchedule {
     // protect: a slow save is never overlapped by the next run.
     const partial = this.opts.files.sweepPartial();
     if (partial) this.opts.log.info({ partial }, 'removed what backup writes cut short by a stop left behind');
+    if (this.opts.damaged?.()) this.keepBeforeDamage();
     this.job = new Cron(this.opts.cron, { protect: true }, () => {
       this.runOnce();
     });
+  }
+
+  private keepBeforeDamage(): void {
+    const kept = this.opts.files.list().filter((n) => SCHEDULED_NAME.test(n));
+    for (const name of kept) this.opts.files.rename(name, `${BEFORE_DAMAGE_PREFIX}${name}`);
+    if (kept.length)
+      this.opts.log.warn(
+        { kept: kept.length },
+        `the database was damaged: the ${kept.length} scheduled backups made before are kept as ${BEFORE_DAMAGE_PREFIX}<name> and not pruned; delete them once nothing more is needed from them`,
+      );
   }
 
   stop(): void {

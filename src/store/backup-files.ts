@@ -128,6 +128,11 @@ export class BackupFiles {
       .map((e) => e.name);
   }
 
+  /** Gives a stored backup another name (both checked as `BACKUP_NAME`). */
+  rename(from: string, to: string): void {
+    renameSync(this.file(from), this.file(to));
+  }
+
   remove(name: string): void {
     rmSync(this.file(name), { force: true });
   }
