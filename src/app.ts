@@ -48,7 +48,7 @@ import { ReserveFile } from './store/reserve-file.js';
 import { ControlLoop } from './runtime/loop.js';
 import { BlockRuntime } from './runtime/runtime.js';
 import type { UnitsSetting } from './runtime/units-setting.js';
-import { BackupSchedule } from './service/backup-schedule.js';
+import { BackupSchedule, rottenHold } from './service/backup-schedule.js';
 import { ControlEnabled } from './service/control-enabled.js';
 import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
 import { stoppedLine, STOPPED_UNTOUCHED } from './app/shutdown-report.js';
@@ -275,6 +275,7 @@ async function assembleServices(
     save: () => runtime.backupSave(),
     log,
     damaged: () => store.damaged,
+    holdPrune: () => rottenHold(documents.rottenIn(config.serviceId)),
   });
   const events = new EventStreams({
     runtime,

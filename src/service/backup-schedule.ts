@@ -20,6 +20,11 @@ export interface BackupScheduleOptions {
    * `before-damage-<name>` and never pruned (the user deletes them).
    */
   damaged?: () => unknown;
+  /**
+   * Why the older scheduled backups must stay for now, or null: a datastore document the new ones
+   * leave out (its stored text went bad) has its last good copy in them.
+   */
+  holdPrune?: () => string | null;
 }
 
 export const BEFORE_DAMAGE_PREFIX = 'before-damage-';
@@ -69,7 +74,9 @@ export class BackupSchedule {
       const existing = new Set(this.opts.files.list());
       for (let i = 2; existing.has(name); i++) name = `${AUTO_PREFIX}${stamp}-${i}`;
       this.opts.files.write(name, { name, ...(this.opts.save() as object) });
-      this.prune(stamp);
+      const hold = this.opts.holdPrune?.();
+      if (hold) this.opts.log.warn({ name }, `scheduled backups not pruned: ${hold}`);
+      else this.prune(stamp);
       this.opts.log.info({ name }, 'scheduled backup saved');
       return name;
     } catch (e) {
@@ -108,4 +115,10 @@ export function isValidCron(cron: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The reason to keep the older scheduled backups while `keys` (rotten documents they hold whole) are left out of new ones. */
+export function rottenHold(keys: string[]): string | null {
+  if (!keys.length) return null;
+  return `the datastore documents ${keys.map((k) => `'${k}'`).join(', ')} are damaged in the database and left out of new backups; the older backups hold their last good copies`;
 }

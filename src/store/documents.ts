@@ -75,6 +75,11 @@ export class DocumentStore extends EventEmitter<Events> {
     return text === undefined ? null : this.parse({ namespace, id, value: text });
   }
 
+  /** Keys of the rotten rows (see `rotten`) in `namespace` or nested below it. */
+  rottenIn(namespace: string): string[] {
+    return [...this.rottenRows.keys()].filter((key) => key.startsWith(`${namespace}:`));
+  }
+
   /** The stored rows that are not documents, left out of every read until they are written again. */
   rotten(): { key: string; reason: string }[] {
     return [...this.rottenRows].map(([key, reason]) => ({ key, reason }));
