@@ -10,7 +10,7 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeSync,
+  writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
@@ -56,13 +56,18 @@ export class BackupFiles {
     const tmp = `${file}.${process.pid}.tmp`;
     const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
     try {
-      writeSync(fd, JSON.stringify(backup));
+      // writeFileSync on the descriptor writes until all is out: a card with less room than the
+      // backup takes what fits and says so (a short write); the next write fails with ENOSPC.
+      writeFileSync(fd, JSON.stringify(backup));
       // Without it a power cut soon after can leave an empty file under the new name (ext4's
       // delayed allocation), the newest scheduled backup among them.
       fsyncSync(fd);
-    } finally {
+    } catch (e) {
       closeSync(fd);
+      rmSync(tmp, { force: true });
+      throw e;
     }
+    closeSync(fd);
     renameSync(tmp, file);
   }
 
