@@ -47,7 +47,7 @@ import { CLOCK_RESERVE_BYTES, CLOCK_RESERVE_FILE, WallClockService } from './ser
 import { ReserveFile } from './store/reserve-file.js';
 import { ControlLoop } from './runtime/loop.js';
 import { BlockRuntime } from './runtime/runtime.js';
-import type { UnitsSetting } from './runtime/units-setting.js';
+import { GLOBAL_NAMESPACE, UNITS_DOC_ID, type UnitsSetting } from './runtime/units-setting.js';
 import { BackupSchedule, rottenHold } from './service/backup-schedule.js';
 import { ControlEnabled } from './service/control-enabled.js';
 import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
@@ -56,7 +56,7 @@ import { StartupPhases } from './app/startup-phases.js';
 import { BackupFiles } from './store/backup-files.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
 import type { Db } from './store/db.js';
-import type { DocumentStore } from './store/documents.js';
+import { keyOf, type DocumentStore } from './store/documents.js';
 import { unusableFileError } from './store/file-modes.js';
 import { VERSION } from './shared/version.js';
 import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
@@ -264,6 +264,11 @@ async function assembleServices(
     historyDropping: () => history?.ownDrop() ?? null,
     hardware: () => ({ ...layer.devices(), buses: layer.onewire.buses() }),
     sameServiceId: () => fleet.twin(),
+    damagedDocuments: () => {
+      const keys = documents.rotten().map((d) => d.key);
+      const unitsKeys = [keyOf(GLOBAL_NAMESPACE, UNITS_DOC_ID), keyOf(config.serviceId, UNITS_DOC_ID)];
+      return keys.length ? { keys, units: keys.some((k) => unitsKeys.includes(k)) } : null;
+    },
     usersFileDamaged: () => (config.auth ? (auth.users.broken?.message ?? null) : null),
   });
   alerts.attachMqtt(mqtt);

@@ -29,6 +29,11 @@ export interface ConditionSources {
   storage?: { readonly full: boolean; readonly refusedError: string | null };
   /** Another controller online on the broker with this one's service id (fleet/twin.ts): where its dashboard is. */
   sameServiceId?: () => { dashboardUrl: string | null } | null;
+  /**
+   * Datastore documents whose stored text went bad (left out of reads until written again), and
+   * whether the units document is one of them (the units fell back to their defaults).
+   */
+  damagedDocuments?: () => { keys: string[]; units: boolean } | null;
   /** With auth on, why the users file is not one (nobody can log in), or null. */
   usersFileDamaged?: () => string | null;
   /** This controller's service id, for the text of that alert. */
@@ -203,6 +208,16 @@ export class Conditions {
         after,
         tolerateGaps: false,
         text: `The MQTT broker has been unreachable for more than ${after} s`,
+      });
+    const documents = this.s.damagedDocuments?.() ?? null;
+    if (documents?.keys.length)
+      out.push({
+        key: 'document-damaged',
+        kind: 'document-damaged',
+        after: 0,
+        tolerateGaps: true,
+        text: `${documents.keys.length === 1 ? 'A stored document is' : `${documents.keys.length} stored documents are`} damaged in the database (${documents.keys.slice(0, 5).join(', ')}${documents.keys.length > 5 ? ', ...' : ''}): left out until written again; a stored backup (backups/) holds ${documents.keys.length === 1 ? 'it as it was' : 'them as they were'}${documents.units ? '. The units document is one: temperatures are shown and bare numbers read in °C until the units are set again' : ''}`,
+        values: { documents: documents.keys.length },
       });
     const usersFile = this.s.usersFileDamaged?.() ?? null;
     if (usersFile)

@@ -15,7 +15,8 @@ export type ConditionKind =
   | 'disk-full'
   | 'storage-refused'
   | 'service-id-taken'
-  | 'users-file-damaged';
+  | 'users-file-damaged'
+  | 'document-damaged';
 
 export const CONDITION_KINDS: ConditionKind[] = [
   'sensor-null',
@@ -33,6 +34,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'storage-refused',
   'service-id-taken',
   'users-file-damaged',
+  'document-damaged',
 ];
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
@@ -51,6 +53,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'storage-refused': 'Storage refuses writes',
   'service-id-taken': 'Service id taken',
   'users-file-damaged': 'Users file damaged',
+  'document-damaged': 'Stored document damaged',
 };
 
 /** One observed problem, as a condition check reports it on each evaluation. */

@@ -25,7 +25,8 @@ t.test('rotten documents are left out and named; the service starts and serves t
   db.prepare("UPDATE documents SET value = substr(value, 1, 10) WHERE id IN ('units', 'dash')").run();
   db.close();
 
-  app = await startApp({}, { listen: false, dataDir });
+  // Started (listening), so its alerts run.
+  app = await startApp({}, { dataDir });
   t.teardown(app.close);
   const { post } = app;
   const all = await post('/history/datastore/mget', { namespace: 'ui', filter: '*' });
@@ -39,6 +40,13 @@ t.test('rotten documents are left out and named; the service starts and serves t
   t.equal(one.status, 200);
   t.equal(one.body.value, null, 'a rotten document reads as absent');
   t.equal((await post('blocks/backup/save')).status, 200, 'a backup can still be saved');
+  // An alert says so, and that the units fell back to °C (bare numbers now mean °C).
+  let alert: { text: string } | undefined;
+  for (let i = 0; i < 100 && !alert; i++) {
+    alert = (await post('system/status')).body.alerts.list.find((a: { kind: string }) => a.kind === 'document-damaged');
+    if (!alert) await new Promise((r) => setTimeout(r, 100));
+  }
+  t.match(alert?.text, /stored documents? (is|are) damaged in the database \(.*edge-one:units.*\).*units document is one/);
   const status = (await post('system/status')).body;
   t.same(
     status.rottenDocuments.map((r: { key: string }) => r.key).sort(),
