@@ -336,15 +336,22 @@ export class BusPoller {
   }
 
   private async step(now: number): Promise<void> {
-    await this.pushWrites();
+    await this.pushWrites(now);
     await this.pollIo(now);
     await this.temperatures(now);
   }
 
-  private async pushWrites(): Promise<void> {
+  private async pushWrites(now: number): Promise<void> {
     for (const d of this.ioDevices.values()) {
       if (!d.pendingWrite || d.desired === null) continue;
       d.pendingWrite = false;
+      // A write that keeps outputs on reads first: a module that lost them since the last poll (a
+      // power dip) must have them counted as lost, not switched on again with another channel's
+      // change. A read that fails leaves the write to the next poll.
+      if (d.desired & d.latches) {
+        const confirmed = d.latches;
+        if (!(await this.readIo(d)) || !this.takeLost(d, confirmed, now)) continue;
+      }
       await this.writeIo(d, d.desired);
     }
   }
@@ -387,19 +394,25 @@ export class BusPoller {
     for (const d of [...this.ioDevices.values()]) {
       const confirmed = d.latches;
       if (!(await this.readIo(d))) continue;
-      if (d.desired === null || d.latches === d.desired) continue;
-      // Outputs that were on and are off now were lost by the module (a power-on reset): they stay
-      // off until asked for again, so a compressor is not started right after it stopped and the
-      // actuator's minimum off time counts from now. The rest is re-asserted (random latches
-      // after a power cycle, a write that did not take).
-      const lostBits = confirmed & d.desired & ~d.latches;
-      if (lostBits) {
-        d.lost = { bits: lostBits, at: now };
-        d.desired &= ~lostBits;
-        if (d.latches === d.desired) continue;
-      }
-      await this.writeIo(d, d.desired);
+      if (this.takeLost(d, confirmed, now)) await this.writeIo(d, d.desired!);
     }
+  }
+
+  /**
+   * After a read: outputs that were on (`confirmed`) and are off now were lost by the module (a
+   * power-on reset): they stay off until asked for again, so a compressor is not started right
+   * after it stopped and the actuator's minimum off time counts from now. Returns whether the
+   * rest still differs from what is asked (random latches after a power cycle, a write that did
+   * not take): to be written.
+   */
+  private takeLost(d: IoDevice, confirmed: number, now: number): boolean {
+    if (d.desired === null || d.latches === d.desired) return false;
+    const lostBits = confirmed & d.desired & ~d.latches;
+    if (lostBits) {
+      d.lost = { bits: lostBits, at: now };
+      d.desired &= ~lostBits;
+    }
+    return d.latches !== d.desired;
   }
 
   /** One read by the sensor's family. A fault leaves the value to go stale (null) and is named and counted; the chip did answer. */

@@ -1,0 +1,139 @@
+// The power dips of relay-power-dip.test.ts, in the two ways a real one comes: the board is off
+// the bus for a few seconds (its reads fail) before it is back in its power-on state, and another
+// channel of the board changes between the dip and the next poll (a heater's PWM toggling). In
+// both the compressor that was on must wait its minimum off time, as after a dip found at once.
+import t from 'tap';
+import { simApp } from './sim-app.js';
+
+const s = (seconds: number) => ({ __objtype: 'Quantity', unit: 's', value: seconds });
+
+interface Chip {
+  powerOnReset(): void;
+  /** Off the bus (the board's supply gone for a while), and back in its power-on state. */
+  off(): void;
+  on(): void;
+}
+
+interface Board {
+  sim: Record<string, unknown>;
+  block: { id: string; type?: string; data?: Record<string, unknown> };
+  loadOn(board: any, channel: number): boolean;
+  find(app: Awaited<ReturnType<typeof simApp>>): Chip;
+}
+
+const i2cChip = (app: Awaited<ReturnType<typeof simApp>>): Chip => {
+  const chip = app.app.hardware.sim!.i2cIo.find((e) => e.spec.name === 'relays')!.chip as any;
+  return {
+    powerOnReset: () => chip.powerOnReset(),
+    off: () => {
+      chip.plugged = false;
+    },
+    on: () => {
+      chip.powerOnReset();
+      chip.plugged = true;
+    },
+  };
+};
+
+const BOARDS: Record<string, Board> = {
+  'DS2408 (1-Wire)': {
+    sim: {
+      ds2482: [
+        {
+          address: 24,
+          variant: 'ds2482-100',
+          channels: [[{ name: 'relays', type: 'DS2408', address: '29-0000000000d1' }]],
+        },
+      ],
+    },
+    block: { id: 'DS2408 0000000000d1' },
+    loadOn: (board, channel) => (board.activeOutputs() & (1 << (channel - 1))) !== 0,
+    find: (app) => {
+      const m = app.app.hardware.sim!.devices().find((d) => d.spec.name === 'relays')!.model as any;
+      return { powerOnReset: () => m.powerOnReset(), off: () => m.unplug(), on: () => m.plug() };
+    },
+  },
+  'MCP23017 (I2C), active low': {
+    sim: { i2cIo: [{ name: 'relays', type: 'MCP23017', address: '0x20', activeLow: true }] },
+    block: { id: 'Relays', type: 'MCP23017', data: { bus: 'sim', address: 0x20, activeLow: true } },
+    loadOn: (board, channel) => board.loadOn(channel, true),
+    find: i2cChip,
+  },
+  'PCF8574 (I2C), active low': {
+    sim: { i2cIo: [{ name: 'relays', type: 'PCF8574', address: '0x20', activeLow: true }] },
+    block: { id: 'Relays', type: 'PCF8574', data: { bus: 'sim', address: 0x20, activeLow: true } },
+    loadOn: (board, channel) => board.loadOn(channel, true),
+    find: i2cChip,
+  },
+};
+
+async function setUp(b: Board) {
+  const app = await simApp({ sim: { plant: { ambient: 20, initial: { beer: 20, air: 20 } }, ...b.sim } });
+  await app.post('blocks/discover');
+  if (b.block.type) await app.post('blocks/create', b.block);
+  await app.run(2000);
+  const create = (id: string, channel: number, storedState: string, constraints: Record<string, unknown>) =>
+    app.post('blocks/create', {
+      id,
+      type: 'DigitalActuator',
+      data: { 'hwDevice<>': b.block.id, channel, storedState, constraints },
+    });
+  await create('Compressor', 1, 'STATE_ACTIVE', { minOff: { duration: s(300), enabled: true } });
+  await create('Pump', 2, 'STATE_ACTIVE', {});
+  await create('Heater', 3, 'STATE_INACTIVE', {});
+  await app.run(400_000, 250);
+  return app;
+}
+
+/** Compressor (channel 1) over `steps` quarter seconds, as 0/1. */
+async function watch(app: Awaited<ReturnType<typeof simApp>>, b: Board, board: unknown, steps: number) {
+  const seen: string[] = [];
+  for (let i = 0; i < steps; i++) {
+    await app.run(250, 250);
+    seen.push(String(+b.loadOn(board, 1)));
+  }
+  return seen.join('');
+}
+
+for (const [name, b] of Object.entries(BOARDS)) {
+  t.test(`${name}: off the bus for a few seconds, back in its power-on state`, async (t) => {
+    const app = await setUp(b);
+    t.teardown(() => app.close());
+    const chip = b.find(app);
+    const model = emulated(app, name);
+    t.ok(b.loadOn(model, 1) && b.loadOn(model, 2), 'compressor and pump on');
+    chip.off();
+    await app.run(3000, 250);
+    chip.on();
+    const seen = await watch(app, b, model, 20);
+    t.notOk(seen.includes('1'), `the compressor stays off (${seen})`);
+    t.ok(b.loadOn(model, 2), 'the pump is back on');
+    t.ok(app.data('Compressor').constraints.minOff.limiting, 'its minimum off time says why');
+  });
+
+  t.test(`${name}: another channel changes between the dip and the next poll`, async (t) => {
+    const app = await setUp(b);
+    t.teardown(() => app.close());
+    const chip = b.find(app);
+    const model = emulated(app, name);
+    t.ok(b.loadOn(model, 1), 'compressor on');
+    chip.powerOnReset();
+    t.equal(
+      (await app.post('blocks/patch', { id: 'Heater', type: 'DigitalActuator', data: { storedState: 'STATE_ACTIVE' } }))
+        .status,
+      200,
+      'heater switched on',
+    );
+    const seen = await watch(app, b, model, 20);
+    t.notOk(seen.includes('1'), `the compressor stays off (${seen})`);
+    t.ok(b.loadOn(model, 3), 'the heater is on');
+    t.ok(app.data('Compressor').constraints.minOff.limiting, 'its minimum off time says why');
+  });
+}
+
+function emulated(app: Awaited<ReturnType<typeof simApp>>, name: string): unknown {
+  const sim = app.app.hardware.sim!;
+  return name.startsWith('DS2408')
+    ? sim.devices().find((d) => d.spec.name === 'relays')!.model
+    : sim.i2cIo.find((e) => e.spec.name === 'relays')!.chip;
+}
