@@ -12,7 +12,13 @@ export class Pcf8574 implements I2cIoDriver {
   readonly channels = 8;
   /** The port byte last written (null: unknown, read back and written again). */
   private written: number | null = null;
-  private confirmed = false;
+  /**
+   * The port the chip is known to hold (null: none, as at power-on or after safeState()): its 0s
+   * are pins it pulls low. Kept through failed transactions (they do not change the chip), so a
+   * chip off the bus for a while and back in its power-on state, or one reset while the target
+   * changed, is still found reset.
+   */
+  private holds: number | null = null;
 
   constructor(
     readonly bus: I2cBus,
@@ -22,26 +28,31 @@ export class Pcf8574 implements I2cIoDriver {
   /** One poll: undriven pins stay at 1 (the weak pull-up that makes them inputs); a pin driven low must read low. */
   async poll(target: IoTarget, events: IoPollEvents): Promise<IoPoll> {
     const portOf = () => (target.levels | ~target.drive) & 0xff;
-    let port = portOf();
     let pins = await this.read();
+    // A pin the chip pulled low reads high: it lost its port (a power-on reset).
+    if (this.holds !== null && pins & ~this.holds & 0xff) {
+      events.verifyError();
+      events.reset('outputs');
+      this.holds = null;
+      this.written = null;
+    }
+    const port = portOf();
     const wrong = () => pins & target.drive & ~target.levels & 0xff;
     if (this.written !== port || wrong()) {
-      if (this.confirmed && this.written === port) {
-        events.verifyError();
-        events.reset('outputs');
-        this.confirmed = false;
-        port = portOf();
-      }
+      // Until the write is known to have taken, only the pins low both before and after are sure.
+      if (this.holds !== null) this.holds |= port;
       await this.write(port);
       this.written = port;
+      this.holds = port;
       events.wrote();
       pins = await this.read();
+      // A pin asked low that reads high is not held low (the write did not take there).
+      this.holds = port | (pins & 0xff);
       if (wrong()) {
         events.verifyError();
         throw new Error(`pins read back 0x${pins.toString(16)} after writing 0x${port.toString(16)}`);
       }
     }
-    this.confirmed = true;
     return { pins, duties: [] };
   }
 
@@ -67,7 +78,7 @@ export class Pcf8574 implements I2cIoDriver {
     await this.write(0xff);
     const low = ~(await this.read()) & 0xff;
     this.written = null;
-    this.confirmed = false;
+    this.holds = null;
     return low;
   }
 }
