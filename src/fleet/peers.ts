@@ -57,6 +57,8 @@ export interface FleetOptions {
   max?: number;
   /** This run's id (default: random). */
   instance?: string;
+  /** Timers for an answer to a twin held back by its limit (twin.ts; default setTimeout). */
+  later?: (fn: () => void, ms: number) => void;
   /** Wall clock, epoch ms. */
   now?: () => number;
   /** Monotonic ms: when a controller was seen, so a wall-clock jump since does not move it. */
@@ -111,6 +113,7 @@ export class FleetPeers {
       answer: () => this.bus?.publish(fleetTopic(o.topicRoot, o.serviceId), this.own(true)),
       log: o.log,
       monotonic: this.monotonic,
+      later: o.later,
     });
   }
 

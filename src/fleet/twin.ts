@@ -27,6 +27,8 @@ export interface TwinMessage {
 export class TwinWatch {
   private twin: Twin | null = null;
   private lastAnswer = -Infinity;
+  /** An answer held back by the limit is to go out. */
+  private answerDue = false;
 
   constructor(
     private readonly o: {
@@ -37,6 +39,8 @@ export class TwinWatch {
       answer: () => void;
       log: Pick<Logger, 'warn' | 'info'>;
       monotonic: () => number;
+      /** Run `fn` in `ms` (an answer held back by the limit); default an unref'd setTimeout. */
+      later?: (fn: () => void, ms: number) => void;
     },
   ) {}
 
@@ -56,9 +60,26 @@ export class TwinWatch {
       { other: this.twin },
       `another controller is online with this one's service id "${this.o.serviceId}"${msg.dashboardUrl ? ` (${msg.dashboardUrl})` : ''}: give one of them its own serviceId`,
     );
-    const now = this.o.monotonic();
-    if (now - this.lastAnswer < TWIN_ANSWER_INTERVAL_MS) return;
-    this.lastAnswer = now;
+    this.answer();
+  }
+
+  /**
+   * Answers now, or once the limit allows: a twin that restarted quickly learns of this
+   * controller only from an answer, so one held back is sent late, not dropped.
+   */
+  private answer(): void {
+    const wait = this.lastAnswer + TWIN_ANSWER_INTERVAL_MS - this.o.monotonic();
+    if (wait > 0) {
+      if (this.answerDue) return;
+      this.answerDue = true;
+      const later = this.o.later ?? ((fn, ms) => setTimeout(fn, ms).unref());
+      later(() => {
+        this.answerDue = false;
+        this.answer();
+      }, wait);
+      return;
+    }
+    this.lastAnswer = this.o.monotonic();
     this.o.answer();
   }
 
