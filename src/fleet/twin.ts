@@ -46,13 +46,16 @@ export class TwinWatch {
 
   /** A presence message on this controller's own topic. */
   seen(msg: TwinMessage, retained: boolean): void {
-    if (retained || msg.instance === null || msg.instance === this.o.instance) return;
+    if (msg.instance === null || msg.instance === this.o.instance) return;
     if (!msg.online) {
+      // Retained too: the twin may have gone while this controller was off the broker, and the
+      // copy handed over at the reconnect is all it hears of that.
       if (this.twin?.instance !== msg.instance) return;
       this.twin = null;
       this.o.log.info(`the other controller with service id "${this.o.serviceId}" went offline`);
       return;
     }
+    if (retained) return;
     const isNew = this.twin?.instance !== msg.instance;
     this.twin = { instance: msg.instance, dashboardUrl: msg.dashboardUrl };
     if (!isNew) return;

@@ -50,3 +50,21 @@ t.test('a twin that restarts within 10 s of the answer to its last run is answer
   advance(10_000);
   t.ok(answers.length <= 4, `forged run ids get at most one answer per 10 s (${answers.length})`);
 });
+
+t.test('a twin that went offline while this controller was off the broker is gone after it reconnects', async (t) => {
+  const fleet = new FleetPeers({
+    serviceId: 'me',
+    topicRoot: 'svc',
+    version: '1.0',
+    dashboardUrl: () => null,
+    log: { warn: () => {}, info: () => {} } as never,
+    instance: 'c0ffee000001',
+    later: () => {},
+  });
+  fleet.handle('svc/fleet/me', presence({ instance: 'bad0bad00001' }), false);
+  t.equal(fleet.twin()?.instance, 'bad0bad00001', 'a twin');
+  // Its offline message was sent while this controller's connection was down: at the
+  // reconnect's subscription the broker hands over the retained copy.
+  fleet.handle('svc/fleet/me', presence({ instance: 'bad0bad00001', online: false }), true);
+  t.equal(fleet.twin(), null, 'the alert ends');
+});
