@@ -211,8 +211,10 @@ export class I2cIoHub implements I2cIoAccess {
         w.counters.resets++;
         const expander = w.def?.kind === 'expander';
         if (expander && target.drive) {
-          w.lost = { bits: target.drive, at: this.now };
-          w.held = target.drive;
+          // Outputs still held from an earlier reset stay held (a supply that bounces resets the
+          // chip again before every writer has asked): their writers have not heard of it yet.
+          w.held |= target.drive;
+          w.lost = { bits: w.held, at: this.now };
           target.drive = 0;
           target.levels = 0;
         }

@@ -137,3 +137,41 @@ function emulated(app: Awaited<ReturnType<typeof simApp>>, name: string): unknow
     ? sim.devices().find((d) => d.spec.name === 'relays')!.model
     : sim.i2cIo.find((e) => e.spec.name === 'relays')!.chip;
 }
+
+for (const [name, b] of Object.entries(BOARDS)) {
+  // From +600 ms the pump asks again between two resets before the compressor has heard of them.
+  for (const phase of [0, 600])
+    t.test(
+      `${name}: a supply that bounces (resets 300 ms apart, from +${phase} ms) keeps the compressor off`,
+      async (t) => {
+        const app = await simApp({ sim: { plant: { ambient: 20, initial: { beer: 20, air: 20 } }, ...b.sim } });
+        t.teardown(() => app.close());
+        await app.post('blocks/discover');
+        if (b.block.type) await app.post('blocks/create', b.block);
+        await app.run(2000);
+        const create = (id: string, channel: number, constraints: Record<string, unknown>) =>
+          app.post('blocks/create', {
+            id,
+            type: 'DigitalActuator',
+            data: { 'hwDevice<>': b.block.id, channel, storedState: 'STATE_ACTIVE', constraints },
+          });
+        await create('Compressor', 1, { minOff: { duration: s(300), enabled: true } });
+        await app.run(500, 100); // the pump updates half a second after the compressor
+        await create('Pump', 2, {});
+        await app.run(400_000 + phase, 100);
+        const chip = b.find(app);
+        const model = emulated(app, name);
+        t.ok(b.loadOn(model, 1) && b.loadOn(model, 2), 'compressor and pump on');
+        const seen: string[] = [];
+        for (let i = 0; i < 40; i++) {
+          if (i % 3 === 0 && i < 12) chip.powerOnReset();
+          await app.run(100, 100);
+          seen.push(String(+b.loadOn(model, 1)));
+        }
+        seen.push(await watch(app, b, model, 20));
+        t.notOk(seen.join('').includes('1'), `the compressor stays off (${seen.join('')})`);
+        t.ok(b.loadOn(model, 2), 'the pump is back on');
+        t.ok(app.data('Compressor').constraints.minOff.limiting, 'its minimum off time says why');
+      },
+    );
+}
