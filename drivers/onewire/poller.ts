@@ -409,8 +409,10 @@ export class BusPoller {
     if (d.desired === null || d.latches === d.desired) return false;
     const lostBits = confirmed & d.desired & ~d.latches;
     if (lostBits) {
-      d.lost = { bits: lostBits, at: now };
       d.desired &= ~lostBits;
+      // Outputs lost before and not asked for since stay named (a supply that bounces): their
+      // writers may not have heard of the first loss yet.
+      d.lost = { bits: lostBits | ((d.lost?.bits ?? 0) & ~d.desired), at: now };
     }
     return d.latches !== d.desired;
   }
