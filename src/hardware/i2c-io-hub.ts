@@ -44,6 +44,8 @@ interface Want {
   /** Expanders: outputs a power-on reset took, and when; those not asked for since stay in their power-on state. */
   lost: { bits: number; at: number } | null;
   held: number;
+  /** Expanders: the driven outputs that are on (whatever their level): only these are held after a reset. */
+  active: number;
 }
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
@@ -117,11 +119,20 @@ export class I2cIoHub implements I2cIoAccess {
     };
   }
 
-  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number, asked = drive): void {
+  setOutputs(
+    bus: string,
+    address: number,
+    kind: I2cIoKind,
+    drive: number,
+    levels: number,
+    asked = drive,
+    active = drive,
+  ): void {
     if (this.stopped) return;
     const w = this.want(bus, address, kind);
     w.drive = drive;
     w.levels = levels & drive;
+    w.active = active & drive;
     w.held &= ~asked;
   }
 
@@ -174,6 +185,7 @@ export class I2cIoHub implements I2cIoAccess {
         counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
         lost: null,
         held: 0,
+        active: 0,
       };
       this.wants.set(key(bus, address), w);
     }
@@ -210,16 +222,19 @@ export class I2cIoHub implements I2cIoAccess {
       reset: (what) => {
         w.counters.resets++;
         const expander = w.def?.kind === 'expander';
-        if (expander && target.drive) {
+        // Only the outputs that were on wait for their writers; those that were off are written
+        // back at once (on an active-high board the reset switched them on).
+        const took = expander ? target.drive & w.active : 0;
+        if (took) {
           // Outputs still held from an earlier reset stay held (a supply that bounces resets the
           // chip again before every writer has asked): their writers have not heard of it yet.
-          w.held |= target.drive;
+          w.held |= took;
           w.lost = { bits: w.held, at: this.now };
-          target.drive = 0;
-          target.levels = 0;
+          target.drive &= ~took;
+          target.levels &= ~took;
         }
         this.log.warn(
-          `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); ${expander ? 'its outputs stay in their power-on state until their blocks ask again' : 'writing again'}`,
+          `${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${what} changed behind our back (power-on reset?); ${expander ? 'the outputs that were on stay in their power-on state until their blocks ask again, the others are written again' : 'writing again'}`,
         );
       },
     };

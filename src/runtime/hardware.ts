@@ -141,10 +141,20 @@ export interface I2cIoAccess {
   io(bus: string, address: number, kind: I2cIoKind): I2cIoReading;
   /**
    * Expanders: pins in `drive` become outputs at the physical `levels`; the others stay inputs.
-   * Written when they differ from the read-back. Outputs a power-on reset took stay in their
-   * power-on state until their channel is asked for again: `asked` (bit n = channel n+1).
+   * Written when they differ from the read-back. Outputs that were on (`active`, whatever their
+   * level; default all driven) and that a power-on reset took stay in their power-on state until
+   * their channel is asked for again: `asked`. Those that were off are written back at once (on
+   * an active-high board the reset switched them on). Bit n = channel n+1.
    */
-  setOutputs(bus: string, address: number, kind: I2cIoKind, drive: number, levels: number, asked?: number): void;
+  setOutputs(
+    bus: string,
+    address: number,
+    kind: I2cIoKind,
+    drive: number,
+    levels: number,
+    asked?: number,
+    active?: number,
+  ): void;
   /** PWM drivers: one channel's duty (0-100 %). */
   setDuty(bus: string, address: number, kind: I2cIoKind, channel: number, duty: number): void;
   /** PWM drivers: the chip's PWM frequency (Hz, within the chip's range). */

@@ -175,3 +175,51 @@ for (const [name, b] of Object.entries(BOARDS)) {
       },
     );
 }
+
+t.test(
+  'PCF8574, active high: a reset turns every output on; those that were off go off at the next poll',
+  async (t) => {
+    const app = await simApp({
+      sim: {
+        plant: { ambient: 20, initial: { beer: 20, air: 20 } },
+        i2cIo: [{ name: 'relays', type: 'PCF8574', address: '0x20', activeLow: false }],
+      },
+    });
+    t.teardown(() => app.close());
+    await app.post('blocks/discover');
+    await app.post('blocks/create', {
+      id: 'Relays',
+      type: 'PCF8574',
+      data: { bus: 'sim', address: 0x20, activeLow: false },
+    });
+    await app.run(2000);
+    const create = (id: string, channel: number, storedState: string, constraints: Record<string, unknown>) =>
+      app.post('blocks/create', {
+        id,
+        type: 'DigitalActuator',
+        data: { 'hwDevice<>': 'Relays', channel, storedState, constraints },
+      });
+    await create('Compressor', 1, 'STATE_INACTIVE', { minOff: { duration: s(300), enabled: true } });
+    await create('Pump', 2, 'STATE_ACTIVE', {});
+    await create('Fan', 3, 'STATE_INACTIVE', {});
+    await app.run(5000, 250);
+    // The fan moves to channel 4: channel 3 is left off, and nobody writes it again.
+    t.equal((await app.post('blocks/patch', { id: 'Fan', type: 'DigitalActuator', data: { channel: 4 } })).status, 200);
+    await app.run(5000, 250);
+    const chip = i2cChip(app);
+    const model = emulated(app, 'PCF8574') as { loadOn(channel: number, activeLow: boolean): boolean };
+    const loads = () => [1, 2, 3, 4].map((c) => +model.loadOn(c, false)).join('');
+    t.equal(loads(), '0100', 'only the pump on');
+    chip.powerOnReset();
+    const seen: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await app.run(250, 250);
+      seen.push(loads());
+    }
+    t.notOk(
+      seen.some((l) => l[0] === '1' || l[2] === '1' || l[3] === '1'),
+      `the outputs that were off are off from the next poll on (loads 1-4: ${seen.join(' ')})`,
+    );
+    t.ok(model.loadOn(2, false), 'the pump is on');
+  },
+);

@@ -95,6 +95,7 @@ export function expanderIo(
       s.drive,
       (activeLow ? ~s.active : s.active) & s.drive & mask,
       asked,
+      s.active & s.drive & mask,
     );
   return {
     channelCount,
