@@ -66,7 +66,7 @@ export interface HardwareLayerOptions {
 export const HUNG_BUS_MS = 8000;
 
 /** The hubs that own a bus each: their refreshes run side by side, one in flight per hub. */
-type Hub = 'onewire' | 'gpio' | 'i2cIo';
+type Hub = 'gpio' | 'i2cIo';
 
 export class HardwareLayer {
   readonly mode: 'linux' | 'sim';
@@ -88,7 +88,12 @@ export class HardwareLayer {
    * The refresh in progress of each hub. One per hub, not one for all: a GPIO relay's PWM must not
    * wait for a 1-Wire round, which on a kernel w1 bus converts sensor by sensor (seconds).
    */
-  private readonly inflight: Record<Hub, Promise<void> | null> = { onewire: null, gpio: null, i2cIo: null };
+  private readonly inflight: Record<Hub, Promise<void> | null> = { gpio: null, i2cIo: null };
+  /**
+   * The 1-Wire refreshes not finished: the hub is serviced on every tick, since it waits only for
+   * the buses not still busy from an earlier one (a blocked kernel read holds its own bus only).
+   */
+  private readonly onewireRuns = new Set<Promise<void>>();
   private readonly hungBusMs: number;
   /** 1-Wire buses a stop found not answering: closing does not wait for them again. */
   private unreached: string[] = [];
@@ -207,7 +212,7 @@ export class HardwareLayer {
     // Every hub says "never" only when it has nothing attached and nothing queued: then the
     // refresh below would find nothing to do, and its wait costs a setImmediate on every step.
     if (this.nextServiceAt(now) === Infinity) return;
-    this.start('onewire', () => this.onewire.service(now));
+    this.startOneWire(now);
     this.start('gpio', () => this.gpio.service());
     this.start('i2cIo', () => this.i2cIo.service(now));
     // Hubs with nothing attached finish within microtasks: no timer then, since a timer cleared
@@ -238,8 +243,18 @@ export class HardwareLayer {
       });
   }
 
+  private startOneWire(now: number): void {
+    const run: Promise<void> = this.onewire
+      .service(now)
+      .catch((e) => this.log.error({ err: e, hub: 'onewire' }, 'hardware service failed (onewire)'))
+      .finally(() => {
+        this.onewireRuns.delete(run);
+      });
+    this.onewireRuns.add(run);
+  }
+
   private busy(): Array<Promise<void>> {
-    return Object.values(this.inflight).filter((p): p is Promise<void> => p !== null);
+    return [...Object.values(this.inflight).filter((p): p is Promise<void> => p !== null), ...this.onewireRuns];
   }
 
   /** The queue of an I2C bus; a bus opened again by name gets the queue it already has. */
@@ -348,7 +363,7 @@ export class HardwareLayer {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([this.inflight.gpio, this.inflight.i2cIo]);
-    const onewire = this.inflight.onewire;
+    const onewire = this.onewireRuns.size ? Promise.all(this.onewireRuns) : null;
     if (onewire && !(await settlesWithin(onewire, this.unreached.length ? 0 : this.hungBusMs)))
       this.log.warn('closing while a 1-Wire read has not returned');
     await this.onewire.close();

@@ -43,7 +43,9 @@ export class OneWireHub implements OneWireAccess {
   private readonly pollers: BusPoller[] = [];
   private readonly wants = new Map<string, Want>();
   /** IO modules released with their outputs switched off on the next service; unwatched after it. */
-  private readonly releasing: Array<{ poller: BusPoller; address: string }> = [];
+  private releasing: Array<{ poller: BusPoller; address: string }> = [];
+  /** Pollers whose service() has not returned yet. */
+  private readonly inService = new Set<BusPoller>();
   private readonly searchErrors = new Map<BusPoller, string>();
   private now = 0;
   private lastSearchAt = -Infinity;
@@ -156,8 +158,17 @@ export class OneWireHub implements OneWireAccess {
     }
     this.bindAll();
     if (!this.searching && now >= this.nextSearchAt() && this.anyMissing()) void this.searchAll();
-    const releasing = this.releasing.splice(0);
-    await Promise.all(this.pollers.map((p) => p.service(now)));
+    // Each bus on its own: one whose step has not returned (a kernel w1 read blocked) is not
+    // waited for again, so the others' writes and reads go on (a relay board on a DS2482).
+    const started = this.pollers.filter((p) => !this.inService.has(p));
+    const releasing = this.releasing.filter((r) => started.includes(r.poller));
+    this.releasing = this.releasing.filter((r) => !started.includes(r.poller));
+    await Promise.all(
+      started.map((p) => {
+        this.inService.add(p);
+        return p.service(now).finally(() => this.inService.delete(p));
+      }),
+    );
     for (const r of releasing) {
       // Still unwanted after its outputs went off: stop polling it.
       if (!this.wants.has(r.address)) r.poller.unwatch(r.address);
