@@ -52,6 +52,9 @@ t.test('with auth on, the doctor shows the service view with an API token from t
     {},
     { verdict: 'info', text: /needs a login \(auth is on\).*EDGEBLOCKS_TOKEN=<token> edgeblocks doctor/ },
   ]);
+  // `user token NAME` replaces NAME's token: the advice must not send an admin to break the
+  // token their scripts use; it names a user of its own, a viewer (reads are all it needs).
+  t.match(serviceView(without.stdout).findings[1].text, /user add \S+ --role viewer.*replaces/, 'a viewer of its own');
 
   const refused = doctor(args, { EDGEBLOCKS_TOKEN: `${token.slice(0, -4)}xxxx` });
   t.equal(refused.code, 1, 'a refused token is a problem');
