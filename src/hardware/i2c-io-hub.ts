@@ -328,11 +328,12 @@ export class I2cIoHub implements I2cIoAccess {
         // What the chip holds now is its power-on state, on purpose: the driver forgot what it
         // held, so after resume() the next poll writes the asked outputs again, not as a reset.
         w.readDuties.fill(0);
-        // An expander's outputs stay in that state until their blocks ask again (as after a
-        // power-on reset, events()), so a compressor's minOff counts from here.
-        if (w.def?.kind === 'expander' && w.drive) {
-          w.lost = { bits: w.drive, at: this.now };
-          w.held = w.drive;
+        // An expander's outputs that were on stay in that state until their blocks ask again (as
+        // after a power-on reset, events()), so a compressor's minOff counts from here.
+        const on = w.def?.kind === 'expander' ? w.drive & w.active : 0;
+        if (on) {
+          w.held |= on;
+          w.lost = { bits: w.held, at: this.now };
         }
       } catch (e) {
         this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: not made safe: ${text(e)}`);
