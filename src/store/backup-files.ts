@@ -1,22 +1,12 @@
 // Backups kept as JSON files in `<data dir>/backups/<name>.json`, written atomically
 // (temporary file, synced, then renamed), so neither a crash nor a power cut leaves half a backup
 // under a real name. A file damaged anyway (a bad card, a hand edit) is refused by name when read.
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { parseJson } from '../shared/json.js';
 import { MAX_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
-import { PRIVATE_FILE_MODE, privateDir } from './file-modes.js';
+import { privateDir, writePrivateFile } from './file-modes.js';
 
 export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
 const BACKUP_NAME_RULE = "1-100 letters, digits, '_', '-' or '.', not starting with '.'";
@@ -51,24 +41,10 @@ export class BackupFiles {
   }
 
   write(name: string, backup: unknown): void {
-    const file = this.file(name);
     privateDir(this.dir);
-    const tmp = `${file}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
-    try {
-      // writeFileSync on the descriptor writes until all is out: a card with less room than the
-      // backup takes what fits and says so (a short write); the next write fails with ENOSPC.
-      writeFileSync(fd, JSON.stringify(backup));
-      // Without it a power cut soon after can leave an empty file under the new name (ext4's
-      // delayed allocation), the newest scheduled backup among them.
-      fsyncSync(fd);
-    } catch (e) {
-      closeSync(fd);
-      rmSync(tmp, { force: true });
-      throw e;
-    }
-    closeSync(fd);
-    renameSync(tmp, file);
+    // Written whole and synced before the rename (a power cut soon after must not leave an empty
+    // file under the name, ext4's delayed allocation); a write that does not fit fails.
+    writePrivateFile(this.file(name), JSON.stringify(backup));
   }
 
   /** The parsed backup, or null when there is no backup of that name; DamagedBackupError when the file holds none. */
@@ -109,7 +85,8 @@ export class BackupFiles {
     } catch {
       return 0;
     }
-    const partial = entries.filter((f) => /\.json\.\d+\.tmp$/.test(f));
+    // writePrivateFile's (.NAME.json.<random>.tmp), and those of versions that named them NAME.json.<pid>.tmp.
+    const partial = entries.filter((f) => /\.json\.(\d+|[0-9a-f]{16})\.tmp$/.test(f));
     for (const f of partial) rmSync(path.join(this.dir, f), { force: true });
     return partial.length;
   }

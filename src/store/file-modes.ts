@@ -15,7 +15,7 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeSync,
+  writeFileSync,
 } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -62,7 +62,9 @@ export function writePrivateFile(file: string, text: string): void {
     PRIVATE_FILE_MODE,
   );
   try {
-    writeSync(fd, text);
+    // On the descriptor, writeFileSync writes until all is out: a card with less room than the
+    // text takes what fits and says so (a short write), and the next write fails with ENOSPC.
+    writeFileSync(fd, text);
     fchmodSync(fd, PRIVATE_FILE_MODE);
     if (process.getuid?.() === 0) {
       const { uid, gid } = statSync(dir);

@@ -3,90 +3,28 @@
 // channel of the board changes between the dip and the next poll (a heater's PWM toggling). In
 // both the compressor that was on must wait its minimum off time, as after a dip found at once.
 import t from 'tap';
+import {
+  BOARDS,
+  type Board,
+  boardApp,
+  emulated as emulatedBoard,
+  i2cChip,
+  seconds as s,
+  type SimAppOf,
+} from './relay-boards.js';
 import { simApp } from './sim-app.js';
 
-const s = (seconds: number) => ({ __objtype: 'Quantity', unit: 's', value: seconds });
-
-interface Chip {
-  powerOnReset(): void;
-  /** Off the bus (the board's supply gone for a while), and back in its power-on state. */
-  off(): void;
-  on(): void;
-}
-
-interface Board {
-  sim: Record<string, unknown>;
-  block: { id: string; type?: string; data?: Record<string, unknown> };
-  loadOn(board: any, channel: number): boolean;
-  find(app: Awaited<ReturnType<typeof simApp>>): Chip;
-}
-
-const i2cChip = (app: Awaited<ReturnType<typeof simApp>>): Chip => {
-  const chip = app.app.hardware.sim!.i2cIo.find((e) => e.spec.name === 'relays')!.chip as any;
-  return {
-    powerOnReset: () => chip.powerOnReset(),
-    off: () => {
-      chip.plugged = false;
-    },
-    on: () => {
-      chip.powerOnReset();
-      chip.plugged = true;
-    },
-  };
-};
-
-const BOARDS: Record<string, Board> = {
-  'DS2408 (1-Wire)': {
-    sim: {
-      ds2482: [
-        {
-          address: 24,
-          variant: 'ds2482-100',
-          channels: [[{ name: 'relays', type: 'DS2408', address: '29-0000000000d1' }]],
-        },
-      ],
-    },
-    block: { id: 'DS2408 0000000000d1' },
-    loadOn: (board, channel) => (board.activeOutputs() & (1 << (channel - 1))) !== 0,
-    find: (app) => {
-      const m = app.app.hardware.sim!.devices().find((d) => d.spec.name === 'relays')!.model as any;
-      return { powerOnReset: () => m.powerOnReset(), off: () => m.unplug(), on: () => m.plug() };
-    },
-  },
-  'MCP23017 (I2C), active low': {
-    sim: { i2cIo: [{ name: 'relays', type: 'MCP23017', address: '0x20', activeLow: true }] },
-    block: { id: 'Relays', type: 'MCP23017', data: { bus: 'sim', address: 0x20, activeLow: true } },
-    loadOn: (board, channel) => board.loadOn(channel, true),
-    find: i2cChip,
-  },
-  'PCF8574 (I2C), active low': {
-    sim: { i2cIo: [{ name: 'relays', type: 'PCF8574', address: '0x20', activeLow: true }] },
-    block: { id: 'Relays', type: 'PCF8574', data: { bus: 'sim', address: 0x20, activeLow: true } },
-    loadOn: (board, channel) => board.loadOn(channel, true),
-    find: i2cChip,
-  },
-};
-
 async function setUp(b: Board) {
-  const app = await simApp({ sim: { plant: { ambient: 20, initial: { beer: 20, air: 20 } }, ...b.sim } });
-  await app.post('blocks/discover');
-  if (b.block.type) await app.post('blocks/create', b.block);
-  await app.run(2000);
-  const create = (id: string, channel: number, storedState: string, constraints: Record<string, unknown>) =>
-    app.post('blocks/create', {
-      id,
-      type: 'DigitalActuator',
-      data: { 'hwDevice<>': b.block.id, channel, storedState, constraints },
-    });
-  await create('Compressor', 1, 'STATE_ACTIVE', { minOff: { duration: s(300), enabled: true } });
-  await create('Pump', 2, 'STATE_ACTIVE', {});
-  await create('Heater', 3, 'STATE_INACTIVE', {});
+  const { app, create } = await boardApp(b);
+  await create('Compressor', 1, { minOff: { duration: s(300), enabled: true } });
+  await create('Pump', 2, {});
+  await create('Heater', 3, {}, 'STATE_INACTIVE');
   await app.run(400_000, 250);
   return app;
 }
 
 /** Compressor (channel 1) over `steps` quarter seconds, as 0/1. */
-async function watch(app: Awaited<ReturnType<typeof simApp>>, b: Board, board: unknown, steps: number) {
+async function watch(app: SimAppOf, b: Board, board: unknown, steps: number) {
   const seen: string[] = [];
   for (let i = 0; i < steps; i++) {
     await app.run(250, 250);
@@ -131,11 +69,8 @@ for (const [name, b] of Object.entries(BOARDS)) {
   });
 }
 
-function emulated(app: Awaited<ReturnType<typeof simApp>>, name: string): unknown {
-  const sim = app.app.hardware.sim!;
-  return name.startsWith('DS2408')
-    ? sim.devices().find((d) => d.spec.name === 'relays')!.model
-    : sim.i2cIo.find((e) => e.spec.name === 'relays')!.chip;
+function emulated(app: SimAppOf, name: string): unknown {
+  return name in BOARDS ? emulatedBoard(app, BOARDS[name]!) : app.app.hardware.sim!.i2cIo[0]!.chip;
 }
 
 for (const [name, b] of Object.entries(BOARDS)) {
@@ -144,17 +79,8 @@ for (const [name, b] of Object.entries(BOARDS)) {
     t.test(
       `${name}: a supply that bounces (resets 300 ms apart, from +${phase} ms) keeps the compressor off`,
       async (t) => {
-        const app = await simApp({ sim: { plant: { ambient: 20, initial: { beer: 20, air: 20 } }, ...b.sim } });
+        const { app, create } = await boardApp(b);
         t.teardown(() => app.close());
-        await app.post('blocks/discover');
-        if (b.block.type) await app.post('blocks/create', b.block);
-        await app.run(2000);
-        const create = (id: string, channel: number, constraints: Record<string, unknown>) =>
-          app.post('blocks/create', {
-            id,
-            type: 'DigitalActuator',
-            data: { 'hwDevice<>': b.block.id, channel, storedState: 'STATE_ACTIVE', constraints },
-          });
         await create('Compressor', 1, { minOff: { duration: s(300), enabled: true } });
         await app.run(500, 100); // the pump updates half a second after the compressor
         await create('Pump', 2, {});
