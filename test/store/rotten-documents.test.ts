@@ -46,7 +46,10 @@ t.test('rotten documents are left out and named; the service starts and serves t
     alert = (await post('system/status')).body.alerts.list.find((a: { kind: string }) => a.kind === 'document-damaged');
     if (!alert) await new Promise((r) => setTimeout(r, 100));
   }
-  t.match(alert?.text, /stored documents? (is|are) damaged in the database \(.*edge-one:units.*\).*units document is one/);
+  t.match(
+    alert?.text,
+    /stored documents? (is|are) damaged in the database \(.*edge-one:units.*\).*units document is one/,
+  );
   const status = (await post('system/status')).body;
   t.same(
     status.rottenDocuments.map((r: { key: string }) => r.key).sort(),
