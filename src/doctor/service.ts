@@ -60,7 +60,7 @@ export async function serviceSection(
           ? { verdict: 'warn', text: `${url} refuses the token in ${TOKEN_ENV}: the service's view is not shown` }
           : {
               verdict: 'info',
-              text: `${url} needs a login (auth is on): the service's view is not shown. To see it, give the doctor an API token: sudo ${TOKEN_ENV}=<token> edgeblocks doctor. Make one for a user of its own, a viewer: edgeblocks user add doctor --role viewer, then edgeblocks user token doctor (a token replaces the user's previous one, so not the one your scripts use)`,
+              text: `${url} needs a login (auth is on): the service's view is not shown. To see it, give the doctor an API token in ${TOKEN_ENV}, kept out of ps by sudo --preserve-env: read -rs ${TOKEN_ENV}; export ${TOKEN_ENV}; sudo --preserve-env=${TOKEN_ENV} edgeblocks doctor. Make one for a user of its own, a viewer: edgeblocks user add doctor --role viewer, then edgeblocks user token doctor (a token replaces the user's previous one, so not the one your scripts use)`,
             },
       );
       return { section: s, historyRate: null };

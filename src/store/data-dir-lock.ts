@@ -37,7 +37,7 @@ export function lockDataDir(dataDir: string, cleared = false): DataDirLock {
     // Junk in the file (it holds nothing: a bad card, an editor). A process holding the lock
     // would have made this SQLITE_BUSY before the file was read, so no holder is cut off; the
     // file is emptied in place (its inode, which the locks are on, stays).
-    if (!cleared && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) {
+    if (!cleared && junkLock(e)) {
       truncateSync(file, 0);
       return lockDataDir(dataDir, true);
     }
@@ -87,6 +87,8 @@ export function tryLockDataDir(
     db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
     db.close();
+    // Junk in the lock file: no process holds it (see lockDataDir), so the service is not running.
+    if (junkLock(e)) return { absent: true };
     if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
     let pid: number | null = null;
     try {
@@ -98,4 +100,10 @@ export function tryLockDataDir(
     return { busy: { pid } };
   }
   return { lock: { release: () => db.open && db.close() } };
+}
+
+/** The lock file holds junk (it holds nothing by design): a bad card or an editor wrote it. */
+function junkLock(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  return code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT');
 }

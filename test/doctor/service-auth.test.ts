@@ -50,7 +50,7 @@ t.test('with auth on, the doctor shows the service view with an API token from t
   t.equal(without.code, 0, `no token: nothing to do about that (${without.stderr})`);
   t.match(serviceView(without.stdout).findings, [
     {},
-    { verdict: 'info', text: /needs a login \(auth is on\).*EDGEBLOCKS_TOKEN=<token> edgeblocks doctor/ },
+    { verdict: 'info', text: /needs a login \(auth is on\).*sudo --preserve-env=EDGEBLOCKS_TOKEN edgeblocks doctor/ },
   ]);
   // `user token NAME` replaces NAME's token: the advice must not send an admin to break the
   // token their scripts use; it names a user of its own, a viewer (reads are all it needs).

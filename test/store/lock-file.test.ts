@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LOCK_FILE, lockDataDir } from '../../src/store/data-dir-lock.js';
+import { LOCK_FILE, lockDataDir, tryLockDataDir } from '../../src/store/data-dir-lock.js';
 import { ROOT } from '../helpers/root.js';
 
 const JUNK = [Buffer.from('not a lock\n'), Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(300, 0xa5)])];
@@ -33,3 +33,10 @@ for (const [i, junk] of JUNK.entries()) {
     t.match(other.stdout, /is in use by another edgeblocks \(pid \d+\)/, other.stderr);
   });
 }
+
+t.test('the doctor (tryLockDataDir) takes junk in the lock file for no service running, not an error', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-lockfile-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, LOCK_FILE), JUNK[0]!);
+  t.same(tryLockDataDir(dir), { absent: true });
+});
