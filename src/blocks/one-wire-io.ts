@@ -1,7 +1,7 @@
 // What DS2408 and DS2413 blocks share: an IoArray over a 1-Wire IO module's cached state, and
 // the per-update refresh of `connected` and `oneWireBusId`. "Active" = latch on = pin pulled
 // low; reads come from the polled pin state, writes go out on the next hardware refresh.
-import { oneWireBusBlockId, type OneWireIoKind } from '../runtime/hardware.js';
+import { lostAt, oneWireBusBlockId, type OneWireIoKind } from '../runtime/hardware.js';
 import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
 import { nextBeat } from './shared/cadence.js';
 
@@ -58,10 +58,7 @@ export function oneWireIo(
         ow.setLatches(d.address, kind, next);
       }
     },
-    lostAt(channel) {
-      const lost = ow.io(d.address, kind)?.lost;
-      return lost && channel >= 1 && lost.bits & (1 << (channel - 1)) ? lost.at : null;
-    },
+    lostAt: (channel) => lostAt(ow.io(d.address, kind)?.lost, channel),
   };
 }
 

@@ -10,7 +10,7 @@ import { probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
-import type { I2cIoAccess, I2cIoKind, I2cIoReading } from '../runtime/hardware.js';
+import type { I2cIoAccess, I2cIoKind, I2cIoReading, LostOutputs } from '../runtime/hardware.js';
 
 /** A chip is polled at most this often. */
 export const I2C_POLL_MS = 100;
@@ -42,7 +42,7 @@ interface Want {
   lastError: string | null;
   counters: { polls: number; failures: number; writes: number; verifyErrors: number; resets: number };
   /** Expanders: outputs a power-on reset took, and when; those not asked for since stay in their power-on state. */
-  lost: { bits: number; at: number } | null;
+  lost: LostOutputs | null;
   held: number;
   /** Expanders: the driven outputs that are on (whatever their level): only these are held after a reset. */
   active: number;

@@ -41,6 +41,18 @@ export interface TemperatureReading {
   pending?: boolean;
 }
 
+/** Outputs an IO module lost by itself (on, found off: a power-on reset) or a safe state switched off, and when (the runtime's clock). */
+export interface LostOutputs {
+  /** Bit n = channel n+1. */
+  bits: number;
+  at: number;
+}
+
+/** When `channel`'s output was lost (IoArray.lostAt), or null. */
+export function lostAt(lost: LostOutputs | null | undefined, channel: number): number | null {
+  return lost && channel >= 1 && lost.bits & (1 << (channel - 1)) ? lost.at : null;
+}
+
 export interface IoReading {
   /** Active polarity: bit n set = channel n+1 pin reads low ("active"). */
   pins: number;
@@ -51,7 +63,7 @@ export interface IoReading {
   /** The latches the hardware is asked to hold; null before any were asked for. */
   desired: number | null;
   /** Outputs the module lost by itself (on, found off: a power-on reset), and when (the runtime's clock). */
-  lost: { bits: number; at: number } | null;
+  lost: LostOutputs | null;
 }
 
 /** The id discovery gives the OneWireBus block of a master; device blocks link to it by this id. */
@@ -129,7 +141,7 @@ export interface I2cIoReading {
   duties: Array<number | null>;
   lastError: string | null;
   /** Expanders: the outputs a power-on reset took (bit n = channel n+1), and when (the runtime's clock). */
-  lost: { bits: number; at: number } | null;
+  lost: LostOutputs | null;
 }
 
 /**

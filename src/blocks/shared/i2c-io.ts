@@ -4,7 +4,7 @@
 import { addressRanges } from '../../../drivers/i2c/chip-def.js';
 import type { ValidationIssue } from '../../codec/decode.js';
 import { f } from '../../codec/fields.js';
-import { i2cIoAccess, type I2cIoKind } from '../../runtime/hardware.js';
+import { i2cIoAccess, type I2cIoKind, lostAt } from '../../runtime/hardware.js';
 import type { AnyBlock, Data, IoArray, UpdateContext, WriteInfo } from '../../runtime/types.js';
 
 /** Where an I2C chip is, for every block that names one (IO modules and sensors): no address, no chip. */
@@ -113,9 +113,6 @@ export function expanderIo(
       s.active = active ? s.active | bit : s.active & ~bit;
       push(bit);
     },
-    lostAt(channel) {
-      const lost = access.io(chip.bus, chip.address, kind).lost;
-      return lost && channel >= 1 && lost.bits & (1 << (channel - 1)) ? lost.at : null;
-    },
+    lostAt: (channel) => lostAt(access.io(chip.bus, chip.address, kind).lost, channel),
   };
 }
