@@ -7,6 +7,7 @@
 // controller's own last run), is such a twin. Seeing one, this controller answers with its own
 // presence, so the twin hears of it too (what it read at its start was a retained copy).
 import type { Logger } from '../log.js';
+import { WarningLimiter } from '../log/limit.js';
 
 /** At most one answer this often: a client forging presences with new ids gets no flood back. */
 export const TWIN_ANSWER_INTERVAL_MS = 10_000;
@@ -29,6 +30,9 @@ export class TwinWatch {
   private lastAnswer = -Infinity;
   /** An answer held back by the limit is to go out. */
   private answerDue = false;
+  /** Any client of the broker can publish on this topic: what it makes us log is limited. */
+  private readonly warnings: WarningLimiter;
+  private readonly notices: WarningLimiter;
 
   constructor(
     private readonly o: {
@@ -42,7 +46,10 @@ export class TwinWatch {
       /** Run `fn` in `ms` (an answer held back by the limit); default an unref'd setTimeout. */
       later?: (fn: () => void, ms: number) => void;
     },
-  ) {}
+  ) {
+    this.warnings = new WarningLimiter(o.log, { now: o.monotonic });
+    this.notices = new WarningLimiter(o.log, { now: o.monotonic, level: 'info' });
+  }
 
   /** A presence message on this controller's own topic. */
   seen(msg: TwinMessage, retained: boolean): void {
@@ -52,14 +59,15 @@ export class TwinWatch {
       // copy handed over at the reconnect is all it hears of that.
       if (this.twin?.instance !== msg.instance) return;
       this.twin = null;
-      this.o.log.info(`the other controller with service id "${this.o.serviceId}" went offline`);
+      this.notices.warn('gone', {}, `the other controller with service id "${this.o.serviceId}" went offline`);
       return;
     }
     if (retained) return;
     const isNew = this.twin?.instance !== msg.instance;
     this.twin = { instance: msg.instance, dashboardUrl: msg.dashboardUrl };
     if (!isNew) return;
-    this.o.log.warn(
+    this.warnings.warn(
+      'twin',
       { other: this.twin },
       `another controller is online with this one's service id "${this.o.serviceId}"${msg.dashboardUrl ? ` (${msg.dashboardUrl})` : ''}: give one of them its own serviceId`,
     );

@@ -178,3 +178,15 @@ t.test(
     t.equal(fleet.status().sameServiceId, null);
   },
 );
+
+t.test('a client forging presences on its own topic cannot flood the log', async (t) => {
+  const now = 1000;
+  const lines: string[] = [];
+  const fleet = fleetOf({ now: () => now, warn: (m) => lines.push(m) });
+  for (let i = 0; i < 200; i++) {
+    const instance = `f0f0f0f0${String(i).padStart(4, '0')}`;
+    fleet.handle('svc/fleet/me', presence('me', { instance }));
+    fleet.handle('svc/fleet/me', presence('me', { instance, online: false }));
+  }
+  t.ok(lines.length <= 2, `${lines.length} lines for 400 forged messages`);
+});
