@@ -160,7 +160,7 @@ export class GpioLines implements GpioAccess {
    * the lines driven. A line that was active and is not in its safe state counts as switched off
    * at `now` (lostAt), for the constraints of its actuator.
    */
-  async safeState(now = 0): Promise<Array<{ name: string; line: number; active: boolean }>> {
+  async safeState(now: number): Promise<Array<{ name: string; line: number; active: boolean }>> {
     this.stopped = true;
     const driven: Array<{ name: string; line: number; active: boolean }> = [];
     for (const e of this.entries) {
