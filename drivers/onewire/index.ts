@@ -23,4 +23,5 @@ export {
 export { Ds2480bMaster, openDs2480bBus, DS2480B, type Ds2480bOptions } from './ds2480b.js';
 export * from './serial-link.js';
 export * from './w1-sysfs.js';
+export * from './io-modules.js';
 export * from './poller.js';

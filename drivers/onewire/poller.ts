@@ -3,38 +3,14 @@
 // lets tests run it on a manual clock. Each temperature cycle is one bus-wide conversion followed, once the
 // conversion time has passed, by one scratchpad read per watched sensor. IO modules are polled
 // on their own cadence and latch writes go out on the next service call.
-import { channelMask, familyOf, oneWireFamily, type OneWireIoFamily } from './families.js';
+import { familyOf } from './families.js';
+import { IoModules, type IoKind, type IoState } from './io-modules.js';
 import type { ThermocoupleFault } from './max31850.js';
 import { SerialLock } from './serial-lock.js';
 import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
 
 /** Beyond its conversion, what one sensor's read may take in a round (a kernel w1 read, retries), ms. */
 const READ_ALLOWANCE_MS = 250;
-
-/** An IO family's name (families.ts), e.g. `DS2408`. */
-export type IoKind = string;
-
-export interface IoState {
-  /** Active polarity: bit set = pin low. */
-  pins: number;
-  /** Active polarity: bit set = output on. */
-  latches: number;
-  connected: boolean;
-  /** It has been read (or a read was tried) since it was watched. */
-  polled: boolean;
-  /** The latches to be written and re-asserted (active polarity); null before any were asked for. */
-  desired: number | null;
-  /** Outputs last found off that were on (a power-on reset of the module), and when. */
-  lost: LostOutputs | null;
-}
-
-/** Outputs a module lost by itself: they stay off until asked for again (see pollIo). */
-export interface LostOutputs {
-  /** Active polarity: the outputs that were on and were found off. */
-  bits: number;
-  /** When that was found (the poller's clock). */
-  at: number;
-}
 
 export interface PollerCounters {
   crcErrors: number;
@@ -86,20 +62,6 @@ export interface SensorInfo {
   faultCount: number;
 }
 
-interface IoDevice {
-  address: RomAddress;
-  kind: IoKind;
-  family: OneWireIoFamily;
-  pins: number;
-  latches: number;
-  connected: boolean;
-  polled: boolean;
-  desired: number | null;
-  pendingWrite: boolean;
-  lastError: string | null;
-  lost: LostOutputs | null;
-}
-
 export class BusPoller {
   readonly counters: PollerCounters = {
     crcErrors: 0,
@@ -118,7 +80,7 @@ export class BusPoller {
   private readonly ioPollMs: number;
   private readonly clock: (() => number) | null;
   private readonly sensors = new Map<RomAddress, SensorInfo>();
-  private readonly ioDevices = new Map<RomAddress, IoDevice>();
+  private readonly ioModules: IoModules;
   private readonly lock = new SerialLock();
   private running: Promise<void> | null = null;
   private converting = false;
@@ -140,6 +102,7 @@ export class BusPoller {
     this.staleMs = options.staleMs ?? 2000;
     this.ioPollMs = options.ioPollMs ?? 1000;
     this.clock = options.clock ?? null;
+    this.ioModules = new IoModules(bus, (e, context) => this.record(e, context));
   }
 
   watchTemperature(address: RomAddress): void {
@@ -159,30 +122,13 @@ export class BusPoller {
   }
 
   watchIo(address: RomAddress, kind: IoKind): void {
-    const existing = this.ioDevices.get(address);
-    if (existing && existing.kind === kind) return;
-    const family = oneWireFamily(kind);
-    if (family?.kind !== 'io') throw new Error(`watchIo: ${kind} is not a 1-Wire IO family`);
-    this.ioDevices.set(address, {
-      address,
-      kind,
-      family,
-      pins: 0,
-      latches: 0,
-      connected: false,
-      polled: false,
-      desired: null,
-      pendingWrite: false,
-      lost: null,
-      lastError: null,
-    });
     // A newly watched module is read on the next service call.
-    this.nextIoAt = null;
+    if (this.ioModules.watch(address, kind)) this.nextIoAt = null;
   }
 
   unwatch(address: RomAddress): void {
     this.sensors.delete(address);
-    this.ioDevices.delete(address);
+    this.ioModules.unwatch(address);
   }
 
   get watchedTemperatures(): RomAddress[] {
@@ -190,7 +136,7 @@ export class BusPoller {
   }
 
   get watchedIo(): Array<{ address: RomAddress; kind: IoKind }> {
-    return [...this.ioDevices.values()].map((d) => ({ address: d.address, kind: d.kind }));
+    return this.ioModules.watched;
   }
 
   /** degC, or null when there was no valid reading in the last `staleMs` (or the sensor is not watched). */
@@ -207,37 +153,25 @@ export class BusPoller {
 
   /** Cached state from the last poll; null when not watched. `connected` is false until the first good read. */
   io(address: RomAddress): IoState | null {
-    const d = this.ioDevices.get(address);
-    if (!d) return null;
-    return {
-      pins: d.pins,
-      latches: d.latches,
-      connected: d.connected,
-      polled: d.polled,
-      desired: d.desired,
-      lost: d.lost,
-    };
+    return this.ioModules.state(address);
   }
 
   /** Desired output latches (active polarity); written on the next service call and re-asserted if they drift. */
+  /** Desired output latches (active polarity); written on the next service call and re-asserted if they drift. */
   setLatches(address: RomAddress, latches: number): void {
-    const d = this.ioDevices.get(address);
-    if (!d) throw new Error(`setLatches: ${address} is not a watched IO module`);
-    d.desired = latches & channelMask(d.family);
-    d.pendingWrite = true;
+    this.ioModules.setLatches(address, latches);
   }
 
   /**
    * Every output of the module off (a safe state); those that were on count as lost at `now`,
    * as after a power dip (pollIo): they stay off until asked for again.
    */
+  /**
+   * Every output of the module off (a safe state); those that were on count as lost at `now`,
+   * as after a power dip: they stay off until asked for again.
+   */
   switchOff(address: RomAddress, now: number): void {
-    const d = this.ioDevices.get(address);
-    if (!d) throw new Error(`switchOff: ${address} is not a watched IO module`);
-    const on = (d.desired ?? 0) & d.latches;
-    if (on) d.lost = { bits: on, at: now };
-    d.desired = 0;
-    d.pendingWrite = true;
+    this.ioModules.switchOff(address, now);
   }
 
   /** ROM search, run between polling steps (never interleaved with them). Counts failures, then rethrows. */
@@ -281,8 +215,8 @@ export class BusPoller {
    */
   nextServiceAt(now: number): number {
     let at = Infinity;
-    for (const d of this.ioDevices.values()) if (d.pendingWrite) return now;
-    if (this.ioDevices.size > 0) at = this.nextIoAt ?? now;
+    if (this.ioModules.writePending) return now;
+    if (this.ioModules.size > 0) at = this.nextIoAt ?? now;
     if (this.sensors.size > 0) at = Math.min(at, this.converting ? this.conversionEnd : (this.nextCycleAt ?? now));
     return at;
   }
@@ -336,85 +270,16 @@ export class BusPoller {
   }
 
   private async step(now: number): Promise<void> {
-    await this.pushWrites(now);
+    await this.ioModules.pushWrites(now);
     await this.pollIo(now);
     await this.temperatures(now);
   }
 
-  private async pushWrites(now: number): Promise<void> {
-    for (const d of this.ioDevices.values()) {
-      if (!d.pendingWrite || d.desired === null) continue;
-      d.pendingWrite = false;
-      // A write that keeps outputs on reads first: a module that lost them since the last poll (a
-      // power dip) must have them counted as lost, not switched on again with another channel's
-      // change. A read that fails leaves the write to the next poll.
-      if (d.desired & d.latches) {
-        const confirmed = d.latches;
-        if (!(await this.readIo(d)) || !this.takeLost(d, confirmed, now)) continue;
-      }
-      await this.writeIo(d, d.desired);
-    }
-  }
-
-  private async writeIo(d: IoDevice, latches: number): Promise<boolean> {
-    try {
-      await d.family.writeIo(this.bus, d.address, latches);
-      d.latches = latches;
-    } catch (e) {
-      d.connected = false;
-      d.polled = true;
-      d.lastError = this.record(e, `${d.address} write`);
-      return false;
-    }
-    // Refresh pins (and confirm the latches) right away.
-    return this.readIo(d);
-  }
-
-  private async readIo(d: IoDevice): Promise<boolean> {
-    try {
-      const r = await d.family.readIo(this.bus, d.address);
-      d.pins = r.pins;
-      d.latches = r.latches;
-      d.connected = true;
-      d.polled = true;
-      d.lastError = null;
-      return true;
-    } catch (e) {
-      d.connected = false;
-      d.polled = true;
-      d.lastError = this.record(e, `${d.address} read`);
-      return false;
-    }
-  }
-
   private async pollIo(now: number): Promise<void> {
-    if (this.ioDevices.size === 0) return;
+    if (this.ioModules.size === 0) return;
     if (this.nextIoAt !== null && now < this.nextIoAt) return;
     this.nextIoAt = BusPoller.advance(this.nextIoAt, now, this.ioPollMs);
-    for (const d of [...this.ioDevices.values()]) {
-      const confirmed = d.latches;
-      if (!(await this.readIo(d))) continue;
-      if (this.takeLost(d, confirmed, now)) await this.writeIo(d, d.desired!);
-    }
-  }
-
-  /**
-   * After a read: outputs that were on (`confirmed`) and are off now were lost by the module (a
-   * power-on reset): they stay off until asked for again, so a compressor is not started right
-   * after it stopped and the actuator's minimum off time counts from now. Returns whether the
-   * rest still differs from what is asked (random latches after a power cycle, a write that did
-   * not take): to be written.
-   */
-  private takeLost(d: IoDevice, confirmed: number, now: number): boolean {
-    if (d.desired === null || d.latches === d.desired) return false;
-    const lostBits = confirmed & d.desired & ~d.latches;
-    if (lostBits) {
-      d.desired &= ~lostBits;
-      // Outputs lost before and not asked for since stay named (a supply that bounces): their
-      // writers may not have heard of the first loss yet.
-      d.lost = { bits: lostBits | ((d.lost?.bits ?? 0) & ~d.desired), at: now };
-    }
-    return d.latches !== d.desired;
+    await this.ioModules.poll(now);
   }
 
   /** One read by the sensor's family. A fault leaves the value to go stale (null) and is named and counted; the chip did answer. */

@@ -5,7 +5,8 @@
 // so a device that was absent at start (or moved to another bus) is picked up when it appears.
 import { isValidRom } from '../../drivers/onewire/address.js';
 import { familyOf } from '../../drivers/onewire/families.js';
-import { BusPoller, type BusPollerOptions, type IoKind } from '../../drivers/onewire/poller.js';
+import type { IoKind } from '../../drivers/onewire/io-modules.js';
+import { BusPoller, type BusPollerOptions } from '../../drivers/onewire/poller.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import type { Logger } from '../log.js';
 import type {
