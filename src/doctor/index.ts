@@ -143,7 +143,7 @@ async function openHardware(config: Config): Promise<Hardware> {
       return out;
     },
     gpioLines: config.gpio,
-    gpio: async () => (await import('../hardware/layer.js')).linuxGpioBackend(config.gpioChipLabel, log),
+    gpio: async () => (await import('../hardware/gpio-backend.js')).linuxGpioBackend(config.gpioChipLabel, log),
     step: () => undefined,
     close: async () => {
       for (const b of buses) await b.close().catch(() => undefined);

@@ -2,12 +2,8 @@
 // configured GPIO lines, and in sim mode the emulation they run on. It gives blocks their
 // synchronous access objects (hardware.services), the tick hook that refreshes the caches,
 // discovery, a status section, and the safe state at stop.
-import { OnoffGpioBackend } from '../../drivers/gpio/onoff-backend.js';
-import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
-import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
-import { I2C_QUEUE_LIMIT, queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
+import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
-import { WarningLimiter } from '../log/limit.js';
 import type { BusPollerOptions } from '../../drivers/onewire/poller.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import type { SimHardware } from '../../drivers/sim/sim-hardware.js';
@@ -21,7 +17,9 @@ import { i2cChipStates } from './i2c-chip-states.js';
 import { i2cDiscoverer, i2cMissing, i2cStatus, sysfsClaimed } from './i2c-discovery.js';
 import { I2cSensorHub } from './i2c-sensors.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
+import { linuxGpioBackend } from './gpio-backend.js';
 import { GpioLines } from './gpio-lines.js';
+import { I2cQueues } from './i2c-queues.js';
 import { I2cIoHub } from './i2c-io-hub.js';
 import {
   i2cBusNumber,
@@ -80,10 +78,7 @@ export class HardwareLayer {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly i2cBuses: I2cBus[] = [];
-  /** The one transaction queue of each I2C bus, by bus name: every driver on the bus uses it. */
-  private readonly i2cQueues = new Map<string, QueuedI2cBus>();
-  private readonly i2cDrops: WarningLimiter;
-  private readonly i2cDropsSeen = new Map<string, number>();
+  private readonly i2cQueues: I2cQueues;
   /**
    * The refresh in progress of each hub. One per hub, not one for all: a GPIO relay's PWM must not
    * wait for a 1-Wire round, which on a kernel w1 bus converts sensor by sensor (seconds).
@@ -104,7 +99,7 @@ export class HardwareLayer {
   private constructor(opts: HardwareLayerOptions, sim: SimHardware | null, gpioLines: GpioLineConfig[]) {
     this.mode = opts.config.hardware;
     this.log = opts.log;
-    this.i2cDrops = new WarningLimiter(opts.log);
+    this.i2cQueues = new I2cQueues(opts.log);
     this.clock = opts.clock;
     this.hungBusMs = opts.hungBusMs ?? HUNG_BUS_MS;
     this.sim = sim;
@@ -112,12 +107,7 @@ export class HardwareLayer {
     this.onewire = new OneWireHub(opts.log, { clock: () => opts.clock.now(), ...opts.pollerOptions });
     this.gpio = new GpioLines(gpioLines, opts.log);
     this.i2cIo = new I2cIoHub(opts.log);
-    this.i2cSensors = sensorHub(
-      opts,
-      sim,
-      (bus) => this.i2cQueue(bus),
-      (name) => this.i2cQueues.get(name),
-    );
+    this.i2cSensors = sensorHub(opts, sim, this.i2cQueues);
     this.hardware = {
       services: { onewire: this.onewire, gpio: this.gpio, i2cSensors: this.i2cSensors, i2cIo: this.i2cIo },
     };
@@ -157,7 +147,7 @@ export class HardwareLayer {
       if (sim.w1Root) buses.push(...(await openW1Masters(sim.w1Root, log)));
       if (sim.i2c) {
         // One queue for the emulated bus: the bridges, the IO chips and the sensors all use it.
-        const q = this.i2cQueue(sim.i2c);
+        const q = this.i2cQueues.of(sim.i2c);
         this.i2cSensors.addBus(q);
         buses.push(...(await probeI2c(await this.i2cIo.addBus(q), 'emulated I2C bus', log, true)));
       }
@@ -169,7 +159,7 @@ export class HardwareLayer {
     } else {
       buses.push(...(await openW1Masters(config.w1Root, log)));
       const useBus = async (i2c: I2cBus, n: number) => {
-        await this.i2cIo.addBus(this.i2cQueue(i2c), { claimed: sysfsClaimed(n) });
+        await this.i2cIo.addBus(this.i2cQueues.of(i2c), { claimed: sysfsClaimed(n) });
         return true;
       };
       buses.push(...(await openI2cMasters(config.i2cBuses, log, (i2c) => this.i2cBuses.push(i2c), useBus)));
@@ -208,7 +198,7 @@ export class HardwareLayer {
     this.serviced = true;
     this.sim?.step(now);
     this.i2cSensors.service(now);
-    this.reportI2cDrops();
+    this.i2cQueues.reportDrops();
     // Every hub says "never" only when it has nothing attached and nothing queued: then the
     // refresh below would find nothing to do, and its wait costs a setImmediate on every step.
     if (this.nextServiceAt(now) === Infinity) return;
@@ -257,33 +247,6 @@ export class HardwareLayer {
     return [...Object.values(this.inflight).filter((p): p is Promise<void> => p !== null), ...this.onewireRuns];
   }
 
-  /** The queue of an I2C bus; a bus opened again by name gets the queue it already has. */
-  private i2cQueue(bus: I2cBus): QueuedI2cBus {
-    const name = bus.name ?? String(this.i2cQueues.size);
-    const known = this.i2cQueues.get(name);
-    if (known && (known === bus || known.inner === bus)) return known;
-    if (known) throw new Error(`I2C bus ${name} is open already; use its queue`);
-    const q = queued(bus);
-    this.i2cQueues.set(name, q);
-    return q;
-  }
-
-  /** One warning a minute per bus whose queue refused transactions since the last look. */
-  private reportI2cDrops(): void {
-    for (const [name, q] of this.i2cQueues) {
-      const seen = this.i2cDropsSeen.get(name) ?? 0;
-      if (q.stats.dropped === seen) continue;
-      if (
-        this.i2cDrops.warn(
-          `i2c:${name}`,
-          { bus: name, dropped: q.stats.dropped },
-          `I2C bus ${name}: ${q.stats.dropped - seen} transaction(s) refused, ${I2C_QUEUE_LIMIT} were waiting`,
-        )
-      )
-        this.i2cDropsSeen.set(name, q.stats.dropped);
-    }
-  }
-
   /** Resolves when the refresh in progress (if any) has finished; for tests on a manual clock. */
   async idle(): Promise<void> {
     await Promise.all(this.busy());
@@ -295,7 +258,7 @@ export class HardwareLayer {
       mode: this.mode,
       onewire: { buses: this.onewire.buses(), missing: this.onewire.missing() },
       gpio: this.gpio.status(),
-      i2c: i2cStatus([...this.i2cQueues.values()], this.i2cSensors, this.i2cIo),
+      i2c: i2cStatus(this.i2cQueues.all(), this.i2cSensors, this.i2cIo),
       ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
     };
   }
@@ -376,15 +339,10 @@ export class HardwareLayer {
 }
 
 /**
- * The I2C sensor hub: the sim bus in sim mode, else /dev/i2c-N opened on first use. `queueOf`
+ * The I2C sensor hub: the sim bus in sim mode, else /dev/i2c-N opened on first use. `queues`
  * hands out the bus's one queue, so a bus the IO chips or DS2482 bridges already use is shared.
  */
-function sensorHub(
-  { config, log }: HardwareLayerOptions,
-  sim: SimHardware | null,
-  queueOf: (bus: I2cBus) => QueuedI2cBus,
-  openQueue: (name: string) => QueuedI2cBus | undefined,
-): I2cSensorHub {
+function sensorHub({ config, log }: HardwareLayerOptions, sim: SimHardware | null, queues: I2cQueues): I2cSensorHub {
   if (sim) {
     return new I2cSensorHub(
       log,
@@ -402,20 +360,6 @@ function sensorHub(
   return new I2cSensorHub(log, names, async (name) => {
     const n = i2cBusNumber(name);
     if (n === null) throw new Error(`'${name}' is not an I2C bus (use 1 for /dev/i2c-1)`);
-    return openQueue(String(n)) ?? queueOf(await openI2cBus(n));
+    return queues.named(String(n)) ?? queues.of(await openI2cBus(n));
   });
-}
-
-export async function linuxGpioBackend(label: string | undefined, log: Logger): Promise<GpioBackend | null> {
-  try {
-    return await OnoffGpioBackend.create({ label });
-  } catch (e) {
-    log.debug({ err: e }, 'onoff GPIO backend unavailable; trying plain sysfs');
-  }
-  try {
-    return await SysfsGpioBackend.detect({ label });
-  } catch (e) {
-    log.warn(`GPIO lines are configured but cannot be used: ${(e as Error).message}`);
-    return null;
-  }
 }
