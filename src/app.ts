@@ -267,7 +267,8 @@ async function assembleServices(
     damagedDocuments: () => {
       const keys = documents.rotten().map((d) => d.key);
       const unitsKeys = [keyOf(GLOBAL_NAMESPACE, UNITS_DOC_ID), keyOf(config.serviceId, UNITS_DOC_ID)];
-      return keys.length ? { keys, units: keys.some((k) => unitsKeys.includes(k)) } : null;
+      const settings = [control.damaged()].filter((s) => s !== null);
+      return keys.length || settings.length ? { keys, units: keys.some((k) => unitsKeys.includes(k)), settings } : null;
     },
     usersFileDamaged: () => (config.auth ? (auth.users.broken?.message ?? null) : null),
   });

@@ -33,7 +33,8 @@ export interface ConditionSources {
    * Datastore documents whose stored text went bad (left out of reads until written again), and
    * whether the units document is one of them (the units fell back to their defaults).
    */
-  damagedDocuments?: () => { keys: string[]; units: boolean } | null;
+  /** Damaged documents (keys), and damaged settings rows (what to tell of each). */
+  damagedDocuments?: () => { keys: string[]; units: boolean; settings?: string[] } | null;
   /** With auth on, why the users file is not one (nobody can log in), or null. */
   usersFileDamaged?: () => string | null;
   /** This controller's service id, for the text of that alert. */
@@ -210,14 +211,23 @@ export class Conditions {
         text: `The MQTT broker has been unreachable for more than ${after} s`,
       });
     const documents = this.s.damagedDocuments?.() ?? null;
-    if (documents?.keys.length)
+    const keys = documents?.keys ?? [];
+    const settings = documents?.settings ?? [];
+    if (keys.length || settings.length)
       out.push({
         key: 'document-damaged',
         kind: 'document-damaged',
         after: 0,
         tolerateGaps: true,
-        text: `${documents.keys.length === 1 ? 'A stored document is' : `${documents.keys.length} stored documents are`} damaged in the database (${documents.keys.slice(0, 5).join(', ')}${documents.keys.length > 5 ? ', ...' : ''}): left out until written again; a stored backup (backups/) holds ${documents.keys.length === 1 ? 'it as it was' : 'them as they were'}${documents.units ? '. The units document is one: temperatures are shown and bare numbers read in °C until the units are set again' : ''}`,
-        values: { documents: documents.keys.length },
+        text: [
+          ...(keys.length
+            ? [
+                `${keys.length === 1 ? 'A stored document is' : `${keys.length} stored documents are`} damaged in the database (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}): left out until written again; a stored backup (backups/) holds ${keys.length === 1 ? 'it as it was' : 'them as they were'}${documents?.units ? '. The units document is one: temperatures are shown and bare numbers read in °C until the units are set again' : ''}`,
+              ]
+            : []),
+          ...settings.map((s) => s.charAt(0).toUpperCase() + s.slice(1)),
+        ].join('. '),
+        values: { documents: keys.length, settings: settings.length },
       });
     const usersFile = this.s.usersFileDamaged?.() ?? null;
     if (usersFile)

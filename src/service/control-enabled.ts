@@ -1,7 +1,9 @@
 // The Spark "enabled" setting (PUT settings/enabled): when false, the control loop stops, block
 // updates are paused and every output is driven to its safe state. Persisted in the database,
 // so a disabled controller stays disabled across restarts. Read from the database once: only
-// set() changes it, and the alerts and the status read it every few seconds.
+// set() changes it, and the alerts and the status read it every few seconds. A stored value that
+// is neither (bits gone bad on the card) reads as enabled, so a fermenter stays held, and is
+// reported (log and the damaged-document alert) until control is set again.
 import type { Logger } from '../log.js';
 import type { ControlLoop } from '../runtime/loop.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -15,6 +17,8 @@ const KEY = 'control_enabled';
 
 export class ControlEnabled {
   private value: boolean;
+  /** What the damaged stored value was, until control is set again; null when it was whole. */
+  private damagedValue: string | null = null;
 
   constructor(
     private readonly store: SettingsStore,
@@ -24,7 +28,19 @@ export class ControlEnabled {
     private readonly outputs: { safeState(): Promise<unknown>; resume(): void },
     private readonly log: Logger,
   ) {
-    this.value = store.readSetting(KEY) !== 'false';
+    const stored = store.readSetting(KEY);
+    this.value = stored !== 'false';
+    if (stored !== undefined && stored !== 'true' && stored !== 'false') {
+      this.damagedValue = stored.slice(0, 40);
+      log.warn({ stored: this.damagedValue }, `${this.damaged()}`);
+    }
+  }
+
+  /** The stored setting was damaged (neither true nor false): what to tell, or null. */
+  damaged(): string | null {
+    return this.damagedValue === null
+      ? null
+      : `the stored control setting (settings row '${KEY}') is damaged; control is kept enabled (outputs follow their blocks) until it is set again (Setup page, or PUT settings/enabled)`;
   }
 
   get enabled(): boolean {
@@ -39,6 +55,7 @@ export class ControlEnabled {
   async set(enabled: boolean): Promise<boolean> {
     this.store.writeSetting(KEY, String(enabled));
     this.value = enabled;
+    this.damagedValue = null;
     await this.apply(enabled);
     this.log.info({ enabled }, enabled ? 'control enabled' : 'control disabled; outputs in their safe state');
     return enabled;

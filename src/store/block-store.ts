@@ -1,19 +1,21 @@
 // Block records in SQLite, implementing the runtime's BlockPersistence.
+import type { Logger } from '../log.js';
+import { FIRST_USER_NID } from '../runtime/body.js';
 import type { BlockPersistence, BlockRecord, QuarantinedRecord, RawRecord } from '../runtime/persistence.js';
 import type { Db } from './db.js';
-
-const FIRST_USER_NID = 100;
 
 export class BlockStore implements BlockPersistence {
   private readonly upsert;
   private readonly del;
   private readonly getSetting;
   private readonly putSetting;
+  private readonly highestNid;
 
   /** `onWriteError` hears of every failed block write (a full disk) before it is thrown. */
   constructor(
     private readonly db: Db,
     private readonly onWriteError: (e: unknown) => void = () => undefined,
+    private readonly log?: Pick<Logger, 'warn'>,
   ) {
     this.upsert = db.prepare(
       `INSERT INTO blocks (nid, id, type, data, meta) VALUES (@nid, @id, @type, @data, @meta)
@@ -24,6 +26,10 @@ export class BlockStore implements BlockPersistence {
     this.putSetting = db.prepare(
       'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     );
+    // Quarantined records keep their nids: one may be restored by hand.
+    this.highestNid = db
+      .prepare('SELECT MAX(n) FROM (SELECT MAX(nid) AS n FROM blocks UNION ALL SELECT MAX(nid) FROM quarantine)')
+      .pluck();
   }
 
   loadBlocks(): RawRecord[] {
@@ -67,7 +73,7 @@ export class BlockStore implements BlockPersistence {
 
   allocateNid(): number {
     return this.db.transaction(() => {
-      const next = Math.max(Number(this.getSetting.get('next_nid') ?? FIRST_USER_NID), FIRST_USER_NID);
+      const next = this.nextNid();
       this.putSetting.run('next_nid', String(next + 1));
       return next;
     })();
@@ -87,8 +93,25 @@ export class BlockStore implements BlockPersistence {
   }
 
   reserveNid(nid: number): void {
-    const next = Number(this.getSetting.get('next_nid') ?? FIRST_USER_NID);
-    if (nid >= next) this.putSetting.run('next_nid', String(nid + 1));
+    if (nid >= this.nextNid()) this.putSetting.run('next_nid', String(nid + 1));
+  }
+
+  /**
+   * The stored next user nid. A row that is not one (bits gone bad on the card: it made every
+   * create fail) is recomputed one above the highest nid in use, written back and warned of.
+   */
+  private nextNid(): number {
+    const raw = this.getSetting.get('next_nid');
+    if (raw === undefined) return FIRST_USER_NID;
+    const n = typeof raw === 'number' ? raw : /^\d{1,15}$/.test(String(raw)) ? Number(raw) : Number.NaN;
+    if (Number.isSafeInteger(n) && n >= FIRST_USER_NID) return n;
+    const next = Math.max(Number(this.highestNid.get() ?? 0) + 1, FIRST_USER_NID);
+    this.putSetting.run('next_nid', String(next));
+    this.log?.warn(
+      { stored: String(raw).slice(0, 40), next },
+      `the stored next block number (settings row 'next_nid') was damaged; new blocks are numbered from ${next} again, one above the highest in use`,
+    );
+    return next;
   }
 }
 

@@ -40,7 +40,7 @@ export class StoreSubsystem implements Subsystem {
       this.damaged = report;
     });
     this.storage = new StorageHealth(config.dataDir, log.child({ module: 'storage' }), probeWrite(this.db));
-    this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e));
+    this.blocks = new BlockStore(this.db, (e) => this.storage.noteError(e), log.child({ module: 'store' }));
     const units = new UnitsSetting(config.serviceId);
     this.units = units;
     this.documents = new DocumentStore(
