@@ -107,7 +107,8 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
       blocks: Type.Array(Type.Unknown(), { description: 'the blocks, as blocks/backup/save gives them' }),
       store: Type.Optional(
         Type.Union([Type.Array(Type.Record(Type.String(), Type.Unknown())), Type.Null()], {
-          description: "the controller's datastore documents",
+          description:
+            "the controller's datastore documents: they replace its namespace; an empty list empties it only in a backup of this controller (one with version), as a Brewblox Spark backup's store is its block names",
         }),
       ),
     },

@@ -78,17 +78,22 @@ export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Pro
   if (issues.length) throw invalid(`invalid backup: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   const items = input.blocks as unknown[];
   const store = (input.store ?? null) as unknown[] | null;
-  // The Spark service's backups before 2023 hold its block-name store here, not documents.
+  // What `store` says of the controller's documents depends on who saved the backup. This
+  // controller's own backups (they carry `version`) hold all of them, an empty list included (it
+  // had none). A Brewblox Spark backup's `store` is the Spark service's block-name store
+  // ({keys: [id, nid], data}), never documents: an empty one says nothing of them, so it changes
+  // none. Any backup's documents (entries with a namespace) replace the namespace.
   const sparkNames = store?.filter(isSparkNameEntry).length ?? 0;
-  const docs =
-    store && sparkNames === store.length && sparkNames > 0 ? null : store?.filter((d) => !isSparkNameEntry(d));
+  const documents = store?.filter((d) => !isSparkNameEntry(d)) ?? [];
+  const own = typeof input.version === 'string';
+  const docs = store && (documents.length > 0 || (own && sparkNames === 0)) ? documents : null;
   const notes = sparkNames
     ? [
         `store: ${sparkNames} entries are a Brewblox Spark service's block names and numbers ({keys: [id, nid]}), not datastore documents; each block of the backup carries its id and nid, so they were not needed${docs ? '' : ", and the controller's documents were kept"}`,
       ]
     : [];
   return rt.exclusively(async () =>
-    loadBackupBlocks(rt, items, (docs ?? null) as Record<string, unknown>[] | null, origin, notes),
+    loadBackupBlocks(rt, items, docs as Record<string, unknown>[] | null, origin, notes),
   );
 }
 

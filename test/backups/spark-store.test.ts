@@ -52,8 +52,45 @@ t.test('a store of which nothing can be loaded changes no document', async (t) =
   t.match(res.body.failures, [/store\.0\..*required/, /no document of the list could be taken.*kept as they were/]);
 });
 
-t.test('an empty store still empties the namespace (a backup of a controller with no documents)', async (t) => {
+t.test(
+  "an old Spark backup with an empty store (its block-name store, empty) keeps the controller's documents",
+  async (t) => {
+    const { post } = await withDocs(t);
+    const res = await post('blocks/backup/load', { blocks: [sensor], store: [] });
+    t.equal(res.status, 200);
+    t.same(await docs(post), ['dashboard-layout', 'units'], 'the documents are kept');
+    t.same(res.body.failures, []);
+    t.equal((await post('blocks/read', { id: 'Beer Sensor' })).body.data.setting.unit, 'degF', 'the units still apply');
+  },
+);
+
+t.test('a newer Spark backup (name, timestamp, firmware, device) with an empty store keeps them too', async (t) => {
   const { post } = await withDocs(t);
-  t.equal((await post('blocks/backup/load', { blocks: [sensor], store: [] })).status, 200);
-  t.same(await docs(post), []);
+  const res = await post('blocks/backup/load', {
+    name: 'autosave_blocks_spark-one_2022-05-01',
+    timestamp: '2022-05-01T10:00:00Z',
+    firmware: { firmware_version: 'f27f141c', proto_version: '5f3b4ec5' },
+    device: { device_id: '123456789012345678901234' },
+    blocks: [sensor],
+    store: [],
+  });
+  t.equal(res.status, 200);
+  t.same(await docs(post), ['dashboard-layout', 'units']);
+});
+
+t.test(
+  "this controller's own backup with an empty store still empties the namespace (it had no documents)",
+  async (t) => {
+    const { post } = await withDocs(t);
+    const own = { timestamp: '2026-11-01T10:00:00Z', version: '0.1.0', blocks: [sensor], store: [] };
+    t.equal((await post('blocks/backup/load', own)).status, 200);
+    t.same(await docs(post), []);
+  },
+);
+
+t.test('a backup whose store holds documents replaces the namespace with them, whoever made it', async (t) => {
+  const { post } = await withDocs(t);
+  const res = await post('blocks/backup/load', { blocks: [sensor], store: [{ ...UNITS, temperature: 'degC' }] });
+  t.equal(res.status, 200);
+  t.same(await docs(post), ['units'], 'the namespace holds what the backup holds');
 });
