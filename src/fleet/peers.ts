@@ -43,7 +43,10 @@ export interface Presence {
 /** What the fleet needs of the bus (app.mqtt). */
 export interface FleetBus {
   subscribeRaw(filter: string, handler: (topic: string, payload: Buffer, retained: boolean) => void): () => void;
-  presence(topic: string, payloads: { online: () => string; offline: () => string }): () => void;
+  presence(
+    topic: string,
+    payloads: { online: () => string; offline: () => string; isDown: (payload: Buffer) => boolean },
+  ): () => void;
   publish(topic: string, payload: unknown): boolean;
 }
 
@@ -138,6 +141,11 @@ export class FleetPeers {
     const offPresence = bus.presence(fleetTopic(this.o.topicRoot, this.o.serviceId), {
       online: () => JSON.stringify(this.own(true)),
       offline: () => JSON.stringify(this.own(false)),
+      // This run's offline, or a lost run's last will (a power cut): the link says online again.
+      isDown: (payload) => {
+        const parsed = parseJson(payload, { maxBytes: PRESENCE_MAX_BYTES, what: 'a presence message' });
+        return parsed.ok && (parsed.value as Partial<Presence> | null)?.online === false;
+      },
     });
     const offSubscription = bus.subscribeRaw(this.filter, (topic, payload, retained) =>
       this.handle(topic, payload, retained),

@@ -6,6 +6,9 @@
 // (same options, own client id), whose will is the "down" message. The topic says "up" only while
 // the service's own connection is up too; "down" when that one drops (this link still up), on a
 // clean stop, and from the broker when this link dies without one (kill -9, power loss, network).
+// After a power cut the broker holds the lost run's link until its keepalive runs out, then sends
+// its will, retained, over this run's "up": so the link hears its own topic and, when a "down"
+// comes while the service is up, says "up" again (at most once a second).
 import type { MqttConnection, Will } from './connection.js';
 
 export const ONLINE = 'online';
@@ -15,15 +18,31 @@ export const OFFLINE = 'offline';
 export interface PresencePayloads {
   online: () => string;
   offline: () => string;
+  /** Whether a message on the topic says "down" (this run's, or a lost run's last will). */
+  isDown: (payload: Buffer) => boolean;
 }
 
 /** Home Assistant's availability payloads. */
-export const AVAILABILITY: PresencePayloads = { online: () => ONLINE, offline: () => OFFLINE };
+export const AVAILABILITY: PresencePayloads = {
+  online: () => ONLINE,
+  offline: () => OFFLINE,
+  isDown: (payload) => payload.toString() === OFFLINE,
+};
+
+/** At most one "up" again this often: a client sending "down" on the topic gets no flood back. */
+export const REASSERT_INTERVAL_MS = 1000;
 
 export class Presence {
   private link: MqttConnection | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private lastReassert = Number.NEGATIVE_INFINITY;
+  private reassertDue: NodeJS.Timeout | null = null;
   private readonly sync = () =>
     this.publish(this.o.main.connected ? this.o.payloads.online() : this.o.payloads.offline());
+  /** A message on the topic: a "down" while the service is up is a lost run's will, or stale. */
+  private readonly heard = (_topic: string, payload: Buffer) => {
+    if (this.link && this.o.main.connected && this.o.payloads.isDown(payload)) this.reassert();
+  };
 
   constructor(
     private readonly o: {
@@ -39,6 +58,7 @@ export class Presence {
     if (this.link) return;
     this.link = this.o.connect({ topic: this.o.topic, payload: this.o.payloads.offline(), retain: true });
     this.link.on('connect', this.sync);
+    this.unsubscribe = this.link.subscribe(this.o.topic, this.heard);
     this.o.main.on('connect', this.sync);
     this.o.main.on('disconnect', this.sync);
     this.link.start();
@@ -47,10 +67,29 @@ export class Presence {
   async stop(): Promise<void> {
     this.o.main.off('connect', this.sync);
     this.o.main.off('disconnect', this.sync);
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.reassertDue) clearTimeout(this.reassertDue);
+    this.reassertDue = null;
     const link = this.link;
     this.link = null;
     if (!link) return;
     await link.stop({ topic: this.o.topic, payload: this.o.payloads.offline(), retain: true });
+  }
+
+  /** Says "up" again now, or once the limit allows (one held back is sent late, not dropped). */
+  private reassert(): void {
+    if (this.reassertDue) return;
+    const wait = this.lastReassert + REASSERT_INTERVAL_MS - performance.now();
+    if (wait > 0) {
+      this.reassertDue = setTimeout(() => {
+        this.reassertDue = null;
+        this.reassert();
+      }, wait).unref();
+      return;
+    }
+    this.lastReassert = performance.now();
+    this.sync();
   }
 
   private publish(payload: string): void {
