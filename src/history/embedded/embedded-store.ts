@@ -13,43 +13,27 @@
 // open and kept as history.sqlite.v1-migrated. A directory that cannot be opened or written
 // degrades history (logged, in status) and keeps the newest points in bounded memory; control
 // and the block API never notice.
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
-import {
-  DISK_FULL_DROP,
-  stepAverages,
-  type HistoryStore,
-  type Range,
-  type RawSeries,
-  type StoreHealth,
-} from '../store.js';
+import { DISK_FULL_DROP, type HistoryStore, type Range, type RawSeries, type StoreHealth } from '../store.js';
 import { isDiskFull } from '../../store/storage-health.js';
-import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
-import { appendNames, NAMES_FILE, readNames, type FieldEntry } from './field-names.js';
+import type { Series } from './chunk-codec.js';
+import { appendNames, readNames, type FieldEntry } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
 import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE } from '../limits.js';
+import { checkFormat, FORMAT_VERSION } from './format.js';
 import { migrateV1 } from './migrate-v1.js';
-import {
-  appendRecord,
-  ensureDir,
-  Layout,
-  readBody,
-  removeSegment,
-  scanSegments,
-  segmentFor,
-  type BadSpan,
-  type RecordRef,
-  type SegmentFile,
-} from './segments.js';
+import { ensureDir } from './segments.js';
 import { ExpiryClock } from './expiry-clock.js';
-import { BucketAccumulator, tierForQuery, tiersFor, type Tier } from './tiers.js';
+import { rangesOf, rawOf, tierPointsOf, type Buffered, type ReadView } from './reading.js';
+import { thinOlderHalf } from './thinning.js';
+import { RecordFiles } from './record-files.js';
+import { BucketAccumulator, tiersFor, type Tier } from './tiers.js';
 
 export const HISTORY_DIR = 'history';
 /** The format-1 SQLite database, migrated on open. */
 export const LEGACY_DB_FILE = 'history.sqlite';
-export const FORMAT_FILE = 'FORMAT';
-export const FORMAT_VERSION = 2;
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -70,36 +54,15 @@ export interface EmbeddedOptions {
   drops?: HistoryDrops;
 }
 
-type Buffered = { t: number[]; v: number[] };
 const HOUR = 3_600_000;
 /** How long after the store starts it rebuilds the buckets in progress, unless a write or query needs them sooner. */
 const REPLAY_AFTER_MS = 1000;
-
-/** Create the format file in an empty directory; refuse any other format, naming the directory. */
-export function checkFormat(dir: string): void {
-  const file = path.join(dir, FORMAT_FILE);
-  if (!existsSync(file)) {
-    if (readdirSync(dir).length)
-      throw new Error(
-        `${dir} holds files but no ${FORMAT_FILE}: not an edgeblocks history directory this version can read (move it aside to start afresh)`,
-      );
-    writeFileSync(file, `${FORMAT_VERSION}\n`);
-    return;
-  }
-  const version = readFileSync(file, 'utf8').trim();
-  if (version !== String(FORMAT_VERSION))
-    throw new Error(
-      `${dir} holds history format ${version}; this edgeblocks reads format ${FORMAT_VERSION} (nothing was changed; move it aside to start afresh)`,
-    );
-}
 
 export class EmbeddedStore implements HistoryStore {
   readonly kind = 'embedded' as const;
   private ready = false;
   private readonly dir: string;
-  private readonly segs = new Map<string, SegmentFile>();
-  /** Per tier, records in time order. */
-  private readonly index: RecordRef[][];
+  private readonly files: RecordFiles;
   private readonly tiers: Tier[];
   private readonly ids = new Map<string, number>();
   /** The same ids by key, then by field within the key: a write builds no name per point. */
@@ -125,9 +88,6 @@ export class EmbeddedStore implements HistoryStore {
   private readonly expiry: ExpiryClock;
   private bytesWritten = 0;
   private pointsWritten = 0;
-  private evicted = 0;
-  /** Bad records already logged (file@offset), so a reopen does not log them again. */
-  private readonly loggedSkips = new Set<string>();
   private thinned = false;
   /** Set by open(): the buckets in progress and recent last-seen times are still to be rebuilt. */
   private replayDue = false;
@@ -142,7 +102,7 @@ export class EmbeddedStore implements HistoryStore {
     this.drops = o.drops ?? new HistoryDrops(o.log, { intervalMs: INGEST_LIMITS.dropLogIntervalMs, now: o.now });
     this.tiers = tiersFor(o.retentionMs);
     this.expiry = new ExpiryClock(o.monotonic);
-    this.index = this.tiers.map(() => []);
+    this.files = new RecordFiles(this.dir, this.tiers, this.expiry, o.log, o.now);
     this.acc = this.tiers.map((t) => new BucketAccumulator(t.bucketMs || 1));
     this.doneUntil = this.tiers.map(() => 0);
     this.unwritten = this.tiers.map(() => new Map());
@@ -178,32 +138,9 @@ export class EmbeddedStore implements HistoryStore {
         }
         this.storedLast.set(e.id, e.last);
       }
-      this.segs.clear();
-      this.index.forEach((x) => (x.length = 0));
-      const report = {
-        onSkipped: (file: string, span: BadSpan) => {
-          const key = `${file}@${span.offset}`;
-          if (this.loggedSkips.has(key)) return;
-          this.loggedSkips.add(key);
-          this.o.log.warn(
-            { file, offset: span.offset, bytes: span.bytes },
-            `history: bad record in ${file} (${span.why}, ${span.bytes} bytes at byte ${span.offset}) skipped; the records after it are kept and the file is left as it is`,
-          );
-        },
-        onTorn: (file: string, span: BadSpan) =>
-          this.o.log.warn(
-            { file, offset: span.offset, bytes: span.bytes },
-            `history: torn record at the end of ${file} (${span.why} at byte ${span.offset}); cut off ${span.bytes} bytes`,
-          ),
-      };
-      for (const seg of scanSegments(this.dir, report)) {
-        if (seg.tier >= this.tiers.length) continue;
-        this.segs.set(seg.name, seg);
-        this.index[seg.tier]!.push(...seg.records);
-      }
-      for (const refs of this.index) refs.sort((a, b) => a.t0 - b.t0);
+      this.files.scan();
       for (const t of this.tiers.slice(1))
-        this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.index[t.index]!.map((r) => r.t1));
+        this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.files.index[t.index]!.map((r) => r.t1));
       this.ready = true;
       this.replayDue = true;
       this.error = null;
@@ -215,7 +152,7 @@ export class EmbeddedStore implements HistoryStore {
 
   /** After a restart: rebuild the buckets in progress and the recent last-seen times from raw records. */
   private replay(): void {
-    const raw = this.index[0]!;
+    const raw = this.files.index[0]!;
     if (!raw.length) return;
     const began = performance.now();
     let points = 0;
@@ -309,25 +246,10 @@ export class EmbeddedStore implements HistoryStore {
    */
   private thinPending(): void {
     const before = this.pendingCount;
-    let count = 0;
-    const lost = { own: 0, other: 0 };
     // While the directory works (a flood from others), the controller's own series keep every
     // point: they have the reserve over the bound. While it fails, all series thin alike.
     const spareOwn = this.error === null;
-    for (const [id, b] of this.pending) {
-      const own = this.ownIds.has(id);
-      if (own && spareOwn) {
-        count += b.t.length;
-        continue;
-      }
-      const half = Math.floor(b.t.length / 2);
-      const keep = (_: number, i: number) => i >= half || i % 2 === 0;
-      const had = b.t.length;
-      b.t = b.t.filter(keep);
-      b.v = b.v.filter(keep);
-      count += b.t.length;
-      lost[own ? 'own' : 'other'] += had - b.t.length;
-    }
+    const { count, lost } = thinOlderHalf(this.pending, this.ownIds, spareOwn);
     this.pendingCount = count;
     this.thinned = count > before * 0.75;
     // Thinned while a full disk keeps the flushes failing: that is the disk-full alert's, not a second one.
@@ -359,23 +281,8 @@ export class EmbeddedStore implements HistoryStore {
     }
     const toSeries = (m: Map<number, Buffered>) => [...m.entries()].map(([id, b]) => ({ id, t: b.t, v: b.v }));
     const writeRecord = (tier: number, series: Series[], t1: number) => {
-      let t0 = Infinity;
-      let points = 0;
-      for (const s of series) {
-        t0 = Math.min(t0, s.t[0]!);
-        points += s.t.length;
-      }
-      const body = tier === 0 ? encodeChunk(t0, series) : encodeSeriesBlocks(t0, series);
-      const ref = appendRecord(
-        this.dir,
-        segmentFor(this.segs, tier, t0),
-        tier === 0 ? Layout.Whole : Layout.PerSeries,
-        t0,
-        Math.max(t0, t1),
-        body,
-      );
-      this.index[tier]!.push(ref);
-      this.bytesWritten += body.length;
+      const { bytes, points } = this.files.append(tier, series, t1);
+      this.bytesWritten += bytes;
       this.pointsWritten += points;
     };
     try {
@@ -405,7 +312,7 @@ export class EmbeddedStore implements HistoryStore {
           this.unwritten[tier.index] = new Map();
         }
       }
-      this.dropExpired(this.expiry.now(now, () => this.newestRecord()));
+      this.files.dropExpired(this.expiry.now(now, () => this.files.newestRecord()));
     } catch (e) {
       this.fail('history flush failed, points kept in memory', e);
       return;
@@ -414,117 +321,31 @@ export class EmbeddedStore implements HistoryStore {
     this.lastFlush = now;
     this.error = null;
     try {
-      this.enforceCap();
+      this.files.enforceCap(this.o.maxBytes);
     } catch (e) {
       this.fail('history size cap', e);
     }
   }
 
-  /** Records wholly older than their tier keeps are no longer read; a file goes when all its records have. */
-  private cutoff(tier: number): number {
-    return (this.expiry.last ?? this.o.now()) - this.tiers[tier]!.keepMs;
-  }
-
-  /** The newest end of a stored record, or null when there is none. */
-  private newestRecord(): number | null {
-    let newest: number | null = null;
-    for (const refs of this.index) for (const r of refs) newest = Math.max(newest ?? r.t1, r.t1);
-    return newest;
-  }
-
-  private dropExpired(now: number): void {
-    for (const seg of [...this.segs.values()]) {
-      const cutoff = now - this.tiers[seg.tier]!.keepMs;
-      if (seg.records.length && seg.records.every((r) => r.t1 < cutoff)) this.removeFile(seg);
-    }
-  }
-
-  private removeFile(seg: SegmentFile): void {
-    removeSegment(this.dir, seg);
-    this.segs.delete(seg.name);
-    const gone = new Set(seg.records);
-    this.index[seg.tier] = this.index[seg.tier]!.filter((r) => !gone.has(r));
-    this.evicted += seg.records.length;
-  }
-
   /** Bytes on disk: the segment files and the names file. */
   usedBytes(): number {
-    if (!this.ready) return 0;
-    let bytes = 0;
-    for (const seg of this.segs.values()) bytes += seg.size;
-    const names = path.join(this.dir, NAMES_FILE);
-    return bytes + (existsSync(names) ? statSync(names).size : 0);
+    return this.ready ? this.files.usedBytes() : 0;
   }
 
-  /** Over the cap, whole files go, the oldest period first (whatever its tier). */
-  private enforceCap(): void {
-    let used = this.usedBytes();
-    while (used > this.o.maxBytes) {
-      let oldest: SegmentFile | null = null;
-      for (const seg of this.segs.values())
-        if (!oldest || (seg.records[0]?.t0 ?? seg.period) < (oldest.records[0]?.t0 ?? oldest.period)) oldest = seg;
-      if (!oldest) return;
-      used -= oldest.size;
-      this.removeFile(oldest);
-    }
-  }
-
-  /** Decoded series of a tier's records overlapping [start, end] and within retention, wanted ids only. */
-  private rowsSeries(tier: number, start: number, end: number, wanted?: Set<number>): Series[] {
-    if (!this.ready) return [];
-    const cutoff = this.cutoff(tier);
-    const want = wanted && ((id: number) => wanted.has(id));
-    const out: Series[] = [];
-    for (const r of this.index[tier]!) {
-      if (r.t0 > end || r.t1 < start || r.t1 < cutoff) continue;
-      const body = readBody(this.dir, r);
-      out.push(
-        ...(r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want)),
-      );
-    }
-    return out;
-  }
-
-  /** Points per id in [start, end] of a tier (raw includes the unflushed batch); bucket points sit at their end. */
-  private collect(tier: Tier, ids: Set<number>, start: number, end: number): Map<number, Buffered> {
-    const out = new Map<number, Buffered>();
-    const add = (id: number, t: number, v: number) => {
-      if (t < start || t > end) return;
-      let b = out.get(id);
-      if (!b) out.set(id, (b = { t: [], v: [] }));
-      b.t.push(t);
-      b.v.push(v);
+  /** What a query reads now: stored records (none while the store is not open), unwritten buckets, the batch. */
+  private view(): ReadView {
+    return {
+      tiers: this.tiers,
+      ids: this.ids,
+      stored: (tier, start, end, wanted) => this.rowsSeries(tier, start, end, wanted),
+      doneUntil: this.doneUntil,
+      unwritten: this.unwritten,
+      pending: this.pending,
     };
-    for (const s of this.rowsSeries(tier.index, start, end, ids)) s.t.forEach((t, i) => add(s.id, t, s.v[i]!));
-    if (tier.index > 0)
-      for (const id of ids)
-        this.unwritten[tier.index]!.get(id)?.t.forEach((t, i) =>
-          add(id, t, this.unwritten[tier.index]!.get(id)!.v[i]!),
-        );
-    if (tier.index === 0)
-      for (const id of ids) this.pending.get(id)?.t.forEach((t, i) => add(id, t, this.pending.get(id)!.v[i]!));
-    return out;
   }
 
-  /** Points of the chosen tier up to its completed buckets, raw points after. */
-  private points(tier: Tier, ids: Set<number>, start: number, end: number): Map<number, Buffered> {
-    if (tier.index === 0) return this.collect(tier, ids, start, end);
-    const cut = this.doneUntil[tier.index]!;
-    const coarse = this.collect(tier, ids, start, Math.min(end, cut));
-    if (end <= cut) return coarse;
-    const fine = this.collect(this.tiers[0]!, ids, Math.max(start, cut + 1), end);
-    for (const [id, b] of fine) {
-      const c = coarse.get(id);
-      if (c) {
-        c.t.push(...b.t);
-        c.v.push(...b.v);
-      } else coarse.set(id, b);
-    }
-    return coarse;
-  }
-
-  private idSet(fields: string[]): Set<number> {
-    return new Set(fields.map((f) => this.ids.get(f)).filter((id): id is number => id !== undefined));
+  private rowsSeries(tier: number, start: number, end: number, wanted?: Set<number>): Series[] {
+    return this.ready ? this.files.series(tier, start, end, wanted) : [];
   }
 
   async fields(since: number): Promise<string[]> {
@@ -536,43 +357,16 @@ export class EmbeddedStore implements HistoryStore {
   }
 
   async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
-    const stepMs = stepS * 1000;
-    const tier = tierForQuery(this.tiers, stepMs, start, this.o.now());
-    const pts = this.points(tier, this.idSet(fields), start - stepMs, end);
-    const out: Range[] = [];
-    for (const f of fields) {
-      const b = pts.get(this.ids.get(f) ?? -1);
-      const values = b ? stepAverages(b, start, end, stepS) : [];
-      if (values.length) out.push({ metric: { __name__: f }, values });
-    }
-    return out;
+    return rangesOf(this.view(), fields, start, end, stepS, this.o.now());
   }
 
   async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
-    const tier = tierForQuery(this.tiers, 0, start, this.o.now());
-    const pts = this.points(tier, this.idSet(fields), start, end);
-    const out: RawSeries[] = [];
-    for (const f of new Set(fields)) {
-      const b = pts.get(this.ids.get(f) ?? -1);
-      if (b?.t.length) out.push({ field: f, t: b.t, v: b.v });
-    }
-    return out;
+    return rawOf(this.view(), fields, start, end, this.o.now());
   }
 
   /** Bucket averages of one tier as stored (for tests and diagnostics). */
   tierPoints(tierIndex: number, field: string, start: number, end: number): { t: number[]; v: number[] } {
-    const id = this.ids.get(field);
-    if (id === undefined) return { t: [], v: [] };
-    const out = { t: [] as number[], v: [] as number[] };
-    for (const s of this.rowsSeries(tierIndex, start, end, new Set([id]))) {
-      s.t.forEach((t, i) => {
-        if (t >= start && t <= end) {
-          out.t.push(t);
-          out.v.push(s.v[i]!);
-        }
-      });
-    }
-    return out;
+    return tierPointsOf(this.view(), tierIndex, field, start, end);
   }
 
   async ping(): Promise<void> {
@@ -600,22 +394,10 @@ export class EmbeddedStore implements HistoryStore {
       chunkBytesWritten: this.bytesWritten,
       usedBytes: this.usedBytes(),
       maxBytes: this.o.maxBytes,
-      evictedChunks: this.evicted,
-      corruptRecords: this.corruptRecords(),
+      evictedChunks: this.files.evicted,
+      corruptRecords: this.files.corruptRecords(),
       tiers: this.tiers.map((t) => ({ bucketSeconds: t.bucketMs / 1000, keepDays: t.keepMs / 86_400_000 })),
     };
-  }
-
-  /** Bad records skipped in the files still held, per file. */
-  private corruptRecords(): { count: number; files: Array<{ file: string; records: number; bytes: number }> } {
-    const files = [...this.segs.values()]
-      .filter((seg) => seg.skipped.length)
-      .map((seg) => ({
-        file: seg.name,
-        records: seg.skipped.length,
-        bytes: seg.skipped.reduce((n, x) => n + x.bytes, 0),
-      }));
-    return { count: files.reduce((n, f) => n + f.records, 0), files };
   }
 
   async close(): Promise<void> {
