@@ -55,6 +55,13 @@ export const INGEST_LIMITS: IngestLimits = {
   dropLogIntervalMs: 60_000,
 };
 
+/**
+ * A query of the embedded store decodes records at most this long per turn of the event loop, so a
+ * large one (many fields over days, a CSV export) delays the control loop's ticks by no more; a
+ * small query answers in one go.
+ */
+export const QUERY_SLICE_MS = 10;
+
 /** Points the embedded store keeps in memory between flushes (or while its directory fails). */
 export const MAX_PENDING_POINTS = 100_000;
 /** Share over MAX_PENDING_POINTS kept for the controller's own history while others fill the batch. */

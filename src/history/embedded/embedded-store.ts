@@ -159,7 +159,7 @@ export class EmbeddedStore implements HistoryStore {
     const lastRaw = Math.max(...raw.map((r) => r.t1));
     const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
     const tiers = this.tiers.slice(1);
-    for (const s of this.rowsSeries(0, from, lastRaw)) {
+    for (const s of this.files.series(0, from, lastRaw)) {
       let last = this.lastSeen.get(s.id) ?? 0;
       for (let i = 0; i < s.t.length; i++) {
         const t = s.t[i]!;
@@ -332,20 +332,16 @@ export class EmbeddedStore implements HistoryStore {
     return this.ready ? this.files.usedBytes() : 0;
   }
 
-  /** What a query reads now: stored records (none while the store is not open), unwritten buckets, the batch. */
+  /** What a query reads: as the store holds it now (flushes may come while the query waits for its turn). */
   private view(): ReadView {
     return {
       tiers: this.tiers,
       ids: this.ids,
-      stored: (tier, start, end, wanted) => this.rowsSeries(tier, start, end, wanted),
-      doneUntil: this.doneUntil,
-      unwritten: this.unwritten,
+      stored: this.ready ? this.files.snapshot() : () => [],
+      doneUntil: this.doneUntil.slice(),
+      unwritten: this.unwritten.slice(),
       pending: this.pending,
     };
-  }
-
-  private rowsSeries(tier: number, start: number, end: number, wanted?: Set<number>): Series[] {
-    return this.ready ? this.files.series(tier, start, end, wanted) : [];
   }
 
   async fields(since: number): Promise<string[]> {

@@ -21,6 +21,9 @@ import {
 } from './segments.js';
 import type { Tier } from './tiers.js';
 
+/** Decoded series of a tier's records overlapping [start, end], wanted ids only, one record at a time. */
+export type StoredRecords = (tier: number, start: number, end: number, wanted?: Set<number>) => Iterable<Series[]>;
+
 export class RecordFiles {
   readonly segs = new Map<string, SegmentFile>();
   /** Per tier, records in time order. */
@@ -140,17 +143,35 @@ export class RecordFiles {
 
   /** Decoded series of a tier's records overlapping [start, end] and within retention, wanted ids only. */
   series(tier: number, start: number, end: number, wanted?: Set<number>): Series[] {
+    return [...this.decoded(this.index[tier]!, tier, start, end, wanted)].flat();
+  }
+
+  /**
+   * The records as they are now, for a query that gives up its turn between records: flushes
+   * meanwhile add records it does not read (their points it reads from the batch it began with).
+   */
+  snapshot(): StoredRecords {
+    const index = this.index.map((refs) => refs.slice());
+    return (tier, start, end, wanted) => this.decoded(index[tier]!, tier, start, end, wanted);
+  }
+
+  /** Decoded series of each of `refs` overlapping [start, end] and within retention, one record at a time. */
+  private *decoded(
+    refs: RecordRef[],
+    tier: number,
+    start: number,
+    end: number,
+    wanted?: Set<number>,
+  ): Generator<Series[]> {
     const cutoff = this.cutoff(tier);
     const want = wanted && ((id: number) => wanted.has(id));
-    const out: Series[] = [];
-    for (const r of this.index[tier]!) {
+    for (const r of refs) {
       if (r.t0 > end || r.t1 < start || r.t1 < cutoff) continue;
+      // Its file went (retention, the size cap) while a query waited for its turn: expired.
+      if (!this.segs.has(r.file)) continue;
       const body = readBody(this.dir, r);
-      out.push(
-        ...(r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want)),
-      );
+      yield r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want);
     }
-    return out;
   }
 
   /** Bad records skipped in the files still held, per file. */
