@@ -1,6 +1,6 @@
 // Answers a client stops taking (ANSWER_STALL_MS, timeouts.ts). Node waits for ever on a client
-// that keeps its connection open and reads nothing: the answer (and for a history CSV, every
-// point it is made from) stays in memory until the client goes, and the keep-alive timer only
+// that keeps its connection open and reads nothing: the answer (and for a history CSV, the
+// slice of points it is being made from) stays in memory until the client goes, and the keep-alive timer only
 // starts once an answer is out. From the moment an answer is handed to the socket until it is
 // out, the socket's idle timer runs; while the kernel takes bytes of it (over TLS too) it
 // restarts, so a slow client that still reads is not cut. Node lets the timer's first expiry pass when a write was under way

@@ -82,25 +82,32 @@ export function queryRanges(deps: TimeseriesDeps, q: RangesQuery): Promise<Range
   return fromStore(() => deps.store.ranges(q.fields, tf.start, tf.end ?? deps.now(), tf.step));
 }
 
-function* csvLines(q: RangesQuery & { precision: Precision }, series: RawSeries[]): Generator<string> {
+/** The CSV text of raw slices (time-ordered, store.ts), one line per time, in chunks of some 32 KiB. */
+async function* csvLines(
+  q: RangesQuery & { precision: Precision },
+  slices: AsyncIterator<RawSeries[]>,
+  first: IteratorResult<RawSeries[]>,
+): AsyncGenerator<string> {
   yield csvLine(['time', ...q.fields]);
-  const cols = series.map((r) => ({ idx: q.fields.indexOf(r.field), r, i: 0 }));
   let chunk = '';
-  for (;;) {
-    let t = Infinity;
-    for (const c of cols) if (c.i < c.r.t.length) t = Math.min(t, c.r.t[c.i]!);
-    if (t === Infinity) break;
-    const cells = new Array<string>(q.fields.length).fill('');
-    for (const c of cols) {
-      if (c.r.t[c.i] === t) {
-        cells[c.idx] = valueText(c.r.v[c.i]!);
-        c.i++;
+  for (let slice = first; !slice.done; slice = await slices.next()) {
+    const cols = slice.value.map((r) => ({ idx: q.fields.indexOf(r.field), r, i: 0 }));
+    for (;;) {
+      let t = Infinity;
+      for (const c of cols) if (c.i < c.r.t.length) t = Math.min(t, c.r.t[c.i]!);
+      if (t === Infinity) break;
+      const cells = new Array<string>(q.fields.length).fill('');
+      for (const c of cols) {
+        if (c.r.t[c.i] === t) {
+          cells[c.idx] = valueText(c.r.v[c.i]!);
+          c.i++;
+        }
       }
-    }
-    chunk += `${formatTime(t, q.precision)},${cells.join(',')}\n`;
-    if (chunk.length >= 32_768) {
-      yield chunk;
-      chunk = '';
+      chunk += `${formatTime(t, q.precision)},${cells.join(',')}\n`;
+      if (chunk.length >= 32_768) {
+        yield chunk;
+        chunk = '';
+      }
     }
   }
   if (chunk) yield chunk;
@@ -198,10 +205,13 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
         } catch (e) {
           return asHttp(e);
         }
-        // Read before the answer begins, so a store that fails it is a 503, not a cut-off 200.
-        const series = await fromStore(() => deps.store.raw(q.fields, tf.start, tf.end ?? deps.now()));
+        // The first slice is read before the answer begins, so a store that fails it is a 503,
+        // not a cut-off 200. The rest is read as the client takes the answer: one that reads
+        // slowly holds a few slices, not the whole export (one that stops is cut, answer-stall.ts).
+        const slices = deps.store.rawSlices(q.fields, tf.start, tf.end ?? deps.now())[Symbol.asyncIterator]();
+        const first = await fromStore(() => slices.next());
         void reply.header('content-type', 'text/plain; charset=utf-8');
-        return reply.send(Readable.from(csvLines(q, series)));
+        return reply.send(Readable.from(csvLines(q, slices, first), { highWaterMark: 2 }));
       },
     );
 

@@ -61,6 +61,8 @@ export const INGEST_LIMITS: IngestLimits = {
  * small query answers in one go.
  */
 export const QUERY_SLICE_MS = 10;
+/** A raw query that streams (the CSV export) holds about this many points of the embedded store at a time. */
+export const RAW_SLICE_POINTS = 10_000;
 
 /** Points the embedded store keeps in memory between flushes (or while its directory fails). */
 export const MAX_PENDING_POINTS = 100_000;

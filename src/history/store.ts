@@ -31,6 +31,11 @@ export interface HistoryStore {
   ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]>;
   /** Raw points of each field with data in [start, end]. */
   raw(fields: string[], start: number, end: number): Promise<RawSeries[]>;
+  /**
+   * The same points in slices, read as the consumer asks for the next (the CSV export streams
+   * them): every point of a slice is before every point of a later one.
+   */
+  rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]>;
   /** Write everything queued now (tests, shutdown). */
   flush(): Promise<void>;
   /** Throws when the store cannot answer. */

@@ -26,7 +26,7 @@ import { checkFormat, FORMAT_VERSION } from './format.js';
 import { migrateV1 } from './migrate-v1.js';
 import { ensureDir } from './segments.js';
 import { ExpiryClock } from './expiry-clock.js';
-import { rangesOf, rawOf, tierPointsOf, type Buffered, type ReadView } from './reading.js';
+import { rangesOf, rawOf, rawSlicesOf, tierPointsOf, type Buffered, type ReadView } from './reading.js';
 import { thinOlderHalf } from './thinning.js';
 import { RecordFiles } from './record-files.js';
 import { BucketAccumulator, tiersFor, type Tier } from './tiers.js';
@@ -358,6 +358,10 @@ export class EmbeddedStore implements HistoryStore {
 
   async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
     return rawOf(this.view(), fields, start, end, this.o.now());
+  }
+
+  rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]> {
+    return rawSlicesOf(this.view(), fields, start, end, this.o.now());
   }
 
   /** Bucket averages of one tier as stored (for tests and diagnostics). */

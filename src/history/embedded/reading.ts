@@ -2,7 +2,7 @@
 // not written yet, and for raw points the unflushed batch. A coarse tier answers up to its
 // completed buckets, raw points after. A query decodes records for at most QUERY_SLICE_MS per
 // turn of the event loop, then lets the control loop's ticks and the API have theirs.
-import { QUERY_SLICE_MS } from '../limits.js';
+import { QUERY_SLICE_MS, RAW_SLICE_POINTS } from '../limits.js';
 import { stepAverages, type Range, type RawSeries } from '../store.js';
 import type { StoredRecords } from './record-files.js';
 import { tierForQuery, type Tier } from './tiers.js';
@@ -168,6 +168,43 @@ export async function rawOf(
 ): Promise<RawSeries[]> {
   const tier = tierForQuery(view.tiers, 0, start, now);
   return rawSeries(view, fields, await points(view, new Slices(), tier, idSet(view, fields), start, end));
+}
+
+/**
+ * rawOf in slices of about RAW_SLICE_POINTS, in time order: every point of a slice is before
+ * every point of a later one. The points at a slice's last time wait for the next slice, which
+ * may hold more at that time (written after a flush).
+ */
+export async function* rawSlicesOf(
+  view: ReadView,
+  fields: string[],
+  start: number,
+  end: number,
+  now: number,
+): AsyncGenerator<RawSeries[]> {
+  const tier = tierForQuery(view.tiers, 0, start, now);
+  let held = new Map<number, Buffered>();
+  for await (const batch of pointBatches(view, new Slices(), tier, idSet(view, fields), start, end, RAW_SLICE_POINTS)) {
+    append(held, batch);
+    let last = Number.NEGATIVE_INFINITY;
+    for (const b of held.values()) last = Math.max(last, b.t[b.t.length - 1]!);
+    const ready = new Map<number, Buffered>();
+    const later = new Map<number, Buffered>();
+    for (const [id, b] of held) {
+      const cut = b.t[b.t.length - 1] === last ? b.t.indexOf(last) : b.t.length;
+      if (cut < b.t.length) {
+        later.set(id, { t: b.t.slice(cut), v: b.v.slice(cut) });
+        b.t.length = cut;
+        b.v.length = cut;
+      }
+      if (cut > 0) ready.set(id, b);
+    }
+    held = later;
+    const series = rawSeries(view, fields, ready);
+    if (series.length) yield series;
+  }
+  const series = rawSeries(view, fields, held);
+  if (series.length) yield series;
 }
 
 /** Bucket averages of one tier as stored (for tests and diagnostics). */
