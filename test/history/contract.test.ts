@@ -175,5 +175,31 @@ for (const subject of subjects) {
         ],
       );
     });
+
+    await t.test('rawSlices: the points of raw, in slices in time order', async (t) => {
+      const fields = ['c1/a', 'c1/b/value[degC]', 'vals/big'];
+      const [start, end] = [base - 2500, base + 3 * 3_600_000];
+      const slices: Array<Array<{ field: string; t: number[]; v: number[] }>> = [];
+      for await (const slice of store.rawSlices(fields, start, end)) slices.push(slice);
+      for (let i = 1; i < slices.length; i++) {
+        const before = Math.max(...slices[i - 1]!.map((s) => s.t[s.t.length - 1]!));
+        t.ok(
+          slices[i]!.every((s) => s.t[0]! > before),
+          `slice ${i} begins after the one before`,
+        );
+      }
+      const joined = new Map<string, { t: number[]; v: number[] }>();
+      for (const slice of slices)
+        for (const s of slice) {
+          const j = joined.get(s.field) ?? joined.set(s.field, { t: [], v: [] }).get(s.field)!;
+          j.t.push(...s.t);
+          j.v.push(...s.v);
+        }
+      const raw = await store.raw(fields, start, end);
+      t.same(
+        [...joined].map(([field, s]) => ({ field, ...s })),
+        raw.map((r) => ({ field: r.field, t: r.t, v: r.v })),
+      );
+    });
   });
 }
