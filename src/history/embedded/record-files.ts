@@ -152,7 +152,10 @@ export class RecordFiles {
    */
   snapshot(): StoredRecords {
     const index = this.index.map((refs) => refs.slice());
-    return (tier, start, end, wanted) => this.decoded(index[tier]!, tier, start, end, wanted);
+    // The files by identity: one that went (retention, the size cap) comes back under its name
+    // with the next record of its period, and the old records' places in it hold other bytes.
+    const files = new Map(this.segs);
+    return (tier, start, end, wanted) => this.decoded(index[tier]!, tier, start, end, wanted, files);
   }
 
   /** Decoded series of each of `refs` overlapping [start, end] and within retention, one record at a time. */
@@ -162,13 +165,17 @@ export class RecordFiles {
     start: number,
     end: number,
     wanted?: Set<number>,
+    /** The files as they were when `refs` was taken (default: as they are now). */
+    files: Map<string, SegmentFile> = this.segs,
   ): Generator<Series[]> {
     const cutoff = this.cutoff(tier);
     const want = wanted && ((id: number) => wanted.has(id));
     for (const r of refs) {
       if (r.t0 > end || r.t1 < start || r.t1 < cutoff) continue;
-      // Its file went (retention, the size cap) while a query waited for its turn: expired.
-      if (!this.segs.has(r.file)) continue;
+      // Its file went (retention, the size cap) while a query waited for its turn: expired, even
+      // when a file of that name was made again since.
+      const seg = this.segs.get(r.file);
+      if (!seg || seg !== files.get(r.file)) continue;
       const body = readBody(this.dir, r);
       yield r.layout === Layout.PerSeries ? decodeSeriesBlocks(r.t0, body, want) : decodeChunk(r.t0, body, want);
     }
