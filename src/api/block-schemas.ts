@@ -2,7 +2,7 @@
 // type is one shared schema (its name is its $id, a component of the OpenAPI document); routes
 // refer to them, so the document holds every type once.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { complete, writable } from '../codec/decode.js';
+import { complete, writable } from '../codec/apply.js';
 import { encodeData } from '../codec/encode.js';
 import type { FieldTable } from '../codec/fields.js';
 import { dataSchema } from '../codec/schema.js';

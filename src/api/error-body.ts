@@ -1,6 +1,6 @@
 // The JSON error envelope every failure answers with: {statusCode, error, message, validation?}.
 import { STATUS_CODES } from 'node:http';
-import type { ValidationIssue } from '../codec/decode.js';
+import type { ValidationIssue } from '../codec/partial.js';
 
 export interface ErrorBody {
   statusCode: number;

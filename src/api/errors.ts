@@ -1,6 +1,6 @@
 // One JSON error envelope for every failure: {statusCode, error, message, validation?}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ValidationIssue } from '../codec/decode.js';
+import type { ValidationIssue } from '../codec/partial.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
 import { DISK_FULL_MESSAGE, isDiskFull, isWriteRefused, WRITE_REFUSED_MESSAGE } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';

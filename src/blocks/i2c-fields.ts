@@ -1,7 +1,7 @@
 // Fields every I2C sensor block has: where the chip is (the same fields as the IO modules'), and
 // what its polls went through; and the rule that the address is one its chip can have.
 import { i2cSensorChip } from '../../drivers/i2c/chips.js';
-import type { ValidationIssue } from '../codec/decode.js';
+import type { ValidationIssue } from '../codec/partial.js';
 import { f } from '../codec/fields.js';
 import type { Data } from '../runtime/types.js';
 import { addressIssues, i2cChipFields } from './shared/i2c-io.js';

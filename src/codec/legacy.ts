@@ -1,14 +1,8 @@
 // Legacy vocabulary: names older Brewblox clients and backups send that the current field table
 // does not have. Each block type lists its own next to its field table; this module applies
 // them to the raw input before the normal decoder runs, so a name in neither table stays a 422.
-import {
-  decodeData,
-  isPlainObject,
-  parseKey,
-  type DecodeContext,
-  type Partial,
-  type ValidationIssue,
-} from './decode.js';
+import { decodeData, parseKey, type DecodeContext } from './decode.js';
+import { isPlainObject, type Partial, type ValidationIssue } from './partial.js';
 import type { FieldTable } from './fields.js';
 
 export interface TranslateResult {

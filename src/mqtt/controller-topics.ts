@@ -6,7 +6,7 @@
 // (once a minute per topic, src/log/limit.ts) and the message dropped.
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
-import { isPlainObject } from '../codec/decode.js';
+import { isPlainObject } from '../codec/partial.js';
 import type { Logger } from '../log.js';
 import type { WarningLimiter } from '../log/limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';

@@ -1,14 +1,7 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
-import {
-  complete,
-  isPlainObject,
-  overlayOwned,
-  sortKeptIssues,
-  withReadonly,
-  type Partial,
-  type ValidationIssue,
-} from '../codec/decode.js';
+import { complete, overlayOwned, sortKeptIssues, withReadonly } from '../codec/apply.js';
+import { isPlainObject, type Partial, type ValidationIssue } from '../codec/partial.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';

@@ -1,7 +1,7 @@
 // Batch create/write/patch/delete: a list of blocks applied all or nothing. The writes share one
 // database transaction; when an item fails, the transaction rolls back, the blocks already
 // changed in memory are put back, and the error names the item's index and field.
-import { isPlainObject } from '../codec/decode.js';
+import { isPlainObject } from '../codec/partial.js';
 import type { BlockJson, Ident } from './body.js';
 import { BlockError } from './errors.js';
 import type { BatchScope, ChangeEvent, RuntimeCore } from './core.js';

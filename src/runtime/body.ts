@@ -1,7 +1,7 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
 import { MAX_META_DEPTH } from '../shared/limits.js';
-import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
+import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { BlockError, invalid, notFound } from './errors.js';
 import type { AnyBlock } from './types.js';
 import type { BlockTable } from './block-table.js';

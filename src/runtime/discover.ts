@@ -1,5 +1,6 @@
 // Discovery: ask every discoverer for hardware that has no block yet and create its blocks.
-import { complete, decodeData } from '../codec/decode.js';
+import { complete } from '../codec/apply.js';
+import { decodeData } from '../codec/decode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import type { BlockJson } from './body.js';
 import type { RuntimeCore } from './core.js';

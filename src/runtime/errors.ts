@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../codec/decode.js';
+import type { ValidationIssue } from '../codec/partial.js';
 
 export type BlockErrorKind = 'bad-request' | 'not-found' | 'conflict' | 'invalid';
 

@@ -2,7 +2,7 @@
 // payload built from blocks) can outgrow the 1 MiB request limit (the numbers: shared/limits.ts). Stored data is bounded
 // by the field tables (strings have a maxLength, arrays a maxItems); `meta` is free-form JSON
 // and gets its own cap; the whole stored record is checked again when it is written.
-import type { ValidationIssue } from '../codec/decode.js';
+import type { ValidationIssue } from '../codec/partial.js';
 import { MAX_META_BYTES, MAX_RECORD_BYTES } from '../shared/limits.js';
 import { invalid } from './errors.js';
 

@@ -1,14 +1,8 @@
 // A block's stored record (data in stored mode and controller units), and restoring the
 // stored blocks at start-up: records that cannot be decoded are quarantined, not lost.
-import {
-  complete,
-  decodeData,
-  isPlainObject,
-  overlayOwned,
-  sortKeptIssues,
-  withReadonly,
-  type ValidationIssue,
-} from '../codec/decode.js';
+import { complete, overlayOwned, sortKeptIssues, withReadonly } from '../codec/apply.js';
+import { decodeData } from '../codec/decode.js';
+import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';

@@ -1,6 +1,6 @@
 // Rename a block: the id changes, the nid stays, and every link to it follows. The renamed block
 // and every block whose links changed are written in one transaction.
-import { isPlainObject, type ValidationIssue } from '../codec/decode.js';
+import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { forEachLink } from '../codec/fields.js';
 import { validId, type Ident } from './body.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';

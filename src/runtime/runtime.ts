@@ -2,7 +2,7 @@
 // operation is synchronous (better-sqlite3 is too), so concurrent requests cannot interleave
 // inside one; discovery and backup load, which await hardware, share one lock.
 import { EventEmitter } from 'node:events';
-import { withReadonly } from '../codec/decode.js';
+import { withReadonly } from '../codec/apply.js';
 import type { ReadMode } from '../codec/encode.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';

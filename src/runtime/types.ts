@@ -1,6 +1,6 @@
 // What a block type is made of, and what its behaviour can ask of the runtime.
 import type { DataOf, FieldTable } from '../codec/fields.js';
-import type { ValidationIssue } from '../codec/decode.js';
+import type { ValidationIssue } from '../codec/partial.js';
 import type { LegacyTable } from '../codec/legacy.js';
 import type { Logger } from '../log.js';
 import type { Hardware } from './hardware.js';

@@ -1,6 +1,8 @@
 // Decoding and checking block data as create, write, patch and validate receive it: the type
 // must be known, links must name blocks of the right interface, hardware addresses are unique.
-import { complete, merge, withReadonly, type DecodeContext, type ValidationIssue } from '../codec/decode.js';
+import { complete, merge, withReadonly } from '../codec/apply.js';
+import { type DecodeContext } from '../codec/decode.js';
+import { type ValidationIssue } from '../codec/partial.js';
 import { encodeData } from '../codec/encode.js';
 import { defaultValue, type Field } from '../codec/fields.js';
 import { decodeWithLegacy } from '../codec/legacy.js';

@@ -1,6 +1,6 @@
 // Single-block create, write, patch and delete. Inside a batch (rt.scope) each records how to
 // undo itself and its change event is collected instead of emitted.
-import { complete, merge, withReadonly, writable } from '../codec/decode.js';
+import { complete, merge, withReadonly, writable } from '../codec/apply.js';
 import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
 import type { RuntimeCore } from './core.js';
 import { conflict, invalid } from './errors.js';

@@ -1,12 +1,7 @@
 import t from 'tap';
-import {
-  complete as completeWritable,
-  decodeData,
-  merge,
-  RESET,
-  withReadonly,
-  writable,
-} from '../../src/codec/decode.js';
+import { complete as completeWritable, merge, withReadonly, writable } from '../../src/codec/apply.js';
+import { decodeData } from '../../src/codec/decode.js';
+import { RESET } from '../../src/codec/partial.js';
 import { dataText, encodeData } from '../../src/codec/encode.js';
 import { f } from '../../src/codec/fields.js';
 import { fromInternal, toInternal, type UnitPrefs } from '../../src/codec/units.js';

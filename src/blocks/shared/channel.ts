@@ -1,6 +1,6 @@
 // The IoArray channel a channel block (DigitalActuator, DigitalInput, FastPwm, MotorValve)
 // uses: claiming it each update, and reaching the output it last drove after it moved away.
-import type { ValidationIssue } from '../../codec/decode.js';
+import type { ValidationIssue } from '../../codec/partial.js';
 import type { AnyBlock, Data, IoArray, UpdateContext } from '../../runtime/types.js';
 import type { Linked, Resolve } from '../../runtime/interfaces.js';
 import { ChannelCapability } from './enums.js';

@@ -2,7 +2,7 @@
 // the chip can have, its `connected` flag, and letting go of it (the hub switches it to its safe
 // state) when the block moves to another chip or is deleted.
 import { addressRanges } from '../../../drivers/i2c/chip-def.js';
-import type { ValidationIssue } from '../../codec/decode.js';
+import type { ValidationIssue } from '../../codec/partial.js';
 import { f } from '../../codec/fields.js';
 import { i2cIoAccess, type I2cIoKind, lostAt } from '../../runtime/hardware.js';
 import type { AnyBlock, Data, IoArray, UpdateContext, WriteInfo } from '../../runtime/types.js';

@@ -2,7 +2,7 @@
 // The check refuses what cannot be done, naming why (422 over REST, a logged refusal over MQTT);
 // the write hook does the rest. A result's gains go into the PID (and its pair) only on APPLY,
 // and the gains they replace are kept for UNDO, across restarts.
-import type { ValidationIssue } from '../../../codec/decode.js';
+import type { ValidationIssue } from '../../../codec/partial.js';
 import type { Linked, Resolve } from '../../../runtime/interfaces.js';
 import type { CheckContext, Data, UpdateContext } from '../../../runtime/types.js';
 import { rescaleIntegral, type PidParams } from '../pid-math.js';
