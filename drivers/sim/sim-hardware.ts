@@ -4,7 +4,6 @@
 // latches and GPIO lines, and whose temperatures drive the DS18B20 models. The real drivers
 // run on top of it unchanged. step(now) advances everything from the caller's monotonic clock.
 import type { SerialLink } from '../onewire/serial-link.js';
-import { romToKernelName } from '../onewire/address.js';
 import { SimGpioBackend } from '../gpio/sim-backend.js';
 import type { PhysicalLevel } from '../gpio/levels.js';
 import type { GpioLineConfig } from '../gpio/types.js';
@@ -18,19 +17,24 @@ import {
   type SimI2cSensorEntry,
 } from './i2c-sensor-setup.js';
 import { attachI2cIo, channelOn, loadIoEmulators, type IoEmulators, type SimI2cIoEntry } from './i2c-io-sim.js';
-import {
-  OneWireSegment,
-  SimDs18b20,
-  SimDs2408,
-  SimDs2413,
-  SimMax31850,
-  type SimThermocoupleFault,
-} from './onewire-wire.js';
+import { OneWireSegment, SimDs18b20, type SimDs2408, type SimDs2413 } from './onewire-wire.js';
 import type { SimSlave } from './onewire-slave.js';
 import { ThermalPlant } from './plant.js';
 import { oneWireFamily, type EmulatedOneWireSpec } from '../onewire/families.js';
 import { SimMotorValve } from './motor-valve.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
+import {
+  applyFault,
+  describeDevice,
+  describeSegment,
+  findDevice,
+  findSegment,
+  isTempModel,
+  type SimDeviceEntry,
+  type SimFault,
+  type SimModel,
+  type SimSegmentEntry,
+} from './sim-devices.js';
 import { W1Tree } from './w1-tree.js';
 
 export interface SimHardwareOptions {
@@ -40,8 +44,6 @@ export interface SimHardwareOptions {
   w1RefreshMs?: number;
 }
 
-export type SimModel = SimDs18b20 | SimMax31850 | SimDs2408 | SimDs2413;
-
 /** The emulators of the chips and devices a config places, loaded before the hardware is built. */
 interface Emulators {
   sensors: SensorEmulators;
@@ -49,38 +51,7 @@ interface Emulators {
   oneWire: Map<string, (spec: EmulatedOneWireSpec) => SimSlave>;
 }
 
-function isTempModel(m: SimModel): m is SimDs18b20 | SimMax31850 {
-  return m instanceof SimDs18b20 || m instanceof SimMax31850;
-}
-
-export interface SimSegmentEntry {
-  /** Named as the driver names the master that reaches it, e.g. `ds2482-sim-0x18-ch0`. */
-  name: string;
-  kind: 'ds2482' | 'w1' | 'ds2480b';
-  segment: OneWireSegment;
-}
-
-export interface SimDeviceEntry {
-  spec: SimDeviceSpec;
-  model: SimModel;
-  bus: SimSegmentEntry;
-  /** A temperature set by hand, overriding the plant; null = follow the plant. */
-  forced: number | null;
-}
-
-export type SimFault = 'crc' | 'power-on' | 'zero' | 'open' | 'short-gnd' | 'short-vcc' | 'clear';
-/** MAX31850 thermocouple faults by their sim fault name. */
-export const THERMOCOUPLE_FAULTS: Record<'open' | 'short-gnd' | 'short-vcc', SimThermocoupleFault> = {
-  open: 'open circuit',
-  'short-gnd': 'short to GND',
-  'short-vcc': 'short to VCC',
-};
-
 export const I2C_BUS_NAME = 'sim';
-
-export class SimNotFoundError extends Error {
-  override name = 'SimNotFoundError';
-}
 
 export class SimHardware {
   readonly config: SimConfig;
@@ -316,25 +287,11 @@ export class SimHardware {
 
   /** A device by name, address (16 hex digits) or kernel name (28-...). */
   device(key: string): SimDeviceEntry {
-    const k = key.trim();
-    const lower = k.toLowerCase();
-    const d = this.deviceList.find(
-      (x) => x.spec.name === k || x.spec.address === lower || romToKernelName(x.spec.address) === lower,
-    );
-    if (!d)
-      throw new SimNotFoundError(
-        `no emulated device '${key}'; devices: ${this.deviceList.map((x) => x.spec.name).join(', ') || 'none'}`,
-      );
-    return d;
+    return findDevice(this.deviceList, key);
   }
 
   segment(name: string): SimSegmentEntry {
-    const s = this.segmentList.find((x) => x.name === name);
-    if (!s)
-      throw new SimNotFoundError(
-        `no emulated bus '${name}'; buses: ${this.segmentList.map((x) => x.name).join(', ') || 'none'}`,
-      );
-    return s;
+    return findSegment(this.segmentList, name);
   }
 
   plug(key: string, plugged: boolean): SimDeviceEntry {
@@ -353,38 +310,10 @@ export class SimHardware {
     return d;
   }
 
-  /**
-   * crc: garble the next `count` frames the device sends (Infinity = until cleared);
-   * power-on: the chip restarts (a DS18B20 then holds the 85 degC power-on scratchpad);
-   * zero: its data line reads all zeros (an all-zero scratchpad passes the CRC);
-   * open / short-gnd / short-vcc: a MAX31850's thermocouple fault; clear: none.
-   */
+  /** Injects a fault into a device (sim-devices.ts names them). */
   injectFault(key: string, fault: SimFault, count = 1): SimDeviceEntry {
     const d = this.device(key);
-    const m = d.model;
-    switch (fault) {
-      case 'crc':
-        m.faults.corruptReads = count;
-        break;
-      case 'power-on':
-        m.powerOnReset();
-        break;
-      case 'zero':
-        m.holdDataLow(true);
-        break;
-      case 'open':
-      case 'short-gnd':
-      case 'short-vcc':
-        if (!(m instanceof SimMax31850))
-          throw new RangeError(`'${d.spec.name}' is a ${d.spec.type}; ${fault} is a MAX31850 thermocouple fault`);
-        m.setFault(THERMOCOUPLE_FAULTS[fault]);
-        break;
-      case 'clear':
-        m.faults.corruptReads = 0;
-        m.holdDataLow(false);
-        if (m instanceof SimMax31850) m.setFault(null);
-        break;
-    }
+    applyFault(d, fault, count);
     return d;
   }
 
@@ -459,51 +388,11 @@ export class SimHardware {
   }
 
   describeDevice(d: SimDeviceEntry): Record<string, unknown> {
-    const base: Record<string, unknown> = {
-      name: d.spec.name,
-      type: d.spec.type,
-      address: d.spec.address,
-      kernelName: romToKernelName(d.spec.address),
-      bus: d.bus.name,
-      plugged: d.model.plugged,
-      faults: {
-        crc: d.model.faults.corruptReads === Infinity ? 'always' : d.model.faults.corruptReads,
-        zero: d.model.faults.zeroData,
-      },
-    };
-    if (d.model instanceof SimMax31850) {
-      return {
-        ...base,
-        sense: d.spec.sense,
-        temperature: d.model.temperature,
-        coldJunction: d.model.coldJunction,
-        forced: d.forced !== null,
-        thermocoupleFault: d.model.thermocoupleFault,
-      };
-    }
-    if (d.model instanceof SimDs18b20) {
-      return {
-        ...base,
-        sense: d.spec.sense,
-        temperature: d.model.temperature,
-        forced: d.forced !== null,
-        powerOnValue: d.model.powerOnValue,
-      };
-    }
-    const on = d.model.activeOutputs();
-    const count = d.spec.type === 'DS2408' ? 8 : 2;
-    const active = Array.from({ length: count }, (_, i) => i + 1).filter((ch) => on & (1 << (ch - 1)));
-    return { ...base, outputs: d.spec.outputs, activeChannels: active };
+    return describeDevice(d);
   }
 
   describeSegment(s: SimSegmentEntry): Record<string, unknown> {
-    return {
-      name: s.name,
-      kind: s.kind,
-      shorted: s.segment.isShorted,
-      cut: !s.segment.isConnected,
-      devices: this.deviceList.filter((d) => d.bus === s).map((d) => d.spec.name),
-    };
+    return describeSegment(s, this.deviceList);
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { simTemperatureRange } from '../../drivers/sim/sim-config.js';
-import { SimNotFoundError, type SimFault, type SimHardware } from '../../drivers/sim/sim-hardware.js';
+import { SimNotFoundError, type SimFault } from '../../drivers/sim/sim-devices.js';
+import type { SimHardware } from '../../drivers/sim/sim-hardware.js';
 import { HttpError } from './errors.js';
 import { NoBody } from './route-validation.js';
 
