@@ -21,17 +21,14 @@ import { Conditions, type ConditionSources } from './conditions.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
 import { alertRoutes } from './routes.js';
-import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withoutBlocks, type Rules } from './rules.js';
+import { RULES_DOC_ID, type Rules } from './rules.js';
+import { RulesInForce } from './rules-in-force.js';
+import { CheckSchedule } from './check-schedule.js';
 import type { AlertSettings } from './settings.js';
 import { AlertStore, markRunning, markStopped } from './store.js';
 import { fromWall, toWall, type AlertClock } from './times.js';
 import { Tracker } from './tracker.js';
 import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type HistoryEntry } from './types.js';
-
-/** A tick this much before the interval is up still evaluates (the loop's wake-ups are not exact). */
-const TICK_JITTER_MS = 20;
-/** Without ticks the conditions are evaluated this many intervals apart (5 s by default). */
-const FALLBACK_FACTOR = 5;
 
 export { parseAlertSettings, type AlertSettings } from './settings.js';
 
@@ -64,12 +61,10 @@ export class Alerts {
   private readonly tracker: Tracker;
   private readonly conditions: Conditions;
   private mqttAlerts: MqttAlerts | null = null;
-  private rules: Rules;
-  private rulesError: string | null = null;
-  /** Evaluates only when no control-loop tick has for a while (see start). */
-  private timer: unknown = null;
-  private readonly timers: Timers;
-  private lastEvaluated = -Infinity;
+  /** The rules in force: the config's, under the rules document (rules-in-force.ts). */
+  private readonly ruleDoc: RulesInForce;
+  /** When the conditions are evaluated: on control-loop ticks, a timer as the fallback (check-schedule.ts). */
+  private readonly schedule: CheckSchedule;
   private readonly cleanups: Array<() => void> = [];
   private readonly idsByNid = new Map<number, string>();
   private uncleanStop = false;
@@ -78,7 +73,6 @@ export class Alerts {
 
   constructor(private readonly d: AlertsDeps) {
     const s = d.settings;
-    this.timers = d.timers ?? systemTimers;
     const rc = d.runtime.clock;
     this.clock = { now: () => rc.now(), wall: () => rc.wall() ?? Date.now() };
     this.store = new AlertStore(
@@ -88,8 +82,7 @@ export class Alerts {
       new ActiveReserve(path.join(d.dataDir, RESERVE_FILE)),
       new ReserveFile(path.join(d.dataDir, SENT_RESERVE_FILE), SENT_RESERVE_BYTES, 'the alerts sent but not deleted'),
     );
-    this.rules = effectiveRules(this.configRules(), null);
-    this.loadRules();
+    this.ruleDoc = new RulesInForce(d);
     this.channelStore = new ChannelStore(d.db, s, d.log);
     this.channels = this.createChannels();
     this.outbox = new Outbox({
@@ -107,13 +100,14 @@ export class Alerts {
       },
     });
     this.tracker = new Tracker({
-      remindMs: () => this.rules.remindHours * 3600_000,
+      remindMs: () => this.ruleDoc.rules.remindHours * 3600_000,
       load: () => this.store.loadActive().map((a) => fromWall(a, this.clock)),
       save: (a) => this.store.saveActive(toWall(a, this.clock)),
       remove: (key) => this.store.removeActive(key),
       emit: (event, alert) => this.onEvent(event, alert),
     });
     this.conditions = new Conditions({ ...d, runtime: d.runtime });
+    this.schedule = new CheckSchedule(d.timers ?? systemTimers, this.clock, s.checkIntervalMs, () => this.evaluate());
   }
 
   private createChannels(): Channel[] {
@@ -166,8 +160,9 @@ export class Alerts {
 
   start(): void {
     this.uncleanStop = markRunning(this.d.dataDir, this.d.db);
-    const onDocs = (docs: Doc[]) => docs.some((doc) => this.isRulesKey(doc.namespace, doc.id)) && this.loadRules();
-    const onDeleted = (keys: string[]) => keys.includes(`${this.d.serviceId}:${RULES_DOC_ID}`) && this.loadRules();
+    const onDocs = (docs: Doc[]) =>
+      docs.some((doc) => this.ruleDoc.isRulesKey(doc.namespace, doc.id)) && this.ruleDoc.load();
+    const onDeleted = (keys: string[]) => keys.includes(`${this.d.serviceId}:${RULES_DOC_ID}`) && this.ruleDoc.load();
     this.d.documents.on('changed', onDocs);
     this.d.documents.on('deleted', onDeleted);
     const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
@@ -179,12 +174,8 @@ export class Alerts {
     this.d.runtime.on('clockJump', onJump);
     // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
     // (after the blocks ran) instead of in one of their own. The timer is the fallback for when
-    // no tick comes (control disabled), set again on every tick (armFallback).
-    const every = this.d.settings.checkIntervalMs;
-    const onTick = () => {
-      this.armFallback();
-      this.evaluateIfDue(every - TICK_JITTER_MS);
-    };
+    // no tick comes (control disabled), set again on every tick (check-schedule.ts).
+    const onTick = () => this.schedule.onTick();
     this.d.runtime.on('tick', onTick);
     this.cleanups.push(
       () => this.d.documents.off('changed', onDocs),
@@ -198,7 +189,7 @@ export class Alerts {
     this.outbox.start();
     this.started = true;
     for (const c of this.channels) c.start?.();
-    if (this.uncleanStop && this.rules.service.enabled) {
+    if (this.uncleanStop && this.ruleDoc.rules.service.enabled) {
       this.tracker.fireOnce(
         {
           key: 'unclean-stop',
@@ -209,13 +200,13 @@ export class Alerts {
       );
     }
     this.fireDamagedDatabase();
-    this.armFallback();
+    this.schedule.armFallback();
   }
 
   private fireDamagedDatabase(): void {
     const damaged = this.d.damagedDatabase?.();
     if (!damaged) return;
-    if (!this.rules.service.enabled) return void this.d.damagedDatabaseReported?.();
+    if (!this.ruleDoc.rules.service.enabled) return void this.d.damagedDatabaseReported?.();
     const lost = damaged.incomplete.length
       ? `rows were lost from ${damaged.incomplete.join(', ')}: load a stored backup to get them back`
       : 'every row could be read';
@@ -231,27 +222,8 @@ export class Alerts {
     this.d.damagedDatabaseReported?.();
   }
 
-  /**
-   * The fallback evaluation, FALLBACK_FACTOR intervals from now. Cleared and set anew rather than
-   * refresh()ed: a cleared timer leaves Node's timer queue, while a refreshed one keeps its first
-   * expiry there and wakes the process then. So while ticks come, it never fires.
-   */
-  private armFallback(): void {
-    if (this.timer) this.timers.clearTimeout(this.timer);
-    this.timer = this.timers.setTimeout(() => this.onFallback(), this.d.settings.checkIntervalMs * FALLBACK_FACTOR, {
-      unref: true,
-    });
-  }
-
-  private onFallback(): void {
-    this.timer = null;
-    this.evaluateIfDue(this.d.settings.checkIntervalMs);
-    this.armFallback();
-  }
-
   async stop(): Promise<void> {
-    if (this.timer) this.timers.clearTimeout(this.timer);
-    this.timer = null;
+    this.schedule.stop();
     this.started = false;
     this.mqttAlerts?.stop();
     for (const c of this.cleanups.splice(0)) c();
@@ -260,18 +232,10 @@ export class Alerts {
     markStopped(this.d.dataDir);
   }
 
-  /** On the monotonic clock: a wall clock set back (NTP on a Pi without a clock) must not pause the checks. */
-  private evaluateIfDue(sinceLastMs: number): void {
-    const at = this.clock.now();
-    if (at - this.lastEvaluated < sinceLastMs) return;
-    this.lastEvaluated = at;
-    this.evaluate();
-  }
-
   evaluate(now = this.clock.now()): void {
     try {
-      const { seen, unknown } = this.conditions.evaluate(this.rules);
-      this.tracker.update(seen, now, this.rules.resolveAfter * 1000, unknown);
+      const { seen, unknown } = this.conditions.evaluate(this.ruleDoc.rules);
+      this.tracker.update(seen, now, this.ruleDoc.rules.resolveAfter * 1000, unknown);
     } catch (e) {
       this.d.log.error({ err: e }, 'alert evaluation failed');
     }
@@ -316,20 +280,12 @@ export class Alerts {
   }
 
   currentRules(): { rules: Rules; document: Record<string, unknown> | null; error: string | null } {
-    return {
-      rules: this.rules,
-      document: docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)),
-      error: this.rulesError,
-    };
+    return this.ruleDoc.current();
   }
 
   /** Validate and store the rules document; throws SchemaError naming the field. */
   setRules(input: Record<string, unknown>): Rules {
-    const body = docBody(input)!;
-    effectiveRules(this.configRules(), body);
-    this.d.documents.setMany([{ ...body, namespace: this.d.serviceId, id: RULES_DOC_ID }]);
-    this.loadRules();
-    return this.rules;
+    return this.ruleDoc.set(input);
   }
 
   status(): Record<string, unknown> {
@@ -351,50 +307,24 @@ export class Alerts {
       mqtt: this.mqttAlerts !== null,
       outbox: { pending: this.store.pending(), limit: this.d.settings.outboxLimit, ...this.outbox.counts },
       counters: Object.fromEntries(this.channels.flatMap((c) => (c.status ? [[c.name, c.status()]] : []))),
-      rulesError: this.rulesError,
+      rulesError: this.ruleDoc.error,
     };
-  }
-
-  /** The config's layer of the rules: alerts.rules, and alerts.remindHours as the remindHours rule. */
-  private configRules(): Record<string, unknown> {
-    const { remindHours, rules } = this.d.settings;
-    return remindHours === undefined ? (rules ?? {}) : { ...rules, remindHours };
-  }
-
-  private isRulesKey(namespace: string, id: string): boolean {
-    return namespace === this.d.serviceId && id === RULES_DOC_ID;
-  }
-
-  private loadRules(): boolean {
-    try {
-      this.rules = effectiveRules(this.configRules(), docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)));
-      this.rulesError = null;
-    } catch (e) {
-      this.rulesError = (e as Error).message;
-      this.d.log.warn({ error: this.rulesError }, 'alert rules document is not valid; the previous rules stay');
-    }
-    return true;
   }
 
   /** A block's alert settings follow its rename and go away with its delete. */
   private followBlocks(ev: ChangeEvent): void {
-    const renamedFrom = new Set<string>();
-    let doc: Record<string, unknown> | null = this.d.documents.get(this.d.serviceId, RULES_DOC_ID);
-    let changed = false;
+    const renames: Array<[string, string]> = [];
     for (const b of ev.changed) {
       const before = this.idsByNid.get(b.nid);
       this.idsByNid.set(b.nid, b.id);
       if (before === undefined || before === b.id) continue;
-      renamedFrom.add(before);
+      renames.push([before, b.id]);
       this.tracker.renamed(before, b.id);
-      const next = renamedIn(doc, before, b.id);
-      if (next) [doc, changed] = [next, true];
     }
+    const renamedFrom = new Set(renames.map(([before]) => before));
     const deleted = ev.deleted.filter((id) => !renamedFrom.has(id));
     for (const [nid, id] of this.idsByNid) if (deleted.includes(id)) this.idsByNid.delete(nid);
-    const next = withoutBlocks(doc, deleted);
-    if (next) [doc, changed] = [next, true];
-    if (changed && doc) this.d.documents.setMany([doc as Doc]);
+    this.ruleDoc.followBlocks(renames, deleted);
   }
 
   private onEvent(event: AlertEventKind, alert: ActiveAlert): void {

@@ -1,0 +1,76 @@
+// The alert rules in force: the config's layer (alerts.rules, alerts.remindHours) under the rules
+// document {namespace: <service id>, id: "alerts"} (rules.ts merges them). A document that is not
+// valid leaves the previous rules in force and is reported (error); the document follows a
+// block's rename and drops a deleted block's settings.
+import type { Logger } from '../log.js';
+import type { Doc, DocumentStore } from '../store/documents.js';
+import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withoutBlocks, type Rules } from './rules.js';
+import type { AlertSettings } from './settings.js';
+
+export interface RulesInForceDeps {
+  settings: AlertSettings;
+  serviceId: string;
+  documents: DocumentStore;
+  log: Logger;
+}
+
+export class RulesInForce {
+  rules: Rules;
+  error: string | null = null;
+
+  constructor(private readonly d: RulesInForceDeps) {
+    this.rules = effectiveRules(this.configRules(), null);
+    this.load();
+  }
+
+  current(): { rules: Rules; document: Record<string, unknown> | null; error: string | null } {
+    return {
+      rules: this.rules,
+      document: docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)),
+      error: this.error,
+    };
+  }
+
+  /** Validate and store the rules document; throws SchemaError naming the field. */
+  set(input: Record<string, unknown>): Rules {
+    const body = docBody(input)!;
+    effectiveRules(this.configRules(), body);
+    this.d.documents.setMany([{ ...body, namespace: this.d.serviceId, id: RULES_DOC_ID }]);
+    this.load();
+    return this.rules;
+  }
+
+  /** The config's layer of the rules: alerts.rules, and alerts.remindHours as the remindHours rule. */
+  private configRules(): Record<string, unknown> {
+    const { remindHours, rules } = this.d.settings;
+    return remindHours === undefined ? (rules ?? {}) : { ...rules, remindHours };
+  }
+
+  isRulesKey(namespace: string, id: string): boolean {
+    return namespace === this.d.serviceId && id === RULES_DOC_ID;
+  }
+
+  load(): boolean {
+    try {
+      this.rules = effectiveRules(this.configRules(), docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)));
+      this.error = null;
+    } catch (e) {
+      this.error = (e as Error).message;
+      this.d.log.warn({ error: this.error }, 'alert rules document is not valid; the previous rules stay');
+    }
+    return true;
+  }
+
+  /** A block's alert settings follow its rename ([before, after] ids) and go away with its delete. */
+  followBlocks(renames: Array<[string, string]>, deleted: string[]): void {
+    let doc: Record<string, unknown> | null = this.d.documents.get(this.d.serviceId, RULES_DOC_ID);
+    let changed = false;
+    for (const [before, after] of renames) {
+      const next = renamedIn(doc, before, after);
+      if (next) [doc, changed] = [next, true];
+    }
+    const next = withoutBlocks(doc, deleted);
+    if (next) [doc, changed] = [next, true];
+    if (changed && doc) this.d.documents.setMany([doc as Doc]);
+  }
+}
