@@ -11,7 +11,7 @@ import { requestRole } from '../shared/roles.js';
 import { ChannelConflictError, ChannelNotFoundError } from './channel-store.js';
 import { CHANNELS } from './channels/index.js';
 import { secretFields, type ChannelDef } from './channels/types.js';
-import type { Alerts } from './index.js';
+import type { AlertsApi } from './routes-api.js';
 import { SchemaError } from './schema-check.js';
 
 const tags = ['alerts'];
@@ -34,7 +34,7 @@ function asHttp(e: unknown): never {
   throw e;
 }
 
-export function channelRoutes(app: FastifyInstance, alerts: Alerts): void {
+export function channelRoutes(app: FastifyInstance, alerts: AlertsApi): void {
   app.get(
     '/alerts/channels',
     {

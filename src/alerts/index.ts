@@ -21,6 +21,7 @@ import { Conditions, type ConditionSources } from './conditions.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
 import { alertRoutes } from './routes.js';
+import type { AlertsApi } from './routes-api.js';
 import { RULES_DOC_ID, type Rules } from './rules.js';
 import { RulesInForce } from './rules-in-force.js';
 import { CheckSchedule } from './check-schedule.js';
@@ -52,7 +53,7 @@ export interface AlertsDeps extends Omit<ConditionSources, 'runtime'> {
   storage?: Pick<StorageHealth, 'noteError' | 'full' | 'refusedError'>;
 }
 
-export class Alerts {
+export class Alerts implements AlertsApi {
   readonly store: AlertStore;
   readonly outbox: Outbox;
   readonly channelStore: ChannelStore;

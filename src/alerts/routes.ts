@@ -3,14 +3,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { HttpError } from '../api/errors.js';
 import { NoBody } from '../api/route-validation.js';
-import type { Alerts } from './index.js';
+import type { AlertsApi } from './routes-api.js';
 import { channelRoutes } from './channel-routes.js';
 import { CHANNELS } from './channels/index.js';
 import { RulesSchema } from './rules.js';
 
 const tags = ['alerts'];
 
-export function alertRoutes(alerts: Alerts): FastifyPluginAsync {
+export function alertRoutes(alerts: AlertsApi): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/alerts',
