@@ -4,16 +4,11 @@
 // released) last. Each subsystem is built from the ones before it; the status report is
 // assembled from their status().
 import path from 'node:path';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { Alerts, parseAlertSettings } from './alerts/index.js';
-import { blockRoutes } from './api/blocks.js';
-import { dashboardRoutes } from './api/dashboard.js';
-import { datastoreRoutes } from './api/datastore.js';
+import type { FastifyInstance } from 'fastify';
+import type { Alerts } from './alerts/index.js';
 import { EventStreams } from './api/events.js';
-import type { ApiContext } from './api/server.js';
-import { sparkSystemRoutes } from './api/spark-system.js';
-import { storedBackupRoutes } from './api/stored-backups.js';
-import { systemRoutes } from './api/system.js';
+import { createAlerts } from './app/alerts.js';
+import { apiRoutes } from './app/api-routes.js';
 import { Lifecycle } from './app/lifecycle.js';
 import { GatewaySubsystem } from './app/subsystems/gateway.js';
 import { HardwareSubsystem } from './app/subsystems/hardware.js';
@@ -31,7 +26,6 @@ import {
 } from './app/subsystems/services.js';
 import { StoreSubsystem, type DatastoreBus } from './app/subsystems/store.js';
 import { Auth } from './auth/auth.js';
-import { authRoutes } from './auth/routes.js';
 import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 // The CLI reads its configuration through this module, so it comes from the bundle with the rest.
@@ -47,7 +41,7 @@ import { CLOCK_RESERVE_BYTES, CLOCK_RESERVE_FILE, WallClockService } from './ser
 import { ReserveFile } from './store/reserve-file.js';
 import { ControlLoop } from './runtime/loop.js';
 import { BlockRuntime } from './runtime/runtime.js';
-import { GLOBAL_NAMESPACE, UNITS_DOC_ID, type UnitsSetting } from './runtime/units-setting.js';
+import type { UnitsSetting } from './runtime/units-setting.js';
 import { BackupSchedule, rottenHold } from './service/backup-schedule.js';
 import { ControlEnabled } from './service/control-enabled.js';
 import { sparkStatus, type SparkStatusInput } from './service/spark-status.js';
@@ -56,7 +50,7 @@ import { StartupPhases } from './app/startup-phases.js';
 import { BackupFiles } from './store/backup-files.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
 import type { Db } from './store/db.js';
-import { keyOf, type DocumentStore } from './store/documents.js';
+import type { DocumentStore } from './store/documents.js';
 import { unusableFileError } from './store/file-modes.js';
 import { VERSION } from './shared/version.js';
 import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
@@ -243,35 +237,7 @@ async function assembleServices(
     now: () => clock.wall() ?? Date.now(),
     clock: { now: () => clock.now(), highWater: () => wallClock.highWater() },
   });
-  const alerts = new Alerts({
-    settings: config.alerts ?? parseAlertSettings({}),
-    serviceId: config.serviceId,
-    topicRoot: config.topicRoot,
-    homeAssistant: config.homeAssistant,
-    dataDir: config.dataDir,
-    db: store.db,
-    storage: store.storage,
-    damagedDatabase: () => store.damaged,
-    damagedDatabaseReported: () => store.damagedReported(),
-    documents,
-    runtime,
-    version: VERSION,
-    log: log.child({ module: 'alerts' }),
-    timers,
-    controlEnabled: () => control.enabled,
-    brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
-    historyOk: () => (history ? history.store.health() : null),
-    historyDropping: () => history?.ownDrop() ?? null,
-    hardware: () => ({ ...layer.devices(), buses: layer.onewire.buses() }),
-    sameServiceId: () => fleet.twin(),
-    damagedDocuments: () => {
-      const keys = documents.rotten().map((d) => d.key);
-      const unitsKeys = [keyOf(GLOBAL_NAMESPACE, UNITS_DOC_ID), keyOf(config.serviceId, UNITS_DOC_ID)];
-      const settings = [control.damaged()].filter((s) => s !== null);
-      return keys.length || settings.length ? { keys, units: keys.some((k) => unitsKeys.includes(k)), settings } : null;
-    },
-    usersFileDamaged: () => (config.auth ? (auth.users.broken?.message ?? null) : null),
-  });
+  const alerts = createAlerts({ config, store, runtime, log, timers, control, mqtt, history, layer, fleet, auth });
   alerts.attachMqtt(mqtt);
   const backupFiles = new BackupFiles(config.dataDir);
   const backups = new BackupSchedule({
@@ -291,55 +257,27 @@ async function assembleServices(
   });
   const supervisor: { onRestart?: () => void } = {};
 
-  const controllerPlugins: FastifyPluginAsync[] = [
-    blockRoutes(runtime),
-    storedBackupRoutes(runtime, backupFiles),
-    systemRoutes(statusReport),
-  ];
-  if (layer.sim) controllerPlugins.push((await import('./api/sim.js')).simRoutes(layer.sim));
-  controllerPlugins.push(
-    sparkSystemRoutes({
-      enabled: () => control.enabled,
-      setEnabled: (v) => control.set(v),
-      restart: () =>
-        supervisor.onRestart ? supervisor.onRestart() : log.warn('restart requested, but no supervisor hook is set'),
+  await http.build(
+    auth,
+    store.storage,
+    await apiRoutes({
+      config,
+      log,
+      runtime,
+      documents,
+      backupFiles,
+      statusReport,
+      layer,
+      control,
+      supervisor,
+      events,
+      alerts,
+      fleet,
+      history,
+      auth,
+      mqtt,
     }),
-    events.routes,
-    alerts.routes(),
-    fleet.routes(),
   );
-  const contexts: ApiContext[] = [
-    {
-      prefix: `/${config.serviceId}`,
-      title: `edgeblocks ${config.serviceId}`,
-      description: 'Block API of the controller',
-      plugins: controllerPlugins,
-    },
-    {
-      prefix: '/history',
-      title: 'edgeblocks datastore',
-      description: 'Datastore API',
-      plugins: [datastoreRoutes(documents), ...(history ? [history.routes] : [])],
-    },
-    {
-      prefix: '',
-      title: 'edgeblocks auth',
-      description: 'Login (the Brewblox auth contract)',
-      plugins: [authRoutes(auth)],
-      public: true,
-    },
-  ];
-  await http.build(auth, store.storage, {
-    contexts,
-    roots: [
-      dashboardRoutes({ serviceId: config.serviceId, emitIntervalMs: config.emitInterval }, undefined, {
-        state: () => events.stateMessage(),
-        roles: () => Object.fromEntries([...runtime.types.values()].map((t) => [t.type, t.role])),
-        mayRead: (headers) => !auth.enabled || auth.grantOf(headers) !== null,
-      }),
-      mqtt.routes,
-    ],
-  });
   phases.mark('http routes');
   runtime.load();
   phases.mark('block restore');
