@@ -61,6 +61,12 @@ export const INGEST_LIMITS: IngestLimits = {
  * small query answers in one go.
  */
 export const QUERY_SLICE_MS = 10;
+/**
+ * Queries of the embedded store decoding at once, and the longest line of those waiting: each
+ * holds the points it decoded until it answers, so a client sending many at once would otherwise
+ * hold all of theirs in memory together. One beyond the line is a 503.
+ */
+export const QUERY_TURNS = { running: 2, waiting: 32 };
 /** A raw query that streams (the CSV export) holds about this many points of the embedded store at a time. */
 export const RAW_SLICE_POINTS = 10_000;
 

@@ -12,6 +12,7 @@ import { HistoryDrops } from './drops.js';
 import { INGEST_LIMITS } from './limits.js';
 import { lineKeyProblem, toLines } from './line-protocol.js';
 import type { HistoryStore, Range, RawSeries, StoreHealth } from './store.js';
+import { Turns } from './turns.js';
 
 export interface VictoriaOptions {
   url: string;
@@ -56,8 +57,7 @@ export class VictoriaStore implements HistoryStore {
   private sent = 0;
   private thinned = 0;
   /** Query requests in flight, and those waiting for a turn (VICTORIA_QUERY_REQUESTS). */
-  private querying = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly turns = new Turns(VICTORIA_QUERY_REQUESTS, Number.POSITIVE_INFINITY, 'requests');
 
   constructor(private readonly o: VictoriaOptions) {
     this.base = o.url.replace(/\/+$/, '');
@@ -124,7 +124,7 @@ export class VictoriaStore implements HistoryStore {
   ): Promise<T> {
     const limited = () => new Error(`VictoriaMetrics did not answer within ${this.o.timeoutMs ?? 10_000} ms`);
     try {
-      await this.turn(signal);
+      await this.turns.take(signal);
     } catch {
       throw limited();
     }
@@ -141,7 +141,7 @@ export class VictoriaStore implements HistoryStore {
       if (signal.aborted) throw limited();
       throw e;
     } finally {
-      this.release();
+      this.turns.release();
     }
   }
 
@@ -150,33 +150,6 @@ export class VictoriaStore implements HistoryStore {
     // Every request of a query waiting for its turn listens to it: as many as the query has fields.
     setMaxListeners(0, signal);
     return signal;
-  }
-
-  private async turn(signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted();
-    if (this.querying < VICTORIA_QUERY_REQUESTS) {
-      this.querying++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal.removeEventListener('abort', abort);
-        resolve();
-      };
-      const abort = () => {
-        this.waiting.splice(this.waiting.indexOf(go), 1);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', abort, { once: true });
-      this.waiting.push(go);
-    });
-  }
-
-  /** The turn goes to the next waiting request (the count stays), or is given back. */
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.querying--;
   }
 
   private send(): Promise<void> {

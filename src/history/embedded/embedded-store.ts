@@ -21,7 +21,8 @@ import { isDiskFull } from '../../store/storage-health.js';
 import type { Series } from './chunk-codec.js';
 import { appendNames, readNames, type FieldEntry } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
-import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE } from '../limits.js';
+import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE, QUERY_TURNS } from '../limits.js';
+import { Turns } from '../turns.js';
 import { checkFormat, FORMAT_VERSION } from './format.js';
 import { migrateV1 } from './migrate-v1.js';
 import { ensureDir } from './segments.js';
@@ -83,6 +84,7 @@ export class EmbeddedStore implements HistoryStore {
   private error: string | null = null;
   private errorIsDiskFull = false;
   private lastErrorLog = -Infinity;
+  private readonly turns = new Turns(QUERY_TURNS.running, QUERY_TURNS.waiting);
   private flushes = 0;
   private lastFlush: number | null = null;
   private readonly expiry: ExpiryClock;
@@ -353,15 +355,15 @@ export class EmbeddedStore implements HistoryStore {
   }
 
   async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
-    return rangesOf(this.view(), fields, start, end, stepS, this.o.now());
+    return this.turns.run(() => rangesOf(this.view(), fields, start, end, stepS, this.o.now()));
   }
 
   async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
-    return rawOf(this.view(), fields, start, end, this.o.now());
+    return this.turns.run(() => rawOf(this.view(), fields, start, end, this.o.now()));
   }
 
   rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]> {
-    return rawSlicesOf(this.view(), fields, start, end, this.o.now());
+    return this.turns.each(rawSlicesOf(this.view(), fields, start, end, this.o.now()));
   }
 
   /** Bucket averages of one tier as stored (for tests and diagnostics). */

@@ -1,0 +1,117 @@
+// Queries of the embedded store give up the event loop between slices (query-slices.test.ts), so
+// many sent at once all decoded at the same time, each holding its points until it answered: a
+// client firing a few dozen month-long queries together had the service hold all of them in a
+// Pi's memory. A few now decode at once (QUERY_TURNS), the others wait in a line of bounded length,
+// and one beyond it is refused with a message that says why (a 503 at the API).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { EmbeddedStore } from '../../src/history/embedded/embedded-store.js';
+import { QUERY_TURNS } from '../../src/history/limits.js';
+import { silentLogger } from '../../src/log.js';
+
+const DAY = 86_400_000;
+const FIELDS = 20;
+const STEP = 10_000;
+
+const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-query-turns-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const end = Date.UTC(2026, 0, 2);
+const start = end - DAY;
+const clock = { now: start };
+const store = new EmbeddedStore({
+  dataDir: dir,
+  now: () => clock.now,
+  flushIntervalMs: 60_000,
+  retentionMs: 365 * DAY,
+  maxBytes: 1e10,
+  log: silentLogger,
+});
+t.teardown(() => store.close());
+const names = Array.from({ length: FIELDS }, (_, f) => `f${f}`);
+let timestamps = 0;
+for (let ts = start + STEP; ts <= end; ts += STEP, timestamps++) {
+  clock.now = ts;
+  store.write(
+    'big',
+    names.map((n, f) => [n, f + (timestamps % 100) / 16] as const),
+    ts,
+  );
+  if (timestamps % 12 === 11) store.flushSync();
+}
+store.flushSync();
+const fields = names.map((n) => `big/${n}`);
+
+/** Counts the queries decoding stored records at once: each iterates them from its first record to its last. */
+function decoding() {
+  const files = (store as unknown as { files: { snapshot: () => (...a: unknown[]) => Iterable<unknown> } }).files;
+  const original = files.snapshot.bind(files);
+  const seen = { now: 0, most: 0 };
+  files.snapshot = () => {
+    const stored = original();
+    return (...args: unknown[]) => ({
+      *[Symbol.iterator]() {
+        seen.now++;
+        seen.most = Math.max(seen.most, seen.now);
+        try {
+          yield* stored(...args);
+        } finally {
+          seen.now--;
+        }
+      },
+    });
+  };
+  return seen;
+}
+
+t.test(
+  'many large queries at once: a few decode at a time, the line is bounded, the rest are refused by name',
+  async (t) => {
+    const seen = decoding();
+    const sent = QUERY_TURNS.running + QUERY_TURNS.waiting + 6;
+    const answers = await Promise.allSettled(
+      Array.from({ length: sent }, (_, i) =>
+        i % 2 ? store.raw(fields, start, end) : store.ranges(fields, start, end, 10),
+      ),
+    );
+    const refused = answers.filter((a) => a.status === 'rejected');
+    const answered = answers.filter((a) => a.status === 'fulfilled');
+    t.ok(seen.most >= 1, 'the counter saw the queries');
+    t.ok(seen.most <= QUERY_TURNS.running, `at most ${QUERY_TURNS.running} decoded at once (${seen.most})`);
+    t.equal(answered.length, QUERY_TURNS.running + QUERY_TURNS.waiting, 'those running and those in line answered');
+    t.equal(refused.length, 6, 'those beyond the line were refused');
+    t.match(
+      String((refused[0] as PromiseRejectedResult).reason),
+      /too many history queries at once \(\d+ running, \d+ waiting\)/,
+      'and told why',
+    );
+    const raw = (answered.find((a, i) => i % 2 === 1 && a.status === 'fulfilled') as PromiseFulfilledResult<unknown>)
+      .value as Array<{ t: number[] }>;
+    t.equal(raw[0]!.t.length, timestamps, 'an answered raw query has every point');
+  },
+);
+
+t.test('a streamed export holds a turn only while it reads a slice', async (t) => {
+  // Were a turn held from slice to slice, the graph below would wait for ever behind the exports.
+  // As many exports as there are turns, each with a client that reads no further for now.
+  const exports = Array.from({ length: QUERY_TURNS.running }, () =>
+    store.rawSlices(fields, start, end)[Symbol.asyncIterator](),
+  );
+  const firsts = await Promise.all(exports.map((e) => e.next()));
+  t.ok(
+    firsts.every((f) => !f.done),
+    'the exports have begun',
+  );
+  const [slices, ...others] = exports;
+  const first = firsts[0]!;
+  const graph = await store.ranges(fields.slice(0, 1), start, end, 600);
+  t.equal(graph.length, 1, 'a graph answered while the exports wait for their clients');
+  for (const o of others) await o.return?.();
+  let rest = 0;
+  for (let s = await slices!.next(); !s.done; s = await slices!.next()) rest += s.value[0]!.t.length;
+  t.ok(
+    rest + (first.value as Array<{ t: number[] }>)[0]!.t.length >= timestamps - 1,
+    'and the export then read to its end',
+  );
+});
