@@ -20,6 +20,8 @@ export interface RawRecord {
 export interface QuarantinedRecord extends RawRecord {
   reason: string;
   at: string;
+  /** Its row in the quarantine table (the order records were kept aside in). */
+  seq?: number;
 }
 
 export interface BlockPersistence {
@@ -31,6 +33,8 @@ export interface BlockPersistence {
   /** Move a record that cannot be decoded out of the way, keeping it for inspection. */
   quarantine(record: RawRecord, reason: string): void;
   quarantined(): QuarantinedRecord[];
+  /** Make a kept-aside record (one of quarantined()) a block record again, under its nid. */
+  release(record: QuarantinedRecord): void;
   /** Next free user nid; never hands out a nid that was used before. */
   allocateNid(): number;
   /** Make sure later allocations stay above `nid`. */
@@ -68,10 +72,20 @@ export class MemoryPersistence implements BlockPersistence {
   }
   quarantine(record: RawRecord, reason: string): void {
     this.records.delete(record.nid);
-    this.held.push({ ...record, reason, at: new Date().toISOString() });
+    this.held.push({ ...record, reason, at: new Date().toISOString(), seq: this.held.length + 1 });
   }
   quarantined(): QuarantinedRecord[] {
     return this.held;
+  }
+  release(record: QuarantinedRecord): void {
+    this.held = this.held.filter((h) => h !== record);
+    this.records.set(record.nid, {
+      nid: record.nid,
+      id: record.id,
+      type: record.type,
+      data: record.data,
+      meta: record.meta,
+    });
   }
   allocateNid(): number {
     return this.next++;
@@ -81,10 +95,12 @@ export class MemoryPersistence implements BlockPersistence {
   }
   transaction<T>(fn: () => T): T {
     const records = new Map(this.records);
+    const held = [...this.held];
     try {
       return fn();
     } catch (e) {
       this.records = records;
+      this.held = held;
       throw e;
     }
   }

@@ -41,7 +41,34 @@ export function loadStored(rt: RuntimeCore): void {
       rt.persistence.quarantine(raw, reason);
     }
   }
+  retryKeptAside(rt);
   rt.afterStructureChange();
+}
+
+/**
+ * Records kept aside earlier that this version can read come back: an older release, met after a
+ * rollback, keeps aside every record with a field it does not know (this version stores PIDs with
+ * fields the release of 2026-11-28 lacks), and going forward again would otherwise leave those
+ * blocks out for good, the outputs they drove with nothing driving them. The newest record of an
+ * id is tried first; one whose nid or id a block has since taken, or that still does not decode,
+ * stays kept aside (the record moves back and loads in one transaction).
+ */
+function retryKeptAside(rt: RuntimeCore): void {
+  for (const held of [...rt.persistence.quarantined()].reverse()) {
+    if (held.seq === undefined || rt.table.hasNid(held.nid) || rt.table.hasId(held.id)) continue;
+    try {
+      rt.persistence.transaction(() => {
+        rt.persistence.release(held);
+        restore(rt, held);
+      });
+    } catch {
+      continue;
+    }
+    rt.log.warn(
+      { nid: held.nid, id: held.id, type: held.type, keptAside: held.at, reason: held.reason },
+      'a block kept aside earlier (by an older release after a rollback, say) is read by this version and runs again',
+    );
+  }
 }
 
 function restore(rt: RuntimeCore, raw: RawRecord): void {

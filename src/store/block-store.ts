@@ -67,8 +67,15 @@ export class BlockStore implements BlockPersistence {
 
   quarantined(): QuarantinedRecord[] {
     return this.db
-      .prepare('SELECT nid, id, type, data, meta, reason, at FROM quarantine ORDER BY seq')
+      .prepare('SELECT seq, nid, id, type, data, meta, reason, at FROM quarantine ORDER BY seq')
       .all() as QuarantinedRecord[];
+  }
+
+  release(record: QuarantinedRecord): void {
+    this.db.transaction(() => {
+      this.upsert.run({ nid: record.nid, id: record.id, type: record.type, data: record.data, meta: record.meta });
+      this.db.prepare('DELETE FROM quarantine WHERE seq = ?').run(record.seq);
+    })();
   }
 
   allocateNid(): number {

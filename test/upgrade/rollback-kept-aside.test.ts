@@ -1,0 +1,93 @@
+// Going forward again after a rollback. This release stores a PID with fields the release of
+// 2026-11-28 does not know (tuning.result.shortestRun); rolled back to it (install-pi.sh --rollback),
+// that release keeps both PIDs aside in the quarantine table. The fixture is the database as that
+// release left it (made by it, test/fixtures/upgrade/rollback-kept-aside.sql). Started on it, this
+// release, which reads those records, must bring the PIDs back: the heater and cooler PWMs had
+// nothing driving them.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t, { type Test as Tap } from 'tap';
+import { DB_FILE } from '../../src/store/db.js';
+import Database from '../../src/store/sqlite.js';
+import { ROOT } from '../helpers/cli.js';
+import { startApp } from '../helpers/app.js';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/upgrade/rollback-kept-aside.sql');
+
+/** A data dir holding the fixture's database; `more` runs on it before the service starts. */
+function dataDir(t: Tap, more?: (db: InstanceType<typeof Database>) => void): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-rollback-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = new Database(path.join(dir, DB_FILE));
+  db.exec(readFileSync(FIXTURE, 'utf8'));
+  db.pragma('user_version = 2');
+  more?.(db);
+  db.close();
+  return dir;
+}
+
+function rows(dir: string, sql: string): unknown[] {
+  const db = new Database(path.join(dir, DB_FILE), { readonly: true });
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
+t.test('blocks an older release kept aside come back when this release can read them', async (t) => {
+  const dir = dataDir(t);
+  const { post, close } = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    const all = await post('blocks/all/read');
+    const ids = (all.body as { id: string }[]).map((b) => b.id);
+    t.ok(ids.includes('Heat PID') && ids.includes('Cool PID'), `both PIDs are blocks again (${ids.join(', ')})`);
+    const pid = await post('blocks/read', { id: 'Heat PID' });
+    t.equal(pid.status, 200);
+    t.equal(pid.body.data.inputId.id, 'Beer Setpoint', 'with their links');
+    t.equal(pid.body.data.outputId.id, 'Heat PWM');
+    // The fixture's units document is degF: kp 60 per degC reads as 33.3 per degF.
+    const kp = pid.body.data.kp as { unit: string; value: number };
+    t.equal(kp.unit, '1 / degF');
+    t.ok(Math.abs(kp.value * 1.8 - 60) < 0.01, `and their settings (kp ${kp.value} ${kp.unit})`);
+    const status = await post('system/status');
+    t.same(status.body.quarantined ?? [], [], 'nothing is listed as kept aside');
+  } finally {
+    await close();
+  }
+  t.same(rows(dir, 'SELECT nid FROM quarantine'), [], 'the quarantine table no longer holds them');
+  t.same(
+    rows(dir, 'SELECT nid FROM blocks WHERE nid IN (104, 107) ORDER BY nid'),
+    [{ nid: 104 }, { nid: 107 }],
+    'their records are block records again, under their nids',
+  );
+});
+
+t.test('a kept record that still fails, or whose id is taken since, stays kept aside', async (t) => {
+  const dir = dataDir(t, (db) => {
+    // The brewer made a new Cool PID on the older release; an unknown type is still unknown.
+    db.prepare(
+      "INSERT INTO blocks (nid, id, type, data, meta) SELECT 120, id, type, data, meta FROM quarantine WHERE id = 'Cool PID'",
+    ).run();
+    db.prepare(
+      "INSERT INTO quarantine (nid, id, type, data, meta, reason, at) VALUES (121, 'Odd', 'NoSuchType', '{}', '{}', 'unknown block type', '2026-11-28T00:00:00Z')",
+    ).run();
+  });
+  const { post, close } = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    const cool = await post('blocks/read', { id: 'Cool PID' });
+    t.equal(cool.body.nid, 120, "the brewer's Cool PID is the one running");
+    t.equal((await post('blocks/read', { id: 'Heat PID' })).status, 200, 'Heat PID is back');
+    t.equal((await post('blocks/read', { id: 'Odd' })).status, 404);
+    const status = await post('system/status');
+    t.same(
+      (status.body.quarantined as { nid: number }[]).map((q) => q.nid),
+      [107, 121],
+      'the other two are still listed as kept aside',
+    );
+  } finally {
+    await close();
+  }
+  t.same(rows(dir, 'SELECT nid FROM quarantine ORDER BY nid'), [{ nid: 107 }, { nid: 121 }], 'and kept, once each');
+});
