@@ -2,7 +2,7 @@
 # Installs edgeblocks from this checkout as a hardened systemd service on a Raspberry Pi
 # (Raspberry Pi OS Bookworm/Trixie, arm64 or armhf). Safe to run again and never asks anything.
 # An upgrade is staged beside the running release (copy, npm ci, a smoke start on emulated
-# hardware) and only then swapped in atomically; a failed upgrade leaves the running service
+# hardware, a check of the existing config by the new release) and only then swapped in atomically; a failed upgrade leaves the running service
 # untouched. The previous release is kept for --rollback. See docs/raspberry-pi.md.
 # `edgeblocks` goes on PATH (a link in /usr/local/bin), for `sudo edgeblocks user add ...`.
 #
@@ -196,6 +196,24 @@ smoke_start() {
   [ "$ok" -eq 1 ]
 }
 
+# Asks the staged release whether the config file the service runs with still holds (the smoke
+# start runs without it): a value an older release took and this one refuses (a bound added since)
+# would stop the service at its restart, exit 2 and no control, until someone came.
+check_config() {
+  local dir="$1" home out
+  [ -f "$CONFIG_FILE" ] || return 0
+  home="$(mktemp -d)"
+  if out="$(env -i PATH="$PATH" HOME="$home" "$NODE_BIN" "$dir/dist/src/main.js" check --config "$CONFIG_FILE" 2>&1)"; then
+    rm -rf "$home"
+    return 0
+  fi
+  rm -rf "$home"
+  warn "the new release refuses $CONFIG_FILE; the service would not start with it:"
+  printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
+  warn "change that setting (docs/configuration.md gives each one's range), then run the installer again"
+  return 1
+}
+
 # Points PREFIX at a release in one rename(2), so the service never sees a half-installed tree.
 switch_to() {
   local target="$1"
@@ -288,6 +306,7 @@ install_tree() {
   if [ "$EUID" -eq 0 ]; then chown -R -h 0:0 "$stage.staging"; fi
   chmod -R go-w "$stage.staging"
   smoke_start "$stage.staging"
+  check_config "$stage.staging"
   mv "$stage.staging" "$stage"
   trap 'die "failed at line $LINENO: $BASH_COMMAND"' ERR
   local previous

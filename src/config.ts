@@ -35,10 +35,12 @@ export interface ParsedArgs {
   values: Partial<Record<ConfigKey, string>>;
   help: boolean;
   version: boolean;
+  /** `edgeblocks check`: read the configuration as a start does, say whether it holds, start nothing. */
+  check: boolean;
 }
 
-/** The service's own words besides flags: `edgeblocks help`, `edgeblocks version`. */
-const WORDS = ['help', 'version'];
+/** The service's own words besides flags: `edgeblocks help`, `edgeblocks version`, `edgeblocks check`. */
+const WORDS = ['help', 'version', 'check'];
 
 /** The config flags (from the schema) plus `--help`/`-h` and `--version`/`-v`. */
 export function configFlagTable(): FlagTable {
@@ -81,13 +83,14 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     throw new ConfigError(
       JSON.stringify(extra),
-      `unexpected argument; commands: help, version, user, doctor (see --help)`,
+      `unexpected argument; commands: help, version, user, doctor, check (see --help)`,
     );
   }
   return {
     values: configValues(parsed.values),
     help: parsed.values.help === true || parsed.positionals.includes('help'),
     version: parsed.values.version === true || parsed.positionals.includes('version'),
+    check: parsed.positionals.includes('check'),
   };
 }
 
@@ -162,6 +165,7 @@ export function helpText(): string {
   return [
     'Usage: edgeblocks [options]',
     '       edgeblocks help|version',
+    '       edgeblocks check [--config FILE]                     (reads the configuration as a start does; exit 2 names what it refuses)',
     '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)',
     '       edgeblocks doctor [--json] [--toggle NAME]          (a self-test of the Pi and its buses; see edgeblocks doctor --help)',
     '',

@@ -57,6 +57,12 @@ async function main(): Promise<void> {
       return;
     }
     config = loadConfig(args.values);
+    if (args.check) {
+      // The installer asks a release it stages whether the service's config file still holds.
+      const file = args.values.config ?? process.env.EDGEBLOCKS_CONFIG;
+      console.log(`edgeblocks ${VERSION}: the configuration${file ? ` (${file})` : ''} is valid`);
+      return;
+    }
   } catch (e) {
     exitIfFixable(fixableLine(e));
     throw e;

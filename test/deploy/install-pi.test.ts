@@ -30,8 +30,16 @@ needTools('bash');
 const repo = ROOT;
 const PREFIX = '/opt/eb-test';
 
-// The built CLI as far as the installer's smoke start sees it: logs its port, answers system/ping.
-const FAKE_MAIN = `const http = require('node:http');
+// The built CLI as far as the installer sees it: \`check --config FILE\` refuses a file holding
+// "refused" (exit 2 and a line, as the real one does a setting out of range); a start logs its
+// port and answers system/ping.
+const FAKE_MAIN = `if (process.argv[2] === 'check') {
+  const file = process.argv[process.argv.indexOf('--config') + 1];
+  if (!require('node:fs').readFileSync(file, 'utf8').includes('refused')) process.exit(0);
+  console.error('edgeblocks: configuration error: alerts.remindHours: must be a number 0.25-720, got 0.1 (refused)');
+  process.exit(2);
+}
+const http = require('node:http');
 const id = process.argv[process.argv.indexOf('--service-id') + 1];
 const server = http.createServer((req, res) => {
   res.statusCode = req.url === '/' + id + '/system/ping' ? 200 : 404;
@@ -331,6 +339,32 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
   t.equal(readlinkSync(join(releases, 'previous')), v1.split('/')[1], '1.0.0 kept as previous');
   t.ok(good.calls.includes('systemctl restart edgeblocks.service'));
   t.ok(existsSync(join(prefix, 'node_modules/.fake-npm')), 'npm ran in the new release');
+
+  // A config file the running release takes and the new one refuses (a bound added since): the
+  // upgrade stops with the new release's line; the service is not restarted into a start that
+  // exits 2.
+  const configPath = join(sb.root, 'etc/edgeblocks/config.json');
+  const config = readFileSync(configPath, 'utf8');
+  writeFileSync(configPath, `${config.trimEnd().slice(0, -1)}, "note": "refused"}\n`);
+  setVersion('2.5.0');
+  const refused = install(sb, []);
+  t.equal(refused.code, 1, 'the installer fails');
+  t.match(refused.stderr, /the new release refuses .*config\.json; the service would not start with it/);
+  t.match(refused.stderr, /alerts\.remindHours: must be a number 0\.25-720, got 0\.1/, "with the new release's line");
+  t.match(refused.stderr, /running release \(2\.0\.0-[0-9a-f]+\) is untouched/);
+  t.equal(current(), v2, 'still on 2.0.0');
+  t.same(
+    refused.calls.filter((c) => c.startsWith('systemctl')),
+    [],
+    'the service was not restarted',
+  );
+  t.same(
+    readdirSync(releases).filter((n) => n.startsWith('2.5.0')),
+    [],
+    'no trace of the refused stage',
+  );
+  writeFileSync(configPath, config);
+  setVersion('2.0.0');
 
   const back = install(sb, ['--rollback']);
   t.equal(back.code, 0, back.stderr);
