@@ -4,7 +4,7 @@
 // block's rename and drops a deleted block's settings.
 import type { Logger } from '../log.js';
 import type { Doc, DocumentStore } from '../store/documents.js';
-import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withoutBlocks, type Rules } from './rules.js';
+import { docBody, effectiveRules, renamedIn, RULES_DOC_ID, withinBounds, withoutBlocks, type Rules } from './rules.js';
 import type { AlertSettings } from './settings.js';
 
 export interface RulesInForceDeps {
@@ -51,12 +51,27 @@ export class RulesInForce {
   }
 
   load(): boolean {
+    const doc = docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID));
     try {
-      this.rules = effectiveRules(this.configRules(), docBody(this.d.documents.get(this.d.serviceId, RULES_DOC_ID)));
+      this.rules = effectiveRules(this.configRules(), doc);
       this.error = null;
     } catch (e) {
-      this.error = (e as Error).message;
-      this.d.log.warn({ error: this.error }, 'alert rules document is not valid; the previous rules stay');
+      // A document an older release stored may hold values bounded since: those are brought
+      // within the bounds, and the rest of the brewer's rules keep applying.
+      const bounded = doc ? withinBounds(doc) : { doc, changed: [] };
+      try {
+        if (!bounded.changed.length) throw e;
+        this.rules = effectiveRules(this.configRules(), bounded.doc);
+      } catch {
+        this.error = (e as Error).message;
+        this.d.log.warn({ error: this.error }, 'alert rules document is not valid; the previous rules stay');
+        return true;
+      }
+      this.error = `alert rules: outside the rules' ranges, used at the nearest bound: ${bounded.changed.join('; ')}`;
+      this.d.log.warn(
+        { changed: bounded.changed },
+        "alert rules document holds values outside the rules' ranges (stored by an older release); they are used at the nearest bound, the other rules as stored",
+      );
     }
     return true;
   }

@@ -1,7 +1,7 @@
 // Alert rules: data with a schema. Effective rules = schema defaults < the config's
 // alerts.rules < the datastore document {namespace: <service id>, id: "alerts"}. Times are in
 // seconds, temperatures in degC. Per-block settings are keyed by block id and follow renames.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { checked } from './schema-check.js';
 
 export const RULES_DOC_ID = 'alerts';
@@ -103,6 +103,35 @@ export function effectiveRules(
   doc: Record<string, unknown> | null,
 ): Rules {
   return parseRules(deepMerge(fromConfig ?? {}, doc ?? {}));
+}
+
+/**
+ * The stored document with every number brought within its rule's range, and what was changed
+ * (`path: from -> to`). A document an older release stored holds values bounded since (remindHours
+ * 0.1, a 40-day onAfter, before 60d8ed1): refusing it whole would put every rule the brewer set
+ * back to its default. New input is still held to the bounds (setRules, the PUT route).
+ */
+export function withinBounds(doc: Record<string, unknown>): { doc: Record<string, unknown>; changed: string[] } {
+  const changed: string[] = [];
+  const walk = (schema: TSchema, value: unknown, at: string): unknown => {
+    if (typeof value === 'number' && schema.type === 'number') {
+      const min = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
+      const max = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
+      const to = Math.min(max, Math.max(min, value));
+      if (to !== value) changed.push(`${at}: ${value} -> ${to}`);
+      return to;
+    }
+    if (!isObject(value)) return value;
+    const props = schema.properties as Record<string, TSchema> | undefined;
+    const pattern = Object.values((schema.patternProperties ?? {}) as Record<string, TSchema>)[0];
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const sub = props?.[k] ?? pattern;
+      out[k] = sub ? walk(sub, v, at ? `${at}.${k}` : k) : v;
+    }
+    return out;
+  };
+  return { doc: walk(RulesSchema, doc, '') as Record<string, unknown>, changed };
 }
 
 /** The document after block `from` was renamed to `to` (null when nothing changes). */

@@ -1,0 +1,57 @@
+// Alert rules an older release stored, with values bounded since. The release of 2026-11-27 took
+// remindHours 0.1 and any duration; 60d8ed1 bounded them (0.25-720 h, 30 days). After an upgrade the
+// whole stored document was refused at start, so every rule the brewer set went back to its
+// default without a word beyond a log line: the heater's 2-hour 'on too long' alert never came,
+// and the sensor alerts they had turned off fired. The document is the one that release stored
+// (test/fixtures/upgrade/alert-rules-2026-11-27.json).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { MAX_RULE_SECONDS, MIN_REMIND_HOURS } from '../../src/alerts/rules.js';
+import { openDatabase } from '../../src/store/db.js';
+import { ROOT } from '../helpers/cli.js';
+import { startApp } from '../helpers/app.js';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/upgrade/alert-rules-2026-11-27.json');
+
+t.test(
+  'rules stored by an older release keep applying, values out of the new bounds brought within them',
+  async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-rules-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const stored = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { value: Record<string, unknown> }).value;
+    const db = openDatabase(dir);
+    db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?)').run(
+      'edge-one',
+      'alerts',
+      JSON.stringify(stored),
+    );
+    db.close();
+
+    const { app, close } = await startApp({}, { dataDir: dir, listen: false });
+    try {
+      const res = await app.http.inject({ method: 'GET', url: '/edge-one/alerts/rules' });
+      t.equal(res.statusCode, 200);
+      const { rules, error } = res.json() as { rules: any; error: string | null };
+      t.equal(rules.sensorNull.enabled, false, 'the sensor rule the brewer turned off stays off');
+      t.same(rules.blocks.Heater, { onAfter: 7200 }, "the heater's 2-hour rule applies");
+      t.same(rules.blocks['Fridge Sensor'], { enabled: false });
+      t.equal(rules.remindHours, MIN_REMIND_HOURS, 'a reminder interval under the bound is the shortest one taken');
+      t.same(rules.blocks.Cooler, { onAfter: MAX_RULE_SECONDS }, 'a duration over it the longest');
+      t.match(error, /remindHours/, 'what was changed is said');
+      t.match(error, /blocks\.Cooler\.onAfter/);
+
+      // New input is still held to the bounds.
+      const put = await app.http.inject({
+        method: 'PUT',
+        url: '/edge-one/alerts/rules',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ remindHours: 0.1 }),
+      });
+      t.equal(put.statusCode, 422, put.body);
+    } finally {
+      await close();
+    }
+  },
+);
