@@ -22,19 +22,23 @@ export interface QuarantinedRecord extends RawRecord {
   at: string;
   /** Its row in the quarantine table (the order records were kept aside in). */
   seq?: number;
+  /** Not tried again at a start: a block the brewer kept took its nid or id, or a backup load replaced every block. */
+  settled?: boolean;
 }
 
 export interface BlockPersistence {
   loadBlocks(): RawRecord[];
   saveBlock(record: BlockRecord): void;
   removeBlock(nid: number): void;
-  /** Replace every block record in one transaction (backup load). */
+  /** Replace every block record in one transaction (backup load); every kept-aside record is settled with it. */
   replaceBlocks(records: BlockRecord[]): void;
   /** Move a record that cannot be decoded out of the way, keeping it for inspection. */
   quarantine(record: RawRecord, reason: string): void;
   quarantined(): QuarantinedRecord[];
   /** Make a kept-aside record (one of quarantined()) a block record again, under its nid. */
   release(record: QuarantinedRecord): void;
+  /** Kept-aside records (by seq) that stay kept aside for good: a start no longer tries them. */
+  settle(seqs: number[]): void;
   /** Next free user nid; never hands out a nid that was used before. */
   allocateNid(): number;
   /** Make sure later allocations stay above `nid`. */
@@ -69,6 +73,7 @@ export class MemoryPersistence implements BlockPersistence {
   replaceBlocks(records: BlockRecord[]): void {
     this.records.clear();
     for (const r of records) this.saveBlock(r);
+    this.settle(this.held.flatMap((h) => (h.seq === undefined ? [] : [h.seq])));
   }
   quarantine(record: RawRecord, reason: string): void {
     this.records.delete(record.nid);
@@ -86,6 +91,9 @@ export class MemoryPersistence implements BlockPersistence {
       data: record.data,
       meta: record.meta,
     });
+  }
+  settle(seqs: number[]): void {
+    this.held = this.held.map((h) => (h.seq !== undefined && seqs.includes(h.seq) ? { ...h, settled: true } : h));
   }
   allocateNid(): number {
     return this.next++;

@@ -51,11 +51,19 @@ export function loadStored(rt: RuntimeCore): void {
  * fields the release of 2026-11-28 lacks), and going forward again would otherwise leave those
  * blocks out for good, the outputs they drove with nothing driving them. The newest record of an
  * id is tried first; one whose nid or id a block has since taken, or that still does not decode,
- * stays kept aside (the record moves back and loads in one transaction).
+ * stays kept aside (the record moves back and loads in one transaction); the former for good.
  */
 function retryKeptAside(rt: RuntimeCore): void {
+  // A record whose nid or id a block holds is settled, not just skipped: that block is the
+  // brewer's choice, and deleting or renaming it later must not bring the old record back at the
+  // next start (a second PID on the same output). So is every record a backup load replaced.
+  const settle: number[] = [];
   for (const held of [...rt.persistence.quarantined()].reverse()) {
-    if (held.seq === undefined || rt.table.hasNid(held.nid) || rt.table.hasId(held.id)) continue;
+    if (held.seq === undefined || held.settled) continue;
+    if (rt.table.hasNid(held.nid) || rt.table.hasId(held.id)) {
+      settle.push(held.seq);
+      continue;
+    }
     try {
       rt.persistence.transaction(() => {
         rt.persistence.release(held);
@@ -68,6 +76,13 @@ function retryKeptAside(rt: RuntimeCore): void {
       { nid: held.nid, id: held.id, type: held.type, keptAside: held.at, reason: held.reason },
       'a block kept aside earlier (by an older release after a rollback, say) is read by this version and runs again',
     );
+  }
+  if (!settle.length) return;
+  try {
+    rt.persistence.settle(settle);
+  } catch (e) {
+    // Not written (a full disk): they are looked at again at the next start, settled then.
+    rt.log.warn({ err: e }, 'could not note the records kept aside for good; the next start looks at them again');
   }
 }
 

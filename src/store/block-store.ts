@@ -4,6 +4,9 @@ import { FIRST_USER_NID } from '../runtime/body.js';
 import type { BlockPersistence, BlockRecord, QuarantinedRecord, RawRecord } from '../runtime/persistence.js';
 import type { Db } from './db.js';
 
+/** The settings row listing the seqs of settled kept-aside records. */
+const SETTLED_KEY = 'kept_aside_settled';
+
 export class BlockStore implements BlockPersistence {
   private readonly upsert;
   private readonly del;
@@ -53,6 +56,8 @@ export class BlockStore implements BlockPersistence {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM blocks').run();
       for (const r of records) this.upsert.run(serialize(r));
+      // The load is every block the brewer wants: nothing kept aside before comes back at a start.
+      this.settle(this.db.prepare('SELECT seq FROM quarantine').pluck().all() as number[]);
     })();
   }
 
@@ -66,9 +71,34 @@ export class BlockStore implements BlockPersistence {
   }
 
   quarantined(): QuarantinedRecord[] {
-    return this.db
+    const settled = this.settledSeqs();
+    const rows = this.db
       .prepare('SELECT seq, nid, id, type, data, meta, reason, at FROM quarantine ORDER BY seq')
       .all() as QuarantinedRecord[];
+    return rows.map((r) => (settled.has(r.seq!) ? { ...r, settled: true } : r));
+  }
+
+  /**
+   * Settled kept-aside records (settle()) are listed in a settings row, not a column: the quarantine
+   * table keeps the shape older releases read and write (a rollback meets it as it left it).
+   */
+  settle(seqs: number[]): void {
+    if (!seqs.length) return;
+    const present = new Set(this.db.prepare('SELECT seq FROM quarantine').pluck().all() as number[]);
+    const all = [...new Set([...this.settledSeqs(), ...seqs])].filter((s) => present.has(s)).sort((a, b) => a - b);
+    this.putSetting.run(SETTLED_KEY, JSON.stringify(all));
+  }
+
+  private settledSeqs(): Set<number> {
+    const raw = this.getSetting.get(SETTLED_KEY);
+    if (raw === undefined) return new Set();
+    try {
+      const list = JSON.parse(String(raw)) as unknown;
+      return new Set(Array.isArray(list) ? list.filter((n): n is number => Number.isSafeInteger(n)) : []);
+    } catch {
+      // A row gone bad: every kept-aside record is tried again, which is how they were before.
+      return new Set();
+    }
   }
 
   release(record: QuarantinedRecord): void {

@@ -91,3 +91,84 @@ t.test('a kept record that still fails, or whose id is taken since, stays kept a
   }
   t.same(rows(dir, 'SELECT nid FROM quarantine ORDER BY nid'), [{ nid: 107 }, { nid: 121 }], 'and kept, once each');
 });
+
+/** The fixture with the brewer's own Cool PID (nid 120) made on the older release, the old one kept aside. */
+function withNewCoolPid(t: Tap): string {
+  return dataDir(t, (db) => {
+    db.prepare(
+      "INSERT INTO blocks (nid, id, type, data, meta) SELECT 120, id, type, data, meta FROM quarantine WHERE id = 'Cool PID'",
+    ).run();
+  });
+}
+
+t.test(
+  'a kept record whose id a block took does not come back when the brewer deletes or renames that block',
+  async (t) => {
+    for (const how of ['delete', 'rename'] as const) {
+      const dir = withNewCoolPid(t);
+      let app = await startApp({}, { dataDir: dir, listen: false });
+      try {
+        t.equal((await app.post('blocks/read', { id: 'Cool PID' })).body.nid, 120);
+        const res =
+          how === 'delete'
+            ? await app.post('blocks/delete', { id: 'Cool PID' })
+            : await app.post('blocks/rename', { existing: 'Cool PID', desired: 'Fermenter Cool PID' });
+        t.equal(res.status, 200, how);
+      } finally {
+        await app.close();
+      }
+      app = await startApp({}, { dataDir: dir, listen: false });
+      try {
+        t.equal(
+          (await app.post('blocks/read', { id: 'Cool PID' })).status,
+          404,
+          `after a ${how} and a restart, the old Cool PID kept aside does not run again`,
+        );
+        const all = (await app.post('blocks/all/read')).body as { id: string; data: { outputId?: { id: string } } }[];
+        const drivers = all.filter((b) => b.data.outputId?.id === 'Cool PWM').map((b) => b.id);
+        t.same(
+          drivers,
+          how === 'delete' ? [] : ['Fermenter Cool PID'],
+          'what drives the cooler is what the brewer left',
+        );
+        const status = await app.post('system/status');
+        t.ok(
+          (status.body.quarantined as { nid: number }[]).some((q) => q.nid === 107),
+          'the record is still kept aside (listed), not dropped',
+        );
+      } finally {
+        await app.close();
+      }
+    }
+  },
+);
+
+t.test('a backup load settles the records kept aside: none comes back at a later start', async (t) => {
+  const dir = withNewCoolPid(t);
+  let app = await startApp({}, { dataDir: dir, listen: false });
+  let saved: unknown;
+  try {
+    saved = (await app.post('blocks/backup/save')).body;
+  } finally {
+    await app.close();
+  }
+  // The backup without the brewer's Cool PID: loading it is what the brewer wants running.
+  const backup = saved as { blocks: { id: string }[] };
+  backup.blocks = backup.blocks.filter((b) => b.id !== 'Cool PID');
+  app = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    t.equal((await app.post('blocks/backup/load', backup)).status, 200);
+  } finally {
+    await app.close();
+  }
+  app = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    t.equal(
+      (await app.post('blocks/read', { id: 'Cool PID' })).status,
+      404,
+      'no Cool PID after the load and a restart',
+    );
+  } finally {
+    await app.close();
+  }
+});
