@@ -77,9 +77,18 @@ function asHttp(e: unknown): never {
   throw e;
 }
 
-export function queryRanges(deps: TimeseriesDeps, q: RangesQuery): Promise<Range[]> {
+export function queryRanges(deps: TimeseriesDeps, q: RangesQuery, signal?: AbortSignal): Promise<Range[]> {
   const tf = selectTimeframe(q, deps.now());
-  return fromStore(() => deps.store.ranges(q.fields, tf.start, tf.end ?? deps.now(), tf.step));
+  return fromStore(() => deps.store.ranges(q.fields, tf.start, tf.end ?? deps.now(), tf.step, signal));
+}
+
+/** Aborted when the client goes away before its answer is sent: a query still in line is then not done. */
+function clientGone(reply: { raw: { writableFinished: boolean; once(e: 'close', f: () => void): unknown } }) {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort(new Error('the client went away'));
+  });
+  return gone.signal;
 }
 
 /** The CSV text of raw slices (time-ordered, store.ts), one line per time, in chunks of some 32 KiB. */
@@ -166,9 +175,9 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
         s.rangesQuery,
         s.ranges,
       ),
-      async (req) => {
+      async (req, reply) => {
         try {
-          return await queryRanges(deps, rangesQueryOf(req.body));
+          return await queryRanges(deps, rangesQueryOf(req.body), clientGone(reply));
         } catch (e) {
           return asHttp(e);
         }
@@ -258,14 +267,17 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimit
       send({ id, data: { initial: false, ranges } });
     };
     if (tf.openEnded) unsubscribe = deps.ingest.onPoints((points) => (held ? held.push(...points) : push(points)));
+    // A stream stopped (or its socket closed) before its query's turn came: the query is not done.
+    const gone = new AbortController();
     streams.set(id, () => {
       stopped = true;
       unsubscribe();
+      gone.abort(new Error('the stream was stopped'));
     });
     const queryEnd = tf.end ?? deps.now();
     queries++;
     deps.store
-      .ranges(q.fields, tf.start, queryEnd, tf.step)
+      .ranges(q.fields, tf.start, queryEnd, tf.step, gone.signal)
       .finally(() => queries--)
       .then(
         (ranges) => {

@@ -27,10 +27,14 @@ export interface HistoryStore {
   write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved?: boolean): void;
   /** Sorted names of fields with data at or after `since` (epoch ms). */
   fields(since: number): Promise<string[]>;
-  /** Step averages of each field with data in [start, end], in request order; fields without data are left out. */
-  ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]>;
-  /** Raw points of each field with data in [start, end]. */
-  raw(fields: string[], start: number, end: number): Promise<RawSeries[]>;
+  /**
+   * Step averages of each field with data in [start, end], in request order; fields without data
+   * are left out. `signal`: the client went away; a query still waiting for its turn then ends
+   * (rejects) without being done.
+   */
+  ranges(fields: string[], start: number, end: number, stepS: number, signal?: AbortSignal): Promise<Range[]>;
+  /** Raw points of each field with data in [start, end]; `signal` as for ranges. */
+  raw(fields: string[], start: number, end: number, signal?: AbortSignal): Promise<RawSeries[]>;
   /**
    * The same points in slices, read as the consumer asks for the next (the CSV export streams
    * them): every point of a slice is before every point of a later one.

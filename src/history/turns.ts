@@ -49,8 +49,9 @@ export class Turns {
     else this.held--;
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await this.take();
+  /** `work` within a turn; `signal` (the client went away) ends the wait, and `work` is then not done. */
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.take(signal);
     try {
       return await work();
     } finally {

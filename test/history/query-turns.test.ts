@@ -115,3 +115,40 @@ t.test('a streamed export holds a turn only while it reads a slice', async (t) =
     'and the export then read to its end',
   );
 });
+
+t.test('a query whose client went away while it waited in line does not decode for nobody', async (t) => {
+  const seen = decoding();
+  let started = 0;
+  const files = (store as unknown as { files: { snapshot: () => (...a: unknown[]) => Iterable<unknown> } }).files;
+  const counted = files.snapshot.bind(files);
+  files.snapshot = () => {
+    const stored = counted();
+    return (...args: unknown[]) => {
+      started++;
+      return stored(...args);
+    };
+  };
+  await store.ranges(fields, start, end, 10);
+  const perQuery = started;
+  await store.ranges(fields.slice(0, 1), start, end, 600);
+  const perGraph = started - perQuery;
+  started = 0;
+  // Both turns taken, then a line of queries whose clients go away (a dashboard tab closed, a
+  // graph's time range changed) before their turn comes; one more client that stays.
+  const running = Array.from({ length: QUERY_TURNS.running }, () => store.ranges(fields, start, end, 10));
+  const gone = new AbortController();
+  const abandoned = Array.from({ length: 10 }, () => store.ranges(fields, start, end, 10, gone.signal));
+  const stays = store.ranges(fields.slice(0, 1), start, end, 600);
+  gone.abort(new Error('the client went away'));
+  const answers = await Promise.allSettled([...running, ...abandoned, stays]);
+  t.ok(
+    answers.slice(QUERY_TURNS.running, -1).every((a) => a.status === 'rejected'),
+    'the abandoned queries end without an answer',
+  );
+  t.equal(answers.at(-1)!.status, 'fulfilled', 'the client that stayed is answered');
+  t.ok(seen.most <= QUERY_TURNS.running);
+  t.ok(
+    started <= QUERY_TURNS.running * perQuery + perGraph,
+    `only the running queries and the one that stayed decoded (${started} reads of the stored records)`,
+  );
+});

@@ -354,12 +354,12 @@ export class EmbeddedStore implements HistoryStore {
     return out.sort();
   }
 
-  async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
-    return this.turns.run(() => rangesOf(this.view(), fields, start, end, stepS, this.o.now()));
+  async ranges(fields: string[], start: number, end: number, stepS: number, signal?: AbortSignal): Promise<Range[]> {
+    return this.turns.run(() => rangesOf(this.view(), fields, start, end, stepS, this.o.now()), signal);
   }
 
-  async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
-    return this.turns.run(() => rawOf(this.view(), fields, start, end, this.o.now()));
+  async raw(fields: string[], start: number, end: number, signal?: AbortSignal): Promise<RawSeries[]> {
+    return this.turns.run(() => rawOf(this.view(), fields, start, end, this.o.now()), signal);
   }
 
   rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]> {
