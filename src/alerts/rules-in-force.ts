@@ -67,11 +67,24 @@ export class RulesInForce {
         this.d.log.warn({ error: this.error }, 'alert rules document is not valid; the previous rules stay');
         return true;
       }
-      this.error = `alert rules: outside the rules' ranges, used at the nearest bound: ${bounded.changed.join('; ')}`;
+      const error = `alert rules: outside the rules' ranges, used at the nearest bound: ${bounded.changed.join('; ')}`;
       this.d.log.warn(
         { changed: bounded.changed },
         "alert rules document holds values outside the rules' ranges (stored by an older release); they are used at the nearest bound, the other rules as stored",
       );
+      // Stored back as used: the document a client reads is then one this release takes when it is
+      // sent back with a change (the dashboard's form sends the stored document with the fields it
+      // shows), not refused for a value the brewer never typed. Older releases take these values too.
+      try {
+        this.d.documents.setMany([{ ...bounded.doc, namespace: this.d.serviceId, id: RULES_DOC_ID } as Doc]);
+      } catch (err) {
+        this.d.log.warn(
+          { err },
+          'could not store the alert rules within their ranges; they are brought within at each load',
+        );
+      }
+      // After the store (its change event loads the document again, now valid): what was changed is still said.
+      this.error = error;
     }
     return true;
   }

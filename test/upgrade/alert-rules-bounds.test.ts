@@ -55,3 +55,42 @@ t.test(
     }
   },
 );
+
+t.test('the rules the brewer reads after such an upgrade can be saved again with one change', async (t) => {
+  // The dashboard's form (web/src/Alerts.tsx) PUTs the stored document with the fields it shows
+  // changed; a value out of today's bounds that it does not show (a block that is not an output
+  // now, outputOn, resolveAfter, service) went back as stored and the save was refused, naming a
+  // value the brewer never typed and cannot change there.
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-rules-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const stored = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { value: Record<string, unknown> }).value;
+  const db = openDatabase(dir);
+  db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?)').run(
+    'edge-one',
+    'alerts',
+    JSON.stringify({ ...stored, outputOn: { after: 3_000_000 } }),
+  );
+  db.close();
+  const { app, close } = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    const got = (await app.http.inject({ method: 'GET', url: '/edge-one/alerts/rules' })).json() as {
+      document: Record<string, unknown>;
+      error: string | null;
+    };
+    t.match(got.error, /outputOn\.after/, 'what was brought within the bounds is still said');
+    const put = await app.http.inject({
+      method: 'PUT',
+      url: '/edge-one/alerts/rules',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ ...got.document, remindHours: 2 }),
+    });
+    t.equal(put.statusCode, 200, `the document as read, one rule changed, is taken (${put.body.slice(0, 200)})`);
+    const after = (await app.http.inject({ method: 'GET', url: '/edge-one/alerts/rules' })).json() as {
+      rules: { remindHours: number; outputOn: { after: number } };
+    };
+    t.equal(after.rules.remindHours, 2);
+    t.equal(after.rules.outputOn.after, MAX_RULE_SECONDS);
+  } finally {
+    await close();
+  }
+});
