@@ -7,6 +7,7 @@ import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
 import type { RuntimeCore } from './core.js';
+import { linksOf } from './links.js';
 import type { BlockRecord, RawRecord } from './persistence.js';
 import type { AnyBlock, Data } from './types.js';
 
@@ -51,7 +52,8 @@ export function loadStored(rt: RuntimeCore): void {
  * fields the release of 2026-11-28 lacks), and going forward again would otherwise leave those
  * blocks out for good, the outputs they drove with nothing driving them. The newest record of an
  * id is tried first; one whose nid or id a block has since taken, or that still does not decode,
- * stays kept aside (the record moves back and loads in one transaction); the former for good.
+ * stays kept aside (the record moves back and loads in one transaction); the former for good, as
+ * is one that would drive an output (a PID's) that a block made meanwhile drives.
  */
 function retryKeptAside(rt: RuntimeCore): void {
   // A record whose nid or id a block holds is settled, not just skipped: that block is the
@@ -68,8 +70,22 @@ function retryKeptAside(rt: RuntimeCore): void {
       rt.persistence.transaction(() => {
         rt.persistence.release(held);
         restore(rt, held);
+        const rival = rivalDriver(rt, rt.table.byNid(held.nid)!);
+        if (rival) throw new DrivenElsewhere(rival);
       });
-    } catch {
+    } catch (e) {
+      // Nothing of it stays in memory either: the record is kept aside as it was.
+      const inserted = rt.table.byNid(held.nid);
+      if (inserted && !inserted.def.system) rt.remove(inserted, false);
+      if (e instanceof DrivenElsewhere) {
+        // The brewer made another block for that output meanwhile (the old one was gone): theirs
+        // keeps driving it, and the old one stays kept aside for good, as for a taken id.
+        settle.push(held.seq);
+        rt.log.warn(
+          { nid: held.nid, id: held.id, type: held.type, keptAside: held.at },
+          `a block kept aside earlier stays kept aside: ${e.message}`,
+        );
+      }
       continue;
     }
     rt.log.warn(
@@ -84,6 +100,26 @@ function retryKeptAside(rt: RuntimeCore): void {
     // Not written (a full disk): they are looked at again at the next start, settled then.
     rt.log.warn({ err: e }, 'could not note the records kept aside for good; the next start looks at them again');
   }
+}
+
+class DrivenElsewhere extends Error {}
+
+/** What another block already drives that `block` would drive too (two PIDs on one output). */
+function rivalDriver(rt: RuntimeCore, block: AnyBlock): string | null {
+  // Only a target claimed whole (a PWM, an actuator, a setpoint): an IO array (a DS2408, the GPIO
+  // pins) is driven by many blocks, one channel each.
+  const claimedWhole = (id: string) => {
+    const target = rt.table.byId(id);
+    return target !== undefined && target !== null && 'claimedBy' in target.def.fields;
+  };
+  const targets = new Set(linksOf(block).flatMap((l) => (l.drives && claimedWhole(l.id) ? [l.id] : [])));
+  if (!targets.size) return null;
+  for (const other of rt.blocks()) {
+    if (other === block) continue;
+    const shared = linksOf(other).find((l) => l.drives && targets.has(l.id));
+    if (shared) return `'${shared.id}', which it drove, is driven by '${other.id}' now`;
+  }
+  return null;
 }
 
 function restore(rt: RuntimeCore, raw: RawRecord): void {

@@ -172,3 +172,49 @@ t.test('a backup load settles the records kept aside: none comes back at a later
     await app.close();
   }
 });
+
+t.test('a kept record does not come back to drive an output a block made since drives', async (t) => {
+  // On the older release the brewer found Cool PID gone and made Fermenter Cool PID for the cooler.
+  const dir = dataDir(t, (db) => {
+    db.prepare(
+      "INSERT INTO blocks (nid, id, type, data, meta) SELECT 120, 'Fermenter Cool PID', type, data, meta FROM quarantine WHERE id = 'Cool PID'",
+    ).run();
+  });
+  const { post, close } = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    const all = (await post('blocks/all/read')).body as { id: string; data: { outputId?: { id: string } } }[];
+    const drivers = all.filter((b) => b.data.outputId?.id === 'Cool PWM').map((b) => b.id);
+    t.same(drivers, ['Fermenter Cool PID'], 'one PID drives the cooler: the one the brewer made');
+    t.equal((await post('blocks/read', { id: 'Heat PID' })).status, 200, 'Heat PID, which nothing took over, is back');
+    const status = await post('system/status');
+    t.same(
+      (status.body.quarantined as { nid: number }[]).map((q) => q.nid),
+      [107],
+      'the old Cool PID is still listed as kept aside',
+    );
+  } finally {
+    await close();
+  }
+});
+
+t.test('a kept actuator comes back beside the others on its IO array (each drives a channel of its own)', async (t) => {
+  const dir = dataDir(t, (db) => {
+    const cooler = db.prepare("SELECT nid, id, type, data, meta FROM blocks WHERE id = 'Cooler'").get() as Record<
+      string,
+      unknown
+    >;
+    db.prepare(
+      "INSERT INTO quarantine (nid, id, type, data, meta, reason, at) VALUES (@nid, @id, @type, @data, @meta, 'unknown field', '2026-11-28T00:00:00Z')",
+    ).run(cooler);
+    db.prepare("DELETE FROM blocks WHERE id = 'Cooler'").run();
+  });
+  const { post, close } = await startApp({}, { dataDir: dir, listen: false });
+  try {
+    const cooler = await post('blocks/read', { id: 'Cooler' });
+    const heater = await post('blocks/read', { id: 'Heater' });
+    t.equal(cooler.status, 200, 'the Cooler is back');
+    t.equal(cooler.body.data.hwDevice.id, heater.body.data.hwDevice.id, 'on the IO array the Heater drives too');
+  } finally {
+    await close();
+  }
+});
