@@ -63,11 +63,11 @@ export class RulesInForce {
         if (!bounded.changed.length) throw e;
         this.rules = effectiveRules(this.configRules(), bounded.doc);
       } catch {
-        this.error = (e as Error).message;
+        this.error = `the stored rules are not valid (${(e as Error).message}); the previous ones apply`;
         this.d.log.warn({ error: this.error }, 'alert rules document is not valid; the previous rules stay');
         return true;
       }
-      const error = `alert rules: outside the rules' ranges, used at the nearest bound: ${bounded.changed.join('; ')}`;
+      const error = `the stored rules held values outside their ranges (saved by an older release); each is used at the nearest bound: ${bounded.changed.join('; ')}`;
       this.d.log.warn(
         { changed: bounded.changed },
         "alert rules document holds values outside the rules' ranges (stored by an older release); they are used at the nearest bound, the other rules as stored",

@@ -40,6 +40,8 @@ t.test(
       t.equal(rules.remindHours, MIN_REMIND_HOURS, 'a reminder interval under the bound is the shortest one taken');
       t.same(rules.blocks.Cooler, { onAfter: MAX_RULE_SECONDS }, 'a duration over it the longest');
       t.match(error, /remindHours/, 'what was changed is said');
+      t.match(error, /used at the nearest bound/, 'as brought within the bounds');
+      t.notMatch(error, /not valid/, 'not as a document refused (the dashboard shows this text as it is)');
       t.match(error, /blocks\.Cooler\.onAfter/);
 
       // New input is still held to the bounds.

@@ -170,7 +170,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
   return (
     <section class="panel" data-testid="alert-rules">
       <h2>Rules</h2>
-      {loaded?.error && <p class="bad">The stored rules are not valid ({loaded.error}); the previous ones apply.</p>}
+      {loaded?.error && <p class="bad">{`${loaded.error.charAt(0).toUpperCase()}${loaded.error.slice(1)}.`}</p>}
       <form onSubmit={(e) => void save(e)}>
         <div class="grid">
           {field('sensorNullAfter', 'Sensor reads nothing for', 's')}
