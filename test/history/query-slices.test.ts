@@ -6,48 +6,11 @@
 // No time limits here: the longest wait of a timer during the query is compared with the
 // query's own duration, on whatever machine runs it (before, it was all of it; now it is a few
 // slices, or however long another process kept this one off the CPU).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import t, { type Test } from 'tap';
-import { EmbeddedStore } from '../../src/history/embedded/embedded-store.js';
+import t from 'tap';
 import { QUERY_SLICE_MS } from '../../src/history/limits.js';
-import { silentLogger } from '../../src/log.js';
+import { filledStore } from './filled-store.js';
 
-const DAY = 86_400_000;
 const FIELDS = 50;
-const STEP = 5000;
-
-/** A store holding `FIELDS` fields every 5 s over two days (all raw points), written and flushed as the service does. */
-function filled(t: Test) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-query-slices-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const end = Date.UTC(2026, 0, 2);
-  const start = end - 2 * DAY;
-  const clock = { now: start };
-  const store = new EmbeddedStore({
-    dataDir: dir,
-    now: () => clock.now,
-    flushIntervalMs: 60_000,
-    retentionMs: 365 * DAY,
-    maxBytes: 1e10,
-    log: silentLogger,
-  });
-  t.teardown(() => store.close());
-  const names = Array.from({ length: FIELDS }, (_, f) => `f${f}`);
-  let i = 0;
-  for (let ts = start + STEP; ts <= end; ts += STEP, i++) {
-    clock.now = ts;
-    store.write(
-      'big',
-      names.map((n, f) => [n, Math.round(Math.sin(i / 100 + f) * 1600) / 16] as const),
-      ts,
-    );
-    if (i % 12 === 11) store.flushSync();
-  }
-  store.flushSync();
-  return { store, start, end, fields: names.map((n) => `big/${n}`), timestamps: i };
-}
 
 /** Run `query` while a 1 ms timer runs: the timer's runs during it and the longest gap between them. */
 async function watched<T>(query: () => Promise<T>): Promise<{ result: T; ms: number; runs: number; maxGap: number }> {
@@ -73,7 +36,13 @@ async function watched<T>(query: () => Promise<T>): Promise<{ result: T; ms: num
   return { result, ms, runs, maxGap };
 }
 
-const data = filled(t);
+// 50 fields every 5 s over two days (all raw points).
+const data = filledStore(t, {
+  fields: FIELDS,
+  stepMs: 5000,
+  days: 2,
+  value: (i, f) => Math.round(Math.sin(i / 100 + f) * 1600) / 16,
+});
 
 t.test('a raw query of 50 fields over two days lets timers run while it decodes', async (t) => {
   const { store, start, end, fields, timestamps } = data;

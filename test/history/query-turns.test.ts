@@ -3,45 +3,16 @@
 // client firing a few dozen month-long queries together had the service hold all of them in a
 // Pi's memory. A few now decode at once (QUERY_TURNS), the others wait in a line of bounded length,
 // and one beyond it is refused with a message that says why (a 503 at the API).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { EmbeddedStore } from '../../src/history/embedded/embedded-store.js';
 import { QUERY_TURNS } from '../../src/history/limits.js';
-import { silentLogger } from '../../src/log.js';
+import { filledStore } from './filled-store.js';
 
-const DAY = 86_400_000;
-const FIELDS = 20;
-const STEP = 10_000;
-
-const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-query-turns-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const end = Date.UTC(2026, 0, 2);
-const start = end - DAY;
-const clock = { now: start };
-const store = new EmbeddedStore({
-  dataDir: dir,
-  now: () => clock.now,
-  flushIntervalMs: 60_000,
-  retentionMs: 365 * DAY,
-  maxBytes: 1e10,
-  log: silentLogger,
+const { store, start, end, fields, timestamps } = filledStore(t, {
+  fields: 20,
+  stepMs: 10_000,
+  days: 1,
+  value: (i, f) => f + (i % 100) / 16,
 });
-t.teardown(() => store.close());
-const names = Array.from({ length: FIELDS }, (_, f) => `f${f}`);
-let timestamps = 0;
-for (let ts = start + STEP; ts <= end; ts += STEP, timestamps++) {
-  clock.now = ts;
-  store.write(
-    'big',
-    names.map((n, f) => [n, f + (timestamps % 100) / 16] as const),
-    ts,
-  );
-  if (timestamps % 12 === 11) store.flushSync();
-}
-store.flushSync();
-const fields = names.map((n) => `big/${n}`);
 
 /** Counts the queries decoding stored records at once: each iterates them from its first record to its last. */
 function decoding() {
