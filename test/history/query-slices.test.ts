@@ -3,37 +3,33 @@
 // switching a heater) came late by as much. A query now decodes in slices with a turn of the
 // event loop between them; a small one still answers in one go.
 //
-// No time limits here: the longest wait of a timer during the query is compared with the
-// query's own duration, on whatever machine runs it (before, it was all of it; now it is a few
-// slices, or however long another process kept this one off the CPU).
+// No time limits here: what is compared is the query's own duration, on whatever machine runs it.
+// Before, a 1 ms timer did not run at all during the query. Now it runs in most windows of a few
+// slices' length: not in every one, since a garbage collection of the decoded points, or another
+// process keeping this one off the CPU, stops timers for a while whatever the store does.
+// tags: alone (the event loop's gaps measured on the real clock)
 import t from 'tap';
 import { QUERY_SLICE_MS } from '../../src/history/limits.js';
 import { filledStore } from './filled-store.js';
 
 const FIELDS = 50;
+/** A window of a few slices: the timer should run in most of them. */
+const WINDOW_MS = 5 * QUERY_SLICE_MS;
 
-/** Run `query` while a 1 ms timer runs: the timer's runs during it and the longest gap between them. */
-async function watched<T>(query: () => Promise<T>): Promise<{ result: T; ms: number; runs: number; maxGap: number }> {
-  let last = performance.now();
-  let runs = 0;
-  let maxGap = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxGap = Math.max(maxGap, now - last);
-    last = now;
-    runs++;
-  }, 1);
+/** Run `query` while a 1 ms timer runs: its runs during the query, and the share of windows it ran in. */
+async function watched<T>(query: () => Promise<T>): Promise<{ result: T; ms: number; runs: number; share: number }> {
+  const ran: number[] = [];
+  const timer = setInterval(() => ran.push(performance.now()), 1);
   // Let the timer find its pace before the query begins.
   await new Promise((r) => setTimeout(r, 20));
   const began = performance.now();
-  last = began;
-  runs = 0;
-  maxGap = 0;
+  ran.length = 0;
   const result = await query();
   const ms = performance.now() - began;
-  maxGap = Math.max(maxGap, performance.now() - last);
   clearInterval(timer);
-  return { result, ms, runs, maxGap };
+  const windows = Math.max(1, Math.floor(ms / WINDOW_MS));
+  const hit = new Set(ran.map((at) => Math.floor((at - began) / WINDOW_MS)).filter((w) => w < windows));
+  return { result, ms, runs: ran.length, share: hit.size / windows };
 }
 
 // 50 fields every 5 s over two days (all raw points).
@@ -52,8 +48,8 @@ t.test('a raw query of 50 fields over two days lets timers run while it decodes'
   t.ok(w.ms > 5 * QUERY_SLICE_MS, `the query is long enough to tell (${w.ms.toFixed(0)} ms)`);
   t.ok(w.runs >= 3, `the timer ran during the query (${w.runs} times in ${w.ms.toFixed(0)} ms)`);
   t.ok(
-    w.maxGap < w.ms / 2,
-    `the timer waited at most ${w.maxGap.toFixed(0)} ms, a small part of the query's ${w.ms.toFixed(0)} ms`,
+    w.share >= 0.5,
+    `the timer ran in ${(w.share * 100).toFixed(0)} % of the query's ${WINDOW_MS} ms windows (at least half)`,
   );
 });
 
@@ -62,7 +58,7 @@ t.test('a graph of two days at a fine step (raw points) lets timers run too', as
   const w = await watched(() => store.ranges(fields, start, end, 10));
   t.equal(w.result.length, FIELDS, 'every field answered');
   t.ok(w.runs >= 3, `the timer ran during the query (${w.runs} times in ${w.ms.toFixed(0)} ms)`);
-  t.ok(w.maxGap < w.ms / 2, `the timer waited at most ${w.maxGap.toFixed(0)} ms of the query's ${w.ms.toFixed(0)} ms`);
+  t.ok(w.share >= 0.5, `the timer ran in ${(w.share * 100).toFixed(0)} % of the query's ${WINDOW_MS} ms windows`);
 });
 
 t.test('a small query answers without giving up its turn', async (t) => {
