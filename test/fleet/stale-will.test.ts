@@ -17,14 +17,13 @@ const OLD_RUN = 'a0a0a0a0a0a0';
 const oldPresence = (online: boolean) =>
   JSON.stringify({ serviceId: 'ferm-1', online, version: '0.1.0', dashboardUrl: null, instance: OLD_RUN });
 
-/** What a fresh subscriber gets from the broker now: the retained message of `topic`. */
-async function retained(url: string, topic: string): Promise<string | null> {
+/** What a fresh subscriber gets from the broker now: the retained message of `topic` (one is always held here). */
+async function retained(url: string, topic: string): Promise<string> {
   const reader = await Recorder.connect(url);
   try {
     await reader.subscribe(topic);
-    await sleep(300);
-    const got = reader.on(topic).filter((m) => m.retain);
-    return got.length ? got[got.length - 1].payload.toString() : null;
+    const got = await reader.waitFor((m) => m.topic === topic && m.retain, `the retained message of ${topic}`);
+    return got.payload.toString();
   } finally {
     await reader.end();
   }
@@ -66,22 +65,37 @@ t.test("the lost run's last wills do not leave the running controller offline", 
   // The broker gives up on the lost run's links: their wills go out, retained.
   const from = watcher.messages.length;
   for (const r of lost) r.client.stream.destroy();
-  await watcher.waitFor(
+  const will = await watcher.waitFor(
     (m) => m.topic === FLEET && m.json().online === false && m.json().instance === OLD_RUN,
     "the lost run's will",
     5000,
     from,
   );
-  await watcher.waitFor(
+  const availabilityWill = await watcher.waitFor(
     (m) => m.topic === AVAILABILITY && m.payload.toString() === 'offline',
     "the lost run's availability will",
     5000,
     from,
   );
+  // The running one says online again after each will (at once, or within the reassert's 1 s
+  // limit when it said so less than a second before): waited for, not slept for.
+  await watcher.waitFor(
+    (m) => m.topic === FLEET && m.json().online === true && m.json().instance === instance,
+    'the running one online again after the will',
+    5000,
+    watcher.messages.indexOf(will) + 1,
+  );
+  await watcher.waitFor(
+    (m) => m.topic === AVAILABILITY && m.payload.toString() === 'online',
+    'available again after the will',
+    5000,
+    watcher.messages.indexOf(availabilityWill) + 1,
+  );
+  // A window for a flood of "online" to show (counted below).
   await sleep(1000);
 
   const fleet = await retained(broker.url, FLEET);
-  t.match(JSON.parse(fleet ?? 'null'), { online: true, instance }, 'the broker holds the running one online');
+  t.match(JSON.parse(fleet), { online: true, instance }, 'the broker holds the running one online');
   t.equal(await retained(broker.url, AVAILABILITY), 'online', 'Home Assistant sees it available');
   const again = watcher.on(FLEET, from).filter((m) => m.json().online === true);
   t.ok(again.length >= 1 && again.length <= 2, `said once more (${again.length}), not a flood`);
