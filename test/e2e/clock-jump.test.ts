@@ -257,6 +257,14 @@ t.test('backward 1 hour', async (t) => {
   await createBlocks(svc);
   await pendingAlert(svc);
   await sleep(limit(3000));
+  // More than five points stored before the jump (one a second: how many the steps above left
+  // depends on how long they took, six in 6-7 s on a quiet machine).
+  await until(
+    'six points stored before the jump',
+    limit(10_000),
+    async () => (await points(svc, startedAt - 2 * HOUR, Date.now() + HOUR)).length > 5,
+    200,
+  );
   const before = await beforeJump(svc);
   r.move('-1h');
   await jumpSeen(t, svc, -HOUR);
