@@ -217,10 +217,18 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
         // The first slice is read before the answer begins, so a store that fails it is a 503,
         // not a cut-off 200. The rest is read as the client takes the answer: one that reads
         // slowly holds a few slices, not the whole export (one that stops is cut, answer-stall.ts).
-        const slices = deps.store.rawSlices(q.fields, tf.start, tf.end ?? deps.now())[Symbol.asyncIterator]();
+        // A client gone ends a slice still waiting (for its turn, for VictoriaMetrics) at once.
+        const slices = deps.store
+          .rawSlices(q.fields, tf.start, tf.end ?? deps.now(), clientGone(reply))
+          [Symbol.asyncIterator]();
         const first = await fromStore(() => slices.next());
         void reply.header('content-type', 'text/plain; charset=utf-8');
-        return reply.send(Readable.from(csvLines(q, slices, first), { highWaterMark: 2 }));
+        const csv = Readable.from(csvLines(q, slices, first), { highWaterMark: 2 });
+        // The answer closed (sent, or destroyed when the client went away): the store's iteration
+        // ends with it. csvLines reads the slices by hand, so ending it would not end them, nor
+        // would destroying a stream whose csvLines had not begun.
+        csv.once('close', () => void slices.return?.()?.catch(() => undefined));
+        return reply.send(csv);
       },
     );
 

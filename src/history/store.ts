@@ -37,9 +37,10 @@ export interface HistoryStore {
   raw(fields: string[], start: number, end: number, signal?: AbortSignal): Promise<RawSeries[]>;
   /**
    * The same points in slices, read as the consumer asks for the next (the CSV export streams
-   * them): every point of a slice is before every point of a later one.
+   * them): every point of a slice is before every point of a later one. `signal` as for ranges:
+   * a slice still waiting for its turn (or for VictoriaMetrics' answer) then ends the iteration.
    */
-  rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]>;
+  rawSlices(fields: string[], start: number, end: number, signal?: AbortSignal): AsyncIterable<RawSeries[]>;
   /** Write everything queued now (tests, shutdown). */
   flush(): Promise<void>;
   /** Throws when the store cannot answer. */

@@ -59,12 +59,15 @@ export class Turns {
     }
   }
 
-  /** Each item of `items` is made within a turn of its own: a slow consumer holds none between them. */
-  async *each<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
+  /**
+   * Each item of `items` is made within a turn of its own: a slow consumer holds none between them.
+   * `signal` as for run: an item still waiting for its turn is not made, and the iteration ends.
+   */
+  async *each<T>(items: AsyncIterable<T>, signal?: AbortSignal): AsyncGenerator<T> {
     const it = items[Symbol.asyncIterator]();
     try {
       for (;;) {
-        const next = await this.run(() => it.next());
+        const next = await this.run(() => it.next(), signal);
         if (next.done) return;
         yield next.value;
       }

@@ -114,7 +114,8 @@ export class VictoriaStore implements HistoryStore {
 
   /**
    * One query request, its answer read by `read` within its turn. `signal` ends it (and its wait
-   * for a turn): one per query, so a query takes at most the time limit however many fields it has.
+   * for a turn): one per query (querySignal), so a query takes at most the time limit however many
+   * fields it has, and ends at once when its client goes away.
    */
   private async request<T>(
     path: string,
@@ -122,11 +123,15 @@ export class VictoriaStore implements HistoryStore {
     read: (res: Response) => Promise<T>,
     signal = this.querySignal(),
   ): Promise<T> {
-    const limited = () => new Error(`VictoriaMetrics did not answer within ${this.o.timeoutMs ?? 10_000} ms`);
+    // The time limit is named; the client's going away (or the query's failure) ends it with its own reason.
+    const ended = () =>
+      (signal.reason as Error | undefined)?.name === 'TimeoutError'
+        ? new Error(`VictoriaMetrics did not answer within ${this.o.timeoutMs ?? 10_000} ms`)
+        : signal.reason;
     try {
       await this.turns.take(signal);
-    } catch {
-      throw limited();
+    } catch (e) {
+      throw signal.aborted ? ended() : e;
     }
     try {
       const res = await fetch(`${this.base}${path}`, {
@@ -138,15 +143,17 @@ export class VictoriaStore implements HistoryStore {
       if (!res.ok) throw new Error(`${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
       return await read(res);
     } catch (e) {
-      if (signal.aborted) throw limited();
+      if (signal.aborted) throw ended();
       throw e;
     } finally {
       this.turns.release();
     }
   }
 
-  private querySignal(): AbortSignal {
-    const signal = AbortSignal.timeout(this.o.timeoutMs ?? 10_000);
+  /** A query's signal: its time limit, or `client` (the client went away), whichever comes first. */
+  private querySignal(client?: AbortSignal): AbortSignal {
+    const limit = AbortSignal.timeout(this.o.timeoutMs ?? 10_000);
+    const signal = client ? AbortSignal.any([limit, client]) : limit;
     // Every request of a query waiting for its turn listens to it: as many as the query has fields.
     setMaxListeners(0, signal);
     return signal;
@@ -201,10 +208,10 @@ export class VictoriaStore implements HistoryStore {
     return [...new Set(body.data.map((m) => m.__name__))].sort();
   }
 
-  async ranges(fields: string[], start: number, end: number, stepS: number): Promise<Range[]> {
-    // The query's time limit, or its first failure: its requests still waiting for a turn (or
-    // under way) are of no use then, and would hold the turns every later query waits for.
-    const limit = this.querySignal();
+  async ranges(fields: string[], start: number, end: number, stepS: number, client?: AbortSignal): Promise<Range[]> {
+    // The query's time limit, its client gone, or its first failure: its requests still waiting
+    // for a turn (or under way) are of no use then, and would hold the turns every later query waits for.
+    const limit = this.querySignal(client);
     const failed = new AbortController();
     setMaxListeners(0, failed.signal);
     const onLimit = () => failed.abort(limit.reason);
@@ -231,13 +238,16 @@ export class VictoriaStore implements HistoryStore {
     return results.filter((r): r is Range => r !== null);
   }
 
-  async raw(fields: string[], start: number, end: number): Promise<RawSeries[]> {
+  async raw(fields: string[], start: number, end: number, client?: AbortSignal): Promise<RawSeries[]> {
     if (!fields.length) return [];
     const matches = [...new Set(fields)]
       .map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`)
       .join('&');
-    const text = await this.request('/api/v1/export', `${matches}&start=${start / 1000}&end=${end / 1000}`, (res) =>
-      res.text(),
+    const text = await this.request(
+      '/api/v1/export',
+      `${matches}&start=${start / 1000}&end=${end / 1000}`,
+      (res) => res.text(),
+      this.querySignal(client),
     );
     const byField = new Map<string, Array<[number, number]>>();
     for (const line of text.split('\n')) {
@@ -257,8 +267,8 @@ export class VictoriaStore implements HistoryStore {
   }
 
   /** One slice: VictoriaMetrics' export answers all points at once. */
-  async *rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]> {
-    const all = await this.raw(fields, start, end);
+  async *rawSlices(fields: string[], start: number, end: number, client?: AbortSignal): AsyncIterable<RawSeries[]> {
+    const all = await this.raw(fields, start, end, client);
     if (all.length) yield all;
   }
 

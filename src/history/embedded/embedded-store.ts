@@ -362,8 +362,8 @@ export class EmbeddedStore implements HistoryStore {
     return this.turns.run(() => rawOf(this.view(), fields, start, end, this.o.now()), signal);
   }
 
-  rawSlices(fields: string[], start: number, end: number): AsyncIterable<RawSeries[]> {
-    return this.turns.each(rawSlicesOf(this.view(), fields, start, end, this.o.now()));
+  rawSlices(fields: string[], start: number, end: number, signal?: AbortSignal): AsyncIterable<RawSeries[]> {
+    return this.turns.each(rawSlicesOf(this.view(), fields, start, end, this.o.now()), signal);
   }
 
   /** Bucket averages of one tier as stored (for tests and diagnostics). */
