@@ -29,7 +29,10 @@ same list.
 - **The file** takes JSON values (\`"auth": true\`) and camelCase keys. Settings marked "file only"
   have no flag or variable.
 - On a Raspberry Pi the file is \`/etc/edgeblocks/config.json\` and the data dir
-  \`/var/lib/edgeblocks\` (see [Installing on a Raspberry Pi](raspberry-pi.md)).
+  \`/var/lib/edgeblocks\` (see [Installing on a Raspberry Pi](raspberry-pi.md)). Variables for the
+  service go in a drop-in: \`sudo systemctl edit edgeblocks\`, then under \`[Service]\` a line such as
+  \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
+  Before an upgrade the installer has the new release check the file and these variables together.
 `;
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -2,8 +2,9 @@
 # Installs edgeblocks from this checkout as a hardened systemd service on a Raspberry Pi
 # (Raspberry Pi OS Bookworm/Trixie, arm64 or armhf). Safe to run again and never asks anything.
 # An upgrade is staged beside the running release (copy, npm ci, a smoke start on emulated
-# hardware, a check of the existing config by the new release) and only then swapped in atomically; a failed upgrade leaves the running service
-# untouched. The previous release is kept for --rollback. See docs/raspberry-pi.md.
+# hardware, a check by the new release of the existing config and of the EDGEBLOCKS_* variables the
+# unit and its drop-ins set) and only then swapped in atomically; a failed upgrade leaves the
+# running service untouched. The previous release is kept for --rollback. See docs/raspberry-pi.md.
 # `edgeblocks` goes on PATH (a link in /usr/local/bin), for `sudo edgeblocks user add ...`.
 #
 #   sudo scripts/install-pi.sh [--from FILE] [--with-mosquitto] [--enable-interfaces] [--no-start]
@@ -196,21 +197,133 @@ smoke_start() {
   [ "$ok" -eq 1 ]
 }
 
-# Asks the staged release whether the config file the service runs with still holds (the smoke
-# start runs without it): a value an older release took and this one refuses (a bound added since)
-# would stop the service at its restart, exit 2 and no control, until someone came.
+# The EDGEBLOCKS_* variables the service will start with, as NUL-separated name, value and where
+# it comes from: Environment= and EnvironmentFile= (whose values win, as in systemd) of the unit
+# the new release installs and of the drop-ins (`systemctl edit edgeblocks`), read from the files
+# rather than asked of systemctl: the installer reloads systemd before the restart, so the files
+# are what the service gets, and they are there under DESTDIR and without a running systemd.
+unit_environment() {
+  local unit="$1/systemd/$SERVICE"
+  [ -f "$unit" ] || unit="$UNIT_FILE"
+  "$NODE_BIN" -e '
+const fs = require("fs");
+const [root, service, unit, unitName] = process.argv.slice(1);
+const read = (p) => { try { return fs.readFileSync(root + p, "utf8"); } catch { return null; } };
+// Drop-ins: the unit'"'"'s own directory before the service.d of every service, /etc before /run
+// before the vendor ones; one of a name counts, and all apply in the order of their names.
+const dirs = ["/etc/systemd/system.control", "/run/systemd/system.control", "/run/systemd/transient",
+  "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"];
+const dropIns = new Map();
+for (const sub of [`${service}.d`, "service.d"])
+  for (const dir of dirs) {
+    let names = [];
+    try { names = fs.readdirSync(`${root}${dir}/${sub}`); } catch {}
+    for (const n of names) if (n.endsWith(".conf") && !dropIns.has(n)) dropIns.set(n, `${dir}/${sub}/${n}`);
+  }
+// A word of Environment=: quotes group, a backslash escapes, %% is %.
+function words(text) {
+  const out = []; let word = null, quote = null;
+  const esc = { n: "\n", t: "\t", r: "\r", "\\": "\\", "\"": "\"", "'"'"'": "'"'"'", s: " " };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\" && i + 1 < text.length) { word = (word ?? "") + (esc[text[i + 1]] ?? text[i + 1]); i++; }
+    else if (quote) { if (c === quote) quote = null; else word += c; }
+    else if (c === "\"" || c === "'"'"'") { quote = c; word = word ?? ""; }
+    else if (/\s/.test(c)) { if (word !== null) out.push(word); word = null; }
+    else word = (word ?? "") + c;
+  }
+  if (word !== null) out.push(word);
+  return out.map((w) => w.replace(/%%/g, "%"));
+}
+let assigned = [], files = [];
+for (const [path, text] of [[unitName, fs.readFileSync(unit, "utf8")], ...[...dropIns.keys()].sort().map((n) => [dropIns.get(n), read(dropIns.get(n)) ?? ""])]) {
+  let section = "";
+  for (const line of text.replace(/\\\r?\n/g, " ").split(/\r?\n/)) {
+    const l = line.trim();
+    if (!l || l[0] === "#" || l[0] === ";") continue;
+    if (l[0] === "[") { section = l; continue; }
+    const eq = l.indexOf("=");
+    if (section !== "[Service]" || eq < 0) continue;
+    const key = l.slice(0, eq).trim(), value = l.slice(eq + 1).trim();
+    if (key === "Environment") {
+      if (!value) assigned = [];
+      for (const w of words(value)) { const at = w.indexOf("="); if (at > 0) assigned.push([w.slice(0, at), w.slice(at + 1), path]); }
+    } else if (key === "EnvironmentFile") {
+      if (!value) files = [];
+      else files.push([value.replace(/^-/, "").replace(/%%/g, "%"), path]);
+    }
+  }
+}
+const env = new Map();
+for (const [name, value, from] of assigned) env.set(name, [value, from]);
+// An environment file: NAME=VALUE lines, # and ; comments, a value in quotes may span lines.
+for (const [file] of files) {
+  const text = read(file);
+  if (text === null) continue;
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].trim();
+    if (!l || l[0] === "#" || l[0] === ";") continue;
+    const eq = l.indexOf("=");
+    if (eq < 1) continue;
+    const name = l.slice(0, eq).trim();
+    let value = l.slice(eq + 1).trim();
+    const q = value[0];
+    if (q === "\"" || q === "'"'"'") {
+      while (!(value.length > 1 && value.endsWith(q) && !value.endsWith("\\" + q)) && i + 1 < lines.length) value += "\n" + lines[++i];
+      value = value.slice(1, value.endsWith(q) ? -1 : undefined);
+      if (q === "\"") value = value.replace(/\\(["\\$`])/g, "$1").replace(/\\\n/g, "");
+    } else {
+      while (value.endsWith("\\") && i + 1 < lines.length) value = value.slice(0, -1) + lines[++i].trim();
+    }
+    env.set(name, [value, file]);
+  }
+}
+for (const [name, [value, from]] of env)
+  if (/^EDGEBLOCKS_[A-Za-z0-9_]*$/.test(name)) process.stdout.write(`${name}\0${value}\0${from}\0`);
+' "$DESTDIR" "$SERVICE" "$unit" "/etc/systemd/system/$SERVICE"
+}
+
+# Asks the staged release whether the settings the service runs with still hold (the smoke start
+# runs without them): the config file and the EDGEBLOCKS_* variables of the unit's environment
+# (unit_environment), and no other environment. A value an older release took and this one refuses
+# (a bound added since) would stop the service at its restart, exit 2 and no control, until
+# someone came.
 check_config() {
-  local dir="$1" home out
-  [ -f "$CONFIG_FILE" ] || return 0
+  local dir="$1" home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
+  local vars=() origins=()
   home="$(mktemp -d)"
-  if out="$(env -i PATH="$PATH" HOME="$home" "$NODE_BIN" "$dir/dist/src/main.js" check --config "$CONFIG_FILE" 2>&1)"; then
+  unit_environment "$dir" >"$home/env"
+  while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
+    vars+=("$name=$value")
+    origins+=("$name from $from")
+  done <"$home/env"
+  if [ ! -f "$CONFIG_FILE" ]; then
+    # No file yet: the service gets the default one install_config writes.
+    if [ ${#vars[@]} -eq 0 ]; then
+      rm -rf "$home"
+      return 0
+    fi
+    config="$home/config.json"
+    default_config >"$config"
+  fi
+  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check --config "$config" 2>&1)"; then
     rm -rf "$home"
     return 0
   fi
   rm -rf "$home"
-  warn "the new release refuses $CONFIG_FILE; the service would not start with it:"
+  if [ ${#vars[@]} -gt 0 ]; then
+    what="the settings of $SERVICE ($CONFIG_FILE and the EDGEBLOCKS_ variables of its environment)"
+    [ -f "$CONFIG_FILE" ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"
+    it=them
+  fi
+  warn "the new release refuses $what; the service would not start with $it:"
   printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
-  warn "change that setting (docs/configuration.md gives each one's range), then run the installer again"
+  if [ ${#vars[@]} -gt 0 ]; then
+    warn "the service's EDGEBLOCKS_ variables (\"env\" in the line above) and the file each one is set in:"
+    printf '  %s\n' "${origins[@]}" >&2
+  fi
+  warn "change that setting (docs/configuration.md gives each one's range; a variable in a drop-in: sudo systemctl edit edgeblocks), then run the installer again"
   return 1
 }
 

@@ -1,0 +1,204 @@
+// The installer's check of the new release (`edgeblocks check`) sees the settings the service
+// will run with: the config file and the EDGEBLOCKS_* variables of the unit's environment, which
+// a Pi user sets in a drop-in (`systemctl edit edgeblocks`: Environment= or EnvironmentFile=).
+// A value the new release refuses there stops the upgrade before the swap; the installer's own
+// environment is not the service's and is not passed. Same sandbox as install-pi.test.ts.
+// tags: slow (the installer in a sandbox)
+import t, { type Test } from 'tap';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { limit } from '../helpers/limits.js';
+import { ROOT } from '../helpers/root.js';
+import { needTools } from '../helpers/tools.js';
+import { writeInstallFakes } from './install-fakes.js';
+
+needTools('bash');
+
+const PREFIX = '/opt/eb-test';
+
+// The built CLI as far as the installer sees it: `check` writes the environment it got to
+// RECORD and refuses EDGEBLOCKS_EMIT_INTERVAL=0 as the real one does (exit 2, the key and where
+// it came from); a start logs its port and answers system/ping.
+const fakeMain = (record: string) => `if (process.argv[2] === 'check') {
+  require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.env));
+  if (process.env.EDGEBLOCKS_EMIT_INTERVAL !== '0') process.exit(0);
+  console.error('edgeblocks: configuration error: emitInterval (env EDGEBLOCKS_EMIT_INTERVAL): must be positive (an integer), got 0');
+  process.exit(2);
+}
+const http = require('node:http');
+const id = process.argv[process.argv.indexOf('--service-id') + 1];
+const server = http.createServer((req, res) => {
+  res.statusCode = req.url === '/' + id + '/system/ping' ? 200 : 404;
+  res.end('{}');
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'http listening on 127.0.0.1:' + server.address().port })));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+interface Sandbox {
+  dir: string;
+  root: string;
+  src: string;
+  state: string;
+  record: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function makeSandbox(): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), 'eb-install-env-'));
+  const root = join(dir, 'root');
+  const src = join(dir, 'checkout');
+  const state = join(dir, 'state');
+  const bin = join(dir, 'bin');
+  const record = join(dir, 'check-env.json');
+  for (const d of [root, state, bin, join(src, 'dist/src'), join(src, 'systemd'), join(src, 'scripts')])
+    mkdirSync(d, { recursive: true });
+  writeInstallFakes(bin, state);
+  writeFileSync(join(src, 'package-lock.json'), '{"lockfileVersion":3}\n');
+  writeFileSync(join(src, 'dist/src/main.js'), fakeMain(record));
+  copyFileSync(join(ROOT, 'systemd/edgeblocks.service'), join(src, 'systemd/edgeblocks.service'));
+  copyFileSync(join(ROOT, 'scripts/install-pi.sh'), join(src, 'scripts/install-pi.sh'));
+  chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
+  const env = {
+    ...process.env,
+    PATH: `${bin}${delimiter}${process.env.PATH}`,
+    FAKE_STATE: state,
+    DESTDIR: root,
+    PREFIX,
+  };
+  return { dir, root, src, state, record, env };
+}
+
+function install(sb: Sandbox, version: string, env: NodeJS.ProcessEnv = {}) {
+  writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${version}"}\n`);
+  writeFileSync(join(sb.state, 'calls'), '');
+  rmSync(sb.record, { force: true });
+  const result = spawnSync('bash', [join(sb.src, 'scripts/install-pi.sh')], {
+    env: { ...sb.env, ...env },
+    encoding: 'utf8',
+    timeout: limit(30000),
+    killSignal: 'SIGKILL',
+  });
+  const calls = readFileSync(join(sb.state, 'calls'), 'utf8').split('\n').filter(Boolean);
+  const checked = existsSync(sb.record)
+    ? (JSON.parse(readFileSync(sb.record, 'utf8')) as Record<string, string>)
+    : null;
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls, checked };
+}
+
+/** A file in the sandbox root, with its directories. */
+function put(sb: Sandbox, path: string, text: string): string {
+  const file = join(sb.root, path);
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, text);
+  return path;
+}
+
+const DROP_IN = 'etc/systemd/system/edgeblocks.service.d/override.conf';
+
+/** The sandbox with 1.0.0 installed and running. */
+function installed(t: Test): { sb: Sandbox; current: () => string; v1: string } {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const first = install(sb, '1.0.0');
+  t.equal(first.code, 0, first.stderr);
+  const current = () => readlinkSync(join(sb.root, PREFIX));
+  return { sb, current, v1: current() };
+}
+
+function refusedUpgrade(t: Test, sb: Sandbox, current: () => string, v1: string, from: RegExp) {
+  const refused = install(sb, '2.0.0');
+  t.equal(refused.code, 1, 'the installer fails');
+  t.match(refused.stderr, /the new release refuses .*; the service would not start with/);
+  t.match(
+    refused.stderr,
+    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be positive/,
+    "with the new release's line naming the variable",
+  );
+  t.match(refused.stderr, from, 'and where the service gets it from');
+  t.match(refused.stderr, /running release \(1\.0\.0-[0-9a-f]+\) is untouched/);
+  t.equal(current(), v1, 'still on 1.0.0');
+  t.same(
+    refused.calls.filter((c) => c.startsWith('systemctl')),
+    [],
+    'the service was not restarted',
+  );
+}
+
+t.test('a drop-in Environment= the new release refuses stops the upgrade before the swap', async (t) => {
+  const { sb, current, v1 } = installed(t);
+  put(sb, DROP_IN, '[Service]\nEnvironment=EDGEBLOCKS_EMIT_INTERVAL=0\n');
+  refusedUpgrade(
+    t,
+    sb,
+    current,
+    v1,
+    /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf/,
+  );
+});
+
+t.test('a value from the drop-in EnvironmentFile= is checked too, and wins over Environment=', async (t) => {
+  const { sb, current, v1 } = installed(t);
+  put(sb, 'etc/edgeblocks/env', '# from the drop-in\nEDGEBLOCKS_EMIT_INTERVAL="0"\n');
+  put(sb, DROP_IN, '[Service]\nEnvironment=EDGEBLOCKS_EMIT_INTERVAL=2000\nEnvironmentFile=-/etc/edgeblocks/env\n');
+  refusedUpgrade(t, sb, current, v1, /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/edgeblocks\/env/);
+});
+
+t.test('with no config file, the environment alone is still checked', async (t) => {
+  const { sb, current, v1 } = installed(t);
+  rmSync(join(sb.root, 'etc/edgeblocks/config.json'));
+  put(sb, DROP_IN, '[Service]\nEnvironment=EDGEBLOCKS_EMIT_INTERVAL=0\n');
+  refusedUpgrade(
+    t,
+    sb,
+    current,
+    v1,
+    /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf/,
+  );
+});
+
+t.test("valid drop-in variables pass: the check gets them, and only them, not the installer's", async (t) => {
+  const { sb, current, v1 } = installed(t);
+  put(sb, 'etc/edgeblocks/env', 'EDGEBLOCKS_HISTORY=off\n; a comment\nOTHER=x\n');
+  put(
+    sb,
+    DROP_IN,
+    [
+      '[Service]',
+      'Environment="EDGEBLOCKS_PUBLIC_URL=http://fermenter 2.local:5000/" EDGEBLOCKS_EMIT_INTERVAL=2000',
+      'Environment=NOT_OURS=1',
+      'EnvironmentFile=/etc/edgeblocks/env',
+      '',
+    ].join('\n'),
+  );
+  // A later drop-in, read after override.conf: its value is the one the service gets.
+  put(sb, 'etc/systemd/system/edgeblocks.service.d/zz-log.conf', '[Service]\nEnvironment=EDGEBLOCKS_LOG_LEVEL=debug\n');
+  put(sb, 'etc/systemd/system/edgeblocks.service.d/aa-log.conf', '[Service]\nEnvironment=EDGEBLOCKS_LOG_LEVEL=warn\n');
+  const good = install(sb, '2.0.0', { EDGEBLOCKS_EMIT_INTERVAL: '0', EDGEBLOCKS_AUTH: 'true' });
+  t.equal(good.code, 0, good.stderr);
+  t.not(current(), v1, 'upgraded');
+  t.ok(good.calls.includes('systemctl restart edgeblocks.service'), 'and restarted');
+  const checked = good.checked ?? {};
+  t.same(
+    Object.fromEntries(Object.entries(checked).filter(([k]) => k !== 'PATH' && k !== 'HOME')),
+    {
+      EDGEBLOCKS_PUBLIC_URL: 'http://fermenter 2.local:5000/',
+      EDGEBLOCKS_EMIT_INTERVAL: '2000',
+      EDGEBLOCKS_LOG_LEVEL: 'debug',
+      EDGEBLOCKS_HISTORY: 'off',
+    },
+    "the check ran with the unit's EDGEBLOCKS_ variables and nothing else",
+  );
+});
