@@ -70,6 +70,7 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(src, 'dist/src/main.js'), fakeMain(record));
   copyFileSync(join(ROOT, 'systemd/edgeblocks.service'), join(src, 'systemd/edgeblocks.service'));
   copyFileSync(join(ROOT, 'scripts/install-pi.sh'), join(src, 'scripts/install-pi.sh'));
+  copyFileSync(join(ROOT, 'scripts/unit-environment.mjs'), join(src, 'scripts/unit-environment.mjs'));
   chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
   const env = {
     ...process.env,

@@ -81,6 +81,7 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(src, 'src/main.ts'), '');
   copyFileSync(join(repo, 'systemd/edgeblocks.service'), join(src, 'systemd/edgeblocks.service'));
   copyFileSync(join(repo, 'scripts/install-pi.sh'), join(src, 'scripts/install-pi.sh'));
+  copyFileSync(join(repo, 'scripts/unit-environment.mjs'), join(src, 'scripts/unit-environment.mjs'));
   chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
 
   // A Pi OS config.txt: i2c commented out, and a trailing [cm5] section.
