@@ -1,7 +1,7 @@
 // Stand-ins for the system commands scripts/install-pi.sh calls, for running it in a throwaway
 // root: each records its call in $FAKE_STATE/calls, and users and groups live in $FAKE_STATE.
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 export const INSTALL_FAKES: Record<string, string> = {
   // getent DB KEY, from $FAKE_STATE/DB
@@ -32,4 +32,39 @@ export function writeInstallFakes(bin: string, state: string, extra: Record<stri
   writeFileSync(join(state, 'group'), 'root:x:0:\ngpio:x:997:\ndialout:x:20:pi\n');
   writeFileSync(join(state, 'passwd'), 'root:x:0:0::/root:/bin/bash\n');
   writeFileSync(join(state, 'calls'), '');
+}
+
+/** The environment that runs the installer on the fakes in `bin`, into the throwaway `root`. */
+export function installerEnv(bin: string, state: string, root: string, prefix: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PATH: `${bin}${delimiter}${process.env.PATH}`,
+    FAKE_STATE: state,
+    DESTDIR: root,
+    PREFIX: prefix,
+  };
+}
+
+/**
+ * The built CLI as far as the installer sees it: `check` runs `check` (a script's lines that exit
+ * 0 or 2 as the real one does), and a start logs its port and answers system/ping.
+ */
+export const fakeMain = (check: string) => `if (process.argv[2] === 'check') {
+${check}
+}
+const http = require('node:http');
+const id = process.argv[process.argv.indexOf('--service-id') + 1];
+const server = http.createServer((req, res) => {
+  res.statusCode = req.url === '/' + id + '/system/ping' ? 200 : 404;
+  res.end('{}');
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'http listening on 127.0.0.1:' + server.address().port })));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+/** The installer's own files into checkout `src` (systemd/, scripts/ there), as in the repository `repo`. */
+export function copyInstaller(repo: string, src: string): void {
+  for (const file of ['systemd/edgeblocks.service', 'scripts/install-pi.sh', 'scripts/unit-environment.mjs'])
+    copyFileSync(join(repo, file), join(src, file));
+  chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
 }

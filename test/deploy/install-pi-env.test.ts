@@ -6,23 +6,13 @@
 // tags: slow (the installer in a sandbox)
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
 import { needTools } from '../helpers/tools.js';
-import { writeInstallFakes } from './install-fakes.js';
+import { copyInstaller, fakeMain, installerEnv, writeInstallFakes } from './install-fakes.js';
 
 needTools('bash');
 
@@ -31,21 +21,11 @@ const PREFIX = '/opt/eb-test';
 // The built CLI as far as the installer sees it: `check` writes the environment it got to
 // RECORD and refuses EDGEBLOCKS_EMIT_INTERVAL=0 as the real one does (exit 2, the key and where
 // it came from); a start logs its port and answers system/ping.
-const fakeMain = (record: string) => `if (process.argv[2] === 'check') {
-  require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.env));
+const checkRecording = (record: string) =>
+  fakeMain(`  require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.env));
   if (process.env.EDGEBLOCKS_EMIT_INTERVAL !== '0') process.exit(0);
   console.error('edgeblocks: configuration error: emitInterval (env EDGEBLOCKS_EMIT_INTERVAL): must be positive (an integer), got 0');
-  process.exit(2);
-}
-const http = require('node:http');
-const id = process.argv[process.argv.indexOf('--service-id') + 1];
-const server = http.createServer((req, res) => {
-  res.statusCode = req.url === '/' + id + '/system/ping' ? 200 : 404;
-  res.end('{}');
-});
-server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'http listening on 127.0.0.1:' + server.address().port })));
-process.on('SIGTERM', () => process.exit(0));
-`;
+  process.exit(2);`);
 
 interface Sandbox {
   dir: string;
@@ -67,19 +47,9 @@ function makeSandbox(): Sandbox {
     mkdirSync(d, { recursive: true });
   writeInstallFakes(bin, state);
   writeFileSync(join(src, 'package-lock.json'), '{"lockfileVersion":3}\n');
-  writeFileSync(join(src, 'dist/src/main.js'), fakeMain(record));
-  copyFileSync(join(ROOT, 'systemd/edgeblocks.service'), join(src, 'systemd/edgeblocks.service'));
-  copyFileSync(join(ROOT, 'scripts/install-pi.sh'), join(src, 'scripts/install-pi.sh'));
-  copyFileSync(join(ROOT, 'scripts/unit-environment.mjs'), join(src, 'scripts/unit-environment.mjs'));
-  chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
-  const env = {
-    ...process.env,
-    PATH: `${bin}${delimiter}${process.env.PATH}`,
-    FAKE_STATE: state,
-    DESTDIR: root,
-    PREFIX,
-  };
-  return { dir, root, src, state, record, env };
+  writeFileSync(join(src, 'dist/src/main.js'), checkRecording(record));
+  copyInstaller(ROOT, src);
+  return { dir, root, src, state, record, env: installerEnv(bin, state, root, PREFIX) };
 }
 
 function install(sb: Sandbox, version: string, env: NodeJS.ProcessEnv = {}) {
@@ -108,6 +78,8 @@ function put(sb: Sandbox, path: string, text: string): string {
 }
 
 const DROP_IN = 'etc/systemd/system/edgeblocks.service.d/override.conf';
+/** How a refusal names the variable the drop-in sets. */
+const FROM_DROP_IN = /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf/;
 
 /** The sandbox with 1.0.0 installed and running. */
 function installed(t: Test): { sb: Sandbox; current: () => string; v1: string } {
@@ -141,13 +113,7 @@ function refusedUpgrade(t: Test, sb: Sandbox, current: () => string, v1: string,
 t.test('a drop-in Environment= the new release refuses stops the upgrade before the swap', async (t) => {
   const { sb, current, v1 } = installed(t);
   put(sb, DROP_IN, '[Service]\nEnvironment=EDGEBLOCKS_EMIT_INTERVAL=0\n');
-  refusedUpgrade(
-    t,
-    sb,
-    current,
-    v1,
-    /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf/,
-  );
+  refusedUpgrade(t, sb, current, v1, FROM_DROP_IN);
 });
 
 t.test('a value from the drop-in EnvironmentFile= is checked too, and wins over Environment=', async (t) => {
@@ -161,13 +127,7 @@ t.test('with no config file, the environment alone is still checked', async (t) 
   const { sb, current, v1 } = installed(t);
   rmSync(join(sb.root, 'etc/edgeblocks/config.json'));
   put(sb, DROP_IN, '[Service]\nEnvironment=EDGEBLOCKS_EMIT_INTERVAL=0\n');
-  refusedUpgrade(
-    t,
-    sb,
-    current,
-    v1,
-    /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf/,
-  );
+  refusedUpgrade(t, sb, current, v1, FROM_DROP_IN);
 });
 
 t.test("valid drop-in variables pass: the check gets them, and only them, not the installer's", async (t) => {

@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -23,7 +22,7 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { ROOT } from '../helpers/root.js';
 import { needTools } from '../helpers/tools.js';
-import { writeInstallFakes } from './install-fakes.js';
+import { copyInstaller, fakeMain, installerEnv, writeInstallFakes } from './install-fakes.js';
 
 needTools('bash');
 
@@ -33,21 +32,10 @@ const PREFIX = '/opt/eb-test';
 // The built CLI as far as the installer sees it: \`check --config FILE\` refuses a file holding
 // "refused" (exit 2 and a line, as the real one does a setting out of range); a start logs its
 // port and answers system/ping.
-const FAKE_MAIN = `if (process.argv[2] === 'check') {
-  const file = process.argv[process.argv.indexOf('--config') + 1];
+const FAKE_MAIN = fakeMain(`  const file = process.argv[process.argv.indexOf('--config') + 1];
   if (!require('node:fs').readFileSync(file, 'utf8').includes('refused')) process.exit(0);
   console.error('edgeblocks: configuration error: alerts.remindHours: must be a number 0.25-720, got 0.1 (refused)');
-  process.exit(2);
-}
-const http = require('node:http');
-const id = process.argv[process.argv.indexOf('--service-id') + 1];
-const server = http.createServer((req, res) => {
-  res.statusCode = req.url === '/' + id + '/system/ping' ? 200 : 404;
-  res.end('{}');
-});
-server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'http listening on 127.0.0.1:' + server.address().port })));
-process.on('SIGTERM', () => process.exit(0));
-`;
+  process.exit(2);`);
 const BROKEN_MAIN = "console.error('SyntaxError: the new release cannot start'); process.exit(1);\n";
 
 interface Sandbox {
@@ -79,10 +67,7 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(src, 'node_modules/x/index.js'), '');
   writeFileSync(join(src, '.git/HEAD'), 'ref: refs/heads/main\n');
   writeFileSync(join(src, 'src/main.ts'), '');
-  copyFileSync(join(repo, 'systemd/edgeblocks.service'), join(src, 'systemd/edgeblocks.service'));
-  copyFileSync(join(repo, 'scripts/install-pi.sh'), join(src, 'scripts/install-pi.sh'));
-  copyFileSync(join(repo, 'scripts/unit-environment.mjs'), join(src, 'scripts/unit-environment.mjs'));
-  chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
+  copyInstaller(repo, src);
 
   // A Pi OS config.txt: i2c commented out, and a trailing [cm5] section.
   mkdirSync(join(root, 'boot/firmware'), { recursive: true });
@@ -90,14 +75,7 @@ function makeSandbox(): Sandbox {
     join(root, 'boot/firmware/config.txt'),
     '# http://rptl.io/configtxt\n#dtparam=i2c_arm=on\ndtparam=audio=on\ncamera_auto_detect=1\n\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n',
   );
-  const env = {
-    ...process.env,
-    PATH: `${bin}${delimiter}${process.env.PATH}`,
-    FAKE_STATE: state,
-    DESTDIR: root,
-    PREFIX,
-  };
-  return { dir, root, src, state, env };
+  return { dir, root, src, state, env: installerEnv(bin, state, root, PREFIX) };
 }
 
 function install(sb: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}) {

@@ -5,10 +5,10 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { ROOT, postJson, startScript } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { writeInstallFakes } from './install-fakes.js';
+import { installerEnv, writeInstallFakes } from './install-fakes.js';
 import { needTools } from '../helpers/tools.js';
 
 needTools('bash');
@@ -76,13 +76,7 @@ t.test('build the artifact, install it with --from, run the installed service', 
   writeInstallFakes(bin, state, NO_BUILD_TOOLS);
   t.equal(spawnSync('tar', ['-xzf', file, '-C', pi]).status, 0, 'tar unpacks it');
   const installer = join(pi, top, 'scripts/install-pi.sh');
-  const env = {
-    ...process.env,
-    PATH: `${bin}${delimiter}${process.env.PATH}`,
-    FAKE_STATE: state,
-    DESTDIR: root,
-    PREFIX,
-  };
+  const env = installerEnv(bin, state, root, PREFIX);
   const installed = spawnSync('bash', [installer, '--from', file, '--no-start'], {
     env,
     encoding: 'utf8',
@@ -140,13 +134,7 @@ t.test('--from refuses a file that is not a release, and an artifact built for a
   const state = join(dir, 'state');
   for (const d of [root, bin, state]) mkdirSync(d, { recursive: true });
   writeInstallFakes(bin, state);
-  const env = {
-    ...process.env,
-    PATH: `${bin}${delimiter}${process.env.PATH}`,
-    FAKE_STATE: state,
-    DESTDIR: root,
-    PREFIX,
-  };
+  const env = installerEnv(bin, state, root, PREFIX);
   const install = (file: string) =>
     spawnSync('bash', [join(ROOT, 'scripts/install-pi.sh'), '--from', file, '--no-start'], {
       env,

@@ -14,6 +14,7 @@ import { QUERY_TURNS } from '../../src/history/limits.js';
 import type { RawSeries } from '../../src/history/store.js';
 import { startApp } from '../helpers/app.js';
 import { sleep } from '../mqtt/fixtures.js';
+import { csvRequest } from './csv-request.js';
 
 const KEY = 'export';
 const FIELDS = 40;
@@ -57,15 +58,7 @@ t.test('a CSV export whose client goes away mid-stream ends the store iteration 
     })();
   const turns = (store as unknown as { turns: { held: number; line: unknown[] } }).turns;
 
-  const { port } = new URL(rt.base);
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    method: 'POST',
-    path: '/history/timeseries/csv',
-    headers: { 'content-type': 'application/json' },
-  });
-  req.on('error', () => undefined);
+  const req = csvRequest(rt.base);
   const res = await new Promise<http.IncomingMessage>((resolve) => {
     req.once('response', resolve);
     req.end(JSON.stringify({ fields, precision: 'ms', duration: '2h' }));
@@ -100,15 +93,7 @@ t.test('a CSV export whose client goes away while it waits for a turn leaves the
   t.teardown(() => {
     for (let i = 0; i < QUERY_TURNS.running; i++) turns.release();
   });
-  const { port } = new URL(rt.base);
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    method: 'POST',
-    path: '/history/timeseries/csv',
-    headers: { 'content-type': 'application/json' },
-  });
-  req.on('error', () => undefined);
+  const req = csvRequest(rt.base);
   req.end(JSON.stringify({ fields: [`${KEY}/f0`], precision: 'ms', duration: '2h' }));
   for (let i = 0; i < 40 && turns.line.length === 0; i++) await sleep(50);
   t.equal(turns.line.length, 1, `the export waits in line (${turns.held} turns held)`);

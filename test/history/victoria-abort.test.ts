@@ -8,7 +8,6 @@
 // limit, so the query would be answered): the client goes away; the turns and the connections to
 // VictoriaMetrics must be given back at once.
 // tags: slow (a real VictoriaMetrics)
-import http from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import pino from 'pino';
 import t, { type Test } from 'tap';
@@ -16,6 +15,7 @@ import type { HistoryStore } from '../../src/history/store.js';
 import { VictoriaStore } from '../../src/history/victoria-store.js';
 import { startApp } from '../helpers/app.js';
 import { startVictoria } from '../helpers/victoria.js';
+import { csvRequest } from './csv-request.js';
 
 const log = pino({ level: 'silent' });
 const DELAY_MS = 8000;
@@ -120,15 +120,7 @@ t.test('a CSV export whose client went away while VictoriaMetrics had not answer
   const store = rt.app.history!.store;
   t.equal(store.kind, 'victoria');
   const turns = turnsOf(store);
-  const { port } = new URL(rt.base);
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    method: 'POST',
-    path: '/history/timeseries/csv',
-    headers: { 'content-type': 'application/json' },
-  });
-  req.on('error', () => undefined);
+  const req = csvRequest(rt.base);
   req.end(JSON.stringify({ fields, precision: 'ms', start: now - 120_000, end: now + 1000 }));
   for (let i = 0; i < 40 && turns().held === 0; i++) await sleep(50);
   t.equal(turns().held, 1, 'the export holds a turn while VictoriaMetrics has not answered');
