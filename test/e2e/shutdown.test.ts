@@ -3,7 +3,7 @@
 // Open dashboards (SSE streams), an /eventbus websocket and MQTT clients do not hold a stop up
 // (issue 24.5): the streams get a last offline state and end, and the process exits 0 at once.
 // The app is a list of subsystems (issue 25.2): each logs one stop line, in reverse start order.
-// tags: slow (the built service stopped by signals)
+// tags: slow alone (the built service stopped by signals; "exited within 2 s" on the real clock)
 import t, { type Test } from 'tap';
 import mqtt from 'mqtt';
 import { WebSocket } from 'ws';
@@ -88,7 +88,7 @@ t.test('the demo on SIGTERM: one line per safe output, then the summary', async 
     last.map((l) => [l.level, l.msg]),
     [[30, `stopped: ${safe.length} outputs safe, state offline published, database closed`]],
   );
-  t.equal(lines.at(-1)?.msg, last[0]?.msg, 'the summary is the last line');
+  t.equal(lines.at(-1)?.msg, last[0]?.msg, `the summary is the last line (the last: ${lines.at(-1)?.msg})`);
 });
 
 t.test('the CLI on SIGINT, with an external broker that is not there', async (t) => {
@@ -211,7 +211,11 @@ function checkStopLines(t: Test, lines: LogLine[]) {
     'outputs go safe in the hardware step, after control stopped',
   );
   t.ok(at(/^stop mqtt: /) > at(/^stop hardware: /), 'MQTT (the offline state) after the outputs are safe');
-  t.equal(lines.at(-1)?.msg.startsWith('stopped:'), true, 'the summary is the last line');
+  t.equal(
+    lines.at(-1)?.msg.startsWith('stopped:'),
+    true,
+    `the summary is the last line (the last: ${lines.at(-1)?.msg})`,
+  );
 }
 
 /** A websocket on the history stream, with a live ranges stream running. */
