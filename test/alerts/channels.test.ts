@@ -1,7 +1,7 @@
 // Issue 26: a pulled probe reaches every channel (ntfy, webhook, email, MQTT on a real
 // Mosquitto) within the set time plus one emission interval, and its resolve follows; the
 // test route answers per channel; the heartbeat is called; no secret is served or logged.
-// tags: slow alone (the built service and every channel, a real Mosquitto; the alert within its time on the real clock)
+// tags: slow (the built service and every channel, a real Mosquitto)
 import t from 'tap';
 import mqtt from 'mqtt';
 import { getJson } from './http.js';
