@@ -2,11 +2,10 @@
 // operation is synchronous (better-sqlite3 is too), so concurrent requests cannot interleave
 // inside one; discovery and backup load, which await hardware, share one lock.
 import { EventEmitter } from 'node:events';
-import { withReadonly } from '../codec/apply.js';
 import type { ReadMode } from '../codec/encode.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
-import { ChannelClaims, claimChains, relations, releaseStale, type Claim, type Relation } from './claims.js';
+import { ChannelClaims, claimChains, relations, type Claim, type Relation } from './claims.js';
 import { LinkIndex, type OutLink } from './links.js';
 import { WallClockWatch, type Clock, type ClockJump } from './clock.js';
 import { ALL, Reads, type Encoded, type HistoryData } from './reads.js';
@@ -16,6 +15,7 @@ import { SchedulerOrder } from './order.js';
 import type { BlockPersistence, BlockRecord } from './persistence.js';
 import { loadBackup, saveBackup, type Backup, type BackupLoadResult } from './backup.js';
 import { BlockTable } from './block-table.js';
+import { insertBlock, reindexAll, reindexBlock, reindexRemoved } from './block-indexes.js';
 import { resolveIdent, type BlockJson, type Ident } from './body.js';
 import { runBatch } from './batch.js';
 import type { BackupStore, BatchScope, ChangeEvent, RuntimeCore } from './core.js';
@@ -134,20 +134,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     writableData: Data,
     meta: Record<string, unknown>,
   ): AnyBlock {
-    const block: AnyBlock = {
-      nid,
-      id,
-      def,
-      data: withReadonly(def.fields, undefined, writableData) as AnyBlock['data'],
-      meta,
-      state: undefined,
-      nextUpdate: -Infinity,
-    };
-    block.state = def.init ? def.init(block) : undefined;
-    this.table.add(block);
-    this.links.update(block);
-    this.order.place(block);
-    return block;
+    return insertBlock(this, def, nid, id, writableData, meta);
   }
 
   // ---- block API --------------------------------------------------------------------------
@@ -336,42 +323,17 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /** After changes to many blocks (load, backup, rename, a batch undone): everything is looked at again. */
   afterStructureChange(): void {
-    this.order.invalidate();
-    this.links.invalidate();
-    this.channelClaims.invalidate();
-    this.reads.invalidate();
-    releaseStale(this.table.values(), (id) => this.table.byId(id));
+    reindexAll(this, this.reads);
   }
 
-  /**
-   * After one block was created or its data changed: its links are indexed again, it moves in
-   * the scheduler order when they changed, and claims on what it linked to are checked. The
-   * cost does not grow with the number of blocks.
-   */
+  /** After one block was created or its data changed: links, order and claims follow (block-indexes.ts). */
   afterBlockChange(block: AnyBlock): void {
-    this.reads.invalidate();
-    const before = this.links.update(block);
-    const after = this.links.outgoing(block);
-    if (!before || !sameLinks(before, after)) this.order.place(block);
-    // Without the links it had before (the index was dropped since), look at every block once.
-    if (before) this.releaseStaleAround(block, [...before, ...after]);
-    else releaseStale(this.table.values(), (id) => this.table.byId(id));
+    reindexBlock(this, this.reads, block);
   }
 
   /** After one block was removed: claims it held on what it linked to are dropped. */
   afterBlockRemoved(block: AnyBlock, links: OutLink[]): void {
-    this.reads.invalidate();
-    this.releaseStaleAround(block, links);
-  }
-
-  /** Drop the claims a block held through `links` once it no longer drives (or exists). */
-  releaseStaleAround(block: AnyBlock, links: OutLink[]): void {
-    const near = new Set<AnyBlock>([block]);
-    for (const l of links) {
-      const target = this.table.byId(l.id);
-      if (target) near.add(target);
-    }
-    releaseStale(near, (id) => this.table.byId(id));
+    reindexRemoved(this, this.reads, block, links);
   }
 
   remove(block: AnyBlock, persist = true): void {
@@ -433,9 +395,4 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.exclusive = run.catch(() => undefined);
     return run;
   }
-}
-
-function sameLinks(a: OutLink[], b: OutLink[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((l, i) => l.id === b[i]!.id && l.drives === b[i]!.drives && l.path.join('.') === b[i]!.path.join('.'));
 }

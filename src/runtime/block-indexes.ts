@@ -1,0 +1,86 @@
+// Putting a new block in the runtime's table and indexes, and keeping what the runtime derives
+// from its blocks (links, scheduler order, claims, the read cache) in step after they change.
+import { withReadonly } from '../codec/apply.js';
+import type { BlockTable } from './block-table.js';
+import { releaseStale, type ChannelClaims } from './claims.js';
+import type { LinkIndex, OutLink } from './links.js';
+import type { SchedulerOrder } from './order.js';
+import type { Reads } from './reads.js';
+import type { AnyBlock, BlockTypeDef, Data } from './types.js';
+
+/** The runtime's blocks and the indexes over them (runtime.ts). */
+export interface Indexed {
+  readonly table: BlockTable;
+  readonly links: LinkIndex;
+  readonly channelClaims: ChannelClaims;
+  readonly order: SchedulerOrder;
+}
+
+export function insertBlock(
+  ix: Indexed,
+  def: BlockTypeDef<any, any>,
+  nid: number,
+  id: string,
+  writableData: Data,
+  meta: Record<string, unknown>,
+): AnyBlock {
+  const block: AnyBlock = {
+    nid,
+    id,
+    def,
+    data: withReadonly(def.fields, undefined, writableData) as AnyBlock['data'],
+    meta,
+    state: undefined,
+    nextUpdate: -Infinity,
+  };
+  block.state = def.init ? def.init(block) : undefined;
+  ix.table.add(block);
+  ix.links.update(block);
+  ix.order.place(block);
+  return block;
+}
+
+/** After changes to many blocks (load, backup, rename, a batch undone): everything is looked at again. */
+export function reindexAll(ix: Indexed, reads: Reads): void {
+  ix.order.invalidate();
+  ix.links.invalidate();
+  ix.channelClaims.invalidate();
+  reads.invalidate();
+  releaseStale(ix.table.values(), (id) => ix.table.byId(id));
+}
+
+/**
+ * After one block was created or its data changed: its links are indexed again, it moves in
+ * the scheduler order when they changed, and claims on what it linked to are checked. The
+ * cost does not grow with the number of blocks.
+ */
+export function reindexBlock(ix: Indexed, reads: Reads, block: AnyBlock): void {
+  reads.invalidate();
+  const before = ix.links.update(block);
+  const after = ix.links.outgoing(block);
+  if (!before || !sameLinks(before, after)) ix.order.place(block);
+  // Without the links it had before (the index was dropped since), look at every block once.
+  if (before) releaseStaleAround(ix, block, [...before, ...after]);
+  else releaseStale(ix.table.values(), (id) => ix.table.byId(id));
+}
+
+/** After one block was removed: claims it held on what it linked to are dropped. */
+export function reindexRemoved(ix: Indexed, reads: Reads, block: AnyBlock, links: OutLink[]): void {
+  reads.invalidate();
+  releaseStaleAround(ix, block, links);
+}
+
+/** Drop the claims a block held through `links` once it no longer drives (or exists). */
+function releaseStaleAround(ix: Indexed, block: AnyBlock, links: OutLink[]): void {
+  const near = new Set<AnyBlock>([block]);
+  for (const l of links) {
+    const target = ix.table.byId(l.id);
+    if (target) near.add(target);
+  }
+  releaseStale(near, (id) => ix.table.byId(id));
+}
+
+function sameLinks(a: OutLink[], b: OutLink[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((l, i) => l.id === b[i]!.id && l.drives === b[i]!.drives && l.path.join('.') === b[i]!.path.join('.'));
+}
