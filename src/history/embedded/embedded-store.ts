@@ -19,7 +19,8 @@ import type { Logger } from '../../log.js';
 import { DISK_FULL_DROP, type HistoryStore, type Range, type RawSeries, type StoreHealth } from '../store.js';
 import { isDiskFull } from '../../store/storage-health.js';
 import type { Series } from './chunk-codec.js';
-import { appendNames, readNames, type FieldEntry } from './field-names.js';
+import { FieldIds } from './field-ids.js';
+import { appendNames, readNames } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
 import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE, QUERY_TURNS } from '../limits.js';
 import { Turns } from '../turns.js';
@@ -65,13 +66,7 @@ export class EmbeddedStore implements HistoryStore {
   private readonly dir: string;
   private readonly files: RecordFiles;
   private readonly tiers: Tier[];
-  private readonly ids = new Map<string, number>();
-  /** The same ids by key, then by field within the key: a write builds no name per point. */
-  private readonly idsByKey = new Map<string, Map<string, number>>();
-  private readonly names = new Map<number, string>();
-  private readonly unsavedNames = new Set<number>();
-  private readonly lastSeen = new Map<number, number>();
-  private readonly storedLast = new Map<number, number>();
+  private readonly fieldIds = new FieldIds();
   private pending = new Map<number, Buffered>();
   private pendingCount = 0;
   private readonly acc: BucketAccumulator[];
@@ -133,13 +128,7 @@ export class EmbeddedStore implements HistoryStore {
       if (existsSync(legacy) && !existsSync(this.dir)) migrateV1(legacy, this.dir, this.o.log);
       ensureDir(this.dir);
       checkFormat(this.dir);
-      for (const e of readNames(this.dir)) {
-        if (!this.ids.has(e.name)) {
-          this.ids.set(e.name, e.id);
-          this.names.set(e.id, e.name);
-        }
-        this.storedLast.set(e.id, e.last);
-      }
+      this.fieldIds.load(readNames(this.dir));
       this.files.scan();
       for (const t of this.tiers.slice(1))
         this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.files.index[t.index]!.map((r) => r.t1));
@@ -162,14 +151,14 @@ export class EmbeddedStore implements HistoryStore {
     const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
     const tiers = this.tiers.slice(1);
     for (const s of this.files.series(0, from, lastRaw)) {
-      let last = this.lastSeen.get(s.id) ?? 0;
+      let last = this.fieldIds.lastSeen.get(s.id) ?? 0;
       for (let i = 0; i < s.t.length; i++) {
         const t = s.t[i]!;
         if (t > last) last = t;
         for (const tier of tiers) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
       }
       points += s.t.length;
-      this.lastSeen.set(s.id, last);
+      this.fieldIds.lastSeen.set(s.id, last);
     }
     const ms = Math.round(performance.now() - began);
     this.o.log.debug({ points, ms }, `history: rebuilt the buckets in progress from ${points} raw points (${ms} ms)`);
@@ -185,18 +174,6 @@ export class EmbeddedStore implements HistoryStore {
       this.lastErrorLog = now;
       this.o.log.error({ dir: this.dir }, `history degraded: ${message}`);
     }
-  }
-
-  private idFor(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.ids.size + 1;
-      while (this.names.has(id)) id++;
-      this.ids.set(name, id);
-      this.names.set(id, name);
-      this.unsavedNames.add(id);
-    }
-    return id;
   }
 
   write(key: string, fields: ReadonlyArray<readonly [string, number]>, t: number, reserved = false): void {
@@ -217,8 +194,8 @@ export class EmbeddedStore implements HistoryStore {
       );
       return;
     }
-    let byField = this.idsByKey.get(key);
-    if (!byField) this.idsByKey.set(key, (byField = new Map()));
+    let byField = this.fieldIds.idsByKey.get(key);
+    if (!byField) this.fieldIds.idsByKey.set(key, (byField = new Map()));
     const buckets = this.acc.map((a) => a.bucketOf(t));
     // Index loops: this runs every few seconds, too seldom for V8 to optimise away the iterator objects of for-of.
     for (let i = 0; i < fields.length; i++) {
@@ -226,14 +203,14 @@ export class EmbeddedStore implements HistoryStore {
       const v = fields[i]![1];
       let id = byField.get(field);
       if (id === undefined) {
-        byField.set(field, (id = this.idFor(`${key}/${field}`)));
+        byField.set(field, (id = this.fieldIds.idFor(`${key}/${field}`)));
         if (reserved) this.ownIds.add(id);
       }
       let b = this.pending.get(id);
       if (!b) this.pending.set(id, (b = { t: [], v: [] }));
       b.t.push(t);
       b.v.push(v);
-      this.lastSeen.set(id, t);
+      this.fieldIds.lastSeen.set(id, t);
       for (let k = 1; k < this.acc.length; k++) this.acc[k]!.addTo(id, buckets[k]!, v);
     }
     this.pendingCount += fields.length;
@@ -289,16 +266,9 @@ export class EmbeddedStore implements HistoryStore {
     };
     try {
       // Names first: a record never names a field the names file does not hold.
-      const names: FieldEntry[] = [];
-      for (const id of this.unsavedNames)
-        names.push({ id, name: this.names.get(id)!, last: this.lastSeen.get(id) ?? now });
-      for (const [id, t] of this.lastSeen) {
-        if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id))
-          names.push({ id, name: this.names.get(id)!, last: t });
-      }
+      const names = this.fieldIds.toSave(now);
       appendNames(this.dir, names);
-      for (const e of names) this.storedLast.set(e.id, e.last);
-      this.unsavedNames.clear();
+      this.fieldIds.saved(names);
       const raw = toSeries(this.pending);
       if (raw.length) writeRecord(0, raw, Math.max(...raw.map((s) => s.t[s.t.length - 1]!)));
       this.pending = new Map();
@@ -338,7 +308,7 @@ export class EmbeddedStore implements HistoryStore {
   private view(): ReadView {
     return {
       tiers: this.tiers,
-      ids: this.ids,
+      ids: this.fieldIds.ids,
       stored: this.ready ? this.files.snapshot() : () => [],
       doneUntil: this.doneUntil.slice(),
       unwritten: this.unwritten.slice(),
@@ -348,10 +318,7 @@ export class EmbeddedStore implements HistoryStore {
 
   async fields(since: number): Promise<string[]> {
     this.settle();
-    const out: string[] = [];
-    for (const [name, id] of this.ids)
-      if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) >= since) out.push(name);
-    return out.sort();
+    return this.fieldIds.seenSince(since);
   }
 
   async ranges(fields: string[], start: number, end: number, stepS: number, signal?: AbortSignal): Promise<Range[]> {
@@ -386,7 +353,7 @@ export class EmbeddedStore implements HistoryStore {
       dir: this.dir,
       format: FORMAT_VERSION,
       ...this.health(),
-      fields: this.ids.size,
+      fields: this.fieldIds.size,
       pendingPoints: this.pendingCount,
       maxPendingPoints: this.o.maxPendingPoints ?? MAX_PENDING_POINTS,
       droppedPoints: this.droppedPoints,

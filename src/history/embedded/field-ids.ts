@@ -1,0 +1,68 @@
+// The embedded store's field ids in memory: id by name (and by key, then field), name by id,
+// each field's last-seen time, and which names and times the names file (field-names.ts) still lacks.
+import type { FieldEntry } from './field-names.js';
+
+const HOUR = 3_600_000;
+
+export class FieldIds {
+  readonly ids = new Map<string, number>();
+  /** The same ids by key, then by field within the key: a write builds no name per point. */
+  readonly idsByKey = new Map<string, Map<string, number>>();
+  private readonly names = new Map<number, string>();
+  private readonly unsavedNames = new Set<number>();
+  readonly lastSeen = new Map<number, number>();
+  private readonly storedLast = new Map<number, number>();
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** The entries of the names file, read on open. */
+  load(entries: FieldEntry[]): void {
+    for (const e of entries) {
+      if (!this.ids.has(e.name)) {
+        this.ids.set(e.name, e.id);
+        this.names.set(e.id, e.name);
+      }
+      this.storedLast.set(e.id, e.last);
+    }
+  }
+
+  idFor(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.ids.size + 1;
+      while (this.names.has(id)) id++;
+      this.ids.set(name, id);
+      this.names.set(id, name);
+      this.unsavedNames.add(id);
+    }
+    return id;
+  }
+
+  /** What the names file lacks: new fields, and last-seen times an hour past the stored one. */
+  toSave(now: number): FieldEntry[] {
+    const names: FieldEntry[] = [];
+    for (const id of this.unsavedNames)
+      names.push({ id, name: this.names.get(id)!, last: this.lastSeen.get(id) ?? now });
+    for (const [id, t] of this.lastSeen) {
+      if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id))
+        names.push({ id, name: this.names.get(id)!, last: t });
+    }
+    return names;
+  }
+
+  /** The entries of toSave() are in the names file now. */
+  saved(names: FieldEntry[]): void {
+    for (const e of names) this.storedLast.set(e.id, e.last);
+    this.unsavedNames.clear();
+  }
+
+  /** Names of the fields seen at or after `since`, sorted. */
+  seenSince(since: number): string[] {
+    const out: string[] = [];
+    for (const [name, id] of this.ids)
+      if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) >= since) out.push(name);
+    return out.sort();
+  }
+}
