@@ -1,5 +1,6 @@
-// The pieces of the embedded store's chunk layouts (src/history/embedded/chunk-codec.ts), written
-// here from their description so the format tests do not use the code they check.
+// The pieces of the embedded store's chunk layouts (src/history/embedded/chunk-codec.ts and
+// series-blocks.ts), written here from their description so the format tests do not use the code
+// they check.
 
 /** Varint bytes: 7 bits a byte, low bits first, the high bit set on all but the last. */
 export function uvarint(n: number): number[] {

@@ -5,13 +5,8 @@
 import t from 'tap';
 import { brotliDecompressSync, inflateRawSync } from 'node:zlib';
 import { uvarint, timeBytes, transposed, xorWords } from '../helpers/chunk-bytes.js';
-import {
-  decodeChunk,
-  decodeSeriesBlocks,
-  encodeChunk,
-  encodeSeriesBlocks,
-  type Series,
-} from '../../src/history/embedded/chunk-codec.js';
+import { decodeChunk, encodeChunk, type Series } from '../../src/history/embedded/chunk-codec.js';
+import { decodeSeriesBlocks, encodeSeriesBlocks } from '../../src/history/embedded/series-blocks.js';
 
 const BASE = Date.UTC(2026, 10, 1);
 

@@ -10,12 +10,11 @@
 // the noisy series sit together instead of breaking those runs. The whole is compressed with
 // Brotli (quality 8, 64 KiB window: 15% smaller than deflate level 9 on the benchmark's mix, as fast;
 // larger windows made the encoder hold tens of MB).
-// Tier records hold one packed block per series instead (encodeSeriesBlocks): no compressor,
-// since setting up an inflate or Brotli decoder costs ~0.1-0.5 ms and a 30-day graph decodes
-// thousands of blocks.
+// Tier records hold one packed block per series instead (series-blocks.ts).
 // Version 1 (format 1, read for migration only) was deflated, in series order, with each series'
 // count and timestamps in place of the list index and class.
 import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { Reader, Writer } from './varint-buffers.js';
 
 export interface Series {
   id: number;
@@ -24,63 +23,6 @@ export interface Series {
 }
 
 const VERSION = 2;
-
-class Writer {
-  private buf = Buffer.allocUnsafe(1024);
-  len = 0;
-  private room(n: number) {
-    if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
-    this.buf.copy(next, 0, 0, this.len);
-    this.buf = next;
-  }
-  byte(b: number) {
-    this.room(1);
-    this.buf[this.len++] = b;
-  }
-  uvarint(n: number) {
-    this.room(10);
-    while (n >= 0x80) {
-      this.buf[this.len++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[this.len++] = n;
-  }
-  svarint(n: number) {
-    this.uvarint(n >= 0 ? n * 2 : -n * 2 - 1);
-  }
-  bytes(b: Buffer) {
-    this.room(b.length);
-    b.copy(this.buf, this.len);
-    this.len += b.length;
-  }
-  done(): Buffer {
-    return this.buf.subarray(0, this.len);
-  }
-}
-
-class Reader {
-  pos = 0;
-  constructor(private readonly buf: Buffer) {}
-  byte(): number {
-    if (this.pos >= this.buf.length) throw new Error('chunk truncated');
-    return this.buf[this.pos++]!;
-  }
-  uvarint(): number {
-    let n = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.byte();
-      n += (b & 0x7f) * mul;
-      if (b < 0x80) return n;
-      mul *= 0x80;
-    }
-  }
-  svarint(): number {
-    const u = this.uvarint();
-    return u % 2 ? -(u + 1) / 2 : u / 2;
-  }
-}
 
 /** `brotli` for big chunks (smallest), `deflate` for small ones (quick to decode). */
 export type Codec = 'brotli' | 'deflate';
@@ -176,7 +118,7 @@ const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
 
 /** Each value's float64 bits XOR-ed with the previous value's, as little-endian 32-bit halves. */
-function xorWords(v: number[]): Uint32Array {
+export function xorWords(v: number[]): Uint32Array {
   const words = new Uint32Array(v.length * 2);
   let lo = 0;
   let hi = 0;
@@ -299,113 +241,4 @@ export function decodeChunk(
     out.push({ id: h.id, t: h.t, v });
   }
   return out;
-}
-
-/**
- * One packed block per series after a directory (count, then id and byte length of each), so a
- * query decodes only the series it asks for. A block: varint point count, the first timestamp
- * as a zigzag offset from the base, then runs of equal steps (zigzag step, varint run length);
- * then each value's float64 XOR-ed with the previous one, as a control byte and the bytes that
- * are not zero at either end: control `L * 9 + T` (L leading and T trailing zero bytes of the
- * little-endian word) followed by its 8 - L - T middle bytes, or control 0x80 + n for n + 1 zero
- * words (a value repeated).
- */
-export function encodeSeriesBlocks(base: number, series: Series[]): Buffer {
-  const blocks = new Writer();
-  const lengths: number[] = [];
-  for (const s of series) {
-    const at = blocks.len;
-    packSeries(base, s, blocks);
-    lengths.push(blocks.len - at);
-  }
-  const w = new Writer();
-  w.uvarint(series.length);
-  series.forEach((s, i) => {
-    w.uvarint(s.id);
-    w.uvarint(lengths[i]!);
-  });
-  return Buffer.concat([w.done(), blocks.done()]);
-}
-
-/** One series' block, appended to `w`. */
-function packSeries(base: number, s: Series, w: Writer): void {
-  const n = s.t.length;
-  w.uvarint(n);
-  if (n) w.svarint(s.t[0]! - base);
-  for (let i = 1; i < n; ) {
-    const step = s.t[i]! - s.t[i - 1]!;
-    let run = 1;
-    while (i + run < n && s.t[i + run]! - s.t[i + run - 1]! === step) run++;
-    w.svarint(step);
-    w.uvarint(run);
-    i += run;
-  }
-  const words = new Uint8Array(xorWords(s.v).buffer);
-  for (let i = 0; i < n; ) {
-    let zeros = 0;
-    while (i + zeros < n && zeros < 128 && isZero(words, i + zeros)) zeros++;
-    if (zeros) {
-      w.byte(0x80 + zeros - 1);
-      i += zeros;
-      continue;
-    }
-    const o = i * 8;
-    let lead = 0;
-    while (words[o + 7 - lead] === 0) lead++;
-    let trail = 0;
-    while (words[o + trail] === 0) trail++;
-    w.byte(lead * 9 + trail);
-    for (let b = trail; b < 8 - lead; b++) w.byte(words[o + b]!);
-    i++;
-  }
-}
-
-function isZero(words: Uint8Array, i: number): boolean {
-  for (let b = 0; b < 8; b++) if (words[i * 8 + b]) return false;
-  return true;
-}
-
-function unpackSeries(base: number, id: number, body: Buffer): Series {
-  const r = new Reader(body);
-  const n = r.uvarint();
-  const t = new Array<number>(n);
-  if (n) t[0] = base + r.svarint();
-  for (let i = 1; i < n; ) {
-    const step = r.svarint();
-    const run = r.uvarint();
-    if (!run || i + run > n) throw new Error('series block timestamps corrupt');
-    for (let k = 0; k < run; k++, i++) t[i] = t[i - 1]! + step;
-  }
-  const word = new Uint8Array(8);
-  const f = new Float64Array(word.buffer);
-  const v = new Array<number>(n);
-  for (let i = 0; i < n; ) {
-    const c = r.byte();
-    if (c >= 0x80) {
-      const run = c - 0x7f;
-      if (i + run > n) throw new Error('series block values corrupt');
-      for (let k = 0; k < run; k++) v[i++] = f[0]!;
-      continue;
-    }
-    const lead = Math.floor(c / 9);
-    const trail = c % 9;
-    for (let b = 0; b < 8; b++) word[b]! ^= b >= trail && b < 8 - lead ? r.byte() : 0;
-    v[i++] = f[0]!;
-  }
-  return { id, t, v };
-}
-
-export function decodeSeriesBlocks(base: number, body: Buffer, wanted?: (id: number) => boolean): Series[] {
-  const r = new Reader(body);
-  const count = r.uvarint();
-  const picked: Array<[number, number, number]> = [];
-  let pos = 0;
-  for (let k = 0; k < count; k++) {
-    const id = r.uvarint();
-    const len = r.uvarint();
-    if (!wanted || wanted(id)) picked.push([id, pos, len]);
-    pos += len;
-  }
-  if (r.pos + pos > body.length) throw new Error('series block truncated');
-  return picked.map(([id, at, len]) => unpackSeries(base, id, body.subarray(r.pos + at, r.pos + at + len)));
 }

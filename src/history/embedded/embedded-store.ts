@@ -1,5 +1,6 @@
 // The embedded history store: append-only segment files in `history/` in the data dir (format 2,
-// see segments.ts, chunk-codec.ts and field-names.ts; `history/FORMAT` holds the version).
+// see segments.ts, chunk-codec.ts, series-blocks.ts and field-names.ts; `history/FORMAT` holds
+// the version).
 //
 // Points are kept in memory and written once per flush interval as one compressed record per
 // tier, each in a 4 KiB-aligned page run of its own: a flush of 200 fields is one page written

@@ -7,7 +7,8 @@
 import Database from '../../store/sqlite.js';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from '../../log.js';
-import { decodeChunk, encodeChunk, encodeSeriesBlocks } from './chunk-codec.js';
+import { decodeChunk, encodeChunk } from './chunk-codec.js';
+import { encodeSeriesBlocks } from './series-blocks.js';
 import { appendNames } from './field-names.js';
 import { appendRecord, ensureDir, Layout, segmentFor, type SegmentFile } from './segments.js';
 

@@ -1,11 +1,12 @@
 // The records on disk of the embedded history store: its segment files (segments.ts) by name, an
 // index per tier in time order, and what ages them out: retention per tier (tiers.ts, counted on
 // the expiry clock) and the size cap, whole files at a time. Reading decodes the records a query
-// overlaps (chunk-codec.ts).
+// overlaps (chunk-codec.ts, series-blocks.ts).
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
-import { decodeChunk, decodeSeriesBlocks, encodeChunk, encodeSeriesBlocks, type Series } from './chunk-codec.js';
+import { decodeChunk, encodeChunk, type Series } from './chunk-codec.js';
+import { decodeSeriesBlocks, encodeSeriesBlocks } from './series-blocks.js';
 import type { ExpiryClock } from './expiry-clock.js';
 import { NAMES_FILE } from './field-names.js';
 import {
