@@ -4,24 +4,17 @@
 // latches and GPIO lines, and whose temperatures drive the DS18B20 models. The real drivers
 // run on top of it unchanged. step(now) advances everything from the caller's monotonic clock.
 import type { SerialLink } from '../onewire/serial-link.js';
-import { SimGpioBackend } from '../gpio/sim-backend.js';
-import type { PhysicalLevel } from '../gpio/levels.js';
+import type { SimGpioBackend } from '../gpio/sim-backend.js';
 import type { GpioLineConfig } from '../gpio/types.js';
 import { createDs2480bPty, Ds2480bSim, SimSerialLink, type Ds2480bPty } from './ds2480b-sim.js';
 import { SimI2cBus } from './ds2482-sim.js';
-import {
-  attachI2cSensors,
-  loadSensorEmulators,
-  stepI2cSensors,
-  type SensorEmulators,
-  type SimI2cSensorEntry,
-} from './i2c-sensor-setup.js';
-import { attachI2cIo, channelOn, loadIoEmulators, type IoEmulators, type SimI2cIoEntry } from './i2c-io-sim.js';
+import { attachI2cSensors, stepI2cSensors, type SimI2cSensorEntry } from './i2c-sensor-setup.js';
+import { attachI2cIo, channelOn, type SimI2cIoEntry } from './i2c-io-sim.js';
 import { OneWireSegment, SimDs18b20, type SimDs2408, type SimDs2413 } from './onewire-wire.js';
-import type { SimSlave } from './onewire-slave.js';
 import { ThermalPlant } from './plant.js';
-import { oneWireFamily, type EmulatedOneWireSpec } from '../onewire/families.js';
 import { SimMotorValve } from './motor-valve.js';
+import { loadEmulators, type Emulators } from './sim-emulators.js';
+import { gpioDrives, gpioLineConfigs, simGpioBackend } from './sim-gpio.js';
 import { parseSimConfig, type PlantActuator, type SimConfig, type SimDeviceSpec } from './sim-config.js';
 import {
   applyFault,
@@ -42,13 +35,6 @@ export interface SimHardwareOptions {
   now: () => number;
   /** Minimum interval between re-renders of the emulated w1 tree. Default 250 ms. */
   w1RefreshMs?: number;
-}
-
-/** The emulators of the chips and devices a config places, loaded before the hardware is built. */
-interface Emulators {
-  sensors: SensorEmulators;
-  io: IoEmulators;
-  oneWire: Map<string, (spec: EmulatedOneWireSpec) => SimSlave>;
 }
 
 export const I2C_BUS_NAME = 'sim';
@@ -128,37 +114,14 @@ export class SimHardware {
       this.w1Root = null;
     }
 
-    const initial: Record<number, PhysicalLevel> = {};
-    for (const g of config.gpio) {
-      if (g.direction === 'in' && g.level !== null) initial[g.line] = g.level;
-      // An idle active-low relay input sits high (board pull-up), so it is off before the app opens the line.
-      else if (g.direction === 'out' && g.activeLow) initial[g.line] = 1;
-    }
-    this.gpio = new SimGpioBackend({ initial });
-    this.gpioLines = config.gpio.map(({ name, line, direction, activeLow, safeState }) => ({
-      name,
-      line,
-      direction,
-      activeLow,
-      safeState,
-    }));
+    this.gpio = simGpioBackend(config.gpio);
+    this.gpioLines = gpioLineConfigs(config.gpio);
   }
 
   /** Builds the emulation from a config checked by parseSimConfig (see fromJson for raw JSON). */
   static async create(config: SimConfig, options: SimHardwareOptions): Promise<SimHardware> {
     const parsed = config;
-    const devices = [
-      ...parsed.ds2482.flatMap((c) => c.channels.flat()),
-      ...parsed.w1.flat(),
-      ...parsed.ds2480b.flatMap((a) => a.devices),
-    ];
-    const emulators: Emulators = {
-      sensors: await loadSensorEmulators(parsed.i2cSensors),
-      io: await loadIoEmulators(parsed.i2cIo),
-      oneWire: new Map(),
-    };
-    for (const type of new Set(devices.map((d) => d.type)))
-      emulators.oneWire.set(type, await oneWireFamily(type)!.emulator());
+    const emulators = await loadEmulators(parsed);
     const hw = new SimHardware(parsed, options, emulators);
     try {
       for (const [i, adapter] of parsed.ds2480b.entries()) {
@@ -235,11 +198,7 @@ export class SimHardware {
     for (const e of this.i2cIo) {
       for (const [ch, r] of Object.entries(e.spec.outputs)) if (r === role && channelOn(e, Number(ch))) return true;
     }
-    for (const g of this.config.gpio) {
-      if (g.drives !== role) continue;
-      if (this.gpio.physical(g.line) === (g.activeLow ? 0 : 1)) return true;
-    }
-    return false;
+    return gpioDrives(this.config.gpio, this.gpio, role);
   }
 
   /** Advances the plant to `now` (ms), feeds its temperatures to the sensors, re-renders the w1 tree. */
