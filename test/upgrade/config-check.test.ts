@@ -2,7 +2,7 @@
 // started the release of 2026-11-27 (3fadb4e); this release bounds alerts.remindHours (0.25-720 h,
 // 60d8ed1), so the service, restarted by the installer after the swap, exited 2 with no control.
 // The installer now asks the staged release `edgeblocks check --config FILE` first (its refusal is
-// test/deploy/install-pi.test.ts); this is that word on the built CLI: it reads the configuration as a
+// test/deploy/install-pi-releases.test.ts); this is that word on the built CLI: it reads the configuration as a
 // start does, answers 2 with the start's one line or 0, and starts nothing. Needs `npm run build`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,0 +1,125 @@
+// The installer's upgrades in a throwaway root (install-pi-rig.ts): releases staged, smoke-started
+// and swapped, a failed or refused one changing nothing, --rollback, and an install from before releases.
+// tags: slow (the installer in a sandbox, the service started from it)
+import t from 'tap';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { needTools } from '../helpers/tools.js';
+import { BROKEN_MAIN, FAKE_MAIN, PREFIX, install, makeSandbox } from './install-pi-rig.js';
+
+needTools('bash');
+
+t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; --rollback goes back', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const prefix = join(sb.root, PREFIX);
+  const releases = `${prefix}.releases`;
+  const current = () => readlinkSync(prefix);
+  const setVersion = (v: string) =>
+    writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${v}"}\n`);
+
+  setVersion('1.0.0');
+  const first = install(sb, ['--no-start']);
+  t.equal(first.code, 0, first.stderr);
+  t.ok(lstatSync(prefix).isSymbolicLink(), `${PREFIX} is a link to the release`);
+  const v1 = current();
+  t.match(v1, /^eb-test\.releases\/1\.0\.0-[0-9a-f]{12}$/, 'relative link into the releases directory');
+
+  // A release that cannot start: the smoke start catches it before anything is switched.
+  setVersion('2.0.0');
+  writeFileSync(join(sb.src, 'dist/src/main.js'), BROKEN_MAIN);
+  const broken = install(sb, []);
+  t.equal(broken.code, 1, 'the installer fails');
+  t.match(broken.stderr, /smoke start of the new release failed/);
+  t.match(broken.stderr, /the new release cannot start/, 'its output is shown');
+  t.match(broken.stderr, /running release \(1\.0\.0-[0-9a-f]+\) is untouched/);
+  t.equal(current(), v1, 'still on 1.0.0');
+  t.same(
+    broken.calls.filter((c) => c.startsWith('systemctl')),
+    [],
+    'the service was not restarted',
+  );
+  t.same(
+    readdirSync(releases).filter((n) => n.startsWith('2.0.0')),
+    [],
+    'no trace of the failed stage',
+  );
+
+  writeFileSync(join(sb.src, 'dist/src/main.js'), FAKE_MAIN);
+  const good = install(sb, []);
+  t.equal(good.code, 0, good.stderr);
+  const v2 = current();
+  t.match(v2, /2\.0\.0-/);
+  t.equal(readlinkSync(join(releases, 'previous')), v1.split('/')[1], '1.0.0 kept as previous');
+  t.ok(good.calls.includes('systemctl restart edgeblocks.service'));
+  t.ok(existsSync(join(prefix, 'node_modules/.fake-npm')), 'npm ran in the new release');
+
+  // A config file the running release takes and the new one refuses (a bound added since): the
+  // upgrade stops with the new release's line; the service is not restarted into a start that
+  // exits 2.
+  const configPath = join(sb.root, 'etc/edgeblocks/config.json');
+  const config = readFileSync(configPath, 'utf8');
+  writeFileSync(configPath, `${config.trimEnd().slice(0, -1)}, "note": "refused"}\n`);
+  setVersion('2.5.0');
+  const refused = install(sb, []);
+  t.equal(refused.code, 1, 'the installer fails');
+  t.match(refused.stderr, /the new release refuses .*config\.json; the service would not start with it/);
+  t.match(refused.stderr, /alerts\.remindHours: must be a number 0\.25-720, got 0\.1/, "with the new release's line");
+  t.match(refused.stderr, /running release \(2\.0\.0-[0-9a-f]+\) is untouched/);
+  t.equal(current(), v2, 'still on 2.0.0');
+  t.same(
+    refused.calls.filter((c) => c.startsWith('systemctl')),
+    [],
+    'the service was not restarted',
+  );
+  t.same(
+    readdirSync(releases).filter((n) => n.startsWith('2.5.0')),
+    [],
+    'no trace of the refused stage',
+  );
+  writeFileSync(configPath, config);
+  setVersion('2.0.0');
+
+  const back = install(sb, ['--rollback']);
+  t.equal(back.code, 0, back.stderr);
+  t.equal(current(), v1, 'back on 1.0.0');
+  t.equal(readlinkSync(join(releases, 'previous')), v2.split('/')[1], 'and 2.0.0 is the one to roll forward to');
+  t.same(back.calls, ['systemctl restart edgeblocks.service']);
+
+  // Three upgrades later only the current and the previous release are kept.
+  for (const v of ['3.0.0', '4.0.0', '5.0.0']) {
+    setVersion(v);
+    t.equal(install(sb, ['--no-start']).code, 0);
+  }
+  t.same(
+    readdirSync(releases)
+      .filter((n) => n !== 'previous')
+      .sort(),
+    readdirSync(releases)
+      .filter((n) => /^[45]\.0\.0-/.test(n))
+      .sort(),
+    'two releases kept',
+  );
+});
+
+t.test('an install from before releases becomes the previous release', async (t) => {
+  const sb = makeSandbox();
+  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const prefix = join(sb.root, PREFIX);
+  mkdirSync(join(prefix, 'dist/src'), { recursive: true });
+  writeFileSync(join(prefix, 'dist/src/main.js'), FAKE_MAIN);
+  const result = install(sb, ['--no-start']);
+  t.equal(result.code, 0, result.stderr);
+  t.ok(lstatSync(prefix).isSymbolicLink());
+  t.equal(readlinkSync(`${prefix}.releases/previous`), 'legacy');
+  t.ok(existsSync(`${prefix}.releases/legacy/dist/src/main.js`), 'old tree kept for --rollback');
+});
