@@ -1,3 +1,5 @@
+// The kernel w1 sysfs bus (drivers/onewire/w1-sysfs.ts) on an emulated tree (w1-sysfs-rig.ts): names,
+// formats, reads, faults, attribute I/O. Conversions are in w1-sysfs-bulk.test.ts, switches in w1-sysfs-switches.test.ts.
 import t from 'tap';
 import { existsSync, readFileSync, readlinkSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +7,6 @@ import { join } from 'node:path';
 import { kernelNameToRom, makeRom, romToKernelName, isValidRom } from '../../drivers/onewire/address.js';
 import { PowerOnResetError } from '../../drivers/onewire/ds18b20.js';
 import { BusPoller } from '../../drivers/onewire/poller.js';
-import { oneWireOutputsOff } from '../../src/failsafe/onewire.js';
 import { OneWireError } from '../../drivers/onewire/types.js';
 import {
   listW1Masters,
@@ -19,14 +20,10 @@ import {
   temperatureFromW1Slave,
   W1SysfsBus,
 } from '../../drivers/onewire/w1-sysfs.js';
-import { OneWireSegment, SimDs18b20, SimDs2408, SimDs2413 } from '../../drivers/sim/onewire-wire.js';
-import { renderW1Slave, W1Tree } from '../../drivers/sim/w1-tree.js';
+import { renderW1Slave } from '../../drivers/sim/w1-tree.js';
 import { rejects } from './onewire-fixtures.js';
 import { crc8 } from '../../drivers/onewire/crc.js';
-
-function code(e: unknown): string {
-  return e instanceof OneWireError ? e.code : `not a OneWireError: ${String(e)}`;
-}
+import { code, rig } from './w1-sysfs-rig.js';
 
 t.test('kernel name <-> address both ways', async (t) => {
   // owfs #109 cross-check: sysfs 28-0000034a5a5d is 28.5D5A4A030000 in bus order.
@@ -74,19 +71,6 @@ t.test('w1_slave parsing of real formats', async (t) => {
     'emulator renders the same format',
   );
 });
-
-function rig(opts: Partial<ConstructorParameters<typeof W1Tree>[0]> = {}) {
-  const seg1 = new OneWireSegment();
-  const seg2 = new OneWireSegment();
-  const a = seg1.attach(new SimDs18b20({ serial: 0x0000034a5a5dn, temperature: 21.5 }));
-  const b = seg1.attach(new SimDs18b20({ serial: 0x2n, temperature: -4.25 }));
-  const sw = seg1.attach(new SimDs2408({ serial: 0x3n }));
-  const ab = seg2.attach(new SimDs2413({ serial: 0x4n }));
-  const tree = new W1Tree({ masters: [seg1, seg2], ...opts });
-  const bus1 = new W1SysfsBus({ root: tree.root, master: 'w1_bus_master1' });
-  const bus2 = new W1SysfsBus({ root: tree.root, master: 'w1_bus_master2' });
-  return { seg1, seg2, a, b, sw, ab, tree, bus1, bus2 };
-}
 
 t.test('emulated tree layout and search', async (t) => {
   const { tree, a, b, sw, ab, bus1, bus2 } = rig();
@@ -185,49 +169,6 @@ t.test('faults rendered the kernel way are errors', async (t) => {
   t.equal(readFileSync(join(tree.root, 'w1_bus_master1', 'w1_master_slaves'), 'utf8'), 'not found.\n');
 });
 
-t.test('bulk conversion through therm_bulk_read when writable', async (t) => {
-  const { tree, bus1, bus2 } = rig();
-  t.teardown(() => tree.close());
-  await bus1.convertAll();
-  t.equal(bus1.bulkTriggers, 1);
-  tree.refresh();
-  t.equal(tree.stats.bulkTriggers, 1, 'the emulated kernel saw the trigger');
-  t.equal(readFileSync(join(tree.root, 'w1_bus_master1', 'therm_bulk_read'), 'utf8'), '0\n', 'back to idle');
-  await bus2.convertAll();
-  t.equal(bus2.bulkTriggers, 0, 'no DS18B20 on master 2: no therm_bulk_read, per-device reads');
-
-  const ro = rig({ bulkRead: 'readonly' });
-  t.teardown(() => ro.tree.close());
-  await ro.bus1.convertAll();
-  await ro.bus1.convertAll();
-  t.equal(ro.bus1.bulkTriggers, 0, 'read-only attribute is not written');
-  t.equal(await ro.bus1.readTemperature(ro.a.address), 21.5, 'per-device read works');
-  const none = rig({ bulkRead: 'absent' });
-  t.teardown(() => none.tree.close());
-  await none.bus1.convertAll();
-  t.equal(none.bus1.bulkTriggers, 0);
-});
-
-t.test('therm_bulk_read is looked at once, and again only after it went away', async (t) => {
-  const { tree, bus1 } = rig();
-  t.teardown(() => tree.close());
-  const file = join(tree.root, 'w1_bus_master1', 'therm_bulk_read');
-  await bus1.convertAll();
-  t.equal(bus1.bulkTriggers, 1);
-  rmSync(file);
-  await bus1.convertAll();
-  t.equal(bus1.bulkTriggers, 1, 'gone: no trigger, and no error');
-  t.notOk(existsSync(file), 'and not made again as a plain file');
-  writeFileSync(file, '0\n', { mode: 0o444 });
-  await bus1.convertAll();
-  t.equal(bus1.bulkTriggers, 1, 'back, but read-only: looked at again, not written');
-  const ok = rig();
-  t.teardown(() => ok.tree.close());
-  await ok.bus1.convertAll();
-  await ok.bus1.convertAll();
-  t.equal(ok.bus1.bulkTriggers, 2, 'present and writable: a trigger every cycle');
-});
-
 t.test('writeAttribute writes in one go, in place of what was there, and never makes a file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'edgeblocks-attr-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -264,140 +205,6 @@ t.test('readAttribute reads an attribute whole, however long', async (t) => {
   writeFileSync(huge, Buffer.alloc(MAX_ATTRIBUTE_BYTES - 1));
   t.equal((await readAttribute(huge)).length, MAX_ATTRIBUTE_BYTES - 1, 'one just under the cap is read');
 });
-
-t.test('DS2408 and DS2413 via state/output', async (t) => {
-  const { tree, sw, ab, bus1, bus2 } = rig();
-  t.teardown(() => tree.close());
-  t.same(await bus1.readDs2408(sw.address), { pins: 0, latches: 0 });
-  await bus1.writeDs2408(sw.address, 0x81);
-  tree.refresh();
-  t.equal(sw.activeOutputs(), 0x81, 'write reached the model');
-  t.equal(tree.stats.outputWrites, 1);
-  t.same(await bus1.readDs2408(sw.address), { pins: 0x81, latches: 0x81 });
-  sw.setExternalLow(0x02);
-  tree.refresh();
-  t.same(await bus1.readDs2408(sw.address), { pins: 0x83, latches: 0x81 });
-
-  t.same(await bus2.readDs2413(ab.address), { pins: 0, latches: 0 });
-  await bus2.writeDs2413(ab.address, 0b10);
-  tree.refresh();
-  t.equal(ab.activeOutputs(), 0b10);
-  t.same(await bus2.readDs2413(ab.address), { pins: 0b10, latches: 0b10 });
-  ab.corruptNextReads(1);
-  tree.refresh();
-  t.equal(code(await rejects(bus2.readDs2413(ab.address))), 'IO', 'kernel fails the read (empty)');
-  ab.unplug();
-  tree.refresh();
-  t.equal(code(await rejects(bus2.readDs2413(ab.address))), 'NO_PRESENCE');
-});
-
-t.test(
-  'a DS2408 that stops answering while the other devices on its master answer is no answer, not "every output off"',
-  async (t) => {
-    // The kernel reads a DS2408 register as one byte without a CRC: another device gives the
-    // presence pulse, and a chip that does not drive the bus reads as its pull-up, 0xFF, which
-    // is also what a chip with every output off and no input pulled low reads in state and output.
-    const { tree, sw, bus1 } = rig({ slaveTtl: 10 });
-    t.teardown(() => tree.close());
-    const dir = join(tree.root, romToKernelName(sw.address));
-    t.same(await bus1.readDs2408(sw.address), { pins: 0, latches: 0 }, 'present, every output off');
-    const poller = new BusPoller(bus1);
-    poller.watchIo(sw.address, 'DS2408');
-    poller.setLatches(sw.address, 0);
-    await poller.service(0);
-    t.equal(poller.io(sw.address)!.connected, true);
-
-    sw.unplug();
-    tree.refresh();
-    t.ok(existsSync(dir), 'the kernel still lists it');
-    t.same(
-      [...readFileSync(join(dir, 'state')), ...readFileSync(join(dir, 'output'))],
-      [0xff, 0xff],
-      'reads the idle bus',
-    );
-    t.equal(code(await rejects(bus1.readDs2408(sw.address))), 'NO_PRESENCE', 'no answer');
-    await poller.service(1000);
-    t.equal(poller.io(sw.address)!.connected, false, 'the poller sees it gone');
-
-    sw.plug();
-    tree.refresh();
-    await poller.service(2000);
-    t.equal(poller.io(sw.address)!.connected, true, 'and back');
-  },
-);
-
-t.test('the failsafe does not report a DS2408 it cannot reach as switched off', async (t) => {
-  const { tree, sw } = rig({ slaveTtl: 10 });
-  t.teardown(() => tree.close());
-  sw.channelWrite(0x00);
-  tree.refresh();
-  sw.unplug();
-  tree.refresh();
-  const said: string[] = [];
-  const problems: string[] = [];
-  const failed = await oneWireOutputsOff(
-    { w1Root: tree.root, i2cBuses: ['/dev/i2c-250'], serialPorts: [] },
-    { say: (l) => said.push(l), problem: (l) => problems.push(l) },
-    5000,
-  );
-  t.equal(failed, 1, `one failure (${problems.join('; ')})`);
-  t.match(problems, [new RegExp(`DS2408 ${sw.address} .*NOT made safe`)]);
-  t.notMatch(said.join('\n'), new RegExp(`DS2408 ${sw.address}.*all outputs off`));
-});
-
-t.test(
-  'without therm_bulk_read each kernel read converts (750 ms): several sensors still read all the time',
-  async (t) => {
-    // The service cannot write therm_bulk_read without a udev rule, so on a Pi each read of
-    // `temperature` blocks in the kernel for its own conversion. The reads of one round then take
-    // 750 ms a sensor; a reading must not go stale while the others' reads run.
-    const seg = new OneWireSegment();
-    const sensors = [1n, 2n, 3n, 4n].map((n) => seg.attach(new SimDs18b20({ serial: n, temperature: 18 + Number(n) })));
-    const tree = new W1Tree({ masters: [seg], bulkRead: 'absent' });
-    t.teardown(() => tree.close());
-    let clock = 1000;
-    /** The kernel's time: its read of a sensor returns after that sensor's conversion. */
-    class KernelConverting extends W1SysfsBus {
-      override async readTemperature(address: string): Promise<number> {
-        try {
-          return await super.readTemperature(address);
-        } finally {
-          clock += 750;
-          look();
-        }
-      }
-    }
-    const poller = new BusPoller(new KernelConverting({ root: tree.root }), { clock: () => clock });
-    for (const s of sensors) poller.watchTemperature(s.address);
-    const nulls = new Map<string, number[]>(sensors.map((s) => [s.address, []]));
-    const look = () => {
-      for (const s of sensors) if (poller.temperature(s.address, clock) === null) nulls.get(s.address)!.push(clock);
-    };
-    const until = async (end: number) => {
-      while (clock < end) {
-        await poller.service(clock);
-        look();
-        clock += 100;
-      }
-    };
-    await until(6000);
-    nulls.forEach((at) => at.splice(0));
-    await until(40_000);
-    for (const s of sensors) t.same(nulls.get(s.address), [], `${s.address} reads every time it is looked at`);
-    t.equal(poller.temperature(sensors[3]!.address, clock), 22);
-
-    sensors[1]!.unplug();
-    tree.refresh();
-    const gone = clock;
-    await until(gone + 10_000);
-    const sinceGone = nulls.get(sensors[1]!.address)!;
-    t.ok(
-      sinceGone.length > 0 && sinceGone[0]! - gone <= 2000 + 4 * 750,
-      `an unplugged one reads null within a round of reads and 2 s (${sinceGone[0]! - gone} ms)`,
-    );
-    t.same(nulls.get(sensors[3]!.address), [], 'the others still read');
-  },
-);
 
 t.test('hand-written tree: directory listing fallback, odd entries, a corrupt state byte', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'w1-hand-'));
