@@ -68,29 +68,7 @@ export async function stop(child: ChildProcess): Promise<void> {
  * do); at rest: the mocks hold their setting, so nothing changes.
  */
 export async function populate(dataDir: string, moving = true): Promise<void> {
-  const port = await freePort();
-  const child = spawnKept(
-    process.execPath,
-    [
-      CLI,
-      '--hardware',
-      'linux',
-      '--data-dir',
-      dataDir,
-      '--port',
-      String(port),
-      '--https-port',
-      '0',
-      '--mqtt-port',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    process.env,
-  );
-  const url = `http://127.0.0.1:${port}/edge-one`;
-  try {
-    await waitFor(`${url}/blocks/all/read`, child);
+  await withCli(dataDir, process.env, async (url) => {
     for (let i = 0; i < PAIRS; i++) {
       const s = await post(`${url}/blocks/create`, {
         id: `s${i}`,
@@ -105,9 +83,7 @@ export async function populate(dataDir: string, moving = true): Promise<void> {
       if (s.status !== 201 || p.status !== 201)
         throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
     }
-  } finally {
-    await stop(child);
-  }
+  });
 }
 
 export const PI_SENSORS = 4;
@@ -122,29 +98,7 @@ export function piTree(): W1Tree {
 
 /** The Pi's blocks in `dataDir`: its sensors, discovered on `w1Root`, and a setpoint pair on each. */
 export async function populatePi(dataDir: string, w1Root: string): Promise<void> {
-  const port = await freePort();
-  const child = spawnKept(
-    process.execPath,
-    [
-      CLI,
-      '--hardware',
-      'linux',
-      '--data-dir',
-      dataDir,
-      '--port',
-      String(port),
-      '--https-port',
-      '0',
-      '--mqtt-port',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root },
-  );
-  const url = `http://127.0.0.1:${port}/edge-one`;
-  try {
-    await waitFor(`${url}/blocks/all/read`, child);
+  await withCli(dataDir, { ...process.env, EDGEBLOCKS_W1_ROOT: w1Root }, async (url) => {
     const found = JSON.parse((await post(`${url}/blocks/discover`)).text) as Array<{ id: string; type: string }>;
     const sensors = found.filter((b) => b.type === 'TempSensorOneWire');
     if (sensors.length !== PI_SENSORS)
@@ -162,6 +116,18 @@ export async function populatePi(dataDir: string, w1Root: string): Promise<void>
       });
       if (p.status !== 201) throw new Error(`populatePi: ${p.status} ${p.text}`);
     }
+  });
+}
+
+/** The CLI on `dataDir` (no hardware but what `env` points it at) while `fill` writes blocks through its API. */
+async function withCli(dataDir: string, env: NodeJS.ProcessEnv, fill: (url: string) => Promise<void>): Promise<void> {
+  const port = await freePort();
+  const args = ['--hardware', 'linux', '--data-dir', dataDir, '--port', String(port), '--https-port', '0'];
+  const child = spawnKept(process.execPath, [CLI, ...args, '--mqtt-port', '0', '--log-level', 'warn'], env);
+  const url = `http://127.0.0.1:${port}/edge-one`;
+  try {
+    await waitFor(`${url}/blocks/all/read`, child);
+    await fill(url);
   } finally {
     await stop(child);
   }

@@ -11,6 +11,20 @@ type Recorder = (name: string, value: number, unit: string, target: number) => v
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 
+/** A loaded runtime of every block type on a manual clock, persisting to memory. */
+function benchRuntime(): { clock: ManualClock; runtime: BlockRuntime } {
+  const clock = new ManualClock(0);
+  const runtime = new BlockRuntime({
+    serviceId: 'bench',
+    version: 'bench',
+    types: blockTypes,
+    clock,
+    persistence: new MemoryPersistence(),
+  });
+  runtime.load();
+  return { clock, runtime };
+}
+
 /** `n` fermenter chains: sensor, setpoint, heat and cool PID, PWMs, actuators, mutex (10 blocks each). */
 function chains(runtime: BlockRuntime, n: number): void {
   for (let i = 0; i < n; i++) {
@@ -58,15 +72,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function schedulerBench(record: Recorder): Promise<void> {
-  const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({
-    serviceId: 'bench',
-    version: 'bench',
-    types: blockTypes,
-    clock,
-    persistence: new MemoryPersistence(),
-  });
-  runtime.load();
+  const { clock, runtime } = benchRuntime();
   chains(runtime, 10);
   const durations: number[] = [];
   const simulated = 3600 * 1000;
@@ -100,15 +106,7 @@ export async function schedulerBench(record: Recorder): Promise<void> {
 export async function memoryBench(record: Recorder): Promise<void> {
   global.gc?.();
   const before = process.memoryUsage().heapUsed;
-  const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({
-    serviceId: 'bench',
-    version: 'bench',
-    types: blockTypes,
-    clock,
-    persistence: new MemoryPersistence(),
-  });
-  runtime.load();
+  const { clock, runtime } = benchRuntime();
   chains(runtime, 100);
   for (let i = 0; i < 100; i++) {
     clock.advance(100);
@@ -126,15 +124,7 @@ export async function memoryBench(record: Recorder): Promise<void> {
 
 /** 10 000 creates and deletes, each with an all/read between: the heap comes back to where it was. */
 export async function churnBench(record: Recorder): Promise<void> {
-  const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({
-    serviceId: 'bench',
-    version: 'bench',
-    types: blockTypes,
-    clock,
-    persistence: new MemoryPersistence(),
-  });
-  runtime.load();
+  const { clock, runtime } = benchRuntime();
   chains(runtime, 2);
   const cycle = (i: number) => {
     runtime.create({ id: `churn ${i}`, type: 'TempSensorMock', data: { setting: 20 + (i % 10) } });
@@ -162,15 +152,7 @@ export async function churnBench(record: Recorder): Promise<void> {
  * control loop runs them; the median create around block 500 against the one around block 5000.
  */
 export async function growthBench(record: Recorder): Promise<void> {
-  const clock = new ManualClock(0);
-  const runtime = new BlockRuntime({
-    serviceId: 'bench',
-    version: 'bench',
-    types: blockTypes,
-    clock,
-    persistence: new MemoryPersistence(),
-  });
-  runtime.load();
+  const { clock, runtime } = benchRuntime();
   const link = (id: string) => ({ __objtype: 'Link', id });
   const durations: number[] = [];
   const create = (body: Record<string, unknown>) => {
