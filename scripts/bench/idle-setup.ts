@@ -11,7 +11,7 @@ import { freePort } from './procs.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The built CLI, started as plain `node`. */
 export const CLI = path.resolve(HERE, '../../src/main.js');
-const PAIRS = 100;
+export const PAIRS = 100;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,22 +68,25 @@ export async function stop(child: ChildProcess): Promise<void> {
  * do); at rest: the mocks hold their setting, so nothing changes.
  */
 export async function populate(dataDir: string, moving = true): Promise<void> {
-  await withCli(dataDir, process.env, async (url) => {
-    for (let i = 0; i < PAIRS; i++) {
-      const s = await post(`${url}/blocks/create`, {
-        id: `s${i}`,
-        type: 'TempSensorMock',
-        data: { setting: 19 + (i % 5), fluctuations: moving ? [{ amplitude: 0.5, period: 600 }] : [] },
-      });
-      const p = await post(`${url}/blocks/create`, {
-        id: `p${i}`,
-        type: 'SetpointSensorPair',
-        data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' },
-      });
-      if (s.status !== 201 || p.status !== 201)
-        throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
-    }
-  });
+  await withCli(dataDir, process.env, (url) => createPairs(url, moving));
+}
+
+/** PAIRS TempSensorMock (`s0`...) and SetpointSensorPair (`p0`...), each pair on its sensor, through the API at `url`. */
+export async function createPairs(url: string, moving: boolean): Promise<void> {
+  for (let i = 0; i < PAIRS; i++) {
+    const s = await post(`${url}/blocks/create`, {
+      id: `s${i}`,
+      type: 'TempSensorMock',
+      data: { setting: 19 + (i % 5), fluctuations: moving ? [{ amplitude: 0.5, period: 600 }] : [] },
+    });
+    const p = await post(`${url}/blocks/create`, {
+      id: `p${i}`,
+      type: 'SetpointSensorPair',
+      data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' },
+    });
+    if (s.status !== 201 || p.status !== 201)
+      throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
+  }
 }
 
 export const PI_SENSORS = 4;

@@ -11,15 +11,14 @@ import { freePort, rssMb } from './procs.js';
 import { NODE_FLAGS, RUNTIME_ENV } from '../runtime-flags.js';
 import { loads, type Load, type LoadResult } from './load.js';
 import { median } from './stats.js';
+import { CLI, PAIRS, createPairs, post, sleep } from './idle-setup.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(HERE, '../../src/main.js');
 const BARE = path.join(HERE, 'bare-server.js');
 const PROBE = path.join(HERE, 'lateness-probe.js');
 const LOAD = path.join(HERE, 'load.js');
 const SERVICE = 'edge-one';
 const PREFIX = `/${SERVICE}`;
-const PAIRS = 100;
 const CONNECTIONS = 50;
 const SECONDS = 5;
 const EMIT_MS = 200;
@@ -42,17 +41,6 @@ interface Server {
   startMs: number;
   output(): string;
   stop(): Promise<void>;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function post(url: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body ?? {}),
-  });
-  return { status: res.status, text: await res.text() };
 }
 
 /** Spawn a server and time it from spawn to the first 200 of a block read (of the block list, for
@@ -135,24 +123,6 @@ async function hammer(url: string, load: Load, seconds: number): Promise<{ rps: 
   return { rps: result.rps, p99: result.p99 };
 }
 
-/** 100 TempSensorMock and 100 SetpointSensorPair, each pair linked to its sensor. */
-async function populate(url: string): Promise<void> {
-  for (let i = 0; i < PAIRS; i++) {
-    const s = await post(`${url}/blocks/create`, {
-      id: `s${i}`,
-      type: 'TempSensorMock',
-      data: { setting: 19 + (i % 5), fluctuations: [{ amplitude: 0.5, period: 600 }] },
-    });
-    const p = await post(`${url}/blocks/create`, {
-      id: `p${i}`,
-      type: 'SetpointSensorPair',
-      data: { enabled: true, storedSetting: 20, sensorId: { __objtype: 'Link', id: `s${i}` }, filter: 'FILTER_15s' },
-    });
-    if (s.status !== 201 || p.status !== 201)
-      throw new Error(`populate: ${s.status} ${s.text} / ${p.status} ${p.text}`);
-  }
-}
-
 /** p99 of how late each state message arrived against its slot on the fixed cadence. */
 function lateness(arrivals: number[]): number {
   if (arrivals.length < 3) throw new Error(`only ${arrivals.length} state messages arrived`);
@@ -232,7 +202,7 @@ export async function sideBySide(): Promise<SideRow[]> {
     {
       const { port, args } = await cliArgs();
       const first = await spawnServer(args, port, codeCache, true);
-      await populate(first.url);
+      await createPairs(first.url, true);
       await first.stop();
       if (!/code cache of \d+ file/.test(first.output()))
         throw new Error(`the first run wrote no code cache:\n${first.output()}`);
