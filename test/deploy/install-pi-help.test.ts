@@ -3,7 +3,7 @@
 // tags: slow (the installer in a sandbox, the service started from it)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { needTools } from '../helpers/tools.js';
@@ -12,8 +12,7 @@ import { PREFIX, install, makeSandbox, snapshot } from './install-pi-rig.js';
 needTools('bash');
 
 t.test('--help shows every option and every environment setting, whole', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const help = install(sb, ['--help']);
   t.equal(help.code, 0, help.stderr);
   const script = readFileSync(join(sb.src, 'scripts/install-pi.sh'), 'utf8');
@@ -34,8 +33,7 @@ t.test('--help shows every option and every environment setting, whole', async (
 });
 
 t.test('--dry-run prints each step and changes nothing, without root', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const before = [snapshot(sb.root), snapshot(sb.src), snapshot(sb.state)];
   const dry = install(sb, ['--dry-run', '--with-mosquitto', '--enable-interfaces']);
   t.equal(dry.code, 0, dry.stderr);

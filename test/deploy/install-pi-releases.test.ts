@@ -2,16 +2,7 @@
 // and swapped, a failed or refused one changing nothing, --rollback, and an install from before releases.
 // tags: slow (the installer in a sandbox, the service started from it)
 import t from 'tap';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { needTools } from '../helpers/tools.js';
 import { BROKEN_MAIN, FAKE_MAIN, PREFIX, install, makeSandbox } from './install-pi-rig.js';
@@ -19,8 +10,7 @@ import { BROKEN_MAIN, FAKE_MAIN, PREFIX, install, makeSandbox } from './install-
 needTools('bash');
 
 t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; --rollback goes back', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const prefix = join(sb.root, PREFIX);
   const releases = `${prefix}.releases`;
   const current = () => readlinkSync(prefix);
@@ -112,8 +102,7 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
 });
 
 t.test('an install from before releases becomes the previous release', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const prefix = join(sb.root, PREFIX);
   mkdirSync(join(prefix, 'dist/src'), { recursive: true });
   writeFileSync(join(prefix, 'dist/src/main.js'), FAKE_MAIN);

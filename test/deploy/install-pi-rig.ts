@@ -2,7 +2,16 @@
 // install-fakes.ts on PATH, a built checkout to install from, and a run of the installer in it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { limit } from '../helpers/limits.js';
@@ -32,8 +41,10 @@ export interface Sandbox {
   env: NodeJS.ProcessEnv;
 }
 
-export function makeSandbox(): Sandbox {
+/** A sandbox removed when `t` ends. */
+export function makeSandbox(t: { teardown(fn: () => void): void }): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), 'eb-install-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const root = join(dir, 'root');
   const src = join(dir, 'checkout');
   const state = join(dir, 'state');

@@ -24,8 +24,7 @@ import { PREFIX, install, makeSandbox, snapshot } from './install-pi-rig.js';
 needTools('bash');
 
 t.test('install twice: same tree, same config, accounts made once, no duplicate boot lines', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const args = ['--with-mosquitto', '--enable-interfaces'];
 
   const first = install(sb, args);
@@ -111,8 +110,7 @@ t.test('install twice: same tree, same config, accounts made once, no duplicate 
 });
 
 t.test('uninstall keeps config and data; --purge removes them and the user', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   t.equal(install(sb, ['--no-start']).code, 0);
   mkdirSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true });
   writeFileSync(join(sb.root, 'var/lib/edgeblocks/edgeblocks.db'), 'data');
@@ -140,8 +138,7 @@ t.test(
   "root installs a checkout of another user's: the installed tree is root's and nobody else can change it (issue 45.2)",
   { skip: process.getuid?.() !== 0 && 'needs root' },
   async (t) => {
-    const sb = makeSandbox();
-    t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+    const sb = makeSandbox(t);
     // As a clone in /home/pi is: the user's, and (umask 002) group-writable.
     spawnSync('chown', ['-R', '1000:1000', sb.src]);
     spawnSync('chmod', ['-R', 'g+w', sb.src]);
@@ -168,8 +165,7 @@ t.test(
 );
 
 t.test('refuses an old Node, unknown options, and a checkout without a build', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const oldNode = join(sb.dir, 'old-node');
   mkdirSync(oldNode);
   writeFileSync(join(oldNode, 'node'), '#!/bin/sh\ncase "$1" in -p) echo 18;; *) echo v18.19.0;; esac\n');
@@ -190,8 +186,7 @@ t.test('refuses an old Node, unknown options, and a checkout without a build', a
 });
 
 t.test('the edgeblocks command goes on PATH, and goes away with --uninstall', async (t) => {
-  const sb = makeSandbox();
-  t.teardown(() => rmSync(sb.dir, { recursive: true, force: true }));
+  const sb = makeSandbox(t);
   const first = install(sb, ['--no-start']);
   t.equal(first.code, 0, first.stderr);
   const link = join(sb.root, 'usr/local/bin/edgeblocks');
