@@ -2,41 +2,13 @@
 // costs in bytes, for a 100-block `blocks/all/read` answer and the state message carrying the
 // same blocks, against writing one marker only. Raw and gzip-compressed sizes.
 import { gzipSync } from 'node:zlib';
-import { blockTypes } from '../src/blocks/index.js';
 import { stateMessage } from '../src/mqtt/state.js';
-import { ManualClock } from '../src/runtime/clock.js';
-import { MemoryPersistence } from '../src/runtime/persistence.js';
-import { ALL, BlockRuntime } from '../src/runtime/runtime.js';
+import { ALL } from '../src/runtime/runtime.js';
+import { benchRuntime, chains } from './bench/runtime.js';
 
-const runtime = new BlockRuntime({
-  serviceId: 'edge-one',
-  version: 'x',
-  types: blockTypes,
-  clock: new ManualClock(0),
-  persistence: new MemoryPersistence(),
-});
-runtime.load();
-const link = (id: string) => ({ __bloxtype: 'Link', id });
-// 10 fermenter chains of 10 blocks: the mix of a real installation.
-for (let i = 0; i < 10; i++) {
-  const c = (id: string, type: string, data: Record<string, unknown>) =>
-    runtime.create({ id: `${id} ${i}`, type, data });
-  c('pins', 'MockPins', {});
-  c('sensor', 'TempSensorMock', { setting: 20 });
-  c('setpoint', 'SetpointSensorPair', { enabled: true, storedSetting: 20, sensorId: link(`sensor ${i}`) });
-  c('mutex', 'Mutex', {});
-  const mutexed = { mutexed: { mutexId: link(`mutex ${i}`), extraHoldTime: 600, enabled: true } };
-  c('heater', 'DigitalActuator', { hwDevice: link(`pins ${i}`), channel: 1, constraints: mutexed });
-  c('cooler', 'DigitalActuator', {
-    hwDevice: link(`pins ${i}`),
-    channel: 2,
-    constraints: { ...mutexed, minOn: { duration: 60, enabled: true } },
-  });
-  c('heat pwm', 'ActuatorPwm', { actuatorId: link(`heater ${i}`), period: 10, enabled: true });
-  c('cool pwm', 'ActuatorPwm', { actuatorId: link(`cooler ${i}`), period: 600, enabled: true });
-  c('heat pid', 'Pid', { inputId: link(`setpoint ${i}`), outputId: link(`heat pwm ${i}`), kp: 20, enabled: true });
-  c('cool pid', 'Pid', { inputId: link(`setpoint ${i}`), outputId: link(`cool pwm ${i}`), kp: -20, enabled: true });
-}
+const { runtime } = benchRuntime();
+// 10 fermenter chains of 10 blocks: the mix of a real installation (the same as the runtime bench's).
+chains(runtime, 10);
 runtime.tick(1000);
 const user = runtime
   .read(ALL)
@@ -46,8 +18,8 @@ const user = runtime
 const drop = (key: string) => JSON.stringify(user, (k, v) => (k === key ? undefined : v));
 const state = (blocks: unknown) =>
   JSON.stringify(
-    stateMessage('edge-one', '30s', {
-      status: { online: true, serviceId: 'edge-one', version: 'x' } as never,
+    stateMessage('bench', '30s', {
+      status: { online: true, serviceId: 'bench', version: 'bench' } as never,
       blocks: blocks as never,
       relations: runtime.relations(),
       claims: runtime.claims(),

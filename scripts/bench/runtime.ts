@@ -12,7 +12,7 @@ type Recorder = (name: string, value: number, unit: string, target: number) => v
 const link = (id: string) => ({ __objtype: 'Link', id });
 
 /** A loaded runtime of every block type on a manual clock, persisting to memory. */
-function benchRuntime(): { clock: ManualClock; runtime: BlockRuntime } {
+export function benchRuntime(): { clock: ManualClock; runtime: BlockRuntime } {
   const clock = new ManualClock(0);
   const runtime = new BlockRuntime({
     serviceId: 'bench',
@@ -26,7 +26,7 @@ function benchRuntime(): { clock: ManualClock; runtime: BlockRuntime } {
 }
 
 /** `n` fermenter chains: sensor, setpoint, heat and cool PID, PWMs, actuators, mutex (10 blocks each). */
-function chains(runtime: BlockRuntime, n: number): void {
+export function chains(runtime: BlockRuntime, n: number): void {
   for (let i = 0; i < n; i++) {
     const c = (id: string, type: string, data: Record<string, unknown>) =>
       runtime.create({ id: `${id} ${i}`, type, data });
