@@ -16,6 +16,21 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
   const current = () => readlinkSync(prefix);
   const setVersion = (v: string) =>
     writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${v}"}\n`);
+  /** An upgrade that stopped left `running` (at `version`) as it was: not restarted, nothing of `staged` kept. */
+  const untouched = (r: ReturnType<typeof install>, version: string, running: string, staged: string, how: string) => {
+    t.match(r.stderr, new RegExp(`running release \\(${version.replaceAll('.', '\\.')}-[0-9a-f]+\\) is untouched`));
+    t.equal(current(), running, `still on ${version}`);
+    t.same(
+      r.calls.filter((c) => c.startsWith('systemctl')),
+      [],
+      'the service was not restarted',
+    );
+    t.same(
+      readdirSync(releases).filter((n) => n.startsWith(staged)),
+      [],
+      `no trace of the ${how} stage`,
+    );
+  };
 
   setVersion('1.0.0');
   const first = install(sb, ['--no-start']);
@@ -31,18 +46,7 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
   t.equal(broken.code, 1, 'the installer fails');
   t.match(broken.stderr, /smoke start of the new release failed/);
   t.match(broken.stderr, /the new release cannot start/, 'its output is shown');
-  t.match(broken.stderr, /running release \(1\.0\.0-[0-9a-f]+\) is untouched/);
-  t.equal(current(), v1, 'still on 1.0.0');
-  t.same(
-    broken.calls.filter((c) => c.startsWith('systemctl')),
-    [],
-    'the service was not restarted',
-  );
-  t.same(
-    readdirSync(releases).filter((n) => n.startsWith('2.0.0')),
-    [],
-    'no trace of the failed stage',
-  );
+  untouched(broken, '1.0.0', v1, '2.0.0', 'failed');
 
   writeFileSync(join(sb.src, 'dist/src/main.js'), FAKE_MAIN);
   const good = install(sb, []);
@@ -64,18 +68,7 @@ t.test('upgrade: staged, smoke-started, swapped; a failed one changes nothing; -
   t.equal(refused.code, 1, 'the installer fails');
   t.match(refused.stderr, /the new release refuses .*config\.json; the service would not start with it/);
   t.match(refused.stderr, /alerts\.remindHours: must be a number 0\.25-720, got 0\.1/, "with the new release's line");
-  t.match(refused.stderr, /running release \(2\.0\.0-[0-9a-f]+\) is untouched/);
-  t.equal(current(), v2, 'still on 2.0.0');
-  t.same(
-    refused.calls.filter((c) => c.startsWith('systemctl')),
-    [],
-    'the service was not restarted',
-  );
-  t.same(
-    readdirSync(releases).filter((n) => n.startsWith('2.5.0')),
-    [],
-    'no trace of the refused stage',
-  );
+  untouched(refused, '2.0.0', v2, '2.5.0', 'refused');
   writeFileSync(configPath, config);
   setVersion('2.0.0');
 
