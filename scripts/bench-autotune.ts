@@ -49,16 +49,18 @@ export interface Row {
 export const meets = (s: Step | null) => !!s && s.settling !== null && s.overshoot <= MAX_OVERSHOOT;
 
 /** No worse than the defaults: settles when they do, not much slower, not more overshoot. */
-export function noWorse(r: Row): boolean {
-  const d = r.defaults;
-  const t = r.tuned;
+export const noWorse = (r: Row): boolean => noWorseThan(r.defaults, r.tuned);
+
+/** The same for any two steps on one plant: `t` against the defaults' `d`. */
+export function noWorseThan(d: Step, t: Step | null): boolean {
   if (!t) return false;
   if (d.settling !== null && t.settling === null) return false;
   if (d.settling !== null && t.settling !== null && t.settling > d.settling * SLOWER_SLACK + 0.05) return false;
   return t.overshoot <= Math.max(d.overshoot + OVERSHOOT_SLACK, MAX_OVERSHOOT);
 }
 
-function watchStep(rig: Rig, c: PlantCase): Step {
+/** Steps the setting by the case's step and watches the beer for the case's window. */
+export function watchStep(rig: Rig, c: PlantCase): Step {
   const target = c.setpoint + c.step;
   rig.patch('Setpoint', 'SetpointSensorPair', { storedSetting: target });
   const start = rig.time;
@@ -187,7 +189,7 @@ export function autotuneBench(kinds: Kind[], count: number, seed: number, only?:
 }
 
 /** A command-line option that must be a whole number (0, 1, ...). */
-function wholeNumber(option: string, value: string | undefined): number {
+export function wholeNumber(option: string, value: string | undefined): number {
   if (!/^\d+$/.test(value ?? '')) throw new Error(`${option} ${value ?? ''}: a whole number`);
   return Number(value);
 }
