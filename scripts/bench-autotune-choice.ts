@@ -20,9 +20,12 @@ const varied = (heat: Partial<Gains>, cool: Partial<Gains>): Pair => ({
   cool: { ...QUICK_START.cool, ...cool },
 });
 
+/** The name of the quick start's set, the one a pick is measured against. */
+export const QUICK = 'quick start';
+
 /** The quick start's gains and six sets around them (the ones the grid of docs/autotune.md found on small fridges). */
 export const CHOICES: Record<string, Pair> = {
-  'quick start': QUICK_START,
+  [QUICK]: QUICK_START,
   'no td': varied({ td: 0 }, { td: 0 }),
   'no cooler td': varied({}, { td: 0 }),
   'cooler kp halved, no cooler td': varied({}, { kp: QUICK_START.cool.kp / 2, td: 0 }),
@@ -55,8 +58,8 @@ export function choose(scores: Record<string, Score>): string {
   const best = Object.entries(scores).reduce((a, b) =>
     b[1].good > a[1].good || (b[1].good === a[1].good && b[1].meanHours < a[1].meanHours) ? b : a,
   );
-  const quick = scores['quick start']!;
-  if (quick.good >= best[1].good && best[1].meanHours > CLEARLY_SOONER * quick.meanHours) return 'quick start';
+  const quick = scores[QUICK]!;
+  if (quick.good >= best[1].good && best[1].meanHours > CLEARLY_SOONER * quick.meanHours) return QUICK;
   return best[0];
 }
 
@@ -90,17 +93,20 @@ function main(): void {
   const runs = wholeNumber('--runs', values.runs ?? '4');
   if (runs < 1) throw new Error('--runs 0: at least one run per set');
   const only = values.plant?.map((p) => wholeNumber('--plant', p));
+  const cases = plantCases('fermenter', 10, seed);
+  const missing = only?.find((i) => i >= cases.length);
+  if (missing !== undefined) throw new Error(`--plant ${missing}: a draw has fridges 0-${cases.length - 1}`);
   let met = 0;
   let worse = 0;
   let quickMet = 0;
-  plantCases('fermenter', 10, seed).forEach((c, i) => {
+  cases.forEach((c, i) => {
     if (only && !only.includes(i)) return;
     // Noise seeds the draw's own plants never use (theirs are seed * 100 + i).
     const base = 900_000 + seed * 100 + i * 10;
     const scores = Object.fromEntries(Object.entries(CHOICES).map(([name, g]) => [name, scoreOf(c, g, runs, base)]));
     const pick = choose(scores);
     const quick = stepWith(c, QUICK_START, null, 0);
-    const picked = pick === 'quick start' ? quick : stepWith(c, CHOICES[pick]!, null, 0);
+    const picked = pick === QUICK ? quick : stepWith(c, CHOICES[pick]!, null, 0);
     const ok = meets(picked);
     const noWorseThanQuick = noWorseThan(quick, picked);
     met += +ok;
