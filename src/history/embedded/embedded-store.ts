@@ -94,6 +94,7 @@ export class EmbeddedStore implements HistoryStore {
   private readonly drops: HistoryDrops;
   /** Ids of the controller's own fields: thinning leaves them whole while the directory works. */
   private readonly ownIds = new Set<number>();
+  private readonly markOwn = (id: number) => void this.ownIds.add(id);
 
   constructor(private readonly o: EmbeddedOptions) {
     this.dir = path.join(o.dataDir, HISTORY_DIR);
@@ -152,14 +153,14 @@ export class EmbeddedStore implements HistoryStore {
     const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
     const tiers = this.tiers.slice(1);
     for (const s of this.files.series(0, from, lastRaw)) {
-      let last = this.fieldIds.lastSeen.get(s.id) ?? 0;
+      let last = this.fieldIds.lastSeenOf(s.id) ?? 0;
       for (let i = 0; i < s.t.length; i++) {
         const t = s.t[i]!;
         if (t > last) last = t;
         for (const tier of tiers) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
       }
       points += s.t.length;
-      this.fieldIds.lastSeen.set(s.id, last);
+      this.fieldIds.seen(s.id, last);
     }
     const ms = Math.round(performance.now() - began);
     this.o.log.debug({ points, ms }, `history: rebuilt the buckets in progress from ${points} raw points (${ms} ms)`);
@@ -195,23 +196,19 @@ export class EmbeddedStore implements HistoryStore {
       );
       return;
     }
-    let byField = this.fieldIds.idsByKey.get(key);
-    if (!byField) this.fieldIds.idsByKey.set(key, (byField = new Map()));
+    const byField = this.fieldIds.keyFields(key);
+    const created = reserved ? this.markOwn : undefined;
     const buckets = this.acc.map((a) => a.bucketOf(t));
     // Index loops: this runs every few seconds, too seldom for V8 to optimise away the iterator objects of for-of.
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i]![0];
       const v = fields[i]![1];
-      let id = byField.get(field);
-      if (id === undefined) {
-        byField.set(field, (id = this.fieldIds.idFor(`${key}/${field}`)));
-        if (reserved) this.ownIds.add(id);
-      }
+      const id = this.fieldIds.idInKey(byField, key, field, created);
       let b = this.pending.get(id);
       if (!b) this.pending.set(id, (b = { t: [], v: [] }));
       b.t.push(t);
       b.v.push(v);
-      this.fieldIds.lastSeen.set(id, t);
+      this.fieldIds.seen(id, t);
       for (let k = 1; k < this.acc.length; k++) this.acc[k]!.addTo(id, buckets[k]!, v);
     }
     this.pendingCount += fields.length;
@@ -309,7 +306,7 @@ export class EmbeddedStore implements HistoryStore {
   private view(): ReadView {
     return {
       tiers: this.tiers,
-      ids: this.fieldIds.ids,
+      ids: this.fieldIds.byName,
       stored: this.ready ? this.files.snapshot() : () => [],
       doneUntil: this.doneUntil.slice(),
       unwritten: this.unwritten.slice(),

@@ -5,16 +5,50 @@ import type { FieldEntry } from './field-names.js';
 const HOUR = 3_600_000;
 
 export class FieldIds {
-  readonly ids = new Map<string, number>();
+  private readonly ids = new Map<string, number>();
   /** The same ids by key, then by field within the key: a write builds no name per point. */
-  readonly idsByKey = new Map<string, Map<string, number>>();
+  private readonly idsByKey = new Map<string, Map<string, number>>();
   private readonly names = new Map<number, string>();
   private readonly unsavedNames = new Set<number>();
-  readonly lastSeen = new Map<number, number>();
+  private readonly lastSeen = new Map<number, number>();
   private readonly storedLast = new Map<number, number>();
 
   get size(): number {
     return this.ids.size;
+  }
+
+  /** Id by full name (`key/field`), as queries look fields up. */
+  get byName(): ReadonlyMap<string, number> {
+    return this.ids;
+  }
+
+  /**
+   * The id of `field` within `key`, given the key's own map (keyFields()), so a write looks its key
+   * up once; `created` is told of an id that is new to the key.
+   */
+  idInKey(byField: Map<string, number>, key: string, field: string, created?: (id: number) => void): number {
+    let id = byField.get(field);
+    if (id === undefined) {
+      byField.set(field, (id = this.idFor(`${key}/${field}`)));
+      created?.(id);
+    }
+    return id;
+  }
+
+  /** The ids of one key's fields so far (filled by idInKey()). */
+  keyFields(key: string): Map<string, number> {
+    let byField = this.idsByKey.get(key);
+    if (!byField) this.idsByKey.set(key, (byField = new Map()));
+    return byField;
+  }
+
+  lastSeenOf(id: number): number | undefined {
+    return this.lastSeen.get(id);
+  }
+
+  /** The field was written (or replayed) with time `t`. */
+  seen(id: number, t: number): void {
+    this.lastSeen.set(id, t);
   }
 
   /** The entries of the names file, read on open. */

@@ -14,7 +14,7 @@ export type Buffered = { t: number[]; v: number[] };
 export interface ReadView {
   tiers: Tier[];
   /** Field ids by name. */
-  ids: Map<string, number>;
+  ids: ReadonlyMap<string, number>;
   /** The stored records (none while the store is not open). */
   stored: StoredRecords;
   /** Per tier: buckets ending at or before this time are complete. */

@@ -1,0 +1,51 @@
+// The embedded store's field ids in memory: one id per field name however it is reached, new ids
+// reported once, last-seen times kept, and what the names file lacks (new names, and last-seen
+// times an hour past the stored one).
+import t from 'tap';
+import { FieldIds } from '../../src/history/embedded/field-ids.js';
+
+const HOUR = 3_600_000;
+
+t.test('a field gets one id by key and field or by full name, and a new one is reported once', async (t) => {
+  const ids = new FieldIds();
+  const created: number[] = [];
+  const spark = ids.keyFields('spark');
+  const a = ids.idInKey(spark, 'spark', 'Beer Sensor/value', (id) => created.push(id));
+  const again = ids.idInKey(ids.keyFields('spark'), 'spark', 'Beer Sensor/value', (id) => created.push(id));
+  t.equal(again, a);
+  t.same(created, [a]);
+  t.equal(ids.idFor('spark/Beer Sensor/value'), a, 'the full name finds the same id');
+  t.equal(ids.byName.get('spark/Beer Sensor/value'), a);
+  const b = ids.idInKey(ids.keyFields('other'), 'other', 'Beer Sensor/value');
+  t.not(b, a, 'the same field under another key is another series');
+  t.equal(ids.size, 2);
+});
+
+t.test('ids loaded from the names file are kept, and new ones do not reuse them', async (t) => {
+  const ids = new FieldIds();
+  ids.load([
+    { id: 1, name: 'spark/a', last: 0 },
+    { id: 5, name: 'spark/b', last: 0 },
+  ]);
+  t.equal(ids.idFor('spark/b'), 5);
+  const fresh = [ids.idFor('spark/c'), ids.idFor('spark/d'), ids.idFor('spark/e'), ids.idFor('spark/f')];
+  t.notOk(fresh.includes(1) || fresh.includes(5), `new ids ${fresh} avoid the loaded 1 and 5`);
+  t.equal(new Set(fresh).size, 4);
+});
+
+t.test('last-seen times: kept per id, saved when new or an hour past the stored time', async (t) => {
+  const ids = new FieldIds();
+  ids.load([{ id: 1, name: 'spark/a', last: 10 * HOUR }]);
+  const b = ids.idFor('spark/b');
+  ids.seen(1, 10 * HOUR + 5);
+  ids.seen(b, 10 * HOUR + 7);
+  t.equal(ids.lastSeenOf(1), 10 * HOUR + 5);
+  t.equal(ids.lastSeenOf(999), undefined);
+  t.same(ids.toSave(11 * HOUR), [{ id: b, name: 'spark/b', last: 10 * HOUR + 7 }], 'the new name; a minutes-old time is not');
+  ids.saved(ids.toSave(11 * HOUR));
+  t.same(ids.toSave(11 * HOUR), [], 'nothing left once saved');
+  ids.seen(1, 12 * HOUR);
+  t.same(ids.toSave(12 * HOUR), [{ id: 1, name: 'spark/a', last: 12 * HOUR }], 'an hour past the stored time');
+  t.same(ids.seenSince(11 * HOUR), ['spark/a'], 'only a was seen since 11 h');
+  t.same(ids.seenSince(0), ['spark/a', 'spark/b']);
+});
