@@ -41,7 +41,11 @@ t.test('last-seen times: kept per id, saved when new or an hour past the stored 
   ids.seen(b, 10 * HOUR + 7);
   t.equal(ids.lastSeenOf(1), 10 * HOUR + 5);
   t.equal(ids.lastSeenOf(999), undefined);
-  t.same(ids.toSave(11 * HOUR), [{ id: b, name: 'spark/b', last: 10 * HOUR + 7 }], 'the new name; a minutes-old time is not');
+  t.same(
+    ids.toSave(11 * HOUR),
+    [{ id: b, name: 'spark/b', last: 10 * HOUR + 7 }],
+    'the new name; a minutes-old time is not',
+  );
   ids.saved(ids.toSave(11 * HOUR));
   t.same(ids.toSave(11 * HOUR), [], 'nothing left once saved');
   ids.seen(1, 12 * HOUR);
