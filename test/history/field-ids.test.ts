@@ -53,3 +53,14 @@ t.test('last-seen times: kept per id, saved when new or an hour past the stored 
   t.same(ids.seenSince(11 * HOUR), ['spark/a'], 'only a was seen since 11 h');
   t.same(ids.seenSince(0), ['spark/a', 'spark/b']);
 });
+
+t.test('names are user text: quotes, unicode and slashes come back as written', async (t) => {
+  const ids = new FieldIds();
+  const key = 'Gärkeller "2"';
+  const field = 'Bier/Fühler \\ 1/value[°C]';
+  const id = ids.idInKey(ids.keyFields(key), key, field);
+  t.equal(ids.byName.get(`${key}/${field}`), id);
+  ids.seen(id, 5);
+  t.same(ids.toSave(10), [{ id, name: `${key}/${field}`, last: 5 }]);
+  t.same(ids.seenSince(0), [`${key}/${field}`]);
+});
