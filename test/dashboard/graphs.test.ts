@@ -136,8 +136,7 @@ async function addField(
 
 t.test('adding a field redraws the graph (built-in store, two controllers on one broker)', async (t) => {
   const one = await demo('edge-one');
-  const broker = /mqtt broker listening on [^\s:]*:(\d+)/.exec(one.cli.output());
-  if (!broker) throw new Error(`no broker port in the output:\n${one.cli.output()}`);
+  const broker = await one.cli.waitFor(/mqtt broker listening on [^\s:]*:(\d+)/, 'the broker reporting its port');
   // The second controller publishes on the first one's broker; the first one's history stores both.
   await demo('edge-two', ['--mqtt-url', `mqtt://127.0.0.1:${broker[1]}`, '--history', 'off']);
   const own = ['edge-one/Beer Sensor/value[degC]', 'edge-one/Beer Setpoint/setting[degC]'];

@@ -14,6 +14,8 @@ export interface RunningCli {
   port: number;
   base: string;
   output: () => string;
+  /** The first match of `pattern` in the output, waiting for it (a log line can trail the socket it names). */
+  waitFor: (pattern: RegExp, what: string, limitMs?: number) => Promise<RegExpExecArray>;
   exited: Promise<number | null>;
 }
 
@@ -53,7 +55,10 @@ export async function startScript(
     () => out,
   );
   const port = Number(m[1]);
-  return { child, port, base: `http://127.0.0.1:${port}`, output: () => out, exited };
+  const output = () => out;
+  const waitFor = (pattern: RegExp, what: string, ms = limit(START_LIMIT_MS)) =>
+    waitForOutput(child, pattern, what, ms, output);
+  return { child, port, base: `http://127.0.0.1:${port}`, output, waitFor, exited };
 }
 
 export async function postJson(url: string, body?: unknown): Promise<{ status: number; body: any }> {

@@ -38,7 +38,7 @@ t.test('a history flood is bounded and control stays on time', async (t) => {
     t,
   );
   t.teardown(() => void cli.child.kill('SIGKILL'));
-  for (let i = 0; i < limit(100) && !/mqtt connected/.test(cli.output()); i++) await sleep(50);
+  await cli.waitFor(/mqtt connected/, 'the service connecting to its broker');
   const brokerPort = Number(/mqtt broker listening on \S*:(\d+)/.exec(cli.output())?.[1]);
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${cli.child.pid}/status`, 'utf8'))![1]) / 1024;
   const ping = async () => {
