@@ -46,7 +46,17 @@ export async function startScript(
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'exit' can come before the last output is read; 'close' comes after it (unless something the
+  // child started still holds its stdout, hence the bound).
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      const timer = setTimeout(() => resolve(code), 2000);
+      child.once('close', () => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    }),
+  );
   const m = await waitForOutput(
     child,
     /http listening on (?:https?:\/\/)?[^:\s]*:(\d+)/,
