@@ -164,6 +164,7 @@ for (const [name, make] of [
     if (broker.delivers)
       t.ok(
         await waitForOutput(ctl.child, /skipped unread: \d{8} bytes/, 'the log of the skip', limit(5000), ctl.output),
+        'the skip is logged with its size',
       );
     else t.notMatch(ctl.output(), /skipped unread/, 'nothing skipped, nothing logged');
 
