@@ -3,7 +3,7 @@
 // the history), its settings schema (which fields are secret), and `create`. The registry
 // (index.ts) lists them; the config schema, the dashboard's forms and the configuration
 // reference come from the schemas, the running channels from `create`.
-import type { Static, TObject } from '@sinclair/typebox';
+import { FormatRegistry, type Static, type TObject } from '@sinclair/typebox';
 import type { Logger } from '../../log.js';
 import type { AlertMessage } from '../types.js';
 import { httpCall } from './http.js';
@@ -60,9 +60,22 @@ export function post(
   return httpCall(url, { method: 'POST', ...init });
 }
 
+/**
+ * A URL a send can use: the pattern only looks at its start, so `http://a b/` or `http://[::1/x`
+ * passed it, was stored with no error shown, and every send failed with ERR_INVALID_URL.
+ */
+const HTTP_URL = 'http-url';
+if (!FormatRegistry.Has(HTTP_URL)) FormatRegistry.Set(HTTP_URL, (value) => URL.canParse(value));
+
 /** An http(s) URL setting. */
 export const urlOptions = (title: string, description: string) =>
-  ({ title, pattern: '^https?://[^/\\s]+', errorMessage: 'must be an http:// or https:// URL', description }) as const;
+  ({
+    title,
+    pattern: '^https?://[^/\\s]+',
+    format: HTTP_URL,
+    errorMessage: 'must be an http:// or https:// URL',
+    description,
+  }) as const;
 
 export const EVENT_TAGS: Record<AlertMessage['event'], string> = {
   fired: 'warning',
