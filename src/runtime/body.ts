@@ -46,10 +46,7 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   if (needData && !isPlainObject(data))
     issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
   if (id !== undefined && (typeof id !== 'string' || !validId(id))) {
-    issues.push({
-      path: 'id',
-      message: 'must be a string of 1 to 200 characters, without leading or trailing spaces or control characters',
-    });
+    issues.push({ path: 'id', message: `must be ${ID_RULE}` });
   }
   if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID))
     issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
@@ -87,9 +84,24 @@ function depth(value: unknown): number {
   return max;
 }
 
+/** What a block id must be, in words (after "must be"). */
+export const ID_RULE =
+  'a string of 1 to 200 characters, without leading or trailing spaces or control characters, other than "__proto__"';
+
+/**
+ * Whether `id` can name a block. `__proto__` cannot: the history message is an object keyed by
+ * block id, where that key set the prototype instead of adding the block (its history was lost),
+ * and every JSON reader here refuses it as a key (another controller dropped the whole message).
+ */
 export function validId(id: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return id.length >= 1 && id.length <= 200 && id.trim() === id && !/[\u0000-\u001f\u007f]/.test(id);
+  return (
+    id.length >= 1 &&
+    id.length <= 200 &&
+    id.trim() === id &&
+    // eslint-disable-next-line no-control-regex
+    !/[\u0000-\u001f\u007f]/.test(id) &&
+    id !== '__proto__'
+  );
 }
 
 /** The block an ident body ({id} or {nid}) names; nid wins when both are given. */

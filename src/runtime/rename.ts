@@ -2,7 +2,7 @@
 // and every block whose links changed are written in one transaction.
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { forEachLink } from '../codec/fields.js';
-import { validId, type Ident } from './body.js';
+import { ID_RULE, validId, type Ident } from './body.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
 import type { RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
@@ -16,11 +16,7 @@ export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Id
   if (typeof existing !== 'string' || existing === '')
     issues.push({ path: 'existing', message: 'required: the current id, a non-empty string' });
   if (typeof desired !== 'string' || !validId(desired))
-    issues.push({
-      path: 'desired',
-      message:
-        'must be the new id: a string of 1 to 200 characters, without leading or trailing spaces or control characters',
-    });
+    issues.push({ path: 'desired', message: `must be the new id: ${ID_RULE}` });
   if (issues.length) throw invalid(`invalid rename: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   const block = rt.find(existing);
   if (!block) throw notFound(`no block with id '${existing}'`);
