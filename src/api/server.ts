@@ -16,7 +16,7 @@ import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
 import { FASTIFY_TIMEOUTS } from './timeouts.js';
 import { PUBLIC, publicRoutes, routeTable, type RouteRow } from './public-routes.js';
-import { parseJson } from '../shared/json.js';
+import { parseJson, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT, WEBSOCKET_MAX_FRAME_BYTES } from '../shared/limits.js';
 import { refusePlainRouteUpgrades } from './upgrade-routes.js';
 import { compileRouteInput, NoQuery, PageQuery } from './route-validation.js';
@@ -89,8 +89,10 @@ export async function buildServer(
   refusePlainRouteUpgrades(app);
   installHttpHints(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    const notUtf8 = utf8Problem('the body', body as Buffer);
+    if (notUtf8) return done(new HttpError(400, notUtf8), undefined);
+    const text = (body as Buffer).toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     const parsed = parseJson(text, { maxBytes: BODY_LIMIT, what: 'the body' });
     if (!parsed.ok) return done(new HttpError(parsed.problem === 'too large' ? 413 : 400, parsed.reason), undefined);

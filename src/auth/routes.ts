@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../api/errors.js';
 import { NoBody } from '../api/route-validation.js';
-import { parseJson } from '../shared/json.js';
+import { parseJson, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { LOGIN_LIMIT } from './attempts.js';
 import { COOKIE_NAME, type Auth } from './auth.js';
@@ -38,9 +38,13 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
   return async (app) => {
     // The login body holds a password: a body that is not JSON is refused without quoting it.
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined);
-      const parsed = parseJson(body as string, { maxBytes: BODY_LIMIT, what: 'the body' });
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+      // A password in another encoding would only ever be "wrong": say why instead.
+      const notUtf8 = utf8Problem('the body', body as Buffer);
+      if (notUtf8) return done(Object.assign(new Error(notUtf8), { statusCode: 400 }), undefined);
+      const text = (body as Buffer).toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      const parsed = parseJson(text, { maxBytes: BODY_LIMIT, what: 'the body' });
       if (parsed.ok) return done(null, parsed.value);
       const message = parsed.problem === 'not JSON' ? 'the body is not valid JSON' : parsed.reason;
       done(Object.assign(new Error(message), { statusCode: parsed.problem === 'too large' ? 413 : 400 }), undefined);

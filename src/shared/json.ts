@@ -3,6 +3,7 @@
 // 150,000 deep parses, then overflows the stack of whatever walks it: a schema check, a clone),
 // and a `__proto__` key is refused, since it could poison objects later built from the value
 // (spread, Object.assign, merges).
+import { isUtf8 } from 'node:buffer';
 import { MAX_JSON_DEPTH } from './limits.js';
 
 export type JsonResult =
@@ -21,6 +22,17 @@ export interface JsonOptions {
 /** Why `bytes` bytes of `what` are refused under `maxBytes`, or null. The one wording of an over-size refusal. */
 export function sizeProblem(what: string, bytes: number, maxBytes: number): string | null {
   return bytes > maxBytes ? `${what} is ${bytes} bytes, over the ${maxBytes}-byte limit` : null;
+}
+
+/**
+ * Why `bytes` of `what` are not UTF-8 text, or null. JSON from outside is UTF-8 (RFC 8259);
+ * decoded as UTF-8 anyway, each byte of another encoding becomes U+FFFD without a word (a body
+ * Windows PowerShell 5 sent as ISO-8859-1: a block "Bière" was created as "Bi\uFFFDre").
+ */
+export function utf8Problem(what: string, bytes: Uint8Array): string | null {
+  return isUtf8(bytes)
+    ? null
+    : `${what} is not UTF-8 text: send JSON encoded as UTF-8 (e.g. content-type: application/json; charset=utf-8)`;
 }
 
 class PrototypeKeyError extends Error {}
