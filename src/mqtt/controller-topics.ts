@@ -4,7 +4,7 @@
 // same validation and size limit as REST, when it is sent (a retained copy is not played again at
 // each connect: commands.ts). Whatever is wrong with a message is counted, logged
 // (once a minute per topic, src/log/limit.ts) and the message dropped.
-import { parseJson } from '../shared/json.js';
+import { parseJson, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { isPlainObject } from '../codec/partial.js';
 import type { Logger } from '../log.js';
@@ -28,6 +28,13 @@ export function handleControllerMessage(
   payload: Buffer,
   log: Logger,
 ): Dropped | null {
+  // As REST refuses such a body: decoded anyway, each byte of another encoding became U+FFFD.
+  const notUtf8 = utf8Problem('the payload', payload);
+  if (notUtf8)
+    return {
+      fields: { action, bytes: payload.length, reason: notUtf8 },
+      message: `mqtt blocks/${action} dropped: ${notUtf8}`,
+    };
   const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
   if (!parsed.ok) {
     const { problem, reason } = parsed;

@@ -30,9 +30,7 @@ export function sizeProblem(what: string, bytes: number, maxBytes: number): stri
  * Windows PowerShell 5 sent as ISO-8859-1: a block "Bière" was created as "Bi\uFFFDre").
  */
 export function utf8Problem(what: string, bytes: Uint8Array): string | null {
-  return isUtf8(bytes)
-    ? null
-    : `${what} is not UTF-8 text: send JSON encoded as UTF-8 (e.g. content-type: application/json; charset=utf-8)`;
+  return isUtf8(bytes) ? null : `${what} is not UTF-8 text: JSON is sent encoded as UTF-8 (not Latin-1 or UTF-16)`;
 }
 
 class PrototypeKeyError extends Error {}

@@ -31,6 +31,8 @@ function malformed(i: number, action: string): string | Buffer {
     () => JSON.stringify({ ...ours, id: `Nope ${i}`, type: 'TempSensorMock', data: { noSuchField: 1 } }),
     () => JSON.stringify({ ...ours, id: `Nope ${i}`, nid: -i, type: 'TempSensorMock', data: {} }),
     () => JSON.stringify({ ...ours, id: 42, type: 'TempSensorMock', data: {} }),
+    // A valid block in ISO-8859-1 (a Windows script's default): decoded as UTF-8 it became 'Bi\uFFFDre N'.
+    () => Buffer.from(JSON.stringify({ ...ours, id: `Bi\u00e8re ${i}`, type: 'TempSensorMock', data: {} }), 'latin1'),
     () => JSON.stringify({ ...ours, id: existing, type: 'TempSensorMock', data: { 'setting[furlongs]': 3 } }),
     () => JSON.stringify({ ...ours, id: existing, type: 'SetpointSensorPair', data: {} }),
     () => JSON.stringify({ ...ours, id: 'SysInfo', nid: 2, type: 'SysInfo', data: { timeZone: 7 } }),
