@@ -11,8 +11,8 @@ export const MAX_MAGNITUDE = 1e9;
 
 export interface DecodeContext {
   prefs: UnitPrefs;
-  /** Returns an error message when `id` cannot be linked from a field of interface `iface`. */
-  checkLink(id: string, iface: string): string | null;
+  /** Returns an error message when `id` cannot be linked from the field at `path` of interface `iface`. */
+  checkLink(id: string, iface: string, path: string): string | null;
   /**
    * Decoding the block's own record: read-only fields that are stored (what the block itself
    * keeps across a restart, such as a tuning's result) are read too. Clients never set them.
@@ -181,7 +181,7 @@ function decodeValue(
       if (id === 0 || id === '') return RESET;
       if (typeof id === 'number' && Number.isInteger(id)) id = String(id);
       if (typeof id !== 'string' || id === '') return fail(`link id must be a block id string, got ${describe(id)}`);
-      const problem = ctx.checkLink(id, s.iface);
+      const problem = ctx.checkLink(id, s.iface, path);
       return problem ? fail(problem) : id;
     }
     case 'object':

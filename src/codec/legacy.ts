@@ -206,7 +206,8 @@ export const digitalConstrainedBy = constrainedBy(
     for (const m of entries(body)) {
       if (m.name === 'mutexId') {
         const id = linkId(m.value);
-        const problem = id === null ? 'names no Mutex' : ctx.checkLink(id, 'MutexInterface');
+        const problem =
+          id === null ? 'names no Mutex' : ctx.checkLink(id, 'MutexInterface', `${at}.${e.rawKey}.${m.rawKey}`);
         if (problem)
           issues.push({
             path: `${at}.${e.rawKey}.${m.rawKey}`,
@@ -239,7 +240,7 @@ export const analogConstrainedBy = constrainedBy(
     if (e.name !== 'balanced') return false;
     const body = isPlainObject(e.value) ? e.value : { balancerId: e.value };
     const id = linkId(entries(body).find((b) => b.name === 'balancerId')?.value);
-    const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface');
+    const problem = id === null ? 'names no Balancer' : ctx.checkLink(id, 'BalancerInterface', `${at}.${e.rawKey}`);
     if (problem)
       issues.push({ path: `${at}.${e.rawKey}`, message: `cannot translate the balanced constraint: ${problem}` });
     else out.balanced = { enabled: true, balancerId: { __bloxtype: 'Link', id } };

@@ -121,7 +121,11 @@ function loadBackupBlocks(
     }
   }
   const prefs = rt.units;
-  const checkLink = (id: string, iface: string): string | null => {
+  // A link that names no block of the backup (or one of another type) is kept as it is, with a
+  // warning, as a restart keeps it: a delete leaves such links (blocks/delete's `dangling`), so
+  // this controller's own backups hold them, and refusing them deleted the block at the load.
+  // The link does nothing until a block of that id and type exists.
+  const linkProblem = (id: string, iface: string): string | null => {
     const def = pending.get(id) ?? rt.systemBlockById(id)?.def;
     if (!def) return `block '${id}' does not exist`;
     return implementsIface(def, iface) ? null : `block '${id}' is a ${def.type}, which is not a ${iface}`;
@@ -150,6 +154,12 @@ function loadBackupBlocks(
       const def = rt.typeOf(body.type);
       // The values a block keeps itself are read too, as at a restart: a backup brings back a
       // tuning's proposal and the gains kept for its undo. One that does not decode is left out.
+      const loose: string[] = [];
+      const checkLink = (id: string, iface: string, path: string): null => {
+        const problem = linkProblem(id, iface);
+        if (problem) loose.push(`${path.replace(/^data\./, '')}: ${problem}`);
+        return null;
+      };
       const decoded = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink, owned: true });
       const { value, retired } = decoded;
       const sorted = sortKeptIssues(def.fields, value, decoded.issues);
@@ -167,6 +177,8 @@ function loadBackupBlocks(
       const dropped = () => {
         for (const x of [...issues, ...retired])
           warn(`${label(item, i)}: field '${x.path.replace(/^data\./, '')}' dropped (${droppedWhy(x.message)})`);
+        for (const x of loose)
+          warn(`${label(item, i)} loaded; its link ${x}, so it is kept pointing nowhere, as after a delete`);
       };
       const meta = body.meta ?? {};
       if (def.system) {
