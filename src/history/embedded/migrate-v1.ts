@@ -10,7 +10,7 @@ import type { Logger } from '../../log.js';
 import { decodeChunk, encodeChunk } from './chunk-codec.js';
 import { encodeSeriesBlocks } from './series-blocks.js';
 import { appendNames } from './field-names.js';
-import { appendRecord, ensureDir, Layout, segmentFor, type SegmentFile } from './segments.js';
+import { appendRecord, ensureDir, layoutOf, segmentFor, type SegmentFile } from './segments.js';
 
 export function migrateV1(file: string, dir: string, log: Logger): void {
   const tmp = `${dir}.migrating`;
@@ -35,14 +35,7 @@ export function migrateV1(file: string, dir: string, log: Logger): void {
         const series = decodeChunk(row.t0, row.data, undefined, 'deflate');
         if (!series.length || row.tier > 2) continue;
         const body = row.tier === 0 ? encodeChunk(row.t0, series) : encodeSeriesBlocks(row.t0, series);
-        appendRecord(
-          tmp,
-          segmentFor(segs, row.tier, row.t0),
-          row.tier === 0 ? Layout.Whole : Layout.PerSeries,
-          row.t0,
-          row.t1,
-          body,
-        );
+        appendRecord(tmp, segmentFor(segs, row.tier, row.t0), layoutOf(row.tier), row.t0, row.t1, body);
         chunks++;
       }
     } finally {

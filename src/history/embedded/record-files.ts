@@ -12,6 +12,7 @@ import { NAMES_FILE } from './field-names.js';
 import {
   appendRecord,
   Layout,
+  layoutOf,
   readBody,
   removeSegment,
   scanSegments,
@@ -82,14 +83,7 @@ export class RecordFiles {
       points += s.t.length;
     }
     const body = tier === 0 ? encodeChunk(t0, series) : encodeSeriesBlocks(t0, series);
-    const ref = appendRecord(
-      this.dir,
-      segmentFor(this.segs, tier, t0),
-      tier === 0 ? Layout.Whole : Layout.PerSeries,
-      t0,
-      Math.max(t0, t1),
-      body,
-    );
+    const ref = appendRecord(this.dir, segmentFor(this.segs, tier, t0), layoutOf(tier), t0, Math.max(t0, t1), body);
     this.index[tier]!.push(ref);
     return { bytes: body.length, points };
   }

@@ -1,12 +1,16 @@
 // Append-only segment files of the embedded history store, one file per tier and period
 // (`t<tier>-<period start, epoch ms>.seg`). A record is a 32-byte header (magic "EBH2", body
-// length u32, CRC-32 of the body u32, tier u8, layout u8, 2 bytes zero, t0 and t1 as float64 epoch
-// ms, all little-endian) and its body, zero-padded to the next 4 KiB boundary: a flush dirties
-// whole file-system pages once (an unaligned append rewrites the partly filled page before it)
-// and every record starts on a page of its own. Opening scans the headers: a bad record (bad
-// magic, short body, CRC mismatch) between good ones is skipped and counted, and the file kept
-// as it is; bad bytes after the last good record are a torn write and are cut off, so a crash
-// never leaves a record that reads wrong.
+// length u32, CRC-32 of the body u32, tier u8, layout u8, the header check u16, t0 and t1 as
+// float64 epoch ms, all little-endian) and its body, zero-padded to the next 4 KiB boundary: a
+// flush dirties whole file-system pages once (an unaligned append rewrites the partly filled page
+// before it) and every record starts on a page of its own. The header check covers the header's
+// other fields (the body's CRC does not): a flipped bit in a record's tier, layout or times would
+// otherwise file its points elsewhere or make every query over it fail. It is never 0; records
+// written before it have 0 there (older releases ignore those bytes, so a rollback reads the
+// files as they are), and every record's tier, layout and times must fit its file. Opening scans
+// the headers: a bad record (bad magic, bad header, short body, CRC mismatch) between good ones
+// is skipped and counted, and the file kept as it is; bad bytes after the last good record are a
+// torn write and are cut off, so a crash never leaves a record that reads wrong.
 import {
   closeSync,
   existsSync,
@@ -140,22 +144,44 @@ export function scanSegments(dir: string, report: ScanReport, repair = true): Se
 function checkRecord(fd: number, offset: number, size: number, head: Buffer, seg: SegmentFile): string | null {
   if (readSync(fd, head, 0, HEADER, offset) < HEADER) return 'short header';
   if (head.readUInt32LE(0) !== MAGIC) return 'no record header';
+  const check = head.readUInt16LE(14);
+  if (check !== 0 && check !== headerCheck(head)) return 'header checksum mismatch';
   const length = head.readUInt32LE(4);
+  const tier = head[12]!;
+  const layout = head[13]!;
+  const t0 = head.readDoubleLE(16);
+  const t1 = head.readDoubleLE(24);
+  const why = headerProblem(seg, tier, layout, t0, t1);
+  if (why) return why;
   if (offset + HEADER + length > size) return 'short record';
   const body = Buffer.alloc(length);
   readSync(fd, body, 0, length, offset + HEADER);
   if (crc32(body) !== head.readUInt32LE(8)) return 'checksum mismatch';
-  seg.records.push({
-    tier: head[12]!,
-    layout: head[13]! as Layout,
-    t0: head.readDoubleLE(16),
-    t1: head.readDoubleLE(24),
-    file: seg.name,
-    offset: offset + HEADER,
-    length,
-  });
+  seg.records.push({ tier, layout: layout as Layout, t0, t1, file: seg.name, offset: offset + HEADER, length });
   return null;
 }
+
+/**
+ * The check of a header's fields but the magic and the check itself (bytes 4-13 and 16-31), in
+ * bytes 14-15: never 0, which marks a record written before the check.
+ */
+function headerCheck(head: Buffer): number {
+  return (crc32(head.subarray(16, HEADER), crc32(head.subarray(4, 14))) % 0xffff) + 1;
+}
+
+/** Why a header's tier, layout or times cannot be a record of `seg` (every writer files a record by its tier and t0), or null. */
+function headerProblem(seg: SegmentFile, tier: number, layout: number, t0: number, t1: number): string | null {
+  if (tier !== seg.tier) return `header names tier ${tier} in a file of tier ${seg.tier}`;
+  if (layout !== layoutOf(tier)) return `header names layout ${layout} for tier ${tier}`;
+  const period = PERIOD_MS[tier];
+  if (period !== undefined && !(t0 >= seg.period && t0 < seg.period + period))
+    return 'header start time outside the file period';
+  if (!(t1 >= t0) || !Number.isFinite(t1)) return 'header end time before its start';
+  return null;
+}
+
+/** How a tier's records hold their series: raw points one chunk for all, the tiers one chunk per series. */
+export const layoutOf = (tier: number): Layout => (tier === 0 ? Layout.Whole : Layout.PerSeries);
 
 const align = (n: number) => Math.ceil(n / PAGE) * PAGE;
 
@@ -176,7 +202,9 @@ export function appendRecord(
   buf[12] = seg.tier;
   buf[13] = layout;
   buf.writeDoubleLE(t0, 16);
-  buf.writeDoubleLE(t1, 24);
+  // A record ends no earlier than it starts (the scan refuses a header that says otherwise).
+  buf.writeDoubleLE(Math.max(t0, t1), 24);
+  buf.writeUInt16LE(headerCheck(buf), 14);
   body.copy(buf, HEADER);
   const fd = openSync(path.join(dir, seg.name), 'a');
   try {
@@ -199,7 +227,7 @@ export function appendRecord(
     tier: seg.tier,
     layout,
     t0,
-    t1,
+    t1: Math.max(t0, t1),
     file: seg.name,
     offset: seg.size + HEADER,
     length: body.length,
