@@ -92,6 +92,7 @@ export const REFUSED = {
   shape: 'not a history message',
   key: 'key not storable',
   fields: 'too many fields',
+  ownKey: "the controller's own key",
 } as const;
 
 // Why one field is left out while the rest of its message is stored. Names are user text (a

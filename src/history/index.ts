@@ -65,7 +65,15 @@ export function createHistory({ config, log, now, clock }: HistoryDeps): History
         });
   const ownTopic = topicsFor(config.topicRoot, config.serviceId).history;
   const gate = new ClockGate(store, { wall: now, now: mono, highWater: () => clock?.highWater() ?? null }, drops);
-  const ingest = new HistoryIngest({ store: gate, now, monotonic: mono, log, ownTopic, drops });
+  const ingest = new HistoryIngest({
+    store: gate,
+    now,
+    monotonic: mono,
+    log,
+    ownTopic,
+    ownKey: config.serviceId,
+    drops,
+  });
   const warnings = new WarningLimiter(log);
   const slow = new SlowClients(STREAM_QUEUE_BYTES, (reason) =>
     warnings.warn('slow', { reason }, `history stream ${reason}`),

@@ -39,6 +39,13 @@ export interface IngestOptions {
   ingestLimits?: Partial<IngestLimits>;
   /** The controller's own history topic: exempt from the per-publisher limits and the queue bound. */
   ownTopic?: string;
+  /**
+   * The controller's own key (its service id): taken from `ownTopic` alone. Its fields are the
+   * controller's, so a message with it on another topic (any client, a peer controller on its
+   * own topic) would write values into them and use up the key's field budget, which drops the
+   * controller's own new fields.
+   */
+  ownKey?: string;
   warnIntervalMs?: number;
   /** Where drops are counted (shared with the store); one of its own by default. */
   drops?: HistoryDrops;
@@ -270,6 +277,13 @@ export class HistoryIngest {
   private accept(topic: string, parsed: Parsed, t: number, m: number): void {
     const own = topic === this.o.ownTopic;
     if (!parsed.ok) return this.invalid(topic, parsed.reason, parsed.detail, own);
+    if (!own && this.o.ownKey !== undefined && parsed.key === this.o.ownKey)
+      return this.invalid(
+        topic,
+        REFUSED.ownKey,
+        `key ${JSON.stringify(parsed.key)} is this controller's own, taken from ${this.o.ownTopic ?? 'its own topic'} alone`,
+        false,
+      );
     if (parsed.dropped) this.fieldsDropped(topic, parsed.key, parsed.dropped, own);
     const entry = this.keyFor(parsed.key, topic, m);
     if (typeof entry === 'string') {
