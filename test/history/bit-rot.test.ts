@@ -223,6 +223,46 @@ t.test('records written before the header check (bytes 14-15 zero) read back who
   t.same(lines, [], 'nothing logged');
 });
 
+// A damaged line of the names file lost its field's name, and the next new field took its id:
+// the new field's history began with the old field's points.
+t.test('a damaged line of the names file: a new field does not take its id', async (t) => {
+  const dataDir = tmp(t);
+  let now = T0;
+  const first = open(dataDir, () => now);
+  now += 5000;
+  first.write('k', [['a', 1]], now);
+  now += 5000;
+  first.write('k', [['old', 666]], now);
+  first.flushSync();
+  await first.close();
+  const names = path.join(dataDir, HISTORY_DIR, 'fields.jsonl');
+  const text = readFileSync(names, 'utf8');
+  const at = text.indexOf('"k/old"');
+  t.ok(at > 0, 'the newest field is on the last line');
+  writeFileSync(names, `${text.slice(0, at)}#${text.slice(at + 1)}`);
+
+  const { log, lines } = warnings();
+  now += 5000;
+  const second = open(dataDir, () => now, log);
+  t.ok(
+    lines.some((l) => l.includes(names) && /1 line/.test(l)),
+    'a warning names the file and the lines that do not read',
+  );
+  second.write('k', [['new', 7]], now);
+  second.flushSync();
+  const fresh = await second.raw(['k/new'], T0, now);
+  t.same(fresh[0]?.v, [7], "the new field's history holds its own point only");
+  await second.close();
+
+  now += 5000;
+  const third = open(dataDir, () => now);
+  t.teardown(() => third.close());
+  third.write('k', [['newer', 8]], now);
+  third.flushSync();
+  t.same((await third.raw(['k/newer'], T0, now))[0]?.v, [8], 'nor after another restart');
+  t.same((await third.raw(['k/a'], T0, now))[0]?.v, [1], 'the other fields read as before');
+});
+
 t.test('a truncated tail is cut off with a warning naming the file and the bytes cut', async (t) => {
   const w = writeHour(tmp(t), T0);
   const last = w.records.at(-1)!;

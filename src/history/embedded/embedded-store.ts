@@ -21,7 +21,7 @@ import { DISK_FULL_DROP, type HistoryStore, type Range, type RawSeries, type Sto
 import { isDiskFull } from '../../store/storage-health.js';
 import type { Series } from './chunk-codec.js';
 import { FieldIds } from './field-ids.js';
-import { appendNames, readNames } from './field-names.js';
+import { appendNames, NAMES_FILE, readNames } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
 import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE, QUERY_TURNS } from '../limits.js';
 import { Turns } from '../turns.js';
@@ -130,7 +130,13 @@ export class EmbeddedStore implements HistoryStore {
       if (existsSync(legacy) && !existsSync(this.dir)) migrateV1(legacy, this.dir, this.o.log);
       ensureDir(this.dir);
       checkFormat(this.dir);
-      this.fieldIds.load(readNames(this.dir));
+      const names = readNames(this.dir);
+      this.fieldIds.load(names.entries, names.damaged);
+      if (names.damaged)
+        this.o.log.warn(
+          { file: path.join(this.dir, NAMES_FILE), lines: names.damaged },
+          `history: ${names.damaged} line(s) of ${path.join(this.dir, NAMES_FILE)} do not read (damaged); the fields they named are not listed and their history cannot be read by name; new fields do not take their ids`,
+        );
       this.files.scan();
       for (const t of this.tiers.slice(1))
         this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.files.index[t.index]!.map((r) => r.t1));

@@ -12,6 +12,8 @@ export class FieldIds {
   private readonly unsavedNames = new Set<number>();
   private readonly lastSeen = new Map<number, number>();
   private readonly storedLast = new Map<number, number>();
+  /** The lowest id a new field may take (above those damaged lines of the names file may have held). */
+  private firstNew = 1;
 
   get size(): number {
     return this.ids.size;
@@ -51,21 +53,29 @@ export class FieldIds {
     this.lastSeen.set(id, t);
   }
 
-  /** The entries of the names file, read on open. */
-  load(entries: FieldEntry[]): void {
+  /**
+   * The entries of the names file, read on open; `damaged`: lines of it that did not read. Each
+   * may have named a field whose records are stored: new ids start above every id those lines
+   * could have held (ids are given in turn, so one past the highest read, plus one each), so a new
+   * field never shows another's history.
+   */
+  load(entries: FieldEntry[], damaged = 0): void {
+    let highest = 0;
     for (const e of entries) {
       if (!this.ids.has(e.name)) {
         this.ids.set(e.name, e.id);
         this.names.set(e.id, e.name);
       }
       this.storedLast.set(e.id, e.last);
+      highest = Math.max(highest, e.id);
     }
+    if (damaged > 0) this.firstNew = Math.max(this.firstNew, highest + damaged + 1);
   }
 
   idFor(name: string): number {
     let id = this.ids.get(name);
     if (id === undefined) {
-      id = this.ids.size + 1;
+      id = Math.max(this.ids.size + 1, this.firstNew);
       while (this.names.has(id)) id++;
       this.ids.set(name, id);
       this.names.set(id, name);
