@@ -2,7 +2,7 @@
 // digital constraints (minOff, minOn, delayedOn, delayedOff, mutexed). It keeps a short history
 // of its transitions, which the constraints and a driving PWM read. Soft start (shared/soft-start.ts)
 // ramps the output on through fast PWM where the channel can; elsewhere it switches at once.
-import { f } from '../codec/fields.js';
+import { f, type DataOf } from '../codec/fields.js';
 import type { Linked } from '../runtime/interfaces.js';
 import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
@@ -10,7 +10,7 @@ import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } fro
 import { constrainedSwitch, record, type SwitchTiming, type Transition } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
-import { refreshHold, tryLock, unlock } from './shared/mutex-token.js';
+import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
 import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
 import { canPwm, DutyRamp, RAMP_INTERVAL_MS, softStartFields, transitionSeconds } from './shared/soft-start.js';
 
@@ -33,6 +33,8 @@ const fields = {
   ...softStartFields,
   ...claimableFields,
 };
+
+type DigitalActuatorData = DataOf<typeof fields>;
 
 /** `history` starts with the state found at the first update. */
 export interface DigitalActuatorState extends Driven<DigitalStateName>, SwitchTiming {
@@ -102,8 +104,14 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     const token = mutex ? mutex.state : null;
     const holderValid = (holder: string) =>
       mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
-    // An unresolvable mutex blocks switching on; retry every second.
-    const lock = () => (token ? tryLock(token, block.id, now, holderValid) : { granted: false, wait: MAX_INTERVAL_MS });
+    // An unresolvable mutex blocks switching on; retry every second. A free token goes first to
+    // an actuator on the mutex that is on already (a new Mutex block, or a backup's blocks, find
+    // the outputs as they are), so a second one is not switched on beside it.
+    const lock = () => {
+      if (!token) return { granted: false, wait: MAX_INTERVAL_MS };
+      if (token.holder === null || !holderValid(token.holder)) adoptActiveHolder(token, mutex!.id, block, ctx, now);
+      return tryLock(token, block.id, now, holderValid);
+    };
     const { on, retryMs } = constrainedSwitch(s, d.constraints, want, now, lock, MAX_INTERVAL_MS, io !== null);
     // A driver that waited for this switch (a PWM held up by a constraint) hears of it at once.
     if (s.wantSince < now && s.history[s.history.length - 1]!.t === now) {
@@ -162,6 +170,32 @@ function switchOffPrevious(
   if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return;
   drivenIo(ctx, old)?.write(old.channel, old.invert);
   state.driven = null;
+}
+
+/**
+ * Give a free token to another actuator on the mutex whose output is on, with its hold time. Its
+ * applied state is its history; one that has not updated yet (just created or loaded) has none,
+ * and its channel is read as it will read it.
+ */
+function adoptActiveHolder(token: MutexToken, mutexId: string, self: AnyBlock, ctx: UpdateContext, now: number): void {
+  for (const other of ctx.referrers(mutexId)) {
+    if (other === self || other.def.type !== 'DigitalActuator') continue;
+    const d = other.data as DigitalActuatorData;
+    if (!holdsMutexConstraint(other as Linked<'ActuatorDigitalInterface'>, mutexId)) continue;
+    const history = historyOf(other);
+    const last = history[history.length - 1];
+    const pin =
+      last || d.hwDevice === null || !d.channel
+        ? null
+        : (drivenIo(ctx, { arrayId: d.hwDevice, channel: d.channel, invert: d.invert })?.read(d.channel) ?? null);
+    const on = last ? last.on : pin !== null && pin !== d.invert;
+    if (!on) continue;
+    token.holder = other.id;
+    token.holderOn = true;
+    token.offSince = now;
+    token.holdMs = (d.constraints.mutexed?.extraHoldTime ?? 0) * 1000;
+    return;
+  }
 }
 
 /** True when `block` is a digital actuator with an enabled mutexed constraint on `mutexId`. */

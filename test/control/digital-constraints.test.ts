@@ -221,6 +221,31 @@ t.test('a mutex that cannot be resolved blocks switching on', async (t) => {
   t.end();
 });
 
+t.test('mutex deleted and created again: an actuator already on gets the token before one waiting', async (t) => {
+  const su = setup();
+  su.create('pins', 'MockPins', {});
+  su.create('mutex', 'Mutex', {});
+  const mutexed = { mutexed: { mutexId: link('mutex'), extraHoldTime: s(600), enabled: true } };
+  // The waiting actuator comes first in the update order.
+  actuator(su, 'cool', 2, mutexed);
+  actuator(su, 'heat', 1, mutexed);
+  set(su, 'heat', ACTIVE);
+  await su.run(1000, 100);
+  set(su, 'cool', ACTIVE);
+  await su.run(1000, 100);
+  t.same(su.pins('pins').slice(0, 2), [true, false], 'heater on, cooler waiting');
+  su.runtime.delete({ id: 'mutex' });
+  await su.run(2000, 100);
+  su.create('mutex', 'Mutex', {});
+  let both = 0;
+  await su.run(10_000, 100, [() => void (su.pins('pins')[0] && su.pins('pins')[1] && both++)]);
+  t.equal(both, 0, 'never both on');
+  t.same(su.pins('pins').slice(0, 2), [true, false], 'the heater keeps its output, the cooler waits');
+  t.equal(su.block('mutex').state.holder, 'heat');
+  t.equal(su.data('cool').constraints.mutexed.limiting, true);
+  t.end();
+});
+
 t.test('invert is applied at the channel, under the constraints', async (t) => {
   const su = setup();
   su.create('pins', 'MockPins', {});
