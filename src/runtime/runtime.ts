@@ -48,9 +48,12 @@ export interface RuntimeOptions {
   backupStore?: BackupStore;
 }
 
-type Events = { change: [ChangeEvent]; tick: [number]; clockJump: [ClockJump] };
+/** `clockSet`: the wall clock reads valid (epoch ms) after reading not set (a Pi booted at 1970). */
+type Events = { change: [ChangeEvent]; tick: [number]; clockJump: [ClockJump]; clockSet: [number] };
 
 export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
+  /** The wall clock read not set at the last look (checkClock). */
+  private wallUnset = false;
   readonly serviceId: string;
   readonly version: string;
   readonly clock: Clock;
@@ -235,6 +238,14 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
    */
   checkClock(): ClockJump | null {
     const jump = this.wallWatch.check();
+    // A clock that was not set is no jump (there is no time to jump from); it is said apart, and
+    // also before any block sees the time.
+    const wall = this.clock.wall();
+    if (wall === null) this.wallUnset = true;
+    else if (this.wallUnset) {
+      this.wallUnset = false;
+      this.emit('clockSet', wall);
+    }
     if (!jump) return null;
     this.moveWall({ byMs: jump.byMs, reason: 'jump', wall: jump.at });
     this.emit('clockJump', jump);

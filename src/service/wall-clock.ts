@@ -37,6 +37,9 @@ export class WallClockService {
   private behindSince: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly onJump = (jump: ClockJump) => this.jumped(jump);
+  private readonly onSet = (wall: number) => this.clockSet(wall);
+  /** The wall time last seen before this start, while a start on a clock not set waits for it. */
+  private stoppedAt: number | null = null;
 
   constructor(
     private readonly db: Db,
@@ -63,11 +66,14 @@ export class WallClockService {
     // The runtime's reference for jumps, taken with the reading below: a jump before the first
     // tick is still one.
     this.runtime.checkClock();
+    const set = this.runtime.clock.wall() !== null;
     const wall = this.wall();
     this.record = this.load();
     if (this.record) {
-      const off = wall - this.record.last;
-      this.runtime.moveWall({ byMs: off, reason: 'restart', wall });
+      // A clock not set (a Pi without a saved time boots at 1970) tells nothing of the time the
+      // service was stopped: profiles wait for it (they are paused meanwhile), and move once it is set.
+      if (set) this.runtime.moveWall({ byMs: wall - this.record.last, reason: 'restart', wall });
+      else this.stoppedAt = this.record.last;
       if (wall < this.record.high - JUMP_MS) {
         this.behindSince = this.runtime.clock.now();
         this.log.warn(
@@ -77,6 +83,7 @@ export class WallClockService {
       }
     }
     this.runtime.on('clockJump', this.onJump);
+    this.runtime.on('clockSet', this.onSet);
     this.save();
     this.timer = setInterval(() => this.save(), SAVE_INTERVAL_MS);
     this.timer.unref();
@@ -86,6 +93,7 @@ export class WallClockService {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.runtime.off('clockJump', this.onJump);
+    this.runtime.off('clockSet', this.onSet);
     this.runtime.checkClock();
     this.save();
   }
@@ -97,6 +105,17 @@ export class WallClockService {
       `the wall clock jumped ${describeJump(jump.byMs)}; control, timers and profiles keep their time`,
     );
     if (this.record && jump.byMs < 0 && this.behindSince === null) this.record.high = wall;
+    this.catchUp(wall);
+    this.save();
+  }
+
+  /** The clock was set after a start on a clock that was not: the time since the stop moves the profiles now. */
+  private clockSet(wall: number): void {
+    if (this.stoppedAt !== null) {
+      this.runtime.moveWall({ byMs: wall - this.stoppedAt, reason: 'restart', wall });
+      this.stoppedAt = null;
+    }
+    this.log.info({ clock: new Date(wall).toISOString() }, 'the wall clock is set');
     this.catchUp(wall);
     this.save();
   }
@@ -136,7 +155,9 @@ export class WallClockService {
       if (this.record) this.record.high = wall;
     }
     const high = Math.max(this.record?.high ?? wall, wall);
-    this.record = { last: wall, high };
+    // A clock not set is no time seen: the last one stays, for the move once it is set or at the next start.
+    const last = this.runtime.clock.wall() === null && this.record ? this.record.last : wall;
+    this.record = { last, high };
     try {
       this.db
         .prepare(

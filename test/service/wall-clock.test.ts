@@ -126,3 +126,71 @@ t.test(
     fourth.svc.stop();
   },
 );
+
+/** A Pi without a saved time: the wall clock reads not set (1970) until network time sets it. */
+class UnsetClock extends ManualClock {
+  isSet = false;
+  override wall(): number | null {
+    return this.isSet ? super.wall() : null;
+  }
+}
+
+t.test(
+  'a start on a clock not set: a running profile keeps its place and moves by the time stopped once the clock is set',
+  async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-wallclock-unset-'));
+    const db = openDatabase(dir);
+    t.teardown(() => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const profileStart = W / 1000 - DAY / 1000;
+    const run = (clock: ManualClock) => {
+      const { runtime } = testRuntime({ clock });
+      runtime.create({ id: 'Sensor', type: 'TempSensorMock', data: { 'setting[degC]': 20 } });
+      runtime.create({
+        id: 'Setpoint',
+        type: 'SetpointSensorPair',
+        data: { enabled: true, 'sensorId<>': 'Sensor', 'storedSetting[degC]': 20 },
+      });
+      runtime.create({
+        id: 'Profile',
+        type: 'SetpointProfile',
+        data: {
+          enabled: true,
+          'targetId<>': 'Setpoint',
+          start: new Date(profileStart * 1000).toISOString(),
+          points: [
+            { time: { __objtype: 'Quantity', unit: 's', value: 0 }, 'temperature[degC]': 20 },
+            { time: { __objtype: 'Quantity', unit: 's', value: (2 * DAY) / 1000 }, 'temperature[degC]': 10 },
+          ],
+        },
+      });
+      const svc = new WallClockService(db, runtime, silentLogger);
+      svc.start();
+      const data = () => runtime.read({ id: 'Profile' }).json().data as { start: string };
+      const start = () => Date.parse(data().start) / 1000;
+      return { svc, runtime, start };
+    };
+
+    const first = run(new ManualClock(0, W));
+    first.svc.stop(); // last seen: W
+
+    // Booted 1 h later at 1970: nothing is known of the time stopped yet.
+    const clock = new UnsetClock(0, W + 3_600_000);
+    const second = run(clock);
+    t.equal(second.start(), profileStart, 'the profile is not moved by a clock that is not set');
+    clock.advance(120_000);
+    second.runtime.tick();
+    second.svc.stop(); // and a stop on it records no time seen
+    const third = run(clock);
+    t.equal(third.start(), profileStart, 'nor at a second start on it');
+    clock.advance(60_000);
+    clock.isSet = true; // network time, W + 1 h 3 min
+    third.runtime.tick();
+    t.equal(third.start(), profileStart + 3600 + 180, 'moved by the time since W once the clock is set');
+    const setting = (third.runtime.read({ id: 'Profile' }).json().data as { setting: { value: number } }).setting;
+    t.ok(Math.abs(setting.value - 15) < 0.01, `the profile resumes at its place, 15 degC (${setting.value})`);
+    third.svc.stop();
+  },
+);
