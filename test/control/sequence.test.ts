@@ -226,6 +226,38 @@ t.test('variables: resolved on every check, errors for undefined and mistyped on
   t.end();
 });
 
+t.test(
+  'SET_SETPOINT outside the setpoint range is refused, as REST refuses it, and the setpoint survives a restart',
+  async (t) => {
+    t.match(parseInstruction('SET_SETPOINT target=sp, setting=650F'), {
+      error: { pos: 32, message: "setting: a setpoint must be between -40.0F and 302.0F, got '650F'" },
+    });
+    t.match(parseInstruction('SET_SETPOINT target=sp, setting=-50C'), {
+      error: { message: /between -40.0C and 150.0C/ },
+    });
+    t.ok('instruction' in parseInstruction('WAIT_TEMP_ABOVE target=sensor, value=650F'), 'a sensor may read anything');
+    const persistence = new MemoryPersistence();
+    const su = setup({ persistence });
+    plant(su);
+    su.create('vars', 'Variables', {
+      variables: { crash: { temp: { __objtype: 'Quantity', value: 650, unit: 'degF' } } },
+    });
+    su.create('seq', 'Sequence', {
+      variablesId: link('vars'),
+      instructions: ['SET_SETPOINT target=sp, setting=650F', 'SET_SETPOINT target=sp, setting=$crash'],
+    });
+    t.equal(su.data('seq').error, 'INVALID_ARGUMENT', 'the literal: the line does not parse');
+    su.patch('seq', 'Sequence', { instructions: ['SET_SETPOINT target=sp, setting=$crash'], overrideState: true });
+    await su.run(70_000, 1000);
+    t.equal(su.data('seq').status, 'ERROR');
+    t.equal(su.data('seq').error, 'INVALID_ARGUMENT', 'a variable out of range');
+    t.equal(su.data('sp').storedSetting, 10, 'the setpoint keeps its setting');
+    const again = setup({ persistence });
+    t.equal(again.data('sp').storedSetting, 10, 'and is there after a restart');
+    t.end();
+  },
+);
+
 t.test('override, instruction edits, RESTART pause, START/WAIT_SEQUENCE, target errors', async (t) => {
   const su = setup();
   plant(su);

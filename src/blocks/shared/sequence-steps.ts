@@ -6,7 +6,7 @@ import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
 import { variableOf, type VariableValue } from '../variables.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
-import { OPCODES } from './sequence-syntax.js';
+import { inSetpointRange, OPCODES } from './sequence-syntax.js';
 
 export const SequenceError = {
   NONE: 0,
@@ -106,6 +106,9 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     case 'SET_SETPOINT': {
       const b = target();
       const setting = num('setting');
+      // A variable out of the setpoint's range (a literal is refused when the line is parsed):
+      // stored, it would keep the setpoint from loading at the next start.
+      if (!inSetpointRange(setting)) throw new StepError('INVALID_ARGUMENT');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
       change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
       return NEXT;
@@ -139,6 +142,9 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     case 'SET_PWM': {
       const b = target();
       const setting = num('setting');
+      // A variable out of the setpoint's range (a literal is refused when the line is parsed):
+      // stored, it would keep the setpoint from loading at the next start.
+      if (!inSetpointRange(setting)) throw new StepError('INVALID_ARGUMENT');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
       change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
       return NEXT;

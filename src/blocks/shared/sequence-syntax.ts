@@ -4,6 +4,7 @@
 // digital states their names, and any argument may be `$name`, a variable of the linked
 // Variables block. Parsing yields a typed instruction or an error with its column; formatting
 // gives the normalised line.
+import { SETPOINT_RANGE_C } from '../../codec/fields.js';
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { InterfaceName } from '../../runtime/interfaces.js';
@@ -100,12 +101,27 @@ export function parseInstruction(line: string): { instruction: Instruction } | {
       if (key in args) return fail(`argument '${key}' given twice`, at);
       const arg = parseArg(raw, kind);
       if (typeof arg === 'string') return fail(`${key}: ${arg}`, valueAt);
+      const range = op === 'SET_SETPOINT' && key === 'setting' ? setpointRangeProblem(arg) : null;
+      if (range) return fail(`${key}: ${range}, got '${raw}'`, valueAt);
       args[key] = arg;
     }
   }
   const missing = Object.keys(spec).filter((k) => !(k in args));
   if (missing.length) return fail(`${op} needs ${missing.join(', ')}`, text.length);
   return { instruction: { op: op as Opcode, args } };
+}
+
+/** Why a SET_SETPOINT setting given as a literal is outside the range a setpoint takes (SETPOINT_RANGE_C), in its unit. */
+function setpointRangeProblem(arg: Arg): string | null {
+  if (!('value' in arg) || inSetpointRange(arg.value)) return null;
+  const f = arg.unit === 'F';
+  const shown = (c: number) => `${f ? formatNumber((c * 9) / 5 + 32) : formatNumber(c)}${f ? 'F' : 'C'}`;
+  return `a setpoint must be between ${shown(SETPOINT_RANGE_C.min)} and ${shown(SETPOINT_RANGE_C.max)}`;
+}
+
+/** A setting (degC) a setpoint takes, as REST, MQTT and a backup check it. */
+export function inSetpointRange(c: number): boolean {
+  return c >= SETPOINT_RANGE_C.min && c <= SETPOINT_RANGE_C.max;
 }
 
 function fail(message: string, pos: number): { error: ParseError } {
