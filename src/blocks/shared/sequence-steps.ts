@@ -6,7 +6,7 @@ import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
 import { variableOf, type VariableValue } from '../variables.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
-import { inSetpointRange, OPCODES } from './sequence-syntax.js';
+import { OPCODES } from './sequence-syntax.js';
 
 export const SequenceError = {
   NONE: 0,
@@ -106,9 +106,6 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     case 'SET_SETPOINT': {
       const b = target();
       const setting = num('setting');
-      // A variable out of the setpoint's range (a literal is refused when the line is parsed):
-      // stored, it would keep the setpoint from loading at the next start.
-      if (!inSetpointRange(setting)) throw new StepError('INVALID_ARGUMENT');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
       change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
       return NEXT;
@@ -142,9 +139,6 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     case 'SET_PWM': {
       const b = target();
       const setting = num('setting');
-      // A variable out of the setpoint's range (a literal is refused when the line is parsed):
-      // stored, it would keep the setpoint from loading at the next start.
-      if (!inSetpointRange(setting)) throw new StepError('INVALID_ARGUMENT');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
       change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
       return NEXT;
@@ -171,6 +165,15 @@ function step(ins: Instruction, sc: StepContext): StepResult {
 
 function change(sc: StepContext, b: AnyBlock, values: Record<string, unknown>): void {
   const d = b.data as Record<string, unknown>;
+  // A value from a variable outside the field's range (a setpoint of 650 °F; a literal is refused
+  // when the line is parsed) is refused as REST refuses it: stored, it would keep the block from
+  // loading at the next start.
+  for (const [k, v] of Object.entries(values)) {
+    const spec = b.def.fields[k]?.spec;
+    if (typeof v !== 'number' || !spec || (spec.kind !== 'number' && spec.kind !== 'quantity')) continue;
+    if ((spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max))
+      throw new StepError('INVALID_ARGUMENT');
+  }
   for (const [k, v] of Object.entries(values)) if (k in b.def.fields) d[k] = v;
   // Disabled like by a user write: the blocks it drove are free for another claimer (§4.4).
   if (values.enabled === false) {

@@ -120,7 +120,7 @@ function setpointRangeProblem(arg: Arg): string | null {
 }
 
 /** A setting (degC) a setpoint takes, as REST, MQTT and a backup check it. */
-export function inSetpointRange(c: number): boolean {
+function inSetpointRange(c: number): boolean {
   return c >= SETPOINT_RANGE_C.min && c <= SETPOINT_RANGE_C.max;
 }
 
