@@ -197,6 +197,22 @@ t.test('units beside numbers in the editor', async (t) => {
   t.equal(await unitOf('Heat PWM', 'storedSetting'), '%');
   t.equal(await unitOf('ADS1115 0x48', 'voltsHigh'), 'V');
   t.equal(await unitOf('ADS1115 0x48', 'valueHigh'), 'bar');
+  // A Setpoint Driver's limits are Δ°C whatever the preference: it said nothing, beside a setting in Δ°F.
+  const driver = await api('blocks/create', {
+    id: 'Fridge Driver',
+    type: 'ActuatorOffset',
+    data: { constraints: { max: { value: 10, enabled: true } } },
+  });
+  t.equal(driver.status, 201, JSON.stringify(driver.body));
+  t.teardown(() => api('blocks/delete', { id: 'Fridge Driver' }));
+  t.equal(await unitOf('Fridge Driver', 'constraints.max.value'), 'Δ°C');
+  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Heat PWM')}`);
+  await page.getByTestId('block-form').locator('input[name="constraints.max"]').check();
+  const pwmLimit = page
+    .getByTestId('block-form')
+    .locator('label')
+    .filter({ has: page.locator('[name="constraints.max.value"]') });
+  t.equal(await pwmLimit.locator('.unit').innerText(), '%', "a PWM's limits are its duty");
 });
 
 for (const [width, label] of [

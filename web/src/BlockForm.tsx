@@ -26,6 +26,15 @@ function plainUnit(field: string, role: Role | undefined, block: Block | undefin
   return '';
 }
 
+/**
+ * The unit of an analog output's limits (`constraints.min/max.value`). A Setpoint Driver's are an
+ * offset in Δ°C whatever the unit preference (plain numbers, as Brewblox keeps them): with °F
+ * preferred, its setting shows in Δ°F beside them, and a limit of 10 is 18 Δ°F.
+ */
+function limitUnit(role: Role | undefined, block: Block | undefined): string {
+  return block?.type === 'ActuatorOffset' ? 'Δ°C' : plainUnit('storedSetting', role, block);
+}
+
 /** The unit of a field as the form shows it, in the user's units. */
 function unitOf(name: string, s: Schema, kind: Kind, prefs: UnitPrefs, role: Role | undefined, block?: Block): string {
   const current = block?.data[name];
@@ -159,7 +168,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
                 drafts={constraintDrafts[name] ?? {}}
                 setDrafts={(d) => setConstraintDrafts({ ...constraintDrafts, [name]: d })}
                 linkTargets={linkTargets}
-                unit={plainUnit('storedSetting', role, block)}
+                unit={limitUnit(role, block)}
               />
               {errors[name] && (
                 <span class="field-error" data-testid={`error-${name}`}>
