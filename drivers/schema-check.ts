@@ -22,6 +22,8 @@ export interface Wording {
   errorMessage?: string;
   /** Sent, never given back (a password): a message never quotes the value. */
   writeOnly?: boolean;
+  /** For a map whose keys follow a pattern: what a key outside it is told, instead of "unknown key". */
+  keyMessage?: string;
 }
 
 /** How a path is written: `gpio[0].line` in config files, `values.0.id` in REST answers (as the block codec names fields). */
@@ -104,6 +106,8 @@ function issueOf(error: ValueError, base: string, style: PathStyle): SchemaIssue
   const at = pointerToPath(error.path, base, style);
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const key = error.path.split('/').at(-1)!.replace(/~1/g, '/').replace(/~0/g, '~');
+    const keyMessage = (error.schema as Wording).keyMessage;
+    if (keyMessage) return { path: at, message: keyMessage, unknownKey: false };
     const known = Object.keys((error.schema as { properties?: object }).properties ?? {});
     return { path: at, message: unknownKeyMessage(key, known), unknownKey: true };
   }

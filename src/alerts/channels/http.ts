@@ -43,6 +43,10 @@ export async function httpCall(url: string, call: HttpCall): Promise<string> {
 function failure(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: { code?: string } };
   if (err.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  // fetch's own message quotes the header it refused, which may be the token or a secret header:
+  // this text goes to the log and the alert history.
+  if (!err.cause?.code && /^Headers\./.test(err.message))
+    return 'the request was not sent: a header name or value is not valid HTTP (not shown: it may be a secret); check the channel settings';
   return `cannot connect (${err.cause?.code ?? err.message})`;
 }
 

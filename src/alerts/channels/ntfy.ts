@@ -3,7 +3,7 @@
 // The topic URL is a secret too: whoever knows a topic on ntfy.sh can read it.
 import { Type } from '@sinclair/typebox';
 import type { AlertMessage } from '../types.js';
-import { defineChannel, EVENT_TAGS, post, SECRET, urlOptions } from './types.js';
+import { defineChannel, EVENT_TAGS, headerValueOptions, post, SECRET, urlOptions } from './types.js';
 
 export const ntfy = defineChannel({
   name: 'ntfy',
@@ -15,7 +15,13 @@ export const ntfy = defineChannel({
         ...SECRET,
       }),
       token: Type.Optional(
-        Type.String({ minLength: 1, title: 'Access token', description: 'access token (Bearer); secret', ...SECRET }),
+        Type.String({
+          minLength: 1,
+          ...headerValueOptions,
+          title: 'Access token',
+          description: 'access token (Bearer); secret',
+          ...SECRET,
+        }),
       ),
     },
     { additionalProperties: false },

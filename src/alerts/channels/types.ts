@@ -77,6 +77,21 @@ export const urlOptions = (title: string, description: string) =>
     description,
   }) as const;
 
+/**
+ * A value sent in an HTTP header (the ntfy token, a webhook's extra headers): fetch refuses a line
+ * break, a control character or a character beyond Latin-1, so such a value was stored with no
+ * error shown and every send failed ("cannot connect (Headers.append: ...)", quoting the secret).
+ * Never quoted back: it is a secret.
+ */
+export const headerValueOptions = {
+  pattern: '^[\\t\\x20-\\x7e\\x80-\\xff]*$',
+  errorMessage: 'may hold no line break, control character or character beyond Latin-1 (an HTTP header value)',
+  writeOnly: true,
+} as const;
+
+/** The name of an extra HTTP header: letters, digits and `-`. */
+export const HEADER_NAME_PATTERN = '^[A-Za-z0-9-]+$';
+
 export const EVENT_TAGS: Record<AlertMessage['event'], string> = {
   fired: 'warning',
   reminder: 'hourglass',

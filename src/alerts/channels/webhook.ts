@@ -3,7 +3,7 @@
 // (a Home Assistant webhook id is the only thing guarding it), and so are the extra headers.
 import { Type } from '@sinclair/typebox';
 import type { AlertMessage } from '../types.js';
-import { defineChannel, post, SECRET, urlOptions } from './types.js';
+import { defineChannel, HEADER_NAME_PATTERN, headerValueOptions, post, SECRET, urlOptions } from './types.js';
 
 export const webhook = defineChannel({
   name: 'webhook',
@@ -12,9 +12,14 @@ export const webhook = defineChannel({
     {
       url: Type.String({ ...urlOptions('URL', 'receives a JSON POST per message; secret'), ...SECRET }),
       headers: Type.Optional(
-        Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), {
+        // Without additionalProperties the name pattern only chose which names the value rule
+        // applies to: "X Gotify Key" (the form's line "X Gotify Key: ...") was stored, and every
+        // send failed naming the header.
+        Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), Type.String(headerValueOptions), {
           title: 'Extra headers',
           description: 'extra headers (e.g. X-Gotify-Key); secret',
+          additionalProperties: false,
+          keyMessage: 'is not a header name: letters, digits and - only',
           ...SECRET,
         }),
       ),
