@@ -93,12 +93,21 @@ export class RulesInForce {
   followBlocks(renames: Array<[string, string]>, deleted: string[]): void {
     let doc: Record<string, unknown> | null = this.d.documents.get(this.d.serviceId, RULES_DOC_ID);
     let changed = false;
+    const configBlocks = this.configRules().blocks;
     for (const [before, after] of renames) {
-      const next = renamedIn(doc, before, after);
-      if (next) [doc, changed] = [next, true];
+      const fromConfig =
+        isObject(configBlocks) && Object.hasOwn(configBlocks, before) && isObject(configBlocks[before])
+          ? configBlocks[before]
+          : undefined;
+      const next = renamedIn(doc, before, after, fromConfig);
+      if (next) [doc, changed] = [{ ...next, namespace: this.d.serviceId, id: RULES_DOC_ID }, true];
     }
     const next = withoutBlocks(doc, deleted);
     if (next) [doc, changed] = [next, true];
     if (changed && doc) this.d.documents.setMany([doc as Doc]);
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -134,15 +134,22 @@ export function withinBounds(doc: Record<string, unknown>): { doc: Record<string
   return { doc: walk(RulesSchema, doc, '') as Record<string, unknown>, changed };
 }
 
-/** The document after block `from` was renamed to `to` (null when nothing changes). */
+/**
+ * The document after block `from` was renamed to `to` (null when nothing changes). `fromConfig`
+ * is the config file's setting for `from`, which the file keeps under the old name: the document
+ * carries it (under the document's own) to the new one, or the renamed block lost it.
+ */
 export function renamedIn(
   doc: Record<string, unknown> | null,
   from: string,
   to: string,
+  fromConfig?: Record<string, unknown>,
 ): Record<string, unknown> | null {
-  const blocks = doc?.blocks;
-  if (!isObject(blocks) || !(from in blocks)) return null;
-  const next = { ...blocks, [to]: blocks[from] };
+  const blocks = isObject(doc?.blocks) ? doc.blocks : {};
+  const own = Object.hasOwn(blocks, from) ? blocks[from] : undefined;
+  if (own === undefined && fromConfig === undefined) return null;
+  const moved = fromConfig ? deepMerge(fromConfig, isObject(own) ? own : {}) : own;
+  const next = { ...blocks, [to]: moved };
   delete next[from];
   return { ...doc, blocks: next };
 }

@@ -40,6 +40,33 @@ t.test('rules edited from the API follow a rename and go away with a delete', as
   t.equal(doc().sensorNull.after, 30, 'the other rules stay');
 });
 
+t.test("a block's settings from the config file follow its rename too", async (t) => {
+  // The config file keeps them under the old name, so only the document can carry them: the
+  // renamed block lost them (its sensor alert came after the default 60 s, not its own 5 s).
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alerts-cfg-'));
+  const config = path.join(dir, 'c.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ alerts: { rules: { blocks: { Probe: { after: 5, band: 1 }, Other: { enabled: false } } } } }),
+  );
+  const running = await startApp({ hardware: 'sim', config });
+  t.teardown(() => running.close());
+  const rules = async () => at(await (await fetch(`${running.base}/alerts/rules`)).json(), 'rules', 'blocks');
+  t.equal((await running.post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} })).status, 201);
+  t.equal((await running.post('blocks/create', { id: 'Other', type: 'TempSensorMock', data: {} })).status, 201);
+  const put = await fetch(`${running.base}/alerts/rules`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ blocks: { Probe: { after: 7 } } }),
+  });
+  t.equal(put.status, 200);
+  t.equal((await running.post('blocks/rename', { existing: 'Probe', desired: 'Beer Probe' })).status, 200);
+  t.equal((await running.post('blocks/rename', { existing: 'Other', desired: 'Spare' })).status, 200);
+  const after = (await rules()) as Record<string, unknown>;
+  t.same(after['Beer Probe'], { after: 7, band: 1 }, "the file's settings under the document's");
+  t.same(after.Spare, { enabled: false }, "the file's settings alone");
+});
+
 t.test('a bad alerts config section names the key', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alerts-cfg-'));
   const file = path.join(dir, 'c.json');
