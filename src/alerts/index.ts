@@ -316,10 +316,15 @@ export class Alerts implements AlertsApi {
   /** A block's alert settings follow its rename and go away with its delete. */
   private followBlocks(ev: ChangeEvent): void {
     const renames: Array<[string, string]> = [];
+    const idsBefore = new Set(this.idsByNid.values());
     for (const b of ev.changed) {
       const before = this.idsByNid.get(b.nid);
       this.idsByNid.set(b.nid, b.id);
       if (before === undefined || before === b.id) continue;
+      // Not a rename when the old id is still a block's or the new one was another block's: a
+      // backup load that numbers the same blocks differently. Taken as renames, the settings of
+      // one block overwrote the other's (its "output on too long" time gone).
+      if (this.d.runtime.find(before) || idsBefore.has(b.id)) continue;
       renames.push([before, b.id]);
       this.tracker.renamed(before, b.id);
     }

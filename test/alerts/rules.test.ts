@@ -67,6 +67,29 @@ t.test("a block's settings from the config file follow its rename too", async (t
   t.same(after.Spare, { enabled: false }, "the file's settings alone");
 });
 
+t.test('a backup load that numbers the same blocks differently is no rename', async (t) => {
+  const running = await startApp({ hardware: 'sim' });
+  t.teardown(() => running.close());
+  t.equal((await running.post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} })).status, 201);
+  t.equal((await running.post('blocks/create', { id: 'Other', type: 'TempSensorMock', data: {} })).status, 201);
+  const blocks = { Probe: { after: 5 }, Other: { enabled: false } };
+  const put = await fetch(`${running.base}/alerts/rules`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ blocks }),
+  });
+  t.equal(put.status, 200);
+  const backup = (await running.post('blocks/backup/save')).body as { blocks: Array<{ id: string; nid: number }> };
+  const probe = backup.blocks.find((b) => b.id === 'Probe')!;
+  const other = backup.blocks.find((b) => b.id === 'Other')!;
+  [probe.nid, other.nid] = [other.nid, probe.nid];
+  t.equal((await running.post('blocks/backup/load', backup)).status, 200);
+  const read = await running.post('blocks/read', { id: 'Probe' });
+  t.equal(read.body.nid, probe.nid, 'the load gave Probe the number Other had');
+  const rules = at(await (await fetch(`${running.base}/alerts/rules`)).json(), 'rules', 'blocks');
+  t.same(rules, blocks, 'each block keeps its own settings');
+});
+
 t.test('a bad alerts config section names the key', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alerts-cfg-'));
   const file = path.join(dir, 'c.json');
