@@ -56,8 +56,8 @@ export class RulesInForce {
       this.rules = effectiveRules(this.configRules(), doc);
       this.error = null;
     } catch (e) {
-      // A document an older release stored may hold values bounded since: those are brought
-      // within the bounds, and the rest of the brewer's rules keep applying.
+      // A document an older release stored (or a client wrote to the datastore, which takes any
+      // document) may hold values outside the bounds: those are brought within them, and the rest of the brewer's rules keep applying.
       const bounded = doc ? withinBounds(doc) : { doc, changed: [] };
       try {
         if (!bounded.changed.length) throw e;
@@ -67,10 +67,10 @@ export class RulesInForce {
         this.d.log.warn({ error: this.error }, 'alert rules document is not valid; the previous rules stay');
         return true;
       }
-      const error = `the stored rules held values outside their ranges (saved by an older release); each is used at the nearest bound: ${bounded.changed.join('; ')}`;
+      const error = `the stored rules held values outside their ranges (saved by an older release, or written to the datastore directly); each is used at the nearest bound: ${bounded.changed.join('; ')}`;
       this.d.log.warn(
         { changed: bounded.changed },
-        "alert rules document holds values outside the rules' ranges (stored by an older release); they are used at the nearest bound, the other rules as stored",
+        "alert rules document holds values outside the rules' ranges (stored by an older release, or written to the datastore directly); they are used at the nearest bound, the other rules as stored",
       );
       // Stored back as used: the document a client reads is then one this release takes when it is
       // sent back with a change (the dashboard's form sends the stored document with the fields it
