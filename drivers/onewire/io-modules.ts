@@ -109,6 +109,23 @@ export class IoModules {
     d.pendingWrite = true;
   }
 
+  /**
+   * A module found on this bus after it was watched on another (moved to another port): what it
+   * held there counts as held here until it is read, so outputs that were on and come back off
+   * (it was unplugged, so powered up again) count as lost, as after a power dip, instead of being
+   * switched straight back on.
+   */
+  adopt(address: RomAddress, from: IoState): void {
+    const d = this.devices.get(address);
+    if (!d) throw new Error(`adopt: ${address} is not a watched IO module`);
+    d.latches = from.latches;
+    d.lost = from.lost;
+    if (from.desired !== null) {
+      d.desired = from.desired & channelMask(d.family);
+      d.pendingWrite = true;
+    }
+  }
+
   switchOff(address: RomAddress, now: number): void {
     const d = this.devices.get(address);
     if (!d) throw new Error(`switchOff: ${address} is not a watched IO module`);

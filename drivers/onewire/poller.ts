@@ -163,9 +163,14 @@ export class BusPoller {
   }
 
   /**
-   * Every output of the module off (a safe state); those that were on count as lost at `now`,
-   * as after a power dip (pollIo): they stay off until asked for again.
+   * A watched module that was watched on another bus before (it moved): its state there (what it
+   * held, what was asked, what it lost) carries over, so the first read here finds what it lost
+   * on the way. See IoModules.adopt.
    */
+  adoptIo(address: RomAddress, from: IoState): void {
+    this.ioModules.adopt(address, from);
+  }
+
   /**
    * Every output of the module off (a safe state); those that were on count as lost at `now`,
    * as after a power dip: they stay off until asked for again.

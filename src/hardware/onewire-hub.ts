@@ -332,12 +332,15 @@ export class OneWireHub implements OneWireAccess {
     if (w.poller && w.poller.addresses.includes(w.address)) return;
     const found = this.pollers.find((p) => p.addresses.includes(w.address));
     if (!found || found === w.poller) return;
+    // An IO module that moved to another bus: what it held and lost there goes with it.
+    const before = w.kind === 'temperature' ? null : (w.poller?.io(w.address) ?? null);
     this.unbind(w);
     w.poller = found;
     if (w.kind === 'temperature') found.watchTemperature(w.address);
     else {
       found.watchIo(w.address, w.kind);
-      if (w.latches !== null) found.setLatches(w.address, w.latches);
+      if (before) found.adoptIo(w.address, before);
+      if (before?.desired == null && w.latches !== null) found.setLatches(w.address, w.latches);
     }
     this.log.debug({ address: w.address, bus: found.bus.name }, 'device bound');
   }

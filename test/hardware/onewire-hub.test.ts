@@ -4,6 +4,9 @@
 import t from 'tap';
 import pino from 'pino';
 import { makeRom } from '../../drivers/onewire/address.js';
+import { Ds2482Chip } from '../../drivers/onewire/ds2482.js';
+import { ProtocolBus } from '../../drivers/onewire/protocol-bus.js';
+import { createDs2482Sim } from '../../drivers/sim/ds2482-sim.js';
 import { SimDs18b20, SimDs2408 } from '../../drivers/sim/onewire-wire.js';
 import { OneWireHub, RESEARCH_INTERVAL_MS, WANT_EXPIRY_MS } from '../../src/hardware/onewire-hub.js';
 import { HARDWARE_POLL_MS } from '../../src/runtime/loop.js';
@@ -128,4 +131,55 @@ t.test('start-up is a state: nothing is missing before the first search and each
   const f = hub.temperature(failing.address, now);
   t.same([f.value, f.pending], [null, false], 'its first read failed: null and no longer pending');
   t.ok(hub.missing().includes(failing.address), 'so it is missing');
+});
+
+t.test('an IO module moved to another bus: outputs that came back off count as lost, not switched on', async (t) => {
+  let now = 1_000_000;
+  const sim = createDs2482Sim({ chips: [{ address: 0x18, variant: 'ds2482-800' }], now: () => now });
+  const chip = new Ds2482Chip(sim.i2c, 0x18, 'ds2482-800');
+  await chip.init();
+  const address = makeRom(0x29, 0x5501);
+  const board = sim.segment(0x18, 0).attach(new SimDs2408({ address }));
+  const hub = new OneWireHub(log);
+  hub.addBus(new ProtocolBus(chip.channel(0), { kind: 'ds2482' }));
+  hub.addBus(new ProtocolBus(chip.channel(1), { kind: 'ds2482' }));
+  await hub.searchAll();
+  hub.io(address, 'DS2408');
+  await hub.service(now);
+  hub.setLatches(address, 'DS2408', 0x03); // a compressor and a pump
+  await hub.service(now);
+  t.equal(board.activeOutputs(), 0x03);
+
+  // Unplugged from channel 0 and plugged into channel 1: it powers up with every output off.
+  sim.segment(0x18, 0).detach(board);
+  const moved = sim.segment(0x18, 1).attach(new SimDs2408({ address }));
+  // A block asks on every tick; the missing module is searched for again.
+  for (let i = 0; i < RESEARCH_INTERVAL_MS / 1000 + 3; i++) {
+    now += 1000;
+    hub.io(address, 'DS2408');
+    await hub.service(now);
+  }
+  const r = hub.io(address, 'DS2408')!;
+  t.equal(r.bus, 'ds2482-sim-0x18-ch1', 'found on the other channel');
+  t.equal(r.connected, true);
+  t.equal(moved.activeOutputs(), 0, 'the compressor is not switched straight back on');
+  t.match(r, { desired: 0, lost: { bits: 0x03 } }, 'its outputs count as lost, for their actuators');
+
+  // A board with its own supply keeps its outputs when its data line moves: nothing is lost.
+  hub.setLatches(address, 'DS2408', 0x01);
+  now += 10;
+  await hub.service(now);
+  t.equal(moved.activeOutputs(), 0x01);
+  sim.segment(0x18, 1).detach(moved);
+  sim.segment(0x18, 0).attach(moved);
+  // A block asks on every tick; the missing module is searched for again.
+  for (let i = 0; i < RESEARCH_INTERVAL_MS / 1000 + 3; i++) {
+    now += 1000;
+    hub.io(address, 'DS2408');
+    await hub.service(now);
+  }
+  const back = hub.io(address, 'DS2408')!;
+  t.equal(back.bus, 'ds2482-sim-0x18-ch0');
+  t.equal(moved.activeOutputs(), 0x01, 'kept on');
+  t.equal(back.desired, 0x01);
 });
