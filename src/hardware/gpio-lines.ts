@@ -16,6 +16,11 @@ interface Entry {
   errors: number;
   lastError: string | null;
   pwm: SoftPwm | null;
+  /**
+   * A software PWM was stopped since the line was last read: the cached level is one the PWM had
+   * at that read, not what the line holds now, so the next write goes out whatever it says.
+   */
+  pwmStopped: boolean;
   /** When a safe state switched the line off from active (see lostAt). */
   lostAt: number | null;
 }
@@ -49,6 +54,7 @@ export class GpioLines implements GpioAccess {
       errors: 0,
       lastError: null,
       pwm: null,
+      pwmStopped: false,
       lostAt: null,
     }));
     for (const e of this.entries) this.byName.set(e.info.name, e);
@@ -89,7 +95,10 @@ export class GpioLines implements GpioAccess {
       this.unknownWrites++;
       return;
     }
-    e.pwm?.stop();
+    if (e.pwm?.running) {
+      e.pwm.stop();
+      e.pwmStopped = true;
+    }
     e.pending = active;
   }
 
@@ -133,7 +142,8 @@ export class GpioLines implements GpioAccess {
       if (e.pending === null || !e.line) continue;
       const value = e.pending;
       e.pending = null;
-      if (value === e.value) continue;
+      if (value === e.value && !e.pwmStopped) continue;
+      e.pwmStopped = false;
       try {
         await e.line.write(value);
       } catch (err) {

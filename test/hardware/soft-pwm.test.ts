@@ -1,6 +1,9 @@
 // Software PWM on a GPIO line, on a simulated timer that fires late by a random 0-3 ms (as Node
 // timers do under load): the average duty is kept by carrying the error into later periods.
 import t from 'tap';
+import pino from 'pino';
+import { SimGpioBackend } from '../../drivers/gpio/sim-backend.js';
+import { GpioLines } from '../../src/hardware/gpio-lines.js';
 import type { GpioLine } from '../../drivers/gpio/types.js';
 import { SoftPwm, type PwmScheduler } from '../../src/hardware/soft-pwm.js';
 
@@ -104,4 +107,20 @@ t.test('100 % is a steady level; a stalled process restarts the schedule instead
   clock.t += 500; // the event loop was blocked for 0.5 s
   clock.advance(100);
   t.ok(rec.edges() - before <= 24, `no burst of catch-up edges (${rec.edges() - before} in 100 ms)`);
+});
+
+t.test('a plain write after a software PWM goes out whatever level the PWM was at when last read', async (t) => {
+  const backend = new SimGpioBackend();
+  const gpio = new GpioLines([{ name: 'heater', line: 17, direction: 'out' }], pino({ level: 'silent' }));
+  await gpio.open(backend);
+  t.equal(gpio.read('heater'), false, 'read low at open');
+  // A soft start begins (its first period starts high) and the actuator is switched off or
+  // deleted before the next read: the cached level (low) is not what the line holds.
+  gpio.pwm('heater', 50, 100);
+  t.equal(backend.physical(17), 1, 'the PWM drives the line high');
+  gpio.write('heater', false);
+  await gpio.service();
+  t.equal(backend.physical(17), 0, 'the heater is off, not left on where the PWM stopped');
+  t.equal(gpio.read('heater'), false);
+  await gpio.close();
 });
