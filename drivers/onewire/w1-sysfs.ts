@@ -88,7 +88,10 @@ export function parseMasterSlaves(text: string): string[] {
     .filter((l) => l.length > 0 && isKernelSlaveName(l));
 }
 
-/** Temperature from the `temperature` attribute (millidegrees). 85000 is rejected as the power-on value. */
+/**
+ * Temperature from the `temperature` attribute (millidegrees). 85000 is rejected as the power-on
+ * value: W1SysfsBus.readTemperature then looks at the scratchpad in w1_slave.
+ */
 export function temperatureFromMillidegrees(text: string, who = 'temperature'): number {
   const s = text.trim();
   if (s === '') throw new OneWireError('IO', `${who}: empty read (kernel reported a failed read)`);
@@ -280,9 +283,16 @@ export class W1SysfsBus implements OneWireBus {
       if ((e as NodeJS.ErrnoException)?.code !== 'ENOENT') throw fsError(e, who);
     }
     if (text !== null) {
-      const t = temperatureFromMillidegrees(text, who);
+      let t: number | null = null;
+      try {
+        t = temperatureFromMillidegrees(text, who);
+      } catch (e) {
+        // 85000 is the power-on value or a real 85.000 degC: only the scratchpad tells them apart
+        // (byte 6), so it is confirmed via w1_slave, as a 0 is.
+        if (!(e instanceof PowerOnResetError)) throw e;
+      }
       // An all-zero scratchpad passes the kernel's CRC and reads as 0; confirm a 0 via w1_slave.
-      if (t !== 0) return t;
+      if (t !== null && t !== 0) return t;
     }
     try {
       return temperatureFromW1Slave((await readAttribute(this.slaveFile(address, 'w1_slave'))).toString('utf8'), who);

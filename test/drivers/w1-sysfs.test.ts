@@ -240,3 +240,21 @@ t.test('poller over the kernel tree', async (t) => {
   t.equal(poller.temperature(b.address, now), -4.25);
   t.equal(bus1.bulkTriggers, 1, 'one bulk trigger per cycle');
 });
+
+t.test('a real 85.000 degC through the temperature attribute is confirmed from w1_slave, not refused', async (t) => {
+  const { tree, a, bus1 } = rig();
+  t.teardown(() => tree.close());
+  a.setTemperature(85);
+  tree.refresh();
+  t.equal(
+    readFileSync(join(tree.root, romToKernelName(a.address), 'temperature'), 'utf8'),
+    '85000\n',
+    'the kernel shows 85000, as for the power-on value',
+  );
+  t.equal(await bus1.readTemperature(a.address), 85, 'a conversion that gave 85.000 (byte 6 = 0x10) is a reading');
+  a.unplug();
+  tree.refresh();
+  a.plug();
+  tree.refresh();
+  t.type(await rejects(bus1.readTemperature(a.address)), PowerOnResetError, 'the power-on value still is refused');
+});
