@@ -12,8 +12,11 @@ import { shown, type Roots } from './roots.js';
 
 export interface BootConfig {
   path: string | null;
-  /** `dtoverlay=w1-gpio` active, with its data pin (4 unless gpiopin= says otherwise). */
-  w1: { pin: number } | null;
+  /**
+   * `dtoverlay=w1-gpio` (or `w1-gpio-pullup`, the same master with a GPIO driving an external
+   * pull-up) active, with its data pin (4 unless gpiopin= says otherwise).
+   */
+  w1: { overlay: string; pin: number } | null;
   i2c: boolean;
 }
 
@@ -27,11 +30,11 @@ export function readBootConfig(roots: Roots): BootConfig {
       continue;
     }
     const lines = text.split('\n').map((l) => l.replace(/#.*/, '').trim());
-    const w1 = lines.find((l) => /^dtoverlay=w1-gpio(,|$)/.test(l));
-    const pin = w1?.match(/gpiopin=(\d+)/)?.[1];
+    const w1 = lines.map((l) => /^dtoverlay=(w1-gpio(?:-pullup)?)(,|$)/.exec(l)).find((m) => m !== null);
+    const pin = w1?.input.match(/gpiopin=(\d+)/)?.[1];
     return {
       path,
-      w1: w1 ? { pin: pin ? Number(pin) : 4 } : null,
+      w1: w1 ? { overlay: w1[1]!, pin: pin ? Number(pin) : 4 } : null,
       i2c: lines.some((l) => /^dtparam=(i2c_arm|i2c)=on$/.test(l) || /^dtparam=.*\bi2c_arm=on\b/.test(l)),
     };
   }
@@ -133,7 +136,7 @@ export async function interfacesSection(
   const adapters = await listI2cAdapters({ dev: roots.dev, sys: roots.sys });
   s.facts.push([
     '1-Wire',
-    `${boot.w1 ? `dtoverlay=w1-gpio (data on GPIO${boot.w1.pin})` : 'no w1-gpio overlay'}; kernel masters: ${w1Masters.join(', ') || 'none'}`,
+    `${boot.w1 ? `dtoverlay=${boot.w1.overlay} (data on GPIO${boot.w1.pin})` : 'no w1-gpio overlay'}; kernel masters: ${w1Masters.join(', ') || 'none'}`,
   ]);
   s.facts.push([
     'I2C',

@@ -109,6 +109,16 @@ t.test('a healthy Pi 5: nothing needs doing, exit 0, a report to read', async (t
   t.notMatch(res.stdout, /WARN|FAIL/);
 });
 
+t.test('the 1-Wire overlay with its pull-up variant (w1-gpio-pullup) is the overlay, not a missing one', async (t) => {
+  const s = setUp(t, 'pi5', HEALTHY, {
+    bootConfig: '[all]\ndtparam=i2c_arm=on\ndtoverlay=w1-gpio-pullup,gpiopin=22\n',
+  });
+  const res = doctor([...s.args, '--reads', '2']);
+  t.equal(res.code, 0, `${res.stdout}\n${res.stderr}`);
+  t.match(res.stdout, /1-Wire +dtoverlay=w1-gpio-pullup \(data on GPIO22\); kernel masters: w1_bus_master1/);
+  t.notMatch(res.stdout, /is not enabled/);
+});
+
 t.test('--toggle: asks first; with --yes switches for the time given and back, read back each time', async (t) => {
   const s = setUp(t, 'pi4', HEALTHY);
   const unasked = doctor([...s.args, '--reads', '1', '--toggle', 'heater', '--json']);
