@@ -5,7 +5,17 @@ import { useState } from 'preact/hooks';
 import { controller, serviceId, type Answer, type Block } from './api';
 import { unitLabel } from './blocks';
 import { useLive } from './live';
-import { inUnit, segmentsOf, startSeconds, stepsToPoints, TEMPLATES, whereIsIt, type Step } from './profile-steps';
+import {
+  inUnit,
+  parseSteps,
+  segmentsOf,
+  startSeconds,
+  stepsToPoints,
+  stepText,
+  TEMPLATES,
+  whereIsIt,
+  type StepText,
+} from './profile-steps';
 
 type Run = (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>;
 
@@ -21,22 +31,27 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string }) {
   const [name, setName] = useState('Ale');
-  const [steps, setSteps] = useState<Step[]>(() =>
-    TEMPLATES.Ale!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })),
-  );
+  // Text as typed (a comma as the decimal point too), read when the profile starts.
+  const template = (n: string): StepText[] =>
+    TEMPLATES[n]!.map((s) => stepText({ ...s, temperature: inUnit(s.temperature, unit) }));
+  const [steps, setSteps] = useState<StepText[]>(() => template('Ale'));
+  const [problem, setProblem] = useState('');
   const pick = (n: string) => {
     setName(n);
-    setSteps(TEMPLATES[n]!.map((s) => ({ ...s, temperature: inUnit(s.temperature, unit) })));
+    setSteps(template(n));
+    setProblem('');
   };
-  const edit = (i: number, key: keyof Step, v: string) =>
-    setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: Number(v) } : s)));
+  const edit = (i: number, key: keyof StepText, v: string) =>
+    setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: v } : s)));
   const start = (e: Event) => {
     e.preventDefault();
-    if (steps.some((s) => !Number.isFinite(s.temperature) || !(s.days >= 0) || !(s.rampDays >= 0))) return;
+    const parsed = parseSteps(steps, unit);
+    if ('error' in parsed) return setProblem(`not started: ${parsed.error}`);
+    setProblem('');
     void run(
       patch(
         block,
-        { points: stepsToPoints(steps), start: new Date().toISOString(), enabled: true },
+        { points: stepsToPoints(parsed.steps), start: new Date().toISOString(), enabled: true },
         { pausedAt: null, template: name },
       ),
       `${name} profile started`,
@@ -69,10 +84,7 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
               <td>
                 <input
                   aria-label={`step ${i + 1} temperature`}
-                  type="number"
-                  step="0.5"
-                  min={inUnit(-5, unit)}
-                  max={inUnit(40, unit)}
+                  inputMode="decimal"
                   value={s.temperature}
                   onInput={(e) => edit(i, 'temperature', (e.target as HTMLInputElement).value)}
                 />
@@ -80,10 +92,7 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
               <td>
                 <input
                   aria-label={`step ${i + 1} days`}
-                  type="number"
-                  step="0.5"
-                  min="0"
-                  max="60"
+                  inputMode="decimal"
                   value={s.days}
                   onInput={(e) => edit(i, 'days', (e.target as HTMLInputElement).value)}
                 />
@@ -91,10 +100,7 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
               <td>
                 <input
                   aria-label={`step ${i + 1} ramp days`}
-                  type="number"
-                  step="0.5"
-                  min="0"
-                  max="14"
+                  inputMode="decimal"
                   value={s.rampDays}
                   disabled={i === 0}
                   onInput={(e) => edit(i, 'rampDays', (e.target as HTMLInputElement).value)}
@@ -105,6 +111,11 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
         </tbody>
       </table>
       <button type="submit">Start {name} profile</button>
+      {problem && (
+        <p class="answer bad" role="alert" data-testid="profile-problem">
+          {problem}
+        </p>
+      )}
     </form>
   );
 }

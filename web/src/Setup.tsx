@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controller, createBlock, download, patchBlock, post, serviceId, type Block } from './api';
 import { isLink, roleOf, unitLabel } from './blocks';
-import type { Role } from './type-doc';
+import { rangeOf, type Role } from './type-doc';
 import { useTypeDoc } from './use-type-doc';
 import { applyAll, applyPatch, useLive } from './live';
 import { fromInternal } from './units';
@@ -88,9 +88,19 @@ function Wizard({ unit }: { unit: string }) {
   else if (form.beerSensor === form.fridgeSensor) problems.push('beer and fridge need different sensors');
   if (!form.heat || !form.cool) problems.push('pick a heater and a cooler channel');
   else if (form.heat === form.cool) problems.push('heater and cooler need different channels');
-  for (const k of ['beerSetting', 'fridgeSetting'] as const)
-    if (!Number.isFinite(Number(form[k])) || form[k].trim() === '')
-      problems.push(`${k === 'beerSetting' ? 'beer' : 'fridge'} setting must be a number`);
+  // Checked here, before any block is made: a setting the service refuses would stop the chain
+  // half made. A comma is a decimal point, as in every other number field.
+  const prefs = { temperature: unit === 'degF' ? 'degF' : 'degC' } as const;
+  const range = rangeOf(types?.data.get('SetpointSensorPair')?.properties?.storedSetting);
+  const [min, max] = [range.min, range.max].map((v) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs)));
+  const setting = (k: 'beerSetting' | 'fridgeSetting') => Number(form[k].trim().replace(',', '.'));
+  for (const k of ['beerSetting', 'fridgeSetting'] as const) {
+    const what = k === 'beerSetting' ? 'beer' : 'fridge';
+    const v = setting(k);
+    if (!Number.isFinite(v) || form[k].trim() === '') problems.push(`${what} setting must be a number`);
+    else if ((min !== undefined && v < min) || (max !== undefined && v > max))
+      problems.push(`${what} setting must be between ${min ?? '−∞'} and ${max ?? '∞'} ${unitLabel(unit)}`);
+  }
   const taken = Object.values(fridgeNames(prefix.trim())).filter((n) => live.blocks.has(n));
   if (taken.length) problems.push(`names in use: ${taken.join(', ')} (change the prefix)`);
 
@@ -123,8 +133,8 @@ function Wizard({ unit }: { unit: string }) {
       fridgeSensor: form.fridgeSensor,
       heat,
       cool,
-      beerSetting: Number(form.beerSetting),
-      fridgeSetting: Number(form.fridgeSetting),
+      beerSetting: setting('beerSetting'),
+      fridgeSetting: setting('fridgeSetting'),
       mode: form.mode as 'beer' | 'fridge',
     };
     for (const block of fridgeBlocks(choice)) {

@@ -63,6 +63,7 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
   const tu = block.data.tuning as TuningView | undefined;
   const [amplitude, setAmplitude] = useState('');
   const [band, setBand] = useState('');
+  const [problem, setProblem] = useState('');
   if (!tu) return null;
   const command = (c: string, okText: string, extra: Record<string, unknown> = {}) =>
     run(patchBlock(block, { tuning: { command: c, ...extra } }), okText);
@@ -76,17 +77,20 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
   const r = tu.result;
   const start = (e: Event) => {
     e.preventDefault();
-    // A field left empty keeps the block's setting (shown as its placeholder).
-    const typed = (text: string) => {
-      const n = Number(text.replace(',', '.'));
-      return text.trim() && Number.isFinite(n) ? n : undefined;
-    };
-    const settings = { amplitude: typed(amplitude), band: typed(band) };
-    void command(
-      'START',
-      'tuning started',
-      Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)),
-    );
+    // A field left empty keeps the block's setting (shown as its placeholder); one that is not a
+    // number is said, never dropped for the block's own (the tuning would drive the output with it).
+    const settings: Record<string, number> = {};
+    for (const [key, label, text] of [
+      ['amplitude', 'Swing', amplitude],
+      ['band', 'Band', band],
+    ] as const) {
+      if (!text.trim()) continue;
+      const n = Number(text.trim().replace(',', '.'));
+      if (!Number.isFinite(n)) return setProblem(`not started: ${label}: "${text}" is not a number`);
+      settings[key] = n;
+    }
+    setProblem('');
+    void command('START', 'tuning started', settings);
   };
   return (
     <div class="tuning" data-testid="tuning" data-state={tu.state}>
@@ -140,6 +144,11 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
           <SettingInput label="Swing" value={amplitude} set={setAmplitude} placeholder={num(tu.amplitude)} />
           <SettingInput label="Band" value={band} set={setBand} placeholder={num(tu.band)} />
           <button type="submit">Tune</button>
+          {problem && (
+            <span class="hint bad" role="alert" data-testid="tuning-problem">
+              {problem}
+            </span>
+          )}
         </form>
       )}
       {/* A proposal is said in words above; the block's own message says it again in API terms. */}

@@ -33,6 +33,46 @@ export const TEMPLATES: Record<string, Step[]> = {
 export const inUnit = (celsius: number, unit: string): number =>
   Math.round(fromInternal(celsius, 'temp', { temperature: unit === 'degF' ? 'degF' : 'degC' }));
 
+/** A step as typed in the start form: text, a comma as the decimal point too. */
+export type StepText = { [K in keyof Step]: string };
+
+export const stepText = (s: Step): StepText => ({
+  temperature: String(s.temperature),
+  days: String(s.days),
+  rampDays: String(s.rampDays),
+});
+
+/**
+ * The steps typed in the start form, or what is wrong in words. A comma is a decimal point
+ * ("2,5" days is two and a half), and a field that is not a number or is out of its range is
+ * named, never read as another number.
+ */
+export function parseSteps(texts: StepText[], unit: string): { steps: Step[] } | { error: string } {
+  const u = unitLabel(unit);
+  const limits: Record<keyof Step, [number, number, string]> = {
+    temperature: [inUnit(-5, unit), inUnit(40, unit), ` ${u}`],
+    days: [0, 60, ' days'],
+    rampDays: [0, 14, ' days'],
+  };
+  const words: Record<keyof Step, string> = { temperature: 'temperature', days: 'days', rampDays: 'ramp days' };
+  const steps: Step[] = [];
+  for (const [i, t] of texts.entries()) {
+    const step = {} as Step;
+    for (const key of ['temperature', 'days', 'rampDays'] as const) {
+      // The first step has no ramp (its field is disabled).
+      const text = i === 0 && key === 'rampDays' ? '0' : t[key].trim();
+      const label = `step ${i + 1} ${words[key]}`;
+      const n = Number(text.replace(',', '.'));
+      if (text === '' || !Number.isFinite(n)) return { error: `${label}: "${t[key]}" is not a number` };
+      const [min, max, what] = limits[key];
+      if (n < min || n > max) return { error: `${label}: between ${min} and ${max}${what}` };
+      step[key] = n;
+    }
+    steps.push(step);
+  }
+  return { steps };
+}
+
 export function stepsToPoints(steps: Step[]): Array<{ time: number; temperature: number }> {
   const points: Array<{ time: number; temperature: number }> = [];
   let t = 0;
