@@ -63,6 +63,53 @@ t.test('by default: this controller’s setpoints with their values, never anoth
   );
 });
 
+t.test('after a change to °F: the fields recorded in °F, not the °C ones that stopped at the change', async (t) => {
+  const all = [
+    'edge-one/Beer Setpoint/setting[degC]',
+    'edge-one/Beer Setpoint/value[degC]',
+    'edge-one/Beer Sensor/value[degC]',
+    'edge-one/Heat PID/error[delta_degC]',
+    'edge-one/Beer Setpoint/setting[degF]',
+    'edge-one/Beer Setpoint/value[degF]',
+    'edge-one/Beer Sensor/value[degF]',
+    'edge-one/Heat PID/error[delta_degF]',
+    'edge-one/Old Sensor/value[degC]',
+    'edge-two/Beer Setpoint/setting[degC]',
+  ];
+  t.same(defaultFields(all, 'edge-one', [], 'degF'), [
+    'edge-one/Beer Setpoint/setting[degF]',
+    'edge-one/Beer Setpoint/value[degF]',
+    'edge-one/Beer Sensor/value[degF]',
+    'edge-one/Old Sensor/value[degC]',
+  ]);
+  t.same(
+    defaultFields(
+      all,
+      'edge-one',
+      [
+        'edge-one/Beer Sensor/value[degC]',
+        'edge-one/Beer Sensor/value[degF]',
+        'edge-one/Heat PID/error[delta_degC]',
+        'edge-one/Old Sensor/value[degC]',
+        'edge-two/Beer Setpoint/setting[degC]',
+      ],
+      'degF',
+    ),
+    [
+      'edge-one/Beer Sensor/value[degF]',
+      'edge-one/Heat PID/error[delta_degF]',
+      'edge-one/Old Sensor/value[degC]',
+      'edge-two/Beer Setpoint/setting[degC]',
+    ],
+    "a saved field goes on in the new unit where the history has it; another controller's is its own",
+  );
+  t.same(defaultFields(all, 'edge-one', [], 'degC').slice(0, 3), [
+    'edge-one/Beer Setpoint/setting[degC]',
+    'edge-one/Beer Setpoint/value[degC]',
+    'edge-one/Beer Sensor/value[degC]',
+  ]);
+});
+
 t.test('grouped by controller (this one first), then by block', async (t) => {
   const groups = groupFields(ALL, 'edge-two');
   t.same(

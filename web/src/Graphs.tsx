@@ -78,7 +78,9 @@ export function Graphs() {
         return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
       if (!a.ok) return setError(a.error);
       setAll(a.body);
-      setFields(defaultFields(a.body, serviceId(), savedFields()));
+      // The temperature unit the controller records now, once the status said it.
+      const unit = (live().status.units as { temperature?: string } | undefined)?.temperature;
+      setFields(defaultFields(a.body, serviceId(), savedFields(), unit));
     });
   }, []);
 

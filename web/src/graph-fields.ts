@@ -69,20 +69,39 @@ export function groupFields(all: string[], own: string): Array<[string, Array<[s
 }
 
 /**
- * The fields drawn when the user has chosen none (or none of the saved ones is there): every
- * setpoint of this controller with its measured value (drawn as a pair), then its sensors.
+ * `field` of controller `own` in temperature unit `unit` (`degC`, `degF`): the history names a
+ * field by the unit it was recorded in, so after a unit change the same value goes on under a
+ * new name (`value[degC]` stops, `value[degF]` goes on). Other controllers keep their names.
  */
-export function defaultFields(all: string[], own: string, saved: string[] = []): string[] {
-  const kept = saved.filter((f) => all.includes(f));
+export function inTemperatureUnit(field: string, own: string, unit: string): string {
+  if (fieldParts(field).controller !== own) return field;
+  const other = unit === 'degF' ? 'degC' : 'degF';
+  return field.replace(new RegExp(`\\[(delta_)?${other}\\]$`), (_, delta = '') => `[${delta}${unit}]`);
+}
+
+/**
+ * The fields drawn when the user has chosen none (or none of the saved ones is there): every
+ * setpoint of this controller with its measured value (drawn as a pair), then its sensors, in
+ * the temperature unit `unit` the controller records now. A saved field of this controller in
+ * the other unit is drawn in this one where the history has it (it stopped at the change).
+ */
+export function defaultFields(all: string[], own: string, saved: string[] = [], unit?: string): string[] {
+  const now = (f: string) => {
+    const twin = unit ? inTemperatureUnit(f, own, unit) : f;
+    return all.includes(twin) ? twin : f;
+  };
+  const kept = [...new Set(saved.filter((f) => all.includes(f)).map(now))];
   if (kept.length) return kept;
   const mine = all.filter((f) => fieldParts(f).controller === own);
-  const pairs = mine
+  // A setpoint recorded in both units (before and after a change): the current one only.
+  const current = mine.filter((f) => now(f) === f);
+  const pairs = current
     .filter((f) => /\/setting\[deg[CF]\]$/.test(f))
     .flatMap((setting) => {
       const value = setting.replace(/\/setting\[/, '/value[');
-      return mine.includes(value) ? [setting, value] : [setting];
+      return current.includes(value) ? [setting, value] : [setting];
     });
-  const sensors = mine.filter((f) => /\/value\[deg[CF]\]$/.test(f) && !pairs.includes(f));
+  const sensors = current.filter((f) => /\/value\[deg[CF]\]$/.test(f) && !pairs.includes(f));
   return [...pairs, ...sensors].slice(0, 6);
 }
 
