@@ -92,6 +92,12 @@ export function Editor({ id }: { id: string }) {
   const live = useLive();
   const doc = useTypeDoc();
   const [text, setText] = useState('');
+  const block = id ? live.blocks.get(id) : undefined;
+  const renamedTo = block ? undefined : live.renamed.get(id);
+  // Renamed (here or elsewhere): the page follows the block to its new name.
+  useEffect(() => {
+    if (renamedTo !== undefined) location.replace(`#/block/${encodeURIComponent(renamedTo)}`);
+  }, [renamedTo]);
   if (!id)
     return (
       <div>
@@ -108,15 +114,16 @@ export function Editor({ id }: { id: string }) {
         <NewBlock />
       </div>
     );
-  const block = live.blocks.get(id);
   if (!block)
     return (
       <p class="banner" data-testid="block-gone">
-        {live.deleted.has(id)
-          ? `Block "${id}" was deleted (possibly elsewhere).`
-          : live.loaded
-            ? `There is no block "${id}".`
-            : 'Loading…'}{' '}
+        {renamedTo !== undefined
+          ? `Block "${id}" was renamed to "${renamedTo}".`
+          : live.deleted.has(id)
+            ? `Block "${id}" was deleted (possibly elsewhere).`
+            : live.loaded
+              ? `There is no block "${id}".`
+              : 'Loading…'}{' '}
         <a href="#/block">All blocks</a>
       </p>
     );

@@ -21,6 +21,8 @@ export interface LiveState {
   status: Record<string, unknown>;
   /** Ids deleted (elsewhere or here) since the page opened, so open views can say so. */
   deleted: Set<string>;
+  /** Ids renamed (elsewhere or here) since the page opened → the block's id now, so open views can follow. */
+  renamed: Map<string, string>;
   offlineSince: number | null;
   version: number;
 }
@@ -32,6 +34,7 @@ const state: LiveState = {
   blocks: new Map(),
   status: {},
   deleted: new Set(),
+  renamed: new Map(),
   offlineSince: Date.now(),
   version: 0,
 };
@@ -82,10 +85,32 @@ async function probe(): Promise<void> {
   }
 }
 
+/**
+ * Blocks gone from `before` that are in `after` under another id (a rename keeps the nid) are
+ * renamed, the others deleted; a block that is there again is neither.
+ */
+function track(before: Map<string, Block>, after: Map<string, Block>, gone: Iterable<string>): void {
+  const byNid = new Map<number, string>();
+  for (const b of after.values()) if (typeof b.nid === 'number') byNid.set(b.nid, b.id);
+  for (const id of gone) {
+    if (after.has(id)) continue;
+    const nid = before.get(id)?.nid;
+    const to = typeof nid === 'number' ? byNid.get(nid) : undefined;
+    if (to !== undefined && to !== id && !before.has(to)) {
+      state.renamed.set(id, to);
+      // An older name of the block follows it too.
+      for (const [from, now] of state.renamed) if (now === id) state.renamed.set(from, to);
+    } else state.deleted.add(id);
+  }
+  for (const id of after.keys()) {
+    state.deleted.delete(id);
+    state.renamed.delete(id);
+  }
+}
+
 function replaceBlocks(blocks: Block[]): void {
   const next = new Map(blocks.map((b) => [b.id, b]));
-  for (const id of state.blocks.keys()) if (!next.has(id)) state.deleted.add(id);
-  for (const id of next.keys()) state.deleted.delete(id);
+  track(state.blocks, next, state.blocks.keys());
   state.blocks = next;
 }
 
@@ -128,14 +153,9 @@ function applyPatchMessage(msg: PatchMessage): void {
 /** Also used after our own REST calls, so the page shows the answer before the next event. */
 export function applyPatch(changed: Block[], deleted: string[] = []): void {
   const next = new Map(state.blocks);
-  for (const b of changed) {
-    next.set(b.id, b);
-    state.deleted.delete(b.id);
-  }
-  for (const id of deleted) {
-    next.delete(id);
-    state.deleted.add(id);
-  }
+  for (const b of changed) next.set(b.id, b);
+  for (const id of deleted) next.delete(id);
+  track(state.blocks, next, deleted);
   state.blocks = next;
   notify();
 }

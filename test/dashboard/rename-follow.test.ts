@@ -1,0 +1,55 @@
+// A block's page open while the block is renamed (in another tab, or by another client) follows
+// it to its new name, instead of saying it was deleted; a block really deleted is still said so.
+// A real Chromium against the built CLI with the demo blocks; needs `npm run build` and
+// `npm run build:web`.
+// tags: slow (a real Chromium)
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { postJson } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import {
+  desktopPage,
+  launchBrowser,
+  loadDemoBlocks,
+  removeDir,
+  requireWebBuild,
+  startSim,
+  type SimService,
+} from './browser.js';
+
+const SID = 'edge-one';
+
+requireWebBuild();
+t.setTimeout(limit(240_000));
+
+let sim: SimService;
+let browser: Browser;
+let page: Page;
+const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
+
+t.before(async () => {
+  sim = await startSim([], 500);
+  await loadDemoBlocks(sim);
+  browser = await launchBrowser();
+  page = await desktopPage(browser);
+});
+
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+  await sim?.stop();
+  if (sim) removeDir(sim.dataDir);
+});
+
+t.test('the block page follows a rename made elsewhere; a deletion is said', async (t) => {
+  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
+  await page.getByTestId('block-form').waitFor();
+  t.equal((await api('blocks/rename', { existing: 'Beer Setpoint', desired: 'Tank #1 Setpoint' })).status, 200);
+  await page.locator('.block-page h2').filter({ hasText: 'Tank #1 Setpoint' }).waitFor();
+  t.equal(decodeURIComponent(new URL(page.url()).hash), '#/block/Tank #1 Setpoint', 'the address is the new name');
+  t.equal(await page.getByTestId('block-gone').count(), 0, 'not said to be deleted');
+
+  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Cool PWM')}`);
+  await page.getByTestId('block-form').waitFor();
+  t.equal((await api('blocks/delete', { id: 'Cool PWM' })).status, 200);
+  await page.getByTestId('block-gone').filter({ hasText: 'Block "Cool PWM" was deleted' }).waitFor();
+});
