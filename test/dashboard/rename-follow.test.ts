@@ -1,7 +1,8 @@
 // A block's page open while the block is renamed (in another tab, or by another client) follows
 // it to its new name, instead of saying it was deleted; a block really deleted is still said so.
-// A real Chromium against the built CLI with the demo blocks; needs `npm run build` and
-// `npm run build:web`.
+// On a phone a long name without spaces wraps in its card and in the block list instead of
+// widening every card of its group past the screen. A real Chromium against the built CLI with
+// the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
@@ -52,4 +53,20 @@ t.test('the block page follows a rename made elsewhere; a deletion is said', asy
   await page.getByTestId('block-form').waitFor();
   t.equal((await api('blocks/delete', { id: 'Cool PWM' })).status, 200);
   await page.getByTestId('block-gone').filter({ hasText: 'Block "Cool PWM" was deleted' }).waitFor();
+});
+
+t.test('on a phone a long name wraps: no card is wider than the screen', async (t) => {
+  const long = 'Fermenter_1_Beer_Temperature_Setpoint_A';
+  t.equal((await api('blocks/rename', { existing: 'Tank #1 Setpoint', desired: long })).status, 200);
+  const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  t.teardown(() => phone.close());
+  for (const where of ['overview', 'block']) {
+    await phone.goto(`${sim.cli.base}/#/${where}`);
+    await phone
+      .getByText(long, { exact: true })
+      .first()
+      .waitFor({ timeout: limit(15_000) });
+    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    t.ok(width <= 360, `${where}: the page is ${width} px wide on a 360 px screen`);
+  }
 });
