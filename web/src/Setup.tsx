@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controller, createBlock, download, patchBlock, post, serviceId, type Block } from './api';
 import { isLink, roleOf, unitLabel } from './blocks';
+import { parseNumber } from './field-kinds';
 import { rangeOf, type Role } from './type-doc';
 import { useTypeDoc } from './use-type-doc';
 import { applyAll, applyPatch, useLive } from './live';
@@ -93,11 +94,17 @@ function Wizard({ unit }: { unit: string }) {
   const prefs = { temperature: unit === 'degF' ? 'degF' : 'degC' } as const;
   const range = rangeOf(types?.data.get('SetpointSensorPair')?.properties?.storedSetting);
   const [min, max] = [range.min, range.max].map((v) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs)));
-  const setting = (k: 'beerSetting' | 'fridgeSetting') => Number(form[k].trim().replace(',', '.'));
+  const setting = (k: 'beerSetting' | 'fridgeSetting'): number => {
+    try {
+      return parseNumber(k, form[k]) ?? Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  };
   for (const k of ['beerSetting', 'fridgeSetting'] as const) {
     const what = k === 'beerSetting' ? 'beer' : 'fridge';
     const v = setting(k);
-    if (!Number.isFinite(v) || form[k].trim() === '') problems.push(`${what} setting must be a number`);
+    if (!Number.isFinite(v)) problems.push(`${what} setting must be a number`);
     else if ((min !== undefined && v < min) || (max !== undefined && v > max))
       problems.push(`${what} setting must be between ${min ?? '−∞'} and ${max ?? '∞'} ${unitLabel(unit)}`);
   }

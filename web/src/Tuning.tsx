@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { patchBlock, type Block } from './api';
 import { isQuantity, qtyValue, unitLabel } from './blocks';
+import { parseNumber } from './field-kinds';
 import type { useAnswer } from './Overview';
 
 const SECONDS: Record<string, number> = { s: 1, ms: 0.001, min: 60, h: 3600 };
@@ -84,10 +85,12 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
       ['amplitude', 'Swing', amplitude],
       ['band', 'Band', band],
     ] as const) {
-      if (!text.trim()) continue;
-      const n = Number(text.trim().replace(',', '.'));
-      if (!Number.isFinite(n)) return setProblem(`not started: ${label}: "${text}" is not a number`);
-      settings[key] = n;
+      try {
+        const n = parseNumber(label, text);
+        if (n !== null) settings[key] = n;
+      } catch (e) {
+        return setProblem(`not started: ${(e as Error).message}`);
+      }
     }
     setProblem('');
     void command('START', 'tuning started', settings);

@@ -2,6 +2,7 @@
 // a SetpointProfile stores them (points: time offset, temperature). Pure, so tested without a browser.
 import { fromInternal } from '../../src/codec/unit-conversion.js';
 import { fmtDuration, qtyValue, unitLabel } from './blocks.js';
+import { parseNumber } from './field-kinds.js';
 
 export interface Step {
   /** Target temperature in the service's unit. */
@@ -62,8 +63,13 @@ export function parseSteps(texts: StepText[], unit: string): { steps: Step[] } |
       // The first step has no ramp (its field is disabled).
       const text = i === 0 && key === 'rampDays' ? '0' : t[key].trim();
       const label = `step ${i + 1} ${words[key]}`;
-      const n = Number(text.replace(',', '.'));
-      if (text === '' || !Number.isFinite(n)) return { error: `${label}: "${t[key]}" is not a number` };
+      let n: number | null;
+      try {
+        n = parseNumber(label, text);
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
+      if (n === null) return { error: `${label}: "${t[key]}" is not a number` };
       const [min, max, what] = limits[key];
       if (n < min || n > max) return { error: `${label}: between ${min} and ${max}${what}` };
       step[key] = n;
