@@ -2,6 +2,7 @@
 import type { DataOf, FieldTable } from '../codec/fields.js';
 import type { ValidationIssue } from '../codec/partial.js';
 import type { LegacyTable } from '../codec/legacy.js';
+import type { UnitPrefs } from '../codec/units.js';
 import type { Logger } from '../log.js';
 import type { Hardware } from './hardware.js';
 import type { ImplementableBy, Resolve } from './interfaces.js';
@@ -59,6 +60,8 @@ export interface UpdateContext {
   persist(block: AnyBlock): void;
   /** Blocks whose writable links name `id` (the actuators on a mutex, the PIDs on a setpoint). */
   referrers(id: string): readonly AnyBlock[];
+  /** The brewer's units (the units document), for what a block says in words. */
+  readonly units: UnitPrefs;
   hardware: Hardware;
   log: Logger;
 }
@@ -78,6 +81,8 @@ export interface CheckContext {
   /** The block before the change; undefined on create. */
   self: AnyBlock | undefined;
   referrers(id: string): readonly AnyBlock[];
+  /** The brewer's units, for what a refusal says in words. */
+  units: UnitPrefs;
 }
 
 export interface WriteInfo {

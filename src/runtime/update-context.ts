@@ -48,6 +48,9 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       unsaved.persist(block);
     },
     referrers: (id) => rt.links.referrers(id),
+    get units() {
+      return rt.units;
+    },
     hardware: rt.hardware,
     log: rt.log,
   };

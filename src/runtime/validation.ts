@@ -51,6 +51,7 @@ export function decodeBlockData(
       ...def.checkData(whole, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve, {
         self,
         referrers: (id) => rt.links.referrers(id),
+        units: rt.units,
       }),
     );
   }

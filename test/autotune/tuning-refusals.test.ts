@@ -157,3 +157,30 @@ t.test(
     t.end();
   },
 );
+
+// With degF chosen, the tuning's fields read in degF while its refusals and messages said degC:
+// "the band (1.67 degC)" for a band typed as 3, "switches 0.1 degC either side of 20 degC" beside
+// a setpoint showing 68 degF.
+t.test("refusals and messages are in the brewer's unit", async (t) => {
+  const f = fermenter().build();
+  await f.run(600);
+  const units = f.runtime.units as { temperature: string };
+  units.temperature = 'degF';
+  t.teardown(() => void (units.temperature = 'degC'));
+  t.throws(
+    () => start(f, { amplitude: 3.6 }),
+    /cannot start: the band \(3\.6 degF\) must be at least 2 times the amplitude \(3\.6 degF\)/,
+  );
+  t.throws(
+    () => start(f, { hysteresis: 0.9 }),
+    /the hysteresis \(0\.9 degF\) must be below the amplitude \(0\.9 degF\)/,
+  );
+  start(f, { hysteresis: 0.18 });
+  await f.run(5);
+  t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
+  t.match(tuning(f).message, /^relay running: the output switches 0\.18 degF either side of 68 degF$/);
+  f.setSetpoint(69.8);
+  await f.run(5);
+  t.equal(tuning(f).state, 'ABORTED');
+  t.match(tuning(f).message, /stopped: the setting changed from 68 degF to 69\.8 degF/);
+});

@@ -10,7 +10,7 @@ import { tuningChain } from './chain.js';
 import type { TuningData } from './fields.js';
 import { abort, type PidData, type TunedPid } from './tuner.js';
 
-import { round } from './words.js';
+import { delta, round } from './words.js';
 const PATH = 'data.tuning.command';
 /** Settings a run takes at its start (`band` and `maxDuration` are read all along). */
 const FIXED_WHILE_RUNNING = ['amplitude', 'hysteresis', 'cycles', 'maxOutput', 'pairId'] as const;
@@ -54,18 +54,19 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       const band = view.data.tuning.band ?? 0;
       const amplitude = view.data.tuning.amplitude ?? 0;
       const hysteresis = view.data.tuning.hysteresis ?? 0;
+      const u = check.units;
       if (hysteresis >= amplitude)
         return refuse(
-          `cannot start: the hysteresis (${hysteresis} degC) must be below the amplitude (${amplitude} degC): the relay switches only past it, so the swing could not stay within the amplitude`,
+          `cannot start: the hysteresis (${delta(hysteresis, u)}) must be below the amplitude (${delta(amplitude, u)}): the relay switches only past it, so the swing could not stay within the amplitude`,
         );
       // The first swings, at full output, go past the amplitude before the levels adapt.
       if (band < BAND_PER_AMPLITUDE * amplitude)
         return refuse(
-          `cannot start: the band (${band} degC) must be at least ${BAND_PER_AMPLITUDE} times the amplitude (${amplitude} degC), or the first swings end the tuning; raise band or lower amplitude`,
+          `cannot start: the band (${delta(band, u)}) must be at least ${BAND_PER_AMPLITUDE} times the amplitude (${delta(amplitude, u)}), or the first swings end the tuning; raise band or lower amplitude`,
         );
       if (Math.abs(off) > band)
         return refuse(
-          `cannot start: the temperature is ${round(Math.abs(off))} degC from the setting, outside the band (${band} degC); let it settle first`,
+          `cannot start: the temperature is ${delta(Math.abs(off), u)} from the setting, outside the band (${delta(band, u)}); let it settle first`,
         );
       return [];
     }

@@ -7,7 +7,8 @@ import { fitModel, type ModelFit } from './fit.js';
 import type { SampleRecord } from './record.js';
 import { period, swing, type Cycle } from './relay.js';
 import { proposer, type Proposal } from './rule.js';
-import { hours, round } from './words.js';
+import type { UnitPrefs } from '../../../codec/units.js';
+import { delta, hours, round } from './words.js';
 
 /** The step the expected settling is for, and its band (the bench measures the same). */
 export const EXPECTATION = { step: 2, tolerance: 0.2, resolution: 1 / 16 };
@@ -68,6 +69,7 @@ export function resultOf(
   chain: Chain,
   search: Search,
   proposal: Proposal,
+  units: UnitPrefs,
 ): { result: TuningData['result']; message: string } {
   const { fit, tail, periodS, amplitude } = search;
   const [mine, theirs] = proposal.params;
@@ -97,8 +99,8 @@ export function resultOf(
   };
   const settle = proposal.expected.settling;
   const message =
-    `measured ${tail.length} steady cycles of ${hours(periodS)}, +/-${round(amplitude)} degC; expected for a 2 degC step: ` +
-    `${settle === null ? 'does not settle within 0.2 degC' : `within 0.2 degC after ${hours(settle)}`}, overshoot ${round(proposal.expected.overshoot)} degC` +
+    `measured ${tail.length} steady cycles of ${hours(periodS)}, +/-${delta(amplitude, units)}; expected for a ${delta(EXPECTATION.step, units)} step: ` +
+    `${settle === null ? `does not settle within ${delta(EXPECTATION.tolerance, units)}` : `within ${delta(EXPECTATION.tolerance, units)} after ${hours(settle)}`}, overshoot ${delta(proposal.expected.overshoot, units)}` +
     (proposal.withinMargins
       ? ''
       : ' (no candidate met the overshoot margins on the model: the most cautious gains are proposed)') +

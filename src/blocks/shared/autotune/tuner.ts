@@ -11,7 +11,7 @@ import { resultOf, startSearch } from './conclusion.js';
 import type { TuningData } from './fields.js';
 import { period, Relay, swing, type Cycle } from './relay.js';
 import { TuneRun } from './run.js';
-import { hours, round } from './words.js';
+import { delta, hours, round, temp } from './words.js';
 
 /** A pair's request older than this is not followed (its tuner stopped without telling). */
 const PAIR_STALE_MS = 5000;
@@ -150,7 +150,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     abort(
       block,
       ctx,
-      `stopped: the setting changed from ${round(run.setting)} to ${round(setting)} degC; tune at a steady setting`,
+      `stopped: the setting changed from ${temp(run.setting, ctx.units)} to ${temp(setting, ctx.units)}; tune at a steady setting`,
     );
     return null;
   }
@@ -158,7 +158,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     abort(
       block,
       ctx,
-      `stopped: the temperature left the band, ${round(Math.abs(error))} degC from the setting (the band is ${tu.band} degC)`,
+      `stopped: the temperature left the band, ${delta(Math.abs(error), ctx.units)} from the setting (the band is ${delta(tu.band!, ctx.units)})`,
     );
     return null;
   }
@@ -188,7 +188,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     for (let i = 0; i < SEARCH_STEPS_PER_UPDATE; i++) {
       const r = run.search.gen.next();
       if (r.done) {
-        const { result, message } = resultOf(chain, run.search, r.value);
+        const { result, message } = resultOf(chain, run.search, r.value, ctx.units);
         tu.result = result;
         tu.cycle = run.search.tail.length;
         end(block, ctx, 'PROPOSED', message);
@@ -209,7 +209,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
       }
       run.search = search;
       tu.cycle = search.tail.length;
-      tu.message = `measured ${search.tail.length} steady cycles of ${hours(search.periodS)}, +/-${round(search.amplitude)} degC: computing the gains`;
+      tu.message = `measured ${search.tail.length} steady cycles of ${hours(search.periodS)}, +/-${delta(search.amplitude, ctx.units)}: computing the gains`;
       ctx.persist(block);
     }
     const steady = run.relay.measured().filter((c) => c.counted);
@@ -223,7 +223,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     }
     const levels = run.levels();
     if (levels.up !== levelsBefore.up || levels.down !== levelsBefore.down)
-      tu.message = `output levels now ${describeLevels(run)} to keep the swing near ${tu.amplitude} degC`;
+      tu.message = `output levels now ${describeLevels(run)} to keep the swing near ${delta(tu.amplitude!, ctx.units)}`;
     tu.levels = { up: round(levels.up), down: round(levels.down) };
     ctx.persist(block);
   }
@@ -345,7 +345,7 @@ function begin(block: TunedPid, ctx: UpdateContext, chain: Chain, error: number)
   tu.setting = setting;
   tu.levels = run.levels();
   tu.message = fresh
-    ? `relay running: the output switches ${tu.hysteresis} degC either side of ${round(setting)} degC`
+    ? `relay running: the output switches ${delta(tu.hysteresis!, ctx.units)} either side of ${temp(setting, ctx.units)}`
     : 'resumed after a restart: measuring again (the time so far counts toward the limit)';
   ctx.log.info({ id: block.id, pair: run.pairId, resumed: !fresh }, 'PID tuning runs');
   return run;

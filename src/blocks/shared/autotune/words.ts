@@ -1,5 +1,15 @@
-// Numbers as the tuning's messages show them.
+// Numbers as the tuning's messages show them: temperatures in the brewer's unit (the units
+// document), as the fields beside them read.
+import { fromInternal, type UnitPrefs } from '../../../codec/units.js';
+
 export const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
 
 /** A duration in seconds: minutes below an hour and a half, else hours. */
 export const hours = (s: number) => (s >= 5400 ? `${round(s / 3600, 1)} h` : `${Math.round(s / 60)} min`);
+
+/** A temperature (degC inside) in the brewer's unit: "68.9 degF". */
+export const temp = (c: number, units: UnitPrefs) => `${round(fromInternal(c, 'temp', units))} ${units.temperature}`;
+
+/** A difference of temperatures (degC inside) in the brewer's unit: "0.9 degF". */
+export const delta = (c: number, units: UnitPrefs) =>
+  `${round(fromInternal(c, 'deltaTemp', units))} ${units.temperature}`;
