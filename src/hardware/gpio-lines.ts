@@ -17,8 +17,9 @@ interface Entry {
   lastError: string | null;
   pwm: SoftPwm | null;
   /**
-   * A software PWM was stopped since the line was last read: the cached level is one the PWM had
-   * at that read, not what the line holds now, so the next write goes out whatever it says.
+   * A software PWM drove the line since it was last written: the cached level is one the PWM had
+   * at the last read, not what the line holds now (a PWM stopped mid-period, or one set to 0 or
+   * 100 %, which writes the line itself), so the next write goes out whatever it says.
    */
   pwmStopped: boolean;
   /** When a safe state switched the line off from active (see lostAt). */
@@ -95,10 +96,7 @@ export class GpioLines implements GpioAccess {
       this.unknownWrites++;
       return;
     }
-    if (e.pwm?.running) {
-      e.pwm.stop();
-      e.pwmStopped = true;
-    }
+    e.pwm?.stop();
     e.pending = active;
   }
 
@@ -110,6 +108,7 @@ export class GpioLines implements GpioAccess {
       return;
     }
     e.pending = null;
+    e.pwmStopped = true;
     e.pwm ??= new SoftPwm(e.line, (err) => this.fail(e, `PWM write failed: ${text(err)}`));
     e.pwm.set(duty, hz);
   }

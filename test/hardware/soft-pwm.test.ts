@@ -124,3 +124,18 @@ t.test('a plain write after a software PWM goes out whatever level the PWM was a
   t.equal(gpio.read('heater'), false);
   await gpio.close();
 });
+
+t.test('a plain write after a soft start that ended at 100 % (the PWM wrote the line itself) goes out', async (t) => {
+  const backend = new SimGpioBackend();
+  const gpio = new GpioLines([{ name: 'heater', line: 17, direction: 'out' }], pino({ level: 'silent' }));
+  await gpio.open(backend);
+  t.equal(gpio.read('heater'), false, 'read low at open');
+  // The ramp's last step: 100 % stops the PWM's timer and sets the line high directly.
+  gpio.pwm('heater', 50, 100);
+  gpio.pwm('heater', 100, 100);
+  t.equal(backend.physical(17), 1, 'full on');
+  gpio.write('heater', false);
+  await gpio.service();
+  t.equal(backend.physical(17), 0, 'switched off, not left on because the cached level said low');
+  await gpio.close();
+});
