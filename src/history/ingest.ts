@@ -277,11 +277,13 @@ export class HistoryIngest {
   private accept(topic: string, parsed: Parsed, t: number, m: number): void {
     const own = topic === this.o.ownTopic;
     if (!parsed.ok) return this.invalid(topic, parsed.reason, parsed.detail, own);
-    if (!own && this.o.ownKey !== undefined && parsed.key === this.o.ownKey)
+    // Stored names are `key/field`, so a key `<own>/Beer Sensor` names the controller's fields too.
+    const ownKey = this.o.ownKey;
+    if (!own && ownKey !== undefined && (parsed.key === ownKey || parsed.key.startsWith(`${ownKey}/`)))
       return this.invalid(
         topic,
         REFUSED.ownKey,
-        `key ${JSON.stringify(parsed.key)} is this controller's own, taken from ${this.o.ownTopic ?? 'its own topic'} alone`,
+        `key ${JSON.stringify(parsed.key)} is (or is under) this controller's own, taken from ${this.o.ownTopic ?? 'its own topic'} alone`,
         false,
       );
     if (parsed.dropped) this.fieldsDropped(topic, parsed.key, parsed.dropped, own);

@@ -72,6 +72,28 @@ t.test("another topic cannot write the controller's own key", async (t) => {
     "no field of the other topic's message is stored",
   );
 
+  // A key under the controller's own (stored names are key/field) names its fields just the same.
+  clock += 1000;
+  ingest.handle(
+    'svc/history/peer',
+    Buffer.from(JSON.stringify({ key: 'edge-one/Beer Sensor', data: { 'value[degC]': 99 } })),
+  );
+  await settled(ingest);
+  t.same(
+    ingest.metrics(['edge-one/Beer Sensor/value[degC]'], 0).map((m) => m.value),
+    [20.5],
+    'nor through a key under it',
+  );
+  t.equal(ingest.drops.messages["the controller's own key"], 2, 'refused and counted too');
+  // A key that only begins with the same letters is another controller's.
+  ingest.handle('svc/history/peer', Buffer.from(JSON.stringify({ key: 'edge-one-b', data: { v: 2 } })));
+  await settled(ingest);
+  t.same(
+    ingest.metrics(['edge-one-b/v'], 0).map((m) => m.value),
+    [2],
+    'edge-one-b is stored',
+  );
+
   // Another key on that topic is stored as before.
   ingest.handle('svc/history/peer', Buffer.from(JSON.stringify({ key: 'peer', data: { v: 1 } })));
   await settled(ingest);
