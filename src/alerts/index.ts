@@ -330,7 +330,11 @@ export class Alerts implements AlertsApi {
     }
     const renamedFrom = new Set(renames.map(([before]) => before));
     const deleted = ev.deleted.filter((id) => !renamedFrom.has(id));
-    for (const [nid, id] of this.idsByNid) if (deleted.includes(id)) this.idsByNid.delete(nid);
+    // An id is one block's: where a change gave it another nid (a backup load), its old nid goes,
+    // or a later rename back to it would be taken for a clash with that stale entry.
+    const nidOf = new Map(ev.changed.map((b) => [b.id, b.nid]));
+    for (const [nid, id] of this.idsByNid)
+      if (deleted.includes(id) || (nidOf.has(id) && nidOf.get(id) !== nid)) this.idsByNid.delete(nid);
     this.ruleDoc.followBlocks(renames, deleted);
   }
 
