@@ -89,8 +89,8 @@ export const headerValueOptions = {
   writeOnly: true,
 } as const;
 
-/** The name of an extra HTTP header: letters, digits and `-`. */
-export const HEADER_NAME_PATTERN = '^[A-Za-z0-9-]+$';
+/** The name of an extra HTTP header: an HTTP token (RFC 9110), as fetch takes it: no space, no colon. */
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 export const EVENT_TAGS: Record<AlertMessage['event'], string> = {
   fired: 'warning',
