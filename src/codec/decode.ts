@@ -1,7 +1,7 @@
 // Input decoding: typed objects (__objtype or __bloxtype), bare numbers in the user's unit,
 // postfixed keys `name[unit]` and `name<>`, enums by name or number. Produces a partial tree
 // in internal units, where RESET marks an explicit null (reset to default / remove sub-object).
-import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldTable } from './fields.js';
+import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldSpec, type FieldTable } from './fields.js';
 import { complete } from './apply.js';
 import { isPlainObject, RESET, type Partial, type ValidationIssue } from './partial.js';
 import { fromInternal, toInternal, UnitError, userUnit, type UnitKind, type UnitPrefs } from './units.js';
@@ -242,6 +242,21 @@ function decodeValue(
       return v[k] === undefined ? undefined : v;
     }
   }
+}
+
+/**
+ * Whether an internal value is one a number or quantity field takes: finite, within MAX_MAGNITUDE
+ * and the field's bounds, whole where it must be; what decoding holds every input to, for values
+ * that do not come through it (a sequence's step writing a variable's value).
+ */
+export function takesValue(s: Extract<FieldSpec, { kind: 'number' | 'quantity' }>, n: number): boolean {
+  return (
+    Number.isFinite(n) &&
+    Math.abs(n) <= MAX_MAGNITUDE &&
+    !(s.kind === 'number' && s.integer && !Number.isInteger(n)) &&
+    !(s.min !== undefined && n < s.min) &&
+    !(s.max !== undefined && n > s.max)
+  );
 }
 
 /** Why an internal value is outside the field's declared range, with the range in the user's unit. */

@@ -1,6 +1,7 @@
 // What each Sequence instruction does (reference §6.9). A SET instruction acts like a user
 // write of the target's stored value and returns NEXT; a WAIT returns WAIT until its condition
 // holds; every problem returns an error code, and the caller retries the same instruction.
+import { takesValue } from '../../codec/decode.js';
 import { forEachLink } from '../../codec/fields.js';
 import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
@@ -171,8 +172,7 @@ function change(sc: StepContext, b: AnyBlock, values: Record<string, unknown>): 
   for (const [k, v] of Object.entries(values)) {
     const spec = b.def.fields[k]?.spec;
     if (typeof v !== 'number' || !spec || (spec.kind !== 'number' && spec.kind !== 'quantity')) continue;
-    if ((spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max))
-      throw new StepError('INVALID_ARGUMENT');
+    if (!takesValue(spec, v)) throw new StepError('INVALID_ARGUMENT');
   }
   for (const [k, v] of Object.entries(values)) if (k in b.def.fields) d[k] = v;
   // Disabled like by a user write: the blocks it drove are free for another claimer (§4.4).
