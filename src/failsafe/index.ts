@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // edgeblocks-failsafe: drives every configured GPIO output to its safe state and switches every
 // DS2408/DS2413 output off and puts MCP23017/PCF8574/PCA9685 chips back in their power-on state. systemd runs it as ExecStopPost= after every stop of the service,
-// crashes and watchdog kills included, so it depends on nothing but the config file (read with
-// the service's schema, src/config-schema.ts) and the drivers: GPIO through plain sysfs file
+// crashes and watchdog kills included, so it depends on nothing but the config file and the
+// EDGEBLOCKS_ variables of the service's environment (which systemd gives ExecStopPost= too; read
+// with the service's schema, src/config-schema.ts, a variable over the file as for the service) and the drivers: GPIO through plain sysfs file
 // writes, the 1-Wire masters opened afresh (bounded by --timeout), no database, no runtime.
 // What the service would refuse in the config is reported (exit 1); every output it can read
 // is still made safe.
 //
 //   edgeblocks-failsafe --config FILE [--gpio-root DIR] [--chip-label LABEL] [--timeout MS]
 //
-// The chip label comes from --chip-label, else the config's gpioChipLabel, else
-// EDGEBLOCKS_GPIO_CHIP_LABEL, else the Pi header labels.
+// The chip label comes from --chip-label, else EDGEBLOCKS_GPIO_CHIP_LABEL, else the config's
+// gpioChipLabel, else the Pi header labels.
 //
 // Exit 0 when every output was driven and read back at its safe level, 1 otherwise. Every
 // problem is one line on stderr, never a stack trace.
@@ -21,7 +22,7 @@ import { parseGpioLineConfigs } from '../../drivers/gpio/line-config.js';
 import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import { parseFlags, type FlagTable } from '../cli-args.js';
-import { checkConfigDocument, DEFAULTS, issueKey, type Config } from '../config-schema.js';
+import { checkConfigDocument, checkSetting, DEFAULTS, issueKey, SETTINGS, type Config } from '../config-schema.js';
 import { parseJson } from '../shared/json.js';
 import { CONFIG_FILE_BYTES } from '../shared/limits.js';
 import { oneWireOutputsOff } from './onewire.js';
@@ -133,7 +134,7 @@ async function gpioOutputsSafe(gpioEntries: unknown, config: Config, options: Op
     if (errors.length === 0) say('no GPIO outputs configured');
     return errors.length;
   }
-  const label = options.chipLabel ?? config.gpioChipLabel ?? (process.env.EDGEBLOCKS_GPIO_CHIP_LABEL || undefined);
+  const label = options.chipLabel ?? config.gpioChipLabel;
   let gpio: SysfsGpioBackend;
   try {
     gpio = await SysfsGpioBackend.detect({ root: options.gpioRoot, label });
@@ -160,6 +161,16 @@ async function main(argv: string[]): Promise<number> {
   // The service's schema: what it refuses is reported here too; the rest is still made safe.
   const { values, issues } = checkConfigDocument(json);
   const config: Config = { ...DEFAULTS, ...values };
+  // The service's variables (a drop-in's EDGEBLOCKS_SERIAL_PORTS, say) win over the file, as they
+  // do for the service: the failsafe opens the masters the service drove.
+  const settings = config as unknown as Record<string, unknown>;
+  for (const { key, schema } of SETTINGS) {
+    const raw = schema.env && key !== 'config' ? process.env[schema.env] : undefined;
+    if (raw === undefined) continue;
+    const checked = checkSetting(key, raw, `env ${schema.env}`);
+    if (checked.issue) issues.push(checked.issue);
+    else settings[key] = checked.value;
+  }
   if (config.hardware === 'sim') {
     say('hardware is "sim": no real outputs to make safe');
     return 0;

@@ -38,10 +38,10 @@ writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
 symlinkSync(join(repo, 'node_modules'), join(out, 'node_modules'));
 const failsafe = join(out, 'src/failsafe/index.js');
 
-function run(args: string[]) {
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, [failsafe, ...args], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH },
+    env: { PATH: process.env.PATH, ...env },
     timeout: limit(15000),
     killSignal: 'SIGKILL',
   });
@@ -153,6 +153,42 @@ t.test('the chip label can come from the config (gpioChipLabel)', async (t) => {
   t.equal(result.code, 0, result.stderr);
   t.equal(level(root, 571), '1', 'line 1 of the expander chip (base 570), not of the header chip');
 });
+
+t.test(
+  "the service's EDGEBLOCKS_ variables (a drop-in's, which ExecStopPost gets too) win over the file",
+  async (t) => {
+    const root = makeGpioRoot(PI4_CHIPS, { 571: '0' });
+    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    const config = writeConfig({
+      hardware: 'linux',
+      gpioChipLabel: 'pinctrl-bcm2711',
+      gpio: [{ name: 'led', line: 1, direction: 'out', activeLow: true }],
+    });
+    const label = run(['--config', config, '--gpio-root', root], {
+      EDGEBLOCKS_GPIO_CHIP_LABEL: 'raspberrypi-exp-gpio',
+    });
+    t.equal(label.code, 0, label.stderr);
+    t.equal(level(root, 571), '1', 'the chip the service drove (the variable), not the one the file names');
+    // A DS2480B adapter the service was given in a variable is opened too: here it is not there.
+    const serial = run(['--config', writeConfig({ hardware: 'linux', gpio: [] }), '--timeout', '500'], {
+      EDGEBLOCKS_SERIAL_PORTS: '/nonexistent/ttyUSB9',
+      EDGEBLOCKS_W1_ROOT: '/nonexistent/w1',
+      EDGEBLOCKS_I2C_BUSES: '/dev/i2c-250',
+    });
+    t.equal(serial.code, 1, serial.stdout + serial.stderr);
+    t.match(serial.stderr, /serialPorts: .*\/nonexistent\/ttyUSB9/);
+    const bad = run(['--config', writeConfig({ hardware: 'linux', gpio: [] })], {
+      EDGEBLOCKS_I2C_BUSES: '/dev/i2c-250',
+      EDGEBLOCKS_W1_ROOT: '/nonexistent/w1',
+      EDGEBLOCKS_PORT: 'abc',
+    });
+    t.equal(bad.code, 1, 'a variable the service refuses is reported as a file value is');
+    t.match(bad.stderr, /configuration error: port \(env EDGEBLOCKS_PORT\)/);
+    const sim = run(['--config', writeConfig({ hardware: 'linux', gpio: [] })], { EDGEBLOCKS_HARDWARE: 'sim' });
+    t.equal(sim.code, 0, sim.stderr);
+    t.match(sim.stdout, /hardware is "sim"/);
+  },
+);
 
 t.test('nothing to do is success', async (t) => {
   const none = run(['--config', writeConfig({ gpio: [{ name: 'door', line: 5, direction: 'in' }] })]);
