@@ -1,7 +1,9 @@
 // `edgeblocks user add|passwd|remove|list|token`: manage the users file in the data dir. The
 // password comes from a prompt on a terminal, or the first line of stdin otherwise (scripts).
 // Usage errors exit 2, a users file that cannot be read exits 1; the file is never rewritten then.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
@@ -73,6 +75,45 @@ async function readPassword(io: Io, name: string): Promise<string> {
   if (password.length < MIN_PASSWORD_LENGTH)
     throw new UsageError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
   return password;
+}
+
+/** The name of user `uid` from /etc/passwd, else `uid N`. */
+function userName(uid: number): string {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':');
+      if (id === String(uid) && name) return name;
+    }
+  } catch {
+    // no passwd file: the number
+  }
+  return `uid ${uid}`;
+}
+
+/**
+ * A permission error on a data dir that belongs to another user (the service's, 0700), the command
+ * run without root: the fix is sudo (the command then works as that user, file-modes.ts), not a
+ * chown that would take the dir from the service. Null otherwise.
+ */
+function otherOwnerLine(e: unknown, dataDir: string, argv: string[]): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return null;
+  let owner: number;
+  try {
+    owner = statSync(dataDir).uid;
+  } catch {
+    return null;
+  }
+  if (owner === uid) return null;
+  const err = e as NodeJS.ErrnoException;
+  let me: string;
+  try {
+    me = userInfo().username;
+  } catch {
+    me = `uid ${uid}`;
+  }
+  const file = path.resolve(typeof err.path === 'string' ? err.path : dataDir);
+  return `cannot use ${file} (${err.code}: ${err.syscall ?? 'access'} as user ${me}): the data dir ${path.resolve(dataDir)} belongs to ${userName(owner)}; run the command as root, which works as that user: sudo edgeblocks user ${argv.join(' ')}`;
 }
 
 /** Run `edgeblocks user ...` (argv after `user`); returns the exit code. */
@@ -192,7 +233,7 @@ export async function runUserCommand(
     }
     const unusable = unusableFileError(e, dataDir);
     if (unusable) {
-      io.stderr.write(`edgeblocks user: ${unusable.message}\n`);
+      io.stderr.write(`edgeblocks user: ${otherOwnerLine(e, dataDir, argv) ?? unusable.message}\n`);
       return 2;
     }
     throw e;

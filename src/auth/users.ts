@@ -5,7 +5,7 @@
 // first (the CLI and the service both write it); a file that cannot be read as a users file is
 // reported with its path and never rewritten.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
 import { writePrivateFile } from '../store/file-modes.js';
@@ -110,11 +110,20 @@ export class UsersFile {
     this.file = path.join(dataDir, USERS_FILE);
   }
 
-  /** Read the file (absent = no users). Throws UsersFileError when it is not a users file. */
+  /**
+   * Read the file (absent = no users). Throws UsersFileError when it is not a users file, and the
+   * error of a file that may not be read (a data dir of another user: not "no users").
+   */
   load(): this {
     this.seen = this.signature();
     this.error = null;
-    this.users = existsSync(this.file) ? parseUsers(this.file, readFileSync(this.file, 'utf8')) : new Map();
+    let text: string | null = null;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    this.users = text === null ? new Map() : parseUsers(this.file, text);
     this.loads++;
     return this;
   }

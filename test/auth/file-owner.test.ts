@@ -137,6 +137,32 @@ t.test(
 );
 
 t.test(
+  'the command without root on the service user\'s data dir: not "no users", and the fix is sudo, not a chown',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const SERVICE = 12345; // the service user; the command runs as nobody (a login user without sudo)
+    const dir = dataDir('service-owned', SERVICE);
+    const added = await run(['user', 'add', 'alice', '--data-dir', dir], { stdin: 'a long password\n' });
+    t.equal(added.code, 0, added.stderr);
+    const file = path.join(dir, 'users.json');
+    for (const args of [['list'], ['remove', 'alice'], ['add', 'eve']]) {
+      const result = await run(['user', ...args, '--data-dir', dir], { as: NOBODY, stdin: 'a long password\n' });
+      t.equal(result.code, 2, `${args[0]}: exit 2: ${result.stdout}${result.stderr}`);
+      t.notMatch(
+        result.stdout + result.stderr,
+        /no users|no user "alice"/,
+        `${args[0]}: the users are not taken for none`,
+      );
+      t.same(result.stderr.trim().split('\n'), [
+        `edgeblocks user: cannot use ${file} (EACCES: open as user nobody): the data dir ${dir} belongs to uid ${SERVICE}; run the command as root, which works as that user: sudo edgeblocks user ${args.join(' ')} --data-dir ${dir}`,
+      ]);
+    }
+    const list = await run(['user', 'list', '--data-dir', dir]);
+    t.equal(list.stdout, 'alice\n', 'the file is unchanged');
+  },
+);
+
+t.test(
   'a data dir the service user cannot write: exit 2, the dir and the fix named',
   { skip: !isRoot && 'needs root' },
   async (t) => {
