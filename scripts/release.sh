@@ -92,6 +92,11 @@ else
   # system allows) and the dev dependencies pruned away.
   log "taking the production dependencies from the checkout's node_modules"
   cp -al node_modules "$stage/node_modules" 2>/dev/null || cp -a node_modules "$stage/node_modules"
+  # npm rewrites its record of the tree (node_modules/.package-lock.json) in place: the stage gets
+  # a file of its own, or the prune would write the pruned tree into the checkout's through the link.
+  if [ -f node_modules/.package-lock.json ]; then
+    cp --remove-destination node_modules/.package-lock.json "$stage/node_modules/.package-lock.json"
+  fi
   (cd "$stage" && npm prune --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null)
 fi
 

@@ -24,12 +24,21 @@ const NO_BUILD_TOOLS = Object.fromEntries(
 t.test('build the artifact, install it with --from, run the installed service', async (t) => {
   const dir = t.testdir();
   const out = join(dir, 'out');
+  // npm's record of the checkout's tree, which the prune of the (hard-linked) copy must not rewrite.
+  const hidden = join(ROOT, 'node_modules/.package-lock.json');
+  const hiddenBefore = existsSync(hidden) ? readFileSync(hidden, 'utf8') : null;
   const built = spawnSync('bash', [join(ROOT, 'scripts/release.sh'), '--skip-build', '--out', out], {
     encoding: 'utf8',
     timeout: limit(180000),
     killSignal: 'SIGKILL',
   });
   t.equal(built.status, 0, built.stderr);
+  if (hiddenBefore !== null)
+    t.equal(
+      readFileSync(hidden, 'utf8'),
+      hiddenBefore,
+      "the checkout's node_modules/.package-lock.json is unchanged (its dev dependencies still listed)",
+    );
   const file = built.stdout.trim().split('\n').at(-1)!;
   t.equal(
     file,
