@@ -113,6 +113,11 @@ export function unusableFileError(e: unknown, dataDir: string): DataDirError | n
   const dir = path.resolve(dataDir);
   const file = path.resolve(err.path);
   const inDataDir = file === dir || file.startsWith(dir + path.sep);
+  // A data dir that is not there and may not be made here: a chown of it would find nothing.
+  if (err.syscall === 'mkdir' && inDataDir && !existsSync(dir))
+    return new DataDirError(
+      `cannot use ${file} (${err.code}: mkdir as user ${user}): the data dir does not exist and this user may not create it; fix: sudo mkdir -p ${dir} && sudo chown ${user}: ${dir}, or give another --data-dir`,
+    );
   const fix = inDataDir ? `sudo chown -R ${user}: ${dir}` : `sudo chown ${user}: ${file}`;
   const what = inDataDir
     ? 'the data dir and its files must belong to the user edgeblocks runs as'

@@ -180,6 +180,25 @@ t.test(
 );
 
 t.test(
+  'a data dir that does not exist and may not be made: the fix creates it (a chown would find nothing)',
+  { skip: !isRoot && 'needs root' },
+  async (t) => {
+    const parent = dataDir('root-parent', 0);
+    chmodSync(parent, 0o755);
+    const dir = path.join(parent, 'data');
+    const fix = `fix: sudo mkdir -p ${dir} && sudo chown nobody: ${dir}, or give another --data-dir`;
+    const start = await run(serve(dir), { as: NOBODY });
+    t.equal(start.code, 2, `exit code 2: ${start.stderr}`);
+    t.same(start.stderr.trim().split('\n'), [
+      `edgeblocks: cannot use ${dir} (EACCES: mkdir as user nobody): the data dir does not exist and this user may not create it; ${fix}`,
+    ]);
+    const add = await run(['user', 'add', 'alice', '--data-dir', dir], { as: NOBODY, stdin: 'a long password\n' });
+    t.equal(add.code, 2, add.stderr);
+    t.match(add.stderr, fix, 'the user command too');
+  },
+);
+
+t.test(
   'nothing root writes follows a link the service user planted (issue 45.2)',
   { skip: !isRoot && 'needs root' },
   async (t) => {
