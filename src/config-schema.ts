@@ -278,6 +278,24 @@ export function checkSetting(
 }
 
 /**
+ * The settings the service's EDGEBLOCKS_ variables give (over the file's), and their problems, one
+ * per variable. The service refuses the first; the failsafe, run by systemd with the service's
+ * environment, reports them all and uses the rest.
+ */
+export function checkEnv(env: NodeJS.ProcessEnv): { values: Partial<Config>; issues: ConfigIssue[] } {
+  const values: Record<string, unknown> = {};
+  const issues: ConfigIssue[] = [];
+  for (const { key, schema } of SETTINGS) {
+    const raw = schema.env && key !== 'config' ? env[schema.env] : undefined;
+    if (raw === undefined) continue;
+    const checked = checkSetting(key, raw, `env ${schema.env}`);
+    if (checked.issue) issues.push(checked.issue);
+    else values[key] = checked.value;
+  }
+  return { values: values as Partial<Config>, issues };
+}
+
+/**
  * Every problem of a config file's object, one per key, and the values that passed. The service
  * refuses the file on the first problem; the failsafe reports them all and uses the rest.
  */

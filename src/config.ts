@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './cli-args.js';
 import {
   checkConfigDocument,
+  checkEnv,
   checkSetting,
   ConfigSchema,
   configFlags,
@@ -126,7 +127,9 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
     if (checked.issue) refuse(checked.issue);
     cfg[key] = checked.value;
   };
-  for (const { key, schema } of SETTINGS) if (schema.env) take(key, env[schema.env], `env ${schema.env}`);
+  const fromEnv = checkEnv(env);
+  if (fromEnv.issues[0]) refuse(fromEnv.issues[0]);
+  Object.assign(cfg, fromEnv.values);
   for (const { key, schema } of SETTINGS) take(key, args[key], `flag ${schema.flag}`);
   const config = cfg as unknown as Config;
   for (const o of config.allowedOrigins) {

@@ -22,7 +22,7 @@ import { parseGpioLineConfigs } from '../../drivers/gpio/line-config.js';
 import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import { parseFlags, type FlagTable } from '../cli-args.js';
-import { checkConfigDocument, checkSetting, DEFAULTS, issueKey, SETTINGS, type Config } from '../config-schema.js';
+import { checkConfigDocument, checkEnv, DEFAULTS, issueKey, type Config } from '../config-schema.js';
 import { parseJson } from '../shared/json.js';
 import { CONFIG_FILE_BYTES } from '../shared/limits.js';
 import { oneWireOutputsOff } from './onewire.js';
@@ -163,14 +163,9 @@ async function main(argv: string[]): Promise<number> {
   const config: Config = { ...DEFAULTS, ...values };
   // The service's variables (a drop-in's EDGEBLOCKS_SERIAL_PORTS, say) win over the file, as they
   // do for the service: the failsafe opens the masters the service drove.
-  const settings = config as unknown as Record<string, unknown>;
-  for (const { key, schema } of SETTINGS) {
-    const raw = schema.env && key !== 'config' ? process.env[schema.env] : undefined;
-    if (raw === undefined) continue;
-    const checked = checkSetting(key, raw, `env ${schema.env}`);
-    if (checked.issue) issues.push(checked.issue);
-    else settings[key] = checked.value;
-  }
+  const fromEnv = checkEnv(process.env);
+  issues.push(...fromEnv.issues);
+  Object.assign(config, fromEnv.values);
   if (config.hardware === 'sim') {
     say('hardware is "sim": no real outputs to make safe');
     return 0;
