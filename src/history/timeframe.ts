@@ -23,13 +23,24 @@ export function parseDuration(text: unknown, what = 'duration'): number {
   return d.seconds;
 }
 
+/** The instants a query may name, epoch ms: years 1 to 9999, as ISO-8601 dates (and Brewblox's, Python's datetime) have them. */
+export const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+export const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** `t` (epoch ms), or a QueryError naming `what` when it is outside years 1 to 9999 (a Date cannot print it, a store cannot take it). */
+function inRange(t: number, what: string, value: unknown, field = what): number {
+  if (t >= FIRST_INSTANT && t <= LAST_INSTANT) return t;
+  throw new QueryError(`${what} must be a date in the years 1 to 9999, got ${JSON.stringify(value)}`, 422, field);
+}
+
 /** Epoch milliseconds of an instant given as ISO-8601 text or Unix seconds (milliseconds above 10e10). */
 export function parseInstant(value: unknown, what: string): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return value > 10e10 ? value : value * 1000;
+  if (typeof value === 'number' && Number.isFinite(value))
+    return inRange(value > 10e10 ? value : value * 1000, what, value);
   if (typeof value === 'string' && value.trim() !== '') {
     const text = value.trim();
     const t = /^\d+(\.\d+)?$/.test(text) ? parseInstant(Number(text), what) : Date.parse(text);
-    if (Number.isFinite(t)) return t;
+    if (Number.isFinite(t)) return inRange(t, what, value);
   }
   throw new QueryError(`${what} must be an ISO-8601 date or Unix seconds, got ${JSON.stringify(value)}`, 422, what);
 }
@@ -61,13 +72,13 @@ export function selectTimeframe(
   let end: number | null = null;
   if (s && d) {
     start = parseInstant(q.start, 'start');
-    end = start + dur();
+    end = inRange(start + dur(), 'start + duration', `${q.start} + ${q.duration}`, 'duration');
   } else if (s && e) {
     start = parseInstant(q.start, 'start');
     end = parseInstant(q.end, 'end');
   } else if (d && e) {
     end = parseInstant(q.end, 'end');
-    start = end - dur();
+    start = inRange(end - dur(), 'end - duration', `${q.end} - ${q.duration}`, 'duration');
   } else if (s) start = parseInstant(q.start, 'start');
   else if (d) start = now - dur();
   else if (e) {
