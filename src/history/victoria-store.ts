@@ -9,7 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
 import { HistoryDrops } from './drops.js';
-import { INGEST_LIMITS } from './limits.js';
+import { INGEST_LIMITS, RAW_SLICE_POINTS } from './limits.js';
 import { lineKeyProblem, toLines } from './line-protocol.js';
 import type { HistoryStore, Range, RawSeries, StoreHealth } from './store.js';
 import { Turns } from './turns.js';
@@ -31,6 +31,38 @@ export interface VictoriaOptions {
  * each held for the time limit when VictoriaMetrics does not answer. The others wait their turn.
  */
 export const VICTORIA_QUERY_REQUESTS = 4;
+
+/**
+ * The CSV export asks VictoriaMetrics for a window of time at a time, sized so that one answer
+ * holds about RAW_SLICE_POINTS points: its first window is this long, each next one scaled by
+ * how many points the last held (at most 4 times longer).
+ */
+export const VICTORIA_FIRST_WINDOW_MS = 600_000;
+/**
+ * The most bytes of one export answer read: a window that holds more (dense data after a sparse
+ * stretch that widened the window) is cut off and asked again 16 times shorter, so an answer never
+ * holds more than this in memory. Some 30 bytes a point: a few slices' worth.
+ */
+export const VICTORIA_SLICE_BYTES = RAW_SLICE_POINTS * 64;
+
+/** The text of an answer, or null (the rest left unread) once it is over `maxBytes`. */
+async function textUpTo(res: Response, maxBytes: number): Promise<string | null> {
+  if (!res.body) return res.text();
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
 
 /** A string literal of PromQL (MetricsQL): backslash and double quote escaped. */
 export function promString(s: string): string {
@@ -240,15 +272,29 @@ export class VictoriaStore implements HistoryStore {
 
   async raw(fields: string[], start: number, end: number, client?: AbortSignal): Promise<RawSeries[]> {
     if (!fields.length) return [];
+    return (await this.export(fields, `start=${start / 1000}&end=${end / 1000}`, Infinity, client)) ?? [];
+  }
+
+  /**
+   * Raw points of `fields` in the window `span` (start= and end= of /api/v1/export), each field
+   * once, in request order; null when the answer is over `maxBytes` (it is not read further).
+   */
+  private async export(
+    fields: string[],
+    span: string,
+    maxBytes: number,
+    client?: AbortSignal,
+  ): Promise<RawSeries[] | null> {
     const matches = [...new Set(fields)]
       .map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`)
       .join('&');
     const text = await this.request(
       '/api/v1/export',
-      `${matches}&start=${start / 1000}&end=${end / 1000}`,
-      (res) => res.text(),
+      `${matches}&${span}`,
+      (res) => (maxBytes === Infinity ? res.text() : textUpTo(res, maxBytes)),
       this.querySignal(client),
     );
+    if (text === null) return null;
     const byField = new Map<string, Array<[number, number]>>();
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
@@ -266,10 +312,33 @@ export class VictoriaStore implements HistoryStore {
     return out;
   }
 
-  /** One slice: VictoriaMetrics' export answers all points at once. */
+  /**
+   * The points a window of time at a time (VICTORIA_FIRST_WINDOW_MS, VICTORIA_SLICE_BYTES), each
+   * window an export of its own with its own time limit: an export of months holds a slice in
+   * memory, not every point, and parses it without holding up the control loop's ticks. Windows
+   * are whole milliseconds (VictoriaMetrics' times), both ends included, named by ISO-8601 text
+   * (a fraction of seconds as a number may be rounded to the millisecond beside it).
+   */
   async *rawSlices(fields: string[], start: number, end: number, client?: AbortSignal): AsyncIterable<RawSeries[]> {
-    const all = await this.raw(fields, start, end, client);
-    if (all.length) yield all;
+    if (!fields.length) return;
+    const last = Math.floor(end);
+    // VictoriaMetrics holds nothing before 1970.
+    let from = Math.max(Math.ceil(start), 0);
+    let window = VICTORIA_FIRST_WINDOW_MS;
+    while (from <= last) {
+      const to = Math.min(last, from + window - 1);
+      const span = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}`;
+      // A window of one millisecond is read whole, whatever its size: the export goes on.
+      const slice = await this.export(fields, span, window > 1 ? VICTORIA_SLICE_BYTES : Infinity, client);
+      if (slice === null) {
+        window = Math.max(1, Math.floor(window / 16));
+        continue;
+      }
+      const points = slice.reduce((n, r) => n + r.t.length, 0);
+      if (slice.length) yield slice;
+      from = to + 1;
+      window = Math.max(1, Math.round(window * Math.min(4, RAW_SLICE_POINTS / Math.max(points, 1))));
+    }
   }
 
   async ping(): Promise<void> {
