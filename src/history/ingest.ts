@@ -63,6 +63,8 @@ interface LastValue {
   metric: string;
   value: number;
   t: number;
+  /** Monotonic time of its last value, for its idle time. */
+  m: number;
 }
 
 interface KeyEntry {
@@ -94,6 +96,7 @@ export class HistoryIngest {
   private queuedBytes = 0;
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
   private lastSweep = 0;
+  private lastFieldSweep = Number.NEGATIVE_INFINITY;
   /** The own message's blocks, flattened once per change (historyFields). */
   private readonly ownMemo = fieldsMemo();
 
@@ -230,6 +233,23 @@ export class HistoryIngest {
       if (t - p.lastSeen > this.lim.idleMs && p.keys === 0) this.publishers.delete(topic);
   }
 
+  /**
+   * Fields not updated for `idleMs` age out of keys that are still active (a renamed or deleted
+   * block's, those of a unit no longer used), at most once a second: the controller's own key is
+   * never idle, and the fields it had ever sent used up its budget, so a block created after some
+   * 2000 field names had come and gone lost its history until a restart.
+   */
+  private sweepFields(m: number): void {
+    if (m - this.lastFieldSweep < 1000) return;
+    this.lastFieldSweep = m;
+    for (const e of this.keys.values())
+      for (const [f, c] of e.fields)
+        if (m - c.m > this.lim.idleMs) {
+          e.fields.delete(f);
+          this.cache.delete(c.metric);
+        }
+  }
+
   private forgetKey(key: string, e: KeyEntry): void {
     for (const c of e.fields.values()) this.cache.delete(c.metric);
     this.keys.delete(key);
@@ -301,13 +321,15 @@ export class HistoryIngest {
       const f = parsed.fields[i]![0];
       const v = parsed.fields[i]![1];
       let c = known.get(f);
+      if (!c && (known.size >= cap || this.cache.size >= this.lim.maxFields)) this.sweepFields(m);
       if (!c && known.size < cap && this.cache.size < this.lim.maxFields) {
-        known.set(f, (c = { metric: `${parsed.key}/${f}`, value: v, t }));
+        known.set(f, (c = { metric: `${parsed.key}/${f}`, value: v, t, m }));
         this.cache.set(c.metric, c);
       }
       if (!c) continue;
       c.value = v;
       c.t = t;
+      c.m = m;
       held.push(c);
     }
     if (held.length < parsed.fields.length) {

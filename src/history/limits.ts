@@ -27,11 +27,11 @@ export interface IngestLimits {
   keysPerPublisher: number;
   /** Keys held at once by all publishers (the controller's own not counted). */
   maxKeys: number;
-  /** Distinct fields one key may create; later new fields of that key are dropped. */
+  /** Distinct fields one key may hold (those updated within idleMs); later new fields of that key are dropped. */
   maxFieldsPerKey: number;
   /** Distinct fields held at once by all keys (the last-value cache). */
   maxFields: number;
-  /** A key (and a publisher) not seen for this long ages out, freeing its place. */
+  /** A key (and a publisher, and a field of a key still active) not seen for this long ages out, freeing its place. */
   idleMs: number;
   /** Bytes of received messages waiting to be ingested; over it, arrivals are dropped. */
   maxQueuedBytes: number;
