@@ -76,6 +76,9 @@ interface Line {
   own: boolean;
 }
 
+/** VictoriaMetrics' last time (2262-04-11T23:47:16.854Z, int64 nanoseconds): it refuses a later one. */
+const VICTORIA_LAST_MS = 9_223_372_036_854;
+
 export class VictoriaStore implements HistoryStore {
   readonly kind = 'victoria' as const;
   private readonly base: string;
@@ -240,7 +243,10 @@ export class VictoriaStore implements HistoryStore {
     return [...new Set(body.data.map((m) => m.__name__))].sort();
   }
 
-  async ranges(fields: string[], start: number, end: number, stepS: number, client?: AbortSignal): Promise<Range[]> {
+  async ranges(fields: string[], from: number, to: number, stepS: number, client?: AbortSignal): Promise<Range[]> {
+    // Within the times VictoriaMetrics takes (it holds nothing before 1970, refuses after 2262).
+    const start = Math.min(Math.max(from, 0), VICTORIA_LAST_MS);
+    const end = Math.min(Math.max(to, 0), VICTORIA_LAST_MS);
     // The query's time limit, its client gone, or its first failure: its requests still waiting
     // for a turn (or under way) are of no use then, and would hold the turns every later query waits for.
     const limit = this.querySignal(client);
@@ -272,16 +278,19 @@ export class VictoriaStore implements HistoryStore {
 
   async raw(fields: string[], start: number, end: number, client?: AbortSignal): Promise<RawSeries[]> {
     if (!fields.length) return [];
-    return (await this.export(fields, `start=${start / 1000}&end=${end / 1000}`, Infinity, client)) ?? [];
+    return (await this.export(fields, `start=${start / 1000}&end=${end / 1000}`, [start, end], Infinity, client)) ?? [];
   }
 
   /**
    * Raw points of `fields` in the window `span` (start= and end= of /api/v1/export), each field
    * once, in request order; null when the answer is over `maxBytes` (it is not read further).
+   * Points outside `keep` (ms, both ends included) are left out: VictoriaMetrics answers a span
+   * whose start is not before its end with five minutes from the start.
    */
   private async export(
     fields: string[],
     span: string,
+    keep: [number, number],
     maxBytes: number,
     client?: AbortSignal,
   ): Promise<RawSeries[] | null> {
@@ -300,7 +309,9 @@ export class VictoriaStore implements HistoryStore {
       if (!line.trim()) continue;
       const m = JSON.parse(line) as { metric: { __name__: string }; values: number[]; timestamps: number[] };
       const list = byField.get(m.metric.__name__) ?? byField.set(m.metric.__name__, []).get(m.metric.__name__)!;
-      m.timestamps.forEach((t, i) => list.push([t, m.values[i]!]));
+      m.timestamps.forEach((t, i) => {
+        if (t >= keep[0] && t <= keep[1]) list.push([t, m.values[i]!]);
+      });
     }
     const out: RawSeries[] = [];
     for (const f of new Set(fields)) {
@@ -321,15 +332,15 @@ export class VictoriaStore implements HistoryStore {
    */
   async *rawSlices(fields: string[], start: number, end: number, client?: AbortSignal): AsyncIterable<RawSeries[]> {
     if (!fields.length) return;
-    const last = Math.floor(end);
-    // VictoriaMetrics holds nothing before 1970.
+    // VictoriaMetrics holds nothing before 1970, and refuses a time after its last one.
+    const last = Math.min(Math.floor(end), VICTORIA_LAST_MS);
     let from = Math.max(Math.ceil(start), 0);
     let window = VICTORIA_FIRST_WINDOW_MS;
     while (from <= last) {
       const to = Math.min(last, from + window - 1);
       const span = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}`;
       // A window of one millisecond is read whole, whatever its size: the export goes on.
-      const slice = await this.export(fields, span, window > 1 ? VICTORIA_SLICE_BYTES : Infinity, client);
+      const slice = await this.export(fields, span, [from, to], window > 1 ? VICTORIA_SLICE_BYTES : Infinity, client);
       if (slice === null) {
         window = Math.max(1, Math.floor(window / 16));
         continue;

@@ -69,3 +69,28 @@ t.test('a long export of VictoriaMetrics comes in slices of about RAW_SLICE_POIN
   );
   for (const s of whole) t.same(joined.get(s.field), { t: s.t, v: s.v }, `${s.field}: every point, once, in order`);
 });
+
+t.test('windows of one millisecond and an end after 2262 keep to the asked span', async (t) => {
+  const vm = await startVictoria();
+  t.teardown(() => vm.stop());
+  const store = new VictoriaStore({ url: vm.url, log, maxPendingLines: 100_000 });
+  t.teardown(() => store.close());
+  const t0 = Date.now() - 10 * 60_000;
+  // A point a second over 10 minutes.
+  for (let i = 0; i < 600; i++) store.write('k', [['v', i]], t0 + i * 1000);
+  await store.flush();
+  const all = async (start: number, end: number) => {
+    const seen: number[] = [];
+    for await (const slice of store.rawSlices(['k/v'], start, end)) for (const s of slice) seen.push(...s.t);
+    return seen;
+  };
+  // A span of one millisecond: VictoriaMetrics answers start = end with five minutes from start.
+  t.same(await all(t0 + 5000, t0 + 5000), [t0 + 5000], 'a one-millisecond span holds its one point');
+  const closed = await all(t0, t0 + 60_000);
+  t.equal(closed.length, 61, 'a closed span holds its points and none after its end');
+  t.equal(closed.at(-1), t0 + 60_000);
+  const far = await all(t0, Date.UTC(3000, 0, 1));
+  t.equal(far.length, 600, 'an end in the year 3000 is read up to the last time VictoriaMetrics takes');
+  const ranges = await store.ranges(['k/v'], t0, Date.UTC(3000, 0, 1), 3600 * 24 * 365);
+  t.equal(ranges.length, 1, 'and ranges to the year 3000 answer');
+});
