@@ -39,6 +39,14 @@ export class UsersFileError extends Error {
   }
 }
 
+/** A users file the service may not read (its data dir given to another user while it runs). */
+export class UsersFileUnreadable extends UsersFileError {
+  constructor(file: string, code: string) {
+    super(file, code);
+    this.message = `${file} cannot be read (${code}): the data dir must belong to the service's user`;
+  }
+}
+
 /** A user name the CLI refuses, with the reason in the message. */
 export class UserNameError extends Error {}
 
@@ -135,17 +143,25 @@ export class UsersFile {
 
   /**
    * Re-read the file if it changed on disk (the CLI edits it while the service runs). A file that
-   * turned bad leaves no user able to log in until it is fixed; the error is returned once.
+   * turned bad, or that may no longer be read (its data dir chowned to another user while the
+   * service runs), leaves no user able to log in until it is fixed; the error is returned once.
+   * Nothing is thrown: this runs on a timer, and control goes on.
    */
   refresh(): UsersFileError | null {
     if (this.signature() === this.seen) return null;
-    return this.loadOrLock();
+    const sig = this.signature();
+    try {
+      return this.loadOrLock();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      return this.lock(sig, new UsersFileUnreadable(this.file, code));
+    }
   }
 
   /**
    * Read the file; one that is not a users file (damaged on the card, a bad hand edit) leaves no
    * user able to log in until it is fixed, and is returned. Other errors (a file the service may
-   * not read) are thrown.
+   * not read) are thrown: a start says them with the fix.
    */
   loadOrLock(): UsersFileError | null {
     const sig = this.signature();
@@ -154,12 +170,16 @@ export class UsersFile {
       return null;
     } catch (e) {
       if (!(e instanceof UsersFileError)) throw e;
-      this.seen = sig;
-      this.users = new Map();
-      this.loads++;
-      this.error = e;
-      return e;
+      return this.lock(sig, e);
     }
+  }
+
+  private lock(sig: string, e: UsersFileError): UsersFileError {
+    this.seen = sig;
+    this.users = new Map();
+    this.loads++;
+    this.error = e;
+    return e;
   }
 
   get broken(): UsersFileError | null {
