@@ -107,14 +107,15 @@ function decodeValue(
       if (typeof raw === 'boolean') return raw;
       return fail(`must be true or false, got ${describe(raw)}`);
     case 'number': {
-      if (typeof raw !== 'number' || !Number.isFinite(raw)) return fail(`must be a number, got ${describe(raw)}`);
+      if (typeof raw !== 'number') return fail(`must be a number, got ${describe(raw)}`);
+      // takesValue decides (the one rule); the messages say which part of it failed.
+      if (takesValue(s, raw)) return raw;
+      if (!Number.isFinite(raw)) return fail(`must be a number, got ${describe(raw)}`);
       if (s.integer && !Number.isInteger(raw)) return fail(`must be a whole number, got ${raw}`);
       if (Math.abs(raw) > MAX_MAGNITUDE)
         return fail(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got ${raw}`);
-      const n = raw;
-      if (s.min !== undefined && n < s.min) return fail(`must be at least ${s.min}, got ${n}`);
-      if (s.max !== undefined && n > s.max) return fail(`must be at most ${s.max}, got ${n}`);
-      return n;
+      if (s.min !== undefined && raw < s.min) return fail(`must be at least ${s.min}, got ${raw}`);
+      return fail(`must be at most ${s.max}, got ${raw}`);
     }
     case 'quantity': {
       let value: unknown = raw;
@@ -133,12 +134,12 @@ function decodeValue(
         return fail(`must be a number or a Quantity, got ${describe(raw)}`);
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
+        if (takesValue(s, n)) return n;
         if (!Number.isFinite(n) || Math.abs(n) > MAX_MAGNITUDE)
           return fail(`is out of range, got ${value}${unit ? ` ${unit}` : ''}`);
-        const problem = outOfRange(s, n, ctx.prefs);
-        return problem
-          ? fail(`${problem}, got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`)
-          : n;
+        return fail(
+          `${outOfRange(s, n, ctx.prefs)}, got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`,
+        );
       } catch (e) {
         if (e instanceof UnitError) return fail(e.message);
         throw e;

@@ -1,7 +1,8 @@
 // 24.4: temperatures below absolute zero are always refused, and setpoints have a declared
 // range (SETPOINT_RANGE_C in the field table) that REST and Swagger share, named in the user's unit.
 import t from 'tap';
-import { SETPOINT_RANGE_C } from '../../src/codec/fields.js';
+import { takesValue } from '../../src/codec/decode.js';
+import { f, SETPOINT_RANGE_C, type FieldSpec } from '../../src/codec/fields.js';
 import { startApp } from '../helpers/app.js';
 
 const pair = (storedSetting: unknown) => ({
@@ -58,4 +59,16 @@ t.test('Swagger shows the range as minimum and maximum', async (t) => {
     text.slice(text.indexOf('"storedSetting"'), text.indexOf('"storedSetting"') + 800);
   t.match(schema, `"minimum":${SETPOINT_RANGE_C.min}`, schema);
   t.match(schema, `"maximum":${SETPOINT_RANGE_C.max}`);
+});
+
+t.test('takesValue: the rule decoding holds every number to, for values that do not come through it', async (t) => {
+  const setpoint = f.setpointTemp().spec as Extract<FieldSpec, { kind: 'quantity' }>;
+  t.ok(takesValue(setpoint, 20));
+  t.ok(takesValue(setpoint, SETPOINT_RANGE_C.max), 'the bounds are in');
+  t.notOk(takesValue(setpoint, SETPOINT_RANGE_C.max + 0.01), 'above the range');
+  t.notOk(takesValue(setpoint, Number.NaN), 'NaN (both comparisons are false)');
+  t.notOk(takesValue(setpoint, Number.POSITIVE_INFINITY));
+  const whole = f.number({ integer: true, min: 0 }).spec as Extract<FieldSpec, { kind: 'number' }>;
+  t.notOk(takesValue(whole, 1.5), 'not whole');
+  t.notOk(takesValue(f.number().spec as Extract<FieldSpec, { kind: 'number' }>, 2e9), 'past MAX_MAGNITUDE');
 });

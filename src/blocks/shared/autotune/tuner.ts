@@ -5,6 +5,7 @@
 // across a restart is in the block's stored read-only fields (fields.ts): a restart resumes
 // the relay and measures again, counting the time already spent toward the limit.
 import type { Linked } from '../../../runtime/interfaces.js';
+import type { UnitPrefs } from '../../../codec/units.js';
 import type { UpdateContext } from '../../../runtime/types.js';
 import { delivered, noValue, tuningChain, type Chain, type Look } from './chain.js';
 import { resultOf, startSearch } from './conclusion.js';
@@ -217,7 +218,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
       abort(
         block,
         ctx,
-        `stopped: after ${steady.length} cycles at steady output levels the oscillation still does not repeat (${describe(steady.slice(-tu.cycles!))}): something else moves the temperature`,
+        `stopped: after ${steady.length} cycles at steady output levels the oscillation still does not repeat (${describe(steady.slice(-tu.cycles!), ctx.units)}): something else moves the temperature`,
       );
       return null;
     }
@@ -297,8 +298,8 @@ function describeLevels(run: TuneRun): string {
     : `${Math.round(l.up)} / ${Math.round(l.down)} %`;
 }
 
-function describe(cycles: Cycle[]): string {
-  return cycles.map((c) => `${hours(period(c) / 1000)} +/-${round(swing(c))}`).join(', ');
+function describe(cycles: Cycle[], units: UnitPrefs): string {
+  return cycles.map((c) => `${hours(period(c) / 1000)} +/-${delta(swing(c), units)}`).join(', ');
 }
 
 /** A fresh run after START, or the resumption of one after a restart. */
