@@ -246,12 +246,13 @@ export class HistoryIngest {
       for (const [f, c] of e.fields)
         if (m - c.m > this.lim.idleMs) {
           e.fields.delete(f);
-          this.cache.delete(c.metric);
+          // Another key's field may name the same series (key `a/b`, field `c`; key `a`, field `b/c`).
+          if (this.cache.get(c.metric) === c) this.cache.delete(c.metric);
         }
   }
 
   private forgetKey(key: string, e: KeyEntry): void {
-    for (const c of e.fields.values()) this.cache.delete(c.metric);
+    for (const c of e.fields.values()) if (this.cache.get(c.metric) === c) this.cache.delete(c.metric);
     this.keys.delete(key);
     const p = this.publishers.get(e.topic);
     if (p) p.keys--;

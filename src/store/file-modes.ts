@@ -104,6 +104,16 @@ function currentUser(): string {
   }
 }
 
+/** Whether `dir` is not there (not merely out of this user's reach: a parent it may not search). */
+function missing(dir: string): boolean {
+  try {
+    statSync(dir);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
 /** A permission error on a file (EACCES, EPERM) as one line naming the file and the chown that fixes it; null for other errors. */
 export function unusableFileError(e: unknown, dataDir: string): DataDirError | null {
   const err = e as NodeJS.ErrnoException;
@@ -114,7 +124,7 @@ export function unusableFileError(e: unknown, dataDir: string): DataDirError | n
   const file = path.resolve(err.path);
   const inDataDir = file === dir || file.startsWith(dir + path.sep);
   // A data dir that is not there and may not be made here: a chown of it would find nothing.
-  if (err.syscall === 'mkdir' && inDataDir && !existsSync(dir))
+  if (err.syscall === 'mkdir' && inDataDir && missing(dir))
     return new DataDirError(
       `cannot use ${file} (${err.code}: mkdir as user ${user}): the data dir does not exist and this user may not create it; fix: sudo mkdir -p ${dir} && sudo chown ${user}: ${dir}, or give another --data-dir`,
     );

@@ -19,7 +19,7 @@ export const webhook = defineChannel({
           title: 'Extra headers',
           description: 'extra headers (e.g. X-Gotify-Key); secret',
           additionalProperties: false,
-          keyMessage: 'is not a header name: letters, digits and - _ . (no space or colon)',
+          keyMessage: 'is not a header name (an HTTP token: no space, colon or other separator)',
           ...SECRET,
         }),
       ),
