@@ -10,7 +10,7 @@ import { Chart, type ChartLook, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
 import { align, dropBefore, type Columns, type Range } from './graph-data';
 import { defaultFields, fieldParts, legendLabel, scaleOf, type FieldParts } from './graph-fields';
-import { live } from './live';
+import { live, statusUnit } from './live';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
 type RangeKey = keyof typeof RANGES;
@@ -73,14 +73,14 @@ export function Graphs() {
   const [error, setError] = useState('');
 
   useEffect(() => {
-    void post<string[]>('/history/timeseries/fields', { duration: '30d' }).then((a) => {
+    void post<string[]>('/history/timeseries/fields', { duration: '30d' }).then(async (a) => {
       if (a.status === 404 || a.status === 0)
         return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
       if (!a.ok) return setError(a.error);
       setAll(a.body);
-      // The temperature unit the controller records now, once the status said it.
-      const unit = (live().status.units as { temperature?: string } | undefined)?.temperature;
-      setFields(defaultFields(a.body, serviceId(), savedFields(), unit));
+      // The temperature unit the controller records now: on a page opened at #/graphs the
+      // fields can come before the first state says it.
+      setFields(defaultFields(a.body, serviceId(), savedFields(), await statusUnit()));
     });
   }, []);
 

@@ -223,3 +223,26 @@ export function useLive(): LiveState {
   }, []);
   return state;
 }
+
+/**
+ * The temperature unit the status says, once it has said it (at most `waitMs` later; undefined
+ * then): a page that opens before the first state arrives needs it for what it asks first.
+ */
+export function statusUnit(waitMs = 5000): Promise<string | undefined> {
+  const unit = () => (state.status.units as { temperature?: string } | undefined)?.temperature;
+  if (unit() !== undefined) return Promise.resolve(unit());
+  return new Promise((resolve) => {
+    const done = () => {
+      if (unit() === undefined && !timedOut) return;
+      listeners.delete(done);
+      clearTimeout(timer);
+      resolve(unit());
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      done();
+    }, waitMs);
+    listeners.add(done);
+  });
+}
