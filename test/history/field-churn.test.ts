@@ -5,38 +5,13 @@
 // history-dropped alert naming 2000 fields while the controller had a few dozen) until a restart.
 // Fields not updated for the idle time now age out of an active key as a key does.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { EmbeddedStore } from '../../src/history/embedded/embedded-store.js';
-import { HistoryIngest } from '../../src/history/ingest.js';
+import { ingestRig } from '../helpers/ingest-rig.js';
 import { INGEST_LIMITS } from '../../src/history/limits.js';
-import { silentLogger } from '../../src/log.js';
 
 const BATCH = 100;
 
 t.test("the controller's own fields that come and go do not use up its field budget", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-field-churn-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  let clock = Date.UTC(2026, 0, 1);
-  const now = () => clock;
-  const store = new EmbeddedStore({
-    dataDir: dir,
-    now,
-    flushIntervalMs: 60_000,
-    retentionMs: 86_400_000,
-    maxBytes: 1e9,
-    log: silentLogger,
-  });
-  t.teardown(() => store.close());
-  const ingest = new HistoryIngest({
-    store,
-    now,
-    monotonic: now,
-    log: silentLogger,
-    ownTopic: 'svc/history/edge-one',
-    ownKey: 'edge-one',
-  });
+  const { store, ingest, now, advance } = ingestRig(t, { ownKey: 'edge-one' });
   const own = (data: Record<string, unknown>) => ingest.own({ key: 'edge-one', data }, 100);
 
   // Blocks created and deleted a batch at a time, each batch emitted for a minute: the
@@ -48,7 +23,7 @@ t.test("the controller's own fields that come and go do not use up its field bud
     );
     for (let s = 0; s < 12; s++) {
       own({ 'Beer Sensor': { 'value[degC]': 20 }, ...batch });
-      clock += 5000;
+      advance(5000);
     }
   }
   own({ 'Beer Sensor': { 'value[degC]': 20 }, 'New Sensor': { 'value[degC]': 18 } });
@@ -59,7 +34,7 @@ t.test("the controller's own fields that come and go do not use up its field bud
   );
   t.same(ingest.drops.own, {}, "none of the controller's own points dropped");
   await store.flush();
-  t.same((await store.raw(['edge-one/New Sensor/value[degC]'], 0, clock))[0]?.v, [18], 'and it is stored');
+  t.same((await store.raw(['edge-one/New Sensor/value[degC]'], 0, now()))[0]?.v, [18], 'and it is stored');
   t.same(
     ingest.metrics(['edge-one/Beer Sensor/value[degC]'], 0).map((m) => m.value),
     [20],

@@ -2,51 +2,27 @@
 // gets its share only; a later publisher and the controller's own history are still accepted,
 // the refusals are counted, and keys not seen for a while age out, freeing their places.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { EmbeddedStore } from '../../src/history/embedded/embedded-store.js';
-import { HistoryIngest } from '../../src/history/ingest.js';
+import { ingestRig } from '../helpers/ingest-rig.js';
 import { INGEST_LIMITS } from '../../src/history/limits.js';
-import { silentLogger } from '../../src/log.js';
-
-const settled = async (ingest: HistoryIngest) => {
-  for (let i = 0; i < 400 && (ingest.status().queuedMessages as number | undefined); i++)
-    await new Promise((r) => setTimeout(r, 5));
-};
 
 t.test('one publisher cannot use up the key budget; idle keys age out', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-keys-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  let clock = Date.UTC(2026, 0, 1);
-  const now = () => clock;
-  const store = new EmbeddedStore({
-    dataDir: dir,
-    now,
-    flushIntervalMs: 60_000,
-    retentionMs: 86_400_000,
-    maxBytes: 1e9,
-    log: silentLogger,
-  });
-  t.teardown(() => store.close());
-  // The rates and idle times count on the monotonic clock: here the same manual one.
-  const ingest = new HistoryIngest({ store, now, monotonic: now, log: silentLogger, ownTopic: 'svc/history/edge-one' });
+  const { store, ingest, now, settled, advance } = ingestRig(t);
   const send = (topic: string, key: string, v = 1) =>
     ingest.handle(topic, Buffer.from(JSON.stringify({ key, data: { v } })));
 
   // 1000 keys from one client, slow enough that no rate limit is what stops them.
   for (let i = 0; i < 1000; i++) {
-    clock += 100;
+    advance(100);
     send('svc/history/greedy', `k${i}`);
   }
-  await settled(ingest);
+  await settled();
   const held = (await store.fields(0)).filter((f) => f.startsWith('k'));
   t.ok(held.length <= INGEST_LIMITS.keysPerPublisher, `the greedy publisher holds ${held.length} keys`);
 
-  clock += 100;
+  advance(100);
   send('svc/history/later', 'later', 7);
   send('svc/history/edge-one', 'edge-one', 21.5);
-  await settled(ingest);
+  await settled();
   t.same(
     ingest
       .metrics(['later/v', 'edge-one/v'], 0)
@@ -64,18 +40,18 @@ t.test('one publisher cannot use up the key budget; idle keys age out', async (t
   // The greedy keys go quiet; later ones keep publishing. After the idle time the greedy
   // publisher's places are free again, the others' keys are kept.
   for (let s = 0; s < INGEST_LIMITS.idleMs / 60_000 + 1; s++) {
-    clock += 60_000;
+    advance(60_000);
     send('svc/history/later', 'later', s);
     send('svc/history/edge-one', 'edge-one', s);
-    await settled(ingest);
+    await settled();
   }
   send('svc/history/greedy', 'fresh', 3);
-  await settled(ingest);
+  await settled();
   t.same(
     ingest.metrics(['fresh/v'], 0).map((m) => m.value),
     [3],
     'a key after the idle time is accepted',
   );
-  t.ok(ingest.metrics(['later/v', 'edge-one/v'], clock).length === 2, 'the active keys are still there');
+  t.ok(ingest.metrics(['later/v', 'edge-one/v'], now()).length === 2, 'the active keys are still there');
   t.notOk(ingest.metrics(['k0/v'], 0).length, 'an aged-out key has left the last-value cache');
 });

@@ -4,54 +4,24 @@
 // stored among the controller's fields, and the key's field budget was used up, so every block
 // created afterwards lost its history (history.ok false, the history-dropped alert) until a restart.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { EmbeddedStore } from '../../src/history/embedded/embedded-store.js';
-import { HistoryIngest } from '../../src/history/ingest.js';
+import { ingestRig } from '../helpers/ingest-rig.js';
 import { INGEST_LIMITS } from '../../src/history/limits.js';
-import { silentLogger } from '../../src/log.js';
-
-const settled = async (ingest: HistoryIngest) => {
-  for (let i = 0; i < 400 && (ingest.status().queuedMessages as number | undefined); i++)
-    await new Promise((r) => setTimeout(r, 5));
-};
 
 t.test("another topic cannot write the controller's own key", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-own-key-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  let clock = Date.UTC(2026, 0, 1);
-  const now = () => clock;
-  const store = new EmbeddedStore({
-    dataDir: dir,
-    now,
-    flushIntervalMs: 60_000,
-    retentionMs: 86_400_000,
-    maxBytes: 1e9,
-    log: silentLogger,
-  });
-  t.teardown(() => store.close());
-  const ingest = new HistoryIngest({
-    store,
-    now,
-    monotonic: now,
-    log: silentLogger,
-    ownTopic: 'svc/history/edge-one',
-    ownKey: 'edge-one',
-  });
+  const { store, ingest, now, settled, advance } = ingestRig(t, { ownKey: 'edge-one' });
   const own = (data: Record<string, unknown>) => ingest.own({ key: 'edge-one', data }, 100);
 
   own({ 'Beer Sensor': { 'value[degC]': 20 } });
-  clock += 1000;
+  advance(1000);
   // With the controller's one field, the key's whole field budget.
   const junk = Object.fromEntries(Array.from({ length: INGEST_LIMITS.maxFieldsPerKey - 1 }, (_, i) => [`f${i}`, i]));
   ingest.handle(
     'svc/history/peer',
     Buffer.from(JSON.stringify({ key: 'edge-one', data: { 'Beer Sensor': { 'value[degC]': 99 }, junk } })),
   );
-  await settled(ingest);
+  await settled();
 
-  clock += 1000;
+  advance(1000);
   own({ 'Beer Sensor': { 'value[degC]': 20.5 }, 'New Sensor': { 'value[degC]': 18 } });
   t.same(
     ingest
@@ -65,7 +35,7 @@ t.test("another topic cannot write the controller's own key", async (t) => {
   );
   t.same(ingest.drops.own, {}, "none of the controller's own points dropped");
   t.equal(ingest.drops.messages["the controller's own key"], 1, 'the message is refused, counted by its reason');
-  const raw = await store.raw(['edge-one/Beer Sensor/value[degC]'], 0, clock);
+  const raw = await store.raw(['edge-one/Beer Sensor/value[degC]'], 0, now());
   t.same(raw[0]?.v, [20, 20.5], 'only the controller wrote its fields');
   t.notOk(
     (await store.fields(0)).some((f) => f.startsWith('edge-one/junk/')),
@@ -73,12 +43,12 @@ t.test("another topic cannot write the controller's own key", async (t) => {
   );
 
   // A key under the controller's own (stored names are key/field) names its fields just the same.
-  clock += 1000;
+  advance(1000);
   ingest.handle(
     'svc/history/peer',
     Buffer.from(JSON.stringify({ key: 'edge-one/Beer Sensor', data: { 'value[degC]': 99 } })),
   );
-  await settled(ingest);
+  await settled();
   t.same(
     ingest.metrics(['edge-one/Beer Sensor/value[degC]'], 0).map((m) => m.value),
     [20.5],
@@ -87,7 +57,7 @@ t.test("another topic cannot write the controller's own key", async (t) => {
   t.equal(ingest.drops.messages["the controller's own key"], 2, 'refused and counted too');
   // A key that only begins with the same letters is another controller's.
   ingest.handle('svc/history/peer', Buffer.from(JSON.stringify({ key: 'edge-one-b', data: { v: 2 } })));
-  await settled(ingest);
+  await settled();
   t.same(
     ingest.metrics(['edge-one-b/v'], 0).map((m) => m.value),
     [2],
@@ -96,7 +66,7 @@ t.test("another topic cannot write the controller's own key", async (t) => {
 
   // Another key on that topic is stored as before.
   ingest.handle('svc/history/peer', Buffer.from(JSON.stringify({ key: 'peer', data: { v: 1 } })));
-  await settled(ingest);
+  await settled();
   t.same(
     ingest.metrics(['peer/v'], 0).map((m) => m.value),
     [1],
