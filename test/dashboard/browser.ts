@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Test } from 'tap';
 import { postJson, ROOT, startCli, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { CHROMIUM, needTools } from '../helpers/tools.js';
@@ -118,4 +119,32 @@ export async function axeViolations(page: import('playwright-core').Page): Promi
   return (await page.evaluate(
     `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
   )) as AxeViolation[];
+}
+
+/**
+ * The demo on emulated hardware (its blocks loaded, emitting every `emitMs`) and Chromium with a
+ * desktop page, for one test file: started before its tests and stopped after them. Its fields
+ * are set once the tests run.
+ */
+export function demoInBrowser(t: Test, emitMs = 1000) {
+  const rig = {} as {
+    sim: SimService;
+    browser: Browser;
+    page: Page;
+    /** POST to the demo's block API (`blocks/read`...). */
+    api: (p: string, body?: unknown) => ReturnType<typeof postJson>;
+  };
+  rig.api = (p, body) => postJson(`${rig.sim.cli.base}/edge-one/${p}`, body);
+  t.before(async () => {
+    rig.sim = await startSim([], emitMs);
+    await loadDemoBlocks(rig.sim);
+    rig.browser = await launchBrowser();
+    rig.page = await desktopPage(rig.browser);
+  });
+  t.teardown(async () => {
+    await rig.browser?.close().catch(() => undefined);
+    await rig.sim?.stop();
+    if (rig.sim) removeDir(rig.sim.dataDir);
+  });
+  return rig;
 }

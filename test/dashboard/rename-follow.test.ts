@@ -5,63 +5,35 @@
 // the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  desktopPage,
-  launchBrowser,
-  loadDemoBlocks,
-  removeDir,
-  requireWebBuild,
-  startSim,
-  type SimService,
-} from './browser.js';
-
-const SID = 'edge-one';
+import { demoInBrowser, requireWebBuild } from './browser.js';
 
 requireWebBuild();
 t.setTimeout(limit(240_000));
-
-let sim: SimService;
-let browser: Browser;
-let page: Page;
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
-
-t.before(async () => {
-  sim = await startSim([], 500);
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
+const rig = demoInBrowser(t, 500);
+const api = (p: string, body?: unknown) => rig.api(p, body);
 
 t.test('the block page follows a rename made elsewhere; a deletion is said', async (t) => {
-  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
-  await page.getByTestId('block-form').waitFor();
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
+  await rig.page.getByTestId('block-form').waitFor();
   t.equal((await api('blocks/rename', { existing: 'Beer Setpoint', desired: 'Tank #1 Setpoint' })).status, 200);
-  await page.locator('.block-page h2').filter({ hasText: 'Tank #1 Setpoint' }).waitFor();
-  t.equal(decodeURIComponent(new URL(page.url()).hash), '#/block/Tank #1 Setpoint', 'the address is the new name');
-  t.equal(await page.getByTestId('block-gone').count(), 0, 'not said to be deleted');
+  await rig.page.locator('.block-page h2').filter({ hasText: 'Tank #1 Setpoint' }).waitFor();
+  t.equal(decodeURIComponent(new URL(rig.page.url()).hash), '#/block/Tank #1 Setpoint', 'the address is the new name');
+  t.equal(await rig.page.getByTestId('block-gone').count(), 0, 'not said to be deleted');
 
-  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Cool PWM')}`);
-  await page.getByTestId('block-form').waitFor();
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Cool PWM')}`);
+  await rig.page.getByTestId('block-form').waitFor();
   t.equal((await api('blocks/delete', { id: 'Cool PWM' })).status, 200);
-  await page.getByTestId('block-gone').filter({ hasText: 'Block "Cool PWM" was deleted' }).waitFor();
+  await rig.page.getByTestId('block-gone').filter({ hasText: 'Block "Cool PWM" was deleted' }).waitFor();
 });
 
 t.test('on a phone a long name wraps: no card is wider than the screen', async (t) => {
   const long = 'Fermenter_1_Beer_Temperature_Setpoint_A';
   t.equal((await api('blocks/rename', { existing: 'Tank #1 Setpoint', desired: long })).status, 200);
-  const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  const phone = await rig.browser.newPage({ viewport: { width: 360, height: 740 } });
   t.teardown(() => phone.close());
   for (const where of ['overview', 'block']) {
-    await phone.goto(`${sim.cli.base}/#/${where}`);
+    await phone.goto(`${rig.sim.cli.base}/#/${where}`);
     await phone
       .getByText(long, { exact: true })
       .first()

@@ -7,42 +7,15 @@
 // `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  desktopPage,
-  launchBrowser,
-  loadDemoBlocks,
-  removeDir,
-  requireWebBuild,
-  startSim,
-  type SimService,
-} from './browser.js';
-
-const SID = 'edge-one';
+import { demoInBrowser, requireWebBuild } from './browser.js';
 
 requireWebBuild();
 t.setTimeout(limit(240_000));
+const rig = demoInBrowser(t, 500);
+const api = (p: string, body?: unknown) => rig.api(p, body);
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
-const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
-
-t.before(async () => {
-  sim = await startSim([], 500);
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
+const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 
 t.test('a profile step typed with a comma is that number; one that is not a number is said', async (t) => {
   const made = await api('blocks/create', {
@@ -51,7 +24,7 @@ t.test('a profile step typed with a comma is that number; one that is not a numb
     data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [] },
   });
   t.equal(made.status, 201);
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   const form = card('Beer Profile').getByTestId('profile-form');
   await form.getByLabel('step 1 days').fill('2,5');
   await form.getByLabel('step 2 temperature').fill('2o');
@@ -79,7 +52,7 @@ t.test('a profile step typed with a comma is that number; one that is not a numb
 });
 
 t.test('a Swing that is not a number is said, and no tuning starts', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   const pid = card('Cool PID');
   await pid.getByTestId('tuning').waitFor();
   await pid.getByLabel('Swing').fill('abc');
@@ -89,8 +62,8 @@ t.test('a Swing that is not a number is said, and no tuning starts', async (t) =
 });
 
 t.test('the wizard checks its settings before it makes a block, and reads a comma', async (t) => {
-  await page.goto(`${sim.cli.base}/#/setup`);
-  const wizard = page.getByTestId('wizard');
+  await rig.page.goto(`${rig.sim.cli.base}/#/setup`);
+  const wizard = rig.page.getByTestId('wizard');
   await wizard.locator('select[name=heat] option').nth(4).waitFor({ state: 'attached' });
   await wizard.locator('select[name=beerSensor]').selectOption('Beer Sensor');
   await wizard.locator('select[name=fridgeSensor]').selectOption('Fridge Sensor');
