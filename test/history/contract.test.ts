@@ -2,6 +2,7 @@
 // Points are written through the store interface at known times, flushed, and read back
 // through fields, ranges (step averages with Prometheus' (g - step, g] windows) and raw.
 import t from 'tap';
+import { joinSlices } from '../helpers/slices.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -188,13 +189,7 @@ for (const subject of subjects) {
           `slice ${i} begins after the one before`,
         );
       }
-      const joined = new Map<string, { t: number[]; v: number[] }>();
-      for (const slice of slices)
-        for (const s of slice) {
-          const j = joined.get(s.field) ?? joined.set(s.field, { t: [], v: [] }).get(s.field)!;
-          j.t.push(...s.t);
-          j.v.push(...s.v);
-        }
+      const joined = joinSlices(slices);
       const raw = await store.raw(fields, start, end);
       t.same(
         [...joined].map(([field, s]) => ({ field, ...s })),

@@ -7,6 +7,7 @@
 // tags: slow (a real VictoriaMetrics)
 import pino from 'pino';
 import t from 'tap';
+import { joinSlices } from '../helpers/slices.js';
 import { RAW_SLICE_POINTS } from '../../src/history/limits.js';
 import type { RawSeries } from '../../src/history/store.js';
 import { VictoriaStore } from '../../src/history/victoria-store.js';
@@ -55,13 +56,7 @@ t.test('a long export of VictoriaMetrics comes in slices of about RAW_SLICE_POIN
     if (!(before < after)) t.fail(`slice ${i} begins at ${after}, not after the end of the one before (${before})`);
   }
   // The slices together: every point once, as the one export has them.
-  const joined = new Map<string, { t: number[]; v: number[] }>();
-  for (const slice of slices)
-    for (const s of slice) {
-      const j = joined.get(s.field) ?? joined.set(s.field, { t: [], v: [] }).get(s.field)!;
-      j.t.push(...s.t);
-      j.v.push(...s.v);
-    }
+  const joined = joinSlices(slices);
   t.same(
     fields.filter((f) => joined.has(f)),
     whole.map((s) => s.field),
