@@ -278,25 +278,29 @@ export class VictoriaStore implements HistoryStore {
 
   async raw(fields: string[], start: number, end: number, client?: AbortSignal): Promise<RawSeries[]> {
     if (!fields.length) return [];
-    return (await this.export(fields, `start=${start / 1000}&end=${end / 1000}`, [start, end], Infinity, client)) ?? [];
+    return (await this.export(fields, start, end, Infinity, client)) ?? [];
   }
 
   /**
-   * Raw points of `fields` in the window `span` (start= and end= of /api/v1/export), each field
-   * once, in request order; null when the answer is over `maxBytes` (it is not read further).
-   * Points outside `keep` (ms, both ends included) are left out: VictoriaMetrics answers a span
-   * whose start is not before its end with five minutes from the start.
+   * Raw points of `fields` from `from` to `to` (ms, both included), each field once, in request
+   * order; null when the answer is over `maxBytes` (it is not read further). VictoriaMetrics is
+   * asked for a millisecond more each side and the points outside are left out here: it reads a
+   * time with a fraction of a second through a float, which can move a bound by a millisecond
+   * and lose the point on it, and it answers a span whose start is not before its end with five
+   * minutes from the start.
    */
   private async export(
     fields: string[],
-    span: string,
-    keep: [number, number],
+    from: number,
+    to: number,
     maxBytes: number,
     client?: AbortSignal,
   ): Promise<RawSeries[] | null> {
     const matches = [...new Set(fields)]
       .map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`)
       .join('&');
+    const iso = (ms: number) => new Date(Math.min(Math.max(ms, 0), VICTORIA_LAST_MS)).toISOString();
+    const span = `start=${iso(Math.floor(from) - 1)}&end=${iso(Math.ceil(to) + 1)}`;
     const text = await this.request(
       '/api/v1/export',
       `${matches}&${span}`,
@@ -310,7 +314,7 @@ export class VictoriaStore implements HistoryStore {
       const m = JSON.parse(line) as { metric: { __name__: string }; values: number[]; timestamps: number[] };
       const list = byField.get(m.metric.__name__) ?? byField.set(m.metric.__name__, []).get(m.metric.__name__)!;
       m.timestamps.forEach((t, i) => {
-        if (t >= keep[0] && t <= keep[1]) list.push([t, m.values[i]!]);
+        if (t >= from && t <= to) list.push([t, m.values[i]!]);
       });
     }
     const out: RawSeries[] = [];
@@ -327,8 +331,7 @@ export class VictoriaStore implements HistoryStore {
    * The points a window of time at a time (VICTORIA_FIRST_WINDOW_MS, VICTORIA_SLICE_BYTES), each
    * window an export of its own with its own time limit: an export of months holds a slice in
    * memory, not every point, and parses it without holding up the control loop's ticks. Windows
-   * are whole milliseconds (VictoriaMetrics' times), both ends included, named by ISO-8601 text
-   * (a fraction of seconds as a number may be rounded to the millisecond beside it).
+   * are whole milliseconds (VictoriaMetrics' times), both ends included (see export).
    */
   async *rawSlices(fields: string[], start: number, end: number, client?: AbortSignal): AsyncIterable<RawSeries[]> {
     if (!fields.length) return;
@@ -338,9 +341,8 @@ export class VictoriaStore implements HistoryStore {
     let window = VICTORIA_FIRST_WINDOW_MS;
     while (from <= last) {
       const to = Math.min(last, from + window - 1);
-      const span = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}`;
       // A window of one millisecond is read whole, whatever its size: the export goes on.
-      const slice = await this.export(fields, span, [from, to], window > 1 ? VICTORIA_SLICE_BYTES : Infinity, client);
+      const slice = await this.export(fields, from, to, window > 1 ? VICTORIA_SLICE_BYTES : Infinity, client);
       if (slice === null) {
         window = Math.max(1, Math.floor(window / 16));
         continue;
