@@ -87,6 +87,8 @@ export class W1Tree {
   private readonly listed = new Map<string, Listed>();
   private readonly rendered = new Map<string, Buffer>();
   private readonly everListed = new Set<string>();
+  /** Attributes a driver has opened (truncated) but not yet written: left alone this refresh. */
+  private readonly writing = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: W1TreeOptions) {
@@ -137,24 +139,34 @@ export class W1Tree {
     const buf = typeof content === 'string' ? Buffer.from(content) : content;
     const prev = this.rendered.get(path);
     if (prev && prev.equals(buf) && existsSync(path)) return;
+    if (this.writing.has(path)) return;
     const tmp = `${path}.tmp-render`;
     writeFileSync(tmp, buf, { mode });
     renameSync(tmp, path);
     this.rendered.set(path, buf);
   }
 
-  /** Content changed since we rendered it = a write from the driver. */
+  /**
+   * Content changed since we rendered it = a write from the driver. A real sysfs store takes the
+   * write whole, but here the driver's open truncates the file before its write lands: an empty
+   * file where we rendered bytes is a write under way, taken at a later refresh.
+   */
   private takeWrite(path: string): Buffer | null {
     const prev = this.rendered.get(path);
     if (!prev || !existsSync(path)) return null;
     const now = readFileSync(path);
     if (now.equals(prev)) return null;
+    if (now.length === 0) {
+      this.writing.add(path);
+      return null;
+    }
     this.rendered.delete(path); // render it again below
     return now;
   }
 
   refresh(): void {
     this.stats.refreshes++;
+    this.writing.clear();
     this.segments.forEach((segment, index) => this.refreshMaster(segment, index));
   }
 

@@ -1,7 +1,7 @@
 // The kernel w1 sysfs bus's DS2408 and DS2413 switches on an emulated tree (w1-sysfs-rig.ts): state
 // and output, a DS2408 that stops answering, and the failsafe that cannot reach one.
 import t from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { romToKernelName } from '../../drivers/onewire/address.js';
 import { BusPoller } from '../../drivers/onewire/poller.js';
@@ -34,6 +34,29 @@ t.test('DS2408 and DS2413 via state/output', async (t) => {
   tree.refresh();
   t.equal(code(await rejects(bus2.readDs2413(ab.address))), 'NO_PRESENCE');
 });
+
+t.test(
+  'a refresh between the driver opening `output` (truncated) and writing it does not lose the write',
+  async (t) => {
+    // A write to a sysfs attribute reaches the kernel as one store: opening with O_TRUNC does
+    // nothing there. In the emulated tree the file is empty for a moment; a refresh that looks
+    // then must wait for the byte, not take "nothing" as the write and render the old latches over it.
+    const { tree, sw, ab } = rig();
+    t.teardown(() => tree.close());
+    for (const [device, dir, byte, want] of [
+      [sw, join(tree.root, romToKernelName(sw.address)), 0x7e, 0x81],
+      [ab, join(tree.root, 'w1_bus_master2', romToKernelName(ab.address)), 0xfd, 0b10],
+    ] as const) {
+      const fd = openSync(join(dir, 'output'), constants.O_WRONLY | constants.O_TRUNC);
+      tree.refresh();
+      writeSync(fd, Buffer.from([byte]));
+      closeSync(fd);
+      tree.refresh();
+      t.equal(device.activeOutputs(), want, `${device.address}: the write reached the device`);
+      t.equal(readFileSync(join(dir, 'output'))[0], byte, 'and output reads it back');
+    }
+  },
+);
 
 t.test(
   'a DS2408 that stops answering while the other devices on its master answer is no answer, not "every output off"',
