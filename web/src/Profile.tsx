@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { controller, serviceId, type Answer, type Block } from './api';
 import { unitLabel } from './blocks';
-import { useLive } from './live';
+import { controllerNow, useLive } from './live';
 import {
   inUnit,
   parseSteps,
@@ -51,7 +51,7 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
     void run(
       patch(
         block,
-        { points: stepsToPoints(parsed.steps), start: new Date().toISOString(), enabled: true },
+        { points: stepsToPoints(parsed.steps), start: new Date(controllerNow()).toISOString(), enabled: true },
         { pausedAt: null, template: name },
       ),
       `${name} profile started`,
@@ -140,7 +140,7 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
           type="button"
           onClick={() =>
             void run(
-              patch(block, { enabled: true, start: new Date().toISOString() }, { pausedAt: null }),
+              patch(block, { enabled: true, start: new Date(controllerNow()).toISOString() }, { pausedAt: null }),
               'profile started',
             )
           }
@@ -154,7 +154,8 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
       </div>
     );
   }
-  const now = Date.now() / 1000;
+  // The controller's clock, which `start` is on (the browser's may be hours off).
+  const now = controllerNow() / 1000;
   const elapsed = pausedAt ?? (start === null ? 0 : now - start);
   const where = whereIsIt(segments, elapsed);
   const skip = () => {

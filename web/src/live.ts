@@ -41,6 +41,17 @@ const state: LiveState = {
 const listeners = new Set<() => void>();
 let source: EventSource | null = null;
 let lastMessage = 0;
+/** The controller's wall clock minus this browser's, from the last state's `clock.now`. */
+let controllerClockOffsetMs = 0;
+
+/**
+ * The controller's wall clock now, epoch ms. Times the controller keeps (a profile's `start`) are
+ * on its clock, which may differ from this browser's by hours (a Pi without a real-time clock
+ * before network time): they are written and read against this, never against Date.now().
+ */
+export function controllerNow(): number {
+  return Date.now() + controllerClockOffsetMs;
+}
 
 function notify(): void {
   state.version++;
@@ -133,6 +144,8 @@ function applyState(msg: StateMessage): void {
   lastMessage = Date.now();
   replaceBlocks(msg.blocks);
   state.status = msg.status;
+  const clockNow = Date.parse(String((msg.status.clock as { now?: unknown } | undefined)?.now));
+  if (Number.isFinite(clockNow)) controllerClockOffsetMs = clockNow - lastMessage;
   state.loaded = true;
   // Logged out stays so until the page starts over (the login form): a stream the service keeps
   // open after the session ended must not make the page look logged in.

@@ -1,0 +1,102 @@
+// A profile started from the dashboard starts at the controller's time, not the browser's. A Pi
+// without a real-time clock boots at the time it last saved (10 hours behind after a night's
+// power cut) and runs so until network time comes: a start stamped with the browser's clock lay
+// 10 hours in the controller's future, so the profile did not drive the setpoint, and when NTP
+// put the clock right the jump moved that start 10 hours later again (docs/blocks.md, "Profiles
+// and the clock"). The built CLI under a moved clock (libfaketime), a real Chromium.
+// Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium, the built CLI under a moved clock)
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import t from 'tap';
+import { killAndWait } from '../helpers/children.js';
+import { postJson, startCli } from '../helpers/cli.js';
+import { movedClock } from '../helpers/faketime.js';
+import { limit } from '../helpers/limits.js';
+import { launchBrowser, removeDir, requireWebBuild } from './browser.js';
+
+requireWebBuild();
+t.setTimeout(limit(120_000));
+
+const HOUR = 3_600_000;
+
+let browser: Browser | undefined;
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+});
+
+t.test('started on a controller 10 hours behind the browser, the profile runs now and keeps its place', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'eb-profile-clock-'));
+  t.teardown(() => removeDir(dir));
+  const clock = movedClock(dir);
+  clock.move('-10h');
+  const cli = await startCli(
+    ['--hardware', 'sim', '--data-dir', path.join(dir, 'data'), '--mqtt-port', '0', '--emit-interval', '500'],
+    clock.env,
+    t,
+  );
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  const api = async (route: string, body: unknown) => {
+    const res = await postJson(`${cli.base}/edge-one/${route}`, body);
+    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const controllerNow = async () =>
+    Date.parse(((await (await fetch(`${cli.base}/edge-one/system/status`)).json()) as any).clock.now);
+  await api('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { 'setting[degC]': 20 } });
+  await api('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, 'sensorId<>': 'Beer', 'storedSetting[degC]': 20 },
+  });
+  await api('blocks/create', {
+    id: 'Beer Profile',
+    type: 'SetpointProfile',
+    data: { enabled: false, 'targetId<>': 'Beer Setpoint', points: [] },
+  });
+  t.ok(Date.now() - (await controllerNow()) > 9 * HOUR, "the controller's clock is 10 hours behind the browser's");
+
+  browser = await launchBrowser();
+  const page = await browser.newPage();
+  page.setDefaultTimeout(limit(15_000));
+  await page.goto(`${cli.base}/#/overview`);
+  const card = page.locator('section.card[data-block="Beer Profile"]');
+  const form = card.getByTestId('profile-form');
+  await form.getByLabel('Template').selectOption('Lager');
+  await form.getByLabel('step 1 temperature').fill('11');
+  await form.getByRole('button', { name: 'Start Lager profile' }).click();
+  const now = card.getByTestId('profile-now');
+  await now.filter({ hasText: 'step 1 of 5: hold 11 °C for 10.0 d' }).waitFor();
+
+  const profile = async () => (await api('blocks/read', { id: 'Beer Profile' })).data;
+  const started = await profile();
+  const offset = Date.parse(started.start) - (await controllerNow());
+  t.ok(Math.abs(offset) < 60_000, `start is the controller's now (${Math.round(offset / 1000)} s from it)`);
+  const deadline = Date.now() + limit(10_000);
+  let setting = started.setting.value;
+  while (setting === null && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    setting = (await profile()).setting.value;
+  }
+  t.equal(setting, 11, 'the profile drives the setpoint at its first step');
+
+  // Network time comes: the clock jumps 10 hours forward; the profile keeps its place.
+  clock.move('+0');
+  await (async () => {
+    const end = Date.now() + limit(15_000);
+    while (Math.abs(Date.now() - (await controllerNow())) > 60_000 && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 200));
+  })();
+  const jumped = Date.now() + limit(10_000);
+  let after = await profile();
+  while (Math.abs(Date.now() - Date.parse(after.start)) > 60_000 && Date.now() < jumped) {
+    await new Promise((r) => setTimeout(r, 200));
+    after = await profile();
+  }
+  const behind = (Date.now() - Date.parse(after.start)) / 1000;
+  t.ok(Math.abs(behind) < 60, `after the jump the profile is ${Math.round(behind)} s in, as before it`);
+  t.equal(after.setting.value, 11, 'still at its first step');
+  await now.filter({ hasText: 'Now: step 1 of 5' }).waitFor();
+});
