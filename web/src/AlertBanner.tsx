@@ -1,7 +1,7 @@
 // The banner on every page while an alert is active, from the status in the event stream (no
 // extra request): what, which block, for how long, in words.
 import { fmtDuration } from './blocks';
-import { useLive } from './live';
+import { controllerNow, useLive } from './live';
 
 export interface ActiveSummary {
   key: string;
@@ -20,7 +20,7 @@ export function activeAlerts(status: Record<string, unknown>): ActiveSummary[] {
 }
 
 export const activeFor = (a: ActiveSummary): string =>
-  fmtDuration(Math.max(0, (Date.now() - Date.parse(a.since)) / 1000));
+  fmtDuration(Math.max(0, (controllerNow() - Date.parse(a.since)) / 1000));
 
 export function AlertBanner() {
   const live = useLive();

@@ -5,6 +5,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Columns } from './graph-data';
+import { controllerNow } from './live';
 
 const COLORS = ['#d94c2b', '#2b7bd9', '#e0a000', '#3aa655', '#8e44ad', '#16a3a3', '#777', '#c2185b'];
 const HEIGHT = 360;
@@ -18,6 +19,8 @@ declare global {
     __graphRows?: number;
     /** Fields the drawn graph has (set once it drew them). */
     __graphSeries?: number;
+    /** The time window (epoch seconds) the graph drew last. */
+    __graphSpan?: [number, number];
   }
 }
 
@@ -77,11 +80,12 @@ export function Chart({
       series,
       scales: {
         // The whole chosen window; while the range was chosen for the user, no wider than the data.
+        // It ends at the controller's now: history is stamped on its clock, not the browser's.
         x: {
           time: true,
           range: (u) => [
-            Math.max(Date.now() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0),
-            Date.now() / 1000,
+            Math.max(controllerNow() / 1000 - seconds, fitData && u.data[0].length ? u.data[0][0]! - 5 : 0),
+            controllerNow() / 1000,
           ],
         },
       },
@@ -98,7 +102,8 @@ export function Chart({
       legend: { live: true },
       hooks: {
         draw: [
-          () => {
+          (u) => {
+            window.__graphSpan = [u.scales.x!.min!, u.scales.x!.max!];
             if (drawn) return;
             drawn = true;
             window.__graphRenderMs = performance.now() - t0;

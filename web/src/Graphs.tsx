@@ -10,7 +10,7 @@ import { Chart, type ChartLook, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
 import { align, dropBefore, type Columns, type Range } from './graph-data';
 import { defaultFields, fieldParts, legendLabel, scaleOf, type FieldParts } from './graph-fields';
-import { live, statusUnit } from './live';
+import { controllerNow, live, statusUnit } from './live';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
 type RangeKey = keyof typeof RANGES;
@@ -48,7 +48,7 @@ function savedFields(): string[] {
 function fittingRange(cols: Columns): RangeKey {
   const first = cols[0][0];
   if (first === undefined) return '10m';
-  const age = Date.now() / 1000 - first;
+  const age = controllerNow() / 1000 - first;
   return (Object.keys(RANGES) as RangeKey[]).find((r) => RANGES[r] >= age) ?? '30d';
 }
 
@@ -96,12 +96,12 @@ export function Graphs() {
       if (stopped) return;
       if (!a.ok) return setError(a.error);
       setError('');
-      cols = dropBefore(align(fields, a.body, cols ?? undefined), Date.now() / 1000 - RANGES[range]);
+      cols = dropBefore(align(fields, a.body, cols ?? undefined), controllerNow() / 1000 - RANGES[range]);
       if (!fitted) {
         setFitted(true);
         const fit = fittingRange(cols);
         if (fit !== range) {
-          cols = dropBefore(cols, Date.now() / 1000 - RANGES[fit]);
+          cols = dropBefore(cols, controllerNow() / 1000 - RANGES[fit]);
           setRangeState(fit);
         }
       }

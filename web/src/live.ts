@@ -45,9 +45,10 @@ let lastMessage = 0;
 let controllerClockOffsetMs = 0;
 
 /**
- * The controller's wall clock now, epoch ms. Times the controller keeps (a profile's `start`) are
- * on its clock, which may differ from this browser's by hours (a Pi without a real-time clock
- * before network time): they are written and read against this, never against Date.now().
+ * The controller's wall clock now, epoch ms. Times the controller keeps (a profile's `start`,
+ * history points, alert times) are on its clock, which may differ from this browser's by hours
+ * (a Pi without a real-time clock, before network time or with none): they are written and read
+ * against this, never against Date.now().
  */
 export function controllerNow(): number {
   return Date.now() + controllerClockOffsetMs;
