@@ -92,6 +92,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   private readonly reads: Reads;
   /** Wall-clock jumps, looked for before every tick and write (checkClock). */
   readonly wallWatch: WallClockWatch;
+  /** True while a jump forward is time the service was stopped, moved as a restart (src/service/wall-clock.ts). */
+  jumpIsTimeStopped: () => boolean = () => false;
 
   constructor(opts: RuntimeOptions) {
     super();
@@ -247,7 +249,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       this.emit('clockSet', wall);
     }
     if (!jump) return null;
-    this.moveWall({ byMs: jump.byMs, reason: 'jump', wall: jump.at });
+    const reason = jump.byMs > 0 && this.jumpIsTimeStopped() ? 'restart' : 'jump';
+    this.moveWall({ byMs: jump.byMs, reason, wall: jump.at });
     this.emit('clockJump', jump);
     return jump;
   }

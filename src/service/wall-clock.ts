@@ -7,6 +7,9 @@
 //   - a clock behind the high-water mark (a Pi without a real-time clock that booted at an old
 //     saved time, or never saved one) is "behind": said in the log and in system/status until
 //     it has caught up or jumped forward; history holds its points meanwhile (clock-gate.ts).
+//     A jump forward meanwhile is the rest of the time the service was stopped (the clock did
+//     not show it at the start): the blocks take it as a restart's move, not a jump's, so a
+//     profile set to start later keeps its date.
 // While running, every jump the runtime sees (WallClockWatch) is logged and shown in status.
 import type { Db } from '../store/db.js';
 import type { Logger } from '../log.js';
@@ -82,6 +85,7 @@ export class WallClockService {
         );
       }
     }
+    this.runtime.jumpIsTimeStopped = () => this.behindSince !== null;
     this.runtime.on('clockJump', this.onJump);
     this.runtime.on('clockSet', this.onSet);
     this.save();
@@ -94,6 +98,7 @@ export class WallClockService {
     this.timer = null;
     this.runtime.off('clockJump', this.onJump);
     this.runtime.off('clockSet', this.onSet);
+    this.runtime.jumpIsTimeStopped = () => false;
     this.runtime.checkClock();
     this.save();
   }
