@@ -51,7 +51,7 @@ export const LAYERS = [
     name: 'shared',
     paths: ['src/shared/'],
     imports: [],
-    portable: ['src/shared/duration.ts'],
+    portable: ['src/shared/duration.ts', 'src/shared/wall-set.ts'],
     rule: 'The bottom of src/: limits, JSON with size checks, durations, errors a user fixes.',
   },
   {
@@ -195,7 +195,7 @@ export const LAYERS = [
     name: 'web',
     paths: ['web/src/'],
     imports: [],
-    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules (only the portable ones: the unit table and the duration parser).",
+    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules (only the portable ones: the unit table, the duration parser and the rule of a wall clock never set).",
   },
 ];
 

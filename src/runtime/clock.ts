@@ -5,6 +5,7 @@
 // later, by hours or days, sometimes backward. WallClockWatch tells such a jump from the
 // monotonic clock's steady count; it is an event (logged, in status), never a reason to act.
 import { formatDuration } from '../shared/duration.js';
+import { isWallSet } from '../shared/wall-set.js';
 export interface Clock {
   /** Monotonic milliseconds. */
   now(): number;
@@ -12,14 +13,11 @@ export interface Clock {
   wall(): number | null;
 }
 
-/** Wall-clock time before this (2001-09-09) is a clock that was never set. */
-const EARLIEST_WALL_MS = 1_000_000_000_000;
-
 export const systemClock: Clock = {
   now: () => performance.now(),
   wall: () => {
     const t = Date.now();
-    return t > EARLIEST_WALL_MS ? t : null;
+    return isWallSet(t) ? t : null;
   },
 };
 

@@ -100,3 +100,37 @@ t.test('started on a controller 10 hours behind the browser, the profile runs no
   t.equal(after.setting.value, 11, 'still at its first step');
   await now.filter({ hasText: 'Now: step 1 of 5' }).waitFor();
 });
+
+t.test("on a controller whose clock was never set (1970), the browser's time is the better guess", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'eb-profile-clock-unset-'));
+  t.teardown(() => removeDir(dir));
+  const clock = movedClock(dir);
+  clock.move('@1970-01-02 00:00:00');
+  const cli = await startCli(
+    ['--hardware', 'sim', '--data-dir', path.join(dir, 'data'), '--mqtt-port', '0', '--emit-interval', '500'],
+    clock.env,
+    t,
+  );
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  const made = await postJson(`${cli.base}/edge-one/blocks/create`, {
+    id: 'Beer Profile',
+    type: 'SetpointProfile',
+    data: { enabled: false, points: [] },
+  });
+  t.equal(made.status, 201);
+  browser ??= await launchBrowser();
+  const page = await browser.newPage();
+  page.setDefaultTimeout(limit(15_000));
+  await page.goto(`${cli.base}/#/overview`);
+  const card = page.locator('section.card[data-block="Beer Profile"]');
+  await card.getByTestId('profile-form').getByRole('button', { name: 'Start Ale profile' }).click();
+  await card.getByTestId('profile-now').waitFor();
+  const start = Date.parse(
+    (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Profile' })).body.data.start,
+  );
+  t.ok(
+    Math.abs(start - Date.now()) < 60_000,
+    `start is the browser's now, not 1970 (${new Date(start).toISOString()}): the profile waits for the clock, then runs from it`,
+  );
+  await page.close();
+});

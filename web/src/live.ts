@@ -9,6 +9,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, emitIntervalMs, LOGGED_OUT_EVENT, type Block } from './api';
 import type { EarlyStream } from './early';
+import { isWallSet } from '../../src/shared/wall-set.js';
 
 export type Connection = 'online' | 'reconnecting' | 'offline' | 'logged-out';
 
@@ -146,7 +147,9 @@ function applyState(msg: StateMessage): void {
   replaceBlocks(msg.blocks);
   state.status = msg.status;
   const clockNow = Date.parse(String((msg.status.clock as { now?: unknown } | undefined)?.now));
-  if (Number.isFinite(clockNow)) controllerClockOffsetMs = clockNow - lastMessage;
+  // A controller clock never set (1970) tells nothing: the browser's is the better guess then (a
+  // profile waits for the clock, and a date written now keeps it once the clock is set).
+  if (Number.isFinite(clockNow)) controllerClockOffsetMs = isWallSet(clockNow) ? clockNow - lastMessage : 0;
   state.loaded = true;
   // Logged out stays so until the page starts over (the login form): a stream the service keeps
   // open after the session ended must not make the page look logged in.
