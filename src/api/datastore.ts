@@ -3,8 +3,9 @@
 //   mget {namespace, ids?, filter?} -> {values}     mset {values: [doc]} -> {values}
 //   delete {namespace, id} -> {count}               mdelete {namespace, ids?, filter?} -> {count}
 // Bodies are checked by fastify against the route schemas (route-validation.ts), which are the
-// rulebook of src/store/datastore-validate.ts; a document the service reads itself (the units)
-// is checked against the schema of its key here. Change events come from the DocumentStore's
+// rulebook of src/store/datastore-validate.ts; what a schema cannot say (a document's size as
+// stored, and the schema of the key of a document the service reads itself: the units) is
+// checked here, by the same rulebook. Change events come from the DocumentStore's
 // own events, so every writer (this API, backup load) publishes alike.
 import type { Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
@@ -14,7 +15,7 @@ import {
   KeyQuerySchema,
   SetQuerySchema,
   setQueryOf,
-  shapeIssues,
+  storedIssues,
   ValueBodySchema,
   ValuesBodySchema,
 } from '../store/datastore-validate.js';
@@ -86,7 +87,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
       ),
       async (req) => {
         const { value } = req.body;
-        const issues = shapeIssues(value, 'value', documents.shapes);
+        const issues = storedIssues(value, 'value', documents.shapes);
         if (issues.length) throw invalidInput('body', issues);
         documents.setMany([value]);
         return { value };
@@ -103,7 +104,7 @@ export function datastoreRoutes(documents: DocumentStore): FastifyPluginAsync {
       ),
       async (req) => {
         const { values } = req.body;
-        const issues = values.flatMap((v, i) => shapeIssues(v, `values.${i}`, documents.shapes));
+        const issues = values.flatMap((v, i) => storedIssues(v, `values.${i}`, documents.shapes));
         if (issues.length) throw invalidInput('body', issues);
         documents.setMany(values);
         return { values };

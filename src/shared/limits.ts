@@ -22,6 +22,18 @@ export const MAX_META_BYTES = 16 * 1024;
 export const MAX_META_DEPTH = 32;
 /** A block's whole stored record, so no state message, backup or MQTT payload built from blocks outgrows BODY_LIMIT. */
 export const MAX_RECORD_BYTES = 64 * 1024;
+/**
+ * A datastore change event (one MQTT message): what every edgeblocks reader of the bus takes (the
+ * default of mqtt.subscribe). The documents of one call that add up to more go out as several
+ * events on the same topic, each within this.
+ */
+export const DATASTORE_EVENT_BYTES = BODY_LIMIT;
+/**
+ * A datastore document as stored (JSON), so that it fits in a change event by itself. A request
+ * body is within BODY_LIMIT, but its numbers may be stored longer than they were sent (`1e20` is
+ * stored as `100000000000000000000`).
+ */
+export const MAX_DOCUMENT_BYTES = DATASTORE_EVENT_BYTES - 64;
 
 /** An MQTT packet on the embedded broker: larger than any state message edgeblocks sends (blocks are capped at 64 KiB each), and 4x the REST body limit. */
 export const MAX_PACKET_BYTES = 4 * BODY_LIMIT;

@@ -1,7 +1,11 @@
 // Datastore change events (spec §2.5, §6): pure translation of one committed call into the
-// messages to publish, and parsing of events that arrive from the bus.
+// messages to publish, and parsing of events that arrive from the bus. An event stays within
+// DATASTORE_EVENT_BYTES, what every reader takes: a call whose documents add up to more (a backup
+// load of a large namespace, an mset of numbers stored longer than sent) makes several events
+// per top-level namespace rather than one that the broker or the readers refuse.
 import { byKey, keyOf, topLevelOf, type Doc } from './documents.js';
 import { isDoc, isPlainObject } from './datastore-validate.js';
+import { DATASTORE_EVENT_BYTES } from '../shared/limits.js';
 
 /** What one committed call did: documents written, or keys deleted. */
 export type DocChange = { changed: Doc[] } | { deleted: string[] };
@@ -27,17 +31,47 @@ function groupByTopLevel<T>(items: T[], keyFn: (item: T) => string): Map<string,
   return groups;
 }
 
+/** `{"changed":[]}` and `{"deleted":[]}`: the bytes of an event besides its items. */
+const EVENT_FRAME_BYTES = 14;
+
+/**
+ * `items` in runs (in order) whose event stays within `maxBytes`. An item that is larger by itself
+ * goes alone (a document is bounded by MAX_DOCUMENT_BYTES when written, so only one from before that rule).
+ */
+function withinBytes<T>(items: T[], maxBytes: number): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let bytes = EVENT_FRAME_BYTES;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item));
+    // An item after the first adds its comma.
+    if (run.length && bytes + 1 + size > maxBytes) {
+      runs.push(run);
+      [run, bytes] = [[], EVENT_FRAME_BYTES];
+    }
+    bytes += (run.length ? 1 : 0) + size;
+    run.push(item);
+  }
+  if (run.length) runs.push(run);
+  return runs;
+}
+
 /**
  * The events of one call: one per top-level namespace, items sorted by full key, one shape
- * only, and none at all when the call changed nothing.
+ * only, and none at all when the call changed nothing. A namespace's items that would make an
+ * event over `maxBytes` (what the readers of the bus take) go out as several events.
  */
-export function changeEvents(topicRoot: string, change: DocChange): BusMessage[] {
+export function changeEvents(topicRoot: string, change: DocChange, maxBytes = DATASTORE_EVENT_BYTES): BusMessage[] {
   if ('changed' in change) {
     const groups = groupByTopLevel(change.changed, (d) => keyOf(d.namespace, d.id));
-    return [...groups].map(([top, changed]) => ({ topic: datastoreTopic(topicRoot, top), payload: { changed } }));
+    return [...groups].flatMap(([top, docs]) =>
+      withinBytes(docs, maxBytes).map((changed) => ({ topic: datastoreTopic(topicRoot, top), payload: { changed } })),
+    );
   }
   const groups = groupByTopLevel(change.deleted, (k) => k);
-  return [...groups].map(([top, deleted]) => ({ topic: datastoreTopic(topicRoot, top), payload: { deleted } }));
+  return [...groups].flatMap(([top, keys]) =>
+    withinBytes(keys, maxBytes).map((deleted) => ({ topic: datastoreTopic(topicRoot, top), payload: { deleted } })),
+  );
 }
 
 /**

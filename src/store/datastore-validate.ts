@@ -4,6 +4,7 @@
 // backup load share this one rulebook.
 import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { checkAgainst, issuesAgainst } from '../../drivers/schema-check.js';
+import { MAX_DOCUMENT_BYTES } from '../shared/limits.js';
 
 /** A datastore document: {namespace, id, ...fields}. */
 export type Doc = { namespace: string; id: string } & Record<string, unknown>;
@@ -106,8 +107,17 @@ function bodyIssues(schema: TSchema, value: unknown, base = ''): Issue[] {
   return issuesAgainst(schema, value, base, 'dotted').map((i) => ({ path: i.path, message: i.message }));
 }
 
-/** Issues of a document against the schema of its key, when the service reads that document itself (the units). */
-export function shapeIssues(doc: Doc, path: string, shapes?: DocumentShapes): Issue[] {
+/**
+ * Issues of a document that its route schema cannot say: its size as stored (MAX_DOCUMENT_BYTES,
+ * so its change event can be published), and the schema of its key when the service reads that
+ * document itself (the units).
+ */
+export function storedIssues(doc: Doc, path: string, shapes?: DocumentShapes): Issue[] {
+  const bytes = Buffer.byteLength(JSON.stringify(doc));
+  if (bytes > MAX_DOCUMENT_BYTES)
+    return [
+      { path, message: `takes ${bytes} bytes as stored (JSON); a document may take at most ${MAX_DOCUMENT_BYTES}` },
+    ];
   const shape = shapes?.(doc.namespace, doc.id);
   const checked = shape ? checkAgainst(shape, doc, path) : undefined;
   return checked?.issue ? [{ path: checked.issue.path, message: checked.issue.message }] : [];
@@ -116,7 +126,7 @@ export function shapeIssues(doc: Doc, path: string, shapes?: DocumentShapes): Is
 /** Issues of one document to be stored; none means it is a valid Doc. */
 export function documentIssues(value: unknown, path: string, shapes?: DocumentShapes): Issue[] {
   const issues = bodyIssues(DocumentSchema, value, path);
-  return issues.length ? issues : shapeIssues(value as Doc, path, shapes);
+  return issues.length ? issues : storedIssues(value as Doc, path, shapes);
 }
 
 export function isDoc(value: unknown): value is Doc {
