@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ALL, type BlockRuntime } from '../runtime/runtime.js';
 import { READS } from './access.js';
+import { BACKUP_BODY } from './body-limits.js';
 import { blockSchemas } from './block-schemas.js';
 import { NoBody } from './route-validation.js';
 
@@ -96,8 +97,10 @@ export function blockRoutes(runtime: BlockRuntime): FastifyPluginAsync {
       reads('Stored data of every block and the controller documents', NoBody, s.backup),
       async () => runtime.backupSave(),
     );
-    app.post('/blocks/backup/load', doc('Replace every block with a backup', s.backupIn, s.messages), async (req) =>
-      runtime.backupLoad(req.body, 'rest'),
+    app.post(
+      '/blocks/backup/load',
+      { ...doc('Replace every block with a backup', s.backupIn, s.messages), ...BACKUP_BODY },
+      async (req) => runtime.backupLoad(req.body, 'rest'),
     );
   };
 }

@@ -89,12 +89,18 @@ export async function buildServer(
   refusePlainRouteUpgrades(app);
   installHttpHints(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+  // The route's own limits (body-limits.ts): a backup body may be larger and deeper than others.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const notUtf8 = utf8Problem('the body', body as Buffer);
     if (notUtf8) return done(new HttpError(400, notUtf8), undefined);
     const text = (body as Buffer).toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    const parsed = parseJson(text, { maxBytes: BODY_LIMIT, what: 'the body' });
+    const { bodyLimit, config } = req.routeOptions;
+    const parsed = parseJson(text, {
+      maxBytes: bodyLimit ?? BODY_LIMIT,
+      what: 'the body',
+      maxDepth: config?.jsonDepth,
+    });
     if (!parsed.ok) return done(new HttpError(parsed.problem === 'too large' ? 413 : 400, parsed.reason), undefined);
     done(null, parsed.value);
   });

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { BackupNameSchema, DamagedBackupError, type BackupFiles } from '../store/backup-files.js';
+import { BACKUP_BODY } from './body-limits.js';
 import { HttpError } from './errors.js';
 import { NoBody } from './route-validation.js';
 
@@ -44,7 +45,10 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
     );
     app.post<{ Body: Static<typeof upload> }>(
       '/blocks/backup/stored/upload',
-      { schema: { tags, summary: 'Store a backup given in the body (it must carry a name)', body: upload } },
+      {
+        schema: { tags, summary: 'Store a backup given in the body (it must carry a name)', body: upload },
+        ...BACKUP_BODY,
+      },
       async (req) => {
         files.write(req.body.name, req.body);
         return req.body;

@@ -12,8 +12,17 @@ export const BODY_LIMIT = 1024 * 1024;
  * inside a batch of blocks fits.
  */
 export const MAX_JSON_DEPTH = 64;
-/** A backup file in the data dir's backups/ (saved there by the service, or uploaded): read whole to load it. */
+/**
+ * A backup: a file in the data dir's backups/ (saved there by the service, or uploaded), read whole
+ * to load it, and the body of blocks/backup/load and stored/upload. A backup holds every block and
+ * datastore document of the controller, each set by a request of up to BODY_LIMIT, so it outgrows one.
+ */
 export const STORED_BACKUP_BYTES = 64 * BODY_LIMIT;
+/**
+ * How deep a backup (file or body) may nest: a body's limit and the backup's own levels around its
+ * documents (a document the datastore took as `{value: doc}` sits at `{store: [doc]}` in a backup).
+ */
+export const BACKUP_JSON_DEPTH = MAX_JSON_DEPTH + 2;
 /** A config file or sim config file: far more than any holds. */
 export const CONFIG_FILE_BYTES = 4 * BODY_LIMIT;
 /** A block's free-form `meta`, as JSON. */

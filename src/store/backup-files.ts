@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { parseJson } from '../shared/json.js';
-import { MAX_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
+import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
 import { privateDir, writePrivateFile } from './file-modes.js';
 
 export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
@@ -22,9 +22,6 @@ export class BackupNameError extends Error {}
 
 /** A stored backup file that holds no backup: not JSON, or JSON that is not an object. */
 export class DamagedBackupError extends Error {}
-
-/** How deep a stored backup file may nest: a body's limit and the backup's own levels around its documents. */
-const BACKUP_DEPTH = MAX_JSON_DEPTH + 2;
 
 export class BackupFiles {
   readonly dir: string;
@@ -59,7 +56,7 @@ export class BackupFiles {
     }
     // A document sits a level deeper in a backup ({store: [doc]}) than in the body that set it
     // ({value: doc}), so one the datastore took as deep as a body may nest is not damage.
-    const parsed = parseJson(bytes, { maxBytes: STORED_BACKUP_BYTES, what: 'the file', maxDepth: BACKUP_DEPTH });
+    const parsed = parseJson(bytes, { maxBytes: STORED_BACKUP_BYTES, what: 'the file', maxDepth: BACKUP_JSON_DEPTH });
     const value = parsed.ok ? parsed.value : undefined;
     const problem = !parsed.ok
       ? parsed.reason

@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { parseHistoryMessage } from '../../src/history/flatten.js';
 import { nestsDeeper, parseJson } from '../../src/shared/json.js';
-import { MAX_JSON_DEPTH, MAX_META_DEPTH } from '../../src/shared/limits.js';
+import { BACKUP_JSON_DEPTH, MAX_JSON_DEPTH, MAX_META_DEPTH } from '../../src/shared/limits.js';
 import { startApp } from '../helpers/app.js';
 import { Recorder, SERVICE_ID, sleep, until, untilSubscribed } from '../mqtt/fixtures.js';
 
@@ -53,7 +53,9 @@ t.test('REST: deep bodies are 400 on every route that takes JSON, and change not
         payload: body,
       });
       t.equal(res.statusCode, 400, `${method} ${url}: 400`);
-      t.match(JSON.parse(res.body).message, /the body nests objects and arrays more than 64 levels deep/);
+      // A backup may nest a little deeper (BACKUP_JSON_DEPTH): it holds documents set by bodies of their own.
+      const depth = url.includes('backup') ? BACKUP_JSON_DEPTH : MAX_JSON_DEPTH;
+      t.equal(JSON.parse(res.body).message, `the body nests objects and arrays more than ${depth} levels deep`);
     }
   }
   t.equal((await app.http.inject({ method: 'GET', url: '/edge-one/system/ping' })).statusCode, 200, 'still up');
