@@ -35,11 +35,11 @@ export interface AppMqtt {
   readonly connected: boolean;
   /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
-  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) is dropped unparsed, counted and logged (once a minute per topic). `commands`: see commands.ts. Returns the unsubscribe function. */
+  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) or nesting deeper than `maxDepth` (default MAX_JSON_DEPTH) is dropped unparsed, counted and logged (once a minute per topic). `commands`: see commands.ts. Returns the unsubscribe function. */
   subscribe(
     filter: string,
     handler: (topic: string, payload: unknown) => void,
-    opts?: { maxBytes?: number } & SubscribeOptions,
+    opts?: { maxBytes?: number; maxDepth?: number } & SubscribeOptions,
   ): () => void;
   /** Called on every (re)connect of the service's client, e.g. to publish retained messages again. Returns the remove function. */
   onConnect(fn: () => void): () => void;
@@ -233,10 +233,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
       return conn?.publish(topic, body, opts) ?? false;
     },
 
-    subscribe(filter, handler, { maxBytes = BODY_LIMIT, ...opts } = {}) {
+    subscribe(filter, handler, { maxBytes = BODY_LIMIT, maxDepth, ...opts } = {}) {
       const raw = (topic: string, payload: Buffer) => {
         if (payload.length === 0) return handler(topic, null);
-        const parsed = parseJson(payload, { maxBytes, what: 'the payload' });
+        const parsed = parseJson(payload, { maxBytes, what: 'the payload', maxDepth });
         if (!parsed.ok) {
           counts.otherDropped++;
           warnings.warn(

@@ -43,6 +43,11 @@ export const DATASTORE_EVENT_BYTES = BODY_LIMIT;
  * stored as `100000000000000000000`).
  */
 export const MAX_DOCUMENT_BYTES = DATASTORE_EVENT_BYTES - 64;
+/**
+ * How deep a datastore change event may nest: a document sits a level deeper in one
+ * (`{changed: [doc]}`) than in the `set` body that stored it (`{value: doc}`).
+ */
+export const DATASTORE_EVENT_DEPTH = MAX_JSON_DEPTH + 1;
 
 /** An MQTT packet on the embedded broker: larger than any state message edgeblocks sends (blocks are capped at 64 KiB each), and 4x the REST body limit. */
 export const MAX_PACKET_BYTES = 4 * BODY_LIMIT;

@@ -12,9 +12,14 @@ import { openDatabase, type Db } from '../../store/db.js';
 import { DocumentStore, type Doc } from '../../store/documents.js';
 import { forgetReport, type DamagedDatabase } from '../../store/salvage.js';
 import { StorageHealth } from '../../store/storage-health.js';
+import { DATASTORE_EVENT_DEPTH } from '../../shared/limits.js';
 import type { Subsystem } from '../lifecycle.js';
 
-export type DatastoreBus = { publish: Publish; subscribe?: Subscribe };
+/** `subscribe` reads JSON no deeper than `maxDepth`. */
+export type DatastoreBus = {
+  publish: Publish;
+  subscribe?: (...args: [...Parameters<Subscribe>, opts: { maxDepth: number }]) => unknown;
+};
 
 export class StoreSubsystem implements Subsystem {
   readonly name = 'store';
@@ -70,7 +75,9 @@ export class StoreSubsystem implements Subsystem {
       topicRoot: config.topicRoot,
       namespace: config.serviceId,
       publish: (topic, payload, flags) => bus.publish(topic, payload, flags),
-      subscribe: bus.subscribe && ((topic, handler) => bus.subscribe!(topic, handler)),
+      // An event nests its documents a level deeper than the body that stored them.
+      subscribe:
+        bus.subscribe && ((topic, handler) => bus.subscribe!(topic, handler, { maxDepth: DATASTORE_EVENT_DEPTH })),
       onRemote: ({ changed, deleted }) => {
         this.onDeletedKeys(deleted);
         this.onDocs(changed);
