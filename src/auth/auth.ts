@@ -14,7 +14,15 @@ import type { Role } from '../shared/roles.js';
 import { LoginAttempts, type AttemptResult, type Via } from './attempts.js';
 import { grantHolds, HeldConnections, type Grant } from './grants.js';
 import { sameString } from './password.js';
-import { loadSecret, processClock, readSession, SecretFileError, signSession, type SessionClock } from './session.js';
+import {
+  loadSecret,
+  processClock,
+  readSession,
+  SecretFileError,
+  sessionEnded,
+  signSession,
+  type SessionClock,
+} from './session.js';
 import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
 
 export const COOKIE_NAME = 'Authorization';
@@ -114,6 +122,10 @@ export class Auth {
   }
 
   private sweep(): void {
+    // A session that has run out ends its connections as a logout would.
+    const ran = this.held.sweep((g) => g.kind !== 'session' || !sessionEnded(g.ends, this.clock));
+    for (const [user, count] of ran)
+      this.log.info({ user, connections: count }, `auth: closed ${count} connection(s) of ${user} (session expired)`);
     if (this.users.version === this.sweptVersion) return;
     this.sweptVersion = this.users.version;
     for (const [user, count] of this.held.sweep((g) => grantHolds(this.users, g))) {
@@ -142,7 +154,8 @@ export class Auth {
     const claims = readSession(this.secret, value, this.clock);
     if (!claims) return null;
     this.refreshUsers();
-    const grant: Grant = { kind: 'session', user: claims.u, stamp: claims.s, gen: claims.g };
+    const { exp, b, m } = claims;
+    const grant: Grant = { kind: 'session', user: claims.u, stamp: claims.s, gen: claims.g, ends: { exp, b, m } };
     return grantHolds(this.users, grant) ? grant : null;
   }
 

@@ -1,12 +1,13 @@
 // What a client was let in with, kept for as long as its connection lives (an HTTP request, an
 // SSE stream, a websocket, an MQTT connection): when the users file changes (a logout, or the
 // CLI's passwd or remove in another process), every held connection whose grant no longer holds
-// is closed.
+// is closed; so is one whose session has run out (auth.ts sweeps at every users-file check).
 import { sameString } from './password.js';
+import type { SessionTiming } from './session.js';
 import type { UsersFile } from './users.js';
 
 export type Grant =
-  | { kind: 'session'; user: string; stamp: string; gen: number }
+  | { kind: 'session'; user: string; stamp: string; gen: number; ends: SessionTiming }
   | { kind: 'password'; user: string; stamp: string }
   | { kind: 'token'; user: string; digest: string };
 

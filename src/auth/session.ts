@@ -75,7 +75,18 @@ export function readSession(secret: Buffer, value: string, clock: SessionClock =
   }
   if (typeof claims.u !== 'string' || typeof claims.s !== 'string' || typeof claims.exp !== 'number') return null;
   if (claims.g !== undefined && typeof claims.g !== 'number') return null;
-  const thisRun = claims.b === clock.run && typeof claims.m === 'number';
-  if (thisRun ? claims.m! <= clock.now() : claims.exp <= clock.wall()) return null;
-  return { u: claims.u, s: claims.s, g: claims.g ?? 0, exp: claims.exp };
+  if (typeof claims.m !== 'number') delete claims.m;
+  if (typeof claims.b !== 'string') delete claims.b;
+  const timing: SessionTiming = { exp: claims.exp, b: claims.b, m: claims.m };
+  if (sessionEnded(timing, clock)) return null;
+  return { u: claims.u, s: claims.s, g: claims.g ?? 0, ...timing };
+}
+
+/** When a session ends: its claims `exp`, `b` and `m`. */
+export type SessionTiming = Pick<SessionClaims, 'exp' | 'b' | 'm'>;
+
+/** Whether a session has run out: on the monotonic clock of the run that issued it, else by `exp` on the wall clock. */
+export function sessionEnded(timing: SessionTiming, clock: SessionClock): boolean {
+  const thisRun = timing.b === clock.run && typeof timing.m === 'number';
+  return thisRun ? timing.m! <= clock.now() : timing.exp <= clock.wall();
 }
