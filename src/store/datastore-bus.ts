@@ -1,6 +1,7 @@
 // Thin adapter between the DocumentStore and a publish/subscribe facility (app.mqtt): local
 // changes go out as change events (not retained); events about the controller's own namespace
 // that arrive from another datastore are handed to `onRemote`, never re-published.
+import { createHash } from 'node:crypto';
 import type { DocumentStore, Doc } from './documents.js';
 import { changeEvents, datastoreTopic, parseDatastoreEvent, type DocChange } from './datastore-events.js';
 
@@ -35,12 +36,16 @@ export function publishDocumentChanges(
   };
 }
 
+/** A digest of a payload's JSON: what the echo filter keeps of it (an event may be 1 MiB). */
+const digestOf = (payload: unknown) => createHash('sha256').update(JSON.stringify(payload)).digest('base64');
+
 /**
  * Recognises our own events coming back from the broker (we subscribe to a topic we publish
- * on), so a stale echo cannot undo a newer local change.
+ * on), so a stale echo cannot undo a newer local change. Keeps a digest of each, so its `max`
+ * entries take a few kB however large the events were.
  */
 export class EchoFilter {
-  private readonly sent: { text: string; at: number }[] = [];
+  private readonly sent: { digest: string; at: number }[] = [];
 
   constructor(
     private readonly ttlMs = 30_000,
@@ -49,16 +54,21 @@ export class EchoFilter {
   ) {}
 
   remember(payload: unknown): void {
-    this.sent.push({ text: JSON.stringify(payload), at: this.now() });
+    this.sent.push({ digest: digestOf(payload), at: this.now() });
     if (this.sent.length > this.max) this.sent.shift();
+  }
+
+  /** What the remembered payloads take. */
+  heldBytes(): number {
+    return this.sent.reduce((n, s) => n + s.digest.length, 0);
   }
 
   /** True (once) if `payload` is one we published within the ttl. */
   take(payload: unknown): boolean {
     const cutoff = this.now() - this.ttlMs;
     while (this.sent.length && this.sent[0]!.at < cutoff) this.sent.shift();
-    const text = JSON.stringify(payload);
-    const i = this.sent.findIndex((s) => s.text === text);
+    const digest = digestOf(payload);
+    const i = this.sent.findIndex((s) => s.digest === digest);
     if (i < 0) return false;
     this.sent.splice(i, 1);
     return true;

@@ -94,3 +94,12 @@ t.test('the echo filter recognises each published payload once, within its ttl',
   t.notOk(echoes.take({ deleted: ['k1'] }), 'the oldest falls out beyond the cap');
   t.ok(echoes.take({ deleted: ['k4'] }));
 });
+
+t.test('the echo filter holds a digest of each payload, not the payload: 200 large events cost little', async (t) => {
+  const echoes = new EchoFilter();
+  const big = (i: number) => ({ changed: [{ namespace: 'edge-one', id: `layout-${i}`, s: 'x'.repeat(500_000) }] });
+  for (let i = 0; i < 200; i++) echoes.remember(big(i));
+  t.ok(echoes.heldBytes() <= 200 * 64, `${echoes.heldBytes()} bytes held for 100 MB of events`);
+  t.ok(echoes.take(big(7)), 'a large echo is still recognised');
+  t.notOk(echoes.take({ ...big(8), changed: [{ ...big(8).changed[0]!, s: 'y' }] }), 'and told from another');
+});
