@@ -3,6 +3,7 @@
 // documents make of it: the datastore takes documents up to 1 MiB each, as deep as a body may
 // nest, so the backup holding them is larger and one level deeper than any one request that set them.
 import t, { type Test } from 'tap';
+import { request } from 'node:http';
 import { MAX_JSON_DEPTH } from '../../src/shared/limits.js';
 import { startApp } from '../helpers/app.js';
 
@@ -54,3 +55,42 @@ t.test('other routes keep the request limits', async (t) => {
   t.equal(deep.status, 400);
   t.match(deep.body.message, /more than 64 levels deep/);
 });
+
+t.test(
+  'one backup body at a time: another is answered 503 before its body is read, and the slot comes back',
+  async (t) => {
+    const { base, post, close } = await startApp({});
+    t.teardown(close);
+    const { hostname, port, pathname } = new URL(base);
+    // A client that sends the head of a large backup and then stalls, as a slow phone upload does.
+    const slow = request({
+      host: hostname,
+      port,
+      method: 'POST',
+      path: `${pathname}/blocks/backup/load`,
+      headers: { 'content-type': 'application/json', 'content-length': String(4_000_000) },
+    });
+    const slowAnswer = new Promise<number>((resolve) => {
+      slow.on('response', (res) => resolve(res.statusCode ?? 0));
+      slow.on('error', () => resolve(-1));
+    });
+    slow.write('{"blocks": [');
+    // The slow body holds the slot once the server has its head: wait until a second one is refused.
+    let second = await post('blocks/backup/stored/upload', { name: 'other', blocks: [] });
+    for (let i = 0; second.status !== 503 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      second = await post('blocks/backup/stored/upload', { name: 'other', blocks: [] });
+    }
+    t.equal(second.status, 503, 'a second backup while the first is received');
+    t.match(second.body.message, /another backup is being received/);
+    t.equal((await post('blocks/backup/save', {})).status, 200, 'other routes go on');
+    slow.destroy();
+    t.equal(await slowAnswer, -1, 'the slow client went away');
+    let third = await post('blocks/backup/stored/upload', { name: 'other', blocks: [] });
+    for (let i = 0; third.status === 503 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      third = await post('blocks/backup/stored/upload', { name: 'other', blocks: [] });
+    }
+    t.equal(third.status, 200, `after it went away the next backup is taken (${third.body?.message ?? 'ok'})`);
+  },
+);
