@@ -16,7 +16,7 @@ import type { AppMqtt } from '../mqtt/index.js';
 import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
 import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
-import { nodeId } from '../shared/service-id.js';
+import { legacyNodeId, nodeId } from '../shared/service-id.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
@@ -87,6 +87,13 @@ export class HomeAssistant {
       // Only whether a config is there matters: it is never parsed.
       mqtt.subscribeRaw(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)),
     );
+    const legacy = legacyNodeId(this.o.serviceId);
+    if (legacy !== this.node)
+      this.cleanups.push(
+        mqtt.subscribeRaw(`${DISCOVERY_PREFIX}/+/${legacy}/+/config`, (topic, payload) =>
+          this.sweepLegacy(topic, payload),
+        ),
+      );
     const onChange = (ev: ChangeEvent) => this.onChange(ev);
     runtime.on('change', onChange);
     this.cleanups.push(() => runtime.off('change', onChange));
@@ -213,6 +220,21 @@ export class HomeAssistant {
       : undefined;
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
     this.notes.warn('sweep', { topic }, `home assistant: removing the entity of a block that is gone (${topic})`);
+    this.o.mqtt.publish(topic, '', { retain: true });
+  }
+
+  /**
+   * A config this controller left under the node its id had before nodeId kept ids apart: that
+   * node is shared with other ids (`ferm.1`, `ferm_1`), so only configs naming our unique ids go.
+   * Read as bytes, never parsed (our configs are written by JSON.stringify, a service id needs no escape).
+   */
+  private sweepLegacy(topic: string, payload: Buffer): void {
+    if (!payload.includes(`"unique_id":"edgeblocks_${this.o.serviceId}_`)) return;
+    this.notes.warn(
+      'legacy',
+      { topic },
+      `home assistant: removing a config from before the node id ${this.node} (${topic})`,
+    );
     this.o.mqtt.publish(topic, '', { retain: true });
   }
 

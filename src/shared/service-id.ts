@@ -15,7 +15,22 @@ export function isServiceId(id: string): boolean {
   return id.length > 0 && id.length <= SERVICE_ID_MAX_LENGTH && PATTERN.test(id);
 }
 
-/** The Home Assistant node id of a controller (its entities' `unique_id` prefix and discovery topic level). */
+/**
+ * The Home Assistant node id of a controller (its entities' discovery topic level and device
+ * identifier). Home Assistant takes only letters, digits, `_` and `-` there, so an id made of
+ * those keeps them (`edgeblocks_<id>`, what the fleet ACL's `edgeblocks_%u` names); any other id
+ * is written `edgeblocks-<id>` with `_` as `__`, `.` as `_d` and `~` as `_t`, so that two ids
+ * never share a node (`ferm.1` and `ferm_1` shared one: one device, and each controller's
+ * configs overwrote or swept the other's).
+ */
 export function nodeId(serviceId: string): string {
+  if (/^[A-Za-z0-9_-]+$/.test(serviceId)) return `edgeblocks_${serviceId}`;
+  return `edgeblocks-${serviceId.replace(/[_.~]/g, (c) => NODE_ESCAPES[c]!)}`;
+}
+
+const NODE_ESCAPES: Record<string, string> = { _: '__', '.': '_d', '~': '_t' };
+
+/** The node id an id with `.` or `~` had before nodeId kept ids apart (shared with other ids): its configs there are cleared. */
+export function legacyNodeId(serviceId: string): string {
   return `edgeblocks_${serviceId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
