@@ -17,6 +17,7 @@ import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../run
 import type { UnitsSetting } from '../runtime/units-setting.js';
 import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
 import { legacyNodeId, nodeId } from '../shared/service-id.js';
+import { defaultEntityIds, entityKey, entitySlug, haObjectId } from './entity-ids.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
@@ -32,7 +33,7 @@ export interface HomeAssistantOptions {
   log: Logger;
 }
 
-export { nodeId };
+export { entitySlug, haObjectId, nodeId };
 
 /** The retained `online`/`offline` topic every entity of this controller names as its availability. */
 export function availabilityTopic(topicRoot: string, serviceId: string): string {
@@ -45,6 +46,8 @@ export class HomeAssistant {
   private readonly published = new Map<string, { nid: number; topics: string[] }>();
   /** What each entity's config (by `<nid>_<key>`) last told Home Assistant: commands are read in it. */
   private readonly announced = new Map<string, Announcement>();
+  /** The default entity id of each entity (by `<nid>_<key>`), distinct over all blocks: entity-ids.ts. */
+  private entityIds = new Map<string, string>();
   private readonly cleanups: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
   /** Lines caused by what others publish (commands, configs under our node): one a minute per kind. */
@@ -119,7 +122,8 @@ export class HomeAssistant {
       name: spec.label ? `${block.id} ${spec.label}` : block.id,
       unique_id: `edgeblocks_${serviceId}_${block.nid}_${spec.key}`,
       // Only the first time Home Assistant sees the unique id; it keeps the entity id after renames.
-      default_entity_id: `${spec.component}.${entitySlug(serviceId, block)}`,
+      default_entity_id:
+        this.entityIds.get(entityKey(block.nid, spec)) ?? `${spec.component}.${entitySlug(serviceId, block)}`,
       state_topic: this.stateTopic(block.nid),
       value_template:
         spec.component === 'switch' ? `{{ value_json.${spec.key} | tojson }}` : `{{ value_json.${spec.key} }}`,
@@ -183,7 +187,23 @@ export class HomeAssistant {
   }
 
   private publishAll(): void {
+    this.refreshEntityIds();
     for (const block of this.o.runtime.read(ALL).json()) this.publishBlock(block);
+  }
+
+  /** Computes every block's default entity ids again; answers the nids whose ids changed. */
+  private refreshEntityIds(): Set<number> {
+    const owners = this.o.runtime.blocks().flatMap((b) => {
+      const specs = this.entitiesOf({ type: b.def.type, data: b.data as Record<string, unknown> });
+      return specs?.length ? [{ id: b.id, nid: b.nid, specs }] : [];
+    });
+    const next = defaultEntityIds(this.o.serviceId, owners);
+    const moved = new Set<number>();
+    for (const o of owners)
+      if (o.specs.some((s) => next.get(entityKey(o.nid, s)) !== this.entityIds.get(entityKey(o.nid, s))))
+        moved.add(o.nid);
+    this.entityIds = next;
+    return moved;
   }
 
   private publishStates(): void {
@@ -203,7 +223,12 @@ export class HomeAssistant {
         else this.unpublish(id);
       }
     }
+    // A block that came, went or was renamed can change another's default entity id (entity-ids.ts).
+    const moved = this.refreshEntityIds();
+    const changed = new Set(ev.changed.map((b) => b.nid));
     for (const b of ev.changed) this.publishBlock(this.o.runtime.read(b).json());
+    for (const b of this.o.runtime.blocks())
+      if (moved.has(b.nid) && !changed.has(b.nid)) this.publishBlock(this.o.runtime.read(b).json());
   }
 
   /** A retained config of ours for an entity that no longer exists is cleared. */
@@ -275,24 +300,4 @@ export class HomeAssistant {
       );
     }
   }
-}
-
-/**
- * The object part of an entity id as Home Assistant's own slugify makes it: lower case ASCII
- * letters, digits and single underscores (accents dropped, anything else a separator). The one
- * rule for every entity id edgeblocks suggests, block entities and alert sensors alike.
- */
-export function haObjectId(...parts: Array<string | number>): string {
-  return parts
-    .join(' ')
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}
-
-/** A block entity's default entity id object part: service and block id, or the nid when the id has no letter or digit HA keeps. */
-export function entitySlug(serviceId: string, block: Pick<BlockJson, 'id' | 'nid'>): string {
-  return haObjectId(block.id) ? haObjectId(serviceId, block.id) : haObjectId(serviceId, 'block', block.nid);
 }
