@@ -246,6 +246,8 @@ export class HomeAssistant {
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
     this.notes.warn('sweep', { topic }, `home assistant: removing the entity of a block that is gone (${topic})`);
     this.o.mqtt.publish(topic, '', { retain: true });
+    // Its retained state went unsent with the config's removal (deleted while the broker was away).
+    if (!block) this.o.mqtt.publish(this.stateTopic(nid), '', { retain: true });
   }
 
   /**
