@@ -42,8 +42,8 @@ export function availabilityTopic(topicRoot: string, serviceId: string): string 
 
 export class HomeAssistant {
   private readonly node: string;
-  /** Published config topics per block id, to clear them when the block goes. */
-  private readonly published = new Map<string, { nid: number; topics: string[] }>();
+  /** Published config topics per block nid (what the entities are of), to clear them when the block goes. */
+  private readonly published = new Map<number, string[]>();
   /** What each entity's config (by `<nid>_<key>`) last told Home Assistant: commands are read in it. */
   private readonly announced = new Map<string, Announcement>();
   /** The default entity id of each entity (by `<nid>_<key>`), distinct over all blocks: entity-ids.ts. */
@@ -162,7 +162,7 @@ export class HomeAssistant {
     if (!specs) return;
     const topics = specs.map((s) => this.configTopic(s, block.nid));
     // An entity the block no longer has (its chip changed to one without that sensor) goes.
-    for (const gone of this.published.get(block.id)?.topics ?? []) {
+    for (const gone of this.published.get(block.nid) ?? []) {
       if (topics.includes(gone)) continue;
       this.announced.delete(gone.split('/')[3] ?? '');
       this.o.mqtt.publish(gone, '', { retain: true });
@@ -173,17 +173,17 @@ export class HomeAssistant {
       if (this.o.mqtt.publish(topics[i]!, this.config(s, block, announced), { retain: true }))
         this.announced.set(`${block.nid}_${s.key}`, announced);
     });
-    this.published.set(block.id, { nid: block.nid, topics });
+    this.published.set(block.nid, topics);
     this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
   }
 
-  private unpublish(id: string): void {
-    const entry = this.published.get(id);
-    if (!entry) return;
-    this.published.delete(id);
-    for (const key of [...this.announced.keys()]) if (key.startsWith(`${entry.nid}_`)) this.announced.delete(key);
-    for (const topic of entry.topics) this.o.mqtt.publish(topic, '', { retain: true });
-    this.o.mqtt.publish(this.stateTopic(entry.nid), '', { retain: true });
+  private unpublish(nid: number): void {
+    const topics = this.published.get(nid);
+    if (!topics) return;
+    this.published.delete(nid);
+    for (const key of [...this.announced.keys()]) if (key.startsWith(`${nid}_`)) this.announced.delete(key);
+    for (const topic of topics) this.o.mqtt.publish(topic, '', { retain: true });
+    this.o.mqtt.publish(this.stateTopic(nid), '', { retain: true });
   }
 
   private publishAll(): void {
@@ -215,14 +215,9 @@ export class HomeAssistant {
   }
 
   private onChange(ev: ChangeEvent): void {
-    // A renamed block keeps its nid, so its entities (and unique ids) stay; only the name changes.
+    // Entities are per nid: a renamed block keeps them (only the name changes); a nid no block has any more loses them.
     const liveNids = new Set(this.o.runtime.blocks().map((b) => b.nid));
-    for (const [id, entry] of this.published) {
-      if (ev.deleted.includes(id) || !this.o.runtime.find(id)) {
-        if (liveNids.has(entry.nid)) this.published.delete(id);
-        else this.unpublish(id);
-      }
-    }
+    for (const nid of [...this.published.keys()]) if (!liveNids.has(nid)) this.unpublish(nid);
     // A block that came, went or was renamed can change another's default entity id (entity-ids.ts).
     const moved = this.refreshEntityIds();
     const changed = new Set(ev.changed.map((b) => b.nid));
