@@ -21,12 +21,6 @@ t.test('node ids are distinct for ids that differ only by punctuation', async (t
 t.test('ferm.1 and ferm_1 on one Mosquitto keep their own entities', async (t) => {
   const broker = await startMosquitto();
   t.teardown(() => broker.stop());
-  // What ferm.1 left under the node it had before (shared with ferm_1): cleared at its start.
-  const legacy = 'homeassistant/sensor/edgeblocks_ferm_1/4242_value/config';
-  const bus = await Recorder.connect(broker.url);
-  t.teardown(() => bus.end());
-  await bus.subscribe(legacy);
-  await bus.publish(legacy, JSON.stringify({ name: 'Old', unique_id: 'edgeblocks_ferm.1_4242_value' }), true);
   const nids: number[] = [];
   for (const serviceId of ['ferm.1', 'ferm_1']) {
     const rt = await startApp({ mqttUrl: broker.url, serviceId, homeAssistant: 'true', emitInterval: '200' });
@@ -58,6 +52,29 @@ t.test('ferm.1 and ferm_1 on one Mosquitto keep their own entities', async (t) =
       late.end();
     }
   };
-  await bus.waitFor((m) => m.topic === legacy && m.payload.length === 0, 'the legacy config cleared');
   t.ok(await has(), `each controller's entity config is retained (${want.join(', ')})`);
+});
+
+t.test('configs ferm.1 left under the node it had before are cleared, and only its own', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const bus = await Recorder.connect(broker.url);
+  t.teardown(() => bus.end());
+  const mine = 'homeassistant/sensor/edgeblocks_ferm_1/4242_value/config';
+  const theirs = 'homeassistant/sensor/edgeblocks_ferm_1/4243_value/config';
+  await bus.subscribe('homeassistant/+/edgeblocks_ferm_1/#');
+  await bus.publish(mine, JSON.stringify({ name: 'Old', unique_id: 'edgeblocks_ferm.1_4242_value' }), true);
+  await bus.publish(theirs, JSON.stringify({ name: 'Other', unique_id: 'edgeblocks_ferm_1_4243_value' }), true);
+  const rt = await startApp({ mqttUrl: broker.url, serviceId: 'ferm.1', homeAssistant: 'true', emitInterval: '200' });
+  t.teardown(() => rt.close());
+  await bus.waitFor((m) => m.topic === mine && m.payload.length === 0, 'the old config of ferm.1 cleared');
+  // One more after it: its clear comes after anything the controller did with the first two.
+  const later = 'homeassistant/number/edgeblocks_ferm_1/4242_setting/config';
+  await bus.publish(later, JSON.stringify({ name: 'Old', unique_id: 'edgeblocks_ferm.1_4242_setting' }), true);
+  await bus.waitFor((m) => m.topic === later && m.payload.length === 0, 'the later old config cleared');
+  t.same(
+    bus.on(theirs).map((m) => m.payload.toString()),
+    [JSON.stringify({ name: 'Other', unique_id: 'edgeblocks_ferm_1_4243_value' })],
+    "ferm_1's config is left alone",
+  );
 });
