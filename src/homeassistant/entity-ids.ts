@@ -25,6 +25,14 @@ export function entitySlug(serviceId: string, block: { id: string; nid: number }
   return haObjectId(block.id) ? haObjectId(serviceId, block.id) : haObjectId(serviceId, 'block', block.nid);
 }
 
+/** Home Assistant's longest entity id: it cuts a longer one, so two that differ only past it would meet. */
+export const MAX_ENTITY_ID_LENGTH = 255;
+
+/** `id` cut to `room` characters, without the underscore a cut may leave at the end. */
+const fit = (id: string, room = MAX_ENTITY_ID_LENGTH) => id.slice(0, room).replace(/_+$/, '');
+/** `base` with `suffix`, cut so that the suffix (what makes it distinct) is kept. */
+const withSuffix = (base: string, suffix: string) => fit(base, MAX_ENTITY_ID_LENGTH - suffix.length) + suffix;
+
 export interface EntityOwner {
   id: string;
   nid: number;
@@ -37,7 +45,7 @@ export const entityKey = (nid: number, spec: Pick<EntitySpec, 'key'>) => `${nid}
 /**
  * The default entity id of every entity of `owners`, by entityKey, no two the same. An entity
  * is `<component>.<slug>`, with its label added when its block has another entity of the same
- * component (a BME280's `sensor.x_room_humidity`). Blocks go in nid order: the first keeps an
+ * component (a BME280's `sensor.x_room_humidity`), at most 255 characters. Blocks go in nid order: the first keeps an
  * id, a later one that would repeat it gets its nid added (`sensor.x_ferm_1_12`), so a new block
  * never changes an older one's id and the answer does not depend on the order of events.
  */
@@ -48,9 +56,9 @@ export function defaultEntityIds(serviceId: string, owners: readonly EntityOwner
     const slug = entitySlug(serviceId, owner);
     for (const spec of owner.specs) {
       const shared = spec.label && owner.specs.some((s) => s !== spec && s.component === spec.component);
-      const base = `${spec.component}.${shared ? `${slug}_${haObjectId(spec.label!)}` : slug}`;
-      let id = taken.has(base) ? `${base}_${owner.nid}` : base;
-      for (let n = 2; taken.has(id); n++) id = `${base}_${owner.nid}_${n}`;
+      const base = fit(`${spec.component}.${shared ? `${slug}_${haObjectId(spec.label!)}` : slug}`);
+      let id = taken.has(base) ? withSuffix(base, `_${owner.nid}`) : base;
+      for (let n = 2; taken.has(id); n++) id = withSuffix(base, `_${owner.nid}_${n}`);
       taken.add(id);
       out.set(entityKey(owner.nid, spec), id);
     }

@@ -65,3 +65,30 @@ t.test('default entity ids never repeat', async (t) => {
   await until(() => entity(roomHumidity, 'value') === `sensor.edge_one_ferm_1_${roomHumidity}`, 'renamed');
   t.equal(entity(dotted, 'value'), 'sensor.edge_one_ferm_1');
 });
+
+t.test('long names: suggested ids fit Home Assistant 255 characters and stay distinct', async (t) => {
+  // Home Assistant cuts an entity id at 255 characters: ids that differ only past that would meet.
+  const serviceId = `s${'x'.repeat(62)}`;
+  const rt = await startApp({ serviceId, homeAssistant: 'true', emitInterval: '200' });
+  t.teardown(() => rt.close());
+  const configs = new Map<string, any>();
+  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${rt.app.mqtt.brokerPort!}`, { reconnectPeriod: 0 });
+  t.teardown(() => client.end(true));
+  client.on('message', (topic, payload) => {
+    if (payload.length) configs.set(topic, JSON.parse(payload.toString()));
+  });
+  await client.subscribeAsync('homeassistant/sensor/+/+/config');
+  const names = ['a', 'b'].map((last) => `${'Fermenter '.repeat(19)}${last}`.slice(-200));
+  for (const id of names) {
+    const res = await rt.post('blocks/create', { id, type: 'TempSensorMock', data: {} });
+    t.equal(res.status, 201, JSON.stringify(res.body));
+  }
+  const ids = () => [...configs.values()].filter((c) => names.includes(c.name)).map((c) => c.default_entity_id);
+  await until(() => ids().length === 2, 'both configs');
+  t.same(
+    ids().filter((id) => id.length > 255),
+    [],
+    'no suggested id is longer than 255',
+  );
+  t.equal(new Set(ids().map((id) => id.slice(0, 255))).size, 2, `distinct: ${ids().join(' ')}`);
+});
