@@ -210,7 +210,8 @@ unit_environment() {
 
 # Asks the staged release whether the settings the service runs with still hold (the smoke start
 # runs without them): the config file and the EDGEBLOCKS_* variables of the unit's environment
-# (unit_environment), and no other environment. A value an older release took and this one refuses
+# (unit_environment), and no other environment, on the unit's data dir (read, not written: users
+# with auth on, the database's schema). A value an older release took and this one refuses
 # (a bound added since) would stop the service at its restart, exit 2 and no control, until
 # someone came.
 check_config() {
@@ -231,7 +232,7 @@ check_config() {
     config="$home/config.json"
     default_config >"$config"
   fi
-  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check --config "$config" 2>&1)"; then
+  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check --config "$config" --data-dir "$DATA_DIR" 2>&1)"; then
     rm -rf "$home"
     return 0
   fi

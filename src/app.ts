@@ -49,7 +49,7 @@ import { stoppedLine, STOPPED_UNTOUCHED } from './app/shutdown-report.js';
 import { StartupPhases } from './app/startup-phases.js';
 import { BackupFiles } from './store/backup-files.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
-import type { Db } from './store/db.js';
+import { checkSchema, type Db } from './store/db.js';
 import type { DocumentStore } from './store/documents.js';
 import { unusableFileError } from './store/file-modes.js';
 import { VERSION } from './shared/version.js';
@@ -101,6 +101,16 @@ export interface App {
    * about the controller's namespace from other datastores. Returns the detach function.
    */
   attachDatastoreBus(bus: DatastoreBus): () => void;
+}
+
+/**
+ * `edgeblocks check`: what a start would refuse in the data dir (no user with auth on, a session
+ * key or users file that is not one, a database a newer release migrated), read without taking
+ * its lock (the service runs beside an upgrade) and without writing (the installer runs as root).
+ */
+export function checkDataDir(config: Config): void {
+  Auth.check({ enabled: config.auth, dataDir: config.dataDir });
+  checkSchema(config.dataDir);
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {

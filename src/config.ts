@@ -168,7 +168,7 @@ export function helpText(): string {
   return [
     'Usage: edgeblocks [options]',
     '       edgeblocks help|version',
-    '       edgeblocks check [--config FILE]                     (the config file and EDGEBLOCKS_ variables as a start reads them; exit 2 names what it refuses; the data dir, users included, is not opened)',
+    '       edgeblocks check [--config FILE] [--data-dir DIR]    (the config file, EDGEBLOCKS_ variables and data dir as a start reads them: users with auth on, the database schema; exit 2 names what it refuses; nothing is written)',
     '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)',
     '       edgeblocks doctor [--json] [--toggle NAME]          (a self-test of the Pi and its buses; see edgeblocks doctor --help)',
     '',

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const modules = pickAppModule(PLAIN, BUNDLE);
   const bundle = modules === BUNDLE.href ? loadCommonJs(fileURLToPath(BUNDLE), codeCache) : null;
   // fixableLine comes with them, so that a start loads no other plain module for it.
-  const { createApp, fixableLine, helpText, loadConfig, parseArgs } = (
+  const { checkDataDir, createApp, fixableLine, helpText, loadConfig, parseArgs } = (
     bundle ? bundle.exports : await import(modules)
   ) as typeof import('./app.js');
   let config: Config;
@@ -58,7 +58,8 @@ async function main(): Promise<void> {
     }
     config = loadConfig(args.values);
     if (args.check) {
-      // The installer asks a release it stages whether the service's config file still holds.
+      // The installer asks a release it stages whether the service's config file and data dir still hold.
+      checkDataDir(config);
       const file = args.values.config ?? process.env.EDGEBLOCKS_CONFIG;
       console.log(`edgeblocks ${VERSION}: the configuration${file ? ` (${file})` : ''} is valid`);
       return;

@@ -17,6 +17,7 @@ import { sameString } from './password.js';
 import {
   loadSecret,
   processClock,
+  readSecret,
   readSession,
   SecretFileError,
   sessionEnded,
@@ -79,13 +80,8 @@ export class Auth {
   static open(opts: AuthOptions): Auth {
     const users = new UsersFile(opts.dataDir);
     if (!opts.enabled) return new Auth(users, null, opts.log, opts);
-    const broken = users.loadOrLock();
+    const broken = Auth.readUsers(users);
     if (broken) opts.log.error(`${broken.message}; nobody can log in until it is fixed; control goes on`);
-    else if (users.size === 0)
-      throw new ConfigError(
-        'auth',
-        `auth is on but there is no user in ${users.file}; add one with \`edgeblocks user add NAME\` (with the same --data-dir)`,
-      );
     let secret: Buffer;
     try {
       secret = loadSecret(opts.dataDir);
@@ -94,6 +90,43 @@ export class Auth {
       throw e;
     }
     return new Auth(users, secret, opts.log, opts);
+  }
+
+  /**
+   * `edgeblocks check`: what open() would say of the data dir, read without writing anything (no
+   * session key is made; the installer runs it as root). A users file that is not one is refused
+   * here: the service would start with nobody able to log in.
+   */
+  static check(opts: { enabled: boolean; dataDir: string }): void {
+    if (!opts.enabled) return;
+    const users = new UsersFile(opts.dataDir);
+    let broken: UsersFileError | null;
+    try {
+      broken = Auth.readUsers(users);
+    } catch (e) {
+      if (e instanceof ConfigError) throw e;
+      throw new ConfigError(
+        'auth',
+        `cannot read ${users.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+    }
+    if (broken) throw new ConfigError('auth', `${broken.message}; nobody could log in with it`);
+    try {
+      readSecret(opts.dataDir);
+    } catch (e) {
+      throw new ConfigError('auth', e instanceof SecretFileError ? e.message : (e as Error).message);
+    }
+  }
+
+  /** Reads the users with auth on: no user is a ConfigError; a users file that is not one is returned. */
+  private static readUsers(users: UsersFile): UsersFileError | null {
+    const broken = users.loadOrLock();
+    if (!broken && users.size === 0)
+      throw new ConfigError(
+        'auth',
+        `auth is on but there is no user in ${users.file}; add one with \`edgeblocks user add NAME\` (with the same --data-dir)`,
+      );
+    return broken;
   }
 
   /** Stop watching the users file. */

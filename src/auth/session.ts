@@ -44,6 +44,13 @@ export class SecretFileError extends Error {}
 export function loadSecret(dataDir: string): Buffer {
   const file = path.join(dataDir, SECRET_FILE);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  return readSecret(dataDir)!;
+}
+
+/** The session key in `dataDir` without making one: null when there is none; SecretFileError for a file that is not one. */
+export function readSecret(dataDir: string): Buffer | null {
+  const file = path.join(dataDir, SECRET_FILE);
+  if (!existsSync(file)) return null;
   const text = readFileSync(file, 'utf8').trim();
   if (!/^[0-9a-f]{64}$/.test(text))
     throw new SecretFileError(

@@ -1,7 +1,7 @@
 // The one SQLite database in the data dir (better-sqlite3, WAL). synchronous=FULL makes every
 // committed change durable before the caller answers, power loss included.
 import Database, { type BetterSqlite3 } from './sqlite.js';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
 import { FixableError } from '../shared/errors.js';
@@ -81,17 +81,8 @@ function onFullDisk(dataDir: string, e: unknown): boolean {
 export function migrate(db: Db, migrations = MIGRATIONS, log?: Logger): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   const dir = db.memory ? null : path.dirname(db.name);
-  if (current > migrations.length) {
-    const copy = dir ? path.join(dir, schemaCopyFile(migrations.length)) : null;
-    const back =
-      copy && existsSync(copy)
-        ? `, or go back to the copy kept before the upgrade (what changed since is lost): with the service stopped, move ${copy} over ${db.name} and delete ${db.name}-wal and ${db.name}-shm`
-        : '';
-    throw new FixableError(
-      `database schema version ${current} is newer than this edgeblocks (${migrations.length}); upgrade edgeblocks${back}`,
-      'cannot start',
-    );
-  }
+  const newer = newerSchema(db.memory ? null : db.name, current, migrations);
+  if (newer) throw newer;
   if (current > 0 && current < migrations.length && dir) keepCopy(db, dir, current, log);
   for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {
@@ -100,6 +91,44 @@ export function migrate(db: Db, migrations = MIGRATIONS, log?: Logger): number {
     })();
   }
   return migrations.length;
+}
+
+/** A database a newer release migrated, which this one may not run on: the error a start gives. */
+function newerSchema(file: string | null, current: number, migrations: string[]): FixableError | null {
+  if (current <= migrations.length) return null;
+  const copy = file ? path.join(path.dirname(file), schemaCopyFile(migrations.length)) : null;
+  const back =
+    copy && existsSync(copy)
+      ? `, or go back to the copy kept before the upgrade (what changed since is lost): with the service stopped, move ${copy} over ${file} and delete ${file}-wal and ${file}-shm`
+      : '';
+  return new FixableError(
+    `database schema version ${current} is newer than this edgeblocks (${migrations.length}); upgrade edgeblocks${back}`,
+    'cannot start',
+  );
+}
+
+/**
+ * `edgeblocks check`: throws what a start would say of the database's schema, reading its
+ * version from the file's header (offset 60, SQLite's file format) rather than opening it: an
+ * open, even a read-only one, may make the -wal and -shm files, and the check runs as root beside
+ * the service. A version still in the -wal only is not seen; a start then says it.
+ */
+export function checkSchema(dataDir: string, migrations = MIGRATIONS): void {
+  const file = path.join(dataDir, DB_FILE);
+  const header = Buffer.alloc(64);
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      if (readSync(fd, header, 0, 64, 0) < 64) return;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // none yet (a start makes it), or one a start reports with its own words
+  }
+  if (header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return;
+  const newer = newerSchema(file, header.readUInt32BE(60), migrations);
+  if (newer) throw newer;
 }
 
 /**

@@ -19,10 +19,11 @@ needTools('bash');
 const PREFIX = '/opt/eb-test';
 
 // The built CLI as far as the installer sees it: `check` writes the environment it got to
-// RECORD and refuses EDGEBLOCKS_EMIT_INTERVAL=0 as the real one does (exit 2, the key and where
+// RECORD (its arguments to RECORD.argv) and refuses EDGEBLOCKS_EMIT_INTERVAL=0 as the real one does (exit 2, the key and where
 // it came from); a start logs its port and answers system/ping.
 const checkRecording = (record: string) =>
   fakeMain(`  require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.env));
+  require('node:fs').writeFileSync(${JSON.stringify(`${record}.argv`)}, JSON.stringify(process.argv.slice(2)));
   if (process.env.EDGEBLOCKS_EMIT_INTERVAL !== '0') process.exit(0);
   console.error('edgeblocks: configuration error: emitInterval (env EDGEBLOCKS_EMIT_INTERVAL): must be positive (an integer), got 0');
   process.exit(2);`);
@@ -56,6 +57,7 @@ function install(sb: Sandbox, version: string, env: NodeJS.ProcessEnv = {}) {
   writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${version}"}\n`);
   writeFileSync(join(sb.state, 'calls'), '');
   rmSync(sb.record, { force: true });
+  rmSync(`${sb.record}.argv`, { force: true });
   const result = spawnSync('bash', [join(sb.src, 'scripts/install-pi.sh')], {
     env: { ...sb.env, ...env },
     encoding: 'utf8',
@@ -66,7 +68,10 @@ function install(sb: Sandbox, version: string, env: NodeJS.ProcessEnv = {}) {
   const checked = existsSync(sb.record)
     ? (JSON.parse(readFileSync(sb.record, 'utf8')) as Record<string, string>)
     : null;
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls, checked };
+  const argv = existsSync(`${sb.record}.argv`)
+    ? (JSON.parse(readFileSync(`${sb.record}.argv`, 'utf8')) as string[])
+    : null;
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls, checked, argv };
 }
 
 /** A file in the sandbox root, with its directories. */
@@ -163,3 +168,20 @@ t.test("valid drop-in variables pass: the check gets them, and only them, not th
     "the check ran with the unit's EDGEBLOCKS_ variables and nothing else",
   );
 });
+
+t.test(
+  "the check reads the service's data dir (users with auth on, the database), the one the unit gives",
+  async (t) => {
+    const { sb } = installed(t);
+    const again = install(sb, '2.0.0');
+    t.equal(again.code, 0, again.stderr);
+    const unit = readFileSync(join(sb.root, 'etc/systemd/system/edgeblocks.service'), 'utf8');
+    const dataDir = /ExecStart=.* --data-dir (\S+)/.exec(unit)?.[1];
+    t.equal(dataDir, '/var/lib/edgeblocks', "the unit's data dir");
+    t.same(
+      again.argv,
+      ['check', '--config', join(sb.root, 'etc/edgeblocks/config.json'), '--data-dir', join(sb.root, dataDir ?? '')],
+      'the check was given the config file and that data dir (under DESTDIR)',
+    );
+  },
+);
