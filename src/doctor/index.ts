@@ -25,6 +25,7 @@ import { countProblems, renderText, section, type Report, type Section } from '.
 import { rootsAt, type Roots } from './roots.js';
 import { serviceSection } from './service.js';
 import { historyRateFromFiles, systemSection } from './system.js';
+import { edgeblocksVariables, unitEnvironment, type UnitVariable } from './unit-environment.js';
 
 const DOCTOR_FLAGS: FlagTable = {
   json: { type: 'boolean' },
@@ -48,7 +49,9 @@ prints what it found with what to do. Exit status 0 when nothing needs doing.
   --root DIR          look at the system under DIR instead of / (an SD card mounted elsewhere)
 
 The config is /etc/edgeblocks/config.json when it exists (or --config FILE), the data dir
-/var/lib/edgeblocks when it exists (or --data-dir DIR). With the service running, the buses and
+/var/lib/edgeblocks when it exists (or --data-dir DIR), with the EDGEBLOCKS_ variables the
+installed unit and its drop-ins set (sudo systemctl edit edgeblocks; your own environment wins
+over them), as the service gets them. With the service running, the buses and
 outputs are left to it: stop it (sudo systemctl stop edgeblocks) to test them. With auth on,
 the doctor shows the service's view with an API token in EDGEBLOCKS_TOKEN.`;
 
@@ -68,18 +71,52 @@ function intFlag(
   return n;
 }
 
-/** The installed service's config and data dir are the defaults, when they exist. */
-function doctorConfig(values: Record<string, string | boolean>, roots: Roots): Config {
+/**
+ * The EDGEBLOCKS_ variables the installed unit and its drop-ins give the service, which the
+ * doctor's own environment lacks under sudo. Not EDGEBLOCKS_CONFIG and EDGEBLOCKS_DATA_DIR: the
+ * unit's ExecStart gives --config and --data-dir, which win over them and are the doctor's defaults.
+ */
+function serviceEnvironment(roots: Roots): Map<string, UnitVariable> {
+  const unit = join(roots.etc, 'systemd/system', SERVICE_UNIT);
+  const env = unitEnvironment(
+    roots.root.replace(/\/+$/, ''),
+    SERVICE_UNIT,
+    unit,
+    `/etc/systemd/system/${SERVICE_UNIT}`,
+  );
+  const vars = edgeblocksVariables(env ?? new Map());
+  vars.delete('EDGEBLOCKS_CONFIG');
+  vars.delete('EDGEBLOCKS_DATA_DIR');
+  return vars;
+}
+
+const SERVICE_UNIT = 'edgeblocks.service';
+
+/** The installed service's config, data dir and unit environment are the defaults, when they exist. */
+function doctorConfig(
+  values: Record<string, string | boolean>,
+  roots: Roots,
+  fromUnit: Map<string, UnitVariable>,
+): Config {
   const args = configValues(values);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, { value }] of fromUnit) env[name] ??= value;
   const installedConfig = join(roots.etc, 'edgeblocks/config.json');
-  if (args.config === undefined && process.env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
+  if (args.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
     args.config = installedConfig;
-  const config = loadConfig(args);
+  const config = loadConfig(args, env);
   const installedData = join(roots.root, 'var/lib/edgeblocks');
-  const dataDirGiven = args.dataDir !== undefined || process.env.EDGEBLOCKS_DATA_DIR !== undefined;
+  const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
   if (roots.root !== '/' && config.w1Root === DEFAULTS.w1Root) config.w1Root = join(roots.sys, 'bus/w1/devices');
   return config;
+}
+
+/** The unit's variables the doctor took, by the file that sets them: "A, B (file); C (file)". */
+function unitFact(fromUnit: Map<string, UnitVariable>): string | null {
+  const byFile = new Map<string, string[]>();
+  for (const [name, { from }] of fromUnit) byFile.set(from, [...(byFile.get(from) ?? []), name]);
+  return byFile.size ? [...byFile].map(([file, names]) => `${names.join(', ')} (${file})`).join('; ') : null;
 }
 
 interface Hardware {
@@ -155,7 +192,12 @@ async function openHardware(config: Config): Promise<Hardware> {
 export async function buildReport(
   config: Config,
   roots: Roots,
-  options: { reads: number; toggle?: { name: string; seconds: number; confirmed: boolean } },
+  options: {
+    reads: number;
+    toggle?: { name: string; seconds: number; confirmed: boolean };
+    /** The unit's EDGEBLOCKS_ variables the settings took, for the report. */
+    fromUnit?: Map<string, UnitVariable>;
+  },
 ): Promise<Report> {
   const sections: Section[] = [];
   const diskFreePercent = parseRules(config.alerts?.rules ?? {}).service.diskFreePercent;
@@ -164,14 +206,15 @@ export async function buildReport(
   try {
     const running = 'busy' in held ? held.busy : null;
     const service = running ? await serviceSection(config, running.pid) : null;
-    sections.push(
-      systemSection(
-        roots,
-        config.dataDir,
-        diskFreePercent,
-        service?.historyRate ?? historyRateFromFiles(config.dataDir),
-      ),
+    const system = systemSection(
+      roots,
+      config.dataDir,
+      diskFreePercent,
+      service?.historyRate ?? historyRateFromFiles(config.dataDir),
     );
+    const fromUnit = unitFact(options.fromUnit ?? new Map());
+    if (fromUnit) system.facts.push(['service environment', fromUnit]);
+    sections.push(system);
     const interfaces = await interfacesSection(
       roots,
       config.w1Root,
@@ -250,6 +293,7 @@ function report(sections: Section[]): Report {
 
 /** `edgeblocks doctor ARGS`; resolves to the exit status. */
 export async function runDoctor(argv: string[]): Promise<number> {
+  let fromUnit = new Map<string, UnitVariable>();
   try {
     const { values, positionals } = parseFlags(argv, { ...configFlagTable(), ...DOCTOR_FLAGS });
     if (values.help || positionals.includes('help')) {
@@ -258,7 +302,9 @@ export async function runDoctor(argv: string[]): Promise<number> {
     }
     if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
     const roots = rootsAt(typeof values.root === 'string' ? values.root : '/');
-    const config = doctorConfig(values, roots);
+    fromUnit = serviceEnvironment(roots);
+    for (const name of fromUnit.keys()) if (process.env[name] !== undefined) fromUnit.delete(name);
+    const config = doctorConfig(values, roots, fromUnit);
     const reads = intFlag(values.reads, 'reads', 5, 1, 50);
     const toggle =
       typeof values.toggle === 'string'
@@ -270,13 +316,16 @@ export async function runDoctor(argv: string[]): Promise<number> {
         : undefined;
     if (toggle === undefined && values['toggle-seconds'] !== undefined)
       throw new UsageError('--toggle-seconds goes with --toggle NAME');
-    const result = await buildReport(config, roots, { reads, toggle });
+    const result = await buildReport(config, roots, { reads, toggle, fromUnit });
     process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : renderText(result));
     return result.problems === 0 ? 0 : 1;
   } catch (e) {
     if (e instanceof UsageError || e instanceof ArgumentError || e instanceof ConfigError) {
+      // A variable the service gets from its unit is named with the file that sets it.
+      const set = [...fromUnit].find(([name]) => e.message.includes(`(env ${name})`));
+      const where = set ? `; the service gets ${set[0]} from ${set[1].from} (sudo systemctl edit edgeblocks)` : '';
       process.stderr.write(
-        `edgeblocks doctor: ${e instanceof ConfigError ? 'configuration error: ' : ''}${e.message}\n`,
+        `edgeblocks doctor: ${e instanceof ConfigError ? 'configuration error: ' : ''}${e.message}${where}\n`,
       );
       return 2;
     }

@@ -1,7 +1,7 @@
 // Stand-ins for the system commands scripts/install-pi.sh calls, for running it in a throwaway
 // root: each records its call in $FAKE_STATE/calls, and users and groups live in $FAKE_STATE.
-import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 
 export const INSTALL_FAKES: Record<string, string> = {
   // getent DB KEY, from $FAKE_STATE/DB
@@ -62,9 +62,14 @@ server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'http list
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-/** The installer's own files into checkout `src` (systemd/, scripts/ there), as in the repository `repo`. */
+/**
+ * The installer's own files into checkout `src` (systemd/, scripts/ there), as in the repository
+ * `repo`, with the built reader of the unit's environment its script runs.
+ */
 export function copyInstaller(repo: string, src: string): void {
-  for (const file of ['systemd/edgeblocks.service', 'scripts/install-pi.sh', 'scripts/unit-environment.mjs'])
+  const reader = 'dist/src/doctor/unit-environment.js';
+  mkdirSync(join(src, dirname(reader)), { recursive: true });
+  for (const file of ['systemd/edgeblocks.service', 'scripts/install-pi.sh', 'scripts/unit-environment.mjs', reader])
     copyFileSync(join(repo, file), join(src, file));
   chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
 }

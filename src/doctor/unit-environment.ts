@@ -1,0 +1,150 @@
+// The environment a systemd service starts with: Environment= and EnvironmentFile= (whose values
+// win, as in systemd) of its unit and of its drop-ins (`systemctl edit edgeblocks`), read from the
+// files rather than asked of systemctl: they are there under another root (an SD card, the
+// installer's DESTDIR) and without a running systemd, and the installer reloads systemd before
+// its restart, so the files are what the service gets. The one reader of it: `sudo edgeblocks
+// doctor` (sudo passes none of the service's environment) and the installer's check of a new
+// release (scripts/unit-environment.mjs runs this file). No import but node:fs: the installer
+// runs it from a release before anything is installed.
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface UnitVariable {
+  value: string;
+  /** The file that sets it, as a path on the machine (without `root`). */
+  from: string;
+}
+
+/** Drop-in directories: /etc before /run before the vendor ones; one file of a name counts. */
+const DIRS = [
+  '/etc/systemd/system.control',
+  '/run/systemd/system.control',
+  '/run/systemd/transient',
+  '/etc/systemd/system',
+  '/run/systemd/system',
+  '/usr/local/lib/systemd/system',
+  '/usr/lib/systemd/system',
+  '/lib/systemd/system',
+];
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'", s: ' ' };
+
+/** The words of an Environment= value: quotes group, a backslash escapes, %% is %. */
+function words(text: string): string[] {
+  const out: string[] = [];
+  let word: string | null = null;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\' && i + 1 < text.length) {
+      word = (word ?? '') + (ESCAPES[text[i + 1]!] ?? text[i + 1]);
+      i++;
+    } else if (quote) {
+      if (c === quote) quote = null;
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      word = word ?? '';
+    } else if (/\s/.test(c)) {
+      if (word !== null) out.push(word);
+      word = null;
+    } else word = (word ?? '') + c;
+  }
+  if (word !== null) out.push(word);
+  return out.map((w) => w.replace(/%%/g, '%'));
+}
+
+/** NAME=VALUE lines of an environment file: # and ; comments, a value in quotes may span lines. */
+function environmentFile(text: string, from: string, env: Map<string, UnitVariable>): void {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!.trim();
+    if (!l || l[0] === '#' || l[0] === ';') continue;
+    const eq = l.indexOf('=');
+    if (eq < 1) continue;
+    const name = l.slice(0, eq).trim();
+    let value = l.slice(eq + 1).trim();
+    const q = value[0];
+    if (q === '"' || q === "'") {
+      while (!(value.length > 1 && value.endsWith(q) && !value.endsWith(`\\${q}`)) && i + 1 < lines.length)
+        value += `\n${lines[++i]}`;
+      value = value.slice(1, value.endsWith(q) ? -1 : undefined);
+      if (q === '"') value = value.replace(/\\(["\\$`])/g, '$1').replace(/\\\n/g, '');
+    } else {
+      while (value.endsWith('\\') && i + 1 < lines.length) value = value.slice(0, -1) + lines[++i]!.trim();
+    }
+    env.set(name, { value, from });
+  }
+}
+
+/**
+ * The variables `service` starts with, by name: from `unitFile` (shown as `unitName`) and the
+ * drop-ins under `root` ('' for this machine). Null when the unit file cannot be read.
+ */
+export function unitEnvironment(
+  root: string,
+  service: string,
+  unitFile: string,
+  unitName: string,
+): Map<string, UnitVariable> | null {
+  const read = (p: string): string | null => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const unitText = read(unitFile);
+  if (unitText === null) return null;
+  const dropIns = new Map<string, string>();
+  for (const sub of [`${service}.d`, 'service.d'])
+    for (const dir of DIRS) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(`${root}${dir}/${sub}`);
+      } catch {}
+      for (const n of names) if (n.endsWith('.conf') && !dropIns.has(n)) dropIns.set(n, `${dir}/${sub}/${n}`);
+    }
+  let assigned: Array<[string, string, string]> = [];
+  let files: string[] = [];
+  const sources: Array<[string, string]> = [
+    [unitName, unitText],
+    ...[...dropIns.keys()].sort().map((n): [string, string] => [dropIns.get(n)!, read(root + dropIns.get(n)) ?? '']),
+  ];
+  for (const [path, text] of sources) {
+    let section = '';
+    for (const line of text.replace(/\\\r?\n/g, ' ').split(/\r?\n/)) {
+      const l = line.trim();
+      if (!l || l[0] === '#' || l[0] === ';') continue;
+      if (l[0] === '[') {
+        section = l;
+        continue;
+      }
+      const eq = l.indexOf('=');
+      if (section !== '[Service]' || eq < 0) continue;
+      const key = l.slice(0, eq).trim();
+      const value = l.slice(eq + 1).trim();
+      if (key === 'Environment') {
+        if (!value) assigned = [];
+        for (const w of words(value)) {
+          const at = w.indexOf('=');
+          if (at > 0) assigned.push([w.slice(0, at), w.slice(at + 1), path]);
+        }
+      } else if (key === 'EnvironmentFile') {
+        if (!value) files = [];
+        else files.push(value.replace(/^-/, '').replace(/%%/g, '%'));
+      }
+    }
+  }
+  const env = new Map<string, UnitVariable>();
+  for (const [name, value, from] of assigned) env.set(name, { value, from });
+  for (const file of files) {
+    const text = read(root + file);
+    if (text !== null) environmentFile(text, file, env);
+  }
+  return env;
+}
+
+/** The EDGEBLOCKS_ variables of `env`: the service's settings (docs/configuration.md). */
+export function edgeblocksVariables(env: Map<string, UnitVariable>): Map<string, UnitVariable> {
+  return new Map([...env].filter(([name]) => /^EDGEBLOCKS_[A-Za-z0-9_]*$/.test(name)));
+}
