@@ -27,12 +27,15 @@ same list.
   A true/false flag is a switch, shown as \`--[no-]auth\`: \`--auth\` alone turns it on, \`--no-auth\`
   off, and \`--auth=false\` or \`--auth false\` say it in words.
 - **The file** takes JSON values (\`"auth": true\`) and camelCase keys. Settings marked "file only"
-  have no flag or variable.
+  have no flag or variable. It is UTF-8 text (a byte-order mark is fine); one saved as UTF-16
+  (Windows Notepad's "Unicode") or Latin-1 is refused with that word.
 - On a Raspberry Pi the file is \`/etc/edgeblocks/config.json\` and the data dir
   \`/var/lib/edgeblocks\` (see [Installing on a Raspberry Pi](raspberry-pi.md)). Variables for the
   service go in a drop-in: \`sudo systemctl edit edgeblocks\`, then under \`[Service]\` a line such as
   \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
-  Before an upgrade the installer has the new release check the file and these variables together.
+  Before an upgrade the installer has the new release check the file and these variables together
+  (\`edgeblocks check --config FILE --data-dir DIR\`, which also reads the data dir: with \`auth\` on
+  it needs a user there). \`sudo edgeblocks doctor\` reads these variables from the unit too.
 `;
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -21,8 +21,7 @@ import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
 import { ConfigError } from './shared/errors.js';
-import { parseJson } from './shared/json.js';
-import { CONFIG_FILE_BYTES } from './shared/limits.js';
+import { parseJsonFile } from './shared/json.js';
 
 export { DEFAULTS, type Config } from './config-schema.js';
 
@@ -100,16 +99,16 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   const cfg: Record<string, unknown> = structuredClone(DEFAULTS);
   const file = args.config ?? env.EDGEBLOCKS_CONFIG;
   if (file !== undefined) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(file, 'utf8');
+      bytes = readFileSync(file);
     } catch (e) {
       throw new ConfigError(
         'config',
         `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
       );
     }
-    const parsed = parseJson(text, { maxBytes: CONFIG_FILE_BYTES, what: file });
+    const parsed = parseJsonFile(bytes, file);
     if (!parsed.ok) throw new ConfigError('config', parsed.reason);
     const json = parsed.value;
     if (typeof json !== 'object' || json === null || Array.isArray(json))

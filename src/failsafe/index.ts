@@ -23,8 +23,7 @@ import { SysfsGpioBackend } from '../../drivers/gpio/sysfs-backend.js';
 import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import { parseFlags, type FlagTable } from '../cli-args.js';
 import { checkConfigDocument, checkEnv, DEFAULTS, issueKey, type Config } from '../config-schema.js';
-import { parseJson } from '../shared/json.js';
-import { CONFIG_FILE_BYTES } from '../shared/limits.js';
+import { parseJsonFile } from '../shared/json.js';
 import { oneWireOutputsOff } from './onewire.js';
 import { i2cOutputsOff } from './i2c.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
@@ -93,13 +92,13 @@ function parseArgs(argv: string[]): Options {
 }
 
 async function loadConfig(path: string): Promise<Record<string, unknown>> {
-  let raw: string;
+  let raw: Buffer;
   try {
-    raw = await readFile(path, 'utf8');
+    raw = await readFile(path);
   } catch (err) {
     throw new Error(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? text(err)}`);
   }
-  const parsed = parseJson(raw, { maxBytes: CONFIG_FILE_BYTES, what: `config ${path}` });
+  const parsed = parseJsonFile(raw, `config ${path}`);
   if (!parsed.ok) throw new Error(parsed.reason);
   const json = parsed.value;
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {

@@ -1,7 +1,6 @@
 // The emulated hardware of --hardware sim: its config (the built-in demo or a JSON file) and the
 // emulation on it. Its own module so that only sim mode loads the emulation.
-import { parseJson } from '../shared/json.js';
-import { CONFIG_FILE_BYTES } from '../shared/limits.js';
+import { parseJsonFile } from '../shared/json.js';
 import { readFile } from 'node:fs/promises';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
 import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
@@ -19,13 +18,13 @@ export async function openSim(
 
 async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
   if (file === undefined) return parseSimConfig(DEMO_SIM_CONFIG);
-  let text: string;
+  let text: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readFile(file);
   } catch (e) {
     throw new ConfigError('simConfig', `${file}: cannot read (${(e as NodeJS.ErrnoException).code})`);
   }
-  const parsed = parseJson(text, { maxBytes: CONFIG_FILE_BYTES, what: file });
+  const parsed = parseJsonFile(text, file);
   if (!parsed.ok) throw new ConfigError('simConfig', parsed.reason);
   const json = parsed.value;
   try {

@@ -4,7 +4,7 @@
 // and a `__proto__` key is refused, since it could poison objects later built from the value
 // (spread, Object.assign, merges).
 import { isUtf8 } from 'node:buffer';
-import { MAX_JSON_DEPTH } from './limits.js';
+import { CONFIG_FILE_BYTES, MAX_JSON_DEPTH } from './limits.js';
 
 export type JsonResult =
   | { ok: true; value: unknown }
@@ -30,7 +30,24 @@ export function sizeProblem(what: string, bytes: number, maxBytes: number): stri
  * Windows PowerShell 5 sent as ISO-8859-1: a block "Bière" was created as "Bi\uFFFDre").
  */
 export function utf8Problem(what: string, bytes: Uint8Array): string | null {
-  return isUtf8(bytes) ? null : `${what} is not UTF-8 text: JSON is sent encoded as UTF-8 (not Latin-1 or UTF-16)`;
+  // UTF-16 (Windows Notepad's "Unicode"): a byte-order mark, or the NUL bytes of its ASCII
+  // letters, which UTF-8 allows but JSON text never holds.
+  const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  if (bom || bytes.includes(0)) return `${what} is UTF-16 text, not UTF-8: save or send it as UTF-8`;
+  return isUtf8(bytes) ? null : `${what} is not UTF-8 text (Latin-1?): save or send it as UTF-8`;
+}
+
+/**
+ * A JSON file a user edits (the config file, the sim config): its bytes as read, refused with
+ * what to do when they are not UTF-8 text (decoded anyway, they were a parse error quoting
+ * U+FFFD, or a value with one in it), then parsed as parseJson does, under CONFIG_FILE_BYTES.
+ */
+export function parseJsonFile(bytes: Uint8Array, what: string): JsonResult {
+  const tooLarge = sizeProblem(what, bytes.byteLength, CONFIG_FILE_BYTES);
+  if (tooLarge) return { ok: false, problem: 'too large', reason: tooLarge };
+  const notUtf8 = utf8Problem(what, bytes);
+  if (notUtf8) return { ok: false, problem: 'not JSON', reason: notUtf8 };
+  return parseJson(bytes, { maxBytes: CONFIG_FILE_BYTES, what });
 }
 
 class PrototypeKeyError extends Error {}

@@ -54,3 +54,27 @@ t.test('a channel URL that is not one is named as such', async (t) => {
     err.message,
   );
 });
+
+// Windows Notepad's "Unicode" is UTF-16 with a byte-order mark; decoded as UTF-8 it was a parse
+// error quoting two U+FFFD and spaced-out letters, and a Latin-1 "Bière" a serviceId "Bi\uFFFDre".
+t.test(
+  'a config file that is not UTF-8 is named as such, with what to do, by the service and the failsafe',
+  async (t) => {
+    const text = JSON.stringify({ serviceId: 'fermenter', gpio: GPIO });
+    const utf16 = path.join(dir, 'utf16.json');
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const err = t.throws(() => loadConfig({ config: utf16 }, {})) as ConfigError;
+    t.type(err, ConfigError);
+    t.match(err.message, /^config: .*utf16\.json is UTF-16 text, not UTF-8: save or send it as UTF-8$/);
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/failsafe/index.js'), '--config', utf16], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
+    t.match(run.stderr.trim(), /^failsafe: config .*utf16\.json is UTF-16 text, not UTF-8: save or send it as UTF-8$/);
+
+    const latin1 = path.join(dir, 'latin1.json');
+    writeFileSync(latin1, Buffer.from('{"serviceId": "Bi\u00e8re"}', 'latin1'));
+    const bad = t.throws(() => loadConfig({ config: latin1 }, {})) as ConfigError;
+    t.match(bad.message, /^config: .*latin1\.json is not UTF-8 text \(Latin-1\?\): save or send it as UTF-8$/);
+  },
+);
