@@ -1,6 +1,7 @@
 // The configuration: defaults < JSON file < environment < command-line flags, all checked
 // with the one schema in config-schema.ts; here the rules that span keys or need a parser.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './cli-args.js';
 import {
   checkConfigDocument,
@@ -148,6 +149,31 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   if (!isValidCron(config.backupSchedule))
     throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   checkHistoryConfig(config, args.history !== undefined || env.EDGEBLOCKS_HISTORY !== undefined);
+  return config;
+}
+
+/** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */
+export const INSTALLED = { config: 'etc/edgeblocks/config.json', dataDir: 'var/lib/edgeblocks' } as const;
+
+/**
+ * The configuration a tool beside the installed service reads (`edgeblocks user`, `edgeblocks
+ * doctor`): loadConfig's, with the service's config file and data dir under `root` as the
+ * defaults when they exist, so that `sudo edgeblocks user add NAME` adds the user the service
+ * finds (not one in ./data of the current directory). A flag, variable or file setting wins.
+ */
+export function loadInstalledConfig(
+  args: ParsedArgs['values'],
+  env: NodeJS.ProcessEnv = process.env,
+  root = '/',
+): Config {
+  const installedConfig = path.join(root, INSTALLED.config);
+  const withFile = { ...args };
+  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
+    withFile.config = installedConfig;
+  const config = loadConfig(withFile, env);
+  const installedData = path.join(root, INSTALLED.dataDir);
+  const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
+  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
   return config;
 }
 

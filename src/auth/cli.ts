@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, loadConfig } from '../config.js';
+import { ConfigError, configFlagTable, configValues, loadInstalledConfig } from '../config.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
@@ -25,7 +25,9 @@ const USAGE = `Usage: edgeblocks user <command> [options]
   list             list the users
   token NAME       make an API token for scripts (replaces the previous one; shown once)
   token NAME --revoke
-Options: --data-dir DIR, --config FILE (as for the service; the users file is DIR/users.json)`;
+Options: --data-dir DIR, --config FILE (as for the service; the users file is DIR/users.json).
+The installed service's /etc/edgeblocks/config.json and /var/lib/edgeblocks are the defaults
+when they exist: on a Pi, sudo edgeblocks user add NAME adds the user the service finds.`;
 
 class UsageError extends Error {}
 
@@ -121,6 +123,8 @@ export async function runUserCommand(
   argv: string[],
   io: Io = process,
   env: NodeJS.ProcessEnv = process.env,
+  /** Where the installed service's config and data dir are looked for (tests: a laid-out root). */
+  root = '/',
 ): Promise<number> {
   let dataDir = '.';
   try {
@@ -142,7 +146,7 @@ export async function runUserCommand(
     const [command, name, ...rest] = positional;
     const [newRole, ...extra] = command === 'role' ? rest : [undefined, ...rest];
     const { role: roleFlag, ...configFlags } = values;
-    const config = loadConfig(configValues(configFlags), env);
+    const config = loadInstalledConfig(configValues(configFlags), env, root);
     const needsName = ['add', 'passwd', 'remove', 'token', 'role'];
     if (!command || (!needsName.includes(command) && command !== 'list'))
       throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);

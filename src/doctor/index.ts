@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRules } from '../alerts/rules.js';
 import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, DEFAULTS, loadConfig, type Config } from '../config.js';
+import { ConfigError, configFlagTable, configValues, DEFAULTS, loadInstalledConfig, type Config } from '../config.js';
 import { findGpioChip } from '../../drivers/gpio/chip-base.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -98,16 +98,9 @@ function doctorConfig(
   roots: Roots,
   fromUnit: Map<string, UnitVariable>,
 ): Config {
-  const args = configValues(values);
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, { value }] of fromUnit) env[name] ??= value;
-  const installedConfig = join(roots.etc, 'edgeblocks/config.json');
-  if (args.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
-    args.config = installedConfig;
-  const config = loadConfig(args, env);
-  const installedData = join(roots.root, 'var/lib/edgeblocks');
-  const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
-  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
+  const config = loadInstalledConfig(configValues(values), env, roots.root);
   if (roots.root !== '/' && config.w1Root === DEFAULTS.w1Root) config.w1Root = join(roots.sys, 'bus/w1/devices');
   return config;
 }

@@ -1,0 +1,58 @@
+// `sudo edgeblocks user add NAME` on a Pi, as the service's own refusal ("add one with `edgeblocks
+// user add NAME`") and the installer's link on PATH suggest it: without --data-dir the user went
+// to ./data of the current directory (made there, as root), the command said it was added, and
+// the service with auth on still found no user. The user command now takes the installed
+// service's config file and data dir as its defaults when they exist, as the doctor does; a
+// flag, variable or config file setting still wins. In-process, on a root laid out as a Pi's.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import t from 'tap';
+import { runUserCommand } from '../../src/auth/cli.js';
+
+async function user(argv: string[], root: string, cwd: string, stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    stdin: Readable.from([stdin]),
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+  };
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    const code = await runUserCommand(argv, io, {}, root);
+    return { code, stdout, stderr };
+  } finally {
+    process.chdir(before);
+  }
+}
+
+t.test("without --data-dir, the installed service's data dir is the one used", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-installed-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const root = path.join(dir, 'root');
+  const home = path.join(dir, 'home');
+  const data = path.join(root, 'var/lib/edgeblocks');
+  mkdirSync(data, { recursive: true, mode: 0o700 });
+  mkdirSync(home);
+  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
+  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), JSON.stringify({ auth: true }));
+
+  const added = await user(['add', 'alice'], root, home, 'a long password\n');
+  t.equal(added.code, 0, added.stderr);
+  t.match(added.stdout, `user alice added to ${path.join(data, 'users.json')}`);
+  t.ok(existsSync(path.join(data, 'users.json')), "in the service's data dir");
+  t.notOk(existsSync(path.join(home, 'data')), 'nothing made in the current directory');
+  t.equal((await user(['list'], root, home)).stdout, 'alice\n');
+
+  // The config file's own dataDir wins over the installed default, and a flag over both.
+  const elsewhere = path.join(dir, 'elsewhere');
+  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), JSON.stringify({ dataDir: elsewhere }));
+  t.equal((await user(['add', 'bob'], root, home, 'a long password\n')).code, 0);
+  t.ok(JSON.parse(readFileSync(path.join(elsewhere, 'users.json'), 'utf8')).users.bob, 'the file’s dataDir');
+  const flag = path.join(dir, 'flag');
+  t.equal((await user(['add', 'carol', '--data-dir', flag], root, home, 'a long password\n')).code, 0);
+  t.ok(existsSync(path.join(flag, 'users.json')), 'the flag');
+});
