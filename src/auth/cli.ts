@@ -240,6 +240,8 @@ export async function runUserCommand(
       io.stderr.write(`edgeblocks user: ${otherOwnerLine(e, dataDir, argv) ?? unusable.message}\n`);
       return 2;
     }
-    throw e;
+    // Anything else (a data dir path through a file, an I/O error of the card): its one line, as a start says it.
+    io.stderr.write(`edgeblocks user: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
   }
 }

@@ -3,6 +3,7 @@
 // by an older version with wider modes are tightened when they are opened.
 import { randomBytes } from 'node:crypto';
 import {
+  accessSync,
   chmodSync,
   closeSync,
   constants,
@@ -114,13 +115,40 @@ function missing(dir: string): boolean {
   }
 }
 
-/** A permission error on a file (EACCES, EPERM) as one line naming the file and the chown that fixes it; null for other errors. */
+/**
+ * Whether `dir`, or the nearest directory above it that is there, is on a read-only file system
+ * (EROFS even for root). A mkdir -p under one fails with ENOENT, not EROFS, hence the look.
+ */
+function onReadOnlyFileSystem(dir: string): boolean {
+  let at = path.resolve(dir);
+  while (missing(at) && path.dirname(at) !== at) at = path.dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EROFS';
+  }
+}
+
+/**
+ * A file the data dir's user may not use as one line naming it and what fixes it: a permission
+ * error (EACCES, EPERM) with the chown, a data dir on a read-only file system (a Pi's SD card the
+ * kernel remounted read-only after errors) with the remount; null for other errors.
+ */
 export function unusableFileError(e: unknown, dataDir: string): DataDirError | null {
   const err = e as NodeJS.ErrnoException;
+  const dir = path.resolve(dataDir);
+  if (
+    err instanceof Error &&
+    (err.code === 'EROFS' || (err.code === 'ENOENT' && err.syscall === 'mkdir')) &&
+    onReadOnlyFileSystem(dir)
+  )
+    return new DataDirError(
+      `cannot use the data dir ${dir}: it is on a read-only file system (${err.code}: ${err.syscall ?? 'write'}${typeof err.path === 'string' ? ` ${path.resolve(err.path)}` : ''}); remount it read-write (a card the kernel made read-only after errors needs a check first: fsck, or a new card), or give another --data-dir`,
+    );
   if (!(err instanceof Error) || (err.code !== 'EACCES' && err.code !== 'EPERM') || typeof err.path !== 'string')
     return null;
   const user = currentUser();
-  const dir = path.resolve(dataDir);
   const file = path.resolve(err.path);
   const inDataDir = file === dir || file.startsWith(dir + path.sep);
   // A data dir that is not there and may not be made here: a chown of it would find nothing.
