@@ -20,7 +20,8 @@
 #   --with-mosquitto     install Mosquitto and point the new config at it (mqtt://localhost:1883)
 #   --enable-interfaces  turn on I2C and 1-Wire in config.txt and load their modules (then reboot)
 #   --no-start           install and enable the service, but do not (re)start it
-#   --rollback           go back to the previous release and restart the service
+#   --rollback           go back to the previous release and restart the service (after the
+#                        previous release's check of the config, drop-ins and data dir)
 #   --uninstall          remove the service and the releases; keep the config and the data dir
 #   --purge              with --uninstall: also remove the config, the data dir and the user
 #   --dry-run            print each step with what it would change, and change nothing
@@ -215,7 +216,8 @@ unit_environment() {
 # (a bound added since) would stop the service at its restart, exit 2 and no control, until
 # someone came.
 check_config() {
-  local dir="$1" home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
+  local dir="$1" which="${2:-new release}" again="${3:-then run the installer again}"
+  local home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
   local vars=() origins=()
   home="$(mktemp -d)"
   unit_environment "$dir" >"$home/env"
@@ -242,7 +244,7 @@ check_config() {
     [ -f "$CONFIG_FILE" ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"
     it=them
   fi
-  warn "the new release refuses $what; the service would not start with $it:"
+  warn "the $which refuses $what; the service would not start with $it:"
   printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
   if [ ${#vars[@]} -gt 0 ]; then
     warn "the service's EDGEBLOCKS_ variables (\"env\" in the line above) and the file each one is set in:"
@@ -365,6 +367,10 @@ roll_back() {
   previous="$(basename "$(readlink "$RELEASES_DIR/previous" 2>/dev/null || true)" 2>/dev/null || true)"
   [ -n "$previous" ] && [ -f "$RELEASES_DIR/$previous/dist/src/main.js" ] || die "no previous release to roll back to in $RELEASES_DIR"
   current="$(current_release)"
+  # The previous release restarts on today's settings and data dir (a setting added since, a
+  # database the newer release migrated): asked first, as an upgrade asks the new one.
+  check_config "$RELEASES_DIR/$previous" "previous release" "then run the rollback again" ||
+    die "rollback to $previous refused; still on ${current:-the current release}, running as it was"
   switch_to "$RELEASES_LINK/$previous"
   if [ -n "$current" ]; then ln -sfn "$current" "$RELEASES_DIR/previous"; fi
   log "rolled back to $previous${current:+ ($current kept as previous)}"

@@ -71,5 +71,7 @@ export function copyInstaller(repo: string, src: string): void {
   mkdirSync(join(src, dirname(reader)), { recursive: true });
   for (const file of ['systemd/edgeblocks.service', 'scripts/install-pi.sh', 'scripts/unit-environment.mjs', reader])
     copyFileSync(join(repo, file), join(src, file));
+  // An ES module, as the real package.json says of dist (the fake checkout's main.js is CommonJS).
+  writeFileSync(join(src, dirname(reader), 'package.json'), '{"type":"module"}\n');
   chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
 }

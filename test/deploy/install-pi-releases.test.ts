@@ -105,3 +105,37 @@ t.test('an install from before releases becomes the previous release', async (t)
   t.equal(readlinkSync(`${prefix}.releases/previous`), 'legacy');
   t.ok(existsSync(`${prefix}.releases/legacy/dist/src/main.js`), 'old tree kept for --rollback');
 });
+
+// A rollback restarts the service on the previous release with today's settings and data dir: a
+// setting added since, or a database the newer release migrated, made it exit 2 at that restart,
+// and the brewery had no control. The previous release is asked first (`edgeblocks check`, as an
+// upgrade asks the new one); its refusal leaves the running release running.
+t.test('--rollback asks the previous release first; a refusal keeps the running one', async (t) => {
+  const sb = makeSandbox(t);
+  const prefix = join(sb.root, PREFIX);
+  const setVersion = (v: string) =>
+    writeFileSync(join(sb.src, 'package.json'), `{"name":"edgeblocks","version":"${v}"}\n`);
+  setVersion('1.0.0');
+  t.equal(install(sb, ['--no-start']).code, 0);
+  const v1 = readlinkSync(prefix);
+  setVersion('2.0.0');
+  t.equal(install(sb, ['--no-start']).code, 0);
+  const v2 = readlinkSync(prefix);
+
+  const configPath = join(sb.root, 'etc/edgeblocks/config.json');
+  const config = readFileSync(configPath, 'utf8');
+  writeFileSync(configPath, `${config.trimEnd().slice(0, -1)}, "note": "refused"}\n`);
+  const refused = install(sb, ['--rollback']);
+  t.equal(refused.code, 1, 'the rollback fails');
+  t.match(refused.stderr, /the previous release refuses .*config\.json; the service would not start with it/);
+  t.match(refused.stderr, /alerts\.remindHours: must be a number/, "with the previous release's line");
+  t.match(refused.stderr, /still on 2\.0\.0-[0-9a-f]+/);
+  t.equal(readlinkSync(prefix), v2, 'still on 2.0.0');
+  t.same(refused.calls, [], 'the service was not restarted');
+
+  writeFileSync(configPath, config);
+  const back = install(sb, ['--rollback']);
+  t.equal(back.code, 0, back.stderr);
+  t.equal(readlinkSync(prefix), v1, 'back on 1.0.0');
+  t.same(back.calls, ['systemctl restart edgeblocks.service']);
+});
