@@ -47,6 +47,13 @@ export function parseJsonFile(bytes: Uint8Array, what: string): JsonResult {
   if (tooLarge) return { ok: false, problem: 'too large', reason: tooLarge };
   const notUtf8 = utf8Problem(what, bytes);
   if (notUtf8) return { ok: false, problem: 'not JSON', reason: notUtf8 };
+  // Empty (a crashed editor, a `> file` by mistake): the parser would say only "end of JSON input".
+  if (/^\ufeff?\s*$/.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')))
+    return {
+      ok: false,
+      problem: 'not JSON',
+      reason: `${what} is empty: write a JSON object in it ({} for the defaults)`,
+    };
   return parseJson(bytes, { maxBytes: CONFIG_FILE_BYTES, what });
 }
 

@@ -78,3 +78,20 @@ t.test(
     t.match(bad.message, /^config: .*latin1\.json is not UTF-8 text \(Latin-1\?\): save or send it as UTF-8$/);
   },
 );
+
+// An empty file (an editor that crashed, `> config.json` by mistake) was "not valid JSON:
+// Unexpected end of JSON input (line 1 column 1)", which says neither that it is empty nor what
+// it should hold.
+t.test('an empty config file is named as empty, with what to write in it', async (t) => {
+  for (const [name, text] of [
+    ['empty.json', ''],
+    ['blank.json', '\n  \n'],
+    ['bom-only.json', BOM],
+  ]) {
+    const err = t.throws(() => loadConfig({ config: file(name!, text!) }, {})) as ConfigError;
+    t.match(
+      err.message,
+      new RegExp(`^config: .*${name} is empty: write a JSON object in it \\(\\{\\} for the defaults\\)$`),
+    );
+  }
+});
