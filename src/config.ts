@@ -23,6 +23,7 @@ import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
 import { ConfigError } from './shared/errors.js';
 import { parseJsonFile } from './shared/json.js';
+import { unreadableFile } from './shared/unreadable.js';
 
 export { DEFAULTS, type Config } from './config-schema.js';
 
@@ -104,10 +105,7 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
     try {
       bytes = readFileSync(file);
     } catch (e) {
-      throw new ConfigError(
-        'config',
-        `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
+      throw new ConfigError('config', unreadableFile(file, file, e));
     }
     const parsed = parseJsonFile(bytes, file);
     if (!parsed.ok) throw new ConfigError('config', parsed.reason);

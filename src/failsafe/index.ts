@@ -24,6 +24,7 @@ import type { GpioLineConfig } from '../../drivers/gpio/types.js';
 import { parseFlags, type FlagTable } from '../cli-args.js';
 import { checkConfigDocument, checkEnv, DEFAULTS, issueKey, type Config } from '../config-schema.js';
 import { parseJsonFile } from '../shared/json.js';
+import { unreadableFile } from '../shared/unreadable.js';
 import { oneWireOutputsOff } from './onewire.js';
 import { i2cOutputsOff } from './i2c.js';
 import { openI2cBus } from '../../drivers/i2c/i2c-bus.js';
@@ -96,7 +97,7 @@ async function loadConfig(path: string): Promise<Record<string, unknown>> {
   try {
     raw = await readFile(path);
   } catch (err) {
-    throw new Error(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? text(err)}`);
+    throw new Error(unreadableFile(`config ${path}`, path, err));
   }
   const parsed = parseJsonFile(raw, `config ${path}`);
   if (!parsed.ok) throw new Error(parsed.reason);

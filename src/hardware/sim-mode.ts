@@ -1,6 +1,7 @@
 // The emulated hardware of --hardware sim: its config (the built-in demo or a JSON file) and the
 // emulation on it. Its own module so that only sim mode loads the emulation.
 import { parseJsonFile } from '../shared/json.js';
+import { unreadableFile } from '../shared/unreadable.js';
 import { readFile } from 'node:fs/promises';
 import { DEMO_SIM_CONFIG } from '../../drivers/sim/sim-demo.js';
 import { parseSimConfig, SimConfigError, type SimConfig } from '../../drivers/sim/sim-config.js';
@@ -22,7 +23,7 @@ async function loadSimConfig(file: string | undefined): Promise<SimConfig> {
   try {
     text = await readFile(file);
   } catch (e) {
-    throw new ConfigError('simConfig', `${file}: cannot read (${(e as NodeJS.ErrnoException).code})`);
+    throw new ConfigError('simConfig', unreadableFile(file, file, e, 'sim config file'));
   }
   const parsed = parseJsonFile(text, file);
   if (!parsed.ok) throw new ConfigError('simConfig', parsed.reason);

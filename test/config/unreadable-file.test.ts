@@ -1,0 +1,54 @@
+// A config file that cannot be read says why in words and what to do, not only an errno: a path
+// that is a directory (`--config /etc/edgeblocks`), and a file the service user may not read (an
+// editor that saved it root-only; the installer makes it root:edgeblocks 0640). The service user
+// here is `nobody`: the tests run as root, as CI does.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { CLI } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-unreadable-'));
+chmodSync(dir, 0o755);
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+t.test('a directory, and a missing file, are named as such', async (t) => {
+  const folder = path.join(dir, 'edgeblocks');
+  mkdirSync(folder);
+  const err = t.throws(() => loadConfig({ config: folder }, {})) as ConfigError;
+  t.type(err, ConfigError);
+  t.equal(err.message, `config: cannot read ${folder}: EISDIR (it is a directory); give the path of the config file`);
+  const gone = path.join(dir, 'gone.json');
+  t.equal(
+    (t.throws(() => loadConfig({ config: gone }, {})) as Error).message,
+    `config: cannot read ${gone}: ENOENT (there is no such file); give the path of the config file`,
+  );
+});
+
+t.test(
+  'a file the user may not read: who may not, and the fix',
+  { skip: process.getuid?.() !== 0 && 'needs root' },
+  async (t) => {
+    const file = path.join(dir, 'config.json');
+    writeFileSync(file, '{}');
+    chmodSync(file, 0o600);
+    const r = spawnSync(process.execPath, [CLI, 'check', '--config', file, '--data-dir', path.join(dir, 'data')], {
+      encoding: 'utf8',
+      timeout: limit(30_000),
+      uid: 65534,
+      gid: 65534,
+      env: { PATH: process.env.PATH },
+    });
+    t.equal(r.status, 2, r.stdout);
+    // The first line: tap's process-info hook in the child, run as nobody, adds its own complaint after it.
+    t.match(
+      r.stderr.split('\n')[0],
+      new RegExp(
+        `^edgeblocks: configuration error: config: cannot read ${file}: EACCES \\(user \\S+ may not read it\\); fix: sudo chown root:\\S+ ${file} && sudo chmod 640 ${file}$`,
+      ),
+    );
+  },
+);
