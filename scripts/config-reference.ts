@@ -19,7 +19,8 @@ environment variables, command-line flags. \`edgeblocks --help\` (or \`edgeblock
 same list.
 
 - **A bad value stops the service** with one line naming the key and where it came from
-  (\`port (flag --port): ...\`, with "did you mean" for a misspelt key), and exit code 2. The
+  (\`port (flag --port): ...\`, with "did you mean" for a misspelt key, flag or \`EDGEBLOCKS_\`
+  variable), and exit code 2. The
   service, \`edgeblocks user\` and \`edgeblocks-failsafe\` read the file with this one schema, so a
   \`gpio\` line without \`direction\` is an output for all three.
 - **Flags and environment variables** take the value as JSON writes it (\`--port 5000\`,

@@ -4,7 +4,7 @@
 // service's modules so the failsafe compiles with only this and the drivers.
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { unknownKeyMessage } from '../drivers/closest-name.js';
+import { closestName, unknownKeyMessage } from '../drivers/closest-name.js';
 import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
 import { checkAgainst, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
 import { AlertSettingsSchema } from './alerts/settings.js';
@@ -278,6 +278,12 @@ export function checkSetting(
 }
 
 /**
+ * EDGEBLOCKS_ variables that are not settings: the doctor's API token (src/doctor/service.ts), the
+ * plain modules for a CPU profile (src/service/app-module.ts), and the test suite's own.
+ */
+const OTHER_ENV = ['EDGEBLOCKS_TOKEN', 'EDGEBLOCKS_MODULES', 'EDGEBLOCKS_TEST_SLOWDOWN', 'EDGEBLOCKS_NAMES_SEED'];
+
+/**
  * The settings the service's EDGEBLOCKS_ variables give (over the file's), and their problems, one
  * per variable. The service refuses the first; the failsafe, run by systemd with the service's
  * environment, reports them all and uses the rest.
@@ -285,6 +291,14 @@ export function checkSetting(
 export function checkEnv(env: NodeJS.ProcessEnv): { values: Partial<Config>; issues: ConfigIssue[] } {
   const values: Record<string, unknown> = {};
   const issues: ConfigIssue[] = [];
+  // A misspelt variable would be a setting silently not made, as a misspelt flag or file key would.
+  const known = [...SETTINGS.flatMap((s) => (s.schema.env ? [s.schema.env] : [])), ...OTHER_ENV];
+  for (const name of Object.keys(env))
+    if (name.startsWith('EDGEBLOCKS_') && !known.includes(name)) {
+      const near = closestName(name, known);
+      const message = `unknown variable;${near ? ` did you mean "${near}"?` : ''} see edgeblocks --help`;
+      issues.push({ path: name, message, unknownKey: true, source: `env ${name}` });
+    }
   for (const { key, schema } of SETTINGS) {
     const raw = schema.env && key !== 'config' ? env[schema.env] : undefined;
     if (raw === undefined) continue;

@@ -101,6 +101,12 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     /^edgeblocks: configuration error: prot: unknown key; did you mean "port"\?/,
   ],
   [
+    'a misspelt EDGEBLOCKS_ variable',
+    ['check', '--data-dir', path.join(dir, 'data')],
+    { EDGEBLOCKS_PROT: '5001' },
+    /^edgeblocks: configuration error: EDGEBLOCKS_PROT: unknown variable; did you mean "EDGEBLOCKS_PORT"\?/,
+  ],
+  [
     'an object in serialPorts',
     ['--config', file('i.json', '{"serialPorts": [{"path": "/dev/ttyUSB0"}]}')],
     {},
