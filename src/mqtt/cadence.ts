@@ -1,6 +1,7 @@
 // A fixed-cadence timer: run k is due at start + k * interval, never "interval after the
-// previous run", so late timers and slow runs do not accumulate drift. After a stall the
-// current slot runs at once (late) and older missed slots are skipped, never caught up in a burst.
+// previous run", so late timers and slow runs do not accumulate drift. After a stall (a late
+// timer, a slow run) one run goes at once, late, and stands for every slot the stall covered;
+// the next run is on the next slot still ahead, never caught up in a burst.
 export class Cadence {
   private timer: NodeJS.Timeout | null = null;
   private startedAt = 0;
@@ -45,8 +46,11 @@ export class Cadence {
     try {
       this.run(this.due());
     } finally {
-      const elapsedSlots = Math.floor((this.now() - this.startedAt) / this.intervalMs);
-      this.k = Math.max(this.k + 1, elapsedSlots);
+      // The next slot still ahead. Not the slot now in progress: a run that fired late has just
+      // stood for it, and running it at once as well made two runs back to back after every stall
+      // (two history messages, and a third on the next slot: a burst).
+      const nextSlot = Math.floor((this.now() - this.startedAt) / this.intervalMs) + 1;
+      this.k = Math.max(this.k + 1, nextSlot);
       if (this.running) this.schedule();
     }
   }
