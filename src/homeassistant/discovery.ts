@@ -7,8 +7,11 @@
 // with an `offline` last will: see mqtt/presence.ts), so entities never parse the state message.
 // Temperatures are announced in the user's unit (the units document); when it changes every
 // config is announced again, and commands are read in the unit of the config last announced.
-// A deleted block's configs are replaced by empty retained messages, which removes the entities;
-// configs left from blocks deleted while the service was down are found and removed on connect.
+// A deleted block's configs and state are replaced by empty retained messages, which removes the
+// entities. What is published is kept by nid, as the topics are: a backup load that puts another
+// block (of another type) at a nid replaces or removes what the one before had there. Configs left
+// from blocks deleted while the service was down or away from the broker (its publishes dropped)
+// are found and removed on connect, and the block's retained state with them.
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { HA_COMMAND_BYTES } from '../shared/limits.js';
@@ -159,9 +162,11 @@ export class HomeAssistant {
 
   private publishBlock(block: BlockJson): void {
     const specs = this.entitiesOf(block);
-    if (!specs) return;
+    // A block without entities where one with entities was (a backup load numbers blocks anew).
+    if (!specs) return this.unpublish(block.nid);
     const topics = specs.map((s) => this.configTopic(s, block.nid));
-    // An entity the block no longer has (its chip changed to one without that sensor) goes.
+    // An entity the block no longer has (its chip changed to one without that sensor, another
+    // block at its nid after a backup load) goes.
     for (const gone of this.published.get(block.nid) ?? []) {
       if (topics.includes(gone)) continue;
       this.announced.delete(gone.split('/')[3] ?? '');
@@ -241,8 +246,9 @@ export class HomeAssistant {
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
     this.notes.warn('sweep', { topic }, `home assistant: removing the entity of a block that is gone (${topic})`);
     this.o.mqtt.publish(topic, '', { retain: true });
-    // Its retained state went unsent with the config's removal (deleted while the broker was away).
-    if (!block) this.o.mqtt.publish(this.stateTopic(nid), '', { retain: true });
+    // Its state was left with it (both were dropped while disconnected): it goes unless the block
+    // at that nid has entities, whose state is published there.
+    if (!specs?.length) this.o.mqtt.publish(this.stateTopic(nid), '', { retain: true });
   }
 
   /**
