@@ -1,7 +1,7 @@
 // The embedded broker: aedes (MQTT 3.1.1) on a TCP port, plus `handle(stream)` for websocket
 // connections from /eventbus. Packets over MAX_PACKET_BYTES close the connection; a subscriber
 // that does not read is closed once MQTT_CLIENT_QUEUE_BYTES wait for it (aedes itself writes on
-// and only closes it after 60 s without a drain).
+// and only closes it after 60 s without a drain). Sessions end with their connection (cleanSession).
 import { Aedes, type AedesOptions } from 'aedes';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -97,6 +97,7 @@ export class EmbeddedBroker {
       done(null, null);
     };
     const aedes = await Aedes.createBroker({
+      preConnect: cleanSession,
       authorizeForward,
       authorizePublish,
       authorizeSubscribe,
@@ -173,6 +174,17 @@ export class EmbeddedBroker {
     this.log.debug('mqtt broker closed');
   }
 }
+
+/**
+ * Every session is clean: aedes would keep a client's persistent session (clean session off) for
+ * good after it went away, its subscriptions and every QoS 1 message on them queued in memory with
+ * no limit. A client coming back finds no session (sessionPresent false), as after a restart of
+ * this broker, whose sessions are in memory only; MQTT clients subscribe again then.
+ */
+const cleanSession: NonNullable<AedesOptions['preConnect']> = (_client, packet, done) => {
+  packet.clean = true;
+  done(null, true);
+};
 
 /**
  * aedes' CONNECT hook: refused clients get CONNACK return code 5, "not authorized". Refusals are
