@@ -60,6 +60,11 @@ export class BrokerAcl {
     return null;
   }
 
+  /** True for a command topic (Home Assistant's `set`), read when sent: never kept retained (retained.ts). */
+  isCommand(topic: string): boolean {
+    return this.clientWritable.some((f) => topicMatches(f, topic));
+  }
+
   /** Null when `who` may subscribe to `filter`; else why not. */
   subscribe(who: MqttIdentity, filter: string): string | null {
     if (filter.startsWith(REFUSED_TOPIC)) return 'refused publishes are read by nobody';

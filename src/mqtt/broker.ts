@@ -15,6 +15,7 @@ import { MAX_PACKET_BYTES, MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
 import { SlowClients } from '../shared/slow-clients.js';
 import { WarningLimiter } from '../log/limit.js';
 import { limitPacketSize } from './packet-limit.js';
+import { limitRetained, type RetainedBound, type RetainedStatus } from './retained.js';
 
 export class EmbeddedBroker {
   /** Topics a client's own publications on which are not sent back to it: client id -> topics. */
@@ -29,6 +30,7 @@ export class EmbeddedBroker {
     readonly port: number,
     private readonly log: Logger,
     echoless: Map<string, Set<string>>,
+    private readonly retainedBound: RetainedBound,
   ) {
     this.echoless = echoless;
     this.warnings = new WarningLimiter(log);
@@ -40,6 +42,11 @@ export class EmbeddedBroker {
   /** Subscribers closed because they did not read. */
   get slowClosed(): number {
     return this.slow.closed;
+  }
+
+  /** Retained messages clients have the broker keep, and the retained publishes it did not keep (retained.ts). */
+  get retained(): RetainedStatus {
+    return this.retainedBound.status();
   }
 
   /** Publishes and subscriptions the access rules refused (acl.ts). */
@@ -104,6 +111,20 @@ export class EmbeddedBroker {
       ...(auth?.enabled ? { authenticate: authenticateWith(auth) } : {}),
     });
     refusals.set(aedes, counts);
+    const retained = limitRetained(aedes, {
+      isOwn: (client) => 'internal' in identityOf(client),
+      isCommand: (topic) => acl?.isCommand(topic) ?? false,
+      onRefused: (client, topic, reason, kind) => {
+        const who = `client ${client.id} (${name(identityOf(client))})`;
+        warnings.warn(
+          kind === 'bound' ? 'retained' : 'retained command',
+          { topic, client: client.id, who: name(identityOf(client)), reason },
+          kind === 'bound'
+            ? `mqtt broker: a retained message on ${topic} from ${who} was delivered but not kept: ${reason}`
+            : `mqtt broker: a command on ${topic} from ${who} was delivered, not kept retained: ${reason}`,
+        );
+      },
+    });
     aedes.on('clientError', (client, err) =>
       log.debug({ client: client.id, err: err.message }, 'mqtt broker: client error'),
     );
@@ -126,7 +147,7 @@ export class EmbeddedBroker {
     server.on('error', (err) => log.error({ err }, 'mqtt broker server error'));
     const actual = (server.address() as AddressInfo).port;
     log.info({ host, port: actual }, `mqtt broker listening on ${host}:${actual}`);
-    broker = new EmbeddedBroker(aedes, server, actual, log, echoless);
+    broker = new EmbeddedBroker(aedes, server, actual, log, echoless, retained);
     return broker;
   }
 

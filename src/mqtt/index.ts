@@ -19,6 +19,7 @@ import { subscribeControllerTopics } from './controller-topics.js';
 import { Emission, type EmissionCounts } from './emission.js';
 import { EventbusWebsocket, EVENTBUS_PATH } from './eventbus-ws.js';
 import { publishPatches } from './patches.js';
+import type { RetainedStatus } from './retained.js';
 import { AVAILABILITY, Presence, type PresencePayloads } from './presence.js';
 import { offlineMessage, type ControllerStatus } from './state.js';
 import { topicsFor, type Topics } from './topics.js';
@@ -75,6 +76,8 @@ export interface MqttStatus extends ConnectionStatus {
   slowClientsClosed: number;
   /** Publishes (dropped) and subscriptions (failed) the embedded broker's access rules refused (acl.ts); with an external broker, the viewers' publishes the /eventbus bridge dropped (bridge-publishes.ts). */
   refused: { publish: number; subscribe: number };
+  /** What clients have the embedded broker keep retained, against its bound (retained.ts); null with an external broker. */
+  retained: RetainedStatus | null;
   /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large; packets over the read limit, skipped unread), and warnings held back. */
   dropped: { blockApi: number; other: number; oversized: number; warningsSuppressed: number };
 }
@@ -186,6 +189,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     eventbusClients: eventbus.clients,
     slowClientsClosed: broker?.slowClosed ?? eventbus.slowClosed,
     refused: broker?.refused ?? { publish: eventbus.refusedPublishes, subscribe: 0 },
+    retained: broker?.retained ?? null,
     dropped: {
       blockApi: counts.blockApiDropped,
       other: counts.otherDropped,

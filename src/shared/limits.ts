@@ -72,6 +72,20 @@ export const HA_COMMAND_BYTES = 256;
 export const STREAM_QUEUE_BYTES = 256 * 1024;
 /** The same for an MQTT subscriber of the embedded broker (TCP or /eventbus): a subscription to `#` gets every retained message (Home Assistant configs, states) at once. */
 export const MQTT_CLIENT_QUEUE_BYTES = 4 * STREAM_QUEUE_BYTES;
+/**
+ * Retained messages the clients of the embedded broker may have it keep, together: at most this
+ * many topics, and this many bytes of topic and payload. A retained publish past either is still
+ * delivered to the subscribers of the moment, but not kept (src/mqtt/retained.ts); clearing a topic
+ * (an empty retained message) always works. The service's own retained messages are outside it,
+ * never refused: they grow with its blocks, some 2.4 messages and 1.7 KB a block (300 blocks, a
+ * third each sensors, setpoints and switches with Home Assistant on: 721 messages, 496 KB, of
+ * which the state message is 213 KB). The bound gives clients room for a dozen or more such
+ * controllers (peers sharing this broker, Zigbee2MQTT and the like), at most some 8 MB and a few MB of
+ * per-message overhead on a Pi with 512 MB.
+ */
+export const RETAINED_CLIENT_MESSAGES = 10_000;
+/** See RETAINED_CLIENT_MESSAGES: two messages at the packet limit. */
+export const RETAINED_CLIENT_BYTES = 2 * MAX_PACKET_BYTES;
 /** History queries one history stream websocket may have running at once. */
 export const HISTORY_STREAM_QUERIES = 16;
 /** A command sent on the history stream websocket (/history/timeseries/stream). */
