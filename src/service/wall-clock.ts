@@ -89,7 +89,7 @@ export class WallClockService {
     this.runtime.on('clockJump', this.onJump);
     this.runtime.on('clockSet', this.onSet);
     this.save();
-    this.timer = setInterval(() => this.save(), SAVE_INTERVAL_MS);
+    this.timer = setInterval(() => this.saveNow(), SAVE_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -145,6 +145,15 @@ export class WallClockService {
     // the newer counts, so a reserve left behind cannot move a running profile back.
     const reserved = validRecord(this.reserve?.read() ?? null);
     return reserved && (!stored || reserved.last > stored.last) ? reserved : stored;
+  }
+
+  /**
+   * What the minute's timer does: looks for a jump first (the runtime's checkClock), so a step of
+   * the clock since the last tick or write is taken as what it is (time stopped, while behind)
+   * before the save's catch-up ends "behind"; then writes the wall time.
+   */
+  saveNow(): void {
+    if (!this.runtime.checkClock()) this.save();
   }
 
   /** Writes the wall time now; the high-water mark only rises (while behind it stays). */
