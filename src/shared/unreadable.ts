@@ -1,10 +1,26 @@
 // Why a file a user names (the config file, the sim config) cannot be read, in words and with
 // what to do: the errno alone ("cannot read /etc/edgeblocks: EISDIR") said neither. The one
 // wording for the service, `edgeblocks check`, the user command, the doctor and the failsafe.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 
-/** The name of this process's user and primary group (the installer makes the config root:GROUP 0640). */
+/** The service user the installer makes (scripts/install-pi.sh SERVICE_USER); the config is root:edgeblocks 0640. */
+const SERVICE_USER = 'edgeblocks';
+
+/** The name of group `gid`, or its number. */
+function groupName(gid: number | undefined): string {
+  try {
+    const line = readFileSync('/etc/group', 'utf8')
+      .split('\n')
+      .find((l) => l.split(':')[2] === String(gid));
+    if (line) return line.split(':')[0]!;
+  } catch {
+    // no group file: the number
+  }
+  return String(gid);
+}
+
+/** The name of this process's user and primary group. */
 function whoAmI(): { user: string; group: string } {
   let user = String(process.getuid?.() ?? '?');
   try {
@@ -12,17 +28,26 @@ function whoAmI(): { user: string; group: string } {
   } catch {
     // a uid without a passwd entry: its number
   }
-  let group = user;
+  return { user, group: groupName(process.getgid?.()) };
+}
+
+/**
+ * What to do about a file this process may not read. The file's group is whom it is for: the
+ * service's own group (or the service itself reading) gets the chown/chmod that lets it read;
+ * anyone else (`pi` running the doctor or `edgeblocks user` on the installed root:edgeblocks
+ * config) is told to use sudo, since a chown to their group would take the file from the service.
+ */
+function accessFix(file: string): string {
+  const { user, group } = whoAmI();
+  let fileGroup: string | undefined;
   try {
-    const gid = String(process.getgid?.());
-    const line = readFileSync('/etc/group', 'utf8')
-      .split('\n')
-      .find((l) => l.split(':')[2] === gid);
-    if (line) group = line.split(':')[0]!;
+    fileGroup = groupName(statSync(file).gid);
   } catch {
-    // no group file: the user's name, as a user group has
+    // not even stat: the directory is closed to us
   }
-  return { user, group };
+  if (user === SERVICE_USER || fileGroup === group)
+    return `(user ${user} may not read it); fix: sudo chown root:${group} ${file} && sudo chmod 640 ${file}`;
+  return `(user ${user} may not read it${fileGroup ? `; it is for group ${fileGroup}` : ''}); run the command with sudo`;
 }
 
 /** `cannot read WHAT: CODE (why); what to do`, for the error `e` of reading `file`, a `kind` ("config file"). */
@@ -35,10 +60,8 @@ export function unreadableFile(what: string, file: string, e: unknown, kind = 'c
     case 'EISDIR':
       return `${head} (it is a directory); give the path of the ${kind}`;
     case 'EACCES':
-    case 'EPERM': {
-      const { user, group } = whoAmI();
-      return `${head} (user ${user} may not read it); fix: sudo chown root:${group} ${file} && sudo chmod 640 ${file}`;
-    }
+    case 'EPERM':
+      return `${head} ${accessFix(file)}`;
     default:
       return head;
   }

@@ -3,7 +3,7 @@
 // editor that saved it root-only; the installer makes it root:edgeblocks 0640). The service user
 // here is `nobody`: the tests run as root, as CI does.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -32,8 +32,10 @@ t.test(
   'a file the user may not read: who may not, and the fix',
   { skip: process.getuid?.() !== 0 && 'needs root' },
   async (t) => {
+    // The file is for nobody's group (root:nogroup), but an editor saved it owner-only.
     const file = path.join(dir, 'config.json');
     writeFileSync(file, '{}');
+    chownSync(file, 0, 65534);
     chmodSync(file, 0o600);
     const r = spawnSync(process.execPath, [CLI, 'check', '--config', file, '--data-dir', path.join(dir, 'data')], {
       encoding: 'utf8',
@@ -50,5 +52,27 @@ t.test(
         `^edgeblocks: configuration error: config: cannot read ${file}: EACCES \\(user \\S+ may not read it\\); fix: sudo chown root:\\S+ ${file} && sudo chmod 640 ${file}$`,
       ),
     );
+  },
+);
+
+t.test(
+  "a file that is another group's (the installed root:edgeblocks 0640) read by someone else: sudo, not a chown that would take it from the service",
+  { skip: process.getuid?.() !== 0 && 'needs root' },
+  async (t) => {
+    const file = path.join(dir, 'installed.json');
+    writeFileSync(file, '{}');
+    chownSync(file, 0, 0);
+    chmodSync(file, 0o640);
+    const r = spawnSync(process.execPath, [CLI, 'check', '--config', file, '--data-dir', path.join(dir, 'data')], {
+      encoding: 'utf8',
+      timeout: limit(30_000),
+      uid: 65534,
+      gid: 65534,
+      env: { PATH: process.env.PATH },
+    });
+    t.equal(r.status, 2, r.stdout);
+    const line = r.stderr.split('\n')[0]!;
+    t.match(line, /\(user \S+ may not read it; it is for group root\); run the command with sudo$/);
+    t.notMatch(line, /chown|chmod/, 'no ownership change offered');
   },
 );
