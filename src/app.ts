@@ -105,12 +105,14 @@ export interface App {
 
 /**
  * `edgeblocks check`: what a start would refuse in the data dir (no user with auth on, a session
- * key or users file that is not one, a database a newer release migrated), read without taking
- * its lock (the service runs beside an upgrade) and without writing (the installer runs as root).
+ * key that is not one, a database a newer release migrated), read without taking its lock (the
+ * service runs beside an upgrade) and without writing (the installer runs as root). Answers what a
+ * start would warn of (a users file that is not one).
  */
-export function checkDataDir(config: Config): void {
-  Auth.check({ enabled: config.auth, dataDir: config.dataDir });
+export function checkDataDir(config: Config): string[] {
+  const warnings = Auth.check({ enabled: config.auth, dataDir: config.dataDir });
   checkSchema(config.dataDir);
+  return warnings;
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {

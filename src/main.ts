@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     config = loadConfig(args.values);
     if (args.check) {
       // The installer asks a release it stages whether the service's config file and data dir still hold.
-      checkDataDir(config);
+      for (const warning of checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
       const file = args.values.config ?? process.env.EDGEBLOCKS_CONFIG;
       console.log(`edgeblocks ${VERSION}: the configuration${file ? ` (${file})` : ''} is valid`);
       return;

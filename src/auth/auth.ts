@@ -94,11 +94,12 @@ export class Auth {
 
   /**
    * `edgeblocks check`: what open() would say of the data dir, read without writing anything (no
-   * session key is made; the installer runs it as root). A users file that is not one is refused
-   * here: the service would start with nobody able to log in.
+   * session key is made; the installer runs it as root). What open() refuses is a ConfigError; a
+   * users file that is not one is a warning, answered, as open() starts with it (control goes on),
+   * and an upgrade or a rollback may be what mends it.
    */
-  static check(opts: { enabled: boolean; dataDir: string }): void {
-    if (!opts.enabled) return;
+  static check(opts: { enabled: boolean; dataDir: string }): string[] {
+    if (!opts.enabled) return [];
     const users = new UsersFile(opts.dataDir);
     let broken: UsersFileError | null;
     try {
@@ -110,12 +111,14 @@ export class Auth {
         `cannot read ${users.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
       );
     }
-    if (broken) throw new ConfigError('auth', `${broken.message}; nobody could log in with it`);
     try {
       readSecret(opts.dataDir);
     } catch (e) {
       throw new ConfigError('auth', e instanceof SecretFileError ? e.message : (e as Error).message);
     }
+    return broken
+      ? [`auth: ${broken.message}; the service starts and controls, but nobody can log in until it is fixed`]
+      : [];
   }
 
   /** Reads the users with auth on: no user is a ConfigError; a users file that is not one is returned. */
