@@ -316,6 +316,8 @@ async function assembleServices(
       intervalMs: config.emitInterval,
       log: log.child({ module: 'homeassistant' }),
     });
+    // The alert binary_sensors share the controller's node: their old configs are swept with the blocks'.
+    ha.onLegacyCleared((objectId) => alerts.homeAssistantConfigCleared(objectId));
     lifecycle.add(homeAssistantSubsystem(ha));
   }
   lifecycle.add(controlSubsystem(control, loop, hardware));

@@ -160,6 +160,11 @@ export class Alerts implements AlertsApi {
     });
   }
 
+  /** Home Assistant discovery cleared a config of ours under the legacy node (`alert_<kind>`): its binary_sensor's config goes out again. */
+  homeAssistantConfigCleared(objectId: string): void {
+    this.mqttAlerts?.republishConfig(objectId);
+  }
+
   start(): void {
     this.uncleanStop = markRunning(this.d.dataDir, this.d.db);
     const onDocs = (docs: Doc[]) =>

@@ -11,7 +11,9 @@
 // entities. What is published is kept by nid, as the topics are: a backup load that puts another
 // block (of another type) at a nid replaces or removes what the one before had there. Configs left
 // from blocks deleted while the service was down or away from the broker (its publishes dropped)
-// are found and removed on connect, and the block's retained state with them.
+// are found and removed on connect, and the block's retained state with them. Configs an older
+// version left under the node an id with `.` or `~` had before (legacyNodeId) are cleared, and
+// the entity's config on the new node is published again after the clear: see sweepLegacy.
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { HA_COMMAND_BYTES } from '../shared/limits.js';
@@ -52,6 +54,8 @@ export class HomeAssistant {
   /** The default entity id of each entity (by `<nid>_<key>`), distinct over all blocks: entity-ids.ts. */
   private entityIds = new Map<string, string>();
   private readonly cleanups: Array<() => void> = [];
+  /** Told the object id of every legacy config cleared that is not a block entity's (the alert binary_sensors). */
+  private readonly legacyListeners = new Set<(objectId: string) => void>();
   private timer: NodeJS.Timeout | null = null;
   /** Lines caused by what others publish (commands, configs under our node): one a minute per kind. */
   private readonly warnings: WarningLimiter;
@@ -112,6 +116,16 @@ export class HomeAssistant {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     for (const c of this.cleanups.splice(0)) c();
+  }
+
+  /**
+   * Calls `fn` with the object id (`alert_<kind>`) of each config this controller left under its
+   * legacy node that is not a block entity's, once it is cleared: the one who publishes that
+   * entity publishes its config again (see sweepLegacy). Returns the remove function.
+   */
+  onLegacyCleared(fn: (objectId: string) => void): () => void {
+    this.legacyListeners.add(fn);
+    return () => this.legacyListeners.delete(fn);
   }
 
   /** Config payload of one entity (Home Assistant's abbreviations are not used, for readability). */
@@ -255,6 +269,12 @@ export class HomeAssistant {
    * A config this controller left under the node its id had before nodeId kept ids apart: that
    * node is shared with other ids (`ferm.1`, `ferm_1`), so only configs naming our unique ids go.
    * Read as bytes, never parsed (our configs are written by JSON.stringify, a service id needs no escape).
+   * The unique ids did not change, so Home Assistant ignored the config on the new node while the
+   * old topic held its unique id ("unique_id already exists"), and the empty config removes the
+   * entity: after the clear the entity's config on the new node is published again, so that Home
+   * Assistant adds it back at once (a block entity's here; another, the alert binary_sensors, by
+   * the listeners of onLegacyCleared). The entity gets a new registry entry: its customisations in
+   * Home Assistant do not carry over.
    */
   private sweepLegacy(topic: string, payload: Buffer): void {
     if (!payload.includes(`"unique_id":"edgeblocks_${this.o.serviceId}_`)) return;
@@ -264,6 +284,15 @@ export class HomeAssistant {
       `home assistant: removing a config from before the node id ${this.node} (${topic})`,
     );
     this.o.mqtt.publish(topic, '', { retain: true });
+    const objectId = topic.split('/')[3] ?? '';
+    if (!/^\d+_/.test(objectId)) {
+      for (const fn of this.legacyListeners) fn(objectId);
+      return;
+    }
+    // Its block, if it still has entities; an entity that is gone stays gone.
+    const nid = Number(objectId.split('_')[0]);
+    const block = this.o.runtime.blocks().find((b) => b.nid === nid);
+    if (block) this.publishBlock(this.o.runtime.read(block).json());
   }
 
   private command(topic: string, payload: unknown): void {

@@ -3,10 +3,13 @@
 // block entities on the same discovery topics (the last writer's config won and the other
 // controller's entity vanished) and one device in Home Assistant.
 // tags: slow (a real Mosquitto, two services)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
-import { Recorder } from '../mqtt/fixtures.js';
+import { Recorder, sleep } from '../mqtt/fixtures.js';
 import { nodeId } from '../../src/shared/service-id.js';
 
 t.test('node ids are distinct for ids that differ only by punctuation', async (t) => {
@@ -77,4 +80,58 @@ t.test('configs ferm.1 left under the node it had before are cleared, and only i
     [JSON.stringify({ name: 'Other', unique_id: 'edgeblocks_ferm_1_4243_value' })],
     "ferm_1's config is left alone",
   );
+});
+
+t.test('after an upgrade each cleared old config is followed by its config on the new node', async (t) => {
+  // Home Assistant ignores a config whose unique_id another topic holds, and the empty config on
+  // that topic removes the entity: the new config has to come again after the old one is cleared.
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-ha-legacy-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const options = { mqttUrl: broker.url, serviceId: 'ferm.1', homeAssistant: 'true', emitInterval: '200' };
+  const newNode = 'edgeblocks-ferm_d1';
+  const oldNode = 'edgeblocks_ferm_1';
+
+  // The controller's configs as this version writes them: a block's entities and the alert binary_sensors.
+  const first = await startApp(options, { dataDir });
+  // A block of two entities (a sensor and a number).
+  const created = await first.post('blocks/create', { id: 'Beer', type: 'SetpointSensorPair', data: {} });
+  t.equal(created.status, 201, JSON.stringify(created.body));
+  const seen = await Recorder.connect(broker.url);
+  await seen.subscribe(`homeassistant/+/${newNode}/+/config`);
+  const nid = created.body.nid;
+  await seen.waitFor((m) => m.topic.includes(`/${nid}_`) && m.payload.length > 0, 'a block config');
+  await seen.waitFor((m) => m.topic.includes('/alert_') && m.payload.length > 0, 'an alert config');
+  await sleep(300);
+  const configs = new Map(seen.messages.filter((m) => m.payload.length).map((m) => [m.topic, m.payload.toString()]));
+  await seen.end();
+  await first.close();
+
+  // What the version before left: the same configs under the shared node.
+  const bus = await Recorder.connect(broker.url);
+  t.teardown(() => bus.end());
+  for (const [topic, payload] of configs)
+    await bus.publish(topic.replace(`/${newNode}/`, `/${oldNode}/`), payload, true);
+  await bus.subscribe('homeassistant/#');
+  await bus.waitFor(() => bus.messages.length >= configs.size * 2, 'the retained configs');
+  const from = bus.messages.length;
+
+  const second = await startApp(options, { dataDir });
+  t.teardown(() => second.close());
+  t.ok(
+    [...configs.keys()].some((k) => k.includes('/alert_')),
+    'the alert binary_sensors are among them',
+  );
+  for (const [topic, payload] of configs) {
+    const old = topic.replace(`/${newNode}/`, `/${oldNode}/`);
+    const uid = JSON.parse(payload).unique_id as string;
+    const cleared = await bus.waitFor((m) => m.topic === old && m.payload.length === 0, `${old} cleared`, 5000, from);
+    const after = bus.messages.indexOf(cleared) + 1;
+    const again = await bus
+      .waitFor((m) => m.topic === topic && m.payload.length > 0, `${topic} after the clear`, 2000, after)
+      .catch(() => undefined);
+    t.ok(again, `${old} cleared, then ${uid} published again on ${topic}`);
+    if (again) t.equal(again.json().unique_id, uid);
+  }
 });

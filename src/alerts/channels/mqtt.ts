@@ -19,6 +19,11 @@ export function alertsTopic(topicRoot: string, serviceId: string): string {
   return `${topicRoot}/alerts/${serviceId}`;
 }
 
+/** The object id of a condition kind's binary_sensor in its discovery topic. */
+function objectIdOf(kind: string): string {
+  return `alert_${kind.replace(/-/g, '_')}`;
+}
+
 export class MqttAlerts {
   private readonly topic: string;
   private readonly cleanups: Array<() => void> = [];
@@ -43,6 +48,18 @@ export class MqttAlerts {
     this.publish();
   }
 
+  /**
+   * Publishes the Home Assistant config of the binary_sensor with this object id (`alert_<kind>`)
+   * again, when there is one: Home Assistant discovery (src/homeassistant/discovery.ts,
+   * onLegacyCleared) cleared the config an older version left under the legacy node, which
+   * removed the entity. Other object ids are not this channel's.
+   */
+  republishConfig(objectId: string): void {
+    if (!this.o.homeAssistant) return;
+    const kind = CONDITION_KINDS.find((k) => objectIdOf(k) === objectId);
+    if (kind) this.o.mqtt.publish(this.configTopic(kind), this.haConfig(kind), { retain: true });
+  }
+
   /** The current list (and the Home Assistant states); call after every change. */
   publish(): void {
     const active = this.o.active();
@@ -64,7 +81,7 @@ export class MqttAlerts {
   }
 
   private configTopic(kind: string): string {
-    return `${DISCOVERY_PREFIX}/binary_sensor/${nodeId(this.o.serviceId)}/alert_${kind.replace(/-/g, '_')}/config`;
+    return `${DISCOVERY_PREFIX}/binary_sensor/${nodeId(this.o.serviceId)}/${objectIdOf(kind)}/config`;
   }
 
   private haConfig(kind: (typeof CONDITION_KINDS)[number]): Record<string, unknown> {
