@@ -29,7 +29,11 @@ export interface ProbeOptions {
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 
 /** What answers at `address`, by the checks of the chips that can be there. */
-async function identify(bus: I2cBus, address: number, chips: readonly I2cChipDef[]): Promise<FoundChip | null> {
+export async function identifyAt(
+  bus: I2cBus,
+  address: number,
+  chips: readonly I2cChipDef[],
+): Promise<FoundChip | null> {
   const candidates: I2cChipDef[] = [];
   for (const chip of chips) {
     if (!chip.identify || !chip.addresses.includes(address)) continue;
@@ -78,7 +82,7 @@ export async function probeChips(bus: I2cBus, options: ProbeOptions = {}): Promi
       });
       continue;
     }
-    const found = await identify(bus, address, chips);
+    const found = await identifyAt(bus, address, chips);
     if (found) out.push(found);
   }
   return out;

@@ -35,6 +35,13 @@ export class SimPcf8574 extends SimI2cChip {
     this.port = byte & 0xff;
   }
 
+  readByte(command: number): number {
+    // An SMBus register read: the command byte is a write like any other, then the port is read.
+    this.transaction();
+    this.port = command & 0xff;
+    return this.pins();
+  }
+
   receiveByte(): number {
     this.transaction();
     return this.pins();

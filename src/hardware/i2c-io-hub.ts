@@ -6,7 +6,7 @@
 // (power-on reset) is set up again and counted.
 import type { I2cIoChipDef, I2cIoDriver, IoPollEvents, IoTarget } from '../../drivers/i2c/chip-def.js';
 import { I2C_IO_CHIPS, i2cIoChip } from '../../drivers/i2c/chips.js';
-import { probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
+import { identifyAt, probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
@@ -46,6 +46,10 @@ interface Want {
   held: number;
   /** Expanders: the driven outputs that are on (whatever their level): only these are held after a reset. */
   active: number;
+  /** The chip at the address was checked to be no other IO chip since it last answered. */
+  checked: boolean;
+  /** Another IO chip answers at the address (a PCF8574 where the block says MCP23017): never written with this driver. */
+  wrongChip: I2cIoChipDef | null;
 }
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
@@ -186,6 +190,8 @@ export class I2cIoHub implements I2cIoAccess {
         lost: null,
         held: 0,
         active: 0,
+        checked: false,
+        wrongChip: null,
       };
       this.wants.set(key(bus, address), w);
     }
@@ -240,6 +246,24 @@ export class I2cIoHub implements I2cIoAccess {
     };
   }
 
+  /**
+   * Whether the chip at the address is the block's, before anything is written to it (and again
+   * after it stopped answering: a board may have been swapped meanwhile). The expanders share
+   * 0x20-0x27, and a PCF8574 takes every byte written to it as its outputs, the command byte of
+   * an MCP23017 register read too: the wrong driver would switch its relays. Only another chip
+   * that the identity checks (reads only) name for sure refuses it; a chip no check recognises
+   * is the block's (a check is no proof that it is missing).
+   */
+  private async check(w: Want): Promise<boolean> {
+    const entry = this.buses.get(w.bus);
+    if (w.checked || !entry) return w.wrongChip === null;
+    const found = await identifyAt(entry.bus, w.address, I2C_IO_CHIPS).catch(() => null);
+    const other = found?.status === 'found' && found.chip && found.chip.name !== w.kind ? found.chip : null;
+    w.wrongChip = other?.role === 'io' ? other : null;
+    w.checked = true;
+    return w.wrongChip === null;
+  }
+
   // ---- polling ---------------------------------------------------------------------------
 
   /** When service() is next needed: every poll period while a chip is in use, else never. */
@@ -278,6 +302,13 @@ export class I2cIoHub implements I2cIoAccess {
     }
     w.counters.polls++;
     try {
+      if (!(await this.check(w))) {
+        const error = `${hex(w.address)} on I2C bus ${w.bus} is a ${w.wrongChip!.name}, not a ${w.kind}: nothing written to it (make the block a ${w.wrongChip!.name})`;
+        if (w.lastError !== error) this.log.warn(error);
+        w.connected = false;
+        w.lastError = error;
+        return;
+      }
       const target = { drive: w.drive & ~w.held, levels: w.levels & ~w.held, duties: w.duties, hz: w.hz };
       const r = await chip.poll(target, this.events(w, target));
       w.pins = r.pins;
@@ -291,6 +322,7 @@ export class I2cIoHub implements I2cIoAccess {
         this.log.warn(`${w.kind} ${hex(w.address)} on I2C bus ${w.bus}: ${text(e)}`);
       w.connected = false;
       w.lastError = text(e);
+      w.checked = false;
       // Whatever the chip holds when it answers again is read back before it is trusted.
       chip.lost();
     }
@@ -298,9 +330,16 @@ export class I2cIoHub implements I2cIoAccess {
 
   // ---- safe state and status --------------------------------------------------------------
 
+  /** The driver that puts the chip at the want's address safe: the chip's own when another chip is there. */
+  private async safeDriver(w: Want): Promise<I2cIoDriver | null> {
+    const chip = this.chipOf(w);
+    if (!chip || (await this.check(w))) return chip;
+    return w.wrongChip!.create(this.buses.get(w.bus)!.bus, w.address);
+  }
+
   private async makeSafe(w: Want): Promise<void> {
     await w.polling;
-    const chip = this.chipOf(w);
+    const chip = await this.safeDriver(w);
     if (!chip) return;
     try {
       await chip.safeState();
@@ -320,7 +359,7 @@ export class I2cIoHub implements I2cIoAccess {
     const done: Array<{ bus: string; address: number; kind: I2cIoKind }> = [];
     for (const w of targets.values()) {
       await w.polling;
-      const chip = this.chipOf(w);
+      const chip = await this.safeDriver(w);
       if (!chip) continue;
       try {
         await chip.safeState();
