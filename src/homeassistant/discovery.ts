@@ -142,8 +142,14 @@ export class HomeAssistant {
       default_entity_id:
         this.entityIds.get(entityKey(block.nid, spec)) ?? `${spec.component}.${entitySlug(serviceId, block)}`,
       state_topic: this.stateTopic(block.nid),
+      // A switch compares the rendered value with payload_on/off ('true'/'false', as JSON
+      // renders them); a null state must render 'None', Home Assistant's unknown ('null' matches
+      // nothing, and the switch would keep showing its last state: a relay board pulled off).
+      // Jinja renders None as 'None' by itself, so the other entities need no more.
       value_template:
-        spec.component === 'switch' ? `{{ value_json.${spec.key} | tojson }}` : `{{ value_json.${spec.key} }}`,
+        spec.component === 'switch'
+          ? `{{ value_json.${spec.key} | tojson if value_json.${spec.key} is not none else 'None' }}`
+          : `{{ value_json.${spec.key} }}`,
       availability: [{ topic: this.availabilityTopic }],
       device: {
         identifiers: [this.node],
