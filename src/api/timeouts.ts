@@ -1,6 +1,7 @@
 // Timeouts of the HTTP servers (the controller port and the TLS gateway), suited to a LAN
 // service: a client gets 10 s to send its request headers and 20 s for the whole request (a
-// 1 MiB body takes well under a second on a LAN). Node checks them every CHECK_INTERVAL_MS, so a
+// 1 MiB body takes well under a second on a LAN; a backup of up to 64 MiB needs some 27 Mbit/s,
+// and a larger one on a slow link loads from a file in the data dir, docs/data.md). Node checks them every CHECK_INTERVAL_MS, so a
 // slow-sending client is answered 408 and closed within that of its deadline; a check every
 // second would wake an idle controller for nothing once a second. Idle keep-alive connections
 // and upgraded websockets (/eventbus) are not affected.
