@@ -4,14 +4,16 @@
 // nothing on the card is lost (it cannot be written). Before, the start said only "cannot start:
 // EROFS: read-only file system, chmod DIR" (exit 1, the code for a crash) and `edgeblocks user
 // add` died with a stack trace. Needs root (mount), which the test machine has; the built CLI.
-import { spawnSync } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { CLI } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { smallDisk } from '../helpers/small-disk.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('mount');
 
 const disk = smallDisk('edgeblocks-readonly-', '8m');
 t.teardown(() => disk.unmount());
