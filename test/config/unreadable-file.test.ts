@@ -28,26 +28,37 @@ t.test('a directory, and a missing file, are named as such', async (t) => {
   );
 });
 
+const NOBODY = 65534;
+
+/**
+ * `edgeblocks check` run as nobody on a config file owned root:`gid` with `mode`: its exit code and
+ * the first line of its errors (tap's process-info hook in the child, run as nobody, adds its own
+ * complaint after it).
+ */
+function checkAsNobody(name: string, gid: number, mode: number): { status: number | null; line: string; file: string } {
+  const file = path.join(dir, name);
+  writeFileSync(file, '{}');
+  chownSync(file, 0, gid);
+  chmodSync(file, mode);
+  const r = spawnSync(process.execPath, [CLI, 'check', '--config', file, '--data-dir', path.join(dir, 'data')], {
+    encoding: 'utf8',
+    timeout: limit(30_000),
+    uid: NOBODY,
+    gid: NOBODY,
+    env: { PATH: process.env.PATH },
+  });
+  return { status: r.status, line: r.stderr.split('\n')[0]!, file };
+}
+
 t.test(
   'a file the user may not read: who may not, and the fix',
   { skip: process.getuid?.() !== 0 && 'needs root' },
   async (t) => {
     // The file is for nobody's group (root:nogroup), but an editor saved it owner-only.
-    const file = path.join(dir, 'config.json');
-    writeFileSync(file, '{}');
-    chownSync(file, 0, 65534);
-    chmodSync(file, 0o600);
-    const r = spawnSync(process.execPath, [CLI, 'check', '--config', file, '--data-dir', path.join(dir, 'data')], {
-      encoding: 'utf8',
-      timeout: limit(30_000),
-      uid: 65534,
-      gid: 65534,
-      env: { PATH: process.env.PATH },
-    });
-    t.equal(r.status, 2, r.stdout);
-    // The first line: tap's process-info hook in the child, run as nobody, adds its own complaint after it.
+    const { status, line, file } = checkAsNobody('config.json', NOBODY, 0o600);
+    t.equal(status, 2);
     t.match(
-      r.stderr.split('\n')[0],
+      line,
       new RegExp(
         `^edgeblocks: configuration error: config: cannot read ${file}: EACCES \\(user \\S+ may not read it\\); fix: sudo chown root:\\S+ ${file} && sudo chmod 640 ${file}$`,
       ),
@@ -59,19 +70,8 @@ t.test(
   "a file that is another group's (the installed root:edgeblocks 0640) read by someone else: sudo, not a chown that would take it from the service",
   { skip: process.getuid?.() !== 0 && 'needs root' },
   async (t) => {
-    const file = path.join(dir, 'installed.json');
-    writeFileSync(file, '{}');
-    chownSync(file, 0, 0);
-    chmodSync(file, 0o640);
-    const r = spawnSync(process.execPath, [CLI, 'check', '--config', file, '--data-dir', path.join(dir, 'data')], {
-      encoding: 'utf8',
-      timeout: limit(30_000),
-      uid: 65534,
-      gid: 65534,
-      env: { PATH: process.env.PATH },
-    });
-    t.equal(r.status, 2, r.stdout);
-    const line = r.stderr.split('\n')[0]!;
+    const { status, line } = checkAsNobody('installed.json', 0, 0o640);
+    t.equal(status, 2);
     t.match(line, /\(user \S+ may not read it; it is for group root\); run the command with sudo$/);
     t.notMatch(line, /chown|chmod/, 'no ownership change offered');
   },
