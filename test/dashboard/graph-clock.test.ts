@@ -5,16 +5,11 @@
 // controller recorded every 5 s. The built CLI under a moved clock (libfaketime), a real Chromium.
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium, the built CLI under a moved clock)
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import t from 'tap';
-import { killAndWait } from '../helpers/children.js';
-import { postJson, startCli } from '../helpers/cli.js';
-import { movedClock } from '../helpers/faketime.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, requireWebBuild } from './browser.js';
+import { launchBrowser, requireWebBuild } from './browser.js';
+import { movedController } from './moved-controller.js';
 
 declare const window: { __graphSpan?: [number, number] };
 
@@ -29,23 +24,7 @@ t.teardown(async () => {
 });
 
 t.test("on a controller 10 hours behind the browser, the last 10 minutes are the controller's", async (t) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'eb-graph-clock-'));
-  t.teardown(() => removeDir(dir));
-  const clock = movedClock(dir);
-  clock.move('-10h');
-  const cli = await startCli(
-    ['--hardware', 'sim', '--data-dir', path.join(dir, 'data'), '--mqtt-port', '0', '--emit-interval', '500'],
-    clock.env,
-    t,
-  );
-  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
-  const api = async (route: string, body: unknown) => {
-    const res = await postJson(`${cli.base}/edge-one/${route}`, body);
-    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
-  const controllerNow = async () =>
-    Date.parse(((await (await fetch(`${cli.base}/edge-one/system/status`)).json()) as any).clock.now);
+  const { cli, api, controllerNow } = await movedController(t, 'eb-graph-clock-', '-10h');
   await api('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { 'setting[degC]': 20 } });
   await api('blocks/create', {
     id: 'Beer Setpoint',

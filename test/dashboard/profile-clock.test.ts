@@ -6,16 +6,11 @@
 // and the clock"). The built CLI under a moved clock (libfaketime), a real Chromium.
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium, the built CLI under a moved clock)
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import t from 'tap';
-import { killAndWait } from '../helpers/children.js';
-import { postJson, startCli } from '../helpers/cli.js';
-import { movedClock } from '../helpers/faketime.js';
 import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, requireWebBuild } from './browser.js';
+import { launchBrowser, requireWebBuild } from './browser.js';
+import { movedController } from './moved-controller.js';
 
 requireWebBuild();
 t.setTimeout(limit(120_000));
@@ -28,23 +23,7 @@ t.teardown(async () => {
 });
 
 t.test('started on a controller 10 hours behind the browser, the profile runs now and keeps its place', async (t) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'eb-profile-clock-'));
-  t.teardown(() => removeDir(dir));
-  const clock = movedClock(dir);
-  clock.move('-10h');
-  const cli = await startCli(
-    ['--hardware', 'sim', '--data-dir', path.join(dir, 'data'), '--mqtt-port', '0', '--emit-interval', '500'],
-    clock.env,
-    t,
-  );
-  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
-  const api = async (route: string, body: unknown) => {
-    const res = await postJson(`${cli.base}/edge-one/${route}`, body);
-    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
-  const controllerNow = async () =>
-    Date.parse(((await (await fetch(`${cli.base}/edge-one/system/status`)).json()) as any).clock.now);
+  const { cli, clock, api, controllerNow } = await movedController(t, 'eb-profile-clock-', '-10h');
   await api('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { 'setting[degC]': 20 } });
   await api('blocks/create', {
     id: 'Beer Setpoint',
@@ -102,22 +81,8 @@ t.test('started on a controller 10 hours behind the browser, the profile runs no
 });
 
 t.test("on a controller whose clock was never set (1970), the browser's time is the better guess", async (t) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'eb-profile-clock-unset-'));
-  t.teardown(() => removeDir(dir));
-  const clock = movedClock(dir);
-  clock.move('@1970-01-02 00:00:00');
-  const cli = await startCli(
-    ['--hardware', 'sim', '--data-dir', path.join(dir, 'data'), '--mqtt-port', '0', '--emit-interval', '500'],
-    clock.env,
-    t,
-  );
-  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
-  const made = await postJson(`${cli.base}/edge-one/blocks/create`, {
-    id: 'Beer Profile',
-    type: 'SetpointProfile',
-    data: { enabled: false, points: [] },
-  });
-  t.equal(made.status, 201);
+  const { cli, api } = await movedController(t, 'eb-profile-clock-unset-', '@1970-01-02 00:00:00');
+  await api('blocks/create', { id: 'Beer Profile', type: 'SetpointProfile', data: { enabled: false, points: [] } });
   browser ??= await launchBrowser();
   const page = await browser.newPage();
   page.setDefaultTimeout(limit(15_000));
@@ -125,9 +90,7 @@ t.test("on a controller whose clock was never set (1970), the browser's time is 
   const card = page.locator('section.card[data-block="Beer Profile"]');
   await card.getByTestId('profile-form').getByRole('button', { name: 'Start Ale profile' }).click();
   await card.getByTestId('profile-now').waitFor();
-  const start = Date.parse(
-    (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Profile' })).body.data.start,
-  );
+  const start = Date.parse((await api('blocks/read', { id: 'Beer Profile' })).data.start);
   t.ok(
     Math.abs(start - Date.now()) < 60_000,
     `start is the browser's now, not 1970 (${new Date(start).toISOString()}): the profile waits for the clock, then runs from it`,
