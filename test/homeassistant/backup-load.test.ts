@@ -5,15 +5,7 @@
 import mqtt from 'mqtt';
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
-import { limit } from '../helpers/limits.js';
-
-async function until(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + limit(timeoutMs);
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../helpers/until.js';
 
 t.test('a backup load that swaps the nids of two names keeps both entities', async (t) => {
   const rt = await startApp({ homeAssistant: 'true', emitInterval: '200' });

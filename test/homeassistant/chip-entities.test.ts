@@ -7,14 +7,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
-
-async function until(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../helpers/until.js';
 
 t.test('an EnvSensorI2c announces only what its chip measures, and follows a chip change', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-ha-chips-'));

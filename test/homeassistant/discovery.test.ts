@@ -8,14 +8,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../helpers/until.js';
 
 const NODE = 'edgeblocks_edge-one';
 const secs = (value: number) => ({ __objtype: 'Quantity', unit: 'second', value });

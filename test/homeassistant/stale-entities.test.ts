@@ -12,16 +12,9 @@ import mqtt from 'mqtt';
 import t, { type Test } from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
+import { until } from '../helpers/until.js';
 
 const NODE = 'edgeblocks_edge-one';
-
-async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** The block entities' retained topics on the broker (configs and states), read by a new subscriber. */
 async function retainedEntities(url: string): Promise<string[]> {
