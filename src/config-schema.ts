@@ -8,6 +8,7 @@ import { closestName, unknownKeyMessage } from '../drivers/closest-name.js';
 import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
 import { checkAgainst, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
 import { AlertSettingsSchema } from './alerts/settings.js';
+import { MAX_TIMER_MS } from './shared/limits.js';
 import { PORT_SETTINGS } from './shared/port-in-use.js';
 import { SERVICE_ID_MAX_LENGTH, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from './shared/service-id.js';
 
@@ -29,6 +30,9 @@ const port = (options: Source & { description: string; default: number }) =>
   Type.Integer({ minimum: 0, maximum: 65535, ...options });
 const positive = (options: Source & { description: string; default: number }) =>
   Type.Integer({ minimum: 1, ...options });
+/** Milliseconds a timer is set to: at most MAX_TIMER_MS. */
+const milliseconds = (options: Source & { description: string; default: number }) =>
+  Type.Integer({ minimum: 1, maximum: MAX_TIMER_MS, ...options });
 const flag = (options: Source & { description: string; default: boolean }) => Type.Boolean(options);
 const paths = (options: Source & { description: string }) =>
   Type.Array(Type.String({ minLength: 1 }), { default: [], ...options });
@@ -86,7 +90,7 @@ export const ConfigSchema = Type.Object(
         description: 'devices and plant for sim (default: built-in demo)',
       }),
     ),
-    emitInterval: positive({
+    emitInterval: milliseconds({
       flag: '--emit-interval',
       env: 'EDGEBLOCKS_EMIT_INTERVAL',
       description: 'state/history cadence in ms',
@@ -202,7 +206,7 @@ export const ConfigSchema = Type.Object(
       description: 'embedded history size cap; oldest data goes first',
       default: 512 * 1024 * 1024,
     }),
-    historyFlushInterval: positive({
+    historyFlushInterval: milliseconds({
       env: 'EDGEBLOCKS_HISTORY_FLUSH_INTERVAL',
       description: 'ms between embedded history writes (a crash loses at most this)',
       default: 60000,

@@ -3,6 +3,7 @@
 // never logged or served (channel-store.ts shows only whether they are set).
 import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
 import { CHANNELS } from './channels/index.js';
+import { MAX_TIMER_MS } from '../shared/limits.js';
 import { remindHours, RulesSchema } from './rules.js';
 import { checked } from './schema-check.js';
 
@@ -22,10 +23,20 @@ const BaseSettingsSchema = Type.Object(
         description: 'reminder interval in hours while an alert is active; the starting value of the rule remindHours',
       }),
     ),
-    checkIntervalMs: Type.Integer({ minimum: 50, default: 1000, description: 'how often conditions are evaluated' }),
-    retryBaseMs: Type.Integer({ minimum: 10, default: 5000, description: 'first retry delay; doubles per attempt' }),
-    retryMaxMs: Type.Integer({ minimum: 10, default: 600000 }),
-    sendTimeoutMs: Type.Integer({ minimum: 100, default: 15000 }),
+    checkIntervalMs: Type.Integer({
+      minimum: 50,
+      maximum: 3_600_000,
+      default: 1000,
+      description: 'how often conditions are evaluated',
+    }),
+    retryBaseMs: Type.Integer({
+      minimum: 10,
+      maximum: MAX_TIMER_MS,
+      default: 5000,
+      description: 'first retry delay; doubles per attempt',
+    }),
+    retryMaxMs: Type.Integer({ minimum: 10, maximum: MAX_TIMER_MS, default: 600000 }),
+    sendTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_TIMER_MS, default: 15000 }),
     outboxLimit: Type.Integer({
       minimum: 10,
       default: 1000,

@@ -90,3 +90,10 @@ export const RETAINED_CLIENT_BYTES = 2 * MAX_PACKET_BYTES;
 export const HISTORY_STREAM_QUERIES = 16;
 /** A command sent on the history stream websocket (/history/timeseries/stream). */
 export const HISTORY_STREAM_COMMAND_BYTES = 64 * 1024;
+
+/**
+ * The longest time, in ms, any setting may give a timer (an interval, a retry, a timeout): Node
+ * takes a longer setTimeout as 1 ms, so `--emit-interval 3000000000` (a few zeros too many) would
+ * have run every millisecond. About 24.8 days.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;

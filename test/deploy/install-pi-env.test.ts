@@ -25,7 +25,7 @@ const checkRecording = (record: string) =>
   fakeMain(`  require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.env));
   require('node:fs').writeFileSync(${JSON.stringify(`${record}.argv`)}, JSON.stringify(process.argv.slice(2)));
   if (process.env.EDGEBLOCKS_EMIT_INTERVAL !== '0') process.exit(0);
-  console.error('edgeblocks: configuration error: emitInterval (env EDGEBLOCKS_EMIT_INTERVAL): must be positive (an integer), got 0');
+  console.error('edgeblocks: configuration error: emitInterval (env EDGEBLOCKS_EMIT_INTERVAL): must be an integer 1-2147483647, got 0');
   process.exit(2);`);
 
 interface Sandbox {
@@ -102,7 +102,7 @@ function refusedUpgrade(t: Test, sb: Sandbox, current: () => string, v1: string,
   t.match(refused.stderr, /the new release refuses .*; the service would not start with/);
   t.match(
     refused.stderr,
-    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be positive/,
+    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be an integer 1-2147483647/,
     "with the new release's line naming the variable",
   );
   t.match(refused.stderr, from, 'and where the service gets it from');

@@ -43,7 +43,7 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     'a bad env value',
     [],
     { EDGEBLOCKS_EMIT_INTERVAL: '-5' },
-    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be positive/,
+    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be an integer 1-2147483647, got -5/,
   ],
   [
     'a bad mqtt url',
@@ -99,6 +99,24 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     ['--config', file('h.json', '{"prot": 5000}')],
     {},
     /^edgeblocks: configuration error: prot: unknown key; did you mean "port"\?/,
+  ],
+  [
+    'an interval past what a timer takes (an extra 0 or two)',
+    ['check', '--data-dir', path.join(dir, 'data'), '--emit-interval', '3000000000'],
+    {},
+    /^edgeblocks: configuration error: emitInterval \(flag --emit-interval\): must be an integer 1-2147483647, got 3000000000/,
+  ],
+  [
+    'an alert retry interval past what a timer takes',
+    [
+      'check',
+      '--data-dir',
+      path.join(dir, 'data'),
+      '--config',
+      file('retry.json', '{"alerts": {"retryMaxMs": 3000000000}}'),
+    ],
+    {},
+    /^edgeblocks: configuration error: alerts\.retryMaxMs: must be an integer 10-2147483647, got 3000000000/,
   ],
   [
     'a misspelt EDGEBLOCKS_ variable',
