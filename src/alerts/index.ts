@@ -30,7 +30,7 @@ import { markRunning, markStopped } from './running-mark.js';
 import { AlertStore } from './store.js';
 import { fromWall, toWall, type AlertClock } from './times.js';
 import { Tracker } from './tracker.js';
-import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type HistoryEntry } from './types.js';
+import { CONDITION_TITLES, type ActiveAlert, type AlertEnd, type AlertEventKind, type HistoryEntry } from './types.js';
 
 export { parseAlertSettings, type AlertSettings } from './settings.js';
 
@@ -106,7 +106,7 @@ export class Alerts implements AlertsApi {
       load: () => this.store.loadActive().map((a) => fromWall(a, this.clock)),
       save: (a) => this.store.saveActive(toWall(a, this.clock)),
       remove: (key) => this.store.removeActive(key),
-      emit: (event, alert) => this.onEvent(event, alert),
+      emit: (event, alert, ended) => this.onEvent(event, alert, ended),
     });
     this.conditions = new Conditions({ ...d, runtime: d.runtime });
     this.schedule = new CheckSchedule(d.timers ?? systemTimers, this.clock, s.checkIntervalMs, () => this.evaluate());
@@ -318,7 +318,7 @@ export class Alerts implements AlertsApi {
     };
   }
 
-  /** A block's alert settings follow its rename and go away with its delete. */
+  /** A block's alert settings and active alerts follow its rename and go away with its delete. */
   private followBlocks(ev: ChangeEvent): void {
     const renames: Array<[string, string]> = [];
     const idsBefore = new Set(this.idsByNid.values());
@@ -341,10 +341,12 @@ export class Alerts implements AlertsApi {
     for (const [nid, id] of this.idsByNid)
       if (deleted.includes(id) || (nidOf.has(id) && nidOf.get(id) !== nid)) this.idsByNid.delete(nid);
     this.ruleDoc.followBlocks(renames, deleted);
+    // A deleted block's alert ends now, told as deleted: nothing came back (tracker.ts).
+    if (deleted.length) this.tracker.deleted(new Set(deleted));
   }
 
-  private onEvent(event: AlertEventKind, alert: ActiveAlert): void {
-    const message = alertMessage(this.d.serviceId, event, alert, this.clock.now(), this.clock.wall());
+  private onEvent(event: AlertEventKind, alert: ActiveAlert, ended?: AlertEnd): void {
+    const message = alertMessage(this.d.serviceId, event, alert, this.clock.now(), this.clock.wall(), ended);
     this.record({
       at: message.at,
       event,

@@ -1,7 +1,7 @@
 // The text of each message: title and body name the condition, the block and the values.
 import { randomUUID } from 'node:crypto';
 import { formatDuration as duration } from '../shared/duration.js';
-import { CONDITION_TITLES, type ActiveAlert, type AlertEventKind, type AlertMessage } from './types.js';
+import { CONDITION_TITLES, type ActiveAlert, type AlertEnd, type AlertEventKind, type AlertMessage } from './types.js';
 
 /** `now`: the monotonic time the alert's times are on (times.ts); `wall`: the clock's reading, for `at`. */
 export function alertMessage(
@@ -10,17 +10,25 @@ export function alertMessage(
   a: ActiveAlert,
   now: number,
   wall: number,
+  ended?: AlertEnd,
 ): AlertMessage {
   const subject = `${CONDITION_TITLES[a.kind]}: ${a.blockId ?? serviceId}`;
   const flaps = a.count > 1 ? ` It went bad ${a.count} times.` : '';
   const texts: Record<AlertEventKind, [string, string, number]> = {
     fired: [subject, `${a.text}.${flaps}`, 4],
     reminder: [`Still active: ${subject}`, `${a.text}. Active for ${duration(now - a.firstSeenAt)}.${flaps}`, 4],
-    resolved: [
-      `Resolved: ${subject}`,
-      `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
-      3,
-    ],
+    resolved:
+      ended === 'deleted'
+        ? [
+            `Block deleted: ${subject}`,
+            `${a.blockId} was deleted while this alert was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched.${flaps} It was: ${a.text}.`,
+            3,
+          ]
+        : [
+            `Resolved: ${subject}`,
+            `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
+            3,
+          ],
     acknowledged: [`Acknowledged: ${subject}`, `${a.text}.`, 2],
     test: [subject, a.text, 3],
   };

@@ -5,7 +5,7 @@
 // sends the resolve. Times are monotonic ms (times.ts). A condition whose state is not known
 // yet (a sensor not read since the start) is neither bad nor clear: its streak and its alert
 // wait, so a start is never an event.
-import type { ActiveAlert, AlertEventKind, Observation } from './types.js';
+import type { ActiveAlert, AlertEnd, AlertEventKind, Observation } from './types.js';
 
 export interface TrackerOptions {
   /** Read on each evaluation: the rules can change it. */
@@ -13,7 +13,8 @@ export interface TrackerOptions {
   load: () => ActiveAlert[];
   save: (a: ActiveAlert) => void;
   remove: (key: string) => void;
-  emit: (event: AlertEventKind, alert: ActiveAlert) => void;
+  /** `ended`: why a resolve came other than by the condition clearing (its block was deleted). */
+  emit: (event: AlertEventKind, alert: ActiveAlert, ended?: AlertEnd) => void;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -120,6 +121,15 @@ export class Tracker {
     }
   }
 
+  /**
+   * Blocks were deleted: their alerts end now, told as deleted. Nothing came back, so waiting
+   * resolveAfter for the condition to clear would send "Back to normal" for a block that is gone.
+   */
+  deleted(ids: ReadonlySet<string>): void {
+    for (const alert of [...this.active.values()])
+      if (alert.blockId !== undefined && ids.has(alert.blockId)) this.resolve(alert, 'deleted');
+  }
+
   private stillBad(alert: ActiveAlert, obs: Observation, now: number): void {
     const wasClear = this.clearSince.delete(alert.key);
     alert.lastSeenAt = now;
@@ -166,10 +176,11 @@ export class Tracker {
     this.o.emit('fired', alert);
   }
 
-  private resolve(alert: ActiveAlert): void {
+  private resolve(alert: ActiveAlert, ended?: AlertEnd): void {
     this.active.delete(alert.key);
     this.clearSince.delete(alert.key);
+    this.streaks.delete(alert.key);
     this.o.remove(alert.key);
-    this.o.emit('resolved', alert);
+    this.o.emit('resolved', alert, ended);
   }
 }

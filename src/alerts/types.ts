@@ -95,6 +95,9 @@ export interface ActiveAlert {
 
 export type AlertEventKind = 'fired' | 'resolved' | 'reminder' | 'acknowledged' | 'test';
 
+/** Why an alert resolved other than by its condition clearing: its block was deleted. */
+export type AlertEnd = 'deleted';
+
 /** What channels are sent: one per event, with an id a receiver can use to drop duplicates. */
 export interface AlertMessage {
   id: string;
