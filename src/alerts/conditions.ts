@@ -23,7 +23,13 @@ export interface ConditionSources {
    * Addresses of devices that blocks use and that are gone, and of those not known yet (the
    * first search or their first read since the start is to come); per bus, its short-circuit count.
    */
-  hardware: () => { missing: string[]; pending: string[]; buses: { name: string; shortErrors: number }[] };
+  hardware: () => {
+    missing: string[];
+    pending: string[];
+    /** Of a missing device whose cause is known (another chip answers at its address): what it is. */
+    reasons?: Record<string, string>;
+    buses: { name: string; shortErrors: number }[];
+  };
   dataDir: string;
   /** Whether writes to the data dir are failing for a full disk, or refused with room left (StorageHealth). */
   storage?: { readonly full: boolean; readonly refusedError: string | null };
@@ -172,7 +178,7 @@ export class Conditions {
           blockId: b.id,
           after: 0,
           tolerateGaps: true,
-          text: `${b.id} (${device.text}) is missing from its bus`,
+          text: `${b.id} (${device.text}) ${hw.reasons?.[device.key] ?? 'is missing from its bus'}`,
           values: { address: device.address },
         });
       }

@@ -8,11 +8,16 @@ import type { I2cSensorHub } from './i2c-sensors.js';
 
 /**
  * The chips blocks ask for that are missing (polled and not answering) and those not known yet
- * (not polled since they were asked for), as i2cChipKey names them.
+ * (not polled since they were asked for), as i2cChipKey names them; `reasons`, of a missing chip
+ * that another IO chip answers for, what it is (the IO hub's words, as its lastError has them).
  */
-export function i2cChipStates(sensors: I2cSensorHub, io: I2cIoHub): { missing: string[]; pending: string[] } {
+export function i2cChipStates(
+  sensors: I2cSensorHub,
+  io: I2cIoHub,
+): { missing: string[]; pending: string[]; reasons: Record<string, string> } {
   const key = (c: { bus: string; address: number }) => i2cChipKey(c.bus, c.address);
   const pending = [...sensors.pending(), ...io.pending()].map(key);
   const missing = i2cMissing(sensors, io).map((m) => key({ bus: m.bus, address: parseInt(m.address, 16) }));
-  return { missing: missing.filter((k) => !pending.includes(k)), pending };
+  const reasons = Object.fromEntries(io.wrongChips().map((c) => [key(c), c.text]));
+  return { missing: missing.filter((k) => !pending.includes(k)), pending, reasons };
 }

@@ -53,6 +53,9 @@ interface Want {
 }
 
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
+/** What a chip answered for by another IO chip is, after its address: its lastError, and the alert's text. */
+const wrongChipText = (w: Want) =>
+  `is a ${w.wrongChip!.name}, not a ${w.kind}: nothing written to it (make the block a ${w.wrongChip!.name})`;
 const key = (bus: string, address: number) => `${bus}/${address}`;
 const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
@@ -303,7 +306,7 @@ export class I2cIoHub implements I2cIoAccess {
     w.counters.polls++;
     try {
       if (!(await this.check(w))) {
-        const error = `${hex(w.address)} on I2C bus ${w.bus} is a ${w.wrongChip!.name}, not a ${w.kind}: nothing written to it (make the block a ${w.wrongChip!.name})`;
+        const error = `${hex(w.address)} on I2C bus ${w.bus} ${wrongChipText(w)}`;
         if (w.lastError !== error) this.log.warn(error);
         w.connected = false;
         w.lastError = error;
@@ -386,6 +389,16 @@ export class I2cIoHub implements I2cIoAccess {
     return [...this.wants.values()]
       .filter((w) => !w.connected)
       .map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, lastError: w.lastError }));
+  }
+
+  /**
+   * Asked-for chips that another IO chip answers for (a PCF8574 where the block says MCP23017),
+   * with what to say of each after its name: they are missing for another reason than a wire.
+   */
+  wrongChips(): Array<{ bus: string; address: number; text: string }> {
+    return [...this.wants.values()]
+      .filter((w) => !w.connected && w.wrongChip !== null)
+      .map((w) => ({ bus: w.bus, address: w.address, text: wrongChipText(w) }));
   }
 
   /** Asked-for chips not polled yet since they were asked for: not known to be missing (start-up is a state). */

@@ -266,13 +266,14 @@ export class HardwareLayer {
   /**
    * The devices blocks use that are gone, and those not known yet (their first search or read
    * since they were asked for is to come): 1-Wire devices by ROM address, I2C chips as
-   * i2cChipKey names them.
+   * i2cChipKey names them; `reasons`: what a missing one is when that is known (another chip answers).
    */
-  devices(): { missing: string[]; pending: string[] } {
+  devices(): { missing: string[]; pending: string[]; reasons: Record<string, string> } {
     const i2c = i2cChipStates(this.i2cSensors, this.i2cIo);
     return {
       missing: [...this.onewire.missing(), ...i2c.missing],
       pending: [...this.onewire.pending(), ...i2c.pending],
+      reasons: i2c.reasons,
     };
   }
 

@@ -2,7 +2,7 @@
 // is: a relay board on an MCP23017 whose bus wire came loose holds its relays where they were
 // (a heater on stays on) while its actuators read null, and nothing else would say so. A chip not
 // polled yet since it was asked for is not missing (start-up is a state), and a chip that answers
-// again resolves the alert.
+// again resolves the alert. A chip answered by another IO chip says so, from the IO hub's check.
 import t from 'tap';
 import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import { heaterOnRelayBoard, simApp } from '../hardware/sim-app.js';
@@ -58,3 +58,29 @@ t.test(
     t.same(missing(), [], 'back: resolved');
   },
 );
+
+t.test('an IO block answered by another chip at its address says which, not "missing from its bus"', async (t) => {
+  // A PCF8574 board where the block says MCP23017: the hub writes nothing to it and its lastError
+  // names the chip found; the alert said "missing from its bus" and sent the brewer looking for a
+  // loose wire.
+  const s = await simApp({
+    sim: {
+      plant: { ambient: 18, initial: { beer: 18, air: 18 } },
+      i2cIo: [{ name: 'relays', type: 'PCF8574', address: '0x20', activeLow: true }],
+    },
+  });
+  t.teardown(() => s.close());
+  const { alerts } = s.app;
+  await s.post('blocks/create', {
+    id: 'Board',
+    type: 'MCP23017',
+    data: { bus: 'sim', address: 0x20, activeLow: true },
+  });
+  await s.run(3000);
+  alerts.evaluate();
+  t.equal(s.data('Board').connected, false, 'refused by the hub');
+  const alert = alerts.active().find((a) => a.blockId === 'Board');
+  t.ok(alert, 'an alert for the block');
+  t.match(alert?.text, /Board .*0x20.* is a PCF8574, not a MCP23017/, 'names the chip found');
+  t.notMatch(alert?.text, /missing from its bus/, 'not a loose wire');
+});
