@@ -8,7 +8,7 @@ import { i2cChipKey } from '../runtime/hardware.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
-import type { Observation } from './types.js';
+import type { ConditionKind, Observation } from './types.js';
 
 export interface ConditionSources {
   runtime: BlockRuntime;
@@ -77,6 +77,28 @@ function deviceOf(data: Data): { key: string; text: string; address: string } | 
   const key = i2cChipKey(bus, address);
   const hex = key.slice(bus.length + 1);
   return { key, text: `I2C chip ${hex} on bus ${bus}`, address: hex };
+}
+
+/**
+ * Whether the rules still watch for an alert's condition: false once its rule, or its block's
+ * alerts, are turned off (an output's "on too long" time set to 0 too). Such an alert is not
+ * seen again whatever the block does, so it is not back to normal either.
+ */
+export function watched(a: { kind: ConditionKind; blockId?: string }, rules: Rules): boolean {
+  const block: BlockRule = a.blockId === undefined ? {} : (rules.blocks[a.blockId] ?? {});
+  switch (a.kind) {
+    case 'sensor-null':
+      return rules.sensorNull.enabled && block.enabled !== false;
+    case 'setpoint-band':
+      return rules.setpointBand.enabled && block.enabled !== false;
+    case 'output-on':
+      return rules.outputOn.enabled && block.enabled !== false && (block.onAfter ?? rules.outputOn.after) > 0;
+    case 'device-missing':
+    case 'bus-short':
+      return rules.hardware.enabled;
+    default:
+      return rules.service.enabled;
+  }
 }
 
 export class Conditions {

@@ -17,7 +17,7 @@ import type { Channel, ChannelContext } from './channels/types.js';
 import { ActiveReserve, RESERVE_FILE, SENT_RESERVE_BYTES, SENT_RESERVE_FILE } from './active-reserve.js';
 import { ReserveFile } from '../store/reserve-file.js';
 import { MqttAlerts } from './channels/mqtt.js';
-import { Conditions, type ConditionSources } from './conditions.js';
+import { Conditions, watched, type ConditionSources } from './conditions.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
 import { alertRoutes } from './routes.js';
@@ -241,8 +241,10 @@ export class Alerts implements AlertsApi {
 
   evaluate(now = this.clock.now()): void {
     try {
-      const { seen, unknown } = this.conditions.evaluate(this.ruleDoc.rules);
-      this.tracker.update(seen, now, this.ruleDoc.rules.resolveAfter * 1000, unknown);
+      const rules = this.ruleDoc.rules;
+      this.tracker.unwatched((a) => watched(a, rules));
+      const { seen, unknown } = this.conditions.evaluate(rules);
+      this.tracker.update(seen, now, rules.resolveAfter * 1000, unknown);
     } catch (e) {
       this.d.log.error({ err: e }, 'alert evaluation failed');
     }

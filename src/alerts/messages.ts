@@ -24,11 +24,17 @@ export function alertMessage(
             `${a.blockId} was deleted while this alert was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched.${flaps} It was: ${a.text}.`,
             3,
           ]
-        : [
-            `Resolved: ${subject}`,
-            `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
-            3,
-          ],
+        : ended === 'unwatched'
+          ? [
+              `Alert turned off: ${subject}`,
+              `This alert was turned off in the rules while it was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched, not back to normal.${flaps} It was: ${a.text}.`,
+              3,
+            ]
+          : [
+              `Resolved: ${subject}`,
+              `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
+              3,
+            ],
     acknowledged: [`Acknowledged: ${subject}`, `${a.text}.`, 2],
     test: [subject, a.text, 3],
   };

@@ -130,6 +130,12 @@ export class Tracker {
       if (alert.blockId !== undefined && ids.has(alert.blockId)) this.resolve(alert, 'deleted');
   }
 
+  /** Alerts the rules no longer watch for (turned off): they end now, told as such, not as back to normal. */
+  unwatched(watched: (a: ActiveAlert) => boolean): void {
+    for (const alert of [...this.active.values()])
+      if (!alert.oneShot && !watched(alert)) this.resolve(alert, 'unwatched');
+  }
+
   private stillBad(alert: ActiveAlert, obs: Observation, now: number): void {
     const wasClear = this.clearSince.delete(alert.key);
     alert.lastSeenAt = now;

@@ -95,8 +95,8 @@ export interface ActiveAlert {
 
 export type AlertEventKind = 'fired' | 'resolved' | 'reminder' | 'acknowledged' | 'test';
 
-/** Why an alert resolved other than by its condition clearing: its block was deleted. */
-export type AlertEnd = 'deleted';
+/** Why an alert resolved other than by its condition clearing: its block was deleted, its rule turned off. */
+export type AlertEnd = 'deleted' | 'unwatched';
 
 /** What channels are sent: one per event, with an id a receiver can use to drop duplicates. */
 export interface AlertMessage {

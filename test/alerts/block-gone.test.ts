@@ -1,7 +1,8 @@
 // A block whose alert is active is deleted or renamed. Deleted: nothing came back, so the alert
 // ends at once with a message that says the block was deleted, not "Back to normal after ..."
 // a minute later (a brewer reading it on the phone took the sensor for recovered). Renamed: the
-// alert goes on under the new name, and its messages name that.
+// alert goes on under the new name, and its messages name that. Its alerts turned off in the
+// rules: the heater is still on, so that ends it at once too, told as turned off.
 import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { ManualTimers } from '../helpers/manual-timers.js';
@@ -63,4 +64,19 @@ t.test('a block renamed while its alert is active: the alert and its resolve nam
   t.match(resolved[0]?.text, /Boiler/);
   t.notMatch(resolved[0]?.text, /Heater/, 'the old name is gone');
   t.match(resolved[0]?.text, /Back to normal/, 'switched off: back to normal');
+});
+
+t.test("turning a block's alerts off while one is active ends it as turned off, not as back to normal", async (t) => {
+  const { rt, timers, key } = await heaterOn(t);
+  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { Heater: { onAfter: 1, enabled: false } } });
+  await timers.advance(1000);
+  t.same(
+    rt.app.alerts.active().filter((a) => a.key === key),
+    [],
+    'no longer active at once',
+  );
+  const ended = events(rt, key, 'resolved');
+  t.equal(ended.length, 1, 'one resolve');
+  t.match(ended[0]?.text, /turned off/, 'says its alerts were turned off');
+  t.notMatch(ended[0]?.text, /Back to normal/, 'not a recovery: the heater is still on');
 });
