@@ -112,11 +112,16 @@ export class Tracker {
     return true;
   }
 
-  /** A block was renamed: active alerts name it by its new id. */
+  /**
+   * A block was renamed: active alerts name it by its new id, in their text too (a block's
+   * condition text begins with its id), which the next evaluation would not rewrite for an alert
+   * already clearing: its resolve said "Boiler: ... It was: Heater has been on ...".
+   */
   renamed(from: string, to: string): void {
     for (const alert of this.active.values()) {
       if (alert.blockId !== from) continue;
       alert.blockId = to;
+      if (alert.text.startsWith(`${from} `)) alert.text = `${to}${alert.text.slice(from.length)}`;
       this.o.save(alert);
     }
   }

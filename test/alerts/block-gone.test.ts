@@ -1,8 +1,9 @@
 // A block whose alert is active is deleted or renamed. Deleted: nothing came back, so the alert
 // ends at once with a message that says the block was deleted, not "Back to normal after ..."
 // a minute later (a brewer reading it on the phone took the sensor for recovered). Renamed: the
-// alert goes on under the new name, and its messages name that. Its alerts turned off in the
-// rules: the heater is still on, so that ends it at once too, told as turned off.
+// alert goes on under the new name, and its messages name that (what it was, too, when it was
+// already clearing). Its alerts turned off in the rules: the heater is still on, so that ends
+// it at once too, told as turned off.
 import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { ManualTimers } from '../helpers/manual-timers.js';
@@ -79,4 +80,16 @@ t.test("turning a block's alerts off while one is active ends it as turned off, 
   t.equal(ended.length, 1, 'one resolve');
   t.match(ended[0]?.text, /turned off/, 'says its alerts were turned off');
   t.notMatch(ended[0]?.text, /Back to normal/, 'not a recovery: the heater is still on');
+});
+
+t.test('a block renamed while its alert is clearing: the resolve names only the new id', async (t) => {
+  const { rt, timers, key } = await heaterOn(t);
+  await rt.post('blocks/patch', { id: 'Heater', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
+  await timers.advance(1000);
+  t.equal((await rt.post('blocks/rename', { existing: 'Heater', desired: 'Boiler' })).status, 200);
+  await timers.advance(61_000);
+  const resolved = events(rt, key, 'resolved');
+  t.equal(resolved.length, 1, 'resolved once');
+  t.match(resolved[0]?.text, /Back to normal.*It was: Boiler has been on/, 'what it was, under the new name');
+  t.notMatch(resolved[0]?.text, /Heater/, 'the old name is gone');
 });
