@@ -52,6 +52,9 @@ interface Want {
   wrongChip: I2cIoChipDef | null;
 }
 
+/** Polls between two looks at an address another IO chip answered (some 5 s). */
+const WRONG_CHIP_RECHECK_POLLS = 5000 / I2C_POLL_MS;
+
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 /** What a chip answered for by another IO chip is, after its address: its lastError, and the alert's text. */
 const wrongChipText = (w: Want) =>
@@ -259,6 +262,8 @@ export class I2cIoHub implements I2cIoAccess {
    */
   private async check(w: Want): Promise<boolean> {
     const entry = this.buses.get(w.bus);
+    // A wrong chip is looked at again now and then: the brewer may fit the board the block names.
+    if (w.wrongChip && w.counters.polls % WRONG_CHIP_RECHECK_POLLS === 0) w.checked = false;
     if (w.checked || !entry) return w.wrongChip === null;
     const found = await identifyAt(entry.bus, w.address, I2C_IO_CHIPS).catch(() => null);
     const other = found?.status === 'found' && found.chip && found.chip.name !== w.kind ? found.chip : null;

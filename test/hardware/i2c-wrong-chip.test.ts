@@ -4,6 +4,7 @@
 // switch its relays. The block is refused (connected false, the error names the chip found)
 // before anything is written, and a stop does not touch the chip with the wrong driver either.
 import t from 'tap';
+import { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import type { SimPcf8574 } from '../../drivers/sim/pcf8574-sim.js';
 import { simApp } from './sim-app.js';
 
@@ -47,4 +48,20 @@ t.test('an MCP23017 block at the address of a PCF8574 board never writes to it',
   await s.close();
   t.same([...ports], [], 'a stop wrote nothing with the wrong driver');
   t.equal(chip.port, 0xff, 'every relay off after the stop');
+});
+
+t.test('the board swapped for the chip the block names is taken without a restart', async (t) => {
+  const s = await simApp({ sim: SIM });
+  t.teardown(() => s.close());
+  await s.post('blocks/create', {
+    id: 'Board',
+    type: 'MCP23017',
+    data: { bus: 'sim', address: 0x20, activeLow: true },
+  });
+  await s.run(2000);
+  t.equal(s.data('Board').connected, false, 'refused while a PCF8574 answers');
+  // The brewer fits the MCP23017 board the block was made for.
+  s.app.hardware.sim!.i2c!.attach(0x20, new SimMcp23017(0x20));
+  await s.run(15_000);
+  t.equal(s.data('Board').connected, true, 'the block answers once its chip is there');
 });
