@@ -4,13 +4,14 @@
 // driver, which writes outputs only where the read-back differs from what was asked and reads
 // them back again: a chip that stops answering is disconnected, one that lost its registers
 // (power-on reset) is set up again and counted.
-import type { I2cIoChipDef, I2cIoDriver, IoPollEvents, IoTarget } from '../../drivers/i2c/chip-def.js';
+import type { I2cIoDriver, IoPollEvents, IoTarget } from '../../drivers/i2c/chip-def.js';
 import { I2C_IO_CHIPS, i2cIoChip } from '../../drivers/i2c/chips.js';
-import { identifyAt, probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
+import { probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
-import type { I2cIoAccess, I2cIoKind, I2cIoReading, LostOutputs } from '../runtime/hardware.js';
+import type { I2cIoAccess, I2cIoKind, I2cIoReading } from '../runtime/hardware.js';
+import { isTheBlocksChip, wrongChipText, type Want } from './i2c-io-want.js';
 
 /** A chip is polled at most this often. */
 export const I2C_POLL_MS = 100;
@@ -20,45 +21,7 @@ export const I2C_WANT_EXPIRY_MS = 10_000;
 /** The frequency a PWM driver runs at until its block says otherwise. */
 const DEFAULT_HZ = 1000;
 
-interface Want {
-  bus: string;
-  address: number;
-  kind: I2cIoKind;
-  def: I2cIoChipDef | null;
-  driver: I2cIoDriver | null;
-  lastAsked: number;
-  lastPoll: number;
-  polling: Promise<void> | null;
-  drive: number;
-  levels: number;
-  /** PWM: asked duty per channel (null = never asked), the read-back, and the frequency. */
-  duties: Array<number | null>;
-  readDuties: Array<number | null>;
-  hz: number;
-  connected: boolean;
-  /** A poll has finished (good or not) since it was first asked for. */
-  polled: boolean;
-  pins: number;
-  lastError: string | null;
-  counters: { polls: number; failures: number; writes: number; verifyErrors: number; resets: number };
-  /** Expanders: outputs a power-on reset took, and when; those not asked for since stay in their power-on state. */
-  lost: LostOutputs | null;
-  held: number;
-  /** Expanders: the driven outputs that are on (whatever their level): only these are held after a reset. */
-  active: number;
-  /** The chip at the address was checked to be no other IO chip since it last answered. */
-  checked: boolean;
-  /** Another IO chip answers at the address (a PCF8574 where the block says MCP23017): never written with this driver. */
-  wrongChip: I2cIoChipDef | null;
-}
-
-/** Polls between two looks at an address another IO chip answered (some 5 s). */
-const WRONG_CHIP_RECHECK_POLLS = 5000 / I2C_POLL_MS;
-
 const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
-/** What a chip answered for by another IO chip is, after its address: its lastError, and the alert's text. */
-const wrongChipText = (w: Want) =>
-  `is a ${w.wrongChip!.name}, not a ${w.kind}: nothing written to it (make the block a ${w.wrongChip!.name})`;
 const key = (bus: string, address: number) => `${bus}/${address}`;
 const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
@@ -252,24 +215,9 @@ export class I2cIoHub implements I2cIoAccess {
     };
   }
 
-  /**
-   * Whether the chip at the address is the block's, before anything is written to it (and again
-   * after it stopped answering: a board may have been swapped meanwhile). The expanders share
-   * 0x20-0x27, and a PCF8574 takes every byte written to it as its outputs, the command byte of
-   * an MCP23017 register read too: the wrong driver would switch its relays. Only another chip
-   * that the identity checks (reads only) name for sure refuses it; a chip no check recognises
-   * is the block's (a check is no proof that it is missing).
-   */
-  private async check(w: Want): Promise<boolean> {
-    const entry = this.buses.get(w.bus);
-    // A wrong chip is looked at again now and then: the brewer may fit the board the block names.
-    if (w.wrongChip && w.counters.polls % WRONG_CHIP_RECHECK_POLLS === 0) w.checked = false;
-    if (w.checked || !entry) return w.wrongChip === null;
-    const found = await identifyAt(entry.bus, w.address, I2C_IO_CHIPS).catch(() => null);
-    const other = found?.status === 'found' && found.chip && found.chip.name !== w.kind ? found.chip : null;
-    w.wrongChip = other?.role === 'io' ? other : null;
-    w.checked = true;
-    return w.wrongChip === null;
+  /** Whether the chip at the address is the block's (i2c-io-want.ts): nothing is written before. */
+  private check(w: Want): Promise<boolean> {
+    return isTheBlocksChip(w, this.buses.get(w.bus)?.bus);
   }
 
   // ---- polling ---------------------------------------------------------------------------
