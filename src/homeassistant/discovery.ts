@@ -76,7 +76,7 @@ export class HomeAssistant {
   }
 
   private configTopic(spec: EntitySpec, nid: number): string {
-    return `${DISCOVERY_PREFIX}/${spec.component}/${this.node}/${nid}_${spec.key}/config`;
+    return `${DISCOVERY_PREFIX}/${spec.component}/${this.node}/${entityKey(nid, spec)}/config`;
   }
 
   start(): void {
@@ -196,7 +196,7 @@ export class HomeAssistant {
       const announced = announce(s, this.o.units.prefs);
       // Only a config that went out is what Home Assistant holds; while disconnected the old one stays.
       if (this.o.mqtt.publish(topics[i]!, this.config(s, block, announced), { retain: true }))
-        this.announced.set(`${block.nid}_${s.key}`, announced);
+        this.announced.set(entityKey(block.nid, s), announced);
     });
     this.published.set(block.nid, topics);
     this.o.mqtt.publish(this.stateTopic(block.nid), this.entityState(block, specs), { retain: true });
@@ -314,7 +314,7 @@ export class HomeAssistant {
     const json = this.o.runtime.read(block).json();
     const patch = commandPatch(
       spec,
-      this.announced.get(`${nid}_${key}`) ?? announce(spec, this.o.units.prefs),
+      this.announced.get(entityKey(nid, { key })) ?? announce(spec, this.o.units.prefs),
       payload,
     );
     if ('error' in patch) {
