@@ -39,14 +39,15 @@ export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
   if (spec.kind === 'humidity') return { haUnit: '%' };
   if (spec.kind === 'pressure') return { haUnit: 'hPa' };
   // Temperatures are shown in the user's unit (as the block JSON is); the table's range is in degC.
+  // The step is how finely a value is typed, the same figure in either unit: converted to °F
+  // (0.1 °C = 0.18 °F) Home Assistant's box refused most values, which are not multiples of it.
   const temp = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs));
-  const delta = (v: number | undefined) => (v === undefined ? undefined : fromInternal(v, 'deltaTemp', prefs));
   return {
     unit: prefs.temperature,
     haUnit: HA_UNITS[prefs.temperature],
     min: temp(spec.min),
     max: temp(spec.max),
-    step: delta(spec.step),
+    step: spec.step,
   };
 }
 

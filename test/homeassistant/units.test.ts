@@ -1,5 +1,6 @@
 // Home Assistant after a unit switch (issue 24.2), on a real Mosquitto: switching the units
-// document announces every config again in the new unit (unit, min, max and step converted), the
+// document announces every config again in the new unit (unit, min and max converted; the step
+// stays the typing granularity, 0.1 in either unit), the
 // states follow, and a command is read in the unit the entity's config announces: 50 is 50 degF
 // after the switch to degF, and 20 is 20 degC after the switch back (not 20 degF, -6.7 degC).
 import mqtt from 'mqtt';
@@ -65,7 +66,7 @@ t.test('a unit switch re-announces the configs and commands follow the announced
       from,
     )
   ).json();
-  t.match(numberF, { min: -40, max: 302, step: 0.18 }, 'range and step converted');
+  t.match(numberF, { min: -40, max: 302, step: 0.1 }, 'range converted; the step is how finely a value is typed, 0.1 in either unit');
   t.equal(
     (await w.waitFor((m) => m.topic === sensorTopic, 'the sensor config again', 3000, from)).json().unit_of_measurement,
     '°F',
