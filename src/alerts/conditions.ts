@@ -175,12 +175,12 @@ export class Conditions {
           });
       }
     }
-    if (rules.hardware.enabled) this.hardware(out, unknown);
+    if (rules.hardware.enabled) this.hardware(out, unknown, rules.hardware.after);
     if (rules.service.enabled) this.service(out, rules);
     return { seen: out, unknown };
   }
 
-  private hardware(out: Observation[], unknown: Set<string>): void {
+  private hardware(out: Observation[], unknown: Set<string>, missingAfter: number): void {
     const hw = this.s.hardware();
     const missing = new Set(hw.missing);
     const pending = new Set(hw.pending);
@@ -198,8 +198,8 @@ export class Conditions {
           key: `device-missing:${device.key}`,
           kind: 'device-missing',
           blockId: b.id,
-          after: 0,
-          tolerateGaps: true,
+          after: missingAfter,
+          tolerateGaps: false,
           text: `${b.id} (${device.text}) ${hw.reasons?.[device.key] ?? 'is missing from its bus'}`,
           values: { address: device.address },
         });

@@ -48,7 +48,15 @@ export const RulesSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
-    hardware: Type.Object({ enabled: Type.Boolean({ default: true }) }, { ...strict, default: {} }),
+    hardware: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        // A chip that misses one poll (a spark on a long wire) answers the next; only one that
+        // stays away is missing. 0 = at the first missed read.
+        after: seconds(10, 'an IO module does not answer for'),
+      },
+      { ...strict, default: {} },
+    ),
     service: Type.Object(
       {
         enabled: Type.Boolean({ default: true }),
