@@ -44,9 +44,12 @@ const PERSIST_AFTER_MS = 60_000;
 /** How often a running instruction's `elapsed` is stored: a restart counts at most this much again. */
 const ELAPSED_STORE_MS = 60_000;
 
+/** Room for the longest instruction naming the longest block id (200 characters, in quotes, each quote doubled). */
+const INSTRUCTION_CHARS = 500;
+
 const fields = {
   enabled: f.bool({ stored: true, logged: true, default: true }),
-  instructions: f.array(f.string({ maxLength: 200 }), {
+  instructions: f.array(f.string({ maxLength: INSTRUCTION_CHARS }), {
     stored: true,
     maxItems: 100,
     description: 'one instruction per line: OPCODE key=value, ... or # comment',

@@ -281,7 +281,8 @@ export function unitLabel(unit: string): string {
 /** Latest date accepted: 9999-12-31T23:59:59Z, in epoch seconds. */
 const MAX_EPOCH_SECONDS = 253402300799;
 
-function decodeDatetime(raw: unknown): number | undefined {
+/** Epoch seconds of an ISO-8601 date or epoch seconds/milliseconds up to MAX_EPOCH_SECONDS; undefined when it is none. */
+export function decodeDatetime(raw: unknown): number | undefined {
   let seconds: number | undefined;
   if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0)
     seconds = raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);

@@ -4,6 +4,7 @@
 // digital states their names, and any argument may be `$name`, a variable of the linked
 // Variables block. Parsing yields a typed instruction or an error with its column; formatting
 // gives the normalised line.
+import { decodeDatetime } from '../../codec/decode.js';
 import { SETPOINT_RANGE_C } from '../../codec/fields.js';
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
@@ -78,33 +79,25 @@ export function parseInstruction(line: string): { instruction: Instruction } | {
   if (!Object.hasOwn(OPCODES, op)) return fail(`unknown instruction '${head[1]}'`, 0);
   const spec = OPCODES[op as Opcode] as Record<string, ArgKind>;
   const args: Record<string, Arg> = {};
-  let pos = head[0].length;
+  const pos = head[0].length;
   const rest = text.slice(pos);
   if (op === 'COMMENT' && !/^text\s*=/.test(rest))
     return { instruction: { op: 'COMMENT', args: { text: { text: rest } } } };
-  if (rest.trim() !== '') {
-    for (const part of rest.split(',')) {
-      const at = pos + (part.length - part.trimStart().length);
-      pos += part.length + 1;
-      const eq = part.indexOf('=');
-      if (eq < 0) return fail(`expected key=value, got '${part.trim()}'`, at);
-      const key = part.slice(0, eq).trim();
-      const raw = part.slice(eq + 1).trim();
-      const valueAt =
-        at + part.trimStart().indexOf('=') + 1 + (part.slice(eq + 1).length - part.slice(eq + 1).trimStart().length);
-      const kind = Object.hasOwn(spec, key) ? spec[key]! : undefined;
-      if (!kind)
-        return fail(
-          `${op} has no argument '${key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`,
-          at,
-        );
-      if (key in args) return fail(`argument '${key}' given twice`, at);
-      const arg = parseArg(raw, kind);
-      if (typeof arg === 'string') return fail(`${key}: ${arg}`, valueAt);
-      const range = op === 'SET_SETPOINT' && key === 'setting' ? setpointRangeProblem(arg) : null;
-      if (range) return fail(`${key}: ${range}, got '${raw}'`, valueAt);
-      args[key] = arg;
-    }
+  for (const part of splitArgs(rest, pos)) {
+    if ('error' in part) return { error: part.error };
+    const { key, raw, at, valueAt } = part;
+    const kind = Object.hasOwn(spec, key) ? spec[key]! : undefined;
+    if (!kind)
+      return fail(
+        `${op} has no argument '${key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`,
+        at,
+      );
+    if (key in args) return fail(`argument '${key}' given twice`, at);
+    const arg = parseArg(raw, kind, part.quoted);
+    if (typeof arg === 'string') return fail(`${key}: ${arg}`, valueAt);
+    const range = op === 'SET_SETPOINT' && key === 'setting' ? setpointRangeProblem(arg) : null;
+    if (range) return fail(`${key}: ${range}, got '${raw}'`, valueAt);
+    args[key] = arg;
   }
   const missing = Object.keys(spec).filter((k) => !(k in args));
   if (missing.length) return fail(`${op} needs ${missing.join(', ')}`, text.length);
@@ -128,8 +121,68 @@ function fail(message: string, pos: number): { error: ParseError } {
   return { error: { message, pos } };
 }
 
-function parseArg(raw: string, kind: ArgKind): Arg | string {
-  if (raw.startsWith('$')) {
+interface ArgText {
+  key: string;
+  raw: string;
+  /** In single quotes: taken as written (a name with a comma, or one that starts with $ or '). */
+  quoted: boolean;
+  at: number;
+  valueAt: number;
+}
+
+/**
+ * `key=value, key='value'` into its arguments; `offset` is the column where `rest` starts. A value
+ * in single quotes (as Brewblox writes a name with a space) runs to the quote that ends it, one
+ * followed by a comma or the end of the line; inside, '' is one quote and a lone one is kept.
+ */
+function splitArgs(rest: string, offset: number): Array<ArgText | { error: ParseError }> {
+  const out: Array<ArgText | { error: ParseError }> = [];
+  if (rest.trim() === '') return out;
+  let i = 0;
+  for (;;) {
+    const at = offset + i + (rest.slice(i).length - rest.slice(i).trimStart().length);
+    const comma = rest.indexOf(',', i);
+    const eq = rest.indexOf('=', i);
+    if (eq < 0 || (comma >= 0 && comma < eq)) {
+      const part = rest.slice(i, comma < 0 ? undefined : comma).trim();
+      return [...out, fail(`expected key=value, got '${part}'`, at)];
+    }
+    const key = rest.slice(i, eq).trim();
+    let j = eq + 1;
+    while (j < rest.length && /\s/.test(rest[j]!)) j++;
+    const valueAt = offset + j;
+    let raw = '';
+    let quoted = false;
+    if (rest[j] === "'") {
+      quoted = true;
+      let k = j + 1;
+      for (;;) {
+        if (k >= rest.length) return [...out, fail(`${key}: a value in quotes needs its closing quote`, valueAt)];
+        if (rest[k] === "'" && rest[k + 1] === "'") {
+          raw += "'";
+          k += 2;
+        } else if (rest[k] === "'" && /^\s*(,|$)/.test(rest.slice(k + 1))) break;
+        else raw += rest[k++];
+      }
+      i = k + 1 + (/^\s*/.exec(rest.slice(k + 1))?.[0].length ?? 0);
+    } else {
+      const end = rest.indexOf(',', j);
+      raw = rest.slice(j, end < 0 ? undefined : end).trim();
+      i = end < 0 ? rest.length : end;
+    }
+    out.push({ key, raw, quoted, at, valueAt });
+    if (i >= rest.length) return out;
+    i++; // the comma
+  }
+}
+
+/** A block id as an argument: in quotes when it would not read back as itself (quote doubled). */
+export function formatName(id: string): string {
+  return /,/.test(id) || /^['$]/.test(id) || id !== id.trim() || id === '' ? `'${id.replaceAll("'", "''")}'` : id;
+}
+
+function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
+  if (raw.startsWith('$') && !quoted) {
     const name = raw.slice(1);
     return VAR_NAME.test(name) ? { var: name } : `invalid variable name '${raw}' (1-16 characters of A-Z a-z 0-9 _ -)`;
   }
@@ -158,14 +211,10 @@ function parseArg(raw: string, kind: ArgKind): Arg | string {
       return s === null ? `expected a duration such as 1h30m or 45s, got '${raw}'` : { value: s };
     }
     case 'datetime': {
-      if (/^\d+$/.test(raw)) {
-        const n = Number(raw);
-        return { value: n > 1e11 ? Math.floor(n / 1000) : n };
-      }
-      const t = Date.parse(raw);
-      return Number.isNaN(t)
-        ? `expected an ISO-8601 date-time or epoch seconds, got '${raw}'`
-        : { value: Math.floor(t / 1000) };
+      const seconds = /^\d+$/.test(raw) ? decodeDatetime(Number(raw)) : decodeDatetime(raw);
+      return seconds === undefined
+        ? `expected an ISO-8601 date-time or epoch seconds up to the year 9999, got '${raw}'`
+        : { value: seconds };
     }
     case 'digital': {
       const name = raw.toUpperCase();
@@ -221,7 +270,7 @@ export function formatInstruction(ins: Instruction): string {
 
 function formatArg(arg: Arg, kind: ArgKind): string {
   if ('var' in arg) return `$${arg.var}`;
-  if ('text' in arg) return arg.text;
+  if ('text' in arg) return typeof kind === 'object' ? formatName(arg.text) : arg.text;
   switch (kind) {
     case 'temp':
       return arg.unit === 'F' ? `${formatNumber((arg.value * 9) / 5 + 32)}F` : `${formatNumber(arg.value)}C`;

@@ -1,0 +1,73 @@
+// A Sequence names its targets by block id in the text of its instructions, and ids are user
+// text (DESIGN §11): every id the API accepts can be a target, written as Brewblox writes it (a
+// name in single quotes: the Spark service quotes one with a space, its docs ask for quotes
+// around one with spaces at an end) or as the sequence normalises it. The seed of the random
+// names is in the test name; EDGEBLOCKS_NAMES_SEED repeats a run.
+import t from 'tap';
+import { parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';
+import { names, namesSeed, show } from '../helpers/names.js';
+import { link, setup, type Setup } from './setup.js';
+
+const SEED = namesSeed();
+
+/** A name in single quotes, a quote in it doubled. */
+const quoted = (name: string) => `'${name.replaceAll("'", "''")}'`;
+
+function plant(su: Setup, setpoint: string) {
+  su.create('sensor', 'TempSensorExternal', { setting: 20, timeout: 0 });
+  su.create(setpoint, 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 10, enabled: true });
+}
+
+t.test('a quoted target, as the Brewblox Spark service writes a name with a space, is that block', async (t) => {
+  const su = setup();
+  plant(su, 'Beer Setpoint');
+  su.create('seq', 'Sequence', {
+    instructions: [
+      "SET_SETPOINT target='Beer Setpoint', setting=21.0C",
+      "WAIT_SETPOINT target='Beer Setpoint', precision=1.0dC",
+    ],
+  });
+  await su.run(1000);
+  const seq = su.data('seq');
+  t.equal(seq.error, 'NONE', seq.errorMessage);
+  t.equal(su.data('Beer Setpoint').storedSetting, 21, 'the setpoint was set');
+  t.end();
+});
+
+t.test(`every name can be a target, quoted, and its normalised line names it again (seed ${SEED})`, async (t) => {
+  for (const name of names(SEED, 60)) {
+    const su = setup();
+    plant(su, name);
+    su.create('seq', 'Sequence', { instructions: [`SET_SETPOINT target=${quoted(name)}, setting=21C`, 'WAIT'] });
+    await su.run(200);
+    const seq = su.data('seq');
+    if (!t.equal(seq.error, 'NONE', `${show(name)}: ${seq.errorMessage}`)) continue;
+    t.equal(su.data(name).storedSetting, 21, `${show(name)}: set`);
+    const line = seq.instructions[0] as string;
+    su.create('again', 'Sequence', { instructions: [line.replace('21.0C', '22.0C'), 'WAIT'] });
+    await su.run(200);
+    t.equal(su.data('again').error, 'NONE', `${show(name)}: the normalised line ${show(line)} parses to it`);
+    t.equal(su.data(name).storedSetting, 22, `${show(name)}: set by the normalised line`);
+  }
+  t.end();
+});
+
+t.test('a quoted value is literal: a block named $name is not a variable; an unclosed quote is an error', async (t) => {
+  t.match(parseInstruction("START_PROFILE target='$name'"), { instruction: { args: { target: { text: '$name' } } } });
+  t.match(parseInstruction('START_PROFILE target=$name'), { instruction: { args: { target: { var: 'name' } } } });
+  t.match(parseInstruction("SET_SETPOINT target='a, setting=20C"), { error: { pos: 20, message: /target: .*quote/ } });
+  t.end();
+});
+
+t.test('a WAIT_UNTIL time beyond what a date can show is refused with the reason, not taken', async (t) => {
+  for (const time of ['99999999999999999999', '9999999999999999', '+275760-09-13T00:00:00Z']) {
+    const r = parseInstruction(`WAIT_UNTIL time=${time}`);
+    t.match(r, { error: { pos: 16, message: /^time: / } }, time);
+  }
+  t.match(parseInstruction('WAIT_UNTIL time=2026-12-01T10:00:00Z'), { instruction: { op: 'WAIT_UNTIL' } });
+  const su = setup();
+  su.create('seq', 'Sequence', { instructions: ['WAIT_UNTIL time=99999999999999999999'] });
+  t.equal(su.data('seq').status, 'ERROR');
+  t.match(su.data('seq').errorMessage, /instruction 1: time: /);
+  t.end();
+});
