@@ -10,12 +10,13 @@
 // WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed are persisted
 // once an instruction has been active for 60 s, and at END; a WAIT_DURATION's `elapsed` is stored
 // every minute after that, so a restart resumes it with the time it had (as a profile resumes its
-// place) instead of starting a long wait over.
+// place) instead of starting a long wait over. A rename of a block rewrites the lines that name it, as links
+// follow a rename (renamed, below).
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
-import { formatInstruction, parseInstruction, type Instruction } from './shared/sequence-syntax.js';
+import { formatInstruction, parseInstruction, renameTargets, type Instruction } from './shared/sequence-syntax.js';
 
 export const SequenceStatus = {
   UNKNOWN: 0,
@@ -169,6 +170,24 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       if (keep) d.activeInstruction = current;
       else restartAt(block, 0);
     }
+  },
+  renamed(block, from, to) {
+    const d = block.data;
+    const s = block.state;
+    const before = { instructions: d.instructions, lines: s.lines };
+    const lines = s.lines.map((line) => {
+      const renamed = line.instruction && renameTargets(line.instruction, from, to);
+      return renamed ? { instruction: renamed, error: null } : line;
+    });
+    if (lines.every((line, i) => line === s.lines[i])) return null;
+    d.instructions = d.instructions.map((text, i) =>
+      lines[i] === s.lines[i] ? text : formatInstruction(lines[i]!.instruction!),
+    );
+    s.lines = lines;
+    return () => {
+      d.instructions = before.instructions;
+      s.lines = before.lines;
+    };
   },
   update(block, ctx) {
     const d = block.data;

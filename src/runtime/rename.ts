@@ -43,6 +43,13 @@ export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Id
   };
   apply(existing, desired);
   changes.forEach((c) => c());
+  for (const b of rt.blocks()) {
+    const back = b.def.renamed?.(b, existing, desired);
+    if (back) {
+      linkers.add(b);
+      undo.push(back);
+    }
+  }
   try {
     rt.persistence.transaction(() => {
       for (const b of new Set([block, ...linkers])) rt.persist(b);

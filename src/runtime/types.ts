@@ -141,6 +141,11 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * changed (the runtime persists it and reports the change).
    */
   wallMoved?(block: Block<F, S>, move: WallMove): boolean;
+  /**
+   * Block ids the block keeps outside its link fields (a Sequence's instructions): the block
+   * `from` is now `to`. Returns how to undo the change when stored data changed, else null.
+   */
+  renamed?(block: Block<F, S>, from: string, to: string): (() => void) | null;
   /** For IoArrayInterface implementers. */
   io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
 }

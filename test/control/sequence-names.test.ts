@@ -1,10 +1,12 @@
 // A Sequence names its targets by block id in the text of its instructions, and ids are user
 // text (DESIGN §11): every id the API accepts can be a target, written as Brewblox writes it (a
 // name in single quotes: the Spark service quotes one with a space, its docs ask for quotes
-// around one with spaces at an end) or as the sequence normalises it. The seed of the random
+// around one with spaces at an end) or as the sequence normalises it, and a rename of the target
+// follows into the instructions as it follows links, across a restart. The seed of the random
 // names is in the test name; EDGEBLOCKS_NAMES_SEED repeats a run.
 import t from 'tap';
 import { parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';
+import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { names, namesSeed, show } from '../helpers/names.js';
 import { link, setup, type Setup } from './setup.js';
 
@@ -56,6 +58,65 @@ t.test('a quoted value is literal: a block named $name is not a variable; an unc
   t.match(parseInstruction("START_PROFILE target='$name'"), { instruction: { args: { target: { text: '$name' } } } });
   t.match(parseInstruction('START_PROFILE target=$name'), { instruction: { args: { target: { var: 'name' } } } });
   t.match(parseInstruction("SET_SETPOINT target='a, setting=20C"), { error: { pos: 20, message: /target: .*quote/ } });
+  t.end();
+});
+
+t.test(`a rename of a target follows into the instructions, and a restart keeps it (seed ${SEED})`, async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = setup({ persistence });
+  plant(su, 'Beer Setpoint');
+  su.create('seq', 'Sequence', {
+    instructions: [
+      'WAIT',
+      '# Beer Setpoint to 22',
+      'SET_SETPOINT target=Beer Setpoint, setting=22C',
+      'WAIT_SETPOINT target=Beer Setpoint, precision=50dC',
+      'WAIT',
+    ],
+  });
+  await su.run(1000);
+  let current = 'Beer Setpoint';
+  let setting = 11;
+  for (const name of names(SEED, 40)) {
+    if (name === current) continue;
+    su.runtime.rename({ existing: current, desired: name });
+    current = name;
+    su.patch('seq', 'Sequence', {
+      instructions: su.data('seq').instructions.map((l: string) => l.replace(/setting=[\d.]+C/, `setting=${setting}C`)),
+      activeInstruction: 2,
+      overrideState: true,
+    });
+    await su.run(200);
+    const seq = su.data('seq');
+    t.equal(seq.error, 'NONE', `renamed to ${show(name)}: ${seq.errorMessage}`);
+    t.equal(seq.activeInstruction, 4, `renamed to ${show(name)}: ran to the end`);
+    t.equal(su.data(name).storedSetting, setting, `renamed to ${show(name)}: the setpoint was set`);
+    setting = setting === 11 ? 12 : 11;
+  }
+  t.equal(su.data('seq').instructions[1], '# Beer Setpoint to 22', 'a comment is text, not a name');
+  const lines = [...su.data('seq').instructions];
+  const save = persistence.saveBlock;
+  persistence.saveBlock = () => {
+    throw new Error('disk full');
+  };
+  t.throws(() => su.runtime.rename({ existing: current, desired: 'Fermenter Setpoint' }), /disk full/);
+  persistence.saveBlock = save;
+  t.same(su.data('seq').instructions, lines, 'a rename the store refused leaves the instructions as they were');
+  su.patch('seq', 'Sequence', { activeInstruction: 2, overrideState: true });
+  await su.run(200);
+  t.equal(su.data('seq').error, 'NONE', 'and the sequence still finds its target');
+  su.runtime.rename({ existing: current, desired: 'Fermenter Setpoint' });
+  const again = setup({ persistence, clock: su.clock });
+  t.match(again.data('seq').instructions, [
+    'WAIT',
+    '# Beer Setpoint to 22',
+    /^SET_SETPOINT target=Fermenter Setpoint, /,
+    /^WAIT_SETPOINT target=Fermenter Setpoint, /,
+    'WAIT',
+  ]);
+  again.patch('seq', 'Sequence', { activeInstruction: 2, overrideState: true });
+  await again.run(200);
+  t.equal(again.data('seq').error, 'NONE', 'after the restart the sequence finds its target');
   t.end();
 });
 

@@ -261,6 +261,19 @@ function formatNumber(v: number): string {
   return s;
 }
 
+/** The instruction with its block arguments that name `from` naming `to` (a rename); null when none does. */
+export function renameTargets(ins: Instruction, from: string, to: string): Instruction | null {
+  const spec = OPCODES[ins.op] as Record<string, ArgKind>;
+  const args = { ...ins.args };
+  let renamed = false;
+  for (const [key, arg] of Object.entries(ins.args)) {
+    if (typeof spec[key] !== 'object' || !('text' in arg) || arg.text !== from) continue;
+    args[key] = { text: to };
+    renamed = true;
+  }
+  return renamed ? { op: ins.op, args } : null;
+}
+
 export function formatInstruction(ins: Instruction): string {
   if (ins.op === 'COMMENT') return `# ${(ins.args.text as { text: string }).text}`.trimEnd();
   const spec = OPCODES[ins.op] as Record<string, ArgKind>;
