@@ -1,5 +1,10 @@
 import t from 'tap';
-import { formatDuration, parseDuration, parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';
+import {
+  formatDuration,
+  formatInstruction,
+  parseDuration,
+  parseInstruction,
+} from '../../src/blocks/shared/sequence-syntax.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { link, setup } from './setup.js';
@@ -356,3 +361,34 @@ t.test('progress is persisted after 60 s in one instruction; the store mode appl
   t.equal(third.data('seq').enabled, false);
   t.end();
 });
+
+t.test(
+  'a number a line could not show again, or a temperature below absolute zero, is refused naming it',
+  async (t) => {
+    for (const line of [
+      'WAIT_TEMP_ABOVE target=x, value=100000000000000000000000C',
+      'WAIT_TEMP_BELOW target=x, value=-300C',
+      'WAIT_SETPOINT target=x, precision=100000000000000000000000dC',
+      'SET_PWM target=x, setting=100000000000000000000000',
+    ]) {
+      const r = parseInstruction(line);
+      t.match(r, { error: { message: /^(value|precision|setting): .*(between|absolute zero).*got/ } }, line);
+    }
+    for (const line of [
+      'WAIT_TEMP_BETWEEN target=x, lower=-273.15C, upper=1000000000C',
+      'WAIT_SETPOINT target=x, precision=1000000000dF',
+      'SET_PWM target=x, setting=-1000000000',
+      'WAIT_DURATION duration=2147483648ms',
+      'WAIT_UNTIL time=9999-12-31T23:59:59Z',
+    ]) {
+      const first = parseInstruction(line);
+      if (!('instruction' in first)) {
+        t.fail(`${line}: ${first.error.message}`);
+        continue;
+      }
+      const again = formatInstruction(first.instruction);
+      t.ok('instruction' in parseInstruction(again), `${line} is written back as ${again}, which parses`);
+    }
+    t.end();
+  },
+);

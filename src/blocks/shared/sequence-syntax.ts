@@ -4,8 +4,8 @@
 // digital states their names, and any argument may be `$name`, a variable of the linked
 // Variables block. Parsing yields a typed instruction or an error with its column; formatting
 // gives the normalised line.
-import { decodeDatetime } from '../../codec/decode.js';
-import { SETPOINT_RANGE_C } from '../../codec/fields.js';
+import { decodeDatetime, MAX_MAGNITUDE, takesValue } from '../../codec/decode.js';
+import { f, SETPOINT_RANGE_C } from '../../codec/fields.js';
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { InterfaceName } from '../../runtime/interfaces.js';
@@ -181,6 +181,19 @@ export function formatName(id: string): string {
   return /,/.test(id) || /^['$]/.test(id) || id !== id.trim() || id === '' ? `'${id.replaceAll("'", "''")}'` : id;
 }
 
+/** What block data takes of a literal of each numeric kind (internal units), as decoding holds it. */
+const LITERAL = { temp: f.temp().spec, deltaTemp: f.deltaTemp().spec, analog: f.number().spec } as Record<
+  'temp' | 'deltaTemp' | 'analog',
+  Parameters<typeof takesValue>[0]
+>;
+
+/** The literal as a value of `kind`, or why block data would not take it (it could not be written back, either). */
+function literal(kind: keyof typeof LITERAL, value: number, unit: 'C' | 'F' | undefined, raw: string): Arg | string {
+  if (takesValue(LITERAL[kind], value)) return unit ? { value, unit } : { value };
+  if (Math.abs(value) > MAX_MAGNITUDE) return `must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got '${raw}'`;
+  return `must not be below absolute zero (-273.15C, -459.67F), got '${raw}'`;
+}
+
 function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
   if (raw.startsWith('$') && !quoted) {
     const name = raw.slice(1);
@@ -196,7 +209,7 @@ function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
       if (!m) return `expected a temperature with unit (40C, 104F), got '${raw}'`;
       const v = Number(m[1]);
       const unit = m[2]!.toUpperCase() as 'C' | 'F';
-      return { value: unit === 'F' ? ((v - 32) * 5) / 9 : v, unit };
+      return literal('temp', unit === 'F' ? ((v - 32) * 5) / 9 : v, unit, raw);
     }
     case 'deltaTemp': {
       const m = DELTA.exec(raw) ?? TEMP.exec(raw);
@@ -204,7 +217,7 @@ function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
       const v = Number(m[1]);
       const unit = m[2]!.toUpperCase() as 'C' | 'F';
       if (v < 0) return `must not be negative, got '${raw}'`;
-      return { value: unit === 'F' ? (v * 5) / 9 : v, unit };
+      return literal('deltaTemp', unit === 'F' ? (v * 5) / 9 : v, unit, raw);
     }
     case 'duration': {
       const s = parseDuration(raw);
@@ -224,7 +237,7 @@ function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
     }
     case 'analog': {
       const m = new RegExp(`^(${NUMBER})\\s*%?$`).exec(raw);
-      return m ? { value: Number(m[1]) } : `expected a number, got '${raw}'`;
+      return m ? literal('analog', Number(m[1]), undefined, raw) : `expected a number, got '${raw}'`;
     }
   }
 }
