@@ -37,7 +37,7 @@ t.test('a quoted target, as the Brewblox Spark service writes a name with a spac
 });
 
 t.test(`every name can be a target, quoted, and its normalised line names it again (seed ${SEED})`, async (t) => {
-  for (const name of names(SEED, 60)) {
+  for (const name of [...names(SEED, 60), "a', b", "x'', y", "'quoted'", "' , '"]) {
     const su = setup();
     plant(su, name);
     su.create('seq', 'Sequence', { instructions: [`SET_SETPOINT target=${quoted(name)}, setting=21C`, 'WAIT'] });
@@ -50,6 +50,24 @@ t.test(`every name can be a target, quoted, and its normalised line names it aga
     await su.run(200);
     t.equal(su.data('again').error, 'NONE', `${show(name)}: the normalised line ${show(line)} parses to it`);
     t.equal(su.data(name).storedSetting, 22, `${show(name)}: set by the normalised line`);
+  }
+  t.end();
+});
+
+t.test(`every name Brewblox can carry, in its quotes (none doubled), is that block (seed ${SEED})`, async (t) => {
+  // The Spark service writes a name with a space in quotes as it is, and splits its lines at
+  // every comma: a name with a comma, or with two quotes in a row, it cannot carry.
+  const brewblox = (name: string) => (name.includes(' ') ? `'${name}'` : name);
+  const carried = names(SEED, 60).filter((n) => !n.includes(',') && !n.includes("''") && !n.startsWith('$'));
+  t.ok(carried.includes("Brewer's 'Best'"), 'a name ending in a quote is among them');
+  for (const name of carried) {
+    const su = setup();
+    plant(su, name);
+    const line = `SET_SETPOINT target=${brewblox(name)}, setting=21.0C`;
+    su.create('seq', 'Sequence', { instructions: [line, 'WAIT'] });
+    await su.run(200);
+    t.equal(su.data('seq').error, 'NONE', `${show(line)}: ${su.data('seq').errorMessage}`);
+    t.equal(su.data(name).storedSetting, 21, `${show(line)}: set`);
   }
   t.end();
 });

@@ -155,16 +155,10 @@ function splitArgs(rest: string, offset: number): Array<ArgText | { error: Parse
     let quoted = false;
     if (rest[j] === "'") {
       quoted = true;
-      let k = j + 1;
-      for (;;) {
-        if (k >= rest.length) return [...out, fail(`${key}: a value in quotes needs its closing quote`, valueAt)];
-        if (rest[k] === "'" && rest[k + 1] === "'") {
-          raw += "'";
-          k += 2;
-        } else if (rest[k] === "'" && /^\s*(,|$)/.test(rest.slice(k + 1))) break;
-        else raw += rest[k++];
-      }
-      i = k + 1 + (/^\s*/.exec(rest.slice(k + 1))?.[0].length ?? 0);
+      const value = inQuotes(rest, j, false) ?? inQuotes(rest, j, true);
+      if (!value) return [...out, fail(`${key}: a value in quotes needs its closing quote`, valueAt)];
+      raw = value.text;
+      i = value.end + 1 + (/^\s*/.exec(rest.slice(value.end + 1))?.[0].length ?? 0);
     } else {
       const end = rest.indexOf(',', j);
       raw = rest.slice(j, end < 0 ? undefined : end).trim();
@@ -174,6 +168,24 @@ function splitArgs(rest: string, offset: number): Array<ArgText | { error: Parse
     if (i >= rest.length) return out;
     i++; // the comma
   }
+}
+
+/**
+ * The value in quotes opening at `open` and the index of its closing quote, or null when none
+ * closes it. '' is one quote, as the lines are written back; `brewblox`: two quotes that end the
+ * value are the name's last one and the closing one (Brewblox doubles none: 'Brewer's 'Best'').
+ */
+function inQuotes(rest: string, open: number, brewblox: boolean): { text: string; end: number } | null {
+  const closes = (at: number) => rest[at] === "'" && /^\s*(,|$)/.test(rest.slice(at + 1));
+  let text = '';
+  for (let k = open + 1; k < rest.length; ) {
+    if (rest[k] === "'" && rest[k + 1] === "'" && !(brewblox && closes(k + 1))) {
+      text += "'";
+      k += 2;
+    } else if (closes(k)) return { text, end: k };
+    else text += rest[k++];
+  }
+  return null;
 }
 
 /** A block id as an argument: in quotes when it would not read back as itself (quote doubled). */
