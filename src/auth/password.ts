@@ -2,6 +2,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
 const PARAMS = { N: 16384, r: 8, p: 1 };
 const MAX_MEM = 64 * 1024 * 1024;
 
@@ -13,7 +14,7 @@ function derive(password: string, salt: Buffer, opts: ScryptOptions, keylen: num
 
 /** `scrypt$N$r$p$<salt base64>$<key base64>` */
 export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
+  const salt = randomBytes(SALT_LENGTH);
   const key = await derive(password, salt, PARAMS, KEY_LENGTH);
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
@@ -30,13 +31,19 @@ export function isPasswordHash(hash: unknown): hash is string {
     n! <= 1 << 20 &&
     r! <= 32 &&
     p! <= 16 &&
-    parts[4]!.length > 0 &&
-    parts[5]!.length > 0
+    isBase64Of(parts[4]!, SALT_LENGTH) &&
+    isBase64Of(parts[5]!, KEY_LENGTH)
   );
 }
 
+/** Whether `text` is the base64 of `bytes` bytes as written: a key damaged to fewer bytes (or none) would match more passwords (every one). */
+function isBase64Of(text: string, bytes: number): boolean {
+  const decoded = Buffer.from(text, 'base64');
+  return decoded.length === bytes && decoded.toString('base64') === text;
+}
+
 // A hash of no known password, checked when the user name is unknown so that the answer takes as long.
-const DUMMY = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+const DUMMY = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${Buffer.alloc(SALT_LENGTH).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
 
 /** Verify `password` against `hash` (or, when null, spend the same time and answer false). */
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {

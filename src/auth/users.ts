@@ -60,6 +60,10 @@ export function checkUserName(name: string): void {
     );
 }
 
+const RECORD_FIELDS = new Set<string>(['hash', 'stamp', 'sessionGen', 'token', 'role', 'created'] satisfies Array<
+  keyof UserRecord
+>);
+
 const newStamp = () => randomBytes(12).toString('hex');
 
 export function tokenDigest(token: string): string {
@@ -88,6 +92,10 @@ function parseUsers(file: string, text: string): Map<string, UserRecord> {
       throw bad((e as Error).message);
     }
     if (typeof r !== 'object' || r === null) throw bad('not an object');
+    // A field read as absent would give more than the file says: "rolE" (a flipped bit) is no
+    // role, i.e. an admin; a lost "sessionGen" brings back the sessions a logout ended.
+    const unknown = Object.keys(r).find((k) => !RECORD_FIELDS.has(k));
+    if (unknown !== undefined) throw bad(`unknown field ${JSON.stringify(unknown)}`);
     if (!isPasswordHash(r.hash)) throw bad('the password hash is not an scrypt hash');
     if (typeof r.stamp !== 'string' || r.stamp.length < 8) throw bad('no stamp');
     if (r.token !== undefined && (typeof r.token !== 'string' || !/^[0-9a-f]{64}$/.test(r.token)))
