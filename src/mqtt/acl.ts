@@ -65,7 +65,7 @@ export class BrokerAcl {
     return this.clientWritable.some((f) => topicMatches(f, topic));
   }
 
-  /** Null when `who` may subscribe to `filter`; else why not. */
+  /** Null when `who` may subscribe to `filter` (and, for a `$` topic, still read it: broker.ts); else why not. */
   subscribe(who: MqttIdentity, filter: string): string | null {
     if (filter.startsWith(REFUSED_TOPIC)) return 'refused publishes are read by nobody';
     if (!filter.startsWith('$SYS')) return null;

@@ -67,10 +67,14 @@ export class EmbeddedBroker {
   ): Promise<EmbeddedBroker> {
     const echoless = new Map<string, Set<string>>();
     // aedes stamps each publication with its publisher's id (not in its types).
-    const authorizeForward: AedesOptions['authorizeForward'] = (client, packet) =>
-      (packet as { clientId?: string }).clientId === client.id && echoless.get(client.id)?.has(packet.topic)
-        ? null
-        : packet;
+    const authorizeForward: AedesOptions['authorizeForward'] = (client, packet) => {
+      if ((packet as { clientId?: string }).clientId === client.id && echoless.get(client.id)?.has(packet.topic))
+        return null;
+      // A subscription outlives the role it was made with: a `$` topic (`$SYS`) is read by the
+      // role the client has now, as its publishes are.
+      if (packet.topic.charCodeAt(0) === 36 && acl?.subscribe(identityOf(client), packet.topic)) return null;
+      return packet;
+    };
     const counts = { publish: 0, subscribe: 0 };
     const warnings = new WarningLimiter(log);
     const name = (who: MqttIdentity) => ('user' in who ? `user ${who.user}` : 'an anonymous client');

@@ -10,7 +10,8 @@ import t, { type Test } from 'tap';
 import { runUserCommand } from '../../src/auth/cli.js';
 import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
-import { Recorder, sleep, until } from '../mqtt/fixtures.js';
+import { Recorder, sleep } from '../mqtt/fixtures.js';
+import { until } from '../helpers/until.js';
 
 const PASSWORD = 'a long password';
 const concrete = (url: string) => url.replace(/:[^/]+/g, 'x').replace(/\*$/, 'index.html');
@@ -173,6 +174,36 @@ t.test('a role change takes effect without a new login', async (t) => {
   for (let i = 0; i < 40 && status !== 201; i++, await sleep(100))
     status = (await call('vic', 'POST', '/edge-one/blocks/create', body)).status;
   t.equal(status, 201, 'an admin now');
+});
+
+t.test('an admin made a viewer no longer gets $SYS on the subscription made as an admin', async (t) => {
+  const { rt, call, dataDir } = await authApp(t);
+  const url = `mqtt://127.0.0.1:${rt.app.mqtt.brokerPort}`;
+  const as = async (user: string, clientId: string) => {
+    const r = await Recorder.connect(url, { username: user, password: PASSWORD, clientId, reconnectPeriod: 0 });
+    t.teardown(() => r.end());
+    return r;
+  };
+  const users = new UsersFile(dataDir).load();
+  await users.add('root', PASSWORD);
+  const alice = await as('alice', 'alice-sub');
+  const root = await as('root', 'root-sub');
+  for (const r of [alice, root]) await r.subscribe('$SYS/#', 'svc/state/edge-one');
+  // Every new client is announced on $SYS/<broker id>/new/clients.
+  const announced = (id: string) => (m: { topic: string; payload: Buffer }) =>
+    m.topic.endsWith('/new/clients') && m.payload.toString() === id;
+  await as('root', 'first');
+  await alice.waitFor(announced('first'), 'alice reads $SYS as an admin');
+
+  users.setRole('alice', 'viewer');
+  await until(async () => (await call('alice', 'GET', '/auth/refresh')).body?.role === 'viewer', 'the role change');
+  await as('root', 'second');
+  await root.waitFor(announced('second'), 'the announcement, to an admin');
+  // What the broker sent alice before these answers has arrived by then.
+  await alice.client.subscribeAsync('svc/nothing');
+  await alice.waitFor((m) => m.topic === 'svc/state/edge-one', 'a state after it', 5000, alice.messages.length);
+  t.notOk(alice.messages.some(announced('second')), 'alice, a viewer now, does not read $SYS');
+  t.ok(alice.client.connected, 'and reads the rest as before');
 });
 
 t.test(
