@@ -21,7 +21,8 @@ const USAGE = `Usage: edgeblocks user <command> [options]
   role NAME admin|viewer
                    change a user's role (takes effect within a second, sessions stay)
   passwd NAME      change a user's password (ends the user's sessions and connections, revokes the token)
-  remove NAME      remove a user (ends the user's sessions and connections, revokes the token)
+  remove NAME      remove a user (ends the user's sessions and connections, revokes the token;
+                   not the last one while auth is on)
   list             list the users
   token NAME       make an API token for scripts (replaces the previous one; shown once)
   token NAME --revoke
@@ -206,6 +207,11 @@ export async function runUserCommand(
         else io.stdout.write(`password of ${name} changed; the user's sessions have ended\n`);
         return 0;
       case 'remove':
+        // A start with auth on and no user exits 2 (auth.ts): after the next power cut nothing would control.
+        if (config.auth && users.size === 1 && users.get(name!))
+          throw new UsageError(
+            `${name} is the last user, and auth is on: the service would not start without one; add another user first (edgeblocks user add NAME), or turn auth off; nothing was changed`,
+          );
         users.remove(name!);
         io.stdout.write(`user ${name} removed\n`);
         return 0;

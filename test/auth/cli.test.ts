@@ -175,6 +175,34 @@ t.test('auth: true without a user: exit 2 naming the command that adds one', asy
   t.match(bad.stderr, /auth \(flag --auth\): must be true or false/);
 });
 
+t.test('removing the last user while auth is on is refused: the service would not start again', async (t) => {
+  // Removed while the service ran, the next start (a power cut, an upgrade) exited 2: control off.
+  const dir = tmp(t);
+  const cfg = path.join(dir, 'config.json');
+  writeFileSync(cfg, JSON.stringify({ auth: true, dataDir: dir, hardware: 'sim', mqttPort: 0 }));
+  t.equal((await run(['user', 'add', 'alice', '--config', cfg], 'a long password\n')).code, 0);
+  const service = await startCli(['--config', cfg], {}, t);
+  t.teardown(() => void service.child.kill('SIGKILL'));
+
+  const removed = await run(['user', 'remove', 'alice', '--config', cfg]);
+  t.equal(removed.code, 2, 'refused');
+  t.match(
+    removed.stderr,
+    /alice is the last user, and auth is on: the service would not start without one; add another user first \(edgeblocks user add NAME\), or turn auth off/,
+  );
+  t.match((await run(['user', 'list', '--config', cfg])).stdout, /^alice\n$/, 'alice is still there');
+  service.child.kill('SIGTERM');
+  await service.exited;
+  const again = await startCli(['--config', cfg], {}, t);
+  t.teardown(() => void again.child.kill('SIGKILL'));
+  t.equal((await postJson(`${again.base}/auth/login`, { username: 'alice', password: 'a long password' })).status, 200);
+
+  // With another user, or with auth off, the user goes.
+  t.equal((await run(['user', 'add', 'bob', '--config', cfg], 'a long password\n')).code, 0);
+  t.equal((await run(['user', 'remove', 'alice', '--config', cfg])).code, 0);
+  t.equal((await run(['user', 'remove', 'bob', '--data-dir', dir])).code, 0, 'auth off (no config): removed');
+});
+
 t.test('on a terminal the password is asked twice and not echoed', async (t) => {
   const dir = tmp(t);
   const cmd = [process.execPath, CLI, 'user', 'add', 'carol', '--data-dir', dir].map((a) => `'${a}'`).join(' ');
