@@ -3,6 +3,7 @@
 // that changes something, dropped on the embedded broker (TCP and /eventbus). Nobody but the
 // service writes its own output topics; `$SYS` is for admins. One rule (src/shared/roles.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
@@ -12,6 +13,7 @@ import { UsersFile } from '../../src/auth/users.js';
 import { startApp } from '../helpers/app.js';
 import { Recorder, sleep } from '../mqtt/fixtures.js';
 import { until } from '../helpers/until.js';
+import { variants } from '../helpers/path-variants.js';
 
 const PASSWORD = 'a long password';
 const concrete = (url: string) => url.replace(/:[^/]+/g, 'x').replace(/\*$/, 'index.html');
@@ -119,6 +121,81 @@ t.test('REST: a viewer is refused every write with 403 naming the role, and read
       .filter((id) => id === 'S'),
     ['S'],
     'the block is unchanged',
+  );
+});
+
+/** One request sent as raw bytes (no client normalises the path): its status and body. */
+function raw(port: number, method: string, rawPath: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path: rawPath, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${rawPath}: no answer in 10 s`)));
+    req.end(body);
+  });
+}
+
+t.test('a viewer changes nothing by any spelling of a write route, method or content type', async (t) => {
+  const { rt, tokens, call } = await authApp(t);
+  t.equal(
+    (await call('alice', 'POST', '/edge-one/blocks/create', { id: 'S', type: 'TempSensorMock', data: {} })).status,
+    201,
+  );
+  const port = Number(new URL(rt.base).port);
+  const auth = { authorization: `Bearer ${tokens.vic}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const writes = rt.app.http.routeTable().filter((r) => r.write && !r.public);
+  t.ok(writes.length >= 30, `${writes.length} write routes`);
+  const wrong: string[] = [];
+  const check = async (method: string, p: string, headers: Record<string, string>, body?: string) => {
+    const res = await raw(port, method, p, headers, body);
+    // Refused by the guard (403 naming the role), or before it by the router (404, 405) or the
+    // content-type rule (415). A 400 or 422 would be the route's own checks: the guard let it by.
+    const refused =
+      (res.status === 403 && (method === 'HEAD' || /user vic has the role viewer/.test(res.text))) ||
+      [404, 405, 415].includes(res.status);
+    if (!refused)
+      wrong.push(
+        `${method} ${p} ${JSON.stringify(headers['content-type'] ?? '')}: ${res.status} ${res.text.slice(0, 80)}`,
+      );
+  };
+  for (const r of writes) {
+    const p = concrete(r.url);
+    for (const v of [p, ...variants(p)]) await check(r.method, v, json, '{}');
+    for (const [headers, body] of [
+      [{ ...auth, 'content-type': 'text/plain' }, '{}'],
+      [{ ...auth, 'content-type': 'APPLICATION/JSON; charset=utf-8' }, '{}'],
+      [{ ...auth, 'content-type': 'application/x-www-form-urlencoded' }, 'a=1'],
+      [auth, undefined],
+      [{ ...json, 'x-http-method-override': r.method }, undefined],
+    ] as const)
+      await check(r.method, p, headers, body);
+    await check(r.method.toLowerCase(), p, json, '{}');
+    for (const other of ['GET', 'HEAD', 'OPTIONS', 'PROPFIND'])
+      await check(other, p, { ...json, 'x-http-method-override': r.method, 'x-method-override': r.method });
+  }
+  // GET routes that exist at a write route's path (settings/enabled, sim/plant) read: a 200 there is a read.
+  const reads = new Set(
+    rt.app.http
+      .routeTable()
+      .filter((r) => !r.write)
+      .map((r) => `${r.method} ${concrete(r.url)}`),
+  );
+  t.same(
+    wrong.filter((w) => !reads.has(w.split(' ').slice(0, 2).join(' '))),
+    [],
+    'every spelling refused',
+  );
+  t.same(
+    rt.app.runtime
+      .blocks()
+      .map((b) => b.id)
+      .filter((id) => id === 'S'),
+    ['S'],
+    'the block is still there',
   );
 });
 
