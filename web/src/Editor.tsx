@@ -92,8 +92,9 @@ export function Editor({ id }: { id: string }) {
   const live = useLive();
   const doc = useTypeDoc();
   const [text, setText] = useState('');
-  const block = id ? live.blocks.get(id) : undefined;
-  const renamedTo = block ? undefined : live.renamed.get(id);
+  const renamedTo = live.blocks.has(id) ? undefined : live.renamed.get(id);
+  // Renamed: the same block under its new name, so what was typed in its form stays.
+  const block = id ? live.blocks.get(renamedTo ?? id) : undefined;
   // Renamed (here or elsewhere): the page follows the block to its new name.
   useEffect(() => {
     if (renamedTo !== undefined) location.replace(`#/block/${encodeURIComponent(renamedTo)}`);
@@ -128,10 +129,10 @@ export function Editor({ id }: { id: string }) {
       </p>
     );
   const remove = async () => {
-    if (!confirm(`Delete ${id}?`)) return;
-    const a = await controller('blocks/delete', { id });
+    if (!confirm(`Delete ${block.id}?`)) return;
+    const a = await controller('blocks/delete', { id: block.id });
     setText(a.ok ? 'deleted' : a.error);
-    if (a.ok) applyPatch([], [id]);
+    if (a.ok) applyPatch([], [block.id]);
   };
   return (
     <section class="panel block-page">
@@ -139,7 +140,7 @@ export function Editor({ id }: { id: string }) {
         {block.id} <span class="type">{block.type}</span>
       </h2>
       {doc && <Now block={block} doc={doc} />}
-      <BlockForm key={block.id} type={block.type} block={block} onSaved={() => undefined} />
+      <BlockForm key={block.nid ?? block.id} type={block.type} block={block} onSaved={() => undefined} />
       <details class="json">
         <summary>Show JSON</summary>
         <pre>{JSON.stringify(block, null, 2)}</pre>

@@ -257,9 +257,11 @@ function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnTyp
   const asks = role === 'sensor' && isMadeUpName(block.id);
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
+  const [hint, setHint] = useState('');
   const save = async (e: Event) => {
     e.preventDefault();
     const desired = name.trim();
+    setHint(desired ? '' : 'not renamed: the new name is empty');
     if (!desired) return;
     const ok = await run(
       controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>,
@@ -280,6 +282,7 @@ function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnTyp
         <input value={name} placeholder="e.g. Beer" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       </label>
       <button type="submit">Save name</button>
+      {hint && <span class="hint bad">{hint}</span>}
     </form>
   );
 }
