@@ -1,9 +1,13 @@
 // Forms where two features meet, as a brewer meets them: a rename with a blank name says so (it
 // did nothing); an editor with a value typed in keeps it when the block is renamed in another
-// tab (the page followed the rename and dropped it). A real Chromium against the built CLI with
-// the demo blocks; needs `npm run build` and `npm run build:web`.
+// tab (the page followed the rename and dropped it); a temperature typed in a form (the editor,
+// a setpoint card, a profile's steps) while the unit is switched in another tab is converted
+// with the rest of the page (a 20 typed as °C was kept as 20 under a °F label and saved as
+// 20 °F). A real Chromium against the built CLI with the demo blocks; needs `npm run build` and
+// `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
+import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { demoInBrowser, requireWebBuild } from './browser.js';
 
@@ -13,6 +17,14 @@ const rig = demoInBrowser(t, 500);
 const api = (p: string, body?: unknown) => rig.api(p, body);
 const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 const read = async (id: string) => (await api('blocks/read', { id })).body.data;
+
+/** The unit switched by another client (the datastore document), seen by the page's event stream. */
+async function unitElsewhere(temperature: 'degC' | 'degF') {
+  const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
+    value: { namespace: 'edge-one', id: 'units', temperature },
+  });
+  if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
+}
 
 t.test('a rename with a blank name says so', async (t) => {
   await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
@@ -34,4 +46,49 @@ t.test('a value typed in the editor is kept when the block is renamed in another
   await form.getByRole('button', { name: 'Save changes' }).click();
   await rig.page.getByTestId('editor-answer').filter({ hasText: 'saved' }).waitFor();
   t.equal((await read('Tank Setpoint')).storedSetting.value, 21.5, 'and saved under the new name');
+});
+
+t.test('a temperature typed while the unit is switched elsewhere is converted with the page', async (t) => {
+  t.teardown(() => unitElsewhere('degC'));
+  const made = await api('blocks/create', {
+    id: 'Beer Profile',
+    type: 'SetpointProfile',
+    data: { enabled: false, targetId: { __objtype: 'Link', id: 'Tank Setpoint' }, points: [] },
+  });
+  t.equal(made.status, 201);
+
+  // The editor.
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Tank Setpoint')}`);
+  const form = rig.page.getByTestId('block-form');
+  const stored = form.locator('label', { has: rig.page.locator('input[name=storedSetting]') });
+  await stored.locator('input').fill('20');
+  await unitElsewhere('degF');
+  await stored.locator('.unit').filter({ hasText: '°F' }).waitFor();
+  t.equal(await stored.locator('input').inputValue(), '68', '20 °C typed is shown as 68 °F');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await rig.page.getByTestId('editor-answer').filter({ hasText: 'saved' }).waitFor();
+  t.same(
+    (await read('Tank Setpoint')).storedSetting,
+    { __objtype: 'Quantity', __bloxtype: 'Quantity', unit: 'degF', value: 68 },
+    'saved as 68 °F',
+  );
+
+  // A setpoint card and a profile's start form.
+  await unitElsewhere('degC');
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const setting = card('Tank Setpoint').getByTestId('setting-Tank Setpoint');
+  await card('Tank Setpoint').locator('.unit').filter({ hasText: '°C' }).waitFor();
+  await setting.fill('18,5');
+  const profile = card('Beer Profile').getByTestId('profile-form');
+  await profile.getByRole('columnheader', { name: 'Temperature (°C)' }).waitFor();
+  await profile.getByLabel('step 1 temperature').fill('21');
+  await unitElsewhere('degF');
+  await card('Tank Setpoint').locator('.unit').filter({ hasText: '°F' }).waitFor();
+  await profile.getByRole('columnheader', { name: 'Temperature (°F)' }).waitFor();
+  t.equal(await setting.inputValue(), '65.3', 'the setting typed as 18,5 °C is 65.3 °F');
+  t.equal(await profile.getByLabel('step 1 temperature').inputValue(), '69.8', 'a step typed as 21 °C is 69.8 °F');
+  t.equal(await profile.getByLabel('step 2 temperature').inputValue(), '69.8', "the template's 21 °C is 69.8 °F");
+  await card('Tank Setpoint').getByRole('button', { name: 'Set' }).click();
+  await card('Tank Setpoint').getByRole('status').filter({ hasText: 'saved' }).waitFor();
+  t.equal((await read('Tank Setpoint')).storedSetting.value, 65.3, 'saved as 65.3 °F');
 });

@@ -14,7 +14,7 @@ import { enumValues, fromText, type Kind, kindOf, linkInterface, notEditable, ra
 import { driverOf, fieldLabel } from './explain.js';
 import { applyPatch, useLive } from './live';
 import type { Role, Schema, TypeDoc } from './type-doc';
-import { inUserUnit, prefsOf, shown, type UnitPrefs } from './units';
+import { inUserUnit, prefsOf, retyped, shown, type UnitPrefs } from './units';
 import { loadTypeDoc } from './use-type-doc';
 
 /** The unit beside a plain number, where the field's meaning gives one (the API document gives quantities' only). */
@@ -35,13 +35,19 @@ function limitUnit(role: Role | undefined, block: Block | undefined): string {
   return block?.type === 'ActuatorOffset' ? 'Δ°C' : plainUnit('storedSetting', role, block);
 }
 
+/** The unit a quantity field is written in now (`degF`): the block's, or the user's for the field's kind. */
+function quantityUnit(name: string, s: Schema, kind: Kind, prefs: UnitPrefs, block?: Block): string {
+  const current = block?.data[name];
+  if (isQuantity(current)) return current.unit;
+  return kind === 'quantity' ? inUserUnit(s['x-unit'] ?? '', prefs) : '';
+}
+
 /** The unit of a field as the form shows it, in the user's units. */
 function unitOf(name: string, s: Schema, kind: Kind, prefs: UnitPrefs, role: Role | undefined, block?: Block): string {
-  const current = block?.data[name];
   // A duration is written with its units ("2 min 30 s").
   if (kind === 'duration') return '';
-  if (isQuantity(current)) return unitLabel(current.unit);
-  if (kind === 'quantity') return unitLabel(inUserUnit(s['x-unit'] ?? '', prefs));
+  const q = quantityUnit(name, s, kind, prefs, block);
+  if (q) return unitLabel(q);
   if (kind === 'number' || kind === 'integer') return plainUnit(name, role, block);
   return '';
 }
@@ -76,6 +82,8 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
   const [types, setTypes] = useState<TypeDoc | null>(null);
   const [error, setError] = useState('');
   const [draft, setDraft] = useState<Record<string, string>>({});
+  // The unit each draft was typed in: a draft is converted when the user's unit changes meanwhile.
+  const [typedIn, setTypedIn] = useState<Record<string, string>>({});
   const [constraintDrafts, setConstraintDrafts] = useState<Record<string, Record<string, ConstraintDraft>>>({});
   const [newId, setNewId] = useState('');
   const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(
@@ -98,6 +106,13 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
   const prefs = prefsOf(live.status);
   const driver = block ? driverOf(block) : null;
   const role = types?.roles.get(type);
+  /** The text of a field as the form shows it: the typed draft (in the field's unit now), or the block's value. */
+  const textOf = (name: string, s: Schema, kind: Kind): string | undefined => {
+    const typed = draft[name];
+    if (typed === undefined) return undefined;
+    const unit = quantityUnit(name, s, kind, prefs, block);
+    return retyped(typed, typedIn[name] ?? unit, unit);
+  };
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -114,7 +129,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
           continue;
         }
         if (!(name in draft)) continue;
-        const v = fromText(kind, fieldLabel(name), draft[name]!);
+        const v = fromText(kind, fieldLabel(name), textOf(name, s, kind)!);
         const { min, max } = shownRange(s, kind, prefs);
         if (typeof v === 'number' && ((min !== undefined && v < min) || (max !== undefined && v > max)))
           throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);
@@ -132,6 +147,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
     setAnswer({ text: a.ok ? (block ? 'saved' : 'created') : a.error, bad: !a.ok });
     if (a.ok) {
       setDraft({});
+      setTypedIn({});
       setConstraintDrafts({});
       applyPatch([a.body]);
       onSaved(a.body);
@@ -177,8 +193,11 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
               )}
             </div>
           );
-        const text = draft[name] ?? toText(kind, current);
-        const set = (v: string) => setDraft({ ...draft, [name]: v });
+        const text = textOf(name, s, kind) ?? toText(kind, current);
+        const set = (v: string) => {
+          setDraft({ ...draft, [name]: v });
+          setTypedIn({ ...typedIn, [name]: quantityUnit(name, s, kind, prefs, block) });
+        };
         const unit = unitOf(name, s, kind, prefs, role, block);
         const invalid = errors[name];
         const { min, max } = shownRange(s, kind, prefs);

@@ -8,7 +8,8 @@ import { prepainted } from './early';
 import { hexAddress, oneWireName } from './device-words';
 import { applyPatch, useLive } from './live';
 import { rangeOf, type TypeDoc } from './type-doc';
-import { prefsOf, shown, type UnitPrefs } from './units';
+import { prefsOf, retyped, shown, type UnitPrefs } from './units';
+import { typedNumber } from './typed-number';
 import { useTypeDoc } from './use-type-doc';
 import { ControlSwitch } from './ControlSwitch';
 import { lazy } from './lazy';
@@ -47,13 +48,18 @@ function NumberField(props: {
   onSave: (v: number) => void;
   testid?: string;
 }) {
-  const [draft, setDraft] = useState<string | null>(null);
+  // What was typed, in the unit it was typed in (converted when the user's unit changes meanwhile).
+  const [draft, setDraft] = useState<{ text: string; unit: string } | null>(null);
   const [hint, setHint] = useState('');
-  const shown = draft ?? (props.value === null ? '' : String(Math.round(props.value * 100) / 100));
+  const shown = draft
+    ? retyped(draft.text, draft.unit, props.unit)
+    : props.value === null
+      ? ''
+      : String(Math.round(props.value * 100) / 100);
   const save = (e: Event) => {
     e.preventDefault();
-    const v = Number(shown.replace(',', '.'));
-    if (shown.trim() === '' || !Number.isFinite(v)) return setHint('enter a number');
+    const v = typedNumber(shown);
+    if (v === null || !Number.isFinite(v)) return setHint('enter a number');
     if ((props.min !== undefined && v < props.min) || (props.max !== undefined && v > props.max))
       return setHint(`between ${props.min} and ${props.max}`);
     setHint('');
@@ -68,7 +74,7 @@ function NumberField(props: {
           inputMode="decimal"
           value={shown}
           data-testid={props.testid}
-          onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+          onInput={(e) => setDraft({ text: (e.target as HTMLInputElement).value, unit: props.unit })}
         />
         <span class="unit">{unitLabel(props.unit)}</span>
       </label>

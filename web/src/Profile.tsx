@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { controller, serviceId, type Answer, type Block } from './api';
 import { unitLabel } from './blocks';
 import { controllerNow, useLive } from './live';
+import { retyped } from './units';
 import {
   inUnit,
   parseSteps,
@@ -34,15 +35,22 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
   // Text as typed (a comma as the decimal point too), read when the profile starts.
   const template = (n: string): StepText[] =>
     TEMPLATES[n]!.map((s) => stepText({ ...s, temperature: inUnit(s.temperature, unit) }));
-  const [steps, setSteps] = useState<StepText[]>(() => template('Ale'));
+  // The steps as edited, in the unit they were written in (converted when the user's unit
+  // changes meanwhile); null while they are the template's, which is written in the unit of now.
+  const [typed, setTyped] = useState<{ unit: string; steps: StepText[] } | null>(null);
+  const steps = !typed
+    ? template(name)
+    : typed.unit === unit
+      ? typed.steps
+      : typed.steps.map((s) => ({ ...s, temperature: retyped(s.temperature, typed.unit, unit) }));
   const [problem, setProblem] = useState('');
   const pick = (n: string) => {
     setName(n);
-    setSteps(template(n));
+    setTyped(null);
     setProblem('');
   };
   const edit = (i: number, key: keyof StepText, v: string) =>
-    setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: v } : s)));
+    setTyped({ unit, steps: steps.map((s, j) => (j === i ? { ...s, [key]: v } : s)) });
   const start = (e: Event) => {
     e.preventDefault();
     const parsed = parseSteps(steps, unit);

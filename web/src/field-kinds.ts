@@ -4,6 +4,7 @@
 import { durationSeconds } from '../../src/shared/duration.js';
 import { isLink, isQuantity } from './blocks.js';
 import { durationText } from './durations.js';
+import { typedNumber } from './typed-number.js';
 import type { Schema } from './type-doc.js';
 
 export { rangeOf } from './type-doc.js';
@@ -76,8 +77,8 @@ export function toText(kind: Kind, v: unknown): string {
 
 /** A number typed in (a comma as the decimal point too), or a message in words. */
 export function parseNumber(label: string, text: string, integer = false): number | null {
-  if (text.trim() === '') return null;
-  const n = Number(text.trim().replace(',', '.'));
+  const n = typedNumber(text);
+  if (n === null) return null;
   if (!Number.isFinite(n)) throw new Error(`${label}: "${text}" is not a number`);
   if (integer && !Number.isInteger(n)) throw new Error(`${label}: "${text}" is not a whole number`);
   return n;

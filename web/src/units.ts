@@ -11,6 +11,7 @@ import {
   unitKind,
   userUnit,
 } from '../../src/codec/unit-conversion.js';
+import { typedNumber } from './typed-number.js';
 
 export { fromInternal, toInternal, unitKind, userUnit, type UnitKind, type UnitPrefs };
 
@@ -30,4 +31,21 @@ export function inUserUnit(unit: string, prefs: UnitPrefs): string {
 export function shown(value: number, unit: string, prefs: UnitPrefs): number {
   const kind = unitKind(unit);
   return kind ? fromInternal(value, kind, prefs) : value;
+}
+
+/**
+ * A number typed in unit `from`, written in unit `to`: the user's unit changed (in another tab,
+ * by another client) while it stood in a form, so it is converted with the rest of the page
+ * ("20" °C → "68" °F) instead of being kept under the new unit's label. Text that is not a
+ * number, or units this table cannot convert between, stay as they are.
+ */
+export function retyped(text: string, from: string, to: string): string {
+  const kind = unitKind(from);
+  const n = typedNumber(text);
+  if (from === to || kind === null || unitKind(to) !== kind || n === null || !Number.isFinite(n)) return text;
+  const prefs = (['degC', 'degF'] as const)
+    .map((temperature) => ({ temperature }))
+    .find((p) => userUnit(kind, p) === to);
+  if (!prefs) return text;
+  return String(Number(fromInternal(toInternal(n, kind, prefs, from), kind, prefs).toFixed(3)));
 }
