@@ -3,8 +3,8 @@
 // tab (the page followed the rename and dropped it); a temperature typed in a form (the editor,
 // a setpoint card, a profile's steps) while the unit is switched in another tab is converted
 // with the rest of the page (a 20 typed as °C was kept as 20 under a °F label and saved as
-// 20 °F). A real Chromium against the built CLI with the demo blocks; needs `npm run build` and
-// `npm run build:web`.
+// 20 °F); the alert rules read a comma as the decimal point like every other form. A real
+// Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
 import { postJson } from '../helpers/cli.js';
@@ -91,4 +91,26 @@ t.test('a temperature typed while the unit is switched elsewhere is converted wi
   await card('Tank Setpoint').getByRole('button', { name: 'Set' }).click();
   await card('Tank Setpoint').getByRole('status').filter({ hasText: 'saved' }).waitFor();
   t.equal((await read('Tank Setpoint')).storedSetting.value, 65.3, 'saved as 65.3 °F');
+});
+
+t.test('the alert rules read a comma as the decimal point', async (t) => {
+  await rig.page.goto(`${rig.sim.cli.base}/#/alerts`);
+  const rules = rig.page.getByTestId('alert-rules');
+  const band = rules.locator('input[name=band]');
+  // The page speaks °C again (the unit was switched back by the test before), and the form is
+  // filled from GET alerts/rules.
+  await rules
+    .locator('label', { has: rig.page.locator('input[name=band]') })
+    .locator('.unit')
+    .filter({ hasText: '°C' })
+    .waitFor();
+  await rig.page.waitForFunction("document.querySelector('input[name=band]')?.value");
+  await band.fill('0,5');
+  await rules.getByRole('button', { name: 'Save rules' }).click();
+  await rules.getByTestId('rules-answer').filter({ hasText: /saved/ }).waitFor();
+  t.equal(await rules.getByTestId('rules-answer').innerText(), 'saved');
+  const doc = (await (await fetch(`${rig.sim.cli.base}/edge-one/alerts/rules`)).json()) as {
+    rules: { setpointBand: { band: number } };
+  };
+  t.equal(doc.rules.setpointBand.band, 0.5, 'the band is half a degree');
 });

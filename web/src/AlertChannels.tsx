@@ -6,6 +6,7 @@
 // whether one is set (and, for a URL, its host), and a secret left empty keeps the stored one.
 import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, del, get, post, put, type Answer } from './api';
+import { numberOrText } from './typed-number';
 
 interface FieldSchema {
   type?: string;
@@ -65,8 +66,7 @@ function parsed(s: FieldSchema, text: string): unknown {
       .filter(Boolean);
     return parts.length === 1 ? parts[0] : parts;
   }
-  // A typed number, or the text itself so the service's 422 names the field.
-  if (s.type === 'integer' || s.type === 'number') return Number.isFinite(Number(t)) ? Number(t) : t;
+  if (s.type === 'integer' || s.type === 'number') return numberOrText(t);
   return t;
 }
 

@@ -8,6 +8,7 @@ import { activeAlerts, activeFor, type ActiveSummary } from './AlertBanner';
 import { useLive } from './live';
 import { fromInternal, prefsOf, toInternal, userUnit, type UnitPrefs } from './units';
 import { unitLabel } from './blocks';
+import { numberOrText } from './typed-number';
 
 interface HistoryEntry {
   at: string;
@@ -104,9 +105,6 @@ function History({ data }: { data: AlertsAnswer }) {
     </section>
   );
 }
-
-/** A typed number, or the text itself so the service's 422 names the field. */
-const numberOrText = (s: string): number | string => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : s);
 
 function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) {
   const [loaded, setLoaded] = useState<RulesAnswer | null>(null);

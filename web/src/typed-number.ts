@@ -6,3 +6,9 @@ export function typedNumber(text: string): number | null {
   const t = text.trim();
   return t === '' ? null : Number(t.replace(',', '.'));
 }
+
+/** A typed number, or the text itself (sent so that the service's 422 names the field). */
+export function numberOrText(text: string): number | string {
+  const n = typedNumber(text);
+  return n !== null && Number.isFinite(n) ? n : text;
+}
