@@ -3,7 +3,8 @@
 // tab (the page followed the rename and dropped it); a temperature typed in a form (the editor,
 // a setpoint card, a profile's steps) while the unit is switched in another tab is converted
 // with the rest of the page (a 20 typed as °C was kept as 20 under a °F label and saved as
-// 20 °F); the alert rules read a comma as the decimal point like every other form. A real
+// 20 °F), and the alert rules form keeps what was typed in it then (it was read again, dropping
+// it); the alert rules read a comma as the decimal point like every other form. A real
 // Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -113,4 +114,24 @@ t.test('the alert rules read a comma as the decimal point', async (t) => {
     rules: { setpointBand: { band: number } };
   };
   t.equal(doc.rules.setpointBand.band, 0.5, 'the band is half a degree');
+});
+
+t.test('the alert rules being edited keep what was typed when the unit is switched elsewhere', async (t) => {
+  t.teardown(() => unitElsewhere('degC'));
+  const rules = rig.page.getByTestId('alert-rules');
+  const bandUnit = rules.locator('label', { has: rig.page.locator('input[name=band]') }).locator('.unit');
+  await bandUnit.filter({ hasText: '°C' }).waitFor();
+  await rules.locator('input[name=sensorNullAfter]').fill('70');
+  await rules.locator('input[name=band]').fill('1,5');
+  await unitElsewhere('degF');
+  await bandUnit.filter({ hasText: '°F' }).waitFor();
+  t.equal(await rules.locator('input[name=sensorNullAfter]').inputValue(), '70', 'the other fields are kept');
+  t.equal(await rules.locator('input[name=band]').inputValue(), '2.7', 'a band typed as 1,5 °C is 2.7 °F');
+  await rules.getByRole('button', { name: 'Save rules' }).click();
+  await rules.getByTestId('rules-answer').filter({ hasText: /saved/ }).waitFor();
+  const doc = (await (await fetch(`${rig.sim.cli.base}/edge-one/alerts/rules`)).json()) as {
+    rules: { setpointBand: { band: number }; sensorNull: { after: number } };
+  };
+  t.ok(Math.abs(doc.rules.setpointBand.band - 1.5) < 1e-9, `the band is 1.5 °C (${doc.rules.setpointBand.band})`);
+  t.equal(doc.rules.sensorNull.after, 70);
 });

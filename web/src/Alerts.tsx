@@ -6,7 +6,7 @@ import { controllerUrl, get, post, put, type Answer } from './api';
 import { AlertChannels } from './AlertChannels';
 import { activeAlerts, activeFor, type ActiveSummary } from './AlertBanner';
 import { useLive } from './live';
-import { fromInternal, prefsOf, toInternal, userUnit, type UnitPrefs } from './units';
+import { fromInternal, prefsOf, retyped, toInternal, userUnit, type UnitPrefs } from './units';
 import { unitLabel } from './blocks';
 import { numberOrText } from './typed-number';
 
@@ -110,10 +110,16 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
   const [loaded, setLoaded] = useState<RulesAnswer | null>(null);
   const [form, setForm] = useState<Record<string, string>>({});
   const [answer, setAnswer] = useState<{ text: string; bad: boolean } | null>(null);
-  // The rules API speaks °C (a band is a temperature difference); the form, the user's unit.
+  // The rules API speaks °C (a band is a temperature difference); the form, the user's unit. The
+  // band's text is kept with the unit it is written in, and shown converted when the user's unit
+  // changes meanwhile (the form is not read again then: what was typed in it stays).
+  const bandUnit = userUnit('deltaTemp', prefs);
+  const [bandTypedIn, setBandTypedIn] = useState(bandUnit);
+  const band = retyped(form.band ?? '', bandTypedIn, bandUnit);
   const deltaIn = (c: number) => String(Number(fromInternal(c, 'deltaTemp', prefs).toFixed(2)));
   const fill = (r: RulesAnswer) => {
     setLoaded(r);
+    setBandTypedIn(bandUnit);
     const f: Record<string, string> = {
       sensorNullAfter: String(r.rules.sensorNull.after),
       band: deltaIn(r.rules.setpointBand.band),
@@ -130,17 +136,20 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
     if (a.ok) fill(a.body);
     else setAnswer({ text: a.error, bad: true });
   };
-  useEffect(() => void load(), [prefs.temperature]);
-  const set = (k: string) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  useEffect(() => void load(), []);
+  const set = (k: string) => (e: Event) => {
+    setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+    if (k === 'band') setBandTypedIn(bandUnit);
+  };
 
   const save = async (e: Event) => {
     e.preventDefault();
     const doc: Doc = structuredClone(loaded?.document ?? {});
-    const band = numberOrText(form.band!);
+    const typed = numberOrText(band);
     doc.sensorNull = { ...doc.sensorNull, after: numberOrText(form.sensorNullAfter!) };
     doc.setpointBand = {
       ...doc.setpointBand,
-      band: typeof band === 'number' ? toInternal(band, 'deltaTemp', prefs) : band,
+      band: typeof typed === 'number' ? toInternal(typed, 'deltaTemp', prefs) : typed,
       after: numberOrText(form.bandAfter!),
     };
     doc.remindHours = numberOrText(form.remindHours!);
@@ -161,7 +170,8 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
     <label>
       {label}
       <span>
-        <input name={k} value={form[k] ?? ''} onInput={set(k)} inputMode="decimal" /> <span class="unit">{unit}</span>
+        <input name={k} value={k === 'band' ? band : (form[k] ?? '')} onInput={set(k)} inputMode="decimal" />{' '}
+        <span class="unit">{unit}</span>
       </span>
     </label>
   );
