@@ -4,7 +4,10 @@
 // a setpoint card, a profile's steps) while the unit is switched in another tab is converted
 // with the rest of the page (a 20 typed as °C was kept as 20 under a °F label and saved as
 // 20 °F), and the alert rules form keeps what was typed in it then (it was read again, dropping
-// it); the alert rules read a comma as the decimal point like every other form. A real
+// it); the Setup page follows a unit switched elsewhere (it read the unit once, so its wizard
+// said °C and made setpoints from bare numbers the service read as °F), its wizard's settings
+// converted and its picks kept; the alert rules read a comma as the decimal point like every
+// other form. A real
 // Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -134,4 +137,21 @@ t.test('the alert rules being edited keep what was typed when the unit is switch
   };
   t.ok(Math.abs(doc.rules.setpointBand.band - 1.5) < 1e-9, `the band is 1.5 °C (${doc.rules.setpointBand.band})`);
   t.equal(doc.rules.sensorNull.after, 70);
+});
+
+t.test('the wizard follows a unit switched elsewhere, its settings converted and its choices kept', async (t) => {
+  t.teardown(() => unitElsewhere('degC'));
+  await rig.page.goto(`${rig.sim.cli.base}/#/setup`);
+  const wizard = rig.page.getByTestId('wizard');
+  await wizard.getByText('Beer setting (°C)').waitFor();
+  await wizard.locator('select[name=beerSensor] option[value="Beer Sensor"]').waitFor({ state: 'attached' });
+  await wizard.locator('select[name=beerSensor]').selectOption('Beer Sensor');
+  await wizard.locator('input[name=beerSetting]').fill('18,5');
+  t.equal(await wizard.locator('input[name=fridgeSetting]').inputValue(), '20');
+  await unitElsewhere('degF');
+  await wizard.getByText('Beer setting (°F)').waitFor();
+  t.equal(await wizard.locator('input[name=beerSetting]').inputValue(), '65.3', '18,5 °C typed is 65.3 °F');
+  t.equal(await wizard.locator('input[name=fridgeSetting]').inputValue(), '68', 'the 20 °C offered is 68 °F');
+  t.equal(await wizard.locator('select[name=beerSensor]').inputValue(), 'Beer Sensor', 'the sensor picked is kept');
+  await rig.page.getByTestId('units').locator('input[value=degF]:checked').waitFor({ state: 'attached' });
 });

@@ -1,12 +1,13 @@
 // Setting up: discovery, the fermentation-fridge wizard, temperature units, backups.
-import { useEffect, useState } from 'preact/hooks';
-import { controller, createBlock, download, patchBlock, post, serviceId, type Block } from './api';
+import { useState } from 'preact/hooks';
+import { controller, createBlock, download, patchBlock, serviceId, type Block } from './api';
 import { isLink, roleOf, unitLabel } from './blocks';
 import { parseNumber } from './field-kinds';
 import { rangeOf, type Role } from './type-doc';
 import { useTypeDoc } from './use-type-doc';
 import { applyAll, applyPatch, useLive } from './live';
-import { fromInternal } from './units';
+import { Units } from './Units';
+import { fromInternal, prefsOf, retyped } from './units';
 import { channelLabel, freePrefix, fridgeBlocks, fridgeNames, type Channel, type FridgeChoice } from './wizard';
 
 function Discovery() {
@@ -83,6 +84,19 @@ function Wizard({ unit }: { unit: string }) {
   const [log, setLog] = useState<Array<{ text: string; bad?: boolean }>>([]);
   const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof form) => (e: Event) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+  // The settings' text with the unit it was written in: when the unit changes (here or elsewhere)
+  // they are shown converted, and the sensors and channels picked stay.
+  const [settingsIn, setSettingsIn] = useState(unit);
+  const shownSetting = (k: 'beerSetting' | 'fridgeSetting') => retyped(form[k], settingsIn, unit);
+  const setSetting = (k: 'beerSetting' | 'fridgeSetting') => (e: Event) => {
+    setForm({
+      ...form,
+      beerSetting: shownSetting('beerSetting'),
+      fridgeSetting: shownSetting('fridgeSetting'),
+      [k]: (e.target as HTMLInputElement).value,
+    });
+    setSettingsIn(unit);
+  };
 
   const problems: string[] = [];
   if (!form.beerSensor || !form.fridgeSensor) problems.push('pick both sensors');
@@ -96,7 +110,7 @@ function Wizard({ unit }: { unit: string }) {
   const [min, max] = [range.min, range.max].map((v) => (v === undefined ? undefined : fromInternal(v, 'temp', prefs)));
   const setting = (k: 'beerSetting' | 'fridgeSetting'): number => {
     try {
-      return parseNumber(k, form[k]) ?? Number.NaN;
+      return parseNumber(k, shownSetting(k)) ?? Number.NaN;
     } catch {
       return Number.NaN;
     }
@@ -210,11 +224,21 @@ function Wizard({ unit }: { unit: string }) {
         </label>
         <label>
           Beer setting ({unitLabel(unit)}){' '}
-          <input inputMode="decimal" value={form.beerSetting} onInput={set('beerSetting')} name="beerSetting" />
+          <input
+            inputMode="decimal"
+            value={shownSetting('beerSetting')}
+            onInput={setSetting('beerSetting')}
+            name="beerSetting"
+          />
         </label>
         <label>
           Fridge setting ({unitLabel(unit)}){' '}
-          <input inputMode="decimal" value={form.fridgeSetting} onInput={set('fridgeSetting')} name="fridgeSetting" />
+          <input
+            inputMode="decimal"
+            value={shownSetting('fridgeSetting')}
+            onInput={setSetting('fridgeSetting')}
+            name="fridgeSetting"
+          />
         </label>
         <label>
           Control
@@ -234,36 +258,6 @@ function Wizard({ unit }: { unit: string }) {
           <li class={l.bad ? 'bad' : 'good'}>{l.text}</li>
         ))}
       </ul>
-    </section>
-  );
-}
-
-function Units({ unit, onChange }: { unit: string; onChange: (u: string) => void }) {
-  const [text, setText] = useState('');
-  const choose = async (temperature: string) => {
-    setText('sending…');
-    const a = await post('/history/datastore/set', { value: { namespace: serviceId(), id: 'units', temperature } });
-    if (!a.ok) return setText(a.error);
-    onChange(temperature);
-    // The service converts every value to the new unit; show them now, not at the next state event.
-    const all = await controller<Block[]>('blocks/all/read');
-    if (all.ok) applyAll(all.body, { temperature });
-    setText(`temperatures now in ${unitLabel(temperature)}`);
-  };
-  return (
-    <section class="panel" data-testid="units">
-      <h2>Units</h2>
-      {['degC', 'degF'].map((u) => (
-        <label class="toggle">
-          <input type="radio" name="unit" value={u} checked={unit === u} onChange={() => void choose(u)} />{' '}
-          {unitLabel(u)}
-        </label>
-      ))}
-      {text && (
-        <p class="answer" role="status">
-          {text}
-        </p>
-      )}
     </section>
   );
 }
@@ -375,20 +369,14 @@ function Backup() {
 }
 
 export function Setup() {
-  const [unit, setUnit] = useState('degC');
-  useEffect(() => {
-    void post<{ value: { temperature?: string } | null }>('/history/datastore/get', {
-      namespace: serviceId(),
-      id: 'units',
-    }).then((a) => {
-      if (a.ok && a.body.value?.temperature) setUnit(a.body.value.temperature);
-    });
-  }, []);
+  // The unit the service speaks now (its status): also when it was changed elsewhere, or only
+  // in the Brewblox UI's global units document.
+  const unit = prefsOf(useLive().status).temperature;
   return (
     <div class="setup">
       <Discovery />
-      <Wizard unit={unit} key={unit} />
-      <Units unit={unit} onChange={setUnit} />
+      <Wizard unit={unit} />
+      <Units unit={unit} />
       <Backup />
     </div>
   );
