@@ -106,6 +106,15 @@ t.test('constraints: an object of members with `enabled` is edited as constraint
     /minimum off time: time: "a while" is not a duration.*mutex: mutex: choose one/,
     'every bad setting named',
   );
+  t.throws(
+    () =>
+      constraintsPatch(constraints, current, {
+        minOff: { on: true, values: { duration: '' } },
+        mutexed: { on: true, values: { mutexId: 'Heat Cool Mutex', extraHoldTime: ' ' } },
+      }),
+    /minimum off time: time: enter a time \(0 s for none\).*mutex: extra hold time: enter a time/,
+    'a time left empty is said, not saved as 0 s',
+  );
 });
 
 t.test('what a constraint does now, in words', async (t) => {

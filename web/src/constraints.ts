@@ -79,8 +79,12 @@ export function constraintsPatch(
         if (kind === 'link') {
           if (!text) throw new Error(`${what}: choose one`);
           out[k] = { __objtype: 'Link', id: text };
-        } else if (kind === 'duration') out[k] = parseDuration(what, text) ?? 0;
-        else {
+        } else if (kind === 'duration') {
+          // Empty is not 0: the field showed nothing, and a minimum time of 0 s guards nothing.
+          const seconds = parseDuration(what, text);
+          if (seconds === null) throw new Error(`${what}: enter a time (0 s for none)`);
+          out[k] = seconds;
+        } else {
           const n = parseNumber(what, text, kind === 'integer');
           if (n === null) throw new Error(`${what}: enter a number`);
           out[k] = n;
