@@ -49,6 +49,19 @@ t.test('durations: written as people write them, read back by the service’s pa
   t.throws(() => fromText('duration', 'Period', 'soon'), /Period: "soon" is not a duration/);
   t.throws(() => fromText('number', 'Setting', 'warm'), /Setting: "warm" is not a number/);
   t.equal(fromText('number', 'Setting', '20,5'), 20.5, 'a decimal comma is read');
+  for (const [text, n] of [
+    ['-.5', -0.5],
+    ['+2,5', 2.5],
+    ['1e3', 1000],
+    [' 7 ', 7],
+  ] as const)
+    t.equal(fromText('quantity', 'Kp', text), n, `"${text}" is ${n}`);
+  // What the field shows is what is saved: no hex, no default for an emptied field.
+  for (const text of ['0x10', '0b11', 'Infinity', '1e999', '1 000'])
+    t.throws(() => fromText('quantity', 'Kp', text), /Kp: ".*" is not a number/, `"${text}" is not read as a number`);
+  t.throws(() => fromText('quantity', 'Kp', ' '), /Kp: enter a number/, 'an emptied number is not sent as null (0)');
+  t.throws(() => fromText('integer', 'Channel', ''), /Channel: enter a number/);
+  t.throws(() => fromText('duration', 'Td', ''), /Td: enter a time \(0 s for none\)/, 'nor an emptied time');
 });
 
 const durationMember: Schema = {

@@ -5,7 +5,7 @@
 import { isLink, qtyValue } from './blocks.js';
 import { type Constraint, CONSTRAINT_WORDS, isOn } from './constraint-state.js';
 import { durationText } from './durations.js';
-import { kindOf, parseDuration, parseNumber } from './field-kinds.js';
+import { kindOf, parseDuration, requiredNumber } from './field-kinds.js';
 import type { Schema } from './type-doc.js';
 
 export { CONSTRAINT_WORDS, type Constraint, constraintState, constraintsOf, mutexHolder } from './constraint-state.js';
@@ -79,16 +79,8 @@ export function constraintsPatch(
         if (kind === 'link') {
           if (!text) throw new Error(`${what}: choose one`);
           out[k] = { __objtype: 'Link', id: text };
-        } else if (kind === 'duration') {
-          // Empty is not 0: the field showed nothing, and a minimum time of 0 s guards nothing.
-          const seconds = parseDuration(what, text);
-          if (seconds === null) throw new Error(`${what}: enter a time (0 s for none)`);
-          out[k] = seconds;
-        } else {
-          const n = parseNumber(what, text, kind === 'integer');
-          if (n === null) throw new Error(`${what}: enter a number`);
-          out[k] = n;
-        }
+        } else if (kind === 'duration') out[k] = parseDuration(what, text);
+        else out[k] = requiredNumber(what, text, kind === 'integer');
       } catch (e) {
         problems.push((e as Error).message);
       }

@@ -84,9 +84,19 @@ export function parseNumber(label: string, text: string, integer = false): numbe
   return n;
 }
 
-/** Seconds of a duration typed in, or a message in words. */
-export function parseDuration(label: string, text: string): number | null {
-  if (text.trim() === '') return null;
+/**
+ * A number typed in a field that must have one, or a message in words: an emptied field is not
+ * sent as null, which the service takes for the field's default (a Kp of 0), not what it showed.
+ */
+export function requiredNumber(label: string, text: string, integer = false): number {
+  const n = parseNumber(label, text, integer);
+  if (n === null) throw new Error(`${label}: enter a number`);
+  return n;
+}
+
+/** Seconds of a duration typed in, or a message in words (an empty one too: it is not 0 s, nor the default). */
+export function parseDuration(label: string, text: string): number {
+  if (text.trim() === '') throw new Error(`${label}: enter a time (0 s for none)`);
   const d = durationSeconds(text);
   if (d.error !== undefined) throw new Error(`${label}: ${d.error}`);
   return d.seconds;
@@ -97,9 +107,9 @@ export function fromText(kind: Kind, label: string, text: string): unknown {
   switch (kind) {
     case 'quantity':
     case 'number':
-      return parseNumber(label, text);
+      return requiredNumber(label, text);
     case 'integer':
-      return parseNumber(label, text, true);
+      return requiredNumber(label, text, true);
     case 'duration':
       return parseDuration(label, text);
     case 'link':
