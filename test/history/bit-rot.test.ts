@@ -260,6 +260,14 @@ t.test('a damaged line of the names file: a new field does not take its id', asy
   third.write('k', [['newer', 8]], now);
   third.flushSync();
   t.same((await third.raw(['k/newer'], T0, now))[0]?.v, [8], 'nor after another restart');
+  // The damaged field's records are still there: a restart reads its id back from them, with no name.
+  t.same(
+    readFileSync(names, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('null')),
+    [],
+    'no line without a name was added for the id',
+  );
   t.same((await third.raw(['k/a'], T0, now))[0]?.v, [1], 'the other fields read as before');
 });
 

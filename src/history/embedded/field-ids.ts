@@ -90,8 +90,10 @@ export class FieldIds {
     for (const id of this.unsavedNames)
       names.push({ id, name: this.names.get(id)!, last: this.lastSeen.get(id) ?? now });
     for (const [id, t] of this.lastSeen) {
-      if (t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id))
-        names.push({ id, name: this.names.get(id)!, last: t });
+      // An id read back from records whose name line was damaged has no name to save.
+      const name = this.names.get(id);
+      if (name !== undefined && t - (this.storedLast.get(id) ?? 0) > HOUR && !this.unsavedNames.has(id))
+        names.push({ id, name, last: t });
     }
     return names;
   }
