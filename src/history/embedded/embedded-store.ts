@@ -21,7 +21,7 @@ import { DISK_FULL_DROP, type HistoryStore, type Range, type RawSeries, type Sto
 import { isDiskFull } from '../../store/storage-health.js';
 import type { Series } from './chunk-codec.js';
 import { FieldIds } from './field-ids.js';
-import { appendNames, NAMES_FILE, readNames } from './field-names.js';
+import { NamesFile } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
 import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE, QUERY_TURNS } from '../limits.js';
 import { Turns } from '../turns.js';
@@ -32,7 +32,7 @@ import { ExpiryClock } from './expiry-clock.js';
 import { rangesOf, rawOf, rawSlicesOf, tierPointsOf, type Buffered, type ReadView } from './reading.js';
 import { thinOlderHalf } from './thinning.js';
 import { RecordFiles } from './record-files.js';
-import { BucketAccumulator, tiersFor, type Tier } from './tiers.js';
+import { BucketAccumulator, nothingKeptBefore, tiersFor, type Tier } from './tiers.js';
 
 export const HISTORY_DIR = 'history';
 /** The format-1 SQLite database, migrated on open. */
@@ -95,12 +95,16 @@ export class EmbeddedStore implements HistoryStore {
   /** Ids of the controller's own fields: thinning leaves them whole while the directory works. */
   private readonly ownIds = new Set<number>();
   private readonly markOwn = (id: number) => void this.ownIds.add(id);
+  private readonly names: NamesFile;
+  /** Monotonic time of the last tidyNames(). */
+  private lastTidy = -Infinity;
 
   constructor(private readonly o: EmbeddedOptions) {
     this.dir = path.join(o.dataDir, HISTORY_DIR);
     this.drops = o.drops ?? new HistoryDrops(o.log, { intervalMs: INGEST_LIMITS.dropLogIntervalMs, now: o.now });
     this.tiers = tiersFor(o.retentionMs);
     this.expiry = new ExpiryClock(o.monotonic);
+    this.names = new NamesFile(this.dir);
     this.files = new RecordFiles(this.dir, this.tiers, this.expiry, o.log, o.now);
     this.acc = this.tiers.map((t) => new BucketAccumulator(t.bucketMs || 1));
     this.doneUntil = this.tiers.map(() => 0);
@@ -130,13 +134,8 @@ export class EmbeddedStore implements HistoryStore {
       if (existsSync(legacy) && !existsSync(this.dir)) migrateV1(legacy, this.dir, this.o.log);
       ensureDir(this.dir);
       checkFormat(this.dir);
-      const names = readNames(this.dir);
+      const names = this.names.read(this.o.log);
       this.fieldIds.load(names.entries, names.damaged);
-      if (names.damaged)
-        this.o.log.warn(
-          { file: path.join(this.dir, NAMES_FILE), lines: names.damaged },
-          `history: ${names.damaged} line(s) of ${path.join(this.dir, NAMES_FILE)} do not read (damaged); the fields they named are not listed and their history cannot be read by name; new fields do not take their ids`,
-        );
       this.files.scan();
       for (const t of this.tiers.slice(1))
         this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.files.index[t.index]!.map((r) => r.t1));
@@ -271,7 +270,7 @@ export class EmbeddedStore implements HistoryStore {
     try {
       // Names first: a record never names a field the names file does not hold.
       const names = this.fieldIds.toSave(now);
-      appendNames(this.dir, names);
+      this.names.append(names);
       this.fieldIds.saved(names);
       const raw = toSeries(this.pending);
       if (raw.length) writeRecord(0, raw, Math.max(...raw.map((s) => s.t[s.t.length - 1]!)));
@@ -297,10 +296,24 @@ export class EmbeddedStore implements HistoryStore {
     this.lastFlush = now;
     this.error = null;
     try {
+      this.tidyNames();
       this.files.enforceCap(this.o.maxBytes);
     } catch (e) {
-      this.fail('history size cap', e);
+      this.fail('history upkeep (names file, size cap)', e);
     }
+  }
+
+  /** Hourly: forget the fields no tier keeps a point of, and rewrite the names file without them (or its stale lines). */
+  private tidyNames(): void {
+    const mono = this.o.monotonic?.() ?? performance.now();
+    if (mono - this.lastTidy < HOUR) return;
+    this.lastTidy = mono;
+    const stale = this.fieldIds.staleIds(nothingKeptBefore(this.tiers, this.expiry.last ?? this.o.now()));
+    if (!stale.size && !this.names.stale(this.fieldIds.size)) return;
+    const kept = this.fieldIds.entries(stale);
+    this.names.rewrite(kept);
+    this.fieldIds.forget(stale, kept);
+    for (const id of stale) this.ownIds.delete(id);
   }
 
   /** Bytes on disk: the segment files and the names file. */

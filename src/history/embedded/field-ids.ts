@@ -1,5 +1,8 @@
 // The embedded store's field ids in memory: id by name (and by key, then field), name by id,
 // each field's last-seen time, and which names and times the names file (field-names.ts) still lacks.
+// A field not seen for longer than any record is kept is forgotten (blocks come and go, names
+// must not pile up). Ids are never given twice: records on disk hold ids, not names, so a new
+// field that took a forgotten (or damaged) one could show another field's history.
 import type { FieldEntry } from './field-names.js';
 
 const HOUR = 3_600_000;
@@ -12,7 +15,7 @@ export class FieldIds {
   private readonly unsavedNames = new Set<number>();
   private readonly lastSeen = new Map<number, number>();
   private readonly storedLast = new Map<number, number>();
-  /** The lowest id a new field may take (above those damaged lines of the names file may have held). */
+  /** The lowest id a new field may take: above every id given, and above those damaged lines of the names file may have held. */
   private firstNew = 1;
 
   get size(): number {
@@ -69,14 +72,13 @@ export class FieldIds {
       this.storedLast.set(e.id, e.last);
       highest = Math.max(highest, e.id);
     }
-    if (damaged > 0) this.firstNew = Math.max(this.firstNew, highest + damaged + 1);
+    this.firstNew = Math.max(this.firstNew, highest + damaged + 1);
   }
 
   idFor(name: string): number {
     let id = this.ids.get(name);
     if (id === undefined) {
-      id = Math.max(this.ids.size + 1, this.firstNew);
-      while (this.names.has(id)) id++;
+      id = this.firstNew++;
       this.ids.set(name, id);
       this.names.set(id, name);
       this.unsavedNames.add(id);
@@ -110,5 +112,43 @@ export class FieldIds {
     for (const [name, id] of this.ids)
       if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) >= since) out.push(name);
     return out.sort();
+  }
+
+  /**
+   * Ids of the fields last seen before `before`, but the highest id: the names file keeps that
+   * one, so a restart starts new ids above every id given (load()).
+   */
+  staleIds(before: number): Set<number> {
+    let highest = 0;
+    for (const id of this.names.keys()) highest = Math.max(highest, id);
+    const stale = new Set<number>();
+    for (const id of this.names.keys())
+      if (id !== highest && Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) < before) stale.add(id);
+    return stale;
+  }
+
+  /** The entry of every field but those of `without`, with its newest last-seen time. */
+  entries(without: ReadonlySet<number> = new Set()): FieldEntry[] {
+    const out: FieldEntry[] = [];
+    for (const [id, name] of this.names)
+      if (!without.has(id))
+        out.push({ id, name, last: Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) });
+    return out;
+  }
+
+  /** The names file was rewritten with `written` and without the fields of `gone`: they are forgotten. */
+  forget(gone: ReadonlySet<number>, written: FieldEntry[]): void {
+    for (const [key, byField] of this.idsByKey) {
+      for (const [field, id] of byField) if (gone.has(id)) byField.delete(field);
+      if (!byField.size) this.idsByKey.delete(key);
+    }
+    for (const id of gone) {
+      this.ids.delete(this.names.get(id)!);
+      this.names.delete(id);
+      this.lastSeen.delete(id);
+      this.storedLast.delete(id);
+    }
+    this.storedLast.clear();
+    this.saved(written);
   }
 }

@@ -1,8 +1,11 @@
 // Field names of the embedded history store: `fields.jsonl`, one `[id, name, last seen]` line
 // per new field or per refresh of its last-seen time (at most hourly), appended; the last line
-// of an id wins. Rewritten compactly on open when old lines outnumber the fields.
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// of an id wins. Rewritten compactly on open and while running when old lines outnumber the
+// fields, and without the fields the store forgets (field-ids.ts).
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Logger } from '../../log.js';
+import { writePrivateFile } from '../../store/file-modes.js';
 
 export const NAMES_FILE = 'fields.jsonl';
 
@@ -20,11 +23,15 @@ export interface NamesRead {
    * records may hold for them (field-ids.ts).
    */
   damaged: number;
+  /** The text of those lines: a rewrite keeps them as they are (what they held is not known). */
+  damagedLines: string[];
+  /** Lines the file holds now. */
+  lines: number;
 }
 
 export function readNames(dir: string): NamesRead {
   const file = path.join(dir, NAMES_FILE);
-  if (!existsSync(file)) return { entries: [], damaged: 0 };
+  if (!existsSync(file)) return { entries: [], damaged: 0, damagedLines: [], lines: 0 };
   const byId = new Map<number, FieldEntry>();
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
@@ -48,15 +55,62 @@ export function readNames(dir: string): NamesRead {
   const entries = [...byId.values()];
   // Rewrite when mostly stale, or when a torn line would swallow the next append. Damaged lines
   // are kept as they are: what they held is not known, and the next start must see them too.
-  if (lines.length > 2 * entries.length + damaged.length + 100 || torn) {
-    writeFileSync(`${file}.tmp`, entries.map(line).join('') + damaged.map((l) => `${l}\n`).join(''));
-    renameSync(`${file}.tmp`, file);
-  }
-  return { entries, damaged: damaged.length };
+  const rewrite = compactionDue(lines.length, entries.length, damaged.length) || torn;
+  if (rewrite) rewriteNames(dir, entries, damaged);
+  const kept = rewrite ? entries.length + damaged.length : lines.filter(Boolean).length;
+  return { entries, damaged: damaged.length, damagedLines: damaged, lines: kept };
+}
+
+/** Whether a names file of `lines` lines holding `entries` fields is mostly stale lines. */
+export function compactionDue(lines: number, entries: number, damaged: number): boolean {
+  return lines > 2 * entries + damaged + 100;
+}
+
+/** The names file anew: one line per entry, then the damaged lines as they were. */
+export function rewriteNames(dir: string, entries: FieldEntry[], damagedLines: string[]): void {
+  // Synced before it replaces the old file: a power cut must not leave an empty one (every id would be free).
+  writePrivateFile(path.join(dir, NAMES_FILE), entries.map(line).join('') + damagedLines.map((l) => `${l}\n`).join(''));
 }
 
 const line = (e: FieldEntry) => `${JSON.stringify([e.id, e.name, e.last])}\n`;
 
 export function appendNames(dir: string, entries: FieldEntry[]): void {
   if (entries.length) appendFileSync(path.join(dir, NAMES_FILE), entries.map(line).join(''));
+}
+
+/** The names file as a running store keeps it: its lines counted, its damaged lines kept for a rewrite. */
+export class NamesFile {
+  private lines = 0;
+  private damagedLines: string[] = [];
+
+  constructor(private readonly dir: string) {}
+
+  /** The file's entries; lines that do not read are logged. */
+  read(log: Logger): NamesRead {
+    const read = readNames(this.dir);
+    const file = path.join(this.dir, NAMES_FILE);
+    if (read.damaged)
+      log.warn(
+        { file, lines: read.damaged },
+        `history: ${read.damaged} line(s) of ${file} do not read (damaged); the fields they named are not listed and their history cannot be read by name; new fields do not take their ids`,
+      );
+    this.damagedLines = read.damagedLines;
+    this.lines = read.lines;
+    return read;
+  }
+
+  append(entries: FieldEntry[]): void {
+    appendNames(this.dir, entries);
+    this.lines += entries.length;
+  }
+
+  /** Whether the file of `fields` fields is mostly stale lines. */
+  stale(fields: number): boolean {
+    return compactionDue(this.lines, fields, this.damagedLines.length);
+  }
+
+  rewrite(entries: FieldEntry[]): void {
+    rewriteNames(this.dir, entries, this.damagedLines);
+    this.lines = entries.length + this.damagedLines.length;
+  }
 }

@@ -31,6 +31,11 @@ export function tiersFor(retentionMs: number): Tier[] {
   ];
 }
 
+/** Before this time no tier holds a point, with a day to spare (a bucket's end comes after its points). */
+export function nothingKeptBefore(tiers: Tier[], now: number): number {
+  return now - Math.max(...tiers.map((t) => t.keepMs)) - DAY;
+}
+
 /** The tier a query with this step and start reads: the coarsest bucket within the step, coarser still when the finer one no longer reaches back to start. */
 export function tierForQuery(tiers: Tier[], stepMs: number, start: number, now: number): Tier {
   let k = 0;
