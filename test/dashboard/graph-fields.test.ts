@@ -9,6 +9,7 @@ import {
   groupFields,
   legendLabel,
   scaleOf,
+  sparkField,
 } from '../../web/src/graph-fields.js';
 
 const ALL = [
@@ -131,4 +132,30 @@ t.test('scales: temperatures, %/states, and every other unit on its own', async 
     scaleOf('edge-one/Keg/value', () => 'bar'),
     'bar',
   );
+});
+
+// The overview's sparkline asked for the first `value[` field of the block in the last hour: after
+// a change to °F that was the °C one (it sorts first), so for an hour each card drew the curve that
+// stopped at the change, its label in °C numbers, under a headline in °F.
+t.test('a sparkline draws the value in the unit recorded now', async (t) => {
+  const all = [
+    'edge-one/Beer Sensor/value[degC]',
+    'edge-one/Beer Sensor/value[degF]',
+    'edge-one/Beer Sensor/value[degF]/x',
+    'edge-one/Beer/value[degC]/value[degC]',
+    'edge-one/Beer/value[degF]',
+    'edge-one/Heat PWM/value',
+    'edge-one/Volts/value[V]',
+    'edge-two/Beer Sensor/value[degF]',
+  ];
+  t.equal(sparkField(all, 'edge-one', 'Beer Sensor', 'degF'), 'edge-one/Beer Sensor/value[degF]');
+  t.equal(sparkField(all, 'edge-one', 'Beer Sensor', 'degC'), 'edge-one/Beer Sensor/value[degC]');
+  t.equal(
+    sparkField(all, 'edge-one', 'Beer', 'degC'),
+    'edge-one/Beer/value[degF]',
+    "another block's field (its id holds a slash) is not this block's; the one there is, in the other unit, is",
+  );
+  t.equal(sparkField(all, 'edge-one', 'Volts', 'degF'), 'edge-one/Volts/value[V]', 'other units as they are');
+  t.equal(sparkField(all, 'edge-two', 'Beer Sensor', 'degC'), 'edge-two/Beer Sensor/value[degF]');
+  t.equal(sparkField(all, 'edge-one', 'Gone', 'degC'), undefined);
 });

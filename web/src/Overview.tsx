@@ -355,7 +355,10 @@ export function Overview() {
   const types = useTypeDoc();
   const groups = new Map(live.loaded && types ? groupByRole(live.blocks.values(), types.roles) : []);
   // Called on every render (hooks keep their order), with no ids until the blocks are there.
-  const sparks = useSparklines([...(groups.get('sensor') ?? []), ...(groups.get('setpoint') ?? [])].map((b) => b.id));
+  const sparks = useSparklines(
+    [...(groups.get('sensor') ?? []), ...(groups.get('setpoint') ?? [])].map((b) => b.id),
+    prefsOf(live.status).temperature,
+  );
   const ready = live.loaded && types !== null;
   // The first group shows first, the others a frame later: a slow phone shows the first screen
   // without building every card before it. Not after a prepaint: it showed them all already.

@@ -4,18 +4,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { post, serviceId } from './api';
 import type { Range } from './graph-data';
+import { sparkField } from './graph-fields';
 
 const REFRESH_MS = 60_000;
 const HOUR_S = 3600;
 
-/** The history field of a block's measured value, e.g. `edge-one/Beer Sensor/value[degC]`. */
-const valueField = (fields: string[], id: string): string | undefined =>
-  fields.find((f) => f.startsWith(`${serviceId()}/${id}/value[`));
-
-/** Block id → values of the last hour (oldest first). Empty without history. */
-export function useSparklines(ids: string[]): Map<string, Array<number | null>> {
+/** Block id → values of the last hour (oldest first), in temperature unit `unit` (the status's). Empty without history. */
+export function useSparklines(ids: string[], unit?: string): Map<string, Array<number | null>> {
   const [lines, setLines] = useState(new Map<string, Array<number | null>>());
-  const key = ids.join('\n');
+  const key = `${ids.join('\n')}\n${unit}`;
   useEffect(() => {
     // No cards yet (the first view still loading): nothing to ask for.
     if (!ids.length) return;
@@ -25,7 +22,7 @@ export function useSparklines(ids: string[]): Map<string, Array<number | null>> 
       if (stopped || !fields.ok) return;
       const wanted = new Map<string, string>();
       for (const id of ids) {
-        const f = valueField(fields.body, id);
+        const f = sparkField(fields.body, serviceId(), id, unit);
         if (f) wanted.set(f, id);
       }
       if (!wanted.size) return;

@@ -111,3 +111,14 @@ export function scaleOf(field: string, known?: (p: FieldParts) => string | null)
   const unit = fieldUnit(field, known);
   return unit && unit !== '%' && unit !== '%RH' ? unit : 'pct';
 }
+
+/**
+ * The history field of block `id`'s measured value (its sparkline), e.g. `edge-one/Beer
+ * Sensor/value[degC]`: after a temperature unit change the last hour holds both, and the one in
+ * `unit` (the unit recorded now) goes on.
+ */
+export function sparkField(all: string[], own: string, id: string, unit?: string): string | undefined {
+  const prefix = `${own}/${id}/value[`;
+  const mine = all.filter((f) => f.startsWith(prefix) && /^[^\]/]*\]$/.test(f.slice(prefix.length)));
+  return mine.find((f) => unit !== undefined && inTemperatureUnit(f, own, unit) === f) ?? mine[0];
+}
