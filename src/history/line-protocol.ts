@@ -14,6 +14,11 @@
 //   A field whose last segment holds a quote (only other publishers send such) cannot be written.
 // - A line that starts with '#' is a comment: a key starting with '#' cannot be written.
 // - Control characters cannot be written at all: the ingest never hands them over.
+// - A line longer than -influx.maxLineSize (256 KiB by default) fails the whole write: lines are
+//   cut to LINE_BYTES, each with the same measurement and time.
+
+/** The longest line written, in bytes. */
+export const LINE_BYTES = 64 * 1024;
 
 /** A name (measurement or field key) escaped for line protocol. */
 export function lineProtocolName(s: string): string {
@@ -52,9 +57,26 @@ export function toLines(key: string, fields: ReadonlyArray<readonly [string, num
     else add(`${key}/${f.slice(0, cut)}`, last, v);
   }
   const stamp = `${Math.round(t)}000000`;
-  const lines = [...byMeasurement].map(([m, values]) => ({
-    text: `${lineProtocolName(m)} ${values.join(',')} ${stamp}`,
-    points: values.length,
-  }));
+  const lines: Lines['lines'] = [];
+  for (const [m, values] of byMeasurement) {
+    // A message's fields share a line per measurement, cut where it would pass LINE_BYTES: one
+    // line too long and VictoriaMetrics refuses the whole write, other publishers' lines with it.
+    const head = `${lineProtocolName(m)} `;
+    const fixed = Buffer.byteLength(head) + stamp.length + 1;
+    let part: string[] = [];
+    let bytes = fixed;
+    const cut = () => {
+      if (part.length) lines.push({ text: `${head}${part.join(',')} ${stamp}`, points: part.length });
+      part = [];
+      bytes = fixed;
+    };
+    for (const v of values) {
+      const size = Buffer.byteLength(v) + 1;
+      if (bytes + size > LINE_BYTES) cut();
+      part.push(v);
+      bytes += size;
+    }
+    cut();
+  }
   return { lines, unwritable };
 }
