@@ -5,6 +5,7 @@
 // Writes are queued and sent once a second; control never waits on the database. While it is
 // away the queue is bounded: when full, every other line is dropped (older data thins out
 // first, as repeated halving hits it more often), and the rest goes out when it answers again.
+// Full is a number of lines or of bytes: a line of long names may hold some 64 KiB.
 // Every line dropped (thinned, refused) is counted by reason, the controller's own apart.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
@@ -69,6 +70,9 @@ export function promString(s: string): string {
   return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
+/** The most line text queued (in characters, a byte each but for names beyond ASCII) before every other line is dropped. */
+export const VICTORIA_PENDING_BYTES = 16 * 1024 * 1024;
+
 /** A queued line, with what a drop of it costs. */
 interface Line {
   text: string;
@@ -83,6 +87,8 @@ export class VictoriaStore implements HistoryStore {
   readonly kind = 'victoria' as const;
   private readonly base: string;
   private pending: Line[] = [];
+  /** Characters of the pending lines' text. */
+  private pendingChars = 0;
   private readonly drops: HistoryDrops;
   private sending: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -116,20 +122,29 @@ export class VictoriaStore implements HistoryStore {
         reserved,
         `a double quote in the last segment of ${JSON.stringify(unwritable[0]!.slice(0, 80))} (key ${JSON.stringify(key)})`,
       );
-    for (const l of lines) this.pending.push({ text: l.text, points: l.points, own: reserved });
-    const max = this.o.maxPendingLines ?? 5000;
-    if (this.pending.length >= max) {
-      this.thin(max);
-      this.problem(`VictoriaMetrics write queue full (${max} lines): kept every other line`);
+    for (const l of lines) {
+      this.pending.push({ text: l.text, points: l.points, own: reserved });
+      this.pendingChars += l.text.length;
+    }
+    if (this.full()) {
+      this.thin();
+      this.problem(`VictoriaMetrics write queue full (${this.limits()}): kept every other line`);
     }
   }
 
+  private full(): boolean {
+    return this.pending.length >= (this.o.maxPendingLines ?? 5000) || this.pendingChars > VICTORIA_PENDING_BYTES;
+  }
+
+  private readonly limits = () => `${this.o.maxPendingLines ?? 5000} lines or ${VICTORIA_PENDING_BYTES / 2 ** 20} MiB`;
+
   /** Every other queued line goes, counted. */
-  private thin(max: number): void {
+  private thin(): void {
     const gone = this.pending.filter((_, i) => i % 2 === 0);
     this.pending = this.pending.filter((_, i) => i % 2 === 1);
+    this.pendingChars = this.pending.reduce((n, l) => n + l.text.length, 0);
     this.thinned++;
-    this.dropLines('thinned', gone, `VictoriaMetrics write queue full (${max} lines): every other line dropped`);
+    this.dropLines('thinned', gone, `VictoriaMetrics write queue full (${this.limits()}): every other line dropped`);
   }
 
   private dropLines(reason: string, lines: Line[], detail: string): void {
@@ -199,6 +214,7 @@ export class VictoriaStore implements HistoryStore {
     if (!this.pending.length) return Promise.resolve();
     const lines = this.pending;
     this.pending = [];
+    this.pendingChars = 0;
     this.sending = (async () => {
       try {
         const res = await fetch(`${this.base}/write`, {
@@ -218,8 +234,8 @@ export class VictoriaStore implements HistoryStore {
         }
       } catch (e) {
         this.pending = lines.concat(this.pending);
-        const max = this.o.maxPendingLines ?? 5000;
-        while (this.pending.length >= max) this.thin(max);
+        this.pendingChars = this.pending.reduce((n, l) => n + l.text.length, 0);
+        while (this.full()) this.thin();
         this.problem(`cannot write to VictoriaMetrics (${(e as Error).message}); ${this.pending.length} lines queued`);
       } finally {
         this.sending = null;
@@ -369,6 +385,7 @@ export class VictoriaStore implements HistoryStore {
       url: this.base,
       ...this.health(),
       pendingLines: this.pending.length,
+      pendingBytes: this.pendingChars,
       linesSent: this.sent,
       thinned: this.thinned,
     };
