@@ -70,6 +70,12 @@ export const QUERY_TURNS = { running: 2, waiting: 32 };
 /** A raw query that streams (the CSV export) holds about this many points of the embedded store at a time. */
 export const RAW_SLICE_POINTS = 10_000;
 
+/**
+ * Field names the embedded store holds (in memory and in fields.jsonl, kept while their points
+ * are, a year by default): past it, points of new fields are dropped, but the controller's own.
+ */
+export const MAX_FIELD_NAMES = 50_000;
+
 /** Points the embedded store keeps in memory between flushes (or while its directory fails). */
 export const MAX_PENDING_POINTS = 100_000;
 /** Share over MAX_PENDING_POINTS kept for the controller's own history while others fill the batch. */

@@ -23,7 +23,7 @@ import type { Series } from './chunk-codec.js';
 import { FieldIds } from './field-ids.js';
 import { NamesFile } from './field-names.js';
 import { HistoryDrops } from '../drops.js';
-import { INGEST_LIMITS, MAX_PENDING_POINTS, PENDING_RESERVE, QUERY_TURNS } from '../limits.js';
+import { INGEST_LIMITS, MAX_FIELD_NAMES, MAX_PENDING_POINTS, PENDING_RESERVE, QUERY_TURNS } from '../limits.js';
 import { Turns } from '../turns.js';
 import { checkFormat, FORMAT_VERSION } from './format.js';
 import { migrateV1 } from './migrate-v1.js';
@@ -32,6 +32,7 @@ import { ExpiryClock } from './expiry-clock.js';
 import { rangesOf, rawOf, rawSlicesOf, tierPointsOf, type Buffered, type ReadView } from './reading.js';
 import { thinOlderHalf } from './thinning.js';
 import { RecordFiles } from './record-files.js';
+import { replayRaw } from './replay.js';
 import { BucketAccumulator, nothingKeptBefore, tiersFor, type Tier } from './tiers.js';
 
 export const HISTORY_DIR = 'history';
@@ -150,25 +151,11 @@ export class EmbeddedStore implements HistoryStore {
 
   /** After a restart: rebuild the buckets in progress and the recent last-seen times from raw records. */
   private replay(): void {
-    const raw = this.files.index[0]!;
-    if (!raw.length) return;
     const began = performance.now();
-    let points = 0;
-    const lastRaw = Math.max(...raw.map((r) => r.t1));
-    const from = Math.min(lastRaw - HOUR, ...this.doneUntil.slice(1));
-    const tiers = this.tiers.slice(1);
-    for (const s of this.files.series(0, from, lastRaw)) {
-      let last = this.fieldIds.lastSeenOf(s.id) ?? 0;
-      for (let i = 0; i < s.t.length; i++) {
-        const t = s.t[i]!;
-        if (t > last) last = t;
-        for (const tier of tiers) if (t > this.doneUntil[tier.index]!) this.acc[tier.index]!.add(s.id, t, s.v[i]!);
-      }
-      points += s.t.length;
-      this.fieldIds.seen(s.id, last);
-    }
+    const points = replayRaw(this.files, this.fieldIds, this.tiers, this.doneUntil, this.acc);
     const ms = Math.round(performance.now() - began);
-    this.o.log.debug({ points, ms }, `history: rebuilt the buckets in progress from ${points} raw points (${ms} ms)`);
+    if (points)
+      this.o.log.debug({ points, ms }, `history: rebuilt the buckets in progress from ${points} raw points (${ms} ms)`);
   }
 
   private fail(what: string, e: unknown): void {
@@ -204,11 +191,22 @@ export class EmbeddedStore implements HistoryStore {
     const byField = this.fieldIds.keyFields(key);
     const created = reserved ? this.markOwn : undefined;
     const buckets = this.acc.map((a) => a.bucketOf(t));
+    let refused = 0;
     // Index loops: this runs every few seconds, too seldom for V8 to optimise away the iterator objects of for-of.
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i]![0];
       const v = fields[i]![1];
-      const id = this.fieldIds.idInKey(byField, key, field, created);
+      const id = this.fieldIds.idInKey(
+        byField,
+        key,
+        field,
+        created,
+        reserved ? Number.POSITIVE_INFINITY : MAX_FIELD_NAMES,
+      );
+      if (id === undefined) {
+        refused++;
+        continue;
+      }
       let b = this.pending.get(id);
       if (!b) this.pending.set(id, (b = { t: [], v: [] }));
       b.t.push(t);
@@ -216,7 +214,11 @@ export class EmbeddedStore implements HistoryStore {
       this.fieldIds.seen(id, t);
       for (let k = 1; k < this.acc.length; k++) this.acc[k]!.addTo(id, buckets[k]!, v);
     }
-    this.pendingCount += fields.length;
+    this.pendingCount += fields.length - refused;
+    if (refused) {
+      const detail = `the history holds ${MAX_FIELD_NAMES} field names (each while its points are kept); new fields of key ${JSON.stringify(key)} dropped`;
+      this.drops.dropPoints('too many field names', refused, false, detail);
+    }
   }
 
   /**

@@ -29,12 +29,29 @@ export class FieldIds {
 
   /**
    * The id of `field` within `key`, given the key's own map (keyFields()), so a write looks its key
-   * up once; `created` is told of an id that is new to the key.
+   * up once; `created` is told of an id that is new to the key. With `maxNames`, undefined for a
+   * new field when that many are held.
    */
-  idInKey(byField: Map<string, number>, key: string, field: string, created?: (id: number) => void): number {
+  idInKey(byField: Map<string, number>, key: string, field: string, created?: (id: number) => void): number;
+  idInKey(
+    byField: Map<string, number>,
+    key: string,
+    field: string,
+    created: ((id: number) => void) | undefined,
+    maxNames: number,
+  ): number | undefined;
+  idInKey(
+    byField: Map<string, number>,
+    key: string,
+    field: string,
+    created?: (id: number) => void,
+    maxNames = Number.POSITIVE_INFINITY,
+  ): number | undefined {
     let id = byField.get(field);
     if (id === undefined) {
-      byField.set(field, (id = this.idFor(`${key}/${field}`)));
+      const name = `${key}/${field}`;
+      if (this.ids.size >= maxNames && !this.ids.has(name)) return undefined;
+      byField.set(field, (id = this.idFor(name)));
       created?.(id);
     }
     return id;
