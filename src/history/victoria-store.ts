@@ -14,6 +14,7 @@ import { INGEST_LIMITS, RAW_SLICE_POINTS } from './limits.js';
 import { lineKeyProblem, toLines } from './line-protocol.js';
 import type { HistoryStore, Range, RawSeries, StoreHealth } from './store.js';
 import { Turns } from './turns.js';
+import { promString, selectorForms, textUpTo } from './victoria-requests.js';
 
 export interface VictoriaOptions {
   url: string;
@@ -45,30 +46,6 @@ export const VICTORIA_FIRST_WINDOW_MS = 600_000;
  * holds more than this in memory. Some 30 bytes a point: a few slices' worth.
  */
 export const VICTORIA_SLICE_BYTES = RAW_SLICE_POINTS * 64;
-
-/** The text of an answer, or null (the rest left unread) once it is over `maxBytes`. */
-async function textUpTo(res: Response, maxBytes: number): Promise<string | null> {
-  if (!res.body) return res.text();
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
-/** A string literal of PromQL (MetricsQL): backslash and double quote escaped. */
-export function promString(s: string): string {
-  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
 
 /** The most line text queued (in characters, a byte each but for names beyond ASCII) before every other line is dropped. */
 export const VICTORIA_PENDING_BYTES = 16 * 1024 * 1024;
@@ -312,20 +289,24 @@ export class VictoriaStore implements HistoryStore {
     maxBytes: number,
     client?: AbortSignal,
   ): Promise<RawSeries[] | null> {
-    const matches = [...new Set(fields)]
-      .map((f) => `match[]=${encodeURIComponent(`{__name__=${promString(f)}}`)}`)
-      .join('&');
     const iso = (ms: number) => new Date(Math.min(Math.max(ms, 0), VICTORIA_LAST_MS)).toISOString();
     const span = `start=${iso(Math.floor(from) - 1)}&end=${iso(Math.ceil(to) + 1)}`;
-    const text = await this.request(
-      '/api/v1/export',
-      `${matches}&${span}`,
-      (res) => (maxBytes === Infinity ? res.text() : textUpTo(res, maxBytes)),
-      this.querySignal(client),
-    );
-    if (text === null) return null;
+    const signal = this.querySignal(client);
+    const texts: string[] = [];
+    let left = maxBytes;
+    for (const matches of selectorForms([...new Set(fields)])) {
+      const text = await this.request(
+        '/api/v1/export',
+        `${matches}&${span}`,
+        (res) => (left === Infinity ? res.text() : textUpTo(res, left)),
+        signal,
+      );
+      if (text === null) return null;
+      texts.push(text);
+      left -= Buffer.byteLength(text);
+    }
     const byField = new Map<string, Array<[number, number]>>();
-    for (const line of text.split('\n')) {
+    for (const line of texts.join('\n').split('\n')) {
       if (!line.trim()) continue;
       const m = JSON.parse(line) as { metric: { __name__: string }; values: number[]; timestamps: number[] };
       const list = byField.get(m.metric.__name__) ?? byField.set(m.metric.__name__, []).get(m.metric.__name__)!;
