@@ -216,8 +216,10 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     };
     pending.push(entry);
     return () => {
+      const at = pending.indexOf(entry);
+      if (at < 0) return; // removed already: -1 would splice off another subscriber's entry
+      pending.splice(at, 1);
       entry.unsubscribe?.();
-      pending.splice(pending.indexOf(entry), 1);
     };
   };
 

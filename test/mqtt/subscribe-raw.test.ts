@@ -1,0 +1,42 @@
+// app.mqtt.subscribeRaw's remover: called a second time (a feature detached twice, a teardown
+// run again) it removes nothing more; another subscriber's subscription stays, whether it was
+// made before the connection existed or after.
+import t from 'tap';
+import { startApp } from '../helpers/app.js';
+import { Recorder, until, untilSubscribed } from './fixtures.js';
+
+t.test('a remover called twice leaves the other subscriptions alone', async (t) => {
+  const rt = await startApp({ topicRoot: 'svc' }, { listen: false });
+  t.teardown(() => rt.close());
+  const { app } = rt;
+  const got: string[] = [];
+  const record = (topic: string) => void got.push(topic);
+  // Made before start: kept until the connection exists, then subscribed.
+  app.mqtt.subscribeRaw('svc/test/first', record);
+  const offSecond = app.mqtt.subscribeRaw('svc/test/second', record);
+  app.mqtt.subscribeRaw('svc/test/third', record);
+  offSecond();
+  offSecond();
+  await app.start();
+  await untilSubscribed(app);
+  // Made after start, then removed twice too.
+  app.mqtt.subscribeRaw('svc/test/fourth', record);
+  const offFifth = app.mqtt.subscribeRaw('svc/test/fifth', record);
+  offFifth();
+  offFifth();
+  await untilSubscribed(app);
+
+  const client = await Recorder.connect(`mqtt://127.0.0.1:${app.mqtt.brokerPort}`);
+  t.teardown(() => client.end());
+  await client.subscribe('svc/test/end');
+  for (const name of ['first', 'second', 'third', 'fourth', 'fifth', 'end'])
+    await client.publish(`svc/test/${name}`, 'x');
+  // The broker forwards one publisher's messages in order: "end" comes after all the others.
+  await client.waitFor((m) => m.topic === 'svc/test/end', 'the last message back at the publisher');
+  await until(() => got.includes('svc/test/fourth'), 'the message on a subscription made after start');
+  t.same(
+    [...new Set(got)].sort(),
+    ['svc/test/first', 'svc/test/fourth', 'svc/test/third'],
+    'the subscriptions not removed get their messages; the removed ones do not',
+  );
+});
