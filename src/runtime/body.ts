@@ -86,12 +86,13 @@ function depth(value: unknown): number {
 
 /** What a block id must be, in words (after "must be"). */
 export const ID_RULE =
-  'a string of 1 to 200 characters, without leading or trailing spaces or control characters, other than "__proto__"';
+  'a string of 1 to 200 characters, without leading or trailing spaces, control characters or half of a surrogate pair (an emoji cut in two), other than "__proto__"';
 
 /**
  * Whether `id` can name a block. `__proto__` cannot: the history message is an object keyed by
  * block id, where that key set the prototype instead of adding the block (its history was lost),
  * and every JSON reader here refuses it as a key (another controller dropped the whole message).
+ * A lone surrogate cannot be stored as UTF-8: after a restart the block had another id.
  */
 export function validId(id: string): boolean {
   return (
@@ -99,7 +100,7 @@ export function validId(id: string): boolean {
     id.length <= 200 &&
     id.trim() === id &&
     // eslint-disable-next-line no-control-regex
-    !/[\u0000-\u001f\u007f]/.test(id) &&
+    !/[\u0000-\u001f\u007f]|\p{Cs}/u.test(id) &&
     id !== '__proto__'
   );
 }
