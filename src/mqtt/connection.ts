@@ -87,7 +87,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private protocolVersion: 4 | 5;
   /** A handler that throws on a message would throw on the next like it: one line a minute per filter. */
   private readonly failures: WarningLimiter;
-  /** Retained commands skipped at each (re)subscribe: one line a minute per topic. */
+  /** Retained commands skipped at each (re)subscribe: one line a minute per filter. */
   private readonly replays: WarningLimiter;
   /** SUBSCRIBEs sent on this connection and not yet acknowledged. */
   private unacked = 0;
@@ -192,7 +192,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     const handler = opts.commands
       ? liveCommands(given, (topic) =>
           this.replays.warn(
-            topic,
+            filter,
             { topic },
             `mqtt: a command retained on the broker on ${topic} was skipped: commands are applied when sent, not again at each connect; clear it with an empty retained message (mosquitto_pub -r -n -t '${topic}')`,
           ),

@@ -36,7 +36,7 @@ export interface AppMqtt {
   readonly connected: boolean;
   /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
-  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) or nesting deeper than `maxDepth` (default MAX_JSON_DEPTH) is dropped unparsed, counted and logged (once a minute per topic). `commands`: see commands.ts. Returns the unsubscribe function. */
+  /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) or nesting deeper than `maxDepth` (default MAX_JSON_DEPTH) is dropped unparsed, counted and logged (once a minute per filter, naming the topic). `commands`: see commands.ts. Returns the unsubscribe function. */
   subscribe(
     filter: string,
     handler: (topic: string, payload: unknown) => void,
@@ -245,8 +245,9 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         const parsed = parseJson(payload, { maxBytes, what: 'the payload', maxDepth });
         if (!parsed.ok) {
           counts.otherDropped++;
+          // Per subscription, not per topic: a client inventing topics under a wildcard gets one line.
           warnings.warn(
-            topic,
+            filter,
             { topic, bytes: payload.length, limit: maxBytes, reason: parsed.reason },
             `mqtt message on ${topic} dropped: ${parsed.problem === 'not JSON' ? 'not JSON' : parsed.reason}`,
           );
