@@ -3,7 +3,8 @@
 // or a broker can cause goes through one of these (test/security/junk-inputs.test.ts). The next line of a source
 // says how many were held back since its last one. Sources are bounded too: past `maxSources`
 // distinct ones, new sources share one allowance, so a client inventing topics cannot flood
-// either.
+// either. Lines are bounded in size: a topic may be 65,535 bytes of a client's choosing, so what a
+// line quotes (its text, its string fields, its source) is cut, saying how long it was.
 import type { Logger } from '../log.js';
 
 export interface WarningLimits {
@@ -17,6 +18,25 @@ export interface WarningLimits {
 }
 
 const OTHER_SOURCES = '(other sources)';
+/** Characters of a source kept (sources longer than this that share their start share a line). */
+const SOURCE_CHARS = 256;
+/** Characters of a line's text, and of each string field, written. */
+const MESSAGE_CHARS = 2000;
+const FIELD_CHARS = 1000;
+
+/** `text` cut to about `max` characters, its start and end kept, saying how long it was. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.floor(max / 4);
+  return `${text.slice(0, max - tail)}... (${text.length} characters) ...${text.slice(-tail)}`;
+}
+
+function cutFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(fields))
+    if (typeof v === 'string' && v.length > FIELD_CHARS) (out ??= { ...fields })[k] = cut(v, FIELD_CHARS);
+  return out ?? fields;
+}
 
 export class WarningLimiter {
   private readonly last = new Map<string, { at: number; held: number }>();
@@ -28,8 +48,9 @@ export class WarningLimiter {
   ) {}
 
   /** Log `message` with `fields` unless `source` had a line within the interval; true when logged. */
-  warn(source: string, fields: Record<string, unknown>, message: string): boolean {
+  warn(given: string, fields: Record<string, unknown>, message: string): boolean {
     const now = this.limits.now ? this.limits.now() : performance.now();
+    const source = given.length > SOURCE_CHARS ? given.slice(0, SOURCE_CHARS) : given;
     const key = this.last.has(source) || this.last.size < (this.limits.maxSources ?? 1000) ? source : OTHER_SOURCES;
     const seen = this.last.get(key);
     if (seen && now - seen.at < (this.limits.intervalMs ?? 60_000)) {
@@ -39,7 +60,11 @@ export class WarningLimiter {
     }
     const more = seen?.held ? ` (${seen.held} more like it from ${key} since the last warning)` : '';
     const level = this.limits.level ?? 'warn';
-    (level === 'warn' ? this.log.warn : (this.log[level] ?? this.log.warn)).call(this.log, fields, `${message}${more}`);
+    (level === 'warn' ? this.log.warn : (this.log[level] ?? this.log.warn)).call(
+      this.log,
+      cutFields(fields),
+      `${cut(message, MESSAGE_CHARS)}${more}`,
+    );
     this.last.set(key, { at: now, held: 0 });
     return true;
   }
