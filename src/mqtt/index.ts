@@ -128,7 +128,8 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
   const connectHandlers = new Set<() => void>();
   const ownHistoryHandlers = new Set<(message: unknown, bytes: number) => void>();
   // Presence topics (presence.ts) by topic; the link is null until the service's connection exists.
-  const presences = new Map<string, { payloads: PresencePayloads; link: Presence | null }>();
+  type PresenceEntry = { payloads: PresencePayloads; link: Presence | null };
+  const presences = new Map<string, PresenceEntry>();
   const stoppingPresences: Array<Promise<void>> = [];
   let openPresence: ((topic: string, payloads: PresencePayloads) => Presence) | null = null;
   const startPresence = (topic: string) => {
@@ -350,12 +351,14 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     },
 
     presence(topic, payloads = AVAILABILITY) {
-      presences.set(topic, { payloads, link: null });
+      const entry: PresenceEntry = { payloads, link: null };
+      presences.set(topic, entry);
       if (conn) startPresence(topic);
       return () => {
-        const p = presences.get(topic)?.link;
+        // Called again, after another presence took the topic: that one is not this one's to end.
+        if (presences.get(topic) !== entry) return;
         presences.delete(topic);
-        if (p) stoppingPresences.push(p.stop());
+        if (entry.link) stoppingPresences.push(entry.link.stop());
       };
     },
 

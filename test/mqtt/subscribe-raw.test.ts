@@ -1,6 +1,7 @@
 // app.mqtt.subscribeRaw's remover: called a second time (a feature detached twice, a teardown
 // run again) it removes nothing more; another subscriber's subscription stays, whether it was
-// made before the connection existed or after.
+// made before the connection existed or after. The same for app.mqtt.presence's remover: called
+// again after another presence took its topic, it ended that one (the topic said "offline").
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { Recorder, until, untilSubscribed } from './fixtures.js';
@@ -39,4 +40,30 @@ t.test('a remover called twice leaves the other subscriptions alone', async (t) 
     ['svc/test/first', 'svc/test/fourth', 'svc/test/third'],
     'the subscriptions not removed get their messages; the removed ones do not',
   );
+});
+
+t.test('a presence remover called twice leaves the next presence of its topic alone', async (t) => {
+  const rt = await startApp({ topicRoot: 'svc' });
+  t.teardown(() => rt.close());
+  const { app } = rt;
+  await untilSubscribed(app);
+  const client = await Recorder.connect(`mqtt://127.0.0.1:${app.mqtt.brokerPort}`);
+  t.teardown(() => client.end());
+  const topic = 'svc/test/availability';
+  await client.subscribe(topic);
+  const said = (what: string, from: number) =>
+    client.waitFor((m) => m.topic === topic && m.payload.toString() === what, `"${what}" on ${topic}`, 5000, from);
+
+  const off = app.mqtt.presence(topic);
+  await said('online', 0);
+  off();
+  await said('offline', 0);
+  let from = client.messages.length;
+  app.mqtt.presence(topic);
+  await said('online', from);
+  off();
+  // The presence kept answers a "down" on its topic with "up": it is still there.
+  from = client.messages.length;
+  await client.publish(topic, 'offline', true);
+  await said('online', from + 1);
 });
