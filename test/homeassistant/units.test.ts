@@ -66,7 +66,11 @@ t.test('a unit switch re-announces the configs and commands follow the announced
       from,
     )
   ).json();
-  t.match(numberF, { min: -40, max: 302, step: 0.1 }, 'range converted; the step is how finely a value is typed, 0.1 in either unit');
+  t.match(
+    numberF,
+    { min: -40, max: 302, step: 0.1 },
+    'range converted; the step is how finely a value is typed, 0.1 in either unit',
+  );
   t.equal(
     (await w.waitFor((m) => m.topic === sensorTopic, 'the sensor config again', 3000, from)).json().unit_of_measurement,
     '°F',
