@@ -199,7 +199,9 @@ export class Conditions {
           kind: 'device-missing',
           blockId: b.id,
           after: missingAfter,
-          tolerateGaps: false,
+          // A single missed read resolves before its `after`; misses that keep coming within the
+          // rule's resolveAfter are one alert with a count, as a flapping sensor's are.
+          tolerateGaps: true,
           text: `${b.id} (${device.text}) ${hw.reasons?.[device.key] ?? 'is missing from its bus'}`,
           values: { address: device.address },
         });

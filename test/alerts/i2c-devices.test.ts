@@ -110,11 +110,10 @@ t.test('a poll the chip misses between good ones is no alert: missing means not 
     while (mcp.faults.nack > 0) await s.run(10, 10);
     t.ok(s.app.hardware.devices().missing.length > 0, `blip ${blip + 1}: the chip missed its poll`);
     alerts.evaluate();
-    await s.run(3000);
-    alerts.evaluate();
+    await checking(s, 3000);
   }
   t.equal(s.data('Relays').connected, true, 'answering again');
-  t.equal(fired(), 0, 'five single missed polls: no alert');
+  t.equal(fired(), 0, 'five single missed polls, each followed by a clear check: no alert');
 
   mcp.plugged = false;
   await checking(s, 8000);
@@ -132,4 +131,28 @@ t.test('a poll the chip misses between good ones is no alert: missing means not 
   while (mcp.faults.nack > 0) await s.run(10, 10);
   alerts.evaluate();
   t.equal(fired(), 2, 'with the rule at 0 s, a single missed poll is an alert, as the brewer asked');
+});
+
+t.test('a chip that keeps missing polls is one alert with a count, as a flapping sensor is', async (t) => {
+  // Missing every other check for 15 s: never 10 s in one go, but a board that is failing.
+  const s = await simApp({ sim: SIM });
+  t.teardown(() => s.close());
+  const { alerts } = s.app;
+  await heaterOnRelayBoard(s);
+  await s.run(2000);
+  const mcp = s.app.hardware.sim!.i2cIo.find((e) => e.spec.name === 'relays')!.chip as SimMcp23017;
+  let clearChecks = 0;
+  for (let i = 0; i < 15; i++) {
+    mcp.faults.nack = 1;
+    while (mcp.faults.nack > 0) await s.run(10, 10);
+    alerts.evaluate();
+    while (s.app.hardware.devices().missing.length > 0) await s.run(10, 10);
+    alerts.evaluate();
+    clearChecks++;
+    await s.run(1000);
+  }
+  t.equal(clearChecks, 15, 'each miss was followed by a check that saw the chip answer');
+  const active = alerts.active().filter((a) => a.kind === 'device-missing');
+  t.equal(active.length, 1, 'one alert');
+  t.ok(active[0]!.count > 1, `with the misses counted (${active[0]?.count})`);
 });
