@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { patchBlock, type Block } from './api';
 import { isQuantity, qtyValue, unitLabel } from './blocks';
 import { parseNumber } from './field-kinds';
+import { retyped } from './units';
 import type { useAnswer } from './Overview';
 
 const SECONDS: Record<string, number> = { s: 1, ms: 0.001, min: 60, h: 3600 };
@@ -24,10 +25,10 @@ export function duration(v: unknown): string {
   return `${Math.round(s)} s`;
 }
 
-function num(v: unknown, digits = 2): string {
+function num(v: unknown, digits = 2, withUnit = true): string {
   const n = qtyValue(v);
   if (n === null) return '—';
-  return `${Math.round(n * 10 ** digits) / 10 ** digits}${isQuantity(v) ? ` ${unitLabel(v.unit)}` : ''}`;
+  return `${Math.round(n * 10 ** digits) / 10 ** digits}${withUnit && isQuantity(v) ? ` ${unitLabel(v.unit)}` : ''}`;
 }
 
 interface TuningView {
@@ -45,27 +46,41 @@ interface TuningView {
   previous: Record<string, unknown> | null;
 }
 
+/** What was typed in a setting, in the unit it was typed in (converted when the user's unit changes meanwhile). */
+interface Typed {
+  text: string;
+  unit: string;
+}
+
 /** A setting to tune with, typed as a number; left empty, the block's own (the placeholder) stands. */
-function SettingInput(p: { label: string; value: string; set: (v: string) => void; placeholder: string }) {
+function SettingInput(p: { label: string; text: string; unit: string; set: (v: Typed) => void; placeholder: string }) {
   return (
     <label>
       {p.label}
       <input
         inputMode="decimal"
-        value={p.value}
+        value={p.text}
         placeholder={p.placeholder}
-        onInput={(e) => p.set((e.target as HTMLInputElement).value)}
+        onInput={(e) => p.set({ text: (e.target as HTMLInputElement).value, unit: p.unit })}
       />
+      <span class="unit">{unitLabel(p.unit)}</span>
     </label>
   );
 }
 
+/** The unit the service speaks for a tuning setting now (the block comes again after a unit change). */
+const unitOf = (v: unknown): string => (isQuantity(v) ? v.unit : 'delta_degC');
+
 export function TuningPanel({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
   const tu = block.data.tuning as TuningView | undefined;
-  const [amplitude, setAmplitude] = useState('');
-  const [band, setBand] = useState('');
+  const [typedAmplitude, setAmplitude] = useState<Typed>({ text: '', unit: '' });
+  const [typedBand, setBand] = useState<Typed>({ text: '', unit: '' });
   const [problem, setProblem] = useState('');
   if (!tu) return null;
+  const amplitudeUnit = unitOf(tu.amplitude);
+  const bandUnit = unitOf(tu.band);
+  const amplitude = retyped(typedAmplitude.text, typedAmplitude.unit, amplitudeUnit);
+  const band = retyped(typedBand.text, typedBand.unit, bandUnit);
   const command = (c: string, okText: string, extra: Record<string, unknown> = {}) =>
     run(patchBlock(block, { tuning: { command: c, ...extra } }), okText);
   const tunedBy = tu.tunedBy && typeof tu.tunedBy === 'object' ? (tu.tunedBy as { id?: string }).id : null;
@@ -144,8 +159,14 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
       )}
       {tu.state !== 'RUNNING' && tu.state !== 'PROPOSED' && (
         <form class="field" onSubmit={start}>
-          <SettingInput label="Swing" value={amplitude} set={setAmplitude} placeholder={num(tu.amplitude)} />
-          <SettingInput label="Band" value={band} set={setBand} placeholder={num(tu.band)} />
+          <SettingInput
+            label="Swing"
+            text={amplitude}
+            unit={amplitudeUnit}
+            set={setAmplitude}
+            placeholder={num(tu.amplitude, 2, false)}
+          />
+          <SettingInput label="Band" text={band} unit={bandUnit} set={setBand} placeholder={num(tu.band, 2, false)} />
           <button type="submit">Tune</button>
           {problem && (
             <span class="hint bad" role="alert" data-testid="tuning-problem">

@@ -1,0 +1,50 @@
+// More forms where two features meet: the autotune's Swing and Band on a PID card, typed while
+// the temperature unit is switched in another tab, are converted with the rest of the page (they
+// kept their number under the new unit and were sent as °F).
+// A real Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
+import t from 'tap';
+import { postJson } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import { demoInBrowser, requireWebBuild } from './browser.js';
+
+requireWebBuild();
+t.setTimeout(limit(240_000));
+const rig = demoInBrowser(t, 500);
+const api = (p: string, body?: unknown) => rig.api(p, body);
+const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
+
+/** The unit switched by another client (the datastore document), seen by the page's event stream. */
+async function unitElsewhere(temperature: 'degC' | 'degF') {
+  const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
+    value: { namespace: 'edge-one', id: 'units', temperature },
+  });
+  if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
+}
+
+t.test("the autotune's swing and band typed while the unit is switched elsewhere are converted", async (t) => {
+  t.teardown(async () => {
+    await unitElsewhere('degC');
+    await api('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { enabled: true } });
+  });
+  // Disabled, a Tune is refused after the page sent it: what it sent is what is checked.
+  t.equal((await api('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { enabled: false } })).status, 200);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const panel = card('Heat PID').getByTestId('tuning');
+  const swing = panel.locator('label', { hasText: 'Swing' });
+  const band = panel.locator('label', { hasText: 'Band' });
+  await swing.locator('.unit').filter({ hasText: 'Δ°C' }).waitFor();
+  await band.locator('.unit').filter({ hasText: 'Δ°C' }).waitFor();
+  await swing.locator('input').fill('1,5');
+  await band.locator('input').fill('4');
+  await unitElsewhere('degF');
+  await swing.locator('.unit').filter({ hasText: 'Δ°F' }).waitFor();
+  await band.locator('.unit').filter({ hasText: 'Δ°F' }).waitFor();
+  t.equal(await swing.locator('input').inputValue(), '2.7', 'a swing typed as 1,5 Δ°C is 2.7 Δ°F');
+  t.equal(await band.locator('input').inputValue(), '7.2', 'a band typed as 4 Δ°C is 7.2 Δ°F');
+  const sent = rig.page.waitForRequest((r) => r.method() === 'POST' && /blocks\/patch$/.test(r.url()));
+  await panel.getByRole('button', { name: 'Tune', exact: true }).click();
+  const body = (await sent).postDataJSON() as { data: { tuning: Record<string, unknown> } };
+  t.same(body.data.tuning, { command: 'START', amplitude: 2.7, band: 7.2 }, 'sent in the unit the service speaks');
+  await card('Heat PID').locator('.answer.bad').filter({ hasText: 'Heat PID is disabled' }).waitFor();
+});
