@@ -48,3 +48,31 @@ t.test("the autotune's swing and band typed while the unit is switched elsewhere
   t.same(body.data.tuning, { command: 'START', amplitude: 2.7, band: 7.2 }, 'sent in the unit the service speaks');
   await card('Heat PID').locator('.answer.bad').filter({ hasText: 'Heat PID is disabled' }).waitFor();
 });
+
+t.test('a setpoint the service refuses keeps what was typed alongside the error', async (t) => {
+  // The service's own refusal (a setting out of its range), answered to the card's next patch.
+  const refusal = await api('blocks/patch', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { storedSetting: 1000 },
+  });
+  t.equal(refusal.status, 422);
+  await rig.page.route('**/blocks/patch', (r) => r.fulfill({ status: refusal.status, json: refusal.body }), {
+    times: 1,
+  });
+  const c = card('Beer Setpoint');
+  const setting = c.getByTestId('setting-Beer Setpoint');
+  // The page speaks °C again (the test before switched it back).
+  await c.locator('.unit').filter({ hasText: '°C' }).waitFor();
+  await setting.fill('18,5');
+  await c.getByRole('button', { name: 'Set' }).click();
+  await c.getByRole('status').filter({ hasText: '(422)' }).waitFor();
+  t.equal(await setting.inputValue(), '18,5', 'the typed value stays with the error');
+  await c.getByRole('button', { name: 'Set' }).click();
+  await c.getByRole('status').filter({ hasText: 'saved' }).waitFor();
+  t.equal(
+    (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value,
+    18.5,
+    'and can be sent again',
+  );
+});

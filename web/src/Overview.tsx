@@ -45,7 +45,7 @@ function NumberField(props: {
   unit: string;
   min?: number;
   max?: number;
-  onSave: (v: number) => void;
+  onSave: (v: number) => Promise<boolean>;
   testid?: string;
 }) {
   // What was typed, in the unit it was typed in (converted when the user's unit changes meanwhile).
@@ -63,8 +63,9 @@ function NumberField(props: {
     if ((props.min !== undefined && v < props.min) || (props.max !== undefined && v > props.max))
       return setHint(`between ${props.min} and ${props.max}`);
     setHint('');
-    setDraft(null);
-    props.onSave(v);
+    const sent = draft;
+    // Refused, what was typed stays beside the error; typed again while on its way, that stays.
+    void props.onSave(v).then((ok) => ok && setDraft((now) => (now === sent ? null : now)));
   };
   return (
     <form class="field" onSubmit={save}>
