@@ -1,6 +1,8 @@
 // More forms where two features meet: the autotune's Swing and Band on a PID card, typed while
 // the temperature unit is switched in another tab, are converted with the rest of the page (they
-// kept their number under the new unit and were sent as °F).
+// kept their number under the new unit and were sent as °F); a setpoint the service refuses
+// keeps what was typed beside the error (the stored value came back); an open graph follows a
+// unit switch (it kept drawing the °C fields, which stop at the switch).
 // A real Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -75,4 +77,28 @@ t.test('a setpoint the service refuses keeps what was typed alongside the error'
     18.5,
     'and can be sent again',
   );
+});
+
+t.test('an open graph follows a unit switched elsewhere: its temperatures go on in the new unit', async (t) => {
+  t.teardown(() => unitElsewhere('degC'));
+  const celsius = 'edge-one/Beer Setpoint/value[degC]';
+  const fahrenheit = 'edge-one/Beer Setpoint/value[degF]';
+  const recorded = async () =>
+    (await postJson(`${rig.sim.cli.base}/history/timeseries/fields`, { duration: '1h' })).body as string[];
+  for (let i = 0; i < 100 && !(await recorded()).includes(celsius); i++) await new Promise((r) => setTimeout(r, 200));
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  const picker = rig.page.getByTestId('field-picker');
+  await picker.locator(`input[data-field="${celsius}"]:checked`).waitFor({ state: 'attached' });
+  await rig.page.getByTestId('chart').locator('canvas').waitFor();
+  const asked = rig.page.waitForRequest(
+    (r) => r.url().endsWith('/history/timeseries/ranges') && (r.postData() ?? '').includes(fahrenheit),
+  );
+  await unitElsewhere('degF');
+  await picker.locator(`input[data-field="${fahrenheit}"]:checked`).waitFor({ state: 'attached' });
+  const fields = ((await asked).postDataJSON() as { fields: string[] }).fields;
+  t.notOk(
+    fields.some((f) => /\[(delta_)?degC\]$/.test(f) && f.startsWith('edge-one/')),
+    `no field of this controller in °C is drawn: ${fields.join(', ')}`,
+  );
+  t.equal(await picker.locator(`input[data-field="${celsius}"]:checked`).count(), 0, 'the °C field is no longer drawn');
 });

@@ -9,8 +9,8 @@ import { analogUnitLabel } from './blocks.js';
 import { Chart, type ChartLook, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
 import { align, dropBefore, type Columns, type Range } from './graph-data';
-import { defaultFields, fieldParts, legendLabel, scaleOf, type FieldParts } from './graph-fields';
-import { controllerNow, live, statusUnit } from './live';
+import { defaultFields, fieldParts, inTemperatureUnit, legendLabel, scaleOf, type FieldParts } from './graph-fields';
+import { controllerNow, live, statusUnit, useStatusUnit } from './live';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
 type RangeKey = keyof typeof RANGES;
@@ -72,6 +72,7 @@ export function Graphs() {
   const [data, setData] = useState<Plotted | null>(null);
   const [error, setError] = useState('');
 
+  const unit = useStatusUnit();
   useEffect(() => {
     void post<string[]>('/history/timeseries/fields', { duration: '30d' }).then(async (a) => {
       if (a.status === 404 || a.status === 0)
@@ -83,6 +84,20 @@ export function Graphs() {
       setFields(defaultFields(a.body, serviceId(), savedFields(), await statusUnit()));
     });
   }, []);
+
+  // The unit switched while the graph is open: this controller's temperatures go on under the
+  // new unit's names (the ones drawn stop at the switch), so the graph draws those, and the
+  // picker lists them before the history has them.
+  useEffect(() => {
+    if (!all || !unit) return;
+    const now = [...new Set(fields.map((f) => inTemperatureUnit(f, serviceId(), unit)))];
+    if (now.join('\n') === fields.join('\n')) return;
+    setFields(now);
+    setAll((known) => [...new Set([...(known ?? []), ...now])]);
+    void post<string[]>('/history/timeseries/fields', { duration: '30d' }).then((a) => {
+      if (a.ok) setAll([...new Set([...a.body, ...now])]);
+    });
+  }, [unit, all !== null]);
 
   useEffect(() => {
     if (!fields.length) return setData(null);

@@ -241,12 +241,25 @@ export function useLive(): LiveState {
   return state;
 }
 
+const unit = () => (state.status.units as { temperature?: string } | undefined)?.temperature;
+
+/** The temperature unit the status says (undefined until it has said it); re-renders only when it changes. */
+export function useStatusUnit(): string | undefined {
+  const [now, setNow] = useState(unit);
+  useEffect(() => {
+    const l = () => setNow(unit());
+    listeners.add(l);
+    l();
+    return () => void listeners.delete(l);
+  }, []);
+  return now;
+}
+
 /**
  * The temperature unit the status says, once it has said it (at most `waitMs` later; undefined
  * then): a page that opens before the first state arrives needs it for what it asks first.
  */
 export function statusUnit(waitMs = 5000): Promise<string | undefined> {
-  const unit = () => (state.status.units as { temperature?: string } | undefined)?.temperature;
   if (unit() !== undefined) return Promise.resolve(unit());
   return new Promise((resolve) => {
     const done = () => {
