@@ -352,13 +352,20 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
 
     presence(topic, payloads = AVAILABILITY) {
       const entry: PresenceEntry = { payloads, link: null };
+      const end = (e: PresenceEntry) => {
+        if (e.link) stoppingPresences.push(e.link.stop());
+        e.link = null;
+      };
+      // A presence that takes a topic ends the one before it: left running, that one would go on
+      // answering "offline" with "online" after the new one was removed.
+      const replaced = presences.get(topic);
+      if (replaced) end(replaced);
       presences.set(topic, entry);
       if (conn) startPresence(topic);
       return () => {
         // Called again, after another presence took the topic: that one is not this one's to end.
-        if (presences.get(topic) !== entry) return;
-        presences.delete(topic);
-        if (entry.link) stoppingPresences.push(entry.link.stop());
+        if (presences.get(topic) === entry) presences.delete(topic);
+        end(entry);
       };
     },
 

@@ -67,3 +67,40 @@ t.test('a presence remover called twice leaves the next presence of its topic al
   await client.publish(topic, 'offline', true);
   await said('online', from + 1);
 });
+
+t.test(
+  'a presence that takes a topic from another ends the other: no orphan says "online" after the last one is removed',
+  async (t) => {
+    const rt = await startApp({ topicRoot: 'svc' });
+    t.teardown(() => rt.close());
+    const { app } = rt;
+    await untilSubscribed(app);
+    const client = await Recorder.connect(`mqtt://127.0.0.1:${app.mqtt.brokerPort}`);
+    t.teardown(() => client.end());
+    const topic = 'svc/test/taken';
+    await client.subscribe(topic);
+    const said = (what: string, from: number) =>
+      client.waitFor((m) => m.topic === topic && m.payload.toString() === what, `"${what}" on ${topic}`, 5000, from);
+
+    app.mqtt.presence(topic);
+    await said('online', 0);
+    let from = client.messages.length;
+    const second = app.mqtt.presence(topic);
+    await said('online', from);
+    second();
+    await said('offline', from);
+    // A presence still running would answer "offline" with "online"; none may.
+    from = client.messages.length;
+    await client.publish(topic, 'offline', true);
+    await said('offline', from);
+    await new Promise((r) => setTimeout(r, 1500));
+    t.same(
+      client.messages
+        .slice(from)
+        .filter((m) => m.topic === topic && m.payload.toString() === 'online')
+        .map((m) => m.payload.toString()),
+      [],
+      'nothing said "online" after the last presence of the topic was removed',
+    );
+  },
+);
