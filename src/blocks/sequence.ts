@@ -11,12 +11,18 @@
 // once an instruction has been active for 60 s, and at END; a WAIT_DURATION's `elapsed` is stored
 // every minute after that, so a restart resumes it with the time it had (as a profile resumes its
 // place) instead of starting a long wait over. A rename of a block rewrites the lines that name it, as links
-// follow a rename (renamed, below).
+// follow a rename (renamed, below), and a delete lists them as it lists links left dangling (names).
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
-import { formatInstruction, parseInstruction, renameTargets, type Instruction } from './shared/sequence-syntax.js';
+import {
+  blockTargets,
+  formatInstruction,
+  parseInstruction,
+  renameTargets,
+  type Instruction,
+} from './shared/sequence-syntax.js';
 
 export const SequenceStatus = {
   UNKNOWN: 0,
@@ -188,6 +194,11 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       d.instructions = before.instructions;
       s.lines = before.lines;
     };
+  },
+  names(block) {
+    return block.state.lines.flatMap((line, i) =>
+      line.instruction ? blockTargets(line.instruction).map(([, id]) => ({ id, field: `instructions.${i}` })) : [],
+    );
   },
   update(block, ctx) {
     const d = block.data;

@@ -146,6 +146,11 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * `from` is now `to`. Returns how to undo the change when stored data changed, else null.
    */
   renamed?(block: Block<F, S>, from: string, to: string): (() => void) | null;
+  /**
+   * The same block ids `renamed` follows, where the block keeps each: its field path in the data
+   * (blocks/delete lists those naming the deleted block among its `dangling`).
+   */
+  names?(block: Block<F, S>): Array<{ id: string; field: string }>;
   /** For IoArrayInterface implementers. */
   io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
 }

@@ -63,7 +63,7 @@ export interface DanglingLink {
   field: string;
 }
 
-/** The ident of the deleted block, and every link of another block that now points nowhere. */
+/** The ident of the deleted block, and every link of another block (or id it keeps, BlockTypeDef.names) that now points nowhere. */
 export type Deleted = Ident & { dangling: DanglingLink[] };
 
 export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): Deleted {
@@ -75,6 +75,11 @@ export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): De
     if (referrer === block) continue;
     for (const l of rt.links.outgoing(referrer))
       if (l.id === block.id) dangling.push({ id: referrer.id, field: l.path.join('.') });
+  }
+  for (const other of rt.blocks()) {
+    if (other === block) continue;
+    for (const n of other.def.names?.(other) ?? [])
+      if (n.id === block.id) dangling.push({ id: other.id, field: n.field });
   }
   rt.remove(block);
   rt.scope?.undo.push(() => rt.restoreInMemory(block));

@@ -286,17 +286,21 @@ function formatNumber(v: number): string {
   return s;
 }
 
+/** The block arguments of an instruction that name a block by id (not by a variable): [key, id]. */
+export function blockTargets(ins: Instruction): Array<[key: string, id: string]> {
+  const spec = OPCODES[ins.op] as Record<string, ArgKind>;
+  return Object.entries(ins.args).flatMap(
+    ([key, arg]): Array<[string, string]> => (typeof spec[key] === 'object' && 'text' in arg ? [[key, arg.text]] : []),
+  );
+}
+
 /** The instruction with its block arguments that name `from` naming `to` (a rename); null when none does. */
 export function renameTargets(ins: Instruction, from: string, to: string): Instruction | null {
-  const spec = OPCODES[ins.op] as Record<string, ArgKind>;
+  const named = blockTargets(ins).filter(([, id]) => id === from);
+  if (!named.length) return null;
   const args = { ...ins.args };
-  let renamed = false;
-  for (const [key, arg] of Object.entries(ins.args)) {
-    if (typeof spec[key] !== 'object' || !('text' in arg) || arg.text !== from) continue;
-    args[key] = { text: to };
-    renamed = true;
-  }
-  return renamed ? { op: ins.op, args } : null;
+  for (const [key] of named) args[key] = { text: to };
+  return { op: ins.op, args };
 }
 
 export function formatInstruction(ins: Instruction): string {
