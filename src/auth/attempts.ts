@@ -1,8 +1,10 @@
 // Login attempts per client address: the one rule for REST logins (/auth/login) and the embedded
 // broker's CONNECTs. An address has LOGIN_LIMIT.max attempts a window; a successful attempt gives
 // its slot back, so only failures use the budget (an MQTT client that reconnects often is not
-// locked out). Every refusal, wrong or over the limit, is answered FAIL_DELAY_MS after the attempt
-// came, and logged at most once a minute per address with the count since the previous line.
+// locked out). An attempt still being checked holds its slot, which bounds parallel guesses; an
+// address over the limit only by those is told to retry in a second, not at the window's end.
+// Every refusal, wrong or over the limit, is answered FAIL_DELAY_MS after the attempt came, and
+// logged at most once a minute per address with the count since the previous line.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 
@@ -12,6 +14,8 @@ export const FAIL_DELAY_MS = 500;
 /** Addresses remembered at once; past this the oldest is forgotten (counted, logged once a minute). */
 export const MAX_ADDRESSES = 10_000;
 const LOG_EVERY_MS = 60_000;
+/** Retry-after for an address over the limit only by attempts in progress (a check takes well under this). */
+const CHECKING_RETRY_MS = 1000;
 
 export type Via = 'http' | 'mqtt';
 export type AttemptResult<T> = { ok: true; value: T } | { ok: false; limited: boolean; retryAfterMs: number };
@@ -19,6 +23,8 @@ export type AttemptResult<T> = { ok: true; value: T } | { ok: false; limited: bo
 interface Entry {
   windowStart: number;
   used: number;
+  /** Attempts whose check is still running (they hold a slot of `used`). */
+  checking: number;
   loggedAt: number;
   refused: number;
   limited: number;
@@ -54,15 +60,20 @@ export class LoginAttempts {
     let value: T | null = null;
     if (!limited) {
       entry.used++;
+      entry.checking++;
       value = await check().catch(() => null);
+      entry.checking--;
       if (value !== null) {
         entry.used = Math.max(0, entry.used - 1);
         return { ok: true, value };
       }
     }
+    // Judged now: the checks holding the slots may end (and give them back) during the delay.
+    const byChecks = limited && entry.used - entry.checking < LOGIN_LIMIT.max;
     this.noteRefusal(key, entry, via, limited);
     await sleep(Math.max(0, started + FAIL_DELAY_MS - this.now()));
-    return { ok: false, limited, retryAfterMs: Math.max(0, entry.windowStart + LOGIN_LIMIT.windowMs - this.now()) };
+    const windowEnd = Math.max(0, entry.windowStart + LOGIN_LIMIT.windowMs - this.now());
+    return { ok: false, limited, retryAfterMs: byChecks ? Math.min(CHECKING_RETRY_MS, windowEnd) : windowEnd };
   }
 
   /** Forget addresses whose window and log minute are over (logging what was not logged yet). */
@@ -89,7 +100,7 @@ export class LoginAttempts {
     if (!e) {
       if (this.entries.size >= MAX_ADDRESSES) this.prune();
       if (this.entries.size >= MAX_ADDRESSES) this.forgetOldest(now);
-      e = { windowStart: now, used: 0, loggedAt: -Infinity, refused: 0, limited: 0, via: new Set() };
+      e = { windowStart: now, used: 0, checking: 0, loggedAt: -Infinity, refused: 0, limited: 0, via: new Set() };
       this.entries.set(key, e);
     }
     if (now - e.windowStart >= LOGIN_LIMIT.windowMs) {

@@ -84,7 +84,7 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
       {
         schema: {
           tags,
-          summary: `Log in with {username, password}; sets the session cookie. ${LOGIN_LIMIT.max} failed logins a minute per address (MQTT CONNECTs count too), 429 beyond`,
+          summary: `Log in with {username, password}; sets the session cookie. ${LOGIN_LIMIT.max} login attempts a minute per address, wrong ones and those still being checked (MQTT CONNECTs count too), 429 beyond`,
           body: Login,
         },
       },
@@ -111,7 +111,7 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
           .send(
             errorBody(
               429,
-              `too many failed logins from this address (${LOGIN_LIMIT.max} a minute); try again in ${seconds} s`,
+              `too many login attempts from this address (${LOGIN_LIMIT.max} a minute, wrong ones and those still being checked); try again in ${seconds} s`,
             ),
           );
       },

@@ -88,5 +88,33 @@ t.test('REST logins and MQTT CONNECTs share one budget per address; good logins 
   );
   const limited = await call('POST', '/auth/login', { body: { username: 'alice', password: PASSWORD } });
   t.equal(limited.status, 429, 'and over REST: 429, the MQTT failures counted');
-  t.match(limited.body.message, /too many failed logins/);
+  t.match(limited.body.message, /too many login attempts from this address/);
+});
+
+// Attempts still being checked count against the budget (that is what bounds parallel guesses),
+// so a burst of right passwords from one address (a script opening many sessions at once) is
+// refused too: the 429 must not tell those users their logins failed.
+t.test('a burst of correct logins past the limit: 429 says too many attempts, not failed logins', async (t) => {
+  const { call } = await setup(t);
+  const burst = await Promise.all(
+    Array.from({ length: LOGIN_LIMIT.max * 2 }, () =>
+      call('POST', '/auth/login', { body: { username: 'alice', password: PASSWORD } }),
+    ),
+  );
+  const limited = burst.filter((r) => r.status === 429);
+  t.same(
+    burst.filter((r) => r.status !== 429).map((r) => r.status),
+    Array(burst.length - limited.length).fill(200),
+    'every other one logged in',
+  );
+  t.ok(limited.length > 0, `the ones past the ${LOGIN_LIMIT.max} in progress get 429`);
+  for (const r of limited) {
+    t.notMatch(r.body.message, /failed/, `no login failed: ${r.body.message}`);
+    t.match(r.body.message, /^too many login attempts from this address .*; try again in 1 s$/);
+  }
+  t.equal(
+    (await call('POST', '/auth/login', { body: { username: 'alice', password: PASSWORD } })).status,
+    200,
+    'once the burst is answered (its checks done, their slots given back) the right password logs in',
+  );
 });

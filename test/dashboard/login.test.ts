@@ -2,7 +2,7 @@
 // nothing, a wrong password is said in words, the right one (a user made with the CLI) reaches
 // the live overview, and the session survives a reload. The logout button ends the session: the
 // page shows the login form and the old cookie is refused. A session ended elsewhere is shown as
-// "logged out", not as offline.
+// "logged out", not as offline. Over the login limit the page shows the server's 429 in words.
 // tags: slow (a real Chromium)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -139,4 +139,36 @@ t.test('a session ended elsewhere shows "logged out", not "offline", and offers 
   await form.waitFor({ timeout: limit(30_000) });
   t.pass('the login form is back');
   await context.close();
+});
+
+// Last: it leaves this address over the login limit for the rest of the minute.
+t.test('over the login limit, the page says so in the server words, with when to try again', async (t) => {
+  const wrong = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      fetch(`${sim.cli.base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'brewer', password: 'a guess' }),
+      }),
+    ),
+  );
+  t.ok(
+    wrong.every((r) => r.status === 401 || r.status === 429),
+    'ten wrong logins use the budget',
+  );
+  const page = await browser.newPage();
+  await page.goto(`${sim.cli.base}/`);
+  const form = page.getByTestId('login');
+  await form.waitFor({ timeout: limit(15_000) });
+  await form.locator('input[name=username]').fill('brewer');
+  await form.locator('input[name=password]').fill('mash at 67 degrees');
+  await form.locator('button[type=submit]').click();
+  const error = page.getByTestId('login-error');
+  await error.waitFor({ timeout: limit(10_000) });
+  t.match(
+    await error.innerText(),
+    /^too many login attempts from this address \(10 a minute, .*\); try again in \d+ s \(429\)$/,
+    'the 429 is shown as the server wrote it',
+  );
+  await page.close();
 });
