@@ -74,7 +74,7 @@ export function blockSchemas(types: BlockTypeDef<any, any>[]) {
       dangling: Type.Optional(
         Type.Array(Type.Object({ id: Type.String(), field: Type.String() }), {
           description:
-            'blocks/delete: the links of other blocks that pointed at the deleted block and now point nowhere (block id, field path in its data)',
+            'blocks/delete: the links of other blocks that pointed at the deleted block and now point nowhere, and the Sequence instruction lines that name it (block id, field path in its data)',
         }),
       ),
     },
