@@ -135,9 +135,10 @@ t.test('a damaged line of the names file: forgetting others never hands its id t
 
   // The fresh fields expire and are forgotten in turn: the damaged line stays as it is.
   steady(second, clock, RETENTION + 2 * DAY);
-  t.ok(
-    namesLines(dataDir).filter((l) => l.includes('fresh')).length <= 1,
-    `at most one line of ${NAMES_FILE} names a fresh field (the highest id is kept)`,
+  t.same(
+    namesLines(dataDir).filter((l) => l.includes('fresh')),
+    [],
+    `no line of ${NAMES_FILE} names a fresh field (the next free id is stated instead)`,
   );
   t.ok(
     namesLines(dataDir).some((l) => l.includes('#k/kept')),
@@ -168,4 +169,55 @@ t.test('while the store runs, the names file is compacted as its stale lines pil
   await store.close();
   const again = open(t, dataDir, clock);
   t.same(await again.fields(clock.wall()! - MIN), fields.map((f) => `edge-one/${f}`).sort(), 'all read back');
+});
+
+// Forgetting leaves gaps in the ids: the names file held [1, Beer] and [22, k/kept] only, and once
+// kept's line was damaged the next start gave id 22 again (to the 20th new field, which then
+// showed kept's points). The file now states the next free id, on two lines.
+t.test('a damaged line of the highest id, with the ids below it forgotten: no new field takes it', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-forget-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
+  const first = open(t, dataDir, clock);
+  first.write('edge-one', [['Beer Sensor/value[degC]', 20]], clock.wall()!);
+  for (let i = 0; i < 20; i++) {
+    clock.advance(1000);
+    first.write('k', [[`old ${i}`, i]], clock.wall()!);
+  }
+  steady(first, clock, RETENTION + 2 * DAY);
+  clock.advance(1000);
+  first.write('k', [['kept', 666]], clock.wall()!);
+  first.flushSync();
+  // One more hourly tidy: the old field that was the highest id is forgotten too.
+  steady(first, clock, 2 * 60 * MIN);
+  await first.close();
+  t.notOk(
+    namesLines(dataDir).some((l) => l.includes('"k/old')),
+    'every old field is forgotten',
+  );
+  const file = path.join(dataDir, HISTORY_DIR, NAMES_FILE);
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf('"k/kept"');
+  t.ok(at > 0);
+  writeFileSync(file, `${text.slice(0, at)}#${text.slice(at + 1)}`);
+
+  clock.advance(1000);
+  const second = open(t, dataDir, clock);
+  const fresh = Array.from({ length: 30 }, (_, i) => `fresh ${i}`);
+  second.write(
+    'k',
+    fresh.map((f, i) => [f, 1000 + i] as const),
+    clock.wall()!,
+  );
+  second.flushSync();
+  const read = await second.raw(
+    fresh.map((f) => `k/${f}`),
+    0,
+    clock.wall()!,
+  );
+  t.same(
+    read.filter((r) => r.v.length !== 1).map((r) => `${r.field}: ${r.v.join(' ')}`),
+    [],
+    "no new field's history holds another's points",
+  );
 });

@@ -136,7 +136,7 @@ export class EmbeddedStore implements HistoryStore {
       ensureDir(this.dir);
       checkFormat(this.dir);
       const names = this.names.read(this.o.log);
-      this.fieldIds.load(names.entries, names.damaged);
+      this.fieldIds.load(names.entries, names.next);
       this.files.scan();
       for (const t of this.tiers.slice(1))
         this.doneUntil[t.index] = Math.max(this.doneUntil[t.index]!, ...this.files.index[t.index]!.map((r) => r.t1));
@@ -313,7 +313,7 @@ export class EmbeddedStore implements HistoryStore {
     const stale = this.fieldIds.staleIds(nothingKeptBefore(this.tiers, this.expiry.last ?? this.o.now()));
     if (!stale.size && !this.names.stale(this.fieldIds.size)) return;
     const kept = this.fieldIds.entries(stale);
-    this.names.rewrite(kept);
+    this.names.rewrite(kept, this.fieldIds.nextId);
     this.fieldIds.forget(stale, kept);
     for (const id of stale) this.ownIds.delete(id);
   }

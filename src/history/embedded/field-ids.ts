@@ -74,12 +74,11 @@ export class FieldIds {
   }
 
   /**
-   * The entries of the names file, read on open; `damaged`: lines of it that did not read. Each
-   * may have named a field whose records are stored: new ids start above every id those lines
-   * could have held (ids are given in turn, so one past the highest read, plus one each), so a new
-   * field never shows another's history.
+   * The entries of the names file, read on open; `next`: the lowest id a new field may take, as
+   * the file tells it (readNames()), above the ids its damaged lines may have held: those may
+   * name fields whose records are stored, and a new field must never show another's history.
    */
-  load(entries: FieldEntry[], damaged = 0): void {
+  load(entries: FieldEntry[], next = 1): void {
     let highest = 0;
     for (const e of entries) {
       if (!this.ids.has(e.name)) {
@@ -89,7 +88,7 @@ export class FieldIds {
       this.storedLast.set(e.id, e.last);
       highest = Math.max(highest, e.id);
     }
-    this.firstNew = Math.max(this.firstNew, highest + damaged + 1);
+    this.firstNew = Math.max(this.firstNew, highest + 1, next);
   }
 
   idFor(name: string): number {
@@ -131,16 +130,16 @@ export class FieldIds {
     return out.sort();
   }
 
-  /**
-   * Ids of the fields last seen before `before`, but the highest id: the names file keeps that
-   * one, so a restart starts new ids above every id given (load()).
-   */
+  /** The lowest id a new field may take: the names file states it when rewritten, so a restart gives no id twice. */
+  get nextId(): number {
+    return this.firstNew;
+  }
+
+  /** Ids of the fields last seen before `before`. */
   staleIds(before: number): Set<number> {
-    let highest = 0;
-    for (const id of this.names.keys()) highest = Math.max(highest, id);
     const stale = new Set<number>();
     for (const id of this.names.keys())
-      if (id !== highest && Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) < before) stale.add(id);
+      if (Math.max(this.lastSeen.get(id) ?? 0, this.storedLast.get(id) ?? 0) < before) stale.add(id);
     return stale;
   }
 

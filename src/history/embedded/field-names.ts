@@ -1,7 +1,9 @@
 // Field names of the embedded history store: `fields.jsonl`, one `[id, name, last seen]` line
 // per new field or per refresh of its last-seen time (at most hourly), appended; the last line
 // of an id wins. Rewritten compactly on open and while running when old lines outnumber the
-// fields, and without the fields the store forgets (field-ids.ts).
+// fields, and without the fields the store forgets (field-ids.ts). A rewrite states the next free
+// id, on two `{"next": id}` lines: forgetting leaves gaps in the ids, so the ids read no longer
+// tell which a damaged line may have held, and one damaged line must not lose it.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
@@ -25,23 +27,36 @@ export interface NamesRead {
   damaged: number;
   /** The text of those lines: a rewrite keeps them as they are (what they held is not known). */
   damagedLines: string[];
+  /**
+   * The lowest id a new field may take: the next free id the last rewrite stated or one past every
+   * id read, whichever is higher, plus one per damaged line (ids appended since that rewrite have
+   * no gaps, so a damaged line may have held the one above).
+   */
+  next: number;
   /** Lines the file holds now. */
   lines: number;
 }
 
 export function readNames(dir: string): NamesRead {
   const file = path.join(dir, NAMES_FILE);
-  if (!existsSync(file)) return { entries: [], damaged: 0, damagedLines: [], lines: 0 };
+  if (!existsSync(file)) return { entries: [], damaged: 0, damagedLines: [], lines: 0, next: 1 };
   const byId = new Map<number, FieldEntry>();
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
   const torn = !text.endsWith('\n');
   const damaged: string[] = [];
+  let stated = 1;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     if (!l) continue;
     try {
-      const [id, name, last] = JSON.parse(l) as [number, string, number];
+      const read = JSON.parse(l) as unknown;
+      const next = (read as { next?: unknown } | null)?.next;
+      if (Number.isInteger(next)) {
+        stated = Math.max(stated, next as number);
+        continue;
+      }
+      const [id, name, last] = read as [number, string, number];
       if (Number.isInteger(id) && typeof name === 'string' && Number.isFinite(last)) {
         byId.set(id, { id, name, last });
         continue;
@@ -53,23 +68,32 @@ export function readNames(dir: string): NamesRead {
     if (!(torn && i === lines.length - 1)) damaged.push(l);
   }
   const entries = [...byId.values()];
+  const highest = entries.reduce((h, e) => Math.max(h, e.id), 0);
+  const next = Math.max(stated, highest + 1) + damaged.length;
   // Rewrite when mostly stale, or when a torn line would swallow the next append. Damaged lines
   // are kept as they are: what they held is not known, and the next start must see them too.
   const rewrite = compactionDue(lines.length, entries.length, damaged.length) || torn;
-  if (rewrite) rewriteNames(dir, entries, damaged);
-  const kept = rewrite ? entries.length + damaged.length : lines.filter(Boolean).length;
-  return { entries, damaged: damaged.length, damagedLines: damaged, lines: kept };
+  if (rewrite) rewriteNames(dir, entries, damaged, next);
+  const kept = rewrite ? entries.length + damaged.length + NEXT_LINES : lines.filter(Boolean).length;
+  return { entries, damaged: damaged.length, damagedLines: damaged, lines: kept, next };
 }
 
 /** Whether a names file of `lines` lines holding `entries` fields is mostly stale lines. */
 export function compactionDue(lines: number, entries: number, damaged: number): boolean {
-  return lines > 2 * entries + damaged + 100;
+  return lines > 2 * entries + damaged + NEXT_LINES + 100;
 }
 
-/** The names file anew: one line per entry, then the damaged lines as they were. */
-export function rewriteNames(dir: string, entries: FieldEntry[], damagedLines: string[]): void {
+/** Lines stating the next free id in a rewritten file: one of them may be damaged. */
+const NEXT_LINES = 2;
+
+/** The names file anew: one line per entry, the next free id (`next`), then the damaged lines as they were. */
+export function rewriteNames(dir: string, entries: FieldEntry[], damagedLines: string[], next: number): void {
+  const stated = `${JSON.stringify({ next })}\n`.repeat(NEXT_LINES);
   // Synced before it replaces the old file: a power cut must not leave an empty one (every id would be free).
-  writePrivateFile(path.join(dir, NAMES_FILE), entries.map(line).join('') + damagedLines.map((l) => `${l}\n`).join(''));
+  writePrivateFile(
+    path.join(dir, NAMES_FILE),
+    entries.map(line).join('') + stated + damagedLines.map((l) => `${l}\n`).join(''),
+  );
 }
 
 const line = (e: FieldEntry) => `${JSON.stringify([e.id, e.name, e.last])}\n`;
@@ -109,8 +133,9 @@ export class NamesFile {
     return compactionDue(this.lines, fields, this.damagedLines.length);
   }
 
-  rewrite(entries: FieldEntry[]): void {
-    rewriteNames(this.dir, entries, this.damagedLines);
-    this.lines = entries.length + this.damagedLines.length;
+  /** The file anew with `entries`; `next`: the lowest id a new field may take. */
+  rewrite(entries: FieldEntry[], next: number): void {
+    rewriteNames(this.dir, entries, this.damagedLines, next);
+    this.lines = entries.length + this.damagedLines.length + NEXT_LINES;
   }
 }
