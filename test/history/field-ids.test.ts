@@ -64,3 +64,21 @@ t.test('names are user text: quotes, unicode and slashes come back as written', 
   t.same(ids.toSave(10), [{ id, name: `${key}/${field}`, last: 5 }]);
   t.same(ids.seenSince(0), [`${key}/${field}`]);
 });
+
+// With the names full, every message of a new key left an empty map behind (removed only when
+// names went stale): junk keys grew the store's memory without bound.
+t.test('a key whose fields are all refused (names full) is not held', async (t) => {
+  const ids = new FieldIds();
+  const kept = ids.idInKey(ids.keyFields('spark'), 'spark', 'a', undefined, 1);
+  t.equal(typeof kept, 'number');
+  const given = Array.from({ length: 1000 }, (_, i) =>
+    ids.idInKey(ids.keyFields(`junk ${i}`), `junk ${i}`, 'f', undefined, 1),
+  ).filter((id) => id !== undefined);
+  t.same(given, [], 'the names are full: no junk field gets an id');
+  t.equal(ids.keys, 1, 'only the key with a field is held');
+  t.equal(ids.size, 1);
+  t.equal(ids.idInKey(ids.keyFields('spark'), 'spark', 'a', undefined, 1), kept, 'a held field still finds its id');
+  const own = ids.idInKey(ids.keyFields('own'), 'own', 'b');
+  t.equal(ids.idInKey(ids.keyFields('own'), 'own', 'b'), own, 'a key taken on its first field is held');
+  t.equal(ids.keys, 2);
+});

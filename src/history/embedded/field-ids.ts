@@ -22,6 +22,11 @@ export class FieldIds {
     return this.ids.size;
   }
 
+  /** Keys with a field held. */
+  get keys(): number {
+    return this.idsByKey.size;
+  }
+
   /** Id by full name (`key/field`), as queries look fields up. */
   get byName(): ReadonlyMap<string, number> {
     return this.ids;
@@ -51,17 +56,16 @@ export class FieldIds {
     if (id === undefined) {
       const name = `${key}/${field}`;
       if (this.ids.size >= maxNames && !this.ids.has(name)) return undefined;
+      if (!byField.size) this.idsByKey.set(key, byField);
       byField.set(field, (id = this.idFor(name)));
       created?.(id);
     }
     return id;
   }
 
-  /** The ids of one key's fields so far (filled by idInKey()). */
+  /** The ids of one key's fields so far (filled by idInKey(), which holds the map once it gives the key a field). */
   keyFields(key: string): Map<string, number> {
-    let byField = this.idsByKey.get(key);
-    if (!byField) this.idsByKey.set(key, (byField = new Map()));
-    return byField;
+    return this.idsByKey.get(key) ?? new Map();
   }
 
   lastSeenOf(id: number): number | undefined {
