@@ -31,8 +31,8 @@ export function lineKeyProblem(key: string): string | null {
 }
 
 export interface Lines {
-  /** Line texts, each with the number of points it carries. */
-  lines: Array<{ text: string; points: number }>;
+  /** Line texts, each with the number of points it carries and its UTF-8 bytes with the newline that ends it in a write. */
+  lines: Array<{ text: string; points: number; bytes: number }>;
   /** Fields that cannot be written (a quote in their last path segment). */
   unwritable: string[];
 }
@@ -66,7 +66,8 @@ export function toLines(key: string, fields: ReadonlyArray<readonly [string, num
     let part: string[] = [];
     let bytes = fixed;
     const cut = () => {
-      if (part.length) lines.push({ text: `${head}${part.join(',')} ${stamp}`, points: part.length });
+      // `bytes` counts a comma after each value: one too many, the newline's place in a write body.
+      if (part.length) lines.push({ text: `${head}${part.join(',')} ${stamp}`, points: part.length, bytes });
       part = [];
       bytes = fixed;
     };

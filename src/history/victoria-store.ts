@@ -47,12 +47,14 @@ export const VICTORIA_FIRST_WINDOW_MS = 600_000;
  */
 export const VICTORIA_SLICE_BYTES = RAW_SLICE_POINTS * 64;
 
-/** The most line text queued (in characters, a byte each but for names beyond ASCII) before every other line is dropped. */
+/** The most line text queued (UTF-8 bytes, as sent) before every other line is dropped. */
 export const VICTORIA_PENDING_BYTES = 16 * 1024 * 1024;
 
 /** A queued line, with what a drop of it costs. */
 interface Line {
   text: string;
+  /** UTF-8 bytes of the text and its newline in a write. */
+  bytes: number;
   points: number;
   own: boolean;
 }
@@ -64,8 +66,8 @@ export class VictoriaStore implements HistoryStore {
   readonly kind = 'victoria' as const;
   private readonly base: string;
   private pending: Line[] = [];
-  /** Characters of the pending lines' text. */
-  private pendingChars = 0;
+  /** UTF-8 bytes of the pending lines' text. */
+  private pendingBytes = 0;
   private readonly drops: HistoryDrops;
   private sending: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -100,8 +102,8 @@ export class VictoriaStore implements HistoryStore {
         `a double quote in the last segment of ${JSON.stringify(unwritable[0]!.slice(0, 80))} (key ${JSON.stringify(key)})`,
       );
     for (const l of lines) {
-      this.pending.push({ text: l.text, points: l.points, own: reserved });
-      this.pendingChars += l.text.length;
+      this.pending.push({ text: l.text, bytes: l.bytes, points: l.points, own: reserved });
+      this.pendingBytes += l.bytes;
     }
     if (this.full()) {
       this.thin();
@@ -110,7 +112,7 @@ export class VictoriaStore implements HistoryStore {
   }
 
   private full(): boolean {
-    return this.pending.length >= (this.o.maxPendingLines ?? 5000) || this.pendingChars > VICTORIA_PENDING_BYTES;
+    return this.pending.length >= (this.o.maxPendingLines ?? 5000) || this.pendingBytes > VICTORIA_PENDING_BYTES;
   }
 
   private readonly limits = () => `${this.o.maxPendingLines ?? 5000} lines or ${VICTORIA_PENDING_BYTES / 2 ** 20} MiB`;
@@ -119,7 +121,7 @@ export class VictoriaStore implements HistoryStore {
   private thin(): void {
     const gone = this.pending.filter((_, i) => i % 2 === 0);
     this.pending = this.pending.filter((_, i) => i % 2 === 1);
-    this.pendingChars = this.pending.reduce((n, l) => n + l.text.length, 0);
+    this.pendingBytes = this.pending.reduce((n, l) => n + l.bytes, 0);
     this.thinned++;
     this.dropLines('thinned', gone, `VictoriaMetrics write queue full (${this.limits()}): every other line dropped`);
   }
@@ -191,7 +193,7 @@ export class VictoriaStore implements HistoryStore {
     if (!this.pending.length) return Promise.resolve();
     const lines = this.pending;
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     this.sending = (async () => {
       try {
         const res = await fetch(`${this.base}/write`, {
@@ -211,7 +213,7 @@ export class VictoriaStore implements HistoryStore {
         }
       } catch (e) {
         this.pending = lines.concat(this.pending);
-        this.pendingChars = this.pending.reduce((n, l) => n + l.text.length, 0);
+        this.pendingBytes = this.pending.reduce((n, l) => n + l.bytes, 0);
         while (this.full()) this.thin();
         this.problem(`cannot write to VictoriaMetrics (${(e as Error).message}); ${this.pending.length} lines queued`);
       } finally {
@@ -366,7 +368,7 @@ export class VictoriaStore implements HistoryStore {
       url: this.base,
       ...this.health(),
       pendingLines: this.pending.length,
-      pendingBytes: this.pendingChars,
+      pendingBytes: this.pendingBytes,
       linesSent: this.sent,
       thinned: this.thinned,
     };

@@ -30,6 +30,11 @@ t.test('lines are cut to LINE_BYTES, every point on one of them', async (t) => {
     fields.length,
     'every point is on a line',
   );
+  t.same(
+    lines.filter((l) => l.bytes !== Buffer.byteLength(l.text) + 1),
+    [],
+    'each line counts its bytes in a write (its UTF-8 text and newline)',
+  );
 });
 
 t.test("a publisher's message of many long-named fields: the controller's history goes on", async (t) => {
