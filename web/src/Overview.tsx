@@ -6,97 +6,20 @@ import { fmtNumber, groupByRole, isQuantity, problemsOf, qtyValue, ROLE_TITLES, 
 import { cardHeadline, driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
 import { prepainted } from './early';
 import { hexAddress, oneWireName } from './device-words';
-import { applyPatch, useLive } from './live';
+import { useLive } from './live';
 import { rangeOf, type TypeDoc } from './type-doc';
-import { prefsOf, retyped, shown, type UnitPrefs } from './units';
-import { typedNumber } from './typed-number';
+import { prefsOf, shown, type UnitPrefs } from './units';
 import { useTypeDoc } from './use-type-doc';
 import { ControlSwitch } from './ControlSwitch';
 import { lazy } from './lazy';
 import { Sparkline, useSparklines } from './Sparkline';
 import { Facts } from './Facts.js';
+import { NumberField, Toggle, useAnswer } from './CardFields';
 
 // Only a controller with a fermentation profile needs its card's code.
 const ProfileCard = lazy(() => import('./Profile').then((m) => m.ProfileCard));
 // Nor does a PID's tuning panel, which only PID cards show.
 const TuningPanel = lazy(() => import('./Tuning').then((m) => m.TuningPanel), null);
-
-/** Runs a REST call, shows the server's answer under the card, and applies the changed block. */
-export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>] {
-  const [text, setText] = useState('');
-  const [bad, setBad] = useState(false);
-  const run = async (p: Promise<Answer<Block>>, okText = 'saved') => {
-    setText('sending…');
-    setBad(false);
-    const a = await p;
-    // A whole block (not a rename's {id}) replaces the shown one before the next event.
-    if (a.ok && a.body && typeof a.body === 'object' && 'id' in a.body && typeof a.body.data === 'object')
-      applyPatch([a.body]);
-    setText(a.ok ? okText : a.error);
-    setBad(!a.ok);
-    return a.ok;
-  };
-  return [text, bad, run];
-}
-
-function NumberField(props: {
-  label: string;
-  value: number | null;
-  unit: string;
-  min?: number;
-  max?: number;
-  onSave: (v: number) => Promise<boolean>;
-  testid?: string;
-}) {
-  // What was typed, in the unit it was typed in (converted when the user's unit changes meanwhile).
-  const [draft, setDraft] = useState<{ text: string; unit: string } | null>(null);
-  const [hint, setHint] = useState('');
-  const shown = draft
-    ? retyped(draft.text, draft.unit, props.unit)
-    : props.value === null
-      ? ''
-      : String(Math.round(props.value * 100) / 100);
-  const save = (e: Event) => {
-    e.preventDefault();
-    const v = typedNumber(shown);
-    if (v === null || !Number.isFinite(v)) return setHint('enter a number');
-    if ((props.min !== undefined && v < props.min) || (props.max !== undefined && v > props.max))
-      return setHint(`between ${props.min} and ${props.max}`);
-    setHint('');
-    const sent = draft;
-    // Refused, what was typed stays beside the error; typed again while on its way, that stays.
-    void props.onSave(v).then((ok) => ok && setDraft((now) => (now === sent ? null : now)));
-  };
-  return (
-    <form class="field" onSubmit={save}>
-      <label>
-        {props.label}
-        <input
-          inputMode="decimal"
-          value={shown}
-          data-testid={props.testid}
-          onInput={(e) => setDraft({ text: (e.target as HTMLInputElement).value, unit: props.unit })}
-        />
-        <span class="unit">{unitLabel(props.unit)}</span>
-      </label>
-      <button type="submit">Set</button>
-      {hint && <span class="hint bad">{hint}</span>}
-    </form>
-  );
-}
-
-function Toggle(props: { label: string; on: boolean; onChange: (on: boolean) => void }) {
-  return (
-    <label class="toggle">
-      <input
-        type="checkbox"
-        checked={props.on}
-        onChange={(e) => props.onChange((e.target as HTMLInputElement).checked)}
-      />{' '}
-      {props.label}
-    </label>
-  );
-}
 
 /** Why a driven block offers no manual control: the same words for outputs and setpoints. */
 function DrivenNote({ driver, what = 'switchable' }: { driver: string; what?: 'switchable' | 'set' }) {

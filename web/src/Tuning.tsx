@@ -6,7 +6,7 @@ import { patchBlock, type Block } from './api';
 import { isQuantity, qtyValue, unitLabel } from './blocks';
 import { parseNumber } from './field-kinds';
 import { retyped } from './units';
-import type { useAnswer } from './Overview';
+import type { useAnswer } from './CardFields';
 
 const SECONDS: Record<string, number> = { s: 1, ms: 0.001, min: 60, h: 3600 };
 
