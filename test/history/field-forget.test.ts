@@ -47,6 +47,38 @@ const namesLines = (dataDir: string) =>
     .split('\n')
     .filter(Boolean);
 
+/**
+ * Damages the names-file line of `k/kept`, opens the store again and writes 30 new fields: none
+ * may read back another field's points (an id given twice). Returns the reopened store.
+ */
+async function damageKeptAndAddFresh(t: Test, dataDir: string, clock: ManualClock): Promise<EmbeddedStore> {
+  const file = path.join(dataDir, HISTORY_DIR, NAMES_FILE);
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf('"k/kept"');
+  t.ok(at > 0, 'the line of k/kept is in the names file');
+  writeFileSync(file, `${text.slice(0, at)}#${text.slice(at + 1)}`);
+  clock.advance(1000);
+  const second = open(t, dataDir, clock);
+  const fresh = Array.from({ length: 30 }, (_, i) => `fresh ${i}`);
+  second.write(
+    'k',
+    fresh.map((f, i) => [f, 1000 + i] as const),
+    clock.wall()!,
+  );
+  second.flushSync();
+  const read = await second.raw(
+    fresh.map((f) => `k/${f}`),
+    0,
+    clock.wall()!,
+  );
+  t.same(
+    read.filter((r) => r.v.length !== 1).map((r) => `${r.field}: ${r.v.join(' ')}`),
+    [],
+    "no new field's history holds another's points",
+  );
+  return second;
+}
+
 t.test('names of fields whose points expired are forgotten, in memory and on disk', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-forget-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -107,31 +139,7 @@ t.test('a damaged line of the names file: forgetting others never hands its id t
   first.flushSync();
   await first.close();
   // The newest field's line is damaged: its id is unknown from here on, its records are not.
-  const file = path.join(dataDir, HISTORY_DIR, NAMES_FILE);
-  const text = readFileSync(file, 'utf8');
-  const at = text.indexOf('"k/kept"');
-  t.ok(at > 0);
-  writeFileSync(file, `${text.slice(0, at)}#${text.slice(at + 1)}`);
-
-  clock.advance(1000);
-  const second = open(t, dataDir, clock);
-  const fresh = Array.from({ length: 30 }, (_, i) => `fresh ${i}`);
-  second.write(
-    'k',
-    fresh.map((f, i) => [f, 1000 + i] as const),
-    clock.wall()!,
-  );
-  second.flushSync();
-  const read = await second.raw(
-    fresh.map((f) => `k/${f}`),
-    0,
-    clock.wall()!,
-  );
-  t.same(
-    read.filter((r) => r.v.length !== 1).map((r) => `${r.field}: ${r.v.join(' ')}`),
-    [],
-    "no new field's history holds another's points",
-  );
+  const second = await damageKeptAndAddFresh(t, dataDir, clock);
 
   // The fresh fields expire and are forgotten in turn: the damaged line stays as it is.
   steady(second, clock, RETENTION + 2 * DAY);
@@ -195,29 +203,5 @@ t.test('a damaged line of the highest id, with the ids below it forgotten: no ne
     namesLines(dataDir).some((l) => l.includes('"k/old')),
     'every old field is forgotten',
   );
-  const file = path.join(dataDir, HISTORY_DIR, NAMES_FILE);
-  const text = readFileSync(file, 'utf8');
-  const at = text.indexOf('"k/kept"');
-  t.ok(at > 0);
-  writeFileSync(file, `${text.slice(0, at)}#${text.slice(at + 1)}`);
-
-  clock.advance(1000);
-  const second = open(t, dataDir, clock);
-  const fresh = Array.from({ length: 30 }, (_, i) => `fresh ${i}`);
-  second.write(
-    'k',
-    fresh.map((f, i) => [f, 1000 + i] as const),
-    clock.wall()!,
-  );
-  second.flushSync();
-  const read = await second.raw(
-    fresh.map((f) => `k/${f}`),
-    0,
-    clock.wall()!,
-  );
-  t.same(
-    read.filter((r) => r.v.length !== 1).map((r) => `${r.field}: ${r.v.join(' ')}`),
-    [],
-    "no new field's history holds another's points",
-  );
+  await damageKeptAndAddFresh(t, dataDir, clock);
 });

@@ -2,7 +2,7 @@
 // run again) it removes nothing more; another subscriber's subscription stays, whether it was
 // made before the connection existed or after. The same for app.mqtt.presence's remover: called
 // again after another presence took its topic, it ended that one (the topic said "offline").
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startApp } from '../helpers/app.js';
 import { Recorder, until, untilSubscribed } from './fixtures.js';
 
@@ -42,17 +42,22 @@ t.test('a remover called twice leaves the other subscriptions alone', async (t) 
   );
 });
 
-t.test('a presence remover called twice leaves the next presence of its topic alone', async (t) => {
+/** An app with a client that listens on `topic`; `said` waits for a payload there from message `from` on. */
+async function presenceRig(t: Test, topic: string) {
   const rt = await startApp({ topicRoot: 'svc' });
   t.teardown(() => rt.close());
   const { app } = rt;
   await untilSubscribed(app);
   const client = await Recorder.connect(`mqtt://127.0.0.1:${app.mqtt.brokerPort}`);
   t.teardown(() => client.end());
-  const topic = 'svc/test/availability';
   await client.subscribe(topic);
   const said = (what: string, from: number) =>
     client.waitFor((m) => m.topic === topic && m.payload.toString() === what, `"${what}" on ${topic}`, 5000, from);
+  return { app, client, topic, said };
+}
+
+t.test('a presence remover called twice leaves the next presence of its topic alone', async (t) => {
+  const { app, client, topic, said } = await presenceRig(t, 'svc/test/availability');
 
   const off = app.mqtt.presence(topic);
   await said('online', 0);
@@ -71,16 +76,7 @@ t.test('a presence remover called twice leaves the next presence of its topic al
 t.test(
   'a presence that takes a topic from another ends the other: no orphan says "online" after the last one is removed',
   async (t) => {
-    const rt = await startApp({ topicRoot: 'svc' });
-    t.teardown(() => rt.close());
-    const { app } = rt;
-    await untilSubscribed(app);
-    const client = await Recorder.connect(`mqtt://127.0.0.1:${app.mqtt.brokerPort}`);
-    t.teardown(() => client.end());
-    const topic = 'svc/test/taken';
-    await client.subscribe(topic);
-    const said = (what: string, from: number) =>
-      client.waitFor((m) => m.topic === topic && m.payload.toString() === what, `"${what}" on ${topic}`, 5000, from);
+    const { app, client, topic, said } = await presenceRig(t, 'svc/test/taken');
 
     app.mqtt.presence(topic);
     await said('online', 0);
