@@ -1,7 +1,7 @@
 // `edgeblocks user add|passwd|remove|list|token`: manage the users file in the data dir. The
 // password comes from a prompt on a terminal, or the first line of stdin otherwise (scripts).
 // Usage errors exit 2, a users file that cannot be read exits 1; the file is never rewritten then.
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -168,7 +168,13 @@ export async function runUserCommand(
     }
 
     dataDir = config.dataDir;
-    mkdirSync(config.dataDir, { recursive: true });
+    // Only `add` makes the data dir: made by `list` or `remove`, a mistyped --data-dir would read
+    // as "no users" and leave an empty dir behind.
+    if (command === 'add') mkdirSync(config.dataDir, { recursive: true });
+    else if (!existsSync(config.dataDir))
+      throw new UsageError(
+        `the data dir ${path.resolve(config.dataDir)} does not exist, so it holds no users; check --data-dir (or dataDir in the config)`,
+      );
     // Root on the service user's data dir: the rest runs as that user (file-modes.ts).
     becomeOwnerOf(config.dataDir);
     const users = new UsersFile(config.dataDir).load();

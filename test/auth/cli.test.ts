@@ -2,7 +2,7 @@
 // passwords on stdin, file mode 0600, bad names, no user, a corrupt users file left untouched.
 // tags: slow (the built CLI, one process per command)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -226,4 +226,17 @@ t.test('on a terminal the password is asked twice and not echoed', async (t) => 
   t.match(out, /user carol added/);
   t.notMatch(out, /tty secret pw/, 'the password is not echoed');
   t.match(JSON.parse(readFileSync(path.join(dir, 'users.json'), 'utf8')).users.carol.hash, /^scrypt\$/);
+});
+
+t.test('a mistyped --data-dir is named, not made: only `user add` makes the data dir', async (t) => {
+  const typo = path.join(tmp(t), 'dta');
+  for (const args of [['list'], ['remove', 'alice'], ['role', 'alice', 'viewer'], ['token', 'alice']]) {
+    const r = await run(['user', ...args, '--data-dir', typo]);
+    t.equal(r.code, 2, `user ${args[0]}: exit 2`);
+    t.match(r.stderr, /data dir .*dta.* does not exist/, `user ${args[0]}: names the missing dir`);
+    t.notOk(existsSync(typo), `user ${args[0]}: the mistyped dir was not made`);
+  }
+  const add = await run(['user', 'add', 'alice', '--data-dir', typo], 'a long enough password\n');
+  t.equal(add.code, 0, add.stderr);
+  t.ok(existsSync(path.join(typo, 'users.json')), 'user add makes the dir and the file');
 });
