@@ -1,7 +1,8 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startApp } from '../helpers/app.js';
 
-t.test('blocks/delete answers the ident and the links of other blocks that now point nowhere', async (t) => {
+/** An app with a sensor and a setpoint pair linked to it; returns its `post`. */
+async function sensorAndSetpoint(t: Test) {
   const { post, close } = await startApp({}, { listen: false });
   t.teardown(close);
   await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20 } });
@@ -10,6 +11,11 @@ t.test('blocks/delete answers the ident and the links of other blocks that now p
     type: 'SetpointSensorPair',
     data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Beer Sensor' },
   });
+  return post;
+}
+
+t.test('blocks/delete answers the ident and the links of other blocks that now point nowhere', async (t) => {
+  const post = await sensorAndSetpoint(t);
   await post('blocks/create', {
     id: 'Combi',
     type: 'TempSensorCombi',
@@ -38,14 +44,7 @@ t.test('blocks/delete answers the ident and the links of other blocks that now p
 // target leaves those lines naming nothing (the sequence stops there at INVALID_TARGET), so they
 // are dangling too, by the same rule a rename rewrites them with.
 t.test('blocks/delete lists the Sequence instruction lines that named the deleted block', async (t) => {
-  const { post, close } = await startApp({}, { listen: false });
-  t.teardown(close);
-  await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 20 } });
-  await post('blocks/create', {
-    id: 'Beer Setpoint',
-    type: 'SetpointSensorPair',
-    data: { enabled: true, storedSetting: 20, 'sensorId<>': 'Beer Sensor' },
-  });
+  const post = await sensorAndSetpoint(t);
   const made = await post('blocks/create', {
     id: 'Mash',
     type: 'Sequence',

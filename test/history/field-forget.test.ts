@@ -48,6 +48,27 @@ const namesLines = (dataDir: string) =>
     .filter(Boolean);
 
 /**
+ * A store whose 20 old fields (ids 2-21) expired and were forgotten, then a field `k/kept` (the
+ * highest id, its point still kept) written and flushed.
+ */
+function oldFieldsThenKept(t: Test) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-forget-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
+  const first = open(t, dataDir, clock);
+  first.write('edge-one', [['Beer Sensor/value[degC]', 20]], clock.wall()!);
+  for (let i = 0; i < 20; i++) {
+    clock.advance(1000);
+    first.write('k', [[`old ${i}`, i]], clock.wall()!);
+  }
+  steady(first, clock, RETENTION + 2 * DAY);
+  clock.advance(1000);
+  first.write('k', [['kept', 666]], clock.wall()!);
+  first.flushSync();
+  return { dataDir, clock, first };
+}
+
+/**
  * Damages the names-file line of `k/kept`, opens the store again and writes 30 new fields: none
  * may read back another field's points (an id given twice). Returns the reopened store.
  */
@@ -123,20 +144,7 @@ t.test('names of fields whose points expired are forgotten, in memory and on dis
 });
 
 t.test('a damaged line of the names file: forgetting others never hands its id to a new field', async (t) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-forget-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
-  const first = open(t, dataDir, clock);
-  first.write('edge-one', [['Beer Sensor/value[degC]', 20]], clock.wall()!);
-  for (let i = 0; i < 20; i++) {
-    clock.advance(1000);
-    first.write('k', [[`old ${i}`, i]], clock.wall()!);
-  }
-  // The old fields expire and are forgotten; the newest field comes after, its points still kept.
-  steady(first, clock, RETENTION + 2 * DAY);
-  clock.advance(1000);
-  first.write('k', [['kept', 666]], clock.wall()!);
-  first.flushSync();
+  const { dataDir, clock, first } = oldFieldsThenKept(t);
   await first.close();
   // The newest field's line is damaged: its id is unknown from here on, its records are not.
   const second = await damageKeptAndAddFresh(t, dataDir, clock);
@@ -183,19 +191,7 @@ t.test('while the store runs, the names file is compacted as its stale lines pil
 // kept's line was damaged the next start gave id 22 again (to the 20th new field, which then
 // showed kept's points). The file now states the next free id, on two lines.
 t.test('a damaged line of the highest id, with the ids below it forgotten: no new field takes it', async (t) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-forget-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const clock = new ManualClock(0, Date.UTC(2026, 0, 1));
-  const first = open(t, dataDir, clock);
-  first.write('edge-one', [['Beer Sensor/value[degC]', 20]], clock.wall()!);
-  for (let i = 0; i < 20; i++) {
-    clock.advance(1000);
-    first.write('k', [[`old ${i}`, i]], clock.wall()!);
-  }
-  steady(first, clock, RETENTION + 2 * DAY);
-  clock.advance(1000);
-  first.write('k', [['kept', 666]], clock.wall()!);
-  first.flushSync();
+  const { dataDir, clock, first } = oldFieldsThenKept(t);
   // One more hourly tidy: the old field that was the highest id is forgotten too.
   steady(first, clock, 2 * 60 * MIN);
   await first.close();
