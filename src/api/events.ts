@@ -6,6 +6,7 @@
 // offline and the HTTP server can close (an open stream would hold it until the stop limit).
 // A client that stops reading is closed once STREAM_QUEUE_BYTES wait for it (slow-clients.ts),
 // with a last `closed` event saying why; the browser's EventSource then reconnects to a fresh state.
+// At most MAX_EVENT_STREAMS are open at once; one more is answered 503 with the reason.
 // Each state and patch is serialized once and the same string written to every client: a hundred
 // clients cost one JSON.stringify per emission, and what waits for slow ones is one string, not a
 // copy each (scripts/slow-clients.ts measures it).
@@ -13,8 +14,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { ALL, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
-import { STREAM_QUEUE_BYTES } from '../shared/limits.js';
+import { MAX_EVENT_STREAMS, STREAM_QUEUE_BYTES } from '../shared/limits.js';
 import { CLOSE_GRACE_MS, SlowClients } from '../shared/slow-clients.js';
+import { errorBody } from './error-body.js';
 
 /** How long a browser waits before reconnecting after the stream drops (the SSE `retry` field). */
 const RETRY_MS = 2000;
@@ -37,6 +39,8 @@ const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.s
 export class EventStreams {
   private readonly open = new Set<Client>();
   private ended = false;
+  /** Streams refused because MAX_EVENT_STREAMS were open. */
+  private refusedFull = 0;
   private readonly slow: SlowClients;
   private readonly warnings: WarningLimiter | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -52,8 +56,8 @@ export class EventStreams {
     );
   }
 
-  status(): { clients: number; slowClosed: number } {
-    return { clients: this.open.size, slowClosed: this.slow.closed };
+  status(): { clients: number; slowClosed: number; refused: number } {
+    return { clients: this.open.size, slowClosed: this.slow.closed, refused: this.refusedFull };
   }
 
   /** Ends every stream with an offline state; streams opened later get that state and end at once. */
@@ -125,6 +129,12 @@ export class EventStreams {
         },
       },
       (req, reply) => {
+        if (!this.ended && this.open.size >= MAX_EVENT_STREAMS) {
+          this.refusedFull++;
+          const message = `${MAX_EVENT_STREAMS} event streams are open, the most this service serves at once; close one (a browser tab of the dashboard holds one) and try again`;
+          this.warnings?.warn('full', { limit: MAX_EVENT_STREAMS }, `event stream refused: ${message}`);
+          return void reply.code(503).header('retry-after', '10').send(errorBody(503, message));
+        }
         reply.hijack();
         const res = reply.raw;
         res.writeHead(200, {

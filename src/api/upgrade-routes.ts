@@ -2,10 +2,12 @@
 // @fastify/websocket: an upgrade goes through the router and the one chain of onRequest hooks
 // (host, cross-site, auth) like any request, on the HTTP port and (handed over) the TLS gateway.
 // A route says it takes upgrades with `config.websocket`; an upgrade of any other route is
-// answered 404, as is one of a path no route serves (the not-found handler).
+// answered 404, as is one of a path no route serves (the not-found handler). At most MAX_WEBSOCKETS
+// are open at once, over all routes; one more is answered 503 with the reason.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
+import { MAX_WEBSOCKETS } from '../shared/limits.js';
 import { errorBody } from './errors.js';
 
 declare module 'fastify' {
@@ -35,6 +37,14 @@ export function websocketRoute(
       config: { websocket: true },
       preHandler: (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
         if (!req.ws) return void reply.code(404).send(errorBody(404, `${path} serves websocket upgrades only`));
+        if (app.websocketServer.clients.size >= MAX_WEBSOCKETS)
+          return void reply
+            .code(503)
+            .header('retry-after', '10')
+            .type('text/plain')
+            .send(
+              `${MAX_WEBSOCKETS} websockets are open, the most this service serves at once; close one (a browser tab of the Brewblox UI holds one) and try again`,
+            );
         const refused = opts.refusal?.(req);
         if (refused) return void reply.code(refused.status).type('text/plain').send(refused.message);
         done();

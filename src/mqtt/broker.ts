@@ -2,6 +2,7 @@
 // connections from /eventbus. Packets over MAX_PACKET_BYTES close the connection; a subscriber
 // that does not read is closed once MQTT_CLIENT_QUEUE_BYTES wait for it (aedes itself writes on
 // and only closes it after 60 s without a drain). Sessions end with their connection (cleanSession).
+// Past MAX_BROKER_CLIENTS connections from outside, a new one gets CONNACK 3, "server unavailable".
 import { Aedes, type AedesOptions } from 'aedes';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -11,7 +12,7 @@ import type { BusAuth, MqttIdentity } from './bus-auth.js';
 import { REFUSED_TOPIC, type BrokerAcl } from './acl.js';
 import { listen } from './listen.js';
 import { isAddressInUse, portInUseMessage, PortInUseError } from '../shared/port-in-use.js';
-import { MAX_PACKET_BYTES, MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
+import { MAX_BROKER_CLIENTS, MAX_PACKET_BYTES, MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
 import { SlowClients } from '../shared/slow-clients.js';
 import { WarningLimiter } from '../log/limit.js';
 import { limitPacketSize } from './packet-limit.js';
@@ -31,6 +32,8 @@ export class EmbeddedBroker {
     private readonly log: Logger,
     echoless: Map<string, Set<string>>,
     private readonly retainedBound: RetainedBound,
+    /** The clients' connections (not the service's own), counted against MAX_BROKER_CLIENTS. */
+    private readonly connections: Set<Duplex>,
   ) {
     this.echoless = echoless;
     this.warnings = new WarningLimiter(log);
@@ -49,8 +52,8 @@ export class EmbeddedBroker {
     return this.retainedBound.status();
   }
 
-  /** Publishes and subscriptions the access rules refused (acl.ts). */
-  get refused(): { publish: number; subscribe: number } {
+  /** Publishes and subscriptions the access rules refused (acl.ts), and connections refused past MAX_BROKER_CLIENTS. */
+  get refused(): { publish: number; subscribe: number; connect: number } {
     return { ...refusals.get(this.aedes)! };
   }
 
@@ -75,7 +78,9 @@ export class EmbeddedBroker {
       if (packet.topic.charCodeAt(0) === 36 && acl?.subscribe(identityOf(client), packet.topic)) return null;
       return packet;
     };
-    const counts = { publish: 0, subscribe: 0 };
+    const counts = { publish: 0, subscribe: 0, connect: 0 };
+    const connections = new Set<Duplex>();
+    const login = auth?.enabled ? authenticateWith(auth) : null;
     const warnings = new WarningLimiter(log);
     const name = (who: MqttIdentity) => ('user' in who ? `user ${who.user}` : 'an anonymous client');
     const authorizePublish: AedesOptions['authorizePublish'] = (client, packet, done) => {
@@ -112,7 +117,19 @@ export class EmbeddedBroker {
       authorizeForward,
       authorizePublish,
       authorizeSubscribe,
-      ...(auth?.enabled ? { authenticate: authenticateWith(auth) } : {}),
+      authenticate: (client, username, password, done) => {
+        if (!ownStreams.has(client.conn as Duplex) && connections.size > MAX_BROKER_CLIENTS) {
+          counts.connect++;
+          warnings.warn(
+            'full',
+            { limit: MAX_BROKER_CLIENTS },
+            `mqtt broker: refused a connection: ${MAX_BROKER_CLIENTS} clients are connected, the most it serves at once`,
+          );
+          return done(Object.assign(new Error('server unavailable'), { returnCode: 3 as const }), false);
+        }
+        if (login) return login(client, username, password, done);
+        done(null, true);
+      },
     });
     refusals.set(aedes, counts);
     const retained = limitRetained(aedes, {
@@ -151,7 +168,7 @@ export class EmbeddedBroker {
     server.on('error', (err) => log.error({ err }, 'mqtt broker server error'));
     const actual = (server.address() as AddressInfo).port;
     log.info({ host, port: actual }, `mqtt broker listening on ${host}:${actual}`);
-    broker = new EmbeddedBroker(aedes, server, actual, log, echoless, retained);
+    broker = new EmbeddedBroker(aedes, server, actual, log, echoless, retained, connections);
     return broker;
   }
 
@@ -186,7 +203,10 @@ export class EmbeddedBroker {
         `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`,
       ),
     );
-    if (limitReading) limitQueue(stream, this.slow);
+    if (!limitReading) return;
+    limitQueue(stream, this.slow);
+    this.connections.add(stream);
+    stream.once('close', () => this.connections.delete(stream));
   }
 
   get clients(): number {
@@ -236,7 +256,7 @@ type AedesClient = Parameters<NonNullable<AedesOptions['authorizeSubscribe']>>[0
 const identities = new WeakMap<AedesClient, MqttIdentity>();
 /** The service's own connections (handleOwn). */
 const ownStreams = new WeakSet<Duplex>();
-const refusals = new WeakMap<Aedes, { publish: number; subscribe: number }>();
+const refusals = new WeakMap<Aedes, { publish: number; subscribe: number; connect: number }>();
 
 function identityOf(client: AedesClient): MqttIdentity {
   if (ownStreams.has(client.conn as Duplex)) return { internal: true };

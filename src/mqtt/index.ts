@@ -74,8 +74,8 @@ export interface MqttStatus extends ConnectionStatus {
   eventbusClients: number;
   /** MQTT clients of the embedded broker (TCP or /eventbus) closed because they did not read what was sent. */
   slowClientsClosed: number;
-  /** Publishes (dropped) and subscriptions (failed) the embedded broker's access rules refused (acl.ts); with an external broker, the viewers' publishes the /eventbus bridge dropped (bridge-publishes.ts). */
-  refused: { publish: number; subscribe: number };
+  /** Publishes (dropped) and subscriptions (failed) the embedded broker's access rules refused (acl.ts), and connections it refused past MAX_BROKER_CLIENTS; with an external broker, the viewers' publishes the /eventbus bridge dropped (bridge-publishes.ts). */
+  refused: { publish: number; subscribe: number; connect: number };
   /** What clients have the embedded broker keep retained, against its bound (retained.ts); null with an external broker. */
   retained: RetainedStatus | null;
   /** Messages dropped (bad block API messages; other subscribed topics not JSON or too large; packets over the read limit, skipped unread), and warnings held back. */
@@ -189,7 +189,7 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     },
     eventbusClients: eventbus.clients,
     slowClientsClosed: broker?.slowClosed ?? eventbus.slowClosed,
-    refused: broker?.refused ?? { publish: eventbus.refusedPublishes, subscribe: 0 },
+    refused: broker?.refused ?? { publish: eventbus.refusedPublishes, subscribe: 0, connect: 0 },
     retained: broker?.retained ?? null,
     dropped: {
       blockApi: counts.blockApiDropped,

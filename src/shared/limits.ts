@@ -66,12 +66,27 @@ export const HA_COMMAND_BYTES = 256;
  * Bytes written to one client and not yet taken by it (a stream's own buffer, after the kernel's is
  * full), for the dashboard's event stream and the history stream websocket: past it, the client is
  * closed. Room for a state message of a controller with a few hundred blocks, and checked before a
- * write, so one larger message still goes to a client that keeps up. 100 clients that never read
- * hold at most some 40 MB.
+ * write, so one larger message still goes to a client that keeps up. How many clients
+ * may hold one at once: MAX_EVENT_STREAMS.
  */
 export const STREAM_QUEUE_BYTES = 256 * 1024;
 /** The same for an MQTT subscriber of the embedded broker (TCP or /eventbus): a subscription to `#` gets every retained message (Home Assistant configs, states) at once. */
 export const MQTT_CLIENT_QUEUE_BYTES = 4 * STREAM_QUEUE_BYTES;
+/**
+ * How many clients may hold each kind of stream at once, so the bytes waiting for clients that never
+ * read have a bound in all, not only per client: `/events` streams (STREAM_QUEUE_BYTES each, 8 MiB
+ * in all), websockets of any route (the history stream, /eventbus; 8 MiB, plus what the broker holds
+ * for an /eventbus client) and MQTT connections to the embedded broker from outside (TCP and
+ * /eventbus; MQTT_CLIENT_QUEUE_BYTES each, 64 MiB). Past it a new one is refused with the reason (503,
+ * or CONNACK "server unavailable") and the open ones go on. Each is far more than a home needs: a
+ * browser tab holds one event stream or one /eventbus socket, and Home Assistant, a dozen peers and
+ * a few tools one MQTT connection each. The service's own MQTT client is not counted.
+ */
+export const MAX_EVENT_STREAMS = 32;
+/** See MAX_EVENT_STREAMS. */
+export const MAX_WEBSOCKETS = 32;
+/** See MAX_EVENT_STREAMS. */
+export const MAX_BROKER_CLIENTS = 64;
 /**
  * Retained messages the clients of the embedded broker may have it keep, together: at most this
  * many topics, and this many bytes of topic and payload. A retained publish past either is still
