@@ -3,21 +3,53 @@
 // blocks, so a new user sees live values at once. Extra flags are passed through.
 import { readFileSync } from 'node:fs';
 import { createApp } from '../dist/src/app.js';
-import { loadConfig, parseArgs } from '../dist/src/config.js';
+import { helpText, loadConfig, parseArgs } from '../dist/src/config.js';
 import { fixableLine } from '../dist/src/shared/errors.js';
+import { VERSION } from '../dist/src/shared/version.js';
 
 /** An error a user fixes (a bad setting, a busy port or data dir): one line, exit code 2. */
 function exitIfFixable(e) {
   const line = fixableLine(e);
   if (line === null) return;
-  console.error(`demo: ${line}`);
+  // In a checkout `edgeblocks` is not on PATH: the demo's users are added through the demo.
+  const users = e?.key === 'auth' ? '; for the demo: npm run demo -- user add NAME' : '';
+  console.error(`demo: ${line}${users}`);
   process.exit(2);
 }
 
 const defaults = ['--data-dir', './demo-data', '--https-port', '8443', '--hardware', 'sim'];
+const argv = process.argv.slice(2);
+// `npm run demo -- user add NAME`: the service's user command, on the demo's data dir unless given.
+if (argv[0] === 'user') {
+  const { runUserCommand } = await import('../dist/src/auth/cli.js');
+  process.exit(await runUserCommand(['--data-dir', './demo-data', ...argv.slice(1)]));
+}
+if (argv[0] === 'doctor' || argv[0] === 'check') {
+  console.error(`demo: \`${argv[0]}\` is a command of the service, not of the demo: node dist/src/main.js ${argv[0]}`);
+  process.exit(2);
+}
 let config;
 try {
-  config = loadConfig(parseArgs([...defaults, ...process.argv.slice(2)]).values);
+  const args = parseArgs([...defaults, ...argv]);
+  if (args.help) {
+    console.log(
+      [
+        'Usage: npm run demo -- [options]',
+        '       npm run demo -- user add|passwd|remove|list|token ...   (users for --auth; see npm run demo -- user --help)',
+        '',
+        `The service on emulated hardware with the demo's blocks; its defaults: ${defaults.join(' ')}.`,
+        'Every option of the service below can follow (npm passes what comes after -- to the demo).',
+        '',
+        helpText(),
+      ].join('\n'),
+    );
+    process.exit(0);
+  }
+  if (args.version) {
+    console.log(VERSION);
+    process.exit(0);
+  }
+  config = loadConfig(args.values);
 } catch (e) {
   exitIfFixable(e);
   throw e;
