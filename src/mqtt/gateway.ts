@@ -61,11 +61,15 @@ export class Gateway {
         server.close();
         return;
       }
+      // A low port refused: the installed unit has the capability, so this is a start by hand. No
+      // setcap advice: on the node binary it lets every Node program bind low ports.
+      const fix =
+        code === 'EACCES' || code === 'EPERM'
+          ? 'ports below 1024 need CAP_NET_BIND_SERVICE, which the systemd unit grants; started by hand, choose another port with --https-port 8443, or --https-port 0 for no gateway'
+          : 'choose another port with --https-port, or --https-port 0 for no gateway';
       log.warn(
         { port, host, code },
-        `https gateway cannot listen on ${host}:${port} (${code}); REST and /eventbus stay available on the HTTP port. ` +
-          `Fix: let node bind low ports (systemd: AmbientCapabilities=CAP_NET_BIND_SERVICE; otherwise: sudo setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")"), ` +
-          `or choose another port with --https-port`,
+        `https gateway cannot listen on ${host}:${port} (${code}); REST and /eventbus stay available on the HTTP port: ${fix}`,
       );
       server.close();
       return;
