@@ -20,6 +20,11 @@ export const ADVICE = {
   clockBehind: { phrase: '**"The controller\'s clock is behind the last time it saw"**', anchor: 'the-dashboard' },
   diskFull: { phrase: '`disk full: the data directory has no space left', anchor: 'disk-full-507' },
   dataDirInUse: { phrase: 'One service per data dir.', anchor: 'the-service-does-not-start' },
+  serviceSilent: { phrase: '**`the service does not answer on', anchor: 'the-doctor-and-a-running-service' },
+  tokenRefused: {
+    phrase: '**`... refuses the token in EDGEBLOCKS_TOKEN`.**',
+    anchor: 'the-doctor-and-a-running-service',
+  },
 } as const;
 
 export type AdviceKey = keyof typeof ADVICE;

@@ -57,7 +57,11 @@ export async function serviceSection(
     if (res.status === 401) {
       s.findings.push(
         token
-          ? { verdict: 'warn', text: `${url} refuses the token in ${TOKEN_ENV}: the service's view is not shown` }
+          ? {
+              verdict: 'warn',
+              text: `${url} refuses the token in ${TOKEN_ENV}: the service's view is not shown`,
+              ...advice('tokenRefused'),
+            }
           : {
               verdict: 'info',
               text: `${url} needs a login (auth is on): the service's view is not shown. To see it, give the doctor an API token in ${TOKEN_ENV}, kept out of ps by sudo --preserve-env: read -rs ${TOKEN_ENV}; export ${TOKEN_ENV}; sudo --preserve-env=${TOKEN_ENV} edgeblocks doctor. Make one for a user of its own, a viewer: edgeblocks user add doctor --role viewer, then edgeblocks user token doctor (a token replaces the user's previous one, so not the one your scripts use)`,
@@ -68,7 +72,11 @@ export async function serviceSection(
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     status = (await res.json()) as ServiceStatus;
   } catch (e) {
-    s.findings.push({ verdict: 'warn', text: `the service does not answer on ${url}: ${(e as Error).message}` });
+    s.findings.push({
+      verdict: 'warn',
+      text: `the service does not answer on ${url}: ${(e as Error).message}`,
+      ...advice('serviceSilent'),
+    });
     return { section: s, historyRate: null };
   }
   s.facts.push(['api', url]);
