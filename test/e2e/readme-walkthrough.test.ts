@@ -158,6 +158,15 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
   );
   t.equal(logged.data['storedSetting[degC]'], 66, 'read/logged shows the patched setting');
 
+  // The REST page's table says what blocks/backup/load answers; its example's answer has those keys.
+  const loaded = outputs.find((o) => o && !Array.isArray(o) && 'messages' in o);
+  const promised = /\| `blocks\/backup\/load` \| a backup \| `\{([^}]*)\}`/.exec(readPage('docs/rest-api.md'))?.[1];
+  t.same(
+    Object.keys(loaded ?? {}).sort(),
+    (promised ?? '').split(/,\s*/).sort(),
+    `the backup load answers what docs/rest-api.md says: {${promised}}`,
+  );
+
   t.match(res.stdout, /^svc\/\S+ [{[]/m, "the MQTT page's watcher got a retained message of the demo");
   const beer = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'Beer Setpoint' })).body.data;
   t.equal(beer.storedSetting.unit, 'degF', "the REST page's datastore step switched the units");
