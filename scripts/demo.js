@@ -9,11 +9,15 @@ import { VERSION } from '../dist/src/shared/version.js';
 
 /** An error a user fixes (a bad setting, a busy port or data dir): one line, exit code 2. */
 function exitIfFixable(e) {
-  const line = fixableLine(e);
+  let line = fixableLine(e);
   if (line === null) return;
   // In a checkout `edgeblocks` is not on PATH: the demo's users are added through the demo.
-  const users = e?.key === 'auth' ? '; for the demo: npm run demo -- user add NAME' : '';
-  console.error(`demo: ${line}${users}`);
+  if (e.key === 'auth') line += '; for the demo: npm run demo -- user add NAME';
+  // npm keeps the flags before `--` for itself (`npm run demo --port 5080` passes a bare 5080).
+  if (e.name === 'PortInUseError') line += '; with npm, flags go after --: npm run demo -- --port 5080';
+  if (e.key?.startsWith('"'))
+    line = `configuration error: ${e.key}: unexpected argument; with npm, flags go after --: npm run demo -- --port 5080; the demo's commands: help, version, user (see npm run demo -- --help)`;
+  console.error(`demo: ${line}`);
   process.exit(2);
 }
 

@@ -79,3 +79,15 @@ t.test("auth on the demo: the refusal names the demo's command, which adds a use
   });
   t.equal(login.status, 200, 'the user added through the demo logs in');
 });
+
+t.test('a flag npm took (npm run demo --port 5080, without --): the demo says where flags go', async (t) => {
+  const cwd = fresh();
+  // npm keeps --port for itself and passes the demo the bare 5080.
+  const res = demo(cwd, ['5080']);
+  t.equal(res.status, 2, `exit 2 (stderr: ${res.stderr})`);
+  t.equal(res.stderr.trim().split('\n').length, 1, 'one line');
+  t.match(res.stderr, /^demo: configuration error: "5080": unexpected argument/);
+  t.match(res.stderr, /npm run demo -- --port 5080/, 'the line with the flag after --');
+  t.notMatch(res.stderr, /doctor|check/, 'names no command the demo does not have');
+  t.notOk(existsSync(path.join(cwd, 'demo-data')), 'no data dir made');
+});

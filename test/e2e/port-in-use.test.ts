@@ -97,6 +97,8 @@ t.test('the demo script on a busy port', async (t) => {
   assertOneLine(
     t,
     res,
-    new RegExp(`^demo: HTTP port ${port} on 0\\.0\\.0\\.0 is in use .*--port \\(default 5000; 0 picks a free one\\)$`),
+    new RegExp(
+      `^demo: HTTP port ${port} on 0\\.0\\.0\\.0 is in use .*--port \\(default 5000; 0 picks a free one\\); with npm, flags go after --: npm run demo -- --port 5080$`,
+    ),
   );
 });
