@@ -11,6 +11,7 @@ import { CLI, postJson, startCli } from '../helpers/cli.js';
 import { HttpReceiver, until } from '../alerts/receivers.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
 import { needTools } from '../helpers/tools.js';
+import { readPage } from '../helpers/markdown.js';
 
 needTools('script');
 
@@ -170,6 +171,12 @@ t.test('auth: true without a user: exit 2 naming the command that adds one', asy
   const start = await run(['--config', cfg]);
   t.equal(start.code, 2);
   t.match(start.stderr, /auth is on but there is no user in .*users\.json; add one with `edgeblocks user add NAME`/);
+  // Troubleshooting quotes the line as a Pi prints it, in a code span that holds its backticks.
+  const said = start.stderr.trim().replace(path.join(dir, 'users.json'), '/var/lib/edgeblocks/users.json');
+  t.ok(
+    readPage('docs/troubleshooting.md').includes(`**\`\` ${said} \`\`.**`),
+    `docs/troubleshooting.md quotes: ${said}`,
+  );
   const bad = await run(['--auth', 'maybe']);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /auth \(flag --auth\): must be true or false/);
