@@ -195,6 +195,8 @@ function decodeValue(
         const itemPath = `${path}.${i}`;
         if (item === null) return issues.push({ path: itemPath, message: 'must not be null' }) && undefined;
         const v = decodeValue(s.of, item, ctx, itemPath, issues, s.of.spec.kind === 'link' ? { link: true } : {});
+        // Refused (the issue names the item): nothing to complete.
+        if (v === undefined) return undefined;
         return v === RESET
           ? defaultValue(s.of)
           : s.of.spec.kind === 'object'

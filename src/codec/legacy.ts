@@ -1,7 +1,7 @@
 // Legacy vocabulary: names older Brewblox clients and backups send that the current field table
 // does not have. Each block type lists its own next to its field table; this module applies
 // them to the raw input before the normal decoder runs, so a name in neither table stays a 422.
-import { decodeData, parseKey, type DecodeContext } from './decode.js';
+import { decodeData, decodeDatetime, parseKey, type DecodeContext } from './decode.js';
 import { isPlainObject, type Partial, type ValidationIssue } from './partial.js';
 import type { FieldTable } from './fields.js';
 
@@ -279,6 +279,9 @@ export const absoluteProfilePoints = legacy.translate(
           ? givenStart / 1000
           : givenStart
         : Math.min(...times.filter((t) => t !== null).map((t) => t!.seconds));
+    // No date (2^53 s, 1e300 s): not an older backup's epoch time, so the points are left as they
+    // are and the decoder names the point's time (a `start` the client never sent would be named).
+    if (decodeDatetime(start) === undefined) return { set: { points: value } };
     const points = value.map((p, i) => {
       const t = times[i];
       if (!t || !isPlainObject(p)) return p;

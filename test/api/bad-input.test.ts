@@ -154,6 +154,22 @@ t.test('bad input gets the documented status, names the problem, and changes not
       /already used by block 'relays'/,
       'data.address',
     ],
+    [
+      'a list item that is not an object (a profile point given as a number)',
+      'blocks/create',
+      { id: 'x', type: 'SetpointProfile', data: { points: [5] } },
+      422,
+      /data.points.0: must be an object, got number 5/,
+      'data.points.0',
+    ],
+    [
+      "a profile point time beyond any date (not an older backup's epoch time)",
+      'blocks/create',
+      { id: 'x', type: 'SetpointProfile', data: { points: [{ time: 2 ** 53 }] } },
+      422,
+      /data.points.0.time/,
+      'data.points.0.time',
+    ],
     ['a backup without blocks', 'blocks/backup/load', { timestamp: 'x' }, 422, /blocks/, 'blocks'],
   ];
   for (const [what, url, body, status, message, path] of cases) {
