@@ -1,6 +1,7 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
 import { complete, overlayOwned, sortKeptIssues, withReadonly } from '../codec/apply.js';
+import { leaveOut } from '../codec/fields.js';
 import { isPlainObject, type Partial, type ValidationIssue } from '../codec/partial.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
@@ -8,6 +9,7 @@ import { BlockError, conflict, invalid } from './errors.js';
 import type { BackupStore, RuntimeCore } from './core.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
 import { blockJson } from './block-json.js';
+import { dataRuleIssues } from './validation.js';
 
 export interface Backup {
   timestamp: string;
@@ -140,15 +142,23 @@ function loadBackupBlocks(
     /** The decoded values, with those the block keeps itself (a tuning's state and result). */
     value: Partial;
     meta: Record<string, unknown>;
+    label: string;
+    index: number;
+    /** Says what was left out of it; called once it is sure to load. */
+    dropped: () => void;
   }
   const prepared: Prepared[] = [];
+  // What each block of the backup says, told in the order of the blocks once every rule is checked.
+  const said = items.map(() => [] as Array<() => void>);
   const nids = new Set<number>();
   const ids = new Set<string>();
   items.forEach((item, i) => {
     try {
       const body = blockBody(item, true);
       if (isSparkOnly(rt, body.type, body.nid)) {
-        warn(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`);
+        said[i]!.push(() =>
+          warn(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`),
+        );
         return;
       }
       const def = rt.typeOf(body.type);
@@ -176,14 +186,29 @@ function loadBackupBlocks(
       // field, and the block is kept (said once it is).
       const dropped = () => {
         for (const x of [...issues, ...retired])
-          warn(`${label(item, i)}: field '${x.path.replace(/^data\./, '')}' dropped (${droppedWhy(x.message)})`);
+          said[i]!.push(() =>
+            warn(`${label(item, i)}: field '${x.path.replace(/^data\./, '')}' dropped (${droppedWhy(x.message)})`),
+          );
         for (const x of loose)
-          warn(`${label(item, i)} loaded; its link ${x}, so it is kept pointing nowhere, as after a delete`);
+          said[i]!.push(() =>
+            warn(`${label(item, i)} loaded; its link ${x}, so it is kept pointing nowhere, as after a delete`),
+          );
       };
       const meta = body.meta ?? {};
       if (def.system) {
-        prepared.push({ def, nid: def.system.nid, id: def.system.id, data: complete(def.fields, value), value, meta });
-        return dropped();
+        const data = complete(def.fields, value);
+        prepared.push({
+          def,
+          nid: def.system.nid,
+          id: def.system.id,
+          data,
+          value,
+          meta,
+          label: label(item, i),
+          index: i,
+          dropped,
+        });
+        return;
       }
       if (body.id === undefined) throw invalid('no id');
       if (body.nid === undefined) throw invalid('no nid');
@@ -192,19 +217,23 @@ function loadBackupBlocks(
       if (ids.has(body.id) || rt.systemBlockById(body.id)) throw conflict(`id '${body.id}' appears twice`);
       nids.add(body.nid);
       ids.add(body.id);
-      prepared.push({ def, nid: body.nid, id: body.id, data: complete(def.fields, value), value, meta });
-      dropped();
+      const data = complete(def.fields, value);
+      prepared.push({ def, nid: body.nid, id: body.id, data, value, meta, label: label(item, i), index: i, dropped });
     } catch (e) {
-      fail(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`);
+      said[i]!.push(() => fail(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`));
     }
   });
+  const loading = holdingRules(rt, prepared, (p, kind, text) =>
+    said[p.index]!.push(() => (kind === 'fail' ? fail : warn)(text)),
+  );
+  for (const told of said) for (const tell of told) tell();
   if (items.length === 0) {
     throw invalid(
       'the backup holds no block, and loading it would delete every block, so nothing was changed; to delete every block use blocks/all/delete',
       [{ path: 'blocks', message: 'empty: no block to load' }],
     );
   }
-  if (prepared.length === 0) {
+  if (loading.length === 0) {
     throw invalid(`no block of the backup can be loaded, so nothing was changed: ${messages.join('; ')}`, [
       { path: 'blocks', message: 'no loadable block' },
     ]);
@@ -220,7 +249,7 @@ function loadBackupBlocks(
   const previousIds = previous.filter((b) => !b.def.system).map((b) => b.id);
   for (const b of previous) if (!b.def.system) rt.remove(b, false);
   const changed: AnyBlock[] = [];
-  for (const p of prepared) {
+  for (const p of loading) {
     if (p.def.system) {
       const sys = rt.table.byNid(p.nid)!;
       sys.data = withReadonly(p.def.fields, sys.data, p.data) as AnyBlock['data'];
@@ -242,7 +271,7 @@ function loadBackupBlocks(
     rt.afterStructureChange();
     throw e;
   }
-  for (const p of prepared) if (!p.def.system) rt.persistence.reserveNid(p.nid);
+  for (const p of loading) if (!p.def.system) rt.persistence.reserveNid(p.nid);
   for (const u of underway) {
     const now = rt.table.byNid(u.nid);
     const again = now?.def.underway?.(now);
@@ -263,4 +292,74 @@ function loadBackupBlocks(
 /** A dropped field's reason in a few words: an unknown field's list of known ones is left to the docs. */
 function droppedWhy(message: string): string {
   return message.startsWith('unknown field') ? 'not a field of this type on this controller' : message;
+}
+
+interface RulesChecked {
+  index: number;
+  def: BlockTypeDef<any, any>;
+  id: string;
+  nid: number;
+  data: Data;
+  value: Partial;
+  label: string;
+  dropped: () => void;
+}
+
+/**
+ * The blocks of a backup held to the rules across blocks that a create of each meets over REST
+ * and MQTT (validation.ts dataRuleIssues: unique hardware addresses, a type's checkData such as
+ * the addresses an I2C chip can have or an output on an input line), against the backup's blocks,
+ * which replace the current ones. Each value these rules refuse binds the block to hardware (or is
+ * a one-off command): it is left out, as a field this controller does not know is, and the block
+ * loads unbound and idle with a warning naming the value and the rule, instead of being lost with
+ * its settings and the links to it (a Brewblox Spark took two sensors on one address). Of two
+ * blocks with one address, the first of the backup keeps it. A block that still breaks a rule
+ * without those values fails.
+ */
+function holdingRules<P extends RulesChecked>(
+  rt: RuntimeCore,
+  prepared: P[],
+  say: (p: P, kind: 'fail' | 'warn', text: string) => void,
+): P[] {
+  // Each block as it will be loaded (its read-only values at their defaults, with those it keeps).
+  const views = new Map<string, AnyBlock>();
+  const view = (p: P) => {
+    const data = withReadonly(p.def.fields, undefined, p.data) as Data;
+    overlayOwned(p.def.fields, data, p.value);
+    views.set(p.id, { id: p.id, nid: p.nid, def: p.def, data, meta: {}, state: undefined } as unknown as AnyBlock);
+  };
+  for (const p of prepared) if (!p.def.system) view(p);
+  const table = { byId: (id: string) => views.get(id) ?? rt.systemBlockById(id) };
+  const loaded: AnyBlock[] = [];
+  const issuesOf = (p: P) =>
+    dataRuleIssues(p.def, p.value, p.data, {
+      others: loaded,
+      table,
+      self: undefined,
+      // Who links to a block is asked only of a change to a block that exists (a tuning's start).
+      referrers: () => [],
+      units: rt.units,
+    });
+  const loading: P[] = [];
+  for (const p of prepared) {
+    if (!p.def.system) {
+      const issues = issuesOf(p);
+      if (issues.length) {
+        for (const x of issues) leaveOut(p.value, x.path);
+        p.data = complete(p.def.fields, p.value);
+        view(p);
+        const still = issuesOf(p);
+        if (still.length) {
+          say(p, 'fail', `${p.label} failed: ${still.map((x) => `${x.path}: ${x.message}`).join('; ')}`);
+          continue;
+        }
+        for (const x of issues)
+          say(p, 'warn', `${p.label}: field '${x.path.replace(/^data\./, '')}' dropped (${x.message})`);
+      }
+      loaded.push(views.get(p.id)!);
+    }
+    p.dropped();
+    loading.push(p);
+  }
+  return loading;
 }

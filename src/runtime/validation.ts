@@ -11,6 +11,7 @@ import type { RuntimeCore } from './core.js';
 import { invalid } from './errors.js';
 import { resolveIn, type Resolve } from './interfaces.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
+import type { UnitPrefs } from '../codec/units.js';
 
 export function typeOf(types: Map<string, BlockTypeDef<any, any>>, type: string): BlockTypeDef<any, any> {
   const def = types.get(type);
@@ -39,8 +40,13 @@ export function decodeBlockData(
     },
   };
   const { value, issues } = decodeWithLegacy(def.fields, def.legacy, data, ctx);
-  issues.push(...uniquenessIssues(rt, def, value, self));
-  if (def.checkData && !issues.length) {
+  const others = {
+    *[Symbol.iterator]() {
+      for (const b of rt.table.values()) if (b !== self) yield b;
+    },
+  };
+  if (issues.length) issues.push(...uniquenessIssues(def, value, others));
+  else {
     // The data as the block will hold it (explicit nulls already reset to defaults), not the decoded input.
     const current = self?.data as Data | undefined;
     const whole = {
@@ -48,7 +54,9 @@ export function decodeBlockData(
       ...(current ? merge(def.fields, current, value) : complete(def.fields, value)),
     } as Data;
     issues.push(
-      ...def.checkData(whole, ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve, {
+      ...dataRuleIssues(def, value, whole, {
+        others,
+        table: rt.table,
         self,
         referrers: (id) => rt.links.referrers(id),
         units: rt.units,
@@ -60,21 +68,54 @@ export function decodeBlockData(
   return value;
 }
 
-/** Values of `unique` fields (hardware addresses) that another block already holds. */
-export function uniquenessIssues(
-  rt: Pick<RuntimeCore, 'table'>,
+/** A block as the rules across blocks see it: in the table, or in a backup being loaded. */
+export type RuleBlock = Pick<AnyBlock, 'id' | 'nid' | 'def' | 'data'>;
+
+/** What the rules across blocks see besides the block's data. */
+export interface RuleContext {
+  /** Every other block (the holders of unique values). */
+  others: Iterable<RuleBlock>;
+  /** Where links resolve. */
+  table: { byId(id: string): AnyBlock | undefined };
+  /** The block before the change; undefined on create (and for every block of a backup). */
+  self: AnyBlock | undefined;
+  referrers(id: string): readonly AnyBlock[];
+  units: UnitPrefs;
+}
+
+/**
+ * The rules a block's data keeps that decoding one value cannot see: unique values (hardware
+ * addresses) and the type's own checkData (an I2C chip's addresses, an output on an input line).
+ * One place for create, write and patch (REST and MQTT) and for each block of a backup load.
+ * `given`: the decoded input; `whole`: the data the block will hold.
+ */
+export function dataRuleIssues(
   def: BlockTypeDef<any, any>,
   given: Data,
-  self: AnyBlock | undefined,
+  whole: Data,
+  ctx: RuleContext,
 ): ValidationIssue[] {
+  const issues = uniquenessIssues(def, given, ctx.others);
+  if (def.checkData && !issues.length)
+    issues.push(
+      ...def.checkData(whole, ((id, iface) => resolveIn(ctx.table, id, iface)) as Resolve, {
+        self: ctx.self,
+        referrers: ctx.referrers,
+        units: ctx.units,
+      }),
+    );
+  return issues;
+}
+
+/** Values of `unique` fields (hardware addresses) that another block already holds (the one of lowest nid is named). */
+function uniquenessIssues(def: BlockTypeDef<any, any>, given: Data, others: Iterable<RuleBlock>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const [name, field] of Object.entries(def.fields) as [string, Field][]) {
     const value = given[name];
     if (!field.unique || value === undefined || value === defaultValue(field)) continue;
-    let holder: AnyBlock | undefined;
-    for (const b of rt.table.values())
-      if (b !== self && b.def.fields[name]?.unique && (b.data as Data)[name] === value)
-        if (!holder || b.nid < holder.nid) holder = b;
+    let holder: RuleBlock | undefined;
+    for (const b of others)
+      if (b.def.fields[name]?.unique && (b.data as Data)[name] === value) if (!holder || b.nid < holder.nid) holder = b;
     if (holder)
       issues.push({ path: `data.${name}`, message: `${String(value)} is already used by block '${holder.id}'` });
   }

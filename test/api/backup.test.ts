@@ -191,3 +191,38 @@ t.test('a backup with an empty blocks list is refused and deletes nothing', asyn
   const res2 = await post('blocks/backup/load', { blocks: [], store: [] });
   t.equal(res2.status, 422, 'with an empty store too');
 });
+
+t.test(
+  'a backup block is held to the rules a create of it meets: one address per device, an address its chip can have',
+  async (t) => {
+    const { post, close } = await startApp({}, { listen: false });
+    t.teardown(close);
+    t.equal(
+      (await post('blocks/create', { id: 'relays', type: 'DS2408', data: { address: '2901d0000000004a' } })).status,
+      201,
+    );
+    const backup = (await post('blocks/backup/save')).body;
+    const relays = backup.blocks.find((b: { id: string }) => b.id === 'relays');
+    const pcf = { id: 'expander', nid: 901, type: 'PCF8574', data: { address: 0x10, activeLow: true } };
+    const created = await post('blocks/create', pcf);
+    t.equal(created.status, 422, 'blocks/create refuses an address a PCF8574 cannot have');
+    backup.blocks.push({ ...relays, id: 'relays again', nid: 900 }, pcf);
+    const load = await post('blocks/backup/load', backup);
+    t.equal(load.status, 200);
+    t.same(load.body.failures, [], 'no block is lost');
+    t.same(
+      load.body.warnings,
+      [
+        "block 3 (id 'relays again', nid 900, type 'DS2408'): field 'address' dropped (2901d0000000004a is already used by block 'relays')",
+        `block 4 (id 'expander', nid 901, type 'PCF8574'): field 'address' dropped (${created.body.validation[0].message})`,
+      ],
+      'the second block with the address and the expander load without it, told in the words blocks/create has',
+    );
+    const read = async (id: string) => (await post('blocks/read', { id })).body.data;
+    t.equal((await read('relays')).address, '2901d0000000004a', 'the first block with the address keeps it');
+    t.equal((await read('relays again')).address, '0000000000000000', 'the second is unbound');
+    const expander = await read('expander');
+    t.equal(expander.address, null, 'the expander is unbound');
+    t.equal(expander.activeLow, true, 'and keeps its settings');
+  },
+);

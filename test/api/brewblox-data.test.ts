@@ -184,7 +184,15 @@ t.test(
 
     res = await rt.post('blocks/backup/load', { blocks: [...backup.blocks, ...dc.extra], store: [] });
     const messages: string[] = res.body.messages;
-    t.equal(messages.length, 5, JSON.stringify(messages));
+    t.equal(messages.length, 6, JSON.stringify(messages));
+    t.ok(
+      res.body.warnings.some((w: string) =>
+        /id 'sensor-onewire-old'.*field 'address' dropped \(deadbeef00000000 is already used by block 'sensor-onewire-1'\)/.test(
+          w,
+        ),
+      ),
+      'the older sensor on the address of another loads unbound, as blocks/create refuses a second block on one address',
+    );
     t.equal(
       res.body.failures.length,
       1,
