@@ -1,7 +1,8 @@
 // One schema per input shape (DESIGN §10, §11): block bodies generated from the field tables
 // (test/helpers/field-values.ts: every writable field of every type at the edges of its declared
 // range and shape, plus seeded random values) go through every path a body travels: REST create,
-// the MQTT block API's message handler, a backup load, a backup round trip and a restart. No
+// the MQTT block API (its message handler for every body, a seeded sample over the embedded
+// broker), a backup load, a backup round trip, a restart and the state and history messages. No
 // input is a 500; a refusal names the field; REST, MQTT and a backup load take or refuse each
 // body alike; what is taken comes back the same after a backup round trip and a restart. The seed
 // is in the test name; EDGEBLOCKS_VALUES_SEED repeats a run.
@@ -12,6 +13,8 @@ import { handleControllerMessage } from '../../src/mqtt/controller-topics.js';
 import { ALL } from '../../src/runtime/runtime.js';
 import { generateBodies, valuesSeed, type Generated } from '../helpers/field-values.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
+import { seeded } from '../../drivers/sim/seeded.js';
+import { controllerTopic, Recorder, SERVICE_ID, until, untilSubscribed } from '../mqtt/fixtures.js';
 
 const SEED = valuesSeed();
 const FIRST_NID = 1000;
@@ -192,4 +195,43 @@ t.test(`generated field values, seed ${SEED}: what is taken survives a backup ro
   t.teardown(() => import('node:fs').then((fs) => fs.rmSync(rt.dataDir, { recursive: true, force: true })));
   const afterRestart = await storedById(open);
   t.same(diff(afterLoad, afterRestart), [], 'a restart gives every block back the same');
+});
+
+t.test(`generated field values, seed ${SEED}: over a real broker, the block API takes what REST takes`, async (t) => {
+  // A seeded sample, with every list item of the wrong shape (the bodies that were 500s).
+  const rest = await startApp({}, { listen: false });
+  t.teardown(rest.close);
+  const targets = await withTargets(rest);
+  const all = generateBodies(blockTypes, targets, SEED, FIRST_NID);
+  const rand = seeded(SEED);
+  const bodies = all.filter((b) => /^\[(\[\]|"x"|5)\]$/.test(JSON.stringify(b.data[b.field])) || rand() < 0.02);
+  const taken = new Set<string>();
+  for (const b of bodies)
+    if ((await rest.post('blocks/create', { id: b.id, nid: b.nid, type: b.type, data: b.data })).status === 201)
+      taken.add(b.id);
+
+  const rt = await startApp({ mqttUrl: 'embedded', mqttPort: '0' });
+  t.teardown(rt.close);
+  await withTargets(rt);
+  await untilSubscribed(rt.app);
+  const pub = await Recorder.connect(`mqtt://127.0.0.1:${rt.app.mqtt.brokerPort}`);
+  t.teardown(() => pub.end());
+  const dropped = () => (rt.app.mqtt.status() as { dropped: { blockApi: number } }).dropped.blockApi;
+  const before = dropped();
+  for (const b of bodies)
+    await pub.publish(
+      controllerTopic('create'),
+      JSON.stringify({ serviceId: SERVICE_ID, id: b.id, nid: b.nid, type: b.type, data: b.data }),
+    );
+  // Messages of one client are handled in order: once the marker is here, every body was.
+  await pub.publish(
+    controllerTopic('create'),
+    JSON.stringify({ serviceId: SERVICE_ID, id: 'marker', type: 'TempSensorMock', data: {} }),
+  );
+  await until(() => rt.app.runtime.find('marker') !== undefined, 'the marker after the generated bodies', 30_000);
+  const disagree = bodies
+    .filter((b) => taken.has(b.id) !== (rt.app.runtime.find(b.id) !== undefined))
+    .map((b) => `${show(b)}: REST ${taken.has(b.id) ? 'took' : 'refused'} it, MQTT the other`);
+  t.same(disagree, [], `MQTT takes the ${taken.size} bodies REST takes of ${bodies.length}, and no other`);
+  t.equal(dropped() - before, bodies.length - taken.size, 'each refused message is counted as dropped');
 });
