@@ -1,6 +1,7 @@
 // SetpointProfile: drives a setpoint along points in time from a wall-clock start, holding the
 // first temperature until its point and the last one after the end. Without a valid wall clock
-// it pauses (the target keeps its setting) until the time is known again. Reference §5.2.
+// it pauses at the place of the last time seen (the one saved before a start on a clock not set)
+// until the time is known again. Reference §5.2.
 // Its place is the time since `start` as the controller counts it: a wall-clock jump moves
 // `start` by as much (the place stays), and so does the time the service was stopped, for a
 // profile that was running (it resumes where it was). docs/blocks.md, "Profiles and the clock".
@@ -56,13 +57,15 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
       if (target) ctx.wake(target);
       return next;
     }
-    // Paused: no wall clock (the setting stays as it was).
-    if (ctx.wall === null) return next;
-    if (d.start === null || ctx.wall / 1000 < d.start) {
+    // Paused without a wall clock: held at the place of the last time seen (after a start on a
+    // clock not set, the time the service last saw), or as it was when no time was ever seen.
+    const wall = ctx.wall ?? ctx.lastWall;
+    if (wall === null) return next;
+    if (d.start === null || wall / 1000 < d.start) {
       d.setting = null;
       return next;
     }
-    d.setting = profileSetting(d.points, ctx.wall / 1000 - d.start);
+    d.setting = profileSetting(d.points, wall / 1000 - d.start);
     if (target && d.setting !== null) drive(ctx, target, block, d.setting);
     return next;
   },

@@ -255,6 +255,19 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return jump;
   }
 
+  /**
+   * The wall time last seen before this start, for a start on a clock that is not set (the
+   * service's clock record): wall-anchored progress holds there until the clock is set.
+   */
+  wallLastSeen(at: number): void {
+    if (this.clock.wall() === null) this.ctx.lastWall = at;
+  }
+
+  private readWall(): void {
+    this.ctx.wall = this.clock.wall();
+    if (this.ctx.wall !== null) this.ctx.lastWall = this.ctx.wall;
+  }
+
   /** The wall clock moved by time that did not pass for the controller (a jump, or the time it was stopped). */
   moveWall(move: WallMove): void {
     const changed: AnyBlock[] = [];
@@ -281,7 +294,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     try {
       this.ctx.now = now;
       this.ctx.ticks = this.tickCount;
-      this.ctx.wall = this.clock.wall();
+      this.readWall();
       for (const block of this.order.current()) {
         if (block.nextUpdate <= now && this.table.isLive(block)) runUpdate(block, this.ctx, now, this.log);
       }
@@ -305,7 +318,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void {
     this.checkClock();
     this.ctx.now = this.clock.now();
-    this.ctx.wall = this.clock.wall();
+    this.readWall();
     try {
       block.def.onWrite?.(block, info, this.ctx);
     } catch (e) {

@@ -46,6 +46,11 @@ export interface UpdateContext {
   ticks: number;
   /** Epoch milliseconds, or null when the wall clock is not valid. */
   wall: number | null;
+  /**
+   * The last valid wall-clock reading (epoch ms; before this start, the one the service saved),
+   * or null: where wall-anchored progress (a profile's place) holds while `wall` is null.
+   */
+  lastWall: number | null;
   /** Resolve a link: the target, typed as `iface` promises, when it exists and implements `iface`; else null. */
   resolve: Resolve;
   /** First come, first served: true when `claimer` holds `target` after the call. */

@@ -11,6 +11,7 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     now: 0,
     ticks: 0,
     wall: null,
+    lastWall: null,
     resolve: ((id, iface) => resolveIn(rt.table, id, iface)) as Resolve,
     claim(target, claimer) {
       const r = claim(target, claimer);

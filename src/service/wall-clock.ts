@@ -76,7 +76,10 @@ export class WallClockService {
       // A clock not set (a Pi without a saved time boots at 1970) tells nothing of the time the
       // service was stopped: profiles wait for it (they are paused meanwhile), and move once it is set.
       if (set) this.runtime.moveWall({ byMs: wall - this.record.last, reason: 'restart', wall });
-      else this.stoppedAt = this.record.last;
+      else {
+        this.stoppedAt = this.record.last;
+        this.runtime.wallLastSeen(this.record.last);
+      }
       if (wall < this.record.high - JUMP_MS) {
         this.behindSince = this.runtime.clock.now();
         this.log.warn(
