@@ -181,6 +181,16 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
   b = (await api('blocks/read', { id: 'Beer Profile' })).body;
   t.equal(b.data.enabled, false, 'paused: the profile no longer drives the setpoint');
   t.type(b.meta.pausedAt, 'number', 'the place is kept on the block, for any browser');
+  // Paused, the beer keeps the temperature of the place it was paused at (step 1: 11 °C); a
+  // setpoint the profile left without a setting would leave it uncontrolled.
+  let sp = (await api('blocks/read', { id: 'Beer Setpoint' })).body;
+  // The setting follows at the setpoint's next update (within a second).
+  for (let i = 0; i < 50 && sp.data.setting?.value == null; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    sp = (await api('blocks/read', { id: 'Beer Setpoint' })).body;
+  }
+  t.equal(sp.data.claimedBy.id, null, 'the setpoint is free');
+  t.equal(sp.data.setting?.value ?? null, 11, 'and holds 11 °C');
 
   await c.getByRole('button', { name: 'Skip step' }).click();
   await now.filter({ hasText: 'step 2 of 5' }).waitFor();
@@ -219,6 +229,7 @@ t.test('the editor labels fields in words and enforces the ranges of the field t
     sensors.includes('Heat PID') || sensors.includes('Heater') || sensors.includes('Beer Setpoint'),
     'and no block of another interface',
   );
+  const stored = (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value;
   await form.locator('input[name=storedSetting]').fill('500');
   await form.getByRole('button', { name: 'Save changes' }).click();
   await form
@@ -227,7 +238,7 @@ t.test('the editor labels fields in words and enforces the ranges of the field t
     .waitFor();
   t.equal(
     (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value,
-    20.5,
+    stored,
     'the out-of-range value was not sent',
   );
 });
