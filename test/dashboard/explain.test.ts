@@ -132,6 +132,19 @@ t.test('profile steps become points, and the position in them is told in words',
   t.equal(w.now, 'step 2 of 3: ramp 19 → 21 °C over 24.0 h, 12.0 h left');
   t.equal(w.next, 'hold 21 °C for 3.0 d');
   t.equal(whereIsIt(segs, 10 * DAY).now, 'finished: holding 21');
+  // Points in another order (any API client may write them so; the controller sorts them by time,
+  // shared/profile.ts): the card tells the same steps, not "no steps" or a profile finished.
+  const shuffled = [points[2]!, points[0]!, points[3]!, points[1]!];
+  const again = segmentsOf(
+    shuffled.map((p) => ({ time: sec(p.time), temperature: temp(p.temperature) })),
+    'degC',
+  );
+  t.same(
+    again.map((s) => s.text),
+    segs.map((s) => s.text),
+    'points out of order: the same steps',
+  );
+  t.equal(whereIsIt(again, 5.5 * DAY).index, 1);
 });
 
 t.test('a block whose driver let go says it is inactive and how to take over', async (t) => {

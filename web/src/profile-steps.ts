@@ -101,10 +101,13 @@ export interface Segment {
 
 /** The profile's stretches between points, in words: "hold 21 °C for 3.0 d", "ramp to 2 °C over 1.0 d". */
 export function segmentsOf(points: unknown, unit: string): Segment[] {
-  const list = (Array.isArray(points) ? points : []).map((p: { time?: unknown; temperature?: unknown }) => ({
-    time: qtyValue(p.time) ?? 0,
-    temperature: qtyValue(p.temperature) ?? 0,
-  }));
+  // In time order, as the controller takes them (points at one time keep their order: a step).
+  const list = (Array.isArray(points) ? points : [])
+    .map((p: { time?: unknown; temperature?: unknown }) => ({
+      time: qtyValue(p.time) ?? 0,
+      temperature: qtyValue(p.temperature) ?? 0,
+    }))
+    .sort((a, b) => a.time - b.time);
   const u = unitLabel(unit);
   const out: Segment[] = [];
   for (let i = 0; i + 1 < list.length; i++) {
