@@ -23,7 +23,7 @@ import { discoverBlocks, type Discoverer } from './discover.js';
 import { blockRecord, loadStored, recordText } from './records.js';
 import { renameBlock } from './rename.js';
 import { nextDue, runUpdate } from './scheduler.js';
-import { makeUpdateContext } from './update-context.js';
+import { makeUpdateContext, readWall } from './update-context.js';
 import { UnsavedBlocks } from './unsaved.js';
 import { decodeBlockData, typeOf, validateBody } from './validation.js';
 import { createBlock, deleteAllBlocks, deleteBlock, updateBlock, type Deleted } from './writes.js';
@@ -255,17 +255,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return jump;
   }
 
-  /**
-   * The wall time last seen before this start, for a start on a clock that is not set (the
-   * service's clock record): wall-anchored progress holds there until the clock is set.
-   */
+  /** A start on a clock not set: the wall time the service saw last (ctx.lastWall) before it. */
   wallLastSeen(at: number): void {
     if (this.clock.wall() === null) this.ctx.lastWall = at;
-  }
-
-  private readWall(): void {
-    this.ctx.wall = this.clock.wall();
-    if (this.ctx.wall !== null) this.ctx.lastWall = this.ctx.wall;
   }
 
   /** The wall clock moved by time that did not pass for the controller (a jump, or the time it was stopped). */
@@ -294,7 +286,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     try {
       this.ctx.now = now;
       this.ctx.ticks = this.tickCount;
-      this.readWall();
+      readWall(this.ctx, this.clock);
       for (const block of this.order.current()) {
         if (block.nextUpdate <= now && this.table.isLive(block)) runUpdate(block, this.ctx, now, this.log);
       }
@@ -318,7 +310,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void {
     this.checkClock();
     this.ctx.now = this.clock.now();
-    this.readWall();
+    readWall(this.ctx, this.clock);
     try {
       block.def.onWrite?.(block, info, this.ctx);
     } catch (e) {

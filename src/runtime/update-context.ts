@@ -3,6 +3,7 @@
 import { claim, channels, release } from './claims.js';
 import type { RuntimeCore } from './core.js';
 import { resolveIn, type Resolve } from './interfaces.js';
+import type { Clock } from './clock.js';
 import type { IoArray, UpdateContext } from './types.js';
 import type { UnsavedBlocks } from './unsaved.js';
 
@@ -56,4 +57,10 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     log: rt.log,
   };
   return ctx;
+}
+
+/** Reads the wall clock into `ctx.wall`, and a valid reading into `ctx.lastWall` too. */
+export function readWall(ctx: UpdateContext, clock: Clock): void {
+  ctx.wall = clock.wall();
+  if (ctx.wall !== null) ctx.lastWall = ctx.wall;
 }
