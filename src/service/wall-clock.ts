@@ -7,6 +7,7 @@
 //   - a clock behind the high-water mark (a Pi without a real-time clock that booted at an old
 //     saved time, or never saved one) is "behind": said in the log and in system/status until
 //     it has caught up or jumped forward; history holds its points meanwhile (clock-gate.ts).
+//     A clock that stays behind for an hour is taken as right, unless it reads not set (1970).
 //     A jump forward meanwhile is the rest of the time the service was stopped (the clock did
 //     not show it at the start): the blocks take it as a restart's move, not a jump's, so a
 //     profile set to start later keeps its date.
@@ -163,7 +164,9 @@ export class WallClockService {
   private save(): void {
     const wall = this.wall();
     this.catchUp(wall);
-    if (this.behindSince !== null && this.runtime.clock.now() - this.behindSince >= BEHIND_LIMIT_MS) {
+    // A clock that reads not set (1970) is never taken as right, however long it stays so.
+    const set = this.runtime.clock.wall() !== null;
+    if (set && this.behindSince !== null && this.runtime.clock.now() - this.behindSince >= BEHIND_LIMIT_MS) {
       this.log.warn(
         { clock: new Date(wall).toISOString() },
         'the wall clock stayed behind the last time seen for an hour without network time: taken as right from now on',
@@ -173,7 +176,7 @@ export class WallClockService {
     }
     const high = Math.max(this.record?.high ?? wall, wall);
     // A clock not set is no time seen: the last one stays, for the move once it is set or at the next start.
-    const last = this.runtime.clock.wall() === null && this.record ? this.record.last : wall;
+    const last = !set && this.record ? this.record.last : wall;
     this.record = { last, high };
     try {
       this.db

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { WallClockService } from '../../src/service/wall-clock.js';
+import { BEHIND_LIMIT_MS, WallClockService } from '../../src/service/wall-clock.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { openDatabase } from '../../src/store/db.js';
 import { silentLogger } from '../../src/log.js';
@@ -93,4 +93,40 @@ t.test('a restart on a clock not set: the running profile holds the setting of i
   t.equal(Date.parse(second.data('Profile').start), W - DAY + HOUR + 6000, 'moved by the time stopped and paused');
   t.ok(Math.abs(second.data('Setpoint').setting.value - 11) < 0.01, 'and goes on from 11 degC');
   second.svc.stop();
+});
+
+t.test('a clock not set is never taken as right: after an hour without network time it is still behind', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-unset-hour-'));
+  const db = openDatabase(dir);
+  t.teardown(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // The service reads a clock not set as Date.now() (1970 on such a Pi): a W after the real now
+  // stands for the last time seen.
+  const W = Date.now() + 365 * DAY;
+  const { runtime: r1 } = testRuntime({ clock: new ManualClock(0, W) });
+  const first = new WallClockService(db, r1, silentLogger);
+  first.start();
+  first.stop(); // last seen: W
+
+  // Booted at 1970 with no network for two hours (a shed whose Wi-Fi came back later).
+  const clock = new UnsetClock(0, W + HOUR);
+  clock.isSet = false;
+  const { runtime } = testRuntime({ clock });
+  const second = new WallClockService(db, runtime, silentLogger);
+  second.start();
+  t.equal(second.behind, true, 'a start on a clock not set is behind the last time seen');
+  clock.advance(BEHIND_LIMIT_MS + 60_000);
+  second.saveNow(); // the minute's save, past the hour
+  t.equal(second.behind, true, 'still behind: 1970 is not a time to take as right');
+  t.equal(second.highWater(), W, 'history stays after the last time seen (it holds its points, not stamps them 1970)');
+  second.stop();
+
+  // And the record keeps W as the newest time seen, for the next start.
+  const { runtime: r3 } = testRuntime({ clock: new ManualClock(0, W - HOUR) });
+  const third = new WallClockService(db, r3, silentLogger);
+  third.start();
+  t.equal(third.highWater(), W, 'a later start on a clock an hour behind W is behind W');
+  third.stop();
 });
