@@ -4,6 +4,8 @@
 // read-only), so after the restart it must come from the profile's place at the stop: the time
 // the controller last saw. Without it the setpoint, left in CLAIMED mode by the profile, has no
 // setting at all and nothing controls the beer until network time comes, if it ever does.
+// And such a clock is never taken as right, however long it stays so: the hour after which a
+// clock behind the last time seen counts as set back for good is for clocks that read a time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
