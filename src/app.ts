@@ -56,6 +56,9 @@ import { VERSION } from './shared/version.js';
 import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
 import { hostname } from 'node:os';
 
+/** The settings row naming the ids Home Assistant entities were published under (homeassistant/former-ids.ts). */
+const HA_IDS_SETTING = 'homeassistant_ids';
+
 export interface AppOptions {
   clock?: Clock;
   /** Timers on `clock`'s time, which the control loop and the alert checks sleep on (tests: a ManualClock's). */
@@ -315,6 +318,10 @@ async function assembleServices(
       version: VERSION,
       intervalMs: config.emitInterval,
       log: log.child({ module: 'homeassistant' }),
+      memory: {
+        read: () => store.blocks.readSetting(HA_IDS_SETTING),
+        write: (value) => store.blocks.writeSetting(HA_IDS_SETTING, value),
+      },
     });
     // The alert binary_sensors share the controller's node: their old configs are swept with the blocks'.
     ha.onLegacyCleared((objectId) => alerts.homeAssistantConfigCleared(objectId));

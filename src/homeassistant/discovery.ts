@@ -13,7 +13,8 @@
 // from blocks deleted while the service was down or away from the broker (its publishes dropped)
 // are found and removed on connect, and the block's retained state with them. Configs an older
 // version left under the node an id with `.` or `~` had before (legacyNodeId) are cleared, and
-// the entity's config on the new node is published again after the clear: see sweepLegacy.
+// the entity's config on the new node is published again after the clear: see sweepLegacy. The
+// device of a service id (or topic root) the data dir had before is removed: former-ids.ts.
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { HA_COMMAND_BYTES } from '../shared/limits.js';
@@ -23,6 +24,7 @@ import type { UnitsSetting } from '../runtime/units-setting.js';
 import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
 import { legacyNodeId, nodeId } from '../shared/service-id.js';
 import { defaultEntityIds, entityKey, entitySlug, haObjectId } from './entity-ids.js';
+import { clearFormerDevices, type IdMemory } from './former-ids.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
@@ -36,6 +38,8 @@ export interface HomeAssistantOptions {
   version: string;
   intervalMs: number;
   log: Logger;
+  /** Where the ids entities were published under are remembered, to remove a former id's device: former-ids.ts. */
+  memory?: IdMemory;
 }
 
 export { entitySlug, haObjectId, nodeId };
@@ -103,6 +107,16 @@ export class HomeAssistant {
         mqtt.subscribeRaw(`${DISCOVERY_PREFIX}/+/${legacy}/+/config`, (topic, payload) =>
           this.sweepLegacy(topic, payload),
         ),
+      );
+    if (this.o.memory)
+      this.cleanups.push(
+        clearFormerDevices({
+          mqtt,
+          memory: this.o.memory,
+          now: { serviceId: this.o.serviceId, topicRoot: this.o.topicRoot },
+          discoveryPrefix: DISCOVERY_PREFIX,
+          log: this.o.log,
+        }),
       );
     const onChange = (ev: ChangeEvent) => this.onChange(ev);
     runtime.on('change', onChange);

@@ -1,0 +1,125 @@
+// The Home Assistant device a controller had under a service id it no longer has.
+// Unique ids, node and topics are made of the id, so a new id is a new device; the old one's
+// configs stayed retained, and Home Assistant kept a second device with every entity unavailable
+// (found again at each of its restarts). The data dir remembers the ids it published under
+// (a settings row); the configs of a former id, found under its node by their unique ids, are
+// cleared with the block states beside them, once that id's retained availability says it is not
+// online: the old controller stopped (a clean stop or its last will). Only the copies the broker
+// kept are cleared, never a config sent now. A controller that runs with the former id (it was
+// given a copy of this data dir) says `online` or sends its configs, and from then on its configs
+// are left alone for as long as this service runs. With no availability retained (the embedded
+// broker forgets retained messages at a restart, and the old configs with them) nothing is cleared.
+import type { Logger } from '../log.js';
+import type { AppMqtt } from '../mqtt/index.js';
+import { nodeId } from '../shared/service-id.js';
+
+/** One id this data dir published Home Assistant entities under, with the topic root of its availability. */
+export interface PublishedId {
+  serviceId: string;
+  topicRoot: string;
+}
+
+/** Where the ids are remembered: one text value (JSON) of the data dir. */
+export interface IdMemory {
+  read(): string | undefined;
+  write(value: string): void;
+}
+
+interface Remembered extends PublishedId {
+  former: PublishedId[];
+}
+
+/** Former ids kept at most: each is one small subscription at every start. */
+export const MAX_FORMER_IDS = 8;
+
+const same = (a: PublishedId, b: PublishedId) => a.serviceId === b.serviceId && a.topicRoot === b.topicRoot;
+
+function isId(v: unknown): v is PublishedId {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as PublishedId).serviceId === 'string' &&
+    typeof (v as PublishedId).topicRoot === 'string'
+  );
+}
+
+/** The former ids after a start as `now`, from what the memory held (damaged text reads as none). */
+export function formerIds(text: string | undefined, now: PublishedId): PublishedId[] {
+  let stored: Partial<Remembered> = {};
+  try {
+    stored = text ? JSON.parse(text) : {};
+  } catch {
+    stored = {};
+  }
+  const former = Array.isArray(stored.former) ? stored.former.filter(isId) : [];
+  if (isId(stored)) former.unshift({ serviceId: stored.serviceId, topicRoot: stored.topicRoot });
+  // A new topic root alone keeps the node and unique ids: the configs go out again on their topics.
+  const out: PublishedId[] = [];
+  for (const f of former) if (f.serviceId !== now.serviceId && !out.some((o) => same(o, f))) out.push(f);
+  return out.slice(0, MAX_FORMER_IDS);
+}
+
+export interface FormerDevicesOptions {
+  mqtt: Pick<AppMqtt, 'publish' | 'subscribeRaw'>;
+  memory: IdMemory;
+  now: PublishedId;
+  discoveryPrefix: string;
+  log: Logger;
+}
+
+/** Remembers `now` and clears the retained configs of the former ids' devices; answers the remove function. */
+export function clearFormerDevices(o: FormerDevicesOptions): () => void {
+  const former = formerIds(o.memory.read(), o.now);
+  try {
+    o.memory.write(JSON.stringify({ ...o.now, former }));
+  } catch (e) {
+    o.log.warn({ err: e }, 'home assistant: cannot remember the service id in the data dir');
+  }
+  return chain(former.map((f) => watch(o, f)));
+}
+
+function chain(fns: Array<() => void>): () => void {
+  return () => {
+    for (const fn of fns.splice(0)) fn();
+  };
+}
+
+function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
+  const node = nodeId(f.serviceId);
+  const availability = `${f.topicRoot}/ha/${f.serviceId}/availability`;
+  const mine = `"unique_id":"edgeblocks_${f.serviceId}_`;
+  // A controller runs with that id: its entities are its own from then on, for this whole run.
+  let live = false;
+  let clearing: (() => void) | null = null;
+  const seenLive = () => {
+    if (!live)
+      o.log.info(
+        `home assistant: the former service id ${f.serviceId} is online (another controller runs with it); its entities are left alone`,
+      );
+    live = true;
+    clearing?.();
+    clearing = null;
+  };
+  // Only what the broker kept from before decides, and only that is cleared: a live `offline` or a
+  // config sent now is a controller with that id at work (stopping, or starting up before its
+  // presence says `online`).
+  const stopAvailability = o.mqtt.subscribeRaw(availability, (_topic, payload, retained) => {
+    if (payload.length === 0) return;
+    if (payload.toString() === 'online') return seenLive();
+    if (!retained || live || clearing) return;
+    o.log.info(`home assistant: removing the entities of the former service id ${f.serviceId} (device ${node})`);
+    clearing = o.mqtt.subscribeRaw(`${o.discoveryPrefix}/+/${node}/+/config`, (topic, config, kept) => {
+      // Read as bytes, never parsed: our configs are written by JSON.stringify.
+      if (live || config.length === 0 || !config.includes(mine)) return;
+      if (!kept) return seenLive();
+      o.mqtt.publish(topic, '', { retain: true });
+      const objectId = topic.split('/')[3] ?? '';
+      if (/^\d+_/.test(objectId))
+        o.mqtt.publish(`${f.topicRoot}/ha/${f.serviceId}/${objectId.split('_')[0]}`, '', { retain: true });
+    });
+  });
+  return () => {
+    stopAvailability();
+    clearing?.();
+  };
+}

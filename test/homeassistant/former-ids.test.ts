@@ -1,0 +1,185 @@
+// A controller given a new service id (or topic root) is a new Home Assistant device: its unique
+// ids and node are made of the id. The configs of the old id stayed retained on the broker, so
+// Home Assistant kept a second device `edgeblocks <old id>` with every entity unavailable, for
+// good (found again at each Home Assistant restart). The data dir remembers the ids it published
+// under; configs of a former id are cleared once that id's availability says it is not online,
+// and never those of a controller that runs with that id (a copy of the data dir).
+// tags: slow (a real Mosquitto, services restarted under other ids)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import t, { type Test } from 'tap';
+import { formerIds, MAX_FORMER_IDS } from '../../src/homeassistant/former-ids.js';
+import { startApp, type RunningApp } from '../helpers/app.js';
+import { startMosquitto } from '../helpers/mosquitto.js';
+import { Recorder } from '../mqtt/fixtures.js';
+import { until } from '../helpers/until.js';
+
+const tempDir = (t: Test) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-ha-former-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+/** The retained (non-empty) topics a new subscriber to `filters` reads, after a marker published behind them. */
+async function retained(url: string, ...filters: string[]): Promise<string[]> {
+  const r = await Recorder.connect(url);
+  try {
+    await r.subscribe(...filters, 'edge-test/marker');
+    await r.publish('edge-test/marker', 'x');
+    await r.waitFor((m) => m.topic === 'edge-test/marker', 'the marker');
+    return r.messages.filter((m) => m.retain && m.payload.length > 0).map((m) => m.topic);
+  } finally {
+    await r.end();
+  }
+}
+
+async function sensorOf(rt: RunningApp, id: string): Promise<number> {
+  const res = await rt.post('blocks/create', { id, type: 'TempSensorMock', data: { setting: 20 } });
+  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  return res.body.nid;
+}
+
+t.test('a new service id clears the configs and states of the old one', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const dataDir = tempDir(t);
+  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+  const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir });
+  const nid = await sensorOf(first, 'Beer');
+  const oldConfig = `homeassistant/sensor/edgeblocks_ferm-old/${nid}_value/config`;
+  const oldState = `svc/ha/ferm-old/${nid}`;
+  await until(
+    async () => (await retained(broker.url, oldConfig, oldState)).length === 2,
+    'the old config and state retained',
+  );
+  await first.close();
+
+  const bus = await Recorder.connect(broker.url);
+  t.teardown(() => bus.end());
+  await bus.subscribe('homeassistant/+/edgeblocks_ferm-old/+/config', oldState);
+  const second = await startApp({ ...options, serviceId: 'ferm-new' }, { dataDir });
+  t.teardown(() => second.close());
+  await bus.waitFor((m) => m.topic === oldConfig && m.payload.length === 0, 'the old config cleared');
+  await bus.waitFor((m) => m.topic === oldState && m.payload.length === 0, 'the old state cleared');
+  await bus.waitFor(
+    (m) => m.topic.includes('/alert_') && m.payload.length === 0,
+    'the old alert binary_sensors cleared',
+  );
+  t.same(await retained(broker.url, 'homeassistant/+/edgeblocks_ferm-old/#'), [], 'nothing of ferm-old is left');
+  t.ok(
+    (await retained(broker.url, `homeassistant/sensor/edgeblocks_ferm-new/${nid}_value/config`)).length,
+    'the entity is announced under the new id',
+  );
+});
+
+t.test('the configs of a controller running with the former id are left alone', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+  // This data dir ran as ferm-old once; a copy of it runs on as ferm-old on another controller.
+  const copyDir = tempDir(t);
+  const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: copyDir });
+  await first.close();
+  const other = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: tempDir(t) });
+  t.teardown(() => other.close());
+  const nid = await sensorOf(other, 'Beer');
+  const liveConfig = `homeassistant/sensor/edgeblocks_ferm-old/${nid}_value/config`;
+  await until(async () => (await retained(broker.url, liveConfig)).length === 1, 'the live config retained');
+
+  const bus = await Recorder.connect(broker.url);
+  t.teardown(() => bus.end());
+  await bus.subscribe('homeassistant/+/edgeblocks_ferm-old/+/config');
+  const lines: Array<{ msg: string }> = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const renamed = await startApp(
+    { ...options, serviceId: 'ferm-new' },
+    { dataDir: copyDir, log: pino({ level: 'info' }, sink) },
+  );
+  t.teardown(() => renamed.close());
+  await until(
+    () => lines.some((l) => /ferm-old is online/.test(l.msg)),
+    'the renamed controller to see the former id online',
+  );
+  t.same(
+    bus.messages.filter((m) => m.payload.length === 0).map((m) => m.topic),
+    [],
+    'no config of the running ferm-old is cleared',
+  );
+  t.same(await retained(broker.url, liveConfig), [liveConfig], 'its entity is still retained');
+});
+
+t.test('a controller that starts with the former id after the clear keeps its new configs', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+  const copyDir = tempDir(t);
+  const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: copyDir });
+  const nid = await sensorOf(first, 'Beer');
+  const config = `homeassistant/sensor/edgeblocks_ferm-old/${nid}_value/config`;
+  await until(async () => (await retained(broker.url, config)).length === 1, 'the old config retained');
+  await first.close();
+
+  const bus = await Recorder.connect(broker.url);
+  t.teardown(() => bus.end());
+  await bus.subscribe('homeassistant/+/edgeblocks_ferm-old/+/config');
+  const lines: Array<{ msg: string }> = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const renamed = await startApp(
+    { ...options, serviceId: 'ferm-new' },
+    { dataDir: copyDir, log: pino({ level: 'info' }, sink) },
+  );
+  t.teardown(() => renamed.close());
+  await bus.waitFor((m) => m.topic === config && m.payload.length === 0, 'the old config cleared');
+  await until(
+    async () => (await retained(broker.url, 'homeassistant/+/edgeblocks_ferm-old/#')).length === 0,
+    'all cleared',
+  );
+  const from = bus.messages.length;
+  // The copy of the data dir starts as ferm-old now, while the renamed one watches that id.
+  const copy = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: tempDir(t) });
+  t.teardown(() => copy.close());
+  t.equal(await sensorOf(copy, 'Beer'), nid, 'the same nid, so the same config topic');
+  await until(() => lines.some((l) => /ferm-old is online/.test(l.msg)), 'the renamed one to see ferm-old online');
+  await until(async () => (await retained(broker.url, config)).length === 1, "the copy's config retained");
+  t.same(
+    bus.messages
+      .slice(from)
+      .filter((m) => m.payload.length === 0)
+      .map((m) => m.topic),
+    [],
+    'none of the configs the copy sent (its block, its alert binary_sensors) was cleared',
+  );
+});
+
+t.test('the remembered ids: a new id makes the old one former, going back makes it current', async (t) => {
+  const id = (serviceId: string, topicRoot = 'svc') => ({ serviceId, topicRoot });
+  t.same(formerIds(undefined, id('a')), [], 'a first start has none');
+  t.same(formerIds('{not json', id('a')), [], 'damaged text reads as none');
+  t.same(formerIds(JSON.stringify({ ...id('a'), former: [] }), id('b')), [id('a')]);
+  t.same(
+    formerIds(JSON.stringify({ ...id('a'), former: [] }), id('a', 'brew')),
+    [],
+    'a new topic root alone is the same device (node and unique ids): its configs go out again on their topics',
+  );
+  t.same(
+    formerIds(JSON.stringify({ ...id('a'), former: [] }), id('b', 'brew')),
+    [id('a')],
+    'the root of a former id is kept',
+  );
+  t.same(formerIds(JSON.stringify({ ...id('b'), former: [id('a')] }), id('a')), [id('b')], 'back to a: b is former');
+  const many = Array.from({ length: 20 }, (_, i) => id(`x${i}`));
+  t.equal(formerIds(JSON.stringify({ ...id('y'), former: many }), id('z')).length, MAX_FORMER_IDS, 'bounded');
+});
