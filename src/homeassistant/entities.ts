@@ -2,6 +2,7 @@
 // are announced, read and commanded. `field` is read from the block's JSON for the state; `write`
 // is the field a command patches (through the runtime, as a REST patch would), so constraints,
 // claims and validation apply as for any other client.
+import { describe } from '../codec/decode.js';
 import { fromInternal, type UnitPrefs } from '../codec/units.js';
 import type { BlockJson } from '../runtime/runtime.js';
 import type { EntitySpec } from '../runtime/traits.js';
@@ -67,12 +68,12 @@ export function commandPatch(
   if (spec.kind === 'digital') {
     const on = payload === true || payload === 1 || payload === 'ON';
     const off = payload === false || payload === 0 || payload === 'OFF';
-    if (!on && !off) return { error: `a switch command must be true or false, got ${JSON.stringify(payload)}` };
+    if (!on && !off) return { error: `a switch command must be true or false, got ${describe(payload)}` };
     return { data: { [spec.write!]: on ? 'STATE_ACTIVE' : 'STATE_INACTIVE' } };
   }
   const n = typeof payload === 'string' && payload.trim() !== '' ? Number(payload) : payload;
   if (typeof n !== 'number' || !Number.isFinite(n))
-    return { error: `a number command must be a number, got ${JSON.stringify(payload)}` };
+    return { error: `a number command must be a finite number, got ${describe(payload)}` };
   const { min, max, unit, haUnit } = announced;
   if ((min !== undefined && n < min) || (max !== undefined && n > max))
     return { error: `${n} is outside ${min}..${max}${haUnit ? ` ${haUnit}` : ''}` };
