@@ -10,7 +10,7 @@ import { checkAgainst, type SchemaIssue, type Wording } from '../drivers/schema-
 import { AlertSettingsSchema } from './alerts/settings.js';
 import { MAX_TIMER_MS } from './shared/limits.js';
 import { PORT_SETTINGS } from './shared/port-in-use.js';
-import { SERVICE_ID_MAX_LENGTH, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from './shared/service-id.js';
+import { SERVICE_ID_MAX_LENGTH, SERVICE_ID_PATTERN, SERVICE_ID_RULE, TOPIC_ROOT_PATTERN } from './shared/service-id.js';
 
 /** Where a setting can also come from, besides the file. */
 interface Source extends Wording {
@@ -74,7 +74,7 @@ export const ConfigSchema = Type.Object(
       env: 'EDGEBLOCKS_TOPIC_ROOT',
       description: 'MQTT topic root',
       default: 'svc',
-      pattern: '^[\\w.~-]+(/[\\w.~-]+)*$',
+      pattern: TOPIC_ROOT_PATTERN,
       errorMessage: 'must be a topic path without wildcards',
     }),
     hardware: literals(['linux', 'sim'], {

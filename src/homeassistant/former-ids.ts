@@ -11,7 +11,7 @@
 // broker forgets retained messages at a restart, and the old configs with them) nothing is cleared.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
-import { nodeId } from '../shared/service-id.js';
+import { isServiceId, isTopicRoot, nodeId } from '../shared/service-id.js';
 
 /** One id this data dir published Home Assistant entities under, with the topic root of its availability. */
 export interface PublishedId {
@@ -34,12 +34,11 @@ export const MAX_FORMER_IDS = 8;
 
 const same = (a: PublishedId, b: PublishedId) => a.serviceId === b.serviceId && a.topicRoot === b.topicRoot;
 
+/** An id the config would take: a damaged row must not name a wildcard (`+` would be every controller's availability). */
 function isId(v: unknown): v is PublishedId {
+  const { serviceId, topicRoot } = (typeof v === 'object' && v !== null ? v : {}) as Partial<PublishedId>;
   return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as PublishedId).serviceId === 'string' &&
-    typeof (v as PublishedId).topicRoot === 'string'
+    typeof serviceId === 'string' && isServiceId(serviceId) && typeof topicRoot === 'string' && isTopicRoot(topicRoot)
   );
 }
 

@@ -15,6 +15,15 @@ export function isServiceId(id: string): boolean {
   return id.length > 0 && id.length <= SERVICE_ID_MAX_LENGTH && PATTERN.test(id);
 }
 
+/** The config's topic root: levels of the service id's characters, no wildcards, no empty level. */
+export const TOPIC_ROOT_PATTERN = '^[\\w.~-]+(/[\\w.~-]+)*$';
+
+const ROOT = new RegExp(TOPIC_ROOT_PATTERN);
+
+export function isTopicRoot(root: string): boolean {
+  return ROOT.test(root);
+}
+
 /**
  * The Home Assistant node id of a controller (its entities' discovery topic level and device
  * identifier). Home Assistant takes only letters, digits, `_` and `-` there, so an id made of

@@ -180,6 +180,11 @@ t.test('the remembered ids: a new id makes the old one former, going back makes 
     'the root of a former id is kept',
   );
   t.same(formerIds(JSON.stringify({ ...id('b'), former: [id('a')] }), id('a')), [id('b')], 'back to a: b is former');
+  t.same(
+    formerIds(JSON.stringify({ ...id('+'), former: [id('a', 'svc/#'), id('b/c'), id('d')] }), id('z')),
+    [id('d')],
+    'a damaged row naming wildcards or levels is not an id',
+  );
   const many = Array.from({ length: 20 }, (_, i) => id(`x${i}`));
   t.equal(formerIds(JSON.stringify({ ...id('y'), former: many }), id('z')).length, MAX_FORMER_IDS, 'bounded');
 });
