@@ -39,11 +39,23 @@ const sign = (kp: number | null): 1 | -1 | 0 => (!kp ? 0 : kp > 0 ? 1 : -1);
 /** What a missing reading of the setpoint is called, wherever it stands in the way. */
 export const noValue = (setpoint: string) => `its setpoint ${setpoint} has no value: check the sensor`;
 
+/** What a running tuning started with: a change of either ends it, said before what follows from it. */
+export interface RunningChain {
+  sign: 1 | -1;
+  /** The pair's nid (which a rename keeps) and id as last seen. */
+  pairNid: number | null;
+  pairId: string | null;
+}
+
 /**
  * The chain a tuning of `pid` drives, or what stands in its way (in words). `gapOk`: a setpoint
  * without a value passes (a running tuning rides out a short gap in the readings itself).
  */
-export function tuningChain(pid: Linked<'Pid'>, look: Look, opts: { gapOk?: boolean } = {}): Chain | string {
+export function tuningChain(
+  pid: Linked<'Pid'>,
+  look: Look,
+  opts: { gapOk?: boolean; running?: RunningChain } = {},
+): Chain | string {
   const d = pid.data;
   if (!d.enabled) return `${pid.id} is disabled`;
   const own = sign(d.kp);
@@ -75,6 +87,14 @@ export function tuningChain(pid: Linked<'Pid'>, look: Look, opts: { gapOk?: bool
   const extra = others.filter((b) => b !== pair);
   if (extra.length)
     return `${extra.map((b) => b.id).join(', ')} also control${extra.length > 1 ? '' : 's'} ${input.id}: disable ${extra.length > 1 ? 'them' : 'it'}${pairId ? '' : ', or name the pair in tuning.pairId'}`;
+  // Before the outputs and mutexes: a pair deleted or disabled leaves its cooler on the shared
+  // mutex, and that is not the news.
+  const running = opts.running;
+  if (running && own !== running.sign) return 'the sign of kp changed (the direction the PID drives)';
+  if (running && (pair?.nid ?? null) !== running.pairNid)
+    return running.pairNid === null
+      ? `${pair!.id} now drives the other way on the same setpoint`
+      : `its pair ${running.pairId} no longer drives the other way on ${input.id} (deleted, disabled or moved)`;
   if (pair) {
     const theirs = sign(pair.data.kp);
     if (theirs === 0) return `kp of its pair ${pair.id} is 0: give it the sign of what its output does`;

@@ -110,7 +110,8 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   const tu = block.data.tuning;
   const v = block.state.tuning;
   const now = ctx.now;
-  const chain = tuningChain(block, lookOf(ctx), { gapOk: true });
+  const running = v.run ? { sign: v.run.sign, pairNid: v.run.pairNid, pairId: v.run.pairId } : undefined;
+  const chain = tuningChain(block, lookOf(ctx), { gapOk: true, running });
   const resumed = !v.run && !v.starting;
   if (typeof chain === 'string') {
     abort(block, ctx, resumed ? `could not resume after a restart: ${chain}` : `stopped: ${chain}`);
@@ -134,17 +135,8 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
     run = v.run = begin(block, ctx, chain, error);
     v.starting = false;
   }
+  // A run's pair and direction are checked by tuningChain (`running`); a fresh run took them from it.
   const pair = chain.sides[1]?.pid ?? null;
-  if ((pair?.nid ?? null) !== run.pairNid || chain.sides[0].sign !== run.sign) {
-    const why =
-      chain.sides[0].sign !== run.sign
-        ? 'the sign of kp changed (the direction the PID drives)'
-        : run.pairNid === null
-          ? `${pair!.id} now drives the other way on the same setpoint`
-          : `its pair ${run.pairId} no longer drives the other way on ${chain.input.id} (deleted, disabled or moved)`;
-    abort(block, ctx, `stopped: ${why}`);
-    return null;
-  }
   // A rename of the pair is no change: its nid is the same.
   if (pair) run.pairId = pair.id;
   if (Math.abs(setting - run.setting) > 1e-6) {
