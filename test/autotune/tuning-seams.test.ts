@@ -1,7 +1,7 @@
 // The PID relay autotune where other features meet a running tuning (tuning-rig.ts): the pair
-// deleted or disabled. Each ends the tuning with the reason that applies, or is no change to it.
+// deleted or disabled, and the mutex deleted. Each ends the tuning with the reason that applies.
 import t from 'tap';
-import { fermenter, tuneUntilRunningFor, tuning } from './tuning-rig.js';
+import { fermenter, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
 
 const PAIR_GONE =
   /^stopped: its pair Cool PID no longer drives the other way on Beer Setpoint \(deleted, disabled or moved\)$/;
@@ -23,4 +23,30 @@ t.test('the pair deleted or disabled under a running tuning: the message says so
   await disabled.run(5);
   t.equal(tuning(disabled).state, 'ABORTED');
   t.match(tuning(disabled).message, PAIR_GONE);
+});
+
+t.test('a mutex that does not exist: START refused, a running tuning stops at once', async (t) => {
+  // An actuator whose mutex constraint names no Mutex never switches on: the relay would run
+  // for hours on outputs that deliver nothing, then blame the plant.
+  const f = fermenter().build();
+  await f.run(600);
+  await tuneUntilRunningFor(t, f, 600);
+  f.runtime.delete({ id: 'Mutex' });
+  await f.run(5);
+  t.equal(tuning(f).state, 'ABORTED');
+  t.match(
+    tuning(f).message,
+    /^stopped: Heat Actuator's mutex Mutex does not exist, so Heat Actuator never switches on: /,
+  );
+  t.throws(() => start(f), /cannot start: Heat Actuator's mutex Mutex does not exist/);
+  // The constraint turned off on both: nothing in the way.
+  for (const id of ['Heat Actuator', 'Cool Actuator'])
+    f.runtime.patch({
+      id,
+      type: 'DigitalActuator',
+      data: { constraints: { mutexed: { enabled: false, mutexId: null } } },
+    });
+  start(f);
+  await f.run(5);
+  t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
 });

@@ -135,6 +135,10 @@ function side(pid: Linked<'Pid'>, s: 1 | -1, look: Look): Side | string {
     if (!actuator) return `${output.id} drives no actuator`;
     const claimer = actuator.data.claimedBy;
     if (claimer !== null && claimer !== output.id) return `${actuator.id} is driven by ${claimer}, not by ${output.id}`;
+    // The actuator's own rule (digital-actuator.ts): a mutex it cannot resolve keeps it off.
+    const m = actuator.data.constraints?.mutexed;
+    if (m?.enabled && !look.resolve(m.mutexId ?? null, 'MutexInterface'))
+      return `${actuator.id}'s mutex ${m.mutexId ?? '(none named)'} does not exist, so ${actuator.id} never switches on: link it to a Mutex, or turn its mutex constraint off`;
     if (actuator.def.type === 'DigitalActuator')
       constraints = structuredClone(actuator.data.constraints) as unknown as DigitalConstraints;
   }
