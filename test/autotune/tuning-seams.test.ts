@@ -1,5 +1,6 @@
 // The PID relay autotune where other features meet a running tuning (tuning-rig.ts): the pair
-// deleted or disabled, and the mutex deleted. Each ends the tuning with the reason that applies.
+// deleted or disabled, the mutex deleted, and a rename of the tuned PID. Each ends the tuning
+// with the reason that applies, or is no change to it.
 import t from 'tap';
 import { fermenter, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
 
@@ -49,4 +50,23 @@ t.test('a mutex that does not exist: START refused, a running tuning stops at on
   start(f);
   await f.run(5);
   t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
+});
+
+t.test('a rename of the tuned PID: its pair stays driven by the tuning', async (t) => {
+  // The Cool PID is tuned; its pair, the Heat PID, is older (updated before it in a tick) and
+  // follows the tuner's request, kept under the tuner's id.
+  const f = fermenter().build();
+  await f.run(600);
+  f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { tuning: { command: 'START' } } });
+  await f.run(600);
+  t.equal(f.data('Heat PID').tuning.tunedBy, 'Cool PID');
+  f.runtime.rename({ existing: 'Cool PID', desired: 'Cooler PID' });
+  const own: number[] = [];
+  await f.run(120, (s) => {
+    // The PID's own terms are null while the tuning drives it.
+    if (f.data('Heat PID').p !== null) own.push(s.t);
+  });
+  t.same(own, [], 'the Heat PID never controlled by its own gains');
+  t.equal(f.data('Heat PID').tuning.tunedBy, 'Cooler PID');
+  t.equal(f.data('Cooler PID').tuning.state, 'RUNNING');
 });

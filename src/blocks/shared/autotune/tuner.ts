@@ -41,7 +41,8 @@ const ELAPSED_STORE_S = 300;
 
 /** What a tuner asks of its pair each update. */
 export interface PairDrive {
-  by: string;
+  /** The tuner's nid: a rename of it is no change (its id is looked up each update). */
+  byNid: number;
   request: number;
   at: number;
 }
@@ -83,7 +84,7 @@ export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | nul
   const tu = block.data.tuning;
   const v = block.state.tuning;
   if (v.paired) {
-    const by = ctx.resolve(v.paired.by, 'Pid');
+    const by = tunerOf(block, ctx, v.paired.byNid);
     const run = by?.state.tuning.run;
     if (
       by &&
@@ -104,6 +105,13 @@ export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | nul
     return null;
   }
   return step(block, ctx);
+}
+
+/** The PID whose tuning drives `pair`: by its nid, among the PIDs on the pair's setpoint. */
+function tunerOf(pair: TunedPid, ctx: UpdateContext, nid: number): TunedPid | null {
+  if (!pair.data.inputId) return null;
+  const b = ctx.referrers(pair.data.inputId).find((x) => x.nid === nid && x.def.type === 'Pid');
+  return b ? (b as unknown as TunedPid) : null;
 }
 
 function step(block: TunedPid, ctx: UpdateContext): number | null {
@@ -242,7 +250,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   const out = run.outputs();
   if (pair) {
     const p = pair;
-    p.state.tuning.paired = { by: block.id, request: out.pair, at: now };
+    p.state.tuning.paired = { byNid: block.nid, request: out.pair, at: now };
     p.data.tuning.tunedBy = block.id;
     ctx.wake(pair);
   }
@@ -277,7 +285,7 @@ function sensorGap(block: TunedPid, ctx: UpdateContext, chain: Chain, resumed: b
   }
   const pair = chain.sides[1]?.pid;
   if (pair && v.run) {
-    pair.state.tuning.paired = { by: block.id, request: 0, at: ctx.now };
+    pair.state.tuning.paired = { byNid: block.nid, request: 0, at: ctx.now };
     ctx.wake(pair);
   }
   return 0;
@@ -362,7 +370,7 @@ function progress(block: TunedPid, run: TuneRun, now: number): void {
 
 function release(block: TunedPid, ctx: UpdateContext, pairId: string | null): void {
   const pair = pairId ? ctx.resolve(pairId, 'Pid') : null;
-  if (pair && pair.state.tuning.paired?.by === block.id) {
+  if (pair && pair.state.tuning.paired?.byNid === block.nid) {
     pair.state.tuning.paired = null;
     pair.data.tuning.tunedBy = null;
     ctx.wake(pair);
