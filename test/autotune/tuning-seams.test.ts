@@ -70,3 +70,38 @@ t.test('a rename of the tuned PID: its pair stays driven by the tuning', async (
   t.equal(f.data('Heat PID').tuning.tunedBy, 'Cooler PID');
   t.equal(f.data('Cooler PID').tuning.state, 'RUNNING');
 });
+
+t.test(
+  'a Setpoint Profile under a running tuning: a wall-clock jump is no change, its ramp ends the tuning, named',
+  async (t) => {
+    const f = fermenter().build();
+    await f.run(600);
+    const q = (unit: string, value: number) => ({ __objtype: 'Quantity', unit, value });
+    // 20 degC for an hour and a half, then down to 18 degC over an hour.
+    f.runtime.create({
+      id: 'Beer Profile',
+      type: 'SetpointProfile',
+      data: {
+        targetId: { __objtype: 'Link', id: 'Beer Setpoint' },
+        start: f.clock.wall()! / 1000,
+        enabled: true,
+        points: [
+          { time: q('s', 0), temperature: q('degC', 20) },
+          { time: q('s', 5400), temperature: q('degC', 20) },
+          { time: q('s', 9000), temperature: q('degC', 18) },
+        ],
+      },
+    });
+    await tuneUntilRunningFor(t, f, 600);
+    // NTP steps the clock three hours on: the profile keeps its place, the setting stays.
+    f.clock.jumpWall(3 * 3600_000);
+    await f.run(600);
+    t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
+    await f.run(5400);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.match(
+      tuning(f).message,
+      /^stopped: the setting changed from 20 degC to 19\.\d+ degC \(Beer Profile drives Beer Setpoint\); tune at a steady setting$/,
+    );
+  },
+);

@@ -12,7 +12,7 @@ import { resultOf, startSearch } from './conclusion.js';
 import type { TuningData } from './fields.js';
 import { period, Relay, swing, type Cycle } from './relay.js';
 import { TuneRun } from './run.js';
-import { delta, hours, round, temp } from './words.js';
+import { delta, hours, round, temp, tempsApart } from './words.js';
 
 /** A pair's request older than this is not followed (its tuner stopped without telling). */
 const PAIR_STALE_MS = 5000;
@@ -148,11 +148,11 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   // A rename of the pair is no change: its nid is the same.
   if (pair) run.pairId = pair.id;
   if (Math.abs(setting - run.setting) > 1e-6) {
-    abort(
-      block,
-      ctx,
-      `stopped: the setting changed from ${temp(run.setting, ctx.units)} to ${temp(setting, ctx.units)}; tune at a steady setting`,
-    );
+    // A profile's ramp moves it a little each second: shown so the two differ, and who drives it.
+    const [was, is] = tempsApart(run.setting, setting, ctx.units);
+    const driver = (chain.input.data as { claimedBy?: string | null }).claimedBy;
+    const by = driver ? ` (${driver} drives ${chain.input.id})` : '';
+    abort(block, ctx, `stopped: the setting changed from ${was} to ${is}${by}; tune at a steady setting`);
     return null;
   }
   if (Math.abs(error) > tu.band!) {

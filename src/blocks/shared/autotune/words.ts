@@ -13,3 +13,11 @@ export const temp = (c: number, units: UnitPrefs) => `${round(fromInternal(c, 't
 /** A difference of temperatures (degC inside) in the brewer's unit: "0.9 degF". */
 export const delta = (c: number, units: UnitPrefs) =>
   `${round(fromInternal(c, 'deltaTemp', units))} ${units.temperature}`;
+
+/** Two temperatures that differ, each shown with as few digits as tell them apart ("20" and "19.9994"). */
+export function tempsApart(a: number, b: number, units: UnitPrefs): [string, string] {
+  const [x, y] = [fromInternal(a, 'temp', units), fromInternal(b, 'temp', units)];
+  let digits = 2;
+  while (digits < 6 && round(x, digits) === round(y, digits)) digits++;
+  return [`${round(x, digits)} ${units.temperature}`, `${round(y, digits)} ${units.temperature}`];
+}
