@@ -2,7 +2,7 @@
 // deleted or disabled, the mutex deleted, and a rename of the tuned PID. Each ends the tuning
 // with the reason that applies, or is no change to it.
 import t from 'tap';
-import { fermenter, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
+import { command, fermenter, gains, runTuning, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
 
 const PAIR_GONE =
   /^stopped: its pair Cool PID no longer drives the other way on Beer Setpoint \(deleted, disabled or moved\)$/;
@@ -105,3 +105,31 @@ t.test(
     );
   },
 );
+
+t.test('APPLY of a result measured with the other sign of kp is refused', async (t) => {
+  // Proposed for the Heat PID (kp positive); meanwhile it was turned round to cool (kp negative).
+  // The heater's gains, sign and all, would then drive the cooler the wrong way.
+  const f = fermenter().build();
+  await f.run(1800);
+  start(f, { cycles: 3 });
+  await runTuning(f, 48);
+  t.equal(tuning(f).state, 'PROPOSED', tuning(f).message);
+  f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { kp: -10 } });
+  t.throws(
+    () => command(f, 'APPLY'),
+    /cannot apply: the result was measured with kp of Heat PID positive, and it is now negative; DISCARD and tune again/,
+  );
+  t.same(gains(f, 'Heat PID').kp, -10, 'the gains stay');
+  t.equal(tuning(f).state, 'PROPOSED');
+  // The pair turned round too: named.
+  f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { kp: 60 } });
+  f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { kp: 10 } });
+  t.throws(
+    () => command(f, 'APPLY'),
+    /cannot apply: the result was measured with kp of its pair Cool PID negative, and it is now positive; DISCARD and tune again/,
+  );
+  f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { kp: -60 } });
+  command(f, 'APPLY');
+  t.equal(tuning(f).state, 'APPLIED');
+  t.equal(gains(f, 'Heat PID').kp, tuning(f).result.kp);
+});

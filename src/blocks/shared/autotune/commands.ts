@@ -75,9 +75,11 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       if (state !== 'PROPOSED')
         return refuse(`nothing to ${command.toLowerCase()}: the tuning is ${state}, no result waits`);
       // A stored result that did not load again (records.ts leaves such a value out whole).
-      return command === 'APPLY' && self.data.tuning.result.kp === null
-        ? refuse('nothing to apply: the proposed gains could not be read back after a restart; DISCARD and tune again')
-        : [];
+      if (command === 'APPLY' && self.data.tuning.result.kp === null)
+        return refuse(
+          'nothing to apply: the proposed gains could not be read back after a restart; DISCARD and tune again',
+        );
+      return command === 'APPLY' ? turnedRound(self, data as unknown as PidData, check) : [];
     case 'STOP': {
       const by = self.data.tuning.tunedBy;
       if (by) return refuse(`${self.id} is being tuned as the pair of ${by}: STOP it there`);
@@ -99,6 +101,33 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
     default:
       return [];
   }
+}
+
+const signWord = (v: number) => (v > 0 ? 'positive' : 'negative');
+
+/**
+ * APPLY of a result measured with the other sign of kp (of the PID, as the write leaves it, or of
+ * its pair): the PID was turned round since, and the gains would drive it the wrong way.
+ */
+function turnedRound(self: TunedPid, data: PidData, check: CheckContext): ValidationIssue[] {
+  const r = self.data.tuning.result;
+  const pair =
+    r.pairNid !== null && data.inputId
+      ? check.referrers(data.inputId).find((b) => b.nid === r.pairNid && b.def.type === 'Pid')
+      : undefined;
+  const sides: Array<[string, number | null, number | null]> = [
+    [self.id, r.kp, data.kp],
+    [`its pair ${pair?.id}`, r.pairKp, pair ? (pair.data as { kp: number | null }).kp : null],
+  ];
+  for (const [who, measured, now] of sides)
+    if (measured && now && Math.sign(measured) !== Math.sign(now))
+      return [
+        {
+          path: PATH,
+          message: `cannot apply: the result was measured with kp of ${who} ${signWord(measured)}, and it is now ${signWord(now)}; DISCARD and tune again`,
+        },
+      ];
+  return [];
 }
 
 /** Carry out the command of a write (from the PID's write hook); the command reads back as NONE. */
