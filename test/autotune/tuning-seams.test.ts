@@ -133,3 +133,24 @@ t.test('APPLY of a result measured with the other sign of kp is refused', async 
   t.equal(tuning(f).state, 'APPLIED');
   t.equal(gains(f, 'Heat PID').kp, tuning(f).result.kp);
 });
+
+t.test(
+  'the pair disabled while the tuning drives its output: the output is let go, as any disabled PID lets it go',
+  async (t) => {
+    // The Cool PID is tuned; its pair, the Heat PID, updates first in a tick, while the tuner
+    // has not yet seen the disable.
+    const f = fermenter().build();
+    await f.run(600);
+    f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { tuning: { command: 'START' } } });
+    for (let i = 0; i < 100 && !(f.data('Heat PWM').setting > 0); i++) await f.run(60);
+    t.ok(f.data('Heat PWM').setting > 0, 'the relay heats');
+    f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { enabled: false } });
+    // Seconds with the heater on, after the PWM's current period (10 s) has run out.
+    let heated = 0;
+    let seconds = 0;
+    await f.run(600, (s) => void (heated += ++seconds > 10 && s.heater ? 1 : 0));
+    t.equal(f.data('Cool PID').tuning.state, 'ABORTED');
+    t.equal(f.data('Heat PWM').claimedBy, null, 'the disabled PID holds no output');
+    t.equal(heated, 0, 'the heater is off');
+  },
+);

@@ -86,7 +86,10 @@ export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | nul
   if (v.paired) {
     const by = tunerOf(block, ctx, v.paired.byNid);
     const run = by?.state.tuning.run;
+    // A disabled pair is let go at once: its tuner may not have seen it yet this tick, and an
+    // output driven by a disabled PID stays claimed (the PID lets go only when it disables).
     if (
+      block.data.enabled &&
       by &&
       by.data.tuning.state === 'RUNNING' &&
       run?.pairNid === block.nid &&
