@@ -1,6 +1,7 @@
-// The PID relay autotune where other features meet a running tuning (tuning-rig.ts): the pair
-// deleted or disabled, the mutex deleted, and a rename of the tuned PID. Each ends the tuning
-// with the reason that applies, or is no change to it.
+// The PID relay autotune where other features meet it (tuning-rig.ts): the pair deleted or
+// disabled, the mutex deleted, a rename of the tuned PID, a Setpoint Profile and a wall-clock
+// jump under a running tuning, and kp turned round under a proposal. Each ends the tuning (or
+// refuses the command) with the reason that applies, or is no change to it.
 import t from 'tap';
 import { command, fermenter, gains, runTuning, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
 
