@@ -8,10 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import t, { type Test } from 'tap';
 import { formerIds, MAX_FORMER_IDS } from '../../src/homeassistant/former-ids.js';
+import { logLines } from '../helpers/log-lines.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
 import { Recorder } from '../mqtt/fixtures.js';
@@ -92,17 +91,8 @@ t.test('the configs of a controller running with the former id are left alone', 
   const bus = await Recorder.connect(broker.url);
   t.teardown(() => bus.end());
   await bus.subscribe('homeassistant/+/edgeblocks_ferm-old/+/config');
-  const lines: Array<{ msg: string }> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const renamed = await startApp(
-    { ...options, serviceId: 'ferm-new' },
-    { dataDir: copyDir, log: pino({ level: 'info' }, sink) },
-  );
+  const { log, lines } = logLines();
+  const renamed = await startApp({ ...options, serviceId: 'ferm-new' }, { dataDir: copyDir, log });
   t.teardown(() => renamed.close());
   await until(
     () => lines.some((l) => /ferm-old is online/.test(l.msg)),
@@ -130,17 +120,8 @@ t.test('a controller that starts with the former id after the clear keeps its ne
   const bus = await Recorder.connect(broker.url);
   t.teardown(() => bus.end());
   await bus.subscribe('homeassistant/+/edgeblocks_ferm-old/+/config');
-  const lines: Array<{ msg: string }> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const renamed = await startApp(
-    { ...options, serviceId: 'ferm-new' },
-    { dataDir: copyDir, log: pino({ level: 'info' }, sink) },
-  );
+  const { log, lines } = logLines();
+  const renamed = await startApp({ ...options, serviceId: 'ferm-new' }, { dataDir: copyDir, log });
   t.teardown(() => renamed.close());
   await bus.waitFor((m) => m.topic === config && m.payload.length === 0, 'the old config cleared');
   await until(

@@ -10,9 +10,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import t from 'tap';
+import { logLines } from '../helpers/log-lines.js';
 import { startApp } from '../helpers/app.js';
 import { limit } from '../helpers/limits.js';
 import { HttpReceiver, until } from '../alerts/receivers.js';
@@ -39,17 +38,8 @@ t.test(
         },
       }),
     );
-    const lines: Array<{ msg: string }> = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const rt = await startApp(
-      { config, hardware: 'sim', history: 'off' },
-      { dataDir: path.join(dir, 'data'), log: pino({ level: 'info' }, sink) },
-    );
+    const { log, lines } = logLines();
+    const rt = await startApp({ config, hardware: 'sim', history: 'off' }, { dataDir: path.join(dir, 'data'), log });
     t.teardown(() => rt.close());
     const status = async () => (await rt.post('system/status')).body;
     t.equal((await rt.post('blocks/discover')).status, 200, 'the emulated sensors are blocks');
