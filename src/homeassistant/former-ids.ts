@@ -9,6 +9,8 @@
 // given a copy of this data dir) says `online` or sends its configs, and from then on its configs
 // are left alone for as long as this service runs. With no availability retained (the embedded
 // broker forgets retained messages at a restart, and the old configs with them) nothing is cleared.
+// A former id is forgotten once its clear begins or it is seen in use: the id is free again, and a
+// controller given it later (while this one runs, or is off at this one's next start) is its owner.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { isServiceId, isTopicRoot, nodeId } from '../shared/service-id.js';
@@ -69,12 +71,24 @@ export interface FormerDevicesOptions {
 /** Remembers `now` and clears the retained configs of the former ids' devices; answers the remove function. */
 export function clearFormerDevices(o: FormerDevicesOptions): () => void {
   const former = formerIds(o.memory.read(), o.now);
+  remember(o, former);
+  return chain(former.map((f) => watch(o, f)));
+}
+
+function remember(o: FormerDevicesOptions, former: PublishedId[]): void {
   try {
     o.memory.write(JSON.stringify({ ...o.now, former }));
   } catch (e) {
-    o.log.warn({ err: e }, 'home assistant: cannot remember the service id in the data dir');
+    o.log.warn({ err: e }, 'home assistant: cannot remember the service ids in the data dir');
   }
-  return chain(former.map((f) => watch(o, f)));
+}
+
+/** Done with `f`: cleared, or in use by another controller. */
+function forget(o: FormerDevicesOptions, f: PublishedId): void {
+  remember(
+    o,
+    formerIds(o.memory.read(), o.now).filter((x) => !same(x, f)),
+  );
 }
 
 function chain(fns: Array<() => void>): () => void {
@@ -91,11 +105,12 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   let live = false;
   let clearing: (() => void) | null = null;
   const seenLive = () => {
-    if (!live)
-      o.log.info(
-        `home assistant: the former service id ${f.serviceId} is online (another controller runs with it); its entities are left alone`,
-      );
+    if (live) return;
     live = true;
+    o.log.info(
+      `home assistant: the former service id ${f.serviceId} is online (another controller runs with it); its entities are left alone`,
+    );
+    forget(o, f);
     clearing?.();
     clearing = null;
   };
@@ -107,6 +122,7 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     if (payload.toString() === 'online') return seenLive();
     if (!retained || live || clearing) return;
     o.log.info(`home assistant: removing the entities of the former service id ${f.serviceId} (device ${node})`);
+    forget(o, f);
     clearing = o.mqtt.subscribeRaw(`${o.discoveryPrefix}/+/${node}/+/config`, (topic, config, kept) => {
       // Read as bytes, never parsed: our configs are written by JSON.stringify.
       if (live || config.length === 0 || !config.includes(mine)) return;

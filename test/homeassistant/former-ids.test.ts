@@ -74,6 +74,46 @@ t.test('a new service id clears the configs and states of the old one', async (t
   );
 });
 
+t.test('a former id is forgotten once cleared: a controller given that id later keeps its device', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const dataDir = tempDir(t);
+  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+  const first = await startApp({ ...options, serviceId: 'ferm' }, { dataDir });
+  const nid = await sensorOf(first, 'Beer');
+  const config = `homeassistant/sensor/edgeblocks_ferm/${nid}_value/config`;
+  await until(async () => (await retained(broker.url, config)).length === 1, 'the config of ferm retained');
+  await first.close();
+  const renamed = await startApp({ ...options, serviceId: 'cellar' }, { dataDir });
+  await until(async () => (await retained(broker.url, config)).length === 0, 'the device of ferm removed');
+  await renamed.close();
+
+  // Another controller is given the id ferm, and is off when cellar starts again.
+  const other = await startApp({ ...options, serviceId: 'ferm' }, { dataDir: tempDir(t) });
+  const otherNid = await sensorOf(other, 'Wort');
+  const otherConfig = `homeassistant/sensor/edgeblocks_ferm/${otherNid}_value/config`;
+  await until(async () => (await retained(broker.url, otherConfig)).length === 1, 'the new ferm announced');
+  await other.close();
+
+  const bus = await Recorder.connect(broker.url);
+  t.teardown(() => bus.end());
+  await bus.subscribe('homeassistant/+/edgeblocks_ferm/+/config', 'homeassistant/+/edgeblocks_cellar/+/config');
+  const { log, lines } = logLines();
+  const again = await startApp({ ...options, serviceId: 'cellar' }, { dataDir, log });
+  t.teardown(() => again.close());
+  await bus.waitFor((m) => m.topic.includes('edgeblocks_cellar') && !m.retain, 'cellar announces its entities');
+  t.notOk(
+    lines.some((l) => /removing the entities of the former service id ferm/.test(l.msg)),
+    'cellar does not act on ferm any more',
+  );
+  t.same(
+    bus.messages.filter((m) => m.topic.includes('edgeblocks_ferm') && m.payload.length === 0).map((m) => m.topic),
+    [],
+    'no config of the new ferm is cleared',
+  );
+  t.same(await retained(broker.url, otherConfig), [otherConfig], 'the new ferm keeps its device');
+});
+
 t.test('the configs of a controller running with the former id are left alone', async (t) => {
   const broker = await startMosquitto();
   t.teardown(() => broker.stop());
