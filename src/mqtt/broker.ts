@@ -2,7 +2,8 @@
 // connections from /eventbus. Packets over MAX_PACKET_BYTES close the connection; a subscriber
 // that does not read is closed once MQTT_CLIENT_QUEUE_BYTES wait for it (aedes itself writes on
 // and only closes it after 60 s without a drain). Sessions end with their connection (cleanSession).
-// Past MAX_BROKER_CLIENTS connections from outside, a new one gets CONNACK 3, "server unavailable".
+// Past MAX_BROKER_CLIENTS clients from outside logged in, a new one gets CONNACK 3, "server unavailable";
+// a socket counts once its CONNECT has passed the login, so connections that never log in take no place.
 import { Aedes, type AedesOptions } from 'aedes';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -32,8 +33,6 @@ export class EmbeddedBroker {
     private readonly log: Logger,
     echoless: Map<string, Set<string>>,
     private readonly retainedBound: RetainedBound,
-    /** The clients' connections (not the service's own), counted against MAX_BROKER_CLIENTS. */
-    private readonly connections: Set<Duplex>,
   ) {
     this.echoless = echoless;
     this.warnings = new WarningLimiter(log);
@@ -79,6 +78,7 @@ export class EmbeddedBroker {
       return packet;
     };
     const counts = { publish: 0, subscribe: 0, connect: 0 };
+    /** The connections of clients logged in (not the service's own), counted against MAX_BROKER_CLIENTS. */
     const connections = new Set<Duplex>();
     const login = auth?.enabled ? authenticateWith(auth) : null;
     const warnings = new WarningLimiter(log);
@@ -118,17 +118,27 @@ export class EmbeddedBroker {
       authorizePublish,
       authorizeSubscribe,
       authenticate: (client, username, password, done) => {
-        if (!ownStreams.has(client.conn as Duplex) && connections.size > MAX_BROKER_CLIENTS) {
-          counts.connect++;
-          warnings.warn(
-            'full',
-            { limit: MAX_BROKER_CLIENTS },
-            `mqtt broker: refused a connection: ${MAX_BROKER_CLIENTS} clients are connected, the most it serves at once`,
-          );
-          return done(Object.assign(new Error('server unavailable'), { returnCode: 3 as const }), false);
-        }
-        if (login) return login(client, username, password, done);
-        done(null, true);
+        const conn = client.conn as Duplex;
+        const admit: typeof done = (err, ok) => {
+          if (err || !ok || ownStreams.has(conn)) return done(err, ok);
+          if (connections.size >= MAX_BROKER_CLIENTS) {
+            counts.connect++;
+            warnings.warn(
+              'full',
+              { limit: MAX_BROKER_CLIENTS },
+              `mqtt broker: refused a connection: ${MAX_BROKER_CLIENTS} clients are connected, the most it serves at once`,
+            );
+            return done(Object.assign(new Error('server unavailable'), { returnCode: 3 as const }), false);
+          }
+          // A socket gone while its login ran has no close to come.
+          if (!conn.destroyed) {
+            connections.add(conn);
+            conn.once('close', () => connections.delete(conn));
+          }
+          done(null, true);
+        };
+        if (login) login(client, username, password, admit);
+        else admit(null, true);
       },
     });
     refusals.set(aedes, counts);
@@ -168,7 +178,7 @@ export class EmbeddedBroker {
     server.on('error', (err) => log.error({ err }, 'mqtt broker server error'));
     const actual = (server.address() as AddressInfo).port;
     log.info({ host, port: actual }, `mqtt broker listening on ${host}:${actual}`);
-    broker = new EmbeddedBroker(aedes, server, actual, log, echoless, retained, connections);
+    broker = new EmbeddedBroker(aedes, server, actual, log, echoless, retained);
     return broker;
   }
 
@@ -203,10 +213,7 @@ export class EmbeddedBroker {
         `mqtt broker: closed a connection sending a ${bytes}-byte packet; the limit is ${MAX_PACKET_BYTES} bytes`,
       ),
     );
-    if (!limitReading) return;
-    limitQueue(stream, this.slow);
-    this.connections.add(stream);
-    stream.once('close', () => this.connections.delete(stream));
+    if (limitReading) limitQueue(stream, this.slow);
   }
 
   get clients(): number {

@@ -76,8 +76,8 @@ export const MQTT_CLIENT_QUEUE_BYTES = 4 * STREAM_QUEUE_BYTES;
  * How many clients may hold each kind of stream at once, so the bytes waiting for clients that never
  * read have a bound in all, not only per client: `/events` streams (STREAM_QUEUE_BYTES each, 8 MiB
  * in all), websockets of any route (the history stream, /eventbus; 8 MiB, plus what the broker holds
- * for an /eventbus client) and MQTT connections to the embedded broker from outside (TCP and
- * /eventbus; MQTT_CLIENT_QUEUE_BYTES each, 64 MiB). Past it a new one is refused with the reason (503,
+ * for an /eventbus client) and MQTT clients of the embedded broker from outside, counted once
+ * logged in (TCP and /eventbus; MQTT_CLIENT_QUEUE_BYTES each, 64 MiB). Past it a new one is refused with the reason (503,
  * or CONNACK "server unavailable") and the open ones go on. Each is far more than a home needs: a
  * browser tab holds one event stream or one /eventbus socket, and Home Assistant, a dozen peers and
  * a few tools one MQTT connection each. The service's own MQTT client is not counted.

@@ -4,10 +4,14 @@
 // without a bound on their number, ten thousand clients that never read would hold gigabytes on a
 // Pi. One past the bound is refused with the reason, the open ones go on, and a freed place is
 // taken again.
-import mqtt, { type MqttClient } from 'mqtt';
+import { connect } from 'node:net';
+import mqtt, { MqttClient } from 'mqtt';
 import t from 'tap';
 import WebSocket from 'ws';
 import { MAX_BROKER_CLIENTS, MAX_EVENT_STREAMS, MAX_WEBSOCKETS } from '../../src/shared/limits.js';
+import { EmbeddedBroker } from '../../src/mqtt/broker.js';
+import { memoryPair } from '../../src/mqtt/memory-pair.js';
+import { silentLogger } from '../../src/log.js';
 import { startApp } from '../helpers/app.js';
 import { SERVICE_ID, sleep, until } from '../mqtt/fixtures.js';
 
@@ -131,7 +135,7 @@ t.test(
     t.equal(error?.code, 3, 'with CONNACK 3, server unavailable');
     t.match((rt.app.status() as any).mqtt.refused, { connect: 1 }, 'counted in system/status');
 
-    // The service's own client is not one of them: its state still reaches a client.
+    // The open ones go on: the service's state still reaches a client.
     const reader = clients[0]!;
     await reader.subscribeAsync(`svc/state/${SERVICE_ID}`);
     const state = await new Promise<string>((r) => reader.once('message', (topic) => r(topic)));
@@ -140,5 +144,43 @@ t.test(
     await clients.pop()!.endAsync();
     clients.push(await retry(() => mqtt.connectAsync(url, options).catch(() => undefined)));
     t.pass('a freed place is taken again');
+  },
+);
+
+t.test(
+  'the embedded broker counts clients logged in: sockets that never log in take no place; its own client is never refused',
+  async (t) => {
+    const broker = await EmbeddedBroker.start('127.0.0.1', 0, silentLogger);
+    t.teardown(() => broker.close());
+    const url = `mqtt://127.0.0.1:${broker.port}`;
+    const idle = Array.from({ length: MAX_BROKER_CLIENTS + 10 }, () => {
+      const s = connect(broker.port, '127.0.0.1');
+      s.on('error', () => undefined);
+      return s;
+    });
+    t.teardown(() => idle.forEach((s) => s.destroy()));
+    await Promise.all(idle.map((s) => new Promise((r) => s.once('connect', r))));
+    const options = { protocolVersion: 4 as const, reconnectPeriod: 0, connectTimeout: 10_000 };
+    const clients: MqttClient[] = [];
+    t.teardown(() => clients.forEach((c) => c.end(true)));
+    for (let i = 0; i < MAX_BROKER_CLIENTS; i++) clients.push(await mqtt.connectAsync(url, options));
+    t.pass(`${MAX_BROKER_CLIENTS} clients log in beside ${idle.length} sockets that sent no CONNECT`);
+    const refused = await mqtt.connectAsync(url, options).then(
+      (c) => (clients.push(c), null),
+      (e: Error & { code?: number }) => e.code,
+    );
+    t.equal(refused, 3, 'one more client is refused');
+
+    const own = new MqttClient(() => {
+      const [client, server] = memoryPair();
+      broker.handleOwn(server);
+      return client as never;
+    }, options);
+    t.teardown(() => own.end(true));
+    await new Promise<void>((resolve, reject) => {
+      own.once('connect', () => resolve());
+      own.once('error', reject);
+    });
+    t.pass("the service's own client connects while the broker is full");
   },
 );
