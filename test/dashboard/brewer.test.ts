@@ -202,9 +202,24 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
     Math.abs(Date.now() / 1000 - Date.parse(b.data.start) / 1000 - 10 * 86400) < 120,
     'at the start of step 2 (10 days in)',
   );
+  // Stopped while it runs, the profile lets go of the setpoint, which keeps the setting of the
+  // moment (the start of step 2's ramp: 11 °C) as its own, as a thermostat would: a setpoint left
+  // in CLAIMED mode without a setting would leave the beer uncontrolled.
   await c.getByRole('button', { name: 'Stop' }).click();
   await c.getByRole('button', { name: 'Start profile now' }).waitFor();
   t.equal(await c.getByTestId('profile-steps').locator('li').count(), 5, 'stopped, it lists its steps to start again');
+  t.match(await c.locator('.answer').innerText(), 'profile stopped: Beer Setpoint holds its setting', 'and says so');
+  b = (await api('blocks/read', { id: 'Beer Profile' })).body;
+  t.equal(b.data.enabled, false, 'stopped: the profile no longer drives the setpoint');
+  sp = (await api('blocks/read', { id: 'Beer Setpoint' })).body;
+  for (let i = 0; i < 50 && sp.data.setting?.value == null; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    sp = (await api('blocks/read', { id: 'Beer Setpoint' })).body;
+  }
+  t.equal(sp.data.claimedBy.id, null, 'the setpoint is free');
+  const held = sp.data.setting?.value ?? null;
+  t.ok(held !== null && Math.abs(held - 11) < 0.01, `and holds the setting of the moment, 11 °C (${held})`);
+  t.equal(sp.data.storedSetting.value, held, 'as its own setting');
 });
 
 t.test('the editor labels fields in words and enforces the ranges of the field table', async (t) => {

@@ -1,7 +1,7 @@
 // A fermentation profile's card: start one from a template (steps of temperature, duration and
 // ramp), see the step it is in and what comes next, pause/resume, skip a step, stop.
 // Pause keeps the elapsed time in the block's meta (meta.pausedAt, seconds), so any browser resumes
-// it, and leaves the setpoint holding the profile's setting of the moment.
+// it; Pause and Stop leave the setpoint holding the profile's setting of the moment.
 import { useState } from 'preact/hooks';
 import { controller, serviceId, type Answer, type Block } from './api';
 import { unitLabel } from './blocks';
@@ -173,28 +173,29 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
     if (pausedAt !== null) void run(patch(block, {}, { pausedAt: next }), 'skipped to the next step');
     else void run(patch(block, { start: iso(now - next) }), 'skipped to the next step');
   };
-  // Paused, the profile drives its setpoint no more, and a setpoint it claimed has no setting of
-  // its own: the beer would go uncontrolled. In one batch (no update between them), the setpoint
-  // is written the profile's setting of now (STORED) and the profile let go of it, so it holds.
-  const pause = () => {
-    const off = {
-      id: block.id,
-      type: block.type,
-      serviceId: serviceId(),
-      data: { enabled: false },
-      meta: { pausedAt: Math.max(0, elapsed) },
-    };
+  // Paused or stopped, the profile drives its setpoint no more, and a setpoint it claimed has no
+  // setting of its own: the beer would go uncontrolled. In one batch (no update between them), the
+  // setpoint is written the profile's setting of now (STORED) and the profile let go of it, so it
+  // holds, as a thermostat would.
+  const letGo = (meta: Record<string, unknown>, done: string) => {
+    const off = { id: block.id, type: block.type, serviceId: serviceId(), data: { enabled: false }, meta };
     const target = (d.targetId as { id?: unknown } | null)?.id;
     const setting = d.setting as { value?: unknown } | null;
     if (typeof target !== 'string' || typeof setting?.value !== 'number')
-      return run(controller<Block>('blocks/patch', off), 'paused');
+      return run(controller<Block>('blocks/patch', off), done);
     const hold = { id: target, type: 'SetpointSensorPair', serviceId: serviceId(), data: { storedSetting: setting } };
     const both = controller<Block[]>('blocks/batch/patch', [hold, off]).then((a) => ({
       ...a,
       body: a.ok ? a.body[1]! : (a.body as unknown as Block),
     }));
-    return run(both, `paused: ${target} holds its setting`);
+    return run(both, `${done}: ${target} holds its setting`);
   };
+  const pause = () => letGo({ pausedAt: Math.max(0, elapsed) }, 'paused');
+  // Paused, the setpoint already holds what Pause left it: Stop only forgets the place.
+  const stop = () =>
+    pausedAt !== null
+      ? run(patch(block, { enabled: false }, { pausedAt: null }), 'profile stopped')
+      : letGo({ pausedAt: null }, 'profile stopped');
   return (
     <div class="profile" data-testid="profile-now">
       <p>
@@ -220,10 +221,7 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
         <button type="button" disabled={where.index < 0 || where.index >= segments.length} onClick={skip}>
           Skip step
         </button>
-        <button
-          type="button"
-          onClick={() => void run(patch(block, { enabled: false }, { pausedAt: null }), 'profile stopped')}
-        >
+        <button type="button" onClick={() => void stop()}>
           Stop
         </button>
       </div>
