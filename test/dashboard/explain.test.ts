@@ -5,7 +5,7 @@ import t from 'tap';
 import type { Block } from '../../web/src/api.js';
 import { headline, problemsOf } from '../../web/src/blocks.js';
 import { fieldLabel, isMadeUpName, mutexStory, outputStory } from '../../web/src/explain.js';
-import { segmentsOf, stepsToPoints, whereIsIt } from '../../web/src/profile-steps.js';
+import { segmentsOf, settingAt, stepsToPoints, whereIsIt } from '../../web/src/profile-steps.js';
 
 const link = (id: string | null) => ({ __objtype: 'Link' as const, type: 'Any', id });
 const sec = (value: number) => ({ __objtype: 'Quantity' as const, unit: 'second', value });
@@ -145,6 +145,13 @@ t.test('profile steps become points, and the position in them is told in words',
     'points out of order: the same steps',
   );
   t.equal(whereIsIt(again, 5.5 * DAY).index, 1);
+  // The setting Pause and Stop leave the setpoint when the card has not had the controller's yet
+  // (a profile stopped in its first second): the controller's own rule, on the points as served.
+  const served = shuffled.map((p) => ({ time: sec(p.time), temperature: temp(p.temperature) }));
+  t.equal(settingAt(served, 2 * DAY), 19, 'in a hold');
+  t.equal(settingAt(served, 5.5 * DAY), 20, 'half-way up a ramp');
+  t.equal(settingAt(served, 10 * DAY), 21, 'finished: the last temperature');
+  t.equal(settingAt(served, -60), null, 'not started: it drives nothing');
 });
 
 t.test('a block whose driver let go says it is inactive and how to take over', async (t) => {

@@ -11,6 +11,7 @@ import {
   inUnit,
   parseSteps,
   segmentsOf,
+  settingAt,
   startSeconds,
   stepsToPoints,
   stepText,
@@ -176,13 +177,14 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
   // Paused or stopped, the profile drives its setpoint no more, and a setpoint it claimed has no
   // setting of its own: the beer would go uncontrolled. In one batch (no update between them), the
   // setpoint is written the profile's setting of now (STORED) and the profile let go of it, so it
-  // holds, as a thermostat would.
+  // holds, as a thermostat would. Just started, the card may not have the controller's setting
+  // yet (it comes with the profile's first update): it is then worked out from the points.
   const letGo = (meta: Record<string, unknown>, done: string) => {
     const off = { id: block.id, type: block.type, serviceId: serviceId(), data: { enabled: false }, meta };
     const target = (d.targetId as { id?: unknown } | null)?.id;
-    const setting = d.setting as { value?: unknown } | null;
-    if (typeof target !== 'string' || typeof setting?.value !== 'number')
-      return run(controller<Block>('blocks/patch', off), done);
+    const known = d.setting as { value?: unknown } | null;
+    const setting = typeof known?.value === 'number' ? known : settingAt(d.points, elapsed);
+    if (typeof target !== 'string' || setting === null) return run(controller<Block>('blocks/patch', off), done);
     const hold = { id: target, type: 'SetpointSensorPair', serviceId: serviceId(), data: { storedSetting: setting } };
     const both = controller<Block[]>('blocks/batch/patch', [hold, off]).then((a) => ({
       ...a,

@@ -1,5 +1,6 @@
 // Fermentation profiles as a brewer thinks of them (steps: temperature, duration, ramp) and as
 // a SetpointProfile stores them (points: time offset, temperature). Pure, so tested without a browser.
+import { profileSetting } from '../../src/blocks/shared/profile.js';
 import { fromInternal } from '../../src/codec/unit-conversion.js';
 import { fmtDuration, qtyValue, unitLabel } from './blocks.js';
 import { parseNumber } from './field-kinds.js';
@@ -152,4 +153,19 @@ export function whereIsIt(segments: Segment[], elapsed: number): Where {
     now: `step ${i + 1} of ${segments.length}: ${s.text}, ${fmtDuration(s.end - elapsed)} left`,
     next: segments[i + 1]?.text ?? 'end: hold the last temperature',
   };
+}
+
+/**
+ * The profile's setting `elapsed` seconds in, by the controller's own rule (profileSetting), in
+ * the unit of its points: null before the start (the profile drives nothing yet) or without points.
+ */
+export function settingAt(points: unknown, elapsed: number): number | null {
+  if (elapsed < 0 || !Array.isArray(points)) return null;
+  return profileSetting(
+    points.map((p: { time?: unknown; temperature?: unknown }) => ({
+      time: qtyValue(p.time),
+      temperature: qtyValue(p.temperature),
+    })),
+    elapsed,
+  );
 }
