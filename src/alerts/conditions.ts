@@ -59,6 +59,13 @@ export { DISK_RECHECK_MS };
 
 type Data = Record<string, unknown>;
 
+/**
+ * How much closer to its setting a temperature out of band must come to count as on its way
+ * (the out-of-band count starts again): above a probe's step (1/16 degC) and its jitter, and
+ * below what a fermenter moves in the rule's time while it cools or warms as asked.
+ */
+export const APPROACH_DEGC = 0.1;
+
 export interface Evaluation {
   /** The problems present now. */
   seen: Observation[];
@@ -152,8 +159,14 @@ export class Conditions {
             blockId: b.id,
             after,
             tolerateGaps: true,
-            text: `${b.id} is ${temp(data.value)}, setting ${temp(data.setting)}: further than ${this.formatDelta(band)} for more than ${after} s`,
+            text: `${b.id} is ${temp(data.value)}, setting ${temp(data.setting)}: further than ${this.formatDelta(band)} and not getting closer for more than ${after} s`,
             values: { value: data.value, setting: data.setting, band },
+            // A beer on its way to a new setting (a profile's step, a cold crash, a setting typed)
+            // is no alert while it keeps coming closer; one that stops short, or drifts away, is.
+            progress:
+              off > 0
+                ? { toward: 'down', reached: -data.value, by: APPROACH_DEGC }
+                : { toward: 'up', reached: data.value, by: APPROACH_DEGC },
           });
         }
       }

@@ -1,4 +1,5 @@
-// From observations to alerts: a problem fires once when it has lasted its `after`, resolves
+// From observations to alerts: a problem fires once when it has lasted its `after` (one that is
+// getting better, Observation.progress, counts from its last progress), resolves
 // once when it has stayed clear for `resolveAfter`, reminds every `remindMs` until acknowledged.
 // A problem that comes back before it resolved is the same alert with a higher count, so a
 // flapping sensor makes one alert, not a storm. Active alerts are stored, so a restart still
@@ -23,6 +24,11 @@ interface Streak {
   firstSeenAt: number;
   clearSince: number | null;
   count: number;
+  /** Where the count of `after` runs from: the first sighting, or the last progress (Observation.progress). */
+  countFrom: number;
+  /** The way and the furthest point of the last progress. */
+  toward?: string;
+  best?: number;
 }
 
 export class Tracker {
@@ -164,10 +170,16 @@ export class Tracker {
       }
     }
     if (!streak) {
-      streak = { firstSeenAt: now, clearSince: null, count: 1 };
+      streak = { firstSeenAt: now, clearSince: null, count: 1, countFrom: now };
       this.streaks.set(obs.key, streak);
     }
-    if (now - streak.firstSeenAt < obs.after * 1000) return;
+    const p = obs.progress;
+    if (p && (p.toward !== streak.toward || p.reached >= streak.best! + p.by)) {
+      streak.toward = p.toward;
+      streak.best = p.reached;
+      streak.countFrom = now;
+    }
+    if (now - streak.countFrom < obs.after * 1000) return;
     this.streaks.delete(obs.key);
     const alert: ActiveAlert = {
       key: obs.key,

@@ -70,6 +70,13 @@ export interface Observation {
   /** Human text naming the block and the values. */
   text: string;
   values?: Record<string, unknown>;
+  /**
+   * A problem that clears by moving somewhere (a beer on its way to a new setting): which way
+   * (`toward`) and how far it has come that way (`reached`, larger is further). The count of
+   * `after` starts again each time `reached` passes the furthest seen since the count began by
+   * `by` or more, and when `toward` changes: only a problem that stops getting better fires.
+   */
+  progress?: { toward: string; reached: number; by: number };
 }
 
 export interface ActiveAlert {

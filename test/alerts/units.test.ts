@@ -37,7 +37,13 @@ t.test('the out-of-band alert text in the unit preference', async (t) => {
   const conditions = new Conditions(healthySources(runtime, dir));
   const rules = effectiveRules({ setpointBand: { band: 1, after: 1 } }, null);
   const band = () => conditions.evaluate(rules).seen.find((o) => o.kind === 'setpoint-band')?.text;
-  t.match(band(), /^Beer Setpoint is 19\.5 °C, setting 18\.0 °C: further than 1\.0 °C for more than 1 s$/);
+  t.match(
+    band(),
+    /^Beer Setpoint is 19\.5 °C, setting 18\.0 °C: further than 1\.0 °C and not getting closer for more than 1 s$/,
+  );
   units.temperature = 'degF';
-  t.match(band(), /^Beer Setpoint is 67\.1 °F, setting 64\.4 °F: further than 1\.8 °F for more than 1 s$/);
+  t.match(
+    band(),
+    /^Beer Setpoint is 67\.1 °F, setting 64\.4 °F: further than 1\.8 °F and not getting closer for more than 1 s$/,
+  );
 });
