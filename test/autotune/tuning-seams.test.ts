@@ -1,8 +1,12 @@
 // The PID relay autotune where other features meet it (tuning-rig.ts): the pair deleted or
 // disabled, the mutex deleted, a rename of the tuned PID, a Setpoint Profile and a wall-clock
-// jump under a running tuning, and kp turned round under a proposal. Each ends the tuning (or
-// refuses the command) with the reason that applies, or is no change to it.
+// jump under a running tuning, kp turned round under a proposal, and the setup a proposal was
+// measured on changed before its APPLY (input, output, pair relinked; the chain's timings edited;
+// a restart or a backup between). Each ends the tuning (or refuses the command) with the reason
+// that applies, or is no change to it.
 import t from 'tap';
+import { MemoryPersistence } from '../../src/runtime/persistence.js';
+import type { Fermenter } from '../helpers/fermenter.js';
 import { command, fermenter, gains, runTuning, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
 
 const PAIR_GONE =
@@ -153,5 +157,186 @@ t.test(
     t.equal(f.data('Cool PID').tuning.state, 'ABORTED');
     t.equal(f.data('Heat PWM').claimedBy, null, 'the disabled PID holds no output');
     t.equal(heated, 0, 'the heater is off');
+  },
+);
+
+t.test(
+  'APPLY of a result measured on another setup is refused, naming the change; the same setup applies',
+  async (t) => {
+    // Proposed for the Heat PID and its pair; then, before the APPLY, a link or a timing of the
+    // chain is changed. The gains were measured on the old chain: APPLY must not write them silently.
+    const f = fermenter().build();
+    await f.run(1800);
+    start(f, { cycles: 3 });
+    await runTuning(f, 48);
+    t.equal(tuning(f).state, 'PROPOSED', tuning(f).message);
+    const link = (id: string) => ({ __objtype: 'Link', id });
+    const s = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
+    /** The controller restarted on a copy of its database: each change starts from the same proposal. */
+    const restarted = () => {
+      const copy = new MemoryPersistence();
+      copy.records = new Map(f.persistence.records);
+      return fermenter({ persistence: copy, beer: f.plant.beer });
+    };
+    const spareOutput = (g: Fermenter) =>
+      g.runtime.create({ id: 'Spare Output', type: 'ActuatorAnalogMock', data: {} });
+    const changes: Array<[string, (g: Fermenter) => void, string]> = [
+      [
+        'input relinked',
+        (g) => {
+          g.runtime.create({
+            id: 'Spare Setpoint',
+            type: 'SetpointSensorPair',
+            data: { sensorId: link('Beer Sensor'), storedSetting: { __objtype: 'Quantity', unit: 'degC', value: 20 } },
+          });
+          g.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { inputId: link('Spare Setpoint') } });
+        },
+        'the input of Heat PID was relinked (now Spare Setpoint)',
+      ],
+      [
+        'output relinked',
+        (g) => {
+          spareOutput(g);
+          g.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { outputId: link('Spare Output') } });
+        },
+        'the output of Heat PID was relinked (now Spare Output)',
+      ],
+      [
+        "the pair's output relinked",
+        (g) => {
+          spareOutput(g);
+          g.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { outputId: link('Spare Output') } });
+        },
+        'the output of its pair Cool PID was relinked (now Spare Output)',
+      ],
+      [
+        'the pair deleted',
+        (g) => g.runtime.delete({ id: 'Cool PID' }),
+        'its pair Cool PID no longer drives the other way on Beer Setpoint (deleted, disabled or moved)',
+      ],
+      [
+        'another pair',
+        (g) => {
+          spareOutput(g);
+          g.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { enabled: false } });
+          g.runtime.create({
+            id: 'Fan PID',
+            type: 'Pid',
+            data: {
+              inputId: link('Beer Setpoint'),
+              outputId: link('Spare Output'),
+              kp: { __objtype: 'Quantity', unit: '1/degC', value: -5 },
+              enabled: true,
+            },
+          });
+        },
+        'its pair is now Fan PID, not Cool PID',
+      ],
+      [
+        'a PWM period',
+        (g) => g.runtime.patch({ id: 'Heat PWM', type: 'ActuatorPwm', data: { period: s(300) } }),
+        'the PWM period of Heat PWM changed from 10 s to 300 s',
+      ],
+      [
+        'a minimum on time',
+        (g) =>
+          g.runtime.patch({
+            id: 'Cool Actuator',
+            type: 'DigitalActuator',
+            data: { constraints: { minOn: { duration: s(180), enabled: true } } },
+          }),
+        'the minimum on time of Cool Actuator changed from 60 s to 180 s',
+      ],
+      [
+        'a minimum off time turned off',
+        (g) =>
+          g.runtime.patch({
+            id: 'Cool Actuator',
+            type: 'DigitalActuator',
+            data: { constraints: { minOff: { duration: s(300), enabled: false } } },
+          }),
+        'the minimum off time of Cool Actuator changed from 300 s to off',
+      ],
+      [
+        'the mutex hold time',
+        (g) =>
+          g.runtime.patch({
+            id: 'Heat Actuator',
+            type: 'DigitalActuator',
+            data: { constraints: { mutexed: { mutexId: link('Mutex'), extraHoldTime: s(60), enabled: true } } },
+          }),
+        'the mutex hold time of Heat Actuator changed from 600 s to 60 s',
+      ],
+    ];
+    for (const [what, change, says] of changes) {
+      const g = restarted();
+      change(g);
+      const heat = gains(g, 'Heat PID');
+      t.throws(
+        () => command(g, 'APPLY'),
+        {
+          message: `data.tuning.command: cannot apply: since the result was measured, ${says}; DISCARD and tune again`,
+        },
+        what,
+      );
+      t.same(gains(g, 'Heat PID'), heat, `${what}: the gains stay`);
+      t.equal(tuning(g).state, 'PROPOSED', `${what}: the result still waits`);
+    }
+
+    // The same setup after a restart: the proposal applies.
+    const same = restarted();
+    t.ok(
+      tuning(same).result.inputNid > 0 && tuning(same).result.setup.length > 0,
+      'the setup is stored with the result',
+    );
+    command(same, 'APPLY');
+    t.equal(tuning(same).state, 'APPLIED', tuning(same).message);
+    t.equal(gains(same, 'Heat PID').kp, tuning(f).result.kp);
+
+    // Renames are no change (the setup is kept by nid); a timing put back makes it applicable again.
+    const renamed = restarted();
+    for (const [existing, desired] of [
+      ['Heat PWM', 'Heater PWM'],
+      ['Cool Actuator', 'Compressor'],
+      ['Mutex', 'Fridge Mutex'],
+      ['Cool PID', 'Cooler PID'],
+    ])
+      renamed.runtime.rename({ existing, desired });
+    renamed.runtime.patch({ id: 'Heater PWM', type: 'ActuatorPwm', data: { period: s(300) } });
+    t.throws(() => command(renamed, 'APPLY'), /the PWM period of Heater PWM changed from 10 s to 300 s/);
+    renamed.runtime.patch({ id: 'Heater PWM', type: 'ActuatorPwm', data: { period: s(10) } });
+    command(renamed, 'APPLY');
+    t.equal(tuning(renamed).state, 'APPLIED', tuning(renamed).message);
+
+    // A proposal stored by a version that recorded no setup applies as it did then.
+    const older = restarted();
+    const nid = older.block('Heat PID').nid;
+    const record = older.persistence.records.get(nid)!;
+    const stored = JSON.parse(record.data);
+    for (const k of ['inputNid', 'outputNid', 'pairOutputNid', 'setup']) delete stored.tuning.result[k];
+    const copy = new MemoryPersistence();
+    copy.records = new Map(older.persistence.records);
+    copy.records.set(nid, { ...record, data: JSON.stringify(stored) });
+    const upgraded = fermenter({ persistence: copy, beer: f.plant.beer });
+    t.equal(tuning(upgraded).result.inputNid, null, 'no setup recorded');
+    upgraded.runtime.patch({ id: 'Heat PWM', type: 'ActuatorPwm', data: { period: s(300) } });
+    command(upgraded, 'APPLY');
+    t.equal(tuning(upgraded).state, 'APPLIED', tuning(upgraded).message);
+
+    // A backup carries it: loaded over a changed chain, the chain and the proposal come back together.
+    const saved = JSON.parse(JSON.stringify(f.runtime.backupSave()));
+    const loaded = restarted();
+    loaded.runtime.patch({ id: 'Heat PWM', type: 'ActuatorPwm', data: { period: s(300) } });
+    const load = await loaded.runtime.backupLoad(saved);
+    t.same(load.messages, [], 'a clean load');
+    const setupOf = (r: Record<string, unknown>) =>
+      Object.fromEntries(['inputNid', 'outputNid', 'pairNid', 'pairOutputNid', 'setup'].map((k) => [k, r[k]]));
+    t.same(setupOf(tuning(loaded).result), setupOf(tuning(f).result), 'the result, with its setup');
+    command(loaded, 'APPLY');
+    t.equal(tuning(loaded).state, 'APPLIED', tuning(loaded).message);
+
+    // And without a restart.
+    command(f, 'APPLY');
+    t.equal(tuning(f).state, 'APPLIED', tuning(f).message);
   },
 );

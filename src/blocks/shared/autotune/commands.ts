@@ -6,8 +6,9 @@ import type { ValidationIssue } from '../../../codec/partial.js';
 import type { Linked, Resolve } from '../../../runtime/interfaces.js';
 import type { CheckContext, Data, UpdateContext } from '../../../runtime/types.js';
 import { rescaleIntegral, type PidParams } from '../pid-math.js';
-import { tuningChain } from './chain.js';
+import { tuningChain, type Look } from './chain.js';
 import type { TuningData } from './fields.js';
+import { setupChange } from './setup.js';
 import { abort, type PidData, type TunedPid } from './tuner.js';
 
 import { delta, round } from './words.js';
@@ -79,7 +80,9 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
         return refuse(
           'nothing to apply: the proposed gains could not be read back after a restart; DISCARD and tune again',
         );
-      return command === 'APPLY' ? turnedRound(self, data as unknown as PidData, check) : [];
+      return command === 'APPLY'
+        ? measuredOnAnother(self, data as unknown as PidData, { resolve, referrers: check.referrers })
+        : [];
     case 'STOP': {
       const by = self.data.tuning.tunedBy;
       if (by) return refuse(`${self.id} is being tuned as the pair of ${by}: STOP it there`);
@@ -106,14 +109,17 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
 const signWord = (v: number) => (v > 0 ? 'positive' : 'negative');
 
 /**
- * APPLY of a result measured with the other sign of kp (of the PID, as the write leaves it, or of
- * its pair): the PID was turned round since, and the gains would drive it the wrong way.
+ * Why a result cannot be applied to the PID as the write leaves it (`data`): it was measured on
+ * another setup. kp of the PID or of its pair has the other sign (turned round: the gains would
+ * drive it the wrong way), or an input, output or pair was relinked, or a timing of the chain the
+ * gains depend on (PWM period, minimum and delay times, mutex) was edited (setup.ts).
  */
-function turnedRound(self: TunedPid, data: PidData, check: CheckContext): ValidationIssue[] {
+function measuredOnAnother(self: TunedPid, data: PidData, look: Look): ValidationIssue[] {
   const r = self.data.tuning.result;
+  const refuse = (message: string) => [{ path: PATH, message: `cannot apply: ${message}; DISCARD and tune again` }];
   const pair =
     r.pairNid !== null && data.inputId
-      ? check.referrers(data.inputId).find((b) => b.nid === r.pairNid && b.def.type === 'Pid')
+      ? look.referrers(data.inputId).find((b) => b.nid === r.pairNid && b.def.type === 'Pid')
       : undefined;
   const sides: Array<[string, number | null, number | null]> = [
     [self.id, r.kp, data.kp],
@@ -121,13 +127,9 @@ function turnedRound(self: TunedPid, data: PidData, check: CheckContext): Valida
   ];
   for (const [who, measured, now] of sides)
     if (measured && now && Math.sign(measured) !== Math.sign(now))
-      return [
-        {
-          path: PATH,
-          message: `cannot apply: the result was measured with kp of ${who} ${signWord(measured)}, and it is now ${signWord(now)}; DISCARD and tune again`,
-        },
-      ];
-  return [];
+      return refuse(`the result was measured with kp of ${who} ${signWord(measured)}, and it is now ${signWord(now)}`);
+  const changed = setupChange(r, self.id, data as never, look);
+  return changed ? refuse(`since the result was measured, ${changed}`) : [];
 }
 
 /** Carry out the command of a write (from the PID's write hook); the command reads back as NONE. */
@@ -258,5 +260,9 @@ function emptyResult(): TuningData['result'] {
     overshoot: null,
     shortestRun: null,
     rule: '',
+    inputNid: null,
+    outputNid: null,
+    pairOutputNid: null,
+    setup: '',
   };
 }

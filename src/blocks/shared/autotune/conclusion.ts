@@ -7,6 +7,7 @@ import { fitModel, type ModelFit } from './fit.js';
 import type { SampleRecord } from './record.js';
 import { period, swing, type Cycle } from './relay.js';
 import { proposer, type Proposal } from './rule.js';
+import type { Setup } from './setup.js';
 import type { UnitPrefs } from '../../../codec/units.js';
 import { delta, hours, round } from './words.js';
 
@@ -70,12 +71,12 @@ export function resultOf(
   search: Search,
   proposal: Proposal,
   units: UnitPrefs,
-): { result: TuningData['result']; message: string } {
+): { result: Omit<TuningData['result'], Exclude<keyof Setup, 'pairNid'>>; message: string } {
   const { fit, tail, periodS, amplitude } = search;
   const [mine, theirs] = proposal.params;
   const pair = chain.sides[1]?.pid ?? null;
   const pulse = shortestRun(chain, fit);
-  const result: TuningData['result'] = {
+  const result: Omit<TuningData['result'], Exclude<keyof Setup, 'pairNid'>> = {
     kp: round(mine!.kp, 3),
     ti: Math.round(mine!.ti),
     td: Math.round(mine!.td),

@@ -3,6 +3,7 @@
 // and its progress. REST, MQTT, backups, Swagger and the dashboard all take it from here.
 import { f, type DataOf } from '../../../codec/fields.js';
 import { RULE_TEXT_MAX } from './rule.js';
+import { SETUP_TEXT_MAX } from './setup.js';
 
 export const TuningState = {
   IDLE: 0,
@@ -127,6 +128,15 @@ export const tuningField = f.object(
           kept('model: how far one shortest run (minimum on time, full output) of a pulsed output moves it'),
         ),
         rule: f.string({ stored: true, maxLength: RULE_TEXT_MAX }),
+        // What the gains were measured on: APPLY is refused when it has changed since.
+        inputNid: f.number({ ...kept('the setpoint the result was measured on'), integer: true }),
+        outputNid: f.number({ ...kept("the tuned PID's output then"), integer: true }),
+        pairOutputNid: f.number({ ...kept("the pair's output then"), integer: true }),
+        setup: f.string({
+          stored: true,
+          maxLength: SETUP_TEXT_MAX,
+          description: "the chain's timings then (PWM periods, minimum and delay times, mutex), compact",
+        }),
       },
       { ...owned, description: 'the proposed gains and what they were computed from' },
     ),

@@ -7,6 +7,7 @@
 import type { Linked } from '../../../runtime/interfaces.js';
 import type { UnitPrefs } from '../../../codec/units.js';
 import type { UpdateContext } from '../../../runtime/types.js';
+import { setupOf } from './setup.js';
 import { delivered, noValue, tuningChain, type Chain, type Look } from './chain.js';
 import { resultOf, startSearch } from './conclusion.js';
 import type { TuningData } from './fields.js';
@@ -193,7 +194,7 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
       const r = run.search.gen.next();
       if (r.done) {
         const { result, message } = resultOf(chain, run.search, r.value, ctx.units);
-        tu.result = result;
+        tu.result = { ...result, ...setupOf(block.id, block.data as never, lookOf(ctx)) };
         tu.cycle = run.search.tail.length;
         end(block, ctx, 'PROPOSED', message);
         ctx.log.info({ id: block.id, result }, 'PID tuning done: gains proposed');
