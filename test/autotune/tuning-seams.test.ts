@@ -338,5 +338,18 @@ t.test(
     // And without a restart.
     command(f, 'APPLY');
     t.equal(tuning(f).state, 'APPLIED', tuning(f).message);
+
+    // UNDO puts the gains from before the tuning back. Over the applied gains, that is all it says;
+    // over gains edited by hand since, it names those, so they are not lost without a trace.
+    command(same, 'UNDO');
+    t.match(tuning(same).message, /^undone: back to kp 60, ti 7200 s, td 900 s \(and Cool PID's\)$/);
+    f.runtime.patch({ id: 'Cool PID', type: 'Pid', data: { kp: -45 } });
+    const cool = gains(f, 'Cool PID');
+    command(f, 'UNDO');
+    t.equal(gains(f, 'Cool PID').kp, -60, 'the gains from before the tuning are back');
+    t.equal(
+      tuning(f).message,
+      `undone: back to kp 60, ti 7200 s, td 900 s (and Cool PID's); the gains it replaced, changed by hand since the APPLY: Cool PID kp -45, ti ${cool.ti} s, td ${cool.td} s`,
+    );
   },
 );

@@ -225,13 +225,37 @@ function undoTuning(block: TunedPid, ctx: UpdateContext): void {
   const tu = block.data.tuning;
   const p = tu.previous;
   if (tu.state === 'RUNNING' || tu.state === 'PROPOSED' || p.kp === null) return;
-  setGains(block, ctx, { kp: p.kp, ti: p.ti ?? 0, td: p.td ?? 0 }, false);
   const pair = pairByNid(block, ctx, p.pairNid);
+  const lost = replacedGains(block, pair);
+  setGains(block, ctx, { kp: p.kp, ti: p.ti ?? 0, td: p.td ?? 0 }, false);
   if (pair && p.pairKp !== null) setGains(pair, ctx, { kp: p.pairKp, ti: p.pairTi ?? 0, td: p.pairTd ?? 0 }, true);
   tu.state = 'IDLE';
-  tu.message = `undone: back to kp ${round(p.kp, 3)}, ti ${Math.round(p.ti ?? 0)} s, td ${Math.round(p.td ?? 0)} s${pair ? ` (and ${pair.id}'s)` : ''}`;
+  tu.message = `undone: back to kp ${round(p.kp, 3)}, ti ${Math.round(p.ti ?? 0)} s, td ${Math.round(p.td ?? 0)} s${pair ? ` (and ${pair.id}'s)` : ''}${lost}`;
   // Undone once: the gains in use are those, there is nothing left to undo.
   tu.previous = noGains();
+}
+
+/**
+ * The gains an UNDO is about to replace, in words, where they are not the ones the APPLY wrote:
+ * gains edited by hand since. UNDO still puts the old ones back (that is what it is asked), but
+ * says what it replaced. Once a later tuning has cleared the result, what the APPLY wrote is no
+ * longer known: the gains replaced are then named whatever they are.
+ */
+function replacedGains(block: TunedPid, pair: TunedPid | null): string {
+  const tu = block.data.tuning;
+  const r = tu.state === 'APPLIED' && tu.result.kp !== null ? tu.result : null;
+  const same = (a: number, b: number | null) => b !== null && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+  const edited = (pid: TunedPid, applied: [number | null, number | null, number | null] | null) => {
+    const g = gainsOf(pid.data);
+    if (applied && same(g.kp, applied[0]) && same(g.ti, applied[1]) && same(g.td, applied[2])) return [];
+    return [`${pid.id} kp ${round(g.kp, 3)}, ti ${Math.round(g.ti)} s, td ${Math.round(g.td)} s`];
+  };
+  const lost = [
+    ...edited(block, r && [r.kp, r.ti, r.td]),
+    ...(pair && tu.previous.pairKp !== null ? edited(pair, r && [r.pairKp, r.pairTi, r.pairTd]) : []),
+  ];
+  if (!lost.length) return '';
+  return `; the gains it replaced${r ? ', changed by hand since the APPLY' : ''}: ${lost.join('; ')}`;
 }
 
 const noGains = (): TuningData['previous'] => ({
