@@ -31,7 +31,9 @@ same list.
   have no flag or variable. It is UTF-8 text (a byte-order mark is fine); one saved as UTF-16
   (Windows Notepad's "Unicode") or Latin-1 is refused with that word.
 - On a Raspberry Pi the file is \`/etc/edgeblocks/config.json\` and the data dir
-  \`/var/lib/edgeblocks\` (see [Installing on a Raspberry Pi](raspberry-pi.md)). Variables for the
+  \`/var/lib/edgeblocks\`, which the unit gives as \`--data-dir\`
+  (see [Installing on a Raspberry Pi](raspberry-pi.md)). The data dir is set in one place: a file
+  whose \`dataDir\` names another dir than \`--data-dir\` is refused, exit 2 naming both. Variables for the
   service go in a drop-in: \`sudo systemctl edit edgeblocks\`, then under \`[Service]\` a line such as
   \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
   Before an upgrade the installer has the new release check the file and these variables together

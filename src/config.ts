@@ -118,6 +118,8 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
       throw new ConfigError(issueKey(first), first.unknownKey ? `${first.message} (in ${file})` : first.message);
     Object.assign(cfg, values);
     cfg.config = file;
+    if (typeof values.dataDir === 'string' && args.dataDir !== undefined)
+      refuseTwoDataDirs(file, values.dataDir, args.dataDir);
   }
   const take = (key: ConfigKey, raw: string | undefined, source: ValueSource) => {
     if (raw === undefined || key === 'config') return;
@@ -150,6 +152,21 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   return config;
 }
 
+/**
+ * The data dir is set in one place. The installed service is started with `--data-dir` (its
+ * unit's ExecStart), which would win over the file's `dataDir`; the user and doctor commands
+ * take the same dir (loadInstalledConfig), so a file that names another dir is refused here, by
+ * the start, `edgeblocks check` and those commands alike, rather than leave users, backups or a
+ * doctor's report in a dir the service never reads.
+ */
+function refuseTwoDataDirs(file: string, fromFile: string, fromFlag: string): void {
+  if (path.resolve(fromFile) === path.resolve(fromFlag)) return;
+  throw new ConfigError(
+    'dataDir',
+    `${file} sets dataDir ${JSON.stringify(fromFile)}, but --data-dir gives ${JSON.stringify(fromFlag)} (on a Pi, the service's unit gives --data-dir /${INSTALLED.dataDir}); set the data dir in one place: remove dataDir from ${file}, or give both the same dir`,
+  );
+}
+
 /** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */
 export const INSTALLED = { config: 'etc/edgeblocks/config.json', dataDir: 'var/lib/edgeblocks' } as const;
 
@@ -165,12 +182,17 @@ export function loadInstalledConfig(
   root = '/',
 ): Config {
   const installedConfig = path.join(root, INSTALLED.config);
+  const installedData = path.join(root, INSTALLED.dataDir);
   const withFile = { ...args };
   if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
     withFile.config = installedConfig;
-  const config = loadConfig(withFile, env);
-  const installedData = path.join(root, INSTALLED.dataDir);
   const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
+  const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
+  // The installed service's config file goes with its unit's --data-dir: given here as the unit
+  // gives it, so that a dataDir in that file is refused as the service's start refuses it.
+  if (!dataDirGiven && file !== undefined && path.resolve(file) === installedConfig && existsSync(installedData))
+    withFile.dataDir = installedData;
+  const config = loadConfig(withFile, env);
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
   return config;
 }

@@ -3,7 +3,8 @@
 // to ./data of the current directory (made there, as root), the command said it was added, and
 // the service with auth on still found no user. The user command now takes the installed
 // service's config file and data dir as its defaults when they exist, as the doctor does; a
-// flag, variable or config file setting still wins. In-process, on a root laid out as a Pi's.
+// flag or variable still wins, and a dataDir in the installed config file other than the unit's
+// data dir is refused, as the service refuses it. In-process, on a root laid out as a Pi's.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,12 +48,23 @@ t.test("without --data-dir, the installed service's data dir is the one used", a
   t.notOk(existsSync(path.join(home, 'data')), 'nothing made in the current directory');
   t.equal((await user(['list'], root, home)).stdout, 'alice\n');
 
-  // The config file's own dataDir wins over the installed default, and a flag over both.
+  // A dataDir in the installed config file that is not the unit's data dir is refused, naming
+  // both (the service, started with --data-dir, would never read a user added there).
   const elsewhere = path.join(dir, 'elsewhere');
-  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), JSON.stringify({ dataDir: elsewhere }));
-  t.equal((await user(['add', 'bob'], root, home, 'a long password\n')).code, 0);
-  t.ok(JSON.parse(readFileSync(path.join(elsewhere, 'users.json'), 'utf8')).users.bob, 'the file’s dataDir');
+  const installedConfig = path.join(root, 'etc/edgeblocks/config.json');
+  writeFileSync(installedConfig, JSON.stringify({ auth: true, dataDir: elsewhere }));
+  const refused = await user(['add', 'bob'], root, home, 'a long password\n');
+  t.equal(refused.code, 2, refused.stdout);
+  t.match(refused.stderr, `${installedConfig} sets dataDir ${JSON.stringify(elsewhere)}, but --data-dir gives`);
+  t.match(refused.stderr, JSON.stringify(data));
+  t.notOk(existsSync(elsewhere), 'no user written where the service does not look');
   const flag = path.join(dir, 'flag');
+  t.equal((await user(['add', 'carol', '--data-dir', flag], root, home, 'a long password\n')).code, 2, 'nor to a flag');
+  // The file naming the unit's data dir, or a flag with no installed config file, hold.
+  writeFileSync(installedConfig, JSON.stringify({ auth: true, dataDir: data }));
+  t.equal((await user(['add', 'bob'], root, home, 'a long password\n')).code, 0);
+  t.ok(JSON.parse(readFileSync(path.join(data, 'users.json'), 'utf8')).users.bob, 'in the service’s data dir');
+  rmSync(installedConfig);
   t.equal((await user(['add', 'carol', '--data-dir', flag], root, home, 'a long password\n')).code, 0);
   t.ok(existsSync(path.join(flag, 'users.json')), 'the flag');
 });
