@@ -4,7 +4,7 @@
 // what to do. Exit status 0 when nothing needs doing, 1 when something does, 2 for bad flags.
 // With the service running it leaves the buses and outputs to the service (the data dir's lock
 // says who has them) and shows the service's own view of its buses instead.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRules } from '../alerts/rules.js';
 import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
@@ -91,6 +91,18 @@ function serviceEnvironment(roots: Roots): Map<string, UnitVariable> {
 }
 
 const SERVICE_UNIT = 'edgeblocks.service';
+
+/** A directory a flag names; a misspelt one is refused, not reported on as an empty system. */
+function existingDir(dir: string, flag: string): string {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    throw new UsageError(`${flag} ${dir}: no such directory`);
+  }
+  if (!isDir) throw new UsageError(`${flag} ${dir}: not a directory`);
+  return dir;
+}
 
 /** The installed service's config, data dir and unit environment are the defaults, when they exist. */
 function doctorConfig(
@@ -294,7 +306,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
-    const roots = rootsAt(typeof values.root === 'string' ? values.root : '/');
+    const roots = rootsAt(typeof values.root === 'string' ? existingDir(values.root, '--root') : '/');
     fromUnit = serviceEnvironment(roots);
     for (const name of fromUnit.keys()) if (process.env[name] !== undefined) fromUnit.delete(name);
     const config = doctorConfig(values, roots, fromUnit);
