@@ -38,7 +38,8 @@ same list.
   \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
   Before an upgrade the installer has the new release check the file and these variables together
   (\`edgeblocks check --config FILE --data-dir DIR\`, which also reads the data dir: with \`auth\` on
-  it needs a user there). \`sudo edgeblocks doctor\` reads these variables from the unit too.
+  it needs a user there; a data dir that does not exist yet is named in a warning).
+  \`sudo edgeblocks doctor\` reads these variables from the unit too.
 `;
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

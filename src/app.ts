@@ -3,6 +3,7 @@
 // before MQTT publishes the offline state, and the database closes (and the data dir lock is
 // released) last. Each subsystem is built from the ones before it; the status report is
 // assembled from their status().
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Alerts } from './alerts/index.js';
@@ -115,6 +116,11 @@ export interface App {
 export function checkDataDir(config: Config): string[] {
   const warnings = Auth.check({ enabled: config.auth, dataDir: config.dataDir });
   checkSchema(config.dataDir);
+  // A misspelt --data-dir would pass as the real one; a fresh install's (made by the first start) holds.
+  if (!existsSync(config.dataDir))
+    warnings.push(
+      `the data dir ${config.dataDir} does not exist, so nothing in it was checked (a start makes it; check --data-dir if it should be there)`,
+    );
   return warnings;
 }
 

@@ -92,3 +92,22 @@ t.test('auth off: the users file is not read; a database of a newer release is r
   t.equal(check(['--config', file, '--data-dir', dataDir]).code, 0, 'the schema this release knows');
   t.same(readdirSync(dataDir).sort(), before, 'nothing was written beside it');
 });
+
+// `edgeblocks check --data-dir /var/lib/edgeblock` (one letter short) said "valid" and nothing
+// more: with auth off there was nothing in the dir to refuse, so a misspelt dir passed as the
+// real one. A data dir that does not exist is named in a warning; it still holds (exit 0), as
+// the installer's check of a fresh install, whose data dir the first start makes, needs it to.
+t.test('a data dir that does not exist: a warning naming it, and still exit 0', async (t) => {
+  const { file, dataDir } = sandbox(t, {});
+  const missing = check(['--config', file, '--data-dir', dataDir]);
+  t.equal(missing.code, 0, missing.err);
+  t.equal(
+    missing.err.trim(),
+    `edgeblocks: warning: the data dir ${dataDir} does not exist, so nothing in it was checked (a start makes it; check --data-dir if it should be there)`,
+  );
+  t.match(missing.out, /is valid/);
+  t.notOk(existsSync(dataDir), 'not made');
+  mkdirSync(dataDir, { mode: 0o700 });
+  const there = check(['--config', file, '--data-dir', dataDir]);
+  t.equal(there.err, '', 'no warning once it is there');
+});
