@@ -2,12 +2,15 @@
 // route does not take, 415 naming the content type every body must have.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { errorBody, type ErrorBody } from './error-body.js';
+import { NoBody } from './route-validation.js';
 
 const JSON_TYPE = 'content-type: application/json';
 
 interface KnownRoute {
   pattern: RegExp;
   methods: Set<string>;
+  /** Its POST takes no body (NoBody): the 405 does not ask for one. */
+  noBody: boolean;
 }
 
 function toPattern(url: string): RegExp {
@@ -29,8 +32,13 @@ export function installHttpHints(app: FastifyInstance): void {
     // A catch-all (the dashboard's static files, GET /*) answers every path: it says nothing
     // about which methods a path of the API takes.
     if (route.url.includes('*')) return;
-    const known = routes.get(route.url) ?? { pattern: toPattern(route.url), methods: new Set<string>() };
+    const known = routes.get(route.url) ?? {
+      pattern: toPattern(route.url),
+      methods: new Set<string>(),
+      noBody: false,
+    };
     for (const m of [route.method].flat()) known.methods.add(m);
+    if ([route.method].flat().includes('POST')) known.noBody = route.schema?.body === NoBody;
     routes.set(route.url, known);
   });
 }
@@ -50,7 +58,12 @@ export function methodNotAllowed(app: FastifyInstance, req: FastifyRequest): { b
   const allowed = allowedMethods(app, path).filter((m) => m !== 'HEAD');
   if (allowed.length === 0 || allowed.includes(req.method)) return null;
   const how = allowed.length === 1 ? `send a ${allowed[0]}` : `use ${allowed.join(' or ')}`;
-  const json = allowed.includes('POST') ? ` with a JSON body (${JSON_TYPE})` : '';
+  const posts = [...(routesOf.get(app)?.values() ?? [])].filter((r) => r.methods.has('POST') && r.pattern.test(path));
+  const json = !allowed.includes('POST')
+    ? ''
+    : posts.every((r) => r.noBody)
+      ? ' (it takes no body, or {})'
+      : ` with a JSON body (${JSON_TYPE})`;
   return { body: errorBody(405, `${req.method} is not allowed on ${path}: ${how}${json}`), allow: allowed.join(', ') };
 }
 

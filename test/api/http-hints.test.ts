@@ -12,11 +12,7 @@ t.test('the app', async (t) => {
   const inject = (o: InjectOptions) => h.app.http.inject(o);
 
   t.test('GET on a POST-only route: 405, Allow: POST, and a message saying to POST', async (t) => {
-    for (const url of [
-      '/edge-one/blocks/all/read',
-      '/history/datastore/get',
-      '/edge-one/sim/devices/beer/temperature',
-    ]) {
+    for (const url of ['/edge-one/blocks/read', '/history/datastore/get', '/edge-one/sim/devices/beer/temperature']) {
       const res = await inject({ method: 'GET', url });
       t.equal(res.statusCode, 405, url);
       t.equal(res.headers.allow, 'POST');
@@ -25,6 +21,12 @@ t.test('the app', async (t) => {
         error: 'Method Not Allowed',
         message: `GET is not allowed on ${url}: send a POST with a JSON body (content-type: application/json)`,
       });
+    }
+    // A route that takes no body does not ask for one (it said "send a POST with a JSON body").
+    for (const url of ['/edge-one/blocks/all/read', '/edge-one/blocks/all/read/stored']) {
+      const res = await inject({ method: 'GET', url });
+      t.equal(res.statusCode, 405, url);
+      t.equal(res.json().message, `GET is not allowed on ${url}: send a POST (it takes no body, or {})`);
     }
     const unknown = await inject({ method: 'GET', url: '/edge-one/blocks/nothing' });
     t.equal(unknown.statusCode, 404, 'an unknown path stays a 404');
