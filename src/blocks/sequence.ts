@@ -111,7 +111,7 @@ export interface SequenceState {
   persisted: boolean;
   /** Whole ELAPSED_STORE_MS periods of `elapsed` when the block was last stored. */
   storedPeriods: number;
-  /** Restored at its stored instruction: the first update takes up the stored `elapsed` (put in place after init). */
+  /** Restored at its stored instruction: the first update takes up the stored `elapsed` (in place at init). */
   resume: boolean;
   changed: Set<AnyBlock>;
   /** Enabled flag and instruction as stored, before the store mode was applied at load. */
@@ -131,7 +131,12 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     const d = block.data;
     const restored = { enabled: d.enabled, activeInstruction: d.activeInstruction };
     const mode = d.storeMode;
-    if (mode.startsWith('AT_FIRST_INSTRUCTION')) d.activeInstruction = 0;
+    // From the first instruction with its time at 0, as restartAt: the stored `elapsed` is the time
+    // in the stored instruction. A backup load stores the block as this leaves it.
+    if (mode.startsWith('AT_FIRST_INSTRUCTION')) {
+      d.activeInstruction = 0;
+      d.elapsed = 0;
+    }
     if (mode.endsWith('ALWAYS_ENABLED')) d.enabled = true;
     if (mode.endsWith('NEVER_ENABLED')) d.enabled = false;
     const s: SequenceState = {

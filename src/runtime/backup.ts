@@ -257,9 +257,7 @@ function loadBackupBlocks(
       sys.meta = p.meta;
       changed.push(sys);
     } else {
-      const block = rt.insert(p.def, p.nid, p.id, p.data, p.meta);
-      overlayOwned(p.def.fields, block.data as Data, p.value);
-      changed.push(block);
+      changed.push(rt.insert(p.def, p.nid, p.id, p.data, p.meta, p.value));
     }
   }
   try {

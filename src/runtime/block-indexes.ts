@@ -1,6 +1,7 @@
 // Putting a new block in the runtime's table and indexes, and keeping what the runtime derives
 // from its blocks (links, scheduler order, claims, the read cache) in step after they change.
-import { withReadonly } from '../codec/apply.js';
+import { overlayOwned, withReadonly } from '../codec/apply.js';
+import type { Partial } from '../codec/partial.js';
 import type { BlockTable } from './block-table.js';
 import { releaseStale, type ChannelClaims } from './claims.js';
 import type { LinkIndex, OutLink } from './links.js';
@@ -23,6 +24,7 @@ export function insertBlock(
   id: string,
   writableData: Data,
   meta: Record<string, unknown>,
+  owned?: Partial,
 ): AnyBlock {
   const block: AnyBlock = {
     nid,
@@ -33,6 +35,9 @@ export function insertBlock(
     state: undefined,
     nextUpdate: -Infinity,
   };
+  // A restored block's own stored values are in place before init, which sees the block as stored
+  // (a Sequence's store mode resets its stored time with its position).
+  if (owned) overlayOwned(def.fields, block.data as Data, owned);
   block.state = def.init ? def.init(block) : undefined;
   ix.table.add(block);
   ix.links.update(block);

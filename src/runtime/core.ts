@@ -1,6 +1,7 @@
 // What the runtime's own modules (backup, batch, rename, discovery, records, validation, the
 // update context) see of the block runtime. They import this interface rather than the class,
 // so runtime.ts can import them without an import cycle; BlockRuntime implements it.
+import type { Partial } from '../codec/partial.js';
 import type { UnitPrefs } from '../codec/units.js';
 import type { Logger } from '../log.js';
 import type { BlockTable } from './block-table.js';
@@ -62,6 +63,8 @@ export interface RuntimeCore {
     id: string,
     writableData: Data,
     meta: Record<string, unknown>,
+    /** A restored block's own stored read-only values (decoded with `owned`), in place before its init. */
+    owned?: Partial,
   ): AnyBlock;
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void;
   changed(event: ChangeEvent): void;

@@ -145,8 +145,7 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   } else {
     if (rt.table.hasNid(raw.nid) || rt.table.hasId(raw.id))
       throw new Error(`duplicate nid ${raw.nid} or id '${raw.id}'`);
-    const block = rt.insert(def, raw.nid, raw.id, full, meta);
-    overlayOwned(def.fields, block.data as Data, value);
+    rt.insert(def, raw.nid, raw.id, full, meta, value);
     rt.persistence.reserveNid(raw.nid);
   }
   const block = rt.table.byNid(raw.nid)!;

@@ -3,6 +3,7 @@
 // inside one; discovery and backup load, which await hardware, share one lock.
 import { EventEmitter } from 'node:events';
 import type { ReadMode } from '../codec/encode.js';
+import type { Partial } from '../codec/partial.js';
 import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { ChannelClaims, claimChains, relations, type Claim, type Relation } from './claims.js';
@@ -138,8 +139,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     id: string,
     writableData: Data,
     meta: Record<string, unknown>,
+    owned?: Partial,
   ): AnyBlock {
-    return insertBlock(this, def, nid, id, writableData, meta);
+    return insertBlock(this, def, nid, id, writableData, meta, owned);
   }
 
   // ---- block API --------------------------------------------------------------------------
