@@ -97,3 +97,36 @@ t.test("on a controller whose clock was never set (1970), the browser's time is 
   );
   await page.close();
 });
+
+t.test('on a controller whose clock is not set, Resume and Skip wait for it; Pause and Stop work', async (t) => {
+  // A Resume or Skip writes a start on the browser's clock, while the controller, without one, holds
+  // the place of the last time it saw: the two would not line up (a paused cold crash resumed a day
+  // earlier in the profile, at the warm step).
+  const { cli, api } = await movedController(t, 'eb-profile-clock-resume-', '@1970-01-02 00:00:00');
+  const day = 86_400;
+  const points = [
+    { time: 0, temperature: 20 },
+    { time: 7 * day, temperature: 20 },
+    { time: 7 * day, temperature: 2 },
+    { time: 10 * day, temperature: 2 },
+  ];
+  await api('blocks/create', {
+    id: 'Paused Profile',
+    type: 'SetpointProfile',
+    data: { enabled: false, points },
+    meta: { pausedAt: 7.5 * day },
+  });
+  browser ??= await launchBrowser();
+  const page = await browser.newPage();
+  page.setDefaultTimeout(limit(15_000));
+  await page.goto(`${cli.base}/#/overview`);
+  const paused = page.locator('section.card[data-block="Paused Profile"]');
+  await paused.getByTestId('profile-clock-unset').waitFor();
+  t.ok(await paused.getByRole('button', { name: 'Resume' }).isDisabled(), 'Resume waits for the clock');
+  t.ok(await paused.getByRole('button', { name: 'Stop' }).isEnabled(), 'Stop works');
+  t.ok(
+    await paused.getByRole('button', { name: 'Skip step' }).isEnabled(),
+    'Skip of a paused profile moves the pause only',
+  );
+  await page.close();
+});

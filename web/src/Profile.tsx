@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { controller, serviceId, type Answer, type Block } from './api';
 import { unitLabel } from './blocks';
-import { controllerNow, useLive } from './live';
+import { controllerClockKnown, controllerNow, useLive } from './live';
 import { retyped } from './units';
 import {
   inUnit,
@@ -168,6 +168,8 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
   const now = controllerNow() / 1000;
   const elapsed = pausedAt ?? (start === null ? 0 : now - start);
   const where = whereIsIt(segments, elapsed);
+  // Resume and Skip of a running profile write a start; see controllerClockKnown.
+  const clockKnown = controllerClockKnown();
   const skip = () => {
     const next = segments[where.index]?.end;
     if (next === undefined) return;
@@ -205,6 +207,12 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
         {where.now}
       </p>
       {where.next && <p class="muted">Next: {where.next}</p>}
+      {!clockKnown && (
+        <p class="muted" data-testid="profile-clock-unset">
+          The controller's clock is not set yet (no network time since it started): Resume and Skip wait for it, so the
+          profile keeps its place. Pause and Stop work; the setpoint holds its setting.
+        </p>
+      )}
       <div class="buttons">
         {pausedAt === null ? (
           <button type="button" onClick={() => void pause()}>
@@ -213,6 +221,7 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
         ) : (
           <button
             type="button"
+            disabled={!clockKnown}
             onClick={() =>
               void run(patch(block, { enabled: true, start: iso(now - pausedAt) }, { pausedAt: null }), 'resumed')
             }
@@ -220,7 +229,11 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
             Resume
           </button>
         )}
-        <button type="button" disabled={where.index < 0 || where.index >= segments.length} onClick={skip}>
+        <button
+          type="button"
+          disabled={where.index < 0 || where.index >= segments.length || (!clockKnown && pausedAt === null)}
+          onClick={skip}
+        >
           Skip step
         </button>
         <button type="button" onClick={() => void stop()}>

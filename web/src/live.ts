@@ -44,6 +44,15 @@ let source: EventSource | null = null;
 let lastMessage = 0;
 /** The controller's wall clock minus this browser's, from the last state's `clock.now`. */
 let controllerClockOffsetMs = 0;
+/** The last state said the controller's wall clock is not set (a Pi before network time, at 1970). */
+let controllerClockUnset = false;
+
+/**
+ * False while the controller's wall clock is not set. A place in a profile written then (Resume,
+ * Skip) would be a date on the browser's clock, which the controller, holding the place of the
+ * last time it saw, cannot line up with: the card waits for the clock instead.
+ */
+export const controllerClockKnown = (): boolean => !controllerClockUnset;
 
 /**
  * The controller's wall clock now, epoch ms. Times the controller keeps (a profile's `start`,
@@ -149,7 +158,10 @@ function applyState(msg: StateMessage): void {
   const clockNow = Date.parse(String((msg.status.clock as { now?: unknown } | undefined)?.now));
   // A controller clock never set (1970) tells nothing: the browser's is the better guess then (a
   // profile waits for the clock, and a date written now keeps it once the clock is set).
-  if (Number.isFinite(clockNow)) controllerClockOffsetMs = isWallSet(clockNow) ? clockNow - lastMessage : 0;
+  if (Number.isFinite(clockNow)) {
+    controllerClockUnset = !isWallSet(clockNow);
+    controllerClockOffsetMs = controllerClockUnset ? 0 : clockNow - lastMessage;
+  }
   state.loaded = true;
   // Logged out stays so until the page starts over (the login form): a stream the service keeps
   // open after the session ended must not make the page look logged in.
