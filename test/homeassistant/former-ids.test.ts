@@ -35,17 +35,29 @@ async function retained(url: string, ...filters: string[]): Promise<string[]> {
   }
 }
 
+/** A real Mosquitto for the test, and the options of a controller with Home Assistant on it. */
+async function haBroker(t: Test) {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  return { broker, options: { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' } };
+}
+
 async function sensorOf(rt: RunningApp, id: string): Promise<number> {
   const res = await rt.post('blocks/create', { id, type: 'TempSensorMock', data: { setting: 20 } });
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   return res.body.nid;
 }
 
+/** A sensor made on `rt` (serviceId `id`), once its Home Assistant config is retained: the config's topic. */
+async function announced(rt: RunningApp, url: string, block: string, id: string): Promise<string> {
+  const config = `homeassistant/sensor/edgeblocks_${id}/${await sensorOf(rt, block)}_value/config`;
+  await until(async () => (await retained(url, config)).length === 1, `the config of ${block} retained`);
+  return config;
+}
+
 t.test('a new service id clears the configs and states of the old one', async (t) => {
-  const broker = await startMosquitto();
-  t.teardown(() => broker.stop());
+  const { broker, options } = await haBroker(t);
   const dataDir = tempDir(t);
-  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
   const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir });
   const nid = await sensorOf(first, 'Beer');
   const oldConfig = `homeassistant/sensor/edgeblocks_ferm-old/${nid}_value/config`;
@@ -75,14 +87,10 @@ t.test('a new service id clears the configs and states of the old one', async (t
 });
 
 t.test('a former id is forgotten once cleared: a controller given that id later keeps its device', async (t) => {
-  const broker = await startMosquitto();
-  t.teardown(() => broker.stop());
+  const { broker, options } = await haBroker(t);
   const dataDir = tempDir(t);
-  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
   const first = await startApp({ ...options, serviceId: 'ferm' }, { dataDir });
-  const nid = await sensorOf(first, 'Beer');
-  const config = `homeassistant/sensor/edgeblocks_ferm/${nid}_value/config`;
-  await until(async () => (await retained(broker.url, config)).length === 1, 'the config of ferm retained');
+  const config = await announced(first, broker.url, 'Beer', 'ferm');
   await first.close();
   const renamed = await startApp({ ...options, serviceId: 'cellar' }, { dataDir });
   await until(async () => (await retained(broker.url, config)).length === 0, 'the device of ferm removed');
@@ -90,9 +98,7 @@ t.test('a former id is forgotten once cleared: a controller given that id later 
 
   // Another controller is given the id ferm, and is off when cellar starts again.
   const other = await startApp({ ...options, serviceId: 'ferm' }, { dataDir: tempDir(t) });
-  const otherNid = await sensorOf(other, 'Wort');
-  const otherConfig = `homeassistant/sensor/edgeblocks_ferm/${otherNid}_value/config`;
-  await until(async () => (await retained(broker.url, otherConfig)).length === 1, 'the new ferm announced');
+  const otherConfig = await announced(other, broker.url, 'Wort', 'ferm');
   await other.close();
 
   const bus = await Recorder.connect(broker.url);
@@ -115,18 +121,14 @@ t.test('a former id is forgotten once cleared: a controller given that id later 
 });
 
 t.test('the configs of a controller running with the former id are left alone', async (t) => {
-  const broker = await startMosquitto();
-  t.teardown(() => broker.stop());
-  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+  const { broker, options } = await haBroker(t);
   // This data dir ran as ferm-old once; a copy of it runs on as ferm-old on another controller.
   const copyDir = tempDir(t);
   const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: copyDir });
   await first.close();
   const other = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: tempDir(t) });
   t.teardown(() => other.close());
-  const nid = await sensorOf(other, 'Beer');
-  const liveConfig = `homeassistant/sensor/edgeblocks_ferm-old/${nid}_value/config`;
-  await until(async () => (await retained(broker.url, liveConfig)).length === 1, 'the live config retained');
+  const liveConfig = await announced(other, broker.url, 'Beer', 'ferm-old');
 
   const bus = await Recorder.connect(broker.url);
   t.teardown(() => bus.end());
@@ -147,14 +149,10 @@ t.test('the configs of a controller running with the former id are left alone', 
 });
 
 t.test('a controller that starts with the former id after the clear keeps its new configs', async (t) => {
-  const broker = await startMosquitto();
-  t.teardown(() => broker.stop());
-  const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+  const { broker, options } = await haBroker(t);
   const copyDir = tempDir(t);
   const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: copyDir });
-  const nid = await sensorOf(first, 'Beer');
-  const config = `homeassistant/sensor/edgeblocks_ferm-old/${nid}_value/config`;
-  await until(async () => (await retained(broker.url, config)).length === 1, 'the old config retained');
+  const config = await announced(first, broker.url, 'Beer', 'ferm-old');
   await first.close();
 
   const bus = await Recorder.connect(broker.url);
@@ -172,7 +170,11 @@ t.test('a controller that starts with the former id after the clear keeps its ne
   // The copy of the data dir starts as ferm-old now, while the renamed one watches that id.
   const copy = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir: tempDir(t) });
   t.teardown(() => copy.close());
-  t.equal(await sensorOf(copy, 'Beer'), nid, 'the same nid, so the same config topic');
+  t.equal(
+    `homeassistant/sensor/edgeblocks_ferm-old/${await sensorOf(copy, 'Beer')}_value/config`,
+    config,
+    'the same nid, so the same config topic',
+  );
   await until(() => lines.some((l) => /ferm-old is online/.test(l.msg)), 'the renamed one to see ferm-old online');
   await until(async () => (await retained(broker.url, config)).length === 1, "the copy's config retained");
   t.same(
