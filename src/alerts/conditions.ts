@@ -162,11 +162,9 @@ export class Conditions {
             text: `${b.id} is ${temp(data.value)}, setting ${temp(data.setting)}: further than ${this.formatDelta(band)} and not getting closer for more than ${after} s`,
             values: { value: data.value, setting: data.setting, band },
             // A beer on its way to a new setting (a profile's step, a cold crash, a setting typed)
-            // is no alert while it keeps coming closer; one that stops short, or drifts away, is.
-            progress:
-              off > 0
-                ? { toward: 'down', reached: -data.value, by: APPROACH_DEGC }
-                : { toward: 'up', reached: data.value, by: APPROACH_DEGC },
+            // is no alert while the gap keeps closing; one that stops short, drifts away, or moves
+            // slower than a ramping setting (the gap widens though the beer moves its way) is.
+            progress: { toward: off > 0 ? 'down' : 'up', reached: -Math.abs(off), by: APPROACH_DEGC },
           });
         }
       }

@@ -72,7 +72,8 @@ export interface Observation {
   values?: Record<string, unknown>;
   /**
    * A problem that clears by moving somewhere (a beer on its way to a new setting): which way
-   * (`toward`) and how far it has come that way (`reached`, larger is further). The count of
+   * (`toward`) and how far it has come that way (`reached`, larger is further; for a setpoint, the
+   * gap to the setting, negated, so a setting ramping away faster than the beer follows is no progress). The count of
    * `after` starts again each time `reached` passes the furthest seen since the count began by
    * `by` or more, and when `toward` changes: only a problem that stops getting better fires.
    */

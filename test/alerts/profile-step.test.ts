@@ -18,8 +18,14 @@ import { healthySources } from './sources.js';
 
 const HOUR = 3600;
 
-/** The fermenter at 20 degC with a profile that steps to 10 degC an hour in, and the alerts on it. */
-async function stepped(t: Test, plant: Record<string, unknown>) {
+const STEP = [
+  { time: 0, temperature: 20 },
+  { time: { __objtype: 'Quantity', unit: 'hour', value: 1 }, temperature: 20 },
+  { time: { __objtype: 'Quantity', unit: 'hour', value: 1 }, temperature: 10 },
+];
+
+/** The fermenter at 20 degC with a profile (by default a step to 10 degC an hour in), and the alerts on it. */
+async function stepped(t: Test, plant: Record<string, unknown>, points: unknown[] = STEP) {
   const f = new Fermenter({ setpoint: 20, plant, stepMs: 1000 }).build();
   await f.run(600);
   f.runtime.create({
@@ -29,11 +35,7 @@ async function stepped(t: Test, plant: Record<string, unknown>) {
       enabled: true,
       targetId: { __objtype: 'Link', id: 'Beer Setpoint' },
       start: new Date(f.clock.wall()!).toISOString(),
-      points: [
-        { time: 0, temperature: 20 },
-        { time: { __objtype: 'Quantity', unit: 'hour', value: 1 }, temperature: 20 },
-        { time: { __objtype: 'Quantity', unit: 'hour', value: 1 }, temperature: 10 },
-      ],
+      points,
     },
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-alert-step-'));
@@ -51,18 +53,30 @@ async function stepped(t: Test, plant: Record<string, unknown>) {
   const start = f.clock.now();
   // When the setting stepped, and when the beer was last out of band.
   let steppedAt: number | null = null;
+  let firstOut: number | null = null;
   let lastOut: number | null = null;
   const run = (seconds: number) =>
     f.run(seconds, (s) => {
-      if (s.setting === 10 && steppedAt === null) steppedAt = f.clock.now();
-      if (s.setting !== null && Math.abs(f.data('Beer Setpoint').value - s.setting) > rules.setpointBand.band)
+      if (s.setting !== null && s.setting < 20 && steppedAt === null) steppedAt = f.clock.now();
+      if (s.setting !== null && Math.abs(f.data('Beer Setpoint').value - s.setting) > rules.setpointBand.band) {
         lastOut = f.clock.now();
+        firstOut ??= lastOut;
+      }
       const { seen, unknown } = conditions.evaluate(rules);
       tracker.update(seen, f.clock.now(), rules.resolveAfter * 1000, unknown);
     });
   const hoursAfterStep = (at: number | null) =>
     at === null || steppedAt === null ? NaN : (at - steppedAt) / 3_600_000;
-  return { f, events, run, start, stepAt: () => steppedAt, lastOut: () => lastOut, hoursAfterStep };
+  return {
+    f,
+    events,
+    run,
+    start,
+    stepAt: () => steppedAt,
+    firstOut: () => firstOut,
+    lastOut: () => lastOut,
+    hoursAfterStep,
+  };
 }
 
 t.test('a profile step the beer follows as planned is no out-of-band alert, though hours out of band', async (t) => {
@@ -111,3 +125,25 @@ t.test('a beer whose cooler does nothing alerts 30 min after the step', async (t
   const h = s.hoursAfterStep(fired[0]?.at ?? null);
   t.ok(Math.abs(h - 0.5) < 0.01, `30 min after the step (${h.toFixed(3)} h)`);
 });
+
+t.test(
+  'a ramp the beer cannot follow (the cooler dead, a cold room) alerts 30 min after the beer leaves the band',
+  async (t) => {
+    // The beer coasts down towards the 12 degC room while the setting ramps from 20 to 2 degC over a
+    // day, ever faster than the beer: the gap only widens. The beer does come down, but it is no
+    // nearer its setting, so this is no beer on its way.
+    const ramp = [
+      { time: 0, temperature: 20 },
+      { time: { __objtype: 'Quantity', unit: 'hour', value: 1 }, temperature: 20 },
+      { time: { __objtype: 'Quantity', unit: 'hour', value: 25 }, temperature: 2 },
+    ];
+    const s = await stepped(t, { ambient: 12, initial: { beer: 20, air: 20 }, cooler: { powerW: 0 } }, ramp);
+    await s.run(12 * HOUR);
+    const out = s.firstOut();
+    t.ok(out !== null, `the beer left the band (${s.hoursAfterStep(out).toFixed(2)} h into the ramp)`);
+    const fired = s.events.filter((e) => e.event === 'fired');
+    t.equal(fired.length, 1, 'the out-of-band alert fired');
+    const late = ((fired[0]?.at ?? Number.NaN) - out!) / 3_600_000;
+    t.ok(late >= 0.5 && late < 0.55, `30 min after the beer left the band (${late.toFixed(2)} h)`);
+  },
+);
