@@ -1,6 +1,6 @@
 // The configuration: defaults < JSON file < environment < command-line flags, all checked
 // with the one schema in config-schema.ts; here the rules that span keys or need a parser.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './cli-args.js';
 import {
@@ -160,11 +160,20 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
  * doctor's report in a dir the service never reads.
  */
 function refuseTwoDataDirs(file: string, fromFile: string, fromFlag: string): void {
-  if (path.resolve(fromFile) === path.resolve(fromFlag)) return;
+  if (path.resolve(fromFile) === path.resolve(fromFlag) || sameDir(fromFile, fromFlag)) return;
   throw new ConfigError(
     'dataDir',
     `${file} sets dataDir ${JSON.stringify(fromFile)}, but --data-dir gives ${JSON.stringify(fromFlag)} (on a Pi, the service's unit gives --data-dir /${INSTALLED.dataDir}); set the data dir in one place: remove dataDir from ${file}, or give both the same dir`,
   );
+}
+
+/** Both exist and are one dir (the installed dir a link to where the data was moved). */
+function sameDir(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 /** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */

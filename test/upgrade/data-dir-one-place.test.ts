@@ -7,7 +7,7 @@
 // unit's flags) and the doctor, which takes the installed unit's data dir as the flag. The user
 // command's side is test/auth/installed-defaults.test.ts. The built CLI as a child process.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -55,6 +55,13 @@ t.test('a config file dataDir other than --data-dir: the start and check refuse 
   t.equal(same.code, 0, same.err);
   writeFileSync(file, JSON.stringify({ dataDir: fileDir }));
   t.equal(cli(['check', '--config', file]).code, 0, 'the file alone names the data dir');
+
+  // Data moved to another disk, the installed dir a link to it, the file naming where it went:
+  // one dir, as it was before the rule.
+  mkdirSync(fileDir, { recursive: true });
+  symlinkSync(fileDir, flagDir);
+  const linked = cli(['check', '--config', file, '--data-dir', flagDir]);
+  t.equal(linked.code, 0, `a link to the file's dir is the same dir: ${linked.err}`);
 });
 
 t.test('the doctor on an installed Pi refuses a config file dataDir the unit does not give', async (t) => {
