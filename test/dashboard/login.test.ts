@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { CLI } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
@@ -38,6 +38,17 @@ t.teardown(async () => {
   await sim?.stop();
   removeDir(dataDir);
 });
+
+/** Open the page and send the login form as brewer, with the right password: the form. */
+async function logIn(page: Page): Promise<Locator> {
+  await page.goto(`${sim.cli.base}/`);
+  const form = page.getByTestId('login');
+  await form.waitFor({ timeout: limit(15_000) });
+  await form.locator('input[name=username]').fill('brewer');
+  await form.locator('input[name=password]').fill('mash at 67 degrees');
+  await form.locator('button[type=submit]').click();
+  return form;
+}
 
 t.test('the page asks for a login, refuses a wrong password, and opens with the right one', async (t) => {
   const page = await browser.newPage();
@@ -71,12 +82,7 @@ t.test('the page asks for a login, refuses a wrong password, and opens with the 
 t.test('the logout button ends the session and shows the login form', async (t) => {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${sim.cli.base}/`);
-  const form = page.getByTestId('login');
-  await form.waitFor({ timeout: limit(15_000) });
-  await form.locator('input[name=username]').fill('brewer');
-  await form.locator('input[name=password]').fill('mash at 67 degrees');
-  await form.locator('button[type=submit]').click();
+  const form = await logIn(page);
   const logout = page.getByTestId('logout');
   await logout.waitFor({ timeout: limit(15_000) });
   t.match(await logout.innerText(), /brewer/, 'the button names the user');
@@ -104,12 +110,7 @@ t.test('the logout button ends the session and shows the login form', async (t) 
 t.test('a session ended elsewhere shows "logged out", not "offline", and offers the login again', async (t) => {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${sim.cli.base}/`);
-  const form = page.getByTestId('login');
-  await form.waitFor({ timeout: limit(15_000) });
-  await form.locator('input[name=username]').fill('brewer');
-  await form.locator('input[name=password]').fill('mash at 67 degrees');
-  await form.locator('button[type=submit]').click();
+  const form = await logIn(page);
   await page
     .getByTestId('online')
     .filter({ hasText: 'online' })
@@ -157,12 +158,7 @@ t.test('over the login limit, the page says so in the server words, with when to
     'ten wrong logins use the budget',
   );
   const page = await browser.newPage();
-  await page.goto(`${sim.cli.base}/`);
-  const form = page.getByTestId('login');
-  await form.waitFor({ timeout: limit(15_000) });
-  await form.locator('input[name=username]').fill('brewer');
-  await form.locator('input[name=password]').fill('mash at 67 degrees');
-  await form.locator('button[type=submit]').click();
+  await logIn(page);
   const error = page.getByTestId('login-error');
   await error.waitFor({ timeout: limit(10_000) });
   t.match(
