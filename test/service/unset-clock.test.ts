@@ -1,19 +1,8 @@
-// A restart on a wall clock that is not set (a Pi without a saved time boots at 1970) while a
-// profile runs: the profile cannot know the time, so it pauses, and a paused profile holds its
-// setting (docs/blocks.md, "Profiles and the clock"). The setting it held is not stored (it is
-// read-only), so after the restart it must come from the profile's place at the stop: the time
-// the controller last saw. Without it the setpoint, left in CLAIMED mode by the profile, has no
-// setting at all and nothing controls the beer until network time comes, if it ever does.
-// And such a clock is never taken as right, however long it stays so: the hour after which a
-// clock behind the last time seen counts as set back for good is for clocks that read a time.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { BEHIND_LIMIT_MS, WallClockService } from '../../src/service/wall-clock.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
-import { openDatabase } from '../../src/store/db.js';
+import { tempDatabase } from '../helpers/temp-database.js';
 import { silentLogger } from '../../src/log.js';
 import { testRuntime } from '../helpers/runtime.js';
 
@@ -31,12 +20,7 @@ class UnsetClock extends ManualClock {
 }
 
 t.test('a restart on a clock not set: the running profile holds the setting of its place at the stop', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-profile-unset-'));
-  const db = openDatabase(dir);
-  t.teardown(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = tempDatabase(t, 'edgeblocks-profile-unset-');
   const persistence = new MemoryPersistence();
   const run = (clock: ManualClock) => {
     const { runtime } = testRuntime({ clock, persistence });
@@ -98,12 +82,7 @@ t.test('a restart on a clock not set: the running profile holds the setting of i
 });
 
 t.test('a clock not set is never taken as right: after an hour without network time it is still behind', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-unset-hour-'));
-  const db = openDatabase(dir);
-  t.teardown(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = tempDatabase(t, 'edgeblocks-unset-hour-');
   // The service reads a clock not set as Date.now() (1970 on such a Pi): a W after the real now
   // stands for the last time seen.
   const W = Date.now() + 365 * DAY;

@@ -16,6 +16,7 @@ import {
 } from '../../src/service/wall-clock.js';
 import { ReserveFile } from '../../src/store/reserve-file.js';
 import { openDatabase } from '../../src/store/db.js';
+import { tempDatabase } from '../helpers/temp-database.js';
 import { silentLogger } from '../../src/log.js';
 import { testRuntime } from '../helpers/runtime.js';
 import { fill, smallDisk } from '../helpers/small-disk.js';
@@ -24,12 +25,7 @@ const DAY = 86_400_000;
 const W = Date.UTC(2026, 10, 1, 12);
 
 t.test('behind the last time seen: until a jump to the present, or an hour', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-wallclock-'));
-  const db = openDatabase(dir);
-  t.teardown(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = tempDatabase(t, 'edgeblocks-wallclock-');
   const runtimes = new Map<WallClockService, ReturnType<typeof testRuntime>['runtime']>();
   const run = (clock: ManualClock) => {
     const { runtime } = testRuntime({ clock });
