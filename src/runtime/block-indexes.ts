@@ -51,7 +51,7 @@ export function reindexAll(ix: Indexed, reads: Reads): void {
   ix.links.invalidate();
   ix.channelClaims.invalidate();
   reads.invalidate();
-  releaseStale(ix.table.values(), (id) => ix.table.byId(id));
+  dropStaleClaims(ix, ix.table.values());
 }
 
 /**
@@ -66,7 +66,7 @@ export function reindexBlock(ix: Indexed, reads: Reads, block: AnyBlock): void {
   if (!before || !sameLinks(before, after)) ix.order.place(block);
   // Without the links it had before (the index was dropped since), look at every block once.
   if (before) releaseStaleAround(ix, block, [...before, ...after]);
-  else releaseStale(ix.table.values(), (id) => ix.table.byId(id));
+  else dropStaleClaims(ix, ix.table.values());
 }
 
 /** After one block was removed: claims it held on what it linked to are dropped. */
@@ -82,7 +82,16 @@ function releaseStaleAround(ix: Indexed, block: AnyBlock, links: OutLink[]): voi
     const target = ix.table.byId(l.id);
     if (target) near.add(target);
   }
-  releaseStale(near, (id) => ix.table.byId(id));
+  dropStaleClaims(ix, near);
+}
+
+/**
+ * Drop claims whose claimer is gone, disabled or linked elsewhere. A block let go is updated at
+ * the next tick, so what it reads (a setpoint's setting, now none) follows at once, not at its
+ * next own update.
+ */
+function dropStaleClaims(ix: Indexed, blocks: Iterable<AnyBlock>): void {
+  for (const b of releaseStale(blocks, (id) => ix.table.byId(id))) b.nextUpdate = -Infinity;
 }
 
 function sameLinks(a: OutLink[], b: OutLink[]): boolean {

@@ -1,0 +1,169 @@
+// A fermentation profile that stops driving its setpoint, by any path: the card's Pause and Stop
+// hand the setting over (web/src/Profile.tsx), every other path lets go. The setpoint then
+// follows Brewblox's safety ratchet (reference §4.3, the 2022-09 stored/desired decision): it is
+// no longer driven, keeps settingMode CLAIMED and has no setting until the brewer sets one, and
+// it reads the same before and after a restart on the same data dir. Through the REST API of the
+// app (real SQLite), on a manual clock.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { q, simApp, type SimApp } from '../hardware/sim-app.js';
+import { testRuntime } from '../helpers/runtime.js';
+
+const WALL = Date.UTC(2026, 0, 1);
+const HOUR = 3_600_000;
+const link = (id: string) => ({ __objtype: 'Link', id });
+const degC = (value: number) => ({ __objtype: 'Quantity', unit: 'degC', value });
+
+/** 15 -> 5 degC over two hours, started an hour ago: 10 degC now. */
+const profile = (data: Record<string, unknown> = {}) => ({
+  id: 'Profile',
+  type: 'SetpointProfile',
+  data: {
+    enabled: true,
+    targetId: link('Setpoint'),
+    start: new Date(WALL - HOUR).toISOString(),
+    points: [
+      { time: 0, temperature: degC(15) },
+      { time: 7200, temperature: degC(5) },
+    ],
+    ...data,
+  },
+});
+
+/** What the setpoint card and every client read of the setpoint. */
+function truth(s: SimApp) {
+  const d = s.data('Setpoint');
+  return {
+    driver: d.claimedBy?.id ?? null,
+    settingMode: d.settingMode,
+    // To a tenth of a degree: a profile's ramp moves on while the test runs.
+    setting: q(d.setting) === null ? null : Math.round(q(d.setting)! * 10) / 10,
+    storedSetting: q(d.storedSetting),
+  };
+}
+
+const LET_GO = { driver: null, settingMode: 'CLAIMED', setting: null, storedSetting: 20 };
+
+async function fermenter(t: Test): Promise<{ s: SimApp; restart(): Promise<SimApp> }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-let-go-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  let s = await simApp({ dataDir });
+  t.teardown(() => s.close());
+  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
+  await create({ id: 'Sensor', type: 'TempSensorMock', data: { setting: degC(12) } });
+  await create({
+    id: 'Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, sensorId: link('Sensor'), storedSetting: degC(20), filter: 'FILTER_NONE' },
+  });
+  await create(profile());
+  await s.run(3000);
+  t.same(truth(s), { driver: 'Profile', settingMode: 'CLAIMED', setting: 10, storedSetting: 20 }, 'driven at 10 degC');
+  return {
+    get s() {
+      return s;
+    },
+    async restart() {
+      await s.close();
+      s = await simApp({ dataDir });
+      await s.run(3000);
+      return s;
+    },
+  } as { s: SimApp; restart(): Promise<SimApp> };
+}
+
+const paths: [string, (s: SimApp) => Promise<{ status: number }>][] = [
+  ['deleted', (s) => s.post('blocks/delete', { id: 'Profile' })],
+  [
+    'Enabled unticked (patch)',
+    (s) => s.post('blocks/patch', { id: 'Profile', type: 'SetpointProfile', data: { enabled: false } }),
+  ],
+  ['written with enabled false', (s) => s.post('blocks/write', profile({ enabled: false }))],
+  // A write carries the whole state: without `start` the profile is not started (the card offers Start).
+  [
+    'written without a start',
+    (s) => s.post('blocks/write', { ...profile(), data: { ...profile().data, start: undefined } }),
+  ],
+  [
+    'its points removed',
+    (s) => s.post('blocks/patch', { id: 'Profile', type: 'SetpointProfile', data: { points: [] } }),
+  ],
+  [
+    'set to start tomorrow',
+    (s) =>
+      s.post('blocks/patch', {
+        id: 'Profile',
+        type: 'SetpointProfile',
+        data: { start: new Date(WALL + 24 * HOUR).toISOString() },
+      }),
+  ],
+  [
+    'linked to another setpoint',
+    async (s) => {
+      await s.post('blocks/create', {
+        id: 'Other',
+        type: 'SetpointSensorPair',
+        data: { enabled: true, storedSetting: degC(18) },
+      });
+      return s.post('blocks/patch', { id: 'Profile', type: 'SetpointProfile', data: { targetId: link('Other') } });
+    },
+  ],
+  [
+    'turned off by a backup load',
+    async (s) => {
+      const backup = (await s.post('blocks/backup/save')).body;
+      for (const b of backup.blocks) if (b.id === 'Profile') b.data.enabled = false;
+      return s.post('blocks/backup/load', backup);
+    },
+  ],
+];
+
+for (const [how, act] of paths) {
+  t.test(`a profile ${how}: the setpoint is let go, the same before and after a restart`, async (t) => {
+    const f = await fermenter(t);
+    t.equal((await act(f.s)).status, 200, how);
+    await f.s.run(3000);
+    t.same(truth(f.s), LET_GO, 'not driven, no setting, its own setting kept for the brewer');
+    const again = await f.restart();
+    t.same(truth(again), LET_GO, 'after a restart: the same');
+    // The brewer takes over by setting it (a patch with storedSetting returns it to STORED).
+    t.equal(
+      (
+        await again.post('blocks/patch', {
+          id: 'Setpoint',
+          type: 'SetpointSensorPair',
+          data: { storedSetting: degC(8) },
+        })
+      ).status,
+      200,
+    );
+    await again.run(1000);
+    t.same(
+      truth(again),
+      { driver: null, settingMode: 'STORED', setting: 8, storedSetting: 8 },
+      'set by hand: held at 8',
+    );
+  });
+}
+
+t.test('a setpoint let go reads no setting at the next tick, not at its own next update', async (t) => {
+  const { runtime, clock } = testRuntime({ clock: new ManualClock(0, WALL) });
+  runtime.create({ id: 'Sensor', type: 'TempSensorMock', data: { setting: degC(12) } });
+  runtime.create({
+    id: 'Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, sensorId: link('Sensor'), storedSetting: degC(20) },
+  });
+  runtime.create(profile());
+  clock.advance(1500);
+  runtime.tick();
+  const read = () => runtime.read({ id: 'Setpoint' }).json().data as Record<string, any>;
+  t.equal(read().claimedBy.id, 'Profile');
+  runtime.delete({ id: 'Profile' });
+  runtime.tick(); // at the same time: the setpoint's own 1 Hz update is not due
+  t.equal(read().claimedBy.id, null);
+  t.equal(read().setting.value, null, 'no driver and no setting, read together');
+});
