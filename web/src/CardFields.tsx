@@ -33,6 +33,8 @@ export function NumberField(props: {
   max?: number;
   onSave: (v: number) => Promise<boolean>;
   testid?: string;
+  /** Shown in the empty field (no value): what an empty one means. */
+  placeholder?: string;
 }) {
   // What was typed, in the unit it was typed in (converted when the user's unit changes meanwhile).
   const [draft, setDraft] = useState<{ text: string; unit: string } | null>(null);
@@ -60,6 +62,7 @@ export function NumberField(props: {
         <input
           inputMode="decimal"
           value={shown}
+          placeholder={props.placeholder}
           data-testid={props.testid}
           onInput={(e) => setDraft({ text: (e.target as HTMLInputElement).value, unit: props.unit })}
         />

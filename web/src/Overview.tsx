@@ -53,6 +53,10 @@ function Controls({
       const min = range.min === undefined ? undefined : shown(range.min, 'degC', prefs);
       const max = range.max === undefined ? undefined : shown(range.max, 'degC', prefs);
       const driver = driverOf(block);
+      // Let go by what drove it (a profile deleted or turned off), it has no setting until one is
+      // set (Brewblox's settingMode CLAIMED): the field is empty, not its old setting by hand.
+      const letGo = !driver && d.settingMode === 'CLAIMED';
+      const own = qtyValue(d.storedSetting);
       return (
         <>
           {driver ? (
@@ -60,13 +64,24 @@ function Controls({
           ) : (
             <NumberField
               label="Setting"
-              value={qtyValue(d.storedSetting)}
+              value={letGo ? null : own}
+              placeholder={letGo ? 'none' : undefined}
               unit={unit}
               min={min}
               max={max}
               testid={`setting-${block.id}`}
-              onSave={(v) => patch({ storedSetting: v })}
+              onSave={(v) =>
+                patch(
+                  { storedSetting: v },
+                  letGo ? `${block.id} holds ${fmtNumber(v, 1)} ${unitLabel(unit)}` : undefined,
+                )
+              }
             />
+          )}
+          {letGo && own !== null && (
+            <p class="muted" data-testid="let-go-note">
+              Its earlier setting by hand, {fmtNumber(own, 1)} {unitLabel(unit)}, is not used.
+            </p>
           )}
           <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>
