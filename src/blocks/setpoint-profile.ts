@@ -1,8 +1,7 @@
 // SetpointProfile: drives a setpoint along points in time from a wall-clock start, holding the
 // first temperature until its point and the last one after the end. Without a valid wall clock
 // it pauses at the place of the last time seen (the one saved before a start on a clock not set)
-// until the time is known again. Reference §5.2. Enabled but with no setting to give (not
-// started, set to start later, no points), it lets go of its setpoint, as a disabled one does.
+// until the time is known again. Reference §5.2.
 // Its place is the time since `start` as the controller counts it: a wall-clock jump moves
 // `start` by as much (the place stays), and so does the time the service was stopped, for a
 // profile that was running (it resumes where it was). docs/blocks.md, "Profiles and the clock".
@@ -62,16 +61,12 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
     // clock not set, the time the service last saw), or as it was when no time was ever seen.
     const wall = ctx.wall ?? ctx.lastWall;
     if (wall === null) return next;
-    d.setting = d.start === null || wall / 1000 < d.start ? null : profileSetting(d.points, wall / 1000 - d.start);
-    if (!target) return next;
-    if (d.setting !== null) drive(ctx, target, block, d.setting);
-    else if (target.data.claimedBy === block.id) {
-      // Not started, set to start later or without points: nothing to give, so it lets go, as
-      // it would be after a restart (claims are not stored). The setpoint has no setting until
-      // the brewer sets one (settingMode CLAIMED); before, it held the last one until a restart.
-      ctx.release(target, block);
-      ctx.wake(target);
+    if (d.start === null || wall / 1000 < d.start) {
+      d.setting = null;
+      return next;
     }
+    d.setting = profileSetting(d.points, wall / 1000 - d.start);
+    if (target && d.setting !== null) drive(ctx, target, block, d.setting);
     return next;
   },
 });

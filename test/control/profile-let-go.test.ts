@@ -82,24 +82,6 @@ const paths: [string, (s: SimApp) => Promise<{ status: number }>][] = [
     (s) => s.post('blocks/patch', { id: 'Profile', type: 'SetpointProfile', data: { enabled: false } }),
   ],
   ['written with enabled false', (s) => s.post('blocks/write', profile({ enabled: false }))],
-  // A write carries the whole state: without `start` the profile is not started (the card offers Start).
-  [
-    'written without a start',
-    (s) => s.post('blocks/write', { ...profile(), data: { ...profile().data, start: undefined } }),
-  ],
-  [
-    'its points removed',
-    (s) => s.post('blocks/patch', { id: 'Profile', type: 'SetpointProfile', data: { points: [] } }),
-  ],
-  [
-    'set to start tomorrow',
-    (s) =>
-      s.post('blocks/patch', {
-        id: 'Profile',
-        type: 'SetpointProfile',
-        data: { start: new Date(WALL + 24 * HOUR).toISOString() },
-      }),
-  ],
   [
     'linked to another setpoint',
     async (s) => {
@@ -129,6 +111,44 @@ const paths: [string, (s: SimApp) => Promise<{ status: number }>][] = [
     },
   ],
 ];
+
+/**
+ * On, but with no setting to give: the profile does nothing (reference §5.2), so the setpoint
+ * stays driven at the last setting it gave. That claim is not stored: after a restart the
+ * setpoint has no setting, as Brewblox's after a reboot.
+ */
+const idle: [string, (s: SimApp) => Promise<{ status: number }>][] = [
+  // A write carries the whole state: without `start` the profile is not started (the card offers Start).
+  [
+    'written without a start',
+    (s) => s.post('blocks/write', { ...profile(), data: { ...profile().data, start: undefined } }),
+  ],
+  [
+    'its points removed',
+    (s) => s.post('blocks/patch', { id: 'Profile', type: 'SetpointProfile', data: { points: [] } }),
+  ],
+  [
+    'set to start tomorrow',
+    (s) =>
+      s.post('blocks/patch', {
+        id: 'Profile',
+        type: 'SetpointProfile',
+        data: { start: new Date(WALL + 24 * HOUR).toISOString() },
+      }),
+  ],
+];
+
+for (const [how, act] of idle) {
+  t.test(`a profile ${how}: the setpoint holds the last setting it gave, until a restart`, async (t) => {
+    const f = await fermenter(t);
+    t.ok([200, 201].includes((await act(f.s)).status), how);
+    await f.s.run(3000);
+    const held = truth(f.s);
+    t.same(held, { driver: 'Profile', settingMode: 'CLAIMED', setting: held.setting, storedSetting: 20 });
+    t.ok(held.setting !== null && Math.abs(held.setting - 10) <= 0.1, `held at about 10 degC (${held.setting})`);
+    t.same(truth(await f.restart()), LET_GO, 'after a restart: no setting until the profile gives one');
+  });
+}
 
 for (const [how, act] of paths) {
   t.test(`a profile ${how}: the setpoint is let go, the same before and after a restart`, async (t) => {
