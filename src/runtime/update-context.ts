@@ -49,6 +49,19 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     persist(block) {
       unsaved.persist(block);
     },
+    changing(block, undo) {
+      const scope = rt.scope;
+      if (!scope) return;
+      // The hook changes a copy; a failed batch puts the data it had back, as its record is
+      // again once the transaction rolls back.
+      const data = block.data;
+      block.data = structuredClone(data);
+      scope.undo.push(() => {
+        block.data = data;
+        undo?.();
+        if (rt.table.isLive(block)) rt.table.setWritten(block.nid, rt.recordString(block));
+      });
+    },
     referrers: (id) => rt.links.referrers(id),
     get units() {
       return rt.units;

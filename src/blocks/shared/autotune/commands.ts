@@ -175,6 +175,13 @@ function pairByNid(block: TunedPid, ctx: UpdateContext, nid: number | null): Tun
 
 function setGains(pid: TunedPid, ctx: UpdateContext, g: Gains, persist: boolean): void {
   const before = gainsOf(pid.data);
+  if (persist) {
+    // Another block than the one written: undone with the write when its batch fails.
+    const integral = pid.state.integral;
+    ctx.changing(pid as never, () => {
+      pid.state.integral = integral;
+    });
+  }
   pid.data.kp = g.kp;
   pid.data.ti = g.ti;
   pid.data.td = g.td;
