@@ -1,6 +1,6 @@
 // The PID relay autotune where other features meet it (tuning-rig.ts): the pair deleted or
-// disabled, the mutex deleted, a rename of the tuned PID, a Setpoint Profile and a wall-clock
-// jump under a running tuning, kp turned round under a proposal, and the setup a proposal was
+// disabled, the mutex deleted, a rename of the tuned PID, a Setpoint Profile or Driver on the
+// setpoint, kp turned round under a proposal, and the setup a proposal was
 // measured on changed before its APPLY (input, output, pair relinked; the chain's timings edited;
 // a restart or a backup between). Each ends the tuning (or refuses the command) with the reason
 // that applies, or is no change to it.
@@ -77,19 +77,20 @@ t.test('a rename of the tuned PID: its pair stays driven by the tuning', async (
 });
 
 t.test(
-  'a Setpoint Profile under a running tuning: a wall-clock jump is no change, its ramp ends the tuning, named',
+  'a Setpoint Profile, or a Setpoint Driver, on the setpoint: START refused naming it; one that takes it under a running tuning stops it',
   async (t) => {
     const f = fermenter().build();
     await f.run(600);
     const q = (unit: string, value: number) => ({ __objtype: 'Quantity', unit, value });
+    const link = (id: string) => ({ __objtype: 'Link', id });
     // 20 degC for an hour and a half, then down to 18 degC over an hour.
     f.runtime.create({
       id: 'Beer Profile',
       type: 'SetpointProfile',
       data: {
-        targetId: { __objtype: 'Link', id: 'Beer Setpoint' },
+        targetId: link('Beer Setpoint'),
         start: f.clock.wall()! / 1000,
-        enabled: true,
+        enabled: false,
         points: [
           { time: q('s', 0), temperature: q('degC', 20) },
           { time: q('s', 5400), temperature: q('degC', 20) },
@@ -98,15 +99,39 @@ t.test(
       },
     });
     await tuneUntilRunningFor(t, f, 600);
-    // NTP steps the clock three hours on: the profile keeps its place, the setting stays.
-    f.clock.jumpWall(3 * 3600_000);
-    await f.run(600);
-    t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
-    await f.run(5400);
+    f.runtime.patch({ id: 'Beer Profile', type: 'SetpointProfile', data: { enabled: true } });
+    await f.run(5);
     t.equal(tuning(f).state, 'ABORTED');
-    t.match(
+    t.equal(
       tuning(f).message,
-      /^stopped: the setting changed from 20 degC to 19\.\d+ degC \(Beer Profile drives Beer Setpoint\); tune at a steady setting$/,
+      'stopped: its setpoint Beer Setpoint follows the Setpoint Profile Beer Profile, and a tuning needs a steady setting: disable the profile to tune',
+    );
+    t.throws(() => start(f), /cannot start: its setpoint Beer Setpoint follows the Setpoint Profile Beer Profile/);
+
+    // A Setpoint Driver (ActuatorOffset) keeping the setpoint at another one's setting plus its own.
+    f.runtime.patch({ id: 'Beer Profile', type: 'SetpointProfile', data: { enabled: false } });
+    f.runtime.patch({ id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: q('degC', 20) } });
+    f.runtime.create({
+      id: 'Wort Setpoint',
+      type: 'SetpointSensorPair',
+      data: { sensorId: link('Beer Sensor'), storedSetting: q('degC', 18), enabled: true },
+    });
+    await tuneUntilRunningFor(t, f, 60);
+    f.runtime.create({
+      id: 'Beer Driver',
+      type: 'ActuatorOffset',
+      data: {
+        targetId: link('Beer Setpoint'),
+        referenceId: link('Wort Setpoint'),
+        storedSetting: q('delta_degC', 2),
+        enabled: true,
+      },
+    });
+    await f.run(5);
+    t.equal(tuning(f).state, 'ABORTED');
+    t.equal(
+      tuning(f).message,
+      'stopped: its setpoint Beer Setpoint is driven by Beer Driver, and a tuning needs a steady setting: disable Beer Driver to tune',
     );
   },
 );

@@ -63,7 +63,12 @@ export function tuningChain(
     return `kp of ${pid.id} is 0: give it the sign of what its output does (positive for a heater, negative for a cooler); the tuning finds its size`;
   const input = look.resolve(d.inputId, 'SetpointSensorPairInterface');
   if (!input) return `${pid.id} has no input setpoint`;
-  if (input.data.setting === null) return `its setpoint ${input.id} has no setting (disabled?)`;
+  if (input.data.setting === null)
+    return (input.data as { enabled?: boolean }).enabled === false
+      ? `its setpoint ${input.id} is disabled`
+      : `its setpoint ${input.id} has no setting: write one (a setpoint a profile or a driver let go of keeps none of its own)`;
+  const moved = movedBy(input, look);
+  if (moved) return moved;
   if (input.data.value === null && !opts.gapOk) return noValue(input.id);
   const tunedBy = pid.data.tuning.tunedBy;
   if (tunedBy) return `${pid.id} is being tuned as the pair of ${tunedBy}`;
@@ -111,6 +116,30 @@ export function tuningChain(
   const shared = mutexIssue([mine, theirs], look);
   if (shared) return shared;
   return { input, sides: [mine, theirs] };
+}
+
+const STEADY = 'a tuning needs a steady setting';
+
+/**
+ * What moves the setting of a tuning's setpoint besides the brewer: its claimer (a Setpoint
+ * Profile, a Setpoint Driver), or an enabled profile on it that has yet to begin. A profile that
+ * moves the setting under a tuning would end it hours later; refused at START, and a running
+ * tuning stops as soon as one takes the setpoint.
+ */
+function movedBy(input: Linked<'SetpointSensorPairInterface'>, look: Look): string | null {
+  const claimer = input.data.claimedBy ? look.resolve(input.data.claimedBy, 'Any') : null;
+  const profile =
+    claimer?.def.type === 'SetpointProfile'
+      ? claimer
+      : look.referrers(input.id).find((b) => {
+          const d = b.data as { enabled?: boolean; start?: number | null; targetId?: string | null };
+          return b.def.type === 'SetpointProfile' && d.enabled && d.start !== null && d.targetId === input.id;
+        });
+  if (profile)
+    return `its setpoint ${input.id} follows the Setpoint Profile ${profile.id}, and ${STEADY}: disable the profile to tune`;
+  if (input.data.claimedBy)
+    return `its setpoint ${input.id} is driven by ${input.data.claimedBy}, and ${STEADY}: disable ${input.data.claimedBy} to tune`;
+  return null;
 }
 
 function side(pid: Linked<'Pid'>, s: 1 | -1, look: Look): Side | string {

@@ -152,11 +152,10 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   // A rename of the pair is no change: its nid is the same.
   if (pair) run.pairId = pair.id;
   if (Math.abs(setting - run.setting) > 1e-6) {
-    // A profile's ramp moves it a little each second: shown so the two differ, and who drives it.
+    // By hand or by a Sequence (a profile or driver that takes the setpoint is named by the
+    // chain): shown with the digits that tell the two apart.
     const [was, is] = tempsApart(run.setting, setting, ctx.units);
-    const driver = (chain.input.data as { claimedBy?: string | null }).claimedBy;
-    const by = driver ? ` (${driver} drives ${chain.input.id})` : '';
-    abort(block, ctx, `stopped: the setting changed from ${was} to ${is}${by}; tune at a steady setting`);
+    abort(block, ctx, `stopped: the setting changed from ${was} to ${is}; tune at a steady setting`);
     return null;
   }
   if (Math.abs(error) > tu.band!) {
