@@ -1,11 +1,11 @@
-// An APPLY of a proposed tuning in one request with other writes, the way clients send them: a
-// REST batch (blocks/batch/patch) and two MQTT controller messages handled back to back (real
-// Mosquitto). The proposal is tuned on the emulated fermenter (tuning-rig.ts) and loaded into the
+// An APPLY of a proposed tuning the way clients send it: in one request with other writes (a
+// REST batch, blocks/batch/patch), in two MQTT controller messages handled back to back (real
+// Mosquitto), and over a proposal an older version made, loaded from its backup. The proposal is tuned on the emulated fermenter (tuning-rig.ts) and loaded into the
 // app as a backup; the app's beer probe is a mock sensor at the setting.
 import t, { type Test as Tap } from 'tap';
 import { startApp } from '../helpers/app.js';
 import { controllerTopic, Recorder, SERVICE_ID, until, VARIANTS } from '../mqtt/fixtures.js';
-import { fermenter, runTuning, start, tuning } from './tuning-rig.js';
+import { fermenter, NO_SETUP, runTuning, start, tuning } from './tuning-rig.js';
 
 const s = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
 
@@ -115,3 +115,32 @@ t.test('MQTT: a timing edit and an APPLY handled back to back: the APPLY is refu
   t.equal((await read('Heat PID')).tuning.state, 'PROPOSED', 'the result still waits');
   t.same(gainsOf(await read('Heat PID')), heat, 'the gains stay');
 });
+
+t.test(
+  'REST: a proposal from a version that recorded no setup, from its backup: APPLY refused, DISCARD taken',
+  async (t) => {
+    // Loaded as a restart brings it back after an upgrade: nothing tells what it was measured on.
+    const bus = await VARIANTS.find((v) => v.name === 'mosquitto')!.setup();
+    t.teardown(() => bus.close());
+    const rt = await startApp({ ...bus.overrides });
+    t.teardown(() => rt.close());
+    const { backup } = await proposedBackup();
+    const pid = backup.blocks.find((b: { id: string }) => b.id === 'Heat PID');
+    for (const k of ['inputNid', 'outputNid', 'pairOutputNid', 'setup']) delete pid.data.tuning.result[k];
+    const load = await rt.post('blocks/backup/load', backup);
+    t.equal(load.status, 200, JSON.stringify(load.body));
+    const read = async (id: string) => (await rt.post('blocks/read', { id })).body.data;
+    const heat = gainsOf(await read('Heat PID'));
+    const cool = gainsOf(await read('Cool PID'));
+    const patch = (command: string) =>
+      rt.post('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { tuning: { command } } });
+    const r = await patch('APPLY');
+    t.equal(r.status, 422, JSON.stringify(r.body));
+    t.same(r.body.validation, [{ path: 'data.tuning.command', message: NO_SETUP }]);
+    t.same(gainsOf(await read('Heat PID')), heat, 'the gains stay');
+    t.same(gainsOf(await read('Cool PID')), cool, "and its pair's");
+    t.equal((await read('Heat PID')).tuning.state, 'PROPOSED', 'the result still waits');
+    t.equal((await patch('DISCARD')).status, 200);
+    t.equal((await read('Heat PID')).tuning.state, 'IDLE');
+  },
+);

@@ -24,6 +24,10 @@ export const command = (f: Fermenter, c: string) =>
   f.runtime.patch({ id: 'Heat PID', type: 'Pid', data: { tuning: { command: c } } });
 export const tuning = (f: Fermenter) => f.data('Heat PID').tuning;
 
+/** The refusal of an APPLY of a result from a version that recorded no setup. */
+export const NO_SETUP =
+  'cannot apply: the result was proposed by an older version, which did not record the setup it was measured on, so it cannot be checked against the setup now; DISCARD and tune again';
+
 /** Runs until the tuning is no longer RUNNING (or `hours` pass); watches both outputs. */
 export async function runTuning(f: Fermenter, hours: number) {
   const seen = { both: 0, heat: 0, cool: 0, shortestHandover: Infinity, maxCycle: 0, computing: 0 };

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import type { Fermenter } from '../helpers/fermenter.js';
-import { command, fermenter, gains, runTuning, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
+import { command, fermenter, gains, NO_SETUP, runTuning, start, tuneUntilRunningFor, tuning } from './tuning-rig.js';
 
 const PAIR_GONE =
   /^stopped: its pair Cool PID no longer drives the other way on Beer Setpoint \(deleted, disabled or moved\)$/;
@@ -333,7 +333,8 @@ t.test(
     command(renamed, 'APPLY');
     t.equal(tuning(renamed).state, 'APPLIED', tuning(renamed).message);
 
-    // A proposal stored by a version that recorded no setup applies as it did then.
+    // A proposal stored by a version that recorded no setup cannot be checked: refused, even
+    // over the setup it was measured on.
     const older = restarted();
     const nid = older.block('Heat PID').nid;
     const record = older.persistence.records.get(nid)!;
@@ -344,9 +345,12 @@ t.test(
     copy.records.set(nid, { ...record, data: JSON.stringify(stored) });
     const upgraded = fermenter({ persistence: copy, beer: f.plant.beer });
     t.equal(tuning(upgraded).result.inputNid, null, 'no setup recorded');
-    upgraded.runtime.patch({ id: 'Heat PWM', type: 'ActuatorPwm', data: { period: s(300) } });
-    command(upgraded, 'APPLY');
-    t.equal(tuning(upgraded).state, 'APPLIED', tuning(upgraded).message);
+    const before = gains(upgraded, 'Heat PID');
+    t.throws(() => command(upgraded, 'APPLY'), { message: `data.tuning.command: ${NO_SETUP}` });
+    t.same(gains(upgraded, 'Heat PID'), before, 'the gains stay');
+    t.equal(tuning(upgraded).state, 'PROPOSED', 'the result still waits');
+    command(upgraded, 'DISCARD');
+    t.equal(tuning(upgraded).state, 'IDLE', 'DISCARD takes it');
 
     // A backup carries it: loaded over a changed chain, the chain and the proposal come back together.
     const saved = JSON.parse(JSON.stringify(f.runtime.backupSave()));

@@ -129,7 +129,7 @@ function measuredOnAnother(self: TunedPid, data: PidData, look: Look): Validatio
     if (measured && now && Math.sign(measured) !== Math.sign(now))
       return refuse(`the result was measured with kp of ${who} ${signWord(measured)}, and it is now ${signWord(now)}`);
   const changed = setupChange(r, self.id, data as never, look);
-  return changed ? refuse(`since the result was measured, ${changed}`) : [];
+  return changed ? refuse(changed) : [];
 }
 
 /** Carry out the command of a write (from the PID's write hook); the command reads back as NONE. */

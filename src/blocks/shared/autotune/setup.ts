@@ -134,11 +134,19 @@ export const setupOf = (id: string, data: PidLinks, look: Look): Setup => now(id
 const shown = (k: Token, v: string | undefined) => (v === undefined || v === '-' ? 'off' : `${v} s`);
 
 /**
- * What differs, in words, between the setup result `r` was measured on and the setup of the PID
- * `id` now; null when nothing does, or when the result records no setup (an older version's).
+ * Why result `r` cannot be applied to the PID `id` now, in words: what differs between the setup
+ * it was measured on and the setup now, or that it records none (a proposal of a version before
+ * the setup was recorded, kept across the upgrade or loaded from its backup: it cannot be
+ * checked, so it is not applied); null when the setup is the same.
  */
 export function setupChange(r: Result, id: string, data: PidLinks, look: Look): string | null {
-  if (r.inputNid === null) return null;
+  if (r.inputNid === null)
+    return 'the result was proposed by an older version, which did not record the setup it was measured on, so it cannot be checked against the setup now';
+  const changed = changeSince(r, id, data, look);
+  return changed && `since the result was measured, ${changed}`;
+}
+
+function changeSince(r: Result, id: string, data: PidLinks, look: Look): string | null {
   const n = now(id, data, look);
   const was = r;
   if (n.setup.inputNid !== was.inputNid) return `the input of ${id} was relinked (now ${n.input?.id ?? 'none'})`;
