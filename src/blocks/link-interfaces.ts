@@ -7,7 +7,7 @@ import type { MutexToken } from './shared/mutex-token.js';
 import type { FilterChain } from './shared/filter-chain.js';
 import type { Driven, Tracking } from './shared/pipeline.js';
 import type { VariableValue } from './variables.js';
-import type { PidData, PidVolatile } from './shared/autotune/tuner.js';
+import type { PidData, PidVolatile } from './shared/autotune/pid-state.js';
 
 type IoChannel = { id: number | null; capabilities: number | null; claimedBy: string | null };
 type GpioLine = { channel: number | null; name: string; line: number | null; direction: string };

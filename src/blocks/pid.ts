@@ -12,7 +12,8 @@ import { drive } from './shared/pipeline.js';
 import { nextInterval } from './shared/cadence.js';
 import { tuningField } from './shared/autotune/fields.js';
 import { runTuningCommand, tuningCommandIssues } from './shared/autotune/commands.js';
-import { newTuningVolatile, tuningRequest, type TunedPid, type TuningVolatile } from './shared/autotune/tuner.js';
+import { newTuningVolatile, type TunedPid, type TuningVolatile } from './shared/autotune/pid-state.js';
+import { tuningRequest } from './shared/autotune/tuner.js';
 
 const INTERVAL_MS = 1000;
 /** Longest time step integrated at once, should the loop stall. */

@@ -9,7 +9,8 @@ import { rescaleIntegral, type PidParams } from '../pid-math.js';
 import { tuningChain, type Look } from './chain.js';
 import type { TuningData } from './fields.js';
 import { setupChange } from './setup.js';
-import { abort, type PidData, type TunedPid } from './tuner.js';
+import { abort } from './ending.js';
+import type { PidData, TunedPid } from './pid-state.js';
 
 import { delta, round } from './words.js';
 const PATH = 'data.tuning.command';

@@ -4,19 +4,21 @@
 // (by the brewer, or because something went wrong) simply hands control back. What it must keep
 // across a restart is in the block's stored read-only fields (fields.ts): a restart resumes
 // the relay and measures again, counting the time already spent toward the limit.
-import type { Linked } from '../../../runtime/interfaces.js';
+// The pieces beside it: the state it keeps on the block (pid-state.ts), the pair's side
+// (pair.ts), a sensor gap (sensor-gap.ts), and how a run ends (ending.ts).
 import type { UnitPrefs } from '../../../codec/units.js';
 import type { UpdateContext } from '../../../runtime/types.js';
 import { setupOf } from './setup.js';
-import { delivered, noValue, tuningChain, type Chain, type Look } from './chain.js';
+import { delivered, tuningChain, type Chain } from './chain.js';
 import { resultOf, startSearch } from './conclusion.js';
-import type { TuningData } from './fields.js';
+import { abort, end } from './ending.js';
+import { pairRequest } from './pair.js';
+import { lookOf, type TunedPid } from './pid-state.js';
 import { period, Relay, swing, type Cycle } from './relay.js';
 import { TuneRun } from './run.js';
+import { sensorGap } from './sensor-gap.js';
 import { delta, hours, round, temp, tempsApart } from './words.js';
 
-/** A pair's request older than this is not followed (its tuner stopped without telling). */
-const PAIR_STALE_MS = 5000;
 /** A phase may last this much longer than the longest so far before the relay pushes harder. */
 const STALL_FACTOR = 4;
 const STALL_MIN_MS = 3600_000;
@@ -27,55 +29,11 @@ const STALL_MIN_MS = 3600_000;
  * cycles, and a fridge swinging the same every cycle was told something else moved it.
  */
 const EXTRA_CYCLES = 10;
-/**
- * How long the setpoint may be without a value before the tuning stops, ms: a DS18B20 that misses
- * a few reads, or a 1-Wire bus reset, is back well within it; the outputs are off meanwhile.
- */
-const SENSOR_GAP_MS = 60_000;
-/**
- * How long, all gaps of a tuning together, ms: a sensor that keeps dropping out (a loose contact)
- * would otherwise keep a tuning going with its outputs off much of the time, each gap short.
- */
-const SENSOR_GAPS_TOTAL_MS = 5 * 60_000;
 /** How often the elapsed time is stored while the relay runs, s. */
 const ELAPSED_STORE_S = 300;
 
-/** What a tuner asks of its pair each update. */
-export interface PairDrive {
-  /** The tuner's nid: a rename of it is no change (its id is looked up each update). */
-  byNid: number;
-  request: number;
-  at: number;
-}
-
-export interface TuningVolatile {
-  run: TuneRun | null;
-  paired: PairDrive | null;
-  /** START was written; the next update begins a fresh run (not a resumption). */
-  starting: boolean;
-  /** Monotonic ms since which the setpoint has had no value (null: it has one). */
-  gapSince: number | null;
-}
-
-export const newTuningVolatile = (): TuningVolatile => ({ run: null, paired: null, starting: false, gapSince: null });
-
-/** What a tuning reads and writes of a Pid block (the `Pid` link interface). */
-export type PidData = {
-  enabled: boolean;
-  kp: number | null;
-  ti: number | null;
-  td: number | null;
-  inputId: string | null;
-  outputId: string | null;
-  tuning: TuningData;
-};
-export type PidVolatile = { integral: number; requested: number | null; tuning: TuningVolatile };
-export type TunedPid = Linked<'Pid'>;
-
 /** Steps of the gain search per update: each runs a few simulated steps (tens of ms here, more on a Pi). */
 const SEARCH_STEPS_PER_UPDATE = 1;
-
-export const lookOf = (ctx: UpdateContext): Look => ({ resolve: ctx.resolve, referrers: ctx.referrers });
 
 /**
  * One update of a PID's tuning. Returns the output the PID drives instead of its own (the
@@ -84,24 +42,8 @@ export const lookOf = (ctx: UpdateContext): Look => ({ resolve: ctx.resolve, ref
 export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | null {
   const tu = block.data.tuning;
   const v = block.state.tuning;
-  if (v.paired) {
-    const by = tunerOf(block, ctx, v.paired.byNid);
-    const run = by?.state.tuning.run;
-    // A disabled pair is let go at once: its tuner may not have seen it yet this tick, and an
-    // output driven by a disabled PID stays claimed (the PID lets go only when it disables).
-    if (
-      block.data.enabled &&
-      by &&
-      by.data.tuning.state === 'RUNNING' &&
-      run?.pairNid === block.nid &&
-      ctx.now - v.paired.at <= PAIR_STALE_MS
-    ) {
-      tu.tunedBy = by.id;
-      return v.paired.request;
-    }
-    v.paired = null;
-    tu.tunedBy = null;
-  }
+  const asked = pairRequest(block, ctx);
+  if (asked !== null) return asked;
   if (tu.state !== 'RUNNING') {
     v.run = null;
     tu.phase = 'NONE';
@@ -109,13 +51,6 @@ export function tuningRequest(block: TunedPid, ctx: UpdateContext): number | nul
     return null;
   }
   return step(block, ctx);
-}
-
-/** The PID whose tuning drives `pair`: by its nid, among the PIDs on the pair's setpoint. */
-function tunerOf(pair: TunedPid, ctx: UpdateContext, nid: number): TunedPid | null {
-  if (!pair.data.inputId) return null;
-  const b = ctx.referrers(pair.data.inputId).find((x) => x.nid === nid && x.def.type === 'Pid');
-  return b ? (b as unknown as TunedPid) : null;
 }
 
 function step(block: TunedPid, ctx: UpdateContext): number | null {
@@ -260,40 +195,6 @@ function step(block: TunedPid, ctx: UpdateContext): number | null {
   return out.self;
 }
 
-/**
- * The setpoint has no value (a sensor that missed a few reads, a 1-Wire bus glitch): every output
- * of the tuning is off, and the tuning stops once the gap is longer than SENSOR_GAP_MS, or all its
- * gaps together longer than SENSOR_GAPS_TOTAL_MS.
- */
-function sensorGap(block: TunedPid, ctx: UpdateContext, chain: Chain, resumed: boolean): number | null {
-  const v = block.state.tuning;
-  const input = chain.input.id;
-  if (v.gapSince === null) {
-    v.gapSince = ctx.now;
-    block.data.tuning.message = `${input} has no value: outputs off; the tuning goes on if it reads again within ${SENSOR_GAP_MS / 1000} s`;
-  }
-  if (ctx.now - v.gapSince > SENSOR_GAP_MS) {
-    const why = `${noValue(input)} (none for ${SENSOR_GAP_MS / 1000} s)`;
-    abort(block, ctx, resumed ? `could not resume after a restart: ${why}` : `stopped: ${why}`);
-    return null;
-  }
-  const total = (v.run?.gapMs ?? 0) + (ctx.now - v.gapSince);
-  if (total > SENSOR_GAPS_TOTAL_MS) {
-    abort(
-      block,
-      ctx,
-      `stopped: ${input} keeps losing its value (${Math.round(total / 1000)} s without one in this tuning): check the sensor and its wiring`,
-    );
-    return null;
-  }
-  const pair = chain.sides[1]?.pid;
-  if (pair && v.run) {
-    pair.state.tuning.paired = { byNid: block.nid, request: 0, at: ctx.now };
-    ctx.wake(pair);
-  }
-  return 0;
-}
-
 function describeLevels(run: TuneRun): string {
   const l = run.levels();
   return run.sides === 2
@@ -369,33 +270,4 @@ function progress(block: TunedPid, run: TuneRun, now: number): void {
   }
   const estimate = Math.max(0, (left * p - (now - lastStart)) / 1000);
   tu.timeLeft = Math.round(Math.min(estimate, Math.max(0, tu.maxDuration! - run.elapsed(now))));
-}
-
-function release(block: TunedPid, ctx: UpdateContext, pairId: string | null): void {
-  const pair = pairId ? ctx.resolve(pairId, 'Pid') : null;
-  if (pair && pair.state.tuning.paired?.byNid === block.nid) {
-    pair.state.tuning.paired = null;
-    pair.data.tuning.tunedBy = null;
-    ctx.wake(pair);
-  }
-}
-
-export function end(block: TunedPid, ctx: UpdateContext, state: 'ABORTED' | 'PROPOSED', message: string): void {
-  const tu = block.data.tuning;
-  const v = block.state.tuning;
-  release(block, ctx, v.run?.pairId ?? null);
-  v.run = null;
-  v.starting = false;
-  v.gapSince = null;
-  tu.state = state;
-  tu.message = message;
-  tu.phase = 'NONE';
-  tu.timeLeft = null;
-  ctx.persist(block);
-}
-
-/** Stop a run: the PID controls again with the gains it had (they were never changed). */
-export function abort(block: TunedPid, ctx: UpdateContext, message: string): void {
-  ctx.log.warn({ id: block.id, reason: message }, 'PID tuning aborted');
-  end(block, ctx, 'ABORTED', message);
 }
