@@ -110,6 +110,13 @@ export const Pid = defineBlock<typeof fields, PidState>({
   onWrite(block, info, ctx) {
     const s = block.state;
     const d = block.data;
+    // What the hook changes besides the data (a batch that fails puts the data back itself):
+    // a STOP or START in it would otherwise leave a tuning that runs on without its relay.
+    const kept = { integral: s.integral, tuning: { ...s.tuning } };
+    ctx.undoable(() => {
+      s.integral = kept.integral;
+      Object.assign(s.tuning, kept.tuning);
+    });
     // First: APPLY and UNDO change the gains, which the integral is rescaled for below.
     runTuningCommand(block as unknown as TunedPid, ctx);
     if (info.previous) s.integral = rescaleIntegral(s.integral, params(info.previous as typeof d), params(d));

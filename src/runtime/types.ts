@@ -64,11 +64,17 @@ export interface UpdateContext {
   /** Persist the block's stored data now, if it changed (e.g. an output forced off). */
   persist(block: AnyBlock): void;
   /**
-   * A write hook is about to change `block`, another block than the one written (an APPLY sets
-   * the pair's gains): call it first, so a batch that fails puts `block` back with the write
-   * (its data, and what `undo` puts back of its state). Outside a batch it does nothing.
+   * A write hook changes more than the written block's data (its volatile state, another block):
+   * `undo` puts that back when the write's batch fails, with the write. Outside a batch it is
+   * never called.
    */
-  changing(block: AnyBlock, undo?: () => void): void;
+  undoable(undo: () => void): void;
+  /**
+   * A write hook is about to change `block`, another block than the one written (an APPLY sets
+   * the pair's gains): call it first, so a batch that fails puts `block`'s data back with the
+   * write. Outside a batch it does nothing.
+   */
+  changing(block: AnyBlock): void;
   /** Blocks whose writable links name `id` (the actuators on a mutex, the PIDs on a setpoint). */
   referrers(id: string): readonly AnyBlock[];
   /** The brewer's units (the units document), for what a block says in words. */

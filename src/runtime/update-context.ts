@@ -49,16 +49,17 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     persist(block) {
       unsaved.persist(block);
     },
-    changing(block, undo) {
-      const scope = rt.scope;
-      if (!scope) return;
+    undoable(undo) {
+      rt.scope?.undo.push(undo);
+    },
+    changing(block) {
+      if (!rt.scope) return;
       // The hook changes a copy; a failed batch puts the data it had back, as its record is
       // again once the transaction rolls back.
       const data = block.data;
       block.data = structuredClone(data);
-      scope.undo.push(() => {
+      ctx.undoable(() => {
         block.data = data;
-        undo?.();
         if (rt.table.isLive(block)) rt.table.setWritten(block.nid, rt.recordString(block));
       });
     },

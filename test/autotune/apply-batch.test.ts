@@ -4,7 +4,7 @@
 // app as a backup; the app's beer probe is a mock sensor at the setting.
 import t, { type Test as Tap } from 'tap';
 import { startApp } from '../helpers/app.js';
-import { controllerTopic, Recorder, SERVICE_ID, until, VARIANTS } from '../mqtt/fixtures.js';
+import { controllerTopic, Recorder, SERVICE_ID, sleep, until, VARIANTS } from '../mqtt/fixtures.js';
 import { fermenter, NO_SETUP, runTuning, start, tuning } from './tuning-rig.js';
 
 const s = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
@@ -144,3 +144,34 @@ t.test(
     t.equal((await read('Heat PID')).tuning.state, 'IDLE');
   },
 );
+
+t.test('REST: a STOP in a batch that fails later leaves the tuning running as it was', async (t) => {
+  // The batch says "nothing was changed": the relay goes on with what it measured, not measuring
+  // again from the start as after a restart.
+  const { rt, read } = await proposedApp(t);
+  const started = await rt.post('blocks/patch', {
+    id: 'Heat PID',
+    type: 'Pid',
+    data: { tuning: { command: 'START' } },
+  });
+  t.equal(started.status, 200, JSON.stringify(started.body));
+  let message = '';
+  for (let i = 0; i < 50 && !/^relay running/.test(message); i++) {
+    message = (await read('Heat PID')).tuning.message;
+    if (!/^relay running/.test(message)) await sleep(100);
+  }
+  t.match(message, /^relay running/, 'the relay runs');
+  const r = await rt.post('blocks/batch/patch', [
+    { id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'STOP' } } },
+    { id: 'Heat PWM', type: 'ActuatorPwm', data: { period: s(-5) } },
+  ]);
+  t.equal(r.status, 422, JSON.stringify(r.body));
+  // Two of the PID's updates after the batch (each counts its elapsed time).
+  const elapsed = async () => (await read('Heat PID')).tuning.elapsed.value as number;
+  const at = await elapsed();
+  while ((await elapsed()) < at + 2) await sleep(100);
+  const after = (await read('Heat PID')).tuning;
+  t.equal(after.state, 'RUNNING');
+  t.equal(after.message, message, 'the relay goes on as it was');
+  t.equal((await read('Cool PID')).tuning.tunedBy.id, 'Heat PID', 'its pair still follows it');
+});

@@ -179,7 +179,8 @@ function setGains(pid: TunedPid, ctx: UpdateContext, g: Gains, persist: boolean)
   if (persist) {
     // Another block than the one written: undone with the write when its batch fails.
     const integral = pid.state.integral;
-    ctx.changing(pid as never, () => {
+    ctx.changing(pid as never);
+    ctx.undoable(() => {
       pid.state.integral = integral;
     });
   }
