@@ -63,6 +63,28 @@ t.test('P and I: the integral accumulates the error over real time; I = integral
   t.end();
 });
 
+t.test('a gain edit in a batch that fails later leaves the integral as it was', async (t) => {
+  // A write of kp rescales the integral so I stays where it was; the batch puts kp back, so the
+  // integral goes back with it (I would jump otherwise).
+  const su = loop({ kp: 10, ti: 1000 });
+  await su.run(100_000, 100);
+  const before = su.data('pid').integral;
+  t.throws(
+    () =>
+      su.runtime.batch('patch', [
+        { id: 'pid', type: 'Pid', data: { kp: 20 } },
+        { id: 'out', type: 'ActuatorAnalogMock', data: { minSetting: 'x' } },
+      ]),
+    /batch item 1/,
+  );
+  t.equal(su.data('pid').kp, 10, 'kp put back');
+  await su.run(1000, 100);
+  // A second more of 2 degC error adds 2.
+  const after = su.data('pid').integral;
+  t.ok(near(after, before + 2, 0.5), `and the integral (${before} before, ${after} a second after)`);
+  t.end();
+});
+
 t.test('D: from the setpoint filter stage chosen by Td (or by hand), limited to 1 degC of error', async (t) => {
   const su = loop({ kp: 10, ti: 0, td: 100, temp: 18, setpoint: 20 });
   let temp = 18;
