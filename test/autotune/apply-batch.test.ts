@@ -83,7 +83,16 @@ t.test('REST: an APPLY in a batch that fails later is undone whole, the pair’s
   ]);
   t.equal(ok.status, 200, JSON.stringify(ok.body));
   t.equal((await read('Heat PID')).tuning.state, 'APPLIED');
-  t.not(gainsOf(await read('Cool PID')).kp, cool.kp, 'the pair has its new gains');
+  const applied = gainsOf(await read('Cool PID'));
+  t.not(applied.kp, cool.kp, 'the pair has its new gains');
+  // An UNDO in a batch that fails later: the applied gains stay, the pair's too.
+  const undo = await rt.post('blocks/batch/patch', [
+    { id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'UNDO' } } },
+    { id: 'Heat PWM', type: 'ActuatorPwm', data: { period: s(-5) } },
+  ]);
+  t.equal(undo.status, 422, JSON.stringify(undo.body));
+  t.equal((await read('Heat PID')).tuning.state, 'APPLIED');
+  t.same(gainsOf(await read('Cool PID')), applied, 'the pair keeps the applied gains');
 });
 
 t.test('MQTT: a timing edit and an APPLY handled back to back: the APPLY is refused', async (t) => {
