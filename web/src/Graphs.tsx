@@ -2,21 +2,41 @@
 // live append every 10 s, temperatures on the left axis and percentages/states on the right
 // (other units on axes of their own), CSV export. The history may hold several controllers: each
 // is named in the picker and in legends, and this one's fields are drawn by default. Without a
-// history service the page says so instead of failing.
+// history service the page says so instead of failing. A renamed block is followed
+// (graph-renames.ts): its fields from before the rename stay, drawn in the same colour.
 import { useEffect, useState } from 'preact/hooks';
 import { download, post, serviceId } from './api';
 import { analogUnitLabel } from './blocks.js';
 import { Chart, type ChartLook, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
 import { align, dropBefore, type Columns, type Range } from './graph-data';
-import { defaultFields, fieldParts, inTemperatureUnit, legendLabel, scaleOf, type FieldParts } from './graph-fields';
-import { controllerNow, live, statusUnit, useStatusUnit } from './live';
+import {
+  defaultFields,
+  fieldParts,
+  fieldWords,
+  inTemperatureUnit,
+  legendLabel,
+  scaleOf,
+  type FieldParts,
+} from './graph-fields';
+import {
+  followRenames,
+  formerLabel,
+  formerOf,
+  moveField,
+  readMemory,
+  remember,
+  type GraphMemory,
+} from './graph-renames';
+import { Renamed } from './GraphRenamed';
+import { controllerNow, live, statusUnit, useBlockNames, useStatusUnit } from './live';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
 type RangeKey = keyof typeof RANGES;
 const LIVE_MS = 10_000;
 const STORE_KEY = 'edgeblocks.graph.fields';
 const RANGE_KEY = 'edgeblocks.graph.range';
+const MEMORY_KEY = 'edgeblocks.graph.blocks';
 
 /** Units this page knows from the live blocks: an analog input's value is in its scale's unit. */
 function knownUnit(p: FieldParts): string | null {
@@ -25,15 +45,22 @@ function knownUnit(p: FieldParts): string | null {
   return b?.type === 'AnalogSensorI2c' ? analogUnitLabel(b.data.unit) : null;
 }
 
-const LOOK: ChartLook = {
-  label: (f) => legendLabel(f, serviceId(), knownUnit),
-  group: (f) => {
-    const p = fieldParts(f);
-    return `${p.controller}/${p.block}`;
-  },
-  scale: (f) => scaleOf(f, knownUnit),
-  dashed: (f) => /\/setting\[/.test(f),
-};
+/** How fields are drawn; a renamed block's former fields are named so, in the colour of its new name's. */
+function lookOf(memory: GraphMemory): ChartLook {
+  return {
+    label: (f) => {
+      const former = formerOf(f, serviceId(), memory);
+      return former ? formerLabel(f, former, fieldWords(f, knownUnit)) : legendLabel(f, serviceId(), knownUnit);
+    },
+    group: (f) => {
+      const former = formerOf(f, serviceId(), memory);
+      const p = fieldParts(former ? moveField(f, serviceId(), ...former) : f);
+      return `${p.controller}/${p.block}`;
+    },
+    scale: (f) => scaleOf(f, knownUnit),
+    dashed: (f) => /\/setting\[/.test(f),
+  };
+}
 
 function savedFields(): string[] {
   try {
@@ -71,6 +98,8 @@ export function Graphs() {
   // keeps drawing the previous fields with their own columns.
   const [data, setData] = useState<Plotted | null>(null);
   const [error, setError] = useState('');
+  const [memory, setMemory] = useState(() => readMemory(localStorage.getItem(MEMORY_KEY)));
+  const blockNames = useBlockNames();
 
   const unit = useStatusUnit();
   useEffect(() => {
@@ -78,12 +107,39 @@ export function Graphs() {
       if (a.status === 404 || a.status === 0)
         return setMissing(a.status === 404 ? 'this service has no history API' : a.error);
       if (!a.ok) return setError(a.error);
-      setAll(a.body);
       // The temperature unit the controller records now: on a page opened at #/graphs the
-      // fields can come before the first state says it.
-      setFields(defaultFields(a.body, serviceId(), savedFields(), await statusUnit()));
+      // fields can come before the first state says it (and the blocks with it).
+      const now = await statusUnit();
+      // Blocks renamed since the fields were saved: their new names' fields are drawn too, also
+      // before the history has points of them.
+      const followed = followRenames(savedFields(), serviceId(), memory, live().blocks);
+      const known = [...new Set([...a.body, ...followed.fields])];
+      setAll(known);
+      setMemory(followed.memory);
+      setFields(defaultFields(known, serviceId(), followed.fields, now));
     });
   }, []);
+
+  // The blocks the fields belong to, by nid and type, so that a rename made while no graph was
+  // open is followed when one opens.
+  useEffect(() => {
+    if (!all) return;
+    setMemory((m) => {
+      const kept = remember(fields, serviceId(), m, live().blocks);
+      return JSON.stringify(kept) === JSON.stringify(m) ? m : kept;
+    });
+  }, [fields.join('\n'), blockNames, all !== null]);
+  useEffect(() => localStorage.setItem(MEMORY_KEY, JSON.stringify(memory)), [memory]);
+
+  // A block drawn renamed while the graph is open (by any path): the graph follows it.
+  useEffect(() => {
+    if (!all) return;
+    const followed = followRenames(fields, serviceId(), memory, live().blocks);
+    if (!followed.renamed.length) return;
+    setMemory(followed.memory);
+    setFields(followed.fields);
+    setAll((known) => [...new Set([...(known ?? []), ...followed.fields])]);
+  }, [blockNames, all !== null]);
 
   // The unit switched while the graph is open: this controller's temperatures go on under the
   // new unit's names (the ones drawn stop at the switch), so the graph draws those, and the
@@ -165,8 +221,9 @@ export function Graphs() {
         </button>
       </div>
       {error && <p class="answer bad">{error}</p>}
+      <Renamed fields={fields} memory={memory} setFields={setFields} />
       {data && fields.length > 0 ? (
-        <Chart plotted={data} seconds={RANGES[range]} fitData={savedRange === null} look={LOOK} />
+        <Chart plotted={data} seconds={RANGES[range]} fitData={savedRange === null} look={lookOf(memory)} />
       ) : (
         <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>
       )}

@@ -253,6 +253,21 @@ export function useLive(): LiveState {
   return state;
 }
 
+/** Every block's nid, type and id: changes when a block is created, renamed or deleted, not with its values. */
+const blockNames = () => [...state.blocks.values()].map((b) => `${b.nid}\u0000${b.type}\u0000${b.id}`).join('\u0001');
+
+/** Re-renders only when a block is created, renamed or deleted; the value says which blocks there are. */
+export function useBlockNames(): string {
+  const [now, setNow] = useState(blockNames);
+  useEffect(() => {
+    const l = () => setNow(blockNames());
+    listeners.add(l);
+    l();
+    return () => void listeners.delete(l);
+  }, []);
+  return now;
+}
+
 const unit = () => (state.status.units as { temperature?: string } | undefined)?.temperature;
 
 /** The temperature unit the status says (undefined until it has said it); re-renders only when it changes. */

@@ -1,0 +1,127 @@
+// A graph follows a renamed block. History names a field by the block's id, so after a rename
+// the block's points go on under its new name: the graph used to keep drawing the old name's
+// field, which stopped at the rename (blank in the short ranges, and gone from the graph a month
+// later) and said nothing. Now, by whatever path the block was renamed (the REST API while the
+// graph is open, the card's Rename or REST while it is not), the graph draws the new name's field,
+// keeps the old one (the history from before the rename) in the same colour under a legend saying
+// so, and a notice says what happened, with a button to take the old lines off. Names with quotes,
+// slashes, unicode and spaces. A real Chromium against the built CLI (the built-in history store)
+// with the demo blocks; needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
+import t from 'tap';
+import { limit } from '../helpers/limits.js';
+import { demoInBrowser, requireWebBuild } from './browser.js';
+
+declare const document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> };
+
+requireWebBuild();
+t.setTimeout(limit(240_000));
+const rig = demoInBrowser(t, 500);
+const api = (p: string, body?: unknown) => rig.api(p, body);
+
+/** Waits until the history has points of every field in `fields` (the last hour). */
+async function historyHas(fields: string[]): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    const res = await fetch(`${rig.sim.cli.base}/history/timeseries/ranges`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fields, duration: '1h' }),
+    });
+    const ranges = (await res.json()) as Array<{ values: unknown[] }>;
+    if (ranges.length === fields.length && ranges.every((r) => r.values.length >= 1)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the history never had points of ${fields.join(', ')}`);
+}
+
+const legend = () =>
+  rig.page.evaluate(() =>
+    Array.from(document.querySelectorAll('[data-testid=chart] .u-legend .u-series .u-label'), (e) =>
+      (e.textContent ?? '').trim(),
+    ).filter(Boolean),
+  );
+
+/** Waits until the legend holds every label in `wanted` (the time first). */
+async function legendShows(wanted: string[]): Promise<string[]> {
+  const deadline = Date.now() + limit(15_000);
+  let now: string[] = [];
+  while (Date.now() < deadline) {
+    now = await legend();
+    if (wanted.every((w) => now.includes(w)) && now.length === wanted.length + 1) return now;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the legend shows ${JSON.stringify(now)}, not ${JSON.stringify(wanted)}`);
+}
+
+const saved = () =>
+  rig.page.evaluate(() => JSON.parse(localStorage.getItem('edgeblocks.graph.fields') ?? '[]') as string[]);
+
+t.test('an open graph follows a rename made through the REST API', async (t) => {
+  const errors: string[] = [];
+  rig.page.on('pageerror', (e) => errors.push(e.message));
+  const old = 'edge-one/Fridge Sensor/value[degC]';
+  await historyHas([old]);
+  await rig.page.goto(`${rig.sim.cli.base}/`);
+  await rig.page.evaluate(
+    (f) => {
+      localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f));
+      localStorage.setItem('edgeblocks.graph.range', '1h');
+    },
+    [old],
+  );
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await legendShows(['Fridge Sensor · Value (°C)']);
+
+  const name = 'Fridge "Cellar"/Ünï 🍺 two  spaces';
+  t.equal((await api('blocks/rename', { existing: 'Fridge Sensor', desired: name })).status, 200);
+  await legendShows([`Fridge Sensor (now ${name}) · Value (°C)`, `${name} · Value (°C)`]);
+  t.same(await saved(), [old, `edge-one/${name}/value[degC]`], 'the graph keeps both, the old name first');
+  const notice = await rig.page.getByTestId('graph-renamed').innerText();
+  t.match(notice, `"Fridge Sensor" was renamed to "${name}"`, 'the notice names both');
+  t.match(notice, 'history from before the rename', 'and says where the older points are');
+  await historyHas([`edge-one/${name}/value[degC]`]);
+  t.same(errors, [], 'no page error');
+});
+
+t.test('a rename made while no graph was open is followed when one opens', async (t) => {
+  const setting = 'edge-one/Beer Setpoint/setting[degC]';
+  await historyHas([setting]);
+  await rig.page.evaluate((f) => localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f)), [setting]);
+  await rig.page.goto('about:blank');
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await legendShows(['Beer Setpoint · Setting (°C)']);
+
+  // Renamed on its card, with the graph closed.
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const first = "Tank 'A', 100%";
+  const card = rig.page.locator('section.card[data-block="Beer Setpoint"]');
+  await card.getByRole('button', { name: 'Rename' }).click();
+  await card.getByTestId('rename').locator('input').fill(first);
+  await card.getByRole('button', { name: 'Save name' }).click();
+  await rig.page.locator(`section.card[data-block="${first}"]`).waitFor();
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await legendShows([`Beer Setpoint (now ${first}) · Setting (°C)`, `${first} · Setting (°C)`]);
+
+  // Renamed again through REST with no page open at all.
+  await rig.page.goto('about:blank');
+  const second = '温度 a/b/c';
+  t.equal((await api('blocks/rename', { existing: first, desired: second })).status, 200);
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await legendShows([
+    `Beer Setpoint (now ${second}) · Setting (°C)`,
+    `${first} (now ${second}) · Setting (°C)`,
+    `${second} · Setting (°C)`,
+  ]);
+  t.same(
+    await saved(),
+    [setting, `edge-one/${first}/setting[degC]`, `edge-one/${second}/setting[degC]`],
+    'every name the block had, and its name now',
+  );
+
+  // The old lines taken off: the notice goes, the new name stays.
+  for (const old of ['Beer Setpoint', first])
+    await rig.page.getByRole('button', { name: `Take "${old}" off the graph` }).click();
+  await legendShows([`${second} · Setting (°C)`]);
+  t.equal(await rig.page.getByTestId('graph-renamed').count(), 0, 'no notice once the old lines are off');
+  t.same(await saved(), [`edge-one/${second}/setting[degC]`]);
+});
