@@ -134,7 +134,11 @@ t.test('what a constraint does now, in words', async (t) => {
   const heater = block('Heater', 'DigitalActuator', {
     constraints: { mutexed: { mutexId: link('Mutex'), hasLock: true, limiting: false } },
   });
-  const blocks = new Map([[heater.id, heater]]);
+  const mutex = block('Mutex', 'Mutex', {});
+  const blocks = new Map([
+    [heater.id, heater],
+    [mutex.id, mutex],
+  ]);
   t.equal(
     constraintState('minOff', { enabled: true, limiting: true, remaining: sec(130) }, 'Cooler', blocks),
     'waiting 2 min 10 s for the minimum off time',
@@ -149,6 +153,11 @@ t.test('what a constraint does now, in words', async (t) => {
     'waiting 3 min for Mutex, held by Heater',
   );
   t.equal(constraintState('mutexed', { mutexId: link('Mutex'), hasLock: true }, 'Heater', blocks), 'holds Mutex');
+  t.equal(
+    constraintState('mutexed', { mutexId: link('Gone'), limiting: false }, 'Cooler', blocks),
+    'Gone is missing (deleted): it cannot switch on until another mutex is chosen or this constraint is off',
+    'a deleted mutex is not free: it keeps the output off',
+  );
   t.equal(
     constraintState('minOff', { enabled: false }, 'Cooler', blocks),
     null,

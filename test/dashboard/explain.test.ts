@@ -176,3 +176,18 @@ t.test('a block whose driver let go says it is inactive and how to take over', a
     [],
   );
 });
+
+t.test('a link to a deleted block is a problem wherever it is in the block', async (t) => {
+  const exists = (id: string) => id === 'Fridge Sensor';
+  const b = block('Heater', 'DigitalActuator', {
+    claimedBy: { ...link('Gone PWM'), readonly: true },
+    hwDevice: link('Fridge Sensor'),
+    constraints: { mutexed: { mutexId: link('Gone Mutex'), enabled: true } },
+    channels: [{ id: 1, device: link('Gone Chip') }],
+  });
+  t.same(
+    problemsOf(b, 'output', exists, fieldLabel).map((p) => p.text),
+    ['Constraints › Mutex links to missing block "Gone Mutex"', 'Channels › Device links to missing block "Gone Chip"'],
+    'nested links named by their place; a read-only link (the controller’s own account) is not a setting',
+  );
+});

@@ -10,6 +10,7 @@ import { analogUnitLabel, isQuantity, unitLabel } from './blocks';
 import { ConstraintsField } from './ConstraintsField';
 import { type Constraint, type ConstraintDraft, constraintsPatch } from './constraints';
 import { enumWord } from './enum-words';
+import { LinkSelect, MissingLink } from './LinkSelect';
 import { enumValues, fromText, type Kind, kindOf, linkInterface, notEditable, rangeOf, toText } from './field-kinds';
 import { driverOf, fieldLabel } from './explain.js';
 import { applyPatch, useLive } from './live';
@@ -237,12 +238,14 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
                   ))}
                 </select>
               ) : kind === 'link' ? (
-                <select name={name} value={text} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
-                  <option value="">(none)</option>
-                  {linkTargets(linkInterface(s)).map((id) => (
-                    <option value={id}>{id}</option>
-                  ))}
-                </select>
+                <LinkSelect
+                  name={name}
+                  value={text}
+                  targets={linkTargets(linkInterface(s))}
+                  empty="(none)"
+                  exists={(id) => live.blocks.has(id)}
+                  set={set}
+                />
               ) : kind === 'lines' ? (
                 <textarea
                   name={name}
@@ -271,6 +274,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
               )}
               {unit && <span class="unit">{unit}</span>}
             </span>
+            {kind === 'link' && <MissingLink name={name} value={text} exists={(id) => live.blocks.has(id)} />}
             {(min !== undefined || max !== undefined) &&
               (kind === 'quantity' || kind === 'number' || kind === 'integer') && (
                 <span class="hint">

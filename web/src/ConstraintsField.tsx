@@ -12,6 +12,7 @@ import {
   settingsOf,
 } from './constraints.js';
 import { kindOf, linkInterface } from './field-kinds.js';
+import { LinkSelect, MissingLink } from './LinkSelect.js';
 import type { Schema } from './type-doc.js';
 
 const title = (name: string) => {
@@ -69,16 +70,15 @@ export function ConstraintsField({
                   return (
                     <label class="setting">
                       {label}{' '}
-                      <select
+                      <LinkSelect
                         name={`${name}.${key}.${k}`}
                         value={value}
-                        onChange={(e) => put((e.target as HTMLSelectElement).value)}
-                      >
-                        <option value="">choose…</option>
-                        {linkTargets(linkInterface(s)).map((id) => (
-                          <option value={id}>{id}</option>
-                        ))}
-                      </select>
+                        targets={linkTargets(linkInterface(s))}
+                        empty="choose…"
+                        exists={(id) => blocks.has(id)}
+                        set={put}
+                      />
+                      <MissingLink name={`${name}.${key}.${k}`} value={value} exists={(id) => blocks.has(id)} />
                     </label>
                   );
                 return (

@@ -249,7 +249,7 @@ function Card({
 }) {
   const [text, bad, run] = useAnswer();
   const exists = (id: string) => blocks.has(id);
-  const problems = problemsOf(block, role, exists);
+  const problems = problemsOf(block, role, exists, fieldLabel);
   const level = problems.some((p) => p.level === 'error')
     ? 'error'
     : problems.some((p) => p.level === 'warn')

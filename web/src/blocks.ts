@@ -89,8 +89,38 @@ export interface Problem {
   text: string;
 }
 
-/** Problems of one block, in words. `exists` tells whether a link target is there. */
-export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean): Problem[] {
+/** A link of a block (at `path` in its data, nested in constraints or lists too) to a block that is not there. */
+export interface DanglingLink {
+  path: string[];
+  id: string;
+}
+
+/**
+ * The links in `data` whose block is not there (a deleted block: blocks/delete lists them as
+ * `dangling`). Read-only links (`claimedBy`) are the controller's own account, not a setting.
+ */
+export function danglingLinks(data: unknown, exists: (id: string) => boolean, path: string[] = []): DanglingLink[] {
+  if (isLink(data)) return data.id && !data.readonly && !exists(data.id) ? [{ path, id: data.id }] : [];
+  if (data === null || typeof data !== 'object') return [];
+  return Object.entries(data).flatMap(([k, v]) => danglingLinks(v, exists, [...path, k]));
+}
+
+/** Where a link is, in words: "Sensor", "Constraints › Mutex" (`label` gives a field's words). */
+export function linkPlace(path: string[], label: (name: string) => string): string {
+  const words = path.filter((p) => !/^\d+$/.test(p)).map(label);
+  return words.filter((w, i) => w !== words[i - 1]).join(' › ');
+}
+
+/**
+ * Problems of one block, in words. `exists` tells whether a link target is there; `label` gives
+ * a field's name in words.
+ */
+export function problemsOf(
+  b: Block,
+  role: Role,
+  exists: (id: string) => boolean,
+  label: (name: string) => string = (n) => n,
+): Problem[] {
   const d = b.data ?? {};
   const out: Problem[] = [];
   // A thermocouple fault (the MAX31850's `fault`, the MCP9600's error) says what is wrong with it.
@@ -113,10 +143,8 @@ export function problemsOf(b: Block, role: Role, exists: (id: string) => boolean
   if (b.type === 'Pid' && d.enabled === true && d.active === false)
     out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
-  for (const [key, v] of Object.entries(d)) {
-    if (isLink(v) && v.id && !v.readonly && !exists(v.id))
-      out.push({ level: 'error', text: `${key} links to missing block "${v.id}"` });
-  }
+  for (const l of danglingLinks(d, exists))
+    out.push({ level: 'error', text: `${linkPlace(l.path, label)} links to missing block "${l.id}"` });
   const constraints = d.constraints;
   // Outputs tell their constraints in their own words (explain.ts outputStory).
   if (constraints && typeof constraints === 'object' && role !== 'output') {

@@ -57,6 +57,9 @@ export function constraintState(
   const time = left ? `${durationWords(left)} ` : '';
   if (name === 'mutexed') {
     const mutex = linkId(c!.mutexId) ?? 'its mutex';
+    // An unresolvable mutex keeps the output from switching on (the controller retries each second).
+    if (linkId(c!.mutexId) !== null && !blocks.has(mutex))
+      return `${mutex} is missing (deleted): it cannot switch on until another mutex is chosen or this constraint is off`;
     if (c!.hasLock) return `holds ${mutex}`;
     if (!c!.limiting) return `${mutex} is free for it`;
     const holder = mutexHolder(mutex, blocks.values());

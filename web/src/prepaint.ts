@@ -8,7 +8,7 @@
 // user text.
 import type { Block } from './block-types.js';
 import { groupByRole, problemsOf, ROLE_TITLES, type Role } from './blocks.js';
-import { cardHeadline } from './explain.js';
+import { cardHeadline, fieldLabel } from './explain.js';
 import { PAGES } from './pages.js';
 
 export interface PrepaintInput {
@@ -24,7 +24,7 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
 function card(b: Block, role: Role, blocks: Map<string, Block>): string {
-  const problems = problemsOf(b, role, (id) => blocks.has(id));
+  const problems = problemsOf(b, role, (id) => blocks.has(id), fieldLabel);
   const level = problems.some((p) => p.level === 'error')
     ? 'error'
     : problems.some((p) => p.level === 'warn')
