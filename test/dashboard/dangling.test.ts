@@ -4,7 +4,9 @@
 // said the missing mutex "is free for it". The editor's link pickers showed an empty choice for a
 // missing target (the id was in no option). Now the card names the place and the missing block,
 // the pickers show the missing block as chosen, marked missing, with a word beside it, and the
-// mutex constraint says the mutex is missing. Names with quotes, markup and emoji. A real
+// mutex constraint says the mutex is missing. Deleting a block on its page asked only "Delete X?"
+// and then said nothing of the links it left (the answer's `dangling`): the question and the
+// page after it now name them. Names with quotes, markup and emoji. A real
 // Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -58,4 +60,26 @@ t.test("the editor's pickers show the missing block, marked", async (t) => {
   const state = await rig.page.getByTestId('constraint-state-mutexed').innerText();
   t.notMatch(state, 'free', 'a missing mutex is not free');
   t.match(state, `${MUTEX} is missing`);
+});
+
+t.test('deleting a block on its page says which links it leaves pointing nowhere', async (t) => {
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Cool PWM')}`);
+  await rig.page.getByTestId('block-form').waitFor();
+  let asked = '';
+  rig.page.once('dialog', (d) => {
+    asked = d.message();
+    void d.accept();
+  });
+  await rig.page.getByRole('button', { name: 'Delete block' }).click();
+  const gone = rig.page.getByTestId('block-gone');
+  await gone.filter({ hasText: 'Cool PWM' }).waitFor();
+  t.match(asked, /Cool PID \(Output\) links to it/, 'the question names the block that links to it');
+  t.match(await gone.innerText(), /Block "Cool PWM" was deleted\..*Cool PID \(Output\)/s, 'the answer names it too');
+
+  // Deleted elsewhere (REST) while its page is open: the links left are named from the blocks.
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Heat PWM')}`);
+  await rig.page.getByTestId('block-form').waitFor();
+  t.equal((await api('blocks/delete', { id: 'Heat PWM' })).status, 200);
+  await gone.filter({ hasText: 'Heat PWM' }).waitFor();
+  t.match(await gone.innerText(), /was deleted \(possibly elsewhere\)\..*Heat PID \(Output\)/s);
 });

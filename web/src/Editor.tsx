@@ -3,7 +3,7 @@
 // "Show JSON", and Delete.
 import { useEffect, useState } from 'preact/hooks';
 import { controller, type Block } from './api';
-import { fmtQty, headline, isLink, isQuantity, roleOf } from './blocks';
+import { danglingLinks, fmtQty, headline, isLink, isQuantity, linkPlace, roleOf } from './blocks';
 import { BlockForm, markCreated } from './BlockForm';
 import { enumWord } from './enum-words';
 import { enumValues, kindOf, durationWords } from './field-kinds';
@@ -88,10 +88,26 @@ function NewBlock() {
   );
 }
 
+/** Links of other blocks, as blocks/delete answers them (`dangling`), in words: "Cool PID (Output)". */
+const linkWords = (links: Array<{ id: string; field: string }>): string =>
+  links.map((l) => `${l.id} (${linkPlace(l.field.split('.'), fieldLabel)})`).join(', ');
+
+const left = (links: Array<{ id: string; field: string }>): string =>
+  links.length ? ` These links now point at nothing (each block shows it): ${linkWords(links)}.` : '';
+
+/** The links of other blocks to `id`, as a delete would leave them. */
+function linksTo(id: string, blocks: Map<string, Block>): Array<{ id: string; field: string }> {
+  return [...blocks.values()]
+    .filter((b) => b.id !== id)
+    .flatMap((b) => danglingLinks(b.data, (x) => x !== id).map((l) => ({ id: b.id, field: l.path.join('.') })));
+}
+
 export function Editor({ id }: { id: string }) {
   const live = useLive();
   const doc = useTypeDoc();
   const [text, setText] = useState('');
+  /** The block deleted here, with the links the delete left pointing nowhere (its answer's `dangling`). */
+  const [deleted, setDeleted] = useState<{ id: string; dangling: Array<{ id: string; field: string }> } | null>(null);
   const renamedTo = live.blocks.has(id) ? undefined : live.renamed.get(id);
   // Renamed: the same block under its new name, so what was typed in its form stays.
   const block = id ? live.blocks.get(renamedTo ?? id) : undefined;
@@ -120,8 +136,8 @@ export function Editor({ id }: { id: string }) {
       <p class="banner" data-testid="block-gone">
         {renamedTo !== undefined
           ? `Block "${id}" was renamed to "${renamedTo}".`
-          : live.deleted.has(id)
-            ? `Block "${id}" was deleted (possibly elsewhere).`
+          : deleted?.id === id || live.deleted.has(id)
+            ? `Block "${id}" was deleted${deleted?.id === id ? '' : ' (possibly elsewhere)'}.${left(deleted?.id === id ? deleted.dangling : linksTo(id, live.blocks))}`
             : live.loaded
               ? `There is no block "${id}".`
               : 'Loading…'}{' '}
@@ -129,10 +145,16 @@ export function Editor({ id }: { id: string }) {
       </p>
     );
   const remove = async () => {
-    if (!confirm(`Delete ${block.id}?`)) return;
-    const a = await controller('blocks/delete', { id: block.id });
+    const links = linksTo(block.id, live.blocks);
+    const warn = links.length
+      ? `\n\n${linkWords(links)} ${links.length > 1 ? 'link' : 'links'} to it: ${links.length > 1 ? 'those links' : 'the link'} will point at nothing.`
+      : '';
+    if (!confirm(`Delete ${block.id}?${warn}`)) return;
+    const a = await controller<{ dangling?: Array<{ id: string; field: string }> }>('blocks/delete', { id: block.id });
     setText(a.ok ? 'deleted' : a.error);
-    if (a.ok) applyPatch([], [block.id]);
+    if (!a.ok) return;
+    setDeleted({ id: block.id, dangling: a.body.dangling ?? [] });
+    applyPatch([], [block.id]);
   };
   return (
     <section class="panel block-page">
