@@ -5,8 +5,8 @@
 // graph is open, the card's Rename or REST while it is not), the graph draws the new name's field,
 // keeps the old one (the history from before the rename) in the same colour under a legend saying
 // so, and a notice says what happened, with a button to take the old lines off. Names with quotes,
-// slashes, unicode and spaces; on a phone a long name wraps in the legend (uPlot's legend took
-// the width of its longest word, past the screen). A real Chromium against the built CLI (the
+// slashes, unicode and spaces; on a phone a long name wraps in the legend and the field picker
+// (each took the width of its longest word, past the screen). A real Chromium against the built CLI (the
 // built-in history store) with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -130,14 +130,17 @@ t.test('a rename made while no graph was open is followed when one opens', async
   t.same(await saved(), [`edge-one/${second}/setting[degC]`]);
 });
 
-t.test('on a phone a long new name wraps in the notice and the legend', async (t) => {
-  const long = 'Fermenter_1_Beer_Temperature_Setpoint_A';
+t.test('on a phone a long new name wraps in the notice, the legend and the field picker', async (t) => {
+  const long = 'Fermenter_1_Beer_Temperature_Setpoint_A_with_a_long_name';
   await rig.page.setViewportSize({ width: 360, height: 740 });
   t.teardown(() => rig.page.setViewportSize({ width: 1200, height: 900 }));
   await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
   await legendShows(['温度 a/b/c · Setting (°C)']);
   t.equal((await api('blocks/rename', { existing: '温度 a/b/c', desired: long })).status, 200);
   await legendShows([`温度 a/b/c (now ${long}) · Setting (°C)`, `${long} · Setting (°C)`]);
-  const width = await rig.page.evaluate(() => document.documentElement.scrollWidth);
-  t.ok(width <= 360, `the page is ${width} px wide on a 360 px screen`);
+  const width = () => rig.page.evaluate(() => document.documentElement.scrollWidth);
+  t.ok((await width()) <= 360, `the page is ${await width()} px wide on a 360 px screen`);
+  await rig.page.locator('summary').filter({ hasText: 'Fields' }).click();
+  await rig.page.locator(`fieldset.fieldlist[data-group="${long}"]`).waitFor();
+  t.ok((await width()) <= 360, `with the field picker open, the page is ${await width()} px wide`);
 });
