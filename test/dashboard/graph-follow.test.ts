@@ -2,7 +2,7 @@
 // through several renames, never into another block that took the nid or the name, and never
 // again once followed (the user may have taken the new name's lines off).
 import t from 'tap';
-import { emptyMemory, followRenames, ownerOf, readMemory, remember } from '../../web/src/graph-renames.js';
+import { emptyMemory, followRenames, lookOf, ownerOf, readMemory, remember } from '../../web/src/graph-renames.js';
 
 const live = (...blocks: Array<[string, number, string]>) =>
   new Map(blocks.map(([id, nid, type]) => [id, { id, nid, type }]));
@@ -75,4 +75,16 @@ t.test('a damaged memory is read as empty where it is damaged', async (t) => {
     blocks: { B: { nid: 3, type: 'Pid' } },
     former: { C: 'B' },
   });
+});
+
+t.test("a former name's field is drawn as its block's: same colour, same unit and axis", async (t) => {
+  const memory = { blocks: { Keg: { nid: 130, type: 'AnalogSensorI2c' } }, former: { Keg: 'Keg 2' } };
+  // The page knows an analog input's unit from the live block, which has its new name.
+  const known = (p: { block: string; name: string }) => (p.block === 'Keg 2' && p.name === 'value' ? 'bar' : null);
+  const look = lookOf(OWN, memory, known);
+  t.equal(look.label('edge-one/Keg/value'), 'Keg (now Keg 2) · Value (bar)');
+  t.equal(look.scale('edge-one/Keg/value'), 'bar', 'on the axis of the new name’s field');
+  t.equal(look.scale('edge-one/Keg 2/value'), 'bar');
+  t.equal(look.group('edge-one/Keg/value'), look.group('edge-one/Keg 2/value'), 'in its colour');
+  t.equal(look.label('edge-one/Keg 2/value'), 'Keg 2 · Value (bar)');
 });

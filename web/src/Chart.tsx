@@ -5,6 +5,9 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Columns } from './graph-data';
+import type { ChartLook } from './graph-fields';
+
+export type { ChartLook };
 import { controllerNow } from './live';
 
 const COLORS = ['#d94c2b', '#2b7bd9', '#e0a000', '#3aa655', '#8e44ad', '#16a3a3', '#777', '#c2185b'];
@@ -28,16 +31,6 @@ export interface Plotted {
   fields: string[];
   /** The time column, then one column per field, in the order of `fields`. */
   cols: Columns;
-}
-
-export interface ChartLook {
-  /** Legend text of a field. */
-  label: (field: string) => string;
-  /** Fields with the same group share a colour (a block's setting and value). */
-  group: (field: string) => string;
-  /** The y scale: `temp` (left), `pct` (right), or a unit drawn on an axis of its own. */
-  scale: (field: string) => string;
-  dashed: (field: string) => boolean;
 }
 
 const AXIS_LABELS: Record<string, string> = { temp: 'temperature', pct: '% / state' };

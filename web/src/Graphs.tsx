@@ -7,27 +7,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { download, post, serviceId } from './api';
 import { analogUnitLabel } from './blocks.js';
-import { Chart, type ChartLook, type Plotted } from './Chart';
+import { Chart, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
 import { align, dropBefore, type Columns, type Range } from './graph-data';
-import {
-  defaultFields,
-  fieldParts,
-  fieldWords,
-  inTemperatureUnit,
-  legendLabel,
-  scaleOf,
-  type FieldParts,
-} from './graph-fields';
-import {
-  followRenames,
-  formerLabel,
-  formerOf,
-  moveField,
-  readMemory,
-  remember,
-  type GraphMemory,
-} from './graph-renames';
+import { defaultFields, inTemperatureUnit, type FieldParts } from './graph-fields';
+import { followRenames, lookOf, readMemory, remember } from './graph-renames';
 import { Renamed } from './GraphRenamed';
 import { controllerNow, live, statusUnit, useBlockNames, useStatusUnit } from './live';
 
@@ -43,23 +27,6 @@ function knownUnit(p: FieldParts): string | null {
   if (p.controller !== serviceId() || p.name !== 'value') return null;
   const b = live().blocks.get(p.block);
   return b?.type === 'AnalogSensorI2c' ? analogUnitLabel(b.data.unit) : null;
-}
-
-/** How fields are drawn; a renamed block's former fields are named so, in the colour of its new name's. */
-function lookOf(memory: GraphMemory): ChartLook {
-  return {
-    label: (f) => {
-      const former = formerOf(f, serviceId(), memory);
-      return former ? formerLabel(f, former, fieldWords(f, knownUnit)) : legendLabel(f, serviceId(), knownUnit);
-    },
-    group: (f) => {
-      const former = formerOf(f, serviceId(), memory);
-      const p = fieldParts(former ? moveField(f, serviceId(), ...former) : f);
-      return `${p.controller}/${p.block}`;
-    },
-    scale: (f) => scaleOf(f, knownUnit),
-    dashed: (f) => /\/setting\[/.test(f),
-  };
 }
 
 function savedFields(): string[] {
@@ -223,7 +190,12 @@ export function Graphs() {
       {error && <p class="answer bad">{error}</p>}
       <Renamed fields={fields} memory={memory} setFields={setFields} />
       {data && fields.length > 0 ? (
-        <Chart plotted={data} seconds={RANGES[range]} fitData={savedRange === null} look={lookOf(memory)} />
+        <Chart
+          plotted={data}
+          seconds={RANGES[range]}
+          fitData={savedRange === null}
+          look={lookOf(serviceId(), memory, knownUnit)}
+        />
       ) : (
         <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>
       )}

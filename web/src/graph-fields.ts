@@ -122,3 +122,14 @@ export function sparkField(all: string[], own: string, id: string, unit?: string
   const mine = all.filter((f) => f.startsWith(prefix) && /^[^\]/]*\]$/.test(f.slice(prefix.length)));
   return mine.find((f) => unit !== undefined && inTemperatureUnit(f, own, unit) === f) ?? mine[0];
 }
+
+/** How the chart draws fields. */
+export interface ChartLook {
+  /** Legend text of a field. */
+  label: (field: string) => string;
+  /** Fields with the same group share a colour (a block's setting and value). */
+  group: (field: string) => string;
+  /** The y scale: `temp` (left), `pct` (right), or a unit drawn on an axis of its own. */
+  scale: (field: string) => string;
+  dashed: (field: string) => boolean;
+}

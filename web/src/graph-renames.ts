@@ -6,6 +6,7 @@
 // page, another tab, REST, the Brewblox UI, a backup), while the page was open or not. The graph
 // then draws the new name's fields after the old ones, which it keeps (the history from before
 // the rename), and says so. Pure (no DOM), tested under Node.
+import { type ChartLook, fieldParts, fieldWords, legendLabel, scaleOf, type FieldParts } from './graph-fields.js';
 
 export interface BlockMark {
   nid: number;
@@ -157,7 +158,25 @@ export function dropFormer(fields: string[], own: string, memory: GraphMemory, o
   return fields.filter((f) => formerOf(f, own, memory)?.[0] !== old);
 }
 
-/** The legend of a former id's field: "Beer Sensor (now Fermenter 1 beer) · Value (°C)". */
-export function formerLabel(field: string, former: [string, string], words: string): string {
-  return `${former[0]} (now ${former[1]}) · ${words}`;
+/**
+ * How the graph draws fields (`known`: units the page knows of this controller's live blocks). A
+ * former name's field is drawn as its block's: in the colour of the new name's fields, on their
+ * axis, with the legend "Beer Sensor (now Fermenter 1 beer) · Value (°C)".
+ */
+export function lookOf(own: string, memory: GraphMemory, known: (p: FieldParts) => string | null): ChartLook {
+  const knownNow = (p: FieldParts) =>
+    known(p.controller === own && memory.former[p.block] !== undefined ? { ...p, block: memory.former[p.block]! } : p);
+  return {
+    label: (f) => {
+      const former = formerOf(f, own, memory);
+      return former ? `${former[0]} (now ${former[1]}) · ${fieldWords(f, knownNow)}` : legendLabel(f, own, knownNow);
+    },
+    group: (f) => {
+      const former = formerOf(f, own, memory);
+      const p = fieldParts(former ? moveField(f, own, ...former) : f);
+      return `${p.controller}/${p.block}`;
+    },
+    scale: (f) => scaleOf(f, knownNow),
+    dashed: (f) => /\/setting\[/.test(f),
+  };
 }
