@@ -6,8 +6,9 @@
 // the pickers show the missing block as chosen, marked missing, with a word beside it, and the
 // mutex constraint says the mutex is missing. Deleting a block on its page asked only "Delete X?"
 // and then said nothing of the links it left (the answer's `dangling`): the question and the
-// page after it now name them. Names with quotes, markup and emoji. A real
-// Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
+// page after it now name them; the block list marks the blocks with such a link. Names with
+// quotes, markup and emoji. A real Chromium against the built CLI with the demo blocks; needs
+// `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
 import { limit } from '../helpers/limits.js';
@@ -38,6 +39,15 @@ t.test('the cards name every link to a deleted block, nested ones too', async (t
   t.match(await problems('Beer Setpoint'), `Sensor links to missing block "${SENSOR}"`);
   for (const id of ['Heater', 'Cooler'])
     t.match(await problems(id), `Constraints › Mutex links to missing block "${MUTEX}"`, `${id}: its mutex`);
+});
+
+t.test('the block list marks the blocks with a link to a deleted block', async (t) => {
+  await rig.page.goto(`${rig.sim.cli.base}/#/block`);
+  const entry = (id: string) =>
+    rig.page.locator('.blocklist li').filter({ has: rig.page.getByRole('link', { name: id, exact: true }) });
+  t.match(await entry('Beer Setpoint').innerText({ timeout: limit(15_000) }), `links to missing block "${SENSOR}"`);
+  t.match(await entry('Heater').innerText(), `links to missing block "${MUTEX}"`);
+  t.notMatch(await entry('Fridge Sensor').innerText(), 'missing', 'a block with its links whole is not marked');
 });
 
 t.test("the editor's pickers show the missing block, marked", async (t) => {

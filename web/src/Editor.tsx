@@ -124,6 +124,9 @@ export function Editor({ id }: { id: string }) {
             {[...live.blocks.values()].map((b) => (
               <li>
                 <a href={`#/block/${encodeURIComponent(b.id)}`}>{b.id}</a> <span class="type">{b.type}</span>
+                {danglingLinks(b.data, (x) => live.blocks.has(x)).map((l) => (
+                  <span class="field-error"> links to missing block "{l.id}"</span>
+                ))}
               </li>
             ))}
           </ul>
