@@ -9,8 +9,13 @@
 // given a copy of this data dir) says `online` or sends its configs, and from then on its configs
 // are left alone for as long as this service runs. With no availability retained (the embedded
 // broker forgets retained messages at a restart, and the old configs with them) nothing is cleared.
-// A former id is forgotten once its clear begins or it is seen in use: the id is free again, and a
+// A former id is forgotten once its clear is done or it is seen in use: the id is free again, and a
 // controller given it later (while this one runs, or is off at this one's next start) is its owner.
+// The clear is done once the broker acknowledged (QoS 1) every clear: the configs and states, then
+// the alerts' state and last the availability, whose retained `offline` started it. A stop (or a
+// refusal by the broker's access rules) before that leaves the id remembered, and the next start,
+// or the next connect of this run, clears again. With Home Assistant off (`now` null) every
+// remembered id is former, this controller's own included: turning it off removes the device.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { isServiceId, isTopicRoot, nodeId } from '../shared/service-id.js';
@@ -44,8 +49,8 @@ function isId(v: unknown): v is PublishedId {
   );
 }
 
-/** The former ids after a start as `now`, from what the memory held (damaged text reads as none). */
-export function formerIds(text: string | undefined, now: PublishedId): PublishedId[] {
+/** The former ids after a start as `now` (null: Home Assistant off), from what the memory held (damaged text reads as none). */
+export function formerIds(text: string | undefined, now: PublishedId | null): PublishedId[] {
   let stored: Partial<Remembered> = {};
   try {
     stored = text ? JSON.parse(text) : {};
@@ -56,21 +61,25 @@ export function formerIds(text: string | undefined, now: PublishedId): Published
   if (isId(stored)) former.unshift({ serviceId: stored.serviceId, topicRoot: stored.topicRoot });
   // A new topic root alone keeps the node and unique ids: the configs go out again on their topics.
   const out: PublishedId[] = [];
-  for (const f of former) if (f.serviceId !== now.serviceId && !out.some((o) => same(o, f))) out.push(f);
+  for (const f of former) if (f.serviceId !== now?.serviceId && !out.some((o) => same(o, f))) out.push(f);
   return out.slice(0, MAX_FORMER_IDS);
 }
 
 export interface FormerDevicesOptions {
-  mqtt: Pick<AppMqtt, 'publish' | 'subscribeRaw'>;
+  mqtt: Pick<AppMqtt, 'publishConfirmed' | 'subscribeRaw'>;
   memory: IdMemory;
-  now: PublishedId;
+  /** The id entities are published under now; null with Home Assistant off. */
+  now: PublishedId | null;
   discoveryPrefix: string;
   log: Logger;
 }
 
 /** Remembers `now` and clears the retained configs of the former ids' devices; answers the remove function. */
 export function clearFormerDevices(o: FormerDevicesOptions): () => void {
-  const former = formerIds(o.memory.read(), o.now);
+  const text = o.memory.read();
+  // Home Assistant off and never on (or nothing left to clear): nothing to write, nothing to watch.
+  if (!o.now && text === undefined) return () => {};
+  const former = formerIds(text, o.now);
   remember(o, former);
   return chain(former.map((f) => watch(o, f)));
 }
@@ -103,6 +112,7 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   const mine = `"unique_id":"edgeblocks_${f.serviceId}_`;
   // A controller runs with that id: its entities are its own from then on, for this whole run.
   let live = false;
+  let done = false;
   let clearing: (() => void) | null = null;
   const seenLive = () => {
     if (live) return;
@@ -114,24 +124,51 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     clearing?.();
     clearing = null;
   };
+  /** The clears sent, by topic (the latest of each): each true once the broker took it. */
+  const sent = new Map<string, Promise<boolean>>();
+  const clear = (topic: string) => sent.set(topic, o.mqtt.publishConfirmed(topic, '', { retain: true }));
+  // The broker answers in order: a publish sent once the subscription is acknowledged is
+  // acknowledged after every retained config it handed over, each of which was answered by a clear.
+  const settle = async (subscribed: boolean) => {
+    if (live || done) return;
+    const marker =
+      subscribed && (await o.mqtt.publishConfirmed(`${f.topicRoot}/alerts/${f.serviceId}/ha`, '', { retain: true }));
+    const taken = marker && (await Promise.all(sent.values())).every(Boolean);
+    // Last, the availability whose retained `offline` starts a clear: until it is gone, a restart clears again.
+    const finished = taken && !live && !done && (await o.mqtt.publishConfirmed(availability, '', { retain: true }));
+    if (live || done) return;
+    if (finished) {
+      done = true;
+      forget(o, f);
+      // Done: a config that comes later is another controller's (one given the id).
+      clearing?.();
+      o.log.info(`home assistant: removed the entities of the former service id ${f.serviceId} (device ${node})`);
+      return;
+    }
+    o.log.warn(
+      `home assistant: the entities of the former service id ${f.serviceId} are not all removed (the broker refused a clear, or the connection dropped); trying again at the next connect or start`,
+    );
+  };
   // Only what the broker kept from before decides, and only that is cleared: a live `offline` or a
   // config sent now is a controller with that id at work (stopping, or starting up before its
   // presence says `online`).
   const stopAvailability = o.mqtt.subscribeRaw(availability, (_topic, payload, retained) => {
     if (payload.length === 0) return;
     if (payload.toString() === 'online') return seenLive();
-    if (!retained || live || clearing) return;
+    if (!retained || live || clearing || done) return;
     o.log.info(`home assistant: removing the entities of the former service id ${f.serviceId} (device ${node})`);
-    forget(o, f);
-    clearing = o.mqtt.subscribeRaw(`${o.discoveryPrefix}/+/${node}/+/config`, (topic, config, kept) => {
-      // Read as bytes, never parsed: our configs are written by JSON.stringify.
-      if (live || config.length === 0 || !config.includes(mine)) return;
-      if (!kept) return seenLive();
-      o.mqtt.publish(topic, '', { retain: true });
-      const objectId = topic.split('/')[3] ?? '';
-      if (/^\d+_/.test(objectId))
-        o.mqtt.publish(`${f.topicRoot}/ha/${f.serviceId}/${objectId.split('_')[0]}`, '', { retain: true });
-    });
+    clearing = o.mqtt.subscribeRaw(
+      `${o.discoveryPrefix}/+/${node}/+/config`,
+      (topic, config, kept) => {
+        // Read as bytes, never parsed: our configs are written by JSON.stringify.
+        if (live || config.length === 0 || !config.includes(mine)) return;
+        if (!kept) return seenLive();
+        clear(topic);
+        const objectId = topic.split('/')[3] ?? '';
+        if (/^\d+_/.test(objectId)) clear(`${f.topicRoot}/ha/${f.serviceId}/${objectId.split('_')[0]}`);
+      },
+      { subscribed: (ok) => void settle(ok) },
+    );
   });
   return () => {
     stopAvailability();

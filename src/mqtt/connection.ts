@@ -24,6 +24,8 @@ export type MessageHandler = (topic: string, payload: Buffer, retained: boolean)
 export interface SubscribeOptions {
   /** The filter carries commands: retained copies and the empty messages that clear them are skipped (commands.ts). */
   commands?: boolean;
+  /** Told at each acknowledgement of the subscription (every (re)connect): `ok` false when the broker refused it. */
+  subscribed?: (ok: boolean) => void;
 }
 
 export interface Will {
@@ -76,6 +78,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private client: MqttClient | null = null;
   private liveness: BrokerLiveness | null = null;
   private readonly handlers = new Map<string, Set<MessageHandler>>();
+  /** The `subscribed` listeners of each filter (SubscribeOptions). */
+  private readonly acks = new Map<string, Set<(ok: boolean) => void>>();
   private readonly backoff: Backoff;
   private retry: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -177,6 +181,22 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     return true;
   }
 
+  /**
+   * Publish with QoS 1: true once the broker acknowledged it (and, over MQTT 5, took it: a broker
+   * whose access rules refuse it says so); false at once while disconnected, and when it was
+   * refused or the connection ended before the acknowledgement.
+   */
+  publishConfirmed(topic: string, payload: string | Buffer, opts: { retain?: boolean } = {}): Promise<boolean> {
+    const client = this.client;
+    if (!client?.connected) return Promise.resolve(false);
+    return new Promise((resolve) =>
+      client.publish(topic, payload, { qos: 1, retain: opts.retain ?? false }, (err) => {
+        if (err) this.opts.log.debug({ topic, err: err.message }, 'mqtt publish not acknowledged');
+        resolve(!err);
+      }),
+    );
+  }
+
   /** Connected, the broker answered the last probe and nothing is waiting to be sent: emitting now cannot queue stale data. */
   get clear(): boolean {
     return this.connected && (this.liveness?.clear ?? false);
@@ -198,6 +218,11 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
           ),
         )
       : given;
+    const acked = opts.subscribed;
+    if (acked) {
+      const acks = this.acks.get(filter) ?? new Set();
+      this.acks.set(filter, acks.add(acked));
+    }
     let set = this.handlers.get(filter);
     if (!set) {
       set = new Set();
@@ -206,6 +231,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
     }
     set.add(handler);
     return () => {
+      if (acked) this.acks.get(filter)?.delete(acked);
+      if (!this.acks.get(filter)?.size) this.acks.delete(filter);
       const current = this.handlers.get(filter);
       if (!current?.delete(handler) || current.size) return;
       this.handlers.delete(filter);
@@ -288,9 +315,17 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private sendSubscribe(filters: string[]): void {
     const client = this.client!;
     this.unacked++;
-    client.subscribe(filters, { qos: 0 }, (err) => {
-      if (this.client === client && client.connected) this.unacked = Math.max(0, this.unacked - 1);
+    client.subscribe(filters, { qos: 0 }, (err, _subs, packet) => {
+      const current = this.client === client && client.connected;
+      if (current) this.unacked = Math.max(0, this.unacked - 1);
       if (err) this.opts.log.warn({ filters, err: err.message }, 'mqtt subscribe failed');
+      if (!current) return;
+      // One code per filter; a code from 0x80 on is the broker's refusal of that filter.
+      const codes = (packet as { granted?: number[] } | undefined)?.granted;
+      filters.forEach((filter, i) => {
+        const ok = codes ? ((codes[i] ?? 0x80) & 0x80) === 0 : !err;
+        for (const fn of this.acks.get(filter) ?? []) fn(ok);
+      });
     });
   }
 

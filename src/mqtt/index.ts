@@ -36,6 +36,8 @@ export interface AppMqtt {
   readonly connected: boolean;
   /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
+  /** Publish with QoS 1 (payload as for publish): true once the broker acknowledged and took it; false at once while disconnected, and when refused (over MQTT 5, by its access rules) or cut off first. */
+  publishConfirmed(topic: string, payload: unknown, opts?: { retain?: boolean }): Promise<boolean>;
   /** Receive JSON messages on a topic filter (`+`/`#` allowed); an empty payload arrives as null. A payload over `maxBytes` (default BODY_LIMIT) or nesting deeper than `maxDepth` (default MAX_JSON_DEPTH) is dropped unparsed, counted and logged (once a minute per filter, naming the topic). `commands`: see commands.ts. Returns the unsubscribe function. */
   subscribe(
     filter: string,
@@ -238,6 +240,11 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     publish(topic, payload, opts = {}) {
       const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
       return conn?.publish(topic, body, opts) ?? false;
+    },
+
+    publishConfirmed(topic, payload, opts = {}) {
+      const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
+      return conn?.publishConfirmed(topic, body, opts) ?? Promise.resolve(false);
     },
 
     subscribe(filter, handler, { maxBytes = BODY_LIMIT, maxDepth, ...opts } = {}) {

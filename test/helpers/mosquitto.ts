@@ -8,6 +8,7 @@ import { freePort, waitForPort as waitPort } from '../../scripts/ports.js';
 import { killAndWait, spawnOwned } from './children.js';
 import { limit } from './limits.js';
 import { needTools } from './tools.js';
+import { until } from './until.js';
 
 const START_TIMEOUT_MS = 5000;
 
@@ -22,6 +23,8 @@ export interface Mosquitto {
   pause(): void;
   /** SIGCONT after pause(). */
   resume(): void;
+  /** SIGHUP: the broker reads its password and ACL files again (retained messages and connections stay); resolves once it says so, which needs `log_type information` among the extra lines. */
+  reload(): Promise<void>;
   /** Start again on the same port (after kill or stop). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -98,6 +101,15 @@ export async function startMosquitto(port?: number, extra: string[] = []): Promi
     kill: () => terminate('SIGKILL'),
     pause: () => void child?.kill('SIGSTOP'),
     resume: () => void child?.kill('SIGCONT'),
+    async reload() {
+      const reloads = () => out.match(/Reloading config/g)?.length ?? 0;
+      const before = reloads();
+      child?.kill('SIGHUP');
+      await until(
+        () => reloads() > before,
+        'mosquitto to reload its config (it says so with the extra line log_type information)',
+      );
+    },
     restart: launch,
     async stop() {
       await terminate('SIGTERM');

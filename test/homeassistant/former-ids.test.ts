@@ -5,7 +5,7 @@
 // under; configs of a former id are cleared once that id's availability says it is not online,
 // and never those of a controller that runs with that id (a copy of the data dir).
 // tags: slow (a real Mosquitto, services restarted under other ids)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -186,6 +186,60 @@ t.test('a controller that starts with the former id after the clear keeps its ne
     'none of the configs the copy sent (its block, its alert binary_sensors) was cleared',
   );
 });
+
+t.test(
+  'a former id stays remembered until the broker took its clears: a start that could not clear it leaves it to the next',
+  async (t) => {
+    const dir = tempDir(t);
+    const acl = path.join(dir, 'acl');
+    writeFileSync(acl, 'topic readwrite #\n');
+    // mosquitto started as root reads its files as the mosquitto user
+    chmodSync(dir, 0o755);
+    chmodSync(acl, 0o644);
+    const broker = await startMosquitto(undefined, [`acl_file ${acl}`, 'log_type information']);
+    t.teardown(() => broker.stop());
+    const options = { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' };
+    const dataDir = tempDir(t);
+    const first = await startApp({ ...options, serviceId: 'ferm-old' }, { dataDir });
+    const config = await announced(first, broker.url, 'Beer', 'ferm-old');
+    await first.close();
+
+    // Renamed, the controller may read the old node but not write it (its broker user may write
+    // only its own node, as in the fleet's ACL): its clears do not land.
+    writeFileSync(
+      acl,
+      [
+        'topic readwrite svc/#',
+        'topic read homeassistant/#',
+        'topic readwrite homeassistant/+/edgeblocks_ferm-new/#',
+        '',
+      ].join('\n'),
+    );
+    await broker.reload();
+    const { log, lines } = logLines();
+    const renamed = await startApp({ ...options, serviceId: 'ferm-new' }, { dataDir, log });
+    await until(
+      () => lines.some((l) => /removing the entities of the former service id ferm-old/.test(l.msg)),
+      'the clear of ferm-old to begin',
+    );
+    await renamed.close();
+    writeFileSync(acl, 'topic readwrite #\n');
+    await broker.reload();
+    t.same(await retained(broker.url, config), [config], 'the clear did not land: the old entity is still retained');
+
+    // The broker's rules are fixed; the next start clears what the last one could not.
+    const again = await startApp({ ...options, serviceId: 'ferm-new' }, { dataDir });
+    t.teardown(() => again.close());
+    await until(
+      async () => (await retained(broker.url, 'homeassistant/+/edgeblocks_ferm-old/#')).length === 0,
+      'the device of ferm-old removed at the next start',
+    );
+    await until(
+      async () => (await retained(broker.url, 'svc/ha/ferm-old/#')).length === 0,
+      'its state and, last, its availability cleared',
+    );
+  },
+);
 
 t.test('the remembered ids: a new id makes the old one former, going back makes it current', async (t) => {
   const id = (serviceId: string, topicRoot = 'svc') => ({ serviceId, topicRoot });
