@@ -24,6 +24,7 @@ import {
   eventsSubsystem,
   historySubsystem,
   homeAssistantSubsystem,
+  homeAssistantOffSubsystem,
 } from './app/subsystems/services.js';
 import { StoreSubsystem, type DatastoreBus } from './app/subsystems/store.js';
 import { Auth } from './auth/auth.js';
@@ -34,7 +35,8 @@ export { ConfigError, helpText, loadConfig, parseArgs } from './config.js';
 export { fixableLine } from './shared/errors.js';
 import { HardwareLayer } from './hardware/layer.js';
 import { createHistory, type History } from './history/index.js';
-import { HomeAssistant } from './homeassistant/discovery.js';
+import { DISCOVERY_PREFIX, HomeAssistant } from './homeassistant/discovery.js';
+import { clearFormerDevices } from './homeassistant/former-ids.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -314,6 +316,10 @@ async function assembleServices(
   if (history) lifecycle.add(historySubsystem(history, mqtt, config.topicRoot));
   lifecycle.add(bus);
   lifecycle.add(hardware);
+  const haIds = {
+    read: () => store.blocks.readSetting(HA_IDS_SETTING),
+    write: (value: string) => store.blocks.writeSetting(HA_IDS_SETTING, value),
+  };
   if (config.homeAssistant) {
     const ha = new HomeAssistant({
       mqtt,
@@ -324,14 +330,24 @@ async function assembleServices(
       version: VERSION,
       intervalMs: config.emitInterval,
       log: log.child({ module: 'homeassistant' }),
-      memory: {
-        read: () => store.blocks.readSetting(HA_IDS_SETTING),
-        write: (value) => store.blocks.writeSetting(HA_IDS_SETTING, value),
-      },
+      memory: haIds,
     });
     // The alert binary_sensors share the controller's node: their old configs are swept with the blocks'.
     ha.onLegacyCleared((objectId) => alerts.homeAssistantConfigCleared(objectId));
     lifecycle.add(homeAssistantSubsystem(ha));
+  } else {
+    // Home Assistant off: the devices it published while it was on are removed (former-ids.ts).
+    lifecycle.add(
+      homeAssistantOffSubsystem(() =>
+        clearFormerDevices({
+          mqtt,
+          memory: haIds,
+          now: null,
+          discoveryPrefix: DISCOVERY_PREFIX,
+          log: log.child({ module: 'homeassistant' }),
+        }),
+      ),
+    );
   }
   lifecycle.add(controlSubsystem(control, loop, hardware));
   lifecycle.add(backupsSubsystem(config, backups, backupFiles));

@@ -41,6 +41,21 @@ export function homeAssistantSubsystem(ha: HomeAssistant): Subsystem {
   return { name: 'home assistant', start: () => ha.start(), stop: () => ha.stop() };
 }
 
+/** With Home Assistant off: `start` clears the devices it published while on (homeassistant/former-ids.ts) and answers the remove function. */
+export function homeAssistantOffSubsystem(start: () => () => void): Subsystem {
+  let stop: (() => void) | null = null;
+  return {
+    name: 'home assistant off',
+    start: () => {
+      stop = start();
+    },
+    stop: () => {
+      stop?.();
+      stop = null;
+    },
+  };
+}
+
 /** The control loop: from its start on, the outputs are this service's (the hardware's stop drives them safe). */
 export function controlSubsystem(control: ControlEnabled, loop: ControlLoop, hardware: HardwareSubsystem): Subsystem {
   return {
