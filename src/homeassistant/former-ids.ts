@@ -11,10 +11,11 @@
 // broker forgets retained messages at a restart, and the old configs with them) nothing is cleared.
 // A former id is forgotten once its clear is done or it is seen in use: the id is free again, and a
 // controller given it later (while this one runs, or is off at this one's next start) is its owner.
-// The clear is done once the broker acknowledged (QoS 1) every clear: the configs and states, then
-// the alerts' state and last the availability, whose retained `offline` started it. A stop (or a
-// refusal by the broker's access rules) before that leaves the id remembered, and the next start,
-// or the next connect of this run, clears again. With Home Assistant off (`now` null) every
+// The clear is done once the broker acknowledged (QoS 1) every clear: the configs, the block states
+// and the alerts' state. A stop (or a refusal by the broker's access rules) before that leaves the
+// id remembered, and the next start, or the next connect of this run, clears again (the retained
+// `offline` that starts a clear is left: a clear of it could land over the `online` of a controller
+// just given the id). With Home Assistant off (`now` null) every
 // remembered id is former, this controller's own included: turning it off removes the device.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
@@ -127,15 +128,14 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   /** The clears sent, by topic (the latest of each): each true once the broker took it. */
   const sent = new Map<string, Promise<boolean>>();
   const clear = (topic: string) => sent.set(topic, o.mqtt.publishConfirmed(topic, '', { retain: true }));
-  // The broker answers in order: a publish sent once the subscription is acknowledged is
-  // acknowledged after every retained config it handed over, each of which was answered by a clear.
+  // The broker answers in order: a publish sent once the subscription is acknowledged (the alerts'
+  // state, also the device's) is acknowledged after every retained config the broker handed over,
+  // each of which was answered by a clear.
   const settle = async (subscribed: boolean) => {
     if (live || done) return;
     const marker =
       subscribed && (await o.mqtt.publishConfirmed(`${f.topicRoot}/alerts/${f.serviceId}/ha`, '', { retain: true }));
-    const taken = marker && (await Promise.all(sent.values())).every(Boolean);
-    // Last, the availability whose retained `offline` starts a clear: until it is gone, a restart clears again.
-    const finished = taken && !live && !done && (await o.mqtt.publishConfirmed(availability, '', { retain: true }));
+    const finished = marker && (await Promise.all(sent.values())).every(Boolean);
     if (live || done) return;
     if (finished) {
       done = true;

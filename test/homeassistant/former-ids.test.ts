@@ -92,8 +92,14 @@ t.test('a former id is forgotten once cleared: a controller given that id later 
   const first = await startApp({ ...options, serviceId: 'ferm' }, { dataDir });
   const config = await announced(first, broker.url, 'Beer', 'ferm');
   await first.close();
-  const renamed = await startApp({ ...options, serviceId: 'cellar' }, { dataDir });
+  const cleared = logLines();
+  const renamed = await startApp({ ...options, serviceId: 'cellar' }, { dataDir, log: cleared.log });
   await until(async () => (await retained(broker.url, config)).length === 0, 'the device of ferm removed');
+  // Forgotten once the broker acknowledged every clear.
+  await until(
+    () => cleared.lines.some((l) => /removed the entities of the former service id ferm /.test(l.msg)),
+    'ferm forgotten',
+  );
   await renamed.close();
 
   // Another controller is given the id ferm, and is off when cellar starts again.
@@ -235,8 +241,8 @@ t.test(
       'the device of ferm-old removed at the next start',
     );
     await until(
-      async () => (await retained(broker.url, 'svc/ha/ferm-old/#')).length === 0,
-      'its state and, last, its availability cleared',
+      async () => (await retained(broker.url, 'svc/ha/ferm-old/+')).every((s) => s.endsWith('/availability')),
+      'its block state cleared',
     );
   },
 );

@@ -35,8 +35,13 @@ async function retained(url: string, ...filters: string[]): Promise<string[]> {
   }
 }
 
-/** Everything Home Assistant reads of controller `id`: its configs, block states, availability and alert states. */
+/** What Home Assistant reads of controller `id`: its configs, block states and alert states (and its availability). */
 const deviceOf = (id: string) => [`homeassistant/+/edgeblocks_${id}/#`, `svc/ha/${id}/#`, `svc/alerts/${id}/ha`];
+
+/** What is left retained of that device, less its availability (`offline`, which started the clear). */
+async function leftOf(url: string, id: string): Promise<string[]> {
+  return (await retained(url, ...deviceOf(id))).filter((topic) => !topic.endsWith('/availability'));
+}
 
 t.test('a start with Home Assistant off removes the device it had, and forgets it', async (t) => {
   const broker = await startMosquitto();
@@ -49,12 +54,17 @@ t.test('a start with Home Assistant off removes the device it had, and forgets i
   const config = `homeassistant/sensor/edgeblocks_ferm/${res.body.nid}_value/config`;
   await until(async () => (await retained(broker.url, config)).length === 1, 'the entity announced');
   await on.close();
-  t.ok((await retained(broker.url, ...deviceOf('ferm'))).length > 3, 'configs, states and availability retained');
+  t.ok((await leftOf(broker.url, 'ferm')).length > 3, 'configs and states retained');
 
-  const off = await startApp({ ...options, homeAssistant: 'false' }, { dataDir });
+  const cleared = logLines();
+  const off = await startApp({ ...options, homeAssistant: 'false' }, { dataDir, log: cleared.log });
   await until(
-    async () => (await retained(broker.url, ...deviceOf('ferm'))).length === 0,
-    'the device removed: block and alert configs, states, availability',
+    async () => (await leftOf(broker.url, 'ferm')).length === 0,
+    'the device removed: block and alert configs and states',
+  );
+  await until(
+    () => cleared.lines.some((l) => /removed the entities of the former service id ferm /.test(l.msg)),
+    'ferm forgotten, once the broker acknowledged every clear',
   );
   await off.close();
 
@@ -96,7 +106,7 @@ t.test('kill -9 with Home Assistant on, started with it off: the device goes', a
 
   const off = await spawnCli([...args, '--home-assistant', 'false'], t);
   t.teardown(() => off.child.kill('SIGKILL'));
-  await until(async () => (await retained(broker.url, ...deviceOf('ferm'))).length === 0, 'the device removed');
+  await until(async () => (await leftOf(broker.url, 'ferm')).length === 0, 'the device removed');
 });
 
 t.test('a controller that never had Home Assistant on writes nothing for it', async (t) => {
