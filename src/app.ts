@@ -334,6 +334,7 @@ async function assembleServices(
     });
     // The alert binary_sensors share the controller's node: their old configs are swept with the blocks'.
     ha.onLegacyCleared((objectId) => alerts.homeAssistantConfigCleared(objectId));
+    ha.onAnnounceAgain(() => alerts.homeAssistantAnnounceAgain());
     lifecycle.add(homeAssistantSubsystem(ha));
   } else {
     // Home Assistant off: the devices it published while it was on are removed (former-ids.ts).

@@ -165,6 +165,11 @@ export class Alerts implements AlertsApi {
     this.mqttAlerts?.republishConfig(objectId);
   }
 
+  /** Home Assistant asked for the whole device again (its birth message): the binary_sensors' configs go out again. */
+  homeAssistantAnnounceAgain(): void {
+    this.mqttAlerts?.announceConfigs();
+  }
+
   start(): void {
     this.uncleanStop = markRunning(this.d.dataDir, this.d.db);
     const onDocs = (docs: Doc[]) =>

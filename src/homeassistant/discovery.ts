@@ -15,6 +15,10 @@
 // version left under the node an id with `.` or `~` had before (legacyNodeId) are cleared, and
 // the entity's config on the new node is published again after the clear: see sweepLegacy. The
 // device of a service id (or topic root) the data dir had before is removed: former-ids.ts.
+// Deleting the device in Home Assistant clears its configs (empty retained messages from someone
+// else on configs we hold): from then on no config goes out, so it stays deleted rather than coming
+// back an entity at a time as blocks are written, until Home Assistant's birth message (`online` on
+// homeassistant/status, sent at its start) or our next connect announces the whole device again.
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { HA_COMMAND_BYTES } from '../shared/limits.js';
@@ -24,10 +28,13 @@ import type { UnitsSetting } from '../runtime/units-setting.js';
 import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
 import { legacyNodeId, nodeId } from '../shared/service-id.js';
 import { defaultEntityIds, entityKey, entitySlug, haObjectId } from './entity-ids.js';
+import { entityConfig } from './entity-config.js';
 import { clearFormerDevices, type IdMemory } from './former-ids.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
+/** Where Home Assistant says `online` when it starts (its birth message) and `offline` when it stops. */
+export const HA_STATUS_TOPIC = `${DISCOVERY_PREFIX}/status`;
 
 export interface HomeAssistantOptions {
   mqtt: AppMqtt;
@@ -60,6 +67,12 @@ export class HomeAssistant {
   private readonly cleanups: Array<() => void> = [];
   /** Told the object id of every legacy config cleared that is not a block entity's (the alert binary_sensors). */
   private readonly legacyListeners = new Set<(objectId: string) => void>();
+  /** Told when the whole device is announced again (Home Assistant's birth): the alert binary_sensors go out too. */
+  private readonly announceListeners = new Set<() => void>();
+  /** The device was deleted in Home Assistant: no config goes out until it is announced whole again. */
+  private deletedInHa = false;
+  /** Config topics under our node we cleared and have not yet heard back (each clear comes back once: we are subscribed). */
+  private readonly ownClears = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   /** Lines caused by what others publish (commands, configs under our node): one a minute per kind. */
   private readonly warnings: WarningLimiter;
@@ -86,7 +99,15 @@ export class HomeAssistant {
   start(): void {
     const { mqtt, runtime, units } = this.o;
     this.cleanups.push(mqtt.presence(this.availabilityTopic));
-    this.cleanups.push(mqtt.onConnect(() => this.publishAll()));
+    this.cleanups.push(mqtt.onConnect(() => this.announceAgain()));
+    this.cleanups.push(
+      // A retained copy is not a start of Home Assistant: at our (re)connect the device goes out anyway.
+      mqtt.subscribeRaw(HA_STATUS_TOPIC, (_topic, payload, retained) => {
+        if (retained || payload.toString() !== 'online') return;
+        this.announceAgain();
+        for (const fn of this.announceListeners) fn();
+      }),
+    );
     const onUnits = () => this.publishAll();
     units.on('change', onUnits);
     this.cleanups.push(() => units.off('change', onUnits));
@@ -99,7 +120,9 @@ export class HomeAssistant {
     );
     this.cleanups.push(
       // Only whether a config is there matters: it is never parsed.
-      mqtt.subscribeRaw(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) => this.sweep(topic, payload)),
+      mqtt.subscribeRaw(`${DISCOVERY_PREFIX}/+/${this.node}/+/config`, (topic, payload) =>
+        payload.length ? this.sweep(topic, payload) : this.cleared(topic),
+      ),
     );
     const legacy = legacyNodeId(this.o.serviceId);
     if (legacy !== this.node)
@@ -123,7 +146,7 @@ export class HomeAssistant {
     this.cleanups.push(() => runtime.off('change', onChange));
     this.timer = setInterval(() => this.publishStates(), this.o.intervalMs);
     this.timer.unref();
-    if (mqtt.connected) this.publishAll();
+    if (mqtt.connected) this.announceAgain();
   }
 
   stop(): void {
@@ -142,47 +165,26 @@ export class HomeAssistant {
     return () => this.legacyListeners.delete(fn);
   }
 
-  /** Config payload of one entity (Home Assistant's abbreviations are not used, for readability). */
+  /** Calls `fn` when Home Assistant asks for the whole device again (its birth message). Returns the remove function. */
+  onAnnounceAgain(fn: () => void): () => void {
+    this.announceListeners.add(fn);
+    return () => this.announceListeners.delete(fn);
+  }
+
+  /** Config payload of one entity: entity-config.ts. */
   config(
     spec: EntitySpec,
     block: BlockJson,
     announced: Announcement = announce(spec, this.o.units.prefs),
   ): Record<string, unknown> {
-    const { serviceId, version } = this.o;
-    const cfg: Record<string, unknown> = {
-      name: spec.label ? `${block.id} ${spec.label}` : block.id,
-      unique_id: `edgeblocks_${serviceId}_${block.nid}_${spec.key}`,
-      // Only the first time Home Assistant sees the unique id; it keeps the entity id after renames.
-      default_entity_id:
-        this.entityIds.get(entityKey(block.nid, spec)) ?? `${spec.component}.${entitySlug(serviceId, block)}`,
-      state_topic: this.stateTopic(block.nid),
-      // A switch compares the rendered value with payload_on/off ('true'/'false', as JSON
-      // renders them); a null state must render 'None', Home Assistant's unknown ('null' matches
-      // nothing, and the switch would keep showing its last state: a relay board pulled off).
-      // Jinja renders None as 'None' by itself, so the other entities need no more.
-      value_template:
-        spec.component === 'switch'
-          ? `{{ value_json.${spec.key} | tojson if value_json.${spec.key} is not none else 'None' }}`
-          : `{{ value_json.${spec.key} }}`,
-      availability: [{ topic: this.availabilityTopic }],
-      device: {
-        identifiers: [this.node],
-        name: `edgeblocks ${serviceId}`,
-        manufacturer: 'edgeblocks',
-        model: 'block runtime',
-        sw_version: version,
-      },
-      origin: { name: 'edgeblocks', sw_version: version },
-    };
-    if (announced.haUnit) cfg.unit_of_measurement = announced.haUnit;
-    if (spec.kind === 'temperature' || spec.kind === 'humidity' || spec.kind === 'pressure')
-      cfg.device_class = spec.kind;
-    if (spec.component === 'sensor') cfg.state_class = 'measurement';
-    if (spec.write) cfg.command_topic = `${this.stateTopic(block.nid)}/set/${spec.key}`;
-    if (spec.component === 'number')
-      Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });
-    if (spec.component === 'switch') Object.assign(cfg, { payload_on: 'true', payload_off: 'false' });
-    return cfg;
+    return entityConfig(spec, block, announced, {
+      serviceId: this.o.serviceId,
+      version: this.o.version,
+      stateTopic: this.stateTopic(block.nid),
+      availabilityTopic: this.availabilityTopic,
+      defaultEntityId:
+        this.entityIds.get(entityKey(block.nid, spec)) ?? `${spec.component}.${entitySlug(this.o.serviceId, block)}`,
+    });
   }
 
   private entityState(block: BlockJson, specs: readonly EntitySpec[]): Record<string, unknown> {
@@ -204,9 +206,10 @@ export class HomeAssistant {
     for (const gone of this.published.get(block.nid) ?? []) {
       if (topics.includes(gone)) continue;
       this.announced.delete(gone.split('/')[3] ?? '');
-      this.o.mqtt.publish(gone, '', { retain: true });
+      this.clearConfig(gone);
     }
     specs.forEach((s, i) => {
+      if (this.deletedInHa) return;
       const announced = announce(s, this.o.units.prefs);
       // Only a config that went out is what Home Assistant holds; while disconnected the old one stays.
       if (this.o.mqtt.publish(topics[i]!, this.config(s, block, announced), { retain: true }))
@@ -221,8 +224,37 @@ export class HomeAssistant {
     if (!topics) return;
     this.published.delete(nid);
     for (const key of [...this.announced.keys()]) if (key.startsWith(`${nid}_`)) this.announced.delete(key);
-    for (const topic of topics) this.o.mqtt.publish(topic, '', { retain: true });
+    for (const topic of topics) this.clearConfig(topic);
     this.o.mqtt.publish(this.stateTopic(nid), '', { retain: true });
+  }
+
+  /** An empty retained config, which removes the entity; we hear it back, and know it for ours. */
+  private clearConfig(topic: string): void {
+    if (this.o.mqtt.publish(topic, '', { retain: true }))
+      this.ownClears.set(topic, (this.ownClears.get(topic) ?? 0) + 1);
+  }
+
+  /** A config under our node was cleared: by us, or by Home Assistant deleting the device (or by someone with a client). */
+  private cleared(topic: string): void {
+    const own = this.ownClears.get(topic);
+    if (own) {
+      if (own > 1) this.ownClears.set(topic, own - 1);
+      else this.ownClears.delete(topic);
+      return;
+    }
+    if (this.deletedInHa || ![...this.published.values()].some((topics) => topics.includes(topic))) return;
+    this.deletedInHa = true;
+    this.o.log.info(
+      `home assistant: the device edgeblocks ${this.o.serviceId} was deleted there (${topic} cleared); it is announced again when Home Assistant restarts or edgeblocks reconnects`,
+    );
+  }
+
+  /** The whole device, after a connect or Home Assistant's birth: one deleted in Home Assistant comes back. */
+  private announceAgain(): void {
+    this.deletedInHa = false;
+    // Clears sent on a connection that dropped are not heard back.
+    this.ownClears.clear();
+    this.publishAll();
   }
 
   private publishAll(): void {
@@ -279,7 +311,7 @@ export class HomeAssistant {
       : undefined;
     if (specs?.some((s) => s.key === key && topic === this.configTopic(s, nid))) return;
     this.notes.warn('sweep', { topic }, `home assistant: removing the entity of a block that is gone (${topic})`);
-    this.o.mqtt.publish(topic, '', { retain: true });
+    this.clearConfig(topic);
     // Its state was left with it (both were dropped while disconnected): it goes unless the block
     // at that nid has entities, whose state is published there.
     if (!specs?.length) this.o.mqtt.publish(this.stateTopic(nid), '', { retain: true });

@@ -2,6 +2,8 @@
 // external broker: the controller's own output topics (state, patches, presence, history, alerts,
 // Home Assistant discovery and states) are written by the service alone (datastore events are
 // not: another datastore, as Brewblox's, announces its changes there); `$SYS` is read by admins only; a viewer publishes nothing (the one write rule, src/shared/roles.ts).
+// One write of a client lands there: an empty message on a discovery config, which is how Home
+// Assistant deletes the device (src/homeassistant/discovery.ts hears it and stops announcing it).
 // A refused publish is dropped as Mosquitto drops a publish its ACL denies (a QoS 1 one is still
 // acknowledged): aedes would close the connection on a refusal, so the packet is sent to a topic
 // no one can subscribe to, not retained. A refused subscription gets the failure code 0x80.
@@ -27,6 +29,8 @@ export class BrokerAcl {
   readonly own: string[];
   /** Within those, what clients may write: Home Assistant's commands. */
   private readonly clientWritable: string[];
+  /** Within those, what clients may clear (an empty message): the discovery configs, which Home Assistant clears when its user deletes the device. */
+  private readonly clientClearable: string[];
 
   constructor(private readonly o: AclOptions) {
     const r = o.topicRoot;
@@ -42,6 +46,7 @@ export class BrokerAcl {
       `homeassistant/+/${nodeId(id)}/#`,
     ];
     this.clientWritable = [`${r}/ha/${id}/+/set/+`];
+    this.clientClearable = [`homeassistant/+/${nodeId(id)}/+/config`];
   }
 
   private role(who: MqttIdentity): Role | null {
@@ -49,13 +54,14 @@ export class BrokerAcl {
     return 'admin'; // the service itself, or anyone with auth off
   }
 
-  /** Null when `who` may publish on `topic`; else why not. */
-  publish(who: MqttIdentity, topic: string): string | null {
+  /** Null when `who` may publish `bytes` bytes on `topic`; else why not. */
+  publish(who: MqttIdentity, topic: string, bytes: number): string | null {
     if ('internal' in who) return null;
     const role = this.role(who);
     if (role === null) return 'the user no longer exists';
     if (!mayWrite(role)) return `a ${role} may not publish`;
-    if (this.own.some((f) => topicMatches(f, topic)) && !this.clientWritable.some((f) => topicMatches(f, topic)))
+    const allowed = bytes === 0 ? [...this.clientWritable, ...this.clientClearable] : this.clientWritable;
+    if (this.own.some((f) => topicMatches(f, topic)) && !allowed.some((f) => topicMatches(f, topic)))
       return `${topic} is written by the controller ${this.o.serviceId} alone`;
     return null;
   }

@@ -88,7 +88,7 @@ export class EmbeddedBroker {
       const why =
         packet.topic.startsWith('$') && !('internal' in who)
           ? 'no client publishes a $ topic'
-          : acl?.publish(who, packet.topic);
+          : acl?.publish(who, packet.topic, packet.payload.length);
       if (why) {
         counts.publish++;
         warnings.warn(

@@ -171,6 +171,17 @@ t.test('one broker user per controller, limited to its own topics by the ACL exa
     'no forged presence of ferm-2',
   );
 
+  // Home Assistant starts (its birth message): every controller announces its device again.
+  const birth = ha.messages.length;
+  await ha.publish('homeassistant/status', 'online');
+  for (const id of IDS)
+    await ha.waitFor(
+      (m) => !m.retain && m.topic.startsWith(`homeassistant/sensor/edgeblocks_${id}/`) && m.payload.length > 0,
+      `${id} announcing its device at Home Assistant's birth`,
+      5000,
+      birth,
+    );
+
   // Without credentials: refused.
   await t.rejects(
     Recorder.connect(broker.url, { reconnectPeriod: 0, connectTimeout: 2000 }),

@@ -4,6 +4,7 @@
 // `problem`) per condition kind, on while any alert of that kind is active.
 import type { AppMqtt } from '../../mqtt/index.js';
 import { availabilityTopic, DISCOVERY_PREFIX, haObjectId, nodeId } from '../../homeassistant/discovery.js';
+import { haDevice } from '../../homeassistant/entity-config.js';
 import { CONDITION_KINDS, CONDITION_TITLES, type ActiveAlert } from '../types.js';
 
 export interface MqttAlertsOptions {
@@ -42,10 +43,15 @@ export class MqttAlerts {
   }
 
   private publishAll(): void {
+    this.announceConfigs();
+    this.publish();
+  }
+
+  /** The Home Assistant configs of every binary_sensor (with discovery on): at connect, and at Home Assistant's birth message. */
+  announceConfigs(): void {
     if (this.o.homeAssistant)
       for (const kind of CONDITION_KINDS)
         this.o.mqtt.publish(this.configTopic(kind), this.haConfig(kind), { retain: true });
-    this.publish();
   }
 
   /**
@@ -98,13 +104,7 @@ export class MqttAlerts {
       json_attributes_topic: this.topic,
       json_attributes_template: `{{ {'alerts': value_json.active | selectattr('condition', 'eq', '${kind}') | map(attribute='text') | list} | tojson }}`,
       availability: [{ topic: availabilityTopic(topicRoot, serviceId) }],
-      device: {
-        identifiers: [nodeId(serviceId)],
-        name: `edgeblocks ${serviceId}`,
-        manufacturer: 'edgeblocks',
-        model: 'block runtime',
-        sw_version: version,
-      },
+      device: haDevice(serviceId, version),
     };
   }
 }
