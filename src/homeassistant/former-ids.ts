@@ -114,6 +114,7 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   // A controller runs with that id: its entities are its own from then on, for this whole run.
   let live = false;
   let done = false;
+  let stopped = false;
   let clearing: (() => void) | null = null;
   const seenLive = () => {
     if (live) return;
@@ -145,6 +146,8 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
       o.log.info(`home assistant: removed the entities of the former service id ${f.serviceId} (device ${node})`);
       return;
     }
+    // Stopped meanwhile: the clears the stop cut off are tried again at the next start, without a word.
+    if (stopped) return;
     o.log.warn(
       `home assistant: the entities of the former service id ${f.serviceId} are not all removed (the broker refused a clear, or the connection dropped); trying again at the next connect or start`,
     );
@@ -171,6 +174,7 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     );
   });
   return () => {
+    stopped = true;
     stopAvailability();
     clearing?.();
   };
