@@ -21,6 +21,7 @@
 // homeassistant/status, sent at its start) or our next connect announces the whole device again.
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
+import { SpacedCall } from '../shared/spaced-call.js';
 import { HA_COMMAND_BYTES } from '../shared/limits.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
@@ -35,6 +36,8 @@ export const DISCOVERY_PREFIX = 'homeassistant';
 export const HA_ORIGIN = 'homeassistant';
 /** Where Home Assistant says `online` when it starts (its birth message) and `offline` when it stops. */
 export const HA_STATUS_TOPIC = `${DISCOVERY_PREFIX}/status`;
+/** Births are answered (every config sent again) at most this often: a client repeating one gets no flood back. */
+export const BIRTH_ANSWER_INTERVAL_MS = 1000;
 
 export interface HomeAssistantOptions {
   mqtt: AppMqtt;
@@ -71,6 +74,11 @@ export class HomeAssistant {
   private readonly announceListeners = new Set<() => void>();
   /** The device was deleted in Home Assistant: no config goes out until it is announced whole again. */
   private deletedInHa = false;
+  /** Home Assistant started: the whole device goes out, the alert binary_sensors too. */
+  private readonly birth = new SpacedCall(BIRTH_ANSWER_INTERVAL_MS, () => {
+    this.announceAgain();
+    for (const fn of this.announceListeners) fn();
+  });
   /** Config topics under our node we cleared and have not yet heard back (each clear comes back once: we are subscribed). */
   private readonly ownClears = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
@@ -103,9 +111,7 @@ export class HomeAssistant {
     this.cleanups.push(
       // A retained copy is not a start of Home Assistant: at our (re)connect the device goes out anyway.
       mqtt.subscribeRaw(HA_STATUS_TOPIC, (_topic, payload, retained) => {
-        if (retained || payload.toString() !== 'online') return;
-        this.announceAgain();
-        for (const fn of this.announceListeners) fn();
+        if (!retained && payload.toString() === 'online') this.birth.call();
       }),
     );
     const onUnits = () => this.publishAll();
@@ -152,6 +158,7 @@ export class HomeAssistant {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.birth.cancel();
     for (const c of this.cleanups.splice(0)) c();
   }
 

@@ -9,6 +9,7 @@
 // After a power cut the broker holds the lost run's link until its keepalive runs out, then sends
 // its will, retained, over this run's "up": so the link hears its own topic and, when a "down"
 // comes while the service is up, says "up" again (at most once a second).
+import { SpacedCall } from '../shared/spaced-call.js';
 import type { MqttConnection, Will } from './connection.js';
 
 export const ONLINE = 'online';
@@ -35,13 +36,13 @@ export const REASSERT_INTERVAL_MS = 1000;
 export class Presence {
   private link: MqttConnection | null = null;
   private unsubscribe: (() => void) | null = null;
-  private lastReassert = Number.NEGATIVE_INFINITY;
-  private reassertDue: NodeJS.Timeout | null = null;
+  /** Says "up" again now, or once the limit allows. */
+  private readonly reassert = new SpacedCall(REASSERT_INTERVAL_MS, () => this.sync());
   private readonly sync = () =>
     this.publish(this.o.main.connected ? this.o.payloads.online() : this.o.payloads.offline());
   /** A message on the topic: a "down" while the service is up is a lost run's will, or stale. */
   private readonly heard = (_topic: string, payload: Buffer) => {
-    if (this.link && this.o.main.connected && this.o.payloads.isDown(payload)) this.reassert();
+    if (this.link && this.o.main.connected && this.o.payloads.isDown(payload)) this.reassert.call();
   };
 
   constructor(
@@ -69,27 +70,11 @@ export class Presence {
     this.o.main.off('disconnect', this.sync);
     this.unsubscribe?.();
     this.unsubscribe = null;
-    if (this.reassertDue) clearTimeout(this.reassertDue);
-    this.reassertDue = null;
+    this.reassert.cancel();
     const link = this.link;
     this.link = null;
     if (!link) return;
     await link.stop({ topic: this.o.topic, payload: this.o.payloads.offline(), retain: true });
-  }
-
-  /** Says "up" again now, or once the limit allows (one held back is sent late, not dropped). */
-  private reassert(): void {
-    if (this.reassertDue) return;
-    const wait = this.lastReassert + REASSERT_INTERVAL_MS - performance.now();
-    if (wait > 0) {
-      this.reassertDue = setTimeout(() => {
-        this.reassertDue = null;
-        this.reassert();
-      }, wait).unref();
-      return;
-    }
-    this.lastReassert = performance.now();
-    this.sync();
   }
 
   private publish(payload: string): void {
