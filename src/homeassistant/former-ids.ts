@@ -129,14 +129,18 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   /** The clears sent, by topic (the latest of each): each true once the broker took it. */
   const sent = new Map<string, Promise<boolean>>();
   const clear = (topic: string) => sent.set(topic, o.mqtt.publishConfirmed(topic, '', { retain: true }));
-  // The broker answers in order: a publish sent once the subscription is acknowledged (the alerts'
-  // state, also the device's) is acknowledged after every retained config the broker handed over,
-  // each of which was answered by a clear.
+  // The end of the retained configs: the clear of the alerts' state (also the device's), sent once
+  // the subscription is acknowledged and heard back. The broker queues what it sends a client in
+  // order: the retained copies when it took the subscription, this message when it took the publish
+  // (its acknowledgement is no mark: Mosquitto sends one at once, ahead of messages still queued).
+  const marker = `${f.topicRoot}/alerts/${f.serviceId}/ha`;
+  let heard: ((ok: boolean) => void) | null = null;
   const settle = async (subscribed: boolean) => {
     if (live || done) return;
-    const marker =
-      subscribed && (await o.mqtt.publishConfirmed(`${f.topicRoot}/alerts/${f.serviceId}/ha`, '', { retain: true }));
-    const finished = marker && (await Promise.all(sent.values())).every(Boolean);
+    heard?.(false);
+    const back = new Promise<boolean>((resolve) => (heard = resolve));
+    const end = subscribed && (await o.mqtt.publishConfirmed(marker, '', { retain: true })) && (await back);
+    const finished = end && (await Promise.all(sent.values())).every(Boolean);
     if (live || done) return;
     if (finished) {
       done = true;
@@ -160,7 +164,7 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     if (payload.toString() === 'online') return seenLive();
     if (!retained || live || clearing || done) return;
     o.log.info(`home assistant: removing the entities of the former service id ${f.serviceId} (device ${node})`);
-    clearing = o.mqtt.subscribeRaw(
+    const configs = o.mqtt.subscribeRaw(
       `${o.discoveryPrefix}/+/${node}/+/config`,
       (topic, config, kept) => {
         // Read as bytes, never parsed: our configs are written by JSON.stringify.
@@ -172,6 +176,12 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
       },
       { subscribed: (ok) => void settle(ok) },
     );
+    const end = o.mqtt.subscribeRaw(marker, (_topic, payload, kept) => {
+      if (kept || payload.length) return;
+      heard?.(true);
+      heard = null;
+    });
+    clearing = chain([configs, end]);
   });
   return () => {
     stopped = true;
