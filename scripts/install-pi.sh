@@ -234,7 +234,10 @@ check_config() {
     config="$home/config.json"
     default_config >"$config"
   fi
-  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check --config "$config" --data-dir "$DATA_DIR" 2>&1)"; then
+  # Under DESTDIR the file and the unit name places as on the installed system: --root says where it is.
+  local root=()
+  if [ -n "$DESTDIR" ]; then root=(--root "$DESTDIR"); fi
+  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check "${root[@]}" --config "$config" --data-dir "$DATA_DIR" 2>&1)"; then
     rm -rf "$home"
     return 0
   fi

@@ -3,7 +3,7 @@
 // before MQTT publishes the offline state, and the database closes (and the data dir lock is
 // released) last. Each subsystem is built from the ones before it; the status report is
 // assembled from their status().
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Alerts } from './alerts/index.js';
@@ -116,6 +116,12 @@ export interface App {
  * start would warn of (a users file that is not one).
  */
 export function checkDataDir(config: Config): string[] {
+  // The installed service's dir is 0700, its user's: a user's check without sudo reads nothing in it.
+  const unreadable = unreadableDir(config.dataDir);
+  if (unreadable)
+    return [
+      `the data dir ${config.dataDir} cannot be read as this user (${unreadable}), so nothing in it was checked; run the check as root: sudo edgeblocks check`,
+    ];
   const warnings = Auth.check({ enabled: config.auth, dataDir: config.dataDir });
   checkSchema(config.dataDir);
   // A misspelt --data-dir would pass as the real one; a fresh install's (made by the first start) holds.
@@ -124,6 +130,17 @@ export function checkDataDir(config: Config): string[] {
       `the data dir ${config.dataDir} does not exist, so nothing in it was checked (a start makes it; check --data-dir if it should be there)`,
     );
   return warnings;
+}
+
+/** The error code when `dir` exists but this user may not list or enter it, else null. */
+function unreadableDir(dir: string): string | null {
+  try {
+    accessSync(dir, constants.R_OK | constants.X_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'EACCES' || code === 'EPERM' ? code : null;
+  }
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {

@@ -39,6 +39,8 @@ export interface ParsedArgs {
   version: boolean;
   /** `edgeblocks check`: read the configuration as a start does, say whether it holds, start nothing. */
   check: boolean;
+  /** `check --root DIR`: the installed service's files under DIR (an SD card, the installer's DESTDIR). */
+  root?: string;
 }
 
 /** The service's own words besides flags: `edgeblocks help`, `edgeblocks version`, `edgeblocks check`. */
@@ -65,7 +67,7 @@ export function configValues(values: ParsedFlags['values']): ParsedArgs['values'
 export function parseArgs(argv: string[]): ParsedArgs {
   let parsed: ParsedFlags;
   try {
-    parsed = parseFlags(argv, configFlagTable());
+    parsed = parseFlags(argv, { ...configFlagTable(), root: { type: 'string' } });
   } catch (e) {
     if (e instanceof ArgumentError) throw new ConfigError(e.arg, e.message.slice(e.arg.length + 2));
     throw e;
@@ -88,18 +90,40 @@ export function parseArgs(argv: string[]): ParsedArgs {
       `unexpected argument; commands: help, version, user, doctor, check (see --help)`,
     );
   }
+  const check = parsed.positionals.includes('check');
+  const root = typeof parsed.values.root === 'string' ? parsed.values.root : undefined;
+  if (root !== undefined && !check)
+    throw new ConfigError(
+      '--root',
+      'goes with check only: edgeblocks check --root DIR (and edgeblocks doctor --root DIR)',
+    );
   return {
     values: configValues(parsed.values),
     help: parsed.values.help === true || parsed.positionals.includes('help'),
     version: parsed.values.version === true || parsed.positionals.includes('version'),
-    check: parsed.positionals.includes('check'),
+    check,
+    ...(root !== undefined ? { root } : {}),
   };
 }
 
+export interface LoadOptions {
+  /**
+   * The system the config file and the environment describe lies under this directory (`doctor
+   * --root`, `check --root`, the installer's DESTDIR): the data dir they spell out as on that
+   * system (/var/lib/edgeblocks) is compared with the flag's inside it.
+   */
+  root?: string;
+}
+
 /** Resolve the configuration. Throws ConfigError naming the key on any bad value. */
-export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  args: ParsedArgs['values'],
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadOptions = {},
+): Config {
   const cfg: Record<string, unknown> = structuredClone(DEFAULTS);
   const file = args.config ?? env.EDGEBLOCKS_CONFIG;
+  const dataDirs: DataDirPlace[] = [];
   if (file !== undefined) {
     let bytes: Buffer;
     try {
@@ -118,8 +142,13 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
       throw new ConfigError(issueKey(first), first.unknownKey ? `${first.message} (in ${file})` : first.message);
     Object.assign(cfg, values);
     cfg.config = file;
-    if (typeof values.dataDir === 'string' && args.dataDir !== undefined)
-      refuseTwoDataDirs(file, values.dataDir, args.dataDir);
+    if (typeof values.dataDir === 'string')
+      dataDirs.push({
+        dir: values.dataDir,
+        onSystem: true,
+        says: `${file} sets dataDir ${JSON.stringify(values.dataDir)}`,
+        fix: `remove dataDir from ${file}`,
+      });
   }
   const take = (key: ConfigKey, raw: string | undefined, source: ValueSource) => {
     if (raw === undefined || key === 'config') return;
@@ -131,6 +160,21 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   if (fromEnv.issues[0]) refuse(fromEnv.issues[0]);
   Object.assign(cfg, fromEnv.values);
   for (const { key, schema } of SETTINGS) take(key, args[key], `flag ${schema.flag}`);
+  if (env.EDGEBLOCKS_DATA_DIR !== undefined)
+    dataDirs.push({
+      dir: env.EDGEBLOCKS_DATA_DIR,
+      onSystem: true,
+      says: `EDGEBLOCKS_DATA_DIR is ${JSON.stringify(env.EDGEBLOCKS_DATA_DIR)}`,
+      fix: 'unset EDGEBLOCKS_DATA_DIR (on a Pi, remove it from the drop-in: sudo systemctl edit edgeblocks)',
+    });
+  if (args.dataDir !== undefined)
+    dataDirs.push({
+      dir: args.dataDir,
+      onSystem: false,
+      says: `--data-dir gives ${JSON.stringify(args.dataDir)}`,
+      fix: '',
+    });
+  refuseTwoDataDirs(dataDirs, options.root);
   const config = cfg as unknown as Config;
   for (const o of config.allowedOrigins) {
     try {
@@ -152,19 +196,42 @@ export function loadConfig(args: ParsedArgs['values'], env: NodeJS.ProcessEnv = 
   return config;
 }
 
+/** A place that names the data dir: the config file, EDGEBLOCKS_DATA_DIR, --data-dir (the order they win in). */
+interface DataDirPlace {
+  dir: string;
+  /** Spelt as on the system the config describes (the file, the unit's environment), not as the tool running here sees it. */
+  onSystem: boolean;
+  /** "FILE sets dataDir X", for the refusal. */
+  says: string;
+  /** How to take this place out. */
+  fix: string;
+}
+
 /**
  * The data dir is set in one place. The installed service is started with `--data-dir` (its
- * unit's ExecStart), which would win over the file's `dataDir`; the user and doctor commands
- * take the same dir (loadInstalledConfig), so a file that names another dir is refused here, by
- * the start, `edgeblocks check` and those commands alike, rather than leave users, backups or a
- * doctor's report in a dir the service never reads.
+ * unit's ExecStart), which would win over the file's `dataDir` and over EDGEBLOCKS_DATA_DIR in a
+ * drop-in; the user and doctor commands take the same dir (loadInstalledConfig), so any two
+ * places that name different dirs are refused here, by the start, `edgeblocks check` and those
+ * commands alike, rather than leave users, backups or a doctor's report in a dir the service
+ * never reads, or a brewer believing the data goes where it does not.
  */
-function refuseTwoDataDirs(file: string, fromFile: string, fromFlag: string): void {
-  if (path.resolve(fromFile) === path.resolve(fromFlag) || sameDir(fromFile, fromFlag)) return;
-  throw new ConfigError(
-    'dataDir',
-    `${file} sets dataDir ${JSON.stringify(fromFile)}, but --data-dir gives ${JSON.stringify(fromFlag)} (on a Pi, the service's unit gives --data-dir /${INSTALLED.dataDir}); set the data dir in one place: remove dataDir from ${file}, or give both the same dir`,
-  );
+function refuseTwoDataDirs(places: DataDirPlace[], root: string | undefined): void {
+  for (let i = 0; i < places.length; i++)
+    for (let j = i + 1; j < places.length; j++) {
+      const [lower, higher] = [places[i]!, places[j]!];
+      if (oneDir(lower, higher, root)) continue;
+      throw new ConfigError(
+        'dataDir',
+        `${lower.says}, but ${higher.says} (on a Pi, the service's unit gives --data-dir /${INSTALLED.dataDir}); set the data dir in one place: ${lower.fix}, or give both the same dir`,
+      );
+    }
+}
+
+/** Two places name one dir: spelt alike, or one a link to the other; under a root, as on that system too. */
+function oneDir(a: DataDirPlace, b: DataDirPlace, root: string | undefined): boolean {
+  const spellings = (p: DataDirPlace) =>
+    root !== undefined && p.onSystem && path.isAbsolute(p.dir) ? [p.dir, path.join(root, p.dir)] : [p.dir];
+  return spellings(a).some((x) => spellings(b).some((y) => path.resolve(x) === path.resolve(y) || sameDir(x, y)));
 }
 
 /** Both exist and are one dir (the installed dir a link to where the data was moved). */
@@ -181,27 +248,38 @@ export const INSTALLED = { config: 'etc/edgeblocks/config.json', dataDir: 'var/l
 
 /**
  * The configuration a tool beside the installed service reads (`edgeblocks user`, `edgeblocks
- * doctor`): loadConfig's, with the service's config file and data dir under `root` as the
- * defaults when they exist, so that `sudo edgeblocks user add NAME` adds the user the service
- * finds (not one in ./data of the current directory). A flag, variable or file setting wins.
+ * doctor`, `edgeblocks check`): loadConfig's, with the service's config file and data dir under
+ * `root` as the defaults when they exist, so that `sudo edgeblocks user add NAME` adds the user
+ * the service finds (not one in ./data of the current directory). A flag, variable or file
+ * setting wins. `unit` holds the EDGEBLOCKS_ variables the installed unit and its drop-ins give
+ * the service: they count where the tool's own environment has none, and the unit's
+ * EDGEBLOCKS_DATA_DIR only where the unit's --data-dir is taken too, so that it is refused as the
+ * service's start refuses it.
  */
 export function loadInstalledConfig(
   args: ParsedArgs['values'],
   env: NodeJS.ProcessEnv = process.env,
   root = '/',
+  unit: Record<string, string> = {},
 ): Config {
-  const installedConfig = path.join(root, INSTALLED.config);
-  const installedData = path.join(root, INSTALLED.dataDir);
+  const installedConfig = path.resolve(root, INSTALLED.config);
+  const installedData = path.resolve(root, INSTALLED.dataDir);
   const withFile = { ...args };
   if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
     withFile.config = installedConfig;
   const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
   const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
   // The installed service's config file goes with its unit's --data-dir: given here as the unit
-  // gives it, so that a dataDir in that file is refused as the service's start refuses it.
-  if (!dataDirGiven && file !== undefined && path.resolve(file) === installedConfig && existsSync(installedData))
-    withFile.dataDir = installedData;
-  const config = loadConfig(withFile, env);
+  // gives it, so that a dataDir in that file (or the unit's EDGEBLOCKS_DATA_DIR) is refused as
+  // the service's start refuses it.
+  const asService =
+    !dataDirGiven && existsSync(installedData) && (file === undefined || path.resolve(file) === installedConfig);
+  if (asService) withFile.dataDir = installedData;
+  const withUnit: NodeJS.ProcessEnv = { ...env };
+  for (const [name, value] of Object.entries(unit))
+    if (name !== 'EDGEBLOCKS_DATA_DIR' || asService) withUnit[name] ??= value;
+  const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
+  const config = loadConfig(withFile, withUnit, { root: onSystem });
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
   return config;
 }
@@ -222,7 +300,7 @@ export function helpText(): string {
   return [
     'Usage: edgeblocks [options]',
     '       edgeblocks help|version',
-    '       edgeblocks check [--config FILE] [--data-dir DIR]    (the config file, EDGEBLOCKS_ variables and data dir as a start reads them: users with auth on, the database schema; exit 2 names what it refuses; nothing is written)',
+    '       edgeblocks check [--config FILE] [--data-dir DIR] [--root DIR]    (the config file, EDGEBLOCKS_ variables and data dir as a start reads them: users with auth on, the database schema; exit 2 names what it refuses; nothing is written. Given neither FILE nor DIR, it checks what the installed service uses: /etc/edgeblocks/config.json, /var/lib/edgeblocks and its unit\'s EDGEBLOCKS_ variables, under --root DIR if given)',
     '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)',
     '       edgeblocks doctor [--json] [--toggle NAME]          (a self-test of the Pi and its buses; see edgeblocks doctor --help)',
     '',

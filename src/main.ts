@@ -2,7 +2,7 @@
 // CLI entry: configuration, start, signals. Bad configuration is one line and exit code 2.
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Config } from './config.js';
+import type { Config, ParsedArgs } from './config.js';
 import { notifyReady, notifyStopping, setNotifyErrorHandler, Watchdog } from './service/notify.js';
 import { VERSION } from './shared/version.js';
 import { pickAppModule } from './service/app-module.js';
@@ -19,6 +19,33 @@ function exitIfFixable(line: string | null): void {
   if (line === null) return;
   process.stderr.write(`edgeblocks: ${line}\n`);
   process.exit(2);
+}
+
+/**
+ * `edgeblocks check`: the configuration and data dir as a start reads them, starting nothing. The
+ * installer asks a release it stages whether the service's config file and data dir still hold
+ * (it gives both). Given neither, it checks what the installed service uses, as the doctor and
+ * the user command take it: the config file, data dir and unit variables under --root (or /).
+ */
+async function check(args: ParsedArgs, checkDataDir: (config: Config) => string[]): Promise<void> {
+  const installed = await import('./doctor/installed.js');
+  const { ConfigError } = await import('./shared/errors.js');
+  const root = args.root ?? '/';
+  const problem = installed.notARoot(root);
+  if (problem) throw new ConfigError('--root', `${root}: ${problem}`);
+  const env = process.env;
+  const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
+  const fromUnit = given.every((v) => v === undefined) ? installed.serviceVariables(root, args.values) : new Map();
+  try {
+    const config = installed.serviceConfig(args.values, root, fromUnit);
+    for (const warning of checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
+    const file = config.config ? ` (${config.config})` : '';
+    console.log(`edgeblocks ${VERSION}: the configuration${file} is valid, with the data dir ${config.dataDir}`);
+  } catch (e) {
+    const where = installed.unitOrigin(e, fromUnit);
+    if (where && e instanceof Error) e.message += where;
+    throw e;
+  }
 }
 
 const PLAIN = new URL('./app.js', import.meta.url);
@@ -56,14 +83,11 @@ async function main(): Promise<void> {
       console.log(VERSION);
       return;
     }
-    config = loadConfig(args.values);
     if (args.check) {
-      // The installer asks a release it stages whether the service's config file and data dir still hold.
-      for (const warning of checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
-      const file = args.values.config ?? process.env.EDGEBLOCKS_CONFIG;
-      console.log(`edgeblocks ${VERSION}: the configuration${file ? ` (${file})` : ''} is valid`);
+      await check(args, checkDataDir);
       return;
     }
+    config = loadConfig(args.values);
   } catch (e) {
     exitIfFixable(fixableLine(e));
     throw e;

@@ -4,11 +4,11 @@
 // what to do. Exit status 0 when nothing needs doing, 1 when something does, 2 for bad flags.
 // With the service running it leaves the buses and outputs to the service (the data dir's lock
 // says who has them) and shows the service's own view of its buses instead.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRules } from '../alerts/rules.js';
 import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, DEFAULTS, loadInstalledConfig, type Config } from '../config.js';
+import { ConfigError, configFlagTable, configValues, DEFAULTS, type Config } from '../config.js';
 import { findGpioChip } from '../../drivers/gpio/chip-base.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -25,7 +25,8 @@ import { countProblems, renderText, section, type Report, type Section } from '.
 import { rootsAt, type Roots } from './roots.js';
 import { serviceSection } from './service.js';
 import { historyRateFromFiles, systemSection } from './system.js';
-import { edgeblocksVariables, unitEnvironment, type UnitVariable } from './unit-environment.js';
+import { notARoot, serviceConfig, serviceVariables, unitOrigin } from './installed.js';
+import type { UnitVariable } from './unit-environment.js';
 
 const DOCTOR_FLAGS: FlagTable = {
   json: { type: 'boolean' },
@@ -71,36 +72,10 @@ function intFlag(
   return n;
 }
 
-/**
- * The EDGEBLOCKS_ variables the installed unit and its drop-ins give the service, which the
- * doctor's own environment lacks under sudo. Not EDGEBLOCKS_CONFIG and EDGEBLOCKS_DATA_DIR: the
- * unit's ExecStart gives --config and --data-dir, which win over them and are the doctor's defaults.
- */
-function serviceEnvironment(roots: Roots): Map<string, UnitVariable> {
-  const unit = join(roots.etc, 'systemd/system', SERVICE_UNIT);
-  const env = unitEnvironment(
-    roots.root.replace(/\/+$/, ''),
-    SERVICE_UNIT,
-    unit,
-    `/etc/systemd/system/${SERVICE_UNIT}`,
-  );
-  const vars = edgeblocksVariables(env ?? new Map());
-  vars.delete('EDGEBLOCKS_CONFIG');
-  vars.delete('EDGEBLOCKS_DATA_DIR');
-  return vars;
-}
-
-const SERVICE_UNIT = 'edgeblocks.service';
-
 /** A directory a flag names; a misspelt one is refused, not reported on as an empty system. */
 function existingDir(dir: string, flag: string): string {
-  let isDir: boolean;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    throw new UsageError(`${flag} ${dir}: no such directory`);
-  }
-  if (!isDir) throw new UsageError(`${flag} ${dir}: not a directory`);
+  const problem = notARoot(dir);
+  if (problem) throw new UsageError(`${flag} ${dir}: ${problem}`);
   return dir;
 }
 
@@ -110,9 +85,7 @@ function doctorConfig(
   roots: Roots,
   fromUnit: Map<string, UnitVariable>,
 ): Config {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [name, { value }] of fromUnit) env[name] ??= value;
-  const config = loadInstalledConfig(configValues(values), env, roots.root);
+  const config = serviceConfig(configValues(values), roots.root, fromUnit);
   if (roots.root !== '/' && config.w1Root === DEFAULTS.w1Root) config.w1Root = join(roots.sys, 'bus/w1/devices');
   return config;
 }
@@ -307,8 +280,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
     }
     if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
     const roots = rootsAt(typeof values.root === 'string' ? existingDir(values.root, '--root') : '/');
-    fromUnit = serviceEnvironment(roots);
-    for (const name of fromUnit.keys()) if (process.env[name] !== undefined) fromUnit.delete(name);
+    fromUnit = serviceVariables(roots.root, configValues(values));
     const config = doctorConfig(values, roots, fromUnit);
     const reads = intFlag(values.reads, 'reads', 5, 1, 50);
     const toggle =
@@ -327,8 +299,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError || e instanceof ArgumentError || e instanceof ConfigError) {
       // A variable the service gets from its unit is named with the file that sets it.
-      const set = [...fromUnit].find(([name]) => e.message.includes(`(env ${name})`));
-      const where = set ? `; the service gets ${set[0]} from ${set[1].from} (sudo systemctl edit edgeblocks)` : '';
+      const where = unitOrigin(e, fromUnit);
       process.stderr.write(
         `edgeblocks doctor: ${e instanceof ConfigError ? 'configuration error: ' : ''}${e.message}${where}\n`,
       );

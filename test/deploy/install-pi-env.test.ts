@@ -180,8 +180,16 @@ t.test(
     t.equal(dataDir, '/var/lib/edgeblocks', "the unit's data dir");
     t.same(
       again.argv,
-      ['check', '--config', join(sb.root, 'etc/edgeblocks/config.json'), '--data-dir', join(sb.root, dataDir ?? '')],
-      'the check was given the config file and that data dir (under DESTDIR)',
+      [
+        'check',
+        '--root',
+        sb.root,
+        '--config',
+        join(sb.root, 'etc/edgeblocks/config.json'),
+        '--data-dir',
+        join(sb.root, dataDir ?? ''),
+      ],
+      'the check was given the root (DESTDIR), the config file and that data dir (under DESTDIR)',
     );
   },
 );

@@ -1,0 +1,72 @@
+// The installer's check of a release (`edgeblocks check`, the real built CLI here) and the data
+// dir the unit gives: an upgrade under DESTDIR whose config file spells out /var/lib/edgeblocks
+// (the unit's own dir, as it is on the Pi) was refused as a second data dir, because the check
+// compared it with DESTDIR/var/lib/edgeblocks; and EDGEBLOCKS_DATA_DIR in a drop-in, which the
+// unit's --data-dir silently overrides, passed. Same sandbox as install-pi.test.ts; the staged
+// release's `check` runs the repository's built CLI with the installer's arguments.
+// tags: slow (the installer in a sandbox)
+import t from 'tap';
+import { mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CLI } from '../helpers/cli.js';
+import { fakeMain } from './install-fakes.js';
+import { PREFIX, install, makeSandbox, type Sandbox } from './install-pi-rig.js';
+
+const REAL_CHECK =
+  fakeMain(`  const r = require('node:child_process').spawnSync(process.execPath, [${JSON.stringify(CLI)}, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);`);
+
+function put(sb: Sandbox, file: string, text: string): void {
+  mkdirSync(dirname(join(sb.root, file)), { recursive: true });
+  writeFileSync(join(sb.root, file), text);
+}
+
+/** 1.0.0 installed in the sandbox, with the real check. */
+function installed(t: Parameters<typeof makeSandbox>[0]) {
+  const sb = makeSandbox(t);
+  writeFileSync(join(sb.src, 'dist/src/main.js'), REAL_CHECK);
+  const first = install(sb, ['--no-start']);
+  if (first.code !== 0) throw new Error(first.stderr);
+  const current = () => readlinkSync(join(sb.root, PREFIX));
+  const upgrade = () => {
+    writeFileSync(join(sb.src, 'package.json'), '{"name":"edgeblocks","version":"2.0.0"}\n');
+    return install(sb, ['--no-start']);
+  };
+  return { sb, current, v1: current(), upgrade };
+}
+
+t.test('a config file naming the unit’s data dir as on the Pi passes the check under DESTDIR', async (t) => {
+  const { sb, current, v1, upgrade } = installed(t);
+  put(sb, 'etc/edgeblocks/config.json', '{ "serviceId": "edge-one", "dataDir": "/var/lib/edgeblocks" }\n');
+  mkdirSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true });
+  const up = upgrade();
+  t.equal(up.code, 0, up.stderr);
+  t.not(current(), v1, 'upgraded');
+});
+
+t.test('a drop-in EDGEBLOCKS_DATA_DIR the unit’s --data-dir overrides stops the upgrade, naming both', async (t) => {
+  const { sb, current, v1, upgrade } = installed(t);
+  put(
+    sb,
+    'etc/systemd/system/edgeblocks.service.d/override.conf',
+    '[Service]\nEnvironment=EDGEBLOCKS_DATA_DIR=/srv/edgeblocks\n',
+  );
+  const up = upgrade();
+  t.equal(up.code, 1, 'the installer fails');
+  t.match(
+    up.stderr,
+    `EDGEBLOCKS_DATA_DIR is "/srv/edgeblocks", but --data-dir gives ${JSON.stringify(join(sb.root, 'var/lib/edgeblocks'))}`,
+  );
+  t.match(up.stderr, 'EDGEBLOCKS_DATA_DIR from /etc/systemd/system/edgeblocks.service.d/override.conf');
+  t.equal(current(), v1, 'still on 1.0.0');
+
+  // The drop-in naming the unit's own dir is one dir.
+  put(
+    sb,
+    'etc/systemd/system/edgeblocks.service.d/override.conf',
+    '[Service]\nEnvironment=EDGEBLOCKS_DATA_DIR=/var/lib/edgeblocks\n',
+  );
+  const again = upgrade();
+  t.equal(again.code, 0, again.stderr);
+  t.not(current(), v1, 'upgraded');
+});
