@@ -32,14 +32,21 @@ same list.
   (Windows Notepad's "Unicode") or Latin-1 is refused with that word.
 - On a Raspberry Pi the file is \`/etc/edgeblocks/config.json\` and the data dir
   \`/var/lib/edgeblocks\`, which the unit gives as \`--data-dir\`
-  (see [Installing on a Raspberry Pi](raspberry-pi.md)). The data dir is set in one place: a file
-  whose \`dataDir\` names another dir than \`--data-dir\` is refused, exit 2 naming both. Variables for the
+  (see [Installing on a Raspberry Pi](raspberry-pi.md)). The data dir is set in one place: where
+  two of the file's \`dataDir\`, \`EDGEBLOCKS_DATA_DIR\` and \`--data-dir\` name different dirs, the
+  configuration is refused, exit 2 naming both (so on a Pi a drop-in's \`EDGEBLOCKS_DATA_DIR\` other
+  than the unit's \`/var/lib/edgeblocks\` is refused, where the unit's flag would silently win).
+  Variables for the
   service go in a drop-in: \`sudo systemctl edit edgeblocks\`, then under \`[Service]\` a line such as
   \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
   Before an upgrade the installer has the new release check the file and these variables together
   (\`edgeblocks check --config FILE --data-dir DIR\`, which also reads the data dir: with \`auth\` on
   it needs a user there; a data dir that does not exist yet is named in a warning).
-  \`sudo edgeblocks doctor\` reads these variables from the unit too.
+  \`sudo edgeblocks doctor\` reads these variables from the unit too, and so does
+  \`sudo edgeblocks check\` given no \`--config\` or \`--data-dir\`: it then checks what the
+  installed service uses (its config file, data dir and unit), and says which file and dir it
+  checked. Without \`sudo\` it cannot read the service's data dir (0700) and says so in a warning.
+  \`--root DIR\` checks a system under DIR (an SD card mounted elsewhere), as the doctor's does.
 `;
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

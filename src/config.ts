@@ -300,7 +300,7 @@ export function helpText(): string {
   return [
     'Usage: edgeblocks [options]',
     '       edgeblocks help|version',
-    '       edgeblocks check [--config FILE] [--data-dir DIR] [--root DIR]    (the config file, EDGEBLOCKS_ variables and data dir as a start reads them: users with auth on, the database schema; exit 2 names what it refuses; nothing is written. Given neither FILE nor DIR, it checks what the installed service uses: /etc/edgeblocks/config.json, /var/lib/edgeblocks and its unit\'s EDGEBLOCKS_ variables, under --root DIR if given)',
+    "       edgeblocks check [--config FILE] [--data-dir DIR] [--root DIR]    (the config file, EDGEBLOCKS_ variables and data dir as a start reads them: users with auth on, the database schema; exit 2 names what it refuses; nothing is written. Given neither FILE nor DIR, it checks what the installed service uses: /etc/edgeblocks/config.json, /var/lib/edgeblocks and its unit's EDGEBLOCKS_ variables, under --root DIR if given)",
     '       edgeblocks user add|passwd|remove|list|token ...   (users for `auth`; see edgeblocks user --help)',
     '       edgeblocks doctor [--json] [--toggle NAME]          (a self-test of the Pi and its buses; see edgeblocks doctor --help)',
     '',
