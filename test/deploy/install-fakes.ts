@@ -1,6 +1,6 @@
 // Stand-ins for the system commands scripts/install-pi.sh calls, for running it in a throwaway
 // root: each records its call in $FAKE_STATE/calls, and users and groups live in $FAKE_STATE.
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 
 export const INSTALL_FAKES: Record<string, string> = {
@@ -63,13 +63,22 @@ process.on('SIGTERM', () => process.exit(0));
 `;
 
 /**
- * The installer's own files into checkout `src` (systemd/, scripts/ there), as in the repository
+ * The installer's own files into checkout `src` (systemd/, scripts/ there: install-pi.sh and the
+ * parts it sources from scripts/install-pi/), as in the repository
  * `repo`, with the built reader of the unit's environment its script runs.
  */
 export function copyInstaller(repo: string, src: string): void {
   const reader = 'dist/src/doctor/unit-environment.js';
   mkdirSync(join(src, dirname(reader)), { recursive: true });
-  for (const file of ['systemd/edgeblocks.service', 'scripts/install-pi.sh', 'scripts/unit-environment.mjs', reader])
+  const parts = readdirSync(join(repo, 'scripts/install-pi')).map((name) => `scripts/install-pi/${name}`);
+  mkdirSync(join(src, 'scripts/install-pi'), { recursive: true });
+  for (const file of [
+    'systemd/edgeblocks.service',
+    'scripts/install-pi.sh',
+    ...parts,
+    'scripts/unit-environment.mjs',
+    reader,
+  ])
     copyFileSync(join(repo, file), join(src, file));
   // An ES module, as the real package.json says of dist (the fake checkout's main.js is CommonJS).
   writeFileSync(join(src, dirname(reader), 'package.json'), '{"type":"module"}\n');

@@ -3,7 +3,7 @@
 // tags: slow (the installer in a sandbox, the service started from it)
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { limit } from '../helpers/limits.js';
 import { needTools } from '../helpers/tools.js';
@@ -15,7 +15,11 @@ t.test('--help shows every option and every environment setting, whole', async (
   const sb = makeSandbox(t);
   const help = install(sb, ['--help']);
   t.equal(help.code, 0, help.stderr);
-  const script = readFileSync(join(sb.src, 'scripts/install-pi.sh'), 'utf8');
+  // The script and the parts it sources (scripts/install-pi/*.sh).
+  const parts = join(sb.src, 'scripts/install-pi');
+  const script = [join(sb.src, 'scripts/install-pi.sh'), ...readdirSync(parts).map((name) => join(parts, name))]
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
   const options = [...script.matchAll(/^\s+(--[a-z-]+)\)/gm)].map((m) => m[1]!);
   t.ok(options.includes('--dry-run') && options.length >= 7, `the options the script parses: ${options.join(' ')}`);
   for (const option of options)

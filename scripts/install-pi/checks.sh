@@ -1,0 +1,95 @@
+# Sourced by scripts/install-pi.sh (its settings and log, warn, die, step are set there).
+# What a release is asked before it is swapped in or rolled back to: a smoke start on emulated
+# hardware, and a check of the settings the service runs with (the config file, the unit's
+# EDGEBLOCKS_ variables, the data dir).
+
+# Starts the staged release on emulated hardware, free ports and a throwaway data dir, and
+# asks it for system/ping: the same node, the same native modules, the real code path.
+smoke_start() {
+  local dir="$1" tmp pid port="" waited=0
+  tmp="$(mktemp -d)"
+  # Created here: the background job opens its redirect after the fork, possibly after the first read below.
+  : >"$tmp/out"
+  env -i PATH="$PATH" HOME="$tmp" "$NODE_BIN" "$dir/dist/src/main.js" --hardware sim --host 127.0.0.1 --port 0 \
+    --https-port 0 --mqtt-port 0 --service-id smoke --data-dir "$tmp/data" >>"$tmp/out" 2>&1 &
+  pid=$!
+  while [ "$waited" -lt $((SMOKE_SECONDS * 5)) ]; do
+    port="$(sed -nE 's/.*http listening on [^ ]*:([0-9]+).*/\1/p' "$tmp/out" | head -n 1)"
+    [ -z "$port" ] || break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+    waited=$((waited + 1))
+  done
+  local ok=0
+  if [ -n "$port" ] && "$NODE_BIN" -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
+    "http://127.0.0.1:$port/smoke/system/ping"; then
+    ok=1
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if [ "$ok" -ne 1 ]; then
+    warn "smoke start of the new release failed; its output:"
+    sed 's/^/  | /' "$tmp/out" | tail -n 20 >&2
+  fi
+  rm -rf "$tmp"
+  [ "$ok" -eq 1 ]
+}
+
+# The EDGEBLOCKS_* variables the service will start with, as NUL-separated name, value and where
+# it comes from: Environment= and EnvironmentFile= (whose values win, as in systemd) of the unit
+# the new release installs and of the drop-ins (`systemctl edit edgeblocks`), read from the files
+# rather than asked of systemctl: the installer reloads systemd before the restart, so the files
+# are what the service gets, and they are there under DESTDIR and without a running systemd.
+unit_environment() {
+  local unit="$1/systemd/$SERVICE"
+  [ -f "$unit" ] || unit="$UNIT_FILE"
+  "$NODE_BIN" "$SRC_DIR/scripts/unit-environment.mjs" "$DESTDIR" "$SERVICE" "$unit" "/etc/systemd/system/$SERVICE"
+}
+
+# Asks the staged release whether the settings the service runs with still hold (the smoke start
+# runs without them): the config file and the EDGEBLOCKS_* variables of the unit's environment
+# (unit_environment), and no other environment, on the unit's data dir (read, not written: users
+# with auth on, the database's schema). A value an older release took and this one refuses
+# (a bound added since) would stop the service at its restart, exit 2 and no control, until
+# someone came.
+check_config() {
+  local dir="$1" which="${2:-new release}" again="${3:-then run the installer again}"
+  local home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
+  local vars=() origins=()
+  home="$(mktemp -d)"
+  unit_environment "$dir" >"$home/env"
+  while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
+    vars+=("$name=$value")
+    origins+=("$name from $from")
+  done <"$home/env"
+  if [ ! -f "$CONFIG_FILE" ]; then
+    # No file yet: the service gets the default one install_config writes.
+    if [ ${#vars[@]} -eq 0 ]; then
+      rm -rf "$home"
+      return 0
+    fi
+    config="$home/config.json"
+    default_config >"$config"
+  fi
+  # Under DESTDIR the file and the unit name places as on the installed system: --root says where it is.
+  local root=()
+  if [ -n "$DESTDIR" ]; then root=(--root "$DESTDIR"); fi
+  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check "${root[@]}" --config "$config" --data-dir "$DATA_DIR" 2>&1)"; then
+    rm -rf "$home"
+    return 0
+  fi
+  rm -rf "$home"
+  if [ ${#vars[@]} -gt 0 ]; then
+    what="the settings of $SERVICE ($CONFIG_FILE and the EDGEBLOCKS_ variables of its environment)"
+    [ -f "$CONFIG_FILE" ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"
+    it=them
+  fi
+  warn "the $which refuses $what; the service would not start with $it:"
+  printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
+  if [ ${#vars[@]} -gt 0 ]; then
+    warn "the service's EDGEBLOCKS_ variables (\"env\" in the line above) and the file each one is set in:"
+    printf '  %s\n' "${origins[@]}" >&2
+  fi
+  warn "change that setting (docs/configuration.md gives each one's range; a variable in a drop-in: sudo systemctl edit edgeblocks), then run the installer again"
+  return 1
+}
