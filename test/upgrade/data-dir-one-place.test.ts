@@ -168,6 +168,18 @@ t.test(
         .split(':')[0],
       '/var/lib/edgeblocks',
     );
+    // A file's dataDir against that drop-in: both named, the drop-in with its file.
+    writeFileSync(pi.config, JSON.stringify({ hardware: 'sim', dataDir: fileDir }));
+    const file = doctor(['--root', pi.root, '--json']);
+    t.equal(file.code, 2, file.stdout);
+    t.match(
+      file.stderr,
+      `${pi.config} sets dataDir ${JSON.stringify(fileDir)}, but EDGEBLOCKS_DATA_DIR is "/var/lib/edgeblocks"`,
+    );
+    t.match(
+      file.stderr,
+      'the service gets EDGEBLOCKS_DATA_DIR from /etc/systemd/system/edgeblocks.service.d/override.conf',
+    );
   },
 );
 
