@@ -123,13 +123,22 @@ remove_files() {
   if [ -L "$BIN_LINK" ]; then rm -f "$BIN_LINK" && log "removed $BIN_LINK"; fi
   log "removed $INSTALL_DIR and its releases"
   if [ "$purge" -eq 1 ]; then
+    # A data dir moved to another disk, DATA_DIR a link to it: the link goes, what it leads to
+    # (which may be anywhere) stays, and the user is told where.
+    local moved=""
+    if [ -L "$DATA_DIR" ]; then moved="$(readlink -f "$DATA_DIR" || true)"; fi
     rm -rf "$ETC_DIR" "$DATA_DIR"
     rm -f "$MODULES_FILE"
     if getent passwd "$SERVICE_USER" >/dev/null; then
       userdel "$SERVICE_USER"
       log "removed user $SERVICE_USER"
     fi
-    log "purged $ETC_DIR and $DATA_DIR"
+    if [ -n "$moved" ]; then
+      log "purged $ETC_DIR"
+      log "$DATA_DIR was a link: removed it, and kept the data dir it led to, $moved (remove it yourself if you no longer want it)"
+    else
+      log "purged $ETC_DIR and $DATA_DIR"
+    fi
   else
     log "kept $ETC_DIR and $DATA_DIR (--purge removes them)"
   fi

@@ -6,7 +6,7 @@
 // release's `check` runs the repository's built CLI with the installer's arguments.
 // tags: slow (the installer in a sandbox)
 import t from 'tap';
-import { mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CLI } from '../helpers/cli.js';
 import { fakeMain } from './install-fakes.js';
@@ -69,4 +69,27 @@ t.test('a drop-in EDGEBLOCKS_DATA_DIR the unit’s --data-dir overrides stops th
   const again = upgrade();
   t.equal(again.code, 0, again.stderr);
   t.not(current(), v1, 'upgraded');
+});
+
+// The docs invite a data dir moved to another disk with /var/lib/edgeblocks a link to it.
+// --uninstall --purge removed the link alone and said it had purged the data dir, while the
+// database, users and backups stayed on the other disk under an owner about to be deleted.
+// It still keeps them (the link may lead anywhere) and now says where they are.
+t.test('--purge of a data dir that is a link says the data it leads to is kept, and where', async (t) => {
+  const { sb } = installed(t);
+  const moved = join(sb.root, 'mnt/usb/edgeblocks');
+  mkdirSync(moved, { recursive: true });
+  writeFileSync(join(moved, 'edgeblocks.db'), 'the brewery');
+  mkdirSync(join(sb.root, 'var/lib'), { recursive: true });
+  rmSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true, force: true });
+  symlinkSync(moved, join(sb.root, 'var/lib/edgeblocks'));
+  const purged = install(sb, ['--uninstall', '--purge']);
+  t.equal(purged.code, 0, purged.stderr);
+  t.notOk(existsSync(join(sb.root, 'var/lib/edgeblocks')), 'the link is gone');
+  t.equal(readFileSync(join(moved, 'edgeblocks.db'), 'utf8'), 'the brewery', 'the data it led to is kept');
+  t.match(
+    purged.stdout,
+    `${join(sb.root, 'var/lib/edgeblocks')} was a link: removed it, and kept the data dir it led to, ${moved} (remove it yourself if you no longer want it)`,
+  );
+  t.notMatch(purged.stdout, /purged .*var\/lib\/edgeblocks/, 'not said to be purged');
 });
