@@ -260,7 +260,7 @@ export function loadInstalledConfig(
   args: ParsedArgs['values'],
   env: NodeJS.ProcessEnv = process.env,
   root = '/',
-  unit: Record<string, string> = {},
+  unit: ReadonlyMap<string, { value: string }> = new Map(),
 ): Config {
   const installedConfig = path.resolve(root, INSTALLED.config);
   const installedData = path.resolve(root, INSTALLED.dataDir);
@@ -276,12 +276,25 @@ export function loadInstalledConfig(
     !dataDirGiven && existsSync(installedData) && (file === undefined || path.resolve(file) === installedConfig);
   if (asService) withFile.dataDir = installedData;
   const withUnit: NodeJS.ProcessEnv = { ...env };
-  for (const [name, value] of Object.entries(unit))
-    if (name !== 'EDGEBLOCKS_DATA_DIR' || asService) withUnit[name] ??= value;
+  for (const [name, { value }] of unit) if (name !== 'EDGEBLOCKS_DATA_DIR' || asService) withUnit[name] ??= value;
   const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
   const config = loadConfig(withFile, withUnit, { root: onSystem });
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
   return config;
+}
+
+/**
+ * "; the service gets NAME from FILE (...)" for a refusal of a setting the installed service takes
+ * from its unit (`unit`: variable to the file that sets it), where the message names the variable
+ * or the refused setting is that variable's; else ''.
+ */
+export function unitOrigin(e: unknown, unit: ReadonlyMap<string, { from: string }>): string {
+  if (!(e instanceof Error)) return '';
+  // By its key, not its class: a check's refusal may come from the bundle's copy of ConfigError.
+  const key = (e as { key?: unknown }).key;
+  const env = SETTINGS.find((s) => s.key === key)?.schema.env;
+  const set = [...unit].find(([name]) => new RegExp(`\\b${name}\\b`).test(e.message) || name === env);
+  return set ? `; the service gets ${set[0]} from ${set[1].from} (sudo systemctl edit edgeblocks)` : '';
 }
 
 function checkHistoryConfig(config: Config, historyGiven: boolean): void {

@@ -27,22 +27,22 @@ function exitIfFixable(line: string | null): void {
  * (it gives both). Given neither, it checks what the installed service uses, as the doctor and
  * the user command take it: the config file, data dir and unit variables under --root (or /).
  */
-async function check(args: ParsedArgs, checkDataDir: (config: Config) => string[]): Promise<void> {
-  const installed = await import('./doctor/installed.js');
-  const { ConfigError } = await import('./shared/errors.js');
+async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<void> {
+  // The unit's reader needs node:fs alone; the config's modules come from the bundle with the app's.
+  const unit = await import('./doctor/unit-environment.js');
   const root = args.root ?? '/';
-  const problem = installed.notARoot(root);
-  if (problem) throw new ConfigError('--root', `${root}: ${problem}`);
+  const problem = unit.notARoot(root);
+  if (problem) throw new app.ConfigError('--root', `${root}: ${problem}`);
   const env = process.env;
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
-  const fromUnit = given.every((v) => v === undefined) ? installed.serviceVariables(root, args.values) : new Map();
+  const fromUnit = given.every((v) => v === undefined) ? unit.serviceVariables(root, false) : new Map();
   try {
-    const config = installed.serviceConfig(args.values, root, fromUnit);
-    for (const warning of checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
+    const config = app.loadInstalledConfig(args.values, env, root, fromUnit);
+    for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
     const file = config.config ? ` (${config.config})` : '';
     console.log(`edgeblocks ${VERSION}: the configuration${file} is valid, with the data dir ${config.dataDir}`);
   } catch (e) {
-    const where = installed.unitOrigin(e, fromUnit);
+    const where = app.unitOrigin(e, fromUnit);
     if (where && e instanceof Error) e.message += where;
     throw e;
   }
@@ -69,9 +69,8 @@ async function main(): Promise<void> {
   const modules = pickAppModule(PLAIN, BUNDLE);
   const bundle = modules === BUNDLE.href ? loadCommonJs(fileURLToPath(BUNDLE), codeCache) : null;
   // fixableLine comes with them, so that a start loads no other plain module for it.
-  const { checkDataDir, createApp, fixableLine, helpText, loadConfig, parseArgs } = (
-    bundle ? bundle.exports : await import(modules)
-  ) as typeof import('./app.js');
+  const service = (bundle ? bundle.exports : await import(modules)) as typeof import('./app.js');
+  const { createApp, fixableLine, helpText, loadConfig, parseArgs } = service;
   let config: Config;
   try {
     const args = parseArgs(process.argv.slice(2));
@@ -84,7 +83,7 @@ async function main(): Promise<void> {
       return;
     }
     if (args.check) {
-      await check(args, checkDataDir);
+      await check(args, service);
       return;
     }
     config = loadConfig(args.values);

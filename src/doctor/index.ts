@@ -8,7 +8,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRules } from '../alerts/rules.js';
 import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, DEFAULTS, type Config } from '../config.js';
+import {
+  ConfigError,
+  configFlagTable,
+  configValues,
+  DEFAULTS,
+  loadInstalledConfig,
+  unitOrigin,
+  type Config,
+} from '../config.js';
 import { findGpioChip } from '../../drivers/gpio/chip-base.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -25,8 +33,7 @@ import { countProblems, renderText, section, type Report, type Section } from '.
 import { rootsAt, type Roots } from './roots.js';
 import { serviceSection } from './service.js';
 import { historyRateFromFiles, systemSection } from './system.js';
-import { notARoot, serviceConfig, serviceVariables, unitOrigin } from './installed.js';
-import type { UnitVariable } from './unit-environment.js';
+import { notARoot, serviceVariables, type UnitVariable } from './unit-environment.js';
 
 const DOCTOR_FLAGS: FlagTable = {
   json: { type: 'boolean' },
@@ -85,7 +92,7 @@ function doctorConfig(
   roots: Roots,
   fromUnit: Map<string, UnitVariable>,
 ): Config {
-  const config = serviceConfig(configValues(values), roots.root, fromUnit);
+  const config = loadInstalledConfig(configValues(values), process.env, roots.root, fromUnit);
   if (roots.root !== '/' && config.w1Root === DEFAULTS.w1Root) config.w1Root = join(roots.sys, 'bus/w1/devices');
   return config;
 }
@@ -280,7 +287,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
     }
     if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
     const roots = rootsAt(typeof values.root === 'string' ? existingDir(values.root, '--root') : '/');
-    fromUnit = serviceVariables(roots.root, configValues(values));
+    fromUnit = serviceVariables(roots.root, configValues(values).dataDir !== undefined);
     const config = doctorConfig(values, roots, fromUnit);
     const reads = intFlag(values.reads, 'reads', 5, 1, 50);
     const toggle =

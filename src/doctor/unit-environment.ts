@@ -6,7 +6,7 @@
 // doctor` (sudo passes none of the service's environment) and the installer's check of a new
 // release (scripts/unit-environment.mjs runs this file). No import but node:fs: the installer
 // runs it from a release before anything is installed.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 export interface UnitVariable {
   value: string;
@@ -147,4 +147,36 @@ export function unitEnvironment(
 /** The EDGEBLOCKS_ variables of `env`: the service's settings (docs/configuration.md). */
 export function edgeblocksVariables(env: Map<string, UnitVariable>): Map<string, UnitVariable> {
   return new Map([...env].filter(([name]) => /^EDGEBLOCKS_[A-Za-z0-9_]*$/.test(name)));
+}
+
+export const SERVICE_UNIT = 'edgeblocks.service';
+
+/**
+ * The EDGEBLOCKS_ variables the installed unit under `root` and its drop-ins give the service, for
+ * a tool beside it (`sudo edgeblocks doctor`, plain `edgeblocks check`: sudo passes none of
+ * them), less those the tool's own environment sets (they win). Not EDGEBLOCKS_CONFIG: the unit's
+ * ExecStart gives --config, which wins over it; nor EDGEBLOCKS_DATA_DIR when the tool is given a
+ * data dir of its own (beside the unit's --data-dir, loadConfig refuses one that differs).
+ */
+export function serviceVariables(
+  root: string,
+  ownDataDir: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Map<string, UnitVariable> {
+  const unit = `${root.replace(/\/+$/, '')}/etc/systemd/system/${SERVICE_UNIT}`;
+  const found = unitEnvironment(root.replace(/\/+$/, ''), SERVICE_UNIT, unit, `/etc/systemd/system/${SERVICE_UNIT}`);
+  const vars = edgeblocksVariables(found ?? new Map());
+  vars.delete('EDGEBLOCKS_CONFIG');
+  if (ownDataDir) vars.delete('EDGEBLOCKS_DATA_DIR');
+  for (const name of [...vars.keys()]) if (env[name] !== undefined) vars.delete(name);
+  return vars;
+}
+
+/** Why a --root DIR is no root (a misspelt one would be taken as an empty system), or null. */
+export function notARoot(dir: string): string | null {
+  try {
+    return statSync(dir).isDirectory() ? null : 'not a directory';
+  } catch {
+    return 'no such directory';
+  }
 }
