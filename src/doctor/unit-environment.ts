@@ -3,9 +3,10 @@
 // files rather than asked of systemctl: they are there under another root (an SD card, the
 // installer's DESTDIR) and without a running systemd, and the installer reloads systemd before
 // its restart, so the files are what the service gets. The one reader of it: `sudo edgeblocks
-// doctor` (sudo passes none of the service's environment) and the installer's check of a new
-// release (scripts/unit-environment.mjs runs this file). No import but node:fs: the installer
-// runs it from a release before anything is installed.
+// doctor` and plain `sudo edgeblocks check` (sudo passes none of the service's environment), and
+// the installer's check of a new release (scripts/unit-environment.mjs runs this file). No import
+// but node:fs: the installer runs it from a release before anything is installed, and the check
+// loads it beside the bundle without loading the config's modules twice.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 export interface UnitVariable {
