@@ -249,7 +249,8 @@ export const INSTALLED = { config: 'etc/edgeblocks/config.json', dataDir: 'var/l
 /**
  * The configuration a tool beside the installed service reads (`edgeblocks user`, `edgeblocks
  * doctor`, `edgeblocks check`): loadConfig's, with the service's config file and data dir under
- * `root` as the defaults when they exist, so that `sudo edgeblocks user add NAME` adds the user
+ * `root` as the defaults when the service is installed there (its config file or data dir exists:
+ * the data dir is made by the first start), so that `sudo edgeblocks user add NAME` adds the user
  * the service finds (not one in ./data of the current directory). A flag, variable or file
  * setting wins. `unit` holds the EDGEBLOCKS_ variables the installed unit and its drop-ins give
  * the service: they count where the tool's own environment has none, and the unit's
@@ -272,14 +273,15 @@ export function loadInstalledConfig(
   // The installed service's config file goes with its unit's --data-dir: given here as the unit
   // gives it, so that a dataDir in that file (or the unit's EDGEBLOCKS_DATA_DIR) is refused as
   // the service's start refuses it.
-  const asService =
-    !dataDirGiven && existsSync(installedData) && (file === undefined || path.resolve(file) === installedConfig);
+  // Installed: the installer writes the config file; the data dir comes with the first start.
+  const installed = existsSync(installedConfig) || existsSync(installedData);
+  const asService = !dataDirGiven && installed && (file === undefined || path.resolve(file) === installedConfig);
   if (asService) withFile.dataDir = installedData;
   const withUnit: NodeJS.ProcessEnv = { ...env };
   for (const [name, { value }] of unit) if (name !== 'EDGEBLOCKS_DATA_DIR' || asService) withUnit[name] ??= value;
   const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
   const config = loadConfig(withFile, withUnit, { root: onSystem });
-  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && existsSync(installedData)) config.dataDir = installedData;
+  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
   return config;
 }
 

@@ -68,3 +68,24 @@ t.test("without --data-dir, the installed service's data dir is the one used", a
   t.equal((await user(['add', 'carol', '--data-dir', flag], root, home, 'a long password\n')).code, 0);
   t.ok(existsSync(path.join(flag, 'users.json')), 'the flag');
 });
+
+// `sudo scripts/install-pi.sh --no-start` writes /etc/edgeblocks/config.json, while the data dir
+// is made by the service's first start (the unit's StateDirectory). Adding the first user before
+// that start, as one does before turning auth on, took the installed config file but ./data of the
+// current directory, because the installed data dir did not exist yet: the service then found no
+// user. The installed config file alone now makes the unit's data dir the default.
+t.test('before the first start (no data dir yet), the user goes to the unit’s data dir', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-installed-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const root = path.join(dir, 'root');
+  const home = path.join(dir, 'home');
+  const data = path.join(root, 'var/lib/edgeblocks');
+  mkdirSync(home);
+  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
+  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), JSON.stringify({ auth: true }));
+
+  const added = await user(['add', 'alice'], root, home, 'a long password\n');
+  t.equal(added.code, 0, added.stderr);
+  t.match(added.stdout, `user alice added to ${path.join(data, 'users.json')}`);
+  t.notOk(existsSync(path.join(home, 'data')), 'nothing made in the current directory');
+});

@@ -118,3 +118,17 @@ t.test('a data dir this user cannot read: a warning naming it and sudo, and exit
 function version(): string {
   return (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
+
+t.test('installed but never started (no data dir yet): the unit’s data dir is named, not ./data', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-fresh-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const root = path.join(dir, 'root');
+  const config = path.join(root, 'etc/edgeblocks/config.json');
+  mkdirSync(path.dirname(config), { recursive: true });
+  writeFileSync(config, '{}');
+  const data = path.join(root, 'var/lib/edgeblocks');
+  const res = check(['--root', root], dir);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `the configuration (${config}) is valid, with the data dir ${data}`);
+  t.match(res.err, `the data dir ${data} does not exist`);
+});
