@@ -64,7 +64,7 @@ t.test(
 
 t.test('REST: an APPLY in a batch that fails later is undone whole, the pair’s gains too', async (t) => {
   // The APPLY writes the pair's gains itself; a batch that fails after it says "nothing was
-  // changed", so the pair must be as it was, in memory and after a restart.
+  // changed", so the pair must be as it was (read here in memory; the store rolls back with the batch).
   const { rt, read } = await proposedApp(t);
   const heat = gainsOf(await read('Heat PID'));
   const cool = gainsOf(await read('Cool PID'));

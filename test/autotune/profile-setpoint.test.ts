@@ -74,7 +74,14 @@ t.test('a profile on the setpoint: START refused naming it; enabled under a tuni
   });
   await refused(`cannot start: ${FOLLOWS}`);
 
-  await ok('blocks/patch', { id: 'Beer Profile', type: 'SetpointProfile', data: { enabled: false } });
+  // Without points, an enabled profile never moves the setting (it never takes the setpoint).
+  await ok('blocks/patch', { id: 'Beer Profile', type: 'SetpointProfile', data: { points: [] } });
+  const free = await ok('blocks/patch', startBody);
+  t.equal(free.data.tuning.state, 'RUNNING', `a profile without points: ${free.data.tuning.message}`);
+  await ok('blocks/patch', { id: 'PID', type: 'Pid', data: { tuning: { command: 'STOP' } } });
+  t.not((await read('PID')).tuning.state, 'RUNNING', 'stopped');
+
+  await ok('blocks/patch', { id: 'Beer Profile', type: 'SetpointProfile', data: { enabled: false, points } });
   const started = await ok('blocks/patch', startBody);
   t.equal(started.data.tuning.state, 'RUNNING', started.data.tuning.message);
 

@@ -28,3 +28,11 @@ export function profileSetting(points: ProfilePoint[], elapsed: number): number 
   }
   return pts[0]!.temperature;
 }
+
+/**
+ * Whether a profile drives its target now or will once its start comes: on, started or set to
+ * start, and with a usable point. One without points, or without a start, never moves it.
+ */
+export function drivesOrWill(d: { enabled?: boolean; start?: number | null; points?: ProfilePoint[] }): boolean {
+  return d.enabled === true && d.start != null && profileSetting(d.points ?? [], 0) !== null;
+}

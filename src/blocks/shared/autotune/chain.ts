@@ -5,6 +5,7 @@
 import type { Linked, Resolve } from '../../../runtime/interfaces.js';
 import type { AnyBlock } from '../../../runtime/types.js';
 import { historyOf } from '../../digital-actuator.js';
+import { drivesOrWill } from '../profile.js';
 import { onTimeBetween, type DigitalConstraints } from '../digital-constraints.js';
 
 /** What the checks look at: linked blocks, and the blocks linking to one. */
@@ -132,8 +133,8 @@ function movedBy(input: Linked<'SetpointSensorPairInterface'>, look: Look): stri
     claimer?.def.type === 'SetpointProfile'
       ? claimer
       : look.referrers(input.id).find((b) => {
-          const d = b.data as { enabled?: boolean; start?: number | null; targetId?: string | null };
-          return b.def.type === 'SetpointProfile' && d.enabled && d.start !== null && d.targetId === input.id;
+          const d = b.data as Parameters<typeof drivesOrWill>[0] & { targetId?: string | null };
+          return b.def.type === 'SetpointProfile' && d.targetId === input.id && drivesOrWill(d);
         });
   if (profile)
     return `its setpoint ${input.id} follows the Setpoint Profile ${profile.id}, and ${STEADY}: disable the profile to tune`;
