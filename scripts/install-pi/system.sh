@@ -126,7 +126,8 @@ remove_files() {
     # A data dir moved to another disk, DATA_DIR a link to it: the link goes, what it leads to
     # (which may be anywhere) stays, and the user is told where.
     local moved=""
-    if [ -L "$DATA_DIR" ]; then moved="$(readlink -f "$DATA_DIR" || true)"; fi
+    # Plain readlink: with the disk not mounted, -f resolves nothing.
+    if [ -L "$DATA_DIR" ]; then moved="$(readlink "$DATA_DIR" || echo "(a target readlink cannot read)")"; fi
     rm -rf "$ETC_DIR" "$DATA_DIR"
     rm -f "$MODULES_FILE"
     if getent passwd "$SERVICE_USER" >/dev/null; then
@@ -146,6 +147,6 @@ remove_files() {
 
 do_uninstall() {
   local what="stop and disable $SERVICE, remove $UNIT_FILE, $BIN_LINK, $INSTALL_DIR and its releases"
-  if [ "$purge" -eq 1 ]; then what="$what; purge $ETC_DIR, $DATA_DIR, $MODULES_FILE and the user $SERVICE_USER"; else what="$what; keep $ETC_DIR and $DATA_DIR"; fi
+  if [ "$purge" -eq 1 ]; then what="$what; purge $ETC_DIR, $DATA_DIR (if a link, the link alone), $MODULES_FILE and the user $SERVICE_USER"; else what="$what; keep $ETC_DIR and $DATA_DIR"; fi
   step "$what" remove_files
 }

@@ -93,3 +93,17 @@ t.test('--purge of a data dir that is a link says the data it leads to is kept, 
   );
   t.notMatch(purged.stdout, /purged .*var\/lib\/edgeblocks/, 'not said to be purged');
 });
+
+// The same link to a disk not mounted, its mount folder gone (a desktop's automount under /media
+// removes it): readlink -f resolved nothing, and the purge said the data dir was purged.
+t.test('--purge of a data dir linked to a disk not mounted says so, naming where it led', async (t) => {
+  const { sb } = installed(t);
+  const gone = join(sb.root, 'media/usb/edgeblocks');
+  mkdirSync(join(sb.root, 'var/lib'), { recursive: true });
+  rmSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true, force: true });
+  symlinkSync(gone, join(sb.root, 'var/lib/edgeblocks'));
+  const purged = install(sb, ['--uninstall', '--purge']);
+  t.equal(purged.code, 0, purged.stderr);
+  t.match(purged.stdout, `was a link: removed it, and kept the data dir it led to, ${gone}`);
+  t.notMatch(purged.stdout, /purged .*var\/lib\/edgeblocks/, 'not said to be purged');
+});
