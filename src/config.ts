@@ -275,6 +275,13 @@ export function loadInstalledConfig(
   // the service's start refuses it.
   // Installed: the installer writes the config file; the data dir comes with the first start.
   const installed = existsSync(installedConfig) || existsSync(installedData);
+  // A root holding no install (a card's boot partition, an empty dir) would check ./data and the
+  // defaults and call them valid: not what was asked.
+  if (!installed && path.resolve(root) !== '/' && file === undefined && !dataDirGiven)
+    throw new ConfigError(
+      '--root',
+      `${root}: no edgeblocks is installed there (neither ${INSTALLED.config} nor ${INSTALLED.dataDir}); give the root of the installed system (an SD card's root partition, not its boot one), or --config and --data-dir`,
+    );
   const asService = !dataDirGiven && installed && (file === undefined || path.resolve(file) === installedConfig);
   if (asService) withFile.dataDir = installedData;
   const withUnit: NodeJS.ProcessEnv = { ...env };

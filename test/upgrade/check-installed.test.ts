@@ -84,6 +84,10 @@ t.test('--root goes with check alone, and names a directory', async (t) => {
   const missing = check(['--root', path.join(dir, 'nope')], dir);
   t.equal(missing.code, 2);
   t.match(missing.err, `--root: ${path.join(dir, 'nope')}: no such directory`);
+  // A directory holding no install (a card's boot partition): checking ./data there said valid.
+  const empty = check(['--root', dir], dir);
+  t.equal(empty.code, 2, empty.out);
+  t.match(empty.err, `--root: ${dir}: no edgeblocks is installed there`);
 });
 
 // The service's data dir is 0700, its user's: a user's `edgeblocks check` without sudo could read
