@@ -10,6 +10,9 @@
 // Each state and patch is serialized once and the same string written to every client: a hundred
 // clients cost one JSON.stringify per emission, and what waits for slow ones is one string, not a
 // copy each (scripts/slow-clients.ts measures it).
+// Both also carry `blockSet`, the block set's id (BlockPersistence.blockSet): it changes with a
+// backup load, in the load's own patch, so a client that remembers blocks by nid (the graph
+// following renames) tells a rename from another block that took the nid.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
@@ -46,7 +49,11 @@ export class EventStreams {
   private timer: NodeJS.Timeout | undefined;
   private readonly onChange = (ev: ChangeEvent) =>
     this.broadcast(
-      frame('patch', { changed: ev.changed.map((b) => this.deps.runtime.read(b).json()), deleted: ev.deleted }),
+      frame('patch', {
+        changed: ev.changed.map((b) => this.deps.runtime.read(b).json()),
+        deleted: ev.deleted,
+        blockSet: this.deps.runtime.blockSet(),
+      }),
     );
 
   constructor(private readonly deps: EventSourceDeps) {
@@ -72,6 +79,7 @@ export class EventStreams {
     blocks: unknown[];
     relations: unknown;
     claims: unknown;
+    blockSet: string;
   } {
     const { runtime, status } = this.deps;
     return {
@@ -79,6 +87,7 @@ export class EventStreams {
       blocks: runtime.read(ALL).json(),
       relations: runtime.relations(),
       claims: runtime.claims(),
+      blockSet: runtime.blockSet(),
     };
   }
 

@@ -1,5 +1,7 @@
 // What the runtime needs from storage. The SQLite store implements it; the runtime never
 // touches SQL.
+import { randomUUID } from 'node:crypto';
+
 export interface BlockRecord {
   nid: number;
   id: string;
@@ -43,6 +45,12 @@ export interface BlockPersistence {
   allocateNid(): number;
   /** Make sure later allocations stay above `nid`. */
   reserveNid(nid: number): void;
+  /**
+   * The id of this block set: the same while a nid names the same block (through restarts,
+   * renames, creates and deletes), another on each data dir and after each backup load (which
+   * brings the backup's nids). A client that remembers blocks by nid keeps it beside them.
+   */
+  blockSet(): string;
   /** Run `fn` as one transaction: every write in it is durable together, or none is (fn threw). */
   transaction<T>(fn: () => T): T;
 }
@@ -53,6 +61,10 @@ export class MemoryPersistence implements BlockPersistence {
   held: QuarantinedRecord[] = [];
   writes = 0;
   private next = 100;
+  private set = randomUUID();
+  blockSet(): string {
+    return this.set;
+  }
   loadBlocks(): RawRecord[] {
     return [...this.records.values()];
   }
@@ -71,6 +83,7 @@ export class MemoryPersistence implements BlockPersistence {
     this.records.delete(nid);
   }
   replaceBlocks(records: BlockRecord[]): void {
+    this.set = randomUUID();
     this.records.clear();
     for (const r of records) this.saveBlock(r);
     this.settle(this.held.flatMap((h) => (h.seq === undefined ? [] : [h.seq])));

@@ -233,6 +233,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return claimChains(this.blocks());
   }
 
+  /** The block set's id (BlockPersistence.blockSet): another after a backup load or on another data dir. */
+  blockSet(): string {
+    return this.persistence.blockSet();
+  }
+
   // ---- scheduler -------------------------------------------------------------------------
 
   /**

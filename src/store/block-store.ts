@@ -1,4 +1,5 @@
 // Block records in SQLite, implementing the runtime's BlockPersistence.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { FIRST_USER_NID } from '../runtime/body.js';
 import type { BlockPersistence, BlockRecord, QuarantinedRecord, RawRecord } from '../runtime/persistence.js';
@@ -6,6 +7,8 @@ import type { Db } from './db.js';
 
 /** The settings row listing the seqs of settled kept-aside records. */
 const SETTLED_KEY = 'kept_aside_settled';
+/** The settings row holding the block set's id (BlockPersistence.blockSet). */
+const BLOCK_SET_KEY = 'block_set';
 
 export class BlockStore implements BlockPersistence {
   private readonly upsert;
@@ -13,6 +16,7 @@ export class BlockStore implements BlockPersistence {
   private readonly getSetting;
   private readonly putSetting;
   private readonly highestNid;
+  private set: string | undefined;
 
   /** `onWriteError` hears of every failed block write (a full disk) before it is thrown. */
   constructor(
@@ -53,12 +57,16 @@ export class BlockStore implements BlockPersistence {
   }
 
   replaceBlocks(records: BlockRecord[]): void {
+    // The backup's nids name other blocks than the ones before: a new block set.
+    const set = randomUUID();
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM blocks').run();
       for (const r of records) this.upsert.run(serialize(r));
+      this.putSetting.run(BLOCK_SET_KEY, set);
       // The load is every block the brewer wants: nothing kept aside before comes back at a start.
       this.settle(this.db.prepare('SELECT seq FROM quarantine').pluck().all() as number[]);
     })();
+    this.set = set;
   }
 
   quarantine(record: RawRecord, reason: string): void {
@@ -114,6 +122,21 @@ export class BlockStore implements BlockPersistence {
       this.putSetting.run('next_nid', String(next + 1));
       return next;
     })();
+  }
+
+  /** Made and written at the first ask on a data dir without one (new, or from before it was kept). */
+  blockSet(): string {
+    if (this.set) return this.set;
+    const stored = this.readSetting(BLOCK_SET_KEY);
+    if (stored) return (this.set = stored);
+    const made = randomUUID();
+    try {
+      this.putSetting.run(BLOCK_SET_KEY, made);
+    } catch (e) {
+      // Not kept (a full disk): the next start makes another, and clients take it for a new set.
+      this.log?.warn({ err: (e as Error).message }, 'the block set id was not written');
+    }
+    return (this.set = made);
   }
 
   readSetting(key: string): string | undefined {

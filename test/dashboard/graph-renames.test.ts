@@ -6,7 +6,10 @@
 // keeps the old one (the history from before the rename) in the same colour under a legend saying
 // so, and a notice says what happened, with a button to take the old lines off. Names with quotes,
 // slashes, unicode and spaces; on a phone a long name wraps in the legend and the field picker
-// (each took the width of its longest word, past the screen). A real Chromium against the built CLI (the
+// (each took the width of its longest word, past the screen). A backup load (its nids are the
+// backup's) and a browser memory from another data dir (a reinstall: nids from 100 again) are no
+// renames: the graph said "Beer Sensor was renamed to Cellar Sensor" of a loaded block that took
+// Beer Sensor's nid, and drew it as Beer Sensor's line. A real Chromium against the built CLI (the
 // built-in history store) with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -143,4 +146,68 @@ t.test('on a phone a long new name wraps in the notice, the legend and the field
   await rig.page.locator('summary').filter({ hasText: 'Fields' }).click();
   await rig.page.locator(`fieldset.fieldlist[data-group="${long}"]`).waitFor();
   t.ok((await width()) <= 360, `with the field picker open, the page is ${await width()} px wide`);
+});
+
+/** The graph's memory as the page keeps it. */
+const memoryNow = () =>
+  rig.page.evaluate(
+    () => JSON.parse(localStorage.getItem('edgeblocks.graph.blocks') ?? '{}') as { set?: string; former?: object },
+  );
+
+/** Waits until the graph said a rename, or took the block set `notSet` is not. */
+async function settled(notSet: string | undefined): Promise<void> {
+  const deadline = Date.now() + limit(15_000);
+  while (Date.now() < deadline) {
+    if ((await rig.page.getByTestId('graph-renamed').count()) > 0) return;
+    const set = (await memoryNow()).set;
+    if (typeof set === 'string' && set !== notSet) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the graph never took the block set (memory ${JSON.stringify(await memoryNow())})`);
+}
+
+t.test('a graph kept from another data dir (a reinstall) follows no block by its nid', async (t) => {
+  // The browser kept its fields and memory; the controller's data dir is new, and its nid 100,
+  // a sensor like the old one, is another block.
+  const old = 'edge-one/Old Probe/value[degC]';
+  const memory = {
+    blocks: { 'Old Probe': { nid: 100, type: 'TempSensorOneWire' } },
+    former: {},
+    set: 'an-old-data-dir',
+  };
+  await rig.page.goto(`${rig.sim.cli.base}/`);
+  await rig.page.evaluate(
+    ([f, m]) => {
+      localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f));
+      localStorage.setItem('edgeblocks.graph.blocks', JSON.stringify(m));
+    },
+    [[old], memory] as const,
+  );
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await settled('an-old-data-dir');
+  t.equal(await rig.page.getByTestId('graph-renamed').count(), 0, 'no notice of a rename');
+  await legendShows(['Old Probe · Value (°C)']);
+  t.same(await saved(), [old], 'Beer Sensor (nid 100 now) is not added');
+  t.same((await memoryNow()).former, {});
+});
+
+t.test('a backup load while the graph is open is no rename, though the nids match', async (t) => {
+  const field = 'edge-one/Beer Sensor/value[degC]';
+  await historyHas([field]);
+  await rig.page.evaluate((f) => localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f)), [field]);
+  await rig.page.goto('about:blank');
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await legendShows(['Beer Sensor · Value (°C)']);
+  const before = (await memoryNow()).set;
+  t.type(before, 'string');
+
+  // Another controller's backup: its nid 100 is a sensor named Cellar Sensor.
+  const backup = await api('blocks/backup/save');
+  const other = JSON.parse(JSON.stringify(backup.body).replaceAll('"Beer Sensor"', '"Cellar Sensor"'));
+  t.equal((await api('blocks/backup/load', other)).status, 200);
+  await settled(before);
+  t.equal(await rig.page.getByTestId('graph-renamed').count(), 0, 'no notice of a rename');
+  await legendShows(['Beer Sensor · Value (°C)']);
+  t.same(await saved(), [field], 'Cellar Sensor is not added');
+  t.same((await memoryNow()).former, {});
 });

@@ -79,7 +79,7 @@ export function Graphs() {
       const now = await statusUnit();
       // Blocks renamed since the fields were saved: their new names' fields are drawn too, also
       // before the history has points of them.
-      const followed = followRenames(savedFields(), serviceId(), memory, live().blocks);
+      const followed = followRenames(savedFields(), serviceId(), memory, live().blocks, live().blockSet);
       const known = [...new Set([...a.body, ...followed.fields])];
       setAll(known);
       setMemory(followed.memory);
@@ -87,21 +87,22 @@ export function Graphs() {
     });
   }, []);
 
-  // The blocks the fields belong to, by nid and type, so that a rename made while no graph was
-  // open is followed when one opens.
+  // The blocks the fields belong to, by nid and type in this block set, so that a rename made
+  // while no graph was open is followed when one opens.
   useEffect(() => {
     if (!all) return;
     setMemory((m) => {
-      const kept = remember(fields, serviceId(), m, live().blocks);
+      const kept = remember(fields, serviceId(), m, live().blocks, live().blockSet);
       return JSON.stringify(kept) === JSON.stringify(m) ? m : kept;
     });
   }, [fields.join('\n'), blockNames, all !== null]);
   useEffect(() => localStorage.setItem(MEMORY_KEY, JSON.stringify(memory)), [memory]);
 
-  // A block drawn renamed while the graph is open (by any path): the graph follows it.
+  // A block drawn renamed while the graph is open (by any path): the graph follows it. A backup
+  // load is not a rename: its patch comes with another block set.
   useEffect(() => {
     if (!all) return;
-    const followed = followRenames(fields, serviceId(), memory, live().blocks);
+    const followed = followRenames(fields, serviceId(), memory, live().blocks, live().blockSet);
     if (!followed.renamed.length) return;
     setMemory(followed.memory);
     setFields(followed.fields);

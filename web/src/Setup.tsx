@@ -349,7 +349,7 @@ function Backup() {
     const a = await controller<LoadAnswer>('blocks/backup/load', parsed);
     if (!a.ok) return say(`${file.name} was not loaded: ${a.error}`, true);
     const all = await controller<Block[]>('blocks/all/read');
-    if (all.ok) applyAll(all.body);
+    if (all.ok) applyAll(all.body, undefined, true);
     setText(restoreAnswer(file.name, a.body));
   };
   return (

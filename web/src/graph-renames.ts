@@ -1,11 +1,14 @@
 // The graph follows a renamed block. History names a field by the block's id
 // (`<controller>/<block id>/<field>`), so after a rename the block's points go on under its new
 // name and the ones from before stay under the old one. The graph remembers, for this controller's
-// blocks it draws, each block's nid and type (a rename keeps both); when a block it draws is gone
-// and its nid is now another block of the same type, the block was renamed, by whatever path (this
-// page, another tab, REST, the Brewblox UI, a backup), while the page was open or not. The graph
+// blocks it draws, each block's nid and type (a rename keeps both) and the block set they belong
+// to (the stream's `blockSet`: another after a backup load, which brings the backup's nids, and on
+// another data dir, whose nids start at 100 again). When a block it draws is gone and its nid is
+// now another block of the same type in the same block set, the block was renamed, by whatever
+// path (this page, another tab, REST, the Brewblox UI), while the page was open or not. The graph
 // then draws the new name's fields after the old ones, which it keeps (the history from before
-// the rename), and says so. Pure (no DOM), tested under Node.
+// the rename), and says so. Across block sets nothing is followed: a nid there names another
+// block, and the marks from before are dropped. Pure (no DOM), tested under Node.
 import { type ChartLook, fieldParts, fieldWords, legendLabel, scaleOf, type FieldParts } from './graph-fields.js';
 
 export interface BlockMark {
@@ -18,6 +21,8 @@ export interface GraphMemory {
   blocks: Record<string, BlockMark>;
   /** Former ids of this controller's blocks whose fields the graph still draws → the block's id now. */
   former: Record<string, string>;
+  /** The block set the marks belong to (absent in a memory from before it was kept: none followed). */
+  set?: string;
 }
 
 /** What the graph needs of a live block. */
@@ -47,6 +52,7 @@ export function readMemory(text: string | null): GraphMemory {
         out.blocks[id] = { nid: m.nid, type: m.type };
   if (isObject(v.former))
     for (const [id, now] of Object.entries(v.former)) if (typeof now === 'string') out.former[id] = now;
+  if (typeof v.set === 'string') out.set = v.set;
   return out;
 }
 
@@ -78,15 +84,18 @@ export interface Followed {
  * Follows the renames of this controller's blocks (`blocks`: the live ones, by id) in `fields`:
  * each field of a block renamed since is kept, and the same field of the block's new name is
  * added after it. Returns the memory to keep: the blocks the fields belong to, and the former ids
- * still drawn. With no live blocks (not loaded yet) nothing is followed.
+ * still drawn. With no live blocks or no block set (not loaded yet) nothing is followed; nor in
+ * another block set than the memory's (`set`: the live one).
  */
 export function followRenames(
   fields: string[],
   own: string,
   memory: GraphMemory,
   blocks: ReadonlyMap<string, LiveBlock>,
+  set: string | undefined,
 ): Followed {
-  if (!blocks.size) return { fields, memory, renamed: [] };
+  if (!blocks.size || set === undefined) return { fields, memory, renamed: [] };
+  if (memory.set !== set) return { fields, memory: remember(fields, own, memory, blocks, set), renamed: [] };
   const byNid = new Map<number, LiveBlock>();
   for (const b of blocks.values()) if (typeof b.nid === 'number') byNid.set(b.nid, b);
   const ids = new Set([...blocks.keys(), ...Object.keys(memory.blocks), ...Object.keys(memory.former)]);
@@ -119,22 +128,31 @@ export function followRenames(
     for (const [old, now] of Object.entries(former)) if (now === b) former[old] = to;
     former[b] = to;
   }
-  return { fields: out, memory: remember(out, own, { blocks: memory.blocks, former }, blocks), renamed: [...moves] };
+  return {
+    fields: out,
+    memory: remember(out, own, { blocks: memory.blocks, former, set }, blocks, set),
+    renamed: [...moves],
+  };
 }
 
 /**
- * The memory for `fields`: the nid and type of each live block of `own` they belong to (a block
- * gone keeps the mark it had), and the former ids that still own a field and name no live block.
+ * The memory for `fields` in block set `set`: the nid and type of each live block of `own` they
+ * belong to (a block gone keeps the mark it had), and the former ids that still own a field and
+ * name no live block. A memory of another block set keeps neither marks nor former ids (its nids
+ * name other blocks); with no set known yet the memory stays as it is.
  */
 export function remember(
   fields: string[],
   own: string,
-  memory: GraphMemory,
+  given: GraphMemory,
   blocks: ReadonlyMap<string, LiveBlock>,
+  set: string | undefined,
 ): GraphMemory {
+  if (set === undefined) return given;
+  const memory = given.set === set ? given : emptyMemory();
   const ids = new Set([...blocks.keys(), ...Object.keys(memory.blocks), ...Object.keys(memory.former)]);
   const owners = new Set(fields.map((f) => ownerOf(f, own, ids)).filter((b): b is string => b !== undefined));
-  const out = emptyMemory();
+  const out: GraphMemory = { ...emptyMemory(), set };
   for (const b of owners) {
     const live = blocks.get(b);
     if (live && typeof live.nid === 'number') out.blocks[b] = { nid: live.nid, type: live.type };

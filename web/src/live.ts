@@ -24,6 +24,11 @@ export interface LiveState {
   deleted: Set<string>;
   /** Ids renamed (elsewhere or here) since the page opened → the block's id now, so open views can follow. */
   renamed: Map<string, string>;
+  /**
+   * The block set's id, from the stream: another after a backup load or on another data dir (a
+   * reinstall, another controller), where a nid may name another block. Undefined until the first state.
+   */
+  blockSet: string | undefined;
   offlineSince: number | null;
   version: number;
 }
@@ -36,6 +41,7 @@ const state: LiveState = {
   status: {},
   deleted: new Set(),
   renamed: new Map(),
+  blockSet: undefined,
   offlineSince: Date.now(),
   version: 0,
 };
@@ -109,11 +115,12 @@ async function probe(): Promise<void> {
 
 /**
  * Blocks gone from `before` that are in `after` under another id (a rename keeps the nid) are
- * renamed, the others deleted; a block that is there again is neither.
+ * renamed, the others deleted; a block that is there again is neither. Across block sets (a
+ * backup load: the backup's nids) a nid names another block, and every block gone is deleted.
  */
-function track(before: Map<string, Block>, after: Map<string, Block>, gone: Iterable<string>): void {
+function track(before: Map<string, Block>, after: Map<string, Block>, gone: Iterable<string>, sameSet = true): void {
   const byNid = new Map<number, string>();
-  for (const b of after.values()) if (typeof b.nid === 'number') byNid.set(b.nid, b.id);
+  if (sameSet) for (const b of after.values()) if (typeof b.nid === 'number') byNid.set(b.nid, b.id);
   for (const id of gone) {
     if (after.has(id)) continue;
     const nid = before.get(id)?.nid;
@@ -130,30 +137,41 @@ function track(before: Map<string, Block>, after: Map<string, Block>, gone: Iter
   }
 }
 
-function replaceBlocks(blocks: Block[]): void {
+function replaceBlocks(blocks: Block[], sameSet = true): void {
   const next = new Map(blocks.map((b) => [b.id, b]));
-  track(state.blocks, next, state.blocks.keys());
+  track(state.blocks, next, state.blocks.keys(), sameSet);
   state.blocks = next;
 }
 
-/** Every block at once (after a backup load or a unit change), without waiting for the next state. */
-export function applyAll(blocks: Block[], units?: { temperature: string }): void {
-  replaceBlocks(blocks);
+/** Takes the stream's block set id; false when it is another than the one before. */
+function takeBlockSet(set: unknown): boolean {
+  if (typeof set !== 'string') return true;
+  const same = state.blockSet === undefined || state.blockSet === set;
+  state.blockSet = set;
+  return same;
+}
+
+/**
+ * Every block at once (after a backup load, `loaded`, or a unit change), without waiting for the
+ * next state. After a load no block gone was renamed: the backup's blocks have the backup's nids.
+ */
+export function applyAll(blocks: Block[], units?: { temperature: string }, loaded = false): void {
+  replaceBlocks(blocks, !loaded);
   // The status' units come with the next state event; a unit change here is known now (the
   // editor labels new quantity fields by it).
   if (units) state.status = { ...state.status, units: { ...(state.status.units as object | undefined), ...units } };
   notify();
 }
 
-type StateMessage = { status: Record<string, unknown>; blocks: Block[] };
-type PatchMessage = { changed: Block[]; deleted: string[] };
+type StateMessage = { status: Record<string, unknown>; blocks: Block[]; blockSet?: string };
+type PatchMessage = { changed: Block[]; deleted: string[]; blockSet?: string };
 
 const onState = (ev: MessageEvent<string>) => applyState(JSON.parse(ev.data) as StateMessage);
 const onPatch = (ev: MessageEvent<string>) => applyPatchMessage(JSON.parse(ev.data) as PatchMessage);
 
 function applyState(msg: StateMessage): void {
   lastMessage = Date.now();
-  replaceBlocks(msg.blocks);
+  replaceBlocks(msg.blocks, takeBlockSet(msg.blockSet));
   state.status = msg.status;
   const clockNow = Date.parse(String((msg.status.clock as { now?: unknown } | undefined)?.now));
   // A controller clock never set (1970) tells nothing: the browser's is the better guess then (a
@@ -176,15 +194,15 @@ function applyState(msg: StateMessage): void {
 
 function applyPatchMessage(msg: PatchMessage): void {
   lastMessage = Date.now();
-  applyPatch(msg.changed, msg.deleted);
+  applyPatch(msg.changed, msg.deleted, takeBlockSet(msg.blockSet));
 }
 
 /** Also used after our own REST calls, so the page shows the answer before the next event. */
-export function applyPatch(changed: Block[], deleted: string[] = []): void {
+export function applyPatch(changed: Block[], deleted: string[] = [], sameSet = true): void {
   const next = new Map(state.blocks);
   for (const b of changed) next.set(b.id, b);
   for (const id of deleted) next.delete(id);
-  track(state.blocks, next, deleted);
+  track(state.blocks, next, deleted, sameSet);
   state.blocks = next;
   notify();
 }
@@ -253,10 +271,14 @@ export function useLive(): LiveState {
   return state;
 }
 
-/** Every block's nid, type and id: changes when a block is created, renamed or deleted, not with its values. */
-const blockNames = () => [...state.blocks.values()].map((b) => `${b.nid}\u0000${b.type}\u0000${b.id}`).join('\u0001');
+/**
+ * Every block's nid, type and id, and the block set: changes when a block is created, renamed or
+ * deleted or a backup is loaded, not with the blocks' values.
+ */
+const blockNames = () =>
+  `${state.blockSet}\u0002${[...state.blocks.values()].map((b) => `${b.nid}\u0000${b.type}\u0000${b.id}`).join('\u0001')}`;
 
-/** Re-renders only when a block is created, renamed or deleted; the value says which blocks there are. */
+/** Re-renders only when a block is created, renamed or deleted or a backup loaded; the value says which blocks there are. */
 export function useBlockNames(): string {
   const [now, setNow] = useState(blockNames);
   useEffect(() => {

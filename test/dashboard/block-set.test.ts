@@ -1,0 +1,105 @@
+// The event stream's `blockSet`: the id of the blocks' numbering, which the dashboard keeps beside
+// the nids it remembers (the graph following renames). A backup keeps its nids, and a fresh data
+// dir numbers from 100 again, so a nid alone does not say which block it is: Beer Sensor (nid 100)
+// set up by hand and Fridge Sensor (nid 100) from another controller's backup looked like one
+// block renamed. The id stays the same through renames and restarts, and is another after a backup
+// load (in the load's own patch, before any state) and on another data dir. A real app on real
+// SQLite data dirs, the stream read over a socket.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { startApp, type RunningApp } from '../helpers/app.js';
+
+type Event = { event: string; data: any };
+
+/** Reads the stream until `until` says stop; `onOpen` runs once the first event came. */
+async function readEvents(running: RunningApp, until: (ev: Event[]) => boolean, onOpen?: () => Promise<void>) {
+  const ac = new AbortController();
+  const res = await fetch(`${running.base}/events`, { signal: ac.signal });
+  const events: Event[] = [];
+  const reader = res.body!.getReader();
+  let buf = '';
+  let opened = false;
+  try {
+    while (!until(events)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += Buffer.from(value).toString('utf8');
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const chunk = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const event = /^event: (.*)$/m.exec(chunk)?.[1];
+        const data = /^data: (.*)$/m.exec(chunk)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) });
+      }
+      if (!opened && events.length && onOpen) {
+        opened = true;
+        await onOpen();
+      }
+    }
+  } finally {
+    ac.abort();
+  }
+  return events;
+}
+
+const firstState = async (running: RunningApp) =>
+  (await readEvents(running, (ev) => ev.length >= 1))[0]!.data.blockSet as string;
+
+t.test('the block set stays through renames and restarts, and changes with a backup load', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-set-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  let running = await startApp({ emitInterval: '200', history: 'off' }, { dataDir });
+  t.teardown(() => running.close());
+  await running.post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: {} });
+  const set = await firstState(running);
+  t.match(set, /^[0-9a-f-]{36}$/, 'the first state has one');
+
+  const renamed = await readEvents(
+    running,
+    (ev) => ev.some((e) => e.event === 'patch'),
+    async () => {
+      t.equal((await running.post('blocks/rename', { existing: 'Beer Sensor', desired: 'Fridge' })).status, 200);
+    },
+  );
+  t.equal(renamed.find((e) => e.event === 'patch')!.data.blockSet, set, 'a rename keeps it');
+
+  await running.close();
+  running = await startApp({ emitInterval: '200', history: 'off' }, { dataDir });
+  t.equal(await firstState(running), set, 'a restart keeps it');
+
+  // Another controller's backup: its first block has nid 100 too.
+  const backup = (await running.post('blocks/backup/save')).body as { blocks: Array<{ id: string; nid: number }> };
+  const other = {
+    ...backup,
+    blocks: backup.blocks.map((b) => (b.id === 'Fridge' ? { ...b, id: 'Fridge Sensor' } : b)),
+  };
+  const loaded = await readEvents(
+    running,
+    (ev) => ev.some((e) => e.event === 'patch'),
+    async () => {
+      t.equal((await running.post('blocks/backup/load', other)).status, 200);
+    },
+  );
+  const patch = loaded.find((e) => e.event === 'patch')!.data;
+  t.ok(patch.deleted.includes('Fridge'), 'the load deleted the block');
+  t.ok(
+    patch.changed.some((b: { id: string; nid: number }) => b.id === 'Fridge Sensor' && b.nid === 100),
+    'and brought another under its nid',
+  );
+  t.not(patch.blockSet, set, "the load's own patch has a new block set");
+  t.equal(await firstState(running), patch.blockSet, 'kept after it');
+  await running.close();
+  running = await startApp({ emitInterval: '200', history: 'off' }, { dataDir });
+  t.equal(await firstState(running), patch.blockSet, 'and through a restart');
+});
+
+t.test('another data dir (a reinstall) has another block set', async (t) => {
+  const one = await startApp({ emitInterval: '200', history: 'off' });
+  t.teardown(() => one.close());
+  const two = await startApp({ emitInterval: '200', history: 'off' });
+  t.teardown(() => two.close());
+  t.not(await firstState(one), await firstState(two));
+});
