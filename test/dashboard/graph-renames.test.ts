@@ -211,3 +211,18 @@ t.test('a backup load while the graph is open is no rename, though the nids matc
   t.same(await saved(), [field], 'Cellar Sensor is not added');
   t.same((await memoryNow()).former, {});
 });
+
+t.test('renamed and back: the legend says what the graph draws now', async (t) => {
+  // The chart was built again only when its fields changed: renamed back, the fields stay and
+  // the legend kept "Cellar Sensor (now Keg)".
+  const field = 'edge-one/Cellar Sensor/value[degC]';
+  await rig.page.evaluate((f) => localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f)), [field]);
+  await rig.page.goto('about:blank');
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await legendShows(['Cellar Sensor · Value (°C)']);
+  t.equal((await api('blocks/rename', { existing: 'Cellar Sensor', desired: 'Keg' })).status, 200);
+  await legendShows(['Cellar Sensor (now Keg) · Value (°C)', 'Keg · Value (°C)']);
+  t.equal((await api('blocks/rename', { existing: 'Keg', desired: 'Cellar Sensor' })).status, 200);
+  await legendShows(['Cellar Sensor · Value (°C)', 'Keg (now Cellar Sensor) · Value (°C)']);
+  t.match(await rig.page.getByTestId('graph-renamed').innerText(), '"Keg" was renamed to "Cellar Sensor"');
+});

@@ -1,6 +1,7 @@
 // One uPlot chart of history columns. The fields and their columns come as one value, so the
 // plot is only ever built for data that has a column per field: a new field list waits for its
-// data (the old plot stays until then) instead of drawing old columns under new series.
+// data (the old plot stays until then) instead of drawing old columns under new series. The look
+// (legend, colour, axis) is part of what builds it, so a legend never outlives what it says.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -49,7 +50,9 @@ export function Chart({
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const { fields, cols } = plotted;
-  const key = `${fields.join('\n')}\n${seconds}`;
+  // Built again when the fields, the range or how a field is drawn changes: a block renamed back
+  // keeps the fields and changes their legends and colours.
+  const key = `${fields.map((f) => `${f}\u0000${look.label(f)}\u0000${look.group(f)}\u0000${look.scale(f)}`).join('\n')}\n${seconds}`;
   useEffect(() => {
     const host = el.current!;
     const t0 = performance.now();
