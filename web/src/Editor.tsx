@@ -3,7 +3,7 @@
 // "Show JSON", and Delete.
 import { useEffect, useState } from 'preact/hooks';
 import { controller, type Block } from './api';
-import { danglingLinks, fmtQty, headline, isLink, isQuantity, linkPlace, roleOf } from './blocks';
+import { danglingLinks, fmtQty, headline, isLink, isQuantity, linkPlace, missingLinkWords, roleOf } from './blocks';
 import { BlockForm, markCreated } from './BlockForm';
 import { enumWord } from './enum-words';
 import { enumValues, kindOf, durationWords } from './field-kinds';
@@ -125,7 +125,7 @@ export function Editor({ id }: { id: string }) {
               <li>
                 <a href={`#/block/${encodeURIComponent(b.id)}`}>{b.id}</a> <span class="type">{b.type}</span>
                 {danglingLinks(b.data, (x) => live.blocks.has(x)).map((l) => (
-                  <span class="field-error"> links to missing block "{l.id}"</span>
+                  <span class="field-error"> {missingLinkWords(l.id)}</span>
                 ))}
               </li>
             ))}

@@ -1,6 +1,8 @@
 // A link's picker: the blocks that fit, and the block it links to now also when that one does not
 // fit or is missing (deleted: blocks/delete's `dangling`), marked so, instead of an empty choice
 // that hides what the block is linked to; and the word said beside a missing one.
+import { missingLinkWords } from './blocks';
+
 export function LinkSelect({
   name,
   value,
@@ -35,7 +37,7 @@ export function MissingLink({ name, value, exists }: { name: string; value: stri
   if (value === '' || exists(value)) return null;
   return (
     <span class="field-error" data-testid={`dangling-${name}`}>
-      links to missing block "{value}" (deleted): pick another
+      {missingLinkWords(value)} (deleted): pick another
     </span>
   );
 }

@@ -2,7 +2,17 @@
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
 import { useEffect, useState } from 'preact/hooks';
 import { controller, patchBlock, type Answer, type Block } from './api';
-import { fmtNumber, groupByRole, isQuantity, problemsOf, qtyValue, ROLE_TITLES, unitLabel, type Role } from './blocks';
+import {
+  fmtNumber,
+  groupByRole,
+  isLetGo,
+  isQuantity,
+  problemsOf,
+  qtyValue,
+  ROLE_TITLES,
+  unitLabel,
+  type Role,
+} from './blocks';
 import { cardHeadline, driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
 import { prepainted } from './early';
 import { hexAddress, oneWireName } from './device-words';
@@ -54,8 +64,8 @@ function Controls({
       const max = range.max === undefined ? undefined : shown(range.max, 'degC', prefs);
       const driver = driverOf(block);
       // Let go by what drove it (a profile deleted or turned off), it has no setting until one is
-      // set (Brewblox's settingMode CLAIMED): the field is empty, not its old setting by hand.
-      const letGo = !driver && d.settingMode === 'CLAIMED';
+      // set: the field is empty, not its old setting by hand.
+      const letGo = isLetGo(d);
       const own = qtyValue(d.storedSetting);
       return (
         <>

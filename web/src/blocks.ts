@@ -106,6 +106,16 @@ export function danglingLinks(data: unknown, exists: (id: string) => boolean, pa
 }
 
 /** Where a link is, in words: "Sensor", "Constraints › Mutex" (`label` gives a field's words). */
+/** The words for a link to a block that is not there (deleted: blocks/delete's `dangling`). */
+export const missingLinkWords = (id: string): string => `links to missing block "${id}"`;
+
+/**
+ * Let go by what drove it (Brewblox's safety ratchet): in settingMode CLAIMED with no block
+ * claiming it, a block has no setting (or state) and stays inactive until set by hand.
+ */
+export const isLetGo = (d: Record<string, unknown>): boolean =>
+  d.settingMode === 'CLAIMED' && !(isLink(d.claimedBy) && d.claimedBy.id);
+
 export function linkPlace(path: string[], label: (name: string) => string): string {
   const words = path.filter((p) => !/^\d+$/.test(p)).map(label);
   return words.filter((w, i) => w !== words[i - 1]).join(' › ');
@@ -135,7 +145,7 @@ export function problemsOf(
   if (!fault && isQuantity(d.value) && d.value.value === null && (role === 'sensor' || b.type === 'SetpointSensorPair'))
     out.push({ level: 'error', text: 'value is null (no valid reading)' });
   // The safety ratchet: a block whose driver let go stays inactive until set by hand.
-  if (d.settingMode === 'CLAIMED' && isLink(d.claimedBy) && !d.claimedBy.id)
+  if (isLetGo(d))
     out.push({
       level: 'warn',
       text: `inactive since the block that drove it let go: ${'storedState' in d ? 'switch it' : 'set it'} by hand to take over`,
@@ -144,7 +154,7 @@ export function problemsOf(
     out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
   for (const l of danglingLinks(d, exists))
-    out.push({ level: 'error', text: `${linkPlace(l.path, label)} links to missing block "${l.id}"` });
+    out.push({ level: 'error', text: `${linkPlace(l.path, label)} ${missingLinkWords(l.id)}` });
   const constraints = d.constraints;
   // Outputs tell their constraints in their own words (explain.ts outputStory).
   if (constraints && typeof constraints === 'object' && role !== 'output') {
