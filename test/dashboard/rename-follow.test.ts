@@ -42,3 +42,16 @@ t.test('on a phone a long name wraps: no card is wider than the screen', async (
     t.ok(width <= 360, `${where}: the page is ${width} px wide on a 360 px screen`);
   }
 });
+
+t.test('a backup load is no rename: the block page stays, its block gone', async (t) => {
+  // Another controller's backup, whose nid of Beer Sensor is a sensor named Cellar Sensor: the
+  // page took the nid for the block and went to Cellar Sensor, saying Beer Sensor was renamed.
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Beer Sensor')}`);
+  await rig.page.getByTestId('block-form').waitFor();
+  const backup = await api('blocks/backup/save');
+  const other = JSON.parse(JSON.stringify(backup.body).replaceAll('"Beer Sensor"', '"Cellar Sensor"'));
+  t.equal((await api('blocks/backup/load', other)).status, 200);
+  await rig.page.getByTestId('block-gone').waitFor();
+  t.equal(decodeURIComponent(new URL(rig.page.url()).hash), '#/block/Beer Sensor', 'the address stays');
+  t.notMatch(await rig.page.getByTestId('block-gone').innerText(), 'renamed');
+});
