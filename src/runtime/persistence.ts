@@ -47,10 +47,16 @@ export interface BlockPersistence {
   reserveNid(nid: number): void;
   /**
    * The id of this block set: the same while a nid names the same block (through restarts,
-   * renames, creates and deletes), another on each data dir and after each backup load (which
-   * brings the backup's nids). A client that remembers blocks by nid keeps it beside them.
+   * renames, creates and deletes), another on each data dir, after each backup load (which
+   * brings the backup's nids) and after a create that gave a nid below the counter (takeNid).
+   * A client that remembers blocks by nid keeps it beside them.
    */
   blockSet(): string;
+  /**
+   * Make `nid` a block's, given by a create: a nid below the counter may have named another
+   * block (a deleted one), so the block set is a new one then; above it, the counter moves past it.
+   */
+  takeNid(nid: number): void;
   /** Run `fn` as one transaction: every write in it is durable together, or none is (fn threw). */
   transaction<T>(fn: () => T): T;
 }
@@ -113,6 +119,10 @@ export class MemoryPersistence implements BlockPersistence {
   }
   reserveNid(nid: number): void {
     this.next = Math.max(this.next, nid + 1);
+  }
+  takeNid(nid: number): void {
+    if (nid < this.next) this.set = randomUUID();
+    this.reserveNid(nid);
   }
   transaction<T>(fn: () => T): T {
     const records = new Map(this.records);

@@ -22,7 +22,9 @@ export function createBlock(rt: RuntimeCore, input: unknown, origin: string): Bl
   }
   const given = rt.decode(def, body.data, body.type);
   const nid = body.nid ?? rt.allocateNid();
-  rt.persistence.reserveNid(nid);
+  // A nid given may be a deleted block's: then another block set (BlockPersistence.takeNid).
+  if (body.nid === undefined) rt.persistence.reserveNid(nid);
+  else rt.persistence.takeNid(nid);
   const block = rt.insert(def, nid, body.id, complete(def.fields, given), body.meta ?? {});
   rt.afterWrite(block, { previous: undefined, patch: false, given }, () => rt.remove(block, false));
   rt.scope?.undo.push(() => rt.remove(block, false));

@@ -156,6 +156,13 @@ export class BlockStore implements BlockPersistence {
     if (nid >= this.nextNid()) this.putSetting.run('next_nid', String(nid + 1));
   }
 
+  takeNid(nid: number): void {
+    if (nid >= this.nextNid()) return this.reserveNid(nid);
+    const set = randomUUID();
+    this.putSetting.run(BLOCK_SET_KEY, set);
+    this.set = set;
+  }
+
   /**
    * The stored next user nid. A row that is not one (bits gone bad on the card: it made every
    * create fail) is recomputed one above the highest nid in use, written back and warned of.

@@ -103,3 +103,32 @@ t.test('another data dir (a reinstall) has another block set', async (t) => {
   t.teardown(() => two.close());
   t.not(await firstState(one), await firstState(two));
 });
+
+t.test('a create that gives a nid a deleted block had starts a new block set; a fresh nid does not', async (t) => {
+  // Beer Sensor (nid 100) deleted and Fridge Sensor made with nid 100: the same nid, the same
+  // type, another block, which a graph kept of Beer Sensor took for it renamed.
+  const running = await startApp({ emitInterval: '200', history: 'off' });
+  t.teardown(() => running.close());
+  const made = await running.post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: {} });
+  const nid = (made.body as { nid: number }).nid;
+  const set = await firstState(running);
+  t.equal(
+    (await running.post('blocks/create', { id: 'Spare', nid: nid + 50, type: 'TempSensorMock', data: {} })).status,
+    201,
+  );
+  t.equal(await firstState(running), set, 'a nid never used keeps it');
+  t.equal((await running.post('blocks/delete', { id: 'Beer Sensor' })).status, 200);
+  t.equal(await firstState(running), set, 'a delete keeps it');
+  const again = await readEvents(
+    running,
+    (ev) => ev.some((e) => e.event === 'patch'),
+    async () => {
+      t.equal(
+        (await running.post('blocks/create', { id: 'Fridge Sensor', nid, type: 'TempSensorMock', data: {} })).status,
+        201,
+      );
+    },
+  );
+  const patch = again.find((e) => e.event === 'patch')!.data;
+  t.not(patch.blockSet, set, "the create's own patch has a new block set");
+});
