@@ -3,7 +3,6 @@
 // before MQTT publishes the offline state, and the database closes (and the data dir lock is
 // released) last. Each subsystem is built from the ones before it; the status report is
 // assembled from their status().
-import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Alerts } from './alerts/index.js';
@@ -11,6 +10,8 @@ import { EventStreams } from './api/events.js';
 import { createAlerts } from './app/alerts.js';
 import { apiRoutes } from './app/api-routes.js';
 import { Lifecycle } from './app/lifecycle.js';
+import { homeAssistantSubsystem } from './app/home-assistant.js';
+export { checkDataDir } from './app/check-data-dir.js';
 import { GatewaySubsystem } from './app/subsystems/gateway.js';
 import { HardwareSubsystem } from './app/subsystems/hardware.js';
 import { HttpSubsystem } from './app/subsystems/http.js';
@@ -23,8 +24,6 @@ import {
   controlSubsystem,
   eventsSubsystem,
   historySubsystem,
-  homeAssistantSubsystem,
-  homeAssistantOffSubsystem,
 } from './app/subsystems/services.js';
 import { StoreSubsystem, type DatastoreBus } from './app/subsystems/store.js';
 import { Auth } from './auth/auth.js';
@@ -35,8 +34,6 @@ export { ConfigError, helpText, loadConfig, loadInstalledConfig, parseArgs, unit
 export { fixableLine } from './shared/errors.js';
 import { HardwareLayer } from './hardware/layer.js';
 import { createHistory, type History } from './history/index.js';
-import { DISCOVERY_PREFIX, HomeAssistant } from './homeassistant/discovery.js';
-import { clearFormerDevices } from './homeassistant/former-ids.js';
 import { createLogger, type Logger } from './log.js';
 import { createMqtt, type AppMqtt } from './mqtt/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -52,15 +49,12 @@ import { stoppedLine, STOPPED_UNTOUCHED } from './app/shutdown-report.js';
 import { StartupPhases } from './app/startup-phases.js';
 import { BackupFiles } from './store/backup-files.js';
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js';
-import { checkSchema, type Db } from './store/db.js';
+import { type Db } from './store/db.js';
 import type { DocumentStore } from './store/documents.js';
 import { unusableFileError } from './store/file-modes.js';
 import { VERSION } from './shared/version.js';
 import { dashboardUrlFor, FleetPeers } from './fleet/peers.js';
 import { hostname } from 'node:os';
-
-/** The settings row naming the ids Home Assistant entities were published under (homeassistant/former-ids.ts). */
-const HA_IDS_SETTING = 'homeassistant_ids';
 
 export interface AppOptions {
   clock?: Clock;
@@ -107,40 +101,6 @@ export interface App {
    * about the controller's namespace from other datastores. Returns the detach function.
    */
   attachDatastoreBus(bus: DatastoreBus): () => void;
-}
-
-/**
- * `edgeblocks check`: what a start would refuse in the data dir (no user with auth on, a session
- * key that is not one, a database a newer release migrated), read without taking its lock (the
- * service runs beside an upgrade) and without writing (the installer runs as root). Answers what a
- * start would warn of (a users file that is not one).
- */
-export function checkDataDir(config: Config): string[] {
-  // The installed service's dir is 0700, its user's: a user's check without sudo reads nothing in it.
-  const unreadable = unreadableDir(config.dataDir);
-  if (unreadable)
-    return [
-      `the data dir ${config.dataDir} cannot be read as this user (${unreadable}), so nothing in it was checked; run the check as root: sudo edgeblocks check`,
-    ];
-  const warnings = Auth.check({ enabled: config.auth, dataDir: config.dataDir });
-  checkSchema(config.dataDir);
-  // A misspelt --data-dir would pass as the real one; a fresh install's (made by the first start) holds.
-  if (!existsSync(config.dataDir))
-    warnings.push(
-      `the data dir ${config.dataDir} does not exist, so nothing in it was checked (a start makes it; check --data-dir if it should be there)`,
-    );
-  return warnings;
-}
-
-/** The error code when `dir` exists but this user may not list or enter it, else null. */
-function unreadableDir(dir: string): string | null {
-  try {
-    accessSync(dir, constants.R_OK | constants.X_OK);
-    return null;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return code === 'EACCES' || code === 'EPERM' ? code : null;
-  }
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
@@ -333,40 +293,7 @@ async function assembleServices(
   if (history) lifecycle.add(historySubsystem(history, mqtt, config.topicRoot));
   lifecycle.add(bus);
   lifecycle.add(hardware);
-  const haIds = {
-    read: () => store.blocks.readSetting(HA_IDS_SETTING),
-    write: (value: string) => store.blocks.writeSetting(HA_IDS_SETTING, value),
-  };
-  if (config.homeAssistant) {
-    const ha = new HomeAssistant({
-      mqtt,
-      runtime,
-      units,
-      serviceId: config.serviceId,
-      topicRoot: config.topicRoot,
-      version: VERSION,
-      intervalMs: config.emitInterval,
-      log: log.child({ module: 'homeassistant' }),
-      memory: haIds,
-    });
-    // The alert binary_sensors share the controller's node: their old configs are swept with the blocks'.
-    ha.onLegacyCleared((objectId) => alerts.homeAssistantConfigCleared(objectId));
-    ha.onAnnounceAgain(() => alerts.homeAssistantAnnounceAgain());
-    lifecycle.add(homeAssistantSubsystem(ha));
-  } else {
-    // Home Assistant off: the devices it published while it was on are removed (former-ids.ts).
-    lifecycle.add(
-      homeAssistantOffSubsystem(() =>
-        clearFormerDevices({
-          mqtt,
-          memory: haIds,
-          now: null,
-          discoveryPrefix: DISCOVERY_PREFIX,
-          log: log.child({ module: 'homeassistant' }),
-        }),
-      ),
-    );
-  }
+  lifecycle.add(homeAssistantSubsystem({ config, mqtt, runtime, units, alerts, blocks: store.blocks, log }));
   lifecycle.add(controlSubsystem(control, loop, hardware));
   lifecycle.add(backupsSubsystem(config, backups, backupFiles));
   lifecycle.add(alertsSubsystem(alerts));

@@ -30,6 +30,7 @@ import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } f
 import { legacyNodeId, nodeId } from '../shared/service-id.js';
 import { defaultEntityIds, entityKey, entitySlug, haObjectId } from './entity-ids.js';
 import { entityConfig } from './entity-config.js';
+import { availabilityTopic, blockNidOf, blockStateTopic, namesUniqueIdOf } from './device-topics.js';
 import { clearFormerDevices, type IdMemory } from './former-ids.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
@@ -54,10 +55,7 @@ export interface HomeAssistantOptions {
 
 export { entitySlug, haObjectId, nodeId };
 
-/** The retained `online`/`offline` topic every entity of this controller names as its availability. */
-export function availabilityTopic(topicRoot: string, serviceId: string): string {
-  return `${topicRoot}/ha/${serviceId}/availability`;
-}
+export { availabilityTopic };
 
 export class HomeAssistant {
   private readonly node: string;
@@ -93,7 +91,7 @@ export class HomeAssistant {
   }
 
   private stateTopic(nid: number): string {
-    return `${this.o.topicRoot}/ha/${this.o.serviceId}/${nid}`;
+    return blockStateTopic(this.o.topicRoot, this.o.serviceId, nid);
   }
 
   get availabilityTopic(): string {
@@ -309,8 +307,8 @@ export class HomeAssistant {
     if (payload.length === 0) return;
     const objectId = topic.split('/')[3] ?? '';
     // Not a block entity (e.g. the alert binary_sensors, src/alerts/channels/mqtt.ts): not ours to sweep.
-    if (!/^\d+_/.test(objectId)) return;
-    const nid = Number(objectId.split('_')[0]);
+    const nid = blockNidOf(objectId);
+    if (nid === null) return;
     const key = objectId.slice(objectId.indexOf('_') + 1);
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
     const specs = block
@@ -336,7 +334,7 @@ export class HomeAssistant {
    * Home Assistant do not carry over.
    */
   private sweepLegacy(topic: string, payload: Buffer): void {
-    if (!payload.includes(`"unique_id":"edgeblocks_${this.o.serviceId}_`)) return;
+    if (!namesUniqueIdOf(payload, this.o.serviceId)) return;
     this.notes.warn(
       'legacy',
       { topic },
@@ -344,12 +342,12 @@ export class HomeAssistant {
     );
     this.o.mqtt.publish(topic, '', { retain: true });
     const objectId = topic.split('/')[3] ?? '';
-    if (!/^\d+_/.test(objectId)) {
+    const nid = blockNidOf(objectId);
+    if (nid === null) {
       for (const fn of this.legacyListeners) fn(objectId);
       return;
     }
     // Its block, if it still has entities; an entity that is gone stays gone.
-    const nid = Number(objectId.split('_')[0]);
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
     if (block) this.publishBlock(this.o.runtime.read(block).json());
   }

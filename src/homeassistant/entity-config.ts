@@ -1,6 +1,7 @@
 // The discovery config of one entity (Home Assistant's abbreviations are not used, for
 // readability), and the device every entity of a controller belongs to: the block entities
 // (discovery.ts) and the alert binary_sensors (alerts/channels/mqtt.ts) name the same one.
+import { uniqueIdPrefix } from './device-topics.js';
 import type { BlockJson } from '../runtime/runtime.js';
 import { nodeId } from '../shared/service-id.js';
 import type { Announcement, EntitySpec } from './entities.js';
@@ -35,7 +36,7 @@ export function entityConfig(
   const { serviceId, version } = ctx;
   const cfg: Record<string, unknown> = {
     name: spec.label ? `${block.id} ${spec.label}` : block.id,
-    unique_id: `edgeblocks_${serviceId}_${block.nid}_${spec.key}`,
+    unique_id: `${uniqueIdPrefix(serviceId)}${block.nid}_${spec.key}`,
     default_entity_id: ctx.defaultEntityId,
     state_topic: ctx.stateTopic,
     // A switch compares the rendered value with payload_on/off ('true'/'false', as JSON

@@ -20,6 +20,7 @@
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { isServiceId, isTopicRoot, nodeId } from '../shared/service-id.js';
+import { availabilityTopic, blockNidOf, blockStateTopic, namesUniqueIdOf } from './device-topics.js';
 
 /** One id this data dir published Home Assistant entities under, with the topic root of its availability. */
 export interface PublishedId {
@@ -109,8 +110,7 @@ function chain(fns: Array<() => void>): () => void {
 
 function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   const node = nodeId(f.serviceId);
-  const availability = `${f.topicRoot}/ha/${f.serviceId}/availability`;
-  const mine = `"unique_id":"edgeblocks_${f.serviceId}_`;
+  const availability = availabilityTopic(f.topicRoot, f.serviceId);
   // A controller runs with that id: its entities are its own from then on, for this whole run.
   let live = false;
   let done = false;
@@ -167,12 +167,11 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     const configs = o.mqtt.subscribeRaw(
       `${o.discoveryPrefix}/+/${node}/+/config`,
       (topic, config, kept) => {
-        // Read as bytes, never parsed: our configs are written by JSON.stringify.
-        if (live || config.length === 0 || !config.includes(mine)) return;
+        if (live || config.length === 0 || !namesUniqueIdOf(config, f.serviceId)) return;
         if (!kept) return seenLive();
         clear(topic);
-        const objectId = topic.split('/')[3] ?? '';
-        if (/^\d+_/.test(objectId)) clear(`${f.topicRoot}/ha/${f.serviceId}/${objectId.split('_')[0]}`);
+        const nid = blockNidOf(topic.split('/')[3] ?? '');
+        if (nid !== null) clear(blockStateTopic(f.topicRoot, f.serviceId, nid));
       },
       { subscribed: (ok) => void settle(ok) },
     );

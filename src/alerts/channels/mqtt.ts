@@ -3,6 +3,7 @@
 // keeps the latest list. With Home Assistant discovery on, one binary_sensor (device class
 // `problem`) per condition kind, on while any alert of that kind is active.
 import type { AppMqtt } from '../../mqtt/index.js';
+import { uniqueIdPrefix } from '../../homeassistant/device-topics.js';
 import { availabilityTopic, DISCOVERY_PREFIX, haObjectId, nodeId } from '../../homeassistant/discovery.js';
 import { haDevice } from '../../homeassistant/entity-config.js';
 import { CONDITION_KINDS, CONDITION_TITLES, type ActiveAlert } from '../types.js';
@@ -93,7 +94,7 @@ export class MqttAlerts {
   private haConfig(kind: (typeof CONDITION_KINDS)[number]): Record<string, unknown> {
     const { serviceId, topicRoot, version } = this.o;
     const key = kind.replace(/-/g, '_');
-    const unique = `edgeblocks_${serviceId}_alert_${key}`;
+    const unique = `${uniqueIdPrefix(serviceId)}alert_${key}`;
     return {
       name: `Alert: ${CONDITION_TITLES[kind]}`,
       unique_id: unique,

@@ -5,7 +5,6 @@ import type { FleetPeers } from '../../fleet/peers.js';
 import type { Auth } from '../../auth/auth.js';
 import type { Config } from '../../config.js';
 import type { History } from '../../history/index.js';
-import type { HomeAssistant } from '../../homeassistant/discovery.js';
 import type { AppMqtt } from '../../mqtt/index.js';
 import type { ControlLoop } from '../../runtime/loop.js';
 import type { BackupFiles } from '../../store/backup-files.js';
@@ -34,25 +33,6 @@ export function historySubsystem(history: History, mqtt: AppMqtt, topicRoot: str
       await history.stop();
     },
     status: () => ({ history: history.status() }),
-  };
-}
-
-export function homeAssistantSubsystem(ha: HomeAssistant): Subsystem {
-  return { name: 'home assistant', start: () => ha.start(), stop: () => ha.stop() };
-}
-
-/** With Home Assistant off: `start` clears the devices it published while on (homeassistant/former-ids.ts) and answers the remove function. */
-export function homeAssistantOffSubsystem(start: () => () => void): Subsystem {
-  let stop: (() => void) | null = null;
-  return {
-    name: 'home assistant off',
-    start: () => {
-      stop = start();
-    },
-    stop: () => {
-      stop?.();
-      stop = null;
-    },
   };
 }
 
