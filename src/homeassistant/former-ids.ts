@@ -15,7 +15,9 @@
 // and the alerts' state. A stop (or a refusal by the broker's access rules) before that leaves the
 // id remembered, and the next start, or the next connect of this run, clears again (the retained
 // `offline` that starts a clear is left: a clear of it could land over the `online` of a controller
-// just given the id). With Home Assistant off (`now` null) every
+// just given the id). The clears end with a marker the controller must read back: a broker user that
+// may write it but not read it is named in the log once READ_BOUND_MS have passed without it. With
+// Home Assistant off (`now` null) every
 // remembered id is former, this controller's own included: turning it off removes the device.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
@@ -40,6 +42,12 @@ interface Remembered extends PublishedId {
 
 /** Former ids kept at most: each is one small subscription at every start. */
 export const MAX_FORMER_IDS = 8;
+
+/**
+ * How long after the broker took a subscription the retained copies it holds may take to come (they
+ * are sent with its acknowledgement): past it, what did not come is not there for this controller.
+ */
+export const READ_BOUND_MS = 5000;
 
 const same = (a: PublishedId, b: PublishedId) => a.serviceId === b.serviceId && a.topicRoot === b.topicRoot;
 
@@ -135,11 +143,29 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   // (its acknowledgement is no mark: Mosquitto sends one at once, ahead of messages still queued).
   const marker = `${f.topicRoot}/alerts/${f.serviceId}/ha`;
   let heard: ((ok: boolean) => void) | null = null;
+  const timers = new Set<NodeJS.Timeout>();
+  const after = (fn: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, READ_BOUND_MS);
+    timers.add(timer.unref());
+  };
   const settle = async (subscribed: boolean) => {
     if (live || done) return;
     heard?.(false);
-    const back = new Promise<boolean>((resolve) => (heard = resolve));
-    const end = subscribed && (await o.mqtt.publishConfirmed(marker, '', { retain: true })) && (await back);
+    let resolveBack: (ok: boolean) => void = () => {};
+    const back = new Promise<boolean>((resolve) => (resolveBack = resolve));
+    heard = resolveBack;
+    const took = subscribed && (await o.mqtt.publishConfirmed(marker, '', { retain: true }));
+    // A broker that takes the marker but never sends it back: this controller may write it, not read it.
+    let unread = false;
+    if (took)
+      after(() => {
+        unread = true;
+        resolveBack(false);
+      });
+    const end = took && (await back);
     const finished = end && (await Promise.all(sent.values())).every(Boolean);
     if (live || done) return;
     if (finished) {
@@ -152,6 +178,10 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     }
     // Stopped meanwhile: the clears the stop cut off are tried again at the next start, without a word.
     if (stopped) return;
+    if (unread)
+      return o.log.warn(
+        `home assistant: the entities of the former service id ${f.serviceId} may not all be removed: the broker took ${marker} (the end of the clears) but did not send it back within ${READ_BOUND_MS / 1000} s, so this controller's broker user may write that topic but not read it (give it readwrite there, as the fleet ACL does); trying again at the next connect or start`,
+      );
     o.log.warn(
       `home assistant: the entities of the former service id ${f.serviceId} are not all removed (the broker refused a clear, or the connection dropped); trying again at the next connect or start`,
     );
@@ -159,7 +189,10 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   // Only what the broker kept from before decides, and only that is cleared: a live `offline` or a
   // config sent now is a controller with that id at work (stopping, or starting up before its
   // presence says `online`).
-  const stopAvailability = o.mqtt.subscribeRaw(availability, (_topic, payload, retained) => {
+  const stopAvailability = o.mqtt.subscribeRaw(availability, (_topic, payload, retained) =>
+    onAvailability(payload, retained),
+  );
+  function onAvailability(payload: Buffer, retained: boolean) {
     if (payload.length === 0) return;
     if (payload.toString() === 'online') return seenLive();
     if (!retained || live || clearing || done) return;
@@ -181,9 +214,10 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
       heard = null;
     });
     clearing = chain([configs, end]);
-  });
+  }
   return () => {
     stopped = true;
+    for (const timer of timers) clearTimeout(timer);
     stopAvailability();
     clearing?.();
   };
