@@ -16,9 +16,12 @@
 // id remembered, and the next start, or the next connect of this run, clears again (the retained
 // `offline` that starts a clear is left: a clear of it could land over the `online` of a controller
 // just given the id). The clears end with a marker the controller must read back: a broker user that
-// may write it but not read it is named in the log once READ_BOUND_MS have passed without it. With
-// Home Assistant off (`now` null) every
-// remembered id is former, this controller's own included: turning it off removes the device.
+// may write it but not read it is named in the log once READ_BOUND_MS have passed without it. No
+// retained availability within READ_BOUND_MS of the subscription: nothing of the id is on the
+// broker, or this controller may not read it (one broker user per service id, the fleet ACL); the
+// id is forgotten, with a warning saying how to clear its device by hand. With Home Assistant off
+// (`now` null) every remembered id is former, this controller's own included: turning it off
+// removes the device.
 import type { Logger } from '../log.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { isServiceId, isTopicRoot, nodeId } from '../shared/service-id.js';
@@ -76,7 +79,7 @@ export function formerIds(text: string | undefined, now: PublishedId | null): Pu
 }
 
 export interface FormerDevicesOptions {
-  mqtt: Pick<AppMqtt, 'publishConfirmed' | 'subscribeRaw'>;
+  mqtt: Pick<AppMqtt, 'publishConfirmed' | 'subscribeRaw' | 'brokerPort'>;
   memory: IdMemory;
   /** The id entities are published under now; null with Home Assistant off. */
   now: PublishedId | null;
@@ -189,8 +192,29 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
   // Only what the broker kept from before decides, and only that is cleared: a live `offline` or a
   // config sent now is a controller with that id at work (stopping, or starting up before its
   // presence says `online`).
-  const stopAvailability = o.mqtt.subscribeRaw(availability, (_topic, payload, retained) =>
-    onAvailability(payload, retained),
+  // Nothing retained came (or the broker refused the subscription): nothing of the id is on the
+  // broker, or this controller may not read it.
+  let heardAvailability = false;
+  let waiting = false;
+  const unheard = () => {
+    if (heardAvailability || live || done || stopped) return;
+    done = true;
+    unreachable(o, f);
+  };
+  const stopAvailability = o.mqtt.subscribeRaw(
+    availability,
+    (_topic, payload, retained) => {
+      if (payload.length) heardAvailability = true;
+      onAvailability(payload, retained);
+    },
+    {
+      subscribed: (ok) => {
+        if (!ok) return unheard();
+        if (waiting) return;
+        waiting = true;
+        after(unheard);
+      },
+    },
   );
   function onAvailability(payload: Buffer, retained: boolean) {
     if (payload.length === 0) return;
@@ -221,4 +245,29 @@ function watch(o: FormerDevicesOptions, f: PublishedId): () => void {
     stopAvailability();
     clearing?.();
   };
+}
+
+/**
+ * No retained availability of `f` reached this controller: the embedded broker keeps none over a
+ * restart, and under one broker user per service id (the fleet ACL) a controller may neither read
+ * nor clear another id's topics. Nothing here can remove that device, so the id is forgotten (one
+ * word, not one at every start), saying how to clear it by hand.
+ */
+function unreachable(o: FormerDevicesOptions, f: PublishedId): void {
+  forget(o, f);
+  const node = nodeId(f.serviceId);
+  if (o.mqtt.brokerPort !== null) {
+    o.log.info(
+      `home assistant: nothing of the former service id ${f.serviceId} is retained on the embedded broker (it keeps none over a restart); if Home Assistant still lists the device ${node}, delete it there`,
+    );
+    return;
+  }
+  const topics = [
+    `${o.discoveryPrefix}/+/${node}/#`,
+    `${f.topicRoot}/ha/${f.serviceId}/#`,
+    `${f.topicRoot}/alerts/${f.serviceId}/ha`,
+  ];
+  o.log.warn(
+    `home assistant: the device ${node} of the former service id ${f.serviceId} cannot be removed from here: no retained availability (${availabilityTopic(f.topicRoot, f.serviceId)}) reached this controller within ${READ_BOUND_MS / 1000} s of subscribing. Either nothing of that id is retained on the broker, or the broker's access rules do not let this controller's user read its topics (one broker user per service id, as in the fleet ACL). The id is no longer watched. If Home Assistant still lists the device, clear its retained topics as a broker user that may (that id's own): mosquitto_sub ${topics.map((t) => `-t '${t}'`).join(' ')} --remove-retained --retained-only -W 2, with -h, -u and -P of that user`,
+  );
 }

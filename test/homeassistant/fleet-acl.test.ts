@@ -1,5 +1,8 @@
 // The removal of a former Home Assistant device (former-ids.ts) under the fleet's ACL exactly as
 // docs/fleet/mosquitto.acl ships it: one broker user per service id, each limited to its own topics.
+// - Renamed ferm-1 -> ferm-2 (and its broker user with it), the controller can neither read nor
+//   write ferm-1's topics: nothing was cleared and nothing said, and the old device stayed in Home
+//   Assistant for good. Now it says so once, naming the id and how to clear its topics by hand.
 // - With Home Assistant off, the end-of-clears marker svc/alerts/<id>/ha was write-only for the
 //   controller: the wait for it never ended, the id was never forgotten, and "removing the entities
 //   ..." came again at every start. The ACL lets a controller read its marker back.
@@ -127,4 +130,55 @@ t.test('an ACL that lets the controller write the end of its clears but not read
   await until(() => lines.length > 0, 'a warning', 15_000);
   t.match(lines[0]!.msg, 'svc/alerts/ferm-1/ha', 'names the topic');
   t.match(lines[0]!.msg, 'may write that topic but not read it', 'and what the user lacks');
+});
+
+t.test('renamed under the fleet ACL: the controller says it cannot clear the old device, and how to', async (t) => {
+  const { as, retained } = await fleetBroker(t, ['ferm-1', 'ferm-2']);
+  const dataDir = tempDir(t);
+  const first = await startApp({ ...as('ferm-1'), homeAssistant: 'true' }, { dataDir });
+  t.teardown(() => first.close());
+  const res = await first.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 20 } });
+  t.equal(res.status, 201);
+  const config = `homeassistant/sensor/edgeblocks_ferm-1/${res.body.nid}_value/config`;
+  await until(async () => (await retained(config)).length === 1, 'the entity announced');
+  await first.close();
+
+  const renamed = logLines('warn');
+  const second = await startApp({ ...as('ferm-2'), homeAssistant: 'true' }, { dataDir, log: renamed.log });
+  t.teardown(() => second.close());
+  await until(
+    () => renamed.lines.some((l) => /former service id ferm-1/.test(l.msg)),
+    'a warning about the device of ferm-1',
+    15_000,
+  );
+  const warning = renamed.lines.find((l) => /former service id ferm-1/.test(l.msg))!.msg;
+  t.match(warning, /access rules/, 'names the likely cause');
+  t.match(warning, "mosquitto_sub -t 'homeassistant/+/edgeblocks_ferm-1/#'", 'tells how to clear its topics');
+  t.match(warning, '--remove-retained', 'by clearing what is retained');
+  // Said once: the controller can do nothing more about it, so ferm-1 is no longer remembered.
+  const ids = second.app.db.prepare("SELECT value FROM settings WHERE key = 'homeassistant_ids'").pluck().get();
+  t.same(JSON.parse(String(ids)), { serviceId: 'ferm-2', topicRoot: 'svc', former: [] }, 'ferm-1 forgotten');
+  await second.close();
+  t.same(await retained(config), [config], 'the old config is still retained: ferm-2 may not clear it');
+
+  // What the warning says to do, with ferm-1's user (it may clear its own topics), clears the device.
+  const url = new URL(as('ferm-1').mqttUrl);
+  try {
+    execFileSync(
+      'mosquitto_sub',
+      ['-h', url.hostname, '-p', url.port, '-u', 'ferm-1', '-P', secret('ferm-1')].concat([
+        '-t',
+        'homeassistant/+/edgeblocks_ferm-1/#',
+        '--remove-retained',
+        '--retained-only',
+        '-W',
+        '2',
+      ]),
+      { stdio: 'pipe' },
+    );
+  } catch (e) {
+    // -W: its timeout ends it with status 27 when nothing more is retained.
+    if ((e as { status?: number }).status !== 27) throw e;
+  }
+  t.same(await retained('homeassistant/+/edgeblocks_ferm-1/#'), [], 'the old configs cleared by hand');
 });

@@ -210,8 +210,8 @@ t.test(
     const config = await announced(first, broker.url, 'Beer', 'ferm-old');
     await first.close();
 
-    // Renamed, the controller may read the old node but not write it (its broker user may write
-    // only its own node, as in the fleet's ACL): its clears do not land.
+    // Renamed, the controller may read the old node but not write it: its clears do not land. (The
+    // fleet's ACL lets it read no other id's topics either: test/homeassistant/fleet-acl.test.ts.)
     writeFileSync(
       acl,
       [
