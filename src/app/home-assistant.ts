@@ -59,7 +59,7 @@ export function homeAssistantSubsystem(o: HomeAssistantWiring): Subsystem {
 function turnedOff(start: () => () => void): Subsystem {
   let stop: (() => void) | null = null;
   return {
-    name: 'home assistant off',
+    name: 'home assistant',
     start: () => {
       stop = start();
     },

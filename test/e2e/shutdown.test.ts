@@ -184,7 +184,10 @@ async function stopWithStreams(t: Test, cli: RunningCli, signal: NodeJS.Signals)
   return { ms, lines: logLines(out) };
 }
 
-/** The subsystems of the CLI's app (embedded history, no Home Assistant), in start order. */
+/**
+ * The subsystems of the CLI's app (embedded history; Home Assistant off, which still starts to
+ * clear a device it published while on), in start order.
+ */
 const SUBSYSTEMS = [
   'store',
   'clock',
@@ -194,6 +197,7 @@ const SUBSYSTEMS = [
   'history',
   'mqtt',
   'hardware',
+  'home assistant',
   'control',
   'backups',
   'alerts',

@@ -15,11 +15,12 @@ import t, { type Test } from 'tap';
 import { startApp } from '../helpers/app.js';
 import { logLines } from '../helpers/log-lines.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
+import { retainedTopics } from '../helpers/retained-topics.js';
 import { needTools } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
-import { Recorder, ROOT } from '../mqtt/fixtures.js';
+import { ROOT } from '../mqtt/fixtures.js';
 
-needTools('mosquitto_passwd');
+needTools('mosquitto_passwd', 'mosquitto_sub');
 
 const secret = (user: string) => `${user}-secret`;
 
@@ -56,17 +57,8 @@ async function fleetBroker(t: Test, ids: string[], edit: (acl: string) => string
     emitInterval: '200',
   });
   /** The retained (non-empty) topics under `filters`, read by the admin behind a marker. */
-  const retained = async (...filters: string[]) => {
-    const r = await Recorder.connect(broker.url, { username: 'admin', password: secret('admin') });
-    try {
-      await r.subscribe(...filters, 'edge-test/marker');
-      await r.publish('edge-test/marker', 'x');
-      await r.waitFor((m) => m.topic === 'edge-test/marker', 'the marker');
-      return r.messages.filter((m) => m.retain && m.payload.length > 0).map((m) => m.topic);
-    } finally {
-      await r.end();
-    }
-  };
+  const retained = (...filters: string[]) =>
+    retainedTopics(broker.url, filters, { username: 'admin', password: secret('admin') });
   return { as, retained };
 }
 
