@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { runUserCommand } from '../../src/auth/cli.js';
 
 async function user(argv: string[], root: string, cwd: string, stdin = '') {
@@ -30,16 +30,22 @@ async function user(argv: string[], root: string, cwd: string, stdin = '') {
   }
 }
 
-t.test("without --data-dir, the installed service's data dir is the one used", async (t) => {
+/** A system root with the installed config file (auth on), its data dir made when `started`, and a home dir. */
+function installedRoot(t: Test, started: boolean) {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-installed-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const root = path.join(dir, 'root');
   const home = path.join(dir, 'home');
   const data = path.join(root, 'var/lib/edgeblocks');
-  mkdirSync(data, { recursive: true, mode: 0o700 });
+  if (started) mkdirSync(data, { recursive: true, mode: 0o700 });
   mkdirSync(home);
   mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
   writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), JSON.stringify({ auth: true }));
+  return { dir, root, home, data };
+}
+
+t.test("without --data-dir, the installed service's data dir is the one used", async (t) => {
+  const { dir, root, home, data } = installedRoot(t, true);
 
   const added = await user(['add', 'alice'], root, home, 'a long password\n');
   t.equal(added.code, 0, added.stderr);
@@ -75,14 +81,7 @@ t.test("without --data-dir, the installed service's data dir is the one used", a
 // current directory, because the installed data dir did not exist yet: the service then found no
 // user. The installed config file alone now makes the unit's data dir the default.
 t.test('before the first start (no data dir yet), the user goes to the unit’s data dir', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-installed-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const root = path.join(dir, 'root');
-  const home = path.join(dir, 'home');
-  const data = path.join(root, 'var/lib/edgeblocks');
-  mkdirSync(home);
-  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
-  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), JSON.stringify({ auth: true }));
+  const { root, home, data } = installedRoot(t, false);
 
   const added = await user(['add', 'alice'], root, home, 'a long password\n');
   t.equal(added.code, 0, added.stderr);

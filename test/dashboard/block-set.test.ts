@@ -10,40 +10,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
+import { readEvents as readStream, type StreamEvent } from '../helpers/event-stream.js';
 
-type Event = { event: string; data: any };
+type Event = StreamEvent;
 
-/** Reads the stream until `until` says stop; `onOpen` runs once the first event came. */
-async function readEvents(running: RunningApp, until: (ev: Event[]) => boolean, onOpen?: () => Promise<void>) {
-  const ac = new AbortController();
-  const res = await fetch(`${running.base}/events`, { signal: ac.signal });
-  const events: Event[] = [];
-  const reader = res.body!.getReader();
-  let buf = '';
-  let opened = false;
-  try {
-    while (!until(events)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += Buffer.from(value).toString('utf8');
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const chunk = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const event = /^event: (.*)$/m.exec(chunk)?.[1];
-        const data = /^data: (.*)$/m.exec(chunk)?.[1];
-        if (event && data) events.push({ event, data: JSON.parse(data) });
-      }
-      if (!opened && events.length && onOpen) {
-        opened = true;
-        await onOpen();
-      }
-    }
-  } finally {
-    ac.abort();
-  }
-  return events;
-}
+/** Reads the stream until `until` says stop; `onOpen` runs once the first event came (event-stream.ts). */
+const readEvents = async (running: RunningApp, until: (ev: Event[]) => boolean, onOpen?: () => Promise<void>) =>
+  (await readStream(`${running.base}/events`, until, onOpen)).events;
 
 const firstState = async (running: RunningApp) =>
   (await readEvents(running, (ev) => ev.length >= 1))[0]!.data.blockSet as string;

@@ -3,45 +3,15 @@
 import t from 'tap';
 import { dashboardDir } from '../../src/api/dashboard.js';
 import { startApp } from '../helpers/app.js';
+import { readEvents as readStream, type StreamEvent } from '../helpers/event-stream.js';
 
 const running = await startApp({ emitInterval: '200', history: 'off' });
 const base = running.base.replace(/\/[^/]+$/, '');
 t.teardown(() => running.close());
 
-/** Reads SSE events from the stream until `until` says stop. */
-async function readEvents(
-  until: (events: Array<{ event: string; data: any }>) => boolean,
-  onOpen?: () => Promise<void>,
-) {
-  const ac = new AbortController();
-  const res = await fetch(`${base}/edge-one/events`, { signal: ac.signal });
-  const events: Array<{ event: string; data: any }> = [];
-  const reader = res.body!.getReader();
-  let buf = '';
-  let opened = false;
-  try {
-    while (!until(events)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += Buffer.from(value).toString('utf8');
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const chunk = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const event = /^event: (.*)$/m.exec(chunk)?.[1];
-        const data = /^data: (.*)$/m.exec(chunk)?.[1];
-        if (event && data) events.push({ event, data: JSON.parse(data) });
-      }
-      if (!opened && events.length && onOpen) {
-        opened = true;
-        await onOpen();
-      }
-    }
-  } finally {
-    ac.abort();
-  }
-  return { res, events };
-}
+/** Reads the stream until `until` says stop (event-stream.ts). */
+const readEvents = (until: (events: StreamEvent[]) => boolean, onOpen?: () => Promise<void>) =>
+  readStream(`${base}/edge-one/events`, until, onOpen);
 
 t.test('a state at once, patches after changes, fresh state every interval', async (t) => {
   const { res, events } = await readEvents(

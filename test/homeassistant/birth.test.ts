@@ -13,26 +13,14 @@ import { CONDITION_KINDS } from '../../src/alerts/types.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { logLines, type LogLine } from '../helpers/log-lines.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
+import { retainedTopics } from '../helpers/retained-topics.js';
 import { until } from '../helpers/until.js';
 import { Recorder } from '../mqtt/fixtures.js';
 
 const DEVICE = 'homeassistant/+/edgeblocks_ferm/+/config';
 
-/** The retained (non-empty) topics a new subscriber to `filters` reads, after a marker published behind them. */
-async function retained(url: string, ...filters: string[]): Promise<string[]> {
-  const r = await Recorder.connect(url);
-  try {
-    await r.subscribe(...filters, 'edge-test/marker');
-    await r.publish('edge-test/marker', 'x');
-    await r.waitFor((m) => m.topic === 'edge-test/marker', 'the marker');
-    return r.messages
-      .filter((m) => m.retain && m.payload.length > 0)
-      .map((m) => m.topic)
-      .sort();
-  } finally {
-    await r.end();
-  }
-}
+/** The retained (non-empty) topics a new subscriber to `filters` reads (retained-topics.ts). */
+const retained = (url: string, ...filters: string[]) => retainedTopics(url, filters);
 
 async function sensor(rt: RunningApp, id: string): Promise<number> {
   const res = await rt.post('blocks/create', { id, type: 'TempSensorMock', data: { setting: 20 } });

@@ -11,6 +11,7 @@ import t, { type Test } from 'tap';
 import { logLines } from '../helpers/log-lines.js';
 import { startApp } from '../helpers/app.js';
 import { startMosquitto } from '../helpers/mosquitto.js';
+import { retainedTopics } from '../helpers/retained-topics.js';
 import { until } from '../helpers/until.js';
 import { assertBuilt, Recorder, spawnCli } from '../mqtt/fixtures.js';
 
@@ -22,18 +23,8 @@ const tempDir = (t: Test) => {
   return dir;
 };
 
-/** The retained (non-empty) topics a new subscriber to `filters` reads, after a marker published behind them. */
-async function retained(url: string, ...filters: string[]): Promise<string[]> {
-  const r = await Recorder.connect(url);
-  try {
-    await r.subscribe(...filters, 'edge-test/marker');
-    await r.publish('edge-test/marker', 'x');
-    await r.waitFor((m) => m.topic === 'edge-test/marker', 'the marker');
-    return r.messages.filter((m) => m.retain && m.payload.length > 0).map((m) => m.topic);
-  } finally {
-    await r.end();
-  }
-}
+/** The retained (non-empty) topics a new subscriber to `filters` reads (retained-topics.ts). */
+const retained = (url: string, ...filters: string[]) => retainedTopics(url, filters);
 
 /** What Home Assistant reads of controller `id`: its configs, block states and alert states (and its availability). */
 const deviceOf = (id: string) => [`homeassistant/+/edgeblocks_${id}/#`, `svc/ha/${id}/#`, `svc/alerts/${id}/ha`];
