@@ -1,34 +1,11 @@
 // The autotune driven the way clients drive it: REST block patches and MQTT controller
 // messages (real Mosquitto), with the refusals answered as 422 naming the field.
 import t from 'tap';
-import { startApp } from '../helpers/app.js';
-import { controllerTopic, Recorder, SERVICE_ID, until, VARIANTS } from '../mqtt/fixtures.js';
-
-const link = (id: string) => ({ __objtype: 'Link', id });
+import { heaterPidApp } from './rest-app.js';
+import { controllerTopic, Recorder, SERVICE_ID, until } from '../mqtt/fixtures.js';
 
 t.test('REST and MQTT start, stop and refuse a tuning', async (t) => {
-  const bus = await VARIANTS.find((v) => v.name === 'mosquitto')!.setup();
-  t.teardown(() => bus.close());
-  const rt = await startApp({ ...bus.overrides });
-  t.teardown(() => rt.close());
-  const { post } = rt;
-  const ok = async (route: string, body: unknown) => {
-    const r = await post(route, body);
-    t.equal(r.status, route === 'blocks/create' ? 201 : 200, `${route}: ${JSON.stringify(r.body).slice(0, 300)}`);
-    return r.body;
-  };
-  await ok('blocks/create', { id: 'Sensor', type: 'TempSensorMock', data: { setting: 20 } });
-  await ok('blocks/create', {
-    id: 'Setpoint',
-    type: 'SetpointSensorPair',
-    data: { sensorId: link('Sensor'), storedSetting: 20, enabled: true, filter: 'FILTER_NONE' },
-  });
-  await ok('blocks/create', { id: 'Heater', type: 'ActuatorAnalogMock', data: {} });
-  await ok('blocks/create', {
-    id: 'PID',
-    type: 'Pid',
-    data: { inputId: link('Setpoint'), outputId: link('Heater'), kp: 20, ti: 3600, td: 0, enabled: true },
-  });
+  const { bus, rt, post, ok } = await heaterPidApp(t);
 
   // Refusals: 422 naming data.tuning.command, nothing changed.
   const refused = async (body: unknown, message: RegExp, path = 'data.tuning.command') => {

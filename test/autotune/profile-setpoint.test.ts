@@ -4,36 +4,14 @@
 // output is driven by another block), and a profile enabled under a running tuning stops it at
 // once, naming it, the gains as they were.
 import t from 'tap';
-import { startApp } from '../helpers/app.js';
-import { controllerTopic, Recorder, SERVICE_ID, sleep, until, VARIANTS } from '../mqtt/fixtures.js';
+import { heaterPidApp, link } from './rest-app.js';
+import { controllerTopic, Recorder, SERVICE_ID, sleep, until } from '../mqtt/fixtures.js';
 
-const link = (id: string) => ({ __objtype: 'Link', id });
 const q = (unit: string, value: number) => ({ __objtype: 'Quantity', unit, value });
 
 t.test('a profile on the setpoint: START refused naming it; enabled under a tuning, it stops it', async (t) => {
-  const bus = await VARIANTS.find((v) => v.name === 'mosquitto')!.setup();
-  t.teardown(() => bus.close());
-  const rt = await startApp({ ...bus.overrides });
-  t.teardown(() => rt.close());
-  const { post } = rt;
-  const ok = async (route: string, body: unknown) => {
-    const r = await post(route, body);
-    t.equal(r.status, route === 'blocks/create' ? 201 : 200, `${route}: ${JSON.stringify(r.body).slice(0, 300)}`);
-    return r.body;
-  };
+  const { bus, rt, post, ok } = await heaterPidApp(t);
   const read = async (id: string) => (await ok('blocks/read', { id })).data;
-  await ok('blocks/create', { id: 'Sensor', type: 'TempSensorMock', data: { setting: 20 } });
-  await ok('blocks/create', {
-    id: 'Setpoint',
-    type: 'SetpointSensorPair',
-    data: { sensorId: link('Sensor'), storedSetting: 20, enabled: true, filter: 'FILTER_NONE' },
-  });
-  await ok('blocks/create', { id: 'Heater', type: 'ActuatorAnalogMock', data: {} });
-  await ok('blocks/create', {
-    id: 'PID',
-    type: 'Pid',
-    data: { inputId: link('Setpoint'), outputId: link('Heater'), kp: 20, ti: 3600, td: 0, enabled: true },
-  });
   const now = () => Math.floor(Date.now() / 1000);
   // Flat at 20 degC for now; the profile holds the setting the tuning would start at.
   const points = [
