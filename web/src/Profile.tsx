@@ -177,9 +177,10 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
     else void run(patch(block, { start: iso(now - next) }), 'skipped to the next step');
   };
   // Paused or stopped, the profile drives its setpoint no more, and a setpoint it claimed has no
-  // setting of its own: the beer would go uncontrolled. In one batch (no update between them), the
-  // setpoint is written the profile's setting of now (STORED) and the profile let go of it, so it
-  // holds, as a thermostat would. Just started, the card may not have the controller's setting
+  // setting of its own: the beer would go uncontrolled. In one batch, the profile is turned off and
+  // then the setpoint written the profile's setting of now (STORED), so it holds, as a thermostat
+  // would. In that order: the controller runs due blocks after each item, and a profile still on
+  // after the setpoint's write would claim it back (settingMode CLAIMED) before being turned off. Just started, the card may not have the controller's setting
   // yet (it comes with the profile's first update): it is then worked out from the points.
   const letGo = (meta: Record<string, unknown>, done: string) => {
     const off = { id: block.id, type: block.type, serviceId: serviceId(), data: { enabled: false }, meta };
@@ -188,9 +189,9 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
     const setting = typeof known?.value === 'number' ? known : settingAt(d.points, elapsed);
     if (typeof target !== 'string' || setting === null) return run(controller<Block>('blocks/patch', off), done);
     const hold = { id: target, type: 'SetpointSensorPair', serviceId: serviceId(), data: { storedSetting: setting } };
-    const both = controller<Block[]>('blocks/batch/patch', [hold, off]).then((a) => ({
+    const both = controller<Block[]>('blocks/batch/patch', [off, hold]).then((a) => ({
       ...a,
-      body: a.ok ? a.body[1]! : (a.body as unknown as Block),
+      body: a.ok ? a.body[0]! : (a.body as unknown as Block),
     }));
     return run(both, `${done}: ${target} holds its setting`);
   };
