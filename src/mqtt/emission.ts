@@ -139,6 +139,7 @@ export class Emission {
           blocks,
           relations: runtime.relations(),
           claims: runtime.claims(),
+          blockSet: runtime.blockSet(),
         }),
       );
       if (!conn.publish(topics.state, payload, { retain: true })) return false;

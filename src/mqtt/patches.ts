@@ -1,5 +1,6 @@
 // Patch events: after every block change (REST, MQTT, discovery, backup load), the changed
-// blocks and deleted ids on `R/state/{serviceId}/patch`. Not retained, not queued.
+// blocks and deleted ids on `R/state/{serviceId}/patch`, with the block set's id (state.ts). Not
+// retained, not queued.
 import type { BlockRuntime, ChangeEvent } from '../runtime/runtime.js';
 import type { MqttConnection } from './connection.js';
 import { patchMessage } from './state.js';
@@ -16,7 +17,7 @@ export function publishPatches(opts: {
   const onChange = (ev: ChangeEvent) => {
     if (!conn.connected) return;
     const changed = ev.changed.map((b) => runtime.read(b).json());
-    conn.publish(topics.patch, JSON.stringify(patchMessage(key, ttl, changed, ev.deleted)));
+    conn.publish(topics.patch, JSON.stringify(patchMessage(key, ttl, changed, ev.deleted, runtime.blockSet())));
   };
   runtime.on('change', onChange);
   return () => runtime.off('change', onChange);

@@ -18,6 +18,12 @@ export interface StateData {
   blocks: BlockJson[];
   relations: unknown[];
   claims: unknown[];
+  /**
+   * The block set's id (BlockPersistence.blockSet), as the event stream's state carries it: new
+   * after a backup load or on another data dir, so a reader that keeps blocks by nid tells a
+   * rename from another block that took the nid. Not in the offline message (no blocks).
+   */
+  blockSet?: string;
 }
 
 export interface Envelope<T> {
@@ -36,11 +42,13 @@ export function offlineMessage(key: string, ttl: string, status: ControllerStatu
   return stateMessage(key, ttl, { status, blocks: [], relations: [], claims: [] });
 }
 
+/** `blockSet` as in the state: a backup load's own patch has the new one. */
 export function patchMessage(
   key: string,
   ttl: string,
   changed: BlockJson[],
   deleted: string[],
-): Envelope<{ changed: BlockJson[]; deleted: string[] }> {
-  return { key, type: PATCH_TYPE, ttl, data: { changed, deleted } };
+  blockSet: string,
+): Envelope<{ changed: BlockJson[]; deleted: string[]; blockSet: string }> {
+  return { key, type: PATCH_TYPE, ttl, data: { changed, deleted, blockSet } };
 }

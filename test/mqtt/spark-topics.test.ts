@@ -58,8 +58,8 @@ t.test('a plain MQTT client on a real Mosquitto', async (t) => {
   t.equal(state.json.key, SERVICE_ID);
   t.same(
     Object.keys(state.json.data).sort(),
-    ['blocks', 'claims', 'relations', 'status'],
-    'the SparkStateEvent data shape',
+    ['blockSet', 'blocks', 'claims', 'relations', 'status'],
+    "the SparkStateEvent data shape (the UI takes the fields it knows; blockSet is edgeblocks' own)",
   );
   const sensor = state.json.data.blocks.find((b: any) => b.id === 'Fridge Sensor');
   t.match(sensor.data.value, { __bloxtype: 'Quantity', unit: 'degC' }, 'quantities carry __bloxtype');
