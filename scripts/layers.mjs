@@ -78,7 +78,7 @@ export const LAYERS = [
     name: 'blocks',
     paths: ['src/blocks/'],
     imports: ['runtime', 'codec', 'log', 'shared', 'drivers'],
-    portable: ['src/blocks/shared/profile.ts'],
+    portable: ['src/blocks/shared/profile.ts', 'src/blocks/shared/sequence-lines.ts'],
     rule: 'One file per block type: a field table and an update function (defineBlock). Hardware is reached through ctx.hardware, never imported.',
   },
   {
@@ -196,7 +196,7 @@ export const LAYERS = [
     name: 'web',
     paths: ['web/src/'],
     imports: [],
-    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules (only the portable ones: the unit table, the duration parser, the rule of a wall clock never set and a profile's setting between its points).",
+    rule: "The dashboard: knows only the public API (REST, the OpenAPI document, the event stream), never the service's modules (only the portable ones: the unit table, the duration parser, the rule of a wall clock never set, a profile's setting between its points and the block names of a Sequence line).",
   },
 ];
 

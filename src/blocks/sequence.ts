@@ -280,7 +280,14 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       } else if (result.kind === 'wait') {
         report(block, 'WAITING', 'NONE');
       } else {
-        report(block, 'ERROR', result.error, index, null, `instruction ${index + 1}: ${result.error}`);
+        report(
+          block,
+          'ERROR',
+          result.error,
+          index,
+          null,
+          `instruction ${index + 1}: ${result.error}${result.detail ? `: ${result.detail}` : ''}`,
+        );
       }
       break;
     }

@@ -5,7 +5,8 @@
 // follows into the instructions as it follows links, across a restart. The seed of the random
 // names is in the test name; EDGEBLOCKS_NAMES_SEED repeats a run.
 import t from 'tap';
-import { parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';
+import { lineNames } from '../../src/blocks/shared/sequence-lines.js';
+import { blockTargets, formatName, parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { names, namesSeed, show } from '../helpers/names.js';
 import { link, setup, type Setup } from './setup.js';
@@ -51,6 +52,33 @@ t.test(`every name can be a target, quoted, and its normalised line names it aga
     t.equal(su.data('again').error, 'NONE', `${show(name)}: the normalised line ${show(line)} parses to it`);
     t.equal(su.data(name).storedSetting, 22, `${show(name)}: set by the normalised line`);
   }
+  t.end();
+});
+
+t.test(`the dashboard finds the names of a line as the service does (seed ${SEED})`, async (t) => {
+  // web/src/blocks.ts marks a line naming a deleted block with lineNames (sequence-lines.ts); the
+  // service renames and lists such lines with blockTargets of the parsed line.
+  for (const name of [...names(SEED, 60), "a', b", "x'', y", "'quoted'", "' , '", '$name']) {
+    for (const line of [
+      `SET_SETPOINT target=${quoted(name)}, setting=21C`,
+      `WAIT_TEMP_BETWEEN lower=1C, target=${quoted(name)}, upper=30C`,
+      `START_PROFILE target=${formatName(name)}`,
+    ]) {
+      const parsed = parseInstruction(line);
+      if (!('instruction' in parsed)) {
+        t.fail(`${show(line)}: ${parsed.error.message}`);
+        continue;
+      }
+      t.same(
+        lineNames(line).map((n) => [n.key, n.id]),
+        blockTargets(parsed.instruction),
+        show(line),
+      );
+    }
+  }
+  t.same(lineNames('START_PROFILE target=$name'), [], 'a variable names no block');
+  t.same(lineNames('# SET_SETPOINT target=x, setting=1C'), [], 'a comment names none');
+  t.same(lineNames('SET_SETPOINT target=x, setting=1C, bogus=1'), [], 'a line that does not split names none');
   t.end();
 });
 

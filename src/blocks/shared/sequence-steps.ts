@@ -26,7 +26,7 @@ export type StepResult =
   | { kind: 'next' }
   | { kind: 'wait' }
   | { kind: 'restart' }
-  | { kind: 'error'; error: SequenceErrorName };
+  | { kind: 'error'; error: SequenceErrorName; detail?: string };
 
 export interface StepContext {
   ctx: UpdateContext;
@@ -41,7 +41,11 @@ export interface StepContext {
 }
 
 class StepError extends Error {
-  constructor(readonly code: SequenceErrorName) {
+  /** `detail`: what the error is about, in words (the block a target names). */
+  constructor(
+    readonly code: SequenceErrorName,
+    readonly detail?: string,
+  ) {
     super(code);
   }
 }
@@ -53,7 +57,7 @@ export function runInstruction(ins: Instruction, sc: StepContext): StepResult {
   try {
     return step(ins, sc);
   } catch (e) {
-    if (e instanceof StepError) return { kind: 'error', error: e.code };
+    if (e instanceof StepError) return { kind: 'error', error: e.code, ...(e.detail ? { detail: e.detail } : {}) };
     throw e;
   }
 }
@@ -235,6 +239,6 @@ function targetArg(ins: Instruction, sc: StepContext): AnyBlock {
   const id = v ? v.link : 'text' in arg ? arg.text : null;
   if (!id) throw new StepError(v ? 'INVALID_VARIABLE' : 'INVALID_ARGUMENT');
   const b = sc.ctx.resolve(id, kind.link);
-  if (!b) throw new StepError('INVALID_TARGET');
+  if (!b) throw new StepError('INVALID_TARGET', `no block "${id}" that ${ins.op} can use`);
   return b;
 }

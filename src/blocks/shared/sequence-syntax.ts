@@ -3,12 +3,16 @@
 // 2dC, 3.6dF), durations are 1d2h3m4s, times ISO-8601 or epoch seconds, links are block ids,
 // digital states their names, and any argument may be `$name`, a variable of the linked
 // Variables block. Parsing yields a typed instruction or an error with its column; formatting
-// gives the normalised line.
+// gives the normalised line. The shape of a line (opcodes, arguments, quotes) is sequence-lines.ts,
+// which the dashboard shares; what each value means is here.
 import { decodeDatetime, MAX_MAGNITUDE, takesValue } from '../../codec/decode.js';
 import { f, SETPOINT_RANGE_C } from '../../codec/fields.js';
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { InterfaceName } from '../../runtime/interfaces.js';
+import { isVariable, OPCODES, splitLine, type Opcode, type ParseError } from './sequence-lines.js';
+
+export { OPCODES, type Opcode, type ParseError };
 
 export type ArgKind =
   | 'temp'
@@ -20,36 +24,6 @@ export type ArgKind =
   | 'text'
   | { link: InterfaceName };
 
-/** Argument names and kinds per opcode, in their normalised order. */
-export const OPCODES = {
-  RESTART: {},
-  ENABLE: { target: { link: 'EnablerInterface' } },
-  DISABLE: { target: { link: 'EnablerInterface' } },
-  WAIT: {},
-  WAIT_DURATION: { duration: 'duration' },
-  WAIT_UNTIL: { time: 'datetime' },
-  WAIT_TEMP_BETWEEN: { target: { link: 'TempSensorInterface' }, lower: 'temp', upper: 'temp' },
-  WAIT_TEMP_NOT_BETWEEN: { target: { link: 'TempSensorInterface' }, lower: 'temp', upper: 'temp' },
-  WAIT_TEMP_UNEXPECTED: { target: { link: 'TempSensorInterface' }, lower: 'temp', upper: 'temp' },
-  WAIT_TEMP_ABOVE: { target: { link: 'TempSensorInterface' }, value: 'temp' },
-  WAIT_TEMP_BELOW: { target: { link: 'TempSensorInterface' }, value: 'temp' },
-  SET_SETPOINT: { target: { link: 'SetpointSensorPairInterface' }, setting: 'temp' },
-  WAIT_SETPOINT: { target: { link: 'SetpointSensorPairInterface' }, precision: 'deltaTemp' },
-  WAIT_SETPOINT_ABOVE: { target: { link: 'SetpointSensorPairInterface' }, precision: 'deltaTemp' },
-  WAIT_SETPOINT_BELOW: { target: { link: 'SetpointSensorPairInterface' }, precision: 'deltaTemp' },
-  SET_DIGITAL: { target: { link: 'ActuatorDigitalInterface' }, setting: 'digital' },
-  WAIT_DIGITAL: { target: { link: 'ActuatorDigitalInterface' } },
-  WAIT_DIGITAL_EQUALS: { target: { link: 'DigitalInterface' }, state: 'digital' },
-  SET_PWM: { target: { link: 'ActuatorAnalogInterface' }, setting: 'analog' },
-  START_PROFILE: { target: { link: 'SetpointProfile' } },
-  WAIT_PROFILE: { target: { link: 'SetpointProfile' } },
-  START_SEQUENCE: { target: { link: 'Sequence' } },
-  WAIT_SEQUENCE: { target: { link: 'Sequence' } },
-  COMMENT: { text: 'text' },
-} as const satisfies Record<string, Record<string, ArgKind>>;
-
-export type Opcode = keyof typeof OPCODES;
-
 /** A literal in internal units (degC, delta degC, seconds, epoch seconds), or a variable. */
 export type Arg = { var: string } | { value: number; unit?: 'C' | 'F' } | { text: string };
 
@@ -58,50 +32,28 @@ export interface Instruction {
   args: Record<string, Arg>;
 }
 
-export interface ParseError {
-  message: string;
-  /** 0-based column in the trimmed line. */
-  pos: number;
-}
-
 const VAR_NAME = /^[A-Za-z0-9_-]{1,16}$/;
 const NUMBER = '[-+]?(?:\\d+\\.?\\d*|\\.\\d+)';
 const TEMP = new RegExp(`^(${NUMBER})\\s*(?:°|deg)?([CF])$`, 'i');
 const DELTA = new RegExp(`^(${NUMBER})\\s*(?:d|delta_?|Δ)(?:°|deg)?([CF])$`, 'i');
 
 export function parseInstruction(line: string): { instruction: Instruction } | { error: ParseError } {
-  const text = line.trim();
-  if (text.startsWith('#')) return { instruction: { op: 'COMMENT', args: { text: { text: text.slice(1).trim() } } } };
-  const head = /^([A-Za-z_]+)(\s+|$)/.exec(text);
-  if (!head)
-    return fail(text === '' ? 'empty instruction' : `expected an instruction name, got '${text.split(/\s/)[0]}'`, 0);
-  const op = head[1]!.toUpperCase();
-  if (!Object.hasOwn(OPCODES, op)) return fail(`unknown instruction '${head[1]}'`, 0);
-  const spec = OPCODES[op as Opcode] as Record<string, ArgKind>;
+  const split = splitLine(line);
+  if ('error' in split) return split;
+  if (!('args' in split)) return { instruction: { op: 'COMMENT', args: { text: { text: split.comment } } } };
+  const { op, text } = split;
   const args: Record<string, Arg> = {};
-  const pos = head[0].length;
-  const rest = text.slice(pos);
-  if (op === 'COMMENT' && !/^text\s*=/.test(rest))
-    return { instruction: { op: 'COMMENT', args: { text: { text: rest } } } };
-  for (const part of splitArgs(rest, pos)) {
-    if ('error' in part) return { error: part.error };
-    const { key, raw, at, valueAt } = part;
-    const kind = Object.hasOwn(spec, key) ? spec[key]! : undefined;
-    if (!kind)
-      return fail(
-        `${op} has no argument '${key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`,
-        at,
-      );
-    if (key in args) return fail(`argument '${key}' given twice`, at);
-    const arg = parseArg(raw, kind, part.quoted);
+  for (const part of split.args) {
+    const { key, raw, valueAt } = part;
+    const arg = parseArg(raw, part.kind as ArgKind, part.quoted);
     if (typeof arg === 'string') return fail(`${key}: ${arg}`, valueAt);
     const range = op === 'SET_SETPOINT' && key === 'setting' ? setpointRangeProblem(arg) : null;
     if (range) return fail(`${key}: ${range}, got '${raw}'`, valueAt);
     args[key] = arg;
   }
-  const missing = Object.keys(spec).filter((k) => !(k in args));
+  const missing = Object.keys(OPCODES[op]).filter((k) => !(k in args));
   if (missing.length) return fail(`${op} needs ${missing.join(', ')}`, text.length);
-  return { instruction: { op: op as Opcode, args } };
+  return { instruction: { op, args } };
 }
 
 /** Why a SET_SETPOINT setting given as a literal is outside the range a setpoint takes (SETPOINT_RANGE_C), in its unit. */
@@ -119,73 +71,6 @@ function inSetpointRange(c: number): boolean {
 
 function fail(message: string, pos: number): { error: ParseError } {
   return { error: { message, pos } };
-}
-
-interface ArgText {
-  key: string;
-  raw: string;
-  /** In single quotes: taken as written (a name with a comma, or one that starts with $ or '). */
-  quoted: boolean;
-  at: number;
-  valueAt: number;
-}
-
-/**
- * `key=value, key='value'` into its arguments; `offset` is the column where `rest` starts. A value
- * in single quotes (as Brewblox writes a name with a space) runs to the quote that ends it, one
- * followed by a comma or the end of the line; inside, '' is one quote and a lone one is kept.
- */
-function splitArgs(rest: string, offset: number): Array<ArgText | { error: ParseError }> {
-  const out: Array<ArgText | { error: ParseError }> = [];
-  if (rest.trim() === '') return out;
-  let i = 0;
-  for (;;) {
-    const at = offset + i + (rest.slice(i).length - rest.slice(i).trimStart().length);
-    const comma = rest.indexOf(',', i);
-    const eq = rest.indexOf('=', i);
-    if (eq < 0 || (comma >= 0 && comma < eq)) {
-      const part = rest.slice(i, comma < 0 ? undefined : comma).trim();
-      return [...out, fail(`expected key=value, got '${part}'`, at)];
-    }
-    const key = rest.slice(i, eq).trim();
-    let j = eq + 1;
-    while (j < rest.length && /\s/.test(rest[j]!)) j++;
-    const valueAt = offset + j;
-    let raw = '';
-    let quoted = false;
-    if (rest[j] === "'") {
-      quoted = true;
-      const value = inQuotes(rest, j, false) ?? inQuotes(rest, j, true);
-      if (!value) return [...out, fail(`${key}: a value in quotes needs its closing quote`, valueAt)];
-      raw = value.text;
-      i = value.end + 1 + (/^\s*/.exec(rest.slice(value.end + 1))?.[0].length ?? 0);
-    } else {
-      const end = rest.indexOf(',', j);
-      raw = rest.slice(j, end < 0 ? undefined : end).trim();
-      i = end < 0 ? rest.length : end;
-    }
-    out.push({ key, raw, quoted, at, valueAt });
-    if (i >= rest.length) return out;
-    i++; // the comma
-  }
-}
-
-/**
- * The value in quotes opening at `open` and the index of its closing quote, or null when none
- * closes it. '' is one quote, as the lines are written back; `brewblox`: two quotes that end the
- * value are the name's last one and the closing one (Brewblox doubles none: 'Brewer's 'Best'').
- */
-function inQuotes(rest: string, open: number, brewblox: boolean): { text: string; end: number } | null {
-  const closes = (at: number) => rest[at] === "'" && /^\s*(,|$)/.test(rest.slice(at + 1));
-  let text = '';
-  for (let k = open + 1; k < rest.length; ) {
-    if (rest[k] === "'" && rest[k + 1] === "'" && !(brewblox && closes(k + 1))) {
-      text += "'";
-      k += 2;
-    } else if (closes(k)) return { text, end: k };
-    else text += rest[k++];
-  }
-  return null;
 }
 
 /** A block id as an argument: in quotes when it would not read back as itself (quote doubled). */
@@ -207,7 +92,7 @@ function literal(kind: keyof typeof LITERAL, value: number, unit: 'C' | 'F' | un
 }
 
 function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
-  if (raw.startsWith('$') && !quoted) {
+  if (isVariable({ raw, quoted })) {
     const name = raw.slice(1);
     return VAR_NAME.test(name) ? { var: name } : `invalid variable name '${raw}' (1-16 characters of A-Z a-z 0-9 _ -)`;
   }
