@@ -3,7 +3,7 @@
 // "Show JSON", and Delete.
 import { useEffect, useState } from 'preact/hooks';
 import { controller, type Block } from './api';
-import { danglingLinks, fmtQty, headline, isLink, isQuantity, linkPlace, missingLinkWords, roleOf } from './blocks';
+import { fmtQty, headline, isLink, isQuantity, linkPlace, missingLinkWords, missingTargets, roleOf } from './blocks';
 import { BlockForm, markCreated } from './BlockForm';
 import { enumWord } from './enum-words';
 import { enumValues, kindOf, durationWords } from './field-kinds';
@@ -95,11 +95,11 @@ const linkWords = (links: Array<{ id: string; field: string }>): string =>
 const left = (links: Array<{ id: string; field: string }>): string =>
   links.length ? ` These links now point at nothing (each block shows it): ${linkWords(links)}.` : '';
 
-/** The links of other blocks to `id`, as a delete would leave them. */
+/** The links of other blocks to `id` and the Sequence lines naming it, as a delete would leave them. */
 function linksTo(id: string, blocks: Map<string, Block>): Array<{ id: string; field: string }> {
   return [...blocks.values()]
     .filter((b) => b.id !== id)
-    .flatMap((b) => danglingLinks(b.data, (x) => x !== id).map((l) => ({ id: b.id, field: l.path.join('.') })));
+    .flatMap((b) => missingTargets(b, (x) => x !== id).map((l) => ({ id: b.id, field: l.path.join('.') })));
 }
 
 export function Editor({ id }: { id: string }) {
@@ -124,7 +124,7 @@ export function Editor({ id }: { id: string }) {
             {[...live.blocks.values()].map((b) => (
               <li>
                 <a href={`#/block/${encodeURIComponent(b.id)}`}>{b.id}</a> <span class="type">{b.type}</span>
-                {danglingLinks(b.data, (x) => live.blocks.has(x)).map((l) => (
+                {missingTargets(b, (x) => live.blocks.has(x)).map((l) => (
                   <span class="field-error"> {missingLinkWords(l.id)}</span>
                 ))}
               </li>

@@ -3,6 +3,7 @@
 import type { Block, Link, Quantity } from './block-types.js';
 import { errorWords, thermocoupleFaultWords } from './device-words.js';
 import type { Role } from './type-doc.js';
+import { lineNames } from '../../src/blocks/shared/sequence-lines.js';
 
 export type { Role };
 
@@ -105,7 +106,6 @@ export function danglingLinks(data: unknown, exists: (id: string) => boolean, pa
   return Object.entries(data).flatMap(([k, v]) => danglingLinks(v, exists, [...path, k]));
 }
 
-/** Where a link is, in words: "Sensor", "Constraints › Mutex" (`label` gives a field's words). */
 /** The words for a link to a block that is not there (deleted: blocks/delete's `dangling`). */
 export const missingLinkWords = (id: string): string => `links to missing block "${id}"`;
 
@@ -116,7 +116,28 @@ export const missingLinkWords = (id: string): string => `links to missing block 
 export const isLetGo = (d: Record<string, unknown>): boolean =>
   d.settingMode === 'CLAIMED' && !(isLink(d.claimedBy) && d.claimedBy.id);
 
+/**
+ * The links of a block to blocks that are not there, and the lines of a Sequence's instructions
+ * that name one (path `instructions.<index>`, as blocks/delete lists them): a Sequence stops with
+ * INVALID_TARGET only once it reaches such a line.
+ */
+export function missingTargets(b: Block, exists: (id: string) => boolean): DanglingLink[] {
+  const links = danglingLinks(b.data, exists);
+  const lines = b.type === 'Sequence' && Array.isArray(b.data?.instructions) ? b.data.instructions : [];
+  const named = lines.flatMap((line, i) =>
+    typeof line === 'string'
+      ? lineNames(line)
+          .filter((n) => !exists(n.id))
+          .map((n) => ({ path: ['instructions', String(i)], id: n.id }))
+      : [],
+  );
+  return [...links, ...named];
+}
+
+/** Where a link is, in words: "Sensor", "Constraints › Mutex", "Instruction 2" (`label` gives a field's words). */
 export function linkPlace(path: string[], label: (name: string) => string): string {
+  if (path.length === 2 && path[0] === 'instructions' && /^\d+$/.test(path[1]!))
+    return `Instruction ${Number(path[1]) + 1}`;
   const words = path.filter((p) => !/^\d+$/.test(p)).map(label);
   return words.filter((w, i) => w !== words[i - 1]).join(' › ');
 }
@@ -153,8 +174,11 @@ export function problemsOf(
   if (b.type === 'Pid' && d.enabled === true && d.active === false)
     out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
-  for (const l of danglingLinks(d, exists))
+  for (const l of missingTargets(b, exists))
     out.push({ level: 'error', text: `${linkPlace(l.path, label)} ${missingLinkWords(l.id)}` });
+  // A Sequence stopped at a line says why (errorMessage: "instruction 2: INVALID_TARGET: ...").
+  if (d.status === 'ERROR' && typeof d.errorMessage === 'string' && d.errorMessage)
+    out.push({ level: 'error', text: d.errorMessage.charAt(0).toUpperCase() + d.errorMessage.slice(1) });
   const constraints = d.constraints;
   // Outputs tell their constraints in their own words (explain.ts outputStory).
   if (constraints && typeof constraints === 'object' && role !== 'output') {
