@@ -1,11 +1,16 @@
-// Batch create/write/patch/delete: a list of blocks applied all or nothing. The writes share one
-// database transaction; when an item fails, the transaction rolls back, the blocks already
-// changed in memory are put back, and the error names the item's index and field.
+// Batch create/write/patch/delete: a list of blocks applied all or nothing, as one change. The
+// writes share one database transaction, and no block runs between them: the blocks that are due
+// run once, after the last item is applied and committed, and the answer shows the blocks as they
+// are then. When an item fails, the transaction rolls back, the blocks already changed in memory
+// are put back (claims let go and when blocks are due with them), nothing has run on the items
+// undone, and the error names the item's index and field.
 import { isPlainObject } from '../codec/partial.js';
 import type { BlockJson, Ident } from './body.js';
+import { blockJson } from './block-json.js';
 import { BlockError } from './errors.js';
 import type { BatchScope, ChangeEvent, RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
+import { createOne, updateOne } from './writes.js';
 
 export type { BatchScope };
 
@@ -23,7 +28,7 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
     ]);
   if (rt.scope) throw new Error('batches do not nest');
   const scope: BatchScope = { undo: [], events: [] };
-  const results: Array<BlockJson | Ident> = [];
+  const results: Array<AnyBlock | Ident> = [];
   try {
     rt.persistence.transaction(() => {
       rt.scope = scope;
@@ -43,21 +48,21 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
     for (const undo of scope.undo.reverse()) undo();
     resync(rt, scope);
     rt.afterStructureChange();
-    rt.tick();
     throw e;
   }
+  rt.tick();
   rt.changed(merged(rt, scope.events, origin));
-  return results;
+  return results.map((r) => ('def' in r ? blockJson(r, 'default', rt) : r));
 }
 
-function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): BlockJson | Ident {
+function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): AnyBlock | Ident {
   switch (op) {
     case 'create':
-      return rt.create(item, origin);
+      return createOne(rt, item, origin);
     case 'write':
-      return rt.write(item, origin);
+      return updateOne(rt, item, false, origin);
     case 'patch':
-      return rt.patch(item, origin);
+      return updateOne(rt, item, true, origin);
     case 'delete':
       return rt.delete(item, origin);
   }

@@ -3,7 +3,8 @@
 import { overlayOwned, withReadonly } from '../codec/apply.js';
 import type { Partial } from '../codec/partial.js';
 import type { BlockTable } from './block-table.js';
-import { releaseStale, type ChannelClaims } from './claims.js';
+import { channels, claimedBy, releaseStale, type ChannelClaims } from './claims.js';
+import type { BatchScope } from './core.js';
 import type { LinkIndex, OutLink } from './links.js';
 import type { SchedulerOrder } from './order.js';
 import type { Reads } from './reads.js';
@@ -15,6 +16,8 @@ export interface Indexed {
   readonly links: LinkIndex;
   readonly channelClaims: ChannelClaims;
   readonly order: SchedulerOrder;
+  /** A batch running: the claims let go are taken back when it is undone. */
+  readonly scope: BatchScope | null;
 }
 
 export function insertBlock(
@@ -91,7 +94,41 @@ function releaseStaleAround(ix: Indexed, block: AnyBlock, links: OutLink[]): voi
  * next own update.
  */
 function dropStaleClaims(ix: Indexed, blocks: Iterable<AnyBlock>): void {
-  for (const b of releaseStale(blocks, (id) => ix.table.byId(id))) b.nextUpdate = -Infinity;
+  const undo = ix.scope?.undo;
+  const looked = undo ? [...blocks] : blocks;
+  const before = undo ? (looked as AnyBlock[]).map(heldClaims) : [];
+  for (const b of releaseStale(looked, (id) => ix.table.byId(id))) b.nextUpdate = -Infinity;
+  // In a batch: a failed one takes them back, and the blocks let go are due again as they were.
+  for (const held of before) if (!sameClaims(held, heldClaims(held.block))) undo!.push(() => restoreClaims(held));
+}
+
+interface HeldClaims {
+  block: AnyBlock;
+  holder: string | null;
+  channels: Array<string | null>;
+  due: number;
+}
+
+function heldClaims(block: AnyBlock): HeldClaims {
+  return {
+    block,
+    holder: claimedBy(block),
+    channels: channels(block).map((c) => c.claimedBy),
+    due: block.nextUpdate,
+  };
+}
+
+function sameClaims(a: HeldClaims, b: HeldClaims): boolean {
+  return a.holder === b.holder && a.due === b.due && a.channels.every((c, i) => c === b.channels[i]);
+}
+
+function restoreClaims(held: HeldClaims): void {
+  const data = held.block.data as { claimedBy?: string | null };
+  if ('claimedBy' in data) data.claimedBy = held.holder;
+  channels(held.block).forEach((c, i) => {
+    if (i < held.channels.length) c.claimedBy = held.channels[i]!;
+  });
+  held.block.nextUpdate = held.due;
 }
 
 function sameLinks(a: OutLink[], b: OutLink[]): boolean {

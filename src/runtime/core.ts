@@ -27,7 +27,10 @@ export interface BackupStore {
   load(docs: Record<string, unknown>[]): string[] | void;
 }
 
-/** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
+/**
+ * Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted, and
+ * no block runs (a write marks its block due; the batch runs the due blocks once, committed).
+ */
 export interface BatchScope {
   undo: Array<() => void>;
   events: ChangeEvent[];

@@ -78,7 +78,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.links,
     (id) => this.table.byId(id),
   );
-  /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted. */
+  /** Set while a batch runs (batch.ts): changes are collected and can be undone, not emitted, and no block runs. */
   scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
   private ctx: UpdateContext;
@@ -313,8 +313,13 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   // ---- internals ---------------------------------------------------------------------------
 
-  /** Runs the type's write hook and makes the change durable; undoes it when it cannot be stored. */
+  /**
+   * Runs the type's write hook and makes the change durable (undone when it cannot be stored);
+   * the block is then due and the blocks that are due run. Inside a batch they do not run yet:
+   * the batch is one change, and runs them once, after its last item (batch.ts).
+   */
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void {
+    const due = block.nextUpdate;
     this.checkClock();
     this.ctx.now = this.clock.now();
     readWall(this.ctx, this.clock);
@@ -332,7 +337,10 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     }
     this.afterBlockChange(block);
     block.nextUpdate = -Infinity;
-    this.tick();
+    if (!this.scope) return this.tick();
+    this.scope.undo.push(() => {
+      block.nextUpdate = due;
+    });
   }
 
   /** Emit a change, or collect it while a batch runs. */

@@ -44,7 +44,13 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       }
     },
     wake(block) {
-      block.nextUpdate = Math.min(block.nextUpdate, ctx.now);
+      // A write hook in a batch: due again as it was when the batch is undone.
+      const due = block.nextUpdate;
+      if (due <= ctx.now) return;
+      block.nextUpdate = ctx.now;
+      rt.scope?.undo.push(() => {
+        block.nextUpdate = due;
+      });
     },
     persist(block) {
       unsaved.persist(block);

@@ -1,5 +1,5 @@
 // Single-block create, write, patch and delete. Inside a batch (rt.scope) each records how to
-// undo itself and its change event is collected instead of emitted.
+// undo itself, its change event is collected instead of emitted, and no block runs after it.
 import { complete, merge, withReadonly, writable } from '../codec/apply.js';
 import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
 import type { RuntimeCore } from './core.js';
@@ -8,6 +8,11 @@ import type { AnyBlock, Data } from './types.js';
 import { blockJson } from './block-json.js';
 
 export function createBlock(rt: RuntimeCore, input: unknown, origin: string): BlockJson {
+  return blockJson(createOne(rt, input, origin), 'default', rt);
+}
+
+/** Create, answering with the block (a batch shows it once its blocks ran). */
+export function createOne(rt: RuntimeCore, input: unknown, origin: string): AnyBlock {
   const body = blockBody(input, true);
   const def = rt.typeOf(body.type);
   if (def.system) throw conflict(`'${def.type}' is a system block type and cannot be created`);
@@ -29,11 +34,16 @@ export function createBlock(rt: RuntimeCore, input: unknown, origin: string): Bl
   rt.afterWrite(block, { previous: undefined, patch: false, given }, () => rt.remove(block, false));
   rt.scope?.undo.push(() => rt.remove(block, false));
   rt.changed({ changed: [block], deleted: [], origin });
-  return blockJson(block, 'default', rt);
+  return block;
 }
 
 /** Write (replace the data) or patch (merge into it) an existing block. */
 export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, origin: string): BlockJson {
+  return blockJson(updateOne(rt, input, isPatch, origin), 'default', rt);
+}
+
+/** Write or patch, answering with the block. */
+export function updateOne(rt: RuntimeCore, input: unknown, isPatch: boolean, origin: string): AnyBlock {
   const body = blockBody(input, true);
   const block = rt.resolveIdent(body);
   if (body.type !== block.def.type) {
@@ -56,7 +66,7 @@ export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, o
   rt.afterWrite(block, { previous, patch: isPatch, given }, undo);
   rt.scope?.undo.push(undo);
   rt.changed({ changed: [block], deleted: [], origin });
-  return blockJson(block, 'default', rt);
+  return block;
 }
 
 /** A link left pointing at a block that no longer exists: the block holding it and the field path in its data. */

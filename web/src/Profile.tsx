@@ -178,9 +178,9 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
   };
   // Paused or stopped, the profile drives its setpoint no more, and a setpoint it claimed has no
   // setting of its own: the beer would go uncontrolled. In one batch, the profile is turned off and
-  // then the setpoint written the profile's setting of now (STORED), so it holds, as a thermostat
-  // would. In that order: the controller runs due blocks after each item, and a profile still on
-  // after the setpoint's write would claim it back (settingMode CLAIMED) before being turned off. Just started, the card may not have the controller's setting
+  // the setpoint written the profile's setting of now (STORED), so it holds, as a thermostat
+  // would. A batch is one change: no block runs between its items, so no profile claims the
+  // setpoint back between them. Just started, the card may not have the controller's setting
   // yet (it comes with the profile's first update): it is then worked out from the points.
   const letGo = (meta: Record<string, unknown>, done: string) => {
     const off = { id: block.id, type: block.type, serviceId: serviceId(), data: { enabled: false }, meta };
