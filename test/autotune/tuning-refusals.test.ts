@@ -184,3 +184,25 @@ t.test("refusals and messages are in the brewer's unit", async (t) => {
   t.equal(tuning(f).state, 'ABORTED');
   t.match(tuning(f).message, /stopped: the setting changed from 68 degF to 69\.8 degF/);
 });
+
+// A batch is one change, and no block runs between its items: the setpoint's setting is not
+// worked out again before the START is checked. The check uses the setting the setpoint's next
+// update gives, so a START after a new setting in the same batch is judged by that setting, as
+// when the two are sent one after the other.
+t.test('a START in a batch after a new setting is checked against that setting', async (t) => {
+  const f = fermenter().build();
+  await f.run(600);
+  const setpoint = (degC: number) => ({
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { storedSetting: degC },
+  });
+  const go = { id: 'Heat PID', type: 'Pid', data: { tuning: { command: 'START' } } };
+  t.throws(() => f.runtime.batch('patch', [setpoint(25), go]), /batch item 1 .*outside the band/, 'far from 25');
+  t.equal(f.data('Beer Setpoint').storedSetting, 20, 'nothing of the batch is kept');
+  t.equal(tuning(f).state, 'IDLE');
+  f.setSetpoint(25);
+  t.throws(() => start(f), /outside the band/);
+  f.runtime.batch('patch', [setpoint(20), go]);
+  t.equal(tuning(f).state, 'RUNNING', 'back at 20 in the same batch: it starts');
+});

@@ -1,6 +1,7 @@
 // The stored -> desired -> setting -> value pipeline of claimable blocks (reference §4.1):
 // a claimer's request wins; an unclaimed block in STORED mode uses its stored value; an
 // unclaimed block in CLAIMED mode stays inactive (null) until the user writes a setting.
+import type { Linked } from '../../runtime/interfaces.js';
 import type { AnyBlock, UpdateContext, WriteInfo } from '../../runtime/types.js';
 
 export interface Driven<T> {
@@ -13,6 +14,16 @@ export function desired<T>(block: AnyBlock & { state: Driven<T> }, stored: T): T
   if (data.enabled === false) return null;
   if (data.claimedBy) return block.state.request;
   return data.settingMode === 'CLAIMED' ? null : stored;
+}
+
+/**
+ * The setting a setpoint's next update gives it. Its `setting` field holds what its last update
+ * gave: in a batch no block runs between the items, so a check of a later item (an autotune
+ * START) reads this, and sees the setting an earlier item wrote, as when they are sent apart.
+ */
+export function settingDue(pair: Linked<'SetpointSensorPairInterface'>): number | null {
+  const stored = (pair.data as { storedSetting?: number | null }).storedSetting ?? null;
+  return desired(pair as unknown as AnyBlock & { state: Driven<number> }, stored);
 }
 
 /** Claim `target` for `claimer` and hand it a request; the target updates within this tick. */

@@ -5,6 +5,7 @@
 import type { Linked, Resolve } from '../../../runtime/interfaces.js';
 import type { AnyBlock } from '../../../runtime/types.js';
 import { historyOf } from '../../digital-actuator.js';
+import { settingDue } from '../pipeline.js';
 import { drivesOrWill } from '../profile.js';
 import { onTimeBetween, type DigitalConstraints } from '../digital-constraints.js';
 
@@ -64,7 +65,7 @@ export function tuningChain(
     return `kp of ${pid.id} is 0: give it the sign of what its output does (positive for a heater, negative for a cooler); the tuning finds its size`;
   const input = look.resolve(d.inputId, 'SetpointSensorPairInterface');
   if (!input) return `${pid.id} has no input setpoint`;
-  if (input.data.setting === null)
+  if (settingDue(input) === null)
     return (input.data as { enabled?: boolean }).enabled === false
       ? `its setpoint ${input.id} is disabled`
       : `its setpoint ${input.id} has no setting: write one (a setpoint a profile or a driver let go of keeps none of its own)`;

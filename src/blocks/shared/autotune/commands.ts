@@ -6,6 +6,7 @@ import type { ValidationIssue } from '../../../codec/partial.js';
 import type { Linked, Resolve } from '../../../runtime/interfaces.js';
 import type { CheckContext, Data, UpdateContext } from '../../../runtime/types.js';
 import { rescaleIntegral, type PidParams } from '../pid-math.js';
+import { settingDue } from '../pipeline.js';
 import { tuningChain, type Look } from './chain.js';
 import type { TuningData } from './fields.js';
 import { setupChange } from './setup.js';
@@ -52,7 +53,7 @@ export function tuningCommandIssues(data: Data, resolve: Resolve, check: CheckCo
       } as unknown as Linked<'Pid'>;
       const chain = tuningChain(view, { resolve, referrers: check.referrers });
       if (typeof chain === 'string') return refuse(`cannot start: ${chain}`);
-      const off = chain.input.data.value! - chain.input.data.setting!;
+      const off = chain.input.data.value! - settingDue(chain.input)!;
       const band = view.data.tuning.band ?? 0;
       const amplitude = view.data.tuning.amplitude ?? 0;
       const hysteresis = view.data.tuning.hysteresis ?? 0;
