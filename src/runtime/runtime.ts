@@ -8,7 +8,7 @@ import { DEFAULT_UNITS, type UnitPrefs } from '../codec/units.js';
 import { silentLogger, type Logger } from '../log.js';
 import { ChannelClaims, claimChains, relations, type Claim, type Relation } from './claims.js';
 import { LinkIndex, type OutLink } from './links.js';
-import { WallClockWatch, type Clock, type ClockJump } from './clock.js';
+import type { Clock, ClockJump, WallClockWatch } from './clock.js';
 import { ALL, Reads, type Encoded, type HistoryData } from './reads.js';
 import { noHardware, type Hardware } from './hardware.js';
 import { checkRecordSize } from './limits.js';
@@ -23,8 +23,8 @@ import type { BackupStore, BatchScope, ChangeEvent, RuntimeCore } from './core.j
 import { discoverBlocks, type Discoverer } from './discover.js';
 import { blockRecord, loadStored, recordText } from './records.js';
 import { renameBlock } from './rename.js';
-import { nextDue, runUpdate } from './scheduler.js';
-import { makeUpdateContext, readWall } from './update-context.js';
+import { Scheduler } from './scheduler.js';
+import { makeUpdateContext } from './update-context.js';
 import { UnsavedBlocks } from './unsaved.js';
 import { decodeBlockData, typeOf, validateBody } from './validation.js';
 import { createBlock, deleteAllBlocks, deleteBlock, updateBlock, type Deleted } from './writes.js';
@@ -53,8 +53,6 @@ export interface RuntimeOptions {
 type Events = { change: [ChangeEvent]; tick: [number]; clockJump: [ClockJump]; clockSet: [number] };
 
 export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
-  /** The wall clock read not set at the last look (checkClock). */
-  private wallUnset = false;
   readonly serviceId: string;
   readonly version: string;
   readonly clock: Clock;
@@ -82,7 +80,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   scope: BatchScope | null = null;
   private exclusive: Promise<unknown> = Promise.resolve();
   private ctx: UpdateContext;
-  private ticking = false;
+  /** The tick and the clocks it runs on (scheduler.ts). */
+  private readonly scheduler: Scheduler;
   /** Monotonic time of the last completed scheduler tick (the watchdog watches it). */
   lastTickAt = -Infinity;
   /** Control disabled (PUT settings/enabled false): no block runs until it is enabled again. */
@@ -110,7 +109,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     for (const t of opts.types) this.types.set(t.type, t);
     this.ctx = makeUpdateContext(this, this.unsaved);
     this.reads = new Reads(this);
-    this.wallWatch = new WallClockWatch(this.clock);
+    this.scheduler = new Scheduler(this, this.ctx, this.unsaved, () => this.reads.invalidate());
+    this.wallWatch = this.scheduler.wallWatch;
   }
 
   get units(): UnitPrefs {
@@ -238,77 +238,31 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return this.persistence.blockSet();
   }
 
-  // ---- scheduler -------------------------------------------------------------------------
+  // ---- scheduler (scheduler.ts) ---------------------------------------------------------------
 
-  /**
-   * Looks for a wall-clock jump since the last look. A jump moves wall-anchored progress by as
-   * much (wallMoved), before any block sees the new time, and is emitted as `clockJump`:
-   * control never acts on it (DESIGN §11, two clocks).
-   */
+  /** Looks for a wall-clock jump since the last look, and moves wall-anchored progress by it. */
   checkClock(): ClockJump | null {
-    const jump = this.wallWatch.check();
-    // A clock that was not set is no jump (there is no time to jump from); it is said apart, and
-    // also before any block sees the time.
-    const wall = this.clock.wall();
-    if (wall === null) this.wallUnset = true;
-    else if (this.wallUnset) {
-      this.wallUnset = false;
-      this.emit('clockSet', wall);
-    }
-    if (!jump) return null;
-    const reason = jump.byMs > 0 && this.jumpIsTimeStopped() ? 'restart' : 'jump';
-    this.moveWall({ byMs: jump.byMs, reason, wall: jump.at });
-    this.emit('clockJump', jump);
-    return jump;
+    return this.scheduler.checkClock();
   }
 
   /** A start on a clock not set: the wall time the service saw last (ctx.lastWall) before it. */
   wallLastSeen(at: number): void {
-    if (this.clock.wall() === null) this.ctx.lastWall = at;
+    this.scheduler.wallLastSeen(at);
   }
 
   /** The wall clock moved by time that did not pass for the controller (a jump, or the time it was stopped). */
   moveWall(move: WallMove): void {
-    const changed: AnyBlock[] = [];
-    for (const block of this.blocks()) {
-      if (!block.def.wallMoved) continue;
-      try {
-        if (block.def.wallMoved(block, move)) changed.push(block);
-      } catch (e) {
-        this.log.error({ err: e, id: block.id }, 'wallMoved failed');
-      }
-    }
-    if (!changed.length) return;
-    for (const block of changed) this.unsaved.persist(block);
-    this.reads.invalidate();
-    this.changed({ changed, deleted: [], origin: 'clock' });
+    this.scheduler.moveWall(move);
   }
 
   /** Run every block that is due, in dependency order. Never throws. */
   tick(now = this.clock.now()): void {
-    if (this.ticking) return;
-    this.checkClock();
-    if (this.paused) return;
-    this.ticking = true;
-    try {
-      this.ctx.now = now;
-      this.ctx.ticks = this.tickCount;
-      readWall(this.ctx, this.clock);
-      for (const block of this.order.current()) {
-        if (block.nextUpdate <= now && this.table.isLive(block)) runUpdate(block, this.ctx, now, this.log);
-      }
-      this.unsaved.retry(now);
-      this.tickCount++;
-      this.lastTickAt = now;
-    } finally {
-      this.ticking = false;
-    }
-    this.emit('tick', now);
+    this.scheduler.tick(now);
   }
 
   /** The earliest time any block wants to run (with `slackMs`: see scheduler.ts). */
   nextDue(slackMs = 0): number {
-    return nextDue(() => this.table.values(), slackMs);
+    return this.scheduler.nextDue(slackMs);
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -320,9 +274,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
    */
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void {
     const due = block.nextUpdate;
-    this.checkClock();
-    this.ctx.now = this.clock.now();
-    readWall(this.ctx, this.clock);
+    this.scheduler.readClocks();
     try {
       block.def.onWrite?.(block, info, this.ctx);
     } catch (e) {
@@ -336,11 +288,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
       throw e;
     }
     this.afterBlockChange(block);
-    block.nextUpdate = -Infinity;
-    if (!this.scope) return this.tick();
-    this.scope.undo.push(() => {
-      block.nextUpdate = due;
-    });
+    this.scheduler.written(block, due, this.scope);
   }
 
   /** Emit a change, or collect it while a batch runs. */
