@@ -27,6 +27,9 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
       { path: '', message: `at most ${MAX_BATCH} items` },
     ]);
   if (rt.scope) throw new Error('batches do not nest');
+  // A wall-clock jump is the clock's own change, stored and reported apart: seen inside the batch,
+  // a failed batch would roll back what it moved and drop its event.
+  rt.checkClock();
   const scope: BatchScope = { undo: [], events: [] };
   const results: Array<AnyBlock | Ident> = [];
   try {

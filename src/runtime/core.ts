@@ -57,6 +57,8 @@ export interface RuntimeCore {
   patch(input: unknown, origin?: string): BlockJson;
   delete(input: unknown, origin?: string): Ident;
   tick(now?: number): void;
+  /** Look for a wall-clock jump now (and move wall-anchored progress by it). */
+  checkClock(): unknown;
   emit(event: 'change', change: ChangeEvent): boolean;
   ident(block: AnyBlock): Ident;
 

@@ -3,11 +3,12 @@
 // committed. A batch that fails at an item is undone with nothing run on its first items: no
 // output switched, no claim let go. In the runtime, and through the REST batch route of the app
 // (real SQLite, emulated hardware) on a manual clock. MQTT has no batch message: each controller
-// message is one write.
+// message is one write. A wall-clock jump is looked for before a batch begins, not inside it.
 import t, { type Test } from 'tap';
 import type { ChangeEvent } from '../../src/runtime/runtime.js';
 import type { AnyBlock, IoArray } from '../../src/runtime/types.js';
 import { simApp } from '../hardware/sim-app.js';
+import { testRuntime } from '../helpers/runtime.js';
 import { link, setup } from './setup.js';
 
 const HOUR = 3_600_000;
@@ -160,4 +161,43 @@ t.test('REST: the old Pause batch (setpoint first, then the profile off) holds t
     { by: null, mode: 'STORED', setting: 11 },
     'held at 11 in its own setting',
   );
+});
+
+t.test('a wall-clock jump seen as a batch begins is stored and reported, though the batch fails', async (t) => {
+  const { runtime, clock, persistence } = testRuntime();
+  const wall = clock.wall()!;
+  runtime.create({ id: 'Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: degC(20) } });
+  runtime.create({
+    id: 'Profile',
+    type: 'SetpointProfile',
+    data: {
+      enabled: true,
+      targetId: link('Setpoint'),
+      start: new Date(wall - HOUR).toISOString(),
+      points: [
+        { time: 0, temperature: degC(15) },
+        { time: 7200, temperature: degC(5) },
+      ],
+    },
+  });
+  clock.advance(1000);
+  runtime.tick();
+  const start = () => runtime.read({ id: 'Profile' }).json().data.start;
+  const events: ChangeEvent[] = [];
+  runtime.on('change', (ev) => events.push(ev));
+  clock.jumpWall(3 * HOUR); // NTP steps the clock; the next thing the controller does is a batch
+  t.throws(() =>
+    runtime.batch('patch', [
+      { id: 'Setpoint', type: 'SetpointSensorPair', data: { storedSetting: degC(11) } },
+      { id: 'Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 'warm' } },
+    ]),
+  );
+  const moved = new Date(wall - HOUR + 3 * HOUR).toISOString().replace('.000', '');
+  t.equal(start(), moved, 'the profile keeps its place: its start moved by the jump');
+  t.ok(
+    events.some((ev) => ev.origin === 'clock' && ev.changed.some((b) => b.id === 'Profile')),
+    'the move is reported, as the clock change it is',
+  );
+  const again = testRuntime({ persistence, clock });
+  t.equal(again.runtime.read({ id: 'Profile' }).json().data.start, moved, 'and stored: the same after a restart');
 });
