@@ -36,17 +36,25 @@ same list.
   two of the file's \`dataDir\`, \`EDGEBLOCKS_DATA_DIR\` and \`--data-dir\` name different dirs, the
   configuration is refused, exit 2 naming both (so on a Pi a drop-in's \`EDGEBLOCKS_DATA_DIR\` other
   than the unit's \`/var/lib/edgeblocks\` is refused, where the unit's flag would silently win).
+  So is the config file: \`--config\` and \`EDGEBLOCKS_CONFIG\` naming different files are refused,
+  exit 2 naming both (on a Pi the unit gives \`--config /etc/edgeblocks/config.json\`, so a
+  drop-in's \`EDGEBLOCKS_CONFIG\` naming another file is refused rather than passed over while you
+  edit a file the service never reads; one naming that file, or a link to it, is the same file).
   Variables for the
   service go in a drop-in: \`sudo systemctl edit edgeblocks\`, then under \`[Service]\` a line such as
   \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
   Before an upgrade the installer has the new release check the file and these variables together
   (\`edgeblocks check --config FILE --data-dir DIR\`, which also reads the data dir: with \`auth\` on
   it needs a user there; a data dir that does not exist yet is named in a warning).
-  \`sudo edgeblocks doctor\` reads these variables from the unit too, and so does
+  \`sudo edgeblocks doctor\` and \`sudo edgeblocks user\` read these variables from the unit too
+  (sudo passes none of the service's environment, so a drop-in's setting the service's start
+  refuses is refused by them too, naming the drop-in), and so does
   \`sudo edgeblocks check\` given no \`--config\` or \`--data-dir\`: it then checks what the
   installed service uses (its config file, data dir and unit), and says which file and dir it
   checked. Without \`sudo\` it cannot read the service's data dir (0700) and says so in a warning.
-  \`--root DIR\` checks a system under DIR (an SD card mounted elsewhere), as the doctor's does.
+  \`--root DIR\` checks a system under DIR (an SD card mounted elsewhere), as the doctor's does;
+  a link in it is that system's, so \`/var/lib/edgeblocks\` linking to \`/data/eb\` is read as
+  DIR's \`/data/eb\`, not this machine's.
 `;
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

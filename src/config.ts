@@ -21,6 +21,7 @@ import {
 import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
+import { inRoot, isUnder } from './shared/in-root.js';
 import { ConfigError } from './shared/errors.js';
 import { parseJsonFile } from './shared/json.js';
 import { unreadableFile } from './shared/unreadable.js';
@@ -106,6 +107,9 @@ export function parseArgs(argv: string[]): ParsedArgs {
   };
 }
 
+const INSTALLED_CONFIG = 'etc/edgeblocks/config.json';
+const INSTALLED_DATA_DIR = 'var/lib/edgeblocks';
+
 export interface LoadOptions {
   /**
    * The system the config file and the environment describe lies under this directory (`doctor
@@ -123,11 +127,26 @@ export function loadConfig(
 ): Config {
   const cfg: Record<string, unknown> = structuredClone(DEFAULTS);
   const file = args.config ?? env.EDGEBLOCKS_CONFIG;
+  if (args.config !== undefined && env.EDGEBLOCKS_CONFIG !== undefined)
+    refuseTwo(
+      CONFIG_FILE,
+      [
+        {
+          dir: env.EDGEBLOCKS_CONFIG,
+          onSystem: true,
+          says: `EDGEBLOCKS_CONFIG is ${JSON.stringify(env.EDGEBLOCKS_CONFIG)}`,
+          fix: 'unset EDGEBLOCKS_CONFIG (on a Pi, remove it from the drop-in: sudo systemctl edit edgeblocks)',
+        },
+        { dir: args.config, onSystem: false, says: `--config gives ${JSON.stringify(args.config)}`, fix: '' },
+      ],
+      options.root,
+    );
   const dataDirs: DataDirPlace[] = [];
   if (file !== undefined) {
     let bytes: Buffer;
     try {
-      bytes = readFileSync(file);
+      // Under a root, the file's links are that system's.
+      bytes = readFileSync(options.root === undefined ? file : inRoot(options.root, path.resolve(file)));
     } catch (e) {
       throw new ConfigError('config', unreadableFile(file, file, e));
     }
@@ -174,8 +193,12 @@ export function loadConfig(
       says: `--data-dir gives ${JSON.stringify(args.dataDir)}`,
       fix: '',
     });
-  refuseTwoDataDirs(dataDirs, options.root);
+  refuseTwo(DATA_DIR, dataDirs, options.root);
   const config = cfg as unknown as Config;
+  // Under a root, a dir spelt as on that system (the file's, the variable's) is that system's.
+  const winner = dataDirs.at(-1);
+  if (options.root !== undefined && winner?.onSystem && path.isAbsolute(winner.dir))
+    config.dataDir = path.join(options.root, winner.dir);
   for (const o of config.allowedOrigins) {
     try {
       normalOrigin(o);
@@ -196,7 +219,10 @@ export function loadConfig(
   return config;
 }
 
-/** A place that names the data dir: the config file, EDGEBLOCKS_DATA_DIR, --data-dir (the order they win in). */
+/**
+ * A place that names the data dir (the config file, EDGEBLOCKS_DATA_DIR, --data-dir) or the config
+ * file (EDGEBLOCKS_CONFIG, --config), in the order they win in.
+ */
 interface DataDirPlace {
   dir: string;
   /** Spelt as on the system the config describes (the file, the unit's environment), not as the tool running here sees it. */
@@ -207,44 +233,56 @@ interface DataDirPlace {
   fix: string;
 }
 
+/** What refuseTwo names: the key, the thing, and the flag the installed service's unit gives it. */
+interface OnePlace {
+  key: ConfigKey;
+  thing: string;
+  unit: string;
+}
+
+const DATA_DIR: OnePlace = { key: 'dataDir', thing: 'data dir', unit: `--data-dir /${INSTALLED_DATA_DIR}` };
+const CONFIG_FILE: OnePlace = { key: 'config', thing: 'config file', unit: `--config /${INSTALLED_CONFIG}` };
+
 /**
- * The data dir is set in one place. The installed service is started with `--data-dir` (its
- * unit's ExecStart), which would win over the file's `dataDir` and over EDGEBLOCKS_DATA_DIR in a
- * drop-in; the user and doctor commands take the same dir (loadInstalledConfig), so any two
- * places that name different dirs are refused here, by the start, `edgeblocks check` and those
- * commands alike, rather than leave users, backups or a doctor's report in a dir the service
- * never reads, or a brewer believing the data goes where it does not.
+ * The data dir is set in one place, and so is the config file. The installed service is started
+ * with `--config` and `--data-dir` (its unit's ExecStart), which would win over
+ * EDGEBLOCKS_CONFIG and EDGEBLOCKS_DATA_DIR in a drop-in and over the file's `dataDir`; the user
+ * and doctor commands take the same ones (loadInstalledConfig), so any two places that name
+ * different dirs (or files) are refused here, by the start, `edgeblocks check` and those commands
+ * alike, rather than leave users, backups or a doctor's report in a dir the service never reads,
+ * or a brewer editing a file the service never reads.
  */
-function refuseTwoDataDirs(places: DataDirPlace[], root: string | undefined): void {
+function refuseTwo(what: OnePlace, places: DataDirPlace[], root: string | undefined): void {
   for (let i = 0; i < places.length; i++)
     for (let j = i + 1; j < places.length; j++) {
       const [lower, higher] = [places[i]!, places[j]!];
-      if (oneDir(lower, higher, root)) continue;
+      if (onePlace(lower, higher, root)) continue;
       throw new ConfigError(
-        'dataDir',
-        `${lower.says}, but ${higher.says} (on a Pi, the service's unit gives --data-dir /${INSTALLED.dataDir}); set the data dir in one place: ${lower.fix}, or give both the same dir`,
+        what.key,
+        `${lower.says}, but ${higher.says} (on a Pi, the service's unit gives ${what.unit}); set the ${what.thing} in one place: ${lower.fix}, or give both the same ${what.thing.split(' ').at(-1)}`,
       );
     }
 }
 
-/** Two places name one dir: spelt alike, or one a link to the other; under a root, as on that system too. */
-function oneDir(a: DataDirPlace, b: DataDirPlace, root: string | undefined): boolean {
+/** Two places name one dir or file: spelt alike, or one a link to the other; under a root, as on that system too. */
+function onePlace(a: DataDirPlace, b: DataDirPlace, root: string | undefined): boolean {
   const spellings = (p: DataDirPlace) =>
     root !== undefined && p.onSystem && path.isAbsolute(p.dir) ? [p.dir, path.join(root, p.dir)] : [p.dir];
-  return spellings(a).some((x) => spellings(b).some((y) => path.resolve(x) === path.resolve(y) || sameDir(x, y)));
+  return spellings(a).some((x) => spellings(b).some((y) => path.resolve(x) === path.resolve(y) || same(x, y, root)));
 }
 
-/** Both exist and are one dir (the installed dir a link to where the data was moved). */
-function sameDir(a: string, b: string): boolean {
+/** Both exist and are one (the installed dir a link to where the data was moved); under a root, its links are that system's. */
+function same(a: string, b: string, root: string | undefined): boolean {
+  const real = (p: string) => realpathSync(root !== undefined ? inRoot(root, path.resolve(p)) : p);
   try {
-    return realpathSync(a) === realpathSync(b);
+    return real(a) === real(b);
   } catch {
     return false;
   }
 }
 
 /** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */
-export const INSTALLED = { config: 'etc/edgeblocks/config.json', dataDir: 'var/lib/edgeblocks' } as const;
+export const INSTALLED = { config: INSTALLED_CONFIG, dataDir: INSTALLED_DATA_DIR } as const;
 
 /**
  * The configuration a tool beside the installed service reads (`edgeblocks user`, `edgeblocks
@@ -254,8 +292,9 @@ export const INSTALLED = { config: 'etc/edgeblocks/config.json', dataDir: 'var/l
  * the service finds (not one in ./data of the current directory). A flag, variable or file
  * setting wins. `unit` holds the EDGEBLOCKS_ variables the installed unit and its drop-ins give
  * the service: they count where the tool's own environment has none, and the unit's
- * EDGEBLOCKS_DATA_DIR only where the unit's --data-dir is taken too, so that it is refused as the
- * service's start refuses it.
+ * EDGEBLOCKS_DATA_DIR (EDGEBLOCKS_CONFIG) only where the unit's --data-dir (--config) is taken
+ * too, so that it is refused as the service's start refuses it. Under a root, links are followed
+ * as on that system (src/shared/in-root.ts).
  */
 export function loadInstalledConfig(
   args: ParsedArgs['values'],
@@ -265,8 +304,11 @@ export function loadInstalledConfig(
 ): Config {
   const installedConfig = path.resolve(root, INSTALLED.config);
   const installedData = path.resolve(root, INSTALLED.dataDir);
+  const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
+  // Under a root, its links are that system's (/var/lib/edgeblocks -> /data/eb is ROOT/data/eb).
+  const exists = (p: string) => existsSync(onSystem === undefined ? p : inRoot(onSystem, p));
   const withFile = { ...args };
-  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && existsSync(installedConfig))
+  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig))
     withFile.config = installedConfig;
   const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
   const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
@@ -274,7 +316,7 @@ export function loadInstalledConfig(
   // gives it, so that a dataDir in that file (or the unit's EDGEBLOCKS_DATA_DIR) is refused as
   // the service's start refuses it.
   // Installed: the installer writes the config file; the data dir comes with the first start.
-  const installed = existsSync(installedConfig) || existsSync(installedData);
+  const installed = exists(installedConfig) || exists(installedData);
   // A root holding no install (a card's boot partition, an empty dir) would check ./data and the
   // defaults and call them valid: not what was asked.
   if (!installed && path.resolve(root) !== '/' && file === undefined && !dataDirGiven)
@@ -284,11 +326,17 @@ export function loadInstalledConfig(
     );
   const asService = !dataDirGiven && installed && (file === undefined || path.resolve(file) === installedConfig);
   if (asService) withFile.dataDir = installedData;
+  // The unit's EDGEBLOCKS_CONFIG beside the unit's own --config, refused by loadConfig as the
+  // service's start refuses it when they name different files.
+  const unitsFile = file !== undefined && path.resolve(file) === installedConfig;
   const withUnit: NodeJS.ProcessEnv = { ...env };
-  for (const [name, { value }] of unit) if (name !== 'EDGEBLOCKS_DATA_DIR' || asService) withUnit[name] ??= value;
-  const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
+  for (const [name, { value }] of unit)
+    if (name === 'EDGEBLOCKS_DATA_DIR' ? asService : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
+      withUnit[name] ??= value;
   const config = loadConfig(withFile, withUnit, { root: onSystem });
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
+  if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir)))
+    config.dataDir = inRoot(onSystem, config.dataDir);
   return config;
 }
 

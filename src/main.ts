@@ -35,7 +35,7 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   if (problem) throw new app.ConfigError('--root', `${root}: ${problem}`);
   const env = process.env;
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
-  const fromUnit = given.every((v) => v === undefined) ? unit.serviceVariables(root, false) : new Map();
+  const fromUnit = given.every((v) => v === undefined) ? unit.serviceVariables(root, {}) : new Map();
   try {
     const config = app.loadInstalledConfig(args.values, env, root, fromUnit);
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);

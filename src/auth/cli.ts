@@ -7,7 +7,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, loadInstalledConfig } from '../config.js';
+import { ConfigError, configFlagTable, configValues, loadInstalledConfig, unitOrigin } from '../config.js';
+import { serviceVariables, type UnitVariable } from '../doctor/unit-environment.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
@@ -28,7 +29,8 @@ const USAGE = `Usage: edgeblocks user <command> [options]
   token NAME --revoke
 Options: --data-dir DIR, --config FILE (as for the service; the users file is DIR/users.json).
 The installed service's /etc/edgeblocks/config.json and /var/lib/edgeblocks are the defaults
-when they exist: on a Pi, sudo edgeblocks user add NAME adds the user the service finds.`;
+when they exist, with the EDGEBLOCKS_ variables its unit and drop-ins set: on a Pi, sudo
+edgeblocks user add NAME adds the user the service finds.`;
 
 class UsageError extends Error {}
 
@@ -128,6 +130,7 @@ export async function runUserCommand(
   root = '/',
 ): Promise<number> {
   let dataDir = '.';
+  let fromUnit = new Map<string, UnitVariable>();
   try {
     if (argv.length === 0) {
       io.stderr.write(USAGE + '\n');
@@ -147,7 +150,11 @@ export async function runUserCommand(
     const [command, name, ...rest] = positional;
     const [newRole, ...extra] = command === 'role' ? rest : [undefined, ...rest];
     const { role: roleFlag, ...configFlags } = values;
-    const config = loadInstalledConfig(configValues(configFlags), env, root);
+    // The variables the unit and its drop-ins give the service (sudo passes none of them), as the
+    // doctor and `check` take them: a setting the service's start refuses is refused here too.
+    const own = configValues(configFlags);
+    fromUnit = serviceVariables(root, { dataDir: own.dataDir !== undefined, config: own.config !== undefined }, env);
+    const config = loadInstalledConfig(own, env, root, fromUnit);
     const needsName = ['add', 'passwd', 'remove', 'token', 'role'];
     if (!command || (!needsName.includes(command) && command !== 'list'))
       throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);
@@ -244,7 +251,7 @@ export async function runUserCommand(
       e instanceof ConfigError ||
       e instanceof ArgumentError
     ) {
-      io.stderr.write(`edgeblocks user: ${e.message}\n`);
+      io.stderr.write(`edgeblocks user: ${e.message}${unitOrigin(e, fromUnit)}\n`);
       return 2;
     }
     const unusable = unusableFileError(e, dataDir);

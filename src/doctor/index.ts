@@ -287,7 +287,8 @@ export async function runDoctor(argv: string[]): Promise<number> {
     }
     if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
     const roots = rootsAt(typeof values.root === 'string' ? existingDir(values.root, '--root') : '/');
-    fromUnit = serviceVariables(roots.root, configValues(values).dataDir !== undefined);
+    const own = configValues(values);
+    fromUnit = serviceVariables(roots.root, { dataDir: own.dataDir !== undefined, config: own.config !== undefined });
     const config = doctorConfig(values, roots, fromUnit);
     const reads = intFlag(values.reads, 'reads', 5, 1, 50);
     const toggle =

@@ -3,7 +3,8 @@
 // files rather than asked of systemctl: they are there under another root (an SD card, the
 // installer's DESTDIR) and without a running systemd, and the installer reloads systemd before
 // its restart, so the files are what the service gets. The one reader of it: `sudo edgeblocks
-// doctor` and plain `sudo edgeblocks check` (sudo passes none of the service's environment), and
+// doctor`, `sudo edgeblocks user` and plain `sudo edgeblocks check` (sudo passes none of the
+// service's environment), and
 // the installer's check of a new release (scripts/unit-environment.mjs runs this file). No import
 // but node:fs: the installer runs it from a release before anything is installed, and the check
 // loads it beside the bundle without loading the config's modules twice.
@@ -155,20 +156,21 @@ export const SERVICE_UNIT = 'edgeblocks.service';
 /**
  * The EDGEBLOCKS_ variables the installed unit under `root` and its drop-ins give the service, for
  * a tool beside it (`sudo edgeblocks doctor`, plain `edgeblocks check`: sudo passes none of
- * them), less those the tool's own environment sets (they win). Not EDGEBLOCKS_CONFIG: the unit's
- * ExecStart gives --config, which wins over it; nor EDGEBLOCKS_DATA_DIR when the tool is given a
- * data dir of its own (beside the unit's --data-dir, loadConfig refuses one that differs).
+ * them), less those the tool's own environment sets (they win). Not EDGEBLOCKS_CONFIG when the
+ * tool is given a config file of its own, nor EDGEBLOCKS_DATA_DIR when it is given a data dir of
+ * its own: beside the unit's --config and --data-dir, which the tool takes otherwise,
+ * loadConfig refuses one that differs, as the service's start does.
  */
 export function serviceVariables(
   root: string,
-  ownDataDir: boolean,
+  own: { dataDir?: boolean; config?: boolean },
   env: NodeJS.ProcessEnv = process.env,
 ): Map<string, UnitVariable> {
   const unit = `${root.replace(/\/+$/, '')}/etc/systemd/system/${SERVICE_UNIT}`;
   const found = unitEnvironment(root.replace(/\/+$/, ''), SERVICE_UNIT, unit, `/etc/systemd/system/${SERVICE_UNIT}`);
   const vars = edgeblocksVariables(found ?? new Map());
-  vars.delete('EDGEBLOCKS_CONFIG');
-  if (ownDataDir) vars.delete('EDGEBLOCKS_DATA_DIR');
+  if (own.config) vars.delete('EDGEBLOCKS_CONFIG');
+  if (own.dataDir) vars.delete('EDGEBLOCKS_DATA_DIR');
   for (const name of [...vars.keys()]) if (env[name] !== undefined) vars.delete(name);
   return vars;
 }

@@ -88,3 +88,45 @@ t.test('before the first start (no data dir yet), the user goes to the unit’s 
   t.match(added.stdout, `user alice added to ${path.join(data, 'users.json')}`);
   t.notOk(existsSync(path.join(home, 'data')), 'nothing made in the current directory');
 });
+
+// `sudo edgeblocks user add NAME` does not run under systemd, so it has none of the variables a
+// drop-in (sudo systemctl edit edgeblocks) gives the service, and it did not read them from the
+// unit as check and the doctor do: a drop-in's EDGEBLOCKS_DATA_DIR (or EDGEBLOCKS_CONFIG) that the
+// service's start refuses was passed over, and the user added to a dir while the service would
+// not start. The user command now takes the unit's variables as the doctor does, and is refused
+// as the start is, naming the drop-in; the variable naming the unit's own dir holds.
+t.test("a drop-in's variables count for the user command as for the service", async (t) => {
+  const { dir, root, home, data } = installedRoot(t, true);
+  const units = path.join(root, 'etc/systemd/system');
+  mkdirSync(path.join(units, 'edgeblocks.service.d'), { recursive: true });
+  writeFileSync(path.join(units, 'edgeblocks.service'), '[Service]\nEnvironment=NODE_ENV=production\n');
+  const dropIn = (text: string) => writeFileSync(path.join(units, 'edgeblocks.service.d/override.conf'), text);
+  const elsewhere = path.join(dir, 'elsewhere');
+  const from = 'the service gets EDGEBLOCKS_DATA_DIR from /etc/systemd/system/edgeblocks.service.d/override.conf';
+
+  dropIn(`[Service]\nEnvironment=EDGEBLOCKS_DATA_DIR=${elsewhere}\n`);
+  const refused = await user(['add', 'alice'], root, home, 'a long password\n');
+  t.equal(refused.code, 2, refused.stdout);
+  t.match(refused.stderr, `EDGEBLOCKS_DATA_DIR is ${JSON.stringify(elsewhere)}, but --data-dir gives`);
+  t.match(refused.stderr, from);
+  t.notOk(
+    existsSync(path.join(data, 'users.json')),
+    'no user added where the service, refusing to start, does not run',
+  );
+  t.notOk(existsSync(elsewhere));
+  t.equal((await user(['list'], root, home)).code, 2, 'list is refused the same way');
+
+  dropIn('[Service]\nEnvironment=EDGEBLOCKS_CONFIG=/etc/edgeblocks/other.json\n');
+  const config = await user(['add', 'alice'], root, home, 'a long password\n');
+  t.equal(config.code, 2, config.stdout);
+  t.match(
+    config.stderr,
+    'the service gets EDGEBLOCKS_CONFIG from /etc/systemd/system/edgeblocks.service.d/override.conf',
+  );
+
+  // The variable naming the unit's own dir, as on the Pi, is one dir.
+  dropIn('[Service]\nEnvironment=EDGEBLOCKS_DATA_DIR=/var/lib/edgeblocks\n');
+  const added = await user(['add', 'alice'], root, home, 'a long password\n');
+  t.equal(added.code, 0, added.stderr);
+  t.match(added.stdout, `user alice added to ${path.join(data, 'users.json')}`);
+});
