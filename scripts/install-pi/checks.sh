@@ -59,6 +59,9 @@ check_config() {
   home="$(mktemp -d)"
   unit_environment "$dir" >"$home/env"
   while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
+    # Before the config file is written, the default one stands in for it (below): the unit's
+    # file named again by a drop-in is that one, not a second file.
+    if [ ! -f "$CONFIG_FILE" ] && [ "$name" = EDGEBLOCKS_CONFIG ] && [ "$value" = "${CONFIG_FILE#"$DESTDIR"}" ]; then continue; fi
     vars+=("$name=$value")
     origins+=("$name from $from")
   done <"$home/env"
@@ -74,7 +77,15 @@ check_config() {
   # Under DESTDIR the file and the unit name places as on the installed system: --root says where it is.
   local root=()
   if [ -n "$DESTDIR" ]; then root=(--root "$DESTDIR"); fi
-  if out="$(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check "${root[@]}" --config "$config" --data-dir "$DATA_DIR" 2>&1)"; then
+  local check=(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check)
+  local given=(--config "$config" --data-dir "$DATA_DIR")
+  if out="$("${check[@]}" "${root[@]}" "${given[@]}" 2>&1)"; then
+    rm -rf "$home"
+    return 0
+  fi
+  # A release from before `check --root` (2026-11-30, a rollback's) refuses the flag itself: it is
+  # asked as its own installer asked it.
+  if [ ${#root[@]} -gt 0 ] && [[ "$out" == *"--root: unknown option"* ]] && out="$("${check[@]}" "${given[@]}" 2>&1)"; then
     rm -rf "$home"
     return 0
   fi
@@ -84,12 +95,19 @@ check_config() {
     [ -f "$CONFIG_FILE" ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"
     it=them
   fi
+  # A release from before `check` (2026-11-29) cannot say whether the settings hold: it is not
+  # blamed on them.
+  if [[ "$out" == *'"check": unexpected argument'* ]]; then
+    warn "the $which has no \`edgeblocks check\` (a release from before 2026-11-29), so it cannot check $what:"
+    printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
+    return 1
+  fi
   warn "the $which refuses $what; the service would not start with $it:"
   printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
   if [ ${#vars[@]} -gt 0 ]; then
     warn "the service's EDGEBLOCKS_ variables (\"env\" in the line above) and the file each one is set in:"
     printf '  %s\n' "${origins[@]}" >&2
   fi
-  warn "change that setting (docs/configuration.md gives each one's range; a variable in a drop-in: sudo systemctl edit edgeblocks), then run the installer again"
+  warn "change that setting (docs/configuration.md gives each one's range; a variable in a drop-in: sudo systemctl edit edgeblocks), $again"
   return 1
 }
