@@ -141,7 +141,7 @@ export function loadConfig(
       ],
       options.root,
     );
-  const dataDirs: DataDirPlace[] = [];
+  const dataDirs: Place[] = [];
   if (file !== undefined) {
     let bytes: Buffer;
     try {
@@ -223,7 +223,7 @@ export function loadConfig(
  * A place that names the data dir (the config file, EDGEBLOCKS_DATA_DIR, --data-dir) or the config
  * file (EDGEBLOCKS_CONFIG, --config), in the order they win in.
  */
-interface DataDirPlace {
+interface Place {
   dir: string;
   /** Spelt as on the system the config describes (the file, the unit's environment), not as the tool running here sees it. */
   onSystem: boolean;
@@ -252,7 +252,7 @@ const CONFIG_FILE: OnePlace = { key: 'config', thing: 'config file', unit: `--co
  * alike, rather than leave users, backups or a doctor's report in a dir the service never reads,
  * or a brewer editing a file the service never reads.
  */
-function refuseTwo(what: OnePlace, places: DataDirPlace[], root: string | undefined): void {
+function refuseTwo(what: OnePlace, places: Place[], root: string | undefined): void {
   for (let i = 0; i < places.length; i++)
     for (let j = i + 1; j < places.length; j++) {
       const [lower, higher] = [places[i]!, places[j]!];
@@ -265,8 +265,8 @@ function refuseTwo(what: OnePlace, places: DataDirPlace[], root: string | undefi
 }
 
 /** Two places name one dir or file: spelt alike, or one a link to the other; under a root, as on that system too. */
-function onePlace(a: DataDirPlace, b: DataDirPlace, root: string | undefined): boolean {
-  const spellings = (p: DataDirPlace) =>
+function onePlace(a: Place, b: Place, root: string | undefined): boolean {
+  const spellings = (p: Place) =>
     root !== undefined && p.onSystem && path.isAbsolute(p.dir) ? [p.dir, path.join(root, p.dir)] : [p.dir];
   return spellings(a).some((x) => spellings(b).some((y) => path.resolve(x) === path.resolve(y) || same(x, y, root)));
 }
