@@ -98,6 +98,8 @@ export function watched(a: { kind: ConditionKind; blockId?: string }, rules: Rul
       return rules.sensorNull.enabled && block.enabled !== false;
     case 'setpoint-band':
       return rules.setpointBand.enabled && block.enabled !== false;
+    case 'setpoint-no-setting':
+      return rules.noSetting.enabled && block.enabled !== false;
     case 'output-on':
       return rules.outputOn.enabled && block.enabled !== false && (block.onAfter ?? rules.outputOn.after) > 0;
     case 'device-missing':
@@ -168,6 +170,8 @@ export class Conditions {
           });
         }
       }
+      if (rules.noSetting.enabled && b.def.type === 'SetpointSensorPair' && data.enabled === true)
+        this.noSetting(b, out, unknown, rules.noSetting.after);
       if (
         rules.outputOn.enabled &&
         implementsIface(b.def, 'ActuatorDigitalInterface') &&
@@ -189,6 +193,36 @@ export class Conditions {
     if (rules.hardware.enabled) this.hardware(out, unknown, rules.hardware.after);
     if (rules.service.enabled) this.service(out, rules);
     return { seen: out, unknown };
+  }
+
+  /**
+   * An enabled setpoint that nothing gives a setting (its profile let go: settingMode CLAIMED,
+   * no claimer; or no stored setting) while enabled PIDs read it: they do nothing, the beer is
+   * uncontrolled. One that a block still drives (with no setting to give) is that block's matter;
+   * one that no enabled PID reads loses nothing. Unknown until the setpoint has run since the
+   * start: a block just loaded has no setting yet, whatever it will have.
+   */
+  private noSetting(b: AnyBlock, out: Observation[], unknown: Set<string>, after: number): void {
+    const data = b.data as Data;
+    if (data.setting !== null || data.claimedBy) return;
+    const key = `setpoint-no-setting:${b.nid}`;
+    if (readingPending(b)) return void unknown.add(key);
+    const pids = this.s.runtime.links
+      .referrers(b.id)
+      .filter((p) => p.def.type === 'Pid' && (p.data as Data).enabled === true && (p.data as Data).inputId === b.id)
+      .sort((x, y) => x.nid - y.nid)
+      .map((p) => p.id);
+    if (pids.length === 0) return;
+    const them = pids.length === 1 ? `the PID on it (${pids[0]}) is` : `the PIDs on it (${pids.join(', ')}) are`;
+    out.push({
+      key,
+      kind: 'setpoint-no-setting',
+      blockId: b.id,
+      after,
+      tolerateGaps: false,
+      text: `${b.id} has no setting: ${them} not controlling. Give it a setting to take over`,
+      values: { setting: null, pids },
+    });
   }
 
   private hardware(out: Observation[], unknown: Set<string>, missingAfter: number): void {

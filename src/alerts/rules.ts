@@ -41,6 +41,15 @@ export const RulesSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    noSetting: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        // A profile paused by hand hands the setting over in one batch; a brewer who deleted it
+        // and goes to type a setting takes a minute or two. Past that the beer is uncontrolled.
+        after: seconds(300, 'a setpoint that enabled PIDs read has no setting (nothing drives it) for'),
+      },
+      { ...strict, default: {} },
+    ),
     outputOn: Type.Object(
       {
         enabled: Type.Boolean({ default: true }),

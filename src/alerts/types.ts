@@ -3,6 +3,7 @@
 export type ConditionKind =
   | 'sensor-null'
   | 'setpoint-band'
+  | 'setpoint-no-setting'
   | 'output-on'
   | 'device-missing'
   | 'bus-short'
@@ -21,6 +22,7 @@ export type ConditionKind =
 export const CONDITION_KINDS: ConditionKind[] = [
   'sensor-null',
   'setpoint-band',
+  'setpoint-no-setting',
   'output-on',
   'device-missing',
   'bus-short',
@@ -40,6 +42,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'sensor-null': 'Sensor not reading',
   'setpoint-band': 'Temperature out of band',
+  'setpoint-no-setting': 'Setpoint without a setting',
   'output-on': 'Output on too long',
   'device-missing': 'Device missing',
   'bus-short': 'Bus short',

@@ -77,6 +77,8 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
     sensorId: block.data.sensorId,
     sampleDue: -Infinity,
   }),
+  // Not run since the start (or its creation): its setting is not known yet (alerts wait).
+  pending: (block) => block.state.sampleDue === -Infinity,
   onWrite: returnToStoredOnPatch('storedSetting'),
   update(block, ctx) {
     const d = block.data;

@@ -147,8 +147,9 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   /**
    * Sensors: true while the value is null only because the hardware (or the sensors) behind it
    * have not been read since the start or since it was created; kept by `update` in the block's
-   * state. Alert conditions wait for the first reading instead of calling it a fault (start-up
-   * is a state, DESIGN §11).
+   * state. Setpoints: true until their first update (the setting is not known before). Alert
+   * conditions wait for the first reading instead of calling it a fault (start-up is a state,
+   * DESIGN §11).
    */
   pending?(block: Block<F, S>): boolean;
   /**

@@ -124,6 +124,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
       sensorNullAfter: String(r.rules.sensorNull.after),
       band: deltaIn(r.rules.setpointBand.band),
       bandAfter: String(r.rules.setpointBand.after),
+      noSettingAfter: String(r.rules.noSetting.after),
       remindHours: String(r.rules.remindHours),
     };
     // Every block's value, not only the outputs known now: the live blocks may arrive later.
@@ -152,6 +153,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
       band: typeof typed === 'number' ? toInternal(typed, 'deltaTemp', prefs) : typed,
       after: numberOrText(form.bandAfter!),
     };
+    doc.noSetting = { ...doc.noSetting, after: numberOrText(form.noSettingAfter!) };
     doc.remindHours = numberOrText(form.remindHours!);
     doc.blocks = { ...doc.blocks };
     for (const id of outputs) {
@@ -184,6 +186,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
           {field('sensorNullAfter', 'Sensor reads nothing for', 's')}
           {field('band', 'Setpoint band (±)', unitLabel(userUnit('deltaTemp', prefs)))}
           {field('bandAfter', 'Out of band for', 's')}
+          {field('noSettingAfter', 'Setpoint without a setting for', 's')}
           {field('remindHours', 'Remind every', 'h')}
         </div>
         {outputs.length > 0 && (

@@ -1,0 +1,234 @@
+// A setpoint that has no setting where a Setpoint Profile meets the alerts: the profile lets go
+// (deleted here; every path to it is test/control/profile-let-go.test.ts), the setpoint keeps
+// settingMode CLAIMED with no setting until the brewer gives one, and the PIDs on it do nothing.
+// That is an alert after the rule's time (5 min by default: a hand-over by hand is no alert),
+// naming the setpoint and its PIDs by their names (user text: quotes, HTML, emoji) on the API and
+// the webhook and ntfy channels; it resolves when a setting is given or the setpoint is disabled.
+// A restart is no event: with a setting nothing fires, with none it fires after the time, once.
+// The app over REST (real SQLite) on a manual clock; the channels are real HTTP receivers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { HARD_NAMES } from '../helpers/names.js';
+import { limit } from '../helpers/limits.js';
+import { simApp, type SimApp } from '../hardware/sim-app.js';
+import { HttpReceiver, until } from './receivers.js';
+
+const WALL = Date.UTC(2026, 0, 1);
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const link = (id: string) => ({ __objtype: 'Link', id });
+const degC = (value: number) => ({ __objtype: 'Quantity', unit: 'degC', value });
+
+const SETPOINT = HARD_NAMES.find((n) => n.includes('<script>'))!;
+const HEAT = 'Brew "Kettle"';
+const COOL = HARD_NAMES.find((n) => n.startsWith('🍺 '))!;
+const KIND = 'setpoint-no-setting';
+
+interface Rig {
+  readonly s: SimApp;
+  restart(): Promise<SimApp>;
+}
+
+/** A setpoint a profile drives (10 degC now), a heating and a cooling PID on it. */
+async function fermenter(t: Test, hooks?: HttpReceiver): Promise<Rig> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-no-setting-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  // The app's alerts as the service starts them (simApp starts no subsystem): evaluated after each tick, channels sending.
+  const open = async () => {
+    const app = await simApp({ dataDir, start: 1000 });
+    app.app.alerts.start();
+    // A check before the first tick, as the fallback timer makes one when none comes (control
+    // disabled, a loop not started yet): the blocks are loaded, none has run.
+    app.app.alerts.evaluate();
+    return app;
+  };
+  let s = await open();
+  t.teardown(() => s.close());
+  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
+  await create({ id: 'Sensor', type: 'TempSensorMock', data: { setting: degC(12) } });
+  await create({
+    id: SETPOINT,
+    type: 'SetpointSensorPair',
+    data: { enabled: true, sensorId: link('Sensor'), storedSetting: degC(20), filter: 'FILTER_NONE' },
+  });
+  for (const [pid, out, kp] of [
+    [HEAT, 'Heater', 10],
+    [COOL, 'Cooler', -10],
+  ] as const) {
+    await create({ id: out, type: 'ActuatorAnalogMock', data: {} });
+    await create({ id: pid, type: 'Pid', data: { enabled: true, inputId: link(SETPOINT), outputId: link(out), kp } });
+  }
+  await create({
+    id: 'Profile',
+    type: 'SetpointProfile',
+    data: {
+      enabled: true,
+      targetId: link(SETPOINT),
+      start: new Date(WALL - HOUR).toISOString(),
+      points: [
+        { time: 0, temperature: degC(15) },
+        { time: 7200, temperature: degC(5) },
+      ],
+    },
+  });
+  if (hooks) {
+    for (const [kind, url] of [
+      ['webhook', hooks.url('/hook')],
+      ['ntfy', hooks.url('/ntfy/brewery')],
+    ])
+      t.equal((await put(s, `alerts/channels/${kind}`, { url })).statusCode, 200, `${kind} set up`);
+  }
+  await s.run(3000);
+  t.equal(s.data(SETPOINT).claimedBy?.id, 'Profile', 'the profile drives the setpoint');
+  return {
+    get s() {
+      return s;
+    },
+    async restart() {
+      await s.close();
+      s = await open();
+      await s.run(3000);
+      return s;
+    },
+  };
+}
+
+const put = (s: SimApp, route: string, body: unknown) =>
+  s.app.http.inject({
+    method: 'PUT',
+    url: `/${s.app.config.serviceId}/${route}`,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+
+async function alerts(s: SimApp): Promise<{ active: any[]; history: any[] }> {
+  const res = await s.get('alerts');
+  if (res.status !== 200) throw new Error(`GET alerts: ${res.status}`);
+  return res.body;
+}
+const noSetting = async (s: SimApp) => (await alerts(s)).active.filter((a) => a.kind === KIND);
+const events = async (s: SimApp, event: string) =>
+  (await alerts(s)).history.filter((h) => h.event === event && String(h.key).startsWith(`${KIND}:`));
+
+t.test(
+  'a profile deleted: no alert for a hand-over, one after the rule time naming the setpoint and its PIDs; a setting given resolves it',
+  async (t) => {
+    const hooks = new HttpReceiver();
+    await hooks.start();
+    t.teardown(() => hooks.stop());
+    const f = await fermenter(t, hooks);
+    const s = f.s;
+    const rules = (await s.get('alerts/rules')).body.rules;
+    t.same(rules.noSetting, { enabled: true, after: 300 }, 'a rule of its own, on, 5 min by default');
+
+    t.equal((await s.post('blocks/delete', { id: 'Profile' })).status, 200, 'the profile deleted');
+    await s.run(2 * MINUTE, 1000);
+    t.equal(s.data(SETPOINT).setting.value, null, 'the setpoint has no setting');
+    t.same(await noSetting(s), [], 'two minutes on (a brewer on the way to set it): no alert');
+
+    await s.run(4 * MINUTE, 1000);
+    const [alert] = await noSetting(s);
+    t.ok(alert, 'past the rule time: the alert');
+    t.equal(alert.blockId, SETPOINT, 'its block is the setpoint, by its name');
+    t.equal(
+      alert.text,
+      `${SETPOINT} has no setting: the PIDs on it (${HEAT}, ${COOL}) are not controlling. Give it a setting to take over`,
+      'the text names the setpoint and both PIDs as they were typed',
+    );
+    t.equal((await events(s, 'fired')).length, 1, 'fired once');
+
+    const fired = await until('the webhook message', limit(10_000), () =>
+      hooks.json('/hook').find((m) => m.event === 'fired' && m.condition === KIND),
+    );
+    t.equal(fired.blockId, SETPOINT, 'the webhook names the block as typed');
+    t.match(fired.title, SETPOINT);
+    t.equal(fired.message, `${alert.text}.`, 'the webhook carries the text intact');
+    const ntfy = await until('the ntfy message', limit(10_000), () =>
+      hooks.got.find((r) => r.path === '/ntfy/brewery' && r.body.includes('has no setting')),
+    );
+    t.equal(ntfy.body, `${alert.text}.`, 'ntfy carries the text intact');
+
+    // A setting given by hand (as the dashboard's field and Home Assistant's number do): it takes over.
+    const given = await s.post('blocks/patch', {
+      id: SETPOINT,
+      type: 'SetpointSensorPair',
+      data: { storedSetting: degC(11) },
+    });
+    t.equal(given.status, 200);
+    await s.run(2 * MINUTE, 1000);
+    t.same(await noSetting(s), [], 'a setting given: resolved');
+    t.equal((await events(s, 'resolved')).length, 1, 'resolved once');
+    const resolved = await until('the resolve on the webhook', limit(10_000), () =>
+      hooks.json('/hook').find((m) => m.event === 'resolved' && m.condition === KIND),
+    );
+    t.match(
+      resolved.message,
+      /^Back to normal after (6m 5\ds|7m \ds)/,
+      'back to normal, counted from when the setting went (7 min before)',
+    );
+  },
+);
+
+t.test('a let-go setpoint disabled is no alert: the brewer turned it off', async (t) => {
+  const f = await fermenter(t);
+  const s = f.s;
+  await s.post('blocks/delete', { id: 'Profile' });
+  await s.run(6 * MINUTE, 1000);
+  t.equal((await noSetting(s)).length, 1, 'the alert');
+  await s.post('blocks/patch', { id: SETPOINT, type: 'SetpointSensorPair', data: { enabled: false } });
+  await s.run(2 * MINUTE, 1000);
+  t.same(await noSetting(s), [], 'disabled: resolved');
+  await s.run(10 * MINUTE, 1000);
+  t.equal((await events(s, 'fired')).length, 1, 'and not fired again');
+});
+
+t.test('no alert without an enabled PID on the setpoint, nor with the rule off', async (t) => {
+  const f = await fermenter(t);
+  const s = f.s;
+  await s.post('blocks/patch', { id: HEAT, type: 'Pid', data: { enabled: false } });
+  await s.post('blocks/delete', { id: COOL });
+  await s.post('blocks/delete', { id: 'Profile' });
+  await s.run(10 * MINUTE, 1000);
+  t.same(await noSetting(s), [], 'no PID controls by it: nothing is lost');
+  await s.post('blocks/patch', { id: HEAT, type: 'Pid', data: { enabled: true } });
+  t.equal((await put(s, 'alerts/rules', { noSetting: { enabled: false } })).statusCode, 200);
+  await s.run(10 * MINUTE, 1000);
+  t.same(await noSetting(s), [], 'the rule off: no alert');
+  t.equal((await put(s, 'alerts/rules', { noSetting: { enabled: true, after: 60 } })).statusCode, 200);
+  await s.run(2 * MINUTE, 1000);
+  t.equal((await noSetting(s)).length, 1, 'on again with a minute: the alert');
+  t.match((await noSetting(s))[0].text, `the PID on it (${HEAT}) is not controlling`, 'naming the one enabled PID');
+});
+
+t.test(
+  'a restart is no event: with a setting nothing fires; with none, the alert after the rule time, once',
+  async (t) => {
+    const f = await fermenter(t);
+    // At once, for the start: a setpoint seen without a setting for a moment while the blocks load would fire.
+    t.equal((await put(f.s, 'alerts/rules', { noSetting: { enabled: true, after: 0 } })).statusCode, 200);
+    let s = await f.restart();
+    await s.run(10 * MINUTE, 1000);
+    t.equal(s.data(SETPOINT).claimedBy?.id, 'Profile', 'driven again after the restart');
+    t.same(await events(s, 'fired'), [], 'a restart with a setting: nothing fired');
+    t.equal((await put(s, 'alerts/rules', { noSetting: { enabled: true, after: 300 } })).statusCode, 200);
+
+    // Let go, and restarted before the rule time: the start is not the cause, the count begins again.
+    await s.post('blocks/delete', { id: 'Profile' });
+    await s.run(MINUTE, 1000);
+    s = await f.restart();
+    t.equal(s.data(SETPOINT).setting.value, null, 'no setting after the restart either');
+    await s.run(3 * MINUTE, 1000);
+    t.same(await noSetting(s), [], 'three minutes after the start: no alert yet');
+    await s.run(3 * MINUTE, 1000);
+    t.equal((await noSetting(s)).length, 1, 'the rule time after the start: the alert');
+    t.equal((await events(s, 'fired')).length, 1, 'fired once');
+
+    // Active across a restart: still active, not fired again.
+    s = await f.restart();
+    await s.run(10 * MINUTE, 1000);
+    t.equal((await noSetting(s)).length, 1, 'still active after another restart');
+    t.equal((await events(s, 'fired')).length, 1, 'not fired again');
+  },
+);
