@@ -55,10 +55,13 @@ export const SetpointSensorPair = defineBlock<typeof fields, SetpointState>({
   role: 'setpoint',
   homeAssistant: [
     { component: 'sensor', key: 'value', field: 'value', kind: 'temperature' },
+    // The setting in use, as the dashboard shows it: a driver's (a profile's), or none (unknown
+    // in Home Assistant) when a driver let go or the setpoint is off; not the stored setting as
+    // if it were held. Setting it writes the stored setting, which takes over (settingMode STORED).
     {
       component: 'number',
       key: 'setting',
-      field: 'storedSetting',
+      field: 'setting',
       label: 'setting',
       kind: 'temperature',
       write: 'storedSetting',
