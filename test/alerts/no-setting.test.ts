@@ -3,7 +3,7 @@
 // settingMode CLAIMED with no setting until the brewer gives one, and the PIDs on it do nothing.
 // That is an alert after the rule's time (5 min by default: a hand-over by hand is no alert),
 // naming the setpoint and its PIDs by their names (user text: quotes, HTML, emoji) on the API and
-// the webhook and ntfy channels; it resolves when a setting is given or the setpoint is disabled.
+// the webhook, ntfy and email channels; it resolves when a setting is given or the setpoint is disabled.
 // A restart is no event: with a setting nothing fires, with none it fires after the time, once.
 // The app over REST (real SQLite) on a manual clock; the channels are real HTTP receivers.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +13,7 @@ import t, { type Test } from 'tap';
 import { HARD_NAMES } from '../helpers/names.js';
 import { limit } from '../helpers/limits.js';
 import { simApp, type SimApp } from '../hardware/sim-app.js';
-import { HttpReceiver, until } from './receivers.js';
+import { HttpReceiver, type Mail, startSmtp, until } from './receivers.js';
 
 const WALL = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
@@ -26,13 +26,45 @@ const HEAT = 'Brew "Kettle"';
 const COOL = HARD_NAMES.find((n) => n.startsWith('🍺 '))!;
 const KIND = 'setpoint-no-setting';
 
+/** A mail's subject and text as a mail reader shows them (RFC 2047 encoded words, quoted-printable or base64). */
+function readMail(m: Mail): { subject: string; text: string } {
+  const at = m.raw.indexOf('\r\n\r\n');
+  const head = m.raw.slice(0, at).replace(/\r\n[ \t]+/g, ' ');
+  const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1] ?? '';
+  const words = (v: string) =>
+    v.replace(/\?=\s+=\?/g, '?==?').replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_all, enc: string, data: string) =>
+      enc.toUpperCase() === 'B'
+        ? Buffer.from(data, 'base64').toString('utf8')
+        : Buffer.from(
+            data
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          ).toString('utf8'),
+    );
+  const body = m.raw.slice(at + 4).replace(/\r\n\.\r\n$/, '');
+  const cte = header('Content-Transfer-Encoding').toLowerCase();
+  const text =
+    cte === 'base64'
+      ? Buffer.from(body, 'base64').toString('utf8')
+      : cte === 'quoted-printable'
+        ? Buffer.from(
+            body
+              .replace(/=\r\n/g, '')
+              .replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          ).toString('utf8')
+        : body;
+  return { subject: words(header('Subject')), text: text.replace(/\r\n/g, '\n') };
+}
+
 interface Rig {
   readonly s: SimApp;
   restart(): Promise<SimApp>;
 }
 
 /** A setpoint a profile drives (10 degC now), a heating and a cooling PID on it. */
-async function fermenter(t: Test, hooks?: HttpReceiver): Promise<Rig> {
+async function fermenter(t: Test, hooks?: HttpReceiver, smtpPort?: number): Promise<Rig> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-no-setting-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   // The app's alerts as the service starts them (simApp starts no subsystem): evaluated after each tick, channels sending.
@@ -80,6 +112,17 @@ async function fermenter(t: Test, hooks?: HttpReceiver): Promise<Rig> {
     ])
       t.equal((await put(s, `alerts/channels/${kind}`, { url })).statusCode, 200, `${kind} set up`);
   }
+  if (smtpPort) {
+    const email = {
+      host: '127.0.0.1',
+      port: smtpPort,
+      user: 'brewer',
+      password: 'pw',
+      from: 'b@x.test',
+      to: 'me@x.test',
+    };
+    t.equal((await put(s, 'alerts/channels/email', email)).statusCode, 200, 'email set up');
+  }
   await s.run(3000);
   t.equal(s.data(SETPOINT).claimedBy?.id, 'Profile', 'the profile drives the setpoint');
   return {
@@ -118,7 +161,9 @@ t.test(
     const hooks = new HttpReceiver();
     await hooks.start();
     t.teardown(() => hooks.stop());
-    const f = await fermenter(t, hooks);
+    const smtp = await startSmtp('brewer', 'pw');
+    t.teardown(() => smtp.close());
+    const f = await fermenter(t, hooks, smtp.port);
     const s = f.s;
     const rules = (await s.get('alerts/rules')).body.rules;
     t.same(rules.noSetting, { enabled: true, after: 300 }, 'a rule of its own, on, 5 min by default');
@@ -149,6 +194,11 @@ t.test(
       hooks.got.find((r) => r.path === '/ntfy/brewery' && r.body.includes('has no setting')),
     );
     t.equal(ntfy.body, `${alert.text}.`, 'ntfy carries the text intact');
+    const mail = await until('the email', limit(10_000), () =>
+      smtp.mails.map(readMail).find((m) => m.text.includes('has no setting')),
+    );
+    t.equal(mail.subject, fired.title, 'the email subject names the setpoint as typed');
+    t.ok(mail.text.startsWith(`${alert.text}.\n`), `the email carries the text intact (${JSON.stringify(mail.text)})`);
 
     // A setting given by hand (as the dashboard's field and Home Assistant's number do): it takes over.
     const given = await s.post('blocks/patch', {
