@@ -4,10 +4,14 @@
 // until the time is known again. Reference §5.2.
 // Its place is the time since `start` as the controller counts it: a wall-clock jump moves
 // `start` by as much (the place stays), and so does the time the service was stopped, for a
-// profile that was running (it resumes where it was). docs/blocks.md, "Profiles and the clock".
+// profile that was running (it resumes where it was). A `start` written must be a date on a set
+// clock (checkData): one on a clock never set (1970) would put the profile 56 years in once NTP
+// sets the clock. docs/blocks.md, "Profiles and the clock".
+import { isoSeconds } from '../codec/encode.js';
 import { f } from '../codec/fields.js';
 import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
+import { EARLIEST_WALL_MS, isWallSet } from '../shared/wall-set.js';
 import { drive } from './shared/pipeline.js';
 import { nextBeat } from './shared/cadence.js';
 import { profileSetting } from './shared/profile.js';
@@ -39,6 +43,17 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
   legacy: legacyNames,
   implements: ['EnablerInterface'],
   description: 'A temperature profile over time, driving a setpoint',
+  checkData(data, _resolve, { self }) {
+    // REST, MQTT, the dashboard and a backup load alike. A start stored before is left alone.
+    const start = data.start as number | null;
+    if (start === null || start === self?.data.start || isWallSet(start * 1000)) return [];
+    return [
+      {
+        path: 'data.start',
+        message: `${isoSeconds(start)} is before ${isoSeconds(EARLIEST_WALL_MS / 1000).slice(0, 10)}: a time on a clock that was never set (a controller before network time reads 1970). Write the date on a set clock (the profile waits for the controller's clock to be set), or null for no start`,
+      },
+    ];
+  },
   wallMoved(block, move) {
     const d = block.data;
     if (d.start === null) return false;

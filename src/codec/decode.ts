@@ -165,6 +165,8 @@ function decodeValue(
       return raw.toLowerCase().padEnd(16, '0');
     }
     case 'datetime':
+      // 0 is no time, as Brewblox sends and shows it (its protobuf has no null).
+      if (raw === 0 || raw === '') return RESET;
       return (
         decodeDatetime(raw) ?? fail(`must be an ISO-8601 date or epoch seconds/milliseconds, got ${describe(raw)}`)
       );

@@ -107,3 +107,56 @@ t.test('across a restart a running profile resumes where it was; one set to star
   );
   t.equal(again.data('scheduled').start, later, 'a profile not started yet keeps its date');
 });
+
+/** A Pi without a saved time: the wall clock reads not set (1970) until network time sets it. */
+class UnsetClock extends ManualClock {
+  isSet = false;
+  override wall(): number | null {
+    return this.isSet ? super.wall() : null;
+  }
+}
+
+t.test('a start written on a clock not set (1970) is refused; 0 is no start, as Brewblox sends it', async (t) => {
+  // A script or automation on a Pi before network time writes "now" as its clock shows it: a date
+  // in 1970. Stored, the profile sat 56 years past its start once NTP set the clock, holding its
+  // last temperature at once (a lager's 2 °C cold crash on day 0).
+  const clock = new UnsetClock(0, Date.UTC(2026, 10, 30, 12));
+  const su = setup({ clock });
+  su.create('sensor', 'TempSensorExternal', { setting: 20, timeout: 0 });
+  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 15, enabled: true });
+  const points = [
+    { time: 0, temperature: 12 },
+    { time: { __objtype: 'Quantity', unit: 'day', value: 10 }, temperature: 12 },
+    { time: { __objtype: 'Quantity', unit: 'day', value: 11 }, temperature: 2 },
+  ];
+  su.create('profile', 'SetpointProfile', { targetId: link('sp'), enabled: true, points });
+  const unsetNow = '1970-01-01T02:00:00Z';
+  t.throws(
+    () => su.patch('profile', 'SetpointProfile', { start: unsetNow }),
+    { message: /start: 1970-01-01T02:00:00Z is before 2001-09-09: a time on a clock that was never set/ },
+    'a start on the unset clock is refused, naming the problem',
+  );
+  t.equal(su.data('profile').start, null, 'nothing stored');
+  t.throws(
+    () => su.create('other', 'SetpointProfile', { enabled: true, points, start: 7200 }),
+    { message: /start: 1970-01-01T02:00:00Z is before 2001-09-09/ },
+    'on create too, in epoch seconds',
+  );
+  su.patch('profile', 'SetpointProfile', { start: 0 });
+  t.equal(su.data('profile').start, null, '0 is no start (Brewblox sends 0 for none)');
+
+  clock.isSet = true;
+  await su.run(5000, 1000);
+  t.equal(su.data('profile').setting, null, 'once the clock is set, a profile with no start drives nothing');
+  t.equal(su.data('sp').setting, 15, 'the setpoint keeps its own setting');
+
+  // A date on a set clock (the browser's, a laptop's) is taken while the controller's clock is
+  // not set: the profile waits for the clock, then runs from that date.
+  clock.isSet = false;
+  const start = Math.floor(Date.UTC(2026, 10, 30, 12) / 1000);
+  su.patch('profile', 'SetpointProfile', { start: new Date(start * 1000).toISOString() });
+  t.equal(su.data('profile').start, start);
+  clock.isSet = true;
+  await su.run(5000, 1000);
+  t.equal(su.data('sp').setting, 12, 'at its first step once the clock is set');
+});
