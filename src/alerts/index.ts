@@ -27,6 +27,7 @@ import { RulesInForce } from './rules-in-force.js';
 import { CheckSchedule } from './check-schedule.js';
 import type { AlertSettings } from './settings.js';
 import { markRunning, markStopped } from './running-mark.js';
+import { PendingStore } from './pending-record.js';
 import { AlertStore } from './store.js';
 import { fromWall, toWall, type AlertClock } from './times.js';
 import { Tracker } from './tracker.js';
@@ -101,12 +102,19 @@ export class Alerts implements AlertsApi {
         return this.clock.wall();
       },
     });
+    const pending = new PendingStore(
+      d.db,
+      () => rc.now(),
+      (e) => d.storage?.noteError(e) ?? isStorageFailure(e),
+      (problem) => d.log.warn(problem),
+    );
     this.tracker = new Tracker({
       remindMs: () => this.ruleDoc.rules.remindHours * 3600_000,
       load: () => this.store.loadActive().map((a) => fromWall(a, this.clock)),
       save: (a) => this.store.saveActive(toWall(a, this.clock)),
       remove: (key) => this.store.removeActive(key),
       emit: (event, alert, ended) => this.onEvent(event, alert, ended),
+      pending: { load: () => pending.load(), save: (streaks, now) => pending.save(streaks, now) },
     });
     this.conditions = new Conditions({ ...d, runtime: d.runtime });
     this.schedule = new CheckSchedule(d.timers ?? systemTimers, this.clock, s.checkIntervalMs, () => this.evaluate());
@@ -236,6 +244,7 @@ export class Alerts implements AlertsApi {
 
   async stop(): Promise<void> {
     this.schedule.stop();
+    if (this.started) this.tracker.savePending(this.clock.now());
     this.started = false;
     this.mqttAlerts?.stop();
     for (const c of this.cleanups.splice(0)) c();

@@ -5,8 +5,13 @@
 // flapping sensor makes one alert, not a storm. Active alerts are stored, so a restart still
 // sends the resolve. Times are monotonic ms (times.ts). A condition whose state is not known
 // yet (a sensor not read since the start) is neither bad nor clear: its streak and its alert
-// wait, so a start is never an event.
+// wait, so a start is never an event. The streaks (problems waiting out their `after`) are stored
+// too (pending-record.ts), as the time they have run: a restart, or a controller that crashes
+// again and again, does not start their time over.
 import type { ActiveAlert, AlertEnd, AlertEventKind, Observation } from './types.js';
+
+/** How often the streaks are stored while there are any (besides each change): what a kill -9 loses at most. */
+export const PENDING_SAVE_MS = 10_000;
 
 export interface TrackerOptions {
   /** Read on each evaluation: the rules can change it. */
@@ -16,11 +21,16 @@ export interface TrackerOptions {
   remove: (key: string) => void;
   /** `ended`: why a resolve came other than by the condition clearing (its block was deleted). */
   emit: (event: AlertEventKind, alert: ActiveAlert, ended?: AlertEnd) => void;
+  /** The streaks as a restart left them (monotonic ms of this run), and where they go. */
+  pending?: {
+    load: () => Array<[string, Streak]>;
+    save: (streaks: ReadonlyMap<string, Streak>, now: number) => void;
+  };
 }
 
 const NONE: ReadonlySet<string> = new Set();
 
-interface Streak {
+export interface Streak {
   firstSeenAt: number;
   clearSince: number | null;
   count: number;
@@ -35,9 +45,21 @@ export class Tracker {
   private readonly active = new Map<string, ActiveAlert>();
   private readonly clearSince = new Map<string, number>();
   private readonly streaks = new Map<string, Streak>();
+  /** The streaks changed since they were stored; when they were stored (monotonic ms). */
+  private streaksChanged = false;
+  private streaksSavedAt = -Infinity;
 
   constructor(private readonly o: TrackerOptions) {
     for (const a of o.load()) this.active.set(a.key, a);
+    for (const [key, streak] of o.pending?.load() ?? []) if (!this.active.has(key)) this.streaks.set(key, streak);
+  }
+
+  /** Stores the streaks now (at a stop; update() does so on a change and every PENDING_SAVE_MS). */
+  savePending(now: number): void {
+    if (!this.o.pending) return;
+    this.streaksChanged = false;
+    this.streaksSavedAt = now;
+    this.o.pending.save(this.streaks, now);
   }
 
   list(): ActiveAlert[] {
@@ -68,8 +90,14 @@ export class Tracker {
     }
     for (const [key, streak] of this.streaks) {
       if (present.has(key) || unknown.has(key)) continue;
-      streak.clearSince ??= now;
-      if (now - streak.clearSince >= resolveAfterMs) this.streaks.delete(key);
+      if (streak.clearSince === null) {
+        streak.clearSince = now;
+        this.streaksChanged = true;
+      }
+      if (now - streak.clearSince >= resolveAfterMs) {
+        this.streaks.delete(key);
+        this.streaksChanged = true;
+      }
     }
     const remindMs = this.o.remindMs();
     for (const alert of this.active.values()) {
@@ -80,6 +108,8 @@ export class Tracker {
         this.o.emit('reminder', alert);
       }
     }
+    if (this.streaksChanged || (this.streaks.size > 0 && now - this.streaksSavedAt >= PENDING_SAVE_MS))
+      this.savePending(now);
   }
 
   /** A one-shot alert (an unclean stop): fires now, stays until acknowledged. */
@@ -162,6 +192,7 @@ export class Tracker {
   private pending(obs: Observation, now: number, resolveAfterMs: number): void {
     let streak = this.streaks.get(obs.key);
     if (streak && streak.clearSince !== null) {
+      this.streaksChanged = true;
       const gap = now - streak.clearSince;
       if (!obs.tolerateGaps || gap >= resolveAfterMs) streak = undefined;
       else {
@@ -172,15 +203,18 @@ export class Tracker {
     if (!streak) {
       streak = { firstSeenAt: now, clearSince: null, count: 1, countFrom: now };
       this.streaks.set(obs.key, streak);
+      this.streaksChanged = true;
     }
     const p = obs.progress;
     if (p && (p.toward !== streak.toward || p.reached >= streak.best! + p.by)) {
+      this.streaksChanged = true;
       streak.toward = p.toward;
       streak.best = p.reached;
       streak.countFrom = now;
     }
     if (now - streak.countFrom < obs.after * 1000) return;
     this.streaks.delete(obs.key);
+    this.streaksChanged = true;
     const alert: ActiveAlert = {
       key: obs.key,
       kind: obs.kind,
@@ -202,7 +236,7 @@ export class Tracker {
   private resolve(alert: ActiveAlert, ended?: AlertEnd): void {
     this.active.delete(alert.key);
     this.clearSince.delete(alert.key);
-    this.streaks.delete(alert.key);
+    if (this.streaks.delete(alert.key)) this.streaksChanged = true;
     this.o.remove(alert.key);
     this.o.emit('resolved', alert, ended);
   }

@@ -4,7 +4,9 @@
 import t from 'tap';
 import { alertMessage } from '../../src/alerts/messages.js';
 import { fromWall, toWall } from '../../src/alerts/times.js';
+import { PendingStore } from '../../src/alerts/pending-record.js';
 import { Tracker } from '../../src/alerts/tracker.js';
+import { tempDatabase } from '../helpers/temp-database.js';
 import type { ActiveAlert, AlertEventKind, Observation } from '../../src/alerts/types.js';
 
 const obs: Observation = {
@@ -84,3 +86,63 @@ t.test('reminders come every remindMs on the monotonic clock until the alert is 
   for (const end = now + 3 * REMIND; now <= end; now += step) tr.update([obs], now, 2000);
   t.equal(events.filter(([e]) => e === 'reminder').length, 3, 'no reminder after the acknowledge');
 });
+
+t.test(
+  'a problem waiting out its `after` keeps the time it was seen across a restart; the time stopped does not count',
+  async (t) => {
+    // SQLite rows of a real database; each run a new monotonic clock from 0, as after a boot.
+    const { db } = tempDatabase(t, 'edgeblocks-pending-');
+    const MIN = 60_000;
+    const hour = { ...obs, after: 3600 };
+    const run = () => {
+      let at = 0;
+      const store = new PendingStore(
+        db,
+        () => at,
+        () => false,
+        (p) => t.fail(p),
+      );
+      const events: AlertEventKind[] = [];
+      const tr = new Tracker({
+        remindMs: () => 4 * 3_600_000,
+        load: () => [],
+        save: () => undefined,
+        remove: () => undefined,
+        emit: (e) => events.push(e),
+        pending: { load: () => store.load(), save: (s, now) => store.save(s, now) },
+      });
+      /** The problem seen each minute of this run from `from` up to `to`: the minute it fires, or null. */
+      const untilFired = (to = 120, from = 0) => {
+        for (let m = from; m <= to; m++) {
+          at = m * MIN;
+          tr.update([hour], at, 2000);
+          if (events.includes('fired')) return m;
+        }
+        return null;
+      };
+      /** The problem cleared for a minute, then the service stopped cleanly. */
+      const clearedAndStopped = () => {
+        at += MIN;
+        tr.update([], at, 2 * MIN);
+        tr.savePending(at);
+      };
+      return { untilFired, clearedAndStopped, tr };
+    };
+
+    t.equal(run().untilFired(50), null, '50 min of the hour, then killed (no stop: the last save stands)');
+    t.equal(run().untilFired(), 10, 'fires 10 min into the next run, not 60');
+    // A crash loop: runs of 20 min, each killed. It fires in the third (20 + 20 + 20 min); each run
+    // started the hour over before, and it never fired.
+    const firedIn = [1, 2, 3, 4].map(() => run().untilFired(20));
+    t.same(firedIn, [null, null, 20, null], 'a controller crash-looping faster than the `after` still tells of it');
+
+    // A problem that cleared before the stop is not one the next run goes on with, beyond resolveAfter.
+    const first = run();
+    t.equal(first.untilFired(30), null);
+    first.clearedAndStopped();
+    const second = run();
+    second.tr.update([], 2 * MIN, 2 * MIN); // clear for resolveAfter, counted across the stop: the streak ends
+    t.equal(second.untilFired(62, 3), null, 'a new problem after it takes its whole hour');
+    t.equal(second.untilFired(63, 63), 63, 'and fires at its end');
+  },
+);
