@@ -3,11 +3,14 @@
 // generation (a logout increases the user's; absent in sessions made before it existed: 0), exp: ms,
 // b: the run that issued it, m: its expiry on that run's monotonic clock}. A session is timed on
 // the monotonic clock by the run that issued it (a wall clock that jumps 3 days forward on a Pi
-// does not end it, one set back does not stretch it); by `exp` on the wall clock after a restart.
+// does not end it, one set back does not stretch it); by `exp` on the wall clock after a restart,
+// and not at all while that clock reads not set (1970, before network time on a Pi): every `exp`
+// lies ahead of it, so a session that ended weeks ago would let its holder in again; it ends instead.
 // The key lives in the data dir (auth-secret, mode 0600), so sessions survive restarts.
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isWallSet } from '../shared/wall-set.js';
 import { sameString } from './password.js';
 
 export const SECRET_FILE = 'auth-secret';
@@ -92,8 +95,13 @@ export function readSession(secret: Buffer, value: string, clock: SessionClock =
 /** When a session ends: its claims `exp`, `b` and `m`. */
 export type SessionTiming = Pick<SessionClaims, 'exp' | 'b' | 'm'>;
 
-/** Whether a session has run out: on the monotonic clock of the run that issued it, else by `exp` on the wall clock. */
+/**
+ * Whether a session has run out: on the monotonic clock of the run that issued it, else by `exp`
+ * on the wall clock, which must be set to judge it (not set: ended, log in again).
+ */
 export function sessionEnded(timing: SessionTiming, clock: SessionClock): boolean {
   const thisRun = timing.b === clock.run && typeof timing.m === 'number';
-  return thisRun ? timing.m! <= clock.now() : timing.exp <= clock.wall();
+  if (thisRun) return timing.m! <= clock.now();
+  const wall = clock.wall();
+  return !isWallSet(wall) || timing.exp <= wall;
 }

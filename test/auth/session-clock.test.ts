@@ -56,3 +56,35 @@ t.test('sessions keep their length when the wall clock jumps', async (t) => {
   later.mono += DAY + 1000;
   t.notOk(valid(restarted), 'another run: ended at its wall-clock expiry');
 });
+
+t.test('a session from an earlier run is not judged on a clock that was never set (1970)', async (t) => {
+  // After a reboot before network time the controller's clock reads 1970: every wall-clock expiry
+  // lies ahead of it, so a session cookie that had ended weeks ago (a copied cookie, a former
+  // admin's browser) let its holder in again until the clock was set.
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-session-unset-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  await new UsersFile(dataDir).load().add('alice', 'correct horse battery');
+  const open = (c: SessionClock) =>
+    Auth.open({ enabled: true, dataDir, log: pino({ level: 'silent' }), validDurationMs: 2 * DAY, sessionClock: c });
+  const first = new TestClock('run-1');
+  const issuing = open(first);
+  t.teardown(() => issuing.close());
+  const { value } = issuing.issue('alice');
+  const valid = (a: Auth, v = value) => a.grantOf({ cookie: `${COOKIE_NAME}=${v}` }) !== null;
+
+  const unset = new TestClock('run-2');
+  unset.offset = Date.UTC(1970, 0, 1, 0, 0, 30) - unset.mono;
+  const rebooted = open(unset);
+  t.teardown(() => rebooted.close());
+  t.notOk(valid(rebooted), 'ended: its expiry cannot be judged on a clock that reads 1970');
+  const fresh = rebooted.issue('alice').value;
+  t.ok(valid(rebooted, fresh), 'a login on this run works, timed on its monotonic clock');
+  unset.mono += 2 * DAY + 1000;
+  t.notOk(valid(rebooted, fresh), 'and ends after its 2 days');
+
+  // The clock set (network time): a session of an earlier run is judged by its expiry again.
+  const set = new TestClock('run-3');
+  const later = open(set);
+  t.teardown(() => later.close());
+  t.ok(valid(later), 'on a set clock, by its wall-clock expiry (not reached)');
+});
