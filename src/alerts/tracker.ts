@@ -10,7 +10,7 @@
 // again and again, does not start their time over.
 import type { ActiveAlert, AlertEnd, AlertEventKind, Observation } from './types.js';
 
-/** How often the streaks are stored while there are any (besides each change): what a kill -9 loses at most. */
+/** How often the streaks are stored at most, while there are any or they changed: what a kill -9 loses at most. */
 export const PENDING_SAVE_MS = 10_000;
 
 export interface TrackerOptions {
@@ -54,7 +54,7 @@ export class Tracker {
     for (const [key, streak] of o.pending?.load() ?? []) if (!this.active.has(key)) this.streaks.set(key, streak);
   }
 
-  /** Stores the streaks now (at a stop; update() does so on a change and every PENDING_SAVE_MS). */
+  /** Stores the streaks now (at a stop; update() does so every PENDING_SAVE_MS while there are any or they changed). */
   savePending(now: number): void {
     if (!this.o.pending) return;
     this.streaksChanged = false;
@@ -108,7 +108,8 @@ export class Tracker {
         this.o.emit('reminder', alert);
       }
     }
-    if (this.streaksChanged || (this.streaks.size > 0 && now - this.streaksSavedAt >= PENDING_SAVE_MS))
+    // At most every PENDING_SAVE_MS (a flapping sensor changes them every second): what a kill -9 loses.
+    if ((this.streaksChanged || this.streaks.size > 0) && now - this.streaksSavedAt >= PENDING_SAVE_MS)
       this.savePending(now);
   }
 
