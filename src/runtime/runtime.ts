@@ -145,8 +145,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   // ---- block API --------------------------------------------------------------------------
+  // Each change looks for a wall-clock jump before it is applied (a batch before its first item,
+  // batch.ts), so a jump moves what was there, never what is being written.
 
   create(input: unknown, origin = 'api'): BlockJson {
+    this.checkClock();
     return createBlock(this, input, origin);
   }
 
@@ -172,20 +175,24 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   write(input: unknown, origin = 'api'): BlockJson {
+    this.checkClock();
     return updateBlock(this, input, false, origin);
   }
 
   patch(input: unknown, origin = 'api'): BlockJson {
+    this.checkClock();
     return updateBlock(this, input, true, origin);
   }
 
   /** Delete a block; the answer names the links of other blocks that now point nowhere. */
   delete(input: unknown, origin = 'api'): Deleted {
+    this.checkClock();
     return deleteBlock(this, input, origin);
   }
 
   /** Change a block's id; links to it follow (rename.ts). */
   rename(input: unknown, origin = 'api'): Ident {
+    this.checkClock();
     return renameBlock(this, input, origin);
   }
 

@@ -3,7 +3,8 @@
 // committed. A batch that fails at an item is undone with nothing run on its first items: no
 // output switched, no claim let go. In the runtime, and through the REST batch route of the app
 // (real SQLite, emulated hardware) on a manual clock. MQTT has no batch message: each controller
-// message is one write. A wall-clock jump is looked for before a batch begins, not inside it.
+// message is one write. A wall-clock jump is looked for before a batch begins, not inside it,
+// and before a single write is applied.
 import t, { type Test } from 'tap';
 import type { ChangeEvent } from '../../src/runtime/runtime.js';
 import type { AnyBlock, IoArray } from '../../src/runtime/types.js';
@@ -200,4 +201,33 @@ t.test('a wall-clock jump seen as a batch begins is stored and reported, though 
   );
   const again = testRuntime({ persistence, clock });
   t.equal(again.runtime.read({ id: 'Profile' }).json().data.start, moved, 'and stored: the same after a restart');
+});
+
+t.test('a write that is the first to see a wall-clock jump keeps the start it was sent', async (t) => {
+  const { runtime, clock, persistence } = testRuntime();
+  const wall = clock.wall()!;
+  runtime.create({ id: 'Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: degC(20) } });
+  const profile = (start: number) => ({
+    id: 'Profile',
+    type: 'SetpointProfile',
+    data: {
+      enabled: true,
+      targetId: link('Setpoint'),
+      start: new Date(start).toISOString(),
+      points: [
+        { time: 0, temperature: degC(15) },
+        { time: 7200, temperature: degC(5) },
+      ],
+    },
+  });
+  runtime.create(profile(wall - HOUR));
+  clock.advance(1000);
+  runtime.tick();
+  clock.jumpWall(3 * HOUR); // NTP steps the clock; the next thing is a brewer restarting the profile "now"
+  const now = clock.wall()!;
+  const sent = new Date(now).toISOString().replace('.000', '');
+  runtime.write(profile(now));
+  t.equal(runtime.read({ id: 'Profile' }).json().data.start, sent, 'the start sent, not moved by the jump');
+  const again = testRuntime({ persistence, clock });
+  t.equal(again.runtime.read({ id: 'Profile' }).json().data.start, sent, 'and stored so');
 });
