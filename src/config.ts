@@ -306,7 +306,14 @@ export function loadInstalledConfig(
   const installedData = path.resolve(root, INSTALLED.dataDir);
   const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
   // Under a root, its links are that system's (/var/lib/edgeblocks -> /data/eb is ROOT/data/eb).
-  const exists = (p: string) => existsSync(onSystem === undefined ? p : inRoot(onSystem, p));
+  const under = (p: string) => {
+    try {
+      return inRoot(onSystem!, p);
+    } catch (e) {
+      throw new ConfigError('--root', (e as Error).message);
+    }
+  };
+  const exists = (p: string) => existsSync(onSystem === undefined ? p : under(p));
   const withFile = { ...args };
   if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig))
     withFile.config = installedConfig;
@@ -335,8 +342,7 @@ export function loadInstalledConfig(
       withUnit[name] ??= value;
   const config = loadConfig(withFile, withUnit, { root: onSystem });
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
-  if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir)))
-    config.dataDir = inRoot(onSystem, config.dataDir);
+  if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir))) config.dataDir = under(config.dataDir);
   return config;
 }
 

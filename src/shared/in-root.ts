@@ -18,6 +18,7 @@ export function isUnder(root: string, p: string): boolean {
  * `p` (a path under `root`, as the machine running this spells it) with every link in it followed
  * as on the system under `root`: an absolute target is taken under `root`, and `..` never leaves
  * it. What does not exist is kept as spelt from there on. A path outside `root` is returned as is.
+ * A loop of links throws (code ELOOP), as the system would.
  */
 export function inRoot(root: string, p: string): string {
   const base = path.resolve(root);
@@ -44,7 +45,14 @@ export function inRoot(root: string, p: string): string {
       at = next;
       continue;
     }
-    if (++hops > MAX_LINKS) return path.join(next, ...parts);
+    // Not the spelling: this machine would follow the links as its own (ROOT/tmp -> /tmp).
+    if (++hops > MAX_LINKS)
+      throw Object.assign(
+        new Error(`${next}: too many levels of symbolic links (followed as on the system under ${base})`),
+        {
+          code: 'ELOOP',
+        },
+      );
     if (path.isAbsolute(link)) at = base;
     parts.unshift(...link.split('/').filter(Boolean));
   }

@@ -60,3 +60,25 @@ t.test('an absolute link under --root is followed inside the root', async (t) =>
   const disk = JSON.parse(doc.stdout).sections[0].facts.find(([k]: string[]) => k === 'disk')?.[1];
   t.match(disk, new RegExp(`^${moved}:`), 'the doctor reports the disk of the dir on the card');
 });
+
+t.test('a link loop under --root is refused, not followed on this machine', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-root-loop-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const root = path.join(dir, 'root');
+  // On the card, /tmp is a link to /tmp: a loop there. On this machine, ROOT/tmp -> /tmp is this
+  // machine's /tmp, which holds a config file of its own that is not the card's.
+  const host = mkdtempSync(path.join(tmpdir(), 'edgeblocks-host-'));
+  t.teardown(() => rmSync(host, { recursive: true, force: true }));
+  writeFileSync(path.join(host, 'config.json'), JSON.stringify({ hardware: 'sim', dataDir: '/host-only' }));
+  mkdirSync(root, { recursive: true });
+  symlinkSync('/tmp', path.join(root, 'tmp'));
+  const config = path.join(root, 'etc/edgeblocks/config.json');
+  mkdirSync(path.dirname(config), { recursive: true });
+  symlinkSync(path.join('/tmp', path.basename(host), 'config.json'), config);
+  mkdirSync(path.join(root, 'var/lib/edgeblocks'), { recursive: true });
+
+  const r = cli(['check', '--root', root]);
+  t.equal(r.code, 2, 'refused');
+  t.match(r.err, /too many levels of symbolic links/, r.err);
+  t.notMatch(r.out + r.err, /host-only/, "this machine's file was not read");
+});
