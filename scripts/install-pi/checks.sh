@@ -61,7 +61,9 @@ check_config() {
   while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
     # Before the config file is written, the default one stands in for it (below): the unit's
     # file named again by a drop-in is that one, not a second file.
-    if [ ! -f "$CONFIG_FILE" ] && [ "$name" = EDGEBLOCKS_CONFIG ] && [ "$value" = "${CONFIG_FILE#"$DESTDIR"}" ]; then continue; fi
+    # (Spelt as the service compares it: // and . are one file.)
+    if [ ! -f "$CONFIG_FILE" ] && [ "$name" = EDGEBLOCKS_CONFIG ] &&
+      [ "$(realpath -m -s -- "$value")" = "$(realpath -m -s -- "${CONFIG_FILE#"$DESTDIR"}")" ]; then continue; fi
     vars+=("$name=$value")
     origins+=("$name from $from")
   done <"$home/env"
@@ -90,6 +92,8 @@ check_config() {
     return 0
   fi
   rm -rf "$home"
+  # The stand-in file is named as the one it stands in for.
+  out="${out//"$home/config.json"/"${CONFIG_FILE#"$DESTDIR"} (not written yet)"}"
   if [ ${#vars[@]} -gt 0 ]; then
     what="the settings of $SERVICE ($CONFIG_FILE and the EDGEBLOCKS_ variables of its environment)"
     [ -f "$CONFIG_FILE" ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"

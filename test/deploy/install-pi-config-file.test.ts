@@ -53,6 +53,25 @@ t.test("a drop-in's EDGEBLOCKS_CONFIG: the unit's own file passes, another stops
   t.equal(readlinkSync(join(sb.root, PREFIX)), v1, 'still on the first release');
 });
 
+t.test("a drop-in naming the unit's own file spelt otherwise passes a first install", async (t) => {
+  const sb = makeSandbox(t);
+  writeFileSync(join(sb.src, 'dist/src/main.js'), REAL_CHECK);
+  dropIn(sb, '/etc/edgeblocks//./config.json');
+  const first = install(sb, ['--no-start']);
+  t.equal(first.code, 0, `the service takes it as its own file: ${first.stderr}`);
+});
+
+t.test('a first install refused for a drop-in naming another file names the file to be written', async (t) => {
+  const sb = makeSandbox(t);
+  writeFileSync(join(sb.src, 'dist/src/main.js'), REAL_CHECK);
+  dropIn(sb, '/etc/edgeblocks/brew.json');
+  put(sb, 'etc/edgeblocks/brew.json', '{ "serviceId": "brew" }\n');
+  const first = install(sb, ['--no-start']);
+  t.equal(first.code, 1, 'refused');
+  t.match(first.stderr, 'but --config gives "/etc/edgeblocks/config.json (not written yet)"');
+  t.notMatch(first.stderr, /tmp\.\w+\/config\.json/, 'not the stand-in the brewer never sees');
+});
+
 t.test('a rollback under DESTDIR is checked with --root; a refused one says to run the rollback again', async (t) => {
   const sb = makeSandbox(t);
   writeFileSync(join(sb.src, 'dist/src/main.js'), REAL_CHECK);
