@@ -15,14 +15,9 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
+import { lineNames } from './shared/sequence-lines.js';
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
-import {
-  blockTargets,
-  formatInstruction,
-  parseInstruction,
-  renameTargets,
-  type Instruction,
-} from './shared/sequence-syntax.js';
+import { formatInstruction, parseInstruction, renameTargets, type Instruction } from './shared/sequence-syntax.js';
 
 export const SequenceStatus = {
   UNKNOWN: 0,
@@ -200,9 +195,11 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       s.lines = before.lines;
     };
   },
+  // From the text, as the dashboard marks them (sequence-lines.ts): a line that does not parse
+  // (a setting mistyped) names its block all the same.
   names(block) {
-    return block.state.lines.flatMap((line, i) =>
-      line.instruction ? blockTargets(line.instruction).map(([, id]) => ({ id, field: `instructions.${i}` })) : [],
+    return block.data.instructions.flatMap((text, i) =>
+      lineNames(text).map(({ id }) => ({ id, field: `instructions.${i}` })),
     );
   },
   update(block, ctx) {

@@ -181,3 +181,20 @@ t.test('a WAIT_UNTIL time beyond what a date can show is refused with the reason
   t.match(su.data('seq').errorMessage, /instruction 1: time: /);
   t.end();
 });
+
+t.test('a delete names a line that does not parse but names the block, as the dashboard marks it', async (t) => {
+  const su = setup();
+  plant(su, 'Beer Setpoint');
+  su.create('seq', 'Sequence', {
+    instructions: ["SET_SETPOINT target='Beer Setpoint', setting=warm", 'WAIT_DURATION duration=1m'],
+  });
+  await su.run(1000);
+  t.same(
+    lineNames("SET_SETPOINT target='Beer Setpoint', setting=warm").map((n) => n.id),
+    ['Beer Setpoint'],
+    'the dashboard marks it (web/src/blocks.ts, lineNames)',
+  );
+  const deleted = su.runtime.delete({ id: 'Beer Setpoint' });
+  t.same(deleted.dangling, [{ id: 'seq', field: 'instructions.0' }], 'and the delete names it too');
+  t.end();
+});
