@@ -51,7 +51,7 @@ export const LAYERS = [
     name: 'shared',
     paths: ['src/shared/'],
     imports: [],
-    portable: ['src/shared/duration.ts', 'src/shared/wall-set.ts'],
+    portable: ['src/shared/driven.ts', 'src/shared/duration.ts', 'src/shared/wall-set.ts'],
     rule: 'The bottom of src/: limits, JSON with size checks, durations, errors a user fixes.',
   },
   {

@@ -52,10 +52,13 @@ export const ActuatorPwm = defineBlock<typeof fields, PwmState>({
   role: 'output',
   homeAssistant: [
     { component: 'sensor', key: 'value', field: 'value', kind: 'percent' },
+    // The setting asked for, as Brewblox's PWM widget shows it ('Desired'): the PID's while it
+    // drives the PWM (a command is refused then), none (unknown) when let go or disabled; not the
+    // stored setting as if it were used. Its constraints' limit shows in the value.
     {
       component: 'number',
       key: 'setting',
-      field: 'storedSetting',
+      field: 'desiredSetting',
       label: 'setting',
       kind: 'percent',
       write: 'storedSetting',

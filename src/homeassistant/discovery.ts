@@ -26,7 +26,16 @@ import { HA_COMMAND_BYTES } from '../shared/limits.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
-import { announce, commandPatch, stateOf, type Announcement, type EntitySpec } from './entities.js';
+import {
+  announce,
+  commandPatch,
+  DRIVEN_BY_KEY,
+  drivenRefusal,
+  stateOf,
+  type Announcement,
+  type EntitySpec,
+} from './entities.js';
+import { driverOf } from '../shared/driven.js';
 import { legacyNodeId, nodeId } from '../shared/service-id.js';
 import { defaultEntityIds, entityKey, entitySlug, haObjectId } from './entity-ids.js';
 import { entityConfig } from './entity-config.js';
@@ -193,7 +202,10 @@ export class HomeAssistant {
   }
 
   private entityState(block: BlockJson, specs: readonly EntitySpec[]): Record<string, unknown> {
-    return Object.fromEntries(specs.map((s) => [s.key, stateOf(s, block)]));
+    const state: Record<string, unknown> = Object.fromEntries(specs.map((s) => [s.key, stateOf(s, block)]));
+    // A block with a control names who drives it (its attributes in Home Assistant).
+    if (specs.some((s) => s.write)) state[DRIVEN_BY_KEY] = driverOf(block.data);
+    return state;
   }
 
   /** The entities of a block: its type's, less those its data rules out (`when`: a chip without that sensor). */
@@ -363,6 +375,17 @@ export class HomeAssistant {
       return;
     }
     const json = this.o.runtime.read(block).json();
+    // Driven by another block, a value by hand would not be used (and, stored, would come back
+    // when the driver lets go): refused, as the dashboard offers no control then.
+    const driven = drivenRefusal(json);
+    if (driven !== null) {
+      this.warnings.warn(
+        'driven command',
+        { topic, reason: driven },
+        `home assistant command on ${topic} refused: ${driven}`,
+      );
+      return;
+    }
     const patch = commandPatch(
       spec,
       this.announced.get(entityKey(nid, { key })) ?? announce(spec, this.o.units.prefs),

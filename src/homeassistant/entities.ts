@@ -6,6 +6,7 @@ import { describe } from '../codec/decode.js';
 import { fromInternal, type UnitPrefs } from '../codec/units.js';
 import type { BlockJson } from '../runtime/runtime.js';
 import type { EntitySpec } from '../runtime/traits.js';
+import { driverOf } from '../shared/driven.js';
 
 export type { EntitySpec };
 export type Component = EntitySpec['component'];
@@ -50,6 +51,23 @@ export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
     max: temp(spec.max),
     step: spec.step,
   };
+}
+
+/**
+ * The key of the block's state message that names the block driving it (null: none), read by
+ * the attributes of its number or switch. No entity has this key.
+ */
+export const DRIVEN_BY_KEY = 'driven_by';
+
+/**
+ * Why a command to a block is refused: another block drives it, and a setting or a switch by
+ * hand would not be used (the rule of every control by hand: src/shared/driven.ts). Null: taken.
+ */
+export function drivenRefusal(block: BlockJson): string | null {
+  const driver = driverOf(block.data);
+  return driver === null
+    ? null
+    : `${block.id} is driven by ${driver}: a setting from Home Assistant would not be used; disable ${driver} first`;
 }
 
 /** The state value of one entity: a number, true/false for a switch, or null when unknown. */

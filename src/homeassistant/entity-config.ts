@@ -4,7 +4,7 @@
 import { uniqueIdPrefix } from './device-topics.js';
 import type { BlockJson } from '../runtime/runtime.js';
 import { nodeId } from '../shared/service-id.js';
-import type { Announcement, EntitySpec } from './entities.js';
+import { DRIVEN_BY_KEY, type Announcement, type EntitySpec } from './entities.js';
 
 /** The Home Assistant device of the controller `serviceId`. */
 export function haDevice(serviceId: string, version: string): Record<string, unknown> {
@@ -54,7 +54,12 @@ export function entityConfig(
   if (announced.haUnit) cfg.unit_of_measurement = announced.haUnit;
   if (spec.kind === 'temperature' || spec.kind === 'humidity' || spec.kind === 'pressure') cfg.device_class = spec.kind;
   if (spec.component === 'sensor') cfg.state_class = 'measurement';
-  if (spec.write) cfg.command_topic = `${ctx.stateTopic}/set/${spec.key}`;
+  if (spec.write) {
+    cfg.command_topic = `${ctx.stateTopic}/set/${spec.key}`;
+    // Who drives the block, as an attribute: a command is refused while one does (discovery.ts).
+    cfg.json_attributes_topic = ctx.stateTopic;
+    cfg.json_attributes_template = `{{ {'driven_by': value_json.${DRIVEN_BY_KEY}} | tojson }}`;
+  }
   if (spec.component === 'number')
     Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });
   if (spec.component === 'switch') Object.assign(cfg, { payload_on: 'true', payload_off: 'false' });

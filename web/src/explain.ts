@@ -1,6 +1,7 @@
 // What a card says in words: who drives an output, what it is doing and why (constraint, claim,
 // mutex and who holds it), what a mutex is doing, a PID's input, setting and output together.
 // Pure functions of the public block JSON, so the words are tested without a browser.
+import { driverOf as drivenBy } from '../../src/shared/driven.js';
 import type { Block } from './block-types.js';
 import type { Role } from './type-doc.js';
 import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
@@ -10,8 +11,11 @@ export { mutexHolder };
 
 const linkTarget = (v: unknown): string | null => (isLink(v) && v.id ? v.id : null);
 
-/** The block that drives this one (a PWM driving an actuator, a PID driving a PWM), or null. */
-export const driverOf = (b: Block): string | null => linkTarget(b.data.claimedBy);
+/**
+ * The block that drives this one (a PWM driving an actuator, a PID driving a PWM), or null: no
+ * control by hand is offered then, by the rule Home Assistant's commands follow too.
+ */
+export const driverOf = (b: Block): string | null => drivenBy(b.data);
 
 export interface OutputStory {
   /** The block that drives this output; manual switching is then not offered. */
