@@ -106,6 +106,10 @@ function Controls({
       );
     case 'ActuatorPwm': {
       const story = outputStory(block, blocks);
+      // Let go by its PID (disabled, deleted, relinked), as a setpoint by its profile: no setting
+      // until one is set here, and the old manual one is not shown as if it were used.
+      const letGo = isLetGo(d);
+      const own = typeof d.storedSetting === 'number' ? d.storedSetting : null;
       return (
         <>
           <OutputStoryView story={story} />
@@ -115,12 +119,19 @@ function Controls({
           ) : (
             <NumberField
               label="Manual setting"
-              value={typeof d.storedSetting === 'number' ? d.storedSetting : null}
+              value={letGo ? null : own}
+              placeholder={letGo ? 'none' : undefined}
               unit="%"
               min={0}
               max={100}
-              onSave={(v) => patch({ storedSetting: v })}
+              testid={`setting-${block.id}`}
+              onSave={(v) => patch({ storedSetting: v }, letGo ? `${block.id} holds ${fmtNumber(v, 0)} %` : undefined)}
             />
+          )}
+          {letGo && own !== null && (
+            <p class="muted" data-testid="let-go-note">
+              Its earlier setting by hand, {fmtNumber(own, 0)} %, is not used.
+            </p>
           )}
           <Toggle label="Enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
         </>

@@ -1,0 +1,78 @@
+// A PWM its PID let go (the PID disabled) has no setting: Brewblox's settingMode CLAIMED keeps it
+// off until the brewer sets one, as a setpoint let go by its profile. Its card showed its old
+// manual setting (30 %) in the Manual setting field as if it were in use; it now shows the field
+// empty ("none") and the old setting as not used, and a setting typed there takes over. While the
+// PID drives it, the card offers no setting (as Home Assistant refuses one then:
+// test/homeassistant/driven-commands.test.ts). The built CLI on emulated hardware, a real Chromium.
+// Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium, the built CLI)
+import type { Browser } from 'playwright-core';
+import t from 'tap';
+import { postJson } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import { until } from '../helpers/until.js';
+import { desktopPage, launchBrowser, removeDir, requireWebBuild, startSim, type SimService } from './browser.js';
+
+requireWebBuild();
+t.setTimeout(limit(120_000));
+
+const SID = 'edge-one';
+
+t.test('a PWM its PID let go: the card shows no setting until one is set', async (t) => {
+  const sim: SimService = await startSim();
+  t.teardown(async () => {
+    await sim.stop();
+    removeDir(sim.dataDir);
+  });
+  let browser: Browser | undefined = await launchBrowser();
+  t.teardown(async () => {
+    await browser?.close().catch(() => undefined);
+  });
+  const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
+  const pwm = async () => (await api('blocks/read', { id: 'PWM' })).body.data;
+  for (const body of [
+    { id: 'Sensor', type: 'TempSensorMock', data: { 'setting[degC]': 14 } },
+    {
+      id: 'Setpoint',
+      type: 'SetpointSensorPair',
+      data: { enabled: true, 'sensorId<>': 'Sensor', 'storedSetting[degC]': 10 },
+    },
+    { id: 'PWM', type: 'ActuatorPwm', data: { enabled: true, storedSetting: 30 } },
+    {
+      id: 'PID',
+      type: 'Pid',
+      data: { enabled: true, 'inputId<>': 'Setpoint', 'outputId<>': 'PWM', kp: -10, ti: 0, td: 0 },
+    },
+  ])
+    t.equal((await api('blocks/create', body)).status, 201, `${body.id} created`);
+
+  const page = await desktopPage(browser);
+  await page.goto(`${sim.cli.base}/#/overview`);
+  const card = page.locator('section.card[data-block="PWM"]');
+  await card.getByTestId('manual-note').filter({ hasText: 'while PID drives it' }).waitFor();
+  t.equal(await card.getByTestId('setting-PWM').count(), 0, 'driven: no setting is offered');
+
+  t.equal(
+    (await api('blocks/patch', { id: 'PID', type: 'Pid', data: { enabled: false } })).status,
+    200,
+    'the PID disabled over the API',
+  );
+  await card.getByTestId('let-go-note').waitFor();
+  const field = card.getByTestId('setting-PWM');
+  t.equal(await field.inputValue(), '', 'let go: the field is empty, not the old 30');
+  t.equal(await field.getAttribute('placeholder'), 'none', 'it says none');
+  t.match(await card.getByTestId('let-go-note').innerText(), 'earlier setting by hand, 30 %, is not used');
+  const d = await pwm();
+  t.same([d.claimedBy.id, d.desiredSetting, d.settingMode], [null, null, 'CLAIMED'], 'what the API says');
+
+  // The brewer takes over: a setting typed there is used (settingMode STORED).
+  await field.fill('55');
+  await card.getByRole('button', { name: 'Set' }).click();
+  await card.locator('.answer').filter({ hasText: 'PWM holds 55 %' }).waitFor();
+  await until(async () => (await pwm()).desiredSetting === 55, 'the PWM to hold 55 %');
+  t.equal((await pwm()).settingMode, 'STORED');
+  await card.getByTestId('let-go-note').waitFor({ state: 'detached' });
+  t.equal(await card.getByTestId('setting-PWM').inputValue(), '55', 'the field shows the setting in use');
+  await browser.close();
+  browser = undefined;
+});
