@@ -2,9 +2,10 @@
 // given from Home Assistant to a block that a Setpoint Profile or a PID drives would not be used:
 // the dashboard offers no control then ("disable the Profile first"), and Home Assistant's
 // command is refused by the same rule, with the reason in the log and the driver named in the
-// entity's attributes (driven_by). Before, Home Assistant stored it (settingMode STORED): the
-// number still showed the profile's setting, and when the profile let go the setpoint fell back
-// to that value instead of having none. An ActuatorPwm's number shows the setting asked for
+// entity's attributes (driven_by). Before, Home Assistant stored it (settingMode STORED until the
+// profile's next update claimed the setpoint again): the number still showed the profile's
+// setting, the brewer's setting kept for later was replaced, and a profile let go within that
+// second left the setpoint at Home Assistant's value instead of none. An ActuatorPwm's number shows the setting asked for
 // (desiredSetting: the PID's while it drives, unknown when let go), not the stored one.
 import t from 'tap';
 import { startApp, type RunningApp } from '../helpers/app.js';
@@ -79,10 +80,21 @@ t.test('a command from Home Assistant to a driven block is refused, and says why
       ],
     },
   });
+  await ok('blocks/create', { id: 'Pins', type: 'MockPins', data: {} });
+  const heater = await ok('blocks/create', {
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { hwDevice: link('Pins'), channel: 1, storedState: 'STATE_INACTIVE' },
+  });
   const pwm = await ok('blocks/create', {
     id: 'Heat PWM',
     type: 'ActuatorPwm',
-    data: { enabled: true, storedSetting: 30 },
+    data: {
+      enabled: true,
+      storedSetting: 30,
+      actuatorId: link('Heater'),
+      period: { __objtype: 'Quantity', unit: 's', value: 10 },
+    },
   });
   // Cooling to the fridge setpoint (10 degC) at 14 degC: -10 per degC asks 40 %, no integral.
   await ok('blocks/create', {
@@ -155,6 +167,24 @@ t.test('a command from Home Assistant to a driven block is refused, and says why
   await command(pwm.nid, '70');
   t.equal(data('Heat PWM').storedSetting, 30, 'a setting from Home Assistant is refused while the PID drives it');
   t.equal(data('Heat PWM').settingMode, 'CLAIMED', 'and the PWM does not take over');
+
+  // The actuator the PWM drives: its switch names the PWM and is not switched from Home Assistant.
+  const switchTopic = `homeassistant/switch/${NODE}/${heater.nid}_state/config`;
+  await until(() => data('Heater').claimedBy.id === 'Heat PWM', 'the PWM to drive the heater');
+  await until(() => {
+    const config = latest(switchTopic);
+    const state = config && latest(config.state_topic);
+    return config && state ? haAttributes(config, state)?.driven_by === 'Heat PWM' : false;
+  }, 'the switch to name the PWM');
+  w.client.publish(latest(switchTopic).command_topic, 'true');
+  marker += 0.5;
+  w.client.publish(latest(numberTopic(spare.nid)).command_topic, String(marker));
+  await until(() => data('Spare Setpoint').storedSetting.value === marker, 'the command after it to be read');
+  t.same(
+    [data('Heater').storedState, data('Heater').settingMode],
+    ['STATE_INACTIVE', 'CLAIMED'],
+    'the switch is refused while the PWM drives the heater',
+  );
 
   // The PID off: the PWM is let go and has no setting; Home Assistant shows unknown, not 30 %.
   await ok('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { enabled: false } });
