@@ -52,6 +52,28 @@ t.test('a PWM its PID let go: the card shows no setting until one is set', async
   await card.getByTestId('manual-note').filter({ hasText: 'while PID drives it' }).waitFor();
   t.equal(await card.getByTestId('setting-PWM').count(), 0, 'driven: no setting is offered');
 
+  // The editor takes a manual setting while the PID drives the PWM (as the REST API does), and
+  // says what becomes of it: not used now, nor once the PID lets go (Brewblox's ratchet puts the
+  // PWM back in CLAIMED at the PID's next update). It said "Used when nothing drives it".
+  const editor = await desktopPage(browser);
+  await editor.goto(`${sim.cli.base}/#/block/PWM`);
+  const form = editor.getByTestId('block-form');
+  const hint = form.getByTestId('driven-storedSetting');
+  await hint.waitFor();
+  t.notMatch(await hint.innerText(), 'Used when nothing drives it', 'the editor does not promise it is used later');
+  t.match(
+    await hint.innerText(),
+    'PID drives it now: a setting here is kept but not used, nor once PID lets go (no setting until one is set)',
+  );
+  await form.locator('input[name="storedSetting"]').fill('80');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await form.getByTestId('editor-answer').waitFor();
+  await until(async () => (await pwm()).storedSetting === 80, 'the editor to store 80 %');
+  // The patch set settingMode STORED; the PID's next update claims the PWM back (CLAIMED).
+  await until(async () => (await pwm()).settingMode === 'CLAIMED', "the PID's next update to claim it back");
+  t.equal((await pwm()).desiredSetting, 40, "the PID's setting is used, not the 80");
+  await editor.close();
+
   t.equal(
     (await api('blocks/patch', { id: 'PID', type: 'Pid', data: { enabled: false } })).status,
     200,
@@ -59,9 +81,9 @@ t.test('a PWM its PID let go: the card shows no setting until one is set', async
   );
   await card.getByTestId('let-go-note').waitFor();
   const field = card.getByTestId('setting-PWM');
-  t.equal(await field.inputValue(), '', 'let go: the field is empty, not the old 30');
+  t.equal(await field.inputValue(), '', 'let go: the field is empty, not the 80 from the editor');
   t.equal(await field.getAttribute('placeholder'), 'none', 'it says none');
-  t.match(await card.getByTestId('let-go-note').innerText(), 'earlier setting by hand, 30 %, is not used');
+  t.match(await card.getByTestId('let-go-note').innerText(), 'earlier setting by hand, 80 %, is not used');
   const d = await pwm();
   t.same([d.claimedBy.id, d.desiredSetting, d.settingMode], [null, null, 'CLAIMED'], 'what the API says');
 

@@ -284,7 +284,9 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
               )}
             {driver && /^stored(State|Setting)$/.test(name) && (
               <span class="hint" data-testid={`driven-${name}`}>
-                Used when nothing drives it: {driver} drives it now.
+                {/* Brewblox's ratchet: the driver's next update puts settingMode back to CLAIMED. */}
+                {driver} drives it now: {name === 'storedState' ? 'a state' : 'a setting'} here is kept but not used,
+                nor once {driver} lets go (no {name === 'storedState' ? 'state' : 'setting'} until one is set).
               </span>
             )}
             {invalid && (
