@@ -37,7 +37,10 @@ t.test('a PWM its PID let go: the card shows no setting until one is set', async
       type: 'SetpointSensorPair',
       data: { enabled: true, 'sensorId<>': 'Sensor', 'storedSetting[degC]': 10 },
     },
-    { id: 'PWM', type: 'ActuatorPwm', data: { enabled: true, storedSetting: 30 } },
+    { id: 'Pins', type: 'MockPins', data: {} },
+    // Switched on by hand before the PWM drives it.
+    { id: 'Heater', type: 'DigitalActuator', data: { 'hwDevice<>': 'Pins', channel: 1, storedState: 'STATE_ACTIVE' } },
+    { id: 'PWM', type: 'ActuatorPwm', data: { enabled: true, storedSetting: 30, 'actuatorId<>': 'Heater' } },
     {
       id: 'PID',
       type: 'Pid',
@@ -95,6 +98,21 @@ t.test('a PWM its PID let go: the card shows no setting until one is set', async
   t.equal((await pwm()).settingMode, 'STORED');
   await card.getByTestId('let-go-note').waitFor({ state: 'detached' });
   t.equal(await card.getByTestId('setting-PWM').inputValue(), '55', 'the field shows the setting in use');
+
+  // The PWM off, its heater is let go: off until switched by hand, and its card says so, not
+  // "Switched by hand: on" (its state by hand from before the PWM, not used).
+  const heater = card.page().locator('section.card[data-block="Heater"]');
+  t.equal((await api('blocks/patch', { id: 'PWM', type: 'ActuatorPwm', data: { enabled: false } })).status, 200);
+  await until(async () => {
+    const h = (await api('blocks/read', { id: 'Heater' })).body.data;
+    return h.claimedBy.id === null && h.settingMode === 'CLAIMED' && h.desiredState === null;
+  }, 'the heater to be let go');
+  await heater.locator('.problems').filter({ hasText: 'inactive since the block that drove it let go' }).waitFor();
+  t.notMatch(
+    await heater.getByTestId('output-story').innerText(),
+    'Switched by hand',
+    'its old state by hand is not shown as used',
+  );
   await browser.close();
   browser = undefined;
 });

@@ -4,7 +4,7 @@
 import { driverOf as drivenBy } from '../../src/shared/driven.js';
 import type { Block } from './block-types.js';
 import type { Role } from './type-doc.js';
-import { fmtDuration, fmtNumber, headline, isLink, qtyValue, stateWord } from './blocks.js';
+import { fmtDuration, fmtNumber, headline, isLetGo, isLink, qtyValue, stateWord } from './blocks.js';
 import { CONSTRAINT_WORDS, constraintState, constraintsOf, mutexHolder } from './constraint-state.js';
 
 export { mutexHolder };
@@ -44,7 +44,9 @@ export function outputStory(b: Block, blocks: Map<string, Block>): OutputStory {
   if (driver) {
     const by = blocks.get(driver);
     why.push(`Driven by ${driver}${by ? ` (${headline(by)})` : ''}.`);
-  } else if (isDigital && 'storedState' in d) why.push(`Switched by hand: ${stateWord(d.storedState)}.`);
+  } else if (isDigital && 'storedState' in d && !isLetGo(d))
+    // Let go by its driver, its state by hand is not used (its problems say it is off until switched).
+    why.push(`Switched by hand: ${stateWord(d.storedState)}.`);
   for (const [name, c] of Object.entries(constraintsOf(b))) {
     if (!c || c.limiting !== true) continue;
     const state = constraintState(name, c, b.id, blocks);
