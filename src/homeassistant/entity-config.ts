@@ -58,7 +58,8 @@ export function entityConfig(
     cfg.command_topic = `${ctx.stateTopic}/set/${spec.key}`;
     // Who drives the block, as an attribute: a command is refused while one does (discovery.ts).
     cfg.json_attributes_topic = ctx.stateTopic;
-    cfg.json_attributes_template = `{{ {'driven_by': value_json.${DRIVEN_BY_KEY}} | tojson }}`;
+    // A state retained by a version before this key (read before ours replaces it) names none.
+    cfg.json_attributes_template = `{{ {'driven_by': value_json.${DRIVEN_BY_KEY} | default(none)} | tojson }}`;
   }
   if (spec.component === 'number')
     Object.assign(cfg, { min: announced.min, max: announced.max, step: announced.step, mode: 'box' });

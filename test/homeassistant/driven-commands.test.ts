@@ -29,7 +29,9 @@ function haNumber(config: any, state: Record<string, unknown>): number | 'unknow
 /** The attributes Home Assistant gives the entity: json_attributes_template over the state message. */
 function haAttributes(config: any, state: Record<string, unknown>): Record<string, unknown> | undefined {
   if (!config.json_attributes_topic) return undefined;
-  const m = /^\{\{ \{'driven_by': value_json\.(\w+)\} \| tojson \}\}$/.exec(config.json_attributes_template);
+  const m = /^\{\{ \{'driven_by': value_json\.(\w+) \| default\(none\)\} \| tojson \}\}$/.exec(
+    config.json_attributes_template,
+  );
   if (!m) throw new Error(`json_attributes_template not rendered by this test: ${config.json_attributes_template}`);
   return { driven_by: state[m[1]!] ?? null };
 }
