@@ -375,8 +375,8 @@ export class HomeAssistant {
       return;
     }
     const json = this.o.runtime.read(block).json();
-    // Driven by another block, a value by hand would not be used (and, stored, would come back
-    // when the driver lets go): refused, as the dashboard offers no control then.
+    // Driven by another block, a value by hand would not be used (stored, it only replaced the
+    // setting kept for later): refused, as the dashboard offers no control then.
     const driven = drivenRefusal(json);
     if (driven !== null) {
       this.warnings.warn(
