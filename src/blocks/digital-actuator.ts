@@ -72,10 +72,15 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   checkData: outputChannelIssues,
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
-    switchOffPrevious(block, ctx, null);
-    ctx.releaseChannels(block);
+    // Its output off, its channel and mutex let go: once its batch is committed, on the IO block
+    // and the mutex as they are now (either may go later in the same batch).
+    const off = switchingOff(block, ctx, null);
     const mutex = ctx.resolve(block.state.mutexId, 'MutexInterface');
-    if (mutex) unlock(mutex.state, block.id);
+    ctx.afterCommit(() => {
+      off?.();
+      ctx.releaseChannels(block);
+      if (mutex) unlock(mutex.state, block.id);
+    });
   },
   update(block, ctx) {
     const d = block.data;
@@ -165,11 +170,23 @@ function switchOffPrevious(
   ctx: UpdateContext,
   current: { arrayId: string; channel: number } | null,
 ): void {
+  switchingOff(block, ctx, current)?.();
+}
+
+/** The switching off of switchOffPrevious, with the output resolved now; null: nothing to switch off. */
+function switchingOff(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  current: { arrayId: string; channel: number } | null,
+): (() => void) | null {
   const state = block.state as DigitalActuatorState;
   const old = state.driven;
-  if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return;
-  drivenIo(ctx, old)?.write(old.channel, old.invert);
-  state.driven = null;
+  if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return null;
+  const io = drivenIo(ctx, old);
+  return () => {
+    io?.write(old.channel, old.invert);
+    state.driven = null;
+  };
 }
 
 /**

@@ -41,7 +41,7 @@ export const DigitalInput = defineBlock<typeof fields, InputState>({
   description: 'A digital input on one IoArray channel',
   init: () => ({ lastActive: null, pulseEnd: -Infinity, toggled: false, lastToggle: -Infinity }),
   onDelete(block, ctx) {
-    ctx.releaseChannels(block);
+    ctx.afterCommit(() => ctx.releaseChannels(block));
   },
   update(block, ctx) {
     const d = block.data;

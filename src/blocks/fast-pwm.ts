@@ -73,8 +73,14 @@ export const FastPwm = defineBlock<typeof fields, FastPwmState>({
   init: () => ({ request: null, ramp: new DutyRamp(), written: null }),
   onWrite: returnToStoredOnPatch('storedSetting'),
   onDelete(block, ctx) {
-    off(block.state, ctx);
-    ctx.releaseChannels(block);
+    // 0 % on the channel it drove (resolved now), once its batch is committed.
+    const w = block.state.written;
+    const io = w ? drivenIo(ctx, w) : null;
+    ctx.afterCommit(() => {
+      if (w) io?.writeDuty?.(w.channel, w.invert ? 100 : 0, 100);
+      block.state.written = null;
+      ctx.releaseChannels(block);
+    });
   },
   update(block, ctx) {
     const d = block.data;

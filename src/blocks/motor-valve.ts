@@ -73,7 +73,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0 }),
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
-    ctx.releaseChannels(block);
+    ctx.afterCommit(() => ctx.releaseChannels(block));
   },
   update(block, ctx) {
     const d = block.data;

@@ -89,6 +89,7 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
 export function releaseIo(block: AnyBlock, ctx: UpdateContext, previousAddress?: unknown): void {
   const d = block.data as unknown as IoData;
   const ow = ctx.hardware.services.onewire;
-  if (previousAddress === undefined) ow?.release(d.address);
-  else if (typeof previousAddress === 'string' && previousAddress !== d.address) ow?.release(previousAddress);
+  const address = previousAddress === undefined ? d.address : previousAddress;
+  if (typeof address === 'string' && (previousAddress === undefined || address !== d.address))
+    ctx.afterCommit(() => ow?.release(address));
 }

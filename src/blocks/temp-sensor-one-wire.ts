@@ -48,10 +48,12 @@ export const TempSensorOneWire = defineBlock<typeof fields, { pending: boolean }
   pending: (block) => block.state.pending,
   onWrite(block, info, ctx) {
     const before = info.previous?.address;
-    if (typeof before === 'string' && before !== block.data.address) ctx.hardware.services.onewire?.release(before);
+    if (typeof before === 'string' && before !== block.data.address)
+      ctx.afterCommit(() => ctx.hardware.services.onewire?.release(before));
   },
   onDelete(block, ctx) {
-    ctx.hardware.services.onewire?.release(block.data.address);
+    const address = block.data.address;
+    ctx.afterCommit(() => ctx.hardware.services.onewire?.release(address));
   },
   update(block, ctx) {
     const d = block.data;

@@ -1,9 +1,12 @@
 // Batch create/write/patch/delete: a list of blocks applied all or nothing, as one change. The
 // writes share one database transaction, and no block runs between them: the blocks that are due
 // run once, after the last item is applied and committed, and the answer shows the blocks as they
-// are then. When an item fails, the transaction rolls back, the blocks already changed in memory
-// are put back (claims let go and when blocks are due with them), nothing has run on the items
-// undone, and the error names the item's index and field.
+// are then. What the write and delete hooks do to the hardware (a deleted actuator's output
+// switched off, a moved IO chip let go) waits for the commit too (ctx.afterCommit), and runs just
+// before those blocks, in item order. When an item fails, the transaction rolls back, the blocks
+// already changed in memory are put back (claims let go and when blocks are due with them),
+// nothing has run on the items undone, no hardware was touched, and the error names the item's
+// index and field.
 import { isPlainObject } from '../codec/partial.js';
 import type { BlockJson, Ident } from './body.js';
 import { blockJson } from './block-json.js';
@@ -30,7 +33,7 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
   // A wall-clock jump is the clock's own change, stored and reported apart: seen inside the batch,
   // a failed batch would roll back what it moved and drop its event.
   rt.checkClock();
-  const scope: BatchScope = { undo: [], events: [] };
+  const scope: BatchScope = { undo: [], events: [], commit: [] };
   const results: Array<AnyBlock | Ident> = [];
   try {
     rt.persistence.transaction(() => {
@@ -52,6 +55,13 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
     resync(rt, scope);
     rt.afterStructureChange();
     throw e;
+  }
+  for (const act of scope.commit) {
+    try {
+      act();
+    } catch (e) {
+      rt.log.error({ err: e }, 'a hook acting on the hardware after a batch failed');
+    }
   }
   rt.tick();
   rt.changed(merged(rt, scope.events, origin));

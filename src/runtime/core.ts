@@ -34,6 +34,8 @@ export interface BackupStore {
 export interface BatchScope {
   undo: Array<() => void>;
   events: ChangeEvent[];
+  /** What the hooks do to the hardware, run in order once the batch is committed (ctx.afterCommit). */
+  commit: Array<() => void>;
 }
 
 export interface RuntimeCore {
@@ -81,6 +83,7 @@ export interface RuntimeCore {
   readonly links: LinkIndex;
   readonly channelClaims: ChannelClaims;
   remove(block: AnyBlock, persist?: boolean): void;
+  uncreate(block: AnyBlock): void;
   persist(block: AnyBlock): boolean;
   record(block: AnyBlock): BlockRecord;
   recordString(block: AnyBlock): string;

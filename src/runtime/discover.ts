@@ -32,7 +32,7 @@ export function discoverBlocks(rt: RuntimeCore, discoverers: Discoverer[], origi
           continue;
         }
         const block = rt.insert(def, rt.allocateNid(), d.id, complete(def.fields, value), {});
-        rt.afterWrite(block, { previous: undefined, patch: false, given: value }, () => rt.remove(block, false));
+        rt.afterWrite(block, { previous: undefined, patch: false, given: value }, () => rt.uncreate(block));
         created.push(block);
       }
     }

@@ -331,6 +331,19 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     } catch (e) {
       this.log.error({ err: e, id: block.id }, 'onDelete failed');
     }
+    this.drop(block, persist);
+  }
+
+  /**
+   * Take back a block whose creation is undone (its batch failed, or it could not be stored). It
+   * never ran, so it drove and claimed nothing: no delete hook, which would let go of hardware
+   * another block uses (a second block named for the same I2C chip).
+   */
+  uncreate(block: AnyBlock): void {
+    this.drop(block, false);
+  }
+
+  private drop(block: AnyBlock, persist: boolean): void {
     this.table.remove(block);
     this.order.removed(block);
     this.links.remove(block);

@@ -70,6 +70,13 @@ export interface UpdateContext {
    */
   undoable(undo: () => void): void;
   /**
+   * What a write or delete hook does to the hardware (an output switched off, a chip let go):
+   * `act` runs at once, or in a batch once the batch is committed, in the batch's order; never
+   * when the batch fails. Resolve what `act` needs before (the blocks as they are at the item:
+   * an IO block deleted later in the batch is still reached) and only act in it.
+   */
+  afterCommit(act: () => void): void;
+  /**
    * A write hook is about to change `block`, another block than the one written (an APPLY sets
    * the pair's gains): call it first, so a batch that fails puts `block`'s data back with the
    * write. Outside a batch it does nothing.

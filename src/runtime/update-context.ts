@@ -58,6 +58,10 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     undoable(undo) {
       rt.scope?.undo.push(undo);
     },
+    afterCommit(act) {
+      if (rt.scope) rt.scope.commit.push(act);
+      else act();
+    },
     changing(block) {
       if (!rt.scope) return;
       // The hook changes a copy; a failed batch puts the data it had back, as its record is

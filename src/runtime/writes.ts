@@ -31,8 +31,8 @@ export function createOne(rt: RuntimeCore, input: unknown, origin: string): AnyB
   if (body.nid === undefined) rt.persistence.reserveNid(nid);
   else rt.persistence.takeNid(nid);
   const block = rt.insert(def, nid, body.id, complete(def.fields, given), body.meta ?? {});
-  rt.afterWrite(block, { previous: undefined, patch: false, given }, () => rt.remove(block, false));
-  rt.scope?.undo.push(() => rt.remove(block, false));
+  rt.afterWrite(block, { previous: undefined, patch: false, given }, () => rt.uncreate(block));
+  rt.scope?.undo.push(() => rt.uncreate(block));
   rt.changed({ changed: [block], deleted: [], origin });
   return block;
 }

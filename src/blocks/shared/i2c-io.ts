@@ -57,12 +57,17 @@ export function releaseMoved(block: AnyBlock, info: WriteInfo, ctx: UpdateContex
   const prev = info.previous as { bus?: unknown; address?: unknown } | undefined;
   const d = block.data as unknown as ChipData;
   if (!prev || typeof prev.address !== 'number' || typeof prev.bus !== 'string') return;
-  if (prev.address !== d.address || prev.bus !== d.bus) i2cIoAccess(ctx.hardware)?.release(prev.bus, prev.address);
+  if (prev.address !== d.address || prev.bus !== d.bus) release(ctx, { bus: prev.bus, address: prev.address });
 }
 
 export function releaseChip(block: AnyBlock, ctx: UpdateContext): void {
   const c = chipOf(block);
-  if (c) i2cIoAccess(ctx.hardware)?.release(c.bus, c.address);
+  if (c) release(ctx, c);
+}
+
+/** Let go of a chip once the write or delete is committed (a failed batch keeps it). */
+function release(ctx: UpdateContext, chip: { bus: string; address: number }): void {
+  ctx.afterCommit(() => i2cIoAccess(ctx.hardware)?.release(chip.bus, chip.address));
 }
 
 export interface ExpanderState {
