@@ -6,7 +6,8 @@ import { isPlainObject, type Partial, type ValidationIssue } from '../codec/part
 import { decodeWithLegacy } from '../codec/legacy.js';
 import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
-import type { BackupStore, RuntimeCore } from './core.js';
+import { actOnHardware } from './batch.js';
+import type { BackupStore, BatchScope, RuntimeCore } from './core.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
 import { blockJson } from './block-json.js';
 import { dataRuleIssues } from './validation.js';
@@ -247,7 +248,15 @@ function loadBackupBlocks(
   });
   const previousSystem = previous.filter((b) => b.def.system).map((b) => ({ block: b, data: b.data, meta: b.meta }));
   const previousIds = previous.filter((b) => !b.def.system).map((b) => b.id);
-  for (const b of previous) if (!b.def.system) rt.remove(b, false);
+  // What their delete hooks do to the hardware (outputs off, chips let go) waits for the commit,
+  // as in a batch: a load that cannot be stored touches no output.
+  const scope: BatchScope = { undo: [], events: [], commit: [] };
+  rt.scope = scope;
+  try {
+    for (const b of previous) if (!b.def.system) rt.remove(b, false);
+  } finally {
+    rt.scope = null;
+  }
   const changed: AnyBlock[] = [];
   for (const p of loading) {
     if (p.def.system) {
@@ -263,7 +272,8 @@ function loadBackupBlocks(
   try {
     rt.persistence.replaceBlocks(rt.blocks().map((b) => rt.record(b)));
   } catch (e) {
-    for (const b of rt.blocks()) if (!b.def.system) rt.remove(b, false);
+    // The backup's blocks never ran: taken back without their delete hooks.
+    for (const b of rt.blocks()) if (!b.def.system) rt.uncreate(b);
     for (const b of previous) if (!b.def.system) rt.restoreInMemory(b);
     for (const p of previousSystem) Object.assign(p.block, { data: p.data, meta: p.meta });
     rt.afterStructureChange();
@@ -280,6 +290,7 @@ function loadBackupBlocks(
   for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
   if (docs && rt.backupStore) for (const text of rt.backupStore.load(docs) ?? []) fail(text);
   rt.afterStructureChange();
+  actOnHardware(rt, scope);
   for (const b of changed) b.nextUpdate = -Infinity;
   rt.tick();
   const kept = new Set(rt.blocks().map((b) => b.id));

@@ -56,16 +56,21 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
     rt.afterStructureChange();
     throw e;
   }
+  actOnHardware(rt, scope);
+  rt.tick();
+  rt.changed(merged(rt, scope.events, origin));
+  return results.map((r) => ('def' in r ? blockJson(r, 'default', rt) : r));
+}
+
+/** Once a batch (or a backup load) is stored: what its hooks do to the hardware, in order (ctx.afterCommit). */
+export function actOnHardware(rt: RuntimeCore, scope: BatchScope): void {
   for (const act of scope.commit) {
     try {
       act();
     } catch (e) {
-      rt.log.error({ err: e }, 'a hook acting on the hardware after a batch failed');
+      rt.log.error({ err: e }, 'a hook acting on the hardware after a commit failed');
     }
   }
-  rt.tick();
-  rt.changed(merged(rt, scope.events, origin));
-  return results.map((r) => ('def' in r ? blockJson(r, 'default', rt) : r));
 }
 
 function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): AnyBlock | Ident {

@@ -3,7 +3,8 @@
 // address lets go of the old chip) acts only once the batch is committed, in the batch's order,
 // on the blocks as they were at its item. A successful batch still switches a deleted actuator's
 // output off, whether its IO block goes in the same batch before or after it. A block whose
-// creation a failed batch undoes never ran: taking it back lets go of nothing. In the app on the
+// creation a failed batch undoes never ran: taking it back lets go of nothing. A backup load that
+// cannot be stored is undone the same way, with no output touched. In the app on the
 // emulated chips (a DS2408 behind a DS2482, an MCP23017 relay board), through the real drivers,
 // with a manual clock; and through REST.
 import t, { type Test } from 'tap';
@@ -209,4 +210,19 @@ t.test('a failed delete batch does not hand the mutex to the other side before i
   await su.run(5000);
   t.equal(su.pins('pins')[0], false, 'the heater waits out the hold time');
   t.equal(su.data('cool').constraints.mutexed.hasLock, true, 'the cooler still holds the mutex');
+});
+
+t.test('a backup load that cannot be stored touches no output and lets go of no chip', async (t) => {
+  const r = await rig(t);
+  const backup = r.s.app.runtime.backupSave();
+  const persistence = r.s.app.runtime.persistence;
+  const replaceBlocks = persistence.replaceBlocks;
+  persistence.replaceBlocks = () => {
+    throw new Error('disk full');
+  };
+  await t.rejects(r.s.app.runtime.backupLoad(backup), /disk full/);
+  persistence.replaceBlocks = replaceBlocks;
+  await r.run(3000);
+  t.same(r.offSeen, { heater: 0, cooler: 0 }, 'neither output went off');
+  t.equal(r.s.data('Cooler').state, 'STATE_ACTIVE');
 });
