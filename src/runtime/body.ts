@@ -1,5 +1,6 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
+import { unholdableNumber } from '../shared/json.js';
 import { MAX_META_DEPTH } from '../shared/limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { BlockError, invalid, notFound } from './errors.js';
@@ -56,7 +57,7 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   else if (meta !== undefined && depth(meta) > MAX_META_DEPTH)
     issues.push({ path: 'meta', message: `may nest at most ${MAX_META_DEPTH} levels deep` });
   else if (meta !== undefined) {
-    const tooLarge = metaSizeIssue(meta);
+    const tooLarge = unholdableNumber(meta, 'meta') ?? metaSizeIssue(meta);
     if (tooLarge) issues.push(tooLarge);
   }
   if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);

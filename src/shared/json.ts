@@ -120,6 +120,34 @@ export function parseJson(
   }
 }
 
+/**
+ * The first number in a parsed JSON value that JSON text cannot hold, as `{path, message}` (path
+ * dotted from `base`), or null. JSON.parse reads a number beyond a double's range (1E400) as
+ * Infinity, and JSON.stringify writes that as null: a value stored as given (a datastore
+ * document, block meta) would read back as null with a 200. The rule of every free-form JSON
+ * value the service stores; walked without recursion, as a hostile value may nest deep.
+ */
+export function unholdableNumber(value: unknown, base: string): { path: string; message: string } | null {
+  const stack: Array<[unknown, string]> = [[value, base]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v))
+        return {
+          path,
+          message: `is a number too large for JSON to hold (a double: at most ±1.7976931348623157e308); it would read back as null. Store it as a string`,
+        };
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]!;
+        stack.push([child, path ? `${path}.${k}` : k]);
+      }
+    }
+  }
+  return null;
+}
+
 /** The parser's message with the line and column of the fault (Node 20 gives only the offset; a hand-edited file is read by lines). */
 function whereInText(text: string, message: string): string {
   if (/\bline \d+/.test(message)) return message;

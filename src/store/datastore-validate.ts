@@ -4,6 +4,7 @@
 // backup load share this one rulebook.
 import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { checkAgainst, issuesAgainst } from '../../drivers/schema-check.js';
+import { unholdableNumber } from '../shared/json.js';
 import { MAX_DOCUMENT_BYTES } from '../shared/limits.js';
 
 /** A datastore document: {namespace, id, ...fields}. */
@@ -108,11 +109,14 @@ function bodyIssues(schema: TSchema, value: unknown, base = ''): Issue[] {
 }
 
 /**
- * Issues of a document that its route schema cannot say: its size as stored (MAX_DOCUMENT_BYTES,
- * so its change event can be published), and the schema of its key when the service reads that
+ * Issues of a document that its route schema cannot say: a number JSON cannot hold (1E400, which
+ * would be stored as null), its size as stored (MAX_DOCUMENT_BYTES, so its change event can be
+ * published), and the schema of its key when the service reads that
  * document itself (the units).
  */
 export function storedIssues(doc: Doc, path: string, shapes?: DocumentShapes): Issue[] {
+  const unholdable = unholdableNumber(doc, path);
+  if (unholdable) return [unholdable];
   const bytes = Buffer.byteLength(JSON.stringify(doc));
   if (bytes > MAX_DOCUMENT_BYTES)
     return [

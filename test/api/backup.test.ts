@@ -226,3 +226,32 @@ t.test(
     t.equal(expander.activeLow, true, 'and keeps its settings');
   },
 );
+
+t.test(
+  'a number too large for JSON to hold (1E400) in meta or a backup document is refused by name, not kept as null',
+  async (t) => {
+    const { post, close } = await startApp({}, { listen: false });
+    t.teardown(close);
+    const create = await post(
+      'blocks/create',
+      undefined,
+      '{"id":"s","type":"TempSensorMock","data":{},"meta":{"pos":{"x":1E400}}}',
+    );
+    t.equal(create.status, 422);
+    t.match(create.body.validation, [{ path: 'meta.pos.x', message: /too large/ }]);
+    t.equal((await post('blocks/read', { id: 's' })).status, 404, 'not created');
+    const { blocks } = (await post('blocks/backup/save')).body;
+    const text = JSON.stringify({ blocks, store: [{ namespace: 'edge-one', id: 'ok', v: 1 }] }).replace(
+      /\]\}$/,
+      ',{"namespace":"edge-one","id":"huge","v":1E400}]}',
+    );
+    const load = await post('blocks/backup/load', undefined, text);
+    t.equal(load.status, 200);
+    t.match(load.body.failures, [/store\.1\.v: .*too large/]);
+    t.same(
+      (await post('blocks/backup/save')).body.store,
+      [{ namespace: 'edge-one', id: 'ok', v: 1 }],
+      'left out, not stored as null',
+    );
+  },
+);

@@ -181,3 +181,36 @@ t.test('the Swagger body schemas are the checked schemas: what the document stat
   t.same(body('mget').required, ['namespace'], 'only the namespace is required for mget');
   t.same(body('set').properties.value.required, ['namespace', 'id'], 'a document needs namespace and id');
 });
+
+t.test('a number too large for JSON to hold (1E400) is refused by name, never stored as null', async (t) => {
+  const { ds, close } = await datastoreApp();
+  t.teardown(close);
+  // JSON.parse reads 1E400 as Infinity, which JSON.stringify writes as null: stored, it would
+  // come back as null with a 200, the value lost without a word.
+  const set = await ds('set', '{"value":{"namespace":"n","id":"x","deep":{"list":[1,1E400]}}}');
+  t.equal(set.status, 422);
+  t.same(
+    set.body.validation.map((v: { path: string }) => v.path),
+    ['value.deep.list.1'],
+  );
+  t.match(set.body.message, /value\.deep\.list\.1: .*too large/);
+  t.same((await ds('get', { namespace: 'n', id: 'x' })).body, { value: null }, 'nothing stored');
+  const mset = await ds(
+    'mset',
+    '{"values":[{"namespace":"n","id":"ok","v":1e308},{"namespace":"n","id":"bad","v":-1e999}]}',
+  );
+  t.equal(mset.status, 422);
+  t.same(
+    mset.body.validation.map((v: { path: string }) => v.path),
+    ['values.1.v'],
+  );
+  t.same((await ds('mget', { namespace: 'n' })).body, { values: [] }, 'all or nothing: nothing stored');
+  const fine = await ds('set', '{"value":{"namespace":"n","id":"ok","v":1e308,"w":-1.5e-300}}');
+  t.equal(fine.status, 200, 'large and small numbers a double holds are fine');
+  t.same((await ds('get', { namespace: 'n', id: 'ok' })).body.value, {
+    namespace: 'n',
+    id: 'ok',
+    v: 1e308,
+    w: -1.5e-300,
+  });
+});
