@@ -1,10 +1,20 @@
 // Backups kept as JSON files in `<data dir>/backups/<name>.json`, written atomically
 // (temporary file, synced, then renamed), so neither a crash nor a power cut leaves half a backup
 // under a real name. A file damaged anyway (a bad card, a hand edit) is refused by name when read.
-import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { parseJson } from '../shared/json.js';
+import { parseJson, sizeProblem } from '../shared/json.js';
 import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
 import { privateDir, writePrivateFile } from './file-modes.js';
 
@@ -47,12 +57,32 @@ export class BackupFiles {
   /** The parsed backup, or null when there is no backup of that name; DamagedBackupError when the file holds none. */
   read(name: string): unknown {
     const file = this.file(name);
-    let bytes: Buffer;
+    const damaged = (problem: string) =>
+      new DamagedBackupError(
+        `stored backup '${name}' is damaged and cannot be used (${problem}); it is kept as ${file}`,
+      );
+    let fd: number;
     try {
-      bytes = readFileSync(file);
+      // Non-blocking: a FIFO under the name would otherwise hold the service until a writer came.
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
+    }
+    let bytes: Buffer;
+    try {
+      // Looked at before it is read: a directory under the name (`install -d` given the file's
+      // path) fails the read with EISDIR, and a file far larger than a backup (a disk image copied
+      // in by mistake) would be read whole into memory, or past 2 GiB fail the read, before its
+      // size was checked.
+      const stat = fstatSync(fd);
+      if (!stat.isFile())
+        throw damaged(`${file} is ${stat.isDirectory() ? 'a directory' : 'a FIFO, socket or device'}, not a file`);
+      const tooLarge = sizeProblem('the file', stat.size, STORED_BACKUP_BYTES);
+      if (tooLarge) throw damaged(tooLarge);
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
     }
     // A document sits a level deeper in a backup ({store: [doc]}) than in the body that set it
     // ({value: doc}), so one the datastore took as deep as a body may nest is not damage.
@@ -63,10 +93,7 @@ export class BackupFiles {
       : typeof value !== 'object' || value === null || Array.isArray(value)
         ? `the file holds ${bytes.length === 0 ? 'nothing' : 'no backup object'}`
         : null;
-    if (problem)
-      throw new DamagedBackupError(
-        `stored backup '${name}' is damaged and cannot be used (${problem}); it is kept as ${file}`,
-      );
+    if (problem) throw damaged(problem);
     return value;
   }
 

@@ -2,7 +2,8 @@
 // Loading or downloading one is a clear refusal naming the backup, never a 500, and the blocks
 // stay as they were.
 import t from 'tap';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../src/log.js';
@@ -78,4 +79,35 @@ t.test('a stored backup of a document nested as deep as the datastore takes is n
   t.equal(download.status, 200, `the backup downloads (${download.body?.message ?? 'ok'})`);
   const load = await post('blocks/backup/stored/load', { name: 'deep' });
   t.equal(load.status, 200, `the backup loads (${load.body?.message ?? 'ok'})`);
+});
+
+t.test("a directory or a file far too large under a backup's name is refused by name, not a 500", async (t) => {
+  const { post, close, dataDir } = await startApp({}, { listen: false });
+  t.teardown(close);
+  await post('blocks/create', { id: 'Beer Sensor', type: 'TempSensorMock', data: { setting: 18 } });
+  await post('blocks/backup/stored/save', { name: 'good' });
+  const dir = path.join(dataDir, 'backups');
+  // `install -d` given the file's path instead of the dir's; a disk image or a log copied in by
+  // mistake (sparse here: 3 GiB, more than a Pi has, which readFileSync refused with a 500 only
+  // after trying; a smaller one was read whole into memory before its size was looked at).
+  mkdirSync(path.join(dir, 'made-a-dir.json'));
+  writeFileSync(path.join(dir, 'huge.json'), '');
+  truncateSync(path.join(dir, 'huge.json'), 3 * 1024 ** 3);
+  // A FIFO: opened for reading as files are, it held the whole service until a writer came.
+  execFileSync('mkfifo', [path.join(dir, 'a-fifo.json')]);
+  const before = (await post('blocks/all/read/stored')).body;
+  for (const [name, why] of [
+    ['made-a-dir', /is a directory, not a file/],
+    ['huge', /3221225472 bytes, over the 67108864-byte limit/],
+    ['a-fifo', /is a FIFO, socket or device, not a file/],
+  ] as const) {
+    for (const op of ['load', 'download']) {
+      const res = await post(`blocks/backup/stored/${op}`, { name });
+      t.equal(res.status, 422, `${op} of '${name}' is refused, not a 500`);
+      t.match(res.body.message, new RegExp(`stored backup '${name}'`), 'names the backup');
+      t.match(res.body.message, why, 'says why');
+    }
+  }
+  t.same((await post('blocks/all/read/stored')).body, before, 'the blocks are as they were');
+  t.equal((await post('blocks/backup/stored/load', { name: 'good' })).status, 200, 'a good backup still loads');
 });
