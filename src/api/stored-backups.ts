@@ -6,7 +6,8 @@ import type { BlockRuntime } from '../runtime/runtime.js';
 import { BackupNameSchema, DamagedBackupError, type BackupFiles } from '../store/backup-files.js';
 import { BACKUP_BODY } from './body-limits.js';
 import { HttpError } from './errors.js';
-import { NoBody } from './route-validation.js';
+import { invalidInput, NoBody } from './route-validation.js';
+import { unholdableNumber } from '../shared/json.js';
 
 const named = Type.Object({ name: BackupNameSchema }, { additionalProperties: false });
 /** A backup as blocks/backup/save answers it, with the name to store it under; what it holds is checked when it is loaded. */
@@ -50,6 +51,10 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
         ...BACKUP_BODY,
       },
       async (req) => {
+        // Stored as given, a number JSON cannot hold (1E400, parsed as Infinity) would be null in
+        // the file, and its load a clean one with that value changed.
+        const unholdable = unholdableNumber(req.body, '');
+        if (unholdable) throw invalidInput('body', [unholdable]);
         files.write(req.body.name, req.body);
         return req.body;
       },

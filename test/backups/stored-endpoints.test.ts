@@ -31,3 +31,18 @@ t.test('stored backups: save, list, download, upload, load', async (t) => {
     'copy',
   ]);
 });
+
+t.test('an upload holding a number JSON cannot hold (1E400) is refused by name, not stored as null', async (t) => {
+  const { post, close } = await startApp({}, { listen: false });
+  t.teardown(close);
+  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
+  const saved = JSON.stringify({ name: 'edited', ...(await post('blocks/backup/save')).body });
+  const at = saved.indexOf('"storedSetting":');
+  const text = `${saved.slice(0, at)}"storedSetting":1E400${saved.slice(saved.indexOf('}', at) + 1)}`;
+  // Stored as given, the file said null: its load was a clean one that set the setpoint to 0 °C.
+  const up = await post('blocks/backup/stored/upload', undefined, text);
+  t.equal(up.status, 422);
+  t.match(up.body.validation, [{ path: /^blocks\.\d+\.data\.storedSetting$/, message: /too large for JSON/ }]);
+  t.same((await post('blocks/backup/stored/all')).body, [], 'nothing stored');
+  t.equal((await post('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value, 20);
+});
