@@ -214,3 +214,12 @@ t.test('a number too large for JSON to hold (1E400) is refused by name, never st
     w: -1.5e-300,
   });
 });
+
+t.test('strings come back exactly: NUL, unpaired surrogates, in values and member names', async (t) => {
+  const { ds, close } = await datastoreApp();
+  t.teardown(close);
+  const value = { namespace: 'n', id: 'odd', v: 'a\u0000b', half: '\ud800', '\udc00k': ['\udfff', 'x\u0000'], e: '😀' };
+  t.equal((await ds('set', { value })).status, 200);
+  t.same((await ds('get', { namespace: 'n', id: 'odd' })).body.value, value);
+  t.same((await ds('mget', { namespace: 'n' })).body.values, [value]);
+});
