@@ -269,8 +269,18 @@ function loadBackupBlocks(
       changed.push(rt.insert(p.def, p.nid, p.id, p.data, p.meta, p.value));
     }
   }
+  // The blocks, the backup's nids and the controller's documents in one transaction: a write
+  // that fails (a full or failing card) or a kill -9 part way leaves all as it was, never the
+  // backup's blocks beside the documents (units, alert rules) of before.
+  let documentFailures: string[] = [];
   try {
-    rt.persistence.replaceBlocks(rt.blocks().map((b) => rt.record(b)));
+    rt.persistence.replaceBlocks(
+      rt.blocks().map((b) => rt.record(b)),
+      () => {
+        for (const p of loading) if (!p.def.system) rt.persistence.reserveNid(p.nid);
+        if (docs && rt.backupStore) documentFailures = rt.backupStore.load(docs) ?? [];
+      },
+    );
   } catch (e) {
     // The backup's blocks never ran: taken back without their delete hooks.
     for (const b of rt.blocks()) if (!b.def.system) rt.uncreate(b);
@@ -279,7 +289,6 @@ function loadBackupBlocks(
     rt.afterStructureChange();
     throw e;
   }
-  for (const p of loading) if (!p.def.system) rt.persistence.reserveNid(p.nid);
   for (const u of underway) {
     const now = rt.table.byNid(u.nid);
     const again = now?.def.underway?.(now);
@@ -288,7 +297,7 @@ function loadBackupBlocks(
     );
   }
   for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
-  if (docs && rt.backupStore) for (const text of rt.backupStore.load(docs) ?? []) fail(text);
+  for (const text of documentFailures) fail(text);
   rt.afterStructureChange();
   actOnHardware(rt, scope);
   for (const b of changed) b.nextUpdate = -Infinity;

@@ -32,8 +32,12 @@ export interface BlockPersistence {
   loadBlocks(): RawRecord[];
   saveBlock(record: BlockRecord): void;
   removeBlock(nid: number): void;
-  /** Replace every block record in one transaction (backup load); every kept-aside record is settled with it. */
-  replaceBlocks(records: BlockRecord[]): void;
+  /**
+   * Replace every block record in one transaction (backup load); every kept-aside record is
+   * settled with it. `alongside` runs inside the same transaction (the backup's nids reserved, its
+   * datastore documents written): when it throws, nothing of the load is stored.
+   */
+  replaceBlocks(records: BlockRecord[], alongside?: () => void): void;
   /** Move a record that cannot be decoded out of the way, keeping it for inspection. */
   quarantine(record: RawRecord, reason: string): void;
   quarantined(): QuarantinedRecord[];
@@ -88,11 +92,18 @@ export class MemoryPersistence implements BlockPersistence {
     this.writes++;
     this.records.delete(nid);
   }
-  replaceBlocks(records: BlockRecord[]): void {
-    this.set = randomUUID();
-    this.records.clear();
-    for (const r of records) this.saveBlock(r);
-    this.settle(this.held.flatMap((h) => (h.seq === undefined ? [] : [h.seq])));
+  replaceBlocks(records: BlockRecord[], alongside?: () => void): void {
+    const before = { set: this.set, records: new Map(this.records), held: [...this.held] };
+    try {
+      this.set = randomUUID();
+      this.records.clear();
+      for (const r of records) this.saveBlock(r);
+      this.settle(this.held.flatMap((h) => (h.seq === undefined ? [] : [h.seq])));
+      alongside?.();
+    } catch (e) {
+      Object.assign(this, { set: before.set, records: before.records, held: before.held });
+      throw e;
+    }
   }
   quarantine(record: RawRecord, reason: string): void {
     this.records.delete(record.nid);

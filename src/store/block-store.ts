@@ -56,7 +56,7 @@ export class BlockStore implements BlockPersistence {
     this.del.run(nid);
   }
 
-  replaceBlocks(records: BlockRecord[]): void {
+  replaceBlocks(records: BlockRecord[], alongside?: () => void): void {
     // The backup's nids name other blocks than the ones before: a new block set.
     const set = randomUUID();
     this.db.transaction(() => {
@@ -65,6 +65,7 @@ export class BlockStore implements BlockPersistence {
       this.putSetting.run(BLOCK_SET_KEY, set);
       // The load is every block the brewer wants: nothing kept aside before comes back at a start.
       this.settle(this.db.prepare('SELECT seq FROM quarantine').pluck().all() as number[]);
+      alongside?.();
     })();
     this.set = set;
   }
