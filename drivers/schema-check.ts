@@ -34,6 +34,8 @@ const QUOTE_LIMIT = 80;
 
 export function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
+  // Only a number JSON cannot hold (1E400, parsed as Infinity) is not finite; quoted as JSON it was "null".
+  if (typeof v === 'number' && !Number.isFinite(v)) return 'a number too large for JSON to hold';
   const text = JSON.stringify(v);
   const chars = Array.from(text);
   return chars.length <= QUOTE_LIMIT ? text : `${chars.slice(0, QUOTE_LIMIT).join('')}...`;

@@ -23,6 +23,15 @@ t.test('rules edited from the API follow a rename and go away with a delete', as
   t.equal(bad.status, 422);
   t.match(at(bad.body, 'message'), 'sensorNull.after');
   t.equal(at(bad.body, 'validation', 0, 'path'), 'sensorNull.after');
+  // 1E400 is parsed as Infinity, which the refusal quoted as JSON would write it: "got null".
+  const huge = await fetch(`${running.base}/alerts/rules`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: '{"sensorNull": {"after": 1E400}}',
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  t.equal(huge.status, 422);
+  t.match(at(huge.body, 'message'), /sensorNull\.after: .*got a number too large for JSON to hold/);
+  t.notMatch(at(huge.body, 'message'), /got null/);
   const unknown = await put({ sensorNul: {} });
   t.equal(unknown.status, 422, 'an unknown rule is refused');
 
