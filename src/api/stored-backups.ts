@@ -19,14 +19,17 @@ const upload = Type.Object(
 export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): FastifyPluginAsync {
   return async (app) => {
     const tags = ['backups'];
-    const read = (name: string) => {
-      let backup: unknown;
+    /** `fn()`, a file that cannot be used under its name answered 422 by name. */
+    const usable = <T>(fn: () => T): T => {
       try {
-        backup = files.read(name);
+        return fn();
       } catch (e) {
         if (e instanceof DamagedBackupError) throw new HttpError(422, e.message);
         throw e;
       }
+    };
+    const read = (name: string) => {
+      const backup = usable(() => files.read(name));
       if (backup === null) throw new HttpError(404, `no stored backup named '${name}'`);
       return backup;
     };
@@ -40,7 +43,7 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
       { schema: { tags, summary: 'Save a backup under a name', body: named } },
       async (req) => {
         const backup = { name: req.body.name, ...runtime.backupSave() };
-        files.write(req.body.name, backup);
+        usable(() => files.write(req.body.name, backup));
         return backup;
       },
     );
@@ -55,7 +58,7 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
         // the file, and its load a clean one with that value changed.
         const unholdable = unholdableNumber(req.body, '');
         if (unholdable) throw invalidInput('body', [unholdable]);
-        files.write(req.body.name, req.body);
+        usable(() => files.write(req.body.name, req.body));
         return req.body;
       },
     );

@@ -30,7 +30,7 @@ export const BackupNameSchema = Type.String({
 
 export class BackupNameError extends Error {}
 
-/** A stored backup file that holds no backup: not JSON, or JSON that is not an object. */
+/** A stored backup file that holds no backup (not JSON, not an object, not a file), or a name a directory holds. */
 export class DamagedBackupError extends Error {}
 
 export class BackupFiles {
@@ -51,7 +51,16 @@ export class BackupFiles {
     privateDir(this.dir);
     // Written whole and synced before the rename (a power cut soon after must not leave an empty
     // file under the name, ext4's delayed allocation); a write that does not fit fails.
-    writePrivateFile(this.file(name), JSON.stringify(backup));
+    const file = this.file(name);
+    try {
+      writePrivateFile(file, JSON.stringify(backup));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EISDIR')
+        throw new DamagedBackupError(
+          `stored backup '${name}' cannot be written (${file} is a directory, not a file); save it under another name`,
+        );
+      throw e;
+    }
   }
 
   /** The parsed backup, or null when there is no backup of that name; DamagedBackupError when the file holds none. */

@@ -78,7 +78,13 @@ export function writePrivateFile(file: string, text: string): void {
     throw e;
   }
   closeSync(fd);
-  renameSync(tmp, file);
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    // A directory under the name (EISDIR): the temporary file would stay until the next start.
+    rmSync(tmp, { force: true });
+    throw e;
+  }
 }
 
 /**

@@ -109,5 +109,15 @@ t.test("a directory or a file far too large under a backup's name is refused by 
     }
   }
   t.same((await post('blocks/all/read/stored')).body, before, 'the blocks are as they were');
+  // Saving under the directory's name: the rename onto it failed with a 500 and left the
+  // temporary file behind.
+  const save = await post('blocks/backup/stored/save', { name: 'made-a-dir' });
+  t.equal(save.status, 422, 'a save onto the directory is refused, not a 500');
+  t.match(save.body.message, /stored backup 'made-a-dir'.*is a directory, not a file/);
+  t.same(
+    readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temporary file left',
+  );
   t.equal((await post('blocks/backup/stored/load', { name: 'good' })).status, 200, 'a good backup still loads');
 });
