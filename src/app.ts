@@ -149,6 +149,8 @@ async function assembleServices(
   const layer = await HardwareLayer.create({ config, clock, log: log.child({ module: 'hardware' }) });
   phases.mark('hardware probe');
   const { documents, units } = store;
+  /** The telling of a backup load's document changes, run once its transaction committed. */
+  const loadedDocuments: Array<() => void> = [];
   const runtime = new BlockRuntime({
     serviceId: config.serviceId,
     version: VERSION,
@@ -162,9 +164,13 @@ async function assembleServices(
     backupStore: {
       save: () => documents.inNamespace(config.serviceId),
       load: (docs) => {
-        const rejected = documents.replaceNamespace(config.serviceId, docs);
+        loadedDocuments.length = 0;
+        const rejected = documents.replaceNamespace(config.serviceId, docs, loadedDocuments);
         if (rejected.length) log.warn({ rejected }, 'backup load: documents left out');
         return rejected.map((reason) => (/^store\.\d/.test(reason) ? `document left out: ${reason}` : reason));
+      },
+      committed: () => {
+        for (const tell of loadedDocuments.splice(0)) tell();
       },
     },
   });

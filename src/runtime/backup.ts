@@ -297,6 +297,7 @@ function loadBackupBlocks(
     );
   }
   for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
+  rt.backupStore?.committed?.();
   for (const text of documentFailures) fail(text);
   rt.afterStructureChange();
   actOnHardware(rt, scope);

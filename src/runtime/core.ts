@@ -23,8 +23,13 @@ export interface ChangeEvent {
 /** The controller's own datastore documents, saved in and restored from backups. */
 export interface BackupStore {
   save(): Record<string, unknown>[];
-  /** Replace the documents; returns one message per document that was left out. */
+  /**
+   * Replace the documents, inside the load's transaction; returns one message per document that
+   * was left out. Their change is told (events, units, alert rules) only by `committed`.
+   */
   load(docs: Record<string, unknown>[]): string[] | void;
+  /** The load's transaction committed: tell of the documents' change. */
+  committed?(): void;
 }
 
 /**

@@ -184,9 +184,11 @@ export class DocumentStore extends EventEmitter<Events> {
 
   /**
    * Replace every document of a namespace tree in one transaction (backup load). Items that
-   * are not valid documents of the tree are left out; returns why, one line each.
+   * are not valid documents of the tree are left out; returns why, one line each. With
+   * `announce`, the change events are pushed there to be run once an enclosing transaction has
+   * committed, instead of emitted now.
    */
-  replaceNamespace(namespace: string, items: unknown[]): string[] {
+  replaceNamespace(namespace: string, items: unknown[], announce?: Array<() => void>): string[] {
     const rejected: string[] = [];
     const docs = new Map<string, Doc>();
     items.forEach((item, i) => {
@@ -223,8 +225,14 @@ export class DocumentStore extends EventEmitter<Events> {
       return { changed, gone };
     })();
     for (const key of [...gone, ...docs.keys()]) this.rottenRows.delete(key);
-    if (gone.length) this.emit('deleted', gone.sort(byKey));
-    if (changed.length) this.emit('changed', changed);
+    // Run inside a larger transaction (a backup load), the changes are told once it commits:
+    // `announce` collects the telling for the caller.
+    const tell = () => {
+      if (gone.length) this.emit('deleted', gone.sort(byKey));
+      if (changed.length) this.emit('changed', changed);
+    };
+    if (announce) announce.push(tell);
+    else tell();
     return rejected;
   }
 }

@@ -43,3 +43,20 @@ t.test('a backup load whose documents cannot be written changes nothing, not jus
   t.equal((await app.post('blocks/read', { id: 'From Backup' })).status, 200);
   t.equal((await app.post('blocks/read', { id: 'Now' })).status, 404);
 });
+
+t.test("a backup load tells of its documents' changes only once they are committed", async (t) => {
+  const app = await startApp({}, { listen: false });
+  t.teardown(() => app.close());
+  await app.post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} });
+  const value = { namespace: 'edge-one', id: 'units', temperature: 'degF' };
+  t.equal((await app.post('/history/datastore/set', { value })).status, 200);
+  const backup = (await app.post('blocks/backup/save')).body;
+  t.equal((await app.post('/history/datastore/set', { value: { ...value, temperature: 'degC' } })).status, 200);
+  // The units and alert rules apply a change, and MQTT publishes it, as they hear of it: heard
+  // inside the load's transaction, a commit that then failed would leave them applied, unstored.
+  const heard: boolean[] = [];
+  app.app.documents.on('changed', () => heard.push(app.app.db.inTransaction));
+  t.equal((await app.post('blocks/backup/load', backup)).status, 200);
+  t.same(heard, [false], 'heard once, outside the transaction');
+  t.equal((await app.post('/history/datastore/get', value)).body.value.temperature, 'degF');
+});
