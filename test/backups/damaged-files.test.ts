@@ -11,6 +11,9 @@ import { BackupSchedule } from '../../src/service/backup-schedule.js';
 import { BackupFiles } from '../../src/store/backup-files.js';
 import { MAX_JSON_DEPTH } from '../../src/shared/limits.js';
 import { startApp } from '../helpers/app.js';
+import { needTools } from '../helpers/tools.js';
+
+needTools('mkfifo');
 
 t.test('a damaged stored backup is refused by name, and the blocks are kept', async (t) => {
   const { post, close, dataDir } = await startApp({}, { listen: false });

@@ -10,6 +10,7 @@ export const TOOLS = {
   chromium: 'chromium',
   curl: 'curl',
   faketime: 'faketime',
+  mkfifo: 'coreutils',
   mosquitto: 'mosquitto',
   mosquitto_passwd: 'mosquitto',
   mosquitto_pub: 'mosquitto-clients',

@@ -14,7 +14,7 @@ import { missingToolsLine, TOOLS, type Tool } from '../helpers/tools.js';
 
 /** Part of every Debian system (Essential: yes), so never checked. */
 const ESSENTIAL_PROGRAMS = ['sh', '/usr/bin/env', 'sleep', 'true', 'chown', 'chmod', 'tar'];
-const ESSENTIAL_PACKAGES = ['bash', 'bsdutils', 'mount'];
+const ESSENTIAL_PACKAGES = ['bash', 'bsdutils', 'coreutils', 'mount'];
 
 const testFiles = readdirSync(path.join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts'))
