@@ -2,8 +2,10 @@
 // unless it is this one, units in words (plain humidity and pressure too), this controller's
 // setpoints paired with their values by default, one y scale per kind of unit.
 import t from 'tap';
+import { filledFrom } from '../../web/src/graph-data.js';
 import {
   defaultFields,
+  earlierNames,
   fieldParts,
   fieldWords,
   groupFields,
@@ -158,4 +160,50 @@ t.test('a sparkline draws the value in the unit recorded now', async (t) => {
   t.equal(sparkField(all, 'edge-one', 'Volts', 'degF'), 'edge-one/Volts/value[V]', 'other units as they are');
   t.equal(sparkField(all, 'edge-two', 'Beer Sensor', 'degC'), 'edge-two/Beer Sensor/value[degF]');
   t.equal(sparkField(all, 'edge-one', 'Gone', 'degC'), undefined);
+});
+
+t.test("a temperature's name before a unit switch, and its points drawn in the new unit's line", async (t) => {
+  const fields = [
+    'edge-one/Beer/value[degF]',
+    'edge-one/PID/error[delta_degF]',
+    'edge-one/PID/p',
+    'other/Beer/value[degF]',
+  ];
+  const earlier = earlierNames(fields, 'edge-one', 'degF');
+  t.same(
+    [...earlier],
+    [
+      ['edge-one/Beer/value[degF]', 'edge-one/Beer/value[degC]'],
+      ['edge-one/PID/error[delta_degF]', 'edge-one/PID/error[delta_degC]'],
+    ],
+    "this controller's temperatures only (another controller keeps its own unit)",
+  );
+  t.same(
+    [...earlierNames(['edge-one/Beer/value[degC]'], 'edge-one', 'degF')],
+    [],
+    'a field in the other unit has none',
+  );
+  t.same([...earlierNames(fields, 'edge-one', undefined)], [], 'nor before the unit is known');
+  // A block whose name holds a unit: only the last segment names the field's unit.
+  t.same(
+    [...earlierNames(['edge-one/Probe [degC]/value[degF]'], 'edge-one', 'degF')],
+    [['edge-one/Probe [degC]/value[degF]', 'edge-one/Probe [degC]/value[degC]']],
+  );
+
+  const asked = ['edge-one/Beer/value[degF]', 'edge-one/Beer/value[degC]'];
+  const cols = filledFrom(
+    ['edge-one/Beer/value[degF]'],
+    asked,
+    [
+      [10, 20, 30, 40],
+      [null, null, 68, 69],
+      [20, 20.5, null, null],
+    ],
+    new Map([[asked[0]!, asked[1]!]]),
+    (v) => (v * 9) / 5 + 32,
+  );
+  t.same(cols, [
+    [10, 20, 30, 40],
+    [68, 68.9, 68, 69],
+  ]);
 });

@@ -2,13 +2,20 @@
 // the temperature unit is switched in another tab, are converted with the rest of the page (they
 // kept their number under the new unit and were sent as °F); a setpoint the service refuses
 // keeps what was typed beside the error (the stored value came back); an open graph follows a
-// unit switch (it kept drawing the °C fields, which stop at the switch).
+// unit switch (it kept drawing the °C fields, which stop at the switch), and keeps the time
+// before the switch in the new unit (it started at the switch).
 // A real Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { demoInBrowser, requireWebBuild } from './browser.js';
+
+/** What the graph holds now (window.__graphPlotted, web/src/Chart.tsx). */
+interface Plotted {
+  fields: string[];
+  cols: [number[], ...Array<Array<number | null>>];
+}
 
 requireWebBuild();
 t.setTimeout(limit(240_000));
@@ -23,6 +30,78 @@ async function unitElsewhere(temperature: 'degC' | 'degF') {
   });
   if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
 }
+
+t.test('a graph across a unit switch draws the time before it too, in the new unit', async (t) => {
+  t.teardown(async () => {
+    // The next graph test starts from the fields drawn by default: off the graph page (which
+    // remembers its fields at each change), then the unit back and the fields forgotten.
+    await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+    await unitElsewhere('degC');
+    await rig.page.evaluate(() => localStorage.removeItem('edgeblocks.graph.fields'));
+  });
+  const celsius = 'edge-one/Beer Sensor/value[degC]';
+  const fahrenheit = 'edge-one/Beer Sensor/value[degF]';
+  // The sensor's line alone, chosen before (the fields the graph remembers).
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  await rig.page.evaluate((f) => localStorage.setItem('edgeblocks.graph.fields', JSON.stringify([f])), celsius);
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await rig.page.reload();
+  const picker = rig.page.getByTestId('field-picker');
+  await picker.locator(`input[data-field="${celsius}"]:checked`).waitFor({ state: 'attached' });
+  // Some °C points drawn before the switch.
+  const drawn = (field: string): Promise<Array<[number, number]> | null> =>
+    rig.page.evaluate((f) => {
+      const p = window.__graphPlotted as Plotted | undefined;
+      const i = p ? p.fields.indexOf(f) : -1;
+      if (!p || i < 0) return null;
+      return p.cols[0].map((time, row) => [time, p.cols[i + 1]![row]]).filter(([, v]) => v !== null) as Array<
+        [number, number]
+      >;
+    }, field);
+  await rig.page
+    .waitForFunction(
+      (f) => {
+        const p = window.__graphPlotted as Plotted | undefined;
+        const i = p ? p.fields.indexOf(f) : -1;
+        if (i < 0) return false;
+        const times = p!.cols[0].filter((_, row) => p!.cols[i + 1]![row] !== null);
+        return times.length >= 3 && times.at(-1)! - times[0]! >= 20;
+      },
+      celsius,
+      { timeout: limit(60_000) },
+    )
+    .catch(async (e) => {
+      throw new Error(
+        `${e}: ${JSON.stringify(await drawn(celsius))} ${await rig.page.evaluate(() => JSON.stringify(window.__graphPlotted?.fields))}`,
+      );
+    });
+  const before = (await drawn(celsius))!;
+  const last = before.at(-1)![0];
+  const values = before.map(([, v]) => v);
+  const low = (Math.min(...values) * 9) / 5 + 32 - 1e-6;
+  const high = (Math.max(...values) * 9) / 5 + 32 + 1e-6;
+  await unitElsewhere('degF');
+  await picker.locator(`input[data-field="${fahrenheit}"]:checked`).waitFor({ state: 'attached' });
+  // The graph goes on in °F: the °C points from before the switch stay on it, converted, in the
+  // one line of the sensor (not a gap before the switch, not °C numbers on a °F axis).
+  // (The graph asks again on the grid of its window: a point may move to the step around it.)
+  // This test runs first: nothing was recorded in °F before this switch.
+  const first = before[0]![0];
+  const earlier = async () => ((await drawn(fahrenheit)) ?? []).filter(([time]) => time <= last - 10);
+  const reaches = async () => ((await earlier())[0]?.[0] ?? Infinity) <= first + 10;
+  for (let i = 0; i < 40 && !(await reaches()); i++) await new Promise((r) => setTimeout(r, 250));
+  const kept = await earlier();
+  t.ok(
+    await reaches(),
+    `the °F line holds the time before the switch (${first} to ${last}): ${JSON.stringify((await drawn(fahrenheit))?.slice(0, 3))}`,
+  );
+  t.same(
+    kept.filter(([, v]) => v < low || v > high),
+    [],
+    `the points before the switch are the °C ones in °F (${values[0]} °C drawn between ${low} and ${high})`,
+  );
+  t.equal(await picker.locator(`input[data-field="${celsius}"]:checked`).count(), 0, 'no line in °C beside it');
+});
 
 t.test("the autotune's swing and band typed while the unit is switched elsewhere are converted", async (t) => {
   t.teardown(async () => {
@@ -95,7 +174,14 @@ t.test('an open graph follows a unit switched elsewhere: its temperatures go on 
   );
   await unitElsewhere('degF');
   await picker.locator(`input[data-field="${fahrenheit}"]:checked`).waitFor({ state: 'attached' });
-  const fields = ((await asked).postDataJSON() as { fields: string[] }).fields;
+  t.ok(
+    ((await asked).postDataJSON() as { fields: string[] }).fields.includes(fahrenheit),
+    'the °F fields are asked for',
+  );
+  // The °C names are asked for too (their points from before the switch are drawn in the °F
+  // lines, the next test), but none is drawn as a line of its own.
+  await rig.page.waitForFunction((f) => (window.__graphPlotted as Plotted | undefined)?.fields.includes(f), fahrenheit);
+  const fields = await rig.page.evaluate(() => (window.__graphPlotted as Plotted).fields);
   t.notOk(
     fields.some((f) => /\[(delta_)?degC\]$/.test(f) && f.startsWith('edge-one/')),
     `no field of this controller in °C is drawn: ${fields.join(', ')}`,

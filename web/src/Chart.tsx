@@ -25,6 +25,8 @@ declare global {
     __graphSeries?: number;
     /** The time window (epoch seconds) the graph drew last. */
     __graphSpan?: [number, number];
+    /** The fields and columns the graph holds now (read by tests). */
+    __graphPlotted?: Plotted;
   }
 }
 
@@ -122,6 +124,7 @@ export function Chart({
   useEffect(() => {
     plot.current?.setData(cols as uPlot.AlignedData, false);
     window.__graphRows = cols[0].length;
+    window.__graphPlotted = plotted;
   }, [cols]);
   return <div ref={el} class="chart" data-testid="chart" />;
 }

@@ -4,16 +4,19 @@
 // is named in the picker and in legends, and this one's fields are drawn by default. Without a
 // history service the page says so instead of failing. A renamed block is followed
 // (graph-renames.ts): its fields from before the rename stay, drawn in the same colour.
+// After a temperature unit switch a field's points from before it (under the other unit's name)
+// are drawn in its line, converted (graph-data.ts filledFrom).
 import { useEffect, useState } from 'preact/hooks';
 import { download, post, serviceId } from './api';
 import { analogUnitLabel } from './blocks.js';
 import { Chart, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
-import { align, dropBefore, type Columns, type Range } from './graph-data';
-import { defaultFields, inTemperatureUnit, type FieldParts } from './graph-fields';
+import { align, dropBefore, filledFrom, type Columns, type Range } from './graph-data';
+import { defaultFields, earlierNames, fieldParts, inTemperatureUnit, type FieldParts } from './graph-fields';
 import { followRenames, lookOf, readMemory, remember } from './graph-renames';
 import { Renamed } from './GraphRenamed';
 import { controllerNow, live, statusUnit, useBlockNames, useStatusUnit } from './live';
+import { converted } from './units';
 
 const RANGES = { '10m': 600, '1h': 3600, '1d': 86400, '7d': 7 * 86400, '30d': 30 * 86400 } as const;
 type RangeKey = keyof typeof RANGES;
@@ -127,24 +130,33 @@ export function Graphs() {
     if (!fields.length) return setData(null);
     localStorage.setItem(STORE_KEY, JSON.stringify(fields));
     let stopped = false;
+    // With the fields, the names this controller's temperatures had before a unit switch: their
+    // points are drawn in the fields' lines, in the unit recorded now.
+    const earlier = earlierNames(fields, serviceId(), unit);
+    const asked = [...new Set([...fields, ...earlier.values()])];
+    const inUnit = (v: number, field: string, from: string) =>
+      converted(v, fieldParts(from).unit ?? '', fieldParts(field).unit ?? '');
     let cols: Columns | null = null;
     const load = async () => {
       const last = cols?.[0].at(-1);
-      const body = last === undefined ? { fields, duration: `${RANGES[range]}s` } : { fields, start: last };
+      const body =
+        last === undefined ? { fields: asked, duration: `${RANGES[range]}s` } : { fields: asked, start: last };
       const a = await post<Range[]>('/history/timeseries/ranges', body);
       if (stopped) return;
       if (!a.ok) return setError(a.error);
       setError('');
-      cols = dropBefore(align(fields, a.body, cols ?? undefined), controllerNow() / 1000 - RANGES[range]);
+      cols = dropBefore(align(asked, a.body, cols ?? undefined), controllerNow() / 1000 - RANGES[range]);
+      let drawn = filledFrom(fields, asked, cols, earlier, inUnit);
       if (!fitted) {
         setFitted(true);
-        const fit = fittingRange(cols);
+        const fit = fittingRange(drawn);
         if (fit !== range) {
           cols = dropBefore(cols, controllerNow() / 1000 - RANGES[fit]);
+          drawn = filledFrom(fields, asked, cols, earlier, inUnit);
           setRangeState(fit);
         }
       }
-      setData({ fields, cols });
+      setData({ fields, cols: drawn });
     };
     void load();
     const timer = setInterval(() => void load(), LIVE_MS);
@@ -152,13 +164,16 @@ export function Graphs() {
       stopped = true;
       clearInterval(timer);
     };
-  }, [fields.join('\n'), range]);
+  }, [fields.join('\n'), range, unit]);
 
   const exportCsv = async () => {
+    // The CSV holds the values as recorded: a temperature's column before a unit switch goes
+    // beside it under its own name (in its own unit).
+    const csvFields = [...new Set([...fields, ...earlierNames(fields, serviceId(), unit).values()])];
     const res = await fetch('/history/timeseries/csv', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fields, precision: 'ISO8601', duration: `${RANGES[range]}s` }),
+      body: JSON.stringify({ fields: csvFields, precision: 'ISO8601', duration: `${RANGES[range]}s` }),
     });
     if (!res.ok) return setError(`CSV export failed (HTTP ${res.status})`);
     download(`edgeblocks-${range}-${new Date().toISOString().slice(0, 16)}.csv`, await res.blob());

@@ -27,6 +27,34 @@ export function align(fields: string[], ranges: Range[], previous?: Columns): Co
   return [times, ...fields.map((_, f) => times.map((t) => rows.get(t)![f]!))];
 }
 
+/**
+ * The columns of `fields` from columns `cols` of `asked` (the fields and their earlier names): a
+ * field with an earlier name (`earlier`, field → name) takes that name's points, each by
+ * `convert(value, field, earlier name)`, where it has none of its own. Rows left with no point
+ * in any field are dropped.
+ */
+export function filledFrom(
+  fields: string[],
+  asked: string[],
+  cols: Columns,
+  earlier: ReadonlyMap<string, string>,
+  convert: (value: number, field: string, from: string) => number | null,
+): Columns {
+  const out = fields.map((f) => {
+    const own = cols[asked.indexOf(f) + 1]!;
+    const from = earlier.get(f);
+    const before = from === undefined ? -1 : asked.indexOf(from);
+    if (before < 0 || from === undefined) return own;
+    const theirs = cols[before + 1]!;
+    return own.map((v, i) => {
+      const e = theirs[i];
+      return v !== null || e === null || e === undefined ? v : convert(e, f, from);
+    });
+  });
+  const keep = cols[0].map((_, i) => out.some((c) => c[i] !== null));
+  return [cols[0].filter((_, i) => keep[i]), ...out.map((c) => c.filter((_, i) => keep[i]))];
+}
+
 /** Temperatures on the left axis, everything else (%, states) on the right. */
 export const isTemperature = (field: string): boolean => /\[(deg[CF]|delta_deg[CF])\]$/.test(field);
 

@@ -80,6 +80,25 @@ export function inTemperatureUnit(field: string, own: string, unit: string): str
 }
 
 /**
+ * The earlier name of each of `fields` that is a temperature of controller `own` in unit `unit`
+ * (the unit recorded now): its name in the other unit, under which the history holds its points
+ * from before a unit switch. A graph asks for both and draws the earlier points in the field's
+ * line, converted (graph-data.ts filledFrom), so a graph across a switch has no gap before it and
+ * no °C numbers on a °F axis.
+ */
+export function earlierNames(fields: string[], own: string, unit: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (unit !== 'degC' && unit !== 'degF') return out;
+  const other = unit === 'degF' ? 'degC' : 'degF';
+  for (const f of fields) {
+    if (!isTemperature(f) || inTemperatureUnit(f, own, unit) !== f) continue;
+    const earlier = inTemperatureUnit(f, own, other);
+    if (earlier !== f) out.set(f, earlier);
+  }
+  return out;
+}
+
+/**
  * The fields drawn when the user has chosen none (or none of the saved ones is there): every
  * setpoint of this controller with its measured value (drawn as a pair), then its sensors, in
  * the temperature unit `unit` the controller records now. A saved field of this controller in

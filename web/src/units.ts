@@ -40,12 +40,22 @@ export function shown(value: number, unit: string, prefs: UnitPrefs): number {
  * number, or units this table cannot convert between, stay as they are.
  */
 export function retyped(text: string, from: string, to: string): string {
-  const kind = unitKind(from);
+  if (from === to) return text;
   const n = typedNumber(text);
-  if (from === to || kind === null || unitKind(to) !== kind || n === null || !Number.isFinite(n)) return text;
+  const out = n === null || !Number.isFinite(n) ? null : converted(n, from, to);
+  return out === null ? text : String(Number(out.toFixed(3)));
+}
+
+/**
+ * A number in unit `from` in unit `to` of the same kind (`degC` → `degF`, `delta_degF` →
+ * `delta_degC`) by the service's table, or null when this table cannot convert between them.
+ */
+export function converted(n: number, from: string, to: string): number | null {
+  const kind = unitKind(from);
+  if (from === to) return n;
+  if (kind === null || unitKind(to) !== kind) return null;
   const prefs = (['degC', 'degF'] as const)
     .map((temperature) => ({ temperature }))
     .find((p) => userUnit(kind, p) === to);
-  if (!prefs) return text;
-  return String(Number(fromInternal(toInternal(n, kind, prefs, from), kind, prefs).toFixed(3)));
+  return prefs ? fromInternal(toInternal(n, kind, prefs, from), kind, prefs) : null;
 }
