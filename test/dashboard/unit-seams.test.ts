@@ -101,6 +101,13 @@ t.test('a graph across a unit switch draws the time before it too, in the new un
     `the points before the switch are the °C ones in °F (${values[0]} °C drawn between ${low} and ${high})`,
   );
   t.equal(await picker.locator(`input[data-field="${celsius}"]:checked`).count(), 0, 'no line in °C beside it');
+  // The CSV holds the values as recorded, each column under the name of its unit.
+  const [download] = await Promise.all([
+    rig.page.waitForEvent('download'),
+    rig.page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  const csv = Buffer.concat(await (await download.createReadStream())!.toArray()).toString('utf8');
+  t.equal(csv.split('\n')[0], `time,${fahrenheit},${celsius}`, 'the CSV has the °F column and the °C one beside it');
 });
 
 t.test("the autotune's swing and band typed while the unit is switched elsewhere are converted", async (t) => {

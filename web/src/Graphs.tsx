@@ -168,8 +168,9 @@ export function Graphs() {
 
   const exportCsv = async () => {
     // The CSV holds the values as recorded: a temperature's column before a unit switch goes
-    // beside it under its own name (in its own unit).
-    const csvFields = [...new Set([...fields, ...earlierNames(fields, serviceId(), unit).values()])];
+    // beside it under its own name (in its own unit), where the history has that name.
+    const earlier = [...earlierNames(fields, serviceId(), unit).values()].filter((f) => all?.includes(f));
+    const csvFields = [...new Set([...fields, ...earlier])];
     const res = await fetch('/history/timeseries/csv', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
