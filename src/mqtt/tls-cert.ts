@@ -1,10 +1,12 @@
 // The gateway's TLS identity: the configured certificate and key, or a self-signed pair
-// generated on first start and kept in the data dir. The wall clock of a Pi without a saved time
-// reads 1970 until network time: a pair made then is valid from then to the end of 9999 (one
-// made for 10 years from 1970 expired at the sync); a kept pair that does not cover a set clock
-// (made by an earlier version at 1970, or on a clock that was ahead) is made again at the start.
+// generated on first start and kept in the data dir. Clients judge a certificate by their own
+// clocks, not the controller's, and the controller's may be wrong at a start: a Pi without a saved
+// time reads 1970 until network time, and fake-hwclock starts it at the last time it saved, which
+// may be before the pair was made. So a pair is valid from 1970 (never "not valid yet" to anyone)
+// to 10 years on, or to the end of 9999 when made on a clock not set (one made for 10 years from
+// 1970 expired at the sync). A kept pair is made again only when it has expired on a set clock.
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../log.js';
@@ -22,7 +24,13 @@ export interface TlsIdentity {
 }
 
 export async function gatewayIdentity(
-  opts: { dataDir: string; certFile?: string; keyFile?: string },
+  opts: {
+    dataDir: string;
+    certFile?: string;
+    keyFile?: string;
+    /** Writes a private file whole or not at all (store/file-modes.ts writePrivateFile). */
+    writeFile: (file: string, text: string) => void;
+  },
   log: Logger,
 ): Promise<TlsIdentity> {
   if (opts.certFile || opts.keyFile) {
@@ -34,14 +42,15 @@ export async function gatewayIdentity(
   if (existsSync(certPath) && existsSync(keyPath)) {
     chmodSync(keyPath, 0o600);
     const cert = readFileSync(certPath);
-    const outside = notValidNow(cert);
-    if (!outside) return { cert, key: readFileSync(keyPath), source: certPath };
-    log.warn({ cert: certPath }, `the gateway certificate in ${certPath} ${outside}: making a new one`);
+    const expired = expiredOn(cert);
+    if (!expired) return { cert, key: readFileSync(keyPath), source: certPath };
+    log.warn({ cert: certPath }, `the gateway certificate in ${certPath} expired on ${expired}: making a new one`);
   }
   const host = os.hostname();
-  const notBeforeDate = new Date();
-  const notAfterDate = new Date(notBeforeDate);
-  if (isWallSet(notBeforeDate.getTime())) notAfterDate.setFullYear(notAfterDate.getFullYear() + VALID_YEARS);
+  const now = new Date();
+  const notBeforeDate = new Date(0);
+  const notAfterDate = new Date(now);
+  if (isWallSet(now.getTime())) notAfterDate.setFullYear(notAfterDate.getFullYear() + VALID_YEARS);
   else notAfterDate.setTime(Date.UTC(9999, 11, 31, 23, 59, 59));
   // Loaded only on the first start: the certificate library is large and needed once.
   const { generate } = await import('selfsigned');
@@ -66,25 +75,27 @@ export async function gatewayIdentity(
       },
     ],
   });
-  writeFileSync(keyPath, pems.private, { mode: 0o600 });
-  writeFileSync(certPath, pems.cert);
+  // Each whole or not at all: a power cut while they are written at a start leaves the old pair.
+  opts.writeFile(keyPath, pems.private);
+  opts.writeFile(certPath, pems.cert);
   log.info({ cert: certPath }, `generated a self-signed gateway certificate in ${certPath}`);
   return { cert: Buffer.from(pems.cert), key: Buffer.from(pems.private), source: certPath };
 }
 
-/** Why a kept certificate does not do on a set clock now ("expired on ..."), or null (also while the clock is not set). */
-function notValidNow(pem: Buffer): string | null {
+/**
+ * When a kept certificate expired, on a set clock now (ISO), or null: not expired, the clock not
+ * set, or not a certificate (the TLS server says what is wrong with it). One "not valid yet" by
+ * this clock is kept: this clock may be behind (fake-hwclock), and clients judge by their own.
+ */
+function expiredOn(pem: Buffer): string | null {
   const now = Date.now();
   if (!isWallSet(now)) return null;
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(pem);
   } catch {
-    return null; // not ours to judge: the TLS server says what is wrong with it
+    return null;
   }
-  const from = Date.parse(cert.validFrom);
   const to = Date.parse(cert.validTo);
-  if (now > to) return `expired on ${new Date(to).toISOString()} (made on a clock that was not set?)`;
-  if (now < from) return `is not valid until ${new Date(from).toISOString()} (made on a clock that was ahead?)`;
-  return null;
+  return now > to ? new Date(to).toISOString() : null;
 }

@@ -15,6 +15,7 @@ import t from 'tap';
 import { StalledAnswers } from '../../src/api/answer-stall.js';
 import { silentLogger } from '../../src/log.js';
 import { gatewayIdentity } from '../../src/mqtt/tls-cert.js';
+import { writePrivateFile } from '../../src/store/file-modes.js';
 
 const STALL_MS = 1000;
 const SIZE = 16 * 1024 * 1024;
@@ -22,7 +23,10 @@ const SIZE = 16 * 1024 * 1024;
 const RATE = 4 * 1024 * 1024;
 
 t.test('a client reading a large answer over HTTPS slower than the stall limit gets all of it', async (t) => {
-  const tls = await gatewayIdentity({ dataDir: mkdtempSync(path.join(tmpdir(), 'stall-tls-')) }, silentLogger);
+  const tls = await gatewayIdentity(
+    { dataDir: mkdtempSync(path.join(tmpdir(), 'stall-tls-')), writeFile: writePrivateFile },
+    silentLogger,
+  );
   const app = Fastify();
   const stalled = new StalledAnswers(silentLogger, STALL_MS);
   stalled.install(app);

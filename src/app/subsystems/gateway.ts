@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { Gateway, type GatewayStatus } from '../../mqtt/gateway.js';
 import { gatewayIdentity } from '../../mqtt/tls-cert.js';
+import { writePrivateFile } from '../../store/file-modes.js';
 import type { Subsystem } from '../lifecycle.js';
 import type { HttpSubsystem } from './http.js';
 
@@ -27,7 +28,12 @@ export class GatewaySubsystem implements Subsystem {
     if (config.httpsPort <= 0) return;
     try {
       const identity = await gatewayIdentity(
-        { dataDir: config.dataDir, certFile: config.httpsCert, keyFile: config.httpsKey },
+        {
+          dataDir: config.dataDir,
+          certFile: config.httpsCert,
+          keyFile: config.httpsKey,
+          writeFile: writePrivateFile,
+        },
         log,
       );
       this.gateway = new Gateway({
