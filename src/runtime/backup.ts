@@ -88,9 +88,11 @@ export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Pro
         `store: ${sparkNames} entries are a Brewblox Spark service's block names and numbers ({keys: [id, nid]}), not datastore documents; each block of the backup carries its id and nid, so they were not needed${docs ? '' : ", and the controller's documents were kept"}`,
       ]
     : [];
-  return rt.exclusively(async () =>
-    loadBackupBlocks(rt, items, docs as Record<string, unknown>[] | null, origin, notes),
-  );
+  return rt.exclusively(async () => {
+    // A jump moves the blocks that were there, never the backup's (as before any write).
+    rt.checkClock();
+    return loadBackupBlocks(rt, items, docs as Record<string, unknown>[] | null, origin, notes);
+  });
 }
 
 /** `{keys: [id, nid], data}`: an entry of the Spark service's block-name store. */

@@ -231,3 +231,32 @@ t.test('a write that is the first to see a wall-clock jump keeps the start it wa
   const again = testRuntime({ persistence, clock });
   t.equal(again.runtime.read({ id: 'Profile' }).json().data.start, sent, 'and stored so');
 });
+
+t.test('a backup load that is the first to see a wall-clock jump keeps the start it holds', async (t) => {
+  const { runtime, clock, persistence } = testRuntime();
+  const wall = clock.wall()!;
+  runtime.create({ id: 'Setpoint', type: 'SetpointSensorPair', data: { enabled: true, storedSetting: degC(20) } });
+  clock.advance(1000);
+  runtime.tick();
+  const backup = runtime.backupSave();
+  clock.jumpWall(3 * HOUR); // NTP steps the clock; the next thing is a backup loaded with a profile started "now"
+  const sent = new Date(wall + 3 * HOUR + 1000).toISOString().replace('.000', '');
+  const profile = {
+    id: 'Profile',
+    nid: 200,
+    type: 'SetpointProfile',
+    data: {
+      enabled: true,
+      targetId: link('Setpoint'),
+      start: sent,
+      points: [
+        { time: 0, temperature: degC(15) },
+        { time: 7200, temperature: degC(5) },
+      ],
+    },
+  };
+  await runtime.backupLoad({ ...backup, blocks: [...backup.blocks, profile] });
+  t.equal(runtime.read({ id: 'Profile' }).json().data.start, sent, 'the start the backup holds, not moved by the jump');
+  const again = testRuntime({ persistence, clock });
+  t.equal(again.runtime.read({ id: 'Profile' }).json().data.start, sent, 'and stored so');
+});
