@@ -1,7 +1,7 @@
 // Home Assistant MQTT discovery (opt-in, `homeAssistant: true`). For every block with entities
 // (see entities.ts): a retained config on `homeassistant/<component>/<node>/<nid>_<key>/config`,
 // a retained JSON state on `<root>/ha/<serviceId>/<nid>`, and command topics
-// `<root>/ha/<serviceId>/<nid>/set/<key>` that patch the block through the runtime. Unique ids
+// `<root>/ha/<serviceId>/<nid>/set/<key>` that patch the block through the runtime (commands.ts). Unique ids
 // are built from the service id and the block nid, so they survive restarts and renames.
 // Availability is a small retained topic `<root>/ha/<serviceId>/availability` (`online`/`offline`,
 // with an `offline` last will: see mqtt/presence.ts), so entities never parse the state message.
@@ -26,15 +26,8 @@ import { HA_COMMAND_BYTES } from '../shared/limits.js';
 import type { AppMqtt } from '../mqtt/index.js';
 import { ALL, type BlockJson, type BlockRuntime, type ChangeEvent } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
-import {
-  announce,
-  commandPatch,
-  DRIVEN_BY_KEY,
-  drivenRefusal,
-  stateOf,
-  type Announcement,
-  type EntitySpec,
-} from './entities.js';
+import { announce, DRIVEN_BY_KEY, stateOf, type Announcement, type EntitySpec } from './entities.js';
+import { HA_ORIGIN, HaCommands } from './commands.js';
 import { driverOf } from '../shared/driven.js';
 import { legacyNodeId, nodeId } from '../shared/service-id.js';
 import { defaultEntityIds, entityKey, entitySlug, haObjectId } from './entity-ids.js';
@@ -43,7 +36,7 @@ import { availabilityTopic, blockNidOf, blockStateTopic, namesUniqueIdOf } from 
 import { clearFormerDevices, type IdMemory } from './former-ids.js';
 
 export const DISCOVERY_PREFIX = 'homeassistant';
-export const HA_ORIGIN = 'homeassistant';
+export { HA_ORIGIN };
 /** Where Home Assistant says `online` when it starts (its birth message) and `offline` when it stops. */
 export const HA_STATUS_TOPIC = `${DISCOVERY_PREFIX}/status`;
 /** Births are answered (every config sent again) at most this often: a client repeating one gets no flood back. */
@@ -89,13 +82,14 @@ export class HomeAssistant {
   /** Config topics under our node we cleared and have not yet heard back (each clear comes back once: we are subscribed). */
   private readonly ownClears = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
-  /** Lines caused by what others publish (commands, configs under our node): one a minute per kind. */
-  private readonly warnings: WarningLimiter;
+  /** Commands from Home Assistant, read in what `announced` says went out: commands.ts. */
+  private readonly commands: HaCommands;
+  /** Lines caused by what others publish (configs under our node): one a minute per kind. */
   private readonly notes: WarningLimiter;
 
   constructor(private readonly o: HomeAssistantOptions) {
     this.node = nodeId(o.serviceId);
-    this.warnings = new WarningLimiter(o.log);
+    this.commands = new HaCommands({ runtime: o.runtime, units: o.units, announced: this.announced, log: o.log });
     this.notes = new WarningLimiter(o.log, { level: 'info' });
   }
 
@@ -127,7 +121,7 @@ export class HomeAssistant {
     this.cleanups.push(
       mqtt.subscribe(
         `${this.o.topicRoot}/ha/${this.o.serviceId}/+/set/+`,
-        (topic, payload) => this.command(topic, payload),
+        (topic, payload) => this.commands.handle(topic, payload),
         { maxBytes: HA_COMMAND_BYTES, commands: true },
       ),
     );
@@ -362,54 +356,5 @@ export class HomeAssistant {
     // Its block, if it still has entities; an entity that is gone stays gone.
     const block = this.o.runtime.blocks().find((b) => b.nid === nid);
     if (block) this.publishBlock(this.o.runtime.read(block).json());
-  }
-
-  private command(topic: string, payload: unknown): void {
-    const parts = topic.split('/');
-    const key = parts[parts.length - 1]!;
-    const nid = Number(parts[parts.length - 3]);
-    const block = this.o.runtime.blocks().find((b) => b.nid === nid);
-    const spec = block && block.def.homeAssistant?.find((s) => s.key === key && s.write);
-    if (!block || !spec) {
-      this.warnings.warn('unknown entity', { topic }, `home assistant command on ${topic} dropped: no such entity`);
-      return;
-    }
-    const json = this.o.runtime.read(block).json();
-    // Driven by another block, a value by hand would not be used (stored, it only replaced the
-    // setting kept for later): refused, as the dashboard offers no control then.
-    const driven = drivenRefusal(json);
-    if (driven !== null) {
-      this.warnings.warn(
-        'driven command',
-        { topic, reason: driven },
-        `home assistant command on ${topic} refused: ${driven}`,
-      );
-      return;
-    }
-    const patch = commandPatch(
-      spec,
-      this.announced.get(entityKey(nid, { key })) ?? announce(spec, this.o.units.prefs),
-      payload,
-    );
-    if ('error' in patch) {
-      this.warnings.warn(
-        'bad command',
-        { topic, reason: patch.error },
-        `home assistant command on ${topic} dropped: ${patch.error}`,
-      );
-      return;
-    }
-    try {
-      this.o.runtime.patch(
-        { id: json.id, nid: json.nid, serviceId: json.serviceId, type: json.type, data: patch.data },
-        HA_ORIGIN,
-      );
-    } catch (e) {
-      this.warnings.warn(
-        'refused command',
-        { topic, reason: (e as Error).message },
-        `home assistant command on ${topic} refused: ${(e as Error).message}`,
-      );
-    }
   }
 }
