@@ -3,6 +3,9 @@
 // runtime. A command to an entity that is not there, one that cannot be read, one to a block another
 // block drives (a value by hand would not be used) and one the runtime refuses are dropped, each
 // with a line in the log saying why: lines others cause, so they go through a WarningLimiter.
+// Refusals to driven blocks are limited per block, so that a user who tries one block and then
+// another sees why each was refused; the sources are bounded (only blocks that exist get that far,
+// and past DRIVEN_SOURCES of them new ones share one allowance: log/limit.ts).
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
@@ -12,6 +15,9 @@ import { entityKey } from './entity-ids.js';
 
 /** The origin of a patch made by a command from Home Assistant. */
 export const HA_ORIGIN = 'homeassistant';
+
+/** Blocks whose refusals each have their own allowance in the log. */
+export const DRIVEN_SOURCES = 256;
 
 export interface CommandOptions {
   runtime: BlockRuntime;
@@ -24,9 +30,12 @@ export interface CommandOptions {
 export class HaCommands {
   /** Lines caused by what others publish: one a minute per kind. */
   private readonly warnings: WarningLimiter;
+  /** Refusals of commands to driven blocks: one a minute per block. */
+  private readonly drivenWarnings: WarningLimiter;
 
   constructor(private readonly o: CommandOptions) {
     this.warnings = new WarningLimiter(o.log);
+    this.drivenWarnings = new WarningLimiter(o.log, { maxSources: DRIVEN_SOURCES });
   }
 
   /** A command on `topic` (`.../<nid>/set/<key>`), its payload as the subscription parsed it. */
@@ -45,8 +54,8 @@ export class HaCommands {
     // setting kept for later): refused, as the dashboard offers no control then.
     const driven = drivenRefusal(json);
     if (driven !== null) {
-      this.warnings.warn(
-        'driven command',
+      this.drivenWarnings.warn(
+        `driven command to ${nid}`,
         { topic, reason: driven },
         `home assistant command on ${topic} refused: ${driven}`,
       );

@@ -197,3 +197,89 @@ t.test('a command from Home Assistant to a driven block is refused, and says why
   await until(() => shown(pwm.nid) === 70, 'Home Assistant to show the 70 % it set');
   t.equal(data('Heat PWM').settingMode, 'STORED', 'set from Home Assistant, the PWM holds it');
 });
+
+// The refusals were limited under one source for all blocks: a second refused command within a
+// minute, to any other block, was not logged (only counted in the next line), so a user who tried
+// the setpoint and then the PWM saw only the first. Each block has its own allowance now; the same
+// block's repeats are still held back.
+t.test('refused commands to two driven blocks are both logged, a repeat to one is held back', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const captured = logLines('warn');
+  const rt: RunningApp = await startApp(
+    { mqttUrl: broker.url, homeAssistant: 'true', emitInterval: '200' },
+    { log: captured.log },
+  );
+  t.teardown(() => rt.close());
+  const ok = async (route: string, body: unknown) => {
+    const res = await rt.post(route, body);
+    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const data = (id: string) => rt.app.runtime.read({ id }).json().data as Record<string, any>;
+
+  await ok('blocks/create', { id: 'Sensor', type: 'TempSensorMock', data: { setting: degC(14) } });
+  const setpoint = (id: string) =>
+    ok('blocks/create', {
+      id,
+      type: 'SetpointSensorPair',
+      data: { enabled: true, sensorId: link('Sensor'), storedSetting: degC(20) },
+    });
+  const beer = await setpoint('Beer Setpoint');
+  const wort = await setpoint('Wort Setpoint');
+  const spare = await setpoint('Spare Setpoint');
+  for (const [profile, target] of [
+    ['Beer Profile', 'Beer Setpoint'],
+    ['Wort Profile', 'Wort Setpoint'],
+  ])
+    await ok('blocks/create', {
+      id: profile,
+      type: 'SetpointProfile',
+      data: {
+        enabled: true,
+        targetId: link(target!),
+        start: new Date(Date.now() - 3_600_000).toISOString(),
+        points: [
+          { time: 0, temperature: degC(12) },
+          { time: 86_400, temperature: degC(12) },
+        ],
+      },
+    });
+  await until(
+    () =>
+      data('Beer Setpoint').claimedBy.id === 'Beer Profile' && data('Wort Setpoint').claimedBy.id === 'Wort Profile',
+    'the profiles to drive the setpoints',
+  );
+
+  const w = await Recorder.connect(broker.url);
+  t.teardown(() => w.end());
+  await w.subscribe('homeassistant/#');
+  const commandTopic = (nid: number) => {
+    const m = w.on(`homeassistant/number/${NODE}/${nid}_setting/config`).at(-1);
+    return m && m.payload.length ? (m.json().command_topic as string) : undefined;
+  };
+  await until(() => [beer, wort, spare].every((b) => commandTopic(b.nid)), 'the numbers to be announced');
+
+  // The setpoint, the other setpoint, the first again; then one that is taken, to know all were read.
+  w.client.publish(commandTopic(beer.nid)!, '18');
+  w.client.publish(commandTopic(wort.nid)!, '17');
+  w.client.publish(commandTopic(beer.nid)!, '16');
+  w.client.publish(commandTopic(spare.nid)!, '15');
+  await until(() => data('Spare Setpoint').storedSetting.value === 15, 'the command after them to be read');
+
+  const refusals = (nid: number) =>
+    captured.lines.filter((l) => String(l.msg).includes(`/${nid}/set/setting refused`)).map((l) => String(l.msg));
+  t.equal(refusals(wort.nid).length, 1, 'the refusal for the second block is logged');
+  t.match(
+    refusals(wort.nid)[0],
+    /refused: Wort Setpoint is driven by Wort Profile/,
+    'naming that block and its driver',
+  );
+  t.equal(refusals(beer.nid).length, 1, "the first block's repeat within the minute is held back");
+  t.match(refusals(beer.nid)[0], /refused: Beer Setpoint is driven by Beer Profile/, 'its one line names it');
+  t.same(
+    [data('Beer Setpoint').storedSetting.value, data('Wort Setpoint').storedSetting.value],
+    [20, 20],
+    'neither setting is stored',
+  );
+});
