@@ -6,14 +6,17 @@
 // before those blocks, in item order. When an item fails, the transaction rolls back, the blocks
 // already changed in memory are put back (claims let go and when blocks are due with them),
 // nothing has run on the items undone, no hardware was touched, and the error names the item's
-// index and field.
+// index and field. The change itself is scope.ts's, as for a single write.
 import { isPlainObject } from '../codec/partial.js';
 import type { BlockJson, Ident } from './body.js';
 import { blockJson } from './block-json.js';
 import { BlockError } from './errors.js';
-import type { BatchScope, ChangeEvent, RuntimeCore } from './core.js';
+import type { BatchScope, RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
-import { createOne, updateOne } from './writes.js';
+import { actOnHardware, inScope } from './scope.js';
+import { createOne, deleteOne, updateOne } from './writes.js';
+
+export { actOnHardware };
 
 export type { BatchScope };
 
@@ -33,44 +36,16 @@ export function runBatch(rt: RuntimeCore, op: BatchOp, input: unknown, origin: s
   // A wall-clock jump is the clock's own change, stored and reported apart: seen inside the batch,
   // a failed batch would roll back what it moved and drop its event.
   rt.checkClock();
-  const scope: BatchScope = { undo: [], events: [], commit: [] };
-  const results: Array<AnyBlock | Ident> = [];
-  try {
-    rt.persistence.transaction(() => {
-      rt.scope = scope;
+  const results = inScope(rt, origin, () =>
+    input.map((item, i) => {
       try {
-        input.forEach((item, i) => {
-          try {
-            results.push(apply(rt, op, item, origin));
-          } catch (e) {
-            throw atIndex(e, i, item);
-          }
-        });
-      } finally {
-        rt.scope = null;
+        return apply(rt, op, item, origin);
+      } catch (e) {
+        throw atIndex(e, i, item);
       }
-    });
-  } catch (e) {
-    for (const undo of scope.undo.reverse()) undo();
-    resync(rt, scope);
-    rt.afterStructureChange();
-    throw e;
-  }
-  actOnHardware(rt, scope);
-  rt.tick();
-  rt.changed(merged(rt, scope.events, origin));
+    }),
+  );
   return results.map((r) => ('def' in r ? blockJson(r, 'default', rt) : r));
-}
-
-/** Once a batch (or a backup load) is stored: what its hooks do to the hardware, in order (ctx.afterCommit). */
-export function actOnHardware(rt: RuntimeCore, scope: BatchScope): void {
-  for (const act of scope.commit) {
-    try {
-      act();
-    } catch (e) {
-      rt.log.error({ err: e }, 'a hook acting on the hardware after a commit failed');
-    }
-  }
 }
 
 function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): AnyBlock | Ident {
@@ -82,7 +57,7 @@ function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): Any
     case 'patch':
       return updateOne(rt, item, true, origin);
     case 'delete':
-      return rt.delete(item, origin);
+      return deleteOne(rt, item, origin);
   }
 }
 
@@ -94,28 +69,4 @@ function atIndex(e: unknown, i: number, item: unknown): unknown {
     { path: String(i), message: e.message },
   ];
   return new BlockError(e.kind, `batch item ${i}${id}: ${e.message}; nothing was changed`, validation);
-}
-
-/** After a rollback the database holds the old records again: forget what was cached as written. */
-function resync(rt: RuntimeCore, scope: BatchScope): void {
-  const touched = new Set<AnyBlock>();
-  for (const ev of scope.events) for (const b of ev.changed) touched.add(b);
-  for (const b of touched) {
-    if (rt.table.isLive(b)) rt.table.setWritten(b.nid, rt.recordString(b));
-    else rt.table.forgetWritten(b.nid);
-  }
-  for (const b of rt.blocks()) if (!rt.table.hasWritten(b.nid)) rt.table.setWritten(b.nid, rt.recordString(b));
-}
-
-/** One change event for the whole batch. */
-function merged(rt: RuntimeCore, events: ChangeEvent[], origin: string): ChangeEvent {
-  const deleted = new Set<string>();
-  const changed = new Map<number, AnyBlock>();
-  for (const ev of events) {
-    for (const b of ev.changed) changed.set(b.nid, b);
-    for (const id of ev.deleted) deleted.add(id);
-  }
-  const live = [...changed.values()].filter((b) => rt.table.isLive(b));
-  for (const b of live) deleted.delete(b.id);
-  return { changed: live, deleted: [...deleted], origin };
 }

@@ -344,10 +344,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   private drop(block: AnyBlock, persist: boolean): void {
+    // Stored first: a delete that cannot be stored leaves the block in memory.
+    if (persist) this.persistence.removeBlock(block.nid);
     this.table.remove(block);
     this.order.removed(block);
     this.links.remove(block);
-    if (persist) this.persistence.removeBlock(block.nid);
   }
 
   /** Write the block's record when its stored data or meta changed since the last write. */

@@ -1,14 +1,21 @@
-// Single-block create, write, patch and delete. Inside a batch (rt.scope) each records how to
-// undo itself, its change event is collected instead of emitted, and no block runs after it.
+// Single-block create, write, patch and delete, and a delete of every block. Each is one change
+// (scope.ts): it records how to undo itself, its change event is collected, its hooks' hardware
+// actions wait for the commit, and no block runs until it is stored. The *One functions are a
+// batch's items, inside the batch's change.
 import { complete, merge, withReadonly, writable } from '../codec/apply.js';
 import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
 import type { RuntimeCore } from './core.js';
 import { conflict, invalid } from './errors.js';
 import type { AnyBlock, Data } from './types.js';
 import { blockJson } from './block-json.js';
+import { inScope } from './scope.js';
 
 export function createBlock(rt: RuntimeCore, input: unknown, origin: string): BlockJson {
-  return blockJson(createOne(rt, input, origin), 'default', rt);
+  return blockJson(
+    inScope(rt, origin, () => createOne(rt, input, origin)),
+    'default',
+    rt,
+  );
 }
 
 /** Create, answering with the block (a batch shows it once its blocks ran). */
@@ -39,7 +46,11 @@ export function createOne(rt: RuntimeCore, input: unknown, origin: string): AnyB
 
 /** Write (replace the data) or patch (merge into it) an existing block. */
 export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, origin: string): BlockJson {
-  return blockJson(updateOne(rt, input, isPatch, origin), 'default', rt);
+  return blockJson(
+    inScope(rt, origin, () => updateOne(rt, input, isPatch, origin)),
+    'default',
+    rt,
+  );
 }
 
 /** Write or patch, answering with the block. */
@@ -79,6 +90,10 @@ export interface DanglingLink {
 export type Deleted = Ident & { dangling: DanglingLink[] };
 
 export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): Deleted {
+  return inScope(rt, origin, () => deleteOne(rt, input, origin));
+}
+
+export function deleteOne(rt: RuntimeCore, input: unknown, origin: string): Deleted {
   const block = rt.resolveIdent(input);
   if (block.def.system) throw conflict(`'${block.id}' is a system block and cannot be deleted`);
   const links = rt.links.outgoing(block);
@@ -100,11 +115,16 @@ export function deleteBlock(rt: RuntimeCore, input: unknown, origin: string): De
   return { ...rt.ident(block), dangling };
 }
 
-/** Delete every block but the system blocks (not part of a batch). */
+/** Delete every block but the system blocks, as one change (not part of a batch). */
 export function deleteAllBlocks(rt: RuntimeCore, origin: string): Ident[] {
-  const removed = rt.blocks().filter((b) => !b.def.system);
-  for (const b of removed) rt.remove(b);
-  rt.afterStructureChange();
-  if (removed.length) rt.emit('change', { changed: [], deleted: removed.map((b) => b.id), origin });
-  return removed.map((b) => rt.ident(b));
+  return inScope(rt, origin, () => {
+    const removed = rt.blocks().filter((b) => !b.def.system);
+    for (const b of removed) {
+      rt.remove(b);
+      rt.scope?.undo.push(() => rt.restoreInMemory(b));
+    }
+    rt.afterStructureChange();
+    if (removed.length) rt.changed({ changed: [], deleted: removed.map((b) => b.id), origin });
+    return removed.map((b) => rt.ident(b));
+  });
 }

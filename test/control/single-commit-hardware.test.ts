@@ -1,0 +1,138 @@
+// A single write or delete, and a delete of every block, that cannot be stored (a full or failing
+// SD card) changes nothing, on the hardware either: a delete hook (an actuator switching its
+// output off) or a write hook (an IO chip's block moved to another address lets go of the old
+// chip) acts only once the change is stored, as in a batch. The block stays in memory and stored,
+// no change event is sent, and the error is the store's own. In the app on the emulated chips (a
+// DS2408 behind a DS2482, an MCP23017 relay board), through the real drivers, with a manual clock.
+import t, { type Test } from 'tap';
+import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
+import type { ChangeEvent } from '../../src/runtime/core.js';
+import { simApp, type SimApp } from '../hardware/sim-app.js';
+import { link } from './setup.js';
+
+const SIM = {
+  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
+  ds2482: [
+    {
+      address: 24,
+      variant: 'ds2482-800',
+      channels: [[{ name: 'latches', type: 'DS2408', address: '29-0000000000d1', outputs: { '1': 'heater' } }]],
+    },
+  ],
+  i2cIo: [{ name: 'board', type: 'MCP23017', address: '0x20', activeLow: true, outputs: { '1': 'cooler' } }],
+};
+const DS2408 = 'DS2408 0000000000d1';
+const MCP = 'MCP23017 0x20';
+
+interface Rig {
+  s: SimApp;
+  offSeen: { heater: number; cooler: number };
+  events: ChangeEvent[];
+  run(ms: number): Promise<void>;
+  /** Make the store's removeBlock or saveBlock throw from the n-th call on (1 = the next). */
+  fail(method: 'removeBlock' | 'saveBlock', from?: number): void;
+}
+
+/** The discovered DS2408 and MCP23017 (an active-low relay board), and an actuator on channel 1 of each, both on. */
+async function rig(t: Test): Promise<Rig> {
+  const s = await simApp({ sim: SIM });
+  t.teardown(() => s.close());
+  await s.post('blocks/discover');
+  t.equal((await s.post('blocks/patch', { id: MCP, type: 'MCP23017', data: { activeLow: true } })).status, 200);
+  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
+  await create({
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': DS2408, channel: 1, storedState: 'STATE_ACTIVE' },
+  });
+  await create({
+    id: 'Cooler',
+    type: 'DigitalActuator',
+    data: { hwDevice: link(MCP), channel: 1, storedState: 'STATE_ACTIVE' },
+  });
+  await s.run(4000);
+  const sim = s.app.hardware.sim!;
+  const latch = () =>
+    (
+      sim.devices().find((d) => d.spec.name === 'latches')!.model as unknown as { activeOutputs(): number }
+    ).activeOutputs() & 1;
+  const mcp = sim.i2cIo.find((e) => e.spec.name === 'board')!.chip as SimMcp23017;
+  const relay = () => (mcp.iodir & 1) === 0 && (mcp.pins() & 1) === 0;
+  t.ok(latch(), 'the heater latch is on');
+  t.ok(relay(), 'the cooler relay is on');
+  const offSeen = { heater: 0, cooler: 0 };
+  const events: ChangeEvent[] = [];
+  s.app.runtime.on('change', (ev: ChangeEvent) => events.push(ev));
+  const persistence = s.app.runtime.persistence as unknown as Record<string, (...a: unknown[]) => unknown>;
+  return {
+    s,
+    offSeen,
+    events,
+    run: async (ms: number) => {
+      for (let at = 0; at < ms; at += 10) {
+        await s.run(10, 10);
+        if (!latch()) offSeen.heater++;
+        if (!relay()) offSeen.cooler++;
+      }
+    },
+    fail(method, from = 1) {
+      const real = persistence[method].bind(persistence);
+      let calls = 0;
+      persistence[method] = (...a: unknown[]) => {
+        if (++calls >= from) throw new Error('disk full');
+        return real(...a);
+      };
+      t.teardown(() => {
+        persistence[method] = real;
+      });
+    },
+  };
+}
+
+t.test('a single delete that cannot be stored leaves the actuator, its record and its relay on', async (t) => {
+  const r = await rig(t);
+  r.fail('removeBlock');
+  t.throws(() => r.s.app.runtime.delete({ id: 'Cooler' }), /disk full/, "the store's error");
+  t.ok(r.s.app.runtime.find('Cooler'), 'still in memory');
+  t.same(r.events, [], 'no change event');
+  await r.run(3000);
+  t.equal(r.offSeen.cooler, 0, 'the relay never went off');
+  t.equal(r.s.data('Cooler').state, 'STATE_ACTIVE');
+  t.equal(r.s.data(MCP).channels[0].claimedBy.id, 'Cooler', 'the channel is still claimed');
+  t.ok(
+    r.s.app.runtime.persistence.loadBlocks().some((rec) => rec.id === 'Cooler'),
+    'its record is still stored',
+  );
+});
+
+t.test('a single write that cannot be stored does not let go of the IO chip it moved', async (t) => {
+  const r = await rig(t);
+  r.fail('saveBlock');
+  t.throws(
+    () => r.s.app.runtime.patch({ id: MCP, type: 'MCP23017', data: { address: 0x21 } }),
+    /^disk full$/,
+    "the store's error, as it was",
+  );
+  t.equal(r.s.data(MCP).address, 0x20, 'the address is back');
+  t.same(r.events, [], 'no change event');
+  await r.run(3000);
+  t.equal(r.offSeen.cooler, 0, 'the chip at 0x20 was never let go: the relay stayed on');
+  t.equal(r.s.data(MCP).connected, true);
+});
+
+t.test('a delete of every block that cannot be stored part way deletes none and switches nothing off', async (t) => {
+  const r = await rig(t);
+  const before = r.s.app.runtime.blocks().map((b) => b.id);
+  r.fail('removeBlock', 2);
+  t.throws(() => r.s.app.runtime.deleteAll(), /disk full/);
+  t.same(
+    r.s.app.runtime.blocks().map((b) => b.id),
+    before,
+    'every block is still there',
+  );
+  t.same(r.events, [], 'no change event');
+  await r.run(3000);
+  t.same(r.offSeen, { heater: 0, cooler: 0 }, 'neither output went off');
+  const stored = r.s.app.runtime.persistence.loadBlocks().map((rec) => rec.id);
+  for (const id of ['Heater', 'Cooler', DS2408, MCP]) t.ok(stored.includes(id), `${id} is still stored`);
+});
