@@ -76,7 +76,7 @@ function retryKeptAside(rt: RuntimeCore): void {
     } catch (e) {
       // Nothing of it stays in memory either: the record is kept aside as it was.
       const inserted = rt.table.byNid(held.nid);
-      if (inserted && !inserted.def.system) rt.remove(inserted, false);
+      if (inserted && !inserted.def.system) rt.uncreate(inserted);
       if (e instanceof DrivenElsewhere) {
         // The brewer made another block for that output meanwhile (the old one was gone): theirs
         // keeps driving it, and the old one stays kept aside for good, as for a taken id.
