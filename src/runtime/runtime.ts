@@ -276,8 +276,8 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
 
   /**
    * Runs the type's write hook and makes the change durable (undone when it cannot be stored);
-   * the block is then due and the blocks that are due run. Inside a batch they do not run yet:
-   * the batch is one change, and runs them once, after its last item (batch.ts).
+   * the block is then due. Every change runs in a scope (scope.ts), which runs the due blocks
+   * once, after the change is committed: a batch after its last item.
    */
   afterWrite(block: AnyBlock, info: WriteInfo, undo: () => void): void {
     const due = block.nextUpdate;
