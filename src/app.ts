@@ -245,7 +245,7 @@ async function assembleServices(
   });
   const alerts = createAlerts({ config, store, runtime, log, timers, control, mqtt, history, layer, fleet, auth });
   alerts.attachMqtt(mqtt);
-  const backupFiles = new BackupFiles(config.dataDir);
+  const backupFiles = new BackupFiles(config.dataDir, log.child({ module: 'backups' }));
   const backups = new BackupSchedule({
     cron: config.backupSchedule,
     keep: config.backupKeep,

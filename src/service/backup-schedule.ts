@@ -96,7 +96,15 @@ export class BackupSchedule {
       .map((name) => ({ name, ahead: name.slice(AUTO_PREFIX.length, AUTO_PREFIX.length + now.length) > now }))
       .sort((a, b) => Number(b.ahead) - Number(a.ahead) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((e) => e.name);
-    for (const name of auto.slice(0, Math.max(0, auto.length - this.opts.keep))) this.opts.files.remove(name);
+    for (const name of auto.slice(0, Math.max(0, auto.length - this.opts.keep))) {
+      // One that cannot be removed (a directory put under its name since it was listed) is passed,
+      // not the end of the prune: the older ones behind it would pile up.
+      try {
+        this.opts.files.remove(name);
+      } catch (e) {
+        this.opts.log.warn({ err: e, name }, 'scheduled backup not pruned');
+      }
+    }
   }
 }
 

@@ -5,15 +5,17 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
+  type Stats,
 } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
+import type { Logger } from '../log.js';
 import { parseJson, sizeProblem } from '../shared/json.js';
 import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
 import { privateDir, writePrivateFile } from './file-modes.js';
@@ -30,13 +32,26 @@ export const BackupNameSchema = Type.String({
 
 export class BackupNameError extends Error {}
 
-/** A stored backup file that holds no backup (not JSON, not an object, not a file), or a name a directory holds. */
+/** A stored backup file that holds no backup (not JSON, not an object, not a file), or a name a directory, a link or a FIFO holds. */
 export class DamagedBackupError extends Error {}
+
+/** What an entry that is not a regular file is, for a message; null for a regular file. */
+function notAFile(stat: Stats): string | null {
+  if (stat.isFile()) return null;
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  return 'a FIFO, socket or device';
+}
 
 export class BackupFiles {
   readonly dir: string;
+  /** Entries `list` skipped and has said so, so that each is logged once, not at every list. */
+  private readonly skipped = new Set<string>();
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly log?: Logger,
+  ) {
     this.dir = path.join(dataDir, 'backups');
   }
 
@@ -73,9 +88,13 @@ export class BackupFiles {
     let fd: number;
     try {
       // Non-blocking: a FIFO under the name would otherwise hold the service until a writer came.
-      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+      // Not following a link: one to a file elsewhere would be served to viewers, or its first
+      // bytes quoted in the refusal.
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return null;
+      if (code === 'ELOOP') throw damaged(`${file} is a symbolic link, not a file`);
       throw e;
     }
     let bytes: Buffer;
@@ -85,8 +104,8 @@ export class BackupFiles {
       // in by mistake) would be read whole into memory, or past 2 GiB fail the read, before its
       // size was checked.
       const stat = fstatSync(fd);
-      if (!stat.isFile())
-        throw damaged(`${file} is ${stat.isDirectory() ? 'a directory' : 'a FIFO, socket or device'}, not a file`);
+      const what = notAFile(stat);
+      if (what) throw damaged(`${file} is ${what}, not a file`);
       const tooLarge = sizeProblem('the file', stat.size, STORED_BACKUP_BYTES);
       if (tooLarge) throw damaged(tooLarge);
       bytes = readFileSync(fd);
@@ -124,7 +143,7 @@ export class BackupFiles {
     return partial.length;
   }
 
-  /** Names, oldest first. */
+  /** Names of the regular files, oldest first. A directory, a link or a FIFO under a backup's name is no backup: it is skipped (and logged once). */
   list(): string[] {
     let entries: string[];
     try {
@@ -136,19 +155,44 @@ export class BackupFiles {
       .filter((f) => f.endsWith('.json'))
       .flatMap((f) => {
         // One removed since the directory was read (a prune) is not listed.
-        const mtime = statSync(path.join(this.dir, f), { throwIfNoEntry: false })?.mtimeMs;
-        return mtime === undefined ? [] : [{ name: f.slice(0, -5), mtime }];
+        const stat = lstatSync(path.join(this.dir, f), { throwIfNoEntry: false });
+        if (!stat) return [];
+        const what = notAFile(stat);
+        if (what) {
+          if (!this.skipped.has(f)) {
+            this.skipped.add(f);
+            this.log?.warn(
+              { file: path.join(this.dir, f) },
+              `${f} in ${this.dir} is ${what}, not a backup: it is not listed, loaded or pruned; remove it by hand`,
+            );
+          }
+          return [];
+        }
+        return [{ name: f.slice(0, -5), mtime: stat.mtimeMs }];
       })
       .sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name))
       .map((e) => e.name);
   }
 
-  /** Gives a stored backup another name (both checked as `BACKUP_NAME`). */
-  rename(from: string, to: string): void {
-    renameSync(this.file(from), this.file(to));
+  /** DamagedBackupError naming the backup when something other than a regular file holds its name. */
+  private refuseNonFile(name: string, action: string): string {
+    const file = this.file(name);
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    const what = stat && notAFile(stat);
+    if (what)
+      throw new DamagedBackupError(
+        `stored backup '${name}' cannot be ${action} (${file} is ${what}, not a file); it is left as it is`,
+      );
+    return file;
   }
 
+  /** Gives a stored backup another name (both checked as `BACKUP_NAME`); neither may be held by a non-file. */
+  rename(from: string, to: string): void {
+    renameSync(this.refuseNonFile(from, 'renamed'), this.refuseNonFile(to, 'replaced'));
+  }
+
+  /** Nothing when there is no backup of that name; DamagedBackupError when a non-file holds it. */
   remove(name: string): void {
-    rmSync(this.file(name), { force: true });
+    rmSync(this.refuseNonFile(name, 'removed'), { force: true });
   }
 }
