@@ -3,7 +3,7 @@
 // Backups saved by hand are never pruned.
 import { Cron } from 'croner';
 import type { Logger } from '../log.js';
-import type { BackupFiles } from '../store/backup-files.js';
+import { type BackupFiles, DamagedBackupError } from '../store/backup-files.js';
 
 export const AUTO_PREFIX = 'auto-';
 const SCHEDULED_NAME = /^auto-\d{8}T\d{6}Z(-\d+)?$/;
@@ -49,12 +49,31 @@ export class BackupSchedule {
 
   private keepBeforeDamage(): void {
     const kept = this.opts.files.list().filter((n) => SCHEDULED_NAME.test(n));
-    for (const name of kept) this.opts.files.rename(name, `${BEFORE_DAMAGE_PREFIX}${name}`);
+    for (const name of kept) this.keepAs(name);
     if (kept.length)
       this.opts.log.warn(
         { kept: kept.length },
         `the database was damaged: the ${kept.length} scheduled backups made before are kept as ${BEFORE_DAMAGE_PREFIX}<name> and not pruned; delete them once nothing more is needed from them`,
       );
+  }
+
+  /** Renamed `before-damage-<name>`, or `-2`, `-3`... after it when a directory holds that name
+   *  (left under its own name it would be pruned, and with it what the damage lost). */
+  private keepAs(name: string): void {
+    for (let i = 1; i <= 10; i++) {
+      try {
+        this.opts.files.rename(name, `${BEFORE_DAMAGE_PREFIX}${name}${i > 1 ? `-${i}` : ''}`);
+        return;
+      } catch (e) {
+        if (i === 10 || !(e instanceof DamagedBackupError)) {
+          this.opts.log.warn(
+            { err: e, name },
+            `scheduled backup ${name} could not be kept as ${BEFORE_DAMAGE_PREFIX}${name}`,
+          );
+          return;
+        }
+      }
+    }
   }
 
   stop(): void {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, w
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { silentLogger } from '../../src/log.js';
 import { BackupSchedule } from '../../src/service/backup-schedule.js';
 import { BackupFiles, DamagedBackupError } from '../../src/store/backup-files.js';
 import { startApp } from '../helpers/app.js';
@@ -108,3 +109,28 @@ t.test('a symbolic link under a backup name is not followed: load and download r
   );
   t.equal((await post('blocks/backup/stored/download', { name: 'good' })).status, 200, 'a real backup still downloads');
 });
+
+t.test(
+  'after a damaged start, a directory holding a before-damage name does not stop the backups being kept',
+  async (t) => {
+    const files = new BackupFiles(tempDir(t));
+    for (const h of ['10', '11']) files.write(`auto-20261101T${h}0000Z`, { blocks: [] });
+    mkdirSync(path.join(files.dir, 'before-damage-auto-20261101T100000Z.json'));
+    const sched = new BackupSchedule({
+      cron: '0 * * * *',
+      keep: 2,
+      files,
+      save: () => ({ blocks: [] }),
+      log: silentLogger,
+      damaged: () => ({}),
+    });
+    t.doesNotThrow(() => sched.start(), 'the schedule starts (the rename onto the directory stopped it)');
+    t.teardown(() => sched.stop());
+    t.same(
+      files.list().sort(),
+      ['before-damage-auto-20261101T100000Z-2', 'before-damage-auto-20261101T110000Z'],
+      'both are kept out of the prune; the one whose name a directory holds under the next free name',
+    );
+    t.ok(existsSync(path.join(files.dir, 'before-damage-auto-20261101T100000Z.json')), 'the directory is left alone');
+  },
+);
