@@ -145,8 +145,7 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   }
 
   // ---- block API --------------------------------------------------------------------------
-  // Each change looks for a wall-clock jump before it is applied (a batch before its first item,
-  // batch.ts), so a jump moves what was there, never what is being written.
+  // Each change looks for a wall-clock jump first, so a jump moves what was there, never what is written.
 
   create(input: unknown, origin = 'api'): BlockJson {
     this.checkClock();
