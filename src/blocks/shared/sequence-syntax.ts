@@ -10,19 +10,12 @@ import { f, SETPOINT_RANGE_C } from '../../codec/fields.js';
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { InterfaceName } from '../../runtime/interfaces.js';
-import { isVariable, OPCODES, splitLine, type Opcode, type ParseError } from './sequence-lines.js';
+import { isVariable, OPCODES, splitLine, type LineArgKind, type Opcode, type ParseError } from './sequence-lines.js';
 
 export { OPCODES, type Opcode, type ParseError };
 
-export type ArgKind =
-  | 'temp'
-  | 'deltaTemp'
-  | 'duration'
-  | 'datetime'
-  | 'digital'
-  | 'analog'
-  | 'text'
-  | { link: InterfaceName };
+/** A line's argument kind (sequence-lines.ts), a block's interface named as the runtime has it. */
+export type ArgKind = Exclude<LineArgKind, { link: string }> | { link: InterfaceName };
 
 /** A literal in internal units (degC, delta degC, seconds, epoch seconds), or a variable. */
 export type Arg = { var: string } | { value: number; unit?: 'C' | 'F' } | { text: string };
