@@ -10,23 +10,10 @@
 import t, { type Test } from 'tap';
 import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import { simApp, type SimApp } from '../hardware/sim-app.js';
+import { DS2408, MCP, SIM } from './relay-chips.js';
 import { link, setup } from './setup.js';
 
 const seconds = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
-
-const SIM = {
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-800',
-      channels: [[{ name: 'latches', type: 'DS2408', address: '29-0000000000d1', outputs: { '1': 'heater' } }]],
-    },
-  ],
-  i2cIo: [{ name: 'board', type: 'MCP23017', address: '0x20', activeLow: true, outputs: { '1': 'cooler' } }],
-};
-const DS2408 = 'DS2408 0000000000d1';
-const MCP = 'MCP23017 0x20';
 
 /** The discovered DS2408 and MCP23017 (an active-low relay board), and an actuator on channel 1 of each, both on. */
 async function rig(t: Test, opts: { via: 'runtime' | 'rest' } = { via: 'runtime' }): Promise<Rig> {
