@@ -1,11 +1,13 @@
 // What each Sequence instruction does (reference §6.9). A SET instruction acts like a user
-// write of the target's stored value and returns NEXT; a WAIT returns WAIT until its condition
+// write of the target's stored value (back to STORED mode only when nothing drives the target:
+// pipeline.ts storedBySequence) and returns NEXT; a WAIT returns WAIT until its condition
 // holds; every problem returns an error code, and the caller retries the same instruction.
 import { takesValue } from '../../codec/decode.js';
 import { forEachLink } from '../../codec/fields.js';
 import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
 import { variableOf, type VariableValue } from '../variables.js';
+import { storedBySequence } from './pipeline.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
 import { OPCODES } from './sequence-syntax.js';
 
@@ -112,7 +114,7 @@ function step(ins: Instruction, sc: StepContext): StepResult {
       const b = target();
       const setting = num('setting');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
-      change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
+      change(sc, b, storedBySequence(b, 'storedSetting', setting));
       return NEXT;
     }
     case 'WAIT_SETPOINT':
@@ -128,7 +130,7 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     }
     case 'SET_DIGITAL': {
       const b = target();
-      change(sc, b, { storedState: textArg(ins, 'setting', sc), settingMode: 'STORED' });
+      change(sc, b, storedBySequence(b, 'storedState', textArg(ins, 'setting', sc)));
       return NEXT;
     }
     case 'WAIT_DIGITAL': {
@@ -145,7 +147,7 @@ function step(ins: Instruction, sc: StepContext): StepResult {
       const b = target();
       const setting = num('setting');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
-      change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
+      change(sc, b, storedBySequence(b, 'storedSetting', setting));
       return NEXT;
     }
     case 'START_PROFILE': {
