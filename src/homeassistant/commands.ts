@@ -1,16 +1,16 @@
 // Commands from Home Assistant (`<root>/ha/<serviceId>/<nid>/set/<key>`): read in the unit of the
 // config last announced (discovery.ts keeps what went out) and patched into the block through the
 // runtime. A command to an entity that is not there, one that cannot be read, one to a block another
-// block drives (a value by hand would not be used) and one the runtime refuses are dropped, each
-// with a line in the log saying why: lines others cause, so they go through a WarningLimiter.
-// Refusals to driven blocks are limited per block, so that a user who tries one block and then
+// block drives or that is disabled (a value by hand would not be used) and one the runtime refuses
+// are dropped, each with a line in the log saying why: lines others cause, so they go through a
+// WarningLimiter. Refusals to driven or disabled blocks are limited per block, so that a user who tries one block and then
 // another sees why each was refused; the sources are bounded (only blocks that exist get that far,
 // and past DRIVEN_SOURCES of them new ones share one allowance: log/limit.ts).
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { UnitsSetting } from '../runtime/units-setting.js';
-import { announce, commandPatch, drivenRefusal, type Announcement } from './entities.js';
+import { announce, commandPatch, commandRefusal, type Announcement } from './entities.js';
 import { entityKey } from './entity-ids.js';
 
 /** The origin of a patch made by a command from Home Assistant. */
@@ -30,7 +30,7 @@ export interface CommandOptions {
 export class HaCommands {
   /** Lines caused by what others publish: one a minute per kind. */
   private readonly warnings: WarningLimiter;
-  /** Refusals of commands to driven blocks: one a minute per block. */
+  /** Refusals of commands to driven or disabled blocks: one a minute per block. */
   private readonly drivenWarnings: WarningLimiter;
 
   constructor(private readonly o: CommandOptions) {
@@ -50,14 +50,14 @@ export class HaCommands {
       return;
     }
     const json = this.o.runtime.read(block).json();
-    // Driven by another block, a value by hand would not be used (stored, it only replaced the
-    // setting kept for later): refused, as the dashboard offers no control then.
-    const driven = drivenRefusal(json);
-    if (driven !== null) {
+    // Driven by another block or disabled, a value by hand would not be used (stored, it only
+    // replaced the setting kept for later): refused, as the dashboard offers no control then.
+    const refused = commandRefusal(json);
+    if (refused !== null) {
       this.drivenWarnings.warn(
-        `driven command to ${nid}`,
-        { topic, reason: driven },
-        `home assistant command on ${topic} refused: ${driven}`,
+        `refused command to ${nid}`,
+        { topic, reason: refused },
+        `home assistant command on ${topic} refused: ${refused}`,
       );
       return;
     }

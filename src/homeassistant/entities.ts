@@ -60,14 +60,18 @@ export function announce(spec: EntitySpec, prefs: UnitPrefs): Announcement {
 export const DRIVEN_BY_KEY = 'driven_by';
 
 /**
- * Why a command to a block is refused: another block drives it, and a setting or a switch by
- * hand would not be used (the rule of every control by hand: src/shared/driven.ts). Null: taken.
+ * Why a command to a block is refused, as a setting or a switch by hand would not be used:
+ * another block drives it (the rule of every control by hand: src/shared/driven.ts), or it is
+ * disabled, which Home Assistant has no switch to change (stored, the value would only come back
+ * unannounced when the block is enabled on the dashboard). Null: taken.
  */
-export function drivenRefusal(block: BlockJson): string | null {
+export function commandRefusal(block: BlockJson): string | null {
   const driver = driverOf(block.data);
-  return driver === null
-    ? null
-    : `${block.id} is driven by ${driver}: a setting from Home Assistant would not be used; disable ${driver} first`;
+  if (driver !== null)
+    return `${block.id} is driven by ${driver}: a setting from Home Assistant would not be used; disable ${driver} first`;
+  if (block.data.enabled === false)
+    return `${block.id} is disabled: a setting from Home Assistant would not be used; enable it first (on the dashboard or over the API)`;
+  return null;
 }
 
 /** The state value of one entity: a number, true/false for a switch, or null when unknown. */
