@@ -4,6 +4,7 @@ import type { Block, Link, Quantity } from './block-types.js';
 import { errorWords, thermocoupleFaultWords } from './device-words.js';
 import type { Role } from './type-doc.js';
 import { lineNames } from '../../src/blocks/shared/sequence-lines.js';
+import { driverOf } from '../../src/shared/driven.js';
 
 export type { Role };
 
@@ -113,8 +114,7 @@ export const missingLinkWords = (id: string): string => `links to missing block 
  * Let go by what drove it (Brewblox's safety ratchet): in settingMode CLAIMED with no block
  * claiming it, a block has no setting (or state) and stays inactive until set by hand.
  */
-export const isLetGo = (d: Record<string, unknown>): boolean =>
-  d.settingMode === 'CLAIMED' && !(isLink(d.claimedBy) && d.claimedBy.id);
+export const isLetGo = (d: Record<string, unknown>): boolean => d.settingMode === 'CLAIMED' && driverOf(d) === null;
 
 /**
  * The links of a block to blocks that are not there, and the lines of a Sequence's instructions

@@ -2,6 +2,7 @@
 // `CLAIMED` → "Driven by Heat PWM", `FILTER_45s` → "Settles in 45 s". Values not in the table
 // are worded from their name (the prefix the values share dropped, underscores as spaces), so
 // a value the service adds still reads as words. Pure, tested under Node.
+import { driverOf } from '../../src/shared/driven.js';
 import type { Block } from './block-types.js';
 
 const WORDS: Readonly<Record<string, string>> = {
@@ -93,9 +94,7 @@ export function enumWord(
   value: string,
   where: { type: string; field: string; block?: Block; values?: readonly string[] },
 ): string {
-  if (value === 'CLAIMED' && where.block) {
-    const by = where.block.data.claimedBy as { id?: unknown } | undefined;
-    if (by && typeof by.id === 'string' && by.id) return `Driven by ${by.id}`;
-  }
+  const driver = value === 'CLAIMED' && where.block ? driverOf(where.block.data) : null;
+  if (driver !== null) return `Driven by ${driver}`;
   return BY_FIELD[`${where.type}.${where.field}`]?.[value] ?? WORDS[value] ?? fromName(value, where.values ?? []);
 }
