@@ -27,6 +27,21 @@ export function claim(target: AnyBlock, claimer: AnyBlock): { held: boolean; mod
   return { held: true, modeChanged: false };
 }
 
+/**
+ * Once a change is applied: a block another block still drives is in CLAIMED mode, whatever the
+ * change wrote (a patch with its stored setting, settingMode STORED). Its driver's next update
+ * would claim it back anyway; left STORED until then, a driver let go within that second left
+ * the block on the value written, and one let go later left it with none. Looked at once the
+ * whole change is applied, so a batch that writes the setting and turns its driver off (the
+ * profile card's Pause) hands it over in either order. True when the mode changed.
+ */
+export function settleDrivenMode(block: AnyBlock): boolean {
+  const data = block.data as { claimedBy?: string | null; settingMode?: string };
+  if (!data.claimedBy || data.settingMode !== 'STORED' || !('settingMode' in block.def.fields)) return false;
+  data.settingMode = 'CLAIMED';
+  return true;
+}
+
 export function release(target: AnyBlock, claimer: AnyBlock): void {
   if (claimedBy(target) === claimer.id) (target.data as { claimedBy: string | null }).claimedBy = null;
 }

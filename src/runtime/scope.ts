@@ -5,6 +5,7 @@
 // that are due run, once. When the change fails or cannot be stored (a full or failing card), the
 // transaction rolls back, the blocks changed in memory are put back, no hardware was touched, no
 // change event is sent, and the error is thrown as it was.
+import { settleDrivenMode } from './claims.js';
 import type { BatchScope, ChangeEvent, RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
 
@@ -20,7 +21,9 @@ export function inScope<T>(rt: RuntimeCore, origin: string, apply: () => T): T {
     result = rt.persistence.transaction(() => {
       rt.scope = scope;
       try {
-        return apply();
+        const applied = apply();
+        settleDriven(rt, scope);
+        return applied;
       } finally {
         rt.scope = null;
       }
@@ -35,6 +38,18 @@ export function inScope<T>(rt: RuntimeCore, origin: string, apply: () => T): T {
   rt.tick();
   if (scope.events.length) rt.changed(merged(rt, scope.events, origin));
   return result;
+}
+
+/** The blocks the change wrote that another block still drives are in CLAIMED mode (claims.ts). */
+function settleDriven(rt: RuntimeCore, scope: BatchScope): void {
+  for (const ev of scope.events)
+    for (const b of ev.changed) {
+      if (!rt.table.isLive(b) || !settleDrivenMode(b)) continue;
+      scope.undo.push(() => {
+        (b.data as { settingMode: string }).settingMode = 'STORED';
+      });
+      rt.persist(b);
+    }
 }
 
 /** Once a change (or a backup load) is stored: what its hooks do to the hardware, in order (ctx.afterCommit). */

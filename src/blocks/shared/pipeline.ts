@@ -42,16 +42,6 @@ export function drive<T>(
   return true;
 }
 
-/**
- * A Sequence SET_* is user input (reference §4.3): it writes the stored value and returns the
- * block to STORED mode, but only when nothing drives it. Driven, the value is kept for later and
- * the block stays CLAIMED: when its driver lets go it has no setting, whenever that happens.
- */
-export function storedBySequence(block: AnyBlock, key: string, value: unknown): Record<string, unknown> {
-  const driven = (block.data as { claimedBy?: string | null }).claimedBy;
-  return driven ? { [key]: value } : { [key]: value, settingMode: 'STORED' };
-}
-
 /** After a user write: a patch that sets the stored value without settingMode returns to STORED. */
 export function storedModeRatchet(
   block: AnyBlock,

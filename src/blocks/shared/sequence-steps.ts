@@ -1,13 +1,13 @@
 // What each Sequence instruction does (reference §6.9). A SET instruction acts like a user
 // write of the target's stored value (back to STORED mode only when nothing drives the target:
-// pipeline.ts storedBySequence) and returns NEXT; a WAIT returns WAIT until its condition
+// claims.ts settleDrivenMode) and returns NEXT; a WAIT returns WAIT until its condition
 // holds; every problem returns an error code, and the caller retries the same instruction.
 import { takesValue } from '../../codec/decode.js';
 import { forEachLink } from '../../codec/fields.js';
+import { settleDrivenMode } from '../../runtime/claims.js';
 import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
 import { variableOf, type VariableValue } from '../variables.js';
-import { storedBySequence } from './pipeline.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
 import { OPCODES } from './sequence-syntax.js';
 
@@ -114,7 +114,7 @@ function step(ins: Instruction, sc: StepContext): StepResult {
       const b = target();
       const setting = num('setting');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
-      change(sc, b, storedBySequence(b, 'storedSetting', setting));
+      change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
       return NEXT;
     }
     case 'WAIT_SETPOINT':
@@ -130,7 +130,7 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     }
     case 'SET_DIGITAL': {
       const b = target();
-      change(sc, b, storedBySequence(b, 'storedState', textArg(ins, 'setting', sc)));
+      change(sc, b, { storedState: textArg(ins, 'setting', sc), settingMode: 'STORED' });
       return NEXT;
     }
     case 'WAIT_DIGITAL': {
@@ -147,7 +147,7 @@ function step(ins: Instruction, sc: StepContext): StepResult {
       const b = target();
       const setting = num('setting');
       if (data(b).enabled === false) throw new StepError('DISABLED_TARGET');
-      change(sc, b, storedBySequence(b, 'storedSetting', setting));
+      change(sc, b, { storedSetting: setting, settingMode: 'STORED' });
       return NEXT;
     }
     case 'START_PROFILE': {
@@ -181,6 +181,8 @@ function change(sc: StepContext, b: AnyBlock, values: Record<string, unknown>): 
     if (!takesValue(spec, v)) throw new StepError('INVALID_ARGUMENT');
   }
   for (const [k, v] of Object.entries(values)) if (k in b.def.fields) d[k] = v;
+  // A SET on a block another block drives keeps the value for later; the block stays driven.
+  settleDrivenMode(b);
   // Disabled like by a user write: the blocks it drove are free for another claimer (§4.4).
   if (values.enabled === false) {
     forEachLink(b.def.fields, d, (_path, id, field) => {
