@@ -3,9 +3,10 @@
 // runtime. A command to an entity that is not there, one that cannot be read, one to a block another
 // block drives or that is disabled (a value by hand would not be used) and one the runtime refuses
 // are dropped, each with a line in the log saying why: lines others cause, so they go through a
-// WarningLimiter. Refusals to driven or disabled blocks are limited per block, so that a user who tries one block and then
-// another sees why each was refused; the sources are bounded (only blocks that exist get that far,
-// and past DRIVEN_SOURCES of them new ones share one allowance: log/limit.ts).
+// WarningLimiter. Refusals to driven or disabled blocks are limited per block, so that a user who
+// tries one block and then another sees why each was refused; the sources are bounded (only blocks
+// that exist get that far, and past DRIVEN_SOURCES of them new ones share one allowance:
+// log/limit.ts).
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import type { BlockRuntime } from '../runtime/runtime.js';

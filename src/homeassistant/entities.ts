@@ -70,7 +70,7 @@ export function commandRefusal(block: BlockJson): string | null {
   if (driver !== null)
     return `${block.id} is driven by ${driver}: a setting from Home Assistant would not be used; disable ${driver} first`;
   if (block.data.enabled === false)
-    return `${block.id} is disabled: a setting from Home Assistant would not be used; enable it first (on the dashboard or over the API)`;
+    return `${block.id} is disabled: a setting from Home Assistant would not be used; enable it first`;
   return null;
 }
 
