@@ -15,9 +15,9 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
-import { lineNames } from './shared/sequence-lines.js';
+import { lineNames, renameInLine } from './shared/sequence-lines.js';
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
-import { formatInstruction, parseInstruction, renameTargets, type Instruction } from './shared/sequence-syntax.js';
+import { formatInstruction, parseInstruction, type Instruction } from './shared/sequence-syntax.js';
 
 export const SequenceStatus = {
   UNKNOWN: 0,
@@ -177,18 +177,22 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       else restartAt(block, 0);
     }
   },
+  // By the names of the text (sequence-lines.ts), as a delete lists them: a line that does not
+  // parse (a setting mistyped) is rewritten too, the rest of it as written, so that once fixed it
+  // names the block under its new name.
   renamed(block, from, to) {
     const d = block.data;
     const s = block.state;
     const before = { instructions: d.instructions, lines: s.lines };
-    const lines = s.lines.map((line) => {
-      const renamed = line.instruction && renameTargets(line.instruction, from, to);
-      return renamed ? { instruction: renamed, error: null } : line;
+    const texts = d.instructions.map((text) => renameInLine(text, from, to));
+    if (texts.every((text) => text === null)) return null;
+    const lines = [...s.lines];
+    d.instructions = d.instructions.map((text, i) => {
+      const renamed = texts[i];
+      if (renamed === null || renamed === undefined) return text;
+      lines[i] = parseLines([renamed])[0]!;
+      return lines[i]!.instruction ? formatInstruction(lines[i]!.instruction!) : renamed;
     });
-    if (lines.every((line, i) => line === s.lines[i])) return null;
-    d.instructions = d.instructions.map((text, i) =>
-      lines[i] === s.lines[i] ? text : formatInstruction(lines[i]!.instruction!),
-    );
     s.lines = lines;
     return () => {
       d.instructions = before.instructions;

@@ -60,6 +60,8 @@ export interface ArgText {
   quoted: boolean;
   at: number;
   valueAt: number;
+  /** Where the value ends: after its closing quote, or its last character. */
+  valueEnd: number;
 }
 
 /** A line split into its opcode and arguments, not yet read; a comment is its text. */
@@ -98,16 +100,38 @@ export function splitLine(line: string): SplitLine | { error: ParseError } {
   return { op: op as Opcode, args, text };
 }
 
+/** A block argument given by name, not by a variable. */
+const namesBlock = (a: ArgText): boolean => typeof a.kind === 'object' && !isVariable(a) && a.raw !== '';
+
 /**
  * The blocks a line names (its block arguments given by name, not by a variable): what a rename
- * rewrites and a delete leaves naming nothing. None for a line that does not split.
+ * rewrites and a delete leaves naming nothing. A line whose other values do not parse (a setting
+ * mistyped) names its blocks all the same; one that does not split names none.
  */
 export function lineNames(line: string): Array<{ key: string; id: string }> {
   const split = splitLine(line);
   if ('error' in split || !('args' in split)) return [];
-  return split.args
-    .filter((a) => typeof a.kind === 'object' && !isVariable(a) && a.raw !== '')
-    .map((a) => ({ key: a.key, id: a.raw }));
+  return split.args.filter(namesBlock).map((a) => ({ key: a.key, id: a.raw }));
+}
+
+/**
+ * The line (trimmed) with each block argument that names `from` (lineNames) naming `to`, the rest
+ * of it as written, parsed or not; null when none names it.
+ */
+export function renameInLine(line: string, from: string, to: string): string | null {
+  const split = splitLine(line);
+  if ('error' in split || !('args' in split)) return null;
+  const named = split.args.filter((a) => namesBlock(a) && a.raw === from);
+  if (!named.length) return null;
+  let text = split.text;
+  // From the last, so the places of the ones before it hold.
+  for (const a of named.reverse()) text = text.slice(0, a.valueAt) + formatName(to) + text.slice(a.valueEnd);
+  return text;
+}
+
+/** A block id as an argument: in quotes when it would not read back as itself (quote doubled). */
+export function formatName(id: string): string {
+  return /,/.test(id) || /^['$]/.test(id) || id !== id.trim() || id === '' ? `'${id.replaceAll("'", "''")}'` : id;
 }
 
 /**
@@ -133,18 +157,21 @@ function splitArgs(rest: string, offset: number): Array<Omit<ArgText, 'kind'> | 
     const valueAt = offset + j;
     let raw = '';
     let quoted = false;
+    let valueEnd: number;
     if (rest[j] === "'") {
       quoted = true;
       const value = inQuotes(rest, j, false) ?? inQuotes(rest, j, true);
       if (!value) return [...out, fail(`${key}: a value in quotes needs its closing quote`, valueAt)];
       raw = value.text;
+      valueEnd = offset + value.end + 1;
       i = value.end + 1 + (/^\s*/.exec(rest.slice(value.end + 1))?.[0].length ?? 0);
     } else {
       const end = rest.indexOf(',', j);
       raw = rest.slice(j, end < 0 ? undefined : end).trim();
+      valueEnd = valueAt + raw.length;
       i = end < 0 ? rest.length : end;
     }
-    out.push({ key, raw, quoted, at, valueAt });
+    out.push({ key, raw, quoted, at, valueAt, valueEnd });
     if (i >= rest.length) return out;
     i++; // the comma
   }

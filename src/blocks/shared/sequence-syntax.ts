@@ -10,9 +10,17 @@ import { f, SETPOINT_RANGE_C } from '../../codec/fields.js';
 import { DigitalState } from './enums.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { InterfaceName } from '../../runtime/interfaces.js';
-import { isVariable, OPCODES, splitLine, type LineArgKind, type Opcode, type ParseError } from './sequence-lines.js';
+import {
+  formatName,
+  isVariable,
+  OPCODES,
+  splitLine,
+  type LineArgKind,
+  type Opcode,
+  type ParseError,
+} from './sequence-lines.js';
 
-export { OPCODES, type Opcode, type ParseError };
+export { formatName, OPCODES, type Opcode, type ParseError };
 
 /** A line's argument kind (sequence-lines.ts), a block's interface named as the runtime has it. */
 export type ArgKind = Exclude<LineArgKind, { link: string }> | { link: InterfaceName };
@@ -64,11 +72,6 @@ function inSetpointRange(c: number): boolean {
 
 function fail(message: string, pos: number): { error: ParseError } {
   return { error: { message, pos } };
-}
-
-/** A block id as an argument: in quotes when it would not read back as itself (quote doubled). */
-export function formatName(id: string): string {
-  return /,/.test(id) || /^['$]/.test(id) || id !== id.trim() || id === '' ? `'${id.replaceAll("'", "''")}'` : id;
 }
 
 /** What block data takes of a literal of each numeric kind (internal units), as decoding holds it. */
@@ -170,15 +173,6 @@ export function blockTargets(ins: Instruction): Array<[key: string, id: string]>
   return Object.entries(ins.args).flatMap(
     ([key, arg]): Array<[string, string]> => (typeof spec[key] === 'object' && 'text' in arg ? [[key, arg.text]] : []),
   );
-}
-
-/** The instruction with its block arguments that name `from` naming `to` (a rename); null when none does. */
-export function renameTargets(ins: Instruction, from: string, to: string): Instruction | null {
-  const named = blockTargets(ins).filter(([, id]) => id === from);
-  if (!named.length) return null;
-  const args = { ...ins.args };
-  for (const [key] of named) args[key] = { text: to };
-  return { op: ins.op, args };
 }
 
 export function formatInstruction(ins: Instruction): string {
