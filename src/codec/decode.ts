@@ -285,16 +285,58 @@ export function unitLabel(unit: string): string {
 /** Latest date accepted: 9999-12-31T23:59:59Z, in epoch seconds. */
 const MAX_EPOCH_SECONDS = 253402300799;
 
-/** Epoch seconds of an ISO-8601 date or epoch seconds/milliseconds up to MAX_EPOCH_SECONDS; undefined when it is none. */
+/**
+ * Epoch seconds of an ISO-8601 date or epoch seconds/milliseconds (above 1e11, as Brewblox sends
+ * them) up to MAX_EPOCH_SECONDS; undefined when it is none. A date-time that names no zone is UTC.
+ */
 export function decodeDatetime(raw: unknown): number | undefined {
   let seconds: number | undefined;
   if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0)
     seconds = raw > 1e11 ? Math.floor(raw / 1000) : Math.floor(raw);
-  else if (typeof raw === 'string') {
-    const t = Date.parse(raw);
-    if (!Number.isNaN(t)) seconds = Math.floor(t / 1000);
-  }
+  else if (typeof raw === 'string') seconds = isoSeconds(raw);
   return seconds !== undefined && seconds >= 0 && seconds <= MAX_EPOCH_SECONDS ? seconds : undefined;
+}
+
+const ISO_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Epoch seconds (whole) of `2026-12-01`, `2026-12-01T10:00[:00[.000]]` (or a space for the T) with
+ * `Z`, an offset or no zone, which is UTC: the same date on a controller in any time zone, as
+ * Date.parse would not (local time for a date-time, UTC for a date alone; and it takes forms such
+ * as 'Dec 1 2026' or '1 2 3', and 30 February as 2 March). Undefined for anything else.
+ */
+function isoSeconds(raw: string): number | undefined {
+  const m = ISO_DATE.exec(raw.trim());
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((v) => Number(v ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const at = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  // A day, hour, minute or second out of its range rolls over: that is not the date written.
+  const same = [
+    at.getUTCFullYear(),
+    at.getUTCMonth() + 1,
+    at.getUTCDate(),
+    at.getUTCHours(),
+    at.getUTCMinutes(),
+    at.getUTCSeconds(),
+  ];
+  if (same.some((v, i) => v !== [y, mo, d, h, mi, s][i])) return undefined;
+  const zone = m[7]?.toUpperCase();
+  let offset = 0;
+  if (zone && zone !== 'Z') {
+    const digits = zone.slice(1).replace(':', '');
+    const [oh, om] = [Number(digits.slice(0, 2)), Number(digits.slice(2) || 0)];
+    if (oh > 23 || om > 59) return undefined;
+    offset = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om) * 60;
+  }
+  return at.getTime() / 1000 - offset;
 }
 
 function typeMarker(o: Record<string, unknown>): unknown {

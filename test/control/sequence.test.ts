@@ -379,7 +379,7 @@ t.test(
       'WAIT_SETPOINT target=x, precision=1000000000dF',
       'SET_PWM target=x, setting=-1000000000',
       'WAIT_DURATION duration=2147483648ms',
-      'WAIT_UNTIL time=9999-12-31T23:59:59Z',
+      'WAIT_UNTIL time=2106-02-07T06:28:15Z',
     ]) {
       const first = parseInstruction(line);
       if (!('instruction' in first)) {

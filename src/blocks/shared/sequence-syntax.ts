@@ -116,12 +116,8 @@ function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
       const s = parseDuration(raw);
       return s === null ? `expected a duration such as 1h30m or 45s, got '${raw}'` : { value: s };
     }
-    case 'datetime': {
-      const seconds = /^\d+$/.test(raw) ? decodeDatetime(Number(raw)) : decodeDatetime(raw);
-      return seconds === undefined
-        ? `expected an ISO-8601 date-time or epoch seconds up to the year 9999, got '${raw}'`
-        : { value: seconds };
-    }
+    case 'datetime':
+      return datetimeArg(raw);
     case 'digital': {
       const name = raw.toUpperCase();
       const full = name.startsWith('STATE_') ? name : `STATE_${name}`;
@@ -134,6 +130,30 @@ function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
     }
   }
 }
+
+/** The last time Brewblox's WaitUntil holds (uint32 epoch seconds): 2106-02-07T06:28:15Z. */
+const LAST_TIME = 2 ** 32 - 1;
+/** The first number read as epoch milliseconds in a line (2001-09-09): below it, seconds. */
+const FIRST_MS = 1e12;
+
+/**
+ * A time: ISO-8601 (no zone: UTC, decodeDatetime), epoch seconds, or epoch milliseconds (as
+ * Brewblox sends them). A number that is neither (past 2106 as seconds, before 2001 as
+ * milliseconds: a WAIT_UNTIL that passes at once) and a time past what Brewblox holds (a
+ * year-5000 date: a wait for ever) are refused with the reason.
+ */
+function datetimeArg(raw: string): Arg | string {
+  const n = /^\d+$/.test(raw) ? Number(raw) : null;
+  if (n !== null && n > LAST_TIME && n < FIRST_MS)
+    return `'${raw}' is neither epoch seconds (up to ${LAST_TIME}) nor epoch milliseconds (from ${FIRST_MS})`;
+  const seconds = decodeDatetime(n ?? raw);
+  if (seconds === undefined)
+    return `expected an ISO-8601 date-time (2026-12-01T18:00:00Z; with no zone it is UTC) or epoch seconds, got '${raw}'`;
+  if (seconds > LAST_TIME) return `must be at most ${isoTime(LAST_TIME)}, got '${raw}'`;
+  return { value: seconds };
+}
+
+const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * Seconds from `1d2h3m4s`, `90s` or a bare number of seconds (src/shared/duration.ts), or null.
@@ -193,7 +213,7 @@ function formatArg(arg: Arg, kind: ArgKind): string {
     case 'duration':
       return formatDuration(arg.value);
     case 'datetime':
-      return new Date(arg.value * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return isoTime(arg.value);
     default:
       return String(arg.value);
   }
