@@ -6,7 +6,15 @@
 // answer, 422 messages included, is shown as it came.
 import { useEffect, useState } from 'preact/hooks';
 import { createBlock, patchBlock, type Block } from './api';
-import { analogUnitLabel, isQuantity, unitLabel } from './blocks';
+import {
+  analogUnitLabel,
+  countsFromOne,
+  type DanglingLink,
+  isQuantity,
+  missingTargets,
+  missingTargetWords,
+  unitLabel,
+} from './blocks';
 import { ConstraintsField } from './ConstraintsField';
 import { type Constraint, type ConstraintDraft, constraintsPatch } from './constraints';
 import { enumWord } from './enum-words';
@@ -73,6 +81,21 @@ function jsonSummary(v: unknown): string {
   return v === null || v === undefined ? 'not set' : String(v);
 }
 
+/**
+ * Under a Sequence's instructions as typed: each line that names a missing block, in the card's
+ * words and by its rule (blocks.ts missingTargets), before it is saved and the sequence gets there.
+ */
+function MissingLines({ missing }: { missing: DanglingLink[] }) {
+  if (!missing.length) return null;
+  return (
+    <span class="field-error" data-testid="dangling-instructions">
+      {missing.map((l) => (
+        <span class="line">{missingTargetWords(l, fieldLabel)}</span>
+      ))}
+    </span>
+  );
+}
+
 /** The block just created here: its own page opens next and says so. */
 let created: string | null = null;
 export const markCreated = (id: string) => void (created = id);
@@ -108,6 +131,15 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
   const driver = block ? driverOf(block) : null;
   const role = types?.roles.get(type);
   /** The text of a field as the form shows it: the typed draft (in the field's unit now), or the block's value. */
+  /** The range of a field as typed: from 1 for a count the API starts at 0 (countsFromOne). */
+  const rangeOfField = (name: string, s: Schema, kind: Kind) => {
+    const { min, max } = shownRange(s, kind, prefs);
+    const k = countsFromOne(type, name) ? 1 : 0;
+    return { min: min === undefined ? undefined : min + k, max: max === undefined ? undefined : max + k };
+  };
+  /** The block's value as the form shows it (a count the API starts at 0 from 1). */
+  const valueText = (name: string, kind: Kind, v: unknown): string =>
+    typeof v === 'number' && countsFromOne(type, name) ? String(v + 1) : toText(kind, v);
   const textOf = (name: string, s: Schema, kind: Kind): string | undefined => {
     const typed = draft[name];
     if (typed === undefined) return undefined;
@@ -131,14 +163,17 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
         }
         if (!(name in draft)) continue;
         const v = fromText(kind, fieldLabel(name), textOf(name, s, kind)!);
-        const { min, max } = shownRange(s, kind, prefs);
+        const { min, max } = rangeOfField(name, s, kind);
         if (typeof v === 'number' && ((min !== undefined && v < min) || (max !== undefined && v > max)))
           throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);
-        data[name] = v;
+        data[name] = typeof v === 'number' && countsFromOne(type, name) ? v - 1 : v;
       } catch (err) {
         bad[name] = (err as Error).message;
       }
     }
+    // A Sequence takes `activeInstruction` from a write only with `overrideState` (as Brewblox):
+    // without it the instruction typed here was answered "saved" and not taken.
+    if (type === 'Sequence' && 'activeInstruction' in data) data.overrideState = true;
     setErrors(bad);
     if (Object.keys(bad).length) return setAnswer({ text: `not sent: ${Object.values(bad).join('; ')}`, bad: true });
     if (!block && !newId.trim()) return setAnswer({ text: 'give the new block a name', bad: true });
@@ -194,14 +229,19 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
               )}
             </div>
           );
-        const text = textOf(name, s, kind) ?? toText(kind, current);
+        const text = textOf(name, s, kind) ?? valueText(name, kind, current);
         const set = (v: string) => {
           setDraft({ ...draft, [name]: v });
           setTypedIn({ ...typedIn, [name]: quantityUnit(name, s, kind, prefs, block) });
         };
         const unit = unitOf(name, s, kind, prefs, role, block);
         const invalid = errors[name];
-        const { min, max } = shownRange(s, kind, prefs);
+        const { min, max } = rangeOfField(name, s, kind);
+        // A Sequence's lines as typed that name a missing block, by the card's rule.
+        const missingLines =
+          kind === 'lines' && type === 'Sequence'
+            ? missingTargets({ id: '', type, data: { instructions: text.split('\n') } }, (id) => live.blocks.has(id))
+            : [];
         if (kind === 'json')
           return (
             <div class="wide json-field">
@@ -251,6 +291,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
                   name={name}
                   rows={5}
                   value={text}
+                  aria-invalid={invalid || missingLines.length ? 'true' : undefined}
                   onInput={(e) => set((e.target as HTMLTextAreaElement).value)}
                 />
               ) : kind === 'bool' ? (
@@ -275,6 +316,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
               {unit && <span class="unit">{unit}</span>}
             </span>
             {kind === 'link' && <MissingLink name={name} value={text} exists={(id) => live.blocks.has(id)} />}
+            <MissingLines missing={missingLines} />
             {(min !== undefined || max !== undefined) &&
               (kind === 'quantity' || kind === 'number' || kind === 'integer') && (
                 <span class="hint">

@@ -3,7 +3,17 @@
 // "Show JSON", and Delete.
 import { useEffect, useState } from 'preact/hooks';
 import { controller, type Block } from './api';
-import { fmtQty, headline, isLink, isQuantity, linkPlace, missingLinkWords, missingTargets, roleOf } from './blocks';
+import {
+  countsFromOne,
+  fmtQty,
+  headline,
+  isLink,
+  isQuantity,
+  linkPlace,
+  missingLinkWords,
+  missingTargets,
+  roleOf,
+} from './blocks';
 import { BlockForm, markCreated } from './BlockForm';
 import { enumWord } from './enum-words';
 import { enumValues, kindOf, durationWords } from './field-kinds';
@@ -22,8 +32,10 @@ function readOut(type: string, name: string, s: Schema, v: unknown, block: Block
   if (kind === 'quantity') return fmtQty(v, 2);
   if (kind === 'link') return isLink(v) ? (v.id ?? 'none') : String(v);
   if (kind === 'bool') return v ? 'yes' : 'no';
-  if (kind === 'number' || kind === 'integer')
+  if (kind === 'number' || kind === 'integer') {
+    if (typeof v === 'number' && countsFromOne(type, name)) return String(v + 1);
     return typeof v === 'number' ? String(Math.round(v * 1000) / 1000) : String(v);
+  }
   if (kind === 'string') return v === '' ? '—' : String(v);
   return null;
 }

@@ -134,6 +134,15 @@ export function missingTargets(b: Block, exists: (id: string) => boolean): Dangl
   return [...links, ...named];
 }
 
+/**
+ * The API counts a Sequence's instructions from 0 (`activeInstruction`, as Brewblox defines it;
+ * `errorInstruction`) and the column of a parse error (`errorPos`) from 0; people count lines and
+ * columns from 1, as the controller's own `errorMessage` does ("instruction 2: ..."). These fields
+ * are shown and typed from 1 everywhere the dashboard shows them.
+ */
+export const countsFromOne = (type: string, field: string): boolean =>
+  type === 'Sequence' && (field === 'activeInstruction' || field === 'errorInstruction' || field === 'errorPos');
+
 /** Where a link is, in words: "Sensor", "Constraints › Mutex", "Instruction 2" (`label` gives a field's words). */
 export function linkPlace(path: string[], label: (name: string) => string): string {
   if (path.length === 2 && path[0] === 'instructions' && /^\d+$/.test(path[1]!))
@@ -141,6 +150,10 @@ export function linkPlace(path: string[], label: (name: string) => string): stri
   const words = path.filter((p) => !/^\d+$/.test(p)).map(label);
   return words.filter((w, i) => w !== words[i - 1]).join(' › ');
 }
+
+/** A link to a missing block in words, where it is: "Instruction 2 links to missing block "Beer Setpoint"". */
+export const missingTargetWords = (l: DanglingLink, label: (name: string) => string): string =>
+  `${linkPlace(l.path, label)} ${missingLinkWords(l.id)}`;
 
 /**
  * Problems of one block, in words. `exists` tells whether a link target is there; `label` gives
@@ -174,8 +187,7 @@ export function problemsOf(
   if (b.type === 'Pid' && d.enabled === true && d.active === false)
     out.push({ level: 'warn', text: 'not active: input or output invalid' });
   if (isLink(d.hwDevice) && !d.hwDevice.id) out.push({ level: 'warn', text: 'not wired: no IO module channel chosen' });
-  for (const l of missingTargets(b, exists))
-    out.push({ level: 'error', text: `${linkPlace(l.path, label)} ${missingLinkWords(l.id)}` });
+  for (const l of missingTargets(b, exists)) out.push({ level: 'error', text: missingTargetWords(l, label) });
   // A Sequence stopped at a line says why (errorMessage: "instruction 2: INVALID_TARGET: ...").
   if (d.status === 'ERROR' && typeof d.errorMessage === 'string' && d.errorMessage)
     out.push({ level: 'error', text: d.errorMessage.charAt(0).toUpperCase() + d.errorMessage.slice(1) });

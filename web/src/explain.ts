@@ -104,6 +104,8 @@ const FIELD_WORDS: Record<string, string> = {
   minOn: 'Minimum on time',
   delayedOn: 'Delay before on',
   delayedOff: 'Delay before off',
+  errorInstruction: 'Error at instruction',
+  errorPos: 'Error at column',
 };
 
 export function fieldLabel(name: string): string {
