@@ -271,7 +271,13 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       if (result.kind === 'next') {
         report(block, 'NEXT', 'NONE');
         advance(block, index + 1, now);
-        continue;
+        if (d.enabled) continue;
+        // It disabled itself (DISABLE target=<itself>): it stops here, as the Brewblox firmware
+        // does, and is stored so, so a restart keeps it stopped at the next line.
+        report(block, 'PAUSED', 'NONE');
+        persistProgress(block, ctx);
+        next = now + IDLE_INTERVAL_MS;
+        break;
       }
       if (result.kind === 'restart') {
         report(block, 'RESTART', 'NONE');
