@@ -5,7 +5,7 @@
 // active instruction was answered "saved" and not taken (a Sequence takes one from a write only
 // with overrideState). Now the text area is marked by the card's rule as it is typed, every
 // number shown counts from 1, and a typed instruction is taken (the API's activeInstruction stays
-// Brewblox's index from 0). A real Chromium against the built CLI with the demo blocks; needs
+// Brewblox's index from 0); a line too long is named by its number from 1 before it is sent. A real Chromium against the built CLI with the demo blocks; needs
 // `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -35,6 +35,11 @@ t.before(async () => {
 
 const page = () => rig.page;
 const form = () => page().getByTestId('block-form');
+/** The block's page afresh (what was typed on it before is dropped with the page). */
+const openBlock = async () => {
+  await page().goto(`${rig.sim.cli.base}/#/overview`);
+  await page().goto(`${rig.sim.cli.base}/#/block/${SEQ}`);
+};
 const fact = (label: string) => page().locator(`[data-testid=block-now] dt:text-is("${label}") + dd`);
 
 t.test('the text area marks a line naming a missing block in the words of the card, as it is typed', async (t) => {
@@ -44,7 +49,7 @@ t.test('the text area marks a line naming a missing block in the words of the ca
     .innerText({ timeout: limit(15_000) });
   t.match(onCard, `Instruction 2 links to missing block "${GONE}"`, 'the card marks it');
 
-  await page().goto(`${rig.sim.cli.base}/#/block/${SEQ}`);
+  await openBlock();
   const marks = form().getByTestId('dangling-instructions');
   t.equal(
     await marks.innerText({ timeout: limit(15_000) }),
@@ -70,8 +75,21 @@ t.test('the text area marks a line naming a missing block in the words of the ca
   t.equal(await area.getAttribute('aria-invalid'), null, 'no mark once no line names a missing block');
 });
 
+t.test('a line too long is refused before it is sent, named by its number from 1', async (t) => {
+  // The API's 422 names it by its index from 0: data.instructions.1.
+  await openBlock();
+  const area = form().locator('textarea[name=instructions]');
+  await area.fill(`WAIT\n# ${'x'.repeat(600)}`);
+  await form().getByRole('button', { name: 'Save changes' }).click();
+  t.equal(
+    await form().getByTestId('error-instructions').innerText(),
+    'Instructions: line 2 has 602 characters, at most 500',
+  );
+  t.match(await page().getByTestId('editor-answer').innerText(), /^not sent: /);
+});
+
 t.test('instruction numbers count from 1 on the page, as on the card; a typed one is taken', async (t) => {
-  await page().goto(`${rig.sim.cli.base}/#/block/${SEQ}`);
+  await openBlock();
   const active = form().locator('input[name=activeInstruction]');
   await active.waitFor();
   t.equal((await read(SEQ)).activeInstruction, 0);
@@ -112,7 +130,7 @@ t.test('instruction numbers count from 1 on the page, as on the card; a typed on
   // A line that does not parse: the column of its error counts from 1 too.
   const bad = 'SET_SETPOINT target=Nowhere, setting=20Q';
   await api('blocks/patch', { id: SEQ, type: 'Sequence', data: { instructions: ['WAIT', bad] } });
-  await page().goto(`${rig.sim.cli.base}/#/block/${SEQ}`);
+  await openBlock();
   await fact('Error at column').waitFor({ timeout: limit(15_000) });
   const pos = (await read(SEQ)).errorPos as number;
   t.equal(bad.slice(pos).startsWith('20Q'), true, 'the API counts the column from 0');

@@ -19,7 +19,17 @@ import { ConstraintsField } from './ConstraintsField';
 import { type Constraint, type ConstraintDraft, constraintsPatch } from './constraints';
 import { enumWord } from './enum-words';
 import { LinkSelect, MissingLink } from './LinkSelect';
-import { enumValues, fromText, type Kind, kindOf, linkInterface, notEditable, rangeOf, toText } from './field-kinds';
+import {
+  checkLines,
+  enumValues,
+  fromText,
+  type Kind,
+  kindOf,
+  linkInterface,
+  notEditable,
+  rangeOf,
+  toText,
+} from './field-kinds';
 import { driverOf, fieldLabel } from './explain.js';
 import { applyPatch, useLive } from './live';
 import type { Role, Schema, TypeDoc } from './type-doc';
@@ -163,6 +173,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
         }
         if (!(name in draft)) continue;
         const v = fromText(kind, fieldLabel(name), textOf(name, s, kind)!);
+        if (kind === 'lines') checkLines(fieldLabel(name), s, v as string[]);
         const { min, max } = rangeOfField(name, s, kind);
         if (typeof v === 'number' && ((min !== undefined && v < min) || (max !== undefined && v > max)))
           throw new Error(`${fieldLabel(name)}: between ${min ?? '−∞'} and ${max ?? '∞'}`);

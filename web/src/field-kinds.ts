@@ -102,6 +102,19 @@ export function parseDuration(label: string, text: string): number {
   return d.seconds;
 }
 
+/**
+ * Lines past what the field takes (the document's maxItems, and each line's maxLength), in words
+ * that count lines from 1, as the text area shows them; the server's refusal names the item by
+ * its index from 0 (`instructions.1`).
+ */
+export function checkLines(label: string, s: Schema, lines: string[]): void {
+  if (s.maxItems !== undefined && lines.length > s.maxItems)
+    throw new Error(`${label}: at most ${s.maxItems} lines, got ${lines.length}`);
+  const max = s.items?.maxLength;
+  const long = max === undefined ? -1 : lines.findIndex((l) => l.length > max);
+  if (long >= 0) throw new Error(`${label}: line ${long + 1} has ${lines[long]!.length} characters, at most ${max}`);
+}
+
 /** What to send for a field; throws a message in words for input the server would refuse anyway. */
 export function fromText(kind: Kind, label: string, text: string): unknown {
   switch (kind) {

@@ -19,6 +19,8 @@ export interface Schema {
   deprecated?: boolean;
   minimum?: number;
   maximum?: number;
+  maxLength?: number;
+  maxItems?: number;
   const?: unknown;
   'x-unit'?: string;
   'x-role'?: Role;
