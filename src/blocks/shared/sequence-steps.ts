@@ -9,7 +9,7 @@ import type { AnyBlock, UpdateContext } from '../../runtime/types.js';
 import type { InterfaceName, Linked } from '../../runtime/interfaces.js';
 import { variableOf, type VariableValue } from '../variables.js';
 import type { Arg, ArgKind, Instruction } from './sequence-syntax.js';
-import { OPCODES } from './sequence-syntax.js';
+import { isoTime, LAST_TIME, OPCODES } from './sequence-syntax.js';
 
 export const SequenceError = {
   NONE: 0,
@@ -89,8 +89,18 @@ function step(ins: Instruction, sc: StepContext): StepResult {
     }
     case 'WAIT_DURATION':
       return until(sc.elapsedMs >= num('duration') * 1000);
-    case 'WAIT_UNTIL':
-      return until(wall() >= num('time'));
+    case 'WAIT_UNTIL': {
+      // A literal past LAST_TIME does not parse; a variable's timestamp can be (a year-5000 date):
+      // a wait for ever, refused as the literal is.
+      const time = num('time');
+      const arg = ins.args.time!;
+      if (time > LAST_TIME)
+        throw new StepError(
+          'INVALID_VARIABLE',
+          `variable '${'var' in arg ? arg.var : ''}' is ${isoTime(time)}, past ${isoTime(LAST_TIME)}, the last time a WAIT_UNTIL holds`,
+        );
+      return until(wall() >= time);
+    }
     case 'WAIT_TEMP_BETWEEN':
     case 'WAIT_TEMP_NOT_BETWEEN':
     case 'WAIT_TEMP_UNEXPECTED': {

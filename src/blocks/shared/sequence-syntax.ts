@@ -132,7 +132,7 @@ function parseArg(raw: string, kind: ArgKind, quoted: boolean): Arg | string {
 }
 
 /** The last time Brewblox's WaitUntil holds (uint32 epoch seconds): 2106-02-07T06:28:15Z. */
-const LAST_TIME = 2 ** 32 - 1;
+export const LAST_TIME = 2 ** 32 - 1;
 /** The first number read as epoch milliseconds in a line (2001-09-09): below it, seconds. */
 const FIRST_MS = 1e12;
 
@@ -153,7 +153,7 @@ function datetimeArg(raw: string): Arg | string {
   return { value: seconds };
 }
 
-const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * Seconds from `1d2h3m4s`, `90s` or a bare number of seconds (src/shared/duration.ts), or null.
