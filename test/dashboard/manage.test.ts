@@ -230,9 +230,14 @@ t.test(
     await seq.getByRole('button', { name: 'Create block' }).click();
     await page.getByTestId('error-activeInstruction').filter({ hasText: 'not a whole number' }).waitFor();
     t.equal(sent.filter((p) => p.endsWith('/blocks/create')).length, creates, 'not sent');
+    // Counted from 1, as the card counts them (sequence-editor.test.ts): 0 is no instruction.
     await seq.locator('input[name=activeInstruction]').fill('0');
     await seq.getByRole('button', { name: 'Create block' }).click();
+    await page.getByTestId('error-activeInstruction').filter({ hasText: 'between 1 and' }).waitFor();
+    await seq.locator('input[name=activeInstruction]').fill('2');
+    await seq.getByRole('button', { name: 'Create block' }).click();
     await page.getByTestId('editor-answer').filter({ hasText: 'created Test Sequence' }).waitFor();
+    t.equal((await read('Test Sequence')).data.activeInstruction, 1, 'instruction 2 is index 1 in the API');
     t.same(
       (await read('Test Sequence')).data.instructions,
       ['# warm up slowly', 'WAIT_DURATION duration=1h'],

@@ -144,8 +144,8 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
   /** The range of a field as typed: from 1 for a count the API starts at 0 (countsFromOne). */
   const rangeOfField = (name: string, s: Schema, kind: Kind) => {
     const { min, max } = shownRange(s, kind, prefs);
-    const k = countsFromOne(type, name) ? 1 : 0;
-    return { min: min === undefined ? undefined : min + k, max: max === undefined ? undefined : max + k };
+    if (!countsFromOne(type, name)) return { min, max };
+    return { min: (min ?? 0) + 1, max: max === undefined ? undefined : max + 1 };
   };
   /** The block's value as the form shows it (a count the API starts at 0 from 1). */
   const valueText = (name: string, kind: Kind, v: unknown): string =>
