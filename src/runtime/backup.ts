@@ -299,7 +299,12 @@ function loadBackupBlocks(
     );
   }
   for (const b of rt.blocks()) rt.table.setWritten(b.nid, rt.recordString(b));
-  rt.backupStore?.committed?.();
+  try {
+    rt.backupStore?.committed?.();
+  } catch (e) {
+    // Telling of the documents' change must not keep the hardware actions and the blocks from running.
+    rt.log.error({ err: e }, "telling of a backup load's documents failed");
+  }
   for (const text of documentFailures) fail(text);
   rt.afterStructureChange();
   actOnHardware(rt, scope);

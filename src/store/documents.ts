@@ -46,12 +46,14 @@ export class DocumentStore extends EventEmitter<Events> {
 
   /**
    * `shapes`: the schemas of documents the service reads itself; writes that do not fit are
-   * refused. `onRotten` hears once of each stored row that is not a document.
+   * refused. `onRotten` hears once of each stored row that is not a document; `onListenerError`
+   * of each listener that threw while it was told of a change.
    */
   constructor(
     readonly db: Db,
     readonly shapes?: DocumentShapes,
     private readonly onRotten: (key: string, reason: string) => void = () => undefined,
+    private readonly onListenerError: (event: string, err: unknown) => void = () => undefined,
   ) {
     super();
     this.getStmt = db.prepare('SELECT value FROM documents WHERE namespace = ? AND id = ?').pluck();
@@ -63,6 +65,23 @@ export class DocumentStore extends EventEmitter<Events> {
     this.treeStmt = db.prepare(
       "SELECT namespace, id, value FROM documents WHERE namespace = @ns OR substr(namespace, 1, length(@ns) + 1) = @ns || ':'",
     );
+  }
+
+  /**
+   * Tell every listener of a committed change, each on its own: one that throws is reported
+   * (onListenerError) and the others still hear of it, as does the caller that made the change
+   * (a backup load goes on to act on the hardware).
+   */
+  override emit<K extends keyof Events>(event: K, ...args: Events[K]): boolean {
+    const listeners = this.rawListeners(event) as Array<(...a: Events[K]) => void>;
+    for (const listener of listeners) {
+      try {
+        listener.apply(this, args);
+      } catch (e) {
+        this.onListenerError(event, e);
+      }
+    }
+    return listeners.length > 0;
   }
 
   /** Liveness of the database. */

@@ -56,6 +56,7 @@ export class StoreSubsystem implements Subsystem {
           { key, reason },
           `datastore document '${key}' is damaged in the database (${reason}); it is left out of reads until it is written again`,
         ),
+      (event, err) => log.error({ err, event }, `a listener of the datastore's '${event}' event failed`),
     );
     units.apply(this.documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
     units.apply(this.documents.get(config.serviceId, UNITS_DOC_ID));
