@@ -2,7 +2,8 @@
 // output off, letting go of its mutex) or a write hook (an IO chip's block moved to another
 // address lets go of the old chip) acts only once the batch is committed, in the batch's order,
 // on the blocks as they were at its item. A successful batch still switches a deleted actuator's
-// output off, whether its IO block goes in the same batch before or after it. A block whose
+// output off, whether its IO block goes in the same batch before or after it (each order, on
+// each chip). A block whose
 // creation a failed batch undoes never ran: taking it back lets go of nothing. A backup load that
 // cannot be stored is undone the same way, with no output touched. In the app on the
 // emulated chips (a DS2408 behind a DS2482, an MCP23017 relay board), through the real drivers,
@@ -164,6 +165,22 @@ t.test(
     t.notOk(r.relay(), 'the cooler relay is off');
     const devices = (await r.s.get('system/status')).body.hardware.i2c.devices as unknown[];
     t.same(devices, [], 'the relay board was let go');
+  },
+);
+
+t.test(
+  'a successful delete batch switches the deleted actuators off, with their IO blocks in the other order',
+  async (t) => {
+    const r = await rig(t);
+    t.equal(await r.batch('delete', [{ id: DS2408 }, { id: 'Heater' }]), 200, 'the DS2408, then the heater on it');
+    await r.run(1000);
+    t.equal(r.latch(), 0, 'the heater latch is off');
+    t.ok(r.relay(), 'the cooler relay, on another chip, stays on');
+    t.equal(await r.batch('delete', [{ id: 'Cooler' }, { id: MCP }]), 200, 'the cooler, then its relay board');
+    await r.run(1000);
+    t.notOk(r.relay(), 'the cooler relay is off');
+    const status = (await r.s.get('system/status')).body.hardware;
+    t.same(status.i2c.devices, [], 'the relay board was let go, not asked for again by the cooler switching off');
   },
 );
 
