@@ -8,7 +8,7 @@
 // supported on valves and blocks opening while enabled.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
-import { defineBlock } from '../runtime/types.js';
+import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
 import { isActive } from './digital-actuator.js';
 import { claimOwnChannel } from './shared/channel.js';
 import { constrainedSwitch, record, type SwitchTiming } from './shared/digital-constraints.js';
@@ -73,7 +73,16 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0 }),
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
-    ctx.afterCommit(() => ctx.releaseChannels(block));
+    // The motor stops (both bridge inputs released) and the channel is let go, once the delete is
+    // committed, on the board as it is now (it may go later in the same batch; one deleted before
+    // is not reached, and letting it go switched its latches off already).
+    const io = drivingIo(block, ctx);
+    const c = block.data.channel ?? 0;
+    ctx.afterCommit(() => {
+      io?.write(c + 2, false);
+      io?.write(c + 3, false);
+      ctx.releaseChannels(block);
+    });
   },
   update(block, ctx) {
     const d = block.data;
@@ -107,6 +116,15 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     return now + retryMs;
   },
 });
+
+/** The board's IO while the valve holds its channel there; null when it drives nothing. */
+function drivingIo(block: AnyBlock, ctx: UpdateContext): IoArray | null {
+  const d = block.data as { hwDevice: string | null; channel: number | null };
+  const board = ctx.resolve(d.hwDevice, 'DS2408Interface');
+  if (!board || !d.channel) return null;
+  const held = board.data.channels.some((ch) => ch.id === d.channel && ch.claimedBy === block.id);
+  return held ? (board.def.io?.(board, ctx) ?? null) : null;
+}
 
 /** The valve's state from its end switches (true = reached) and the drive direction. */
 export function valveState(closed: boolean, open: boolean, drive: -1 | 0 | 1): ValveStateName {
