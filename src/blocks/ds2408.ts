@@ -3,7 +3,7 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { initIoState, oneWireIo, refreshIoBlock, releaseIo, type OneWireIoState } from './one-wire-io.js';
+import { initIoState, oneWireChip, oneWireIo, refreshIoBlock, releaseIo, type OneWireIoState } from './one-wire-io.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField } from './shared/fields.js';
 
@@ -36,6 +36,7 @@ export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
   implements: ['IoArrayInterface', 'DS2408Interface', 'OneWireDeviceInterface'],
   description: 'DS2408 8-channel 1-Wire IO module',
   discovered: true,
+  chip: oneWireChip,
   init(block) {
     syncChannels(block.data);
     return initIoState();

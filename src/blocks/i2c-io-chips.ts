@@ -15,6 +15,7 @@ import {
   addressIssues,
   chipOf,
   expanderIo,
+  i2cChip,
   i2cChipFields,
   refreshConnected,
   releaseChip,
@@ -41,6 +42,7 @@ function expanderBlock(chip: I2cIoChipDef) {
     description: chip.title,
     discovered: true,
     checkData: (data) => addressIssues(data, chip),
+    chip: i2cChip,
     init(block) {
       block.data.channels = makeChannels(
         chip.channels,
@@ -79,6 +81,7 @@ function pwmBlock(chip: I2cIoChipDef) {
     description: chip.title,
     discovered: true,
     checkData: (data) => addressIssues(data, chip),
+    chip: i2cChip,
     init(block) {
       block.data.channels = makeChannels(chip.channels, ChannelCapability.DIGITAL_OUTPUT | PWM_CAPABILITIES);
       return {};

@@ -2,7 +2,7 @@
 // the per-update refresh of `connected` and `oneWireBusId`. "Active" = latch on = pin pulled
 // low; reads come from the polled pin state, writes go out on the next hardware refresh.
 import { lostAt, oneWireBusBlockId, type OneWireIoKind } from '../runtime/hardware.js';
-import type { AnyBlock, IoArray, UpdateContext } from '../runtime/types.js';
+import type { AnyBlock, Data, IoArray, UpdateContext } from '../runtime/types.js';
 import { nextBeat } from './shared/cadence.js';
 
 export interface OneWireIoState {
@@ -85,11 +85,23 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
   return nextBeat(ctx.now, 1000);
 }
 
-/** Stop using the module (the hardware layer switches its outputs off first). */
+/** The module a DS2408 or DS2413 block names, in words (BlockTypeDef.chip); none at the default address. */
+export function oneWireChip(data: Data): string | null {
+  const a = data.address;
+  return typeof a === 'string' && a !== NO_ADDRESS ? chipName(a) : null;
+}
+
+const NO_ADDRESS = '0000000000000000';
+const chipName = (address: string) => `1-Wire module ${address}`;
+
+/**
+ * Stop using the module (the hardware layer switches its outputs off first), once the change is
+ * committed and unless a block names it then (ctx.letGoOfChip).
+ */
 export function releaseIo(block: AnyBlock, ctx: UpdateContext, previousAddress?: unknown): void {
   const d = block.data as unknown as IoData;
   const ow = ctx.hardware.services.onewire;
   const address = previousAddress === undefined ? d.address : previousAddress;
   if (typeof address === 'string' && (previousAddress === undefined || address !== d.address))
-    ctx.afterCommit(() => ow?.release(address));
+    ctx.letGoOfChip(block, chipName(address), () => ow?.release(address));
 }

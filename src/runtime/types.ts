@@ -77,6 +77,15 @@ export interface UpdateContext {
    */
   afterCommit(act: () => void): void;
   /**
+   * `block` (moved away or deleted) no longer names the chip `key` (BlockTypeDef.chip): let go
+   * of it once the change is committed, as afterCommit, unless the chip is still in use then:
+   * `block` names it again (moved away and back in one batch), or a block that named it beside
+   * `block` still does (a second block on it that a backup or an older store holds). An output
+   * that is on before and after the change never goes off between. A block that takes the chip
+   * over in the change finds it let go (its outputs off), and its own users switch them anew.
+   */
+  letGoOfChip(block: AnyBlock, key: string, act: () => void): void;
+  /**
    * A write hook is about to change `block`, another block than the one written (an APPLY sets
    * the pair's gains): call it first, so a batch that fails puts `block`'s data back with the
    * write. Outside a batch it does nothing.
@@ -133,6 +142,14 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   system?: { nid: number; id: string };
   /** Discovered types are normally created by discovery, but may also be created by hand. */
   discovered?: boolean;
+  /**
+   * The one chip the block stands for, in words that name it (`I2C bus 1, address 0x20`); null
+   * while it names none. One block per chip: a create, write or patch that puts a block on a chip
+   * another block has is refused, naming that block (blocks a backup or an older store already
+   * holds on one chip load as they are); a chip is let go only when no block names it
+   * (UpdateContext.letGoOfChip).
+   */
+  chip?(data: Data): string | null;
   /** Fresh volatile state, after create and after load. */
   init?(block: Block<F, S>): S;
   /** Run when due; returns the absolute time (ms) it next wants to run. */

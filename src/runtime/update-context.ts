@@ -4,7 +4,7 @@ import { claim, channels, release } from './claims.js';
 import type { RuntimeCore } from './core.js';
 import { resolveIn, type Resolve } from './interfaces.js';
 import type { Clock } from './clock.js';
-import type { IoArray, UpdateContext } from './types.js';
+import type { AnyBlock, Data, IoArray, UpdateContext } from './types.js';
 import type { UnsavedBlocks } from './unsaved.js';
 
 export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): UpdateContext {
@@ -61,6 +61,14 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
     afterCommit(act) {
       if (rt.scope) rt.scope.commit.push(act);
       else act();
+    },
+    letGoOfChip(block, key, act) {
+      const names = (b: AnyBlock) => rt.table.isLive(b) && b.def.chip?.(b.data as Data) === key;
+      const beside = [...rt.table.values()].filter((b) => b !== block && names(b));
+      ctx.afterCommit(() => {
+        if (names(block) || beside.some(names)) return;
+        act();
+      });
     },
     changing(block) {
       if (!rt.scope) return;

@@ -62,6 +62,7 @@ export function decodeBlockData(
         units: rt.units,
       }),
     );
+    if (!issues.length) issues.push(...chipIssues(def, whole, self, others));
   }
   if (issues.length)
     throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
@@ -120,6 +121,25 @@ function uniquenessIssues(def: BlockTypeDef<any, any>, given: Data, others: Iter
       issues.push({ path: `data.${name}`, message: `${String(value)} is already used by block '${holder.id}'` });
   }
   return issues;
+}
+
+/**
+ * One block per chip (BlockTypeDef.chip): a change that puts the block on a chip another block
+ * names is refused, naming that block (the one of lowest nid). A block that names its chip
+ * already may keep it, beside a second block on it that a backup or an older store holds. Not a
+ * rule of a backup load (dataRuleIssues), which keeps such a pair working as it was.
+ */
+function chipIssues(
+  def: BlockTypeDef<any, any>,
+  whole: Data,
+  self: AnyBlock | undefined,
+  others: Iterable<RuleBlock>,
+): ValidationIssue[] {
+  const chip = def.chip?.(whole) ?? null;
+  if (chip === null || (self && self.def.chip?.(self.data as Data) === chip)) return [];
+  let holder: RuleBlock | undefined;
+  for (const b of others) if (b.def.chip?.(b.data as Data) === chip) if (!holder || b.nid < holder.nid) holder = b;
+  return holder ? [{ path: 'data.address', message: `${chip} is already used by block '${holder.id}'` }] : [];
 }
 
 /** Decode a block body as create would, without storing anything. */

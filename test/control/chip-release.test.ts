@@ -1,9 +1,67 @@
-// What deleting a MotorValve does to the hardware, in the app on an emulated DS2408 valve board
-// behind a DS2482, through the real drivers, with a manual clock: a deleted valve stops its motor
-// (both drive latches off), with its board deleted in the same batch before or after it.
+// What deleting or moving a chip block, or a MotorValve, does to the hardware, in the app on the
+// emulated chips (a DS2408 behind a DS2482, an MCP23017 relay board, a DS2408 valve board), through
+// the real drivers, with a manual clock. A deleted valve stops its motor (both drive latches off),
+// with its board deleted in the same batch before or after it. A block moved away from its chip
+// and back in one batch leaves the chip's outputs as they were, never off for a poll. One block
+// per I2C chip: a second block on a bus and address another block has is refused, naming it; a
+// backup (or an older store) that already holds two loads both, and deleting one leaves the chip
+// to the other. Discovery proposes no block for a chip a block already names.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import t, { type Test } from 'tap';
-import { simApp } from '../hardware/sim-app.js';
-import { SIM } from './relay-chips.js';
+import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
+import { simApp, type SimApp } from '../hardware/sim-app.js';
+import { DS2408, MCP, SIM } from './relay-chips.js';
+import { link } from './setup.js';
+
+/** The discovered DS2408 and MCP23017 (active low), an actuator on channel 1 of each, both on. */
+async function rig(t: Test, sim: unknown = SIM) {
+  const s = await simApp({ sim });
+  t.teardown(() => s.close());
+  await s.post('blocks/discover');
+  t.equal((await s.post('blocks/patch', { id: MCP, type: 'MCP23017', data: { activeLow: true } })).status, 200);
+  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
+  await create({
+    id: 'Heater',
+    type: 'DigitalActuator',
+    data: { 'hwDevice<>': DS2408, channel: 1, storedState: 'STATE_ACTIVE' },
+  });
+  await create({
+    id: 'Cooler',
+    type: 'DigitalActuator',
+    data: { hwDevice: link(MCP), channel: 1, storedState: 'STATE_ACTIVE' },
+  });
+  await s.run(4000);
+  return watch(t, s);
+}
+
+function watch(t: Test, s: SimApp) {
+  const hw = s.app.hardware.sim!;
+  const latch = () =>
+    (
+      hw.devices().find((d) => d.spec.name === 'latches')!.model as unknown as { activeOutputs(): number }
+    ).activeOutputs() & 1;
+  const mcp = hw.i2cIo.find((e) => e.spec.name === 'board')!.chip as SimMcp23017;
+  const relay = () => (mcp.iodir & 1) === 0 && (mcp.pins() & 1) === 0;
+  t.ok(latch(), 'the heater latch is on');
+  t.ok(relay(), 'the cooler relay is on');
+  const offSeen = { heater: 0, cooler: 0 };
+  return {
+    s,
+    latch,
+    relay,
+    offSeen,
+    /** Run, looking at both outputs every 10 ms (the hubs poll every 100 ms). */
+    run: async (ms: number) => {
+      for (let at = 0; at < ms; at += 10) {
+        await s.run(10, 10);
+        if (!latch()) offSeen.heater++;
+        if (!relay()) offSeen.cooler++;
+      }
+    },
+  };
+}
 
 const BOARD = 'DS2408 0000000000d2';
 
@@ -78,3 +136,113 @@ for (const order of [
       t.equal(model.valve.position, at, 'the motor stopped');
     },
   );
+
+t.test('a chip block moved away and back in one batch leaves its outputs on, not off for a poll', async (t) => {
+  const r = await rig(t);
+  const ds2408 = r.s.data(DS2408).address;
+  const other = '29000000000000d2';
+  const status = await r.s.post('blocks/batch/patch', [
+    { id: MCP, type: 'MCP23017', data: { address: 0x21 } },
+    { id: DS2408, type: 'DS2408', data: { address: other } },
+    { id: MCP, type: 'MCP23017', data: { address: 0x20 } },
+    { id: DS2408, type: 'DS2408', data: { address: ds2408 } },
+  ]);
+  t.equal(status.status, 200, JSON.stringify(status.body));
+  await r.run(5000);
+  t.same(r.offSeen, { heater: 0, cooler: 0 }, 'neither output went off');
+  t.equal(r.s.data(MCP).connected, true);
+  t.equal(r.s.data(DS2408).connected, true);
+});
+
+t.test('a second block on the bus and address of an I2C chip another block has is refused, naming it', async (t) => {
+  const r = await rig(t);
+  const twin = await r.s.post('blocks/create', { id: 'Relays', type: 'MCP23017', data: { bus: 'sim', address: 0x20 } });
+  t.equal(twin.status, 422);
+  t.match(twin.body.message, `is already used by block '${MCP}'`);
+  t.notOk(r.s.app.runtime.find('Relays'), 'not created');
+  const other = await r.s.post('blocks/create', { id: 'Spare', type: 'PCF8574', data: { bus: 'sim', address: 0x27 } });
+  t.equal(other.status, 201, 'another address is free');
+  const moved = await r.s.post('blocks/patch', { id: 'Spare', type: 'PCF8574', data: { address: 0x20 } });
+  t.equal(moved.status, 422, 'moving onto the chip is refused too, whatever the chip type');
+  t.match(moved.body.message, `'${MCP}'`);
+  t.equal(
+    (await r.s.post('blocks/patch', { id: MCP, type: 'MCP23017', data: { bus: 'sim', address: 0x20 } })).status,
+    200,
+    'the holder may name its own chip again',
+  );
+  await r.run(2000);
+  t.same(r.offSeen, { heater: 0, cooler: 0 });
+});
+
+t.test(
+  'a backup holding two blocks on one I2C chip loads both; deleting one leaves the chip to the other',
+  async (t) => {
+    const r = await rig(t);
+    const backup = r.s.app.runtime.backupSave();
+    const nid = Math.max(...backup.blocks.map((b) => b.nid)) + 1;
+    // A hand-made block beside the discovered one, with the cooler on it.
+    backup.blocks.push({
+      id: 'Relays',
+      nid,
+      type: 'MCP23017',
+      serviceId: backup.blocks[0]!.serviceId,
+      data: { bus: 'sim', address: 0x20, activeLow: true },
+      meta: {},
+    } as never);
+    const cooler = backup.blocks.find((b) => b.id === 'Cooler')! as unknown as { data: Record<string, unknown> };
+    cooler.data.hwDevice = link('Relays');
+    const result = await r.s.app.runtime.backupLoad(backup);
+    t.same(result.failures, [], 'nothing failed');
+    t.equal(r.s.data('Relays').address, 0x20, 'the second block keeps its address');
+    t.equal(r.s.data(MCP).address, 0x20);
+    await r.run(3000);
+    t.ok(r.relay(), 'the cooler relay, through the second block, is on');
+    r.offSeen.cooler = 0;
+    t.equal((await r.s.post('blocks/delete', { id: MCP })).status, 200, 'the unused block goes');
+    await r.run(5000);
+    t.equal(r.offSeen.cooler, 0, 'the chip was not let go: the relay never went off');
+    t.equal(r.s.data('Relays').connected, true);
+    t.equal((await r.s.post('blocks/discover')).body.length ?? 0, 0, 'discovery proposes no second block for the chip');
+    t.notOk(r.s.app.runtime.find(MCP), 'no block for 0x20 made again');
+  },
+);
+
+t.test('a store holding two blocks on one I2C chip loads both at a restart, and both keep the chip', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-twins-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await simApp({ sim: SIM, dataDir });
+  await first.post('blocks/discover');
+  const backup = first.app.runtime.backupSave();
+  const nid = Math.max(...backup.blocks.map((b) => b.nid)) + 1;
+  const twin = { bus: 'sim', address: 0x20, activeLow: true };
+  backup.blocks.push({
+    id: 'Relays',
+    nid,
+    type: 'MCP23017',
+    serviceId: backup.blocks[0]!.serviceId,
+    data: twin,
+    meta: {},
+  } as never);
+  t.same((await first.app.runtime.backupLoad(backup)).failures, []);
+  await first.close();
+
+  const s = await simApp({ sim: SIM, dataDir });
+  t.teardown(() => s.close());
+  t.equal(s.data('Relays').address, 0x20, 'the hand-made block is back with its address');
+  t.equal(s.data(MCP).address, 0x20, 'and the discovered one');
+  const cooler = { hwDevice: link('Relays'), channel: 1, storedState: 'STATE_ACTIVE' };
+  t.equal((await s.post('blocks/create', { id: 'Cooler', type: 'DigitalActuator', data: cooler })).status, 201);
+  const patched = await s.post('blocks/patch', { id: 'Relays', type: 'MCP23017', data: { activeLow: true } });
+  t.equal(patched.status, 200, 'a block on a shared chip can still be changed');
+  await s.run(3000);
+  const mcp = s.app.hardware.sim!.i2cIo.find((e) => e.spec.name === 'board')!.chip as SimMcp23017;
+  const relay = () => (mcp.iodir & 1) === 0 && (mcp.pins() & 1) === 0;
+  t.ok(relay(), 'the cooler relay is on');
+  t.equal((await s.post('blocks/delete', { id: MCP })).status, 200);
+  let off = 0;
+  for (let at = 0; at < 3000; at += 10) {
+    await s.run(10, 10);
+    if (!relay()) off++;
+  }
+  t.equal(off, 0, 'deleting the other block did not let go of the chip');
+});

@@ -83,8 +83,9 @@ export function emulated(app: SimAppOf, b: Board): unknown {
 /** A sim app with the board found or made: `create` adds a DigitalActuator on one of its channels. */
 export async function boardApp(b: Board) {
   const app = await simApp({ sim: { plant: { ambient: 20, initial: { beer: 20, air: 20 } }, ...b.sim } });
-  await app.post('blocks/discover');
+  // A board made by hand (an I2C expander) first: discovery then proposes no second block for its chip.
   const made = b.block.type ? (await app.post('blocks/create', b.block)).status : null;
+  await app.post('blocks/discover');
   await app.run(2000);
   const create = (id: string, channel: number, constraints: Record<string, unknown>, storedState = 'STATE_ACTIVE') =>
     app.post('blocks/create', {

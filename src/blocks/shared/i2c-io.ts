@@ -57,17 +57,29 @@ export function releaseMoved(block: AnyBlock, info: WriteInfo, ctx: UpdateContex
   const prev = info.previous as { bus?: unknown; address?: unknown } | undefined;
   const d = block.data as unknown as ChipData;
   if (!prev || typeof prev.address !== 'number' || typeof prev.bus !== 'string') return;
-  if (prev.address !== d.address || prev.bus !== d.bus) release(ctx, { bus: prev.bus, address: prev.address });
+  if (prev.address !== d.address || prev.bus !== d.bus) release(block, ctx, { bus: prev.bus, address: prev.address });
 }
 
 export function releaseChip(block: AnyBlock, ctx: UpdateContext): void {
   const c = chipOf(block);
-  if (c) release(ctx, c);
+  if (c) release(block, ctx, c);
 }
 
-/** Let go of a chip once the write or delete is committed (a failed batch keeps it). */
-function release(ctx: UpdateContext, chip: { bus: string; address: number }): void {
-  ctx.afterCommit(() => i2cIoAccess(ctx.hardware)?.release(chip.bus, chip.address));
+/** The chip an I2C IO chip block names, in words (BlockTypeDef.chip): one block per chip. */
+export function i2cChip(data: Data): string | null {
+  const d = data as unknown as ChipData;
+  return typeof d.address === 'number' ? chipName(d.bus, d.address) : null;
+}
+
+const chipName = (bus: string, address: number) => `I2C chip ${hex(address)} on bus ${bus}`;
+
+/**
+ * Let go of a chip once the write or delete is committed (a failed batch keeps it), unless a
+ * block names it then (ctx.letGoOfChip).
+ */
+function release(block: AnyBlock, ctx: UpdateContext, chip: { bus: string; address: number }): void {
+  const access = () => i2cIoAccess(ctx.hardware);
+  ctx.letGoOfChip(block, chipName(chip.bus, chip.address), () => access()?.release(chip.bus, chip.address));
 }
 
 export interface ExpanderState {
