@@ -82,7 +82,8 @@ export interface UpdateContext {
    * `block` names it again (moved away and back in one batch), or a block that named it beside
    * `block` still does (a second block on it that a backup or an older store holds). An output
    * that is on before and after the change never goes off between. A block that takes the chip
-   * over in the change finds it let go (its outputs off), and its own users switch them anew.
+   * over in the change finds it let go (what no block of its drives goes off) and the blocks on
+   * it run in the tick after the commit, driving their outputs again before the next poll.
    */
   letGoOfChip(block: AnyBlock, key: string, act: () => void): void;
   /**

@@ -68,6 +68,10 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       ctx.afterCommit(() => {
         if (names(block) || beside.some(names)) return;
         act();
+        // A block that took the chip over in the change: the blocks on it drive it again in the
+        // tick that follows the commit, before the hardware next polls it.
+        for (const holder of rt.table.values())
+          if (names(holder)) for (const user of rt.links.referrers(holder.id)) user.nextUpdate = -Infinity;
       });
     },
     changing(block) {

@@ -2,7 +2,8 @@
 // emulated chips (a DS2408 behind a DS2482, an MCP23017 relay board, a DS2408 valve board), through
 // the real drivers, with a manual clock. A deleted valve stops its motor (both drive latches off),
 // with its board deleted in the same batch before or after it. A block moved away from its chip
-// and back in one batch leaves the chip's outputs as they were, never off for a poll. One block
+// and back in one batch leaves the chip's outputs as they were, never off for a poll; two boards
+// swapping addresses hand each chip to the other's actuators before the next poll. One block
 // per I2C chip: a second block on a bus and address another block has is refused, naming it; a
 // backup (or an older store) that already holds two loads both, and deleting one leaves the chip
 // to the other. Discovery proposes no block for a chip a block already names.
@@ -245,4 +246,44 @@ t.test('a store holding two blocks on one I2C chip loads both at a restart, and 
     if (!relay()) off++;
   }
   t.equal(off, 0, 'deleting the other block did not let go of the chip');
+});
+
+t.test('two relay boards swapping addresses in one batch: the outputs on before and after stay on', async (t) => {
+  const other = { name: 'other', type: 'MCP23017', address: '0x21', activeLow: true };
+  const s = await simApp({ sim: { ...SIM, i2cIo: [...SIM.i2cIo, other] } });
+  t.teardown(() => s.close());
+  await s.post('blocks/discover');
+  const OTHER = 'MCP23017 0x21';
+  for (const id of [MCP, OTHER])
+    t.equal((await s.post('blocks/patch', { id, type: 'MCP23017', data: { activeLow: true } })).status, 200);
+  for (const [id, board] of [
+    ['Cooler', MCP],
+    ['Fan', OTHER],
+  ] as const) {
+    const data = { hwDevice: link(board), channel: 1, storedState: 'STATE_ACTIVE' };
+    t.equal((await s.post('blocks/create', { id, type: 'DigitalActuator', data })).status, 201);
+  }
+  await s.run(4000);
+  const chips = ['board', 'other'].map(
+    (name) => s.app.hardware.sim!.i2cIo.find((e) => e.spec.name === name)!.chip as SimMcp23017,
+  );
+  const on = (chip: SimMcp23017) => (chip.iodir & 1) === 0 && (chip.pins() & 1) === 0;
+  t.ok(chips.every(on), 'the relays at 0x20 (the cooler) and 0x21 (the fan) are on');
+  const swap = await s.post('blocks/batch/patch', [
+    { id: MCP, type: 'MCP23017', data: { address: 0x22 } },
+    { id: OTHER, type: 'MCP23017', data: { address: 0x20 } },
+    { id: MCP, type: 'MCP23017', data: { address: 0x21 } },
+  ]);
+  t.equal(swap.status, 200, JSON.stringify(swap.body));
+  const offSeen = [0, 0];
+  for (let at = 0; at < 3000; at += 10) {
+    await s.run(10, 10);
+    chips.forEach((chip, i) => {
+      if (!on(chip)) offSeen[i]!++;
+    });
+  }
+  t.same(offSeen, [0, 0], 'neither relay went off: the fan drives 0x20 now, the cooler 0x21');
+  t.equal(s.data(OTHER).address, 0x20);
+  t.equal(s.data('Fan').state, 'STATE_ACTIVE');
+  t.equal(s.data('Cooler').state, 'STATE_ACTIVE');
 });
