@@ -2,15 +2,16 @@
 // valve mode from start channel 1 or 5 (reference §5.5): +0 "is closed" and +1 "is open" end
 // switches (read back; active = pin low), +2 and +3 the H-bridge inputs. The bridge inputs are
 // pulled up, so a latch that is on drives its input low: to open, the +3 latch goes on and +2
-// off; to close, the reverse. The drive stays on at the end stop (the valve has its own).
+// off; to close, the reverse. The drive stays on at the end stop (the valve has its own). Moved
+// to another start channel or board, unlinked or deleted, it stops the motor it drove.
 // ACTIVE = open, anything else (INACTIVE, UNKNOWN) = close. The digital time constraints
 // (minOff, minOn, delayedOn, delayedOff) apply to the direction; a mutexed constraint is not
 // supported on valves and blocks opening while enabled.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
-import { defineBlock, type AnyBlock, type IoArray, type UpdateContext } from '../runtime/types.js';
+import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import { isActive } from './digital-actuator.js';
-import { claimOwnChannel } from './shared/channel.js';
+import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
 import { constrainedSwitch, record, type SwitchTiming } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
@@ -60,8 +61,13 @@ const legacyNames: LegacyTable = {
   constrainedBy: digitalConstrainedBy,
 };
 
-/** `history` holds the applied drive directions (on = opening), as the constraints read them. */
-interface ValveRuntime extends Driven<DigitalStateName>, SwitchTiming {}
+/**
+ * `history` holds the applied drive directions (on = opening), as the constraints read them;
+ * `driven` the bridge last driven, to stop its motor when the valve moves or goes.
+ */
+interface ValveRuntime extends Driven<DigitalStateName>, SwitchTiming {
+  driven: DrivenOutput | null;
+}
 
 export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   type: 'MotorValve',
@@ -70,17 +76,15 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   description: 'A motorised valve on a DS2408 valve board, with its end switches read back',
-  init: () => ({ request: null, history: [], wanted: null, wantSince: 0 }),
+  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, driven: null }),
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
     // The motor stops (both bridge inputs released) and the channel is let go, once the delete is
     // committed, on the board as it is now (it may go later in the same batch; one deleted before
     // is not reached, and letting it go switched its latches off already).
-    const io = drivingIo(block, ctx);
-    const c = block.data.channel ?? 0;
+    const stop = stopping(block, ctx, null);
     ctx.afterCommit(() => {
-      io?.write(c + 2, false);
-      io?.write(c + 3, false);
+      stop?.();
       ctx.releaseChannels(block);
     });
   },
@@ -92,6 +96,8 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     const want = isActive(d.desiredState);
     const c = d.channel ?? 0;
     const { io } = claimOwnChannel(block, ctx, 'DS2408Interface');
+    // Moved to another start channel or board, or unlinked: the motor it drove stops.
+    stopping(block, ctx, io ? { arrayId: d.hwDevice!, channel: c } : null)?.();
     if (!io) {
       d.state = null;
       d.valveState = null;
@@ -102,6 +108,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     const { on: opening, retryMs } = constrainedSwitch(s, d.constraints, want, now, noMutex, INTERVAL_MS);
     io.write(c + 2, !opening);
     io.write(c + 3, opening);
+    s.driven = { arrayId: d.hwDevice!, channel: c, invert: false };
     const closed = io.read(c);
     const open = io.read(c + 1);
     d.valveState = closed === null || open === null ? null : valveState(closed, open, opening ? 1 : -1);
@@ -117,13 +124,25 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   },
 });
 
-/** The board's IO while the valve holds its channel there; null when it drives nothing. */
-function drivingIo(block: AnyBlock, ctx: UpdateContext): IoArray | null {
-  const d = block.data as { hwDevice: string | null; channel: number | null };
-  const board = ctx.resolve(d.hwDevice, 'DS2408Interface');
-  if (!board || !d.channel) return null;
-  const held = board.data.channels.some((ch) => ch.id === d.channel && ch.claimedBy === block.id);
-  return held ? (board.def.io?.(board, ctx) ?? null) : null;
+/**
+ * When the valve no longer drives the bridge it drove last (its start channel or board changed,
+ * or it is being deleted): both inputs of that bridge released, so its motor stops where it is.
+ * The board is resolved now; null: nothing to stop.
+ */
+function stopping(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  current: { arrayId: string; channel: number } | null,
+): (() => void) | null {
+  const s = block.state as ValveRuntime;
+  const old = s.driven;
+  if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return null;
+  const io = drivenIo(ctx, old);
+  return () => {
+    io?.write(old.channel + 2, false);
+    io?.write(old.channel + 3, false);
+    s.driven = null;
+  };
 }
 
 /** The valve's state from its end switches (true = reached) and the drive direction. */

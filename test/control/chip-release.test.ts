@@ -1,7 +1,8 @@
 // What deleting or moving a chip block, or a MotorValve, does to the hardware, in the app on the
 // emulated chips (a DS2408 behind a DS2482, an MCP23017 relay board, a DS2408 valve board), through
 // the real drivers, with a manual clock. A deleted valve stops its motor (both drive latches off),
-// with its board deleted in the same batch before or after it. A block moved away from its chip
+// with its board deleted in the same batch before or after it; so does one moved to another start
+// channel or unlinked, for the motor it drove. A block moved away from its chip
 // and back in one batch leaves the chip's outputs as they were, never off for a poll; two boards
 // swapping addresses hand each chip to the other's actuators before the next poll. One block
 // per I2C chip: a second block on a bus and address another block has is refused, naming it; a
@@ -76,7 +77,14 @@ async function valveRig(t: Test) {
           address: 24,
           variant: 'ds2482-800',
           channels: [
-            [{ name: 'valves', type: 'DS2408', address: '29-0000000000d2', valves: { '1': { travelSeconds: 10 } } }],
+            [
+              {
+                name: 'valves',
+                type: 'DS2408',
+                address: '29-0000000000d2',
+                valves: { '1': { travelSeconds: 10 }, '5': { travelSeconds: 10 } },
+              },
+            ],
           ],
         },
       ],
@@ -111,6 +119,28 @@ t.test('deleting a MotorValve whose motor runs stops it: both drive latches off'
   t.equal(model.valve.position, at, 'the motor stopped: the valve stays where it was');
   t.ok(at > 0 && at < 1, `part open (${at.toFixed(2)})`);
   t.equal(s.data(BOARD).channels[0].claimedBy.id, null, 'its channel is let go');
+});
+
+t.test('a running MotorValve moved to the other start channel, then unlinked, stops the motor it drove', async (t) => {
+  const { s, model } = await valveRig(t);
+  const other = s.app.hardware.sim!.valves().find((v) => v.valve.start === 5)!;
+  t.equal((await s.post('blocks/patch', { id: 'Valve', type: 'MotorValve', data: { channel: 5 } })).status, 200);
+  await s.run(1000);
+  const at = model.valve.position;
+  await s.run(3000);
+  t.equal(model.device.activeOutputs() & 0xc, 0, 'the bridge of start channel 1 is released');
+  t.equal(model.valve.position, at, 'that valve stopped where it was');
+  t.ok(other.valve.position > 0, 'the valve at start channel 5 opens now');
+  t.equal(
+    (await s.post('blocks/patch', { id: 'Valve', type: 'MotorValve', data: { 'hwDevice<>': null } })).status,
+    200,
+  );
+  await s.run(1000);
+  const there = other.valve.position;
+  await s.run(3000);
+  t.equal(other.device.activeOutputs() & 0xc0, 0, 'unlinked: the bridge of start channel 5 is released');
+  t.equal(other.valve.position, there, 'and that valve stopped');
+  t.ok(there > 0 && there < 1, `part open (${there.toFixed(2)})`);
 });
 
 for (const order of [
