@@ -3,6 +3,7 @@
 // failsafe, sim) and other JSON documents; the schema is the rule, this only words it.
 import type { TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { TOO_LARGE_FOR_JSON, unholdable } from './json-number.js';
 import { unknownKeyMessage } from './closest-name.js';
 
 export interface SchemaIssue {
@@ -113,6 +114,8 @@ function issueOf(error: ValueError, base: string, style: PathStyle): SchemaIssue
     const known = Object.keys((error.schema as { properties?: object }).properties ?? {});
     return { path: at, message: unknownKeyMessage(key, known), unknownKey: true };
   }
+  // Whatever the schema asks, such a number is refused in the words every checker uses.
+  if (unholdable(error.value)) return { path: at, message: TOO_LARGE_FOR_JSON, unknownKey: false };
   const schema = error.schema as TSchema & Wording & { maxLength?: number; maxItems?: number };
   if (schema.type === 'string' && typeof error.value === 'string') {
     // A long value is not echoed; the length counts characters (code points), as users do.

@@ -4,6 +4,7 @@
 import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldSpec, type FieldTable } from './fields.js';
 import { complete } from './apply.js';
 import { isPlainObject, RESET, type Partial, type ValidationIssue } from './partial.js';
+import { TOO_LARGE_FOR_JSON, unholdable } from '../../drivers/json-number.js';
 import { fromInternal, toInternal, UnitError, userUnit, type UnitKind, type UnitPrefs } from './units.js';
 
 /** Largest magnitude of any number in block data (internal units): far beyond any real setting. */
@@ -102,6 +103,7 @@ function decodeValue(
     issues.push({ path, message });
     return undefined;
   };
+  if (unholdable(raw)) return fail(TOO_LARGE_FOR_JSON);
   switch (s.kind) {
     case 'bool':
       if (typeof raw === 'boolean') return raw;
@@ -129,6 +131,7 @@ function decodeValue(
           unit = raw.unit;
         }
         if (value === null || value === undefined) return RESET;
+        if (unholdable(value)) return fail(TOO_LARGE_FOR_JSON);
       }
       if (typeof value !== 'number' || !Number.isFinite(value))
         return fail(`must be a number or a Quantity, got ${describe(raw)}`);

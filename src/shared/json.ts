@@ -4,6 +4,7 @@
 // and a `__proto__` key is refused, since it could poison objects later built from the value
 // (spread, Object.assign, merges).
 import { isUtf8 } from 'node:buffer';
+import { TOO_LARGE_FOR_JSON, unholdable } from '../../drivers/json-number.js';
 import { CONFIG_FILE_BYTES, MAX_JSON_DEPTH } from './limits.js';
 
 export type JsonResult =
@@ -132,11 +133,8 @@ export function unholdableNumber(value: unknown, base: string): { path: string; 
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'number') {
-      if (!Number.isFinite(v))
-        return {
-          path,
-          message: `is a number too large for JSON to hold (a double: at most ±1.7976931348623157e308); it would read back as null. Store it as a string`,
-        };
+      if (unholdable(v))
+        return { path, message: `${TOO_LARGE_FOR_JSON}; it would read back as null: store it as a string` };
     } else if (v && typeof v === 'object') {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {

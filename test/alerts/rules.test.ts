@@ -30,7 +30,7 @@ t.test('rules edited from the API follow a rename and go away with a delete', as
     body: '{"sensorNull": {"after": 1E400}}',
   }).then(async (r) => ({ status: r.status, body: await r.json() }));
   t.equal(huge.status, 422);
-  t.match(at(huge.body, 'message'), /sensorNull\.after: .*got a number too large for JSON to hold/);
+  t.match(at(huge.body, 'message'), /sensorNull\.after: is a number too large for JSON to hold/);
   t.notMatch(at(huge.body, 'message'), /got null/);
   const unknown = await put({ sensorNul: {} });
   t.equal(unknown.status, 422, 'an unknown rule is refused');

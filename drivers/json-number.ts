@@ -1,0 +1,16 @@
+// The one rule and wording of a number JSON text cannot hold. JSON.parse reads a number beyond a
+// double's range (1E400) as Infinity (or -Infinity), which JSON.stringify writes as null: a value
+// kept as given would read back as null, and a message quoting it would say "Infinity" or "null",
+// neither of which the user sent. Every checker (the block codec, the route schemas' wording in
+// drivers/schema-check.ts, the walk over free-form documents in json.ts) refuses it in these
+// words. Here beside the schema wording, and portable (no imports): src/ may import it, and the
+// drivers never import src/.
+
+/** What every refusal of such a number says after the field's path. */
+export const TOO_LARGE_FOR_JSON =
+  'is a number too large for JSON to hold (a double holds at most ±1.7976931348623157e308)';
+
+/** Whether `v` is a parsed number that JSON text cannot hold (only such a number is not finite). */
+export function unholdable(v: unknown): v is number {
+  return typeof v === 'number' && !Number.isFinite(v);
+}
