@@ -32,6 +32,17 @@ export const BackupNameSchema = Type.String({
 
 export class BackupNameError extends Error {}
 
+/** A name the API takes for a file copied in under one it refuses, for the log line that says so. */
+function usableName(name: string): string {
+  const plain = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(0, 100);
+  return plain || 'restored';
+}
+
 /** A stored backup file that holds no backup (not JSON, not an object, not a file), or a name a directory, a link or a FIFO holds. */
 export class DamagedBackupError extends Error {}
 
@@ -143,7 +154,11 @@ export class BackupFiles {
     return partial.length;
   }
 
-  /** Names of the regular files, oldest first. A directory, a link or a FIFO under a backup's name is no backup: it is skipped (and logged once). */
+  /**
+   * Names of the regular files, oldest first: every one can be read, renamed and removed by it. A
+   * directory, a link or a FIFO is no backup, and a file whose name breaks BACKUP_NAME (copied in
+   * by hand) cannot be asked for: each is skipped (and logged once).
+   */
   list(): string[] {
     let entries: string[];
     try {
@@ -157,21 +172,35 @@ export class BackupFiles {
         // One removed since the directory was read (a prune) is not listed.
         const stat = lstatSync(path.join(this.dir, f), { throwIfNoEntry: false });
         if (!stat) return [];
+        const name = f.slice(0, -5);
         const what = notAFile(stat);
         if (what) {
-          if (!this.skipped.has(f)) {
-            this.skipped.add(f);
-            this.log?.warn(
-              { file: path.join(this.dir, f) },
-              `${f} in ${this.dir} is ${what}, not a backup: it is not listed, loaded or pruned; remove it by hand`,
-            );
-          }
+          this.skip(
+            f,
+            `${f} in ${this.dir} is ${what}, not a backup: it is not listed, loaded or pruned; remove it by hand`,
+          );
           return [];
         }
-        return [{ name: f.slice(0, -5), mtime: stat.mtimeMs }];
+        // A file copied in by hand under a name the API refuses could be listed but never loaded,
+        // downloaded or removed by the name the list gave.
+        if (!BACKUP_NAME.test(name)) {
+          this.skip(
+            f,
+            `${f} in ${this.dir} is not listed: a backup's name must be ${BACKUP_NAME_RULE}, so it cannot be loaded or downloaded by this one; rename it by hand (to ${usableName(name)}.json, say)`,
+          );
+          return [];
+        }
+        return [{ name, mtime: stat.mtimeMs }];
       })
       .sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name))
       .map((e) => e.name);
+  }
+
+  /** Logs, once for each entry, why `list` leaves it out. */
+  private skip(entry: string, message: string): void {
+    if (this.skipped.has(entry)) return;
+    this.skipped.add(entry);
+    this.log?.warn({ file: path.join(this.dir, entry) }, message);
   }
 
   /** DamagedBackupError naming the backup when something other than a regular file holds its name. */
