@@ -5,6 +5,8 @@ import t from 'tap';
 import { filledFrom } from '../../web/src/graph-data.js';
 import {
   defaultFields,
+  displayUnit,
+  drawnIn,
   earlierNames,
   fieldParts,
   fieldWords,
@@ -207,3 +209,22 @@ t.test("a temperature's name before a unit switch, and its points drawn in the n
     [68, 68.9, 68, 69],
   ]);
 });
+
+t.test(
+  'temperatures are drawn in the display unit: one recorded in the other is converted, and its legend says so',
+  async (t) => {
+    t.equal(drawnIn('edge-one/Beer Sensor/value[degC]', 'degF'), 'degF');
+    t.equal(drawnIn('edge-two/Kettle/setting[degF]', 'degC'), 'degC', "another controller's too");
+    t.equal(drawnIn('edge-one/Heat PID/error[delta_degC]', 'degF'), 'delta_degF', 'a difference stays one');
+    t.equal(drawnIn('edge-one/Beer Sensor/value[degF]', 'degF'), null, 'one in the display unit as recorded');
+    t.equal(drawnIn('edge-one/BME280 0x76/humidity', 'degF'), null, 'no temperature as recorded');
+    t.equal(drawnIn('edge-one/Beer Sensor/value[degC]', undefined), null);
+    t.equal(displayUnit(['edge-one/Heat PID/error[delta_degF]', 'edge-one/Beer/value[degC]'], undefined), 'degF');
+    t.equal(displayUnit(['edge-one/Beer/value[degC]'], 'degF'), 'degF', 'the unit recorded now first');
+    t.equal(
+      legendLabel('edge-one/Beer Sensor/value[degC]', 'edge-one', undefined, 'degF'),
+      'Beer Sensor · Value (°F, recorded in °C)',
+    );
+    t.equal(legendLabel('edge-one/Beer Sensor/value[degC]', 'edge-one', undefined, 'degC'), 'Beer Sensor · Value (°C)');
+  },
+);

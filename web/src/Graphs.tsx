@@ -5,14 +5,23 @@
 // history service the page says so instead of failing. A renamed block is followed
 // (graph-renames.ts): its fields from before the rename stay, drawn in the same colour.
 // After a temperature unit switch a field's points from before it (under the other unit's name)
-// are drawn in its line, converted (graph-data.ts filledFrom).
+// are drawn in its line, converted (graph-data.ts filledFrom). All temperatures are drawn in one
+// unit (graph-fields.ts drawnIn): a field recorded in the other is converted, its legend saying so.
 import { useEffect, useState } from 'preact/hooks';
 import { download, post, serviceId } from './api';
 import { analogUnitLabel } from './blocks.js';
 import { Chart, type Plotted } from './Chart';
 import { FieldPicker } from './FieldPicker';
 import { align, dropBefore, filledFrom, type Columns, type Range } from './graph-data';
-import { defaultFields, earlierNames, fieldParts, inTemperatureUnit, type FieldParts } from './graph-fields';
+import {
+  defaultFields,
+  displayUnit,
+  drawnIn,
+  earlierNames,
+  fieldParts,
+  inTemperatureUnit,
+  type FieldParts,
+} from './graph-fields';
 import { followRenames, lookOf, readMemory, remember } from './graph-renames';
 import { Renamed } from './GraphRenamed';
 import { controllerNow, live, statusUnit, useBlockNames, useStatusUnit } from './live';
@@ -136,6 +145,17 @@ export function Graphs() {
     const asked = [...new Set([...fields, ...earlier.values()])];
     const inUnit = (v: number, field: string, from: string) =>
       converted(v, fieldParts(from).unit ?? '', fieldParts(field).unit ?? '');
+    // Every temperature on the one axis in one unit: a field recorded in the other (a °C field
+    // ticked beside its °F twin, another controller's) is drawn converted, and says so in its legend.
+    const display = displayUnit(fields, unit);
+    const shown = (c: Columns): Columns => [
+      c[0],
+      ...fields.map((f, i) => {
+        const to = drawnIn(f, display);
+        const from = fieldParts(f).unit ?? '';
+        return to ? c[i + 1]!.map((v) => (v === null ? null : converted(v, from, to))) : c[i + 1]!;
+      }),
+    ];
     let cols: Columns | null = null;
     const load = async () => {
       const last = cols?.[0].at(-1);
@@ -146,13 +166,13 @@ export function Graphs() {
       if (!a.ok) return setError(a.error);
       setError('');
       cols = dropBefore(align(asked, a.body, cols ?? undefined), controllerNow() / 1000 - RANGES[range]);
-      let drawn = filledFrom(fields, asked, cols, earlier, inUnit);
+      let drawn = shown(filledFrom(fields, asked, cols, earlier, inUnit));
       if (!fitted) {
         setFitted(true);
         const fit = fittingRange(drawn);
         if (fit !== range) {
           cols = dropBefore(cols, controllerNow() / 1000 - RANGES[fit]);
-          drawn = filledFrom(fields, asked, cols, earlier, inUnit);
+          drawn = shown(filledFrom(fields, asked, cols, earlier, inUnit));
           setRangeState(fit);
         }
       }
@@ -211,7 +231,7 @@ export function Graphs() {
           plotted={data}
           seconds={RANGES[range]}
           fitData={savedRange === null}
-          look={lookOf(serviceId(), memory, knownUnit)}
+          look={lookOf(serviceId(), memory, knownUnit, displayUnit(data.fields, unit))}
         />
       ) : (
         <p>{all.length ? 'Pick fields to plot.' : 'No history recorded yet.'}</p>

@@ -42,16 +42,50 @@ export function fieldUnit(field: string, known?: (p: FieldParts) => string | nul
   return PLAIN_UNITS[p.name] ?? known?.(p) ?? null;
 }
 
-/** `setting[degC]` → "Setting (°C)". */
-export function fieldWords(field: string, known?: (p: FieldParts) => string | null): string {
+/**
+ * `setting[degC]` → "Setting (°C)"; drawn in another temperature unit `display` (degC, degF),
+ * "Setting (°F, recorded in °C)".
+ */
+export function fieldWords(field: string, known?: (p: FieldParts) => string | null, display?: string): string {
   const unit = fieldUnit(field, known);
-  return `${fieldLabel(fieldParts(field).name)}${unit ? ` (${unit})` : ''}`;
+  const shown = drawnIn(field, display);
+  const words = shown ? `${unitLabel(shown)}, recorded in ${unit}` : unit;
+  return `${fieldLabel(fieldParts(field).name)}${words ? ` (${words})` : ''}`;
 }
 
 /** The legend of a field: block and field in words, with the controller unless it is `own`. */
-export function legendLabel(field: string, own: string, known?: (p: FieldParts) => string | null): string {
+export function legendLabel(
+  field: string,
+  own: string,
+  known?: (p: FieldParts) => string | null,
+  display?: string,
+): string {
   const p = fieldParts(field);
-  return `${p.controller && p.controller !== own ? `${p.controller} · ` : ''}${p.block} · ${fieldWords(field, known)}`;
+  return `${p.controller && p.controller !== own ? `${p.controller} · ` : ''}${p.block} · ${fieldWords(field, known, display)}`;
+}
+
+/**
+ * The unit a temperature field is drawn in when the graph shows temperatures in `display` (degC
+ * or degF): that unit of its kind (a difference stays one, `delta_degF`), or null when it is drawn
+ * as recorded (recorded in that unit, no temperature, or no display unit). The one temperature
+ * axis holds one unit: a field recorded in the other (before a unit switch, by another
+ * controller) is converted, never drawn in its own numbers beside the rest.
+ */
+export function drawnIn(field: string, display: string | undefined): string | null {
+  if (!isTemperature(field) || (display !== 'degC' && display !== 'degF')) return null;
+  const recorded = fieldParts(field).unit!;
+  const shown = recorded.startsWith('delta_') ? `delta_${display}` : display;
+  return shown === recorded ? null : shown;
+}
+
+/**
+ * The temperature unit a graph of `fields` draws in: `unit`, the one the controller records now,
+ * or, until it is known, the unit of the first temperature among the fields.
+ */
+export function displayUnit(fields: string[], unit: string | undefined): string | undefined {
+  if (unit === 'degC' || unit === 'degF') return unit;
+  const first = fields.find(isTemperature);
+  return first ? fieldParts(first).unit!.replace(/^delta_/, '') : undefined;
 }
 
 /** The fields by controller (`own` first, the others by name), each by block. */

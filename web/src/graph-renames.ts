@@ -179,15 +179,23 @@ export function dropFormer(fields: string[], own: string, memory: GraphMemory, o
 /**
  * How the graph draws fields (`known`: units the page knows of this controller's live blocks). A
  * former name's field is drawn as its block's: in the colour of the new name's fields, on their
- * axis, with the legend "Beer Sensor (now Fermenter 1 beer) · Value (°C)".
+ * axis, with the legend "Beer Sensor (now Fermenter 1 beer) · Value (°C)". Temperatures are
+ * drawn in `display` (graph-fields.ts drawnIn), and a legend says so of one recorded in another unit.
  */
-export function lookOf(own: string, memory: GraphMemory, known: (p: FieldParts) => string | null): ChartLook {
+export function lookOf(
+  own: string,
+  memory: GraphMemory,
+  known: (p: FieldParts) => string | null,
+  display?: string,
+): ChartLook {
   const knownNow = (p: FieldParts) =>
     known(p.controller === own && memory.former[p.block] !== undefined ? { ...p, block: memory.former[p.block]! } : p);
   return {
     label: (f) => {
       const former = formerOf(f, own, memory);
-      return former ? `${former[0]} (now ${former[1]}) · ${fieldWords(f, knownNow)}` : legendLabel(f, own, knownNow);
+      return former
+        ? `${former[0]} (now ${former[1]}) · ${fieldWords(f, knownNow, display)}`
+        : legendLabel(f, own, knownNow, display);
     },
     group: (f) => {
       const former = formerOf(f, own, memory);
