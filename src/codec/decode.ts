@@ -114,10 +114,10 @@ function decodeValue(
       if (takesValue(s, raw)) return raw;
       if (!Number.isFinite(raw)) return fail(`must be a number, got ${describe(raw)}`);
       if (s.integer && !Number.isInteger(raw)) return fail(`must be a whole number, got ${raw}`);
-      if (Math.abs(raw) > MAX_MAGNITUDE)
-        return fail(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got ${raw}`);
+      // The field's own range first: it is what the user can act on, the bound of all numbers only past it.
       if (s.min !== undefined && raw < s.min) return fail(`must be at least ${s.min}, got ${raw}`);
-      return fail(`must be at most ${s.max}, got ${raw}`);
+      if (s.max !== undefined && raw > s.max) return fail(`must be at most ${s.max}, got ${raw}`);
+      return fail(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}, got ${raw}`);
     }
     case 'quantity': {
       let value: unknown = raw;
@@ -138,11 +138,10 @@ function decodeValue(
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
         if (takesValue(s, n)) return n;
-        if (!Number.isFinite(n) || Math.abs(n) > MAX_MAGNITUDE)
-          return fail(`is out of range, got ${value}${unit ? ` ${unit}` : ''}`);
-        return fail(
-          `${outOfRange(s, n, ctx.prefs)}, got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`,
-        );
+        const got = `got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`;
+        // The field's own range first (a setpoint's -40..150 °C), the bound of all numbers only past it.
+        const range = Number.isNaN(n) ? null : outOfRange(s, n, ctx.prefs);
+        return fail(range ? `${range}, ${got}` : `is out of range, ${got}`);
       } catch (e) {
         if (e instanceof UnitError) return fail(e.message);
         throw e;

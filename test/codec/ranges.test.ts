@@ -72,3 +72,27 @@ t.test('takesValue: the rule decoding holds every number to, for values that do 
   t.notOk(takesValue(whole, 1.5), 'not whole');
   t.notOk(takesValue(f.number().spec as Extract<FieldSpec, { kind: 'number' }>, 2e9), 'past MAX_MAGNITUDE');
 });
+
+t.test('a huge number in a field with a declared range is told that range, not the bound of all numbers', async (t) => {
+  const { post, close } = await startApp({}, { listen: false });
+  t.teardown(close);
+  t.equal((await post('blocks/create', pair(20))).status, 201);
+  // 2^53 + 1 reads as 2^53; 1e300 is far past MAX_MAGNITUDE. Both are past the field's own range,
+  // which is what the user can act on ("is out of range" and "between -1e9 and 1e9" said neither).
+  const setpoint = await post('blocks/patch', pair(1e300));
+  t.equal(setpoint.status, 422);
+  t.match(setpoint.body.message, 'data.storedSetting: must be between -40 °C and 150 °C, got 1e+300 °C');
+  const channel = await post(
+    'blocks/create',
+    undefined,
+    '{"id":"Relay","type":"DigitalActuator","data":{"channel":9007199254740993}}',
+  );
+  t.equal(channel.status, 422);
+  t.match(channel.body.message, 'data.channel: must be at most 64, got 9007199254740992');
+  const below = await post(
+    'blocks/create',
+    undefined,
+    '{"id":"Relay","type":"DigitalActuator","data":{"channel":-1e12}}',
+  );
+  t.match(below.body.message, 'data.channel: must be at least 0, got -1000000000000');
+});
