@@ -14,3 +14,8 @@ export const TOO_LARGE_FOR_JSON =
 export function unholdable(v: unknown): v is number {
   return typeof v === 'number' && !Number.isFinite(v);
 }
+
+/** `<rule>, got <the value as JSON>`; for a number JSON cannot hold (which JSON would write as null), the one wording instead. */
+export function ruleGot(rule: string, v: unknown): string {
+  return unholdable(v) ? TOO_LARGE_FOR_JSON : `${rule}, got ${JSON.stringify(v)}`;
+}

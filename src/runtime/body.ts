@@ -1,5 +1,6 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
+import { ruleGot } from '../../drivers/json-number.js';
 import { unholdableNumber } from '../shared/json.js';
 import { MAX_META_DEPTH } from '../shared/limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
@@ -114,9 +115,9 @@ export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'b
   const byNid = nid !== undefined && nid !== null;
   const issues: ValidationIssue[] = [];
   if (byNid && (typeof nid !== 'number' || !Number.isInteger(nid)))
-    issues.push({ path: 'nid', message: `must be an integer, got ${JSON.stringify(nid)}` });
+    issues.push({ path: 'nid', message: ruleGot('must be an integer', nid) });
   if (id !== undefined && id !== null && typeof id !== 'string')
-    issues.push({ path: 'id', message: `must be a string, got ${JSON.stringify(id)}` });
+    issues.push({ path: 'id', message: ruleGot('must be a string', id) });
   else if (!byNid && (id === undefined || id === null))
     issues.push({ path: 'id', message: 'required: the body names no block; give id or nid' });
   const serviceIdIssue = serviceIdCheck(serviceId);
@@ -136,5 +137,5 @@ export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'b
 function serviceIdCheck(serviceId: unknown): ValidationIssue | null {
   return serviceId === undefined || typeof serviceId === 'string'
     ? null
-    : { path: 'serviceId', message: `must be a string, got ${JSON.stringify(serviceId)}` };
+    : { path: 'serviceId', message: ruleGot('must be a string', serviceId) };
 }

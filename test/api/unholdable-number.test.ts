@@ -64,6 +64,10 @@ t.test('1E400 is refused in one wording, naming the field, wherever it is sent',
       'value.v',
     ],
     ['an alert rule', 'PUT', 'alerts/rules', '{"sensorNull":{"after":1E400}}', 'sensorNull.after'],
+    ['the nid of a read', 'POST', 'blocks/read', '{"nid":1E400}', 'nid'],
+    ['the id of a read', 'POST', 'blocks/read', '{"id":-1E400}', 'id'],
+    ['the serviceId of a write', 'POST', 'blocks/write', '{"id":"Probe","serviceId":1E400,"data":{}}', 'serviceId'],
+    ['a history query', 'POST', 'history/timeseries/ranges', '{"fields":["a"],"start":1E400}', 'start'],
   ];
   for (const [what, method, url, payload, path] of cases) {
     const res = url.startsWith('history/')
