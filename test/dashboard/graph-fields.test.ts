@@ -13,6 +13,7 @@ import {
   groupFields,
   legendLabel,
   scaleOf,
+  axisLabel,
   sparkField,
 } from '../../web/src/graph-fields.js';
 
@@ -131,11 +132,19 @@ t.test('scales: temperatures, %/states, and every other unit on its own', async 
   t.equal(scaleOf('edge-one/Beer Setpoint/value[degC]'), 'temp');
   t.equal(scaleOf('edge-one/Heat PWM/value'), 'pct');
   t.equal(scaleOf('edge-one/BME280 0x76/humidity'), 'pct');
-  t.equal(scaleOf('edge-one/BME280 0x76/pressure'), 'hPa');
+  t.equal(scaleOf('edge-one/BME280 0x76/pressure'), 'unit:hPa');
+  t.equal(axisLabel(scaleOf('edge-one/BME280 0x76/pressure')), 'hPa', 'its axis is labelled with its unit');
   t.equal(
     scaleOf('edge-one/Keg/value', () => 'bar'),
-    'bar',
+    'unit:bar',
   );
+  t.equal(axisLabel('temp'), 'temperature');
+  t.equal(axisLabel('pct'), '% / state');
+  // Another publisher's field whose unit is named like a scale of the graph: on an axis of its own,
+  // not silently on the temperatures' or the percentages'.
+  t.not(scaleOf('edge-two/Tank/level[temp]'), 'temp', 'a unit named "temp" is no temperature');
+  t.not(scaleOf('edge-two/Tank/level[pct]'), 'pct', 'a unit named "pct" is not the % axis');
+  t.equal(axisLabel(scaleOf('edge-two/Tank/level[temp]')), 'temp');
 });
 
 // The overview's sparkline asked for the first `value[` field of the block in the last hour: after

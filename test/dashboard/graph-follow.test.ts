@@ -134,8 +134,8 @@ t.test("a former name's field is drawn as its block's: same colour, same unit an
   const known = (p: { block: string; name: string }) => (p.block === 'Keg 2' && p.name === 'value' ? 'bar' : null);
   const look = lookOf(OWN, memory, known);
   t.equal(look.label('edge-one/Keg/value'), 'Keg (now Keg 2) · Value (bar)');
-  t.equal(look.scale('edge-one/Keg/value'), 'bar', 'on the axis of the new name’s field');
-  t.equal(look.scale('edge-one/Keg 2/value'), 'bar');
+  t.equal(look.scale('edge-one/Keg/value'), 'unit:bar', 'on the axis of the new name’s field');
+  t.equal(look.scale('edge-one/Keg 2/value'), 'unit:bar');
   t.equal(look.group('edge-one/Keg/value'), look.group('edge-one/Keg 2/value'), 'in its colour');
   t.equal(look.label('edge-one/Keg 2/value'), 'Keg 2 · Value (bar)');
 });

@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Columns } from './graph-data';
-import type { ChartLook } from './graph-fields';
+import { axisLabel, type ChartLook } from './graph-fields';
 
 export type { ChartLook };
 import { controllerNow } from './live';
@@ -35,8 +35,6 @@ export interface Plotted {
   /** The time column, then one column per field, in the order of `fields`. */
   cols: Columns;
 }
-
-const AXIS_LABELS: Record<string, string> = { temp: 'temperature', pct: '% / state' };
 
 export function Chart({
   plotted,
@@ -92,7 +90,7 @@ export function Chart({
         // Temperatures on the left; every other scale on the right, labelled with its unit.
         ...scales.map((s) => ({
           scale: s,
-          label: AXIS_LABELS[s] ?? s,
+          label: axisLabel(s),
           side: s === 'temp' || (s === 'pct' && !scales.includes('temp')) ? 3 : 1,
           grid: { show: s === scales[0] },
         })),

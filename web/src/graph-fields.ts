@@ -158,11 +158,22 @@ export function defaultFields(all: string[], own: string, saved: string[] = [], 
   return [...pairs, ...sensors].slice(0, 6);
 }
 
-/** The y scale a field is drawn on: temperatures left, %/states right, other units each on their own. */
+/**
+ * The y scale a field is drawn on: temperatures left (`temp`), %/states right (`pct`), other
+ * units each on their own (`unit:hPa`; prefixed, so that a unit another publisher names "temp"
+ * or "pct" is not drawn on those axes).
+ */
 export function scaleOf(field: string, known?: (p: FieldParts) => string | null): string {
   if (isTemperature(field)) return 'temp';
   const unit = fieldUnit(field, known);
-  return unit && unit !== '%' && unit !== '%RH' ? unit : 'pct';
+  return unit && unit !== '%' && unit !== '%RH' ? `unit:${unit}` : 'pct';
+}
+
+const AXIS_LABELS: Readonly<Record<string, string>> = { temp: 'temperature', pct: '% / state' };
+
+/** The label of the axis of a scale of `scaleOf`: what it holds, or its unit. */
+export function axisLabel(scale: string): string {
+  return AXIS_LABELS[scale] ?? scale.replace(/^unit:/, '');
 }
 
 /**
