@@ -6,9 +6,11 @@
 // words. Here beside the schema wording, and portable (no imports): src/ may import it, and the
 // drivers never import src/.
 
+/** Such a number, as a message names what it got ("got a number too large for JSON to hold"). */
+export const TOO_LARGE_NUMBER = 'a number too large for JSON to hold';
+
 /** What every refusal of such a number says after the field's path. */
-export const TOO_LARGE_FOR_JSON =
-  'is a number too large for JSON to hold (a double holds at most ±1.7976931348623157e308)';
+export const TOO_LARGE_FOR_JSON = `is ${TOO_LARGE_NUMBER} (a double holds at most ±1.7976931348623157e308)`;
 
 /** Whether `v` is a parsed number that JSON text cannot hold (only such a number is not finite). */
 export function unholdable(v: unknown): v is number {

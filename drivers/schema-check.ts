@@ -3,7 +3,7 @@
 // failsafe, sim) and other JSON documents; the schema is the rule, this only words it.
 import type { TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import { TOO_LARGE_FOR_JSON, unholdable } from './json-number.js';
+import { TOO_LARGE_FOR_JSON, TOO_LARGE_NUMBER, unholdable } from './json-number.js';
 import { unknownKeyMessage } from './closest-name.js';
 
 export interface SchemaIssue {
@@ -36,7 +36,7 @@ const QUOTE_LIMIT = 80;
 export function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
   // Only a number JSON cannot hold (1E400, parsed as Infinity) is not finite; quoted as JSON it was "null".
-  if (typeof v === 'number' && !Number.isFinite(v)) return 'a number too large for JSON to hold';
+  if (unholdable(v)) return TOO_LARGE_NUMBER;
   const text = JSON.stringify(v);
   const chars = Array.from(text);
   return chars.length <= QUOTE_LIMIT ? text : `${chars.slice(0, QUOTE_LIMIT).join('')}...`;

@@ -4,7 +4,7 @@
 import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldSpec, type FieldTable } from './fields.js';
 import { complete } from './apply.js';
 import { isPlainObject, RESET, type Partial, type ValidationIssue } from './partial.js';
-import { TOO_LARGE_FOR_JSON, unholdable } from '../../drivers/json-number.js';
+import { TOO_LARGE_FOR_JSON, TOO_LARGE_NUMBER, unholdable } from '../../drivers/json-number.js';
 import { fromInternal, toInternal, UnitError, userUnit, type UnitKind, type UnitPrefs } from './units.js';
 
 /** Largest magnitude of any number in block data (internal units): far beyond any real setting. */
@@ -351,5 +351,6 @@ export function describe(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
   if (typeof v === 'object') return 'an object';
+  if (unholdable(v)) return TOO_LARGE_NUMBER;
   return `${typeof v} ${String(v)}`;
 }

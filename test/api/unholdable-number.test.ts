@@ -82,3 +82,17 @@ t.test('1E400 is refused in one wording, naming the field, wherever it is sent',
     t.ok(body.message.includes(path) && body.message.includes(WORDING), `${what}: the message names the field`);
   }
 });
+
+t.test('inside a value of another kind (a link id), such a number is named in the same words', async (t) => {
+  const { post, close } = await startApp({}, { listen: false });
+  t.teardown(close);
+  const res = await post(
+    'blocks/create',
+    undefined,
+    '{"id":"x","type":"SetpointSensorPair","data":{"sensorId":{"__bloxtype":"Link","id":1E400}}}',
+  );
+  t.equal(res.status, 422);
+  const body = res.body as { message: string };
+  t.match(body.message, 'data.sensorId: link id must be a block id string, got a number too large for JSON to hold');
+  t.notMatch(body.message, /Infinity/);
+});
