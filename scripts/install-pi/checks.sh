@@ -51,7 +51,7 @@ unit_environment() {
 # (unit_environment), and no other environment, on the unit's data dir (read, not written: users
 # with auth on, the database's schema). A value an older release took and this one refuses
 # (a bound added since) would stop the service at its restart, exit 2 and no control, until
-# someone came.
+# someone came. Status 1: refused; 3: the release has no `check` (from before 2026-11-29).
 check_config() {
   local dir="$1" which="${2:-new release}" again="${3:-then run the installer again}"
   local home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
@@ -100,11 +100,12 @@ check_config() {
     it=them
   fi
   # A release from before `check` (2026-11-29) cannot say whether the settings hold: it is not
-  # blamed on them.
-  if [[ "$out" == *'"check": unexpected argument'* ]]; then
+  # blamed on them, and the caller is told so by status 3 (a rollback goes on, saying so). Until
+  # 2026-11-25 it refused the word as an unknown option, since then as an unexpected argument.
+  if [[ "$out" == *'"check": unexpected argument'* || "$out" == *'check: unknown option'* ]]; then
     warn "the $which has no \`edgeblocks check\` (a release from before 2026-11-29), so it cannot check $what:"
     printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2
-    return 1
+    return 3
   fi
   warn "the $which refuses $what; the service would not start with $it:"
   printf '%s\n' "$out" | tail -n 5 | sed 's/^/  | /' >&2

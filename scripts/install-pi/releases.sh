@@ -132,8 +132,15 @@ roll_back() {
   current="$(current_release)"
   # The previous release restarts on today's settings and data dir (a setting added since, a
   # database the newer release migrated): asked first, as an upgrade asks the new one.
-  check_config "$RELEASES_DIR/$previous" "previous release" "then run the rollback again" ||
+  # A release from before `check` cannot be asked: the way back to it stays open (what a rollback
+  # is kept for), said to be unchecked, with the way to return if it does not start.
+  local checked=0
+  check_config "$RELEASES_DIR/$previous" "previous release" "then run the rollback again" || checked=$?
+  if [ "$checked" -eq 3 ]; then
+    warn "rolling back to $previous anyway: today's settings and data dir were not checked by it; if $SERVICE does not start with them (journalctl -u $SERVICE), return to ${current:-the current release} with --rollback again"
+  elif [ "$checked" -ne 0 ]; then
     die "rollback to $previous refused; still on ${current:-the current release}, running as it was"
+  fi
   switch_to "$RELEASES_LINK/$previous"
   if [ -n "$current" ]; then ln -sfn "$current" "$RELEASES_DIR/previous"; fi
   log "rolled back to $previous${current:+ ($current kept as previous)}"

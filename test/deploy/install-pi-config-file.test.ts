@@ -100,9 +100,11 @@ t.test('a rollback under DESTDIR is checked with --root; a refused one says to r
 
 // Releases from before `check --root` (2026-11-30) refuse the flag itself, and releases from
 // before `check` (2026-11-29) the word: a rollback under DESTDIR to the first was refused as if
-// the settings were wrong ("the service would not start with them"), and to the second likewise.
-// The first is now asked as its own installer asked it (without --root); the second is named as
-// a release that cannot check, and the rollback stops saying so.
+// the settings were wrong ("the service would not start with them"). The first is now asked as
+// its own installer asked it (without --root). A release from before `check` cannot be asked at
+// all: the rollback always stopped there, so the one way back to such a release (the reason a
+// rollback is kept) was closed. It now goes back, saying the settings were not checked and how
+// to return; the oldest releases (before 2026-11-25) refused the word as an unknown option.
 const OLD_CHECK = (record: string, line: string, refuses: (argv: string) => boolean) =>
   fakeMain(`  const argv = process.argv.slice(2);
   require('node:fs').appendFileSync(${JSON.stringify(record)}, JSON.stringify(argv) + '\\n');
@@ -116,13 +118,19 @@ t.test('a rollback to a release from before check --root, or before check', asyn
       what: 'before --root',
       line: 'edgeblocks: configuration error: --root: unknown option; did you mean "--port"? (see --help)',
       refuses: (argv: string) => argv.includes('--root'),
-      back: true,
+      checked: true,
     },
     {
       what: 'before check',
       line: 'edgeblocks: configuration error: "check": unexpected argument; commands: help, version, user, doctor (see --help)',
       refuses: (_argv: string) => true,
-      back: false,
+      checked: false,
+    },
+    {
+      what: 'before check, 2026-11-24',
+      line: 'edgeblocks: configuration error: check: unknown option; see --help',
+      refuses: (_argv: string) => true,
+      checked: false,
     },
   ]) {
     const sb = makeSandbox(t);
@@ -137,17 +145,27 @@ t.test('a rollback to a release from before check --root, or before check', asyn
     const v2 = readlinkSync(join(sb.root, PREFIX));
     writeFileSync(record, '');
     const back = install(sb, ['--rollback']);
-    if (old.back) {
-      t.equal(back.code, 0, back.stderr);
-      t.equal(readlinkSync(join(sb.root, PREFIX)), v1, 'back on 1.0.0');
+    t.equal(back.code, 0, `${old.what}: ${back.stderr}`);
+    t.equal(readlinkSync(join(sb.root, PREFIX)), v1, `${old.what}: back on 1.0.0`);
+    t.ok(
+      back.calls.some((c) => c.includes('restart')),
+      `${old.what}: the service restarted (${back.calls})`,
+    );
+    t.equal(
+      readlinkSync(join(sb.root, `${PREFIX}.releases/previous`))
+        .split('/')
+        .at(-1),
+      v2.split('/').at(-1),
+      'the newer one kept as previous',
+    );
+    if (old.checked) {
       const asked = readFileSync(record, 'utf8').trim().split('\n').at(-1);
       t.notMatch(asked, '--root', `asked as its own installer asked it: ${asked}`);
       t.match(asked, '--config');
     } else {
-      t.equal(back.code, 1, 'the rollback stops');
-      t.match(back.stderr, /the previous release has no `edgeblocks check`/);
+      t.match(back.stderr, /the previous release has no `edgeblocks check`.*not checked/s, old.what);
+      t.match(back.stderr, /--rollback again/, 'says how to return');
       t.notMatch(back.stderr, /the service would not start/, 'not blamed on the settings');
-      t.equal(readlinkSync(join(sb.root, PREFIX)), v2, 'still on 2.0.0');
     }
   }
 });
