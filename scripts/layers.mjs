@@ -147,7 +147,7 @@ export const LAYERS = [
   },
   {
     name: 'config',
-    paths: ['src/config.ts', 'src/config-schema.ts', 'src/cli-args.ts'],
+    paths: ['src/config.ts', 'src/config-schema.ts', 'src/cli-args.ts', 'src/installed-config.ts'],
     imports: ['alerts', 'api', 'service', 'drivers', 'shared'],
     rule: "The one config schema, composed of the parts' own schemas (alerts, gpio lines) and checked with their own rules; the layers below read `type Config` only.",
   },

@@ -1,6 +1,6 @@
 // The configuration: defaults < JSON file < environment < command-line flags, all checked
 // with the one schema in config-schema.ts; here the rules that span keys or need a parser.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ArgumentError, parseFlags, type FlagTable, type ParsedFlags } from './cli-args.js';
 import {
@@ -21,7 +21,7 @@ import {
 import { normalHost, normalOrigin } from './api/origin.js';
 import { isValidCron } from './service/backup-schedule.js';
 import { durationSeconds } from './shared/duration.js';
-import { inRoot, isUnder } from './shared/in-root.js';
+import { inRoot } from './shared/in-root.js';
 import { ConfigError } from './shared/errors.js';
 import { parseJsonFile } from './shared/json.js';
 import { unreadableFile } from './shared/unreadable.js';
@@ -107,8 +107,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
   };
 }
 
-const INSTALLED_CONFIG = 'etc/edgeblocks/config.json';
-const INSTALLED_DATA_DIR = 'var/lib/edgeblocks';
+export const INSTALLED_CONFIG = 'etc/edgeblocks/config.json';
+export const INSTALLED_DATA_DIR = 'var/lib/edgeblocks';
 
 export interface LoadOptions {
   /**
@@ -279,85 +279,6 @@ function same(a: string, b: string, root: string | undefined): boolean {
   } catch {
     return false;
   }
-}
-
-/** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */
-export const INSTALLED = { config: INSTALLED_CONFIG, dataDir: INSTALLED_DATA_DIR } as const;
-
-/**
- * The configuration a tool beside the installed service reads (`edgeblocks user`, `edgeblocks
- * doctor`, `edgeblocks check`): loadConfig's, with the service's config file and data dir under
- * `root` as the defaults when the service is installed there (its config file or data dir exists:
- * the data dir is made by the first start), so that `sudo edgeblocks user add NAME` adds the user
- * the service finds (not one in ./data of the current directory). A flag, variable or file
- * setting wins. `unit` holds the EDGEBLOCKS_ variables the installed unit and its drop-ins give
- * the service: they count where the tool's own environment has none, and the unit's
- * EDGEBLOCKS_DATA_DIR (EDGEBLOCKS_CONFIG) only where the unit's --data-dir (--config) is taken
- * too, so that it is refused as the service's start refuses it. Under a root, links are followed
- * as on that system (src/shared/in-root.ts).
- */
-export function loadInstalledConfig(
-  args: ParsedArgs['values'],
-  env: NodeJS.ProcessEnv = process.env,
-  root = '/',
-  unit: ReadonlyMap<string, { value: string }> = new Map(),
-): Config {
-  const installedConfig = path.resolve(root, INSTALLED.config);
-  const installedData = path.resolve(root, INSTALLED.dataDir);
-  const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
-  // Under a root, its links are that system's (/var/lib/edgeblocks -> /data/eb is ROOT/data/eb).
-  const under = (p: string) => {
-    try {
-      return inRoot(onSystem!, p);
-    } catch (e) {
-      throw new ConfigError('--root', (e as Error).message);
-    }
-  };
-  const exists = (p: string) => existsSync(onSystem === undefined ? p : under(p));
-  const withFile = { ...args };
-  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig))
-    withFile.config = installedConfig;
-  const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
-  const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
-  // The installed service's config file goes with its unit's --data-dir: given here as the unit
-  // gives it, so that a dataDir in that file (or the unit's EDGEBLOCKS_DATA_DIR) is refused as
-  // the service's start refuses it.
-  // Installed: the installer writes the config file; the data dir comes with the first start.
-  const installed = exists(installedConfig) || exists(installedData);
-  // A root holding no install (a card's boot partition, an empty dir) would check ./data and the
-  // defaults and call them valid: not what was asked.
-  if (!installed && path.resolve(root) !== '/' && file === undefined && !dataDirGiven)
-    throw new ConfigError(
-      '--root',
-      `${root}: no edgeblocks is installed there (neither ${INSTALLED.config} nor ${INSTALLED.dataDir}); give the root of the installed system (an SD card's root partition, not its boot one), or --config and --data-dir`,
-    );
-  const asService = !dataDirGiven && installed && (file === undefined || path.resolve(file) === installedConfig);
-  if (asService) withFile.dataDir = installedData;
-  // The unit's EDGEBLOCKS_CONFIG beside the unit's own --config, refused by loadConfig as the
-  // service's start refuses it when they name different files.
-  const unitsFile = file !== undefined && path.resolve(file) === installedConfig;
-  const withUnit: NodeJS.ProcessEnv = { ...env };
-  for (const [name, { value }] of unit)
-    if (name === 'EDGEBLOCKS_DATA_DIR' ? asService : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
-      withUnit[name] ??= value;
-  const config = loadConfig(withFile, withUnit, { root: onSystem });
-  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
-  if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir))) config.dataDir = under(config.dataDir);
-  return config;
-}
-
-/**
- * "; the service gets NAME from FILE (...)" for a refusal of a setting the installed service takes
- * from its unit (`unit`: variable to the file that sets it), where the message names the variable
- * or the refused setting is that variable's; else ''.
- */
-export function unitOrigin(e: unknown, unit: ReadonlyMap<string, { from: string }>): string {
-  if (!(e instanceof Error)) return '';
-  // By its key, not its class: a check's refusal may come from the bundle's copy of ConfigError.
-  const key = (e as { key?: unknown }).key;
-  const env = SETTINGS.find((s) => s.key === key)?.schema.env;
-  const set = [...unit].find(([name]) => new RegExp(`\\b${name}\\b`).test(e.message) || name === env);
-  return set ? `; the service gets ${set[0]} from ${set[1].from} (sudo systemctl edit edgeblocks)` : '';
 }
 
 function checkHistoryConfig(config: Config, historyGiven: boolean): void {

@@ -35,9 +35,16 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   if (problem) throw new app.ConfigError('--root', `${root}: ${problem}`);
   const env = process.env;
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
-  const fromUnit = given.every((v) => v === undefined) ? unit.serviceVariables(root, {}) : new Map();
+  const asService = given.every((v) => v === undefined);
+  const fromUnit = asService ? unit.serviceVariables(root, {}) : new Map();
   try {
-    const config = app.loadInstalledConfig(args.values, env, root, fromUnit);
+    const config = app.loadInstalledConfig(
+      args.values,
+      env,
+      root,
+      fromUnit,
+      asService ? unit.serviceCommandLine(root) : null,
+    );
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
     const file = config.config ? ` (${config.config})` : '';
     console.log(`edgeblocks ${VERSION}: the configuration${file} is valid, with the data dir ${config.dataDir}`);

@@ -7,8 +7,9 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ArgumentError, parseFlags } from '../cli-args.js';
-import { ConfigError, configFlagTable, configValues, loadInstalledConfig, unitOrigin } from '../config.js';
-import { serviceVariables, type UnitVariable } from '../doctor/unit-environment.js';
+import { ConfigError, configFlagTable, configValues } from '../config.js';
+import { loadInstalledConfig, unitOrigin } from '../installed-config.js';
+import { serviceCommandLine, serviceVariables, type UnitVariable } from '../doctor/unit-environment.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
@@ -154,7 +155,7 @@ export async function runUserCommand(
     // doctor and `check` take them: a setting the service's start refuses is refused here too.
     const own = configValues(configFlags);
     fromUnit = serviceVariables(root, { dataDir: own.dataDir !== undefined, config: own.config !== undefined }, env);
-    const config = loadInstalledConfig(own, env, root, fromUnit);
+    const config = loadInstalledConfig(own, env, root, fromUnit, serviceCommandLine(root));
     const needsName = ['add', 'passwd', 'remove', 'token', 'role'];
     if (!command || (!needsName.includes(command) && command !== 'list'))
       throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}\n${USAGE}`);

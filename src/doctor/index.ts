@@ -8,15 +8,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRules } from '../alerts/rules.js';
 import { ArgumentError, parseFlags, type FlagTable } from '../cli-args.js';
-import {
-  ConfigError,
-  configFlagTable,
-  configValues,
-  DEFAULTS,
-  loadInstalledConfig,
-  unitOrigin,
-  type Config,
-} from '../config.js';
+import { ConfigError, configFlagTable, configValues, DEFAULTS, type Config } from '../config.js';
+import { loadInstalledConfig, unitOrigin } from '../installed-config.js';
 import { findGpioChip } from '../../drivers/gpio/chip-base.js';
 import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
@@ -33,7 +26,7 @@ import { countProblems, renderText, section, type Report, type Section } from '.
 import { rootsAt, type Roots } from './roots.js';
 import { serviceSection } from './service.js';
 import { historyRateFromFiles, systemSection } from './system.js';
-import { notARoot, serviceVariables, type UnitVariable } from './unit-environment.js';
+import { notARoot, serviceCommandLine, serviceVariables, type UnitVariable } from './unit-environment.js';
 
 const DOCTOR_FLAGS: FlagTable = {
   json: { type: 'boolean' },
@@ -92,7 +85,13 @@ function doctorConfig(
   roots: Roots,
   fromUnit: Map<string, UnitVariable>,
 ): Config {
-  const config = loadInstalledConfig(configValues(values), process.env, roots.root, fromUnit);
+  const config = loadInstalledConfig(
+    configValues(values),
+    process.env,
+    roots.root,
+    fromUnit,
+    serviceCommandLine(roots.root),
+  );
   if (roots.root !== '/' && config.w1Root === DEFAULTS.w1Root) config.w1Root = join(roots.sys, 'bus/w1/devices');
   return config;
 }

@@ -1,5 +1,6 @@
 // The environment a systemd service starts with: Environment= and EnvironmentFile= (whose values
-// win, as in systemd) of its unit and of its drop-ins (`systemctl edit edgeblocks`), read from the
+// win, as in systemd) of its unit and of its drop-ins (`systemctl edit edgeblocks`), and its
+// command line (the effective ExecStart, which a drop-in may replace), read from the
 // files rather than asked of systemctl: they are there under another root (an SD card, the
 // installer's DESTDIR) and without a running systemd, and the installer reloads systemd before
 // its restart, so the files are what the service gets. The one reader of it: `sudo edgeblocks
@@ -78,24 +79,27 @@ function environmentFile(text: string, from: string, env: Map<string, UnitVariab
   }
 }
 
+function readText(p: string): string | null {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /**
- * The variables `service` starts with, by name: from `unitFile` (shown as `unitName`) and the
- * drop-ins under `root` ('' for this machine). Null when the unit file cannot be read.
+ * The [Service] settings of a unit as systemd reads them: `unitFile` (shown as `unitName`), then
+ * its drop-ins (`service`.d/ and service.d/ in each directory of DIRS under `root`, one file of a
+ * name counting, the first directory's) in the lexical order of their names; each as key, value
+ * and the file, in that order. Null when the unit file cannot be read.
  */
-export function unitEnvironment(
+function serviceSettings(
   root: string,
   service: string,
   unitFile: string,
   unitName: string,
-): Map<string, UnitVariable> | null {
-  const read = (p: string): string | null => {
-    try {
-      return readFileSync(p, 'utf8');
-    } catch {
-      return null;
-    }
-  };
-  const unitText = read(unitFile);
+): Array<{ key: string; value: string; from: string }> | null {
+  const unitText = readText(unitFile);
   if (unitText === null) return null;
   const dropIns = new Map<string, string>();
   for (const sub of [`${service}.d`, 'service.d'])
@@ -106,13 +110,14 @@ export function unitEnvironment(
       } catch {}
       for (const n of names) if (n.endsWith('.conf') && !dropIns.has(n)) dropIns.set(n, `${dir}/${sub}/${n}`);
     }
-  let assigned: Array<[string, string, string]> = [];
-  let files: string[] = [];
   const sources: Array<[string, string]> = [
     [unitName, unitText],
-    ...[...dropIns.keys()].sort().map((n): [string, string] => [dropIns.get(n)!, read(root + dropIns.get(n)) ?? '']),
+    ...[...dropIns.keys()]
+      .sort()
+      .map((n): [string, string] => [dropIns.get(n)!, readText(root + dropIns.get(n)) ?? '']),
   ];
-  for (const [path, text] of sources) {
+  const out: Array<{ key: string; value: string; from: string }> = [];
+  for (const [from, text] of sources) {
     let section = '';
     for (const line of text.replace(/\\\r?\n/g, ' ').split(/\r?\n/)) {
       const l = line.trim();
@@ -123,27 +128,84 @@ export function unitEnvironment(
       }
       const eq = l.indexOf('=');
       if (section !== '[Service]' || eq < 0) continue;
-      const key = l.slice(0, eq).trim();
-      const value = l.slice(eq + 1).trim();
-      if (key === 'Environment') {
-        if (!value) assigned = [];
-        for (const w of words(value)) {
-          const at = w.indexOf('=');
-          if (at > 0) assigned.push([w.slice(0, at), w.slice(at + 1), path]);
-        }
-      } else if (key === 'EnvironmentFile') {
-        if (!value) files = [];
-        else files.push(value.replace(/^-/, '').replace(/%%/g, '%'));
+      out.push({ key: l.slice(0, eq).trim(), value: l.slice(eq + 1).trim(), from });
+    }
+  }
+  return out;
+}
+
+/**
+ * The variables `service` starts with, by name: from `unitFile` (shown as `unitName`) and the
+ * drop-ins under `root` ('' for this machine). Null when the unit file cannot be read.
+ */
+export function unitEnvironment(
+  root: string,
+  service: string,
+  unitFile: string,
+  unitName: string,
+): Map<string, UnitVariable> | null {
+  const settings = serviceSettings(root, service, unitFile, unitName);
+  if (settings === null) return null;
+  let assigned: Array<[string, string, string]> = [];
+  let files: string[] = [];
+  for (const { key, value, from } of settings) {
+    if (key === 'Environment') {
+      if (!value) assigned = [];
+      for (const w of words(value)) {
+        const at = w.indexOf('=');
+        if (at > 0) assigned.push([w.slice(0, at), w.slice(at + 1), from]);
       }
+    } else if (key === 'EnvironmentFile') {
+      if (!value) files = [];
+      else files.push(value.replace(/^-/, '').replace(/%%/g, '%'));
     }
   }
   const env = new Map<string, UnitVariable>();
   for (const [name, value, from] of assigned) env.set(name, { value, from });
   for (const file of files) {
-    const text = read(root + file);
+    const text = readText(root + file);
     if (text !== null) environmentFile(text, file, env);
   }
   return env;
+}
+
+/** The command line a unit's service starts with: the words of its ExecStart, and the file that sets it. */
+export interface UnitCommandLine {
+  /** The program's arguments: after node, its options and the script when the program is node. */
+  args: string[];
+  /** The file whose ExecStart= it is, as a path on the machine. */
+  from: string;
+  /** More than one ExecStart= is left: systemd refuses to start such a service. */
+  several: boolean;
+}
+
+/**
+ * The ExecStart `service` starts with, as systemd works it out: the unit's, then its drop-ins'
+ * in order, each line added and an empty `ExecStart=` clearing those before it (how a drop-in
+ * replaces the command line: `sudo systemctl edit edgeblocks`). Null without a unit file or an
+ * ExecStart left.
+ */
+export function unitCommandLine(
+  root: string,
+  service: string,
+  unitFile: string,
+  unitName: string,
+): UnitCommandLine | null {
+  let lines: Array<{ value: string; from: string }> = [];
+  for (const setting of serviceSettings(root, service, unitFile, unitName) ?? [])
+    if (setting.key === 'ExecStart') lines = setting.value ? [...lines, setting] : [];
+  const last = lines.at(-1);
+  if (!last) return null;
+  // Prefixes: @ (the next word is argv[0]), - : + ! !! (how it runs; no word of their own).
+  const prefix = /^[-@:+!]+/.exec(last.value)?.[0] ?? '';
+  const all = words(last.value.slice(prefix.length));
+  const argv = prefix.includes('@') ? [all[0] ?? '', ...all.slice(2)] : all;
+  let at = 1;
+  if (/^node(js)?[0-9.]*$/.test((argv[0] ?? '').split('/').at(-1) ?? '')) {
+    while (at < argv.length && argv[at]!.startsWith('-')) at++;
+    at++;
+  }
+  return { args: argv.slice(at), from: last.from, several: lines.length > 1 };
 }
 
 /** The EDGEBLOCKS_ variables of `env`: the service's settings (docs/configuration.md). */
@@ -173,6 +235,17 @@ export function serviceVariables(
   if (own.dataDir) vars.delete('EDGEBLOCKS_DATA_DIR');
   for (const name of [...vars.keys()]) if (env[name] !== undefined) vars.delete(name);
   return vars;
+}
+
+/** The command line the installed unit under `root` and its drop-ins start the service with (unitCommandLine). */
+export function serviceCommandLine(root: string): UnitCommandLine | null {
+  const at = root.replace(/\/+$/, '');
+  return unitCommandLine(
+    at,
+    SERVICE_UNIT,
+    `${at}/etc/systemd/system/${SERVICE_UNIT}`,
+    `/etc/systemd/system/${SERVICE_UNIT}`,
+  );
 }
 
 /** Why a --root DIR is no root (a misspelt one would be taken as an empty system), or null. */

@@ -1,0 +1,138 @@
+// The configuration a tool beside the installed service reads (`edgeblocks check`, `edgeblocks
+// doctor`, `edgeblocks user`): loadConfig's, with what the installed unit gives the service (its
+// effective ExecStart's flags, its EDGEBLOCKS_ variables) as the service gets them.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ArgumentError, parseFlags } from './cli-args.js';
+import { SETTINGS, type ConfigKey } from './config-schema.js';
+import {
+  configFlagTable,
+  configValues,
+  DEFAULTS,
+  INSTALLED_CONFIG,
+  INSTALLED_DATA_DIR,
+  loadConfig,
+  type Config,
+  type ParsedArgs,
+} from './config.js';
+import { inRoot, isUnder } from './shared/in-root.js';
+import { ConfigError } from './shared/errors.js';
+
+/** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */
+export const INSTALLED = { config: INSTALLED_CONFIG, dataDir: INSTALLED_DATA_DIR } as const;
+
+/**
+ * The configuration a tool beside the installed service reads (`edgeblocks user`, `edgeblocks
+ * doctor`, `edgeblocks check`): loadConfig's, with the service's config file and data dir under
+ * `root` as the defaults when the service is installed there (its config file or data dir exists:
+ * the data dir is made by the first start), so that `sudo edgeblocks user add NAME` adds the user
+ * the service finds (not one in ./data of the current directory). A flag, variable or file
+ * setting wins. `unit` holds the EDGEBLOCKS_ variables the installed unit and its drop-ins give
+ * the service: they count where the tool's own environment has none, and the unit's
+ * EDGEBLOCKS_DATA_DIR (EDGEBLOCKS_CONFIG) only where the unit's --data-dir (--config) is taken
+ * too, so that it is refused as the service's start refuses it. `commandLine` is the unit's
+ * effective ExecStart (a drop-in may replace it): its --config and --data-dir are the service's
+ * file and dir, and its other flags count where the tool has neither a flag nor a variable of
+ * its own. Under a root, links are followed as on that system (src/shared/in-root.ts).
+ */
+export function loadInstalledConfig(
+  args: ParsedArgs['values'],
+  env: NodeJS.ProcessEnv = process.env,
+  root = '/',
+  unit: ReadonlyMap<string, { value: string }> = new Map(),
+  commandLine: { args: string[]; from: string } | null = null,
+): Config {
+  const flags = commandLine === null ? {} : unitFlags(commandLine);
+  const installedConfig = path.join(path.resolve(root), flags.config ?? INSTALLED.config);
+  const installedData = path.join(path.resolve(root), flags.dataDir ?? INSTALLED.dataDir);
+  const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
+  // Under a root, its links are that system's (/var/lib/edgeblocks -> /data/eb is ROOT/data/eb).
+  const under = (p: string) => {
+    try {
+      return inRoot(onSystem!, p);
+    } catch (e) {
+      throw new ConfigError('--root', (e as Error).message);
+    }
+  };
+  const exists = (p: string) => existsSync(onSystem === undefined ? p : under(p));
+  const withFile = { ...args };
+  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig))
+    withFile.config = installedConfig;
+  const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
+  const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
+  // The installed service's config file goes with its unit's --data-dir: given here as the unit
+  // gives it, so that a dataDir in that file (or the unit's EDGEBLOCKS_DATA_DIR) is refused as
+  // the service's start refuses it.
+  // Installed: the installer writes the config file; the data dir comes with the first start.
+  const installed = exists(installedConfig) || exists(installedData);
+  // A root holding no install (a card's boot partition, an empty dir) would check ./data and the
+  // defaults and call them valid: not what was asked.
+  if (!installed && path.resolve(root) !== '/' && file === undefined && !dataDirGiven)
+    throw new ConfigError(
+      '--root',
+      `${root}: no edgeblocks is installed there (neither ${INSTALLED.config} nor ${INSTALLED.dataDir}); give the root of the installed system (an SD card's root partition, not its boot one), or --config and --data-dir`,
+    );
+  const asService = !dataDirGiven && installed && (file === undefined || path.resolve(file) === installedConfig);
+  if (asService) withFile.dataDir = installedData;
+  // The unit's EDGEBLOCKS_CONFIG beside the unit's own --config, refused by loadConfig as the
+  // service's start refuses it when they name different files.
+  const unitsFile = file !== undefined && path.resolve(file) === installedConfig;
+  const withUnit: NodeJS.ProcessEnv = { ...env };
+  for (const [name, { value }] of unit)
+    if (name === 'EDGEBLOCKS_DATA_DIR' ? asService : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
+      withUnit[name] ??= value;
+  // The unit's other flags, where the tool has no flag or variable of its own for the setting.
+  const taken = new Set<ConfigKey>();
+  for (const { key, schema } of SETTINGS) {
+    const value = flags[key];
+    if (value === undefined || key === 'config' || key === 'dataDir' || withFile[key] !== undefined) continue;
+    if (schema.env !== undefined && env[schema.env] !== undefined) continue;
+    withFile[key] = value;
+    taken.add(key);
+  }
+  let config: Config;
+  try {
+    config = loadConfig(withFile, withUnit, { root: onSystem });
+  } catch (e) {
+    // The refusal of a flag is keyed "port (flag --port)": one the unit gave is named with its file.
+    const setting = SETTINGS.find(
+      (s) => taken.has(s.key) && (e as ConfigError).key === `${s.key} (flag ${s.schema.flag})`,
+    );
+    if (e instanceof ConfigError && setting)
+      e.message += `; the service gets ${setting.schema.flag} from the ExecStart in ${commandLine!.from} (sudo systemctl edit edgeblocks)`;
+    throw e;
+  }
+  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
+  if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir))) config.dataDir = under(config.dataDir);
+  return config;
+}
+
+/** The config flags of a unit's ExecStart, by key; one the service's start would refuse is refused naming the file. */
+function unitFlags(commandLine: { args: string[]; from: string }): ParsedArgs['values'] {
+  try {
+    const { values, positionals } = parseFlags(commandLine.args, configFlagTable());
+    if (positionals[0] !== undefined)
+      throw new ArgumentError(JSON.stringify(positionals[0]), 'unexpected argument; the service takes none');
+    return configValues(values);
+  } catch (e) {
+    if (!(e instanceof ArgumentError)) throw e;
+    throw new ConfigError(
+      e.arg,
+      `${e.message.slice(e.arg.length + 2)}, in the ExecStart in ${commandLine.from} (sudo systemctl edit edgeblocks)`,
+    );
+  }
+}
+
+/**
+ * "; the service gets NAME from FILE (...)" for a refusal of a setting the installed service takes
+ * from its unit (`unit`: variable to the file that sets it), where the message names the variable
+ * or the refused setting is that variable's; else ''.
+ */
+export function unitOrigin(e: unknown, unit: ReadonlyMap<string, { from: string }>): string {
+  if (!(e instanceof Error)) return '';
+  // By its key, not its class: a check's refusal may come from the bundle's copy of ConfigError.
+  const key = (e as { key?: unknown }).key;
+  const env = SETTINGS.find((s) => s.key === key)?.schema.env;
+  const set = [...unit].find(([name]) => new RegExp(`\\b${name}\\b`).test(e.message) || name === env);
+  return set ? `; the service gets ${set[0]} from ${set[1].from} (sudo systemctl edit edgeblocks)` : '';
+}
