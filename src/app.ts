@@ -12,6 +12,7 @@ import { apiRoutes } from './app/api-routes.js';
 import { Lifecycle } from './app/lifecycle.js';
 import { homeAssistantSubsystem } from './app/home-assistant.js';
 export { checkDataDir } from './app/check-data-dir.js';
+export { certificateFileWarning } from './shared/cert-validity.js';
 import { GatewaySubsystem } from './app/subsystems/gateway.js';
 import { HardwareSubsystem } from './app/subsystems/hardware.js';
 import { HttpSubsystem } from './app/subsystems/http.js';

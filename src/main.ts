@@ -46,6 +46,9 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
       asService ? unit.serviceCommandLine(root) : null,
     );
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
+    const cert =
+      config.httpsPort > 0 && config.httpsCert ? app.certificateFileWarning(config.httpsCert, args.root) : null;
+    if (cert) console.error(`edgeblocks: warning: ${cert}`);
     const file = config.config ? ` (${config.config})` : '';
     console.log(`edgeblocks ${VERSION}: the configuration${file} is valid, with the data dir ${config.dataDir}`);
   } catch (e) {

@@ -15,6 +15,7 @@ import type { GpioBackend, GpioLineConfig } from '../../drivers/gpio/types.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { OneWireBus } from '../../drivers/onewire/types.js';
 import { silentLogger } from '../log.js';
+import { certificateFileWarning } from '../shared/cert-validity.js';
 import { VERSION } from '../shared/version.js';
 import { tryLockDataDir, type DataDirLock } from '../store/data-dir-lock.js';
 import { advice } from './advice.js';
@@ -198,6 +199,12 @@ export async function buildReport(
     );
     const fromUnit = unitFact(options.fromUnit ?? new Map());
     if (fromUnit) system.facts.push(['service environment', fromUnit]);
+    // The certificate file as it is now (a dashboard refused in the browser); the served one is in the Service section.
+    const cert =
+      config.httpsPort > 0 && config.httpsCert
+        ? certificateFileWarning(config.httpsCert, roots.root === '/' ? undefined : roots.root)
+        : null;
+    if (cert) system.findings.push({ verdict: 'warn', text: cert });
     sections.push(system);
     const interfaces = await interfacesSection(
       roots,

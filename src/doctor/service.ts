@@ -31,6 +31,7 @@ interface ServiceStatus {
   alerts?: { list?: ActiveAlertStatus[] };
   hardware?: { onewire?: { buses?: BusStatus[]; missing?: unknown[] } };
   history?: { chunkBytesWritten?: number };
+  gateway?: { certificateWarning?: string | null };
 }
 
 /** An API token the doctor sends to a service with auth on (read from the environment, not an argument: ps shows arguments). */
@@ -105,6 +106,13 @@ export async function serviceSection(
     s.findings.push({
       verdict: 'warn',
       text: `active alert since ${a.since}${a.acknowledged ? ' (acknowledged)' : ''}: ${a.title}: ${a.text}`,
+    });
+  // The certificate the running service serves: read at its start, so a renewed file needs a restart.
+  const served = status.gateway?.certificateWarning;
+  if (served)
+    s.findings.push({
+      verdict: 'warn',
+      text: `the service serves a certificate it read at its start: ${served}`,
     });
   const written = status.history?.chunkBytesWritten;
   const uptime = status.uptime;

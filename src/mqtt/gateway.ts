@@ -9,6 +9,7 @@ import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
 import type { TlsIdentity } from './tls-cert.js';
 import { listen } from './listen.js';
+import { certificateValidity } from '../shared/cert-validity.js';
 import { isAddressInUse, portInUseMessage } from '../shared/port-in-use.js';
 
 export interface GatewayStatus {
@@ -16,6 +17,10 @@ export interface GatewayStatus {
   listening: boolean;
   error: string | null;
   certificate: string;
+  /** When the served certificate ends (ISO); null when it cannot be read as one. */
+  certificateValidTo: string | null;
+  /** Why browsers refuse, or will soon refuse, it (expired, ending within days, not valid yet); null when none. */
+  certificateWarning: string | null;
 }
 
 export class Gateway {
@@ -98,6 +103,15 @@ export class Gateway {
       listening: this.server !== null,
       error: this.error,
       certificate: this.opts.tls.source,
+      // Worked out at each request: a certificate that ends while the service runs shows here.
+      ...certificateStatus(this.opts.tls),
     };
   }
+}
+
+function certificateStatus(tls: TlsIdentity): Pick<GatewayStatus, 'certificateValidTo' | 'certificateWarning'> {
+  const validity = certificateValidity(tls.cert, tls.source);
+  return 'error' in validity
+    ? { certificateValidTo: null, certificateWarning: validity.error }
+    : { certificateValidTo: validity.validTo, certificateWarning: validity.warning };
 }

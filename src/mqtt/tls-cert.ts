@@ -10,6 +10,7 @@ import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../log.js';
+import { certificateValidity } from '../shared/cert-validity.js';
 import { isWallSet } from '../shared/wall-set.js';
 
 export const CERT_FILE = 'gateway-cert.pem';
@@ -35,7 +36,11 @@ export async function gatewayIdentity(
 ): Promise<TlsIdentity> {
   if (opts.certFile || opts.keyFile) {
     if (!opts.certFile || !opts.keyFile) throw new Error('httpsCert and httpsKey must be given together');
-    return { cert: readFileSync(opts.certFile), key: readFileSync(opts.keyFile), source: opts.certFile };
+    const cert = readFileSync(opts.certFile);
+    // Served all the same (browsers judge by their own clocks), but a refused dashboard is explained.
+    const validity = certificateValidity(cert, opts.certFile);
+    if ('warning' in validity && validity.warning) log.warn({ cert: opts.certFile }, validity.warning);
+    return { cert, key: readFileSync(opts.keyFile), source: opts.certFile };
   }
   const certPath = path.join(opts.dataDir, CERT_FILE);
   const keyPath = path.join(opts.dataDir, KEY_FILE);
