@@ -43,7 +43,7 @@ smoke_start() {
 unit_environment() {
   local unit="$1/systemd/$SERVICE"
   [ -f "$unit" ] || unit="$UNIT_FILE"
-  "$NODE_BIN" "$SRC_DIR/scripts/unit-environment.mjs" "$DESTDIR" "$SERVICE" "$unit" "/etc/systemd/system/$SERVICE"
+  "$NODE_BIN" "$SRC_DIR/scripts/unit-environment.mjs" "$DESTDIR" "$SERVICE" "$unit" "/etc/systemd/system/$SERVICE" "${@:2}"
 }
 
 # Asks the staged release whether the settings the service runs with still hold (the smoke start
@@ -55,9 +55,13 @@ unit_environment() {
 check_config() {
   local dir="$1" which="${2:-new release}" again="${3:-then run the installer again}"
   local home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
-  local vars=() origins=()
+  local vars=() origins=() data_dir="$DATA_DIR" unit_data=""
   home="$(mktemp -d)"
   unit_environment "$dir" >"$home/env"
+  # The data dir the service reads: a drop-in that replaces ExecStart may give another --data-dir.
+  unit_environment "$dir" --files >"$home/files"
+  { IFS= read -r -d '' _ && IFS= read -r -d '' unit_data; } <"$home/files" || true
+  case "$unit_data" in /*) data_dir="$DESTDIR$unit_data" ;; esac
   while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
     # Before the config file is written, the default one stands in for it (below): the unit's
     # file named again by a drop-in is that one, not a second file.
@@ -80,7 +84,7 @@ check_config() {
   local root=()
   if [ -n "$DESTDIR" ]; then root=(--root "$DESTDIR"); fi
   local check=(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check)
-  local given=(--config "$config" --data-dir "$DATA_DIR")
+  local given=(--config "$config" --data-dir "$data_dir")
   if out="$("${check[@]}" "${root[@]}" "${given[@]}" 2>&1)"; then
     rm -rf "$home"
     return 0

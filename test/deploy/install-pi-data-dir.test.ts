@@ -107,3 +107,25 @@ t.test('--purge of a data dir linked to a disk not mounted says so, naming where
   t.match(purged.stdout, `was a link: removed it, and kept the data dir it led to, ${gone}`);
   t.notMatch(purged.stdout, /purged .*var\/lib\/edgeblocks/, 'not said to be purged');
 });
+
+// A drop-in that replaces the unit's ExecStart with another --data-dir (`sudo systemctl edit
+// edgeblocks`) moves the service's data; the installer's check still read /var/lib/edgeblocks:
+// with auth on and the users where the service keeps them, every upgrade was refused ("no user
+// in /var/lib/edgeblocks") and a database there the new release could not read passed unseen.
+// The check is now given the dir (and file) of the effective ExecStart.
+t.test('the data dir of a drop-in’s ExecStart is the one the check reads', async (t) => {
+  const { sb, current, v1, upgrade } = installed(t);
+  put(sb, 'etc/edgeblocks/config.json', '{ "auth": true }\n');
+  mkdirSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true });
+  put(
+    sb,
+    'etc/systemd/system/edgeblocks.service.d/override.conf',
+    `[Service]\nExecStart=\nExecStart=/usr/bin/node ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir /srv/brew\n`,
+  );
+  const { UsersFile } = await import('../../src/auth/users.js');
+  mkdirSync(join(sb.root, 'srv/brew'), { recursive: true });
+  await new UsersFile(join(sb.root, 'srv/brew')).load().add('brewer', 'a long enough password');
+  const up = upgrade();
+  t.equal(up.code, 0, up.stderr);
+  t.not(current(), v1, 'upgraded');
+});
