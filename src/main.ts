@@ -37,14 +37,11 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
   const asService = given.every((v) => v === undefined);
   const fromUnit = asService ? unit.serviceVariables(root, {}) : new Map();
+  const commandLine = asService ? unit.serviceCommandLine(root) : null;
+  const several = unit.severalExecStart(commandLine);
+  if (several) console.error(`edgeblocks: warning: ${several}`);
   try {
-    const config = app.loadInstalledConfig(
-      args.values,
-      env,
-      root,
-      fromUnit,
-      asService ? unit.serviceCommandLine(root) : null,
-    );
+    const config = app.loadInstalledConfig(args.values, env, root, fromUnit, commandLine);
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
     const cert =
       config.httpsPort > 0 && config.httpsCert ? app.certificateFileWarning(config.httpsCert, args.root) : null;

@@ -27,7 +27,13 @@ import { countProblems, renderText, section, type Report, type Section } from '.
 import { rootsAt, type Roots } from './roots.js';
 import { serviceSection } from './service.js';
 import { historyRateFromFiles, systemSection } from './system.js';
-import { notARoot, serviceCommandLine, serviceVariables, type UnitVariable } from './unit-environment.js';
+import {
+  notARoot,
+  serviceCommandLine,
+  serviceVariables,
+  severalExecStart,
+  type UnitVariable,
+} from './unit-environment.js';
 
 const DOCTOR_FLAGS: FlagTable = {
   json: { type: 'boolean' },
@@ -197,6 +203,8 @@ export async function buildReport(
       diskFreePercent,
       service?.historyRate ?? historyRateFromFiles(config.dataDir),
     );
+    const several = severalExecStart(serviceCommandLine(roots.root));
+    if (several) system.findings.push({ verdict: 'fail', text: several });
     const fromUnit = unitFact(options.fromUnit ?? new Map());
     if (fromUnit) system.facts.push(['service environment', fromUnit]);
     // The certificate file as it is now (a dashboard refused in the browser); the served one is in the Service section.

@@ -237,6 +237,12 @@ export function serviceVariables(
   return vars;
 }
 
+/** Why systemd refuses a unit whose drop-in adds an ExecStart= without clearing the one before; null when it does not. */
+export function severalExecStart(line: UnitCommandLine | null): string | null {
+  if (!line?.several) return null;
+  return `${line.from} adds an ExecStart= without an empty "ExecStart=" line before it, so the service has two and systemd refuses to start it ("more than one ExecStart= setting"); begin its [Service] section with ExecStart= (sudo systemctl edit edgeblocks)`;
+}
+
 /** The command line the installed unit under `root` and its drop-ins start the service with (unitCommandLine). */
 export function serviceCommandLine(root: string): UnitCommandLine | null {
   const at = root.replace(/\/+$/, '');

@@ -131,3 +131,24 @@ t.test("the doctor finds the service in the drop-in's data dir and asks it on th
   const view = sectionNamed((JSON.parse(res.stdout) as { sections: Section[] }).sections, /^Service$/);
   t.match(Object.fromEntries(view.facts), { api: `http://127.0.0.1:${service.port}/edge-one/system/status` });
 });
+
+// A drop-in with a new ExecStart= but no empty one before it gives the service two: systemd
+// refuses to start it, while check said the configuration was valid and the doctor nothing.
+t.test('a drop-in that adds a second ExecStart: check warns, the doctor fails it', async (t) => {
+  const s = setUp(t, 'pi4', { w1: [] });
+  install(s.root, {
+    'etc/systemd/system/edgeblocks.service.d/override.conf': `[Service]\nExecStart=${NODE_LINE} --data-dir /srv/brew\n`,
+  });
+  writeFileSync(path.join(s.root, 'etc/edgeblocks/config.json'), '{}');
+  const res = check(s.root);
+  t.equal(res.code, 0, res.err);
+  const says = /override\.conf adds an ExecStart= without an empty "ExecStart=" line before it.*systemd refuses/;
+  t.match(res.err, says);
+  const report = doctor(['--root', s.root, '--hardware', 'sim', '--sim-config', s.simConfig, '--json']);
+  const findings = (JSON.parse(report.stdout) as { sections: Section[] }).sections.flatMap((x) => x.findings);
+  t.match(
+    findings.find((f) => says.test(f.text)),
+    { verdict: 'fail' },
+    JSON.stringify(findings),
+  );
+});
