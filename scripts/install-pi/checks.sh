@@ -55,13 +55,26 @@ unit_environment() {
 check_config() {
   local dir="$1" which="${2:-new release}" again="${3:-then run the installer again}"
   local home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
-  local vars=() origins=() data_dir="$DATA_DIR" unit_data=""
+  local vars=() origins=() data_dir="$DATA_DIR" args=() flags=() word i
   home="$(mktemp -d)"
   unit_environment "$dir" >"$home/env"
-  # The data dir the service reads: a drop-in that replaces ExecStart may give another --data-dir.
-  unit_environment "$dir" --files >"$home/files"
-  { IFS= read -r -d '' _ && IFS= read -r -d '' unit_data; } <"$home/files" || true
-  case "$unit_data" in /*) data_dir="$DESTDIR$unit_data" ;; esac
+  # The service's flags in its effective ExecStart (a drop-in may replace it): the release is
+  # asked with them (but its --config and --data-dir, given below), and the data dir it reads is
+  # their --data-dir (the last one, as the service takes it).
+  unit_environment "$dir" --args >"$home/args"
+  while IFS= read -r -d '' word; do args+=("$word"); done <"$home/args"
+  for ((i = 0; i < ${#args[@]}; i++)); do
+    case "${args[i]}" in
+      --data-dir)
+        if [[ "${args[i + 1]:-}" == /* ]]; then data_dir="$DESTDIR${args[i + 1]}"; fi
+        i=$((i + 1))
+        ;;
+      --data-dir=*) if [[ "${args[i]}" == --data-dir=/* ]]; then data_dir="$DESTDIR${args[i]#--data-dir=}"; fi ;;
+      --config) i=$((i + 1)) ;;
+      --config=*) ;;
+      *) flags+=("${args[i]}") ;;
+    esac
+  done
   while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
     # Before the config file is written, the default one stands in for it (below): the unit's
     # file named again by a drop-in is that one, not a second file.
@@ -84,7 +97,7 @@ check_config() {
   local root=()
   if [ -n "$DESTDIR" ]; then root=(--root "$DESTDIR"); fi
   local check=(env -i PATH="$PATH" HOME="$home" "${vars[@]}" "$NODE_BIN" "$dir/dist/src/main.js" check)
-  local given=(--config "$config" --data-dir "$data_dir")
+  local given=("${flags[@]}" --config "$config" --data-dir "$data_dir")
   if out="$("${check[@]}" "${root[@]}" "${given[@]}" 2>&1)"; then
     rm -rf "$home"
     return 0

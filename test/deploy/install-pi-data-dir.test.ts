@@ -129,3 +129,19 @@ t.test('the data dir of a drop-in’s ExecStart is the one the check reads', asy
   t.equal(up.code, 0, up.stderr);
   t.not(current(), v1, 'upgraded');
 });
+
+// The flags of a drop-in's ExecStart are the service's too: one the staged release refuses (a
+// flag an older release took, or one a rollback's older release does not know) passed the check,
+// which was given only --config and --data-dir, and the service stopped at its restart.
+t.test('a flag of a drop-in’s ExecStart the release refuses stops the upgrade', async (t) => {
+  const { sb, current, v1, upgrade } = installed(t);
+  put(
+    sb,
+    'etc/systemd/system/edgeblocks.service.d/override.conf',
+    `[Service]\nExecStart=\nExecStart=/usr/bin/node ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir /var/lib/edgeblocks --emit-interval soon\n`,
+  );
+  const up = upgrade();
+  t.equal(up.code, 1, 'the upgrade stops');
+  t.match(up.stderr, /emitInterval \(flag --emit-interval\)/);
+  t.equal(current(), v1, 'still on the first release');
+});
