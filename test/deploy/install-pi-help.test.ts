@@ -20,7 +20,11 @@ t.test('--help shows every option and every environment setting, whole', async (
   const script = [join(sb.src, 'scripts/install-pi.sh'), ...readdirSync(parts).map((name) => join(parts, name))]
     .map((file) => readFileSync(file, 'utf8'))
     .join('\n');
-  const options = [...script.matchAll(/^\s+(--[a-z-]+)\)/gm)].map((m) => m[1]!);
+  // The options are the patterns of the argument loop (`while [ $# -gt 0 ]; do case "$1" in`), not
+  // those of a case that reads a unit's ExecStart words (checks.sh).
+  const loop = /while \[ \$# -gt 0 \]; do\n\s+case "\$1" in\n([\s\S]*?)\n\s+esac/.exec(script);
+  t.ok(loop, 'the argument loop is found');
+  const options = [...(loop?.[1] ?? '').matchAll(/^\s+(--[a-z-]+)\)/gm)].map((m) => m[1]!);
   t.ok(options.includes('--dry-run') && options.length >= 7, `the options the script parses: ${options.join(' ')}`);
   for (const option of options)
     t.match(help.stdout, new RegExp(`^\\s+${option}\\s+\\S`, 'm'), `${option} is explained`);
