@@ -104,7 +104,7 @@ export class Alerts implements AlertsApi {
     });
     const pending = new PendingStore(
       d.db,
-      () => rc.now(),
+      rc,
       (e) => d.storage?.noteError(e) ?? isStorageFailure(e),
       (problem) => d.log.warn(problem),
     );
@@ -114,7 +114,7 @@ export class Alerts implements AlertsApi {
       save: (a) => this.store.saveActive(toWall(a, this.clock)),
       remove: (key) => this.store.removeActive(key),
       emit: (event, alert, ended) => this.onEvent(event, alert, ended),
-      pending: { load: () => pending.load(), save: (streaks, now) => pending.save(streaks, now) },
+      pending: { load: () => pending.load(), save: (s, r, now) => pending.save(s, r, now) },
     });
     this.conditions = new Conditions({ ...d, runtime: d.runtime });
     this.schedule = new CheckSchedule(d.timers ?? systemTimers, this.clock, s.checkIntervalMs, () => this.evaluate());

@@ -2,13 +2,18 @@
 // record in the settings table. An `after` is a duration, counted on the monotonic clock (DESIGN
 // §11), which starts again at every boot: a streak is kept as its ages at the save (how long it
 // had been seen, counted, clear) and goes on from them at the next start. The time the service
-// was stopped does not count (nothing watched then), whatever the wall clock says of it: a sensor
-// null for 50 min of a 60 min `after`, then a restart, fires 10 min after the start; a controller
-// that crashes every 20 min fires in its third run, where it started the hour over every time. A
-// kill -9 loses at most the time since the last save (PENDING_SAVE_MS).
+// was stopped does not count toward the `after` (nothing watched then), whatever the wall clock
+// says of it, and neither does the time after the start before the condition is known again (a
+// sensor before its first read, tracker.ts): a sensor null for 50 min of a 60 min `after`, then a
+// restart, fires 10 min after its first read; a controller that crashes every 20 min fires in its
+// third run, where it started the hour over every time. When the problem was first seen is a
+// time a person reads (the alert's firstSeenAt): it is the real one, the wall time of the save
+// less its age, as far as the clock shows the stop (a clock not set then or now, or behind the
+// save, shows nothing of it). A kill -9 loses at most the time since the last save (PENDING_SAVE_MS).
 import type { Db } from '../store/db.js';
 import { parseJson } from '../shared/json.js';
-import type { Streak } from './tracker.js';
+import { isWallSet } from '../shared/wall-set.js';
+import type { RestoredStreak, Streak } from './tracker.js';
 
 const RECORD_KEY = 'alert-pending';
 /** A streak is about 150 bytes: room for thousands of blocks' conditions. */
@@ -26,6 +31,8 @@ interface StoredStreak {
 }
 
 interface StoredRecord {
+  /** The wall time of the save (epoch ms), or null when the clock was not set. */
+  savedAt?: number | null;
   pending: StoredStreak[];
 }
 
@@ -34,53 +41,85 @@ export class PendingStore {
 
   constructor(
     private readonly db: Db,
-    /** Monotonic ms. */
-    private readonly now: () => number,
+    /** Monotonic ms, and the wall clock (epoch ms; null while not set). */
+    private readonly clock: { now: () => number; wall: () => number | null },
     /** A write the storage refused (a full disk): noted, not thrown; true when it was the storage. */
     private readonly storageFailed: (e: unknown) => boolean,
     private readonly warn: (problem: string) => void,
   ) {}
 
-  load(): Array<[string, Streak]> {
+  /** The streaks as the last run left them, on this run's monotonic clock. */
+  load(): Array<[string, RestoredStreak]> {
     const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(RECORD_KEY) as
       | { value: string }
       | undefined;
     if (!row) return [];
     const parsed = parseJson(row.value, { maxBytes: MAX_BYTES, what: 'the pending alerts record' });
-    const record = parsed.ok ? (parsed.value as Partial<StoredRecord>) : null;
-    if (!record || !Array.isArray(record.pending)) {
+    const record = parsed.ok ? (parsed.value as Partial<StoredRecord> | null) : null;
+    if (!record || typeof record !== 'object' || !Array.isArray(record.pending)) {
       this.warn('the pending alerts record is not valid: their times start again');
       return [];
     }
-    const now = this.now();
-    const out: Array<[string, Streak]> = [];
-    for (const s of record.pending as Partial<StoredStreak>[]) {
-      if (!validStreak(s)) continue;
-      const streak: Streak = {
-        firstSeenAt: now - s.seenMs,
-        countFrom: now - s.countedMs,
-        clearSince: s.clearMs === null ? null : now - s.clearMs,
-        count: s.count,
-      };
-      if (typeof s.toward === 'string' && typeof s.best === 'number') {
-        streak.toward = s.toward;
-        streak.best = s.best;
+    const now = this.clock.now();
+    const gap = this.stoppedFor(record.savedAt);
+    const out: Array<[string, RestoredStreak]> = [];
+    const bad: string[] = [];
+    for (const s of record.pending as Array<Partial<StoredStreak> | null>) {
+      const problem = streakProblem(s);
+      if (problem) {
+        bad.push(problem);
+        continue;
       }
-      out.push([s.key, streak]);
+      const v = s as StoredStreak;
+      const streak: RestoredStreak = {
+        firstSeenAt: now - gap - v.seenMs,
+        countedMs: v.countedMs,
+        clearMs: v.clearMs,
+        count: v.count,
+      };
+      if (v.toward !== undefined) {
+        streak.toward = v.toward;
+        streak.best = v.best;
+      }
+      out.push([v.key, streak]);
     }
+    if (bad.length)
+      this.warn(
+        `${bad.length} of the ${record.pending.length} pending alerts in their stored record ${bad.length === 1 ? 'is' : 'are'} not valid (${bad.slice(0, 3).join('; ')}${bad.length > 3 ? '; ...' : ''}): ${bad.length === 1 ? 'its' : 'their'} times start again, the others go on`,
+      );
     return out;
   }
 
-  save(streaks: ReadonlyMap<string, Streak>, now: number): void {
+  /** How long the service was stopped, as the wall clock shows it; 0 when it shows nothing of it. */
+  private stoppedFor(savedAt: unknown): number {
+    const wall = this.clock.wall();
+    if (typeof savedAt !== 'number' || !isWallSet(savedAt) || wall === null || !isWallSet(wall)) return 0;
+    return Math.max(0, wall - savedAt);
+  }
+
+  save(streaks: ReadonlyMap<string, Streak>, restored: ReadonlyMap<string, RestoredStreak>, now: number): void {
+    const wall = this.clock.wall();
     const record: StoredRecord = {
-      pending: [...streaks].map(([key, s]) => ({
-        key,
-        seenMs: Math.round(now - s.firstSeenAt),
-        countedMs: Math.round(now - s.countFrom),
-        clearMs: s.clearSince === null ? null : Math.round(now - s.clearSince),
-        count: s.count,
-        ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
-      })),
+      savedAt: wall !== null && isWallSet(wall) ? Math.round(wall) : null,
+      pending: [
+        ...[...streaks].map(([key, s]) => ({
+          key,
+          seenMs: Math.round(now - s.firstSeenAt),
+          countedMs: Math.round(now - s.countFrom),
+          clearMs: s.clearSince === null ? null : Math.round(now - s.clearSince),
+          count: s.count,
+          ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
+        })),
+        // Not known since the start (a sensor not read yet): kept as they were, but for the time since first seen.
+        ...[...restored].map(([key, s]) => ({
+          key,
+          seenMs: Math.round(now - s.firstSeenAt),
+          countedMs: s.countedMs,
+          clearMs: s.clearMs,
+          count: s.count,
+          ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
+        })),
+      ],
     };
     try {
       this.db
@@ -99,14 +138,20 @@ export class PendingStore {
 
 const age = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
-function validStreak(s: Partial<StoredStreak> | null): s is StoredStreak {
-  return (
-    s !== null &&
-    typeof s === 'object' &&
-    typeof s.key === 'string' &&
-    age(s.seenMs) &&
-    age(s.countedMs) &&
-    (s.clearMs === null || age(s.clearMs)) &&
-    Number.isSafeInteger(s.count)
-  );
+/** What is wrong with a stored streak (naming its key where it has one), or null. */
+function streakProblem(s: Partial<StoredStreak> | null): string | null {
+  if (s === null || typeof s !== 'object' || Array.isArray(s)) return 'an entry that is not an object';
+  if (typeof s.key !== 'string' || s.key === '') return 'an entry without a key';
+  const bad = (field: string, v: unknown) =>
+    `${s.key}: ${field} ${typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v))}`;
+  if (!age(s.seenMs)) return bad('seenMs', s.seenMs);
+  if (!age(s.countedMs)) return bad('countedMs', s.countedMs);
+  if (s.clearMs !== null && !age(s.clearMs)) return bad('clearMs', s.clearMs);
+  // A count is how often the problem went bad: 1 or more, whole.
+  if (!Number.isSafeInteger(s.count) || (s.count as number) < 1) return bad('count', s.count);
+  if (s.toward !== undefined || s.best !== undefined) {
+    if (typeof s.toward !== 'string') return bad('toward', s.toward);
+    if (typeof s.best !== 'number' || !Number.isFinite(s.best)) return bad('best', s.best);
+  }
+  return null;
 }

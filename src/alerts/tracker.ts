@@ -7,7 +7,9 @@
 // yet (a sensor not read since the start) is neither bad nor clear: its streak and its alert
 // wait, so a start is never an event. The streaks (problems waiting out their `after`) are stored
 // too (pending-record.ts), as the time they have run: a restart, or a controller that crashes
-// again and again, does not start their time over.
+// again and again, does not start their time over. A stored streak goes on from the first
+// evaluation that knows its condition again: the wait for a sensor's first read after a start
+// counts toward its `after` no more than the time the service was stopped.
 import type { ActiveAlert, AlertEnd, AlertEventKind, Observation } from './types.js';
 
 /** How often the streaks are stored at most, while there are any or they changed: what a kill -9 loses at most. */
@@ -23,8 +25,8 @@ export interface TrackerOptions {
   emit: (event: AlertEventKind, alert: ActiveAlert, ended?: AlertEnd) => void;
   /** The streaks as a restart left them (monotonic ms of this run), and where they go. */
   pending?: {
-    load: () => Array<[string, Streak]>;
-    save: (streaks: ReadonlyMap<string, Streak>, now: number) => void;
+    load: () => Array<[string, RestoredStreak]>;
+    save: (streaks: ReadonlyMap<string, Streak>, restored: ReadonlyMap<string, RestoredStreak>, now: number) => void;
   };
 }
 
@@ -41,17 +43,33 @@ export interface Streak {
   best?: number;
 }
 
+/**
+ * A streak stored by an earlier run, not known again since the start: its ages wait (they do not
+ * grow with the time before the condition is known), its first sighting is a time (this run's
+ * monotonic ms, as far before the start as it really was).
+ */
+export interface RestoredStreak {
+  firstSeenAt: number;
+  countedMs: number;
+  clearMs: number | null;
+  count: number;
+  toward?: string;
+  best?: number;
+}
+
 export class Tracker {
   private readonly active = new Map<string, ActiveAlert>();
   private readonly clearSince = new Map<string, number>();
   private readonly streaks = new Map<string, Streak>();
+  /** Stored streaks whose condition is not known yet since the start (RestoredStreak). */
+  private readonly restored = new Map<string, RestoredStreak>();
   /** The streaks changed since they were stored; when they were stored (monotonic ms). */
   private streaksChanged = false;
   private streaksSavedAt = -Infinity;
 
   constructor(private readonly o: TrackerOptions) {
     for (const a of o.load()) this.active.set(a.key, a);
-    for (const [key, streak] of o.pending?.load() ?? []) if (!this.active.has(key)) this.streaks.set(key, streak);
+    for (const [key, streak] of o.pending?.load() ?? []) if (!this.active.has(key)) this.restored.set(key, streak);
   }
 
   /** Stores the streaks now (at a stop; update() does so every PENDING_SAVE_MS while there are any or they changed). */
@@ -59,7 +77,7 @@ export class Tracker {
     if (!this.o.pending) return;
     this.streaksChanged = false;
     this.streaksSavedAt = now;
-    this.o.pending.save(this.streaks, now);
+    this.o.pending.save(this.streaks, this.restored, now);
   }
 
   list(): ActiveAlert[] {
@@ -75,6 +93,7 @@ export class Tracker {
    * known yet (neither bad nor clear: nothing about them changes).
    */
   update(seen: Observation[], now: number, resolveAfterMs: number, unknown: ReadonlySet<string> = NONE): void {
+    this.resume(now, unknown);
     const present = new Set<string>();
     for (const obs of seen) {
       present.add(obs.key);
@@ -109,8 +128,31 @@ export class Tracker {
       }
     }
     // At most every PENDING_SAVE_MS (a flapping sensor changes them every second): what a kill -9 loses.
-    if ((this.streaksChanged || this.streaks.size > 0) && now - this.streaksSavedAt >= PENDING_SAVE_MS)
+    if (
+      (this.streaksChanged || this.streaks.size > 0 || this.restored.size > 0) &&
+      now - this.streaksSavedAt >= PENDING_SAVE_MS
+    )
       this.savePending(now);
+  }
+
+  /** Stored streaks whose condition is known now (bad or clear) go on from their ages at `now`. */
+  private resume(now: number, unknown: ReadonlySet<string>): void {
+    for (const [key, r] of this.restored) {
+      if (unknown.has(key)) continue;
+      this.restored.delete(key);
+      this.streaksChanged = true;
+      const streak: Streak = {
+        firstSeenAt: r.firstSeenAt,
+        countFrom: now - r.countedMs,
+        clearSince: r.clearMs === null ? null : now - r.clearMs,
+        count: r.count,
+      };
+      if (r.toward !== undefined) {
+        streak.toward = r.toward;
+        streak.best = r.best;
+      }
+      this.streaks.set(key, streak);
+    }
   }
 
   /** A one-shot alert (an unclean stop): fires now, stays until acknowledged. */
@@ -237,7 +279,7 @@ export class Tracker {
   private resolve(alert: ActiveAlert, ended?: AlertEnd): void {
     this.active.delete(alert.key);
     this.clearSince.delete(alert.key);
-    if (this.streaks.delete(alert.key)) this.streaksChanged = true;
+    if (this.streaks.delete(alert.key) || this.restored.delete(alert.key)) this.streaksChanged = true;
     this.o.remove(alert.key);
     this.o.emit('resolved', alert, ended);
   }

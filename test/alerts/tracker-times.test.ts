@@ -98,7 +98,8 @@ t.test(
       let at = 0;
       const store = new PendingStore(
         db,
-        () => at,
+        // No wall clock (not set): the time stopped shows nowhere.
+        { now: () => at, wall: () => null },
         () => false,
         (p) => t.fail(p),
       );
@@ -109,7 +110,7 @@ t.test(
         save: () => undefined,
         remove: () => undefined,
         emit: (e) => events.push(e),
-        pending: { load: () => store.load(), save: (s, now) => store.save(s, now) },
+        pending: { load: () => store.load(), save: (s, r, now) => store.save(s, r, now) },
       });
       /** The problem seen each minute of this run from `from` up to `to`: the minute it fires, or null. */
       const untilFired = (to = 120, from = 0) => {

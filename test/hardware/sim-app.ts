@@ -32,6 +32,8 @@ export interface SimAppOptions {
   config?: Partial<Record<keyof Config, string>>;
   /** Start time of the manual clock. */
   start?: number;
+  /** The manual clock itself (its wall clock where a test wants it: on after a restart, not set); `start` is then unused. */
+  clock?: ManualClock;
   /** Extra hooks run before the app's hardware service on every step. */
   hooks?: TickHook[];
 }
@@ -54,7 +56,7 @@ export async function simApp(opts: SimAppOptions = {}): Promise<SimApp> {
     writeFileSync(values.simConfig, JSON.stringify(opts.sim));
   }
   const config = loadConfig(values, {});
-  const clock = new ManualClock(opts.start ?? 1000);
+  const clock = opts.clock ?? new ManualClock(opts.start ?? 1000);
   const cleanup = () => {
     if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (simDir) rmSync(simDir, { recursive: true, force: true });
