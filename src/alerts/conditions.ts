@@ -13,8 +13,11 @@ import type { ConditionKind, Observation } from './types.js';
 export interface ConditionSources {
   runtime: BlockRuntime;
   controlEnabled: () => boolean;
-  /** null with the embedded broker (it cannot be unreachable). */
-  brokerConnected: () => boolean | null;
+  /**
+   * null with the embedded broker (it cannot be unreachable); 'connecting' until the first try
+   * to connect since the start has ended: not known yet, so a start is no "unreachable".
+   */
+  brokerConnected: () => boolean | null | 'connecting';
   /** null without a history store. */
   historyOk: () => StoreHealth | null;
   /** The controller's own history points dropped lately: why; null when not (or without history). */
@@ -191,7 +194,7 @@ export class Conditions {
       }
     }
     if (rules.hardware.enabled) this.hardware(out, unknown, rules.hardware.after);
-    if (rules.service.enabled) this.service(out, rules);
+    if (rules.service.enabled) this.service(out, unknown, rules);
     return { seen: out, unknown };
   }
 
@@ -267,7 +270,7 @@ export class Conditions {
     }
   }
 
-  private service(out: Observation[], rules: Rules): void {
+  private service(out: Observation[], unknown: Set<string>, rules: Rules): void {
     const after = rules.service.unreachableAfter;
     if (!this.s.controlEnabled())
       out.push({
@@ -277,7 +280,9 @@ export class Conditions {
         tolerateGaps: false,
         text: 'Control is disabled: every output is in its safe state',
       });
-    if (this.s.brokerConnected() === false)
+    const broker = this.s.brokerConnected();
+    if (broker === 'connecting') unknown.add('broker-unreachable');
+    else if (broker === false)
       out.push({
         key: 'broker-unreachable',
         kind: 'broker-unreachable',

@@ -61,7 +61,8 @@ export function createAlerts({
     log: log.child({ module: 'alerts' }),
     timers,
     controlEnabled: () => control.enabled,
-    brokerConnected: () => (config.mqttUrl === 'embedded' ? null : mqtt.connected),
+    brokerConnected: () =>
+      config.mqttUrl === 'embedded' ? null : mqtt.connected ? true : mqtt.triedToConnect ? false : 'connecting',
     historyOk: () => (history ? history.store.health() : null),
     historyDropping: () => history?.ownDrop() ?? null,
     hardware: () => ({ ...layer.devices(), buses: layer.onewire.buses() }),

@@ -10,6 +10,8 @@ import type { Topics } from './topics.js';
 export interface AppMqtt {
   readonly topics: Topics;
   readonly connected: boolean;
+  /** A first try to connect has ended since the start (connected or failed): until then, not connected says nothing of the broker. */
+  readonly triedToConnect: boolean;
   /** Publish now (QoS 0). Objects are sent as JSON, strings and buffers as they are. Returns false, dropping the message, while disconnected. */
   publish(topic: string, payload: unknown, opts?: { retain?: boolean }): boolean;
   /** Publish with QoS 1 (payload as for publish): true once the broker acknowledged and took it; false at once while disconnected, and when refused (over MQTT 5, by its access rules) or cut off first. */

@@ -84,6 +84,8 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   private retry: NodeJS.Timeout | null = null;
   private stopping = false;
   private wasConnected = false;
+  /** A first attempt to connect has ended (connected or failed). */
+  private attemptEnded = false;
   private connectedSince: Date | null = null;
   private connects = 0;
   private lastError: string | null = null;
@@ -106,6 +108,11 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
 
   get connected(): boolean {
     return this.client?.connected === true;
+  }
+
+  /** Whether a try to connect has ended since the start, either way: before that, not connected is not yet unreachable. */
+  get tried(): boolean {
+    return this.attemptEnded;
   }
 
   /** The broker URL without credentials, for logs and status. */
@@ -282,6 +289,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   }
 
   private onConnect(): void {
+    this.attemptEnded = true;
     this.backoff.reset();
     this.wasConnected = true;
     this.outageLogged = false;
@@ -294,6 +302,7 @@ export class MqttConnection extends EventEmitter<{ connect: []; disconnect: [] }
   }
 
   private onClose(): void {
+    this.attemptEnded = true;
     this.unacked = 0;
     const lost = this.wasConnected;
     this.wasConnected = false;

@@ -177,6 +177,9 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     get connected() {
       return conn?.connected ?? false;
     },
+    get triedToConnect() {
+      return conn?.tried ?? false;
+    },
     get brokerPort() {
       return broker?.port ?? null;
     },
