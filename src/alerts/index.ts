@@ -187,11 +187,15 @@ export class Alerts implements AlertsApi {
     this.d.documents.on('deleted', onDeleted);
     const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
     this.d.runtime.on('change', onChange);
+    // Active alerts are stored with wall times: after a jump, or a clock set from 1970, again (times.ts).
     const onJump = (jump: ClockJump) => {
       this.store.shiftTimes(jump.byMs);
       this.outbox.clockJumped();
+      this.tracker.storeAgain();
     };
+    const onClockSet = () => this.tracker.storeAgain();
     this.d.runtime.on('clockJump', onJump);
+    this.d.runtime.on('clockSet', onClockSet);
     // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
     // (after the blocks ran) instead of in one of their own. The timer is the fallback for when
     // no tick comes (control disabled), set again on every tick (check-schedule.ts).
@@ -203,6 +207,7 @@ export class Alerts implements AlertsApi {
       () => this.d.runtime.off('change', onChange),
       () => this.d.runtime.off('tick', onTick),
       () => this.d.runtime.off('clockJump', onJump),
+      () => this.d.runtime.off('clockSet', onClockSet),
     );
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();

@@ -2,6 +2,7 @@
 // Pi without a real-time clock) neither fires, resolves nor stretches an alert. Wall-clock
 // times exist only where a person reads them (the API, the stored row, a message's `at`) and
 // are made from the monotonic ones against the clock as it reads now.
+import { isWallSet } from '../shared/wall-set.js';
 import type { ActiveAlert } from './types.js';
 
 export interface AlertClock {
@@ -24,16 +25,24 @@ export function toWall(a: ActiveAlert, clock: AlertClock): ActiveAlert {
 /**
  * A stored alert (wall-clock times, written by an earlier run) on this run's monotonic clock.
  * The time between its last sighting and now counts when the clock shows it; a clock behind
- * that sighting (a Pi that booted at an old saved time) gives nothing for the gap, never less.
+ * that sighting (a Pi that booted at an old saved time) gives nothing for the gap, never less,
+ * and so does a clock that was not set when the alert was stored or is not set now (a Pi
+ * without a real-time clock before network time: 1970): its times are then as long before now
+ * as they were before its last sighting, never 1970 once the clock is set. A time stored
+ * while the clock was not set, beside a last sighting that was (stored by an earlier version),
+ * is taken as that sighting: what it was is not known.
  */
 export function fromWall(a: ActiveAlert, clock: AlertClock): ActiveAlert {
   const now = clock.now();
   const wall = clock.wall();
-  const gap = Math.max(0, wall - a.lastSeenAt);
+  const last = a.lastSeenAt;
+  const gap = isWallSet(last) && isWallSet(wall) ? Math.max(0, wall - last) : 0;
   const out = { ...a };
   for (const k of TIMES) {
-    if (out[k] === null) continue;
-    out[k] = now - gap - Math.max(0, a.lastSeenAt - out[k]!);
+    const t = out[k];
+    if (t === null) continue;
+    const before = isWallSet(last) && !isWallSet(t) ? 0 : Math.max(0, last - t);
+    out[k] = now - gap - before;
   }
   return out;
 }

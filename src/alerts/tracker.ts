@@ -80,6 +80,14 @@ export class Tracker {
     this.o.pending.save(this.streaks, this.restored, now);
   }
 
+  /**
+   * Stores every active alert again: the wall clock moved (a jump, or set after reading 1970), so
+   * the wall times they were stored with are not the times they happened (times.ts).
+   */
+  storeAgain(): void {
+    for (const alert of this.active.values()) this.o.save(alert);
+  }
+
   list(): ActiveAlert[] {
     return [...this.active.values()].sort((a, b) => a.firstSeenAt - b.firstSeenAt);
   }

@@ -1,0 +1,126 @@
+// Alerts on a Pi without a real-time clock: it boots at 1970 and network time sets the clock
+// minutes later. An alert that fired meanwhile was stored with 1970 times, and its "since" stayed
+// 1970 for good: after the clock was set, and across restarts. The built CLI on the emulated
+// hardware under libfaketime (the wall clock moved 20000 days back: not set; then set): the
+// times are stored again once the clock is set, and a row stored with 1970 times (a kill -9
+// before the clock was set) reads back as the time it had been seen before the stop, not 1970.
+// Likewise a clock set but behind (booted at an old saved time) that network time jumps forward:
+// the rows were stored with the old times, and a restart read the jump as time stopped.
+// tags: slow (the built service started five times under a moved clock)
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { isWallSet } from '../../src/shared/wall-set.js';
+import Database from '../../src/store/sqlite.js';
+import { killAndWait } from '../helpers/children.js';
+import { postJson, startCli } from '../helpers/cli.js';
+import { movedClock } from '../helpers/faketime.js';
+import { limit } from '../helpers/limits.js';
+import { getJson } from './http.js';
+import { until } from './receivers.js';
+import { writeConfig } from './sim-service.js';
+
+const NOT_SET = '-20000d';
+
+function rig(t: Test) {
+  const testStart = Date.now();
+  const cfg = writeConfig({ checkIntervalMs: 100, rules: { sensorNull: { after: 1 }, resolveAfter: 15, blocks: {} } });
+  const clock = movedClock(path.dirname(cfg.file));
+  const start = () =>
+    startCli(
+      ['--config', cfg.file, '--data-dir', cfg.dataDir, '--mqtt-port', '0'],
+      { ...clock.env, EDGEBLOCKS_LOG_FORMAT: 'json' },
+      t,
+    );
+  const stored = (key: string) => {
+    const db = new Database(path.join(cfg.dataDir, 'edgeblocks.db'), { readonly: true });
+    try {
+      const row = db.prepare('SELECT value FROM alert_active WHERE key = ?').get(key) as { value: string } | undefined;
+      return row ? JSON.parse(row.value) : undefined;
+    } finally {
+      db.close();
+    }
+  };
+  const sensorAlert = async (api: string, id: string) => {
+    const created = await postJson(`${api}/blocks/create`, {
+      id,
+      type: 'TempSensorMock',
+      data: { connected: false, 'setting[degC]': 20 },
+    });
+    t.equal(created.status, 201);
+    const key = `sensor-null:${created.body.nid}`;
+    await until(`the ${id} alert stored`, limit(20_000), () => stored(key));
+    return key;
+  };
+  const since = async (api: string, key: string) =>
+    (await getJson(`${api}/alerts`)).active.find((a: any) => a.key === key)?.firstSeenAt as number;
+  const plausible = (at: number) => at >= testStart - 5000 && at <= Date.now() + 5000;
+  return { clock, start, stored, sensorAlert, since, plausible };
+}
+
+t.test('alerts fired while the clock was not set do not keep 1970 times', async (t) => {
+  const { clock, start, stored, sensorAlert, since, plausible } = rig(t);
+
+  // Booted at 1970: an alert fires and is stored with the clock's times; killed before network time.
+  clock.move(NOT_SET);
+  let cli = await start();
+  let api = `${cli.base}/edge-one`;
+  const first = await sensorAlert(api, 'Probe One');
+  t.notOk(isWallSet(stored(first).firstSeenAt), 'stored with the unset clock: 1970');
+  await killAndWait(cli.child, 'SIGKILL');
+
+  // The next boot has network time before the start: the 1970 row is no 1970 alert.
+  clock.move('+0');
+  cli = await start();
+  api = `${cli.base}/edge-one`;
+  const after = await since(api, first);
+  t.ok(plausible(after), `since ${new Date(after).toISOString()}, not 1970, after a start with the clock set`);
+
+  // Booted at 1970 again: a second alert fires; network time sets the clock while it runs.
+  await killAndWait(cli.child, 'SIGTERM');
+  clock.move(NOT_SET);
+  cli = await start();
+  api = `${cli.base}/edge-one`;
+  const second = await sensorAlert(api, 'Probe Two');
+  t.notOk(isWallSet(stored(second).firstSeenAt), 'stored with the unset clock: 1970');
+  clock.move('+0');
+  const row = await until('the alert stored again with the clock set', limit(20_000), () => {
+    const r = stored(second);
+    return r && isWallSet(r.firstSeenAt) ? r : undefined;
+  });
+  t.ok(plausible(row.firstSeenAt), `stored again: since ${new Date(row.firstSeenAt).toISOString()}`);
+  await killAndWait(cli.child, 'SIGTERM');
+  cli = await start();
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  api = `${cli.base}/edge-one`;
+  for (const key of [first, second]) {
+    const at = await since(api, key);
+    t.ok(plausible(at), `${key}: since ${new Date(at).toISOString()} after another restart`);
+  }
+});
+
+t.test(
+  'an alert fired on a clock behind keeps its real times after network time jumps it forward, and a restart',
+  async (t) => {
+    const { clock, start, stored, sensorAlert, since, plausible } = rig(t);
+    // A Pi booted at the time it last saved, two days old: set, but behind.
+    clock.move('-2d');
+    let cli = await start();
+    let api = `${cli.base}/edge-one`;
+    const key = await sensorAlert(api, 'Probe');
+    const firedRow = stored(key);
+    t.ok(Date.now() - firedRow.firstSeenAt > 86_400_000, 'stored with the clock two days behind');
+    // Network time: the clock jumps two days forward while the service runs.
+    clock.move('+0');
+    const row = await until('the alert stored again after the jump', limit(20_000), () => {
+      const r = stored(key);
+      return r && plausible(r.firstSeenAt) ? r : undefined;
+    });
+    t.ok(plausible(row.firstSeenAt), `stored again: since ${new Date(row.firstSeenAt).toISOString()}`);
+    await killAndWait(cli.child, 'SIGTERM');
+    cli = await start();
+    t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+    api = `${cli.base}/edge-one`;
+    const at = await since(api, key);
+    t.ok(plausible(at), `since ${new Date(at).toISOString()} after the restart, not two days before it`);
+  },
+);
