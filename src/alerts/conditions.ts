@@ -225,6 +225,7 @@ export class Conditions {
       tolerateGaps: false,
       text: `${b.id} has no setting: ${them} not controlling. Give it a setting to take over`,
       values: { setting: null, pids },
+      dependsOn: pids,
     });
   }
 

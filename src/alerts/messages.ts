@@ -24,17 +24,23 @@ export function alertMessage(
             `${a.blockId} was deleted while this alert was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched.${flaps} It was: ${a.text}.`,
             3,
           ]
-        : ended === 'unwatched'
+        : ended === 'depended-deleted'
           ? [
-              `Alert turned off: ${subject}`,
-              `This alert was turned off in the rules while it was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched, not back to normal.${flaps} It was: ${a.text}.`,
+              `No longer watched: ${subject}`,
+              `${depended(a)} deleted while this alert was active (for ${duration(now - a.firstSeenAt)}): the problem went with ${(a.dependsOn?.length ?? 0) > 1 ? 'them' : 'it'}, it is no longer watched, not back to normal.${flaps} It was: ${a.text}.`,
               3,
             ]
-          : [
-              `Resolved: ${subject}`,
-              `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
-              3,
-            ],
+          : ended === 'unwatched'
+            ? [
+                `Alert turned off: ${subject}`,
+                `This alert was turned off in the rules while it was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched, not back to normal.${flaps} It was: ${a.text}.`,
+                3,
+              ]
+            : [
+                `Resolved: ${subject}`,
+                `Back to normal after ${duration(now - a.firstSeenAt)}.${flaps} It was: ${a.text}.`,
+                3,
+              ],
     acknowledged: [`Acknowledged: ${subject}`, `${a.text}.`, 2],
     test: [subject, a.text, 3],
   };
@@ -53,6 +59,13 @@ export function alertMessage(
     values: a.values ?? {},
     at: new Date(wall).toISOString(),
   };
+}
+
+/** "Heat PID was", "Heat PID and Cool PID were": the blocks an alert was there for (dependsOn). */
+function depended(a: ActiveAlert): string {
+  const ids = a.dependsOn ?? [];
+  if (ids.length <= 1) return `${ids[0] ?? 'The block it was there for'} was`;
+  return `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)} were`;
 }
 
 export function testMessage(serviceId: string, now: number): AlertMessage {

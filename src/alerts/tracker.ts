@@ -206,9 +206,12 @@ export class Tracker {
    */
   renamed(from: string, to: string): void {
     for (const alert of this.active.values()) {
-      if (alert.blockId !== from) continue;
-      alert.blockId = to;
-      if (alert.text.startsWith(`${from} `)) alert.text = `${to}${alert.text.slice(from.length)}`;
+      const depends = alert.dependsOn?.includes(from) === true;
+      if (depends) alert.dependsOn = alert.dependsOn!.map((id) => (id === from ? to : id));
+      if (alert.blockId === from) {
+        alert.blockId = to;
+        if (alert.text.startsWith(`${from} `)) alert.text = `${to}${alert.text.slice(from.length)}`;
+      } else if (!depends) continue;
       this.o.save(alert);
     }
   }
@@ -218,8 +221,22 @@ export class Tracker {
    * resolveAfter for the condition to clear would send "Back to normal" for a block that is gone.
    */
   deleted(ids: ReadonlySet<string>): void {
-    for (const alert of [...this.active.values()])
-      if (alert.blockId !== undefined && ids.has(alert.blockId)) this.resolve(alert, 'deleted');
+    for (const alert of [...this.active.values()]) {
+      if (alert.blockId !== undefined && ids.has(alert.blockId)) {
+        this.resolve(alert, 'deleted');
+        continue;
+      }
+      // The blocks it was there for: the last of them deleted ends it (the PIDs on a setpoint
+      // with no setting deleted is not the setpoint back to normal).
+      const left = alert.dependsOn?.filter((id) => !ids.has(id));
+      if (!left || left.length === alert.dependsOn!.length) continue;
+      if (left.length === 0) {
+        this.resolve(alert, 'depended-deleted');
+        continue;
+      }
+      alert.dependsOn = left;
+      this.o.save(alert);
+    }
   }
 
   /** Alerts the rules no longer watch for (turned off): they end now, told as such, not as back to normal. */
@@ -234,6 +251,7 @@ export class Tracker {
     alert.text = obs.text;
     alert.values = obs.values;
     alert.blockId = obs.blockId;
+    alert.dependsOn = obs.dependsOn;
     if (wasClear) {
       alert.count++;
       this.o.save(alert);
@@ -270,6 +288,7 @@ export class Tracker {
       key: obs.key,
       kind: obs.kind,
       blockId: obs.blockId,
+      ...(obs.dependsOn ? { dependsOn: obs.dependsOn } : {}),
       text: obs.text,
       values: obs.values,
       firstSeenAt: streak.firstSeenAt,

@@ -66,6 +66,11 @@ export interface Observation {
   kind: ConditionKind;
   /** Current block id, when the problem belongs to a block. */
   blockId?: string;
+  /**
+   * Other blocks the problem is there for (the PIDs reading a setpoint with no setting): once
+   * every one of them is deleted, the problem is gone with them, which is not back to normal.
+   */
+  dependsOn?: string[];
   /** Seconds the problem must last before it fires. */
   after: number;
   /** False: any clear moment ends the streak (an output that went off). */
@@ -87,6 +92,8 @@ export interface ActiveAlert {
   key: string;
   kind: ConditionKind;
   blockId?: string;
+  /** Observation.dependsOn, as last seen (renames followed, deleted ones left out). */
+  dependsOn?: string[];
   text: string;
   values?: Record<string, unknown>;
   /**
@@ -106,8 +113,11 @@ export interface ActiveAlert {
 
 export type AlertEventKind = 'fired' | 'resolved' | 'reminder' | 'acknowledged' | 'test';
 
-/** Why an alert resolved other than by its condition clearing: its block was deleted, its rule turned off. */
-export type AlertEnd = 'deleted' | 'unwatched';
+/**
+ * Why an alert resolved other than by its condition clearing: its block was deleted, its rule
+ * turned off, the blocks it was there for (dependsOn) deleted.
+ */
+export type AlertEnd = 'deleted' | 'unwatched' | 'depended-deleted';
 
 /** What channels are sent: one per event, with an id a receiver can use to drop duplicates. */
 export interface AlertMessage {

@@ -3,7 +3,8 @@
 // settingMode CLAIMED with no setting until the brewer gives one, and the PIDs on it do nothing.
 // That is an alert after the rule's time (5 min by default: a hand-over by hand is no alert),
 // naming the setpoint and its PIDs by their names (user text: quotes, HTML, emoji) on the API and
-// the webhook, ntfy and email channels; it resolves when a setting is given or the setpoint is disabled.
+// the webhook, ntfy and email channels; it resolves when a setting is given or the setpoint is disabled,
+// and ends as "No longer watched" (not "Back to normal") when the last PID on it is deleted.
 // A restart is no event: with a setting nothing fires, with none it fires after the time, once.
 // The app over REST (real SQLite) on a manual clock; the channels are real HTTP receivers.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -232,6 +233,30 @@ t.test('a let-go setpoint disabled is no alert: the brewer turned it off', async
   t.same(await noSetting(s), [], 'disabled: resolved');
   await s.run(10 * MINUTE, 1000);
   t.equal((await events(s, 'fired')).length, 1, 'and not fired again');
+});
+
+t.test('the PIDs on it deleted: the alert ends saying so, not "Back to normal"', async (t) => {
+  const f = await fermenter(t);
+  const s = f.s;
+  await s.post('blocks/delete', { id: 'Profile' });
+  await s.run(6 * MINUTE, 1000);
+  t.equal((await noSetting(s)).length, 1, 'the alert');
+  t.equal((await s.post('blocks/delete', { id: HEAT })).status, 200);
+  await s.run(2 * MINUTE, 1000);
+  const [still] = await noSetting(s);
+  t.ok(still, 'one PID left on it: still active');
+  t.match(still.text, `the PID on it (${COOL}) is not controlling`, 'naming the PID left');
+  t.equal((await s.post('blocks/delete', { id: COOL })).status, 200);
+  await s.run(2 * MINUTE, 1000);
+  t.same(await noSetting(s), [], 'no PID reads it any more: ended');
+  const [resolved] = await events(s, 'resolved');
+  t.ok(resolved, 'one resolve');
+  t.notMatch(resolved.text, /Back to normal/, 'not told as back to normal: the setpoint still has no setting');
+  t.match(
+    resolved.text,
+    `No longer watched: Setpoint without a setting: ${SETPOINT}: ${COOL} was deleted while this alert was active`,
+    'it says what happened',
+  );
 });
 
 t.test('no alert without an enabled PID on the setpoint, nor with the rule off', async (t) => {
