@@ -29,7 +29,7 @@ import type { AlertSettings } from './settings.js';
 import { markRunning, markStopped } from './running-mark.js';
 import { PendingStore } from './pending-record.js';
 import { AlertStore } from './store.js';
-import { fromWall, toWall, type AlertClock } from './times.js';
+import { fromWall, RuntimeAlertClock, toWall } from './times.js';
 import { Tracker } from './tracker.js';
 import { CONDITION_TITLES, type ActiveAlert, type AlertEnd, type AlertEventKind, type HistoryEntry } from './types.js';
 
@@ -72,12 +72,11 @@ export class Alerts implements AlertsApi {
   private readonly idsByNid = new Map<number, string>();
   private uncleanStop = false;
   /** Monotonic for every duration; wall time only for what a person reads (times.ts). */
-  private readonly clock: AlertClock;
+  private readonly clock: RuntimeAlertClock;
 
   constructor(private readonly d: AlertsDeps) {
     const s = d.settings;
-    const rc = d.runtime.clock;
-    this.clock = { now: () => rc.now(), wall: () => rc.wall() ?? Date.now() };
+    this.clock = new RuntimeAlertClock(d.runtime.clock);
     this.store = new AlertStore(
       d.db,
       s.historyLimit,
@@ -104,7 +103,7 @@ export class Alerts implements AlertsApi {
     });
     const pending = new PendingStore(
       d.db,
-      rc,
+      d.runtime.clock,
       (e) => d.storage?.noteError(e) ?? isStorageFailure(e),
       (problem) => d.log.warn(problem),
     );
@@ -187,13 +186,17 @@ export class Alerts implements AlertsApi {
     this.d.documents.on('deleted', onDeleted);
     const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
     this.d.runtime.on('change', onChange);
-    // Active alerts are stored with wall times: after a jump, or a clock set from 1970, again (times.ts).
+    // Stored wall times are made again after a jump, or a clock set from 1970 (at the start too: times.ts).
     const onJump = (jump: ClockJump) => {
       this.store.shiftTimes(jump.byMs);
       this.outbox.clockJumped();
       this.tracker.storeAgain();
     };
-    const onClockSet = () => this.tracker.storeAgain();
+    const onClockSet = (wall: number) => {
+      this.tracker.storeAgain();
+      this.store.placeUnset(this.clock.setBy(wall), wall);
+      this.outbox.clockJumped();
+    };
     this.d.runtime.on('clockJump', onJump);
     this.d.runtime.on('clockSet', onClockSet);
     // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
@@ -211,6 +214,8 @@ export class Alerts implements AlertsApi {
     );
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();
+    const wall = this.d.runtime.clock.wall();
+    if (wall !== null) onClockSet(wall);
     this.outbox.start();
     this.started = true;
     for (const c of this.channels) c.start?.();

@@ -3,6 +3,7 @@
 import type { Db } from '../store/db.js';
 import { isStorageFailure } from '../shared/errors.js';
 import { parseJson } from '../shared/json.js';
+import { EARLIEST_WALL_MS, isWallSet } from '../shared/wall-set.js';
 import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
 import type { ActiveChanges, ActiveReserve } from './active-reserve.js';
@@ -218,6 +219,39 @@ export class AlertStore {
     );
   }
 
+  /**
+   * Rows written while the wall clock was not set (1970: a Pi before network time), once it is
+   * (`now`): moved by `byMs`, how far the clock moved when it was set, their message's `at` too;
+   * with `byMs` null (written by an earlier run: how far is not known) placed at `now`. Left at
+   * 1970 they were dropped as too old, decades over maxAgeHours, before they could be sent.
+   */
+  placeUnset(byMs: number | null, now: number): void {
+    const by = byMs === null ? null : Math.round(byMs);
+    const move = (t: number) => (isWallSet(t) ? t : by === null ? now : t + by);
+    this.changeAll(
+      () => {
+        const rows = this.db
+          .prepare('SELECT seq, message, next_at, created_at FROM alert_outbox WHERE created_at < ? OR next_at < ?')
+          .all(EARLIEST_WALL_MS, EARLIEST_WALL_MS) as Array<Record<string, unknown>>;
+        const update = this.db.prepare(
+          'UPDATE alert_outbox SET message = ?, next_at = ?, created_at = ? WHERE seq = ?',
+        );
+        this.db.transaction(() => {
+          for (const r of rows) {
+            const message = messageOf(r);
+            const text = message ? JSON.stringify(movedAt(message, move)) : r.message;
+            update.run(text, move(r.next_at as number), move(r.created_at as number), r.seq);
+          }
+        })();
+      },
+      (r) => {
+        r.nextAt = move(r.nextAt);
+        r.createdAt = move(r.createdAt);
+        r.message = movedAt(r.message, move);
+      },
+    );
+  }
+
   /** No row is due or created after `now` (a start on a clock behind the one that wrote them). */
   notAfter(now: number): void {
     this.changeAll(
@@ -346,6 +380,12 @@ export class AlertStore {
 function messageOf(r: Record<string, unknown>): AlertMessage | null {
   const parsed = parseJson(r.message as string, { maxBytes: MAX_RECORD_BYTES, what: 'an alert message' });
   return parsed.ok ? (parsed.value as AlertMessage) : null;
+}
+
+/** The message with its `at` moved as `move` moves a time (a time that was set stays). */
+function movedAt(message: AlertMessage, move: (t: number) => number): AlertMessage {
+  const at = Date.parse(message.at);
+  return Number.isFinite(at) && !isWallSet(at) ? { ...message, at: new Date(move(at)).toISOString() } : message;
 }
 
 function rowOf(r: Record<string, unknown>, message: AlertMessage): OutboxRow {

@@ -2,6 +2,7 @@
 // Pi without a real-time clock) neither fires, resolves nor stretches an alert. Wall-clock
 // times exist only where a person reads them (the API, the stored row, a message's `at`) and
 // are made from the monotonic ones against the clock as it reads now.
+import type { Clock } from '../runtime/clock.js';
 import { isWallSet } from '../shared/wall-set.js';
 import type { ActiveAlert } from './types.js';
 
@@ -10,6 +11,34 @@ export interface AlertClock {
   now(): number;
   /** Wall-clock epoch ms. */
   wall(): number;
+}
+
+/**
+ * The alerts' clock on the runtime's. A wall clock not set reads as the system's (1970: what a
+ * message says then); how far that was from the monotonic clock is kept, so what was written
+ * meanwhile can be moved as far as the clock moves when it is set (AlertStore.placeUnset).
+ */
+export class RuntimeAlertClock implements AlertClock {
+  private unsetOffset: number | null = null;
+
+  constructor(private readonly rc: Clock) {}
+
+  now(): number {
+    return this.rc.now();
+  }
+
+  wall(): number {
+    const wall = this.rc.wall();
+    if (wall !== null) return wall;
+    const t = Date.now();
+    this.unsetOffset = t - this.rc.now();
+    return t;
+  }
+
+  /** How far the clock moved when it was set to `wall`; null when it was not read while not set. */
+  setBy(wall: number): number | null {
+    return this.unsetOffset === null ? null : wall - this.rc.now() - this.unsetOffset;
+  }
 }
 
 const TIMES = ['firstSeenAt', 'lastSeenAt', 'firedAt', 'lastNotifiedAt'] as const;

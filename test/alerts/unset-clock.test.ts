@@ -16,14 +16,18 @@ import { postJson, startCli } from '../helpers/cli.js';
 import { movedClock } from '../helpers/faketime.js';
 import { limit } from '../helpers/limits.js';
 import { getJson } from './http.js';
-import { until } from './receivers.js';
+import { HttpReceiver, until } from './receivers.js';
 import { writeConfig } from './sim-service.js';
 
 const NOT_SET = '-20000d';
 
-function rig(t: Test) {
+function rig(t: Test, extra: Record<string, unknown> = {}) {
   const testStart = Date.now();
-  const cfg = writeConfig({ checkIntervalMs: 100, rules: { sensorNull: { after: 1 }, resolveAfter: 15, blocks: {} } });
+  const cfg = writeConfig({
+    checkIntervalMs: 100,
+    rules: { sensorNull: { after: 1 }, resolveAfter: 15, blocks: {} },
+    ...extra,
+  });
   const clock = movedClock(path.dirname(cfg.file));
   const start = () =>
     startCli(
@@ -124,3 +128,38 @@ t.test(
     t.ok(plausible(at), `since ${new Date(at).toISOString()} after the restart, not two days before it`);
   },
 );
+
+t.test('a message fired while the clock was not set is sent once it is, with the time it happened', async (t) => {
+  // The receiver is down while the clock is not set (no network before network time either).
+  const hook = new HttpReceiver();
+  await hook.start();
+  await hook.stop();
+  t.teardown(() => hook.stop());
+  const { clock, start, sensorAlert, since, plausible } = rig(t, {
+    webhook: { url: hook.url('/hook') },
+    retryBaseMs: 200,
+    retryMaxMs: 500,
+  });
+  clock.move(NOT_SET);
+  const cli = await start();
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  const api = `${cli.base}/edge-one`;
+  const key = await sensorAlert(api, 'Probe');
+  const failed = await until('a failed try', limit(20_000), async () =>
+    (await getJson(`${api}/alerts`)).history.find((h: any) => h.event === 'failed'),
+  );
+  t.ok(failed, 'tried and failed while the clock was not set');
+  clock.move('+0');
+  await until('the clock seen set', limit(20_000), async () => plausible(await since(api, key)) || undefined);
+  await hook.start();
+  const sent = await until('the message sent', limit(20_000), () =>
+    hook.json('/hook').find((m) => m.event === 'fired'),
+  );
+  t.ok(plausible(Date.parse(sent.at)), `sent, at ${sent.at}: not 1970`);
+  const history = (await getJson(`${api}/alerts`)).history;
+  t.same(
+    history.filter((h: any) => h.event === 'dropped').map((h: any) => h.text),
+    [],
+    'not dropped as too old',
+  );
+});
