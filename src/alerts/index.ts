@@ -187,16 +187,15 @@ export class Alerts implements AlertsApi {
     const onChange = (ev: ChangeEvent) => this.followBlocks(ev);
     this.d.runtime.on('change', onChange);
     // Stored wall times are made again after a jump, or a clock set from 1970 (at the start too: times.ts).
-    const onJump = (jump: ClockJump) => {
-      this.store.shiftTimes(jump.byMs);
-      this.outbox.clockJumped();
+    const onClock = (wall: number, jump?: ClockJump) => {
+      if (jump) this.store.shiftTimes(jump.byMs);
+      else this.store.placeUnset(this.clock.setBy(wall), wall);
       this.tracker.storeAgain();
-    };
-    const onClockSet = (wall: number) => {
-      this.tracker.storeAgain();
-      this.store.placeUnset(this.clock.setBy(wall), wall);
       this.outbox.clockJumped();
+      this.mqttAlerts?.publish();
     };
+    const onJump = (jump: ClockJump) => onClock(jump.at, jump);
+    const onClockSet = (wall: number) => onClock(wall);
     this.d.runtime.on('clockJump', onJump);
     this.d.runtime.on('clockSet', onClockSet);
     // The control loop wakes at least once a second; the conditions are evaluated in its wake-up
@@ -214,8 +213,7 @@ export class Alerts implements AlertsApi {
     );
     for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
     this.mqttAlerts?.start();
-    const wall = this.d.runtime.clock.wall();
-    if (wall !== null) onClockSet(wall);
+    if (this.d.runtime.clock.wall() !== null) onClock(this.d.runtime.clock.wall()!);
     this.outbox.start();
     this.started = true;
     for (const c of this.channels) c.start?.();

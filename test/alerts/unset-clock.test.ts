@@ -8,6 +8,7 @@
 // the rows were stored with the old times, and a restart read the jump as time stopped.
 // tags: slow (the built service started five times under a moved clock)
 import path from 'node:path';
+import mqtt from 'mqtt';
 import t, { type Test } from 'tap';
 import { isWallSet } from '../../src/shared/wall-set.js';
 import Database from '../../src/store/sqlite.js';
@@ -162,4 +163,34 @@ t.test('a message fired while the clock was not set is sent once it is, with the
     [],
     'not dropped as too old',
   );
+});
+
+t.test('the retained MQTT alert list says when an alert began once the clock is set, not 1970', async (t) => {
+  const { clock, start, sensorAlert, plausible } = rig(t);
+  clock.move(NOT_SET);
+  const cli = await start();
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  const api = `${cli.base}/edge-one`;
+  const key = await sensorAlert(api, 'Probe');
+  const brokerPort = await until(
+    'the broker port',
+    limit(10_000),
+    async () => (await getJson(`${api}/system/status`)).mqtt.brokerPort ?? undefined,
+  );
+  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${brokerPort}`);
+  t.teardown(() => client.endAsync());
+  const lists: any[] = [];
+  client.on('message', (topic, payload) => {
+    if (!topic.endsWith('/ha')) lists.push(JSON.parse(payload.toString()));
+  });
+  await client.subscribeAsync('+/alerts/#');
+  const since = () => lists.at(-1)?.active?.find((a: any) => a.key === key)?.since as string | undefined;
+  const first = await until('the retained list', limit(10_000), since);
+  t.notOk(plausible(Date.parse(first)), `while the clock is not set: ${first}`);
+  clock.move('+0');
+  const set = await until('the list again with the clock set', limit(20_000), () => {
+    const at = since();
+    return at && plausible(Date.parse(at)) ? at : undefined;
+  });
+  t.ok(plausible(Date.parse(set)), `since ${set} once the clock is set`);
 });
