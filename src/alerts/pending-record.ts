@@ -74,7 +74,7 @@ export class PendingStore {
       const streak: RestoredStreak = {
         firstSeenAt: now - gap - v.seenMs,
         countedMs: v.countedMs,
-        clearMs: v.clearMs,
+        clearSince: v.clearMs === null ? null : now - v.clearMs,
         count: v.count,
       };
       if (v.toward !== undefined) {
@@ -110,12 +110,12 @@ export class PendingStore {
           count: s.count,
           ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
         })),
-        // Not known since the start (a sensor not read yet): kept as they were, but for the time since first seen.
+        // Not known since the start (a sensor not read yet): the time counted toward the `after` waits.
         ...[...restored].map(([key, s]) => ({
           key,
           seenMs: Math.round(now - s.firstSeenAt),
           countedMs: s.countedMs,
-          clearMs: s.clearMs,
+          clearMs: s.clearSince === null ? null : Math.round(now - s.clearSince),
           count: s.count,
           ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
         })),

@@ -44,14 +44,17 @@ export interface Streak {
 }
 
 /**
- * A streak stored by an earlier run, not known again since the start: its ages wait (they do not
- * grow with the time before the condition is known), its first sighting is a time (this run's
- * monotonic ms, as far before the start as it really was).
+ * A streak stored by an earlier run, not known again since the start: the time it has counted
+ * toward its `after` waits (it does not grow before the condition is known to be bad again); its
+ * first sighting, and the start of a clear spell it was in, are times (this run's monotonic ms, as
+ * far before the start as they really were, less the time stopped): a problem clear at the stop
+ * and clear at the first read was clear between, so a blip before a restart is not held against
+ * the next start.
  */
 export interface RestoredStreak {
   firstSeenAt: number;
   countedMs: number;
-  clearMs: number | null;
+  clearSince: number | null;
   count: number;
   toward?: string;
   best?: number;
@@ -152,7 +155,7 @@ export class Tracker {
       const streak: Streak = {
         firstSeenAt: r.firstSeenAt,
         countFrom: now - r.countedMs,
-        clearSince: r.clearMs === null ? null : now - r.clearMs,
+        clearSince: r.clearSince,
         count: r.count,
       };
       if (r.toward !== undefined) {
