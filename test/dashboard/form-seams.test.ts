@@ -126,6 +126,9 @@ t.test('the alert rules being edited keep what was typed when the unit is switch
   await bandUnit.filter({ hasText: '°C' }).waitFor();
   await rules.locator('input[name=sensorNullAfter]').fill('70');
   await rules.locator('input[name=band]').fill('1,5');
+  // The last test's save said "saved": an edit since is not saved, and a "saved" still shown
+  // would also be taken below for this save's answer.
+  t.equal(await rules.getByTestId('rules-answer').count(), 0, 'an edit clears the last "saved"');
   await unitElsewhere('degF');
   await bandUnit.filter({ hasText: '°F' }).waitFor();
   t.equal(await rules.locator('input[name=sensorNullAfter]').inputValue(), '70', 'the other fields are kept');

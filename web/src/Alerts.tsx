@@ -140,6 +140,8 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
   useEffect(() => void load(), []);
   const set = (k: string) => (e: Event) => {
     setForm({ ...form, [k]: (e.target as HTMLInputElement).value });
+    // What was answered is about the rules saved: an edit since is not saved.
+    setAnswer(null);
     if (k === 'band') setBandTypedIn(bandUnit);
   };
 
