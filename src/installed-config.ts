@@ -40,7 +40,7 @@ export function loadInstalledConfig(
   env: NodeJS.ProcessEnv = process.env,
   root = '/',
   unit: ReadonlyMap<string, { value: string }> = new Map(),
-  commandLine: { args: string[]; from: string } | null = null,
+  commandLine: { args: string[]; from: string; unread?: string | null } | null = null,
 ): Config {
   const flags = commandLine === null ? {} : unitFlags(commandLine);
   const installedConfig = path.join(path.resolve(root), flags.config ?? INSTALLED.config);
@@ -108,7 +108,9 @@ export function loadInstalledConfig(
 }
 
 /** The config flags of a unit's ExecStart, by key; one the service's start would refuse is refused naming the file. */
-function unitFlags(commandLine: { args: string[]; from: string }): ParsedArgs['values'] {
+function unitFlags(commandLine: { args: string[]; from: string; unread?: string | null }): ParsedArgs['values'] {
+  // Its words not worked out (a specifier or variable): refused rather than read as another path.
+  if (commandLine.unread) throw new ConfigError('ExecStart', commandLine.unread);
   try {
     const { values, positionals } = parseFlags(commandLine.args, configFlagTable());
     if (positionals[0] !== undefined)

@@ -31,8 +31,8 @@ const DIRS = [
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'", s: ' ' };
 
-/** The words of an Environment= value: quotes group, a backslash escapes, %% is %. */
-function words(text: string): string[] {
+/** The words of an Environment= value: quotes group, a backslash escapes, %% is % (unless not `percent`). */
+function words(text: string, percent = true): string[] {
   const out: string[] = [];
   let word: string | null = null;
   let quote: string | null = null;
@@ -53,7 +53,7 @@ function words(text: string): string[] {
     } else word = (word ?? '') + c;
   }
   if (word !== null) out.push(word);
-  return out.map((w) => w.replace(/%%/g, '%'));
+  return percent ? out.map((w) => w.replace(/%%/g, '%')) : out;
 }
 
 /** NAME=VALUE lines of an environment file: # and ; comments, a value in quotes may span lines. */
@@ -77,6 +77,28 @@ function environmentFile(text: string, from: string, env: Map<string, UnitVariab
     }
     env.set(name, { value, from });
   }
+}
+
+/**
+ * The lines of a unit file with their continuations joined (a line ending in a backslash goes on
+ * in the next, the backslash becoming a space); a comment line (# or ; first) inside a continued
+ * line is left out, as systemd.syntax(7) says, not joined into the value.
+ */
+function logicalLines(text: string): string[] {
+  const out: string[] = [];
+  let open: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const first = raw.trimStart()[0];
+    if (open !== null && (first === '#' || first === ';')) continue;
+    const line: string = (open ?? '') + raw;
+    if (line.endsWith('\\')) open = `${line.slice(0, -1)} `;
+    else {
+      out.push(line);
+      open = null;
+    }
+  }
+  if (open !== null) out.push(open);
+  return out;
 }
 
 function readText(p: string): string | null {
@@ -119,7 +141,7 @@ function serviceSettings(
   const out: Array<{ key: string; value: string; from: string }> = [];
   for (const [from, text] of sources) {
     let section = '';
-    for (const line of text.replace(/\\\r?\n/g, ' ').split(/\r?\n/)) {
+    for (const line of logicalLines(text)) {
       const l = line.trim();
       if (!l || l[0] === '#' || l[0] === ';') continue;
       if (l[0] === '[') {
@@ -171,19 +193,100 @@ export function unitEnvironment(
 
 /** The command line a unit's service starts with: the words of its ExecStart, and the file that sets it. */
 export interface UnitCommandLine {
-  /** The program's arguments: after node, its options and the script when the program is node. */
+  /** The program's arguments: after env and its settings, node, its options and the script when the program is node. */
   args: string[];
   /** The file whose ExecStart= it is, as a path on the machine. */
   from: string;
   /** More than one ExecStart= is left: systemd refuses to start such a service. */
   several: boolean;
+  /** Why its words cannot be read as systemd gives them (a specifier or variable not worked out here); null when they can. */
+  unread: string | null;
+}
+
+/** Specifiers of a system unit whose value is known without the running system (systemd.unit(5)). */
+function specifiers(service: string): Record<string, string> {
+  const name = service.replace(/\.service$/, '');
+  return {
+    '%': '%',
+    S: '/var/lib',
+    C: '/var/cache',
+    L: '/var/log',
+    t: '/run',
+    E: '/etc',
+    T: '/tmp',
+    V: '/var/tmp',
+    n: service,
+    N: name,
+    p: name,
+    P: name,
+  };
+}
+
+/** Options of node (and env) whose value is the next word when not given with =. */
+const NODE_VALUE =
+  /^(-r|--require|--import|--loader|--experimental-loader|--env-file|-C|--conditions|--inspect-port|--debug-port|--title|--input-type|--icu-data-dir|--openssl-config|--redirect-warnings|--diagnostic-dir|--report-dir|--report-directory|--report-filename|--report-signal|--heapsnapshot-signal|--cpu-prof-dir|--cpu-prof-name|--heap-prof-dir|--heap-prof-name|--secure-heap|--secure-heap-min|--tls-cipher-list|--tls-keylog|--unhandled-rejections|--use-largepages|--disable-proto|--dns-result-order|--experimental-policy|--policy-integrity|--experimental-default-type|--watch-path|--max-http-header-size)$/;
+const ENV_VALUE = /^(-u|--unset|-C|--chdir|-S|--split-string)$/;
+
+/** Where the arguments of `argv` begin: after `env` (its options and NAME=value words), node, its options and the script. */
+function argumentsAt(argv: string[]): number {
+  const base = (w: string | undefined) => (w ?? '').split('/').at(-1) ?? '';
+  let at = 0;
+  if (base(argv[0]) === 'env') {
+    at = 1;
+    while (at < argv.length && (argv[at]!.startsWith('-') || /^[^=]+=/.test(argv[at]!)))
+      at += ENV_VALUE.test(argv[at]!) ? 2 : 1;
+  }
+  if (!/^node(js)?[0-9.]*$/.test(base(argv[at]))) return at + 1;
+  at++;
+  while (at < argv.length && argv[at]!.startsWith('-') && argv[at] !== '--') at += NODE_VALUE.test(argv[at]!) ? 2 : 1;
+  if (argv[at] === '--') at++;
+  return at + 1;
+}
+
+/**
+ * The words of an ExecStart as the service gets them: each word's specifiers (%S, %t, %%...) and
+ * then its variables (${NAME} within a word, $NAME as a word of its own split at whitespace, $$
+ * a $) from the unit's environment, as systemd expands them; or why not, naming what is not
+ * worked out here (a specifier that depends on the running system, a variable the unit does not
+ * set), so that no wrong path is ever read for the service's.
+ */
+function expand(
+  raw: string[],
+  service: string,
+  env: ReadonlyMap<string, UnitVariable>,
+  from: string,
+): { words: string[]; unread: string | null } {
+  const known = specifiers(service);
+  const out: string[] = [];
+  let unread: string | null = null;
+  const refuse = (what: string) => {
+    unread ??= `the ExecStart in ${from} uses ${what}, which edgeblocks does not work out: write the value itself there (sudo systemctl edit edgeblocks)`;
+    return '';
+  };
+  for (const word of raw) {
+    const specified = word.replace(/%(.?)/g, (all, c: string) => known[c] ?? refuse(`the specifier ${all}`));
+    const lone = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(specified);
+    if (lone) {
+      const set = env.get(lone[1]!);
+      if (set === undefined) refuse(`$${lone[1]} (not set by its Environment= or EnvironmentFile=)`);
+      else out.push(...set.value.split(/\s+/).filter(Boolean));
+      continue;
+    }
+    out.push(
+      specified.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (all, name: string | undefined) => {
+        if (name === undefined) return '$';
+        return env.get(name)?.value ?? refuse(`${all} (not set by its Environment= or EnvironmentFile=)`);
+      }),
+    );
+  }
+  return { words: out, unread };
 }
 
 /**
  * The ExecStart `service` starts with, as systemd works it out: the unit's, then its drop-ins'
  * in order, each line added and an empty `ExecStart=` clearing those before it (how a drop-in
- * replaces the command line: `sudo systemctl edit edgeblocks`). Null without a unit file or an
- * ExecStart left.
+ * replaces the command line: `sudo systemctl edit edgeblocks`), its specifiers and variables
+ * expanded (expand). Null without a unit file or an ExecStart left.
  */
 export function unitCommandLine(
   root: string,
@@ -198,14 +301,10 @@ export function unitCommandLine(
   if (!last) return null;
   // Prefixes: @ (the next word is argv[0]), - : + ! !! (how it runs; no word of their own).
   const prefix = /^[-@:+!]+/.exec(last.value)?.[0] ?? '';
-  const all = words(last.value.slice(prefix.length));
+  const env = unitEnvironment(root, service, unitFile, unitName) ?? new Map<string, UnitVariable>();
+  const { words: all, unread } = expand(words(last.value.slice(prefix.length), false), service, env, last.from);
   const argv = prefix.includes('@') ? [all[0] ?? '', ...all.slice(2)] : all;
-  let at = 1;
-  if (/^node(js)?[0-9.]*$/.test((argv[0] ?? '').split('/').at(-1) ?? '')) {
-    while (at < argv.length && argv[at]!.startsWith('-')) at++;
-    at++;
-  }
-  return { args: argv.slice(at), from: last.from, several: lines.length > 1 };
+  return { args: argv.slice(argumentsAt(argv)), from: last.from, several: lines.length > 1, unread };
 }
 
 /** The EDGEBLOCKS_ variables of `env`: the service's settings (docs/configuration.md). */

@@ -152,3 +152,69 @@ t.test('a drop-in that adds a second ExecStart: check warns, the doctor fails it
     JSON.stringify(findings),
   );
 });
+
+/** A root with the unit, the drop-in `text` and an empty data dir at `data` (under the root). */
+function withDropIn(t: Test, text: string, data?: string): string {
+  const root = path.join(tmp(t), 'root');
+  install(root, { 'etc/systemd/system/edgeblocks.service.d/override.conf': text });
+  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), '{}');
+  if (data) mkdirSync(path.join(root, data), { recursive: true, mode: 0o700 });
+  return root;
+}
+
+// systemd.syntax(7): a comment line inside a continued line is ignored; it was joined into the
+// value, so check and the doctor refused '"#": unexpected argument' for a unit systemd starts.
+t.test('a comment line inside a continued ExecStart is not part of it', async (t) => {
+  const root = withDropIn(
+    t,
+    `[Service]\nExecStart=\nExecStart=${NODE_LINE} \\\n# data on the USB disk\n  ; and a second comment\n  --data-dir /data/eb\n`,
+    'data/eb',
+  );
+  const res = check(root);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `with the data dir ${path.join(root, 'data/eb')}`);
+});
+
+// `env VAR=value node ...` and node's own options with a separate value (-r FILE): the words
+// before the script were taken as the service's arguments ('"node": unexpected argument') or the
+// option's value as the script.
+t.test('env, its variables and node options with separate values come before the script', async (t) => {
+  for (const program of [
+    '/usr/bin/env NODE_ENV=production node',
+    '/usr/bin/env -u HOME /usr/bin/node --max-old-space-size=256',
+    '/usr/bin/node -r /opt/trace.js --import /opt/otel.mjs --title edgeblocks',
+  ]) {
+    const root = withDropIn(
+      t,
+      `[Service]\nExecStart=\nExecStart=${program} /opt/edgeblocks/dist/src/main.js --data-dir /srv/brew\n`,
+      'srv/brew',
+    );
+    const res = check(root);
+    t.equal(res.code, 0, `${program}: ${res.err}`);
+    t.match(res.out, `with the data dir ${path.join(root, 'srv/brew')}`, program);
+  }
+});
+
+// Specifiers and variables in ExecStart were taken literally: '--data-dir %S/eb' was checked as
+// '<root>/%S/eb'. The common ones of a system unit are expanded, as are $VAR and ${VAR} from the
+// unit's Environment=; one that is not is refused by name, never read as a path.
+t.test('specifiers and variables of a drop-in’s ExecStart are expanded, or refused by name', async (t) => {
+  const expanded = withDropIn(
+    t,
+    `[Service]\nEnvironment=BREW=brew "WHERE=--port 8089"\nExecStart=\nExecStart=${NODE_LINE} --data-dir %S/\${BREW}%% $WHERE\n`,
+    'var/lib/brew%',
+  );
+  const res = check(expanded);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `with the data dir ${path.join(expanded, 'var/lib/brew%')}`);
+
+  const refused = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir %h/eb\n`);
+  const no = check(refused);
+  t.equal(no.code, 2, no.out);
+  t.match(no.err, /\/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf uses the specifier %h/);
+
+  const unset = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir \${NOWHERE}/eb\n`);
+  const none = check(unset);
+  t.equal(none.code, 2, none.out);
+  t.match(none.err, /override\.conf uses \$\{NOWHERE\} \(not set/);
+});
