@@ -4,13 +4,20 @@
 // EnvironmentFile=, read by the same code as `edgeblocks doctor` (src/doctor/unit-environment.ts,
 // from the build beside this file). Prints NUL-separated name, value and the file that sets it,
 // for each variable. With --args: the service's arguments in the effective ExecStart (a drop-in
-// may replace it), each followed by a NUL.
+// may replace it; its specifiers and variables expanded), each followed by a NUL, or status 1 and
+// why when they cannot be worked out.
 //   node scripts/unit-environment.mjs ROOT SERVICE UNIT_FILE UNIT_NAME [--args]
 import { edgeblocksVariables, unitCommandLine, unitEnvironment } from '../dist/src/doctor/unit-environment.js';
 
 const [root, service, unit, unitName, mode] = process.argv.slice(2);
 if (mode === '--args') {
-  for (const word of unitCommandLine(root, service, unit, unitName)?.args ?? []) process.stdout.write(`${word}\0`);
+  const line = unitCommandLine(root, service, unit, unitName);
+  // Words not worked out (a specifier or variable the unit does not set): said, not given as another path.
+  if (line?.unread) {
+    console.error(line.unread);
+    process.exit(1);
+  }
+  for (const word of line?.args ?? []) process.stdout.write(`${word}\0`);
   process.exit(0);
 }
 const env = unitEnvironment(root, service, unit, unitName);

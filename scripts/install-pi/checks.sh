@@ -55,13 +55,21 @@ unit_environment() {
 check_config() {
   local dir="$1" which="${2:-new release}" again="${3:-then run the installer again}"
   local home out config="$CONFIG_FILE" name value from what="$CONFIG_FILE" it=it
-  local vars=() origins=() data_dir="$DATA_DIR" args=() flags=() word i
+  local vars=() origins=() data_dir="$DATA_DIR" args=() flags=() word i standin=0
   home="$(mktemp -d)"
   unit_environment "$dir" >"$home/env"
-  # The service's flags in its effective ExecStart (a drop-in may replace it): the release is
-  # asked with them (but its --config and --data-dir, given below), and the data dir it reads is
-  # their --data-dir (the last one, as the service takes it).
-  unit_environment "$dir" --args >"$home/args"
+  # The service's flags in its effective ExecStart (a drop-in may replace it; its specifiers and
+  # variables expanded by the same reader as the doctor's): the release is asked with them (but
+  # its --config and --data-dir, given below), and the file and data dir it reads are their
+  # --config and --data-dir (the last ones, as the service takes them). Words the reader cannot
+  # work out stop the check rather than let it read another file or dir.
+  if ! unit_environment "$dir" --args >"$home/args" 2>"$home/why"; then
+    warn "cannot tell the command line $SERVICE starts with, so the $which cannot be checked with it:"
+    sed 's/^/  | /' "$home/why" >&2
+    warn "change that ExecStart, $again"
+    rm -rf "$home"
+    return 1
+  fi
   while IFS= read -r -d '' word; do args+=("$word"); done <"$home/args"
   for ((i = 0; i < ${#args[@]}; i++)); do
     case "${args[i]}" in
@@ -70,21 +78,30 @@ check_config() {
         i=$((i + 1))
         ;;
       --data-dir=*) if [[ "${args[i]}" == --data-dir=/* ]]; then data_dir="$DESTDIR${args[i]#--data-dir=}"; fi ;;
-      --config) i=$((i + 1)) ;;
-      --config=*) ;;
+      --config)
+        if [[ "${args[i + 1]:-}" == /* ]]; then config="$DESTDIR${args[i + 1]}"; fi
+        i=$((i + 1))
+        ;;
+      --config=*) if [[ "${args[i]}" == --config=/* ]]; then config="$DESTDIR${args[i]#--config=}"; fi ;;
       *) flags+=("${args[i]}") ;;
     esac
   done
+  # The unit's file spelt otherwise (// and .) is that file.
+  if [ "$(realpath -m -s -- "$config")" = "$(realpath -m -s -- "$CONFIG_FILE")" ]; then config="$CONFIG_FILE"; fi
+  what="$config"
+  # The unit's file not written yet: install_config writes the default one, which stands in for
+  # it (below). A drop-in's other file is the brewer's to write: checked as it is.
+  if [ ! -f "$config" ] && [ "$config" = "$CONFIG_FILE" ]; then standin=1; fi
   while IFS= read -r -d '' name && IFS= read -r -d '' value && IFS= read -r -d '' from; do
     # Before the config file is written, the default one stands in for it (below): the unit's
     # file named again by a drop-in is that one, not a second file.
     # (Spelt as the service compares it: // and . are one file.)
-    if [ ! -f "$CONFIG_FILE" ] && [ "$name" = EDGEBLOCKS_CONFIG ] &&
+    if [ "$standin" -eq 1 ] && [ "$name" = EDGEBLOCKS_CONFIG ] &&
       [ "$(realpath -m -s -- "$value")" = "$(realpath -m -s -- "${CONFIG_FILE#"$DESTDIR"}")" ]; then continue; fi
     vars+=("$name=$value")
     origins+=("$name from $from")
   done <"$home/env"
-  if [ ! -f "$CONFIG_FILE" ]; then
+  if [ "$standin" -eq 1 ]; then
     # No file yet: the service gets the default one install_config writes.
     if [ ${#vars[@]} -eq 0 ]; then
       rm -rf "$home"
@@ -112,8 +129,8 @@ check_config() {
   # The stand-in file is named as the one it stands in for.
   out="${out//"$home/config.json"/"${CONFIG_FILE#"$DESTDIR"} (not written yet)"}"
   if [ ${#vars[@]} -gt 0 ]; then
-    what="the settings of $SERVICE ($CONFIG_FILE and the EDGEBLOCKS_ variables of its environment)"
-    [ -f "$CONFIG_FILE" ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"
+    what="the settings of $SERVICE ($what and the EDGEBLOCKS_ variables of its environment)"
+    [ "$standin" -eq 0 ] || what="the settings of $SERVICE (the EDGEBLOCKS_ variables of its environment)"
     it=them
   fi
   # A release from before `check` (2026-11-29) cannot say whether the settings hold: it is not

@@ -169,3 +169,33 @@ t.test('a rollback to a release from before check --root, or before check', asyn
     }
   }
 });
+
+// A drop-in's ExecStart naming another --config (`sudo systemctl edit edgeblocks`) is the file the
+// service reads; the installer's check threw it away and checked the unit's file, so a value the
+// new release refuses in the drop-in's file passed and the service stopped at its restart.
+t.test("the config file of a drop-in's ExecStart is the one the check reads", async (t) => {
+  const sb = makeSandbox(t);
+  writeFileSync(join(sb.src, 'dist/src/main.js'), REAL_CHECK);
+  const first = install(sb, ['--no-start']);
+  t.equal(first.code, 0, first.stderr);
+  const v1 = readlinkSync(join(sb.root, PREFIX));
+  put(
+    sb,
+    'etc/systemd/system/edgeblocks.service.d/override.conf',
+    `[Service]\nExecStart=\nExecStart=/usr/bin/node ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/brew.json --data-dir /var/lib/edgeblocks\n`,
+  );
+  put(sb, 'etc/edgeblocks/brew.json', '{ "port": "many" }\n');
+  version(sb, '2.0.0');
+  const up = install(sb, ['--no-start']);
+  t.equal(up.code, 1, 'the upgrade stops');
+  t.match(up.stderr, /brew\.json/);
+  t.match(up.stderr, /port/);
+  t.equal(readlinkSync(join(sb.root, PREFIX)), v1, 'still on the first release');
+
+  // The unit's own file is not the service's: a value refused there does not stop the upgrade.
+  put(sb, 'etc/edgeblocks/brew.json', '{ "serviceId": "brew" }\n');
+  put(sb, 'etc/edgeblocks/config.json', '{ "port": "many" }\n');
+  const again = install(sb, ['--no-start']);
+  t.equal(again.code, 0, again.stderr);
+  t.not(readlinkSync(join(sb.root, PREFIX)), v1, 'upgraded');
+});

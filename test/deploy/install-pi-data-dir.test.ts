@@ -145,3 +145,30 @@ t.test('a flag of a drop-in’s ExecStart the release refuses stops the upgrade'
   t.match(up.stderr, /emitInterval \(flag --emit-interval\)/);
   t.equal(current(), v1, 'still on the first release');
 });
+
+// Specifiers in a drop-in's ExecStart were taken literally: '--data-dir %S/brew' is no absolute
+// path, so the check silently read /var/lib/edgeblocks (auth on, "no user there": every upgrade
+// refused). %S is now /var/lib as systemd gives it, and one not worked out (%h) stops the
+// upgrade, naming it and the drop-in, rather than checking another dir.
+t.test('a drop-in’s ExecStart with %S is read as systemd does; one with %h stops the upgrade', async (t) => {
+  const { sb, current, v1, upgrade } = installed(t);
+  put(sb, 'etc/edgeblocks/config.json', '{ "auth": true }\n');
+  mkdirSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true });
+  const line = (dir: string) =>
+    `[Service]\nExecStart=\nExecStart=/usr/bin/node ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir ${dir}\n`;
+  put(sb, 'etc/systemd/system/edgeblocks.service.d/override.conf', line('%S/brew'));
+  const { UsersFile } = await import('../../src/auth/users.js');
+  mkdirSync(join(sb.root, 'var/lib/brew'), { recursive: true });
+  await new UsersFile(join(sb.root, 'var/lib/brew')).load().add('brewer', 'a long enough password');
+  const up = upgrade();
+  t.equal(up.code, 0, up.stderr);
+  const v2 = current();
+  t.not(v2, v1, 'upgraded');
+
+  put(sb, 'etc/systemd/system/edgeblocks.service.d/override.conf', line('%h/brew'));
+  writeFileSync(join(sb.src, 'package.json'), '{"name":"edgeblocks","version":"3.0.0"}\n');
+  const refused = install(sb, ['--no-start']);
+  t.equal(refused.code, 1, 'the upgrade stops');
+  t.match(refused.stderr, 'edgeblocks.service.d/override.conf uses the specifier %h');
+  t.equal(current(), v2, 'still on the second release');
+});
