@@ -22,8 +22,8 @@ const read = (text: string) => {
 
 t.test('bad number commands name what was sent', async (t) => {
   for (const [text, named] of [
-    ['1e999', 'number Infinity'],
-    ['-1e999', 'number -Infinity'],
+    ['1e999', 'a number too large for JSON to hold'],
+    ['-1e999', 'a number too large for JSON to hold'],
     ['"1e999"', 'the string "1e999"'],
     ['', 'null'],
     ['"warm"', 'the string "warm"'],
@@ -41,7 +41,7 @@ t.test('bad number commands name what was sent', async (t) => {
 
 t.test('bad switch commands name what was sent', async (t) => {
   t.match(commandPatch(state, {}, read('1e999')), {
-    error: 'a switch command must be true or false, got number Infinity',
+    error: 'a switch command must be true or false, got a number too large for JSON to hold',
   });
   t.same(commandPatch(state, {}, read('true')), { data: { storedState: 'STATE_ACTIVE' } });
 });

@@ -35,7 +35,14 @@ t.test('retained commands are applied once, when sent; not again at the next con
     201,
   );
   t.equal(
-    (await rt.post('blocks/create', { id: 'Wort', type: 'SetpointSensorPair', data: { storedSetting: 20 } })).status,
+    // Enabled: Home Assistant's commands to a disabled setpoint are refused (disabled-commands.test.ts).
+    (
+      await rt.post('blocks/create', {
+        id: 'Wort',
+        type: 'SetpointSensorPair',
+        data: { enabled: true, storedSetting: 20 },
+      })
+    ).status,
     201,
   );
   const wortNid = rt.app.runtime.find('Wort')!.nid;

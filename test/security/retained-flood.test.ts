@@ -46,7 +46,13 @@ t.test('embedded broker: clients keep a bounded number of retained messages', as
   const url = `mqtt://127.0.0.1:${rt.app.mqtt.brokerPort}`;
   const retained = () => (rt.app.mqtt.status() as any).retained as { messages: number; bytes: number; refused: number };
   t.equal(
-    (await rt.post('blocks/create', { id: 'Beer', type: 'SetpointSensorPair', data: { storedSetting: 20 } })).status,
+    (
+      await rt.post('blocks/create', {
+        id: 'Beer',
+        type: 'SetpointSensorPair',
+        data: { enabled: true, storedSetting: 20 },
+      })
+    ).status,
     201,
   );
   const beer = rt.app.runtime.find('Beer')!.nid;
