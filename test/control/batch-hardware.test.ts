@@ -9,52 +9,29 @@
 // emulated chips (a DS2408 behind a DS2482, an MCP23017 relay board), through the real drivers,
 // with a manual clock; and through REST.
 import t, { type Test } from 'tap';
-import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
-import { simApp, type SimApp } from '../hardware/sim-app.js';
-import { DS2408, MCP, SIM } from './relay-chips.js';
+import { type SimApp } from '../hardware/sim-app.js';
+import { DS2408, MCP, relayRig } from './relay-chips.js';
 import { link, setup } from './setup.js';
 
 const seconds = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
 
-/** The discovered DS2408 and MCP23017 (an active-low relay board), and an actuator on channel 1 of each, both on. */
+/**
+ * The relay rig (relay-chips.ts), each actuator held off for 10 minutes by any switch off its
+ * history sees; its batches go to the runtime or through REST.
+ */
 async function rig(t: Test, opts: { via: 'runtime' | 'rest' } = { via: 'runtime' }): Promise<Rig> {
-  const s = await simApp({ sim: SIM });
-  t.teardown(() => s.close());
-  await s.post('blocks/discover');
-  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
-  const board = await s.post('blocks/patch', { id: MCP, type: 'MCP23017', data: { activeLow: true } });
-  t.equal(board.status, 200, 'discovered');
   const minOff = { minOff: { duration: seconds(600), enabled: true } };
-  await create({
-    id: 'Heater',
-    type: 'DigitalActuator',
-    data: { 'hwDevice<>': DS2408, channel: 1, storedState: 'STATE_ACTIVE' },
+  const { s, latch, relay, offSeen, run } = await relayRig(t, {
+    settle: async (s) => {
+      await s.run(2000);
+      for (const id of ['Heater', 'Cooler'])
+        t.equal(
+          (await s.post('blocks/patch', { id, type: 'DigitalActuator', data: { constraints: minOff } })).status,
+          200,
+        );
+      await s.run(2000);
+    },
   });
-  await create({
-    id: 'Cooler',
-    type: 'DigitalActuator',
-    data: { hwDevice: link(MCP), channel: 1, storedState: 'STATE_ACTIVE' },
-  });
-  await s.run(2000);
-  // Once on, each is held off for 10 minutes by any switch off its history sees.
-  for (const id of ['Heater', 'Cooler'])
-    t.equal((await s.post('blocks/patch', { id, type: 'DigitalActuator', data: { constraints: minOff } })).status, 200);
-  const sim = s.app.hardware.sim!;
-  const latch = () =>
-    (
-      sim.devices().find((d) => d.spec.name === 'latches')!.model as unknown as { activeOutputs(): number }
-    ).activeOutputs() & 1;
-  const mcp = sim.i2cIo.find((e) => e.spec.name === 'board')!.chip as SimMcp23017;
-  // Active low: the relay is on while pin 1 is an output driven low.
-  const relay = () => (mcp.iodir & 1) === 0 && (mcp.pins() & 1) === 0;
-  const offSeen = { heater: 0, cooler: 0 };
-  const sample = () => {
-    if (!latch()) offSeen.heater++;
-    if (!relay()) offSeen.cooler++;
-  };
-  await s.run(2000);
-  t.ok(latch(), 'the heater latch is on');
-  t.ok(relay(), 'the cooler relay is on');
   t.equal(s.data(DS2408).connected, true);
   t.equal(s.data(MCP).connected, true);
   return {
@@ -62,13 +39,7 @@ async function rig(t: Test, opts: { via: 'runtime' | 'rest' } = { via: 'runtime'
     latch,
     relay,
     offSeen,
-    /** Run, looking at both outputs every 10 ms (the hub polls every 100 ms). */
-    run: async (ms: number) => {
-      for (let at = 0; at < ms; at += 10) {
-        await s.run(10, 10);
-        sample();
-      }
-    },
+    run,
     batch: async (op: string, items: unknown[]) => {
       if (opts.via === 'rest') return (await s.post(`blocks/batch/${op}`, items)).status;
       try {

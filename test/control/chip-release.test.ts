@@ -13,57 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
-import { simApp, type SimApp } from '../hardware/sim-app.js';
-import { DS2408, MCP, SIM } from './relay-chips.js';
+import { simApp } from '../hardware/sim-app.js';
+import { DS2408, MCP, relayRig, SIM } from './relay-chips.js';
 import { link } from './setup.js';
-
-/** The discovered DS2408 and MCP23017 (active low), an actuator on channel 1 of each, both on. */
-async function rig(t: Test, sim: unknown = SIM) {
-  const s = await simApp({ sim });
-  t.teardown(() => s.close());
-  await s.post('blocks/discover');
-  t.equal((await s.post('blocks/patch', { id: MCP, type: 'MCP23017', data: { activeLow: true } })).status, 200);
-  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
-  await create({
-    id: 'Heater',
-    type: 'DigitalActuator',
-    data: { 'hwDevice<>': DS2408, channel: 1, storedState: 'STATE_ACTIVE' },
-  });
-  await create({
-    id: 'Cooler',
-    type: 'DigitalActuator',
-    data: { hwDevice: link(MCP), channel: 1, storedState: 'STATE_ACTIVE' },
-  });
-  await s.run(4000);
-  return watch(t, s);
-}
-
-function watch(t: Test, s: SimApp) {
-  const hw = s.app.hardware.sim!;
-  const latch = () =>
-    (
-      hw.devices().find((d) => d.spec.name === 'latches')!.model as unknown as { activeOutputs(): number }
-    ).activeOutputs() & 1;
-  const mcp = hw.i2cIo.find((e) => e.spec.name === 'board')!.chip as SimMcp23017;
-  const relay = () => (mcp.iodir & 1) === 0 && (mcp.pins() & 1) === 0;
-  t.ok(latch(), 'the heater latch is on');
-  t.ok(relay(), 'the cooler relay is on');
-  const offSeen = { heater: 0, cooler: 0 };
-  return {
-    s,
-    latch,
-    relay,
-    offSeen,
-    /** Run, looking at both outputs every 10 ms (the hubs poll every 100 ms). */
-    run: async (ms: number) => {
-      for (let at = 0; at < ms; at += 10) {
-        await s.run(10, 10);
-        if (!latch()) offSeen.heater++;
-        if (!relay()) offSeen.cooler++;
-      }
-    },
-  };
-}
 
 const BOARD = 'DS2408 0000000000d2';
 
@@ -169,7 +121,7 @@ for (const order of [
   );
 
 t.test('a chip block moved away and back in one batch leaves its outputs on, not off for a poll', async (t) => {
-  const r = await rig(t);
+  const r = await relayRig(t);
   const ds2408 = r.s.data(DS2408).address;
   const other = '29000000000000d2';
   const status = await r.s.post('blocks/batch/patch', [
@@ -186,7 +138,7 @@ t.test('a chip block moved away and back in one batch leaves its outputs on, not
 });
 
 t.test('a second block on the bus and address of an I2C chip another block has is refused, naming it', async (t) => {
-  const r = await rig(t);
+  const r = await relayRig(t);
   const twin = await r.s.post('blocks/create', { id: 'Relays', type: 'MCP23017', data: { bus: 'sim', address: 0x20 } });
   t.equal(twin.status, 422);
   t.match(twin.body.message, `is already used by block '${MCP}'`);
@@ -208,7 +160,7 @@ t.test('a second block on the bus and address of an I2C chip another block has i
 t.test(
   'a backup holding two blocks on one I2C chip loads both; deleting one leaves the chip to the other',
   async (t) => {
-    const r = await rig(t);
+    const r = await relayRig(t);
     const backup = r.s.app.runtime.backupSave();
     const nid = Math.max(...backup.blocks.map((b) => b.nid)) + 1;
     // A hand-made block beside the discovered one, with the cooler on it.

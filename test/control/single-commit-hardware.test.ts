@@ -5,11 +5,9 @@
 // no change event is sent, and the error is the store's own. In the app on the emulated chips (a
 // DS2408 behind a DS2482, an MCP23017 relay board), through the real drivers, with a manual clock.
 import t, { type Test } from 'tap';
-import type { SimMcp23017 } from '../../drivers/sim/mcp23017-sim.js';
 import type { ChangeEvent } from '../../src/runtime/core.js';
-import { simApp, type SimApp } from '../hardware/sim-app.js';
-import { DS2408, MCP, SIM } from './relay-chips.js';
-import { link } from './setup.js';
+import { type SimApp } from '../hardware/sim-app.js';
+import { DS2408, MCP, relayRig } from './relay-chips.js';
 
 interface Rig {
   s: SimApp;
@@ -20,34 +18,9 @@ interface Rig {
   fail(method: 'removeBlock' | 'saveBlock', from?: number): void;
 }
 
-/** The discovered DS2408 and MCP23017 (an active-low relay board), and an actuator on channel 1 of each, both on. */
+/** The relay rig (relay-chips.ts), with the change events it sends and a store that can be made to fail. */
 async function rig(t: Test): Promise<Rig> {
-  const s = await simApp({ sim: SIM });
-  t.teardown(() => s.close());
-  await s.post('blocks/discover');
-  t.equal((await s.post('blocks/patch', { id: MCP, type: 'MCP23017', data: { activeLow: true } })).status, 200);
-  const create = async (body: unknown) => t.equal((await s.post('blocks/create', body)).status, 201);
-  await create({
-    id: 'Heater',
-    type: 'DigitalActuator',
-    data: { 'hwDevice<>': DS2408, channel: 1, storedState: 'STATE_ACTIVE' },
-  });
-  await create({
-    id: 'Cooler',
-    type: 'DigitalActuator',
-    data: { hwDevice: link(MCP), channel: 1, storedState: 'STATE_ACTIVE' },
-  });
-  await s.run(4000);
-  const sim = s.app.hardware.sim!;
-  const latch = () =>
-    (
-      sim.devices().find((d) => d.spec.name === 'latches')!.model as unknown as { activeOutputs(): number }
-    ).activeOutputs() & 1;
-  const mcp = sim.i2cIo.find((e) => e.spec.name === 'board')!.chip as SimMcp23017;
-  const relay = () => (mcp.iodir & 1) === 0 && (mcp.pins() & 1) === 0;
-  t.ok(latch(), 'the heater latch is on');
-  t.ok(relay(), 'the cooler relay is on');
-  const offSeen = { heater: 0, cooler: 0 };
+  const { s, offSeen, run } = await relayRig(t);
   const events: ChangeEvent[] = [];
   s.app.runtime.on('change', (ev: ChangeEvent) => events.push(ev));
   const persistence = s.app.runtime.persistence as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -55,13 +28,7 @@ async function rig(t: Test): Promise<Rig> {
     s,
     offSeen,
     events,
-    run: async (ms: number) => {
-      for (let at = 0; at < ms; at += 10) {
-        await s.run(10, 10);
-        if (!latch()) offSeen.heater++;
-        if (!relay()) offSeen.cooler++;
-      }
-    },
+    run,
     fail(method, from = 1) {
       const real = persistence[method].bind(persistence);
       let calls = 0;
