@@ -305,6 +305,21 @@ export function useStatusUnit(): string | undefined {
 }
 
 /**
+ * The status of the last state event (a new object with each one, every emit interval, and on a
+ * unit change here): re-renders with each state, not with the blocks' patches.
+ */
+export function useLiveStatus(): Record<string, unknown> {
+  const [now, setNow] = useState(() => state.status);
+  useEffect(() => {
+    const l = () => setNow(state.status);
+    listeners.add(l);
+    l();
+    return () => void listeners.delete(l);
+  }, []);
+  return now;
+}
+
+/**
  * The temperature unit the status says, once it has said it (at most `waitMs` later; undefined
  * then): a page that opens before the first state arrives needs it for what it asks first.
  */
