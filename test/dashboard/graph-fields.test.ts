@@ -67,6 +67,23 @@ t.test('by default: this controller’s setpoints with their values, never anoth
     ['edge-two/Fridge Sensor/value[degC]'],
     'a saved choice wins, without fields the history no longer has',
   );
+  const history = [
+    'edge-one/Beer Setpoint/setting[degC]',
+    'edge-one/Beer Setpoint/value[degC]',
+    'edge-one/Fridge Sensor/value[degC]',
+    'edge-one/Fridge/Air/value[degC]',
+    'edge-one/Gone Sensor/value[degC]',
+  ];
+  t.same(
+    defaultFields(history, 'edge-one', [], 'degC', new Set(['Beer Setpoint', 'Fridge/Air'])),
+    ['edge-one/Beer Setpoint/setting[degC]', 'edge-one/Beer Setpoint/value[degC]', 'edge-one/Fridge/Air/value[degC]'],
+    'the blocks there are: not the names history keeps of renamed and deleted ones',
+  );
+  t.same(
+    defaultFields(history, 'edge-one', ['edge-one/Gone Sensor/value[degC]'], 'degC', new Set(['Beer Setpoint'])),
+    ['edge-one/Gone Sensor/value[degC]'],
+    'a saved choice of a gone block is kept',
+  );
 });
 
 t.test('after a change to °F: the fields recorded in °F, not the °C ones that stopped at the change', async (t) => {

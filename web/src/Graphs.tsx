@@ -95,7 +95,9 @@ export function Graphs() {
       const known = [...new Set([...a.body, ...followed.fields])];
       setAll(known);
       setMemory(followed.memory);
-      setFields(defaultFields(known, serviceId(), followed.fields, now));
+      // The blocks there are, once the first state has said (it came with the unit).
+      const blocks = live().loaded ? new Set(live().blocks.keys()) : undefined;
+      setFields(defaultFields(known, serviceId(), followed.fields, now, blocks));
     });
   }, []);
 

@@ -137,15 +137,26 @@ export function earlierNames(fields: string[], own: string, unit: string | undef
  * setpoint of this controller with its measured value (drawn as a pair), then its sensors, in
  * the temperature unit `unit` the controller records now. A saved field of this controller in
  * the other unit is drawn in this one where the history has it (it stopped at the change).
+ * `blocks`, this controller's block ids now (when known): history keeps the names of renamed and
+ * deleted blocks, which are offered in the picker but not drawn by default.
  */
-export function defaultFields(all: string[], own: string, saved: string[] = [], unit?: string): string[] {
+export function defaultFields(
+  all: string[],
+  own: string,
+  saved: string[] = [],
+  unit?: string,
+  blocks?: ReadonlySet<string>,
+): string[] {
   const now = (f: string) => {
     const twin = unit ? inTemperatureUnit(f, own, unit) : f;
     return all.includes(twin) ? twin : f;
   };
   const kept = [...new Set(saved.filter((f) => all.includes(f)).map(now))];
   if (kept.length) return kept;
-  const mine = all.filter((f) => fieldParts(f).controller === own);
+  const mine = all.filter((f) => {
+    const p = fieldParts(f);
+    return p.controller === own && (!blocks || blocks.has(p.block));
+  });
   // A setpoint recorded in both units (before and after a change): the current one only.
   const current = mine.filter((f) => now(f) === f);
   const pairs = current
