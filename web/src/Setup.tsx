@@ -156,6 +156,7 @@ function Wizard({ unit }: { unit: string }) {
       cool,
       beerSetting: setting('beerSetting'),
       fridgeSetting: setting('fridgeSetting'),
+      unit: prefs.temperature,
       mode: form.mode as 'beer' | 'fridge',
     };
     for (const block of fridgeBlocks(choice)) {

@@ -1,6 +1,8 @@
 // The fermentation-fridge chain of Brewblox's quick start, in this API's block shapes: beer and
 // fridge setpoints, a mutex, cooler and heater actuators with their constraints, slow cool PWM
-// and fast heat PWM, a profile on the active setpoint, and a cool and a heat PID.
+// and fast heat PWM, a profile on the active setpoint, and a cool and a heat PID. Every
+// temperature and gain names its unit (`kp[1/degC]`): a bare number is read in the user's unit,
+// and the chain is the same whichever that is.
 import type { Block } from './api.js';
 
 export interface Channel {
@@ -25,11 +27,15 @@ export interface FridgeChoice {
   cool: Channel;
   beerSetting: number;
   fridgeSetting: number;
+  /** The unit the two settings were typed in. */
+  unit: 'degC' | 'degF';
   mode: 'beer' | 'fridge';
 }
 
 const link = (id: string | null) => ({ __objtype: 'Link', id });
 const HOUR = 3600;
+/** The profile's rise after a week (the diacetyl rest), in °C. */
+const RISE_DEG_C = 3;
 
 export function fridgeNames(prefix: string) {
   const n = (s: string) => (prefix ? `${prefix} ${s}` : s);
@@ -61,15 +67,17 @@ export function fridgeBlocks(c: FridgeChoice): Array<Omit<Block, 'serviceId'>> {
   const beer = c.mode === 'beer';
   const active = beer ? names.beerSetpoint : names.fridgeSetpoint;
   const setting = beer ? c.beerSetting : c.fridgeSetting;
-  // PID tuning of the quick start: beer mode is slower and stronger than fridge mode.
-  const cool = beer ? { kp: -50, ti: 6 * HOUR, td: 1800 } : { kp: -20, ti: 2 * HOUR, td: 600 };
-  const heat = beer ? { kp: 100, ti: 6 * HOUR, td: 1800 } : { kp: 20, ti: 2 * HOUR, td: 600 };
+  // PID tuning of the quick start, per °C: beer mode is slower and stronger than fridge mode.
+  const cool = beer ? { 'kp[1/degC]': -50, ti: 6 * HOUR, td: 1800 } : { 'kp[1/degC]': -20, ti: 2 * HOUR, td: 600 };
+  const heat = beer ? { 'kp[1/degC]': 100, ti: 6 * HOUR, td: 1800 } : { 'kp[1/degC]': 20, ti: 2 * HOUR, td: 600 };
+  const temperature = `temperature[${c.unit}]`;
+  const rise = c.unit === 'degF' ? (RISE_DEG_C * 9) / 5 : RISE_DEG_C;
   const setpoint = (sensor: string, value: number) => ({
     enabled: true,
     sensorId: link(sensor),
-    storedSetting: value,
+    [`storedSetting[${c.unit}]`]: value,
     filter: 'FILTER_15s',
-    filterThreshold: 5,
+    'filterThreshold[delta_degC]': 5,
   });
   const meta = { wizard: 'fermentation-fridge' };
   return [
@@ -124,9 +132,9 @@ export function fridgeBlocks(c: FridgeChoice): Array<Omit<Block, 'serviceId'>> {
         start: new Date().toISOString(),
         targetId: link(active),
         points: [
-          { time: 0, temperature: setting },
-          { time: 7 * 24 * HOUR, temperature: setting },
-          { time: 10 * 24 * HOUR, temperature: setting + 3 },
+          { time: 0, [temperature]: setting },
+          { time: 7 * 24 * HOUR, [temperature]: setting },
+          { time: 10 * 24 * HOUR, [temperature]: setting + rise },
         ],
       },
       meta,
