@@ -1,6 +1,6 @@
 // The live overview: one compact card per block, grouped by role, with the problems a brewer
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { controller, patchBlock, type Answer, type Block } from './api';
 import {
   fmtNumber,
@@ -224,6 +224,22 @@ function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnTyp
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
   const [hint, setHint] = useState('');
+  // Opened from "Rename" (a click or the keyboard): the name field takes the focus, and closing
+  // the form gives it back to "Rename", so the keyboard goes on where it was.
+  const field = useRef<HTMLInputElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const [focusTo, setFocusTo] = useState<'field' | 'button' | null>(null);
+  useEffect(() => {
+    if (focusTo === 'field') field.current?.focus();
+    if (focusTo === 'button') button.current?.focus();
+    if (focusTo) setFocusTo(null);
+  }, [focusTo]);
+  const close = () => {
+    setOpen(false);
+    setName('');
+    setHint('');
+    setFocusTo('button');
+  };
   const save = async (e: Event) => {
     e.preventDefault();
     const desired = name.trim();
@@ -237,17 +253,42 @@ function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnTyp
   };
   if (!open && !asks)
     return (
-      <button type="button" class="link" onClick={() => setOpen(true)}>
+      <button
+        type="button"
+        class="link"
+        ref={button}
+        onClick={() => {
+          setOpen(true);
+          setFocusTo('field');
+        }}
+      >
         Rename
       </button>
     );
   return (
-    <form class="field rename" onSubmit={save} data-testid="rename">
+    <form
+      class="field rename"
+      onSubmit={save}
+      data-testid="rename"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) close();
+      }}
+    >
       <label>
         {asks && !open ? 'New sensor: name it' : 'New name'}
-        <input value={name} placeholder="e.g. Beer" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <input
+          ref={field}
+          value={name}
+          placeholder="e.g. Beer"
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
       </label>
       <button type="submit">Save name</button>
+      {open && !asks && (
+        <button type="button" class="link" onClick={close}>
+          Cancel
+        </button>
+      )}
       {hint && <span class="hint bad">{hint}</span>}
     </form>
   );

@@ -1,0 +1,74 @@
+// Renaming a block on its card with the keyboard alone, in Debian's Chromium against the built CLI
+// on emulated hardware with the demo blocks. Enter on "Rename" took the button away and left the
+// focus on the page, so the name typed next went nowhere and Enter saved nothing; and an opened
+// rename form could not be closed (no Cancel, Escape did nothing). Now the name field takes the
+// focus, Escape or Cancel closes the form and gives the focus back to "Rename".
+// Needs `npm run build` and `npm run build:web`.
+// tags: slow (a real Chromium)
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { postJson } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+import {
+  desktopPage,
+  launchBrowser,
+  loadDemoBlocks,
+  removeDir,
+  requireWebBuild,
+  startSim,
+  type SimService,
+} from './browser.js';
+
+declare const document: { activeElement: { textContent: string | null; tagName: string } | null };
+
+requireWebBuild();
+t.setTimeout(limit(120_000));
+
+let sim: SimService;
+let browser: Browser;
+let page: Page;
+
+t.before(async () => {
+  sim = await startSim();
+  await loadDemoBlocks(sim);
+  browser = await launchBrowser();
+  page = await desktopPage(browser);
+});
+
+t.teardown(async () => {
+  await browser?.close().catch(() => undefined);
+  await sim?.stop();
+  if (sim) removeDir(sim.dataDir);
+});
+
+const card = (id: string) => page.locator(`section.card[data-block=${JSON.stringify(id)}]`);
+const focused = () =>
+  page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }));
+
+t.test('Enter on Rename, type the name, Enter: renamed', async (t) => {
+  await page.goto(`${sim.cli.base}/#/overview`);
+  await card('Beer Setpoint').getByRole('button', { name: 'Rename' }).focus();
+  await page.keyboard.press('Enter');
+  const name = 'Tank "A" 🍺';
+  await page.keyboard.type(name);
+  await page.keyboard.press('Enter');
+  await card(name).waitFor();
+  const read = await postJson(`${sim.cli.base}/edge-one/blocks/read`, { id: name });
+  t.equal(read.status, 200, 'the block has the name typed');
+});
+
+t.test('Escape or Cancel closes the rename form and gives the focus back', async (t) => {
+  const heat = card('Heat PID');
+  await heat.getByRole('button', { name: 'Rename' }).focus();
+  await page.keyboard.press('Enter');
+  await heat.getByTestId('rename').waitFor();
+  await page.keyboard.type('never saved');
+  await page.keyboard.press('Escape');
+  await heat.getByTestId('rename').waitFor({ state: 'detached' });
+  t.same(await focused(), { tag: 'BUTTON', text: 'Rename' }, 'Escape: the focus is on Rename again');
+
+  await heat.getByRole('button', { name: 'Rename' }).click();
+  await heat.getByRole('button', { name: 'Cancel' }).click();
+  await heat.getByTestId('rename').waitFor({ state: 'detached' });
+  t.equal((await postJson(`${sim.cli.base}/edge-one/blocks/read`, { id: 'Heat PID' })).status, 200, 'not renamed');
+});
