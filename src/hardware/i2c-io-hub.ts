@@ -128,6 +128,19 @@ export class I2cIoHub implements I2cIoAccess {
     void this.makeSafe(w);
   }
 
+  handOver(bus: string, address: number): void {
+    const w = this.wants.get(key(bus, address));
+    if (!w) return;
+    // The driver stays (it knows what the chip holds): the next poll writes only what the new
+    // owner's writers asked that the chip does not hold. Outputs lost to a reset (held) stay
+    // held until their writers ask.
+    w.drive = 0;
+    w.levels = 0;
+    w.active = 0;
+    w.duties.fill(null);
+    w.lastAsked = Math.max(w.lastAsked, this.now);
+  }
+
   private want(bus: string, address: number, kind: I2cIoKind): Want {
     let w = this.wants.get(key(bus, address));
     if (w && w.kind !== kind) {

@@ -171,7 +171,14 @@ export interface I2cIoAccess {
   setDuty(bus: string, address: number, kind: I2cIoKind, channel: number, duty: number): void;
   /** PWM drivers: the chip's PWM frequency (Hz, within the chip's range). */
   setFrequency(bus: string, address: number, kind: I2cIoKind, hz: number): void;
+  /** Stop using the chip: it is made safe (its power-on state) and no longer polled. */
   release(bus: string, address: number): void;
+  /**
+   * Another block takes the chip over: nothing is driven until its writers ask again (in the
+   * same synchronous step, before any poll), and the chip is never made safe between, so an
+   * output on before and after stays on.
+   */
+  handOver(bus: string, address: number): void;
 }
 
 export function i2cIoAccess(hardware: Hardware): I2cIoAccess | null {

@@ -82,10 +82,12 @@ export interface UpdateContext {
    * `block` names it again (moved away and back in one batch), or a block that named it beside
    * `block` still does (a second block on it that a backup or an older store holds). An output
    * that is on before and after the change never goes off between. A block that takes the chip
-   * over in the change finds it let go (what no block of its drives goes off) and the blocks on
-   * it run in the tick after the commit, driving their outputs again before the next poll.
+   * over in the change (`taken`: act hands it over, never making it safe) finds nothing driven
+   * but what its own blocks drive: they run in the tick that follows the commit at once, before
+   * the next poll, so what no block of its drives goes off and an output on before and after
+   * stays on.
    */
-  letGoOfChip(block: AnyBlock, key: string, act: () => void): void;
+  letGoOfChip(block: AnyBlock, key: string, act: (taken: boolean) => void): void;
   /**
    * A write hook is about to change `block`, another block than the one written (an APPLY sets
    * the pair's gains): call it first, so a batch that fails puts `block`'s data back with the

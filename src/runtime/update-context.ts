@@ -67,7 +67,7 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       const beside = [...rt.table.values()].filter((b) => b !== block && names(b));
       ctx.afterCommit(() => {
         if (names(block) || beside.some(names)) return;
-        act();
+        act([...rt.table.values()].some(names));
         // A block that took the chip over in the change: the blocks on it drive it again in the
         // tick that follows the commit, before the hardware next polls it.
         for (const holder of rt.table.values())

@@ -269,3 +269,72 @@ t.test('two relay boards swapping addresses in one batch: the outputs on before 
   t.equal(s.data('Fan').state, 'STATE_ACTIVE');
   t.equal(s.data('Cooler').state, 'STATE_ACTIVE');
 });
+
+t.test(
+  'a chip handed to another block in one batch is never made safe after it: no write turns a relay on before and after off',
+  async (t) => {
+    const other = { name: 'other', type: 'MCP23017', address: '0x21', activeLow: true };
+    const s = await simApp({ sim: { ...SIM, i2cIo: [...SIM.i2cIo, other] } });
+    t.teardown(() => s.close());
+    await s.post('blocks/discover');
+    const OTHER = 'MCP23017 0x21';
+    for (const id of [MCP, OTHER])
+      t.equal((await s.post('blocks/patch', { id, type: 'MCP23017', data: { activeLow: true } })).status, 200);
+    for (const [id, board] of [
+      ['Cooler', MCP],
+      ['Fan', OTHER],
+    ] as const) {
+      const data = { hwDevice: link(board), channel: 1, storedState: 'STATE_ACTIVE' };
+      t.equal((await s.post('blocks/create', { id, type: 'DigitalActuator', data })).status, 201);
+    }
+    await s.run(4000);
+    const chips = ['board', 'other'].map(
+      (name) => s.app.hardware.sim!.i2cIo.find((e) => e.spec.name === name)!.chip as SimMcp23017,
+    );
+    const on = (chip: SimMcp23017) => (chip.iodir & 1) === 0 && (chip.pins() & 1) === 0;
+    t.ok(chips.every(on), 'both relays are on');
+    // Every register write each chip takes from here, and the ones after which its relay is off.
+    const offAfter = [0, 0];
+    chips.forEach((chip, i) => {
+      const write = chip.writeByte.bind(chip);
+      chip.writeByte = (command: number, byte: number) => {
+        write(command, byte);
+        if (!on(chip)) offAfter[i]!++;
+      };
+    });
+    const swap = await s.post('blocks/batch/patch', [
+      { id: MCP, type: 'MCP23017', data: { address: 0x22 } },
+      { id: OTHER, type: 'MCP23017', data: { address: 0x20 } },
+      { id: MCP, type: 'MCP23017', data: { address: 0x21 } },
+    ]);
+    t.equal(swap.status, 200);
+    await s.run(3000);
+    t.same(offAfter, [0, 0], 'no write to either chip switched its relay off, even for a moment');
+    t.ok(chips.every(on), 'both relays are on: the fan drives 0x20 now, the cooler 0x21');
+  },
+);
+
+t.test('a chip handed to a block none of whose actuators drives an output: that output goes off', async (t) => {
+  const other = { name: 'other', type: 'MCP23017', address: '0x21', activeLow: true };
+  const s = await simApp({ sim: { ...SIM, i2cIo: [...SIM.i2cIo, other] } });
+  t.teardown(() => s.close());
+  await s.post('blocks/discover');
+  const OTHER = 'MCP23017 0x21';
+  for (const id of [MCP, OTHER])
+    t.equal((await s.post('blocks/patch', { id, type: 'MCP23017', data: { activeLow: true } })).status, 200);
+  const data = { hwDevice: link(MCP), channel: 1, storedState: 'STATE_ACTIVE' };
+  t.equal((await s.post('blocks/create', { id: 'Cooler', type: 'DigitalActuator', data })).status, 201);
+  await s.run(4000);
+  const chip = (name: string) => s.app.hardware.sim!.i2cIo.find((e) => e.spec.name === name)!.chip as SimMcp23017;
+  const on = (c: SimMcp23017) => (c.iodir & 1) === 0 && (c.pins() & 1) === 0;
+  t.ok(on(chip('board')), 'the cooler relay at 0x20 is on');
+  const swap = await s.post('blocks/batch/patch', [
+    { id: MCP, type: 'MCP23017', data: { address: 0x22 } },
+    { id: OTHER, type: 'MCP23017', data: { address: 0x20 } },
+    { id: MCP, type: 'MCP23017', data: { address: 0x21 } },
+  ]);
+  t.equal(swap.status, 200);
+  await s.run(3000);
+  t.notOk(on(chip('board')), '0x20 went to a block with no actuator: its relay is off');
+  t.ok(on(chip('other')), 'the cooler drives 0x21 now');
+});

@@ -79,7 +79,9 @@ const chipName = (bus: string, address: number) => `I2C chip ${hex(address)} on 
  */
 function release(block: AnyBlock, ctx: UpdateContext, chip: { bus: string; address: number }): void {
   const access = () => i2cIoAccess(ctx.hardware);
-  ctx.letGoOfChip(block, chipName(chip.bus, chip.address), () => access()?.release(chip.bus, chip.address));
+  ctx.letGoOfChip(block, chipName(chip.bus, chip.address), (taken) =>
+    taken ? access()?.handOver(chip.bus, chip.address) : access()?.release(chip.bus, chip.address),
+  );
 }
 
 export interface ExpanderState {
