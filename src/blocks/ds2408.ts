@@ -13,7 +13,7 @@ const CHANNELS = 8;
 const CAPABILITIES = ChannelCapability.DIGITAL_OUTPUT | ChannelCapability.DIGITAL_INPUT;
 
 const fields = {
-  address: f.address({ stored: true, unique: true, description: '16 hex digits, family byte (29) first' }),
+  address: f.address({ stored: true, description: '16 hex digits, family byte (29) first' }),
   connected: f.bool({ readonly: true }),
   connectMode: f.enum(PinConnectMode, { stored: true, default: 'CONNECT_ACTUATOR' }),
   oneWireBusId: f.link('OneWireBusInterface', { readonly: true }),

@@ -9,7 +9,7 @@ import { ioChannelsField, makeChannels } from './shared/fields.js';
 const CHANNELS = 2;
 
 const fields = {
-  address: f.address({ stored: true, unique: true, description: '16 hex digits, family byte (3a) first' }),
+  address: f.address({ stored: true, description: '16 hex digits, family byte (3a) first' }),
   connected: f.bool({ readonly: true }),
   oneWireBusId: f.link('OneWireBusInterface', { readonly: true }),
   channels: ioChannelsField,

@@ -332,6 +332,18 @@ interface RulesChecked {
 }
 
 /**
+ * One block per chip (BlockTypeDef.chip) is a rule of a create, write or patch, not of a backup
+ * load: a backup that holds two blocks on one chip (an I2C chip or a 1-Wire IO module) loads both
+ * on it, as they were, each block keeping the links to it; the load report says so.
+ */
+function sharedChip(def: BlockTypeDef<any, any>, data: Data, loaded: readonly AnyBlock[]): string | null {
+  const chip = def.chip?.(data) ?? null;
+  const other = chip === null ? undefined : loaded.find((b) => b.def.chip?.(b.data as Data) === chip);
+  if (!other) return null;
+  return `${chip} is named by block '${other.id}' too; both are loaded on it, as the backup has them (a block deleted or moved away lets go of it only when no other names it)`;
+}
+
+/**
  * The blocks of a backup held to the rules across blocks that a create of each meets over REST
  * and MQTT (validation.ts dataRuleIssues: unique hardware addresses, a type's checkData such as
  * the addresses an I2C chip can have or an output on an input line), against the backup's blocks,
@@ -382,6 +394,8 @@ function holdingRules<P extends RulesChecked>(
         for (const x of issues)
           say(p, 'warn', `${p.label}: field '${x.path.replace(/^data\./, '')}' dropped (${x.message})`);
       }
+      const shared = sharedChip(p.def, p.data, loaded);
+      if (shared) say(p, 'warn', `${p.label}: ${shared}`);
       loaded.push(views.get(p.id)!);
     }
     p.dropped();

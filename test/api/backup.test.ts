@@ -193,7 +193,7 @@ t.test('a backup with an empty blocks list is refused and deletes nothing', asyn
 });
 
 t.test(
-  'a backup block is held to the rules a create of it meets: one address per device, an address its chip can have',
+  'a backup block is held to the rules a create of it meets: an address its chip can have; two blocks on one IO module or chip both load, told',
   async (t) => {
     const { post, close } = await startApp({}, { listen: false });
     t.teardown(close);
@@ -201,26 +201,36 @@ t.test(
       (await post('blocks/create', { id: 'relays', type: 'DS2408', data: { address: '2901d0000000004a' } })).status,
       201,
     );
+    t.equal(
+      (await post('blocks/create', { id: 'board', type: 'MCP23017', data: { bus: 'sim', address: 0x20 } })).status,
+      201,
+    );
+    const twin = await post('blocks/create', { id: 'x', type: 'DS2408', data: { address: '2901d0000000004a' } });
+    t.equal(twin.status, 422, 'blocks/create refuses a second block on the module');
+    t.match(twin.body.message, "1-Wire module 2901d0000000004a is already used by block 'relays'");
     const backup = (await post('blocks/backup/save')).body;
     const relays = backup.blocks.find((b: { id: string }) => b.id === 'relays');
+    const board = backup.blocks.find((b: { id: string }) => b.id === 'board');
     const pcf = { id: 'expander', nid: 901, type: 'PCF8574', data: { address: 0x10, activeLow: true } };
     const created = await post('blocks/create', pcf);
     t.equal(created.status, 422, 'blocks/create refuses an address a PCF8574 cannot have');
-    backup.blocks.push({ ...relays, id: 'relays again', nid: 900 }, pcf);
+    backup.blocks.push({ ...relays, id: 'relays again', nid: 900 }, pcf, { ...board, id: 'board again', nid: 902 });
     const load = await post('blocks/backup/load', backup);
     t.equal(load.status, 200);
     t.same(load.body.failures, [], 'no block is lost');
     t.same(
       load.body.warnings,
       [
-        "block 3 (id 'relays again', nid 900, type 'DS2408'): field 'address' dropped (2901d0000000004a is already used by block 'relays')",
-        `block 4 (id 'expander', nid 901, type 'PCF8574'): field 'address' dropped (${created.body.validation[0].message})`,
+        "block 4 (id 'relays again', nid 900, type 'DS2408'): 1-Wire module 2901d0000000004a is named by block 'relays' too; both are loaded on it, as the backup has them (a block deleted or moved away lets go of it only when no other names it)",
+        `block 5 (id 'expander', nid 901, type 'PCF8574'): field 'address' dropped (${created.body.validation[0].message})`,
+        "block 6 (id 'board again', nid 902, type 'MCP23017'): I2C chip 0x20 on bus sim is named by block 'board' too; both are loaded on it, as the backup has them (a block deleted or moved away lets go of it only when no other names it)",
       ],
-      'the second block with the address and the expander load without it, told in the words blocks/create has',
+      'the pairs on one chip load as they are, told; the expander loads without its address, told in the words blocks/create has',
     );
     const read = async (id: string) => (await post('blocks/read', { id })).body.data;
-    t.equal((await read('relays')).address, '2901d0000000004a', 'the first block with the address keeps it');
-    t.equal((await read('relays again')).address, '0000000000000000', 'the second is unbound');
+    t.equal((await read('relays')).address, '2901d0000000004a', 'the first block on the module keeps it');
+    t.equal((await read('relays again')).address, '2901d0000000004a', 'and so does the second, as I2C pairs do');
+    t.equal((await read('board again')).address, 0x20);
     const expander = await read('expander');
     t.equal(expander.address, null, 'the expander is unbound');
     t.equal(expander.activeLow, true, 'and keeps its settings');
