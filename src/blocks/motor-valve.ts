@@ -5,7 +5,8 @@
 // off; to close, the reverse. The drive stays on at the end stop (the valve has its own). Moved
 // to another start channel or board, unlinked or deleted, it stops the motor it drove.
 // ACTIVE = open, anything else (INACTIVE, UNKNOWN) = close. The digital time constraints
-// (minOff, minOn, delayedOn, delayedOff) apply to the direction; a mutexed constraint is not
+// (minOff, minOn, delayedOn, delayedOff) apply to the direction, from the one the end switches
+// show at the start (a restart is no change of direction); a mutexed constraint is not
 // supported on valves and blocks opening while enabled.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
@@ -103,7 +104,20 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
       d.valveState = null;
       return now + INTERVAL_MS;
     }
-    if (s.history.length === 0) record(s.history, now, false);
+    if (s.history.length === 0) {
+      // No direction held yet (a start, a new valve, a backup load): the one the end switches
+      // show, so the constraints do not drive an open valve closed after a restart (delayedOn
+      // counting from the start); mid-travel, the wanted one. Until the switches are read the
+      // motor is left stopped.
+      const closed = io.read(c);
+      const open = io.read(c + 1);
+      if (closed === null || open === null) {
+        d.state = null;
+        d.valveState = null;
+        return now + INTERVAL_MS;
+      }
+      record(s.history, now, open !== closed ? open : want);
+    }
     const noMutex = () => ({ granted: false, wait: MUTEX_RETRY_MS });
     const { on: opening, retryMs } = constrainedSwitch(s, d.constraints, want, now, noMutex, INTERVAL_MS);
     io.write(c + 2, !opening);

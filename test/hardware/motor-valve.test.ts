@@ -1,5 +1,8 @@
 // MotorValve on an emulated DS2408 valve board (drivers/sim/motor-valve.ts): the block drives
 // the H-bridge latches through the real 1-Wire stack and reads the end switches back.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { parseSimConfig } from '../../drivers/sim/sim-config.js';
 import { simApp, type SimApp } from './sim-app.js';
@@ -132,4 +135,35 @@ t.test('sim config: valves only on a DS2408, at start channel 1 or 5', async (t)
     name: 'SimConfigError',
     message: /only for a DS2408/,
   });
+});
+
+t.test('after a restart an open valve with a delayedOn constraint stays open: it never drives closed', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-valve-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const delayedOn = { duration: { __objtype: 'Quantity', value: 5, unit: 's' }, enabled: true };
+  const first = await simApp({ sim: SIM, dataDir });
+  await first.post('blocks/discover');
+  await first.run(2000);
+  await first.post('blocks/patch', { id: BOARD, type: 'DS2408', data: { connectMode: 'CONNECT_VALVE' } });
+  t.equal(
+    (await first.post('blocks/create', valve('Valve B', 1, 'STATE_ACTIVE', { constraints: { delayedOn } }))).status,
+    201,
+  );
+  await first.run(15_000);
+  t.equal(first.data('Valve B').valveState, 'VALVE_OPEN', 'open before the restart');
+  await first.close();
+
+  const s = await simApp({ sim: SIM, dataDir });
+  t.teardown(() => s.close());
+  const model = s.app.hardware.sim!.valves().find((v) => v.valve.start === 1)!;
+  // The emulation starts closed; the valve on the machine stayed open while the service was down.
+  model.valve.position = 1;
+  let closingSeen = 0;
+  for (let at = 0; at < 10_000; at += 100) {
+    await s.run(100);
+    if (model.valve.direction(model.device.activeOutputs()) < 0) closingSeen++;
+  }
+  t.equal(closingSeen, 0, 'the closing drive never came on');
+  t.equal(model.valve.position, 1, 'still fully open');
+  t.equal(s.data('Valve B').valveState, 'VALVE_OPEN');
 });
