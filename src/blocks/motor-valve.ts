@@ -140,8 +140,9 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
 
 /**
  * When the valve no longer drives the bridge it drove last (its start channel or board changed,
- * or it is being deleted): both inputs of that bridge released, so its motor stops where it is.
- * The board is resolved now; null: nothing to stop.
+ * or it is being deleted): both inputs of that bridge released, so its motor stops where it is,
+ * unless another valve names that bridge now (it is woken to drive it in this tick). The board
+ * is resolved now; null: nothing to stop.
  */
 function stopping(
   block: AnyBlock,
@@ -151,6 +152,17 @@ function stopping(
   const s = block.state as ValveRuntime;
   const old = s.driven;
   if (!old || (current && current.arrayId === old.arrayId && current.channel === old.channel)) return null;
+  // Another valve took that bridge over in the same change (two valves swapping start channels):
+  // it is that valve's to drive, now, in this tick; stopping it would cut its motor until then.
+  const taker = ctx
+    .referrers(old.arrayId)
+    .find(
+      (b) => b !== block && b.def === block.def && b.data.hwDevice === old.arrayId && b.data.channel === old.channel,
+    );
+  if (taker) {
+    ctx.wake(taker);
+    return null;
+  }
   const io = drivenIo(ctx, old);
   return () => {
     io?.write(old.channel + 2, false);

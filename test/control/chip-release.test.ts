@@ -338,3 +338,31 @@ t.test('a chip handed to a block none of whose actuators drives an output: that 
   t.notOk(on(chip('board')), '0x20 went to a block with no actuator: its relay is off');
   t.ok(on(chip('other')), 'the cooler drives 0x21 now');
 });
+
+t.test('two running MotorValves swapping start channels in one batch: neither motor stops', async (t) => {
+  const { s, model } = await valveRig(t);
+  const other = s.app.hardware.sim!.valves().find((v) => v.valve.start === 5)!;
+  const created = await s.post('blocks/create', {
+    id: 'Valve 2',
+    type: 'MotorValve',
+    data: { 'hwDevice<>': BOARD, channel: 5, storedState: 'STATE_ACTIVE' },
+  });
+  t.equal(created.status, 201);
+  await s.run(1000);
+  t.equal(other.valve.direction(other.device.activeOutputs()), 1, 'the valve at start channel 5 opens');
+  const swap = await s.post('blocks/batch/patch', [
+    { id: 'Valve', type: 'MotorValve', data: { channel: 5 } },
+    { id: 'Valve 2', type: 'MotorValve', data: { channel: 1 } },
+  ]);
+  t.equal(swap.status, 200, JSON.stringify(swap.body?.message));
+  const stopped = [0, 0];
+  for (let at = 0; at < 3000; at += 10) {
+    await s.run(10, 10);
+    [model, other].forEach((m, i) => {
+      if (m.valve.position < 1 && m.valve.direction(m.device.activeOutputs()) !== 1) stopped[i]!++;
+    });
+  }
+  t.same(stopped, [0, 0], 'both motors kept opening: each valve drives the other bridge now');
+  t.equal(s.data('Valve').channel, 5);
+  t.equal(s.data('Valve 2').channel, 1);
+});
