@@ -73,9 +73,10 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
     s.sent = false;
   }
   if (ow && !s.sent) {
-    // No channel user has written yet: outputs nobody drives are switched off.
+    // No channel user has written yet: outputs nobody drives are switched off, unless the users
+    // of a second block on the module (which a backup or an older store holds) asked already.
     s.sent = true;
-    ow.setLatches(d.address, kind, s.desired);
+    ow.offUnlessAsked(d.address, kind);
   }
   d.connected = r?.connected ?? false;
   if (r) {

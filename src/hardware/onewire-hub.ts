@@ -118,6 +118,13 @@ export class OneWireHub implements OneWireAccess {
     if (w.poller) w.poller.setLatches(address, latches);
   }
 
+  offUnlessAsked(address: string, kind: OneWireIoKind): void {
+    if (this.stopped) return;
+    const w = this.want(address, kind, this.now);
+    if (!w || w.latches !== null || (w.poller?.io(address)?.desired ?? null) !== null) return;
+    this.setLatches(address, kind, 0);
+  }
+
   release(address: string): void {
     const w = this.wants.get(address);
     if (!w) return;

@@ -100,6 +100,12 @@ export interface OneWireAccess {
   io(address: DeviceAddress, kind: OneWireIoKind): IoReading | null;
   /** Desired output latches (active polarity); written on the next refresh, re-asserted if they drift. */
   setLatches(address: DeviceAddress, kind: OneWireIoKind, latches: number): void;
+  /**
+   * Every output off, unless latches were asked for the address already (in this run, since it
+   * was last let go): a block's first update switches off what nobody drives without undoing
+   * what the users of a second block on the module asked.
+   */
+  offUnlessAsked(address: DeviceAddress, kind: OneWireIoKind): void;
   /** Stop polling an address (its block was deleted or re-addressed). */
   release(address: DeviceAddress): void;
   buses(): OneWireBusInfo[];

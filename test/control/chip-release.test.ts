@@ -7,7 +7,10 @@
 // swapping addresses hand each chip to the other's actuators before the next poll. One block
 // per I2C chip: a second block on a bus and address another block has is refused, naming it; a
 // backup (or an older store) that already holds two loads both, and deleting one leaves the chip
-// to the other. Discovery proposes no block for a chip a block already names.
+// to the other; the same for a DS2408, where the unused block never switches the other's outputs
+// off. Discovery proposes no block for a chip a block already names. A chip handed to another
+// block in one batch is never made safe between (no write leaves a relay off), and two valves
+// swapping start channels keep both motors running.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -366,3 +369,24 @@ t.test('two running MotorValves swapping start channels in one batch: neither mo
   t.equal(s.data('Valve').channel, 5);
   t.equal(s.data('Valve 2').channel, 1);
 });
+
+t.test(
+  'a backup holding two blocks on one DS2408 loads both; the unused one never switches the heater off',
+  async (t) => {
+    const r = await relayRig(t);
+    const backup = r.s.app.runtime.backupSave();
+    const nid = Math.max(...backup.blocks.map((b) => b.nid)) + 1;
+    const board = backup.blocks.find((b) => b.id === DS2408)!;
+    backup.blocks.push({ ...board, id: 'Latches', nid } as never);
+    const result = await r.s.app.runtime.backupLoad(backup);
+    t.same(result.failures, [], 'nothing failed');
+    t.match(result.warnings, [/1-Wire module 29\w+ is named by block 'DS2408 0000000000d1' too/]);
+    t.equal(r.s.data('Latches').address, r.s.data(DS2408).address, 'the second block keeps the address');
+    await r.run(3000);
+    t.equal(r.offSeen.heater, 0, 'the heater latch stayed on through the load');
+    r.offSeen.heater = 0;
+    t.equal((await r.s.post('blocks/delete', { id: 'Latches' })).status, 200, 'the unused block goes');
+    await r.run(3000);
+    t.equal(r.offSeen.heater, 0, 'the module was not let go: the heater never went off');
+  },
+);
