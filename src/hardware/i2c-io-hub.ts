@@ -98,14 +98,17 @@ export class I2cIoHub implements I2cIoAccess {
     kind: I2cIoKind,
     drive: number,
     levels: number,
-    asked = drive,
+    asked = ~0,
     active = drive,
   ): void {
     if (this.stopped) return;
     const w = this.want(bus, address, kind);
-    w.drive = drive;
-    w.levels = levels & drive;
-    w.active = active & drive;
+    // Only the asked channels change: two blocks on one chip (a backup holds them) each drive
+    // their own channels, never undoing the other's.
+    const keep = ~asked;
+    w.drive = (w.drive & keep) | (drive & asked);
+    w.levels = (w.levels & keep) | (levels & drive & asked);
+    w.active = (w.active & keep) | (active & drive & asked);
     w.held &= ~asked;
   }
 

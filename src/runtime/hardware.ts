@@ -162,7 +162,8 @@ export interface I2cIoAccess {
    * Written when they differ from the read-back. Outputs that were on (`active`, whatever their
    * level; default all driven) and that a power-on reset took stay in their power-on state until
    * their channel is asked for again: `asked`. Those that were off are written back at once (on
-   * an active-high board the reset switched them on). Bit n = channel n+1.
+   * an active-high board the reset switched them on). Only the `asked` channels change (default:
+   * all), so two blocks on one chip each drive their own. Bit n = channel n+1.
    */
   setOutputs(
     bus: string,
