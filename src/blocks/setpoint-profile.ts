@@ -63,6 +63,16 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
     d.start += Math.round(move.byMs / 1000);
     return true;
   },
+  // As update: it claims its target once started, with a setting to give it.
+  drivesNow(block, wall) {
+    const d = block.data;
+    return (
+      wall !== null &&
+      d.start !== null &&
+      wall / 1000 >= d.start &&
+      profileSetting(d.points, wall / 1000 - d.start) !== null
+    );
+  },
   update(block, ctx) {
     const d = block.data;
     const next = nextBeat(ctx.now, 1000);

@@ -1,7 +1,11 @@
 // Claims: a driving link (PID -> output, PWM -> actuator, ...) claims its target; first come,
-// first served. IO channels are claimed per channel. Claims are volatile: they are rebuilt
-// from the links at run time and never persisted (settingMode is, through the block data).
+// first served. IO channels are claimed per channel. Claims are volatile, never persisted
+// (settingMode is, through the block data): the drivers' updates make them, and a load (start,
+// backup, rename) or a change to a driver takes them from the stored links at once (claimByLinks),
+// as those updates would, so that no block reads as let go until the first tick, nor while
+// control is off and no block runs.
 import { forEachLink } from '../codec/fields.js';
+import { resolveIn, type InterfaceName } from './interfaces.js';
 import type { AnyBlock } from './types.js';
 
 interface ChannelData {
@@ -110,6 +114,41 @@ function stillDrives(claimer: AnyBlock, target: AnyBlock): boolean {
     if (field.spec.drives && id === target.id) found = true;
   });
   return found;
+}
+
+/**
+ * The claims `claimers` (in scheduler order: first come, first served, as in a tick) make through
+ * their driving links when they next update: an enabled driver whose type says it drives now
+ * (BlockTypeDef.drivesNow: a profile only once started) claims each target its link resolves to
+ * (through the link's interface, as its update resolves it) that nobody holds. What a
+ * driver's update does with a claim it holds and has no request for keeps it (a PID without a
+ * sensor asks for nothing), so the first tick leaves what this made. `wall`: the wall clock
+ * (epoch ms), or null when not set. Returns the targets whose settingMode became CLAIMED.
+ */
+export function claimByLinks(
+  claimers: Iterable<AnyBlock>,
+  table: { byId(id: string): AnyBlock | undefined },
+  wall: number | null,
+): AnyBlock[] {
+  const switched: AnyBlock[] = [];
+  for (const claimer of claimers) {
+    if ((claimer.data as { enabled?: boolean }).enabled === false) continue;
+    if (claimer.def.drivesNow && !claimer.def.drivesNow(claimer as never, wall)) continue;
+    forEachLink(claimer.def.fields, claimer.data, (_path, id, field) => {
+      if (!field.spec.drives || field.spec.kind !== 'link') return;
+      const target = resolveIn(table, id, field.spec.iface as InterfaceName) as AnyBlock | null;
+      // Only a target nobody holds: one its driver holds already keeps the mode it has (a change
+      // that writes it and lets go in one batch hands it over, settleDrivenMode).
+      if (!target || claimedBy(target) !== null) return;
+      if (claim(target, claimer).modeChanged) switched.push(target);
+      // Claimed, nothing asked yet: a request left from an earlier claim is not this driver's
+      // (blocks/shared/pipeline.ts drive() sees it held and asks anew). Due at the next tick.
+      const state = target.state as { request?: unknown } | undefined;
+      if (state && typeof state === 'object' && 'request' in state) state.request = null;
+      target.nextUpdate = -Infinity;
+    });
+  }
+  return switched;
 }
 
 /** Drop claims whose claimer is gone, disabled, or no longer links to the target. */

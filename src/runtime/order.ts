@@ -86,6 +86,13 @@ export class SchedulerOrder {
     return this.list;
   }
 
+  /** `blocks` in the scheduler's order (one block as it is: no rebuild for it). */
+  ordered(blocks: AnyBlock[]): AnyBlock[] {
+    if (blocks.length < 2) return blocks;
+    this.current();
+    return blocks.sort((a, b) => (this.rank.get(a) ?? 0) - (this.rank.get(b) ?? 0));
+  }
+
   /** A block was inserted, or its links changed: give it a rank that keeps the order valid. */
   place(block: AnyBlock): void {
     if (!this.valid) return;

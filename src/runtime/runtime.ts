@@ -309,6 +309,11 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.afterStructureChange();
   }
 
+  /** A block a claim taken from the links switched to CLAIMED (block-indexes.ts). */
+  persistClaimed(block: AnyBlock): void {
+    this.unsaved.persist(block);
+  }
+
   /** After changes to many blocks (load, backup, rename, a batch undone): everything is looked at again. */
   afterStructureChange(): void {
     reindexAll(this, this.reads);

@@ -187,6 +187,13 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    */
   wallMoved?(block: Block<F, S>, move: WallMove): boolean;
   /**
+   * For a type with driving links: whether the block, enabled, claims its targets when it next
+   * updates (a profile only once it has started); without it, whenever enabled. The runtime takes
+   * claims from the links by it at a load and after a change (claims.ts, claimByLinks), so it must
+   * say what the update does. `wall`: the wall clock (epoch ms), or null when not set.
+   */
+  drivesNow?(block: Block<F, S>, wall: number | null): boolean;
+  /**
    * Block ids the block keeps outside its link fields (a Sequence's instructions): the block
    * `from` is now `to`. Returns how to undo the change when stored data changed, else null.
    */

@@ -1,0 +1,104 @@
+// Claims were volatile and made only by the drivers' updates: after a restart, until the first
+// tick, every driven block read as let go (claimedBy null), and with control off (PUT
+// settings/enabled false, no tick at all) it stayed so: a write of a PID's output went to STORED
+// and Home Assistant took commands for it. Claims are now taken from the stored links as the
+// blocks load, as the drivers' updates take them, so the claim state after a load is the one the
+// first tick leaves.
+import t from 'tap';
+import { MemoryPersistence } from '../../src/runtime/persistence.js';
+import { link, setup, type Setup } from './setup.js';
+
+const HOUR = 3600;
+
+function plant(persistence: MemoryPersistence) {
+  const su = setup({ persistence });
+  su.create('sensor', 'TempSensorExternal', { setting: 18, timeout: 0 });
+  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, enabled: true });
+  su.create('sp2', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, enabled: true });
+  su.create('pins', 'MockPins', {});
+  su.create('act', 'DigitalActuator', { hwDevice: link('pins'), channel: 1, storedState: 'STATE_INACTIVE' });
+  su.create('pwm', 'ActuatorPwm', { actuatorId: link('act'), period: 10, enabled: true });
+  su.create('pid', 'Pid', { inputId: link('sp'), outputId: link('pwm'), kp: 10, ti: 0, td: 0, enabled: true });
+  su.create('mock', 'ActuatorAnalogMock', { storedSetting: 40 });
+  su.create('pid2', 'Pid', { inputId: link('sp'), outputId: link('mock'), kp: 10, ti: 0, td: 0, enabled: true });
+  su.create('offset', 'ActuatorOffset', { targetId: link('sp2'), referenceId: link('sp'), enabled: true });
+  // A profile set to start tomorrow does not drive its setpoint yet.
+  const tomorrow = Date.UTC(2026, 0, 2) / 1000;
+  su.create('sp3', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 21, enabled: true });
+  su.create('later', 'SetpointProfile', {
+    targetId: link('sp3'),
+    start: tomorrow,
+    points: [
+      { time: 0, temperature: 10 },
+      { time: HOUR, temperature: 12 },
+    ],
+    enabled: true,
+  });
+  return su;
+}
+
+const driven = ['pwm', 'act', 'mock', 'sp2', 'sp3'];
+const claimState = (su: Setup) =>
+  Object.fromEntries(driven.map((id) => [id, { by: su.data(id).claimedBy, mode: su.data(id).settingMode }]));
+
+t.test('after a restart the claims are known at load, and are those the first tick leaves', async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = plant(persistence);
+  await su.run(3000);
+  const running = claimState(su);
+  t.same(running, {
+    pwm: { by: 'pid', mode: 'CLAIMED' },
+    act: { by: 'pwm', mode: 'CLAIMED' },
+    mock: { by: 'pid2', mode: 'CLAIMED' },
+    sp2: { by: 'offset', mode: 'CLAIMED' },
+    sp3: { by: null, mode: 'STORED' },
+  });
+
+  const again = setup({ persistence, clock: su.clock });
+  t.same(claimState(again), running, 'right after the load, before any tick');
+  // IO channel claims (act on pins) are still made by the first update: not compared here.
+  const whole = (s: Setup) => s.runtime.claims().filter((c) => c.target !== 'pins');
+  t.same(whole(again), whole(su), 'the claims endpoint says the same');
+  await again.run(100);
+  t.same(claimState(again), running, 'and the first tick leaves them so');
+});
+
+t.test('control off across a restart: driven blocks stay claimed, and a write keeps them CLAIMED', async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = plant(persistence);
+  await su.run(3000);
+  const running = claimState(su);
+
+  const again = setup({ persistence, clock: su.clock });
+  again.runtime.paused = true;
+  t.same(claimState(again), running, 'still owned while no block runs');
+  again.patch('mock', 'ActuatorAnalogMock', { storedSetting: 77 });
+  t.equal(again.data('mock').storedSetting, 77, 'the stored setting is taken');
+  t.equal(again.data('mock').settingMode, 'CLAIMED', 'but the PID keeps it: not handed over to STORED');
+  t.equal(again.data('mock').claimedBy, 'pid2');
+
+  // Off and on again while no block runs: the claim goes and comes back as a tick would.
+  again.patch('pid2', 'Pid', { enabled: false });
+  t.equal(again.data('mock').claimedBy, null, 'a disabled PID lets go at once');
+  again.patch('pid2', 'Pid', { enabled: true });
+  t.equal(again.data('mock').claimedBy, 'pid2', 'enabled again, it holds its output at once');
+  again.runtime.paused = false;
+  await again.run(100);
+  t.same(claimState(again), running, 'the first tick agrees');
+});
+
+t.test('first come, first served at load as at the tick: the PID first in order keeps the output', async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = setup({ persistence });
+  su.create('sensor', 'TempSensorExternal', { setting: 18, timeout: 0 });
+  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 20, enabled: true });
+  su.create('out', 'ActuatorAnalogMock', { storedSetting: 40 });
+  su.create('a', 'Pid', { inputId: link('sp'), outputId: link('out'), kp: 10, ti: 0, td: 0, enabled: true });
+  su.create('b', 'Pid', { inputId: link('sp'), outputId: link('out'), kp: 10, ti: 0, td: 0, enabled: true });
+  await su.run(2000);
+  t.equal(su.data('out').claimedBy, 'a');
+  const again = setup({ persistence, clock: su.clock });
+  t.equal(again.data('out').claimedBy, 'a', 'at load');
+  await again.run(100);
+  t.equal(again.data('out').claimedBy, 'a', 'after the first tick');
+});
