@@ -226,7 +226,7 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     }
     if (!d.enabled) {
       s.pausedSince ??= now;
-      report(block, (d.activeInstruction ?? 0) > 0 || s.startedAt !== null ? 'PAUSED' : 'DISABLED', 'NONE');
+      report(block, disabledStatus(block), 'NONE');
       d.elapsed = elapsedMs(s, now) / 1000;
       return now + IDLE_INTERVAL_MS;
     }
@@ -273,8 +273,9 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
         advance(block, index + 1, now);
         if (d.enabled) continue;
         // It disabled itself (DISABLE target=<itself>): it stops here, as the Brewblox firmware
-        // does, and is stored so, so a restart keeps it stopped at the next line.
-        report(block, 'PAUSED', 'NONE');
+        // does, and is stored so, so a restart keeps it stopped at the next line; after its last
+        // line it is at END (disabledStatus).
+        report(block, disabledStatus(block), 'NONE');
         persistProgress(block, ctx);
         next = now + IDLE_INTERVAL_MS;
         break;
@@ -307,6 +308,17 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     return next;
   },
 });
+
+/**
+ * Disabled: DISABLED before it started, PAUSED mid-way, END once past its last line (it ran every
+ * line: a DISABLE of itself on the last one, or disabled after it ended). A WAIT_SEQUENCE on it is
+ * then done, and its position is the one a sequence that ran off its end has.
+ */
+function disabledStatus(block: SequenceBlock): 'DISABLED' | 'PAUSED' | 'END' {
+  const at = block.data.activeInstruction ?? 0;
+  if (block.state.lines.length > 0 && at >= block.state.lines.length) return 'END';
+  return at > 0 || block.state.startedAt !== null ? 'PAUSED' : 'DISABLED';
+}
 
 /**
  * The active instruction counts its time (WAIT_DURATION): only then is `elapsed` worth storing

@@ -172,9 +172,14 @@ function step(ins: Instruction, sc: StepContext): StepResult {
       const times = (d.points as Array<{ time: number | null }>).map((p) => p.time ?? 0);
       return until(now >= d.start + Math.max(0, ...times));
     }
-    case 'START_SEQUENCE':
-      sc.startSequence(target());
+    case 'START_SEQUENCE': {
+      // Brewblox's START_SEQUENCE resets its target to the first instruction: naming the
+      // sequence itself, that is a RESTART (with its pause), not a step on to the next line.
+      const other = target();
+      if (other === sc.self) return { kind: 'restart' };
+      sc.startSequence(other);
       return NEXT;
+    }
     case 'WAIT_SEQUENCE':
       return until(data(target()).status === 'END');
   }
