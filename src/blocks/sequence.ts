@@ -7,8 +7,8 @@
 // pauses 1 s; an error retries the same instruction until the cause is gone. Disabled, the
 // sequence is PAUSED and the paused time does not count towards WAIT_DURATION. WAIT_UNTIL,
 // START_PROFILE and WAIT_PROFILE need the wall clock (SYSTEM_TIME_NOT_AVAILABLE without it);
-// WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed are persisted
-// once an instruction has been active for 60 s, and at END; a WAIT_DURATION's `elapsed` is stored
+// WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed (a sequence it
+// started too) are persisted once an instruction has been active for 60 s, and at END; a WAIT_DURATION's `elapsed` is stored
 // every minute after that, so a restart resumes it with the time it had (as a profile resumes its
 // place) instead of starting a long wait over. A rename of a block rewrites the lines that name it, as links
 // follow a rename (renamed, below), and a delete lists them as it lists links left dangling (names).
@@ -266,6 +266,10 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
         startSequence: (target) => {
           restartAt(target as SequenceBlock, 0);
           ctx.wake(target);
+          // Stored with this sequence's checkpoint, as the blocks its SET lines change: a kill
+          // then finds both before the start or both after it, never this one past a WAIT_SEQUENCE
+          // on a sequence still stored at the end of its last run.
+          changed.add(target);
         },
       });
       if (result.kind === 'next') {
