@@ -2,8 +2,8 @@
 // tick, every driven block read as let go (claimedBy null), and with control off (PUT
 // settings/enabled false, no tick at all) it stayed so: a write of a PID's output went to STORED
 // and Home Assistant took commands for it. Claims are now taken from the stored links as the
-// blocks load, as the drivers' updates take them, so the claim state after a load is the one the
-// first tick leaves.
+// blocks load (a start, a backup load), as the drivers' updates take them, so the claim state
+// after a load is the one the first tick leaves.
 import t from 'tap';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { link, setup, type Setup } from './setup.js';
@@ -101,4 +101,17 @@ t.test('first come, first served at load as at the tick: the PID first in order 
   t.equal(again.data('out').claimedBy, 'a', 'at load');
   await again.run(100);
   t.equal(again.data('out').claimedBy, 'a', 'after the first tick');
+});
+
+t.test('a backup loaded with control off: the drivers hold their targets at once', async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = plant(persistence);
+  await su.run(3000);
+  const running = claimState(su);
+  const backup = su.runtime.backupSave();
+  su.runtime.paused = true;
+  await su.runtime.backupLoad(backup);
+  t.same(claimState(su), running, 'owned as before the load, with no block running');
+  su.patch('mock', 'ActuatorAnalogMock', { storedSetting: 55 });
+  t.equal(su.data('mock').settingMode, 'CLAIMED', 'a setting written after it does not take over');
 });
