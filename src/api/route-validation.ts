@@ -13,6 +13,7 @@ import { Kind, Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { describeValue, issuesOf, type SchemaIssue } from '../../drivers/schema-check.js';
+import { issuesText } from '../shared/json.js';
 import { HttpError } from './errors.js';
 
 const CHECKED_BY = Symbol.for('edgeblocks.route-input.checkedBy');
@@ -56,11 +57,6 @@ const WHAT: Record<HttpPart, string> = {
 };
 
 type Issue = Pick<SchemaIssue, 'path' | 'message'>;
-
-/** Issues in one line: `enabled: must be true or false, got "yes"; key: is required: a string`. */
-export function issuesText(issues: Issue[]): string {
-  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-}
 
 /** The 422 of input that does not fit its schema: every issue, each naming its field. */
 export function invalidInput(part: HttpPart, issues: Issue[]): HttpError {

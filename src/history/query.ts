@@ -2,7 +2,8 @@
 // (fastify checks the routes' bodies; the websocket's commands go through the same check here):
 // nulls count as absent, and what a schema cannot say (a duration's text) is parsed here.
 import type { Static, TSchema } from '@sinclair/typebox';
-import { inputIssues, issuesText } from '../api/route-validation.js';
+import { inputIssues } from '../api/route-validation.js';
+import { issuesText } from '../shared/json.js';
 import { QueryError, parseDuration } from './timeframe.js';
 import { MAX_QUERY_FIELDS, timeseriesSchemas as s } from './schemas.js';
 

@@ -1,5 +1,6 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
+import { issuesText } from '../shared/json.js';
 import { complete, overlayOwned, sortKeptIssues, withReadonly } from '../codec/apply.js';
 import { leaveOut } from '../codec/fields.js';
 import { isPlainObject, type Partial, type ValidationIssue } from '../codec/partial.js';
@@ -71,7 +72,7 @@ export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Pro
   if (!Array.isArray(input.blocks)) issues.push({ path: 'blocks', message: 'required: a list of blocks' });
   if (input.store !== undefined && input.store !== null && !Array.isArray(input.store))
     issues.push({ path: 'store', message: 'must be a list of documents' });
-  if (issues.length) throw invalid(`invalid backup: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length) throw invalid(`invalid backup: ${issuesText(issues)}`, issues);
   const items = input.blocks as unknown[];
   const store = (input.store ?? null) as unknown[] | null;
   // What `store` says of the controller's documents depends on who saved the backup. This

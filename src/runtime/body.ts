@@ -1,7 +1,7 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
 import { ruleGot } from '../../drivers/json-number.js';
-import { unholdableNumber } from '../shared/json.js';
+import { issuesText, unholdableNumber } from '../shared/json.js';
 import { MAX_META_DEPTH } from '../shared/limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { BlockError, invalid, notFound } from './errors.js';
@@ -61,7 +61,7 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
     const tooLarge = unholdableNumber(meta, 'meta') ?? metaSizeIssue(meta);
     if (tooLarge) issues.push(tooLarge);
   }
-  if (issues.length) throw invalid(`invalid block: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length) throw invalid(`invalid block: ${issuesText(issues)}`, issues);
   return {
     id: id as string | undefined,
     nid: nid as number | undefined,
@@ -122,7 +122,7 @@ export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'b
     issues.push({ path: 'id', message: 'required: the body names no block; give id or nid' });
   const serviceIdIssue = serviceIdCheck(serviceId);
   if (serviceIdIssue) issues.push(serviceIdIssue);
-  if (issues.length) throw invalid(issues.map((i) => `${i.path} ${i.message}`).join('; '), issues);
+  if (issues.length) throw invalid(issuesText(issues), issues);
   if (byNid) {
     const block = table.byNid(nid as number);
     if (!block) throw notFound(`no block with nid ${nid}`);

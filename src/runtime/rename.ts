@@ -1,5 +1,6 @@
 // Rename a block: the id changes, the nid stays, and every link to it follows. The renamed block
 // and every block whose links changed are written in one transaction.
+import { issuesText } from '../shared/json.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { forEachLink } from '../codec/fields.js';
 import { ID_RULE, validId, type Ident } from './body.js';
@@ -17,7 +18,7 @@ export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Id
     issues.push({ path: 'existing', message: 'required: the current id, a non-empty string' });
   if (typeof desired !== 'string' || !validId(desired))
     issues.push({ path: 'desired', message: `must be the new id: ${ID_RULE}` });
-  if (issues.length) throw invalid(`invalid rename: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length) throw invalid(`invalid rename: ${issuesText(issues)}`, issues);
   const block = rt.find(existing);
   if (!block) throw notFound(`no block with id '${existing}'`);
   if (block.def.system) throw conflict(`'${existing}' is a system block and cannot be renamed`);

@@ -1,5 +1,6 @@
 // Decoding and checking block data as create, write, patch and validate receive it: the type
 // must be known, links must name blocks of the right interface, hardware addresses are unique.
+import { issuesText } from '../shared/json.js';
 import { complete, merge, withReadonly } from '../codec/apply.js';
 import { type DecodeContext } from '../codec/decode.js';
 import { type ValidationIssue } from '../codec/partial.js';
@@ -64,8 +65,7 @@ export function decodeBlockData(
     );
     if (!issues.length) issues.push(...chipIssues(def, whole, self, others));
   }
-  if (issues.length)
-    throw invalid(`invalid ${type} data: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  if (issues.length) throw invalid(`invalid ${type} data: ${issuesText(issues)}`, issues);
   return value;
 }
 

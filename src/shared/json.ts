@@ -11,6 +11,17 @@ export type JsonResult =
   | { ok: true; value: unknown }
   | { ok: false; problem: 'too large' | 'too deep' | 'not JSON' | 'prototype key'; reason: string };
 
+/** A refusal's field (dotted: `data.instructions.1`; '' for the value itself) and what is wrong with it. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** Issues in one line, the one wording of every refusal: `enabled: must be true or false, got "yes"; key: required`. */
+export function issuesText(issues: readonly Issue[]): string {
+  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+}
+
 export interface JsonOptions {
   /** Largest accepted size in bytes (UTF-8). */
   maxBytes: number;

@@ -37,7 +37,7 @@ t.test('an id with a lone surrogate is refused, naming the field; whole emoji st
   backup.blocks.push({ id: HALF, nid: 300, type: 'TempSensorMock', data: {} });
   const load = await post('blocks/backup/load', backup);
   t.equal(load.status, 200, load.raw);
-  t.match(load.body.failures, [/id must be/]);
+  t.match(load.body.failures, [/id: must be/]);
 
   // Over MQTT: dropped and counted, as any invalid block.
   await untilSubscribed(app);

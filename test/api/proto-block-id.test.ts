@@ -29,7 +29,7 @@ t.test('"__proto__" cannot name a block: create, rename and backup load refuse i
   backup.blocks.push({ id: '__proto__', nid: 300, type: 'TempSensorMock', data: {} });
   const load = await post('blocks/backup/load', backup);
   t.equal(load.status, 200, load.raw);
-  t.match(load.body.failures, [/__proto__.*id must be/]);
+  t.match(load.body.failures, [/__proto__.*id: must be/]);
 
   t.equal(
     (await post('blocks/create', { id: 'proto', type: 'TempSensorMock', data: {} })).status,

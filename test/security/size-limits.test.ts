@@ -30,7 +30,7 @@ t.test('REST: meta over 16 KiB and blocks over 64 KiB are 422, and nothing is st
   t.teardown(() => rt.close());
   const big = await rt.post('blocks/create', block('Big Meta', MAX_META_BYTES + 1));
   t.equal(big.status, 422, 'meta over the cap');
-  t.match(big.body.message, new RegExp(`meta must be at most ${MAX_META_BYTES} bytes of JSON`));
+  t.match(big.body.message, new RegExp(`meta: must be at most ${MAX_META_BYTES} bytes of JSON`));
   t.equal((await rt.post('blocks/create', block('Fine', 1000))).status, 201, 'a block with 1 kB of meta');
   // Patches merge meta, so it could grow by 16 KiB a patch: the stored block is capped as well.
   let last = 0;
@@ -99,7 +99,7 @@ for (const broker of ['embedded', 'mosquitto'] as const) {
       'the size drop is logged',
     );
     t.ok(
-      lines.some((l) => /mqtt blocks\/create dropped: .*meta must be at most/.test(l)),
+      lines.some((l) => /mqtt blocks\/create dropped: .*meta: must be at most/.test(l)),
       'the meta drop is logged',
     );
     t.equal(mqttStatus.dropped.blockApi, 2, 'both drops are counted');
