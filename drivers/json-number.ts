@@ -21,3 +21,13 @@ export function unholdable(v: unknown): v is number {
 export function ruleGot(rule: string, v: unknown): string {
   return unholdable(v) ? TOO_LARGE_FOR_JSON : `${rule}, got ${JSON.stringify(v)}`;
 }
+
+/**
+ * Whether the integer literal `raw` names the double `read` it parses to: the double's exact
+ * value (10000000000000000000000) or the shortest text that reads back as it, which
+ * JSON.stringify writes (123456789012345670000). Any other is an integer a double lost digits of.
+ */
+export function exactInteger(raw: string, read: number): boolean {
+  if (!Number.isFinite(read)) return true; // the TOO_LARGE_FOR_JSON rule's, not this one's
+  return String(read) === raw || BigInt(raw) === BigInt(read);
+}

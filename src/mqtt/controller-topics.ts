@@ -4,11 +4,12 @@
 // same validation and size limit as REST, when it is sent (a retained copy is not played again at
 // each connect: commands.ts). Whatever is wrong with a message is counted, logged
 // (once a minute per topic, src/log/limit.ts) and the message dropped.
-import { parseJson, utf8Problem } from '../shared/json.js';
+import { inexactIntegers, parseJson, quoteAsSent, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { isPlainObject } from '../codec/partial.js';
 import type { Logger } from '../log.js';
 import type { WarningLimiter } from '../log/limit.js';
+import { BlockError } from '../runtime/errors.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { MqttConnection } from './connection.js';
 import { CONTROLLER_ACTIONS, type ControllerAction, type Topics } from './topics.js';
@@ -65,7 +66,10 @@ export function handleControllerMessage(
     log.debug({ action, id: result.id }, `mqtt blocks/${action} done`);
     return null;
   } catch (e) {
-    const reason = e instanceof Error ? e.message : String(e);
+    let reason = e instanceof Error ? e.message : String(e);
+    // As REST's refusal (api/errors.ts): a number quoted as sent, not as JSON.parse rounded it.
+    if (e instanceof BlockError && e.validation?.length)
+      reason = quoteAsSent(reason, e.validation, inexactIntegers(payload.toString('utf8'))).message;
     return {
       fields: { action, id: body.id, nid: body.nid, reason },
       message: `mqtt blocks/${action} dropped: ${reason}`,

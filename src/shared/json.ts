@@ -4,7 +4,7 @@
 // and a `__proto__` key is refused, since it could poison objects later built from the value
 // (spread, Object.assign, merges).
 import { isUtf8 } from 'node:buffer';
-import { TOO_LARGE_FOR_JSON, unholdable } from '../../drivers/json-number.js';
+import { exactInteger, TOO_LARGE_FOR_JSON, unholdable } from '../../drivers/json-number.js';
 import { CONFIG_FILE_BYTES, MAX_JSON_DEPTH } from './limits.js';
 
 export type JsonResult =
@@ -131,6 +131,93 @@ export function parseJson(
     };
   }
 }
+
+/** A surrogate code unit without its other half: `\ud800` in JSON text, an emoji a client cut in two. */
+export const LONE_SURROGATE = /\p{Cs}/u;
+
+/** An integer literal of a JSON text that a double cannot hold: where it is, as sent, and as read. */
+export interface SentNumber {
+  /** Dotted: `data.list.1.count` ('' for the text itself). */
+  path: string;
+  raw: string;
+  read: number;
+}
+
+const MANY_DIGITS = /\d{16}/;
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+/** Enough to word what is refused; a hostile text may hold thousands. */
+const MAX_SENT_NUMBERS = 10;
+
+/**
+ * The integer literals of a JSON text (parsed already, so well formed) that a double cannot hold
+ * exactly (9007199254740993, read as 9007199254740992), with their fields: what a refusal must
+ * quote instead of the value as read (sentAsSent). A scan of the text, as only it has the digits.
+ */
+export function inexactIntegers(text: string): SentNumber[] {
+  const found: SentNumber[] = [];
+  if (!MANY_DIGITS.test(text)) return found;
+  // One frame per open object or array: its key or index now, and whether a key comes next.
+  const frames: Array<{ key: string | number; inObject: boolean; keyNext: boolean }> = [];
+  let i = 0;
+  while (i < text.length && found.length < MAX_SENT_NUMBERS) {
+    const c = text[i]!;
+    const top = frames[frames.length - 1];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (top?.inObject && top.keyNext) {
+        top.key = JSON.parse(text.slice(i, end + 1)) as string;
+        top.keyNext = false;
+      }
+      i = end + 1;
+    } else if (c === '{' || c === '[') {
+      frames.push({ key: c === '{' ? '' : 0, inObject: c === '{', keyNext: c === '{' });
+      i++;
+    } else if (c === '}' || c === ']') {
+      frames.pop();
+      i++;
+    } else if (c === ',') {
+      if (top?.inObject) top.keyNext = true;
+      else if (top) top.key = (top.key as number) + 1;
+      i++;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      NUMBER.lastIndex = i;
+      const raw = NUMBER.exec(text)![0];
+      if (/^-?\d{16,}$/.test(raw)) {
+        const read = Number(raw);
+        if (!exactInteger(raw, read)) found.push({ path: frames.map((f) => f.key).join('.'), raw, read });
+      }
+      i += raw.length;
+    } else i++;
+  }
+  return found;
+}
+
+/**
+ * A refusal's issues and message quoting the numbers as sent: in the issue of a field that held
+ * such a number (or of the object holding it), its value as read (9007199254740992) becomes the
+ * text the user sent (9007199254740993), in the issue and where the message repeats it.
+ */
+export function quoteAsSent<T extends Issue>(
+  message: string,
+  issues: readonly T[],
+  sent: readonly SentNumber[],
+): { message: string; issues: T[] } {
+  let text = message;
+  const out = issues.map((issue) => {
+    let said = issue.message;
+    for (const n of sent) {
+      if (issue.path !== '' && n.path !== issue.path && !n.path.startsWith(`${issue.path}.`)) continue;
+      said = said.replace(new RegExp(`(?<![\\d.])${escapeRegExp(JSON.stringify(n.read))}(?![\\d.e])`, 'g'), n.raw);
+    }
+    if (said === issue.message) return issue;
+    text = text.split(issue.message).join(said);
+    return { ...issue, message: said };
+  });
+  return { message: text, issues: out };
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The first number in a parsed JSON value that JSON text cannot hold, as `{path, message}` (path

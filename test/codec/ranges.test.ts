@@ -88,7 +88,7 @@ t.test('a huge number in a field with a declared range is told that range, not t
     '{"id":"Relay","type":"DigitalActuator","data":{"channel":9007199254740993}}',
   );
   t.equal(channel.status, 422);
-  t.match(channel.body.message, 'data.channel: must be at most 64, got 9007199254740992');
+  t.match(channel.body.message, 'data.channel: must be at most 64, got 9007199254740993');
   const below = await post(
     'blocks/create',
     undefined,
