@@ -1,6 +1,6 @@
 // History messages (reference/datastore.md §5): validation, flattening and numeric conversion.
 // Pure functions; the ingest adds topics, limits and logging.
-import { parseJson, sizeProblem as payloadSizeProblem } from '../shared/json.js';
+import { LONE_SURROGATE, parseJson, sizeProblem as payloadSizeProblem } from '../shared/json.js';
 import { DEFAULT_LIMITS, type HistoryLimits } from './limits.js';
 
 export type FlatValue = string | number | boolean | null;
@@ -98,9 +98,11 @@ export const REFUSED = {
 // Why one field is left out while the rest of its message is stored. Names are user text (a
 // block id may hold quotes, backslashes, spaces, slashes, any unicode): each store escapes them
 // by its own rule. Only what no store can hold is refused: a control character (a line break
-// ends an Influx line) and a name past the length limit.
+// ends an Influx line), half of a surrogate pair (UTF-8 cannot hold it) and a name past the
+// length limit.
 export const FIELD_DROPPED = {
   control: 'field name holds a control character',
+  surrogate: 'field name holds half of a surrogate pair',
   long: 'field name too long',
 } as const;
 
@@ -127,6 +129,8 @@ export function sizeProblem(size: number, limits: HistoryLimits = DEFAULT_LIMITS
 function fieldProblem(path: string, limits: HistoryLimits): string | null {
   if (path.length > limits.maxNameLength) return FIELD_DROPPED.long;
   if (CONTROL.test(path)) return FIELD_DROPPED.control;
+  // Stored as UTF-8 (the field list, a line of the Influx protocol), it would read back as U+FFFD.
+  if (LONE_SURROGATE.test(path)) return FIELD_DROPPED.surrogate;
   return null;
 }
 
@@ -189,6 +193,8 @@ export function historyFields(msg: unknown, limits: HistoryLimits = DEFAULT_LIMI
   if (key.length > limits.maxNameLength)
     return refused(REFUSED.key, `key longer than ${limits.maxNameLength} characters`);
   if (CONTROL.test(key)) return refused(REFUSED.key, `key ${JSON.stringify(key)} holds a control character`);
+  if (LONE_SURROGATE.test(key))
+    return refused(REFUSED.key, `key ${JSON.stringify(key)} holds half of a surrogate pair`);
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     return refused(REFUSED.shape, 'data must be a JSON object');
   const fields: Array<[string, number]> = [];

@@ -23,7 +23,19 @@ const duration = Type.Union(
     errorMessage: 'must be a duration: text such as "1d" or "2h30m", or seconds',
   },
 );
-const fields = Type.Array(Type.String({ minLength: 1, maxLength: MAX_FIELD_LENGTH, description: 'a field name' }), {
+/**
+ * Text without half of a surrogate pair (an emoji cut in two): no stored field has one (history
+ * leaves such names out, flatten.ts), and VictoriaMetrics' URL form cannot spell one.
+ */
+const WHOLE_CHARACTERS = '^(?:[^\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
+const fieldName = Type.String({
+  minLength: 1,
+  maxLength: MAX_FIELD_LENGTH,
+  pattern: WHOLE_CHARACTERS,
+  description: 'a field name',
+  errorMessage: `must be a field name: 1 to ${MAX_FIELD_LENGTH} characters, without half of a surrogate pair (an emoji cut in two; no field has one)`,
+});
+const fields = Type.Array(fieldName, {
   maxItems: MAX_QUERY_FIELDS,
   examples: [['edge-one/sensor-1/value[degC]']],
 });

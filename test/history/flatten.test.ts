@@ -291,3 +291,23 @@ t.test(
     t.ok(size <= 2, `paths of entries a message no longer has are let go (${size} kept)`);
   },
 );
+
+t.test('half of a surrogate pair in a name: that field (or the key) left out, as UTF-8 cannot store it', async (t) => {
+  const some = parseHistoryMessage('{"key":"k","data":{"ok":1,"cut \\ud83c":2,"big":9007199254740993}}');
+  t.same(
+    some,
+    {
+      ok: true,
+      key: 'k',
+      fields: [
+        ['big', 9007199254740992],
+        ['ok', 1],
+      ],
+      dropped: { counts: { 'field name holds half of a surrogate pair': 1 }, example: 'cut \ud83c' },
+    },
+    'the rest stored; an integer past 2^53 is a double here as everywhere in history',
+  );
+  const key = parseHistoryMessage('{"key":"cut \\ud83c","data":{"a":1}}');
+  t.equal(key.ok, false);
+  if (!key.ok) t.match(`${key.reason}: ${key.detail}`, /key not storable: .*surrogate/);
+});
