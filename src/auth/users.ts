@@ -12,6 +12,8 @@ import { writePrivateFile } from '../store/file-modes.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 
 export const USERS_FILE = 'users.json';
+/** The users file's format; a later release that changes it writes a higher one. */
+const USERS_FILE_VERSION = 1;
 export const TOKEN_PREFIX = 'ebt_';
 const NAME_RE = /^[A-Za-z0-9_.@-]+$/;
 export const MAX_NAME_LENGTH = 64;
@@ -33,8 +35,9 @@ export class UsersFileError extends Error {
   constructor(
     readonly file: string,
     reason: string,
+    fix = 'fix or remove it: nothing was changed',
   ) {
-    super(`${file} is not a valid users file (${reason}); fix or remove it: nothing was changed`);
+    super(`${file} is not a valid users file (${reason}); ${fix}`);
     this.name = 'UsersFileError';
   }
 }
@@ -77,8 +80,16 @@ function parseUsers(file: string, text: string): Map<string, UserRecord> {
   } catch (e) {
     throw new UsersFileError(file, `not JSON: ${(e as Error).message.split('\n')[0]!.slice(0, 80)}`);
   }
-  if (typeof json !== 'object' || json === null || (json as { version?: unknown }).version !== 1)
-    throw new UsersFileError(file, 'expected an object with "version": 1');
+  const version = typeof json === 'object' && json !== null ? (json as { version?: unknown }).version : undefined;
+  // A release that went forward and back: the later one reads the file, and removing it would lose its users.
+  if (typeof version === 'number' && Number.isInteger(version) && version > USERS_FILE_VERSION)
+    throw new UsersFileError(
+      file,
+      `written by a later release (users file version ${version}; this release reads version ${USERS_FILE_VERSION})`,
+      'go forward to that release again, or move it away and add the users again with `edgeblocks user add NAME`: nothing was changed',
+    );
+  if (version !== USERS_FILE_VERSION)
+    throw new UsersFileError(file, `expected an object with "version": ${USERS_FILE_VERSION}`);
   const users = (json as { users?: unknown }).users;
   if (typeof users !== 'object' || users === null || Array.isArray(users))
     throw new UsersFileError(file, 'expected a "users" object');
@@ -325,7 +336,10 @@ export class UsersFile {
   private save(): void {
     const body =
       JSON.stringify(
-        { version: 1, users: Object.fromEntries([...this.users].sort(([a], [b]) => a.localeCompare(b))) },
+        {
+          version: USERS_FILE_VERSION,
+          users: Object.fromEntries([...this.users].sort(([a], [b]) => a.localeCompare(b))),
+        },
         null,
         2,
       ) + '\n';
