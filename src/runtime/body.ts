@@ -111,11 +111,13 @@ export function validId(id: string): boolean {
 export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'byNid'>): AnyBlock {
   if (!isPlainObject(input))
     throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
-  const { id, nid, serviceId } = input;
+  const { id, serviceId } = input;
+  // As in a block body (and Brewblox): nid 0 or null names no block.
+  const nid = input.nid === 0 ? undefined : input.nid;
   const byNid = nid !== undefined && nid !== null;
   const issues: ValidationIssue[] = [];
-  if (byNid && (typeof nid !== 'number' || !Number.isInteger(nid)))
-    issues.push({ path: 'nid', message: ruleGot('must be an integer', nid) });
+  if (byNid && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID))
+    issues.push({ path: 'nid', message: ruleGot(`must be an integer from 1 to ${MAX_NID}`, nid) });
   if (id !== undefined && id !== null && typeof id !== 'string')
     issues.push({ path: 'id', message: ruleGot('must be a string', id) });
   else if (!byNid && (id === undefined || id === null))

@@ -109,3 +109,24 @@ t.test('half of a surrogate pair in text kept as JSON survives every path exactl
     'the document exactly',
   );
 });
+
+// An ident ({id} or {nid}) took nid 0 as a nid to look up, where a block body (a create or a
+// write) takes it, as Brewblox does, for "none": a read or delete of {id: "Probe", nid: 0} was a
+// 404 "no block with nid 0" with Probe there. And a nid past any block's was looked up too: a
+// 404 naming it as read ("no block with nid 9007199254740992"), never as sent.
+t.test("an ident's nid: 0 is none, as in a block body; one no block can have is a 422 quoting it", async (t) => {
+  const { post, close } = await startApp({}, { listen: false });
+  t.teardown(close);
+  t.equal((await post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} })).status, 201);
+  const read = await post('blocks/read', { id: 'Probe', nid: 0 });
+  t.equal(read.status, 200, read.raw);
+  t.equal(read.body.id, 'Probe');
+  const none = await post('blocks/read', { nid: 0 });
+  t.equal(none.status, 422, none.raw);
+  t.match(none.body.message, /^id: required/);
+  const far = await post('blocks/read', undefined, '{"nid":9007199254740993}');
+  t.equal(far.status, 422, far.raw);
+  t.match(far.body.message, 'nid: must be an integer from 1 to 2147483647, got 9007199254740993');
+  const del = await post('blocks/delete', { id: 'Probe', nid: 0 });
+  t.equal(del.status, 200, del.raw);
+});
