@@ -33,7 +33,7 @@ const fieldName = Type.String({
   maxLength: MAX_FIELD_LENGTH,
   pattern: WHOLE_CHARACTERS,
   description: 'a field name',
-  errorMessage: `must be a field name: 1 to ${MAX_FIELD_LENGTH} characters, without half of a surrogate pair (an emoji cut in two; no field has one)`,
+  errorMessage: 'must be a non-empty string without half of a surrogate pair (an emoji cut in two; no field has one)',
 });
 const fields = Type.Array(fieldName, {
   maxItems: MAX_QUERY_FIELDS,
