@@ -5,7 +5,7 @@
 // from the build beside this file). Prints NUL-separated name, value and the file that sets it,
 // for each variable. With --args: the service's arguments in the effective ExecStart (a drop-in
 // may replace it; its specifiers and variables expanded), each followed by a NUL, or status 1 and
-// why when they cannot be worked out.
+// why when they cannot be worked out (warnings, such as a variable systemd leaves empty, on stderr).
 //   node scripts/unit-environment.mjs ROOT SERVICE UNIT_FILE UNIT_NAME [--args]
 import { edgeblocksVariables, unitCommandLine, unitEnvironment } from '../dist/src/doctor/unit-environment.js';
 
@@ -17,6 +17,8 @@ if (mode === '--args') {
     console.error(line.unread);
     process.exit(1);
   }
+  // What systemd does that the writer may not expect (a variable it leaves empty): said on stderr.
+  for (const warning of line?.warnings ?? []) console.error(warning);
   for (const word of line?.args ?? []) process.stdout.write(`${word}\0`);
   process.exit(0);
 }

@@ -40,7 +40,7 @@ export function loadInstalledConfig(
   env: NodeJS.ProcessEnv = process.env,
   root = '/',
   unit: ReadonlyMap<string, { value: string }> = new Map(),
-  commandLine: { args: string[]; from: string; unread?: string | null } | null = null,
+  commandLine: { args: string[]; from: string; unread?: string | null; workingDirectory?: string } | null = null,
 ): Config {
   const flags = commandLine === null ? {} : unitFlags(commandLine);
   const installedConfig = path.join(path.resolve(root), flags.config ?? INSTALLED.config);
@@ -90,6 +90,20 @@ export function loadInstalledConfig(
     withFile[key] = value;
     taken.add(key);
   }
+  // A drop-in's --config naming a file that is not there: the service's start refuses it (it
+  // cannot read the file), so it is said here, not checked as if there were no file.
+  if (
+    commandLine !== null &&
+    flags.config !== undefined &&
+    args.config === undefined &&
+    env.EDGEBLOCKS_CONFIG === undefined &&
+    installedConfig !== path.join(path.resolve(root), INSTALLED.config) &&
+    !exists(installedConfig)
+  )
+    throw new ConfigError(
+      '--config',
+      `${flags.config}, the config file the ExecStart in ${commandLine.from} gives the service, does not exist: the service cannot read it and refuses to start; write that file, or name the one that is there (sudo systemctl edit edgeblocks)`,
+    );
   let config: Config;
   try {
     config = loadConfig(withFile, withUnit, { root: onSystem });
@@ -103,6 +117,16 @@ export function loadInstalledConfig(
     throw e;
   }
   if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
+  // A relative certificate or key the service is given (by its config file or unit) is found
+  // from the directory systemd starts it in, not from the one this tool runs in.
+  if (commandLine !== null && (asService || unitsFile))
+    for (const key of ['httpsCert', 'httpsKey'] as const) {
+      const value = config[key];
+      const own =
+        args[key] !== undefined || env[key === 'httpsCert' ? 'EDGEBLOCKS_HTTPS_CERT' : 'EDGEBLOCKS_HTTPS_KEY'];
+      if (typeof value === 'string' && value !== '' && !path.isAbsolute(value) && !own)
+        config[key] = path.posix.resolve(commandLine.workingDirectory ?? '/', value);
+    }
   if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir))) config.dataDir = under(config.dataDir);
   return config;
 }

@@ -40,6 +40,7 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   const commandLine = asService ? unit.serviceCommandLine(root) : null;
   const several = unit.severalExecStart(commandLine);
   if (several) console.error(`edgeblocks: warning: ${several}`);
+  for (const warning of commandLine?.warnings ?? []) console.error(`edgeblocks: warning: ${warning}`);
   try {
     const config = app.loadInstalledConfig(args.values, env, root, fromUnit, commandLine);
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);

@@ -70,6 +70,10 @@ check_config() {
     rm -rf "$home"
     return 1
   fi
+  if [ -s "$home/why" ]; then
+    warn "the ExecStart of $SERVICE, as systemd will start it:"
+    sed 's/^/  | /' "$home/why" >&2
+  fi
   while IFS= read -r -d '' word; do args+=("$word"); done <"$home/args"
   for ((i = 0; i < ${#args[@]}; i++)); do
     case "${args[i]}" in

@@ -203,8 +203,10 @@ export async function buildReport(
       diskFreePercent,
       service?.historyRate ?? historyRateFromFiles(config.dataDir),
     );
-    const several = severalExecStart(serviceCommandLine(roots.root));
+    const commandLine = serviceCommandLine(roots.root);
+    const several = severalExecStart(commandLine);
     if (several) system.findings.push({ verdict: 'fail', text: several });
+    for (const text of commandLine?.warnings ?? []) system.findings.push({ verdict: 'warn', text });
     const fromUnit = unitFact(options.fromUnit ?? new Map());
     if (fromUnit) system.facts.push(['service environment', fromUnit]);
     // The certificate file as it is now (a dashboard refused in the browser); the served one is in the Service section.

@@ -7,9 +7,10 @@
 // doctor`, `sudo edgeblocks user` and plain `sudo edgeblocks check` (sudo passes none of the
 // service's environment), and
 // the installer's check of a new release (scripts/unit-environment.mjs runs this file). No import
-// but node:fs: the installer runs it from a release before anything is installed, and the check
+// but node's own (fs, path): the installer runs it from a release before anything is installed, and the check
 // loads it beside the bundle without loading the config's modules twice.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 export interface UnitVariable {
   value: string;
@@ -199,8 +200,16 @@ export interface UnitCommandLine {
   from: string;
   /** More than one ExecStart= is left: systemd refuses to start such a service. */
   several: boolean;
-  /** Why its words cannot be read as systemd gives them (a specifier or variable not worked out here); null when they can. */
+  /** Why its words cannot be read as systemd gives them (a specifier not worked out here); null when they can. */
   unread: string | null;
+  /**
+   * The directory systemd starts the service in: the last WorkingDirectory= (its specifiers
+   * expanded), or / when none is set. A relative path the service is given (--config, --data-dir,
+   * httpsCert in its config file) is found from there, not from the directory a tool runs in.
+   */
+  workingDirectory: string;
+  /** What systemd does with the line that its writer may not expect (a variable it leaves empty), naming the file. */
+  warnings: string[];
 }
 
 /** Specifiers of a system unit whose value is known without the running system (systemd.unit(5)). */
@@ -246,21 +255,29 @@ function argumentsAt(argv: string[]): number {
 /**
  * The words of an ExecStart as the service gets them: each word's specifiers (%S, %t, %%...) and
  * then its variables (${NAME} within a word, $NAME as a word of its own split at whitespace, $$
- * a $) from the unit's environment, as systemd expands them; or why not, naming what is not
- * worked out here (a specifier that depends on the running system, a variable the unit does not
- * set), so that no wrong path is ever read for the service's.
+ * a $) from the unit's environment, as systemd expands them: a variable the unit does not set is
+ * empty, as in systemd, with a warning naming it; or why not, naming a specifier that depends
+ * on the running system, so that no wrong path is ever read for the service's.
  */
 function expand(
   raw: string[],
   service: string,
   env: ReadonlyMap<string, UnitVariable>,
   from: string,
-): { words: string[]; unread: string | null } {
+): { words: string[]; unread: string | null; warnings: string[] } {
   const known = specifiers(service);
   const out: string[] = [];
+  const warnings: string[] = [];
   let unread: string | null = null;
   const refuse = (what: string) => {
     unread ??= `the ExecStart in ${from} uses ${what}, which edgeblocks does not work out: write the value itself there (sudo systemctl edit edgeblocks)`;
+    return '';
+  };
+  // systemd makes a variable the unit does not set empty (a $NAME word goes, a ${NAME} is ''): so is it here, said.
+  const unset = (name: string, word: string) => {
+    warnings.push(
+      `the ExecStart in ${from} uses $${name}, which no Environment= or EnvironmentFile= of the unit sets: systemd makes it empty, so the service gets ${JSON.stringify(word)}; set it there or write the value itself (sudo systemctl edit edgeblocks)`,
+    );
     return '';
   };
   for (const word of raw) {
@@ -268,18 +285,69 @@ function expand(
     const lone = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(specified);
     if (lone) {
       const set = env.get(lone[1]!);
-      if (set === undefined) refuse(`$${lone[1]} (not set by its Environment= or EnvironmentFile=)`);
+      if (set === undefined) unset(lone[1]!, '');
       else out.push(...set.value.split(/\s+/).filter(Boolean));
       continue;
     }
-    out.push(
-      specified.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (all, name: string | undefined) => {
-        if (name === undefined) return '$';
-        return env.get(name)?.value ?? refuse(`${all} (not set by its Environment= or EnvironmentFile=)`);
-      }),
-    );
+    const missing: string[] = [];
+    const value = specified.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string | undefined) => {
+      if (name === undefined) return '$';
+      const set = env.get(name);
+      if (set === undefined) missing.push(name);
+      return set?.value ?? '';
+    });
+    for (const name of missing) unset(name, value);
+    out.push(value);
   }
-  return { words: out, unread };
+  return { words: out, unread, warnings };
+}
+
+/** The service's flags whose value is a path, found from its working directory when relative. */
+const PATH_FLAGS = new Set(['--config', '--data-dir', '--https-cert', '--https-key', '--sim-config']);
+
+/**
+ * `args` with the relative values of PATH_FLAGS resolved from `cwd`, as the service resolves
+ * them; or why not (a working directory not known here, with a relative path given).
+ */
+function resolvePaths(args: string[], cwd: string | null, from: string): { args: string[]; unread: string | null } {
+  let unread: string | null = null;
+  const resolve = (flag: string, value: string) => {
+    if (value === '' || value.startsWith('/')) return value;
+    if (cwd === null) {
+      unread ??= `the ExecStart in ${from} gives the relative ${flag} ${JSON.stringify(value)} and the unit's WorkingDirectory= is one edgeblocks does not work out (~): write an absolute path there (sudo systemctl edit edgeblocks)`;
+      return value;
+    }
+    return path.posix.resolve(cwd, value);
+  };
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const eq = word.indexOf('=');
+    if (PATH_FLAGS.has(word) && i + 1 < args.length) {
+      out.push(word, resolve(word, args[++i]!));
+    } else if (eq > 0 && PATH_FLAGS.has(word.slice(0, eq))) {
+      out.push(`${word.slice(0, eq)}=${resolve(word.slice(0, eq), word.slice(eq + 1))}`);
+    } else out.push(word);
+  }
+  return { args: out, unread };
+}
+
+/**
+ * The directory systemd starts the service in (systemd.exec(5) WorkingDirectory=): the last one
+ * set (an empty one unsets), its - prefix dropped and specifiers expanded; / when none is set;
+ * null for ~ (the home of User=, not worked out here).
+ */
+function workingDirectory(settings: Array<{ key: string; value: string }>, service: string): string | null {
+  let dir = '';
+  for (const { key, value } of settings) if (key === 'WorkingDirectory') dir = value;
+  dir = dir.replace(/^-/, '');
+  if (dir === '') return '/';
+  if (dir.startsWith('~')) return null;
+  const known = specifiers(service);
+  return path.posix.resolve(
+    '/',
+    dir.replace(/%(.?)/g, (all, c: string) => known[c] ?? all),
+  );
 }
 
 /**
@@ -295,16 +363,29 @@ export function unitCommandLine(
   unitName: string,
 ): UnitCommandLine | null {
   let lines: Array<{ value: string; from: string }> = [];
-  for (const setting of serviceSettings(root, service, unitFile, unitName) ?? [])
-    if (setting.key === 'ExecStart') lines = setting.value ? [...lines, setting] : [];
+  const settings = serviceSettings(root, service, unitFile, unitName) ?? [];
+  for (const setting of settings) if (setting.key === 'ExecStart') lines = setting.value ? [...lines, setting] : [];
   const last = lines.at(-1);
   if (!last) return null;
   // Prefixes: @ (the next word is argv[0]), - : + ! !! (how it runs; no word of their own).
   const prefix = /^[-@:+!]+/.exec(last.value)?.[0] ?? '';
   const env = unitEnvironment(root, service, unitFile, unitName) ?? new Map<string, UnitVariable>();
-  const { words: all, unread } = expand(words(last.value.slice(prefix.length), false), service, env, last.from);
+  const {
+    words: all,
+    unread,
+    warnings,
+  } = expand(words(last.value.slice(prefix.length), false), service, env, last.from);
   const argv = prefix.includes('@') ? [all[0] ?? '', ...all.slice(2)] : all;
-  return { args: argv.slice(argumentsAt(argv)), from: last.from, several: lines.length > 1, unread };
+  const cwd = workingDirectory(settings, service);
+  const resolved = resolvePaths(argv.slice(argumentsAt(argv)), cwd, last.from);
+  return {
+    args: resolved.args,
+    from: last.from,
+    several: lines.length > 1,
+    unread: unread ?? resolved.unread,
+    workingDirectory: cwd ?? '/',
+    warnings,
+  };
 }
 
 /** The EDGEBLOCKS_ variables of `env`: the service's settings (docs/configuration.md). */

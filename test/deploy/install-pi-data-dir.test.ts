@@ -172,3 +172,30 @@ t.test('a drop-in’s ExecStart with %S is read as systemd does; one with %h sto
   t.match(refused.stderr, 'edgeblocks.service.d/override.conf uses the specifier %h');
   t.equal(current(), v2, 'still on the second release');
 });
+
+// A relative --data-dir in a drop-in's ExecStart was left out of the check (it read
+// /var/lib/edgeblocks: auth on, "no user there", the upgrade refused), though systemd starts the
+// service in the unit's WorkingDirectory=, where it finds that dir. And an unset $VAR, which
+// systemd makes empty, stopped the upgrade; it is now read as empty, and the installer says so.
+t.test('a drop-in’s relative --data-dir is found from WorkingDirectory; an unset $VAR is empty', async (t) => {
+  const { sb, current, v1, upgrade } = installed(t);
+  put(sb, 'etc/edgeblocks/config.json', '{ "auth": true }\n');
+  mkdirSync(join(sb.root, 'var/lib/edgeblocks'), { recursive: true });
+  const line = (dir: string) =>
+    `[Service]\nExecStart=\nExecStart=/usr/bin/node ${PREFIX}/dist/src/main.js --config /etc/edgeblocks/config.json --data-dir ${dir}\n`;
+  put(sb, 'etc/systemd/system/edgeblocks.service.d/override.conf', line('brew'));
+  const { UsersFile } = await import('../../src/auth/users.js');
+  mkdirSync(join(sb.root, 'var/lib/edgeblocks/brew'), { recursive: true });
+  await new UsersFile(join(sb.root, 'var/lib/edgeblocks/brew')).load().add('brewer', 'a long enough password');
+  const up = upgrade();
+  t.equal(up.code, 0, up.stderr);
+  const v2 = current();
+  t.not(v2, v1, 'upgraded');
+
+  put(sb, 'etc/systemd/system/edgeblocks.service.d/override.conf', line('brew${NOWHERE}'));
+  writeFileSync(join(sb.src, 'package.json'), '{"name":"edgeblocks","version":"3.0.0"}\n');
+  const again = install(sb, ['--no-start']);
+  t.equal(again.code, 0, again.stderr);
+  t.match(again.stderr, /override\.conf uses \$NOWHERE, which no Environment= .*systemd makes it empty/);
+  t.not(current(), v2, 'upgraded again');
+});

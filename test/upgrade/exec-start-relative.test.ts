@@ -1,0 +1,119 @@
+// How systemd, not a tool in another directory, reads a drop-in's ExecStart and the config file
+// it names. (1) A relative --config or --data-dir was checked from / (check, the doctor) or not
+// at all (the installer kept the unit's), though systemd starts the service in its
+// WorkingDirectory= (/var/lib/edgeblocks in the unit), where the service finds it. (2) An
+// unset $VAR was refused; systemd makes it empty, so it is read so, with a warning naming it.
+// (3) A drop-in's --config naming a file that is not there was checked as no file ("valid");
+// the service refuses to start. (4) A relative httpsCert in the config file was read from the
+// tool's own directory; the service reads it from its working directory. The built CLI as a
+// child process on a laid-out root, started from another directory.
+// tags: slow (the built CLI, several times)
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generate } from 'selfsigned';
+import t, { type Test } from 'tap';
+import { CLI, ROOT } from '../helpers/cli.js';
+import { limit } from '../helpers/limits.js';
+
+const NODE_LINE = '/usr/bin/node /opt/edgeblocks/dist/src/main.js';
+
+function tmp(t: Test): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-relative-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A root with the unit, its config file `config` and data dir, and the drop-in `text`. */
+function withDropIn(t: Test, text: string, config = '{}'): string {
+  const root = path.join(tmp(t), 'root');
+  const units = path.join(root, 'etc/systemd/system');
+  mkdirSync(path.join(units, 'edgeblocks.service.d'), { recursive: true });
+  copyFileSync(path.join(ROOT, 'systemd/edgeblocks.service'), path.join(units, 'edgeblocks.service'));
+  writeFileSync(path.join(units, 'edgeblocks.service.d/override.conf'), text);
+  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
+  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), config);
+  mkdirSync(path.join(root, 'var/lib/edgeblocks'), { recursive: true, mode: 0o700 });
+  return root;
+}
+
+/** `edgeblocks check --root ROOT`, run from a directory of its own (not the service's). */
+function check(t: Test, root: string) {
+  const cwd = tmp(t);
+  const r = spawnSync(process.execPath, [CLI, 'check', '--root', root], {
+    cwd,
+    encoding: 'utf8',
+    timeout: limit(30_000),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+t.test('a relative --config and --data-dir are found from the unit’s WorkingDirectory', async (t) => {
+  // The unit's WorkingDirectory=/var/lib/edgeblocks.
+  const root = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --config brew.json --data-dir ./brew\n`);
+  writeFileSync(path.join(root, 'var/lib/edgeblocks/brew.json'), JSON.stringify({ port: 8099 }));
+  mkdirSync(path.join(root, 'var/lib/edgeblocks/brew'), { mode: 0o700 });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `(${path.join(root, 'var/lib/edgeblocks/brew.json')}) is valid`);
+  t.match(res.out, `with the data dir ${path.join(root, 'var/lib/edgeblocks/brew')}`);
+
+  // A WorkingDirectory= of the drop-in's own (with a specifier) counts; the file found there is read.
+  const moved = withDropIn(
+    t,
+    `[Service]\nWorkingDirectory=%S/cellar\nExecStart=\nExecStart=${NODE_LINE} --config=etc/eb.json --data-dir data\n`,
+  );
+  mkdirSync(path.join(moved, 'var/lib/cellar/etc'), { recursive: true });
+  mkdirSync(path.join(moved, 'var/lib/cellar/data'), { mode: 0o700 });
+  writeFileSync(path.join(moved, 'var/lib/cellar/etc/eb.json'), JSON.stringify({ emitInterval: 'soon' }));
+  const refused = check(t, moved);
+  t.equal(refused.code, 2, refused.out);
+  t.match(refused.err, /emitInterval \(file\)/);
+});
+
+t.test('an unset variable in ExecStart is empty, as systemd makes it, with a warning', async (t) => {
+  const root = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir /srv/\${NOWHERE}brew $EXTRA\n`);
+  mkdirSync(path.join(root, 'srv/brew'), { recursive: true, mode: 0o700 });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `with the data dir ${path.join(root, 'srv/brew')}`);
+  t.match(
+    res.err,
+    /override\.conf uses \$NOWHERE, which no Environment= .* systemd makes it empty, so the service gets "\/srv\/brew"/,
+  );
+  t.match(res.err, /uses \$EXTRA/);
+});
+
+t.test('a drop-in’s --config naming a missing file: the service refuses it, and so does check', async (t) => {
+  const root = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/cellar.json\n`);
+  const res = check(t, root);
+  t.equal(res.code, 2, res.out);
+  t.match(
+    res.err,
+    /\/etc\/edgeblocks\/cellar\.json, the config file the ExecStart in \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf gives the service, does not exist.*refuses to start/,
+  );
+});
+
+t.test('a relative httpsCert in the config file is found where the service finds it', async (t) => {
+  const pems = await generate([{ name: 'commonName', value: 'brewery.example' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 400 * 86_400_000),
+    notAfterDate: new Date(Date.now() - 2 * 86_400_000),
+  });
+  const root = withDropIn(
+    t,
+    '[Service]\nEnvironment=EDGEBLOCKS_SERVICE_ID=cellar\n',
+    JSON.stringify({ httpsPort: 8443, httpsCert: 'tls/cert.pem', httpsKey: 'tls/key.pem' }),
+  );
+  mkdirSync(path.join(root, 'var/lib/edgeblocks/tls'));
+  writeFileSync(path.join(root, 'var/lib/edgeblocks/tls/cert.pem'), pems.cert);
+  writeFileSync(path.join(root, 'var/lib/edgeblocks/tls/key.pem'), pems.private);
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  // Read from /var/lib/edgeblocks (the unit's WorkingDirectory): expired, not "cannot be read".
+  t.match(res.err, /the HTTPS certificate \/var\/lib\/edgeblocks\/tls\/cert\.pem has expired/);
+  t.notMatch(res.err, /cannot be read/);
+});
