@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
 import type { TlsIdentity } from './tls-cert.js';
+import { watchCertificate } from './tls-reload.js';
 import { listen } from './listen.js';
 import { certificateValidity } from '../shared/cert-validity.js';
 import { isAddressInUse, portInUseMessage } from '../shared/port-in-use.js';
@@ -29,10 +30,23 @@ export class Gateway {
   private error: string | null = null;
   /** Websockets (handed to the HTTP app) end with the gateway. */
   private readonly upgraded = new Set<Duplex>();
+  /** The pair served: the configured files' latest valid one (tls-reload.ts). */
+  private tls: TlsIdentity;
+  private unwatch: (() => void) | null = null;
 
   constructor(
-    private readonly opts: { host: string; port: number; tls: TlsIdentity; http: FastifyInstance; log: Logger },
-  ) {}
+    private readonly opts: {
+      host: string;
+      port: number;
+      tls: TlsIdentity;
+      http: FastifyInstance;
+      log: Logger;
+      /** The configured certificate and key files, served anew when they are renewed; none for the generated pair. */
+      files?: { cert: string; key: string };
+    },
+  ) {
+    this.tls = opts.tls;
+  }
 
   /** The bound port, or null when the gateway is not listening. */
   get port(): number | null {
@@ -83,12 +97,24 @@ export class Gateway {
     server.on('tlsClientError', (err) => log.debug({ err: err.message }, 'https gateway: TLS handshake failed'));
     this.server = server;
     this.boundPort = (server.address() as AddressInfo).port;
+    if (this.opts.files)
+      this.unwatch = watchCertificate(
+        this.opts.files,
+        () => this.tls,
+        (tls) => {
+          server.setSecureContext({ cert: tls.cert, key: tls.key });
+          this.tls = tls;
+        },
+        log,
+      );
     log.info({ host, port: this.boundPort }, `https gateway listening on ${host}:${this.boundPort}`);
   }
 
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;
+    this.unwatch?.();
+    this.unwatch = null;
     this.boundPort = null;
     if (!server) return;
     server.closeAllConnections();
@@ -102,9 +128,9 @@ export class Gateway {
       port: this.boundPort ?? this.opts.port,
       listening: this.server !== null,
       error: this.error,
-      certificate: this.opts.tls.source,
-      // Worked out at each request: a certificate that ends while the service runs shows here.
-      ...certificateStatus(this.opts.tls),
+      certificate: this.tls.source,
+      // Worked out at each request: a certificate that ends while the service runs (or a renewed one) shows here.
+      ...certificateStatus(this.tls),
     };
   }
 }

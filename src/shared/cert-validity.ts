@@ -40,7 +40,7 @@ export function certificateValidity(
   if (now > to)
     return {
       ...out,
-      warning: `${what} has expired (on ${day(to)}): browsers refuse the dashboard on the HTTPS port; renew it and restart the service`,
+      warning: `${what} has expired (on ${day(to)}): browsers refuse the dashboard on the HTTPS port; renew it (the running service serves the renewed files within seconds)`,
     };
   if (now < from)
     return {
@@ -51,7 +51,7 @@ export function certificateValidity(
   if (days < EXPIRES_SOON_DAYS)
     return {
       ...out,
-      warning: `${what} expires on ${day(to)} (in ${days} day${days === 1 ? '' : 's'}): browsers will refuse the dashboard on the HTTPS port then; renew it and restart the service`,
+      warning: `${what} expires on ${day(to)} (in ${days} day${days === 1 ? '' : 's'}): browsers will refuse the dashboard on the HTTPS port then; renew it (the running service serves the renewed files within seconds)`,
     };
   return { ...out, warning: null };
 }

@@ -42,6 +42,7 @@ export class GatewaySubsystem implements Subsystem {
         tls: identity,
         http: this.http.server,
         log: log.child({ module: 'mqtt' }),
+        files: config.httpsCert && config.httpsKey ? { cert: config.httpsCert, key: config.httpsKey } : undefined,
       });
       await this.gateway.start();
     } catch (e) {
