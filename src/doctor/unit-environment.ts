@@ -378,6 +378,8 @@ export function unitCommandLine(
   const argv = prefix.includes('@') ? [all[0] ?? '', ...all.slice(2)] : all;
   const cwd = workingDirectory(settings, service);
   const resolved = resolvePaths(argv.slice(argumentsAt(argv)), cwd, last.from);
+  const failsafe = failsafeConfig(settings, resolved.args, service, env, cwd);
+  if (failsafe) warnings.push(failsafe);
   return {
     args: resolved.args,
     from: last.from,
@@ -386,6 +388,43 @@ export function unitCommandLine(
     workingDirectory: cwd ?? '/',
     warnings,
   };
+}
+
+/** The last value of `flag` in `args` (`--flag V` or `--flag=V`), or undefined. */
+function flagValue(args: string[], flag: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; i++)
+    if (args[i] === flag) value = args[++i];
+    else if (args[i]!.startsWith(`${flag}=`)) value = args[i]!.slice(flag.length + 1);
+  return value;
+}
+
+/**
+ * Why the failsafe (the ExecStopPost= running failsafe/index.js) would make safe the outputs of
+ * another config file than the one the service reads: a drop-in gave ExecStart= another
+ * --config and left the unit's ExecStopPost=; or null.
+ */
+function failsafeConfig(
+  settings: Array<{ key: string; value: string; from: string }>,
+  serviceArgs: string[],
+  service: string,
+  env: ReadonlyMap<string, UnitVariable>,
+  cwd: string | null,
+): string | null {
+  const config = flagValue(serviceArgs, '--config');
+  if (config === undefined) return null;
+  let lines: Array<{ value: string; from: string }> = [];
+  for (const setting of settings) if (setting.key === 'ExecStopPost') lines = setting.value ? [...lines, setting] : [];
+  for (const line of lines) {
+    const prefix = /^[-@:+!]+/.exec(line.value)?.[0] ?? '';
+    const { words: argv } = expand(words(line.value.slice(prefix.length), false), service, env, line.from);
+    const at = argumentsAt(argv);
+    if (!/failsafe(\/index\.js)?$/.test(argv[at - 1] ?? '')) continue;
+    const theirs = flagValue(resolvePaths(argv.slice(at), cwd, line.from).args, '--config');
+    if (theirs === undefined || path.posix.resolve(theirs) === path.posix.resolve(config)) continue;
+    return `the service reads ${config} but its failsafe (the ExecStopPost= in ${line.from}) reads ${theirs}: after a stop or a crash it makes safe the outputs of that file, not the service's; give ExecStopPost= the same --config (an empty ExecStopPost= line, then the failsafe's line with it: sudo systemctl edit edgeblocks)`;
+  }
+  return null;
 }
 
 /** The EDGEBLOCKS_ variables of `env`: the service's settings (docs/configuration.md). */

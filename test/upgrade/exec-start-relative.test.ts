@@ -117,3 +117,27 @@ t.test('a relative httpsCert in the config file is found where the service finds
   t.match(res.err, /the HTTPS certificate \/var\/lib\/edgeblocks\/tls\/cert\.pem has expired/);
   t.notMatch(res.err, /cannot be read/);
 });
+
+// A drop-in that gives ExecStart= another --config leaves the unit's ExecStopPost= (the
+// failsafe) on /etc/edgeblocks/config.json: after a stop or crash the failsafe made safe the
+// outputs of that file, not of the one the service drove, without a word. Check says so.
+t.test('a drop-in’s --config the failsafe’s ExecStopPost does not follow is named', async (t) => {
+  const root = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/cellar.json\n`);
+  writeFileSync(path.join(root, 'etc/edgeblocks/cellar.json'), '{}');
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.match(
+    res.err,
+    /the service reads \/etc\/edgeblocks\/cellar\.json but its failsafe \(the ExecStopPost= in \/etc\/systemd\/system\/edgeblocks\.service\) reads \/etc\/edgeblocks\/config\.json/,
+  );
+
+  // Both given the file: no warning.
+  const both = withDropIn(
+    t,
+    `[Service]\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/cellar.json\nExecStopPost=\nExecStopPost=/usr/bin/node /opt/edgeblocks/dist/src/failsafe/index.js --config /etc/edgeblocks/cellar.json\n`,
+  );
+  writeFileSync(path.join(both, 'etc/edgeblocks/cellar.json'), '{}');
+  const fine = check(t, both);
+  t.equal(fine.code, 0, fine.err);
+  t.notMatch(fine.err, /failsafe/);
+});
