@@ -5,14 +5,17 @@
 // stays, with a warning. Certificates made by openssl; a real TLS client reads the serial served.
 // tags: slow (the built CLI, openssl)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/mosquitto.js';
+import { needTools } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
+
+needTools('openssl');
 
 /** A self-signed pair with `serial`, made by openssl: PEM texts. */
 function openssl(t: Test, serial: string): { cert: string; key: string } {
@@ -39,7 +42,7 @@ function openssl(t: Test, serial: string): { cert: string; key: string } {
     ],
     { stdio: 'ignore' },
   );
-  const read = (f: string) => execFileSync('cat', [path.join(dir, f)], { encoding: 'utf8' });
+  const read = (f: string) => readFileSync(path.join(dir, f), 'utf8');
   return { cert: read('cert.pem'), key: read('key.pem') };
 }
 
