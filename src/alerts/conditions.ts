@@ -8,7 +8,8 @@ import { i2cChipKey } from '../runtime/hardware.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
-import type { ConditionKind, Observation } from './types.js';
+import { noSetting } from './no-setting.js';
+import type { ActiveAlert, ConditionKind, Observation } from './types.js';
 
 export interface ConditionSources {
   runtime: BlockRuntime;
@@ -74,6 +75,11 @@ export interface Evaluation {
   seen: Observation[];
   /** Keys of conditions whose state is not known yet: neither bad nor clear. */
   unknown: Set<string>;
+  /**
+   * Active alerts whose problem stands but is no longer watched (the PIDs on a setpoint with no
+   * setting disabled), by key: why, said in the alert's end (Tracker.ended), not "Back to normal".
+   */
+  ended: Map<string, string>;
 }
 
 /**
@@ -119,9 +125,11 @@ export class Conditions {
 
   constructor(private readonly s: ConditionSources) {}
 
-  evaluate(rules: Rules): Evaluation {
+  /** `active`: the alert active under a key, for the problems that end as no longer watched (ended). */
+  evaluate(rules: Rules, active: (key: string) => ActiveAlert | undefined = () => undefined): Evaluation {
     const out: Observation[] = [];
     const unknown = new Set<string>();
+    const ended = new Map<string, string>();
     const blockRule = (b: AnyBlock): BlockRule => rules.blocks[b.id] ?? {};
     const temp = (c: number | null | undefined) => this.formatTemp(c);
     for (const b of this.s.runtime.blocks()) {
@@ -173,8 +181,8 @@ export class Conditions {
           });
         }
       }
-      if (rules.noSetting.enabled && b.def.type === 'SetpointSensorPair' && data.enabled === true)
-        this.noSetting(b, out, unknown, rules.noSetting.after);
+      if (rules.noSetting.enabled && b.def.type === 'SetpointSensorPair')
+        noSetting(this.s.runtime, b, active, rules.noSetting.after, { seen: out, unknown, ended });
       if (
         rules.outputOn.enabled &&
         implementsIface(b.def, 'ActuatorDigitalInterface') &&
@@ -195,38 +203,7 @@ export class Conditions {
     }
     if (rules.hardware.enabled) this.hardware(out, unknown, rules.hardware.after);
     if (rules.service.enabled) this.service(out, unknown, rules);
-    return { seen: out, unknown };
-  }
-
-  /**
-   * An enabled setpoint that nothing gives a setting (its profile let go: settingMode CLAIMED,
-   * no claimer; or no stored setting) while enabled PIDs read it: they do nothing, the beer is
-   * uncontrolled. One that a block still drives (with no setting to give) is that block's matter;
-   * one that no enabled PID reads loses nothing. Unknown until the setpoint has run since the
-   * start: a block just loaded has no setting yet, whatever it will have.
-   */
-  private noSetting(b: AnyBlock, out: Observation[], unknown: Set<string>, after: number): void {
-    const data = b.data as Data;
-    if (data.setting !== null || data.claimedBy) return;
-    const key = `setpoint-no-setting:${b.nid}`;
-    if (readingPending(b)) return void unknown.add(key);
-    const pids = this.s.runtime.links
-      .referrers(b.id)
-      .filter((p) => p.def.type === 'Pid' && (p.data as Data).enabled === true && (p.data as Data).inputId === b.id)
-      .sort((x, y) => x.nid - y.nid)
-      .map((p) => p.id);
-    if (pids.length === 0) return;
-    const them = pids.length === 1 ? `the PID on it (${pids[0]}) is` : `the PIDs on it (${pids.join(', ')}) are`;
-    out.push({
-      key,
-      kind: 'setpoint-no-setting',
-      blockId: b.id,
-      after,
-      tolerateGaps: false,
-      text: `${b.id} has no setting: ${them} not controlling. Give it a setting to take over`,
-      values: { setting: null, pids },
-      dependsOn: pids,
-    });
+    return { seen: out, unknown, ended };
   }
 
   private hardware(out: Observation[], unknown: Set<string>, missingAfter: number): void {

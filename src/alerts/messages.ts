@@ -24,10 +24,10 @@ export function alertMessage(
             `${a.blockId} was deleted while this alert was active (for ${duration(now - a.firstSeenAt)}): it is no longer watched.${flaps} It was: ${a.text}.`,
             3,
           ]
-        : ended === 'depended-deleted'
+        : typeof ended === 'object'
           ? [
               `No longer watched: ${subject}`,
-              `${depended(a)} deleted while this alert was active (for ${duration(now - a.firstSeenAt)}): the problem went with ${(a.dependsOn?.length ?? 0) > 1 ? 'them' : 'it'}, it is no longer watched, not back to normal.${flaps} It was: ${a.text}.`,
+              `${ended.why} while this alert was active (for ${duration(now - a.firstSeenAt)}): the problem is no longer watched, not back to normal.${flaps} It was: ${a.text}.`,
               3,
             ]
           : ended === 'unwatched'
@@ -59,13 +59,6 @@ export function alertMessage(
     values: a.values ?? {},
     at: new Date(wall).toISOString(),
   };
-}
-
-/** "Heat PID was", "Heat PID and Cool PID were": the blocks an alert was there for (dependsOn). */
-function depended(a: ActiveAlert): string {
-  const ids = a.dependsOn ?? [];
-  if (ids.length <= 1) return `${ids[0] ?? 'The block it was there for'} was`;
-  return `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)} were`;
 }
 
 export function testMessage(serviceId: string, now: number): AlertMessage {

@@ -224,21 +224,19 @@ export class Tracker {
    * resolveAfter for the condition to clear would send "Back to normal" for a block that is gone.
    */
   deleted(ids: ReadonlySet<string>): void {
-    for (const alert of [...this.active.values()]) {
-      if (alert.blockId !== undefined && ids.has(alert.blockId)) {
-        this.resolve(alert, 'deleted');
-        continue;
-      }
-      // The blocks it was there for: the last of them deleted ends it (the PIDs on a setpoint
-      // with no setting deleted is not the setpoint back to normal).
-      const left = alert.dependsOn?.filter((id) => !ids.has(id));
-      if (!left || left.length === alert.dependsOn!.length) continue;
-      if (left.length === 0) {
-        this.resolve(alert, 'depended-deleted');
-        continue;
-      }
-      alert.dependsOn = left;
-      this.o.save(alert);
+    for (const alert of [...this.active.values()])
+      if (alert.blockId !== undefined && ids.has(alert.blockId)) this.resolve(alert, 'deleted');
+  }
+
+  /**
+   * Problems that stand but are no longer watched (Evaluation.ended: the PIDs on a setpoint with
+   * no setting deleted, disabled or set to read another one): their alerts end now, saying why.
+   * Nothing came back, so waiting resolveAfter for the condition to clear would say "Back to normal".
+   */
+  ended(whys: ReadonlyMap<string, string>): void {
+    for (const [key, why] of whys) {
+      const alert = this.active.get(key);
+      if (alert) this.resolve(alert, { why });
     }
   }
 

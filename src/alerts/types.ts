@@ -68,7 +68,8 @@ export interface Observation {
   blockId?: string;
   /**
    * Other blocks the problem is there for (the PIDs reading a setpoint with no setting): once
-   * every one of them is deleted, the problem is gone with them, which is not back to normal.
+   * none of them needs it (deleted, disabled, reading another block), the problem is no longer
+   * watched, which is not back to normal (Evaluation.ended says why).
    */
   dependsOn?: string[];
   /** Seconds the problem must last before it fires. */
@@ -115,9 +116,11 @@ export type AlertEventKind = 'fired' | 'resolved' | 'reminder' | 'acknowledged' 
 
 /**
  * Why an alert resolved other than by its condition clearing: its block was deleted, its rule
- * turned off, the blocks it was there for (dependsOn) deleted.
+ * turned off, or (`why`) the problem stands but is no longer watched: the blocks it was there for
+ * (dependsOn) deleted, disabled or set to read another block, its own block disabled
+ * (Evaluation.ended).
  */
-export type AlertEnd = 'deleted' | 'unwatched' | 'depended-deleted';
+export type AlertEnd = 'deleted' | 'unwatched' | { why: string };
 
 /** What channels are sent: one per event, with an id a receiver can use to drop duplicates. */
 export interface AlertMessage {

@@ -3,8 +3,9 @@
 // settingMode CLAIMED with no setting until the brewer gives one, and the PIDs on it do nothing.
 // That is an alert after the rule's time (5 min by default: a hand-over by hand is no alert),
 // naming the setpoint and its PIDs by their names (user text: quotes, HTML, emoji) on the API and
-// the webhook, ntfy and email channels; it resolves when a setting is given or the setpoint is disabled,
-// and ends as "No longer watched" (not "Back to normal") when the last PID on it is deleted.
+// the webhook, ntfy and email channels; it resolves when a setting is given, and ends as "No longer
+// watched" (not "Back to normal") when the setpoint is disabled or no enabled PID reads it any more
+// (deleted, disabled, set to read another setpoint).
 // A restart is no event: with a setting nothing fires, with none it fires after the time, once.
 // The app over REST (real SQLite) on a manual clock; the channels are real HTTP receivers.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -258,6 +259,65 @@ t.test('the PIDs on it deleted: the alert ends saying so, not "Back to normal"',
     'it says what happened',
   );
 });
+
+// Deleting the PIDs was told as "No longer watched" (23abe32); disabling them, setting them to read
+// another setpoint, or disabling the setpoint itself resolved it as "Back to normal" a minute
+// later, though the setpoint still had no setting: the problem stopped being watched.
+t.test(
+  'the PIDs on it disabled or relinked, or the setpoint disabled: "No longer watched", not "Back to normal"',
+  async (t) => {
+    const lastResolve = async (s: SimApp) => (await events(s, 'resolved')).at(0)?.text as string | undefined;
+    const f = await fermenter(t);
+    const s = f.s;
+    await s.post('blocks/create', {
+      id: 'Other',
+      type: 'SetpointSensorPair',
+      data: { enabled: true, sensorId: link('Sensor'), storedSetting: degC(18), filter: 'FILTER_NONE' },
+    });
+    await s.post('blocks/delete', { id: 'Profile' });
+    await s.run(6 * MINUTE, 1000);
+    t.equal((await noSetting(s)).length, 1, 'the alert');
+    t.equal((await s.post('blocks/patch', { id: HEAT, type: 'Pid', data: { enabled: false } })).status, 200);
+    await s.run(2 * MINUTE, 1000);
+    const [still] = await noSetting(s);
+    t.ok(still, 'one enabled PID left on it: still active');
+    t.match(still?.text, `the PID on it (${COOL}) is not controlling`, 'naming the PID left');
+    t.equal((await s.post('blocks/patch', { id: COOL, type: 'Pid', data: { inputId: link('Other') } })).status, 200);
+    await s.run(2 * MINUTE, 1000);
+    t.same(await noSetting(s), [], 'no enabled PID reads it any more: ended');
+    t.equal((await events(s, 'resolved')).length, 1, 'one resolve');
+    const relinked = await lastResolve(s);
+    t.notMatch(relinked, /Back to normal/, 'not told as back to normal: the setpoint still has no setting');
+    t.match(
+      relinked,
+      `No longer watched: Setpoint without a setting: ${SETPOINT}: ${COOL} was set to read Other while this alert was active`,
+      'it says what happened',
+    );
+
+    // Both PIDs back on it: the alert again; the last one disabled ends it, told so.
+    await s.post('blocks/patch', { id: COOL, type: 'Pid', data: { inputId: link(SETPOINT) } });
+    await s.run(6 * MINUTE, 1000);
+    t.equal((await noSetting(s)).length, 1, 'the alert again');
+    t.equal((await s.post('blocks/patch', { id: COOL, type: 'Pid', data: { enabled: false } })).status, 200);
+    await s.run(2 * MINUTE, 1000);
+    t.same(await noSetting(s), [], 'the last PID disabled: ended');
+    t.match(await lastResolve(s), `No longer watched: Setpoint without a setting: ${SETPOINT}: ${COOL} was disabled`);
+
+    // And the setpoint itself disabled (its PIDs on): ended, told so.
+    await s.post('blocks/patch', { id: COOL, type: 'Pid', data: { enabled: true } });
+    await s.run(6 * MINUTE, 1000);
+    t.equal((await noSetting(s)).length, 1, 'the alert again');
+    await s.post('blocks/patch', { id: SETPOINT, type: 'SetpointSensorPair', data: { enabled: false } });
+    await s.run(2 * MINUTE, 1000);
+    t.same(await noSetting(s), [], 'the setpoint disabled: ended');
+    t.match(
+      await lastResolve(s),
+      `No longer watched: Setpoint without a setting: ${SETPOINT}: ${SETPOINT} was disabled`,
+    );
+    t.equal((await events(s, 'resolved')).length, 3, 'three resolves, none of them "Back to normal"');
+    t.notOk((await events(s, 'resolved')).some((e) => /Back to normal/.test(e.text)));
+  },
+);
 
 t.test('no alert without an enabled PID on the setpoint, nor with the rule off', async (t) => {
   const f = await fermenter(t);
