@@ -8,6 +8,7 @@ import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
 import type { ActiveChanges, ActiveReserve } from './active-reserve.js';
 import type { ReserveFile } from '../store/reserve-file.js';
+import { AlertHistory } from './history-store.js';
 
 export interface OutboxRow {
   seq: number;
@@ -39,19 +40,21 @@ export class AlertStore {
   /** Of the hidden rows, those sent (their delete waits for room): seq -> message id; kept in `sentReserve`. */
   private readonly sentUndeleted = new Map<number, string>();
   private nextMemorySeq = -1;
-  private readonly memoryHistory: HistoryEntry[] = [];
+  /** The last events (history-store.ts). */
+  private readonly historyRows: AlertHistory;
   /** Changes to the active alerts not in the table yet (the disk is full). */
   private readonly unsaved: ActiveChanges = new Map();
 
   constructor(
     private readonly db: Db,
-    private readonly historyLimit: number,
+    historyLimit: number,
     private readonly diskFull: DiskFullNote = isStorageFailure,
     /** Keeps the active alerts' changes across a restart on a full disk. */
     private readonly reserve?: ActiveReserve,
     /** Keeps the outbox rows sent but not deleted across a restart on a full disk. */
     private readonly sentReserve?: ReserveFile,
   ) {
+    this.historyRows = new AlertHistory(db, historyLimit, (fn) => this.write(fn));
     // Only a row that still holds the message it names was sent: bytes gone bad in the file
     // neither hide nor delete another row.
     const sent = sentReserve?.read();
@@ -131,26 +134,11 @@ export class AlertStore {
   }
 
   addHistory(entry: HistoryEntry): void {
-    const stored = this.write(() => {
-      const seq = this.db.prepare('INSERT INTO alert_history (value) VALUES (?)').run(JSON.stringify(entry))
-        .lastInsertRowid as number;
-      this.db.prepare('DELETE FROM alert_history WHERE seq <= ?').run(seq - this.historyLimit);
-    });
-    if (stored) return;
-    this.memoryHistory.push(entry);
-    if (this.memoryHistory.length > this.historyLimit) this.memoryHistory.shift();
+    this.historyRows.add(entry);
   }
 
-  history(limit = this.historyLimit): HistoryEntry[] {
-    // A row whose bytes went bad on the card is left out, not a failed request.
-    const stored = (
-      this.db.prepare('SELECT value FROM alert_history ORDER BY seq DESC LIMIT ?').all(limit) as { value: string }[]
-    ).flatMap((r) => {
-      const parsed = parseJson(r.value, { maxBytes: MAX_RECORD_BYTES, what: 'an alert history entry' });
-      return parsed.ok ? [parsed.value as HistoryEntry] : [];
-    });
-    if (!this.memoryHistory.length) return stored;
-    return [...this.memoryHistory, ...stored].sort((a, b) => b.at.localeCompare(a.at)).slice(0, limit);
+  history(limit?: number): HistoryEntry[] {
+    return this.historyRows.list(limit);
   }
 
   /** Queue one message per channel, in one transaction (durable before it returns, unless the disk is full). */
@@ -223,7 +211,8 @@ export class AlertStore {
    * Rows written while the wall clock was not set (1970: a Pi before network time), once it is
    * (`now`): moved by `byMs`, how far the clock moved when it was set, their message's `at` too;
    * with `byMs` null (written by an earlier run: how far is not known) placed at `now`. Left at
-   * 1970 they were dropped as too old, decades over maxAgeHours, before they could be sent.
+   * 1970 they were dropped as too old, decades over maxAgeHours, before they could be sent. The
+   * history entries written meanwhile move by the same rule (they said 1970 for good).
    */
   placeUnset(byMs: number | null, now: number): void {
     const by = byMs === null ? null : Math.round(byMs);
@@ -250,6 +239,7 @@ export class AlertStore {
         r.message = movedAt(r.message, move);
       },
     );
+    this.historyRows.placeUnset(move);
   }
 
   /** No row is due or created after `now` (a start on a clock behind the one that wrote them). */

@@ -194,3 +194,54 @@ t.test('the retained MQTT alert list says when an alert began once the clock is 
   });
   t.ok(plausible(Date.parse(set)), `since ${set} once the clock is set`);
 });
+
+// The history (GET /alerts, the dashboard's list of events) kept the 1970 `at` of each entry
+// written while the clock was not set: the active alerts and the outbox rows were moved when it
+// was set (AlertStore.placeUnset), the history entries not, so the fired event of an alert shown
+// since this morning said 1970, and sorted as the oldest. They now move by the same rule: by as
+// much as the clock moved when it was set; those an earlier run left (a kill before network
+// time) are placed at the start.
+t.test('history entries written while the clock was not set say when they happened once it is', async (t) => {
+  const { clock, start, sensorAlert, plausible } = rig(t);
+  const historyOf = async (api: string, key: string) =>
+    ((await getJson(`${api}/alerts`)).history as any[]).filter((h) => h.key === key);
+  clock.move(NOT_SET);
+  let cli = await start();
+  let api = `${cli.base}/edge-one`;
+  const first = await sensorAlert(api, 'Probe One');
+  const fired = await until('the fired entry', limit(10_000), async () =>
+    (await historyOf(api, first)).find((h) => h.event === 'fired'),
+  );
+  t.notOk(plausible(Date.parse(fired.at)), `written with the unset clock: ${fired.at}`);
+  await killAndWait(cli.child, 'SIGKILL');
+
+  // A start with the clock set: the entries of the earlier run are placed at the start.
+  clock.move('+0');
+  cli = await start();
+  api = `${cli.base}/edge-one`;
+  const placed = await historyOf(api, first);
+  t.ok(placed.length > 0, 'the entries are there');
+  t.same(
+    placed.filter((h) => !plausible(Date.parse(h.at))).map((h) => `${h.event} ${h.at}`),
+    [],
+    'no entry of the earlier run says 1970 after a start with the clock set',
+  );
+
+  // Not set again; set while the service runs: this run's entries move with the clock.
+  await killAndWait(cli.child, 'SIGTERM');
+  clock.move(NOT_SET);
+  cli = await start();
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  api = `${cli.base}/edge-one`;
+  const second = await sensorAlert(api, 'Probe Two');
+  await until('the fired entry', limit(10_000), async () =>
+    (await historyOf(api, second)).find((h) => h.event === 'fired'),
+  );
+  clock.move('+0');
+  const moved = await until('the entries moved with the clock', limit(20_000), async () => {
+    const entries = await historyOf(api, second);
+    return entries.length > 0 && entries.every((h) => plausible(Date.parse(h.at))) ? entries : undefined;
+  });
+  const at = Date.parse(moved.find((h: any) => h.event === 'fired').at);
+  t.ok(plausible(at), `fired at ${new Date(at).toISOString()} once the clock is set`);
+});
