@@ -332,6 +332,8 @@ export class Alerts implements AlertsApi {
         blockId: a.blockId ?? null,
         text: a.text,
         since: new Date(a.firstSeenAt).toISOString(),
+        // The service was stopped meanwhile for a time the clock did not show: since then or before.
+        ...(a.stopUnknown ? { stopUnknown: true } : {}),
         count: a.count,
         acknowledged: a.acknowledged,
       })),

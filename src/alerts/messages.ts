@@ -1,6 +1,6 @@
 // The text of each message: title and body name the condition, the block and the values.
 import { randomUUID } from 'node:crypto';
-import { formatDuration as duration } from '../shared/duration.js';
+import { formatDuration } from '../shared/duration.js';
 import { CONDITION_TITLES, type ActiveAlert, type AlertEnd, type AlertEventKind, type AlertMessage } from './types.js';
 
 /** `now`: the monotonic time the alert's times are on (times.ts); `wall`: the clock's reading, for `at`. */
@@ -14,6 +14,8 @@ export function alertMessage(
 ): AlertMessage {
   const subject = `${CONDITION_TITLES[a.kind]}: ${a.blockId ?? serviceId}`;
   const flaps = a.count > 1 ? ` It went bad ${a.count} times.` : '';
+  // The time the service was stopped meanwhile is left out where the clock could not show it.
+  const duration = (ms: number) => `${a.stopUnknown ? 'at least ' : ''}${formatDuration(ms)}`;
   const texts: Record<AlertEventKind, [string, string, number]> = {
     fired: [subject, `${a.text}.${flaps}`, 4],
     reminder: [`Still active: ${subject}`, `${a.text}. Active for ${duration(now - a.firstSeenAt)}.${flaps}`, 4],

@@ -28,6 +28,8 @@ interface StoredStreak {
   count: number;
   toward?: string;
   best?: number;
+  /** A stop whose length the clock did not show is in its ages (RestoredStreak.stopUnknown). */
+  stopUnknown?: boolean;
 }
 
 interface StoredRecord {
@@ -62,6 +64,8 @@ export class PendingStore {
     }
     const now = this.clock.now();
     const gap = this.stoppedFor(record.savedAt);
+    // Stopped for a time the clock does not show (gap null): the streak's ages leave it out.
+    const unknownGap = gap === null;
     const out: Array<[string, RestoredStreak]> = [];
     const bad: string[] = [];
     for (const s of record.pending as Array<Partial<StoredStreak> | null>) {
@@ -72,7 +76,7 @@ export class PendingStore {
       }
       const v = s as StoredStreak;
       const streak: RestoredStreak = {
-        firstSeenAt: now - gap - v.seenMs,
+        firstSeenAt: now - (gap ?? 0) - v.seenMs,
         countedMs: v.countedMs,
         clearSince: v.clearMs === null ? null : now - v.clearMs,
         count: v.count,
@@ -81,6 +85,7 @@ export class PendingStore {
         streak.toward = v.toward;
         streak.best = v.best;
       }
+      if (unknownGap || v.stopUnknown === true) streak.stopUnknown = true;
       out.push([v.key, streak]);
     }
     if (bad.length)
@@ -90,11 +95,12 @@ export class PendingStore {
     return out;
   }
 
-  /** How long the service was stopped, as the wall clock shows it; 0 when it shows nothing of it. */
-  private stoppedFor(savedAt: unknown): number {
+  /** How long the service was stopped, as the wall clock shows it; null when it shows nothing of it. */
+  private stoppedFor(savedAt: unknown): number | null {
     const wall = this.clock.wall();
-    if (typeof savedAt !== 'number' || !isWallSet(savedAt) || wall === null || !isWallSet(wall)) return 0;
-    return Math.max(0, wall - savedAt);
+    if (typeof savedAt !== 'number' || !isWallSet(savedAt) || wall === null || !isWallSet(wall) || wall < savedAt)
+      return null;
+    return wall - savedAt;
   }
 
   save(streaks: ReadonlyMap<string, Streak>, restored: ReadonlyMap<string, RestoredStreak>, now: number): void {
@@ -109,6 +115,7 @@ export class PendingStore {
           clearMs: s.clearSince === null ? null : Math.round(now - s.clearSince),
           count: s.count,
           ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
+          ...(s.stopUnknown ? { stopUnknown: true } : {}),
         })),
         // Not known since the start (a sensor not read yet): the time counted toward the `after` waits.
         ...[...restored].map(([key, s]) => ({
@@ -118,6 +125,7 @@ export class PendingStore {
           clearMs: s.clearSince === null ? null : Math.round(now - s.clearSince),
           count: s.count,
           ...(s.toward !== undefined ? { toward: s.toward, best: s.best } : {}),
+          ...(s.stopUnknown ? { stopUnknown: true } : {}),
         })),
       ],
     };

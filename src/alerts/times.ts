@@ -59,14 +59,17 @@ export function toWall(a: ActiveAlert, clock: AlertClock): ActiveAlert {
  * without a real-time clock before network time: 1970): its times are then as long before now
  * as they were before its last sighting, never 1970 once the clock is set. A time stored
  * while the clock was not set, beside a last sighting that was (stored by an earlier version),
- * is taken as that sighting: what it was is not known.
+ * is taken as that sighting: what it was is not known. Where the gap is not shown, the alert says
+ * so (stopUnknown): how long it has been active is then at least what its times say.
  */
 export function fromWall(a: ActiveAlert, clock: AlertClock): ActiveAlert {
   const now = clock.now();
   const wall = clock.wall();
   const last = a.lastSeenAt;
-  const gap = isWallSet(last) && isWallSet(wall) ? Math.max(0, wall - last) : 0;
+  const shown = isWallSet(last) && isWallSet(wall) && wall >= last;
+  const gap = shown ? wall - last : 0;
   const out = { ...a };
+  if (!shown) out.stopUnknown = true;
   for (const k of TIMES) {
     const t = out[k];
     if (t === null) continue;

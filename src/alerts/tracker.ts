@@ -41,6 +41,8 @@ export interface Streak {
   /** The way and the furthest point of the last progress. */
   toward?: string;
   best?: number;
+  /** A stop the clock did not show is in it: ActiveAlert.stopUnknown. */
+  stopUnknown?: boolean;
 }
 
 /**
@@ -58,6 +60,8 @@ export interface RestoredStreak {
   count: number;
   toward?: string;
   best?: number;
+  /** The service was stopped for a time the clock did not show: ActiveAlert.stopUnknown. */
+  stopUnknown?: boolean;
 }
 
 export class Tracker {
@@ -162,6 +166,7 @@ export class Tracker {
         streak.toward = r.toward;
         streak.best = r.best;
       }
+      if (r.stopUnknown) streak.stopUnknown = true;
       this.streaks.set(key, streak);
     }
   }
@@ -290,6 +295,7 @@ export class Tracker {
       kind: obs.kind,
       blockId: obs.blockId,
       ...(obs.dependsOn ? { dependsOn: obs.dependsOn } : {}),
+      ...(streak.stopUnknown ? { stopUnknown: true } : {}),
       text: obs.text,
       values: obs.values,
       firstSeenAt: streak.firstSeenAt,

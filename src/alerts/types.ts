@@ -95,6 +95,13 @@ export interface ActiveAlert {
   blockId?: string;
   /** Observation.dependsOn, as last seen (renames followed, deleted ones left out). */
   dependsOn?: string[];
+  /**
+   * True when the service was stopped while this alert (or its problem, waiting out its `after`)
+   * was active and the clock could not show for how long (not set at the stop or at the start, or
+   * behind the stop): its times leave that out, so how long it has been active is at least what
+   * they say (messages and the dashboard say "at least").
+   */
+  stopUnknown?: boolean;
   text: string;
   values?: Record<string, unknown>;
   /**

@@ -147,3 +147,96 @@ t.test(
     t.equal(second.untilFired(63, 63), 63, 'and fires at its end');
   },
 );
+
+// How long an alert has been active (its reminder's "Active for", its resolve's "Back to normal
+// after", the dashboard's "for") leaves out the time the service was stopped when the clock
+// could not show it: not set at the stop or at the start (a Pi without a real-time clock), or
+// behind the stop. That was said as if exact; it is now said to be at least that long.
+t.test('the time stopped not shown by the clock: how long an alert was active is "at least"', async (t) => {
+  const W = Date.UTC(2026, 10, 1, 12);
+  const UNSET = 5_000_000;
+  const row = (last: number): ActiveAlert => ({
+    ...obs,
+    firstSeenAt: last - 120_000,
+    lastSeenAt: last,
+    firedAt: last - 115_000,
+    lastNotifiedAt: last - 115_000,
+    count: 1,
+    acknowledged: false,
+  });
+  const resolvedAfterLoad = (stored: ActiveAlert, wall: number) => {
+    const clock = { now: () => 5000, wall: () => wall };
+    const events: Array<[AlertEventKind, ActiveAlert]> = [];
+    const tr = new Tracker({
+      remindMs: () => 4 * 3_600_000,
+      load: () => [fromWall(stored, clock)],
+      save: () => undefined,
+      remove: () => undefined,
+      emit: (e, a) => events.push([e, { ...a }]),
+    });
+    tr.update([], 5000, 2000);
+    tr.update([], 8000, 2000);
+    const [event, alert] = events[0]!;
+    t.equal(event, 'resolved');
+    return alertMessage('edge-one', 'resolved', alert, 8000, wall).message;
+  };
+  t.match(
+    resolvedAfterLoad(row(W - 60_000), W),
+    /^Back to normal after 3m 3s\./,
+    'both ends set: the stop counted, exact',
+  );
+  t.match(
+    resolvedAfterLoad(row(UNSET), W),
+    /^Back to normal after at least 2m 3s\./,
+    'stored while the clock was not set: at least',
+  );
+  t.match(
+    resolvedAfterLoad(row(W - 60_000), UNSET),
+    /^Back to normal after at least 2m 3s\./,
+    'started with the clock not set: at least',
+  );
+  t.match(
+    resolvedAfterLoad(row(W - 60_000), W - 86_400_000),
+    /^Back to normal after at least 2m 3s\./,
+    'started with the clock behind the stop: at least',
+  );
+
+  // A problem waiting out its `after`, stored with the clock not set: the alert it fires is "at least" too.
+  const { db } = tempDatabase(t, 'edgeblocks-pending-unknown-');
+  let wall: number | null = null;
+  let at = 0;
+  const run = () => {
+    const store = new PendingStore(
+      db,
+      { now: () => at, wall: () => wall },
+      () => false,
+      (p) => t.fail(p),
+    );
+    const events: Array<[AlertEventKind, ActiveAlert]> = [];
+    const tr = new Tracker({
+      remindMs: () => 60_000,
+      load: () => [],
+      save: () => undefined,
+      remove: () => undefined,
+      emit: (e, a) => events.push([e, { ...a }]),
+      pending: { load: () => store.load(), save: (s, r, now) => store.save(s, r, now) },
+    });
+    return { tr, events };
+  };
+  const first = run();
+  for (at = 0; at <= 3000; at += 1000) first.tr.update([obs], at, 2000);
+  first.tr.savePending(at);
+  wall = W;
+  at = 0;
+  const second = run();
+  for (; at <= 70_000; at += 1000) second.tr.update([obs], at, 2000);
+  const fired = second.events.find(([e]) => e === 'fired')?.[1];
+  t.equal(fired?.stopUnknown, true, 'fired, the stop not shown by the clock');
+  const reminder = second.events.find(([e]) => e === 'reminder')?.[1];
+  t.ok(reminder, 'a reminder');
+  t.match(
+    alertMessage('edge-one', 'reminder', reminder!, at, W).message,
+    /Active for at least 1m 1\ds\./,
+    'its reminder says at least',
+  );
+});

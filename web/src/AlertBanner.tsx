@@ -12,6 +12,8 @@ export interface ActiveSummary {
   since: string;
   count: number;
   acknowledged: boolean;
+  /** Stopped meanwhile for a time the controller's clock did not show: active for at least this long. */
+  stopUnknown?: boolean;
 }
 
 export function activeAlerts(status: Record<string, unknown>): ActiveSummary[] {
@@ -20,7 +22,7 @@ export function activeAlerts(status: Record<string, unknown>): ActiveSummary[] {
 }
 
 export const activeFor = (a: ActiveSummary): string =>
-  fmtDuration(Math.max(0, (controllerNow() - Date.parse(a.since)) / 1000));
+  `${a.stopUnknown ? 'at least ' : ''}${fmtDuration(Math.max(0, (controllerNow() - Date.parse(a.since)) / 1000))}`;
 
 export function AlertBanner() {
   const live = useLive();

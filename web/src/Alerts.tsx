@@ -56,7 +56,8 @@ function Active({ list, onChange }: { list: ActiveSummary[]; onChange: () => voi
               {a.blockId && ` — ${a.blockId}`}
               <div>{a.text}</div>
               <div class="muted">
-                active for {activeFor(a)}, since {new Date(a.since).toLocaleString()}
+                active for {activeFor(a)}, since {a.stopUnknown ? 'before ' : ''}
+                {new Date(a.since).toLocaleString()}
                 {a.count > 1 && `, went bad ${a.count} times`}
               </div>
             </td>

@@ -76,6 +76,7 @@ export class MqttAlerts {
       blockId: a.blockId ?? null,
       text: a.text,
       since: new Date(a.firstSeenAt).toISOString(),
+      ...(a.stopUnknown ? { stopUnknown: true } : {}),
       count: a.count,
       acknowledged: a.acknowledged,
     }));
