@@ -164,6 +164,19 @@ t.test('scales: temperatures, %/states, and every other unit on its own', async 
   t.equal(axisLabel(scaleOf('edge-two/Tank/level[temp]')), 'temp');
 });
 
+// A PID's error (Δ°C) shared the temperature axis: a 2 degree error was drawn at 2 °C beside a 20 °C beer.
+t.test('a temperature difference has an axis of its own, in the unit it is drawn in', async (t) => {
+  const error = 'edge-one/Heat PID/error[delta_degC]';
+  t.not(scaleOf(error), scaleOf('edge-one/Beer Setpoint/value[degC]'), 'not on the temperature axis');
+  t.equal(axisLabel(scaleOf(error)), 'temperature difference (Δ°C)');
+  t.equal(axisLabel(scaleOf(error, undefined, 'degF')), 'temperature difference (Δ°F)', 'drawn in °F: Δ°F');
+  t.equal(
+    scaleOf('edge-one/Cool PID/error[delta_degF]', undefined, 'degF'),
+    scaleOf(error, undefined, 'degF'),
+    'differences recorded in either unit share the one axis of the unit shown',
+  );
+});
+
 // The overview's sparkline asked for the first `value[` field of the block in the last hour: after
 // a change to °F that was the °C one (it sorts first), so for an hour each card drew the curve that
 // stopped at the change, its label in °C numbers, under a headline in °F.

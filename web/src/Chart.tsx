@@ -27,6 +27,8 @@ declare global {
     __graphSpan?: [number, number];
     /** The fields and columns the graph holds now (read by tests). */
     __graphPlotted?: Plotted;
+    /** Each y axis the graph drew last: its scale, its label, the range drawn, the fields on it (read by tests). */
+    __graphAxes?: Array<{ scale: string; label: string; min: number | null; max: number | null; fields: string[] }>;
   }
 }
 
@@ -100,6 +102,13 @@ export function Chart({
         draw: [
           (u) => {
             window.__graphSpan = [u.scales.x!.min!, u.scales.x!.max!];
+            window.__graphAxes = scales.map((s) => ({
+              scale: s,
+              label: axisLabel(s),
+              min: u.scales[s]?.min ?? null,
+              max: u.scales[s]?.max ?? null,
+              fields: fields.filter((f) => look.scale(f) === s),
+            }));
             if (drawn) return;
             drawn = true;
             window.__graphRenderMs = performance.now() - t0;

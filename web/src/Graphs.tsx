@@ -1,6 +1,6 @@
 // Graphs from the history API (/history/timeseries): fields chosen per graph, ranges 10m to 30d,
 // live append every 10 s, temperatures on the left axis and percentages/states on the right
-// (other units on axes of their own), CSV export. The history may hold several controllers: each
+// (other units, and temperature differences, on axes of their own), CSV export. The history may hold several controllers: each
 // is named in the picker and in legends, and this one's fields are drawn by default. Without a
 // history service the page says so instead of failing. A renamed block is followed
 // (graph-renames.ts): its fields from before the rename stay, drawn in the same colour.

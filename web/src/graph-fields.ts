@@ -172,10 +172,15 @@ export function defaultFields(
 /**
  * The y scale a field is drawn on: temperatures left (`temp`), %/states right (`pct`), other
  * units each on their own (`unit:hPa`; prefixed, so that a unit another publisher names "temp"
- * or "pct" is not drawn on those axes).
+ * or "pct" is not drawn on those axes). A temperature difference (a PID's error, Δ°C) is no
+ * temperature: on the temperature axis a 2 degree error read as 2 °C beside a 20 °C beer. It
+ * has an axis of its own, in the unit it is drawn in (`delta:delta_degF` where the graph shows °F).
  */
-export function scaleOf(field: string, known?: (p: FieldParts) => string | null): string {
-  if (isTemperature(field)) return 'temp';
+export function scaleOf(field: string, known?: (p: FieldParts) => string | null, display?: string): string {
+  if (isTemperature(field)) {
+    const recorded = fieldParts(field).unit!;
+    return recorded.startsWith('delta_') ? `delta:${drawnIn(field, display) ?? recorded}` : 'temp';
+  }
   const unit = fieldUnit(field, known);
   return unit && unit !== '%' && unit !== '%RH' ? `unit:${unit}` : 'pct';
 }
@@ -184,6 +189,7 @@ const AXIS_LABELS: Readonly<Record<string, string>> = { temp: 'temperature', pct
 
 /** The label of the axis of a scale of `scaleOf`: what it holds, or its unit. */
 export function axisLabel(scale: string): string {
+  if (scale.startsWith('delta:')) return `temperature difference (${unitLabel(scale.slice('delta:'.length))})`;
   return AXIS_LABELS[scale] ?? scale.replace(/^unit:/, '');
 }
 
@@ -204,7 +210,7 @@ export interface ChartLook {
   label: (field: string) => string;
   /** Fields with the same group share a colour (a block's setting and value). */
   group: (field: string) => string;
-  /** The y scale: `temp` (left), `pct` (right), or a unit drawn on an axis of its own. */
+  /** The y scale: `temp` (left), `pct` (right), a temperature difference (`delta:<unit>`) or a unit drawn on an axis of its own. */
   scale: (field: string) => string;
   dashed: (field: string) => boolean;
 }

@@ -202,7 +202,7 @@ export function lookOf(
       const p = fieldParts(former ? moveField(f, own, ...former) : f);
       return `${p.controller}/${p.block}`;
     },
-    scale: (f) => scaleOf(f, knownNow),
+    scale: (f) => scaleOf(f, knownNow, display),
     dashed: (f) => /\/setting\[/.test(f),
   };
 }
