@@ -10,13 +10,18 @@ import type { HistoryEntry } from './types.js';
 
 export class AlertHistory {
   private readonly memory: HistoryEntry[] = [];
+  /** The last row an earlier run wrote: the rows after it are this run's. */
+  private readonly lastEarlier: number;
 
   constructor(
     private readonly db: Db,
     private readonly limit: number,
     /** Runs a write; false when the storage fails it (AlertStore.write). */
     private readonly write: (fn: () => void) => boolean,
-  ) {}
+  ) {
+    this.lastEarlier =
+      (db.prepare('SELECT MAX(seq) AS seq FROM alert_history').get() as { seq: number | null }).seq ?? 0;
+  }
 
   add(entry: HistoryEntry): void {
     const stored = this.write(() => {
@@ -42,13 +47,36 @@ export class AlertHistory {
       const at = Date.parse(e.at);
       return Number.isFinite(at) && !isWallSet(at) ? { ...e, at: new Date(move(at)).toISOString() } : null;
     };
-    const changes = this.rows(this.limit).flatMap((r) => {
+    this.change(this.rows(this.limit), moved);
+  }
+
+  /**
+   * The wall clock jumped by `byMs` while this run wrote entries: they move with it, as the active
+   * alerts and the outbox do (a Pi booted at an old saved time, set right by network time). Those of
+   * earlier runs were written on their own clocks, and stay.
+   */
+  shiftThisRun(byMs: number): void {
+    const moved = (e: HistoryEntry): HistoryEntry | null => {
+      const at = Date.parse(e.at);
+      return Number.isFinite(at) && isWallSet(at) ? { ...e, at: new Date(at + byMs).toISOString() } : null;
+    };
+    this.change(
+      this.rows(this.limit).filter((r) => r.seq > this.lastEarlier),
+      moved,
+    );
+  }
+
+  private change(
+    rows: Array<{ seq: number; entry: HistoryEntry | null }>,
+    moved: (e: HistoryEntry) => HistoryEntry | null,
+  ): void {
+    const changes = rows.flatMap((r) => {
       const e = r.entry && moved(r.entry);
       return e ? [[r.seq, e] as const] : [];
     });
     if (changes.length) {
       const update = this.db.prepare('UPDATE alert_history SET value = ? WHERE seq = ?');
-      // Not written (a full disk): they are moved at the next clock set, or the next start.
+      // Not written (a full disk): they stay as they were.
       this.write(() => this.db.transaction(() => changes.forEach(([seq, e]) => update.run(JSON.stringify(e), seq)))());
     }
     for (const [i, e] of this.memory.entries()) this.memory[i] = moved(e) ?? e;

@@ -195,7 +195,7 @@ export class AlertStore {
     return times.length ? Math.min(...times) : null;
   }
 
-  /** The wall clock jumped by `byMs`: the rows' times move with it (their waits and ages stay). */
+  /** The wall clock jumped by `byMs`: the rows' times move with it (their waits and ages stay), and this run's history entries. */
   shiftTimes(byMs: number): void {
     const by = Math.round(byMs);
     this.changeAll(
@@ -205,6 +205,7 @@ export class AlertStore {
         r.createdAt += by;
       },
     );
+    this.historyRows.shiftThisRun(by);
   }
 
   /**

@@ -245,3 +245,30 @@ t.test('history entries written while the clock was not set say when they happen
   const at = Date.parse(moved.find((h: any) => h.event === 'fired').at);
   t.ok(plausible(at), `fired at ${new Date(at).toISOString()} once the clock is set`);
 });
+
+// A Pi booted at an old saved time (set, two days behind) and jumped forward by network time:
+// the active alert and the outbox were moved with the jump (434b114), the history entries this
+// run wrote before it not, so the list of events said the alert fired two days before the
+// active alert said it began. They now move with the jump; entries of earlier runs stay.
+t.test('history entries written on a clock behind move with the jump that sets it right', async (t) => {
+  const { clock, start, sensorAlert, since, plausible } = rig(t);
+  clock.move('-2d');
+  const cli = await start();
+  t.teardown(() => killAndWait(cli.child, 'SIGTERM'));
+  const api = `${cli.base}/edge-one`;
+  const key = await sensorAlert(api, 'Probe');
+  const firedAt = async () =>
+    ((await getJson(`${api}/alerts`)).history as any[]).find((h) => h.key === key && h.event === 'fired')?.at as
+      | string
+      | undefined;
+  const before = await until('the fired entry', limit(10_000), firedAt);
+  t.notOk(plausible(Date.parse(before)), `written two days behind: ${before}`);
+  clock.move('+0');
+  await until(
+    'the active alert moved with the jump',
+    limit(20_000),
+    async () => plausible(await since(api, key)) || undefined,
+  );
+  const after = await firedAt();
+  t.ok(after && plausible(Date.parse(after)), `the fired entry moved with the jump too: ${after}`);
+});
