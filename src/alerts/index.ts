@@ -83,6 +83,7 @@ export class Alerts implements AlertsApi {
       (e) => d.storage?.noteError(e) ?? isStorageFailure(e),
       new ActiveReserve(path.join(d.dataDir, RESERVE_FILE)),
       new ReserveFile(path.join(d.dataDir, SENT_RESERVE_FILE), SENT_RESERVE_BYTES, 'the alerts sent but not deleted'),
+      this.clock,
     );
     this.ruleDoc = new RulesInForce(d);
     this.channelStore = new ChannelStore(d.db, s, d.log);

@@ -9,6 +9,7 @@ import type { ActiveAlert, AlertMessage, HistoryEntry } from './types.js';
 import type { ActiveChanges, ActiveReserve } from './active-reserve.js';
 import type { ReserveFile } from '../store/reserve-file.js';
 import { AlertHistory } from './history-store.js';
+import type { AlertClock } from './times.js';
 
 export interface OutboxRow {
   seq: number;
@@ -53,8 +54,10 @@ export class AlertStore {
     private readonly reserve?: ActiveReserve,
     /** Keeps the outbox rows sent but not deleted across a restart on a full disk. */
     private readonly sentReserve?: ReserveFile,
+    /** The alerts' clock: the history entries this run writes say their times by it (history-store.ts). */
+    clock?: AlertClock,
   ) {
-    this.historyRows = new AlertHistory(db, historyLimit, (fn) => this.write(fn));
+    this.historyRows = new AlertHistory(db, historyLimit, (fn) => this.write(fn), clock);
     // Only a row that still holds the message it names was sent: bytes gone bad in the file
     // neither hide nor delete another row.
     const sent = sentReserve?.read();
@@ -195,7 +198,7 @@ export class AlertStore {
     return times.length ? Math.min(...times) : null;
   }
 
-  /** The wall clock jumped by `byMs`: the rows' times move with it (their waits and ages stay), and this run's history entries. */
+  /** The wall clock jumped by `byMs`: the rows' times move with it (their waits and ages stay); this run's history entries are stored again. */
   shiftTimes(byMs: number): void {
     const by = Math.round(byMs);
     this.changeAll(
@@ -205,7 +208,7 @@ export class AlertStore {
         r.createdAt += by;
       },
     );
-    this.historyRows.shiftThisRun(by);
+    this.historyRows.storeAgain();
   }
 
   /**

@@ -43,11 +43,21 @@ export class RuntimeAlertClock implements AlertClock {
 
 const TIMES = ['firstSeenAt', 'lastSeenAt', 'firedAt', 'lastNotifiedAt'] as const;
 
+/**
+ * Where monotonic times fall on the wall clock as it reads now: the one rule by which this run's
+ * times say when they happened, a jump or a clock set included the moment the clock reads it
+ * (the active alerts: toWall; the history entries this run wrote: history-store.ts).
+ */
+export function wallOf(clock: AlertClock): (mono: number) => number {
+  const shift = clock.wall() - clock.now();
+  return (mono) => Math.round(mono + shift);
+}
+
 /** The alert with its times as wall-clock epoch ms (the API and the stored row). */
 export function toWall(a: ActiveAlert, clock: AlertClock): ActiveAlert {
-  const shift = clock.wall() - clock.now();
+  const at = wallOf(clock);
   const out = { ...a };
-  for (const k of TIMES) if (out[k] !== null) out[k] = Math.round(out[k]! + shift);
+  for (const k of TIMES) if (out[k] !== null) out[k] = at(out[k]!);
   return out;
 }
 
