@@ -30,6 +30,7 @@ function exitIfFixable(line: string | null): void {
 async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<void> {
   // The unit's reader needs node:fs alone; the config's modules come from the bundle with the app's.
   const unit = await import('./doctor/unit-environment.js');
+  const unitLine = await import('./doctor/unit-command-line.js');
   const root = args.root ?? '/';
   const problem = unit.notARoot(root);
   if (problem) throw new app.ConfigError('--root', `${root}: ${problem}`);
@@ -37,8 +38,8 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
   const asService = given.every((v) => v === undefined);
   const fromUnit = asService ? unit.serviceVariables(root, {}) : new Map();
-  const commandLine = asService ? unit.serviceCommandLine(root) : null;
-  const several = unit.severalExecStart(commandLine);
+  const commandLine = asService ? unitLine.serviceCommandLine(root) : null;
+  const several = unitLine.severalExecStart(commandLine);
   if (several) console.error(`edgeblocks: warning: ${several}`);
   for (const warning of commandLine?.warnings ?? []) console.error(`edgeblocks: warning: ${warning}`);
   try {

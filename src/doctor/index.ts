@@ -27,13 +27,8 @@ import { countProblems, renderText, section, type Report, type Section } from '.
 import { rootsAt, type Roots } from './roots.js';
 import { serviceSection } from './service.js';
 import { historyRateFromFiles, systemSection } from './system.js';
-import {
-  notARoot,
-  serviceCommandLine,
-  serviceVariables,
-  severalExecStart,
-  type UnitVariable,
-} from './unit-environment.js';
+import { serviceCommandLine, severalExecStart } from './unit-command-line.js';
+import { notARoot, serviceVariables, type UnitVariable } from './unit-environment.js';
 
 const DOCTOR_FLAGS: FlagTable = {
   json: { type: 'boolean' },

@@ -65,10 +65,11 @@ process.on('SIGTERM', () => process.exit(0));
 /**
  * The installer's own files into checkout `src` (systemd/, scripts/ there: install-pi.sh and the
  * parts it sources from scripts/install-pi/), as in the repository
- * `repo`, with the built reader of the unit's environment its script runs.
+ * `repo`, with the built readers of the unit's environment and command line its script runs.
  */
 export function copyInstaller(repo: string, src: string): void {
   const reader = 'dist/src/doctor/unit-environment.js';
+  const commandLine = 'dist/src/doctor/unit-command-line.js';
   mkdirSync(join(src, dirname(reader)), { recursive: true });
   const parts = readdirSync(join(repo, 'scripts/install-pi')).map((name) => `scripts/install-pi/${name}`);
   mkdirSync(join(src, 'scripts/install-pi'), { recursive: true });
@@ -78,6 +79,7 @@ export function copyInstaller(repo: string, src: string): void {
     ...parts,
     'scripts/unit-environment.mjs',
     reader,
+    commandLine,
   ])
     copyFileSync(join(repo, file), join(src, file));
   // An ES module, as the real package.json says of dist (the fake checkout's main.js is CommonJS).
