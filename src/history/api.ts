@@ -97,6 +97,7 @@ async function* csvLines(
   slices: AsyncIterator<RawSeries[]>,
   first: IteratorResult<RawSeries[]>,
 ): AsyncGenerator<string> {
+  // The header is the only text (csv.ts keeps it from being a formula); each line after is numbers.
   yield csvLine(['time', ...q.fields]);
   let chunk = '';
   for (let slice = first; !slice.done; slice = await slices.next()) {
@@ -204,7 +205,12 @@ export function timeseriesRoutes(deps: TimeseriesDeps): FastifyPluginAsync {
 
     app.post<{ Body: CsvBody }>(
       '/timeseries/csv',
-      doc('Raw points as CSV', 'Streamed text/plain: "time,<fields>" then one line per timestamp.', s.csvQuery, s.csv),
+      doc(
+        'Raw points as CSV',
+        'Streamed text/plain: "time,<fields>" then one line per timestamp. A field name starting with =, +, -, @, tab or CR is written with a \' before it (so a spreadsheet takes it as text, not a formula).',
+        s.csvQuery,
+        s.csv,
+      ),
       async (req, reply) => {
         let q: ReturnType<typeof csvQueryOf>;
         let tf: ReturnType<typeof selectTimeframe>;
