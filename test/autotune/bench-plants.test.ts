@@ -18,6 +18,10 @@
 import t from 'tap';
 import { benchCase, benchOptions, KINDS, meets, noWorse } from '../../scripts/bench-autotune.js';
 import { plantCases, type Kind } from '../../scripts/bench/autotune-plants.js';
+import { limit } from '../helpers/limits.js';
+
+// Five tunings and ten day-long steps: about a minute alone, past tap's 120 s on a machine that is busy.
+t.setTimeout(limit(360_000));
 
 const plant = (kind: Kind, index: number, seed: number) =>
   plantCases(kind, index + 1, seed + KINDS.indexOf(kind))[index]!;
