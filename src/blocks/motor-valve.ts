@@ -6,8 +6,9 @@
 // to another start channel or board, unlinked or deleted, it stops the motor it drove.
 // ACTIVE = open, anything else (INACTIVE, UNKNOWN) = close. The digital time constraints
 // (minOff, minOn, delayedOn, delayedOff) apply to the direction, from the one the end switches
-// show at the start (a restart is no change of direction); a mutexed constraint is not
-// supported on valves and blocks opening while enabled.
+// show at the start, held since long ago (a restart is no change of direction, and minOn and
+// minOff are already met); a mutexed constraint is not supported on valves and blocks opening
+// while enabled.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
@@ -107,8 +108,10 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     if (s.history.length === 0) {
       // No direction held yet (a start, a new valve, a backup load): the one the end switches
       // show, so the constraints do not drive an open valve closed after a restart (delayedOn
-      // counting from the start); mid-travel, the wanted one. Until the switches are read the
-      // motor is left stopped.
+      // counting from the start); mid-travel, the wanted one. It is taken as held since long
+      // ago, as a valve at its end stop has been: minOn (open) and minOff (closed) are met, so
+      // a valve told to move while control was off or just before a stop moves at once, as it
+      // would running. Until the switches are read the motor is left stopped.
       const closed = io.read(c);
       const open = io.read(c + 1);
       if (closed === null || open === null) {
@@ -116,7 +119,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
         d.valveState = null;
         return now + INTERVAL_MS;
       }
-      record(s.history, now, open !== closed ? open : want);
+      record(s.history, Number.NEGATIVE_INFINITY, open !== closed ? open : want);
     }
     const noMutex = () => ({ granted: false, wait: MUTEX_RETRY_MS });
     const { on: opening, retryMs } = constrainedSwitch(s, d.constraints, want, now, noMutex, INTERVAL_MS);

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parseSimConfig } from '../../drivers/sim/sim-config.js';
 import { simApp, type SimApp } from './sim-app.js';
 
@@ -166,4 +166,48 @@ t.test('after a restart an open valve with a delayedOn constraint stays open: it
   t.equal(closingSeen, 0, 'the closing drive never came on');
   t.equal(model.valve.position, 1, 'still fully open');
   t.equal(s.data('Valve B').valveState, 'VALVE_OPEN');
+});
+
+// A valve that has held its position for long, told to move just before a stop (or while control
+// is off: no update ran since): after the restart it moves at once, as it would have running.
+// Its minOn (open) or minOff (closed) counts from when it got there, not from the start.
+async function firstMoveAfterRestart(t: Test, from: 'STATE_ACTIVE' | 'STATE_INACTIVE'): Promise<number> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-valve-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const duration = { __objtype: 'Quantity', value: 5, unit: 's' };
+  const constraints = { minOn: { duration, enabled: true }, minOff: { duration, enabled: true } };
+  const first = await simApp({ sim: SIM, dataDir });
+  await first.post('blocks/discover');
+  await first.run(2000);
+  await first.post('blocks/patch', { id: BOARD, type: 'DS2408', data: { connectMode: 'CONNECT_VALVE' } });
+  t.equal((await first.post('blocks/create', valve('Valve B', 1, from, { constraints }))).status, 201);
+  await first.run(15_000);
+  const held = from === 'STATE_ACTIVE' ? 'VALVE_OPEN' : 'VALVE_CLOSED';
+  t.equal(first.data('Valve B').valveState, held, 'held for 15 s, longer than minOn and minOff');
+  first.app.runtime.paused = true;
+  const to = from === 'STATE_ACTIVE' ? 'STATE_INACTIVE' : 'STATE_ACTIVE';
+  await first.post('blocks/patch', { id: 'Valve B', type: 'MotorValve', data: { storedState: to } });
+  await first.close();
+
+  const s = await simApp({ sim: SIM, dataDir });
+  t.teardown(() => s.close());
+  const model = s.app.hardware.sim!.valves().find((v) => v.valve.start === 1)!;
+  // The emulation starts closed; the valve on the machine stayed where it was.
+  model.valve.position = from === 'STATE_ACTIVE' ? 1 : 0;
+  const toward = from === 'STATE_ACTIVE' ? -1 : 1;
+  for (let at = 0; at < 10_000; at += 100) {
+    await s.run(100);
+    if (model.valve.direction(model.device.activeOutputs()) === toward) return at;
+  }
+  return -1;
+}
+
+t.test('after a restart an open valve told to close before the stop closes at once: minOn is long met', async (t) => {
+  const at = await firstMoveAfterRestart(t, 'STATE_ACTIVE');
+  t.ok(at >= 0 && at < 2000, `the closing drive came on within 2 s of the start (at ${at} ms)`);
+});
+
+t.test('after a restart a closed valve told to open before the stop opens at once: minOff is long met', async (t) => {
+  const at = await firstMoveAfterRestart(t, 'STATE_INACTIVE');
+  t.ok(at >= 0 && at < 2000, `the opening drive came on within 2 s of the start (at ${at} ms)`);
 });
