@@ -8,7 +8,10 @@
 // sequence is PAUSED and the paused time does not count towards WAIT_DURATION. WAIT_UNTIL,
 // START_PROFILE and WAIT_PROFILE need the wall clock (SYSTEM_TIME_NOT_AVAILABLE without it);
 // WAIT_DURATION runs on the monotonic clock. Progress and the blocks it changed (a sequence it
-// started too) are persisted once an instruction has been active for 60 s, and at END; a WAIT_DURATION's `elapsed` is stored
+// started too) are persisted once an instruction has been active for 60 s, and at END; whoever
+// stores the sequence (its own checkpoint, a starter's, a write), the blocks the lines it passed
+// changed are stored first (storedWith), so its stored progress is never ahead of their stored
+// effects. A WAIT_DURATION's `elapsed` is stored
 // every minute after that, so a restart resumes it with the time it had (as a profile resumes its
 // place) instead of starting a long wait over. A rename of a block rewrites the lines that name it, as links
 // follow a rename (renamed, below), and a delete lists them as it lists links left dangling (names).
@@ -201,6 +204,21 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
   },
   // From the text, as the dashboard marks them (sequence-lines.ts): a line that does not parse
   // (a setting mistyped) names its block all the same.
+  // The blocks the lines it passed changed, not stored yet: stored before the sequence, whoever
+  // stores it (a starter's checkpoint, a write), as its own checkpoint does.
+  storedWith(block, store) {
+    const changed = block.state.changed;
+    for (const b of [...changed]) {
+      // Let go of first: a sequence among them that names this one back ends there.
+      if (!changed.delete(b)) continue;
+      try {
+        store(b);
+      } catch (e) {
+        changed.add(b);
+        throw e;
+      }
+    }
+  },
   names(block) {
     return block.data.instructions.flatMap((text, i) =>
       lineNames(text).map(({ id }) => ({ id, field: `instructions.${i}` })),
@@ -268,7 +286,8 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
           ctx.wake(target);
           // Stored with this sequence's checkpoint, as the blocks its SET lines change: a kill
           // then finds both before the start or both after it, never this one past a WAIT_SEQUENCE
-          // on a sequence still stored at the end of its last run.
+          // on a sequence still stored at the end of its last run. The target's own SET lines
+          // passed by then are stored with it (storedWith).
           changed.add(target);
         },
       });
@@ -371,12 +390,10 @@ function restartAt(block: SequenceBlock, index: number): void {
   s.persisted = false;
 }
 
+/** The checkpoint: the sequence stored, after the blocks its lines changed (storedWith). */
 function persistProgress(block: SequenceBlock, ctx: UpdateContext): void {
-  const s = block.state;
-  for (const b of s.changed) ctx.persist(b);
-  s.changed.clear();
   ctx.persist(block);
-  s.persisted = true;
+  block.state.persisted = true;
 }
 
 function report(

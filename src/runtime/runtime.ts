@@ -358,6 +358,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   /** Write the block's record when its stored data or meta changed since the last write. */
   persist(block: AnyBlock): boolean {
     if (!this.table.isLive(block)) return false;
+    // What its record must not get ahead of first (a sequence's SET lines): a kill between the
+    // two then finds the effects stored without the progress, never the reverse.
+    block.def.storedWith?.(block, (other) => this.persist(other));
     const text = this.recordString(block);
     if (this.table.lastWritten(block.nid) === text) return false;
     checkRecordSize(block.id, text);

@@ -203,6 +203,13 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * (blocks/delete lists those naming the deleted block among its `dangling`).
    */
   names?(block: Block<F, S>): Array<{ id: string; field: string }>;
+  /**
+   * Blocks whose stored data this block's record must not get ahead of (a Sequence: the blocks
+   * the lines it passed changed). Whenever the block is stored, by whatever path (its own
+   * update, another block's, a write, a rename), the runtime stores these first through `store`;
+   * the hook forgets each once stored.
+   */
+  storedWith?(block: Block<F, S>, store: (other: AnyBlock) => void): void;
   /** For IoArrayInterface implementers. */
   io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
 }
