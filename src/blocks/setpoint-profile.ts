@@ -10,7 +10,7 @@
 import { isoSeconds } from '../codec/encode.js';
 import { f } from '../codec/fields.js';
 import { absoluteProfilePoints, legacy, type LegacyTable } from '../codec/legacy.js';
-import { defineBlock } from '../runtime/types.js';
+import { defineBlock, wallForProgress } from '../runtime/types.js';
 import { EARLIEST_WALL_MS, isWallSet } from '../shared/wall-set.js';
 import { drive } from './shared/pipeline.js';
 import { nextBeat } from './shared/cadence.js';
@@ -63,7 +63,7 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
     d.start += Math.round(move.byMs / 1000);
     return true;
   },
-  // As update: it claims its target once started, with a setting to give it.
+  // As update: it claims its target once started, with a setting to give it, at the same time.
   drivesNow(block, wall) {
     const d = block.data;
     return (
@@ -84,7 +84,7 @@ export const SetpointProfile = defineBlock<typeof fields, undefined>({
     }
     // Paused without a wall clock: held at the place of the last time seen (after a start on a
     // clock not set, the time the service last saw), or as it was when no time was ever seen.
-    const wall = ctx.wall ?? ctx.lastWall;
+    const wall = wallForProgress(ctx);
     if (wall === null) return next;
     if (d.start === null || wall / 1000 < d.start) {
       d.setting = null;

@@ -4,7 +4,6 @@ import { overlayOwned, withReadonly } from '../codec/apply.js';
 import type { Partial } from '../codec/partial.js';
 import type { BlockTable } from './block-table.js';
 import { channels, claimByLinks, claimedBy, releaseStale, type ChannelClaims } from './claims.js';
-import type { Clock } from './clock.js';
 import type { BatchScope } from './core.js';
 import type { LinkIndex, OutLink } from './links.js';
 import type { SchedulerOrder } from './order.js';
@@ -19,8 +18,8 @@ export interface Indexed {
   readonly order: SchedulerOrder;
   /** A batch running: the claims let go are taken back when it is undone. */
   readonly scope: BatchScope | null;
-  /** The wall clock: a profile claims its target once started (claimByLinks). */
-  readonly clock: Clock;
+  /** The time wall-anchored progress reads now (wallForProgress): a profile claims once started (claimByLinks). */
+  wallForProgress(): number | null;
   /** Store a block a claim switched to CLAIMED, as an update's claim does (a full card: retried). */
   persistClaimed(block: AnyBlock): void;
   recordString(block: AnyBlock): string;
@@ -125,7 +124,7 @@ function settleClaims(ix: Indexed, blocks: Iterable<AnyBlock>, claimers: Iterabl
   const looked = undo ? [...blocks] : blocks;
   const before = undo ? (looked as AnyBlock[]).map(heldClaims) : [];
   for (const b of releaseStale(looked, (id) => ix.table.byId(id))) b.nextUpdate = -Infinity;
-  for (const b of claimByLinks(claimers, ix.table, ix.clock.wall())) {
+  for (const b of claimByLinks(claimers, ix.table, ix.wallForProgress())) {
     // Stored in CLAIMED mode, as an update's claim stores it. A failed batch rolls the record
     // back: what was written is the record again, once its mode is back (undone last).
     undo?.push(() => {

@@ -122,8 +122,9 @@ function stillDrives(claimer: AnyBlock, target: AnyBlock): boolean {
  * (BlockTypeDef.drivesNow: a profile only once started) claims each target its link resolves to
  * (through the link's interface, as its update resolves it) that nobody holds. What a
  * driver's update does with a claim it holds and has no request for keeps it (a PID without a
- * sensor asks for nothing), so the first tick leaves what this made. `wall`: the wall clock
- * (epoch ms), or null when not set. Returns the targets whose settingMode became CLAIMED.
+ * sensor asks for nothing), so the first tick leaves what this made. `wall`: the time
+ * wall-anchored progress reads (wallForProgress in types.ts), epoch ms, or null. Returns the
+ * targets whose settingMode became CLAIMED.
  */
 export function claimByLinks(
   claimers: Iterable<AnyBlock>,

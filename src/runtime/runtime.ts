@@ -29,6 +29,7 @@ import { UnsavedBlocks } from './unsaved.js';
 import { decodeBlockData, typeOf, validateBody } from './validation.js';
 import { createBlock, deleteAllBlocks, deleteBlock, updateBlock, type Deleted } from './writes.js';
 import type { AnyBlock, BlockTypeDef, Data, UpdateContext, WallMove, WriteInfo } from './types.js';
+import { wallForProgress } from './types.js';
 
 export { ALL, type Encoded, type HistoryData, type ReadMode } from './reads.js';
 export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from './body.js';
@@ -251,9 +252,18 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     return this.scheduler.checkClock();
   }
 
-  /** A start on a clock not set: the wall time the service saw last (ctx.lastWall) before it. */
+  /**
+   * A start on a clock not set: the wall time the service saw last (ctx.lastWall) before it. The
+   * claims taken at load, before it was known, are taken again by it, as the first tick takes them.
+   */
   wallLastSeen(at: number): void {
     this.scheduler.wallLastSeen(at);
+    this.afterStructureChange();
+  }
+
+  /** The time wall-anchored progress reads now, as a tick would read it (claims at a load). */
+  wallForProgress(): number | null {
+    return wallForProgress({ wall: this.clock.wall(), lastWall: this.ctx.lastWall });
   }
 
   /** The wall clock moved by time that did not pass for the controller (a jump, or the time it was stopped). */

@@ -48,7 +48,8 @@ export interface UpdateContext {
   wall: number | null;
   /**
    * The last valid wall-clock reading (epoch ms; before this start, the one the service saved),
-   * or null: where wall-anchored progress (a profile's place) holds while `wall` is null.
+   * or null: where wall-anchored progress (a profile's place) holds while `wall` is null
+   * (wallForProgress).
    */
   lastWall: number | null;
   /** Resolve a link: the target, typed as `iface` promises, when it exists and implements `iface`; else null. */
@@ -190,7 +191,8 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * For a type with driving links: whether the block, enabled, claims its targets when it next
    * updates (a profile only once it has started); without it, whenever enabled. The runtime takes
    * claims from the links by it at a load and after a change (claims.ts, claimByLinks), so it must
-   * say what the update does. `wall`: the wall clock (epoch ms), or null when not set.
+   * say what the update does. `wall`: the time wall-anchored progress reads (wallForProgress:
+   * the wall clock, or while it is not set the last one seen), epoch ms, or null.
    */
   drivesNow?(block: Block<F, S>, wall: number | null): boolean;
   /**
@@ -212,6 +214,16 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
   storedWith?(block: Block<F, S>, store: (other: AnyBlock) => void): void;
   /** For IoArrayInterface implementers. */
   io?(block: Block<F, S>, ctx: UpdateContext): IoArray | null;
+}
+
+/**
+ * The wall time wall-anchored progress (a profile's place) reads: the wall clock, or while it is
+ * not set the last valid reading (after a start on a clock not set, the one the service saved);
+ * null when none was ever seen. A block's update and the claims taken at a load (drivesNow) both
+ * read it here.
+ */
+export function wallForProgress(at: { wall: number | null; lastWall: number | null }): number | null {
+  return at.wall ?? at.lastWall;
 }
 
 export function defineBlock<F extends FieldTable, S = undefined>(def: BlockTypeDef<F, S>): BlockTypeDef<F, S> {

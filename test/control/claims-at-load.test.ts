@@ -5,6 +5,7 @@
 // blocks load (a start, a backup load), as the drivers' updates take them, so the claim state
 // after a load is the one the first tick leaves.
 import t from 'tap';
+import { ManualClock } from '../../src/runtime/clock.js';
 import { MemoryPersistence } from '../../src/runtime/persistence.js';
 import { link, setup, type Setup } from './setup.js';
 
@@ -114,4 +115,38 @@ t.test('a backup loaded with control off: the drivers hold their targets at once
   t.same(claimState(su), running, 'owned as before the load, with no block running');
   su.patch('mock', 'ActuatorAnalogMock', { storedSetting: 55 });
   t.equal(su.data('mock').settingMode, 'CLAIMED', 'a setting written after it does not take over');
+});
+
+// A running profile after a start on a clock not set (a Pi with no saved time before network
+// time): its update holds it at the wall time the service last saw, and claims its setpoint; the
+// claims taken at load looked at the clock only, so until the first tick (for good with control
+// off) the setpoint read as let go and took writes in STORED mode.
+t.test('a running profile after a start on a clock not set: claimed at load as at the first tick', async (t) => {
+  const persistence = new MemoryPersistence();
+  const su = setup({ persistence });
+  su.create('sensor', 'TempSensorExternal', { setting: 18, timeout: 0 });
+  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 21, enabled: true });
+  const anHourAgo = su.clock.wall()! / 1000 - HOUR;
+  su.create('prof', 'SetpointProfile', {
+    targetId: link('sp'),
+    start: anHourAgo,
+    enabled: true,
+    points: [
+      { time: 0, temperature: 10 },
+      { time: 24 * HOUR, temperature: 12 },
+    ],
+  });
+  await su.run(3000);
+  t.equal(su.data('sp').claimedBy, 'prof', 'running: the profile holds it');
+  const seen = su.clock.wall()!;
+
+  // The app loads the blocks, then tells the runtime the wall time it saved last (wall-clock.ts).
+  const again = setup({ persistence, clock: new ManualClock(su.clock.now(), null) });
+  again.runtime.paused = true;
+  again.runtime.wallLastSeen(seen);
+  t.equal(again.data('sp').claimedBy, 'prof', 'before any tick: the profile holds it');
+  t.equal(again.data('sp').settingMode, 'CLAIMED');
+  again.runtime.paused = false;
+  await again.run(100);
+  t.equal(again.data('sp').claimedBy, 'prof', 'and the first tick leaves it so');
 });
