@@ -3,7 +3,15 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { initIoState, oneWireChip, oneWireIo, refreshIoBlock, releaseIo, type OneWireIoState } from './one-wire-io.js';
+import {
+  initIoState,
+  ioDriven,
+  oneWireChip,
+  oneWireIo,
+  refreshIoBlock,
+  releaseIo,
+  type OneWireIoState,
+} from './one-wire-io.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField } from './shared/fields.js';
 
@@ -37,6 +45,7 @@ export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
   description: 'DS2408 8-channel 1-Wire IO module',
   discovered: true,
   chip: oneWireChip,
+  driven: ioDriven,
   init(block) {
     syncChannels(block.data);
     return initIoState();

@@ -2,7 +2,15 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
-import { initIoState, oneWireChip, oneWireIo, refreshIoBlock, releaseIo, type OneWireIoState } from './one-wire-io.js';
+import {
+  initIoState,
+  ioDriven,
+  oneWireChip,
+  oneWireIo,
+  refreshIoBlock,
+  releaseIo,
+  type OneWireIoState,
+} from './one-wire-io.js';
 import { ChannelCapability } from './shared/enums.js';
 import { ioChannelsField, makeChannels } from './shared/fields.js';
 
@@ -28,6 +36,7 @@ export const DS2413 = defineBlock<typeof fields, OneWireIoState>({
   description: 'DS2413 2-channel 1-Wire IO module (channel 1 = A, 2 = B)',
   discovered: true,
   chip: oneWireChip,
+  driven: ioDriven,
   init(block) {
     block.data.channels = makeChannels(CHANNELS, ChannelCapability.DIGITAL_OUTPUT | ChannelCapability.DIGITAL_INPUT);
     return initIoState();

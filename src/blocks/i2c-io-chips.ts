@@ -50,6 +50,7 @@ function expanderBlock(chip: I2cIoChipDef) {
       );
       return { drive: 0, active: 0 };
     },
+    driven: (block) => block.state.drive,
     onWrite: (block, info, ctx) => releaseMoved(block, info, ctx),
     onDelete: (block, ctx) => releaseChip(block, ctx),
     io: (block, ctx) => expanderIo(block, ctx, chip.name, chip.channels, block.data.activeLow),
@@ -73,7 +74,8 @@ function pwmBlock(chip: I2cIoChipDef) {
     }),
     channels: ioChannelsField,
   };
-  return defineBlock<typeof fields, Record<string, never>>({
+  // The channels some user has written (BlockTypeDef.driven).
+  return defineBlock<typeof fields, { driven: number }>({
     type: chip.name,
     role: 'io',
     fields,
@@ -84,8 +86,9 @@ function pwmBlock(chip: I2cIoChipDef) {
     chip: i2cChip,
     init(block) {
       block.data.channels = makeChannels(chip.channels, ChannelCapability.DIGITAL_OUTPUT | PWM_CAPABILITIES);
-      return {};
+      return { driven: 0 };
     },
+    driven: (block) => block.state.driven,
     onWrite: (block, info, ctx) => releaseMoved(block, info, ctx),
     onDelete: (block, ctx) => releaseChip(block, ctx),
     io(block, ctx): IoArray | null {
@@ -96,14 +99,18 @@ function pwmBlock(chip: I2cIoChipDef) {
         const r = access.io(at.bus, at.address, chip.name);
         return r.connected ? (r.duties[channel - 1] ?? null) : null;
       };
+      const setDuty = (channel: number, duty: number) => {
+        if (channel >= 1 && channel <= chip.channels) block.state.driven |= 1 << (channel - 1);
+        access.setDuty(at.bus, at.address, chip.name, channel, duty);
+      };
       return {
         channelCount: chip.channels,
         read: (channel) => {
           const d = duty(channel);
           return d === null ? null : d > 0;
         },
-        write: (channel, active) => access.setDuty(at.bus, at.address, chip.name, channel, active ? 100 : 0),
-        writeDuty: (channel, value) => access.setDuty(at.bus, at.address, chip.name, channel, value),
+        write: (channel, active) => setDuty(channel, active ? 100 : 0),
+        writeDuty: (channel, value) => setDuty(channel, value),
         readDuty: duty,
       };
     },

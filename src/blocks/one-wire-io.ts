@@ -11,6 +11,8 @@ export interface OneWireIoState {
   address: string | null;
   /** The desired latches have been handed to the hardware layer (which keeps re-asserting them). */
   sent: boolean;
+  /** Latches written through this block at `address` (BlockTypeDef.driven). */
+  driven: number;
 }
 
 interface IoData {
@@ -19,7 +21,10 @@ interface IoData {
   oneWireBusId: string | null;
 }
 
-export const initIoState = (): OneWireIoState => ({ desired: 0, address: null, sent: false });
+export const initIoState = (): OneWireIoState => ({ desired: 0, address: null, sent: false, driven: 0 });
+
+/** The latches a DS2408 or DS2413 block drove (BlockTypeDef.driven). */
+export const ioDriven = (block: AnyBlock): number => (block.state as OneWireIoState).driven;
 
 export function oneWireIo(
   block: AnyBlock,
@@ -36,6 +41,7 @@ export function oneWireIo(
     s.address = d.address;
     s.desired = 0;
     s.sent = false;
+    s.driven = 0;
   }
   return {
     channelCount,
@@ -52,6 +58,7 @@ export function oneWireIo(
       const held = ow.io(d.address, kind)?.desired ?? null;
       const base = held ?? s.desired;
       const next = active ? base | bit : base & ~bit;
+      s.driven |= bit;
       if (held === null || next !== held || next !== s.desired || !s.sent) {
         s.desired = next;
         s.sent = true;
@@ -71,6 +78,7 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
     s.address = d.address;
     s.desired = 0;
     s.sent = false;
+    s.driven = 0;
   }
   if (ow && !s.sent) {
     // No channel user has written yet: outputs nobody drives are switched off, unless the users
@@ -104,5 +112,10 @@ export function releaseIo(block: AnyBlock, ctx: UpdateContext, previousAddress?:
   const ow = ctx.hardware.services.onewire;
   const address = previousAddress === undefined ? d.address : previousAddress;
   if (typeof address === 'string' && (previousAddress === undefined || address !== d.address))
-    ctx.letGoOfChip(block, chipName(address), () => ow?.release(address));
+    ctx.letGoOfChip(block, chipName(address), {
+      release: () => ow?.release(address),
+      // No hand-over on 1-Wire: let go (outputs off), and found again by the blocks that name it.
+      handOver: () => ow?.release(address),
+      outputsOff: (outputs) => ow?.outputsOff(address, outputs),
+    });
 }

@@ -144,6 +144,18 @@ export class I2cIoHub implements I2cIoAccess {
     w.lastAsked = Math.max(w.lastAsked, this.now);
   }
 
+  outputsOff(bus: string, address: number, outputs: number): void {
+    const w = this.wants.get(key(bus, address));
+    if (!w) return;
+    w.drive &= ~outputs;
+    w.levels &= ~outputs;
+    w.active &= ~outputs;
+    w.held &= ~outputs;
+    w.duties.forEach((d, i) => {
+      if (d !== null && outputs & (1 << i)) w.duties[i] = 0;
+    });
+  }
+
   private want(bus: string, address: number, kind: I2cIoKind): Want {
     let w = this.wants.get(key(bus, address));
     if (w && w.kind !== kind) {

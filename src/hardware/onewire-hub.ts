@@ -132,6 +132,14 @@ export class OneWireHub implements OneWireAccess {
     this.unbind(w);
   }
 
+  outputsOff(address: string, outputs: number): void {
+    const w = this.wants.get(address);
+    if (!w || w.kind === 'temperature') return;
+    const held = w.poller?.io(address)?.desired ?? w.latches;
+    if (w.latches !== null) w.latches &= ~outputs;
+    if (held !== null && !this.stopped) w.poller?.setLatches(address, held & ~outputs);
+  }
+
   buses(): OneWireBusInfo[] {
     return this.pollers.map((p) => busInfo(p));
   }

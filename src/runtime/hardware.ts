@@ -108,6 +108,8 @@ export interface OneWireAccess {
   offUnlessAsked(address: DeviceAddress, kind: OneWireIoKind): void;
   /** Stop polling an address (its block was deleted or re-addressed). */
   release(address: DeviceAddress): void;
+  /** These latches (bit n - 1 for output n) off, the module's others as they are: a second block on it goes. */
+  outputsOff(address: DeviceAddress, outputs: number): void;
   buses(): OneWireBusInfo[];
   bus(name: string): OneWireBusInfo | null;
 }
@@ -186,6 +188,11 @@ export interface I2cIoAccess {
    * output on before and after stays on.
    */
   handOver(bus: string, address: number): void;
+  /**
+   * These outputs (bit n - 1 for output n) back to their safe state (an expander's pin an input,
+   * a PWM channel at 0 %), the chip's others as they are: a second block on the chip goes.
+   */
+  outputsOff(bus: string, address: number, outputs: number): void;
 }
 
 export function i2cIoAccess(hardware: Hardware): I2cIoAccess | null {

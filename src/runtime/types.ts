@@ -79,16 +79,17 @@ export interface UpdateContext {
   afterCommit(act: () => void): void;
   /**
    * `block` (moved away or deleted) no longer names the chip `key` (BlockTypeDef.chip): let go
-   * of it once the change is committed, as afterCommit, unless the chip is still in use then:
-   * `block` names it again (moved away and back in one batch), or a block that named it beside
-   * `block` still does (a second block on it that a backup or an older store holds). An output
-   * that is on before and after the change never goes off between. A block that takes the chip
-   * over in the change (`taken`: act hands it over, never making it safe) finds nothing driven
-   * but what its own blocks drive: they run in the tick that follows the commit at once, before
-   * the next poll, so what no block of its drives goes off and an output on before and after
-   * stays on.
+   * of it once the change is committed, as afterCommit. When no block names it then, `hw.release`
+   * makes it safe. When a block took it over in the change, `hw.handOver` gives it to that block
+   * (never making it safe): its blocks run in the tick that follows the commit at once, before the
+   * next poll, so what no block of its drives goes off and an output on before and after stays on.
+   * When `block` names it again (moved away and back in one batch), nothing changes. When a block
+   * that named it beside `block` still does (a second block on it that a backup or an older store
+   * holds), the chip stays in use and `hw.outputsOff` gets the outputs that only `block` drove
+   * (BlockTypeDef.driven, as at the item), which go back to their safe state: the other block's
+   * outputs are not touched.
    */
-  letGoOfChip(block: AnyBlock, key: string, act: (taken: boolean) => void): void;
+  letGoOfChip(block: AnyBlock, key: string, hw: ChipLetGo): void;
   /**
    * A write hook is about to change `block`, another block than the one written (an APPLY sets
    * the pair's gains): call it first, so a batch that fails puts `block`'s data back with the
@@ -101,6 +102,14 @@ export interface UpdateContext {
   readonly units: UnitPrefs;
   hardware: Hardware;
   log: Logger;
+}
+
+/** What letting go of a chip does to it (UpdateContext.letGoOfChip). */
+export interface ChipLetGo {
+  release(): void;
+  handOver(): void;
+  /** These outputs (bit n - 1 for output n) back to their safe state; the chip's others as they are. */
+  outputsOff(outputs: number): void;
 }
 
 /** The wall clock moved without the time passing for the controller (BlockTypeDef.wallMoved). */
@@ -154,6 +163,12 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    * (UpdateContext.letGoOfChip).
    */
   chip?(data: Data): string | null;
+  /**
+   * The chip's outputs the block drove (bit n - 1 for output n), written through its IoArray
+   * since it named the chip: those a block leaves on a chip another block still names go off
+   * (UpdateContext.letGoOfChip). Blocks with `chip` that drive outputs have it.
+   */
+  driven?(block: Block<F, S>): number;
   /** Fresh volatile state, after create and after load. */
   init?(block: Block<F, S>): S;
   /** Run when due; returns the absolute time (ms) it next wants to run. */

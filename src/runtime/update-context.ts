@@ -62,12 +62,22 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       if (rt.scope) rt.scope.commit.push(act);
       else act();
     },
-    letGoOfChip(block, key, act) {
+    letGoOfChip(block, key, hw) {
       const names = (b: AnyBlock) => rt.table.isLive(b) && b.def.chip?.(b.data as Data) === key;
+      const driven = (b: AnyBlock) => b.def.driven?.(b) ?? 0;
       const beside = [...rt.table.values()].filter((b) => b !== block && names(b));
+      const drove = driven(block);
       ctx.afterCommit(() => {
-        if (names(block) || beside.some(names)) return;
-        act([...rt.table.values()].some(names));
+        if (names(block)) return;
+        const still = beside.filter(names);
+        if (still.length) {
+          // A second block keeps the chip: what only this one drove goes off, the rest as it is.
+          const theirs = still.reduce((bits, b) => bits | driven(b), 0);
+          if (drove & ~theirs) hw.outputsOff(drove & ~theirs);
+          return;
+        }
+        if (![...rt.table.values()].some(names)) return hw.release();
+        hw.handOver();
         // A block that took the chip over in the change: the blocks on it drive it again in the
         // tick that follows the commit, before the hardware next polls it.
         for (const holder of rt.table.values())

@@ -79,13 +79,15 @@ const chipName = (bus: string, address: number) => `I2C chip ${hex(address)} on 
  */
 function release(block: AnyBlock, ctx: UpdateContext, chip: { bus: string; address: number }): void {
   const access = () => i2cIoAccess(ctx.hardware);
-  ctx.letGoOfChip(block, chipName(chip.bus, chip.address), (taken) =>
-    taken ? access()?.handOver(chip.bus, chip.address) : access()?.release(chip.bus, chip.address),
-  );
+  ctx.letGoOfChip(block, chipName(chip.bus, chip.address), {
+    release: () => access()?.release(chip.bus, chip.address),
+    handOver: () => access()?.handOver(chip.bus, chip.address),
+    outputsOff: (outputs) => access()?.outputsOff(chip.bus, chip.address, outputs),
+  });
 }
 
 export interface ExpanderState {
-  /** Channels some user has written (outputs from then on), and which of them are active. */
+  /** Channels some user has written (outputs from then on; BlockTypeDef.driven), and which of them are active. */
   drive: number;
   active: number;
 }
