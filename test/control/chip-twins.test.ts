@@ -137,3 +137,28 @@ t.test('one of two blocks on a DS2408 moved to another address: the latch it lef
   t.equal(model.activeOutputs() & 2, 0, 'the fan latch is off: no block drives it there');
   t.equal(r.offSeen.heater, 0, 'the heater latch never went off');
 });
+
+t.test('a backup load without the second block: the outputs only it drove go off, the others stay on', async (t) => {
+  const { r, fanOn } = await twins(t);
+  const backup = r.s.app.runtime.backupSave();
+  backup.blocks = backup.blocks.filter((b) => b.id !== 'Relays');
+  r.offSeen.cooler = 0;
+  const result = await r.s.app.runtime.backupLoad(backup);
+  t.same(result.failures, []);
+  await r.run(3000);
+  t.notOk(fanOn(), 'the fan relay is off: its block is gone');
+  t.ok(r.relay(), 'the cooler relay is on');
+  t.equal(r.offSeen.cooler, 0, 'and never went off through the load');
+});
+
+t.test('a backup load without the second block on a DS2408: the latch only it drove goes off', async (t) => {
+  const { r, model } = await latchTwins(t);
+  const backup = r.s.app.runtime.backupSave();
+  backup.blocks = backup.blocks.filter((b) => b.id !== 'Latches');
+  const result = await r.s.app.runtime.backupLoad(backup);
+  t.same(result.failures, []);
+  await r.run(3000);
+  t.equal(model.activeOutputs() & 2, 0, 'the fan latch is off: its block is gone');
+  t.ok(r.latch(), 'the heater latch is on');
+  t.equal(r.offSeen.heater, 0, 'and never went off through the load');
+});
