@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { SERVER_TIMEOUTS } from '../api/timeouts.js';
 import type { Logger } from '../log.js';
 import type { TlsIdentity } from './tls-cert.js';
-import { watchCertificate } from './tls-reload.js';
+import { secureOptions, watchCertificate } from './tls-reload.js';
 import { listen } from './listen.js';
 import { certificateValidity } from '../shared/cert-validity.js';
 import { isAddressInUse, portInUseMessage } from '../shared/port-in-use.js';
@@ -56,9 +56,7 @@ export class Gateway {
   /** Listen; on failure log why and how to fix it, and resolve anyway. */
   async start(): Promise<void> {
     const { host, port, tls, http, log } = this.opts;
-    const server = createServer({ cert: tls.cert, key: tls.key, ...SERVER_TIMEOUTS }, (req, res) =>
-      http.routing(req, res),
-    );
+    const server = createServer({ ...secureOptions(tls), ...SERVER_TIMEOUTS }, (req, res) => http.routing(req, res));
     server.keepAliveTimeout = 72_000;
     // Upgrades take the HTTP server's path: the same router and hooks (host, cross-site, auth),
     // /eventbus, the history stream, and 404 for anything else.
@@ -102,7 +100,7 @@ export class Gateway {
         this.opts.files,
         () => this.tls,
         (tls) => {
-          server.setSecureContext({ cert: tls.cert, key: tls.key });
+          server.setSecureContext(secureOptions(tls));
           this.tls = tls;
         },
         log,
