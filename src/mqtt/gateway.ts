@@ -55,8 +55,11 @@ export class Gateway {
 
   /** Listen; on failure log why and how to fix it, and resolve anyway. */
   async start(): Promise<void> {
-    const { host, port, tls, http, log } = this.opts;
-    const server = createServer({ ...secureOptions(tls), ...SERVER_TIMEOUTS }, (req, res) => http.routing(req, res));
+    const { host, port, http, log } = this.opts;
+    // The pair last taken (a renewal while an earlier start ran), not the one it was made with.
+    const server = createServer({ ...secureOptions(this.tls), ...SERVER_TIMEOUTS }, (req, res) =>
+      http.routing(req, res),
+    );
     server.keepAliveTimeout = 72_000;
     // Upgrades take the HTTP server's path: the same router and hooks (host, cross-site, auth),
     // /eventbus, the history stream, and 404 for anything else.
