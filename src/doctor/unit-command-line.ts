@@ -4,6 +4,7 @@
 // the unit's files by the reader of its environment (unit-environment.ts), under the same rule:
 // no import but node's own and that file, since the installer runs it from a release before
 // anything is installed (scripts/unit-environment.mjs).
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SERVICE_UNIT, serviceSettings, type UnitVariable, unitEnvironment, words } from './unit-environment.js';
 /** The command line a unit's service starts with: the words of its ExecStart, and the file that sets it. */
@@ -45,6 +46,131 @@ function specifiers(service: string): Record<string, string> {
   };
 }
 
+/** A variable systemd itself sets for the service: its value, or why it is not known from the unit's files. */
+type ManagerVariable = { value: string } | { refused: string };
+
+/** The directory settings of a system service, the variable naming their paths, and where they are made (systemd.exec(5)). */
+const DIRECTORIES: Array<[setting: string, variable: string, under: string]> = [
+  ['RuntimeDirectory', 'RUNTIME_DIRECTORY', '/run'],
+  ['StateDirectory', 'STATE_DIRECTORY', '/var/lib'],
+  ['CacheDirectory', 'CACHE_DIRECTORY', '/var/cache'],
+  ['LogsDirectory', 'LOGS_DIRECTORY', '/var/log'],
+  ['ConfigurationDirectory', 'CONFIGURATION_DIRECTORY', '/etc'],
+];
+
+/** Variables systemd sets (systemd.exec(5), "Environment variables in spawned processes") whose value exists only once it starts the service. */
+const RUN_TIME = [
+  'INVOCATION_ID',
+  'MAINPID',
+  'MANAGERPID',
+  'SYSTEMD_EXEC_PID',
+  'LISTEN_FDS',
+  'LISTEN_PID',
+  'LISTEN_FDNAMES',
+  'NOTIFY_SOCKET',
+  'WATCHDOG_PID',
+  'WATCHDOG_USEC',
+  'JOURNAL_STREAM',
+  'CREDENTIALS_DIRECTORY',
+  'LOG_NAMESPACE',
+  'TERM',
+  'XDG_RUNTIME_DIR',
+  'XDG_SEAT',
+  'XDG_VTNR',
+  'SERVICE_RESULT',
+  'EXIT_CODE',
+  'EXIT_STATUS',
+  'MONITOR_SERVICE_RESULT',
+  'MONITOR_EXIT_CODE',
+  'MONITOR_EXIT_STATUS',
+  'MONITOR_INVOCATION_ID',
+  'MONITOR_UNIT',
+  'PIDFILE',
+  'TRIGGER_UNIT',
+  'TRIGGER_PATH',
+  'TRIGGER_TIMER_REALTIME_USEC',
+  'TRIGGER_TIMER_MONOTONIC_USEC',
+  'MEMORY_PRESSURE_WATCH',
+  'MEMORY_PRESSURE_WRITE',
+  'FDSTORE',
+  'REMOTE_ADDR',
+  'REMOTE_PORT',
+];
+
+/** The line of `user` (a name or a uid) in the passwd file under `root`, or null. */
+function passwdEntry(root: string, user: string): { name: string; home: string; shell: string } | null {
+  // systemd knows root without asking the user database.
+  if (user === 'root' || user === '0') return { name: 'root', home: '/root', shell: '/bin/sh' };
+  let text: string;
+  try {
+    text = readFileSync(`${root}/etc/passwd`, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    const [name, , uid, , , home, shell] = line.split(':');
+    if (name !== undefined && (name === user || (/^\d+$/.test(user) && uid === user)))
+      return { name, home: home ?? '', shell: (shell ?? '').trim() };
+  }
+  return null;
+}
+
+/**
+ * The variables systemd sets for `service` itself, which its ExecStart may use (an Environment=
+ * of the unit wins over them, as in systemd): the paths of its StateDirectory= and the other
+ * directory settings (each name below its place, joined by ':'), and USER, LOGNAME, HOME and
+ * SHELL of its User= (from the passwd file under `root`; HOME and SHELL left unset where
+ * systemd leaves them: a home of /, a nologin shell); those that exist only while it runs
+ * (INVOCATION_ID, MAINPID...) or depend on the running system (PATH, LANG) are refused by name.
+ */
+function managerVariables(
+  root: string,
+  service: string,
+  settings: Array<{ key: string; value: string }>,
+): Map<string, ManagerVariable> {
+  const out = new Map<string, ManagerVariable>();
+  for (const name of RUN_TIME) out.set(name, { refused: 'which systemd sets only when it starts the service' });
+  for (const name of ['PATH', 'LANG'])
+    out.set(name, { refused: "which systemd sets from the running system's settings, not the unit's" });
+  const known = specifiers(service);
+  let unknown: string | null = null;
+  const specified = (value: string) => value.replace(/%(.?)/g, (all, c: string) => known[c] ?? ((unknown = all), ''));
+  const last = (key: string) => settings.reduce<string>((v, s) => (s.key === key ? s.value : v), '');
+  for (const [setting, variable, under] of DIRECTORIES) {
+    let dirs: string[] = [];
+    unknown = null;
+    for (const { key, value } of settings)
+      if (key !== setting) continue;
+      else if (value.trim() === '') dirs = [];
+      else for (const word of words(value, false)) dirs.push(`${under}/${specified(word).split(':')[0]}`);
+    if (unknown) out.set(variable, { refused: `which names its ${setting}= with the specifier ${unknown}` });
+    else if (dirs.length) out.set(variable, { value: dirs.join(':') });
+  }
+  unknown = null;
+  const user = specified(last('User').trim());
+  if (/^(1|yes|true|on)$/i.test(last('DynamicUser').trim())) {
+    for (const name of ['USER', 'LOGNAME', 'HOME', 'SHELL'])
+      out.set(name, { refused: 'which systemd sets for the dynamic user it makes at each start (DynamicUser=)' });
+  } else if (unknown) {
+    for (const name of ['USER', 'LOGNAME', 'HOME', 'SHELL'])
+      out.set(name, { refused: `which systemd sets from User=, named with the specifier ${unknown}` });
+  } else if (user !== '') {
+    const entry = passwdEntry(root, user);
+    const missing = {
+      refused: `which systemd takes from the user database for User=${user}, and ${root}/etc/passwd has no such user`,
+    };
+    const name = entry?.name ?? (/^\d+$/.test(user) ? null : user);
+    for (const v of ['USER', 'LOGNAME']) out.set(v, name === null ? missing : { value: name });
+    if (!entry) for (const v of ['HOME', 'SHELL']) out.set(v, missing);
+    else {
+      if (entry.home.startsWith('/') && entry.home !== '/') out.set('HOME', { value: entry.home });
+      if (entry.shell.startsWith('/') && !/\/(nologin|false)$/.test(entry.shell))
+        out.set('SHELL', { value: entry.shell });
+    }
+  }
+  return out;
+}
+
 /** Options of node (and env) whose value is the next word when not given with =. */
 const NODE_VALUE =
   /^(-r|--require|--import|--loader|--experimental-loader|--env-file|-C|--conditions|--inspect-port|--debug-port|--title|--input-type|--icu-data-dir|--openssl-config|--redirect-warnings|--diagnostic-dir|--report-dir|--report-directory|--report-filename|--report-signal|--heapsnapshot-signal|--cpu-prof-dir|--cpu-prof-name|--heap-prof-dir|--heap-prof-name|--secure-heap|--secure-heap-min|--tls-cipher-list|--tls-keylog|--unhandled-rejections|--use-largepages|--disable-proto|--dns-result-order|--experimental-policy|--policy-integrity|--experimental-default-type|--watch-path|--max-http-header-size)$/;
@@ -69,28 +195,38 @@ function argumentsAt(argv: string[]): number {
 /**
  * The words of an ExecStart as the service gets them: each word's specifiers (%S, %t, %%...) and
  * then its variables (${NAME} within a word, $NAME as a word of its own split at whitespace, $$
- * a $) from the unit's environment, as systemd expands them: a variable the unit does not set is
- * empty, as in systemd, with a warning naming it; or why not, naming a specifier that depends
- * on the running system, so that no wrong path is ever read for the service's.
+ * a $) from the unit's environment and those systemd sets for it (managerVariables), as systemd
+ * expands them: a variable neither sets is empty, as in systemd, with a warning naming it; or why
+ * not, naming a specifier or a variable that depends on the running system, so that no wrong
+ * path is ever read for the service's.
  */
 function expand(
   raw: string[],
   service: string,
   env: ReadonlyMap<string, UnitVariable>,
+  manager: ReadonlyMap<string, ManagerVariable>,
   from: string,
 ): { words: string[]; unread: string | null; warnings: string[] } {
   const known = specifiers(service);
   const out: string[] = [];
   const warnings: string[] = [];
   let unread: string | null = null;
-  const refuse = (what: string) => {
-    unread ??= `the ExecStart in ${from} uses ${what}, which edgeblocks does not work out: write the value itself there (sudo systemctl edit edgeblocks)`;
+  const refuse = (what: string, why = 'which edgeblocks does not work out') => {
+    unread ??= `the ExecStart in ${from} uses ${what}, ${why}: write the value itself there (sudo systemctl edit edgeblocks)`;
     return '';
+  };
+  // The unit's Environment= first (it wins in systemd), then systemd's own; undefined when neither sets it.
+  const value = (name: string): string | undefined => {
+    const set = env.get(name)?.value;
+    if (set !== undefined) return set;
+    const own = manager.get(name);
+    if (own === undefined) return undefined;
+    return 'refused' in own ? refuse(`$${name}`, own.refused) : own.value;
   };
   // systemd makes a variable the unit does not set empty (a $NAME word goes, a ${NAME} is ''): so is it here, said.
   const unset = (name: string, word: string) => {
     warnings.push(
-      `the ExecStart in ${from} uses $${name}, which no Environment= or EnvironmentFile= of the unit sets: systemd makes it empty, so the service gets ${JSON.stringify(word)}; set it there or write the value itself (sudo systemctl edit edgeblocks)`,
+      `the ExecStart in ${from} uses $${name}, which no Environment= or EnvironmentFile= of the unit sets, nor systemd for it: systemd makes it empty, so the service gets ${JSON.stringify(word)}; set it there or write the value itself (sudo systemctl edit edgeblocks)`,
     );
     return '';
   };
@@ -98,20 +234,20 @@ function expand(
     const specified = word.replace(/%(.?)/g, (all, c: string) => known[c] ?? refuse(`the specifier ${all}`));
     const lone = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(specified);
     if (lone) {
-      const set = env.get(lone[1]!);
+      const set = value(lone[1]!);
       if (set === undefined) unset(lone[1]!, '');
-      else out.push(...set.value.split(/\s+/).filter(Boolean));
+      else out.push(...set.split(/\s+/).filter(Boolean));
       continue;
     }
     const missing: string[] = [];
-    const value = specified.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string | undefined) => {
+    const expanded = specified.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string | undefined) => {
       if (name === undefined) return '$';
-      const set = env.get(name);
+      const set = value(name);
       if (set === undefined) missing.push(name);
-      return set?.value ?? '';
+      return set ?? '';
     });
-    for (const name of missing) unset(name, value);
-    out.push(value);
+    for (const name of missing) unset(name, expanded);
+    out.push(expanded);
   }
   return { words: out, unread, warnings };
 }
@@ -184,15 +320,16 @@ export function unitCommandLine(
   // Prefixes: @ (the next word is argv[0]), - : + ! !! (how it runs; no word of their own).
   const prefix = /^[-@:+!]+/.exec(last.value)?.[0] ?? '';
   const env = unitEnvironment(root, service, unitFile, unitName) ?? new Map<string, UnitVariable>();
+  const manager = managerVariables(root, service, settings);
   const {
     words: all,
     unread,
     warnings,
-  } = expand(words(last.value.slice(prefix.length), false), service, env, last.from);
+  } = expand(words(last.value.slice(prefix.length), false), service, env, manager, last.from);
   const argv = prefix.includes('@') ? [all[0] ?? '', ...all.slice(2)] : all;
   const cwd = workingDirectory(settings, service);
   const resolved = resolvePaths(argv.slice(argumentsAt(argv)), cwd, last.from);
-  const failsafe = failsafeConfig(settings, resolved.args, service, env, cwd);
+  const failsafe = failsafeConfig(settings, resolved.args, service, env, manager, cwd);
   if (failsafe) warnings.push(failsafe);
   return {
     args: resolved.args,
@@ -223,6 +360,7 @@ function failsafeConfig(
   serviceArgs: string[],
   service: string,
   env: ReadonlyMap<string, UnitVariable>,
+  manager: ReadonlyMap<string, ManagerVariable>,
   cwd: string | null,
 ): string | null {
   const config = flagValue(serviceArgs, '--config');
@@ -231,7 +369,7 @@ function failsafeConfig(
   for (const setting of settings) if (setting.key === 'ExecStopPost') lines = setting.value ? [...lines, setting] : [];
   for (const line of lines) {
     const prefix = /^[-@:+!]+/.exec(line.value)?.[0] ?? '';
-    const { words: argv } = expand(words(line.value.slice(prefix.length), false), service, env, line.from);
+    const { words: argv } = expand(words(line.value.slice(prefix.length), false), service, env, manager, line.from);
     const at = argumentsAt(argv);
     if (!/failsafe(\/index\.js)?$/.test(argv[at - 1] ?? '')) continue;
     const theirs = flagValue(resolvePaths(argv.slice(at), cwd, line.from).args, '--config');

@@ -3,6 +3,9 @@
 // at all (the installer kept the unit's), though systemd starts the service in its
 // WorkingDirectory= (/var/lib/edgeblocks in the unit), where the service finds it. (2) An
 // unset $VAR was refused; systemd makes it empty, so it is read so, with a warning naming it.
+// Not so a variable systemd itself sets for the service ($STATE_DIRECTORY of StateDirectory=,
+// $HOME of User=): known from the unit's settings, it is expanded as systemd does; one that
+// exists only while the service runs ($INVOCATION_ID, $MAINPID) is refused by name.
 // (3) A drop-in's --config naming a file that is not there was checked as no file ("valid");
 // the service refuses to start. (4) A relative httpsCert in the config file was read from the
 // tool's own directory; the service reads it from its working directory. The built CLI as a
@@ -84,6 +87,57 @@ t.test('an unset variable in ExecStart is empty, as systemd makes it, with a war
     /override\.conf uses \$NOWHERE, which no Environment= .* systemd makes it empty, so the service gets "\/srv\/brew"/,
   );
   t.match(res.err, /uses \$EXTRA/);
+});
+
+t.test('variables systemd sets for the service are what it sets, not empty', async (t) => {
+  // The unit's StateDirectory=edgeblocks, CacheDirectory=edgeblocks and User=edgeblocks; a drop-in's ConfigurationDirectory=.
+  const root = withDropIn(
+    t,
+    `[Service]\nConfigurationDirectory=edgeblocks\nExecStart=\nExecStart=${NODE_LINE} --data-dir \${STATE_DIRECTORY}/brew --config \${CONFIGURATION_DIRECTORY}/brew.json\n`,
+  );
+  mkdirSync(path.join(root, 'var/lib/edgeblocks/brew'), { mode: 0o700 });
+  writeFileSync(path.join(root, 'etc/edgeblocks/brew.json'), JSON.stringify({ port: 8099 }));
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.notMatch(res.out + res.err, /makes it empty/, 'no variable is said to be empty');
+  t.match(res.out, `(${path.join(root, 'etc/edgeblocks/brew.json')}) is valid`);
+  t.match(res.out, `with the data dir ${path.join(root, 'var/lib/edgeblocks/brew')}`);
+
+  // $HOME of User=edgeblocks, from the root's /etc/passwd; the unit's own Environment= wins over systemd's.
+  const home = withDropIn(
+    t,
+    `[Service]\nEnvironment=STATE_DIRECTORY=/srv\nExecStart=\nExecStart=${NODE_LINE} --data-dir \${HOME}/brew --config \${STATE_DIRECTORY}/eb.json\n`,
+  );
+  writeFileSync(
+    path.join(home, 'etc/passwd'),
+    'root:x:0:0:root:/root:/bin/bash\nedgeblocks:x:998:998::/home/edgeblocks:/usr/sbin/nologin\n',
+  );
+  mkdirSync(path.join(home, 'home/edgeblocks/brew'), { recursive: true, mode: 0o700 });
+  mkdirSync(path.join(home, 'srv'));
+  writeFileSync(path.join(home, 'srv/eb.json'), '{}');
+  const fromHome = check(t, home);
+  t.equal(fromHome.code, 0, fromHome.err);
+  t.match(fromHome.out, `(${path.join(home, 'srv/eb.json')}) is valid`);
+  t.match(fromHome.out, `with the data dir ${path.join(home, 'home/edgeblocks/brew')}`);
+  t.notMatch(fromHome.out + fromHome.err, /makes it empty/);
+
+  // No such user there: $HOME is not known, and refused by name rather than read as /brew.
+  const noUser = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir \${HOME}/brew\n`);
+  const refused = check(t, noUser);
+  t.equal(refused.code, 2, refused.out);
+  t.match(
+    refused.err,
+    /uses \$HOME, which systemd takes from the user database for User=edgeblocks, and .*\/etc\/passwd has no such user/,
+  );
+  t.notMatch(refused.out + refused.err, /makes it empty|"\/brew"/);
+});
+
+t.test('a variable systemd sets only while the service runs is refused by name, not read as empty', async (t) => {
+  const root = withDropIn(t, `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir /srv/\${INVOCATION_ID}\n`);
+  const res = check(t, root);
+  t.equal(res.code, 2, res.out);
+  t.match(res.err, /override\.conf uses \$INVOCATION_ID, which systemd sets only when it starts the service/);
+  t.notMatch(res.out + res.err, /makes it empty/);
 });
 
 t.test('a drop-in’s --config naming a missing file: the service refuses it, and so does check', async (t) => {
