@@ -53,6 +53,8 @@ export interface SensorInfo {
   connected: boolean;
   /** A read of it (or the conversion before it) has been tried since it was watched, good or not. */
   tried: boolean;
+  /** Service time the first try since it was watched ended (null: none yet): readingPending. */
+  firstTriedAt: number | null;
   lastError: string | null;
   /** Thermocouple converters: cold-junction degC of the last good read, null otherwise. */
   coldJunction: number | null;
@@ -113,6 +115,7 @@ export class BusPoller {
         validAt: null,
         connected: false,
         tried: false,
+        firstTriedAt: null,
         lastError: null,
         coldJunction: null,
         fault: null,
@@ -144,6 +147,19 @@ export class BusPoller {
     const s = this.sensors.get(address);
     if (!s || s.validAt === null || now >= this.staleAt(s, now)) return null;
     return s.lastValue;
+  }
+
+  /**
+   * Whether a sensor has no reading yet since it was watched (a start): not tried yet, or its
+   * tries failing for less than staleMs since the first ended. A running sensor rides through a
+   * missed read for staleMs on its last value; a start has none to ride on, so its first misses
+   * wait as long before the sensor counts as reading nothing.
+   */
+  readingPending(address: RomAddress, now: number): boolean {
+    const s = this.sensors.get(address);
+    if (!s) return false;
+    if (!s.tried || s.firstTriedAt === null) return true;
+    return s.validAt === null && now < s.firstTriedAt + this.staleMs;
   }
 
   sensor(address: RomAddress): SensorInfo | null {
@@ -333,7 +349,7 @@ export class BusPoller {
     } catch (e) {
       this.record(e, `${this.bus.name} convert`);
       // No reads follow a failed conversion (a short): the sensors have had their try.
-      for (const s of this.sensors.values()) s.tried = true;
+      for (const s of this.sensors.values()) this.markTried(s, now);
     }
   }
 
@@ -353,9 +369,14 @@ export class BusPoller {
         s.lastError = this.record(e, `${s.address} temperature`);
       } finally {
         // Only once the read is over: a block looking in meanwhile still sees the sensor as not read yet.
-        s.tried = true;
+        this.markTried(s, clock());
       }
     }
     this.lastReadSpan = clock() - this.readStartedAt;
+  }
+
+  private markTried(s: SensorInfo, at: number): void {
+    s.tried = true;
+    s.firstTriedAt ??= at;
   }
 }

@@ -80,7 +80,7 @@ export class OneWireHub implements OneWireAccess {
     const sensor = w.poller.sensor(address);
     const connected = value !== null && (sensor?.connected ?? false);
     const nextChangeAt = w.poller.nextChangeAt(address, now) ?? now + HARDWARE_POLL_MS;
-    const pending = !sensor?.tried;
+    const pending = w.poller.readingPending(address, now);
     const family = familyOf(address);
     if (family?.kind !== 'temperature' || !family.thermocouple)
       return { value, bus: w.poller.bus.name, connected, nextChangeAt, pending };
@@ -249,7 +249,7 @@ export class OneWireHub implements OneWireAccess {
 
   private isPending(w: Want): boolean {
     if (!w.poller) return !this.searchedOnce;
-    return w.kind === 'temperature' ? !w.poller.sensor(w.address)?.tried : !w.poller.io(w.address)?.polled;
+    return w.kind === 'temperature' ? w.poller.readingPending(w.address, this.now) : !w.poller.io(w.address)?.polled;
   }
 
   /** When a missing device is searched for again: one sum for the wake-up and the check. */

@@ -306,3 +306,33 @@ t.test(
     t.equal(poller.lastError, null);
   },
 );
+
+// A start is a state of its own: a sensor whose first read since it was watched fails (a frame
+// garbled on a long wire) is ridden through as a running sensor rides through a missed read, for
+// staleMs, before it counts as having no value. Before, `tried` alone ended the wait, and the
+// miss was a null the alerts counted: two quick restarts that each missed a first read made one
+// streak old enough to fire "Sensor not reading" (alerts/restart-quiet.test.ts, under load).
+t.test('a failed first read is still pending for staleMs; a sensor that keeps failing is not', async (t) => {
+  const { bus, segment, clock } = await ds2482Rig('ds2482-800', 2);
+  const flaky = segment.attach(new SimDs18b20({ serial: 11n, temperature: 20 }));
+  const dead = segment.attach(new SimDs18b20({ serial: 12n, temperature: 21 }));
+  const poller = new BusPoller(bus);
+  poller.watchTemperature(flaky.address);
+  poller.watchTemperature(dead.address);
+  t.ok(poller.readingPending(flaky.address, clock.t), 'not read yet: pending');
+  flaky.corruptNextReads(20);
+  dead.corruptAlways(true);
+  const t0 = clock.t;
+  await poller.service(t0);
+  await runUntil(poller, clock, t0 + 800);
+  t.ok(poller.sensor(flaky.address)?.tried, 'its first read was tried');
+  t.equal(poller.temperature(flaky.address, clock.t), null, 'and failed');
+  t.ok(poller.readingPending(flaky.address, clock.t), 'a failed first read is still pending');
+  flaky.corruptNextReads(0);
+  await runUntil(poller, clock, t0 + 1800);
+  t.equal(poller.temperature(flaky.address, clock.t), 20, 'the next round reads it');
+  t.notOk(poller.readingPending(flaky.address, clock.t), 'read: not pending');
+  await runUntil(poller, clock, t0 + 800 + 2100);
+  t.equal(poller.temperature(dead.address, clock.t), null, 'the dead sensor never reads');
+  t.notOk(poller.readingPending(dead.address, clock.t), 'failing for staleMs since its first try: no longer pending');
+});

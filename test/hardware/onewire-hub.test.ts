@@ -116,7 +116,8 @@ t.test('start-up is a state: nothing is missing before the first search and each
   t.same([r.value, r.pending], [20, false], 'read: a value, not pending');
   t.same(hub.pending(), []);
 
-  // A sensor that fails its first read is missing at once, not pending.
+  // A sensor that fails its first read is ridden through for staleMs (2 s), as a running sensor
+  // rides through a missed read; still failing then, it is missing.
   const failing = segment.attach(new SimDs18b20({ address: makeRom(0x28, 0x4503), temperature: 21 }));
   await hub.searchAll();
   segment.detach(failing);
@@ -129,7 +130,13 @@ t.test('start-up is a state: nothing is missing before the first search and each
   now += 750;
   await hub.service(now);
   const f = hub.temperature(failing.address, now);
-  t.same([f.value, f.pending], [null, false], 'its first read failed: null and no longer pending');
+  t.same([f.value, f.pending], [null, true], 'its first read failed: null, still pending');
+  t.notOk(hub.missing().includes(failing.address), 'not missing yet');
+  clock.advance(2000);
+  now += 2000;
+  await hub.service(now);
+  const g = hub.temperature(failing.address, now);
+  t.same([g.value, g.pending], [null, false], 'failing for 2 s since its first try: null and no longer pending');
   t.ok(hub.missing().includes(failing.address), 'so it is missing');
 });
 
