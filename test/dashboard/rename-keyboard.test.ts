@@ -49,6 +49,8 @@ t.test('Enter on Rename, type the name, Enter: renamed', async (t) => {
   await page.goto(`${sim.cli.base}/#/overview`);
   await card('Beer Setpoint').getByRole('button', { name: 'Rename' }).focus();
   await page.keyboard.press('Enter');
+  // Read at once, as a quick typist's next key would land: the field has the focus in the same task.
+  t.same(await focused(), { tag: 'INPUT', text: '' }, 'the name field has the focus as soon as Enter is handled');
   const name = 'Tank "A" 🍺';
   await page.keyboard.type(name);
   await page.keyboard.press('Enter');

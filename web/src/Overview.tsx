@@ -1,7 +1,7 @@
 // The live overview: one compact card per block, grouped by role, with the problems a brewer
 // must see and the everyday controls (setpoint, enable, manual output, profile start).
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { controller, patchBlock, type Answer, type Block } from './api';
+import { useEffect, useState } from 'preact/hooks';
+import { patchBlock, type Block } from './api';
 import {
   fmtNumber,
   groupByRole,
@@ -13,7 +13,7 @@ import {
   unitLabel,
   type Role,
 } from './blocks';
-import { cardHeadline, driverOf, fieldLabel, isMadeUpName, mutexStory, outputStory } from './explain';
+import { cardHeadline, driverOf, fieldLabel, mutexStory, outputStory } from './explain';
 import { prepainted } from './early';
 import { hexAddress, oneWireName } from './device-words';
 import { useLive } from './live';
@@ -25,6 +25,7 @@ import { lazy } from './lazy';
 import { Sparkline, useSparklines } from './Sparkline';
 import { Facts } from './Facts.js';
 import { NumberField, Toggle, useAnswer } from './CardFields';
+import { Rename } from './Rename';
 
 // Only a controller with a fermentation profile needs its card's code.
 const ProfileCard = lazy(() => import('./Profile').then((m) => m.ProfileCard));
@@ -217,82 +218,6 @@ const fmt = (v: unknown) => {
 };
 const linkId = (v: unknown) =>
   v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id ?? '—') : '—';
-
-/** One click to rename (links to the block follow, as blocks/rename does). New sensors with a made-up name ask for one. */
-function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnType<typeof useAnswer>[2] }) {
-  const asks = role === 'sensor' && isMadeUpName(block.id);
-  const [open, setOpen] = useState(false);
-  const [name, setName] = useState('');
-  const [hint, setHint] = useState('');
-  // Opened from "Rename" (a click or the keyboard): the name field takes the focus, and closing
-  // the form gives it back to "Rename", so the keyboard goes on where it was.
-  const field = useRef<HTMLInputElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
-  const [focusTo, setFocusTo] = useState<'field' | 'button' | null>(null);
-  useEffect(() => {
-    if (focusTo === 'field') field.current?.focus();
-    if (focusTo === 'button') button.current?.focus();
-    if (focusTo) setFocusTo(null);
-  }, [focusTo]);
-  const close = () => {
-    setOpen(false);
-    setName('');
-    setHint('');
-    setFocusTo('button');
-  };
-  const save = async (e: Event) => {
-    e.preventDefault();
-    const desired = name.trim();
-    setHint(desired ? '' : 'not renamed: the new name is empty');
-    if (!desired) return;
-    const ok = await run(
-      controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>,
-      `renamed to ${desired}`,
-    );
-    if (ok) setOpen(false);
-  };
-  if (!open && !asks)
-    return (
-      <button
-        type="button"
-        class="link"
-        ref={button}
-        onClick={() => {
-          setOpen(true);
-          setFocusTo('field');
-        }}
-      >
-        Rename
-      </button>
-    );
-  return (
-    <form
-      class="field rename"
-      onSubmit={save}
-      data-testid="rename"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && open) close();
-      }}
-    >
-      <label>
-        {asks && !open ? 'New sensor: name it' : 'New name'}
-        <input
-          ref={field}
-          value={name}
-          placeholder="e.g. Beer"
-          onInput={(e) => setName((e.target as HTMLInputElement).value)}
-        />
-      </label>
-      <button type="submit">Save name</button>
-      {open && !asks && (
-        <button type="button" class="link" onClick={close}>
-          Cancel
-        </button>
-      )}
-      {hint && <span class="hint bad">{hint}</span>}
-    </form>
-  );
-}
 
 function Card({
   block,
