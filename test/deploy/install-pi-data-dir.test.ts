@@ -11,6 +11,10 @@ import { dirname, join } from 'node:path';
 import { CLI } from '../helpers/cli.js';
 import { fakeMain } from './install-fakes.js';
 import { PREFIX, install, makeSandbox, type Sandbox } from './install-pi-rig.js';
+import { limit } from '../helpers/limits.js';
+
+// Each test runs the installer several times; on a loaded machine the file outlasts tap's 120 s.
+t.setTimeout(limit(300_000));
 
 const REAL_CHECK =
   fakeMain(`  const r = require('node:child_process').spawnSync(process.execPath, [${JSON.stringify(CLI)}, ...process.argv.slice(2)], { stdio: 'inherit' });

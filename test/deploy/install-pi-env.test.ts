@@ -14,6 +14,9 @@ import { ROOT } from '../helpers/root.js';
 import { needTools } from '../helpers/tools.js';
 import { copyInstaller, fakeMain, installerEnv, writeInstallFakes } from './install-fakes.js';
 
+// Each test runs the installer several times; on a loaded machine the file outlasts tap's 120 s.
+t.setTimeout(limit(300_000));
+
 needTools('bash');
 
 const PREFIX = '/opt/eb-test';

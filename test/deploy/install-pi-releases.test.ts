@@ -6,6 +6,10 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { join } from 'node:path';
 import { needTools } from '../helpers/tools.js';
 import { BROKEN_MAIN, FAKE_MAIN, PREFIX, install, makeSandbox } from './install-pi-rig.js';
+import { limit } from '../helpers/limits.js';
+
+// Each test runs the installer several times; on a loaded machine the file outlasts tap's 120 s.
+t.setTimeout(limit(300_000));
 
 needTools('bash');
 
