@@ -1,11 +1,12 @@
 // The command line a systemd service starts with: the effective ExecStart (a drop-in may replace
 // it), its specifiers and variables expanded and its relative paths found from WorkingDirectory=,
 // as systemd does, and whether the failsafe's ExecStopPost= reads the same config file. Read from
-// the unit's files by the reader of its environment (unit-environment.ts), under the same rule:
-// no import but node's own and that file, since the installer runs it from a release before
-// anything is installed (scripts/unit-environment.mjs).
-import { readFileSync } from 'node:fs';
+// the unit's files by the reader of its environment (unit-environment.ts), with the variables
+// systemd itself gives the service (manager-variables.ts), under the same rule: no import but
+// node's own and those files, since the installer runs it from a release before anything is
+// installed (scripts/unit-environment.mjs).
 import path from 'node:path';
+import { type ManagerVariable, managerVariables, specifiers } from './manager-variables.js';
 import { SERVICE_UNIT, serviceSettings, type UnitVariable, unitEnvironment, words } from './unit-environment.js';
 /** The command line a unit's service starts with: the words of its ExecStart, and the file that sets it. */
 export interface UnitCommandLine {
@@ -25,150 +26,6 @@ export interface UnitCommandLine {
   workingDirectory: string;
   /** What systemd does with the line that its writer may not expect (a variable it leaves empty), naming the file. */
   warnings: string[];
-}
-
-/** Specifiers of a system unit whose value is known without the running system (systemd.unit(5)). */
-function specifiers(service: string): Record<string, string> {
-  const name = service.replace(/\.service$/, '');
-  return {
-    '%': '%',
-    S: '/var/lib',
-    C: '/var/cache',
-    L: '/var/log',
-    t: '/run',
-    E: '/etc',
-    T: '/tmp',
-    V: '/var/tmp',
-    n: service,
-    N: name,
-    p: name,
-    P: name,
-  };
-}
-
-/** A variable systemd itself sets for the service: its value, or why it is not known from the unit's files. */
-type ManagerVariable = { value: string } | { refused: string };
-
-/** The directory settings of a system service, the variable naming their paths, and where they are made (systemd.exec(5)). */
-const DIRECTORIES: Array<[setting: string, variable: string, under: string]> = [
-  ['RuntimeDirectory', 'RUNTIME_DIRECTORY', '/run'],
-  ['StateDirectory', 'STATE_DIRECTORY', '/var/lib'],
-  ['CacheDirectory', 'CACHE_DIRECTORY', '/var/cache'],
-  ['LogsDirectory', 'LOGS_DIRECTORY', '/var/log'],
-  ['ConfigurationDirectory', 'CONFIGURATION_DIRECTORY', '/etc'],
-];
-
-/** Variables systemd sets (systemd.exec(5), "Environment variables in spawned processes") whose value exists only once it starts the service. */
-const RUN_TIME = [
-  'INVOCATION_ID',
-  'MAINPID',
-  'MANAGERPID',
-  'SYSTEMD_EXEC_PID',
-  'LISTEN_FDS',
-  'LISTEN_PID',
-  'LISTEN_FDNAMES',
-  'NOTIFY_SOCKET',
-  'WATCHDOG_PID',
-  'WATCHDOG_USEC',
-  'JOURNAL_STREAM',
-  'CREDENTIALS_DIRECTORY',
-  'LOG_NAMESPACE',
-  'TERM',
-  'XDG_RUNTIME_DIR',
-  'XDG_SEAT',
-  'XDG_VTNR',
-  'SERVICE_RESULT',
-  'EXIT_CODE',
-  'EXIT_STATUS',
-  'MONITOR_SERVICE_RESULT',
-  'MONITOR_EXIT_CODE',
-  'MONITOR_EXIT_STATUS',
-  'MONITOR_INVOCATION_ID',
-  'MONITOR_UNIT',
-  'PIDFILE',
-  'TRIGGER_UNIT',
-  'TRIGGER_PATH',
-  'TRIGGER_TIMER_REALTIME_USEC',
-  'TRIGGER_TIMER_MONOTONIC_USEC',
-  'MEMORY_PRESSURE_WATCH',
-  'MEMORY_PRESSURE_WRITE',
-  'FDSTORE',
-  'REMOTE_ADDR',
-  'REMOTE_PORT',
-];
-
-/** The line of `user` (a name or a uid) in the passwd file under `root`, or null. */
-function passwdEntry(root: string, user: string): { name: string; home: string; shell: string } | null {
-  // systemd knows root without asking the user database.
-  if (user === 'root' || user === '0') return { name: 'root', home: '/root', shell: '/bin/sh' };
-  let text: string;
-  try {
-    text = readFileSync(`${root}/etc/passwd`, 'utf8');
-  } catch {
-    return null;
-  }
-  for (const line of text.split('\n')) {
-    const [name, , uid, , , home, shell] = line.split(':');
-    if (name !== undefined && (name === user || (/^\d+$/.test(user) && uid === user)))
-      return { name, home: home ?? '', shell: (shell ?? '').trim() };
-  }
-  return null;
-}
-
-/**
- * The variables systemd sets for `service` itself, which its ExecStart may use (an Environment=
- * of the unit wins over them, as in systemd): the paths of its StateDirectory= and the other
- * directory settings (each name below its place, joined by ':'), and USER, LOGNAME, HOME and
- * SHELL of its User= (from the passwd file under `root`; HOME and SHELL left unset where
- * systemd leaves them: a home of /, a nologin shell); those that exist only while it runs
- * (INVOCATION_ID, MAINPID...) or depend on the running system (PATH, LANG) are refused by name.
- */
-function managerVariables(
-  root: string,
-  service: string,
-  settings: Array<{ key: string; value: string }>,
-): Map<string, ManagerVariable> {
-  const out = new Map<string, ManagerVariable>();
-  for (const name of RUN_TIME) out.set(name, { refused: 'which systemd sets only when it starts the service' });
-  for (const name of ['PATH', 'LANG'])
-    out.set(name, { refused: "which systemd sets from the running system's settings, not the unit's" });
-  const known = specifiers(service);
-  let unknown: string | null = null;
-  const specified = (value: string) => value.replace(/%(.?)/g, (all, c: string) => known[c] ?? ((unknown = all), ''));
-  const last = (key: string) => settings.reduce<string>((v, s) => (s.key === key ? s.value : v), '');
-  for (const [setting, variable, under] of DIRECTORIES) {
-    let dirs: string[] = [];
-    unknown = null;
-    for (const { key, value } of settings)
-      if (key !== setting) continue;
-      else if (value.trim() === '') dirs = [];
-      else for (const word of words(value, false)) dirs.push(`${under}/${specified(word).split(':')[0]}`);
-    if (unknown) out.set(variable, { refused: `which names its ${setting}= with the specifier ${unknown}` });
-    else if (dirs.length) out.set(variable, { value: dirs.join(':') });
-  }
-  unknown = null;
-  const user = specified(last('User').trim());
-  if (/^(1|yes|true|on)$/i.test(last('DynamicUser').trim())) {
-    for (const name of ['USER', 'LOGNAME', 'HOME', 'SHELL'])
-      out.set(name, { refused: 'which systemd sets for the dynamic user it makes at each start (DynamicUser=)' });
-  } else if (unknown) {
-    for (const name of ['USER', 'LOGNAME', 'HOME', 'SHELL'])
-      out.set(name, { refused: `which systemd sets from User=, named with the specifier ${unknown}` });
-  } else if (user !== '') {
-    const entry = passwdEntry(root, user);
-    const missing = {
-      refused: `which systemd takes from the user database for User=${user}, and ${root}/etc/passwd has no such user`,
-    };
-    const name = entry?.name ?? (/^\d+$/.test(user) ? null : user);
-    for (const v of ['USER', 'LOGNAME']) out.set(v, name === null ? missing : { value: name });
-    if (!entry) for (const v of ['HOME', 'SHELL']) out.set(v, missing);
-    else {
-      if (entry.home.startsWith('/') && entry.home !== '/') out.set('HOME', { value: entry.home });
-      if (entry.shell.startsWith('/') && !/\/(nologin|false)$/.test(entry.shell))
-        out.set('SHELL', { value: entry.shell });
-    }
-  }
-  return out;
 }
 
 /** Options of node (and env) whose value is the next word when not given with =. */

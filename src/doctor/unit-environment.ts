@@ -84,7 +84,7 @@ function environmentFile(text: string, from: string, env: Map<string, UnitVariab
  * in the next, the backslash becoming a space); a comment line (# or ; first) inside a continued
  * line is left out, as systemd.syntax(7) says, not joined into the value.
  */
-function logicalLines(text: string): string[] {
+export function logicalLines(text: string): string[] {
   const out: string[] = [];
   let open: string | null = null;
   for (const raw of text.split(/\r?\n/)) {

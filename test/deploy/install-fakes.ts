@@ -70,6 +70,7 @@ process.on('SIGTERM', () => process.exit(0));
 export function copyInstaller(repo: string, src: string): void {
   const reader = 'dist/src/doctor/unit-environment.js';
   const commandLine = 'dist/src/doctor/unit-command-line.js';
+  const manager = 'dist/src/doctor/manager-variables.js';
   mkdirSync(join(src, dirname(reader)), { recursive: true });
   const parts = readdirSync(join(repo, 'scripts/install-pi')).map((name) => `scripts/install-pi/${name}`);
   mkdirSync(join(src, 'scripts/install-pi'), { recursive: true });
@@ -80,6 +81,7 @@ export function copyInstaller(repo: string, src: string): void {
     'scripts/unit-environment.mjs',
     reader,
     commandLine,
+    manager,
   ])
     copyFileSync(join(repo, file), join(src, file));
   // An ES module, as the real package.json says of dist (the fake checkout's main.js is CommonJS).
