@@ -39,11 +39,19 @@ export function loadInstalledConfig(
   args: ParsedArgs['values'],
   env: NodeJS.ProcessEnv = process.env,
   root = '/',
-  unit: ReadonlyMap<string, { value: string }> = new Map(),
+  unit: ReadonlyMap<string, { value: string; from?: string }> = new Map(),
   commandLine: { args: string[]; from: string; unread?: string | null; workingDirectory?: string } | null = null,
 ): Config {
   const flags = commandLine === null ? {} : unitFlags(commandLine);
-  const installedConfig = path.join(path.resolve(root), flags.config ?? INSTALLED.config);
+  // The config file the unit gives the service: its ExecStart's --config or, with none there, its
+  // EDGEBLOCKS_CONFIG (found from its working directory when relative, as the service finds it).
+  const unitVariable = commandLine !== null && flags.config === undefined ? unit.get('EDGEBLOCKS_CONFIG') : undefined;
+  const unitFile =
+    flags.config ??
+    (unitVariable === undefined
+      ? undefined
+      : path.posix.resolve(commandLine?.workingDirectory ?? '/', unitVariable.value));
+  const installedConfig = path.join(path.resolve(root), unitFile ?? INSTALLED.config);
   const installedData = path.join(path.resolve(root), flags.dataDir ?? INSTALLED.dataDir);
   const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
   // Under a root, its links are that system's (/var/lib/edgeblocks -> /data/eb is ROOT/data/eb).
@@ -90,20 +98,26 @@ export function loadInstalledConfig(
     withFile[key] = value;
     taken.add(key);
   }
-  // A drop-in's --config naming a file that is not there: the service's start refuses it (it
-  // cannot read the file), so it is said here, not checked as if there were no file.
+  // The unit's config file not there (its own /etc/edgeblocks/config.json deleted, or a drop-in's
+  // --config or EDGEBLOCKS_CONFIG naming another): the service's start refuses it (it cannot read
+  // the file), so it is said here, not checked as a fresh install with no file yet (the installer
+  // writes the file before the unit, and checks its release with --config).
   if (
     commandLine !== null &&
-    flags.config !== undefined &&
+    unitFile !== undefined &&
     args.config === undefined &&
     env.EDGEBLOCKS_CONFIG === undefined &&
-    installedConfig !== path.join(path.resolve(root), INSTALLED.config) &&
     !exists(installedConfig)
-  )
+  ) {
+    const where =
+      flags.config !== undefined
+        ? `the ExecStart in ${commandLine.from}`
+        : `EDGEBLOCKS_CONFIG in ${unitVariable?.from ?? 'the unit'}`;
     throw new ConfigError(
-      '--config',
-      `${flags.config}, the config file the ExecStart in ${commandLine.from} gives the service, does not exist: the service cannot read it and refuses to start; write that file, or name the one that is there (sudo systemctl edit edgeblocks)`,
+      flags.config !== undefined ? '--config' : 'EDGEBLOCKS_CONFIG',
+      `${unitFile}, the config file ${where} gives the service, does not exist: the service cannot read it and refuses to start; write that file, or name the one that is there (sudo systemctl edit edgeblocks)`,
     );
+  }
   let config: Config;
   try {
     config = loadConfig(withFile, withUnit, { root: onSystem });

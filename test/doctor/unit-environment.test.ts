@@ -14,10 +14,13 @@ import { doctor, sectionNamed, setUp, type Section } from '../helpers/doctor.js'
 const SIM = { w1: [[{ name: 'fridge', type: 'DS18B20', temperature: 4 }]] };
 const DROP_IN = '/etc/systemd/system/edgeblocks.service.d/override.conf';
 
+/** The unit, its drop-in `dropIn` and the config file its ExecStart names (without it the service cannot start). */
 function unit(root: string, dropIn: string): void {
   mkdirSync(join(root, 'etc/systemd/system/edgeblocks.service.d'), { recursive: true });
   copyFileSync(join(ROOT, 'systemd/edgeblocks.service'), join(root, 'etc/systemd/system/edgeblocks.service'));
   writeFileSync(join(root, DROP_IN), dropIn);
+  mkdirSync(join(root, 'etc/edgeblocks'), { recursive: true });
+  writeFileSync(join(root, 'etc/edgeblocks/config.json'), '{}');
 }
 
 t.test("the doctor asks the service where the unit's drop-in puts it", async (t) => {
