@@ -38,12 +38,17 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
   const asService = given.every((v) => v === undefined);
   const fromUnit = asService ? unit.serviceVariables(root, {}) : new Map();
-  const commandLine = asService ? unitLine.serviceCommandLine(root) : null;
+  const line = unitLine.serviceCommandLine(root);
+  const commandLine = asService ? line : null;
   const several = unitLine.severalExecStart(commandLine);
   if (several) console.error(`edgeblocks: warning: ${several}`);
   for (const warning of commandLine?.warnings ?? []) console.error(`edgeblocks: warning: ${warning}`);
   try {
-    const config = app.loadInstalledConfig(args.values, env, root, fromUnit, commandLine);
+    // Given a file or dir of its own (the installer gives both), the unit's flags are not the
+    // check's; but a relative certificate in the unit's file is still found from the directory
+    // systemd starts the service in, as the service finds it, not from the one the check runs in.
+    const unitDir = line && { args: [], from: line.from, workingDirectory: line.workingDirectory };
+    const config = app.loadInstalledConfig(args.values, env, root, fromUnit, commandLine ?? unitDir);
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
     const cert =
       config.httpsPort > 0 && config.httpsCert ? app.certificateFileWarning(config.httpsCert, args.root) : null;

@@ -42,9 +42,9 @@ function withDropIn(t: Test, text: string, config = '{}'): string {
 }
 
 /** `edgeblocks check --root ROOT`, run from a directory of its own (not the service's). */
-function check(t: Test, root: string) {
+function check(t: Test, root: string, args: string[] = []) {
   const cwd = tmp(t);
-  const r = spawnSync(process.execPath, [CLI, 'check', '--root', root], {
+  const r = spawnSync(process.execPath, [CLI, 'check', '--root', root, ...args], {
     cwd,
     encoding: 'utf8',
     timeout: limit(30_000),
@@ -170,6 +170,12 @@ t.test('a relative httpsCert in the config file is found where the service finds
   // Read from /var/lib/edgeblocks (the unit's WorkingDirectory): expired, not "cannot be read".
   t.match(res.err, /the HTTPS certificate \/var\/lib\/edgeblocks\/tls\/cert\.pem has expired/);
   t.notMatch(res.err, /cannot be read/);
+
+  // The unit's file given by name (as the installer gives it, or `check --config` by hand): the same.
+  const named = check(t, root, ['--config', path.join(root, 'etc/edgeblocks/config.json')]);
+  t.equal(named.code, 0, named.err);
+  t.match(named.err, /the HTTPS certificate \/var\/lib\/edgeblocks\/tls\/cert\.pem has expired/);
+  t.notMatch(named.err, /cannot be read/);
 });
 
 // A drop-in that gives ExecStart= another --config leaves the unit's ExecStopPost= (the
