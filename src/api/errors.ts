@@ -4,7 +4,7 @@ import type { ValidationIssue } from '../codec/partial.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
 import { DISK_FULL_MESSAGE, isDiskFull, isWriteRefused, WRITE_REFUSED_MESSAGE } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';
-import { inexactIntegers, quoteAsSent, type SentNumber } from '../shared/json.js';
+import { quoteAsSent, sentNumbersOf } from '../shared/json.js';
 import { WarningLimiter } from '../log/limit.js';
 import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
 
@@ -41,21 +41,14 @@ export function toErrorBody(err: unknown): ErrorBody {
   return errorBody(500, 'internal error; see the service log');
 }
 
-/** The integer literals of a request's body that a double could not hold, for its refusal to quote as sent. */
-const sentNumbers = new WeakMap<FastifyRequest, SentNumber[]>();
-
 /**
- * Note the numbers of a body's JSON `text` that JSON.parse rounded (9007199254740993 is read as
- * 9007199254740992): a refusal of one quotes what the user sent, not a number they never wrote.
+ * A refusal quoting the numbers of the body that JSON.parse rounded (9007199254740993 is read as
+ * 9007199254740992) as the user sent them, not as numbers they never wrote (server.ts parses
+ * bodies with `sent`).
  */
-export function noteSentNumbers(req: FastifyRequest, text: string): void {
-  const sent = inexactIntegers(text);
-  if (sent.length) sentNumbers.set(req, sent);
-}
-
 function asSent(body: ErrorBody, req: FastifyRequest): ErrorBody {
-  const sent = sentNumbers.get(req);
-  if (!sent || !body.validation?.length) return body;
+  const sent = sentNumbersOf(req.body);
+  if (!sent.length || !body.validation?.length) return body;
   const quoted = quoteAsSent(body.message, body.validation, sent);
   return { ...body, message: quoted.message, validation: quoted.issues };
 }

@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from '../log.js';
 import { apiDocs } from './docs.js';
-import { HttpError, installErrorHandling, noteSentNumbers } from './errors.js';
+import { HttpError, installErrorHandling } from './errors.js';
 import { installHttpHints } from './http-hints.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
@@ -100,9 +100,10 @@ export async function buildServer(
       maxBytes: bodyLimit ?? BODY_LIMIT,
       what: 'the body',
       maxDepth: config?.jsonDepth,
+      // A refusal quotes a number a double cannot hold as sent (errors.ts), a backup load's messages too.
+      sent: true,
     });
     if (!parsed.ok) return done(new HttpError(parsed.problem === 'too large' ? 413 : 400, parsed.reason), undefined);
-    noteSentNumbers(req, text);
     done(null, parsed.value);
   });
   for (const ctx of contexts) {

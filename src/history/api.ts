@@ -9,7 +9,7 @@ import { readRoutes } from '../api/access.js';
 import { websocketRoute } from '../api/upgrade-routes.js';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
-import { parseJson, sizeProblem } from '../shared/json.js';
+import { parseJson, quoteAsSent, sentNumbersOf, sizeProblem, type SentNumber } from '../shared/json.js';
 import { HISTORY_STREAM_COMMAND_BYTES, HISTORY_STREAM_QUERIES } from '../shared/limits.js';
 import { CLOSE_GRACE_MS, type SlowClients } from '../shared/slow-clients.js';
 import type { HistoryIngest } from './ingest.js';
@@ -324,10 +324,12 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimit
     const tooLarge = sizeProblem('the command', byteLength(data), HISTORY_STREAM_COMMAND_BYTES);
     if (tooLarge) return void ws.close(1009, tooLarge);
     const text = isBinary ? '' : data.toString();
+    let sent: readonly SentNumber[] = [];
     try {
-      const parsed = parseJson(text, { maxBytes: HISTORY_STREAM_COMMAND_BYTES, what: 'the command' });
+      const parsed = parseJson(text, { maxBytes: HISTORY_STREAM_COMMAND_BYTES, what: 'the command', sent: true });
       if (!parsed.ok) throw new QueryError(parsed.problem === 'not JSON' ? 'the command is not JSON' : parsed.reason);
       const msg = parsed.value;
+      sent = sentNumbersOf(msg);
       if (msg === null || typeof msg !== 'object' || Array.isArray(msg))
         throw new QueryError('the command must be a JSON object {id, command, query}');
       const { id, command, query } = msg as Record<string, unknown>;
@@ -352,7 +354,10 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimit
       } else throw new QueryError(`command must be ranges, metrics or stop, got ${JSON.stringify(command)}`);
     } catch (e) {
       if (!(e instanceof QueryError)) failures.warn('command', { err: e }, 'history stream command failed');
-      send({ error: (e as Error).message, message: text });
+      // A number JSON.parse rounded is quoted as the client sent it, as the routes' 422 does (api/errors.ts).
+      const said = (e as Error).message;
+      const path = e instanceof QueryError && e.field ? `query.${e.field}` : '';
+      send({ error: quoteAsSent(said, [{ path, message: said }], sent).message, message: text });
     }
   });
   ws.on('close', () => {

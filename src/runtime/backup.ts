@@ -1,6 +1,6 @@
 // Backups: the stored data of every block plus the controller's datastore documents, and
 // loading one back (replace, not merge; per-block failures become messages).
-import { issuesText } from '../shared/json.js';
+import { issuesText, quoteAsSent, sentNumbersOf, type SentNumber } from '../shared/json.js';
 import { complete, overlayOwned, sortKeptIssues, withReadonly } from '../codec/apply.js';
 import { leaveOut } from '../codec/fields.js';
 import { isPlainObject, type Partial, type ValidationIssue } from '../codec/partial.js';
@@ -92,7 +92,7 @@ export function loadBackup(rt: RuntimeCore, input: unknown, origin: string): Pro
   return rt.exclusively(async () => {
     // A jump moves the blocks that were there, never the backup's (as before any write).
     rt.checkClock();
-    return loadBackupBlocks(rt, items, docs as Record<string, unknown>[] | null, origin, notes);
+    return loadBackupBlocks(rt, items, docs as Record<string, unknown>[] | null, origin, notes, sentNumbersOf(input));
   });
 }
 
@@ -107,6 +107,7 @@ function loadBackupBlocks(
   docs: Record<string, unknown>[] | null,
   origin: string,
   notes: string[],
+  sent: readonly SentNumber[],
 ): BackupLoadResult {
   const messages: string[] = [];
   const failures: string[] = [];
@@ -152,17 +153,21 @@ function loadBackupBlocks(
     dropped: () => void;
   }
   const prepared: Prepared[] = [];
-  // What each block of the backup says, told in the order of the blocks once every rule is checked.
-  const said = items.map(() => [] as Array<() => void>);
+  // What each block of the backup says, told in the order of the blocks once every rule is checked,
+  // a number of the block that JSON.parse rounded (a nid of 12345678901234567890) quoted as sent.
+  const said = items.map(() => [] as Array<['fail' | 'warn', string]>);
+  const tell = (i: number, kind: 'fail' | 'warn', text: string) =>
+    (kind === 'fail' ? fail : warn)(quoteAsSent(text, [{ path: `blocks.${i}`, message: text }], sent).message);
   const nids = new Set<number>();
   const ids = new Set<string>();
   items.forEach((item, i) => {
     try {
       const body = blockBody(item, true);
       if (isSparkOnly(rt, body.type, body.nid)) {
-        said[i]!.push(() =>
-          warn(`${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`),
-        );
+        said[i]!.push([
+          'warn',
+          `${label(item, i)} skipped: a Spark system block that has no counterpart on this controller`,
+        ]);
         return;
       }
       const def = rt.typeOf(body.type);
@@ -190,13 +195,15 @@ function loadBackupBlocks(
       // field, and the block is kept (said once it is).
       const dropped = () => {
         for (const x of [...issues, ...retired])
-          said[i]!.push(() =>
-            warn(`${label(item, i)}: field '${x.path.replace(/^data\./, '')}' dropped (${droppedWhy(x.message)})`),
-          );
+          said[i]!.push([
+            'warn',
+            `${label(item, i)}: field '${x.path.replace(/^data\./, '')}' dropped (${droppedWhy(x.message)})`,
+          ]);
         for (const x of loose)
-          said[i]!.push(() =>
-            warn(`${label(item, i)} loaded; its link ${x}, so it is kept pointing nowhere, as after a delete`),
-          );
+          said[i]!.push([
+            'warn',
+            `${label(item, i)} loaded; its link ${x}, so it is kept pointing nowhere, as after a delete`,
+          ]);
       };
       const meta = body.meta ?? {};
       if (def.system) {
@@ -224,13 +231,13 @@ function loadBackupBlocks(
       const data = complete(def.fields, value);
       prepared.push({ def, nid: body.nid, id: body.id, data, value, meta, label: label(item, i), index: i, dropped });
     } catch (e) {
-      said[i]!.push(() => fail(`${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`));
+      said[i]!.push(['fail', `${label(item, i)} failed: ${e instanceof Error ? e.message : String(e)}`]);
     }
   });
-  const loading = holdingRules(rt, prepared, (p, kind, text) =>
-    said[p.index]!.push(() => (kind === 'fail' ? fail : warn)(text)),
-  );
-  for (const told of said) for (const tell of told) tell();
+  const loading = holdingRules(rt, prepared, (p, kind, text) => said[p.index]!.push([kind, text]));
+  said.forEach((told, i) => {
+    for (const [kind, text] of told) tell(i, kind, text);
+  });
   if (items.length === 0) {
     throw invalid(
       'the backup holds no block, and loading it would delete every block, so nothing was changed; to delete every block use blocks/all/delete',

@@ -29,6 +29,12 @@ export interface JsonOptions {
   what: string;
   /** Deepest accepted nesting of objects and arrays (default MAX_JSON_DEPTH). */
   maxDepth?: number;
+  /**
+   * Keep the integer literals a double cannot hold (inexactIntegers) with the value parsed, for a
+   * refusal of it to quote as sent (sentNumbersOf, quoteAsSent): for what a user sends and may be
+   * told about (a body, a websocket command, a backup), not for every payload.
+   */
+  sent?: boolean;
 }
 
 /** Why `bytes` bytes of `what` are refused under `maxBytes`, or null. The one wording of an over-size refusal. */
@@ -99,7 +105,7 @@ export function nestsDeeper(text: string, max: number): boolean {
 /** Parse `input` as JSON when it is at most `maxBytes` long, nests at most `maxDepth` deep and has no `__proto__` key. */
 export function parseJson(
   input: string | Buffer | Uint8Array,
-  { maxBytes, what, maxDepth = MAX_JSON_DEPTH }: JsonOptions,
+  { maxBytes, what, maxDepth = MAX_JSON_DEPTH, sent = false }: JsonOptions,
 ): JsonResult {
   const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   const tooLarge = sizeProblem(what, bytes, maxBytes);
@@ -120,6 +126,10 @@ export function parseJson(
     // spells it out or uses an escape, so only those texts need it.
     const value: unknown =
       text.includes('__proto__') || text.includes('\\') ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
+    if (sent && typeof value === 'object' && value !== null) {
+      const numbers = inexactIntegers(text);
+      if (numbers.length) sentNumbers.set(value, numbers);
+    }
     return { ok: true, value };
   } catch (e) {
     if (e instanceof PrototypeKeyError)
@@ -144,6 +154,18 @@ export interface SentNumber {
 }
 
 const MANY_DIGITS = /\d{16}/;
+/** Of the objects and arrays parseJson made with `sent`: their integer literals a double could not hold. */
+const sentNumbers = new WeakMap<object, SentNumber[]>();
+
+/**
+ * The integer literals a double could not hold in the text `value` was parsed from (parseJson with
+ * `sent`), paths from `value` itself: what a refusal of it quotes (quoteAsSent). Empty for a value
+ * not parsed so, or a part of one.
+ */
+export function sentNumbersOf(value: unknown): readonly SentNumber[] {
+  return (typeof value === 'object' && value !== null && sentNumbers.get(value)) || [];
+}
+
 const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
 /** Enough to word what is refused; a hostile text may hold thousands. */
 const MAX_SENT_NUMBERS = 10;

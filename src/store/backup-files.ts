@@ -125,7 +125,13 @@ export class BackupFiles {
     }
     // A document sits a level deeper in a backup ({store: [doc]}) than in the body that set it
     // ({value: doc}), so one the datastore took as deep as a body may nest is not damage.
-    const parsed = parseJson(bytes, { maxBytes: STORED_BACKUP_BYTES, what: 'the file', maxDepth: BACKUP_JSON_DEPTH });
+    const parsed = parseJson(bytes, {
+      maxBytes: STORED_BACKUP_BYTES,
+      what: 'the file',
+      maxDepth: BACKUP_JSON_DEPTH,
+      // A load's messages quote a number a double cannot hold as the file has it (runtime/backup.ts).
+      sent: true,
+    });
     const value = parsed.ok ? parsed.value : undefined;
     const problem = !parsed.ok
       ? parsed.reason
