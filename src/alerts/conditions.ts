@@ -8,7 +8,7 @@ import { i2cChipKey } from '../runtime/hardware.js';
 import { implementsIface, readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
-import { noSetting } from './no-setting.js';
+import { noSetting, renamedNoSetting } from './no-setting.js';
 import type { ActiveAlert, ConditionKind, Observation } from './types.js';
 
 export interface ConditionSources {
@@ -117,6 +117,26 @@ export function watched(a: { kind: ConditionKind; blockId?: string }, rules: Rul
     default:
       return rules.service.enabled;
   }
+}
+
+/**
+ * An active alert naming its blocks as they are called now, after a block was renamed `from` to
+ * `to`, as its condition names them when it raises it: its own block (a block's condition text
+ * begins with its id) and the blocks it is there for (dependsOn: a setpoint's PIDs, which its text
+ * names too). The next evaluation would not say it again for an alert no longer seen (clearing, or
+ * ended before it): its resolve said "Boiler: ... It was: Heater has been on ...". Whether it changed.
+ */
+export function renamedIn(alert: ActiveAlert, from: string, to: string): boolean {
+  const own = alert.blockId === from;
+  const depends = alert.dependsOn?.includes(from) === true;
+  if (!own && !depends) return false;
+  if (depends) alert.dependsOn = alert.dependsOn!.map((id) => (id === from ? to : id));
+  if (own) {
+    alert.blockId = to;
+    if (alert.text.startsWith(`${from} `)) alert.text = `${to}${alert.text.slice(from.length)}`;
+  }
+  if (alert.kind === 'setpoint-no-setting') renamedNoSetting(alert, from, to);
+  return true;
 }
 
 export class Conditions {

@@ -17,7 +17,7 @@ import type { Channel, ChannelContext } from './channels/types.js';
 import { ActiveReserve, RESERVE_FILE, SENT_RESERVE_BYTES, SENT_RESERVE_FILE } from './active-reserve.js';
 import { ReserveFile } from '../store/reserve-file.js';
 import { MqttAlerts } from './channels/mqtt.js';
-import { Conditions, watched, type ConditionSources } from './conditions.js';
+import { Conditions, renamedIn, watched, type ConditionSources } from './conditions.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
 import { alertRoutes } from './routes.js';
@@ -359,7 +359,7 @@ export class Alerts implements AlertsApi {
       // one block overwrote the other's (its "output on too long" time gone).
       if (this.d.runtime.find(before) || idsBefore.has(b.id)) continue;
       renames.push([before, b.id]);
-      this.tracker.renamed(before, b.id);
+      this.tracker.renamed((a) => renamedIn(a, before, b.id));
     }
     const renamedFrom = new Set(renames.map(([before]) => before));
     const deleted = ev.deleted.filter((id) => !renamedFrom.has(id));

@@ -46,23 +46,42 @@ export function noSetting(
     if (alert) out.ended.set(key, noneReads(runtime, b.id, alert));
     return;
   }
-  const them = pids.length === 1 ? `the PID on it (${pids[0]}) is` : `the PIDs on it (${pids.join(', ')}) are`;
   out.seen.push({
     key,
     kind: 'setpoint-no-setting',
     blockId: b.id,
     after,
     tolerateGaps: false,
-    text: `${b.id} has no setting: ${them} not controlling. Give it a setting to take over`,
+    text: noSettingText(b.id, pids),
     values: { setting: null, pids },
     dependsOn: pids,
   });
 }
 
+function noSettingText(setpoint: string, pids: readonly string[]): string {
+  const them = pids.length === 1 ? `the PID on it (${pids[0]}) is` : `the PIDs on it (${pids.join(', ')}) are`;
+  return `${setpoint} has no setting: ${them} not controlling. Give it a setting to take over`;
+}
+
+/**
+ * The alert named again as noSetting names it, after one of its blocks (the setpoint, a PID) was
+ * renamed `from` to `to` (blockId and dependsOn already follow: conditions.ts renamedIn).
+ */
+export function renamedNoSetting(alert: ActiveAlert, from: string, to: string): void {
+  const pids = pidsOf(alert).map((id) => (id === from ? to : id));
+  if (alert.blockId === undefined) return;
+  alert.text = noSettingText(alert.blockId, pids);
+  alert.values = { ...alert.values, pids };
+}
+
+/** The PIDs an alert was there for: as last seen, or as an alert stored before dependsOn says them. */
+function pidsOf(alert: ActiveAlert): string[] {
+  return alert.dependsOn ?? (Array.isArray(alert.values?.pids) ? (alert.values.pids as string[]) : []);
+}
+
 /** "Heat PID was deleted and Cool PID was set to read Other": what became of the PIDs the alert was there for. */
 function noneReads(runtime: BlockRuntime, setpoint: string, alert: ActiveAlert): string {
-  const pids = alert.dependsOn ?? (Array.isArray(alert.values?.pids) ? (alert.values.pids as string[]) : []);
-  const fates = pids.map((id) => {
+  const fates = pidsOf(alert).map((id) => {
     const p = runtime.find(id);
     if (!p) return `${id} was deleted`;
     const d = p.data as Data;

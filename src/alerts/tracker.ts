@@ -208,20 +208,11 @@ export class Tracker {
   }
 
   /**
-   * A block was renamed: active alerts name it by its new id, in their text too (a block's
-   * condition text begins with its id), which the next evaluation would not rewrite for an alert
-   * already clearing: its resolve said "Boiler: ... It was: Heater has been on ...".
+   * A block was renamed: the active alerts `rename` changed (naming it by its new id: conditions.ts
+   * renamedIn) are stored again.
    */
-  renamed(from: string, to: string): void {
-    for (const alert of this.active.values()) {
-      const depends = alert.dependsOn?.includes(from) === true;
-      if (depends) alert.dependsOn = alert.dependsOn!.map((id) => (id === from ? to : id));
-      if (alert.blockId === from) {
-        alert.blockId = to;
-        if (alert.text.startsWith(`${from} `)) alert.text = `${to}${alert.text.slice(from.length)}`;
-      } else if (!depends) continue;
-      this.o.save(alert);
-    }
+  renamed(rename: (alert: ActiveAlert) => boolean): void {
+    for (const alert of this.active.values()) if (rename(alert)) this.o.save(alert);
   }
 
   /**

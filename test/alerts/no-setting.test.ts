@@ -319,6 +319,58 @@ t.test(
   },
 );
 
+// The alert names the PIDs it is there for; renamed, they were still named by their old names in
+// what the alert said of itself once it was no longer seen (clearing, or ended before the next
+// check): "Back to normal ... It was: ... the PIDs on it (Brew "Kettle", ...)", a block that no
+// longer exists under that name. It names them as they are called now, as its raise does.
+t.test('a PID renamed while its alert is clearing: the resolve names it as it is called now', async (t) => {
+  const RENAMED = 'Heat PID';
+  const f = await fermenter(t);
+  const s = f.s;
+  await s.post('blocks/delete', { id: 'Profile' });
+  await s.run(6 * MINUTE, 1000);
+  t.equal((await noSetting(s)).length, 1, 'the alert');
+  // A setting given: the alert is clearing (no longer seen), then the PID is renamed.
+  await s.post('blocks/patch', { id: SETPOINT, type: 'SetpointSensorPair', data: { storedSetting: degC(11) } });
+  await s.run(5000, 1000);
+  t.equal((await s.post('blocks/rename', { existing: HEAT, desired: RENAMED })).status, 200);
+  const [clearing] = await noSetting(s);
+  t.equal(
+    clearing?.text,
+    `${SETPOINT} has no setting: the PIDs on it (${RENAMED}, ${COOL}) are not controlling. Give it a setting to take over`,
+    'the active alert names it as it is called now',
+  );
+  t.same(clearing?.values.pids, [RENAMED, COOL], 'its values too');
+  await s.run(2 * MINUTE, 1000);
+  const [resolved] = await events(s, 'resolved');
+  t.match(resolved?.text, 'Back to normal after');
+  t.match(
+    resolved?.text,
+    `It was: ${SETPOINT} has no setting: the PIDs on it (${RENAMED}, ${COOL}) are not controlling`,
+  );
+  t.notMatch(resolved?.text, HEAT, 'not by the name it no longer has');
+});
+
+t.test('a PID renamed and disabled before the next check: the end names it as it is called now', async (t) => {
+  const f = await fermenter(t);
+  const s = f.s;
+  await s.post('blocks/delete', { id: 'Profile' });
+  await s.post('blocks/delete', { id: COOL });
+  await s.run(6 * MINUTE, 1000);
+  const [alert] = await noSetting(s);
+  t.match(alert?.text, `the PID on it (${HEAT}) is not controlling`, 'the alert');
+  t.equal((await s.post('blocks/rename', { existing: HEAT, desired: 'Kettle PID' })).status, 200);
+  t.equal((await s.post('blocks/patch', { id: 'Kettle PID', type: 'Pid', data: { enabled: false } })).status, 200);
+  await s.run(2000, 1000);
+  const [ended] = await events(s, 'resolved');
+  t.match(
+    ended?.text,
+    `No longer watched: Setpoint without a setting: ${SETPOINT}: Kettle PID was disabled while this alert was active`,
+  );
+  t.match(ended?.text, `It was: ${SETPOINT} has no setting: the PID on it (Kettle PID) is not controlling`);
+  t.notMatch(ended?.text, HEAT, 'not by the name it no longer has');
+});
+
 t.test('no alert without an enabled PID on the setpoint, nor with the rule off', async (t) => {
   const f = await fermenter(t);
   const s = f.s;
