@@ -76,8 +76,9 @@ export interface Evaluation {
   /** Keys of conditions whose state is not known yet: neither bad nor clear. */
   unknown: Set<string>;
   /**
-   * Active alerts whose problem stands but is no longer watched (the PIDs on a setpoint with no
-   * setting disabled), by key: why, said in the alert's end (Tracker.ended), not "Back to normal".
+   * Active alerts whose problem stands but is no longer watched (their block disabled, the PIDs on
+   * a setpoint with no setting disabled), by key: why, said in the alert's end (Tracker.ended), not
+   * "Back to normal".
    */
   ended: Map<string, string>;
 }
@@ -139,6 +140,23 @@ export function renamedIn(alert: ActiveAlert, from: string, to: string): boolean
   return true;
 }
 
+/** The conditions of a block itself: their keys are the kind and the block's nid. */
+const BLOCK_KINDS = ['sensor-null', 'setpoint-band', 'setpoint-no-setting', 'output-on'] as const;
+
+/**
+ * A block the user disabled (its `enabled` field false: a setpoint, an external sensor) is not
+ * watched: what it does not do then (no setting, no value) is what the user asked for. An alert of
+ * its own still active ends at this check, saying so (Evaluation.ended: "No longer watched: ...
+ * Beer Setpoint was disabled while this alert was active"), not as back to normal: the problem
+ * stands, nothing came back.
+ */
+function disabled(b: AnyBlock, active: (key: string) => ActiveAlert | undefined, ended: Map<string, string>): void {
+  for (const kind of BLOCK_KINDS) {
+    const key = `${kind}:${b.nid}`;
+    if (active(key)) ended.set(key, `${b.id} was disabled`);
+  }
+}
+
 export class Conditions {
   private readonly shorts = new Map<string, number>();
   private disk: { at: number; freePercent: number | null } | null = null;
@@ -156,6 +174,10 @@ export class Conditions {
       const rule = blockRule(b);
       if (rule.enabled === false) continue;
       const data = b.data as Data;
+      if (data.enabled === false) {
+        disabled(b, active, ended);
+        continue;
+      }
       if (
         rules.sensorNull.enabled &&
         implementsIface(b.def, 'TempSensorInterface') &&

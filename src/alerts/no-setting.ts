@@ -1,8 +1,9 @@
 // The setpoint-with-no-setting condition: an enabled setpoint that nothing gives a setting while
 // enabled PIDs read it. The problem is there for the PIDs (Observation.dependsOn), so when none of
 // them reads it any more (deleted, disabled, set to read another setpoint) or the setpoint is
-// disabled, the setpoint still has no setting: the alert ends as no longer watched, saying which
-// of these happened, not as back to normal (Evaluation.ended, Tracker.ended).
+// disabled (conditions.ts, as for every block), the setpoint still has no setting: the alert ends
+// as no longer watched, saying which of these happened, not as back to normal (Evaluation.ended,
+// Tracker.ended).
 import { readingPending, type AnyBlock } from '../runtime/types.js';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { ActiveAlert, Observation } from './types.js';
@@ -30,10 +31,8 @@ export function noSetting(
 ): void {
   const data = b.data as Data;
   const key = `setpoint-no-setting:${b.nid}`;
-  if (data.enabled !== true) {
-    if (active(key)) out.ended.set(key, `${b.id} was disabled`);
-    return;
-  }
+  // A disabled setpoint is not watched; its alert ends as such (conditions.ts, for every block).
+  if (data.enabled !== true) return;
   if (data.setting !== null || data.claimedBy) return;
   if (readingPending(b)) return void out.unknown.add(key);
   const pids = runtime.links

@@ -1,0 +1,88 @@
+// A block the user disables while its alert is active: the problem stands (a disabled setpoint has
+// no setting to be near, a disabled external sensor reads no value), but nothing watches it any
+// more. The alert ends at the next check with "No longer watched: ... was disabled", as a setpoint's
+// no-setting alert does (no-setting.ts), not "Back to normal" a minute later; and a disabled block
+// raises none ("Sensor not reading ... disconnected or failing" of a sensor the user turned off).
+import t from 'tap';
+import { startApp, type RunningApp } from '../helpers/app.js';
+import { ManualTimers } from '../helpers/manual-timers.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+
+async function app(t: { teardown(fn: () => unknown): void }): Promise<{ rt: RunningApp; timers: ManualTimers }> {
+  const clock = new ManualClock(1000);
+  const timers = new ManualTimers(clock);
+  const rt = await startApp({ hardware: 'sim' }, { clock, timers });
+  t.teardown(() => rt.close());
+  return { rt, timers };
+}
+
+const events = (rt: RunningApp, key: string, event: string) =>
+  rt.app.alerts.history().filter((h) => h.key === key && h.event === event);
+const activeOf = (rt: RunningApp, key: string) => rt.app.alerts.active().filter((a) => a.key === key);
+
+t.test('a setpoint out of band disabled: "No longer watched", not "Back to normal"', async (t) => {
+  const { rt, timers } = await app(t);
+  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
+  const made = await rt.post('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
+  });
+  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 1, band: 2 } } });
+  await timers.advance(3000);
+  const key = `setpoint-band:${made.body.nid}`;
+  t.equal(activeOf(rt, key).length, 1, 'out of band: the alert');
+  t.equal(
+    (await rt.post('blocks/patch', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: false } }))
+      .status,
+    200,
+  );
+  await timers.advance(2000);
+  t.same(activeOf(rt, key), [], 'ended at the next check, not resolveAfter later');
+  const [ended] = events(rt, key, 'resolved');
+  t.match(
+    ended?.text,
+    'No longer watched: Temperature out of band: Beer Setpoint: Beer Setpoint was disabled while this alert was active',
+  );
+  t.notMatch(ended?.text, /Back to normal/, 'not a recovery: the beer is still 8 degrees off');
+  await timers.advance(61_000);
+  t.equal(events(rt, key, 'resolved').length, 1, 'no second resolve');
+  t.notOk(
+    events(rt, key, 'resolved').some((e) => /Back to normal/.test(e.text)),
+    'none says "Back to normal"',
+  );
+});
+
+t.test('an external sensor disabled: its alert ends as no longer watched; disabled, it raises none', async (t) => {
+  const { rt, timers } = await app(t);
+  const made = await rt.post('blocks/create', {
+    id: 'Outside',
+    type: 'TempSensorExternal',
+    data: { enabled: true, timeout: 5, setting: 8 },
+  });
+  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { Outside: { after: 1 } } });
+  // No write for its timeout: no value, the alert.
+  await timers.advance(10_000);
+  const key = `sensor-null:${made.body.nid}`;
+  t.equal(activeOf(rt, key).length, 1, 'no writes: the alert');
+  t.equal(
+    (await rt.post('blocks/patch', { id: 'Outside', type: 'TempSensorExternal', data: { enabled: false } })).status,
+    200,
+  );
+  await timers.advance(2000);
+  t.same(activeOf(rt, key), [], 'ended at the next check');
+  const [ended] = events(rt, key, 'resolved');
+  t.match(
+    ended?.text,
+    'No longer watched: Sensor not reading: Outside: Outside was disabled while this alert was active',
+  );
+  t.notMatch(ended?.text, /Back to normal/);
+  await timers.advance(5 * 60_000);
+  t.same(activeOf(rt, key), [], 'disabled, it reads no value and raises no alert');
+  t.equal(events(rt, key, 'fired').length, 1, 'fired once only');
+
+  // Enabled again with no writes: watched again.
+  await rt.post('blocks/patch', { id: 'Outside', type: 'TempSensorExternal', data: { enabled: true } });
+  await timers.advance(10_000);
+  t.equal(activeOf(rt, key).length, 1, 'enabled again without a value: the alert again');
+});
