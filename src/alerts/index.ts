@@ -17,7 +17,9 @@ import type { Channel, ChannelContext } from './channels/types.js';
 import { ActiveReserve, RESERVE_FILE, SENT_RESERVE_BYTES, SENT_RESERVE_FILE } from './active-reserve.js';
 import { ReserveFile } from '../store/reserve-file.js';
 import { MqttAlerts } from './channels/mqtt.js';
-import { Conditions, renamedIn, watched, type ConditionSources } from './conditions.js';
+import { Conditions, type ConditionSources } from './conditions.js';
+import { renamedIn, watched } from './block-alerts.js';
+import { BlockIds } from './block-ids.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
 import { alertRoutes } from './routes.js';
@@ -69,7 +71,7 @@ export class Alerts implements AlertsApi {
   /** When the conditions are evaluated: on control-loop ticks, a timer as the fallback (check-schedule.ts). */
   private readonly schedule: CheckSchedule;
   private readonly cleanups: Array<() => void> = [];
-  private readonly idsByNid = new Map<number, string>();
+  private readonly blockIds = new BlockIds();
   private uncleanStop = false;
   /** Monotonic for every duration; wall time only for what a person reads (times.ts). */
   private readonly clock: RuntimeAlertClock;
@@ -212,7 +214,7 @@ export class Alerts implements AlertsApi {
       () => this.d.runtime.off('clockJump', onJump),
       () => this.d.runtime.off('clockSet', onClockSet),
     );
-    for (const b of this.d.runtime.blocks()) this.idsByNid.set(b.nid, b.id);
+    this.blockIds.start(this.d.runtime.blocks());
     this.mqttAlerts?.start();
     if (this.d.runtime.clock.wall() !== null) onClock(this.d.runtime.clock.wall()!);
     this.outbox.start();
@@ -348,26 +350,11 @@ export class Alerts implements AlertsApi {
 
   /** A block's alert settings and active alerts follow its rename and go away with its delete. */
   private followBlocks(ev: ChangeEvent): void {
-    const renames: Array<[string, string]> = [];
-    const idsBefore = new Set(this.idsByNid.values());
-    for (const b of ev.changed) {
-      const before = this.idsByNid.get(b.nid);
-      this.idsByNid.set(b.nid, b.id);
-      if (before === undefined || before === b.id) continue;
-      // Not a rename when the old id is still a block's or the new one was another block's: a
-      // backup load that numbers the same blocks differently. Taken as renames, the settings of
-      // one block overwrote the other's (its "output on too long" time gone).
-      if (this.d.runtime.find(before) || idsBefore.has(b.id)) continue;
-      renames.push([before, b.id]);
-      this.tracker.renamed((a) => renamedIn(a, before, b.id));
-    }
-    const renamedFrom = new Set(renames.map(([before]) => before));
-    const deleted = ev.deleted.filter((id) => !renamedFrom.has(id));
-    // An id is one block's: where a change gave it another nid (a backup load), its old nid goes,
-    // or a later rename back to it would be taken for a clash with that stale entry.
-    const nidOf = new Map(ev.changed.map((b) => [b.id, b.nid]));
-    for (const [nid, id] of this.idsByNid)
-      if (deleted.includes(id) || (nidOf.has(id) && nidOf.get(id) !== nid)) this.idsByNid.delete(nid);
+    const { renames, deleted } = this.blockIds.follow(
+      ev,
+      (id) => this.d.runtime.find(id) !== undefined,
+      (before, after) => this.tracker.renamed((a) => renamedIn(a, before, after)),
+    );
     this.ruleDoc.followBlocks(renames, deleted);
     // A deleted block's alert ends now, told as deleted: nothing came back (tracker.ts).
     if (deleted.length) this.tracker.deleted(new Set(deleted));

@@ -1,7 +1,7 @@
 // The setpoint-with-no-setting condition: an enabled setpoint that nothing gives a setting while
 // enabled PIDs read it. The problem is there for the PIDs (Observation.dependsOn), so when none of
 // them reads it any more (deleted, disabled, set to read another setpoint) or the setpoint is
-// disabled (conditions.ts, as for every block), the setpoint still has no setting: the alert ends
+// disabled (block-alerts.ts, as for every block), the setpoint still has no setting: the alert ends
 // as no longer watched, saying which of these happened, not as back to normal (Evaluation.ended,
 // Tracker.ended).
 import { readingPending, type AnyBlock } from '../runtime/types.js';
@@ -31,7 +31,7 @@ export function noSetting(
 ): void {
   const data = b.data as Data;
   const key = `setpoint-no-setting:${b.nid}`;
-  // A disabled setpoint is not watched; its alert ends as such (conditions.ts, for every block).
+  // A disabled setpoint is not watched; its alert ends as such (block-alerts.ts, for every block).
   if (data.enabled !== true) return;
   if (data.setting !== null || data.claimedBy) return;
   if (readingPending(b)) return void out.unknown.add(key);
@@ -64,7 +64,7 @@ function noSettingText(setpoint: string, pids: readonly string[]): string {
 
 /**
  * The alert named again as noSetting names it, after one of its blocks (the setpoint, a PID) was
- * renamed `from` to `to` (blockId and dependsOn already follow: conditions.ts renamedIn).
+ * renamed `from` to `to` (blockId and dependsOn already follow: block-alerts.ts renamedIn).
  */
 export function renamedNoSetting(alert: ActiveAlert, from: string, to: string): void {
   const pids = pidsOf(alert).map((id) => (id === from ? to : id));

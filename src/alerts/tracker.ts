@@ -208,7 +208,7 @@ export class Tracker {
   }
 
   /**
-   * A block was renamed: the active alerts `rename` changed (naming it by its new id: conditions.ts
+   * A block was renamed: the active alerts `rename` changed (naming it by its new id: block-alerts.ts
    * renamedIn) are stored again.
    */
   renamed(rename: (alert: ActiveAlert) => boolean): void {

@@ -1,0 +1,72 @@
+// What becomes of a block's own alerts when the block or the rules change, rather than the
+// condition: a rule turned off (watched), the block renamed (renamedIn), the block disabled
+// (disabled). Each ends or renames the alert, saying so, never as "Back to normal".
+import type { BlockRule, Rules } from './rules.js';
+import { renamedNoSetting } from './no-setting.js';
+import type { AnyBlock } from '../runtime/types.js';
+import type { ActiveAlert, ConditionKind } from './types.js';
+
+/**
+ * Whether the rules still watch for an alert's condition: false once its rule, or its block's
+ * alerts, are turned off (an output's "on too long" time set to 0 too). Such an alert is not
+ * seen again whatever the block does, so it is not back to normal either.
+ */
+export function watched(a: { kind: ConditionKind; blockId?: string }, rules: Rules): boolean {
+  const block: BlockRule = a.blockId === undefined ? {} : (rules.blocks[a.blockId] ?? {});
+  switch (a.kind) {
+    case 'sensor-null':
+      return rules.sensorNull.enabled && block.enabled !== false;
+    case 'setpoint-band':
+      return rules.setpointBand.enabled && block.enabled !== false;
+    case 'setpoint-no-setting':
+      return rules.noSetting.enabled && block.enabled !== false;
+    case 'output-on':
+      return rules.outputOn.enabled && block.enabled !== false && (block.onAfter ?? rules.outputOn.after) > 0;
+    case 'device-missing':
+    case 'bus-short':
+      return rules.hardware.enabled;
+    default:
+      return rules.service.enabled;
+  }
+}
+
+/**
+ * An active alert naming its blocks as they are called now, after a block was renamed `from` to
+ * `to`, as its condition names them when it raises it: its own block (a block's condition text
+ * begins with its id) and the blocks it is there for (dependsOn: a setpoint's PIDs, which its text
+ * names too). The next evaluation would not say it again for an alert no longer seen (clearing, or
+ * ended before it): its resolve said "Boiler: ... It was: Heater has been on ...". Whether it changed.
+ */
+export function renamedIn(alert: ActiveAlert, from: string, to: string): boolean {
+  const own = alert.blockId === from;
+  const depends = alert.dependsOn?.includes(from) === true;
+  if (!own && !depends) return false;
+  if (depends) alert.dependsOn = alert.dependsOn!.map((id) => (id === from ? to : id));
+  if (own) {
+    alert.blockId = to;
+    if (alert.text.startsWith(`${from} `)) alert.text = `${to}${alert.text.slice(from.length)}`;
+  }
+  if (alert.kind === 'setpoint-no-setting') renamedNoSetting(alert, from, to);
+  return true;
+}
+
+/** The conditions of a block itself: their keys are the kind and the block's nid. */
+const BLOCK_KINDS = ['sensor-null', 'setpoint-band', 'setpoint-no-setting', 'output-on'] as const;
+
+/**
+ * A block the user disabled (its `enabled` field false: a setpoint, an external sensor) is not
+ * watched: what it does not do then (no setting, no value) is what the user asked for. An alert of
+ * its own still active ends at this check, saying so (Evaluation.ended: "No longer watched: ...
+ * Beer Setpoint was disabled while this alert was active"), not as back to normal: the problem
+ * stands, nothing came back.
+ */
+export function disabled(
+  b: AnyBlock,
+  active: (key: string) => ActiveAlert | undefined,
+  ended: Map<string, string>,
+): void {
+  for (const kind of BLOCK_KINDS) {
+    const key = `${kind}:${b.nid}`;
+    if (active(key)) ended.set(key, `${b.id} was disabled`);
+  }
+}
