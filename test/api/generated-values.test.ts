@@ -123,7 +123,7 @@ t.test(
       // delete leaves such links behind, so backups hold them), a hardware binding another block
       // of the backup has or the chip cannot have. It never loads a refused value unsaid.
       // One block per chip is a rule of a create, not of a load: a backup's two blocks on one chip
-      // both load, the report naming the chip (backup.ts sharedChip).
+      // both load, the report naming the chip (backup-rules.ts sharedChip).
       const chip = r.ok ? undefined : / ([^:]+) is already used by block '/.exec(r.message)?.[1];
       const warned = (warning.get(b.id) ?? []).some(
         (w) =>
