@@ -18,9 +18,9 @@
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type Block, type UpdateContext } from '../runtime/types.js';
-import { lineNames, renameInLine } from './shared/sequence-lines.js';
+import { lineNames } from './shared/sequence-lines.js';
+import { parseLines, renameInLines, storedLines, type ParsedLine } from './shared/sequence-program.js';
 import { runInstruction, SequenceError, type SequenceErrorName } from './shared/sequence-steps.js';
-import { formatInstruction, parseInstruction, type Instruction } from './shared/sequence-syntax.js';
 
 export const SequenceStatus = {
   UNKNOWN: 0,
@@ -92,11 +92,6 @@ const legacyNames: LegacyTable = Object.fromEntries(
   ]),
 );
 
-interface ParsedLine {
-  instruction: Instruction | null;
-  error: { message: string; pos: number } | null;
-}
-
 export interface SequenceState {
   lines: ParsedLine[];
   /** Monotonic start of the active instruction; null: not started yet. */
@@ -163,9 +158,7 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
     }
     const oldLines = s.lines;
     s.lines = parseLines(d.instructions);
-    d.instructions = d.instructions.map((text, i) =>
-      s.lines[i]!.instruction ? formatInstruction(s.lines[i]!.instruction!) : text.trim(),
-    );
+    d.instructions = storedLines(d.instructions, s.lines);
     const current = previous?.activeInstruction ?? d.activeInstruction ?? 0;
     if (d.overrideState) {
       d.overrideState = false;
@@ -180,23 +173,15 @@ export const Sequence = defineBlock<typeof fields, SequenceState>({
       else restartAt(block, 0);
     }
   },
-  // By the names of the text (sequence-lines.ts), as a delete lists them: a line that does not
-  // parse (a setting mistyped) is rewritten too, the rest of it as written, so that once fixed it
-  // names the block under its new name.
+  // The lines that name it (sequence-program.ts), as a delete lists them.
   renamed(block, from, to) {
     const d = block.data;
     const s = block.state;
+    const renamed = renameInLines(d.instructions, s.lines, from, to);
+    if (!renamed) return null;
     const before = { instructions: d.instructions, lines: s.lines };
-    const texts = d.instructions.map((text) => renameInLine(text, from, to));
-    if (texts.every((text) => text === null)) return null;
-    const lines = [...s.lines];
-    d.instructions = d.instructions.map((text, i) => {
-      const renamed = texts[i];
-      if (renamed === null || renamed === undefined) return text;
-      lines[i] = parseLines([renamed])[0]!;
-      return lines[i]!.instruction ? formatInstruction(lines[i]!.instruction!) : renamed;
-    });
-    s.lines = lines;
+    d.instructions = renamed.instructions;
+    s.lines = renamed.lines;
     return () => {
       d.instructions = before.instructions;
       s.lines = before.lines;
@@ -351,13 +336,6 @@ function disabledStatus(block: SequenceBlock): 'DISABLED' | 'PAUSED' | 'END' {
 function timed(block: SequenceBlock): boolean {
   const index = block.data.activeInstruction;
   return index !== null && block.state.lines[index]?.instruction?.op === 'WAIT_DURATION';
-}
-
-function parseLines(instructions: string[]): ParsedLine[] {
-  return instructions.map((text) => {
-    const r = parseInstruction(text);
-    return 'instruction' in r ? { instruction: r.instruction, error: null } : { instruction: null, error: r.error };
-  });
 }
 
 function elapsedMs(s: SequenceState, now: number): number {
