@@ -31,6 +31,8 @@ export class SimDs2408 extends SimSlave {
   control = 0x08;
   /** Channel-Access Writes accepted (diagnostics). */
   writes = 0;
+  /** Outputs switched off since the chip was made, bit n = channel n+1 (diagnostics: did one glitch). */
+  switchedOff = 0;
   private externalLow = 0;
   private readonly powerOnLatches: number | 'random';
   private readonly testModeAtPowerOn: boolean;
@@ -74,10 +76,23 @@ export class SimDs2408 extends SimSlave {
 
   /** Channel-Access Write of a raw latch byte (also used by the kernel tree emulation). */
   channelWrite(raw: number): void {
+    const on = this.activeOutputs();
     this.changePins(() => {
       this.latch = this.testMode ? (raw & 0xfe) | (this.latch & 0x01) : raw & 0xff;
     });
+    this.switchedOff |= on & ~this.activeOutputs();
     this.writes++;
+  }
+
+  /**
+   * The chip as a previous run of the service left it: the outputs `on` (bit n = channel n+1) on,
+   * and the power-on flag (PORL) cleared, as that run's driver cleared it. The module keeps its
+   * latches while it has power; a crash of the service does not power-cycle it.
+   */
+  leftBy(on: number): void {
+    this.latch = ~on & 0xff;
+    this.control &= ~0x08;
+    this.testMode = false;
   }
 
   private changePins(change: () => void): void {

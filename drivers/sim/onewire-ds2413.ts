@@ -8,6 +8,8 @@ export class SimDs2413 extends SimSlave {
   /** Raw latches: bit 0 PIOA, bit 1 PIOB; 0 = transistor on (pin pulled low). */
   latch = 0x03;
   writes = 0;
+  /** Outputs switched off since the chip was made, bit 0 = A (diagnostics: did one glitch). */
+  switchedOff = 0;
   private externalLow = 0;
   private step: 'command' | 'w1' | 'w2' | 'done' = 'command';
   private first = 0;
@@ -40,8 +42,15 @@ export class SimDs2413 extends SimSlave {
 
   /** PIO Access Write of a raw data byte (bits 0/1 used), also used by the kernel tree emulation. */
   pioWrite(raw: number): void {
+    const on = this.activeOutputs();
     this.latch = raw & 0x03;
+    this.switchedOff |= on & ~this.activeOutputs();
     this.writes++;
+  }
+
+  /** The module as a previous run of the service left it: the outputs `on` (bit 0 = A) on; it kept its power. */
+  leftBy(on: number): void {
+    this.latch = ~on & 0x03;
   }
 
   protected override onSelected(): void {

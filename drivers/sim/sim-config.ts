@@ -33,6 +33,8 @@
 //     "coldJunction": 25,                   MAX31850: chip temperature (-55..125)
 //     "addressPins": 0,                     MAX31850: AD3..AD0 pin levels (0..15)
 //     "outputs": { "1": "heater" },         DS2408/DS2413: channel (1-based) -> plant actuator
+//     "leftOn": [1, 3],                     DS2408/DS2413: channels on at the start, as a previous
+//                                           run of the service left them (the module kept its power)
 //     "plugged": true,                      start unplugged with false
 //     "power": "external",                  DS18B20: "parasite" when VDD is tied to GND
 //     "faults": { "crcEvery": 4,            every 4th frame it sends is garbled (a flaky bus)
@@ -76,6 +78,8 @@ export interface SimDeviceSpec {
   addressPins: number;
   /** Channel (1-based) -> actuator. */
   outputs: Record<number, PlantActuator>;
+  /** IO modules: outputs on at the start as a previous run left them, bit n = channel n+1. */
+  leftOn: number;
   /** DS2408: motor valves by start channel (1 or 5), with their stroke time in seconds. */
   valves: Array<{ start: number; travelSeconds: number }>;
   plugged: boolean;
@@ -187,6 +191,7 @@ const SimDeviceSchema = Type.Object(
     ),
     addressPins: Type.Optional(Type.Integer({ minimum: 0, maximum: 15 })),
     outputs: Type.Optional(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Actuator)),
+    leftOn: Type.Optional(Type.Array(Type.Integer())),
     valves: Type.Optional(
       Type.Record(
         Type.String(),
@@ -280,9 +285,11 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
       `coldJunction and addressPins are only for a ${namesOf((f) => f.kind === 'temperature' && !!f.thermocouple, ' or ')}`,
     );
   const outputs: Record<number, PlantActuator> = {};
+  let leftOn = 0;
   if (family.kind === 'temperature') {
     const [lo, hi] = simTemperatureRange(type);
     if (o.outputs !== undefined) fail(`${path}.outputs`, `is only for ${namesOf((f) => f.kind === 'io', ' and ')}`);
+    if (o.leftOn !== undefined) fail(`${path}.leftOn`, `is only for ${namesOf((f) => f.kind === 'io', ' and ')}`);
     if (o.temperature !== undefined && (o.temperature < lo || o.temperature > hi))
       fail(`${path}.temperature`, `must be a number between ${lo} and ${hi}`);
   } else {
@@ -293,6 +300,11 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
       if (n < 1 || n > family.channels)
         fail(`${path}.outputs.${ch}`, `is not a channel of a ${type} (1..${family.channels})`);
       outputs[n] = role;
+    }
+    for (const [i, n] of (o.leftOn ?? []).entries()) {
+      if (n < 1 || n > family.channels)
+        fail(`${path}.leftOn[${i}]`, `is not a channel of a ${type} (1..${family.channels})`);
+      leftOn |= 1 << (n - 1);
     }
   }
   if (type !== 'DS18B20' && (o.power !== undefined || o.faults?.stuckAt85 !== undefined))
@@ -312,6 +324,7 @@ function deviceSpec(o: SimDeviceEntry, path: string, names: Set<string>, address
     coldJunction: o.coldJunction ?? 25,
     addressPins: o.addressPins ?? 0,
     outputs,
+    leftOn,
     valves,
     plugged: o.plugged,
     parasite: o.power === 'parasite',

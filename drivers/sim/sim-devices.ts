@@ -135,8 +135,15 @@ export function describeDevice(d: SimDeviceEntry): Record<string, unknown> {
   }
   const on = d.model.activeOutputs();
   const count = d.spec.type === 'DS2408' ? 8 : 2;
-  const active = Array.from({ length: count }, (_, i) => i + 1).filter((ch) => on & (1 << (ch - 1)));
-  return { ...base, outputs: d.spec.outputs, activeChannels: active };
+  const channels = (bits: number) =>
+    Array.from({ length: count }, (_, i) => i + 1).filter((ch) => bits & (1 << (ch - 1)));
+  // switchedOffChannels: every output switched off since the emulation started (did one glitch).
+  return {
+    ...base,
+    outputs: d.spec.outputs,
+    activeChannels: channels(on),
+    switchedOffChannels: channels(d.model.switchedOff),
+  };
 }
 
 export function describeSegment(s: SimSegmentEntry, deviceList: SimDeviceEntry[]): Record<string, unknown> {

@@ -180,6 +180,7 @@ export class SimHardware {
     model.corruptEvery(spec.faults.crcEvery);
     model.holdDataLow(spec.faults.dataLow);
     if (model instanceof SimDs18b20) model.stuckAtPowerOn = spec.faults.stuckAt85;
+    else if (spec.leftOn && 'leftBy' in model) model.leftBy(spec.leftOn);
     this.deviceList.push({ spec, model, bus, forced: null });
     for (const v of spec.valves)
       this.valveList.push({

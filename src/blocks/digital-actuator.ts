@@ -5,6 +5,7 @@
 import { f, type DataOf } from '../codec/fields.js';
 import type { Linked } from '../runtime/interfaces.js';
 import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
+import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } from './shared/channel.js';
 import { constrainedSwitch, record, type SwitchTiming, type Transition } from './shared/digital-constraints.js';
@@ -92,6 +93,14 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     switchOffPrevious(block, ctx, io ? { arrayId: d.hwDevice!, channel: d.channel! } : null);
     if (s.history.length === 0) {
       const pin = io ? io.read(d.channel!) : null;
+      // The output as it is found, not as it is assumed: at a start a polled board (1-Wire, I2C)
+      // is not read yet, and a relay a crash left on (the board kept its power) taken as off
+      // since now would be written off, a compressor then waiting out its minimum off time. Nothing
+      // is written until it reads; a board that never answers leaves the output as it is.
+      if (io && pin === null) {
+        d.state = null;
+        return now + HARDWARE_POLL_MS;
+      }
       record(s.history, now, pin !== null && pin !== d.invert);
     }
     // The module switched the output off by itself (its power dipped): that counts as switching

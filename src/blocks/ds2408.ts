@@ -2,8 +2,9 @@
 // output; valve mode exposes the start channels 1 and 5 of the two motor valves it can drive.
 import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
-import { defineBlock } from '../runtime/types.js';
+import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import {
+  claimedLatches,
   initIoState,
   ioDriven,
   oneWireChip,
@@ -57,9 +58,18 @@ export const DS2408 = defineBlock<typeof fields, OneWireIoState>({
   onDelete(block, ctx) {
     releaseIo(block, ctx);
   },
-  io: (block, ctx) => oneWireIo(block, ctx, 'DS2408', CHANNELS),
-  update: (block, ctx) => refreshIoBlock(block, ctx, 'DS2408'),
+  io: (block, ctx) => oneWireIo(block, ctx, 'DS2408', CHANNELS, () => keptAtStart(block, ctx)),
+  update: (block, ctx) => refreshIoBlock(block, ctx, 'DS2408', keptAtStart(block, ctx)),
 });
+
+/**
+ * The latches left as found at a start: those of the claimed channels in actuator mode. A valve's
+ * motor stops until the valve has read its end switches (MotorValve), so valve mode keeps none.
+ */
+function keptAtStart(block: AnyBlock, ctx: UpdateContext): number {
+  const mode = (block.data as { connectMode: keyof typeof PinConnectMode }).connectMode;
+  return mode === 'CONNECT_VALVE' ? 0 : claimedLatches(block, ctx, (ch) => 1 << (ch - 1));
+}
 
 /** Channels for the connect mode, keeping the claims of channels that stay. */
 function syncChannels(d: {

@@ -3,6 +3,7 @@ import { f } from '../codec/fields.js';
 import { legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock } from '../runtime/types.js';
 import {
+  claimedLatches,
   initIoState,
   ioDriven,
   oneWireChip,
@@ -47,6 +48,13 @@ export const DS2413 = defineBlock<typeof fields, OneWireIoState>({
   onDelete(block, ctx) {
     releaseIo(block, ctx);
   },
-  io: (block, ctx) => oneWireIo(block, ctx, 'DS2413', CHANNELS),
-  update: (block, ctx) => refreshIoBlock(block, ctx, 'DS2413'),
+  io: (block, ctx) =>
+    oneWireIo(block, ctx, 'DS2413', CHANNELS, () => claimedLatches(block, ctx, (ch) => 1 << (ch - 1))),
+  update: (block, ctx) =>
+    refreshIoBlock(
+      block,
+      ctx,
+      'DS2413',
+      claimedLatches(block, ctx, (ch) => 1 << (ch - 1)),
+    ),
 });

@@ -26,11 +26,30 @@ export const initIoState = (): OneWireIoState => ({ desired: 0, address: null, s
 /** The latches a DS2408 or DS2413 block drove (BlockTypeDef.driven). */
 export const ioDriven = (block: AnyBlock): number => (block.state as OneWireIoState).driven;
 
+/**
+ * The latches (bit n - 1 for output n) of the channels an output (a DigitalActuator) claims:
+ * left as the module is found at a start, for their claimer to write once it has read them. An
+ * input's channel is not kept: its latch must be off to read. `channelLatches`: the latches one
+ * channel drives.
+ */
+export function claimedLatches(
+  block: AnyBlock,
+  ctx: UpdateContext,
+  channelLatches: (channel: number) => number,
+): number {
+  let bits = 0;
+  for (const ch of (block.data as { channels?: Array<{ id: number | null; claimedBy: string | null }> }).channels ?? [])
+    if (ch.id !== null && ch.claimedBy !== null && ctx.resolve(ch.claimedBy, 'ActuatorDigitalInterface'))
+      bits |= channelLatches(ch.id);
+  return bits;
+}
+
 export function oneWireIo(
   block: AnyBlock,
   ctx: UpdateContext,
   kind: OneWireIoKind,
   channelCount: number,
+  keep: () => number,
 ): IoArray | null {
   const ow = ctx.hardware.services.onewire;
   if (!ow) return null;
@@ -54,9 +73,12 @@ export function oneWireIo(
       if (channel < 1 || channel > channelCount) return;
       const bit = 1 << (channel - 1);
       // From what the hardware holds: outputs the module lost, or that a safe state switched off,
-      // stay off until their own writer asks again. Nothing held (a module found again): send.
-      const held = ow.io(d.address, kind)?.desired ?? null;
-      const base = held ?? s.desired;
+      // stay off until their own writer asks again. Nothing held (a module found again): send;
+      // nothing asked since the start, with the module read: the claimed outputs as found (the
+      // other channels' claimers write theirs once they have read them), the rest off.
+      const r = ow.io(d.address, kind);
+      const held = r?.desired ?? null;
+      const base = held ?? (r?.connected && !s.sent ? r.latches & keep() : s.desired);
       const next = active ? base | bit : base & ~bit;
       s.driven |= bit;
       if (held === null || next !== held || next !== s.desired || !s.sent) {
@@ -69,7 +91,7 @@ export function oneWireIo(
   };
 }
 
-export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind): number {
+export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWireIoKind, keep: number): number {
   const d = block.data as unknown as IoData;
   const s = block.state as OneWireIoState;
   const ow = ctx.hardware.services.onewire;
@@ -80,11 +102,12 @@ export function refreshIoBlock(block: AnyBlock, ctx: UpdateContext, kind: OneWir
     s.sent = false;
     s.driven = 0;
   }
-  if (ow && !s.sent) {
-    // No channel user has written yet: outputs nobody drives are switched off, unless the users
-    // of a second block on the module (which a backup or an older store holds) asked already.
+  if (ow && !s.sent && r?.connected) {
+    // No channel user has written yet, and the module is read: outputs nobody claims are switched
+    // off, the claimed ones left as found for their claimers, unless the users of a second block
+    // on the module (which a backup or an older store holds) asked already.
     s.sent = true;
-    ow.offUnlessAsked(d.address, kind);
+    ow.offUnlessAsked(d.address, kind, keep);
   }
   d.connected = r?.connected ?? false;
   if (r) {

@@ -118,11 +118,12 @@ export class OneWireHub implements OneWireAccess {
     if (w.poller) w.poller.setLatches(address, latches);
   }
 
-  offUnlessAsked(address: string, kind: OneWireIoKind): void {
+  offUnlessAsked(address: string, kind: OneWireIoKind, keep: number): void {
     if (this.stopped) return;
     const w = this.want(address, kind, this.now);
-    if (!w || w.latches !== null || (w.poller?.io(address)?.desired ?? null) !== null) return;
-    this.setLatches(address, kind, 0);
+    const st = w?.poller?.io(address) ?? null;
+    if (!w || w.latches !== null || (st?.desired ?? null) !== null) return;
+    this.setLatches(address, kind, st?.connected ? st.latches & keep : 0);
   }
 
   release(address: string): void {

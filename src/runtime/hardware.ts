@@ -101,11 +101,13 @@ export interface OneWireAccess {
   /** Desired output latches (active polarity); written on the next refresh, re-asserted if they drift. */
   setLatches(address: DeviceAddress, kind: OneWireIoKind, latches: number): void;
   /**
-   * Every output off, unless latches were asked for the address already (in this run, since it
-   * was last let go): a block's first update switches off what nobody drives without undoing
-   * what the users of a second block on the module asked.
+   * Every output but `keep` (bit n - 1 for output n) off, those as the module was found, unless
+   * latches were asked for the address already (in this run, since it was last let go): a block's
+   * first update once the module is read switches off what nobody drives, leaving what a block
+   * claims as it is for that block to write (a relay a crash left on is not switched off and on),
+   * without undoing what the users of a second block on the module asked.
    */
-  offUnlessAsked(address: DeviceAddress, kind: OneWireIoKind): void;
+  offUnlessAsked(address: DeviceAddress, kind: OneWireIoKind, keep: number): void;
   /** Stop polling an address (its block was deleted or re-addressed). */
   release(address: DeviceAddress): void;
   /** These latches (bit n - 1 for output n) off, the module's others as they are: a second block on it goes. */
