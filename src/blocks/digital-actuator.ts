@@ -60,6 +60,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
   fields,
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
+  channelVia: 'IoArrayInterface',
   description: 'A digital output on one IoArray channel, with timing and mutex constraints',
   init: () => ({
     request: null,

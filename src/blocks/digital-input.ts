@@ -38,6 +38,7 @@ export const DigitalInput = defineBlock<typeof fields, InputState>({
   role: 'sensor',
   fields,
   implements: ['DigitalInterface', 'IoClaimerInterface'],
+  channelVia: 'IoArrayInterface',
   description: 'A digital input on one IoArray channel',
   init: () => ({ lastActive: null, pulseEnd: -Infinity, toggled: false, lastToggle: -Infinity }),
   onDelete(block, ctx) {

@@ -68,6 +68,7 @@ export const FastPwm = defineBlock<typeof fields, FastPwmState>({
   fields,
   legacy: legacyNames,
   implements: [...ANALOG_ACTUATOR_INTERFACES, 'IoClaimerInterface'],
+  channelVia: 'IoArrayInterface',
   checkData: outputChannelIssues,
   description: 'Fast PWM of an IO channel, with soft start',
   init: () => ({ request: null, ramp: new DutyRamp(), written: null }),

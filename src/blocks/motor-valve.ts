@@ -77,6 +77,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   fields,
   legacy: legacyNames,
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
+  channelVia: 'DS2408Interface',
   description: 'A motorised valve on a DS2408 valve board, with its end switches read back',
   init: () => ({ request: null, history: [], wanted: null, wantSince: 0, driven: null }),
   onWrite: returnToStoredOnPatch('storedState'),
@@ -97,7 +98,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     d.desiredState = desired(block, d.storedState);
     const want = isActive(d.desiredState);
     const c = d.channel ?? 0;
-    const { io } = claimOwnChannel(block, ctx, 'DS2408Interface');
+    const { io } = claimOwnChannel(block, ctx);
     // Moved to another start channel or board, or unlinked: the motor it drove stops.
     stopping(block, ctx, io ? { arrayId: d.hwDevice!, channel: c } : null)?.();
     if (!io) {

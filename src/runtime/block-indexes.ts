@@ -3,7 +3,7 @@
 import { overlayOwned, withReadonly } from '../codec/apply.js';
 import type { Partial } from '../codec/partial.js';
 import type { BlockTable } from './block-table.js';
-import { channels, claimByLinks, claimedBy, releaseStale, type ChannelClaims } from './claims.js';
+import { channels, claimByLinks, claimChannels, claimedBy, releaseStale, type ChannelClaims } from './claims.js';
 import type { BatchScope } from './core.js';
 import type { LinkIndex, OutLink } from './links.js';
 import type { SchedulerOrder } from './order.js';
@@ -96,7 +96,8 @@ function releaseStaleAround(ix: Indexed, block: AnyBlock, links: OutLink[]): voi
   }
   const claimers = new Set<AnyBlock>();
   for (const b of near) {
-    if (ix.table.isLive(b) && drivesAny(ix, b)) claimers.add(b);
+    // A block on an IO channel claims it (claimChannels), a DigitalInput without a driving link too.
+    if (ix.table.isLive(b) && (drivesAny(ix, b) || b.def.channelVia)) claimers.add(b);
     for (const r of ix.links.referrers(b.id)) if (ix.table.isLive(r) && drives(ix, r, b.id)) claimers.add(r);
   }
   const looked = new Set(near);
@@ -115,7 +116,8 @@ const drives = (ix: Indexed, b: AnyBlock, id: string) => ix.links.outgoing(b).so
 
 /**
  * Drop claims whose claimer is gone, disabled or linked elsewhere, then let `claimers` (in
- * scheduler order) take what their links claim (claims.ts, claimByLinks). A block let go is
+ * scheduler order) take what their links claim (claims.ts, claimByLinks, and the IO channel each
+ * names, claimChannels). A block let go is
  * updated at the next tick, so what it reads (a setpoint's setting, now none) follows at once, not
  * at its next own update. `blocks` holds every block whose claims this can change.
  */
@@ -132,6 +134,7 @@ function settleClaims(ix: Indexed, blocks: Iterable<AnyBlock>, claimers: Iterabl
     });
     ix.persistClaimed(b);
   }
+  claimChannels(claimers, ix.table, ix.channelClaims);
   // In a batch: a failed one takes them back, and the blocks let go are due again as they were.
   for (const held of before) if (!sameClaims(held, heldClaims(held.block))) undo!.push(() => restoreClaims(held));
 }

@@ -1,7 +1,8 @@
 // Claims: a driving link (PID -> output, PWM -> actuator, ...) claims its target; first come,
 // first served. IO channels are claimed per channel. Claims are volatile, never persisted
 // (settingMode is, through the block data): the drivers' updates make them, and a load (start,
-// backup, rename) or a change to a driver takes them from the stored links at once (claimByLinks),
+// backup, rename) or a change to a driver takes them from the stored links at once (claimByLinks,
+// and claimChannels for the channel a block on an IO channel names),
 // as those updates would, so that no block reads as let go until the first tick, nor while
 // control is off and no block runs.
 import { forEachLink } from '../codec/fields.js';
@@ -55,8 +56,8 @@ export function channels(array: AnyBlock): ChannelData[] {
 }
 
 /**
- * The arrays on which each claimer (by id) holds channels. Channel claims are made only by the
- * update context, which adds them here; releasing a claimer's channels then looks at its arrays,
+ * The arrays on which each claimer (by id) holds channels. Channel claims are made by the update
+ * context and at a load or change (claimChannels), which add them here; releasing a claimer's channels then looks at its arrays,
  * not at every block on every update. After a structural change (load, backup, rename) the
  * index is built again from every array, once.
  */
@@ -81,6 +82,25 @@ export class ChannelClaims {
   /** Arrays on which `claimerId` may hold a channel; the caller clears and calls `settled`. */
   arraysOf(claimerId: string): Set<AnyBlock> {
     return this.index().get(claimerId) ?? new Set();
+  }
+
+  /** Let go of every channel `claimer` holds but `except`: on the arrays it may hold one on. */
+  release(claimerId: string, except?: { array: AnyBlock; channel: number }): void {
+    for (const b of this.arraysOf(claimerId)) {
+      let holds = false;
+      for (const ch of channels(b)) {
+        if (ch.claimedBy !== claimerId) continue;
+        if (except && except.array === b && except.channel === ch.id) holds = true;
+        else ch.claimedBy = null;
+      }
+      if (!holds) this.settled(claimerId, b);
+    }
+  }
+
+  /** Whether `claimerId` holds a channel. */
+  holdsAny(claimerId: string): boolean {
+    for (const b of this.arraysOf(claimerId)) if (channels(b).some((ch) => ch.claimedBy === claimerId)) return true;
+    return false;
   }
 
   /** `array` holds no channel of `claimerId` any more. */
@@ -150,6 +170,33 @@ export function claimByLinks(
     });
   }
   return switched;
+}
+
+/**
+ * The IO channel claims `claimers` (in scheduler order: first come, first served, as in a tick)
+ * make when they next update: each block on a channel (BlockTypeDef.channelVia) that holds none
+ * claims the channel its `hwDevice` (through that interface) and `channel` name, when nobody holds
+ * it, as claimOwnChannel does. One that holds a channel already keeps it until its update moves
+ * it (which first switches off the output it leaves). Returns the arrays claimed on.
+ */
+export function claimChannels(
+  claimers: Iterable<AnyBlock>,
+  table: { byId(id: string): AnyBlock | undefined },
+  index: ChannelClaims,
+): AnyBlock[] {
+  const claimed: AnyBlock[] = [];
+  for (const claimer of claimers) {
+    const via = claimer.def.channelVia;
+    if (!via || index.holdsAny(claimer.id)) continue;
+    const d = claimer.data as { hwDevice?: string | null; channel?: number | null };
+    const array = resolveIn(table, d.hwDevice ?? null, via) as AnyBlock | null;
+    const ch = array?.def.io && d.channel ? channels(array).find((c) => c.id === d.channel) : undefined;
+    if (!array || !ch || ch.claimedBy !== null) continue;
+    ch.claimedBy = claimer.id;
+    index.add(claimer.id, array);
+    claimed.push(array);
+  }
+  return claimed;
 }
 
 /** Drop claims whose claimer is gone, disabled, or no longer links to the target. */

@@ -211,6 +211,13 @@ export interface BlockTypeDef<F extends FieldTable = FieldTable, S = unknown> {
    */
   drivesNow?(block: Block<F, S>, wall: number | null): boolean;
   /**
+   * A block on one IO channel (DigitalActuator, FastPwm, MotorValve, DigitalInput): its update
+   * claims the channel `data.channel` of the array its `hwDevice` links to, through this
+   * interface (blocks/shared/channel.ts, claimOwnChannel). A load and a change take that claim
+   * the same way at once (claims.ts, claimChannels).
+   */
+  channelVia?: 'IoArrayInterface' | 'DS2408Interface';
+  /**
    * Block ids the block keeps outside its link fields (a Sequence's instructions): the block
    * `from` is now `to`. Returns how to undo the change when stored data changed, else null.
    */

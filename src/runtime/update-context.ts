@@ -33,15 +33,7 @@ export function makeUpdateContext(rt: RuntimeCore, unsaved: UnsavedBlocks): Upda
       return array.def.io(array, ctx) as IoArray | null;
     },
     releaseChannels(claimer, except) {
-      for (const b of rt.channelClaims.arraysOf(claimer.id)) {
-        let holds = false;
-        for (const ch of channels(b)) {
-          if (ch.claimedBy !== claimer.id) continue;
-          if (except && except.array === b && except.channel === ch.id) holds = true;
-          else ch.claimedBy = null;
-        }
-        if (!holds) rt.channelClaims.settled(claimer.id, b);
-      }
+      rt.channelClaims.release(claimer.id, except);
     },
     wake(block) {
       // A write hook in a batch: due again as it was when the batch is undone.

@@ -14,16 +14,16 @@ export interface DrivenOutput {
 }
 
 /**
- * Claim the channel `data.channel` of the array `data.hwDevice` links to. `io` is null (and
+ * Claim the channel `data.channel` of the array `data.hwDevice` links to (through the type's
+ * channelVia interface; a load takes the same claim, runtime/claims.ts claimChannels). `io` is null (and
  * no channel held) when the link, the channel or the claim is missing.
  */
 export function claimOwnChannel(
   block: AnyBlock,
   ctx: UpdateContext,
-  iface: 'IoArrayInterface' | 'DS2408Interface' = 'IoArrayInterface',
 ): { array: Linked<'IoArrayInterface'> | null; io: IoArray | null } {
   const d = block.data as { hwDevice: string | null; channel: number | null };
-  const array = ctx.resolve(d.hwDevice, iface);
+  const array = ctx.resolve(d.hwDevice, block.def.channelVia ?? 'IoArrayInterface');
   const io = array && d.channel ? ctx.claimChannel(array, d.channel, block) : null;
   if (!io) ctx.releaseChannels(block);
   return { array, io };
