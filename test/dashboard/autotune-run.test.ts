@@ -14,20 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  launchBrowser,
-  removeDir,
-  screenshot,
-  startSim,
-  type SimService,
-  loadDemoBlocks,
-  desktopPage,
-} from './browser.js';
+import { removeDir, screenshot, simInBrowser } from './browser.js';
 
-const SID = 'edge-one';
 const CLOCK = path.join(ROOT, 'dist/scripts/soak/virtual-clock.js');
 /** Simulated seconds per real second at most once the tuning runs. */
 const RATE = 2000;
@@ -38,37 +28,25 @@ for (const f of ['dist/web/index.html', 'dist/scripts/soak/virtual-clock.js'])
 
 t.setTimeout(limit(300_000));
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
 const clockDir = mkdtempSync(path.join(os.tmpdir(), 'eb-tune-clock-'));
 const clockFile = path.join(clockDir, 'clock.json');
 let seq = 0;
 /** The virtual clock's rate ceiling (it rereads the file while it runs). */
 const setRate = (rate: number) => writeFileSync(clockFile, JSON.stringify({ rate, jumpBy: null, seq: ++seq }));
 
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
-const read = async (id: string) => ((await api('blocks/read', { id })).body as { data: Record<string, any> }).data;
-const gains = (d: Record<string, any>) => [d.kp.value, d.ti.value, d.td.value];
-
-t.before(async () => {
-  // The start (modules, the database, sockets) runs at real speed, as the soak does it.
-  setRate(1);
-  sim = await startSim(['--emit-interval', '30000'], 1000, undefined, {
+// The start (modules, the database, sockets) runs at real speed, as the soak does it.
+setRate(1);
+t.teardown(() => removeDir(clockDir));
+const rig = simInBrowser(t, {
+  extra: ['--emit-interval', '30000'],
+  env: {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(CLOCK).href}`.trim(),
     SOAK_CLOCK_FILE: clockFile,
-  });
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
+  },
 });
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-  removeDir(clockDir);
-});
+const api = rig.api;
+const read = async (id: string) => ((await api('blocks/read', { id })).body as { data: Record<string, any> }).data;
+const gains = (d: Record<string, any>) => [d.kp.value, d.ti.value, d.td.value];
 
 t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (t) => {
   for (let i = 0; i < 100 && (await read('Beer Setpoint')).value?.value == null; i++)
@@ -76,8 +54,8 @@ t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (
   const heatBefore = gains(await read('Heat PID'));
   const coolBefore = gains(await read('Cool PID'));
 
-  await page.goto(sim.cli.base);
-  const card = page.locator('section.card[data-block="Heat PID"]');
+  await rig.page.goto(rig.sim.cli.base);
+  const card = rig.page.locator('section.card[data-block="Heat PID"]');
   const panel = card.getByTestId('tuning');
   await panel.waitFor();
   t.equal(await panel.getAttribute('data-state'), 'IDLE');
@@ -127,10 +105,10 @@ t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (
     ),
     "what one compressor run does (the demo's cooler has a minimum on time)",
   );
-  await screenshot(page, 'autotune-proposed');
+  await screenshot(rig.page, 'autotune-proposed');
 
   await card.getByRole('button', { name: 'Apply gains' }).click();
-  await panel.and(page.locator('[data-state="APPLIED"]')).waitFor();
+  await panel.and(rig.page.locator('[data-state="APPLIED"]')).waitFor();
   await card.getByTestId('tuning-message').filter({ hasText: 'applied to Heat PID and Cool PID' }).waitFor();
   const heat = await read('Heat PID');
   const cool = await read('Cool PID');
@@ -144,13 +122,13 @@ t.test('Tune, progress, proposal, Apply and Undo on the demo fermenter', async (
 
   // Another tuning, started and stopped from the card: Undo is still there for the applied gains.
   await card.getByRole('button', { name: 'Tune', exact: true }).click();
-  await panel.and(page.locator('[data-state="RUNNING"]')).waitFor();
+  await panel.and(rig.page.locator('[data-state="RUNNING"]')).waitFor();
   t.equal(await card.getByRole('button', { name: 'Undo tuning' }).count(), 0, 'no Undo while a tuning runs');
   await card.getByRole('button', { name: 'Stop tuning' }).click();
-  await panel.and(page.locator('[data-state="ABORTED"]')).waitFor();
+  await panel.and(rig.page.locator('[data-state="ABORTED"]')).waitFor();
   await card.getByRole('button', { name: 'Undo tuning' }).click();
   await card.getByTestId('tuning-message').filter({ hasText: 'undone: back to kp 60' }).waitFor();
-  await panel.and(page.locator('[data-state="IDLE"]')).waitFor();
+  await panel.and(rig.page.locator('[data-state="IDLE"]')).waitFor();
   t.equal(await card.getByRole('button', { name: 'Undo tuning' }).count(), 0, 'undone once, Undo is gone');
   t.same(gains(await read('Heat PID')), heatBefore, 'Undo puts the Heat PID gains back');
   t.same(gains(await read('Cool PID')), coolBefore, "and the Cool PID's");

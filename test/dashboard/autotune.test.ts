@@ -6,45 +6,16 @@
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  launchBrowser,
-  removeDir,
-  requireWebBuild,
-  screenshot,
-  startSim,
-  type SimService,
-  loadDemoBlocks,
-  desktopPage,
-} from './browser.js';
-
-const SID = 'edge-one';
+import { demoInBrowser, requireWebBuild, screenshot } from './browser.js';
 
 requireWebBuild();
 
 t.setTimeout(limit(180_000));
+const rig = demoInBrowser(t);
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
-
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
+const api = rig.api;
 const read = async (id: string) => ((await api('blocks/read', { id })).body as { data: Record<string, any> }).data;
-
-t.before(async () => {
-  sim = await startSim();
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
 
 t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
   // The beer must read before a tuning can start.
@@ -53,8 +24,8 @@ t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
   const before = await read('Heat PID');
   t.equal((await api('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { tuning: { cycles: 3 } } })).status, 200);
 
-  await page.goto(sim.cli.base);
-  const card = page.locator('section.card[data-block="Heat PID"]');
+  await rig.page.goto(rig.sim.cli.base);
+  const card = rig.page.locator('section.card[data-block="Heat PID"]');
   const panel = card.getByTestId('tuning');
   await panel.waitFor();
   t.equal(await panel.getAttribute('data-state'), 'IDLE');
@@ -81,11 +52,11 @@ t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
   t.equal(running.tuning.amplitude.value, 0.4, 'with the swing typed in');
   t.match(await card.getByTestId('tuning-message').innerText(), /relay running/);
 
-  const pair = page.locator('section.card[data-block="Cool PID"]').getByTestId('tuning');
+  const pair = rig.page.locator('section.card[data-block="Cool PID"]').getByTestId('tuning');
   await pair.filter({ hasText: 'Being tuned with Heat PID' }).waitFor();
   t.pass('the pair says it is being tuned with Heat PID, and offers no Tune of its own');
   t.equal(await pair.getByRole('button').count(), 0);
-  await screenshot(page, 'autotune-running');
+  await screenshot(rig.page, 'autotune-running');
 
   await card.getByRole('button', { name: 'Stop tuning' }).click();
   await card.locator('[data-testid=tuning][data-state=ABORTED]').waitFor();

@@ -10,21 +10,8 @@
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  axeSource,
-  axeViolations,
-  launchBrowser,
-  removeDir,
-  screenshot,
-  startSim,
-  type SimService,
-  requireWebBuild,
-  loadDemoBlocks,
-  desktopPage,
-} from './browser.js';
+import { axeSource, axeViolations, demoInBrowser, requireWebBuild, screenshot, startSim } from './browser.js';
 
 const SID = 'edge-one';
 
@@ -34,46 +21,17 @@ axeSource();
 
 t.setTimeout(limit(400_000));
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
+const rig = demoInBrowser(t);
 
-t.before(async () => {
-  sim = await startSim();
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
-
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
-const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
-
-async function historyHas(field: string): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    const res = await fetch(`${sim.cli.base}/history/timeseries/ranges`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fields: [field], duration: '1h' }),
-    });
-    const ranges = (await res.json()) as Array<{ values: unknown[] }>;
-    if (ranges[0] && ranges[0].values.length >= 2) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`history never had two points of ${field}`);
-}
+const api = rig.api;
+const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 
 t.test(
   'sensor and setpoint cards carry a sparkline of the last hour; a mutex card says who holds and who waits',
   async (t) => {
-    await historyHas(`${SID}/Beer Sensor/value[degC]`);
-    await historyHas(`${SID}/Beer Setpoint/value[degC]`);
-    await page.goto(`${sim.cli.base}/#/overview`);
+    await rig.historyHas([`${SID}/Beer Sensor/value[degC]`], 2);
+    await rig.historyHas([`${SID}/Beer Setpoint/value[degC]`], 2);
+    await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
     for (const id of ['Beer Sensor', 'Beer Setpoint']) {
       const spark = card(id).getByTestId('sparkline');
       await spark.waitFor();
@@ -91,7 +49,7 @@ t.test(
 );
 
 t.test('rename in one click (links follow); a discovered sensor asks for a name', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   await card('Beer Sensor').getByRole('button', { name: 'Rename', exact: true }).click();
   await card('Beer Sensor').getByLabel('New name').fill('Wort Sensor');
   await card('Beer Sensor').getByRole('button', { name: 'Save name' }).click();
@@ -114,16 +72,16 @@ t.test('rename in one click (links follow); a discovered sensor asks for a name'
 t.test(
   'graphs: a fresh controller shows its last minutes, setpoints paired with their values, a remembered field picker',
   async (t) => {
-    await page.evaluate(() => localStorage.clear());
-    await page.goto(`${sim.cli.base}/#/graphs`);
-    await page.getByTestId('chart').locator('canvas').waitFor();
-    await page.waitForFunction('window.__graphPoints > 0');
+    await rig.page.evaluate(() => localStorage.clear());
+    await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+    await rig.page.getByTestId('chart').locator('canvas').waitFor();
+    await rig.page.waitForFunction('window.__graphPoints > 0');
     t.equal(
-      await page.getByRole('button', { name: 'show the last 10m' }).getAttribute('aria-pressed'),
+      await rig.page.getByRole('button', { name: 'show the last 10m' }).getAttribute('aria-pressed'),
       'true',
       'the range fits minutes of data: 10 min',
     );
-    const checked = await page
+    const checked = await rig.page
       .getByTestId('field-picker')
       .locator('input[type=checkbox]:checked')
       .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).dataset.field));
@@ -133,23 +91,23 @@ t.test(
     );
     t.ok(checked.length <= 6, 'at most six fields by default');
 
-    await page.locator('summary').filter({ hasText: 'Fields' }).click();
-    await page.getByLabel('Search fields').fill('heat pwm');
-    const groups = await page
+    await rig.page.locator('summary').filter({ hasText: 'Fields' }).click();
+    await rig.page.getByLabel('Search fields').fill('heat pwm');
+    const groups = await rig.page
       .getByTestId('field-picker')
       .locator('fieldset')
       .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.group));
     t.same(groups, ['Heat PWM'], 'search narrows the list to one block, grouped under its name');
-    await page.getByTestId('field-picker').getByLabel('Value', { exact: true }).check();
-    await page.getByRole('button', { name: 'show the last 1h' }).click();
-    await page.reload();
-    await page.getByTestId('chart').locator('canvas').waitFor();
+    await rig.page.getByTestId('field-picker').getByLabel('Value', { exact: true }).check();
+    await rig.page.getByRole('button', { name: 'show the last 1h' }).click();
+    await rig.page.reload();
+    await rig.page.getByTestId('chart').locator('canvas').waitFor();
     const kept = JSON.parse(
-      (await page.evaluate(() => localStorage.getItem('edgeblocks.graph.fields'))) ?? '[]',
+      (await rig.page.evaluate(() => localStorage.getItem('edgeblocks.graph.fields'))) ?? '[]',
     ) as string[];
     t.ok(kept.includes(`${SID}/Heat PWM/value`), 'the choice is remembered in this browser');
     t.equal(
-      await page.getByRole('button', { name: 'show the last 1h' }).getAttribute('aria-pressed'),
+      await rig.page.getByRole('button', { name: 'show the last 1h' }).getAttribute('aria-pressed'),
       'true',
       'and so is the range',
     );
@@ -163,7 +121,7 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
     data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [] },
   });
   t.equal(made.status, 201);
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   const c = card('Beer Profile');
   const form = c.getByTestId('profile-form');
   await form.getByLabel('Template').selectOption('Lager');
@@ -223,8 +181,8 @@ t.test('a fermentation profile from a template: where it is, what is next, pause
 });
 
 t.test('the editor labels fields in words and enforces the ranges of the field table', async (t) => {
-  await page.goto(`${sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
-  const form = page.getByTestId('block-form');
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent('Beer Setpoint')}`);
+  const form = rig.page.getByTestId('block-form');
   await form.waitFor();
   const labels = await form.locator('label').evaluateAll((els) => els.map((e) => e.firstChild?.textContent?.trim()));
   t.ok(labels.includes('Setting') && labels.includes('Filter threshold'), `labels in words: ${labels.join(', ')}`);
@@ -268,14 +226,14 @@ for (const [width, height, label] of [
   t.test(
     `every page at ${label} width (${width} px): laid out without sideways scrolling, screenshot, axe-core check`,
     async (t) => {
-      const p = await browser.newPage({
+      const p = await rig.browser.newPage({
         viewport: { width, height },
         isMobile: label === 'phone',
         hasTouch: label === 'phone',
       });
       t.teardown(() => p.close());
       for (const route of PAGES) {
-        await p.goto(`${sim.cli.base}/#/${route}`);
+        await p.goto(`${rig.sim.cli.base}/#/${route}`);
         await p
           .getByTestId('online')
           .filter({ hasText: 'online' })
@@ -308,66 +266,66 @@ for (const [width, height, label] of [
 }
 
 t.test('keyboard: the pages are reached with Tab and Enter, focus is visible', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  await page.reload();
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  await rig.page.reload();
   await card('Beer Setpoint').waitFor();
   let reached = false;
   for (let i = 0; i < 15 && !reached; i++) {
-    await page.keyboard.press('Tab');
-    reached = await page.evaluate(() => document.activeElement?.textContent === 'Graphs');
+    await rig.page.keyboard.press('Tab');
+    reached = await rig.page.evaluate(() => document.activeElement?.textContent === 'Graphs');
   }
   t.ok(reached, 'Tab reaches the Graphs link');
-  const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+  const outline = await rig.page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
   t.not(outline, 'none', 'the focused link shows it');
-  await page.keyboard.press('Enter');
-  await page.waitForFunction(() => location.hash === '#/graphs');
+  await rig.page.keyboard.press('Enter');
+  await rig.page.waitForFunction(() => location.hash === '#/graphs');
   t.pass('Enter follows it');
 });
 
 t.test('one button stops all outputs and says what it did', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  const sw = page.getByTestId('control-switch');
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const sw = rig.page.getByTestId('control-switch');
   await sw.getByRole('button', { name: 'Stop all outputs' }).click();
   await sw.getByRole('status').filter({ hasText: 'All outputs stopped' }).waitFor();
-  const enabled = await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json();
+  const enabled = await (await fetch(`${rig.sim.cli.base}/${SID}/settings/enabled`)).json();
   t.same(enabled, { enabled: false }, 'control is disabled on the service');
   t.match(await sw.innerText(), 'Control is stopped: all outputs are off.');
-  await page.reload();
-  await page.getByTestId('control-switch').filter({ hasText: 'Control is stopped' }).waitFor();
-  await screenshot(page, 'overview-stopped-desktop');
-  await page.getByTestId('control-switch').getByRole('button', { name: 'Resume control' }).click();
-  await page.getByTestId('control-switch').getByRole('status').filter({ hasText: 'Control resumed' }).waitFor();
-  t.same(await (await fetch(`${sim.cli.base}/${SID}/settings/enabled`)).json(), { enabled: true });
+  await rig.page.reload();
+  await rig.page.getByTestId('control-switch').filter({ hasText: 'Control is stopped' }).waitFor();
+  await screenshot(rig.page, 'overview-stopped-desktop');
+  await rig.page.getByTestId('control-switch').getByRole('button', { name: 'Resume control' }).click();
+  await rig.page.getByTestId('control-switch').getByRole('status').filter({ hasText: 'Control resumed' }).waitFor();
+  t.same(await (await fetch(`${rig.sim.cli.base}/${SID}/settings/enabled`)).json(), { enabled: true });
 });
 
 t.test('connection: a stopped service is noticed within 5 s, a hung one too, and the page comes back', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  await rig.page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
   await card('Beer Setpoint').waitFor();
-  const port = sim.cli.port;
+  const port = rig.sim.cli.port;
 
-  sim.cli.child.kill('SIGSTOP');
+  rig.sim.cli.child.kill('SIGSTOP');
   let t0 = Date.now();
-  await page.locator('[data-testid=online]:not([data-connection=online])').waitFor({ timeout: limit(5000) });
+  await rig.page.locator('[data-testid=online]:not([data-connection=online])').waitFor({ timeout: limit(5000) });
   t.pass(`a hung service is noticed after ${Date.now() - t0} ms`);
-  await page.getByTestId('offline').waitFor({ timeout: limit(5000) });
-  t.equal(await page.getByTestId('online').innerText(), 'offline', 'it does not answer: offline');
-  sim.cli.child.kill('SIGCONT');
-  await page
+  await rig.page.getByTestId('offline').waitFor({ timeout: limit(5000) });
+  t.equal(await rig.page.getByTestId('online').innerText(), 'offline', 'it does not answer: offline');
+  rig.sim.cli.child.kill('SIGCONT');
+  await rig.page
     .getByTestId('online')
     .filter({ hasText: 'online' })
     .waitFor({ timeout: limit(20_000) });
 
   t0 = Date.now();
-  sim.cli.child.kill('SIGKILL');
-  await sim.cli.exited;
-  await page.getByTestId('offline').waitFor({ timeout: limit(5000) });
+  rig.sim.cli.child.kill('SIGKILL');
+  await rig.sim.cli.exited;
+  await rig.page.getByTestId('offline').waitFor({ timeout: limit(5000) });
   t.pass(`a stopped service is noticed after ${Date.now() - t0} ms`);
-  await screenshot(page, 'overview-offline-desktop');
-  sim = await startSim(['--port', String(port)], 1000, sim.dataDir);
-  await page
+  await screenshot(rig.page, 'overview-offline-desktop');
+  rig.sim = await startSim(['--port', String(port)], 1000, rig.sim.dataDir);
+  await rig.page
     .getByTestId('online')
     .filter({ hasText: 'online' })
     .waitFor({ timeout: limit(20_000) });
-  t.equal(await page.getByTestId('offline').count(), 0, 'the banner is gone');
+  t.equal(await rig.page.getByTestId('offline').count(), 0, 'the banner is gone');
 });

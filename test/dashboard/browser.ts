@@ -121,23 +121,96 @@ export async function axeViolations(page: import('playwright-core').Page): Promi
   )) as AxeViolation[];
 }
 
+/** What the graph holds now (window.__graphPlotted, web/src/Chart.tsx). */
+export interface Plotted {
+  fields: string[];
+  cols: [number[], ...Array<Array<number | null>>];
+}
+
+/** A service on emulated hardware and Chromium with a desktop page, for one test file. */
+export interface BrowserRig {
+  sim: SimService;
+  browser: Browser;
+  page: Page;
+  /** POST to the service's block API (`blocks/read`...). */
+  api: (p: string, body?: unknown) => ReturnType<typeof postJson>;
+  /** The temperature unit switched by another client (the datastore document), seen by the page's event stream. */
+  unitElsewhere: (temperature: 'degC' | 'degF') => Promise<void>;
+  /** Waits until the history has `points` points (1 unless said) of every field in `fields` (the last hour). */
+  historyHas: (fields: string[], points?: number) => Promise<void>;
+  /** Waits (20 s at most) until the history lists `field` for the last hour; whether it does. */
+  recorded: (field: string) => Promise<boolean>;
+  /** Waits (30 s at most) until the graph has drawn a point of `field` (window.__graphPlotted). */
+  plotted: (field: string) => Promise<void>;
+}
+
+export interface RigOptions {
+  /** Flags added to the CLI's; a function is called when the service starts (after the file's earlier `before`). */
+  extra?: string[] | (() => string[]);
+  /** How often the service emits, in ms (1000 unless said). */
+  emitMs?: number;
+  /** Added to the service's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Loads the demo's blocks (scripts/demo-blocks.json) unless false. */
+  demo?: boolean;
+  /** Runs on the started service before the browser starts (the blocks a test needs). */
+  setup?: (rig: BrowserRig) => Promise<void>;
+}
+
 /**
- * The demo on emulated hardware (its blocks loaded, emitting every `emitMs`) and Chromium with a
- * desktop page, for one test file: started before its tests and stopped after them. Its fields
- * are set once the tests run.
+ * A service on emulated hardware in a fresh data dir (with the demo's blocks unless `demo: false`)
+ * and Chromium with a desktop page, for one test file: started before its tests and stopped after
+ * them (the browser, then the service, then its data dir). Its fields are set once the tests run.
  */
-export function demoInBrowser(t: Test, emitMs = 1000) {
-  const rig = {} as {
-    sim: SimService;
-    browser: Browser;
-    page: Page;
-    /** POST to the demo's block API (`blocks/read`...). */
-    api: (p: string, body?: unknown) => ReturnType<typeof postJson>;
-  };
+export function simInBrowser(t: Test, opts: RigOptions = {}): BrowserRig {
+  const rig = {} as BrowserRig;
   rig.api = (p, body) => postJson(`${rig.sim.cli.base}/edge-one/${p}`, body);
+  rig.unitElsewhere = async (temperature) => {
+    const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
+      value: { namespace: 'edge-one', id: 'units', temperature },
+    });
+    if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
+  };
+  rig.historyHas = async (fields, points = 1) => {
+    for (let i = 0; i < 120; i++) {
+      const res = await fetch(`${rig.sim.cli.base}/history/timeseries/ranges`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ fields, duration: '1h' }),
+      });
+      const ranges = (await res.json()) as Array<{ values: unknown[] }>;
+      if (ranges.length === fields.length && ranges.every((r) => r.values.length >= points)) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`the history never had ${points} point(s) of ${fields.join(', ')}`);
+  };
+  rig.recorded = async (field) => {
+    const listed = async () =>
+      ((await postJson(`${rig.sim.cli.base}/history/timeseries/fields`, { duration: '1h' })).body as string[]).includes(
+        field,
+      );
+    for (let i = 0; i < 100; i++) {
+      if (await listed()) return true;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return listed();
+  };
+  rig.plotted = async (field) => {
+    await rig.page.waitForFunction(
+      (f) => {
+        const p = window.__graphPlotted as Plotted | undefined;
+        const i = p ? p.fields.indexOf(f) : -1;
+        return i >= 0 && p!.cols[i + 1]!.some((v) => v !== null);
+      },
+      field,
+      { timeout: limit(30_000) },
+    );
+  };
   t.before(async () => {
-    rig.sim = await startSim([], emitMs);
-    await loadDemoBlocks(rig.sim);
+    const extra = typeof opts.extra === 'function' ? opts.extra() : (opts.extra ?? []);
+    rig.sim = await startSim(extra, opts.emitMs ?? 1000, undefined, opts.env);
+    if (opts.demo !== false) await loadDemoBlocks(rig.sim);
+    await opts.setup?.(rig);
     rig.browser = await launchBrowser();
     rig.page = await desktopPage(rig.browser);
   });
@@ -147,4 +220,9 @@ export function demoInBrowser(t: Test, emitMs = 1000) {
     if (rig.sim) removeDir(rig.sim.dataDir);
   });
   return rig;
+}
+
+/** The demo on emulated hardware (its blocks loaded, emitting every `emitMs`) and Chromium with a desktop page. */
+export function demoInBrowser(t: Test, emitMs = 1000): BrowserRig {
+  return simInBrowser(t, { emitMs });
 }

@@ -5,32 +5,17 @@
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
 import { limit } from '../helpers/limits.js';
-import { desktopPage, launchBrowser, removeDir, requireWebBuild, startSim, type SimService } from './browser.js';
+import { requireWebBuild, simInBrowser } from './browser.js';
 
 requireWebBuild();
 t.setTimeout(limit(120_000));
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
-
-t.before(async () => {
-  sim = await startSim();
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
+const rig = simInBrowser(t, { demo: false });
 
 /** Control set by another client than the page (PUT settings/enabled, as curl or a second tab does). */
 async function setElsewhere(enabled: boolean): Promise<void> {
-  const res = await fetch(`${sim.cli.base}/edge-one/settings/enabled`, {
+  const res = await fetch(`${rig.sim.cli.base}/edge-one/settings/enabled`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ enabled }),
@@ -39,8 +24,8 @@ async function setElsewhere(enabled: boolean): Promise<void> {
 }
 
 t.test('control stopped and resumed elsewhere: the open page follows', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  const sw = page.getByTestId('control-switch');
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const sw = rig.page.getByTestId('control-switch');
   await sw.getByRole('button', { name: 'Stop all outputs' }).waitFor();
 
   await setElsewhere(false);
@@ -57,5 +42,5 @@ t.test('control stopped and resumed elsewhere: the open page follows', async (t)
   await setElsewhere(true);
   await sw.getByRole('button', { name: 'Stop all outputs' }).waitFor();
   t.notMatch(await sw.innerText(), 'Control is stopped', 'no longer says the outputs are off');
-  t.same(await (await fetch(`${sim.cli.base}/edge-one/settings/enabled`)).json(), { enabled: true });
+  t.same(await (await fetch(`${rig.sim.cli.base}/edge-one/settings/enabled`)).json(), { enabled: true });
 });

@@ -11,7 +11,6 @@
 // Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { demoInBrowser, requireWebBuild } from './browser.js';
 
@@ -21,14 +20,6 @@ const rig = demoInBrowser(t, 500);
 const api = (p: string, body?: unknown) => rig.api(p, body);
 const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 const read = async (id: string) => (await api('blocks/read', { id })).body.data;
-
-/** The unit switched by another client (the datastore document), seen by the page's event stream. */
-async function unitElsewhere(temperature: 'degC' | 'degF') {
-  const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
-    value: { namespace: 'edge-one', id: 'units', temperature },
-  });
-  if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
-}
 
 t.test('a rename with a blank name says so', async (t) => {
   await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
@@ -53,7 +44,7 @@ t.test('a value typed in the editor is kept when the block is renamed in another
 });
 
 t.test('a temperature typed while the unit is switched elsewhere is converted with the page', async (t) => {
-  t.teardown(() => unitElsewhere('degC'));
+  t.teardown(() => rig.unitElsewhere('degC'));
   const made = await api('blocks/create', {
     id: 'Beer Profile',
     type: 'SetpointProfile',
@@ -66,7 +57,7 @@ t.test('a temperature typed while the unit is switched elsewhere is converted wi
   const form = rig.page.getByTestId('block-form');
   const stored = form.locator('label', { has: rig.page.locator('input[name=storedSetting]') });
   await stored.locator('input').fill('20');
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await stored.locator('.unit').filter({ hasText: '°F' }).waitFor();
   t.equal(await stored.locator('input').inputValue(), '68', '20 °C typed is shown as 68 °F');
   await form.getByRole('button', { name: 'Save changes' }).click();
@@ -78,7 +69,7 @@ t.test('a temperature typed while the unit is switched elsewhere is converted wi
   );
 
   // A setpoint card and a profile's start form.
-  await unitElsewhere('degC');
+  await rig.unitElsewhere('degC');
   await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   const setting = card('Tank Setpoint').getByTestId('setting-Tank Setpoint');
   await card('Tank Setpoint').locator('.unit').filter({ hasText: '°C' }).waitFor();
@@ -86,7 +77,7 @@ t.test('a temperature typed while the unit is switched elsewhere is converted wi
   const profile = card('Beer Profile').getByTestId('profile-form');
   await profile.getByRole('columnheader', { name: 'Temperature (°C)' }).waitFor();
   await profile.getByLabel('step 1 temperature').fill('21');
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await card('Tank Setpoint').locator('.unit').filter({ hasText: '°F' }).waitFor();
   await profile.getByRole('columnheader', { name: 'Temperature (°F)' }).waitFor();
   t.equal(await setting.inputValue(), '65.3', 'the setting typed as 18,5 °C is 65.3 °F');
@@ -120,7 +111,7 @@ t.test('the alert rules read a comma as the decimal point', async (t) => {
 });
 
 t.test('the alert rules being edited keep what was typed when the unit is switched elsewhere', async (t) => {
-  t.teardown(() => unitElsewhere('degC'));
+  t.teardown(() => rig.unitElsewhere('degC'));
   const rules = rig.page.getByTestId('alert-rules');
   const bandUnit = rules.locator('label', { has: rig.page.locator('input[name=band]') }).locator('.unit');
   await bandUnit.filter({ hasText: '°C' }).waitFor();
@@ -129,7 +120,7 @@ t.test('the alert rules being edited keep what was typed when the unit is switch
   // The last test's save said "saved": an edit since is not saved, and a "saved" still shown
   // would also be taken below for this save's answer.
   t.equal(await rules.getByTestId('rules-answer').count(), 0, 'an edit clears the last "saved"');
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await bandUnit.filter({ hasText: '°F' }).waitFor();
   t.equal(await rules.locator('input[name=sensorNullAfter]').inputValue(), '70', 'the other fields are kept');
   t.equal(await rules.locator('input[name=band]').inputValue(), '2.7', 'a band typed as 1,5 °C is 2.7 °F');
@@ -143,7 +134,7 @@ t.test('the alert rules being edited keep what was typed when the unit is switch
 });
 
 t.test('the wizard follows a unit switched elsewhere, its settings converted and its choices kept', async (t) => {
-  t.teardown(() => unitElsewhere('degC'));
+  t.teardown(() => rig.unitElsewhere('degC'));
   await rig.page.goto(`${rig.sim.cli.base}/#/setup`);
   const wizard = rig.page.getByTestId('wizard');
   await wizard.getByText('Beer setting (°C)').waitFor();
@@ -151,7 +142,7 @@ t.test('the wizard follows a unit switched elsewhere, its settings converted and
   await wizard.locator('select[name=beerSensor]').selectOption('Beer Sensor');
   await wizard.locator('input[name=beerSetting]').fill('18,5');
   t.equal(await wizard.locator('input[name=fridgeSetting]').inputValue(), '20');
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await wizard.getByText('Beer setting (°F)').waitFor();
   t.equal(await wizard.locator('input[name=beerSetting]').inputValue(), '65.3', '18,5 °C typed is 65.3 °F');
   t.equal(await wizard.locator('input[name=fridgeSetting]').inputValue(), '68', 'the 20 °C offered is 68 °F');

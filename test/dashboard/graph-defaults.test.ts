@@ -16,21 +16,6 @@ requireWebBuild();
 t.setTimeout(limit(180_000));
 const rig = demoInBrowser(t, 500);
 
-/** Waits until the history has points of every field in `fields` (the last hour). */
-async function historyHas(fields: string[]): Promise<void> {
-  for (let i = 0; i < 120; i++) {
-    const res = await fetch(`${rig.sim.cli.base}/history/timeseries/ranges`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fields, duration: '1h' }),
-    });
-    const ranges = (await res.json()) as Array<{ values: unknown[] }>;
-    if (ranges.length === fields.length && ranges.every((r) => r.values.length >= 1)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the history never had points of ${fields.join(', ')}`);
-}
-
 t.test('a fresh browser graphs the blocks there are, not the names history keeps of gone ones', async (t) => {
   const sensor = 'Extra Sensor';
   t.equal(
@@ -43,11 +28,11 @@ t.test('a fresh browser graphs the blocks there are, not the names history keeps
     ).status,
     201,
   );
-  await historyHas(['edge-one/Fridge Sensor/value[degC]', `edge-one/${sensor}/value[degC]`]);
+  await rig.historyHas(['edge-one/Fridge Sensor/value[degC]', `edge-one/${sensor}/value[degC]`]);
   const name = 'Fridge "Air" 🍺  two spaces';
   t.equal((await rig.api('blocks/rename', { existing: 'Fridge Sensor', desired: name })).status, 200);
   t.equal((await rig.api('blocks/delete', { id: sensor })).status, 200);
-  await historyHas([`edge-one/${name}/value[degC]`]);
+  await rig.historyHas([`edge-one/${name}/value[degC]`]);
 
   // A browser that has never drawn a graph here.
   const page = await rig.browser.newPage({ viewport: { width: 390, height: 844 } });

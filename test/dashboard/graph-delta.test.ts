@@ -9,21 +9,12 @@ import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { demoInBrowser, requireWebBuild } from './browser.js';
 
-interface Plotted {
-  fields: string[];
-  cols: [number[], ...Array<Array<number | null>>];
-}
-
 requireWebBuild();
 t.setTimeout(limit(240_000));
 const rig = demoInBrowser(t, 500);
 
-const recorded = async () =>
-  (await postJson(`${rig.sim.cli.base}/history/timeseries/fields`, { duration: '1h' })).body as string[];
-
 async function waitFor(field: string) {
-  for (let i = 0; i < 100 && !(await recorded()).includes(field); i++) await new Promise((r) => setTimeout(r, 200));
-  if (!(await recorded()).includes(field)) throw new Error(`${field} not recorded`);
+  if (!(await rig.recorded(field))) throw new Error(`${field} not recorded`);
 }
 
 interface Axis {
@@ -37,18 +28,6 @@ interface Axis {
 const axes = async () => (await rig.page.evaluate(() => window.__graphAxes ?? [])) as Axis[];
 const axisOf = (all: Axis[], field: string) => all.find((a) => a.fields.includes(field));
 
-async function plotted(field: string) {
-  await rig.page.waitForFunction(
-    (f) => {
-      const p = window.__graphPlotted as Plotted | undefined;
-      const i = p ? p.fields.indexOf(f) : -1;
-      return i >= 0 && p!.cols[i + 1]!.some((v) => v !== null);
-    },
-    field,
-    { timeout: limit(30_000) },
-  );
-}
-
 t.test("a PID's error is drawn on an axis of its own, not on the temperatures'", async (t) => {
   const error = 'edge-one/Heat PID/error[delta_degC]';
   const sensor = 'edge-one/Beer Sensor/value[degC]';
@@ -61,7 +40,7 @@ t.test("a PID's error is drawn on an axis of its own, not on the temperatures'",
     const box = picker.locator(`input[data-field="${f}"]`);
     if (!(await box.isChecked())) await box.check();
   }
-  await plotted(error);
+  await rig.plotted(error);
   const drawn = await axes();
   const errorAxis = axisOf(drawn, error);
   const sensorAxis = axisOf(drawn, sensor);

@@ -26,21 +26,6 @@ t.setTimeout(limit(240_000));
 const rig = demoInBrowser(t, 500);
 const api = (p: string, body?: unknown) => rig.api(p, body);
 
-/** Waits until the history has points of every field in `fields` (the last hour). */
-async function historyHas(fields: string[]): Promise<void> {
-  for (let i = 0; i < 120; i++) {
-    const res = await fetch(`${rig.sim.cli.base}/history/timeseries/ranges`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fields, duration: '1h' }),
-    });
-    const ranges = (await res.json()) as Array<{ values: unknown[] }>;
-    if (ranges.length === fields.length && ranges.every((r) => r.values.length >= 1)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the history never had points of ${fields.join(', ')}`);
-}
-
 const legend = () =>
   rig.page.evaluate(() =>
     Array.from(document.querySelectorAll('[data-testid=chart] .u-legend .u-series .u-label'), (e) =>
@@ -67,7 +52,7 @@ t.test('an open graph follows a rename made through the REST API', async (t) => 
   const errors: string[] = [];
   rig.page.on('pageerror', (e) => errors.push(e.message));
   const old = 'edge-one/Fridge Sensor/value[degC]';
-  await historyHas([old]);
+  await rig.historyHas([old]);
   await rig.page.goto(`${rig.sim.cli.base}/`);
   await rig.page.evaluate(
     (f) => {
@@ -86,13 +71,13 @@ t.test('an open graph follows a rename made through the REST API', async (t) => 
   const notice = await rig.page.getByTestId('graph-renamed').innerText();
   t.match(notice, `"Fridge Sensor" was renamed to "${name}"`, 'the notice names both');
   t.match(notice, 'history from before the rename', 'and says where the older points are');
-  await historyHas([`edge-one/${name}/value[degC]`]);
+  await rig.historyHas([`edge-one/${name}/value[degC]`]);
   t.same(errors, [], 'no page error');
 });
 
 t.test('a rename made while no graph was open is followed when one opens', async (t) => {
   const setting = 'edge-one/Beer Setpoint/setting[degC]';
-  await historyHas([setting]);
+  await rig.historyHas([setting]);
   await rig.page.evaluate((f) => localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f)), [setting]);
   await rig.page.goto('about:blank');
   await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
@@ -193,7 +178,7 @@ t.test('a graph kept from another data dir (a reinstall) follows no block by its
 
 t.test('a backup load while the graph is open is no rename, though the nids match', async (t) => {
   const field = 'edge-one/Beer Sensor/value[degC]';
-  await historyHas([field]);
+  await rig.historyHas([field]);
   await rig.page.evaluate((f) => localStorage.setItem('edgeblocks.graph.fields', JSON.stringify(f)), [field]);
   await rig.page.goto('about:blank');
   await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);

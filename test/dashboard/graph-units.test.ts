@@ -7,49 +7,25 @@
 import t from 'tap';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { demoInBrowser, requireWebBuild } from './browser.js';
-
-interface Plotted {
-  fields: string[];
-  cols: [number[], ...Array<Array<number | null>>];
-}
+import { demoInBrowser, type Plotted, requireWebBuild } from './browser.js';
 
 requireWebBuild();
 t.setTimeout(limit(240_000));
 const rig = demoInBrowser(t, 500);
 
-async function unitElsewhere(temperature: 'degC' | 'degF') {
-  const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
-    value: { namespace: 'edge-one', id: 'units', temperature },
-  });
-  if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
-}
-
 t.test('a °C field ticked beside its °F twin is drawn in °F, and its legend says so', async (t) => {
   const celsius = 'edge-one/Beer Sensor/value[degC]';
   const fahrenheit = 'edge-one/Beer Sensor/value[degF]';
-  const recorded = async () =>
-    (await postJson(`${rig.sim.cli.base}/history/timeseries/fields`, { duration: '1h' })).body as string[];
-  for (let i = 0; i < 100 && !(await recorded()).includes(celsius); i++) await new Promise((r) => setTimeout(r, 200));
-  await unitElsewhere('degF');
-  for (let i = 0; i < 100 && !(await recorded()).includes(fahrenheit); i++)
-    await new Promise((r) => setTimeout(r, 200));
-  t.ok((await recorded()).includes(fahrenheit), 'the history holds the sensor in both units');
+  await rig.recorded(celsius);
+  await rig.unitElsewhere('degF');
+  t.ok(await rig.recorded(fahrenheit), 'the history holds the sensor in both units');
 
   await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
   const picker = rig.page.getByTestId('field-picker');
   await picker.locator(`input[data-field="${fahrenheit}"]:checked`).waitFor({ state: 'attached' });
   await rig.page.getByText(/^Fields \(/).click();
   await picker.locator(`input[data-field="${celsius}"]`).check();
-  await rig.page.waitForFunction(
-    (f) => {
-      const p = window.__graphPlotted as Plotted | undefined;
-      const i = p ? p.fields.indexOf(f) : -1;
-      return i >= 0 && p!.cols[i + 1]!.some((v) => v !== null);
-    },
-    celsius,
-    { timeout: limit(30_000) },
-  );
+  await rig.plotted(celsius);
   const drawn = await rig.page.evaluate((f) => {
     const p = window.__graphPlotted as Plotted;
     const i = p.fields.indexOf(f);

@@ -7,19 +7,10 @@
 // stream) and is reported until it is back. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { startMosquitto, type Mosquitto } from '../helpers/mosquitto.js';
-import {
-  launchBrowser,
-  removeDir,
-  startSim,
-  type SimService,
-  requireWebBuild,
-  loadDemoBlocks,
-  desktopPage,
-} from './browser.js';
+import { requireWebBuild, simInBrowser } from './browser.js';
 
 const SID = 'edge-one';
 const BEER = 'Beer Sensor';
@@ -31,45 +22,34 @@ requireWebBuild();
 t.setTimeout(limit(300_000));
 
 let mosquitto: Mosquitto;
-let sim: SimService;
-let browser: Browser;
-let page: Page;
 
 t.before(async () => {
   mosquitto = await startMosquitto();
-  sim = await startSim(['--mqtt-url', mosquitto.url]);
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
 });
+// Teardowns run last first: the broker stops after the service.
+t.teardown(() => mosquitto?.stop());
+const rig = simInBrowser(t, { extra: () => ['--mqtt-url', mosquitto.url] });
 
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  await mosquitto?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
-
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
-const simApi = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/sim/${p}`, body);
-const card = (id: string) => page.locator(`section.card[data-block="${id}"]`);
+const api = rig.api;
+const simApi = (p: string, body?: unknown) => postJson(`${rig.sim.cli.base}/${SID}/sim/${p}`, body);
+const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 const problems = (id: string) => card(id).locator('ul.problems');
 
 async function busCounters(): Promise<Record<string, number>> {
-  const res = await fetch(`${sim.cli.base}/${SID}/system/status`);
+  const res = await fetch(`${rig.sim.cli.base}/${SID}/system/status`);
   const bus = ((await res.json()) as any).hardware.onewire.buses.find((b: { name: string }) => b.name === BEER_BUS);
   return bus;
 }
 
 t.test('the hardware page shows buses, devices and a counter that moves on a fault', async (t) => {
-  await page.goto(`${sim.cli.base}/#/hardware`);
-  const row = page.getByTestId('buses').locator(`tr[data-bus="${BEER_BUS}"]`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/hardware`);
+  const row = rig.page.getByTestId('buses').locator(`tr[data-bus="${BEER_BUS}"]`);
   await row.waitFor();
   t.match(await row.innerText(), BEER, 'the beer sensor is listed on its bus by block name');
   t.match(await row.innerText(), '28-00000000b001', 'with its address as the kernel names it');
-  t.match(await page.getByTestId('buses').innerText(), 'DS2408 00000000d001', 'the relay board is on another bus');
-  t.match(await page.getByTestId('gpio').innerText(), 'door', 'the GPIO lines are listed');
-  const chip = page.getByTestId('i2c').locator('tr[data-chip="sim-0x20"]');
+  t.match(await rig.page.getByTestId('buses').innerText(), 'DS2408 00000000d001', 'the relay board is on another bus');
+  t.match(await rig.page.getByTestId('gpio').innerText(), 'door', 'the GPIO lines are listed');
+  const chip = rig.page.getByTestId('i2c').locator('tr[data-chip="sim-0x20"]');
   await chip.waitFor();
   t.match(
     await chip.innerText(),
@@ -92,7 +72,7 @@ t.test('the hardware page shows buses, devices and a counter that moves on a fau
 });
 
 t.test('a disconnected sensor shows as disconnected and recovers', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   await card(AIR).getByTestId('headline').filter({ hasText: '°C' }).waitFor();
   t.equal((await simApi('devices/air/unplug')).status, 200);
   await problems(AIR)
@@ -120,7 +100,7 @@ t.test('an output held back by a constraint says which and for how long; a claim
     },
   });
   if (made.status !== 201) throw new Error(`Fan not created: ${JSON.stringify(made.body)}`);
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   await card('Fan').getByRole('button', { name: 'On' }).click();
   await card('Fan').getByRole('status').filter({ hasText: 'asked on' }).waitFor();
   // After the click the card says what the output actually does, and why.
@@ -154,12 +134,12 @@ t.test('an output held back by a constraint says which and for how long; a claim
 });
 
 t.test('the broker going away does not break the page, and is reported until it is back', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  await page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  await rig.page.getByTestId('online').filter({ hasText: 'online' }).waitFor();
   await mosquitto.kill();
-  await page.getByTestId('broker-down').waitFor({ timeout: limit(20_000) });
-  t.match(await page.getByTestId('broker-down').innerText(), 'This page stays live');
-  t.equal(await page.getByTestId('online').innerText(), 'online', 'the page is still online');
+  await rig.page.getByTestId('broker-down').waitFor({ timeout: limit(20_000) });
+  t.match(await rig.page.getByTestId('broker-down').innerText(), 'This page stays live');
+  t.equal(await rig.page.getByTestId('online').innerText(), 'online', 'the page is still online');
 
   // Live values still arrive and edits still go through.
   const forced = await simApi('devices/beer/temperature', { value: 27.75 });
@@ -178,7 +158,7 @@ t.test('the broker going away does not break the page, and is reported until it 
   );
 
   await mosquitto.restart();
-  await page.getByTestId('broker-down').waitFor({ state: 'detached', timeout: limit(60_000) });
+  await rig.page.getByTestId('broker-down').waitFor({ state: 'detached', timeout: limit(60_000) });
   t.pass('the banner goes once the service is back on the broker');
-  t.equal(await page.getByTestId('offline').count(), 0, 'the page is not offline');
+  t.equal(await rig.page.getByTestId('offline').count(), 0, 'the page is not offline');
 });

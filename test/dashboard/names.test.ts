@@ -5,11 +5,10 @@
 // needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { HARD_NAMES, show } from '../helpers/names.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild, desktopPage } from './browser.js';
+import { requireWebBuild, simInBrowser } from './browser.js';
 
 const SID = 'edge-one';
 
@@ -17,38 +16,34 @@ requireWebBuild();
 
 t.setTimeout(limit(300_000));
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/${SID}/${p}`, body);
+const api = (p: string, body?: unknown) => rig.api(p, body);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-t.before(async () => {
-  sim = await startSim([], 500);
-  for (const [i, id] of HARD_NAMES.entries()) {
-    const res = await api('blocks/create', { id, type: 'TempSensorMock', data: { setting: 10 + i, connected: true } });
-    if (res.status !== 201) throw new Error(`${show(id)} was not created: ${JSON.stringify(res.body)}`);
-  }
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
+const rig = simInBrowser(t, {
+  emitMs: 500,
+  demo: false,
+  setup: async () => {
+    for (const [i, id] of HARD_NAMES.entries()) {
+      const res = await api('blocks/create', {
+        id,
+        type: 'TempSensorMock',
+        data: { setting: 10 + i, connected: true },
+      });
+      if (res.status !== 201) throw new Error(`${show(id)} was not created: ${JSON.stringify(res.body)}`);
+    }
+  },
 });
 
 t.test('the overview shows each block under its own name, and its link opens its own editor', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
-  await page.waitForFunction(
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  await rig.page.waitForFunction(
     (ids) =>
       ids.every((id) =>
         [...document.querySelectorAll('section.card')].some((e) => e.getAttribute('data-block') === id),
       ),
     [...HARD_NAMES],
   );
-  const cards = await page.evaluate(() =>
+  const cards = await rig.page.evaluate(() =>
     [...document.querySelectorAll('section.card')].map((e) => ({
       block: e.getAttribute('data-block'),
       name: e.querySelector('a.name')?.textContent ?? null,
@@ -64,10 +59,10 @@ t.test('the overview shows each block under its own name, and its link opens its
   for (const id of HARD_NAMES) {
     const href = cards.find((c) => c.block === id)?.href;
     if (!href) continue;
-    await page.evaluate((h) => (location.hash = h), href);
-    const heading = page.locator('main section.panel h2').first();
+    await rig.page.evaluate((h) => (location.hash = h), href);
+    const heading = rig.page.locator('main section.panel h2').first();
     try {
-      await page.waitForFunction(
+      await rig.page.waitForFunction(
         (want) => document.querySelector('main section.panel h2')?.firstChild?.textContent?.trim() === want,
         id,
         { timeout: limit(5000) },
@@ -82,17 +77,18 @@ t.test('the overview shows each block under its own name, and its link opens its
 t.test('the graph picker offers each block field under its own name', async (t) => {
   const fields = HARD_NAMES.map((id) => `${SID}/${id}/value[degC]`);
   for (let i = 0; i < 60; i++) {
-    const listed = (await postJson(`${sim.cli.base}/history/timeseries/fields`, { duration: '1h' })).body as string[];
+    const listed = (await postJson(`${rig.sim.cli.base}/history/timeseries/fields`, { duration: '1h' }))
+      .body as string[];
     if (fields.every((f) => listed.includes(f))) break;
     await sleep(500);
   }
-  await page.goto(`${sim.cli.base}/#/graphs`);
-  await page.locator('summary').filter({ hasText: 'Fields' }).click();
-  await page.waitForFunction(
+  await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
+  await rig.page.locator('summary').filter({ hasText: 'Fields' }).click();
+  await rig.page.waitForFunction(
     (n) => document.querySelectorAll('[data-testid=field-picker] input[data-field]').length >= n,
     fields.length,
   );
-  const offered = await page.evaluate(() =>
+  const offered = await rig.page.evaluate(() =>
     [...document.querySelectorAll('input[data-field]')].map((e) => e.getAttribute('data-field')),
   );
   t.same(
@@ -100,7 +96,7 @@ t.test('the graph picker offers each block field under its own name', async (t) 
     [],
     'every field is offered, named as the service names it',
   );
-  const groups = await page.evaluate(() =>
+  const groups = await rig.page.evaluate(() =>
     [...document.querySelectorAll('fieldset[data-group]')].map((e) => e.querySelector('legend')?.textContent),
   );
   t.same(HARD_NAMES.filter((id) => !groups.includes(id)).map(show), [], 'each block has its group, headed by its name');

@@ -6,71 +6,47 @@
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
 import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  desktopPage,
-  launchBrowser,
-  loadDemoBlocks,
-  removeDir,
-  requireWebBuild,
-  startSim,
-  type SimService,
-} from './browser.js';
+import { demoInBrowser, requireWebBuild } from './browser.js';
 
 declare const document: { activeElement: { textContent: string | null; tagName: string } | null };
 
 requireWebBuild();
 t.setTimeout(limit(120_000));
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
+const rig = demoInBrowser(t);
 
-t.before(async () => {
-  sim = await startSim();
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
-
-const card = (id: string) => page.locator(`section.card[data-block=${JSON.stringify(id)}]`);
+const card = (id: string) => rig.page.locator(`section.card[data-block=${JSON.stringify(id)}]`);
 const focused = () =>
-  page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }));
+  rig.page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }));
 
 t.test('Enter on Rename, type the name, Enter: renamed', async (t) => {
-  await page.goto(`${sim.cli.base}/#/overview`);
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   await card('Beer Setpoint').getByRole('button', { name: 'Rename' }).focus();
-  await page.keyboard.press('Enter');
+  await rig.page.keyboard.press('Enter');
   // Read at once, as a quick typist's next key would land: the field has the focus in the same task.
   t.same(await focused(), { tag: 'INPUT', text: '' }, 'the name field has the focus as soon as Enter is handled');
   const name = 'Tank "A" 🍺';
-  await page.keyboard.type(name);
-  await page.keyboard.press('Enter');
+  await rig.page.keyboard.type(name);
+  await rig.page.keyboard.press('Enter');
   await card(name).waitFor();
-  const read = await postJson(`${sim.cli.base}/edge-one/blocks/read`, { id: name });
+  const read = await postJson(`${rig.sim.cli.base}/edge-one/blocks/read`, { id: name });
   t.equal(read.status, 200, 'the block has the name typed');
 });
 
 t.test('Escape or Cancel closes the rename form and gives the focus back', async (t) => {
   const heat = card('Heat PID');
   await heat.getByRole('button', { name: 'Rename' }).focus();
-  await page.keyboard.press('Enter');
+  await rig.page.keyboard.press('Enter');
   await heat.getByTestId('rename').waitFor();
-  await page.keyboard.type('never saved');
-  await page.keyboard.press('Escape');
+  await rig.page.keyboard.type('never saved');
+  await rig.page.keyboard.press('Escape');
   await heat.getByTestId('rename').waitFor({ state: 'detached' });
   t.same(await focused(), { tag: 'BUTTON', text: 'Rename' }, 'Escape: the focus is on Rename again');
 
   await heat.getByRole('button', { name: 'Rename' }).click();
   await heat.getByRole('button', { name: 'Cancel' }).click();
   await heat.getByTestId('rename').waitFor({ state: 'detached' });
-  t.equal((await postJson(`${sim.cli.base}/edge-one/blocks/read`, { id: 'Heat PID' })).status, 200, 'not renamed');
+  t.equal((await postJson(`${rig.sim.cli.base}/edge-one/blocks/read`, { id: 'Heat PID' })).status, 200, 'not renamed');
 });

@@ -7,15 +7,8 @@
 // A real Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import { demoInBrowser, requireWebBuild } from './browser.js';
-
-/** What the graph holds now (window.__graphPlotted, web/src/Chart.tsx). */
-interface Plotted {
-  fields: string[];
-  cols: [number[], ...Array<Array<number | null>>];
-}
+import { demoInBrowser, type Plotted, requireWebBuild } from './browser.js';
 
 requireWebBuild();
 t.setTimeout(limit(240_000));
@@ -23,20 +16,12 @@ const rig = demoInBrowser(t, 500);
 const api = (p: string, body?: unknown) => rig.api(p, body);
 const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 
-/** The unit switched by another client (the datastore document), seen by the page's event stream. */
-async function unitElsewhere(temperature: 'degC' | 'degF') {
-  const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
-    value: { namespace: 'edge-one', id: 'units', temperature },
-  });
-  if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
-}
-
 t.test('a graph across a unit switch draws the time before it too, in the new unit', async (t) => {
   t.teardown(async () => {
     // The next graph test starts from the fields drawn by default: off the graph page (which
     // remembers its fields at each change), then the unit back and the fields forgotten.
     await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
-    await unitElsewhere('degC');
+    await rig.unitElsewhere('degC');
     await rig.page.evaluate(() => localStorage.removeItem('edgeblocks.graph.fields'));
   });
   const celsius = 'edge-one/Beer Sensor/value[degC]';
@@ -80,7 +65,7 @@ t.test('a graph across a unit switch draws the time before it too, in the new un
   const values = before.map(([, v]) => v);
   const low = (Math.min(...values) * 9) / 5 + 32 - 1e-6;
   const high = (Math.max(...values) * 9) / 5 + 32 + 1e-6;
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await picker.locator(`input[data-field="${fahrenheit}"]:checked`).waitFor({ state: 'attached' });
   // The graph goes on in °F: the °C points from before the switch stay on it, converted, in the
   // one line of the sensor (not a gap before the switch, not °C numbers on a °F axis).
@@ -112,7 +97,7 @@ t.test('a graph across a unit switch draws the time before it too, in the new un
 
 t.test("the autotune's swing and band typed while the unit is switched elsewhere are converted", async (t) => {
   t.teardown(async () => {
-    await unitElsewhere('degC');
+    await rig.unitElsewhere('degC');
     await api('blocks/patch', { id: 'Heat PID', type: 'Pid', data: { enabled: true } });
   });
   // Disabled, a Tune is refused after the page sent it: what it sent is what is checked.
@@ -125,7 +110,7 @@ t.test("the autotune's swing and band typed while the unit is switched elsewhere
   await band.locator('.unit').filter({ hasText: 'Δ°C' }).waitFor();
   await swing.locator('input').fill('1,5');
   await band.locator('input').fill('4');
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await swing.locator('.unit').filter({ hasText: 'Δ°F' }).waitFor();
   await band.locator('.unit').filter({ hasText: 'Δ°F' }).waitFor();
   t.equal(await swing.locator('input').inputValue(), '2.7', 'a swing typed as 1,5 Δ°C is 2.7 Δ°F');
@@ -166,12 +151,10 @@ t.test('a setpoint the service refuses keeps what was typed alongside the error'
 });
 
 t.test('an open graph follows a unit switched elsewhere: its temperatures go on in the new unit', async (t) => {
-  t.teardown(() => unitElsewhere('degC'));
+  t.teardown(() => rig.unitElsewhere('degC'));
   const celsius = 'edge-one/Beer Setpoint/value[degC]';
   const fahrenheit = 'edge-one/Beer Setpoint/value[degF]';
-  const recorded = async () =>
-    (await postJson(`${rig.sim.cli.base}/history/timeseries/fields`, { duration: '1h' })).body as string[];
-  for (let i = 0; i < 100 && !(await recorded()).includes(celsius); i++) await new Promise((r) => setTimeout(r, 200));
+  await rig.recorded(celsius);
   await rig.page.goto(`${rig.sim.cli.base}/#/graphs`);
   const picker = rig.page.getByTestId('field-picker');
   await picker.locator(`input[data-field="${celsius}"]:checked`).waitFor({ state: 'attached' });
@@ -179,7 +162,7 @@ t.test('an open graph follows a unit switched elsewhere: its temperatures go on 
   const asked = rig.page.waitForRequest(
     (r) => r.url().endsWith('/history/timeseries/ranges') && (r.postData() ?? '').includes(fahrenheit),
   );
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await picker.locator(`input[data-field="${fahrenheit}"]:checked`).waitFor({ state: 'attached' });
   t.ok(
     ((await asked).postDataJSON() as { fields: string[] }).fields.includes(fahrenheit),

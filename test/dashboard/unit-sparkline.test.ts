@@ -4,7 +4,6 @@
 // A real Chromium against the built CLI with the demo blocks; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { demoInBrowser, requireWebBuild } from './browser.js';
 
@@ -13,16 +12,8 @@ t.setTimeout(limit(240_000));
 const rig = demoInBrowser(t, 500);
 const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
 
-/** The unit switched by another client (the datastore document), seen by the page's event stream. */
-async function unitElsewhere(temperature: 'degC' | 'degF') {
-  const set = await postJson(`${rig.sim.cli.base}/history/datastore/set`, {
-    value: { namespace: 'edge-one', id: 'units', temperature },
-  });
-  if (set.status !== 200) throw new Error(`units not set: ${JSON.stringify(set.body)}`);
-}
-
 t.test("a sensor card's sparkline across a unit switch keeps the hour before it, in the new unit", async (t) => {
-  t.teardown(() => unitElsewhere('degC'));
+  t.teardown(() => rig.unitElsewhere('degC'));
   const spark = card('Beer Sensor').getByTestId('sparkline');
   const points = async () => Number((await spark.getAttribute('data-points').catch(() => null)) ?? 0);
   // A few points of the last hour in °C (the page asks again when it loads).
@@ -36,7 +27,7 @@ t.test("a sensor card's sparkline across a unit switch keeps the hour before it,
   const before = await points();
   t.ok(before >= 3, `a sparkline of ${before} points in °C`);
   t.match(await spark.getAttribute('aria-label'), /: 19\.0 to 19\.0$/, 'in °C');
-  await unitElsewhere('degF');
+  await rig.unitElsewhere('degF');
   await rig.page
     .waitForFunction(
       () =>

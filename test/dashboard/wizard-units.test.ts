@@ -7,54 +7,23 @@
 // Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
-import { postJson } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
-import {
-  desktopPage,
-  launchBrowser,
-  loadDemoBlocks,
-  removeDir,
-  requireWebBuild,
-  startSim,
-  type SimService,
-} from './browser.js';
+import { demoInBrowser, requireWebBuild } from './browser.js';
 
 requireWebBuild();
 t.setTimeout(limit(120_000));
 
-let sim: SimService;
-let browser: Browser;
-let page: Page;
+const rig = demoInBrowser(t);
 
-t.before(async () => {
-  sim = await startSim();
-  await loadDemoBlocks(sim);
-  browser = await launchBrowser();
-  page = await desktopPage(browser);
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
-
-const api = (p: string, body?: unknown) => postJson(`${sim.cli.base}/edge-one/${p}`, body);
-const setUnit = async (temperature: 'degC' | 'degF') => {
-  const res = await postJson(`${sim.cli.base}/history/datastore/set`, {
-    value: { namespace: 'edge-one', id: 'units', temperature },
-  });
-  if (res.status !== 200) throw new Error(`units not set: ${JSON.stringify(res.body)}`);
-};
+const api = rig.api;
 type Qty = { unit: string; value: number };
 const near = (a: number, b: number) => Math.abs(a - b) < 0.01;
 
 t.test('the wizard in °F: settings in °F, gains, threshold and rise as the quick start means them', async (t) => {
-  await setUnit('degF');
-  await page.goto(`${sim.cli.base}/#/setup`);
-  await page.getByTestId('units').locator('input[value=degF]:checked').waitFor();
-  const wizard = page.getByTestId('wizard');
+  await rig.unitElsewhere('degF');
+  await rig.page.goto(`${rig.sim.cli.base}/#/setup`);
+  await rig.page.getByTestId('units').locator('input[value=degF]:checked').waitFor();
+  const wizard = rig.page.getByTestId('wizard');
   await wizard.locator('select[name=heat] option').nth(1).waitFor({ state: 'attached' });
   await wizard.locator('input[name=prefix]').fill('F');
   await wizard.locator('select[name=beerSensor]').selectOption('Beer Sensor');
@@ -63,14 +32,14 @@ t.test('the wizard in °F: settings in °F, gains, threshold and rise as the qui
   await wizard.locator('select[name=cool]').selectOption('DS2408 00000000d001#4');
   await wizard.locator('input[name=beerSetting]').fill('68');
   await wizard.locator('input[name=fridgeSetting]').fill('50');
-  await page.getByTestId('wizard-create').click();
-  await page
+  await rig.page.getByTestId('wizard-create').click();
+  await rig.page
     .getByTestId('wizard-log')
     .getByText(/^done:/)
     .waitFor();
 
   // Read back in °C: the chain as the quick start means it.
-  await setUnit('degC');
+  await rig.unitElsewhere('degC');
   const data = async (id: string) => {
     const res = await api('blocks/read', { id });
     t.equal(res.status, 200, `${id} was made`);
