@@ -6,37 +6,9 @@
 // single quote before it (quoted as RFC 4180 asks); the numbers stay numbers, negative ones too.
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 import { limit } from '../helpers/limits.js';
 import { Recorder, sleep, topic, until } from '../mqtt/fixtures.js';
-
-/** RFC 4180 rows of a CSV text. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  if (cell || row.length) rows.push([...row, cell]);
-  return rows;
-}
 
 /** Keys another publisher sends history under, and the value of each one's field `v`. */
 const KEYS: [string, number][] = [

@@ -10,6 +10,7 @@ import { names, namesSeed, show } from '../helpers/names.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { startVictoria } from '../helpers/victoria.js';
 import { Recorder, SERVICE_ID, sleep, until } from '../mqtt/fixtures.js';
+import { parseCsv } from '../helpers/csv.js';
 import { limit } from '../helpers/limits.js';
 
 const SEED = namesSeed();
@@ -24,35 +25,6 @@ const HA_TOPIC_ID = /^[a-zA-Z0-9_-]+$/;
  * makeBlockGraphConfig: `[serviceId, block.id, key + postfix].join('/')`): the raw id.
  */
 const uiField = (id: string, key = 'value', postfix = '[degC]') => [SERVICE_ID, id, key + postfix].join('/');
-
-/** RFC 4180 rows of a CSV text. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  if (cell || row.length) rows.push([...row, cell]);
-  return rows;
-}
 
 /** A setting per name, distinct, so each value read back shows it came from its own block. */
 const settingOf = (i: number) => 10 + i * 0.25;
