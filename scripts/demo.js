@@ -65,11 +65,24 @@ try {
   exitIfFixable(e);
   throw e;
 }
-if (app.runtime.blocks().every((b) => b.def.system)) {
-  const seed = JSON.parse(readFileSync(new URL('./demo-blocks.json', import.meta.url), 'utf8'));
-  const { messages } = await app.runtime.backupLoad(seed, 'demo');
-  for (const m of messages) app.log.warn(m);
-  app.log.info(`demo: seeded ${seed.blocks.length} blocks into ${config.dataDir}`);
+// The demo's blocks go into a fresh data dir once. A settings row says the dir has had its
+// start: blocks a user deleted (to set up their own) stay deleted at the next start. A dir that
+// has user blocks and no row (the demo of an older release) is marked without seeding.
+const SEEDED = 'demo_seeded';
+const seededAt = app.db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
+if (seededAt.get(SEEDED) === undefined) {
+  if (app.runtime.blocks().every((b) => b.def.system)) {
+    const seed = JSON.parse(readFileSync(new URL('./demo-blocks.json', import.meta.url), 'utf8'));
+    const { messages } = await app.runtime.backupLoad(seed, 'demo');
+    for (const m of messages) app.log.warn(m);
+    app.log.info(`demo: seeded ${seed.blocks.length} blocks into ${config.dataDir}`);
+  }
+  try {
+    app.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(SEEDED, new Date().toISOString());
+  } catch (e) {
+    // A full disk: the demo runs on; the next start asks again.
+    app.log.warn(`demo: could not note in ${config.dataDir} that it has its blocks: ${e.message}`);
+  }
 }
 const stop = () =>
   app.stop().then(
