@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import Database from '../../src/store/sqlite.js';
 import { postJson, ROOT, startScript } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 
@@ -37,10 +38,17 @@ async function demo(t: Test, dataDir: string) {
   return { cli, ids, stop };
 }
 
-t.test('blocks deleted on the demo stay deleted when the demo starts again', async (t) => {
+function freshDataDir(t: Test): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-demo-seed-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const dataDir = path.join(dir, 'demo-data');
+  return path.join(dir, 'demo-data');
+}
+
+const readIds = async (base: string) =>
+  ((await postJson(`${base}/edge-one/blocks/all/read`)).body as Array<{ id: string }>).map((b) => b.id);
+
+t.test('blocks deleted on the demo stay deleted when the demo starts again', async (t) => {
+  const dataDir = freshDataDir(t);
 
   const first = await demo(t, dataDir);
   t.same(
@@ -51,9 +59,7 @@ t.test('blocks deleted on the demo stay deleted when the demo starts again', asy
   t.match(first.cli.output(), /demo: seeded \d+ blocks/, 'the demo says it seeded them');
   const deleted = await postJson(`${first.cli.base}/edge-one/blocks/all/delete`);
   t.equal(deleted.status, 200, `blocks/all/delete (${JSON.stringify(deleted.body)})`);
-  const left = ((await postJson(`${first.cli.base}/edge-one/blocks/all/read`)).body as Array<{ id: string }>).map(
-    (b) => b.id,
-  );
+  const left = await readIds(first.cli.base);
   t.same(
     SEED.filter((id) => left.includes(id)),
     [],
@@ -71,4 +77,32 @@ t.test('blocks deleted on the demo stay deleted when the demo starts again', asy
     t.notMatch(again.cli.output(), /demo: seeded/, `${start}: nothing seeded`);
     t.equal(await again.stop(), 0);
   }
+});
+
+t.test('a data dir an older demo seeded (no note of it) is not seeded again once its blocks are deleted', async (t) => {
+  const dataDir = freshDataDir(t);
+  const first = await demo(t, dataDir);
+  t.equal(await first.stop(), 0);
+  // An older release's demo-data: its blocks, and no settings row saying it was seeded.
+  const db = new Database(path.join(dataDir, 'edgeblocks.db'));
+  t.equal(db.prepare("DELETE FROM settings WHERE key = 'demo_seeded'").run().changes, 1, 'the note was there');
+  db.close();
+
+  const upgraded = await demo(t, dataDir);
+  t.same(
+    SEED.filter((id) => !upgraded.ids.includes(id)),
+    [],
+    'its blocks are kept',
+  );
+  t.notMatch(upgraded.cli.output(), /demo: seeded/, 'nothing seeded over them');
+  t.equal((await postJson(`${upgraded.cli.base}/edge-one/blocks/all/delete`)).status, 200);
+  t.equal(await upgraded.stop(), 0);
+
+  const again = await demo(t, dataDir);
+  t.same(
+    SEED.filter((id) => again.ids.includes(id)),
+    [],
+    `the deleted demo blocks are not back (blocks: ${again.ids.join(', ')})`,
+  );
+  t.equal(await again.stop(), 0);
 });
