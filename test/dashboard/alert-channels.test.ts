@@ -5,14 +5,13 @@
 // be changed. No secret (the config file's or one typed on the page) is ever in an API answer,
 // an event stream, or the page. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HttpReceiver, until } from '../alerts/receivers.js';
-import { CLI } from '../helpers/cli.js';
+import { addUser } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { launchBrowser, removeDir, screenshot, startSim, type SimService, requireWebBuild } from './browser.js';
 
@@ -40,13 +39,7 @@ t.before(async () => {
   await receiver.start();
   dir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-channels-'));
   const dataDir = path.join(dir, 'data');
-  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'brewer', '--data-dir', dataDir], {
-    input: `${PASSWORD}\n`,
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    killSignal: 'SIGKILL',
-  });
-  if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
+  addUser(dataDir, 'brewer', PASSWORD);
   const config = path.join(dir, 'config.json');
   writeFileSync(
     config,

@@ -4,13 +4,12 @@
 // page shows the login form and the old cookie is refused. A session ended elsewhere is shown as
 // "logged out", not as offline. Over the login limit the page shows the server's 429 in words.
 // tags: slow (a real Chromium)
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { CLI } from '../helpers/cli.js';
+import { addUser } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
@@ -22,13 +21,7 @@ let browser: Browser;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-login-'));
 
 t.before(async () => {
-  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'brewer', '--data-dir', dataDir], {
-    input: 'mash at 67 degrees\n',
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    killSignal: 'SIGKILL',
-  });
-  if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
+  addUser(dataDir, 'brewer', 'mash at 67 degrees');
   sim = await startSim(['--auth', 'true'], 1000, dataDir);
   browser = await launchBrowser();
 });

@@ -5,13 +5,12 @@
 // page holds no data (the login comes first); with a session it does. A real Chromium against
 // the built CLI; needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser } from 'playwright-core';
-import { CLI, postJson, ROOT } from '../helpers/cli.js';
+import { addUser, postJson, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { HARD_NAMES } from '../helpers/names.js';
 import { launchBrowser, removeDir, startSim, type SimService } from './browser.js';
@@ -161,13 +160,7 @@ new MutationObserver(() => {
 
 t.test('with auth on, the first HTML holds no data before the login, and the cards after it', async (t) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-prepaint-auth-'));
-  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'brewer', '--data-dir', dataDir], {
-    input: 'mash at 67 degrees\n',
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    killSignal: 'SIGKILL',
-  });
-  if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
+  addUser(dataDir, 'brewer', 'mash at 67 degrees');
   const authSim = await startSim(['--auth', 'true'], 1000, dataDir);
   t.teardown(async () => {
     await authSim.stop();

@@ -3,13 +3,12 @@
 // says it is read only and offers no "Stop all outputs"; a write it still tries is refused with 403
 // naming the role.
 // tags: slow (a real Chromium)
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser } from 'playwright-core';
-import { CLI } from '../helpers/cli.js';
+import { addUser } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
 
@@ -22,13 +21,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-viewer-'));
 const PASSWORD = 'look but do not touch';
 
 t.before(async () => {
-  const add = spawnSync(process.execPath, [CLI, 'user', 'add', 'friend', '--role', 'viewer', '--data-dir', dataDir], {
-    input: `${PASSWORD}\n`,
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    killSignal: 'SIGKILL',
-  });
-  if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
+  addUser(dataDir, 'friend', PASSWORD, 'viewer');
   sim = await startSim(['--auth', 'true'], 1000, dataDir);
   browser = await launchBrowser();
 });

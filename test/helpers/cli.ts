@@ -1,5 +1,5 @@
 // Spawn the built CLI (dist/src/main.js) as a child process and find its HTTP port.
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { spawnOwned, waitForOutput, type Owner } from './children.js';
 import { limit } from './limits.js';
@@ -79,4 +79,14 @@ export async function postJson(url: string, body?: unknown): Promise<{ status: n
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** `edgeblocks user add NAME [--role ROLE]` on `dataDir`, the password typed as a user types it. */
+export function addUser(dataDir: string, name: string, password: string, role?: string): void {
+  const add = spawnSync(
+    process.execPath,
+    [CLI, 'user', 'add', name, ...(role ? ['--role', role] : []), '--data-dir', dataDir],
+    { input: `${password}\n`, encoding: 'utf8', timeout: limit(30_000), killSignal: 'SIGKILL' },
+  );
+  if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
 }
