@@ -5,23 +5,29 @@
 // them back again: a chip that stops answering is disconnected, one that lost its registers
 // (power-on reset) is set up again and counted.
 import type { I2cIoDriver, IoPollEvents, IoTarget } from '../../drivers/i2c/chip-def.js';
-import { I2C_IO_CHIPS, i2cIoChip } from '../../drivers/i2c/chips.js';
+import { I2C_IO_CHIPS } from '../../drivers/i2c/chips.js';
 import { probeChips, type FoundChip, type ProbeOptions } from '../../drivers/i2c/probe.js';
 import { queued, type QueuedI2cBus } from '../../drivers/i2c/queue.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { Logger } from '../log.js';
 import type { I2cIoAccess, I2cIoKind, I2cIoReading } from '../runtime/hardware.js';
-import { isTheBlocksChip, wrongChipText, type Want } from './i2c-io-want.js';
+import {
+  chipCounters,
+  hex,
+  isTheBlocksChip,
+  missingChips,
+  newWant,
+  pendingChips,
+  wrongChipsOf,
+  wrongChipText,
+  type Want,
+} from './i2c-io-want.js';
 
 /** A chip is polled at most this often. */
 export const I2C_POLL_MS = 100;
 /** A chip nobody asked about for this long is made safe and no longer polled. */
 export const I2C_WANT_EXPIRY_MS = 10_000;
 
-/** The frequency a PWM driver runs at until its block says otherwise. */
-const DEFAULT_HZ = 1000;
-
-const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
 const key = (bus: string, address: number) => `${bus}/${address}`;
 const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
@@ -163,33 +169,7 @@ export class I2cIoHub implements I2cIoAccess {
       w = undefined;
     }
     if (!w) {
-      const def = i2cIoChip(kind) ?? null;
-      const channels = def?.channels ?? 0;
-      w = {
-        bus,
-        address,
-        kind,
-        def,
-        driver: null,
-        lastAsked: this.now,
-        lastPoll: -Infinity,
-        polling: null,
-        drive: 0,
-        levels: 0,
-        duties: Array(channels).fill(null),
-        readDuties: Array(channels).fill(null),
-        hz: DEFAULT_HZ,
-        connected: false,
-        polled: false,
-        pins: 0,
-        lastError: null,
-        counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
-        lost: null,
-        held: 0,
-        active: 0,
-        checked: false,
-        wrongChip: null,
-      };
+      w = newWant(bus, address, kind, this.now);
       this.wants.set(key(bus, address), w);
     }
     w.lastAsked = Math.max(w.lastAsked, this.now);
@@ -366,40 +346,28 @@ export class I2cIoHub implements I2cIoAccess {
   }
 
   /** Asked-for chips that do not answer (or sit on no known bus). */
-  missing(): Array<{ bus: string; address: string; kind: I2cIoKind; lastError: string | null }> {
-    return [...this.wants.values()]
-      .filter((w) => !w.connected)
-      .map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, lastError: w.lastError }));
+  missing() {
+    return missingChips(this.wants.values());
   }
 
   /**
    * Asked-for chips that another IO chip answers for (a PCF8574 where the block says MCP23017),
    * with what to say of each after its name: they are missing for another reason than a wire.
    */
-  wrongChips(): Array<{ bus: string; address: number; text: string }> {
-    return [...this.wants.values()]
-      .filter((w) => !w.connected && w.wrongChip !== null)
-      .map((w) => ({ bus: w.bus, address: w.address, text: wrongChipText(w) }));
+  wrongChips() {
+    return wrongChipsOf(this.wants.values());
   }
 
   /** Asked-for chips not polled yet since they were asked for: not known to be missing (start-up is a state). */
-  pending(): Array<{ bus: string; address: number }> {
-    return [...this.wants.values()].filter((w) => !w.polled).map((w) => ({ bus: w.bus, address: w.address }));
+  pending() {
+    return pendingChips(this.wants.values());
   }
 
   /** Polled chips with their counters, for the i2c status section (i2c-discovery.ts). */
-  devices(): Array<Record<string, unknown>> {
-    return [...this.wants.values()].map((w) => ({
-      bus: w.bus,
-      address: hex(w.address),
-      kind: w.kind,
-      connected: w.connected,
-      lastError: w.lastError,
-      ...w.counters,
-    }));
+  devices() {
+    return chipCounters(this.wants.values());
   }
 
-  /** Accept output writes again after safeState() (control enabled again). */
   /** Accept writes again after safeState(); the chips the blocks did not ask about while control was off are not let go for that. */
   resume(now = this.now): void {
     this.stopped = false;

@@ -1,9 +1,9 @@
 // What the IO hub (i2c-io-hub.ts) keeps of each chip a block asks for, and whether the chip at
 // its address is the block's: the expanders share 0x20-0x27, and a PCF8574 takes every byte
 // written to it as its outputs, the command byte of an MCP23017 register read too, so the wrong
-// driver would switch its relays.
+// driver would switch its relays. Also what a chip starts as, and the hub's status reports of them.
 import type { I2cIoChipDef, I2cIoDriver } from '../../drivers/i2c/chip-def.js';
-import { I2C_IO_CHIPS } from '../../drivers/i2c/chips.js';
+import { I2C_IO_CHIPS, i2cIoChip } from '../../drivers/i2c/chips.js';
 import { identifyAt } from '../../drivers/i2c/probe.js';
 import type { I2cBus } from '../../drivers/i2c/types.js';
 import type { I2cIoKind, LostOutputs } from '../runtime/hardware.js';
@@ -62,4 +62,64 @@ export async function isTheBlocksChip(w: Want, bus: I2cBus | undefined): Promise
   w.wrongChip = other?.role === 'io' ? other : null;
   w.checked = true;
   return w.wrongChip === null;
+}
+
+export const hex = (a: number) => `0x${a.toString(16).padStart(2, '0')}`;
+
+// The hub's status reports, over its asked-for chips.
+export const missingChips = (wants: Iterable<Want>) =>
+  [...wants]
+    .filter((w) => !w.connected)
+    .map((w) => ({ bus: w.bus, address: hex(w.address), kind: w.kind, lastError: w.lastError }));
+
+export const wrongChipsOf = (wants: Iterable<Want>) =>
+  [...wants]
+    .filter((w) => !w.connected && w.wrongChip !== null)
+    .map((w) => ({ bus: w.bus, address: w.address, text: wrongChipText(w) }));
+
+export const pendingChips = (wants: Iterable<Want>) =>
+  [...wants].filter((w) => !w.polled).map((w) => ({ bus: w.bus, address: w.address }));
+
+export const chipCounters = (wants: Iterable<Want>): Array<Record<string, unknown>> =>
+  [...wants].map((w) => ({
+    bus: w.bus,
+    address: hex(w.address),
+    kind: w.kind,
+    connected: w.connected,
+    lastError: w.lastError,
+    ...w.counters,
+  }));
+
+/** The frequency a PWM driver runs at until its block says otherwise. */
+const DEFAULT_HZ = 1000;
+
+/** A chip just asked for: nothing polled, written or known of it yet. */
+export function newWant(bus: string, address: number, kind: I2cIoKind, now: number): Want {
+  const def = i2cIoChip(kind) ?? null;
+  const channels = def?.channels ?? 0;
+  return {
+    bus,
+    address,
+    kind,
+    def,
+    driver: null,
+    lastAsked: now,
+    lastPoll: -Infinity,
+    polling: null,
+    drive: 0,
+    levels: 0,
+    duties: Array(channels).fill(null),
+    readDuties: Array(channels).fill(null),
+    hz: DEFAULT_HZ,
+    connected: false,
+    polled: false,
+    pins: 0,
+    lastError: null,
+    counters: { polls: 0, failures: 0, writes: 0, verifyErrors: 0, resets: 0 },
+    lost: null,
+    held: 0,
+    active: 0,
+    checked: false,
+    wrongChip: null,
+  };
 }

@@ -4,7 +4,6 @@
 // cache (metrics API) and live stream listeners. Bad messages are dropped with a warning per
 // topic at most once a minute; every drop (a message refused, a field whose name no store can
 // hold, what the limits drop) is counted by reason in the status (drops.ts).
-import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { HistoryDrops } from './drops.js';
 import {
@@ -16,71 +15,10 @@ import {
   type FieldDrops,
   type Parsed,
 } from './flatten.js';
-import { DEFAULT_LIMITS, INGEST_LIMITS, type HistoryLimits, type IngestLimits } from './limits.js';
-import type { HistoryStore } from './store.js';
+import { DEFAULT_LIMITS, INGEST_LIMITS, type IngestLimits } from './limits.js';
+import type { IngestOptions, KeyEntry, LastValue, Metric, PointsListener, Publisher, Queued } from './ingest-types.js';
 
-export interface Metric {
-  metric: string;
-  value: number;
-  timestamp: string;
-}
-
-export type PointsListener = (points: ReadonlyArray<{ field: string; t: number; v: number }>) => void;
-
-export interface IngestOptions {
-  /** Where the points go (the store, through the clock gate). */
-  store: Pick<HistoryStore, 'write'>;
-  /** Wall clock, epoch ms: the stamp of each message. */
-  now: () => number;
-  /** Monotonic ms, for the rates and idle times (a wall clock set back must not stop a publisher for an hour). */
-  monotonic?: () => number;
-  log: Logger;
-  limits?: HistoryLimits;
-  ingestLimits?: Partial<IngestLimits>;
-  /** The controller's own history topic: exempt from the per-publisher limits and the queue bound. */
-  ownTopic?: string;
-  /**
-   * The controller's own key (its service id): taken from `ownTopic` alone. Its fields are the
-   * controller's, so a message with it on another topic (any client, a peer controller on its
-   * own topic) would write values into them and use up the key's field budget, which drops the
-   * controller's own new fields.
-   */
-  ownKey?: string;
-  warnIntervalMs?: number;
-  /** Where drops are counted (shared with the store); one of its own by default. */
-  drops?: HistoryDrops;
-}
-
-interface Publisher {
-  tokens: number;
-  refilled: number;
-  lastSeen: number;
-  keys: number;
-}
-
-/** The last value of one field; the same object sits in the key's entry and in the cache by metric name. */
-interface LastValue {
-  metric: string;
-  value: number;
-  t: number;
-  /** Monotonic time of its last value, for its idle time. */
-  m: number;
-}
-
-interface KeyEntry {
-  fields: Map<string, LastValue>;
-  topic: string;
-  lastSeen: number;
-}
-
-interface Queued {
-  topic: string;
-  payload: Buffer | string;
-  bytes: number;
-  t: number;
-  /** Monotonic time of receipt. */
-  m: number;
-}
+export type { IngestOptions, Metric, PointsListener } from './ingest-types.js';
 
 export class HistoryIngest {
   private readonly cache = new Map<string, LastValue>();

@@ -7,6 +7,7 @@ import { encodeData } from '../codec/encode.js';
 import { DEFAULT_UNITS } from '../codec/units.js';
 import { FIRST_USER_NID } from './body.js';
 import type { RuntimeCore } from './core.js';
+import { checkRecordSize } from './limits.js';
 import { linksOf } from './links.js';
 import type { BlockRecord, RawRecord } from './persistence.js';
 import type { AnyBlock, Data } from './types.js';
@@ -175,4 +176,18 @@ function restore(rt: RuntimeCore, raw: RawRecord): void {
   } catch (e) {
     rt.log.warn({ ...who, err: e }, 'could not store the block again; it is stored at its next change');
   }
+}
+
+/** Write the block's record when its stored data or meta changed since the last write. */
+export function persistBlock(rt: RuntimeCore, block: AnyBlock): boolean {
+  if (!rt.table.isLive(block)) return false;
+  // What its record must not get ahead of first (a sequence's SET lines): a kill between the
+  // two then finds the effects stored without the progress, never the reverse.
+  block.def.storedWith?.(block, (other) => rt.persist(other));
+  const text = rt.recordString(block);
+  if (rt.table.lastWritten(block.nid) === text) return false;
+  checkRecordSize(block.id, text);
+  rt.persistence.saveBlock(rt.record(block));
+  rt.table.setWritten(block.nid, text);
+  return true;
 }

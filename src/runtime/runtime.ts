@@ -11,7 +11,6 @@ import { LinkIndex, type OutLink } from './links.js';
 import type { Clock, ClockJump, WallClockWatch } from './clock.js';
 import { ALL, Reads, type Encoded, type HistoryData } from './reads.js';
 import { noHardware, type Hardware } from './hardware.js';
-import { checkRecordSize } from './limits.js';
 import { SchedulerOrder } from './order.js';
 import type { BlockPersistence, BlockRecord } from './persistence.js';
 import { loadBackup, saveBackup, type Backup, type BackupLoadResult } from './backup.js';
@@ -21,7 +20,8 @@ import { resolveIdent, type BlockJson, type Ident } from './body.js';
 import { runBatch } from './batch.js';
 import type { BackupStore, BatchScope, ChangeEvent, RuntimeCore } from './core.js';
 import { discoverBlocks, type Discoverer } from './discover.js';
-import { blockRecord, loadStored, recordText } from './records.js';
+import { blockRecord, loadStored, persistBlock, recordText } from './records.js';
+import type { RuntimeEvents as Events, RuntimeOptions } from './runtime-options.js';
 import { renameBlock } from './rename.js';
 import { Scheduler } from './scheduler.js';
 import { makeUpdateContext } from './update-context.js';
@@ -36,22 +36,7 @@ export { blockBody, FIRST_USER_NID, MAX_NID, type BlockJson, type Ident } from '
 export type { Backup } from './backup.js';
 export type { BackupStore, ChangeEvent } from './core.js';
 export type { DiscoveredBlock, Discoverer } from './discover.js';
-
-export interface RuntimeOptions {
-  serviceId: string;
-  version: string;
-  types: BlockTypeDef<any, any>[];
-  clock: Clock;
-  persistence: BlockPersistence;
-  units?: () => UnitPrefs;
-  hardware?: Hardware;
-  log?: Logger;
-  discoverers?: Discoverer[];
-  backupStore?: BackupStore;
-}
-
-/** `clockSet`: the wall clock reads valid (epoch ms) after reading not set (a Pi booted at 1970). */
-type Events = { change: [ChangeEvent]; tick: [number]; clockJump: [ClockJump]; clockSet: [number] };
+export type { RuntimeOptions } from './runtime-options.js';
 
 export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
   readonly serviceId: string;
@@ -365,18 +350,9 @@ export class BlockRuntime extends EventEmitter<Events> implements RuntimeCore {
     this.links.remove(block);
   }
 
-  /** Write the block's record when its stored data or meta changed since the last write. */
+  /** Write the block's record when its stored data or meta changed since the last write (records.ts). */
   persist(block: AnyBlock): boolean {
-    if (!this.table.isLive(block)) return false;
-    // What its record must not get ahead of first (a sequence's SET lines): a kill between the
-    // two then finds the effects stored without the progress, never the reverse.
-    block.def.storedWith?.(block, (other) => this.persist(other));
-    const text = this.recordString(block);
-    if (this.table.lastWritten(block.nid) === text) return false;
-    checkRecordSize(block.id, text);
-    this.persistence.saveBlock(this.record(block));
-    this.table.setWritten(block.nid, text);
-    return true;
+    return persistBlock(this, block);
   }
 
   record(block: AnyBlock): BlockRecord {
