@@ -5,50 +5,14 @@
 // no file holds: it was read as empty, and is now refused by name. The built CLI as a child
 // process on a laid-out root.
 // tags: slow (the built CLI, several times)
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { CLI, ROOT } from '../helpers/cli.js';
-import { limit } from '../helpers/limits.js';
 
-const NODE_LINE = '/usr/bin/node /opt/edgeblocks/dist/src/main.js';
+import { NODE_LINE, put, runOn, unitRoot } from './unit-root.js';
 
-function tmp(t: Test): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-manager-env-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** A root with the unit, its config file, its data dir and the drop-in `text`. */
-function withDropIn(t: Test, text: string): string {
-  const root = path.join(tmp(t), 'root');
-  const units = path.join(root, 'etc/systemd/system');
-  mkdirSync(path.join(units, 'edgeblocks.service.d'), { recursive: true });
-  copyFileSync(path.join(ROOT, 'systemd/edgeblocks.service'), path.join(units, 'edgeblocks.service'));
-  writeFileSync(path.join(units, 'edgeblocks.service.d/override.conf'), text);
-  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
-  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), '{}');
-  mkdirSync(path.join(root, 'var/lib/edgeblocks'), { recursive: true, mode: 0o700 });
-  return root;
-}
-
-function put(root: string, file: string, text: string): void {
-  mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-  writeFileSync(path.join(root, file), text);
-}
-
-/** `edgeblocks check --root ROOT` (or `doctor`), run from a directory of its own. */
-function run(t: Test, root: string, command = 'check') {
-  const r = spawnSync(process.execPath, [CLI, command, '--root', root], {
-    cwd: tmp(t),
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const withDropIn = (t: Test, text: string) => unitRoot(t, { dropIn: text });
+const run = (t: Test, root: string, command = 'check') => runOn(t, root, command);
 
 t.test('DefaultEnvironment= of system.conf and its drop-ins is expanded, below the unit’s Environment=', async (t) => {
   const root = withDropIn(

@@ -11,47 +11,15 @@
 // tool's own directory; the service reads it from its working directory. The built CLI as a
 // child process on a laid-out root, started from another directory.
 // tags: slow (the built CLI, several times)
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generate } from 'selfsigned';
 import t, { type Test } from 'tap';
-import { CLI, ROOT } from '../helpers/cli.js';
-import { limit } from '../helpers/limits.js';
 
-const NODE_LINE = '/usr/bin/node /opt/edgeblocks/dist/src/main.js';
+import { NODE_LINE, runOn, unitRoot } from './unit-root.js';
 
-function tmp(t: Test): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-relative-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** A root with the unit, its config file `config` and data dir, and the drop-in `text`. */
-function withDropIn(t: Test, text: string, config = '{}'): string {
-  const root = path.join(tmp(t), 'root');
-  const units = path.join(root, 'etc/systemd/system');
-  mkdirSync(path.join(units, 'edgeblocks.service.d'), { recursive: true });
-  copyFileSync(path.join(ROOT, 'systemd/edgeblocks.service'), path.join(units, 'edgeblocks.service'));
-  writeFileSync(path.join(units, 'edgeblocks.service.d/override.conf'), text);
-  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
-  writeFileSync(path.join(root, 'etc/edgeblocks/config.json'), config);
-  mkdirSync(path.join(root, 'var/lib/edgeblocks'), { recursive: true, mode: 0o700 });
-  return root;
-}
-
-/** `edgeblocks check --root ROOT`, run from a directory of its own (not the service's). */
-function check(t: Test, root: string, args: string[] = []) {
-  const cwd = tmp(t);
-  const r = spawnSync(process.execPath, [CLI, 'check', '--root', root, ...args], {
-    cwd,
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const withDropIn = (t: Test, text: string, config = '{}') => unitRoot(t, { dropIn: text, config });
+const check = (t: Test, root: string, args: string[] = []) => runOn(t, root, 'check', args);
 
 t.test('a relative --config and --data-dir are found from the unit’s WorkingDirectory', async (t) => {
   // The unit's WorkingDirectory=/var/lib/edgeblocks.

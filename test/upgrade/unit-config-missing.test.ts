@@ -6,43 +6,15 @@
 // it; and the file EDGEBLOCKS_CONFIG names is the one checked when it is there. The built CLI as
 // a child process on a laid-out root.
 // tags: slow (the built CLI, several times)
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { CLI, ROOT } from '../helpers/cli.js';
-import { limit } from '../helpers/limits.js';
 
-const NODE_LINE = '/usr/bin/node /opt/edgeblocks/dist/src/main.js';
-
-function tmp(t: Test): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-unit-config-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { NODE_LINE, runOn, unitRoot } from './unit-root.js';
 
 /** A root with the unit and its data dir (no config file), and the drop-in `text` if given. */
-function installed(t: Test, text?: string): string {
-  const root = path.join(tmp(t), 'root');
-  const units = path.join(root, 'etc/systemd/system');
-  mkdirSync(path.join(units, 'edgeblocks.service.d'), { recursive: true });
-  copyFileSync(path.join(ROOT, 'systemd/edgeblocks.service'), path.join(units, 'edgeblocks.service'));
-  if (text !== undefined) writeFileSync(path.join(units, 'edgeblocks.service.d/override.conf'), text);
-  mkdirSync(path.join(root, 'etc/edgeblocks'), { recursive: true });
-  mkdirSync(path.join(root, 'var/lib/edgeblocks'), { recursive: true, mode: 0o700 });
-  return root;
-}
-
-function run(t: Test, root: string, command: string) {
-  const r = spawnSync(process.execPath, [CLI, command, '--root', root], {
-    cwd: tmp(t),
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const installed = (t: Test, text?: string) => unitRoot(t, { dropIn: text, config: null });
+const run = (t: Test, root: string, command: string) => runOn(t, root, command);
 
 t.test('the unit’s own --config not there: check and the doctor say the service cannot start', async (t) => {
   const root = installed(t);
