@@ -84,11 +84,14 @@ export function loadInstalledConfig(
   if (asService) withFile.dataDir = installedData;
   // The unit's EDGEBLOCKS_CONFIG beside the unit's own --config, refused by loadConfig as the
   // service's start refuses it when they name different files.
+  // A relative one is compared as the service reads it: from its working directory on that system.
   const unitsFile = file !== undefined && path.resolve(file) === installedConfig;
   const withUnit: NodeJS.ProcessEnv = { ...env };
+  const asServiceReads = (name: string, value: string) =>
+    name === 'EDGEBLOCKS_CONFIG' ? path.posix.resolve(commandLine?.workingDirectory ?? '/', value) : value;
   for (const [name, { value }] of unit)
     if (name === 'EDGEBLOCKS_DATA_DIR' ? asService : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
-      withUnit[name] ??= value;
+      withUnit[name] ??= asServiceReads(name, value);
   // The unit's other flags, where the tool has no flag or variable of its own for the setting.
   const taken = new Set<ConfigKey>();
   for (const { key, schema } of SETTINGS) {

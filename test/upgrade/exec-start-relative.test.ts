@@ -169,3 +169,22 @@ t.test('a drop-in’s --config the failsafe’s ExecStopPost does not follow is 
   t.equal(fine.code, 0, fine.err);
   t.notMatch(fine.err, /failsafe/);
 });
+
+// A relative EDGEBLOCKS_CONFIG in a drop-in whose ExecStart has no --config: the service reads it
+// from its WorkingDirectory. Check found the file there, but compared the unit's variable, read
+// from the check's own directory, with it and refused "two config files" (exit 2).
+t.test('a drop-in’s relative EDGEBLOCKS_CONFIG, the file in the working directory: valid', async (t) => {
+  const root = withDropIn(
+    t,
+    `[Service]\nEnvironment=EDGEBLOCKS_CONFIG=brew.json\nExecStart=\nExecStart=${NODE_LINE} --data-dir /var/lib/edgeblocks\n`,
+  );
+  writeFileSync(path.join(root, 'var/lib/edgeblocks/brew.json'), JSON.stringify({ port: 8099 }));
+  for (const command of ['check', 'doctor']) {
+    const res = runOn(t, root, command);
+    t.notMatch(res.err, /EDGEBLOCKS_CONFIG is "brew\.json", but --config/, `${command}: no two files`);
+    if (command === 'check') {
+      t.equal(res.code, 0, res.err);
+      t.match(res.out, /brew\.json\) is valid/, res.out);
+    }
+  }
+});
