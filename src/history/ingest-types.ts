@@ -2,6 +2,7 @@
 // keeps of each publisher, key and field, and of each queued message.
 import type { Logger } from '../log.js';
 import type { HistoryDrops } from './drops.js';
+import type { Parsed } from './flatten.js';
 import type { HistoryLimits, IngestLimits } from './limits.js';
 import type { HistoryStore } from './store.js';
 
@@ -66,4 +67,6 @@ export interface Queued {
   t: number;
   /** Monotonic time of receipt. */
   m: number;
+  /** The controller's own message, flattened when it was published (its payload is not read). */
+  parsed?: Parsed;
 }

@@ -85,12 +85,17 @@ export class HistoryIngest {
     const topic = this.o.ownTopic ?? '';
     const limits = this.o.limits ?? DEFAULT_LIMITS;
     const tooLarge = sizeProblem(bytes, limits);
-    this.accept(
-      topic,
-      tooLarge ? { ok: false, reason: REFUSED.size, detail: tooLarge } : historyFields(message, limits, this.ownMemo),
-      this.o.now(),
-      this.mono(),
-    );
+    const parsed: Parsed = tooLarge
+      ? { ok: false, reason: REFUSED.size, detail: tooLarge }
+      : historyFields(message, limits, this.ownMemo);
+    // Behind the messages still queued, stamped before it: stored first, theirs would be behind the
+    // newest stored time, and the clock gate would drop them as if the clock had been set back.
+    // Queued beside them it is exempt from the bound (no bytes counted).
+    if (this.queueHead < this.queue.length) {
+      this.queue.push({ topic, payload: '', bytes: 0, t: this.o.now(), m: this.mono(), parsed });
+      return;
+    }
+    this.accept(topic, parsed, this.o.now(), this.mono());
   }
 
   /** Ingest everything queued now (tests, shutdown). */
@@ -129,7 +134,8 @@ export class HistoryIngest {
     const m = this.queue[this.queueHead]!;
     this.queue[this.queueHead++] = undefined as never;
     this.queuedBytes -= m.bytes;
-    this.ingest(m.topic, m.payload, m.t, m.m);
+    if (m.parsed) this.accept(m.topic, m.parsed, m.t, m.m);
+    else this.ingest(m.topic, m.payload, m.t, m.m);
   }
 
   /** Per-publisher token bucket, checked before parsing: a flood costs a map look-up per message. */
