@@ -102,7 +102,16 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
         d.state = null;
         return now + HARDWARE_POLL_MS;
       }
-      record(s.history, now, pin !== null && pin !== d.invert);
+      const foundOn = pin !== null && pin !== d.invert;
+      // Found on (a crash left it so): on since long ago, and what is stored wanted as long, for
+      // how long is not known. Its minimum on time and delayed off are met, so an actuator stored
+      // off switches it off at once. Found off, it is off since now: minOff still protects a
+      // compressor that may have stopped just before the crash.
+      record(s.history, foundOn ? Number.NEGATIVE_INFINITY : now, foundOn);
+      if (foundOn) {
+        s.wanted = want;
+        s.wantSince = Number.NEGATIVE_INFINITY;
+      }
     }
     // The module switched the output off by itself (its power dipped): that counts as switching
     // off, for minOff. An inverted output it switched on that way is written back at once.

@@ -4,7 +4,8 @@
 // dead one left them: the emulated module starts so (`leftOn` in the sim config). What the stored
 // blocks say must hold from the first write on: an actuator stored on stays on, never off for a
 // moment (a compressor with a minimum off time would then wait it out), one stored off goes off,
-// and so does one no block drives.
+// at once even with a minimum on time or a delayed off (how long it has been on is not known, and
+// the brewer's off is what is stored), and so does one no block drives.
 // Needs `npm run build`.
 // tags: slow (kill -9 of the built CLI)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,9 +73,20 @@ t.test(
       type: 'DigitalActuator',
       data: { constraints: { minOff: { duration: seconds(300), enabled: true } } },
     });
-    // The lamp switched off, and the kill landing once that is stored and before its write reached
-    // the module (it goes out at the next poll): the module still has all three on.
+    // The lamp switched off while its minimum on time holds it on, and the kill: the module still
+    // has all three on, and the lamp is stored off.
+    await post('blocks/patch', {
+      id: 'Lamp',
+      type: 'DigitalActuator',
+      data: {
+        constraints: {
+          minOn: { duration: seconds(600), enabled: true },
+          delayedOff: { duration: seconds(600), enabled: true },
+        },
+      },
+    });
     await post('blocks/patch', { id: 'Lamp', type: 'DigitalActuator', data: { storedState: 'STATE_INACTIVE' } });
+    t.equal((await read('Lamp')).constraints.minOn.limiting, true, 'the lamp is held on by its minimum on time');
     cli.child.kill('SIGKILL');
     await cli.exited;
 
@@ -95,5 +107,8 @@ t.test(
     t.equal(compressor.state, 'STATE_ACTIVE');
     t.equal(compressor.constraints.minOff.limiting, false, 'the compressor does not wait out a minimum off time');
     t.equal((await read('Pump')).state, 'STATE_ACTIVE');
+    const lamp = await read('Lamp');
+    t.equal(lamp.constraints.minOn.limiting, false, 'the lamp is not held on for a minimum on time');
+    t.equal(lamp.constraints.delayedOff.limiting, false, 'nor for its delayed off');
   },
 );
