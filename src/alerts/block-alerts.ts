@@ -58,15 +58,18 @@ const BLOCK_KINDS = ['sensor-null', 'setpoint-band', 'setpoint-no-setting', 'out
  * watched: what it does not do then (no setting, no value) is what the user asked for. An alert of
  * its own still active ends at this check, saying so (Evaluation.ended: "No longer watched: ...
  * Beer Setpoint was disabled while this alert was active"), not as back to normal: the problem
- * stands, nothing came back.
+ * stands, nothing came back. One still waiting out its `after` is dropped (Evaluation.dropped):
+ * enabled again, the wait starts over, the time before and while it was disabled not counted.
  */
 export function disabled(
   b: AnyBlock,
   active: (key: string) => ActiveAlert | undefined,
   ended: Map<string, string>,
+  dropped: Set<string>,
 ): void {
   for (const kind of BLOCK_KINDS) {
     const key = `${kind}:${b.nid}`;
     if (active(key)) ended.set(key, `${b.id} was disabled`);
+    else dropped.add(key);
   }
 }

@@ -82,6 +82,8 @@ export interface Evaluation {
    * "Back to normal".
    */
   ended: Map<string, string>;
+  /** Problems no longer watched (their block disabled) whose wait for their `after` is dropped (Tracker.drop). */
+  dropped: Set<string>;
 }
 
 /**
@@ -108,6 +110,7 @@ export class Conditions {
     const out: Observation[] = [];
     const unknown = new Set<string>();
     const ended = new Map<string, string>();
+    const dropped = new Set<string>();
     const blockRule = (b: AnyBlock): BlockRule => rules.blocks[b.id] ?? {};
     const temp = (c: number | null | undefined) => this.formatTemp(c);
     for (const b of this.s.runtime.blocks()) {
@@ -115,7 +118,7 @@ export class Conditions {
       if (rule.enabled === false) continue;
       const data = b.data as Data;
       if (data.enabled === false) {
-        disabled(b, active, ended);
+        disabled(b, active, ended, dropped);
         continue;
       }
       if (
@@ -185,7 +188,7 @@ export class Conditions {
     }
     if (rules.hardware.enabled) this.hardware(out, unknown, rules.hardware.after);
     if (rules.service.enabled) this.service(out, unknown, rules);
-    return { seen: out, unknown, ended };
+    return { seen: out, unknown, ended, dropped };
   }
 
   private hardware(out: Observation[], unknown: Set<string>, missingAfter: number): void {

@@ -268,8 +268,9 @@ export class Alerts implements AlertsApi {
     try {
       const rules = this.ruleDoc.rules;
       this.tracker.unwatched((a) => watched(a, rules));
-      const { seen, unknown, ended } = this.conditions.evaluate(rules, (key) => this.tracker.get(key));
+      const { seen, unknown, ended, dropped } = this.conditions.evaluate(rules, (key) => this.tracker.get(key));
       this.tracker.ended(ended);
+      this.tracker.drop(dropped);
       this.tracker.update(seen, now, rules.resolveAfter * 1000, unknown);
     } catch (e) {
       this.d.log.error({ err: e }, 'alert evaluation failed');

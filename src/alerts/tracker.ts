@@ -236,6 +236,14 @@ export class Tracker {
     }
   }
 
+  /**
+   * Problems no longer watched (their block disabled) that had not fired: their streaks, and those
+   * a restart left, are dropped, so the wait for their `after` starts over once watched again.
+   */
+  drop(keys: ReadonlySet<string>): void {
+    for (const key of keys) if (this.streaks.delete(key) || this.restored.delete(key)) this.streaksChanged = true;
+  }
+
   /** Alerts the rules no longer watch for (turned off): they end now, told as such, not as back to normal. */
   unwatched(watched: (a: ActiveAlert) => boolean): void {
     for (const alert of [...this.active.values()])

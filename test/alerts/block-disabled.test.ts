@@ -86,3 +86,30 @@ t.test('an external sensor disabled: its alert ends as no longer watched; disabl
   await timers.advance(10_000);
   t.equal(activeOf(rt, key).length, 1, 'enabled again without a value: the alert again');
 });
+
+// A problem waiting out its `after` when its block is disabled: nothing watches it while disabled,
+// so its streak is dropped; enabled again, the wait starts over from the first bad check, instead
+// of firing at once with the time before (and while) it was disabled counted toward the `after`.
+t.test('a setpoint out of band disabled before its alert fired: enabled again, the wait starts over', async (t) => {
+  const { rt, timers } = await app(t);
+  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
+  const made = await rt.post('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
+  });
+  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 10, band: 2 } } });
+  const key = `setpoint-band:${made.body.nid}`;
+  const enable = (enabled: boolean) =>
+    rt.post('blocks/patch', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled } });
+  await timers.advance(8000);
+  t.same(activeOf(rt, key), [], 'out of band for 8 s of 10: no alert yet');
+  t.equal((await enable(false)).status, 200);
+  await timers.advance(30_000);
+  t.same(activeOf(rt, key), [], 'disabled: none');
+  t.equal((await enable(true)).status, 200);
+  await timers.advance(3000);
+  t.same(activeOf(rt, key), [], 'enabled again: not at once, the 8 s before are not counted');
+  await timers.advance(9000);
+  t.equal(activeOf(rt, key).length, 1, 'fires once out of band for its 10 s since enabled');
+});
