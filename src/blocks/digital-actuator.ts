@@ -16,6 +16,12 @@ import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.j
 import { canPwm, DutyRamp, RAMP_INTERVAL_MS, softStartFields, transitionSeconds } from './shared/soft-start.js';
 
 const MAX_INTERVAL_MS = 1000;
+/**
+ * How long an actuator waits at a start for its channel to be read before writing what is
+ * stored anyway (a module that answers writes but whose reads keep failing): a 1-Wire module is
+ * polled every second, so that is many failed reads.
+ */
+export const FIRST_READ_WAIT_MS = 15_000;
 /** PWM frequency of the soft-start ramp (every PWM-capable channel has 100 Hz). */
 const SOFT_START_HZ = 100;
 
@@ -45,6 +51,8 @@ export interface DigitalActuatorState extends Driven<DigitalStateName>, SwitchTi
   driven: DrivenOutput | null;
   /** Soft start: the duty ramping up after switching on. */
   ramp: DutyRamp;
+  /** When it first waited for its channel to be read at a start (null: not waiting). */
+  unreadSince: number | null;
 }
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
@@ -70,6 +78,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     mutexId: null,
     driven: null,
     ramp: new DutyRamp(),
+    unreadSince: null,
   }),
   checkData: outputChannelIssues,
   onWrite: returnToStoredOnPatch('storedState'),
@@ -97,11 +106,15 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       // The output as it is found, not as it is assumed: at a start a polled board (1-Wire, I2C)
       // is not read yet, and a relay a crash left on (the board kept its power) taken as off
       // since now would be written off, a compressor then waiting out its minimum off time. Nothing
-      // is written until it reads; a board that never answers leaves the output as it is.
-      if (io && pin === null) {
+      // is written until it reads, for FIRST_READ_WAIT_MS: a module whose reads keep failing then
+      // has what is stored written, the output counted as off since now (off is always safe, and
+      // a compressor stored on waits out its minimum off time).
+      s.unreadSince ??= now;
+      if (io && pin === null && now - s.unreadSince < FIRST_READ_WAIT_MS) {
         d.state = null;
-        return now + HARDWARE_POLL_MS;
+        return Math.min(now + HARDWARE_POLL_MS, s.unreadSince + FIRST_READ_WAIT_MS);
       }
+      s.unreadSince = null;
       const foundOn = pin !== null && pin !== d.invert;
       // Found on (a crash left it so): on since long ago, and what is stored wanted as long, for
       // how long is not known. Its minimum on time and delayed off are met, so an actuator stored
@@ -131,21 +144,40 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     // An unresolvable mutex blocks switching on; retry every second. A free token goes first to
     // an actuator on the mutex that is on already (a new Mutex block, or a backup's blocks, find
     // the outputs as they are), so a second one is not switched on beside it.
+    // Another actuator on it whose output is not read yet (its module not polled since the start)
+    // may be on: nobody takes the token until it is known.
     const lock = () => {
       if (!token) return { granted: false, wait: MAX_INTERVAL_MS };
-      if (token.holder === null || !holderValid(token.holder)) adoptActiveHolder(token, mutex!.id, block, ctx, now);
+      if (token.holder === null || !holderValid(token.holder)) {
+        if (adoptActiveHolder(token, mutex!.id, block, ctx, now) === 'unknown')
+          return { granted: false, wait: HARDWARE_POLL_MS };
+      }
       return tryLock(token, block.id, now, holderValid);
     };
-    const { on, retryMs } = constrainedSwitch(s, d.constraints, want, now, lock, MAX_INTERVAL_MS, io !== null);
+    const wasOn = s.history[s.history.length - 1]!.on;
+    const switched = constrainedSwitch(s, d.constraints, want, now, lock, MAX_INTERVAL_MS, io !== null);
+    let on = switched.on;
     // A driver that waited for this switch (a PWM held up by a constraint) hears of it at once.
     if (s.wantSince < now && s.history[s.history.length - 1]!.t === now) {
       const driver = d.claimedBy ? ctx.resolve(d.claimedBy, 'Any') : null;
       if (driver) ctx.wake(driver);
     }
-    let next = retryMs;
+    let next = switched.retryMs;
     if (token && mutex) {
-      // An actuator that is on must own the token; take it if it is free.
-      if (on && token.holder !== block.id) tryLock(token, block.id, now, holderValid);
+      // An actuator that is on must own the token. Outside a start it does; one found on (after a
+      // crash) takes it, also from a holder that is off and holds it for its extra time (this one
+      // runs already), but not from one that is on: it goes off, so at most one is on. One found
+      // on that switches off at once takes the token as if it had held it, so its hold time keeps
+      // another from starting right after it stopped, unless another is on.
+      if (on && token.holder !== block.id) {
+        if (token.holder !== null && holderValid(token.holder) && token.holderOn) {
+          on = false;
+          record(s.history, now, false);
+        } else token.holder = block.id;
+      } else if (wasOn && !on && token.holder !== block.id) {
+        if (token.holder === null || !holderValid(token.holder)) adoptActiveHolder(token, mutex.id, block, ctx, now);
+        tryLock(token, block.id, now, holderValid);
+      }
       const offSince = on ? now : s.history[s.history.length - 1]!.t;
       const holdMs = (mutexed!.extraHoldTime ?? 0) * 1000;
       refreshHold(token, block.id, on, offSince, holdMs, now);
@@ -210,28 +242,40 @@ function switchingOff(
 
 /**
  * Give a free token to another actuator on the mutex whose output is on, with its hold time. Its
- * applied state is its history; one that has not updated yet (just created or loaded) has none,
- * and its channel is read as it will read it.
+ * applied state is its history; one that has not updated yet, or waits for its channel to be read
+ * (just created or loaded) has none, and its channel is read as it will read it. 'unknown': none
+ * is on, but one's channel is not read yet.
  */
-function adoptActiveHolder(token: MutexToken, mutexId: string, self: AnyBlock, ctx: UpdateContext, now: number): void {
+function adoptActiveHolder(
+  token: MutexToken,
+  mutexId: string,
+  self: AnyBlock,
+  ctx: UpdateContext,
+  now: number,
+): 'adopted' | 'unknown' | null {
+  let unknown = false;
   for (const other of ctx.referrers(mutexId)) {
     if (other === self || other.def.type !== 'DigitalActuator') continue;
     const d = other.data as DigitalActuatorData;
     if (!holdsMutexConstraint(other as Linked<'ActuatorDigitalInterface'>, mutexId)) continue;
     const history = historyOf(other);
     const last = history[history.length - 1];
-    const pin =
+    const io =
       last || d.hwDevice === null || !d.channel
         ? null
-        : (drivenIo(ctx, { arrayId: d.hwDevice, channel: d.channel, invert: d.invert })?.read(d.channel) ?? null);
+        : drivenIo(ctx, { arrayId: d.hwDevice, channel: d.channel, invert: d.invert });
+    const pin = io?.read(d.channel!) ?? null;
+    // Its module not read yet: it may be on (a crash left it so), or off.
+    if (io && pin === null) unknown = true;
     const on = last ? last.on : pin !== null && pin !== d.invert;
     if (!on) continue;
     token.holder = other.id;
     token.holderOn = true;
     token.offSince = now;
     token.holdMs = (d.constraints.mutexed?.extraHoldTime ?? 0) * 1000;
-    return;
+    return 'adopted';
   }
+  return unknown ? 'unknown' : null;
 }
 
 /** True when `block` is a digital actuator with an enabled mutexed constraint on `mutexId`. */
