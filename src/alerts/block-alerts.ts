@@ -73,3 +73,23 @@ export function disabled(
     else dropped.add(key);
   }
 }
+
+/**
+ * Control disabled: the blocks are not updated, so what they show is as it was when it stopped
+ * (an output in its safe state still reads on), and their own problems are not watched. An active
+ * alert of a block stays as it is (neither bad nor clear: `unknown`); one still waiting out its
+ * `after` is dropped, so it does not fire on the stale values and, control enabled again, the wait
+ * starts over.
+ */
+export function notUpdated(
+  b: AnyBlock,
+  active: (key: string) => ActiveAlert | undefined,
+  unknown: Set<string>,
+  dropped: Set<string>,
+): void {
+  for (const kind of BLOCK_KINDS) {
+    const key = `${kind}:${b.nid}`;
+    if (active(key)) unknown.add(key);
+    else dropped.add(key);
+  }
+}

@@ -9,7 +9,7 @@ import { implementsIface, readingPending, type AnyBlock } from '../runtime/types
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
 import { noSetting } from './no-setting.js';
-import { disabled } from './block-alerts.js';
+import { disabled, notUpdated } from './block-alerts.js';
 import type { ActiveAlert, Observation } from './types.js';
 
 export interface ConditionSources {
@@ -82,7 +82,7 @@ export interface Evaluation {
    * "Back to normal".
    */
   ended: Map<string, string>;
-  /** Problems no longer watched (their block disabled) whose wait for their `after` is dropped (Tracker.drop). */
+  /** Problems no longer watched (their block disabled, or control) whose wait for their `after` is dropped (Tracker.drop). */
   dropped: Set<string>;
 }
 
@@ -113,12 +113,17 @@ export class Conditions {
     const dropped = new Set<string>();
     const blockRule = (b: AnyBlock): BlockRule => rules.blocks[b.id] ?? {};
     const temp = (c: number | null | undefined) => this.formatTemp(c);
+    const controlRuns = this.s.controlEnabled() && !this.s.runtime.paused;
     for (const b of this.s.runtime.blocks()) {
       const rule = blockRule(b);
       if (rule.enabled === false) continue;
       const data = b.data as Data;
       if (data.enabled === false) {
         disabled(b, active, ended, dropped);
+        continue;
+      }
+      if (!controlRuns) {
+        notUpdated(b, active, unknown, dropped);
         continue;
       }
       if (

@@ -113,3 +113,34 @@ t.test('a setpoint out of band disabled before its alert fired: enabled again, t
   await timers.advance(9000);
   t.equal(activeOf(rt, key).length, 1, 'fires once out of band for its 10 s since enabled');
 });
+
+// Control disabled: the blocks are not updated (their values are as they were), so their problems
+// are not watched either: one waiting out its `after` does not fire on the stale values, and is
+// dropped; control enabled again, the wait starts over.
+t.test('control disabled before an alert fired: none on the stale values, the wait starts over', async (t) => {
+  const { rt, timers } = await app(t);
+  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
+  const made = await rt.post('blocks/create', {
+    id: 'Beer Setpoint',
+    type: 'SetpointSensorPair',
+    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
+  });
+  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 10, band: 2 } } });
+  const key = `setpoint-band:${made.body.nid}`;
+  const control = (enabled: boolean) =>
+    fetch(`${rt.base}/settings/enabled`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled }),
+    }).then((r) => r.status);
+  await timers.advance(8000);
+  t.same(activeOf(rt, key), [], 'out of band for 8 s of 10: no alert yet');
+  t.equal(await control(false), 200);
+  await timers.advance(30_000);
+  t.same(activeOf(rt, key), [], 'control disabled: none');
+  t.equal(await control(true), 200);
+  await timers.advance(3000);
+  t.same(activeOf(rt, key), [], 'enabled again: not at once');
+  await timers.advance(9000);
+  t.equal(activeOf(rt, key).length, 1, 'fires once out of band for its 10 s since enabled');
+});
