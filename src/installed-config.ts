@@ -33,7 +33,9 @@ export const INSTALLED = { config: INSTALLED_CONFIG, dataDir: INSTALLED_DATA_DIR
  * too, so that it is refused as the service's start refuses it. `commandLine` is the unit's
  * effective ExecStart (a drop-in may replace it): its --config and --data-dir are the service's
  * file and dir, and its other flags count where the tool has neither a flag nor a variable of
- * its own. Under a root, links are followed as on that system (src/shared/in-root.ts).
+ * its own; with neither its --config nor the unit's EDGEBLOCKS_CONFIG, the service reads no config
+ * file (its defaults), and neither does the tool. Under a root, links are followed as on that
+ * system (src/shared/in-root.ts).
  */
 export function loadInstalledConfig(
   args: ParsedArgs['values'],
@@ -64,9 +66,17 @@ export function loadInstalledConfig(
   };
   const exists = (p: string) => existsSync(onSystem === undefined ? p : under(p));
   const withFile = { ...args };
-  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig))
-    withFile.config = installedConfig;
   const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
+  // The unit's ExecStart gives no --config and it no EDGEBLOCKS_CONFIG (a drop-in's ExecStart
+  // without one): the service reads no config file, its defaults, so neither does the tool.
+  const readsNone =
+    commandLine !== null &&
+    unitFile === undefined &&
+    args.config === undefined &&
+    env.EDGEBLOCKS_CONFIG === undefined &&
+    !dataDirGiven;
+  if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig) && !readsNone)
+    withFile.config = installedConfig;
   const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
   // The installed service's config file goes with its unit's --data-dir: given here as the unit
   // gives it, so that a dataDir in that file (or the unit's EDGEBLOCKS_DATA_DIR) is refused as
@@ -178,4 +188,16 @@ export function unitOrigin(e: unknown, unit: ReadonlyMap<string, { from: string 
   const env = SETTINGS.find((s) => s.key === key)?.schema.env;
   const set = [...unit].find(([name]) => new RegExp(`\\b${name}\\b`).test(e.message) || name === env);
   return set ? `; the service gets ${set[0]} from ${set[1].from} (sudo systemctl edit edgeblocks)` : '';
+}
+
+/**
+ * Why the installed config file is not the service's, when its unit's command line (`commandLine`,
+ * the service's own) gives no --config and it no EDGEBLOCKS_CONFIG, so that `config` holds none
+ * though /etc/edgeblocks/config.json is there under `root`: the service starts on its defaults
+ * and the brewer's edits to that file do nothing. Null otherwise.
+ */
+export function installedConfigUnread(config: Config, commandLine: { from: string } | null, root = '/'): string | null {
+  const file = path.join(path.resolve(root), INSTALLED.config);
+  if (commandLine === null || config.config !== undefined || !existsSync(file)) return null;
+  return `the ExecStart in ${commandLine.from} gives no --config, nor the unit EDGEBLOCKS_CONFIG, so the service reads no config file and starts on its defaults: /${INSTALLED.config} is not read; give it --config /${INSTALLED.config} there (sudo systemctl edit edgeblocks)`;
 }

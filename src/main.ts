@@ -53,6 +53,8 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
     const cert =
       config.httpsPort > 0 && config.httpsCert ? app.certificateFileWarning(config.httpsCert, args.root) : null;
     if (cert) console.error(`edgeblocks: warning: ${cert}`);
+    const installedFile = app.installedConfigUnread(config, commandLine, root);
+    if (installedFile) console.error(`edgeblocks: warning: ${installedFile}`);
     const file = config.config ? ` (${config.config})` : '';
     console.log(`edgeblocks ${VERSION}: the configuration${file} is valid, with the data dir ${config.dataDir}`);
   } catch (e) {

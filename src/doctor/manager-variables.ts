@@ -6,7 +6,7 @@
 // its rule: no import but node's own and unit-environment.ts, since the installer runs it from a
 // release before anything is installed (scripts/unit-environment.mjs).
 import { readdirSync, readFileSync } from 'node:fs';
-import { logicalLines, words } from './unit-environment.js';
+import { logicalLines, unsetEnvironment, words } from './unit-environment.js';
 
 /** Specifiers of a system unit whose value is known without the running system (systemd.unit(5)). */
 export function specifiers(service: string): Record<string, string> {
@@ -160,6 +160,7 @@ export function defaultEnvironment(root: string): Map<string, string> {
  * PassEnvironment= takes from the manager's own environment. Refused by name: those that exist
  * only while it runs (INVOCATION_ID, MAINPID...), those that depend on the running system (PATH
  * and LANG, unless DefaultEnvironment= sets them) and PassEnvironment='s, which no file holds.
+ * Less those UnsetEnvironment= takes out (unsetEnvironment), as systemd's last step.
  */
 export function managerVariables(
   root: string,
@@ -217,5 +218,8 @@ export function managerVariables(
     out.set(name, {
       refused: `which PassEnvironment= (${from}) passes from systemd's own environment, not known from the unit's files`,
     });
+  // UnsetEnvironment= takes them out too (a NAME=VALUE one only that value; a refused one by its name).
+  const unset = unsetEnvironment(settings);
+  for (const [name, v] of out) if (unset(name, 'value' in v ? v.value : null)) out.delete(name);
   return out;
 }

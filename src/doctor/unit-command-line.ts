@@ -176,8 +176,11 @@ export function unitCommandLine(
   if (!last) return null;
   // Prefixes: @ (the next word is argv[0]), - : + ! !! (how it runs; no word of their own).
   const prefix = /^[-@:+!]+/.exec(last.value)?.[0] ?? '';
-  const env = unitEnvironment(root, service, unitFile, unitName) ?? new Map<string, UnitVariable>();
+  const assigned = new Set<string>();
+  const env = unitEnvironment(root, service, unitFile, unitName, assigned) ?? new Map<string, UnitVariable>();
   const manager = managerVariables(root, service, settings);
+  // The unit's own assignment hides systemd's value of a name, even one UnsetEnvironment= then takes out.
+  for (const name of assigned) manager.delete(name);
   const {
     words: all,
     unread,

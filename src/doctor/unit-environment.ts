@@ -157,17 +157,50 @@ export function serviceSettings(
 }
 
 /**
+ * Whether UnsetEnvironment= of `settings` takes a variable (with its value; null when not known
+ * here) out of what the service gets (systemd.exec(5)): every list of the unit and its drop-ins
+ * in order, an empty one clearing those before it; a NAME takes the variable whatever its value,
+ * a NAME=VALUE only that assignment. systemd applies it last, over Environment=,
+ * EnvironmentFile=, DefaultEnvironment= and the variables it sets itself, whichever file set
+ * them and in whatever order, and before it expands ExecStart's variables.
+ */
+export function unsetEnvironment(
+  settings: ReadonlyArray<{ key: string; value: string }>,
+): (name: string, value: string | null) => boolean {
+  let unset: string[] = [];
+  for (const { key, value } of settings)
+    if (key !== 'UnsetEnvironment') continue;
+    else if (value.trim() === '') unset = [];
+    else unset.push(...words(value));
+  return (name, value) => unset.some((u) => u === name || (value !== null && u === `${name}=${value}`));
+}
+
+/**
  * The variables `service` starts with, by name: from `unitFile` (shown as `unitName`) and the
- * drop-ins under `root` ('' for this machine). Null when the unit file cannot be read.
+ * drop-ins under `root` ('' for this machine), less those its UnsetEnvironment= takes out (the
+ * names it sets are in `assigned`, taken or not). Null when the unit file cannot be read.
  */
 export function unitEnvironment(
   root: string,
   service: string,
   unitFile: string,
   unitName: string,
+  assigned?: Set<string>,
 ): Map<string, UnitVariable> | null {
   const settings = serviceSettings(root, service, unitFile, unitName);
   if (settings === null) return null;
+  const env = assignedEnvironment(root, settings);
+  for (const name of env.keys()) assigned?.add(name);
+  const unset = unsetEnvironment(settings);
+  for (const [name, { value }] of env) if (unset(name, value)) env.delete(name);
+  return env;
+}
+
+/** The variables Environment= and EnvironmentFile= of `settings` set, by name (the files under `root`). */
+function assignedEnvironment(
+  root: string,
+  settings: ReadonlyArray<{ key: string; value: string; from: string }>,
+): Map<string, UnitVariable> {
   let assigned: Array<[string, string, string]> = [];
   let files: string[] = [];
   for (const { key, value, from } of settings) {

@@ -1,0 +1,94 @@
+// What the service gets when its unit takes something out. (1) UnsetEnvironment= of a drop-in
+// (systemd.exec(5)) removes a variable from what the service gets, as systemd's last step: over
+// Environment= whatever file and order set it, and before ExecStart's variables are expanded; a
+// NAME=VALUE only that assignment; an empty one clearing the list. Check and the doctor still
+// took the unit's EDGEBLOCKS_CONFIG (refused as a second config file) and its other variables.
+// (2) A drop-in's ExecStart with neither --config nor EDGEBLOCKS_CONFIG: the service reads no
+// config file (its defaults), but the check read /etc/edgeblocks/config.json and refused what the
+// service never reads. The built CLI as a child process on a laid-out root.
+// tags: slow (the built CLI, several times)
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+
+import { NODE_LINE, put, runOn, unitRoot } from './unit-root.js';
+
+const DROP_INS = 'etc/systemd/system/edgeblocks.service.d';
+const check = (t: Test, root: string) => runOn(t, root, 'check');
+
+t.test('UnsetEnvironment=EDGEBLOCKS_CONFIG in a drop-in: the unit’s --config alone is read', async (t) => {
+  const root = unitRoot(t, { dropIn: '[Service]\nEnvironment=EDGEBLOCKS_CONFIG=/etc/edgeblocks/other.json\n' });
+  // In a file read before override.conf, whose Environment= it still takes out (systemd's last
+  // step, not in the order of the files); so is one after it in its own file.
+  put(
+    root,
+    `${DROP_INS}/50-unset.conf`,
+    '[Service]\nUnsetEnvironment=EDGEBLOCKS_CONFIG\nEnvironment=EDGEBLOCKS_CONFIG=/etc/edgeblocks/third.json\n',
+  );
+  for (const command of ['check', 'doctor']) {
+    const res = runOn(t, root, command);
+    t.notMatch(res.err, /EDGEBLOCKS_CONFIG/, `${command}: the variable is not the service's`);
+    if (command === 'check') {
+      t.equal(res.code, 0, res.err);
+      t.match(res.out, `(${path.join(root, 'etc/edgeblocks/config.json')}) is valid`);
+    }
+  }
+
+  // An empty UnsetEnvironment= after it clears the list: the variable is the service's again, and refused.
+  put(root, `${DROP_INS}/60-again.conf`, '[Service]\nUnsetEnvironment=\n');
+  const again = check(t, root);
+  t.equal(again.code, 2, again.out);
+  t.match(again.err, /EDGEBLOCKS_CONFIG is "\/etc\/edgeblocks\/other\.json"/);
+});
+
+t.test('UnsetEnvironment= NAME=VALUE takes out that assignment only', async (t) => {
+  const root = unitRoot(t, {
+    dropIn: '[Service]\nEnvironment=EDGEBLOCKS_PORT=99999\nUnsetEnvironment=EDGEBLOCKS_PORT=99999\n',
+  });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  put(
+    root,
+    `${DROP_INS}/override.conf`,
+    '[Service]\nEnvironment=EDGEBLOCKS_PORT=99999\nUnsetEnvironment=EDGEBLOCKS_PORT=5000\n',
+  );
+  const kept = check(t, root);
+  t.equal(kept.code, 2, kept.out);
+  t.match(kept.err, /port.*99999.*override\.conf/);
+});
+
+t.test('a variable UnsetEnvironment= takes out is empty in ExecStart, as systemd expands it', async (t) => {
+  // $BREWS of Environment=, and $STATE_DIRECTORY systemd sets for StateDirectory=: both taken out.
+  const root = unitRoot(t, {
+    dropIn: `[Service]\nEnvironment=BREWS=/srv\nUnsetEnvironment=BREWS STATE_DIRECTORY\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/config.json --data-dir \${BREWS}/brew\${STATE_DIRECTORY}\n`,
+  });
+  mkdirSync(path.join(root, 'brew'), { mode: 0o700 });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `with the data dir ${path.join(root, 'brew')}`);
+  t.match(res.err, /uses \$BREWS, which no Environment= .* systemd makes it empty/);
+  t.match(res.err, /uses \$STATE_DIRECTORY, which no Environment= .* systemd makes it empty/);
+});
+
+t.test('a drop-in ExecStart with neither --config nor EDGEBLOCKS_CONFIG: no config file, as the service', async (t) => {
+  // The service started so reads no file: the file's refused value never stops it.
+  const root = unitRoot(t, {
+    dropIn: `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir /var/lib/edgeblocks --port 8099\n`,
+    config: JSON.stringify({ emitInterval: 'soon' }),
+  });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, /the configuration is valid, with the data dir/);
+  t.notMatch(res.err, /emitInterval/);
+  t.match(
+    res.err,
+    /warning: the ExecStart in \/etc\/systemd\/system\/edgeblocks\.service\.d\/override\.conf gives no --config, nor the unit EDGEBLOCKS_CONFIG, so the service reads no config file .*\/etc\/edgeblocks\/config\.json is not read/,
+  );
+
+  // The unit's own ExecStart (with --config): the file is read and refused, with no such warning.
+  const shipped = unitRoot(t, { config: JSON.stringify({ emitInterval: 'soon' }) });
+  const refused = check(t, shipped);
+  t.equal(refused.code, 2, refused.out);
+  t.match(refused.err, /emitInterval/);
+  t.notMatch(refused.err, /reads no config file/);
+});
