@@ -4,7 +4,7 @@
 // same validation and size limit as REST, when it is sent (a retained copy is not played again at
 // each connect: commands.ts). Whatever is wrong with a message is counted, logged
 // (once a minute per topic, src/log/limit.ts) and the message dropped.
-import { inexactIntegers, parseJson, quoteAsSent, utf8Problem } from '../shared/json.js';
+import { parseJson, quoteAsSent, sentField, sentNumbersOf, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { isPlainObject } from '../codec/partial.js';
 import type { Logger } from '../log.js';
@@ -36,7 +36,8 @@ export function handleControllerMessage(
       fields: { action, bytes: payload.length, reason: notUtf8 },
       message: `mqtt blocks/${action} dropped: ${notUtf8}`,
     };
-  const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload' });
+  // As REST parses a body (api/server.ts): its integers a double cannot hold noted as sent.
+  const parsed = parseJson(payload, { maxBytes: BODY_LIMIT, what: 'the payload', sent: true });
   if (!parsed.ok) {
     const { problem, reason } = parsed;
     const message =
@@ -67,11 +68,12 @@ export function handleControllerMessage(
     return null;
   } catch (e) {
     let reason = e instanceof Error ? e.message : String(e);
-    // As REST's refusal (api/errors.ts): a number quoted as sent, not as JSON.parse rounded it.
+    // As REST's refusal (api/errors.ts): a number quoted as sent, not as JSON.parse rounded it;
+    // the line's fields too.
     if (e instanceof BlockError && e.validation?.length)
-      reason = quoteAsSent(reason, e.validation, inexactIntegers(payload.toString('utf8'))).message;
+      reason = quoteAsSent(reason, e.validation, sentNumbersOf(body)).message;
     return {
-      fields: { action, id: body.id, nid: body.nid, reason },
+      fields: { action, id: sentField(body, 'id', body.id), nid: sentField(body, 'nid', body.nid), reason },
       message: `mqtt blocks/${action} dropped: ${reason}`,
     };
   }

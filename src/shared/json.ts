@@ -166,6 +166,15 @@ export function sentNumbersOf(value: unknown): readonly SentNumber[] {
   return (typeof value === 'object' && value !== null && sentNumbers.get(value)) || [];
 }
 
+/**
+ * A field of a value parsed with `sent` (sentNumbersOf of `root`), at `path`, as the user sent
+ * it: the text of an integer a double could not hold (a log line's fields name what was sent, as
+ * quoteAsSent its message does), else `value` as read.
+ */
+export function sentField(root: unknown, path: string, value: unknown): unknown {
+  return sentNumbersOf(root).find((n) => n.path === path)?.raw ?? value;
+}
+
 const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
 /** Enough to word what is refused; a hostile text may hold thousands. */
 const MAX_SENT_NUMBERS = 10;

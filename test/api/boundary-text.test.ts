@@ -61,6 +61,17 @@ t.test('over MQTT, the dropped block names the number as sent too', async (t) =>
   const line = lines.find((l) => l.includes('mqtt blocks/create dropped'))!;
   t.match(line, 'data.channel: must be at most 64, got 9007199254740993');
   t.notMatch(line, /9007199254740992/);
+
+  // The drop line's fields name the block as sent too: its nid is the text sent, not the double read.
+  await pub.publish(
+    'svc/controller/blocks/delete',
+    `{"serviceId":"${rt.app.config.serviceId}","nid":9007199254740993}`,
+  );
+  await until(() => lines.some((l) => l.includes('mqtt blocks/delete dropped')), 'the delete’s drop to be logged');
+  const deleted = JSON.parse(lines.find((l) => l.includes('mqtt blocks/delete dropped'))!) as Record<string, unknown>;
+  t.equal(deleted.nid, '9007199254740993', 'the nid field as sent');
+  t.match(deleted.msg, 'nid: must be an integer from 1 to 2147483647, got 9007199254740993');
+  t.notMatch(JSON.stringify(deleted), /9007199254740992/, 'no number the user did not send');
 });
 
 const HALF = '\ud800';
