@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** How deep the route's JSON body may nest (default MAX_JSON_DEPTH). */
     jsonDepth?: number;
+    /** Keep the body's text with it when it holds an integer a double cannot hold (sentTextOf): the route stores it as sent. */
+    keepText?: boolean;
   }
 }
 
@@ -38,3 +40,6 @@ export const BACKUP_BODY = {
   config: { jsonDepth: BACKUP_JSON_DEPTH },
   onRequest: oneBackupAtATime,
 };
+
+/** BACKUP_BODY of a route that stores the backup as sent (stored/upload): its text kept where JSON.stringify would change it. */
+export const STORED_BACKUP_BODY = { ...BACKUP_BODY, config: { ...BACKUP_BODY.config, keepText: true } };

@@ -102,6 +102,8 @@ export async function buildServer(
       maxDepth: config?.jsonDepth,
       // A refusal quotes a number a double cannot hold as sent (errors.ts), a backup load's messages too.
       sent: true,
+      // A backup uploaded to be stored is written as sent (stored-backups.ts).
+      keepText: config?.keepText === true,
     });
     if (!parsed.ok) return done(new HttpError(parsed.problem === 'too large' ? 413 : 400, parsed.reason), undefined);
     done(null, parsed.value);

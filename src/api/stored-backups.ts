@@ -1,13 +1,13 @@
 // Server-side backups: list, save, upload, download and load backup files by name.
 import { READS } from './access.js';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BlockRuntime } from '../runtime/runtime.js';
 import { BackupNameSchema, DamagedBackupError, type BackupFiles } from '../store/backup-files.js';
-import { BACKUP_BODY } from './body-limits.js';
+import { STORED_BACKUP_BODY } from './body-limits.js';
 import { HttpError } from './errors.js';
 import { invalidInput, NoBody } from './route-validation.js';
-import { unholdableNumber } from '../shared/json.js';
+import { sentTextOf, unholdableNumber } from '../shared/json.js';
 
 const named = Type.Object({ name: BackupNameSchema }, { additionalProperties: false });
 /** A backup as blocks/backup/save answers it, with the name to store it under; what it holds is checked when it is loaded. */
@@ -28,8 +28,8 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
         throw e;
       }
     };
-    const read = (name: string) => {
-      const backup = usable(() => files.read(name));
+    const read = (name: string, keepText = false) => {
+      const backup = usable(() => files.read(name, keepText));
       if (backup === null) throw new HttpError(404, `no stored backup named '${name}'`);
       return backup;
     };
@@ -51,21 +51,23 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
       '/blocks/backup/stored/upload',
       {
         schema: { tags, summary: 'Store a backup given in the body (it must carry a name)', body: upload },
-        ...BACKUP_BODY,
+        ...STORED_BACKUP_BODY,
       },
-      async (req) => {
+      async (req, reply) => {
         // Stored as given, a number JSON cannot hold (1E400, parsed as Infinity) would be null in
         // the file, and its load a clean one with that value changed.
         const unholdable = unholdableNumber(req.body, '');
         if (unholdable) throw invalidInput('body', [unholdable]);
+        // An integer a double cannot hold (9007199254740993) is stored, and answered, as sent:
+        // written from the value, it would read 9007199254740992, and so would its load's refusal.
         usable(() => files.write(req.body.name, req.body));
-        return req.body;
+        return asSentText(reply, req.body);
       },
     );
     app.post<{ Body: Static<typeof named> }>(
       '/blocks/backup/stored/download',
       { schema: { tags, summary: 'Return a stored backup', body: named }, config: READS },
-      async (req) => read(req.body.name),
+      async (req, reply) => asSentText(reply, read(req.body.name, true)),
     );
     app.post<{ Body: Static<typeof named> }>(
       '/blocks/backup/stored/load',
@@ -73,4 +75,10 @@ export function storedBackupRoutes(runtime: BlockRuntime, files: BackupFiles): F
       async (req) => runtime.backupLoad(read(req.body.name), 'backup'),
     );
   };
+}
+
+/** `value` as the answer; as the text it was sent or stored in where JSON.stringify would change a number of it. */
+function asSentText(reply: FastifyReply, value: unknown): unknown {
+  const text = sentTextOf(value);
+  return text === undefined ? value : reply.type('application/json; charset=utf-8').send(text);
 }

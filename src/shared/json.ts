@@ -35,6 +35,12 @@ export interface JsonOptions {
    * told about (a body, a websocket command, a backup), not for every payload.
    */
   sent?: boolean;
+  /**
+   * With `sent`, keep the text itself with the value (sentTextOf) when it holds such an integer:
+   * for what is stored or sent back as given (a backup uploaded, a stored backup downloaded), which
+   * JSON.stringify of the value would write with other digits than the user's.
+   */
+  keepText?: boolean;
 }
 
 /** Why `bytes` bytes of `what` are refused under `maxBytes`, or null. The one wording of an over-size refusal. */
@@ -105,7 +111,7 @@ export function nestsDeeper(text: string, max: number): boolean {
 /** Parse `input` as JSON when it is at most `maxBytes` long, nests at most `maxDepth` deep and has no `__proto__` key. */
 export function parseJson(
   input: string | Buffer | Uint8Array,
-  { maxBytes, what, maxDepth = MAX_JSON_DEPTH, sent = false }: JsonOptions,
+  { maxBytes, what, maxDepth = MAX_JSON_DEPTH, sent = false, keepText = false }: JsonOptions,
 ): JsonResult {
   const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   const tooLarge = sizeProblem(what, bytes, maxBytes);
@@ -129,6 +135,7 @@ export function parseJson(
     if (sent && typeof value === 'object' && value !== null) {
       const numbers = inexactIntegers(text);
       if (numbers.length) sentNumbers.set(value, numbers);
+      if (numbers.length && keepText) sentTexts.set(value, text);
     }
     return { ok: true, value };
   } catch (e) {
@@ -164,6 +171,19 @@ const sentNumbers = new WeakMap<object, SentNumber[]>();
  */
 export function sentNumbersOf(value: unknown): readonly SentNumber[] {
   return (typeof value === 'object' && value !== null && sentNumbers.get(value)) || [];
+}
+
+/** Of the objects and arrays parseJson made with `sent` and `keepText`: the text, when it held such an integer. */
+const sentTexts = new WeakMap<object, string>();
+
+/**
+ * The JSON text `value` was parsed from (parseJson with `sent` and `keepText`; its byte-order mark
+ * left out) when it holds an integer a double cannot hold, for what is stored or answered as
+ * given: JSON.stringify(value) would write that integer with other digits. Else undefined, and
+ * JSON.stringify(value) is the value as sent.
+ */
+export function sentTextOf(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null ? sentTexts.get(value) : undefined;
 }
 
 /**

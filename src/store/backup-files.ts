@@ -16,7 +16,7 @@ import {
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from '../log.js';
-import { parseJson, sizeProblem } from '../shared/json.js';
+import { parseJson, sentTextOf, sizeProblem } from '../shared/json.js';
 import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
 import { privateDir, writePrivateFile } from './file-modes.js';
 
@@ -73,13 +73,14 @@ export class BackupFiles {
     return path.join(this.dir, `${name}.json`);
   }
 
+  /** Stores `backup` under `name`: as the text it was sent in when JSON.stringify would change a number of it (sentTextOf). */
   write(name: string, backup: unknown): void {
     privateDir(this.dir);
     // Written whole and synced before the rename (a power cut soon after must not leave an empty
     // file under the name, ext4's delayed allocation); a write that does not fit fails.
     const file = this.file(name);
     try {
-      writePrivateFile(file, JSON.stringify(backup));
+      writePrivateFile(file, sentTextOf(backup) ?? JSON.stringify(backup));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EISDIR')
         throw new DamagedBackupError(
@@ -89,8 +90,12 @@ export class BackupFiles {
     }
   }
 
-  /** The parsed backup, or null when there is no backup of that name; DamagedBackupError when the file holds none. */
-  read(name: string): unknown {
+  /**
+   * The parsed backup, or null when there is no backup of that name; DamagedBackupError when the
+   * file holds none. With `keepText`, the file's text is kept with it where JSON.stringify would
+   * change a number of it (sentTextOf), for a download of the file as it is.
+   */
+  read(name: string, keepText = false): unknown {
     const file = this.file(name);
     const damaged = (problem: string) =>
       new DamagedBackupError(
@@ -131,6 +136,7 @@ export class BackupFiles {
       maxDepth: BACKUP_JSON_DEPTH,
       // A load's messages quote a number a double cannot hold as the file has it (runtime/backup.ts).
       sent: true,
+      keepText,
     });
     const value = parsed.ok ? parsed.value : undefined;
     const problem = !parsed.ok

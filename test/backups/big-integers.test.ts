@@ -3,7 +3,7 @@
 // 12345678901234567000): the load's messages, and its refusal when no block can be loaded, quote
 // the digits sent, as every other refusal does (ef16538), not a number the user never wrote.
 // Blocks/backup/load over REST and blocks/backup/stored/load of a file put in backups/ by hand.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -56,4 +56,40 @@ t.test('a backup load quotes a big integer of a block as it was sent', async (t)
   t.equal(stored.status, 200, stored.raw);
   t.match(stored.body.failures[0], `nid ${BIG},`);
   t.notMatch(stored.raw, ROUNDED);
+});
+
+// A backup uploaded to be stored (stored/upload) was written as JSON.parse read it: the file held
+// 9007199254740992 where the user sent 9007199254740993, and so did the upload's answer, the
+// download and the load's refusal of that block. It is stored as sent.
+t.test('an uploaded backup is stored as sent: its file, download and load quote the number sent', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-big-upload-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const { post, close } = await startApp({}, { listen: false, dataDir });
+  t.teardown(close);
+  await post('blocks/create', { id: 'Probe', type: 'TempSensorMock', data: {} });
+  const saved = JSON.stringify({ name: 'big', ...(await post('blocks/backup/save')).body });
+  const SENT = '9007199254740993';
+  const READ = /9007199254740992/;
+  const relay = `{"id":"Relay","nid":300,"type":"DigitalActuator","data":{"channel":${SENT}}}`;
+  const text = saved.replace(/\]\s*,\s*"store"/, `,${relay}],"store"`);
+  t.not(text, saved, 'the block is in the backup');
+
+  const up = await post('blocks/backup/stored/upload', undefined, text);
+  t.equal(up.status, 200, up.raw);
+  t.match(up.raw, `"channel":${SENT}`, 'the answer: what was sent');
+  t.notMatch(up.raw, READ);
+  const file = readFileSync(path.join(dataDir, 'backups', 'big.json'), 'utf8');
+  t.match(file, `"channel":${SENT}`, 'the file: what was sent');
+  t.notMatch(file, READ);
+  const down = await post('blocks/backup/stored/download', { name: 'big' });
+  t.equal(down.status, 200, down.raw);
+  t.match(down.raw, `"channel":${SENT}`, 'the download: what was sent');
+  t.notMatch(down.raw, READ);
+  t.same(down.body, JSON.parse(text), 'the download is the backup uploaded');
+
+  const loaded = await post('blocks/backup/stored/load', { name: 'big' });
+  t.equal(loaded.status, 200, loaded.raw);
+  t.match(loaded.body.failures, [new RegExp(`data\\.channel: must be at most 64, got ${SENT}`)]);
+  t.notMatch(loaded.raw, READ, 'no number the user did not send');
+  t.equal((await post('blocks/read', { id: 'Probe' })).status, 200, 'the loadable block loaded');
 });
