@@ -34,8 +34,10 @@ export const INSTALLED = { config: INSTALLED_CONFIG, dataDir: INSTALLED_DATA_DIR
  * effective ExecStart (a drop-in may replace it): its --config and --data-dir are the service's
  * file and dir, and its other flags count where the tool has neither a flag nor a variable of
  * its own; with neither its --config nor the unit's EDGEBLOCKS_CONFIG, the service reads no config
- * file (its defaults), and neither does the tool. Under a root, links are followed as on that
- * system (src/shared/in-root.ts).
+ * file (its defaults), and neither does the tool; with no --data-dir there, the service's data dir
+ * is its file's dataDir, the unit's EDGEBLOCKS_DATA_DIR or ./data, a relative one found from its
+ * working directory, and so is the tool's. Under a root, links are followed as on that system
+ * (src/shared/in-root.ts).
  */
 export function loadInstalledConfig(
   args: ParsedArgs['values'],
@@ -91,7 +93,16 @@ export function loadInstalledConfig(
       `${root}: no edgeblocks is installed there (neither ${INSTALLED.config} nor ${INSTALLED.dataDir}); give the root of the installed system (an SD card's root partition, not its boot one), or --config and --data-dir`,
     );
   const asService = !dataDirGiven && installed && (file === undefined || path.resolve(file) === installedConfig);
-  if (asService) withFile.dataDir = installedData;
+  // The unit's ExecStart gives no --data-dir (a drop-in's): the service's data dir is its config
+  // file's dataDir, the unit's EDGEBLOCKS_DATA_DIR or its default ./data, found from its working
+  // directory, so the tool takes the same, not the installed one.
+  const ownDataDir =
+    commandLine !== null &&
+    flags.dataDir === undefined &&
+    args.config === undefined &&
+    env.EDGEBLOCKS_CONFIG === undefined &&
+    !dataDirGiven;
+  if (asService && !ownDataDir) withFile.dataDir = installedData;
   // The unit's EDGEBLOCKS_CONFIG beside the unit's own --config, refused by loadConfig as the
   // service's start refuses it when they name different files.
   // A relative one is compared as the service reads it: from its working directory on that system.
@@ -100,7 +111,7 @@ export function loadInstalledConfig(
   const asServiceReads = (name: string, value: string) =>
     name === 'EDGEBLOCKS_CONFIG' ? path.posix.resolve(commandLine?.workingDirectory ?? '/', value) : value;
   for (const [name, { value }] of unit)
-    if (name === 'EDGEBLOCKS_DATA_DIR' ? asService : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
+    if (name === 'EDGEBLOCKS_DATA_DIR' ? asService || ownDataDir : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
       withUnit[name] ??= asServiceReads(name, value);
   // The unit's other flags, where the tool has no flag or variable of its own for the setting.
   const taken = new Set<ConfigKey>();
@@ -143,7 +154,10 @@ export function loadInstalledConfig(
       e.message += `; the service gets ${setting.schema.flag} from the ExecStart in ${commandLine!.from} (sudo systemctl edit edgeblocks)`;
     throw e;
   }
-  if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
+  if (ownDataDir && !path.isAbsolute(config.dataDir)) {
+    const onThatSystem = path.posix.resolve(commandLine.workingDirectory ?? '/', config.dataDir);
+    config.dataDir = onSystem === undefined ? onThatSystem : path.join(onSystem, onThatSystem);
+  } else if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
   // A relative certificate or key the service is given (by its config file or unit) is found
   // from the directory systemd starts it in, not from the one this tool runs in.
   if (commandLine !== null && (asService || unitsFile))

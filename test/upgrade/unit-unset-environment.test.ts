@@ -5,7 +5,9 @@
 // took the unit's EDGEBLOCKS_CONFIG (refused as a second config file) and its other variables.
 // (2) A drop-in's ExecStart with neither --config nor EDGEBLOCKS_CONFIG: the service reads no
 // config file (its defaults), but the check read /etc/edgeblocks/config.json and refused what the
-// service never reads. The built CLI as a child process on a laid-out root.
+// service never reads. (3) So with no --data-dir there: the service's data dir is its file's
+// dataDir, or its default ./data, found from its WorkingDirectory= (/var/lib/edgeblocks/data), but
+// the check took /var/lib/edgeblocks. The built CLI as a child process on a laid-out root.
 // tags: slow (the built CLI, several times)
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -92,3 +94,28 @@ t.test('a drop-in ExecStart with neither --config nor EDGEBLOCKS_CONFIG: no conf
   t.match(refused.err, /emitInterval/);
   t.notMatch(refused.err, /reads no config file/);
 });
+
+t.test(
+  'a drop-in ExecStart with no --data-dir: the data dir the service takes, from its working directory',
+  async (t) => {
+    // No --data-dir, no dataDir in the file: the default ./data, in WorkingDirectory=/var/lib/edgeblocks.
+    const root = unitRoot(t, {
+      dropIn: `[Service]\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/config.json --port 8099\n`,
+    });
+    mkdirSync(path.join(root, 'var/lib/edgeblocks/data'), { mode: 0o700 });
+    const res = check(t, root);
+    t.equal(res.code, 0, res.err);
+    t.match(res.out, `with the data dir ${path.join(root, 'var/lib/edgeblocks/data')}\n`);
+
+    // The file's relative dataDir, found from there too; the unit's EDGEBLOCKS_DATA_DIR beside another is refused.
+    put(root, 'etc/edgeblocks/config.json', JSON.stringify({ dataDir: 'brew' }));
+    mkdirSync(path.join(root, 'var/lib/edgeblocks/brew'), { mode: 0o700 });
+    const fromFile = check(t, root);
+    t.equal(fromFile.code, 0, fromFile.err);
+    t.match(fromFile.out, `with the data dir ${path.join(root, 'var/lib/edgeblocks/brew')}\n`);
+    put(root, `${DROP_INS}/50-dir.conf`, '[Service]\nEnvironment=EDGEBLOCKS_DATA_DIR=/srv/eb\n');
+    const two = check(t, root);
+    t.equal(two.code, 2, two.out);
+    t.match(two.err, /dataDir "brew", but EDGEBLOCKS_DATA_DIR is "\/srv\/eb"/);
+  },
+);
