@@ -14,7 +14,14 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { plantCases, shortestRunDose, type Gains, type Kind, type PlantCase } from './bench/autotune-plants.js';
+import {
+  beerTimeConstant,
+  plantCases,
+  shortestRunDose,
+  type Gains,
+  type Kind,
+  type PlantCase,
+} from './bench/autotune-plants.js';
 import { Rig } from './bench/autotune-rig.js';
 
 const TOLERANCE = 0.2;
@@ -171,7 +178,15 @@ export function autotuneBench(kinds: Kind[], count: number, seed: number, only?:
       process.stderr.write(
         `${kind} ${c.name}: ${r.state} ${r.tuningHours?.toFixed(1) ?? '-'} h; defaults ${h(r.defaults.settling)}/${deg(r.defaults.overshoot)}; tuned ${r.tuned ? `${h(r.tuned.settling)}/${deg(r.tuned.overshoot)}` : r.message}\n`,
       );
-      if (process.env.BENCH_VERBOSE) process.stderr.write(`  ${JSON.stringify(r.result)}\n`);
+      if (process.env.BENCH_VERBOSE) {
+        const truth = beerTimeConstant(c);
+        const fitted = r.result?.timeConstant;
+        if (truth !== null && typeof fitted === 'number')
+          process.stderr.write(
+            `  slow time constant: fitted ${(fitted / 3600).toFixed(1)} h, the plant's ${(truth / 3600).toFixed(1)} h\n`,
+          );
+        process.stderr.write(`  ${JSON.stringify(r.result)}\n`);
+      }
       return r;
     });
     const good = rows.filter((r) => meets(r.tuned)).length;

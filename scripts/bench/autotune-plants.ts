@@ -179,3 +179,29 @@ export function shortestRunDose(c: PlantCase): number | null {
   if (!minOn || !cooler.powerW || !p.beer?.heatCapacity || !p.beerToAir || !p.airToAmbient) return null;
   return (cooler.powerW * minOn * (p.beerToAir / (p.beerToAir + p.airToAmbient))) / p.beer.heatCapacity;
 }
+
+/**
+ * The plant's slow time constant, s: the beer and the chamber air as two heat capacities, the
+ * beer coupled to the air and the air to the room; the slower of the two modes is the one the
+ * tuning's model calls tau1. Null for a plant without those figures.
+ */
+export function beerTimeConstant(c: PlantCase): number | null {
+  const p = c.plant as {
+    beer?: { heatCapacity?: number };
+    air?: { heatCapacity?: number };
+    beerToAir?: number;
+    airToAmbient?: number;
+  };
+  const cb = p.beer?.heatCapacity;
+  const ca = p.air?.heatCapacity;
+  const k1 = p.beerToAir;
+  const k2 = p.airToAmbient;
+  if (!cb || !ca || !k1 || !k2) return null;
+  // The eigenvalues of d/dt [beer, air] = A [beer, air]; the slow one is the smaller in size.
+  const a = -k1 / cb;
+  const d = -(k1 + k2) / ca;
+  const trace = a + d;
+  const det = a * d - (k1 / cb) * (k1 / ca);
+  const slow = (trace + Math.sqrt(trace * trace - 4 * det)) / 2;
+  return -1 / slow;
+}
