@@ -12,7 +12,7 @@
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
-import { isActive } from './digital-actuator.js';
+import { FIRST_READ_WAIT_MS, isActive } from './digital-actuator.js';
 import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
 import { constrainedSwitch, record, type SwitchTiming } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
@@ -69,6 +69,8 @@ const legacyNames: LegacyTable = {
  */
 interface ValveRuntime extends Driven<DigitalStateName>, SwitchTiming {
   driven: DrivenOutput | null;
+  /** Since when the end switches are waited for at a start (null: read, or not waiting). */
+  unreadSince: number | null;
 }
 
 export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
@@ -79,7 +81,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   channelVia: 'DS2408Interface',
   description: 'A motorised valve on a DS2408 valve board, with its end switches read back',
-  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, driven: null }),
+  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, driven: null, unreadSince: null }),
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
     // The motor stops (both bridge inputs released) and the channel is let go, once the delete is
@@ -112,15 +114,29 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
       // counting from the start); mid-travel, the wanted one. It is taken as held since long
       // ago, as a valve at its end stop has been: minOn (open) and minOff (closed) are met, so
       // a valve told to move while control was off or just before a stop moves at once, as it
-      // would running. Until the switches are read the motor is left stopped.
+      // would running. Until the switches are read the motor is stopped (a DS2408 keeps its
+      // latches: a crash may have left it driving either way), for FIRST_READ_WAIT_MS: a board
+      // whose reads keep failing then has the valve driven toward what is stored, the direction
+      // held counted as closing since now, as a DigitalActuator's output is counted off (closing
+      // is the valve's inactive side; a minOff or delayedOn then delays opening). The valve's
+      // own end stop halts it, as it does running; its state stays unknown until a read.
       const closed = io.read(c);
       const open = io.read(c + 1);
       if (closed === null || open === null) {
-        d.state = null;
-        d.valveState = null;
-        return now + INTERVAL_MS;
+        s.unreadSince ??= now;
+        if (now - s.unreadSince < FIRST_READ_WAIT_MS) {
+          io.write(c + 2, false);
+          io.write(c + 3, false);
+          s.driven = { arrayId: d.hwDevice!, channel: c, invert: false };
+          d.state = null;
+          d.valveState = null;
+          return Math.min(now + INTERVAL_MS, s.unreadSince + FIRST_READ_WAIT_MS);
+        }
+        record(s.history, now, false);
+      } else {
+        record(s.history, Number.NEGATIVE_INFINITY, open !== closed ? open : want);
       }
-      record(s.history, Number.NEGATIVE_INFINITY, open !== closed ? open : want);
+      s.unreadSince = null;
     }
     const noMutex = () => ({ granted: false, wait: MUTEX_RETRY_MS });
     const { on: opening, retryMs } = constrainedSwitch(s, d.constraints, want, now, noMutex, INTERVAL_MS);
