@@ -1,6 +1,8 @@
 // What becomes of a block's own alerts when the block or the rules change, rather than the
-// condition: a rule turned off (watched), the block renamed (renamedIn), the block disabled
-// (disabled). Each ends or renames the alert, saying so, never as "Back to normal".
+// condition: a rule turned off (watched; a problem still waiting out its `after` dropped,
+// unwatchedDropped, and so for the hardware and service rules, unwatchedPending), the block renamed
+// (renamedIn), the block disabled (disabled). Each ends or renames the alert, saying so, never as
+// "Back to normal".
 import type { BlockRule, Rules } from './rules.js';
 import { renamedNoSetting } from './no-setting.js';
 import type { AnyBlock } from '../runtime/types.js';
@@ -52,6 +54,33 @@ export function renamedIn(alert: ActiveAlert, from: string, to: string): boolean
 
 /** The conditions of a block itself: their keys are the kind and the block's nid. */
 const BLOCK_KINDS = ['sensor-null', 'setpoint-band', 'setpoint-no-setting', 'output-on'] as const;
+
+/**
+ * A block's own problems whose rule is turned off (globally, in the block's alert settings, an
+ * output's time set to 0): an alert active ends as turned off (Tracker.unwatched); one still
+ * waiting out its `after` is dropped (Evaluation.dropped), so the rule turned on again starts the
+ * wait over, the time before and while it was off not counted (within resolveAfter a streak would
+ * otherwise go on over the gap, and fire at once).
+ */
+export function unwatchedDropped(b: AnyBlock, rules: Rules, dropped: Set<string>): void {
+  for (const kind of BLOCK_KINDS) if (!watched({ kind, blockId: b.id }, rules)) dropped.add(`${kind}:${b.nid}`);
+}
+
+/**
+ * The problems not of a block (their keys: `device-missing:...`, `bus-short:...` for the hardware
+ * rule, a bare name for the service rule) still waiting out their `after` (Tracker.pendingKeys)
+ * whose rule is turned off: dropped as a block's are (unwatchedDropped).
+ */
+export function unwatchedPending(keys: Iterable<string>, rules: Rules): Set<string> {
+  const out = new Set<string>();
+  for (const key of keys) {
+    const kind = key.includes(':') ? key.slice(0, key.indexOf(':')) : null;
+    if ((BLOCK_KINDS as readonly string[]).includes(kind ?? '')) continue;
+    const hardware = kind === 'device-missing' || kind === 'bus-short';
+    if (hardware ? !rules.hardware.enabled : kind === null && !rules.service.enabled) out.add(key);
+  }
+  return out;
+}
 
 /**
  * A block the user disabled (its `enabled` field false: a setpoint, an external sensor) is not

@@ -9,7 +9,7 @@ import { implementsIface, readingPending, type AnyBlock } from '../runtime/types
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
 import { noSetting } from './no-setting.js';
-import { disabled, notUpdated } from './block-alerts.js';
+import { disabled, notUpdated, unwatchedDropped } from './block-alerts.js';
 import type { ActiveAlert, Observation } from './types.js';
 
 export interface ConditionSources {
@@ -82,7 +82,7 @@ export interface Evaluation {
    * "Back to normal".
    */
   ended: Map<string, string>;
-  /** Problems no longer watched (their block disabled, or control) whose wait for their `after` is dropped (Tracker.drop). */
+  /** Problems no longer watched (their block disabled, or control, or their rule turned off) whose wait for their `after` is dropped (Tracker.drop). */
   dropped: Set<string>;
 }
 
@@ -116,6 +116,7 @@ export class Conditions {
     const controlRuns = this.s.controlEnabled() && !this.s.runtime.paused;
     for (const b of this.s.runtime.blocks()) {
       const rule = blockRule(b);
+      unwatchedDropped(b, rules, dropped);
       if (rule.enabled === false) continue;
       const data = b.data as Data;
       if (data.enabled === false) {

@@ -18,7 +18,7 @@ import { ActiveReserve, RESERVE_FILE, SENT_RESERVE_BYTES, SENT_RESERVE_FILE } fr
 import { ReserveFile } from '../store/reserve-file.js';
 import { MqttAlerts } from './channels/mqtt.js';
 import { Conditions, type ConditionSources } from './conditions.js';
-import { renamedIn, watched } from './block-alerts.js';
+import { renamedIn, unwatchedPending, watched } from './block-alerts.js';
 import { BlockIds } from './block-ids.js';
 import { alertMessage, testMessage } from './messages.js';
 import { Outbox } from './outbox.js';
@@ -271,6 +271,7 @@ export class Alerts implements AlertsApi {
       const { seen, unknown, ended, dropped } = this.conditions.evaluate(rules, (key) => this.tracker.get(key));
       this.tracker.ended(ended);
       this.tracker.drop(dropped);
+      this.tracker.drop(unwatchedPending(this.tracker.pendingKeys(), rules));
       this.tracker.update(seen, now, rules.resolveAfter * 1000, unknown);
     } catch (e) {
       this.d.log.error({ err: e }, 'alert evaluation failed');

@@ -237,11 +237,16 @@ export class Tracker {
   }
 
   /**
-   * Problems no longer watched (their block disabled) that had not fired: their streaks, and those
+   * Problems no longer watched (their block disabled, their rule turned off) that had not fired: their streaks, and those
    * a restart left, are dropped, so the wait for their `after` starts over once watched again.
    */
   drop(keys: ReadonlySet<string>): void {
     for (const key of keys) if (this.streaks.delete(key) || this.restored.delete(key)) this.streaksChanged = true;
+  }
+
+  /** The problems waiting out their `after` (streaks, and those a restart left), by key. */
+  pendingKeys(): string[] {
+    return [...this.streaks.keys(), ...this.restored.keys()];
   }
 
   /** Alerts the rules no longer watch for (turned off): they end now, told as such, not as back to normal. */
