@@ -37,7 +37,8 @@ smoke_start() {
 
 # The EDGEBLOCKS_* variables the service will start with, as NUL-separated name, value and where
 # it comes from: Environment= and EnvironmentFile= (whose values win, as in systemd) of the unit
-# the new release installs and of the drop-ins (`systemctl edit edgeblocks`), read from the files
+# the new release installs and of the drop-ins (`systemctl edit edgeblocks`), over DefaultEnvironment=
+# of /etc/systemd/system.conf and its drop-ins, less UnsetEnvironment=, read from the files
 # rather than asked of systemctl: the installer reloads systemd before the restart, so the files
 # are what the service gets, and they are there under DESTDIR and without a running systemd.
 unit_environment() {

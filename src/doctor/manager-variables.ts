@@ -5,27 +5,8 @@
 // from the files under a root, for the reader of the command line (unit-command-line.ts), under
 // its rule: no import but node's own and unit-environment.ts, since the installer runs it from a
 // release before anything is installed (scripts/unit-environment.mjs).
-import { readdirSync, readFileSync } from 'node:fs';
-import { logicalLines, unsetEnvironment, words } from './unit-environment.js';
-
-/** Specifiers of a system unit whose value is known without the running system (systemd.unit(5)). */
-export function specifiers(service: string): Record<string, string> {
-  const name = service.replace(/\.service$/, '');
-  return {
-    '%': '%',
-    S: '/var/lib',
-    C: '/var/cache',
-    L: '/var/log',
-    t: '/run',
-    E: '/etc',
-    T: '/tmp',
-    V: '/var/tmp',
-    n: service,
-    N: name,
-    p: name,
-    P: name,
-  };
-}
+import { readFileSync } from 'node:fs';
+import { defaultEnvironment, expandSpecifiers, unsetEnvironment, words } from './unit-environment.js';
 
 /** A variable systemd itself sets for the service: its value, or why it is not known from the unit's files. */
 export type ManagerVariable = { value: string } | { refused: string };
@@ -96,59 +77,6 @@ function passwdEntry(root: string, user: string): { name: string; home: string; 
   return null;
 }
 
-/** Where systemd reads its manager's settings (systemd-system.conf(5)): the file, then drop-ins. */
-const SYSTEM_CONF = '/etc/systemd/system.conf';
-/** Drop-in directories of system.conf, the first one's file of a name counting. */
-const SYSTEM_CONF_DIRS = [
-  '/etc/systemd/system.conf.d',
-  '/run/systemd/system.conf.d',
-  '/usr/local/lib/systemd/system.conf.d',
-  '/usr/lib/systemd/system.conf.d',
-  '/lib/systemd/system.conf.d',
-];
-
-/**
- * The manager's DefaultEnvironment= under `root`, which systemd gives every service below the
- * variables it sets for the service and the unit's own: the [Manager] lines of system.conf, then
- * of its drop-ins in the order of their names, the assignments of each line added (a later one
- * of a name wins) and an empty DefaultEnvironment= clearing those before it.
- */
-export function defaultEnvironment(root: string): Map<string, string> {
-  const dropIns = new Map<string, string>();
-  for (const dir of SYSTEM_CONF_DIRS) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(`${root}${dir}`);
-    } catch {}
-    for (const n of names) if (n.endsWith('.conf') && !dropIns.has(n)) dropIns.set(n, `${dir}/${n}`);
-  }
-  const files = [SYSTEM_CONF, ...[...dropIns.keys()].sort().map((n) => dropIns.get(n)!)];
-  let out = new Map<string, string>();
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(`${root}${file}`, 'utf8');
-    } catch {
-      continue;
-    }
-    let section = '';
-    for (const line of logicalLines(text)) {
-      const l = line.trim();
-      if (!l || l[0] === '#' || l[0] === ';') continue;
-      if (l[0] === '[') section = l;
-      const eq = l.indexOf('=');
-      if (section !== '[Manager]' || eq < 0 || l.slice(0, eq).trim() !== 'DefaultEnvironment') continue;
-      const value = l.slice(eq + 1).trim();
-      if (value === '') out = new Map();
-      for (const w of words(value, false)) {
-        const at = w.indexOf('=');
-        if (at > 0) out.set(w.slice(0, at), w.slice(at + 1));
-      }
-    }
-  }
-  return out;
-}
-
 /**
  * The variables systemd gives `service` besides its Environment= and EnvironmentFile= (which win
  * over all of these), which its ExecStart may use, each over the one before as in systemd
@@ -170,11 +98,10 @@ export function managerVariables(
   const out = new Map<string, ManagerVariable>();
   for (const name of ['PATH', 'LANG'])
     out.set(name, { refused: "which systemd sets from the running system's settings, not the unit's" });
-  for (const [name, value] of defaultEnvironment(root)) out.set(name, { value });
+  for (const [name, { value }] of defaultEnvironment(root)) out.set(name, { value });
   for (const name of RUN_TIME) out.set(name, { refused: 'which systemd sets only when it starts the service' });
-  const known = specifiers(service);
   let unknown: string | null = null;
-  const specified = (value: string) => value.replace(/%(.?)/g, (all, c: string) => known[c] ?? ((unknown = all), ''));
+  const specified = (value: string) => expandSpecifiers(value, service, (all) => ((unknown = all), ''));
   const last = (key: string) => settings.reduce<string>((v, s) => (s.key === key ? s.value : v), '');
   for (const [setting, variable, under] of DIRECTORIES) {
     let dirs: string[] = [];
@@ -219,7 +146,7 @@ export function managerVariables(
       refused: `which PassEnvironment= (${from}) passes from systemd's own environment, not known from the unit's files`,
     });
   // UnsetEnvironment= takes them out too (a NAME=VALUE one only that value; a refused one by its name).
-  const unset = unsetEnvironment(settings);
+  const unset = unsetEnvironment(settings, service);
   for (const [name, v] of out) if (unset(name, 'value' in v ? v.value : null)) out.delete(name);
   return out;
 }

@@ -6,8 +6,15 @@
 // node's own and those files, since the installer runs it from a release before anything is
 // installed (scripts/unit-environment.mjs).
 import path from 'node:path';
-import { type ManagerVariable, managerVariables, specifiers } from './manager-variables.js';
-import { SERVICE_UNIT, serviceSettings, type UnitVariable, unitEnvironment, words } from './unit-environment.js';
+import { type ManagerVariable, managerVariables } from './manager-variables.js';
+import {
+  expandSpecifiers,
+  SERVICE_UNIT,
+  serviceSettings,
+  type UnitVariable,
+  unitEnvironment,
+  words,
+} from './unit-environment.js';
 /** The command line a unit's service starts with: the words of its ExecStart, and the file that sets it. */
 export interface UnitCommandLine {
   /** The program's arguments: after env and its settings, node, its options and the script when the program is node. */
@@ -64,7 +71,6 @@ function expand(
   manager: ReadonlyMap<string, ManagerVariable>,
   from: string,
 ): { words: string[]; unread: string | null; warnings: string[] } {
-  const known = specifiers(service);
   const out: string[] = [];
   const warnings: string[] = [];
   let unread: string | null = null;
@@ -88,7 +94,7 @@ function expand(
     return '';
   };
   for (const word of raw) {
-    const specified = word.replace(/%(.?)/g, (all, c: string) => known[c] ?? refuse(`the specifier ${all}`));
+    const specified = expandSpecifiers(word, service, (all) => refuse(`the specifier ${all}`));
     const lone = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(specified);
     if (lone) {
       const set = value(lone[1]!);
@@ -150,11 +156,7 @@ function workingDirectory(settings: Array<{ key: string; value: string }>, servi
   dir = dir.replace(/^-/, '');
   if (dir === '') return '/';
   if (dir.startsWith('~')) return null;
-  const known = specifiers(service);
-  return path.posix.resolve(
-    '/',
-    dir.replace(/%(.?)/g, (all, c: string) => known[c] ?? all),
-  );
+  return path.posix.resolve('/', expandSpecifiers(dir, service));
 }
 
 /**

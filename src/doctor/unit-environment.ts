@@ -1,5 +1,6 @@
 // The environment a systemd service starts with: Environment= and EnvironmentFile= (whose values
-// win, as in systemd) of its unit and of its drop-ins (`systemctl edit edgeblocks`), and the
+// win, as in systemd) of its unit and of its drop-ins (`systemctl edit edgeblocks`), over the
+// manager's DefaultEnvironment= (system.conf), less UnsetEnvironment=; and the
 // [Service] settings its command line is read from (unit-command-line.ts), read from the
 // files rather than asked of systemctl: they are there under another root (an SD card, the
 // installer's DESTDIR) and without a running systemd, and the installer reloads systemd before
@@ -156,6 +157,95 @@ export function serviceSettings(
   return out;
 }
 
+/** Specifiers of a system unit whose value is known without the running system (systemd.unit(5)). */
+function specifiers(service: string): Record<string, string> {
+  const name = service.replace(/\.service$/, '');
+  return {
+    '%': '%',
+    S: '/var/lib',
+    C: '/var/cache',
+    L: '/var/log',
+    t: '/run',
+    E: '/etc',
+    T: '/tmp',
+    V: '/var/tmp',
+    n: service,
+    N: name,
+    p: name,
+    P: name,
+  };
+}
+
+/**
+ * `text` with its specifiers expanded as systemd expands them in `service`'s settings that take
+ * them (ExecStart=, WorkingDirectory=, StateDirectory=, User=, UnsetEnvironment=...; the table of
+ * systemd.unit(5)): %% a %, %S /var/lib, %n the unit's name...; one whose value depends on the
+ * running system (%h, %u, %H...) is given to `unknown` (the specifier, as written), and replaced
+ * by what it returns (by default left as written).
+ */
+export function expandSpecifiers(
+  text: string,
+  service: string,
+  unknown: (specifier: string) => string = (s) => s,
+): string {
+  const known = specifiers(service);
+  return text.replace(/%(.?)/g, (all, c: string) => known[c] ?? unknown(all));
+}
+
+/** Where systemd reads its manager's settings (systemd-system.conf(5)): the file, then drop-ins. */
+const SYSTEM_CONF = '/etc/systemd/system.conf';
+/** Drop-in directories of system.conf, the first one's file of a name counting. */
+const SYSTEM_CONF_DIRS = [
+  '/etc/systemd/system.conf.d',
+  '/run/systemd/system.conf.d',
+  '/usr/local/lib/systemd/system.conf.d',
+  '/usr/lib/systemd/system.conf.d',
+  '/lib/systemd/system.conf.d',
+];
+
+/**
+ * The manager's DefaultEnvironment= under `root`, which systemd gives every service below the
+ * variables it sets for the service and the unit's own: the [Manager] lines of system.conf, then
+ * of its drop-ins in the order of their names, the assignments of each line added (a later one
+ * of a name wins) and an empty DefaultEnvironment= clearing those before it; each with the file
+ * that sets it.
+ */
+export function defaultEnvironment(root: string): Map<string, UnitVariable> {
+  const dropIns = new Map<string, string>();
+  for (const dir of SYSTEM_CONF_DIRS) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(`${root}${dir}`);
+    } catch {}
+    for (const n of names) if (n.endsWith('.conf') && !dropIns.has(n)) dropIns.set(n, `${dir}/${n}`);
+  }
+  const files = [SYSTEM_CONF, ...[...dropIns.keys()].sort().map((n) => dropIns.get(n)!)];
+  let out = new Map<string, UnitVariable>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(`${root}${file}`, 'utf8');
+    } catch {
+      continue;
+    }
+    let section = '';
+    for (const line of logicalLines(text)) {
+      const l = line.trim();
+      if (!l || l[0] === '#' || l[0] === ';') continue;
+      if (l[0] === '[') section = l;
+      const eq = l.indexOf('=');
+      if (section !== '[Manager]' || eq < 0 || l.slice(0, eq).trim() !== 'DefaultEnvironment') continue;
+      const value = l.slice(eq + 1).trim();
+      if (value === '') out = new Map();
+      for (const w of words(value, false)) {
+        const at = w.indexOf('=');
+        if (at > 0) out.set(w.slice(0, at), { value: w.slice(at + 1), from: file });
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * Whether UnsetEnvironment= of `settings` takes a variable (with its value; null when not known
  * here) out of what the service gets (systemd.exec(5)): every list of the unit and its drop-ins
@@ -166,12 +256,13 @@ export function serviceSettings(
  */
 export function unsetEnvironment(
   settings: ReadonlyArray<{ key: string; value: string }>,
+  service: string,
 ): (name: string, value: string | null) => boolean {
   let unset: string[] = [];
   for (const { key, value } of settings)
     if (key !== 'UnsetEnvironment') continue;
     else if (value.trim() === '') unset = [];
-    else unset.push(...words(value));
+    else unset.push(...words(value, false).map((w) => expandSpecifiers(w, service)));
   return (name, value) => unset.some((u) => u === name || (value !== null && u === `${name}=${value}`));
 }
 
@@ -191,7 +282,30 @@ export function unitEnvironment(
   if (settings === null) return null;
   const env = assignedEnvironment(root, settings);
   for (const name of env.keys()) assigned?.add(name);
-  const unset = unsetEnvironment(settings);
+  const unset = unsetEnvironment(settings, service);
+  for (const [name, { value }] of env) if (unset(name, value)) env.delete(name);
+  return env;
+}
+
+/**
+ * The variables `service` starts with that its unit's files and the manager's decide, by name:
+ * DefaultEnvironment= of system.conf and its drop-ins under `root` (defaultEnvironment), which
+ * systemd gives every service, below the unit's Environment= and EnvironmentFile=
+ * (unitEnvironment), less those UnsetEnvironment= takes out, as systemd's last step. Not those
+ * systemd sets for the service itself (STATE_DIRECTORY, USER...: manager-variables.ts), which
+ * are none of the EDGEBLOCKS_ ones. Null when the unit file cannot be read.
+ */
+export function serviceEnvironment(
+  root: string,
+  service: string,
+  unitFile: string,
+  unitName: string,
+): Map<string, UnitVariable> | null {
+  const settings = serviceSettings(root, service, unitFile, unitName);
+  if (settings === null) return null;
+  const env = defaultEnvironment(root);
+  for (const [name, variable] of assignedEnvironment(root, settings)) env.set(name, variable);
+  const unset = unsetEnvironment(settings, service);
   for (const [name, { value }] of env) if (unset(name, value)) env.delete(name);
   return env;
 }
@@ -232,7 +346,8 @@ export function edgeblocksVariables(env: Map<string, UnitVariable>): Map<string,
 export const SERVICE_UNIT = 'edgeblocks.service';
 
 /**
- * The EDGEBLOCKS_ variables the installed unit under `root` and its drop-ins give the service, for
+ * The EDGEBLOCKS_ variables the installed unit under `root` and its drop-ins give the service (over
+ * DefaultEnvironment= of system.conf, less UnsetEnvironment=: serviceEnvironment), for
  * a tool beside it (`sudo edgeblocks doctor`, plain `edgeblocks check`: sudo passes none of
  * them), less those the tool's own environment sets (they win). Not EDGEBLOCKS_CONFIG when the
  * tool is given a config file of its own, nor EDGEBLOCKS_DATA_DIR when it is given a data dir of
@@ -245,7 +360,7 @@ export function serviceVariables(
   env: NodeJS.ProcessEnv = process.env,
 ): Map<string, UnitVariable> {
   const unit = `${root.replace(/\/+$/, '')}/etc/systemd/system/${SERVICE_UNIT}`;
-  const found = unitEnvironment(root.replace(/\/+$/, ''), SERVICE_UNIT, unit, `/etc/systemd/system/${SERVICE_UNIT}`);
+  const found = serviceEnvironment(root.replace(/\/+$/, ''), SERVICE_UNIT, unit, `/etc/systemd/system/${SERVICE_UNIT}`);
   const vars = edgeblocksVariables(found ?? new Map());
   if (own.config) vars.delete('EDGEBLOCKS_CONFIG');
   if (own.dataDir) vars.delete('EDGEBLOCKS_DATA_DIR');

@@ -131,6 +131,17 @@ t.test('a value from the drop-in EnvironmentFile= is checked too, and wins over 
   refusedUpgrade(t, sb, current, v1, /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/edgeblocks\/env/);
 });
 
+t.test('an EDGEBLOCKS_ variable of DefaultEnvironment= in system.conf is checked too, below the unit’s', async (t) => {
+  const { sb, current, v1 } = installed(t);
+  put(sb, 'etc/systemd/system.conf', '[Manager]\nDefaultEnvironment=EDGEBLOCKS_EMIT_INTERVAL=0\n');
+  refusedUpgrade(t, sb, current, v1, /EDGEBLOCKS_EMIT_INTERVAL from \/etc\/systemd\/system\.conf/);
+  // The unit's Environment= wins over it, as in systemd: the new release gets that value.
+  put(sb, DROP_IN, '[Service]\nEnvironment=EDGEBLOCKS_EMIT_INTERVAL=2000\n');
+  const upgraded = install(sb, '2.0.0');
+  t.equal(upgraded.code, 0, upgraded.stderr);
+  t.equal(upgraded.checked?.EDGEBLOCKS_EMIT_INTERVAL, '2000');
+});
+
 t.test('with no config file, the environment alone is still checked', async (t) => {
   const { sb, current, v1 } = installed(t);
   rmSync(join(sb.root, 'etc/edgeblocks/config.json'));

@@ -66,3 +66,37 @@ t.test(
     t.match(known.out, `with the data dir ${path.join(set, 'srv/data')}`);
   },
 );
+
+t.test('an EDGEBLOCKS_ variable of DefaultEnvironment= is the service’s, below the unit’s Environment=', async (t) => {
+  // systemd gives it to every service: check takes it, refused naming system.conf.
+  const root = unitRoot(t);
+  put(root, 'etc/systemd/system.conf', '[Manager]\nDefaultEnvironment=EDGEBLOCKS_PORT=99999\n');
+  const refused = run(t, root);
+  t.equal(refused.code, 2, refused.out);
+  t.match(refused.err, /99999.*the service gets EDGEBLOCKS_PORT from \/etc\/systemd\/system\.conf/);
+  // A drop-in of system.conf, read after it: its value wins.
+  put(root, 'etc/systemd/system.conf.d/50-port.conf', '[Manager]\nDefaultEnvironment=EDGEBLOCKS_PORT=99998\n');
+  const later = run(t, root);
+  t.equal(later.code, 2, later.out);
+  t.match(later.err, /99998.*EDGEBLOCKS_PORT from \/etc\/systemd\/system\.conf\.d\/50-port\.conf/);
+
+  // The unit's Environment= wins over it; UnsetEnvironment= takes it out: the service's port is then valid.
+  const drop = 'etc/systemd/system/edgeblocks.service.d/override.conf';
+  put(root, drop, '[Service]\nEnvironment=EDGEBLOCKS_PORT=8099\n');
+  const unit = run(t, root);
+  t.equal(unit.code, 0, unit.err);
+  put(root, drop, '[Service]\nUnsetEnvironment=EDGEBLOCKS_PORT\n');
+  const unset = run(t, root);
+  t.equal(unset.code, 0, unset.err);
+
+  // Its EDGEBLOCKS_CONFIG is the file a drop-in's ExecStart with no --config reads.
+  const other = unitRoot(t, {
+    dropIn: `[Service]\nExecStart=\nExecStart=${NODE_LINE} --data-dir /var/lib/edgeblocks\n`,
+  });
+  put(other, 'etc/systemd/system.conf', '[Manager]\nDefaultEnvironment=EDGEBLOCKS_CONFIG=/srv/eb.json\n');
+  put(other, 'srv/eb.json', JSON.stringify({ port: 8099 }));
+  const file = run(t, other);
+  t.equal(file.code, 0, file.err);
+  t.match(file.out, `(${path.join(other, 'srv/eb.json')}) is valid`);
+  t.notMatch(file.err, /reads no config file/);
+});

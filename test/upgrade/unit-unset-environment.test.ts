@@ -59,6 +59,26 @@ t.test('UnsetEnvironment= NAME=VALUE takes out that assignment only', async (t) 
   t.match(kept.err, /port.*99999.*override\.conf/);
 });
 
+t.test('UnsetEnvironment= words have their specifiers expanded, as systemd does', async (t) => {
+  // %E/%N/other.json is /etc/edgeblocks/other.json: the drop-in's EDGEBLOCKS_CONFIG is taken out.
+  const root = unitRoot(t, {
+    dropIn:
+      '[Service]\nEnvironment=EDGEBLOCKS_CONFIG=/etc/edgeblocks/other.json\nUnsetEnvironment=EDGEBLOCKS_CONFIG=%E/%N/other.json\n',
+  });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.notMatch(res.err, /EDGEBLOCKS_CONFIG/);
+  // %S/%p is /var/lib/edgeblocks, the $STATE_DIRECTORY systemd sets: taken out, empty in ExecStart.
+  const line = unitRoot(t, {
+    dropIn: `[Service]\nUnsetEnvironment=STATE_DIRECTORY=%S/%p\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/config.json --data-dir /brew\${STATE_DIRECTORY}\n`,
+  });
+  mkdirSync(path.join(line, 'brew'), { mode: 0o700 });
+  const expanded = check(t, line);
+  t.equal(expanded.code, 0, expanded.err);
+  t.match(expanded.out, `with the data dir ${path.join(line, 'brew')}\n`);
+  t.match(expanded.err, /uses \$STATE_DIRECTORY, which no Environment= .* systemd makes it empty/);
+});
+
 t.test('a variable UnsetEnvironment= takes out is empty in ExecStart, as systemd expands it', async (t) => {
   // $BREWS of Environment=, and $STATE_DIRECTORY systemd sets for StateDirectory=: both taken out.
   const root = unitRoot(t, {
