@@ -109,7 +109,7 @@ export function managerVariables(
     for (const { key, value } of settings)
       if (key !== setting) continue;
       else if (value.trim() === '') dirs = [];
-      else for (const word of words(value, false)) dirs.push(`${under}/${specified(word).split(':')[0]}`);
+      else for (const word of words(value)) dirs.push(`${under}/${specified(word).split(':')[0]}`);
     if (unknown) out.set(variable, { refused: `which names its ${setting}= with the specifier ${unknown}` });
     else if (dirs.length) out.set(variable, { value: dirs.join(':') });
   }
@@ -140,7 +140,7 @@ export function managerVariables(
   for (const { key, value, from } of settings)
     if (key !== 'PassEnvironment') continue;
     else if (value.trim() === '') passed = new Map();
-    else for (const name of words(value, false)) passed.set(name, from);
+    else for (const name of words(value)) passed.set(name, from);
   for (const [name, from] of passed)
     out.set(name, {
       refused: `which PassEnvironment= (${from}) passes from systemd's own environment, not known from the unit's files`,

@@ -187,7 +187,7 @@ export function unitCommandLine(
     words: all,
     unread,
     warnings,
-  } = expand(words(last.value.slice(prefix.length), false), service, env, manager, last.from);
+  } = expand(words(last.value.slice(prefix.length)), service, env, manager, last.from);
   const argv = prefix.includes('@') ? [all[0] ?? '', ...all.slice(2)] : all;
   const cwd = workingDirectory(settings, service);
   const resolved = resolvePaths(argv.slice(argumentsAt(argv)), cwd, last.from);
@@ -231,7 +231,7 @@ function failsafeConfig(
   for (const setting of settings) if (setting.key === 'ExecStopPost') lines = setting.value ? [...lines, setting] : [];
   for (const line of lines) {
     const prefix = /^[-@:+!]+/.exec(line.value)?.[0] ?? '';
-    const { words: argv } = expand(words(line.value.slice(prefix.length), false), service, env, manager, line.from);
+    const { words: argv } = expand(words(line.value.slice(prefix.length)), service, env, manager, line.from);
     const at = argumentsAt(argv);
     if (!/failsafe(\/index\.js)?$/.test(argv[at - 1] ?? '')) continue;
     const theirs = flagValue(resolvePaths(argv.slice(at), cwd, line.from).args, '--config');

@@ -32,8 +32,8 @@ const DIRS = [
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'", s: ' ' };
 
-/** The words of an Environment= value: quotes group, a backslash escapes, %% is % (unless not `percent`). */
-export function words(text: string, percent = true): string[] {
+/** The words of a setting's value: quotes group, a backslash escapes (its specifiers left: expandSpecifiers). */
+export function words(text: string): string[] {
   const out: string[] = [];
   let word: string | null = null;
   let quote: string | null = null;
@@ -54,7 +54,7 @@ export function words(text: string, percent = true): string[] {
     } else word = (word ?? '') + c;
   }
   if (word !== null) out.push(word);
-  return percent ? out.map((w) => w.replace(/%%/g, '%')) : out;
+  return out;
 }
 
 /** NAME=VALUE lines of an environment file: # and ; comments, a value in quotes may span lines. */
@@ -237,7 +237,7 @@ export function defaultEnvironment(root: string): Map<string, UnitVariable> {
       if (section !== '[Manager]' || eq < 0 || l.slice(0, eq).trim() !== 'DefaultEnvironment') continue;
       const value = l.slice(eq + 1).trim();
       if (value === '') out = new Map();
-      for (const w of words(value, false)) {
+      for (const w of words(value)) {
         const at = w.indexOf('=');
         if (at > 0) out.set(w.slice(0, at), { value: w.slice(at + 1), from: file });
       }
@@ -262,7 +262,7 @@ export function unsetEnvironment(
   for (const { key, value } of settings)
     if (key !== 'UnsetEnvironment') continue;
     else if (value.trim() === '') unset = [];
-    else unset.push(...words(value, false).map((w) => expandSpecifiers(w, service)));
+    else unset.push(...words(value).map((w) => expandSpecifiers(w, service)));
   return (name, value) => unset.some((u) => u === name || (value !== null && u === `${name}=${value}`));
 }
 
@@ -280,7 +280,7 @@ export function unitEnvironment(
 ): Map<string, UnitVariable> | null {
   const settings = serviceSettings(root, service, unitFile, unitName);
   if (settings === null) return null;
-  const env = assignedEnvironment(root, settings);
+  const env = assignedEnvironment(root, settings, service);
   for (const name of env.keys()) assigned?.add(name);
   const unset = unsetEnvironment(settings, service);
   for (const [name, { value }] of env) if (unset(name, value)) env.delete(name);
@@ -304,29 +304,33 @@ export function serviceEnvironment(
   const settings = serviceSettings(root, service, unitFile, unitName);
   if (settings === null) return null;
   const env = defaultEnvironment(root);
-  for (const [name, variable] of assignedEnvironment(root, settings)) env.set(name, variable);
+  for (const [name, variable] of assignedEnvironment(root, settings, service)) env.set(name, variable);
   const unset = unsetEnvironment(settings, service);
   for (const [name, { value }] of env) if (unset(name, value)) env.delete(name);
   return env;
 }
 
-/** The variables Environment= and EnvironmentFile= of `settings` set, by name (the files under `root`). */
+/**
+ * The variables Environment= and EnvironmentFile= of `settings` set, by name (the files under
+ * `root`), the specifiers of `service` in both expanded as systemd does (not in the files' lines).
+ */
 function assignedEnvironment(
   root: string,
   settings: ReadonlyArray<{ key: string; value: string; from: string }>,
+  service: string,
 ): Map<string, UnitVariable> {
   let assigned: Array<[string, string, string]> = [];
   let files: string[] = [];
   for (const { key, value, from } of settings) {
     if (key === 'Environment') {
       if (!value) assigned = [];
-      for (const w of words(value)) {
+      for (const w of words(value).map((word) => expandSpecifiers(word, service))) {
         const at = w.indexOf('=');
         if (at > 0) assigned.push([w.slice(0, at), w.slice(at + 1), from]);
       }
     } else if (key === 'EnvironmentFile') {
       if (!value) files = [];
-      else files.push(value.replace(/^-/, '').replace(/%%/g, '%'));
+      else files.push(expandSpecifiers(value.replace(/^-/, ''), service));
     }
   }
   const env = new Map<string, UnitVariable>();

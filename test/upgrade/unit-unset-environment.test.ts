@@ -79,6 +79,23 @@ t.test('UnsetEnvironment= words have their specifiers expanded, as systemd does'
   t.match(expanded.err, /uses \$STATE_DIRECTORY, which no Environment= .* systemd makes it empty/);
 });
 
+t.test('Environment= and EnvironmentFile= have their specifiers expanded, as systemd does', async (t) => {
+  // %S/%N/brew is /var/lib/edgeblocks/brew: the data dir of a drop-in ExecStart with no --data-dir.
+  const root = unitRoot(t, {
+    dropIn: `[Service]\nEnvironment=EDGEBLOCKS_DATA_DIR=%S/%N/brew\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/config.json\n`,
+  });
+  mkdirSync(path.join(root, 'var/lib/edgeblocks/brew'), { mode: 0o700 });
+  const res = check(t, root);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `with the data dir ${path.join(root, 'var/lib/edgeblocks/brew')}\n`);
+  // EnvironmentFile=%E/%N/env is /etc/edgeblocks/env: its variable is read, and refused naming it.
+  put(root, 'etc/edgeblocks/env', 'EDGEBLOCKS_PORT=99999\n');
+  put(root, `${DROP_INS}/50-file.conf`, '[Service]\nEnvironmentFile=%E/%N/env\n');
+  const file = check(t, root);
+  t.equal(file.code, 2, file.out);
+  t.match(file.err, /99999.*EDGEBLOCKS_PORT from \/etc\/edgeblocks\/env/);
+});
+
 t.test('a variable UnsetEnvironment= takes out is empty in ExecStart, as systemd expands it', async (t) => {
   // $BREWS of Environment=, and $STATE_DIRECTORY systemd sets for StateDirectory=: both taken out.
   const root = unitRoot(t, {
