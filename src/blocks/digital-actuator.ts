@@ -101,6 +101,18 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     const want = isActive(d.desiredState);
     const { array: claimed, io } = claimOwnChannel(block, ctx);
     switchOffPrevious(block, ctx, io ? { arrayId: d.hwDevice!, channel: d.channel! } : null);
+    const mutexed = d.constraints.mutexed;
+    const mutex = mutexed?.enabled ? ctx.resolve(mutexed.mutexId, 'MutexInterface') : null;
+    if (s.mutexId !== null && s.mutexId !== mutex?.id) {
+      const old = ctx.resolve(s.mutexId, 'MutexInterface');
+      if (old) unlock(old.state, block.id);
+      s.mutexId = null;
+    }
+    const token = mutex ? mutex.state : null;
+    const holderValid = (holder: string) =>
+      mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
+    // Written without being read (at the end of the wait below): it may have been on until now.
+    let writtenUnread = false;
     if (s.history.length === 0) {
       const pin = io ? io.read(d.channel!) : null;
       // The output as it is found, not as it is assumed: at a start a polled board (1-Wire, I2C)
@@ -108,13 +120,23 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       // since now would be written off, a compressor then waiting out its minimum off time. Nothing
       // is written until it reads, for FIRST_READ_WAIT_MS: a module whose reads keep failing then
       // has what is stored written, the output counted as off since now (off is always safe, and
-      // a compressor stored on waits out its minimum off time).
+      // a compressor stored on waits out its minimum off time). On a mutex, written unread, it
+      // holds the token as one found on that switches off does (see below).
       s.unreadSince ??= now;
-      if (io && pin === null && now - s.unreadSince < FIRST_READ_WAIT_MS) {
+      // Another actuator on the mutex holds it and is on: this output may not be on beside it
+      // whatever it was left as, so it is written off at once rather than after the wait.
+      const otherOn =
+        token !== null &&
+        token.holder !== null &&
+        token.holder !== block.id &&
+        token.holderOn &&
+        holderValid(token.holder);
+      if (io && pin === null && !otherOn && now - s.unreadSince < FIRST_READ_WAIT_MS) {
         d.state = null;
         return Math.min(now + HARDWARE_POLL_MS, s.unreadSince + FIRST_READ_WAIT_MS);
       }
       s.unreadSince = null;
+      writtenUnread = io !== null && pin === null;
       const foundOn = pin !== null && pin !== d.invert;
       // Found on (a crash left it so): on since long ago, and what is stored wanted as long, for
       // how long is not known. Its minimum on time and delayed off are met, so an actuator stored
@@ -131,16 +153,6 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     const lostAt = io && !d.invert ? (io.lostAt?.(d.channel!) ?? null) : null;
     const last = s.history[s.history.length - 1]!;
     if (lostAt !== null && last.on && lostAt > last.t) record(s.history, Math.min(lostAt, now), false);
-    const mutexed = d.constraints.mutexed;
-    const mutex = mutexed?.enabled ? ctx.resolve(mutexed.mutexId, 'MutexInterface') : null;
-    if (s.mutexId !== null && s.mutexId !== mutex?.id) {
-      const old = ctx.resolve(s.mutexId, 'MutexInterface');
-      if (old) unlock(old.state, block.id);
-      s.mutexId = null;
-    }
-    const token = mutex ? mutex.state : null;
-    const holderValid = (holder: string) =>
-      mutex !== null && holdsMutexConstraint(ctx.resolve(holder, 'ActuatorDigitalInterface'), mutex.id);
     // An unresolvable mutex blocks switching on; retry every second. A free token goes first to
     // an actuator on the mutex that is on already (a new Mutex block, or a backup's blocks, find
     // the outputs as they are), so a second one is not switched on beside it.
@@ -168,13 +180,14 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       // crash) takes it, also from a holder that is off and holds it for its extra time (this one
       // runs already), but not from one that is on: it goes off, so at most one is on. One found
       // on that switches off at once takes the token as if it had held it, so its hold time keeps
-      // another from starting right after it stopped, unless another is on.
+      // another from starting right after it stopped, unless another is on; so does one written
+      // off without ever being read (a crash may have left it on until then).
       if (on && token.holder !== block.id) {
         if (token.holder !== null && holderValid(token.holder) && token.holderOn) {
           on = false;
           record(s.history, now, false);
         } else token.holder = block.id;
-      } else if (wasOn && !on && token.holder !== block.id) {
+      } else if ((wasOn || writtenUnread) && !on && token.holder !== block.id) {
         if (token.holder === null || !holderValid(token.holder)) adoptActiveHolder(token, mutex.id, block, ctx, now);
         tryLock(token, block.id, now, holderValid);
       }

@@ -19,6 +19,11 @@ interface Case {
   name: string;
   /** The cooler on a second module, whose first reads fail (it is read seconds after the first). */
   twoBoards: boolean;
+  /**
+   * How many frames the second module sends garbled (10 when not said; Infinity: it answers
+   * writes only, every read fails).
+   */
+  coolReadFaults?: number;
   heat: { stored: boolean; leftOn: boolean };
   cool: { stored: boolean; leftOn: boolean };
 }
@@ -74,19 +79,22 @@ async function restart(t: Test, c: Case) {
   const s = await simApp({ sim: sim(c), dataDir: dir });
   t.teardown(() => s.close());
   // The second module answers, but its first reads fail: it is read a few polls after the first.
-  if (c.twoBoards) s.app.hardware.sim!.injectFault('relays2', 'crc', 10);
+  if (c.twoBoards) s.app.hardware.sim!.injectFault('relays2', 'crc', c.coolReadFaults ?? 10);
   const heatOn = () => (model(s, 'relays').activeOutputs() & 1) !== 0;
   const coolOn = () => (model(s, c.twoBoards ? 'relays2' : 'relays').activeOutputs() & 2) !== 0;
   const seenOff = { heat: false, cool: false };
   const log: string[] = [];
   let known = false;
   let coolKnownAt: number | null = null;
+  let heatKnownAt: number | null = null;
+  let lastBothAt: number | null = null;
   const onAt = { heat: null as number | null, cool: null as number | null };
   const offAt = { heat: null as number | null, cool: null as number | null };
   for (let ms = 100; ms <= 60_000; ms += 100) {
     await s.run(100);
     // The relays show the writes of the tick before this step; `known` is from after that tick.
     const both = heatOn() && coolOn();
+    if (both) lastBothAt = ms;
     if (both && (known || seenOff.heat || seenOff.cool)) log.push(`both on at ${ms} ms`);
     for (const [k, on] of [
       ['heat', heatOn()],
@@ -98,9 +106,10 @@ async function restart(t: Test, c: Case) {
     }
     known = s.data('Heat').state !== null && s.data('Cool').state !== null;
     if (coolKnownAt === null && s.data('Cool').state !== null) coolKnownAt = ms;
+    if (heatKnownAt === null && s.data('Heat').state !== null) heatKnownAt = ms;
   }
   t.same(log.slice(0, 3), [], 'never both on once both are known, nor one switched on beside the other');
-  return { s, heatOn: heatOn(), coolOn: coolOn(), onAt, offAt, coolKnownAt };
+  return { s, heatOn: heatOn(), coolOn: coolOn(), onAt, offAt, coolKnownAt, heatKnownAt, lastBothAt };
 }
 
 const cases: Array<Case & { expect: (t: Test, r: Awaited<ReturnType<typeof restart>>) => void }> = [
@@ -138,6 +147,8 @@ const cases: Array<Case & { expect: (t: Test, r: Awaited<ReturnType<typeof resta
   {
     name: 'two modules, the second read late, both left on, both stored on',
     twoBoards: true,
+    // Its writes (the cooler is written off once the heater is read) use up garbled frames too.
+    coolReadFaults: 20,
     heat: { stored: true, leftOn: true },
     cool: { stored: true, leftOn: true },
     expect: (t, r) => {
@@ -164,6 +175,34 @@ const cases: Array<Case & { expect: (t: Test, r: Awaited<ReturnType<typeof resta
       t.ok(r.heatOn && !r.coolOn, 'the heater on in the end, the cooler off');
       const gap = r.onAt.heat! - r.offAt.cool!;
       t.ok(gap >= HOLD_S * 1000, `the heater waited out the cooler's hold time (${gap} ms after the cooler went off)`);
+    },
+  },
+  {
+    name: 'two modules, the second never read: the heater found off and stored on, the cooler left on and stored off',
+    twoBoards: true,
+    coolReadFaults: Number.POSITIVE_INFINITY,
+    heat: { stored: true, leftOn: false },
+    cool: { stored: false, leftOn: true },
+    expect: (t, r) => {
+      t.equal(r.coolKnownAt, null, "the cooler's module never read");
+      t.ok(r.heatOn && !r.coolOn, 'the heater on in the end, the cooler off');
+      const gap = r.onAt.heat! - r.offAt.cool!;
+      t.ok(gap >= HOLD_S * 1000, `the heater waited out the cooler's hold time (${gap} ms after the cooler went off)`);
+    },
+  },
+  {
+    name: 'two modules, the second never read: both left on, both stored on',
+    twoBoards: true,
+    coolReadFaults: Number.POSITIVE_INFINITY,
+    heat: { stored: true, leftOn: true },
+    cool: { stored: true, leftOn: true },
+    expect: (t, r) => {
+      t.equal(r.coolKnownAt, null, "the cooler's module never read");
+      t.ok(r.heatKnownAt !== null, 'the heater read');
+      t.ok(r.heatOn && !r.coolOn, 'the heater kept on, the cooler off');
+      t.equal(r.offAt.heat, null, 'the heater never switched off');
+      const both = r.lastBothAt === null ? 0 : r.lastBothAt - r.heatKnownAt!;
+      t.ok(both <= 2000, `both on for at most 2 s after the heater was read (${both} ms)`);
     },
   },
 ];
