@@ -53,6 +53,8 @@ export interface DigitalActuatorState extends Driven<DigitalStateName>, SwitchTi
   ramp: DutyRamp;
   /** When it first waited for its channel to be read at a start (null: not waiting). */
   unreadSince: number | null;
+  /** When it first found (or, unread, wrote) its output; null before. */
+  foundAt: number | null;
 }
 
 export const isActive = (s: DigitalStateName | null): boolean => s === 'STATE_ACTIVE';
@@ -79,6 +81,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
     driven: null,
     ramp: new DutyRamp(),
     unreadSince: null,
+    foundAt: null,
   }),
   checkData: outputChannelIssues,
   onWrite: returnToStoredOnPatch('storedState'),
@@ -136,6 +139,7 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
         return Math.min(now + HARDWARE_POLL_MS, s.unreadSince + FIRST_READ_WAIT_MS);
       }
       s.unreadSince = null;
+      s.foundAt = now;
       writtenUnread = io !== null && pin === null;
       const foundOn = pin !== null && pin !== d.invert;
       // Found on (a crash left it so): on since long ago, and what is stored wanted as long, for
@@ -149,10 +153,13 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       }
     }
     // The module switched the output off by itself (its power dipped): that counts as switching
-    // off, for minOff. An inverted output it switched on that way is written back at once.
+    // off, for minOff. An inverted output it switched on that way is written back at once. A loss
+    // before this actuator found its output (a GPIO line keeps the time of its last safe state)
+    // is not: the output was found as it is since.
     const lostAt = io && !d.invert ? (io.lostAt?.(d.channel!) ?? null) : null;
     const last = s.history[s.history.length - 1]!;
-    if (lostAt !== null && last.on && lostAt > last.t) record(s.history, Math.min(lostAt, now), false);
+    if (lostAt !== null && last.on && lostAt > Math.max(last.t, s.foundAt ?? Number.NEGATIVE_INFINITY))
+      record(s.history, Math.min(lostAt, now), false);
     // An unresolvable mutex blocks switching on; retry every second. A free token goes first to
     // an actuator on the mutex that is on already (a new Mutex block, or a backup's blocks, find
     // the outputs as they are), so a second one is not switched on beside it.
