@@ -32,7 +32,7 @@ import { blockTypes } from './blocks/index.js';
 import type { Config } from './config.js';
 // The CLI reads its configuration through this module, so it comes from the bundle with the rest.
 export { ConfigError, helpText, loadConfig, parseArgs } from './config.js';
-export { installedConfigUnread, loadInstalledConfig, unitOrigin } from './installed-config.js';
+export { installedConfigUnread, loadInstalledConfig, unitConfigOnly, unitOrigin } from './installed-config.js';
 export { fixableLine } from './shared/errors.js';
 import { HardwareLayer } from './hardware/layer.js';
 import { createHistory, type History } from './history/index.js';

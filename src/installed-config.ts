@@ -16,6 +16,7 @@ import {
   type ParsedArgs,
 } from './config.js';
 import { inRoot, isUnder } from './shared/in-root.js';
+import { homeWorkingDirectory } from './shared/working-directory.js';
 import { ConfigError } from './shared/errors.js';
 
 /** Where the installed service keeps its config file and data dir (scripts/install-pi.sh, systemd/edgeblocks.service). */
@@ -44,8 +45,14 @@ export function loadInstalledConfig(
   env: NodeJS.ProcessEnv = process.env,
   root = '/',
   unit: ReadonlyMap<string, { value: string; from?: string }> = new Map(),
-  commandLine: { args: string[]; from: string; unread?: string | null; workingDirectory?: string } | null = null,
+  commandLine: { args: string[]; from: string; unread?: string | null; workingDirectory?: string | null } | null = null,
 ): Config {
+  // A relative path the service is given, found as it finds it: from its working directory.
+  const fromWorkingDirectory = (value: string, what: string) => {
+    if (path.posix.isAbsolute(value)) return value;
+    if (commandLine?.workingDirectory === null) throw new ConfigError('ExecStart', homeWorkingDirectory(what));
+    return path.posix.resolve(commandLine?.workingDirectory ?? '/', value);
+  };
   const flags = commandLine === null ? {} : unitFlags(commandLine);
   // The config file the unit gives the service: its ExecStart's --config or, with none there, its
   // EDGEBLOCKS_CONFIG (found from its working directory when relative, as the service finds it).
@@ -54,7 +61,10 @@ export function loadInstalledConfig(
     flags.config ??
     (unitVariable === undefined
       ? undefined
-      : path.posix.resolve(commandLine?.workingDirectory ?? '/', unitVariable.value));
+      : fromWorkingDirectory(
+          unitVariable.value,
+          `the ExecStart in ${commandLine?.from} gives no --config, so the service reads the relative EDGEBLOCKS_CONFIG ${JSON.stringify(unitVariable.value)}`,
+        ));
   const installedConfig = path.join(path.resolve(root), unitFile ?? INSTALLED.config);
   const installedData = path.join(path.resolve(root), flags.dataDir ?? INSTALLED.dataDir);
   const onSystem = path.resolve(root) === '/' ? undefined : path.resolve(root);
@@ -70,13 +80,10 @@ export function loadInstalledConfig(
   const withFile = { ...args };
   const dataDirGiven = args.dataDir !== undefined || env.EDGEBLOCKS_DATA_DIR !== undefined;
   // The unit's ExecStart gives no --config and it no EDGEBLOCKS_CONFIG (a drop-in's ExecStart
-  // without one): the service reads no config file, its defaults, so neither does the tool.
+  // without one): the service reads no config file, its defaults, so neither does the tool; a data
+  // dir of the tool's own does not change that, only a config file of its own.
   const readsNone =
-    commandLine !== null &&
-    unitFile === undefined &&
-    args.config === undefined &&
-    env.EDGEBLOCKS_CONFIG === undefined &&
-    !dataDirGiven;
+    commandLine !== null && unitFile === undefined && args.config === undefined && env.EDGEBLOCKS_CONFIG === undefined;
   if (withFile.config === undefined && env.EDGEBLOCKS_CONFIG === undefined && exists(installedConfig) && !readsNone)
     withFile.config = installedConfig;
   const file = withFile.config ?? env.EDGEBLOCKS_CONFIG;
@@ -109,7 +116,9 @@ export function loadInstalledConfig(
   const unitsFile = file !== undefined && path.resolve(file) === installedConfig;
   const withUnit: NodeJS.ProcessEnv = { ...env };
   const asServiceReads = (name: string, value: string) =>
-    name === 'EDGEBLOCKS_CONFIG' ? path.posix.resolve(commandLine?.workingDirectory ?? '/', value) : value;
+    name === 'EDGEBLOCKS_CONFIG'
+      ? fromWorkingDirectory(value, `the service is given the relative EDGEBLOCKS_CONFIG ${JSON.stringify(value)}`)
+      : value;
   for (const [name, { value }] of unit)
     if (name === 'EDGEBLOCKS_DATA_DIR' ? asService || ownDataDir : name !== 'EDGEBLOCKS_CONFIG' || unitsFile)
       withUnit[name] ??= asServiceReads(name, value);
@@ -155,7 +164,10 @@ export function loadInstalledConfig(
     throw e;
   }
   if (ownDataDir && !path.isAbsolute(config.dataDir)) {
-    const onThatSystem = path.posix.resolve(commandLine.workingDirectory ?? '/', config.dataDir);
+    const onThatSystem = fromWorkingDirectory(
+      config.dataDir,
+      `the ExecStart in ${commandLine?.from} gives no --data-dir, so the service's data dir is the relative ${JSON.stringify(config.dataDir)}`,
+    );
     config.dataDir = onSystem === undefined ? onThatSystem : path.join(onSystem, onThatSystem);
   } else if (!dataDirGiven && config.dataDir === DEFAULTS.dataDir && installed) config.dataDir = installedData;
   // A relative certificate or key the service is given (by its config file or unit) is found
@@ -166,10 +178,26 @@ export function loadInstalledConfig(
       const own =
         args[key] !== undefined || env[key === 'httpsCert' ? 'EDGEBLOCKS_HTTPS_CERT' : 'EDGEBLOCKS_HTTPS_KEY'];
       if (typeof value === 'string' && value !== '' && !path.isAbsolute(value) && !own)
-        config[key] = path.posix.resolve(commandLine.workingDirectory ?? '/', value);
+        config[key] = fromWorkingDirectory(
+          value,
+          `the service's config file gives the relative ${key} ${JSON.stringify(value)}`,
+        );
     }
   if (onSystem !== undefined && isUnder(onSystem, path.resolve(config.dataDir))) config.dataDir = under(config.dataDir);
   return config;
+}
+
+/**
+ * The part of the unit's command line `line` that says which config file the service reads (its
+ * --config, and why its words are not worked out), for a tool given a data dir of its own and no
+ * config file: the unit's other flags are not the tool's, but its config file still is.
+ */
+export function unitConfigOnly<L extends { args: string[]; from: string }>(line: L): L {
+  const args: string[] = [];
+  for (let i = 0; i < line.args.length; i++)
+    if (line.args[i] === '--config') args.push(...line.args.slice(i, ++i + 1));
+    else if (line.args[i]!.startsWith('--config=')) args.push(line.args[i]!);
+  return { ...line, args };
 }
 
 /** The config flags of a unit's ExecStart, by key; one the service's start would refuse is refused naming the file. */

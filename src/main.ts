@@ -37,9 +37,14 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
   const env = process.env;
   const given = [args.values.config, env.EDGEBLOCKS_CONFIG, args.values.dataDir, env.EDGEBLOCKS_DATA_DIR];
   const asService = given.every((v) => v === undefined);
-  const fromUnit = asService ? unit.serviceVariables(root, {}) : new Map();
+  // Given a data dir of its own but no config file, the config file is still the one the unit
+  // gives the service (or none, as the service): its --config or EDGEBLOCKS_CONFIG, not its other settings.
+  const unitsConfig = !asService && args.values.config === undefined && env.EDGEBLOCKS_CONFIG === undefined;
+  const variables = asService || unitsConfig ? unit.serviceVariables(root, { dataDir: unitsConfig }) : new Map();
+  const fromUnit = asService ? variables : new Map([...variables].filter(([name]) => name === 'EDGEBLOCKS_CONFIG'));
   const line = unitLine.serviceCommandLine(root);
   const commandLine = asService ? line : null;
+  const serviceFile = commandLine ?? (unitsConfig && line ? app.unitConfigOnly(line) : null);
   const several = unitLine.severalExecStart(commandLine);
   if (several) console.error(`edgeblocks: warning: ${several}`);
   for (const warning of commandLine?.warnings ?? []) console.error(`edgeblocks: warning: ${warning}`);
@@ -48,12 +53,12 @@ async function check(args: ParsedArgs, app: typeof import('./app.js')): Promise<
     // check's; but a relative certificate in the unit's file is still found from the directory
     // systemd starts the service in, as the service finds it, not from the one the check runs in.
     const unitDir = line && { args: [], from: line.from, workingDirectory: line.workingDirectory };
-    const config = app.loadInstalledConfig(args.values, env, root, fromUnit, commandLine ?? unitDir);
+    const config = app.loadInstalledConfig(args.values, env, root, fromUnit, serviceFile ?? unitDir);
     for (const warning of app.checkDataDir(config)) console.error(`edgeblocks: warning: ${warning}`);
     const cert =
       config.httpsPort > 0 && config.httpsCert ? app.certificateFileWarning(config.httpsCert, args.root) : null;
     if (cert) console.error(`edgeblocks: warning: ${cert}`);
-    const installedFile = app.installedConfigUnread(config, commandLine, root);
+    const installedFile = app.installedConfigUnread(config, serviceFile, root);
     if (installedFile) console.error(`edgeblocks: warning: ${installedFile}`);
     const file = config.config ? ` (${config.config})` : '';
     console.log(`edgeblocks ${VERSION}: the configuration${file} is valid, with the data dir ${config.dataDir}`);

@@ -6,6 +6,7 @@
 // node's own and those files, since the installer runs it from a release before anything is
 // installed (scripts/unit-environment.mjs).
 import path from 'node:path';
+import { homeWorkingDirectory } from '../shared/working-directory.js';
 import { type ManagerVariable, managerVariables } from './manager-variables.js';
 import {
   expandSpecifiers,
@@ -27,10 +28,11 @@ export interface UnitCommandLine {
   unread: string | null;
   /**
    * The directory systemd starts the service in: the last WorkingDirectory= (its specifiers
-   * expanded), or / when none is set. A relative path the service is given (--config, --data-dir,
-   * httpsCert in its config file) is found from there, not from the directory a tool runs in.
+   * expanded), or / when none is set; null for ~ (the home of User=, not worked out here). A
+   * relative path the service is given (--config, --data-dir, its default ./data, httpsCert in its
+   * config file) is found from there, not from the directory a tool runs in.
    */
-  workingDirectory: string;
+  workingDirectory: string | null;
   /** What systemd does with the line that its writer may not expect (a variable it leaves empty), naming the file. */
   warnings: string[];
 }
@@ -127,7 +129,7 @@ function resolvePaths(args: string[], cwd: string | null, from: string): { args:
   const resolve = (flag: string, value: string) => {
     if (value === '' || value.startsWith('/')) return value;
     if (cwd === null) {
-      unread ??= `the ExecStart in ${from} gives the relative ${flag} ${JSON.stringify(value)} and the unit's WorkingDirectory= is one edgeblocks does not work out (~): write an absolute path there (sudo systemctl edit edgeblocks)`;
+      unread ??= homeWorkingDirectory(`the ExecStart in ${from} gives the relative ${flag} ${JSON.stringify(value)}`);
       return value;
     }
     return path.posix.resolve(cwd, value);
@@ -198,7 +200,7 @@ export function unitCommandLine(
     from: last.from,
     several: lines.length > 1,
     unread: unread ?? resolved.unread,
-    workingDirectory: cwd ?? '/',
+    workingDirectory: cwd,
     warnings,
   };
 }

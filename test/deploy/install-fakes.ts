@@ -71,7 +71,9 @@ export function copyInstaller(repo: string, src: string): void {
   const reader = 'dist/src/doctor/unit-environment.js';
   const commandLine = 'dist/src/doctor/unit-command-line.js';
   const manager = 'dist/src/doctor/manager-variables.js';
+  const workingDirectory = 'dist/src/shared/working-directory.js';
   mkdirSync(join(src, dirname(reader)), { recursive: true });
+  mkdirSync(join(src, dirname(workingDirectory)), { recursive: true });
   const parts = readdirSync(join(repo, 'scripts/install-pi')).map((name) => `scripts/install-pi/${name}`);
   mkdirSync(join(src, 'scripts/install-pi'), { recursive: true });
   for (const file of [
@@ -82,9 +84,11 @@ export function copyInstaller(repo: string, src: string): void {
     reader,
     commandLine,
     manager,
+    workingDirectory,
   ])
     copyFileSync(join(repo, file), join(src, file));
   // An ES module, as the real package.json says of dist (the fake checkout's main.js is CommonJS).
   writeFileSync(join(src, dirname(reader), 'package.json'), '{"type":"module"}\n');
+  writeFileSync(join(src, dirname(workingDirectory), 'package.json'), '{"type":"module"}\n');
   chmodSync(join(src, 'scripts/install-pi.sh'), 0o755);
 }

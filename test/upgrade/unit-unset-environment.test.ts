@@ -7,7 +7,9 @@
 // config file (its defaults), but the check read /etc/edgeblocks/config.json and refused what the
 // service never reads. (3) So with no --data-dir there: the service's data dir is its file's
 // dataDir, or its default ./data, found from its WorkingDirectory= (/var/lib/edgeblocks/data), but
-// the check took /var/lib/edgeblocks. The built CLI as a child process on a laid-out root.
+// the check took /var/lib/edgeblocks; (4) with WorkingDirectory=~ it took <root>/data, where a
+// relative --data-dir there was refused as not worked out; (5) given --data-dir, it read
+// /etc/edgeblocks/config.json all the same. The built CLI as a child process on a laid-out root.
 // tags: slow (the built CLI, several times)
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -156,3 +158,77 @@ t.test(
     t.match(two.err, /dataDir "brew", but EDGEBLOCKS_DATA_DIR is "\/srv\/eb"/);
   },
 );
+
+t.test('WorkingDirectory=~ and no --data-dir: the data dir is not worked out, as a relative flag there', async (t) => {
+  // systemd's ~ is the home of User=: the default ./data (or the file's relative dataDir) is
+  // there, not in /. As with a relative --data-dir in that working directory, it is said by name.
+  const line = `${NODE_LINE} --config /etc/edgeblocks/config.json --port 8099`;
+  const root = unitRoot(t, { dropIn: `[Service]\nWorkingDirectory=~\nExecStart=\nExecStart=${line}\n` });
+  const notWorkedOut = /WorkingDirectory= is one edgeblocks does not work out \(~\)/;
+  for (const command of ['check', 'doctor']) {
+    const res = runOn(t, root, command);
+    t.equal(res.code, 2, `${command}: ${res.out}`);
+    t.match(res.err, notWorkedOut, command);
+    t.match(res.err, /gives no --data-dir/, command);
+    t.notMatch(`${res.out}${res.err}`, path.join(root, 'data'), `${command}: not <root>/data`);
+  }
+  // The same rule as a relative --data-dir there, and a relative EDGEBLOCKS_CONFIG.
+  put(
+    root,
+    `${DROP_INS}/override.conf`,
+    `[Service]\nWorkingDirectory=~\nExecStart=\nExecStart=${line} --data-dir data\n`,
+  );
+  const relative = check(t, root);
+  t.equal(relative.code, 2, relative.out);
+  t.match(relative.err, notWorkedOut);
+  put(
+    root,
+    `${DROP_INS}/override.conf`,
+    `[Service]\nWorkingDirectory=~\nEnvironment=EDGEBLOCKS_CONFIG=brew.json\nExecStart=\nExecStart=${NODE_LINE} --data-dir /var/lib/edgeblocks\n`,
+  );
+  const variable = check(t, root);
+  t.equal(variable.code, 2, variable.out);
+  t.match(
+    variable.err,
+    /the relative EDGEBLOCKS_CONFIG "brew\.json" and the unit's WorkingDirectory= is one edgeblocks does not work out \(~\)/,
+  );
+  // An absolute dataDir in its file needs no working directory: worked out.
+  put(root, `${DROP_INS}/override.conf`, `[Service]\nWorkingDirectory=~\nExecStart=\nExecStart=${line}\n`);
+  put(root, 'etc/edgeblocks/config.json', JSON.stringify({ dataDir: '/srv/eb' }));
+  mkdirSync(path.join(root, 'srv/eb'), { recursive: true, mode: 0o700 });
+  const absolute = check(t, root);
+  t.equal(absolute.code, 0, absolute.err);
+  t.match(absolute.out, `with the data dir ${path.join(root, 'srv/eb')}\n`);
+});
+
+t.test('check --data-dir DIR: the config file is still the one the unit gives the service', async (t) => {
+  // A drop-in's ExecStart with neither --config nor EDGEBLOCKS_CONFIG: the service reads no file,
+  // whatever data dir the check is given; it says so, and the file's refused value is not checked.
+  const root = unitRoot(t, {
+    dropIn: `[Service]\nExecStart=\nExecStart=${NODE_LINE} --port 8099\n`,
+    config: JSON.stringify({ emitInterval: 'soon' }),
+  });
+  const data = path.join(root, 'srv/eb');
+  mkdirSync(data, { recursive: true, mode: 0o700 });
+  const res = runOn(t, root, 'check', ['--data-dir', data]);
+  t.equal(res.code, 0, res.err);
+  t.match(res.out, `the configuration is valid, with the data dir ${data}\n`);
+  t.notMatch(res.err, /emitInterval/);
+  t.match(res.err, /gives no --config, nor the unit EDGEBLOCKS_CONFIG, so the service reads no config file/);
+  // The check's own --config beside it is read, and refused.
+  const own = runOn(t, root, 'check', ['--data-dir', data, '--config', path.join(root, 'etc/edgeblocks/config.json')]);
+  t.equal(own.code, 2, own.out);
+  t.match(own.err, /emitInterval/);
+  t.notMatch(own.err, /reads no config file/);
+  // A drop-in's --config: that file is the one checked, not /etc/edgeblocks/config.json.
+  put(
+    root,
+    `${DROP_INS}/override.conf`,
+    `[Service]\nExecStart=\nExecStart=${NODE_LINE} --config /etc/edgeblocks/other.json\n`,
+  );
+  put(root, 'etc/edgeblocks/other.json', '{}');
+  const other = runOn(t, root, 'check', ['--data-dir', data]);
+  t.equal(other.code, 0, other.err);
+  t.match(other.out, `(${path.join(root, 'etc/edgeblocks/other.json')}) is valid, with the data dir ${data}\n`);
+  t.notMatch(other.err, /reads no config file/);
+});
