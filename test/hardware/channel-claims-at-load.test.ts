@@ -11,20 +11,12 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import type { SimDs2408 } from '../../drivers/sim/onewire-ds2408.js';
 import { simApp, type SimApp } from './sim-app.js';
+import { leftOnSim } from './relay-boards.js';
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 const BOARD = 'DS2408 0000000000d1';
 
-const sim = (leftOn: number[]) => ({
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-100',
-      channels: [[{ name: 'relays', type: 'DS2408', address: '29-0000000000d1', leftOn }]],
-    },
-  ],
-});
+const sim = (leftOn: number[]) => leftOnSim(leftOn);
 
 /** The app on a data dir that outlives it, so that a second one is the restart. */
 async function start(t: Test, dataDir: string, leftOn: number[] = []): Promise<SimApp> {

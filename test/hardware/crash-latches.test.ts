@@ -14,20 +14,12 @@ import path from 'node:path';
 import t from 'tap';
 import { postJson, startCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
+import { leftOnSim } from './relay-boards.js';
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 const seconds = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
 
-const sim = (leftOn: number[]) => ({
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-100',
-      channels: [[{ name: 'relays', type: 'DS2408', address: '29-0000000000d1', leftOn }]],
-    },
-  ],
-});
+const sim = (leftOn: number[]) => leftOnSim(leftOn);
 
 t.test(
   'after a kill -9 with relays on, the restart holds on what is stored on and switches off the rest',

@@ -11,21 +11,12 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { FIRST_READ_WAIT_MS } from '../../src/blocks/digital-actuator.js';
 import { simApp } from './sim-app.js';
+import { leftOnSim } from './relay-boards.js';
 
 const BOARD = 'DS2408 0000000000d2';
 
-const sim = (leftOn: number[]) => ({
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-100',
-      channels: [
-        [{ name: 'valves', type: 'DS2408', address: '29-0000000000d2', valves: { '1': { travelSeconds: 6 } }, leftOn }],
-      ],
-    },
-  ],
-});
+const sim = (leftOn: number[]) =>
+  leftOnSim(leftOn, { name: 'valves', address: '29-0000000000d2', valves: { '1': { travelSeconds: 6 } } });
 
 /**
  * Valve B (start channel 1) stored `stored`, restarted with the crash's latch `leftOn` (3: the
