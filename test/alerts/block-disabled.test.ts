@@ -4,21 +4,11 @@
 // no-setting alert does (no-setting.ts), not "Back to normal" a minute later; and a disabled block
 // raises none ("Sensor not reading ... disconnected or failing" of a sensor the user turned off).
 import t from 'tap';
-import { startApp, type RunningApp } from '../helpers/app.js';
-import { ManualTimers } from '../helpers/manual-timers.js';
-import { ManualClock } from '../../src/runtime/clock.js';
-
-async function app(t: { teardown(fn: () => unknown): void }): Promise<{ rt: RunningApp; timers: ManualTimers }> {
-  const clock = new ManualClock(1000);
-  const timers = new ManualTimers(clock);
-  const rt = await startApp({ hardware: 'sim' }, { clock, timers });
-  t.teardown(() => rt.close());
-  return { rt, timers };
-}
+import type { RunningApp } from '../helpers/app.js';
+import { activeOf, app, outOfBand, waitStartsOver } from './pending-wait.js';
 
 const events = (rt: RunningApp, key: string, event: string) =>
   rt.app.alerts.history().filter((h) => h.key === key && h.event === event);
-const activeOf = (rt: RunningApp, key: string) => rt.app.alerts.active().filter((a) => a.key === key);
 
 t.test('a setpoint out of band disabled: "No longer watched", not "Back to normal"', async (t) => {
   const { rt, timers } = await app(t);
@@ -91,56 +81,24 @@ t.test('an external sensor disabled: its alert ends as no longer watched; disabl
 // so its streak is dropped; enabled again, the wait starts over from the first bad check, instead
 // of firing at once with the time before (and while) it was disabled counted toward the `after`.
 t.test('a setpoint out of band disabled before its alert fired: enabled again, the wait starts over', async (t) => {
-  const { rt, timers } = await app(t);
-  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
-  const made = await rt.post('blocks/create', {
-    id: 'Beer Setpoint',
-    type: 'SetpointSensorPair',
-    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
-  });
-  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 10, band: 2 } } });
-  const key = `setpoint-band:${made.body.nid}`;
+  const running = await outOfBand(t);
   const enable = (enabled: boolean) =>
-    rt.post('blocks/patch', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled } });
-  await timers.advance(8000);
-  t.same(activeOf(rt, key), [], 'out of band for 8 s of 10: no alert yet');
+    running.rt.post('blocks/patch', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled } });
   t.equal((await enable(false)).status, 200);
-  await timers.advance(30_000);
-  t.same(activeOf(rt, key), [], 'disabled: none');
-  t.equal((await enable(true)).status, 200);
-  await timers.advance(3000);
-  t.same(activeOf(rt, key), [], 'enabled again: not at once, the 8 s before are not counted');
-  await timers.advance(9000);
-  t.equal(activeOf(rt, key).length, 1, 'fires once out of band for its 10 s since enabled');
+  await waitStartsOver(t, running, async () => t.equal((await enable(true)).status, 200));
 });
 
 // Control disabled: the blocks are not updated (their values are as they were), so their problems
 // are not watched either: one waiting out its `after` does not fire on the stale values, and is
 // dropped; control enabled again, the wait starts over.
 t.test('control disabled before an alert fired: none on the stale values, the wait starts over', async (t) => {
-  const { rt, timers } = await app(t);
-  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
-  const made = await rt.post('blocks/create', {
-    id: 'Beer Setpoint',
-    type: 'SetpointSensorPair',
-    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
-  });
-  rt.app.alerts.setRules({ resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 10, band: 2 } } });
-  const key = `setpoint-band:${made.body.nid}`;
+  const running = await outOfBand(t);
   const control = (enabled: boolean) =>
-    fetch(`${rt.base}/settings/enabled`, {
+    fetch(`${running.rt.base}/settings/enabled`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ enabled }),
     }).then((r) => r.status);
-  await timers.advance(8000);
-  t.same(activeOf(rt, key), [], 'out of band for 8 s of 10: no alert yet');
   t.equal(await control(false), 200);
-  await timers.advance(30_000);
-  t.same(activeOf(rt, key), [], 'control disabled: none');
-  t.equal(await control(true), 200);
-  await timers.advance(3000);
-  t.same(activeOf(rt, key), [], 'enabled again: not at once');
-  await timers.advance(9000);
-  t.equal(activeOf(rt, key).length, 1, 'fires once out of band for its 10 s since enabled');
+  await waitStartsOver(t, running, async () => t.equal(await control(true), 200));
 });

@@ -5,46 +5,13 @@
 // Whether the rule is turned off globally, in the block's own alert settings, or (an output's "on
 // too long") by its time set to 0; and a global rule not of a block (hardware: a board missing).
 import t from 'tap';
-import { startApp, type RunningApp } from '../helpers/app.js';
-import { ManualTimers } from '../helpers/manual-timers.js';
-import { ManualClock } from '../../src/runtime/clock.js';
 import { heaterOnRelayBoard, simApp } from '../hardware/sim-app.js';
+import { activeOf, app, BAND_RULES, outOfBand, waitStartsOver } from './pending-wait.js';
 
 const SIM = {
   plant: { ambient: 18, initial: { beer: 18, air: 18 } },
   i2cIo: [{ name: 'relays', type: 'MCP23017', address: '0x20', activeLow: true, outputs: { '1': 'heater' } }],
 };
-
-async function app(t: { teardown(fn: () => unknown): void }): Promise<{ rt: RunningApp; timers: ManualTimers }> {
-  const clock = new ManualClock(1000);
-  const timers = new ManualTimers(clock);
-  const rt = await startApp({ hardware: 'sim' }, { clock, timers });
-  t.teardown(() => rt.close());
-  return { rt, timers };
-}
-
-const activeOf = (rt: RunningApp, key: string) => rt.app.alerts.active().filter((a) => a.key === key);
-
-/** A setpoint 8 degrees out of band; the rules with band 2, after 10 s, turned off by `off`. */
-async function outOfBand(
-  t: { teardown(fn: () => unknown): void },
-  off: Record<string, unknown>,
-): Promise<{ rt: RunningApp; timers: ManualTimers; key: string; on: Record<string, unknown> }> {
-  const { rt, timers } = await app(t);
-  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
-  const made = await rt.post('blocks/create', {
-    id: 'Beer Setpoint',
-    type: 'SetpointSensorPair',
-    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
-  });
-  const on = { resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 10, band: 2 } } };
-  rt.app.alerts.setRules(on);
-  await timers.advance(8000);
-  const key = `setpoint-band:${made.body.nid}`;
-  if (activeOf(rt, key).length) throw new Error('fired before its after');
-  rt.app.alerts.setRules(off);
-  return { rt, timers, key, on };
-}
 
 for (const [how, off] of [
   [
@@ -57,14 +24,9 @@ for (const [how, off] of [
   ],
 ] as const) {
   t.test(`a setpoint band rule turned off ${how} before its alert fired: on again, the wait starts over`, async (t) => {
-    const { rt, timers, key, on } = await outOfBand(t, off);
-    await timers.advance(30_000);
-    t.same(activeOf(rt, key), [], 'turned off: none');
-    rt.app.alerts.setRules(on);
-    await timers.advance(3000);
-    t.same(activeOf(rt, key), [], 'on again: not at once, the 8 s before are not counted');
-    await timers.advance(9000);
-    t.equal(activeOf(rt, key).length, 1, 'fires once out of band for its 10 s since turned on');
+    const running = await outOfBand(t);
+    running.rt.app.alerts.setRules(off);
+    await waitStartsOver(t, running, () => running.rt.app.alerts.setRules(BAND_RULES));
   });
 }
 
