@@ -5,22 +5,16 @@
 // raises none ("Sensor not reading ... disconnected or failing" of a sensor the user turned off).
 import t from 'tap';
 import type { RunningApp } from '../helpers/app.js';
-import { activeOf, app, outOfBand, waitStartsOver } from './pending-wait.js';
+import { activeOf, app, beerSetpointAt12, outOfBand, waitStartsOver } from './pending-wait.js';
 
 const events = (rt: RunningApp, key: string, event: string) =>
   rt.app.alerts.history().filter((h) => h.key === key && h.event === event);
 
 t.test('a setpoint out of band disabled: "No longer watched", not "Back to normal"', async (t) => {
   const { rt, timers } = await app(t);
-  await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
-  const made = await rt.post('blocks/create', {
-    id: 'Beer Setpoint',
-    type: 'SetpointSensorPair',
-    data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
-  });
+  const key = await beerSetpointAt12(rt);
   rt.app.alerts.setRules({ resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 1, band: 2 } } });
   await timers.advance(3000);
-  const key = `setpoint-band:${made.body.nid}`;
   t.equal(activeOf(rt, key).length, 1, 'out of band: the alert');
   t.equal(
     (await rt.post('blocks/patch', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { enabled: false } }))

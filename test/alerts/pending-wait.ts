@@ -21,17 +21,22 @@ export const activeOf = (rt: RunningApp, key: string) => rt.app.alerts.active().
 /** The band rules of the setpoint: band 2, after 10 s. */
 export const BAND_RULES = { resolveAfter: 60, blocks: { 'Beer Setpoint': { after: 10, band: 2 } } };
 
-/** A setpoint 8 degrees out of band under BAND_RULES for 8 s: its alert waits out its `after`. */
-export async function outOfBand(t: Test): Promise<{ rt: RunningApp; timers: ManualTimers; key: string }> {
-  const { rt, timers } = await app(t);
+/** 'Beer Setpoint' at 20 on a sensor 'Beer' at 12; the key of its band alert. */
+export async function beerSetpointAt12(rt: RunningApp): Promise<string> {
   await rt.post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 12 } });
   const made = await rt.post('blocks/create', {
     id: 'Beer Setpoint',
     type: 'SetpointSensorPair',
     data: { enabled: true, sensorId: { __objtype: 'Link', id: 'Beer' }, storedSetting: 20, filter: 'FILTER_NONE' },
   });
+  return `setpoint-band:${made.body.nid}`;
+}
+
+/** A setpoint 8 degrees out of band under BAND_RULES for 8 s: its alert waits out its `after`. */
+export async function outOfBand(t: Test): Promise<{ rt: RunningApp; timers: ManualTimers; key: string }> {
+  const { rt, timers } = await app(t);
+  const key = await beerSetpointAt12(rt);
   rt.app.alerts.setRules(BAND_RULES);
-  const key = `setpoint-band:${made.body.nid}`;
   await timers.advance(8000);
   t.same(activeOf(rt, key), [], 'out of band for 8 s of 10: no alert yet');
   return { rt, timers, key };
