@@ -8,7 +8,13 @@ import { digitalConstrainedBy, type LegacyTable } from '../codec/legacy.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
 import { claimOwnChannel, drivenIo, outputChannelIssues, type DrivenOutput } from './shared/channel.js';
-import { constrainedSwitch, record, type SwitchTiming, type Transition } from './shared/digital-constraints.js';
+import {
+  awaitFirstRead,
+  constrainedSwitch,
+  record,
+  type SwitchTiming,
+  type Transition,
+} from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
 import { refreshHold, tryLock, unlock, type MutexToken } from './shared/mutex-token.js';
@@ -16,12 +22,6 @@ import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.j
 import { canPwm, DutyRamp, RAMP_INTERVAL_MS, softStartFields, transitionSeconds } from './shared/soft-start.js';
 
 const MAX_INTERVAL_MS = 1000;
-/**
- * How long an actuator waits at a start for its channel to be read before writing what is
- * stored anyway (a module that answers writes but whose reads keep failing): a 1-Wire module is
- * polled every second, so that is many failed reads.
- */
-export const FIRST_READ_WAIT_MS = 15_000;
 /** PWM frequency of the soft-start ramp (every PWM-capable channel has 100 Hz). */
 const SOFT_START_HZ = 100;
 
@@ -125,7 +125,6 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
       // has what is stored written, the output counted as off since now (off is always safe, and
       // a compressor stored on waits out its minimum off time). On a mutex, written unread, it
       // holds the token as one found on that switches off does (see below).
-      s.unreadSince ??= now;
       // Another actuator on the mutex holds it and is on: this output may not be on beside it
       // whatever it was left as, so it is written off at once rather than after the wait.
       const otherOn =
@@ -134,9 +133,10 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
         token.holder !== block.id &&
         token.holderOn &&
         holderValid(token.holder);
-      if (io && pin === null && !otherOn && now - s.unreadSince < FIRST_READ_WAIT_MS) {
+      const retry = io && pin === null && !otherOn ? awaitFirstRead(s, now, HARDWARE_POLL_MS) : null;
+      if (retry !== null) {
         d.state = null;
-        return Math.min(now + HARDWARE_POLL_MS, s.unreadSince + FIRST_READ_WAIT_MS);
+        return retry;
       }
       s.unreadSince = null;
       s.foundAt = now;

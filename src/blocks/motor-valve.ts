@@ -12,9 +12,9 @@
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
-import { FIRST_READ_WAIT_MS, isActive } from './digital-actuator.js';
+import { isActive } from './digital-actuator.js';
 import { claimOwnChannel, drivenIo, type DrivenOutput } from './shared/channel.js';
-import { constrainedSwitch, record, type SwitchTiming } from './shared/digital-constraints.js';
+import { awaitFirstRead, constrainedSwitch, record, type SwitchTiming } from './shared/digital-constraints.js';
 import type { DigitalStateName } from './shared/enums.js';
 import { claimableFields, digitalConstraintsField, digitalState, digitalStateOrNull } from './shared/fields.js';
 import { desired, type Driven, returnToStoredOnPatch } from './shared/pipeline.js';
@@ -123,14 +123,14 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
       const closed = io.read(c);
       const open = io.read(c + 1);
       if (closed === null || open === null) {
-        s.unreadSince ??= now;
-        if (now - s.unreadSince < FIRST_READ_WAIT_MS) {
+        const retry = awaitFirstRead(s, now, INTERVAL_MS);
+        if (retry !== null) {
           io.write(c + 2, false);
           io.write(c + 3, false);
           s.driven = { arrayId: d.hwDevice!, channel: c, invert: false };
           d.state = null;
           d.valveState = null;
-          return Math.min(now + INTERVAL_MS, s.unreadSince + FIRST_READ_WAIT_MS);
+          return retry;
         }
         record(s.history, now, false);
       } else {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { FIRST_READ_WAIT_MS } from '../../src/blocks/digital-actuator.js';
+import { FIRST_READ_WAIT_MS } from '../../src/blocks/shared/digital-constraints.js';
 import { simApp } from './sim-app.js';
 import { leftOnSim } from './relay-boards.js';
 

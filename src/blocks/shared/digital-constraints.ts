@@ -12,6 +12,24 @@ export interface Transition {
   on: boolean;
 }
 
+/**
+ * How long an output waits at a start for its channel to be read before writing what is stored
+ * anyway (a module that answers writes but whose reads keep failing): a 1-Wire module is polled
+ * every second, so that is many failed reads.
+ */
+export const FIRST_READ_WAIT_MS = 15_000;
+
+/**
+ * One look of an output that waits for its first read at a start (DigitalActuator, MotorValve):
+ * when to look again, or null once FIRST_READ_WAIT_MS have passed since the first look and it
+ * writes what is stored without the read. `s.unreadSince` is cleared by the caller once it reads.
+ */
+export function awaitFirstRead(s: { unreadSince: number | null }, now: number, pollMs: number): number | null {
+  s.unreadSince ??= now;
+  const until = s.unreadSince + FIRST_READ_WAIT_MS;
+  return now < until ? Math.min(now + pollMs, until) : null;
+}
+
 /** Transitions kept per actuator: enough for the PWM to look at the last two cycles. */
 export const HISTORY_LENGTH = 8;
 
