@@ -25,6 +25,7 @@ import {
   type SessionClock,
 } from './session.js';
 import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
+import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
 
 export const COOKIE_NAME = 'Authorization';
 export const VALID_DURATION_MS = 7 * 24 * 3600 * 1000;
@@ -62,6 +63,10 @@ export class Auth {
     this.clock = opts.sessionClock ?? processClock;
     this.attempts = new LoginAttempts(log);
     this.sweptVersion = users.version;
+    users.lockWait = {
+      ms: LOCK_WAIT_MS,
+      onWait: (message) => log.warn(`auth: ${message}, to record a logout`),
+    };
     if (this.enabled) {
       this.watch = setInterval(() => {
         this.refreshUsers();
@@ -211,13 +216,19 @@ export class Auth {
     return this.sessionGrant(fastifyCookie.parse(cookie)[COOKIE_NAME]);
   }
 
-  /** End every session of the user whose session cookie `headers` carry (a logout); the user, or null. */
-  logout(headers: IncomingHttpHeaders): string | null {
+  /**
+   * End every session of the user whose session cookie `headers` carry (a logout); the user, or
+   * null. Waits while another process writes the users file (the CLI):
+   * UsersFileBusy when it is not free within LOCK_WAIT_MS (nothing was recorded).
+   */
+  async logout(headers: IncomingHttpHeaders): Promise<string | null> {
     const grant = this.grantOf(headers);
     if (grant?.kind !== 'session') return null;
     try {
-      this.users.endSessions(grant.user);
+      await this.users.endSessions(grant.user);
     } catch (e) {
+      if (e instanceof UsersFileBusy)
+        this.log.error(`auth: ${e.message}; the logout of ${grant.user} was not recorded`);
       if (!(e instanceof UsersFileError)) throw e;
       this.log.error(`${e.message}; the logout of ${grant.user} was not recorded`);
     }

@@ -1,6 +1,7 @@
 // `edgeblocks user add|passwd|remove|list|token`: manage the users file in the data dir. The
 // password comes from a prompt on a terminal, or the first line of stdin otherwise (scripts).
 // Usage errors exit 2, a users file that cannot be read exits 1; the file is never rewritten then.
+// A users file another writer holds is waited for (users-lock.ts), then exits 1, unchanged.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { serviceCommandLine } from '../doctor/unit-command-line.js';
 import { serviceVariables, type UnitVariable } from '../doctor/unit-environment.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
+import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -187,6 +189,8 @@ export async function runUserCommand(
     // Root on the service user's data dir: the rest runs as that user (file-modes.ts).
     becomeOwnerOf(config.dataDir);
     const users = new UsersFile(config.dataDir).load();
+    // Another command, or the service recording a logout, is writing it: said, as the wait is felt.
+    users.lockWait = { ms: LOCK_WAIT_MS, onWait: (message) => io.stderr.write(`edgeblocks user: ${message}\n`) };
     switch (command) {
       case 'list':
         io.stdout.write(
@@ -243,7 +247,7 @@ export async function runUserCommand(
     }
     return 2;
   } catch (e) {
-    if (e instanceof UsersFileError) {
+    if (e instanceof UsersFileError || e instanceof UsersFileBusy) {
       io.stderr.write(`edgeblocks user: ${e.message}\n`);
       return 1;
     }

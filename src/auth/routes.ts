@@ -11,6 +11,7 @@ import { parseJson, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { LOGIN_LIMIT } from './attempts.js';
 import { COOKIE_NAME, type Auth } from './auth.js';
+import { UsersFileBusy } from './users-lock.js';
 
 /** ISO 8601 duration, as Brewblox's auth service serialises `valid_duration` (e.g. P7D). */
 export function isoDuration(ms: number): string {
@@ -138,7 +139,21 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
     );
 
     const logout = async (req: FastifyRequest, reply: FastifyReply) => {
-      if (auth.enabled) auth.logout(req.headers);
+      if (auth.enabled)
+        try {
+          await auth.logout(req.headers);
+        } catch (e) {
+          if (!(e instanceof UsersFileBusy)) throw e;
+          // The cookie stays, so that the user can log out again; the log has the file and the holder.
+          return reply
+            .status(503)
+            .send(
+              errorBody(
+                503,
+                'the logout was not recorded: the users file on the controller was being changed by another process (edgeblocks user) the whole time; log out again (the service log says more)',
+              ),
+            );
+        }
       reply.header(
         'set-cookie',
         fastifyCookie.serialize(COOKIE_NAME, '', {

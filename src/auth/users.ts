@@ -1,14 +1,15 @@
 // The users file in the data dir (`users.json`, mode 0600): scrypt password hashes, a stamp that
 // changes with the password (so old sessions and connections end), a session generation that a
 // logout increases, and API token digests. Written atomically, through no link (writePrivateFile,
-// the CLI runs as root); every change re-reads the file
-// first (the CLI and the service both write it); a file that cannot be read as a users file is
+// the CLI runs as root); every change takes the file's lock and re-reads the file first (the CLI
+// and the service both write it, users-lock.ts); a file that cannot be read as a users file is
 // reported with its path and never rewritten.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
 import { writePrivateFile } from '../store/file-modes.js';
+import { LOCK_WAIT_MS, lockAsync, lockSync, type LockWait } from './users-lock.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
 
 export const USERS_FILE = 'users.json';
@@ -132,6 +133,8 @@ export class UsersFile {
   private seen = '';
   private error: UsersFileError | null = null;
   private loads = 0;
+  /** How a change waits for another writer's (users-lock.ts); the CLI says so on stderr, the service logs it. */
+  lockWait: LockWait = { ms: LOCK_WAIT_MS };
 
   constructor(dataDir: string) {
     this.file = path.join(dataDir, USERS_FILE);
@@ -271,16 +274,22 @@ export class UsersFile {
     });
   }
 
-  /** End every session of `name` (a logout); false when there is no such user. */
-  endSessions(name: string): boolean {
-    let found = false;
-    this.update(() => {
+  /**
+   * End every session of `name` (a logout); false when there is no such user. Waits for another
+   * writer without blocking (the service runs this).
+   */
+  async endSessions(name: string): Promise<boolean> {
+    const release = await lockAsync(this.file, this.lockWait);
+    try {
+      this.load();
       const rec = this.users.get(name);
-      if (!rec) return;
-      found = true;
+      if (!rec) return false;
       this.users.set(name, { ...rec, sessionGen: (rec.sessionGen ?? 0) + 1 });
-    });
-    return found;
+      this.save();
+      return true;
+    } finally {
+      release();
+    }
   }
 
   /** Make a new API token for `name` (replacing the previous one); returns it (shown once). */
@@ -324,13 +333,19 @@ export class UsersFile {
   }
 
   /**
-   * Re-read the file, apply `change`, write it: another process (the CLI, the service) may have
-   * written since this one read it, and its change (a logout, a new password) must not be undone.
+   * Under the lock, re-read the file, apply `change`, write it: another process (the CLI, the
+   * service) may have written since this one read it, and its change (a logout, a new password)
+   * must not be undone.
    */
   private update(change: () => void): void {
-    this.load();
-    change();
-    this.save();
+    const release = lockSync(this.file, this.lockWait);
+    try {
+      this.load();
+      change();
+      this.save();
+    } finally {
+      release();
+    }
   }
 
   private save(): void {

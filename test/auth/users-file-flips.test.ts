@@ -19,7 +19,7 @@ async function usersDir(t: Test) {
   await users.add('alice', PASSWORD);
   await users.add('vic', PASSWORD, 'viewer');
   const token = users.createToken('vic');
-  for (let i = 0; i < 3; i++) users.endSessions('vic');
+  for (let i = 0; i < 3; i++) await users.endSessions('vic');
   return { dir, users, token, text: readFileSync(users.file) };
 }
 

@@ -1,0 +1,165 @@
+// The lock every writer of the users file holds while it reads, changes and writes it
+// (`users.json.lock` beside it): `edgeblocks user ...` commands and the service (a logout) run in
+// different processes, and two that read the same copy would each write it back with only their
+// own change. The lock file is made whole under a random name and linked to its name, which fails
+// when it is there: it always holds "PID BOOT-ID NONCE". A lock whose process is gone (killed
+// while it held it; a pid of an earlier boot, after a power cut) is taken over; one a live process
+// holds is waited for, up to LOCK_WAIT_MS, then UsersFileBusy says who holds it and nothing is
+// written. Readers take no lock: the file is replaced by a rename, so a read sees one whole file.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long a writer waits for another to finish (one holds it for milliseconds: a read, a write, an fsync). */
+export const LOCK_WAIT_MS = 10_000;
+const POLL_MS = 25;
+
+/** The users file was held by another process for the whole wait; nothing was changed. */
+export class UsersFileBusy extends Error {
+  constructor(
+    readonly file: string,
+    readonly holder: number | null,
+    waitedMs: number,
+  ) {
+    super(
+      `${file} is being changed by ${holder === null ? 'another process' : `process ${holder}`} (another \`edgeblocks user\` command, or the service recording a logout) and was not free within ${Math.round(waitedMs / 1000)} s; nothing was changed: try again. If no such process runs, remove ${file}.lock`,
+    );
+    this.name = 'UsersFileBusy';
+  }
+}
+
+export interface LockWait {
+  /** How long to wait for a live holder. */
+  ms: number;
+  /** Called once when the lock is held by another live process and the wait begins. */
+  onWait?: (message: string) => void;
+}
+
+function bootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'unknown';
+  }
+}
+const BOOT = bootId();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The live process holding the lock text `text`, or null when it is stale (its holder gone). */
+function liveHolder(text: string): number | null {
+  const [pid, boot] = text.trim().split(' ');
+  const n = Number(pid);
+  if (!Number.isSafeInteger(n) || n <= 0 || boot !== BOOT) return null;
+  return alive(n) ? n : null;
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+type Attempt = { release: () => void } | { holder: number | null };
+
+/** One try: the lock, or the live process that holds it (null: it was there, and is gone or was stale). */
+function tryLock(lock: string): Attempt {
+  const mine = `${process.pid} ${BOOT} ${randomBytes(8).toString('hex')}\n`;
+  const tmp = path.join(path.dirname(lock), `.${path.basename(lock)}.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, mine);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, lock);
+    return {
+      release: () => {
+        if (readOrNull(lock) === mine) rmSync(lock, { force: true });
+      },
+    };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  const held = readOrNull(lock);
+  if (held === null) return { holder: null };
+  const holder = liveHolder(held);
+  if (holder !== null) return { holder };
+  breakStale(lock, held);
+  return { holder: null };
+}
+
+/**
+ * Take away a lock whose holder is gone: moved to a name of its own first, so of two writers that
+ * found it stale only one removes it; one that moved a fresh lock instead (taken in between) puts
+ * it back.
+ */
+function breakStale(lock: string, stale: string): void {
+  const aside = `${lock}.${randomBytes(8).toString('hex')}.stale`;
+  try {
+    renameSync(lock, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  try {
+    if (readOrNull(aside) !== stale) linkSync(aside, lock);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+function waiting(file: string, holder: number | null, wait: LockWait): string {
+  return `${file} is being changed by ${holder === null ? 'another process' : `process ${holder}`}; waiting for it (up to ${Math.round(wait.ms / 1000)} s)`;
+}
+
+/** Take the lock of `file`, waiting (blocking: the CLI) for a live holder; returns the release. */
+export function lockSync(file: string, wait: LockWait): () => void {
+  const started = performance.now();
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let told = false;
+  for (;;) {
+    const got = tryLock(`${file}.lock`);
+    if ('release' in got) return got.release;
+    if (got.holder !== null && !told) {
+      told = true;
+      wait.onWait?.(waiting(file, got.holder, wait));
+    }
+    const waited = performance.now() - started;
+    if (waited >= wait.ms) throw new UsersFileBusy(file, got.holder, waited);
+    Atomics.wait(pause, 0, 0, POLL_MS);
+  }
+}
+
+/** lockSync without blocking the event loop (the service: control goes on while it waits). */
+export async function lockAsync(file: string, wait: LockWait): Promise<() => void> {
+  const started = performance.now();
+  let told = false;
+  for (;;) {
+    const got = tryLock(`${file}.lock`);
+    if ('release' in got) return got.release;
+    if (got.holder !== null && !told) {
+      told = true;
+      wait.onWait?.(waiting(file, got.holder, wait));
+    }
+    const waited = performance.now() - started;
+    if (waited >= wait.ms) throw new UsersFileBusy(file, got.holder, waited);
+    await sleep(POLL_MS);
+  }
+}
