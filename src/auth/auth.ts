@@ -25,6 +25,7 @@ import {
   type SessionClock,
 } from './session.js';
 import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
+import { Logouts } from './logouts.js';
 import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
 
 export const COOKIE_NAME = 'Authorization';
@@ -57,6 +58,8 @@ export class Auth {
     private readonly secret: Buffer | null,
     private readonly log: Logger,
     opts: AuthOptions,
+    /** The generation each user's latest logout reached (logouts.ts); none with auth off. */
+    private readonly logouts: Logouts | null = null,
   ) {
     this.enabled = opts.enabled;
     this.validDurationMs = opts.validDurationMs ?? VALID_DURATION_MS;
@@ -94,7 +97,7 @@ export class Auth {
       if (e instanceof SecretFileError) throw new ConfigError('auth', e.message);
       throw e;
     }
-    return new Auth(users, secret, opts.log, opts);
+    return new Auth(users, secret, opts.log, opts, Logouts.open(opts.dataDir, opts.log));
   }
 
   /**
@@ -169,7 +172,7 @@ export class Auth {
       this.log.info({ user, connections: count }, `auth: closed ${count} connection(s) of ${user} (session expired)`);
     if (this.users.version === this.sweptVersion) return;
     this.sweptVersion = this.users.version;
-    for (const [user, count] of this.held.sweep((g) => grantHolds(this.users, g))) {
+    for (const [user, count] of this.held.sweep((g) => this.holds(g))) {
       const why = this.users.get(user) ? 'logged out or password changed' : 'user removed';
       this.log.info({ user, connections: count }, `auth: closed ${count} connection(s) of ${user} (${why})`);
     }
@@ -181,12 +184,22 @@ export class Auth {
     conn.once('close', this.held.hold(grant, close));
   }
 
+  /** Whether `grant` still lets its holder in; a session also by the generation its user's last logout reached. */
+  private holds(grant: Grant): boolean {
+    return grantHolds(this.users, grant, (user) => this.logouts?.floor(user) ?? 0);
+  }
+
+  /** The generation a session of `user` is made with, and must carry to hold: the higher of the users file's and the last logout's. */
+  private sessionGen(user: string): number {
+    return Math.max(this.users.get(user)?.sessionGen ?? 0, this.logouts?.floor(user) ?? 0);
+  }
+
   /** A signed session for `user`, and when it expires. */
   issue(user: string): { value: string; expires: Date } {
     const rec = this.users.get(user);
     const exp = this.clock.wall() + this.validDurationMs;
     const m = Math.round(this.clock.now() + this.validDurationMs);
-    const claims = { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp, b: this.clock.run, m };
+    const claims = { u: user, s: rec?.stamp ?? '', g: this.sessionGen(user), exp, b: this.clock.run, m };
     return { value: signSession(this.secret!, claims), expires: new Date(exp) };
   }
 
@@ -197,7 +210,7 @@ export class Auth {
     this.refreshUsers();
     const { exp, b, m } = claims;
     const grant: Grant = { kind: 'session', user: claims.u, stamp: claims.s, gen: claims.g, ends: { exp, b, m } };
-    return grantHolds(this.users, grant) ? grant : null;
+    return this.holds(grant) ? grant : null;
   }
 
   private tokenGrant(token: string): Grant | null {
@@ -218,14 +231,16 @@ export class Auth {
 
   /**
    * End every session of the user whose session cookie `headers` carry (a logout); the user, or
-   * null. Waits while another process writes the users file (the CLI):
+   * null. The generation it reaches is kept in logouts.json too, so an older users.json put back
+   * brings none of them back. Waits while another process writes the users file (the CLI):
    * UsersFileBusy when it is not free within LOCK_WAIT_MS (nothing was recorded).
    */
   async logout(headers: IncomingHttpHeaders): Promise<string | null> {
     const grant = this.grantOf(headers);
     if (grant?.kind !== 'session') return null;
+    const logouts = this.logouts!;
     try {
-      await this.users.endSessions(grant.user);
+      await this.users.endSessions(grant.user, logouts.floor(grant.user), (gen) => logouts.record(grant.user, gen));
     } catch (e) {
       if (e instanceof UsersFileBusy)
         this.log.error(`auth: ${e.message}; the logout of ${grant.user} was not recorded`);

@@ -11,13 +11,18 @@ export type Grant =
   | { kind: 'password'; user: string; stamp: string }
   | { kind: 'token'; user: string; digest: string };
 
-/** Whether the users file still lets `grant` in: the user exists, the password (and, for a session, the session generation) is unchanged, the token is not revoked. */
-export function grantHolds(users: UsersFile, grant: Grant): boolean {
+/**
+ * Whether the users file still lets `grant` in: the user exists, the password (and, for a session,
+ * the session generation) is unchanged, the token is not revoked. A session's generation is the
+ * higher of the file's and `floor` (the one the user's last logout reached, kept by the service:
+ * an older file put back may hold a lower one).
+ */
+export function grantHolds(users: UsersFile, grant: Grant, floor: (user: string) => number = () => 0): boolean {
   const rec = users.get(grant.user);
   if (!rec) return false;
   switch (grant.kind) {
     case 'session':
-      return sameString(rec.stamp, grant.stamp) && (rec.sessionGen ?? 0) === grant.gen;
+      return sameString(rec.stamp, grant.stamp) && Math.max(rec.sessionGen ?? 0, floor(grant.user)) === grant.gen;
     case 'password':
       return sameString(rec.stamp, grant.stamp);
     case 'token':

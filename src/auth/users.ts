@@ -275,18 +275,22 @@ export class UsersFile {
   }
 
   /**
-   * End every session of `name` (a logout); false when there is no such user. Waits for another
-   * writer without blocking (the service runs this).
+   * End every session of `name` (a logout): its generation becomes one above both the file's and
+   * `floor` (the highest the service gave out, which an older file put back may be below); `record`
+   * keeps it before the file is written. The new generation, or null when there is no such user.
+   * Waits for another writer without blocking (the service runs this).
    */
-  async endSessions(name: string): Promise<boolean> {
+  async endSessions(name: string, floor = 0, record?: (gen: number) => void): Promise<number | null> {
     const release = await lockAsync(this.file, this.lockWait);
     try {
       this.load();
       const rec = this.users.get(name);
-      if (!rec) return false;
-      this.users.set(name, { ...rec, sessionGen: (rec.sessionGen ?? 0) + 1 });
+      if (!rec) return null;
+      const gen = Math.max(rec.sessionGen ?? 0, floor) + 1;
+      record?.(gen);
+      this.users.set(name, { ...rec, sessionGen: gen });
       this.save();
-      return true;
+      return gen;
     } finally {
       release();
     }
