@@ -2,9 +2,10 @@
 // nothing, a wrong password is said in words, the right one (a user made with the CLI) reaches
 // the live overview, and the session survives a reload. The logout button ends the session: the
 // page shows the login form and the old cookie is refused. A session ended elsewhere is shown as
-// "logged out", not as offline. Over the login limit the page shows the server's 429 in words.
+// "logged out", not as offline. A logout the service could not record (the users file held by
+// another writer) is said in words, and the page stays as it was. Over the login limit the page shows the server's 429 in words.
 // tags: slow (a real Chromium)
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -19,6 +20,7 @@ t.setTimeout(limit(300_000));
 let sim: SimService;
 let browser: Browser;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-dash-login-'));
+const BOOT_ID = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 
 t.before(async () => {
   addUser(dataDir, 'brewer', 'mash at 67 degrees');
@@ -97,6 +99,32 @@ t.test('the logout button ends the session and shows the login form', async (t) 
   await page.reload();
   await form.waitFor({ timeout: limit(15_000) });
   t.pass('a reload still asks for the login');
+  await context.close();
+});
+
+t.test('a logout the service could not record says so, and the user stays logged in to try again', async (t) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const form = await logIn(page);
+  const logout = page.getByTestId('logout');
+  await logout.waitFor({ timeout: limit(15_000) });
+  // Another writer (here: this process) holds the users file past the service's wait.
+  const lock = path.join(dataDir, 'users.json.lock');
+  writeFileSync(lock, `${process.pid} ${BOOT_ID} test\n`, { mode: 0o600 });
+  try {
+    await logout.click();
+    const error = page.getByTestId('logout-error');
+    await error.waitFor({ timeout: limit(30_000) });
+    t.match(await error.innerText(), /the logout was not recorded/, "the server's reason, in words");
+    t.ok(await logout.isEnabled(), 'the button can be pressed again');
+    t.equal(await form.count(), 0, 'the page did not go to the login form');
+    t.ok(await page.locator('section.card').count(), 'the blocks are still shown');
+  } finally {
+    unlinkSync(lock);
+  }
+  await logout.click();
+  await form.waitFor({ timeout: limit(15_000) });
+  t.equal(await page.getByTestId('logout-error').count(), 0, 'logged out, no error left');
   await context.close();
 });
 

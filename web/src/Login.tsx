@@ -2,28 +2,42 @@
 // /auth/refresh answers 401, session.ts); its code loads only then. It posts /auth/login, which
 // sets the session cookie that every later request and the event stream carry; the server's
 // answer is shown in words.
-// The logout button (auth on only) posts /auth/logout and starts the page over: the login form.
+// The logout button (auth on only) posts /auth/logout and starts the page over: the login form;
+// a logout the service refused is said beside the button.
 import { useState } from 'preact/hooks';
 import { post } from './api';
 
 export function LogoutButton(props: { user: string }) {
   const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
   const logout = async () => {
     setBusy(true);
-    await post('/auth/logout');
-    location.reload();
+    setError('');
+    const answer = await post('/auth/logout');
+    // A logout the service could not record (503: the users file busy) left the session as it
+    // was: say so and stay, rather than reload into a page that is still logged in.
+    if (answer.ok || answer.status === 401) return location.reload();
+    setBusy(false);
+    setError(answer.error);
   };
   return (
-    <button
-      type="button"
-      class="logout"
-      data-testid="logout"
-      disabled={busy}
-      onClick={logout}
-      title={`logged in as ${props.user}`}
-    >
-      Log out {props.user}
-    </button>
+    <>
+      <button
+        type="button"
+        class="logout"
+        data-testid="logout"
+        disabled={busy}
+        onClick={logout}
+        title={`logged in as ${props.user}`}
+      >
+        Log out {props.user}
+      </button>
+      {error && (
+        <span class="error" role="alert" data-testid="logout-error">
+          {error}
+        </span>
+      )}
+    </>
   );
 }
 
