@@ -8,7 +8,8 @@
 // (minOff, minOn, delayedOn, delayedOff) apply to the direction, from the one the end switches
 // show at the start, held since long ago (a restart is no change of direction, and minOn and
 // minOff are already met); a mutexed constraint is not supported on valves and blocks opening
-// while enabled.
+// while enabled. With its end switches unread it is driven one way for VALVE_BLIND_DRIVE_MS at
+// most.
 import { f } from '../codec/fields.js';
 import { digitalConstrainedBy, legacy, type LegacyTable } from '../codec/legacy.js';
 import { defineBlock, type AnyBlock, type UpdateContext } from '../runtime/types.js';
@@ -31,6 +32,11 @@ export const ValveState = {
 type ValveStateName = keyof typeof ValveState;
 
 const INTERVAL_MS = 1000;
+/**
+ * How long a valve whose end switches cannot be read is driven one way: long enough for a slow
+ * valve's full stroke, after which its motor is stopped rather than driven blind for ever.
+ */
+export const VALVE_BLIND_DRIVE_MS = 60_000;
 const MUTEX_RETRY_MS = 1000;
 
 const fields = {
@@ -71,6 +77,8 @@ interface ValveRuntime extends Driven<DigitalStateName>, SwitchTiming {
   driven: DrivenOutput | null;
   /** Since when the end switches are waited for at a start (null: read, or not waiting). */
   unreadSince: number | null;
+  /** Driven without its end switches read: since when, and which way (null: they read). */
+  blind: { since: number; opening: boolean } | null;
 }
 
 export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
@@ -81,7 +89,15 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
   implements: ['ActuatorDigitalInterface', 'DigitalInterface', 'ClaimableInterface', 'IoClaimerInterface'],
   channelVia: 'DS2408Interface',
   description: 'A motorised valve on a DS2408 valve board, with its end switches read back',
-  init: () => ({ request: null, history: [], wanted: null, wantSince: 0, driven: null, unreadSince: null }),
+  init: () => ({
+    request: null,
+    history: [],
+    wanted: null,
+    wantSince: 0,
+    driven: null,
+    unreadSince: null,
+    blind: null,
+  }),
   onWrite: returnToStoredOnPatch('storedState'),
   onDelete(block, ctx) {
     // The motor stops (both bridge inputs released) and the channel is let go, once the delete is
@@ -106,6 +122,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     if (!io) {
       d.state = null;
       d.valveState = null;
+      s.blind = null;
       return now + INTERVAL_MS;
     }
     if (s.history.length === 0) {
@@ -119,7 +136,8 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
       // whose reads keep failing then has the valve driven toward what is stored, the direction
       // held counted as closing since now, as a DigitalActuator's output is counted off (closing
       // is the valve's inactive side; a minOff or delayedOn then delays opening). The valve's
-      // own end stop halts it, as it does running; its state stays unknown until a read.
+      // own end stop halts it, as it does running, and its motor is stopped VALVE_BLIND_DRIVE_MS
+      // later (below); its state stays unknown until a read.
       const closed = io.read(c);
       const open = io.read(c + 1);
       if (closed === null || open === null) {
@@ -140,12 +158,21 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     }
     const noMutex = () => ({ granted: false, wait: MUTEX_RETRY_MS });
     const { on: opening, retryMs } = constrainedSwitch(s, d.constraints, want, now, noMutex, INTERVAL_MS);
-    io.write(c + 2, !opening);
-    io.write(c + 3, opening);
-    s.driven = { arrayId: d.hwDevice!, channel: c, invert: false };
     const closed = io.read(c);
     const open = io.read(c + 1);
-    d.valveState = closed === null || open === null ? null : valveState(closed, open, opening ? 1 : -1);
+    const unread = closed === null || open === null;
+    // End switches not read (the board's reads failing, running or since the start): the valve
+    // still goes where it is told, but its motor is driven one way for VALVE_BLIND_DRIVE_MS at
+    // most, from when the reads were lost or the direction changed; then it is stopped. A read
+    // drives it toward what is desired again at once.
+    if (!unread) s.blind = null;
+    else if (s.blind === null || s.blind.opening !== opening) s.blind = { since: now, opening };
+    const blindUntil = s.blind ? s.blind.since + VALVE_BLIND_DRIVE_MS : Number.POSITIVE_INFINITY;
+    const drive = now < blindUntil;
+    io.write(c + 2, drive && !opening);
+    io.write(c + 3, drive && opening);
+    s.driven = { arrayId: d.hwDevice!, channel: c, invert: false };
+    d.valveState = unread ? null : valveState(closed, open, opening ? 1 : -1);
     d.state =
       d.valveState === null
         ? null
@@ -154,7 +181,7 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
           : d.valveState === 'VALVE_CLOSED'
             ? 'STATE_INACTIVE'
             : 'STATE_UNKNOWN';
-    return now + retryMs;
+    return drive ? Math.min(now + retryMs, blindUntil) : now + retryMs;
   },
 });
 
