@@ -117,7 +117,9 @@ export const MotorValve = defineBlock<typeof fields, ValveRuntime>({
     const want = isActive(d.desiredState);
     const c = d.channel ?? 0;
     const { io } = claimOwnChannel(block, ctx);
-    // Moved to another start channel or board, or unlinked: the motor it drove stops.
+    // Moved to another start channel or board, or unlinked: the motor it drove stops (and one
+    // driven blind there counts afresh on the new bridge).
+    if (s.driven && (s.driven.arrayId !== d.hwDevice || s.driven.channel !== c)) s.blind = null;
     stopping(block, ctx, io ? { arrayId: d.hwDevice!, channel: c } : null)?.();
     if (!io) {
       d.state = null;
