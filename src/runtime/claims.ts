@@ -1,5 +1,5 @@
 // Claims: a driving link (PID -> output, PWM -> actuator, ...) claims its target; first come,
-// first served. IO channels are claimed per channel. Claims are volatile, never persisted
+// first served. IO channels are claimed per channel (at a load, in the order the blocks were made). Claims are volatile, never persisted
 // (settingMode is, through the block data): the drivers' updates make them, and a load (start,
 // backup, rename) or a change to a driver takes them from the stored links at once (claimByLinks,
 // and claimChannels for the channel a block on an IO channel names),
@@ -173,11 +173,14 @@ export function claimByLinks(
 }
 
 /**
- * The IO channel claims `claimers` (in scheduler order: first come, first served, as in a tick)
- * make when they next update: each block on a channel (BlockTypeDef.channelVia) that holds none
- * claims the channel its `hwDevice` (through that interface) and `channel` name, when nobody holds
- * it, as claimOwnChannel does. One that holds a channel already keeps it until its update moves
- * it (which first switches off the output it leaves). Returns the arrays claimed on.
+ * The IO channel claims `claimers` make when they next update: each block on a channel
+ * (BlockTypeDef.channelVia) that holds none claims the channel its `hwDevice` (through that
+ * interface) and `channel` name, when nobody holds it, as claimOwnChannel does. One that holds a
+ * channel already keeps it until its update moves it (which first switches off the output it
+ * leaves). Taken in the order the blocks were made (nid), not the scheduler's: that order follows
+ * the links (a PWM made later runs before the actuator it drives, and that after a spare on its
+ * channel), so with two on one channel a restart would hand it to the other one; the one made
+ * first named it first, and holds it at every start. Returns the arrays claimed on.
  */
 export function claimChannels(
   claimers: Iterable<AnyBlock>,
@@ -185,7 +188,7 @@ export function claimChannels(
   index: ChannelClaims,
 ): AnyBlock[] {
   const claimed: AnyBlock[] = [];
-  for (const claimer of claimers) {
+  for (const claimer of [...claimers].sort((a, b) => a.nid - b.nid)) {
     const via = claimer.def.channelVia;
     if (!via || index.holdsAny(claimer.id)) continue;
     const d = claimer.data as { hwDevice?: string | null; channel?: number | null };

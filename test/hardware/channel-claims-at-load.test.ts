@@ -2,9 +2,11 @@
 // claims are taken from the stored links as the blocks load (claims-at-load.test.ts); a
 // DigitalActuator's channel on its board was taken only by its first run, so after a restart the
 // board's channels read as free (claimedBy null) until the first tick, and for as long as control
-// stayed off. Now they are claimed at load, first come first served in the order the blocks run,
-// as the first tick claims them; and with two actuators on one channel the one holding it keeps
-// it across the restart, the output never switched by the other.
+// stayed off. Now they are claimed at load, first come first served in the order the blocks were
+// made; and with two actuators on one channel the one holding it keeps it across the restart, the
+// output never switched by the other, also when a PWM made later drives it (the scheduler's order
+// then runs the spare first: claimed in that order, the restart handed the channel to the spare,
+// which switched the heater's relay off).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -111,5 +113,34 @@ t.test(
     await actuator(s, 'Spare', 2, 'STATE_INACTIVE');
     t.equal(holder(s, 2), 'Fan', 'a second on channel 2 does not take it');
     t.equal(holder(s, 4), null);
+  },
+);
+
+t.test(
+  'two actuators on one channel, the holder driven by a PWM made later: it keeps it across a restart',
+  async (t) => {
+    const dir = dataDir(t);
+    const first = await start(t, dir);
+    await first.post('blocks/discover');
+    await actuator(first, 'Heater', 1, 'STATE_INACTIVE');
+    await actuator(first, 'Spare', 1, 'STATE_INACTIVE');
+    // The PWM is made after both: a load runs it, then the heater it drives, after the spare.
+    const pwm = await first.post('blocks/create', {
+      id: 'Heater PWM',
+      type: 'ActuatorPwm',
+      data: { actuatorId: link('Heater'), storedSetting: 100, period: { __objtype: 'Quantity', unit: 's', value: 10 } },
+    });
+    t.equal(pwm.status, 201, JSON.stringify(pwm.body));
+    await first.run(3000);
+    t.equal(holder(first, 1), 'Heater', 'the first made holds the channel');
+    t.equal(relays(first).activeOutputs() & 1, 1, 'the heater relay is on');
+    await first.close();
+
+    const again = await start(t, dir, [1]);
+    t.equal(holder(again, 1), 'Heater', 'claimed at load by the same one');
+    await again.run(5000);
+    t.equal(holder(again, 1), 'Heater', 'and after the ticks');
+    t.equal(relays(again).switchedOff & 1, 0, 'the heater relay was never switched off: the spare never drove it');
+    t.equal(again.data('Spare').state, null, 'the spare has no output');
   },
 );
