@@ -180,7 +180,8 @@ export function claimByLinks(
  * leaves). Taken in the order the blocks were made (nid), not the scheduler's: that order follows
  * the links (a PWM made later runs before the actuator it drives, and that after a spare on its
  * channel), so with two on one channel a restart would hand it to the other one; the one made
- * first named it first, and holds it at every start. Returns the arrays claimed on.
+ * first named it first, and holds it at every start. (Not so when it was moved onto the channel
+ * while the other held it: that one holds it until a restart.) Returns the arrays claimed on.
  */
 export function claimChannels(
   claimers: Iterable<AnyBlock>,
