@@ -4,14 +4,16 @@
 // board's channels read as free (claimedBy null) until the first tick, and for as long as control
 // stayed off. Now they are claimed at load, first come first served in the order the blocks were
 // made; and with two actuators on one channel the one holding it keeps it across the restart, the
-// output never switched by the other, also when a PWM made later drives it (the scheduler's order
-// then runs the spare first: claimed in that order, the restart handed the channel to the spare,
-// which switched the heater's relay off).
+// output never switched by the other (whose dashboard card names the holder), also when a PWM
+// made later drives it (the scheduler's order then runs the spare first: claimed in that order,
+// the restart handed the channel to the spare, which switched the heater's relay off).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import type { SimDs2408 } from '../../drivers/sim/onewire-ds2408.js';
+import type { Block } from '../../web/src/api.js';
+import { outputStory } from '../../web/src/explain.js';
 import { simApp, type SimApp } from './sim-app.js';
 import { leftOnSim } from './relay-boards.js';
 
@@ -92,6 +94,17 @@ t.test('two actuators on one channel across a restart: the holder keeps it, the 
   t.equal(holder(again, 1), 'Heater', 'and after the ticks');
   t.equal(relays(again).switchedOff & 1, 0, 'the heater relay was never switched off: the spare never drove it');
   t.equal(again.data('Spare').state, null, 'the spare has no output');
+  // The spare's card says why, naming the holder (the dashboard's words, on the public JSON).
+  const all = (await again.post('blocks/all/read')).body as Block[];
+  const spare = all.find((b) => b.id === 'Spare')!;
+  const byId = new Map(all.map((b) => [b.id, b]));
+  t.same(
+    outputStory(spare, byId).why,
+    ['Switched by hand: off.', `Channel 1 of ${BOARD} is held by Heater: Spare drives nothing while it does.`],
+    "the spare's card names the holder",
+  );
+  const heater = all.find((b) => b.id === 'Heater')!;
+  t.notMatch(outputStory(heater, byId).why.join(' '), /held by/, 'the holder says nothing of it');
 });
 
 t.test(

@@ -52,8 +52,28 @@ export function outputStory(b: Block, blocks: Map<string, Block>): OutputStory {
     const state = constraintState(name, c, b.id, blocks);
     if (state) why.push(`${state.charAt(0).toUpperCase()}${state.slice(1)}.`);
   }
+  const holder = channelHolder(b, blocks);
+  if (holder)
+    why.push(
+      `Channel ${holder.channel} of ${holder.board} is held by ${holder.id}: ${b.id} drives nothing while it does.`,
+    );
   if (d.enabled === false) why.push('Disabled: its output stays off.');
   return { driver, doing, why };
+}
+
+/**
+ * Another block holding the IO channel this one names (two on one channel: the first made holds
+ * it; the board's `channels` say who), or null.
+ */
+function channelHolder(b: Block, blocks: Map<string, Block>): { board: string; channel: number; id: string } | null {
+  const board = linkTarget(b.data.hwDevice);
+  const channel = b.data.channel;
+  if (!board || typeof channel !== 'number' || channel === 0) return null;
+  const channels = blocks.get(board)?.data.channels;
+  if (!Array.isArray(channels)) return null;
+  const held = channels.find((c: { id?: unknown }) => c?.id === channel) as { claimedBy?: unknown } | undefined;
+  const id = linkTarget(held?.claimedBy);
+  return id && id !== b.id ? { board, channel, id } : null;
 }
 
 export interface MutexStory {
