@@ -7,6 +7,7 @@
 import { fastifyCookie } from '@fastify/cookie';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import path from 'node:path';
 import { ConfigError } from '../shared/errors.js';
 import type { Logger } from '../log.js';
 import type { Closable, MqttIdentity, MqttPeer } from '../mqtt/bus-auth.js';
@@ -25,7 +26,7 @@ import {
   type SessionClock,
 } from './session.js';
 import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
-import { Logouts } from './logouts.js';
+import { LOGOUTS_FILE, Logouts, readLogouts } from './logouts.js';
 import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
 
 export const COOKIE_NAME = 'Authorization';
@@ -124,9 +125,20 @@ export class Auth {
     } catch (e) {
       throw new ConfigError('auth', e instanceof SecretFileError ? e.message : (e as Error).message);
     }
-    return broken
+    const warnings = broken
       ? [`auth: ${broken.message}; the service starts and controls, but nobody can log in until it is fixed`]
       : [];
+    const logoutsFile = path.join(opts.dataDir, LOGOUTS_FILE);
+    try {
+      const logouts = readLogouts(logoutsFile);
+      if ('problem' in logouts) warnings.push(logouts.problem);
+    } catch (e) {
+      throw new ConfigError(
+        'auth',
+        `cannot read ${logoutsFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+    }
+    return warnings;
   }
 
   /** Reads the users with auth on: no user is a ConfigError; a users file that is not one is returned. */

@@ -24,28 +24,9 @@ export class Logouts {
 
   static open(dataDir: string, log: Logger): Logouts {
     const logouts = new Logouts(path.join(dataDir, LOGOUTS_FILE), log);
-    let text: string;
-    try {
-      text = readFileSync(logouts.file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return logouts;
-      throw e;
-    }
-    let users: unknown;
-    try {
-      const json = JSON.parse(text) as { version?: unknown; users?: unknown };
-      users = json.version === VERSION ? json.users : undefined;
-    } catch {
-      users = undefined;
-    }
-    const isGen = (gen: unknown) => Number.isSafeInteger(gen) && (gen as number) >= 0;
-    if (typeof users !== 'object' || users === null || Array.isArray(users) || !Object.values(users).every(isGen)) {
-      log.error(
-        `auth: ${logouts.file} is not a logouts file (expected {"version": ${VERSION}, "users": {NAME: N}}); read as empty: a users.json put back from before a logout would bring back that logout's sessions; the next logout writes it anew`,
-      );
-      return logouts;
-    }
-    for (const [user, gen] of Object.entries(users)) logouts.gens.set(user, gen as number);
+    const read = readLogouts(logouts.file);
+    if ('problem' in read) log.error(read.problem);
+    else for (const [user, gen] of read.gens) logouts.gens.set(user, gen);
     return logouts;
   }
 
@@ -70,4 +51,31 @@ export class Logouts {
       );
     }
   }
+}
+
+/**
+ * The generations `file` holds (none: no file), or what a start logs of one that is not a logouts
+ * file (`edgeblocks check` warns of it too). A file that cannot be read at all throws.
+ */
+export function readLogouts(file: string): { gens: Map<string, number> } | { problem: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { gens: new Map() };
+    throw e;
+  }
+  let users: unknown;
+  try {
+    const json = JSON.parse(text) as { version?: unknown; users?: unknown };
+    users = json.version === VERSION ? json.users : undefined;
+  } catch {
+    users = undefined;
+  }
+  const isGen = (gen: unknown) => Number.isSafeInteger(gen) && (gen as number) >= 0;
+  if (typeof users !== 'object' || users === null || Array.isArray(users) || !Object.values(users).every(isGen))
+    return {
+      problem: `auth: ${file} is not a logouts file (expected {"version": ${VERSION}, "users": {NAME: N}}); read as empty: a users.json put back from before a logout would bring back that logout's sessions; the next logout writes it anew`,
+    };
+  return { gens: new Map(Object.entries(users as Record<string, number>)) };
 }
