@@ -23,7 +23,7 @@ export class UsersFileBusy extends Error {
     waitedMs: number,
   ) {
     super(
-      `${file} is being changed by ${holder === null ? 'another process' : `process ${holder}`} (another \`edgeblocks user\` command, or the service recording a logout) and was not free within ${Math.round(waitedMs / 1000)} s; nothing was changed: try again. If no such process runs, remove ${file}.lock`,
+      `${file} is being changed by ${holder === null ? 'another process' : `process ${holder}`} (another \`edgeblocks user\` command, or the service recording a logout) and was not free within ${Math.round(waitedMs / 1000)} s; nothing was changed: try again. ${holder === null ? 'If no `edgeblocks` runs' : `If process ${holder} is not edgeblocks (the holder was killed and its number reused)`}, remove ${file}.lock`,
     );
     this.name = 'UsersFileBusy';
   }
@@ -58,7 +58,10 @@ function alive(pid: number): boolean {
 function liveHolder(text: string): number | null {
   const [pid, boot] = text.trim().split(' ');
   const n = Number(pid);
-  if (!Number.isSafeInteger(n) || n <= 0 || boot !== BOOT) return null;
+  if (!Number.isSafeInteger(n) || n <= 0) return null;
+  // Another boot's lock is stale; a side that could not read its boot id (a sandbox hiding
+  // /proc/sys) cannot tell, and goes by the pid alone.
+  if (boot !== BOOT && boot !== 'unknown' && BOOT !== 'unknown') return null;
   return alive(n) ? n : null;
 }
 
@@ -75,14 +78,22 @@ type Attempt = { release: () => void } | { holder: number | null };
 
 /** One try: the lock, or the live process that holds it (null: it was there, and is gone or was stale). */
 function tryLock(lock: string): Attempt {
+  // Held by a live process: no file is made for this try (a wait polls every POLL_MS).
+  const before = readOrNull(lock);
+  const live = before === null ? null : liveHolder(before);
+  if (live !== null) return { holder: live };
   const mine = `${process.pid} ${BOOT} ${randomBytes(8).toString('hex')}\n`;
   const tmp = path.join(path.dirname(lock), `.${path.basename(lock)}.${randomBytes(8).toString('hex')}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, mine);
-  } finally {
+  } catch (e) {
+    // A full disk: the file is not left behind, one per try.
     closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
   }
+  closeSync(fd);
   try {
     linkSync(tmp, lock);
     return {

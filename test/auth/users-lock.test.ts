@@ -131,6 +131,10 @@ t.test('a logout while `edgeblocks user` holds the file: the logout waits, and b
   t.equal((await logout).status, 200, 'the logout is answered');
   t.equal((await read()).status, 401, 'the logged-out session stays refused');
   t.same(usersIn(dataDir).sort(), ['alice', 'bob'], 'bob is kept');
+  // The session's end is in the users file too, written after the held change (logouts.json alone
+  // would keep the session refused in this run).
+  const gen = (f: { users: Record<string, { sessionGen?: number }> }) => f.users.alice?.sessionGen ?? 0;
+  t.ok(gen(JSON.parse(readFileSync(file, 'utf8'))) > gen(copy), "the logout's generation is in users.json");
 });
 
 t.test('a lock held past the wait: a clear error, nothing changed; a dead holder’s lock is taken over', async (t) => {
@@ -138,21 +142,23 @@ t.test('a lock held past the wait: a clear error, nothing changed; a dead holder
   const file = path.join(dir, 'users.json');
   addUser(dir, 'alice', 'a long password');
   const before = readFileSync(file, 'utf8');
-  writeFileSync(`${file}.lock`, `${process.pid} ${BOOT_ID} test\n`, { mode: 0o600 });
+  // Written by a holder that could not read its boot id (a sandbox hiding /proc/sys): its pid is
+  // alive, so the lock holds (the logout test below holds one with this boot's id).
+  writeFileSync(`${file}.lock`, `${process.pid} unknown test\n`, { mode: 0o600 });
   const held = cli(t, ['token', 'alice', '--data-dir', dir]);
   held.stdin.end();
   const r = await held.exited;
   t.equal(r.code, 1, 'exit 1');
   t.match(
     r.stderr,
-    `edgeblocks user: ${file} is being changed by process ${process.pid} (another \`edgeblocks user\` command, or the service recording a logout) and was not free within 10 s; nothing was changed: try again. If no such process runs, remove ${file}.lock`,
+    `edgeblocks user: ${file} is being changed by process ${process.pid} (another \`edgeblocks user\` command, or the service recording a logout) and was not free within 10 s; nothing was changed: try again. If process ${process.pid} is not edgeblocks (the holder was killed and its number reused), remove ${file}.lock`,
   );
   t.equal(readFileSync(file, 'utf8'), before, 'the users file is as it was');
   // Troubleshooting quotes the line as a Pi prints it.
   const said = r.stderr
     .trim()
     .replaceAll(dir, '/var/lib/edgeblocks')
-    .replace(`process ${process.pid} (`, 'process 1234 (')
+    .replaceAll(`process ${process.pid} `, 'process 1234 ')
     .split('\n')
     .at(-1)!;
   t.ok(
