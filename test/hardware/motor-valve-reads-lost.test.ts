@@ -3,7 +3,8 @@
 // it is told (a change of what is stored drives it that way), but its motor is not left driving
 // blind for ever: VALVE_BLIND_DRIVE_MS after the reads were lost (or the direction last changed)
 // the bridge is released. Its state and valveState are null meanwhile. When the reads come back it
-// drives toward what is desired again at once. The board's device-missing alert says why. On the emulated DS2408 valve board, real drivers.
+// drives toward what is desired again at once. The board's device-missing alert says why. Moved to
+// another start channel while driven blind, it counts the bound afresh on the new bridge. On the emulated DS2408 valve board, real drivers.
 import t from 'tap';
 import { VALVE_BLIND_DRIVE_MS } from '../../src/blocks/motor-valve.js';
 import { simApp } from './sim-app.js';
@@ -16,7 +17,14 @@ const SIM = {
       address: 24,
       variant: 'ds2482-100',
       channels: [
-        [{ name: 'valves', type: 'DS2408', address: '29-0000000000d2', valves: { '1': { travelSeconds: 6 } } }],
+        [
+          {
+            name: 'valves',
+            type: 'DS2408',
+            address: '29-0000000000d2',
+            valves: { '1': { travelSeconds: 6 }, '5': { travelSeconds: 6 } },
+          },
+        ],
       ],
     },
   ],
@@ -85,3 +93,36 @@ t.test(
     t.equal(model.valve.position, 0, 'told to close while unread, it closes');
   },
 );
+
+t.test('a valve driven blind and moved to another start channel counts its bound afresh there', async (t) => {
+  const s = await simApp({ sim: SIM });
+  t.teardown(() => s.close());
+  await s.post('blocks/discover');
+  await s.run(2000);
+  await s.post('blocks/patch', { id: BOARD, type: 'DS2408', data: { connectMode: 'CONNECT_VALVE' } });
+  await s.post('blocks/create', {
+    id: 'Valve B',
+    type: 'MotorValve',
+    data: { 'hwDevice<>': BOARD, channel: 1, storedState: 'STATE_INACTIVE' },
+  });
+  await s.run(3000);
+  const sim = s.app.hardware.sim!;
+  const at = (start: number) => {
+    const model = sim.valves().find((v) => v.valve.start === start)!;
+    return () => model.valve.direction(model.device.activeOutputs());
+  };
+  const [first, second] = [at(1), at(5)];
+  sim.injectFault('valves', 'crc', Number.POSITIVE_INFINITY);
+  await s.run(3000);
+  await s.post('blocks/patch', { id: 'Valve B', type: 'MotorValve', data: { storedState: 'STATE_ACTIVE' } });
+  await s.run(VALVE_BLIND_DRIVE_MS - 10_000);
+  t.equal(first(), 1, 'driven open blind on its first bridge');
+  await s.post('blocks/patch', { id: 'Valve B', type: 'MotorValve', data: { channel: 5 } });
+  await s.run(2000);
+  t.equal(first(), 0, 'the bridge it left is stopped');
+  t.equal(second(), 1, 'the new bridge is driven open');
+  await s.run(20_000);
+  t.equal(second(), 1, 'past the bound counted from the first bridge, the new one still drives');
+  await s.run(VALVE_BLIND_DRIVE_MS);
+  t.equal(second(), 0, 'and stops within the bound counted on the new bridge');
+});
