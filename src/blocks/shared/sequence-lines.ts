@@ -75,6 +75,11 @@ export const isVariable = (a: Pick<ArgText, 'raw' | 'quoted'>): boolean => a.raw
 /** The opcode and its arguments, each once and known to the opcode; not whether they are all there. */
 export function splitLine(line: string): SplitLine | { error: ParseError } {
   const text = line.trim();
+  // The dashboard and the Brewblox UI edit the instructions as the lines of a text area: an item
+  // with a line break in it shows as several lines, and must not run as one (a script sent as one
+  // item, "# note\nSET_SETPOINT ...", would be one comment that runs nothing).
+  const brk = text.search(/[\r\n]/);
+  if (brk >= 0) return fail('a line break inside one instruction: give each instruction as an item of its own', brk);
   if (text.startsWith('#')) return { op: 'COMMENT', comment: text.slice(1).trim() };
   const head = /^([A-Za-z_]+)(\s+|$)/.exec(text);
   if (!head)
