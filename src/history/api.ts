@@ -271,8 +271,9 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimit
     let held: Array<{ field: string; t: number; v: number }> | null = [];
     const push = (points: ReadonlyArray<{ field: string; t: number; v: number }>) => {
       const byField = new Map<string, Array<[number, string]>>();
+      // Only points in the window: one from before a start still ahead (a client's clock ahead of ours) is not in it.
       for (const p of points)
-        if (wanted.has(p.field))
+        if (wanted.has(p.field) && p.t >= tf.start)
           (byField.get(p.field) ?? byField.set(p.field, []).get(p.field)!).push([p.t / 1000, valueText(p.v)]);
       if (!byField.size) return;
       const ranges = q.fields
