@@ -26,7 +26,9 @@ same list.
 - **Flags and environment variables** take the value as JSON writes it (\`--port 5000\`,
   \`EDGEBLOCKS_AUTH=true\`); lists are comma-separated (\`EDGEBLOCKS_ALLOWED_HOSTS=brewblox,edgeblocks\`).
   A true/false flag is a switch, shown as \`--[no-]auth\`: \`--auth\` alone turns it on, \`--no-auth\`
-  off, and \`--auth=false\` or \`--auth false\` say it in words.
+  off, and \`--auth=false\` or \`--auth false\` say it in words. A flag that takes a value, followed
+  by another flag instead (\`--data-dir --auth\`, the path left out), is refused naming it; a value
+  that starts with \`-\` is written with \`=\` (\`--data-dir=-odd\`), a negative number as it is.
 - **The file** takes JSON values (\`"auth": true\`) and camelCase keys. Settings marked "file only"
   have no flag or variable. It is UTF-8 text (a byte-order mark is fine); one saved as UTF-16
   (Windows Notepad's "Unicode") or Latin-1 is refused with that word.

@@ -23,6 +23,9 @@ export interface ParsedFlags {
   positionals: string[];
 }
 
+/** A number written as a value (`--port -1`), not a flag. */
+const NUMBER = /^-\d+(\.\d+)?$/;
+
 const WORDS = new Map([
   ['true', true],
   ['false', false],
@@ -50,6 +53,13 @@ export function parseFlags(argv: string[], flags: FlagTable): ParsedFlags {
     }
     if (spec.type === 'string') {
       if (token.value === undefined || token.value === '') throw new ArgumentError(token.rawName, 'needs a value');
+      // parseArgs (not strict) takes the next word as the value even when it is a flag: `--data-dir
+      // --auth` would run on a data dir named --auth, without the login. A negative number is a value.
+      if (!token.inlineValue && token.value.startsWith('-') && !NUMBER.test(token.value))
+        throw new ArgumentError(
+          token.rawName,
+          `needs a value, got the option ${token.value} (a value that starts with - is written ${token.rawName}=-VALUE)`,
+        );
       values[name] = token.value;
       continue;
     }
