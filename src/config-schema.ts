@@ -2,7 +2,7 @@
 // coercion of env and flag values, "did you mean" and `--help` all come from it; the service
 // (config.ts), `edgeblocks user` and the failsafe read a config file with it. Kept free of the
 // service's modules so the failsafe compiles with only this and the drivers.
-import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { FormatRegistry, Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { closestName, unknownKeyMessage } from '../drivers/closest-name.js';
 import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
@@ -24,8 +24,16 @@ const literals = <const T extends string>(values: readonly T[], options: object)
     values.map((v) => Type.Literal(v)),
     options,
   ) as TUnion<Array<TLiteral<T>>>;
-const text = (options: Source & { description: string; default?: string; pattern?: string; maxLength?: number }) =>
-  Type.String({ minLength: 1, ...options });
+const text = (
+  options: Source & { description: string; default?: string; pattern?: string; format?: string; maxLength?: number },
+) => Type.String({ minLength: 1, ...options });
+/**
+ * A URL setting is read as the service uses it (URL.canParse): its pattern looks only at its start,
+ * so a port past 65535, a host left out or an unclosed bracket passed `edgeblocks check` and the
+ * start stopped with "Invalid URL" (or every history write failed).
+ */
+const URL_FORMAT = 'config-url';
+if (!FormatRegistry.Has(URL_FORMAT)) FormatRegistry.Set(URL_FORMAT, (v) => v === 'embedded' || URL.canParse(v));
 const port = (options: Source & { description: string; default: number }) =>
   Type.Integer({ minimum: 0, maximum: 65535, ...options });
 const positive = (options: Source & { description: string; default: number }) =>
@@ -66,6 +74,7 @@ export const ConfigSchema = Type.Object(
       description: "'embedded' or mqtt://host:port of an external broker",
       default: 'embedded',
       pattern: '^(embedded|(mqtts?|wss?|tcp|ssl)://[^/]+.*)$',
+      format: URL_FORMAT,
       errorMessage: "must be 'embedded' or a URL like mqtt://host:1883",
     }),
     mqttPort: port({ ...PORT_SETTINGS.mqttPort, description: 'TCP port of the embedded broker (0 = free port)' }),
@@ -168,6 +177,7 @@ export const ConfigSchema = Type.Object(
         description:
           "the dashboard address other controllers link to, e.g. http://fermenter-2.local:5000/ (default: this machine's name and the HTTP port)",
         pattern: '^https?://[^/]+',
+        format: URL_FORMAT,
         errorMessage: 'must be an http:// or https:// URL',
       }),
     ),
@@ -187,6 +197,9 @@ export const ConfigSchema = Type.Object(
         flag: '--history-url',
         env: 'EDGEBLOCKS_HISTORY_URL',
         description: 'VictoriaMetrics base URL, e.g. http://host:8428 (implies --history victoria)',
+        pattern: '^https?://[^/]+',
+        format: URL_FORMAT,
+        errorMessage: 'must be an http:// or https:// URL',
       }),
     ),
     historyIngest: literals(['all', 'own'], {
