@@ -99,9 +99,12 @@ async function* csvLines(
 ): AsyncGenerator<string> {
   // The header is the only text (csv.ts keeps it from being a formula); each line after is numbers.
   yield csvLine(['time', ...q.fields]);
+  // The columns of each field: one asked for twice has its values in both.
+  const columns = new Map<string, number[]>();
+  q.fields.forEach((f, i) => columns.set(f, [...(columns.get(f) ?? []), i]));
   let chunk = '';
   for (let slice = first; !slice.done; slice = await slices.next()) {
-    const cols = slice.value.map((r) => ({ idx: q.fields.indexOf(r.field), r, i: 0 }));
+    const cols = slice.value.map((r) => ({ idxs: columns.get(r.field) ?? [], r, i: 0 }));
     for (;;) {
       let t = Infinity;
       for (const c of cols) if (c.i < c.r.t.length) t = Math.min(t, c.r.t[c.i]!);
@@ -109,7 +112,7 @@ async function* csvLines(
       const cells = new Array<string>(q.fields.length).fill('');
       for (const c of cols) {
         if (c.r.t[c.i] === t) {
-          cells[c.idx] = valueText(c.r.v[c.i]!);
+          for (const idx of c.idxs) cells[idx] = valueText(c.r.v[c.i]!);
           c.i++;
         }
       }
