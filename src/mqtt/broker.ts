@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { BusAuth, MqttIdentity } from './bus-auth.js';
 import { REFUSED_TOPIC, type BrokerAcl } from './acl.js';
 import { listen } from './listen.js';
-import { isAddressInUse, portInUseMessage, PortInUseError } from '../shared/port-in-use.js';
+import { hostProblem, isAddressInUse, portInUseMessage, PortInUseError } from '../shared/port-in-use.js';
 import { MAX_BROKER_CLIENTS, MAX_PACKET_BYTES, MQTT_CLIENT_QUEUE_BYTES } from '../shared/limits.js';
 import { SlowClients } from '../shared/slow-clients.js';
 import { WarningLimiter } from '../log/limit.js';
@@ -171,6 +171,8 @@ export class EmbeddedBroker {
         throw new PortInUseError(
           `${portInUseMessage('MQTT broker', host, port, 'mqttPort')}; or use the broker already there with --mqtt-url mqtt://127.0.0.1:${port}`,
         );
+      const hostError = hostProblem(e, host);
+      if (hostError) throw hostError;
       throw new Error(
         `mqtt broker cannot listen on ${host}:${port} (${code}); another broker may be running: use it with --mqtt-url mqtt://127.0.0.1:${port}, or pick another --mqtt-port`,
       );

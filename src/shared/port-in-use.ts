@@ -1,6 +1,6 @@
 // A port another program holds is a user's mistake, not a crash: one line naming the port and
 // the fix, exit code 2 (like a configuration error), no stack trace.
-import { FixableError } from './errors.js';
+import { ConfigError, FixableError } from './errors.js';
 
 export class PortInUseError extends FixableError {
   override name = 'PortInUseError';
@@ -27,4 +27,18 @@ type PortKey = keyof typeof PORT_SETTINGS;
 export function portInUseMessage(what: string, host: string, port: number, key: PortKey, more = ''): string {
   const { flag, default: fallback } = PORT_SETTINGS[key];
   return `${what} port ${port} on ${host} is in use (is another edgeblocks running?): stop the other instance, or choose another port with ${flag} (default ${fallback}${more})`;
+}
+
+/**
+ * A `host` the service cannot listen on (an address of another machine, a name that does not
+ * resolve): the setting is at fault, as a bad value is, not the service. Null for any other error.
+ */
+export function hostProblem(e: unknown, host: string): ConfigError | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  const fix = 'give one of its addresses, or 0.0.0.0 for all of them (the default)';
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError('host', `${JSON.stringify(host)} is not an address of this machine (${code}): ${fix}`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return new ConfigError('host', `${JSON.stringify(host)} does not resolve to an address (${code}): ${fix}`);
+  return null;
 }

@@ -11,7 +11,7 @@ import type { Auth } from '../../auth/auth.js';
 import { installAuthGuard } from '../../auth/guard.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { isAddressInUse, portInUseMessage, PortInUseError } from '../../shared/port-in-use.js';
+import { hostProblem, isAddressInUse, portInUseMessage, PortInUseError } from '../../shared/port-in-use.js';
 import type { StorageHealth } from '../../store/storage-health.js';
 import type { Subsystem } from '../lifecycle.js';
 
@@ -65,7 +65,7 @@ export class HttpSubsystem implements Subsystem {
     await server.listen({ host: config.host, port: config.port }).catch((e: unknown) => {
       throw isAddressInUse(e)
         ? new PortInUseError(portInUseMessage('HTTP', config.host, config.port, 'port', '; 0 picks a free one'))
-        : e;
+        : (hostProblem(e, config.host) ?? e);
     });
     const addr = server.server.address() as AddressInfo;
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
