@@ -4,8 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
+import { ConfigError } from '../shared/errors.js';
 import { parseJson } from '../shared/json.js';
 import { BODY_LIMIT, MAX_READ_PACKET_BYTES } from '../shared/limits.js';
+import { unreadableFile } from '../shared/unreadable.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { offlineSparkStatus, sparkStatus, type SparkStatusInput } from '../service/spark-status.js';
@@ -147,12 +149,13 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
     },
   });
 
-  const readFile = (key: string, file: string | undefined) => {
+  // A file the settings name that cannot be read is the settings' fault: one line, exit 2.
+  const readFile = (key: string, file: string | undefined, kind: string) => {
     if (!file) return undefined;
     try {
       return readFileSync(file);
     } catch (e) {
-      throw new Error(`${key}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new ConfigError(key, unreadableFile(file, file, e, kind));
     }
   };
 
@@ -241,9 +244,9 @@ export function createMqtt(deps: MqttDeps): AppMqtt {
         url = `mqtt://${loopbackFor(config.host)}:${broker.port}`;
       }
       const tls = {
-        ca: readFile('mqttCa', config.mqttCa),
-        cert: readFile('mqttCert', config.mqttCert),
-        key: readFile('mqttKey', config.mqttKey),
+        ca: readFile('mqttCa', config.mqttCa, 'CA certificate file'),
+        cert: readFile('mqttCert', config.mqttCert, 'client certificate file'),
+        key: readFile('mqttKey', config.mqttKey, 'client key file'),
         rejectUnauthorized: config.mqttRejectUnauthorized,
       };
       const target = broker ? { broker } : bridgeTarget(config, tls, log);
