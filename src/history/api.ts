@@ -284,7 +284,12 @@ function serveStream(ws: WebSocket, deps: TimeseriesDeps, failures: WarningLimit
         .map((f) => ({ metric: { __name__: f }, values: byField.get(f)! }));
       send({ id, data: { initial: false, ranges } });
     };
-    if (tf.openEnded) unsubscribe = deps.ingest.onPoints((points) => (held ? held.push(...points) : push(points)));
+    // Held: only the stream's own fields (its query may wait its turn behind others' while every
+    // field of the controller and its peers comes in).
+    const hold = (points: ReadonlyArray<{ field: string; t: number; v: number }>) => {
+      for (const p of points) if (wanted.has(p.field)) held!.push(p);
+    };
+    if (tf.openEnded) unsubscribe = deps.ingest.onPoints((points) => (held ? hold(points) : push(points)));
     // A stream stopped (or its socket closed) before its query's turn came: the query is not done.
     const gone = new AbortController();
     streams.set(id, () => {

@@ -14,10 +14,15 @@ t.test('a field asked for twice has its values in both of its columns', async (t
   const rt = await startApp({ emitInterval: '200' });
   t.teardown(() => rt.close());
   const query = { fields: [FIELD, OTHER, FIELD], duration: '1h' };
-  await until(async () => {
-    const ranges = await rt.post('/history/timeseries/ranges', query);
-    return ranges.body.length === 3 && ranges.body.every((r: any) => r.values.length >= 2);
-  }, 'two points of each field');
+  await until(
+    async () => {
+      const ranges = await rt.post('/history/timeseries/ranges', query);
+      return ranges.body.length === 3 && ranges.body.every((r: any) => r.values.length >= 2);
+    },
+    'two points of each field',
+    30_000,
+    200,
+  );
 
   const res = await rt.post('/history/timeseries/csv', { ...query, precision: 'ms' });
   t.equal(res.status, 200, res.raw);

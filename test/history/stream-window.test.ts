@@ -22,12 +22,17 @@ t.test('an open-ended stream from a start still ahead is sent no point from befo
 
   const start = Date.now() + 3_600_000;
   ws.send(JSON.stringify({ id: 'ahead', command: 'ranges', query: { fields: [FIELD], start: start / 1000 } }));
-  await until(() => frames.some((f) => f.id === 'ahead' && f.data?.initial), 'the initial frame of the stream ahead');
+  await until(
+    () => frames.some((f) => f.id === 'ahead' && f.data?.initial),
+    'the initial frame of the stream ahead',
+    30_000,
+  );
   // A stream of the last minute, opened after it, hears of each new point after it (one socket, in order).
   ws.send(JSON.stringify({ id: 'now', command: 'ranges', query: { fields: [FIELD], duration: '1m' } }));
   await until(
     () => frames.filter((f) => f.id === 'now' && f.data?.initial === false).length >= 3,
     'three new points pushed to the stream of the last minute',
+    30_000,
   );
 
   const ahead = frames.filter((f) => f.id === 'ahead');
