@@ -2,7 +2,7 @@
 // latches asked for, and outputs a module lost by itself (a power dip). The poller calls
 // pushWrites and poll under its bus lock, between temperature steps; nothing here holds the lock.
 import { channelMask, oneWireFamily, type OneWireIoFamily } from './families.js';
-import type { OneWireBus, RomAddress } from './types.js';
+import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
 
 /** An IO family's name (families.ts), e.g. `DS2408`. */
 export type IoKind = string;
@@ -13,6 +13,11 @@ export interface IoState {
   /** Active polarity: bit set = output on. */
   latches: number;
   connected: boolean;
+  /**
+   * Its last read or write failed a CRC check: the module answered (it is on the bus), its
+   * reply damaged on the way (noise, a long cable, a failing chip). False after a good one.
+   */
+  garbled: boolean;
   /** It has been read (or a read was tried) since it was watched. */
   polled: boolean;
   /** The latches to be written and re-asserted (active polarity); null before any were asked for. */
@@ -65,6 +70,7 @@ export class IoModules {
       pins: 0,
       latches: 0,
       connected: false,
+      garbled: false,
       polled: false,
       desired: null,
       pendingWrite: false,
@@ -90,6 +96,7 @@ export class IoModules {
       pins: d.pins,
       latches: d.latches,
       connected: d.connected,
+      garbled: d.garbled,
       polled: d.polled,
       desired: d.desired,
       lost: d.lost,
@@ -165,6 +172,7 @@ export class IoModules {
       d.latches = latches;
     } catch (e) {
       d.connected = false;
+      d.garbled = isCrc(e);
       d.polled = true;
       d.lastError = this.record(e, `${d.address} write`);
       return false;
@@ -179,11 +187,13 @@ export class IoModules {
       d.pins = r.pins;
       d.latches = r.latches;
       d.connected = true;
+      d.garbled = false;
       d.polled = true;
       d.lastError = null;
       return true;
     } catch (e) {
       d.connected = false;
+      d.garbled = isCrc(e);
       d.polled = true;
       d.lastError = this.record(e, `${d.address} read`);
       return false;
@@ -209,3 +219,6 @@ function takeLost(d: IoDevice, confirmed: number, now: number): boolean {
   }
   return d.latches !== d.desired;
 }
+
+/** A failure that is a reply arriving damaged (its CRC does not match), not one that did not come. */
+export const isCrc = (e: unknown): boolean => e instanceof OneWireError && e.code === 'CRC';

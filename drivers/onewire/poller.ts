@@ -4,7 +4,7 @@
 // conversion time has passed, by one scratchpad read per watched sensor. IO modules are polled
 // on their own cadence and latch writes go out on the next service call.
 import { familyOf } from './families.js';
-import { IoModules, type IoKind, type IoState } from './io-modules.js';
+import { IoModules, isCrc, type IoKind, type IoState } from './io-modules.js';
 import type { ThermocoupleFault } from './max31850.js';
 import { SerialLock } from './serial-lock.js';
 import { OneWireError, type OneWireBus, type RomAddress } from './types.js';
@@ -51,6 +51,8 @@ export interface SensorInfo {
   validAt: number | null;
   /** False after a failed read, true after a good one. */
   connected: boolean;
+  /** Its last read failed a CRC check (it answered, its reply damaged); false after a good one. */
+  garbled: boolean;
   /** A read of it (or the conversion before it) has been tried since it was watched, good or not. */
   tried: boolean;
   /** Service time the first try since it was watched ended (null: none yet): readingPending. */
@@ -114,6 +116,7 @@ export class BusPoller {
         lastValue: null,
         validAt: null,
         connected: false,
+        garbled: false,
         tried: false,
         firstTriedAt: null,
         lastError: null,
@@ -314,6 +317,7 @@ export class BusPoller {
     if (r.fault || r.value === null) {
       s.validAt = null;
       s.connected = false;
+      s.garbled = false;
       s.faultCount++;
       this.counters.thermocoupleFaults++;
       s.lastError = `${s.address}: thermocouple ${r.fault ?? 'without a value'}`;
@@ -362,9 +366,11 @@ export class BusPoller {
         if (!(await this.readSensor(s))) continue;
         s.validAt = clock();
         s.connected = true;
+        s.garbled = false;
         s.lastError = null;
       } catch (e) {
         s.connected = false;
+        s.garbled = isCrc(e);
         s.coldJunction = null;
         s.lastError = this.record(e, `${s.address} temperature`);
       } finally {

@@ -30,7 +30,7 @@ import {
   openW1Masters,
   probeI2c,
 } from './masters.js';
-import { OneWireHub } from './onewire-hub.js';
+import { GARBLED_REASON, OneWireHub } from './onewire-hub.js';
 import { settlesWithin } from './settles-within.js';
 import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 
@@ -256,7 +256,7 @@ export class HardwareLayer {
   status(): Record<string, unknown> {
     return {
       mode: this.mode,
-      onewire: { buses: this.onewire.buses(), missing: this.onewire.missing() },
+      onewire: { buses: this.onewire.buses(), missing: this.onewire.missing(), garbled: this.onewire.garbled() },
       gpio: this.gpio.status(),
       i2c: i2cStatus(this.i2cQueues.all(), this.i2cSensors, this.i2cIo),
       ...(this.sim ? { sim: { devices: this.sim.devices().length, plant: this.sim.plantStatus() } } : {}),
@@ -266,14 +266,15 @@ export class HardwareLayer {
   /**
    * The devices blocks use that are gone, and those not known yet (their first search or read
    * since they were asked for is to come): 1-Wire devices by ROM address, I2C chips as
-   * i2cChipKey names them; `reasons`: what a missing one is when that is known (another chip answers).
+   * i2cChipKey names them; `reasons`: what a missing one is when that is known (another chip
+   * answers; a 1-Wire device answers but its replies fail their CRC checks).
    */
   devices(): { missing: string[]; pending: string[]; reasons: Record<string, string> } {
     const i2c = i2cChipStates(this.i2cSensors, this.i2cIo);
     return {
       missing: [...this.onewire.missing(), ...i2c.missing],
       pending: [...this.onewire.pending(), ...i2c.pending],
-      reasons: i2c.reasons,
+      reasons: { ...Object.fromEntries(this.onewire.garbled().map((a) => [a, GARBLED_REASON])), ...i2c.reasons },
     };
   }
 

@@ -20,6 +20,12 @@ import { HARDWARE_POLL_MS } from '../runtime/loop.js';
 import { settlesWithin } from './settles-within.js';
 
 export const RESEARCH_INTERVAL_MS = 30_000;
+/**
+ * What a device-missing alert says of a 1-Wire device that is on its bus but whose replies are
+ * damaged (OneWireHub.garbled), in place of "is missing from its bus"; the alert's key is the same.
+ */
+export const GARBLED_REASON =
+  'answers but its replies fail their checks (CRC): a noisy bus, a long cable or a failing chip';
 /** An address nobody asked about for this long is no longer polled. */
 export const WANT_EXPIRY_MS = 10_000;
 
@@ -237,6 +243,21 @@ export class OneWireHub implements OneWireAccess {
         out.push(w.address);
     }
     return out;
+  }
+
+  /**
+   * Of the missing addresses, those that are on their bus (its last search found them, their
+   * reset is answered) but whose last read failed its CRC check: the device answers, its replies
+   * arrive damaged (a noisy bus, a long cable, a failing chip). It is not gone.
+   */
+  garbled(): string[] {
+    return this.missing().filter((address) => {
+      const w = this.wants.get(address);
+      if (!w?.poller?.addresses.includes(address)) return false;
+      return w.kind === 'temperature'
+        ? (w.poller.sensor(address)?.garbled ?? false)
+        : (w.poller.io(address)?.garbled ?? false);
+    });
   }
 
   /**

@@ -3,7 +3,7 @@
 // kernel write them, thermocouple faults, the emulated plant rounded with units.
 import t from 'tap';
 import { errorWords, hexAddress, oneWireName, thermocoupleFaultWords } from '../../web/src/device-words.js';
-import { counterWords, isErrorCounter, plantRows } from '../../web/src/hardware-words.js';
+import { counterWords, isErrorCounter, missingLines, plantRows } from '../../web/src/hardware-words.js';
 
 t.test('counters in words, with what to do when they count errors', async (t) => {
   t.equal(counterWords('crcErrors').title, 'CRC errors');
@@ -61,4 +61,18 @@ t.test('the emulated plant rounded, with units', async (t) => {
       ['Simulated for', '28 s'],
     ],
   );
+});
+
+t.test('devices not read: the gone ones apart from those that answer with damaged replies', async (t) => {
+  const label = (a: string) => (a === '2901d00000000011' ? 'DS2408 (Heater)' : a);
+  t.same(missingLines(['2901d00000000011', '28b1000000000022'], ['2901d00000000011'], label), [
+    'Not found on any bus (unplugged, or a loose wire): 28b1000000000022',
+    'Answer but their replies fail their checks (CRC): a noisy bus, a long cable or a failing chip: DS2408 (Heater)',
+  ]);
+  t.same(
+    missingLines(['28b1000000000022'], undefined, label),
+    ['Not found on any bus (unplugged, or a loose wire): 28b1000000000022'],
+    'a service that does not tell them apart: all not found',
+  );
+  t.same(missingLines([], [], label), []);
 });

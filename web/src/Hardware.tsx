@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controllerUrl, get } from './api';
 import { Counters } from './Counters';
-import { errorWords, isErrorCounter, oneWireName, plantRows } from './hardware-words';
+import { errorWords, isErrorCounter, missingLines, oneWireName, plantRows } from './hardware-words';
 import { I2cBuses, I2cChips, type I2cStatus } from './I2cChips';
 import { useLive } from './live';
 
@@ -196,7 +196,7 @@ export function Hardware() {
   const { hardware, ...service } = status;
   const hw = (hardware ?? {}) as {
     mode?: string;
-    onewire?: { buses?: Bus[]; missing?: string[] };
+    onewire?: { buses?: Bus[]; missing?: string[]; garbled?: string[] };
     gpio?: GpioLine[];
     i2c?: I2cStatus;
     sim?: { plant?: Record<string, unknown> };
@@ -217,12 +217,15 @@ export function Hardware() {
       {error && <p class="answer bad">{error}</p>}
       <section class="panel" tabIndex={0} aria-label="1-Wire buses">
         <h2>1-Wire buses{mode === 'sim' ? ' (emulated)' : ''}</h2>
-        {missing.length > 0 && (
-          <p class="answer bad" data-testid="missing">
-            Not found on any bus (unplugged, or a loose wire):{' '}
-            {missing.map((a) => `${oneWireName(a)}${users.has(a) ? ` (${users.get(a)})` : ''}`).join(', ')}
+        {missingLines(
+          missing,
+          onewire?.garbled,
+          (a) => `${oneWireName(a)}${users.has(a) ? ` (${users.get(a)})` : ''}`,
+        ).map((line) => (
+          <p class="answer bad" data-testid="missing" key={line}>
+            {line}
           </p>
-        )}
+        ))}
         {onewire?.buses?.length ? <Buses buses={onewire.buses} users={users} /> : <p class="muted">No 1-Wire bus.</p>}
       </section>
       {gpio && gpio.length > 0 && (

@@ -68,6 +68,29 @@ export function counterWords(name: string): CounterWords {
 export const isErrorCounter = (k: string, v: unknown): boolean =>
   typeof v === 'number' && /errors?$|retries$|failures$|resets$|dropped$/i.test(k);
 
+/**
+ * The 1-Wire devices blocks use that are not read, as lines: those no bus answers for apart from
+ * those that answer but whose replies arrive damaged (`garbled`, a subset of `missing`): for
+ * those, the wiring is to check, not whether they are plugged in. `label` names one.
+ */
+export function missingLines(
+  missing: readonly string[],
+  garbled: readonly string[] | undefined,
+  label: (address: string) => string,
+): string[] {
+  const damaged = new Set(garbled ?? []);
+  const gone = missing.filter((a) => !damaged.has(a));
+  const answering = missing.filter((a) => damaged.has(a));
+  return [
+    ...(gone.length ? [`Not found on any bus (unplugged, or a loose wire): ${gone.map(label).join(', ')}`] : []),
+    ...(answering.length
+      ? [
+          `Answer but their replies fail their checks (CRC): a noisy bus, a long cable or a failing chip: ${answering.map(label).join(', ')}`,
+        ]
+      : []),
+  ];
+}
+
 const round = (v: unknown, digits: number): string =>
   typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '—';
 
