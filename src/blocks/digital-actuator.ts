@@ -152,6 +152,12 @@ export const DigitalActuator = defineBlock<typeof fields, DigitalActuatorState>(
         s.wantSince = Number.NEGATIVE_INFINITY;
       }
     }
+    // Driving no channel any more (set to none, or to one another block holds; its board's block
+    // gone): the output it drove was switched off above, so it is off from now, and a mutex it
+    // held on goes after its hold time, as after a switch-off; the other side does not wait for
+    // ever. A board that only stops answering still gives its channel: its relay may be on, and
+    // the mutex is kept.
+    if (!io && s.history[s.history.length - 1]!.on) record(s.history, now, false);
     // The module switched the output off by itself (its power dipped): that counts as switching
     // off, for minOff. An inverted output it switched on that way is written back at once. A loss
     // before this actuator found its output (a GPIO line keeps the time of its last safe state)
