@@ -29,7 +29,7 @@ interface ActiveAlertStatus {
 interface ServiceStatus {
   uptime?: number;
   alerts?: { list?: ActiveAlertStatus[] };
-  hardware?: { onewire?: { buses?: BusStatus[]; missing?: unknown[] } };
+  hardware?: { onewire?: { buses?: BusStatus[]; missing?: unknown[]; garbled?: unknown[] } };
   history?: { chunkBytesWritten?: number };
   gateway?: { certificateWarning?: string | null };
 }
@@ -93,12 +93,21 @@ export async function serviceSection(
     if (bus.lastError) b.findings.push({ verdict: 'warn', text: `last error: ${bus.lastError}` });
     s.parts.push(b);
   }
-  const missing = status.hardware?.onewire?.missing ?? [];
+  // Those on their bus whose replies arrive damaged (garbled, among the missing) apart: the
+  // wiring is to check for them, not whether they are plugged in.
+  const garbled = new Set(status.hardware?.onewire?.garbled ?? []);
+  const missing = (status.hardware?.onewire?.missing ?? []).filter((a) => !garbled.has(a));
   if (missing.length)
     s.findings.push({
       verdict: 'warn',
       text: `${missing.length} device(s) the blocks use are missing`,
       ...advice('vanishing'),
+    });
+  if (garbled.size)
+    s.findings.push({
+      verdict: 'warn',
+      text: `${garbled.size} device(s) the blocks use answer but their replies fail their checks (CRC): a noisy bus, a long cable or a failing chip`,
+      ...advice('crc'),
     });
   // What the service finds wrong itself (history, broker, storage, control, sensors, devices on
   // any bus, I2C chips too): its active alerts, each naming what it is about.
