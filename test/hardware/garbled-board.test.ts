@@ -16,7 +16,12 @@ const SIM = {
     {
       address: 24,
       variant: 'ds2482-100',
-      channels: [[{ name: 'relays', type: 'DS2408', address: '29-0000000000d1' }]],
+      channels: [
+        [
+          { name: 'relays', type: 'DS2408', address: '29-0000000000d1' },
+          { name: 'beer', type: 'DS18B20', address: '28-0000000000b1', sense: 'beer' },
+        ],
+      ],
     },
   ],
 };
@@ -104,4 +109,13 @@ t.test('a board that answers with garbled replies is told apart from one that is
     ['fired'],
     'it fired once and never resolved',
   );
+
+  // A temperature sensor whose replies are garbled is told apart in the status too.
+  t.equal((await call('POST', 'sim/devices/beer/fault', { fault: 'crc', count: 'always' })).status, 200);
+  let onewire: { missing: string[]; garbled: string[] } = { missing: [], garbled: [] };
+  await until(async () => {
+    onewire = (await call('GET', 'system/status')).body.hardware.onewire;
+    return onewire.garbled.length === 2;
+  }, 'the sensor among the garbled').catch((e) => t.fail(`${e.message}; ${JSON.stringify(onewire)}`));
+  t.same(onewire.garbled.slice().sort(), onewire.missing.slice().sort(), 'the board and the sensor, both garbled');
 });
