@@ -7,8 +7,8 @@
 // holds is waited for, up to LOCK_WAIT_MS, then UsersFileBusy says who holds it and nothing is
 // written. Readers take no lock: the file is replaced by a rename, so a read sees one whole file.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { writePrivateTemp } from '../store/file-modes.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a writer waits for another to finish (one holds it for milliseconds: a read, a write, an fsync). */
@@ -83,17 +83,7 @@ function tryLock(lock: string): Attempt {
   const live = before === null ? null : liveHolder(before);
   if (live !== null) return { holder: live };
   const mine = `${process.pid} ${BOOT} ${randomBytes(8).toString('hex')}\n`;
-  const tmp = path.join(path.dirname(lock), `.${path.basename(lock)}.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, mine);
-  } catch (e) {
-    // A full disk: the file is not left behind, one per try.
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  closeSync(fd);
+  const tmp = writePrivateTemp(lock, mine);
   try {
     linkSync(tmp, lock);
     return {
@@ -140,12 +130,14 @@ function waiting(file: string, holder: number | null, wait: LockWait): string {
   return `${file} is being changed by ${holder === null ? 'another process' : `process ${holder}`}; waiting for it (up to ${Math.round(wait.ms / 1000)} s)`;
 }
 
-/** Take the lock of `file`, waiting (blocking: the CLI) for a live holder; returns the release. */
-export function lockSync(file: string, wait: LockWait): () => void {
+/**
+ * One try after another at the lock of `file`: its release, or null while a holder may still let
+ * go; says once that it waits, and throws UsersFileBusy when the wait is over.
+ */
+function attempts(file: string, wait: LockWait): () => (() => void) | null {
   const started = performance.now();
-  const pause = new Int32Array(new SharedArrayBuffer(4));
   let told = false;
-  for (;;) {
+  return () => {
     const got = tryLock(`${file}.lock`);
     if ('release' in got) return got.release;
     if (got.holder !== null && !told) {
@@ -154,23 +146,27 @@ export function lockSync(file: string, wait: LockWait): () => void {
     }
     const waited = performance.now() - started;
     if (waited >= wait.ms) throw new UsersFileBusy(file, got.holder, waited);
+    return null;
+  };
+}
+
+/** Take the lock of `file`, waiting (blocking: the CLI) for a live holder; returns the release. */
+export function lockSync(file: string, wait: LockWait): () => void {
+  const attempt = attempts(file, wait);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const release = attempt();
+    if (release) return release;
     Atomics.wait(pause, 0, 0, POLL_MS);
   }
 }
 
 /** lockSync without blocking the event loop (the service: control goes on while it waits). */
 export async function lockAsync(file: string, wait: LockWait): Promise<() => void> {
-  const started = performance.now();
-  let told = false;
+  const attempt = attempts(file, wait);
   for (;;) {
-    const got = tryLock(`${file}.lock`);
-    if ('release' in got) return got.release;
-    if (got.holder !== null && !told) {
-      told = true;
-      wait.onWait?.(waiting(file, got.holder, wait));
-    }
-    const waited = performance.now() - started;
-    if (waited >= wait.ms) throw new UsersFileBusy(file, got.holder, waited);
+    const release = attempt();
+    if (release) return release;
     await sleep(POLL_MS);
   }
 }

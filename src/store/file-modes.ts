@@ -55,6 +55,21 @@ export function privateFile(file: string, create = false): void {
  * writes it, then renamed over `file` (rename replaces a link at `file` itself, never its target).
  */
 export function writePrivateFile(file: string, text: string): void {
+  const tmp = writePrivateTemp(file, text);
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    // A directory under the name (EISDIR): the temporary file would stay until the next start.
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * `text` whole and synced in a new private file beside `file` (`.NAME.RANDOM.tmp`), for the caller
+ * to rename or link into place and then remove; none is left when the write fails (a full card).
+ */
+export function writePrivateTemp(file: string, text: string): string {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(8).toString('hex')}.tmp`);
   const fd = openSync(
@@ -78,13 +93,7 @@ export function writePrivateFile(file: string, text: string): void {
     throw e;
   }
   closeSync(fd);
-  try {
-    renameSync(tmp, file);
-  } catch (e) {
-    // A directory under the name (EISDIR): the temporary file would stay until the next start.
-    rmSync(tmp, { force: true });
-    throw e;
-  }
+  return tmp;
 }
 
 /**
