@@ -9,22 +9,12 @@ import path from 'node:path';
 import t from 'tap';
 import { startCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
+import { oneWireSim } from './relay-boards.js';
 
-const SIM = {
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-100',
-      channels: [
-        [
-          { name: 'relays', type: 'DS2408', address: '29-0000000000d1' },
-          { name: 'beer', type: 'DS18B20', address: '28-0000000000b1', sense: 'beer' },
-        ],
-      ],
-    },
-  ],
-};
+const SIM = oneWireSim([
+  { name: 'relays', type: 'DS2408', address: '29-0000000000d1' },
+  { name: 'beer', type: 'DS18B20', address: '28-0000000000b1', sense: 'beer' },
+]);
 const BOARD = 'DS2408 0000000000d1';
 const GARBLED =
   /^DS2408 0000000000d1 \(.*\) answers but its replies fail their checks \(CRC\): a noisy bus, a long cable or a failing chip$/;

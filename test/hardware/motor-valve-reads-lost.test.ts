@@ -8,27 +8,17 @@
 import t from 'tap';
 import { VALVE_BLIND_DRIVE_MS } from '../../src/blocks/motor-valve.js';
 import { simApp } from './sim-app.js';
+import { oneWireSim } from './relay-boards.js';
 
 const BOARD = 'DS2408 0000000000d2';
-const SIM = {
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-100',
-      channels: [
-        [
-          {
-            name: 'valves',
-            type: 'DS2408',
-            address: '29-0000000000d2',
-            valves: { '1': { travelSeconds: 6 }, '5': { travelSeconds: 6 } },
-          },
-        ],
-      ],
-    },
-  ],
-};
+const SIM = oneWireSim([
+  {
+    name: 'valves',
+    type: 'DS2408',
+    address: '29-0000000000d2',
+    valves: { '1': { travelSeconds: 6 }, '5': { travelSeconds: 6 } },
+  },
+]);
 
 t.test(
   'a valve whose end switches stop reading: told to open it opens, then its motor stops; reads back, it drives',

@@ -6,26 +6,16 @@
 import t, { type Test } from 'tap';
 import type { SimDs2408 } from '../../drivers/sim/onewire-ds2408.js';
 import { simApp, type SimApp } from './sim-app.js';
+import { oneWireSim } from './relay-boards.js';
 
 const link = (id: string) => ({ __objtype: 'Link', id });
 const HOLD_S = 20;
 const HEAT_BOARD = 'DS2408 0000000000d1';
 const COOL_BOARD = 'DS2408 0000000000d2';
-const SIM = {
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [
-    {
-      address: 24,
-      variant: 'ds2482-100',
-      channels: [
-        [
-          { name: 'relays', type: 'DS2408', address: '29-0000000000d1' },
-          { name: 'relays2', type: 'DS2408', address: '29-0000000000d2' },
-        ],
-      ],
-    },
-  ],
-};
+const SIM = oneWireSim([
+  { name: 'relays', type: 'DS2408', address: '29-0000000000d1' },
+  { name: 'relays2', type: 'DS2408', address: '29-0000000000d2' },
+]);
 
 const model = (s: SimApp, name: string) =>
   s.app.hardware.sim!.devices().find((d) => d.spec.name === name)!.model as unknown as SimDs2408;

@@ -1,12 +1,19 @@
 // The relay boards of the power-loss tests (relay-power-dip, relay-power-loss): a DS2408 on a
 // DS2482 and the I2C expanders, each named `relays` in its sim config, with a compressor on
-// channel 1 and a pump on channel 2 once set up; and the one-module sim config of the restart
-// tests (leftOnSim). Not a test file itself.
+// channel 1 and a pump on channel 2 once set up; a sim config of devices on one DS2482
+// (oneWireSim), and the one-module sim config of the restart tests (leftOnSim). Not a test file
+// itself.
 import { simApp } from './sim-app.js';
 
 export type SimAppOf = Awaited<ReturnType<typeof simApp>>;
 
 export const seconds = (value: number) => ({ __objtype: 'Quantity', unit: 's', value });
+
+/** A sim config with `devices` on the one channel of a DS2482-100, beside a plant at 20 °C. */
+export const oneWireSim = (devices: Array<Record<string, unknown>>) => ({
+  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
+  ds2482: [{ address: 24, variant: 'ds2482-100', channels: [devices] }],
+});
 
 /**
  * The sim config of the restart tests: one DS2408 on a DS2482 as a previous run left it, the
@@ -15,10 +22,7 @@ export const seconds = (value: number) => ({ __objtype: 'Quantity', unit: 's', v
 export const leftOnSim = (
   leftOn: number[],
   module: Record<string, unknown> = { name: 'relays', address: '29-0000000000d1' },
-) => ({
-  plant: { ambient: 20, initial: { beer: 20, air: 20 } },
-  ds2482: [{ address: 24, variant: 'ds2482-100', channels: [[{ type: 'DS2408', ...module, leftOn }]] }],
-});
+) => oneWireSim([{ type: 'DS2408', ...module, leftOn }]);
 
 /** The emulated board as a test drives it. */
 export interface Chip {
