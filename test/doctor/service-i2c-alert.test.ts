@@ -1,11 +1,8 @@
 // The doctor beside a running service lists its active alerts as problems, device-missing ones
 // included: a missing I2C chip (a relay board's MCP23017) is a device-missing alert, and the
 // doctor's own count of missing devices holds only 1-Wire ones.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import type { Config } from '../../src/config.js';
-import { serviceSection } from '../../src/doctor/service.js';
+import { serviceSectionFor } from '../helpers/doctor.js';
 
 t.test('a missing I2C chip the service alerts on is a problem of the doctor report', async (t) => {
   const status = {
@@ -25,15 +22,7 @@ t.test('a missing I2C chip the service alerts on is a problem of the doctor repo
       ],
     },
   };
-  const server = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify(status));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => server.close());
-  const port = (server.address() as AddressInfo).port;
-  const config = { host: '127.0.0.1', port, serviceId: 'edge-one' } as unknown as Config;
-  const { section } = await serviceSection(config, 1234);
+  const section = await serviceSectionFor(t, status);
   const problems = section.findings.filter((f) => f.verdict === 'warn' || f.verdict === 'fail');
   t.ok(
     problems.some((f) => /I2C chip 0x20|missing/i.test(f.text)),

@@ -3,11 +3,15 @@
 import type { Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CLI } from './cli.js';
 import { limit } from './limits.js';
 import { layOutPi, piModel, type PiOptions } from './pi-models.js';
+import type { Config } from '../../src/config.js';
 import type { Finding, Section } from '../../src/doctor/report.js';
+import { serviceSection } from '../../src/doctor/service.js';
 
 export type { Finding, Section };
 
@@ -54,4 +58,17 @@ export function setUp(t: Test, model: Parameters<typeof piModel>[0], sim: unknow
     data,
     args: ['--root', root, '--hardware', 'sim', '--sim-config', simConfig, '--data-dir', data],
   };
+}
+
+/** The doctor's section on the running service, asked of a stand-in answering `status` to every request. */
+export async function serviceSectionFor(t: Test, status: unknown): Promise<Section> {
+  const server = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(status));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const config = { host: '127.0.0.1', port, serviceId: 'edge-one' } as unknown as Config;
+  return (await serviceSection(config, 1234)).section;
 }

@@ -3,7 +3,6 @@
 // dropped with a warning naming the topic, query bodies are checked (422), CSV and Swagger, and
 // the websocket stream pushes a new point within one emit interval.
 import t from 'tap';
-import WebSocket from 'ws';
 import { startApp } from '../helpers/app.js';
 import { Recorder, until, VARIANTS } from '../mqtt/fixtures.js';
 import { createLogger } from '../../src/log.js';
@@ -11,6 +10,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { at } from '../helpers/json.js';
 import { limit } from '../helpers/limits.js';
+import { openHistoryStream } from '../helpers/history-stream.js';
 
 const INTERVAL = 300;
 
@@ -208,11 +208,7 @@ for (const variant of VARIANTS) {
     await t.test(
       'websocket stream: initial ranges, then a new point within one emit interval; metrics; stop; bad commands',
       async (t) => {
-        const ws = new WebSocket(`${root.replace('http', 'ws')}/history/timeseries/stream`);
-        t.teardown(() => ws.terminate());
-        const frames: any[] = [];
-        ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
-        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+        const { ws, frames } = await openHistoryStream(t, root);
         const field = 'edge-one/Beer Sensor/value[degC]';
         ws.send(JSON.stringify({ id: 'g1', command: 'ranges', query: { fields: [field], duration: '10m' } }));
         await until(() => frames.some((f) => f.id === 'g1' && f.data.initial), 'the initial frame');

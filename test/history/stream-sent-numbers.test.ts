@@ -2,9 +2,9 @@
 // (12345678901234567890, not 12345678901234567000 as JSON.parse reads it), as the ranges route's
 // 422 does (ef16538): the number named is one the client wrote.
 import t from 'tap';
-import WebSocket from 'ws';
 import { startApp } from '../helpers/app.js';
 import { until } from '../mqtt/fixtures.js';
+import { openHistoryStream } from '../helpers/history-stream.js';
 
 const BIG = '12345678901234567890';
 const ROUNDED = /12345678901234567000|12345678901234567168/;
@@ -13,11 +13,7 @@ t.test('a stream command refused for a big integer quotes it as sent', async (t)
   const rt = await startApp({});
   t.teardown(() => rt.close());
   const root = rt.base.replace(/\/edge-one$/, '');
-  const ws = new WebSocket(`${root.replace('http', 'ws')}/history/timeseries/stream`);
-  t.teardown(() => ws.terminate());
-  const frames: any[] = [];
-  ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const { ws, frames } = await openHistoryStream(t, root);
   const commands = [
     `{"id":"a","command":"ranges","query":{"fields":["x"],"start":${BIG}}}`,
     `{"id":"b","command":${BIG}}`,

@@ -4,9 +4,9 @@
 // has not set its own yet) is sent nothing until then, not points from before the start it asked
 // for, which it would draw as if they were in its window.
 import t from 'tap';
-import WebSocket from 'ws';
 import { startApp } from '../helpers/app.js';
 import { until } from '../mqtt/fixtures.js';
+import { openHistoryStream } from '../helpers/history-stream.js';
 
 const FIELD = 'edge-one/SysInfo/uptime[second]';
 
@@ -14,11 +14,7 @@ t.test('an open-ended stream from a start still ahead is sent no point from befo
   const rt = await startApp({ emitInterval: '200' });
   t.teardown(() => rt.close());
   const root = rt.base.replace(/\/edge-one$/, '');
-  const ws = new WebSocket(`${root.replace('http', 'ws')}/history/timeseries/stream`);
-  t.teardown(() => ws.terminate());
-  const frames: any[] = [];
-  ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const { ws, frames } = await openHistoryStream(t, root);
 
   const start = Date.now() + 3_600_000;
   ws.send(JSON.stringify({ id: 'ahead', command: 'ranges', query: { fields: [FIELD], start: start / 1000 } }));
