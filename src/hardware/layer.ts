@@ -283,11 +283,14 @@ export class HardwareLayer {
     const buses = this.onewire.buses();
     const errors = (b: (typeof buses)[number]) => b.crcErrors + b.presenceErrors + b.shortErrors + b.readErrors;
     const lastError = buses.map((b) => b.lastError).find((e) => e !== null) ?? null;
+    // A device that answers with garbled replies is on its bus: counted apart, not as missing.
+    const garbled = this.onewire.garbled().length;
     return {
       mode: this.mode,
       buses: buses.length,
       devices: buses.reduce((n, b) => n + b.addresses.length, 0),
-      missing: this.onewire.missing().length,
+      missing: this.onewire.missing().length - garbled,
+      garbled,
       errors: buses.reduce((n, b) => n + errors(b), 0),
       lastError,
       gpioLines: this.gpio.status().length,
