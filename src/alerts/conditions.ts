@@ -114,6 +114,14 @@ export class Conditions {
     const blockRule = (b: AnyBlock): BlockRule => rules.blocks[b.id] ?? {};
     const temp = (c: number | null | undefined) => this.formatTemp(c);
     const controlRuns = this.s.controlEnabled() && !this.s.runtime.paused;
+    let reasons: Record<string, string> | undefined;
+    // What the hardware knows of a sensor's device that reads nothing (its replies fail their CRC).
+    const reasonOf = (data: Data): string | null => {
+      const device = deviceOf(data);
+      reasons ??= this.s.hardware().reasons ?? {};
+      const reason = device && reasons[device.key];
+      return reason ? `it (${device.text}) ${reason}` : null;
+    };
     for (const b of this.s.runtime.blocks()) {
       const rule = blockRule(b);
       unwatchedDropped(b, rules, dropped);
@@ -134,6 +142,7 @@ export class Conditions {
         data.value === null
       ) {
         const after = rule.after ?? rules.sensorNull.after;
+        const why = readingPending(b) ? null : reasonOf(data);
         if (readingPending(b)) unknown.add(`sensor-null:${b.nid}`);
         else
           out.push({
@@ -142,7 +151,9 @@ export class Conditions {
             blockId: b.id,
             after,
             tolerateGaps: true,
-            text: `${b.id} reads no value (disconnected or failing) for more than ${after} s`,
+            text: why
+              ? `${b.id} reads no value for more than ${after} s: ${why}`
+              : `${b.id} reads no value (disconnected or failing) for more than ${after} s`,
             values: { value: null },
           });
       }

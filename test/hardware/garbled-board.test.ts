@@ -47,7 +47,7 @@ t.test('a board that answers with garbled replies is told apart from one that is
     });
     return { status: res.status, body: (await res.json()) as any };
   };
-  t.equal((await call('PUT', 'alerts/rules', { hardware: { after: 0 } })).status, 200);
+  t.equal((await call('PUT', 'alerts/rules', { hardware: { after: 0 }, sensorNull: { after: 0 } })).status, 200);
   t.equal((await call('POST', 'blocks/discover')).status, 200);
   const created = await call('POST', 'blocks/create', {
     id: 'Heater',
@@ -108,4 +108,16 @@ t.test('a board that answers with garbled replies is told apart from one that is
     return onewire.garbled.length === 2;
   }, 'the sensor among the garbled').catch((e) => t.fail(`${e.message}; ${JSON.stringify(onewire)}`));
   t.same(onewire.garbled.slice().sort(), onewire.missing.slice().sort(), 'the board and the sensor, both garbled');
+  // Its sensor-null alert says why it reads nothing: its replies fail their CRC, not that it is gone.
+  let nulls: Alert[] = [];
+  await until(async () => {
+    nulls = ((await call('GET', 'alerts')).body.active as Alert[]).filter((a) => a.kind === 'sensor-null');
+    return nulls.length === 1 && /CRC/.test(nulls[0]!.text);
+  }, 'the sensor-null alert naming the CRC').catch((e) => t.fail(`${e.message}; ${JSON.stringify(nulls)}`));
+  t.match(nulls, [
+    {
+      key: /^sensor-null:\d+$/,
+      text: /^Sensor 00b1 reads no value for more than 0 s: it \(device [0-9a-f]{16}\) answers but its replies fail their checks \(CRC\): a noisy bus, a long cable or a failing chip$/,
+    },
+  ]);
 });
