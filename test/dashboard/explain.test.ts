@@ -3,7 +3,7 @@
 // how long, which actuator waits for a mutex and who holds it; steps ↔ profile points.
 import t from 'tap';
 import type { Block } from '../../web/src/api.js';
-import { headline, problemsOf } from '../../web/src/blocks.js';
+import { garbledDevices, headline, problemsOf } from '../../web/src/blocks.js';
 import { fieldLabel, isMadeUpName, mutexStory, outputStory } from '../../web/src/explain.js';
 import { segmentsOf, settingAt, stepsToPoints, whereIsIt } from '../../web/src/profile-steps.js';
 
@@ -190,4 +190,31 @@ t.test('a link to a deleted block is a problem wherever it is in the block', asy
     ['Constraints › Mutex links to missing block "Gone Mutex"', 'Channels › Device links to missing block "Gone Chip"'],
     'nested links named by their place; a read-only link (the controller’s own account) is not a setting',
   );
+});
+
+t.test('a 1-Wire board that answers with garbled replies is not said to be disconnected', async (t) => {
+  // system/status (and the event stream's status) as a533c85 sends it: garbled within missing.
+  const status = {
+    hardware: { onewire: { missing: ['2901d00000000011', '28b1000000000022'], garbled: ['2901d00000000011'] } },
+  };
+  const garbled = garbledDevices(status);
+  const board = block('DS2408 0000000000d1', 'DS2408', { address: '2901d00000000011', connected: false });
+  t.same(
+    problemsOf(board, 'io', () => true, fieldLabel, garbled).map((p) => p.text),
+    ['device answers but its replies fail their checks (CRC): a noisy bus, a long cable or a failing chip'],
+  );
+  t.equal(problemsOf(board, 'io', () => true, fieldLabel, garbled)[0]?.level, 'error', 'still an error');
+  const gone = block('DS2413 0000000000e1', 'DS2413', { address: '28b1000000000022', connected: false });
+  t.same(
+    problemsOf(gone, 'io', () => true, fieldLabel, garbled).map((p) => p.text),
+    ['device disconnected'],
+    'one no bus answers for is disconnected',
+  );
+  t.same(
+    problemsOf(board, 'io', () => true).map((p) => p.text),
+    ['device disconnected'],
+    'without the status',
+  );
+  t.same([...garbledDevices({})], [], 'a status without the list: none');
+  t.same([...garbledDevices({ hardware: { onewire: { garbled: 'x' } } })], [], 'nor a malformed one');
 });

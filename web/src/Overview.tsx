@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { patchBlock, type Block } from './api';
 import {
   fmtNumber,
+  garbledDevices,
   groupByRole,
   isLetGo,
   isQuantity,
@@ -226,6 +227,7 @@ function Card({
   spark,
   types,
   prefs,
+  garbled,
 }: {
   block: Block;
   role: Role;
@@ -233,10 +235,12 @@ function Card({
   spark?: Array<number | null>;
   types: TypeDoc;
   prefs: UnitPrefs;
+  /** The devices that answer with damaged replies (garbledDevices of the status). */
+  garbled: ReadonlySet<string>;
 }) {
   const [text, bad, run] = useAnswer();
   const exists = (id: string) => blocks.has(id);
-  const problems = problemsOf(block, role, exists, fieldLabel);
+  const problems = problemsOf(block, role, exists, fieldLabel, garbled);
   const level = problems.some((p) => p.level === 'error')
     ? 'error'
     : problems.some((p) => p.level === 'warn')
@@ -296,6 +300,7 @@ export function Overview() {
   }, [ready]);
   if (!ready) return <p>Waiting for the controller…</p>;
   const shown = [...groups.keys()].slice(0, all ? undefined : 1);
+  const garbled = garbledDevices(live.status);
   return (
     <div class={live.online ? '' : 'stale'}>
       <ControlSwitch />
@@ -317,6 +322,7 @@ export function Overview() {
                 spark={sparks.get(b.id)}
                 types={types}
                 prefs={prefsOf(live.status)}
+                garbled={garbled}
               />
             ))}
           </div>

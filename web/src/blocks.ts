@@ -156,14 +156,27 @@ export const missingTargetWords = (l: DanglingLink, label: (name: string) => str
   `${linkPlace(l.path, label)} ${missingLinkWords(l.id)}`;
 
 /**
+ * The 1-Wire devices (16-hex-digit addresses) that answer on their bus but whose every reply fails
+ * its CRC check, as the status (system/status, the event stream's) lists them in
+ * `hardware.onewire.garbled`; none when it does not.
+ */
+export function garbledDevices(status: Record<string, unknown>): Set<string> {
+  const hw = status.hardware as { onewire?: { garbled?: unknown } } | undefined;
+  const list = hw?.onewire?.garbled;
+  return new Set(Array.isArray(list) ? list.filter((a): a is string => typeof a === 'string') : []);
+}
+
+/**
  * Problems of one block, in words. `exists` tells whether a link target is there; `label` gives
- * a field's name in words.
+ * a field's name in words; `garbled` the devices that answer with damaged replies (garbledDevices):
+ * a block on one is not said to be disconnected.
  */
 export function problemsOf(
   b: Block,
   role: Role,
   exists: (id: string) => boolean,
   label: (name: string) => string = (n) => n,
+  garbled: ReadonlySet<string> = new Set(),
 ): Problem[] {
   const d = b.data ?? {};
   const out: Problem[] = [];
@@ -172,6 +185,11 @@ export function problemsOf(
     thermocoupleFaultWords(typeof d.fault === 'string' ? d.fault : null) ??
     (typeof d.lastError === 'string' ? thermocoupleFaultWords(d.lastError) : null);
   if (fault) out.push({ level: 'error', text: `Thermocouple fault: ${fault}` });
+  else if (d.connected === false && typeof d.address === 'string' && garbled.has(d.address))
+    out.push({
+      level: 'error',
+      text: `${role === 'sensor' ? 'sensor' : 'device'} answers but its replies fail their checks (CRC): a noisy bus, a long cable or a failing chip`,
+    });
   else if (d.connected === false) {
     const why = typeof d.lastError === 'string' && d.lastError ? `: ${errorWords(d.lastError)}` : '';
     out.push({ level: 'error', text: `${role === 'sensor' ? 'sensor disconnected' : 'device disconnected'}${why}` });
