@@ -65,3 +65,18 @@ t.test('START_SEQUENCE naming itself starts it again from line 1', async (t) => 
   t.equal(su.data('seq').activeInstruction, 1, 'and runs from line 1 again');
   t.equal(su.data('sp').storedSetting, 12);
 });
+
+t.test('an overrideState past the last line is END and keeps the line written (docs/blocks.md)', async (t) => {
+  const su = setup();
+  su.create('sensor', 'TempSensorExternal', { setting: 20, timeout: 0 });
+  su.create('sp', 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 10, enabled: true });
+  su.create('seq', 'Sequence', { instructions: ['SET_SETPOINT target=sp, setting=12C', 'WAIT_DURATION duration=1h'] });
+  await su.run(1000);
+  su.patch('seq', 'Sequence', { overrideState: true, activeInstruction: 99999 });
+  await su.run(1000);
+  t.equal(su.data('seq').status, 'END', 'nothing to run there');
+  t.equal(su.data('seq').activeInstruction, 99999, 'the number written, as the Brewblox firmware keeps it');
+  su.patch('seq', 'Sequence', { overrideState: true, activeInstruction: 2 });
+  await su.run(1000);
+  t.equal(su.data('seq').activeInstruction, 2, 'one past the last line, where running off it stands');
+});
