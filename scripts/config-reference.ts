@@ -29,6 +29,13 @@ same list.
   off, and \`--auth=false\` or \`--auth false\` say it in words. A flag that takes a value, followed
   by another flag instead (\`--data-dir --auth\`, the path left out), is refused naming it; a value
   that starts with \`-\` is written with \`=\` (\`--data-dir=-odd\`), a negative number as it is.
+- **Ports**: the embedded MQTT broker (\`mqttPort\`) needs a port of its own. Given the HTTP
+  port (\`port\`) or the HTTPS gateway's (\`httpsPort\`), the configuration is refused, by a
+  start and by \`edgeblocks check\` alike, exit 2 naming both settings (\`mqttPort: 5000 is also
+  the HTTP port (port, --port); ...\`). Port 0 (a free one each) never clashes, and with an
+  external broker (\`mqttUrl\`) nothing listens on \`mqttPort\`. The gateway given the HTTP port
+  is not refused: the service starts without the gateway and says so in a warning, as for any busy
+  gateway port.
 - **The file** takes JSON values (\`"auth": true\`) and camelCase keys. Settings marked "file only"
   have no flag or variable. It is UTF-8 text (a byte-order mark is fine); one saved as UTF-16
   (Windows Notepad's "Unicode") or Latin-1 is refused with that word.

@@ -24,6 +24,7 @@ import { durationSeconds } from './shared/duration.js';
 import { inRoot } from './shared/in-root.js';
 import { ConfigError } from './shared/errors.js';
 import { parseJsonFile } from './shared/json.js';
+import { sharedPortProblem } from './shared/port-in-use.js';
 import { unreadableFile } from './shared/unreadable.js';
 
 export { DEFAULTS, type Config } from './config-schema.js';
@@ -213,6 +214,8 @@ export function loadConfig(
       throw new ConfigError('allowedHosts', (e as Error).message);
     }
   }
+  const clash = sharedPortProblem(config);
+  if (clash) throw clash;
   if (!isValidCron(config.backupSchedule))
     throw new ConfigError('backupSchedule', `${JSON.stringify(config.backupSchedule)} is not a valid cron expression`);
   checkHistoryConfig(config, args.history !== undefined || env.EDGEBLOCKS_HISTORY !== undefined);

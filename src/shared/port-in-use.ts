@@ -42,3 +42,31 @@ export function hostProblem(e: unknown, host: string): ConfigError | null {
     return new ConfigError('host', `${JSON.stringify(host)} does not resolve to an address (${code}): ${fix}`);
   return null;
 }
+
+const LISTENERS = { port: 'HTTP', httpsPort: 'HTTPS gateway' } as const;
+
+/**
+ * The embedded MQTT broker given the port of the HTTP server or of the HTTPS gateway: the start
+ * would fail on its own second listen, so it is a bad setting, refused by the config check the
+ * start and `edgeblocks check` share. Port 0 (a free one each) is no clash; with an external broker
+ * nothing listens on mqttPort. (The gateway on the HTTP port is left to the start, which goes on
+ * without the gateway and says so, as it does for any busy gateway port.)
+ */
+export function sharedPortProblem(config: {
+  port: number;
+  httpsPort: number;
+  mqttPort: number;
+  mqttUrl: string;
+}): ConfigError | null {
+  const mqtt = config.mqttPort;
+  if (config.mqttUrl !== 'embedded' || mqtt === 0) return null;
+  for (const key of ['port', 'httpsPort'] as const) {
+    if (config[key] !== mqtt) continue;
+    const { flag: mqttFlag, default: fallback } = PORT_SETTINGS.mqttPort;
+    return new ConfigError(
+      'mqttPort',
+      `${mqtt} is also the ${LISTENERS[key]} port (${key}, ${PORT_SETTINGS[key].flag}); the embedded MQTT broker needs a port of its own: choose another with ${mqttFlag} (default ${fallback}; 0 = a free one)`,
+    );
+  }
+  return null;
+}
