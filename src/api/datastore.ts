@@ -5,7 +5,8 @@
 // Bodies are checked by fastify against the route schemas (route-validation.ts), which are the
 // rulebook of src/store/datastore-validate.ts; what a schema cannot say (a document's size as
 // stored, and the schema of the key of a document the service reads itself: the units) is
-// checked here, by the same rulebook. Change events come from the DocumentStore's
+// checked here, by the same rulebook. The store's total size (DATASTORE_BYTES) is the
+// DocumentStore's own rule (a write past it throws DatastoreFullError, answered 507). Change events come from the DocumentStore's
 // own events, so every writer (this API, backup load) publishes alike.
 import type { Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';

@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ValidationIssue } from '../codec/partial.js';
 import { BlockError, type BlockErrorKind } from '../runtime/errors.js';
+import { DatastoreFullError } from '../store/documents.js';
 import { DISK_FULL_MESSAGE, isDiskFull, isWriteRefused, WRITE_REFUSED_MESSAGE } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';
 import { quoteAsSent, sentNumbersOf } from '../shared/json.js';
@@ -34,6 +35,7 @@ export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof HttpError)
     return errorBody(err.statusCode, err.message, err.validation ?? (err.statusCode === 422 ? [] : undefined));
   if (isDiskFull(err)) return errorBody(507, DISK_FULL_MESSAGE);
+  if (err instanceof DatastoreFullError) return errorBody(507, err.message);
   if (isWriteRefused(err)) return errorBody(503, WRITE_REFUSED_MESSAGE);
   const fe = err as FastifyError;
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)

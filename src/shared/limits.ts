@@ -44,6 +44,13 @@ export const DATASTORE_EVENT_BYTES = BODY_LIMIT;
  */
 export const MAX_DOCUMENT_BYTES = DATASTORE_EVENT_BYTES - 64;
 /**
+ * All datastore documents together, as stored (JSON): a write that would take the store past it is
+ * refused (507), naming the limit and what is used. It bounds every answer built from the whole
+ * store or a namespace of it (an `mget` without ids, the controller namespace's part of a
+ * backup, which fits a quarter of STORED_BACKUP_BYTES), and the memory one takes on a Pi.
+ */
+export const DATASTORE_BYTES = 16 * BODY_LIMIT;
+/**
  * How deep a datastore change event may nest: a document sits a level deeper in one
  * (`{changed: [doc]}`) than in the `set` body that stored it (`{value: doc}`).
  */

@@ -3,6 +3,7 @@
 // after each committed call that changed something, so the controller's own settings (the
 // units document) take effect live and change events can be published.
 import { EventEmitter } from 'node:events';
+import { DATASTORE_BYTES } from '../shared/limits.js';
 import type { Db } from './db.js';
 import { globMatcher } from './datastore-glob.js';
 import { documentIssues, type Doc, type DocumentShapes, type SetQuery } from './datastore-validate.js';
@@ -27,6 +28,19 @@ export function topLevelOf(key: string): string {
   return i < 0 ? key : key.slice(0, i);
 }
 
+/** Bytes of stored text (UTF-8), what DATASTORE_BYTES counts. */
+const bytesOf = (text: string) => Buffer.byteLength(text);
+
+/** A write that would take the datastore past its total size (DATASTORE_BYTES); the API answers 507. */
+export class DatastoreFullError extends Error {
+  override name = 'DatastoreFullError';
+  constructor(used: number, after: number, limit: number) {
+    super(
+      `the datastore is full: its documents take ${used} bytes as stored (JSON) of the ${limit} it may hold, and this write would make it ${after}; delete documents (delete, mdelete) to make room`,
+    );
+  }
+}
+
 export const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Is `namespace` equal to `root` or nested below it? */
@@ -40,6 +54,11 @@ export class DocumentStore extends EventEmitter<Events> {
   private readonly delStmt;
   private readonly allStmt;
   private readonly treeStmt;
+  private readonly sizeStmt;
+  /** Bytes of every stored row's text, kept up to date by each committed write. */
+  private used: number;
+  /** The bound of `used` that writes must keep to (or not grow past, if a store from before it is over). */
+  readonly maxBytes = DATASTORE_BYTES;
 
   /** Stored rows whose text is not a document (bytes gone bad on the card), by key: left out of reads. */
   private readonly rottenRows = new Map<string, string>();
@@ -65,6 +84,24 @@ export class DocumentStore extends EventEmitter<Events> {
     this.treeStmt = db.prepare(
       "SELECT namespace, id, value FROM documents WHERE namespace = @ns OR substr(namespace, 1, length(@ns) + 1) = @ns || ':'",
     );
+    this.sizeStmt = db
+      .prepare('SELECT length(CAST(value AS BLOB)) FROM documents WHERE namespace = ? AND id = ?')
+      .pluck();
+    this.used = db
+      .prepare('SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM documents')
+      .pluck()
+      .get() as number;
+  }
+
+  /** Bytes the documents take as stored, of `maxBytes`. */
+  get bytes(): number {
+    return this.used;
+  }
+
+  /** The refusal of a write that grows the store by `grow` bytes past `maxBytes`; null if it may. */
+  private fullFor(grow: number): DatastoreFullError | null {
+    const after = this.used + grow;
+    return grow > 0 && after > this.maxBytes ? new DatastoreFullError(this.used, after, this.maxBytes) : null;
   }
 
   /**
@@ -127,30 +164,49 @@ export class DocumentStore extends EventEmitter<Events> {
 
   /**
    * Store documents atomically (a later document with the same key wins); emits and returns
-   * the documents whose stored content actually changed.
+   * the documents whose stored content actually changed. Throws DatastoreFullError, storing
+   * nothing, if they would take the store past `maxBytes`.
    */
   setMany(docs: Doc[]): Doc[] {
     const last = new Map(docs.map((d) => [keyOf(d.namespace, d.id), d]));
-    const changed = this.db.transaction(() => {
-      const out: Doc[] = [];
+    const { changed, grow } = this.db.transaction(() => {
+      const writes: { doc: Doc; text: string }[] = [];
+      let grow = 0;
       for (const doc of last.values()) {
         const text = JSON.stringify(doc);
-        if (this.getStmt.get(doc.namespace, doc.id) === text) continue;
+        const before = this.getStmt.get(doc.namespace, doc.id) as string | undefined;
+        if (before === text) continue;
+        grow += bytesOf(text) - (before === undefined ? 0 : bytesOf(before));
+        writes.push({ doc, text });
+      }
+      const full = this.fullFor(grow);
+      if (full) throw full;
+      for (const { doc, text } of writes) {
         this.putStmt.run(doc.namespace, doc.id, text);
         this.rottenRows.delete(keyOf(doc.namespace, doc.id));
-        out.push(doc);
       }
-      return out;
+      return { changed: writes.map((w) => w.doc), grow };
     })();
+    this.used += grow;
     if (changed.length) this.emit('changed', changed);
     return changed;
   }
 
   /** Delete documents atomically; emits and returns the keys that existed. */
   deleteMany(keys: { namespace: string; id: string }[]): string[] {
-    const deleted = this.db.transaction(() =>
-      keys.filter((k) => this.delStmt.run(k.namespace, k.id).changes > 0).map((k) => keyOf(k.namespace, k.id)),
-    )();
+    const { deleted, freed } = this.db.transaction(() => {
+      let freed = 0;
+      const deleted = keys
+        .filter((k) => {
+          const size = this.sizeStmt.get(k.namespace, k.id) as number | undefined;
+          if (size === undefined || this.delStmt.run(k.namespace, k.id).changes === 0) return false;
+          freed += size;
+          return true;
+        })
+        .map((k) => keyOf(k.namespace, k.id));
+      return { deleted, freed };
+    })();
+    this.used -= freed;
     for (const key of deleted) this.rottenRows.delete(key);
     if (deleted.length) this.emit('deleted', deleted);
     return deleted;
@@ -167,11 +223,13 @@ export class DocumentStore extends EventEmitter<Events> {
 
   /** Delete what `find(query, false)` names, atomically; emits and returns the deleted keys (sorted). */
   deleteFound(query: SetQuery): string[] {
-    const deleted = this.db.transaction(() => {
+    const rows = this.db.transaction(() => {
       const rows = this.findRows(query, false);
       for (const r of rows) this.delStmt.run(r.namespace, r.id);
-      return rows.map((r) => keyOf(r.namespace, r.id)).sort(byKey);
+      return rows;
     })();
+    this.used -= rows.reduce((sum, r) => sum + bytesOf(r.value), 0);
+    const deleted = rows.map((r) => keyOf(r.namespace, r.id)).sort(byKey);
     for (const key of deleted) this.rottenRows.delete(key);
     if (deleted.length) this.emit('deleted', deleted);
     return deleted;
@@ -226,8 +284,13 @@ export class DocumentStore extends EventEmitter<Events> {
       );
       return rejected;
     }
-    const { changed, gone } = this.db.transaction(() => {
+    const { changed, gone, grow, full } = this.db.transaction(() => {
       const before = new Map((this.treeStmt.all({ ns: namespace }) as Row[]).map((r) => [keyOf(r.namespace, r.id), r]));
+      let grow = 0;
+      for (const r of before.values()) grow -= bytesOf(r.value);
+      for (const d of docs.values()) grow += bytesOf(JSON.stringify(d));
+      const full = this.fullFor(grow);
+      if (full) return { changed: [], gone: [], grow: 0, full };
       const gone: string[] = [];
       for (const [key, r] of before) {
         if (docs.has(key)) continue;
@@ -241,12 +304,17 @@ export class DocumentStore extends EventEmitter<Events> {
         this.putStmt.run(d.namespace, d.id, text);
         changed.push(d);
       }
-      return { changed, gone };
+      return { changed, gone, grow, full: null };
     })();
+    if (full) {
+      rejected.push(`the documents of '${namespace}' were kept as they were: ${full.message}`);
+      return rejected;
+    }
     for (const key of [...gone, ...docs.keys()]) this.rottenRows.delete(key);
     // Run inside a larger transaction (a backup load), the changes are told once it commits:
     // `announce` collects the telling for the caller.
     const tell = () => {
+      this.used += grow;
       if (gone.length) this.emit('deleted', gone.sort(byKey));
       if (changed.length) this.emit('changed', changed);
     };
