@@ -104,7 +104,8 @@ export class RulesInForce {
     }
     const next = withoutBlocks(doc, deleted);
     if (next) [doc, changed] = [next, true];
-    if (changed && doc) this.d.documents.setMany([doc as Doc]);
+    // The rename or delete is done: its rules follow even into a full datastore.
+    if (changed && doc) this.d.documents.setMany([doc as Doc], { unbounded: true });
   }
 }
 

@@ -165,9 +165,11 @@ export class DocumentStore extends EventEmitter<Events> {
   /**
    * Store documents atomically (a later document with the same key wins); emits and returns
    * the documents whose stored content actually changed. Throws DatastoreFullError, storing
-   * nothing, if they would take the store past `maxBytes`.
+   * nothing, if they would take the store past `maxBytes`, unless `unbounded`: a write the service
+   * makes to follow a change it already made (the alert rules after a rename), which grows the
+   * store by a name at most and must not be lost.
    */
-  setMany(docs: Doc[]): Doc[] {
+  setMany(docs: Doc[], { unbounded = false } = {}): Doc[] {
     const last = new Map(docs.map((d) => [keyOf(d.namespace, d.id), d]));
     const { changed, grow } = this.db.transaction(() => {
       const writes: { doc: Doc; text: string }[] = [];
@@ -179,7 +181,7 @@ export class DocumentStore extends EventEmitter<Events> {
         grow += bytesOf(text) - (before === undefined ? 0 : bytesOf(before));
         writes.push({ doc, text });
       }
-      const full = this.fullFor(grow);
+      const full = unbounded ? null : this.fullFor(grow);
       if (full) throw full;
       for (const { doc, text } of writes) {
         this.putStmt.run(doc.namespace, doc.id, text);

@@ -3,6 +3,7 @@
 // namespace) would then build a gigabyte answer, more than a Pi's memory. The store as a whole
 // now has a bound (DATASTORE_BYTES): a write past it is refused with 507, naming the limit and
 // what is used, and nothing of it is stored; a write that does not grow the store still works.
+// A rename in a full store still takes the block's alert rules with it (the service's own write).
 import t from 'tap';
 import { DATASTORE_BYTES } from '../../src/shared/limits.js';
 import { datastoreApp } from './helpers.js';
@@ -71,4 +72,27 @@ t.test('a backup load past the total size keeps the controller documents as they
   backup.store = [{ namespace: 'edge-one', id: 'kept', v: 3 }];
   t.equal((await post('blocks/backup/load', backup)).status, 200);
   t.equal((await ds('get', { namespace: 'edge-one', id: 'kept' })).body.value.v, 3);
+});
+
+t.test('a rename with the store full: the alert rules still follow the block', async (t) => {
+  const { ds, post, app, close } = await datastoreApp();
+  t.teardown(close);
+  app.alerts.start();
+  t.equal((await post('blocks/create', { id: 'Beer', type: 'TempSensorMock', data: { setting: 20 } })).status, 201);
+  app.alerts.setRules({ blocks: { Beer: { enabled: false } } });
+  const fit = Math.floor(DATASTORE_BYTES / stored(doc('d00')));
+  for (let i = 0; i < fit; i++) t.equal((await ds('set', { value: doc(`d${i}`) })).status, 200);
+  // Filled to a few bytes short of the bound: the rules document cannot grow by the longer name.
+  const room = app.documents.maxBytes - app.documents.bytes - stored(doc('pad', 0));
+  t.equal((await ds('set', { value: doc('pad', room - 4) })).status, 200, 'padded to 4 bytes of room');
+  const renamed = await post('blocks/rename', { existing: 'Beer', desired: 'Beer in the big fermenter' });
+  t.equal(renamed.status, 200, JSON.stringify(renamed.body).slice(0, 300));
+  const rules = (await ds('get', { namespace: 'edge-one', id: 'alerts' })).body.value;
+  t.same(rules?.blocks, { 'Beer in the big fermenter': { enabled: false } }, 'the rules follow the new name');
+  t.equal(
+    (app.alerts.currentRules().rules.blocks as Record<string, { enabled?: boolean }>)['Beer in the big fermenter']
+      ?.enabled,
+    false,
+    'and are in force',
+  );
 });
