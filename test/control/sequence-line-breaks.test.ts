@@ -4,7 +4,8 @@
 // it is shown there as two lines or more, so what runs must not be anything else: a script sent
 // as one item (`["# Cold crash\nSET_SETPOINT ...\nWAIT_DURATION ..."]`) is not taken as one
 // comment that runs nothing while the sequence reports no error. Such an item does not parse,
-// and the sequence says so, as for any line that does not.
+// and the sequence says so, as for any line that does not; one of comment lines only (a note
+// written over several lines) is a comment, as it always was, so a stored sequence keeps running.
 import t from 'tap';
 import { parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';
 import { fromText, toText } from '../../web/src/field-kinds.js';
@@ -26,6 +27,12 @@ t.test('an instruction with a line break in it does not parse, naming where the 
       `an instruction going on past ${shown}`,
     );
     t.ok('instruction' in parseInstruction(`  WAIT_DURATION duration=1h${brk}`), `${shown} at an end is trimmed`);
+    // A note over several lines, each a comment (stored so through the API before this check, or
+    // sent by a script): shown as comments, it runs as one, as it did before.
+    t.notOk(
+      'error' in parseInstruction(`# a note${brk}# going on${brk}${brk}# and on`),
+      `comments only, past ${shown}`,
+    );
   }
   t.end();
 });

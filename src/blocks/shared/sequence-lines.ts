@@ -77,9 +77,12 @@ export function splitLine(line: string): SplitLine | { error: ParseError } {
   const text = line.trim();
   // The dashboard and the Brewblox UI edit the instructions as the lines of a text area: an item
   // with a line break in it shows as several lines, and must not run as one (a script sent as one
-  // item, "# note\nSET_SETPOINT ...", would be one comment that runs nothing).
+  // item, "# note\nSET_SETPOINT ...", would be one comment that runs nothing). A note of comment
+  // lines only shows as comments, and is one, as it was before this check (a stored sequence runs on).
   const brk = text.search(/[\r\n]/);
-  if (brk >= 0) return fail('a line break inside one instruction: give each instruction as an item of its own', brk);
+  const notes = brk >= 0 && text.split(/\r\n|\r|\n/).every((l) => l.trim() === '' || l.trim().startsWith('#'));
+  if (brk >= 0 && !notes)
+    return fail('a line break inside one instruction: give each instruction as an item of its own', brk);
   if (text.startsWith('#')) return { op: 'COMMENT', comment: text.slice(1).trim() };
   const head = /^([A-Za-z_]+)(\s+|$)/.exec(text);
   if (!head)
