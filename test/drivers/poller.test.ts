@@ -148,7 +148,7 @@ t.test('DS2408 and DS2413 through the poller', async (t) => {
   poller.watchIo(ab.address, 'DS2413');
   t.same(
     poller.io(sw.address),
-    { pins: 0, latches: 0, connected: false, polled: false, desired: null, lost: null },
+    { pins: 0, latches: 0, connected: false, polled: false, garbled: false, desired: null, lost: null },
     'unknown until polled',
   );
   t.equal(poller.io('28ffffffffffffff'), null, 'not watched');
