@@ -98,6 +98,15 @@ export class DocumentStore extends EventEmitter<Events> {
     return this.used;
   }
 
+  /** The `n` namespaces whose documents take the most bytes as stored, largest first. */
+  largestNamespaces(n: number): Array<{ namespace: string; bytes: number }> {
+    return this.db
+      .prepare(
+        'SELECT namespace, sum(length(CAST(value AS BLOB))) AS bytes FROM documents GROUP BY namespace ORDER BY bytes DESC LIMIT ?',
+      )
+      .all(n) as Array<{ namespace: string; bytes: number }>;
+  }
+
   /** The refusal of a write that grows the store by `grow` bytes past `maxBytes`; null if it may. */
   private fullFor(grow: number): DatastoreFullError | null {
     const after = this.used + grow;

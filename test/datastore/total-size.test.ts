@@ -4,8 +4,15 @@
 // now has a bound (DATASTORE_BYTES): a write past it is refused with 507, naming the limit and
 // what is used, and nothing of it is stored; a write that does not grow the store still works.
 // A rename in a full store still takes the block's alert rules with it (the service's own write).
+// A store already past the bound when the service starts (one from before it) is said in the log,
+// with its largest namespaces, and counted as it is: a growing write is refused.
 import t from 'tap';
 import { DATASTORE_BYTES } from '../../src/shared/limits.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startApp } from '../helpers/app.js';
+import { logLines } from '../helpers/log-lines.js';
 import { datastoreApp } from './helpers.js';
 
 const BIG = 1_000_000;
@@ -95,4 +102,24 @@ t.test('a rename with the store full: the alert rules still follow the block', a
     false,
     'and are in force',
   );
+});
+
+t.test('a store already past the bound at a start: the log says so, naming its largest namespaces', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-full-store-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const before = await startApp({}, { listen: false, dataDir });
+  // As a release before the bound could leave it (written here past the bound on purpose).
+  const docs = Array.from({ length: 18 }, (_, i) => doc(`d${i}`));
+  before.app.documents.setMany(docs, { unbounded: true });
+  await before.close();
+
+  const { log, lines } = logLines('warn');
+  const after = await startApp({}, { listen: false, dataDir, log });
+  t.teardown(() => after.close());
+  const said = lines.find((l) => /datastore/.test(l.msg) && /past/.test(l.msg));
+  t.ok(said, `a warning at the start: ${lines.map((l) => l.msg).join(' | ')}`);
+  t.match(said?.msg, new RegExp(`\\b${DATASTORE_BYTES}\\b`), 'names the bound');
+  t.match(said?.msg, /'big' \d+ bytes/, 'and the namespace that takes the most');
+  const grow = await after.post('/history/datastore/set', { value: { namespace: 'big', id: 'new', v: 1 } });
+  t.equal(grow.status, 507, 'a growing write is refused');
 });
