@@ -4,6 +4,7 @@
 import { decodeData, decodeDatetime, parseKey, type DecodeContext } from './decode.js';
 import { isPlainObject, type Partial, type ValidationIssue } from './partial.js';
 import type { FieldTable } from './fields.js';
+import { isWallSet } from '../shared/wall-set.js';
 
 export interface TranslateResult {
   /** Raw input keys (current names, postfixes allowed) to add; a key the caller also gave wins. */
@@ -248,9 +249,6 @@ export const analogConstrainedBy = constrainedBy(
   },
 );
 
-/** Seconds since the epoch from which a profile point time is taken to be absolute (2001-09-09). */
-const ABSOLUTE_TIME = 1e9;
-
 function pointSeconds(item: Record<string, unknown>): { key: string; seconds: number } | null {
   for (const e of entries(item)) {
     if (e.name !== 'time') continue;
@@ -271,7 +269,8 @@ export const absoluteProfilePoints = legacy.translate(
   (value, _ctx, _path, input) => {
     if (!Array.isArray(value)) return { set: { points: value } };
     const times = value.map((p) => (isPlainObject(p) ? pointSeconds(p) : null));
-    if (!times.some((t) => t !== null && t.seconds >= ABSOLUTE_TIME)) return { set: { points: value } };
+    // A point time on a set clock (after 2001-09-09, the rule the start's own check uses) is a date.
+    if (!times.some((t) => t !== null && isWallSet(t.seconds * 1000))) return { set: { points: value } };
     const givenStart = input.start;
     const start =
       typeof givenStart === 'number' && givenStart > 0

@@ -295,6 +295,23 @@ t.test('SetpointProfile points with absolute epoch times become offsets from sta
   );
 });
 
+t.test('a profile point at exactly 2001-09-09T01:46:40Z (1e9 s) is no set clock: it stays an offset', async (t) => {
+  // The one rule of a set clock (isWallSet) decides both: taken as a date, it became a start the
+  // start's own check refused, naming data.start, a field the client never sent.
+  const { rt } = chain();
+  const b = rt.create({
+    id: 'edge',
+    type: 'SetpointProfile',
+    data: { points: [{ time: 1e9, temperature: q(20, 'degC') }] },
+  });
+  t.equal(b.data.start, null, 'no start made');
+  t.same(
+    (b.data.points as any[]).map((p) => p.time.value),
+    [1e9],
+    'the time kept as an offset',
+  );
+});
+
 t.test('UI quirks: link 0, empty address, nid 0 or null, unit spellings, SysInfo fields', async (t) => {
   const { rt } = chain();
   const sp = rt.create({ id: 'sp', nid: 0, type: 'SetpointSensorPair', data: { 'sensorId<>': 0 } });
