@@ -4,7 +4,7 @@ import { ruleGot } from '../../drivers/json-number.js';
 import { issuesText, unholdableNumber } from '../shared/json.js';
 import { MAX_META_DEPTH } from '../shared/limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
-import { BlockError, invalid, notFound } from './errors.js';
+import { BlockError, conflict, invalid, notFound } from './errors.js';
 import type { AnyBlock } from './types.js';
 import type { BlockTable } from './block-table.js';
 
@@ -107,7 +107,12 @@ export function validId(id: string): boolean {
   );
 }
 
-/** The block an ident body ({id} or {nid}) names; nid wins when both are given. */
+/**
+ * The block an ident body ({id} or {nid}) names. With both, the nid finds it (Brewblox: a block
+ * renamed since still found), unless the id names another block: such a body contradicts itself
+ * (a client holding a block as it was before a backup load gave its nid to another), and a
+ * delete or write of the nid's block would change a block the client did not mean. Refused.
+ */
 export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'byNid'>): AnyBlock {
   if (!isPlainObject(input))
     throw new BlockError('bad-request', 'the body must be a JSON object naming a block by id or nid');
@@ -128,6 +133,11 @@ export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'b
   if (byNid) {
     const block = table.byNid(nid as number);
     if (!block) throw notFound(`no block with nid ${nid}`);
+    const named = typeof id === 'string' ? table.byId(id) : undefined;
+    if (named && named !== block)
+      throw conflict(
+        `the body names two blocks: id '${id}' is nid ${named.nid}, and nid ${nid} is block '${block.id}'; send the id alone, or the id and nid of one block`,
+      );
     return block;
   }
   const block = table.byId(id as string);
