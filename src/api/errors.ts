@@ -55,6 +55,28 @@ function asSent(body: ErrorBody, req: FastifyRequest): ErrorBody {
   return { ...body, message: quoted.message, validation: quoted.issues };
 }
 
+/** A path quoted in a message: cut short, a router refusal can be for a path of any length. */
+const quotedPath = (url: string) => JSON.stringify(url.length > 120 ? `${url.slice(0, 120)}…` : url);
+
+/**
+ * The refusals fastify's router makes before any hook or error handler runs (a %-escape that is
+ * not UTF-8, a path parameter over its length), in the same envelope as every other refusal.
+ * Given to Fastify as `frameworkErrors` (server.ts).
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const path = quotedPath(req.raw.url ?? req.url);
+  const [status, message] =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [
+          414,
+          `a part of the path ${path} is longer than the router takes (${req.server.initialConfig.maxParamLength ?? 100} characters)`,
+        ]
+      : err.code === 'FST_ERR_BAD_URL'
+        ? [400, `the path ${path} holds a %-escape that does not decode to UTF-8 text`]
+        : [400, `the request could not be routed: ${err.message}`];
+  void reply.code(status).send(errorBody(status, message));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   // A request that fails is a bug, but one a client could repeat: one line a minute per route.
   const failures = new WarningLimiter(app.log, { level: 'error' });

@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from '../log.js';
 import { apiDocs } from './docs.js';
-import { HttpError, installErrorHandling } from './errors.js';
+import { frameworkErrors, HttpError, installErrorHandling } from './errors.js';
 import { installHttpHints } from './http-hints.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { indexRoute } from './index-route.js';
@@ -58,6 +58,8 @@ export async function buildServer(
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     ...FASTIFY_TIMEOUTS,
+    // A bad %-escape or an over-long path parameter: refused in the error envelope, not fastify's own.
+    frameworkErrors,
     // Each route's input is checked against its own TypeBox schema (route-validation.ts, not Ajv);
     // responses are serialised as they are, so no field is ever dropped by a response schema.
     // Given as factories, so contexts that add shared schemas get them too.
