@@ -159,6 +159,8 @@ function loadBackupBlocks(
     (kind === 'fail' ? fail : warn)(quoteAsSent(text, [{ path: `blocks.${i}`, message: text }], sent).message);
   const nids = new Set<number>();
   const ids = new Set<string>();
+  // The links of each block that named a block of the backup, checked again once it is known which load.
+  const linked = items.map(() => [] as Array<{ id: string; iface: string; path: string }>);
   items.forEach((item, i) => {
     try {
       const body = blockBody(item, true);
@@ -176,6 +178,7 @@ function loadBackupBlocks(
       const checkLink = (id: string, iface: string, path: string): null => {
         const problem = linkProblem(id, iface);
         if (problem) loose.push(`${path.replace(/^data\./, '')}: ${problem}`);
+        else linked[i]!.push({ id, iface, path: path.replace(/^data\./, '') });
         return null;
       };
       const decoded = decodeWithLegacy(def.fields, def.legacy, body.data, { prefs, checkLink, owned: true });
@@ -234,6 +237,23 @@ function loadBackupBlocks(
     }
   });
   const loading = holdingRules(rt, prepared, (p, kind, text) => said[p.index]!.push([kind, text]));
+  // A link to a block of the backup that failed (an id refused, the second of two with one id) is
+  // told as one to a block the backup lacks is: it loads pointing nowhere, or at another type.
+  const loadedDefs = new Map(loading.filter((p) => !p.def.system).map((p) => [p.id, p.def]));
+  for (const p of loading)
+    for (const link of linked[p.index]!) {
+      const def = loadedDefs.get(link.id) ?? rt.systemBlockById(link.id)?.def;
+      const problem = !def
+        ? `block '${link.id}' of the backup was not loaded`
+        : implementsIface(def, link.iface)
+          ? null
+          : `block '${link.id}' is a ${def.type}, which is not a ${link.iface}`;
+      if (problem)
+        said[p.index]!.push([
+          'warn',
+          `${p.label} loaded; its link ${link.path}: ${problem}, so it is kept pointing nowhere, as after a delete`,
+        ]);
+    }
   said.forEach((told, i) => {
     for (const [kind, text] of told) tell(i, kind, text);
   });
