@@ -22,6 +22,8 @@ export function watched(a: { kind: ConditionKind; blockId?: string }, rules: Rul
       return rules.setpointBand.enabled && block.enabled !== false;
     case 'setpoint-no-setting':
       return rules.noSetting.enabled && block.enabled !== false;
+    case 'sequence-error':
+      return rules.sequenceError.enabled && block.enabled !== false;
     case 'output-on':
       return rules.outputOn.enabled && block.enabled !== false && (block.onAfter ?? rules.outputOn.after) > 0;
     case 'device-missing':
@@ -53,7 +55,7 @@ export function renamedIn(alert: ActiveAlert, from: string, to: string): boolean
 }
 
 /** The conditions of a block itself: their keys are the kind and the block's nid. */
-const BLOCK_KINDS = ['sensor-null', 'setpoint-band', 'setpoint-no-setting', 'output-on'] as const;
+const BLOCK_KINDS = ['sensor-null', 'setpoint-band', 'setpoint-no-setting', 'sequence-error', 'output-on'] as const;
 
 /**
  * A block's own problems whose rule is turned off (globally, in the block's alert settings, an

@@ -9,6 +9,7 @@ import { implementsIface, readingPending, type AnyBlock } from '../runtime/types
 import type { BlockRuntime } from '../runtime/runtime.js';
 import type { Rules, BlockRule } from './rules.js';
 import { noSetting } from './no-setting.js';
+import { sequenceError } from './sequence-error.js';
 import { disabled, notUpdated, unwatchedDropped } from './block-alerts.js';
 import type { ActiveAlert, Observation } from './types.js';
 
@@ -185,6 +186,8 @@ export class Conditions {
       }
       if (rules.noSetting.enabled && b.def.type === 'SetpointSensorPair')
         noSetting(this.s.runtime, b, active, rules.noSetting.after, { seen: out, unknown, ended });
+      if (rules.sequenceError.enabled && b.def.type === 'Sequence')
+        sequenceError(b, rule.after ?? rules.sequenceError.after, { seen: out, unknown });
       if (
         rules.outputOn.enabled &&
         implementsIface(b.def, 'ActuatorDigitalInterface') &&

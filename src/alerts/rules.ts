@@ -20,7 +20,7 @@ const strict = { additionalProperties: false } as const;
 export const BlockRuleSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'false: no alerts for this block' })),
-    after: Type.Optional(Type.Number(duration('sensor null / out of band for this long'))),
+    after: Type.Optional(Type.Number(duration('sensor null / out of band / sequence in error for this long'))),
     band: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'setpoint band (delta degC)' })),
     onAfter: Type.Optional(Type.Number(duration('output on without a break for this long; 0 = off'))),
   },
@@ -47,6 +47,14 @@ export const RulesSchema = Type.Object(
         // A profile paused by hand hands the setting over in one batch; a brewer who deleted it
         // and goes to type a setting takes a minute or two. Past that the beer is uncontrolled.
         after: seconds(300, 'a setpoint that enabled PIDs read has no setting (nothing drives it) for'),
+      },
+      { ...strict, default: {} },
+    ),
+    sequenceError: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        // It retries the line each update: a cause gone within a minute (a block being replaced) is no alert.
+        after: seconds(60, 'a sequence is stopped in its ERROR state (a line it cannot run) for'),
       },
       { ...strict, default: {} },
     ),

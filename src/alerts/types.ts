@@ -5,6 +5,7 @@ export type ConditionKind =
   | 'setpoint-band'
   | 'setpoint-no-setting'
   | 'output-on'
+  | 'sequence-error'
   | 'device-missing'
   | 'bus-short'
   | 'unclean-stop'
@@ -24,6 +25,7 @@ export const CONDITION_KINDS: ConditionKind[] = [
   'setpoint-band',
   'setpoint-no-setting',
   'output-on',
+  'sequence-error',
   'device-missing',
   'bus-short',
   'unclean-stop',
@@ -44,6 +46,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   'setpoint-band': 'Temperature out of band',
   'setpoint-no-setting': 'Setpoint without a setting',
   'output-on': 'Output on too long',
+  'sequence-error': 'Sequence in error',
   'device-missing': 'Device missing',
   'bus-short': 'Bus short',
   'unclean-stop': 'Unclean stop',

@@ -119,6 +119,8 @@ t.test(
     await rules.locator('input[name=remindHours]').fill('2');
     t.equal(await rules.locator('input[name=noSettingAfter]').inputValue(), '300', 'the no-setting rule is shown');
     await rules.locator('input[name=noSettingAfter]').fill('900');
+    t.equal(await rules.locator('input[name=sequenceErrorAfter]').inputValue(), '60', 'the sequence rule is shown');
+    await rules.locator('input[name=sequenceErrorAfter]').fill('120');
     await rules.locator('input[name="onAfter:Heater"]').fill('600');
     await rules.getByRole('button', { name: 'Save rules' }).click();
     await rules.getByRole('status').filter({ hasText: 'saved' }).waitFor();
@@ -126,6 +128,7 @@ t.test(
     t.equal(stored.rules.sensorNull.after, 45, 'sensor null time stored');
     t.equal(stored.rules.remindHours, 2, 'remind interval stored');
     t.same(stored.rules.noSetting, { enabled: true, after: 900 }, 'the no-setting time stored');
+    t.same(stored.rules.sequenceError, { enabled: true, after: 120 }, 'the sequence time stored');
     t.equal(stored.rules.blocks.Heater.onAfter, 600, 'the output rule stored per block');
     t.equal(stored.rules.setpointBand.band, 2, 'an untouched default stays');
     await page.reload();

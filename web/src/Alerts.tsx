@@ -126,6 +126,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
       band: deltaIn(r.rules.setpointBand.band),
       bandAfter: String(r.rules.setpointBand.after),
       noSettingAfter: String(r.rules.noSetting.after),
+      sequenceErrorAfter: String(r.rules.sequenceError.after),
       remindHours: String(r.rules.remindHours),
     };
     // Every block's value, not only the outputs known now: the live blocks may arrive later.
@@ -157,6 +158,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
       after: numberOrText(form.bandAfter!),
     };
     doc.noSetting = { ...doc.noSetting, after: numberOrText(form.noSettingAfter!) };
+    doc.sequenceError = { ...doc.sequenceError, after: numberOrText(form.sequenceErrorAfter!) };
     doc.remindHours = numberOrText(form.remindHours!);
     doc.blocks = { ...doc.blocks };
     for (const id of outputs) {
@@ -190,6 +192,7 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
           {field('band', 'Setpoint band (±)', unitLabel(userUnit('deltaTemp', prefs)))}
           {field('bandAfter', 'Out of band for', 's')}
           {field('noSettingAfter', 'Setpoint without a setting for', 's')}
+          {field('sequenceErrorAfter', 'Sequence stopped in error for', 's')}
           {field('remindHours', 'Remind every', 'h')}
         </div>
         {outputs.length > 0 && (
