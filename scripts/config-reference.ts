@@ -54,7 +54,8 @@ same list.
   \`Environment=EDGEBLOCKS_LOG_LEVEL=debug\` (or \`EnvironmentFile=\` naming a file of such lines).
   Before an upgrade the installer has the new release check the file and these variables together
   (\`edgeblocks check --config FILE --data-dir DIR\`, which also reads the data dir: with \`auth\` on
-  it needs a user there; a data dir that does not exist yet is named in a warning).
+  it needs a user there; a data dir that does not exist yet is named in a warning, and so is a
+  datastore already past its 16 MiB bound, as the start's log says it).
   \`sudo edgeblocks doctor\` and \`sudo edgeblocks user\` read these variables from the unit too
   (sudo passes none of the service's environment, so a drop-in's setting the service's start
   refuses is refused by them too, naming the drop-in), and so does

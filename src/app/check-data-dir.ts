@@ -2,13 +2,14 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { Auth } from '../auth/auth.js';
 import type { Config } from '../config.js';
+import { checkDatastoreSize } from '../store/check-datastore-size.js';
 import { checkSchema } from '../store/db.js';
 
 /**
  * `edgeblocks check`: what a start would refuse in the data dir (no user with auth on, a session
  * key that is not one, a database a newer release migrated), read without taking its lock (the
  * service runs beside an upgrade) and without writing (the installer runs as root). Answers what a
- * start would warn of (a users file that is not one).
+ * start would warn of (a users file that is not one, a datastore past its bound).
  */
 export function checkDataDir(config: Config): string[] {
   // The installed service's dir is 0700, its user's: a user's check without sudo reads nothing in it.
@@ -19,6 +20,8 @@ export function checkDataDir(config: Config): string[] {
     ];
   const warnings = Auth.check({ enabled: config.auth, dataDir: config.dataDir });
   checkSchema(config.dataDir);
+  const pastBound = checkDatastoreSize(config.dataDir);
+  if (pastBound) warnings.push(pastBound);
   // A misspelt --data-dir would pass as the real one; a fresh install's (made by the first start) holds.
   if (!existsSync(config.dataDir))
     warnings.push(

@@ -41,6 +41,32 @@ export class DatastoreFullError extends Error {
   }
 }
 
+/** Bytes the stored documents take (what DATASTORE_BYTES counts), read from the table. */
+function storedBytes(db: Db): number {
+  return db.prepare('SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM documents').pluck().get() as number;
+}
+
+/** The `n` namespaces whose documents take the most bytes as stored, largest first. */
+function largestNamespaces(db: Db, n: number): Array<{ namespace: string; bytes: number }> {
+  return db
+    .prepare(
+      'SELECT namespace, sum(length(CAST(value AS BLOB))) AS bytes FROM documents GROUP BY namespace ORDER BY bytes DESC LIMIT ?',
+    )
+    .all(n) as Array<{ namespace: string; bytes: number }>;
+}
+
+/**
+ * What is said of a store already past DATASTORE_BYTES (filled by a release before the bound),
+ * naming its three largest namespaces so it is known what to delete; null within it. One text for
+ * the start's log (`bytes`: what the open store counted) and `edgeblocks check` (read from `db`),
+ * since the first a user meets of it otherwise is a 507 on a save.
+ */
+export function pastBoundWarning(db: Db, bytes = storedBytes(db)): string | null {
+  if (bytes <= DATASTORE_BYTES) return null;
+  const largest = largestNamespaces(db, 3).map((l) => `'${l.namespace}' ${l.bytes} bytes`);
+  return `the datastore's documents take ${bytes} bytes, past the ${DATASTORE_BYTES} it may hold (stored before that bound): a write that makes it larger is refused (507) until documents are deleted; the largest namespaces: ${largest.join(', ')}`;
+}
+
 export const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Is `namespace` equal to `root` or nested below it? */
@@ -87,10 +113,7 @@ export class DocumentStore extends EventEmitter<Events> {
     this.sizeStmt = db
       .prepare('SELECT length(CAST(value AS BLOB)) FROM documents WHERE namespace = ? AND id = ?')
       .pluck();
-    this.used = db
-      .prepare('SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM documents')
-      .pluck()
-      .get() as number;
+    this.used = storedBytes(db);
   }
 
   /** Bytes the documents take as stored, of `maxBytes`. */
@@ -98,13 +121,9 @@ export class DocumentStore extends EventEmitter<Events> {
     return this.used;
   }
 
-  /** The `n` namespaces whose documents take the most bytes as stored, largest first. */
-  largestNamespaces(n: number): Array<{ namespace: string; bytes: number }> {
-    return this.db
-      .prepare(
-        'SELECT namespace, sum(length(CAST(value AS BLOB))) AS bytes FROM documents GROUP BY namespace ORDER BY bytes DESC LIMIT ?',
-      )
-      .all(n) as Array<{ namespace: string; bytes: number }>;
+  /** What the start says of a store past its bound (pastBoundWarning); null within it. */
+  pastBound(): string | null {
+    return pastBoundWarning(this.db, this.used);
   }
 
   /** The refusal of a write that grows the store by `grow` bytes past `maxBytes`; null if it may. */

@@ -58,15 +58,9 @@ export class StoreSubsystem implements Subsystem {
         ),
       (event, err) => log.error({ err, event }, `a listener of the datastore's '${event}' event failed`),
     );
-    const { bytes, maxBytes } = this.documents;
     // A store from before the bound: said once here, since the first a user sees of it is a 507 on a save.
-    if (bytes > maxBytes) {
-      const largest = this.documents.largestNamespaces(3).map((l) => `'${l.namespace}' ${l.bytes} bytes`);
-      log.warn(
-        { bytes, maxBytes },
-        `the datastore's documents take ${bytes} bytes, past the ${maxBytes} it may hold (stored before that bound): a write that makes it larger is refused (507) until documents are deleted; the largest namespaces: ${largest.join(', ')}`,
-      );
-    }
+    const pastBound = this.documents.pastBound();
+    if (pastBound) log.warn({ bytes: this.documents.bytes, maxBytes: this.documents.maxBytes }, pastBound);
     units.apply(this.documents.get(GLOBAL_NAMESPACE, UNITS_DOC_ID), GLOBAL_NAMESPACE);
     units.apply(this.documents.get(config.serviceId, UNITS_DOC_ID));
     // The controller's own documents, changed here or (through the bus) in another datastore.
