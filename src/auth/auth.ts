@@ -7,7 +7,6 @@
 import { fastifyCookie } from '@fastify/cookie';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import path from 'node:path';
 import { ConfigError } from '../shared/errors.js';
 import type { Logger } from '../log.js';
 import type { Closable, MqttIdentity, MqttPeer } from '../mqtt/bus-auth.js';
@@ -25,8 +24,9 @@ import {
   signSession,
   type SessionClock,
 } from './session.js';
-import { TOKEN_PREFIX, tokenDigest, UsersFile, UsersFileError } from './users.js';
-import { LOGOUTS_FILE, Logouts, readLogouts } from './logouts.js';
+import { TOKEN_PREFIX, tokenDigest, UsersFile } from './users.js';
+import { UsersFileError } from './users-format.js';
+import { readRevocations } from './revocations.js';
 import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
 
 export const COOKIE_NAME = 'Authorization';
@@ -59,8 +59,6 @@ export class Auth {
     private readonly secret: Buffer | null,
     private readonly log: Logger,
     opts: AuthOptions,
-    /** The generation each user's latest logout reached (logouts.ts); none with auth off. */
-    private readonly logouts: Logouts | null = null,
   ) {
     this.enabled = opts.enabled;
     this.validDurationMs = opts.validDurationMs ?? VALID_DURATION_MS;
@@ -71,6 +69,7 @@ export class Auth {
       ms: LOCK_WAIT_MS,
       onWait: (message) => log.warn(`auth: ${message}, to record a logout`),
     };
+    users.say = (message) => log.error(message);
     if (this.enabled) {
       this.watch = setInterval(() => {
         this.refreshUsers();
@@ -89,6 +88,7 @@ export class Auth {
   static open(opts: AuthOptions): Auth {
     const users = new UsersFile(opts.dataDir);
     if (!opts.enabled) return new Auth(users, null, opts.log, opts);
+    users.say = (message) => opts.log.error(message);
     const broken = Auth.readUsers(users);
     if (broken) opts.log.error(`${broken.message}; nobody can log in until it is fixed; control goes on`);
     let secret: Buffer;
@@ -98,7 +98,7 @@ export class Auth {
       if (e instanceof SecretFileError) throw new ConfigError('auth', e.message);
       throw e;
     }
-    return new Auth(users, secret, opts.log, opts, Logouts.open(opts.dataDir, opts.log));
+    return new Auth(users, secret, opts.log, opts);
   }
 
   /**
@@ -128,17 +128,7 @@ export class Auth {
     const warnings = broken
       ? [`auth: ${broken.message}; the service starts and controls, but nobody can log in until it is fixed`]
       : [];
-    const logoutsFile = path.join(opts.dataDir, LOGOUTS_FILE);
-    try {
-      const logouts = readLogouts(logoutsFile);
-      if ('problem' in logouts) warnings.push(logouts.problem);
-    } catch (e) {
-      throw new ConfigError(
-        'auth',
-        `cannot read ${logoutsFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-    return warnings;
+    return [...warnings, ...readRevocations(opts.dataDir).problems];
   }
 
   /** Reads the users with auth on: no user is a ConfigError; a users file that is not one is returned. */
@@ -196,14 +186,9 @@ export class Auth {
     conn.once('close', this.held.hold(grant, close));
   }
 
-  /** Whether `grant` still lets its holder in; a session also by the generation its user's last logout reached. */
+  /** Whether `grant` still lets its holder in. */
   private holds(grant: Grant): boolean {
-    return grantHolds(this.users, grant, (user) => this.logouts?.floor(user) ?? 0);
-  }
-
-  /** The generation a session of `user` is made with, and must carry to hold: the higher of the users file's and the last logout's. */
-  private sessionGen(user: string): number {
-    return Math.max(this.users.get(user)?.sessionGen ?? 0, this.logouts?.floor(user) ?? 0);
+    return grantHolds(this.users, grant);
   }
 
   /** A signed session for `user`, and when it expires. */
@@ -211,7 +196,7 @@ export class Auth {
     const rec = this.users.get(user);
     const exp = this.clock.wall() + this.validDurationMs;
     const m = Math.round(this.clock.now() + this.validDurationMs);
-    const claims = { u: user, s: rec?.stamp ?? '', g: this.sessionGen(user), exp, b: this.clock.run, m };
+    const claims = { u: user, s: rec?.stamp ?? '', g: rec?.sessionGen ?? 0, exp, b: this.clock.run, m };
     return { value: signSession(this.secret!, claims), expires: new Date(exp) };
   }
 
@@ -243,16 +228,15 @@ export class Auth {
 
   /**
    * End every session of the user whose session cookie `headers` carry (a logout); the user, or
-   * null. The generation it reaches is kept in logouts.json too, so an older users.json put back
-   * brings none of them back. Waits while another process writes the users file (the CLI):
+   * null. The generation it reaches is kept in revocations.json too, so an older users.json put
+   * back brings none of them back. Waits while another process writes the users file (the CLI):
    * UsersFileBusy when it is not free within LOCK_WAIT_MS (nothing was recorded).
    */
   async logout(headers: IncomingHttpHeaders): Promise<string | null> {
     const grant = this.grantOf(headers);
     if (grant?.kind !== 'session') return null;
-    const logouts = this.logouts!;
     try {
-      await this.users.endSessions(grant.user, logouts.floor(grant.user), (gen) => logouts.record(grant.user, gen));
+      await this.users.endSessions(grant.user);
     } catch (e) {
       if (e instanceof UsersFileBusy)
         this.log.error(`auth: ${e.message}; the logout of ${grant.user} was not recorded`);

@@ -13,7 +13,8 @@ import { loadInstalledConfig, unitOrigin } from '../installed-config.js';
 import { serviceCommandLine } from '../doctor/unit-command-line.js';
 import { serviceVariables, type UnitVariable } from '../doctor/unit-environment.js';
 import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
-import { checkUserName, UserNameError, UsersFile, UsersFileError } from './users.js';
+import { UsersFile } from './users.js';
+import { checkUserName, UserNameError, UsersFileError } from './users-format.js';
 import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
 import { becomeOwnerOf, unusableFileError } from '../store/file-modes.js';
 
@@ -188,7 +189,9 @@ export async function runUserCommand(
       );
     // Root on the service user's data dir: the rest runs as that user (file-modes.ts).
     becomeOwnerOf(config.dataDir);
-    const users = new UsersFile(config.dataDir).load();
+    const users = new UsersFile(config.dataDir);
+    users.say = (message) => io.stderr.write(`edgeblocks user: warning: ${message.replace(/^auth: /, '')}\n`);
+    users.load();
     // Another command, or the service recording a logout, is writing it: said, as the wait is felt.
     users.lockWait = { ms: LOCK_WAIT_MS, onWait: (message) => io.stderr.write(`edgeblocks user: ${message}\n`) };
     switch (command) {

@@ -13,16 +13,15 @@ export type Grant =
 
 /**
  * Whether the users file still lets `grant` in: the user exists, the password (and, for a session,
- * the session generation) is unchanged, the token is not revoked. A session's generation is the
- * higher of the file's and `floor` (the one the user's last logout reached, kept by the service:
- * an older file put back may hold a lower one).
+ * the session generation) is unchanged, the token is not revoked. The file is read as
+ * revocations.json lets it be (an older file put back lowers no generation, revives no token).
  */
-export function grantHolds(users: UsersFile, grant: Grant, floor: (user: string) => number = () => 0): boolean {
+export function grantHolds(users: UsersFile, grant: Grant): boolean {
   const rec = users.get(grant.user);
   if (!rec) return false;
   switch (grant.kind) {
     case 'session':
-      return sameString(rec.stamp, grant.stamp) && Math.max(rec.sessionGen ?? 0, floor(grant.user)) === grant.gen;
+      return sameString(rec.stamp, grant.stamp) && (rec.sessionGen ?? 0) === grant.gen;
     case 'password':
       return sameString(rec.stamp, grant.stamp);
     case 'token':

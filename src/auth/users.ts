@@ -3,128 +3,33 @@
 // logout increases, and API token digests. Written atomically, through no link (writePrivateFile,
 // the CLI runs as root); every change takes the file's lock and re-reads the file first (the CLI
 // and the service both write it, users-lock.ts); a file that cannot be read as a users file is
-// reported with its path and never rewritten.
+// reported with its path and never rewritten. It is read as revocations.json lets it be, and what
+// a change ends is kept there first (revocations.ts): an older file put back revives nothing ended.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { hashPassword, isPasswordHash, sameString, verifyPassword } from './password.js';
+import { hashPassword, sameString, verifyPassword } from './password.js';
 import { writePrivateFile } from '../store/file-modes.js';
 import { LOCK_WAIT_MS, lockAsync, lockSync, type LockWait } from './users-lock.js';
-import { DEFAULT_ROLE, isRole, ROLES, type Role } from '../shared/roles.js';
+import { Revocations } from './revocations.js';
+import { DEFAULT_ROLE, type Role } from '../shared/roles.js';
+import {
+  checkUserName,
+  parseUsers,
+  USERS_FILE_VERSION,
+  UserNameError,
+  type UserRecord,
+  UsersFileError,
+  UsersFileUnreadable,
+} from './users-format.js';
 
 export const USERS_FILE = 'users.json';
-/** The users file's format; a later release that changes it writes a higher one. */
-const USERS_FILE_VERSION = 1;
 export const TOKEN_PREFIX = 'ebt_';
-const NAME_RE = /^[A-Za-z0-9_.@-]+$/;
-export const MAX_NAME_LENGTH = 64;
-
-export interface UserRecord {
-  hash: string;
-  /** Random; changes with the password, and every session carries it. */
-  stamp: string;
-  /** Increased by a logout: sessions carry it, so a logout ends every session of the user. */
-  sessionGen?: number;
-  /** sha256 (hex) of the user's API token, if one was made; a password change removes it. */
-  token?: string;
-  /** What the user may do (roles.ts); absent in files from before roles: an admin. */
-  role?: Role;
-  created: string;
-}
-
-export class UsersFileError extends Error {
-  constructor(
-    readonly file: string,
-    reason: string,
-    fix = 'fix or remove it: nothing was changed',
-  ) {
-    super(`${file} is not a valid users file (${reason}); ${fix}`);
-    this.name = 'UsersFileError';
-  }
-}
-
-/** A users file the service may not read (its data dir given to another user while it runs). */
-export class UsersFileUnreadable extends UsersFileError {
-  constructor(file: string, code: string) {
-    super(file, code);
-    this.message = `${file} cannot be read (${code}): the data dir must belong to the service's user`;
-  }
-}
-
-/** A user name the CLI refuses, with the reason in the message. */
-export class UserNameError extends Error {}
-
-export function checkUserName(name: string): void {
-  if (name.length === 0) throw new UserNameError('the user name is empty');
-  if (name.length > MAX_NAME_LENGTH)
-    throw new UserNameError(`the user name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed`);
-  if (!NAME_RE.test(name))
-    throw new UserNameError(
-      `the user name ${JSON.stringify(name)} may hold only letters, digits and _ . @ - (no spaces)`,
-    );
-}
-
-const RECORD_FIELDS = new Set<string>(['hash', 'stamp', 'sessionGen', 'token', 'role', 'created'] satisfies Array<
-  keyof UserRecord
->);
 
 const newStamp = () => randomBytes(12).toString('hex');
 
 export function tokenDigest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
-}
-
-function parseUsers(file: string, text: string): Map<string, UserRecord> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new UsersFileError(file, `not JSON: ${(e as Error).message.split('\n')[0]!.slice(0, 80)}`);
-  }
-  const version = typeof json === 'object' && json !== null ? (json as { version?: unknown }).version : undefined;
-  // A release that went forward and back: the later one reads the file, and removing it would lose its users.
-  if (typeof version === 'number' && Number.isInteger(version) && version > USERS_FILE_VERSION)
-    throw new UsersFileError(
-      file,
-      `written by a later release (users file version ${version}; this release reads version ${USERS_FILE_VERSION})`,
-      'go forward to that release again, or move it away and add the users again with `edgeblocks user add NAME`: nothing was changed',
-    );
-  if (version !== USERS_FILE_VERSION)
-    throw new UsersFileError(file, `expected an object with "version": ${USERS_FILE_VERSION}`);
-  const users = (json as { users?: unknown }).users;
-  if (typeof users !== 'object' || users === null || Array.isArray(users))
-    throw new UsersFileError(file, 'expected a "users" object');
-  const out = new Map<string, UserRecord>();
-  for (const [name, rec] of Object.entries(users)) {
-    const r = rec as Partial<UserRecord>;
-    const bad = (what: string) => new UsersFileError(file, `user ${JSON.stringify(name)}: ${what}`);
-    try {
-      checkUserName(name);
-    } catch (e) {
-      throw bad((e as Error).message);
-    }
-    if (typeof r !== 'object' || r === null) throw bad('not an object');
-    // A field read as absent would give more than the file says: "rolE" (a flipped bit) is no
-    // role, i.e. an admin; a lost "sessionGen" brings back the sessions a logout ended.
-    const unknown = Object.keys(r).find((k) => !RECORD_FIELDS.has(k));
-    if (unknown !== undefined) throw bad(`unknown field ${JSON.stringify(unknown)}`);
-    if (!isPasswordHash(r.hash)) throw bad('the password hash is not an scrypt hash');
-    if (typeof r.stamp !== 'string' || r.stamp.length < 8) throw bad('no stamp');
-    if (r.token !== undefined && (typeof r.token !== 'string' || !/^[0-9a-f]{64}$/.test(r.token)))
-      throw bad('the token digest is not a sha256');
-    if (r.sessionGen !== undefined && !(Number.isSafeInteger(r.sessionGen) && r.sessionGen >= 0))
-      throw bad('sessionGen is not a whole number >= 0');
-    if (r.role !== undefined && !isRole(r.role)) throw bad(`role must be one of ${ROLES.join(', ')}`);
-    out.set(name, {
-      hash: r.hash,
-      stamp: r.stamp,
-      ...(r.sessionGen ? { sessionGen: r.sessionGen } : {}),
-      ...(r.token ? { token: r.token } : {}),
-      ...(r.role && r.role !== DEFAULT_ROLE ? { role: r.role } : {}),
-      created: typeof r.created === 'string' ? r.created : '',
-    });
-  }
-  return out;
 }
 
 export class UsersFile {
@@ -135,9 +40,14 @@ export class UsersFile {
   private loads = 0;
   /** How a change waits for another writer's (users-lock.ts); the CLI says so on stderr, the service logs it. */
   lockWait: LockWait = { ms: LOCK_WAIT_MS };
+  /** Where what is said of the revocations record goes, each thing once (the CLI: stderr; the service: its log). */
+  say: (message: string) => void = () => {};
+  private readonly said = new Set<string>();
+  private readonly revocations: Revocations;
 
   constructor(dataDir: string) {
     this.file = path.join(dataDir, USERS_FILE);
+    this.revocations = new Revocations(dataDir);
   }
 
   /**
@@ -153,9 +63,19 @@ export class UsersFile {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
-    this.users = text === null ? new Map() : parseUsers(this.file, text);
+    const users = text === null ? new Map<string, UserRecord>() : parseUsers(this.file, text);
+    this.revocations.load();
+    const notes = [...this.revocations.problems];
+    this.users = new Map([...users].map(([name, rec]) => [name, this.revocations.lift(name, rec, notes)]));
+    for (const note of notes) this.tell(note);
     this.loads++;
     return this;
+  }
+
+  private tell(message: string): void {
+    if (this.said.has(message)) return;
+    this.said.add(message);
+    this.say(message);
   }
 
   /** Changes whenever the users in memory may have changed (a read or a write). */
@@ -280,16 +200,16 @@ export class UsersFile {
    * keeps it before the file is written. The new generation, or null when there is no such user.
    * Waits for another writer without blocking (the service runs this).
    */
-  async endSessions(name: string, floor = 0, record?: (gen: number) => void): Promise<number | null> {
+  async endSessions(name: string): Promise<number | null> {
     const release = await lockAsync(this.file, this.lockWait);
     try {
-      this.load();
-      const rec = this.users.get(name);
-      if (!rec) return null;
-      const gen = Math.max(rec.sessionGen ?? 0, floor) + 1;
-      record?.(gen);
-      this.users.set(name, { ...rec, sessionGen: gen });
-      this.save();
+      let gen: number | null = null;
+      this.change(() => {
+        const rec = this.users.get(name);
+        if (!rec) return;
+        gen = (rec.sessionGen ?? 0) + 1;
+        this.users.set(name, { ...rec, sessionGen: gen });
+      });
       return gen;
     } finally {
       release();
@@ -344,12 +264,30 @@ export class UsersFile {
   private update(change: () => void): void {
     const release = lockSync(this.file, this.lockWait);
     try {
-      this.load();
-      change();
-      this.save();
+      this.change(change);
     } finally {
       release();
     }
+  }
+
+  /**
+   * With the lock held: read, change, keep what the change ended in the revocations record, write.
+   * A record that cannot be written (a full card) is said; the change goes on (the users file
+   * says it too), but an older users.json put back could bring back what it ended.
+   */
+  private change(change: () => void): void {
+    this.load();
+    const before = new Map(this.users);
+    change();
+    if (this.revocations.end(before, this.users))
+      try {
+        this.revocations.save();
+      } catch (e) {
+        this.say(
+          `auth: cannot write ${this.revocations.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): the change holds, but a users.json put back from before it would bring back what it ended`,
+        );
+      }
+    this.save();
   }
 
   private save(): void {
@@ -368,11 +306,11 @@ export class UsersFile {
   }
 
   private signature(): string {
+    let own = 'absent';
     try {
       const s = statSync(this.file);
-      return `${s.ino}:${s.size}:${s.mtimeMs}`;
-    } catch {
-      return 'absent';
-    }
+      own = `${s.ino}:${s.size}:${s.mtimeMs}`;
+    } catch {}
+    return `${own}/${this.revocations.signature()}`;
   }
 }

@@ -1,10 +1,10 @@
 // A logout stays a logout: putting back an older users.json (a copy from before the logout, a
 // hand edit that lowers "sessionGen") brought back the sessions the logout had ended, since a
 // session held while the file's generation was the one it was made with. The service now keeps
-// the generation each logout reached in its own file (logouts.json); a session older than that
-// is refused whatever users.json says, also after a restart.
+// the generation each logout reached in its own file (revocations.json, logouts.json before it);
+// a session older than that is refused whatever users.json says, also after a restart.
 // tags: slow (the built service and CLI)
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -89,5 +89,36 @@ t.test('a logouts.json that is not one: said at the start, logins work, the next
   t.equal(res.status, 200, 'logged in');
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
   t.equal((await fetch(`${service.base}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 200);
-  t.same(JSON.parse(readFileSync(logouts, 'utf8')), { version: 1, users: { alice: 1 } }, 'written anew');
+  t.same(
+    JSON.parse(readFileSync(path.join(dir, 'revocations.json'), 'utf8')),
+    { version: 1, users: { alice: { sessionGen: 1, tokens: [] } } },
+    'the record is written anew, as revocations.json',
+  );
+  t.notOk(existsSync(logouts), 'the damaged logouts.json is gone');
+});
+
+t.test("the release before's logouts.json: its floors hold, and are carried into revocations.json", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-logout-restore-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const cfg = path.join(dir, 'config.json');
+  writeFileSync(cfg, JSON.stringify({ auth: true, dataDir: dir, hardware: 'sim', mqttPort: 0 }));
+  addUser(dir, 'alice', 'a long password');
+  const logouts = path.join(dir, 'logouts.json');
+  writeFileSync(logouts, '{"version": 1, "users": {"alice": 4}}\n', { mode: 0o600 });
+  const service = await startCli(['--config', cfg], {}, t);
+  t.teardown(() => void service.child.kill('SIGKILL'));
+  const res = await fetch(`${service.base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'alice', password: 'a long password' }),
+  });
+  t.equal(res.status, 200, 'logged in');
+  const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+  t.equal((await fetch(`${service.base}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 200);
+  t.same(
+    JSON.parse(readFileSync(path.join(dir, 'revocations.json'), 'utf8')).users.alice.sessionGen,
+    5,
+    'the logout went one above the floor logouts.json kept',
+  );
+  t.notOk(existsSync(logouts), 'logouts.json, carried over, is gone');
 });

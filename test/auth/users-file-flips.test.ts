@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { UsersFile, UsersFileError } from '../../src/auth/users.js';
+import { UsersFile } from '../../src/auth/users.js';
+import { UsersFileError } from '../../src/auth/users-format.js';
 import { startApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 

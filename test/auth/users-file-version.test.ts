@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { UsersFile, UsersFileError } from '../../src/auth/users.js';
+import { UsersFile } from '../../src/auth/users.js';
+import { UsersFileError } from '../../src/auth/users-format.js';
 
 t.test('a users file of a later version is named so, and kept', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-users-version-'));

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { UsersFile, UsersFileUnreadable } from '../../src/auth/users.js';
+import { UsersFile } from '../../src/auth/users.js';
+import { UsersFileUnreadable } from '../../src/auth/users-format.js';
 
 t.test('a users file that cannot be read locks logins instead of throwing', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-users-'));

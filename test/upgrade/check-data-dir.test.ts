@@ -65,14 +65,22 @@ t.test('auth on without a user is refused, with the fix; with one it holds; noth
 
   rmSync(path.join(dataDir, 'users.json'));
   await new UsersFile(dataDir).load().add('brewer', 'a long enough password');
-  // The logouts the service recorded (src/auth/logouts.ts): a start says it reads a broken one as
-  // empty, and so does the check.
-  writeFileSync(path.join(dataDir, 'logouts.json'), '{"version": 1, "users": {"brewer": -1}}\n');
-  const logouts = check(['--config', file, '--data-dir', dataDir]);
-  t.equal(logouts.code, 0, 'a logouts file that is not one does not stop an upgrade');
-  t.match(logouts.err.trim(), /^edgeblocks: warning: auth: .*logouts\.json is not a logouts file.*read as empty/);
-  t.match(logouts.out, /is valid/);
-  rmSync(path.join(dataDir, 'logouts.json'));
+  // What the changes to users.json ended (src/auth/revocations.ts), and the logouts the release
+  // before recorded: a start says it reads a broken one as empty, and so does the check.
+  for (const [name, kind] of [
+    ['logouts.json', 'logouts'],
+    ['revocations.json', 'revocations'],
+  ]) {
+    writeFileSync(path.join(dataDir, name!), '{"version": 1, "users": {"brewer": -1}}\n');
+    const said = check(['--config', file, '--data-dir', dataDir]);
+    t.equal(said.code, 0, `a ${kind} file that is not one does not stop an upgrade`);
+    t.match(
+      said.err.trim(),
+      new RegExp(`^edgeblocks: warning: auth: .*${name}.* is not a ${kind} file.*read as empty`),
+    );
+    t.match(said.out, /is valid/);
+    rmSync(path.join(dataDir, name!));
+  }
 
   writeFileSync(path.join(dataDir, SECRET_FILE), 'not a key\n');
   const key = check(['--config', file, '--data-dir', dataDir]);
