@@ -27,7 +27,7 @@ import {
 import { TOKEN_PREFIX, tokenDigest, UsersFile } from './users.js';
 import { UsersFileError } from './users-format.js';
 import { readRevocations } from './revocations.js';
-import { LOCK_WAIT_MS, UsersFileBusy } from './users-lock.js';
+import { LOCK_WAIT_MS, sweepLeftovers, UsersFileBusy } from './users-lock.js';
 
 export const COOKIE_NAME = 'Authorization';
 export const VALID_DURATION_MS = 7 * 24 * 3600 * 1000;
@@ -87,6 +87,12 @@ export class Auth {
    */
   static open(opts: AuthOptions): Auth {
     const users = new UsersFile(opts.dataDir);
+    // What users-file writers killed at the wrong moment left (users-lock.ts), with auth off too.
+    const swept = sweepLeftovers(opts.dataDir);
+    if (swept.length)
+      opts.log.info(
+        `auth: removed ${swept.length} temporary file(s) of killed users-file writers: ${swept.join(', ')}`,
+      );
     if (!opts.enabled) return new Auth(users, null, opts.log, opts);
     users.say = (message) => opts.log.error(message);
     const broken = Auth.readUsers(users);

@@ -13,6 +13,7 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writePrivateFile } from '../store/file-modes.js';
+import { WRITER } from './users-lock.js';
 
 export const REVOCATIONS_FILE = 'revocations.json';
 /** The logouts' floors as the release before kept them ({"version": 1, "users": {NAME: N}}). */
@@ -182,7 +183,7 @@ export class Revocations {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, e]) => [name, { sessionGen: e.sessionGen, tokens: e.tokens }]),
     );
-    writePrivateFile(this.file, `${JSON.stringify({ version: VERSION, users }, null, 2)}\n`);
+    writePrivateFile(this.file, `${JSON.stringify({ version: VERSION, users }, null, 2)}\n`, WRITER);
     rmSync(path.join(this.dataDir, LOGOUTS_FILE), { force: true });
   }
 }

@@ -6,8 +6,13 @@
 // while it held it; a pid of an earlier boot, after a power cut) is taken over; one a live process
 // holds is waited for, up to LOCK_WAIT_MS, then UsersFileBusy says who holds it and nothing is
 // written. Readers take no lock: the file is replaced by a rename, so a read sees one whole file.
+// Every temporary file of these writers (the lock's, a stale lock moved aside, the users file's and
+// the revocations record's new copies) names its writer (WRITER: pid and boot); one left by a
+// writer killed before it renamed or removed it is removed by the next that takes the lock, and at
+// the service's start (sweepLeftovers).
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { writePrivateTemp } from '../store/file-modes.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -44,6 +49,10 @@ function bootId(): string {
   }
 }
 const BOOT = bootId();
+/** The boot in a temporary file's name: the boot id's first 8 hex digits. */
+const bootTag = (boot: string) => (boot === 'unknown' ? boot : boot.replaceAll('-', '').slice(0, 8));
+/** This process, as its temporary files name it: `PID-BOOT` (see bootTag). */
+export const WRITER = `${process.pid}-${bootTag(BOOT)}`;
 
 function alive(pid: number): boolean {
   try {
@@ -54,15 +63,49 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether process `pid` of boot `boot` (as `tag` gives this boot's) runs. Another boot's is gone;
+ * a side that could not read its boot id (a sandbox hiding /proc/sys) cannot tell, and goes by
+ * the pid alone.
+ */
+function running(pid: number, boot: string | undefined, tag = (b: string) => b): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (boot !== tag(BOOT) && boot !== 'unknown' && BOOT !== 'unknown') return false;
+  return alive(pid);
+}
+
 /** The live process holding the lock text `text`, or null when it is stale (its holder gone). */
 function liveHolder(text: string): number | null {
   const [pid, boot] = text.trim().split(' ');
-  const n = Number(pid);
-  if (!Number.isSafeInteger(n) || n <= 0) return null;
-  // Another boot's lock is stale; a side that could not read its boot id (a sandbox hiding
-  // /proc/sys) cannot tell, and goes by the pid alone.
-  if (boot !== BOOT && boot !== 'unknown' && BOOT !== 'unknown') return null;
-  return alive(n) ? n : null;
+  return running(Number(pid), boot) ? Number(pid) : null;
+}
+
+/** A temporary file of a users-file writer: `.NAME.PID-BOOT.RANDOM.tmp`, or a lock moved aside. */
+const LEFTOVER =
+  /^(?:\.(?:users\.json|users\.json\.lock|revocations\.json)\.(\d+)-([0-9a-f]{8}|unknown)\.[0-9a-f]{16}\.tmp|users\.json\.lock\.(\d+)-([0-9a-f]{8}|unknown)\.[0-9a-f]{16}\.stale)$/;
+/** The lock's temporary file and a lock moved aside as the release before named them: their text names the holder. */
+const UNNAMED_LOCK = /^(?:\.users\.json\.lock\.[0-9a-f]{16}\.tmp|users\.json\.lock\.[0-9a-f]{16}\.stale)$/;
+
+/**
+ * Remove the temporary files in `dir` that users-file writers killed before they renamed or
+ * removed them left there: only those whose writer is gone. Returns their names.
+ */
+export function sweepLeftovers(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const gone = names.filter((name) => {
+    const m = LEFTOVER.exec(name);
+    if (m) return !running(Number(m[1] ?? m[3]), m[2] ?? m[4], bootTag);
+    if (!UNNAMED_LOCK.test(name)) return false;
+    const text = readOrNull(path.join(dir, name));
+    return text !== null && text !== '' && liveHolder(text) === null;
+  });
+  for (const name of gone) rmSync(path.join(dir, name), { force: true });
+  return gone;
 }
 
 function readOrNull(file: string): string | null {
@@ -83,9 +126,10 @@ function tryLock(lock: string): Attempt {
   const live = before === null ? null : liveHolder(before);
   if (live !== null) return { holder: live };
   const mine = `${process.pid} ${BOOT} ${randomBytes(8).toString('hex')}\n`;
-  const tmp = writePrivateTemp(lock, mine);
+  const tmp = writePrivateTemp(lock, mine, WRITER);
   try {
     linkSync(tmp, lock);
+    sweepLeftovers(path.dirname(lock));
     return {
       release: () => {
         if (readOrNull(lock) === mine) rmSync(lock, { force: true });
@@ -110,7 +154,7 @@ function tryLock(lock: string): Attempt {
  * it back.
  */
 function breakStale(lock: string, stale: string): void {
-  const aside = `${lock}.${randomBytes(8).toString('hex')}.stale`;
+  const aside = `${lock}.${WRITER}.${randomBytes(8).toString('hex')}.stale`;
   try {
     renameSync(lock, aside);
   } catch (e) {

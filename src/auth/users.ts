@@ -10,7 +10,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hashPassword, sameString, verifyPassword } from './password.js';
 import { writePrivateFile } from '../store/file-modes.js';
-import { LOCK_WAIT_MS, lockAsync, lockSync, type LockWait } from './users-lock.js';
+import { LOCK_WAIT_MS, lockAsync, lockSync, type LockWait, WRITER } from './users-lock.js';
 import { Revocations } from './revocations.js';
 import { DEFAULT_ROLE, type Role } from '../shared/roles.js';
 import {
@@ -300,7 +300,7 @@ export class UsersFile {
         null,
         2,
       ) + '\n';
-    writePrivateFile(this.file, body);
+    writePrivateFile(this.file, body, WRITER);
     this.seen = this.signature();
     this.loads++;
   }

@@ -54,8 +54,8 @@ export function privateFile(file: string, create = false): void {
  * name, is followed), synced, given to the directory's owner through its descriptor when root
  * writes it, then renamed over `file` (rename replaces a link at `file` itself, never its target).
  */
-export function writePrivateFile(file: string, text: string): void {
-  const tmp = writePrivateTemp(file, text);
+export function writePrivateFile(file: string, text: string, writer?: string): void {
+  const tmp = writePrivateTemp(file, text, writer);
   try {
     renameSync(tmp, file);
   } catch (e) {
@@ -66,12 +66,16 @@ export function writePrivateFile(file: string, text: string): void {
 }
 
 /**
- * `text` whole and synced in a new private file beside `file` (`.NAME.RANDOM.tmp`), for the caller
- * to rename or link into place and then remove; none is left when the write fails (a full card).
+ * `text` whole and synced in a new private file beside `file` (`.NAME.RANDOM.tmp`, or
+ * `.NAME.WRITER.RANDOM.tmp` with `writer`, which tells a sweep whose it is), for the caller to
+ * rename or link into place and then remove; none is left when the write fails (a full card).
  */
-export function writePrivateTemp(file: string, text: string): string {
+export function writePrivateTemp(file: string, text: string, writer?: string): string {
   const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(8).toString('hex')}.tmp`);
+  const tmp = path.join(
+    dir,
+    `.${path.basename(file)}.${writer === undefined ? '' : `${writer}.`}${randomBytes(8).toString('hex')}.tmp`,
+  );
   const fd = openSync(
     tmp,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
