@@ -6,14 +6,15 @@
 // while it held it; a pid of an earlier boot, after a power cut) is taken over; one a live process
 // holds is waited for, up to LOCK_WAIT_MS, then UsersFileBusy says who holds it and nothing is
 // written. Readers take no lock: the file is replaced by a rename, so a read sees one whole file.
-// Every temporary file of these writers (the lock's, a stale lock moved aside, the users file's and
-// the revocations record's new copies) names its writer (WRITER: pid and boot); one left by a
+// Every temporary file of these writers (the lock's, the users file's and the revocations record's
+// new copies) names its writer (WRITER: pid and boot); one left by a
 // writer killed before it renamed or removed it is removed by the next that takes the lock, and at
 // the service's start (sweepLeftovers).
 import { randomBytes } from 'node:crypto';
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { writePrivateTemp } from '../store/file-modes.js';
+import { privateFile, writePrivateTemp } from '../store/file-modes.js';
+import Database from '../store/sqlite.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a writer waits for another to finish (one holds it for milliseconds: a read, a write, an fsync). */
@@ -80,10 +81,10 @@ function liveHolder(text: string): number | null {
   return running(Number(pid), boot) ? Number(pid) : null;
 }
 
-/** A temporary file of a users-file writer: `.NAME.PID-BOOT.RANDOM.tmp`, or a lock moved aside. */
+/** A temporary file of a users-file writer: `.NAME.PID-BOOT.RANDOM.tmp`. */
 const LEFTOVER =
-  /^(?:\.(?:users\.json|users\.json\.lock|revocations\.json)\.(\d+)-([0-9a-f]{8}|unknown)\.[0-9a-f]{16}\.tmp|users\.json\.lock\.(\d+)-([0-9a-f]{8}|unknown)\.[0-9a-f]{16}\.stale)$/;
-/** The lock's temporary file and a lock moved aside as the release before named them: their text names the holder. */
+  /^\.(?:users\.json|users\.json\.lock|revocations\.json)\.(\d+)-([0-9a-f]{8}|unknown)\.[0-9a-f]{16}\.tmp$/;
+/** The lock's temporary file, and a stale lock it moved aside, as the release before named them: their text names the holder. */
 const UNNAMED_LOCK = /^(?:\.users\.json\.lock\.[0-9a-f]{16}\.tmp|users\.json\.lock\.[0-9a-f]{16}\.stale)$/;
 
 /**
@@ -99,7 +100,7 @@ export function sweepLeftovers(dir: string): string[] {
   }
   const gone = names.filter((name) => {
     const m = LEFTOVER.exec(name);
-    if (m) return !running(Number(m[1] ?? m[3]), m[2] ?? m[4], bootTag);
+    if (m) return !running(Number(m[1]), m[2], bootTag);
     if (!UNNAMED_LOCK.test(name)) return false;
     const text = readOrNull(path.join(dir, name));
     return text !== null && text !== '' && liveHolder(text) === null;
@@ -149,24 +150,34 @@ function tryLock(lock: string): Attempt {
 }
 
 /**
- * Take away a lock whose holder is gone: moved to a name of its own first, so of two writers that
- * found it stale only one removes it; one that moved a fresh lock instead (taken in between) puts
- * it back.
+ * Take away a lock whose holder is gone. The writers that found it stale go one at a time, under
+ * a kernel lock on `users.json.lock.break` (an fcntl lock through SQLite, dropped with its holder,
+ * kill -9 included, so it is never stale itself): each looks again and removes the lock only if
+ * it is still the stale one. (Moving it aside first, and putting back one taken meanwhile, left a
+ * moment with no lock in which a third writer took it while another held it.) One that finds
+ * another at it returns: the next try sees what that one did.
  */
 function breakStale(lock: string, stale: string): void {
-  const aside = `${lock}.${WRITER}.${randomBytes(8).toString('hex')}.stale`;
+  const file = `${lock}.break`;
+  privateFile(file, true);
+  const db = new Database(file, { timeout: 0 });
   try {
-    renameSync(lock, aside);
+    // No journal file: the data dir may be full (a card full of history).
+    db.pragma('journal_mode = MEMORY');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    db.close();
+    const code = (e as { code?: string }).code ?? '';
+    if (code === 'SQLITE_BUSY') return;
+    // Junk in it (it holds nothing: a bad card): nobody holds it, or the lock would have been refused first.
+    if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return truncateSync(file, 0);
     throw e;
   }
   try {
-    if (readOrNull(aside) !== stale) linkSync(aside, lock);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if (readOrNull(lock) === stale) rmSync(lock, { force: true });
   } finally {
-    rmSync(aside, { force: true });
+    db.close();
   }
 }
 
