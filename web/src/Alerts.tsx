@@ -158,7 +158,11 @@ function RulesForm({ prefs, outputs }: { prefs: UnitPrefs; outputs: string[] }) 
       after: numberOrText(form.bandAfter!),
     };
     doc.noSetting = { ...doc.noSetting, after: numberOrText(form.noSettingAfter!) };
-    doc.sequenceError = { ...doc.sequenceError, after: numberOrText(form.sequenceErrorAfter!) };
+    // A rule added since the release before is written only once set: that release refuses a
+    // document with a key it does not know, and rolled back to would run every rule at its default.
+    const sequenceErrorAfter = numberOrText(form.sequenceErrorAfter!);
+    if (doc.sequenceError !== undefined || sequenceErrorAfter !== loaded?.rules.sequenceError.after)
+      doc.sequenceError = { ...doc.sequenceError, after: sequenceErrorAfter };
     doc.remindHours = numberOrText(form.remindHours!);
     doc.blocks = { ...doc.blocks };
     for (const id of outputs) {
