@@ -198,3 +198,34 @@ t.test('a delete names a line that does not parse but names the block, as the da
   t.same(deleted.dangling, [{ id: 'seq', field: 'instructions.0' }], 'and the delete names it too');
   t.end();
 });
+
+t.test(
+  'a name in double quotes is refused with how to write it; a block whose id has them is named in single quotes',
+  async (t) => {
+    // The Brewblox Spark service strips only single quotes from a value (its docs: "quoted using
+    // single quotes"), so "Beer Setpoint" there names a block with the quotes in its id, which its
+    // ids cannot start with. Here the line is refused where it is written, with the way to write it.
+    const line = 'SET_SETPOINT target="Beer Setpoint", setting=20C';
+    t.match(parseInstruction(line), {
+      error: { pos: 20, message: /^target: .*double quotes.*bare or in 'single quotes'.*target='Beer Setpoint'/ },
+    });
+    t.same(lineNames(line), [], 'the line names no block');
+    const su = setup();
+    plant(su, 'Beer Setpoint');
+    su.create('seq', 'Sequence', { instructions: [line, 'WAIT'] });
+    await su.run(200);
+    t.equal(su.data('seq').status, 'ERROR');
+    t.match(su.data('seq').errorMessage, /instruction 1: target: .*'single quotes'/);
+    t.notMatch(su.data('seq').errorMessage, /no block/);
+    t.equal(su.data('Beer Setpoint').storedSetting, 10, 'nothing was set');
+
+    const odd = '"Odd" name';
+    su.create(odd, 'SetpointSensorPair', { sensorId: link('sensor'), storedSetting: 10, enabled: true });
+    t.equal(formatName(odd), `'${odd}'`, 'an id starting with a double quote is written in single quotes');
+    su.create('seq2', 'Sequence', { instructions: [`SET_SETPOINT target=${formatName(odd)}, setting=21C`, 'WAIT'] });
+    await su.run(200);
+    t.equal(su.data('seq2').error, 'NONE', su.data('seq2').errorMessage);
+    t.equal(su.data(odd).storedSetting, 21, 'the block with quotes in its id was set');
+    t.end();
+  },
+);

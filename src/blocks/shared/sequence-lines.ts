@@ -56,7 +56,7 @@ export interface ArgText {
   /** The argument's kind (OPCODES). */
   kind: LineArgKind;
   raw: string;
-  /** In single quotes: taken as written (a name with a comma, or one that starts with $ or '). */
+  /** In single quotes: taken as written (a name with a comma, or one that starts with $, ' or "). */
   quoted: boolean;
   at: number;
   valueAt: number;
@@ -103,9 +103,26 @@ export function splitLine(line: string): SplitLine | { error: ParseError } {
         part.at,
       );
     if (args.some((a) => a.key === part.key)) return fail(`argument '${part.key}' given twice`, part.at);
+    const doubled = inDoubleQuotes({ ...part, kind });
+    if (doubled) return fail(doubled, part.valueAt);
     args.push({ ...part, kind });
   }
   return { op: op as Opcode, args, text };
+}
+
+/**
+ * Why a value in double quotes is refused, with how to write it; null for any other. Quotes here
+ * are single, as in Brewblox: its Spark service strips only those, so `target="Beer Setpoint"`
+ * there names a block with the quotes in its id (which its ids cannot start with), and here it
+ * stopped the sequence with "no block". A value starting with `"` does not parse, the message
+ * saying how to write it; a block whose id starts with one is named in single quotes (formatName).
+ * A comment's text is text.
+ */
+function inDoubleQuotes(a: Omit<ArgText, 'at' | 'valueEnd'>): string | null {
+  if (a.quoted || a.kind === 'text' || !a.raw.startsWith('"')) return null;
+  const inner = a.raw.replace(/^"|"$/g, '');
+  const what = typeof a.kind === 'object' ? 'names' : 'values';
+  return `${a.key}: ${a.raw} is in double quotes: ${what} are written bare or in 'single quotes' (${a.key}='${inner.replaceAll("'", "''")}')`;
 }
 
 /** A block argument given by name, not by a variable. */
@@ -137,9 +154,9 @@ export function renameInLine(line: string, from: string, to: string): string | n
   return text;
 }
 
-/** A block id as an argument: in quotes when it would not read back as itself (quote doubled). */
+/** A block id as an argument: in quotes when it would not read back as itself (quote doubled; one starting with a double quote, inDoubleQuotes). */
 export function formatName(id: string): string {
-  return /,/.test(id) || /^['$]/.test(id) || id !== id.trim() || id === '' ? `'${id.replaceAll("'", "''")}'` : id;
+  return /,/.test(id) || /^['$"]/.test(id) || id !== id.trim() || id === '' ? `'${id.replaceAll("'", "''")}'` : id;
 }
 
 /**
