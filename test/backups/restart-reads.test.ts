@@ -3,7 +3,9 @@
 // blocks (PIDs, actuators with constraint timers, a mutex, IO arrays, sensors, discovered devices)
 // with a running sequence of each store-mode kind and a running profile, read in the stored
 // projection (what backups and restarts keep), before the restarted app updates anything and after
-// its first update. Only a Sequence's store mode changes a block at a restart, by its rule. A value
+// its first update, the sequence Crash running through each (past its SET_SETPOINT, not in ERROR:
+// its line named the block in double quotes and stopped it, unseen by the comparison, which held
+// the same error before and after). Only a Sequence's store mode changes a block at a restart, by its rule. A value
 // a block stores only on some changes (a sequence's time) that a load, rename or write left
 // unstored shows here (before the fix of the load's store-mode reset: the load's row failed).
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -57,7 +59,7 @@ t.test('every block reads the same after a restart that follows a load, a reset,
       id: 'Crash',
       type: 'Sequence',
       data: {
-        instructions: ['SET_SETPOINT target="Beer Setpoint", setting=20C', 'WAIT_DURATION duration=3d', 'WAIT'],
+        instructions: ["SET_SETPOINT target='Beer Setpoint', setting=20C", 'WAIT_DURATION duration=3d', 'WAIT'],
       },
     },
     {
@@ -80,8 +82,15 @@ t.test('every block reads the same after a restart that follows a load, a reset,
   ];
   for (const b of created) t.equal((await s.post('blocks/create', b)).status, 201, `${b.id} created`);
   await s.run(10 * 60_000, 1000);
+  /** Crash ran its SET_SETPOINT and waits on its WAIT_DURATION (paused once disabled), not stopped in ERROR. */
+  const crashRuns = (id: string, what: string) => {
+    const d = s.data(id);
+    t.not(d.status, 'ERROR', `${what}: ${id} runs (${d.errorMessage})`);
+    t.equal(d.activeInstruction, 1, `${what}: ${id} is past its SET_SETPOINT`);
+  };
+  crashRuns('Crash', 'created');
 
-  const restart = async (what: string) => {
+  const restart = async (what: string, crash: string) => {
     const before = await storedById(s, restarted);
     const now = s.clock.now();
     await s.close();
@@ -89,13 +98,14 @@ t.test('every block reads the same after a restart that follows a load, a reset,
     t.same(diff(before, await storedById(s)), [], `${what}: the same at the restart`);
     await s.run(100, 100);
     t.same(diff(before, await storedById(s)), [], `${what}: the same after the first update`);
+    crashRuns(crash, what);
     await s.run(2 * 60_000, 1000);
   };
 
   const backup = (await s.post('blocks/backup/save')).body;
   await s.run(2 * 60_000, 1000);
   t.equal((await s.post('blocks/backup/load', backup)).status, 200);
-  await restart('own backup load');
+  await restart('own backup load', 'Crash');
 
   for (const [from, to] of [
     ['Heat PID', 'Heat PID 2'],
@@ -104,15 +114,15 @@ t.test('every block reads the same after a restart that follows a load, a reset,
     ['Crash', 'Crash 2'],
   ])
     t.equal((await s.post('blocks/rename', { existing: from, desired: to })).status, 200, `${from} renamed`);
-  await restart('rename');
+  await restart('rename', 'Crash 2');
 
   t.equal((await s.post('blocks/patch', { id: 'Heat PID 2', type: 'Pid', data: { kp: 20 } })).status, 200);
   t.equal((await s.post('blocks/patch', { id: 'Crash 2', type: 'Sequence', data: { enabled: false } })).status, 200);
-  await restart('write');
+  await restart('write', 'Crash 2');
 
   // Every block deleted, then the backup loaded as a Brewblox Spark backup (no version).
   t.equal((await s.post('blocks/all/delete')).status, 200);
   const { version: _v, timestamp: _t, ...brewblox } = backup;
   t.equal((await s.post('blocks/backup/load', { ...brewblox, store: [] })).status, 200);
-  await restart('blocks/all/delete, then a Brewblox-style backup load');
+  await restart('blocks/all/delete, then a Brewblox-style backup load', 'Crash');
 });
