@@ -7,7 +7,7 @@
 // flashes; the cards then grow their details and controls. Every text is escaped: block names are
 // user text.
 import type { Block } from './block-types.js';
-import { groupByRole, problemsOf, ROLE_TITLES, type Role } from './blocks.js';
+import { garbledDevices, groupByRole, problemsOf, ROLE_TITLES, type Role } from './blocks.js';
 import { cardHeadline, fieldLabel } from './explain.js';
 import { PAGES } from './pages.js';
 
@@ -23,8 +23,9 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 /** Text or an attribute value (always written in double quotes), as HTML. */
 export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
-function card(b: Block, role: Role, blocks: Map<string, Block>): string {
-  const problems = problemsOf(b, role, (id) => blocks.has(id), fieldLabel);
+function card(b: Block, role: Role, blocks: Map<string, Block>, garbled: ReadonlySet<string>): string {
+  // As Overview.tsx's card reads it, the garbled devices of the same status included.
+  const problems = problemsOf(b, role, (id) => blocks.has(id), fieldLabel, garbled);
   const level = problems.some((p) => p.level === 'error')
     ? 'error'
     : problems.some((p) => p.level === 'warn')
@@ -43,6 +44,7 @@ function card(b: Block, role: Role, blocks: Map<string, Block>): string {
 export function prepaintHtml({ serviceId, state, roles }: PrepaintInput): string {
   const blocks = new Map(state.blocks.map((b) => [b.id, b]));
   const groups = groupByRole(blocks.values(), new Map(Object.entries(roles)));
+  const garbled = garbledDevices(state.status);
   // As main.tsx's header says it with this state (live.ts: online unless the status says not).
   const online = state.status.online !== false;
   const nav = PAGES.map(
@@ -56,7 +58,7 @@ export function prepaintHtml({ serviceId, state, roles }: PrepaintInput): string
       .map(
         ([role, list]) =>
           `<section class="group" data-role="${role}"><h2>${ROLE_TITLES[role]}</h2><div class="cards">` +
-          list.map((b) => card(b, role, blocks)).join('') +
+          list.map((b) => card(b, role, blocks, garbled)).join('') +
           '</div></section>',
       )
       .join('') +
