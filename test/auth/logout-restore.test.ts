@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { addUser, startCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
@@ -71,24 +71,12 @@ t.test('log in, log out, put the old users.json back: the old cookie stays refus
 });
 
 t.test('a logouts.json that is not one: said at the start, logins work, the next logout writes it anew', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-logout-restore-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const cfg = path.join(dir, 'config.json');
-  writeFileSync(cfg, JSON.stringify({ auth: true, dataDir: dir, hardware: 'sim', mqttPort: 0 }));
-  addUser(dir, 'alice', 'a long password');
-  const logouts = path.join(dir, 'logouts.json');
+  const { dir, cfg, logouts } = aliceWithLogoutsFile(t);
   writeFileSync(logouts, '{"version":1,"users":{"alice":"x"', { mode: 0o600 });
   const service = await startCli(['--config', cfg], {}, t);
   t.teardown(() => void service.child.kill('SIGKILL'));
   await service.waitFor(/logouts\.json is not a logouts file/, 'the start saying logouts.json is not one');
-  const res = await fetch(`${service.base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'alice', password: 'a long password' }),
-  });
-  t.equal(res.status, 200, 'logged in');
-  const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
-  t.equal((await fetch(`${service.base}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 200);
+  await loginThenLogout(t, service.base);
   t.same(
     JSON.parse(readFileSync(path.join(dir, 'revocations.json'), 'utf8')),
     { version: 1, users: { alice: { sessionGen: 1, tokens: [] } } },
@@ -98,23 +86,11 @@ t.test('a logouts.json that is not one: said at the start, logins work, the next
 });
 
 t.test("the release before's logouts.json: its floors hold, and are carried into revocations.json", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-logout-restore-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const cfg = path.join(dir, 'config.json');
-  writeFileSync(cfg, JSON.stringify({ auth: true, dataDir: dir, hardware: 'sim', mqttPort: 0 }));
-  addUser(dir, 'alice', 'a long password');
-  const logouts = path.join(dir, 'logouts.json');
+  const { dir, cfg, logouts } = aliceWithLogoutsFile(t);
   writeFileSync(logouts, '{"version": 1, "users": {"alice": 4}}\n', { mode: 0o600 });
   const service = await startCli(['--config', cfg], {}, t);
   t.teardown(() => void service.child.kill('SIGKILL'));
-  const res = await fetch(`${service.base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'alice', password: 'a long password' }),
-  });
-  t.equal(res.status, 200, 'logged in');
-  const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
-  t.equal((await fetch(`${service.base}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 200);
+  await loginThenLogout(t, service.base);
   t.same(
     JSON.parse(readFileSync(path.join(dir, 'revocations.json'), 'utf8')).users.alice.sessionGen,
     5,
@@ -122,3 +98,25 @@ t.test("the release before's logouts.json: its floors hold, and are carried into
   );
   t.notOk(existsSync(logouts), 'logouts.json, carried over, is gone');
 });
+
+/** A data dir with alice in its users file, its config, and where the release before kept logouts. */
+function aliceWithLogoutsFile(t: Test): { dir: string; cfg: string; logouts: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-logout-restore-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const cfg = path.join(dir, 'config.json');
+  writeFileSync(cfg, JSON.stringify({ auth: true, dataDir: dir, hardware: 'sim', mqttPort: 0 }));
+  addUser(dir, 'alice', 'a long password');
+  return { dir, cfg, logouts: path.join(dir, 'logouts.json') };
+}
+
+/** alice logs in and out through the service's own routes. */
+async function loginThenLogout(t: Test, base: string): Promise<void> {
+  const res = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'alice', password: 'a long password' }),
+  });
+  t.equal(res.status, 200, 'logged in');
+  const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+  t.equal((await fetch(`${base}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 200);
+}
