@@ -25,7 +25,7 @@ import {
   type SessionClock,
 } from './session.js';
 import { TOKEN_PREFIX, tokenDigest, UsersFile } from './users.js';
-import { UsersFileError } from './users-format.js';
+import { RevocationsUnreadable, UsersFileError } from './users-format.js';
 import { readRevocations } from './revocations.js';
 import { LOCK_WAIT_MS, sweepLeftovers, UsersFileBusy } from './users-lock.js';
 
@@ -168,8 +168,11 @@ export class Auth {
    * close the connections whose grant they ended.
    */
   private refreshUsers(): void {
+    const was = this.users.broken;
     const err = this.users.refresh();
     if (err) this.log.error(`${err.message}; nobody can log in until it is fixed`);
+    else if (was instanceof RevocationsUnreadable && !this.users.broken)
+      this.log.warn(`auth: ${was.file} can be read again; logins, sessions and API tokens are let in again`);
     this.sweep();
   }
 
@@ -253,10 +256,10 @@ export class Auth {
     return grant.user;
   }
 
-  /** Why nobody can log in (the users file is not one, see open()), or null. */
-  loginsUnavailable(): string | null {
+  /** Why nobody can log in (the users file is not one, see open(); the revocations record unreadable), or null. */
+  loginsUnavailable(): UsersFileError | null {
     this.refreshUsers();
-    return this.users.broken?.message ?? null;
+    return this.users.broken;
   }
 
   /** A login by user name and password from `address`, under the per-address limit (attempts.ts). */

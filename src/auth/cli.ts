@@ -195,7 +195,10 @@ export async function runUserCommand(
     // Another command, or the service recording a logout, is writing it: said, as the wait is felt.
     users.lockWait = { ms: LOCK_WAIT_MS, onWait: (message) => io.stderr.write(`edgeblocks user: ${message}\n`) };
     switch (command) {
-      case 'list':
+      case 'list': {
+        const unreadable = users.unreadableRecord();
+        if (unreadable)
+          io.stderr.write(`edgeblocks user: warning: ${unreadable.message.replace(/; nothing was changed$/, '')}\n`);
         io.stdout.write(
           users
             .names()
@@ -206,6 +209,7 @@ export async function runUserCommand(
             .join('') || `no users in ${users.file}\n`,
         );
         return 0;
+      }
       case 'add': {
         checkUserName(name!);
         if (users.get(name!))

@@ -8,8 +8,11 @@
 // (users-lock.ts; the CLI and the service both write it). The old password, a role, a removed user
 // come back with an older file: they are what the file says, not something ended.
 // `logouts.json`, the floors of the release before (logouts only), is read too; its floors are
-// carried into this file at its first write, and it is removed then. A file that cannot be read
-// is said and read as empty: the users file's own state still holds, as before this file existed.
+// carried into this file at its first write, and it is removed then. A file whose text is not a
+// record (damaged) is said and read as empty: the users file's own state still holds, as before
+// this file existed. A file that is there but cannot be read (EIO, EMFILE, EACCES, EISDIR) is
+// `unreadable`: no change may be written then (the record written anew would lose every revocation
+// before it), and the service lets nobody in (users.ts).
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writePrivateFile } from '../store/file-modes.js';
@@ -38,22 +41,36 @@ const isGen = (gen: unknown) => Number.isSafeInteger(gen) && (gen as number) >= 
 const isDigest = (d: unknown) => typeof d === 'string' && /^[0-9a-f]{64}$/.test(d);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function readText(file: string): string | null | { problem: string } {
+/** Either file there but not readable: its path and the reason. */
+export interface Unreadable {
+  file: string;
+  reason: string;
+}
+
+function readText(file: string): string | null | Unreadable {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? null : { problem: `auth: cannot read ${file} (${code ?? (e as Error).message})` };
+    return code === 'ENOENT' ? null : { file, reason: code ?? (e as Error).message };
   }
 }
 
 const READ_AS_EMPTY =
   'read as empty: a users.json put back from before a logout, a password change or a token revoked would bring back what it ended; the next change writes it anew';
 
-/** The record in `dataDir` (both files), and what is wrong with either (said, never fatal). */
-export function readRevocations(dataDir: string): { users: Map<string, Ended>; problems: string[] } {
+/**
+ * The record in `dataDir` (both files), what is wrong with either's text (said, read as empty), and
+ * the first that could not be read at all (then nothing may be written, see users.ts).
+ */
+export function readRevocations(dataDir: string): {
+  users: Map<string, Ended>;
+  problems: string[];
+  unreadable: Unreadable | null;
+} {
   const users = new Map<string, Ended>();
   const problems: string[] = [];
+  let unreadable: Unreadable | null = null;
   const entry = (name: string) => {
     let e = users.get(name);
     if (!e) users.set(name, (e = { sessionGen: 0, tokens: [] }));
@@ -62,7 +79,7 @@ export function readRevocations(dataDir: string): { users: Map<string, Ended>; p
   const parse = (file: string, shape: string, take: (users: Record<string, unknown>) => boolean) => {
     const text = readText(file);
     if (text === null) return;
-    if (typeof text !== 'string') return void problems.push(`${text.problem}; ${READ_AS_EMPTY}`);
+    if (typeof text !== 'string') return void (unreadable ??= text);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -96,13 +113,15 @@ export function readRevocations(dataDir: string): { users: Map<string, Ended>; p
       return ok;
     },
   );
-  return { users, problems };
+  return { users, problems, unreadable };
 }
 
 export class Revocations {
   private users = new Map<string, Ended>();
-  /** What is wrong with the files, as last read. */
+  /** What is wrong with the files' text, as last read. */
   problems: string[] = [];
+  /** A file that is there but could not be read, as last read: nothing may be written. */
+  unreadable: Unreadable | null = null;
 
   constructor(readonly dataDir: string) {}
 
@@ -111,7 +130,7 @@ export class Revocations {
   }
 
   load(): void {
-    ({ users: this.users, problems: this.problems } = readRevocations(this.dataDir));
+    ({ users: this.users, problems: this.problems, unreadable: this.unreadable } = readRevocations(this.dataDir));
   }
 
   /** Changes when either file may have changed on disk. */

@@ -11,6 +11,8 @@ import { parseJson, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { LOGIN_LIMIT } from './attempts.js';
 import { COOKIE_NAME, type Auth } from './auth.js';
+import { REVOCATIONS_FILE } from './revocations.js';
+import { RevocationsUnreadable } from './users-format.js';
 import { UsersFileBusy } from './users-lock.js';
 
 /** ISO 8601 duration, as Brewblox's auth service serialises `valid_duration` (e.g. P7D). */
@@ -93,13 +95,16 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
         if (!auth.enabled) return off;
         // Not "wrong password": the user would try again and again. The file's path and what is
         // wrong with it are in the log, for whoever is at the controller.
-        if (auth.loginsUnavailable())
+        const unavailable = auth.loginsUnavailable();
+        if (unavailable)
           return reply
             .status(503)
             .send(
               errorBody(
                 503,
-                'logins are unavailable: the users file on the controller is damaged; fix or remove it there (the service log says what is wrong), then add users with edgeblocks user add',
+                unavailable instanceof RevocationsUnreadable
+                  ? `logins are unavailable: ${REVOCATIONS_FILE} in the controller's data dir cannot be read (${unavailable.reason}); the service log says which file and why, and logins work again once it can be read`
+                  : 'logins are unavailable: the users file on the controller is damaged; fix or remove it there (the service log says what is wrong), then add users with edgeblocks user add',
               ),
             );
         const result = await auth.login(req.ip, 'http', req.body.username, req.body.password);

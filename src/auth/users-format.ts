@@ -41,6 +41,22 @@ export class UsersFileUnreadable extends UsersFileError {
   }
 }
 
+/**
+ * revocations.json (or the release before's logouts.json) there but not readable (revocations.ts):
+ * a change is refused, as the record written anew would lose every revocation before it, and the
+ * users file written without it would let a copy put back bring back what the change ended; the
+ * service, which cannot tell a revoked token from a good one, lets nobody in.
+ */
+export class RevocationsUnreadable extends UsersFileError {
+  constructor(
+    file: string,
+    readonly reason: string,
+  ) {
+    super(file, reason);
+    this.message = `${file} cannot be read (${reason}): it keeps the sessions and API tokens that logouts, password changes and revocations ended; until it can be read again, no change to the users is made and no session or token is let in; nothing was changed`;
+  }
+}
+
 /** A user name the CLI refuses, with the reason in the message. */
 export class UserNameError extends Error {}
 

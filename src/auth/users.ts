@@ -5,6 +5,8 @@
 // and the service both write it, users-lock.ts); a file that cannot be read as a users file is
 // reported with its path and never rewritten. It is read as revocations.json lets it be, and what
 // a change ends is kept there first (revocations.ts): an older file put back revives nothing ended.
+// A record that is there but cannot be read refuses every change and, in the service, every login,
+// session and token (RevocationsUnreadable), until it can be read again.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import {
   USERS_FILE_VERSION,
   UserNameError,
   type UserRecord,
+  RevocationsUnreadable,
   UsersFileError,
   UsersFileUnreadable,
 } from './users-format.js';
@@ -90,10 +93,13 @@ export class UsersFile {
    * Nothing is thrown: this runs on a timer, and control goes on.
    */
   refresh(): UsersFileError | null {
-    if (this.signature() === this.seen) return null;
+    const retry = this.error instanceof RevocationsUnreadable;
+    if (this.signature() === this.seen && !retry) return null;
     const sig = this.signature();
     try {
-      return this.loadOrLock();
+      const was = this.error?.message;
+      const err = this.loadOrLock();
+      return err && err.message === was ? null : err;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       return this.lock(sig, new UsersFileUnreadable(this.file, code));
@@ -109,6 +115,9 @@ export class UsersFile {
     const sig = this.signature();
     try {
       this.load();
+      const unreadable = this.unreadableRecord();
+      // Not `seen`: a passing reason (EMFILE, EIO) may pass without the file changing; tried again each refresh.
+      if (unreadable) return this.lock(sig, unreadable, false);
       return null;
     } catch (e) {
       if (!(e instanceof UsersFileError)) throw e;
@@ -116,8 +125,8 @@ export class UsersFile {
     }
   }
 
-  private lock(sig: string, e: UsersFileError): UsersFileError {
-    this.seen = sig;
+  private lock(sig: string, e: UsersFileError, seen = true): UsersFileError {
+    this.seen = seen ? sig : '';
     this.users = new Map();
     this.loads++;
     this.error = e;
@@ -126,6 +135,12 @@ export class UsersFile {
 
   get broken(): UsersFileError | null {
     return this.error;
+  }
+
+  /** The revocations record there but unreadable, as last read (revocations.ts), as an error; or null. */
+  unreadableRecord(): RevocationsUnreadable | null {
+    const u = this.revocations.unreadable;
+    return u ? new RevocationsUnreadable(u.file, u.reason) : null;
   }
 
   names(): string[] {
@@ -272,11 +287,14 @@ export class UsersFile {
 
   /**
    * With the lock held: read, change, keep what the change ended in the revocations record, write.
-   * A record that cannot be written (a full card) is said; the change goes on (the users file
-   * says it too), but an older users.json put back could bring back what it ended.
+   * A record that cannot be read refuses the change, nothing written (RevocationsUnreadable). A
+   * record that cannot be written (a full card) is said; the change goes on (the users file says
+   * it too), but an older users.json put back could bring back what it ended.
    */
   private change(change: () => void): void {
     this.load();
+    const unreadable = this.unreadableRecord();
+    if (unreadable) throw unreadable;
     const before = new Map(this.users);
     change();
     if (this.revocations.end(before, this.users))
