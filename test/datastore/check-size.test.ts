@@ -5,7 +5,7 @@
 // service's lock, and a database it cannot read is no failure of the check.
 // The built CLI as a child process, on a real SQLite file written past the bound.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -16,8 +16,9 @@ import { logLines } from '../helpers/log-lines.js';
 
 const doc = (id: string) => ({ namespace: 'big', id, x: 'x'.repeat(1_000_000) });
 
-function check(dataDir: string): { status: number | null; stderr: string; stdout: string } {
+function check(dataDir: string, tmp?: string): { status: number | null; stderr: string; stdout: string } {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('EDGEBLOCKS_')));
+  if (tmp !== undefined) env.TMPDIR = tmp;
   const r = spawnSync(process.execPath, [CLI, 'check', '--data-dir', dataDir], { env, encoding: 'utf8' });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
@@ -87,7 +88,41 @@ t.test('a store within the bound, or a database that cannot be read: no warning,
   const junk = Buffer.alloc(1 << 20, 0xa5);
   for (let at = 4096; at < statSync(file).size; at += junk.length) writeSync(fd, junk, 0, junk.length, at);
   closeSync(fd);
-  const broken = check(dataDir);
+  const tmp = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-tmp-'));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const broken = check(dataDir, tmp);
   t.equal(broken.status, 0, `a damaged database is the start's to report: ${broken.stderr}`);
   t.notMatch(broken.stderr, /datastore|Error|at /, 'no warning, no stack');
+  t.same(readdirSync(tmp), [], 'its copy is removed');
+});
+
+t.test('a copy that cannot be made is said, naming why, and the check still passes', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-size-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const app = await startApp({}, { listen: false, dataDir });
+  app.app.documents.setMany(
+    Array.from({ length: 18 }, (_, i) => doc(`d${i}`)),
+    { unbounded: true },
+  );
+  await app.close();
+  const tmp = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-tmp-'));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const read = check(dataDir, tmp);
+  t.match(read.stderr, /past the \d+/, 'with room, the store past its bound is said');
+  t.same(readdirSync(tmp), [], 'and the copy it read is removed');
+
+  const aFile = path.join(tmp, 'a-file');
+  writeFileSync(aFile, '');
+  for (const [where, code] of [
+    [aFile, 'ENOTDIR'],
+    [path.join(tmp, 'no-such-dir'), 'ENOENT'],
+  ] as const) {
+    const r = check(dataDir, where);
+    t.equal(r.status, 0, `TMPDIR ${path.basename(where)}: the check passes (${r.stderr})`);
+    const line = r.stderr.split('\n').find((l) => /datastore/.test(l));
+    t.match(line, /^edgeblocks: warning: the datastore's size was not checked/, 'a note says the size was not checked');
+    t.match(line, code, `naming the reason (${code})`);
+    t.match(line, where, 'and where the copy was to go');
+  }
+  t.same(readdirSync(tmp), ['a-file'], 'nothing left behind');
 });
