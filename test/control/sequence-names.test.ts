@@ -209,7 +209,7 @@ t.test(
     t.match(parseInstruction(line), {
       error: { pos: 20, message: /^target: .*double quotes.*bare or in 'single quotes'.*target='Beer Setpoint'/ },
     });
-    t.same(lineNames(line), [], 'the line names no block');
+    t.same(lineNames(line), [{ key: 'target', id: 'Beer Setpoint' }], 'the line names the block all the same');
     const su = setup();
     plant(su, 'Beer Setpoint');
     su.create('seq', 'Sequence', { instructions: [line, 'WAIT'] });

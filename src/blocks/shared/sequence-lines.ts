@@ -62,6 +62,8 @@ export interface ArgText {
   valueAt: number;
   /** Where the value ends: after its closing quote, or its last character. */
   valueEnd: number;
+  /** In double quotes (inDoubleQuotes): the line does not parse, but names what is inside them. */
+  doubled?: true;
 }
 
 /** A line split into its opcode and arguments, not yet read; a comment is its text. */
@@ -74,6 +76,18 @@ export const isVariable = (a: Pick<ArgText, 'raw' | 'quoted'>): boolean => a.raw
 
 /** The opcode and its arguments, each once and known to the opcode; not whether they are all there. */
 export function splitLine(line: string): SplitLine | { error: ParseError } {
+  const split = splitNaming(line);
+  if (!('doubledError' in split)) return split;
+  const { doubledError, ...plain } = split;
+  return doubledError ?? plain;
+}
+
+/**
+ * splitLine, but a value in double quotes (an error of the line, inDoubleQuotes) is kept as an
+ * argument marked `doubled`, the first such error beside it: what the line names, for lineNames
+ * and renameInLine, is read through it.
+ */
+function splitNaming(line: string): (SplitLine & { doubledError?: { error: ParseError } }) | { error: ParseError } {
   const text = line.trim();
   // The dashboard and the Brewblox UI edit the instructions as the lines of a text area: an item
   // with a line break in it shows as several lines, and must not run as one (a script sent as one
@@ -94,20 +108,25 @@ export function splitLine(line: string): SplitLine | { error: ParseError } {
   const rest = text.slice(pos);
   if (op === 'COMMENT' && !/^text\s*=/.test(rest)) return { op: 'COMMENT', comment: rest };
   const args: ArgText[] = [];
+  let doubledError: { error: ParseError } | undefined;
   for (const part of splitArgs(rest, pos)) {
-    if ('error' in part) return part;
+    if ('error' in part) return doubledError ?? part;
     const kind = Object.hasOwn(spec, part.key) ? spec[part.key]! : undefined;
     if (!kind)
-      return fail(
-        `${op} has no argument '${part.key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`,
-        part.at,
+      return (
+        doubledError ??
+        fail(
+          `${op} has no argument '${part.key}'${Object.keys(spec).length ? `; it takes ${Object.keys(spec).join(', ')}` : '; it takes none'}`,
+          part.at,
+        )
       );
-    if (args.some((a) => a.key === part.key)) return fail(`argument '${part.key}' given twice`, part.at);
+    if (args.some((a) => a.key === part.key))
+      return doubledError ?? fail(`argument '${part.key}' given twice`, part.at);
     const doubled = inDoubleQuotes({ ...part, kind });
-    if (doubled) return fail(doubled, part.valueAt);
-    args.push({ ...part, kind });
+    if (doubled) doubledError ??= fail(doubled, part.valueAt);
+    args.push(doubled ? { ...part, kind, doubled: true } : { ...part, kind });
   }
-  return { op: op as Opcode, args, text };
+  return { op: op as Opcode, args, text, doubledError };
 }
 
 /**
@@ -134,9 +153,22 @@ const namesBlock = (a: ArgText): boolean => typeof a.kind === 'object' && !isVar
  * mistyped) names its blocks all the same; one that does not split names none.
  */
 export function lineNames(line: string): Array<{ key: string; id: string }> {
-  const split = splitLine(line);
+  const split = splitNaming(line);
   if ('error' in split || !('args' in split)) return [];
-  return split.args.filter(namesBlock).map((a) => ({ key: a.key, id: a.raw }));
+  return split.args.filter(namesBlock).map((a) => ({ key: a.key, id: nameIn(a) }));
+}
+
+/** The block id a block argument gives: a name in double quotes is what is inside them. */
+const nameIn = (a: ArgText): string => (a.doubled ? a.raw.replace(/^"|"$/g, '') : a.raw);
+
+/**
+ * A block argument naming `to`: as formatName writes it, or, where the line had it in double
+ * quotes, in double quotes still (the line's error is the user's to fix, and says how), unless
+ * they cannot hold the name (a comma or a double quote would end it there).
+ */
+function nameAs(a: ArgText, to: string): string {
+  if (!a.doubled || /[,"]/.test(to)) return formatName(to);
+  return `"${to}${a.raw.length > 1 && a.raw.endsWith('"') ? '"' : ''}`;
 }
 
 /**
@@ -144,13 +176,13 @@ export function lineNames(line: string): Array<{ key: string; id: string }> {
  * of it as written, parsed or not; null when none names it.
  */
 export function renameInLine(line: string, from: string, to: string): string | null {
-  const split = splitLine(line);
+  const split = splitNaming(line);
   if ('error' in split || !('args' in split)) return null;
-  const named = split.args.filter((a) => namesBlock(a) && a.raw === from);
+  const named = split.args.filter((a) => namesBlock(a) && nameIn(a) === from);
   if (!named.length) return null;
   let text = split.text;
   // From the last, so the places of the ones before it hold.
-  for (const a of named.reverse()) text = text.slice(0, a.valueAt) + formatName(to) + text.slice(a.valueEnd);
+  for (const a of named.reverse()) text = text.slice(0, a.valueAt) + nameAs(a, to) + text.slice(a.valueEnd);
   return text;
 }
 
