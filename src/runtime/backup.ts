@@ -11,6 +11,7 @@ import type { BackupStore, BatchScope, RuntimeCore } from './core.js';
 import { implementsIface, type AnyBlock, type BlockTypeDef, type Data } from './types.js';
 import { blockJson } from './block-json.js';
 import { holdingRules } from './backup-rules.js';
+import { followTrimmed, spacedIds, trimmedWarning } from './backup-ids.js';
 
 export interface Backup {
   timestamp: string;
@@ -118,12 +119,15 @@ function loadBackupBlocks(
     const o = isPlainObject(item) ? item : {};
     return `block ${i} (id '${String(o.id ?? '?')}', nid ${String(o.nid ?? '?')}, type '${String(o.type ?? '?')}')`;
   };
-  // Every id in the backup is known before any block is decoded, so forward links resolve.
+  // Every id in the backup is known before any block is decoded, so forward links resolve; an
+  // id with white space at an end by both, as the backup has it and as it loads (backup-ids.ts).
+  const { trimmed, refused } = spacedIds(rt, items);
   const pending = new Map<string, BlockTypeDef<any, any>>();
   for (const item of items) {
     if (isPlainObject(item) && typeof item.id === 'string' && typeof item.type === 'string') {
       const def = rt.types.get(item.type);
       if (def) pending.set(item.id, def);
+      if (def && trimmed.has(item.id)) pending.set(trimmed.get(item.id)!, def);
     }
   }
   const prefs = rt.units;
@@ -163,7 +167,9 @@ function loadBackupBlocks(
   const linked = items.map(() => [] as Array<{ id: string; iface: string; path: string }>);
   items.forEach((item, i) => {
     try {
-      const body = blockBody(item, true);
+      const spaced = isPlainObject(item) && typeof item.id === 'string' ? item.id : '';
+      if (refused.has(spaced)) throw conflict(refused.get(spaced)!);
+      const body = blockBody(trimmed.has(spaced) ? { ...(item as object), id: trimmed.get(spaced) } : item, true);
       if (isSparkOnly(rt, body.type, body.nid)) {
         said[i]!.push([
           'warn',
@@ -196,6 +202,7 @@ function loadBackupBlocks(
       // An older (or newer) backup: what this controller does not know is left out field by
       // field, and the block is kept (said once it is).
       const dropped = () => {
+        if (trimmed.has(spaced)) said[i]!.push(['warn', trimmedWarning(label(item, i), spaced, body.id!)]);
         for (const x of [...issues, ...retired])
           said[i]!.push([
             'warn',
@@ -242,7 +249,7 @@ function loadBackupBlocks(
   const loadedDefs = new Map(loading.filter((p) => !p.def.system).map((p) => [p.id, p.def]));
   for (const p of loading)
     for (const link of linked[p.index]!) {
-      const def = loadedDefs.get(link.id) ?? rt.systemBlockById(link.id)?.def;
+      const def = loadedDefs.get(trimmed.get(link.id) ?? link.id) ?? rt.systemBlockById(link.id)?.def;
       const problem = !def
         ? `block '${link.id}' of the backup was not loaded`
         : implementsIface(def, link.iface)
@@ -298,6 +305,7 @@ function loadBackupBlocks(
       changed.push(rt.insert(p.def, p.nid, p.id, p.data, p.meta, p.value));
     }
   }
+  followTrimmed(rt, new Map([...trimmed].filter(([, to]) => loadedDefs.has(to))));
   // The blocks, the backup's nids and the controller's documents in one transaction: a write
   // that fails (a full or failing card) or a kill -9 part way leaves all as it was, never the
   // backup's blocks beside the documents (units, alert rules) of before.

@@ -48,7 +48,7 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   if (needData && !isPlainObject(data))
     issues.push({ path: 'data', message: data === undefined ? 'required' : 'must be an object' });
   if (id !== undefined && (typeof id !== 'string' || !validId(id))) {
-    issues.push({ path: 'id', message: `must be ${ID_RULE}` });
+    issues.push({ path: 'id', message: `must be ${ID_RULE}${idFault(id)}` });
   }
   if (nid !== undefined && (typeof nid !== 'number' || !Number.isInteger(nid) || nid < 1 || nid > MAX_NID))
     issues.push({ path: 'nid', message: `must be an integer from 1 to ${MAX_NID}` });
@@ -89,6 +89,21 @@ function depth(value: unknown): number {
 /** What a block id must be, in words (after "must be"). */
 export const ID_RULE =
   'a string of 1 to 200 characters, without leading or trailing spaces, control characters or half of a surrogate pair (an emoji cut in two), other than "__proto__"';
+
+/**
+ * Which end of an id has white space, after the rule in a message (`; 'Fridge Sensor ' ends with a
+ * space`): the Brewblox UI takes such an id, and the space is easily missed. '' for any other id.
+ */
+export function idFault(id: unknown): string {
+  if (typeof id !== 'string' || id === '' || id.length > 200 || id.trim() === id) return '';
+  if (id.trim() === '') return `; '${id}' is only white space`;
+  const what = (c: string) =>
+    c === ' ' ? 'a space' : `white space (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
+  const starts = id.trimStart() !== id;
+  const ends = id.trimEnd() !== id;
+  if (starts && ends) return `; '${id}' starts and ends with white space`;
+  return starts ? `; '${id}' starts with ${what(id[0]!)}` : `; '${id}' ends with ${what(id[id.length - 1]!)}`;
+}
 
 /**
  * Whether `id` can name a block. `__proto__` cannot: the history message is an object keyed by

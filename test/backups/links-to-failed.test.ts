@@ -1,6 +1,6 @@
 // A backup's links are checked against the ids of the backup before any block is decoded (so
-// forward links resolve), but a block that then failed (an id this controller refuses, such as
-// Brewblox's "Beer Sensor " with a trailing space, or the second of two blocks with one id) stayed
+// forward links resolve), but a block that then failed (Brewblox's "Beer Sensor " with a trailing
+// space where the backup has a "Beer Sensor" too, or the second of two blocks with one id) stayed
 // among them: a link to it loaded pointing nowhere, or at a block of another type, without a
 // word, while a link to an id the backup lacks is warned of. Both are warned of now, by block
 // and field, as the links a delete leaves are.
@@ -13,6 +13,7 @@ t.test('a link to a block of the backup that failed to load is warned of by bloc
   const backup = {
     blocks: [
       { id: 'Beer Sensor ', nid: 150, type: 'TempSensorMock', data: { setting: 20 } },
+      { id: 'Beer Sensor', nid: 155, type: 'Variables', data: {} },
       { id: 'Beer Setpoint', nid: 151, type: 'SetpointSensorPair', data: { 'sensorId<>': 'Beer Sensor ' } },
       { id: 'Fridge Sensor', nid: 152, type: 'Variables', data: {} },
       { id: 'Fridge Sensor', nid: 153, type: 'TempSensorMock', data: { setting: 4 } },
