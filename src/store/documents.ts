@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { DATASTORE_BYTES } from '../shared/limits.js';
 import type { Db } from './db.js';
+import { ForeignDocuments } from './foreign-documents.js';
 import { globMatcher } from './datastore-glob.js';
 import { documentIssues, type Doc, type DocumentShapes, type SetQuery } from './datastore-validate.js';
 
@@ -298,20 +299,23 @@ export class DocumentStore extends EventEmitter<Events> {
   replaceNamespace(namespace: string, items: unknown[], announce?: Array<() => void>): string[] {
     const rejected: string[] = [];
     const docs = new Map<string, Doc>();
+    const foreign = new ForeignDocuments();
     items.forEach((item, i) => {
       const issues = documentIssues(item, `store.${i}`, this.shapes);
       if (issues.length) return rejected.push(issues.map((x) => `${x.path}: ${x.message}`).join('; '));
       const doc = item as Doc;
-      if (!inTree(doc.namespace, namespace))
-        return rejected.push(`store.${i}: namespace '${doc.namespace}' is not '${namespace}' or below it`);
+      if (!inTree(doc.namespace, namespace)) return foreign.add(doc.namespace, doc.id);
       docs.set(keyOf(doc.namespace, doc.id), doc);
     });
+    rejected.push(...foreign.messages(namespace, items.length > 0 && docs.size === 0));
     // A list of which nothing could be taken is not a namespace without documents (that is an
     // empty list): replacing with it would delete them all for a shape this version cannot read.
     if (items.length > 0 && docs.size === 0) {
-      rejected.push(
-        `no document of the list could be taken, so the documents of '${namespace}' were kept as they were`,
-      );
+      // Documents of another service only: their message says the controller's were kept.
+      if (rejected.length > foreign.size)
+        rejected.push(
+          `no document of the list could be taken, so the documents of '${namespace}' were kept as they were`,
+        );
       return rejected;
     }
     const { changed, gone, grow, full } = this.db.transaction(() => {
