@@ -46,6 +46,12 @@ t.test('Tune on the PID card: progress, the pair, Stop', async (t) => {
   const progress = card.getByTestId('tuning-progress');
   await progress.waitFor();
   t.match(await progress.innerText(), /Tuning: cycle 0 of 3/, 'progress shows the cycle count');
+  // Before a first cycle there is no estimate (timeLeft's value is null): no "about — left".
+  t.match(
+    await progress.innerText(),
+    /^Tuning: cycle 0 of 3 \([\d.]+ (s|min) so far\)$/,
+    'no time left before a first cycle',
+  );
   t.equal(await card.getByRole('button', { name: 'Stop tuning' }).count(), 1, 'a Stop button while it runs');
   const running = await read('Heat PID');
   t.equal(running.tuning.state, 'RUNNING', 'the click started it on the controller');

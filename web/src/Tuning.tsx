@@ -116,8 +116,8 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
         <>
           <p data-testid="tuning-progress">
             Tuning: cycle {tu.cycle ?? 0} of {tu.cycles}
-            {tu.timeLeft !== null && tu.timeLeft !== undefined ? `, about ${duration(tu.timeLeft)} left` : ''} (
-            {duration(tu.elapsed)} so far)
+            {seconds(tu.timeLeft) !== null ? `, about ${duration(tu.timeLeft)} left` : ''} ({duration(tu.elapsed)} so
+            far)
           </p>
           <div class="buttons">
             <button type="button" onClick={() => command('STOP', 'tuning stopped')}>
