@@ -85,6 +85,24 @@ export function unitKind(unit: string): UnitKind | null {
   return Object.hasOwn(UNIT_TABLE, key) ? UNIT_TABLE[key]!.kind : null;
 }
 
+/** Whether two unit names name the same unit of this table (`C`, `°C`, `celsius` and `degC` do). */
+export function sameUnit(a: string, b: string): boolean {
+  const [x, y] = [normalize(a), normalize(b)];
+  return Object.hasOwn(UNIT_TABLE, x) && Object.hasOwn(UNIT_TABLE, y) && UNIT_TABLE[x] === UNIT_TABLE[y];
+}
+
+const WITH_UNIT = /^\s*([+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+))\s*([^\s\d.,+-].*?)\s*$/;
+
+/**
+ * A number written with a unit this table knows, as people write a temperature ("20 C", "68°F",
+ * "-1.5 degC", "18,5 °C"): the number's text and the unit's. Null for anything else.
+ */
+export function numberWithUnit(text: string): { number: string; unit: string } | null {
+  const m = WITH_UNIT.exec(text);
+  if (!m || unitKind(m[2]!) === null) return null;
+  return { number: m[1]!, unit: m[2]! };
+}
+
 /** Convert a value given in `unit` (or in the user's unit when omitted) to the internal unit. */
 export function toInternal(value: number, kind: UnitKind, prefs: UnitPrefs, unit?: string): number {
   return lookup(unit ?? userUnit(kind, prefs), kind).toBase(value);

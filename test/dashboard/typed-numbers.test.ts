@@ -87,3 +87,24 @@ t.test('the wizard checks its settings before it makes a block, and reads a comm
   const beer = (await api('blocks/read', { id: 'Ferment Beer Setpoint' })).body;
   t.equal(beer.data.storedSetting.value, 18.5, 'the beer setpoint at 18.5 °C');
 });
+
+t.test("a setting typed with the field's unit is that number; another unit is named, nothing sent", async (t) => {
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const sp = card('Beer Setpoint');
+  const field = sp.getByTestId('setting-Beer Setpoint');
+  const setting = async () => (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value;
+  for (const [typed, want] of [
+    ['19.5 °C', 19.5],
+    ['18 C', 18],
+    ['17,5degC', 17.5],
+  ] as const) {
+    await field.fill(typed);
+    await sp.getByRole('button', { name: 'Set', exact: true }).click();
+    for (let i = 0; i < 50 && (await setting()) !== want; i++) await new Promise((r) => setTimeout(r, 100));
+    t.equal(await setting(), want, `"${typed}" in the °C field is ${want}`);
+  }
+  await field.fill('68F');
+  await sp.getByRole('button', { name: 'Set', exact: true }).click();
+  await sp.locator('.hint.bad').filter({ hasText: 'this field is in °C: 68 F is 20 °C' }).waitFor();
+  t.equal(await setting(), 17.5, '68F in a °C field is said, not sent');
+});

@@ -4,8 +4,7 @@ import { useState } from 'preact/hooks';
 import type { Answer, Block } from './api';
 import { unitLabel } from './blocks';
 import { applyPatch } from './live';
-import { retyped } from './units';
-import { typedNumber } from './typed-number';
+import { retyped, typedInUnit } from './units';
 
 /** Runs a REST call, shows the server's answer under the card, and applies the changed block. */
 export function useAnswer(): [string, boolean, (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>] {
@@ -46,7 +45,9 @@ export function NumberField(props: {
       : String(Math.round(props.value * 100) / 100);
   const save = (e: Event) => {
     e.preventDefault();
-    const v = typedNumber(shown);
+    const typed = typedInUnit(shown, props.unit);
+    if ('problem' in typed) return setHint(typed.problem);
+    const v = typed.value;
     if (v === null || !Number.isFinite(v)) return setHint('enter a number');
     if ((props.min !== undefined && v < props.min) || (props.max !== undefined && v > props.max))
       return setHint(`between ${props.min} and ${props.max}`);

@@ -4,6 +4,8 @@
 // range in the API document) the page converts it by that table.
 import {
   fromInternal,
+  numberWithUnit,
+  sameUnit,
   toInternal,
   type TempUnit,
   type UnitKind,
@@ -11,6 +13,7 @@ import {
   unitKind,
   userUnit,
 } from '../../src/codec/unit-conversion.js';
+import { unitLabel } from './blocks.js';
 import { typedNumber } from './typed-number.js';
 
 export { fromInternal, toInternal, unitKind, userUnit, type UnitKind, type UnitPrefs };
@@ -58,4 +61,26 @@ export function converted(n: number, from: string, to: string): number | null {
     .map((temperature) => ({ temperature }))
     .find((p) => userUnit(kind, p) === to);
   return prefs ? fromInternal(toInternal(n, kind, prefs, from), kind, prefs) : null;
+}
+
+/**
+ * A number typed into a field shown in `unit`: plain ("20", "18,5"), or followed by that unit
+ * as people write it ("20 °C", "20 C", "20degC"); null when empty. Another unit ("68F" in a °C
+ * field) is a problem in words that names the field's unit and, where it converts, the number.
+ */
+export function typedInUnit(text: string, unit: string): { value: number | null } | { problem: string } {
+  const plain = typedNumber(text);
+  if (plain === null || Number.isFinite(plain)) return { value: plain };
+  const written = numberWithUnit(text);
+  const n = written ? typedNumber(written.number) : null;
+  if (!written || n === null || !Number.isFinite(n)) return { problem: 'enter a number' };
+  if (sameUnit(written.unit, unit)) return { value: n };
+  const there = converted(n, written.unit, unit);
+  const label = unitLabel(unit);
+  return {
+    problem:
+      there === null
+        ? `this field is in ${label}, not ${written.unit}`
+        : `this field is in ${label}: ${written.number} ${written.unit} is ${Number(there.toFixed(2))} ${label}`,
+  };
 }
