@@ -5,7 +5,17 @@ import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldSpec, type FieldTa
 import { complete } from './apply.js';
 import { isPlainObject, RESET, type Partial, type ValidationIssue } from './partial.js';
 import { TOO_LARGE_FOR_JSON, TOO_LARGE_NUMBER, unholdable } from '../../drivers/json-number.js';
-import { fromInternal, toInternal, UnitError, userUnit, type UnitKind, type UnitPrefs } from './units.js';
+import {
+  fromInternal,
+  numberWithUnit,
+  sameUnit,
+  toInternal,
+  UnitError,
+  unitKind,
+  userUnit,
+  type UnitKind,
+  type UnitPrefs,
+} from './units.js';
 
 /** Largest magnitude of any number in block data (internal units): far beyond any real setting. */
 export const MAX_MAGNITUDE = 1e9;
@@ -134,7 +144,7 @@ function decodeValue(
         if (unholdable(value)) return fail(TOO_LARGE_FOR_JSON);
       }
       if (typeof value !== 'number' || !Number.isFinite(value))
-        return fail(`must be a number or a Quantity, got ${describe(raw)}`);
+        return fail(`must be a number or a Quantity, got ${describe(raw)}${writtenWithUnit(raw, path, s.unit)}`);
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
         if (takesValue(s, n)) return n;
@@ -344,6 +354,32 @@ function isoSeconds(raw: string): number | undefined {
 function typeMarker(o: Record<string, unknown>): unknown {
   for (const k of TYPE_KEYS) if (k in o) return o[k];
   return undefined;
+}
+
+/**
+ * For a quantity sent as text with its unit ("20 C", "68F"), how to send it: the unit in the
+ * key or in a Quantity, named as the API names it. Empty for any other value.
+ */
+function writtenWithUnit(raw: unknown, path: string, kind: UnitKind): string {
+  const written = typeof raw === 'string' ? numberWithUnit(raw) : null;
+  if (!written) return '';
+  if (unitKind(written.unit) !== kind) return `; ${unitMismatch(written.unit, kind)}`;
+  const unit =
+    (['degC', 'degF'] as const).map((t) => userUnit(kind, { temperature: t })).find((u) => sameUnit(u, written.unit)) ??
+    written.unit;
+  const n = Number(written.number.replace(',', '.'));
+  const key = path.split('.').pop();
+  return `; put the unit in the key, "${key}[${unit}]": ${n}, or send {"value": ${n}, "unit": "${unit}"}`;
+}
+
+function unitMismatch(unit: string, kind: UnitKind): string {
+  try {
+    toInternal(0, kind, { temperature: 'degC' }, unit);
+    return '';
+  } catch (e) {
+    if (e instanceof UnitError) return e.message;
+    throw e;
+  }
 }
 
 export function describe(v: unknown): string {

@@ -50,6 +50,31 @@ t.test('bad input gets the documented status, names the problem, and changes not
       'data.setting',
     ],
     [
+      // A brewer's way of writing a temperature: the message says how the API takes it.
+      'a temperature as text with its unit',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { setting: '20 C' } },
+      422,
+      /got the string "20 C"; put the unit in the key, "setting\[degC\]": 20, or send \{"value": 20, "unit": "degC"\}/,
+      'data.setting',
+    ],
+    [
+      'a temperature as text in the other unit',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { setting: '68F' } },
+      422,
+      /"setting\[degF\]": 68, or send \{"value": 68, "unit": "degF"\}/,
+      'data.setting',
+    ],
+    [
+      'a temperature as text with a unit of another kind',
+      'blocks/create',
+      { id: 'x', type: 'TempSensorMock', data: { setting: '20 min' } },
+      422,
+      /got the string "20 min"; unit 'min' is not a temperature unit/,
+      'data.setting',
+    ],
+    [
       'a link to a missing block',
       'blocks/create',
       { id: 'x', type: 'SetpointSensorPair', data: { 'sensorId<>': 'Santa' } },
