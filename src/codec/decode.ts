@@ -12,6 +12,7 @@ import {
   toInternal,
   UnitError,
   unitKind,
+  unitSymbol,
   userUnit,
   type UnitKind,
   type UnitPrefs,
@@ -148,7 +149,7 @@ function decodeValue(
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
         if (takesValue(s, n)) return n;
-        const got = `got ${value}${unit ? ` ${unit}` : ` ${unitLabel(userUnit(s.unit, ctx.prefs))}`}`;
+        const got = `got ${value}${unit ? ` ${unit}` : ` ${unitSymbol(userUnit(s.unit, ctx.prefs))}`}`;
         // The field's own range first (a setpoint's -40..150 °C), the bound of all numbers only past it.
         const range = Number.isNaN(n) ? null : outOfRange(s, n, ctx.prefs);
         return fail(range ? `${range}, ${got}` : `is out of range, ${got}`);
@@ -281,17 +282,12 @@ function outOfRange(s: { unit: UnitKind; min?: number; max?: number }, n: number
   const below = s.min !== undefined && n < s.min;
   const above = s.max !== undefined && n > s.max;
   if (!below && !above) return null;
-  const shown = (v: number) => `${fromInternal(v, s.unit, prefs)} ${unitLabel(userUnit(s.unit, prefs))}`;
+  const shown = (v: number) => `${fromInternal(v, s.unit, prefs)} ${unitSymbol(userUnit(s.unit, prefs))}`;
   if (s.min !== undefined && s.max !== undefined) return `must be between ${shown(s.min)} and ${shown(s.max)}`;
   if (below && s.unit === 'temp' && s.min === ABSOLUTE_ZERO_C)
     return `must not be below absolute zero (${shown(s.min)})`;
   if (below) return s.min === 0 ? 'must not be negative' : `must be at least ${shown(s.min!)}`;
   return `must be at most ${shown(s.max!)}`;
-}
-
-/** °C and °F for temperatures; other units by name. */
-export function unitLabel(unit: string): string {
-  return unit === 'degC' ? '°C' : unit === 'degF' ? '°F' : unit;
 }
 
 /** Latest date accepted: 9999-12-31T23:59:59Z, in epoch seconds. */

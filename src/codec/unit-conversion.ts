@@ -131,8 +131,11 @@ const SYMBOLS: Record<string, string> = {
   second: 's',
 };
 
+/** How a text shows a unit the API names (`delta_degC` as °C); other units by name. */
+export const unitSymbol = (unit: string): string => SYMBOLS[unit] ?? unit;
+
 /** An internal value as a text shows it to the user: in the preferred unit, with `digits` decimals and its symbol (`67.1 °F`). */
 export function formatQuantity(value: number, kind: UnitKind, prefs: UnitPrefs, digits = 1): string {
   const unit = userUnit(kind, prefs);
-  return `${fromInternal(value, kind, prefs).toFixed(digits)} ${SYMBOLS[unit] ?? unit}`;
+  return `${fromInternal(value, kind, prefs).toFixed(digits)} ${unitSymbol(unit)}`;
 }

@@ -75,6 +75,15 @@ t.test('bad input gets the documented status, names the problem, and changes not
       'data.setting',
     ],
     [
+      // The range of a temperature difference in degrees, as every message writes a temperature.
+      'a temperature difference out of its range',
+      'blocks/create',
+      { id: 'x', type: 'Pid', data: { tuning: { amplitude: 99 } } },
+      422,
+      /data.tuning.amplitude: must be between 0.05 °C and 10 °C, got 99 °C$/,
+      'data.tuning.amplitude',
+    ],
+    [
       'a link to a missing block',
       'blocks/create',
       { id: 'x', type: 'SetpointSensorPair', data: { 'sensorId<>': 'Santa' } },

@@ -127,7 +127,7 @@ t.test('aborts, and the gains stay as they were', async (t) => {
     f.setSetpoint(19);
     await f.run(5);
     t.equal(tuning(f).state, 'ABORTED');
-    t.match(tuning(f).message, /setting changed from 20 degC to 19 degC/);
+    t.match(tuning(f).message, /setting changed from 20 °C to 19 °C/);
   });
   t.end();
 });

@@ -64,13 +64,13 @@ t.test('refusals: what else drives the chain, a shared mutex, a PID already pair
   // A band the first swings would leave, and nothing to stop.
   t.throws(
     () => start(f, { amplitude: 2 }),
-    /cannot start: the band \(2 degC\) must be at least 2 times the amplitude \(2 degC\), or the first swings end the tuning; raise band or lower amplitude/,
+    /cannot start: the band \(2 °C\) must be at least 2 times the amplitude \(2 °C\), or the first swings end the tuning; raise band or lower amplitude/,
   );
   t.equal(f.data('Heat PID').tuning.amplitude, 0.5, 'the refused write changed nothing');
   t.throws(() => command(f, 'STOP'), /nothing to stop: the tuning is IDLE/);
   t.throws(
     () => start(f, { hysteresis: 0.5 }),
-    /cannot start: the hysteresis \(0\.5 degC\) must be below the amplitude \(0\.5 degC\)/,
+    /cannot start: the hysteresis \(0\.5 °C\) must be below the amplitude \(0\.5 °C\)/,
   );
 
   // The pair cannot be tuned on its own while the tuning drives it. (0.12 degC is one of the
@@ -169,20 +169,17 @@ t.test("refusals and messages are in the brewer's unit", async (t) => {
   t.teardown(() => void (units.temperature = 'degC'));
   t.throws(
     () => start(f, { amplitude: 3.6 }),
-    /cannot start: the band \(3\.6 degF\) must be at least 2 times the amplitude \(3\.6 degF\)/,
+    /cannot start: the band \(3\.6 °F\) must be at least 2 times the amplitude \(3\.6 °F\)/,
   );
-  t.throws(
-    () => start(f, { hysteresis: 0.9 }),
-    /the hysteresis \(0\.9 degF\) must be below the amplitude \(0\.9 degF\)/,
-  );
+  t.throws(() => start(f, { hysteresis: 0.9 }), /the hysteresis \(0\.9 °F\) must be below the amplitude \(0\.9 °F\)/);
   start(f, { hysteresis: 0.18 });
   await f.run(5);
   t.equal(tuning(f).state, 'RUNNING', tuning(f).message);
-  t.match(tuning(f).message, /^relay running: the output switches 0\.18 degF either side of 68 degF$/);
+  t.match(tuning(f).message, /^relay running: the output switches 0\.18 °F either side of 68 °F$/);
   f.setSetpoint(69.8);
   await f.run(5);
   t.equal(tuning(f).state, 'ABORTED');
-  t.match(tuning(f).message, /stopped: the setting changed from 68 degF to 69\.8 degF/);
+  t.match(tuning(f).message, /stopped: the setting changed from 68 °F to 69\.8 °F/);
 });
 
 // A batch is one change, and no block runs between its items: the setpoint's setting is not

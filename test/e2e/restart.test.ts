@@ -118,7 +118,7 @@ t.test('a stored record that cannot be decoded is kept aside and reported', asyn
   t.match(quarantined.find((q) => q.id === 'alien')?.reason, /unknown block type 'NoSuchType'/);
   t.match(
     quarantined.find((q) => q.id === 'typo')?.reason,
-    /data\.tuning\.amplitude: must be between 0\.05 delta_degC and 10 delta_degC, got 99/,
+    /data\.tuning\.amplitude: must be between 0\.05 °C and 10 °C, got 99/,
   );
   const newer = (await postJson(`${cli.base}/edge-one/blocks/read`, { id: 'newer' })).body;
   t.equal(newer.data.kp.value, 42, 'the PID a newer version stored loads, its gains as set');
