@@ -292,8 +292,9 @@ export class UsersFile {
    * it too), but an older users.json put back could bring back what it ended.
    */
   private change(change: () => void): void {
-    this.load();
-    const unreadable = this.unreadableRecord();
+    // loadOrLock, not load: a service whose logout finds the record unreadable must stay locked,
+    // not keep the users just read with no revocations applied.
+    const unreadable = this.loadOrLock();
     if (unreadable) throw unreadable;
     const before = new Map(this.users);
     change();

@@ -13,6 +13,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { addUser, CLI, startCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
+import { UsersFile } from '../../src/auth/users.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
 
 assertBuilt();
@@ -134,4 +135,30 @@ t.test('the service lets nobody in while the record cannot be read, and says so'
   await service.waitFor(/revocations\.json can be read again/, 'the recovery log line');
   t.equal(await read(s.bobToken), 200, "with the record readable, bob's token works");
   t.equal(await read(s.revoked), 401, "and alice's revoked one stays refused");
+});
+
+t.test('a logout that finds the record unreadable before any refresh leaves the service locked', async (t) => {
+  // The record breaks and a logout reads it before the timer's refresh does: the logout's own read
+  // kept the users with no revocations applied and marked the files as seen, so no refresh looked
+  // again and the put-back file's revoked token was let in.
+  const s = setUp(t);
+  writeFileSync(s.usersFile, s.before, { mode: 0o600 });
+  const users = new UsersFile(s.dir);
+  t.equal(users.loadOrLock(), null, 'the service starts with the record readable');
+  t.equal(users.checkToken(s.revoked), null, 'the revoked token is refused');
+  const undo = s.breakRecord();
+  await t.rejects(
+    users.endSessions('bob'),
+    /revocations\.json cannot be read \(EISDIR\)/,
+    'the logout fails, naming the record',
+  );
+  t.equal(users.refresh(), null, 'the refresh after it has nothing new to say');
+  t.equal(users.checkToken(s.revoked), null, 'the revoked token is still refused');
+  t.equal(users.checkToken(s.bobToken), null, "bob's token is refused too while the record cannot be read");
+  t.match(users.broken?.message, /revocations\.json cannot be read/, 'the users stand locked, naming the record');
+  undo();
+  t.equal(users.refresh(), null, 'the next refresh reads the record again');
+  t.equal(users.broken, null, 'and unlocks');
+  t.equal(users.checkToken(s.bobToken), 'bob', "bob's token works again");
+  t.equal(users.checkToken(s.revoked), null, "alice's revoked one stays refused");
 });
