@@ -39,8 +39,22 @@ t.test('a rename rewrites the name in double quotes, and the line stays an error
   t.equal(su.data('seq').status, 'ERROR');
   t.match(su.data('seq').errorMessage, /target: .*double quotes.*target='Wort Setpoint'/);
   t.equal(su.data('Wort Setpoint').storedSetting, 10, 'nothing was set by the rename');
-  // A name that double quotes cannot hold (a comma ends the value there) is written as a name is.
-  t.equal(renameInLine(LINE, 'Beer Setpoint', 'Wort, main'), "SET_SETPOINT target='Wort, main', setting=20C");
+  // A name that double quotes cannot hold (a comma ends the value there) is not written (below).
+  t.equal(renameInLine(LINE, 'Beer Setpoint', 'Wort, main'), null);
   t.equal(renameInLine(LINE, 'Other', 'Wort'), null, 'a line naming another block is left');
+  t.end();
+});
+
+t.test('a rename to a name double quotes cannot hold leaves the line as it was, still an error', async (t) => {
+  // Written in single quotes, the line would become valid, and the stopped sequence would set the
+  // setpoint at the rename, a moment the brewer did not choose.
+  const su = setup();
+  plant(su);
+  await su.run(200);
+  su.runtime.rename({ existing: 'Beer Setpoint', desired: 'Wort, main' });
+  t.equal(su.data('seq').instructions[0], LINE, 'the line is left as written');
+  await su.run(1500);
+  t.equal(su.data('seq').status, 'ERROR', 'the sequence stays in error');
+  t.equal(su.data('Wort, main').storedSetting, 10, 'nothing was set by the rename');
   t.end();
 });

@@ -163,22 +163,28 @@ const nameIn = (a: ArgText): string => (a.doubled ? a.raw.replace(/^"|"$/g, '') 
 
 /**
  * A block argument naming `to`: as formatName writes it, or, where the line had it in double
- * quotes, in double quotes still (the line's error is the user's to fix, and says how), unless
- * they cannot hold the name (a comma or a double quote would end it there).
+ * quotes, in double quotes still (the line's error is the user's to fix, and says how).
  */
 function nameAs(a: ArgText, to: string): string {
-  if (!a.doubled || /[,"]/.test(to)) return formatName(to);
+  if (!a.doubled) return formatName(to);
   return `"${to}${a.raw.length > 1 && a.raw.endsWith('"') ? '"' : ''}`;
 }
 
 /**
+ * Double quotes cannot hold a name with a comma or a double quote (it would end there). Such an
+ * argument is left as written: in single quotes the line would become valid, and a sequence
+ * stopped on it would run it at the rename, a moment the brewer did not choose.
+ */
+const canHold = (a: ArgText, to: string) => !a.doubled || !/[,"]/.test(to);
+
+/**
  * The line (trimmed) with each block argument that names `from` (lineNames) naming `to`, the rest
- * of it as written, parsed or not; null when none names it.
+ * of it as written, parsed or not; null when none names it (or none it names can, canHold).
  */
 export function renameInLine(line: string, from: string, to: string): string | null {
   const split = splitNaming(line);
   if ('error' in split || !('args' in split)) return null;
-  const named = split.args.filter((a) => namesBlock(a) && nameIn(a) === from);
+  const named = split.args.filter((a) => namesBlock(a) && nameIn(a) === from && canHold(a, to));
   if (!named.length) return null;
   let text = split.text;
   // From the last, so the places of the ones before it hold.
