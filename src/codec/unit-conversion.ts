@@ -68,10 +68,20 @@ const KIND_NAMES: Record<UnitKind, string> = {
 
 export class UnitError extends Error {}
 
+/**
+ * A difference written in degrees ("0.5 °C", as messages show a difference, unitSymbol) is that
+ * many degrees of difference: °F scaled, not shifted.
+ */
+const DIFFERENCE_IN = new Map<UnitDef, UnitDef>([
+  [UNIT_TABLE.degc!, UNIT_TABLE.delta_degc!],
+  [UNIT_TABLE.degf!, UNIT_TABLE.delta_degf!],
+]);
+
 function lookup(unit: string, kind: UnitKind): UnitDef {
   const key = normalize(unit);
-  const def = Object.hasOwn(UNIT_TABLE, key) ? UNIT_TABLE[key] : undefined;
+  let def = Object.hasOwn(UNIT_TABLE, key) ? UNIT_TABLE[key] : undefined;
   if (!def) throw new UnitError(`unknown unit '${unit}'`);
+  if (kind === 'deltaTemp') def = DIFFERENCE_IN.get(def) ?? def;
   if (def.kind !== kind)
     throw new UnitError(
       `unit '${unit}' is not a ${KIND_NAMES[kind]} unit (expected e.g. ${userUnit(kind, DEFAULT_UNITS)})`,

@@ -220,6 +220,19 @@ t.test('unit conversion helpers are inverse of each other', async (t) => {
   t.throws(() => toInternal(1, 'temp', degC, 'm'), /unknown unit/);
 });
 
+t.test(
+  'a difference sent in degrees, as the range messages write it, is that many degrees of difference',
+  async (t) => {
+    // "must be between 0.05 °C and 10 °C": sending back "0.5 °C" was refused as not a difference unit.
+    t.equal(toInternal(0.5, 'deltaTemp', degC, '°C'), 0.5);
+    t.equal(toInternal(0.5, 'deltaTemp', degF, 'degC'), 0.5);
+    t.equal(toInternal(9, 'deltaTemp', degC, '°F'), 5, 'a difference in °F is scaled, not shifted by 32');
+    t.equal(toInternal(9, 'deltaTemp', degC, 'F'), 5);
+    t.equal(decodeData(fields, { delta: { value: 0.9, unit: 'degF' } }, ctx(degC)).value.delta, 0.5);
+    t.throws(() => toInternal(1, 'temp', degC, 'delta_degC'), /not a temperature unit/, 'not the other way round');
+  },
+);
+
 t.test('a string the runtime made longer than its field is encoded clipped, and decodes again', async (t) => {
   const table = { note: f.string({ stored: true, readonly: true, maxLength: 10 }) };
   const prefs = degC;
