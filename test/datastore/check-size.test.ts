@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { DATASTORE_BYTES } from '../../src/shared/limits.js';
 import { startApp } from '../helpers/app.js';
 import { CLI } from '../helpers/cli.js';
@@ -28,16 +28,25 @@ const files = (dir: string) =>
     .sort()
     .map((f) => `${f} ${statSync(path.join(dir, f)).mtimeMs}`);
 
-t.test('a store past the bound: the check warns as the start does, touching nothing in the data dir', async (t) => {
+/**
+ * A data dir whose store is past the bound, as a release before the bound could leave it (written
+ * here past it on purpose); `then` runs on the app before it closes.
+ */
+async function storePastBound(t: Test, then?: (app: Awaited<ReturnType<typeof startApp>>) => void): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-size-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const before = await startApp({}, { listen: false, dataDir });
-  // As a release before the bound could leave it (written here past the bound on purpose).
-  before.app.documents.setMany(
+  const app = await startApp({}, { listen: false, dataDir });
+  app.app.documents.setMany(
     Array.from({ length: 18 }, (_, i) => doc(`d${i}`)),
     { unbounded: true },
   );
-  await before.close();
+  then?.(app);
+  await app.close();
+  return dataDir;
+}
+
+t.test('a store past the bound: the check warns as the start does, touching nothing in the data dir', async (t) => {
+  const dataDir = await storePastBound(t);
 
   const stopped = files(dataDir);
   const r = check(dataDir);
@@ -67,16 +76,10 @@ t.test('a store past the bound: the check warns as the start does, touching noth
 });
 
 t.test('a store within the bound, or a database that cannot be read: no warning, no failure', async (t) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-size-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const app = await startApp({}, { listen: false, dataDir });
-  app.app.documents.setMany(
-    Array.from({ length: 18 }, (_, i) => doc(`d${i}`)),
-    { unbounded: true },
-  );
   // Room made: the file stays larger than the bound (its free pages), the documents within it.
-  app.app.documents.deleteMany(Array.from({ length: 5 }, (_, i) => ({ namespace: 'big', id: `d${i}` })));
-  await app.close();
+  const dataDir = await storePastBound(t, (app) =>
+    app.app.documents.deleteMany(Array.from({ length: 5 }, (_, i) => ({ namespace: 'big', id: `d${i}` }))),
+  );
   t.ok(statSync(path.join(dataDir, 'edgeblocks.db')).size > DATASTORE_BYTES, 'the file is larger than the bound');
   const within = check(dataDir);
   t.equal(within.status, 0, within.stderr);
@@ -97,14 +100,7 @@ t.test('a store within the bound, or a database that cannot be read: no warning,
 });
 
 t.test('a copy that cannot be made is said, naming why, and the check still passes', async (t) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-size-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const app = await startApp({}, { listen: false, dataDir });
-  app.app.documents.setMany(
-    Array.from({ length: 18 }, (_, i) => doc(`d${i}`)),
-    { unbounded: true },
-  );
-  await app.close();
+  const dataDir = await storePastBound(t);
   const tmp = mkdtempSync(path.join(tmpdir(), 'edgeblocks-check-tmp-'));
   t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
   const read = check(dataDir, tmp);

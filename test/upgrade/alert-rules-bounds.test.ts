@@ -4,36 +4,21 @@
 // default without a word beyond a log line: the heater's 2-hour 'on too long' alert never came,
 // and the sensor alerts they had turned off fired. The document is the one that release stored
 // (test/fixtures/upgrade/alert-rules-2026-11-27.json).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { MAX_RULE_SECONDS, MIN_REMIND_HOURS } from '../../src/alerts/rules.js';
-import { openDatabase } from '../../src/store/db.js';
 import { ROOT } from '../helpers/cli.js';
 import { startApp } from '../helpers/app.js';
+import { dataDirWithRules } from '../helpers/rules-data-dir.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/upgrade/alert-rules-2026-11-27.json');
 const stored = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { value: Record<string, unknown> }).value;
 
-/** A data dir whose database holds `rules` as the controller's alert rules document, as that release stored it. */
-function dataDirWith(t: Test, rules: Record<string, unknown>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-rules-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const db = openDatabase(dir);
-  db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?)').run(
-    'edge-one',
-    'alerts',
-    JSON.stringify(rules),
-  );
-  db.close();
-  return dir;
-}
-
 t.test(
   'rules stored by an older release keep applying, values out of the new bounds brought within them',
   async (t) => {
-    const dir = dataDirWith(t, stored);
+    const dir = dataDirWithRules(t, stored);
 
     const { app, close } = await startApp({}, { dataDir: dir, listen: false });
     try {
@@ -69,7 +54,7 @@ t.test('the rules the brewer reads after such an upgrade can be saved again with
   // changed; a value out of today's bounds that it does not show (a block that is not an output
   // now, outputOn, resolveAfter, service) went back as stored and the save was refused, naming a
   // value the brewer never typed and cannot change there.
-  const dir = dataDirWith(t, { ...stored, outputOn: { after: 3_000_000 } });
+  const dir = dataDirWithRules(t, { ...stored, outputOn: { after: 3_000_000 } });
   const { app, close } = await startApp({}, { dataDir: dir, listen: false });
   try {
     const got = (await app.http.inject({ method: 'GET', url: '/edge-one/alerts/rules' })).json() as {

@@ -1,32 +1,7 @@
-// Alert rules a later release stored, read after a rollback. A rules document holding a key this
-// release does not know (a rule, a rule's field or a block's setting added since) was refused
-// whole, so every rule ran at its default: a heater's 2-hour "on too long" alert silently off.
-// The stored document is now read leniently: every known rule applies, the unknown keys are passed
-// over with one warning naming them (logged, and in the rules' error, which GET /alerts, GET
-// /alerts/rules and the dashboard's Alerts page show), and they stay in the document when the
-// rules are saved (going forward again finds them). A client's PUT is still held to the schema: an
-// unknown key is refused naming it, and a stored value of a known key that is not valid is still
-// refused as before.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import t, { type Test } from 'tap';
-import { openDatabase } from '../../src/store/db.js';
+import t from 'tap';
 import { startApp } from '../helpers/app.js';
+import { dataDirWithRules } from '../helpers/rules-data-dir.js';
 import { logLines } from '../helpers/log-lines.js';
-
-function dataDirWith(t: Test, rules: Record<string, unknown>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-rules-unknown-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const db = openDatabase(dir);
-  db.prepare('INSERT INTO documents (namespace, id, value) VALUES (?, ?, ?)').run(
-    'edge-one',
-    'alerts',
-    JSON.stringify(rules),
-  );
-  db.close();
-  return dir;
-}
 
 const later = {
   sensorNull: { enabled: false },
@@ -37,7 +12,7 @@ const later = {
 const UNKNOWN = ['futureRule', 'outputOn.repeatEvery', 'blocks.Heater.quietHours'];
 
 t.test('rules a later release stored: known rules apply, unknown keys passed over and said once', async (t) => {
-  const dir = dataDirWith(t, later);
+  const dir = dataDirWithRules(t, later);
   const { log, lines } = logLines('warn');
   const { app, close } = await startApp({}, { dataDir: dir, listen: false, log });
   t.teardown(close);
@@ -81,7 +56,7 @@ t.test('rules a later release stored: known rules apply, unknown keys passed ove
 });
 
 t.test('a known key with a value that is not valid is still refused, unknown keys or not', async (t) => {
-  const dir = dataDirWith(t, { ...later, sensorNull: { enabled: 'no' } });
+  const dir = dataDirWithRules(t, { ...later, sensorNull: { enabled: 'no' } });
   const { app, close } = await startApp({}, { dataDir: dir, listen: false });
   t.teardown(close);
   const got = (await app.http.inject({ method: 'GET', url: '/edge-one/alerts/rules' })).json() as any;
