@@ -1,14 +1,14 @@
 // Runs the compiled tests (dist-test/test/, written by `npm run build:test`) with tap, by tag:
 //   node dist/scripts/run-tests.js [--fast | --slow] [tap options] [test/DIR | test/FILE.test.ts ...]
 // --fast leaves out the files tagged slow (scripts/test-tags.ts), --slow runs only those, neither
-// runs all; files tagged alone run with no other file beside them. Paths under test/ are run from
-// their compiled copies; other arguments go to tap.
+// runs all; files tagged alone run after the others, one at a time (a second tap run). Paths under
+// test/ are run from their compiled copies; other arguments go to tap.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { select, tagged, testSources, type Selection } from './test-tags.js';
+import { passes, select, testSources, type Selection } from './test-tags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const COMPILED = 'dist-test';
@@ -29,9 +29,6 @@ try {
 const compiled = (f: string) => path.join(COMPILED, f.replace(/\.ts$/, '.js'));
 const chosen = select(ROOT, sources, only);
 const files = chosen.map(compiled);
-// Files held to real-time limits run with no other file beside them. (tap runs the files in
-// name order whatever order they are given in, so a serial file drains the pool where it falls.)
-const alone = tagged(ROOT, chosen, 'alone').map((f) => `--serial=${compiled(f)}`);
 const missing = files.filter((f) => !existsSync(path.join(ROOT, f)));
 if (missing.length) {
   console.error(`run-tests: not compiled: ${missing.join(', ')}; run npm run build:test first`);
@@ -41,15 +38,34 @@ if (!files.length) {
   console.error('run-tests: no test files chosen');
   process.exit(1);
 }
-// One file more than cores: most of them wait on a child process, a broker or a socket for much
-// of their time (tap's own default leaves a core free, which on 2 cores runs one file at a time).
-// The files held to real-time limits run alone (above), so the extra one does not crowd them.
+// Two passes. The pool runs one file more than cores: most files wait on a child process, a
+// broker or a socket for much of their time (tap's own default leaves a core free, which on 2
+// cores runs one file at a time). Then the files held to real-time limits (tagged alone) run one
+// at a time with nothing beside them. They used to run in the same tap as --serial files, but tap
+// runs files in name order and drains the whole pool before each serial file, so every alone
+// file left the other cores idle while the files before it finished.
+const { pool, alone } = passes(ROOT, chosen);
 const jobs = tapArgs.some((a) => /^(--jobs|-j)/.test(a)) ? [] : [`--jobs=${availableParallelism() + 1}`];
+const count = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+const runs: { what: string; args: string[] }[] = [];
+if (pool.length)
+  runs.push({ what: `${count(pool.length)} side by side`, args: [...jobs, ...tapArgs, ...pool.map(compiled)] });
+if (alone.length)
+  runs.push({
+    what: `${count(alone.length)} tagged alone, one at a time`,
+    args: [...tapArgs.filter((a) => !/^(--jobs|-j)/.test(a)), '--jobs=1', ...alone.map(compiled)],
+  });
 console.error(`run-tests: ${files.length} of ${sources.length} test files (${only})`);
-// The compiled tests are JavaScript: no TypeScript loader in the test processes (half a second each).
-const res = spawnSync(
-  path.join(ROOT, 'node_modules/.bin/tap'),
-  ['--test-env=TAP_TYPE_STRIP_ONLY=1', ...jobs, ...alone, ...tapArgs, ...files],
-  { cwd: ROOT, stdio: 'inherit' },
-);
-process.exit(res.status ?? 1);
+let status = 0;
+for (const run of runs) {
+  console.error(`run-tests: ${run.what}`);
+  // The compiled tests are JavaScript: no TypeScript loader in the test processes (half a second each).
+  const res = spawnSync(path.join(ROOT, 'node_modules/.bin/tap'), ['--test-env=TAP_TYPE_STRIP_ONLY=1', ...run.args], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  const code = res.status ?? 1;
+  if (code !== 0 && status === 0) status = code;
+  if (status !== 0 && tapArgs.includes('--bail')) break;
+}
+process.exit(status);

@@ -2,7 +2,8 @@
 // `// tags: slow alone (why)` among the comment lines it starts with.
 //   slow   an end-to-end file (a browser, the built service started or installed, real timeouts):
 //          npm run test:fast leaves it out
-//   alone  held to real-time limits (latency, a pty's timing): run with no other file beside it
+//   alone  held to real-time limits (latency, a pty's timing): run after the others, one at a time,
+//          with no other file beside it
 
 export const TAGS = ['slow', 'alone'] as const;
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -48,4 +49,13 @@ export function select(root: string, sources: string[], only: Selection): string
   if (only === 'all') return sources;
   const slow = new Set(tagged(root, sources, 'slow'));
   return sources.filter((f) => slow.has(f) === (only === 'slow'));
+}
+
+/**
+ * The two passes of a run: `pool`, the files that run side by side, and then `alone`, the files
+ * held to real-time limits, one at a time with nothing beside them. Each keeps name order.
+ */
+export function passes(root: string, sources: string[]): { pool: string[]; alone: string[] } {
+  const alone = new Set(tagged(root, sources, 'alone'));
+  return { pool: sources.filter((f) => !alone.has(f)), alone: sources.filter((f) => alone.has(f)) };
 }

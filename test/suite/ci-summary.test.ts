@@ -53,3 +53,14 @@ t.test('a run that failed before tap counted anything is one failure', async (t)
   t.same(summary('npm ERR! build failed\n', 2), ['0 passed, 1 failed']);
   t.same(summary('# { total: 4, pass: 4 }\n', 0), ['4 passed, 0 failed']);
 });
+
+t.test('a log of two tap runs (the pool, then the files tagged alone) counts both', async (t) => {
+  const alone = `# Subtest: dist-test/test/mqtt/cadence.test.js
+    ok 1 - on time
+ok 1 - dist-test/test/mqtt/cadence.test.js
+
+# { total: 7, pass: 6, fail: 1 }
+`;
+  t.same(summary(`${LOG}\n${alone}`, 1).at(-1), '9 passed, 3 failed');
+  t.same(summary('# { total: 4, pass: 4 }\n# { total: 2, pass: 2 }\n', 0), ['6 passed, 0 failed']);
+});

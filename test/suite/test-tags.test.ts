@@ -3,7 +3,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { select, TAGS, tagsOf, testSources } from '../../scripts/test-tags.js';
+import { passes, select, TAGS, tagsOf, testSources } from '../../scripts/test-tags.js';
 import { ROOT } from '../helpers/root.js';
 
 t.test('a tags line among the first comment lines tags the file', async (t) => {
@@ -31,4 +31,18 @@ t.test('every tag in the suite is a known one and says why', async (t) => {
   const slow = select(ROOT, sources, 'slow');
   t.ok(slow.length > 0 && fast.length > slow.length, `${fast.length} fast files, ${slow.length} slow`);
   t.same([...fast, ...slow].sort(), sources, 'the fast and the slow set together are every test file, once');
+});
+
+t.test('a run is two passes: the pool side by side, then the files tagged alone one at a time', async (t) => {
+  const sources = testSources(ROOT, ['test']);
+  const alone = sources.filter((f) => tagsOf(readFileSync(path.join(ROOT, f), 'utf8')).includes('alone'));
+  const { pool, alone: last } = passes(ROOT, sources);
+  t.ok(alone.length > 0, `${alone.length} files tagged alone`);
+  t.same(last, alone, 'the second pass is the files tagged alone, in name order');
+  t.same(
+    pool.filter((f) => alone.includes(f)),
+    [],
+    'none of them in the pool',
+  );
+  t.same([...pool, ...last].sort(), sources, 'the two passes together are every test file, once');
 });
