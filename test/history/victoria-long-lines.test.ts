@@ -4,7 +4,7 @@
 // each repeating the 900-character parent) made a line of 270 KB, and with it every batch it was in
 // was refused, the controller's own points too (history.ok false, "too long line" in status).
 // Lines are now cut to LINE_BYTES.
-// tags: slow alone (a real VictoriaMetrics, its ingestion waited for on the real clock)
+// tags: slow (a real VictoriaMetrics; its ingestion is waited for up to 30 s, no real-time limit)
 import t from 'tap';
 import { LINE_BYTES, toLines } from '../../src/history/line-protocol.js';
 import { startApp } from '../helpers/app.js';

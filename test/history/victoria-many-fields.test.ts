@@ -3,7 +3,7 @@
 // every selector into one request, VictoriaMetrics answered 400 "missing match[] arg", and the
 // export was a 503 "history database unavailable" while the database was fine. The selectors now
 // go in requests of at most VICTORIA_FORM_BYTES each.
-// tags: slow alone (a real VictoriaMetrics)
+// tags: slow (a real VictoriaMetrics)
 import t from 'tap';
 import { silentLogger } from '../../src/log.js';
 import { VictoriaStore } from '../../src/history/victoria-store.js';
