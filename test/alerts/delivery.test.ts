@@ -1,15 +1,13 @@
 // Issue 26: delivery you can rely on. A receiver that is down gets the alert when it comes
 // back; a kill -9 while the alert waits in the outbox delivers it after the restart, once per
-// id; a flapping sensor (20 unplug/plug cycles) makes one alert with a count.
+// id. (The flapping sensor is flapping.test.ts: twenty real unplug/plug cycles, a file of its own.)
 // tags: slow (the built service killed and restarted, receivers down for a while)
 import t from 'tap';
 import { killAndWait } from '../helpers/children.js';
 import { limit } from '../helpers/limits.js';
 import { getJson } from './http.js';
 import { HttpReceiver, until } from './receivers.js';
-import { beerSensor, plug, sensorValue, startService, writeConfig } from './sim-service.js';
-
-const fast = { checkIntervalMs: 200, retryBaseMs: 200, retryMaxMs: 800 };
+import { beerSensor, FAST_ALERTS, plug, startService, writeConfig } from './sim-service.js';
 
 function perId(messages: any[]): Map<string, number> {
   const n = new Map<string, number>();
@@ -26,7 +24,7 @@ t.test(
     t.teardown(() => http.stop());
     const cfg = writeConfig({
       webhook: { url: http.url('/hook') },
-      ...fast,
+      ...FAST_ALERTS,
       rules: { sensorNull: { after: 1 }, resolveAfter: 1 },
     });
     let svc = await startService(cfg, t);
@@ -81,34 +79,3 @@ t.test(
     );
   },
 );
-
-t.test('a flapping sensor (20 unplug/plug cycles) makes one alert with a count', async (t) => {
-  const http = new HttpReceiver();
-  await http.start();
-  t.teardown(() => http.stop());
-  const cfg = writeConfig({
-    webhook: { url: http.url('/hook') },
-    ...fast,
-    rules: { sensorNull: { after: 2 }, resolveAfter: 6 },
-  });
-  const svc = await startService(cfg, t);
-  const sensor = await beerSensor(svc.api, limit(15000));
-  const key = `sensor-null:${sensor.nid}`;
-  for (let i = 0; i < 20; i++) {
-    await plug(svc.api, false);
-    await until(`null in cycle ${i}`, limit(8000), async () => (await sensorValue(svc.api, sensor.id)) === null, 50);
-    await plug(svc.api, true);
-    await until(`a value in cycle ${i}`, limit(8000), async () => (await sensorValue(svc.api, sensor.id)) !== null, 50);
-  }
-  const resolved = await until('the one resolve', limit(15000), () =>
-    http.json('/hook').find((m) => m.key === key && m.event === 'resolved'),
-  );
-  const mine = http.json('/hook').filter((m) => m.key === key);
-  t.same(
-    mine.map((m) => m.event),
-    ['fired', 'resolved'],
-    'one alert: fired once, resolved once',
-  );
-  t.ok(resolved.count >= 15, `the resolve counts the flaps (${resolved.count})`);
-  t.match(resolved.message, `went bad ${resolved.count} times`);
-});

@@ -7,6 +7,9 @@ import type { Owner } from '../helpers/children.js';
 import { until } from './receivers.js';
 
 export const BEER = 'beer';
+
+/** Alert timings for tests: checks every 200 ms, retries from 200 ms backing off to 800 ms. */
+export const FAST_ALERTS = { checkIntervalMs: 200, retryBaseMs: 200, retryMaxMs: 800 };
 export const BEER_ADDRESS = '2801b00000000066';
 
 export function writeConfig(
