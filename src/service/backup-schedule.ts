@@ -40,7 +40,11 @@ export class BackupSchedule {
       throw new Error(`backupSchedule: ${JSON.stringify(this.opts.cron)} is not a valid cron expression`);
     // protect: a slow save is never overlapped by the next run.
     const partial = this.opts.files.sweepPartial();
-    if (partial) this.opts.log.info({ partial }, 'removed what backup writes cut short by a stop left behind');
+    if (partial)
+      this.opts.log.info(
+        { partial },
+        'removed what backup writes cut short by a stop (or a backup removed by hand) left behind',
+      );
     if (this.opts.damaged?.()) this.keepBeforeDamage();
     this.job = new Cron(this.opts.cron, { protect: true }, () => {
       this.runOnce();

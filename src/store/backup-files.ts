@@ -18,7 +18,8 @@ import { Type } from '@sinclair/typebox';
 import type { Logger } from '../log.js';
 import { parseJson, sentTextOf, sizeProblem } from '../shared/json.js';
 import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
-import { privateDir, writePrivateFile } from './file-modes.js';
+import { checksumProblem, moveChecksum, orphanChecksum, removeChecksum, writeChecksum } from './backup-checksums.js';
+import { privateDir, writePrivateTemp } from './file-modes.js';
 
 export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
 const BACKUP_NAME_RULE = "1-100 letters, digits, '_', '-' or '.', not starting with '.'";
@@ -45,6 +46,9 @@ function usableName(name: string): string {
 
 /** A stored backup file that holds no backup (not JSON, not an object, not a file), or a name a directory, a link or a FIFO holds. */
 export class DamagedBackupError extends Error {}
+
+/** A stored backup whose bytes are not those the service wrote (its checksum, backup-checksums.ts). */
+export class ChangedBackupError extends DamagedBackupError {}
 
 /** What an entry that is not a regular file is, for a message; null for a regular file. */
 function notAFile(stat: Stats): string | null {
@@ -73,21 +77,32 @@ export class BackupFiles {
     return path.join(this.dir, `${name}.json`);
   }
 
-  /** Stores `backup` under `name`: as the text it was sent in when JSON.stringify would change a number of it (sentTextOf). */
+  /**
+   * Stores `backup` under `name`: as the text it was sent in when JSON.stringify would change a
+   * number of it (sentTextOf), with the checksum of that text beside it (backup-checksums.ts).
+   */
   write(name: string, backup: unknown): void {
     privateDir(this.dir);
     // Written whole and synced before the rename (a power cut soon after must not leave an empty
-    // file under the name, ext4's delayed allocation); a write that does not fit fails.
+    // file under the name, ext4's delayed allocation); a write that does not fit fails, and keeps
+    // the backup that was under the name with its checksum. The old checksum goes before the new
+    // file comes: a stop between them leaves a backup without one (read as one copied in), never
+    // a good backup refused as changed.
     const file = this.file(name);
+    const text = sentTextOf(backup) ?? JSON.stringify(backup);
+    const tmp = writePrivateTemp(file, text);
     try {
-      writePrivateFile(file, sentTextOf(backup) ?? JSON.stringify(backup));
+      removeChecksum(file);
+      renameSync(tmp, file);
     } catch (e) {
+      rmSync(tmp, { force: true });
       if ((e as NodeJS.ErrnoException).code === 'EISDIR')
         throw new DamagedBackupError(
           `stored backup '${name}' cannot be written (${file} is a directory, not a file); save it under another name`,
         );
       throw e;
     }
+    writeChecksum(file, text);
   }
 
   /**
@@ -128,6 +143,14 @@ export class BackupFiles {
     } finally {
       closeSync(fd);
     }
+    // Before the JSON is looked at: a flipped digit leaves it whole, and a file cut short that was
+    // saved whole is better told as changed than as bad JSON.
+    const check = checksumProblem(file, bytes);
+    if (check?.changed)
+      throw new ChangedBackupError(
+        `stored backup '${name}' changed since it was saved and is not used (${check.reason}); it is kept as ${file}`,
+      );
+    if (check) throw damaged(check.reason);
     // A document sits a level deeper in a backup ({store: [doc]}) than in the body that set it
     // ({value: doc}), so one the datastore took as deep as a body may nest is not damage.
     const parsed = parseJson(bytes, {
@@ -150,8 +173,9 @@ export class BackupFiles {
 
   /**
    * Removes what a write cut short by a kill or a power cut left (its temporary file); the
-   * service calls it at start, holding the data dir, when no write of its own is under way.
-   * Returns how many there were.
+   * service calls it at start, holding the data dir, when no write of its own is under way; and
+   * checksums whose backup is gone (removed by hand), which would refuse another file copied in
+   * under its name. Returns how many there were.
    */
   sweepPartial(): number {
     let entries: string[];
@@ -161,7 +185,11 @@ export class BackupFiles {
       return 0;
     }
     // writePrivateFile's (.NAME.json.<random>.tmp), and those of versions that named them NAME.json.<pid>.tmp.
-    const partial = entries.filter((f) => /\.json\.(\d+|[0-9a-f]{16})\.tmp$/.test(f));
+    // And those of checksums (.NAME.json.sha256.<random>.tmp).
+    const names = new Set(entries);
+    const partial = entries.filter(
+      (f) => /\.json(\.sha256)?\.(\d+|[0-9a-f]{16})\.tmp$/.test(f) || orphanChecksum(f, names),
+    );
     for (const f of partial) rmSync(path.join(this.dir, f), { force: true });
     return partial.length;
   }
@@ -227,13 +255,22 @@ export class BackupFiles {
     return file;
   }
 
-  /** Gives a stored backup another name (both checked as `BACKUP_NAME`); neither may be held by a non-file. */
+  /**
+   * Gives a stored backup another name (both checked as `BACKUP_NAME`), its checksum with it;
+   * neither may be held by a non-file. A checksum left under the new name goes first.
+   */
   rename(from: string, to: string): void {
-    renameSync(this.refuseNonFile(from, 'renamed'), this.refuseNonFile(to, 'replaced'));
+    const fromFile = this.refuseNonFile(from, 'renamed');
+    const toFile = this.refuseNonFile(to, 'replaced');
+    removeChecksum(toFile);
+    renameSync(fromFile, toFile);
+    moveChecksum(fromFile, toFile);
   }
 
   /** Nothing when there is no backup of that name; DamagedBackupError when a non-file holds it. */
   remove(name: string): void {
-    rmSync(this.refuseNonFile(name, 'removed'), { force: true });
+    const file = this.refuseNonFile(name, 'removed');
+    rmSync(file, { force: true });
+    removeChecksum(file);
   }
 }
