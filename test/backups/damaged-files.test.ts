@@ -65,7 +65,11 @@ t.test('the temporary file of a backup write that a kill cut short is removed at
   });
   sched.start();
   t.teardown(() => sched.stop());
-  t.same(readdirSync(files.dir).sort(), ['kept.json', 'kept.json.sha256'], 'only the whole backup (and its checksum) is left');
+  t.same(
+    readdirSync(files.dir).sort(),
+    ['kept.json', 'kept.json.sha256'],
+    'only the whole backup (and its checksum) is left',
+  );
 });
 
 t.test('a stored backup of a document nested as deep as the datastore takes is not called damaged', async (t) => {

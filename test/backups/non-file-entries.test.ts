@@ -57,7 +57,11 @@ t.test('remove and rename refuse a directory or a link under the name, by name, 
   t.ok(existsSync(path.join(files.dir, 'good.json')), 'the file the link points at is kept');
   t.throws(() => files.rename('good', 'made-a-dir'), /stored backup 'made-a-dir'.*is a directory, not a file/);
   t.throws(() => files.rename('made-a-dir', 'elsewhere'), /stored backup 'made-a-dir'.*is a directory, not a file/);
-  t.same(readdirSync(files.dir).sort(), ['a-link.json', 'good.json', 'good.json.sha256', 'made-a-dir.json'], 'nothing moved');
+  t.same(
+    readdirSync(files.dir).sort(),
+    ['a-link.json', 'good.json', 'good.json.sha256', 'made-a-dir.json'],
+    'nothing moved',
+  );
   files.remove('missing');
   files.rename('good', 'renamed');
   t.same(files.list(), ['renamed'], 'a regular file is still renamed');
