@@ -57,9 +57,22 @@ function literalList(values: unknown[]): string {
   return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 
+/**
+ * The unit of a number setting (`unit` beside its type in the schema): its name and an example,
+ * said with every refusal of it, so a value given with a unit of its own (`5s`, `512MB`) is told
+ * what the number is in.
+ */
+export interface NumberUnit {
+  name: string;
+  example: string;
+}
+
 /** What a schema asks for, in words ("an integer 0-127", "'out' or 'in'", "true or false"). */
 export function expectation(schema: TSchema): string {
   const s = schema as TSchema & Record<string, unknown>;
+  const unit = s.unit as NumberUnit | undefined;
+  if (unit && (s.type === 'integer' || s.type === 'number'))
+    return `${expectation({ ...s, unit: undefined } as TSchema)}, in ${unit.name} (${unit.example})`;
   if (Array.isArray(s.anyOf) && s.anyOf.every((o: TSchema) => 'const' in o))
     return literalList(s.anyOf.map((o: TSchema) => o.const));
   if ('const' in s) return literalList([s.const]);

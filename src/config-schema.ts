@@ -6,7 +6,7 @@ import { FormatRegistry, Type, type Static, type TLiteral, type TSchema, type TU
 import { Value } from '@sinclair/typebox/value';
 import { closestName, unknownKeyMessage } from '../drivers/closest-name.js';
 import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
-import { checkAgainst, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
+import { checkAgainst, type NumberUnit, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
 import { AlertSettingsSchema } from './alerts/settings.js';
 import { MAX_TIMER_MS } from './shared/limits.js';
 import { PORT_SETTINGS } from './shared/port-in-use.js';
@@ -40,7 +40,19 @@ const positive = (options: Source & { description: string; default: number }) =>
   Type.Integer({ minimum: 1, ...options });
 /** Milliseconds a timer is set to: at most MAX_TIMER_MS. */
 const milliseconds = (options: Source & { description: string; default: number }) =>
-  Type.Integer({ minimum: 1, maximum: MAX_TIMER_MS, ...options });
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_TIMER_MS,
+    unit: { name: 'milliseconds', example: '5000 is 5 s' } satisfies NumberUnit,
+    ...options,
+  });
+/** A size in bytes. */
+const bytes = (options: Source & { description: string; default: number }) =>
+  Type.Integer({
+    minimum: 1,
+    unit: { name: 'bytes', example: '536870912 is 512 MiB' } satisfies NumberUnit,
+    ...options,
+  });
 const flag = (options: Source & { description: string; default: boolean }) => Type.Boolean(options);
 const paths = (options: Source & { description: string }) =>
   Type.Array(Type.String({ minLength: 1 }), { default: [], ...options });
@@ -214,7 +226,7 @@ export const ConfigSchema = Type.Object(
       description: 'embedded history kept at most, e.g. 365d',
       default: '365d',
     }),
-    historyMaxBytes: positive({
+    historyMaxBytes: bytes({
       env: 'EDGEBLOCKS_HISTORY_MAX_BYTES',
       description: 'embedded history size cap; oldest data goes first',
       default: 512 * 1024 * 1024,

@@ -43,7 +43,7 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     'a bad env value',
     [],
     { EDGEBLOCKS_EMIT_INTERVAL: '-5' },
-    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be an integer 1-2147483647, got -5/,
+    /emitInterval \(env EDGEBLOCKS_EMIT_INTERVAL\): must be an integer 1-2147483647, in milliseconds \(5000 is 5 s\), got -5/,
   ],
   [
     'a bad mqtt url',
@@ -104,7 +104,20 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     'an interval past what a timer takes (an extra 0 or two)',
     ['check', '--data-dir', path.join(dir, 'data'), '--emit-interval', '3000000000'],
     {},
-    /^edgeblocks: configuration error: emitInterval \(flag --emit-interval\): must be an integer 1-2147483647, got 3000000000/,
+    /^edgeblocks: configuration error: emitInterval \(flag --emit-interval\): must be an integer 1-2147483647, in milliseconds \(5000 is 5 s\), got 3000000000/,
+  ],
+  [
+    // "5s" read as a duration: the message said what range, not what unit the number is in.
+    'an interval given with a unit of its own',
+    ['check', '--data-dir', path.join(dir, 'data'), '--emit-interval', '5s'],
+    {},
+    /^edgeblocks: configuration error: emitInterval \(flag --emit-interval\): must be an integer 1-2147483647, in milliseconds \(5000 is 5 s\), got "5s"/,
+  ],
+  [
+    'a size given with a unit of its own',
+    ['check', '--data-dir', path.join(dir, 'data')],
+    { EDGEBLOCKS_HISTORY_MAX_BYTES: '512MB' },
+    /^edgeblocks: configuration error: historyMaxBytes \(env EDGEBLOCKS_HISTORY_MAX_BYTES\): must be positive \(an integer\), in bytes \(536870912 is 512 MiB\), got "512MB"/,
   ],
   [
     'an alert retry interval past what a timer takes',
