@@ -52,7 +52,9 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
 t.test('a CLI that never prints its port fails within the limit and is killed', async (t) => {
   const s = stub('silent', false);
   const started = Date.now();
-  const startLimit = limit(1500);
+  // Long enough for the stub's node to start and write its line on a loaded 2-core machine
+  // (1.5 s was not: the line and the pid file were not there yet at load 20).
+  const startLimit = limit(6000);
   const err = await startScript(s.script, [], {}, t, startLimit).then(
     () => null,
     (e: Error) => e,
