@@ -18,7 +18,14 @@ import { Type } from '@sinclair/typebox';
 import type { Logger } from '../log.js';
 import { parseJson, sentTextOf, sizeProblem } from '../shared/json.js';
 import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
-import { checksumProblem, moveChecksum, orphanChecksum, removeChecksum, writeChecksum } from './backup-checksums.js';
+import {
+  checksumFile,
+  checksumProblem,
+  moveChecksum,
+  orphanChecksum,
+  removeChecksum,
+  writeChecksum,
+} from './backup-checksums.js';
 import { privateDir, writePrivateTemp } from './file-modes.js';
 
 export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
@@ -92,7 +99,7 @@ export class BackupFiles {
     const text = sentTextOf(backup) ?? JSON.stringify(backup);
     const tmp = writePrivateTemp(file, text);
     try {
-      removeChecksum(file);
+      this.dropChecksum(name, file, 'written');
       renameSync(tmp, file);
     } catch (e) {
       rmSync(tmp, { force: true });
@@ -243,6 +250,23 @@ export class BackupFiles {
     this.log?.warn({ file: path.join(this.dir, entry) }, message);
   }
 
+  /**
+   * Removes the checksum of `file` (first: a stop before the backup changes leaves one without a
+   * checksum, read as one copied in); DamagedBackupError naming it when a directory holds its name
+   * (rm would fail with ERR_FS_EISDIR, a 500 at the API and a prune's warning every run).
+   */
+  private dropChecksum(name: string, file: string, action: string): void {
+    try {
+      removeChecksum(file);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ERR_FS_EISDIR' && code !== 'EISDIR') throw e;
+      throw new DamagedBackupError(
+        `stored backup '${name}' cannot be ${action} (its checksum file ${checksumFile(file)} is a directory, not a file); it is left as it is: remove that directory by hand`,
+      );
+    }
+  }
+
   /** DamagedBackupError naming the backup when something other than a regular file holds its name. */
   private refuseNonFile(name: string, action: string): string {
     const file = this.file(name);
@@ -262,7 +286,7 @@ export class BackupFiles {
   rename(from: string, to: string): void {
     const fromFile = this.refuseNonFile(from, 'renamed');
     const toFile = this.refuseNonFile(to, 'replaced');
-    removeChecksum(toFile);
+    this.dropChecksum(to, toFile, 'replaced');
     renameSync(fromFile, toFile);
     moveChecksum(fromFile, toFile);
   }
@@ -270,7 +294,7 @@ export class BackupFiles {
   /** Nothing when there is no backup of that name; DamagedBackupError when a non-file holds it. */
   remove(name: string): void {
     const file = this.refuseNonFile(name, 'removed');
+    this.dropChecksum(name, file, 'removed');
     rmSync(file, { force: true });
-    removeChecksum(file);
   }
 }

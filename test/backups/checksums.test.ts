@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -196,4 +197,33 @@ t.test('a checksum whose backup is gone, and a checksum write a kill cut short, 
   t.equal(files.sweepPartial(), 2);
   t.same(readdirSync(files.dir).sort(), ['kept.json', 'kept.json.sha256']);
   t.same(files.read('kept'), { blocks: [] });
+});
+
+t.test('a directory under a checksum name (install -d given its path) is refused by name, not a 500', async (t) => {
+  const { post, close, dataDir } = await startApp({}, { listen: false });
+  t.teardown(close);
+  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
+  t.equal((await post('blocks/backup/stored/save', { name: 'kept' })).status, 200);
+  const file = path.join(dataDir, 'backups', 'kept.json');
+  const saved = readFileSync(file);
+  rmSync(`${file}.sha256`);
+  mkdirSync(`${file}.sha256`);
+  for (const op of ['save', 'upload']) {
+    const body = op === 'save' ? { name: 'kept' } : { ...(await post('blocks/backup/save')).body, name: 'kept' };
+    const res = await post(`blocks/backup/stored/${op}`, body);
+    t.equal(res.status, 422, `${op} is refused as a file that cannot be used`);
+    t.match(res.body.message, /stored backup 'kept'.*kept\.json\.sha256 is a directory/, `${op} names it`);
+  }
+  t.same(readFileSync(file), saved, 'the backup under the name is kept');
+  t.same(readdirSync(path.dirname(file)).sort(), ['kept.json', 'kept.json.sha256'], 'no temporary file left');
+
+  const files = new BackupFiles(path.dirname(path.dirname(file)));
+  let refused: unknown;
+  try {
+    files.remove('kept');
+  } catch (e) {
+    refused = e;
+  }
+  t.ok(refused instanceof DamagedBackupError, 'a remove is refused as well (a 422, the prune passes it)');
+  t.ok(existsSync(file), 'and removes nothing');
 });
