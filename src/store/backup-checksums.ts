@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writePrivateFile } from './file-modes.js';
+import { writePrivateFile, writePrivateTemp } from './file-modes.js';
 
 export const CHECKSUM_SUFFIX = '.sha256';
 /** A sidecar is one line; anything far longer is no sidecar of ours. */
@@ -27,9 +27,14 @@ function line(hex: string, backupFile: string): string {
   return `${hex}  ${path.basename(backupFile)}\n`;
 }
 
-/** Records the checksum of `text` (the bytes just stored in `backupFile`). */
-export function writeChecksum(backupFile: string, text: string): void {
-  writePrivateFile(checksumFile(backupFile), line(sha256(Buffer.from(text, 'utf8')), backupFile));
+/**
+ * The checksum of `text` (the bytes about to be stored in `backupFile`), written whole and synced
+ * in a temporary file beside it, for the caller to rename to `checksumFile(backupFile)` once the
+ * backup is in place. Written first, so a card too full for it fails the write before anything
+ * under the name changes.
+ */
+export function checksumTemp(backupFile: string, text: string): string {
+  return writePrivateTemp(checksumFile(backupFile), line(sha256(Buffer.from(text, 'utf8')), backupFile));
 }
 
 /** Removes the checksum of `backupFile`, if any (before the file is replaced or after it is removed). */

@@ -21,10 +21,10 @@ import { BACKUP_JSON_DEPTH, STORED_BACKUP_BYTES } from '../shared/limits.js';
 import {
   checksumFile,
   checksumProblem,
+  checksumTemp,
   moveChecksum,
   orphanChecksum,
   removeChecksum,
-  writeChecksum,
 } from './backup-checksums.js';
 import { privateDir, writePrivateTemp } from './file-modes.js';
 
@@ -92,24 +92,33 @@ export class BackupFiles {
     privateDir(this.dir);
     // Written whole and synced before the rename (a power cut soon after must not leave an empty
     // file under the name, ext4's delayed allocation); a write that does not fit fails, and keeps
-    // the backup that was under the name with its checksum. The old checksum goes before the new
-    // file comes: a stop between them leaves a backup without one (read as one copied in), never
-    // a good backup refused as changed.
+    // the backup that was under the name with its checksum (the new checksum is written to its own
+    // temporary file first, so a card too full for it fails the same way). The old checksum goes
+    // before the new file comes: a stop between them leaves a backup without one (read as one
+    // copied in), never a good backup refused as changed.
     const file = this.file(name);
     const text = sentTextOf(backup) ?? JSON.stringify(backup);
     const tmp = writePrivateTemp(file, text);
+    let sumTmp: string;
+    try {
+      sumTmp = checksumTemp(file, text);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
     try {
       this.dropChecksum(name, file, 'written');
       renameSync(tmp, file);
     } catch (e) {
       rmSync(tmp, { force: true });
+      rmSync(sumTmp, { force: true });
       if ((e as NodeJS.ErrnoException).code === 'EISDIR')
         throw new DamagedBackupError(
           `stored backup '${name}' cannot be written (${file} is a directory, not a file); save it under another name`,
         );
       throw e;
     }
-    writeChecksum(file, text);
+    renameSync(sumTmp, checksumFile(file));
   }
 
   /**
