@@ -7,9 +7,9 @@
 // older release) is read as it always was: removing the sidecar is how a brewer who trusts a
 // changed file (an edit of their own) loads it.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writePrivateFile, writePrivateTemp } from './file-modes.js';
+import { readRegularFile, writePrivateFile, writePrivateTemp } from './file-modes.js';
 
 export const CHECKSUM_SUFFIX = '.sha256';
 /** A sidecar is one line; anything far longer is no sidecar of ours. */
@@ -45,25 +45,15 @@ export function removeChecksum(backupFile: string): void {
 /** The recorded hex, null when there is no sidecar, or a string saying why it cannot be used. */
 function recorded(backupFile: string): { hex: string } | { problem: string } | null {
   const file = checksumFile(backupFile);
-  let fd: number;
-  try {
-    // As the backup itself: no link followed, no FIFO waited on.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') return { problem: `its checksum file ${file} is a symbolic link, not a file` };
-    throw e;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { problem: `its checksum file ${file} is not a file` };
-    if (stat.size > MAX_SIDECAR_BYTES) return { problem: `its checksum file ${file} holds no SHA-256` };
-    const hex = /^([0-9a-f]{64})(\s|$)/i.exec(readFileSync(fd, 'latin1'))?.[1];
-    return hex ? { hex: hex.toLowerCase() } : { problem: `its checksum file ${file} holds no SHA-256` };
-  } finally {
-    closeSync(fd);
-  }
+  // As the backup itself: no link followed, no FIFO waited on.
+  const read = readRegularFile(file, MAX_SIDECAR_BYTES);
+  if (read === null) return null;
+  if ('notAFile' in read)
+    return {
+      problem: `its checksum file ${file} is ${read.notAFile === 'a symbolic link' ? 'a symbolic link, not a file' : 'not a file'}`,
+    };
+  const hex = 'bytes' in read ? /^([0-9a-f]{64})(\s|$)/i.exec(read.bytes.toString('latin1'))?.[1] : undefined;
+  return hex ? { hex: hex.toLowerCase() } : { problem: `its checksum file ${file} holds no SHA-256` };
 }
 
 /**

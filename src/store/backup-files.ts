@@ -1,18 +1,7 @@
 // Backups kept as JSON files in `<data dir>/backups/<name>.json`, written atomically
 // (temporary file, synced, then renamed), so neither a crash nor a power cut leaves half a backup
 // under a real name. A file damaged anyway (a bad card, a hand edit) is refused by name when read.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  type Stats,
-} from 'node:fs';
+import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from '../log.js';
@@ -26,7 +15,7 @@ import {
   orphanChecksum,
   removeChecksum,
 } from './backup-checksums.js';
-import { privateDir, writePrivateTemp } from './file-modes.js';
+import { notAFile, privateDir, readRegularFile, writePrivateTemp } from './file-modes.js';
 
 export const BACKUP_NAME = /^(?!\.)[\w.-]{1,100}$/;
 const BACKUP_NAME_RULE = "1-100 letters, digits, '_', '-' or '.', not starting with '.'";
@@ -56,14 +45,6 @@ export class DamagedBackupError extends Error {}
 
 /** A stored backup whose bytes are not those the service wrote (its checksum, backup-checksums.ts). */
 export class ChangedBackupError extends DamagedBackupError {}
-
-/** What an entry that is not a regular file is, for a message; null for a regular file. */
-function notAFile(stat: Stats): string | null {
-  if (stat.isFile()) return null;
-  if (stat.isDirectory()) return 'a directory';
-  if (stat.isSymbolicLink()) return 'a symbolic link';
-  return 'a FIFO, socket or device';
-}
 
 export class BackupFiles {
   readonly dir: string;
@@ -132,33 +113,15 @@ export class BackupFiles {
       new DamagedBackupError(
         `stored backup '${name}' is damaged and cannot be used (${problem}); it is kept as ${file}`,
       );
-    let fd: number;
-    try {
-      // Non-blocking: a FIFO under the name would otherwise hold the service until a writer came.
-      // Not following a link: one to a file elsewhere would be served to viewers, or its first
-      // bytes quoted in the refusal.
-      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return null;
-      if (code === 'ELOOP') throw damaged(`${file} is a symbolic link, not a file`);
-      throw e;
-    }
-    let bytes: Buffer;
-    try {
-      // Looked at before it is read: a directory under the name (`install -d` given the file's
-      // path) fails the read with EISDIR, and a file far larger than a backup (a disk image copied
-      // in by mistake) would be read whole into memory, or past 2 GiB fail the read, before its
-      // size was checked.
-      const stat = fstatSync(fd);
-      const what = notAFile(stat);
-      if (what) throw damaged(`${file} is ${what}, not a file`);
-      const tooLarge = sizeProblem('the file', stat.size, STORED_BACKUP_BYTES);
-      if (tooLarge) throw damaged(tooLarge);
-      bytes = readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    // Not following a link (one to a file elsewhere would be served to viewers, or its first bytes
+    // quoted in the refusal), not waiting on a FIFO, and looked at before it is read: a directory
+    // under the name (`install -d` given the file's path), a file far larger than a backup (a disk
+    // image copied in by mistake).
+    const read = readRegularFile(file, STORED_BACKUP_BYTES);
+    if (read === null) return null;
+    if ('notAFile' in read) throw damaged(`${file} is ${read.notAFile}, not a file`);
+    if ('tooLarge' in read) throw damaged(sizeProblem('the file', read.tooLarge, STORED_BACKUP_BYTES) as string);
+    const bytes = read.bytes;
     // Before the JSON is looked at: a flipped digit leaves it whole, and a file cut short that was
     // saved whole is better told as changed than as bad JSON.
     const check = checksumProblem(file, bytes);

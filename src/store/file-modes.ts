@@ -10,11 +10,14 @@ import {
   existsSync,
   fchmodSync,
   fchownSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -46,6 +49,47 @@ export function privateFile(file: string, create = false): void {
     closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
   }
   chmodSync(file, PRIVATE_FILE_MODE);
+}
+
+/** What holds a name instead of a regular file, for a message; null for a regular file. */
+export function notAFile(stat: Stats): string | null {
+  if (stat.isFile()) return null;
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  return 'a FIFO, socket or device';
+}
+
+/**
+ * The bytes of the regular file `file` (a stored backup, its checksum: what a user or a bad card may
+ * have put anything under): null when there is none; `notAFile` saying what holds the name instead;
+ * `tooLarge` with its size when it has more than `maxBytes`. Opened without following a symbolic link
+ * at the name (one to a file elsewhere would be served, or its bytes quoted in a refusal) and without
+ * waiting on a FIFO (O_NONBLOCK: the read would hold the service until a writer came), and looked at
+ * through the descriptor before it is read (a directory fails a read with EISDIR; a disk image
+ * copied in by mistake would be read whole into memory). Other errors are thrown.
+ */
+export function readRegularFile(
+  file: string,
+  maxBytes: number,
+): { bytes: Buffer } | { notAFile: string } | { tooLarge: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') return { notAFile: 'a symbolic link' };
+    throw e;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const what = notAFile(stat);
+    if (what) return { notAFile: what };
+    if (stat.size > maxBytes) return { tooLarge: stat.size };
+    return { bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -39,12 +39,23 @@ function flipSetpoint(file: string): void {
   writeFileSync(file, bytes);
 }
 
+/** A started app with one setpoint (Beer Setpoint at 20), closed at the end of `t`. */
+async function appWithSetpoint(t: Test) {
+  const app = await startApp({}, { listen: false });
+  t.teardown(app.close);
+  await app.post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
+  return app;
+}
+
+/** As appWithSetpoint, with the blocks saved as the stored backup `name`; `file` is its path. */
+async function appWithSave(t: Test, name: string) {
+  const app = await appWithSetpoint(t);
+  t.equal((await app.post('blocks/backup/stored/save', { name })).status, 200, `saved as ${name}`);
+  return { ...app, file: path.join(app.dataDir, 'backups', `${name}.json`) };
+}
+
 t.test('a saved backup with one digit flipped is refused by name, and the blocks are kept', async (t) => {
-  const { post, close, dataDir } = await startApp({}, { listen: false });
-  t.teardown(close);
-  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
-  t.equal((await post('blocks/backup/stored/save', { name: 'before-winter' })).status, 200);
-  const file = path.join(dataDir, 'backups', 'before-winter.json');
+  const { post, file } = await appWithSave(t, 'before-winter');
   const sum = `${file}.sha256`;
   t.equal(
     readFileSync(sum, 'utf8'),
@@ -77,11 +88,8 @@ t.test('a saved backup with one digit flipped is refused by name, and the blocks
 });
 
 t.test('a backup without a checksum (copied in by hand, an older release) loads as before', async (t) => {
-  const { post, close, dataDir } = await startApp({}, { listen: false });
-  t.teardown(close);
-  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
-  await post('blocks/backup/stored/save', { name: 'saved' });
-  const dir = path.join(dataDir, 'backups');
+  const { post, file } = await appWithSave(t, 'saved');
+  const dir = path.dirname(file);
   copyFileSync(path.join(dir, 'saved.json'), path.join(dir, 'copied.json'));
   await post('blocks/write', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 19 } });
   t.equal((await post('blocks/backup/stored/download', { name: 'copied' })).status, 200);
@@ -97,9 +105,7 @@ t.test('a backup without a checksum (copied in by hand, an older release) loads 
 });
 
 t.test('an upload records the checksum of the bytes stored, which load back', async (t) => {
-  const { post, close, dataDir } = await startApp({}, { listen: false });
-  t.teardown(close);
-  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
+  const { post, dataDir } = await appWithSetpoint(t);
   const backup = (await post('blocks/backup/save')).body;
   t.equal((await post('blocks/backup/stored/upload', { ...backup, name: 'sent' })).status, 200);
   const file = path.join(dataDir, 'backups', 'sent.json');
@@ -113,17 +119,8 @@ t.test('a checksum file that holds no SHA-256 is refused by name, not taken as a
   const files = new BackupFiles(tempDir(t));
   files.write('kept', { blocks: [] });
   writeFileSync(path.join(files.dir, 'kept.json.sha256'), 'garbage\n');
-  t.ok(
-    (() => {
-      try {
-        files.read('kept');
-      } catch (e) {
-        return e instanceof DamagedBackupError;
-      }
-    })(),
-    'refused as a backup that cannot be used (a 422 at the API)',
-  );
-  t.throws(() => files.read('kept'), /stored backup 'kept'.*kept\.json\.sha256 holds no SHA-256/);
+  const refused = t.throws(() => files.read('kept'), /stored backup 'kept'.*kept\.json\.sha256 holds no SHA-256/);
+  t.type(refused, DamagedBackupError, 'refused as a backup that cannot be used (a 422 at the API)');
 });
 
 t.test('the checksum files are not listed, nor warned of as entries skipped', async (t) => {
@@ -200,11 +197,7 @@ t.test('a checksum whose backup is gone, and a checksum write a kill cut short, 
 });
 
 t.test('a directory under a checksum name (install -d given its path) is refused by name, not a 500', async (t) => {
-  const { post, close, dataDir } = await startApp({}, { listen: false });
-  t.teardown(close);
-  await post('blocks/create', { id: 'Beer Setpoint', type: 'SetpointSensorPair', data: { storedSetting: 20 } });
-  t.equal((await post('blocks/backup/stored/save', { name: 'kept' })).status, 200);
-  const file = path.join(dataDir, 'backups', 'kept.json');
+  const { post, file } = await appWithSave(t, 'kept');
   const saved = readFileSync(file);
   rmSync(`${file}.sha256`);
   mkdirSync(`${file}.sha256`);
@@ -218,12 +211,10 @@ t.test('a directory under a checksum name (install -d given its path) is refused
   t.same(readdirSync(path.dirname(file)).sort(), ['kept.json', 'kept.json.sha256'], 'no temporary file left');
 
   const files = new BackupFiles(path.dirname(path.dirname(file)));
-  let refused: unknown;
-  try {
-    files.remove('kept');
-  } catch (e) {
-    refused = e;
-  }
-  t.ok(refused instanceof DamagedBackupError, 'a remove is refused as well (a 422, the prune passes it)');
+  t.type(
+    t.throws(() => files.remove('kept')),
+    DamagedBackupError,
+    'a remove is refused as well (a 422, the prune passes it)',
+  );
   t.ok(existsSync(file), 'and removes nothing');
 });
