@@ -29,6 +29,9 @@ export const BackupNameSchema = Type.String({
 
 export class BackupNameError extends Error {}
 
+/** A stored backup asked for by a change (a rename) that is not there. */
+export class MissingBackupError extends Error {}
+
 /** A name the API takes for a file copied in under one it refuses, for the log line that says so. */
 function usableName(name: string): string {
   const plain = name
@@ -253,10 +256,16 @@ export class BackupFiles {
 
   /**
    * Gives a stored backup another name (both checked as `BACKUP_NAME`), its checksum with it;
-   * neither may be held by a non-file. A checksum left under the new name goes first.
+   * neither may be held by a non-file. A checksum left under the new name goes first, once the
+   * backup to rename is known to be there: one that is not (removed since it was listed) changes
+   * nothing, or the backup under the new name would lose its checksum and load unchecked.
    */
   rename(from: string, to: string): void {
     const fromFile = this.refuseNonFile(from, 'renamed');
+    if (!lstatSync(fromFile, { throwIfNoEntry: false }))
+      throw new MissingBackupError(
+        `stored backup '${from}' cannot be renamed to '${to}': there is no ${fromFile}; nothing was changed`,
+      );
     const toFile = this.refuseNonFile(to, 'replaced');
     this.dropChecksum(to, toFile, 'replaced');
     renameSync(fromFile, toFile);
