@@ -199,13 +199,14 @@ export async function runUserCommand(
         const unreadable = users.unreadableRecord();
         if (unreadable)
           io.stderr.write(`edgeblocks user: warning: ${unreadable.message.replace(/; nothing was changed$/, '')}\n`);
+        // Unread, the record may have revoked a token the users file still holds (one put back).
+        const token = unreadable
+          ? `  (API token: state unknown, ${unreadable.file} cannot be read: it may have been revoked)`
+          : '  (has an API token)';
         io.stdout.write(
           users
             .names()
-            .map(
-              (n) =>
-                `${n}${users.roleOf(n) === 'viewer' ? '  (viewer)' : ''}${users.get(n)!.token ? '  (has an API token)' : ''}\n`,
-            )
+            .map((n) => `${n}${users.roleOf(n) === 'viewer' ? '  (viewer)' : ''}${users.get(n)!.token ? token : ''}\n`)
             .join('') || `no users in ${users.file}\n`,
         );
         return 0;

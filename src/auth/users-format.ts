@@ -57,6 +57,20 @@ export class RevocationsUnreadable extends UsersFileError {
   }
 }
 
+/**
+ * revocations.json there and read, but not written (a full card, EACCES): the change that would end
+ * something is refused whole, users.json not written (revocations.ts).
+ */
+export class RevocationsUnwritable extends UsersFileError {
+  constructor(
+    file: string,
+    readonly reason: string,
+  ) {
+    super(file, reason);
+    this.message = `cannot write ${file} (${reason}): it must keep what this change ends (sessions, API tokens) before users.json changes, or a users.json put back from before would bring it back; free space on the card or let the service's user write it, then try again; nothing was changed`;
+  }
+}
+
 /** A user name the CLI refuses, with the reason in the message. */
 export class UserNameError extends Error {}
 

@@ -6,7 +6,8 @@
 // reported with its path and never rewritten. It is read as revocations.json lets it be, and what
 // a change ends is kept there first (revocations.ts): an older file put back revives nothing ended.
 // A record that is there but cannot be read refuses every change and, in the service, every login,
-// session and token (RevocationsUnreadable), until it can be read again.
+// session and token (RevocationsUnreadable), until it can be read again; one that cannot be written
+// refuses the change that would add to it, users.json unwritten (RevocationsUnwritable).
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import {
   UserNameError,
   type UserRecord,
   RevocationsUnreadable,
+  RevocationsUnwritable,
   UsersFileError,
   UsersFileUnreadable,
 } from './users-format.js';
@@ -287,9 +289,10 @@ export class UsersFile {
 
   /**
    * With the lock held: read, change, keep what the change ended in the revocations record, write.
-   * A record that cannot be read refuses the change, nothing written (RevocationsUnreadable). A
-   * record that cannot be written (a full card) is said; the change goes on (the users file says
-   * it too), but an older users.json put back could bring back what it ended.
+   * A record that cannot be read refuses the change, nothing written (RevocationsUnreadable); so
+   * does one that cannot be written (a full card, EACCES: RevocationsUnwritable), and the users
+   * file is not written either: written alone, an older users.json put back would bring back what
+   * the change ended. The users and the record in memory are read again as they are on disk.
    */
   private change(change: () => void): void {
     // loadOrLock, not load: a service whose logout finds the record unreadable must stay locked,
@@ -302,8 +305,11 @@ export class UsersFile {
       try {
         this.revocations.save();
       } catch (e) {
-        this.say(
-          `auth: cannot write ${this.revocations.file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): the change holds, but a users.json put back from before it would bring back what it ended`,
+        this.users = before;
+        this.revocations.load();
+        throw new RevocationsUnwritable(
+          this.revocations.file,
+          (e as NodeJS.ErrnoException).code ?? (e as Error).message,
         );
       }
     this.save();
