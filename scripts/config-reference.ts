@@ -41,7 +41,11 @@ same list.
   (Windows Notepad's "Unicode") or Latin-1 is refused with that word.
 - On a Raspberry Pi the file is \`/etc/edgeblocks/config.json\` and the data dir
   \`/var/lib/edgeblocks\`, which the unit gives as \`--data-dir\`
-  (see [Installing on a Raspberry Pi](raspberry-pi.md)). The data dir is set in one place: where
+  (see [Installing on a Raspberry Pi](raspberry-pi.md)). A data dir that does not exist is created
+  at the start (a first start needs it), which logs one info line \`created the data dir DIR: it did
+  not exist, so this start has no blocks, users or backups ...\`: after a start with no blocks, look
+  for it (a mistyped \`--data-dir\`); \`edgeblocks check\` warns of a data dir that does not exist. The
+  data dir is set in one place: where
   two of the file's \`dataDir\`, \`EDGEBLOCKS_DATA_DIR\` and \`--data-dir\` name different dirs, the
   configuration is refused, exit 2 naming both (so on a Pi a drop-in's \`EDGEBLOCKS_DATA_DIR\` other
   than the unit's \`/var/lib/edgeblocks\` is refused, where the unit's flag would silently win).

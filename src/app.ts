@@ -121,6 +121,12 @@ async function assembleApp(config: Config, opts: AppOptions, lock: DataDirLock):
   const phases = new StartupPhases();
   phases.mark('module load');
   const log = opts.log ?? createLogger(config.logLevel, process.env, process.stdout, config.logFormat);
+  // Made silently, a mistyped --data-dir would start a controller with no blocks and no word of why.
+  if (lock.created)
+    log.info(
+      { dataDir: config.dataDir },
+      `created the data dir ${path.resolve(config.dataDir)}: it did not exist, so this start has no blocks, users or backups (a first start; if it should hold them, check --data-dir or dataDir in the config)`,
+    );
   const lifecycle = new Lifecycle(log, phases);
   const auth = Auth.open({ enabled: config.auth, dataDir: config.dataDir, log: log.child({ module: 'auth' }) });
   const store = new StoreSubsystem(config, lock, log);

@@ -12,11 +12,13 @@ export const PID_FILE = 'edgeblocks.pid';
 
 export interface DataDirLock {
   release(): void;
+  /** Whether taking it created the data dir (it did not exist: a first start, or a mistyped --data-dir). */
+  created?: boolean;
 }
 
-/** Takes the data dir (creating it); throws DataDirError naming the dir and the holder's pid when another process has it. */
+/** Takes the data dir (creating it, said in `created`); throws DataDirError naming the dir and the holder's pid when another process has it. */
 export function lockDataDir(dataDir: string, cleared = false): DataDirLock {
-  privateDir(dataDir);
+  const created = privateDir(dataDir);
   const file = path.join(dataDir, LOCK_FILE);
   const pidFile = path.join(dataDir, PID_FILE);
   privateFile(file, true);
@@ -39,7 +41,7 @@ export function lockDataDir(dataDir: string, cleared = false): DataDirLock {
     // file is emptied in place (its inode, which the locks are on, stays).
     if (!cleared && junkLock(e)) {
       truncateSync(file, 0);
-      return lockDataDir(dataDir, true);
+      return { ...lockDataDir(dataDir, true), created };
     }
     if (code !== 'SQLITE_BUSY') throw new DataDirError(`cannot lock ${file}: ${(e as Error).message}`);
     let holder = 'another process';
@@ -64,6 +66,7 @@ export function lockDataDir(dataDir: string, cleared = false): DataDirLock {
       if (!db.open) return;
       db.close();
     },
+    created,
   };
 }
 

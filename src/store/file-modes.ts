@@ -36,10 +36,11 @@ export class DataDirError extends FixableError {
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** Create `dir` (and parents) if needed, and make it 0700. */
-export function privateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+/** Create `dir` (and parents) if needed, and make it 0700. Returns whether it was created. */
+export function privateDir(dir: string): boolean {
+  const created = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined;
   chmodSync(dir, PRIVATE_DIR_MODE);
+  return created;
 }
 
 /** Make `file` 0600, creating it empty when `create` is set and it does not exist. */
