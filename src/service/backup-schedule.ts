@@ -6,7 +6,13 @@ import type { Logger } from '../log.js';
 import { type BackupFiles, DamagedBackupError } from '../store/backup-files.js';
 
 export const AUTO_PREFIX = 'auto-';
-const SCHEDULED_NAME = /^auto-\d{8}T\d{6}Z(-\d+)?$/;
+const SCHEDULED_NAME = /^auto-(\d{8}T\d{6}Z)(?:-(\d+))?$/;
+
+/** A scheduled backup's place in the save order: the UTC time in its name, then its number in that second (none: 1). */
+function saveOrder(name: string): { stamp: string; n: number } | null {
+  const m = SCHEDULED_NAME.exec(name);
+  return m ? { stamp: m[1]!, n: m[2] === undefined ? 1 : Number(m[2]) } : null;
+}
 
 export interface BackupScheduleOptions {
   cron: string;
@@ -93,9 +99,14 @@ export class BackupSchedule {
   runOnce(): string | null {
     try {
       const stamp = utcStamp(new Date());
-      let name = `${AUTO_PREFIX}${stamp}`;
-      const existing = new Set(this.opts.files.list());
-      for (let i = 2; existing.has(name); i++) name = `${AUTO_PREFIX}${stamp}-${i}`;
+      // Saves within one second are numbered one past the highest of that second, never a number
+      // the prune freed: the newest must sort last, or the prune takes it.
+      const taken = this.opts.files
+        .list()
+        .map(saveOrder)
+        .flatMap((o) => (o?.stamp === stamp ? [o.n] : []));
+      const n = taken.length ? Math.max(...taken) + 1 : 1;
+      const name = `${AUTO_PREFIX}${stamp}${n > 1 ? `-${n}` : ''}`;
       this.opts.files.write(name, { name, ...(this.opts.save() as object) });
       const hold = this.opts.holdPrune?.();
       if (hold) this.opts.log.warn({ name }, `scheduled backups not pruned: ${hold}`);
@@ -109,15 +120,21 @@ export class BackupSchedule {
   }
 
   /** Only names this schedule made, ordered by the UTC timestamp in the name (file times are not
-   *  trusted). A name stamped after `now` was made before the clock was set back (it ran ahead, NTP
-   *  corrected it): it counts as older than every name made since, or each new backup would sort
-   *  first and be pruned right after it was saved until the clock caught up again. */
+   *  trusted), then by the number of saves within one second (as numbers: -10 after -9). A name
+   *  stamped after `now` was made before the clock was set back (it ran ahead, NTP corrected it): it
+   *  counts as older than every name made since, or each new backup would sort first and be pruned
+   *  right after it was saved until the clock caught up again. */
   private prune(now: string): void {
     const auto = this.opts.files
       .list()
-      .filter((n) => SCHEDULED_NAME.test(n))
-      .map((name) => ({ name, ahead: name.slice(AUTO_PREFIX.length, AUTO_PREFIX.length + now.length) > now }))
-      .sort((a, b) => Number(b.ahead) - Number(a.ahead) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .flatMap((name) => {
+        const o = saveOrder(name);
+        return o ? [{ name, ...o, ahead: o.stamp > now }] : [];
+      })
+      .sort(
+        (a, b) =>
+          Number(b.ahead) - Number(a.ahead) || (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : 0) || a.n - b.n,
+      )
       .map((e) => e.name);
     for (const name of auto.slice(0, Math.max(0, auto.length - this.opts.keep))) {
       // One that cannot be removed (a directory put under its name since it was listed) is passed,
