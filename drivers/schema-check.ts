@@ -67,6 +67,16 @@ export interface NumberUnit {
   example: string;
 }
 
+/** The units number settings are in: each said the same way wherever a schema declares it. */
+export const UNITS = {
+  milliseconds: { name: 'milliseconds', example: '5000 is 5 s' },
+  seconds: { name: 'seconds', example: '1800 is 30 min' },
+  hours: { name: 'hours', example: '0.5 is 30 min' },
+  bytes: { name: 'bytes', example: '536870912 is 512 MiB' },
+  percent: { name: 'percent', example: '5 is 5 %' },
+  celsiusDelta: { name: 'degrees Celsius (a difference)', example: '2 is 2 °C, 3.6 °F' },
+} as const satisfies Record<string, NumberUnit>;
+
 /** What a schema asks for, in words ("an integer 0-127", "'out' or 'in'", "true or false"). */
 export function expectation(schema: TSchema): string {
   const s = schema as TSchema & Record<string, unknown>;

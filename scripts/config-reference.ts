@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
+import type { NumberUnit } from '../drivers/schema-check.js';
 import { flagLabel, SETTINGS } from '../src/config-schema.js';
 
 export const CONFIG_PAGE = 'docs/configuration.md';
@@ -86,9 +87,15 @@ function kind(schema: TSchema): string {
     case 'number': {
       const word = schema.type === 'integer' ? 'whole number' : 'number';
       const low = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? `>${schema.exclusiveMinimum}` : undefined);
-      if (low !== undefined && schema.maximum !== undefined) return `${word} ${low}-${schema.maximum}`;
-      if (low !== undefined) return `${word} ${String(low).startsWith('>') ? low : `>= ${low}`}`;
-      return word;
+      const range =
+        low !== undefined && schema.maximum !== undefined
+          ? `${word} ${low}-${schema.maximum}`
+          : low !== undefined
+            ? `${word} ${String(low).startsWith('>') ? low : `>= ${low}`}`
+            : word;
+      // The unit a refusal names (drivers/schema-check.ts), so the page says what the number is in.
+      const unit = (schema as { unit?: NumberUnit }).unit;
+      return unit ? `${range}, in ${unit.name}` : range;
     }
     case 'boolean':
       return 'true/false';

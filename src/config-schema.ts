@@ -6,7 +6,7 @@ import { FormatRegistry, Type, type Static, type TLiteral, type TSchema, type TU
 import { Value } from '@sinclair/typebox/value';
 import { closestName, unknownKeyMessage } from '../drivers/closest-name.js';
 import { GpioLineSchema, parseGpioLineConfigs } from '../drivers/gpio/line-config.js';
-import { checkAgainst, type NumberUnit, type SchemaIssue, type Wording } from '../drivers/schema-check.js';
+import { checkAgainst, type SchemaIssue, UNITS, type Wording } from '../drivers/schema-check.js';
 import { AlertSettingsSchema } from './alerts/settings.js';
 import { MAX_TIMER_MS } from './shared/limits.js';
 import { PORT_SETTINGS } from './shared/port-in-use.js';
@@ -43,14 +43,14 @@ const milliseconds = (options: Source & { description: string; default: number }
   Type.Integer({
     minimum: 1,
     maximum: MAX_TIMER_MS,
-    unit: { name: 'milliseconds', example: '5000 is 5 s' } satisfies NumberUnit,
+    unit: UNITS.milliseconds,
     ...options,
   });
 /** A size in bytes. */
 const bytes = (options: Source & { description: string; default: number }) =>
   Type.Integer({
     minimum: 1,
-    unit: { name: 'bytes', example: '536870912 is 512 MiB' } satisfies NumberUnit,
+    unit: UNITS.bytes,
     ...options,
   });
 const flag = (options: Source & { description: string; default: boolean }) => Type.Boolean(options);

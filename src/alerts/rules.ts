@@ -3,6 +3,7 @@
 // seconds, temperatures in degC. Per-block settings are keyed by block id and follow renames.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { checked } from './schema-check.js';
+import { UNITS } from '../../drivers/schema-check.js';
 
 export const RULES_DOC_ID = 'alerts';
 /** No rule waits longer than a month: a brewer means days at most (1.7e308 s was taken and meant never). */
@@ -10,18 +11,25 @@ export const MAX_RULE_SECONDS = 30 * 24 * 3600;
 /** Reminders at most every 15 minutes (1e-9 h was taken: 44 emails in 10 s). */
 export const MIN_REMIND_HOURS = 0.25;
 const duration = (description: string) =>
-  ({ minimum: 0, maximum: MAX_RULE_SECONDS, description: `${description} (seconds, at most 30 days)` }) as const;
+  ({
+    minimum: 0,
+    maximum: MAX_RULE_SECONDS,
+    unit: UNITS.seconds,
+    description: `${description} (seconds, at most 30 days)`,
+  }) as const;
 const seconds = (def: number, description: string) => Type.Number({ ...duration(description), default: def });
 /** How often an active alert is sent again: 15 minutes to 30 days. */
 export const remindHours = (options: { default?: number; description: string }) =>
-  Type.Number({ minimum: MIN_REMIND_HOURS, maximum: MAX_RULE_SECONDS / 3600, ...options });
+  Type.Number({ minimum: MIN_REMIND_HOURS, maximum: MAX_RULE_SECONDS / 3600, unit: UNITS.hours, ...options });
 const strict = { additionalProperties: false } as const;
 
 export const BlockRuleSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'false: no alerts for this block' })),
     after: Type.Optional(Type.Number(duration('sensor null / out of band / sequence in error for this long'))),
-    band: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'setpoint band (delta degC)' })),
+    band: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, unit: UNITS.celsiusDelta, description: 'setpoint band (delta degC)' }),
+    ),
     onAfter: Type.Optional(Type.Number(duration('output on without a break for this long; 0 = off'))),
   },
   strict,
@@ -36,7 +44,7 @@ export const RulesSchema = Type.Object(
     setpointBand: Type.Object(
       {
         enabled: Type.Boolean({ default: true }),
-        band: Type.Number({ exclusiveMinimum: 0, default: 2, description: 'delta degC' }),
+        band: Type.Number({ exclusiveMinimum: 0, default: 2, unit: UNITS.celsiusDelta, description: 'delta degC' }),
         after: seconds(1800, 'out of band for'),
       },
       { ...strict, default: {} },
@@ -82,6 +90,7 @@ export const RulesSchema = Type.Object(
           minimum: 0,
           maximum: 100,
           default: 5,
+          unit: UNITS.percent,
           description: 'alert below this much free space in the data dir',
         }),
       },

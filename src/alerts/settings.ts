@@ -6,6 +6,7 @@ import { CHANNELS } from './channels/index.js';
 import { MAX_TIMER_MS } from '../shared/limits.js';
 import { remindHours, RulesSchema } from './rules.js';
 import { checked } from './schema-check.js';
+import { UNITS } from '../../drivers/schema-check.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -27,16 +28,18 @@ const BaseSettingsSchema = Type.Object(
       minimum: 50,
       maximum: 3_600_000,
       default: 1000,
+      unit: UNITS.milliseconds,
       description: 'how often conditions are evaluated',
     }),
     retryBaseMs: Type.Integer({
       minimum: 10,
       maximum: MAX_TIMER_MS,
       default: 5000,
+      unit: UNITS.milliseconds,
       description: 'first retry delay; doubles per attempt',
     }),
-    retryMaxMs: Type.Integer({ minimum: 10, maximum: MAX_TIMER_MS, default: 600000 }),
-    sendTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_TIMER_MS, default: 15000 }),
+    retryMaxMs: Type.Integer({ minimum: 10, maximum: MAX_TIMER_MS, default: 600000, unit: UNITS.milliseconds }),
+    sendTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_TIMER_MS, default: 15000, unit: UNITS.milliseconds }),
     outboxLimit: Type.Integer({
       minimum: 10,
       default: 1000,
@@ -45,6 +48,7 @@ const BaseSettingsSchema = Type.Object(
     maxAgeHours: Type.Number({
       exclusiveMinimum: 0,
       default: 48,
+      unit: UNITS.hours,
       description: 'a message still undelivered after this is dropped',
     }),
     historyLimit: Type.Integer({ minimum: 10, default: 200 }),

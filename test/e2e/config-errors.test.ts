@@ -112,7 +112,32 @@ const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
       file('retry.json', '{"alerts": {"retryMaxMs": 3000000000}}'),
     ],
     {},
-    /^edgeblocks: configuration error: alerts\.retryMaxMs: must be an integer 10-2147483647, got 3000000000/,
+    /^edgeblocks: configuration error: alerts\.retryMaxMs: must be an integer 10-2147483647, in milliseconds \(5000 is 5 s\), got 3000000000$/,
+  ],
+  [
+    // A file-only timing: its refusal said the range, not what the number is in.
+    'an alert retry delay given with a unit of its own',
+    [
+      'check',
+      '--data-dir',
+      path.join(dir, 'data'),
+      '--config',
+      file('retry-base.json', '{"alerts": {"retryBaseMs": "5s"}}'),
+    ],
+    {},
+    /^edgeblocks: configuration error: alerts\.retryBaseMs: must be an integer 10-2147483647, in milliseconds \(5000 is 5 s\), got "5s"$/,
+  ],
+  [
+    'an alert rule time given with a unit of its own',
+    [
+      'check',
+      '--data-dir',
+      path.join(dir, 'data'),
+      '--config',
+      file('rule-after.json', '{"alerts": {"rules": {"sensorNull": {"after": "1m"}}}}'),
+    ],
+    {},
+    /^edgeblocks: configuration error: alerts\.rules\.sensorNull\.after: must be a number 0-2592000, in seconds \(1800 is 30 min\), got "1m"$/,
   ],
   [
     'a misspelt EDGEBLOCKS_ variable',

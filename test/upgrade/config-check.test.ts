@@ -31,8 +31,8 @@ t.test('the older release’s config is refused with the line a start gives, and
   t.equal(refused.code, 2, refused.err);
   t.equal(
     refused.err.trim(),
-    'edgeblocks: configuration error: alerts.remindHours: must be a number 0.25-720, got 0.1',
-    'one line naming the setting and its range',
+    'edgeblocks: configuration error: alerts.remindHours: must be a number 0.25-720, in hours (0.5 is 30 min), got 0.1',
+    'one line naming the setting, its range and its unit',
   );
   t.notOk(existsSync(dataDir), 'no data dir was made');
 

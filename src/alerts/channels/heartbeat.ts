@@ -2,6 +2,7 @@
 // and the loop ticking). healthchecks.io or Uptime Kuma alert when the calls stop. It takes no
 // alert messages; its test is one call now. The URL is a secret (anyone with it can ping).
 import { Type } from '@sinclair/typebox';
+import { UNITS } from '../../../drivers/schema-check.js';
 import { httpCall } from './http.js';
 import { defineChannel, SECRET, urlOptions, type Channel, type ChannelContext } from './types.js';
 
@@ -14,7 +15,13 @@ export const heartbeat = defineChannel({
         ...urlOptions('Ping URL', 'called while control runs (healthchecks.io, Uptime Kuma push); secret'),
         ...SECRET,
       }),
-      intervalSeconds: Type.Number({ minimum: 1, maximum: 86400, default: 300, title: 'Every (s)' }),
+      intervalSeconds: Type.Number({
+        minimum: 1,
+        maximum: 86400,
+        default: 300,
+        unit: UNITS.seconds,
+        title: 'Every (s)',
+      }),
     },
     { additionalProperties: false },
   ),
