@@ -8,26 +8,23 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { passes, select, testSources, type Selection } from './test-tags.js';
+import { runArgs, type RunArgs } from './run-args.js';
+import { passes, select, testSources } from './test-tags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const COMPILED = 'dist-test';
 
-const args = process.argv.slice(2);
-const only: Selection = args.includes('--slow') ? 'slow' : args.includes('--fast') ? 'fast' : 'all';
-const isPath = (a: string) => /^(\.\/)?test\//.test(a);
-const paths = args.filter(isPath).map((a) => path.normalize(a).replace(/\/$/, ''));
-const tapArgs = args.filter((a) => a !== '--slow' && a !== '--fast' && !isPath(a));
-
+let args: RunArgs;
 let sources: string[];
 try {
-  sources = testSources(ROOT, paths.length ? paths : ['test']);
+  args = runArgs(process.argv.slice(2), availableParallelism());
+  sources = testSources(ROOT, args.paths.length ? args.paths : ['test']);
 } catch (e) {
   console.error(`run-tests: ${(e as Error).message}`);
   process.exit(1);
 }
 const compiled = (f: string) => path.join(COMPILED, f.replace(/\.ts$/, '.js'));
-const chosen = select(ROOT, sources, only);
+const chosen = select(ROOT, sources, args.only);
 const files = chosen.map(compiled);
 const missing = files.filter((f) => !existsSync(path.join(ROOT, f)));
 if (missing.length) {
@@ -45,17 +42,15 @@ if (!files.length) {
 // runs files in name order and drains the whole pool before each serial file, so every alone
 // file left the other cores idle while the files before it finished.
 const { pool, alone } = passes(ROOT, chosen);
-const jobs = tapArgs.some((a) => /^(--jobs|-j)/.test(a)) ? [] : [`--jobs=${availableParallelism() + 1}`];
 const count = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
 const runs: { what: string; args: string[] }[] = [];
-if (pool.length)
-  runs.push({ what: `${count(pool.length)} side by side`, args: [...jobs, ...tapArgs, ...pool.map(compiled)] });
+if (pool.length) runs.push({ what: `${count(pool.length)} side by side`, args: [...args.pool, ...pool.map(compiled)] });
 if (alone.length)
   runs.push({
     what: `${count(alone.length)} tagged alone, one at a time`,
-    args: [...tapArgs.filter((a) => !/^(--jobs|-j)/.test(a)), '--jobs=1', ...alone.map(compiled)],
+    args: [...args.alone, ...alone.map(compiled)],
   });
-console.error(`run-tests: ${files.length} of ${sources.length} test files (${only})`);
+console.error(`run-tests: ${files.length} of ${sources.length} test files (${args.only})`);
 let status = 0;
 for (const run of runs) {
   console.error(`run-tests: ${run.what}`);
@@ -66,6 +61,6 @@ for (const run of runs) {
   });
   const code = res.status ?? 1;
   if (code !== 0 && status === 0) status = code;
-  if (status !== 0 && tapArgs.includes('--bail')) break;
+  if (status !== 0 && args.pool.includes('--bail')) break;
 }
 process.exit(status);
