@@ -39,8 +39,12 @@ const UNIT_TABLE: Record<string, UnitDef> = {};
 function define(names: string[], def: UnitDef) {
   for (const n of names) UNIT_TABLE[normalize(n)] = def;
 }
+/**
+ * A unit's name as the table keys it. Besides the degree sign (°, U+00B0), the masculine ordinal
+ * (º, U+00BA, what many keyboards give for it) and the ring above (˚, U+02DA) are read as degrees.
+ */
 function normalize(name: string): string {
-  return name.replace(/\s+/g, '').replace(/°/g, 'deg').toLowerCase();
+  return name.replace(/\s+/g, '').replace(/[°º˚]/g, 'deg').toLowerCase();
 }
 
 define(['degC', 'celsius', 'degree_Celsius', 'C'], { kind: 'temp', toBase: identity, fromBase: identity });
@@ -101,16 +105,28 @@ export function sameUnit(a: string, b: string): boolean {
   return Object.hasOwn(UNIT_TABLE, x) && Object.hasOwn(UNIT_TABLE, y) && UNIT_TABLE[x] === UNIT_TABLE[y];
 }
 
-const WITH_UNIT = /^\s*([+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+))\s*([^\s\d.,+-].*?)\s*$/;
+/**
+ * A decimal number (a comma as the point too, E notation) and the text after it. No unit starts
+ * with an e: "1e °C" is an exponent left out, not 1 in a unit "e °C".
+ */
+const WITH_UNIT = /^\s*([+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d.,+eE-].*?)\s*$/;
+
+/**
+ * A number followed by any unit text ("50 %", "1e3 °C"): the number's text and the unit's, the
+ * unit known to this table or not. Null when the text is not a number and a unit.
+ */
+export function numberAndUnit(text: string): { number: string; unit: string } | null {
+  const m = WITH_UNIT.exec(text);
+  return m ? { number: m[1]!, unit: m[2]! } : null;
+}
 
 /**
  * A number written with a unit this table knows, as people write a temperature ("20 C", "68°F",
- * "-1.5 degC", "18,5 °C"): the number's text and the unit's. Null for anything else.
+ * "-1.5 degC", "18,5 °C", "1e3 ºC"): the number's text and the unit's. Null for anything else.
  */
 export function numberWithUnit(text: string): { number: string; unit: string } | null {
-  const m = WITH_UNIT.exec(text);
-  if (!m || unitKind(m[2]!) === null) return null;
-  return { number: m[1]!, unit: m[2]! };
+  const written = numberAndUnit(text);
+  return written && unitKind(written.unit) !== null ? written : null;
 }
 
 /** Convert a value given in `unit` (or in the user's unit when omitted) to the internal unit. */

@@ -3,7 +3,8 @@
 // "abc" on the tuning card is said and starts nothing (it was dropped, and the tuning ran with
 // the block's own), and the fermentation wizard checks its settings against the setpoint's
 // range before it makes any block (a refused one stopped the chain half made) and reads a comma
-// as the decimal point. A real Chromium against the built CLI with the demo blocks; needs
+// as the decimal point. A card's setting typed with its unit ("1e1 °C", "16 ºC", a PWM's "50 %")
+// is that number (they were refused as not numbers; the parser: test/dashboard/typed-units.test.ts). A real Chromium against the built CLI with the demo blocks; needs
 // `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
 import t from 'tap';
@@ -96,6 +97,9 @@ t.test("a setting typed with the field's unit is that number; another unit is na
   for (const [typed, want] of [
     ['19.5 °C', 19.5],
     ['18 C', 18],
+    // E notation is taken with a unit as without; º (U+00BA) is what many keyboards give for °.
+    ['1e1 °C', 10],
+    ['16 ºC', 16],
     ['17,5degC', 17.5],
   ] as const) {
     await field.fill(typed);
@@ -107,4 +111,21 @@ t.test("a setting typed with the field's unit is that number; another unit is na
   await sp.getByRole('button', { name: 'Set', exact: true }).click();
   await sp.locator('.hint.bad').filter({ hasText: 'this field is in °C: 68 F is 20 °C' }).waitFor();
   t.equal(await setting(), 17.5, '68F in a °C field is said, not sent');
+});
+
+t.test("a PWM's manual setting typed with % is that percentage", async (t) => {
+  t.equal(
+    (await api('blocks/create', { id: 'Typed PWM', type: 'ActuatorPwm', data: { enabled: true, storedSetting: 0 } }))
+      .status,
+    201,
+  );
+  t.teardown(() => api('blocks/delete', { id: 'Typed PWM' }));
+  await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
+  const pwm = card('Typed PWM');
+  const setting = async () => (await api('blocks/read', { id: 'Typed PWM' })).body.data.storedSetting;
+  await pwm.getByTestId('setting-Typed PWM').fill('50 %');
+  await pwm.getByRole('button', { name: 'Set', exact: true }).click();
+  for (let i = 0; i < 50 && (await setting()) !== 50; i++) await new Promise((r) => setTimeout(r, 100));
+  t.equal(await setting(), 50, '"50 %" in the % field is 50');
+  t.equal(await pwm.locator('.hint.bad').count(), 0, 'no problem said');
 });

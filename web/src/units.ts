@@ -4,7 +4,7 @@
 // range in the API document) the page converts it by that table.
 import {
   fromInternal,
-  numberWithUnit,
+  numberAndUnit,
   sameUnit,
   toInternal,
   type TempUnit,
@@ -63,18 +63,25 @@ export function converted(n: number, from: string, to: string): number | null {
   return prefs ? fromInternal(toInternal(n, kind, prefs, from), kind, prefs) : null;
 }
 
+/** Whether a unit typed after a number is the field's: by the service's table ("C" for degC), or as the field shows it ("%"). */
+function isFieldUnit(written: string, unit: string): boolean {
+  const bare = (u: string) => u.replace(/\s+/g, '');
+  return sameUnit(written, unit) || bare(written) === bare(unitLabel(unit)) || bare(written) === bare(unit);
+}
+
 /**
- * A number typed into a field shown in `unit`: plain ("20", "18,5"), or followed by that unit
- * as people write it ("20 °C", "20 C", "20degC"); null when empty. Another unit ("68F" in a °C
- * field) is a problem in words that names the field's unit and, where it converts, the number.
+ * A number typed into a field shown in `unit`: plain ("20", "18,5", "1e3"), or followed by that
+ * unit as people write it ("20 °C", "20 C", "20degC", "20 ºC", "1e3 °C", a PWM's "50 %"); null when
+ * empty. Another unit ("68F" in a °C field) is a problem in words that names the field's unit and,
+ * where it converts, the number. The one parser of the cards' number fields.
  */
 export function typedInUnit(text: string, unit: string): { value: number | null } | { problem: string } {
   const plain = typedNumber(text);
   if (plain === null || Number.isFinite(plain)) return { value: plain };
-  const written = numberWithUnit(text);
+  const written = numberAndUnit(text);
   const n = written ? typedNumber(written.number) : null;
   if (!written || n === null || !Number.isFinite(n)) return { problem: 'enter a number' };
-  if (sameUnit(written.unit, unit)) return { value: n };
+  if (isFieldUnit(written.unit, unit)) return { value: n };
   const there = converted(n, written.unit, unit);
   const label = unitLabel(unit);
   return {
