@@ -91,6 +91,8 @@ function decodeObject(
 interface KeyHints {
   unit?: string;
   link?: boolean;
+  /** An item of a list or a named map: it has no key of its own to carry a unit or a `<>`. */
+  item?: boolean;
 }
 
 export function parseKey(key: string): { name: string } & KeyHints {
@@ -145,7 +147,9 @@ function decodeValue(
         if (unholdable(value)) return fail(TOO_LARGE_FOR_JSON);
       }
       if (typeof value !== 'number' || !Number.isFinite(value))
-        return fail(`must be a number or a Quantity, got ${describe(raw)}${writtenWithUnit(raw, path, s.unit)}`);
+        return fail(
+          `must be a number or a Quantity, got ${describe(raw)}${writtenWithUnit(raw, path, s.unit, hints.item)}`,
+        );
       try {
         const n = toInternal(value, s.unit, ctx.prefs, unit);
         if (takesValue(s, n)) return n;
@@ -191,7 +195,9 @@ function decodeValue(
         id = raw.id;
         if (id === null || id === undefined || id === 0 || id === '') return RESET;
       } else if (!hints.link) {
-        return fail(`a link takes {"__objtype":"Link","id":"<block id>"} or the key '${path.split('.').pop()}<>'`);
+        return fail(
+          `a link takes {"__objtype":"Link","id":"<block id>"}${hints.item ? '' : ` or the key '${path.split('.').pop()}<>'`}`,
+        );
       }
       // Brewblox clients send 0 (the old "no block" nid) or '' for an unset link.
       if (id === 0 || id === '') return RESET;
@@ -209,7 +215,7 @@ function decodeValue(
       const items = raw.map((item, i) => {
         const itemPath = `${path}.${i}`;
         if (item === null) return issues.push({ path: itemPath, message: 'must not be null' }) && undefined;
-        const v = decodeValue(s.of, item, ctx, itemPath, issues, s.of.spec.kind === 'link' ? { link: true } : {});
+        const v = decodeValue(s.of, item, ctx, itemPath, issues, { item: true, link: s.of.spec.kind === 'link' });
         // Refused (the issue names the item): nothing to complete.
         if (v === undefined) return undefined;
         return v === RESET
@@ -235,7 +241,7 @@ function decodeValue(
           out[key] = RESET;
           continue;
         }
-        const v = decodeValue(s.of, item, ctx, itemPath, issues, {});
+        const v = decodeValue(s.of, item, ctx, itemPath, issues, { item: true });
         if (v !== undefined)
           out[key] =
             v === RESET
@@ -354,9 +360,10 @@ function typeMarker(o: Record<string, unknown>): unknown {
 
 /**
  * For a quantity sent as text with its unit ("20 C", "68F"), how to send it: the unit in the
- * key or in a Quantity, named as the API names it. Empty for any other value.
+ * key or in a Quantity, named as the API names it; an item of a list or map (`item`), which has
+ * no key of its own, in a Quantity only. Empty for any other value.
  */
-function writtenWithUnit(raw: unknown, path: string, kind: UnitKind): string {
+function writtenWithUnit(raw: unknown, path: string, kind: UnitKind, item = false): string {
   const written = typeof raw === 'string' ? numberWithUnit(raw) : null;
   if (!written) return '';
   if (unitKind(written.unit) !== kind) return `; ${unitMismatch(written.unit, kind)}`;
@@ -364,6 +371,7 @@ function writtenWithUnit(raw: unknown, path: string, kind: UnitKind): string {
     (['degC', 'degF'] as const).map((t) => userUnit(kind, { temperature: t })).find((u) => sameUnit(u, written.unit)) ??
     written.unit;
   const n = Number(written.number.replace(',', '.'));
+  if (item) return `; send it as a Quantity, {"value": ${n}, "unit": "${unit}"}`;
   const key = path.split('.').pop();
   return `; put the unit in the key, "${key}[${unit}]": ${n}, or send {"value": ${n}, "unit": "${unit}"}`;
 }
