@@ -71,6 +71,42 @@ export function blockBody(input: unknown, needData: boolean): BlockBody {
   };
 }
 
+/** Longest example body a refusal quotes: past it the data is left out (a body may be large). */
+const EXAMPLE_LIMIT = 200;
+
+/**
+ * The shape check of a write or patch body. One without `type` that names a block is told the body
+ * to send: its own, with that block's type (a client cannot be expected to guess the field).
+ */
+export function updateBody(input: unknown, table: Pick<BlockTable, 'byId' | 'byNid'>): BlockBody {
+  try {
+    return blockBody(input, true);
+  } catch (e) {
+    const typeIssue = e instanceof BlockError ? e.validation?.find((v) => v.path === 'type') : undefined;
+    if (!typeIssue || !isPlainObject(input) || input.type !== undefined) throw e;
+    let block: AnyBlock;
+    try {
+      block = resolveIdent(input, table);
+    } catch {
+      throw e;
+    }
+    const hint = `block '${block.id}' is a ${block.def.type}; send ${exampleBody(input, block.def.type)}`;
+    const validation = (e as BlockError).validation!.map((v) =>
+      v === typeIssue ? { ...v, message: `${v.message}: ${hint}` } : v,
+    );
+    throw invalid(`invalid block: ${issuesText(validation)}`, validation);
+  }
+}
+
+/** `input` as a body of `type`: its id or nid, the type, its data (left out when long). */
+function exampleBody(input: Record<string, unknown>, type: string): string {
+  const ident = Object.fromEntries(['id', 'nid'].filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
+  const data = isPlainObject(input.data) ? input.data : {};
+  const whole = JSON.stringify({ ...ident, type, data });
+  if (whole.length <= EXAMPLE_LIMIT) return whole;
+  return `${JSON.stringify({ ...ident, type, data: 0 }).replace(/0\}$/, '{...}}')} (your data)`;
+}
+
 export const MAX_NID = 2_147_483_647;
 
 /** Nesting depth of a JSON value, without recursion (a hostile body could nest very deeply). */

@@ -3,7 +3,7 @@
 // actions wait for the commit, and no block runs until it is stored. The *One functions are a
 // batch's items, inside the batch's change.
 import { complete, merge, withReadonly, writable } from '../codec/apply.js';
-import { blockBody, FIRST_USER_NID, type BlockJson, type Ident } from './body.js';
+import { blockBody, FIRST_USER_NID, updateBody, type BlockJson, type Ident } from './body.js';
 import type { RuntimeCore } from './core.js';
 import { conflict, invalid } from './errors.js';
 import type { AnyBlock, Data } from './types.js';
@@ -55,7 +55,7 @@ export function updateBlock(rt: RuntimeCore, input: unknown, isPatch: boolean, o
 
 /** Write or patch, answering with the block. */
 export function updateOne(rt: RuntimeCore, input: unknown, isPatch: boolean, origin: string): AnyBlock {
-  const body = blockBody(input, true);
+  const body = updateBody(input, rt.table);
   const block = rt.resolveIdent(body);
   if (body.type !== block.def.type) {
     throw conflict(
