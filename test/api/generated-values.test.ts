@@ -6,6 +6,7 @@
 // input is a 500; a refusal names the field; REST, MQTT and a backup load take or refuse each
 // body alike; what is taken comes back the same after a backup round trip and a restart. The seed
 // is in the test name; EDGEBLOCKS_VALUES_SEED repeats a run.
+import { rmSync } from 'node:fs';
 import t from 'tap';
 import { blockTypes } from '../../src/blocks/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -46,16 +47,31 @@ async function storedById(rt: RunningApp): Promise<Map<string, string>> {
  */
 const changedByRestore = (b: Generated | undefined) => b?.type === 'Sequence';
 
-t.test(
-  `generated field values, seed ${SEED}: REST, MQTT and backup load agree; no 500; refusals name the field`,
-  async (t) => {
+type Outcome = { ok: boolean; message: string; issues: string[] };
+
+/**
+ * Every generated body created over REST, in order, on one app: the first two tests read the
+ * same creates (each used to make its own app and create them all again, a third of the file's
+ * time). The second test stops this app for its restart.
+ */
+interface Created {
+  rest: RunningApp;
+  bodies: Generated[];
+  outcome: Map<string, Outcome>;
+  serverErrors: string[];
+  unnamed: string[];
+  /** Stops the app once (the restart's stop, or the file's end). */
+  stop(): Promise<void>;
+}
+let created: Promise<Created> | undefined;
+function createdOverRest(): Promise<Created> {
+  created ??= (async () => {
     const rest = await startApp({}, { listen: false });
-    t.teardown(rest.close);
+    let stopped: Promise<void> | undefined;
+    const stop = () => (stopped ??= rest.app.stop());
     const targets = await withTargets(rest);
     const bodies = generateBodies(blockTypes, targets, SEED, FIRST_NID);
-    t.ok(bodies.length > 1000, `${bodies.length} bodies`);
-
-    const restOutcome = new Map<string, { ok: boolean; message: string; issues: string[] }>();
+    const outcome = new Map<string, Outcome>();
     const serverErrors: string[] = [];
     const unnamed: string[] = [];
     for (const b of bodies) {
@@ -67,8 +83,24 @@ t.test(
           unnamed.push(`${show(b)}: ${res.status} ${res.raw.slice(0, 300)}`);
       }
       const issues = (res.body?.validation ?? []).map((v: { message: string }) => v.message);
-      restOutcome.set(b.id, { ok: res.status === 201, message: res.body?.message ?? '', issues });
+      outcome.set(b.id, { ok: res.status === 201, message: res.body?.message ?? '', issues });
     }
+    return { rest, bodies, outcome, serverErrors, unnamed, stop };
+  })();
+  return created;
+}
+t.teardown(async () => {
+  if (!created) return;
+  const { rest, stop } = await created;
+  await stop();
+  rmSync(rest.dataDir, { recursive: true, force: true });
+});
+
+t.test(
+  `generated field values, seed ${SEED}: REST, MQTT and backup load agree; no 500; refusals name the field`,
+  async (t) => {
+    const { rest, bodies, outcome: restOutcome, serverErrors, unnamed } = await createdOverRest();
+    t.ok(bodies.length > 1000, `${bodies.length} bodies`);
     t.same(serverErrors, [], 'no body is answered with a 5xx');
     t.same(unnamed, [], 'every refusal is a 422 whose validation names the field given (data.<field>...)');
 
@@ -148,15 +180,9 @@ t.test(
 );
 
 t.test(`generated field values, seed ${SEED}: what is taken survives a backup round trip and a restart`, async (t) => {
-  const rt = await startApp({}, { listen: false });
-  let open = rt;
-  t.teardown(() => open.close());
-  const targets = await withTargets(rt);
-  const bodies = generateBodies(blockTypes, targets, SEED, FIRST_NID);
+  const { rest: rt, bodies, outcome, stop } = await createdOverRest();
   const byId = new Map(bodies.map((b) => [b.id, b]));
-  let taken = 0;
-  for (const b of bodies)
-    if ((await rt.post('blocks/create', { id: b.id, nid: b.nid, type: b.type, data: b.data })).status === 201) taken++;
+  const taken = [...outcome.values()].filter((o) => o.ok).length;
   t.ok(taken > 500, `${taken} bodies taken`);
 
   const diff = (a: Map<string, string>, b: Map<string, string>) =>
@@ -198,9 +224,9 @@ t.test(`generated field values, seed ${SEED}: what is taken survives a backup ro
   const afterLoad = await storedById(rt);
   t.same(diff(before, afterLoad), [], 'a backup round trip gives every block back the same');
 
-  await rt.app.stop();
-  open = await startApp({}, { listen: false, dataDir: rt.dataDir });
-  t.teardown(() => import('node:fs').then((fs) => fs.rmSync(rt.dataDir, { recursive: true, force: true })));
+  await stop();
+  const open = await startApp({}, { listen: false, dataDir: rt.dataDir });
+  t.teardown(open.close);
   const afterRestart = await storedById(open);
   t.same(diff(afterLoad, afterRestart), [], 'a restart gives every block back the same');
 });
