@@ -1,110 +1,11 @@
 // No click breaks the page (issue 47.1): on the demo (the built CLI, --hardware sim, the demo
-// blocks, everything discovery finds and a fermentation profile), every page at desktop and phone width (390 px), and the
-// editor of one block of each type, is walked by a crawler that uses every control it finds
-// (test/dashboard/crawl.ts). Any uncaught page error, console error or HTTP 5xx fails the test,
-// named with the page and the control that caused it. Needs `npm run build` and `npm run build:web`.
+// blocks, everything discovery finds and a fermentation profile), every page at desktop width, and
+// the editor of one block of each type, is walked by a crawler that uses every control it finds
+// (test/dashboard/crawl.ts, the walk in crawl-demo.ts). Any uncaught page error, console error or
+// HTTP 5xx fails the test, named with the page and the control that caused it. The phone width
+// (390 px) is crawler-phone.test.ts. Needs `npm run build` and `npm run build:web`.
 // tags: slow (a real Chromium)
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
-import type { Browser } from 'playwright-core';
-import { postJson, ROOT } from '../helpers/cli.js';
-import { limit } from '../helpers/limits.js';
-import { launchBrowser, removeDir, startSim, type SimService, requireWebBuild } from './browser.js';
-import { useEveryControl, Watch } from './crawl.js';
+import { crawlDemo } from './crawl-demo.js';
 
-const SID = 'edge-one';
-
-requireWebBuild();
-
-t.setTimeout(limit(300_000));
-
-let sim: SimService;
-let browser: Browser;
-
-t.before(async () => {
-  sim = await startSim();
-  const seeded = await postJson(
-    `${sim.cli.base}/${SID}/blocks/backup/load`,
-    JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')),
-  );
-  if (seeded.status !== 200) throw new Error(`demo blocks not loaded: ${JSON.stringify(seeded.body)}`);
-  const found = await postJson(`${sim.cli.base}/${SID}/blocks/discover`);
-  if (found.status !== 200) throw new Error(`discovery failed: ${JSON.stringify(found.body)}`);
-  // A fermentation profile too (the demo has none), so its card and editor are walked.
-  const profile = await postJson(`${sim.cli.base}/${SID}/blocks/create`, {
-    id: 'Beer Profile',
-    type: 'SetpointProfile',
-    data: { enabled: false, targetId: { __objtype: 'Link', id: 'Beer Setpoint' }, points: [] },
-  });
-  if (profile.status !== 201) throw new Error(`profile not created: ${JSON.stringify(profile.body)}`);
-  browser = await launchBrowser();
-});
-
-t.teardown(async () => {
-  await browser?.close().catch(() => undefined);
-  await sim?.stop();
-  if (sim) removeDir(sim.dataDir);
-});
-
-const PAGES = ['overview', 'graphs', 'setup', 'hardware', 'alerts', 'block'];
-
-/** One block of each type the demo has (system blocks included), for their editors. */
-async function oneOfEachType(): Promise<string[]> {
-  const all = (await postJson(`${sim.cli.base}/${SID}/blocks/all/read`)).body as Array<{ id: string; type: string }>;
-  const byType = new Map<string, string>();
-  for (const b of all) if (!byType.has(b.type)) byType.set(b.type, b.id);
-  return [...byType.values()].map((id) => `block/${encodeURIComponent(id)}`);
-}
-
-for (const [width, label] of [
-  [1200, 'desktop'],
-  [390, 'phone'],
-] as const) {
-  t.test(`${label} (${width} px): every control on every page, nothing breaks`, async (t) => {
-    const phone = width < 500;
-    const context = await browser.newContext({
-      viewport: { width, height: 900 },
-      isMobile: phone,
-      hasTouch: phone,
-      acceptDownloads: true,
-    });
-    t.teardown(() => context.close());
-    const page = await context.newPage();
-    page.setDefaultTimeout(limit(10_000));
-    const watch = new Watch(page);
-    // CRAWL_ROUTES (comma-separated) narrows the walk when looking into one page.
-    const only = process.env.CRAWL_ROUTES?.split(',');
-    const routes = [...PAGES, ...(await oneOfEachType())].filter((r) => !only || only.includes(r));
-    const started = Date.now();
-    let uses = 0;
-    for (const route of routes) {
-      watch.where = `#/${decodeURIComponent(route)}`;
-      const go = async () => {
-        await page.goto(`${sim.cli.base}/#/${route}`);
-        await page
-          .getByTestId('online')
-          .filter({ hasText: 'online' })
-          .waitFor({ timeout: limit(15_000) });
-        await page
-          .locator('main')
-          .getByText(
-            /^(Loading…|Waiting for the controller…|Reading the schema…|Asking the history service for fields…)$/,
-          )
-          .waitFor({ state: 'detached', timeout: limit(15_000) });
-        await watch.settle();
-      };
-      await go();
-      uses += await useEveryControl(watch, go);
-    }
-    t.ok(
-      uses > 100,
-      `${uses} controls used on ${routes.length} pages in ${Math.round((Date.now() - started) / 1000)} s`,
-    );
-    t.same(
-      watch.troubles.map((x) => `${x.where}: ${x.what}`),
-      [],
-      'no uncaught error, console error or 5xx',
-    );
-  });
-}
+crawlDemo(t, 1200, 'desktop');
