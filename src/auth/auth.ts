@@ -44,6 +44,13 @@ export interface AuthOptions {
   sessionClock?: SessionClock;
 }
 
+/** A logout whose sessions still hold: nothing could be written (a full card); the reason (an errno code). */
+export class LogoutNotRecorded extends Error {
+  constructor(readonly reason: string) {
+    super(`the logout was not recorded (${reason})`);
+  }
+}
+
 export class Auth {
   readonly enabled: boolean;
   readonly validDurationMs: number;
@@ -238,8 +245,10 @@ export class Auth {
   /**
    * End every session of the user whose session cookie `headers` carry (a logout); the user, or
    * null. The generation it reaches is kept in revocations.json too, so an older users.json put
-   * back brings none of them back. Waits while another process writes the users file (the CLI):
-   * UsersFileBusy when it is not free within LOCK_WAIT_MS (nothing was recorded).
+   * back brings none of them back (in users.json alone, logged, when the record cannot be written).
+   * Waits while another process writes the users file (the CLI): UsersFileBusy when it is not free
+   * within LOCK_WAIT_MS. Any other failure to write that leaves the session valid is
+   * LogoutNotRecorded: the answer must not say logged out while the session still lets anyone in.
    */
   async logout(headers: IncomingHttpHeaders): Promise<string | null> {
     const grant = this.grantOf(headers);
@@ -247,10 +256,12 @@ export class Auth {
     try {
       await this.users.endSessions(grant.user);
     } catch (e) {
-      if (e instanceof UsersFileBusy)
-        this.log.error(`auth: ${e.message}; the logout of ${grant.user} was not recorded`);
-      if (!(e instanceof UsersFileError)) throw e;
-      this.log.error(`${e.message}; the logout of ${grant.user} was not recorded`);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (!(e instanceof UsersFileBusy || e instanceof UsersFileError || typeof code === 'string')) throw e;
+      this.log.error(`${e instanceof UsersFileError ? '' : 'auth: '}${(e as Error).message}; the logout of ${grant.user} was not recorded`);
+      if (e instanceof UsersFileBusy) throw e;
+      if (this.grantOf(headers)?.kind === 'session')
+        throw new LogoutNotRecorded(code ?? (e as { reason?: string }).reason ?? 'see the service log');
     }
     this.sweep();
     return grant.user;

@@ -10,7 +10,7 @@ import { NoBody } from '../api/route-validation.js';
 import { parseJson, utf8Problem } from '../shared/json.js';
 import { BODY_LIMIT } from '../shared/limits.js';
 import { LOGIN_LIMIT } from './attempts.js';
-import { COOKIE_NAME, type Auth } from './auth.js';
+import { COOKIE_NAME, LogoutNotRecorded, type Auth } from './auth.js';
 import { REVOCATIONS_FILE } from './revocations.js';
 import { RevocationsUnreadable } from './users-format.js';
 import { UsersFileBusy } from './users-lock.js';
@@ -148,6 +148,16 @@ export function authRoutes(auth: Auth): FastifyPluginAsync {
         try {
           await auth.logout(req.headers);
         } catch (e) {
+          // The session still holds (a full card): said, the cookie kept, to log out again once it is fixed.
+          if (e instanceof LogoutNotRecorded)
+            return reply
+              .status(503)
+              .send(
+                errorBody(
+                  503,
+                  `the logout was not recorded: the controller could not write its users file (${e.reason}); your sessions still hold: log out again once it is fixed (the service log says more)`,
+                ),
+              );
           if (!(e instanceof UsersFileBusy)) throw e;
           // The cookie stays, so that the user can log out again; the log has the file and the holder.
           return reply

@@ -7,7 +7,8 @@
 // a change ends is kept there first (revocations.ts): an older file put back revives nothing ended.
 // A record that is there but cannot be read refuses every change and, in the service, every login,
 // session and token (RevocationsUnreadable), until it can be read again; one that cannot be written
-// refuses the change that would add to it, users.json unwritten (RevocationsUnwritable).
+// refuses the change that would add to it, users.json unwritten (RevocationsUnwritable), but for a
+// logout, which ends the sessions in users.json alone (said): a logout must end them now.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -213,20 +214,27 @@ export class UsersFile {
 
   /**
    * End every session of `name` (a logout): its generation becomes one above both the file's and
-   * `floor` (the highest the service gave out, which an older file put back may be below); `record`
-   * keeps it before the file is written. The new generation, or null when there is no such user.
-   * Waits for another writer without blocking (the service runs this).
+   * the record's, kept in the record before the file is written (in the file alone, said, when the
+   * record cannot be written). The new generation, or null when there is no such user. Waits for
+   * another writer without blocking (the service runs this).
    */
   async endSessions(name: string): Promise<number | null> {
     const release = await lockAsync(this.file, this.lockWait);
     try {
       let gen: number | null = null;
-      this.change(() => {
-        const rec = this.users.get(name);
-        if (!rec) return;
-        gen = (rec.sessionGen ?? 0) + 1;
-        this.users.set(name, { ...rec, sessionGen: gen });
-      });
+      this.change(
+        () => {
+          const rec = this.users.get(name);
+          if (!rec) return;
+          gen = (rec.sessionGen ?? 0) + 1;
+          this.users.set(name, { ...rec, sessionGen: gen });
+        },
+        // A logout is for ending the sessions: one the record cannot keep still ends them in users.json.
+        (e) =>
+          this.say(
+            `auth: cannot write ${e.file} (${e.reason}): the logout of ${name} ended the sessions in users.json alone, so a users.json put back from before it would bring them back; free space on the card or let the service's user write it`,
+          ),
+      );
       return gen;
     } finally {
       release();
@@ -292,9 +300,11 @@ export class UsersFile {
    * A record that cannot be read refuses the change, nothing written (RevocationsUnreadable); so
    * does one that cannot be written (a full card, EACCES: RevocationsUnwritable), and the users
    * file is not written either: written alone, an older users.json put back would bring back what
-   * the change ended. The users and the record in memory are read again as they are on disk.
+   * the change ended; unless `unrecorded` is given (a logout, which must end the sessions now): it
+   * is told, and users.json is written. A change not written is not kept in memory either: the
+   * users and the record are read again as they are on disk.
    */
-  private change(change: () => void): void {
+  private change(change: () => void, unrecorded?: (e: RevocationsUnwritable) => void): void {
     // loadOrLock, not load: a service whose logout finds the record unreadable must stay locked,
     // not keep the users just read with no revocations applied.
     const unreadable = this.loadOrLock();
@@ -305,14 +315,27 @@ export class UsersFile {
       try {
         this.revocations.save();
       } catch (e) {
-        this.users = before;
-        this.revocations.load();
-        throw new RevocationsUnwritable(
+        const unwritable = new RevocationsUnwritable(
           this.revocations.file,
           (e as NodeJS.ErrnoException).code ?? (e as Error).message,
         );
+        this.revocations.load();
+        if (!unrecorded) {
+          this.users = before;
+          throw unwritable;
+        }
+        unrecorded(unwritable);
       }
-    this.save();
+    try {
+      this.save();
+    } catch (e) {
+      try {
+        this.loadOrLock();
+      } catch {
+        this.users = before;
+      }
+      throw e;
+    }
   }
 
   private save(): void {
