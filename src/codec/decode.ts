@@ -371,6 +371,8 @@ function writtenWithUnit(raw: unknown, path: string, kind: UnitKind, item = fals
     (['degC', 'degF'] as const).map((t) => userUnit(kind, { temperature: t })).find((u) => sameUnit(u, written.unit)) ??
     written.unit;
   const n = Number(written.number.replace(',', '.'));
+  // E notation past a double ("1e400 C"): no body can carry it, so no body is offered.
+  if (unholdable(n)) return `; its number ${TOO_LARGE_FOR_JSON}`;
   if (item) return `; send it as a Quantity, {"value": ${n}, "unit": "${unit}"}`;
   const key = path.split('.').pop();
   return `; put the unit in the key, "${key}[${unit}]": ${n}, or send {"value": ${n}, "unit": "${unit}"}`;
