@@ -258,7 +258,9 @@ export class Auth {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (!(e instanceof UsersFileBusy || e instanceof UsersFileError || typeof code === 'string')) throw e;
-      this.log.error(`${e instanceof UsersFileError ? '' : 'auth: '}${(e as Error).message}; the logout of ${grant.user} was not recorded`);
+      this.log.error(
+        `${e instanceof UsersFileError ? '' : 'auth: '}${(e as Error).message}; the logout of ${grant.user} was not recorded`,
+      );
       if (e instanceof UsersFileBusy) throw e;
       if (this.grantOf(headers)?.kind === 'session')
         throw new LogoutNotRecorded(code ?? (e as { reason?: string }).reason ?? 'see the service log');

@@ -47,14 +47,27 @@ async function start(t: Test, dir: string) {
   const args = [CLI, '--hardware', 'sim', '--data-dir', dir, '--port', '0', '--https-port', '0', '--mqtt-port', '0'];
   const child = spawnOwned(
     'bash',
-    ['-c', `unset NODE_OPTIONS; ulimit -f ${MAX_FILE / 1024} && exec "$@"`, 'bash', process.execPath, ...args, '--auth'],
+    [
+      '-c',
+      `unset NODE_OPTIONS; ulimit -f ${MAX_FILE / 1024} && exec "$@"`,
+      'bash',
+      process.execPath,
+      ...args,
+      '--auth',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
     t,
   );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const m = await waitForOutput(child, /http listening on (?:https?:\/\/)?[^:\s]*:(\d+)/, 'the service', limit(30_000), () => out);
+  const m = await waitForOutput(
+    child,
+    /http listening on (?:https?:\/\/)?[^:\s]*:(\d+)/,
+    'the service',
+    limit(30_000),
+    () => out,
+  );
   const base = `http://127.0.0.1:${m[1]}`;
   // A connection each (agent: false): a logout closes the user's connections, and a pooled one
   // reused after it would be reset.
@@ -73,7 +86,11 @@ async function start(t: Test, dir: string) {
           res.on('data', (c: Buffer) => (got += c.toString()));
           res.on('end', () => {
             const set = res.headers['set-cookie'];
-            resolve({ status: res.statusCode!, body: got ? JSON.parse(got) : undefined, setCookie: set ? set[0]! : null });
+            resolve({
+              status: res.statusCode!,
+              body: got ? JSON.parse(got) : undefined,
+              setCookie: set ? set[0]! : null,
+            });
           });
         },
       );
@@ -100,7 +117,11 @@ t.test('a logout the record cannot keep still ends every session of the user', a
   t.match(out.setCookie, /^Authorization=;/, 'the cookie is cleared');
   t.equal((await s.call('POST', '/edge-one/blocks/all/read', other)).status, 401, "the other browser's session ended");
   t.equal((await s.call('GET', '/auth/refresh', here)).status, 401, 'and this one');
-  t.equal(JSON.parse(readFileSync(path.join(dir, 'users.json'), 'utf8')).users.alice.sessionGen, 1, 'users.json keeps it');
+  t.equal(
+    JSON.parse(readFileSync(path.join(dir, 'users.json'), 'utf8')).users.alice.sessionGen,
+    1,
+    'users.json keeps it',
+  );
   t.equal(readFileSync(path.join(dir, 'revocations.json'), 'utf8'), record, 'the record is as it was');
   t.match(s.log(), /cannot write \S*revocations\.json \(EFBIG\)/, 'the log names the record and the reason');
   t.match(s.log(), /the logout of alice ended the sessions in users\.json alone/, 'and what holds');
