@@ -2,14 +2,20 @@
 // that keeps its connection open and reads nothing: the answer (and for a history CSV, the
 // slice of points it is being made from) stays in memory until the client goes, and the keep-alive timer only
 // starts once an answer is out. From the moment an answer is handed to the socket until it is
-// out, the socket's idle timer runs; while the kernel takes bytes of it (over TLS too) it
-// restarts, so a slow client that still reads is not cut. Node lets the timer's first expiry pass when a write was under way
-// (a stall mid-answer), so the cut comes after one to two times the limit. Streams with their own byte cap (the event stream, websockets)
-// take over their socket and are not affected.
+// out, the socket's idle timer looks at the bytes still waiting for the kernel LOOKS times per
+// limit; an answer cut is one whose queue did not move for LOOKS looks in a row. A slow client
+// that still reads (over TLS too) moves it and is not cut. Looking once per limit let a queue
+// that moved only in the first instant (the first write) pass one whole limit, and Node's own
+// pass for a write under way another: a stalled answer was cut after three times the limit.
+// Streams with their own byte cap (the event stream, websockets) take over their socket and are
+// not affected.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.js';
 import { WarningLimiter } from '../log/limit.js';
 import { ANSWER_STALL_MS } from './timeouts.js';
+
+/** Looks at the queue per stall limit: a stall is cut after some one and a quarter limits. */
+const LOOKS = 8;
 
 export class StalledAnswers {
   private count = 0;
@@ -38,14 +44,19 @@ export class StalledAnswers {
       // TLS one (the gateway). A TLS write of a large answer completes only when all of it is
       // out, so the TLS socket's own queue does not move while a slow client reads it.
       const queued = () => transport(socket)?.writeQueueSize;
+      const look = Math.max(1, Math.round(this.stallMs / LOOKS));
       let last = queued();
+      let quiet = 0;
       const stalled = () => {
         if (res.writableFinished) return;
         const now = queued();
         if (typeof now === 'number' && now !== last) {
-          // The kernel took some since the last look: the client reads, slowly.
+          // The kernel took some since the last look (or a new write began): the client reads.
           last = now;
-          socket.setTimeout(this.stallMs);
+          quiet = 0;
+        } else quiet++;
+        if (quiet < LOOKS) {
+          socket.setTimeout(look);
           return;
         }
         this.count++;
@@ -56,7 +67,7 @@ export class StalledAnswers {
         );
         socket.destroy();
       };
-      socket.setTimeout(this.stallMs);
+      socket.setTimeout(look);
       // Node's server hears the socket's timeout first and destroys it unless the answer listens:
       // this listener decides (a client still reading is not cut).
       res.on('timeout', stalled);
@@ -64,7 +75,7 @@ export class StalledAnswers {
         res.off('timeout', stalled);
         // Node's keep-alive timer replaces this one when the answer is out; a connection with no
         // keep-alive timer (another request waiting) gets no idle limit, as before.
-        if (!socket.destroyed && socket.timeout === this.stallMs) socket.setTimeout(0);
+        if (!socket.destroyed && socket.timeout === look) socket.setTimeout(0);
       });
       done(null, payload);
     });
