@@ -6,12 +6,11 @@
 // service lets nobody in while the record cannot be read (it cannot tell a revoked token from a good
 // one), says so in its log, and lets people in again once it can be read.
 // tags: slow (the built service and CLI)
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { addUser, CLI, startCli } from '../helpers/cli.js';
+import { addUser, runUser, startCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { UsersFile } from '../../src/auth/users.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
@@ -19,27 +18,18 @@ import { assertBuilt } from '../mqtt/fixtures.js';
 assertBuilt();
 t.setTimeout(limit(120_000));
 
-function user(dir: string, args: string[], input = '') {
-  return spawnSync(process.execPath, [CLI, 'user', ...args, '--data-dir', dir], {
-    input,
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    killSignal: 'SIGKILL',
-  });
-}
-
 /** alice with a revoked token and bob with a good one; the users.json from before the revocation. */
 function setUp(t: Test) {
   const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-revocations-unreadable-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   addUser(dir, 'alice', 'a long password');
   addUser(dir, 'bob', 'bobs long password');
-  const revoked = user(dir, ['token', 'alice']).stdout.trim();
-  const bobToken = user(dir, ['token', 'bob']).stdout.trim();
+  const revoked = runUser(dir, ['token', 'alice']).stdout.trim();
+  const bobToken = runUser(dir, ['token', 'bob']).stdout.trim();
   const usersFile = path.join(dir, 'users.json');
   const record = path.join(dir, 'revocations.json');
   const before = readFileSync(usersFile, 'utf8');
-  t.equal(user(dir, ['token', 'alice', '--revoke']).status, 0, "alice's token is revoked");
+  t.equal(runUser(dir, ['token', 'alice', '--revoke']).status, 0, "alice's token is revoked");
   const kept = readFileSync(record, 'utf8');
   /** Make the record unreadable (a directory where it should be: EISDIR, as root too); undo() puts it back. */
   const breakRecord = () => {
@@ -65,7 +55,7 @@ t.test('a change with an unreadable revocations.json fails, names the file and w
     [['role', 'bob', 'viewer'], ''],
     [['add', 'carol'], 'carols long password\n'],
   ] as const) {
-    const r = user(s.dir, [...args], input);
+    const r = runUser(s.dir, [...args], input);
     t.equal(r.status, 1, `user ${args.join(' ')} fails`);
     t.match(
       r.stderr,
@@ -75,12 +65,16 @@ t.test('a change with an unreadable revocations.json fails, names the file and w
     t.match(r.stderr, /nothing was changed/, 'and saying nothing was changed');
     t.equal(readFileSync(s.usersFile, 'utf8'), users, 'users.json is not written');
   }
-  const list = user(s.dir, ['list']);
+  const list = runUser(s.dir, ['list']);
   t.equal(list.status, 0, 'user list still lists');
   t.match(list.stderr, /revocations\.json cannot be read \(EISDIR\)/, 'with a warning');
   undo();
   t.equal(readFileSync(s.record, 'utf8'), s.kept, 'the record is as it was');
-  t.equal(user(s.dir, ['token', 'bob', '--revoke']).status, 0, 'with the record readable again, a change goes through');
+  t.equal(
+    runUser(s.dir, ['token', 'bob', '--revoke']).status,
+    0,
+    'with the record readable again, a change goes through',
+  );
   const digests = JSON.parse(readFileSync(s.record, 'utf8')).users;
   t.equal(digests.alice.tokens.length, 1, "alice's revoked token is still in the record");
   t.equal(digests.bob.tokens.length, 1, "and bob's is added");
@@ -95,7 +89,7 @@ t.test(
     chmodSync(s.record, 0o000);
     t.teardown(() => chmodSync(s.record, 0o600));
     const users = readFileSync(s.usersFile, 'utf8');
-    const r = user(s.dir, ['token', 'bob', '--revoke']);
+    const r = runUser(s.dir, ['token', 'bob', '--revoke']);
     t.equal(r.status, 1, 'the revocation fails');
     t.match(r.stderr, /revocations\.json cannot be read \(EACCES\)/);
     t.equal(readFileSync(s.usersFile, 'utf8'), users, 'users.json is not written');

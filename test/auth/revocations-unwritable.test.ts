@@ -5,13 +5,12 @@
 // changed, and neither file is written. And `user list`, while the record cannot be read, does not
 // show a token the record may have revoked as a token that works: its state is unknown.
 // tags: slow (the built CLI)
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { addUser, CLI } from '../helpers/cli.js';
+import { addUser, runUser } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { needTools } from '../helpers/tools.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
@@ -19,16 +18,6 @@ import { assertBuilt } from '../mqtt/fixtures.js';
 assertBuilt();
 needTools('bash');
 t.setTimeout(limit(120_000));
-
-/** `edgeblocks user ARGS`; with `maxFile`, under a file size limit of that many bytes (bash's ulimit -f, in KiB: as root too). */
-function user(dir: string, args: string[], input = '', maxFile?: number) {
-  const argv = [CLI, 'user', ...args, '--data-dir', dir];
-  const [cmd, cmdArgs] =
-    maxFile === undefined
-      ? [process.execPath, argv]
-      : ['bash', ['-c', `ulimit -f ${maxFile / 1024} && exec "$@"`, 'bash', process.execPath, ...argv]];
-  return spawnSync(cmd, cmdArgs, { input, encoding: 'utf8', timeout: limit(30_000), killSignal: 'SIGKILL' });
-}
 
 const digest = (n: number) => createHash('sha256').update(`old token ${n}`).digest('hex');
 
@@ -38,8 +27,8 @@ function setUp(t: Test) {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   addUser(dir, 'alice', 'a long password');
   addUser(dir, 'bob', 'bobs long password');
-  const aliceToken = user(dir, ['token', 'alice']).stdout.trim();
-  const bobToken = user(dir, ['token', 'bob']).stdout.trim();
+  const aliceToken = runUser(dir, ['token', 'alice']).stdout.trim();
+  const bobToken = runUser(dir, ['token', 'bob']).stdout.trim();
   const record = path.join(dir, 'revocations.json');
   const old = { sessionGen: 1, tokens: Array.from({ length: 20 }, (_, i) => digest(i)) };
   writeFileSync(record, `${JSON.stringify({ version: 1, users: { carol: old } }, null, 2)}\n`, { mode: 0o600 });
@@ -57,14 +46,14 @@ t.test('a change whose revocations cannot be written fails whole, naming the rec
     [['passwd', 'alice'], 'a new long password\n'],
     [['remove', 'bob'], ''],
   ] as const) {
-    const r = user(s.dir, [...args], input, 1024);
+    const r = runUser(s.dir, [...args], input, 1024);
     t.equal(r.status, 1, `user ${args.join(' ')} fails`);
     t.match(r.stderr, `cannot write ${s.record} (EFBIG)`, 'naming the record and the reason');
     t.match(r.stderr, /nothing was changed/, 'saying nothing was changed');
     t.notMatch(r.stdout, /revoked|removed|changed|ebt_/, 'and claiming nothing on stdout');
     t.same(files(), before, 'users.json and the record are as they were, no temporary file left');
   }
-  const ok = user(s.dir, ['token', 'bob', '--revoke']);
+  const ok = runUser(s.dir, ['token', 'bob', '--revoke']);
   t.equal(ok.status, 0, 'with the record writable, the revocation goes through');
   const users = JSON.parse(readFileSync(s.record, 'utf8')).users;
   t.same(users.bob.tokens, [createHash('sha256').update(s.bobToken).digest('hex')], "bob's token is recorded");
@@ -74,11 +63,11 @@ t.test('a change whose revocations cannot be written fails whole, naming the rec
 t.test('user list, while the record cannot be read, shows no token as working', async (t) => {
   const s = setUp(t);
   const putBack = readFileSync(s.usersFile, 'utf8');
-  t.equal(user(s.dir, ['token', 'alice', '--revoke']).status, 0, "alice's token is revoked");
+  t.equal(runUser(s.dir, ['token', 'alice', '--revoke']).status, 0, "alice's token is revoked");
   writeFileSync(s.usersFile, putBack, { mode: 0o600 }); // a users.json from before it, put back
   renameSync(s.record, `${s.record}.aside`);
   mkdirSync(s.record); // EISDIR on read, as root too
-  const list = user(s.dir, ['list']);
+  const list = runUser(s.dir, ['list']);
   t.equal(list.status, 0, 'the users are still listed');
   t.match(list.stderr, `${s.record} cannot be read (EISDIR)`, 'naming the record and the reason');
   t.notMatch(list.stdout, /has an API token/, 'no token is shown as one that works');
@@ -86,7 +75,7 @@ t.test('user list, while the record cannot be read, shows no token as working', 
   t.match(list.stdout, /^bob {2}\(API token: state unknown/m, "bob's too: the record may have revoked it");
   rmSync(s.record, { recursive: true });
   renameSync(`${s.record}.aside`, s.record);
-  const again = user(s.dir, ['list']);
+  const again = runUser(s.dir, ['list']);
   t.match(again.stdout, /^alice\n/m, 'readable again: alice has no token (the record revoked it)');
   t.match(again.stdout, /^bob {2}\(has an API token\)$/m, 'and bob has his');
 });

@@ -5,13 +5,12 @@
 // token digests such changes end are now kept in revocations.json (with the logouts' floors, one
 // record); the old password, a role, a removed user come back with the file, as the file says.
 // tags: slow (the built service and CLI)
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { addUser, CLI, startCli } from '../helpers/cli.js';
+import { addUser, runUser, startCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { assertBuilt } from '../mqtt/fixtures.js';
 
@@ -19,12 +18,7 @@ assertBuilt();
 t.setTimeout(limit(120_000));
 
 function user(dir: string, args: string[], input = ''): string {
-  const r = spawnSync(process.execPath, [CLI, 'user', ...args, '--data-dir', dir], {
-    input,
-    encoding: 'utf8',
-    timeout: limit(30_000),
-    killSignal: 'SIGKILL',
-  });
+  const r = runUser(dir, args, input);
   if (r.status !== 0) throw new Error(`edgeblocks user ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
 }

@@ -81,12 +81,21 @@ export async function postJson(url: string, body?: unknown): Promise<{ status: n
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * `edgeblocks user ARGS --data-dir DIR` as a child, `input` typed on its stdin; with `maxFile`, under
+ * a file size limit of that many bytes (bash's ulimit -f, in KiB: it holds as root too).
+ */
+export function runUser(dataDir: string, args: readonly string[], input = '', maxFile?: number) {
+  const argv = [CLI, 'user', ...args, '--data-dir', dataDir];
+  const [cmd, cmdArgs] =
+    maxFile === undefined
+      ? [process.execPath, argv]
+      : ['bash', ['-c', `ulimit -f ${maxFile / 1024} && exec "$@"`, 'bash', process.execPath, ...argv]];
+  return spawnSync(cmd, cmdArgs, { input, encoding: 'utf8', timeout: limit(30_000), killSignal: 'SIGKILL' });
+}
+
 /** `edgeblocks user add NAME [--role ROLE]` on `dataDir`, the password typed as a user types it. */
 export function addUser(dataDir: string, name: string, password: string, role?: string): void {
-  const add = spawnSync(
-    process.execPath,
-    [CLI, 'user', 'add', name, ...(role ? ['--role', role] : []), '--data-dir', dataDir],
-    { input: `${password}\n`, encoding: 'utf8', timeout: limit(30_000), killSignal: 'SIGKILL' },
-  );
+  const add = runUser(dataDir, ['add', name, ...(role ? ['--role', role] : [])], `${password}\n`);
   if (add.status !== 0) throw new Error(`edgeblocks user add failed: ${add.stderr}`);
 }
