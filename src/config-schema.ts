@@ -307,10 +307,17 @@ export function checkSetting(
 }
 
 /**
- * EDGEBLOCKS_ variables that are not settings: the doctor's API token (src/doctor/service.ts), the
- * plain modules for a CPU profile (src/service/app-module.ts), and the test suite's own.
+ * EDGEBLOCKS_ variables that are not settings: the doctor's API token (src/doctor/service.ts) and
+ * the plain modules for a CPU profile (src/service/app-module.ts).
  */
-const OTHER_ENV = ['EDGEBLOCKS_TOKEN', 'EDGEBLOCKS_MODULES', 'EDGEBLOCKS_TEST_SLOWDOWN', 'EDGEBLOCKS_NAMES_SEED'];
+const OTHER_ENV = ['EDGEBLOCKS_TOKEN', 'EDGEBLOCKS_MODULES'];
+
+/**
+ * The test suite's own variables (EDGEBLOCKS_TEST_SLOWDOWN, the generators' seeds) are all named
+ * under this prefix, which the service leaves to the tests: one exported in a developer's shell
+ * does not stop the service or the demo (docs/development.md).
+ */
+export const TEST_ENV_PREFIX = 'EDGEBLOCKS_TEST_';
 
 /**
  * The settings the service's EDGEBLOCKS_ variables give (over the file's), and their problems, one
@@ -323,7 +330,7 @@ export function checkEnv(env: NodeJS.ProcessEnv): { values: Partial<Config>; iss
   // A misspelt variable would be a setting silently not made, as a misspelt flag or file key would.
   const known = [...SETTINGS.flatMap((s) => (s.schema.env ? [s.schema.env] : [])), ...OTHER_ENV];
   for (const name of Object.keys(env))
-    if (name.startsWith('EDGEBLOCKS_') && !known.includes(name)) {
+    if (name.startsWith('EDGEBLOCKS_') && !name.startsWith(TEST_ENV_PREFIX) && !known.includes(name)) {
       const near = closestName(name, known);
       const message = `unknown variable;${near ? ` did you mean "${near}"?` : ''} see edgeblocks --help`;
       issues.push({ path: name, message, unknownKey: true, source: `env ${name}` });

@@ -5,7 +5,7 @@
 // broker), a backup load, a backup round trip, a restart and the state and history messages. No
 // input is a 500; a refusal names the field; REST, MQTT and a backup load take or refuse each
 // body alike; what is taken comes back the same after a backup round trip and a restart. The seed
-// is in the test name; EDGEBLOCKS_VALUES_SEED repeats a run.
+// is in the test name; EDGEBLOCKS_TEST_VALUES_SEED repeats a run.
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { blockTypes } from '../../src/blocks/index.js';

@@ -3,7 +3,7 @@
 // name in single quotes: the Spark service quotes one with a space, its docs ask for quotes
 // around one with spaces at an end) or as the sequence normalises it, and a rename of the target
 // follows into the instructions as it follows links, across a restart. The seed of the random
-// names is in the test name; EDGEBLOCKS_NAMES_SEED repeats a run.
+// names is in the test name; EDGEBLOCKS_TEST_NAMES_SEED repeats a run.
 import t from 'tap';
 import { lineNames } from '../../src/blocks/shared/sequence-lines.js';
 import { blockTargets, formatName, parseInstruction } from '../../src/blocks/shared/sequence-syntax.js';

@@ -3,7 +3,7 @@
 // mistyped (`setting=20Q`) does not parse, but names its target all the same. It used to keep the
 // old name, so once the value was fixed the line named a block that was not there. The rest of the
 // line stays as written (its mistake too), whatever quotes, commas, `=` or spaces the names hold.
-// The seed of the random names is in the test name; EDGEBLOCKS_NAMES_SEED repeats a run.
+// The seed of the random names is in the test name; EDGEBLOCKS_TEST_NAMES_SEED repeats a run.
 import t from 'tap';
 import { lineNames } from '../../src/blocks/shared/sequence-lines.js';
 import { names, namesSeed, show } from '../helpers/names.js';

@@ -5,14 +5,14 @@
 // Infinity as strings, the other units of a quantity and Brewblox's typed objects, enum names
 // and numbers out of range, links to missing blocks and to blocks of another type, the wrong
 // shape at every depth) plus seeded random ones. The seed is in the test's name;
-// EDGEBLOCKS_VALUES_SEED repeats a run.
+// EDGEBLOCKS_TEST_VALUES_SEED repeats a run.
 import { seeded } from '../../drivers/sim/seeded.js';
 import { MAX_MAGNITUDE } from '../../src/codec/decode.js';
 import type { Field, FieldSpec } from '../../src/codec/fields.js';
 import { implementsIface, type BlockTypeDef } from '../../src/runtime/types.js';
 
 export function valuesSeed(): number {
-  const given = process.env.EDGEBLOCKS_VALUES_SEED;
+  const given = process.env.EDGEBLOCKS_TEST_VALUES_SEED;
   return given ? Number(given) : Math.floor(Math.random() * 2 ** 31);
 }
 

@@ -1,6 +1,6 @@
 // Block names a user may give, for the property tests of "names are user text" (DESIGN §11):
 // the hard cases every run checks, plus random names from a seeded generator (the seed is in the
-// test's name; EDGEBLOCKS_NAMES_SEED repeats a run). Every name is one the API accepts: 1 to 200
+// test's name; EDGEBLOCKS_TEST_NAMES_SEED repeats a run). Every name is one the API accepts: 1 to 200
 // UTF-16 units, no control character, no leading or trailing space (src/runtime/body.ts validId).
 import { validId } from '../../src/runtime/body.js';
 import { seeded } from '../../drivers/sim/seeded.js';
@@ -80,9 +80,9 @@ export function names(seed: number, count: number): string[] {
   return [...out];
 }
 
-/** The seed of this run: EDGEBLOCKS_NAMES_SEED, or a new one. */
+/** The seed of this run: EDGEBLOCKS_TEST_NAMES_SEED, or a new one. */
 export function namesSeed(): number {
-  const given = process.env.EDGEBLOCKS_NAMES_SEED;
+  const given = process.env.EDGEBLOCKS_TEST_NAMES_SEED;
   return given ? Number(given) : Math.floor(Math.random() * 2 ** 31);
 }
 

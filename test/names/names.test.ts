@@ -3,7 +3,7 @@
 // spaces, slashes, dots, '%', 200 characters, names differing only in case or normalisation)
 // go through create -> history (the embedded store, and a real VictoriaMetrics) -> graph query
 // (fields, ranges, metrics, CSV) -> Home Assistant discovery -> backup -> restore -> rename, and
-// each step must hold every one of them. The seed is in the test name; EDGEBLOCKS_NAMES_SEED
+// each step must hold every one of them. The seed is in the test name; EDGEBLOCKS_TEST_NAMES_SEED
 // repeats a run.
 import t, { type Test } from 'tap';
 import { names, namesSeed, show } from '../helpers/names.js';
