@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { Browser } from 'playwright-core';
-import { postJson, ROOT, startScript } from '../helpers/cli.js';
+import { postJson, startDemo } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { shellBlocks } from '../helpers/markdown.js';
 import { needTools } from '../helpers/tools.js';
@@ -23,15 +23,7 @@ t.setTimeout(limit(180_000));
 t.test('the wizard after first-fermentation step 5 on the demo', async (t) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'eb-wizard-demo-'));
   t.teardown(() => removeDir(dataDir));
-  // demo.js loads the service's modules one by one (not the bundle the CLI starts from) and seeds
-  // the data dir before it listens: 7 s beside two CPU burners, and past the CLI's 15 s in one run.
-  const demo = await startScript(
-    path.join(ROOT, 'scripts/demo.js'),
-    ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', dataDir],
-    {},
-    t,
-    limit(45_000),
-  );
+  const demo = await startDemo(['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', dataDir], {}, t);
   const api = (p: string, body?: unknown) => postJson(`${demo.base}/edge-one/${p}`, body);
   const steps = shellBlocks('docs/first-fermentation.md').filter((b) => b.run === 'demo');
   const script = ['set -euo pipefail', 'curl() { command curl --fail-with-body --max-time 30 "$@"; echo; }']

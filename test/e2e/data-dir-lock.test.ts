@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, ROOT, startCli } from '../helpers/cli.js';
+import { CLI, DEMO, ROOT, startCli } from '../helpers/cli.js';
 import { killAndWait } from '../helpers/children.js';
 import { limit } from '../helpers/limits.js';
 
@@ -29,7 +29,7 @@ const outputSafe = /output safe/;
 t.test('a second instance on the same data dir, then kill -9 of the first', async (t) => {
   const dataDir = path.join(dir, 'shared');
   const first = await startCli(['--mqtt-port', '0', '--hardware', 'sim', '--data-dir', dataDir], {}, t);
-  for (const script of [CLI, path.join(ROOT, 'scripts/demo.js')]) {
+  for (const script of [CLI, DEMO]) {
     const second = run(script, [
       '--port',
       '0',
@@ -64,7 +64,7 @@ t.test('a start that fails on a busy port leaves outputs alone', async (t) => {
     {},
     t,
   );
-  for (const script of [CLI, path.join(ROOT, 'scripts/demo.js')]) {
+  for (const script of [CLI, DEMO]) {
     const name = path.basename(script);
     const failed = run(script, [
       '--port',

@@ -9,11 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, startScript } from '../helpers/cli.js';
+import { DEMO, startDemo } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { VERSION } from '../../src/shared/version.js';
-
-const DEMO = path.join(ROOT, 'scripts/demo.js');
 
 function demo(cwd: string, args: string[], input?: string) {
   return spawnSync(process.execPath, [DEMO, ...args], {
@@ -68,7 +66,7 @@ t.test("auth on the demo: the refusal names the demo's command, which adds a use
   // The test's own cwd is not the temp dir: the demo is given the dir the user was added to.
   const dataDir = path.join(cwd, 'demo-data');
   const args = ['--auth', '--port', '0', '--mqtt-port', '0', '--https-port', '0', '--data-dir', dataDir];
-  const cli = await startScript(DEMO, args, {}, t);
+  const cli = await startDemo(args, {}, t);
   t.teardown(() => cli.child.kill('SIGKILL'));
   const denied = await fetch(`${cli.base}/edge-one/system/status`);
   t.equal(denied.status, 401, 'auth is on');

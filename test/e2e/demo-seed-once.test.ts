@@ -9,22 +9,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import Database from '../../src/store/sqlite.js';
-import { postJson, ROOT, startScript } from '../helpers/cli.js';
+import { postJson, ROOT, startDemo } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 
-const DEMO = path.join(ROOT, 'scripts/demo.js');
 const SEED: string[] = JSON.parse(readFileSync(path.join(ROOT, 'scripts/demo-blocks.json'), 'utf8')).blocks.map(
   (b: { id: string }) => b.id,
 );
 
 /** The demo on `dataDir` until it is stopped, with the block ids it has once it listens. */
 async function demo(t: Test, dataDir: string) {
-  const cli = await startScript(
-    DEMO,
-    ['--port', '0', '--mqtt-port', '0', '--https-port', '0', '--data-dir', dataDir],
-    {},
-    t,
-  );
+  const cli = await startDemo(['--port', '0', '--mqtt-port', '0', '--https-port', '0', '--data-dir', dataDir], {}, t);
   const all = await postJson(`${cli.base}/edge-one/blocks/all/read`);
   if (all.status !== 200) throw new Error(`blocks/all/read: ${all.status} ${JSON.stringify(all.body)}`);
   const ids = (all.body as Array<{ id: string }>).map((b) => b.id);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { CLI, DEMO, ROOT } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { readPage } from '../helpers/markdown.js';
 
@@ -84,7 +84,7 @@ t.test('a busy embedded broker port', async (t) => {
 
 t.test('the demo script on a busy port', async (t) => {
   const port = await holdPort(t);
-  const res = run(path.join(ROOT, 'scripts/demo.js'), [
+  const res = run(DEMO, [
     '--port',
     String(port),
     '--https-port',

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { postJson, ROOT, startScript } from '../helpers/cli.js';
+import { DEMO, postJson, startDemo } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 import { markdownPages, readPage, shellBlocks } from '../helpers/markdown.js';
 import { freePort, waitForPort } from '../helpers/mosquitto.js';
@@ -39,7 +39,7 @@ t.test('every page with demo commands is walked', async (t) => {
 
 t.test("the quick start names the demo's ports and a line that moves them", async (t) => {
   const readme = readPage('README.md');
-  const demoJs = readFileSync(path.join(ROOT, 'scripts/demo.js'), 'utf8');
+  const demoJs = readFileSync(DEMO, 'utf8');
   const demoHttps = Number(/'--https-port', '(\d+)'/.exec(demoJs)?.[1]);
   const ports = /opens three ports: HTTP (\d+) .*?MQTT (\d+) .*?TLS (\d+)/s.exec(readme);
   t.ok(ports, 'the README says which ports the demo opens');
@@ -58,12 +58,7 @@ t.test("the quick start names the demo's ports and a line that moves them", asyn
   );
   // The README's numbers are fixed; here each one is swapped for a free port (the 0 stays: the gateway off).
   const moved = await Promise.all(args.map(async (a) => (/^[1-9]\d+$/.test(a) ? String(await freePort()) : a)));
-  const cli = await startScript(
-    path.join(ROOT, 'scripts/demo.js'),
-    [...moved, '--data-dir', path.join(dir, 'moved-data')],
-    {},
-    t,
-  );
+  const cli = await startDemo([...moved, '--data-dir', path.join(dir, 'moved-data')], {}, t);
   const at = (flag: string) => Number(moved[moved.indexOf(flag) + 1]);
   t.equal(cli.port, at('--port'), 'the dashboard listens where the line says');
   await waitForPort(at('--mqtt-port'));
@@ -82,8 +77,7 @@ t.test('the demo commands of the README and docs pages on the demo', async (t) =
   t.match(readPage('README.md'), /npm run demo/);
   const mqttPort = await freePort();
 
-  const cli = await startScript(
-    path.join(ROOT, 'scripts/demo.js'),
+  const cli = await startDemo(
     ['--port', '0', '--https-port', '0', '--mqtt-port', String(mqttPort), '--data-dir', path.join(dir, 'demo-data')],
     {},
     t,

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, postJson, ROOT, startScript, type RunningCli } from '../helpers/cli.js';
+import { CLI, postJson, startDemo, startScript, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeblocks-shutdown-'));
@@ -51,8 +51,7 @@ async function until(what: string, cond: () => Promise<boolean>): Promise<void> 
 }
 
 t.test('the demo on SIGTERM: one line per safe output, then the summary', async (t) => {
-  const cli = await startScript(
-    path.join(ROOT, 'scripts/demo.js'),
+  const cli = await startDemo(
     ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo')],
     {},
     t,
@@ -279,8 +278,7 @@ t.test('the CLI on SIGTERM with dashboards, an /eventbus websocket and an MQTT c
 });
 
 t.test('the demo on SIGINT with dashboards open', async (t) => {
-  const cli = await startScript(
-    path.join(ROOT, 'scripts/demo.js'),
+  const cli = await startDemo(
     ['--port', '0', '--https-port', '0', '--mqtt-port', '0', '--data-dir', path.join(dir, 'demo-streams')],
     {},
     t,
