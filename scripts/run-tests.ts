@@ -2,7 +2,8 @@
 //   node dist/scripts/run-tests.js [--fast | --slow] [tap options] [test/DIR | test/FILE.test.ts ...]
 // --fast leaves out the files tagged slow (scripts/test-tags.ts), --slow runs only those, neither
 // runs all; files tagged alone run after the others, one at a time (a second tap run). Paths under
-// test/ are run from their compiled copies; other arguments go to tap.
+// test/ are run from their compiled copies; other arguments go to tap. A bad argument (a jobs
+// option other than -j N, -jN, --jobs N or --jobs=N with N from 1, a path not there) exits 2.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -20,8 +21,9 @@ try {
   args = runArgs(process.argv.slice(2), availableParallelism());
   sources = testSources(ROOT, args.paths.length ? args.paths : ['test']);
 } catch (e) {
+  // A bad argument (a jobs option tap would not take, a test path not there): one line, exit 2.
   console.error(`run-tests: ${(e as Error).message}`);
-  process.exit(1);
+  process.exit(2);
 }
 const compiled = (f: string) => path.join(COMPILED, f.replace(/\.ts$/, '.js'));
 const chosen = select(ROOT, sources, args.only);
