@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { Test } from 'tap';
 import { postJson, ROOT, startCli, type RunningCli } from '../helpers/cli.js';
 import { limit } from '../helpers/limits.js';
@@ -142,6 +142,12 @@ export interface BrowserRig {
   recorded: (field: string) => Promise<boolean>;
   /** Waits (30 s at most) until the graph has drawn a point of `field` (window.__graphPlotted). */
   plotted: (field: string) => Promise<void>;
+  /** The overview's card of block `id` (any characters in the name). */
+  card: (id: string) => Locator;
+  /** Types `text` in the card's number field (`setting-<id>`: a setpoint's, a PWM's) and presses its Set. */
+  setOnCard: (id: string, text: string) => Promise<void>;
+  /** What the card of block `id` says under its controls (its one answer line): the texts shown now. */
+  cardSays: (id: string) => Promise<string[]>;
 }
 
 export interface RigOptions {
@@ -206,6 +212,12 @@ export function simInBrowser(t: Test, opts: RigOptions = {}): BrowserRig {
       { timeout: limit(30_000) },
     );
   };
+  rig.card = (id) => rig.page.locator(`section.card[data-block=${JSON.stringify(id)}]`);
+  rig.setOnCard = async (id, text) => {
+    await rig.card(id).getByTestId(`setting-${id}`).fill(text);
+    await rig.card(id).getByRole('button', { name: 'Set', exact: true }).click();
+  };
+  rig.cardSays = (id) => rig.card(id).getByRole('status').allInnerTexts();
   t.before(async () => {
     const extra = typeof opts.extra === 'function' ? opts.extra() : (opts.extra ?? []);
     rig.sim = await startSim(extra, opts.emitMs ?? 1000, undefined, opts.env);

@@ -18,7 +18,7 @@ requireWebBuild();
 t.setTimeout(limit(240_000));
 const rig = demoInBrowser(t, 500);
 const api = (p: string, body?: unknown) => rig.api(p, body);
-const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
+const card = rig.card;
 const read = async (id: string) => (await api('blocks/read', { id })).body.data;
 
 t.test('a rename with a blank name says so', async (t) => {
@@ -27,7 +27,7 @@ t.test('a rename with a blank name says so', async (t) => {
   await c.getByRole('button', { name: 'Rename' }).click();
   await c.getByTestId('rename').locator('input').fill('   ');
   await c.getByRole('button', { name: 'Save name' }).click();
-  await c.getByTestId('rename').getByText('not renamed: the new name is empty').waitFor();
+  await c.getByTestId('card-answer').filter({ hasText: 'not renamed: the new name is empty' }).waitFor();
   t.equal((await api('blocks/read', { id: 'Fridge Sensor' })).status, 200, 'still named Fridge Sensor');
 });
 

@@ -16,7 +16,7 @@ t.setTimeout(limit(240_000));
 const rig = demoInBrowser(t, 500);
 const api = (p: string, body?: unknown) => rig.api(p, body);
 
-const card = (id: string) => rig.page.locator(`section.card[data-block="${id}"]`);
+const card = rig.card;
 
 t.test('a profile step typed with a comma is that number; one that is not a number is said', async (t) => {
   const made = await api('blocks/create', {
@@ -30,7 +30,10 @@ t.test('a profile step typed with a comma is that number; one that is not a numb
   await form.getByLabel('step 1 days').fill('2,5');
   await form.getByLabel('step 2 temperature').fill('2o');
   await form.getByRole('button', { name: 'Start Ale profile' }).click();
-  await form.getByTestId('profile-problem').filter({ hasText: 'step 2 temperature: "2o" is not a number' }).waitFor();
+  await card('Beer Profile')
+    .getByTestId('card-answer')
+    .filter({ hasText: 'not started: step 2 temperature: "2o" is not a number' })
+    .waitFor();
   t.equal((await api('blocks/read', { id: 'Beer Profile' })).body.data.enabled, false, 'nothing started');
 
   await form.getByLabel('step 2 temperature').fill('20,5');
@@ -58,7 +61,7 @@ t.test('a Swing that is not a number is said, and no tuning starts', async (t) =
   await pid.getByTestId('tuning').waitFor();
   await pid.getByLabel('Swing').fill('abc');
   await pid.getByRole('button', { name: 'Tune', exact: true }).click();
-  await pid.getByTestId('tuning-problem').filter({ hasText: 'Swing: "abc" is not a number' }).waitFor();
+  await pid.getByTestId('card-answer').filter({ hasText: 'not started: Swing: "abc" is not a number' }).waitFor();
   t.equal((await api('blocks/read', { id: 'Cool PID' })).body.data.tuning.state, 'IDLE', 'nothing started');
 });
 
@@ -92,7 +95,6 @@ t.test('the wizard checks its settings before it makes a block, and reads a comm
 t.test("a setting typed with the field's unit is that number; another unit is named, nothing sent", async (t) => {
   await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   const sp = card('Beer Setpoint');
-  const field = sp.getByTestId('setting-Beer Setpoint');
   const setting = async () => (await api('blocks/read', { id: 'Beer Setpoint' })).body.data.storedSetting.value;
   for (const [typed, want] of [
     ['19.5 °C', 19.5],
@@ -102,14 +104,12 @@ t.test("a setting typed with the field's unit is that number; another unit is na
     ['16 ºC', 16],
     ['17,5degC', 17.5],
   ] as const) {
-    await field.fill(typed);
-    await sp.getByRole('button', { name: 'Set', exact: true }).click();
+    await rig.setOnCard('Beer Setpoint', typed);
     for (let i = 0; i < 50 && (await setting()) !== want; i++) await new Promise((r) => setTimeout(r, 100));
     t.equal(await setting(), want, `"${typed}" in the °C field is ${want}`);
   }
-  await field.fill('68F');
-  await sp.getByRole('button', { name: 'Set', exact: true }).click();
-  await sp.locator('.hint.bad').filter({ hasText: 'this field is in °C: 68 F is 20 °C' }).waitFor();
+  await rig.setOnCard('Beer Setpoint', '68F');
+  await sp.getByTestId('card-answer').filter({ hasText: 'not set: this field is in °C: 68 F is 20 °C' }).waitFor();
   t.equal(await setting(), 17.5, '68F in a °C field is said, not sent');
 });
 
@@ -123,9 +123,8 @@ t.test("a PWM's manual setting typed with % is that percentage", async (t) => {
   await rig.page.goto(`${rig.sim.cli.base}/#/overview`);
   const pwm = card('Typed PWM');
   const setting = async () => (await api('blocks/read', { id: 'Typed PWM' })).body.data.storedSetting;
-  await pwm.getByTestId('setting-Typed PWM').fill('50 %');
-  await pwm.getByRole('button', { name: 'Set', exact: true }).click();
-  for (let i = 0; i < 50 && (await setting()) !== 50; i++) await new Promise((r) => setTimeout(r, 100));
+  await rig.setOnCard('Typed PWM', '50 %');
+  await pwm.getByRole('status').filter({ hasText: 'saved' }).waitFor();
   t.equal(await setting(), 50, '"50 %" in the % field is 50');
-  t.equal(await pwm.locator('.hint.bad').count(), 0, 'no problem said');
+  t.same(await rig.cardSays('Typed PWM'), ['saved'], 'no problem said');
 });

@@ -25,7 +25,7 @@ import { ControlSwitch } from './ControlSwitch';
 import { lazy } from './lazy';
 import { Sparkline, useSparklines } from './Sparkline';
 import { Facts } from './Facts.js';
-import { NumberField, Toggle, useAnswer } from './CardFields';
+import { AnswerLine, type CardAnswer, NumberField, Toggle, useAnswer } from './CardFields';
 import { Rename } from './Rename';
 
 // Only a controller with a fermentation profile needs its card's code.
@@ -44,18 +44,19 @@ function DrivenNote({ driver, what = 'switchable' }: { driver: string; what?: 's
 
 function Controls({
   block,
-  run,
+  answer,
   blocks,
   types,
   prefs,
 }: {
   block: Block;
-  run: ReturnType<typeof useAnswer>[2];
+  answer: CardAnswer;
   blocks: Map<string, Block>;
   types: TypeDoc;
   prefs: UnitPrefs;
 }) {
   const d = block.data;
+  const { run } = answer;
   const patch = (data: Record<string, unknown>, okText?: string) => run(patchBlock(block, data), okText);
   switch (block.type) {
     case 'SetpointSensorPair': {
@@ -82,6 +83,7 @@ function Controls({
               min={min}
               max={max}
               testid={`setting-${block.id}`}
+              answer={answer}
               onSave={(v) =>
                 patch(
                   { storedSetting: v },
@@ -103,7 +105,7 @@ function Controls({
       return (
         <>
           <Toggle label="Control enabled" on={d.enabled === true} onChange={(on) => patch({ enabled: on })} />
-          <TuningPanel block={block} run={run} />
+          <TuningPanel block={block} answer={answer} />
         </>
       );
     case 'ActuatorPwm': {
@@ -127,6 +129,7 @@ function Controls({
               min={0}
               max={100}
               testid={`setting-${block.id}`}
+              answer={answer}
               onSave={(v) => patch({ storedSetting: v }, letGo ? `${block.id} holds ${fmtNumber(v, 0)} %` : undefined)}
             />
           )}
@@ -169,7 +172,7 @@ function Controls({
       );
     }
     case 'SetpointProfile':
-      return <ProfileCard block={block} run={run} />;
+      return <ProfileCard block={block} answer={answer} />;
     default:
       return null;
   }
@@ -238,7 +241,7 @@ function Card({
   /** The devices that answer with damaged replies (garbledDevices of the status). */
   garbled: ReadonlySet<string>;
 }) {
-  const [text, bad, run] = useAnswer();
+  const answer = useAnswer();
   const exists = (id: string) => blocks.has(id);
   const problems = problemsOf(block, role, exists, fieldLabel, garbled);
   const level = problems.some((p) => p.level === 'error')
@@ -269,13 +272,9 @@ function Card({
           ))}
         </ul>
       )}
-      <Controls block={block} run={run} blocks={blocks} types={types} prefs={prefs} />
-      {role !== 'system' && <Rename block={block} role={role} run={run} />}
-      {text && (
-        <p class={`answer ${bad ? 'bad' : 'good'}`} role="status">
-          {text}
-        </p>
-      )}
+      <Controls block={block} answer={answer} blocks={blocks} types={types} prefs={prefs} />
+      {role !== 'system' && <Rename block={block} role={role} answer={answer} />}
+      <AnswerLine said={answer.said} />
     </section>
   );
 }

@@ -3,7 +3,8 @@
 // Pause keeps the elapsed time in the block's meta (meta.pausedAt, seconds), so any browser resumes
 // it; Pause and Stop leave the setpoint holding the profile's setting of the moment.
 import { useState } from 'preact/hooks';
-import { controller, serviceId, type Answer, type Block } from './api';
+import { controller, serviceId, type Block } from './api';
+import type { CardAnswer } from './CardFields';
 import { unitLabel } from './blocks';
 import { controllerClockKnown, controllerNow, useLive } from './live';
 import { retyped } from './units';
@@ -20,8 +21,6 @@ import {
   type StepText,
 } from './profile-steps';
 
-type Run = (p: Promise<Answer<Block>>, okText?: string) => Promise<boolean>;
-
 const patch = (b: Block, data: Record<string, unknown>, meta?: Record<string, unknown>) =>
   controller<Block>('blocks/patch', {
     id: b.id,
@@ -32,7 +31,7 @@ const patch = (b: Block, data: Record<string, unknown>, meta?: Record<string, un
   });
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string }) {
+function StartForm({ block, answer, unit }: { block: Block; answer: CardAnswer; unit: string }) {
   const [name, setName] = useState('Ale');
   // Text as typed (a comma as the decimal point too), read when the profile starts.
   const template = (n: string): StepText[] =>
@@ -45,20 +44,22 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
     : typed.unit === unit
       ? typed.steps
       : typed.steps.map((s) => ({ ...s, temperature: retyped(s.temperature, typed.unit, unit) }));
-  const [problem, setProblem] = useState('');
+  // Another template replaces the steps a refusal was about.
   const pick = (n: string) => {
     setName(n);
     setTyped(null);
-    setProblem('');
+    answer.edited();
+    answer.withdraw('profile');
   };
-  const edit = (i: number, key: keyof StepText, v: string) =>
+  const edit = (i: number, key: keyof StepText, v: string) => {
     setTyped({ unit, steps: steps.map((s, j) => (j === i ? { ...s, [key]: v } : s)) });
+    answer.edited();
+  };
   const start = (e: Event) => {
     e.preventDefault();
     const parsed = parseSteps(steps, unit);
-    if ('error' in parsed) return setProblem(`not started: ${parsed.error}`);
-    setProblem('');
-    void run(
+    if ('error' in parsed) return answer.refuse(`not started: ${parsed.error}`, 'profile');
+    void answer.run(
       patch(
         block,
         { points: stepsToPoints(parsed.steps), start: new Date(controllerNow()).toISOString(), enabled: true },
@@ -121,16 +122,12 @@ function StartForm({ block, run, unit }: { block: Block; run: Run; unit: string 
         </tbody>
       </table>
       <button type="submit">Start {name} profile</button>
-      {problem && (
-        <p class="answer bad" role="alert" data-testid="profile-problem">
-          {problem}
-        </p>
-      )}
     </form>
   );
 }
 
-export function ProfileCard({ block, run }: { block: Block; run: Run }) {
+export function ProfileCard({ block, answer }: { block: Block; answer: CardAnswer }) {
+  const { run } = answer;
   const live = useLive();
   const unit = ((live.status.units as { temperature?: string } | undefined)?.temperature ?? 'degC') as string;
   const d = block.data;
@@ -138,7 +135,7 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
   const start = startSeconds(d.start);
   const segments = segmentsOf(d.points, unit);
   if (d.enabled !== true && pausedAt === null) {
-    if (!segments.length) return <StartForm block={block} run={run} unit={unit} />;
+    if (!segments.length) return <StartForm block={block} answer={answer} unit={unit} />;
     return (
       <div class="profile">
         <ol class="muted" data-testid="profile-steps">
@@ -159,7 +156,7 @@ export function ProfileCard({ block, run }: { block: Block; run: Run }) {
         </button>
         <details>
           <summary>Or start from a template</summary>
-          <StartForm block={block} run={run} unit={unit} />
+          <StartForm block={block} answer={answer} unit={unit} />
         </details>
       </div>
     );

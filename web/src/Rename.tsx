@@ -3,14 +3,13 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { controller, type Answer, type Block } from './api';
 import type { Role } from './blocks';
 import { isMadeUpName } from './explain';
-import type { useAnswer } from './CardFields';
+import type { CardAnswer } from './CardFields';
 
 /** One click to rename (links to the block follow, as blocks/rename does). New sensors with a made-up name ask for one. */
-export function Rename({ block, role, run }: { block: Block; role: Role; run: ReturnType<typeof useAnswer>[2] }) {
+export function Rename({ block, role, answer }: { block: Block; role: Role; answer: CardAnswer }) {
   const asks = role === 'sensor' && isMadeUpName(block.id);
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
-  const [hint, setHint] = useState('');
   // Opened from "Rename" (a click or the keyboard): the name field takes the focus, and closing
   // the form gives it back to "Rename", so the keyboard goes on where it was.
   const field = useRef<HTMLInputElement>(null);
@@ -26,15 +25,14 @@ export function Rename({ block, role, run }: { block: Block; role: Role; run: Re
   const close = () => {
     setOpen(false);
     setName('');
-    setHint('');
+    answer.withdraw('rename');
     setFocusTo('button');
   };
   const save = async (e: Event) => {
     e.preventDefault();
     const desired = name.trim();
-    setHint(desired ? '' : 'not renamed: the new name is empty');
-    if (!desired) return;
-    const ok = await run(
+    if (!desired) return answer.refuse('not renamed: the new name is empty', 'rename');
+    const ok = await answer.run(
       controller<Block>('blocks/rename', { existing: block.id, desired }) as Promise<Answer<Block>>,
       `renamed to ${desired}`,
     );
@@ -69,7 +67,10 @@ export function Rename({ block, role, run }: { block: Block; role: Role; run: Re
           ref={field}
           value={name}
           placeholder="e.g. Beer"
-          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          onInput={(e) => {
+            setName((e.target as HTMLInputElement).value);
+            answer.edited();
+          }}
         />
       </label>
       <button type="submit">Save name</button>
@@ -78,7 +79,6 @@ export function Rename({ block, role, run }: { block: Block; role: Role; run: Re
           Cancel
         </button>
       )}
-      {hint && <span class="hint bad">{hint}</span>}
     </form>
   );
 }

@@ -6,7 +6,7 @@ import { patchBlock, type Block } from './api';
 import { isQuantity, qtyValue, unitLabel } from './blocks';
 import { parseNumber } from './field-kinds';
 import { retyped } from './units';
-import type { useAnswer } from './CardFields';
+import type { CardAnswer } from './CardFields';
 
 const SECONDS: Record<string, number> = { s: 1, ms: 0.001, min: 60, h: 3600 };
 
@@ -71,18 +71,17 @@ function SettingInput(p: { label: string; text: string; unit: string; set: (v: T
 /** The unit the service speaks for a tuning setting now (the block comes again after a unit change). */
 const unitOf = (v: unknown): string => (isQuantity(v) ? v.unit : 'delta_degC');
 
-export function TuningPanel({ block, run }: { block: Block; run: ReturnType<typeof useAnswer>[2] }) {
+export function TuningPanel({ block, answer }: { block: Block; answer: CardAnswer }) {
   const tu = block.data.tuning as TuningView | undefined;
   const [typedAmplitude, setAmplitude] = useState<Typed>({ text: '', unit: '' });
   const [typedBand, setBand] = useState<Typed>({ text: '', unit: '' });
-  const [problem, setProblem] = useState('');
   if (!tu) return null;
   const amplitudeUnit = unitOf(tu.amplitude);
   const bandUnit = unitOf(tu.band);
   const amplitude = retyped(typedAmplitude.text, typedAmplitude.unit, amplitudeUnit);
   const band = retyped(typedBand.text, typedBand.unit, bandUnit);
   const command = (c: string, okText: string, extra: Record<string, unknown> = {}) =>
-    run(patchBlock(block, { tuning: { command: c, ...extra } }), okText);
+    answer.run(patchBlock(block, { tuning: { command: c, ...extra } }), okText);
   const tunedBy = tu.tunedBy && typeof tu.tunedBy === 'object' ? (tu.tunedBy as { id?: string }).id : null;
   if (tunedBy)
     return (
@@ -104,10 +103,9 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
         const n = parseNumber(label, text);
         if (n !== null) settings[key] = n;
       } catch (e) {
-        return setProblem(`not started: ${(e as Error).message}`);
+        return answer.refuse(`not started: ${(e as Error).message}`, 'tuning');
       }
     }
-    setProblem('');
     void command('START', 'tuning started', settings);
   };
   return (
@@ -163,16 +161,23 @@ export function TuningPanel({ block, run }: { block: Block; run: ReturnType<type
             label="Swing"
             text={amplitude}
             unit={amplitudeUnit}
-            set={setAmplitude}
+            set={(v) => {
+              setAmplitude(v);
+              answer.edited();
+            }}
             placeholder={num(tu.amplitude, 2, false)}
           />
-          <SettingInput label="Band" text={band} unit={bandUnit} set={setBand} placeholder={num(tu.band, 2, false)} />
+          <SettingInput
+            label="Band"
+            text={band}
+            unit={bandUnit}
+            set={(v) => {
+              setBand(v);
+              answer.edited();
+            }}
+            placeholder={num(tu.band, 2, false)}
+          />
           <button type="submit">Tune</button>
-          {problem && (
-            <span class="hint bad" role="alert" data-testid="tuning-problem">
-              {problem}
-            </span>
-          )}
         </form>
       )}
       {/* A proposal is said in words above; the block's own message says it again in API terms. */}
