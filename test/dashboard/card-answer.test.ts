@@ -4,8 +4,10 @@
 // under the card, so the card said both; an edit since a save left the "saved" beside a value
 // not saved. The rename's blank name and the tuning's Swing that is not a number did the same.
 // Now a refusal replaces what the card said, an edit clears a "saved", and a save clears a
-// refusal (web/src/CardFields.tsx useAnswer). A real Chromium against the built CLI with the
-// demo blocks; needs `npm run build` and `npm run build:web`.
+// refusal (web/src/CardFields.tsx useAnswer). The block's own page (its editor, one answer line
+// already) left "saved" beside a number typed, a choice or a link picked since: now cleared.
+// A real Chromium against the built CLI with the demo blocks; needs `npm run build` and
+// `npm run build:web`.
 // tags: slow (a real Chromium)
 import t, { type Test } from 'tap';
 import { limit } from '../helpers/limits.js';
@@ -154,4 +156,35 @@ t.test('a Swing that is not a number replaces the answer of a toggle', async (t)
   await enabled.click();
   await rig.card(id).getByRole('status').filter({ hasText: SAVED }).waitFor();
   t.notMatch(await rig.card(id).innerText(), /not started/, 'the next save clears the refusal');
+});
+
+t.test('the block\'s page: an edit since a save clears its "saved" (a number, a choice, a link)', async (t) => {
+  const id = 'Beer Setpoint';
+  await rig.page.goto(`${rig.sim.cli.base}/#/block/${encodeURIComponent(id)}`);
+  const form = rig.page.getByTestId('block-form');
+  const answer = rig.page.getByTestId('editor-answer');
+  const save = async () => {
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await answer.filter({ hasText: SAVED }).waitFor();
+  };
+  await form.locator('input[name=storedSetting]').fill('19');
+  await save();
+  await form.locator('input[name=storedSetting]').fill('19.5');
+  t.equal(await answer.count(), 0, 'a number typed: "saved" is gone');
+  await save();
+  const filter = form.locator('select[name=filter]');
+  const other = await filter.evaluate(
+    (s: { value: string; options: ArrayLike<{ value: string }> }) =>
+      Array.from(s.options).find((o) => o.value && o.value !== s.value)!.value,
+  );
+  await filter.selectOption(other);
+  t.equal(await answer.count(), 0, 'another choice picked: "saved" is gone');
+  await save();
+  await form.locator('select[name=sensorId]').selectOption('Fridge Sensor');
+  t.equal(await answer.count(), 0, 'another link picked: "saved" is gone');
+  await form.locator('input[name=storedSetting]').fill('abc');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await answer.filter({ hasText: 'not sent' }).waitFor();
+  t.notMatch(await answer.innerText(), SAVED, 'a refusal is said alone');
+  t.equal((await api('blocks/read', { id })).body.data.sensorId.id, 'Beer Sensor', 'nothing sent');
 });

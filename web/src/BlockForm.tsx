@@ -124,6 +124,9 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
     block && created === block.id ? { text: `created ${block.id}`, bad: false } : null,
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // Something typed or picked since: a success said before is not about it (a refusal stays
+  // while the fields it names are corrected).
+  const edited = () => setAnswer((a) => (a && !a.bad && a.text !== 'sending…' ? null : a));
   useEffect(() => {
     loadTypeDoc().then(
       (doc) => {
@@ -214,7 +217,15 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
     <form class="editor grid" onSubmit={submit} data-testid="block-form">
       {!block && (
         <label>
-          Name <input value={newId} onInput={(e) => setNewId((e.target as HTMLInputElement).value)} name="id" />
+          Name{' '}
+          <input
+            value={newId}
+            onInput={(e) => {
+              setNewId((e.target as HTMLInputElement).value);
+              edited();
+            }}
+            name="id"
+          />
         </label>
       )}
       {fields.map(([name, s]) => {
@@ -229,7 +240,10 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
                 block={block}
                 blocks={live.blocks}
                 drafts={constraintDrafts[name] ?? {}}
-                setDrafts={(d) => setConstraintDrafts({ ...constraintDrafts, [name]: d })}
+                setDrafts={(d) => {
+                  setConstraintDrafts({ ...constraintDrafts, [name]: d });
+                  edited();
+                }}
                 linkTargets={linkTargets}
                 unit={limitUnit(role, block)}
               />
@@ -244,6 +258,7 @@ export function BlockForm({ type, block, onSaved }: { type: string; block?: Bloc
         const set = (v: string) => {
           setDraft({ ...draft, [name]: v });
           setTypedIn({ ...typedIn, [name]: quantityUnit(name, s, kind, prefs, block) });
+          edited();
         };
         const unit = unitOf(name, s, kind, prefs, role, block);
         const invalid = errors[name];
