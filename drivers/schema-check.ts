@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { TOO_LARGE_FOR_JSON, TOO_LARGE_NUMBER, unholdable } from './json-number.js';
 import { unknownKeyMessage } from './closest-name.js';
+import { quotedText } from './quoted-text.js';
 
 export interface SchemaIssue {
   /** Where, as `gpio[0].line` (relative to the checked value; '' for the value itself). */
@@ -30,16 +31,12 @@ export interface Wording {
 /** How a path is written: `gpio[0].line` in config files, `values.0.id` in REST answers (as the block codec names fields). */
 export type PathStyle = 'config' | 'dotted';
 
-/** Longest quoted value in a message, in characters: a bad body may be a megabyte. */
-const QUOTE_LIMIT = 80;
-
 export function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
   // Only a number JSON cannot hold (1E400, parsed as Infinity) is not finite; quoted as JSON it was "null".
   if (unholdable(v)) return TOO_LARGE_NUMBER;
-  const text = JSON.stringify(v);
-  const chars = Array.from(text);
-  return chars.length <= QUOTE_LIMIT ? text : `${chars.slice(0, QUOTE_LIMIT).join('')}...`;
+  // Cut short (a bad body may be a megabyte): drivers/quoted-text.ts.
+  return quotedText(JSON.stringify(v));
 }
 
 /** JSON pointer `/gpio/0/line` to `gpio[0].line` (or `gpio.0.line`). */
@@ -129,9 +126,12 @@ function plural(words: string): string {
 }
 
 function issueOf(error: ValueError, base: string, style: PathStyle): SchemaIssue {
-  const at = pointerToPath(error.path, base, style);
+  let at = pointerToPath(error.path, base, style);
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const key = error.path.split('/').at(-1)!.replace(/~1/g, '/').replace(/~0/g, '~');
+    // The key is the client's (a body may be a megabyte of one key): the path names it cut short.
+    const parent = error.path.slice(0, error.path.lastIndexOf('/'));
+    at = pointerToPath(`${parent}/${quotedText(key).replace(/~/g, '~0').replace(/\//g, '~1')}`, base, style);
     const keyMessage = (error.schema as Wording).keyMessage;
     if (keyMessage) return { path: at, message: keyMessage, unknownKey: false };
     const known = Object.keys((error.schema as { properties?: object }).properties ?? {});

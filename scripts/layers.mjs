@@ -39,7 +39,7 @@ export const LAYERS = [
     paths: ['drivers/'],
     imports: [],
     lazy: ['emulation'],
-    portable: ['drivers/json-number.ts'],
+    portable: ['drivers/json-number.ts', 'drivers/quoted-text.ts'],
     rule: "Device protocols over small interfaces (OneWireBus, I2cBus, GpioBackend, SerialLink); they know nothing of blocks, the runtime or anything in src/. A chip's definition (drivers/i2c/chips.ts, drivers/onewire/families.ts) names its emulator, loaded only in sim mode.",
   },
   {

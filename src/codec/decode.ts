@@ -5,6 +5,7 @@ import { ABSOLUTE_ZERO_C, defaultValue, type Field, type FieldSpec, type FieldTa
 import { complete } from './apply.js';
 import { isPlainObject, RESET, type Partial, type ValidationIssue } from './partial.js';
 import { TOO_LARGE_FOR_JSON, TOO_LARGE_NUMBER, unholdable } from '../../drivers/json-number.js';
+import { quotedText } from '../../drivers/quoted-text.js';
 import {
   fromInternal,
   numberWithUnit,
@@ -62,9 +63,11 @@ function decodeObject(
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     const fieldPath = `${path}.${name}`;
     if (!field) {
+      // The key cut short in the path too: a body may be a megabyte of one key.
+      const named = quotedText(rawKey);
       issues.push({
-        path: `${path}.${rawKey}`,
-        message: `unknown field '${rawKey}'; known fields: ${Object.keys(fields).join(', ')}`,
+        path: `${path}.${named}`,
+        message: `unknown field '${named}'; known fields: ${Object.keys(fields).join(', ')}`,
         dropped: true,
       });
       continue;
@@ -137,7 +140,8 @@ function decodeValue(
       let unit = hints.unit;
       if (isPlainObject(raw)) {
         const marker = typeMarker(raw);
-        if (marker !== undefined && marker !== 'Quantity') return fail(`expected a Quantity, got a ${String(marker)}`);
+        if (marker !== undefined && marker !== 'Quantity')
+          return fail(`expected a Quantity, got a ${quotedText(String(marker))}`);
         value = raw.value;
         if (raw.unit !== undefined && raw.unit !== null) {
           if (typeof raw.unit !== 'string') return fail(`unit must be a string, got ${describe(raw.unit)}`);
@@ -158,7 +162,9 @@ function decodeValue(
         const range = Number.isNaN(n) ? null : outOfRange(s, n, ctx.prefs);
         return fail(range ? `${range}, ${got}` : `is out of range, ${got}`);
       } catch (e) {
-        if (e instanceof UnitError) return fail(e.message);
+        // The unit as sent (a key's or a Quantity's) cut short, as every quoted name.
+        if (e instanceof UnitError)
+          return fail(unit ? e.message.split(`'${unit}'`).join(`'${quotedText(unit)}'`) : e.message);
         throw e;
       }
     }
@@ -191,7 +197,8 @@ function decodeValue(
       let id: unknown = raw;
       if (isPlainObject(raw)) {
         const marker = typeMarker(raw);
-        if (marker !== undefined && marker !== 'Link') return fail(`expected a Link, got a ${String(marker)}`);
+        if (marker !== undefined && marker !== 'Link')
+          return fail(`expected a Link, got a ${quotedText(String(marker))}`);
         id = raw.id;
         if (id === null || id === undefined || id === 0 || id === '') return RESET;
       } else if (!hints.link) {
@@ -234,7 +241,8 @@ function decodeValue(
       for (const [key, item] of entries) {
         const itemPath = `${path}.${key}`;
         if (!s.keyPattern.test(key)) {
-          issues.push({ path: itemPath, message: `invalid name '${key}': ${s.keyHint}` });
+          const named = quotedText(key);
+          issues.push({ path: `${path}.${named}`, message: `invalid name '${named}': ${s.keyHint}` });
           continue;
         }
         if (item === null) {

@@ -4,7 +4,8 @@ import { issuesText, quoteAsSent, sentNumbersOf, type SentNumber } from '../shar
 import { complete, overlayOwned, sortKeptIssues, withReadonly } from '../codec/apply.js';
 import { isPlainObject, type Partial, type ValidationIssue } from '../codec/partial.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
-import { blockBody, FIRST_USER_NID, type BlockJson } from './body.js';
+import { quotedText } from '../../drivers/quoted-text.js';
+import { blockBody, FIRST_USER_NID, MAX_ID_LENGTH, type BlockJson } from './body.js';
 import { BlockError, conflict, invalid } from './errors.js';
 import { actOnHardware } from './batch.js';
 import type { BackupStore, BatchScope, RuntimeCore } from './core.js';
@@ -117,7 +118,9 @@ function loadBackupBlocks(
   for (const note of notes) warn(note);
   const label = (item: unknown, i: number) => {
     const o = isPlainObject(item) ? item : {};
-    return `block ${i} (id '${String(o.id ?? '?')}', nid ${String(o.nid ?? '?')}, type '${String(o.type ?? '?')}')`;
+    // Each as sent, cut short: a backup is a body of the client's, of up to its limit.
+    const [id, nid, type] = [o.id, o.nid, o.type].map((v) => quotedText(String(v ?? '?'), MAX_ID_LENGTH));
+    return `block ${i} (id '${id}', nid ${nid}, type '${type}')`;
   };
   // Every id in the backup is known before any block is decoded, so forward links resolve; an
   // id with white space at an end by both, as the backup has it and as it loads (backup-ids.ts).

@@ -8,7 +8,8 @@
 // nothing has run on the items undone, no hardware was touched, and the error names the item's
 // index and field. The change itself is scope.ts's, as for a single write.
 import { isPlainObject } from '../codec/partial.js';
-import type { BlockJson, Ident } from './body.js';
+import { quotedText } from '../../drivers/quoted-text.js';
+import { MAX_ID_LENGTH, type BlockJson, type Ident } from './body.js';
 import { blockJson } from './block-json.js';
 import { BlockError } from './errors.js';
 import type { BatchScope, RuntimeCore } from './core.js';
@@ -64,7 +65,7 @@ function apply(rt: RuntimeCore, op: BatchOp, item: unknown, origin: string): Any
 /** The same error, saying which item failed; validation paths get the index in front. */
 function atIndex(e: unknown, i: number, item: unknown): unknown {
   if (!(e instanceof BlockError)) return e;
-  const id = isPlainObject(item) && typeof item.id === 'string' ? ` (id '${item.id}')` : '';
+  const id = isPlainObject(item) && typeof item.id === 'string' ? ` (id '${quotedText(item.id, MAX_ID_LENGTH)}')` : '';
   const validation = e.validation?.map((v) => ({ path: `${i}.${v.path}`, message: v.message })) ?? [
     { path: String(i), message: e.message },
   ];

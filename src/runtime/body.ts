@@ -1,6 +1,7 @@
 // Block JSON shapes and the shape check of a block body, shared by REST, MQTT and backup load.
 import { metaSizeIssue } from './limits.js';
 import { ruleGot } from '../../drivers/json-number.js';
+import { quotedText } from '../../drivers/quoted-text.js';
 import { issuesText, unholdableNumber } from '../shared/json.js';
 import { MAX_META_DEPTH } from '../shared/limits.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
@@ -90,7 +91,9 @@ export function updateBody(input: unknown, table: Pick<BlockTable, 'byId' | 'byN
     } catch {
       throw e;
     }
-    const hint = `block '${block.id}' is a ${block.def.type}; send ${exampleBody(input, block.def.type)}`;
+    // An id the body cannot have (its own issue says why: one of megabytes, say) is not put in a body to send.
+    const badId = (e as BlockError).validation!.some((v) => v.path === 'id');
+    const hint = `block '${block.id}' is a ${block.def.type}${badId ? '' : `; send ${exampleBody(input, block.def.type)}`}`;
     const validation = (e as BlockError).validation!.map((v) =>
       v === typeIssue ? { ...v, message: `${v.message}: ${hint}` } : v,
     );
@@ -122,16 +125,20 @@ function depth(value: unknown): number {
   return max;
 }
 
+/** Longest block id, in characters. */
+export const MAX_ID_LENGTH = 200;
+
 /** What a block id must be, in words (after "must be"). */
-export const ID_RULE =
-  'a string of 1 to 200 characters, without leading or trailing spaces, control characters or half of a surrogate pair (an emoji cut in two), other than "__proto__"';
+export const ID_RULE = `a string of 1 to ${MAX_ID_LENGTH} characters, without leading or trailing spaces, control characters or half of a surrogate pair (an emoji cut in two), other than "__proto__"`;
 
 /**
- * Which end of an id has white space, after the rule in a message (`; 'Fridge Sensor ' ends with a
- * space`): the Brewblox UI takes such an id, and the space is easily missed. '' for any other id.
+ * What is wrong with an id, after the rule in a message: which end has white space (`; 'Fridge
+ * Sensor ' ends with a space`: the Brewblox UI takes such an id, and the space is easily missed),
+ * or its length when too long (the id itself not quoted: it may be megabytes). '' for any other id.
  */
 export function idFault(id: unknown): string {
-  if (typeof id !== 'string' || id === '' || id.length > 200 || id.trim() === id) return '';
+  if (typeof id === 'string' && id.length > MAX_ID_LENGTH) return `; it has ${id.length} characters`;
+  if (typeof id !== 'string' || id === '' || id.trim() === id) return '';
   if (id.trim() === '') return `; '${id}' is only white space`;
   const what = (c: string) =>
     c === ' ' ? 'a space' : `white space (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
@@ -150,7 +157,7 @@ export function idFault(id: unknown): string {
 export function validId(id: string): boolean {
   return (
     id.length >= 1 &&
-    id.length <= 200 &&
+    id.length <= MAX_ID_LENGTH &&
     id.trim() === id &&
     // eslint-disable-next-line no-control-regex
     !/[\u0000-\u001f\u007f]|\p{Cs}/u.test(id) &&
@@ -192,7 +199,7 @@ export function resolveIdent(input: unknown, table: Pick<BlockTable, 'byId' | 'b
     return block;
   }
   const block = table.byId(id as string);
-  if (!block) throw notFound(`no block with id '${id}'`);
+  if (!block) throw notFound(`no block with id '${quotedText(id as string, MAX_ID_LENGTH)}'`);
   return block;
 }
 

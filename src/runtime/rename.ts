@@ -3,7 +3,8 @@
 import { issuesText } from '../shared/json.js';
 import { isPlainObject, type ValidationIssue } from '../codec/partial.js';
 import { forEachLink } from '../codec/fields.js';
-import { ID_RULE, idFault, validId, type Ident } from './body.js';
+import { quotedText } from '../../drivers/quoted-text.js';
+import { ID_RULE, idFault, MAX_ID_LENGTH, validId, type Ident } from './body.js';
 import { BlockError, conflict, invalid, notFound } from './errors.js';
 import type { RuntimeCore } from './core.js';
 import type { AnyBlock } from './types.js';
@@ -20,7 +21,7 @@ export function renameBlock(rt: RuntimeCore, input: unknown, origin: string): Id
     issues.push({ path: 'desired', message: `must be the new id: ${ID_RULE}${idFault(desired)}` });
   if (issues.length) throw invalid(`invalid rename: ${issuesText(issues)}`, issues);
   const block = rt.find(existing);
-  if (!block) throw notFound(`no block with id '${existing}'`);
+  if (!block) throw notFound(`no block with id '${quotedText(existing, MAX_ID_LENGTH)}'`);
   if (block.def.system) throw conflict(`'${existing}' is a system block and cannot be renamed`);
   if (desired === existing) return rt.ident(block);
   if (rt.find(desired)) throw conflict(`block id '${desired}' is already in use`);

@@ -7,7 +7,8 @@ import { type ValidationIssue } from '../codec/partial.js';
 import { encodeData } from '../codec/encode.js';
 import { defaultValue, type Field } from '../codec/fields.js';
 import { decodeWithLegacy } from '../codec/legacy.js';
-import { blockBody } from './body.js';
+import { quotedText } from '../../drivers/quoted-text.js';
+import { blockBody, MAX_ID_LENGTH } from './body.js';
 import type { RuntimeCore } from './core.js';
 import { invalid } from './errors.js';
 import { resolveIn, type Resolve } from './interfaces.js';
@@ -17,8 +18,9 @@ import type { UnitPrefs } from '../codec/units.js';
 export function typeOf(types: Map<string, BlockTypeDef<any, any>>, type: string): BlockTypeDef<any, any> {
   const def = types.get(type);
   if (!def) {
-    throw invalid(`unknown block type '${type}'; known types: ${[...types.keys()].sort().join(', ')}`, [
-      { path: 'type', message: `unknown block type '${type}'` },
+    const named = quotedText(type);
+    throw invalid(`unknown block type '${named}'; known types: ${[...types.keys()].sort().join(', ')}`, [
+      { path: 'type', message: `unknown block type '${named}'` },
     ]);
   }
   return def;
@@ -35,7 +37,7 @@ export function decodeBlockData(
     prefs: rt.units,
     checkLink: (id, iface) => {
       const target = rt.table.byId(id);
-      if (!target) return `block '${id}' does not exist`;
+      if (!target) return `block '${quotedText(id, MAX_ID_LENGTH)}' does not exist`;
       if (!implementsIface(target.def, iface)) return `block '${id}' is a ${target.def.type}, which is not a ${iface}`;
       return null;
     },

@@ -2,6 +2,7 @@
 // (scope.ts): it records how to undo itself, its change event is collected, its hooks' hardware
 // actions wait for the commit, and no block runs until it is stored. The *One functions are a
 // batch's items, inside the batch's change.
+import { quotedText } from '../../drivers/quoted-text.js';
 import { complete, merge, withReadonly, writable } from '../codec/apply.js';
 import { blockBody, FIRST_USER_NID, updateBody, type BlockJson, type Ident } from './body.js';
 import type { RuntimeCore } from './core.js';
@@ -59,7 +60,7 @@ export function updateOne(rt: RuntimeCore, input: unknown, isPatch: boolean, ori
   const block = rt.resolveIdent(body);
   if (body.type !== block.def.type) {
     throw conflict(
-      `block '${block.id}' is a ${block.def.type}; a ${isPatch ? 'patch' : 'write'} cannot change it to '${body.type}'`,
+      `block '${block.id}' is a ${block.def.type}; a ${isPatch ? 'patch' : 'write'} cannot change it to '${quotedText(body.type)}'`,
     );
   }
   const def = block.def;
