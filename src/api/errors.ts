@@ -6,6 +6,7 @@ import { DatastoreFullError } from '../store/documents.js';
 import { DISK_FULL_MESSAGE, isDiskFull, isWriteRefused, WRITE_REFUSED_MESSAGE } from '../store/storage-health.js';
 import { errorBody, type ErrorBody } from './error-body.js';
 import { quoteAsSent, sentNumbersOf } from '../shared/json.js';
+import { quotedText } from '../../drivers/quoted-text.js';
 import { WarningLimiter } from '../log/limit.js';
 import { methodNotAllowed, unsupportedMediaType } from './http-hints.js';
 
@@ -56,7 +57,7 @@ function asSent(body: ErrorBody, req: FastifyRequest): ErrorBody {
 }
 
 /** A path quoted in a message: cut short, a router refusal can be for a path of any length. */
-const quotedPath = (url: string) => JSON.stringify(url.length > 120 ? `${url.slice(0, 120)}…` : url);
+const quotedPath = (url: string) => JSON.stringify(quotedText(url, 120));
 
 /**
  * The refusals fastify's router makes before any hook or error handler runs (a %-escape that is

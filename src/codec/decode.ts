@@ -399,7 +399,7 @@ function unitMismatch(unit: string, kind: UnitKind): string {
 export function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(quotedText(v, 40))}`;
   if (typeof v === 'object') return 'an object';
   if (unholdable(v)) return TOO_LARGE_NUMBER;
   return `${typeof v} ${String(v)}`;

@@ -77,6 +77,13 @@ t.test('REST: no refusal echoes a long id, type or key whole', async (t) => {
       422,
       /block 0 \(id 'x+\.\.\.', nid 200, type 'x+\.\.\.'\)/,
     ],
+    // A value is quoted shorter still, cut by the same rule (not inside a character).
+    [
+      'blocks/patch',
+      { id: 'Beer', type: 'TempSensorMock', data: { setting: LONG } },
+      422,
+      /got the string "x{40}\.\.\."/,
+    ],
     // A route schema's refusal of a key it does not take: the path is the key.
     ['blocks/discover', { [LONG]: 1 }, 422, /invalid body: x+\.\.\.: unknown key/],
   ];
