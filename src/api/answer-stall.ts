@@ -3,7 +3,8 @@
 // slice of points it is being made from) stays in memory until the client goes, and the keep-alive timer only
 // starts once an answer is out. From the moment an answer is handed to the socket until it is
 // out, the socket's idle timer looks at the bytes still waiting for the kernel LOOKS times per
-// limit; an answer cut is one whose queue did not move for LOOKS looks in a row. A slow client
+// limit; an answer cut is one whose queue did not move, with bytes in it, for LOOKS looks in a
+// row (pauses of a slow source, with nothing waiting, do not add up to a cut). A slow client
 // that still reads (over TLS too) moves it and is not cut. Looking once per limit let a queue
 // that moved only in the first instant (the first write) pass one whole limit, and Node's own
 // pass for a write under way another: a stalled answer was cut after three times the limit.
@@ -50,8 +51,9 @@ export class StalledAnswers {
       const stalled = () => {
         if (res.writableFinished) return;
         const now = queued();
-        if (typeof now === 'number' && now !== last) {
-          // The kernel took some since the last look (or a new write began): the client reads.
+        if (typeof now === 'number' && (now !== last || now === 0)) {
+          // The kernel took some since the last look (or a new write began), or nothing waits for
+          // it (a streamed answer's source is the slow one, between its pieces): the client reads.
           last = now;
           quiet = 0;
         } else quiet++;
