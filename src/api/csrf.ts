@@ -9,7 +9,8 @@
 // axios send); a browser cannot send that without an Origin header, which is checked.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { normalOrigin } from './origin.js';
+import { HOST_LIMIT, normalOrigin } from './origin.js';
+import { quotedText } from '../../drivers/quoted-text.js';
 import { errorBody } from './errors.js';
 import type {} from '@fastify/websocket';
 
@@ -26,11 +27,13 @@ export function crossSiteRefusal(headers: IncomingHttpHeaders, allowedOrigins: r
   try {
     url = new URL(source);
   } catch {
-    return `cross-site request refused: ${header} ${JSON.stringify(source)} is not a URL`;
+    return `cross-site request refused: ${header} ${JSON.stringify(quotedText(source))} is not a URL`;
   }
   if (url.origin !== 'null' && headers.host !== undefined && sameHost(url, headers.host)) return null;
   if (url.origin !== 'null' && allowedOrigins.includes(url.origin)) return null;
-  return `cross-site request refused: ${header} ${url.origin === 'null' ? JSON.stringify(source) : url.origin} is neither this host (${headers.host ?? 'no Host header'}) nor listed in allowedOrigins`;
+  // Headers of any length (up to node's header limit): quoted cut short.
+  const named = url.origin === 'null' ? JSON.stringify(quotedText(source)) : quotedText(url.origin, HOST_LIMIT);
+  return `cross-site request refused: ${header} ${named} is neither this host (${headers.host === undefined ? 'no Host header' : quotedText(headers.host, HOST_LIMIT)}) nor listed in allowedOrigins`;
 }
 
 /** A POST that is not JSON: the reason, or null when it is fine. */
@@ -40,7 +43,7 @@ export function contentTypeRefusal(method: string, headers: IncomingHttpHeaders)
   if (type === 'application/json') return null; // what nearly every client sends: no parsing per request
   if (type !== undefined) {
     const media = type.split(';')[0]!.trim().toLowerCase();
-    return media === 'application/json' ? null : `${MUST_BE_JSON} (got content-type: ${type})`;
+    return media === 'application/json' ? null : `${MUST_BE_JSON} (got content-type: ${quotedText(type)})`;
   }
   const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
   return hasBody ? `${MUST_BE_JSON} (no content-type was sent)` : null;

@@ -56,8 +56,9 @@ function asSent(body: ErrorBody, req: FastifyRequest): ErrorBody {
   return { ...body, message: quoted.message, validation: quoted.issues };
 }
 
-/** A path quoted in a message: cut short, a router refusal can be for a path of any length. */
-const quotedPath = (url: string) => JSON.stringify(quotedText(url, 120));
+/** Longest path a message quotes whole: a refusal can be for a path of any length. */
+const PATH_LIMIT = 120;
+const quotedPath = (url: string) => JSON.stringify(quotedText(url, PATH_LIMIT));
 
 /**
  * The refusals fastify's router makes before any hook or error handler runs (a %-escape that is
@@ -96,6 +97,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     const wrongMethod = methodNotAllowed(app, req);
     if (wrongMethod) return void reply.status(405).header('allow', wrongMethod.allow).send(wrongMethod.body);
-    void reply.status(404).send(errorBody(404, `no route ${req.method} ${req.url.split('?')[0]}`));
+    void reply
+      .status(404)
+      .send(errorBody(404, `no route ${req.method} ${quotedText(req.url.split('?')[0], PATH_LIMIT)}`));
   });
 }

@@ -15,7 +15,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { normalHost } from './origin.js';
+import { HOST_LIMIT, normalHost } from './origin.js';
+import { quotedText } from '../../drivers/quoted-text.js';
 import { errorBody } from './errors.js';
 
 export interface HostSettings {
@@ -52,9 +53,10 @@ export function hostRefusal(headers: IncomingHttpHeaders, known: ReadonlySet<str
   if (header === undefined || known.has('*')) return null;
   const name = hostNameOf(header);
   if (name !== null && (known.has(name) || isIP(name))) return null;
-  const example = name !== null && /^[\w.-]+$/.test(name) ? name : 'NAME';
+  // A header of any length is quoted cut short; a name a DNS name can be (253 characters) whole, to be copied.
+  const example = name !== null && name.length <= HOST_LIMIT && /^[\w.-]+$/.test(name) ? name : 'NAME';
   return (
-    `Host ${JSON.stringify(header)} is not a name this controller is known by (an IP address, ${[...known].join(', ')}); ` +
+    `Host ${JSON.stringify(quotedText(header, HOST_LIMIT))} is not a name this controller is known by (an IP address, ${[...known].join(', ')}); ` +
     `a web page may be reaching it through DNS rebinding. If this is the name you use, add it to allowedHosts in the config file ` +
     `or to EDGEBLOCKS_ALLOWED_HOSTS (comma-separated), e.g. EDGEBLOCKS_ALLOWED_HOSTS=${example}`
   );

@@ -1,6 +1,7 @@
 // Errors that tell an HTTP client what to do instead: 405 with an Allow header for a method a
 // route does not take, 415 naming the content type every body must have.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { quotedText } from '../../drivers/quoted-text.js';
 import { errorBody, type ErrorBody } from './error-body.js';
 import { NoBody } from './route-validation.js';
 
@@ -73,6 +74,6 @@ export function unsupportedMediaType(err: unknown, req: FastifyRequest): ErrorBo
   const got = req.headers['content-type'];
   return errorBody(
     415,
-    `the body must be JSON sent with the header ${JSON_TYPE} (${got ? `got content-type: ${got}` : 'no content-type was sent'})`,
+    `the body must be JSON sent with the header ${JSON_TYPE} (${got ? `got content-type: ${quotedText(got)}` : 'no content-type was sent'})`,
   );
 }

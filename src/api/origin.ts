@@ -1,6 +1,9 @@
 // Web origins as configured in `allowedOrigins` and host names as in `allowedHosts` (shared by the config check and the guards).
 import { isIP } from 'node:net';
 
+/** Longest Host or origin a message quotes whole: a DNS name (253 characters) with a scheme and a port. */
+export const HOST_LIMIT = 270;
+
 /** An allowedOrigins entry as a URL origin (`http://host:port`); throws on anything else. */
 export function normalOrigin(entry: string): string {
   let url: URL;
