@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { HOST_LIMIT, normalOrigin } from './origin.js';
 import { quotedText } from '../../drivers/quoted-text.js';
 import { errorBody } from './errors.js';
+import { notJson } from './http-hints.js';
 import type {} from '@fastify/websocket';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -43,14 +44,11 @@ export function contentTypeRefusal(method: string, headers: IncomingHttpHeaders)
   if (type === 'application/json') return null; // what nearly every client sends: no parsing per request
   if (type !== undefined) {
     const media = type.split(';')[0]!.trim().toLowerCase();
-    return media === 'application/json' ? null : `${MUST_BE_JSON} (got content-type: ${quotedText(type)})`;
+    return media === 'application/json' ? null : notJson(type);
   }
   const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-  return hasBody ? `${MUST_BE_JSON} (no content-type was sent)` : null;
+  return hasBody ? notJson(undefined) : null;
 }
-
-/** The same words as the 415 of the body parser (src/api/http-hints.ts). */
-const MUST_BE_JSON = 'the body must be JSON sent with the header content-type: application/json';
 
 /** Install the checks on every request of `app`, websocket upgrades included (call before registering routes; after @fastify/websocket, which sets `req.ws`). */
 export function installCrossSiteGuard(app: FastifyInstance, allowedOrigins: readonly string[] = []): void {
